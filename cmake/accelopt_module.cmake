@@ -1,0 +1,18 @@
+# accelopt_module(NAME DEPS...) builds src/<dir>/**/*.cpp into the static library accelopt_<NAME>.
+# Sources are globbed so that adding a file needs no CMake edit; headers are included as "<module>/file.h".
+function(accelopt_module name)
+  cmake_parse_arguments(ARG "" "" "DEPS;SYSTEM" ${ARGN})
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  if(srcs)
+    add_library(accelopt_${name} STATIC ${srcs})
+    set(vis PUBLIC)
+  else()
+    add_library(accelopt_${name} INTERFACE)
+    set(vis INTERFACE)
+  endif()
+  target_include_directories(accelopt_${name} ${vis} ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(accelopt_${name} ${vis} ${ARG_DEPS} ${ARG_SYSTEM})
+  if(srcs)
+    target_compile_options(accelopt_${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  endif()
+endfunction()

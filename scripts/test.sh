@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The README's test command: install dependencies, build, run every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+if [ -x scripts/slurm/start-slurm.sh ] && [ "${ACCELOPT_SKIP_SLURM:-0}" != 1 ]; then
+  # Tests tagged slurm need a controller; start one on 127.0.0.1 and stop it by PID at exit.
+  trap 'scripts/slurm/stop-slurm.sh || true' EXIT
+  scripts/slurm/start-slurm.sh
+fi
+cd build && ctest --output-on-failure -j "$(nproc)" --timeout 900

@@ -1,0 +1,32 @@
+// Subcommand registry of the `accelopt` binary. Each src/cli/cmd_<name>.cpp defines one
+// subcommand and registers it at static-initialisation time:
+//
+//   static cli::CommandRegistrar reg("eval", "check and profile a kernel", setup_eval);
+//
+// `setup` adds options to the CLI11 subcommand and returns the function to run (exit code).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace cli {
+
+using RunFn = std::function<int()>;
+using SetupFn = std::function<RunFn(CLI::App& sub)>;
+
+struct CommandSpec {
+  std::string name, help;
+  SetupFn setup;
+};
+std::vector<CommandSpec>& registry();
+
+struct CommandRegistrar {
+  CommandRegistrar(std::string name, std::string help, SetupFn setup) {
+    registry().push_back({std::move(name), std::move(help), std::move(setup)});
+  }
+};
+
+}  // namespace cli

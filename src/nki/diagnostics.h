@@ -1,0 +1,74 @@
+// Diagnostics: a value (location, severity, message, notes) rendered in one place, like a
+// compiler's: `file:line:col: error: message`, the source line, a caret under the range.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nki {
+
+struct SourceFile {
+  std::string path;  // as given by the user (shown in diagnostics)
+  std::string text;
+  // 1-based line -> text of that line (no newline); empty if out of range.
+  std::string line_text(uint32_t line) const;
+};
+
+struct SourceLoc {
+  std::shared_ptr<const SourceFile> file;
+  uint32_t line = 0;     // 1-based; 0 = unknown
+  uint32_t col = 0;      // 1-based, in characters
+  uint32_t end_col = 0;  // exclusive; 0 = single caret
+  bool known() const { return file && line > 0; }
+};
+
+// What kind of mistake: the category decides the status an evaluation reports
+// (Syntax/Unsupported/Import/Name at load time -> compile_error; others -> runtime_error).
+enum class ErrorKind : uint8_t {
+  Syntax,       // not valid Python
+  Unsupported,  // valid Python outside the accepted subset (says which feature)
+  Import,       // import of a module that is not numpy, math or nki
+  Name,         // unknown name or attribute / API
+  Type,         // wrong argument types or counts
+  Value,        // bad values (shapes, dtypes, axes)
+  Index,        // index out of bounds
+  Rule,         // an NKI hardware rule (partition <= 128, matmul operands, PSUM tile size, ...)
+  Assertion,    // assert failed
+  Sandbox,      // forbidden facility (open, eval, dunder access, ...)
+  Limit,        // steps, memory or wall-time limit reached
+  Internal,     // a bug in accelopt, never the user's fault
+};
+const char* to_string(ErrorKind k);
+
+struct Note {
+  SourceLoc loc;
+  std::string message;
+};
+
+struct Diagnostic {
+  ErrorKind kind = ErrorKind::Internal;
+  SourceLoc loc;
+  std::string message;      // lower-case start, no trailing period
+  std::vector<Note> notes;  // e.g. "note: loop opened here", traceback frames
+};
+
+// The exception carrying a diagnostic through the interpreter. Builtins throw it without a
+// location; the interpreter fills `loc` with the innermost call site in user code.
+struct NkiError : std::runtime_error {
+  Diagnostic diag;
+  NkiError(ErrorKind kind, std::string message, SourceLoc loc = {});
+};
+
+[[noreturn]] void throw_error(ErrorKind kind, std::string message);
+
+// Renders the diagnostic:
+//   path:line:col: error: message
+//      14 |     a_tile = nl.load(a[i * 256:(i + 1) * 256, :])
+//         |                      ^~~~~~~~~~~~~~~~~~~~~~~~~~~
+//   path:9:5: note: ...
+std::string render(const Diagnostic& d);
+
+}  // namespace nki

@@ -1,0 +1,58 @@
+// Interpreter values shared by the numpy module and the nki modules: numpy arrays (and numpy
+// scalars, which are 0-d arrays flagged as scalars) and dtype objects.
+#pragma once
+
+#include "nki/value.h"
+#include "tensor/array.h"
+#include "tensor/dtype.h"
+
+namespace nki::lib {
+
+// A dtype object: np.float32, nl.bfloat16, np.dtype('float32'), x.dtype all give a DTypeObj and
+// compare equal when they name the same format. Calling it makes a typed scalar (np.float32(0.5)).
+struct DTypeObj : Object {
+  static constexpr ObjType kType = ObjType::DType;
+  tensor::DType dtype;
+  explicit DTypeObj(tensor::DType d) : dtype(d) {}
+  ObjType type() const override { return kType; }
+  std::string type_name() const override { return "dtype"; }
+  std::string repr() const override;
+  Value get_attr(Interpreter& in, std::string_view name) override;  // .type, .name, .itemsize
+  bool has_attr(std::string_view name) const override;
+  Value call(Interpreter& in, CallArgs& args) override;  // np.float32(x)
+  bool equals(const Object& o) const override;
+  size_t hash() const override { return size_t(dtype); }
+};
+Value make_dtype(tensor::DType d);
+
+// A numpy ndarray (or numpy scalar when is_scalar: what np.float32(1.0) and a[0, 0] return).
+struct NdArrayObj : Object {
+  static constexpr ObjType kType = ObjType::NdArray;
+  tensor::Array array;
+  bool is_scalar = false;
+  explicit NdArrayObj(tensor::Array a, bool scalar = false) : array(std::move(a)), is_scalar(scalar) {}
+  ObjType type() const override { return kType; }
+  std::string type_name() const override;  // "ndarray" or "float32" etc. for scalars
+  std::string repr() const override;
+  bool truthy() const override;  // numpy: ambiguous for size > 1 -> Value error
+  Value get_attr(Interpreter& in, std::string_view name) override;
+  bool has_attr(std::string_view name) const override;
+  Value get_item(Interpreter& in, const Value& index) override;
+  void set_item(Interpreter& in, const Value& index, const Value& value) override;
+  std::optional<Value> inplace_op(Interpreter& in, BinOp op, const Value& value) override;
+  std::optional<Value> binary_op(Interpreter& in, BinOp op, const Value& other, bool reflected) override;
+  std::optional<Value> compare(Interpreter& in, CmpOp op, const Value& other, bool reflected) override;
+  std::optional<Value> unary_op(Interpreter& in, UnOp op) override;
+  std::unique_ptr<Iterator> iter(Interpreter& in) override;
+  std::optional<int64_t> length() const override;
+};
+Value make_array(tensor::Array a);
+Value make_scalar(tensor::DType d, double v);
+
+// Converts a Value to an array the way numpy.asarray would for the kinds references use:
+// ndarray, numpy scalar, Python bool/int/float (weak: float64/int64/bool), nested lists/tuples.
+tensor::Array to_array(Interpreter& in, const Value& v);
+// dtype= arguments: a DTypeObj, a string ("float32"), or None (nullopt).
+std::optional<tensor::DType> to_dtype(const Value& v, std::string_view what);
+
+}  // namespace nki::lib

@@ -1,0 +1,38 @@
+// The profile of one kernel run: the neuron-profile summary fields (same names and meanings,
+// design.md "Profile") plus per-engine busy time. Produced by the simulator, or parsed from a
+// real profiler's JSON output (eval's `command` profiler).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace trn {
+
+struct Profile {
+  double latency = 0;  // ms
+  uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
+  uint64_t psum_read_bytes = 0, psum_write_bytes = 0;
+  uint64_t sbuf_read_bytes = 0, sbuf_write_bytes = 0;
+  uint64_t spill_reload_bytes = 0, spill_save_bytes = 0;
+  uint64_t hardware_flops = 0, transpose_flops = 0;
+  double peak_flops_bandwidth_ratio = 0;
+  double mm_arithmetic_intensity = 0;
+  double hfu_estimated_percent = 0;  // fraction 0..1, as neuron-profile reports it
+  double scalar_engine_active_time_percent = 0;  // fractions 0..1
+  double vector_engine_active_time_percent = 0;
+  double gpsimd_engine_active_time_percent = 0;
+  // Extras beyond the summary: busy time per engine/queue in ms ("pe", "act", "dve", "pool", "dma").
+  std::map<std::string, double> engine_busy_ms;
+  uint64_t instructions = 0;
+  std::string arch;  // "trn1" / "trn2" (or the real profiler's device name)
+};
+
+nlohmann::json to_json(const Profile& p);
+// Reads the neuron-profile field names; unknown fields are ignored, missing ones stay 0.
+// Throws std::runtime_error naming the field when a present field has the wrong type.
+Profile profile_from_json(const nlohmann::json& j);
+
+}  // namespace trn

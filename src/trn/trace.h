@@ -1,0 +1,185 @@
+// The instruction trace: the only thing the performance simulator sees of a kernel.
+//
+// The NKI interpreter emits one Record per hardware instruction (and one per on-chip tensor
+// allocation, so that the simulator knows tile sizes and block structure), in program order,
+// to a TraceSink. Records never refer to the AST; `line` is kept only for timelines and reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trn {
+
+enum class Engine : uint8_t { Tensor, Vector, Scalar, GpSimd, Sync, Dma };
+enum class BufferKind : uint8_t { Hbm, Sbuf, Psum };
+
+enum class Opcode : uint8_t {
+  // DMA (engine Dma): HBM<->SBUF, SBUF<->SBUF
+  DmaLoad,       // nl.load, nisa.dma_copy HBM->SBUF
+  DmaStore,      // nl.store, nisa.dma_copy SBUF->HBM
+  DmaCopy,       // any other dma_copy (HBM->HBM, SBUF->SBUF)
+  DmaTranspose,  // nisa.dma_transpose / nl.load_transpose2d
+  // Tensor Engine
+  MatMul,        // nisa.nc_matmul / nl.matmul (one instruction per <=128x128x512 block)
+  Transpose,     // nisa.nc_transpose on the Tensor Engine, nc_matmul(is_transpose=True)
+  // Vector / Scalar / GpSimd engines
+  Activation,        // nisa.activation (+ optional reduce)
+  TensorTensor,      // nisa.tensor_tensor, nl.add/multiply/... of two tiles
+  TensorScalar,      // nisa.tensor_scalar, tile-op-scalar, tile-op-(P,1) vector
+  TensorReduce,      // nisa.tensor_reduce, nl.sum/max over free axes
+  TensorPartitionReduce,
+  TensorTensorScan,  // nisa.tensor_tensor_scan
+  TensorCopy,        // nl.copy, nisa.tensor_copy, PSUM->SBUF evacuation
+  Reciprocal,
+  Memset,
+  Iota,
+  Select,            // affine_select, range_select, where, tensor_copy_predicated
+  Broadcast,         // partition broadcast (tile.broadcast_to of a (1,F) tile)
+  Other,
+};
+
+// One operand access: which tile of which tensor, and the shape of the access.
+struct Operand {
+  BufferKind buffer = BufferKind::Sbuf;
+  uint32_t tensor_id = 0;     // from the Alloc record (HBM tensors get ids too)
+  uint32_t block = 0;         // flattened block index for block-dimension tensors, else 0
+  uint16_t partition_start = 0;
+  uint16_t partitions = 1;    // number of partitions touched (HBM: rows of the access)
+  uint32_t free_elements = 1; // elements per partition touched
+  uint8_t dtype_bytes = 4;
+  bool fp32 = true;           // element format is float32 (Tensor Engine runs fp32 at 1/4 rate)
+  // Access-pattern facts that change costs:
+  uint32_t contiguous_bytes = 0;  // longest contiguous run per partition/row (DMA efficiency)
+  uint32_t descriptors = 1;       // number of contiguous chunks the DMA must move
+  bool strided = false;           // innermost stride > 16 bytes (engines read at half rate)
+
+  uint64_t bytes() const { return uint64_t(partitions) * free_elements * dtype_bytes; }
+};
+
+enum class RecordKind : uint8_t {
+  Alloc,        // a tensor was created (nl.ndarray/zeros/..., a fresh instruction result, an input)
+  Instruction,
+  LoopBegin,    // entering a loop (for timelines and loop-aware scheduling)
+  LoopIteration,
+  LoopEnd,
+};
+
+enum class LoopKind : uint8_t { Affine, Sequential, Static, Python };
+
+struct AllocInfo {
+  uint32_t tensor_id = 0;
+  BufferKind buffer = BufferKind::Sbuf;
+  uint32_t blocks = 1;               // product of block dims (1 for a plain tile)
+  uint16_t partitions = 1;           // partition dim size (HBM: 1)
+  uint64_t bytes_per_partition = 0;  // per block (HBM: total bytes of the tensor)
+  bool is_kernel_input = false;
+  bool is_kernel_output = false;
+  bool zero_initialized = false;     // nl.zeros / memset at creation (counts as an instruction separately)
+  std::string name;                  // name= or the Python variable, for reports
+};
+
+struct InstructionInfo {
+  Opcode opcode = Opcode::Other;
+  Engine engine = Engine::Vector;
+  std::vector<Operand> inputs;
+  std::vector<Operand> outputs;
+  bool accumulate = false;       // output is read-modify-written (PSUM +=, SBUF +=, loop_reduce)
+  bool engine_chosen_by_user = false;
+  uint64_t flops = 0;            // arithmetic work as neuron-profile counts it (matmul: 2*M*N*K)
+  uint32_t matmul_rows = 0;      // Tensor Engine: K (contraction = partitions of operands)
+  uint32_t matmul_stationary_cols = 0;  // M, free size of the stationary operand
+  uint32_t matmul_moving_cols = 0;      // N, free size of the moving operand
+  uint16_t activation_func = 0;  // which function (table switch costs), 0 = none/identity
+  bool has_reduce = false;       // activation with reduce / tensor_scalar_reduce
+};
+
+struct LoopInfo {
+  LoopKind kind = LoopKind::Affine;
+  uint32_t loop_id = 0;   // unique per loop statement execution
+  int64_t trip_count = 0;
+  int64_t iteration = 0;  // for LoopIteration
+};
+
+struct Record {
+  RecordKind kind = RecordKind::Instruction;
+  uint64_t seq = 0;      // position in program order
+  uint32_t line = 0;     // kernel source line
+  AllocInfo alloc;       // kind == Alloc
+  InstructionInfo inst;  // kind == Instruction
+  LoopInfo loop;         // kind == Loop*
+};
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void consume(const Record& record) = 0;
+  virtual void finish() {}
+};
+
+// Collects every record (tests, `accelopt trace`, and simulators that need two passes).
+class TraceBuffer : public TraceSink {
+ public:
+  void consume(const Record& record) override { records.push_back(record); }
+  std::vector<Record> records;
+};
+
+const char* to_string(Engine e);
+const char* to_string(BufferKind b);
+const char* to_string(Opcode op);
+const char* to_string(LoopKind k);
+
+inline const char* to_string(Engine e) {
+  switch (e) {
+    case Engine::Tensor: return "pe";
+    case Engine::Vector: return "dve";
+    case Engine::Scalar: return "act";
+    case Engine::GpSimd: return "pool";
+    case Engine::Sync: return "sp";
+    case Engine::Dma: return "dma";
+  }
+  return "?";
+}
+inline const char* to_string(BufferKind b) {
+  switch (b) {
+    case BufferKind::Hbm: return "hbm";
+    case BufferKind::Sbuf: return "sbuf";
+    case BufferKind::Psum: return "psum";
+  }
+  return "?";
+}
+inline const char* to_string(LoopKind k) {
+  switch (k) {
+    case LoopKind::Affine: return "affine_range";
+    case LoopKind::Sequential: return "sequential_range";
+    case LoopKind::Static: return "static_range";
+    case LoopKind::Python: return "range";
+  }
+  return "?";
+}
+inline const char* to_string(Opcode op) {
+  switch (op) {
+    case Opcode::DmaLoad: return "dma_load";
+    case Opcode::DmaStore: return "dma_store";
+    case Opcode::DmaCopy: return "dma_copy";
+    case Opcode::DmaTranspose: return "dma_transpose";
+    case Opcode::MatMul: return "matmul";
+    case Opcode::Transpose: return "transpose";
+    case Opcode::Activation: return "activation";
+    case Opcode::TensorTensor: return "tensor_tensor";
+    case Opcode::TensorScalar: return "tensor_scalar";
+    case Opcode::TensorReduce: return "tensor_reduce";
+    case Opcode::TensorPartitionReduce: return "tensor_partition_reduce";
+    case Opcode::TensorTensorScan: return "tensor_tensor_scan";
+    case Opcode::TensorCopy: return "tensor_copy";
+    case Opcode::Reciprocal: return "reciprocal";
+    case Opcode::Memset: return "memset";
+    case Opcode::Iota: return "iota";
+    case Opcode::Select: return "select";
+    case Opcode::Broadcast: return "broadcast";
+    case Opcode::Other: return "other";
+  }
+  return "?";
+}
+
+}  // namespace trn

@@ -1,8 +1,12 @@
-# accelopt_module(NAME DEPS...) builds src/<dir>/**/*.cpp into the static library accelopt_<NAME>.
+# accelopt_module(NAME [FLAT] DEPS...) builds src/<dir>/**/*.cpp (FLAT: src/<dir>/*.cpp only) into the static library accelopt_<NAME>.
 # Sources are globbed so that adding a file needs no CMake edit; headers are included as "<module>/file.h".
 function(accelopt_module name)
-  cmake_parse_arguments(ARG "" "" "DEPS;SYSTEM" ${ARGN})
-  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  cmake_parse_arguments(ARG "FLAT" "" "DEPS;SYSTEM" ${ARGN})
+  if(ARG_FLAT)
+    file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  else()
+    file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  endif()
   if(srcs)
     add_library(accelopt_${name} STATIC ${srcs})
     set(vis PUBLIC)

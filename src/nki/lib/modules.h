@@ -1,0 +1,29 @@
+// The builtin modules a kernel or reference may import, installed into an interpreter.
+//   numpy                                 -> make_numpy_module      (numpy_module.cpp)
+//   math                                  -> make_math_module       (math_module.cpp)
+//   neuronxcc.nki, nki                    -> make_nki_module        (nki_module.cpp)
+//   neuronxcc.nki.language, nki.language  -> make_language_module   (language_module.cpp)
+//   neuronxcc.nki.isa, nki.isa            -> make_isa_module        (isa_module.cpp)
+//   neuronxcc.nki.typing, nki.typing      -> make_typing_module
+// Any other import is an Import error raised by the interpreter.
+#pragma once
+
+#include "nki/value.h"
+
+namespace nki {
+class Interpreter;
+}
+
+namespace nki::lib {
+
+ObjectPtr make_numpy_module(Interpreter& in);
+ObjectPtr make_math_module(Interpreter& in);
+ObjectPtr make_nki_module(Interpreter& in);
+ObjectPtr make_language_module(Interpreter& in);
+ObjectPtr make_isa_module(Interpreter& in);
+ObjectPtr make_typing_module(Interpreter& in);
+
+// Registers all of the above with the interpreter's module registry under every accepted name.
+void install_builtin_modules(Interpreter& in);
+
+}  // namespace nki::lib

@@ -1,8 +1,16 @@
 // Chat clients for LLM servers: OpenAI-compatible /v1/chat/completions and the Anthropic
 // Messages API, with retries, usage and cost accounting.
+//
+// Threading: a ChatClient is thread-safe; chat() may be called from many threads at once. All
+// clients whose endpoint has the same URL share one concurrency limit (the first client created
+// for a URL sets it). The API key is read from the named environment variable on every call and
+// is never logged, stored or put in an error message.
+// Tests with examples: tests/unit/llm/chat_client_test.cpp (against tests/support's fake server).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -17,24 +25,42 @@ struct Message {
 
 struct ChatRequest {
   std::vector<Message> messages;
-  double temperature = 1.0;
-  int max_tokens = 4096;
+  double temperature = -1;  // < 0: the endpoint's temperature
+  int max_tokens = 0;       // <= 0: the endpoint's max_tokens
+  // Set to true (by another thread) to abandon the call: chat() throws LlmError::Cancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct ChatResponse {
   std::string text;
   int64_t input_tokens = 0, output_tokens = 0;
   double cost_usd = 0;
-  double latency_s = 0;
+  double latency_s = 0;  // wall time of the whole call, retries and waits included
   int attempts = 1;
   std::string raw;  // raw response body (stored in the run store)
+  std::string model;          // model named in the response ("" if absent)
+  std::string finish_reason;  // "stop", "length", "end_turn", "max_tokens", ... ("" if absent)
 };
 
-// Why a call failed: Retryable errors were already retried up to the configured limit.
+// Why a call failed. Retryable kinds (Unavailable, Timeout, RateLimited) were already retried up
+// to the configured limit; BadRequest, Auth and BadResponse are not retried (a retry would fail
+// the same way or pay again for a garbled answer); the caller may retry the whole step.
 struct LlmError : std::runtime_error {
   enum class Kind { Unavailable, Timeout, RateLimited, BadRequest, Auth, BadResponse, Cancelled };
   Kind kind;
   LlmError(Kind k, const std::string& msg) : std::runtime_error(msg), kind(k) {}
+};
+
+const char* to_string(LlmError::Kind kind);
+
+// What a client tells its observer before it waits to retry (for progress lines and logs).
+struct RetryNotice {
+  std::string model, url;
+  LlmError::Kind kind;  // why the attempt failed (RateLimited, Unavailable, Timeout)
+  std::string reason;   // e.g. "HTTP 429 after 1 attempt: ..." (never contains the key)
+  int attempt = 0;      // the attempt that failed (1-based)
+  int max_attempts = 0;
+  double wait_s = 0;    // the wait before the next attempt (Retry-After or backoff)
 };
 
 struct EndpointConfig {
@@ -48,6 +74,13 @@ struct EndpointConfig {
   int max_concurrency = 4;
   double timeout_s = 300;
   int max_retries = 4;
+  // Backoff before retry n (n = 1, 2, ...): min(backoff_max_s, backoff_initial_s * 2^(n-1)),
+  // scaled by a jitter factor drawn from [0.5, 1]. A Retry-After header replaces it.
+  double backoff_initial_s = 1.0;
+  double backoff_max_s = 60;
+  uint64_t jitter_seed = 0;    // 0: seeded from the clock; otherwise deterministic (tests)
+  // Called (on the calling thread) before each retry wait; may be empty. Not part of the file format.
+  std::function<void(const RetryNotice&)> on_retry;
 };
 
 class ChatClient {
@@ -56,6 +89,14 @@ class ChatClient {
   virtual ChatResponse chat(const ChatRequest& request) = 0;  // throws LlmError
 };
 
+// Throws LlmError(BadRequest) for an unknown api or an empty url/model.
 std::unique_ptr<ChatClient> make_client(const EndpointConfig& config);
+
+// USD cost of a call: tokens times the endpoint's price per million tokens.
+double cost_usd(const EndpointConfig& config, int64_t input_tokens, int64_t output_tokens);
+
+// A canonical text of everything that determines an answer (api, model, temperature, max
+// tokens, messages). Hash it (store::content_hash) to key LLM calls in the run store for resume.
+std::string request_fingerprint(const EndpointConfig& config, const ChatRequest& request);
 
 }  // namespace llm

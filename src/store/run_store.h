@@ -1,0 +1,94 @@
+// The run store: one SQLite file (WAL) that holds a run's whole history — the run and its
+// configuration, rounds, beam members, plans, kernels, evaluations, LLM calls and memory items.
+//
+// Durability contract: every add_*/set_*/complete_* call is its own committed transaction when
+// it returns, so a process killed at any moment (kill -9) loses nothing that a call reported as
+// stored. The search loop stores each LLM answer and evaluation before it uses it; on resume it
+// asks find_llm_call / find_evaluation / last_completed_round and skips what is already there.
+//
+// Threading: a RunStore may be shared by threads; calls are serialised by an internal mutex
+// (one connection). Errors: StoreError (I/O, corrupt file, constraint violation, newer schema).
+// Tests with examples: tests/unit/store/run_store_test.cpp.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "store/records.h"
+
+namespace store {
+
+struct StoreError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Database;
+
+class RunStore {
+ public:
+  // Opens (creating if needed) the store at `path` and brings its schema to the current version.
+  // Throws StoreError if the file is not a store or was written by a newer accelopt.
+  explicit RunStore(const std::string& path);
+  ~RunStore();
+  RunStore(const RunStore&) = delete;
+  RunStore& operator=(const RunStore&) = delete;
+
+  static int schema_version();
+  const std::string& path() const { return path_; }
+
+  // Runs.
+  int64_t create_run(const std::string& name, const std::string& config_json);
+  std::optional<RunRecord> find_run(int64_t run_id);
+  std::optional<RunRecord> latest_run();  // highest id, if any
+  void set_run_status(int64_t run_id, const std::string& status);
+
+  // Rounds. begin_round is idempotent (a resumed round is begun again).
+  void begin_round(int64_t run_id, int round);
+  void complete_round(int64_t run_id, int round, const std::string& summary_json);
+  std::optional<int> last_completed_round(int64_t run_id);
+  std::vector<RoundRecord> rounds(int64_t run_id);
+
+  // Beam membership after a round (all of a round's members in one transaction).
+  void set_beam(int64_t run_id, int round, const std::vector<CandidateRecord>& members);
+  std::vector<CandidateRecord> beam(int64_t run_id, int round);
+
+  // Plans.
+  int64_t add_plan(const PlanRecord& plan);
+  std::vector<PlanRecord> plans(int64_t run_id, int round);
+
+  // Kernels, unique per (run, task, hash): adding a kernel already present returns its id.
+  int64_t add_kernel(const KernelRecord& kernel);
+  std::optional<KernelRecord> find_kernel(int64_t kernel_id);
+  std::optional<KernelRecord> find_kernel_by_hash(int64_t run_id, const std::string& task,
+                                                  const std::string& hash);
+  std::vector<KernelRecord> kernels(int64_t run_id);
+
+  // Evaluations, one per kernel (a second add replaces the first, e.g. after a re-check).
+  int64_t add_evaluation(const EvaluationRecord& evaluation);
+  std::optional<EvaluationRecord> find_evaluation(int64_t kernel_id);
+
+  // LLM calls. find_llm_call returns the answered call (error == "") for a request, if any.
+  int64_t add_llm_call(const LlmCallRecord& call);
+  std::optional<LlmCallRecord> find_llm_call(int64_t run_id, const std::string& request_hash,
+                                             int sample);
+  std::vector<LlmCallRecord> llm_calls(int64_t run_id);
+  LlmTotals llm_totals(int64_t run_id);
+
+  // Optimization memory.
+  int64_t add_memory_item(const MemoryItemRecord& item);
+  std::vector<MemoryItemRecord> memory_items(int64_t run_id);
+
+ private:
+  std::string path_;
+  std::mutex mutex_;
+  std::unique_ptr<Database> db_;
+};
+
+// Lower-case hex SHA-256 of `text`: kernel hashes and LLM request hashes.
+std::string content_hash(const std::string& text);
+
+}  // namespace store

@@ -1,0 +1,246 @@
+// The run store: schema versioning, each table's round trip, the lookups resume relies on,
+// thread safety and bad files.
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "store/run_store.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class RunStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("accelopt_store_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    path_ = (dir_ / "run.sqlite").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+  std::string path_;
+};
+
+store::KernelRecord kernel(int64_t run_id, const std::string& text, int64_t parent = 0) {
+  store::KernelRecord record;
+  record.run_id = run_id;
+  record.task = "matmul";
+  record.text = text;
+  record.parent_kernel_id = parent;
+  record.round = parent ? 0 : -1;
+  return record;
+}
+
+store::LlmCallRecord call(int64_t run_id, const std::string& hash, int sample, int64_t in, int64_t out,
+                          const std::string& error = "") {
+  store::LlmCallRecord record;
+  record.run_id = run_id;
+  record.agent = "planner";
+  record.model = "m";
+  record.request_hash = hash;
+  record.sample = sample;
+  record.input_tokens = in;
+  record.output_tokens = out;
+  record.cost_usd = (in + out) * 1e-6;
+  record.response_text = error.empty() ? "answer " + hash : "";
+  record.error = error;
+  return record;
+}
+
+TEST_F(RunStoreTest, DataSurvivesReopeningAndTheSchemaVersionIsRecorded) {
+  int64_t run_id = 0;
+  {
+    store::RunStore store(path_);
+    run_id = store.create_run("run-a", R"({"beam": 4})");
+    store.set_run_status(run_id, "finished");
+  }
+  store::RunStore store(path_);
+  auto run = store.find_run(run_id);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->name, "run-a");
+  EXPECT_EQ(run->config_json, R"({"beam": 4})");
+  EXPECT_EQ(run->status, "finished");
+  EXPECT_FALSE(run->created_at.empty());
+  EXPECT_EQ(store.latest_run()->id, run_id);
+  EXPECT_FALSE(store.find_run(run_id + 1));
+
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, nullptr);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(stmt, 0), store::RunStore::schema_version());
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+}
+
+TEST_F(RunStoreTest, RejectsAFileThatIsNotAStore) {
+  std::ofstream(path_) << "this is a kernel, not a database\n";
+  try {
+    store::RunStore store(path_);
+    FAIL() << "expected StoreError";
+  } catch (const store::StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find("not a run store"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(path_), std::string::npos);
+  }
+}
+
+TEST_F(RunStoreTest, RejectsAStoreWithANewerSchema) {
+  { store::RunStore store(path_); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "PRAGMA user_version = 999", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  EXPECT_THROW(store::RunStore store(path_), store::StoreError);
+}
+
+TEST_F(RunStoreTest, RejectsAnUnwritableDirectory) {
+  EXPECT_THROW(store::RunStore store((dir_ / "missing" / "run.sqlite").string()), store::StoreError);
+}
+
+TEST_F(RunStoreTest, LastCompletedRoundIgnoresStartedRounds) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  EXPECT_FALSE(store.last_completed_round(run_id));
+  store.begin_round(run_id, 0);
+  EXPECT_FALSE(store.last_completed_round(run_id));
+  store.complete_round(run_id, 0, R"({"best_ms": 1.5})");
+  store.begin_round(run_id, 1);
+  store.begin_round(run_id, 1);  // a resumed round is begun again
+  EXPECT_EQ(store.last_completed_round(run_id), 0);
+  store.complete_round(run_id, 1, "{}");
+  EXPECT_EQ(store.last_completed_round(run_id), 1);
+  auto rounds = store.rounds(run_id);
+  ASSERT_EQ(rounds.size(), 2u);
+  EXPECT_EQ(rounds[0].summary_json, R"({"best_ms": 1.5})");
+  EXPECT_EQ(rounds[1].status, "completed");
+}
+
+TEST_F(RunStoreTest, KernelsAreUniquePerTaskAndHashAndLinkToParentsAndPlans) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  int64_t base = store.add_kernel(kernel(run_id, "def kernel(): pass\n"));
+  EXPECT_EQ(store.add_kernel(kernel(run_id, "def kernel(): pass\n")), base);
+  store::PlanRecord plan{0, run_id, 0, "matmul", base, 0, "tile the K loop"};
+  int64_t plan_id = store.add_plan(plan);
+  auto child_record = kernel(run_id, "def kernel(): return 1\n", base);
+  child_record.plan_id = plan_id;
+  int64_t child = store.add_kernel(child_record);
+  EXPECT_NE(child, base);
+
+  auto found = store.find_kernel_by_hash(run_id, "matmul", store::content_hash("def kernel(): return 1\n"));
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->id, child);
+  EXPECT_EQ(found->parent_kernel_id, base);
+  EXPECT_EQ(found->plan_id, plan_id);
+  EXPECT_EQ(found->llm_call_id, 0);
+  EXPECT_FALSE(store.find_kernel_by_hash(run_id, "softmax", found->hash));
+  EXPECT_EQ(store.kernels(run_id).size(), 2u);
+  ASSERT_EQ(store.plans(run_id, 0).size(), 1u);
+  EXPECT_EQ(store.plans(run_id, 0)[0].text, "tile the K loop");
+}
+
+TEST_F(RunStoreTest, DanglingReferencesAreRejected) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  EXPECT_THROW(store.add_kernel(kernel(run_id, "x", /*parent=*/4242)), store::StoreError);
+  EXPECT_THROW(store.add_evaluation({0, 4242, "ok", "", "{}", 1.0}), store::StoreError);
+}
+
+TEST_F(RunStoreTest, EvaluationsRoundTripAndAReCheckReplacesThem) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  int64_t kernel_id = store.add_kernel(kernel(run_id, "k"));
+  EXPECT_FALSE(store.find_evaluation(kernel_id));
+  store.add_evaluation({0, kernel_id, "wrong", "output mismatch", "{}", std::nullopt});
+  auto first = store.find_evaluation(kernel_id);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, "wrong");
+  EXPECT_FALSE(first->latency_ms);
+  store.add_evaluation({0, kernel_id, "ok", "", R"({"latency": 0.25})", 0.25});
+  auto second = store.find_evaluation(kernel_id);
+  EXPECT_EQ(second->status, "ok");
+  EXPECT_EQ(second->profile_json, R"({"latency": 0.25})");
+  EXPECT_DOUBLE_EQ(*second->latency_ms, 0.25);
+}
+
+TEST_F(RunStoreTest, FindLlmCallMatchesHashAndSampleAndSkipsFailedCalls) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  store.add_llm_call(call(run_id, "h1", 0, 0, 0, "timeout after 2 attempts"));
+  EXPECT_FALSE(store.find_llm_call(run_id, "h1", 0));
+  int64_t answered = store.add_llm_call(call(run_id, "h1", 0, 100, 20));
+  store.add_llm_call(call(run_id, "h1", 1, 110, 30));
+  auto found = store.find_llm_call(run_id, "h1", 0);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->id, answered);
+  EXPECT_EQ(found->response_text, "answer h1");
+  EXPECT_EQ(store.find_llm_call(run_id, "h1", 1)->input_tokens, 110);
+  EXPECT_FALSE(store.find_llm_call(run_id, "h1", 2));
+  EXPECT_FALSE(store.find_llm_call(run_id, "h2", 0));
+
+  auto totals = store.llm_totals(run_id);
+  EXPECT_EQ(totals.calls, 3);
+  EXPECT_EQ(totals.failed_calls, 1);
+  EXPECT_EQ(totals.input_tokens, 210);
+  EXPECT_EQ(totals.output_tokens, 50);
+  EXPECT_NEAR(totals.cost_usd, 260e-6, 1e-12);
+}
+
+TEST_F(RunStoreTest, SetBeamReplacesATasksMembers) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  int64_t k1 = store.add_kernel(kernel(run_id, "k1"));
+  int64_t k2 = store.add_kernel(kernel(run_id, "k2"));
+  store.set_beam(run_id, 0, {{run_id, 0, "matmul", 0, k1}, {run_id, 0, "matmul", 1, k2}});
+  store.set_beam(run_id, 0, {{run_id, 0, "matmul", 0, k2}});
+  auto beam = store.beam(run_id, 0);
+  ASSERT_EQ(beam.size(), 1u);
+  EXPECT_EQ(beam[0].kernel_id, k2);
+  EXPECT_TRUE(store.beam(run_id, 1).empty());
+}
+
+TEST_F(RunStoreTest, MemoryItemsKeepTheirOrder) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  store.add_memory_item({0, run_id, 0, R"({"lesson": "a"})"});
+  store.add_memory_item({0, run_id, 1, R"({"lesson": "b"})"});
+  auto items = store.memory_items(run_id);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].item_json, R"({"lesson": "a"})");
+  EXPECT_EQ(items[1].round, 1);
+}
+
+TEST_F(RunStoreTest, ConcurrentWritersLoseNothing) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  std::vector<std::thread> threads;
+  for (int thread_idx = 0; thread_idx < 4; ++thread_idx) {
+    threads.emplace_back([&store, run_id, thread_idx] {
+      for (int call_idx = 0; call_idx < 25; ++call_idx)
+        store.add_llm_call(call(run_id, "t" + std::to_string(thread_idx), call_idx, 1, 1));
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(store.llm_totals(run_id).calls, 100);
+  EXPECT_TRUE(store.find_llm_call(run_id, "t3", 24));
+}
+
+TEST(ContentHash, MatchesSha256TestVectors) {
+  EXPECT_EQ(store::content_hash(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(store::content_hash("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(store::content_hash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(store::content_hash(std::string(1000, 'a')),
+            "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+}
+
+}  // namespace

@@ -15,6 +15,9 @@ namespace eval {
 struct EvalJob {
   std::string id;       // unique within a run (e.g. content hash of kernel+reference+arch+sim version)
   EvalRequest request;  // kernel_text/reference_text filled, or paths readable by the workers
+  // TEST HOOK (tests only): JSON object that makes the worker sleep/crash/hang or return a canned
+  // Evaluation instead of calling evaluate(); see eval/test_hooks.h.
+  std::string test_hook_json;
 };
 
 struct ExecutorConfig {
@@ -28,6 +31,10 @@ struct ExecutorConfig {
   // slurm
   std::string partition, account, extra_sbatch_args;
   int cpus_per_task = 1, max_concurrent = 0, time_limit_minutes = 30;
+  // Added by the evaluation service:
+  std::string worker_binary;         // `accelopt` to run as `worker` ("" = this executable)
+  double poll_interval_s = 0.3;      // slurm: squeue polling period
+  double controller_timeout_s = 120; // slurm: unreachable controller -> error after this long
 };
 
 using ProgressFn = std::function<void(const std::string& job_id, const Evaluation&)>;
@@ -42,6 +49,7 @@ class Executor {
   virtual void cancel() = 0;
 };
 
+// Throws std::runtime_error for an unknown kind or a bad setting (names the setting).
 std::unique_ptr<Executor> make_executor(const ExecutorConfig& config);
 
 }  // namespace eval

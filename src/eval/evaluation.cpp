@@ -1,0 +1,99 @@
+// JSON form of an Evaluation (the result files of the run directory, the store, `accelopt eval`).
+#include "eval/evaluation.h"
+
+#include <array>
+#include <stdexcept>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace eval {
+namespace {
+
+constexpr std::array<std::pair<Status, const char*>, 7> kStatusNames = {{
+    {Status::Ok, "ok"},
+    {Status::CompileError, "compile_error"},
+    {Status::RuntimeError, "runtime_error"},
+    {Status::Incorrect, "incorrect"},
+    {Status::Timeout, "timeout"},
+    {Status::LowerPrecision, "lower_precision"},
+    {Status::InternalError, "internal_error"},
+}};
+
+nlohmann::json seed_to_json(const SeedResult& s) {
+  return {{"seed", s.seed},
+          {"correct", s.correct},
+          {"rel_l2", s.rel_l2},
+          {"max_abs_diff", s.max_abs_diff},
+          {"mean_abs_diff", s.mean_abs_diff},
+          {"max_rel_diff", s.max_rel_diff}};
+}
+
+// Reads an optional field; a present field of the wrong type is an input error naming it.
+template <typename T>
+void read_field(const nlohmann::json& j, const char* name, T& out) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return;
+  try {
+    out = it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw std::runtime_error(std::string("evaluation JSON: field '") + name + "' has type " +
+                             it->type_name());
+  }
+}
+
+SeedResult seed_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::runtime_error("evaluation JSON: each of 'seeds' must be an object");
+  SeedResult s;
+  read_field(j, "seed", s.seed);
+  read_field(j, "correct", s.correct);
+  read_field(j, "rel_l2", s.rel_l2);
+  read_field(j, "max_abs_diff", s.max_abs_diff);
+  read_field(j, "mean_abs_diff", s.mean_abs_diff);
+  read_field(j, "max_rel_diff", s.max_rel_diff);
+  return s;
+}
+
+}  // namespace
+
+const char* to_string(Status s) {
+  for (const auto& [status, name] : kStatusNames)
+    if (status == s) return name;
+  return "internal_error";
+}
+
+std::optional<Status> parse_status(const std::string& s) {
+  for (const auto& [status, name] : kStatusNames)
+    if (s == name) return status;
+  return std::nullopt;
+}
+
+nlohmann::json to_json(const Evaluation& e) {
+  nlohmann::json j = {{"status", to_string(e.status)}, {"correct", e.correct}};
+  j["seeds"] = nlohmann::json::array();
+  for (const auto& s : e.seeds) j["seeds"].push_back(seed_to_json(s));
+  j["diagnostics"] = e.diagnostics;
+  j["latency_ms"] = e.latency_ms();
+  j["profile"] = e.profile ? trn::to_json(*e.profile) : nlohmann::json(nullptr);
+  return j;
+}
+
+Evaluation evaluation_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::runtime_error("evaluation JSON: expected an object");
+  Evaluation e;
+  std::string status;
+  read_field(j, "status", status);
+  auto parsed = parse_status(status);
+  if (!parsed) throw std::runtime_error("evaluation JSON: unknown status '" + status + "'");
+  e.status = *parsed;
+  read_field(j, "correct", e.correct);
+  if (auto it = j.find("seeds"); it != j.end() && !it->is_null()) {
+    if (!it->is_array()) throw std::runtime_error("evaluation JSON: 'seeds' must be an array");
+    for (const auto& s : *it) e.seeds.push_back(seed_from_json(s));
+  }
+  read_field(j, "diagnostics", e.diagnostics);
+  if (auto it = j.find("profile"); it != j.end() && !it->is_null()) e.profile = trn::profile_from_json(*it);
+  return e;
+}
+
+}  // namespace eval

@@ -1,0 +1,70 @@
+#include "eval/worker.h"
+
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/core.h>
+
+#include "eval/evaluate.h"
+#include "eval/profiler.h"
+#include "eval/test_hooks.h"
+
+namespace eval {
+namespace {
+
+Evaluation internal_error(const std::string& message) {
+  Evaluation e;
+  e.status = Status::InternalError;
+  e.diagnostics.push_back(message);
+  return e;
+}
+
+// Check (and, for the simulator, profile) the kernel; a canned test-hook result replaces evaluate().
+Evaluation check(const JobSpec& job, bool simulated) {
+  if (auto canned = apply_test_hook(job.test_hook_json, job.key)) return *canned;
+  EvalRequest request = job.request;
+  request.profile = job.request.profile && simulated;
+  try {
+    return evaluate(request);
+  } catch (const std::exception& e) {
+    // evaluate() reports kernel problems in the Evaluation; an exception is our bug, and
+    // deterministic, so it is recorded rather than retried.
+    return internal_error(fmt::format("evaluation failed: {}", e.what()));
+  }
+}
+
+}  // namespace
+
+int run_worker_job(const RunDir& run, const std::string& key) {
+  JobSpec job;
+  std::unique_ptr<Profiler> profiler;
+  try {
+    job = run.read_job(key);
+    profiler = make_profiler(job.profiler, run.scratch_dir());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "accelopt worker: job {}: {}\n", key, e.what());
+    return kWorkerBadJob;
+  }
+  Evaluation evaluation = check(job, profiler->simulated());
+  if (evaluation.correct && job.request.profile && !profiler->simulated()) {
+    try {
+      profiler->profile(job.request, evaluation);
+    } catch (const ProfilerError& e) {
+      fmt::print(stderr, "accelopt worker: job {}: {}\n", key, e.what());
+      return kWorkerProfilerFailed;
+    }
+  }
+  run.write_result(key, evaluation, "worker");
+  return kWorkerOk;
+}
+
+std::string key_at_index(const std::string& key_list_path, int index) {
+  std::ifstream in(key_list_path);
+  if (!in) throw std::runtime_error(fmt::format("cannot read job list '{}'", key_list_path));
+  std::string line;
+  for (int line_idx = 0; std::getline(in, line); ++line_idx)
+    if (line_idx == index) return line;
+  throw std::runtime_error(fmt::format("job list '{}' has no index {}", key_list_path, index));
+}
+
+}  // namespace eval

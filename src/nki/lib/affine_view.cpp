@@ -1,0 +1,98 @@
+#include "nki/lib/affine_view.h"
+
+#include <fmt/format.h>
+
+#include "nki/diagnostics.h"
+
+namespace nki::lib {
+
+Box Box::full(const tensor::Shape& shape) {
+  Box b;
+  b.lo.assign(shape.size(), 0);
+  b.hi = shape;
+  return b;
+}
+
+tensor::Shape Box::shape() const {
+  tensor::Shape s(lo.size());
+  for (size_t k = 0; k < lo.size(); ++k) s[k] = hi[k] > lo[k] ? hi[k] - lo[k] : 0;
+  return s;
+}
+
+bool Box::empty() const {
+  for (size_t k = 0; k < lo.size(); ++k)
+    if (hi[k] <= lo[k]) return true;
+  return false;
+}
+
+int64_t Box::elements() const { return empty() ? 0 : tensor::num_elements(shape()); }
+
+AffineView AffineView::whole(const tensor::Shape& storage_shape) {
+  AffineView v;
+  v.shape = storage_shape;
+  size_t r = storage_shape.size();
+  v.base.assign(r, 0);
+  v.coef.assign(r * r, 0);
+  for (size_t d = 0; d < r; ++d) v.coef[d * r + d] = 1;
+  return v;
+}
+
+void AffineView::check_bounds(const tensor::Shape& storage_shape, const Box& box,
+                              std::string_view api) const {
+  if (box.empty()) return;
+  int m = ndim();
+  for (int d = 0; d < storage_ndim(); ++d) {
+    int64_t lo = base[d], hi = base[d];
+    for (int k = 0; k < m; ++k) {
+      int64_t a = c(d, k);
+      if (a == 0) continue;
+      int64_t first = a * box.lo[k], last = a * (box.hi[k] - 1);
+      lo += a > 0 ? first : last;
+      hi += a > 0 ? last : first;
+    }
+    if (lo < 0 || hi >= storage_shape[d]) {
+      throw NkiError(ErrorKind::Index,
+                     fmt::format("tensor access out of bound: dimension {} has size {} but indices "
+                                 "[{}, {}] are accessed ({})",
+                                 d, storage_shape[d], lo, hi, api));
+    }
+  }
+}
+
+int64_t AffineView::flat_offset(const tensor::Strides& storage_strides, const Box& box) const {
+  int64_t off = 0;
+  for (int d = 0; d < storage_ndim(); ++d) off += base[d] * storage_strides[d];
+  for (int k = 0; k < ndim(); ++k) off += box.lo[k] * flat_stride(storage_strides, k);
+  return off;
+}
+
+int64_t AffineView::flat_stride(const tensor::Strides& storage_strides, int k) const {
+  int64_t s = 0;
+  for (int d = 0; d < storage_ndim(); ++d) s += c(d, k) * storage_strides[d];
+  return s;
+}
+
+AffineView AffineView::with_unit_axis(int axis) const {
+  AffineView v;
+  v.shape = shape;
+  v.shape.insert(v.shape.begin() + axis, 1);
+  v.base = base;
+  int m = ndim(), m2 = m + 1;
+  v.coef.assign(size_t(storage_ndim()) * m2, 0);
+  for (int d = 0; d < storage_ndim(); ++d)
+    for (int k = 0; k < m; ++k) v.coef[size_t(d) * m2 + (k < axis ? k : k + 1)] = c(d, k);
+  return v;
+}
+
+AffineView AffineView::as_tile_2d() const {
+  if (ndim() != 1) return *this;
+  return with_unit_axis(1);
+}
+
+tensor::Strides c_strides(const tensor::Shape& shape) {
+  tensor::Strides s(shape.size(), 1);
+  for (int k = int(shape.size()) - 2; k >= 0; --k) s[k] = s[k + 1] * shape[k + 1];
+  return s;
+}
+
+}  // namespace nki::lib

@@ -1,0 +1,144 @@
+#include "nki/lib/alu_ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace nki::lib {
+
+namespace {
+
+using B = tensor::BinaryOp;
+using R = tensor::ReduceOp;
+using U = tensor::UnaryOp;
+
+struct Entry {
+  const char* alias;
+  AluOp op;
+};
+
+// Activation ids follow the order of nki-language.md 9.2 (identity = 0) so that traces are stable.
+const Entry kOps[] = {
+    {"add", {"add", B::Add, R::Sum, std::nullopt, 0, false}},
+    {"sum", {"add", B::Add, R::Sum, std::nullopt, 0, false}},
+    {"subtract", {"subtract", B::Sub, std::nullopt, std::nullopt, 0, false}},
+    {"multiply", {"multiply", B::Mul, R::Prod, std::nullopt, 0, false}},
+    {"prod", {"multiply", B::Mul, R::Prod, std::nullopt, 0, false}},
+    {"divide", {"divide", B::Div, std::nullopt, std::nullopt, 0, false}},
+    {"true_divide", {"divide", B::Div, std::nullopt, std::nullopt, 0, false}},
+    {"maximum", {"maximum", B::Maximum, R::Max, std::nullopt, 0, false}},
+    {"max", {"maximum", B::Maximum, R::Max, std::nullopt, 0, false}},
+    {"amax", {"maximum", B::Maximum, R::Max, std::nullopt, 0, false}},
+    {"minimum", {"minimum", B::Minimum, R::Min, std::nullopt, 0, false}},
+    {"min", {"minimum", B::Minimum, R::Min, std::nullopt, 0, false}},
+    {"amin", {"minimum", B::Minimum, R::Min, std::nullopt, 0, false}},
+    {"power", {"power", B::Pow, std::nullopt, std::nullopt, 0, false}},
+    {"mod", {"mod", B::Mod, std::nullopt, std::nullopt, 0, false}},
+    {"equal", {"equal", B::Eq, std::nullopt, std::nullopt, 0, false}},
+    {"not_equal", {"not_equal", B::Ne, std::nullopt, std::nullopt, 0, false}},
+    {"greater", {"greater", B::Gt, std::nullopt, std::nullopt, 0, false}},
+    {"greater_equal", {"greater_equal", B::Ge, std::nullopt, std::nullopt, 0, false}},
+    {"less", {"less", B::Lt, std::nullopt, std::nullopt, 0, false}},
+    {"less_equal", {"less_equal", B::Le, std::nullopt, std::nullopt, 0, false}},
+    {"logical_and", {"logical_and", B::LogicalAnd, std::nullopt, std::nullopt, 0, false}},
+    {"logical_or", {"logical_or", B::LogicalOr, std::nullopt, std::nullopt, 0, false}},
+    {"logical_xor", {"logical_xor", B::LogicalXor, std::nullopt, std::nullopt, 0, false}},
+    {"bitwise_and", {"bitwise_and", B::BitAnd, std::nullopt, std::nullopt, 0, true}},
+    {"bitwise_or", {"bitwise_or", B::BitOr, std::nullopt, std::nullopt, 0, true}},
+    {"bitwise_xor", {"bitwise_xor", B::BitXor, std::nullopt, std::nullopt, 0, true}},
+    {"left_shift", {"left_shift", B::LShift, std::nullopt, std::nullopt, 0, true}},
+    {"right_shift", {"right_shift", B::RShift, std::nullopt, std::nullopt, 0, true}},
+    {"copy", {"copy", std::nullopt, std::nullopt, U::Copy, 0, false}},
+    {"identity", {"copy", std::nullopt, std::nullopt, U::Copy, 0, false}},
+    {"square", {"square", std::nullopt, std::nullopt, U::Square, 1, false}},
+    {"sigmoid", {"sigmoid", std::nullopt, std::nullopt, U::Sigmoid, 2, false}},
+    {"relu", {"relu", std::nullopt, std::nullopt, U::Relu, 3, false}},
+    {"gelu", {"gelu", std::nullopt, std::nullopt, U::Gelu, 4, false}},
+    {"gelu_dx", {"gelu_dx", std::nullopt, std::nullopt, U::GeluDx, 5, false}},
+    {"gelu_apprx_tanh", {"gelu_apprx_tanh", std::nullopt, std::nullopt, U::GeluApproxTanh, 6, false}},
+    {"gelu_apprx_sigmoid", {"gelu_apprx_sigmoid", std::nullopt, std::nullopt, U::GeluApproxSigmoid, 7, false}},
+    {"silu", {"silu", std::nullopt, std::nullopt, U::Silu, 8, false}},
+    {"silu_dx", {"silu_dx", std::nullopt, std::nullopt, U::SiluDx, 9, false}},
+    {"tanh", {"tanh", std::nullopt, std::nullopt, U::Tanh, 10, false}},
+    {"softplus", {"softplus", std::nullopt, std::nullopt, U::Softplus, 11, false}},
+    {"mish", {"mish", std::nullopt, std::nullopt, U::Mish, 12, false}},
+    {"erf", {"erf", std::nullopt, std::nullopt, U::Erf, 13, false}},
+    {"erf_dx", {"erf_dx", std::nullopt, std::nullopt, U::ErfDx, 14, false}},
+    {"exp", {"exp", std::nullopt, std::nullopt, U::Exp, 15, false}},
+    {"log", {"log", std::nullopt, std::nullopt, U::Log, 16, false}},
+    {"sin", {"sin", std::nullopt, std::nullopt, U::Sin, 17, false}},
+    {"arctan", {"arctan", std::nullopt, std::nullopt, U::Arctan, 18, false}},
+    {"sqrt", {"sqrt", std::nullopt, std::nullopt, U::Sqrt, 19, false}},
+    {"rsqrt", {"rsqrt", std::nullopt, std::nullopt, U::Rsqrt, 20, false}},
+    {"reciprocal", {"reciprocal", std::nullopt, std::nullopt, U::Reciprocal, 21, false}},
+    {"sign", {"sign", std::nullopt, std::nullopt, U::Sign, 22, false}},
+    {"abs", {"abs", std::nullopt, std::nullopt, U::Abs, 23, false}},
+    {"absolute", {"abs", std::nullopt, std::nullopt, U::Abs, 23, false}},
+    {"cos", {"cos", std::nullopt, std::nullopt, U::Cos, 24, false}},
+    {"tan", {"tan", std::nullopt, std::nullopt, U::Tan, 25, false}},
+    {"negative", {"negative", std::nullopt, std::nullopt, U::Neg, 26, false}},
+    {"floor", {"floor", std::nullopt, std::nullopt, U::Floor, 27, false}},
+    {"ceil", {"ceil", std::nullopt, std::nullopt, U::Ceil, 28, false}},
+    {"trunc", {"trunc", std::nullopt, std::nullopt, U::Trunc, 29, false}},
+    {"logical_not", {"logical_not", std::nullopt, std::nullopt, U::LogicalNot, 30, false}},
+    {"invert", {"invert", std::nullopt, std::nullopt, U::Invert, 31, true}},
+};
+
+// "np.add" / "nl.add" / "numpy.add" -> "add"; "<ufunc 'add'>" -> "add".
+std::string_view bare_name(std::string_view s) {
+  if (auto q = s.find('\''); q != std::string_view::npos) {
+    auto q2 = s.find('\'', q + 1);
+    if (q2 != std::string_view::npos) return s.substr(q + 1, q2 - q - 1);
+  }
+  if (auto dot = s.rfind('.'); dot != std::string_view::npos) return s.substr(dot + 1);
+  return s;
+}
+
+}  // namespace
+
+const AluOp* find_alu_op(std::string_view name) {
+  for (auto& e : kOps)
+    if (name == e.alias) return &e.op;
+  return nullptr;
+}
+
+const AluOp& alu_op(const Value& v, std::string_view api, std::string_view what) {
+  const AluOp* op = nullptr;
+  if (auto* b = v.as<BuiltinObj>()) op = find_alu_op(bare_name(b->name));
+  else if (v.is_object() && !v.is(ObjType::Str)) {
+    std::string r = v.repr();
+    op = find_alu_op(bare_name(r));
+  }
+  if (!op) throw NkiError(ErrorKind::Type, fmt::format("{} of {} must be an ALU operator such as nl.add or np.add, "
+                                                       "got {}", what, api, v.repr()));
+  return *op;
+}
+
+tensor::Array apply_binary(tensor::BinaryOp op, const tensor::Array& a, const tensor::Array& b, tensor::DType out) {
+  bool bitvec = op == B::BitAnd || op == B::BitOr || op == B::BitXor || op == B::LShift || op == B::RShift;
+  return tensor::binary(op, a, b, bitvec ? tensor::DType::Int64 : tensor::DType::Float32, out);
+}
+
+double apply_scalar(tensor::BinaryOp op, double a, double b) {
+  switch (op) {
+    case B::Add: return a + b;
+    case B::Sub: return a - b;
+    case B::Mul: return a * b;
+    case B::Div: return a / b;
+    case B::Maximum: return std::max(a, b);
+    case B::Minimum: return std::min(a, b);
+    case B::Pow: return std::pow(a, b);
+    case B::Eq: return a == b;
+    case B::Ne: return a != b;
+    case B::Lt: return a < b;
+    case B::Le: return a <= b;
+    case B::Gt: return a > b;
+    case B::Ge: return a >= b;
+    default: break;
+  }
+  tensor::Array la = tensor::Array::scalar(tensor::DType::Float64, a), ra = tensor::Array::scalar(tensor::DType::Float64, b);
+  return tensor::binary(op, la, ra, tensor::DType::Float64, tensor::DType::Float64).item();
+}
+
+}  // namespace nki::lib

@@ -1,0 +1,34 @@
+// ALU operators and activation functions named by `op=`, `op0=`, `reduce_op=` arguments: the
+// nl.* function objects and the numpy ufuncs accepted as aliases (np.add, np.max, np.exp, ...).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "nki/value.h"
+#include "tensor/ops.h"
+
+namespace nki::lib {
+
+struct AluOp {
+  std::string_view name;                      // canonical nl name: "add", "maximum", "exp"
+  std::optional<tensor::BinaryOp> binary;     // as a two-operand ALU op
+  std::optional<tensor::ReduceOp> reduce;     // as a reduction operator
+  std::optional<tensor::UnaryOp> unary;       // as an activation function
+  uint16_t activation_id = 0;                 // trace id of the activation function (0 = identity)
+  bool bitvec = false;                        // integer bit-pattern op
+};
+
+// The operator an argument names; Type error naming `api`/`what` when it names none.
+const AluOp& alu_op(const Value& v, std::string_view api, std::string_view what);
+// Lookup by bare name ("add", "amax", "true_divide"); nullptr if unknown.
+const AluOp* find_alu_op(std::string_view name);
+
+// Applies a binary ALU op element-wise in the engines' float32 (or integer for bitvec ops).
+tensor::Array apply_binary(tensor::BinaryOp op, const tensor::Array& a, const tensor::Array& b, tensor::DType out);
+
+// One ALU op on two scalars in double (callers round to float32 per step).
+double apply_scalar(tensor::BinaryOp op, double a, double b);
+
+}  // namespace nki::lib

@@ -1,0 +1,315 @@
+#include "nki/lib/index_expr.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "tensor/ops.h"
+
+namespace nki::lib {
+
+// ---- IndexExpr algebra -----------------------------------------------------------------------------
+IndexExpr IndexExpr::arange(int64_t start, int64_t stop, int64_t step) {
+  if (step == 0) throw NkiError(ErrorKind::Value, "nl.arange step must not be zero");
+  int64_t n = 0;
+  if (step > 0 && stop > start) n = (stop - start + step - 1) / step;
+  if (step < 0 && stop < start) n = (start - stop - step - 1) / -step;
+  IndexExpr e;
+  e.c0 = start;
+  e.shape = {n};
+  e.terms = {{0, step}};
+  return e;
+}
+
+IndexExpr IndexExpr::aligned_to(int n) const {
+  IndexExpr e = *this;
+  int shift = n - ndim();
+  if (shift <= 0) return e;
+  e.shape.insert(e.shape.begin(), size_t(shift), 1);
+  for (auto& t : e.terms) t.first += shift;
+  return e;
+}
+
+IndexExpr IndexExpr::scaled(int64_t k) const {
+  IndexExpr e = *this;
+  e.c0 *= k;
+  for (auto& t : e.terms) t.second *= k;
+  if (k == 0) e.terms.clear();
+  return e;
+}
+
+int64_t IndexExpr::coef_on(int axis) const {
+  for (auto& t : terms)
+    if (t.first == axis) return t.second;
+  return 0;
+}
+
+int64_t IndexExpr::min_over(const Box& box) const {
+  int64_t v = c0;
+  for (auto& [axis, a] : terms) v += a > 0 ? a * box.lo[axis] : a * (box.hi[axis] - 1);
+  return v;
+}
+
+int64_t IndexExpr::max_over(const Box& box) const {
+  int64_t v = c0;
+  for (auto& [axis, a] : terms) v += a > 0 ? a * (box.hi[axis] - 1) : a * box.lo[axis];
+  return v;
+}
+
+IndexExpr add(const IndexExpr& a0, const IndexExpr& b0) {
+  int n = std::max(a0.ndim(), b0.ndim());
+  IndexExpr a = a0.aligned_to(n), b = b0.aligned_to(n);
+  IndexExpr r;
+  r.c0 = a.c0 + b.c0;
+  r.shape = tensor::broadcast_shapes(a.shape, b.shape);
+  r.terms = a.terms;
+  for (auto& [axis, coef] : b.terms) {
+    auto it = std::find_if(r.terms.begin(), r.terms.end(), [&](auto& t) { return t.first == axis; });
+    if (it == r.terms.end()) r.terms.push_back({axis, coef});
+    else it->second += coef;
+  }
+  std::erase_if(r.terms, [](auto& t) { return t.second == 0; });
+  return r;
+}
+
+int Predicate::ndim() const {
+  int n = 0;
+  for (auto& c : constraints) n = std::max(n, c.expr.ndim());
+  return n;
+}
+
+// ---- masks ---------------------------------------------------------------------------------------
+namespace {
+
+bool compare_zero(int64_t v, CmpOp op) {
+  switch (op) {
+    case CmpOp::Eq: return v == 0;
+    case CmpOp::Ne: return v != 0;
+    case CmpOp::Lt: return v < 0;
+    case CmpOp::Le: return v <= 0;
+    case CmpOp::Gt: return v > 0;
+    case CmpOp::Ge: return v >= 0;
+  }
+  return false;
+}
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+// a*j + c OP 0 as a range [lo, hi) of j intersected into the box axis; returns false if the
+// constraint is not expressible as a range (Ne), leaving it for the element test.
+bool tighten(Box& box, int axis, int64_t a, int64_t c, CmpOp op) {
+  int64_t& lo = box.lo[axis];
+  int64_t& hi = box.hi[axis];
+  // Normalise to a*j >= -c (Ge), a*j <= -c (Le), or equality.
+  auto at_least = [&](int64_t a2, int64_t rhs) {  // a2*j >= rhs
+    if (a2 > 0) lo = std::max(lo, ceil_div(rhs, a2));
+    else hi = std::min(hi, floor_div(rhs, a2) + 1);
+  };
+  switch (op) {
+    case CmpOp::Ge: at_least(a, -c); return true;
+    case CmpOp::Gt: at_least(a, -c + 1); return true;
+    case CmpOp::Le: at_least(-a, c); return true;
+    case CmpOp::Lt: at_least(-a, c + 1); return true;
+    case CmpOp::Eq: at_least(a, -c); at_least(-a, c); return true;
+    case CmpOp::Ne: return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+MaskRegion mask_region(const Predicate* pred, const tensor::Shape& shape) {
+  MaskRegion region;
+  region.box = Box::full(shape);
+  region.space_ndim = int(shape.size());
+  if (!pred) return region;
+  auto residual = std::make_shared<Predicate>();
+  int n = int(shape.size());
+  for (auto& c : pred->constraints) {
+    if (c.expr.ndim() > n) {
+      throw NkiError(ErrorKind::Value, fmt::format("mask has {} index dimensions but the instruction "
+                                                   "iterates over {}", c.expr.ndim(), n));
+    }
+    IndexExpr e = c.expr.aligned_to(n);
+    if (e.terms.empty()) {
+      if (!compare_zero(e.c0, c.op)) region.box.hi = region.box.lo;  // always false: nothing runs
+      continue;
+    }
+    if (e.terms.size() == 1 && tighten(region.box, e.terms[0].first, e.terms[0].second, e.c0, c.op))
+      continue;
+    residual->constraints.push_back({e, c.op});
+  }
+  if (!residual->constraints.empty()) region.residual = residual;
+  return region;
+}
+
+bool MaskRegion::holds(const std::vector<int64_t>& j) const {
+  if (!residual) return true;
+  for (auto& c : residual->constraints) {
+    int64_t v = c.expr.c0;
+    for (auto& [axis, a] : c.expr.terms) v += a * j[axis];
+    if (!compare_zero(v, c.op)) return false;
+  }
+  return true;
+}
+
+// ---- values ----------------------------------------------------------------------------------------
+Value make_index_expr(IndexExpr e) { return Value(std::make_shared<IndexExprObj>(std::move(e))); }
+
+std::optional<IndexExpr> to_index_expr(const Value& v) {
+  if (v.is_int() || v.is_bool()) return IndexExpr::constant(v.as_int());
+  if (auto* e = v.as<IndexExprObj>()) return e->expr;
+  if (v.is_object()) {
+    if (auto s = to_python_scalar(v); s && (s->is_int() || s->is_bool())) return IndexExpr::constant(s->as_int());
+  }
+  return std::nullopt;
+}
+
+std::shared_ptr<const Predicate> to_predicate(const Value& v, std::string_view api) {
+  if (v.is_none()) return nullptr;
+  if (v.is_bool()) {
+    if (v.as_bool()) return nullptr;
+    auto p = std::make_shared<Predicate>();
+    p->constraints.push_back({IndexExpr::constant(1), CmpOp::Eq});  // never true
+    return p;
+  }
+  if (auto* obj = dynamic_cast<PredicateObj*>(v.object().get()); obj && v.is_object()) return obj->pred;
+  throw NkiError(ErrorKind::Type, fmt::format("mask of {} must be a predicate of nl.arange index "
+                                              "expressions, got {}", api, v.type_name()));
+}
+
+std::string IndexExprObj::repr() const {
+  std::string s = fmt::format("IndexExpr(shape={}, {}", tensor::shape_str(expr.shape), expr.c0);
+  for (auto& [axis, a] : expr.terms) s += fmt::format(" + {}*j{}", a, axis);
+  return s + ")";
+}
+
+bool IndexExprObj::truthy() const {
+  throw NkiError(ErrorKind::Rule, "err_control_flow_condition_depending_on_arange: control flow "
+                                  "cannot depend on an nl.arange index; use mask= instead");
+}
+
+Value IndexExprObj::get_item(Interpreter& in, const Value& index) {
+  std::vector<Value> items;
+  if (auto* t = index.as<TupleObj>()) items = t->items;
+  else items = {index};
+  IndexExpr r;
+  r.c0 = expr.c0;
+  int src_axis = 0;
+  for (auto& item : items) {
+    if (item.is_none()) {
+      r.shape.push_back(1);
+      continue;
+    }
+    auto* s = item.as<SliceObj>();
+    if (!s || !s->start.is_none() || !s->stop.is_none() || !s->step.is_none() || src_axis >= expr.ndim()) {
+      throw NkiError(ErrorKind::Index, "an index expression can only be subscripted with ':' and "
+                                       "None to place its axes, as in nl.arange(n)[:, None]");
+    }
+    for (auto& [axis, a] : expr.terms)
+      if (axis == src_axis) r.terms.push_back({int(r.shape.size()), a});
+    r.shape.push_back(expr.shape[src_axis++]);
+  }
+  if (src_axis != expr.ndim())
+    throw NkiError(ErrorKind::Index, "subscript of an index expression must keep every axis");
+  return make_index_expr(std::move(r));
+}
+
+Value IndexExprObj::get_attr(Interpreter& in, std::string_view name) {
+  if (name == "shape") {
+    std::vector<Value> dims;
+    for (auto d : expr.shape) dims.push_back(Value::from_int(d));
+    return make_tuple(std::move(dims));
+  }
+  if (name == "ndim") return Value::from_int(expr.ndim());
+  return Object::get_attr(in, name);
+}
+
+bool IndexExprObj::has_attr(std::string_view name) const { return name == "shape" || name == "ndim"; }
+
+std::optional<Value> IndexExprObj::binary_op(Interpreter& in, BinOp op, const Value& other, bool reflected) {
+  auto o = to_index_expr(other);
+  if (!o) return std::nullopt;
+  switch (op) {
+    case BinOp::Add: return make_index_expr(add(expr, *o));
+    case BinOp::Sub: return make_index_expr(reflected ? add(*o, expr.scaled(-1)) : add(expr, o->scaled(-1)));
+    case BinOp::Mul:
+      if (o->terms.empty()) return make_index_expr(expr.scaled(o->c0));
+      break;
+    case BinOp::BitAnd:
+      break;
+    default:
+      break;
+  }
+  throw NkiError(ErrorKind::Unsupported,
+                 fmt::format("err_unsupported_expression_in_mask: '{}' on an nl.arange index expression "
+                             "is not affine (only +, - and * by an integer are)", symbol(op)));
+}
+
+std::optional<Value> IndexExprObj::compare(Interpreter& in, CmpOp op, const Value& other, bool reflected) {
+  auto o = to_index_expr(other);
+  if (!o) return std::nullopt;
+  auto p = std::make_shared<Predicate>();
+  IndexExpr diff = reflected ? add(*o, expr.scaled(-1)) : add(expr, o->scaled(-1));
+  p->constraints.push_back({diff, op});
+  return Value(std::make_shared<PredicateObj>(p));
+}
+
+std::optional<Value> IndexExprObj::unary_op(Interpreter& in, UnOp op) {
+  if (op == UnOp::Neg) return make_index_expr(expr.scaled(-1));
+  if (op == UnOp::Pos) return make_index_expr(expr);
+  return std::nullopt;
+}
+
+bool PredicateObj::truthy() const {
+  throw NkiError(ErrorKind::Rule, "err_control_flow_condition_depending_on_arange: a mask predicate "
+                                  "has no truth value; combine predicates with '&', not 'and'");
+}
+
+std::optional<Value> PredicateObj::binary_op(Interpreter& in, BinOp op, const Value& other, bool reflected) {
+  auto* o = other.is_object() ? dynamic_cast<PredicateObj*>(other.object().get()) : nullptr;
+  if (op != BinOp::BitAnd || !o) return std::nullopt;
+  auto p = std::make_shared<Predicate>(*pred);
+  for (auto& c : o->pred->constraints) p->constraints.push_back(c);
+  return Value(std::make_shared<PredicateObj>(p));
+}
+
+Value MGridObj::get_item(Interpreter& in, const Value& index) {
+  std::vector<Value> items;
+  if (auto* t = index.as<TupleObj>()) items = t->items;
+  else items = {index};
+  tensor::Shape shape;
+  std::vector<std::pair<int64_t, int64_t>> starts;  // (start, step)
+  for (auto& item : items) {
+    auto* s = item.as<SliceObj>();
+    if (!s) throw NkiError(ErrorKind::Index, "nl.mgrid must be subscripted with slices a:b[:c]");
+    int64_t start = s->start.is_none() ? 0 : to_int(s->start, "nl.mgrid start");
+    int64_t stop = to_int(s->stop, "nl.mgrid stop");
+    int64_t step = s->step.is_none() ? 1 : to_int(s->step, "nl.mgrid step");
+    shape.push_back(IndexExpr::arange(start, stop, step).shape[0]);
+    starts.push_back({start, step});
+  }
+  std::vector<Value> grids;
+  for (size_t k = 0; k < items.size(); ++k) {
+    IndexExpr e;
+    e.c0 = starts[k].first;
+    e.shape = shape;
+    e.terms = {{int(k), starts[k].second}};
+    grids.push_back(make_index_expr(std::move(e)));
+  }
+  if (grids.size() == 1) return grids[0];
+  return Value(std::make_shared<MGridResult>(std::move(grids)));
+}
+
+Value MGridResult::get_attr(Interpreter& in, std::string_view name) {
+  size_t k = name == "p" ? 0 : name == "x" ? 1 : name == "y" ? 2 : name == "z" ? 3 : 99;
+  if (k < items.size()) return items[k];
+  return TupleObj::get_attr(in, name);
+}
+
+bool MGridResult::has_attr(std::string_view name) const {
+  return name == "p" || name == "x" || name == "y" || name == "z";
+}
+
+}  // namespace nki::lib

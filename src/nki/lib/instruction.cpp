@@ -1,0 +1,177 @@
+#include "nki/lib/instruction.h"
+
+#include <fmt/format.h>
+
+#include "nki/lib/array_value.h"
+
+namespace nki::lib {
+
+Instruction::Instruction(std::string_view api, trn::Opcode op, trn::Engine engine, tensor::Shape space,
+                         std::shared_ptr<const Predicate> mask)
+    : api_(api), opcode_(op), ctx_(KernelContext::current()), space_(std::move(space)),
+      region_(mask_region(mask.get(), space_)) {
+  record_ = ctx_.begin_instruction(op, engine);
+  if (record_) record_->line = current_line(ctx_);
+}
+
+tensor::Array Instruction::input(const NkiTensorObj& t) {
+  const NkiTensorObj* src = &t;
+  NkiTensorObj pad = t;
+  if (t.view.ndim() < int(space_.size())) {
+    pad = padded(t, int(space_.size()));
+    src = &pad;
+  }
+  const tensor::Shape& shape = src->view.shape;
+  if (shape.size() != space_.size())
+    throw NkiError(ErrorKind::Value, fmt::format("operand of shape {} does not fit the instruction shape {} ({})",
+                                                 tensor::shape_str(shape), tensor::shape_str(space_), api_));
+  for (size_t k = 0; k < shape.size(); ++k)
+    if (shape[k] != space_[k] && shape[k] != 1)
+      throw NkiError(ErrorKind::Value, fmt::format("operand of shape {} does not match the instruction shape {} ({})",
+                                                   tensor::shape_str(shape), tensor::shape_str(space_), api_));
+  return input_box(*src, operand_box(shape, space_, region_.box));
+}
+
+tensor::Array Instruction::input_box(const NkiTensorObj& t, const Box& box) {
+  if (box.empty()) return no_values();
+  t.view.check_bounds(t.storage->shape, box, api_);
+  if (record_) record_->inst.inputs.push_back(make_operand(t, box));
+  if (!ctx_.numerics) return no_values();
+  return read_region(t, box);
+}
+
+Value Instruction::result(tensor::DType dtype, trn::BufferKind buffer, const tensor::Array& values) {
+  check_partition_limit(space_, api_);
+  int64_t free_bytes = tensor::itemsize(dtype);
+  for (size_t k = 1; k < space_.size(); ++k) free_bytes *= space_[k];
+  if (buffer == trn::BufferKind::Psum && free_bytes > 2048)
+    throw NkiError(ErrorKind::Rule, fmt::format("PSUM tile of shape {} needs {} bytes per partition, more than "
+                                                "the 2 KiB of a PSUM bank ({})",
+                                                tensor::shape_str(space_), free_bytes, api_));
+  auto storage = new_storage(space_, dtype, buffer, 0);
+  auto obj = std::make_shared<NkiTensorObj>(storage, AffineView::whole(space_));
+  obj->produced_by = opcode_;
+  if (computing()) write_region(*obj, region_.box, values, &region_);
+  bool masked = region_.residual || region_.box.lo != Box::full(space_).lo || region_.box.hi != space_;
+  if (masked) obj->written = region_;
+  if (record_) record_->inst.outputs.push_back(make_operand(*obj, region_.box));
+  ctx_.end_instruction(obj.get(), storage.get());
+  return Value(obj);
+}
+
+Value Instruction::result_shaped(const tensor::Shape& shape, const Box& box, tensor::DType dtype,
+                                 trn::BufferKind buffer, const tensor::Array& values) {
+  check_partition_limit(shape, api_);
+  auto storage = new_storage(shape, dtype, buffer, 0);
+  auto obj = std::make_shared<NkiTensorObj>(storage, AffineView::whole(shape));
+  obj->produced_by = opcode_;
+  if (computing()) write_region(*obj, box, values, nullptr);
+  if (box.lo != Box::full(shape).lo || box.hi != shape) {
+    MaskRegion written;
+    written.box = box;
+    written.space_ndim = int(shape.size());
+    obj->written = written;
+  }
+  if (record_) record_->inst.outputs.push_back(make_operand(*obj, box));
+  ctx_.end_instruction(obj.get(), storage.get());
+  return Value(obj);
+}
+
+void Instruction::output_to(const NkiTensorObj& dst, const tensor::Array& values, bool accumulate) {
+  NkiTensorObj pad = dst;
+  if (dst.view.ndim() < int(space_.size())) pad = padded(dst, int(space_.size()));
+  if (pad.view.shape != space_)
+    throw NkiError(ErrorKind::Value, fmt::format("destination of shape {} does not match the result shape {} ({})",
+                                                 tensor::shape_str(dst.shape()), tensor::shape_str(space_), api_));
+  pad.view.check_bounds(pad.storage->shape, region_.box, api_);
+  if (computing()) {
+    if (accumulate) {
+      tensor::Array old = read_region(pad, region_.box);
+      write_region(pad, region_.box,
+                   tensor::binary(tensor::BinaryOp::Add, old, values, tensor::DType::Float32, pad.dtype()),
+                   &region_);
+    } else {
+      write_region(pad, region_.box, values, &region_);
+    }
+  }
+  if (record_) {
+    record_->inst.outputs.push_back(make_operand(pad, region_.box));
+    record_->inst.accumulate = record_->inst.accumulate || accumulate;
+  }
+  ctx_.end_instruction(nullptr, nullptr);
+}
+
+// ---- argument helpers -----------------------------------------------------------------------------
+NkiTensorObj& tile_arg(const Value& v, std::string_view api, std::string_view what) {
+  auto* t = v.as<NkiTensorObj>();
+  if (!t)
+    throw NkiError(ErrorKind::Type, fmt::format("{} of {} must be an on-chip tile, got {}", what, api, v.type_name()));
+  if (!t->on_chip())
+    throw NkiError(ErrorKind::Rule, fmt::format("err_unsupported_memory: expected {} of {} to be in 'sbuf|psum', "
+                                                "got 'hbm'", what, api));
+  const TensorStorage& st = *t->storage;
+  const AffineView& view = t->view;
+  bool block_free = true;
+  for (int d = 0; d < st.partition_axis; ++d)
+    for (int k = 0; k < view.ndim(); ++k)
+      if (view.c(d, k) != 0 && view.shape[k] > 1) block_free = false;
+  bool partition_first = true;
+  for (int k = 1; k < view.ndim(); ++k)
+    if (view.c(st.partition_axis, k) != 0 && view.shape[k] > 1) partition_first = false;
+  if (!block_free || !partition_first || view.ndim() == 0)
+    throw NkiError(ErrorKind::Rule, fmt::format("err_failed_to_infer_tile_from_local_tensor: {} of {} (shape {}) is "
+                                                "not a tile; index the block dimensions away so that the partition "
+                                                "dimension comes first", what, api, tensor::shape_str(view.shape)));
+  check_partition_limit(view.shape, api);
+  return *t;
+}
+
+NkiTensorObj& hbm_arg(const Value& v, std::string_view api, std::string_view what) {
+  auto* t = v.as<NkiTensorObj>();
+  if (!t)
+    throw NkiError(ErrorKind::Type, fmt::format("{} of {} must be an HBM tensor, got {}", what, api, v.type_name()));
+  if (t->on_chip())
+    throw NkiError(ErrorKind::Rule, fmt::format("err_unsupported_memory: expected {} of {} to be in 'hbm', got '{}'",
+                                                what, api, trn::to_string(t->storage->buffer)));
+  return *t;
+}
+
+std::optional<double> scalar_arg(const Value& v) {
+  if (v.is_number()) return v.as_float();
+  if (auto* a = v.as<NdArrayObj>(); a && a->array.size() == 1 && a->array.has_data()) return a->array.item();
+  return std::nullopt;
+}
+
+tensor::Shape partition_broadcast(const tensor::Shape& a, const tensor::Shape& b, std::string_view api) {
+  tensor::Shape x = a, y = b;
+  while (x.size() < y.size()) x.push_back(1);
+  while (y.size() < x.size()) y.push_back(1);
+  tensor::Shape out(x.size());
+  for (size_t k = 0; k < x.size(); ++k) {
+    if (x[k] != y[k] && x[k] != 1 && y[k] != 1)
+      throw NkiError(ErrorKind::Value, fmt::format("operands of shapes {} and {} cannot be broadcast together ({})",
+                                                   tensor::shape_str(a), tensor::shape_str(b), api));
+    out[k] = x[k] == 1 ? y[k] : x[k];
+  }
+  return out;
+}
+
+void check_partition_limit(const tensor::Shape& shape, std::string_view api) {
+  if (!shape.empty() && shape[0] > 128)
+    throw NkiError(ErrorKind::Rule, fmt::format("partition dimension {} exceeds the 128 partitions of SBUF ({})",
+                                                shape[0], api));
+}
+
+NkiTensorObj padded(const NkiTensorObj& t, int rank) {
+  NkiTensorObj p = t;
+  while (p.view.ndim() < rank) p.view = p.view.with_unit_axis(p.view.ndim());
+  return p;
+}
+
+tensor::DType dtype_arg(const Value& v, tensor::DType dflt, std::string_view api) {
+  if (v.is_none()) return dflt;
+  auto d = to_dtype(v, api);
+  return d ? *d : dflt;
+}
+
+}  // namespace nki::lib

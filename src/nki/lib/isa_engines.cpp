@@ -1,0 +1,273 @@
+// nki.isa: nc_matmul (with the newer API's accumulate= rule), nc_transpose, memset, iota,
+// affine_select, dma_copy, dma_transpose, tensor_partition_reduce, and the enum constants.
+#include <fmt/format.h>
+
+#include "nki/lib/array_value.h"
+#include "nki/lib/compute_ops.h"
+#include "nki/lib/instruction.h"
+#include "nki/lib/isa_functions.h"
+#include "nki/lib/language_ops.h"
+
+namespace nki::lib {
+
+namespace {
+
+std::optional<trn::Engine> engine_of(const Value& v) {
+  auto* e = v.is_object() ? dynamic_cast<EngineObj*>(v.object().get()) : nullptr;
+  return e ? e->engine : std::nullopt;
+}
+
+// PSUM region key for "first matmul write overwrites": (block, partition start, free offset).
+uint64_t psum_region_key(const NkiTensorObj& dst) {
+  trn::Operand op = make_operand(dst, Box::full(dst.shape()));
+  int64_t free_offset = 0;
+  const AffineView& v = dst.view;
+  for (int d = dst.storage->partition_axis + 1; d < v.storage_ndim(); ++d) free_offset += v.base[d] * dst.storage->strides[d];
+  return (uint64_t(op.block) << 40) ^ (uint64_t(op.partition_start) << 24) ^ uint64_t(free_offset);
+}
+
+Value nc_matmul_call(Interpreter& in, CallArgs& args) {
+  static const Signature legacy{"nisa.nc_matmul",
+                                {req("stationary"), req("moving"), opt("is_stationary_onezero"),
+                                 opt("is_moving_onezero"), opt("is_transpose"), opt("tile_position"), opt("tile_size"),
+                                 kwonly("mask"), kwonly("accumulate"), kwonly("dst")},
+                                false, true};
+  CallArgs call = args;
+  // Destination-first: nc_matmul(dst, stationary, moving, ...) with three leading tensors.
+  if (call.args.size() >= 3 && call.args[2].as<NkiTensorObj>()) {
+    call.kwargs.push_back({"dst", call.args[0]});
+    call.args.erase(call.args.begin());
+  }
+  BoundArgs a = bind_args(legacy, call);
+  constexpr std::string_view api = "nisa.nc_matmul";
+  NkiTensorObj& s = tile_arg(a["stationary"], api, "stationary");
+  NkiTensorObj& m = tile_arg(a["moving"], api, "moving");
+  Value r = matmul_core(s, m, api, to_predicate(a["mask"], api), a["is_transpose"].truthy());
+  if (a["dst"].is_none()) return r;
+  auto* dst = a["dst"].as<NkiTensorObj>();
+  if (!dst) throw NkiError(ErrorKind::Type, "dst of nisa.nc_matmul must be a PSUM tensor");
+  if (dst->storage->buffer != trn::BufferKind::Psum)
+    throw NkiError(ErrorKind::Rule, "the Tensor Engine writes its results to PSUM only (dst of nisa.nc_matmul)");
+  uint64_t key = psum_region_key(*dst);
+  bool accumulate;
+  if (a["accumulate"].is_none()) accumulate = dst->storage->matmul_written.count(key) > 0;
+  else accumulate = a["accumulate"].truthy();
+  dst->storage->matmul_written.insert(key);
+  if (accumulate) accumulate_into(in, BinOp::Add, *dst, r);
+  else assign_into(in, *dst, r);
+  return Value();
+}
+
+Value memset_call(Interpreter& in, CallArgs& args) {
+  static const Signature legacy{"nisa.memset",
+                                {req("shape"), req("value"), opt("dtype"), kwonly("mask"), kwonly("engine"),
+                                 kwonly("dst")},
+                                false, true};
+  CallArgs call = args;
+  if (!call.args.empty() && call.args[0].as<NkiTensorObj>()) {
+    call.kwargs.push_back({"dst", call.args[0]});
+    call.args.erase(call.args.begin());
+    call.kwargs.push_back({"shape", Value()});
+    if (!call.args.empty()) {
+      call.kwargs.push_back({"value", call.args[0]});
+      call.args.clear();
+    }
+  }
+  for (auto& kw : call.kwargs)
+    if (kw.first == "dst" && std::none_of(call.kwargs.begin(), call.kwargs.end(), [](auto& k) { return k.first == "shape"; })) {
+      call.kwargs.push_back({"shape", Value()});
+      break;
+    }
+  BoundArgs a = bind_args(legacy, call);
+  constexpr std::string_view api = "nisa.memset";
+  auto value = scalar_arg(a["value"]);
+  if (!value) throw NkiError(ErrorKind::Type, "value of nisa.memset must be a scalar");
+  if (auto* dst = a["dst"].as<NkiTensorObj>()) {
+    assign_into(in, *dst, Value::from_float(*value));
+    return Value();
+  }
+  tensor::Shape shape;
+  std::vector<Value> items;
+  if (auto* t = a["shape"].as<TupleObj>()) items = t->items;
+  else if (auto* l = a["shape"].as<ListObj>()) items = l->items;
+  for (auto& item : items) {
+    if (auto* p = item.is_object() ? dynamic_cast<ParDimObj*>(item.object().get()) : nullptr) shape.push_back(p->size);
+    else shape.push_back(to_int(item, "nisa.memset shape"));
+  }
+  if (shape.empty()) throw NkiError(ErrorKind::Value, "shape of nisa.memset must be a tuple of dimensions");
+  auto user = engine_of(a["engine"]);
+  Instruction ins(api, trn::Opcode::Memset, user.value_or(trn::Engine::GpSimd), shape, to_predicate(a["mask"], api));
+  tensor::Array r = no_values();
+  if (ins.computing()) r = tensor::Array::scalar(tensor::DType::Float64, *value);
+  return ins.result(dtype_arg(a["dtype"], tensor::DType::Float32, api), trn::BufferKind::Sbuf, r);
+}
+
+Value iota_fn(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.iota";
+  auto e = to_index_expr(a["expr"]);
+  if (!e) throw NkiError(ErrorKind::Type, "expr of nisa.iota must be an nl.arange index expression");
+  tensor::Shape shape = e->shape;
+  while (shape.size() < 2) shape.push_back(1);
+  IndexExpr expr = e->aligned_to(int(e->shape.size()));
+  Instruction ins(api, trn::Opcode::Iota, trn::Engine::GpSimd, shape, to_predicate(a["mask"], api));
+  tensor::Array r = no_values();
+  if (ins.computing()) {
+    tensor::Shape bs = ins.box().shape();
+    std::vector<double> vals(size_t(tensor::num_elements(bs)));
+    std::vector<int64_t> j(bs.size(), 0);
+    for (auto& v : vals) {
+      int64_t x = expr.c0;
+      for (auto& [axis, c] : expr.terms) x += c * (ins.box().lo[size_t(axis)] + j[size_t(axis)]);
+      v = double(x);
+      for (int k = int(j.size()) - 1; k >= 0; --k) {
+        if (++j[size_t(k)] < bs[size_t(k)]) break;
+        j[size_t(k)] = 0;
+      }
+    }
+    r = tensor::Array::from_values(bs, tensor::DType::Float64, vals);
+  }
+  return ins.result(dtype_arg(a["dtype"], tensor::DType::Int32, api), trn::BufferKind::Sbuf, r);
+}
+
+Value affine_select_fn(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.affine_select";
+  NkiTensorObj& t = tile_arg(a["on_true_tile"], api, "on_true_tile");
+  auto pred = to_predicate(a["pred"], api);
+  auto off = scalar_arg(a["on_false_value"]);
+  if (!off) throw NkiError(ErrorKind::Type, "on_false_value of nisa.affine_select must be a scalar");
+  Instruction ins(api, trn::Opcode::Select, trn::Engine::GpSimd, t.shape(), to_predicate(a["mask"], api));
+  tensor::Array v = ins.input(t);
+  tensor::Array r = no_values();
+  if (ins.computing()) {
+    MaskRegion region = mask_region(pred.get(), t.shape());
+    tensor::Shape bs = ins.box().shape();
+    tensor::Array src = tensor::astype(v, tensor::DType::Float64);
+    std::vector<double> vals(size_t(tensor::num_elements(bs)));
+    std::vector<int64_t> j(bs.size(), 0), abs(bs.size());
+    for (auto& out : vals) {
+      bool in_box = true;
+      for (size_t k = 0; k < j.size(); ++k) {
+        abs[k] = ins.box().lo[k] + j[k];
+        in_box = in_box && abs[k] >= region.box.lo[k] && abs[k] < region.box.hi[k];
+      }
+      out = in_box && region.holds(abs) ? src.get(j) : *off;
+      for (int k = int(j.size()) - 1; k >= 0; --k) {
+        if (++j[size_t(k)] < bs[size_t(k)]) break;
+        j[size_t(k)] = 0;
+      }
+    }
+    r = tensor::Array::from_values(bs, tensor::DType::Float64, vals);
+  }
+  return ins.result(dtype_arg(a["dtype"], t.dtype(), api), trn::BufferKind::Sbuf, r);
+}
+
+Value dma_copy_fn(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.dma_copy";
+  auto* dst = a["dst"].as<NkiTensorObj>();
+  auto* src = a["src"].as<NkiTensorObj>();
+  if (!dst || !src) throw NkiError(ErrorKind::Type, "dst and src of nisa.dma_copy must be tensors");
+  if (src->storage->buffer == trn::BufferKind::Psum || dst->storage->buffer == trn::BufferKind::Psum)
+    throw NkiError(ErrorKind::Rule, "err_unsupported_memory: DMA cannot access PSUM (nisa.dma_copy)");
+  int rank = std::max(dst->view.ndim(), src->view.ndim());
+  NkiTensorObj d = padded(*dst, rank), s = padded(*src, rank);
+  if (tensor::num_elements(d.shape()) != tensor::num_elements(s.shape()) || d.shape() != s.shape())
+    throw NkiError(ErrorKind::Value, fmt::format("shapes of dst{} and src{} of nisa.dma_copy differ",
+                                                 tensor::shape_str(dst->shape()), tensor::shape_str(src->shape())));
+  bool from_hbm = !src->on_chip(), to_hbm = !dst->on_chip();
+  trn::Opcode op = from_hbm && !to_hbm ? trn::Opcode::DmaLoad : (!from_hbm && to_hbm ? trn::Opcode::DmaStore
+                                                                                       : trn::Opcode::DmaCopy);
+  if (dst->on_chip()) check_partition_limit(d.shape(), api);
+  Instruction ins(api, op, trn::Engine::Dma, d.shape(), to_predicate(a["mask"], api));
+  tensor::Array v = ins.input(s);
+  bool rmw = !a["dst_rmw_op"].is_none();
+  if (rmw) alu_op(a["dst_rmw_op"], api, "dst_rmw_op");
+  ins.output_to(d, v, rmw);
+  return Value();
+}
+
+Value dma_transpose_fn(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.dma_transpose";
+  auto* src = a["src"].as<NkiTensorObj>();
+  if (!src) throw NkiError(ErrorKind::Type, "src of nisa.dma_transpose must be a tensor");
+  NkiTensorObj s = padded(*src, 2);
+  if (s.view.ndim() != 2) throw NkiError(ErrorKind::Unsupported, "nisa.dma_transpose supports 2-D tensors");
+  tensor::Shape space{s.shape()[1], s.shape()[0]};
+  check_partition_limit(space, api);
+  Instruction ins(api, trn::Opcode::DmaTranspose, trn::Engine::Dma, space, to_predicate(a["mask"], api));
+  const Box& box = ins.box();
+  tensor::Array v = no_values(), r = no_values();
+  if (!box.empty()) v = ins.input_box(s, Box{{box.lo[1], box.lo[0]}, {box.hi[1], box.hi[0]}});
+  if (ins.computing()) r = tensor::transpose(v, {1, 0});
+  return ins.result(dtype_arg(a["dtype"], src->dtype(), api), trn::BufferKind::Sbuf, r);
+}
+
+Value partition_reduce_fn(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.tensor_partition_reduce";
+  NkiTensorObj& t = tile_arg(a["data"], api, "data");
+  const AluOp& op = alu_op(a["op"], api, "op");
+  if (!op.reduce) throw NkiError(ErrorKind::Type, "op of nisa.tensor_partition_reduce must be a reduction operator");
+  if (t.storage->buffer == trn::BufferKind::Psum)
+    throw NkiError(ErrorKind::Rule, "the GpSimd engine cannot access PSUM (nisa.tensor_partition_reduce)");
+  Instruction ins(api, trn::Opcode::TensorPartitionReduce, trn::Engine::GpSimd, t.shape(), to_predicate(a["mask"], api));
+  tensor::Array v = ins.input(t), r;
+  tensor::Shape out_shape = t.shape();
+  out_shape[0] = 1;
+  Box out_box = ins.box();
+  out_box.lo[0] = 0;
+  out_box.hi[0] = 1;
+  if (ins.computing()) r = tensor::reduce(*op.reduce, v, {0}, true, tensor::DType::Float32);
+  return ins.result_shaped(out_shape, out_box, dtype_arg(a["dtype"], t.dtype(), api), trn::BufferKind::Sbuf, r);
+}
+
+}  // namespace
+
+void add_isa_engine_functions(ModuleObj& m, DefIsa def_isa) {
+  m.attrs["nc_matmul"] = Value(std::make_shared<BuiltinObj>("nisa.nc_matmul", nc_matmul_call));
+  m.attrs["memset"] = Value(std::make_shared<BuiltinObj>("nisa.memset", memset_call));
+  def_isa(m, "nc_transpose", {req("data"), kwonly("mask"), kwonly("dtype"), kwonly("engine")}, 1,
+          [](Interpreter& in, BoundArgs& a) {
+            NkiTensorObj& t = tile_arg(a["data"], "nisa.nc_transpose", "data");
+            return transpose_core(t, "nisa.nc_transpose", engine_of(a["engine"]),
+                                  opt_dtype(a["dtype"], "nisa.nc_transpose"), to_predicate(a["mask"], "nisa.nc_transpose"));
+          });
+  def_isa(m, "iota", {req("expr"), req("dtype"), kwonly("mask")}, 99, iota_fn);
+  def_isa(m, "affine_select", {req("pred"), req("on_true_tile"), req("on_false_value"), kwonly("mask"), kwonly("dtype")},
+          99, affine_select_fn);
+  def_isa(m, "dma_transpose", {req("src"), kwonly("axes"), kwonly("mask"), kwonly("dtype")}, 1, dma_transpose_fn);
+  def_isa(m, "tensor_partition_reduce", {req("op"), req("data"), kwonly("mask"), kwonly("dtype")}, 0,
+          partition_reduce_fn);
+  def(m, "nisa", "dma_copy", {kwonly("dst"), kwonly("src"), kwonly("mask"), kwonly("dst_rmw_op"), kwonly("oob_mode"),
+                              kwonly("dge_mode")},
+      dma_copy_fn);
+}
+
+void add_isa_constants(ModuleObj& m) {
+  using E = trn::Engine;
+  const std::pair<const char*, std::optional<E>> engines[] = {
+      {"tensor_engine", E::Tensor}, {"vector_engine", E::Vector}, {"scalar_engine", E::Scalar},
+      {"gpsimd_engine", E::GpSimd}, {"dma_engine", E::Dma},       {"unknown_engine", std::nullopt},
+  };
+  auto engine_ns = std::make_shared<NamespaceObj>("engine");
+  for (auto& [name, e] : engines) {
+    Value v(std::make_shared<EngineObj>(e, name));
+    m.attrs[name] = v;
+    std::string short_name = std::string(name).substr(0, std::string(name).find('_'));
+    engine_ns->set(short_name, v);
+  }
+  m.attrs["engine"] = Value(engine_ns);
+  auto enum_ns = [&](const char* name, std::vector<std::pair<const char*, int>> values) {
+    auto ns = std::make_shared<NamespaceObj>(name);
+    for (auto& [n, v] : values) ns->set(n, Value::from_int(v));
+    m.attrs[name] = Value(ns);
+  };
+  enum_ns("reduce_cmd", {{"idle", 0}, {"reset", 1}, {"reduce", 2}, {"reset_reduce", 3}});
+  enum_ns("dge_mode", {{"none", 0}, {"swdge", 1}, {"hwdge", 2}, {"unknown", 3}});
+  enum_ns("oob_mode", {{"error", 0}, {"skip", 1}});
+  enum_ns("nc_version", {{"gen2", 2}, {"gen3", 3}});
+  def(m, "nisa", "get_nc_version", {}, [](Interpreter&, BoundArgs&) { return Value::from_int(2); });
+  auto fp32 = std::make_shared<NamespaceObj>("fp32");
+  fp32->set("min", Value::from_float(-3.4028234663852886e38));
+  m.attrs["fp32"] = Value(fp32);
+}
+
+}  // namespace nki::lib

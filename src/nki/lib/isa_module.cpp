@@ -1,0 +1,207 @@
+// The nki.isa module. Every instruction accepts the legacy call style (returns a fresh tile) and
+// the newer destination-first style (`nisa.x(dst, ...)` or `dst=`), which is the legacy
+// instruction assigned into `dst` (output dtype = dst.dtype) -- see isa_dispatch below.
+#include <fmt/format.h>
+
+#include "nki/lib/array_value.h"
+#include "nki/lib/compute_ops.h"
+#include "nki/lib/instruction.h"
+#include "nki/lib/isa_functions.h"
+#include "nki/lib/language_ops.h"
+#include "nki/lib/modules.h"
+#include "nki/lib/module_util.h"
+
+namespace nki::lib {
+
+namespace {
+
+// Removes and returns the destination of a destination-first call: `dst=` or more leading
+// positional tensors than the legacy signature starts with.
+std::optional<Value> take_dst(CallArgs& args, int legacy_leading_tensors) {
+  for (size_t i = 0; i < args.kwargs.size(); ++i) {
+    if (args.kwargs[i].first == "dst") {
+      Value d = args.kwargs[i].second;
+      args.kwargs.erase(args.kwargs.begin() + long(i));
+      return d;
+    }
+  }
+  int leading = 0;
+  while (leading < int(args.args.size()) && args.args[size_t(leading)].as<NkiTensorObj>()) ++leading;
+  if (leading > legacy_leading_tensors) {
+    Value d = args.args[0];
+    args.args.erase(args.args.begin());
+    return d;
+  }
+  return std::nullopt;
+}
+
+bool has_param(const Signature& sig, std::string_view name) {
+  for (auto& p : sig.params)
+    if (p.name == name) return true;
+  return false;
+}
+
+bool has_kwarg(const CallArgs& args, std::string_view name) {
+  for (auto& [k, v] : args.kwargs)
+    if (k == name) return true;
+  return false;
+}
+
+void def_isa(ModuleObj& m, const std::string& name, std::vector<Param> params, int leading_tensors, LibFn fn) {
+  auto sig = std::make_shared<Signature>(Signature{"nisa." + name, std::move(params), false, true});
+  m.attrs[name] = Value(std::make_shared<BuiltinObj>("nisa." + name, [sig, fn, leading_tensors](Interpreter& in, CallArgs& args) {
+    CallArgs call = args;
+    std::optional<Value> dst = take_dst(call, leading_tensors);
+    if (!dst) {
+      BoundArgs bound = bind_args(*sig, call);
+      return fn(in, bound);
+    }
+    auto* d = dst->as<NkiTensorObj>();
+    if (!d) throw NkiError(ErrorKind::Type, fmt::format("dst of {} must be a tensor, got {}", sig->name, dst->type_name()));
+    if (has_param(*sig, "dtype") && !has_kwarg(call, "dtype")) call.kwargs.push_back({"dtype", make_dtype(d->dtype())});
+    BoundArgs bound = bind_args(*sig, call);
+    Value r = fn(in, bound);
+    assign_into(in, *d, r);
+    return Value();
+  }));
+}
+
+MaskPtr mask_of(BoundArgs& a, std::string_view api) { return to_predicate(a["mask"], api); }
+
+std::optional<trn::Engine> engine_of(const Value& v) {
+  auto* e = v.is_object() ? dynamic_cast<EngineObj*>(v.object().get()) : nullptr;
+  return e ? e->engine : std::nullopt;
+}
+
+Value isa_tensor_tensor(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.tensor_tensor";
+  const AluOp& op = alu_op(a["op"], api, "op");
+  if (!op.binary) throw NkiError(ErrorKind::Type, "op of nisa.tensor_tensor must be a binary ALU operator");
+  auto user = engine_of(a["engine"]);
+  bool gpsimd = op.binary == tensor::BinaryOp::Pow;
+  return binary_core(*op.binary, a["data1"], a["data2"], api, opt_dtype(a["dtype"], api), mask_of(a, api),
+                     trn::Opcode::TensorTensor, user.value_or(gpsimd ? trn::Engine::GpSimd : trn::Engine::Vector), true);
+}
+
+Value isa_tensor_scalar(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.tensor_scalar";
+  NkiTensorObj& data = tile_arg(a["data"], api, "data");
+  ScalarStep s0{&alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
+  ScalarStep s1;
+  if (!a["op1"].is_none()) s1 = ScalarStep{&alu_op(a["op1"], api, "op1"), a["operand1"], a["reverse1"].truthy()};
+  auto user = engine_of(a["engine"]);
+  return tensor_scalar_core(data, s0, s1, api, opt_dtype(a["dtype"], api), mask_of(a, api),
+                            user.value_or(trn::Engine::Vector), user.has_value());
+}
+
+Value isa_activation(Interpreter& in, BoundArgs& a, bool force_reduce) {
+  std::string_view api = force_reduce ? "nisa.activation_reduce" : "nisa.activation";
+  NkiTensorObj& data = tile_arg(a["data"], api, "data");
+  ActivationArgs args;
+  args.func = &alu_op(a["op"], api, "op");
+  args.bias = a["bias"];
+  args.scale = a["scale"].is_none() ? Value::from_float(1.0) : a["scale"];
+  if (!a["reduce_op"].is_none()) args.reduce_op = &alu_op(a["reduce_op"], api, "reduce_op");
+  if (a["reduce_res"].as<NkiTensorObj>()) args.reduce_res = &tile_arg(a["reduce_res"], api, "reduce_res");
+  args.reduce_cmd = force_reduce ? 3 : int(to_int(a["reduce_cmd"], "reduce_cmd"));
+  if (args.reduce_res && args.reduce_cmd == 0) args.reduce_cmd = 0;
+  return activation_core(data, args, api, opt_dtype(a["dtype"], api), mask_of(a, api));
+}
+
+Value isa_tensor_reduce(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.tensor_reduce";
+  NkiTensorObj& data = tile_arg(a["data"], api, "data");
+  return reduce_core(alu_op(a["op"], api, "op"), data, a["axis"], a["keepdims"].truthy(), a["negate"].truthy(),
+                     opt_dtype(a["dtype"], api), api, mask_of(a, api));
+}
+
+Value isa_tensor_scalar_reduce(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.tensor_scalar_reduce";
+  NkiTensorObj& data = tile_arg(a["data"], api, "data");
+  ScalarStep s0{&alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
+  Value r = tensor_scalar_core(data, s0, ScalarStep{}, api, opt_dtype(a["dtype"], api), mask_of(a, api),
+                               trn::Engine::Vector, false);
+  if (auto* res = a["reduce_res"].as<NkiTensorObj>()) {
+    std::vector<Value> axes;
+    for (int k = 1; k < r.as<NkiTensorObj>()->view.ndim(); ++k) axes.push_back(Value::from_int(k));
+    Value red = reduce_core(alu_op(a["reduce_op"], api, "reduce_op"), *r.as<NkiTensorObj>(), make_list(axes), true,
+                            false, res->dtype(), api, nullptr);
+    assign_into(in, *res, red);
+  }
+  return r;
+}
+
+Value isa_scan(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.tensor_tensor_scan";
+  NkiTensorObj& d0 = tile_arg(a["data0"], api, "data0");
+  NkiTensorObj& d1 = tile_arg(a["data1"], api, "data1");
+  return scan_core(d0, d1, a["initial"], alu_op(a["op0"], api, "op0"), alu_op(a["op1"], api, "op1"),
+                   a["reverse0"].truthy(), a["reverse1"].truthy(), opt_dtype(a["dtype"], api), mask_of(a, api));
+}
+
+Value isa_scalar_tensor_tensor(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.scalar_tensor_tensor";
+  NkiTensorObj& data = tile_arg(a["data"], api, "data");
+  ScalarStep s0{&alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
+  Value tmp = tensor_scalar_core(data, s0, ScalarStep{}, api, tensor::DType::Float32, mask_of(a, api),
+                                 trn::Engine::Vector, false);
+  const AluOp& op1 = alu_op(a["op1"], api, "op1");
+  if (!op1.binary) throw NkiError(ErrorKind::Type, "op1 of nisa.scalar_tensor_tensor must be a binary ALU operator");
+  auto dtype = opt_dtype(a["dtype"], api);
+  Value x = a["reverse1"].truthy() ? a["operand1"] : tmp, y = a["reverse1"].truthy() ? tmp : a["operand1"];
+  return binary_core(*op1.binary, x, y, api, dtype.value_or(data.dtype()), mask_of(a, api), trn::Opcode::TensorTensor,
+                     trn::Engine::Vector, true);
+}
+
+}  // namespace
+
+ObjectPtr make_isa_module(Interpreter& in) {
+  auto m = std::make_shared<ModuleObj>("nki.isa");
+  ModuleObj& mod = *m;
+  Value f = Value::from_bool(false), none;
+  def_isa(mod, "tensor_tensor", {req("data1"), req("data2"), req("op"), kwonly("dtype"), kwonly("mask"), kwonly("engine")},
+          2, isa_tensor_tensor);
+  def_isa(mod, "tensor_scalar", {req("data"), req("op0"), req("operand0"), opt("reverse0", f), opt("op1"),
+                                 opt("operand1"), opt("reverse1", f), kwonly("dtype"), kwonly("mask"), kwonly("engine")},
+          1, isa_tensor_scalar);
+  def_isa(mod, "activation", {req("op"), req("data"), kwonly("bias"), kwonly("scale", Value::from_float(1.0)),
+                              kwonly("reduce_op"), kwonly("reduce_res"), kwonly("reduce_cmd", Value::from_int(0)),
+                              kwonly("mask"), kwonly("dtype")},
+          0, [](Interpreter& in, BoundArgs& a) { return isa_activation(in, a, false); });
+  def_isa(mod, "activation_reduce", {req("op"), req("data"), kwonly("reduce_op"), kwonly("reduce_res"), kwonly("bias"),
+                                     kwonly("scale", Value::from_float(1.0)), kwonly("mask"), kwonly("dtype"),
+                                     kwonly("reduce_cmd", Value::from_int(3))},
+          0, [](Interpreter& in, BoundArgs& a) { return isa_activation(in, a, true); });
+  def_isa(mod, "tensor_reduce", {req("op"), req("data"), req("axis"), kwonly("mask"), kwonly("dtype"),
+                                 kwonly("negate", f), kwonly("keepdims", f)},
+          0, isa_tensor_reduce);
+  def_isa(mod, "tensor_scalar_reduce", {kwonly("data"), kwonly("op0"), kwonly("operand0"), kwonly("reduce_op"),
+                                        kwonly("reduce_res"), kwonly("reverse0", f), kwonly("dtype"), kwonly("mask")},
+          1, isa_tensor_scalar_reduce);
+  def_isa(mod, "tensor_tensor_scan", {req("data0"), req("data1"), req("initial"), req("op0"), req("op1"),
+                                      opt("reverse0", f), opt("reverse1", f), kwonly("dtype"), kwonly("mask")},
+          2, isa_scan);
+  def_isa(mod, "scalar_tensor_tensor", {kwonly("data"), kwonly("op0"), kwonly("operand0"), kwonly("op1"),
+                                        kwonly("operand1"), kwonly("reverse0", f), kwonly("reverse1", f),
+                                        kwonly("dtype"), kwonly("mask")},
+          1, isa_scalar_tensor_tensor);
+  def_isa(mod, "reciprocal", {req("data"), kwonly("dtype"), kwonly("mask")}, 1, [](Interpreter& in, BoundArgs& a) {
+    NkiTensorObj& t = tile_arg(a["data"], "nisa.reciprocal", "data");
+    Instruction ins("nisa.reciprocal", trn::Opcode::Reciprocal, trn::Engine::Vector, t.shape(),
+                    mask_of(a, "nisa.reciprocal"));
+    tensor::Array v = ins.input(t), r;
+    tensor::DType out = dtype_arg(a["dtype"], t.dtype(), "nisa.reciprocal");
+    if (ins.computing()) r = tensor::unary(tensor::UnaryOp::Reciprocal, v, tensor::DType::Float32, out);
+    if (auto* info = ins.info()) info->flops = uint64_t(ins.box().elements());
+    return ins.result(out, trn::BufferKind::Sbuf, r);
+  });
+  def_isa(mod, "tensor_copy", {req("src"), kwonly("mask"), kwonly("dtype"), kwonly("engine")}, 1,
+          [](Interpreter& in, BoundArgs& a) {
+            return copy_tile(in, a["src"], a["dtype"], "nisa.tensor_copy", mask_of(a, "nisa.tensor_copy"));
+          });
+  add_isa_engine_functions(mod, def_isa);
+  add_isa_constants(mod);
+  return m;
+}
+
+}  // namespace nki::lib

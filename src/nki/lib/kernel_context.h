@@ -1,0 +1,89 @@
+// Per-run state of the nki.language / nki.isa libraries: numerics on or off, the trace sink,
+// tensor ids, and the one pending instruction record.
+//
+// Threading contract: a context is active on one thread at a time (ContextScope installs it as
+// the thread's current context); library calls on a thread without an active context use a
+// thread-local default context (numerics on, no trace).
+//
+// Why a pending record: `t[i] = nl.load(...)` first evaluates the call (which emits an instruction
+// writing a fresh tile) and then assigns. The hardware instruction writes straight into `t[i]`, so
+// the newest instruction stays pending until the next library event; an assignment of its result
+// retargets its output operand to the destination instead of emitting a copy.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trn/trace.h"
+
+namespace nki {
+class Interpreter;
+class Object;
+}  // namespace nki
+
+namespace nki::lib {
+
+struct TensorStorage;
+
+class KernelContext {
+ public:
+  bool numerics = true;
+  trn::TraceSink* sink = nullptr;
+  Interpreter* interpreter = nullptr;
+  uint64_t instructions = 0;  // instruction records emitted
+  std::vector<double> act_registers;  // Scalar Engine accumulation registers (one per partition)
+
+  static KernelContext& current();
+
+  uint32_t new_tensor_id() { return next_tensor_id_++; }
+  uint32_t new_loop_id() { return next_loop_id_++; }
+  bool tracing() const { return sink != nullptr; }
+
+  // A fresh Alloc record for `storage`; emitted now (declared tensors, inputs).
+  void emit_alloc(const TensorStorage& storage);
+  // Starts a new instruction: flushes the pending one and returns the record to fill (reused:
+  // vectors keep their capacity). Returns nullptr when not tracing.
+  trn::Record* begin_instruction(trn::Opcode op, trn::Engine engine);
+  // Marks the record returned by begin_instruction as complete; `result` is the fresh tile it
+  // writes (nullptr when it writes an existing tensor) and `result_storage` its storage, whose
+  // Alloc record is emitted only if the result is not assigned into an existing tensor.
+  void end_instruction(const Object* result, const TensorStorage* result_storage);
+  // The pending instruction, if its fresh result tile is `value` (see file comment).
+  trn::Record* pending_for(const Object* value);
+  // The pending instruction was retargeted: drop its result's Alloc record.
+  void drop_pending_alloc() { pending_has_alloc_ = false; }
+  void emit_loop(trn::RecordKind kind, const trn::LoopInfo& info);
+  void flush();  // emits the pending records (end of run, before other records)
+
+ private:
+  void send(trn::Record& record);
+  void fill_alloc(trn::Record& record, const TensorStorage& storage);
+
+  uint32_t next_tensor_id_ = 1;
+  uint32_t next_loop_id_ = 0;
+  uint64_t seq_ = 0;
+  trn::Record pending_;
+  trn::Record pending_alloc_;
+  trn::Record scratch_;
+  bool has_pending_ = false;
+  bool pending_has_alloc_ = false;
+  const Object* pending_result_ = nullptr;
+};
+
+// Installs a context as the thread's current one for its lifetime.
+class ContextScope {
+ public:
+  explicit ContextScope(KernelContext& ctx);
+  ~ContextScope();
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  KernelContext* previous_;
+};
+
+// The kernel source line of the statement being executed (0 when unknown).
+uint32_t current_line(KernelContext& ctx);
+
+}  // namespace nki::lib

@@ -1,0 +1,144 @@
+#include "nki/lib/kernel_runner.h"
+
+#include <fmt/format.h>
+
+#include "nki/interpreter.h"
+#include "nki/lib/array_value.h"
+#include "nki/lib/kernel_context.h"
+#include "nki/lib/nki_tensor.h"
+#include "tensor/ops.h"
+
+namespace nki::lib {
+
+namespace {
+
+Value kernel_function(ModuleObj& module) {
+  for (const char* name : {"kernel", "optimized_kernel"}) {
+    auto it = module.attrs.find(name);
+    if (it != module.attrs.end()) return it->second;
+  }
+  throw NkiError(ErrorKind::Name, "the kernel file defines no function named 'kernel' (or 'optimized_kernel')");
+}
+
+Value input_tensor(KernelContext& ctx, const NdArrayObj& a, size_t index) {
+  tensor::Shape shape = a.array.shape();
+  auto st = std::make_shared<TensorStorage>();
+  st->shape = shape;
+  st->strides = c_strides(shape);
+  st->dtype = a.array.dtype();
+  st->buffer = trn::BufferKind::Hbm;
+  st->id = ctx.new_tensor_id();
+  st->is_input = true;
+  st->name = fmt::format("input{}", index);
+  // A private copy: kernels must not change the caller's arrays.
+  st->data = ctx.numerics && a.array.has_data() ? a.array.copy() : tensor::Array::shape_only(shape, st->dtype);
+  ctx.emit_alloc(*st);
+  return make_tensor(std::move(st));
+}
+
+tensor::Array output_array(const Value& v) {
+  auto* t = v.as<NkiTensorObj>();
+  if (!t) throw NkiError(ErrorKind::Type, fmt::format("the kernel must return HBM tensors, got {}", v.type_name()));
+  if (t->on_chip())
+    throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned an {} tensor; outputs must be HBM tensors created "
+                                                "with buffer=nl.shared_hbm", trn::to_string(t->storage->buffer)));
+  if (!t->storage->data.has_data()) return tensor::Array::shape_only(t->shape(), t->dtype());
+  return read_region(*t, Box::full(t->shape())).copy();
+}
+
+}  // namespace
+
+KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std::vector<Value>& inputs,
+                           const KernelRunOptions& options) {
+  Value fn = kernel_function(kernel_module);
+  KernelContext ctx;
+  ctx.numerics = options.numerics;
+  ctx.sink = options.sink;
+  ctx.interpreter = &in;
+  ContextScope scope(ctx);
+  CallArgs call;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto* a = inputs[i].as<NdArrayObj>();
+    call.args.push_back(a && !a->is_scalar ? input_tensor(ctx, *a, i) : inputs[i]);
+  }
+  Value ret;
+  try {
+    ret = in.call(fn, std::move(call));
+  } catch (const tensor::ArrayError& e) {
+    throw NkiError(ErrorKind::Value, e.what());
+  }
+  ctx.flush();
+  KernelRunResult result;
+  if (auto* t = ret.as<TupleObj>()) {
+    result.returned_tuple = true;
+    for (auto& item : t->items) result.outputs.push_back(output_array(item));
+  } else if (!ret.is_none()) {
+    result.outputs.push_back(output_array(ret));
+  }
+  result.instructions = ctx.instructions;
+  if (options.sink) options.sink->finish();
+  return result;
+}
+
+// ---- text format ---------------------------------------------------------------------------------
+namespace {
+
+std::string format_operand(const trn::Operand& o) {
+  std::string s = fmt::format("{} t{}", trn::to_string(o.buffer), o.tensor_id);
+  if (o.block) s += fmt::format(" b{}", o.block);
+  s += fmt::format(" p{}+{} f{} {}B c{} d{}", o.partition_start, o.partitions, o.free_elements, o.dtype_bytes,
+                   o.contiguous_bytes, o.descriptors);
+  if (o.strided) s += " strided";
+  return s;
+}
+
+std::string format_operands(const std::vector<trn::Operand>& ops) {
+  std::string s = "[";
+  for (size_t i = 0; i < ops.size(); ++i) s += (i ? "; " : "") + format_operand(ops[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+std::string format_record(const trn::Record& r) {
+  switch (r.kind) {
+    case trn::RecordKind::Alloc: {
+      const trn::AllocInfo& a = r.alloc;
+      std::string s = fmt::format("alloc t{} {} blocks={} partitions={} bytes={}", a.tensor_id,
+                                  trn::to_string(a.buffer), a.blocks, a.partitions, a.bytes_per_partition);
+      if (a.is_kernel_input) s += " input";
+      if (a.is_kernel_output) s += " output";
+      if (a.zero_initialized) s += " zero";
+      if (!a.name.empty()) s += " name=" + a.name;
+      return s + fmt::format(" line={}", r.line);
+    }
+    case trn::RecordKind::Instruction: {
+      const trn::InstructionInfo& i = r.inst;
+      std::string s = fmt::format("{} {} in={} out={}", trn::to_string(i.opcode), trn::to_string(i.engine),
+                                  format_operands(i.inputs), format_operands(i.outputs));
+      if (i.accumulate) s += " acc";
+      if (i.engine_chosen_by_user) s += " user_engine";
+      if (i.flops) s += fmt::format(" flops={}", i.flops);
+      if (i.matmul_rows) s += fmt::format(" mm={}x{}x{}", i.matmul_rows, i.matmul_stationary_cols, i.matmul_moving_cols);
+      if (i.activation_func) s += fmt::format(" func={}", i.activation_func);
+      if (i.has_reduce) s += " reduce";
+      return s + fmt::format(" line={}", r.line);
+    }
+    case trn::RecordKind::LoopBegin:
+      return fmt::format("loop_begin {} id={} trip={} line={}", trn::to_string(r.loop.kind), r.loop.loop_id,
+                         r.loop.trip_count, r.line);
+    case trn::RecordKind::LoopIteration:
+      return fmt::format("loop_iter id={} i={}", r.loop.loop_id, r.loop.iteration);
+    case trn::RecordKind::LoopEnd:
+      return fmt::format("loop_end id={}", r.loop.loop_id);
+  }
+  return "?";
+}
+
+std::string format_trace(const std::vector<trn::Record>& records) {
+  std::string out;
+  for (auto& r : records) out += format_record(r) + "\n";
+  return out;
+}
+
+}  // namespace nki::lib

@@ -1,0 +1,43 @@
+// Running an NKI kernel on the interpreter: the entry point used by the benchmark harness, the
+// evaluator and `accelopt trace`. See tests/unit/nkilib/kernel_runner_test.cpp for examples.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nki/value.h"
+#include "tensor/array.h"
+#include "trn/trace.h"
+
+namespace nki {
+class Interpreter;
+}
+
+namespace nki::lib {
+
+struct KernelRunOptions {
+  bool numerics = true;            // false: trace-only mode (shape-only arrays, no arithmetic)
+  trn::TraceSink* sink = nullptr;  // receives every record in program order; finish() is called at the end
+  std::string arch = "trn1";
+};
+
+struct KernelRunResult {
+  std::vector<tensor::Array> outputs;  // shape-only arrays in trace-only mode
+  bool returned_tuple = false;
+  uint64_t instructions = 0;           // instruction records (also counted when no sink is given)
+};
+
+// Finds `kernel` (or `optimized_kernel`) in the loaded kernel module, turns ndarray inputs into
+// HBM tensors (Python scalars pass through), runs it, returns the returned HBM tensors as arrays.
+// Errors are NkiError (Name when no kernel function exists, Rule/Type/Value/Index/Limit from the
+// kernel, located by the interpreter).
+KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std::vector<Value>& inputs,
+                           const KernelRunOptions& options);
+
+// One line per record, stable across runs (no pointers, no times): the `accelopt trace` output
+// and the golden-file format of tests/golden/trace/.
+std::string format_record(const trn::Record& record);
+std::string format_trace(const std::vector<trn::Record>& records);
+
+}  // namespace nki::lib

@@ -1,0 +1,175 @@
+// Tensor creation: nl.ndarray / zeros / ones / full / *_like / shared_constant, and the buffer
+// rules checked at declaration (partition <= 128, on-chip rank >= 2, PSUM tile <= 2 KiB per
+// partition). Total SBUF/PSUM capacity is deliberately not checked: block dims are logical.
+#include "nki/lib/language_creation.h"
+
+#include <fmt/format.h>
+
+#include "nki/lib/array_value.h"
+#include "nki/lib/instruction.h"
+#include "nki/lib/module_util.h"
+
+namespace nki::lib {
+
+namespace {
+
+struct CreationShape {
+  tensor::Shape shape;
+  int partition_axis = 0;
+};
+
+CreationShape creation_shape(const Value& v, std::string_view api) {
+  std::vector<Value> items;
+  if (auto* t = v.as<TupleObj>()) items = t->items;
+  else if (auto* l = v.as<ListObj>()) items = l->items;
+  else items = {v};
+  CreationShape cs;
+  int par = -1;
+  for (auto& item : items) {
+    if (auto* p = dynamic_cast<ParDimObj*>(item.is_object() ? item.object().get() : nullptr)) {
+      if (par >= 0) throw NkiError(ErrorKind::Value, fmt::format("{}: a shape can mark only one nl.par_dim", api));
+      par = int(cs.shape.size());
+      cs.shape.push_back(p->size);
+      continue;
+    }
+    int64_t d = to_int(item, "shape dimension");
+    if (d < 0) throw NkiError(ErrorKind::Value, fmt::format("{}: negative dimension {} in shape", api, d));
+    cs.shape.push_back(d);
+  }
+  cs.partition_axis = par < 0 ? 0 : par;
+  return cs;
+}
+
+void check_on_chip_shape(const CreationShape& cs, tensor::DType dtype, trn::BufferKind kind, std::string_view api) {
+  int free_dims = int(cs.shape.size()) - cs.partition_axis - 1;
+  if (free_dims < 1)
+    throw NkiError(ErrorKind::Rule, fmt::format("Insufficient rank: an {} tensor needs a partition dimension and at "
+                                                "least one free dimension, got shape {} ({})",
+                                                trn::to_string(kind), tensor::shape_str(cs.shape), api));
+  int64_t p = cs.shape[size_t(cs.partition_axis)];
+  if (p > 128)
+    throw NkiError(ErrorKind::Rule, fmt::format("partition dimension {} exceeds the 128 partitions of {} ({})", p,
+                                                kind == trn::BufferKind::Psum ? "PSUM" : "SBUF", api));
+  int64_t free_bytes = tensor::itemsize(dtype);
+  for (size_t d = size_t(cs.partition_axis) + 1; d < cs.shape.size(); ++d) free_bytes *= cs.shape[d];
+  if (kind == trn::BufferKind::Psum && free_bytes > 2048)
+    throw NkiError(ErrorKind::Rule, fmt::format("PSUM tile of shape {} needs {} bytes per partition, more than the "
+                                                "2 KiB of a PSUM bank ({})",
+                                                tensor::shape_str(cs.shape), free_bytes, api));
+}
+
+void emit_fill(const NkiTensorObj& t, double value) {
+  KernelContext& ctx = KernelContext::current();
+  if (ctx.numerics) tensor::fill(t.storage->data, value);
+  trn::Record* r = ctx.begin_instruction(trn::Opcode::Memset, t.storage->buffer == trn::BufferKind::Psum
+                                                                  ? trn::Engine::Vector : trn::Engine::GpSimd);
+  if (!r) {
+    ctx.end_instruction(nullptr, nullptr);
+    return;
+  }
+  r->line = current_line(ctx);
+  const TensorStorage& st = *t.storage;
+  trn::Operand op;
+  op.buffer = st.buffer;
+  op.tensor_id = st.id;
+  op.partitions = uint16_t(st.partitions());
+  op.free_elements = uint32_t(st.free_elements() * st.blocks());
+  op.dtype_bytes = uint8_t(tensor::itemsize(st.dtype));
+  op.fp32 = st.dtype == tensor::DType::Float32;
+  op.contiguous_bytes = uint32_t(st.free_elements() * op.dtype_bytes);
+  op.descriptors = uint32_t(st.partitions() * st.blocks());
+  r->inst.outputs.push_back(op);
+  ctx.end_instruction(nullptr, nullptr);
+}
+
+}  // namespace
+
+trn::BufferKind buffer_kind(const Value& v, std::string_view api) {
+  if (v.is_none()) return trn::BufferKind::Sbuf;
+  if (auto* b = dynamic_cast<BufferObj*>(v.is_object() ? v.object().get() : nullptr)) return b->kind;
+  if (auto* s = v.as<StrObj>()) {
+    if (s->s == "sbuf") return trn::BufferKind::Sbuf;
+    if (s->s == "psum") return trn::BufferKind::Psum;
+    if (s->s == "hbm" || s->s == "shared_hbm" || s->s == "private_hbm") return trn::BufferKind::Hbm;
+  }
+  throw NkiError(ErrorKind::Type, fmt::format("buffer of {} must be nl.sbuf, nl.psum, nl.hbm, nl.shared_hbm or "
+                                              "nl.private_hbm, got {}", api, v.repr()));
+}
+
+Value create_tensor(const Value& shape_v, const Value& dtype_v, const Value& buffer_v, const Value& name_v,
+                    std::string_view api, std::optional<double> fill) {
+  CreationShape cs = creation_shape(shape_v, api);
+  tensor::DType dtype = dtype_arg(dtype_v, tensor::DType::Float32, api);
+  trn::BufferKind kind = buffer_kind(buffer_v, api);
+  if (kind == trn::BufferKind::Hbm) {
+    if (fill)
+      throw NkiError(ErrorKind::Rule, fmt::format("err_hbm_tensor_with_init_value_not_supported: an HBM tensor cannot "
+                                                  "be created with an initial value ({}); store into it instead", api));
+    cs.partition_axis = 0;
+  } else {
+    check_on_chip_shape(cs, dtype, kind, api);
+  }
+  auto storage = new_storage(cs.shape, dtype, kind, kind == trn::BufferKind::Hbm ? 0 : cs.partition_axis);
+  if (auto* s = name_v.as<StrObj>()) storage->name = s->s;
+  storage->zero_initialized = fill && *fill == 0.0;
+  KernelContext::current().emit_alloc(*storage);
+  Value t = make_tensor(storage);
+  if (fill) emit_fill(*t.as<NkiTensorObj>(), *fill);
+  return t;
+}
+
+Value shared_constant(Interpreter& in, const Value& constant, const Value& dtype_v) {
+  tensor::Array a = to_array(in, constant);
+  tensor::DType dtype = dtype_arg(dtype_v, a.dtype(), "nl.shared_constant");
+  tensor::Shape shape = a.shape();
+  if (shape.empty()) shape = {1};
+  auto storage = new_storage(shape, dtype, trn::BufferKind::Hbm, 0);
+  storage->name = "shared_constant";
+  if (KernelContext::current().numerics) tensor::assign(storage->data, tensor::reshape(a, shape));
+  KernelContext::current().emit_alloc(*storage);
+  return make_tensor(storage);
+}
+
+void add_creation_functions(ModuleObj& m, const std::string& prefix) {
+  def(m, prefix, "ndarray", {req("shape"), opt("dtype"), opt("buffer"), opt("name")},
+      [](Interpreter&, BoundArgs& a) { return create_tensor(a["shape"], a["dtype"], a["buffer"], a["name"], "nl.ndarray", {}); });
+  def(m, prefix, "zeros", {req("shape"), opt("dtype"), opt("buffer"), opt("name")},
+      [](Interpreter&, BoundArgs& a) { return create_tensor(a["shape"], a["dtype"], a["buffer"], a["name"], "nl.zeros", 0.0); });
+  def(m, prefix, "ones", {req("shape"), opt("dtype"), opt("buffer"), opt("name")},
+      [](Interpreter&, BoundArgs& a) { return create_tensor(a["shape"], a["dtype"], a["buffer"], a["name"], "nl.ones", 1.0); });
+  def(m, prefix, "full", {req("shape"), req("fill_value"), opt("dtype"), opt("buffer"), opt("name")},
+      [](Interpreter&, BoundArgs& a) {
+        auto v = scalar_arg(a["fill_value"]);
+        if (!v) throw NkiError(ErrorKind::Type, "fill_value of nl.full must be a number");
+        return create_tensor(a["shape"], a["dtype"], a["buffer"], a["name"], "nl.full", *v);
+      });
+  auto like = [&](const char* name, std::optional<double> fill) {
+    def(m, prefix, name, {req("a"), opt("dtype"), opt("buffer"), opt("name")},
+        [name, fill](Interpreter&, BoundArgs& a) {
+          std::string api = std::string("nl.") + name;
+          auto* t = a["a"].as<NkiTensorObj>();
+          if (!t) throw NkiError(ErrorKind::Type, fmt::format("a of {} must be a tensor", api));
+          Value dtype = a["dtype"].is_none() ? make_dtype(t->dtype()) : a["dtype"];
+          Value buffer = a["buffer"];
+          if (buffer.is_none() && !t->on_chip()) throw NkiError(ErrorKind::Value, api + " of an HBM tensor needs buffer=");
+          std::vector<Value> dims;
+          for (auto d : t->shape()) dims.push_back(Value::from_int(d));
+          return create_tensor(make_tuple(std::move(dims)), dtype, buffer, a["name"], api, fill);
+        });
+  };
+  like("zeros_like", 0.0);
+  like("ones_like", 1.0);
+  like("empty_like", std::nullopt);
+  def(m, prefix, "shared_constant", {req("constant"), opt("dtype")},
+      [](Interpreter& in, BoundArgs& a) { return shared_constant(in, a["constant"], a["dtype"]); });
+  def(m, prefix, "shared_identity_matrix", {req("n"), opt("dtype")},
+      [](Interpreter& in, BoundArgs& a) {
+        int64_t n = to_int(a["n"], "nl.shared_identity_matrix n");
+        Value dtype = a["dtype"].is_none() ? make_dtype(tensor::DType::UInt8) : a["dtype"];
+        return shared_constant(in, make_array(tensor::identity(n, tensor::DType::Float32)), dtype);
+      });
+  def(m, prefix, "par_dim", {req("n")},
+      [](Interpreter&, BoundArgs& a) { return Value(std::make_shared<ParDimObj>(to_int(a["n"], "nl.par_dim"))); });
+}
+
+}  // namespace nki::lib

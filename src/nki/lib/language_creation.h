@@ -1,0 +1,20 @@
+// The creation part of nki.language (ndarray, zeros, ones, full, *_like, shared_constant,
+// par_dim) and the buffer argument rules.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "nki/value.h"
+#include "trn/trace.h"
+
+namespace nki::lib {
+
+trn::BufferKind buffer_kind(const Value& buffer, std::string_view api);
+// Declares a tensor; `fill` = initial value (nl.zeros/ones/full), nullopt = uninitialised (zeros).
+Value create_tensor(const Value& shape, const Value& dtype, const Value& buffer, const Value& name,
+                    std::string_view api, std::optional<double> fill);
+Value shared_constant(Interpreter& in, const Value& constant, const Value& dtype);
+void add_creation_functions(ModuleObj& m, const std::string& prefix);
+
+}  // namespace nki::lib

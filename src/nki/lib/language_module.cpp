@@ -1,0 +1,98 @@
+// The nki.language module (imported as neuronxcc.nki.language or nki.language): constants,
+// index construction, loop ranges, and the function groups of the other language_*.cpp files.
+#include <fmt/format.h>
+
+#include "nki/lib/array_value.h"
+#include "nki/lib/index_expr.h"
+#include "nki/lib/language_creation.h"
+#include "nki/lib/language_math.h"
+#include "nki/lib/loop_range.h"
+#include "nki/lib/modules.h"
+#include "nki/lib/module_util.h"
+
+namespace nki::lib {
+
+namespace {
+
+const std::string kNl = "nl";
+
+void add_buffers(ModuleObj& m) {
+  m.attrs["sbuf"] = Value(std::make_shared<BufferObj>(trn::BufferKind::Sbuf, "sbuf"));
+  m.attrs["psum"] = Value(std::make_shared<BufferObj>(trn::BufferKind::Psum, "psum"));
+  m.attrs["hbm"] = Value(std::make_shared<BufferObj>(trn::BufferKind::Hbm, "hbm"));
+  m.attrs["private_hbm"] = Value(std::make_shared<BufferObj>(trn::BufferKind::Hbm, "private_hbm"));
+  m.attrs["shared_hbm"] = Value(std::make_shared<BufferObj>(trn::BufferKind::Hbm, "shared_hbm"));
+}
+
+Value tile_size_constants() {
+  auto ns = std::make_shared<NamespaceObj>("tile_size");
+  ns->set("pmax", Value::from_int(128));
+  ns->set("psum_fmax", Value::from_int(512));
+  ns->set("gemm_stationary_fmax", Value::from_int(128));
+  ns->set("gemm_moving_fmax", Value::from_int(512));
+  ns->set("bn_stats_fmax", Value::from_int(512));
+  ns->set("psum_min_align", Value::from_int(4));
+  ns->set("sbuf_min_align", Value::from_int(1));
+  ns->set("total_available_sbuf_size", Value::from_int(192 * 1024));
+  ns->set("psum_bank_fmax", Value::from_int(512));
+  ns->set("psum_bank_fmax_bytes", Value::from_int(2048));
+  ns->set("psum_num_banks", Value::from_int(8));
+  return Value(ns);
+}
+
+void add_limits(ModuleObj& m) {
+  auto fp32 = std::make_shared<NamespaceObj>("fp32");
+  fp32->set("min", Value::from_float(-3.4028234663852886e38));
+  fp32->set("max", Value::from_float(3.4028234663852886e38));
+  m.attrs["fp32"] = Value(fp32);
+  auto bfp16 = std::make_shared<NamespaceObj>("bfp16");
+  bfp16->set("min", Value::from_float(-3.3895313892515355e38));
+  m.attrs["bfp16"] = Value(bfp16);
+  m.attrs["tile_size"] = tile_size_constants();
+}
+
+void add_index_functions(ModuleObj& m) {
+  def(m, kNl, "arange", {req("start"), opt("stop"), opt("step")}, [](Interpreter&, BoundArgs& a) {
+    int64_t start = to_int(a["start"], "nl.arange start");
+    if (a["stop"].is_none()) return make_index_expr(IndexExpr::arange(0, start));
+    int64_t step = a["step"].is_none() ? 1 : to_int(a["step"], "nl.arange step");
+    return make_index_expr(IndexExpr::arange(start, to_int(a["stop"], "nl.arange stop"), step));
+  });
+  m.attrs["mgrid"] = Value(std::make_shared<MGridObj>());
+  def(m, kNl, "ds", {req("start"), req("size")}, [](Interpreter&, BoundArgs& a) {
+    auto s = std::make_shared<SliceObj>();
+    int64_t start = to_int(a["start"], "nl.ds start"), size = to_int(a["size"], "nl.ds size");
+    s->start = Value::from_int(start);
+    s->stop = Value::from_int(start + size);
+    return Value(s);
+  });
+  auto loop = [&](const char* name, trn::LoopKind kind) {
+    Signature sig{std::string("nl.") + name, {}, true, true};
+    m.attrs[name] = Value(make_builtin(std::move(sig), [name, kind](Interpreter&, BoundArgs& a) {
+      return make_loop_range(kind, a.rest, std::string("nl.") + name);
+    }));
+  };
+  loop("affine_range", trn::LoopKind::Affine);
+  loop("sequential_range", trn::LoopKind::Sequential);
+  loop("static_range", trn::LoopKind::Static);
+  // One program per launch: the runner does not replicate kernels over an SPMD grid.
+  def(m, kNl, "program_id", {opt("axis", Value::from_int(0))}, [](Interpreter&, BoundArgs&) { return Value::from_int(0); });
+  def(m, kNl, "num_programs", {opt("axes")}, [](Interpreter&, BoundArgs&) { return Value::from_int(1); });
+  def(m, kNl, "program_ndim", {}, [](Interpreter&, BoundArgs&) { return Value::from_int(0); });
+}
+
+}  // namespace
+
+ObjectPtr make_language_module(Interpreter& in) {
+  auto m = std::make_shared<ModuleObj>("nki.language");
+  add_dtype_constants(*m);
+  add_buffers(*m);
+  add_limits(*m);
+  add_index_functions(*m);
+  add_creation_functions(*m, kNl);
+  add_data_functions(*m);
+  add_math_functions(*m);
+  return m;
+}
+
+}  // namespace nki::lib

@@ -1,0 +1,36 @@
+// The nl.* operations that tile operators and assignment share with the nki.language module:
+// element-wise math, copies, broadcasts, and writing a value into an existing tensor view.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "nki/lib/index_expr.h"
+#include "nki/lib/nki_tensor.h"
+#include "nki/value.h"
+
+namespace nki::lib {
+
+std::optional<tensor::BinaryOp> binop_to_alu(BinOp op);
+
+// nl.add(x, y) and friends: x, y are tiles or scalars (at least one tile). Tile-with-scalar and
+// tile-with-partition-vector become a Vector tensor_scalar, tile-with-tile a tensor_tensor.
+Value elementwise_binary(Interpreter& in, tensor::BinaryOp op, const Value& x, const Value& y, std::string_view api,
+                         const Value& dtype = Value(), std::shared_ptr<const Predicate> mask = nullptr);
+// nl.exp(x) and friends: an activation (Scalar Engine) or a simple Vector op.
+Value elementwise_unary(Interpreter& in, tensor::UnaryOp op, const Value& x, std::string_view api,
+                        const Value& dtype = Value(), std::shared_ptr<const Predicate> mask = nullptr);
+// tile.broadcast_to(shape) / nl.broadcast_to: the tile itself when the shape already matches.
+Value broadcast_tile(Interpreter& in, const Value& tile, const Value& shape);
+// nl.copy(x, dtype=): a Vector copy into a fresh SBUF tile.
+Value copy_tile(Interpreter& in, const Value& tile, const Value& dtype, std::string_view api,
+                std::shared_ptr<const Predicate> mask = nullptr);
+
+// `dst = value` for an index view `dst` (t[idx] = value): retargets the pending instruction that
+// produced `value`, else copies (tile) or fills (scalar).
+void assign_into(Interpreter& in, const NkiTensorObj& dst, const Value& value);
+// `dst op= value` (t[idx] += v, psum += nl.matmul(...)).
+void accumulate_into(Interpreter& in, BinOp op, const NkiTensorObj& dst, const Value& value);
+
+}  // namespace nki::lib

@@ -1,0 +1,55 @@
+#include "nki/lib/module_util.h"
+
+#include "nki/lib/array_value.h"
+
+namespace nki::lib {
+
+void def(ModuleObj& m, const std::string& prefix, const std::string& name, std::vector<Param> params, LibFn fn) {
+  Signature sig{prefix + "." + name, std::move(params), false, true};
+  m.attrs[name] = Value(make_builtin(std::move(sig), std::move(fn)));
+}
+
+Value BufferObj::get_attr(Interpreter& in, std::string_view name) {
+  if (has_attr(name)) return Value(shared_from_this());
+  return Object::get_attr(in, name);
+}
+
+bool BufferObj::has_attr(std::string_view name) const {
+  return name == "mod_alloc" || name == "auto_alloc" || name == "alloc";
+}
+
+Value NamespaceObj::get_attr(Interpreter& in, std::string_view name) {
+  for (auto& [n, v] : attrs)
+    if (n == name) return v;
+  return Object::get_attr(in, name);
+}
+
+bool NamespaceObj::has_attr(std::string_view name) const {
+  for (auto& [n, v] : attrs)
+    if (n == name) return true;
+  return false;
+}
+
+Value PassthroughObj::call(Interpreter& in, CallArgs& args) {
+  if (args.args.size() == 1 && args.kwargs.empty() && !args.args[0].is_number() && !args.args[0].is_none())
+    return args.args[0];  // used as a decorator: the function itself
+  return Value(shared_from_this());  // a decorator factory or directive with options
+}
+
+Value PassthroughObj::get_attr(Interpreter& in, std::string_view name) {
+  return Value(std::make_shared<PassthroughObj>(label + "." + std::string(name)));
+}
+
+void add_dtype_constants(ModuleObj& m) {
+  using tensor::DType;
+  const std::pair<const char*, DType> dtypes[] = {
+      {"float32", DType::Float32},     {"tfloat32", DType::TFloat32},       {"bfloat16", DType::BFloat16},
+      {"float16", DType::Float16},     {"float8_e4m3", DType::Float8E4M3},  {"float8_e5m2", DType::Float8E5M2},
+      {"int8", DType::Int8},           {"int16", DType::Int16},             {"int32", DType::Int32},
+      {"uint8", DType::UInt8},         {"uint16", DType::UInt16},           {"uint32", DType::UInt32},
+      {"bool_", DType::Bool},
+  };
+  for (auto& [name, d] : dtypes) m.attrs[name] = make_dtype(d);
+}
+
+}  // namespace nki::lib

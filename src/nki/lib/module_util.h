@@ -1,0 +1,81 @@
+// Small helpers for declaring builtin-module functions and the plain constant objects of the
+// nki modules (buffers, par_dim, enum namespaces).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nki/value.h"
+#include "trn/trace.h"
+
+namespace nki::lib {
+
+using LibFn = std::function<Value(Interpreter&, BoundArgs&)>;
+
+inline Param req(const char* name) { return Param{name, std::nullopt, false}; }
+inline Param opt(const char* name, Value dflt = Value()) { return Param{name, dflt, false}; }
+inline Param kwonly(const char* name, Value dflt = Value()) { return Param{name, dflt, true}; }
+
+// Adds `prefix.name` to the module; unknown keywords are accepted (NKI APIs take **kwargs such
+// as name= and lazy_initialization=, which have no functional effect).
+void def(ModuleObj& m, const std::string& prefix, const std::string& name, std::vector<Param> params, LibFn fn);
+
+// nl.sbuf, nl.psum, nl.hbm, nl.shared_hbm, nl.private_hbm (and direct-allocation buffer objects).
+struct BufferObj : Object {
+  trn::BufferKind kind;
+  std::string label;
+  BufferObj(trn::BufferKind k, std::string l) : kind(k), label(std::move(l)) {}
+  std::string type_name() const override { return "buffer"; }
+  std::string repr() const override { return label; }
+  Value call(Interpreter& in, CallArgs& args) override { return Value(shared_from_this()); }  // mod_alloc(...)
+  Value get_attr(Interpreter& in, std::string_view name) override;  // .mod_alloc, .auto_alloc, .alloc
+  bool has_attr(std::string_view name) const override;
+};
+
+// nl.par_dim(n) inside a creation shape.
+struct ParDimObj : Object {
+  int64_t size;
+  explicit ParDimObj(int64_t n) : size(n) {}
+  std::string type_name() const override { return "par_dim"; }
+  std::string repr() const override { return "par_dim(" + std::to_string(size) + ")"; }
+};
+
+// A namespace of named constants (nl.tile_size, nl.fp32, nisa.reduce_cmd, ...).
+struct NamespaceObj : Object {
+  std::string label;
+  std::vector<std::pair<std::string, Value>> attrs;
+  explicit NamespaceObj(std::string l) : label(std::move(l)) {}
+  std::string type_name() const override { return label; }
+  std::string repr() const override { return "<" + label + ">"; }
+  Value get_attr(Interpreter& in, std::string_view name) override;
+  bool has_attr(std::string_view name) const override;
+  void set(std::string name, Value v) { attrs.emplace_back(std::move(name), std::move(v)); }
+};
+
+// An engine selector (nisa.vector_engine, ...); `unknown` leaves the choice to the library.
+struct EngineObj : Object {
+  std::optional<trn::Engine> engine;
+  std::string label;
+  EngineObj(std::optional<trn::Engine> e, std::string l) : engine(e), label(std::move(l)) {}
+  std::string type_name() const override { return "engine"; }
+  std::string repr() const override { return label; }
+};
+
+// A passthrough decorator/directive object: called with a function returns it, called with
+// options returns itself (nki.jit, nki.jit(additional_compile_opt=...), nki.compiler.*).
+struct PassthroughObj : Object {
+  std::string label;
+  explicit PassthroughObj(std::string l) : label(std::move(l)) {}
+  std::string type_name() const override { return "function"; }
+  std::string repr() const override { return "<" + label + ">"; }
+  Value call(Interpreter& in, CallArgs& args) override;
+  Value get_attr(Interpreter& in, std::string_view name) override;
+  bool has_attr(std::string_view name) const override { return true; }
+};
+
+// Adds the dtype constants (float32, bfloat16, ..., bool_) to a module.
+void add_dtype_constants(ModuleObj& m);
+
+}  // namespace nki::lib

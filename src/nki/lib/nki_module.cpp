@@ -1,0 +1,62 @@
+// The top-level nki module (neuronxcc.nki / nki) and nki.typing: decorators that mean "run on
+// the interpreter" (jit, baremetal, benchmark, profile), compiler directives without functional
+// effect, and type annotations.
+#include "nki/interpreter.h"
+#include "nki/lib/modules.h"
+#include "nki/lib/module_util.h"
+
+namespace nki::lib {
+
+namespace {
+
+// Annotations such as nt.tensor[128, 512] or nki.tensor: subscripting gives the annotation back.
+struct AnnotationObj : PassthroughObj {
+  using PassthroughObj::PassthroughObj;
+  Value get_item(Interpreter& in, const Value& index) override { return Value(shared_from_this()); }
+};
+
+Value submodule(Interpreter& in, const char* dotted, ObjectPtr (*factory)(Interpreter&)) {
+  try {
+    return in.import_module(dotted);
+  } catch (const NkiError&) {
+    return Value(factory(in));  // not registered under that name: build a private copy
+  }
+}
+
+Value compiler_namespace() {
+  auto ns = std::make_shared<NamespaceObj>("nki.compiler");
+  ns->set("sbuf", Value(std::make_shared<BufferObj>(trn::BufferKind::Sbuf, "sbuf")));
+  ns->set("psum", Value(std::make_shared<BufferObj>(trn::BufferKind::Psum, "psum")));
+  for (const char* name : {"skip_middle_end_transformations", "enable_stack_allocator", "force_auto_alloc",
+                           "no_reorder", "multi_buffer", "allocation_scope"})
+    ns->set(name, Value(std::make_shared<PassthroughObj>(std::string("nki.compiler.") + name)));
+  return Value(ns);
+}
+
+}  // namespace
+
+ObjectPtr make_nki_module(Interpreter& in) {
+  auto m = std::make_shared<ModuleObj>("nki");
+  for (const char* name : {"jit", "baremetal", "benchmark", "profile", "trace"})
+    m->attrs[name] = Value(std::make_shared<PassthroughObj>(std::string("nki.") + name));
+  m->attrs["tensor"] = Value(std::make_shared<AnnotationObj>("nki.tensor"));
+  m->attrs["compiler"] = compiler_namespace();
+  def(*m, "nki", "simulate_kernel", {req("kernel")}, [](Interpreter& in2, BoundArgs& a) {
+    CallArgs call;
+    call.args = a.rest;
+    return in2.call(a["kernel"], std::move(call));
+  });
+  m->attrs["language"] = submodule(in, "nki.language", make_language_module);
+  m->attrs["isa"] = submodule(in, "nki.isa", make_isa_module);
+  m->attrs["typing"] = submodule(in, "nki.typing", make_typing_module);
+  return m;
+}
+
+ObjectPtr make_typing_module(Interpreter& in) {
+  auto m = std::make_shared<ModuleObj>("nki.typing");
+  for (const char* name : {"tensor", "mutable_tensor", "scalar"})
+    m->attrs[name] = Value(std::make_shared<AnnotationObj>(std::string("nt.") + name));
+  return m;
+}
+
+}  // namespace nki::lib

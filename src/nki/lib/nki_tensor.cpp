@@ -1,0 +1,192 @@
+#include "nki/lib/nki_tensor.h"
+
+#include <fmt/format.h>
+
+#include "nki/lib/array_value.h"
+#include "nki/lib/kernel_context.h"
+#include "nki/lib/language_ops.h"
+
+namespace nki::lib {
+
+int64_t TensorStorage::blocks() const {
+  int64_t b = 1;
+  for (int d = 0; d < partition_axis; ++d) b *= shape[d];
+  return b;
+}
+
+int64_t TensorStorage::free_elements() const {
+  int64_t f = 1;
+  for (size_t d = size_t(partition_axis) + (on_chip() ? 1 : 0); d < shape.size(); ++d) f *= shape[d];
+  return f;
+}
+
+std::shared_ptr<TensorStorage> new_storage(const tensor::Shape& shape, tensor::DType dtype, trn::BufferKind buffer,
+                                           int partition_axis) {
+  KernelContext& ctx = KernelContext::current();
+  auto st = std::make_shared<TensorStorage>();
+  st->shape = shape;
+  st->strides = c_strides(shape);
+  st->dtype = dtype;
+  st->buffer = buffer;
+  st->partition_axis = partition_axis;
+  st->id = ctx.new_tensor_id();
+  if (!ctx.numerics) {
+    st->data = tensor::Array::shape_only(shape, dtype);
+    return st;
+  }
+  try {
+    st->data = tensor::Array::zeros(shape, dtype);
+  } catch (const tensor::BudgetExceeded& e) {
+    throw NkiError(ErrorKind::Limit, fmt::format("memory limit reached: a tensor of shape {} ({}) does not fit ({})",
+                                                 tensor::shape_str(shape), tensor::name(dtype), e.what()));
+  }
+  return st;
+}
+
+Value make_tensor(std::shared_ptr<TensorStorage> storage) {
+  AffineView v = AffineView::whole(storage->shape);
+  return Value(std::make_shared<NkiTensorObj>(std::move(storage), std::move(v)));
+}
+
+Value make_view(const NkiTensorObj& base, AffineView view) {
+  return Value(std::make_shared<NkiTensorObj>(base.storage, std::move(view)));
+}
+
+bool NkiTensorObj::is_whole() const {
+  return view.shape == storage->shape && view.coef == AffineView::whole(storage->shape).coef &&
+         std::all_of(view.base.begin(), view.base.end(), [](int64_t b) { return b == 0; });
+}
+
+std::string NkiTensorObj::repr() const {
+  return fmt::format("<{} tensor {} {} '{}'>", trn::to_string(storage->buffer), tensor::shape_str(shape()),
+                     tensor::name(dtype()), storage->name);
+}
+
+bool NkiTensorObj::truthy() const {
+  throw NkiError(ErrorKind::Rule, "err_ambiguous_tensor_truth_value: the truth value of a tensor is ambiguous; "
+                                  "use '&', '|' and '~' on tiles, not 'and', 'or' and 'not'");
+}
+
+std::optional<int64_t> NkiTensorObj::length() const {
+  if (shape().empty()) return std::nullopt;
+  return shape()[0];
+}
+
+namespace {
+
+Value shape_tuple(const tensor::Shape& shape) {
+  std::vector<Value> dims;
+  dims.reserve(shape.size());
+  for (auto d : shape) dims.push_back(Value::from_int(d));
+  return make_tuple(std::move(dims));
+}
+
+// hbm_tensor.reshape(shape): a view with the same bytes (HBM tensors, whole and contiguous).
+Value reshape_tensor(NkiTensorObj& self, const Value& arg) {
+  std::vector<int64_t> shape = to_int_list(arg, "reshape shape");
+  int64_t known = 1, infer = -1;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == -1 && infer < 0) infer = int64_t(k);
+    else known *= shape[k];
+  }
+  int64_t total = tensor::num_elements(self.shape());
+  if (infer >= 0 && known > 0) shape[size_t(infer)] = total / known;
+  if (tensor::num_elements(shape) != total)
+    throw NkiError(ErrorKind::Value, fmt::format("cannot reshape a tensor of shape {} into shape {}",
+                                                 tensor::shape_str(self.shape()), tensor::shape_str(shape)));
+  if (self.on_chip() || !self.is_whole())
+    throw NkiError(ErrorKind::Unsupported, "reshape is supported on whole HBM tensors only");
+  auto st = std::make_shared<TensorStorage>(*self.storage);
+  st->shape = shape;
+  st->strides = c_strides(shape);
+  st->matmul_written.clear();
+  st->data = st->data.has_data() ? tensor::reshape(self.storage->data, shape)
+                                 : tensor::Array::shape_only(shape, st->dtype);
+  return make_tensor(std::move(st));
+}
+
+}  // namespace
+
+Value NkiTensorObj::get_attr(Interpreter& in, std::string_view name) {
+  if (name == "shape") return shape_tuple(shape());
+  if (name == "dtype") return make_dtype(dtype());
+  if (name == "ndim") return Value::from_int(view.ndim());
+  if (name == "itemsize") return Value::from_int(tensor::itemsize(dtype()));
+  if (name == "size") return Value::from_int(tensor::num_elements(shape()));
+  if (name == "buffer") return make_str(trn::to_string(storage->buffer));
+  if (name == "name") return make_str(storage->name);
+  auto self = std::static_pointer_cast<NkiTensorObj>(shared_from_this());
+  if (name == "reshape") {
+    return make_builtin(Signature{"tensor.reshape", {{"shape", std::nullopt}}, true, false},
+                        [self](Interpreter&, BoundArgs& a) {
+                          Value shape = a.rest.empty() ? a["shape"] : make_tuple([&] {
+                            std::vector<Value> dims{a["shape"]};
+                            for (auto& r : a.rest) dims.push_back(r);
+                            return dims;
+                          }());
+                          return reshape_tensor(*self, shape);
+                        });
+  }
+  if (name == "broadcast_to") {
+    return make_builtin(Signature{"tensor.broadcast_to", {{"shape", std::nullopt}}},
+                        [self](Interpreter& in2, BoundArgs& a) { return broadcast_tile(in2, Value(self), a["shape"]); });
+  }
+  if (name == "astype") {
+    return make_builtin(Signature{"tensor.astype", {{"dtype", std::nullopt}}},
+                        [self](Interpreter& in2, BoundArgs& a) { return copy_tile(in2, Value(self), a["dtype"], "tensor.astype"); });
+  }
+  return Object::get_attr(in, name);
+}
+
+bool NkiTensorObj::has_attr(std::string_view name) const {
+  static const char* names[] = {"shape", "dtype", "ndim", "itemsize", "size", "buffer", "name",
+                                "reshape", "broadcast_to", "astype"};
+  for (auto* n : names)
+    if (name == n) return true;
+  return false;
+}
+
+Value NkiTensorObj::get_item(Interpreter& in, const Value& index) {
+  return make_view(*this, index_view(view, index, on_chip()));
+}
+
+void NkiTensorObj::set_item(Interpreter& in, const Value& index, const Value& value) {
+  NkiTensorObj dst(storage, index_view(view, index, on_chip()));
+  assign_into(in, dst, value);
+}
+
+bool NkiTensorObj::aug_set_item(Interpreter& in, BinOp op, const Value& index, const Value& value) {
+  NkiTensorObj dst(storage, index_view(view, index, on_chip()));
+  accumulate_into(in, op, dst, value);
+  return true;
+}
+
+std::optional<Value> NkiTensorObj::inplace_op(Interpreter& in, BinOp op, const Value& value) {
+  accumulate_into(in, op, *this, value);
+  return Value(shared_from_this());
+}
+
+std::optional<Value> NkiTensorObj::binary_op(Interpreter& in, BinOp op, const Value& other, bool reflected) {
+  auto bop = binop_to_alu(op);
+  if (!bop) return std::nullopt;
+  Value self(shared_from_this());
+  return reflected ? elementwise_binary(in, *bop, other, self, symbol(op)) : elementwise_binary(in, *bop, self, other, symbol(op));
+}
+
+std::optional<Value> NkiTensorObj::compare(Interpreter& in, CmpOp op, const Value& other, bool reflected) {
+  static const tensor::BinaryOp map[] = {tensor::BinaryOp::Eq, tensor::BinaryOp::Ne, tensor::BinaryOp::Lt,
+                                         tensor::BinaryOp::Le, tensor::BinaryOp::Gt, tensor::BinaryOp::Ge};
+  Value self(shared_from_this());
+  auto bop = map[int(op)];
+  return reflected ? elementwise_binary(in, bop, other, self, symbol(op)) : elementwise_binary(in, bop, self, other, symbol(op));
+}
+
+std::optional<Value> NkiTensorObj::unary_op(Interpreter& in, UnOp op) {
+  Value self(shared_from_this());
+  if (op == UnOp::Neg) return elementwise_unary(in, tensor::UnaryOp::Neg, self, "-");
+  if (op == UnOp::Invert) return elementwise_unary(in, tensor::UnaryOp::Invert, self, "~");
+  if (op == UnOp::Pos) return self;
+  return std::nullopt;
+}
+
+}  // namespace nki::lib

@@ -1,0 +1,260 @@
+// Subscripts -> affine views, and the three uses of a view: numerics read, numerics write, and
+// the trace operand. Numpy indexing rules (integers drop dims, slices keep them, advanced index
+// expressions broadcast together and go where numpy puts them).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "nki/lib/nki_tensor.h"
+
+namespace nki::lib {
+
+namespace {
+
+struct SliceAxis {
+  int64_t size;
+  std::vector<int64_t> col;  // storage coefficient column
+};
+
+// Python slice semantics on an axis of `size`, except that reaching past the end is an error
+// (the NKI compiler reports out-of-bound accesses instead of clipping).
+void resolve_slice(const SliceObj& s, int64_t size, int64_t& start, int64_t& count, int64_t& step) {
+  step = s.step.is_none() ? 1 : to_int(s.step, "slice step");
+  if (step == 0) throw NkiError(ErrorKind::Value, "slice step cannot be zero");
+  auto wrap = [&](const Value& v, int64_t dflt) {
+    if (v.is_none()) return dflt;
+    int64_t i = to_int(v, "slice index");
+    return i < 0 ? i + size : i;
+  };
+  start = wrap(s.start, step > 0 ? 0 : size - 1);
+  int64_t stop = wrap(s.stop, step > 0 ? size : -1);
+  if (s.stop.is_none() && step < 0) stop = -1;
+  if (step > 0 && (start < 0 || stop > size))
+    throw NkiError(ErrorKind::Index, fmt::format("slice [{}:{}] is out of bounds for a dimension of size {}",
+                                                 start, stop, size));
+  count = step > 0 ? std::max<int64_t>(0, (stop - start + step - 1) / step)
+                   : std::max<int64_t>(0, (start - stop - step - 1) / -step);
+  if (count > 0 && (start < 0 || start >= size))
+    throw NkiError(ErrorKind::Index, fmt::format("slice start {} is out of bounds for a dimension of size {}",
+                                                 start, size));
+}
+
+std::vector<Value> subscript_items(const Value& index) {
+  if (auto* t = index.as<TupleObj>()) return t->items;
+  return {index};
+}
+
+bool is_advanced(const Value& v) {
+  auto* e = v.as<IndexExprObj>();
+  return e && e->expr.ndim() > 0;
+}
+
+}  // namespace
+
+AffineView index_view(const AffineView& view, const Value& index, bool on_chip) {
+  std::vector<Value> items = subscript_items(index);
+  int m = view.ndim(), r = view.storage_ndim();
+  int consuming = 0, ellipses = 0;
+  bool advanced = false, explicit_slice = false;
+  for (auto& it : items) {
+    if (it.is(ObjType::Ellipsis)) ++ellipses;
+    else if (!it.is_none()) ++consuming;
+    if (is_advanced(it)) advanced = true;
+    if (it.is(ObjType::Slice)) explicit_slice = true;
+  }
+  if (ellipses > 1) throw NkiError(ErrorKind::Index, "an index can only have a single ellipsis ('...')");
+  if (consuming > m)
+    throw NkiError(ErrorKind::Index, fmt::format("too many indices: the tensor has {} dimensions but {} "
+                                                 "were indexed", m, consuming));
+  if (advanced && explicit_slice)
+    throw NkiError(ErrorKind::Rule, "err_unsupported_mixing_basic_advanced_tensor_indexing: slices cannot "
+                                    "be mixed with nl.arange index expressions in one subscript");
+  // Expand the ellipsis (or pad at the end) with full slices.
+  std::vector<Value> expanded;
+  Value full_slice = Value(std::make_shared<SliceObj>());
+  for (auto& it : items) {
+    if (it.is(ObjType::Ellipsis)) {
+      for (int k = 0; k < m - consuming; ++k) expanded.push_back(full_slice);
+    } else {
+      expanded.push_back(it);
+    }
+  }
+  if (!ellipses)
+    for (int k = consuming; k < m; ++k) expanded.push_back(full_slice);
+
+  tensor::Shape adv_shape;
+  if (advanced) {
+    for (auto& it : expanded)
+      if (is_advanced(it)) adv_shape = tensor::broadcast_shapes(adv_shape, it.as<IndexExprObj>()->expr.shape);
+    if (on_chip && adv_shape.size() == 1)
+      throw NkiError(ErrorKind::Rule, "err_1d_arange_not_supported: index an on-chip tensor with "
+                                      "nl.arange(n)[:, None] or a slice, not a 1-D nl.arange");
+  }
+  int na = int(adv_shape.size());
+  std::vector<int64_t> base = view.base;
+  std::vector<std::vector<int64_t>> adv_cols(size_t(na), std::vector<int64_t>(size_t(r), 0));
+  std::vector<SliceAxis> before, after;
+  int first_adv = -1, last_adv = -1, adv_count = 0, pos = 0, k = 0;
+  for (auto& it : expanded) {
+    if (it.is_none()) {
+      (first_adv < 0 ? before : after).push_back({1, std::vector<int64_t>(size_t(r), 0)});
+      continue;
+    }
+    int64_t size = view.shape[k];
+    if (auto* s = it.as<SliceObj>()) {
+      int64_t start, count, step;
+      resolve_slice(*s, size, start, count, step);
+      SliceAxis ax{count, std::vector<int64_t>(size_t(r))};
+      for (int d = 0; d < r; ++d) {
+        base[d] += view.c(d, k) * start;
+        ax.col[d] = view.c(d, k) * step;
+      }
+      (first_adv < 0 ? before : after).push_back(std::move(ax));
+    } else if (auto e = to_index_expr(it)) {
+      if (e->ndim() == 0) {
+        int64_t i = e->c0;
+        if (!advanced) {
+          if (i < 0) i += size;
+          if (i < 0 || i >= size)
+            throw NkiError(ErrorKind::Index, fmt::format("index {} is out of bounds for a dimension of size {}",
+                                                         e->c0, size));
+        }
+        for (int d = 0; d < r; ++d) base[d] += view.c(d, k) * i;
+      } else {
+        IndexExpr a = e->aligned_to(na);
+        for (int d = 0; d < r; ++d) base[d] += view.c(d, k) * a.c0;
+        for (auto& [axis, coef] : a.terms)
+          for (int d = 0; d < r; ++d) adv_cols[axis][d] += view.c(d, k) * coef;
+      }
+      if (advanced) {
+        if (first_adv < 0) first_adv = pos;
+        last_adv = pos;
+        ++adv_count;
+      }
+    } else {
+      throw NkiError(ErrorKind::Type, fmt::format("tensor indices must be integers, slices, nl.ds or "
+                                                  "nl.arange expressions, not {}", it.type_name()));
+    }
+    ++k;
+    ++pos;
+  }
+  // numpy: advanced axes replace the indexed dims when those are adjacent, else go first.
+  bool adjacent = advanced && (last_adv - first_adv + 1 == adv_count);
+  std::vector<SliceAxis> order;
+  if (!adjacent) {
+    for (auto& a : before) order.push_back(std::move(a));
+    for (auto& a : after) order.push_back(std::move(a));
+    before = std::move(order);
+    order.clear();
+  }
+  AffineView out;
+  out.base = std::move(base);
+  auto push_axis = [&](int64_t size, const std::vector<int64_t>& col) {
+    out.shape.push_back(size);
+    order.push_back({size, col});
+  };
+  if (!adjacent) {
+    for (int a = 0; a < na; ++a) push_axis(adv_shape[a], adv_cols[a]);
+    for (auto& s : before) push_axis(s.size, s.col);
+  } else {
+    for (auto& s : before) push_axis(s.size, s.col);
+    for (int a = 0; a < na; ++a) push_axis(adv_shape[a], adv_cols[a]);
+    for (auto& s : after) push_axis(s.size, s.col);
+  }
+  int m2 = int(order.size());
+  out.coef.assign(size_t(r) * m2, 0);
+  for (int j = 0; j < m2; ++j)
+    for (int d = 0; d < r; ++d) out.coef[size_t(d) * m2 + j] = order[j].col[d];
+  return out;
+}
+
+tensor::Array read_region(const NkiTensorObj& t, const Box& box) {
+  const TensorStorage& st = *t.storage;
+  const tensor::Strides& strides = st.data.strides();
+  tensor::Strides view_strides(size_t(t.view.ndim()));
+  for (int k = 0; k < t.view.ndim(); ++k) view_strides[k] = t.view.flat_stride(strides, k);
+  int64_t offset = st.data.offset() + t.view.flat_offset(strides, box);
+  return st.data.view(box.shape(), view_strides, offset);
+}
+
+void write_region(const NkiTensorObj& t, const Box& box, const tensor::Array& value, const MaskRegion* region) {
+  if (box.empty()) return;
+  tensor::Array dst = read_region(t, box);
+  if (!region || !region->residual) {
+    tensor::assign(dst, value);
+    return;
+  }
+  tensor::Array src = tensor::broadcast_to(value, dst.shape());
+  std::vector<int64_t> idx(dst.shape().size(), 0), abs(idx.size());
+  int64_t n = dst.size();
+  for (int64_t e = 0; e < n; ++e) {
+    for (size_t a = 0; a < idx.size(); ++a) abs[a] = box.lo[a] + idx[a];
+    if (region->holds(abs)) dst.set(idx, src.get(idx));
+    for (int a = int(idx.size()) - 1; a >= 0; --a) {
+      if (++idx[a] < dst.shape()[a]) break;
+      idx[a] = 0;
+    }
+  }
+}
+
+trn::Operand make_operand(const NkiTensorObj& t, const Box& box) {
+  const TensorStorage& st = *t.storage;
+  const AffineView& v = t.view;
+  trn::Operand op;
+  op.buffer = st.buffer;
+  op.tensor_id = st.id;
+  op.dtype_bytes = uint8_t(tensor::itemsize(st.dtype));
+  op.fp32 = st.dtype == tensor::DType::Float32;
+  int m = v.ndim();
+  int64_t elements = box.elements();
+  auto coord = [&](int d) {
+    int64_t c = v.base[d];
+    for (int k = 0; k < m; ++k) c += v.c(d, k) * box.lo[k];
+    return c;
+  };
+  int64_t partitions = m > 0 ? box.hi[0] - box.lo[0] : 1;
+  if (st.on_chip()) {
+    int dp = st.partition_axis;
+    int64_t block = 0;
+    for (int d = 0; d < dp; ++d) block = block * st.shape[d] + coord(d);
+    op.block = uint32_t(block);
+    op.partition_start = uint16_t(coord(dp));
+    if (m == 0 || v.c(dp, 0) == 0) partitions = 1;
+  }
+  if (elements == 0) partitions = 0;
+  op.partitions = uint16_t(partitions);
+  op.free_elements = uint32_t(partitions ? elements / partitions : 0);
+  // Longest contiguous run per partition/row: innermost free axes with unit-chained strides.
+  int64_t run = 1;
+  bool strided = false, innermost = true;
+  for (int k = m - 1; k >= 1; --k) {
+    int64_t size = box.hi[k] - box.lo[k];
+    if (size <= 1) continue;
+    int64_t stride = v.flat_stride(st.strides, k);
+    if (innermost) {
+      strided = std::abs(stride) * op.dtype_bytes > 16;
+      innermost = false;
+    }
+    if (stride != run) break;
+    run *= size;
+  }
+  op.strided = strided;
+  op.contiguous_bytes = uint32_t(run * op.dtype_bytes);
+  op.descriptors = uint32_t(run ? elements / run : 0);
+  return op;
+}
+
+Box operand_box(const tensor::Shape& shape, const tensor::Shape& space, const Box& box) {
+  Box b;
+  b.lo.resize(shape.size());
+  b.hi.resize(shape.size());
+  size_t shift = space.size() - shape.size();
+  for (size_t k = 0; k < shape.size(); ++k) {
+    bool broadcast = shape[k] == 1 && space[k + shift] != 1;
+    b.lo[k] = broadcast ? 0 : box.lo[k + shift];
+    b.hi[k] = broadcast ? 1 : box.hi[k + shift];
+  }
+  return b;
+}
+
+}  // namespace nki::lib

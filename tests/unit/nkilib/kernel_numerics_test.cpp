@@ -1,0 +1,130 @@
+// Kernels from tests/kernels/ run with numerics and compared with the same math done here.
+#include <cmath>
+
+#include "kernel_harness.h"
+
+namespace nki::lib {
+namespace {
+
+using testing::at;
+using testing::expect_all;
+using testing::Harness;
+using testing::test_input;
+
+TEST(KernelNumerics, AddWithSlices) {
+  Harness h;
+  auto a = test_input({256, 512}, 1), b = test_input({256, 512}, 2);
+  auto r = h.run("add_slices.py", {a, b});
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_FALSE(r.returned_tuple);
+  EXPECT_EQ(r.outputs[0].shape(), (tensor::Shape{256, 512}));
+  expect_all(r.outputs[0], [&](int64_t i, int64_t j) { return double(float(at(a, i, j) + at(b, i, j))); });
+  EXPECT_EQ(r.instructions, 8u);  // two tiles x (load, load, add, store)
+}
+
+TEST(KernelNumerics, MaskedRaggedTileWithBlockDims) {
+  Harness h;
+  auto x = test_input({200, 64}, 3);
+  auto r = h.run("masked_blocks.py", {x});
+  expect_all(r.outputs[0], [&](int64_t i, int64_t j) { return 0.5 * at(x, i, j) + 1.0; });
+}
+
+TEST(KernelNumerics, SiluChain) {
+  Harness h;
+  auto x = test_input({128, 256}, 4);
+  auto r = h.run("silu.py", {x});
+  expect_all(r.outputs[0], [&](int64_t i, int64_t j) {
+    double v = at(x, i, j);
+    return v / (1 + std::exp(-v));
+  });
+}
+
+TEST(KernelNumerics, SoftmaxRowsWithLoopReduce) {
+  Harness h;
+  auto x = test_input({128, 1024}, 5);
+  auto r = h.run("softmax_rows.py", {x});
+  std::vector<double> mx(128, -1e30), sum(128, 0);
+  for (int64_t i = 0; i < 128; ++i) {
+    for (int64_t j = 0; j < 1024; ++j) mx[i] = std::max(mx[i], at(x, i, j));
+    for (int64_t j = 0; j < 1024; ++j) sum[i] += std::exp(at(x, i, j) - mx[i]);
+  }
+  expect_all(r.outputs[0], [&](int64_t i, int64_t j) { return std::exp(at(x, i, j) - mx[i]) / sum[i]; });
+}
+
+TEST(KernelNumerics, MatmulTransposeAndPsumAccumulation) {
+  Harness h;
+  auto a = test_input({128, 256}, 6), b = test_input({256, 512}, 7);
+  auto r = h.run("matmul.py", {a, b});
+  ASSERT_EQ(r.outputs.size(), 2u);
+  EXPECT_TRUE(r.returned_tuple);
+  std::vector<double> ref(128 * 512, 0.0), bv(256 * 512);
+  for (int64_t k = 0; k < 256; ++k)
+    for (int64_t j = 0; j < 512; ++j) bv[size_t(k * 512 + j)] = at(b, k, j);
+  for (int64_t i = 0; i < 128; ++i)
+    for (int64_t k = 0; k < 256; ++k) {
+      double aik = at(a, i, k);
+      for (int64_t j = 0; j < 512; ++j) ref[size_t(i * 512 + j)] += aik * bv[size_t(k * 512 + j)];
+    }
+  auto want = [&](int64_t i, int64_t j) { return ref[size_t(i * 512 + j)]; };
+  expect_all(r.outputs[0], want, 1e-4);
+  expect_all(r.outputs[1], want, 1e-4);
+}
+
+TEST(KernelNumerics, ScanChainedThroughInitialView) {
+  Harness h;
+  auto a = test_input({128, 64}, 8), b = test_input({128, 64}, 9);
+  auto r = h.run("scan.py", {a, b});
+  std::vector<std::vector<double>> want(128, std::vector<double>(64));
+  for (int64_t p = 0; p < 128; ++p) {
+    double acc = 0;
+    for (int64_t i = 0; i < 64; ++i) want[p][i] = acc = at(a, p, i) * acc + at(b, p, i);
+  }
+  expect_all(r.outputs[0], [&](int64_t i, int64_t j) { return want[i][j]; }, 1e-4);
+}
+
+TEST(KernelNumerics, NewerApiDestinationFirst) {
+  Harness h;
+  auto a = test_input({128, 128}, 10), b = test_input({128, 256}, 11);
+  auto r = h.run("newer_api.py", {a, b});
+  std::vector<double> ref(128 * 256, 0.0);
+  for (int64_t k = 0; k < 128; ++k)
+    for (int64_t i = 0; i < 128; ++i) {
+      double aki = at(a, k, i);
+      for (int64_t j = 0; j < 256; ++j) ref[size_t(i * 256 + j)] += aki * at(b, k, j);
+    }
+  expect_all(r.outputs[0], [&](int64_t i, int64_t j) { return ref[size_t(i * 256 + j)] + at(b, i, j); }, 1e-4);
+}
+
+TEST(KernelNumerics, MgridBroadcastAndInPlaceAccumulation) {
+  Harness h;
+  auto x = test_input({128, 64}, 12);
+  auto g = tensor::Array::from_values({64}, tensor::DType::Float32, [] {
+    std::vector<double> v(64);
+    for (int i = 0; i < 64; ++i) v[size_t(i)] = 0.25 * i - 3;
+    return v;
+  }());
+  auto r = h.run("mgrid_broadcast.py", {x, g});
+  expect_all(r.outputs[0], [&](int64_t i, int64_t j) { return 2 * at(x, i, j) * (0.25 * double(j) - 3); });
+}
+
+}  // namespace
+}  // namespace nki::lib
+
+namespace nki::lib {
+namespace {
+
+// Assignment semantics (and so instruction counts) must not depend on whether a trace is taken.
+TEST(KernelNumerics, InstructionCountIsTheSameWithAndWithoutATrace) {
+  Harness h;
+  auto a = testing::test_input({128, 256}, 6), b = testing::test_input({256, 512}, 7);
+  auto plain = h.run("matmul.py", {a, b});
+  trn::TraceBuffer buffer;
+  auto traced = h.run("matmul.py", {a, b}, true, &buffer);
+  EXPECT_EQ(plain.instructions, traced.instructions);
+  uint64_t records = 0;
+  for (auto& r : buffer.records) records += r.kind == trn::RecordKind::Instruction;
+  EXPECT_EQ(records, traced.instructions);
+}
+
+}  // namespace
+}  // namespace nki::lib

@@ -1,0 +1,128 @@
+// Hardware rules and user mistakes: each produces its diagnostic (kind + message), never a crash.
+#include "kernel_harness.h"
+
+namespace nki::lib {
+namespace {
+
+using testing::Harness;
+using testing::test_input;
+
+struct RuleCase {
+  const char* name;
+  const char* body;  // statements of a kernel with one (256, 1024) float32 input `a`
+  ErrorKind kind;
+  const char* message;
+};
+
+std::string kernel_text(const char* body) {
+  return std::string(
+             "import numpy as np\n"
+             "import neuronxcc.nki as nki\n"
+             "import neuronxcc.nki.language as nl\n"
+             "import neuronxcc.nki.isa as nisa\n\n"
+             "@nki.jit\n"
+             "def kernel(a):\n") +
+         body + "\n    return a\n";
+}
+
+const RuleCase kCases[] = {
+    {"partition_limit", "    t = nl.load(a[0:256, :])", ErrorKind::Rule,
+     "partition dimension 256 exceeds the 128 partitions of SBUF (nl.load)"},
+    {"compute_on_hbm", "    x = nl.exp(a)", ErrorKind::Rule, "err_unsupported_memory: expected x of nl.exp to be in 'sbuf|psum'"},
+    {"load_from_sbuf", "    t = nl.load(a[0:128, :])\n    u = nl.load(t)", ErrorKind::Rule,
+     "err_unsupported_memory: expected src of nl.load to be in 'hbm', got 'sbuf'"},
+    {"psum_tile_too_big", "    p = nl.zeros((128, 1024), dtype=np.float32, buffer=nl.psum)", ErrorKind::Rule,
+     "needs 4096 bytes per partition, more than the 2 KiB of a PSUM bank"},
+    {"one_dim_sbuf", "    s = nl.ndarray((128,), dtype=np.float32, buffer=nl.sbuf)", ErrorKind::Rule, "Insufficient rank"},
+    {"moving_too_wide", "    x = nl.load(a[0:128, 0:128])\n    y = nl.load(a[0:128, :])\n    p = nisa.nc_matmul(x, y)",
+     ErrorKind::Rule, "moving free size 1024 exceeds 512 (gemm_moving_fmax)"},
+    {"stationary_too_wide", "    y = nl.load(a[0:128, :])\n    p = nisa.nc_matmul(y[:, 0:256], y[:, 0:512])",
+     ErrorKind::Rule, "stationary free size 256 exceeds 128 (gemm_stationary_fmax)"},
+    {"contraction_mismatch", "    x = nl.load(a[0:64, 0:128])\n    y = nl.load(a[0:128, 0:512])\n    p = nisa.nc_matmul(x, y)",
+     ErrorKind::Rule, "err_num_partition_mismatch"},
+    {"matmul_operand_in_psum",
+     "    p = nl.zeros((128, 128), dtype=np.float32, buffer=nl.psum)\n    y = nl.load(a[0:128, 0:512])\n"
+     "    q = nisa.nc_matmul(p, y)",
+     ErrorKind::Rule, "reads stationary of nisa.nc_matmul from SBUF, but it is in psum"},
+    {"matmul_into_sbuf",
+     "    x = nl.load(a[0:128, 0:128])\n    y = nl.load(a[0:128, 0:512])\n"
+     "    s = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.sbuf)\n    s[...] = nisa.nc_matmul(x, y)",
+     ErrorKind::Rule, "writes its results to PSUM only"},
+    {"out_of_bounds", "    t = nl.load(a[nl.arange(128)[:, None] + 200, nl.arange(512)[None, :]])", ErrorKind::Index,
+     "tensor access out of bound: dimension 0 has size 256 but indices [200, 327] are accessed (nl.load)"},
+    {"block_dims_not_indexed",
+     "    s = nl.ndarray((2, nl.par_dim(128), 64), dtype=np.float32, buffer=nl.sbuf)\n    e = nl.exp(s)", ErrorKind::Rule,
+     "err_failed_to_infer_tile_from_local_tensor"},
+    {"mixed_indexing", "    t = nl.load(a[nl.arange(128)[:, None], 0:64])", ErrorKind::Rule,
+     "err_unsupported_mixing_basic_advanced_tensor_indexing"},
+    {"control_flow_on_arange", "    if nl.arange(4)[:, None] < 2:\n        pass", ErrorKind::Rule,
+     "err_control_flow_condition_depending_on_arange"},
+    {"destination_too_small",
+     "    s = nl.ndarray((128, 64), dtype=np.float32, buffer=nl.sbuf)\n    t = nl.load(a[0:128, 0:128])\n    s[...] = t",
+     ErrorKind::Rule, "err_store_dst_shape_smaller_than_other_shape"},
+    {"hbm_with_initial_value", "    z = nl.zeros((128, 64), dtype=np.float32, buffer=nl.shared_hbm)", ErrorKind::Rule,
+     "err_hbm_tensor_with_init_value_not_supported"},
+    {"not_an_alu_op", "    t = nl.load(a[0:128, 0:64])\n    u = nisa.tensor_tensor(t, t, op=3)", ErrorKind::Type,
+     "op of nisa.tensor_tensor must be an ALU operator"},
+};
+
+class RuleTest : public ::testing::TestWithParam<RuleCase> {};
+
+TEST_P(RuleTest, ReportsTheRule) {
+  const RuleCase& c = GetParam();
+  Harness h;
+  auto mod = h.load_text(std::string(c.name) + ".py", kernel_text(c.body));
+  try {
+    h.run_module(*mod, {test_input({256, 1024}, 0)});
+    FAIL() << "expected an error";
+  } catch (const NkiError& e) {
+    EXPECT_EQ(e.diag.kind, c.kind) << e.diag.message;
+    EXPECT_NE(e.diag.message.find(c.message), std::string::npos) << e.diag.message;
+    EXPECT_GT(e.diag.loc.line, 7u) << "the interpreter should locate the kernel line";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, RuleTest, ::testing::ValuesIn(kCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Rules, MaskedOutOfBoundsElementsAreNotErrors) {
+  Harness h;
+  auto mod = h.load_text("masked.py", kernel_text(
+      "    t = nl.load(a[nl.arange(128)[:, None] + 200, nl.arange(512)[None, :]], mask=(nl.arange(128)[:, None] + 200 < 256))"));
+  EXPECT_NO_THROW(h.run_module(*mod, {test_input({256, 1024}, 0)}));
+}
+
+// Block dims are logical: a huge declaration is fine in trace-only mode but a numerics run hits
+// the memory limit with a Limit diagnostic instead of exhausting the machine.
+TEST(Rules, GiantNdarrayHitsTheMemoryLimitCleanly) {
+  Limits limits;
+  limits.max_bytes = 64ull << 20;
+  const char* body = "    big = nl.ndarray((1000, nl.par_dim(128), 4096), dtype=np.float32, buffer=nl.sbuf)";
+  {
+    Harness h(limits);
+    auto mod = h.load_text("giant.py", kernel_text(body));
+    try {
+      h.run_module(*mod, {test_input({256, 1024}, 0)});
+      FAIL() << "expected the memory limit";
+    } catch (const NkiError& e) {
+      EXPECT_EQ(e.diag.kind, ErrorKind::Limit) << e.diag.message;
+    }
+  }
+  Harness h(limits);
+  auto mod = h.load_text("giant.py", kernel_text(body));
+  EXPECT_NO_THROW(h.run_module(*mod, {tensor::Array::shape_only({256, 1024}, tensor::DType::Float32)}, false));
+}
+
+TEST(Rules, MissingKernelFunctionIsANameError) {
+  Harness h;
+  auto mod = h.load_text("nokernel.py", "x = 1\n");
+  try {
+    h.run_module(*mod, {});
+    FAIL();
+  } catch (const NkiError& e) {
+    EXPECT_EQ(e.diag.kind, ErrorKind::Name);
+  }
+}
+
+}  // namespace
+}  // namespace nki::lib

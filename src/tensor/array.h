@@ -40,16 +40,21 @@ class AllocationBudget {
   ~AllocationBudget();
   AllocationBudget(const AllocationBudget&) = delete;
   AllocationBudget& operator=(const AllocationBudget&) = delete;
-  uint64_t used() const { return used_; }
-  uint64_t peak() const { return peak_; }
-  uint64_t limit() const { return limit_; }
+  uint64_t used() const;
+  uint64_t peak() const;
+  uint64_t limit() const;
   static AllocationBudget* current();
   void charge(uint64_t bytes);  // throws BudgetExceeded
   void credit(uint64_t bytes);
 
+  // The counters, shared with the buffers charged to them so that a buffer that outlives its
+  // budget (or is freed on another thread) credits safely.
+  struct Account;
+
  private:
-  uint64_t limit_, used_ = 0, peak_ = 0;
+  std::shared_ptr<Account> account_;
   AllocationBudget* previous_;
+  friend struct Buffer;
 };
 
 struct Buffer;  // owned storage (defined in array.cpp)
@@ -57,8 +62,12 @@ struct Buffer;  // owned storage (defined in array.cpp)
 class Array {
  public:
   Array();  // a 0-d float64 zero
+  // Number of bytes of one stored element (4 for float32-held formats, 8 otherwise).
+  static int storage_bytes(DType dtype);
 
   static Array zeros(const Shape& shape, DType dtype);
+  // Uninitialised contents (for results that are written in full before anyone reads them).
+  static Array empty(const Shape& shape, DType dtype);
   static Array full(const Shape& shape, DType dtype, double value);
   static Array shape_only(const Shape& shape, DType dtype);
   static Array scalar(DType dtype, double value);  // 0-d array
@@ -87,12 +96,20 @@ class Array {
 
   // A view of the same buffer with a new shape/strides/offset (no checks beyond bounds).
   Array view(const Shape& shape, const Strides& strides, int64_t offset) const;
+  // Same view with another dtype of the same storage (no conversion; used by astype fast paths).
+  Array with_dtype(DType dtype) const;
+  // Untyped pointer to element (0, ..., 0); nullptr for shape-only arrays.
+  void* raw() const;
   // A new array with the same data in C order (always a fresh buffer).
   Array copy() const;
   // C-contiguous version: *this when already contiguous, else a copy.
   Array contiguous() const;
 
  private:
+  struct Uninit {};
+  explicit Array(Uninit) {}
+  static Array bare(const Shape& shape, DType dtype);  // shape and dtype, no buffer
+
   Shape shape_;
   Strides strides_;
   int64_t offset_ = 0;

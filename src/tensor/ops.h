@@ -59,8 +59,12 @@ enum class UnaryOp : uint8_t {
   Copy, Neg, Abs, Sign, Square, Sqrt, Rsqrt, Reciprocal, Exp, Log, Sin, Cos, Tan, Tanh, Arctan,
   Sigmoid, Relu, Gelu, GeluDx, GeluApproxTanh, GeluApproxSigmoid, Silu, SiluDx, Softplus, Mish,
   Erf, ErfDx, Floor, Ceil, Trunc, LogicalNot, Invert,
+  Log2, Log10, Log1p, Expm1,
 };
 Array unary(UnaryOp op, const Array& a, DType compute, DType out);
+
+// numpy.where: cond (any dtype, non-zero = true), a and b broadcast together, values cast to out.
+Array where(const Array& cond, const Array& a, const Array& b, DType out);
 
 // ---- reductions -------------------------------------------------------------------------------
 enum class ReduceOp : uint8_t { Sum, Prod, Max, Min, Mean, All, Any };
@@ -75,6 +79,9 @@ Array matmul(const Array& a, const Array& b);
 // C = A^T B in float32 for 2-d A (K, M) and B (K, N), accumulated into `acc` (M, N) when given.
 // The Tensor Engine primitive (nc_matmul): fp32 accumulation whatever the input formats.
 void matmul_tn_accumulate(const Array& a, const Array& b, Array& acc, bool accumulate);
+// BLAS threads for this process. The default is 1 (unless OPENBLAS_NUM_THREADS is set): the
+// evaluation service runs one process per core.
+void set_blas_threads(int threads);
 
 // ---- comparison helpers -----------------------------------------------------------------------
 // ||out - ref||_2 / ||ref||_2 computed in float64 (the check's metric); shapes must match.

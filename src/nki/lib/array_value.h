@@ -49,6 +49,33 @@ struct NdArrayObj : Object {
 Value make_array(tensor::Array a);
 Value make_scalar(tensor::DType d, double v);
 
+// A numpy ufunc (np.add, np.exp, ...): callable, with .reduce for binary ones, and recognisable
+// by the nki library when passed as `op=` (repr "<ufunc 'add'>", `name` "add").
+struct UfuncObj : Object {
+  std::string name;  // numpy's name: "add", "exp", "maximum"
+  int nin;           // 1 or 2 inputs
+  NativeFn fn;       // the call
+  UfuncObj(std::string n, int inputs, NativeFn f) : name(std::move(n)), nin(inputs), fn(std::move(f)) {}
+  std::string type_name() const override { return "ufunc"; }
+  std::string repr() const override { return "<ufunc '" + name + "'>"; }
+  Value call(Interpreter& in, CallArgs& args) override { return fn(in, args); }
+  Value get_attr(Interpreter& in, std::string_view attr) override;  // .reduce, .__name__-free .name
+  bool has_attr(std::string_view attr) const override;
+};
+
+// Shape-only mode for the numpy module of this interpreter: random inputs and array creation give
+// shape-only arrays (the trace-only run of a reference costs nothing per element).
+void set_numpy_shape_only(Interpreter& in, bool shape_only);
+bool numpy_shape_only(Interpreter& in);
+
+// Lets range(), int() and list indices accept numpy integer scalars and size-1 arrays
+// (register_scalar_converter); make_numpy_module calls it.
+void install_numpy_scalar_converter();
+
+// Makes a numpy value from an operation result: a numpy scalar when the array is 0-d and
+// `scalar_if_0d`, else an ndarray.
+Value make_result(tensor::Array a, bool scalar_if_0d = true);
+
 // Converts a Value to an array the way numpy.asarray would for the kinds references use:
 // ndarray, numpy scalar, Python bool/int/float (weak: float64/int64/bool), nested lists/tuples.
 tensor::Array to_array(Interpreter& in, const Value& v);

@@ -1,0 +1,109 @@
+// np.random: numpy's legacy global RandomState (seed, normal, uniform, rand, randn, random_sample),
+// one stream per interpreter, bit-identical to numpy for the same seed and call sequence.
+#include <fmt/format.h>
+
+#include "nki/interpreter.h"
+#include "nki/lib/numpy_util.h"
+#include "tensor/random.h"
+
+namespace nki::lib::np {
+
+using tensor::Array;
+
+namespace {
+
+Param opt(const char* n, Value v = Value()) { return Param{n, v, false}; }
+
+struct RandomStream {
+  tensor::LegacyRandom rng{0};
+};
+
+tensor::LegacyRandom& stream(Interpreter& in) {
+  auto* s = in.extension<RandomStream>();
+  if (!s) {
+    in.set_extension(std::make_shared<RandomStream>());
+    s = in.extension<RandomStream>();
+  }
+  return s->rng;
+}
+
+double scalar_param(const Value& v, const char* what) {
+  if (v.is(ObjType::NdArray) && v.as<NdArrayObj>()->array.size() != 1)
+    throw NkiError(ErrorKind::Unsupported, fmt::format("np.random: array-valued {} is not supported", what));
+  return to_float(v, what);
+}
+
+// size=None gives one Python float; otherwise an array filled in C order.
+template <class Draw, class Fill>
+Value sample(Interpreter& in, const Value& size, Draw draw, Fill fill) {
+  if (size.is_none()) return Value::from_float(draw());
+  tensor::Shape shape = shape_arg(size, "size");
+  for (int64_t d : shape)
+    if (d < 0) throw NkiError(ErrorKind::Value, "negative dimensions are not allowed");
+  return make_array(fill(shape, numpy_shape_only(in)));
+}
+
+tensor::Shape dims_arg(const BoundArgs& a) {
+  tensor::Shape shape;
+  for (const Value& v : a.rest) shape.push_back(to_int(v, "dimension"));
+  return shape;
+}
+
+void add(ModuleObj& m, const std::string& name, std::vector<Param> params, std::function<Value(Interpreter&, BoundArgs&)> fn,
+         bool var_args = false) {
+  Signature sig{"np.random." + name, std::move(params), var_args, false};
+  m.attrs[name] = Value(make_builtin(std::move(sig), std::move(fn)));
+}
+
+}  // namespace
+
+ObjectPtr make_random_module() {
+  auto m = std::make_shared<ModuleObj>("numpy.random");
+  add(*m, "seed", {opt("seed")}, [](Interpreter& in, BoundArgs& a) {
+    if (a["seed"].is_none()) throw NkiError(ErrorKind::Unsupported, "np.random.seed() needs an explicit seed (runs are deterministic)");
+    int64_t s = to_int(a["seed"], "seed");
+    if (s < 0 || s > 4294967295LL) throw NkiError(ErrorKind::Value, "Seed must be between 0 and 2**32 - 1");
+    stream(in).seed_with(static_cast<uint32_t>(s));
+    return Value();
+  });
+  add(*m, "normal", {opt("loc", Value::from_float(0.0)), opt("scale", Value::from_float(1.0)), opt("size")},
+      [](Interpreter& in, BoundArgs& a) {
+        double loc = scalar_param(a["loc"], "loc"), scale = scalar_param(a["scale"], "scale");
+        if (scale < 0) throw NkiError(ErrorKind::Value, "scale < 0");
+        auto& rng = stream(in);
+        return sample(in, a["size"], [&] { return rng.normal(loc, scale); },
+                      [&](const tensor::Shape& s, bool so) { return rng.normal_array(loc, scale, s, so); });
+      });
+  add(*m, "uniform", {opt("low", Value::from_float(0.0)), opt("high", Value::from_float(1.0)), opt("size")},
+      [](Interpreter& in, BoundArgs& a) {
+        double low = scalar_param(a["low"], "low"), high = scalar_param(a["high"], "high");
+        auto& rng = stream(in);
+        return sample(in, a["size"], [&] { return rng.uniform(low, high); },
+                      [&](const tensor::Shape& s, bool so) { return rng.uniform_array(low, high, s, so); });
+      });
+  for (const char* name : {"random_sample", "random", "ranf", "sample"}) {
+    add(*m, name, {opt("size")}, [](Interpreter& in, BoundArgs& a) {
+      auto& rng = stream(in);
+      return sample(in, a["size"], [&] { return rng.random_sample(); },
+                    [&](const tensor::Shape& s, bool so) { return rng.random_array(s, so); });
+    });
+  }
+  add(*m, "standard_normal", {opt("size")}, [](Interpreter& in, BoundArgs& a) {
+    auto& rng = stream(in);
+    return sample(in, a["size"], [&] { return rng.gauss(); },
+                  [&](const tensor::Shape& s, bool so) { return rng.normal_array(0.0, 1.0, s, so); });
+  });
+  add(*m, "rand", {}, [](Interpreter& in, BoundArgs& a) {
+    auto& rng = stream(in);
+    if (a.rest.empty()) return Value::from_float(rng.random_sample());
+    return make_array(rng.random_array(dims_arg(a), numpy_shape_only(in)));
+  }, true);
+  add(*m, "randn", {}, [](Interpreter& in, BoundArgs& a) {
+    auto& rng = stream(in);
+    if (a.rest.empty()) return Value::from_float(rng.gauss());
+    return make_array(rng.normal_array(0.0, 1.0, dims_arg(a), numpy_shape_only(in)));
+  }, true);
+  return m;
+}
+
+}  // namespace nki::lib::np

@@ -1,0 +1,72 @@
+// The four agent roles of the AccelOpt loop. The search loop talks only to these interfaces; the
+// LLM agents (llm_agents.h) and the built-in rewrite agent (src/agents/builtin/) implement them.
+//
+// Threading contract: the loop calls one agent object from several threads at once (one call per
+// candidate, plan or pair), so implementations must be safe for concurrent calls.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agents/memory.h"
+#include "agents/types.h"
+
+namespace agents {
+
+// Where a call comes from. `tag` names the call site uniquely within a run
+// ("silu/r3/c1/p4/k0"): LLM agents key their recorded answers by it, so that a resumed run
+// replays the same answer instead of calling the model again.
+struct AgentContext {
+  const TaskInfo& task;
+  int round = 0;
+  std::string tag;
+};
+
+// Why a kernel failed, as the fixer sees it.
+struct Failure {
+  std::string status;                    // "compile_error", "incorrect", "no_code", ...
+  std::vector<std::string> diagnostics;
+};
+
+class Planner {
+ public:
+  virtual ~Planner() = default;
+  // Up to `n` plans, each one optimization of `candidate`. Fewer (or none) on a failed sample.
+  virtual std::vector<Plan> propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
+                                    int n) = 0;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // `k` kernels that apply `plan` to `candidate`; a failed sample is a draft with ok == false.
+  virtual std::vector<KernelDraft> write(const AgentContext& ctx, const Candidate& candidate, const Plan& plan,
+                                         const Memory& memory, int k) = 0;
+};
+
+class Summarizer {
+ public:
+  virtual ~Summarizer() = default;
+  // The experience item for one rewrite pair; nullopt when the sample failed.
+  virtual std::optional<ExperienceItem> summarize(const AgentContext& ctx, const RewritePair& pair) = 0;
+};
+
+class Fixer {
+ public:
+  virtual ~Fixer() = default;
+  // A repaired version of `code`, which failed with `failure`; `attempt` counts from 1.
+  virtual KernelDraft fix(const AgentContext& ctx, const Plan& plan, const std::string& code, const Failure& failure,
+                          int attempt) = 0;
+};
+
+// The agents of one run. `fixer` may be null (no repair).
+struct AgentSet {
+  std::shared_ptr<Planner> planner;
+  std::shared_ptr<Executor> executor;
+  std::shared_ptr<Summarizer> summarizer;
+  std::shared_ptr<Fixer> fixer;
+};
+
+}  // namespace agents

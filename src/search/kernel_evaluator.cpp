@@ -1,0 +1,64 @@
+#include "search/kernel_evaluator.h"
+
+#include <map>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include "agents/content_hash.h"
+
+namespace search {
+
+const char* const kEvaluatorVersion = "accelopt-eval-1";
+
+std::string evaluation_key(const TaskSpec& task, const std::string& kernel_text) {
+  std::string settings = fmt::format("{}|{}|{}", task.info.arch, task.tolerance, fmt::join(task.seeds, ","));
+  return agents::content_hash({kernel_text, task.info.reference_text, settings, kEvaluatorVersion});
+}
+
+CachedEvaluator::CachedEvaluator(eval::Executor& executor, RunJournal* journal, std::string cache_dir)
+    : executor_(executor), journal_(journal), cache_dir_(std::move(cache_dir)) {}
+
+eval::EvalJob CachedEvaluator::make_job(const TaskSpec& task, const std::string& key, const std::string& kernel) const {
+  eval::EvalJob job;
+  job.id = key;
+  job.request.kernel_path = task.info.kernel_file_name;  // for diagnostics; the text is what runs
+  job.request.kernel_text = kernel;
+  job.request.reference_path = task.reference_path;
+  job.request.reference_text = task.info.reference_text;
+  job.request.arch = task.info.arch;
+  job.request.seeds = task.seeds;
+  job.request.tolerance = task.tolerance;
+  job.request.cache_dir = cache_dir_;
+  return job;
+}
+
+std::vector<eval::Evaluation> CachedEvaluator::evaluate(const TaskSpec& task, const std::vector<std::string>& kernels) {
+  std::vector<std::string> keys;
+  std::map<std::string, eval::Evaluation> known;
+  std::vector<eval::EvalJob> jobs;
+  for (const auto& kernel : kernels) {
+    std::string key = evaluation_key(task, kernel);
+    keys.push_back(key);
+    if (known.count(key)) continue;
+    if (journal_) {
+      if (auto cached = journal_->find_evaluation(task.info.name, key)) {
+        known[key] = *cached;
+        continue;
+      }
+    }
+    // Placeholder until the job returns (it stays when the executor is cancelled first).
+    known[key].diagnostics = {"not evaluated: the evaluation was cancelled"};
+    jobs.push_back(make_job(task, key, kernel));
+  }
+  std::vector<eval::Evaluation> fresh = executor_.run(jobs, {});
+  for (size_t i = 0; i < jobs.size() && i < fresh.size(); ++i) {
+    known[jobs[i].id] = fresh[i];
+    if (journal_) journal_->record_evaluation(jobs[i].id, task.info.name, jobs[i].request.kernel_text, fresh[i]);
+  }
+  std::vector<eval::Evaluation> out;
+  for (const auto& key : keys) out.push_back(known[key]);
+  return out;
+}
+
+}  // namespace search

@@ -1,0 +1,23 @@
+// What the loop reports while it runs (the CLI draws a live display or prints log lines).
+// Calls come from the loop's threads but never concurrently: the loop serialises them.
+#pragma once
+
+#include <string>
+
+#include "agents/types.h"
+#include "search/search_state.h"
+
+namespace search {
+
+class ProgressObserver {
+ public:
+  virtual ~ProgressObserver() = default;
+  virtual void on_task_start(const std::string& task, const agents::Candidate& baseline, double peak_latency_ms) {}
+  // Counters of the running round changed (kernels planned, written, evaluated, failed).
+  virtual void on_round_update(const RoundStats& live) {}
+  virtual void on_round_end(const RoundStats& stats) {}
+  virtual void on_task_end(const TaskResult& result) {}
+  virtual void on_message(const std::string& text) {}
+};
+
+}  // namespace search

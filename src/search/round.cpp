@@ -1,0 +1,252 @@
+#include "search/round.h"
+
+#include <mutex>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "eval/interrupt.h"
+#include "search/grouping.h"
+#include "search/parallel.h"
+
+namespace search {
+
+namespace {
+
+// Statuses the fixer can act on: the kernel ran through the harness and failed it.
+bool is_fixable(const std::string& status) {
+  static const std::set<std::string> fixable = {"compile_error", "runtime_error", "incorrect", "timeout",
+                                                "lower_precision"};
+  return fixable.count(status) > 0;
+}
+
+class Round {
+ public:
+  Round(const SearchEnv& env, const TaskSpec& task, int round, const std::vector<agents::Candidate>& beam,
+        agents::Memory& memory, int64_t& evaluations)
+      : env_(env), task_(task), round_(round), beam_(beam), memory_(memory), evaluations_(evaluations) {
+    stats_.task = task.info.name;
+    stats_.round = round;
+    stats_.candidates = static_cast<int>(beam.size());
+    if (env.session) usage_before_ = env.session->usage();
+  }
+
+  RoundOutcome run() {
+    plan();
+    write();
+    evaluate_pending();
+    repair();
+    curate();
+    return finish();
+  }
+
+ private:
+  agents::AgentContext context(std::string tag) const {
+    return {task_.info, round_, fmt::format("{}/r{}/{}", task_.info.name, round_, tag)};
+  }
+
+  // Checks the budgets; once one is exhausted, model calls stop and the reason is kept.
+  bool over_budget() {
+    if (stop_ != StopReason::None) return true;
+    if (eval::interrupt_requested()) {  // Ctrl-C / SIGTERM: end the round like a budget stop
+      stop_ = StopReason::Cancelled;
+      stop_message_ = fmt::format("interrupted in round {} of {}; --resume continues", round_, task_.info.name);
+      if (env_.session) env_.session->stop();
+      return true;
+    }
+    agents::Usage usage = env_.session ? env_.session->usage() : agents::Usage{};
+    if (auto reason = env_.budget ? env_.budget->exhausted(usage, evaluations_) : std::nullopt) {
+      stop_ = *reason;
+      stop_message_ = fmt::format("{} reached in round {} of {}", to_string(*reason), round_, task_.info.name);
+      if (env_.session) env_.session->stop();
+      return true;
+    }
+    return false;
+  }
+
+  void update(const std::function<void(RoundStats&)>& change) {
+    std::lock_guard lock(mutex_);
+    change(stats_);
+    if (env_.session) stats_.usage = env_.session->usage();
+    stats_.evaluations = evaluations_;
+    if (env_.observer) env_.observer->on_round_update(stats_);
+  }
+
+  void plan() {
+    plans_.assign(beam_.size(), {});
+    if (over_budget()) return;
+    parallel_for(beam_.size(), env_.params.parallelism, [&](size_t c) {
+      auto plans = env_.agents.planner->propose(context(fmt::format("c{}", c)), beam_[c], memory_, env_.params.plans);
+      update([&](RoundStats& s) { s.plans += static_cast<int>(plans.size()); });
+      plans_[c] = std::move(plans);
+    });
+  }
+
+  void write() {
+    std::vector<std::pair<size_t, size_t>> branches;
+    for (size_t c = 0; c < plans_.size(); ++c)
+      for (size_t p = 0; p < plans_[c].size(); ++p) branches.push_back({c, p});
+    std::vector<std::vector<agents::KernelDraft>> drafts(branches.size());
+    if (!over_budget()) {
+      parallel_for(branches.size(), env_.params.parallelism, [&](size_t b) {
+        auto [c, p] = branches[b];
+        drafts[b] = env_.agents.executor->write(context(fmt::format("c{}/p{}", c, p)), beam_[c], plans_[c][p], memory_,
+                                                env_.params.kernels);
+        int ok = 0;
+        for (const auto& d : drafts[b]) ok += d.ok ? 1 : 0;
+        update([&](RoundStats& s) {
+          s.kernels_written += ok;
+          s.kernels_unparsed += static_cast<int>(drafts[b].size()) - ok;
+        });
+      });
+    }
+    for (size_t b = 0; b < branches.size(); ++b) add_results(branches[b], drafts[b]);
+  }
+
+  void add_results(std::pair<size_t, size_t> branch, const std::vector<agents::KernelDraft>& drafts) {
+    for (size_t k = 0; k < drafts.size(); ++k) {
+      KernelResult r;
+      r.candidate = branch.first, r.plan = branch.second, r.sample = static_cast<int>(k);
+      r.id = fmt::format("r{}.c{}.p{}.k{}", round_, branch.first, branch.second, k);
+      r.code = drafts[k].code;
+      r.status = drafts[k].ok ? "pending" : "no_code";
+      if (!drafts[k].ok) r.diagnostics = {drafts[k].error};
+      results_.push_back(std::move(r));
+    }
+  }
+
+  // Evaluates every result with status "pending", within the evaluation budget.
+  void evaluate_pending() {
+    std::vector<size_t> todo;
+    for (size_t i = 0; i < results_.size(); ++i)
+      if (results_[i].status == "pending") todo.push_back(i);
+    if (todo.empty()) return;
+    over_budget();  // a time or USD stop still evaluates what was paid for; an eval stop does not
+    int64_t allowed = env_.budget ? env_.budget->evaluations_left(evaluations_) : INT64_MAX;
+    if (stop_ == StopReason::BudgetTime) allowed = 0;
+    if (static_cast<int64_t>(todo.size()) > allowed) {
+      for (size_t i = static_cast<size_t>(allowed); i < todo.size(); ++i) results_[todo[i]].status = "not_evaluated";
+      todo.resize(static_cast<size_t>(allowed));
+    }
+    std::vector<std::string> kernels;
+    for (size_t i : todo) kernels.push_back(results_[i].code);
+    auto evaluations = kernels.empty() ? std::vector<eval::Evaluation>{} : env_.evaluator->evaluate(task_, kernels);
+    for (size_t j = 0; j < todo.size() && j < evaluations.size(); ++j) apply(results_[todo[j]], evaluations[j]);
+    evaluations_ += static_cast<int64_t>(todo.size());
+    update([](RoundStats&) {});
+  }
+
+  void apply(KernelResult& r, const eval::Evaluation& e) {
+    r.status = eval::to_string(e.status);
+    r.correct = e.correct && e.status == eval::Status::Ok && e.latency_ms() > 0;
+    r.latency_ms = e.latency_ms();
+    r.profile = e.profile;
+    r.diagnostics = e.diagnostics;
+    std::lock_guard lock(mutex_);
+    stats_.evaluated++;
+    if (r.correct) {
+      stats_.correct++;
+      if (r.fix_attempts > 0) stats_.fixed++;
+    } else {
+      stats_.eval_failed++;
+    }
+  }
+
+  // Up to F rounds of repair: every kernel that failed the harness goes back to the fixer with
+  // its diagnostics, and the repaired kernels are evaluated again.
+  void repair() {
+    if (!env_.agents.fixer) return;
+    for (int attempt = 1; attempt <= env_.params.fixer_attempts; ++attempt) {
+      std::vector<size_t> failing;
+      for (size_t i = 0; i < results_.size(); ++i)
+        if (is_fixable(results_[i].status) && results_[i].fix_attempts == attempt - 1) failing.push_back(i);
+      if (failing.empty() || over_budget()) return;
+      parallel_for(failing.size(), env_.params.parallelism, [&](size_t f) { fix_one(results_[failing[f]], attempt); });
+      evaluate_pending();
+    }
+  }
+
+  void fix_one(KernelResult& r, int attempt) {
+    const auto& plan = plans_[r.candidate][r.plan];
+    agents::Failure failure{r.status, r.diagnostics};
+    auto ctx = context(fmt::format("c{}/p{}/k{}", r.candidate, r.plan, r.sample));
+    agents::KernelDraft draft = env_.agents.fixer->fix(ctx, plan, r.code, failure, attempt);
+    if (!draft.ok) return;  // the failed kernel stays as it was
+    r.code = draft.code;
+    r.fix_attempts = attempt;
+    r.status = "pending";
+    std::lock_guard lock(mutex_);
+    stats_.evaluated--;      // the failed attempt is replaced by the repaired kernel's evaluation
+    stats_.eval_failed--;
+  }
+
+  // Rewrite pairs -> summarizer -> memory. The largest speedups are summarized; the items enter
+  // the memory smallest first, so the round's most telling item ends up the newest.
+  void curate() {
+    auto pairs = find_rewrites(beam_, plans_, results_, env_.params.t_pos, env_.params.t_neg, task_.info.name, round_);
+    for (const auto& pair : pairs) (pair.positive ? stats_.positive_pairs : stats_.negative_pairs)++;
+    auto chosen = top_pairs(std::move(pairs), static_cast<size_t>(env_.params.topk));
+    std::vector<std::optional<agents::ExperienceItem>> items(chosen.size());
+    if (!chosen.empty() && !over_budget() && env_.agents.summarizer) {
+      parallel_for(chosen.size(), env_.params.parallelism, [&](size_t i) {
+        items[i] = env_.agents.summarizer->summarize(context(fmt::format("s{}", i)), chosen[i]);
+      });
+    }
+    for (auto it = items.rbegin(); it != items.rend(); ++it) {
+      if (!*it) continue;
+      memory_.add(**it);
+      new_items_.insert(new_items_.begin(), **it);
+    }
+    stats_.memory_items = static_cast<int>(memory_.size());
+  }
+
+  RoundOutcome finish() {
+    RoundOutcome out;
+    out.beam = select_beam(beam_, results_, static_cast<size_t>(env_.params.beam));
+    stats_.best_latency_ms = out.beam.empty() ? 0 : out.beam.front().latency_ms;
+    if (env_.session) stats_.usage = env_.session->usage();
+    stats_.evaluations = evaluations_;
+    if (all_calls_failed()) {
+      stop_ = StopReason::AllCallsFailed;
+      stop_message_ = fmt::format(
+          "every model call of round {} of {} failed (the endpoint is unreachable or refuses the requests); "
+          "the run stopped and can be resumed with --resume", round_, task_.info.name);
+    }
+    out.stats = stats_;
+    out.results = std::move(results_);
+    out.new_items = std::move(new_items_);
+    out.stop = stop_;
+    out.stop_message = stop_message_;
+    return out;
+  }
+
+  bool all_calls_failed() const {
+    if (!env_.session) return false;
+    agents::Usage spent = env_.session->usage() - usage_before_;
+    return spent.calls > 0 && spent.failed_calls == spent.calls;
+  }
+
+  const SearchEnv& env_;
+  const TaskSpec& task_;
+  int round_;
+  const std::vector<agents::Candidate>& beam_;
+  agents::Memory& memory_;
+  int64_t& evaluations_;
+  std::mutex mutex_;
+  RoundStats stats_;
+  agents::Usage usage_before_;
+  std::vector<std::vector<agents::Plan>> plans_;
+  std::vector<KernelResult> results_;
+  std::vector<agents::ExperienceItem> new_items_;
+  StopReason stop_ = StopReason::None;
+  std::string stop_message_;
+};
+
+}  // namespace
+
+RoundOutcome run_round(const SearchEnv& env, const TaskSpec& task, int round, const std::vector<agents::Candidate>& beam,
+                       agents::Memory& memory, int64_t& evaluations) {
+  return Round(env, task, round, beam, memory, evaluations).run();
+}
+
+}  // namespace search

@@ -1,0 +1,49 @@
+// One round of the AccelOpt beam search (AccelOpt paper, Algorithm 1): plans for every candidate,
+// kernels for every plan, evaluation (with repair of failed kernels), memory curation from the
+// rewrite pairs, and selection of the next beam. Tests: tests/unit/search/round_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agents/agent.h"
+#include "agents/llm_session.h"
+#include "search/budget.h"
+#include "search/kernel_evaluator.h"
+#include "search/kernel_result.h"
+#include "search/params.h"
+#include "search/progress.h"
+#include "search/search_state.h"
+#include "search/task_spec.h"
+
+namespace search {
+
+// The services a round uses. `session` is null for agents without a model; `observer` may be null.
+struct SearchEnv {
+  SearchParams params;
+  agents::AgentSet agents;
+  KernelEvaluator* evaluator = nullptr;
+  agents::LlmSession* session = nullptr;
+  BudgetTracker* budget = nullptr;
+  ProgressObserver* observer = nullptr;
+};
+
+struct RoundOutcome {
+  std::vector<agents::Candidate> beam;   // C_{i+1}
+  RoundStats stats;
+  std::vector<KernelResult> results;     // every kernel of the round
+  std::vector<agents::ExperienceItem> new_items;  // added to memory, newest first
+  StopReason stop = StopReason::None;    // a budget ran out, or every model call failed
+  std::string stop_message;
+};
+
+// Runs round `round` (1-based) of `task` from `beam`; adds the round's experience to `memory`
+// and the evaluations it ran to `evaluations`. A budget that runs out mid-round stops further
+// model calls and evaluations, and the round still finishes (curation and selection with what
+// it has). When every model call of the round failed, the outcome says AllCallsFailed and the
+// caller should stop without keeping the round.
+RoundOutcome run_round(const SearchEnv& env, const TaskSpec& task, int round, const std::vector<agents::Candidate>& beam,
+                       agents::Memory& memory, int64_t& evaluations);
+
+}  // namespace search

@@ -1,0 +1,50 @@
+// What the loop records as it goes, so that a killed run loses nothing that finished and a
+// resumed run repeats no model call and no evaluation. StoreJournal (store_journal.h) keeps it in
+// the run's SQLite store; MemoryJournal keeps it in memory (tests, benchmarks).
+// Evaluations are keyed by (task, content key).
+//
+// Threading contract: every method may be called from several threads at once.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agents/llm_session.h"
+#include "eval/evaluation.h"
+
+namespace search {
+
+class RunJournal : public agents::CallJournal {
+ public:
+  // Evaluations by content key (kernel_evaluator.h `evaluation_key`).
+  virtual std::optional<eval::Evaluation> find_evaluation(const std::string& task, const std::string& key) = 0;
+  virtual void record_evaluation(const std::string& key, const std::string& task, const std::string& kernel_text,
+                                 const eval::Evaluation& evaluation) = 0;
+  // The search state after each completed round (serialized RunState JSON, search_state.h).
+  virtual void record_checkpoint(const std::string& state_json) = 0;
+  virtual std::string last_checkpoint() = 0;  // "" when there is none
+};
+
+class MemoryJournal : public RunJournal {
+ public:
+  std::optional<agents::CallRecord> find_call(const std::string& request_hash) override;
+  void record_call(const agents::CallRecord& record) override;
+  std::optional<eval::Evaluation> find_evaluation(const std::string& task, const std::string& key) override;
+  void record_evaluation(const std::string& key, const std::string& task, const std::string& kernel_text,
+                         const eval::Evaluation& evaluation) override;
+  void record_checkpoint(const std::string& state_json) override;
+  std::string last_checkpoint() override;
+
+  std::vector<agents::CallRecord> calls() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<agents::CallRecord> calls_;
+  std::map<std::string, eval::Evaluation> evaluations_;
+  std::string checkpoint_;
+};
+
+}  // namespace search

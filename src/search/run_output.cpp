@@ -1,0 +1,107 @@
+#include "search/run_output.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+namespace search {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string run_status(const RunState& state) {
+  auto results = task_results(state);
+  bool all_failed = !results.empty() && std::all_of(results.begin(), results.end(), [](const auto& r) { return !r.error.empty(); });
+  if (all_failed && !state.current) return "failed";
+  if (state.stop == StopReason::AllCallsFailed || state.stop == StopReason::Cancelled) return "stopped";
+  if (is_budget_stop(state.stop)) return "budget_stop";
+  if (state.current || state.finished.size() < state.tasks.size()) return "incomplete";
+  return "finished";
+}
+
+std::string percent(const nlohmann::json& v) { return v.is_number() ? fmt::format("{:.1f}%", v.get<double>()) : "-"; }
+
+std::string latency(double ms) { return ms > 0 ? fmt::format("{:.4f}", ms) : "-"; }
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
+    if (!out) throw std::runtime_error(fmt::format("{}: cannot write file", path));
+    out << text;
+    if (!out.flush()) throw std::runtime_error(fmt::format("{}: write failed", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(fmt::format("{}: cannot replace file", path));
+}
+
+std::vector<TaskResult> task_results(const RunState& state) {
+  std::vector<TaskResult> results = state.finished;
+  if (state.current) results.push_back(state.current->result);
+  return results;
+}
+
+nlohmann::json run_summary(const RunState& state, const std::string& run_name) {
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const auto& r : task_results(state)) {
+    nlohmann::json j = to_json(r);
+    j.erase("best_code");  // the code is in best/; the summary stays readable
+    tasks.push_back(j);
+  }
+  return {{"format", "accelopt-run-summary"},
+          {"run", run_name},
+          {"status", run_status(state)},
+          {"stop", to_string(state.stop)},
+          {"stop_message", state.stop_message},
+          {"tasks", tasks},
+          {"usage", to_json(state.usage)},
+          {"evaluations", state.evaluations},
+          {"elapsed_s", state.elapsed_s},
+          {"memory_items", state.memory.size()}};
+}
+
+void write_run_outputs(const std::string& run_dir, const RunState& state, const std::string& run_name) {
+  fs::create_directories(fs::path(run_dir) / "best");
+  for (const auto& r : task_results(state)) {
+    if (r.best_code.empty() || r.kernel_file_name.empty()) continue;
+    write_file_atomic((fs::path(run_dir) / "best" / r.kernel_file_name).string(), r.best_code);
+  }
+  write_file_atomic((fs::path(run_dir) / "summary.json").string(), run_summary(state, run_name).dump(2) + "\n");
+  write_file_atomic((fs::path(run_dir) / "memory.json").string(), agents::to_json(state.memory).dump(2) + "\n");
+}
+
+std::string format_summary(const nlohmann::json& summary) {
+  std::string out = fmt::format("run {}: {}", summary.value("run", "?"), summary.value("status", "?"));
+  std::string message = summary.value("stop_message", "");
+  if (!message.empty()) out += fmt::format(" ({})", message);
+  out += "\n";
+  out += fmt::format("{:<28} {:>12} {:>12} {:>8} {:>9} {:>9} {:>7} {:>10}\n", "task", "baseline ms", "best ms",
+                     "speedup", "peak bef", "peak aft", "rounds", "cost USD");
+  for (const auto& t : summary.value("tasks", nlohmann::json::array())) {
+    std::string error = t.value("error", "");
+    if (!error.empty()) {
+      out += fmt::format("{:<28} error: {}\n", t.value("task", "?"), error.substr(0, error.find('\n')));
+      continue;
+    }
+    out += fmt::format("{:<28} {:>12} {:>12} {:>7.3f}x {:>9} {:>9} {:>7} {:>10.4f}\n", t.value("task", "?"),
+                       latency(t.value("baseline_latency_ms", 0.0)), latency(t.value("best_latency_ms", 0.0)),
+                       t.value("speedup", 0.0), percent(t.value("baseline_peak_percent", nlohmann::json())),
+                       percent(t.value("best_peak_percent", nlohmann::json())), t.value("rounds_done", 0),
+                       t.value("usage", nlohmann::json::object()).value("cost_usd", 0.0));
+  }
+  auto usage = summary.value("usage", nlohmann::json::object());
+  out += fmt::format("total: {} model calls ({} failed), {} input + {} output tokens, {:.4f} USD, {} evaluations, {:.1f} s\n",
+                     usage.value("calls", 0), usage.value("failed_calls", 0), usage.value("input_tokens", 0),
+                     usage.value("output_tokens", 0), usage.value("cost_usd", 0.0), summary.value("evaluations", 0),
+                     summary.value("elapsed_s", 0.0));
+  return out;
+}
+
+}  // namespace search

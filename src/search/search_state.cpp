@@ -1,0 +1,177 @@
+#include "search/search_state.h"
+
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace search {
+
+std::optional<double> TaskResult::baseline_peak_percent() const {
+  if (peak_latency_ms <= 0 || baseline_latency_ms <= 0) return std::nullopt;
+  return 100.0 * peak_latency_ms / baseline_latency_ms;
+}
+
+std::optional<double> TaskResult::best_peak_percent() const {
+  if (peak_latency_ms <= 0 || best_latency_ms <= 0) return std::nullopt;
+  return 100.0 * peak_latency_ms / best_latency_ms;
+}
+
+nlohmann::json to_json(const agents::Usage& u) {
+  return {{"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens}, {"cost_usd", u.cost_usd},
+          {"calls", u.calls},               {"failed_calls", u.failed_calls},   {"replayed_calls", u.replayed_calls}};
+}
+
+agents::Usage usage_from_json(const nlohmann::json& j) {
+  agents::Usage u;
+  u.input_tokens = j.value("input_tokens", int64_t{0});
+  u.output_tokens = j.value("output_tokens", int64_t{0});
+  u.cost_usd = j.value("cost_usd", 0.0);
+  u.calls = j.value("calls", int64_t{0});
+  u.failed_calls = j.value("failed_calls", int64_t{0});
+  u.replayed_calls = j.value("replayed_calls", int64_t{0});
+  return u;
+}
+
+nlohmann::json to_json(const RoundStats& s) {
+  return {{"task", s.task},
+          {"round", s.round},
+          {"candidates", s.candidates},
+          {"plans", s.plans},
+          {"kernels_written", s.kernels_written},
+          {"kernels_unparsed", s.kernels_unparsed},
+          {"evaluated", s.evaluated},
+          {"eval_failed", s.eval_failed},
+          {"correct", s.correct},
+          {"fixed", s.fixed},
+          {"positive_pairs", s.positive_pairs},
+          {"negative_pairs", s.negative_pairs},
+          {"memory_items", s.memory_items},
+          {"best_latency_ms", s.best_latency_ms},
+          {"usage", to_json(s.usage)},
+          {"evaluations", s.evaluations}};
+}
+
+RoundStats round_stats_from_json(const nlohmann::json& j) {
+  RoundStats s;
+  s.task = j.value("task", "");
+  s.round = j.value("round", 0);
+  s.candidates = j.value("candidates", 0);
+  s.plans = j.value("plans", 0);
+  s.kernels_written = j.value("kernels_written", 0);
+  s.kernels_unparsed = j.value("kernels_unparsed", 0);
+  s.evaluated = j.value("evaluated", 0);
+  s.eval_failed = j.value("eval_failed", 0);
+  s.correct = j.value("correct", 0);
+  s.fixed = j.value("fixed", 0);
+  s.positive_pairs = j.value("positive_pairs", 0);
+  s.negative_pairs = j.value("negative_pairs", 0);
+  s.memory_items = j.value("memory_items", 0);
+  s.best_latency_ms = j.value("best_latency_ms", 0.0);
+  if (j.contains("usage")) s.usage = usage_from_json(j["usage"]);
+  s.evaluations = j.value("evaluations", int64_t{0});
+  return s;
+}
+
+nlohmann::json to_json(const TaskResult& r) {
+  nlohmann::json rounds = nlohmann::json::array();
+  for (const auto& s : r.rounds) rounds.push_back(to_json(s));
+  auto optional_number = [](std::optional<double> v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"task", r.task},
+          {"kernel_file_name", r.kernel_file_name},
+          {"error", r.error},
+          {"baseline_latency_ms", r.baseline_latency_ms},
+          {"best_latency_ms", r.best_latency_ms},
+          {"peak_latency_ms", r.peak_latency_ms},
+          {"speedup", r.speedup()},
+          {"baseline_peak_percent", optional_number(r.baseline_peak_percent())},
+          {"best_peak_percent", optional_number(r.best_peak_percent())},
+          {"best_id", r.best_id},
+          {"best_code", r.best_code},
+          {"rounds_done", r.rounds_done},
+          {"stop", to_string(r.stop)},
+          {"usage", to_json(r.usage)},
+          {"evaluations", r.evaluations},
+          {"rounds", rounds}};
+}
+
+TaskResult task_result_from_json(const nlohmann::json& j) {
+  TaskResult r;
+  r.task = j.value("task", "");
+  r.kernel_file_name = j.value("kernel_file_name", "");
+  r.error = j.value("error", "");
+  r.baseline_latency_ms = j.value("baseline_latency_ms", 0.0);
+  r.best_latency_ms = j.value("best_latency_ms", 0.0);
+  r.peak_latency_ms = j.value("peak_latency_ms", 0.0);
+  r.best_id = j.value("best_id", "");
+  r.best_code = j.value("best_code", "");
+  r.rounds_done = j.value("rounds_done", 0);
+  r.stop = parse_stop_reason(j.value("stop", "none"));
+  if (j.contains("usage")) r.usage = usage_from_json(j["usage"]);
+  r.evaluations = j.value("evaluations", int64_t{0});
+  for (const auto& s : j.value("rounds", nlohmann::json::array())) r.rounds.push_back(round_stats_from_json(s));
+  return r;
+}
+
+nlohmann::json to_json(const agents::Candidate& c) {
+  nlohmann::json j = {{"id", c.id}, {"kernel_text", c.kernel_text}, {"latency_ms", c.latency_ms}};
+  j["profile"] = c.profile ? trn::to_json(*c.profile) : nlohmann::json(nullptr);
+  return j;
+}
+
+agents::Candidate candidate_from_json(const nlohmann::json& j) {
+  agents::Candidate c;
+  c.id = j.at("id").get<std::string>();
+  c.kernel_text = j.at("kernel_text").get<std::string>();
+  c.latency_ms = j.at("latency_ms").get<double>();
+  if (j.contains("profile") && !j["profile"].is_null()) c.profile = trn::profile_from_json(j["profile"]);
+  return c;
+}
+
+std::string serialize(const RunState& state) {
+  nlohmann::json finished = nlohmann::json::array();
+  for (const auto& r : state.finished) finished.push_back(to_json(r));
+  nlohmann::json j = {{"format", "accelopt-run-state"},
+                      {"version", 1},
+                      {"tasks", state.tasks},
+                      {"finished", finished},
+                      {"memory", to_json(state.memory)},
+                      {"usage", to_json(state.usage)},
+                      {"evaluations", state.evaluations},
+                      {"elapsed_s", state.elapsed_s},
+                      {"stop", to_string(state.stop)},
+                      {"stop_message", state.stop_message}};
+  if (state.current) {
+    nlohmann::json beam = nlohmann::json::array();
+    for (const auto& c : state.current->beam) beam.push_back(to_json(c));
+    j["current"] = {{"result", to_json(state.current->result)}, {"beam", beam}};
+  }
+  return j.dump();
+}
+
+RunState deserialize_state(const std::string& text, size_t memory_capacity) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "accelopt-run-state")
+    throw std::runtime_error("the run checkpoint is not an accelopt run state");
+  try {
+    RunState state;
+    state.tasks = j.value("tasks", std::vector<std::string>{});
+    for (const auto& r : j.value("finished", nlohmann::json::array())) state.finished.push_back(task_result_from_json(r));
+    state.memory = agents::memory_from_json(j.at("memory"), memory_capacity);
+    state.usage = usage_from_json(j.value("usage", nlohmann::json::object()));
+    state.evaluations = j.value("evaluations", int64_t{0});
+    state.elapsed_s = j.value("elapsed_s", 0.0);
+    state.stop = parse_stop_reason(j.value("stop", "none"));
+    state.stop_message = j.value("stop_message", "");
+    if (j.contains("current")) {
+      TaskProgress progress;
+      progress.result = task_result_from_json(j["current"].at("result"));
+      for (const auto& c : j["current"].at("beam")) progress.beam.push_back(candidate_from_json(c));
+      state.current = std::move(progress);
+    }
+    return state;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("the run checkpoint is damaged: ") + e.what());
+  }
+}
+
+}  // namespace search

@@ -1,0 +1,78 @@
+// What a run has done so far: per-round figures, per-task results, and the state needed to
+// continue (beam, memory, spending). Saved as JSON after every round (the resume checkpoint) and
+// as the run's summary.json at the end.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "agents/llm_session.h"
+#include "agents/memory.h"
+#include "agents/types.h"
+#include "search/budget.h"
+
+namespace search {
+
+struct RoundStats {
+  std::string task;
+  int round = 0;                  // 1-based
+  int candidates = 0, plans = 0;
+  int kernels_written = 0, kernels_unparsed = 0;  // drafts with code / failed samples
+  int evaluated = 0, eval_failed = 0, correct = 0, fixed = 0;
+  int positive_pairs = 0, negative_pairs = 0, memory_items = 0;
+  double best_latency_ms = 0;     // best in the beam after the round (0 = none yet)
+  agents::Usage usage;            // cumulative for the run
+  int64_t evaluations = 0;        // cumulative for the run
+};
+
+struct TaskResult {
+  std::string task, kernel_file_name;
+  std::string error;              // non-empty: the task could not run (e.g. baseline failed)
+  double baseline_latency_ms = 0, best_latency_ms = 0, peak_latency_ms = 0;
+  std::string best_id, best_code;
+  std::optional<double> baseline_peak_percent() const;
+  std::optional<double> best_peak_percent() const;
+  double speedup() const { return best_latency_ms > 0 ? baseline_latency_ms / best_latency_ms : 0; }
+  int rounds_done = 0;
+  StopReason stop = StopReason::None;
+  agents::Usage usage;            // spent on this task
+  int64_t evaluations = 0;
+  std::vector<RoundStats> rounds;
+};
+
+// The task being optimized when the checkpoint was taken.
+struct TaskProgress {
+  TaskResult result;              // so far
+  std::vector<agents::Candidate> beam;
+};
+
+struct RunState {
+  std::vector<std::string> tasks;         // in run order
+  std::vector<TaskResult> finished;       // tasks done, in order
+  std::optional<TaskProgress> current;
+  agents::Memory memory;
+  agents::Usage usage;                    // whole run
+  int64_t evaluations = 0;
+  double elapsed_s = 0;
+  StopReason stop = StopReason::None;     // set when the run ended early
+  std::string stop_message;
+};
+
+nlohmann::json to_json(const RoundStats& stats);
+RoundStats round_stats_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const TaskResult& result);
+TaskResult task_result_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const agents::Usage& usage);
+agents::Usage usage_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const agents::Candidate& candidate);
+agents::Candidate candidate_from_json(const nlohmann::json& j);
+
+std::string serialize(const RunState& state);
+// Throws std::runtime_error when the text is not a run state.
+RunState deserialize_state(const std::string& text, size_t memory_capacity);
+
+}  // namespace search

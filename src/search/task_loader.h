@@ -1,0 +1,18 @@
+// Builds TaskSpecs from a benchmark directory in the NKIBench layout (bench/loader.h): reference
+// and baseline text, kernel file name, tolerance and the published peak estimate for the arch.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "search/task_spec.h"
+
+namespace search {
+
+// `selection`: "all", or task names / task_config names separated by commas. Throws
+// std::invalid_argument naming an unknown task, std::runtime_error for an unreadable suite.
+// Suite entries that fail to load are reported in `warnings` and skipped.
+std::vector<TaskSpec> load_tasks(const std::string& bench_root, const std::string& selection, const std::string& arch,
+                                 std::vector<std::string>& warnings);
+
+}  // namespace search

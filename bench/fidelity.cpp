@@ -1,0 +1,139 @@
+// Simulator fidelity against real Trn1 profiles of the seven calibration baselines
+// (bench/fidelity_kernels/trn1-baseline-profiles.json). Prints, per kernel, simulated vs real
+// latency, HBM bytes, spill bytes and engine activity with ratios, and the median absolute log
+// ratio of latency. By default the kernels are the synthetic record streams of
+// bench/fidelity_kernels/synthetic_kernels.h; with --nki the NKI kernels of that folder run on
+// the interpreter (trace-only) and feed the simulator.
+//
+//   bench_fidelity [--nki] [--kernel NAME] [--arch trn1] [--timeline DIR]
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/profile_run.h"
+#include "fidelity_kernels/synthetic_kernels.h"
+#include "nki/lib/array_value.h"
+#include "tensor/array.h"
+#include "trn/simulator.h"
+
+namespace {
+
+struct Row {
+  std::string name;
+  trn::Profile sim, real;
+};
+
+double ratio(double sim, double real) { return real == 0 ? (sim == 0 ? 1.0 : INFINITY) : sim / real; }
+
+void print_row(const Row& r) {
+  const auto& s = r.sim;
+  const auto& t = r.real;
+  fmt::print("{:<15} latency {:8.3f} / {:8.3f} ms ({:5.2f}x)  hbm_r {:7.1f} / {:7.1f} MB ({:5.2f}x)  "
+             "hbm_w {:7.1f} / {:7.1f} MB ({:5.2f}x)\n",
+             r.name, s.latency, t.latency, ratio(s.latency, t.latency), s.hbm_read_bytes / 1e6,
+             t.hbm_read_bytes / 1e6, ratio(s.hbm_read_bytes, t.hbm_read_bytes), s.hbm_write_bytes / 1e6,
+             t.hbm_write_bytes / 1e6, ratio(s.hbm_write_bytes, t.hbm_write_bytes));
+  fmt::print("{:<15} spill save {:7.1f} / {:7.1f} MB  reload {:7.1f} / {:7.1f} MB  "
+             "act {:.3f}/{:.3f}  dve {:.3f}/{:.3f}  pool {:.3f}/{:.3f}  hfu {:.3f}/{:.3f}\n",
+             "", s.spill_save_bytes / 1e6, t.spill_save_bytes / 1e6, s.spill_reload_bytes / 1e6,
+             t.spill_reload_bytes / 1e6, s.scalar_engine_active_time_percent,
+             t.scalar_engine_active_time_percent, s.vector_engine_active_time_percent,
+             t.vector_engine_active_time_percent, s.gpsimd_engine_active_time_percent,
+             t.gpsimd_engine_active_time_percent, s.hfu_estimated_percent, t.hfu_estimated_percent);
+}
+
+// Kernel argument shapes of the NKI kernels in bench/fidelity_kernels (nkibench.md tasks table).
+std::vector<tensor::Shape> argument_shapes(const std::string& name) {
+  if (name == "silu") return {{128, 32, 7168}};
+  if (name == "adamw") return {{10944, 2048}, {10944, 2048}, {10944, 2048}, {10944, 2048}};
+  if (name == "matmul") return {{32, 128, 40, 128}, {40, 128, 12288}};
+  if (name == "rmsnorm_matmul") return {{32, 128, 1024}, {8, 128, 2048}};
+  if (name == "bmm_softmax") return {{16, 4096, 64}, {16, 64, 4096}};
+  if (name == "gqa_full") return {{32, 128, 16, 128}, {1, 8, 4, 128, 8, 128}, {1, 32, 128, 1024}};
+  if (name == "swiglu") return {{8, 4, 128, 8, 128}, {8, 128, 3072}, {24, 128, 1024}, {8, 128, 3072}};
+  return {};
+}
+
+// Runs bench/fidelity_kernels/NAME.py trace-only into the simulator; nullopt (after printing the
+// diagnostics) when the kernel does not run.
+std::optional<trn::Profile> run_nki(const std::string& name, const std::string& arch, const std::string& timeline) {
+  bench::TraceRequest request;
+  request.kernel_path = std::string(ACCELOPT_SOURCE_DIR) + "/bench/fidelity_kernels/" + name + ".py";
+  std::ifstream in(request.kernel_path);
+  request.kernel_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  for (const auto& shape : argument_shapes(name))
+    request.args.push_back(nki::lib::make_array(tensor::Array::shape_only(shape, tensor::DType::Float32)));
+  bench::ProfileRun run = bench::profile_kernel(request, arch, timeline);
+  if (run.profile) return run.profile;
+  for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
+  return std::nullopt;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string only, arch = "trn1", timeline_dir;
+  bool nki = false;
+  for (int idx = 1; idx < argc; ++idx) {
+    std::string arg = argv[idx];
+    if (arg == "--nki") nki = true;
+    else if (arg == "--kernel" && idx + 1 < argc) only = argv[++idx];
+    else if (arg == "--arch" && idx + 1 < argc) arch = argv[++idx];
+    else if (arg == "--timeline" && idx + 1 < argc) timeline_dir = argv[++idx];
+    else {
+      fmt::print(stderr, "usage: bench_fidelity [--nki] [--kernel NAME] [--arch trn1|trn2] [--timeline DIR]\n");
+      return 2;
+    }
+  }
+  std::ifstream in(std::string(ACCELOPT_SOURCE_DIR) + "/bench/fidelity_kernels/trn1-baseline-profiles.json");
+  if (!in) {
+    fmt::print(stderr, "cannot read the calibration profiles\n");
+    return 1;
+  }
+  nlohmann::json real = nlohmann::json::parse(in);
+  std::vector<Row> rows;
+  std::vector<double> lat_logs, read_logs, write_logs;
+  for (const auto& kernel : fidelity::synthetic_kernels()) {
+    if (!only.empty() && kernel.name != only) continue;
+    std::string timeline = timeline_dir.empty() ? "" : timeline_dir + "/" + kernel.name + ".json";
+    trn::Profile simulated;
+    if (nki) {
+      auto p = run_nki(kernel.name, arch, timeline);
+      if (!p) continue;
+      simulated = *p;
+    } else {
+      trn::SimOptions options;
+      options.timeline_path = timeline;
+      trn::Simulator sim(trn::arch_config(arch), options);
+      trn::TraceBuilder builder(sim);
+      kernel.build(builder);
+      sim.finish();
+      simulated = sim.profile();
+    }
+    Row r{kernel.name, simulated, trn::profile_from_json(real["kernels"][kernel.name]["profile"])};
+    print_row(r);
+    lat_logs.push_back(std::fabs(std::log(ratio(r.sim.latency, r.real.latency))));
+    read_logs.push_back(std::fabs(std::log(ratio(r.sim.hbm_read_bytes, r.real.hbm_read_bytes))));
+    write_logs.push_back(std::fabs(std::log(ratio(r.sim.hbm_write_bytes, r.real.hbm_write_bytes))));
+    rows.push_back(std::move(r));
+  }
+  fmt::print("median |log ratio|: latency {:.3f}  hbm_read {:.3f}  hbm_write {:.3f}  ({} kernels, {}, {})\n",
+             median(lat_logs), median(read_logs), median(write_logs), rows.size(), arch,
+             nki ? "NKI kernels" : "synthetic traces");
+  return 0;
+}

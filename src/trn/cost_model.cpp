@@ -1,0 +1,244 @@
+#include "trn/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trn {
+namespace {
+
+bool any_fp32(const std::vector<Operand>& ops) {
+  return std::any_of(ops.begin(), ops.end(), [](const Operand& o) { return o.fp32; });
+}
+
+bool any_strided(const InstructionInfo& inst) {
+  auto strided = [](const Operand& o) { return o.strided; };
+  return std::any_of(inst.inputs.begin(), inst.inputs.end(), strided) ||
+         std::any_of(inst.outputs.begin(), inst.outputs.end(), strided);
+}
+
+bool all_16bit(const InstructionInfo& inst) {
+  auto narrow = [](const Operand& o) { return o.dtype_bytes <= 2 && !o.fp32; };
+  return std::all_of(inst.inputs.begin(), inst.inputs.end(), narrow) &&
+         std::all_of(inst.outputs.begin(), inst.outputs.end(), narrow);
+}
+
+// N of the ISA formulas: elements per partition of the main input (the output if none).
+uint64_t free_size(const InstructionInfo& inst) {
+  if (!inst.inputs.empty()) {
+    uint64_t n = 0;
+    for (const auto& op : inst.inputs) n = std::max<uint64_t>(n, op.free_elements);
+    return n;
+  }
+  return inst.outputs.empty() ? 1 : inst.outputs.front().free_elements;
+}
+
+bool has_psum_input(const InstructionInfo& inst) {
+  return std::any_of(inst.inputs.begin(), inst.inputs.end(),
+                     [](const Operand& o) { return o.buffer == BufferKind::Psum; });
+}
+
+// Matmul dimensions: K (rows), M (stationary free), N (moving free). Falls back to the operand
+// shapes (inputs ordered stationary, moving) when the record leaves them 0.
+struct MatmulDims {
+  uint64_t rows, stationary, moving;
+};
+
+MatmulDims matmul_dims(const InstructionInfo& inst) {
+  MatmulDims d{inst.matmul_rows, inst.matmul_stationary_cols, inst.matmul_moving_cols};
+  if (d.rows == 0 && !inst.inputs.empty()) d.rows = inst.inputs.front().partitions;
+  if (d.stationary == 0 && !inst.inputs.empty()) d.stationary = inst.inputs.front().free_elements;
+  if (d.moving == 0) {
+    if (inst.inputs.size() >= 2) d.moving = inst.inputs[1].free_elements;
+    else if (!inst.outputs.empty()) d.moving = inst.outputs.front().free_elements;
+  }
+  d.rows = std::max<uint64_t>(d.rows, 1);
+  d.stationary = std::max<uint64_t>(d.stationary, 1);
+  d.moving = std::max<uint64_t>(d.moving, 1);
+  return d;
+}
+
+// ISA nc_matmul: max(min(64, N_stationary), N_moving), 4x for fp32. The 64 is MM_INIT_LATENCY
+// (the stationary load hides behind the previous matmul: "background LoadStationary").
+uint64_t matmul_cycles(const InstructionInfo& inst, const ArchConfig& arch) {
+  MatmulDims d = matmul_dims(inst);
+  uint64_t cycles = std::max<uint64_t>(std::min<uint64_t>(arch.mm_init_latency, d.stationary), d.moving);
+  if (any_fp32(inst.inputs)) cycles *= arch.fp32_matmul_factor;
+  return cycles;
+}
+
+// ISA nc_transpose (engine=tensor): max(P, min(64, F)); it is a matmul against an identity, so
+// fp32 data streams at the fp32 rate too.
+uint64_t pe_transpose_cycles(const InstructionInfo& inst, const ArchConfig& arch) {
+  if (inst.matmul_moving_cols != 0) return matmul_cycles(inst, arch);
+  const Operand* in = inst.inputs.empty() ? nullptr : &inst.inputs.front();
+  uint64_t p = in ? in->partitions : 128, f = in ? in->free_elements : 128;
+  uint64_t cycles = std::max<uint64_t>(p, std::min<uint64_t>(arch.mm_init_latency, f));
+  if (any_fp32(inst.inputs)) cycles *= arch.fp32_matmul_factor;
+  return cycles;
+}
+
+uint64_t floor_ii(uint64_t cycles, const ArchConfig& arch) {
+  return std::max<uint64_t>(arch.min_ii, cycles);
+}
+
+// Vector/Scalar/GpSimd instructions (ISA "Estimated instruction cost" table).
+uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch) {
+  const uint64_t n = free_size(inst);
+  const bool gpsimd = inst.engine == Engine::GpSimd;
+  uint64_t cycles = 0;
+  switch (inst.opcode) {
+    case Opcode::Activation:
+      cycles = floor_ii(n, arch) + (inst.has_reduce ? arch.act_read_accumulator : 0);
+      break;
+    case Opcode::TensorScalar:
+      cycles = floor_ii(n, arch) + (inst.has_reduce ? arch.min_ii : 0);
+      break;
+    case Opcode::TensorTensor:
+      // One PSUM input or all-16-bit SBUF inputs stream at 1 element/cycle, otherwise 2.
+      cycles = (has_psum_input(inst) || all_16bit(inst)) ? floor_ii(n, arch)
+                                                         : floor_ii(arch.tensor_tensor_sbuf_factor * n, arch);
+      break;
+    case Opcode::TensorTensorScan:
+      cycles = floor_ii(2 * n, arch);
+      break;
+    case Opcode::TensorReduce:
+      cycles = floor_ii(all_16bit(inst) ? n / 2 : n, arch);
+      break;
+    case Opcode::TensorCopy:
+      cycles = floor_ii(n, arch);
+      break;
+    case Opcode::Reciprocal:
+      // The ISA page says 8N on VectorE; the calibration data says otherwise (docs/simulator.md).
+      cycles = inst.engine == Engine::Vector ? floor_ii(arch.vector_reciprocal_factor * n, arch)
+                                             : floor_ii(n, arch);
+      break;
+    case Opcode::Memset:
+      cycles = floor_ii(all_16bit(inst) ? n / 2 : n, arch);
+      break;
+    case Opcode::Iota:
+      cycles = arch.gpsimd_start + n;
+      break;
+    case Opcode::Select:
+      cycles = gpsimd ? arch.gpsimd_start + n : floor_ii(n, arch);
+      break;
+    case Opcode::TensorPartitionReduce:
+      // Not published; a GpSimd pass over the data after its start-up, like affine_select.
+      cycles = arch.gpsimd_start + n;
+      break;
+    default:
+      cycles = floor_ii(n, arch);
+      break;
+  }
+  if (gpsimd && inst.opcode != Opcode::Iota && inst.opcode != Opcode::Select &&
+      inst.opcode != Opcode::TensorPartitionReduce)
+    cycles = std::max<uint64_t>(cycles, arch.gpsimd_start + n);
+  // Innermost stride above 16 bytes halves the SBUF/PSUM interface rate (ARCH2 1.3).
+  if (any_strided(inst)) cycles *= 2;
+  return cycles + arch.static_overhead;
+}
+
+}  // namespace
+
+double result_latency_ns(Engine engine, const ArchConfig& arch) {
+  switch (engine) {
+    case Engine::Tensor: return arch.pe_latency / arch.tensor_ghz;
+    case Engine::Scalar: return arch.act_latency / arch.scalar_ghz;
+    case Engine::Vector: return arch.dve_latency / arch.vector_ghz;
+    case Engine::GpSimd: return arch.pool_latency / arch.gpsimd_ghz;
+    case Engine::Sync:
+    case Engine::Dma: return 0;
+  }
+  return 0;
+}
+
+bool engine_is_flexible(const InstructionInfo& inst) {
+  if (inst.engine_chosen_by_user) return false;
+  if (inst.engine != Engine::Vector && inst.engine != Engine::Scalar) return false;
+  if (inst.opcode != Opcode::TensorScalar && inst.opcode != Opcode::TensorCopy) return false;
+  // GpSimd cannot read PSUM and ScalarE reads one input: only single-input forms move.
+  for (size_t idx = 1; idx < inst.inputs.size(); ++idx)
+    if (inst.inputs[idx].free_elements > 1) return false;
+  return true;
+}
+
+double engine_ghz(Engine engine, const ArchConfig& arch) {
+  switch (engine) {
+    case Engine::Tensor: return arch.tensor_ghz;
+    case Engine::Vector: return arch.vector_ghz;
+    case Engine::Scalar: return arch.scalar_ghz;
+    case Engine::GpSimd: return arch.gpsimd_ghz;
+    case Engine::Sync:
+    case Engine::Dma: return arch.profiler_clock_ghz;
+  }
+  return arch.profiler_clock_ghz;
+}
+
+uint64_t instruction_cycles(const InstructionInfo& inst, const ArchConfig& arch) {
+  if (inst.engine == Engine::Tensor) {
+    if (inst.opcode == Opcode::Transpose) return pe_transpose_cycles(inst, arch);
+    return matmul_cycles(inst, arch);  // MatMul, Broadcast (matmul with ones) and the rest
+  }
+  if (inst.engine == Engine::Sync || inst.engine == Engine::Dma) return 0;
+  return elementwise_cycles(inst, arch);
+}
+
+double instruction_ns(const InstructionInfo& inst, const ArchConfig& arch) {
+  return double(instruction_cycles(inst, arch)) / engine_ghz(inst.engine, arch);
+}
+
+uint64_t hardware_flops(const InstructionInfo& inst, const ArchConfig& arch) {
+  if (inst.engine != Engine::Tensor) return 0;
+  MatmulDims d = matmul_dims(inst);
+  if (inst.opcode == Opcode::Transpose && inst.matmul_moving_cols == 0 && !inst.inputs.empty()) {
+    // A transpose of [P, F] is a matmul of the data (stationary) with a PxP identity (moving).
+    d = {inst.inputs.front().partitions, inst.inputs.front().free_elements,
+         inst.inputs.front().partitions};
+  }
+  uint64_t flops = 2 * d.rows * d.stationary * d.moving;
+  if (any_fp32(inst.inputs)) flops *= arch.fp32_flops_factor;
+  return flops;
+}
+
+DmaShape dma_shape(const InstructionInfo& inst) {
+  DmaShape s;
+  const Operand* src = inst.inputs.empty() ? nullptr : &inst.inputs.front();
+  const Operand* dst = inst.outputs.empty() ? nullptr : &inst.outputs.front();
+  const Operand* any = dst ? dst : src;
+  if (!any) return s;
+  s.bytes = any->bytes();
+  s.partitions = 1;
+  s.contiguous_bytes = s.bytes;
+  for (const Operand* op : {src, dst}) {
+    if (!op) continue;
+    if (op->buffer != BufferKind::Hbm) s.partitions = std::max<uint32_t>(s.partitions, op->partitions);
+    uint64_t row = uint64_t(op->free_elements) * op->dtype_bytes;
+    uint64_t run = op->contiguous_bytes ? std::min<uint64_t>(op->contiguous_bytes, row) : row;
+    if (op->strided) run = std::min<uint64_t>(run, op->dtype_bytes);
+    s.contiguous_bytes = std::min(s.contiguous_bytes, std::max<uint64_t>(run, 1));
+  }
+  s.transpose = inst.opcode == Opcode::DmaTranspose;
+  return s;
+}
+
+DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch) {
+  DmaTiming t;
+  t.setup_ns = arch.dma_fixed_ns;
+  if (shape.bytes == 0) return t;
+  // Each engine serves partitions/engines consecutive partitions (DMAO), so a transfer over few
+  // partitions uses few engines.
+  const uint32_t per_engine = std::max<uint32_t>(1, arch.partitions / arch.dma_engines);
+  const uint32_t engines =
+      std::min<uint32_t>(arch.dma_engines, (std::max<uint32_t>(shape.partitions, 1) + per_engine - 1) / per_engine);
+  uint64_t run = shape.contiguous_bytes;
+  // A transposing DMA moves one element per descriptor on trn1 (far below load bandwidth, PERF);
+  // trn2 has a DMA-transpose mode at 90% of copy throughput (ARCH3).
+  double efficiency = arch.dma_efficiency_at(run);
+  if (shape.transpose) efficiency = arch.name == "trn1" ? arch.dma_efficiency_at(4) : 0.9 * efficiency;
+  const double aggregate = arch.dma_bytes_per_ns();
+  const double own_bw = std::min(engines * arch.dma_engine_bytes_per_ns, aggregate) * efficiency;
+  t.duration_ns = double(shape.bytes) / own_bw;
+  t.fabric_ns = t.duration_ns * double(engines) / arch.dma_engines;
+  return t;
+}
+
+}  // namespace trn

@@ -1,0 +1,54 @@
+// Per-instruction costs: the published "estimated instruction cost" formulas (nki.isa pages, v2.21
+// to v2.26) plus fixed per-instruction overheads, and the DMA transfer model. Pure functions of an
+// instruction and an ArchConfig; the scheduler decides when things run. Examples with the numbers
+// worked out by hand: tests/unit/trn/cost_model_test.cpp.
+#pragma once
+
+#include <cstdint>
+
+#include "trn/arch_config.h"
+#include "trn/trace.h"
+
+namespace trn {
+
+// Busy cycles of a compute-engine instruction, in the clock of `inst.engine`.
+uint64_t instruction_cycles(const InstructionInfo& inst, const ArchConfig& arch);
+
+// Busy time in ns of a compute-engine instruction.
+double instruction_ns(const InstructionInfo& inst, const ArchConfig& arch);
+
+// Result latency in ns of an instruction on `engine` (see ArchConfig).
+double result_latency_ns(Engine engine, const ArchConfig& arch);
+
+// Whether the compiler may place this instruction on another engine (nki.isa.unknown_engine):
+// tensor_scalar and tensor_copy run on VectorE or ScalarE.
+bool engine_is_flexible(const InstructionInfo& inst);
+
+// Clock (GHz) of an engine; DMA and Sync use the profiler base clock.
+double engine_ghz(Engine engine, const ArchConfig& arch);
+
+// Hardware FLOPs as neuron-profile counts them (Tensor Engine instructions only, else 0).
+uint64_t hardware_flops(const InstructionInfo& inst, const ArchConfig& arch);
+
+// One DMA transfer: `duration_ns` is how long the transfer moves data (its own bandwidth share);
+// `fabric_ns` is how long it occupies the core's whole DMA capacity (transfers on few engines
+// leave the rest free); `setup_ns` is the fixed latency before data moves.
+struct DmaTiming {
+  double setup_ns = 0;
+  double duration_ns = 0;
+  double fabric_ns = 0;
+};
+
+struct DmaShape {
+  uint64_t bytes = 0;
+  uint32_t partitions = 1;        // SBUF partitions (or HBM rows) the transfer spans
+  uint64_t contiguous_bytes = 0;  // shortest contiguous run per row among both sides
+  bool transpose = false;         // element-wise transposing DMA
+};
+
+DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch);
+
+// The DMA shape of a DMA instruction record (uses its SBUF- and HBM-side operands).
+DmaShape dma_shape(const InstructionInfo& inst);
+
+}  // namespace trn

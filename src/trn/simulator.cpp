@@ -1,0 +1,169 @@
+#include "trn/simulator.h"
+
+#include <deque>
+#include <stdexcept>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "trn/scheduler.h"
+
+namespace trn {
+
+struct Simulator::Impl {
+  Impl(const ArchConfig& a, SimOptions o)
+      : arch(a), options(std::move(o)),
+        timeline(options.timeline_path.empty() ? nullptr
+                                               : std::make_unique<TimelineWriter>(options.timeline_path)),
+        scheduler(a, timeline.get()) {
+    if (options.lookahead == 0) options.lookahead = 1;
+  }
+
+  void add_instruction(const Record& r);
+  void link(PendingOp& op, size_t access_idx);
+  void drain(size_t keep);
+
+  const ArchConfig& arch;
+  SimOptions options;
+  std::unique_ptr<TimelineWriter> timeline;
+  Scheduler scheduler;
+  std::deque<PendingOp> window;
+  uint64_t next_pos = 0;  // program position of the next instruction
+  // Latest buffered access of each tile: (program position, access index).
+  std::unordered_map<TileKey, std::pair<uint64_t, uint32_t>> last_access;
+  bool finished = false;
+  Profile result;
+};
+
+namespace {
+
+bool covers_tile(const Operand& op, const TileState& t) {
+  return op.partitions >= t.partitions &&
+         uint64_t(op.free_elements) * op.dtype_bytes >= t.bytes_per_partition;
+}
+
+void check_operands(const Record& r) {
+  const auto& inst = r.inst;
+  if (inst.engine == Engine::Dma && inst.inputs.empty() && inst.outputs.empty())
+    throw std::invalid_argument(
+        fmt::format("record {} (line {}): {} on a DMA queue has no operands", r.seq, r.line,
+                    to_string(inst.opcode)));
+}
+
+}  // namespace
+
+// Connects this access to the previous buffered access of the same tile, so that the allocator
+// knows each tile's next use when it simulates the earlier instruction.
+void Simulator::Impl::link(PendingOp& op, size_t access_idx) {
+  Access& a = op.accesses[access_idx];
+  auto it = last_access.find(a.key);
+  if (it != last_access.end() && it->second.first >= window.front().pos &&
+      it->second.first < op.pos) {
+    PendingOp& prev = window[it->second.first - window.front().pos];
+    Access& before = prev.accesses[it->second.second];
+    before.next_use = op.pos;
+    before.next_reads = a.read || (a.write && !a.full_write);
+    // Earlier accesses of the tile in that instruction share its next use.
+    for (Access& other : prev.accesses)
+      if (other.key == a.key) other.next_use = before.next_use, other.next_reads = before.next_reads;
+  }
+  last_access[a.key] = {op.pos, uint32_t(access_idx)};
+}
+
+void Simulator::Impl::add_instruction(const Record& r) {
+  check_operands(r);
+  const InstructionInfo& inst = r.inst;
+  PendingOp op;
+  op.pos = next_pos++;
+  op.line = r.line;
+  op.opcode = inst.opcode;
+  op.engine = inst.engine;
+  op.accumulate = inst.accumulate;
+  if (inst.engine == Engine::Dma) op.dma = dma_timing(dma_shape(inst), arch);
+  else op.compute_ns = instruction_ns(inst, arch);
+  op.flexible = engine_is_flexible(inst);
+  if (op.flexible) {
+    InstructionInfo other = inst;
+    other.engine = inst.engine == Engine::Vector ? Engine::Scalar : Engine::Vector;
+    op.alternate_ns = instruction_ns(other, arch);
+  }
+  op.flops = hardware_flops(inst, arch);
+  op.accesses.reserve(inst.inputs.size() + inst.outputs.size());
+  auto add = [&](const Operand& operand, bool is_output) {
+    Access a;
+    a.key = tile_key(operand.tensor_id, operand.block);
+    a.operand = operand;
+    a.read = !is_output || inst.accumulate;
+    a.write = is_output;
+    if (operand.buffer != BufferKind::Hbm) {
+      scheduler.touch(operand);
+      a.full_write = is_output && !inst.accumulate && covers_tile(operand, *scheduler.tile(a.key));
+    }
+    op.accesses.push_back(a);
+  };
+  for (const auto& operand : inst.inputs) add(operand, false);
+  for (const auto& operand : inst.outputs) add(operand, true);
+  window.push_back(std::move(op));
+  PendingOp& stored = window.back();
+  for (size_t idx = 0; idx < stored.accesses.size(); ++idx)
+    if (stored.accesses[idx].operand.buffer != BufferKind::Hbm) link(stored, idx);
+  drain(options.lookahead);
+}
+
+void Simulator::Impl::drain(size_t keep) {
+  while (window.size() > keep) {
+    const PendingOp& op = window.front();
+    scheduler.run(op);
+    // Forget accesses with no later buffered access of their tile (keeps the map window-sized).
+    for (size_t idx = 0; idx < op.accesses.size(); ++idx) {
+      auto it = last_access.find(op.accesses[idx].key);
+      if (it != last_access.end() && it->second.first == op.pos && it->second.second == idx)
+        last_access.erase(it);
+    }
+    window.pop_front();
+  }
+}
+
+Simulator::Simulator(const ArchConfig& arch, SimOptions options)
+    : impl_(std::make_unique<Impl>(arch, std::move(options))) {}
+
+Simulator::~Simulator() = default;
+
+void Simulator::consume(const Record& record) {
+  if (impl_->finished) throw std::logic_error("Simulator::consume after finish");
+  switch (record.kind) {
+    case RecordKind::Alloc:
+      impl_->scheduler.declare(record.alloc);
+      break;
+    case RecordKind::Instruction:
+      impl_->add_instruction(record);
+      break;
+    case RecordKind::LoopBegin:
+    case RecordKind::LoopIteration:
+    case RecordKind::LoopEnd:
+      break;  // dependences come from the operands; loops matter only to the reader
+  }
+}
+
+void Simulator::finish() {
+  if (impl_->finished) return;
+  impl_->drain(0);
+  impl_->finished = true;
+  impl_->result = impl_->scheduler.summarize();
+  if (impl_->timeline) impl_->timeline->close();
+}
+
+const Profile& Simulator::profile() const {
+  if (!impl_->finished) throw std::logic_error("Simulator::profile before finish");
+  return impl_->result;
+}
+
+Profile simulate(const std::vector<Record>& records, const ArchConfig& arch,
+                 const SimOptions& options) {
+  Simulator sim(arch, options);
+  for (const Record& r : records) sim.consume(r);
+  sim.finish();
+  return sim.profile();
+}
+
+}  // namespace trn

@@ -1,0 +1,224 @@
+#include "trn/trace_text.h"
+
+#include <charconv>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace trn {
+namespace {
+
+struct DtypeName {
+  const char* name;
+  uint8_t bytes;
+  bool fp32;
+};
+constexpr DtypeName kDtypes[] = {{"f32", 4, true}, {"bf16", 2, false}, {"fp16", 2, false},
+                                 {"fp8", 1, false}, {"i32", 4, false},  {"u8", 1, false}};
+
+class LineParser {
+ public:
+  LineParser(const std::string& source, int line) : source_(source), line_(line) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::invalid_argument(fmt::format("{}:{}: {}", source_, line_, what));
+  }
+
+  uint64_t number(std::string_view text, const char* what) const {
+    uint64_t v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size())
+      fail(fmt::format("bad {} '{}'", what, text));
+    return v;
+  }
+
+  BufferKind buffer(std::string_view text) const {
+    if (text == "hbm") return BufferKind::Hbm;
+    if (text == "sbuf") return BufferKind::Sbuf;
+    if (text == "psum") return BufferKind::Psum;
+    fail(fmt::format("unknown buffer '{}'", text));
+  }
+
+  Engine engine(std::string_view text) const {
+    for (Engine e : {Engine::Tensor, Engine::Vector, Engine::Scalar, Engine::GpSimd, Engine::Sync,
+                     Engine::Dma})
+      if (text == to_string(e)) return e;
+    fail(fmt::format("unknown engine '{}' (pe, dve, act, pool, sp, dma)", text));
+  }
+
+  Opcode opcode(std::string_view text) const {
+    for (int op = 0; op <= int(Opcode::Other); ++op)
+      if (text == to_string(Opcode(op))) return Opcode(op);
+    fail(fmt::format("unknown opcode '{}'", text));
+  }
+
+  // buffer:tensor[.block]:PxF[:dtype][:cBYTES][:dN][:strided]
+  Operand operand(std::string_view text) const {
+    std::vector<std::string_view> parts;
+    size_t start = 0;
+    while (true) {
+      size_t colon = text.find(':', start);
+      parts.push_back(text.substr(start, colon - start));
+      if (colon == std::string_view::npos) break;
+      start = colon + 1;
+    }
+    if (parts.size() < 3) fail(fmt::format("operand '{}' needs buffer:tensor:PxF", text));
+    Operand op;
+    op.buffer = buffer(parts[0]);
+    size_t dot = parts[1].find('.');
+    op.tensor_id = uint32_t(number(parts[1].substr(0, dot), "tensor id"));
+    if (dot != std::string_view::npos) op.block = uint32_t(number(parts[1].substr(dot + 1), "block"));
+    size_t x = parts[2].find('x');
+    if (x == std::string_view::npos) fail(fmt::format("shape '{}' must be PxF", parts[2]));
+    op.partitions = uint16_t(number(parts[2].substr(0, x), "partition count"));
+    op.free_elements = uint32_t(number(parts[2].substr(x + 1), "free size"));
+    for (size_t idx = 3; idx < parts.size(); ++idx) modifier(op, parts[idx]);
+    return op;
+  }
+
+ private:
+  void modifier(Operand& op, std::string_view m) const {
+    for (const auto& d : kDtypes)
+      if (m == d.name) {
+        op.dtype_bytes = d.bytes;
+        op.fp32 = d.fp32;
+        return;
+      }
+    if (m == "strided") op.strided = true;
+    else if (!m.empty() && m[0] == 'c') op.contiguous_bytes = uint32_t(number(m.substr(1), "contiguous bytes"));
+    else if (!m.empty() && m[0] == 'd') op.descriptors = uint32_t(number(m.substr(1), "descriptor count"));
+    else fail(fmt::format("unknown operand modifier '{}'", m));
+  }
+
+  const std::string& source_;
+  int line_;
+};
+
+Record parse_alloc(std::istringstream& words, const LineParser& p) {
+  Record r;
+  r.kind = RecordKind::Alloc;
+  std::string id, buf, word;
+  if (!(words >> id >> buf)) p.fail("alloc needs an id and a buffer");
+  r.alloc.tensor_id = uint32_t(p.number(id, "tensor id"));
+  r.alloc.buffer = p.buffer(buf);
+  while (words >> word) {
+    auto eq = word.find('=');
+    std::string key = word.substr(0, eq), value = eq == std::string::npos ? "" : word.substr(eq + 1);
+    if (key == "name") r.alloc.name = value;
+    else if (key == "blocks") r.alloc.blocks = uint32_t(p.number(value, "block count"));
+    else if (key == "partitions") r.alloc.partitions = uint16_t(p.number(value, "partition count"));
+    else if (key == "bytes") r.alloc.bytes_per_partition = p.number(value, "byte count");
+    else if (key == "input") r.alloc.is_kernel_input = true;
+    else if (key == "output") r.alloc.is_kernel_output = true;
+    else if (key == "zero") r.alloc.zero_initialized = true;
+    else p.fail(fmt::format("unknown alloc field '{}'", key));
+  }
+  return r;
+}
+
+void parse_mm(const std::string& value, InstructionInfo& inst, const LineParser& p) {
+  std::istringstream dims(value);
+  std::string k, m, n;
+  if (!std::getline(dims, k, ',') || !std::getline(dims, m, ',') || !std::getline(dims, n))
+    p.fail("mm= needs K,M,N");
+  inst.matmul_rows = uint32_t(p.number(k, "K"));
+  inst.matmul_stationary_cols = uint32_t(p.number(m, "M"));
+  inst.matmul_moving_cols = uint32_t(p.number(n, "N"));
+}
+
+Record parse_inst(std::istringstream& words, const LineParser& p) {
+  Record r;
+  r.kind = RecordKind::Instruction;
+  std::string opcode, engine, word;
+  if (!(words >> opcode >> engine)) p.fail("inst needs an opcode and an engine");
+  r.inst.opcode = p.opcode(opcode);
+  r.inst.engine = p.engine(engine);
+  std::vector<Operand>* target = nullptr;
+  while (words >> word) {
+    auto eq = word.find('=');
+    std::string key = word.substr(0, eq), value = eq == std::string::npos ? "" : word.substr(eq + 1);
+    if (word == "in") target = &r.inst.inputs;
+    else if (word == "out") target = &r.inst.outputs;
+    else if (word == "acc") r.inst.accumulate = true;
+    else if (word == "reduce") r.inst.has_reduce = true;
+    else if (key == "line") r.line = uint32_t(p.number(value, "line"));
+    else if (key == "mm") parse_mm(value, r.inst, p);
+    else if (key == "flops") r.inst.flops = p.number(value, "flops");
+    else if (key == "func") r.inst.activation_func = uint16_t(p.number(value, "function"));
+    else if (target) target->push_back(p.operand(word));
+    else p.fail(fmt::format("operand '{}' before 'in' or 'out'", word));
+  }
+  return r;
+}
+
+std::string format_operand(const Operand& op) {
+  std::string dtype = "f32";
+  for (const auto& d : kDtypes)
+    if (d.bytes == op.dtype_bytes && d.fp32 == op.fp32) {
+      dtype = d.name;
+      break;
+    }
+  std::string s = fmt::format("{}:{}.{}:{}x{}:{}", to_string(op.buffer), op.tensor_id, op.block,
+                              op.partitions, op.free_elements, dtype);
+  if (op.contiguous_bytes) s += fmt::format(":c{}", op.contiguous_bytes);
+  if (op.descriptors != 1) s += fmt::format(":d{}", op.descriptors);
+  if (op.strided) s += ":strided";
+  return s;
+}
+
+}  // namespace
+
+TextTrace parse_trace_text(std::istream& in, const std::string& source) {
+  TextTrace trace;
+  std::string text;
+  int line_no = 0;
+  uint64_t seq = 0;
+  while (std::getline(in, text)) {
+    ++line_no;
+    LineParser p(source, line_no);
+    std::istringstream words(text);
+    std::string head;
+    if (!(words >> head) || head[0] == '#') continue;
+    if (head == "arch") {
+      if (!(words >> trace.arch)) p.fail("arch needs a name");
+      continue;
+    }
+    if (head == "loop") continue;
+    Record r;
+    if (head == "alloc") r = parse_alloc(words, p);
+    else if (head == "inst") r = parse_inst(words, p);
+    else p.fail(fmt::format("unknown record '{}' (alloc, inst, loop, arch)", head));
+    r.seq = seq++;
+    trace.records.push_back(std::move(r));
+  }
+  return trace;
+}
+
+std::string format_record(const Record& r) {
+  if (r.kind == RecordKind::Alloc) {
+    const auto& a = r.alloc;
+    std::string s = fmt::format("alloc {} {} name={} blocks={} partitions={} bytes={}", a.tensor_id,
+                                to_string(a.buffer), a.name.empty() ? "-" : a.name, a.blocks,
+                                a.partitions, a.bytes_per_partition);
+    if (a.is_kernel_input) s += " input";
+    if (a.is_kernel_output) s += " output";
+    if (a.zero_initialized) s += " zero";
+    return s;
+  }
+  if (r.kind != RecordKind::Instruction)
+    return fmt::format("loop {} {} {}", to_string(r.loop.kind), r.loop.loop_id, r.loop.trip_count);
+  const auto& inst = r.inst;
+  std::string s = fmt::format("inst {} {} line={}", to_string(inst.opcode), to_string(inst.engine), r.line);
+  if (inst.accumulate) s += " acc";
+  if (inst.has_reduce) s += " reduce";
+  if (inst.matmul_moving_cols)
+    s += fmt::format(" mm={},{},{}", inst.matmul_rows, inst.matmul_stationary_cols, inst.matmul_moving_cols);
+  s += " in";
+  for (const auto& op : inst.inputs) s.append(" ").append(format_operand(op));
+  s += " out";
+  for (const auto& op : inst.outputs) s.append(" ").append(format_operand(op));
+  return s;
+}
+
+}  // namespace trn

@@ -1,0 +1,260 @@
+// Behaviour of the simulator as a whole: properties that must hold for any trace, errors on bad
+// input, the profile JSON and the timeline.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "trn/simulator.h"
+#include "trn/trace_builder.h"
+
+namespace {
+
+using trn::Engine;
+using trn::Opcode;
+
+const trn::ArchConfig& trn1() { return trn::arch_config("trn1"); }
+
+std::vector<trn::Record> build(const std::function<void(trn::TraceBuilder&)>& body) {
+  trn::TraceBuffer buffer;
+  trn::TraceBuilder b(buffer);
+  body(b);
+  return buffer.records;
+}
+
+// `tiles` independent load -> activation -> tensor_scalar -> store chains of [128 x free].
+void elementwise(trn::TraceBuilder& b, int tiles, uint32_t free, bool redundant_load = false) {
+  auto x = b.hbm("x", uint64_t(tiles) * 128 * free * 4, true);
+  auto out = b.hbm("out", uint64_t(tiles) * 128 * free * 4, false, true);
+  for (int idx = 0; idx < tiles; ++idx) {
+    auto in = b.tile(b.sbuf("in", 128, free * 4), 0, 128, free);
+    b.load(in, b.hbm_rows(x, 128, free));
+    if (redundant_load) b.load(in, b.hbm_rows(x, 128, free));
+    auto mid = b.tile(b.sbuf("mid", 128, free * 4), 0, 128, free);
+    auto res = b.tile(b.sbuf("res", 128, free * 4), 0, 128, free);
+    b.op(Opcode::Activation, Engine::Scalar, {in}, {mid});
+    b.op(Opcode::TensorScalar, Engine::Vector, {mid}, {res});
+    b.store(b.hbm_rows(out, 128, free), res);
+  }
+}
+
+// Two matmul blocks accumulating K tiles, PSUM copied out and stored.
+void small_matmul(trn::TraceBuilder& b, int k_tiles) {
+  auto lhs = b.hbm("lhs", uint64_t(k_tiles) * 128 * 128 * 4, true);
+  auto rhs = b.hbm("rhs", uint64_t(k_tiles) * 128 * 512 * 4, true);
+  auto out = b.hbm("out", 2ull * 128 * 512 * 4, false, true);
+  auto lt = b.sbuf("lhsT", 128, 512, k_tiles), rt = b.sbuf("rhs", 128, 2048, k_tiles);
+  for (int k = 0; k < k_tiles; ++k) {
+    b.load(b.tile(lt, k, 128, 128), b.hbm_rows(lhs, 128, 128));
+    b.load(b.tile(rt, k, 128, 512), b.hbm_rows(rhs, 128, 512));
+  }
+  for (int m = 0; m < 2; ++m) {
+    auto acc = b.psum_tile(b.psum("acc", 128, 2048), 0, 128, 512);
+    for (int k = 0; k < k_tiles; ++k) b.matmul(acc, b.tile(lt, k, 128, 128), b.tile(rt, k, 128, 512), k > 0);
+    auto res = b.tile(b.sbuf("res", 128, 2048), 0, 128, 512);
+    b.op(Opcode::TensorCopy, Engine::Vector, {acc}, {res});
+    b.store(b.hbm_rows(out, 128, 512), res);
+  }
+}
+
+// Writes three 80 KiB-per-partition tiles; storing A before writing C avoids the spill.
+void three_tiles(trn::TraceBuilder& b, bool store_a_early) {
+  auto out = b.hbm("out", 3ull * 81920 * 128, false, true);
+  uint32_t ids[3];
+  for (auto& id : ids) id = b.sbuf("t", 128, 81920);
+  auto t = [&](int idx) { return b.tile(ids[idx], 0, 128, 20480); };
+  auto dst = b.hbm_rows(out, 128, 20480);
+  b.op(Opcode::Memset, Engine::Vector, {}, {t(0)});
+  b.op(Opcode::Memset, Engine::Vector, {}, {t(1)});
+  if (store_a_early) b.store(dst, t(0));
+  b.op(Opcode::Memset, Engine::Vector, {}, {t(2)});
+  b.store(dst, t(2));
+  b.store(dst, t(1));
+  if (!store_a_early) b.store(dst, t(0));
+}
+
+double busiest_engine_ms(const trn::Profile& p) {
+  double most = 0;
+  for (const auto& [name, ms] : p.engine_busy_ms)
+    if (name != "dma") most = std::max(most, ms);
+  return most;
+}
+
+}  // namespace
+
+TEST(TrnSimulator, ProfilesAreDeterministic) {
+  auto records = build([](trn::TraceBuilder& b) { elementwise(b, 6, 1024); });
+  std::string first = trn::to_json(trn::simulate(records, trn1())).dump();
+  std::string second = trn::to_json(trn::simulate(records, trn1())).dump();
+  EXPECT_EQ(first, second);
+}
+
+TEST(TrnSimulator, LatencyIsNeverBelowTheRooflineBound) {
+  for (auto body : std::vector<std::function<void(trn::TraceBuilder&)>>{
+           [](trn::TraceBuilder& b) { elementwise(b, 8, 2048); },
+           [](trn::TraceBuilder& b) { small_matmul(b, 6); },
+           [](trn::TraceBuilder& b) { three_tiles(b, false); }}) {
+    trn::Profile p = trn::simulate(build(body), trn1());
+    double bytes = double(p.hbm_read_bytes + p.hbm_write_bytes);
+    double dma_bound_ms = bytes / trn1().dma_bytes_per_ns() * 1e-6;
+    double pe_bound_ms = double(p.hardware_flops) / trn1().fp32_flops_factor /
+                         (trn1().tensor_peak_flops() / trn1().fp32_matmul_factor) * 1e3;
+    EXPECT_GE(p.latency, dma_bound_ms * (1 - 1e-12));
+    EXPECT_GE(p.latency, pe_bound_ms * (1 - 1e-12));
+    EXPECT_GE(p.latency, busiest_engine_ms(p) * (1 - 1e-12));
+  }
+}
+
+TEST(TrnSimulator, RemovingARedundantLoadNeverSlowsDown) {
+  for (uint32_t free : {256u, 1024u, 4096u}) {
+    auto with = trn::simulate(build([&](trn::TraceBuilder& b) { elementwise(b, 5, free, true); }), trn1());
+    auto without = trn::simulate(build([&](trn::TraceBuilder& b) { elementwise(b, 5, free, false); }), trn1());
+    EXPECT_LE(without.latency, with.latency) << free;
+    EXPECT_LT(without.hbm_read_bytes, with.hbm_read_bytes);
+  }
+}
+
+TEST(TrnSimulator, RemovingASpillNeverSlowsDown) {
+  auto spilling = trn::simulate(build([](trn::TraceBuilder& b) { three_tiles(b, false); }), trn1());
+  auto fitting = trn::simulate(build([](trn::TraceBuilder& b) { three_tiles(b, true); }), trn1());
+  EXPECT_GT(spilling.spill_save_bytes, 0u);
+  EXPECT_EQ(fitting.spill_save_bytes, 0u);
+  EXPECT_LE(fitting.latency, spilling.latency);
+}
+
+TEST(TrnSimulator, IndependentIterationsOverlap) {
+  auto one = trn::simulate(build([](trn::TraceBuilder& b) { elementwise(b, 1, 2048); }), trn1());
+  auto eight = trn::simulate(build([](trn::TraceBuilder& b) { elementwise(b, 8, 2048); }), trn1());
+  // Serially each tile would pay its whole chain; overlapped, the DMA bandwidth is the limit
+  // plus the fill and drain of one chain.
+  EXPECT_LT(eight.latency, 8 * one.latency * 0.75);
+  double dma_ms = double(eight.hbm_read_bytes + eight.hbm_write_bytes) / trn1().dma_bytes_per_ns() /
+                  trn1().dma_efficiency_at(8192) * 1e-6;
+  EXPECT_LT(eight.latency, dma_ms + one.latency);
+}
+
+TEST(TrnSimulator, MovableInstructionsSpreadOverVectorAndScalar) {
+  auto records = build([](trn::TraceBuilder& b) {
+    auto src = b.tile(b.sbuf("src", 128, 2048), 0, 128, 512);
+    b.op(Opcode::Memset, Engine::Vector, {}, {src});
+    for (int idx = 0; idx < 16; ++idx)
+      b.op(Opcode::TensorScalar, Engine::Vector, {src}, {b.tile(b.sbuf("dst", 128, 2048), 0, 128, 512)});
+  });
+  trn::Profile p = trn::simulate(records, trn1());
+  EXPECT_GT(p.engine_busy_ms["act"], 0);
+  EXPECT_GT(p.engine_busy_ms["dve"], 0);
+}
+
+TEST(TrnSimulator, MatmulProfileCountsFlopsAndUtilisation) {
+  trn::Profile p = trn::simulate(build([](trn::TraceBuilder& b) { small_matmul(b, 4); }), trn1());
+  EXPECT_EQ(p.hardware_flops, 2ull * 4 * (4ull * 128 * 128 * 512));  // fp32 counts twice
+  EXPECT_EQ(p.transpose_flops, 0u);
+  EXPECT_NEAR(p.hfu_estimated_percent, p.hardware_flops / (trn1().tensor_peak_flops() * p.latency * 1e-3), 1e-12);
+  EXPECT_NEAR(p.mm_arithmetic_intensity, double(p.hardware_flops) / (p.hbm_read_bytes + p.hbm_write_bytes), 1e-9);
+  EXPECT_EQ(p.instructions, 4u * 2 + 2 * (4 + 2));
+  EXPECT_EQ(p.arch, "trn1");
+}
+
+TEST(TrnSimulator, SmallLookaheadStillSimulatesEveryInstruction) {
+  auto records = build([](trn::TraceBuilder& b) { elementwise(b, 20, 512); });
+  trn::SimOptions options;
+  options.lookahead = 3;
+  trn::Profile p = trn::simulate(records, trn1(), options);
+  EXPECT_EQ(p.instructions, 20u * 4);
+  EXPECT_GT(p.latency, 0);
+}
+
+TEST(TrnSimulator, TileThatCanNeverFitIsAnAllocationError) {
+  auto records = build([](trn::TraceBuilder& b) { b.sbuf("huge", 128, 200 * 1024); });
+  EXPECT_THROW(trn::simulate(records, trn1()), trn::AllocationError);
+  auto psum = build([](trn::TraceBuilder& b) { b.psum("acc", 128, 32 * 1024); });
+  EXPECT_THROW(trn::simulate(psum, trn1()), trn::AllocationError);
+  // A block-dimension tensor larger than SBUF is fine: blocks are allocated by liveness.
+  auto blocks = build([](trn::TraceBuilder& b) { b.sbuf("blocks", 128, 64 * 1024, 100); });
+  EXPECT_NO_THROW(trn::simulate(blocks, trn1()));
+}
+
+TEST(TrnSimulator, MalformedRecordsAreRejected) {
+  trn::Record r;
+  r.inst.engine = Engine::Dma;
+  r.inst.opcode = Opcode::DmaLoad;
+  EXPECT_THROW(trn::simulate({r}, trn1()), std::invalid_argument);
+  trn::Simulator sim(trn1());
+  sim.finish();
+  EXPECT_THROW(sim.consume(trn::Record{}), std::logic_error);
+  trn::Simulator unfinished(trn1());
+  EXPECT_THROW(unfinished.profile(), std::logic_error);
+}
+
+TEST(TrnSimulator, EmptyTraceHasZeroLatency) {
+  trn::Profile p = trn::simulate({}, trn1());
+  EXPECT_EQ(p.latency, 0);
+  EXPECT_EQ(p.instructions, 0u);
+}
+
+TEST(TrnProfile, JsonRoundTripAndTypeErrors) {
+  trn::Profile p = trn::simulate(build([](trn::TraceBuilder& b) { small_matmul(b, 2); }), trn1());
+  nlohmann::json j = trn::to_json(p);
+  EXPECT_EQ(trn::to_json(trn::profile_from_json(j)).dump(), j.dump());
+  EXPECT_TRUE(j.contains("hbm_read_bytes"));
+  EXPECT_TRUE(j.contains("vector_engine_active_time_percent"));
+  nlohmann::json bad = j;
+  bad["latency"] = "fast";
+  try {
+    trn::profile_from_json(bad);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("latency"), std::string::npos);
+  }
+  EXPECT_THROW(trn::profile_from_json(nlohmann::json::array()), std::runtime_error);
+  // Real profiler output: unknown fields ignored, missing ones zero.
+  trn::Profile real = trn::profile_from_json({{"latency", 1.5}, {"total_time", 0.0015}});
+  EXPECT_EQ(real.latency, 1.5);
+  EXPECT_EQ(real.hbm_read_bytes, 0u);
+}
+
+TEST(TrnTimeline, ChromeTraceWithOneTrackPerEngineAndQueue) {
+  auto path = std::filesystem::temp_directory_path() / "trn_timeline_test.json";
+  trn::SimOptions options;
+  options.timeline_path = path.string();
+  trn::simulate(build([](trn::TraceBuilder& b) { small_matmul(b, 2); }), trn1(), options);
+  std::ifstream in(path);
+  nlohmann::json trace = nlohmann::json::parse(in);
+  std::set<std::string> tracks;
+  int events = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"]);
+    if (e["ph"] == "X") ++events;
+  }
+  EXPECT_TRUE(tracks.count("pe") && tracks.count("dve") && tracks.count("dma_load"));
+  EXPECT_EQ(events, 2 * 2 + 2 * (2 + 2));
+  std::filesystem::remove(path);
+  trn::SimOptions bad;
+  bad.timeline_path = "/nonexistent-dir/x.json";
+  EXPECT_THROW(trn::Simulator(trn1(), bad), std::runtime_error);
+}
+
+TEST(TrnSimulator, PrivateHbmRoundTripCountsAsSpill) {
+  auto run = [](bool read_back) {
+    return trn::simulate(build([&](trn::TraceBuilder& b) {
+                           auto scratch = b.hbm("scratch", 128 * 512 * 4, false, false);
+                           auto t = b.tile(b.sbuf("t", 128, 2048), 0, 128, 512);
+                           b.op(Opcode::Memset, Engine::Vector, {}, {t});
+                           b.store(b.hbm_rows(scratch, 128, 512), t);
+                           if (read_back) b.load(b.tile(b.sbuf("u", 128, 2048), 0, 128, 512), b.hbm_rows(scratch, 128, 512));
+                         }),
+                         trn1());
+  };
+  trn::Profile round_trip = run(true), write_only = run(false);
+  EXPECT_EQ(round_trip.spill_save_bytes, 128u * 512 * 4);
+  EXPECT_EQ(round_trip.spill_reload_bytes, 128u * 512 * 4);
+  EXPECT_EQ(round_trip.hbm_write_bytes, 128u * 512 * 4);
+  // Written but never read back: an output the trace did not flag, not spill.
+  EXPECT_EQ(write_only.spill_save_bytes, 0u);
+}

@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "trn/trace_text.h"
+
+namespace {
+
+trn::TextTrace parse(const std::string& text) {
+  std::istringstream in(text);
+  return trn::parse_trace_text(in, "t.trace");
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(TrnTraceText, ParsesRecordsAndOperands) {
+  auto t = parse(
+      "# comment\narch trn2\nalloc 3 sbuf name=x blocks=4 partitions=128 bytes=4096 input\n"
+      "inst matmul pe acc line=9 mm=128,64,512 in sbuf:3.2:128x64:bf16:c128 sbuf:4:128x512 "
+      "out psum:5:128x512:f32:strided\n");
+  EXPECT_EQ(t.arch, "trn2");
+  ASSERT_EQ(t.records.size(), 2u);
+  EXPECT_EQ(t.records[0].alloc.blocks, 4u);
+  EXPECT_TRUE(t.records[0].alloc.is_kernel_input);
+  const auto& inst = t.records[1].inst;
+  EXPECT_EQ(inst.opcode, trn::Opcode::MatMul);
+  EXPECT_TRUE(inst.accumulate);
+  EXPECT_EQ(t.records[1].line, 9u);
+  EXPECT_EQ(inst.matmul_stationary_cols, 64u);
+  EXPECT_EQ(inst.inputs[0].block, 2u);
+  EXPECT_EQ(inst.inputs[0].dtype_bytes, 2);
+  EXPECT_FALSE(inst.inputs[0].fp32);
+  EXPECT_EQ(inst.inputs[0].contiguous_bytes, 128u);
+  EXPECT_TRUE(inst.outputs[0].strided);
+  EXPECT_EQ(t.records[1].seq, 1u);
+}
+
+TEST(TrnTraceText, FormatThenParseKeepsTheInstruction) {
+  auto t = parse("inst activation act reduce line=4 in sbuf:1.0:128x512:f32 out sbuf:2.0:128x512:f32\n");
+  std::string again = trn::format_record(t.records[0]);
+  auto u = parse(again + "\n");
+  EXPECT_EQ(trn::format_record(u.records[0]), again);
+  EXPECT_TRUE(u.records[0].inst.has_reduce);
+}
+
+TEST(TrnTraceText, ErrorsNameTheLine) {
+  EXPECT_EQ(error_of("\ninst frobnicate pe in out\n"), "t.trace:2: unknown opcode 'frobnicate'");
+  EXPECT_EQ(error_of("inst matmul gpu\n"), "t.trace:1: unknown engine 'gpu' (pe, dve, act, pool, sp, dma)");
+  EXPECT_EQ(error_of("inst matmul pe in sbuf:1:128\n"), "t.trace:1: shape '128' must be PxF");
+  EXPECT_EQ(error_of("alloc x sbuf\n"), "t.trace:1: bad tensor id 'x'");
+  EXPECT_EQ(error_of("inst matmul pe sbuf:1:1x1\n"), "t.trace:1: operand 'sbuf:1:1x1' before 'in' or 'out'");
+  EXPECT_EQ(error_of("bogus\n"), "t.trace:1: unknown record 'bogus' (alloc, inst, loop, arch)");
+  EXPECT_EQ(error_of("inst matmul pe in sbuf:1:1x1:q7\n"), "t.trace:1: unknown operand modifier 'q7'");
+}

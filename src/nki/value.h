@@ -262,4 +262,13 @@ double to_float(const Value& v, std::string_view what);
 std::vector<int64_t> to_int_list(const Value& v, std::string_view what);  // int, tuple or list of ints
 bool values_equal(const Value& a, const Value& b);
 
+// Libraries register how their scalar-like objects (numpy scalars, size-1 arrays) become Python
+// numbers, so that range(n), int(x), list indices and to_int accept them. Set once, before runs.
+using ScalarConverter = std::optional<Value> (*)(const Value&);
+void register_scalar_converter(ScalarConverter fn);
+// bool/int/float as they are; other objects through the registered converter; else nullopt.
+std::optional<Value> to_python_scalar(const Value& v);
+// Python's float formatting (repr(0.1) == "0.1", "1e-05", "inf").
+std::string float_repr(double d);
+
 }  // namespace nki

@@ -1,0 +1,56 @@
+// `accelopt parse FILE [--emit tokens|ast|python]`: runs the front end and prints one stage.
+//   tokens  one token per line with its span (golden format of tests/golden/nki/lex)
+//   ast     the AST with line:col on every node (tests/golden/nki/parse)
+//   python  the AST printed back as Python (what the rewrite agent emits)
+#include <fstream>
+#include <sstream>
+
+#include <fmt/core.h>
+
+#include "cli/command.h"
+#include "nki/ast_dump.h"
+#include "nki/ast_printer.h"
+#include "nki/lexer.h"
+#include "nki/parser.h"
+
+namespace {
+
+struct ParseOptions {
+  std::string file;
+  std::string emit = "ast";
+};
+
+int run_parse(const ParseOptions& o) {
+  std::ifstream in(o.file, std::ios::binary);
+  if (!in) {
+    fmt::print(stderr, "accelopt: error: cannot read '{}'\n", o.file);
+    return 1;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{o.file, text.str()});
+  try {
+    if (o.emit == "tokens") {
+      fmt::print("{}", nki::dump_tokens(nki::lex(src)));
+      return 0;
+    }
+    auto module = nki::parse_module(src);
+    fmt::print("{}", o.emit == "python" ? nki::print_module(*module) : nki::dump_ast(*module));
+    return 0;
+  } catch (const nki::NkiError& e) {
+    fmt::print(stderr, "{}", nki::render(e.diag));
+    return 1;
+  }
+}
+
+cli::RunFn setup_parse(CLI::App& sub) {
+  auto o = std::make_shared<ParseOptions>();
+  sub.add_option("file", o->file, "Python source (kernel or reference)")->required();
+  sub.add_option("--emit", o->emit, "stage to print: tokens, ast or python")
+      ->check(CLI::IsMember({"tokens", "ast", "python"}));
+  return [o] { return run_parse(*o); };
+}
+
+cli::CommandRegistrar reg("parse", "lex and parse a kernel or reference file and print a stage", setup_parse);
+
+}  // namespace

@@ -1,0 +1,70 @@
+// Object types of the language core beyond value.h: range objects, one-pass iterators (zip,
+// enumerate, map, filter, reversed, generator expressions) and closure cells.
+#pragma once
+
+#include <memory>
+
+#include "nki/value.h"
+
+namespace nki {
+
+struct RangeObj : Object {
+  static constexpr ObjType kType = ObjType::Range;
+  int64_t start, stop, step;
+  RangeObj(int64_t b, int64_t e, int64_t s) : start(b), stop(e), step(s) {}
+  ObjType type() const override { return kType; }
+  std::string type_name() const override { return "range"; }
+  std::string repr() const override;
+  bool truthy() const override { return size() > 0; }
+  std::optional<int64_t> length() const override { return size(); }
+  int64_t size() const;
+  bool equals(const Object& o) const override;
+};
+
+// A one-pass iterator exposed to Python code (what zip(...) returns); iter() of it continues it.
+struct IteratorObj : Object {
+  static constexpr ObjType kType = ObjType::Iterator;
+  std::string name;  // "zip", "enumerate", "generator", ...
+  std::unique_ptr<Iterator> it;
+  IteratorObj(std::string n, std::unique_ptr<Iterator> i) : name(std::move(n)), it(std::move(i)) {}
+  ObjType type() const override { return kType; }
+  std::string type_name() const override { return name; }
+  std::unique_ptr<Iterator> iter(Interpreter& in) override;
+};
+
+// An iterator over a materialised vector of values.
+class VectorIterator : public Iterator {
+ public:
+  explicit VectorIterator(std::vector<Value> items) : items_(std::move(items)) {}
+  bool next(Value& out) override {
+    if (pos_ >= items_.size()) return false;
+    out = std::move(items_[pos_++]);
+    return true;
+  }
+
+ private:
+  std::vector<Value> items_;
+  size_t pos_ = 0;
+};
+
+// A set (insertion-ordered, value equality); only what kernels need: literals, in, len, add.
+struct SetObj : Object {
+  std::vector<Value> items;
+  std::string type_name() const override { return "set"; }
+  std::string repr() const override;
+  bool truthy() const override { return !items.empty(); }
+  std::optional<int64_t> length() const override { return int64_t(items.size()); }
+  bool contains(Interpreter& in, const Value& v) override;
+  std::unique_ptr<Iterator> iter(Interpreter& in) override;
+  Value get_attr(Interpreter& in, std::string_view name) override;
+  bool has_attr(std::string_view name) const override { return name == "add"; }
+  void add(const Value& v);
+};
+
+// The storage of a variable captured by a nested function.
+struct CellObj : Object {
+  Value value;  // holds the unbound marker until assigned
+  std::string type_name() const override { return "cell"; }
+};
+
+}  // namespace nki

@@ -1,0 +1,205 @@
+// Python's format mini-language for f-strings and str.format: [[fill]align][sign][0][width][,][.prec][type].
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "nki/core_ops.h"
+#include "nki/interpreter.h"
+
+namespace nki::core {
+
+namespace {
+
+struct Spec {
+  char fill = ' ', align = 0, sign = '-', type = 0;
+  bool zero = false, comma = false;
+  int width = -1, precision = -1;
+};
+
+Spec parse_spec(std::string_view s) {
+  Spec spec;
+  size_t i = 0;
+  auto is_align = [](char c) { return c == '<' || c == '>' || c == '^' || c == '='; };
+  if (s.size() >= 2 && is_align(s[1])) {
+    spec.fill = s[0];
+    spec.align = s[1];
+    i = 2;
+  } else if (!s.empty() && is_align(s[0])) {
+    spec.align = s[0];
+    i = 1;
+  }
+  if (i < s.size() && (s[i] == '+' || s[i] == '-' || s[i] == ' ')) spec.sign = s[i++];
+  if (i < s.size() && s[i] == '0') {
+    spec.zero = true;
+    ++i;
+  }
+  auto number = [&]() {
+    int n = 0;
+    bool any = false;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+      n = std::min(n * 10 + (s[i++] - '0'), 10000);
+      any = true;
+    }
+    return any ? n : -1;
+  };
+  spec.width = number();
+  if (i < s.size() && (s[i] == ',' || s[i] == '_')) {
+    spec.comma = true;
+    ++i;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    spec.precision = number();
+    if (spec.precision < 0) throw NkiError(ErrorKind::Value, "format specifier missing precision");
+  }
+  if (i < s.size()) spec.type = s[i++];
+  if (i != s.size()) throw NkiError(ErrorKind::Value, fmt::format("invalid format specifier '{}'", s));
+  return spec;
+}
+
+std::string group_thousands(const std::string& digits) {
+  size_t start = digits.find_first_of("0123456789");
+  size_t end = digits.find_first_not_of("0123456789", start);
+  if (end == std::string::npos) end = digits.size();
+  std::string out = digits.substr(0, start);
+  for (size_t i = start; i < end; ++i) {
+    out += digits[i];
+    size_t left = end - i - 1;
+    if (left > 0 && left % 3 == 0) out += ',';
+  }
+  return out + digits.substr(end);
+}
+
+std::string pad(std::string body, const Spec& spec, char default_align) {
+  int len = int(body.size());
+  if (spec.width <= len) return body;
+  size_t n = size_t(spec.width - len);
+  char align = spec.align ? spec.align : (spec.zero ? '=' : default_align);
+  char fill = spec.align ? spec.fill : (spec.zero ? '0' : spec.fill);
+  if (align == '<') return body + std::string(n, fill);
+  if (align == '^') return std::string(n / 2, fill) + body + std::string(n - n / 2, fill);
+  if (align == '=' && !body.empty() && (body[0] == '-' || body[0] == '+' || body[0] == ' '))
+    return body.substr(0, 1) + std::string(n, fill) + body.substr(1);
+  return std::string(n, fill) + body;
+}
+
+std::string with_sign(std::string body, bool negative, const Spec& spec) {
+  if (negative) return "-" + body;
+  if (spec.sign == '+') return "+" + body;
+  if (spec.sign == ' ') return " " + body;
+  return body;
+}
+
+std::string format_int(int64_t v, const Spec& spec) {
+  bool negative = v < 0;
+  uint64_t mag = negative ? uint64_t(0) - uint64_t(v) : uint64_t(v);
+  std::string body;
+  switch (spec.type) {
+    case 'x': body = fmt::format("{:x}", mag); break;
+    case 'X': body = fmt::format("{:X}", mag); break;
+    case 'o': body = fmt::format("{:o}", mag); break;
+    case 'b': body = fmt::format("{:b}", mag); break;
+    case 'c': throw NkiError(ErrorKind::Unsupported, "the 'c' format is not supported in kernels");
+    default: body = std::to_string(mag);
+  }
+  if (spec.comma) body = group_thousands(body);
+  return pad(with_sign(body, negative, spec), spec, '>');
+}
+
+std::string format_float(double v, const Spec& spec) {
+  bool negative = std::signbit(v) && !std::isnan(v);
+  double mag = std::fabs(v);
+  int prec = spec.precision;
+  std::string body;
+  switch (spec.type) {
+    case 'f': case 'F': body = fmt::format("{:.{}f}", mag, prec < 0 ? 6 : prec); break;
+    case 'e': body = fmt::format("{:.{}e}", mag, prec < 0 ? 6 : prec); break;
+    case 'E': body = fmt::format("{:.{}E}", mag, prec < 0 ? 6 : prec); break;
+    case 'g': case 'n': body = fmt::format("{:.{}g}", mag, prec < 0 ? 6 : std::max(prec, 1)); break;
+    case 'G': body = fmt::format("{:.{}G}", mag, prec < 0 ? 6 : std::max(prec, 1)); break;
+    case '%': body = fmt::format("{:.{}f}%", mag * 100, prec < 0 ? 6 : prec); break;
+    case 0:
+      body = prec < 0 ? float_repr(mag) : fmt::format("{:.{}g}", mag, std::max(prec, 1));
+      break;
+    default: throw NkiError(ErrorKind::Value, fmt::format("unknown format code '{}' for object of type 'float'", spec.type));
+  }
+  if (std::isinf(mag)) body = spec.type == 'F' || spec.type == 'E' || spec.type == 'G' ? "INF" : "inf";
+  if (std::isnan(v)) body = spec.type == 'F' || spec.type == 'E' || spec.type == 'G' ? "NAN" : "nan";
+  if (spec.comma) body = group_thousands(body);
+  return pad(with_sign(body, negative, spec), spec, '>');
+}
+
+}  // namespace
+
+std::string format_value(Interpreter& in, const Value& v, std::string_view spec_text) {
+  if (spec_text.empty()) return v.str();
+  Spec spec = parse_spec(spec_text);
+  std::optional<Value> number = v.is_object() ? to_python_scalar(v) : std::optional<Value>(v);
+  if (number && number->is_number()) {
+    bool float_type = spec.type && std::string_view("eEfFgGn%").find(spec.type) != std::string_view::npos;
+    if (number->is_float() || float_type) {
+      if (spec.type && std::string_view("dxXob").find(spec.type) != std::string_view::npos)
+        throw NkiError(ErrorKind::Value, fmt::format("unknown format code '{}' for object of type 'float'", spec.type));
+      return format_float(number->as_float(), spec);
+    }
+    if (spec.type && spec.type != 'd' && std::string_view("xXobc").find(spec.type) == std::string_view::npos)
+      throw NkiError(ErrorKind::Value, fmt::format("unknown format code '{}' for object of type 'int'", spec.type));
+    return format_int(number->as_int(), spec);
+  }
+  if (spec.type && spec.type != 's')
+    throw NkiError(ErrorKind::Value, fmt::format("unknown format code '{}' for object of type '{}'", spec.type, v.type_name()));
+  std::string s = v.str();
+  if (spec.precision >= 0 && size_t(spec.precision) < s.size()) s.resize(size_t(spec.precision));
+  return pad(s, spec, '<');
+}
+
+std::string format_str(Interpreter& in, const std::string& text, const CallArgs& args) {
+  std::string out;
+  size_t auto_index = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if ((c == '{' || c == '}') && i + 1 < text.size() && text[i + 1] == c) {
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c == '}') throw NkiError(ErrorKind::Value, "single '}' encountered in format string");
+    if (c != '{') {
+      out += c;
+      continue;
+    }
+    size_t close = text.find('}', i);
+    if (close == std::string::npos) throw NkiError(ErrorKind::Value, "single '{' encountered in format string");
+    std::string field = text.substr(i + 1, close - i - 1);
+    std::string spec;
+    char conversion = 0;
+    if (size_t colon = field.find(':'); colon != std::string::npos) {
+      spec = field.substr(colon + 1);
+      field.resize(colon);
+    }
+    if (size_t bang = field.find('!'); bang != std::string::npos) {
+      conversion = bang + 1 < field.size() ? field[bang + 1] : 0;
+      field.resize(bang);
+    }
+    Value v;
+    if (field.empty() || std::isdigit(static_cast<unsigned char>(field[0]))) {
+      size_t index = field.empty() ? auto_index++ : size_t(std::stoul(field.substr(0, 6)));
+      if (index >= args.args.size())
+        throw NkiError(ErrorKind::Index, fmt::format("replacement index {} out of range for positional args tuple", index));
+      v = args.args[index];
+    } else {
+      bool found = false;
+      for (auto& [name, value] : args.kwargs)
+        if (name == field) v = value, found = true;
+      if (!found) throw NkiError(ErrorKind::Index, fmt::format("format field '{}' was not given", field));
+    }
+    if (conversion == 'r') v = make_str(v.repr());
+    else if (conversion == 's') v = make_str(v.str());
+    out += format_value(in, v, spec);
+    check_container_size(out.size(), 1);
+    i = close;
+  }
+  return out;
+}
+
+}  // namespace nki::core

@@ -1,0 +1,460 @@
+// Expression evaluation: a switch over node kinds with fast paths for ints, floats and lists.
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/core.h>
+
+#include "nki/core_ops.h"
+#include "nki/interp_impl.h"
+#include "tensor/array.h"
+
+namespace nki::detail {
+
+namespace {
+
+constexpr size_t kMaxTracebackNotes = 20;
+
+[[noreturn]] void undefined_name(InterpState& st, const NameExpr& n) {
+  if (const char* reason = forbidden_reason(n.id))
+    st.fail(ErrorKind::Sandbox, n.span, fmt::format("'{}' is not available in kernels: {}", n.id, reason));
+  st.fail(ErrorKind::Name, n.span, fmt::format("name '{}' is not defined", n.id));
+}
+
+Value load_name(InterpState& st, const NameExpr& n, Frame& f) {
+  switch (n.scope) {
+    case NameScope::Local: {
+      const Value& v = f.slots[n.index];
+      if (is_unbound(v))
+        st.fail(ErrorKind::Name, n.span, fmt::format("local variable '{}' referenced before assignment", n.id));
+      return v;
+    }
+    case NameScope::Cell: {
+      const Value& v = static_cast<CellObj&>(*f.slots[n.index].object()).value;
+      if (is_unbound(v)) st.fail(ErrorKind::Name, n.span, fmt::format("variable '{}' referenced before assignment", n.id));
+      return v;
+    }
+    case NameScope::Free: {
+      const Value& v = f.fn->closure[n.index]->value;
+      if (is_unbound(v))
+        st.fail(ErrorKind::Name, n.span, fmt::format("free variable '{}' referenced before assignment", n.id));
+      return v;
+    }
+    case NameScope::Global: {
+      const Value& v = f.env->globals[n.index];
+      if (is_unbound(v)) st.fail(ErrorKind::Name, n.span, fmt::format("name '{}' is not defined", n.id));
+      return v;
+    }
+    case NameScope::Builtin: return st.builtins[n.index];
+    default: undefined_name(st, n);
+  }
+}
+
+bool truth(InterpState& st, const Value& v, const Span& span) {
+  if (!v.is_object()) return v.truthy();
+  st.current_span = &span;
+  return v.object()->truthy();
+}
+
+// Converts exceptions escaping library code into located diagnostics (never a crash).
+[[noreturn]] void rethrow_located(InterpState& st, const Span& span, std::string_view what) {
+  try {
+    throw;
+  } catch (NkiError& e) {
+    if (!e.diag.loc.known()) e.diag.loc = st.loc(span);
+    throw;
+  } catch (const tensor::BudgetExceeded& e) {
+    throw NkiError(ErrorKind::Limit, e.what(), st.loc(span));
+  } catch (const tensor::ArrayError& e) {
+    throw NkiError(ErrorKind::Value, e.what(), st.loc(span));
+  } catch (const std::bad_alloc&) {
+    throw NkiError(ErrorKind::Limit, fmt::format("out of memory in {}", what), st.loc(span));
+  } catch (const std::exception& e) {
+    throw NkiError(ErrorKind::Internal, fmt::format("internal error in {}: {}", what, e.what()), st.loc(span));
+  }
+}
+
+std::string callee_name(const Value& callee) {
+  if (auto* b = callee.as<BuiltinObj>()) return b->name;
+  return "'" + callee.type_name() + "' object";
+}
+
+void push_starred(InterpState& st, const Value& iterable, std::vector<Value>& out) {
+  auto it = iterate(st, iterable);
+  for (Value v; it->next(v);) {
+    core::check_container_size(out.size() + 1, sizeof(Value));
+    out.push_back(std::move(v));
+  }
+}
+
+void collect_args(InterpState& st, const CallExpr& c, Frame& f, CallArgs& args) {
+  args.args.reserve(c.args.size());
+  for (const auto& a : c.args) {
+    if (a->kind != ExprKind::Starred) {
+      args.args.push_back(eval(st, *a, f));
+      continue;
+    }
+    Value seq = eval(st, *static_cast<const StarredExpr&>(*a).value, f);
+    st.current_span = &a->span;
+    push_starred(st, seq, args.args);
+  }
+  for (const Keyword& k : c.keywords) {
+    Value v = eval(st, *k.value, f);
+    if (!k.name.empty()) {
+      args.kwargs.emplace_back(k.name, std::move(v));
+      continue;
+    }
+    auto* d = v.as<DictObj>();
+    if (!d) st.fail(ErrorKind::Type, k.span, fmt::format("argument after ** must be a dict, not {}", v.type_name()));
+    for (auto& [key, val] : d->items) {
+      auto* s = key.as<StrObj>();
+      if (!s) st.fail(ErrorKind::Type, k.span, "keywords must be strings");
+      for (auto& existing : args.kwargs)
+        if (existing.first == s->s) st.fail(ErrorKind::Type, k.span, fmt::format("got multiple values for keyword argument '{}'", s->s));
+      args.kwargs.emplace_back(s->s, val);
+    }
+  }
+}
+
+bool same_note(const Note& a, const Note& b) {
+  return a.message == b.message && a.loc.line == b.loc.line && a.loc.col == b.loc.col && a.loc.file == b.loc.file;
+}
+
+// Appends a traceback frame; a recursive call repeating the previous frame is counted, not listed.
+void add_traceback_note(Diagnostic& d, Note note) {
+  constexpr const char* kRepeated = "the call above was repeated ";
+  auto& notes = d.notes;
+  size_t n = notes.size();
+  if (n >= 2 && same_note(notes[n - 2], note) && notes[n - 1].message.rfind(kRepeated, 0) == 0) {
+    int count = std::atoi(notes[n - 1].message.c_str() + std::strlen(kRepeated)) + 1;
+    notes[n - 1].message = fmt::format("{}{} more times", kRepeated, count);
+    return;
+  }
+  if (n >= 1 && same_note(notes[n - 1], note)) {
+    notes.push_back({SourceLoc{}, fmt::format("{}1 more times", kRepeated)});
+    return;
+  }
+  if (n < kMaxTracebackNotes) notes.push_back(std::move(note));
+}
+
+Value call_at(InterpState& st, const Value& callee, CallArgs& args, const Span& span) {
+  if (auto* fn = callee.as<FunctionObj>()) {
+    try {
+      return call_function(st, *fn, args);
+    } catch (NkiError& e) {
+      if (!e.diag.loc.known()) {
+        e.diag.loc = st.loc(span);  // raised while binding the arguments: the call site says it all
+        throw;
+      }
+      add_traceback_note(e.diag, {st.loc(span), fmt::format("in a call to '{}' from here", fn->code->name)});
+      throw;
+    }
+  }
+  if (!callee.is_object())
+    st.fail(ErrorKind::Type, span, fmt::format("'{}' object is not callable", callee.type_name()));
+  st.current_span = &span;
+  try {
+    return callee.object()->call(st.in, args);
+  } catch (...) {
+    rethrow_located(st, span, callee_name(callee));
+  }
+}
+
+Value eval_call(InterpState& st, const CallExpr& c, Frame& f) {
+  Value callee = eval(st, *c.func, f);
+  CallArgs args;
+  if (c.simple) {
+    args.args.reserve(c.args.size());
+    for (const auto& a : c.args) args.args.push_back(eval(st, *a, f));
+    for (const Keyword& k : c.keywords) args.kwargs.emplace_back(k.name, eval(st, *k.value, f));
+  } else {
+    collect_args(st, c, f, args);
+  }
+  return call_at(st, callee, args, c.span);
+}
+
+Value eval_attribute(InterpState& st, const AttributeExpr& a, Frame& f) {
+  Value obj = eval(st, *a.value, f);
+  if (obj.is(ObjType::Module) && a.cache_owner == obj.object()) return a.cache_value;
+  st.current_span = &a.span;
+  Value v;
+  try {
+    v = get_attribute(st, obj, a.attr);
+  } catch (...) {
+    rethrow_located(st, a.attr_span, "attribute access");
+  }
+  if (obj.is(ObjType::Module)) {
+    a.cache_owner = obj.object();
+    a.cache_value = v;
+  }
+  return v;
+}
+
+Value eval_slice(InterpState& st, const SliceExpr& s, Frame& f) {
+  auto slice = std::make_shared<SliceObj>();
+  if (s.lower) slice->start = eval(st, *s.lower, f);
+  if (s.upper) slice->stop = eval(st, *s.upper, f);
+  if (s.step) slice->step = eval(st, *s.step, f);
+  return Value(std::move(slice));
+}
+
+Value eval_subscript(InterpState& st, const SubscriptExpr& s, Frame& f) {
+  Value obj = eval(st, *s.value, f);
+  Value index = eval(st, *s.index, f);
+  if (index.is_int()) {  // fast path: list[i], tuple[i]
+    const std::vector<Value>* items = nullptr;
+    if (auto* l = obj.as<ListObj>()) items = &l->items;
+    else if (auto* t = obj.as<TupleObj>()) items = &t->items;
+    if (items) {
+      int64_t i = index.as_int(), n = int64_t(items->size());
+      if (i < 0) i += n;
+      if (i >= 0 && i < n) return (*items)[size_t(i)];
+    }
+  }
+  if (!obj.is_object())
+    st.fail(ErrorKind::Type, s.span, fmt::format("'{}' object is not subscriptable", obj.type_name()));
+  st.current_span = &s.span;
+  try {
+    return obj.object()->get_item(st.in, index);
+  } catch (...) {
+    rethrow_located(st, s.span, "subscript");
+  }
+}
+
+std::vector<Value> eval_elements(InterpState& st, const std::vector<ExprPtr>& elts, Frame& f) {
+  std::vector<Value> out;
+  out.reserve(elts.size());
+  for (const auto& e : elts) {
+    if (e->kind != ExprKind::Starred) {
+      out.push_back(eval(st, *e, f));
+      continue;
+    }
+    Value seq = eval(st, *static_cast<const StarredExpr&>(*e).value, f);
+    st.current_span = &e->span;
+    try {
+      push_starred(st, seq, out);
+    } catch (...) {
+      rethrow_located(st, e->span, "unpacking");
+    }
+  }
+  return out;
+}
+
+Value eval_dict(InterpState& st, const DictExpr& d, Frame& f) {
+  auto dict = std::make_shared<DictObj>();
+  for (size_t i = 0; i < d.values.size(); ++i) {
+    if (!d.keys[i]) {
+      Value other = eval(st, *d.values[i], f);
+      auto* od = other.as<DictObj>();
+      if (!od) st.fail(ErrorKind::Type, d.values[i]->span, fmt::format("'{}' object is not a mapping", other.type_name()));
+      for (auto& [k, v] : od->items) core::set_item(st.in, *dict, k, v);
+      continue;
+    }
+    Value key = eval(st, *d.keys[i], f);
+    Value value = eval(st, *d.values[i], f);
+    st.current_span = &d.keys[i]->span;
+    try {
+      core::set_item(st.in, *dict, key, value);
+    } catch (...) {
+      rethrow_located(st, d.keys[i]->span, "dict display");
+    }
+  }
+  return Value(std::move(dict));
+}
+
+// Runs the nested for/if clauses of a comprehension, calling `emit` for every produced item.
+template <class Emit>
+void run_comprehension(InterpState& st, const ComprehensionExpr& c, size_t level, Frame& f, Emit& emit) {
+  if (level == c.generators.size()) {
+    emit();
+    return;
+  }
+  const Comprehension& gen = c.generators[level];
+  Value iterable = eval(st, *gen.iter, f);
+  st.current_span = &gen.iter->span;
+  std::unique_ptr<Iterator> it;
+  try {
+    it = iterate(st, iterable);
+  } catch (...) {
+    rethrow_located(st, gen.iter->span, "iteration");
+  }
+  for (Value item; it->next(item);) {
+    st.charge(1);
+    assign(st, *gen.target, item, f);
+    bool keep = true;
+    for (const auto& cond : gen.ifs)
+      if (!truth(st, eval(st, *cond, f), cond->span)) {
+        keep = false;
+        break;
+      }
+    if (keep) run_comprehension(st, c, level + 1, f, emit);
+  }
+}
+
+Value eval_comprehension(InterpState& st, const ComprehensionExpr& c, Frame& f) {
+  if (c.kind == ExprKind::DictComp) {
+    auto dict = std::make_shared<DictObj>();
+    auto emit = [&] {
+      Value k = eval(st, *c.elt, f);
+      Value v = eval(st, *c.value, f);
+      core::set_item(st.in, *dict, k, v);
+    };
+    run_comprehension(st, c, 0, f, emit);
+    return Value(std::move(dict));
+  }
+  if (c.kind == ExprKind::SetComp) {
+    auto set = std::make_shared<SetObj>();
+    auto emit = [&] { set->add(eval(st, *c.elt, f)); };
+    run_comprehension(st, c, 0, f, emit);
+    return Value(std::move(set));
+  }
+  std::vector<Value> items;
+  auto emit = [&] {
+    core::check_container_size(items.size() + 1, sizeof(Value));
+    items.push_back(eval(st, *c.elt, f));
+  };
+  run_comprehension(st, c, 0, f, emit);
+  if (c.kind == ExprKind::ListComp) return make_list(std::move(items));
+  // Generator expressions are evaluated eagerly: kernels only feed them to sum/any/tuple/...
+  return Value(std::make_shared<IteratorObj>("generator", std::make_unique<VectorIterator>(std::move(items))));
+}
+
+Value eval_fstring(InterpState& st, const FStringExpr& fs, Frame& f) {
+  std::string out;
+  for (const FStringPart& part : fs.parts) {
+    out += part.literal;
+    if (!part.expr) continue;
+    Value v = eval(st, *part.expr, f);
+    st.current_span = &part.expr->span;
+    try {
+      if (part.conversion == 'r') v = make_str(v.repr());
+      else if (part.conversion == 's') v = make_str(v.str());
+      out += core::format_value(st.in, v, part.spec);
+    } catch (...) {
+      rethrow_located(st, part.expr->span, "f-string formatting");
+    }
+    core::check_container_size(out.size(), 1);
+  }
+  return make_str(std::move(out));
+}
+
+Value eval_compare(InterpState& st, const CompareExpr& c, Frame& f) {
+  Value left = eval(st, *c.left, f);
+  Value result;
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    Value right = eval(st, *c.comparators[i], f);
+    st.current_span = &c.span;
+    result = compare_op(st, c.ops[i], left, right);
+    if (i + 1 < c.ops.size() && !truth(st, result, c.span)) return result;
+    left = std::move(right);
+  }
+  return result;
+}
+
+// int/float arithmetic without leaving the evaluator; everything else goes to binary_op.
+inline bool fast_binary(BinOp op, const Value& l, const Value& r, Value& out) {
+  if (l.is_int() && r.is_int()) {
+    int64_t a = l.as_int(), b = r.as_int(), c;
+    switch (op) {
+      case BinOp::Add: if (__builtin_add_overflow(a, b, &c)) return false; out = Value::from_int(c); return true;
+      case BinOp::Sub: if (__builtin_sub_overflow(a, b, &c)) return false; out = Value::from_int(c); return true;
+      case BinOp::Mul: if (__builtin_mul_overflow(a, b, &c)) return false; out = Value::from_int(c); return true;
+      default: return false;
+    }
+  }
+  if (l.is_float() && r.is_float()) {
+    double a = l.as_float(), b = r.as_float();
+    switch (op) {
+      case BinOp::Add: out = Value::from_float(a + b); return true;
+      case BinOp::Sub: out = Value::from_float(a - b); return true;
+      case BinOp::Mul: out = Value::from_float(a * b); return true;
+      default: return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::unique_ptr<Iterator> iterate(InterpState& st, const Value& v) {
+  if (!v.is_object()) throw NkiError(ErrorKind::Type, fmt::format("'{}' object is not iterable", v.type_name()));
+  return v.object()->iter(st.in);
+}
+
+Value get_attribute(InterpState& st, const Value& obj, std::string_view name) {
+  if (!obj.is_object())
+    throw NkiError(ErrorKind::Name, fmt::format("'{}' object has no attribute '{}'", obj.type_name(), name));
+  return obj.object()->get_attr(st.in, name);
+}
+
+Value call_value(InterpState& st, const Value& callee, CallArgs& args) {
+  if (auto* fn = callee.as<FunctionObj>()) return call_function(st, *fn, args);
+  if (!callee.is_object()) throw NkiError(ErrorKind::Type, fmt::format("'{}' object is not callable", callee.type_name()));
+  return callee.object()->call(st.in, args);
+}
+
+Value eval(InterpState& st, const Expr& e, Frame& f) {
+  switch (e.kind) {
+    case ExprKind::Name: return load_name(st, static_cast<const NameExpr&>(e), f);
+    case ExprKind::Constant: return static_cast<const ConstantExpr&>(e).value;
+    case ExprKind::BinOp: {
+      auto& b = static_cast<const BinOpExpr&>(e);
+      Value l = eval(st, *b.left, f);
+      Value r = eval(st, *b.right, f);
+      Value out;
+      if (fast_binary(b.op, l, r, out)) return out;
+      st.current_span = &e.span;
+      try {
+        return binary_op(st, b.op, l, r);
+      } catch (...) {
+        rethrow_located(st, e.span, fmt::format("operator '{}'", symbol(b.op)));
+      }
+    }
+    case ExprKind::UnaryOp: {
+      auto& u = static_cast<const UnaryOpExpr&>(e);
+      Value v = eval(st, *u.operand, f);
+      if (u.op == UnOp::Not) return Value::from_bool(!truth(st, v, e.span));
+      st.current_span = &e.span;
+      try {
+        return unary_op(st, u.op, v);
+      } catch (...) {
+        rethrow_located(st, e.span, fmt::format("unary operator '{}'", symbol(u.op)));
+      }
+    }
+    case ExprKind::BoolOp: {
+      auto& b = static_cast<const BoolOpExpr&>(e);
+      Value v;
+      for (const auto& operand : b.values) {
+        v = eval(st, *operand, f);
+        if (truth(st, v, operand->span) != b.is_and) return v;
+      }
+      return v;
+    }
+    case ExprKind::Compare: return eval_compare(st, static_cast<const CompareExpr&>(e), f);
+    case ExprKind::Call: return eval_call(st, static_cast<const CallExpr&>(e), f);
+    case ExprKind::Attribute: return eval_attribute(st, static_cast<const AttributeExpr&>(e), f);
+    case ExprKind::Subscript: return eval_subscript(st, static_cast<const SubscriptExpr&>(e), f);
+    case ExprKind::Slice: return eval_slice(st, static_cast<const SliceExpr&>(e), f);
+    case ExprKind::Tuple: return make_tuple(eval_elements(st, static_cast<const SequenceExpr&>(e).elts, f));
+    case ExprKind::List: return make_list(eval_elements(st, static_cast<const SequenceExpr&>(e).elts, f));
+    case ExprKind::Set: {
+      auto set = std::make_shared<SetObj>();
+      for (Value& v : eval_elements(st, static_cast<const SequenceExpr&>(e).elts, f)) set->add(v);
+      return Value(std::move(set));
+    }
+    case ExprKind::Dict: return eval_dict(st, static_cast<const DictExpr&>(e), f);
+    case ExprKind::ListComp:
+    case ExprKind::SetComp:
+    case ExprKind::DictComp:
+    case ExprKind::GeneratorExp: return eval_comprehension(st, static_cast<const ComprehensionExpr&>(e), f);
+    case ExprKind::IfExp: {
+      auto& i = static_cast<const IfExpExpr&>(e);
+      return truth(st, eval(st, *i.test, f), i.test->span) ? eval(st, *i.body, f) : eval(st, *i.orelse, f);
+    }
+    case ExprKind::Lambda: return make_function(st, static_cast<const LambdaExpr&>(e).code, f);
+    case ExprKind::FString: return eval_fstring(st, static_cast<const FStringExpr&>(e), f);
+    case ExprKind::Starred: st.fail(ErrorKind::Syntax, e.span, "can't use starred expression here");
+  }
+  st.fail(ErrorKind::Internal, e.span, "unknown expression kind");
+}
+
+}  // namespace nki::detail

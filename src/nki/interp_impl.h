@@ -1,0 +1,103 @@
+// Internal state and evaluation entry points of the interpreter, shared by interpreter.cpp,
+// interp_expr.cpp, interp_stmt.cpp, operators.cpp and builtins.cpp.
+#pragma once
+
+#include <chrono>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "nki/ast.h"
+#include "nki/core_types.h"
+#include "nki/interpreter.h"
+
+namespace nki {
+
+// The globals of one loaded module, shared by every function defined in it.
+struct ModuleEnv : std::enable_shared_from_this<ModuleEnv> {
+  std::shared_ptr<ModuleAst> ast;
+  std::vector<Value> globals;
+  std::shared_ptr<ModuleObj> module;
+  void publish();  // copies bound globals into module->attrs
+};
+
+struct FunctionObj : Object {
+  static constexpr ObjType kType = ObjType::Function;
+  std::shared_ptr<FunctionCode> code;
+  std::shared_ptr<ModuleEnv> env;
+  std::vector<Value> defaults;  // one per parameter; unbound() when the parameter has none
+  std::vector<std::shared_ptr<CellObj>> closure;
+  ObjType type() const override { return kType; }
+  std::string type_name() const override { return "function"; }
+  std::string repr() const override { return "<function " + code->name + ">"; }
+  Value call(Interpreter& in, CallArgs& args) override;
+};
+
+// The marker held by a variable that has no value yet.
+const Value& unbound();
+inline bool is_unbound(const Value& v) { return v.is_object() && v.object() == unbound().object(); }
+
+struct Frame {
+  Value* slots = nullptr;
+  FunctionObj* fn = nullptr;  // null for the module body
+  ModuleEnv* env = nullptr;
+  Value ret;
+};
+
+enum class Flow : uint8_t { Normal, Break, Continue, Return };
+
+struct InterpState {
+  explicit InterpState(Interpreter& i, Limits l) : in(i), limits(l) {}
+  Interpreter& in;
+  Limits limits;
+  uint64_t steps = 0;
+  uint64_t next_check = 0;  // steps at which to look at the limits and the clock again
+  std::chrono::steady_clock::time_point deadline;
+  int depth = 0;        // user-function calls in progress
+  int entry_depth = 0;  // nested load_module()/call() entries from C++
+  std::string output;
+  // Builtin names: index resolved at load time.
+  std::vector<Value> builtins;
+  std::unordered_map<std::string, uint32_t> builtin_index;
+  // Module registry.
+  std::unordered_map<std::string, Interpreter::ModuleFactory> factories;
+  std::unordered_map<std::string, Value> modules;
+  std::unordered_set<std::string> loading;  // factories running now
+  // Innermost user-code position, for diagnostics and current_loc().
+  const Span* current_span = nullptr;
+  const std::shared_ptr<const SourceFile>* current_file = nullptr;
+
+  void check_limits();  // slow path of charge()
+  void charge(uint64_t n) {
+    steps += n;
+    if (steps >= next_check) check_limits();
+  }
+  SourceLoc loc(const Span& s) const { return loc_of(*current_file, s); }
+  [[noreturn]] void fail(ErrorKind kind, const Span& s, std::string message) const;
+};
+
+namespace detail {
+
+// Expressions (interp_expr.cpp).
+Value eval(InterpState& st, const Expr& e, Frame& f);
+Value call_value(InterpState& st, const Value& callee, CallArgs& args);
+Value get_attribute(InterpState& st, const Value& obj, std::string_view name);
+std::unique_ptr<Iterator> iterate(InterpState& st, const Value& v);
+// Statements (interp_stmt.cpp).
+Flow exec_block(InterpState& st, const Block& block, Frame& f);
+void assign(InterpState& st, const Expr& target, const Value& value, Frame& f);
+Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args);
+Value make_function(InterpState& st, const std::shared_ptr<FunctionCode>& code, Frame& f);
+// Operators (operators.cpp).
+Value binary_op(InterpState& st, BinOp op, const Value& a, const Value& b);
+Value compare_op(InterpState& st, CmpKind op, const Value& a, const Value& b);
+Value unary_op(InterpState& st, UnOp op, const Value& v);
+std::optional<Value> inplace_op(InterpState& st, BinOp op, const Value& target, const Value& v);
+// Builtins (builtins.cpp) and the sandbox's refusals.
+void install_builtins(InterpState& st);
+const char* forbidden_reason(std::string_view name);  // nullptr when the name is not forbidden
+// Imports (interpreter.cpp).
+Value import_module(InterpState& st, std::string_view dotted, bool bind_top);
+Value load_or_create(InterpState& st, const std::string& name);  // exactly this module
+
+}  // namespace detail
+}  // namespace nki

@@ -1,0 +1,408 @@
+// Statement execution, assignment, and calls of user-defined functions.
+#include <fmt/core.h>
+
+#include "nki/core_ops.h"
+#include "nki/interp_impl.h"
+
+namespace nki::detail {
+
+namespace {
+
+[[noreturn]] void rethrow_at(InterpState& st, const Span& span) {
+  try {
+    throw;
+  } catch (NkiError& e) {
+    if (!e.diag.loc.known()) e.diag.loc = st.loc(span);
+    throw;
+  }
+}
+
+bool truth(InterpState& st, const Value& v, const Span& span) {
+  if (!v.is_object()) return v.truthy();
+  st.current_span = &span;
+  try {
+    return v.object()->truthy();
+  } catch (...) {
+    rethrow_at(st, span);
+  }
+}
+
+void store_name(InterpState& st, const NameExpr& n, const Value& v, Frame& f) {
+  switch (n.scope) {
+    case NameScope::Local: f.slots[n.index] = v; return;
+    case NameScope::Cell: static_cast<CellObj&>(*f.slots[n.index].object()).value = v; return;
+    case NameScope::Free: f.fn->closure[n.index]->value = v; return;
+    case NameScope::Global: f.env->globals[n.index] = v; return;
+    default: st.fail(ErrorKind::Internal, n.span, fmt::format("cannot assign to unresolved name '{}'", n.id));
+  }
+}
+
+// Values of an unpacking source; tuples and lists without copying through an iterator.
+std::vector<Value> unpack_source(InterpState& st, const Value& v, const Span& span) {
+  if (auto* t = v.as<TupleObj>()) return t->items;
+  if (auto* l = v.as<ListObj>()) return l->items;
+  std::vector<Value> out;
+  try {
+    auto it = iterate(st, v);
+    for (Value x; it->next(x);) {
+      core::check_container_size(out.size() + 1, sizeof(Value));
+      out.push_back(std::move(x));
+    }
+  } catch (...) {
+    rethrow_at(st, span);
+  }
+  return out;
+}
+
+void assign_unpack(InterpState& st, const SequenceExpr& target, const Value& v, Frame& f) {
+  std::vector<Value> items = unpack_source(st, v, target.span);
+  const auto& elts = target.elts;
+  size_t star = elts.size();
+  for (size_t i = 0; i < elts.size(); ++i)
+    if (elts[i]->kind == ExprKind::Starred) star = i;
+  if (star == elts.size()) {
+    if (items.size() > elts.size())
+      st.fail(ErrorKind::Value, target.span, fmt::format("too many values to unpack (expected {})", elts.size()));
+    if (items.size() < elts.size())
+      st.fail(ErrorKind::Value, target.span,
+              fmt::format("not enough values to unpack (expected {}, got {})", elts.size(), items.size()));
+    for (size_t i = 0; i < elts.size(); ++i) assign(st, *elts[i], items[i], f);
+    return;
+  }
+  size_t after = elts.size() - star - 1;
+  if (items.size() < elts.size() - 1)
+    st.fail(ErrorKind::Value, target.span,
+            fmt::format("not enough values to unpack (expected at least {}, got {})", elts.size() - 1, items.size()));
+  for (size_t i = 0; i < star; ++i) assign(st, *elts[i], items[i], f);
+  std::vector<Value> middle(items.begin() + star, items.end() - after);
+  assign(st, *static_cast<const StarredExpr&>(*elts[star]).value, make_list(std::move(middle)), f);
+  for (size_t i = 0; i < after; ++i) assign(st, *elts[star + 1 + i], items[items.size() - after + i], f);
+}
+
+void assign_subscript(InterpState& st, const SubscriptExpr& s, const Value& v, Frame& f) {
+  Value obj = eval(st, *s.value, f);
+  Value index = eval(st, *s.index, f);
+  if (!obj.is_object())
+    st.fail(ErrorKind::Type, s.span, fmt::format("'{}' object does not support item assignment", obj.type_name()));
+  st.current_span = &s.span;
+  try {
+    obj.object()->set_item(st.in, index, v);
+  } catch (...) {
+    rethrow_at(st, s.span);
+  }
+}
+
+// `target op= value`.
+void aug_assign(InterpState& st, const AugAssignStmt& a, Frame& f) {
+  const Expr& target = *a.target;
+  if (target.kind == ExprKind::Name) {
+    Value current = eval(st, target, f);
+    Value v = eval(st, *a.value, f);
+    st.current_span = &a.span;
+    try {
+      if (auto updated = inplace_op(st, a.op, current, v)) return store_name(st, static_cast<const NameExpr&>(target), *updated, f);
+      return store_name(st, static_cast<const NameExpr&>(target), binary_op(st, a.op, current, v), f);
+    } catch (...) {
+      rethrow_at(st, a.span);
+    }
+  }
+  if (target.kind == ExprKind::Attribute) {
+    auto& attr = static_cast<const AttributeExpr&>(target);
+    st.fail(ErrorKind::Unsupported, attr.attr_span, fmt::format("assigning to attribute '{}' is not supported in kernels", attr.attr));
+  }
+  auto& s = static_cast<const SubscriptExpr&>(target);
+  Value obj = eval(st, *s.value, f);
+  Value index = eval(st, *s.index, f);
+  Value v = eval(st, *a.value, f);
+  if (!obj.is_object())
+    st.fail(ErrorKind::Type, s.span, fmt::format("'{}' object is not subscriptable", obj.type_name()));
+  st.current_span = &a.span;
+  try {
+    if (obj.object()->aug_set_item(st.in, a.op, index, v)) return;
+    Value current = obj.object()->get_item(st.in, index);
+    std::optional<Value> updated = inplace_op(st, a.op, current, v);
+    obj.object()->set_item(st.in, index, updated ? *updated : binary_op(st, a.op, current, v));
+  } catch (...) {
+    rethrow_at(st, a.span);
+  }
+}
+
+Flow exec_for(InterpState& st, const ForStmt& s, Frame& f) {
+  Value iterable = eval(st, *s.iter, f);
+  auto body = [&](const Value& item) -> Flow {
+    st.charge(1);
+    assign(st, *s.target, item, f);
+    return exec_block(st, s.body, f);
+  };
+  if (auto* r = iterable.as<RangeObj>()) {  // fast path: no iterator object, no allocation
+    int64_t value = r->start, step = r->step;
+    for (int64_t left = r->size(); left > 0; --left, value += step) {
+      Flow fl = body(Value::from_int(value));
+      if (fl == Flow::Break) break;
+      if (fl == Flow::Return) return fl;
+    }
+    return Flow::Normal;
+  }
+  st.current_span = &s.iter->span;
+  std::unique_ptr<Iterator> it;
+  try {
+    it = iterate(st, iterable);
+  } catch (...) {
+    rethrow_at(st, s.iter->span);
+  }
+  for (Value item;;) {
+    bool more;
+    try {
+      more = it->next(item);
+    } catch (...) {
+      rethrow_at(st, s.iter->span);
+    }
+    if (!more) break;
+    Flow fl = body(item);
+    if (fl == Flow::Break) break;
+    if (fl == Flow::Return) return fl;
+  }
+  return Flow::Normal;
+}
+
+Flow exec_while(InterpState& st, const WhileStmt& s, Frame& f) {
+  for (;;) {
+    if (!truth(st, eval(st, *s.test, f), s.test->span)) return Flow::Normal;
+    Flow fl = exec_block(st, s.body, f);
+    if (fl == Flow::Break) return Flow::Normal;
+    if (fl == Flow::Return) return fl;
+    st.charge(s.cost);
+  }
+}
+
+std::string source_text(InterpState& st, const Span& span) {
+  if (span.line != span.end_line) return {};
+  std::string line = (*st.current_file)->line_text(span.line);
+  if (span.col == 0 || span.end_col <= span.col || span.end_col - 1 > line.size()) return {};
+  return line.substr(span.col - 1, span.end_col - span.col);
+}
+
+void exec_assert(InterpState& st, const AssertStmt& a, Frame& f) {
+  if (truth(st, eval(st, *a.test, f), a.test->span)) return;
+  std::string message;
+  if (a.msg) {
+    message = "assertion failed: " + eval(st, *a.msg, f).str();
+  } else {
+    std::string text = source_text(st, a.test->span);
+    message = text.empty() ? "assertion failed" : "assertion failed: " + text;
+  }
+  st.fail(ErrorKind::Assertion, a.test->span, std::move(message));
+}
+
+void exec_function_def(InterpState& st, const FunctionDefStmt& d, Frame& f) {
+  std::vector<Value> decorators;
+  for (const auto& dec : d.decorators) decorators.push_back(eval(st, *dec, f));
+  Value fn = make_function(st, d.code, f);
+  for (size_t i = decorators.size(); i-- > 0;) {
+    CallArgs args;
+    args.args.push_back(fn);
+    st.current_span = &d.decorators[i]->span;
+    try {
+      fn = call_value(st, decorators[i], args);
+    } catch (...) {
+      rethrow_at(st, d.decorators[i]->span);
+    }
+  }
+  store_name(st, *d.target, fn, f);
+}
+
+void exec_import(InterpState& st, const ImportStmt& s, Frame& f) {
+  for (const ImportAlias& alias : s.names) {
+    try {
+      if (s.kind == StmtKind::Import) {
+        Value m = import_module(st, alias.name, alias.asname.empty());
+        store_name(st, static_cast<const NameExpr&>(*alias.target), m, f);
+        continue;
+      }
+      Value m = import_module(st, s.module, false);
+      Value v;
+      std::string full = s.module + "." + alias.name;
+      if (m.object()->has_attr(alias.name)) v = get_attribute(st, m, alias.name);
+      else v = import_module(st, full, false);
+      store_name(st, static_cast<const NameExpr&>(*alias.target), v, f);
+    } catch (...) {
+      rethrow_at(st, alias.span);
+    }
+  }
+}
+
+Flow exec_stmt(InterpState& st, const Stmt& s, Frame& f) {
+  switch (s.kind) {
+    case StmtKind::Expr: eval(st, *static_cast<const ExprStmt&>(s).value, f); return Flow::Normal;
+    case StmtKind::Assign: {
+      auto& a = static_cast<const AssignStmt&>(s);
+      Value v = eval(st, *a.value, f);
+      for (const auto& t : a.targets) assign(st, *t, v, f);
+      return Flow::Normal;
+    }
+    case StmtKind::AugAssign: aug_assign(st, static_cast<const AugAssignStmt&>(s), f); return Flow::Normal;
+    case StmtKind::Return: {
+      auto& r = static_cast<const ReturnStmt&>(s);
+      f.ret = r.value ? eval(st, *r.value, f) : Value();
+      return Flow::Return;
+    }
+    case StmtKind::If: {
+      auto& i = static_cast<const IfStmt&>(s);
+      if (truth(st, eval(st, *i.test, f), i.test->span)) return exec_block(st, i.body, f);
+      return exec_block(st, i.orelse, f);
+    }
+    case StmtKind::For: return exec_for(st, static_cast<const ForStmt&>(s), f);
+    case StmtKind::While: return exec_while(st, static_cast<const WhileStmt&>(s), f);
+    case StmtKind::Break: return Flow::Break;
+    case StmtKind::Continue: return Flow::Continue;
+    case StmtKind::Pass: return Flow::Normal;
+    case StmtKind::FunctionDef: exec_function_def(st, static_cast<const FunctionDefStmt&>(s), f); return Flow::Normal;
+    case StmtKind::Import:
+    case StmtKind::ImportFrom: exec_import(st, static_cast<const ImportStmt&>(s), f); return Flow::Normal;
+    case StmtKind::Assert: exec_assert(st, static_cast<const AssertStmt&>(s), f); return Flow::Normal;
+  }
+  return Flow::Normal;
+}
+
+[[noreturn]] void arity_error(const FunctionCode& code, const std::string& message) {
+  throw NkiError(ErrorKind::Type, fmt::format("{}() {}", code.name, message));
+}
+
+std::string quoted_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += names.size() == 2 ? " and " : (i + 1 == names.size() ? ", and " : ", ");
+    out += "'" + names[i] + "'";
+  }
+  return out;
+}
+
+// Binds call arguments to parameter slots with Python's rules and messages.
+void bind_parameters(const FunctionObj& fn, CallArgs& args, Value* slots) {
+  const FunctionCode& code = *fn.code;
+  const auto& params = code.params;
+  size_t positional = 0;
+  const Parameter* var_args = nullptr;
+  const Parameter* var_kwargs = nullptr;
+  for (const Parameter& p : params) {
+    if (p.kind == ParamKind::Positional) ++positional;
+    if (p.kind == ParamKind::VarArgs) var_args = &p;
+    if (p.kind == ParamKind::VarKwargs) var_kwargs = &p;
+  }
+  if (args.args.size() > positional && !var_args)
+    arity_error(code, fmt::format("takes {} positional argument{} but {} {} given", positional, positional == 1 ? "" : "s",
+                                  args.args.size(), args.args.size() == 1 ? "was" : "were"));
+  size_t given = std::min(args.args.size(), positional);
+  for (size_t i = 0; i < given; ++i) slots[params[i].slot] = std::move(args.args[i]);
+  if (var_args)
+    slots[var_args->slot] = make_tuple(std::vector<Value>(std::make_move_iterator(args.args.begin() + long(given)),
+                                                          std::make_move_iterator(args.args.end())));
+  std::shared_ptr<DictObj> extra;
+  if (var_kwargs) extra = std::make_shared<DictObj>();
+  for (auto& [name, value] : args.kwargs) {
+    const Parameter* target = nullptr;
+    for (const Parameter& p : params)
+      if (p.name == name && (p.kind == ParamKind::Positional || p.kind == ParamKind::KeywordOnly)) target = &p;
+    if (!target) {
+      if (!extra) arity_error(code, fmt::format("got an unexpected keyword argument '{}'", name));
+      extra->items.emplace_back(make_str(name), std::move(value));
+      continue;
+    }
+    if (!is_unbound(slots[target->slot])) arity_error(code, fmt::format("got multiple values for argument '{}'", name));
+    slots[target->slot] = std::move(value);
+  }
+  if (var_kwargs) slots[var_kwargs->slot] = Value(extra);
+  std::vector<std::string> missing_pos, missing_kw;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Parameter& p = params[i];
+    if (p.kind == ParamKind::VarArgs || p.kind == ParamKind::VarKwargs || !is_unbound(slots[p.slot])) continue;
+    if (!is_unbound(fn.defaults[i])) {
+      slots[p.slot] = fn.defaults[i];
+      continue;
+    }
+    (p.kind == ParamKind::Positional ? missing_pos : missing_kw).push_back(p.name);
+  }
+  if (!missing_pos.empty())
+    arity_error(code, fmt::format("missing {} required positional argument{}: {}", missing_pos.size(),
+                                  missing_pos.size() == 1 ? "" : "s", quoted_names(missing_pos)));
+  if (!missing_kw.empty())
+    arity_error(code, fmt::format("missing {} required keyword-only argument{}: {}", missing_kw.size(),
+                                  missing_kw.size() == 1 ? "" : "s", quoted_names(missing_kw)));
+}
+
+}  // namespace
+
+Flow exec_block(InterpState& st, const Block& block, Frame& f) {
+  for (const auto& s : block) {
+    st.charge(s->cost);
+    Flow fl = exec_stmt(st, *s, f);
+    if (fl != Flow::Normal) return fl;
+  }
+  return Flow::Normal;
+}
+
+void assign(InterpState& st, const Expr& target, const Value& value, Frame& f) {
+  switch (target.kind) {
+    case ExprKind::Name: store_name(st, static_cast<const NameExpr&>(target), value, f); return;
+    case ExprKind::Subscript: assign_subscript(st, static_cast<const SubscriptExpr&>(target), value, f); return;
+    case ExprKind::Tuple:
+    case ExprKind::List: assign_unpack(st, static_cast<const SequenceExpr&>(target), value, f); return;
+    case ExprKind::Attribute: {
+      auto& a = static_cast<const AttributeExpr&>(target);
+      st.fail(ErrorKind::Unsupported, a.attr_span, fmt::format("assigning to attribute '{}' is not supported in kernels", a.attr));
+    }
+    default: st.fail(ErrorKind::Syntax, target.span, "cannot assign to expression");
+  }
+}
+
+Value make_function(InterpState& st, const std::shared_ptr<FunctionCode>& code, Frame& f) {
+  auto fn = std::make_shared<FunctionObj>();
+  fn->code = code;
+  fn->env = f.env->shared_from_this();
+  fn->defaults.reserve(code->params.size());
+  for (const Parameter& p : code->params) fn->defaults.push_back(p.default_value ? eval(st, *p.default_value, f) : unbound());
+  fn->closure.reserve(code->info.free_vars.size());
+  for (const FreeVarSource& src : code->info.free_vars) {
+    if (src.from_cell_slot) fn->closure.push_back(std::static_pointer_cast<CellObj>(f.slots[src.index].object()));
+    else fn->closure.push_back(f.fn->closure[src.index]);
+  }
+  return Value(std::move(fn));
+}
+
+Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args) {
+  const FunctionCode& code = *fn.code;
+  if (st.depth >= st.limits.max_depth)
+    throw NkiError(ErrorKind::Limit, fmt::format("recursion depth limit of {} exceeded", st.limits.max_depth));
+  std::vector<Value> slots(code.info.num_slots, unbound());
+  bind_parameters(fn, args, slots.data());
+  for (uint32_t c : code.info.cell_slots) {
+    auto cell = std::make_shared<CellObj>();
+    cell->value = std::move(slots[c]);
+    slots[c] = Value(std::move(cell));
+  }
+  Frame frame;
+  frame.slots = slots.data();
+  frame.fn = &fn;
+  frame.env = fn.env.get();
+  auto saved_file = st.current_file;
+  st.current_file = &fn.env->ast->file;
+  ++st.depth;
+  struct Restore {
+    InterpState& st;
+    const std::shared_ptr<const SourceFile>* file;
+    ~Restore() {
+      --st.depth;
+      st.current_file = file;
+    }
+  } restore{st, saved_file};
+  if (code.lambda_body) return eval(st, *code.lambda_body, frame);
+  return exec_block(st, code.body, frame) == Flow::Return ? std::move(frame.ret) : Value();
+}
+
+}  // namespace nki::detail
+
+namespace nki {
+
+Value FunctionObj::call(Interpreter& in, CallArgs& args) { return detail::call_function(in.state(), *this, args); }
+
+}  // namespace nki

@@ -1,0 +1,256 @@
+// Interpreter API: module loading, calls from C++, limits, imports.
+#include "nki/interpreter.h"
+
+#include <optional>
+
+#include <fmt/core.h>
+
+#include "nki/interp_impl.h"
+#include "nki/parser.h"
+#include "nki/resolver.h"
+#include "tensor/array.h"
+
+namespace nki {
+
+namespace {
+
+constexpr uint64_t kClockCheckInterval = 4096;  // steps between wall-clock reads
+
+// The roots a kernel or reference may import from.
+bool allowed_root(std::string_view root) {
+  return root == "numpy" || root == "math" || root == "neuronxcc" || root == "nki";
+}
+
+struct UnboundObj : Object {
+  std::string type_name() const override { return "unbound"; }
+};
+
+std::string module_name_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = base.rfind('.');
+  return dot == std::string::npos ? base : base.substr(0, dot);
+}
+
+// Turns any exception escaping a run into an NkiError located at the innermost user code.
+[[noreturn]] void rethrow_as_diagnostic(InterpState& st) {
+  auto where = [&]() -> SourceLoc { return st.current_span && st.current_file ? st.loc(*st.current_span) : SourceLoc{}; };
+  try {
+    throw;
+  } catch (NkiError& e) {
+    if (!e.diag.loc.known()) e.diag.loc = where();
+    throw;
+  } catch (const tensor::BudgetExceeded& e) {
+    throw NkiError(ErrorKind::Limit, e.what(), where());
+  } catch (const tensor::ArrayError& e) {
+    throw NkiError(ErrorKind::Value, e.what(), where());
+  } catch (const std::bad_alloc&) {
+    throw NkiError(ErrorKind::Limit, "out of memory", where());
+  } catch (const std::exception& e) {
+    throw NkiError(ErrorKind::Internal, fmt::format("internal error: {}", e.what()), where());
+  }
+}
+
+// Installs the allocation budget and the deadline for an outermost entry from C++.
+class RunScope {
+ public:
+  explicit RunScope(InterpState& st) : st_(st), saved_span_(st.current_span), saved_file_(st.current_file) {
+    if (st_.entry_depth++ > 0) return;
+    budget_.emplace(st_.limits.max_bytes);
+    if (st_.deadline == std::chrono::steady_clock::time_point{}) {
+      auto seconds = std::chrono::duration<double>(st_.limits.max_seconds);
+      st_.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(seconds);
+    }
+    st_.next_check = std::min(st_.limits.max_steps + 1, st_.steps + kClockCheckInterval);
+  }
+  ~RunScope() {
+    --st_.entry_depth;
+    st_.current_span = saved_span_;
+    st_.current_file = saved_file_;
+  }
+
+ private:
+  InterpState& st_;
+  std::optional<tensor::AllocationBudget> budget_;
+  const Span* saved_span_;
+  const std::shared_ptr<const SourceFile>* saved_file_;
+};
+
+}  // namespace
+
+const char* symbol(CmpKind k) {
+  static const char* const kSymbols[] = {"==", "!=", "<", "<=", ">", ">=", "in", "not in", "is", "is not"};
+  return kSymbols[static_cast<int>(k)];
+}
+
+const Value& unbound() {
+  static const Value kUnbound(std::make_shared<UnboundObj>());
+  return kUnbound;
+}
+
+void ModuleEnv::publish() {
+  const auto& names = ast->global_names;
+  for (size_t i = 0; i < names.size() && i < globals.size(); ++i)
+    if (!is_unbound(globals[i])) module->attrs[names[i]] = globals[i];
+}
+
+void InterpState::check_limits() {
+  if (steps > limits.max_steps)
+    throw NkiError(ErrorKind::Limit, fmt::format("step limit of {} exceeded", limits.max_steps));
+  if (deadline != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() > deadline)
+    throw NkiError(ErrorKind::Limit, fmt::format("time limit of {} seconds exceeded", limits.max_seconds));
+  next_check = std::min(limits.max_steps + 1, steps + kClockCheckInterval);
+}
+
+void InterpState::fail(ErrorKind kind, const Span& s, std::string message) const {
+  throw NkiError(kind, std::move(message), current_file ? loc(s) : SourceLoc{});
+}
+
+namespace detail {
+
+namespace {
+
+}  // namespace
+
+Value load_or_create(InterpState& st, const std::string& name) {
+  auto it = st.modules.find(name);
+  if (it != st.modules.end()) return it->second;
+  Value module;
+  auto factory = st.factories.find(name);
+  if (factory != st.factories.end()) {
+    // A factory may import its own submodules; re-entering it would recurse forever.
+    if (!st.loading.insert(name).second) throw NkiError(ErrorKind::Import, fmt::format("circular import of '{}'", name));
+    struct Done {
+      InterpState& st;
+      const std::string& name;
+      ~Done() { st.loading.erase(name); }
+    } done{st, name};
+    module = Value(factory->second(st.in));
+  } else {
+    bool is_package = name == "neuronxcc";
+    for (auto& [registered, f] : st.factories) is_package |= registered.rfind(name + ".", 0) == 0;
+    if (!is_package) throw NkiError(ErrorKind::Import, fmt::format("no module named '{}'", name));
+    module = Value(std::make_shared<ModuleObj>(name));
+  }
+  st.modules.emplace(name, module);
+  return module;
+}
+
+Value import_module(InterpState& st, std::string_view dotted, bool bind_top) {
+  std::string name(dotted);
+  std::string root = name.substr(0, name.find('.'));
+  if (!allowed_root(root))
+    throw NkiError(ErrorKind::Import,
+                   fmt::format("module '{}' is not available in kernels (only numpy, math and nki can be imported)", name));
+  Value top, parent, current;
+  size_t pos = 0;
+  for (;;) {
+    size_t dot = name.find('.', pos);
+    std::string prefix = name.substr(0, dot);
+    current = load_or_create(st, prefix);
+    if (auto* pm = parent.as<ModuleObj>(); pm && !pm->has_attr(prefix.substr(prefix.rfind('.') + 1)))
+      pm->attrs[prefix.substr(prefix.rfind('.') + 1)] = current;
+    if (top.is_none()) top = current;
+    if (dot == std::string::npos) break;
+    parent = current;
+    pos = dot + 1;
+  }
+  return bind_top ? top : current;
+}
+
+}  // namespace detail
+
+Interpreter::Interpreter(Limits limits) : state_(std::make_unique<InterpState>(*this, limits)) {
+  detail::install_builtins(*state_);
+}
+
+Interpreter::~Interpreter() = default;
+
+void Interpreter::register_module(std::string name, ModuleFactory factory) {
+  state_->modules.erase(name);
+  state_->factories[std::move(name)] = std::move(factory);
+}
+
+std::shared_ptr<ModuleObj> Interpreter::load_module(std::shared_ptr<const SourceFile> src) {
+  InterpState& st = *state_;
+  RunScope scope(st);
+  auto env = std::make_shared<ModuleEnv>();
+  env->ast = parse_module(src);
+  resolve_module(*env->ast, [&](std::string_view name) -> std::optional<uint32_t> {
+    auto it = st.builtin_index.find(std::string(name));
+    if (it == st.builtin_index.end()) return std::nullopt;
+    return it->second;
+  });
+  env->globals.assign(env->ast->global_names.size(), unbound());
+  env->module = std::make_shared<ModuleObj>(module_name_of(src->path));
+  std::vector<Value> slots(env->ast->info.num_slots, unbound());
+  for (uint32_t c : env->ast->info.cell_slots) slots[c] = Value(std::make_shared<CellObj>());
+  for (uint32_t c : env->ast->info.cell_slots) static_cast<CellObj&>(*slots[c].object()).value = unbound();
+  Frame frame;
+  frame.slots = slots.data();
+  frame.env = env.get();
+  st.current_file = &env->ast->file;
+  st.current_span = nullptr;
+  try {
+    detail::exec_block(st, env->ast->body, frame);
+  } catch (...) {
+    env->publish();
+    rethrow_as_diagnostic(st);
+  }
+  env->publish();
+  return env->module;
+}
+
+Value Interpreter::call(const Value& callee, CallArgs args) {
+  InterpState& st = *state_;
+  RunScope scope(st);
+  try {
+    return detail::call_value(st, callee, args);
+  } catch (...) {
+    rethrow_as_diagnostic(st);
+  }
+}
+
+SourceLoc Interpreter::current_loc() const {
+  if (!state_->current_span || !state_->current_file) return {};
+  return state_->loc(*state_->current_span);
+}
+
+std::string& Interpreter::output() { return state_->output; }
+uint64_t Interpreter::steps() const { return state_->steps; }
+const Limits& Interpreter::limits() const { return state_->limits; }
+void Interpreter::set_limits(const Limits& limits) {
+  state_->limits = limits;
+  state_->deadline = {};
+}
+
+Value Interpreter::binary(BinOp op, const Value& a, const Value& b) { return detail::binary_op(*state_, op, a, b); }
+Value Interpreter::compare(CmpOp op, const Value& a, const Value& b) {
+  return detail::compare_op(*state_, static_cast<CmpKind>(static_cast<int>(op)), a, b);
+}
+Value Interpreter::unary(UnOp op, const Value& v) { return detail::unary_op(*state_, op, v); }
+Value Interpreter::get_attr(const Value& obj, std::string_view name) { return detail::get_attribute(*state_, obj, name); }
+Value Interpreter::get_item(const Value& obj, const Value& index) {
+  if (!obj.is_object()) throw NkiError(ErrorKind::Type, fmt::format("'{}' object is not subscriptable", obj.type_name()));
+  return obj.object()->get_item(*this, index);
+}
+std::unique_ptr<Iterator> Interpreter::iterate(const Value& v) { return detail::iterate(*state_, v); }
+bool Interpreter::truthy(const Value& v) { return v.truthy(); }
+Value Interpreter::import_module(std::string_view dotted_name) {
+  std::string name(dotted_name);
+  if (!allowed_root(name.substr(0, name.find('.'))))
+    throw NkiError(ErrorKind::Import, fmt::format("module '{}' is not available in kernels", name));
+  return detail::load_or_create(*state_, name);
+}
+void Interpreter::set_builtin(std::string name, Value value) {
+  auto it = state_->builtin_index.find(name);
+  if (it != state_->builtin_index.end()) {
+    state_->builtins[it->second] = std::move(value);
+    return;
+  }
+  state_->builtin_index.emplace(std::move(name), uint32_t(state_->builtins.size()));
+  state_->builtins.push_back(std::move(value));
+}
+void Interpreter::charge_steps(uint64_t n) { state_->charge(n); }
+
+}  // namespace nki

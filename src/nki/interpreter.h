@@ -1,0 +1,85 @@
+// The interpreter of the Python subset: loads a module (parse, resolve, execute) and calls its
+// functions. One interpreter serves both kernels and numpy references; builtin modules (numpy,
+// math, nki) are registered by whoever creates it (see nki/lib/modules.h).
+//
+// Sandboxed by construction: no file, process, network or reflection builtins exist, dunder names
+// are refused, and every run is bounded by Limits (steps, bytes of arrays, wall time, recursion).
+// Errors are NkiError with a located Diagnostic. Not thread-safe: one interpreter per thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <typeindex>
+
+#include "nki/diagnostics.h"
+#include "nki/value.h"
+
+namespace nki {
+
+struct Limits {
+  uint64_t max_steps = 200'000'000;  // statements + expression nodes executed
+  uint64_t max_bytes = 8ull << 30;   // bytes of arrays alive at once (tensor::AllocationBudget)
+  double max_seconds = 300;          // wall time of one load_module() or call()
+  int max_depth = 200;               // nested user-function calls
+};
+
+struct InterpState;  // internal (interp_impl.h)
+
+class Interpreter {
+ public:
+  explicit Interpreter(Limits limits = {});
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
+
+  using ModuleFactory = std::function<ObjectPtr(Interpreter&)>;
+  // Makes `import name` (and `from name import x`) possible; the factory runs once, lazily.
+  void register_module(std::string name, ModuleFactory factory);
+  // Parses, resolves and executes a source file; returns its namespace. Throws NkiError.
+  std::shared_ptr<ModuleObj> load_module(std::shared_ptr<const SourceFile> src);
+  // Calls any callable (user function, builtin, library object) from C++. Throws NkiError.
+  Value call(const Value& callee, CallArgs args);
+
+  // The innermost user-code location executing (for library diagnostics and trace records).
+  SourceLoc current_loc() const;
+  // Per-run state for libraries, keyed by type.
+  template <class T>
+  T* extension() {
+    auto it = extensions_.find(std::type_index(typeid(T)));
+    return it == extensions_.end() ? nullptr : static_cast<T*>(it->second.get());
+  }
+  template <class T>
+  void set_extension(std::shared_ptr<T> ext) {
+    extensions_[std::type_index(typeid(T))] = std::move(ext);
+  }
+  std::string& output();  // text printed by print()
+  uint64_t steps() const;
+  const Limits& limits() const;
+  void set_limits(const Limits& limits);
+
+  // ---- Python semantics for libraries ----
+  Value binary(BinOp op, const Value& a, const Value& b);
+  Value compare(CmpOp op, const Value& a, const Value& b);
+  Value unary(UnOp op, const Value& v);
+  Value get_attr(const Value& obj, std::string_view name);
+  Value get_item(const Value& obj, const Value& index);
+  std::unique_ptr<Iterator> iterate(const Value& v);
+  bool truthy(const Value& v);
+  // The module registered under a dotted name (Import error when none is).
+  Value import_module(std::string_view dotted_name);
+  // Adds or replaces a builtin name visible to code loaded afterwards.
+  void set_builtin(std::string name, Value value);
+  // Charges `n` steps to the step limit (libraries doing work proportional to Python loops).
+  void charge_steps(uint64_t n);
+
+  InterpState& state() { return *state_; }
+
+ private:
+  std::unique_ptr<InterpState> state_;
+  std::map<std::type_index, std::shared_ptr<void>> extensions_;
+};
+
+}  // namespace nki

@@ -1,0 +1,22 @@
+// Registers the builtin modules under every accepted import name (see modules.h).
+#include "nki/lib/modules.h"
+
+#include "nki/interpreter.h"
+
+namespace nki::lib {
+
+void install_builtin_modules(Interpreter& in) {
+  in.register_module("numpy", make_numpy_module);
+  in.register_module("numpy", make_numpy_module);
+  in.register_module("math", make_math_module);
+  // Both spellings of the NKI API: the legacy neuronxcc.nki and the current nki.
+  for (const char* root : {"neuronxcc.nki", "nki"}) {
+    std::string r(root);
+    in.register_module(r, make_nki_module);
+    in.register_module(r + ".language", make_language_module);
+    in.register_module(r + ".isa", make_isa_module);
+    in.register_module(r + ".typing", make_typing_module);
+  }
+}
+
+}  // namespace nki::lib

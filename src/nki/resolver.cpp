@@ -1,0 +1,387 @@
+// The resolver: declare the names each scope binds, then resolve every reference (see resolver.h).
+#include "nki/resolver.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include <fmt/core.h>
+
+namespace nki {
+
+namespace {
+
+bool is_dunder(std::string_view name) {
+  return name.size() >= 4 && name.substr(0, 2) == "__" && name.substr(name.size() - 2) == "__";
+}
+
+struct Scope {
+  Scope* parent = nullptr;
+  Scope* owner = this;  // the function (or module) scope whose frame holds this scope's slots
+  bool is_module = false;
+  CodeInfo* info = nullptr;
+  std::unordered_map<std::string, uint32_t> names;      // name -> slot (or global index at module level)
+  std::unordered_map<std::string, uint32_t> free_index;  // function scopes: name -> closure index
+  std::vector<NameExpr*> local_refs;                     // to turn into Cell refs once cells are known
+};
+
+class Resolver {
+ public:
+  Resolver(ModuleAst& module, const BuiltinLookup& builtins) : module_(module), builtins_(builtins) {}
+
+  void run() {
+    Scope scope;
+    scope.is_module = true;
+    scope.info = &module_.info;
+    declare_block(module_.body, scope);
+    resolve_block(module_.body, scope);
+    finish_scope(scope);
+  }
+
+ private:
+  // ---- declaration: names bound in a scope ----
+  uint32_t declare(Scope& s, const std::string& name) {
+    auto it = s.names.find(name);
+    if (it != s.names.end()) return it->second;
+    uint32_t index;
+    if (s.is_module && &s == s.owner) {
+      index = uint32_t(module_.global_names.size());
+      module_.global_names.push_back(name);
+    } else {
+      CodeInfo& info = *s.owner->info;
+      index = info.num_slots++;
+      info.slot_names.push_back(name);
+    }
+    s.names.emplace(name, index);
+    return index;
+  }
+
+  void declare_target(const Expr& e, Scope& s) {
+    switch (e.kind) {
+      case ExprKind::Name: declare(s, static_cast<const NameExpr&>(e).id); break;
+      case ExprKind::Starred: declare_target(*static_cast<const StarredExpr&>(e).value, s); break;
+      case ExprKind::Tuple:
+      case ExprKind::List:
+        for (auto& elt : static_cast<const SequenceExpr&>(e).elts) declare_target(*elt, s);
+        break;
+      default: break;  // attributes and subscripts bind nothing
+    }
+  }
+
+  void declare_block(const Block& block, Scope& s) {
+    for (const auto& stmt : block) declare_stmt(*stmt, s);
+  }
+
+  void declare_stmt(const Stmt& stmt, Scope& s) {
+    switch (stmt.kind) {
+      case StmtKind::Assign:
+        for (auto& t : static_cast<const AssignStmt&>(stmt).targets) declare_target(*t, s);
+        break;
+      case StmtKind::AugAssign: declare_target(*static_cast<const AugAssignStmt&>(stmt).target, s); break;
+      case StmtKind::For: {
+        auto& f = static_cast<const ForStmt&>(stmt);
+        declare_target(*f.target, s);
+        declare_block(f.body, s);
+        break;
+      }
+      case StmtKind::While: declare_block(static_cast<const WhileStmt&>(stmt).body, s); break;
+      case StmtKind::If: {
+        auto& i = static_cast<const IfStmt&>(stmt);
+        declare_block(i.body, s);
+        declare_block(i.orelse, s);
+        break;
+      }
+      case StmtKind::FunctionDef: declare(s, static_cast<const FunctionDefStmt&>(stmt).target->id); break;
+      case StmtKind::Import:
+      case StmtKind::ImportFrom:
+        for (auto& alias : static_cast<const ImportStmt&>(stmt).names) declare_target(*alias.target, s);
+        break;
+      default: break;
+    }
+  }
+
+  // ---- resolution ----
+  struct Found {
+    Scope* where;  // the scope that declares the name
+    Scope* owner;  // the scope whose frame (or global vector) holds it
+    uint32_t index;
+  };
+  std::optional<Found> find(Scope& from, const std::string& name) {
+    for (Scope* s = &from; s; s = s->parent) {
+      auto it = s->names.find(name);
+      if (it != s->names.end()) return Found{s, s->owner, it->second};
+    }
+    return std::nullopt;
+  }
+
+  static Scope* enclosing_function(Scope& s) {
+    Scope* p = s.owner->parent;
+    return p ? p->owner : nullptr;
+  }
+
+  // The closure index of `name` (owned by function scope `target`) in function scope `s`.
+  uint32_t ensure_free(Scope& s, const std::string& name, Scope& target, uint32_t slot) {
+    auto it = s.free_index.find(name);
+    if (it != s.free_index.end()) return it->second;
+    Scope* parent = enclosing_function(s);
+    FreeVarSource source{true, slot};
+    if (parent == &target) {
+      mark_cell(target, slot);
+    } else {
+      source = {false, ensure_free(*parent, name, target, slot)};
+    }
+    uint32_t index = uint32_t(s.info->free_vars.size());
+    s.info->free_vars.push_back(source);
+    s.free_index.emplace(name, index);
+    return index;
+  }
+
+  static void mark_cell(Scope& owner, uint32_t slot) {
+    auto& cells = owner.info->cell_slots;
+    if (std::find(cells.begin(), cells.end(), slot) == cells.end()) cells.push_back(slot);
+  }
+
+  void resolve_name(NameExpr& n, Scope& s) {
+    if (is_dunder(n.id))
+      throw NkiError(ErrorKind::Sandbox, fmt::format("'{}' is not available in kernels: dunder names are not allowed", n.id),
+                     loc_of(module_.file, n.span));
+    std::optional<Found> found = find(s, n.id);
+    if (found && found->where->is_module) {
+      n.scope = NameScope::Global;
+      n.index = found->index;
+      return;
+    }
+    if (found && found->owner == s.owner) {
+      n.scope = NameScope::Local;
+      n.index = found->index;
+      s.owner->local_refs.push_back(&n);
+      return;
+    }
+    if (found) {
+      n.scope = NameScope::Free;
+      n.index = ensure_free(*s.owner, n.id, *found->owner, found->index);
+      return;
+    }
+    if (auto b = builtins_(n.id)) {
+      n.scope = NameScope::Builtin;
+      n.index = *b;
+      return;
+    }
+    n.scope = NameScope::Undefined;
+  }
+
+  void resolve_block(Block& block, Scope& s) {
+    for (auto& stmt : block) resolve_stmt(*stmt, s);
+  }
+
+  void resolve_exprs(std::vector<ExprPtr>& exprs, Scope& s) {
+    for (auto& e : exprs) resolve_expr(e.get(), s);
+  }
+
+  void resolve_stmt(Stmt& stmt, Scope& s) {
+    uint32_t before = node_count_;
+    switch (stmt.kind) {
+      case StmtKind::Expr: resolve_expr(static_cast<ExprStmt&>(stmt).value.get(), s); break;
+      case StmtKind::Assign: {
+        auto& a = static_cast<AssignStmt&>(stmt);
+        resolve_expr(a.value.get(), s);
+        resolve_exprs(a.targets, s);
+        break;
+      }
+      case StmtKind::AugAssign: {
+        auto& a = static_cast<AugAssignStmt&>(stmt);
+        resolve_expr(a.value.get(), s);
+        resolve_expr(a.target.get(), s);
+        break;
+      }
+      case StmtKind::Return: resolve_expr(static_cast<ReturnStmt&>(stmt).value.get(), s); break;
+      case StmtKind::Assert: {
+        auto& a = static_cast<AssertStmt&>(stmt);
+        resolve_expr(a.test.get(), s);
+        resolve_expr(a.msg.get(), s);
+        break;
+      }
+      case StmtKind::If: {
+        auto& i = static_cast<IfStmt&>(stmt);
+        resolve_expr(i.test.get(), s);
+        stmt.cost = 1 + node_count_ - before;
+        resolve_block(i.body, s);
+        resolve_block(i.orelse, s);
+        return;
+      }
+      case StmtKind::For: {
+        auto& f = static_cast<ForStmt&>(stmt);
+        resolve_expr(f.iter.get(), s);
+        resolve_expr(f.target.get(), s);
+        stmt.cost = 1 + node_count_ - before;
+        resolve_block(f.body, s);
+        return;
+      }
+      case StmtKind::While: {
+        auto& w = static_cast<WhileStmt&>(stmt);
+        resolve_expr(w.test.get(), s);
+        stmt.cost = 1 + node_count_ - before;
+        resolve_block(w.body, s);
+        return;
+      }
+      case StmtKind::FunctionDef: {
+        auto& d = static_cast<FunctionDefStmt&>(stmt);
+        resolve_exprs(d.decorators, s);
+        resolve_function(*d.code, s);
+        resolve_expr(d.target, s);
+        break;
+      }
+      case StmtKind::Import:
+      case StmtKind::ImportFrom:
+        for (auto& alias : static_cast<ImportStmt&>(stmt).names) {
+          if (is_dunder(alias.name))
+            throw NkiError(ErrorKind::Sandbox, fmt::format("'{}' is not available in kernels: dunder names are not allowed", alias.name),
+                           loc_of(module_.file, alias.span));
+          resolve_expr(alias.target.get(), s);
+        }
+        break;
+      default: break;
+    }
+    stmt.cost = 1 + node_count_ - before;
+  }
+
+  // Defaults and annotations belong to the enclosing scope; the body gets a new function scope.
+  void resolve_function(FunctionCode& code, Scope& enclosing) {
+    for (auto& p : code.params) {
+      resolve_expr(p.default_value.get(), enclosing);
+      if (p.annotation) count_only(*p.annotation, enclosing);
+    }
+    uint32_t saved = node_count_;
+    Scope fn;
+    fn.parent = &enclosing;
+    fn.info = &code.info;
+    for (auto& p : code.params) {
+      if (is_dunder(p.name))
+        throw NkiError(ErrorKind::Sandbox, fmt::format("'{}' is not available in kernels: dunder names are not allowed", p.name),
+                       loc_of(module_.file, p.span));
+      p.slot = declare(fn, p.name);
+    }
+    if (code.lambda_body) {
+      resolve_expr(code.lambda_body.get(), fn);
+    } else {
+      declare_block(code.body, fn);
+      resolve_block(code.body, fn);
+    }
+    finish_scope(fn);
+    node_count_ = saved;
+  }
+
+  void count_only(Expr&, Scope&) {}  // annotations are never evaluated
+
+  void finish_scope(Scope& s) {
+    for (NameExpr* n : s.local_refs) {
+      auto& cells = s.info->cell_slots;
+      if (std::find(cells.begin(), cells.end(), n->index) != cells.end()) n->scope = NameScope::Cell;
+    }
+  }
+
+  void resolve_comprehension(ComprehensionExpr& c, Scope& s) {
+    Scope comp;
+    comp.parent = &s;
+    comp.owner = s.owner;
+    for (size_t i = 0; i < c.generators.size(); ++i) {
+      Comprehension& gen = c.generators[i];
+      resolve_expr(gen.iter.get(), i == 0 ? s : comp);  // the first iterable is evaluated outside
+      declare_target(*gen.target, comp);
+      resolve_expr(gen.target.get(), comp);
+      resolve_exprs(gen.ifs, comp);
+    }
+    resolve_expr(c.elt.get(), comp);
+    resolve_expr(c.value.get(), comp);
+  }
+
+  void resolve_expr(Expr* e, Scope& s) {
+    if (!e) return;
+    ++node_count_;
+    switch (e->kind) {
+      case ExprKind::Name: resolve_name(static_cast<NameExpr&>(*e), s); break;
+      case ExprKind::Constant: break;
+      case ExprKind::FString:
+        for (auto& part : static_cast<FStringExpr&>(*e).parts) resolve_expr(part.expr.get(), s);
+        break;
+      case ExprKind::BinOp: {
+        auto& b = static_cast<BinOpExpr&>(*e);
+        resolve_expr(b.left.get(), s);
+        resolve_expr(b.right.get(), s);
+        break;
+      }
+      case ExprKind::UnaryOp: resolve_expr(static_cast<UnaryOpExpr&>(*e).operand.get(), s); break;
+      case ExprKind::BoolOp: resolve_exprs(static_cast<BoolOpExpr&>(*e).values, s); break;
+      case ExprKind::Compare: {
+        auto& c = static_cast<CompareExpr&>(*e);
+        resolve_expr(c.left.get(), s);
+        resolve_exprs(c.comparators, s);
+        break;
+      }
+      case ExprKind::Call: {
+        auto& c = static_cast<CallExpr&>(*e);
+        resolve_expr(c.func.get(), s);
+        resolve_exprs(c.args, s);
+        for (auto& k : c.keywords) {
+          resolve_expr(k.value.get(), s);
+          if (k.name.empty()) c.simple = false;
+        }
+        for (auto& a : c.args)
+          if (a->kind == ExprKind::Starred) c.simple = false;
+        break;
+      }
+      case ExprKind::Attribute: {
+        auto& a = static_cast<AttributeExpr&>(*e);
+        if (is_dunder(a.attr))
+          throw NkiError(ErrorKind::Sandbox,
+                         fmt::format("attribute '{}' is not available in kernels: dunder attributes are not allowed", a.attr),
+                         loc_of(module_.file, a.attr_span));
+        resolve_expr(a.value.get(), s);
+        break;
+      }
+      case ExprKind::Subscript: {
+        auto& sub = static_cast<SubscriptExpr&>(*e);
+        resolve_expr(sub.value.get(), s);
+        resolve_expr(sub.index.get(), s);
+        break;
+      }
+      case ExprKind::Slice: {
+        auto& sl = static_cast<SliceExpr&>(*e);
+        resolve_expr(sl.lower.get(), s);
+        resolve_expr(sl.upper.get(), s);
+        resolve_expr(sl.step.get(), s);
+        break;
+      }
+      case ExprKind::Tuple: case ExprKind::List: case ExprKind::Set:
+        resolve_exprs(static_cast<SequenceExpr&>(*e).elts, s);
+        break;
+      case ExprKind::Dict: {
+        auto& d = static_cast<DictExpr&>(*e);
+        resolve_exprs(d.keys, s);
+        resolve_exprs(d.values, s);
+        break;
+      }
+      case ExprKind::ListComp: case ExprKind::SetComp: case ExprKind::DictComp: case ExprKind::GeneratorExp:
+        resolve_comprehension(static_cast<ComprehensionExpr&>(*e), s);
+        break;
+      case ExprKind::IfExp: {
+        auto& i = static_cast<IfExpExpr&>(*e);
+        resolve_expr(i.test.get(), s);
+        resolve_expr(i.body.get(), s);
+        resolve_expr(i.orelse.get(), s);
+        break;
+      }
+      case ExprKind::Lambda: resolve_function(*static_cast<LambdaExpr&>(*e).code, s); break;
+      case ExprKind::Starred: resolve_expr(static_cast<StarredExpr&>(*e).value.get(), s); break;
+    }
+  }
+
+  ModuleAst& module_;
+  const BuiltinLookup& builtins_;
+  uint32_t node_count_ = 0;
+};
+
+}  // namespace
+
+void resolve_module(ModuleAst& module, const BuiltinLookup& builtins) { Resolver(module, builtins).run(); }
+
+}  // namespace nki

@@ -1,0 +1,3 @@
+x = 1
+class Foo:
+    pass

@@ -1,0 +1,2 @@
+size = 3
+assert size % 2 == 0

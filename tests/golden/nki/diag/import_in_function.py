@@ -1,0 +1,6 @@
+def f():
+    from subprocess import run
+    return run
+
+
+f()

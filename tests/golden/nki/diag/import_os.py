@@ -1,0 +1,2 @@
+import math
+import os

@@ -1,0 +1,2 @@
+shape = (128, 512)
+rows = shape[2]

@@ -1,0 +1,3 @@
+i = 0
+while True:
+    i += 1

@@ -1,0 +1,5 @@
+def kernel(a):
+    return a + undefined_thing
+
+
+kernel(1)

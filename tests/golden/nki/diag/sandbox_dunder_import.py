@@ -1,0 +1,1 @@
+os = __import__('os')

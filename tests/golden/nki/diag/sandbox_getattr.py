@@ -1,0 +1,1 @@
+f = getattr([], '__class__')

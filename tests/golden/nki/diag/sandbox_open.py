@@ -1,0 +1,1 @@
+data = open('/etc/passwd').read()

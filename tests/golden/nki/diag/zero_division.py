@@ -1,0 +1,2 @@
+tiles = 0
+per_tile = 4096 // tiles

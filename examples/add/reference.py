@@ -1,0 +1,32 @@
+# A tiny task in the NKIBench reference protocol: elementwise addition of two matrices.
+import numpy as np
+
+M = 256
+N = 512
+
+
+def get_inputs():
+    x = np.random.normal(loc=0, scale=1.0, size=(M, N)).astype(np.float32)
+    y = np.random.normal(loc=0, scale=1.0, size=(M, N)).astype(np.float32)
+    return [x, y]
+
+
+def forward(x, y):
+    return x + y
+
+
+def transform_to_nki_inputs(inputs):
+    return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+    if not isinstance(k_res, tuple):
+        k_res = (k_res,)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    outputs = []
+    for v, r in zip(k_res, refs):
+        if hasattr(r, "shape"):
+            outputs.append(np.reshape(v, r.shape))
+        else:
+            outputs.append(v)
+    return outputs

@@ -1,0 +1,36 @@
+#include "bench/kernel_exec.h"
+
+#include "nki/lib/array_value.h"
+#include "nki/interpreter.h"
+#include "nki/lib/kernel_runner.h"
+#include "nki/lib/modules.h"
+
+namespace bench {
+
+void install_modules(nki::Interpreter& in) {
+  nki::lib::install_builtin_modules(in);
+  // Registering numpy again is harmless (the registry keeps one factory per name) and keeps the
+  // harness working while install_builtin_modules does not list it.
+  in.register_module("numpy", nki::lib::make_numpy_module);
+}
+
+nki::Value run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_module,
+                               const std::vector<nki::Value>& args) {
+  nki::lib::KernelRunOptions options;
+  options.numerics = true;
+  nki::lib::KernelRunResult result = nki::lib::run_kernel(in, kernel_module, args, options);
+  std::vector<nki::Value> outputs;
+  for (auto& array : result.outputs) outputs.push_back(nki::lib::make_array(std::move(array)));
+  if (result.returned_tuple || outputs.size() != 1) return nki::make_tuple(std::move(outputs));
+  return outputs[0];
+}
+
+void run_kernel_traced(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
+                       trn::TraceSink& sink) {
+  nki::lib::KernelRunOptions options;
+  options.numerics = false;
+  options.sink = &sink;
+  nki::lib::run_kernel(in, kernel_module, args, options);
+}
+
+}  // namespace bench

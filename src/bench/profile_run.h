@@ -1,0 +1,43 @@
+// Trace-only runs of a kernel: the profile (instruction trace fed to the NeuronCore simulator)
+// and the raw trace for `accelopt trace`. No numerics anywhere: array arguments are shape-only.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/checker.h"
+#include "nki/value.h"
+#include "trn/profile.h"
+#include "trn/trace.h"
+
+namespace bench {
+
+struct TraceRequest {
+  std::string kernel_path, kernel_text;
+  std::vector<nki::Value> args;  // kernel arguments; arrays shape-only
+  CheckLimits limits;
+};
+
+struct TraceRun {
+  Outcome outcome = Outcome::InternalError;  // Ok, CompileError, RuntimeError, Timeout, InternalError
+  std::vector<std::string> diagnostics;
+};
+
+// Runs the kernel trace-only into `sink`, then calls sink.finish().
+TraceRun trace_kernel(const TraceRequest& request, trn::TraceSink& sink);
+
+struct ProfileRun : TraceRun {
+  std::optional<trn::Profile> profile;
+};
+
+// trace_kernel into trn::Simulator(arch_config(arch)); `timeline_path` writes a Chrome trace.
+ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const std::string& timeline_path = "");
+
+// The kernel arguments a reference produces (get_inputs + transform_to_nki_inputs under seed 0),
+// as shape-only values (numpy in shape-only mode), without computing forward. Throws std::runtime_error with the rendered
+// diagnostic when the reference fails.
+std::vector<nki::Value> reference_kernel_args(const std::string& reference_path, const std::string& reference_text,
+                                              const CheckLimits& limits);
+
+}  // namespace bench

@@ -1,0 +1,74 @@
+// `accelopt eval`: check one kernel against a task reference and profile it on the simulator.
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/ref_cache.h"
+#include "bench/task_case.h"
+#include "cli/command.h"
+#include "eval/evaluate.h"
+#include "eval/evaluation.h"
+
+namespace {
+
+struct EvalOptions {
+  std::string reference, kernel, arch = "trn1", seeds = "0,21,42,63,84", cache_dir;
+  double tolerance = 2e-5;
+  double timeout = 600;
+  bool json = false, no_profile = false, no_cache = false;
+};
+
+void print_profile(const trn::Profile& p) {
+  fmt::print("profile ({}):\n", p.arch);
+  fmt::print("  latency            {:.4f} ms\n", p.latency);
+  fmt::print("  hbm read/write     {} / {} bytes\n", p.hbm_read_bytes, p.hbm_write_bytes);
+  fmt::print("  spill save/reload  {} / {} bytes\n", p.spill_save_bytes, p.spill_reload_bytes);
+  fmt::print("  hardware flops     {} (transpose {})\n", p.hardware_flops, p.transpose_flops);
+  fmt::print("  hfu                {:.1f}%\n", p.hfu_estimated_percent * 100);
+  fmt::print("  engine active      scalar {:.1f}%, vector {:.1f}%, gpsimd {:.1f}%\n",
+             p.scalar_engine_active_time_percent * 100, p.vector_engine_active_time_percent * 100,
+             p.gpsimd_engine_active_time_percent * 100);
+  fmt::print("  instructions       {}\n", p.instructions);
+}
+
+void print_text(const eval::Evaluation& e) {
+  fmt::print("status: {}\ncorrect: {}\n", eval::to_string(e.status), e.correct ? "yes" : "no");
+  for (const auto& s : e.seeds)
+    fmt::print("  seed {:>3}: rel_l2 {:.3e}{}\n", s.seed, s.rel_l2, s.correct ? "" : "  MISMATCH");
+  for (const auto& d : e.diagnostics) fmt::print("{}\n", d);
+  if (e.profile) print_profile(*e.profile);
+}
+
+int run_eval(const EvalOptions& opt) {
+  eval::EvalRequest req;
+  req.kernel_path = opt.kernel;
+  req.reference_path = opt.reference;
+  req.arch = opt.arch;
+  req.seeds = bench::parse_seeds(opt.seeds);
+  req.tolerance = opt.tolerance;
+  req.profile = !opt.no_profile;
+  req.cache_dir = opt.no_cache ? "" : (opt.cache_dir.empty() ? bench::default_ref_cache_dir() : opt.cache_dir);
+  req.limits.max_seconds = opt.timeout;
+  eval::Evaluation e = eval::evaluate(req);
+  if (opt.json) fmt::print("{}\n", eval::to_json(e).dump(2));
+  else print_text(e);
+  return e.correct ? 0 : 1;
+}
+
+cli::RunFn setup_eval(CLI::App& sub) {
+  auto opt = std::make_shared<EvalOptions>();
+  sub.add_option("--reference", opt->reference, "task reference (.py: get_inputs, forward, transform_*)")->required();
+  sub.add_option("--kernel", opt->kernel, "kernel file (.py: @nki.jit def kernel)")->required();
+  sub.add_option("--arch", opt->arch, "simulated NeuronCore")->check(CLI::IsMember({"trn1", "trn2"}));
+  sub.add_option("--seeds", opt->seeds, "comma-separated numpy seeds");
+  sub.add_option("--tol", opt->tolerance, "relative L2 tolerance")->check(CLI::PositiveNumber);
+  sub.add_option("--timeout", opt->timeout, "wall-time limit of the evaluation, seconds")->check(CLI::PositiveNumber);
+  sub.add_option("--cache-dir", opt->cache_dir, "reference-output cache directory");
+  sub.add_flag("--no-cache", opt->no_cache, "do not read or write cached reference outputs");
+  sub.add_flag("--no-profile", opt->no_profile, "check only, skip the simulator");
+  sub.add_flag("--json", opt->json, "print the Evaluation as JSON");
+  return [opt] { return run_eval(*opt); };
+}
+
+cli::CommandRegistrar reg("eval", "check a kernel against a task reference and profile it", setup_eval);
+
+}  // namespace

@@ -1,0 +1,53 @@
+// `accelopt profile`: a trace-only run of a kernel (no numerics, shape-only inputs) through the
+// NeuronCore simulator.
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/loader.h"
+#include "bench/profile_run.h"
+#include "cli/command.h"
+#include "trn/profile.h"
+
+namespace {
+
+struct ProfileOptions {
+  std::string reference, kernel, arch = "trn1", timeline;
+  bool json = false;
+};
+
+int run_profile(const ProfileOptions& opt) {
+  bench::CheckLimits limits;
+  bench::TraceRequest req;
+  req.kernel_path = opt.kernel;
+  req.kernel_text = bench::read_file(opt.kernel);
+  req.args = bench::reference_kernel_args(opt.reference, bench::read_file(opt.reference), limits);
+  req.limits = limits;
+  bench::ProfileRun run = bench::profile_kernel(req, opt.arch, opt.timeline);
+  for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
+  if (!run.profile) {
+    fmt::print(stderr, "status: {}\n", bench::to_string(run.outcome));
+    return 1;
+  }
+  if (opt.json) {
+    fmt::print("{}\n", trn::to_json(*run.profile).dump(2));
+    return 0;
+  }
+  nlohmann::json j = trn::to_json(*run.profile);
+  for (auto& [key, value] : j.items()) fmt::print("{:<36} {}\n", key, value.dump());
+  return 0;
+}
+
+cli::RunFn setup_profile(CLI::App& sub) {
+  auto opt = std::make_shared<ProfileOptions>();
+  sub.add_option("--reference", opt->reference, "task reference (provides the input shapes)")->required();
+  sub.add_option("--kernel", opt->kernel, "kernel file")->required();
+  sub.add_option("--arch", opt->arch, "simulated NeuronCore")->check(CLI::IsMember({"trn1", "trn2"}));
+  sub.add_option("--timeline", opt->timeline, "write a Chrome trace of the simulated run to this file");
+  sub.add_flag("--json", opt->json, "print the profile as JSON");
+  return [opt] { return run_profile(*opt); };
+}
+
+cli::CommandRegistrar reg("profile", "simulate a kernel (trace-only, no numerics) and print its profile",
+                          setup_profile);
+
+}  // namespace

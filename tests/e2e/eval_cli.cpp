@@ -1,0 +1,80 @@
+// `accelopt eval | trace | profile` end to end on the examples/add task.
+#include <gtest/gtest.h>
+
+#include "bench_e2e_util.h"
+
+namespace bench_e2e {
+namespace {
+
+const std::string kRef = "examples/add/reference.py";
+const std::string kKernel = "examples/add/kernel.py";
+
+TEST(EvalCli, ExampleAddIsCorrectAndProfiled) {
+  TempDir tmp;
+  CliRun r = accelopt(tmp.path(), "eval --reference " + kRef + " --kernel " + kKernel + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto j = r.json();
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_EQ(j["correct"], true);
+  ASSERT_EQ(j["seeds"].size(), 5u);
+  for (auto& s : j["seeds"]) EXPECT_LT(s["rel_l2"].get<double>(), 2e-5);
+  ASSERT_TRUE(j["profile"].is_object()) << r.out;
+  EXPECT_GT(j["profile"]["latency"].get<double>(), 0);
+  EXPECT_EQ(j["profile"]["hbm_read_bytes"].get<uint64_t>(), 2u * 256 * 512 * 4);
+}
+
+TEST(EvalCli, TextOutputAndSeedsOption) {
+  TempDir tmp;
+  CliRun r = accelopt(tmp.path(), "eval --reference " + kRef + " --kernel " + kKernel + " --seeds 7,8 --arch trn2");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("status: ok"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("seed   7"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("profile (trn2)"), std::string::npos) << r.out;
+}
+
+TEST(EvalCli, WrongKernelReportsMismatch) {
+  TempDir tmp;
+  std::string bad = slurp(source(kKernel));
+  bad.replace(bad.find("nl.add"), 6, "nl.subtract");
+  spit(tmp.path() + "/bad.py", bad);
+  CliRun r = accelopt(tmp.path(), "eval --reference " + kRef + " --kernel " + tmp.path() + "/bad.py --json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto j = r.json();
+  EXPECT_EQ(j["status"], "incorrect");
+  EXPECT_EQ(j["correct"], false);
+  EXPECT_FALSE(j.contains("profile") && j["profile"].is_object());
+  ASSERT_FALSE(j["diagnostics"].empty());
+  EXPECT_NE(j["diagnostics"][0].get<std::string>().find("output mismatch at seed 0"), std::string::npos);
+}
+
+TEST(EvalCli, MissingKernelFileAndBadSeeds) {
+  TempDir tmp;
+  CliRun missing = accelopt(tmp.path(), "eval --reference " + kRef + " --kernel /nonexistent/k.py --json");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.json()["status"], "compile_error");
+  CliRun seeds = accelopt(tmp.path(), "eval --reference " + kRef + " --kernel " + kKernel + " --seeds 1,x");
+  EXPECT_EQ(seeds.exit_code, 2);
+  EXPECT_NE(seeds.err.find("bad seed 'x'"), std::string::npos) << seeds.err;
+}
+
+TEST(EvalCli, TraceListsInstructions) {
+  TempDir tmp;
+  CliRun r = accelopt(tmp.path(), "trace --reference " + kRef + " --kernel " + kKernel);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dma_load"), std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_NE(r.out.find("tensor_tensor"), std::string::npos);
+  EXPECT_NE(r.out.find("dma_store"), std::string::npos);
+}
+
+TEST(EvalCli, ProfileJsonAndTimeline) {
+  TempDir tmp;
+  std::string timeline = tmp.path() + "/timeline.json";
+  CliRun r = accelopt(tmp.path(), "profile --reference " + kRef + " --kernel " + kKernel + " --json --timeline " + timeline);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = r.json();
+  EXPECT_GT(j["latency"].get<double>(), 0);
+  EXPECT_TRUE(fs::exists(timeline));
+}
+
+}  // namespace
+}  // namespace bench_e2e

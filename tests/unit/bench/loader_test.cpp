@@ -1,0 +1,110 @@
+// Loading benchmark directories: the bundled one, and broken ones where each bad entry becomes
+// one error line naming the file and what is missing while the other cases still load.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "bench/loader.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class TempBench : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("accelopt_loader_" + std::to_string(::getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(root_ / "reference");
+    fs::create_directories(root_ / "kernels");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  void write(const std::string& rel, const std::string& text) {
+    std::ofstream(root_ / rel) << text;
+  }
+  void write_good_pair(const std::string& name) {
+    write("reference/" + name + ".py",
+          "import numpy as np\ndef get_inputs():\n    return []\ndef forward(x):\n    return x\n"
+          "def transform_to_nki_inputs(i):\n    return i\ndef transform_nki_outputs(k, r):\n    return [k]\n");
+    write("kernels/" + name + "_0.py", "@nki.jit\ndef kernel(x):\n    return x\n");
+  }
+  static std::string impl(const std::string& name) {
+    return R"({"values": {"M": 1}, "impls": [{"task": "./reference/)" + name + R"(.py", "kernel": "./kernels/)" +
+           name + R"(_0.py"}]})";
+  }
+  fs::path root_;
+};
+
+TEST(Loader, BundledBenchmarkHasFourteenTasks) {
+  bench::Suite suite = bench::load_suite(std::string(ACCELOPT_SOURCE_DIR) + "/nkibench");
+  EXPECT_TRUE(suite.errors.empty()) << suite.errors.front();
+  ASSERT_EQ(suite.cases.size(), 14u);
+  for (const auto& c : suite.cases) {
+    EXPECT_TRUE(fs::is_regular_file(c.reference_path)) << c.reference_path;
+    EXPECT_TRUE(fs::is_regular_file(c.kernel_path)) << c.kernel_path;
+    EXPECT_TRUE(fs::is_regular_file(c.seed_path)) << c.seed_path;
+    EXPECT_EQ(fs::path(c.kernel_path).filename().string(), c.name() + "_0.py");
+    EXPECT_DOUBLE_EQ(c.effective_tolerance(), c.task == "mamba" ? 3e-5 : 2e-5);
+  }
+}
+
+TEST_F(TempBench, BadEntriesAreOneLineErrorsAndOthersStillLoad) {
+  write_good_pair("good_M1");
+  write("reference/noforward_M1.py", "def get_inputs():\n    return []\n");
+  write("kernels/noforward_M1_0.py", "def kernel():\n    pass\n");
+  write_good_pair("nokernel_M1");
+  write("kernels/nokernel_M1_0.py", "def helper():\n    pass\n");
+  write("summary.json", R"({
+    "good": {"seed": "./seeds/good.yaml", "cases": {"M1": )" + impl("good_M1") + R"(}},
+    "noforward": {"cases": {"M1": )" + impl("noforward_M1") + R"(}},
+    "nokernel": {"cases": {"M1": )" + impl("nokernel_M1") + R"(}},
+    "nocases": {"seed": "x"},
+    "novalues": {"cases": {"M1": {"impls": []}}},
+    "missingfile": {"cases": {"M1": )" + impl("absent_M1") + R"(}}
+  })");
+  bench::Suite suite = bench::load_suite(root_.string());
+  ASSERT_EQ(suite.cases.size(), 1u);
+  EXPECT_EQ(suite.cases[0].task, "good");
+  ASSERT_EQ(suite.errors.size(), 5u);
+  auto has = [&](const std::string& needle) {
+    for (const auto& e : suite.errors)
+      if (e.find(needle) != std::string::npos) return e.find('\n') == std::string::npos;
+    return false;
+  };
+  EXPECT_TRUE(has("noforward_M1.py: reference defines no function 'forward'"));
+  EXPECT_TRUE(has("nokernel_M1_0.py: kernel file defines no function 'kernel'"));
+  EXPECT_TRUE(has("summary.json: task 'nocases' has no 'cases' object"));
+  EXPECT_TRUE(has("summary.json: task 'novalues' case 'M1' has no 'values'"));
+  EXPECT_TRUE(has("absent_M1.py: cannot read file"));
+}
+
+TEST_F(TempBench, MalformedSummaryIsAnError) {
+  write("summary.json", "{ not json");
+  EXPECT_THROW(bench::load_suite(root_.string()), std::runtime_error);
+  write("summary.json", "[1, 2]");
+  EXPECT_THROW(bench::load_suite(root_.string()), std::runtime_error);
+  EXPECT_THROW(bench::load_suite((root_ / "nowhere").string()), std::runtime_error);
+}
+
+TEST_F(TempBench, ToleranceOverrideAndKernelDirectoryLookup) {
+  write_good_pair("good_M1");
+  write("summary.json", R"({"good": {"cases": {"M1": {"values": {"M": 1}, "tolerance": 1e-3,
+      "impls": [{"task": "./reference/good_M1.py", "kernel": "./kernels/good_M1_0.py"}]}}}})");
+  bench::Suite suite = bench::load_suite(root_.string());
+  ASSERT_EQ(suite.cases.size(), 1u);
+  EXPECT_DOUBLE_EQ(suite.cases[0].effective_tolerance(), 1e-3);
+  fs::create_directories(root_ / "mine");
+  EXPECT_EQ(bench::find_kernel_in((root_ / "mine").string(), suite.cases[0]), "");
+  write("mine/good.py", "def kernel():\n    pass\n");
+  EXPECT_EQ(bench::find_kernel_in((root_ / "mine").string(), suite.cases[0]), (root_ / "mine/good.py").string());
+  write("mine/good_M1_0.py", "def kernel():\n    pass\n");
+  EXPECT_EQ(bench::find_kernel_in((root_ / "mine").string(), suite.cases[0]), (root_ / "mine/good_M1_0.py").string());
+}
+
+TEST(Loader, TextChecks) {
+  EXPECT_EQ(bench::check_kernel_text("k.py", "@nki.jit\ndef optimized_kernel(a):\n  pass\n"), "");
+  EXPECT_NE(bench::check_kernel_text("k.py", "# def kernel(a):\nx = 1\n"), "");
+}
+
+}  // namespace

@@ -152,6 +152,21 @@ Agents make_agents(const OptimizeOptions& o, search::RunJournal& journal) {
   return a;
 }
 
+// Loads everything the run reads from the user's files (agent kind, agents config, prompts,
+// initial memory) so that a mistake fails before the run directory is created: a directory
+// holding config.json counts as a run, and a failed start must not block the next attempt.
+void validate_inputs(const OptimizeOptions& o) {
+  if (o.agent != "llm") {
+    if (!agents::find_agent_kind(o.agent))
+      throw std::invalid_argument(fmt::format("--agent {}: not available in this build", o.agent));
+  } else {
+    if (o.config.empty()) throw std::invalid_argument("--agent llm needs --config FILE (the agents' endpoints, docs/config.md)");
+    llm::load_agents_config(o.config);
+    agents::PromptLibrary prompts(o.prompts);
+  }
+  if (!o.memory_in.empty()) agents::load_memory(o.memory_in, static_cast<size_t>(o.params.expn));
+}
+
 void save_memory_out(const OptimizeOptions& o, const search::RunState& state) {
   if (o.memory_out.empty()) return;
   agents::save_memory(state.memory, o.memory_out);
@@ -185,6 +200,7 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   auto tasks = search::load_tasks(o.bench_root, o.tasks.empty() ? o.task : o.tasks, o.arch, warnings);
   for (const auto& w : warnings) fmt::print(stderr, "accelopt: warning: {}\n", w);
   if (tasks.empty()) throw std::invalid_argument("no task to optimize");
+  if (o.resume.empty()) validate_inputs(o);
 
   fs::create_directories(run_dir);
   std::string run_name = fs::path(run_dir).filename().string();

@@ -32,14 +32,12 @@ nlohmann::json summary_of(const std::string& run_dir) {
   auto run = store.latest_run();
   if (!run) throw std::runtime_error(fmt::format("{}: the store holds no run", db.string()));
   std::string name = fs::path(run_dir).filename().string();
-  auto last = store.last_completed_round(run->id);
-  for (const auto& round : store.rounds(run->id))
-    if (last && round.round == *last) {
-      auto state = search::deserialize_state(round.summary_json, 1 << 20);
-      auto j = search::run_summary(state, name);
-      j["status"] = run->status;
-      return j;
-    }
+  if (auto last = store.last_checkpoint(run->id)) {
+    auto state = search::deserialize_state(last->state_json, 1 << 20);
+    auto j = search::run_summary(state, name);
+    j["status"] = run->status;
+    return j;
+  }
   return {{"run", name}, {"status", run->status}, {"tasks", nlohmann::json::array()}};
 }
 

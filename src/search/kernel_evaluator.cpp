@@ -52,10 +52,13 @@ std::vector<eval::Evaluation> CachedEvaluator::evaluate(const TaskSpec& task, co
     jobs.push_back(make_job(task, key, kernel));
   }
   std::vector<eval::Evaluation> fresh = executor_.run(jobs, {});
+  std::vector<EvaluatedKernel> batch;
   for (size_t i = 0; i < jobs.size() && i < fresh.size(); ++i) {
     known[jobs[i].id] = fresh[i];
-    if (journal_) journal_->record_evaluation(jobs[i].id, task.info.name, jobs[i].request.kernel_text, fresh[i]);
+    batch.push_back({jobs[i].id, jobs[i].request.kernel_text, fresh[i]});
   }
+  // One commit for the whole batch, before any result is returned to the loop.
+  if (journal_ && !batch.empty()) journal_->record_evaluations(task.info.name, batch);
   std::vector<eval::Evaluation> out;
   for (const auto& key : keys) out.push_back(known[key]);
   return out;

@@ -23,6 +23,7 @@ struct KernelResult {
   std::optional<trn::Profile> profile;
   std::vector<std::string> diagnostics;
   int fix_attempts = 0;  // how many times the fixer rewrote it
+  std::vector<std::string> replaced_codes;  // the failed versions the fixer rewrote, oldest first
 };
 
 }  // namespace search

@@ -95,6 +95,9 @@ bool Optimizer::run_rounds(const TaskSpec& task, RunState& state) {
       state.stop_message = outcome.stop_message;
       return false;
     }
+    if (journal_)
+      journal_->record_round({&spec, round, progress.beam, outcome.plans, outcome.results, outcome.beam,
+                              outcome.new_items, outcome.stats});
     progress.beam = outcome.beam;
     progress.result.rounds_done = round;
     progress.result.rounds.push_back(outcome.stats);

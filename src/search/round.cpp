@@ -172,6 +172,7 @@ class Round {
     auto ctx = context(fmt::format("c{}/p{}/k{}", r.candidate, r.plan, r.sample));
     agents::KernelDraft draft = env_.agents.fixer->fix(ctx, plan, r.code, failure, attempt);
     if (!draft.ok) return;  // the failed kernel stays as it was
+    r.replaced_codes.push_back(std::move(r.code));
     r.code = draft.code;
     r.fix_attempts = attempt;
     r.status = "pending";
@@ -213,6 +214,7 @@ class Round {
           "the run stopped and can be resumed with --resume", round_, task_.info.name);
     }
     out.stats = stats_;
+    out.plans = plans_;
     out.results = std::move(results_);
     out.new_items = std::move(new_items_);
     out.stop = stop_;

@@ -32,6 +32,7 @@ struct SearchEnv {
 struct RoundOutcome {
   std::vector<agents::Candidate> beam;   // C_{i+1}
   RoundStats stats;
+  std::vector<std::vector<agents::Plan>> plans;  // [candidate][plan] of the beam the round began with
   std::vector<KernelResult> results;     // every kernel of the round
   std::vector<agents::ExperienceItem> new_items;  // added to memory, newest first
   StopReason stop = StopReason::None;    // a budget ran out, or every model call failed

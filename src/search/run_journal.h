@@ -13,9 +13,33 @@
 #include <vector>
 
 #include "agents/llm_session.h"
+#include "agents/types.h"
 #include "eval/evaluation.h"
+#include "search/kernel_result.h"
+#include "search/search_state.h"
+#include "search/task_spec.h"
 
 namespace search {
+
+// One evaluated kernel of a batch, keyed by content key.
+struct EvaluatedKernel {
+  std::string key, kernel_text;
+  eval::Evaluation evaluation;
+};
+
+// What a kept round adds to the run's history: the plans made for each candidate of the beam
+// it started from, every kernel written (with its branch and any versions the fixer replaced),
+// the new beam, and the memory items distilled.
+struct RoundHistory {
+  const TaskSpec* task = nullptr;
+  int round = 0;
+  std::vector<agents::Candidate> beam_in;
+  std::vector<std::vector<agents::Plan>> plans;  // [candidate][plan]
+  std::vector<KernelResult> results;
+  std::vector<agents::Candidate> beam_out;
+  std::vector<agents::ExperienceItem> new_items;
+  RoundStats stats;
+};
 
 class RunJournal : public agents::CallJournal {
  public:
@@ -23,6 +47,13 @@ class RunJournal : public agents::CallJournal {
   virtual std::optional<eval::Evaluation> find_evaluation(const std::string& task, const std::string& key) = 0;
   virtual void record_evaluation(const std::string& key, const std::string& task, const std::string& kernel_text,
                                  const eval::Evaluation& evaluation) = 0;
+  // A batch of evaluations, all committed when it returns (one transaction in the store).
+  virtual void record_evaluations(const std::string& task, const std::vector<EvaluatedKernel>& batch) {
+    for (const auto& kernel : batch) record_evaluation(kernel.key, task, kernel.kernel_text, kernel.evaluation);
+  }
+  // A round that the loop keeps, recorded before its checkpoint. Journals without a history
+  // (MemoryJournal) ignore it.
+  virtual void record_round(const RoundHistory&) {}
   // The search state after each completed round (serialized RunState JSON, search_state.h).
   virtual void record_checkpoint(const std::string& state_json) = 0;
   virtual std::string last_checkpoint() = 0;  // "" when there is none

@@ -1,9 +1,9 @@
-// The run journal kept in the run's SQLite store (store/run_store.h): model calls in llm_calls,
-// evaluations as kernels + evaluations keyed by content key, checkpoints as completed rounds
-// (numbered in run order across tasks), memory items as they are added.
+// The run journal kept in the run's SQLite store (store/run_store.h): model calls in llm_calls;
+// evaluations as kernels + evaluations keyed by content key, one transaction per batch; each
+// kept round's history (plans, kernel origins, beam, memory items, per-task round row) in one
+// transaction; resume checkpoints in their own table.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
 #include "search/run_journal.h"
@@ -20,14 +20,18 @@ class StoreJournal : public RunJournal {
   std::optional<eval::Evaluation> find_evaluation(const std::string& task, const std::string& key) override;
   void record_evaluation(const std::string& key, const std::string& task, const std::string& kernel_text,
                          const eval::Evaluation& evaluation) override;
+  void record_evaluations(const std::string& task, const std::vector<EvaluatedKernel>& batch) override;
+  void record_round(const RoundHistory& history) override;
   void record_checkpoint(const std::string& state_json) override;
   std::string last_checkpoint() override;
-  void record_memory_item(int round, const std::string& item_json);
 
  private:
+  void store_evaluation(const std::string& task, const EvaluatedKernel& kernel);
+  // The id of `text`'s kernel row, adding it (unevaluated) when the loop never evaluated it.
+  int64_t kernel_id(const TaskSpec& task, const std::string& text, int round);
+
   store::RunStore& store_;
   int64_t run_id_;
-  std::atomic<int> sequence_;  // checkpoints taken so far (the store's round number)
 };
 
 }  // namespace search

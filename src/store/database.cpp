@@ -92,20 +92,28 @@ std::optional<double> Statement::optional_real(int column) const {
   return real(column);
 }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Database& db) : db_(db), depth_(db.transaction_depth()) {
+  db_.exec(depth_ == 0 ? std::string("BEGIN IMMEDIATE") : fmt::format("SAVEPOINT nested_{}", depth_));
+  ++db_.transaction_depth();
+}
 
 Transaction::~Transaction() {
   if (done_) return;
+  --db_.transaction_depth();
   try {
-    db_.exec("ROLLBACK");
+    if (depth_ == 0)
+      db_.exec("ROLLBACK");
+    else
+      db_.exec(fmt::format("ROLLBACK TO nested_{0}; RELEASE nested_{0}", depth_));
   } catch (const StoreError&) {
     // Nothing more to do: SQLite already rolled back, or the connection is gone.
   }
 }
 
 void Transaction::commit() {
-  db_.exec("COMMIT");
+  db_.exec(depth_ == 0 ? std::string("COMMIT") : fmt::format("RELEASE nested_{}", depth_));
   done_ = true;
+  --db_.transaction_depth();
 }
 
 }  // namespace store

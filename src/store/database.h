@@ -52,14 +52,17 @@ class Database {
   int64_t last_insert_id() const;
   [[noreturn]] void fail(const std::string& what) const;  // throws StoreError with SQLite's message
   sqlite3* handle() const { return db_; }
+  int& transaction_depth() { return transaction_depth_; }
   const std::string& path() const { return path_; }
 
  private:
   std::string path_;
   sqlite3* db_ = nullptr;
+  int transaction_depth_ = 0;
 };
 
-// BEGIN IMMEDIATE ... COMMIT; rolls back if destroyed before commit() (an exception).
+// BEGIN IMMEDIATE ... COMMIT; rolls back if destroyed before commit() (an exception). Inside
+// another Transaction on the same Database it is a SAVEPOINT, released or rolled back alone.
 class Transaction {
  public:
   explicit Transaction(Database& db);
@@ -68,6 +71,7 @@ class Transaction {
 
  private:
   Database& db_;
+  int depth_ = 0;  // 0 = outermost
   bool done_ = false;
 };
 

@@ -16,9 +16,11 @@ struct RunRecord {
   std::string created_at;   // UTC, ISO 8601 (set by the store)
 };
 
-// One round of the beam search. A round is "completed" once its new beam has been written.
+// One round of the beam search on one task. A round is "completed" once its history (plans,
+// kernel links, new beam, memory items) has been written.
 struct RoundRecord {
   int64_t run_id = 0;
+  std::string task;
   int round = 0;
   std::string status;        // "started" | "completed"
   std::string summary_json;  // free-form (best latency, counts, ...)
@@ -60,8 +62,16 @@ struct EvaluationRecord {
   int64_t kernel_id = 0;
   std::string status;            // eval::Status as text ("ok", "wrong", ...)
   std::string diagnostics;       // rendered diagnostics
-  std::string profile_json;      // the neuron-profile-style summary
+  std::string profile_json;      // the neuron-profile-style summary ("" = no profile)
   std::optional<double> latency_ms;
+  std::string evaluation_json;   // the whole evaluation (per-seed results etc.), for replay
+};
+
+// The search state saved after a round (the resume point), numbered in run order.
+struct CheckpointRecord {
+  int64_t run_id = 0;
+  int seq = 0;
+  std::string state_json;
 };
 
 struct LlmCallRecord {

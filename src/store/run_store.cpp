@@ -2,13 +2,15 @@
 
 #include <set>
 
+#include <sqlite3.h>
+
 #include "store/database.h"
 #include "store/schema.h"
 
 namespace store {
 namespace {
 
-using Lock = std::lock_guard<std::mutex>;
+using Lock = std::lock_guard<std::recursive_mutex>;
 
 constexpr const char* kRunColumns = "id, name, config_json, status, created_at";
 constexpr const char* kKernelColumns =
@@ -97,42 +99,80 @@ void RunStore::set_run_status(int64_t run_id, const std::string& status) {
   Statement(*db_, "UPDATE runs SET status = ? WHERE id = ?").bind(1, status).bind(2, run_id).run();
 }
 
+// --- transactions -----------------------------------------------------------------------------
+
+void RunStore::transaction(const std::function<void()>& body) {
+  Lock lock(mutex_);
+  Transaction transaction(*db_);
+  body();
+  transaction.commit();
+}
+
 // --- rounds -----------------------------------------------------------------------------------
 
-void RunStore::begin_round(int64_t run_id, int round) {
+void RunStore::begin_round(int64_t run_id, const std::string& task, int round) {
   Lock lock(mutex_);
-  Statement(*db_, "INSERT OR IGNORE INTO rounds(run_id, round, status) VALUES(?, ?, 'started')")
+  Statement(*db_, "INSERT OR IGNORE INTO rounds(run_id, task, round, status) VALUES(?, ?, ?, 'started')")
       .bind(1, run_id)
-      .bind(2, round)
+      .bind(2, task)
+      .bind(3, round)
       .run();
 }
 
-void RunStore::complete_round(int64_t run_id, int round, const std::string& summary_json) {
+void RunStore::complete_round(int64_t run_id, const std::string& task, int round, const std::string& summary_json) {
   Lock lock(mutex_);
   Statement(*db_,
-            "INSERT INTO rounds(run_id, round, status, summary_json) VALUES(?, ?, 'completed', ?) "
-            "ON CONFLICT(run_id, round) DO UPDATE SET status = 'completed', summary_json = excluded.summary_json")
+            "INSERT INTO rounds(run_id, task, round, status, summary_json) VALUES(?, ?, ?, 'completed', ?) "
+            "ON CONFLICT(run_id, task, round) DO UPDATE SET status = 'completed', summary_json = excluded.summary_json")
       .bind(1, run_id)
-      .bind(2, round)
-      .bind(3, summary_json)
+      .bind(2, task)
+      .bind(3, round)
+      .bind(4, summary_json)
       .run();
 }
 
-std::optional<int> RunStore::last_completed_round(int64_t run_id) {
+std::optional<int> RunStore::last_completed_round(int64_t run_id, const std::string& task) {
   Lock lock(mutex_);
-  Statement query(*db_, "SELECT round FROM rounds WHERE run_id = ? AND status = 'completed' ORDER BY round DESC LIMIT 1");
-  query.bind(1, run_id);
+  Statement query(*db_,
+                  "SELECT round FROM rounds WHERE run_id = ? AND task = ? AND status = 'completed' "
+                  "ORDER BY round DESC LIMIT 1");
+  query.bind(1, run_id).bind(2, task);
   if (!query.step()) return std::nullopt;
   return static_cast<int>(query.int64(0));
 }
 
 std::vector<RoundRecord> RunStore::rounds(int64_t run_id) {
   Lock lock(mutex_);
-  Statement query(*db_, "SELECT run_id, round, status, summary_json FROM rounds WHERE run_id = ? ORDER BY round");
+  Statement query(*db_,
+                  "SELECT run_id, task, round, status, summary_json FROM rounds WHERE run_id = ? ORDER BY task, round");
   query.bind(1, run_id);
   std::vector<RoundRecord> out;
-  while (query.step()) out.push_back({query.int64(0), static_cast<int>(query.int64(1)), query.text(2), query.text(3)});
+  while (query.step())
+    out.push_back({query.int64(0), query.text(1), static_cast<int>(query.int64(2)), query.text(3), query.text(4)});
   return out;
+}
+
+// --- checkpoints ------------------------------------------------------------------------------
+
+int RunStore::add_checkpoint(int64_t run_id, const std::string& state_json) {
+  Lock lock(mutex_);
+  Transaction transaction(*db_);
+  Statement next(*db_, "SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoints WHERE run_id = ?");
+  next.bind(1, run_id);
+  next.step();
+  int seq = static_cast<int>(next.int64(0));
+  Statement(*db_, "INSERT INTO checkpoints(run_id, seq, state_json) VALUES(?, ?, ?)")
+      .bind(1, run_id).bind(2, seq).bind(3, state_json).run();
+  transaction.commit();
+  return seq;
+}
+
+std::optional<CheckpointRecord> RunStore::last_checkpoint(int64_t run_id) {
+  Lock lock(mutex_);
+  Statement query(*db_, "SELECT run_id, seq, state_json FROM checkpoints WHERE run_id = ? ORDER BY seq DESC LIMIT 1");
+  query.bind(1, run_id);
+  if (!query.step()) return std::nullopt;
+  return CheckpointRecord{query.int64(0), static_cast<int>(query.int64(1)), query.text(2)};
 }
 
 // --- beam -------------------------------------------------------------------------------------
@@ -224,6 +264,16 @@ std::optional<KernelRecord> RunStore::find_kernel_by_hash(int64_t run_id, const 
   return read_kernel(query);
 }
 
+bool RunStore::set_kernel_origin(int64_t kernel_id, int64_t parent_kernel_id, int64_t plan_id, int64_t llm_call_id,
+                                 int round) {
+  Lock lock(mutex_);
+  Statement(*db_,
+            "UPDATE kernels SET parent_kernel_id = ?, plan_id = ?, llm_call_id = COALESCE(?, llm_call_id), round = ? "
+            "WHERE id = ? AND plan_id IS NULL")
+      .bind_id(1, parent_kernel_id).bind_id(2, plan_id).bind_id(3, llm_call_id).bind(4, round).bind(5, kernel_id).run();
+  return sqlite3_changes(db_->handle()) > 0;
+}
+
 std::vector<KernelRecord> RunStore::kernels(int64_t run_id) {
   Lock lock(mutex_);
   Statement query(*db_, select_from(kKernelColumns, "kernels", "WHERE run_id = ? ORDER BY id"));
@@ -238,11 +288,13 @@ std::vector<KernelRecord> RunStore::kernels(int64_t run_id) {
 int64_t RunStore::add_evaluation(const EvaluationRecord& evaluation) {
   Lock lock(mutex_);
   Statement(*db_,
-            "INSERT INTO evaluations(kernel_id, status, diagnostics, profile_json, latency_ms) VALUES(?, ?, ?, ?, ?) "
+            "INSERT INTO evaluations(kernel_id, status, diagnostics, profile_json, latency_ms, evaluation_json) "
+            "VALUES(?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(kernel_id) DO UPDATE SET status = excluded.status, diagnostics = excluded.diagnostics, "
-            "profile_json = excluded.profile_json, latency_ms = excluded.latency_ms")
+            "profile_json = excluded.profile_json, latency_ms = excluded.latency_ms, "
+            "evaluation_json = excluded.evaluation_json")
       .bind(1, evaluation.kernel_id).bind(2, evaluation.status).bind(3, evaluation.diagnostics)
-      .bind(4, evaluation.profile_json).bind(5, evaluation.latency_ms).run();
+      .bind(4, evaluation.profile_json).bind(5, evaluation.latency_ms).bind(6, evaluation.evaluation_json).run();
   Statement query(*db_, "SELECT id FROM evaluations WHERE kernel_id = ?");
   query.bind(1, evaluation.kernel_id);
   if (!query.step()) db_->fail("evaluation vanished after insert");
@@ -252,12 +304,12 @@ int64_t RunStore::add_evaluation(const EvaluationRecord& evaluation) {
 std::optional<EvaluationRecord> RunStore::find_evaluation(int64_t kernel_id) {
   Lock lock(mutex_);
   Statement query(*db_,
-                  "SELECT id, kernel_id, status, diagnostics, profile_json, latency_ms FROM evaluations "
-                  "WHERE kernel_id = ?");
+                  "SELECT id, kernel_id, status, diagnostics, profile_json, latency_ms, evaluation_json "
+                  "FROM evaluations WHERE kernel_id = ?");
   query.bind(1, kernel_id);
   if (!query.step()) return std::nullopt;
   return EvaluationRecord{query.int64(0), query.int64(1), query.text(2), query.text(3), query.text(4),
-                          query.optional_real(5)};
+                          query.optional_real(5), query.text(6)};
 }
 
 // --- LLM calls --------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 //
 // Durability contract: every add_*/set_*/complete_* call is its own committed transaction when
 // it returns, so a process killed at any moment (kill -9) loses nothing that a call reported as
-// stored. The search loop stores each LLM answer and evaluation before it uses it; on resume it
+// stored. Inside `transaction(body)` the calls of `body` commit together when it returns (one
+// fsync for a whole batch of evaluations instead of two per evaluation), or not at all if it throws. The search loop stores each LLM answer and evaluation before it uses it; on resume it
 // asks find_llm_call / find_evaluation / last_completed_round and skips what is already there.
 //
 // Threading: a RunStore may be shared by threads; calls are serialised by an internal mutex
@@ -11,6 +12,7 @@
 // Tests with examples: tests/unit/store/run_store_test.cpp.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -46,11 +48,19 @@ class RunStore {
   std::optional<RunRecord> latest_run();  // highest id, if any
   void set_run_status(int64_t run_id, const std::string& status);
 
-  // Rounds. begin_round is idempotent (a resumed round is begun again).
-  void begin_round(int64_t run_id, int round);
-  void complete_round(int64_t run_id, int round, const std::string& summary_json);
-  std::optional<int> last_completed_round(int64_t run_id);
-  std::vector<RoundRecord> rounds(int64_t run_id);
+  // Runs `body` as one transaction: the store calls it makes commit together when it returns.
+  // Other threads' calls wait meanwhile; nested calls become savepoints.
+  void transaction(const std::function<void()>& body);
+
+  // Rounds, per task. begin_round is idempotent (a resumed round is begun again).
+  void begin_round(int64_t run_id, const std::string& task, int round);
+  void complete_round(int64_t run_id, const std::string& task, int round, const std::string& summary_json);
+  std::optional<int> last_completed_round(int64_t run_id, const std::string& task);
+  std::vector<RoundRecord> rounds(int64_t run_id);  // by task, then round
+
+  // Resume checkpoints: add_checkpoint returns its sequence number (1, 2, ...).
+  int add_checkpoint(int64_t run_id, const std::string& state_json);
+  std::optional<CheckpointRecord> last_checkpoint(int64_t run_id);
 
   // Beam membership after a round (all of a round's members in one transaction).
   void set_beam(int64_t run_id, int round, const std::vector<CandidateRecord>& members);
@@ -66,6 +76,9 @@ class RunStore {
   std::optional<KernelRecord> find_kernel_by_hash(int64_t run_id, const std::string& task,
                                                   const std::string& hash);
   std::vector<KernelRecord> kernels(int64_t run_id);
+  // Records where a kernel came from, unless it already has a plan (a kernel written again in a
+  // later round keeps its first origin). Returns false when it kept the old one.
+  bool set_kernel_origin(int64_t kernel_id, int64_t parent_kernel_id, int64_t plan_id, int64_t llm_call_id, int round);
 
   // Evaluations, one per kernel (a second add replaces the first, e.g. after a re-check).
   int64_t add_evaluation(const EvaluationRecord& evaluation);
@@ -84,7 +97,7 @@ class RunStore {
 
  private:
   std::string path_;
-  std::mutex mutex_;
+  std::recursive_mutex mutex_;  // recursive: transaction() bodies call the other methods
   std::unique_ptr<Database> db_;
 };
 

@@ -87,6 +87,29 @@ CREATE TABLE memory_items(
   round INTEGER NOT NULL,
   item_json TEXT NOT NULL);
 )sql",
+      // 2: rounds become per task (a run optimizes several tasks, each with rounds 1..T) and the
+      // resume checkpoints, which v1 kept as "rounds" numbered across the run, get their own
+      // table; evaluations keep the whole Evaluation as JSON beside the profile.
+      R"sql(
+CREATE TABLE checkpoints(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  seq INTEGER NOT NULL,
+  state_json TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY(run_id, seq));
+INSERT INTO checkpoints(run_id, seq, state_json)
+  SELECT run_id, round, summary_json FROM rounds WHERE status = 'completed';
+DROP TABLE rounds;
+CREATE TABLE rounds(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  task TEXT NOT NULL,
+  round INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  summary_json TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY(run_id, task, round));
+ALTER TABLE evaluations ADD COLUMN evaluation_json TEXT NOT NULL DEFAULT '';
+CREATE INDEX memory_items_by_run ON memory_items(run_id, round);
+)sql",
   };
   return steps;
 }

@@ -106,22 +106,101 @@ TEST_F(RunStoreTest, RejectsAnUnwritableDirectory) {
   EXPECT_THROW(store::RunStore store((dir_ / "missing" / "run.sqlite").string()), store::StoreError);
 }
 
-TEST_F(RunStoreTest, LastCompletedRoundIgnoresStartedRounds) {
+TEST_F(RunStoreTest, LastCompletedRoundIgnoresStartedRoundsAndIsPerTask) {
   store::RunStore store(path_);
   int64_t run_id = store.create_run("r", "{}");
-  EXPECT_FALSE(store.last_completed_round(run_id));
-  store.begin_round(run_id, 0);
-  EXPECT_FALSE(store.last_completed_round(run_id));
-  store.complete_round(run_id, 0, R"({"best_ms": 1.5})");
-  store.begin_round(run_id, 1);
-  store.begin_round(run_id, 1);  // a resumed round is begun again
-  EXPECT_EQ(store.last_completed_round(run_id), 0);
-  store.complete_round(run_id, 1, "{}");
-  EXPECT_EQ(store.last_completed_round(run_id), 1);
+  EXPECT_FALSE(store.last_completed_round(run_id, "silu"));
+  store.begin_round(run_id, "silu", 1);
+  EXPECT_FALSE(store.last_completed_round(run_id, "silu"));
+  store.complete_round(run_id, "silu", 1, R"({"best_ms": 1.5})");
+  store.begin_round(run_id, "silu", 2);
+  store.begin_round(run_id, "silu", 2);  // a resumed round is begun again
+  EXPECT_EQ(store.last_completed_round(run_id, "silu"), 1);
+  store.complete_round(run_id, "silu", 2, "{}");
+  EXPECT_EQ(store.last_completed_round(run_id, "silu"), 2);
+  // Another task's round 1 is a separate row.
+  store.complete_round(run_id, "adamw", 1, "{}");
+  EXPECT_EQ(store.last_completed_round(run_id, "adamw"), 1);
   auto rounds = store.rounds(run_id);
-  ASSERT_EQ(rounds.size(), 2u);
-  EXPECT_EQ(rounds[0].summary_json, R"({"best_ms": 1.5})");
-  EXPECT_EQ(rounds[1].status, "completed");
+  ASSERT_EQ(rounds.size(), 3u);
+  EXPECT_EQ(rounds[0].task, "adamw");
+  EXPECT_EQ(rounds[1].summary_json, R"({"best_ms": 1.5})");
+  EXPECT_EQ(rounds[2].status, "completed");
+}
+
+TEST_F(RunStoreTest, CheckpointsAreNumberedInRunOrder) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  EXPECT_FALSE(store.last_checkpoint(run_id));
+  EXPECT_EQ(store.add_checkpoint(run_id, "one"), 1);
+  EXPECT_EQ(store.add_checkpoint(run_id, "two"), 2);
+  auto last = store.last_checkpoint(run_id);
+  ASSERT_TRUE(last);
+  EXPECT_EQ(last->seq, 2);
+  EXPECT_EQ(last->state_json, "two");
+}
+
+TEST_F(RunStoreTest, ATransactionCommitsItsCallsTogetherOrNotAtAll) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  store.transaction([&] {
+    store.add_kernel(kernel(run_id, "a"));
+    store.set_beam(run_id, 1, {{run_id, 1, "matmul", 0, store.add_kernel(kernel(run_id, "b"))}});  // nested
+  });
+  EXPECT_EQ(store.kernels(run_id).size(), 2u);
+  EXPECT_EQ(store.beam(run_id, 1).size(), 1u);
+  EXPECT_THROW(store.transaction([&] {
+    store.add_kernel(kernel(run_id, "c"));
+    store.add_kernel(kernel(run_id, "d", /*parent=*/999));  // dangling parent: the batch fails
+  }),
+               store::StoreError);
+  EXPECT_EQ(store.kernels(run_id).size(), 2u);  // "c" was rolled back with it
+  store.add_kernel(kernel(run_id, "e"));        // and the store still works
+  EXPECT_EQ(store.kernels(run_id).size(), 3u);
+}
+
+TEST_F(RunStoreTest, AKernelKeepsItsFirstOrigin) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  int64_t base = store.add_kernel(kernel(run_id, "base"));
+  int64_t plan = store.add_plan({0, run_id, 1, "matmul", base, 0, "tile"});
+  int64_t other_plan = store.add_plan({0, run_id, 2, "matmul", base, 0, "fuse"});
+  int64_t rewrite = store.add_kernel(kernel(run_id, "rewrite"));
+  EXPECT_TRUE(store.set_kernel_origin(rewrite, base, plan, 0, 1));
+  EXPECT_FALSE(store.set_kernel_origin(rewrite, base, other_plan, 0, 2));
+  auto found = store.find_kernel(rewrite);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->parent_kernel_id, base);
+  EXPECT_EQ(found->plan_id, plan);
+  EXPECT_EQ(found->round, 1);
+}
+
+TEST_F(RunStoreTest, AVersionOneStoreIsMigrated) {
+  {  // The v1 schema kept checkpoints as run-wide "rounds" (see schema.cpp, migration 2).
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    const char* v1 =
+        "CREATE TABLE runs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, config_json TEXT NOT NULL, "
+        "status TEXT NOT NULL DEFAULT 'running', created_at TEXT NOT NULL DEFAULT '');"
+        "CREATE TABLE rounds(run_id INTEGER NOT NULL, round INTEGER NOT NULL, status TEXT NOT NULL, "
+        "summary_json TEXT NOT NULL DEFAULT '{}', PRIMARY KEY(run_id, round));"
+        "CREATE TABLE evaluations(id INTEGER PRIMARY KEY, kernel_id INTEGER NOT NULL UNIQUE, status TEXT NOT NULL, "
+        "diagnostics TEXT NOT NULL, profile_json TEXT NOT NULL, latency_ms REAL, created_at TEXT NOT NULL DEFAULT '');"
+        "CREATE TABLE memory_items(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, round INTEGER NOT NULL, "
+        "item_json TEXT NOT NULL);"
+        "INSERT INTO runs(name, config_json) VALUES('old', '{}');"
+        "INSERT INTO rounds VALUES(1, 1, 'completed', 'state one'), (1, 2, 'completed', 'state two');"
+        "PRAGMA user_version = 1;";
+    ASSERT_EQ(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+  store::RunStore store(path_);
+  auto last = store.last_checkpoint(1);
+  ASSERT_TRUE(last);
+  EXPECT_EQ(last->state_json, "state two");
+  EXPECT_TRUE(store.rounds(1).empty());
+  store.complete_round(1, "silu", 1, "{}");
+  EXPECT_EQ(store.last_completed_round(1, "silu"), 1);
 }
 
 TEST_F(RunStoreTest, KernelsAreUniquePerTaskAndHashAndLinkToParentsAndPlans) {

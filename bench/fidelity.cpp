@@ -132,6 +132,16 @@ int main(int argc, char** argv) {
     write_logs.push_back(std::fabs(std::log(ratio(r.sim.hbm_write_bytes, r.real.hbm_write_bytes))));
     rows.push_back(std::move(r));
   }
+  // The targets: latency within 15%, HBM bytes within 10%, spill exactly where the device spilled.
+  int latency_ok = 0, read_ok = 0, write_ok = 0, spill_ok = 0;
+  for (const Row& r : rows) {
+    latency_ok += std::fabs(ratio(r.sim.latency, r.real.latency) - 1) <= 0.15;
+    read_ok += std::fabs(ratio(r.sim.hbm_read_bytes, r.real.hbm_read_bytes) - 1) <= 0.10;
+    write_ok += std::fabs(ratio(r.sim.hbm_write_bytes, r.real.hbm_write_bytes) - 1) <= 0.10;
+    spill_ok += (r.sim.spill_save_bytes > 0) == (r.real.spill_save_bytes > 0);
+  }
+  fmt::print("targets met: latency +-15% {}/{}  hbm_read +-10% {}/{}  hbm_write +-10% {}/{}  spill presence {}/{}\n",
+             latency_ok, rows.size(), read_ok, rows.size(), write_ok, rows.size(), spill_ok, rows.size());
   fmt::print("median |log ratio|: latency {:.3f}  hbm_read {:.3f}  hbm_write {:.3f}  ({} kernels, {}, {})\n",
              median(lat_logs), median(read_logs), median(write_logs), rows.size(), arch,
              nki ? "NKI kernels" : "synthetic traces");

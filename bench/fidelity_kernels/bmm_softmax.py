@@ -38,7 +38,7 @@ def kernel(v1, v2):
     v6[i0, nl.arange(64)[:, None], nl.arange(4096)[None, :]] = nl.load(v2[i0, nl.arange(64)[:, None], nl.arange(4096)[None, :]], dtype=np.float32, mask=None)
     for i1 in nl.affine_range(32):
       v9[i0, i1, nl.arange(128)[:, None], nl.arange(64)[None, :]] = nl.load(v1[i0, 128*i1 + nl.arange(128)[:, None], nl.arange(64)[None, :]], dtype=np.float32, mask=None)
-      v10[i0, i1, nl.arange(64)[:, None], nl.arange(128)[None, :]] += nisa.nc_matmul(v9[i0, i1, nl.arange(128)[:, None], nl.arange(64)[None, :]], v5[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
+      v10[i0, i1, nl.arange(64)[:, None], nl.arange(128)[None, :]] = nisa.nc_matmul(v9[i0, i1, nl.arange(128)[:, None], nl.arange(64)[None, :]], v5[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
       v11[i0, i1, nl.arange(64)[:, None], nl.arange(128)[None, :]] = nl.copy(v10[i0, i1, nl.arange(64)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
       for i2 in nl.affine_range(8):
         v12[i0, i1, i2, nl.arange(128)[:, None], nl.arange(512)[None, :]] += nisa.nc_matmul(v11[i0, i1, nl.arange(64)[:, None], nl.arange(128)[None, :]], v6[i0, nl.arange(64)[:, None], 512*i2 + nl.arange(512)[None, :]], is_stationary_onezero=False, is_moving_onezero=False, mask=None)

@@ -45,13 +45,13 @@ def kernel(v1, v2, v3):
   for i0 in nl.affine_range(16):
     for i1 in nl.affine_range(32):
       v9[i0, i1, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.load(v2[0, i1 // 4, i1 % 4, nl.arange(128)[:, None], i0 // 2, nl.arange(128)[None, :]], dtype=np.float32, mask=None)
-      v10[i0, i1, nl.arange(128)[:, None], nl.arange(128)[None, :]] += nisa.nc_matmul(v9[i0, i1, nl.arange(128)[:, None], nl.arange(128)[None, :]], v6[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
+      v10[i0, i1, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nisa.nc_matmul(v9[i0, i1, nl.arange(128)[:, None], nl.arange(128)[None, :]], v6[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
       v7[i0, nl.arange(128)[:, None], 128*i1 + nl.arange(128)[None, :]] = nl.copy(v10[i0, i1, nl.arange(128)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
       v8[i0, i1, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.load(v3[0, i1, nl.arange(128)[:, None], 128*(i0 // 2) + nl.arange(128)[None, :]], dtype=np.float32, mask=None)
       ''' end loop i1 '''
     for i2 in nl.affine_range(32):
       v13[i0, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.load(v1[i2, nl.arange(128)[:, None], i0, nl.arange(128)[None, :]], dtype=np.float32, mask=None)
-      v14[i0, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]] += nisa.nc_matmul(v13[i0, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]], v6[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
+      v14[i0, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nisa.nc_matmul(v13[i0, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]], v6[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
       v15[i0, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.copy(v14[i0, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
       for i3 in nl.affine_range(8):
         v16[i0, i2, i3, nl.arange(128)[:, None], nl.arange(512)[None, :]] += nisa.nc_matmul(v15[i0, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]], v7[i0, nl.arange(128)[:, None], 512*i3 + nl.arange(512)[None, :]], is_stationary_onezero=False, is_moving_onezero=False, mask=None)
@@ -66,7 +66,7 @@ def kernel(v1, v2, v3):
       v20[i0, i4, nl.arange(128)[:, None], 0] = nisa.reciprocal(data=v19[i0, i4, nl.arange(128)[:, None], 0], mask=None, dtype=np.float32)
       v21[i0, i4, nl.arange(128)[:, None], nl.arange(4096)[None, :]] = nisa.tensor_scalar(data=v18[i0, i4, nl.arange(128)[:, None], nl.arange(4096)[None, :]], op0=np.multiply, operand0=v20[i0, i4, nl.arange(128)[:, None], 0], reverse0=False, dtype=np.float32, mask=None, engine=nki.isa.unknown_engine)
       for i5 in nl.affine_range(32):
-        v22[i0, i4, i5, nl.arange(128)[:, None], nl.arange(128)[None, :]] += nisa.nc_matmul(v21[i0, i4, nl.arange(128)[:, None], 128*i5 + nl.arange(128)[None, :]], v6[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
+        v22[i0, i4, i5, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nisa.nc_matmul(v21[i0, i4, nl.arange(128)[:, None], 128*i5 + nl.arange(128)[None, :]], v6[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
         v23[i0, i4, i5, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.copy(v22[i0, i4, i5, nl.arange(128)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
         v24[i0, i4, nl.arange(128)[:, None], nl.arange(128)[None, :]] += nisa.nc_matmul(v23[i0, i4, i5, nl.arange(128)[:, None], nl.arange(128)[None, :]], v8[i0, i5, nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=False, mask=None)
         ''' end loop i5 '''

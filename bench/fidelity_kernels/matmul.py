@@ -37,7 +37,7 @@ def kernel(v1, v2):
       for i3 in nl.affine_range(5):
         v7[i0, i2, i3, nl.arange(128)[:, None, None], nl.arange(8)[None, :, None], nl.arange(128)[None, None, :]] = nl.load(v1[i2, nl.arange(128)[:, None, None], 8*i3 + nl.arange(8)[None, :, None], nl.arange(128)[None, None, :]], dtype=np.float32, mask=None)
         for i4 in nl.affine_range(8):
-          v8[i0, i2, 8*i3 + i4, nl.arange(128)[:, None], nl.arange(128)[None, :]] += nisa.nc_matmul(v7[i0, i2, i3, nl.arange(128)[:, None], i4, nl.arange(128)[None, :]], v5[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
+          v8[i0, i2, 8*i3 + i4, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nisa.nc_matmul(v7[i0, i2, i3, nl.arange(128)[:, None], i4, nl.arange(128)[None, :]], v5[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
           v9[i0, i2, 8*i3 + i4, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.copy(v8[i0, i2, 8*i3 + i4, nl.arange(128)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
           ''' end loop i4 '''
         ''' end loop i3 '''

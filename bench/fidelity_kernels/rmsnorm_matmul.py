@@ -45,7 +45,7 @@ def kernel(v1, v2):
     v11[i1, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nl.load(v1[i1, nl.arange(128)[:, None], nl.arange(1024)[None, :]], dtype=np.float32, mask=None)
     v12[i1, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nisa.tensor_scalar(data=v11[i1, nl.arange(128)[:, None], nl.arange(1024)[None, :]], op0=np.multiply, operand0=v10[i1, nl.arange(128)[:, None], 0], reverse0=False, dtype=np.float32, mask=None, engine=nki.isa.unknown_engine)
     for i2 in nl.affine_range(8):
-      v13[i1, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]] += nisa.nc_matmul(v12[i1, nl.arange(128)[:, None], 128*i2 + nl.arange(128)[None, :]], v5[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
+      v13[i1, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nisa.nc_matmul(v12[i1, nl.arange(128)[:, None], 128*i2 + nl.arange(128)[None, :]], v5[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
       v14[i1, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.copy(v13[i1, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
       ''' end loop i2 '''
     for i3 in nl.affine_range(4):

@@ -41,7 +41,7 @@ def kernel(v1, v2, v3, v4):
   for i1 in nl.affine_range(32):
     v14[0, i1, nl.arange(128)[:, None, None], nl.arange(8)[None, :, None], nl.arange(128)[None, None, :]] = nl.load(v1[i1 // 4, i1 % 4, nl.arange(128)[:, None, None], nl.arange(8)[None, :, None], nl.arange(128)[None, None, :]], dtype=np.float32, mask=None)
     for i2 in nl.affine_range(8):
-      v15[0, i1, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]] += nisa.nc_matmul(v14[0, i1, nl.arange(128)[:, None], i2, nl.arange(128)[None, :]], v8[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
+      v15[0, i1, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nisa.nc_matmul(v14[0, i1, nl.arange(128)[:, None], i2, nl.arange(128)[None, :]], v8[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
       v16[0, i1, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.copy(v15[0, i1, i2, nl.arange(128)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
       ''' end loop i2 '''
     for i3 in nl.affine_range(6):
@@ -57,7 +57,7 @@ def kernel(v1, v2, v3, v4):
   for i6 in nl.affine_range(32):
     v14[1, i6, nl.arange(128)[:, None, None], nl.arange(8)[None, :, None], nl.arange(128)[None, None, :]] = nl.load(v1[i6 // 4, i6 % 4, nl.arange(128)[:, None, None], nl.arange(8)[None, :, None], nl.arange(128)[None, None, :]], dtype=np.float32, mask=None)
     for i7 in nl.affine_range(8):
-      v15[1, i6, i7, nl.arange(128)[:, None], nl.arange(128)[None, :]] += nisa.nc_matmul(v14[1, i6, nl.arange(128)[:, None], i7, nl.arange(128)[None, :]], v8[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
+      v15[1, i6, i7, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nisa.nc_matmul(v14[1, i6, nl.arange(128)[:, None], i7, nl.arange(128)[None, :]], v8[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
       v16[1, i6, i7, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.copy(v15[1, i6, i7, nl.arange(128)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
       ''' end loop i7 '''
     for i8 in nl.affine_range(6):
@@ -79,7 +79,7 @@ def kernel(v1, v2, v3, v4):
   for i11 in nl.affine_range(32):
     v19[i11, nl.arange(128)[:, None], nl.arange(3072)[None, :]] = nl.load(v6[i11, nl.arange(128)[:, None], nl.arange(3072)[None, :]], dtype=np.float32, mask=None)
     for i12 in nl.affine_range(24):
-      v15[2, i11, i12, nl.arange(128)[:, None], nl.arange(128)[None, :]] += nisa.nc_matmul(v19[i11, nl.arange(128)[:, None], 128*i12 + nl.arange(128)[None, :]], v8[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
+      v15[2, i11, i12, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nisa.nc_matmul(v19[i11, nl.arange(128)[:, None], 128*i12 + nl.arange(128)[None, :]], v8[nl.arange(128)[:, None], nl.arange(128)[None, :]], is_stationary_onezero=False, is_moving_onezero=True, mask=None, is_transpose=True)
       v16[2, i11, i12, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.copy(v15[2, i11, i12, nl.arange(128)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
       ''' end loop i12 '''
     for i13 in nl.affine_range(2):

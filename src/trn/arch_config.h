@@ -38,10 +38,11 @@ struct ArchConfig {
   uint32_t gpsimd_start = 150;      // GPSIMD_START (ISA iota/affine_select)
   uint32_t min_ii_dynamic = 600;    // MIN_II_DYNAMIC (ISA tensor_copy_dynamic_*)
   uint32_t act_read_accumulator = 64;  // ActReadAccumulator (ARCH2)
-  // nisa.reciprocal on VectorE, cycles per element (calibrated, docs/simulator.md).
-  uint32_t vector_reciprocal_factor = 2;
-  // tensor_tensor with both inputs in SBUF (not all 16-bit), cycles per element: the ISA's 2N.
-  uint32_t tensor_tensor_sbuf_factor = 2;
+  // nisa.reciprocal on VectorE, cycles per element (calibrated, docs/simulator.md; ISA says 8).
+  double vector_reciprocal_factor = 3.0;
+  // tensor_tensor with both inputs in SBUF (not all 16-bit), cycles per element (calibrated,
+  // docs/simulator.md; the ISA table says 2).
+  double tensor_tensor_sbuf_factor = 1.5;
 
   // Result latency after an instruction's busy time, in engine cycles: a dependent instruction
   // sees it, the engine does not (it starts independent work). ScalarE: the measured 264-cycle II

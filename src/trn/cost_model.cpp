@@ -81,6 +81,9 @@ uint64_t floor_ii(uint64_t cycles, const ArchConfig& arch) {
   return std::max<uint64_t>(arch.min_ii, cycles);
 }
 
+// n elements at a calibrated (possibly fractional) cycles-per-element rate, rounded up.
+uint64_t scaled(double factor, uint64_t n) { return uint64_t(std::ceil(factor * double(n))); }
+
 // Vector/Scalar/GpSimd instructions (ISA "Estimated instruction cost" table).
 uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch) {
   const uint64_t n = free_size(inst);
@@ -96,7 +99,7 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
     case Opcode::TensorTensor:
       // One PSUM input or all-16-bit SBUF inputs stream at 1 element/cycle, otherwise 2.
       cycles = (has_psum_input(inst) || all_16bit(inst)) ? floor_ii(n, arch)
-                                                         : floor_ii(arch.tensor_tensor_sbuf_factor * n, arch);
+                                                         : floor_ii(scaled(arch.tensor_tensor_sbuf_factor, n), arch);
       break;
     case Opcode::TensorTensorScan:
       cycles = floor_ii(2 * n, arch);
@@ -109,7 +112,7 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
       break;
     case Opcode::Reciprocal:
       // The ISA page says 8N on VectorE; the calibration data says otherwise (docs/simulator.md).
-      cycles = inst.engine == Engine::Vector ? floor_ii(arch.vector_reciprocal_factor * n, arch)
+      cycles = inst.engine == Engine::Vector ? floor_ii(scaled(arch.vector_reciprocal_factor, n), arch)
                                              : floor_ii(n, arch);
       break;
     case Opcode::Memset:
@@ -151,7 +154,10 @@ double result_latency_ns(Engine engine, const ArchConfig& arch) {
   return 0;
 }
 
-bool engine_is_flexible(const InstructionInfo& inst) {
+namespace {
+
+// tensor_scalar / single-input tensor_copy that the user left to the compiler.
+bool movable(const InstructionInfo& inst) {
   if (inst.engine_chosen_by_user) return false;
   if (inst.engine != Engine::Vector && inst.engine != Engine::Scalar) return false;
   if (inst.opcode != Opcode::TensorScalar && inst.opcode != Opcode::TensorCopy) return false;
@@ -159,6 +165,15 @@ bool engine_is_flexible(const InstructionInfo& inst) {
   for (size_t idx = 1; idx < inst.inputs.size(); ++idx)
     if (inst.inputs[idx].free_elements > 1) return false;
   return true;
+}
+
+}  // namespace
+
+bool engine_is_flexible(const InstructionInfo& inst) { return movable(inst) && !has_psum_input(inst); }
+
+Engine placed_engine(const InstructionInfo& inst) {
+  if (movable(inst) && has_psum_input(inst)) return Engine::Scalar;
+  return inst.engine;
 }
 
 double engine_ghz(Engine engine, const ArchConfig& arch) {

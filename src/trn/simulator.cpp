@@ -1,6 +1,8 @@
 #include "trn/simulator.h"
 
+#include <algorithm>
 #include <deque>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -33,9 +35,23 @@ struct Simulator::Impl {
   std::unordered_map<TileKey, std::pair<uint64_t, uint32_t>> last_access;
   bool finished = false;
   Profile result;
+  // The PSUM tensor whose nl.zeros allocation was the last record, if any (see consume()).
+  std::optional<uint32_t> zeroed_psum;
 };
 
 namespace {
+
+// The fill that nl.zeros(..., buffer=nl.psum) emits right after the allocation. PSUM zeros are
+// the documented way to start a matmul accumulation group (ARCH2, MM: zeros + `+=` in an
+// affine_range): the compiler lowers them to the first matmul overwriting the bank, so no
+// memset runs on the device.
+bool is_psum_zero_fill(const Record& r, uint32_t tensor_id) {
+  const InstructionInfo& inst = r.inst;
+  if (inst.opcode != Opcode::Memset || !inst.inputs.empty() || inst.outputs.empty()) return false;
+  return std::all_of(inst.outputs.begin(), inst.outputs.end(), [&](const Operand& o) {
+    return o.buffer == BufferKind::Psum && o.tensor_id == tensor_id;
+  });
+}
 
 bool covers_tile(const Operand& op, const TileState& t) {
   return op.partitions >= t.partitions &&
@@ -72,7 +88,12 @@ void Simulator::Impl::link(PendingOp& op, size_t access_idx) {
 
 void Simulator::Impl::add_instruction(const Record& r) {
   check_operands(r);
-  const InstructionInfo& inst = r.inst;
+  // Copy the record (it carries operand vectors) only when the compiler's placement changes
+  // its engine.
+  InstructionInfo placed;
+  const bool moved = placed_engine(r.inst) != r.inst.engine;
+  if (moved) placed = r.inst, placed.engine = placed_engine(r.inst);
+  const InstructionInfo& inst = moved ? placed : r.inst;
   PendingOp op;
   op.pos = next_pos++;
   op.line = r.line;
@@ -134,10 +155,16 @@ void Simulator::consume(const Record& record) {
   switch (record.kind) {
     case RecordKind::Alloc:
       impl_->scheduler.declare(record.alloc);
+      impl_->zeroed_psum.reset();
+      if (record.alloc.zero_initialized && record.alloc.buffer == BufferKind::Psum)
+        impl_->zeroed_psum = record.alloc.tensor_id;
       break;
-    case RecordKind::Instruction:
-      impl_->add_instruction(record);
+    case RecordKind::Instruction: {
+      const bool skip = impl_->zeroed_psum && is_psum_zero_fill(record, *impl_->zeroed_psum);
+      impl_->zeroed_psum.reset();
+      if (!skip) impl_->add_instruction(record);
       break;
+    }
     case RecordKind::LoopBegin:
     case RecordKind::LoopIteration:
     case RecordKind::LoopEnd:

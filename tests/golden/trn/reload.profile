@@ -1,9 +1,9 @@
 {
  "arch": "trn1",
  "engine_busy_ms": {
-  "dma": 0.1927529411764706,
-  "dma_load": 0.07710117647058823,
-  "dma_store": 0.11565176470588234,
+  "dma": 0.14894545454545452,
+  "dma_load": 0.059578181818181815,
+  "dma_store": 0.08936727272727271,
   "dve": 0.03675
  },
  "gpsimd_engine_active_time_percent": 0.0,
@@ -12,7 +12,7 @@
  "hbm_write_bytes": 31457280,
  "hfu_estimated_percent": 0.0,
  "instructions": 6,
- "latency": 0.2150279411764706,
+ "latency": 0.17122045454545456,
  "mm_arithmetic_intensity": 0.0,
  "peak_flops_bandwidth_ratio": 223.78146341463415,
  "psum_read_bytes": 0,
@@ -23,5 +23,5 @@
  "spill_reload_bytes": 0,
  "spill_save_bytes": 0,
  "transpose_flops": 0,
- "vector_engine_active_time_percent": 0.1709080215293498
+ "vector_engine_active_time_percent": 0.21463557083504783
 }

@@ -75,7 +75,12 @@ TEST(TrnCost, ElementwiseFormulasWithFloorAndOverhead) {
   act.has_reduce = true;
   EXPECT_EQ(trn::instruction_cycles(act, trn1()), 1024 + 64 + overhead);
   auto tt_sbuf = inst(trn::Opcode::TensorTensor, trn::Engine::Vector, {tile(512), tile(512)}, {tile(512)});
-  EXPECT_EQ(trn::instruction_cycles(tt_sbuf, trn1()), 2 * 512 + overhead);
+  // Two SBUF inputs stream slower than one (calibrated rate, docs/simulator.md): 1.5 cycles/element.
+  EXPECT_EQ(trn::instruction_cycles(tt_sbuf, trn1()), 768 + overhead);
+  auto recip = inst(trn::Opcode::Reciprocal, trn::Engine::Vector, {tile(512)}, {tile(512)});
+  EXPECT_EQ(trn::instruction_cycles(recip, trn1()), 3 * 512 + overhead);
+  auto tt_odd = inst(trn::Opcode::TensorTensor, trn::Engine::Vector, {tile(101), tile(101)}, {tile(101)});
+  EXPECT_EQ(trn::instruction_cycles(tt_odd, trn1()), 152 + overhead);  // fractional rate rounds up
   auto tt_psum = inst(trn::Opcode::TensorTensor, trn::Engine::Vector,
                       {tile(512, 4, trn::BufferKind::Psum), tile(512)}, {tile(512)});
   EXPECT_EQ(trn::instruction_cycles(tt_psum, trn1()), 512 + overhead);
@@ -100,15 +105,31 @@ TEST(TrnCost, EngineChoiceOnlyForMovableInstructions) {
 TEST(TrnCost, DmaTimeFromBytesEnginesAndRowLength) {
   trn::DmaShape full{524288, 128, 4096, false};
   trn::DmaTiming t = trn::dma_timing(full, trn1());
-  EXPECT_NEAR(t.duration_ns, 524288 / (272 * 0.97), 1e-6);
+  const double engine = trn1().dma_engine_bytes_per_ns;
+  EXPECT_NEAR(t.duration_ns, 524288 / (16 * engine * 0.97), 1e-6);
   EXPECT_DOUBLE_EQ(t.fabric_ns, t.duration_ns);
   EXPECT_DOUBLE_EQ(t.setup_ns, 1300);
   // Eight partitions are one engine's share: 1/16 of the bandwidth, 1/16 of the fabric.
   trn::DmaShape narrow{32768, 8, 4096, false};
   trn::DmaTiming n = trn::dma_timing(narrow, trn1());
-  EXPECT_NEAR(n.duration_ns, 32768 / (17 * 0.97), 1e-6);
+  EXPECT_NEAR(n.duration_ns, 32768 / (engine * 0.97), 1e-6);
   EXPECT_NEAR(n.fabric_ns, n.duration_ns / 16, 1e-6);
   // Short rows are descriptor-bound.
   trn::DmaShape short_rows{524288, 128, 256, false};
   EXPECT_GT(trn::dma_timing(short_rows, trn1()).duration_ns, 9 * t.duration_ns);
+}
+
+TEST(TrnCost, PsumEvacuationsThatTheCompilerPlacesGoToScalar) {
+  auto evac = inst(trn::Opcode::TensorCopy, trn::Engine::Vector, {tile(512, 4, trn::BufferKind::Psum)}, {tile(512)});
+  EXPECT_EQ(trn::placed_engine(evac), trn::Engine::Scalar);
+  EXPECT_FALSE(trn::engine_is_flexible(evac));
+  evac.engine_chosen_by_user = true;  // the user's engine stands
+  EXPECT_EQ(trn::placed_engine(evac), trn::Engine::Vector);
+  auto sbuf_copy = inst(trn::Opcode::TensorCopy, trn::Engine::Vector, {tile(512)}, {tile(512)});
+  EXPECT_EQ(trn::placed_engine(sbuf_copy), trn::Engine::Vector);
+  EXPECT_TRUE(trn::engine_is_flexible(sbuf_copy));
+  // Two-input VectorE work on PSUM is not movable at all.
+  auto add = inst(trn::Opcode::TensorTensor, trn::Engine::Vector, {tile(512, 4, trn::BufferKind::Psum), tile(512)},
+                  {tile(512)});
+  EXPECT_EQ(trn::placed_engine(add), trn::Engine::Vector);
 }

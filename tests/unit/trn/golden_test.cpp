@@ -21,6 +21,9 @@ namespace {
 
 const fs::path kGoldenDir = fs::path(ACCELOPT_SOURCE_DIR) / "tests/golden/trn";
 
+// Aggregate DMA rate of 16 trn1 engines, B/ns (calibrated constant, docs/simulator.md).
+double trn1_dma_rate() { return 16 * trn::arch_config("trn1").dma_engine_bytes_per_ns; }
+
 trn::Profile run_trace(const fs::path& path) {
   std::ifstream in(path);
   trn::TextTrace trace = trn::parse_trace_text(in, path.filename().string());
@@ -74,7 +77,7 @@ TEST(TrnGolden, OneMatmulLatencyIsTheIsaFormula) {
 
 TEST(TrnGolden, PipelineOverlapsLoadComputeStore) {
   trn::Profile p = run_trace(kGoldenDir / "pipeline.trace");
-  const double d = 524288.0 / (16 * 17.0 * 0.97), setup = 1300;
+  const double d = 524288.0 / (trn1_dma_rate() * 0.97), setup = 1300;
   const double act = 1124 / 1.4 + 100 / 1.4;
   double load0 = setup + d, load1 = load0 + d;
   double act0 = load0 + act, act1 = load1 + act;
@@ -94,7 +97,7 @@ TEST(TrnGolden, SpillSavesAndReloadsTheEvictedTile) {
   EXPECT_EQ(p.spill_reload_bytes, tile);
   EXPECT_EQ(p.hbm_write_bytes, 3 * tile + tile);
   EXPECT_EQ(p.hbm_read_bytes, tile);
-  const double m = 20580 / 1.12, s = double(tile) / 272.0;
+  const double m = 20580 / 1.12, s = double(tile) / trn1_dma_rate();
   EXPECT_NEAR(p.latency * 1e6, 2 * m + 3 * 1300 + 5 * s, 1e-6);
 }
 

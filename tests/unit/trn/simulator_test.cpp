@@ -258,3 +258,44 @@ TEST(TrnSimulator, PrivateHbmRoundTripCountsAsSpill) {
   // Written but never read back: an output the trace did not flag, not spill.
   EXPECT_EQ(write_only.spill_save_bytes, 0u);
 }
+
+namespace {
+
+// small_matmul with every PSUM accumulator created by nl.zeros: the allocation is flagged
+// zero-initialized and followed by the fill the NKI library emits.
+std::vector<trn::Record> with_zero_fills(std::vector<trn::Record> records, trn::BufferKind buffer) {
+  std::vector<trn::Record> out;
+  for (trn::Record r : records) {
+    bool zeroed = r.kind == trn::RecordKind::Alloc && r.alloc.buffer == buffer && r.alloc.name == "acc";
+    if (zeroed) r.alloc.zero_initialized = true, r.alloc.buffer = buffer;
+    out.push_back(r);
+    if (!zeroed) continue;
+    trn::Record fill;
+    fill.inst.opcode = Opcode::Memset;
+    fill.inst.engine = Engine::Vector;
+    trn::Operand o;
+    o.buffer = buffer;
+    o.tensor_id = r.alloc.tensor_id;
+    o.partitions = 128;
+    o.free_elements = 512;
+    fill.inst.outputs.push_back(o);
+    out.push_back(fill);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(TrnSimulator, PsumZerosStartAnAccumulationWithoutAMemset) {
+  auto plain = build([](trn::TraceBuilder& b) { small_matmul(b, 4); });
+  trn::Profile base = trn::simulate(plain, trn1());
+  trn::Profile zeroed = trn::simulate(with_zero_fills(plain, trn::BufferKind::Psum), trn1());
+  EXPECT_EQ(zeroed.instructions, base.instructions);
+  EXPECT_DOUBLE_EQ(zeroed.latency, base.latency);
+  EXPECT_EQ(zeroed.engine_busy_ms["dve"], base.engine_busy_ms["dve"]);
+  // A memset that is not the creation fill of a PSUM tensor still runs.
+  auto late = with_zero_fills(plain, trn::BufferKind::Psum);
+  for (size_t idx = 0; idx + 1 < late.size(); ++idx)
+    if (late[idx + 1].inst.opcode == Opcode::Memset) std::swap(late[idx], late[idx + 1]);
+  EXPECT_EQ(trn::simulate(late, trn1()).instructions, base.instructions + 2);
+}

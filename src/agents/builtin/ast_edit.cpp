@@ -1,0 +1,381 @@
+#include "agents/builtin/ast_edit.h"
+
+#include <fmt/core.h>
+
+#include "nki/ast_printer.h"
+#include "nki/diagnostics.h"
+#include "nki/parser.h"
+
+namespace agents::builtin {
+
+using namespace nki;
+
+std::shared_ptr<ModuleAst> parse_source(const std::string& source) {
+  auto file = std::make_shared<SourceFile>();
+  file->path = "kernel.py";
+  file->text = source;
+  try {
+    return parse_module(file);
+  } catch (const std::exception& e) {
+    throw RewriteError(fmt::format("the kernel does not parse: {}", e.what()));
+  }
+}
+
+namespace {
+
+AssignStmt* single_assign(ModuleAst& m) {
+  if (m.body.size() != 1 || m.body[0]->kind != StmtKind::Assign) throw RewriteError("fragment is not one assignment");
+  return static_cast<AssignStmt*>(m.body[0].get());
+}
+
+}  // namespace
+
+ExprPtr parse_expr(const std::string& expr_text) {
+  auto m = parse_source("__value = " + expr_text + "\n");
+  return std::move(single_assign(*m)->value);
+}
+
+StmtPtr parse_stmt(const std::string& stmt_text) {
+  auto m = parse_source(stmt_text + "\n");
+  if (m->body.size() != 1) throw RewriteError("fragment is not one statement");
+  return std::move(m->body[0]);
+}
+
+ExprPtr clone(const Expr& e) { return parse_expr(print_expr(e)); }
+
+std::string text(const Expr& e) { return print_expr(e); }
+
+FunctionCode* find_kernel(ModuleAst& module) {
+  FunctionCode* by_name = nullptr;
+  for (auto& s : module.body) {
+    if (s->kind != StmtKind::FunctionDef) continue;
+    auto& def = static_cast<FunctionDefStmt&>(*s);
+    for (auto& d : def.decorators)
+      if (print_expr(*d).find("jit") != std::string::npos) return def.code.get();
+    if (def.code->name == "kernel" || def.code->name == "optimized_kernel") by_name = def.code.get();
+  }
+  return by_name;
+}
+
+std::string call_name(const Expr& e) {
+  if (e.kind != ExprKind::Call) return "";
+  const auto& func = *static_cast<const CallExpr&>(e).func;
+  if (func.kind != ExprKind::Attribute) return "";
+  const auto& attr = static_cast<const AttributeExpr&>(func);
+  if (attr.value->kind != ExprKind::Name) return "";
+  return static_cast<const NameExpr&>(*attr.value).id + "." + attr.attr;
+}
+
+CallExpr* as_call(Expr* e, const std::string& name) {
+  if (!e || call_name(*e) != name) return nullptr;
+  return static_cast<CallExpr*>(e);
+}
+
+ExprPtr* argument(CallExpr& call, const std::string& name, int pos) {
+  for (auto& k : call.keywords)
+    if (k.name == name) return &k.value;
+  if (pos >= 0 && static_cast<size_t>(pos) < call.args.size() && call.args[pos]->kind != ExprKind::Starred)
+    return &call.args[pos];
+  return nullptr;
+}
+
+void set_keyword(CallExpr& call, const std::string& name, ExprPtr value) {
+  for (auto& k : call.keywords)
+    if (k.name == name) {
+      k.value = std::move(value);
+      return;
+    }
+  Keyword k;
+  k.name = name;
+  k.value = std::move(value);
+  call.keywords.push_back(std::move(k));
+}
+
+bool remove_keyword(CallExpr& call, const std::string& name) {
+  for (auto it = call.keywords.begin(); it != call.keywords.end(); ++it)
+    if (it->name == name) {
+      call.keywords.erase(it);
+      return true;
+    }
+  return false;
+}
+
+bool constant_value(const Expr& e, double& out) {
+  if (e.kind == ExprKind::Constant) {
+    const auto& v = static_cast<const ConstantExpr&>(e).value;
+    if (!v.is_number()) return false;
+    out = v.as_float();
+    return true;
+  }
+  if (e.kind == ExprKind::UnaryOp) {
+    const auto& u = static_cast<const UnaryOpExpr&>(e);
+    if (u.op != UnOp::Neg || !constant_value(*u.operand, out)) return false;
+    out = -out;
+    return true;
+  }
+  return false;
+}
+
+bool is_name(const Expr& e, const std::string& id) {
+  return e.kind == ExprKind::Name && static_cast<const NameExpr&>(e).id == id;
+}
+
+std::string assigned_name(const Stmt& s) {
+  if (s.kind != StmtKind::Assign) return "";
+  const auto& a = static_cast<const AssignStmt&>(s);
+  if (a.targets.size() != 1 || a.targets[0]->kind != ExprKind::Name) return "";
+  return static_cast<const NameExpr&>(*a.targets[0]).id;
+}
+
+Expr* assigned_value(Stmt& s) {
+  if (s.kind != StmtKind::Assign) return nullptr;
+  return static_cast<AssignStmt&>(s).value.get();
+}
+
+void for_each_child(Expr& e, const std::function<void(ExprPtr&)>& fn) {
+  auto opt = [&](ExprPtr& p) {
+    if (p) fn(p);
+  };
+  switch (e.kind) {
+    case ExprKind::Name: case ExprKind::Constant: return;
+    case ExprKind::FString:
+      for (auto& part : static_cast<FStringExpr&>(e).parts) opt(part.expr);
+      return;
+    case ExprKind::BinOp: {
+      auto& b = static_cast<BinOpExpr&>(e);
+      fn(b.left), fn(b.right);
+      return;
+    }
+    case ExprKind::UnaryOp: fn(static_cast<UnaryOpExpr&>(e).operand); return;
+    case ExprKind::BoolOp:
+      for (auto& v : static_cast<BoolOpExpr&>(e).values) fn(v);
+      return;
+    case ExprKind::Compare: {
+      auto& c = static_cast<CompareExpr&>(e);
+      fn(c.left);
+      for (auto& v : c.comparators) fn(v);
+      return;
+    }
+    case ExprKind::Call: {
+      auto& c = static_cast<CallExpr&>(e);
+      fn(c.func);
+      for (auto& a : c.args) fn(a);
+      for (auto& k : c.keywords) fn(k.value);
+      return;
+    }
+    case ExprKind::Attribute: fn(static_cast<AttributeExpr&>(e).value); return;
+    case ExprKind::Subscript: {
+      auto& s = static_cast<SubscriptExpr&>(e);
+      fn(s.value), fn(s.index);
+      return;
+    }
+    case ExprKind::Slice: {
+      auto& s = static_cast<SliceExpr&>(e);
+      opt(s.lower), opt(s.upper), opt(s.step);
+      return;
+    }
+    case ExprKind::Tuple: case ExprKind::List: case ExprKind::Set:
+      for (auto& v : static_cast<SequenceExpr&>(e).elts) fn(v);
+      return;
+    case ExprKind::Dict: {
+      auto& d = static_cast<DictExpr&>(e);
+      for (auto& k : d.keys) opt(k);
+      for (auto& v : d.values) fn(v);
+      return;
+    }
+    case ExprKind::ListComp: case ExprKind::SetComp: case ExprKind::DictComp: case ExprKind::GeneratorExp: {
+      auto& c = static_cast<ComprehensionExpr&>(e);
+      opt(c.elt), opt(c.value);
+      for (auto& g : c.generators) {
+        fn(g.target), fn(g.iter);
+        for (auto& i : g.ifs) fn(i);
+      }
+      return;
+    }
+    case ExprKind::IfExp: {
+      auto& i = static_cast<IfExpExpr&>(e);
+      fn(i.test), fn(i.body), fn(i.orelse);
+      return;
+    }
+    case ExprKind::Lambda: opt(static_cast<LambdaExpr&>(e).code->lambda_body); return;
+    case ExprKind::Starred: fn(static_cast<StarredExpr&>(e).value); return;
+  }
+}
+
+namespace {
+
+void walk_expr(ExprPtr& p, const std::function<void(ExprPtr&)>& fn) {
+  fn(p);
+  if (p) for_each_child(*p, [&](ExprPtr& c) { walk_expr(c, fn); });
+}
+
+}  // namespace
+
+void walk(Expr& e, const std::function<void(Expr&)>& fn) {
+  fn(e);
+  for_each_child(e, [&](ExprPtr& c) {
+    if (c) walk(*c, fn);
+  });
+}
+
+void for_each_expr(Stmt& s, const std::function<void(ExprPtr&)>& fn) {
+  auto visit = [&](ExprPtr& p) {
+    if (p) walk_expr(p, fn);
+  };
+  switch (s.kind) {
+    case StmtKind::Expr: visit(static_cast<ExprStmt&>(s).value); return;
+    case StmtKind::Assign: {
+      auto& a = static_cast<AssignStmt&>(s);
+      for (auto& t : a.targets) visit(t);
+      visit(a.value);
+      return;
+    }
+    case StmtKind::AugAssign: {
+      auto& a = static_cast<AugAssignStmt&>(s);
+      visit(a.target), visit(a.value);
+      return;
+    }
+    case StmtKind::Return: visit(static_cast<ReturnStmt&>(s).value); return;
+    case StmtKind::If: {
+      auto& i = static_cast<IfStmt&>(s);
+      visit(i.test);
+      for_each_expr(i.body, fn);
+      for_each_expr(i.orelse, fn);
+      return;
+    }
+    case StmtKind::For: {
+      auto& f = static_cast<ForStmt&>(s);
+      visit(f.target), visit(f.iter);
+      for_each_expr(f.body, fn);
+      return;
+    }
+    case StmtKind::While: {
+      auto& w = static_cast<WhileStmt&>(s);
+      visit(w.test);
+      for_each_expr(w.body, fn);
+      return;
+    }
+    case StmtKind::Assert: {
+      auto& a = static_cast<AssertStmt&>(s);
+      visit(a.test), visit(a.msg);
+      return;
+    }
+    default: return;  // imports, nested defs, pass/break/continue: nothing a rewrite touches
+  }
+}
+
+void for_each_expr(Block& b, const std::function<void(ExprPtr&)>& fn) {
+  for (auto& s : b) for_each_expr(*s, fn);
+}
+
+Block* child_block(Stmt& s) {
+  switch (s.kind) {
+    case StmtKind::For: return &static_cast<ForStmt&>(s).body;
+    case StmtKind::While: return &static_cast<WhileStmt&>(s).body;
+    case StmtKind::If: return &static_cast<IfStmt&>(s).body;
+    default: return nullptr;
+  }
+}
+
+void for_each_block(Block& b, const std::function<void(Block&)>& fn) {
+  fn(b);
+  for (auto& s : b) {
+    if (Block* child = child_block(*s)) for_each_block(*child, fn);
+    if (s->kind == StmtKind::If) for_each_block(static_cast<IfStmt&>(*s).orelse, fn);
+  }
+}
+
+std::set<std::string> names_in(Expr& e) {
+  std::set<std::string> out;
+  if (e.kind == ExprKind::Name) out.insert(static_cast<NameExpr&>(e).id);
+  for_each_child(e, [&](ExprPtr& c) {
+    walk_expr(c, [&](ExprPtr& p) {
+      if (p && p->kind == ExprKind::Name) out.insert(static_cast<NameExpr&>(*p).id);
+    });
+  });
+  return out;
+}
+
+std::set<std::string> names_in(Stmt& s) {
+  std::set<std::string> out;
+  for_each_expr(s, [&](ExprPtr& p) {
+    if (p && p->kind == ExprKind::Name) out.insert(static_cast<NameExpr&>(*p).id);
+  });
+  return out;
+}
+
+int count_uses(Stmt& s, const std::string& id) {
+  int n = 0;
+  for_each_expr(s, [&](ExprPtr& p) {
+    if (p && is_name(*p, id)) ++n;
+  });
+  return n;
+}
+
+int count_uses(Block& b, const std::string& id) {
+  int n = 0;
+  for (auto& s : b) n += count_uses(*s, id);
+  return n;
+}
+
+namespace {
+
+void add_target_names(Expr& t, std::set<std::string>& out) {
+  if (t.kind == ExprKind::Name) out.insert(static_cast<NameExpr&>(t).id);
+  if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List)
+    for (auto& e : static_cast<SequenceExpr&>(t).elts) add_target_names(*e, out);
+}
+
+}  // namespace
+
+std::set<std::string> bound_names(Block& b) {
+  std::set<std::string> out;
+  for_each_block(b, [&](Block& block) {
+    for (auto& s : block) {
+      if (s->kind == StmtKind::Assign)
+        for (auto& t : static_cast<AssignStmt&>(*s).targets) add_target_names(*t, out);
+      if (s->kind == StmtKind::AugAssign) add_target_names(*static_cast<AugAssignStmt&>(*s).target, out);
+      if (s->kind == StmtKind::For) add_target_names(*static_cast<ForStmt&>(*s).target, out);
+    }
+  });
+  return out;
+}
+
+std::set<std::string> subscript_stored(Block& b) {
+  std::set<std::string> out;
+  auto base = [&](Expr& t) {
+    Expr* e = &t;
+    while (e->kind == ExprKind::Subscript) e = static_cast<SubscriptExpr*>(e)->value.get();
+    if (e != &t && e->kind == ExprKind::Name) out.insert(static_cast<NameExpr*>(e)->id);
+  };
+  for_each_block(b, [&](Block& block) {
+    for (auto& s : block) {
+      if (s->kind == StmtKind::Assign)
+        for (auto& t : static_cast<AssignStmt&>(*s).targets) base(*t);
+      if (s->kind == StmtKind::AugAssign) base(*static_cast<AugAssignStmt&>(*s).target);
+      // nl.store(dst[...], value=...) writes dst too.
+      if (s->kind == StmtKind::Expr) {
+        auto* call = as_call(static_cast<ExprStmt&>(*s).value.get(), "nl.store");
+        if (call && !call->args.empty()) base(*call->args[0]);
+        if (call && !call->args.empty() && call->args[0]->kind == ExprKind::Name)
+          out.insert(static_cast<NameExpr&>(*call->args[0]).id);
+      }
+    }
+  });
+  return out;
+}
+
+void rename(Stmt& s, const std::string& from, const std::string& to) {
+  for_each_expr(s, [&](ExprPtr& p) {
+    if (p && is_name(*p, from)) static_cast<NameExpr&>(*p).id = to;
+  });
+}
+
+void substitute(Stmt& s, const std::string& id, const Expr& with) {
+  std::string replacement = print_expr(with);
+  for_each_expr(s, [&](ExprPtr& p) {
+    if (p && is_name(*p, id)) p = parse_expr(replacement);
+  });
+}
+
+}  // namespace agents::builtin

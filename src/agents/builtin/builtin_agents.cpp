@@ -1,0 +1,57 @@
+#include "agents/builtin/builtin_agents.h"
+
+#include <fmt/core.h>
+
+#include "agents/builtin/ast_edit.h"
+#include "agents/builtin/experience.h"
+#include "agents/builtin/plan_text.h"
+#include "agents/builtin/planner.h"
+
+namespace agents::builtin {
+
+namespace {
+
+class BuiltinExecutor : public Executor {
+ public:
+  // One draft whatever `k` is: the rewrite is deterministic, so copies would only spend evaluations.
+  std::vector<KernelDraft> write(const AgentContext&, const Candidate& candidate, const Plan& plan, const Memory&,
+                                 int k) override {
+    KernelDraft draft;
+    if (k <= 0) return {};
+    auto parsed = parse_plan(plan.text);
+    if (!parsed) {
+      draft.error = "not a built-in plan (no Transformation:/Parameters: lines)";
+      return {draft};
+    }
+    try {
+      draft.code = apply_site(candidate.kernel_text, parsed->site);
+      draft.ok = true;
+      draft.raw = plan.title;
+    } catch (const RewriteError& e) {
+      draft.error = e.what();
+    }
+    return {draft};
+  }
+};
+
+class BuiltinSummarizer : public Summarizer {
+ public:
+  std::optional<ExperienceItem> summarize(const AgentContext&, const RewritePair& pair) override {
+    return summarize_pair(pair);
+  }
+};
+
+AgentSet make_set(uint64_t seed, bool use_memory) {
+  AgentSet set;
+  set.planner = std::make_shared<BuiltinPlanner>(seed, use_memory);
+  set.executor = std::make_shared<BuiltinExecutor>();
+  set.summarizer = std::make_shared<BuiltinSummarizer>();
+  return set;
+}
+
+}  // namespace
+
+AgentSet make_builtin_agents(uint64_t seed) { return make_set(seed, true); }
+AgentSet make_builtin_agents_without_memory(uint64_t seed) { return make_set(seed, false); }
+
+}  // namespace agents::builtin

@@ -1,0 +1,123 @@
+#include "agents/builtin/experience.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "agents/builtin/plan_text.h"
+#include "agents/builtin/transform.h"
+
+namespace agents::builtin {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// Keywords an LLM plan uses for each transformation (first match wins, most specific first).
+const std::vector<std::pair<const char*, const char*>> kKeywords = {
+    {"silu", "fuse_silu"},          {"sigmoid", "fuse_silu"},           {"scale", "fold_into_activation"},
+    {"tensor_scalar", "fold_tensor_scalar"}, {"reciprocal", "algebraic_simplify"}, {"divi", "algebraic_simplify"},
+    {"psum", "drop_psum_copy"},     {"transpose", "transpose_choice"},  {"hoist", "hoist_invariant"},
+    {"invariant", "hoist_invariant"}, {"recompute", "sink_recompute"}, {"interchange", "interchange"},
+    {"reorder", "interchange"},     {"split", "split_loop"},            {"fuse", "fuse_loops"},
+    {"fusion", "fuse_loops"},       {"tile size", "free_size"},         {"free size", "free_size"},
+    {"block size", "free_size"},    {"larger tile", "free_size"},       {"engine", "engine_move"},
+};
+
+std::string field(const std::string& text, const std::string& key) {
+  auto at = text.find(key + "=");
+  if (at == std::string::npos) return "";
+  auto start = at + key.size() + 1, end = text.find_first_of(" ;\n", start);
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
+
+}  // namespace
+
+std::optional<ExperienceView> read_experience(const ExperienceItem& item) {
+  ExperienceView view;
+  double s = item.speedup > 0 ? item.speedup : 1;
+  view.speedup = item.positive ? s : 1 / s;
+  if (item.lesson.rfind("builtin:", 0) == 0) {
+    view.transform = field(item.lesson, "transform");
+    view.symptoms = parse_symptoms(field(item.lesson, "symptoms"));
+    if (find_transform(view.transform)) return view;
+  }
+  std::string words = lower(item.plan + " " + item.lesson);
+  for (const auto& [keyword, transform] : kKeywords)
+    if (words.find(keyword) != std::string::npos) {
+      view.transform = transform;
+      return view;
+    }
+  return std::nullopt;
+}
+
+std::map<std::string, double> memory_weights(const Memory& memory, const Symptoms& now) {
+  std::map<std::string, double> score;
+  for (const auto& item : memory.items()) {
+    auto view = read_experience(item);
+    if (!view) continue;
+    double sim = view->symptoms ? similarity(*view->symptoms, now) : 0.5;
+    score[view->transform] += sim * std::log(std::clamp(view->speedup, 0.1, 10.0));
+  }
+  std::map<std::string, double> weights;
+  for (const auto& [name, s] : score) weights[name] = std::exp(std::clamp(3 * s, -2.0, 2.0));
+  return weights;
+}
+
+std::string line_diff(const std::string& before, const std::string& after, size_t max_lines) {
+  auto a = lines_of(before), b = lines_of(after);
+  size_t head = 0;
+  while (head < a.size() && head < b.size() && a[head] == b[head]) ++head;
+  size_t tail = 0;
+  while (tail < a.size() - head && tail < b.size() - head && a[a.size() - 1 - tail] == b[b.size() - 1 - tail]) ++tail;
+  std::string out;
+  size_t n = 0;
+  for (size_t i = head; i < a.size() - tail && n < max_lines; ++i, ++n) out += "- " + a[i] + "\n";
+  for (size_t i = head; i < b.size() - tail && n < max_lines; ++i, ++n) out += "+ " + b[i] + "\n";
+  return out;
+}
+
+std::optional<ExperienceItem> summarize_pair(const RewritePair& pair) {
+  auto plan = parse_plan(pair.plan.text);
+  if (!plan) return std::nullopt;
+  const Transform* t = find_transform(plan->site.transform);
+  ExperienceItem item;
+  item.task = pair.task;
+  item.round = pair.round;
+  item.positive = pair.positive;
+  item.speedup = pair.speedup();
+  item.plan = pair.plan.title;
+  // The rewrite goes candidate -> rewrite: slow -> fast when positive, fast -> slow otherwise.
+  const std::string& from = pair.positive ? pair.slow_code : pair.fast_code;
+  const std::string& to = pair.positive ? pair.fast_code : pair.slow_code;
+  item.key_change = line_diff(from, to);
+  std::string params;
+  for (const auto& [k, v] : plan->site.params)
+    if (k != "line") params += fmt::format("{}{}={}", params.empty() ? "" : ",", k, v);
+  item.lesson = fmt::format(
+      "builtin: transform={} params={} symptoms={} -> {} {:.2f}x. {} ({}). {}", plan->site.transform,
+      params.empty() ? "-" : params, to_string(plan->symptoms), pair.positive ? "speedup" : "slowdown",
+      pair.speedup(), plan->site.summary,
+      t ? t->description() : "unknown transformation",
+      pair.positive ? "Worth trying on kernels with these symptoms." : "Avoid it on kernels with these symptoms.");
+  item.slow_code = pair.slow_code;
+  item.fast_code = pair.fast_code;
+  return item;
+}
+
+}  // namespace agents::builtin

@@ -1,0 +1,60 @@
+#include "agents/builtin/plan_text.h"
+
+#include <sstream>
+
+#include <fmt/core.h>
+
+namespace agents::builtin {
+
+namespace {
+
+std::string params_line(const Site& site) {
+  std::string out;
+  for (const auto& [k, v] : site.params) out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, v);
+  return out;
+}
+
+std::string after(const std::string& line, const std::string& prefix) {
+  return line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : std::string();
+}
+
+}  // namespace
+
+Plan make_plan(const Site& site, const Symptoms& symptoms, const std::string& rationale) {
+  Plan plan;
+  plan.title = fmt::format("[builtin] {}: {}", site.transform, site.summary);
+  plan.text = fmt::format(
+      "Transformation: {}\nParameters: {}\nSymptoms: {}\n\nChange: {}.\nWhy: {}\n", site.transform, params_line(site),
+      to_string(symptoms), site.summary, rationale);
+  return plan;
+}
+
+std::optional<ParsedPlan> parse_plan(const std::string& text) {
+  ParsedPlan parsed;
+  bool have_transform = false, have_params = false;
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (auto t = after(line, "Transformation: "); !t.empty()) parsed.site.transform = t, have_transform = true;
+    if (line.rfind("Parameters:", 0) == 0) {
+      have_params = true;
+      std::stringstream words(line.substr(11));
+      std::string word;
+      while (words >> word) {
+        auto eq = word.find('=');
+        if (eq == std::string::npos || eq == 0) return std::nullopt;
+        parsed.site.params[word.substr(0, eq)] = word.substr(eq + 1);
+      }
+    }
+    if (auto s = after(line, "Symptoms: "); !s.empty()) parsed.symptoms = parse_symptoms(s);
+    if (auto c = after(line, "Change: "); !c.empty()) {
+      parsed.site.summary = c;
+      if (!parsed.site.summary.empty() && parsed.site.summary.back() == '.') parsed.site.summary.pop_back();
+    }
+  }
+  if (!have_transform || !have_params || !parsed.site.params.count("line")) return std::nullopt;
+  return parsed;
+}
+
+}  // namespace agents::builtin

@@ -1,0 +1,119 @@
+#include "agents/builtin/planner.h"
+
+#include <algorithm>
+#include <random>
+
+#include <fmt/core.h>
+
+#include "agents/builtin/experience.h"
+#include "agents/builtin/plan_text.h"
+
+namespace agents::builtin {
+
+namespace {
+
+uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// How much each symptom makes a transformation worth trying (multipliers on a base weight).
+struct Affinity {
+  double base;
+  std::map<std::string, double> boost;
+};
+
+const std::map<std::string, Affinity>& affinities() {
+  static const std::map<std::string, Affinity> table = {
+      {"fuse_silu", {4.0, {{"act_busy", 2}, {"dve_busy", 2}, {"many_instructions", 1.5}}}},
+      {"fold_tensor_scalar", {2.0, {{"dve_busy", 1.5}, {"act_busy", 1.5}, {"many_instructions", 1.5}}}},
+      {"fold_into_activation", {2.0, {{"act_busy", 1.5}, {"dve_busy", 1.5}}}},
+      {"algebraic_simplify", {2.0, {{"dve_busy", 1.5}}}},
+      {"fuse_activation_reduce", {2.0, {{"dve_busy", 2}, {"many_instructions", 1.3}}}},
+      {"free_size", {2.0, {{"many_instructions", 2}, {"dma_bound", 1.5}}}},
+      {"hoist_invariant", {1.5, {{"dma_bound", 2}, {"pe_idle", 1.3}}}},
+      {"sink_recompute", {0.6, {{"spill", 4}}}},
+      {"interchange", {0.6, {{"dma_bound", 1.3}, {"spill", 1.3}}}},
+      {"fuse_loops", {0.8, {{"spill", 2}, {"dma_bound", 1.3}}}},
+      {"split_loop", {0.3, {{"spill", 1.5}}}},
+      {"engine_move", {0.8, {{"engine_imbalance", 2.5}, {"dve_busy", 1.3}, {"act_busy", 1.3}}}},
+      {"drop_psum_copy", {1.5, {{"dve_busy", 1.5}, {"act_busy", 1.3}}}},
+      {"transpose_choice", {0.6, {{"pe_busy", 1.5}, {"dma_bound", 0.7}}}},
+  };
+  return table;
+}
+
+std::string rationale(const Site& site, const Symptoms& symptoms, const trn::Profile* profile) {
+  const Transform* t = find_transform(site.transform);
+  std::string why = t ? t->description() : site.transform;
+  if (!profile) return why + ".";
+  return fmt::format(
+      "{}. Profile: latency {:.4f} ms; busy PE {:.0f}%, ACT {:.0f}%, DVE {:.0f}%, POOL {:.0f}%, DMA {:.0f}%; "
+      "spill {} B; {} instructions; symptoms {}.",
+      why, profile->latency, 100 * busy_fraction(*profile, "pe"), 100 * busy_fraction(*profile, "act"),
+      100 * busy_fraction(*profile, "dve"), 100 * busy_fraction(*profile, "pool"), 100 * busy_fraction(*profile, "dma"),
+      profile->spill_save_bytes + profile->spill_reload_bytes, profile->instructions, to_string(symptoms));
+}
+
+}  // namespace
+
+double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profile* profile) {
+  auto it = affinities().find(site.transform);
+  double w = it == affinities().end() ? 0.5 : it->second.base;
+  if (it != affinities().end())
+    for (const auto& s : symptoms)
+      if (auto b = it->second.boost.find(s); b != it->second.boost.end()) w *= b->second;
+  if (site.transform == "free_size" && site.params.count("value") && site.params.count("from")) {
+    // Larger tiles cut fixed costs; smaller ones only pay off against spills.
+    bool grows = std::stoll(site.params.at("value")) > std::stoll(site.params.at("from"));
+    w *= grows ? (symptoms.count("spill") ? 0.7 : 1.5) : (symptoms.count("spill") ? 2.0 : 0.4);
+  }
+  if (site.transform == "engine_move" && profile && site.params.count("engine")) {
+    std::string e = site.params.at("engine");
+    std::string engine = e == "vector" ? "dve" : e == "scalar" ? "act" : "pool";
+    w *= 1.2 - busy_fraction(*profile, engine);  // prefer the idlest engine
+  }
+  return std::max(w, 1e-3);
+}
+
+std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
+                                          int n) {
+  std::vector<Site> sites = find_sites(candidate.kernel_text);
+  const trn::Profile* profile = candidate.profile ? &*candidate.profile : nullptr;
+  Symptoms symptoms = profile ? diagnose(*profile) : Symptoms{};
+  std::map<std::string, double> learned = use_memory_ ? memory_weights(memory, symptoms) : std::map<std::string, double>{};
+  uint64_t kernel_hash = fnv1a(candidate.kernel_text);
+
+  std::lock_guard lock(mutex_);
+  std::set<std::string>& tried = tried_[kernel_hash];
+  // A transformation's weight is shared among its sites, so one with many sites (an engine move
+  // per instruction) is not drawn more often just for being applicable everywhere.
+  std::map<std::string, int> per_transform;
+  for (const auto& s : sites) per_transform[s.transform]++;
+  std::vector<Site> open;
+  std::vector<double> weights;
+  for (auto& s : sites) {
+    if (tried.count(s.key())) continue;
+    double w = prior_weight(s, symptoms, profile) / per_transform[s.transform];
+    if (auto it = learned.find(s.transform); it != learned.end()) w *= it->second;
+    weights.push_back(w);
+    open.push_back(std::move(s));
+  }
+  // The draw depends only on the seed, the call site and the kernel: deterministic.
+  std::mt19937_64 rng(fnv1a(ctx.tag, seed_ ^ kernel_hash));
+  std::vector<Plan> plans;
+  while (static_cast<int>(plans.size()) < n && !open.empty()) {
+    double total = 0;
+    for (double w : weights) total += w;
+    double r = std::uniform_real_distribution<double>(0, total)(rng);
+    size_t pick = 0;
+    while (pick + 1 < open.size() && r >= weights[pick]) r -= weights[pick++];
+    tried.insert(open[pick].key());
+    plans.push_back(make_plan(open[pick], symptoms, rationale(open[pick], symptoms, profile)));
+    open.erase(open.begin() + static_cast<long>(pick));
+    weights.erase(weights.begin() + static_cast<long>(pick));
+  }
+  return plans;
+}
+
+}  // namespace agents::builtin

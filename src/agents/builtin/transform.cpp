@@ -1,0 +1,77 @@
+#include "agents/builtin/transform.h"
+
+#include <fmt/core.h>
+
+#include "agents/builtin/ast_edit.h"
+#include "nki/ast_printer.h"
+
+namespace agents::builtin {
+
+std::string Site::key() const {
+  std::string k = transform;
+  for (const auto& [name, value] : params) k += fmt::format(" {}={}", name, value);
+  return k;
+}
+
+int Site::line() const {
+  auto it = params.find("line");
+  return it == params.end() ? 0 : std::stoi(it->second);
+}
+
+const std::vector<std::unique_ptr<Transform>>& catalogue() {
+  static const std::vector<std::unique_ptr<Transform>> all = [] {
+    std::vector<std::unique_ptr<Transform>> v;
+    v.push_back(make_fuse_silu());
+    v.push_back(make_fold_tensor_scalar());
+    v.push_back(make_fold_into_activation());
+    v.push_back(make_algebraic_simplify());
+    v.push_back(make_fuse_activation_reduce());
+    v.push_back(make_free_size());
+    v.push_back(make_hoist_invariant());
+    v.push_back(make_sink_recompute());
+    v.push_back(make_interchange());
+    v.push_back(make_fuse_loops());
+    v.push_back(make_split_loop());
+    v.push_back(make_engine_move());
+    v.push_back(make_drop_psum_copy());
+    v.push_back(make_transpose_choice());
+    return v;
+  }();
+  return all;
+}
+
+const Transform* find_transform(const std::string& name) {
+  for (const auto& t : catalogue())
+    if (t->name() == name) return t.get();
+  return nullptr;
+}
+
+std::vector<Site> find_sites(const std::string& source) {
+  std::vector<Site> sites;
+  try {
+    auto module = parse_source(source);
+    nki::FunctionCode* kernel = find_kernel(*module);
+    if (!kernel) return sites;
+    for (const auto& t : catalogue()) {
+      auto found = t->find(kernel->body);
+      for (auto& s : found) {
+        s.transform = t->name();
+        sites.push_back(std::move(s));
+      }
+    }
+  } catch (const RewriteError&) {
+  }
+  return sites;
+}
+
+std::string apply_site(const std::string& source, const Site& site) {
+  const Transform* t = find_transform(site.transform);
+  if (!t) throw RewriteError(fmt::format("unknown transformation '{}'", site.transform));
+  auto module = parse_source(source);
+  nki::FunctionCode* kernel = find_kernel(*module);
+  if (!kernel) throw RewriteError("no kernel function (@nki.jit def) in the source");
+  t->apply(kernel->body, site);
+  return nki::print_module(*module);
+}
+
+}  // namespace agents::builtin

@@ -1,0 +1,61 @@
+// The catalogue of source-to-source kernel transformations of the built-in agent. A Transform
+// finds the sites where it applies in a kernel (each with a cheap legality pre-check; the
+// harness's five-seed check catches the rest) and applies itself to one site of a parsed kernel.
+// Sites are identified by the source line of their anchor statement plus parameters, so a site
+// found on a kernel's text can be applied later to a fresh parse of the same text.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nki/ast.h"
+
+namespace agents::builtin {
+
+struct Site {
+  std::string transform;                     // catalogue name, e.g. "hoist_invariant"
+  std::map<std::string, std::string> params;  // always has "line"; more per transform
+  std::string summary;                       // one human-readable line
+
+  std::string key() const;                   // "transform line=17 value=1024": identifies the site
+  int line() const;
+};
+
+class Transform {
+ public:
+  virtual ~Transform() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;  // what it does and when it helps (one sentence)
+  // The legal sites in `kernel` (the kernel function's body).
+  virtual std::vector<Site> find(nki::Block& kernel) const = 0;
+  // Applies `site`; throws RewriteError when the site does not match this kernel.
+  virtual void apply(nki::Block& kernel, const Site& site) const = 0;
+};
+
+const std::vector<std::unique_ptr<Transform>>& catalogue();
+const Transform* find_transform(const std::string& name);  // null when unknown
+
+// All sites of every transform in `source` (empty when it does not parse).
+std::vector<Site> find_sites(const std::string& source);
+// Parses `source`, applies `site` and prints the kernel back. Throws RewriteError.
+std::string apply_site(const std::string& source, const Site& site);
+
+// Factories (one file each, or grouped by theme).
+std::unique_ptr<Transform> make_fuse_silu();
+std::unique_ptr<Transform> make_fold_tensor_scalar();
+std::unique_ptr<Transform> make_fold_into_activation();
+std::unique_ptr<Transform> make_algebraic_simplify();
+std::unique_ptr<Transform> make_fuse_activation_reduce();
+std::unique_ptr<Transform> make_free_size();
+std::unique_ptr<Transform> make_hoist_invariant();
+std::unique_ptr<Transform> make_sink_recompute();
+std::unique_ptr<Transform> make_interchange();
+std::unique_ptr<Transform> make_fuse_loops();
+std::unique_ptr<Transform> make_split_loop();
+std::unique_ptr<Transform> make_engine_move();
+std::unique_ptr<Transform> make_drop_psum_copy();
+std::unique_ptr<Transform> make_transpose_choice();
+
+}  // namespace agents::builtin

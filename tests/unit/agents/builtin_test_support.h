@@ -1,0 +1,82 @@
+// Test support for the built-in agent: golden rewrite files (tests/golden/rewrite/) and running a
+// kernel source on the interpreter with the inputs its "# inputs: 128x512 ..." header names.
+#pragma once
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../nkilib/kernel_harness.h"
+
+namespace builtin_test {
+
+inline std::string golden_dir() { return std::string(ACCELOPT_SOURCE_DIR) + "/tests/golden/rewrite"; }
+
+inline std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Shapes from the first line "# inputs: 128x2x1024 128x512".
+inline std::vector<tensor::Shape> input_shapes(const std::string& source) {
+  std::vector<tensor::Shape> shapes;
+  std::string first = source.substr(0, source.find('\n'));
+  const std::string tag = "# inputs:";
+  if (first.rfind(tag, 0) != 0) return shapes;
+  std::stringstream words(first.substr(tag.size()));
+  std::string word;
+  while (words >> word) {
+    tensor::Shape shape;
+    std::stringstream dims(word);
+    std::string d;
+    while (std::getline(dims, d, 'x')) shape.push_back(std::stoll(d));
+    shapes.push_back(shape);
+  }
+  return shapes;
+}
+
+// Runs `source` on deterministic inputs; outputs as float64 vectors (one per returned tensor).
+inline std::vector<std::vector<double>> run_source(const std::string& source, const std::vector<tensor::Shape>& shapes,
+                                                   int seed = 1) {
+  nki::lib::testing::Harness h;
+  auto mod = h.load_text("kernel.py", source);
+  std::vector<tensor::Array> inputs;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    inputs.push_back(nki::lib::testing::test_input(shapes[i], seed + static_cast<int>(i)));
+  auto result = h.run_module(*mod, inputs);
+  std::vector<std::vector<double>> out;
+  for (auto& a : result.outputs) {
+    std::vector<double> v;
+    int64_t n = tensor::num_elements(a.shape());
+    std::vector<int64_t> index(a.shape().size(), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      v.push_back(a.get(index));
+      for (int d = static_cast<int>(index.size()) - 1; d >= 0 && ++index[d] == a.shape()[d]; --d) index[d] = 0;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// Relative L2 error of `got` against `want` over all outputs (infinity on a shape mismatch).
+inline double rel_error(const std::vector<std::vector<double>>& got, const std::vector<std::vector<double>>& want) {
+  if (got.size() != want.size()) return INFINITY;
+  double num = 0, den = 0;
+  for (size_t o = 0; o < got.size(); ++o) {
+    if (got[o].size() != want[o].size()) return INFINITY;
+    for (size_t i = 0; i < got[o].size(); ++i) {
+      double d = got[o][i] - want[o][i];
+      num += d * d, den += want[o][i] * want[o][i];
+    }
+  }
+  return std::sqrt(num) / std::max(std::sqrt(den), 1e-30);
+}
+
+}  // namespace builtin_test

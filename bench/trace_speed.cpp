@@ -3,6 +3,7 @@
 // Prints the median of 5 runs per kernel. Target: >= 1M records/s (docs/performance/nki.md).
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -99,17 +100,21 @@ double run_once(const Case& c, CountingSink& sink) {
 
 }  // namespace
 
-int main() {
+// Usage: bench_trace_speed [reps] [scale]; `scale` divides the problem sizes (for profiling
+// under callgrind, e.g. `bench_trace_speed 1 8`).
+int main(int argc, char** argv) {
+  int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
+  int64_t scale = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   const Case cases[] = {
-      {"elementwise", kElementwise, {{128 * 20000, 512}, {128 * 20000, 512}}},
-      {"matmul", kMatmul, {{4096, 4096}, {4096, 8192}}},
+      {"elementwise", kElementwise, {{128 * 20000 / scale, 512}, {128 * 20000 / scale, 512}}},
+      {"matmul", kMatmul, {{4096, 4096 / scale}, {4096, 8192}}},
   };
   std::printf("%-12s %12s %12s %10s %14s %14s\n", "kernel", "records", "instructions", "median_s", "records/s",
               "instructions/s");
   for (auto& c : cases) {
     std::vector<double> times;
     CountingSink last;
-    for (int rep = 0; rep < 5; ++rep) {
+    for (int rep = 0; rep < reps; ++rep) {
       CountingSink sink;
       times.push_back(run_once(c, sink));
       last = sink;

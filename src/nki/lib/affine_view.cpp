@@ -25,7 +25,21 @@ bool Box::empty() const {
   return false;
 }
 
-int64_t Box::elements() const { return empty() ? 0 : tensor::num_elements(shape()); }
+int64_t Box::elements() const {
+  int64_t n = 1;
+  for (size_t k = 0; k < lo.size(); ++k) {
+    if (hi[k] <= lo[k]) return 0;
+    n *= hi[k] - lo[k];
+  }
+  return n;
+}
+
+bool Box::covers(const tensor::Shape& shape) const {
+  if (lo.size() != shape.size() || hi != shape) return false;
+  for (auto v : lo)
+    if (v != 0) return false;
+  return true;
+}
 
 AffineView AffineView::whole(const tensor::Shape& storage_shape) {
   AffineView v;

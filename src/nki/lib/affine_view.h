@@ -22,6 +22,7 @@ struct Box {
   tensor::Shape shape() const;
   bool empty() const;
   int64_t elements() const;
+  bool covers(const tensor::Shape& shape) const;  // the box is [0, shape) (no allocation)
 };
 
 struct AffineView {

@@ -57,6 +57,16 @@ int64_t IndexExpr::max_over(const Box& box) const {
 }
 
 IndexExpr add(const IndexExpr& a0, const IndexExpr& b0) {
+  // Fast path for `expr + constant` (e.g. `128 * k + nl.arange(128)[:, None]`): the general
+  // path below copies both operands to align them; a constant aligns to anything unchanged.
+  for (int side = 0; side < 2; ++side) {
+    const IndexExpr& c = side ? a0 : b0;
+    if (c.ndim() != 0 || !c.terms.empty()) continue;
+    IndexExpr r = side ? b0 : a0;
+    r.c0 += c.c0;
+    std::erase_if(r.terms, [](auto& t) { return t.second == 0; });
+    return r;
+  }
   int n = std::max(a0.ndim(), b0.ndim());
   IndexExpr a = a0.aligned_to(n), b = b0.aligned_to(n);
   IndexExpr r;
@@ -191,13 +201,17 @@ bool IndexExprObj::truthy() const {
 }
 
 Value IndexExprObj::get_item(Interpreter& in, const Value& index) {
-  std::vector<Value> items;
-  if (auto* t = index.as<TupleObj>()) items = t->items;
-  else items = {index};
+  const Value* items = &index;
+  size_t n_items = 1;
+  if (auto* t = index.as<TupleObj>()) {
+    items = t->items.data();
+    n_items = t->items.size();
+  }
   IndexExpr r;
   r.c0 = expr.c0;
   int src_axis = 0;
-  for (auto& item : items) {
+  for (size_t i = 0; i < n_items; ++i) {
+    const Value& item = items[i];
     if (item.is_none()) {
       r.shape.push_back(1);
       continue;

@@ -15,12 +15,7 @@ Instruction::Instruction(std::string_view api, trn::Opcode op, trn::Engine engin
 }
 
 tensor::Array Instruction::input(const NkiTensorObj& t) {
-  const NkiTensorObj* src = &t;
-  NkiTensorObj pad = t;
-  if (t.view.ndim() < int(space_.size())) {
-    pad = padded(t, int(space_.size()));
-    src = &pad;
-  }
+  PaddedRef src(t, int(space_.size()));
   const tensor::Shape& shape = src->view.shape;
   if (shape.size() != space_.size())
     throw NkiError(ErrorKind::Value, fmt::format("operand of shape {} does not fit the instruction shape {} ({})",
@@ -29,7 +24,10 @@ tensor::Array Instruction::input(const NkiTensorObj& t) {
     if (shape[k] != space_[k] && shape[k] != 1)
       throw NkiError(ErrorKind::Value, fmt::format("operand of shape {} does not match the instruction shape {} ({})",
                                                    tensor::shape_str(shape), tensor::shape_str(space_), api_));
-  return input_box(*src, operand_box(shape, space_, region_.box));
+  // Reused scratch box: input_box does not keep it, and inputs are not added re-entrantly.
+  thread_local Box box;
+  operand_box_into(shape, space_, region_.box, box);
+  return input_box(*src, box);
 }
 
 tensor::Array Instruction::input_box(const NkiTensorObj& t, const Box& box) {
@@ -52,7 +50,7 @@ Value Instruction::result(tensor::DType dtype, trn::BufferKind buffer, const ten
   auto obj = std::make_shared<NkiTensorObj>(storage, AffineView::whole(space_));
   obj->produced_by = opcode_;
   if (computing()) write_region(*obj, region_.box, values, &region_);
-  bool masked = region_.residual || region_.box.lo != Box::full(space_).lo || region_.box.hi != space_;
+  bool masked = region_.residual || !region_.box.covers(space_);
   if (masked) obj->written = region_;
   if (record_) record_->inst.outputs.push_back(make_operand(*obj, region_.box));
   ctx_.end_instruction(obj.get(), storage.get());
@@ -66,7 +64,7 @@ Value Instruction::result_shaped(const tensor::Shape& shape, const Box& box, ten
   auto obj = std::make_shared<NkiTensorObj>(storage, AffineView::whole(shape));
   obj->produced_by = opcode_;
   if (computing()) write_region(*obj, box, values, nullptr);
-  if (box.lo != Box::full(shape).lo || box.hi != shape) {
+  if (!box.covers(shape)) {
     MaskRegion written;
     written.box = box;
     written.space_ndim = int(shape.size());
@@ -78,8 +76,8 @@ Value Instruction::result_shaped(const tensor::Shape& shape, const Box& box, ten
 }
 
 void Instruction::output_to(const NkiTensorObj& dst, const tensor::Array& values, bool accumulate) {
-  NkiTensorObj pad = dst;
-  if (dst.view.ndim() < int(space_.size())) pad = padded(dst, int(space_.size()));
+  PaddedRef padref(dst, int(space_.size()));
+  const NkiTensorObj& pad = *padref;
   if (pad.view.shape != space_)
     throw NkiError(ErrorKind::Value, fmt::format("destination of shape {} does not match the result shape {} ({})",
                                                  tensor::shape_str(dst.shape()), tensor::shape_str(space_), api_));

@@ -77,6 +77,22 @@ tensor::Shape partition_broadcast(const tensor::Shape& a, const tensor::Shape& b
 void check_partition_limit(const tensor::Shape& shape, std::string_view api);
 // A view of `t` padded with trailing unit axes to `rank` dims.
 NkiTensorObj padded(const NkiTensorObj& t, int rank);
+// `padded(t, rank)` without the copy when `t` already has `rank` dims or more (the common case
+// on the hot path: copying a tensor object copies its view vectors and bumps the storage count).
+class PaddedRef {
+ public:
+  PaddedRef(const NkiTensorObj& t, int rank) : ptr_(&t) {
+    if (t.view.ndim() < rank) ptr_ = &owned_.emplace(padded(t, rank));
+  }
+  PaddedRef(const PaddedRef&) = delete;
+  PaddedRef& operator=(const PaddedRef&) = delete;
+  const NkiTensorObj& operator*() const { return *ptr_; }
+  const NkiTensorObj* operator->() const { return ptr_; }
+
+ private:
+  std::optional<NkiTensorObj> owned_;
+  const NkiTensorObj* ptr_;
+};
 // The dtype argument (None -> dflt).
 tensor::DType dtype_arg(const Value& v, tensor::DType dflt, std::string_view api);
 

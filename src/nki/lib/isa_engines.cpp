@@ -32,13 +32,15 @@ Value nc_matmul_call(Interpreter& in, CallArgs& args) {
                                  opt("is_moving_onezero"), opt("is_transpose"), opt("tile_position"), opt("tile_size"),
                                  kwonly("mask"), kwonly("accumulate"), kwonly("dst")},
                                 false, true};
-  CallArgs call = args;
   // Destination-first: nc_matmul(dst, stationary, moving, ...) with three leading tensors.
-  if (call.args.size() >= 3 && call.args[2].as<NkiTensorObj>()) {
-    call.kwargs.push_back({"dst", call.args[0]});
-    call.args.erase(call.args.begin());
+  // Only that form needs a rewritten copy of the arguments.
+  std::optional<CallArgs> rewritten;
+  if (args.args.size() >= 3 && args.args[2].as<NkiTensorObj>()) {
+    rewritten.emplace(args);
+    rewritten->kwargs.push_back({"dst", rewritten->args[0]});
+    rewritten->args.erase(rewritten->args.begin());
   }
-  BoundArgs a = bind_args(legacy, call);
+  BoundArgs a = bind_args(legacy, rewritten ? *rewritten : args);
   constexpr std::string_view api = "nisa.nc_matmul";
   NkiTensorObj& s = tile_arg(a["stationary"], api, "stationary");
   NkiTensorObj& m = tile_arg(a["moving"], api, "moving");

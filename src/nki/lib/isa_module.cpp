@@ -35,6 +35,15 @@ std::optional<Value> take_dst(CallArgs& args, int legacy_leading_tensors) {
   return std::nullopt;
 }
 
+// Whether take_dst would find a destination (without modifying the arguments).
+bool has_dst(const CallArgs& args, int legacy_leading_tensors) {
+  for (auto& kw : args.kwargs)
+    if (kw.first == "dst") return true;
+  int leading = 0;
+  while (leading < int(args.args.size()) && args.args[size_t(leading)].as<NkiTensorObj>()) ++leading;
+  return leading > legacy_leading_tensors;
+}
+
 bool has_param(const Signature& sig, std::string_view name) {
   for (auto& p : sig.params)
     if (p.name == name) return true;
@@ -50,12 +59,14 @@ bool has_kwarg(const CallArgs& args, std::string_view name) {
 void def_isa(ModuleObj& m, const std::string& name, std::vector<Param> params, int leading_tensors, LibFn fn) {
   auto sig = std::make_shared<Signature>(Signature{"nisa." + name, std::move(params), false, true});
   m.attrs[name] = Value(std::make_shared<BuiltinObj>("nisa." + name, [sig, fn, leading_tensors](Interpreter& in, CallArgs& args) {
-    CallArgs call = args;
-    std::optional<Value> dst = take_dst(call, leading_tensors);
-    if (!dst) {
-      BoundArgs bound = bind_args(*sig, call);
+    // The common legacy call (no dst) binds the caller's arguments directly: copying CallArgs
+    // copies every keyword name.
+    if (!has_dst(args, leading_tensors)) {
+      BoundArgs bound = bind_args(*sig, args);
       return fn(in, bound);
     }
+    CallArgs call = args;
+    std::optional<Value> dst = take_dst(call, leading_tensors);
     auto* d = dst->as<NkiTensorObj>();
     if (!d) throw NkiError(ErrorKind::Type, fmt::format("dst of {} must be a tensor, got {}", sig->name, dst->type_name()));
     if (has_param(*sig, "dtype") && !has_kwarg(call, "dtype")) call.kwargs.push_back({"dtype", make_dtype(d->dtype())});

@@ -21,10 +21,10 @@ Value nl_load(Interpreter& in, BoundArgs& a) {
   NkiTensorObj& src = hbm_arg(a["src"], api, "src");
   tensor::Shape space = src.shape();
   if (space.empty()) space = {1};
-  NkiTensorObj s = padded(src, int(space.size()));
+  PaddedRef s(src, int(space.size()));
   check_partition_limit(space, api);
   Instruction ins(api, trn::Opcode::DmaLoad, trn::Engine::Dma, space, to_predicate(a["mask"], api));
-  tensor::Array v = ins.input(s);
+  tensor::Array v = ins.input(*s);
   return ins.result(dtype_arg(a["dtype"], src.dtype(), api), trn::BufferKind::Sbuf, v);
 }
 
@@ -41,7 +41,8 @@ Value nl_store(Interpreter& in, BoundArgs& a) {
     vt = value.as<NkiTensorObj>();
   }
   int rank = std::max(dst.view.ndim(), vt->view.ndim());
-  NkiTensorObj d = padded(dst, rank), v = padded(*vt, rank);
+  PaddedRef dref(dst, rank), vref(*vt, rank);
+  const NkiTensorObj &d = *dref, &v = *vref;
   check_partition_limit(d.shape(), api);
   for (int k = 0; k < rank; ++k)
     if (v.shape()[k] != d.shape()[k] && v.shape()[k] != 1)

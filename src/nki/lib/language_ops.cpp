@@ -1,5 +1,7 @@
 #include "nki/lib/language_ops.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include "nki/lib/alu_ops.h"
@@ -126,12 +128,19 @@ Value elementwise_unary(Interpreter& in, tensor::UnaryOp op, const Value& x, std
   if (ins.computing()) r = tensor::unary(op, a, integer ? DType::Int64 : DType::Float32, out);
   if (auto* info = ins.info()) {
     info->flops = uint64_t(ins.box().elements());
-    for (auto name : {"square", "sigmoid", "relu", "gelu", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid",
-                      "silu", "silu_dx", "tanh", "softplus", "mish", "erf", "erf_dx", "exp", "log", "sin",
-                      "arctan", "sqrt", "rsqrt", "reciprocal", "sign"}) {
-      const AluOp* f = find_alu_op(name);
-      if (f && f->unary == op) info->activation_func = f->activation_id;
-    }
+    // Activation-table id per unary op, built once (looking up every name per call was a
+    // measurable share of trace-only time). Later names win, as the original scan did.
+    static const std::array<uint16_t, 256> ids = [] {
+      std::array<uint16_t, 256> t{};
+      for (auto name : {"square", "sigmoid", "relu", "gelu", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid",
+                        "silu", "silu_dx", "tanh", "softplus", "mish", "erf", "erf_dx", "exp", "log", "sin",
+                        "arctan", "sqrt", "rsqrt", "reciprocal", "sign"}) {
+        const AluOp* f = find_alu_op(name);
+        if (f && f->unary) t[size_t(*f->unary)] = f->activation_id;
+      }
+      return t;
+    }();
+    if (ids[size_t(op)]) info->activation_func = ids[size_t(op)];
   }
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
@@ -176,10 +185,12 @@ namespace {
 // that the value fits the destination.
 int common_rank(const NkiTensorObj& dst, const NkiTensorObj& v) {
   int rank = std::max(dst.view.ndim(), v.view.ndim());
-  tensor::Shape d = padded(dst, rank).shape(), s = padded(v, rank).shape();
+  // Padding appends unit axes: read the padded sizes without building padded views.
+  auto dim = [](const tensor::Shape& shape, int k) { return size_t(k) < shape.size() ? shape[size_t(k)] : 1; };
   for (int k = 0; k < rank; ++k) {
-    if (s[k] == d[k] || s[k] == 1) continue;
-    if (s[k] > d[k])
+    int64_t sk = dim(v.shape(), k), dk = dim(dst.shape(), k);
+    if (sk == dk || sk == 1) continue;
+    if (sk > dk)
       throw NkiError(ErrorKind::Rule, fmt::format("err_store_dst_shape_smaller_than_other_shape: cannot write a value "
                                                   "of shape {} into a destination of shape {}",
                                                   tensor::shape_str(v.shape()), tensor::shape_str(dst.shape())));
@@ -240,7 +251,8 @@ void assign_into(Interpreter& in, const NkiTensorObj& dst0, const Value& value) 
     return;
   }
   int rank = common_rank(dst0, *v);
-  NkiTensorObj dst = padded(dst0, rank), src = padded(*v, rank);
+  PaddedRef dref(dst0, rank), sref(*v, rank);
+  const NkiTensorObj &dst = *dref, &src = *sref;
   MaskRegion region = value_region(src, dst.shape());
   dst.view.check_bounds(dst.storage->shape, region.box, "assignment");
   KernelContext& ctx = KernelContext::current();
@@ -284,7 +296,8 @@ void accumulate_into(Interpreter& in, BinOp op, const NkiTensorObj& dst0, const 
     trn::Record* pending = ctx.pending_for(v);
     {
       int rank = common_rank(dst0, *v);
-      NkiTensorObj dst = padded(dst0, rank), src = padded(*v, rank);
+      PaddedRef dref(dst0, rank), sref(*v, rank);
+      const NkiTensorObj &dst = *dref, &src = *sref;
       check_destination(trn::Opcode::MatMul, dst);
       MaskRegion region = value_region(src, dst.shape());
       dst.view.check_bounds(dst.storage->shape, region.box, "+=");
@@ -311,7 +324,7 @@ void accumulate_into(Interpreter& in, BinOp op, const NkiTensorObj& dst0, const 
     if (rank != dst0.view.ndim())
       throw NkiError(ErrorKind::Value, fmt::format("cannot update a destination of shape {} with a value of shape {}",
                                                    tensor::shape_str(dst0.shape()), tensor::shape_str(v->shape())));
-    ins.restrict_to(value_region(padded(*v, rank), dst0.shape()));
+    ins.restrict_to(value_region(*PaddedRef(*v, rank), dst0.shape()));
   }
   tensor::Array old = ins.input(dst0);
   tensor::Array operand = no_values();

@@ -30,10 +30,8 @@ std::shared_ptr<TensorStorage> new_storage(const tensor::Shape& shape, tensor::D
   st->buffer = buffer;
   st->partition_axis = partition_axis;
   st->id = ctx.new_tensor_id();
-  if (!ctx.numerics) {
-    st->data = tensor::Array::shape_only(shape, dtype);
-    return st;
-  }
+  // Trace-only mode never reads `data` (only has_data()), so it keeps the empty default.
+  if (!ctx.numerics) return st;
   try {
     st->data = tensor::Array::zeros(shape, dtype);
   } catch (const tensor::BudgetExceeded& e) {

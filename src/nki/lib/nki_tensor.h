@@ -20,7 +20,9 @@
 namespace nki::lib {
 
 struct TensorStorage {
-  tensor::Array data;        // C-contiguous (shape-only in trace mode)
+  // C-contiguous values; in trace-only mode a 0-d shape-only placeholder that is never read
+  // (not default-constructed: Array() allocates a buffer).
+  tensor::Array data = tensor::Array::shape_only({}, tensor::DType::Float32);
   tensor::Shape shape;
   tensor::Strides strides;   // C-order, in elements
   tensor::DType dtype = tensor::DType::Float32;
@@ -99,5 +101,7 @@ void write_region(const NkiTensorObj& t, const Box& box, const tensor::Array& va
 trn::Operand make_operand(const NkiTensorObj& t, const Box& box);
 // The box of an operand of shape `shape` inside an iteration box over `space` (broadcast axes -> [0, 1)).
 Box operand_box(const tensor::Shape& shape, const tensor::Shape& space, const Box& box);
+// The same, written into `out` (reuses its storage).
+void operand_box_into(const tensor::Shape& shape, const tensor::Shape& space, const Box& box, Box& out);
 
 }  // namespace nki::lib

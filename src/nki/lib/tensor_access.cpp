@@ -11,10 +11,6 @@ namespace nki::lib {
 
 namespace {
 
-struct SliceAxis {
-  int64_t size;
-  std::vector<int64_t> col;  // storage coefficient column
-};
 
 // Python slice semantics on an axis of `size`, except that reaching past the end is an error
 // (the NKI compiler reports out-of-bound accesses instead of clipping).
@@ -39,10 +35,6 @@ void resolve_slice(const SliceObj& s, int64_t size, int64_t& start, int64_t& cou
                                                  start, size));
 }
 
-std::vector<Value> subscript_items(const Value& index) {
-  if (auto* t = index.as<TupleObj>()) return t->items;
-  return {index};
-}
 
 bool is_advanced(const Value& v) {
   auto* e = v.as<IndexExprObj>();
@@ -51,12 +43,20 @@ bool is_advanced(const Value& v) {
 
 }  // namespace
 
+// Hot path (every subscript of a kernel): written to allocate only the output vectors and a
+// few scratch buffers, never per axis.
 AffineView index_view(const AffineView& view, const Value& index, bool on_chip) {
-  std::vector<Value> items = subscript_items(index);
+  const Value* items = &index;
+  size_t n_items = 1;
+  if (auto* t = index.as<TupleObj>()) {
+    items = t->items.data();
+    n_items = t->items.size();
+  }
   int m = view.ndim(), r = view.storage_ndim();
   int consuming = 0, ellipses = 0;
   bool advanced = false, explicit_slice = false;
-  for (auto& it : items) {
+  for (size_t i = 0; i < n_items; ++i) {
+    const Value& it = items[i];
     if (it.is(ObjType::Ellipsis)) ++ellipses;
     else if (!it.is_none()) ++consuming;
     if (is_advanced(it)) advanced = true;
@@ -69,48 +69,71 @@ AffineView index_view(const AffineView& view, const Value& index, bool on_chip) 
   if (advanced && explicit_slice)
     throw NkiError(ErrorKind::Rule, "err_unsupported_mixing_basic_advanced_tensor_indexing: slices cannot "
                                     "be mixed with nl.arange index expressions in one subscript");
-  // Expand the ellipsis (or pad at the end) with full slices.
-  std::vector<Value> expanded;
-  Value full_slice = Value(std::make_shared<SliceObj>());
-  for (auto& it : items) {
-    if (it.is(ObjType::Ellipsis)) {
-      for (int k = 0; k < m - consuming; ++k) expanded.push_back(full_slice);
+  // Expand the ellipsis (or pad at the end) with full slices, written as nullptr.
+  // Scratch buffers reused across calls on this thread (index_view does not re-enter itself).
+  thread_local std::vector<const Value*> expanded;
+  thread_local std::vector<int64_t> basic;
+  expanded.clear();
+  basic.clear();
+  for (size_t i = 0; i < n_items; ++i) {
+    if (items[i].is(ObjType::Ellipsis)) {
+      for (int k = 0; k < m - consuming; ++k) expanded.push_back(nullptr);
     } else {
-      expanded.push_back(it);
+      expanded.push_back(&items[i]);
     }
   }
   if (!ellipses)
-    for (int k = consuming; k < m; ++k) expanded.push_back(full_slice);
+    for (int k = consuming; k < m; ++k) expanded.push_back(nullptr);
 
   tensor::Shape adv_shape;
   if (advanced) {
-    for (auto& it : expanded)
-      if (is_advanced(it)) adv_shape = tensor::broadcast_shapes(adv_shape, it.as<IndexExprObj>()->expr.shape);
+    for (const Value* it : expanded)
+      if (it && is_advanced(*it)) {
+        const tensor::Shape& shape = it->as<IndexExprObj>()->expr.shape;
+        if (adv_shape != shape) adv_shape = tensor::broadcast_shapes(adv_shape, shape);
+      }
     if (on_chip && adv_shape.size() == 1)
       throw NkiError(ErrorKind::Rule, "err_1d_arange_not_supported: index an on-chip tensor with "
                                       "nl.arange(n)[:, None] or a slice, not a 1-D nl.arange");
   }
   int na = int(adv_shape.size());
   std::vector<int64_t> base = view.base;
-  std::vector<std::vector<int64_t>> adv_cols(size_t(na), std::vector<int64_t>(size_t(r), 0));
-  std::vector<SliceAxis> before, after;
+  std::vector<int64_t> adv_cols(size_t(na) * size_t(r), 0);  // advanced axis a: adv_cols[a * r + d]
+  // Basic axes (slices, None) in subscript order, one record each: [size, after_advanced, col[0..r)].
+  const size_t rec = size_t(r) + 2;
+  auto push_basic = [&](int64_t size, bool after) -> int64_t* {
+    basic.push_back(size);
+    basic.push_back(after ? 1 : 0);
+    basic.resize(basic.size() + size_t(r), 0);
+    return basic.data() + basic.size() - size_t(r);
+  };
   int first_adv = -1, last_adv = -1, adv_count = 0, pos = 0, k = 0;
-  for (auto& it : expanded) {
-    if (it.is_none()) {
-      (first_adv < 0 ? before : after).push_back({1, std::vector<int64_t>(size_t(r), 0)});
+  for (const Value* it : expanded) {
+    if (it && it->is_none()) {
+      push_basic(1, first_adv >= 0);
       continue;
     }
     int64_t size = view.shape[k];
-    if (auto* s = it.as<SliceObj>()) {
-      int64_t start, count, step;
-      resolve_slice(*s, size, start, count, step);
-      SliceAxis ax{count, std::vector<int64_t>(size_t(r))};
+    const SliceObj* s = it ? it->as<SliceObj>() : nullptr;
+    if (!it || s) {
+      int64_t start = 0, count = size, step = 1;
+      if (s) resolve_slice(*s, size, start, count, step);
+      int64_t* col = push_basic(count, first_adv >= 0);
       for (int d = 0; d < r; ++d) {
         base[d] += view.c(d, k) * start;
-        ax.col[d] = view.c(d, k) * step;
+        col[d] = view.c(d, k) * step;
       }
-      (first_adv < 0 ? before : after).push_back(std::move(ax));
-    } else if (auto e = to_index_expr(it)) {
+    } else {
+      std::optional<IndexExpr> converted;
+      const IndexExpr* e = nullptr;
+      if (auto* eo = it->as<IndexExprObj>()) {
+        e = &eo->expr;
+      } else if ((converted = to_index_expr(*it))) {
+        e = &*converted;
+      } else {
+        throw NkiError(ErrorKind::Type, fmt::format("tensor indices must be integers, slices, nl.ds or "
+                                                    "nl.arange expressions, not {}", it->type_name()));
+      }
       if (e->ndim() == 0) {
         int64_t i = e->c0;
         if (!advanced) {
@@ -121,50 +144,52 @@ AffineView index_view(const AffineView& view, const Value& index, bool on_chip) 
         }
         for (int d = 0; d < r; ++d) base[d] += view.c(d, k) * i;
       } else {
-        IndexExpr a = e->aligned_to(na);
-        for (int d = 0; d < r; ++d) base[d] += view.c(d, k) * a.c0;
-        for (auto& [axis, coef] : a.terms)
-          for (int d = 0; d < r; ++d) adv_cols[axis][d] += view.c(d, k) * coef;
+        // Right-aligned in the broadcast advanced space (numpy rule), as IndexExpr::aligned_to.
+        int shift = std::max(0, na - e->ndim());
+        for (int d = 0; d < r; ++d) base[d] += view.c(d, k) * e->c0;
+        for (auto& [axis, coef] : e->terms)
+          for (int d = 0; d < r; ++d) adv_cols[size_t(axis + shift) * size_t(r) + size_t(d)] += view.c(d, k) * coef;
       }
       if (advanced) {
         if (first_adv < 0) first_adv = pos;
         last_adv = pos;
         ++adv_count;
       }
-    } else {
-      throw NkiError(ErrorKind::Type, fmt::format("tensor indices must be integers, slices, nl.ds or "
-                                                  "nl.arange expressions, not {}", it.type_name()));
     }
     ++k;
     ++pos;
   }
   // numpy: advanced axes replace the indexed dims when those are adjacent, else go first.
   bool adjacent = advanced && (last_adv - first_adv + 1 == adv_count);
-  std::vector<SliceAxis> order;
-  if (!adjacent) {
-    for (auto& a : before) order.push_back(std::move(a));
-    for (auto& a : after) order.push_back(std::move(a));
-    before = std::move(order);
-    order.clear();
-  }
+  size_t n_basic = basic.size() / rec;
+  int m2 = int(n_basic) + na;
   AffineView out;
   out.base = std::move(base);
-  auto push_axis = [&](int64_t size, const std::vector<int64_t>& col) {
-    out.shape.push_back(size);
-    order.push_back({size, col});
+  out.shape.reserve(size_t(m2));
+  out.coef.assign(size_t(r) * size_t(m2), 0);
+  int j = 0;
+  auto put_basic = [&](size_t b) {
+    const int64_t* recp = basic.data() + b * rec;
+    out.shape.push_back(recp[0]);
+    for (int d = 0; d < r; ++d) out.coef[size_t(d) * m2 + j] = recp[2 + d];
+    ++j;
+  };
+  auto put_advanced = [&] {
+    for (int a = 0; a < na; ++a, ++j) {
+      out.shape.push_back(adv_shape[a]);
+      for (int d = 0; d < r; ++d) out.coef[size_t(d) * m2 + j] = adv_cols[size_t(a) * size_t(r) + size_t(d)];
+    }
   };
   if (!adjacent) {
-    for (int a = 0; a < na; ++a) push_axis(adv_shape[a], adv_cols[a]);
-    for (auto& s : before) push_axis(s.size, s.col);
+    put_advanced();
+    for (size_t b = 0; b < n_basic; ++b) put_basic(b);
   } else {
-    for (auto& s : before) push_axis(s.size, s.col);
-    for (int a = 0; a < na; ++a) push_axis(adv_shape[a], adv_cols[a]);
-    for (auto& s : after) push_axis(s.size, s.col);
+    for (size_t b = 0; b < n_basic; ++b)
+      if (!basic[b * rec + 1]) put_basic(b);
+    put_advanced();
+    for (size_t b = 0; b < n_basic; ++b)
+      if (basic[b * rec + 1]) put_basic(b);
   }
-  int m2 = int(order.size());
-  out.coef.assign(size_t(r) * m2, 0);
-  for (int j = 0; j < m2; ++j)
-    for (int d = 0; d < r; ++d) out.coef[size_t(d) * m2 + j] = order[j].col[d];
   return out;
 }
 
@@ -246,6 +271,11 @@ trn::Operand make_operand(const NkiTensorObj& t, const Box& box) {
 
 Box operand_box(const tensor::Shape& shape, const tensor::Shape& space, const Box& box) {
   Box b;
+  operand_box_into(shape, space, box, b);
+  return b;
+}
+
+void operand_box_into(const tensor::Shape& shape, const tensor::Shape& space, const Box& box, Box& b) {
   b.lo.resize(shape.size());
   b.hi.resize(shape.size());
   size_t shift = space.size() - shape.size();
@@ -254,7 +284,6 @@ Box operand_box(const tensor::Shape& shape, const tensor::Shape& space, const Bo
     b.lo[k] = broadcast ? 0 : box.lo[k + shift];
     b.hi[k] = broadcast ? 1 : box.hi[k + shift];
   }
-  return b;
 }
 
 }  // namespace nki::lib

@@ -3,6 +3,7 @@
 #include "nki/value.h"
 
 #include <charconv>
+#include <cstring>
 #include <cmath>
 
 #include <fmt/core.h>
@@ -102,9 +103,17 @@ bool Value::truthy() const {
 
 // ---- argument binding -------------------------------------------------------------------------
 
+// Hot: every builtin reads its parameters by name. Most candidates differ in length or first
+// letter, so those are checked before the full compare.
+static bool same_name(const std::string& param, std::string_view name) {
+  if (param.size() != name.size()) return false;
+  return name.empty() || (param[0] == name[0] && std::memcmp(param.data(), name.data(), name.size()) == 0);
+}
+
 const Value& BoundArgs::operator[](std::string_view name) const {
-  for (size_t i = 0; i < sig->params.size(); ++i)
-    if (sig->params[i].name == name) return values[i];
+  const auto& params = sig->params;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (same_name(params[i].name, name)) return values[i];
   throw NkiError(ErrorKind::Internal, fmt::format("{}() has no parameter '{}'", sig->name, name));
 }
 
@@ -160,7 +169,8 @@ BoundArgs bind_args(const Signature& sig, const CallArgs& call) {
   BoundArgs bound;
   bound.sig = &sig;
   bound.values.resize(sig.params.size());
-  bound.given.assign(sig.params.size(), false);
+  // The size constructor clears whole words; assign() on an empty vector<bool> sets bit by bit.
+  bound.given = std::vector<bool>(sig.params.size());
   bind_positional(sig, call, bound);
   for (const auto& [name, value] : call.kwargs) {
     size_t idx = 0;
@@ -176,10 +186,17 @@ BoundArgs bind_args(const Signature& sig, const CallArgs& call) {
     bound.values[idx] = value;
     bound.given[idx] = true;
   }
-  report_missing(sig, bound, false);
-  report_missing(sig, bound, true);
-  for (size_t i = 0; i < sig.params.size(); ++i)
-    if (!bound.given[i] && sig.params[i].default_value) bound.values[i] = *sig.params[i].default_value;
+  // One pass fills the defaults; the error message is built only when a required one is unbound.
+  bool missing = false;
+  for (size_t i = 0; i < sig.params.size(); ++i) {
+    if (bound.given[i]) continue;
+    if (sig.params[i].default_value) bound.values[i] = *sig.params[i].default_value;
+    else missing = true;
+  }
+  if (missing) {
+    report_missing(sig, bound, false);
+    report_missing(sig, bound, true);
+  }
   return bound;
 }
 

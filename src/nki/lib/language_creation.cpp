@@ -58,28 +58,42 @@ void check_on_chip_shape(const CreationShape& cs, tensor::DType dtype, trn::Buff
                                                 tensor::shape_str(cs.shape), free_bytes, api));
 }
 
+// One Memset record per block: a block is one tile of the buffer, and an engine instruction's
+// operand never spans tiles (a single operand for every block would exceed a PSUM partition).
 void emit_fill(const NkiTensorObj& t, double value) {
   KernelContext& ctx = KernelContext::current();
   if (ctx.numerics) tensor::fill(t.storage->data, value);
-  trn::Record* r = ctx.begin_instruction(trn::Opcode::Memset, t.storage->buffer == trn::BufferKind::Psum
-                                                                  ? trn::Engine::Vector : trn::Engine::GpSimd);
-  if (!r) {
-    ctx.end_instruction(nullptr, nullptr);
-    return;
-  }
-  r->line = current_line(ctx);
   const TensorStorage& st = *t.storage;
-  trn::Operand op;
-  op.buffer = st.buffer;
-  op.tensor_id = st.id;
-  op.partitions = uint16_t(st.partitions());
-  op.free_elements = uint32_t(st.free_elements() * st.blocks());
-  op.dtype_bytes = uint8_t(tensor::itemsize(st.dtype));
-  op.fp32 = st.dtype == tensor::DType::Float32;
-  op.contiguous_bytes = uint32_t(st.free_elements() * op.dtype_bytes);
-  op.descriptors = uint32_t(st.partitions() * st.blocks());
-  r->inst.outputs.push_back(op);
-  ctx.end_instruction(nullptr, nullptr);
+  auto engine = st.buffer == trn::BufferKind::Psum ? trn::Engine::Vector : trn::Engine::GpSimd;
+  int64_t blocks = st.blocks();
+  for (int64_t block = 0; block < blocks; ++block) {
+    trn::Record* r = ctx.begin_instruction(trn::Opcode::Memset, engine);
+    if (!r) {
+      ctx.end_instruction(nullptr, nullptr);
+      return;
+    }
+    r->line = current_line(ctx);
+    trn::Operand op;
+    op.buffer = st.buffer;
+    op.tensor_id = st.id;
+    op.block = uint32_t(block);
+    op.partitions = uint16_t(st.partitions());
+    op.free_elements = uint32_t(st.free_elements());
+    op.dtype_bytes = uint8_t(tensor::itemsize(st.dtype));
+    op.fp32 = st.dtype == tensor::DType::Float32;
+    op.contiguous_bytes = uint32_t(st.free_elements() * op.dtype_bytes);
+    op.descriptors = uint32_t(st.partitions());
+    r->inst.outputs.push_back(op);
+    ctx.end_instruction(nullptr, nullptr);
+  }
+}
+
+// nl.zeros(..., lazy_initialization=True): an NKI keyword outside the signature (it lands in
+// extra_kwargs), meaning "no memset; the first write initialises the tensor".
+bool lazy_initialization(const BoundArgs& a) {
+  for (const auto& [name, value] : a.extra_kwargs)
+    if (name == "lazy_initialization") return value.truthy();
+  return false;
 }
 
 }  // namespace
@@ -97,7 +111,7 @@ trn::BufferKind buffer_kind(const Value& v, std::string_view api) {
 }
 
 Value create_tensor(const Value& shape_v, const Value& dtype_v, const Value& buffer_v, const Value& name_v,
-                    std::string_view api, std::optional<double> fill) {
+                    std::string_view api, std::optional<double> fill, bool lazy) {
   CreationShape cs = creation_shape(shape_v, api);
   tensor::DType dtype = dtype_arg(dtype_v, tensor::DType::Float32, api);
   trn::BufferKind kind = buffer_kind(buffer_v, api);
@@ -114,7 +128,8 @@ Value create_tensor(const Value& shape_v, const Value& dtype_v, const Value& buf
   storage->zero_initialized = fill && *fill == 0.0;
   KernelContext::current().emit_alloc(*storage);
   Value t = make_tensor(storage);
-  if (fill) emit_fill(*t.as<NkiTensorObj>(), *fill);
+  if (fill && lazy && KernelContext::current().numerics) tensor::fill(storage->data, *fill);
+  if (fill && !lazy) emit_fill(*t.as<NkiTensorObj>(), *fill);
   return t;
 }
 
@@ -134,7 +149,9 @@ void add_creation_functions(ModuleObj& m, const std::string& prefix) {
   def(m, prefix, "ndarray", {req("shape"), opt("dtype"), opt("buffer"), opt("name")},
       [](Interpreter&, BoundArgs& a) { return create_tensor(a["shape"], a["dtype"], a["buffer"], a["name"], "nl.ndarray", {}); });
   def(m, prefix, "zeros", {req("shape"), opt("dtype"), opt("buffer"), opt("name")},
-      [](Interpreter&, BoundArgs& a) { return create_tensor(a["shape"], a["dtype"], a["buffer"], a["name"], "nl.zeros", 0.0); });
+      [](Interpreter&, BoundArgs& a) {
+        return create_tensor(a["shape"], a["dtype"], a["buffer"], a["name"], "nl.zeros", 0.0, lazy_initialization(a));
+      });
   def(m, prefix, "ones", {req("shape"), opt("dtype"), opt("buffer"), opt("name")},
       [](Interpreter&, BoundArgs& a) { return create_tensor(a["shape"], a["dtype"], a["buffer"], a["name"], "nl.ones", 1.0); });
   def(m, prefix, "full", {req("shape"), req("fill_value"), opt("dtype"), opt("buffer"), opt("name")},
@@ -146,6 +163,7 @@ void add_creation_functions(ModuleObj& m, const std::string& prefix) {
   auto like = [&](const char* name, std::optional<double> fill) {
     def(m, prefix, name, {req("a"), opt("dtype"), opt("buffer"), opt("name")},
         [name, fill](Interpreter&, BoundArgs& a) {
+          bool lazy = fill == 0.0 && lazy_initialization(a);
           std::string api = std::string("nl.") + name;
           auto* t = a["a"].as<NkiTensorObj>();
           if (!t) throw NkiError(ErrorKind::Type, fmt::format("a of {} must be a tensor", api));
@@ -154,7 +172,7 @@ void add_creation_functions(ModuleObj& m, const std::string& prefix) {
           if (buffer.is_none() && !t->on_chip()) throw NkiError(ErrorKind::Value, api + " of an HBM tensor needs buffer=");
           std::vector<Value> dims;
           for (auto d : t->shape()) dims.push_back(Value::from_int(d));
-          return create_tensor(make_tuple(std::move(dims)), dtype, buffer, a["name"], api, fill);
+          return create_tensor(make_tuple(std::move(dims)), dtype, buffer, a["name"], api, fill, lazy);
         });
   };
   like("zeros_like", 0.0);

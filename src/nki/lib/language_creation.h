@@ -12,8 +12,10 @@ namespace nki::lib {
 
 trn::BufferKind buffer_kind(const Value& buffer, std::string_view api);
 // Declares a tensor; `fill` = initial value (nl.zeros/ones/full), nullopt = uninitialised (zeros).
+// The fill is one Memset per block; `lazy` (nl.zeros(lazy_initialization=True)) emits none, the
+// values are still `fill`.
 Value create_tensor(const Value& shape, const Value& dtype, const Value& buffer, const Value& name,
-                    std::string_view api, std::optional<double> fill);
+                    std::string_view api, std::optional<double> fill, bool lazy = false);
 Value shared_constant(Interpreter& in, const Value& constant, const Value& dtype);
 void add_creation_functions(ModuleObj& m, const std::string& prefix);
 

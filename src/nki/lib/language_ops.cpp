@@ -292,13 +292,16 @@ void accumulate_into(Interpreter& in, BinOp op, const NkiTensorObj& dst0, const 
     throw NkiError(ErrorKind::Rule, "err_unsupported_memory: HBM tensors cannot be updated in place; use nl.store");
   KernelContext& ctx = KernelContext::current();
   auto* v = value.as<NkiTensorObj>();
-  if (v && *alu == tensor::BinaryOp::Add && v->produced_by == trn::Opcode::MatMul) {
+  // A Tensor Engine result (matmul, or a transpose, which is a matmul by the identity) added
+  // into PSUM is PE accumulation: the instruction writes the destination with accumulate set.
+  bool pe_result = v && (v->produced_by == trn::Opcode::MatMul || v->produced_by == trn::Opcode::Transpose);
+  if (pe_result && *alu == tensor::BinaryOp::Add) {
     trn::Record* pending = ctx.pending_for(v);
     {
       int rank = common_rank(dst0, *v);
       PaddedRef dref(dst0, rank), sref(*v, rank);
       const NkiTensorObj &dst = *dref, &src = *sref;
-      check_destination(trn::Opcode::MatMul, dst);
+      check_destination(*v->produced_by, dst);
       MaskRegion region = value_region(src, dst.shape());
       dst.view.check_bounds(dst.storage->shape, region.box, "+=");
       if (ctx.numerics && !region.box.empty()) {

@@ -19,7 +19,7 @@ inline Param opt(const char* name, Value dflt = Value()) { return Param{name, df
 inline Param kwonly(const char* name, Value dflt = Value()) { return Param{name, dflt, true}; }
 
 // Adds `prefix.name` to the module; unknown keywords are accepted (NKI APIs take **kwargs such
-// as name= and lazy_initialization=, which have no functional effect).
+// as name=; nl.zeros reads lazy_initialization= from BoundArgs::extra_kwargs).
 void def(ModuleObj& m, const std::string& prefix, const std::string& name, std::vector<Param> params, LibFn fn);
 
 // nl.sbuf, nl.psum, nl.hbm, nl.shared_hbm, nl.private_hbm (and direct-allocation buffer objects).

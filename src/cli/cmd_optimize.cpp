@@ -33,7 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct OptimizeOptions {
-  std::string task, tasks, agent = "llm", config, memory_in, memory_out, out, resume, bench_root, arch = "trn1";
+  std::string task, tasks, agent = "builtin", config, memory_in, memory_out, out, resume, bench_root, arch = "trn1";
   std::string prompts;
   search::SearchParams params;
   search::Budgets budgets;
@@ -242,7 +242,7 @@ cli::RunFn setup(CLI::App& sub) {
   auto& b = o->budgets;
   sub.add_option("--task", o->task, "the task to optimize (a task or task_config name)");
   sub.add_option("--tasks", o->tasks, "tasks to optimize, comma-separated, or 'all'");
-  sub.add_option("--agent", o->agent, "llm (models from --config) or another registered agent kind")->capture_default_str();
+  sub.add_option("--agent", o->agent, "builtin (offline source rewrites, the default) or llm (models from --config)")->capture_default_str();
   sub.add_option("--config", o->config, "the agents' configuration file (docs/config.md)");
   sub.add_option("--prompts", o->prompts, "directory of prompt templates overriding the built-in ones");
   sub.add_option("--bench-root", o->bench_root, "benchmark directory in the NKIBench layout (default: the bundled one)");

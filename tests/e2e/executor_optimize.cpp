@@ -99,7 +99,7 @@ class ExecutorOptimize : public ::testing::Test {
     std::string config = tmp_.path() + "/" + name + ".yaml";
     std::ofstream(config) << fake_llm::agents_config_yaml(server.url());
     std::string out = tmp_.path() + "/" + name;
-    CommandRun r = run_accelopt(tmp_.path(), "optimize --task add --bench-root " + tmp_.path() + "/bench --config " +
+    CommandRun r = run_accelopt(tmp_.path(), "optimize --agent llm --task add --bench-root " + tmp_.path() + "/bench --config " +
                                                  config + " --out " + out + " --B 1 --N 2 --K 1 --T 1 --fixer-attempts 0 "
                                                  "--no-progress --seed 7 " + executor_args);
     server.stop();

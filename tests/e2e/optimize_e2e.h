@@ -168,7 +168,7 @@ class OptimizeE2E : public ::testing::Test {
   }
 
   std::string optimize_args(const std::string& out, const std::string& extra = "") {
-    return fmt::format("optimize --task add --bench-root {} --config {} --out {} --B 2 --N 4 --K 1 --T 2 --topk 8 "
+    return fmt::format("optimize --agent llm --task add --bench-root {} --config {} --out {} --B 2 --N 4 --K 1 --T 2 --topk 8 "
                        "--expn 3 --t-neg 1.01 --fixer-attempts 1 --workers 1 --no-progress --seed 7 {}",
                        (dir_ / "bench").string(), (dir_ / "agents.yaml").string(), (dir_ / out).string(), extra);
   }

@@ -11,29 +11,6 @@
 namespace executor_e2e {
 namespace {
 
-const char* kAddReference = R"(import numpy as np
-
-M = 256
-N = 512
-
-
-def get_inputs():
-    x = np.random.normal(loc=0, scale=1.0, size=(M, N)).astype(np.float32)
-    y = np.random.normal(loc=0, scale=1.0, size=(M, N)).astype(np.float32)
-    return [x, y]
-
-
-def forward(x, y):
-    return x + y
-
-
-def transform_to_nki_inputs(inputs):
-    return inputs
-
-
-def transform_nki_outputs(k_res, ref):
-    return [np.reshape(k_res, ref.shape)]
-)";
 
 // Column chunks of `width` per 128-row tile: wider chunks mean fewer, larger DMAs (faster).
 std::string add_kernel(int width, const std::string& op = "nl.add") {
@@ -84,7 +61,7 @@ class ExecutorOptimize : public ::testing::Test {
         {"add", {{"seed", ""}, {"cases", {{"M256_N512", {{"values", {{"M", 256}, {"N", 512}}},
                 {"impls", {{{"task", "./reference/add_M256_N512.py"}, {"kernel", "./kernels/add_M256_N512_0.py"}}}}}}}}}}};
     std::ofstream(bench + "/summary.json") << summary.dump(2);
-    std::ofstream(bench + "/reference/add_M256_N512.py") << kAddReference;
+    std::filesystem::copy_file(std::string(ACCELOPT_SOURCE_DIR) + "/examples/add/reference.py", bench + "/reference/add_M256_N512.py");
     std::ofstream(bench + "/kernels/add_M256_N512_0.py") << add_kernel(128);
     CommandRun check = run_accelopt(tmp_.path(), "eval --reference " + bench + "/reference/add_M256_N512.py --kernel " +
                                                      bench + "/kernels/add_M256_N512_0.py");

@@ -49,29 +49,6 @@ inline std::string add_kernel(int width, const std::string& op = "nl.add") {
 )", width, op);
 }
 
-inline const char* kReference = R"(import numpy as np
-
-M = 256
-N = 512
-
-
-def get_inputs():
-    x = np.random.normal(loc=0, scale=1.0, size=(M, N)).astype(np.float32)
-    y = np.random.normal(loc=0, scale=1.0, size=(M, N)).astype(np.float32)
-    return [x, y]
-
-
-def forward(x, y):
-    return x + y
-
-
-def transform_to_nki_inputs(inputs):
-    return inputs
-
-
-def transform_nki_outputs(k_res, ref):
-    return [np.reshape(k_res, ref.shape)]
-)";
 
 inline std::string fenced(const std::string& code) { return "Here is the kernel:\n```python\n" + code + "```\n"; }
 
@@ -81,6 +58,9 @@ inline std::string slurp(const fs::path& path) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+// The task is the bundled example (examples/add): 256x512 elementwise addition.
+inline std::string add_reference() { return slurp(fs::path(ACCELOPT_SOURCE_DIR) / "examples/add/reference.py"); }
 
 inline void spit(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -137,7 +117,7 @@ class OptimizeE2E : public ::testing::Test {
     nlohmann::json summary = {{"add", {{"seed", ""}, {"cases", {{"M256_N512", {{"values", {{"M", 256}, {"N", 512}}},
                               {"impls", {{{"task", "./reference/add_M256_N512.py"}, {"kernel", "./kernels/add_M256_N512_0.py"}}}}}}}}}}};
     spit(dir_ / "bench/summary.json", summary.dump(2));
-    spit(dir_ / "bench/reference/add_M256_N512.py", kReference);
+    spit(dir_ / "bench/reference/add_M256_N512.py", add_reference());
     spit(dir_ / "bench/kernels/add_M256_N512_0.py", add_kernel(128));
   }
 

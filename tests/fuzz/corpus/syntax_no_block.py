@@ -1,2 +1,0 @@
-for i in range(3):
-x = 1

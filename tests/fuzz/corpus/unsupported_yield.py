@@ -1,2 +1,0 @@
-def gen():
-    yield 1

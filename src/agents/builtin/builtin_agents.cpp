@@ -4,6 +4,7 @@
 
 #include "agents/builtin/ast_edit.h"
 #include "agents/builtin/experience.h"
+#include "agents/builtin/failure_log.h"
 #include "agents/builtin/plan_text.h"
 #include "agents/builtin/planner.h"
 
@@ -41,9 +42,28 @@ class BuiltinSummarizer : public Summarizer {
   }
 };
 
+// Does not repair: records the failed plan's site so the planner stops proposing it (failure_log.h).
+class BuiltinFixer : public Fixer {
+ public:
+  explicit BuiltinFixer(std::shared_ptr<FailureLog> log) : log_(std::move(log)) {}
+  KernelDraft fix(const AgentContext& ctx, const Plan& plan, const std::string&, const Failure&,
+                  int attempt) override {
+    KernelDraft draft;
+    draft.error = "the built-in agent does not repair kernels; the failure is recorded";
+    auto parsed = parse_plan(plan.text);
+    if (parsed && attempt == 1) log_->record(ctx.task.name, parsed->site);
+    return draft;
+  }
+
+ private:
+  std::shared_ptr<FailureLog> log_;
+};
+
 AgentSet make_set(uint64_t seed, bool use_memory) {
   AgentSet set;
-  set.planner = std::make_shared<BuiltinPlanner>(seed, use_memory);
+  auto failures = std::make_shared<FailureLog>();
+  set.planner = std::make_shared<BuiltinPlanner>(seed, use_memory, failures);
+  set.fixer = std::make_shared<BuiltinFixer>(failures);
   set.executor = std::make_shared<BuiltinExecutor>();
   set.summarizer = std::make_shared<BuiltinSummarizer>();
   return set;

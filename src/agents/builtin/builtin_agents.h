@@ -12,7 +12,8 @@
 
 namespace agents::builtin {
 
-// Planner, executor and summarizer (no fixer: a rewrite the checker rejects is simply dropped).
+// Planner, executor, summarizer and a fixer that does not repair: it records the rejected rewrite
+// so the planner down-weights it on later kernels (failure_log.h; needs --fixer-attempts >= 1).
 AgentSet make_builtin_agents(uint64_t seed);
 
 // A planner that ignores memory (ablation: search without memory).

@@ -5,7 +5,9 @@
 
 #include <fmt/core.h>
 
+#include "agents/builtin/ast_edit.h"
 #include "agents/builtin/experience.h"
+#include "agents/builtin/legality.h"
 #include "agents/builtin/plan_text.h"
 
 namespace agents::builtin {
@@ -76,15 +78,26 @@ double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profi
   return std::max(w, 1e-3);
 }
 
+bool BuiltinPlanner::leads_to_new_kernel(const std::string& kernel_text, const Site& site) {
+  try {
+    return known_kernels_.insert(fnv1a(apply_site(kernel_text, site))).second;
+  } catch (const RewriteError&) {
+    return false;  // the site does not apply after all: the executor would fail too
+  }
+}
+
 std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
                                           int n) {
   std::vector<Site> sites = find_sites(candidate.kernel_text);
+  std::set<int64_t> dims = task_dimensions(ctx.task);
+  std::erase_if(sites, [&](const Site& s) { return !plausible(s, dims, candidate.kernel_text); });
   const trn::Profile* profile = candidate.profile ? &*candidate.profile : nullptr;
   Symptoms symptoms = profile ? diagnose(*profile) : Symptoms{};
   std::map<std::string, double> learned = use_memory_ ? memory_weights(memory, symptoms) : std::map<std::string, double>{};
   uint64_t kernel_hash = fnv1a(candidate.kernel_text);
 
   std::lock_guard lock(mutex_);
+  known_kernels_.insert(kernel_hash);
   std::set<std::string>& tried = tried_[kernel_hash];
   // A transformation's weight is shared among its sites, so one with many sites (an engine move
   // per instruction) is not drawn more often just for being applicable everywhere.
@@ -96,6 +109,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     if (tried.count(s.key())) continue;
     double w = prior_weight(s, symptoms, profile) / per_transform[s.transform];
     if (auto it = learned.find(s.transform); it != learned.end()) w *= it->second;
+    if (failures_) w *= failures_->penalty(ctx.task.name, s);
     weights.push_back(w);
     open.push_back(std::move(s));
   }
@@ -109,7 +123,8 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     size_t pick = 0;
     while (pick + 1 < open.size() && r >= weights[pick]) r -= weights[pick++];
     tried.insert(open[pick].key());
-    plans.push_back(make_plan(open[pick], symptoms, rationale(open[pick], symptoms, profile)));
+    if (leads_to_new_kernel(candidate.kernel_text, open[pick]))
+      plans.push_back(make_plan(open[pick], symptoms, rationale(open[pick], symptoms, profile)));
     open.erase(open.begin() + static_cast<long>(pick));
     weights.erase(weights.begin() + static_cast<long>(pick));
   }

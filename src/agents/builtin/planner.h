@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 
 #include "agents/agent.h"
+#include "agents/builtin/failure_log.h"
 #include "agents/builtin/symptoms.h"
 #include "agents/builtin/transform.h"
 
@@ -18,15 +20,24 @@ double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profi
 
 class BuiltinPlanner : public Planner {
  public:
-  BuiltinPlanner(uint64_t seed, bool use_memory) : seed_(seed), use_memory_(use_memory) {}
+  // `failures` (shared with the built-in fixer) down-weights rewrites the harness rejected; null = none.
+  BuiltinPlanner(uint64_t seed, bool use_memory, std::shared_ptr<const FailureLog> failures = nullptr)
+      : seed_(seed), use_memory_(use_memory), failures_(std::move(failures)) {}
   std::vector<Plan> propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
                             int n) override;
 
  private:
+  // Records the rewrite's result; false when it is a kernel already known (or does not apply).
+  bool leads_to_new_kernel(const std::string& kernel_text, const Site& site);
+
   uint64_t seed_;
   bool use_memory_;
+  std::shared_ptr<const FailureLog> failures_;
   std::mutex mutex_;
   std::map<uint64_t, std::set<std::string>> tried_;  // kernel text hash -> site keys planned
+  // Hashes of every candidate seen and every rewrite planned: a plan that leads back to one of
+  // them (an engine moved back, a size halved after doubling) would re-evaluate known ground.
+  std::set<uint64_t> known_kernels_;
 };
 
 }  // namespace agents::builtin

@@ -9,43 +9,74 @@
 namespace bench {
 namespace {
 
-// Reads element i of a C-contiguous array as float64, whatever its storage (kernel outputs are
-// float32, references may be float64); avoids copying full-size outputs into a new buffer.
-class Elements {
- public:
-  explicit Elements(const tensor::Array& a) : array_(a.contiguous()), storage_(tensor::storage_of(array_.dtype())) {}
-  size_t size() const { return size_t(array_.size()); }
-  double operator[](size_t i) const {
-    switch (storage_) {
-      case tensor::Storage::F32: return array_.f32()[i];
-      case tensor::Storage::F64: return array_.f64()[i];
-      case tensor::Storage::I64: return double(array_.i64()[i]);
-    }
-    return 0;
-  }
-
- private:
-  tensor::Array array_;
-  tensor::Storage storage_;
+// Running sums of one output pair. Four interleaved lanes break the floating-point add chains
+// (one dependent add per element made the check the slowest step of a full-size task: bmm
+// compares 268M elements per seed).
+struct DiffSums {
+  double diff_sq[4] = {}, ref_sq[4] = {}, abs_sum[4] = {};
+  double max_abs = 0, max_rel = 0;
 };
+
+template <class O, class R>
+inline void accumulate(DiffSums& s, int lane, O out_value, R ref_value) {
+  double r = static_cast<double>(ref_value);
+  double diff = static_cast<double>(out_value) - r;
+  double ad = std::fabs(diff);
+  if (diff != diff) ad = INFINITY;  // NaN anywhere must fail the check
+  s.diff_sq[lane] += diff * diff;
+  s.ref_sq[lane] += r * r;
+  s.abs_sum[lane] += ad;
+  if (ad > s.max_abs) s.max_abs = ad;
+  if (r != 0) {
+    double rel = ad / std::fabs(r);
+    if (rel > s.max_rel) s.max_rel = rel;
+  }
+}
+
+// Both arrays C-contiguous with storages O and R (kernel outputs are float32, references may be
+// float64): one tight loop, no per-element dispatch on the storage.
+template <class O, class R>
+DiffSums diff_loop(const O* out, const R* ref, size_t n) {
+  DiffSums s;
+  size_t idx = 0;
+  for (; idx + 4 <= n; idx += 4) {
+    accumulate(s, 0, out[idx], ref[idx]);
+    accumulate(s, 1, out[idx + 1], ref[idx + 1]);
+    accumulate(s, 2, out[idx + 2], ref[idx + 2]);
+    accumulate(s, 3, out[idx + 3], ref[idx + 3]);
+  }
+  for (; idx < n; ++idx) accumulate(s, 0, out[idx], ref[idx]);
+  return s;
+}
+
+template <class O>
+DiffSums diff_with_ref(const O* out, const tensor::Array& ref, size_t n) {
+  switch (tensor::storage_of(ref.dtype())) {
+    case tensor::Storage::F32: return diff_loop(out, ref.f32(), n);
+    case tensor::Storage::F64: return diff_loop(out, ref.f64(), n);
+    case tensor::Storage::I64: return diff_loop(out, ref.i64(), n);
+  }
+  return {};
+}
 
 }  // namespace
 
-OutputDiff diff_outputs(const tensor::Array& out, const tensor::Array& ref) {
-  Elements o(out), r(ref);
-  OutputDiff d;
-  double diff_sq = 0, ref_sq = 0, abs_sum = 0;
-  for (size_t i = 0; i < o.size(); ++i) {
-    double diff = o[i] - r[i];
-    double ad = std::fabs(diff);
-    if (std::isnan(diff)) ad = INFINITY;  // NaN anywhere must fail the check
-    diff_sq += diff * diff;
-    ref_sq += r[i] * r[i];
-    abs_sum += ad;
-    if (ad > d.max_abs_diff) d.max_abs_diff = ad;
-    if (r[i] != 0 && ad / std::fabs(r[i]) > d.max_rel_diff) d.max_rel_diff = ad / std::fabs(r[i]);
+OutputDiff diff_outputs(const tensor::Array& out_in, const tensor::Array& ref_in) {
+  tensor::Array out = out_in.contiguous(), ref = ref_in.contiguous();
+  size_t n = size_t(out.size());
+  DiffSums s;
+  switch (tensor::storage_of(out.dtype())) {
+    case tensor::Storage::F32: s = diff_with_ref(out.f32(), ref, n); break;
+    case tensor::Storage::F64: s = diff_with_ref(out.f64(), ref, n); break;
+    case tensor::Storage::I64: s = diff_with_ref(out.i64(), ref, n); break;
   }
-  d.mean_abs_diff = o.size() == 0 ? 0 : abs_sum / double(o.size());
+  OutputDiff d;
+  double diff_sq = (s.diff_sq[0] + s.diff_sq[1]) + (s.diff_sq[2] + s.diff_sq[3]);
+  double ref_sq = (s.ref_sq[0] + s.ref_sq[1]) + (s.ref_sq[2] + s.ref_sq[3]);
+  double abs_sum = (s.abs_sum[0] + s.abs_sum[1]) + (s.abs_sum[2] + s.abs_sum[3]);
+  d.max_abs_diff = s.max_abs;
+  d.max_rel_diff = s.max_rel;
+  d.mean_abs_diff = n == 0 ? 0 : abs_sum / double(n);
   double norm = std::sqrt(diff_sq);
   d.rel_l2 = ref_sq > 0 ? norm / std::sqrt(ref_sq) : norm;
   if (std::isnan(d.rel_l2)) d.rel_l2 = INFINITY;

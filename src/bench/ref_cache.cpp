@@ -34,30 +34,48 @@ void put(std::string& out, T v) {
   out.append(reinterpret_cast<const char*>(&v), sizeof v);
 }
 
-// Sequential reader over the encoded bytes; every read is bounds-checked.
-class Reader {
+// Sequential readers over the encoded bytes (in memory, or straight from the file so that a
+// full-size output is read into its array with no intermediate copy); every read is bounds-checked.
+class StringReader {
  public:
-  explicit Reader(const std::string& b) : bytes_(b) {}
+  explicit StringReader(const std::string& b) : bytes_(b) {}
   template <class T>
   bool get(T& v) {
-    if (pos_ + sizeof v > bytes_.size()) return false;
-    std::memcpy(&v, bytes_.data() + pos_, sizeof v);
-    pos_ += sizeof v;
-    return true;
+    return get_bytes(reinterpret_cast<char*>(&v), sizeof v);
   }
   bool get_bytes(char* dst, size_t n) {
-    if (n > bytes_.size() - pos_) return false;
+    if (n > remaining()) return false;
     std::memcpy(dst, bytes_.data() + pos_, n);
     pos_ += n;
     return true;
   }
-  bool at_end() const { return pos_ == bytes_.size(); }
+  size_t remaining() const { return bytes_.size() - pos_; }
 
  private:
   const std::string& bytes_;
   size_t pos_ = 0;
 };
 
+class FileReader {
+ public:
+  FileReader(std::ifstream& in, size_t size) : in_(in), left_(size) {}
+  template <class T>
+  bool get(T& v) {
+    return get_bytes(reinterpret_cast<char*>(&v), sizeof v);
+  }
+  bool get_bytes(char* dst, size_t n) {
+    if (n > left_ || !in_.read(dst, std::streamsize(n))) return false;
+    left_ -= n;
+    return true;
+  }
+  size_t remaining() const { return left_; }
+
+ private:
+  std::ifstream& in_;
+  size_t left_;
+};
+
+template <class Reader>
 std::optional<tensor::Array> decode_one(Reader& r) {
   uint8_t name_len = 0, ndim = 0;
   if (!r.get(name_len)) return std::nullopt;
@@ -66,12 +84,47 @@ std::optional<tensor::Array> decode_one(Reader& r) {
   auto dtype = tensor::parse_dtype(name);
   if (!dtype || !r.get(ndim)) return std::nullopt;
   tensor::Shape shape(ndim);
-  for (auto& d : shape)
+  size_t elements = 1;
+  for (auto& d : shape) {
     if (!r.get(d) || d < 0) return std::nullopt;
-  tensor::Array a = tensor::Array::zeros(shape, *dtype);
-  if (!r.get_bytes(const_cast<char*>(raw_data(a)), size_t(a.size()) * storage_bytes(*dtype))) return std::nullopt;
+    if (d != 0 && elements > r.remaining() / size_t(d)) return std::nullopt;  // more than the file holds
+    elements *= size_t(d);
+  }
+  size_t bytes = elements * storage_bytes(*dtype);
+  if (bytes > r.remaining()) return std::nullopt;  // checked before allocating
+  tensor::Array a = tensor::Array::empty(shape, *dtype);
+  if (!r.get_bytes(const_cast<char*>(raw_data(a)), bytes)) return std::nullopt;
   return a;
 }
+
+template <class Reader>
+std::optional<std::vector<tensor::Array>> decode_from(Reader& r) {
+  char magic[sizeof kMagic];
+  uint32_t count = 0;
+  if (!r.get_bytes(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 || !r.get(count))
+    return std::nullopt;
+  std::vector<tensor::Array> arrays;
+  for (uint32_t i = 0; i < count; ++i) {
+    auto a = decode_one(r);
+    if (!a) return std::nullopt;
+    arrays.push_back(std::move(*a));
+  }
+  if (r.remaining() != 0) return std::nullopt;
+  return arrays;
+}
+
+// Everything of one array but its element data.
+std::string array_header(const tensor::Array& a) {
+  std::string out;
+  std::string_view name = tensor::name(a.dtype());
+  put<uint8_t>(out, uint8_t(name.size()));
+  out.append(name);
+  put<uint8_t>(out, uint8_t(a.ndim()));
+  for (int64_t d : a.shape()) put<int64_t>(out, d);
+  return out;
+}
+
+size_t data_bytes(const tensor::Array& a) { return size_t(a.size()) * storage_bytes(a.dtype()); }
 
 }  // namespace
 
@@ -89,30 +142,15 @@ std::string encode_arrays(const std::vector<tensor::Array>& arrays) {
   put<uint32_t>(out, uint32_t(arrays.size()));
   for (const auto& array : arrays) {
     tensor::Array a = array.contiguous();
-    std::string_view name = tensor::name(a.dtype());
-    put<uint8_t>(out, uint8_t(name.size()));
-    out.append(name);
-    put<uint8_t>(out, uint8_t(a.ndim()));
-    for (int64_t d : a.shape()) put<int64_t>(out, d);
-    if (a.size() > 0) out.append(raw_data(a), size_t(a.size()) * storage_bytes(a.dtype()));
+    out += array_header(a);
+    if (a.size() > 0) out.append(raw_data(a), data_bytes(a));
   }
   return out;
 }
 
 std::optional<std::vector<tensor::Array>> decode_arrays(const std::string& bytes) {
-  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) return std::nullopt;
-  Reader r(bytes);
-  char magic[sizeof kMagic];
-  uint32_t count = 0;
-  if (!r.get_bytes(magic, sizeof magic) || !r.get(count)) return std::nullopt;
-  std::vector<tensor::Array> arrays;
-  for (uint32_t i = 0; i < count; ++i) {
-    auto a = decode_one(r);
-    if (!a) return std::nullopt;
-    arrays.push_back(std::move(*a));
-  }
-  if (!r.at_end()) return std::nullopt;
-  return arrays;
+  StringReader r(bytes);
+  return decode_from(r);
 }
 
 std::string default_ref_cache_dir() {
@@ -128,28 +166,42 @@ std::string RefCache::path_for(uint64_t ref_hash, int seed) const {
 
 std::optional<std::vector<tensor::Array>> RefCache::load(uint64_t ref_hash, int seed) const {
   if (!enabled()) return std::nullopt;
-  std::ifstream in(path_for(ref_hash, seed), std::ios::binary);
+  std::string path = path_for(ref_hash, seed);
+  std::error_code ec;
+  uintmax_t size = fs::file_size(path, ec);
+  if (ec) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return decode_arrays(ss.str());
+  FileReader r(in, size_t(size));
+  return decode_from(r);
 }
 
+// The arrays go to the file directly (a full-size bmm output is 1 GiB: no second copy in memory).
 void RefCache::store(uint64_t ref_hash, int seed, const std::vector<tensor::Array>& outputs) const {
   if (!enabled()) return;
   std::error_code ec;
   fs::create_directories(dir_, ec);
   std::string final_path = path_for(ref_hash, seed);
   std::string tmp = fmt::format("{}.tmp{}", final_path, ::getpid());
+  bool ok = false;
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;
-    std::string bytes = encode_arrays(outputs);
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    if (!out) return;
+    if (out) {
+      std::string head(kMagic, sizeof kMagic);
+      put<uint32_t>(head, uint32_t(outputs.size()));
+      out.write(head.data(), std::streamsize(head.size()));
+      for (const auto& array : outputs) {
+        tensor::Array a = array.contiguous();
+        std::string header = array_header(a);
+        out.write(header.data(), std::streamsize(header.size()));
+        if (a.size() > 0) out.write(raw_data(a), std::streamsize(data_bytes(a)));
+      }
+      out.flush();
+      ok = bool(out);
+    }
   }
-  fs::rename(tmp, final_path, ec);
-  if (ec) fs::remove(tmp, ec);
+  if (ok) fs::rename(tmp, final_path, ec);
+  if (!ok || ec) fs::remove(tmp, ec);
 }
 
 }  // namespace bench

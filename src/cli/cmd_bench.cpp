@@ -1,8 +1,11 @@
 // `accelopt bench`: check and profile every benchmark task (or a chosen subset, or the user's own
 // kernels) and report latency against the peak estimate, then the geometric mean.
+#include <stdlib.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -15,6 +18,8 @@
 #include "bench/report.h"
 #include "cli/command.h"
 #include "eval/evaluate.h"
+#include "eval/executor.h"
+#include "eval/executor_cli.h"
 
 namespace {
 
@@ -22,6 +27,10 @@ struct BenchOptions {
   std::string arch = "trn1", tasks, kernels, bench_root, seeds = "0,21,42,63,84", cache_dir;
   double timeout = 900;
   bool json = false, csv = false, no_cache = false, quiet = false;
+  // With --executor given, tasks are evaluated by worker processes (local) or Slurm array tasks
+  // instead of one after another in this process.
+  eval::ExecutorConfig executor;
+  bool use_executor = false, job_timeout_given = false;
 };
 
 std::set<std::string> split_names(const std::string& text) {
@@ -45,7 +54,8 @@ std::vector<bench::TaskCase> select_cases(const bench::Suite& suite, const Bench
   return cases;
 }
 
-bench::BenchRow run_case(const bench::TaskCase& c, const BenchOptions& opt, const std::vector<int>& seeds) {
+// The row of a case before evaluation; status "missing" when --kernels has no kernel for it.
+bench::BenchRow start_row(const bench::TaskCase& c, const BenchOptions& opt) {
   bench::BenchRow row;
   row.task = c.task;
   row.config = c.config;
@@ -60,6 +70,11 @@ bench::BenchRow run_case(const bench::TaskCase& c, const BenchOptions& opt, cons
     }
   }
   if (bench::has_peak_formula(c.task)) row.peak = bench::estimate_peak(c.task, c.values, bench::peak_constants(opt.arch));
+  return row;
+}
+
+eval::EvalRequest request_for(const bench::TaskCase& c, const bench::BenchRow& row, const BenchOptions& opt,
+                              const std::vector<int>& seeds) {
   eval::EvalRequest req;
   req.kernel_path = row.kernel;
   req.reference_path = c.reference_path;
@@ -68,15 +83,127 @@ bench::BenchRow run_case(const bench::TaskCase& c, const BenchOptions& opt, cons
   req.tolerance = c.effective_tolerance();
   req.cache_dir = opt.no_cache ? "" : (opt.cache_dir.empty() ? bench::default_ref_cache_dir() : opt.cache_dir);
   req.limits.max_seconds = opt.timeout;
-  auto start = std::chrono::steady_clock::now();
-  eval::Evaluation e = eval::evaluate(req);
-  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return req;
+}
+
+void finish_row(bench::BenchRow& row, const eval::Evaluation& e) {
   row.status = eval::to_string(e.status);
   row.correct = e.correct;
   row.profile = e.profile;
   row.diagnostics = e.diagnostics;
   for (const auto& s : e.seeds) row.rel_l2 = std::max(row.rel_l2, s.rel_l2);
-  return row;
+}
+
+void print_progress(const bench::BenchRow& row, size_t done, size_t total, const BenchOptions& opt) {
+  if (!opt.quiet)
+    fmt::print(stderr, "[{}/{}] {} {}: {} ({:.1f} s)\n", done, total, row.task, row.config, row.status, row.seconds);
+  if (!row.correct)
+    for (const auto& d : row.diagnostics) fmt::print(stderr, "{}\n", d);
+}
+
+// One case after another in this process.
+std::vector<bench::BenchRow> run_in_process(const std::vector<bench::TaskCase>& cases, const BenchOptions& opt,
+                                            const std::vector<int>& seeds) {
+  std::vector<bench::BenchRow> rows;
+  for (const auto& c : cases) {
+    bench::BenchRow row = start_row(c, opt);
+    if (row.status.empty()) {
+      auto start = std::chrono::steady_clock::now();
+      finish_row(row, eval::evaluate(request_for(c, row, opt, seeds)));
+      row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    rows.push_back(std::move(row));
+    print_progress(rows.back(), rows.size(), cases.size(), opt);
+  }
+  return rows;
+}
+
+// The evaluation directory of an executor run: --eval-dir, else a fresh directory removed at the
+// end (in $TMPDIR for local workers; in the working directory for Slurm, whose nodes must see it).
+class EvalDir {
+ public:
+  explicit EvalDir(const eval::ExecutorConfig& config) {
+    if (!config.run_dir.empty()) {
+      path_ = config.run_dir;
+      return;
+    }
+    namespace fs = std::filesystem;
+    fs::path base = config.kind == "slurm" ? fs::current_path() : fs::temp_directory_path();
+    std::string pattern = (base / "accelopt-bench-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create an evaluation directory in " + base.string());
+    path_ = pattern;
+    owned_ = true;
+  }
+  ~EvalDir() {
+    std::error_code ec;
+    if (owned_) std::filesystem::remove_all(path_, ec);
+  }
+  EvalDir(const EvalDir&) = delete;
+  EvalDir& operator=(const EvalDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool owned_ = false;
+};
+
+// Every case as one job of one executor batch: in parallel worker processes or Slurm tasks.
+// A row's seconds are the time from the start of the batch until its result arrived.
+std::vector<bench::BenchRow> run_with_executor(const std::vector<bench::TaskCase>& cases, const BenchOptions& opt,
+                                               const std::vector<int>& seeds) {
+  std::vector<bench::BenchRow> rows;
+  std::vector<eval::EvalJob> jobs;
+  std::vector<size_t> row_of_job;
+  for (const auto& c : cases) {
+    rows.push_back(start_row(c, opt));
+    bench::BenchRow& row = rows.back();
+    if (!row.status.empty()) continue;
+    eval::EvalJob job;
+    job.id = std::to_string(rows.size() - 1);
+    job.request = request_for(c, row, opt, seeds);
+    // The executor needs the texts; an unreadable kernel is this row's compile error (as in
+    // eval::evaluate), not a failure of the whole benchmark.
+    try {
+      job.request.kernel_text = bench::read_file(job.request.kernel_path);
+      job.request.reference_text = bench::read_file(job.request.reference_path);
+    } catch (const std::exception& e) {
+      eval::Evaluation failed;
+      failed.status = job.request.kernel_text.empty() ? eval::Status::CompileError : eval::Status::InternalError;
+      failed.diagnostics.push_back(fmt::format("error: {}", e.what()));
+      finish_row(row, failed);
+      continue;
+    }
+    jobs.push_back(std::move(job));
+    row_of_job.push_back(rows.size() - 1);
+  }
+  size_t done = 0;
+  for (const auto& row : rows)
+    if (!row.status.empty()) print_progress(row, ++done, cases.size(), opt);
+  if (jobs.empty()) return rows;
+
+  EvalDir dir(opt.executor);
+  eval::ExecutorConfig config = opt.executor;
+  config.run_dir = dir.path();
+  // A worker must outlive the evaluation's own time limit, which reports a clean timeout.
+  if (!opt.job_timeout_given) config.job_timeout_s = std::max(config.job_timeout_s, opt.timeout + 60);
+  auto executor = eval::make_executor(config);
+  auto start = std::chrono::steady_clock::now();
+  std::mutex mutex;
+  std::vector<double> finished_at(rows.size(), 0);
+  std::vector<eval::Evaluation> results = executor->run(jobs, [&](const std::string& id, const eval::Evaluation& e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    size_t idx = std::stoul(id);
+    bench::BenchRow row = rows[idx];
+    row.seconds = finished_at[idx] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    finish_row(row, e);
+    print_progress(row, ++done, cases.size(), opt);
+  });
+  for (size_t job_idx = 0; job_idx < jobs.size() && job_idx < results.size(); ++job_idx) {
+    bench::BenchRow& row = rows[row_of_job[job_idx]];
+    finish_row(row, results[job_idx]);
+    row.seconds = finished_at[row_of_job[job_idx]];
+  }
+  return rows;
 }
 
 int run_bench(const BenchOptions& opt) {
@@ -90,15 +217,7 @@ int run_bench(const BenchOptions& opt) {
   report.errors = suite.errors;
   for (const auto& e : suite.errors) fmt::print(stderr, "error: {}\n", e);
   std::vector<bench::TaskCase> cases = select_cases(suite, opt);
-  for (const auto& c : cases) {
-    report.rows.push_back(run_case(c, opt, seeds));
-    const auto& row = report.rows.back();
-    if (!opt.quiet)
-      fmt::print(stderr, "[{}/{}] {} {}: {} ({:.1f} s)\n", report.rows.size(), cases.size(), row.task,
-                 row.config, row.status, row.seconds);
-    if (!row.correct)
-      for (const auto& d : row.diagnostics) fmt::print(stderr, "{}\n", d);
-  }
+  report.rows = opt.use_executor ? run_with_executor(cases, opt, seeds) : run_in_process(cases, opt, seeds);
   if (opt.json) fmt::print("{}\n", bench::to_json(report).dump(2));
   else if (opt.csv) fmt::print("{}", bench::render_csv(report));
   else fmt::print("{}", bench::render_table(report));
@@ -122,7 +241,13 @@ cli::RunFn setup_bench(CLI::App& sub) {
   auto* json = sub.add_flag("--json", opt->json, "print JSON");
   sub.add_flag("--csv", opt->csv, "print CSV")->excludes(json);
   sub.add_flag("--quiet", opt->quiet, "no per-task progress on stderr");
-  return [opt] { return run_bench(*opt); };
+  eval::add_executor_options(sub, opt->executor);
+  return [opt, &sub] {
+    // No --executor: the tasks run one after another in this process (see docs/evaluation.md).
+    opt->use_executor = sub.count("--executor") > 0;
+    opt->job_timeout_given = sub.count("--job-timeout") > 0;
+    return run_bench(*opt);
+  };
 }
 
 cli::CommandRegistrar reg("bench", "check and profile the benchmark tasks; percent of peak and geomean",

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -102,9 +103,64 @@ BlockCache* block_cache() {
   return t_cache;
 }
 
+// Full-size arrays (a 4096x7168 float32 input is 117 MB, a bmm output 1 GiB) come from mmap and
+// go back to the kernel on free, so every new one pays a page fault per 4 KiB page: about half a
+// second of kernel time per GiB, a quarter of a whole silu check. A harness run allocates the
+// same few sizes again and again (inputs, temporaries, outputs; the same again for every seed),
+// so freed large blocks are kept, process-wide, up to kMaxTotal bytes, and reused for the same size.
+class LargeBlockCache {
+ public:
+  static constexpr uint64_t kMinBytes = BlockCache::kMaxBytes + 1;
+  static constexpr uint64_t kMaxTotal = uint64_t{2} << 30;
+  static LargeBlockCache& instance() {
+    static auto* cache = new LargeBlockCache;  // never destroyed: buffers may be freed at exit
+    return *cache;
+  }
+  void* take(uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t idx = 0; idx < blocks_.size(); ++idx) {
+      if (blocks_[idx].first != bytes) continue;
+      void* data = blocks_[idx].second;
+      blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(idx));
+      total_ -= bytes;
+      return data;
+    }
+    return nullptr;
+  }
+  // Keeps the block; the oldest blocks are released when the total would pass kMaxTotal.
+  void give(void* data, uint64_t bytes) {
+    if (bytes > kMaxTotal) {
+      std::free(data);
+      return;
+    }
+    std::vector<void*> released;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      while (!blocks_.empty() && total_ + bytes > kMaxTotal) {
+        released.push_back(blocks_.front().second);
+        total_ -= blocks_.front().first;
+        blocks_.erase(blocks_.begin());
+      }
+      blocks_.emplace_back(bytes, data);
+      total_ += bytes;
+    }
+    for (void* block : released) std::free(block);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<uint64_t, void*>> blocks_;  // oldest first
+  uint64_t total_ = 0;
+};
+
 void* allocate_block(uint64_t bytes, bool zeroed) {
-  BlockCache* cache = block_cache();
-  if (void* data = cache ? cache->take(bytes) : nullptr) {
+  void* data = nullptr;
+  if (bytes >= LargeBlockCache::kMinBytes) {
+    data = LargeBlockCache::instance().take(bytes);
+  } else if (BlockCache* cache = block_cache()) {
+    data = cache->take(bytes);
+  }
+  if (data) {
     if (zeroed) std::memset(data, 0, bytes);
     return data;
   }
@@ -113,6 +169,10 @@ void* allocate_block(uint64_t bytes, bool zeroed) {
 }
 
 void free_block(void* data, uint64_t bytes) {
+  if (bytes >= LargeBlockCache::kMinBytes) {
+    LargeBlockCache::instance().give(data, bytes);
+    return;
+  }
   BlockCache* cache = block_cache();
   if (!cache || !cache->give(data, bytes)) std::free(data);
 }

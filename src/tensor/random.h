@@ -25,6 +25,8 @@ class LegacyRandom {
   Array normal_array(double loc, double scale, const Shape& shape, bool shape_only = false);
   Array uniform_array(double low, double high, const Shape& shape, bool shape_only = false);
   Array random_array(const Shape& shape, bool shape_only = false);
+  // n draws of normal(loc, scale) into out (what normal_array fills), advancing the stream alike.
+  void fill_normal(double* out, int64_t n, double loc, double scale);
 
  private:
   std::array<uint32_t, 624> mt_{};

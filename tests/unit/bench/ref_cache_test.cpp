@@ -32,6 +32,40 @@ TEST(RefCache, TruncatedOrForeignBytesAreRejected) {
   EXPECT_FALSE(bench::decode_arrays(""));
 }
 
+// A header that claims more elements than the bytes that follow is rejected before anything is
+// allocated (a corrupt shape must not become a huge allocation).
+TEST(RefCache, ShapeLargerThanTheDataIsRejected) {
+  auto a = tensor::Array::from_values({4}, tensor::DType::Float32, {1, 2, 3, 4});
+  std::string bytes = bench::encode_arrays({a});
+  // magic(8) count(4) name_len(1) "float32"(7) ndim(1), then the i64 dimension.
+  size_t dim_at = 8 + 4 + 1 + 7 + 1;
+  int64_t huge = int64_t{1} << 50;
+  bytes.replace(dim_at, sizeof huge, reinterpret_cast<const char*>(&huge), sizeof huge);
+  tensor::AllocationBudget budget(1 << 20);  // an attempt to allocate would throw here
+  EXPECT_FALSE(bench::decode_arrays(bytes));
+}
+
+// Several arrays of mixed storages through the file path (streamed in and out, no staging copy).
+TEST(RefCache, StoresSeveralArraysThroughTheFile) {
+  fs::path dir = fs::temp_directory_path() / ("accelopt_refcache_multi_" + std::to_string(::getpid()));
+  bench::RefCache cache(dir.string());
+  auto a = tensor::Array::full({300, 70}, tensor::DType::Float32, 1.5);
+  auto b = tensor::Array::from_values({3}, tensor::DType::Int64, {-1, 0, 7});
+  auto view = tensor::Array::from_values({2, 2}, tensor::DType::Float64, {1, 2, 3, 4});
+  auto transposed = view.view({2, 2}, {1, 2}, 0);  // non-contiguous: stored in C order
+  cache.store(42, 0, {a, b, transposed});
+  auto hit = cache.load(42, 0);
+  ASSERT_TRUE(hit);
+  ASSERT_EQ(hit->size(), 3u);
+  EXPECT_EQ((*hit)[0].shape(), (tensor::Shape{300, 70}));
+  EXPECT_EQ((*hit)[0].get({299, 69}), 1.5);
+  EXPECT_EQ((*hit)[1].get({0}), -1);
+  EXPECT_EQ((*hit)[1].get({2}), 7);
+  EXPECT_EQ((*hit)[2].get({0, 1}), 3);
+  EXPECT_EQ((*hit)[2].get({1, 0}), 2);
+  fs::remove_all(dir);
+}
+
 TEST(RefCache, StoreLoadBySeedAndHash) {
   fs::path dir = fs::temp_directory_path() / ("accelopt_refcache_" + std::to_string(::getpid()));
   bench::RefCache cache(dir.string());

@@ -111,5 +111,28 @@ TEST(Array, RelativeL2) {
   EXPECT_THROW(relative_l2(out, reshape(ref, {2, 2})), ArrayError);
 }
 
+// Large freed buffers are reused for the next array of the same size (no fresh page faults);
+// a reused buffer must still honour zeros() and the allocation budget.
+TEST(Array, LargeBuffersAreReusedAndZeroed) {
+  const Shape shape{3, 1 << 20};  // 12 MiB of float32, above the tile-size cache
+  void* first = nullptr;
+  {
+    Array a = Array::full(shape, DType::Float32, 7.0f);
+    first = a.raw();
+  }
+  Array b = Array::zeros(shape, DType::Float32);
+  EXPECT_EQ(b.raw(), first);
+  const float* p = b.f32();
+  for (int64_t idx = 0; idx < b.size(); idx += 4099) ASSERT_EQ(p[idx], 0.0f) << idx;
+  EXPECT_EQ(p[b.size() - 1], 0.0f);
+  Array c = Array::empty(shape, DType::Float32);  // b is alive: a different buffer
+  EXPECT_NE(c.raw(), b.raw());
+  {
+    AllocationBudget budget(1 << 20);
+    b = Array();
+    EXPECT_THROW(Array::zeros(shape, DType::Float32), BudgetExceeded);
+  }
+}
+
 }  // namespace
 }  // namespace tensor

@@ -57,5 +57,20 @@ TEST(LegacyRandom, ShapeOnlyDoesNotAdvance) {
   EXPECT_EQ(a.gauss(), b.gauss());
 }
 
+// The bulk normal_array loop must draw exactly what per-element normal() calls draw: odd and even
+// sizes, a cached Gaussian left over from before, and many MT19937 regenerations (624 words).
+TEST(LegacyRandom, BulkNormalMatchesScalarDraws) {
+  LegacyRandom bulk(42), scalar(42);
+  bulk.gauss();  // leaves a cached Gaussian for the first bulk call
+  scalar.gauss();
+  for (int64_t n : {1, 2, 7, 5001, 2, 3, 1000}) {
+    Array a = bulk.normal_array(0.5, 2.0, {n});
+    for (int64_t idx = 0; idx < n; ++idx)
+      ASSERT_EQ(a.f64()[idx], scalar.normal(0.5, 2.0)) << "size " << n << " element " << idx;
+  }
+  EXPECT_EQ(bulk.gauss(), scalar.gauss());
+  EXPECT_EQ(bulk.random_sample(), scalar.random_sample());
+}
+
 }  // namespace
 }  // namespace tensor

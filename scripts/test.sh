@@ -2,11 +2,13 @@
 # The README's test command: install dependencies, build, run every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root="$(pwd)"
 scripts/install-deps.sh
 scripts/build.sh
 if [ -x scripts/slurm/start-slurm.sh ] && [ "${ACCELOPT_SKIP_SLURM:-0}" != 1 ]; then
   # Tests tagged slurm need a controller; start one on 127.0.0.1 and stop it by PID at exit.
-  trap 'scripts/slurm/stop-slurm.sh || true' EXIT
+  trap '"$root/scripts/slurm/stop-slurm.sh" || true' EXIT
   scripts/slurm/start-slurm.sh || echo "test.sh: warning: Slurm did not start; tests that need it will be skipped" >&2
 fi
 cd build && ctest --output-on-failure -j "$(nproc)" --timeout 900
+

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "bench/kernel_exec.h"
+#include "bench/loader.h"
 #include "nki/interpreter.h"
 #include "nki/lib/array_value.h"
 #include "nki/lib/modules.h"
@@ -110,6 +111,16 @@ std::vector<nki::Value> reference_kernel_args(const std::string& reference_path,
   } catch (const nki::NkiError& e) {
     throw std::runtime_error("error in the reference:\n" + nki::render(e.diag));
   }
+}
+
+TraceRequest trace_request_from_files(const std::string& reference_path, const std::string& kernel_path,
+                                      const CheckLimits& limits) {
+  TraceRequest req;
+  req.kernel_path = kernel_path;
+  req.kernel_text = read_file(kernel_path);
+  req.args = reference_kernel_args(reference_path, read_file(reference_path), limits);
+  req.limits = limits;
+  return req;
 }
 
 }  // namespace bench

@@ -40,4 +40,9 @@ ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, 
 std::vector<nki::Value> reference_kernel_args(const std::string& reference_path, const std::string& reference_text,
                                               const CheckLimits& limits);
 
+// The request `accelopt trace` and `accelopt profile` run: the kernel file, and shape-only
+// arguments from the reference file. Throws like reference_kernel_args, or when a file is unreadable.
+TraceRequest trace_request_from_files(const std::string& reference_path, const std::string& kernel_path,
+                                      const CheckLimits& limits = {});
+
 }  // namespace bench

@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/loader.h"
 #include "bench/profile_run.h"
 #include "cli/command.h"
 #include "trn/profile.h"
@@ -16,12 +15,7 @@ struct ProfileOptions {
 };
 
 int run_profile(const ProfileOptions& opt) {
-  bench::CheckLimits limits;
-  bench::TraceRequest req;
-  req.kernel_path = opt.kernel;
-  req.kernel_text = bench::read_file(opt.kernel);
-  req.args = bench::reference_kernel_args(opt.reference, bench::read_file(opt.reference), limits);
-  req.limits = limits;
+  bench::TraceRequest req = bench::trace_request_from_files(opt.reference, opt.kernel);
   bench::ProfileRun run = bench::profile_kernel(req, opt.arch, opt.timeline);
   for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
   if (!run.profile) {

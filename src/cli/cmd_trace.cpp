@@ -2,7 +2,6 @@
 // reference), one stable line per record.
 #include <fmt/core.h>
 
-#include "bench/loader.h"
 #include "bench/profile_run.h"
 #include "cli/command.h"
 #include "nki/lib/kernel_runner.h"
@@ -15,12 +14,7 @@ struct TraceOptions {
 };
 
 int run_trace(const TraceOptions& opt) {
-  bench::CheckLimits limits;
-  bench::TraceRequest req;
-  req.kernel_path = opt.kernel;
-  req.kernel_text = bench::read_file(opt.kernel);
-  req.args = bench::reference_kernel_args(opt.reference, bench::read_file(opt.reference), limits);
-  req.limits = limits;
+  bench::TraceRequest req = bench::trace_request_from_files(opt.reference, opt.kernel);
   trn::TraceBuffer buffer;
   bench::TraceRun run = bench::trace_kernel(req, buffer);
   for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);

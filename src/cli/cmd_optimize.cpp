@@ -15,6 +15,8 @@
 #include "agents/llm_agents.h"
 #include "agents/llm_setup.h"
 #include "bench/bench_root.h"
+#include "bench/ref_cache.h"
+#include "bench/task_case.h"
 #include "cli/command.h"
 #include "eval/executor.h"
 #include "eval/executor_cli.h"
@@ -35,6 +37,9 @@ namespace fs = std::filesystem;
 struct OptimizeOptions {
   std::string task, tasks, agent = "builtin", config, memory_in, memory_out, out, resume, bench_root, arch = "trn1";
   std::string prompts;
+  std::string check_seeds;  // "" = the task's own seeds (all five)
+  std::string cache_dir;    // reference-output cache for search-time checks ("" = the default one)
+  bool no_cache = false;
   search::SearchParams params;
   search::Budgets budgets;
   eval::ExecutorConfig executor;
@@ -55,6 +60,7 @@ nlohmann::json to_json(const OptimizeOptions& o) {
           {"arch", o.arch},
           {"prompts", o.prompts},
           {"seed", o.seed},
+          {"check_seeds", o.check_seeds},
           {"params",
            {{"B", p.beam}, {"N", p.plans}, {"K", p.kernels}, {"T", p.rounds}, {"topk", p.topk}, {"expn", p.expn},
             {"t_pos", p.t_pos}, {"t_neg", p.t_neg}, {"fixer_attempts", p.fixer_attempts}, {"parallel", p.parallelism}}},
@@ -80,6 +86,7 @@ void restore(OptimizeOptions& o, const nlohmann::json& j, const search::Budgets&
   o.arch = j.value("arch", "trn1");
   o.prompts = j.value("prompts", "");
   o.seed = j.value("seed", uint64_t{0});
+  o.check_seeds = j.value("check_seeds", "");
   const auto& p = j.at("params");
   o.params = {p.at("B"), p.at("N"), p.at("K"), p.at("T"), p.at("topk"), p.at("expn"), p.at("t_pos"), p.at("t_neg"),
               p.at("fixer_attempts"), p.value("parallel", 4)};
@@ -200,6 +207,11 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   auto tasks = search::load_tasks(o.bench_root, o.tasks.empty() ? o.task : o.tasks, o.arch, warnings);
   for (const auto& w : warnings) fmt::print(stderr, "accelopt: warning: {}\n", w);
   if (tasks.empty()) throw std::invalid_argument("no task to optimize");
+  if (!o.check_seeds.empty()) {
+    // Search-time checks only: the reported best is re-checked with the task's own seeds.
+    std::vector<int> seeds = bench::parse_seeds(o.check_seeds);
+    for (auto& t : tasks) t.seeds = seeds;
+  }
   if (o.resume.empty()) validate_inputs(o);
 
   fs::create_directories(run_dir);
@@ -215,13 +227,17 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   eval::ExecutorConfig exec = o.executor;
   if (exec.run_dir.empty()) exec.run_dir = (fs::path(run_dir) / "eval").string();
   auto executor = eval::make_executor(exec);
-  search::CachedEvaluator evaluator(*executor, &journal);
+  // Search-time checks may take the reference outputs from the cache (they never change for a
+  // task); the final re-check does not (recheck.h).
+  std::string ref_cache = o.no_cache ? "" : (o.cache_dir.empty() ? bench::default_ref_cache_dir() : o.cache_dir);
+  search::CachedEvaluator evaluator(*executor, &journal, ref_cache);
   search::RunState state = initial_state(o, journal);
   search::BudgetTracker budget(o.budgets, state.elapsed_s);
   search::ConsoleProgress progress(stderr, !o.no_progress && ::isatty(STDERR_FILENO), run_name);
   if (!o.resume.empty()) progress.on_message(fmt::format("resuming {} ({} tasks finished)", run_dir, state.finished.size()));
 
   search::SearchEnv env{o.params, agents.set, &evaluator, agents.session.get(), &budget, &progress};
+  env.recheck_best = true;  // every reported best passes the five-seed check from a fresh worker
   eval::InterruptGuard interrupts;
   state = search::Optimizer(env, &journal).run(tasks, std::move(state));
 
@@ -266,6 +282,19 @@ cli::RunFn setup(CLI::App& sub) {
   sub.add_option("--out", o->out, "run directory (default runs/<time>-<pid>)");
   sub.add_option("--resume", o->resume, "continue the run in this directory");
   sub.add_option("--seed", o->seed, "seed for retry jitter (0 = from the clock)");
+  sub.add_option("--check-seeds", o->check_seeds,
+                 "seeds of the correctness check during the search, e.g. 0 (default: the task's five); "
+                 "the reported best is always re-checked with all five")
+      ->check([](const std::string& v) {
+        try {
+          bench::parse_seeds(v);
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      });
+  sub.add_option("--cache-dir", o->cache_dir, "reference-output cache for search-time checks (default: as accelopt eval)");
+  sub.add_flag("--no-cache", o->no_cache, "compute the reference outputs for every check");
   sub.add_flag("--no-progress", o->no_progress, "log lines instead of the live display");
   eval::add_executor_options(sub, o->executor);
   return [o, &sub] { return run_optimize(*o, sub); };

@@ -2,12 +2,10 @@
 //   tokens  one token per line with its span (golden format of tests/golden/nki/lex)
 //   ast     the AST with line:col on every node (tests/golden/nki/parse)
 //   python  the AST printed back as Python (what the rewrite agent emits)
-#include <fstream>
-#include <sstream>
-
 #include <fmt/core.h>
 
 #include "cli/command.h"
+#include "cli/read_source.h"
 #include "nki/ast_dump.h"
 #include "nki/ast_printer.h"
 #include "nki/lexer.h"
@@ -21,14 +19,9 @@ struct ParseOptions {
 };
 
 int run_parse(const ParseOptions& o) {
-  std::ifstream in(o.file, std::ios::binary);
-  if (!in) {
-    fmt::print(stderr, "accelopt: error: cannot read '{}'\n", o.file);
-    return 1;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{o.file, text.str()});
+  auto text = cli::read_source_file(o.file);
+  if (!text) return 1;
+  auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{o.file, *text});
   try {
     if (o.emit == "tokens") {
       fmt::print("{}", nki::dump_tokens(nki::lex(src)));

@@ -1,11 +1,9 @@
 // `accelopt run FILE`: executes a Python file with numpy, math and nki importable, prints what it
 // printed, and renders the diagnostic (exit code 1) if it fails.
-#include <fstream>
-#include <sstream>
-
 #include <fmt/core.h>
 
 #include "cli/command.h"
+#include "cli/read_source.h"
 #include "nki/interpreter.h"
 #include "nki/lib/modules.h"
 
@@ -17,14 +15,9 @@ struct RunOptions {
 };
 
 int run_file(const RunOptions& o) {
-  std::ifstream in(o.file, std::ios::binary);
-  if (!in) {
-    fmt::print(stderr, "accelopt: error: cannot read '{}'\n", o.file);
-    return 1;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{o.file, text.str()});
+  auto text = cli::read_source_file(o.file);
+  if (!text) return 1;
+  auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{o.file, *text});
   nki::Interpreter interp(o.limits);
   nki::lib::install_builtin_modules(interp);
   int status = 0;

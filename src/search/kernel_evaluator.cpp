@@ -13,6 +13,7 @@ const char* const kEvaluatorVersion = "accelopt-eval-1";
 
 std::string evaluation_key(const TaskSpec& task, const std::string& kernel_text) {
   std::string settings = fmt::format("{}|{}|{}", task.info.arch, task.tolerance, fmt::join(task.seeds, ","));
+  if (!task.key_tag.empty()) settings += "|" + task.key_tag;  // untagged keys stay as they were
   return agents::content_hash({kernel_text, task.info.reference_text, settings, kEvaluatorVersion});
 }
 
@@ -29,7 +30,7 @@ eval::EvalJob CachedEvaluator::make_job(const TaskSpec& task, const std::string&
   job.request.arch = task.info.arch;
   job.request.seeds = task.seeds;
   job.request.tolerance = task.tolerance;
-  job.request.cache_dir = cache_dir_;
+  job.request.cache_dir = task.ref_cache ? cache_dir_ : "";
   return job;
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "eval/interrupt.h"
+#include "search/recheck.h"
 
 namespace search {
 
@@ -21,6 +22,17 @@ void note_best(TaskResult& result, const std::vector<agents::Candidate>& beam) {
   result.best_code = beam.front().kernel_text;
 }
 
+// Adds the beam's kernels that are new to the history (without profiles: only text and latency
+// are needed to re-check them, and the history is part of every checkpoint).
+void extend_history(std::vector<agents::Candidate>& history, const std::vector<agents::Candidate>& beam) {
+  for (const auto& c : beam) {
+    bool known = std::any_of(history.begin(), history.end(), [&](const auto& h) { return h.kernel_text == c.kernel_text; });
+    if (known) continue;
+    history.push_back(c);
+    history.back().profile.reset();
+  }
+}
+
 }  // namespace
 
 RunState Optimizer::run(const std::vector<TaskSpec>& tasks, RunState state) {
@@ -33,7 +45,13 @@ RunState Optimizer::run(const std::vector<TaskSpec>& tasks, RunState state) {
     if (is_finished(state, task.info.name)) continue;
     bool resuming = state.current && state.current->result.task == task.info.name;
     if (!resuming && !start_task(task, state)) continue;
-    if (!run_rounds(task, state)) break;
+    if (!run_rounds(task, state)) {
+      // A budget stop reports this task's best as it stands: re-check it (a resumed run that
+      // finds a better kernel re-checks again at the task's end).
+      if (is_budget_stop(state.stop)) recheck(task, state);
+      break;
+    }
+    recheck(task, state);
     state.current->result.stop = StopReason::Rounds;
     if (env_.observer) env_.observer->on_task_end(state.current->result);
     state.finished.push_back(std::move(state.current->result));
@@ -71,7 +89,8 @@ bool Optimizer::start_task(const TaskSpec& task, RunState& state) {
   result.baseline_latency_ms = base->latency_ms;
   note_best(result, {*base});
   if (env_.observer) env_.observer->on_task_start(task.info.name, *base, task.info.peak_latency_ms);
-  state.current = TaskProgress{std::move(result), {*base}};
+  state.current = TaskProgress{std::move(result), {*base}, {}};
+  extend_history(state.current->history, state.current->beam);
   return true;
 }
 
@@ -99,6 +118,7 @@ bool Optimizer::run_rounds(const TaskSpec& task, RunState& state) {
       journal_->record_round({&spec, round, progress.beam, outcome.plans, outcome.results, outcome.beam,
                               outcome.new_items, outcome.stats});
     progress.beam = outcome.beam;
+    extend_history(progress.history, progress.beam);
     progress.result.rounds_done = round;
     progress.result.rounds.push_back(outcome.stats);
     if (env_.session) progress.result.usage = progress.result.usage + (env_.session->usage() - before);
@@ -121,6 +141,42 @@ std::optional<StopReason> Optimizer::exhausted(const RunState& state) const {
   if (eval::interrupt_requested()) return StopReason::Cancelled;
   if (!env_.budget) return std::nullopt;
   return env_.budget->exhausted(env_.session ? env_.session->usage() : agents::Usage{}, state.evaluations);
+}
+
+void Optimizer::recheck(const TaskSpec& task, RunState& state) {
+  if (!env_.recheck_best || !state.current) return;
+  auto& progress = *state.current;
+  TaskResult& result = progress.result;
+  if (result.best_code.empty()) return;
+  // Already decided for these rounds (a run resumed after this point, or stopped again at once).
+  if (!result.recheck.empty() && result.recheck_rounds == result.rounds_done) return;
+  result.searched_best_latency_ms = result.best_latency_ms;
+  // Best first (it wins ties), then the beam and every kernel that was in a beam before.
+  std::vector<agents::Candidate> candidates = {{result.best_id, result.best_code, result.best_latency_ms, std::nullopt}};
+  extend_history(candidates, progress.beam);
+  extend_history(candidates, progress.history);
+  RecheckOutcome out = recheck_best(*env_.evaluator, task, candidates);
+  result.recheck_evaluations += out.evaluations;
+  if (out.status == "cancelled") return;  // undecided: the run says "not re-checked"
+  result.recheck = out.status;
+  result.recheck_note = out.note;
+  result.recheck_rounds = result.rounds_done;
+  if (out.reported) {
+    result.best_latency_ms = out.reported->latency_ms;
+    result.best_id = out.reported->id;
+    result.best_code = out.reported->kernel_text;
+  } else {
+    result.best_latency_ms = 0;
+    result.best_id.clear();
+    result.best_code.clear();
+  }
+  if (env_.observer && out.status != "passed") {
+    std::string what = out.reported ? fmt::format("reporting {} ({:.4f} ms) instead", out.reported->id, out.reported->latency_ms)
+                                     : std::string("no kernel of the task passed it; no best kernel is reported");
+    env_.observer->on_message(fmt::format("task {}: the search's best failed the five-seed re-check; {}\n{}",
+                                          task.info.name, what, out.note));
+  }
+  checkpoint(state);
 }
 
 void Optimizer::checkpoint(RunState& state) {

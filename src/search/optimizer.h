@@ -30,6 +30,8 @@ class Optimizer {
   // Runs the remaining rounds of state.current; false when the run must stop.
   bool run_rounds(const TaskSpec& task, RunState& state);
   std::optional<StopReason> exhausted(const RunState& state) const;
+  // The five-seed re-check of state.current's best (env_.recheck_best); may replace the best.
+  void recheck(const TaskSpec& task, RunState& state);
   void checkpoint(RunState& state);
 
   SearchEnv env_;

@@ -27,6 +27,9 @@ struct SearchEnv {
   agents::LlmSession* session = nullptr;
   BudgetTracker* budget = nullptr;
   ProgressObserver* observer = nullptr;
+  // Re-check each task's reported best with the task's recheck seeds at the task's end
+  // (recheck.h). `accelopt optimize` always does; tests and benchmarks of the loop may not.
+  bool recheck_best = false;
 };
 
 struct RoundOutcome {

@@ -29,6 +29,12 @@ std::string percent(const nlohmann::json& v) { return v.is_number() ? fmt::forma
 
 std::string latency(double ms) { return ms > 0 ? fmt::format("{:.4f}", ms) : "-"; }
 
+// The re-check column: "-" when it did not run (interrupted, or a summary from before it existed).
+std::string recheck_cell(const std::string& status) {
+  if (status == "failed") return "FAILED";
+  return status.empty() ? "-" : status;
+}
+
 }  // namespace
 
 void write_file_atomic(const std::string& path, const std::string& text) {
@@ -82,25 +88,35 @@ std::string format_summary(const nlohmann::json& summary) {
   std::string message = summary.value("stop_message", "");
   if (!message.empty()) out += fmt::format(" ({})", message);
   out += "\n";
-  out += fmt::format("{:<28} {:>12} {:>12} {:>8} {:>9} {:>9} {:>7} {:>10}\n", "task", "baseline ms", "best ms",
-                     "speedup", "peak bef", "peak aft", "rounds", "cost USD");
+  out += fmt::format("{:<28} {:>12} {:>12} {:>8} {:>9} {:>9} {:>7} {:>10} {:>9}\n", "task", "baseline ms", "best ms",
+                     "speedup", "peak bef", "peak aft", "rounds", "cost USD", "rechecked");
+  std::string notes;
   for (const auto& t : summary.value("tasks", nlohmann::json::array())) {
     std::string error = t.value("error", "");
     if (!error.empty()) {
       out += fmt::format("{:<28} error: {}\n", t.value("task", "?"), error.substr(0, error.find('\n')));
       continue;
     }
-    out += fmt::format("{:<28} {:>12} {:>12} {:>7.3f}x {:>9} {:>9} {:>7} {:>10.4f}\n", t.value("task", "?"),
+    out += fmt::format("{:<28} {:>12} {:>12} {:>7.3f}x {:>9} {:>9} {:>7} {:>10.4f} {:>9}\n", t.value("task", "?"),
                        latency(t.value("baseline_latency_ms", 0.0)), latency(t.value("best_latency_ms", 0.0)),
                        t.value("speedup", 0.0), percent(t.value("baseline_peak_percent", nlohmann::json())),
                        percent(t.value("best_peak_percent", nlohmann::json())), t.value("rounds_done", 0),
-                       t.value("usage", nlohmann::json::object()).value("cost_usd", 0.0));
+                       t.value("usage", nlohmann::json::object()).value("cost_usd", 0.0),
+                       recheck_cell(t.value("recheck", "")));
+    std::string recheck = t.value("recheck", "");
+    if (recheck == "fallback" || recheck == "failed")
+      notes += fmt::format("{}: the search's best ({} ms) failed the five-seed re-check; {}\n", t.value("task", "?"),
+                           latency(t.value("searched_best_latency_ms", 0.0)),
+                           recheck == "fallback" ? "the best kernel that passes is reported" : "no kernel passed it");
   }
+  out += notes;
   auto usage = summary.value("usage", nlohmann::json::object());
-  out += fmt::format("total: {} model calls ({} failed), {} input + {} output tokens, {:.4f} USD, {} evaluations, {:.1f} s\n",
+  int64_t rechecks = 0;
+  for (const auto& t : summary.value("tasks", nlohmann::json::array())) rechecks += t.value("recheck_evaluations", int64_t{0});
+  out += fmt::format("total: {} model calls ({} failed), {} input + {} output tokens, {:.4f} USD, {} evaluations{}, {:.1f} s\n",
                      usage.value("calls", 0), usage.value("failed_calls", 0), usage.value("input_tokens", 0),
                      usage.value("output_tokens", 0), usage.value("cost_usd", 0.0), summary.value("evaluations", 0),
-                     summary.value("elapsed_s", 0.0));
+                     rechecks ? fmt::format(" (+{} five-seed re-check)", rechecks) : "", summary.value("elapsed_s", 0.0));
   return out;
 }
 

@@ -91,7 +91,12 @@ nlohmann::json to_json(const TaskResult& r) {
           {"stop", to_string(r.stop)},
           {"usage", to_json(r.usage)},
           {"evaluations", r.evaluations},
-          {"rounds", rounds}};
+          {"rounds", rounds},
+          {"recheck", r.recheck},
+          {"recheck_note", r.recheck_note},
+          {"recheck_evaluations", r.recheck_evaluations},
+          {"searched_best_latency_ms", r.searched_best_latency_ms},
+          {"recheck_rounds", r.recheck_rounds}};
 }
 
 TaskResult task_result_from_json(const nlohmann::json& j) {
@@ -109,6 +114,11 @@ TaskResult task_result_from_json(const nlohmann::json& j) {
   if (j.contains("usage")) r.usage = usage_from_json(j["usage"]);
   r.evaluations = j.value("evaluations", int64_t{0});
   for (const auto& s : j.value("rounds", nlohmann::json::array())) r.rounds.push_back(round_stats_from_json(s));
+  r.recheck = j.value("recheck", "");
+  r.recheck_note = j.value("recheck_note", "");
+  r.recheck_evaluations = j.value("recheck_evaluations", int64_t{0});
+  r.searched_best_latency_ms = j.value("searched_best_latency_ms", 0.0);
+  r.recheck_rounds = j.value("recheck_rounds", -1);
   return r;
 }
 
@@ -143,7 +153,9 @@ std::string serialize(const RunState& state) {
   if (state.current) {
     nlohmann::json beam = nlohmann::json::array();
     for (const auto& c : state.current->beam) beam.push_back(to_json(c));
-    j["current"] = {{"result", to_json(state.current->result)}, {"beam", beam}};
+    nlohmann::json history = nlohmann::json::array();
+    for (const auto& c : state.current->history) history.push_back(to_json(c));
+    j["current"] = {{"result", to_json(state.current->result)}, {"beam", beam}, {"history", history}};
   }
   return j.dump();
 }
@@ -166,6 +178,11 @@ RunState deserialize_state(const std::string& text, size_t memory_capacity) {
       TaskProgress progress;
       progress.result = task_result_from_json(j["current"].at("result"));
       for (const auto& c : j["current"].at("beam")) progress.beam.push_back(candidate_from_json(c));
+      // Checkpoints from before the re-check existed have no history: the beam is the best known.
+      if (j["current"].contains("history"))
+        for (const auto& c : j["current"]["history"]) progress.history.push_back(candidate_from_json(c));
+      else
+        progress.history = progress.beam;
       state.current = std::move(progress);
     }
     return state;

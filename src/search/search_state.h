@@ -42,12 +42,24 @@ struct TaskResult {
   agents::Usage usage;            // spent on this task
   int64_t evaluations = 0;
   std::vector<RoundStats> rounds;
+  // The final re-check of the reported best with the task's five seeds in a fresh worker
+  // (recheck.h): "" = not run (interrupted first, or the loop was run without it), "passed",
+  // "fallback" (the search's best failed it; the best kernel that passes is reported instead),
+  // "failed" (no kernel of the task passed it, not even the baseline; nothing is reported).
+  std::string recheck;
+  std::string recheck_note;           // what failed and what is reported instead
+  int64_t recheck_evaluations = 0;    // not part of `evaluations` (the search's budget)
+  double searched_best_latency_ms = 0;  // the search's best before the re-check
+  int recheck_rounds = -1;            // rounds_done when it ran (a resumed run does not redo it)
 };
 
 // The task being optimized when the checkpoint was taken.
 struct TaskProgress {
   TaskResult result;              // so far
   std::vector<agents::Candidate> beam;
+  // Every distinct kernel that has been in the beam (baseline first, no profiles): what the final
+  // re-check falls back to, best first, when the search's best fails it.
+  std::vector<agents::Candidate> history;
 };
 
 struct RunState {

@@ -1,5 +1,7 @@
 #include "agents/builtin/ast_edit.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "nki/ast_printer.h"
@@ -302,6 +304,16 @@ std::set<std::string> names_in(Stmt& s) {
     if (p && p->kind == ExprKind::Name) out.insert(static_cast<NameExpr&>(*p).id);
   });
   return out;
+}
+
+std::set<std::string> names_in(Block& b) {
+  std::set<std::string> out;
+  for (auto& s : b) out.merge(names_in(*s));
+  return out;
+}
+
+bool intersects(const std::set<std::string>& a, const std::set<std::string>& b) {
+  return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return b.count(x) > 0; });
 }
 
 int count_uses(Stmt& s, const std::string& id) {

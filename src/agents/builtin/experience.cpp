@@ -38,6 +38,34 @@ std::string field(const std::string& text, const std::string& key) {
   return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
+// "from=512,value=1024,var=block" -> {from: 512, value: 1024, var: block}; "-" -> {}.
+std::map<std::string, std::string> parse_params(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (auto eq = item.find('='); eq != std::string::npos) out[item.substr(0, eq)] = item.substr(eq + 1);
+  return out;
+}
+
+// What a site's parameters say about the move, independent of where it is: every parameter but
+// the line and the exact sizes, plus the direction of a size change (grow/shrink).
+std::map<std::string, std::string> move_features(const std::map<std::string, std::string>& params) {
+  std::map<std::string, std::string> f;
+  for (const auto& [k, v] : params)
+    if (k != "line" && k != "from" && k != "value") f[k] = v;
+  auto from = params.find("from"), value = params.find("value");
+  if (from != params.end() && value != params.end()) {
+    try {
+      f["direction"] = std::stoll(value->second) > std::stoll(from->second) ? "grow" : "shrink";
+    } catch (const std::exception&) {
+      f["value"] = value->second;  // not sizes: compare the values themselves
+    }
+  } else if (value != params.end()) {
+    f["value"] = value->second;
+  }
+  return f;
+}
+
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream in(text);
@@ -55,6 +83,7 @@ std::optional<ExperienceView> read_experience(const ExperienceItem& item) {
   if (item.lesson.rfind("builtin:", 0) == 0) {
     view.transform = field(item.lesson, "transform");
     view.symptoms = parse_symptoms(field(item.lesson, "symptoms"));
+    view.params = parse_params(field(item.lesson, "params"));
     if (find_transform(view.transform)) return view;
   }
   std::string words = lower(item.plan + " " + item.lesson);
@@ -77,6 +106,36 @@ std::map<std::string, double> memory_weights(const Memory& memory, const Symptom
   std::map<std::string, double> weights;
   for (const auto& [name, s] : score) weights[name] = std::exp(std::clamp(3 * s, -2.0, 2.0));
   return weights;
+}
+
+std::vector<ExperienceView> read_memory(const Memory& memory) {
+  std::vector<ExperienceView> out;
+  for (const auto& item : memory.items())
+    if (auto view = read_experience(item)) out.push_back(std::move(*view));
+  return out;
+}
+
+double param_match(const ExperienceView& view, const Site& site) {
+  if (!view.symptoms) return 0.5;  // an LLM item: the transformation is all we know
+  auto a = move_features(view.params), b = move_features(site.params);
+  bool partial = false;
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it == b.end()) partial = true;
+    else if (it->second != v) return 0.15;
+  }
+  for (const auto& [k, v] : b) partial = partial || !a.count(k);
+  return partial ? 0.6 : 1.0;
+}
+
+double memory_site_weight(const std::vector<ExperienceView>& experience, const Symptoms& now, const Site& site) {
+  double score = 0;
+  for (const auto& view : experience) {
+    if (view.transform != site.transform) continue;
+    double sim = view.symptoms ? similarity(*view.symptoms, now) : 0.5;
+    score += sim * param_match(view, site) * std::log(std::clamp(view.speedup, 0.1, 10.0));
+  }
+  return std::exp(std::clamp(3 * score, -2.0, 2.0));
 }
 
 std::string line_diff(const std::string& before, const std::string& after, size_t max_lines) {

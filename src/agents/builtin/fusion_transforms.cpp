@@ -228,7 +228,9 @@ class FuseActivationReduce : public MatchingTransform {
       for (size_t i = 0; i < b.size(); ++i) {
         std::string sq = assigned_name(*b[i]);
         auto* act = as_call(assigned_value(*b[i]), "nisa.activation");
-        if (sq.empty() || !act || !act->args.empty() || argument(*act, "reduce_res") || count_uses(kernel, sq) != 2)
+        // `sq` may have more uses after the reduce (softmax: exp feeds the sum and the normalization):
+        // activation_reduce still returns the activation's output.
+        if (sq.empty() || !act || !act->args.empty() || argument(*act, "reduce_res") || count_uses(kernel, sq) < 2)
           continue;
         auto *op = argument(*act, "op"), *data = argument(*act, "data");
         size_t j = next_use(b, i, sq);

@@ -1,5 +1,6 @@
 #include "agents/builtin/legality.h"
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -49,6 +50,12 @@ std::set<int64_t> task_dimensions(const TaskInfo& task) {
 }
 
 bool plausible(const Site& site, const std::set<int64_t>& dims, const std::string& kernel_text) {
+  if (site.transform == "chunk_free_axis" && site.params.count("value")) {
+    // The chunk must tile the row width: some task dimension above it is a multiple of it.
+    int64_t chunk = std::stoll(site.params.at("value"));
+    return dims.empty() ||
+           std::any_of(dims.begin(), dims.end(), [&](int64_t d) { return d > chunk && d % chunk == 0; });
+  }
   if (site.transform != "free_size" || !site.params.count("from") || !site.params.count("value")) return true;
   int64_t from = std::stoll(site.params.at("from")), to = std::stoll(site.params.at("value"));
   if (to < from && site.params.count("var")) return inner_tiles_still_fit(site.params.at("var"), to, kernel_text);

@@ -29,10 +29,6 @@ std::set<std::string> loop_bound(ForStmt& f) {
   return bound;
 }
 
-bool intersects(const std::set<std::string>& a, const std::set<std::string>& b) {
-  return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return b.count(x) > 0; });
-}
-
 int count_bindings(Block& body, const std::string& id) {
   int n = 0;
   for_each_block(body, [&](Block& blk) {

@@ -41,6 +41,25 @@ const std::map<std::string, Affinity>& affinities() {
       {"engine_move", {0.8, {{"engine_imbalance", 2.5}, {"dve_busy", 1.3}, {"act_busy", 1.3}}}},
       {"drop_psum_copy", {1.5, {{"dve_busy", 1.5}, {"act_busy", 1.3}}}},
       {"transpose_choice", {0.6, {{"pe_busy", 1.5}, {"dma_bound", 0.7}}}},
+      {"forward_scratch", {2.0, {{"spill", 2}, {"dma_bound", 1.5}}}},
+      {"hoist_load_loop", {3.0, {{"dma_bound", 2}, {"pe_idle", 1.3}, {"spill", 0.8}}}},
+      // Softmax / attention (softmax_transforms.cpp): stage fusion removes the score-row spills;
+      // reading PSUM and deferring the normalization take passes off ScalarE/VectorE.
+      {"fuse_stages", {2.0, {{"spill", 4}, {"dma_bound", 1.5}}}},
+      // read_copy_source's simulated gain partly comes from ScalarE and VectorE reading PSUM at once,
+      // which NC-v2 serializes (not modelled): weighted below whole_row_reduce, its exact alternative.
+      {"read_copy_source", {1.0, {{"dve_busy", 1.5}, {"act_busy", 1.3}, {"pe_idle", 1.3}}}},
+      {"defer_normalization", {2.0, {{"dve_busy", 1.5}, {"act_busy", 1.3}, {"pe_idle", 1.3}}}},
+      {"whole_row_reduce", {1.5, {{"dve_busy", 1.5}, {"many_instructions", 1.3}}}},
+      {"fold_partitions", {0.3, {{"narrow_dma", 20}, {"dma_bound", 1.5}}}},
+      {"chunk_free_axis", {0.4, {{"latency_bound", 10}, {"spill", 2}}}},
+      // Matmul reuse (matmul_transforms.cpp): a streamed operand re-loaded per row tile shows as
+      // DMA time; an operand re-prepared (transposed) per column block as PE time.
+      {"unroll_jam", {1.5, {{"dma_bound", 2.5}, {"spill", 0.7}}}},
+      {"reorder_reuse", {1.5, {{"pe_busy", 2}, {"dma_bound", 1.3}, {"spill", 0.7}}}},
+      // Keeping every row's prepared operand costs SBUF: it gains only where the rows are small
+      // (bmm, K = 64) and PE and DMA are both busy; elsewhere it mostly spills.
+      {"pipeline_prep", {0.5, {{"pe_busy", 1.5}, {"spill", 0.3}}}},
   };
   return table;
 }
@@ -70,6 +89,23 @@ double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profi
     bool grows = std::stoll(site.params.at("value")) > std::stoll(site.params.at("from"));
     w *= grows ? (symptoms.count("spill") ? 0.7 : 1.5) : (symptoms.count("spill") ? 2.0 : 0.4);
   }
+  if (site.transform == "free_size" && site.params.count("var") && site.params.count("value") && profile &&
+      profile->hardware_flops > 0 && profile->mm_arithmetic_intensity < profile->peak_flops_bandwidth_ratio &&
+      std::stoll(site.params.at("value")) < std::stoll(site.params.at("from"))) {
+    // A matmul kernel below the roofline ridge reads more from HBM than its arithmetic needs: tiles
+    // too large to stay resident are evicted and re-read (the simulator rematerializes clean tiles,
+    // which is not counted as spill), e.g. matmul's 160 KiB column block. A smaller block (a size
+    // variable; not a loop's literal, which would only shorten the matmuls) is then as worth
+    // trying as against a spill.
+    w *= 5;
+  }
+  if (site.transform == "fuse_stages" && site.params.count("block")) {
+    // Per iteration, a tile's consumer waits for its producer and the next producer queues behind
+    // it; a block of two gives the engines an independent tile to overlap, four doubles the live
+    // buffers again.
+    const std::string& block = site.params.at("block");
+    w *= block == "2" ? 1.5 : block == "1" ? 0.7 : 1.0;
+  }
   if (site.transform == "engine_move" && profile && site.params.count("engine")) {
     std::string e = site.params.at("engine");
     std::string engine = e == "vector" ? "dve" : e == "scalar" ? "act" : "pool";
@@ -93,7 +129,8 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   std::erase_if(sites, [&](const Site& s) { return !plausible(s, dims, candidate.kernel_text); });
   const trn::Profile* profile = candidate.profile ? &*candidate.profile : nullptr;
   Symptoms symptoms = profile ? diagnose(*profile) : Symptoms{};
-  std::map<std::string, double> learned = use_memory_ ? memory_weights(memory, symptoms) : std::map<std::string, double>{};
+  // Memory evidence per site: same transformation, similar symptoms, matching parameters.
+  std::vector<ExperienceView> experience = use_memory_ ? read_memory(memory) : std::vector<ExperienceView>{};
   uint64_t kernel_hash = fnv1a(candidate.kernel_text);
 
   std::lock_guard lock(mutex_);
@@ -108,7 +145,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   for (auto& s : sites) {
     if (tried.count(s.key())) continue;
     double w = prior_weight(s, symptoms, profile) / per_transform[s.transform];
-    if (auto it = learned.find(s.transform); it != learned.end()) w *= it->second;
+    if (!experience.empty()) w *= memory_site_weight(experience, symptoms, s);
     if (failures_) w *= failures_->penalty(ctx.task.name, s);
     weights.push_back(w);
     open.push_back(std::move(s));

@@ -24,6 +24,15 @@ Symptoms diagnose(const trn::Profile& p) {
   if (pe > 0.6) s.insert("pe_busy");
   double hi = std::max({act, dve, pool}), lo = std::min({act, dve, pool});
   if (hi > 0.4 && hi - lo > 0.35) s.insert("engine_imbalance");
+  // Transfers spanning few partitions use few DMA engines: the queues stay busy longer than the
+  // share of the fabric they hold (the two are equal when every transfer spans all partitions).
+  auto ms = [&](const char* k) {
+    auto it = p.engine_busy_ms.find(k);
+    return it == p.engine_busy_ms.end() ? 0.0 : it->second;
+  };
+  if (dma > 0.2 && ms("dma_load") + ms("dma_store") > 1.25 * ms("dma")) s.insert("narrow_dma");
+  // Nothing near saturation: the kernel waits on dependences or on-chip space, not on an engine.
+  if (p.latency > 0 && std::max({pe, act, dve, pool, dma}) < 0.7) s.insert("latency_bound");
   // Instructions so short that their fixed cost (static overhead, DMA setup) matters: more than
   // one instruction per microsecond of kernel time.
   if (p.latency > 0 && static_cast<double>(p.instructions) / (p.latency * 1e3) > 1.0) s.insert("many_instructions");

@@ -109,6 +109,8 @@ class FreeSize : public MatchingTransform {
 
 const char* kEngines[] = {"vector", "scalar", "gpsimd"};
 
+std::set<std::string> psum_names(Block& kernel);
+
 class EngineMove : public MatchingTransform {
  public:
   std::string name() const override { return "engine_move"; }
@@ -118,12 +120,16 @@ class EngineMove : public MatchingTransform {
 
  protected:
   bool visit(Block& kernel, const SiteSink& sink) const override {
+    const std::set<std::string> psum = psum_names(kernel);
     return visit_blocks(kernel, [&](Block& b) {
       for (auto& s : b) {
+        // `acc += nisa.tensor_tensor(...)`: the product runs on any engine, the accumulation stays.
+        if (s->kind == StmtKind::AugAssign && isa_tensor_tensor_site(*s, static_cast<AugAssignStmt&>(*s).value, sink, psum))
+          return true;
         if (s->kind != StmtKind::Assign) continue;
         auto& assign = static_cast<AssignStmt&>(*s);
-        if (tensor_scalar_site(*s, assign.value, sink) || tensor_tensor_site(*s, assign.value, sink) ||
-            isa_tensor_tensor_site(*s, assign.value, sink))
+        if (tensor_scalar_site(*s, assign.value, sink, psum) || tensor_tensor_site(*s, assign.value, sink, psum) ||
+            isa_tensor_tensor_site(*s, assign.value, sink, psum))
           return true;
       }
       return false;
@@ -131,6 +137,16 @@ class EngineMove : public MatchingTransform {
   }
 
  private:
+  // The GpSimd engine cannot read or write PSUM tiles (`psum`: the kernel's PSUM names). In
+  // `acc += op(...)` only the op moves (the accumulation stays where it is), so only it counts.
+  static bool allowed(Stmt& s, const char* engine, const std::set<std::string>& psum) {
+    if (std::string(engine) != "gpsimd") return true;
+    auto names = s.kind == StmtKind::AugAssign ? names_in(*static_cast<AugAssignStmt&>(s).value) : names_in(s);
+    for (const auto& name : names)
+      if (psum.count(name)) return false;
+    return true;
+  }
+
   static std::string current_engine(CallExpr& call) {
     auto* e = argument(call, "engine");
     if (!e) return "";
@@ -140,12 +156,12 @@ class EngineMove : public MatchingTransform {
     return "";
   }
 
-  static bool tensor_scalar_site(Stmt& s, ExprPtr& value, const SiteSink& sink) {
+  static bool tensor_scalar_site(Stmt& s, ExprPtr& value, const SiteSink& sink, const std::set<std::string>& psum) {
     auto* call = as_call(value.get(), "nisa.tensor_scalar");
     if (!call) return false;
     std::string now = current_engine(*call);
     for (const char* engine : kEngines) {
-      if (now == engine) continue;
+      if (now == engine || !allowed(s, engine, psum)) continue;
       Site site = make_site(s, fmt::format("run `{}` on the {} engine", brief(s), engine), {{"engine", engine}});
       if (sink(std::move(site), [call, engine] {
             set_keyword(*call, "engine", parse_expr(fmt::format("nisa.{}_engine", engine)));
@@ -156,12 +172,12 @@ class EngineMove : public MatchingTransform {
   }
 
   // An explicit nisa.tensor_tensor: Vector or GpSimd (the Scalar Engine has no two-tensor ALU).
-  static bool isa_tensor_tensor_site(Stmt& s, ExprPtr& value, const SiteSink& sink) {
+  static bool isa_tensor_tensor_site(Stmt& s, ExprPtr& value, const SiteSink& sink, const std::set<std::string>& psum) {
     auto* call = as_call(value.get(), "nisa.tensor_tensor");
     if (!call) return false;
     std::string now = current_engine(*call);
     for (const char* engine : {"vector", "gpsimd"}) {
-      if (now == engine) continue;
+      if (now == engine || !allowed(s, engine, psum)) continue;
       Site site = make_site(s, fmt::format("run `{}` on the {} engine", brief(s), engine), {{"engine", engine}});
       if (sink(std::move(site), [call, engine] {
             set_keyword(*call, "engine", parse_expr(fmt::format("nisa.{}_engine", engine)));
@@ -172,13 +188,14 @@ class EngineMove : public MatchingTransform {
   }
 
   // nl.multiply/add/subtract(a, b) of two tiles -> nisa.tensor_tensor(..., engine=...).
-  static bool tensor_tensor_site(Stmt& s, ExprPtr& value, const SiteSink& sink) {
+  static bool tensor_tensor_site(Stmt& s, ExprPtr& value, const SiteSink& sink, const std::set<std::string>& psum) {
     for (const char* op : {"multiply", "add", "subtract"}) {
       auto* call = as_call(value.get(), std::string("nl.") + op);
       double c;
       if (!call || call->args.size() != 2 || !call->keywords.empty()) continue;
       if (constant_value(*call->args[0], c) || constant_value(*call->args[1], c)) continue;
       for (const char* engine : {"vector", "gpsimd"}) {
+        if (!allowed(s, engine, psum)) continue;
         std::string repl = fmt::format("nisa.tensor_tensor(data1={}, data2={}, op=nl.{}, engine=nisa.{}_engine)",
                                        text(*call->args[0]), text(*call->args[1]), op, engine);
         Site site = make_site(s, fmt::format("run `{}` as a tensor_tensor on the {} engine", brief(s), engine),

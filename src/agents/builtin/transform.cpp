@@ -1,5 +1,7 @@
 #include "agents/builtin/transform.h"
 
+#include <sstream>
+
 #include <fmt/core.h>
 
 #include "agents/builtin/ast_edit.h"
@@ -16,6 +18,20 @@ std::string Site::key() const {
 int Site::line() const {
   auto it = params.find("line");
   return it == params.end() ? 0 : std::stoi(it->second);
+}
+
+std::optional<Site> parse_site_key(const std::string& key) {
+  std::stringstream words(key);
+  Site site;
+  if (!(words >> site.transform) || site.transform.find('=') != std::string::npos) return std::nullopt;
+  std::string word;
+  while (words >> word) {
+    auto eq = word.find('=');
+    if (eq == std::string::npos || eq == 0) return std::nullopt;
+    site.params[word.substr(0, eq)] = word.substr(eq + 1);
+  }
+  if (!site.params.count("line")) return std::nullopt;
+  return site;
 }
 
 const std::vector<std::unique_ptr<Transform>>& catalogue() {
@@ -35,6 +51,17 @@ const std::vector<std::unique_ptr<Transform>>& catalogue() {
     v.push_back(make_engine_move());
     v.push_back(make_drop_psum_copy());
     v.push_back(make_transpose_choice());
+    v.push_back(make_forward_scratch());
+    v.push_back(make_hoist_load_loop());
+    v.push_back(make_fuse_stages());
+    v.push_back(make_read_copy_source());
+    v.push_back(make_defer_normalization());
+    v.push_back(make_whole_row_reduce());
+    v.push_back(make_fold_partitions());
+    v.push_back(make_chunk_free_axis());
+    v.push_back(make_unroll_jam());
+    v.push_back(make_reorder_reuse());
+    v.push_back(make_pipeline_prep());
     return v;
   }();
   return all;
@@ -48,18 +75,24 @@ const Transform* find_transform(const std::string& name) {
 
 std::vector<Site> find_sites(const std::string& source) {
   std::vector<Site> sites;
+  std::shared_ptr<nki::ModuleAst> module;
   try {
-    auto module = parse_source(source);
-    nki::FunctionCode* kernel = find_kernel(*module);
-    if (!kernel) return sites;
-    for (const auto& t : catalogue()) {
+    module = parse_source(source);
+  } catch (const RewriteError&) {
+    return sites;
+  }
+  nki::FunctionCode* kernel = find_kernel(*module);
+  if (!kernel) return sites;
+  for (const auto& t : catalogue()) {
+    // A transformation that cannot analyse this kernel has no sites; the others still look.
+    try {
       auto found = t->find(kernel->body);
       for (auto& s : found) {
         s.transform = t->name();
         sites.push_back(std::move(s));
       }
+    } catch (const RewriteError&) {
     }
-  } catch (const RewriteError&) {
   }
   return sites;
 }

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct Site {
   std::string key() const;                   // "transform line=17 value=1024": identifies the site
   int line() const;
 };
+
+// The inverse of Site::key(); nullopt when `key` is not "NAME k=v ..." with a line parameter.
+std::optional<Site> parse_site_key(const std::string& key);
 
 class Transform {
  public:
@@ -57,5 +61,16 @@ std::unique_ptr<Transform> make_split_loop();
 std::unique_ptr<Transform> make_engine_move();
 std::unique_ptr<Transform> make_drop_psum_copy();
 std::unique_ptr<Transform> make_transpose_choice();
+std::unique_ptr<Transform> make_forward_scratch();
+std::unique_ptr<Transform> make_hoist_load_loop();
+std::unique_ptr<Transform> make_fuse_stages();            // softmax_transforms.cpp
+std::unique_ptr<Transform> make_read_copy_source();
+std::unique_ptr<Transform> make_defer_normalization();
+std::unique_ptr<Transform> make_whole_row_reduce();
+std::unique_ptr<Transform> make_fold_partitions();   // layout_transforms.cpp
+std::unique_ptr<Transform> make_chunk_free_axis();
+std::unique_ptr<Transform> make_unroll_jam();       // matmul_transforms.cpp
+std::unique_ptr<Transform> make_reorder_reuse();
+std::unique_ptr<Transform> make_pipeline_prep();
 
 }  // namespace agents::builtin

@@ -70,6 +70,10 @@ std::string brief(nki::Stmt& s) {
   }
   std::string name = assigned_name(s);
   if (!name.empty()) return fmt::format("{} = {}", name, nki::print_expr(*assigned_value(s)));
+  if (s.kind == nki::StmtKind::AugAssign) {
+    auto& a = static_cast<nki::AugAssignStmt&>(s);
+    return fmt::format("{} {}= {}", nki::print_expr(*a.target), nki::symbol(a.op), nki::print_expr(*a.value));
+  }
   if (s.kind == nki::StmtKind::Assign) {
     auto& a = static_cast<nki::AssignStmt&>(s);
     return fmt::format("{} = {}", nki::print_expr(*a.targets[0]), nki::print_expr(*a.value));

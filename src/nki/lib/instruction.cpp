@@ -8,7 +8,7 @@ namespace nki::lib {
 
 Instruction::Instruction(std::string_view api, trn::Opcode op, trn::Engine engine, tensor::Shape space,
                          std::shared_ptr<const Predicate> mask)
-    : api_(api), opcode_(op), ctx_(KernelContext::current()), space_(std::move(space)),
+    : api_(api), opcode_(op), engine_(engine), ctx_(KernelContext::current()), space_(std::move(space)),
       region_(mask_region(mask.get(), space_)) {
   record_ = ctx_.begin_instruction(op, engine);
   if (record_) record_->line = current_line(ctx_);
@@ -30,7 +30,14 @@ tensor::Array Instruction::input(const NkiTensorObj& t) {
   return input_box(*src, box);
 }
 
+void Instruction::check_engine_reaches(trn::BufferKind buffer) const {
+  if (engine_ == trn::Engine::GpSimd && buffer == trn::BufferKind::Psum)
+    throw NkiError(ErrorKind::Rule, fmt::format("the GpSimd engine cannot access PSUM ({}); run it on the Vector or "
+                                                "Scalar engine, or copy the tile to SBUF first", api_));
+}
+
 tensor::Array Instruction::input_box(const NkiTensorObj& t, const Box& box) {
+  check_engine_reaches(t.storage->buffer);
   if (box.empty()) return no_values();
   t.view.check_bounds(t.storage->shape, box, api_);
   if (record_) record_->inst.inputs.push_back(make_operand(t, box));
@@ -40,6 +47,7 @@ tensor::Array Instruction::input_box(const NkiTensorObj& t, const Box& box) {
 
 Value Instruction::result(tensor::DType dtype, trn::BufferKind buffer, const tensor::Array& values) {
   check_partition_limit(space_, api_);
+  check_engine_reaches(buffer);
   int64_t free_bytes = tensor::itemsize(dtype);
   for (size_t k = 1; k < space_.size(); ++k) free_bytes *= space_[k];
   if (buffer == trn::BufferKind::Psum && free_bytes > 2048)
@@ -49,6 +57,7 @@ Value Instruction::result(tensor::DType dtype, trn::BufferKind buffer, const ten
   auto storage = new_storage(space_, dtype, buffer, 0);
   auto obj = std::make_shared<NkiTensorObj>(storage, AffineView::whole(space_));
   obj->produced_by = opcode_;
+  obj->produced_on = engine_;
   if (computing()) write_region(*obj, region_.box, values, &region_);
   bool masked = region_.residual || !region_.box.covers(space_);
   if (masked) obj->written = region_;
@@ -60,9 +69,11 @@ Value Instruction::result(tensor::DType dtype, trn::BufferKind buffer, const ten
 Value Instruction::result_shaped(const tensor::Shape& shape, const Box& box, tensor::DType dtype,
                                  trn::BufferKind buffer, const tensor::Array& values) {
   check_partition_limit(shape, api_);
+  check_engine_reaches(buffer);
   auto storage = new_storage(shape, dtype, buffer, 0);
   auto obj = std::make_shared<NkiTensorObj>(storage, AffineView::whole(shape));
   obj->produced_by = opcode_;
+  obj->produced_on = engine_;
   if (computing()) write_region(*obj, box, values, nullptr);
   if (!box.covers(shape)) {
     MaskRegion written;
@@ -78,6 +89,7 @@ Value Instruction::result_shaped(const tensor::Shape& shape, const Box& box, ten
 void Instruction::output_to(const NkiTensorObj& dst, const tensor::Array& values, bool accumulate) {
   PaddedRef padref(dst, int(space_.size()));
   const NkiTensorObj& pad = *padref;
+  check_engine_reaches(pad.storage->buffer);
   if (pad.view.shape != space_)
     throw NkiError(ErrorKind::Value, fmt::format("destination of shape {} does not match the result shape {} ({})",
                                                  tensor::shape_str(dst.shape()), tensor::shape_str(space_), api_));

@@ -49,8 +49,12 @@ class Instruction {
   void output_to(const NkiTensorObj& dst, const tensor::Array& values, bool accumulate);
 
  private:
+  // GpSimd has no path to PSUM (nki-language.md, trainium-performance.md): a compile error.
+  void check_engine_reaches(trn::BufferKind buffer) const;
+
   std::string_view api_;
   trn::Opcode opcode_;
+  trn::Engine engine_;
   KernelContext& ctx_;
   tensor::Shape space_;
   MaskRegion region_;

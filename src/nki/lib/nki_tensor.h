@@ -62,6 +62,7 @@ struct NkiTensorObj : Object {
   std::optional<LoopReduceInfo> loop_reduce;
   // The instruction that produced this fresh result tile (rules on where it may be assigned).
   std::optional<trn::Opcode> produced_by;
+  std::optional<trn::Engine> produced_on;  // the engine of that instruction
 
   NkiTensorObj(std::shared_ptr<TensorStorage> s, AffineView v) : storage(std::move(s)), view(std::move(v)) {}
   ObjType type() const override { return kType; }

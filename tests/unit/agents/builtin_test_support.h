@@ -12,10 +12,19 @@
 #include <gtest/gtest.h>
 
 #include "../nkilib/kernel_harness.h"
+#include "agents/builtin/transform.h"
 
 namespace builtin_test {
 
 inline std::string golden_dir() { return std::string(ACCELOPT_SOURCE_DIR) + "/tests/golden/rewrite"; }
+
+// The sites of one transformation that the catalogue finds in `source`.
+inline std::vector<agents::builtin::Site> sites_of(const std::string& source, const std::string& transform) {
+  std::vector<agents::builtin::Site> out;
+  for (auto& s : agents::builtin::find_sites(source))
+    if (s.transform == transform) out.push_back(s);
+  return out;
+}
 
 inline std::string read(const std::string& path) {
   std::ifstream in(path);

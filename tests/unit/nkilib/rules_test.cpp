@@ -48,6 +48,14 @@ const RuleCase kCases[] = {
      "    x = nl.load(a[0:128, 0:128])\n    y = nl.load(a[0:128, 0:512])\n"
      "    s = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.sbuf)\n    s[...] = nisa.nc_matmul(x, y)",
      ErrorKind::Rule, "writes its results to PSUM only"},
+    {"gpsimd_reads_psum",
+     "    x = nl.load(a[0:128, 0:128])\n    y = nl.load(a[0:128, 0:512])\n    p = nisa.nc_matmul(x, y)\n"
+     "    s = nisa.tensor_scalar(data=p, op0=nl.multiply, operand0=2.0, engine=nisa.gpsimd_engine)",
+     ErrorKind::Rule, "the GpSimd engine cannot access PSUM (nisa.tensor_scalar)"},
+    {"gpsimd_writes_psum",
+     "    y = nl.load(a[0:128, 0:512])\n    p = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.psum)\n"
+     "    nisa.tensor_scalar(data=y, op0=nl.multiply, operand0=2.0, engine=nisa.gpsimd_engine, dst=p)",
+     ErrorKind::Rule, "the GpSimd engine cannot access PSUM"},
     {"out_of_bounds", "    t = nl.load(a[nl.arange(128)[:, None] + 200, nl.arange(512)[None, :]])", ErrorKind::Index,
      "tensor access out of bound: dimension 0 has size 256 but indices [200, 327] are accessed (nl.load)"},
     {"block_dims_not_indexed",

@@ -1,0 +1,73 @@
+// `accelopt rewrite --kernel K`: the built-in agent's catalogue as a tool for kernel engineers.
+//   (no --apply)        lists every site the catalogue finds: its key and what it would change
+//   --apply 'KEY' ...   applies the sites in order (each key as listed for the kernel at that
+//                       point) and prints the rewritten kernel, like the agent's executor does
+//   --json              the list as [{"key", "transform", "params", "summary"}]
+// The rewritten kernel is not checked here: `accelopt eval` is the judge, as in the search.
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "agents/builtin/ast_edit.h"
+#include "agents/builtin/transform.h"
+#include "cli/command.h"
+#include "cli/read_source.h"
+
+namespace {
+
+struct RewriteOptions {
+  std::string kernel;
+  std::vector<std::string> apply;
+  std::string transform;  // list only this transformation's sites
+  bool json = false;
+};
+
+int list_sites(const std::string& text, const RewriteOptions& o) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& site : agents::builtin::find_sites(text)) {
+    if (!o.transform.empty() && site.transform != o.transform) continue;
+    if (o.json)
+      out.push_back({{"key", site.key()}, {"transform", site.transform}, {"params", site.params},
+                     {"summary", site.summary}});
+    else
+      fmt::print("{}\n    {}\n", site.key(), site.summary);
+  }
+  if (o.json) fmt::print("{}\n", out.dump(2));
+  return 0;
+}
+
+int apply_sites(std::string text, const RewriteOptions& o) {
+  for (const auto& key : o.apply) {
+    auto site = agents::builtin::parse_site_key(key);
+    if (!site) {
+      fmt::print(stderr, "accelopt: error: '{}' is not a site key (NAME line=N k=v ..., as listed)\n", key);
+      return 1;
+    }
+    try {
+      text = agents::builtin::apply_site(text, *site);
+    } catch (const agents::builtin::RewriteError& e) {
+      fmt::print(stderr, "accelopt: error: {}: cannot apply '{}': {}\n", o.kernel, key, e.what());
+      return 1;
+    }
+  }
+  fmt::print("{}", text);
+  return 0;
+}
+
+int run_rewrite(const RewriteOptions& o) {
+  auto text = cli::read_source_file(o.kernel);
+  if (!text) return 1;
+  return o.apply.empty() ? list_sites(*text, o) : apply_sites(*text, o);
+}
+
+cli::RunFn setup_rewrite(CLI::App& sub) {
+  auto o = std::make_shared<RewriteOptions>();
+  sub.add_option("--kernel", o->kernel, "kernel file (.py: @nki.jit def kernel)")->required();
+  sub.add_option("--apply", o->apply, "site key to apply (repeat to apply several in order)");
+  sub.add_option("--transform", o->transform, "list only the sites of this transformation");
+  sub.add_flag("--json", o->json, "list the sites as JSON");
+  return [o] { return run_rewrite(*o); };
+}
+
+cli::CommandRegistrar reg("rewrite", "list the built-in agent's rewrite sites in a kernel, or apply some", setup_rewrite);
+
+}  // namespace

@@ -1,0 +1,72 @@
+// `accelopt rewrite` end to end: listing the catalogue's sites in a kernel, applying one (the
+// result must pass the same check as the original), and the errors for bad keys and sites.
+#include <gtest/gtest.h>
+
+#include "bench_e2e_util.h"
+
+namespace bench_e2e {
+namespace {
+
+const std::string kBench = "tests/golden/rewrite/bench";
+
+std::string small_silu_kernel() {
+  for (const auto& e : fs::directory_iterator(source(kBench + "/kernels")))
+    if (e.path().filename().string().rfind("silu_", 0) == 0) return e.path().string();
+  return "";
+}
+
+std::string small_silu_reference() {
+  for (const auto& e : fs::directory_iterator(source(kBench + "/reference")))
+    if (e.path().filename().string().rfind("silu_", 0) == 0) return e.path().string();
+  return "";
+}
+
+TEST(RewriteCli, ListsSitesAndAppliesOneThatStillPassesTheCheck) {
+  TempDir tmp;
+  std::string kernel = small_silu_kernel();
+  ASSERT_FALSE(kernel.empty());
+  CliRun list = accelopt(tmp.path(), "rewrite --kernel " + kernel + " --transform fuse_silu --json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  auto sites = list.json();
+  ASSERT_EQ(sites.size(), 1u) << list.out;
+  EXPECT_EQ(sites[0]["transform"], "fuse_silu");
+  std::string key = sites[0]["key"];
+
+  CliRun applied = accelopt(tmp.path(), "rewrite --kernel " + kernel + " --apply " + quote(key));
+  ASSERT_EQ(applied.exit_code, 0) << applied.err;
+  EXPECT_NE(applied.out.find("nl.silu"), std::string::npos) << applied.out;
+  EXPECT_EQ(applied.out.find("nl.exp"), std::string::npos) << applied.out;
+  spit(tmp.path() + "/fused.py", applied.out);
+  CliRun check = accelopt(tmp.path(), "eval --no-profile --json --reference " + small_silu_reference() +
+                                          " --kernel " + tmp.path() + "/fused.py");
+  EXPECT_EQ(check.exit_code, 0) << check.err << check.out;
+  EXPECT_EQ(check.json()["correct"], true);
+}
+
+TEST(RewriteCli, TextListingShowsKeyAndSummary) {
+  TempDir tmp;
+  CliRun list = accelopt(tmp.path(), "rewrite --kernel " + small_silu_kernel());
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("fuse_silu "), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("free_size "), std::string::npos) << list.out;
+}
+
+TEST(RewriteCli, BadKeyUnknownSiteAndMissingFileAreErrors) {
+  TempDir tmp;
+  std::string kernel = small_silu_kernel();
+  CliRun bad = accelopt(tmp.path(), "rewrite --kernel " + kernel + " --apply bogus");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("is not a site key"), std::string::npos) << bad.err;
+  CliRun nosite = accelopt(tmp.path(), "rewrite --kernel " + kernel + " --apply " + quote("fuse_silu line=999"));
+  EXPECT_EQ(nosite.exit_code, 1);
+  EXPECT_NE(nosite.err.find("cannot apply"), std::string::npos) << nosite.err;
+  CliRun unknown = accelopt(tmp.path(), "rewrite --kernel " + kernel + " --apply " + quote("no_such_rewrite line=3"));
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("unknown transformation"), std::string::npos) << unknown.err;
+  CliRun missing = accelopt(tmp.path(), "rewrite --kernel /nonexistent/k.py");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("cannot read"), std::string::npos) << missing.err;
+}
+
+}  // namespace
+}  // namespace bench_e2e

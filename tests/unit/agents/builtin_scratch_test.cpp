@@ -1,0 +1,103 @@
+// The HBM round-trip rewrites (scratch_transforms.cpp): forward_scratch and hoist_load_loop refuse
+// what would change the result (tests/golden/rewrite/scratch_illegal.py), keep the outputs of a
+// nested two-stage kernel, and on the bundled baselines that stage through an HBM scratch or load
+// weights per row block each step lowers the simulated latency (trace-only `accelopt profile`).
+// The before/after goldens are scratch.forward_scratch / scratch.hoist_load_loop in
+// tests/golden/rewrite (checked by builtin_rewrite_test.cpp).
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "agents/builtin/ast_edit.h"
+#include "agents/builtin/transform.h"
+#include "builtin_test_support.h"
+
+namespace agents::builtin {
+namespace {
+
+using builtin_test::golden_dir;
+using builtin_test::read;
+using builtin_test::sites_of;
+
+std::string baseline(const std::string& task) {
+  return read(std::string(ACCELOPT_SOURCE_DIR) + "/nkibench/kernels/" + task + "_0.py");
+}
+
+TEST(BuiltinScratch, RefusesIllegalForwardsAndHoists) {
+  std::string source = read(golden_dir() + "/scratch_illegal.py");
+  // Tiles read back in another order, a scratch read twice, a consumer that reads a name the
+  // producer leaves behind: no forwarding.
+  EXPECT_TRUE(sites_of(source, "forward_scratch").empty());
+  // A fill loop whose loads depend on the enclosing loop, a buffer overwritten inside it: no hoist.
+  EXPECT_TRUE(sites_of(source, "hoist_load_loop").empty());
+}
+
+TEST(BuiltinScratch, ForwardRemovesTheScratchAndKeepsTheOutput) {
+  std::string source = read(golden_dir() + "/scratch.py");
+  auto sites = sites_of(source, "forward_scratch");
+  ASSERT_EQ(sites.size(), 1u);
+  std::string after = apply_site(source, sites[0]);
+  EXPECT_EQ(after.find("scratch ="), std::string::npos) << after;  // declaration gone
+  EXPECT_EQ(after.find("scratch["), std::string::npos) << after;   // store and load gone
+  EXPECT_EQ(after.find("for r in"), std::string::npos);           // the consumer nest is fused
+  auto shapes = builtin_test::input_shapes(source);
+  EXPECT_LT(builtin_test::rel_error(builtin_test::run_source(after, shapes), builtin_test::run_source(source, shapes)),
+            1e-6);
+  // Hoisting first, then forwarding (the weights move out, the nests still fuse).
+  std::string hoisted = apply_site(source, sites_of(source, "hoist_load_loop").at(0));
+  auto again = sites_of(hoisted, "forward_scratch");
+  ASSERT_EQ(again.size(), 1u);
+  std::string both = apply_site(hoisted, again[0]);
+  EXPECT_LT(builtin_test::rel_error(builtin_test::run_source(both, shapes), builtin_test::run_source(source, shapes)),
+            1e-6);
+}
+
+TEST(BuiltinScratch, BaselinesOfferTheirRoundTrips) {
+  for (const char* task : {"rmsnorm_matmul_M4096_N2048_K1024", "add_rmsnorm_matmul_M4096_N2048_K1024",
+                           "swiglu_M4096_N3072_K1024"})
+    EXPECT_EQ(sites_of(baseline(task), "forward_scratch").size(), 1u) << task;
+  EXPECT_EQ(sites_of(baseline("swiglu_M4096_N3072_K1024"), "hoist_load_loop").size(), 3u);
+}
+
+// Simulated latency (ms) of a kernel text on a bundled task, through the accelopt binary.
+double simulated_ms(const std::string& task, const std::string& kernel_text) {
+  std::string path = testing::TempDir() + "/scratch_chain_" + task + ".py";
+  std::ofstream(path) << kernel_text;
+  std::string cmd = std::string(ACCELOPT_BINARY) + " profile --json --reference " + ACCELOPT_SOURCE_DIR +
+                    "/nkibench/reference/" + task + ".py --kernel " + path + " 2>/dev/null";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  std::string out;
+  char buf[4096];
+  while (pipe && fgets(buf, sizeof buf, pipe.get())) out += buf;
+  return nlohmann::json::parse(out).at("latency").get<double>();
+}
+
+// Applies the first site of each transform in turn; every step must be faster (by at least 0.5%).
+void expect_each_step_gains(const std::string& task, const std::vector<std::string>& steps) {
+  std::string kernel = baseline(task);
+  double latency = simulated_ms(task, kernel);
+  for (const auto& transform : steps) {
+    SCOPED_TRACE(task + ": " + transform);
+    auto sites = sites_of(kernel, transform);
+    ASSERT_FALSE(sites.empty());
+    kernel = apply_site(kernel, sites[0]);
+    double now = simulated_ms(task, kernel);
+    EXPECT_LT(now, 0.995 * latency);
+    latency = now;
+  }
+}
+
+TEST(BuiltinScratch, ForwardingGainsOnTheNormMatmulBaselines) {
+  expect_each_step_gains("rmsnorm_matmul_M4096_N2048_K1024", {"forward_scratch"});
+  expect_each_step_gains("add_rmsnorm_matmul_M4096_N2048_K1024", {"forward_scratch"});
+}
+
+TEST(BuiltinScratch, HoistingGainsOnTheSwigluBaseline) {
+  expect_each_step_gains("swiglu_M4096_N3072_K1024", {"hoist_load_loop", "hoist_load_loop", "hoist_load_loop"});
+}
+
+}  // namespace
+}  // namespace agents::builtin

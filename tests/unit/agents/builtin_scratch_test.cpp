@@ -21,6 +21,7 @@ namespace {
 using builtin_test::golden_dir;
 using builtin_test::read;
 using builtin_test::sites_of;
+using builtin_test::simulated_ms;
 
 std::string baseline(const std::string& task) {
   return read(std::string(ACCELOPT_SOURCE_DIR) + "/nkibench/kernels/" + task + "_0.py");
@@ -60,19 +61,6 @@ TEST(BuiltinScratch, BaselinesOfferTheirRoundTrips) {
                            "swiglu_M4096_N3072_K1024"})
     EXPECT_EQ(sites_of(baseline(task), "forward_scratch").size(), 1u) << task;
   EXPECT_EQ(sites_of(baseline("swiglu_M4096_N3072_K1024"), "hoist_load_loop").size(), 3u);
-}
-
-// Simulated latency (ms) of a kernel text on a bundled task, through the accelopt binary.
-double simulated_ms(const std::string& task, const std::string& kernel_text) {
-  std::string path = testing::TempDir() + "/scratch_chain_" + task + ".py";
-  std::ofstream(path) << kernel_text;
-  std::string cmd = std::string(ACCELOPT_BINARY) + " profile --json --reference " + ACCELOPT_SOURCE_DIR +
-                    "/nkibench/reference/" + task + ".py --kernel " + path + " 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  std::string out;
-  char buf[4096];
-  while (pipe && fgets(buf, sizeof buf, pipe.get())) out += buf;
-  return nlohmann::json::parse(out).at("latency").get<double>();
 }
 
 // Applies the first site of each transform in turn; every step must be faster (by at least 0.5%).

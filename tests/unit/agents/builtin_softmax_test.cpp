@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <memory>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -18,6 +20,7 @@ namespace {
 using builtin_test::golden_dir;
 using builtin_test::read;
 using builtin_test::sites_of;
+using builtin_test::simulated_ms;
 
 Site site_with(const std::string& source, const std::string& transform, const std::string& param = "",
                const std::string& value = "") {
@@ -127,19 +130,6 @@ TEST(BuiltinSoftmax, DeferNormalizationOnlyThroughTheStationaryOperand) {
   EXPECT_TRUE(sites_of(replaced(source, "        acc = nl.zeros((128, d_head), dtype=nl.float32, buffer=nl.psum)\n", ""),
                        "defer_normalization")
                   .empty());
-}
-
-// Simulated latency (ms) of a kernel text on a bundled task, through the accelopt binary.
-double simulated_ms(const std::string& task, const std::string& kernel_text) {
-  std::string path = testing::TempDir() + "/softmax_chain_" + task + ".py";
-  std::ofstream(path) << kernel_text;
-  std::string cmd = std::string(ACCELOPT_BINARY) + " profile --json --reference " + ACCELOPT_SOURCE_DIR +
-                    "/nkibench/reference/" + task + ".py --kernel " + path + " 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  std::string out;
-  char buf[4096];
-  while (pipe && fgets(buf, sizeof buf, pipe.get())) out += buf;
-  return nlohmann::json::parse(out).at("latency").get<double>();
 }
 
 // Applies each step (transform, param, value) to the baseline in turn; every one must be faster.

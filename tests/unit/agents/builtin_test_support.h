@@ -2,7 +2,12 @@
 // kernel source on the interpreter with the inputs its "# inputs: 128x512 ..." header names.
 #pragma once
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,6 +15,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "../nkilib/kernel_harness.h"
 #include "agents/builtin/transform.h"
@@ -31,6 +37,26 @@ inline std::string read(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// Simulated latency (ms) of a kernel text on a bundled NKIBench task, through `accelopt profile`
+// (trace-only). The file name is unique per process and test: ctest runs tests in parallel.
+inline double simulated_ms(const std::string& task, const std::string& kernel_text) {
+  const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+  std::string path = testing::TempDir() + "/profile_" + std::to_string(::getpid()) + "_" +
+                     (info ? info->name() : "kernel") + "_" + task + ".py";
+  std::ofstream(path) << kernel_text;
+  std::string cmd = std::string(ACCELOPT_BINARY) + " profile --json --reference " + ACCELOPT_SOURCE_DIR +
+                    "/nkibench/reference/" + task + ".py --kernel " + path + " 2>/dev/null";
+  std::string out;
+  {
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+    char buf[4096];
+    while (pipe && fgets(buf, sizeof buf, pipe.get())) out += buf;
+  }
+  std::remove(path.c_str());
+  if (out.empty()) throw std::runtime_error("accelopt profile printed nothing for " + task);
+  return nlohmann::json::parse(out).at("latency").get<double>();
 }
 
 // Shapes from the first line "# inputs: 128x2x1024 128x512".

@@ -20,22 +20,20 @@ using namespace nki;
 
 using Names = std::set<std::string>;
 
-// Names bound by one statement (assignment / for targets, nested ones too).
-Names bound_by(StmtPtr& s) {
+// `of_block` applied to a block holding just `s` (borrowed, not owned: released before returning).
+template <class OfBlock>
+Names of_statement(StmtPtr& s, OfBlock of_block) {
   Block one;
   one.push_back(StmtPtr(s.get()));
-  Names out = bound_names(one);
+  Names out = of_block(one);
   one[0].release();
   return out;
 }
 
-Names stored_by(StmtPtr& s) {
-  Block one;
-  one.push_back(StmtPtr(s.get()));
-  Names out = subscript_stored(one);
-  one[0].release();
-  return out;
-}
+// Names bound by one statement (assignment / for targets, nested ones too).
+Names bound_by(StmtPtr& s) { return of_statement(s, [](Block& b) { return bound_names(b); }); }
+
+Names stored_by(StmtPtr& s) { return of_statement(s, [](Block& b) { return subscript_stored(b); }); }
 
 Names bound_or_stored(StmtPtr& s) {
   Names out = bound_by(s);

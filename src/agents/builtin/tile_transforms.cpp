@@ -1,5 +1,7 @@
 // Transformations of tiles and instructions: a tile's free size, the engine of elementwise work,
 // reading PSUM directly instead of copying it to SBUF first, and the choice of transpose unit.
+#include <span>
+
 #include "agents/builtin/transform_util.h"
 #include "nki/ast_printer.h"
 
@@ -107,7 +109,8 @@ class FreeSize : public MatchingTransform {
 
 };
 
-const char* kEngines[] = {"vector", "scalar", "gpsimd"};
+const char* const kEngines[] = {"vector", "scalar", "gpsimd"};
+const char* const kTwoTensorEngines[] = {"vector", "gpsimd"};  // the Scalar Engine has no two-tensor ALU
 
 std::set<std::string> psum_names(Block& kernel);
 
@@ -156,11 +159,13 @@ class EngineMove : public MatchingTransform {
     return "";
   }
 
-  static bool tensor_scalar_site(Stmt& s, ExprPtr& value, const SiteSink& sink, const std::set<std::string>& psum) {
-    auto* call = as_call(value.get(), "nisa.tensor_scalar");
+  // A call of `callee` that already takes `engine=`: one site per other engine in `engines`.
+  static bool engine_keyword_sites(Stmt& s, ExprPtr& value, const SiteSink& sink, const std::set<std::string>& psum,
+                                   const char* callee, std::span<const char* const> engines) {
+    auto* call = as_call(value.get(), callee);
     if (!call) return false;
     std::string now = current_engine(*call);
-    for (const char* engine : kEngines) {
+    for (const char* engine : engines) {
       if (now == engine || !allowed(s, engine, psum)) continue;
       Site site = make_site(s, fmt::format("run `{}` on the {} engine", brief(s), engine), {{"engine", engine}});
       if (sink(std::move(site), [call, engine] {
@@ -171,20 +176,13 @@ class EngineMove : public MatchingTransform {
     return false;
   }
 
-  // An explicit nisa.tensor_tensor: Vector or GpSimd (the Scalar Engine has no two-tensor ALU).
+  static bool tensor_scalar_site(Stmt& s, ExprPtr& value, const SiteSink& sink, const std::set<std::string>& psum) {
+    return engine_keyword_sites(s, value, sink, psum, "nisa.tensor_scalar", kEngines);
+  }
+
+  // An explicit nisa.tensor_tensor.
   static bool isa_tensor_tensor_site(Stmt& s, ExprPtr& value, const SiteSink& sink, const std::set<std::string>& psum) {
-    auto* call = as_call(value.get(), "nisa.tensor_tensor");
-    if (!call) return false;
-    std::string now = current_engine(*call);
-    for (const char* engine : {"vector", "gpsimd"}) {
-      if (now == engine || !allowed(s, engine, psum)) continue;
-      Site site = make_site(s, fmt::format("run `{}` on the {} engine", brief(s), engine), {{"engine", engine}});
-      if (sink(std::move(site), [call, engine] {
-            set_keyword(*call, "engine", parse_expr(fmt::format("nisa.{}_engine", engine)));
-          }))
-        return true;
-    }
-    return false;
+    return engine_keyword_sites(s, value, sink, psum, "nisa.tensor_tensor", kTwoTensorEngines);
   }
 
   // nl.multiply/add/subtract(a, b) of two tiles -> nisa.tensor_tensor(..., engine=...).
@@ -194,7 +192,7 @@ class EngineMove : public MatchingTransform {
       double c;
       if (!call || call->args.size() != 2 || !call->keywords.empty()) continue;
       if (constant_value(*call->args[0], c) || constant_value(*call->args[1], c)) continue;
-      for (const char* engine : {"vector", "gpsimd"}) {
+      for (const char* engine : kTwoTensorEngines) {
         if (!allowed(s, engine, psum)) continue;
         std::string repl = fmt::format("nisa.tensor_tensor(data1={}, data2={}, op=nl.{}, engine=nisa.{}_engine)",
                                        text(*call->args[0]), text(*call->args[1]), op, engine);

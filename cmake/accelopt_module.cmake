@@ -1,4 +1,5 @@
-# accelopt_module(NAME [FLAT] DEPS...) builds src/<dir>/**/*.cpp (FLAT: src/<dir>/*.cpp only) into the static library accelopt_<NAME>.
+# accelopt_module(NAME [FLAT] DEPS...) builds src/<dir>/**/*.cpp (FLAT: src/<dir>/*.cpp only) into the library accelopt_<NAME>
+# (shared unless BUILD_SHARED_LIBS is OFF).
 # Sources are globbed so that adding a file needs no CMake edit; headers are included as "<module>/file.h".
 function(accelopt_module name)
   cmake_parse_arguments(ARG "FLAT" "" "DEPS;SYSTEM" ${ARGN})
@@ -8,7 +9,7 @@ function(accelopt_module name)
     file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   endif()
   if(srcs)
-    add_library(accelopt_${name} STATIC ${srcs})
+    add_library(accelopt_${name} ${srcs})
     set(vis PUBLIC)
   else()
     add_library(accelopt_${name} INTERFACE)

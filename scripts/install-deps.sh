@@ -13,4 +13,6 @@ if ((${#missing[@]})); then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # The downloaded .deb files are not needed once installed; CI disks can be small.
+  $SUDO apt-get clean
 fi

@@ -157,10 +157,12 @@ class Harness {
       // Outputs are stored flattened; more than one means forward returned a tuple.
       return items.size() == 1 ? items[0] : nki::make_tuple(items);
     }
+    auto forward_start = Clock::now();
     nki::Value expected = guarded(Side::Reference, "forward", [&] {
       return in_->call(forward_, nki::CallArgs{items_of(inputs), {}});
     });
-    if (cache_.enabled()) cache_.store(ref_hash_, seed, arrays_of(*in_, expected));
+    double forward_seconds = std::chrono::duration<double>(Clock::now() - forward_start).count();
+    if (cache_.enabled()) cache_.store(ref_hash_, seed, arrays_of(*in_, expected), forward_seconds);
     return expected;
   }
 

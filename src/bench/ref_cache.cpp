@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
+#include <algorithm>
 
 #include <fmt/core.h>
 
@@ -16,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kMagic[8] = {'A', 'O', 'R', 'E', 'F', '0', '0', '1'};
+constexpr char kMagic[8] = {'A', 'O', 'R', 'E', 'F', '0', '0', '2'};
 
 size_t storage_bytes(tensor::DType t) { return tensor::storage_of(t) == tensor::Storage::F32 ? 4 : 8; }
 
@@ -100,8 +101,10 @@ std::optional<tensor::Array> decode_one(Reader& r) {
 template <class Reader>
 std::optional<std::vector<tensor::Array>> decode_from(Reader& r) {
   char magic[sizeof kMagic];
+  double compute_seconds = 0;
   uint32_t count = 0;
-  if (!r.get_bytes(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 || !r.get(count))
+  if (!r.get_bytes(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 ||
+      !r.get(compute_seconds) || !r.get(count))
     return std::nullopt;
   std::vector<tensor::Array> arrays;
   for (uint32_t i = 0; i < count; ++i) {
@@ -126,6 +129,25 @@ std::string array_header(const tensor::Array& a) {
 
 size_t data_bytes(const tensor::Array& a) { return size_t(a.size()) * storage_bytes(a.dtype()); }
 
+// Magic, compute seconds and array count.
+std::string file_header(double compute_seconds, size_t count) {
+  std::string out(kMagic, sizeof kMagic);
+  put<double>(out, compute_seconds);
+  put<uint32_t>(out, uint32_t(count));
+  return out;
+}
+
+// The compute seconds a cache file records; 0 for a file of another format (worth nothing).
+double recorded_seconds(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[sizeof kMagic];
+  double seconds = 0;
+  if (!in.read(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 ||
+      !in.read(reinterpret_cast<char*>(&seconds), sizeof seconds))
+    return 0;
+  return seconds;
+}
+
 }  // namespace
 
 uint64_t content_hash(const std::string& text) {
@@ -137,9 +159,8 @@ uint64_t content_hash(const std::string& text) {
   return h;
 }
 
-std::string encode_arrays(const std::vector<tensor::Array>& arrays) {
-  std::string out(kMagic, sizeof kMagic);
-  put<uint32_t>(out, uint32_t(arrays.size()));
+std::string encode_arrays(const std::vector<tensor::Array>& arrays, double compute_seconds) {
+  std::string out = file_header(compute_seconds, arrays.size());
   for (const auto& array : arrays) {
     tensor::Array a = array.contiguous();
     out += array_header(a);
@@ -160,6 +181,16 @@ std::string default_ref_cache_dir() {
   return "";
 }
 
+RefCachePolicy RefCachePolicy::from_env() {
+  RefCachePolicy p;
+  if (const char* mb = std::getenv("ACCELOPT_REF_CACHE_MAX_MB"); mb && *mb) {
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(mb, &end, 10);
+    if (end && *end == '\0') p.max_bytes = uint64_t(v) << 20;
+  }
+  return p;
+}
+
 std::string RefCache::path_for(uint64_t ref_hash, int seed) const {
   return (fs::path(dir_) / fmt::format("{:016x}-s{}.ref", ref_hash, seed)).string();
 }
@@ -176,19 +207,61 @@ std::optional<std::vector<tensor::Array>> RefCache::load(uint64_t ref_hash, int 
   return decode_from(r);
 }
 
+bool RefCache::worth_storing(uint64_t bytes, double compute_seconds) const {
+  if (!enabled() || bytes > policy_.max_bytes) return false;
+  if (compute_seconds < 2.0 * double(bytes) / policy_.read_bytes_per_second) return false;
+  std::error_code ec;
+  fs::path probe = fs::exists(dir_, ec) ? fs::path(dir_) : fs::path(dir_).parent_path();
+  fs::space_info space = fs::space(probe.empty() ? fs::path(".") : probe, ec);
+  return ec || bytes <= space.available / 2;  // unknown free space: the write itself may fail
+}
+
+bool RefCache::make_room(uint64_t bytes, double seconds_per_byte) const {
+  struct Entry {
+    double seconds_per_byte;
+    uint64_t size;
+    fs::path path;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".ref") continue;
+    std::error_code e2;
+    uint64_t size = it->file_size(e2);
+    if (e2) continue;
+    entries.push_back({size ? recorded_seconds(it->path()) / double(size) : 0, size, it->path()});
+    total += size;
+  }
+  if (total + bytes <= policy_.max_bytes) return true;
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.seconds_per_byte < b.seconds_per_byte; });
+  uint64_t evictable = 0;
+  size_t n = 0;
+  while (n < entries.size() && entries[n].seconds_per_byte < seconds_per_byte &&
+         total - evictable + bytes > policy_.max_bytes)
+    evictable += entries[n++].size;
+  if (total - evictable + bytes > policy_.max_bytes) return false;  // the new file is worth less
+  for (size_t i = 0; i < n; ++i) fs::remove(entries[i].path, ec);
+  return true;
+}
+
 // The arrays go to the file directly (a full-size bmm output is 1 GiB: no second copy in memory).
-void RefCache::store(uint64_t ref_hash, int seed, const std::vector<tensor::Array>& outputs) const {
-  if (!enabled()) return;
+void RefCache::store(uint64_t ref_hash, int seed, const std::vector<tensor::Array>& outputs,
+                     double compute_seconds) const {
+  uint64_t bytes = 0;
+  for (const auto& a : outputs) bytes += data_bytes(a);
+  if (!worth_storing(bytes, compute_seconds)) return;
   std::error_code ec;
   fs::create_directories(dir_, ec);
+  if (!make_room(bytes, compute_seconds / double(std::max<uint64_t>(bytes, 1)))) return;
   std::string final_path = path_for(ref_hash, seed);
   std::string tmp = fmt::format("{}.tmp{}", final_path, ::getpid());
   bool ok = false;
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (out) {
-      std::string head(kMagic, sizeof kMagic);
-      put<uint32_t>(head, uint32_t(outputs.size()));
+      std::string head = file_header(compute_seconds, outputs.size());
       out.write(head.data(), std::streamsize(head.size()));
       for (const auto& array : outputs) {
         tensor::Array a = array.contiguous();

@@ -27,10 +27,10 @@ struct BenchOptions {
   std::string arch = "trn1", tasks, kernels, bench_root, seeds = "0,21,42,63,84", cache_dir;
   double timeout = 900;
   bool json = false, csv = false, no_cache = false, quiet = false;
-  // With --executor given, tasks are evaluated by worker processes (local) or Slurm array tasks
-  // instead of one after another in this process.
+  // Tasks are evaluated by worker processes (local, default) or Slurm array tasks, or with
+  // --in-process one after another in this process.
   eval::ExecutorConfig executor;
-  bool use_executor = false, job_timeout_given = false;
+  bool in_process = false, job_timeout_given = false;
 };
 
 std::set<std::string> split_names(const std::string& text) {
@@ -217,7 +217,7 @@ int run_bench(const BenchOptions& opt) {
   report.errors = suite.errors;
   for (const auto& e : suite.errors) fmt::print(stderr, "error: {}\n", e);
   std::vector<bench::TaskCase> cases = select_cases(suite, opt);
-  report.rows = opt.use_executor ? run_with_executor(cases, opt, seeds) : run_in_process(cases, opt, seeds);
+  report.rows = opt.in_process ? run_in_process(cases, opt, seeds) : run_with_executor(cases, opt, seeds);
   if (opt.json) fmt::print("{}\n", bench::to_json(report).dump(2));
   else if (opt.csv) fmt::print("{}", bench::render_csv(report));
   else fmt::print("{}", bench::render_table(report));
@@ -242,9 +242,11 @@ cli::RunFn setup_bench(CLI::App& sub) {
   sub.add_flag("--csv", opt->csv, "print CSV")->excludes(json);
   sub.add_flag("--quiet", opt->quiet, "no per-task progress on stderr");
   eval::add_executor_options(sub, opt->executor);
+  // Worker processes by default so that every core checks a task (the warm full benchmark takes
+  // ~120 s on 2 cores, ~220 s on one); --in-process keeps peak memory to one full-size task.
+  sub.add_flag("--in-process", opt->in_process, "check the tasks one after another in this process (no workers)")
+      ->excludes(sub.get_option("--executor"));
   return [opt, &sub] {
-    // No --executor: the tasks run one after another in this process (see docs/evaluation.md).
-    opt->use_executor = sub.count("--executor") > 0;
     opt->job_timeout_given = sub.count("--job-timeout") > 0;
     return run_bench(*opt);
   };

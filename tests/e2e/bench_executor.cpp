@@ -1,5 +1,5 @@
-// `accelopt bench --executor local|slurm`: the tasks evaluated by worker processes or Slurm array
-// tasks must give the same results as the in-process run. The Slurm test skips when no controller
+// `accelopt bench` (local worker processes by default, or --executor slurm): the tasks evaluated by workers or Slurm array
+// tasks must give the same results as the `--in-process` run. The Slurm test skips when no controller
 // answers (scripts/slurm/start-slurm.sh starts the single-node test cluster).
 #include <cstdlib>
 
@@ -37,7 +37,7 @@ std::string bench_args(const std::string& root) { return "bench --bench-root " +
 TEST(BenchExecutor, LocalWorkersMatchInProcess) {
   TempDir tmp;
   std::string root = small_mixed_bench(tmp);
-  CliRun in_process = accelopt(tmp.path(), bench_args(root));
+  CliRun in_process = accelopt(tmp.path(), bench_args(root) + " --in-process");
   CliRun local = accelopt(tmp.path(), bench_args(root) + " --executor local --workers 2 --eval-dir " + tmp.path() + "/eval");
   ASSERT_EQ(in_process.exit_code, 0) << in_process.err;
   ASSERT_EQ(local.exit_code, 0) << local.err;
@@ -59,8 +59,8 @@ TEST(BenchExecutor, WrongKernelIsReportedThroughWorkers) {
   bad.replace(bad.find("operand0=1.0"), 12, "operand0=2.0");
   spit(tmp.path() + "/mine/silu.py", bad);
   std::string args = bench_args(root) + " --kernels " + tmp.path() + "/mine";
-  CliRun in_process = accelopt(tmp.path(), args);
-  CliRun local = accelopt(tmp.path(), args + " --executor local");
+  CliRun in_process = accelopt(tmp.path(), args + " --in-process");
+  CliRun local = accelopt(tmp.path(), args);  // worker processes are the default
   EXPECT_EQ(in_process.exit_code, 1) << in_process.err;
   EXPECT_EQ(local.exit_code, 1) << local.err;
   auto rows = results_of(local);

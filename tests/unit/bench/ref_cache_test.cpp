@@ -37,8 +37,8 @@ TEST(RefCache, TruncatedOrForeignBytesAreRejected) {
 TEST(RefCache, ShapeLargerThanTheDataIsRejected) {
   auto a = tensor::Array::from_values({4}, tensor::DType::Float32, {1, 2, 3, 4});
   std::string bytes = bench::encode_arrays({a});
-  // magic(8) count(4) name_len(1) "float32"(7) ndim(1), then the i64 dimension.
-  size_t dim_at = 8 + 4 + 1 + 7 + 1;
+  // magic(8) compute_seconds(8) count(4) name_len(1) "float32"(7) ndim(1), then the i64 dimension.
+  size_t dim_at = 8 + 8 + 4 + 1 + 7 + 1;
   int64_t huge = int64_t{1} << 50;
   bytes.replace(dim_at, sizeof huge, reinterpret_cast<const char*>(&huge), sizeof huge);
   tensor::AllocationBudget budget(1 << 20);  // an attempt to allocate would throw here
@@ -83,6 +83,50 @@ TEST(RefCache, StoreLoadBySeedAndHash) {
   EXPECT_FALSE(cache.load(h, 0));
   fs::remove_all(dir);
   EXPECT_FALSE(bench::RefCache("").enabled());
+}
+
+// Outputs that are quicker to recompute than to read back are not written (bmm's 1 GiB output).
+TEST(RefCache, CheapOutputsAreNotStored) {
+  fs::path dir = fs::temp_directory_path() / ("accelopt_refcache_cheap_" + std::to_string(::getpid()));
+  bench::RefCache cache(dir.string(), bench::RefCachePolicy{uint64_t{1} << 30, 1e9});
+  auto a = tensor::Array::full({1000, 1000}, tensor::DType::Float32, 1.0);  // 4 MB: 4 ms to read
+  cache.store(1, 0, {a}, 0.001);
+  EXPECT_FALSE(cache.load(1, 0));
+  cache.store(1, 0, {a}, 0.5);
+  EXPECT_TRUE(cache.load(1, 0));
+  EXPECT_FALSE(cache.worth_storing(uint64_t{2} << 30, 1e6));  // larger than the whole cap
+  fs::remove_all(dir);
+}
+
+// The directory stays under its cap by evicting the files that save the fewest seconds per byte,
+// and only for a file worth more than they are.
+TEST(RefCache, EvictsTheLeastValuableToStayUnderTheCap) {
+  fs::path dir = fs::temp_directory_path() / ("accelopt_refcache_cap_" + std::to_string(::getpid()));
+  auto a = tensor::Array::full({100, 100}, tensor::DType::Float32, 2.0);  // 40 kB per file
+  uint64_t file_bytes = bench::encode_arrays({a}).size();
+  bench::RefCache cache(dir.string(), bench::RefCachePolicy{2 * file_bytes + 100, 1e9});
+  cache.store(1, 0, {a}, 3.0);
+  cache.store(2, 0, {a}, 1.0);
+  cache.store(3, 0, {a}, 0.5);  // worth less than both: not stored
+  EXPECT_TRUE(fs::exists(cache.path_for(1, 0)));
+  EXPECT_TRUE(fs::exists(cache.path_for(2, 0)));
+  EXPECT_FALSE(fs::exists(cache.path_for(3, 0)));
+  cache.store(4, 0, {a}, 2.0);  // worth more than 2: 2 goes
+  EXPECT_TRUE(fs::exists(cache.path_for(1, 0)));
+  EXPECT_FALSE(fs::exists(cache.path_for(2, 0)));
+  EXPECT_TRUE(fs::exists(cache.path_for(4, 0)));
+  auto hit = cache.load(4, 0);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ((*hit)[0].get({99, 99}), 2.0);
+  fs::remove_all(dir);
+}
+
+TEST(RefCache, SizeCapComesFromTheEnvironment) {
+  ::setenv("ACCELOPT_REF_CACHE_MAX_MB", "12", 1);
+  EXPECT_EQ(bench::RefCachePolicy::from_env().max_bytes, uint64_t{12} << 20);
+  ::setenv("ACCELOPT_REF_CACHE_MAX_MB", "lots", 1);
+  EXPECT_EQ(bench::RefCachePolicy::from_env().max_bytes, uint64_t{4096} << 20);
+  ::unsetenv("ACCELOPT_REF_CACHE_MAX_MB");
 }
 
 }  // namespace

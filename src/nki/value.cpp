@@ -87,6 +87,7 @@ std::string Value::repr() const {
 
 std::string Value::str() const {
   if (auto* s = as<StrObj>()) return s->s;
+  if (kind_ == Kind::Object) return obj_->str();
   return repr();
 }
 

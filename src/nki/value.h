@@ -126,6 +126,7 @@ class Object : public std::enable_shared_from_this<Object> {
   virtual ObjType type() const { return ObjType::Other; }
   virtual std::string type_name() const = 0;
   virtual std::string repr() const;
+  virtual std::string str() const { return repr(); }  // str(x) / print(x); differs for ndarrays
   virtual bool truthy() const { return true; }
 
   virtual Value get_attr(Interpreter& in, std::string_view name);

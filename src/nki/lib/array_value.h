@@ -34,6 +34,7 @@ struct NdArrayObj : Object {
   ObjType type() const override { return kType; }
   std::string type_name() const override;  // "ndarray" or "float32" etc. for scalars
   std::string repr() const override;
+  std::string str() const override;  // numpy's str: "[1. 2.]" for arrays, the value for scalars
   bool truthy() const override;  // numpy: ambiguous for size > 1 -> Value error
   Value get_attr(Interpreter& in, std::string_view name) override;
   bool has_attr(std::string_view name) const override;

@@ -1,6 +1,7 @@
 // repr/str of numpy scalars and arrays (Python's float repr rules; float32 uses its own shortest
 // round-trip digits as numpy does).
 #include <charconv>
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -11,23 +12,36 @@ namespace nki::lib::np {
 
 namespace {
 
-// Shortest round-trip digits of v (as float when `single`), formatted like Python's repr.
-std::string shortest_repr(double v, bool single) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+// The shortest round-trip decimal digits of v (as float when `single`): v = 0.digits * 10^decpt.
+struct Decimal {
+  bool negative = false;
+  std::string digits;  // no trailing zeros (at least one digit)
+  int decpt = 0;
+};
+
+Decimal shortest_decimal(double v, bool single) {
   char buf[64];
   auto res = single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v), std::chars_format::scientific)
                     : std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string sci(buf, res.ptr);
-  // sci = [-]d[.ddd]e[+-]XX
-  bool negative = sci[0] == '-';
-  if (negative) sci.erase(0, 1);
+  std::string sci(buf, res.ptr);  // [-]d[.ddd]e[+-]XX
+  Decimal d;
+  d.negative = sci[0] == '-';
+  if (d.negative) sci.erase(0, 1);
   size_t e = sci.find('e');
-  std::string digits = sci.substr(0, e);
-  int exp10 = std::stoi(sci.substr(e + 1));
-  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-  int decpt = exp10 + 1;
+  d.digits = sci.substr(0, e);
+  d.digits.erase(std::remove(d.digits.begin(), d.digits.end(), '.'), d.digits.end());
+  while (d.digits.size() > 1 && d.digits.back() == '0') d.digits.pop_back();
+  d.decpt = std::stoi(sci.substr(e + 1)) + 1;
+  return d;
+}
+
+// Python's float repr rules.
+std::string shortest_repr(double v, bool single) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  Decimal d = shortest_decimal(v, single);
+  const std::string& digits = d.digits;
+  int decpt = d.decpt;
   std::string out;
   if (decpt > -4 && decpt <= 16) {
     if (decpt <= 0) {
@@ -40,12 +54,12 @@ std::string shortest_repr(double v, bool single) {
   } else {
     out = digits.substr(0, 1);
     if (digits.size() > 1) out += "." + digits.substr(1);
-    out += fmt::format("e{}{:02d}", exp10 < 0 ? '-' : '+', std::abs(exp10));
+    out += fmt::format("e{}{:02d}", decpt - 1 < 0 ? '-' : '+', std::abs(decpt - 1));
   }
-  return negative ? "-" + out : out;
+  return d.negative ? "-" + out : out;
 }
 
-// One element as numpy prints it inside an array ("1." for integral floats).
+// One element as numpy prints it inside an array ("1." for integral floats), before padding.
 std::string element_str(double v, tensor::DType t) {
   if (t == tensor::DType::Bool) return v ? "True" : "False";
   if (!tensor::is_float(t)) return fmt::format("{}", static_cast<int64_t>(v));
@@ -54,37 +68,120 @@ std::string element_str(double v, tensor::DType t) {
   return s;
 }
 
-void render(const tensor::Array& a, std::vector<int64_t>& index, int dim, bool commas, int indent, std::string& out) {
-  out += "[";
+// Visits the elements numpy shows (edges only when summarizing), in order.
+template <class Element, class Text>
+void render(const tensor::Array& a, std::vector<int64_t>& index, int dim, bool commas, int indent,
+            Element&& element, Text&& text) {
+  text("[");
   int64_t n = a.shape()[dim];
   constexpr int64_t kEdge = 3;
   bool summarize = a.size() > 1000 && n > 2 * kEdge;
   for (int64_t i = 0; i < n; ++i) {
     if (summarize && i == kEdge) {
-      out += commas ? "..., " : "... ";
+      text(commas ? "..., " : "... ");
       i = n - kEdge;
     }
     index[dim] = i;
     if (dim + 1 == a.ndim()) {
-      out += element_str(a.get(index), a.dtype());
+      element(a.get(index));
     } else {
-      render(a, index, dim + 1, commas, indent + 1, out);
+      render(a, index, dim + 1, commas, indent + 1, element, text);
     }
     if (i + 1 < n) {
-      out += commas ? "," : "";
-      out += dim + 1 == a.ndim() ? " " : "\n" + std::string(a.ndim() - dim - 2, '\n') + std::string(indent + 1, ' ');
+      text(commas ? "," : "");
+      text(dim + 1 == a.ndim() ? " " : "\n" + std::string(a.ndim() - dim - 2, '\n') + std::string(indent + 1, ' '));
     }
   }
-  out += "]";
+  text("]");
 }
+
+// numpy lays the elements of an array out alike (numpy 1.24 arrayprint: FloatingFormat and
+// IntegerFormat): floats in positional notation align their decimal points, in scientific
+// notation (chosen when the magnitudes span too much) share the number of mantissa digits and
+// exponent digits; non-finite values and integers are right-justified to the common width.
+class ElementLayout {
+ public:
+  ElementLayout(const tensor::Array& a, const std::vector<double>& shown) : dtype_(a.dtype()) {
+    if (!tensor::is_float(dtype_)) {
+      for (double v : shown) width_ = std::max(width_, element_str(v, dtype_).size());
+      return;
+    }
+    double max_abs = 0, min_abs = INFINITY;
+    bool has_nonfinite = false, negative_inf = false;
+    for (double v : shown) {
+      if (!std::isfinite(v)) {
+        has_nonfinite = true;
+        negative_inf |= std::isinf(v) && v < 0;
+      } else if (v != 0) {
+        max_abs = std::max(max_abs, std::abs(v));
+        min_abs = std::min(min_abs, std::abs(v));
+      }
+    }
+    scientific_ = max_abs >= 1e8 || (max_abs > 0 && (min_abs < 1e-4 || max_abs / min_abs > 1e3));
+    for (double v : shown) {
+      if (!std::isfinite(v)) continue;
+      if (scientific_) {
+        Decimal d = shortest_decimal(v, single());
+        if (v == 0) d.decpt = 1;
+        precision_ = std::max(precision_, d.digits.size() - 1);
+        exp_digits_ = std::max<size_t>(exp_digits_, std::max<size_t>(2, std::to_string(std::abs(d.decpt - 1)).size()));
+        pad_left_ = std::max<size_t>(pad_left_, d.negative ? 2 : 1);
+      } else {
+        std::string s = element_str(v, dtype_);
+        size_t dot = s.find('.');
+        pad_left_ = std::max(pad_left_, dot);
+        pad_right_ = std::max(pad_right_, s.size() - dot - 1);
+      }
+    }
+    if (scientific_) pad_right_ = exp_digits_ + 2 + precision_;
+    if (has_nonfinite) {
+      size_t offset = pad_right_ + 1;
+      size_t inf_len = 3 + (negative_inf ? 1 : 0);
+      if (3 > offset) pad_left_ = std::max(pad_left_, 3 - offset);
+      if (inf_len > offset) pad_left_ = std::max(pad_left_, inf_len - offset);
+    }
+    width_ = pad_left_ + 1 + pad_right_;
+  }
+
+  std::string format(double v) const {
+    if (!tensor::is_float(dtype_) || !std::isfinite(v)) return right_justify(element_str(v, dtype_));
+    if (scientific_) {
+      Decimal d = shortest_decimal(v, single());
+      if (v == 0) d.decpt = 1;
+      std::string mantissa = (d.negative ? "-" : "") + d.digits.substr(0, 1) + "." + d.digits.substr(1) +
+                             std::string(precision_ - (d.digits.size() - 1), '0');
+      std::string exponent = std::to_string(std::abs(d.decpt - 1));
+      exponent = std::string(exp_digits_ - exponent.size(), '0') + exponent;
+      return std::string(pad_left_ - (d.negative ? 2 : 1), ' ') + mantissa + "e" + (d.decpt - 1 < 0 ? "-" : "+") +
+             exponent;
+    }
+    std::string s = element_str(v, dtype_);
+    size_t dot = s.find('.');
+    return std::string(pad_left_ - dot, ' ') + s + std::string(pad_right_ - (s.size() - dot - 1), ' ');
+  }
+
+ private:
+  bool single() const { return dtype_ != tensor::DType::Float64; }
+  std::string right_justify(const std::string& s) const {
+    return std::string(width_ > s.size() ? width_ - s.size() : 0, ' ') + s;
+  }
+
+  tensor::DType dtype_;
+  bool scientific_ = false;
+  size_t pad_left_ = 0, pad_right_ = 0, precision_ = 0, exp_digits_ = 0, width_ = 0;
+};
 
 std::string body(const tensor::Array& a, bool commas, int indent) {
   if (!a.has_data()) return fmt::format("<shape-only {}>", tensor::shape_str(a.shape()));
   if (a.ndim() == 0) return element_str(a.item(), a.dtype());
   if (a.size() == 0) return "[]";
   std::vector<int64_t> index(a.ndim(), 0);
+  std::vector<double> shown;
+  render(a, index, 0, commas, indent, [&](double v) { shown.push_back(v); }, [](const std::string&) {});
+  ElementLayout layout(a, shown);
   std::string out;
-  render(a, index, 0, commas, indent, out);
+  render(a, index, 0, commas, indent, [&](double v) { out += layout.format(v); },
+         [&](const std::string& t) { out += t; });
   return out;
 }
 

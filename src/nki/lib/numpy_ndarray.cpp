@@ -80,6 +80,11 @@ std::string NdArrayObj::repr() const {
   return fmt::format("{}", static_cast<int64_t>(v));
 }
 
+std::string NdArrayObj::str() const {
+  if (is_scalar || !array.has_data()) return repr();
+  return np::array_str(array);
+}
+
 bool NdArrayObj::truthy() const {
   if (array.size() != 1) {
     if (array.size() == 0) return false;

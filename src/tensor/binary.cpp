@@ -173,6 +173,25 @@ Array binary(BinaryOp op, const Array& a_in, const Array& b_in, DType compute, D
   return result;
 }
 
+bool add_into_f32(Array& dst, const Array& src) {
+  if (!dst.has_data() || !src.has_data() || dst.dtype() != DType::Float32 || storage_of(src.dtype()) != Storage::F32 ||
+      dst.shape() != src.shape() || dst.shares_buffer_with(src))
+    return false;
+  float* pd = dst.f32();
+  const float* ps = src.f32();
+  auto plan = detail::plan_loop<2>(dst.shape(), {dst.strides().data(), src.strides().data()});
+  detail::run_loop<2>(plan, {0, 0}, [&](const std::array<int64_t, 2>& off, int64_t n, const std::array<int64_t, 2>& st) {
+    float* d = pd + off[0];
+    const float* s = ps + off[1];
+    if (st[0] == 1 && st[1] == 1) {
+      for (int64_t i = 0; i < n; ++i) d[i] += s[i];
+    } else {
+      for (int64_t i = 0; i < n; ++i) d[i * st[0]] += s[i * st[1]];
+    }
+  });
+  return true;
+}
+
 Array where(const Array& cond_in, const Array& a_in, const Array& b_in, DType out) {
   Shape shape = broadcast_shapes(broadcast_shapes(cond_in.shape(), a_in.shape()), b_in.shape());
   if (!cond_in.has_data() || !a_in.has_data() || !b_in.has_data()) return Array::shape_only(shape, out);

@@ -54,6 +54,10 @@ enum class BinaryOp : uint8_t {
 // held format, float64 for Float64, int64 for integers), applies op, and writes `out` dtype values
 // (rounded to the format). Comparisons give 0/1.
 Array binary(BinaryOp op, const Array& a, const Array& b, DType compute, DType out);
+// dst += src in place, for float32 dst and float32-held src of dst's shape that do not overlap
+// (PSUM accumulation of every matmul tile: no temporary, no copy). Returns false, touching
+// nothing, when those conditions do not hold (the caller then uses binary + assign).
+bool add_into_f32(Array& dst, const Array& src);
 
 enum class UnaryOp : uint8_t {
   Copy, Neg, Abs, Sign, Square, Sqrt, Rsqrt, Reciprocal, Exp, Log, Sin, Cos, Tan, Tanh, Arctan,

@@ -311,8 +311,9 @@ void accumulate_into(Interpreter& in, BinOp op, const NkiTensorObj& dst0, const 
       if (ctx.numerics && !region.box.empty()) {
         tensor::Array val = read_region(src, operand_box(src.shape(), dst.shape(), region.box));
         tensor::Array old = read_region(dst, region.box);
-        write_region(dst, region.box, tensor::binary(tensor::BinaryOp::Add, old, val, DType::Float32, dst.dtype()),
-                     &region);
+        if (region.residual || !tensor::add_into_f32(old, val))
+          write_region(dst, region.box, tensor::binary(tensor::BinaryOp::Add, old, val, DType::Float32, dst.dtype()),
+                       &region);
       }
       if (pending && !pending->inst.outputs.empty()) {
         pending->inst.outputs[0] = make_operand(dst, region.box);

@@ -201,5 +201,27 @@ TEST(Elementwise, Float32ExpIsBitIdenticalToNumpy) {
   EXPECT_EQ(mismatches, 0);
 }
 
+// The in-place PSUM add gives exactly binary(Add) + assign, through strided views, and declines
+// (touching nothing) what it does not handle.
+TEST(Elementwise, AddIntoMatchesBinaryAddAndDeclinesOtherCases) {
+  Array base = reshape(arange(0, 48, 1, DType::Float32), {6, 8});
+  Array src = reshape(unary(UnaryOp::Sqrt, arange(1, 49, 1, DType::Float32), DType::Float32, DType::Float32), {6, 8});
+  Array dst = base.copy();
+  Array dst_view = dst.view({3, 4}, {16, 2}, 1);  // every other row and column, from (0, 1)
+  Array src_view = src.view({3, 4}, {1, 8}, 0);   // column-major walk: strided on both axes
+  Array expected = binary(BinaryOp::Add, dst_view, src_view, DType::Float32, DType::Float32);
+  ASSERT_TRUE(add_into_f32(dst_view, src_view));
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 4; ++j) EXPECT_EQ(dst_view.get({i, j}), expected.get({i, j}));
+  EXPECT_EQ(dst.get({0, 0}), 0.0);  // outside the view: untouched
+  Array f64 = astype(base, DType::Float64);
+  EXPECT_FALSE(add_into_f32(f64, src));
+  Array before = dst.copy();
+  EXPECT_FALSE(add_into_f32(dst, src.view({8}, {1}, 0)));        // shapes differ (no broadcasting)
+  EXPECT_FALSE(add_into_f32(dst, dst.view({6, 8}, {8, 1}, 0)));  // overlapping
+  for (int64_t i = 0; i < 6; ++i)
+    for (int64_t j = 0; j < 8; ++j) EXPECT_EQ(dst.get({i, j}), before.get({i, j}));
+}
+
 }  // namespace
 }  // namespace tensor

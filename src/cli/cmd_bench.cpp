@@ -242,8 +242,8 @@ cli::RunFn setup_bench(CLI::App& sub) {
   sub.add_flag("--csv", opt->csv, "print CSV")->excludes(json);
   sub.add_flag("--quiet", opt->quiet, "no per-task progress on stderr");
   eval::add_executor_options(sub, opt->executor);
-  // Worker processes by default (two, --workers N) so that both cores check tasks (the warm full benchmark takes
-  // ~120 s on 2 cores, ~220 s on one); --in-process keeps peak memory to one full-size task.
+  // Worker processes by default (two, --workers N) so that both cores check tasks (the warm full
+  // benchmark takes ~120 s on 2 cores, ~220 s on one); --in-process keeps peak memory to one task.
   sub.add_flag("--in-process", opt->in_process, "check the tasks one after another in this process (no workers)")
       ->excludes(sub.get_option("--executor"));
   return [opt, &sub] {

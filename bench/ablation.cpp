@@ -21,7 +21,12 @@
 //                saving of memory against no_memory
 //
 //   bench_ablation [--tasks silu,adamw] [--rounds 6] [--B 2] [--N 4] [--seeds 1] [--check-seeds 0]
-//                  [--bench-root DIR] [--modes no_memory,memory] [--t-neg 1.15] [--trace 1]
+//                  [--bench-root DIR] [--modes no_memory,memory] [--t-pos 1.04] [--t-neg 1.15] [--expn 16]
+//                  [--trace 1]
+// --t-pos 1 --t-neg 1 makes every outcome a memory item (neutral ones included), which the
+// built-in planner reads as "tried, did not help" (experience.h known_no_gain and
+// memory_site_weight); --expn is the memory's capacity (16 keeps two rounds of such items, 128
+// several tasks). Both apply to every mode; only the memory mode reads the memory.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -51,6 +56,8 @@ struct Options {
   std::vector<int> check_seeds = {0};
   bool trace = false;  // --trace 1: every plan of every round and what it gave
   double t_neg = search::SearchParams{}.t_neg;  // slowdown that makes a negative memory item
+  double t_pos = search::SearchParams{}.t_pos;  // speedup that makes a positive memory item
+  size_t expn = static_cast<size_t>(search::SearchParams{}.expn);  // memory capacity
 };
 
 std::vector<std::string> kModes = {"sampling", "no_memory", "memory"};  // --modes narrows it
@@ -134,9 +141,10 @@ RunTrace run_mode(const std::string& mode, uint64_t seed, const std::vector<sear
   env.params.fixer_attempts = 1;  // as `accelopt optimize`: the built-in fixer logs the failure
   env.params.parallelism = 1;
   env.params.t_neg = o.t_neg;
+  env.params.t_pos = o.t_pos;
   env.agents = set;
   env.evaluator = &evaluator;
-  agents::Memory memory(16);  // carried from task to task (memory mode only)
+  agents::Memory memory(o.expn);  // carried from task to task (memory mode only)
   RunTrace trace;
   std::vector<double> best(tasks.size(), 1.0);
   int64_t evaluations = 0;
@@ -151,7 +159,7 @@ RunTrace run_mode(const std::string& mode, uint64_t seed, const std::vector<sear
     task_trace.points.push_back({0, 1.0});
     int64_t task_evals = 0;
     for (int round = 1; round <= o.rounds; ++round) {
-      agents::Memory scratch(16);
+      agents::Memory scratch(o.expn);
       int64_t before = evaluations;
       auto outcome = search::run_round(env, spec, round, beam, mode == "memory" ? memory : scratch, evaluations);
       task_evals += evaluations - before;
@@ -195,6 +203,8 @@ Options parse(int argc, char** argv) {
     else if (k == "--bench-root") o.bench_root = v;
     else if (k == "--trace") o.trace = v == "1";
     else if (k == "--t-neg") o.t_neg = std::stod(v);
+    else if (k == "--t-pos") o.t_pos = std::stod(v);
+    else if (k == "--expn") o.expn = std::stoul(v);
     else if (k == "--modes") {  // e.g. no_memory,memory (no_memory is needed for the figures)
       kModes.clear();
       std::stringstream ss(v);
@@ -233,8 +243,8 @@ int main(int argc, char** argv) {
     for (auto s : o.seeds) seeds_text += (seeds_text.empty() ? "" : ",") + std::to_string(s);
     std::string check_text;
     for (auto s : o.check_seeds) check_text += (check_text.empty() ? "" : ",") + std::to_string(s);
-    fmt::print("tasks {} | rounds {} per task, B {} N {} K 1 | planner seeds {} | check seeds {}\n", o.tasks, o.rounds,
-               o.beam, o.plans, seeds_text, check_text);
+    fmt::print("tasks {} | rounds {} per task, B {} N {} K 1 | planner seeds {} | check seeds {} | t_pos {} t_neg {} "
+               "expn {}\n", o.tasks, o.rounds, o.beam, o.plans, seeds_text, check_text, o.t_pos, o.t_neg, o.expn);
     InProcessEvaluator evaluator(o.check_seeds);
     std::vector<double> baselines;
     for (const auto& t : tasks) {

@@ -185,6 +185,17 @@ int exit_code(const search::RunState& state) {
   return 0;
 }
 
+// The built-in summarizer costs nothing, so by default it records every outcome, neutral and
+// slower rewrites included: its planner reads them as "tried here, did not help" and does not
+// spend evaluations on them again (docs/builtin_agent.md, Memory), and the memory holds more
+// items. Explicit --t-pos/--t-neg/--expn win; the LLM agents keep the published thresholds.
+void builtin_memory_defaults(OptimizeOptions& o, const CLI::App& sub) {
+  if (o.agent != "builtin") return;
+  if (sub.count("--t-pos") == 0) o.params.t_pos = 1.0;
+  if (sub.count("--t-neg") == 0) o.params.t_neg = 1.0;
+  if (sub.count("--expn") == 0) o.params.expn = 128;
+}
+
 int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   std::string run_dir = o.resume.empty() ? (o.out.empty() ? default_run_dir() : o.out) : o.resume;
   fs::path config_path = fs::path(run_dir) / "config.json";
@@ -200,6 +211,7 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
       throw std::invalid_argument(fmt::format("--out {}: already holds a run (use --resume {})", run_dir, run_dir));
     if (o.bench_root.empty()) o.bench_root = bench::default_bench_root();
     if (o.bench_root.empty()) throw std::invalid_argument("no benchmark found: give --bench-root DIR");
+    builtin_memory_defaults(o, sub);
   }
   search::validate(o.params);
   search::validate(o.budgets);

@@ -129,7 +129,8 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   std::erase_if(sites, [&](const Site& s) { return !plausible(s, dims, candidate.kernel_text); });
   const trn::Profile* profile = candidate.profile ? &*candidate.profile : nullptr;
   Symptoms symptoms = profile ? diagnose(*profile) : Symptoms{};
-  // Memory evidence per site: same transformation, similar symptoms, matching parameters.
+  // Memory evidence per site: same transformation, similar symptoms, matching parameters; and
+  // rewrites whose outcome on a kernel like this one is already known (known_no_gain).
   std::vector<ExperienceView> experience = use_memory_ ? read_memory(memory) : std::vector<ExperienceView>{};
   uint64_t kernel_hash = fnv1a(candidate.kernel_text);
 
@@ -144,6 +145,8 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   std::vector<double> weights;
   for (auto& s : sites) {
     if (tried.count(s.key())) continue;
+    // Not even drawn: memory holds this rewrite's (lack of) effect on a kernel like this one.
+    if (!experience.empty() && known_no_gain(experience, s, ctx.task.name, candidate.latency_ms)) continue;
     double w = prior_weight(s, symptoms, profile) / per_transform[s.transform];
     if (!experience.empty()) w *= memory_site_weight(experience, symptoms, s);
     if (failures_) w *= failures_->penalty(ctx.task.name, s);

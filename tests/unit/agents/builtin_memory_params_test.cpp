@@ -38,7 +38,7 @@ TEST(BuiltinMemorySites, AGrowingTileThatHelpedPromotesGrowingNotShrinking) {
   EXPECT_EQ(experience[0].params.at("from"), "512");
   double grow = memory_site_weight(experience, {"dma_bound"}, free_size("1024", "2048"));
   double shrink = memory_site_weight(experience, {"dma_bound"}, free_size("512", "256"));
-  EXPECT_GT(grow, 2.0);
+  EXPECT_GT(grow, 1.5);  // another size (another anchor): the gain counts half
   EXPECT_LT(shrink, 1.25);
   EXPECT_GT(shrink, 1.0);  // still a little evidence for the transformation as such
   // Other transformations get nothing from it.

@@ -33,6 +33,11 @@ TEST(BuiltinOptimize, ImprovesASmallTaskEndToEnd) {
   auto memory = nlohmann::json::parse(builtin_test::read((dir / "memory.json").string()));
   ASSERT_FALSE(memory["items"].empty());
   EXPECT_NE(memory["items"][0]["lesson"].get<std::string>().find("builtin: transform="), std::string::npos);
+  // The built-in agent records every outcome by default (neutral rewrites are memory too).
+  auto config = nlohmann::json::parse(builtin_test::read((dir / "config.json").string()));
+  EXPECT_EQ(config["params"]["t_pos"], 1.0) << config.dump();
+  EXPECT_EQ(config["params"]["t_neg"], 1.0);
+  EXPECT_EQ(config["params"]["expn"], 128);
   // The reported best kernel passes the five-seed check again from a clean process.
   std::string best = (dir / "best" / "silu_M256_N2048_0.py").string();
   ASSERT_TRUE(fs::exists(best));

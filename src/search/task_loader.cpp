@@ -61,10 +61,20 @@ std::vector<TaskSpec> load_tasks(const std::string& bench_root, const std::strin
                              [&](const auto& c) { return c.task == name || c.name() == name; });
     if (!known) throw std::invalid_argument(fmt::format("no task named '{}' in {}", name, suite.root));
   }
+  // Tasks run in the order given (memory carries from one task to the next, so order matters);
+  // 'all' is the benchmark's order. A case named twice (as task and task_config) runs once.
   std::vector<TaskSpec> specs;
-  std::set<std::string> wanted_set(wanted.begin(), wanted.end());
-  for (const auto& c : suite.cases)
-    if (all || wanted_set.count(c.task) || wanted_set.count(c.name())) specs.push_back(to_spec(c, arch));
+  std::set<std::string> taken;
+  auto take = [&](const bench::TaskCase& c) {
+    if (taken.insert(c.name()).second) specs.push_back(to_spec(c, arch));
+  };
+  if (all) {
+    for (const auto& c : suite.cases) take(c);
+    return specs;
+  }
+  for (const auto& name : wanted)
+    for (const auto& c : suite.cases)
+      if (c.task == name || c.name() == name) take(c);
   return specs;
 }
 

@@ -134,6 +134,10 @@ struct SliceExpr : Expr {
 struct SequenceExpr : Expr {
   std::vector<ExprPtr> elts;
   bool parenthesized = false;  // a tuple written with parentheses (printer keeps them)
+  // A tuple display of literals (`(1, None)`, the `:, None` of `x[:, None]`) is built once and
+  // shared, as CPython folds it into a code constant (tuples and slices are immutable).
+  mutable int8_t constant_state = 0;  // 0: not yet checked, 1: constant, -1: not
+  mutable Value constant_value;
   SequenceExpr(ExprKind k, Span s) : Expr(k, s) {}
 };
 

@@ -165,6 +165,7 @@ Value eval_call(InterpState& st, const CallExpr& c, Frame& f) {
   if (c.simple) {
     args.args.reserve(c.args.size());
     for (const auto& a : c.args) args.args.push_back(eval(st, *a, f));
+    args.kwargs.reserve(c.keywords.size());
     for (const Keyword& k : c.keywords) args.kwargs.emplace_back(k.name, eval(st, *k.value, f));
   } else {
     collect_args(st, c, f, args);
@@ -189,7 +190,28 @@ Value eval_attribute(InterpState& st, const AttributeExpr& a, Frame& f) {
   return v;
 }
 
+// Every element is a literal or a slice of literals (evaluation has no effect and always gives
+// equal immutable values).
+bool is_constant_tuple(const SequenceExpr& t) {
+  auto literal = [](const ExprPtr& x) { return !x || x->kind == ExprKind::Constant; };
+  for (const auto& e : t.elts) {
+    if (e->kind == ExprKind::Constant) continue;
+    if (e->kind == ExprKind::Slice) {
+      auto& s = static_cast<const SliceExpr&>(*e);
+      if (literal(s.lower) && literal(s.upper) && literal(s.step)) continue;
+    }
+    return false;
+  }
+  return true;
+}
+
 Value eval_slice(InterpState& st, const SliceExpr& s, Frame& f) {
+  // `:` (the most common subscript part of a kernel) is one shared object: slices are never
+  // mutated after construction, so there is no need to allocate one per evaluation.
+  if (!s.lower && !s.upper && !s.step) {
+    static const ObjectPtr full = std::make_shared<SliceObj>();
+    return Value(full);
+  }
   auto slice = std::make_shared<SliceObj>();
   if (s.lower) slice->start = eval(st, *s.lower, f);
   if (s.upper) slice->stop = eval(st, *s.upper, f);
@@ -434,7 +456,13 @@ Value eval(InterpState& st, const Expr& e, Frame& f) {
     case ExprKind::Attribute: return eval_attribute(st, static_cast<const AttributeExpr&>(e), f);
     case ExprKind::Subscript: return eval_subscript(st, static_cast<const SubscriptExpr&>(e), f);
     case ExprKind::Slice: return eval_slice(st, static_cast<const SliceExpr&>(e), f);
-    case ExprKind::Tuple: return make_tuple(eval_elements(st, static_cast<const SequenceExpr&>(e).elts, f));
+    case ExprKind::Tuple: {
+      auto& t = static_cast<const SequenceExpr&>(e);
+      if (t.constant_state == 0) t.constant_state = is_constant_tuple(t) ? 1 : -1;
+      if (t.constant_state < 0) return make_tuple(eval_elements(st, t.elts, f));
+      if (!t.constant_value.is_object()) t.constant_value = make_tuple(eval_elements(st, t.elts, f));
+      return t.constant_value;
+    }
     case ExprKind::List: return make_list(eval_elements(st, static_cast<const SequenceExpr&>(e).elts, f));
     case ExprKind::Set: {
       auto set = std::make_shared<SetObj>();

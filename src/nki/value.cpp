@@ -25,10 +25,6 @@ const char* symbol(UnOp op) {
   return kSymbols[static_cast<int>(op)];
 }
 
-Value::Value(ObjectPtr obj) : kind_(obj ? Kind::Object : Kind::None), i_(0), obj_(std::move(obj)) {}
-
-bool Value::is(ObjType t) const { return kind_ == Kind::Object && obj_ && obj_->type() == t; }
-
 double Value::as_float() const {
   switch (kind_) {
     case Kind::Bool: return b_ ? 1.0 : 0.0;
@@ -104,11 +100,14 @@ bool Value::truthy() const {
 
 // ---- argument binding -------------------------------------------------------------------------
 
-// Hot: every builtin reads its parameters by name. Most candidates differ in length or first
-// letter, so those are checked before the full compare.
+// Hot: every builtin reads its parameters by name. Most candidates differ in length, which is
+// checked before the characters.
 static bool same_name(const std::string& param, std::string_view name) {
   if (param.size() != name.size()) return false;
-  return name.empty() || (param[0] == name[0] && std::memcmp(param.data(), name.data(), name.size()) == 0);
+  // A byte loop: names are short, and a memcmp call costs more than comparing them.
+  for (size_t k = 0; k < name.size(); ++k)
+    if (param[k] != name[k]) return false;
+  return true;
 }
 
 const Value& BoundArgs::operator[](std::string_view name) const {
@@ -170,8 +169,7 @@ BoundArgs bind_args(const Signature& sig, const CallArgs& call) {
   BoundArgs bound;
   bound.sig = &sig;
   bound.values.resize(sig.params.size());
-  // The size constructor clears whole words; assign() on an empty vector<bool> sets bit by bit.
-  bound.given = std::vector<bool>(sig.params.size());
+  bound.given.assign(sig.params.size(), false);
   bind_positional(sig, call, bound);
   for (const auto& [name, value] : call.kwargs) {
     size_t idx = 0;

@@ -11,13 +11,16 @@
 #include <string_view>
 #include <vector>
 
+#include "nki/small_vec.h"
 #include "tensor/array.h"
 
 namespace nki::lib {
 
 // A rectangular region of a view's index space: [lo[k], hi[k]) on each axis.
+// Inline room for rank 4 (boxes are built per instruction and operand; see small_vec.h).
 struct Box {
-  std::vector<int64_t> lo, hi;
+  using Coords = SmallVec<int64_t, 4>;
+  Coords lo, hi;
   static Box full(const tensor::Shape& shape);
   tensor::Shape shape() const;
   bool empty() const;
@@ -27,8 +30,9 @@ struct Box {
 
 struct AffineView {
   tensor::Shape shape;        // view shape (m axes)
-  std::vector<int64_t> base;  // storage coordinate of view index 0 (r storage dims)
-  std::vector<int64_t> coef;  // r x m, row-major: coef[d * m + k]
+  // Inline room for rank 4 storage and 4 x 2 maps (a block-dim tile view is 3 x 2).
+  SmallVec<int64_t, 4> base;  // storage coordinate of view index 0 (r storage dims)
+  SmallVec<int64_t, 8> coef;  // r x m, row-major: coef[d * m + k]
 
   static AffineView whole(const tensor::Shape& storage_shape);
   int ndim() const { return int(shape.size()); }

@@ -34,11 +34,16 @@ void require_sbuf(const NkiTensorObj& t, std::string_view api, std::string_view 
                                                 "but it is in {}", what, api, trn::to_string(t.storage->buffer)));
 }
 
-NkiTensorObj as_2d(const NkiTensorObj& t, std::string_view api, std::string_view what) {
-  NkiTensorObj p = padded(t, 2);
+// `p` is `t` padded to rank 2 (padded / PaddedRef).
+void check_2d(const NkiTensorObj& p, const NkiTensorObj& t, std::string_view api, std::string_view what) {
   if (p.view.ndim() != 2)
     throw NkiError(ErrorKind::Value, fmt::format("{} of {} must be a 2-D tile, got shape {}", what, api,
                                                  tensor::shape_str(t.shape())));
+}
+
+NkiTensorObj as_2d(const NkiTensorObj& t, std::string_view api, std::string_view what) {
+  NkiTensorObj p = padded(t, 2);
+  check_2d(p, t, api, what);
   return p;
 }
 
@@ -71,7 +76,13 @@ tensor::Array step_operand(Instruction& ins, const NkiTensorObj& data, const Val
 
 Value matmul_core(const NkiTensorObj& stationary0, const NkiTensorObj& moving0, std::string_view api, MaskPtr mask,
                   bool is_transpose) {
-  NkiTensorObj s = as_2d(stationary0, api, "stationary"), m = as_2d(moving0, api, "moving");
+  // References, not as_2d copies (a copy of a tensor object copies its view): operands are 2-D
+  // tiles already except for a 1-D partition vector.
+  PaddedRef sref(stationary0, 2), mref(moving0, 2);
+  const NkiTensorObj& s = *sref;
+  const NkiTensorObj& m = *mref;
+  check_2d(s, stationary0, api, "stationary");
+  check_2d(m, moving0, api, "moving");
   require_sbuf(s, api, "stationary");
   require_sbuf(m, api, "moving");
   int64_t k = s.shape()[0], cols_s = s.shape()[1], cols_m = m.shape()[1];
@@ -98,10 +109,10 @@ Value matmul_core(const NkiTensorObj& stationary0, const NkiTensorObj& moving0, 
     tensor::matmul_tn_accumulate(a, b, r, false);
   }
   if (auto* info = ins.info()) {
-    tensor::Shape bs = box.shape();
+    auto extent = [&](int axis) { return std::max<int64_t>(0, box.hi[axis] - box.lo[axis]); };  // Box::shape()
     info->matmul_rows = uint32_t(k);
-    info->matmul_stationary_cols = uint32_t(bs[0]);
-    info->matmul_moving_cols = uint32_t(bs[1]);
+    info->matmul_stationary_cols = uint32_t(extent(0));
+    info->matmul_moving_cols = uint32_t(extent(1));
     info->flops = uint64_t(2) * uint64_t(k) * uint64_t(box.elements());
   }
   return ins.result(DType::Float32, trn::BufferKind::Psum, r);

@@ -64,22 +64,34 @@ IndexExpr add(const IndexExpr& a0, const IndexExpr& b0) {
     if (c.ndim() != 0 || !c.terms.empty()) continue;
     IndexExpr r = side ? b0 : a0;
     r.c0 += c.c0;
-    std::erase_if(r.terms, [](auto& t) { return t.second == 0; });
+    erase_if(r.terms, [](auto& t) { return t.second == 0; });
     return r;
   }
   int n = std::max(a0.ndim(), b0.ndim());
   IndexExpr a = a0.aligned_to(n), b = b0.aligned_to(n);
   IndexExpr r;
   r.c0 = a.c0 + b.c0;
-  r.shape = tensor::broadcast_shapes(a.shape, b.shape);
+  r.shape = broadcast_index_shapes(a.shape, b.shape);
   r.terms = a.terms;
   for (auto& [axis, coef] : b.terms) {
     auto it = std::find_if(r.terms.begin(), r.terms.end(), [&](auto& t) { return t.first == axis; });
     if (it == r.terms.end()) r.terms.push_back({axis, coef});
     else it->second += coef;
   }
-  std::erase_if(r.terms, [](auto& t) { return t.second == 0; });
+  erase_if(r.terms, [](auto& t) { return t.second == 0; });
   return r;
+}
+
+IndexShape broadcast_index_shapes(const IndexShape& a, const IndexShape& b) {
+  size_t nd = std::max(a.size(), b.size());
+  IndexShape out(nd);
+  for (size_t i = 0; i < nd; ++i) {
+    int64_t da = i < nd - a.size() ? 1 : a[i - (nd - a.size())];
+    int64_t db = i < nd - b.size() ? 1 : b[i - (nd - b.size())];
+    if (da != db && da != 1 && db != 1) tensor::broadcast_shapes(a, b);  // throws numpy's error
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
 }
 
 int Predicate::ndim() const {
@@ -209,6 +221,7 @@ Value IndexExprObj::get_item(Interpreter& in, const Value& index) {
   }
   IndexExpr r;
   r.c0 = expr.c0;
+  r.shape.reserve(n_items);  // inline up to rank 4; beyond, one allocation instead of regrowth
   int src_axis = 0;
   for (size_t i = 0; i < n_items; ++i) {
     const Value& item = items[i];

@@ -17,10 +17,21 @@
 
 namespace nki::lib {
 
+// Index-expression shapes stay inline (rank <= 4) like the terms: kernels build several
+// expressions per subscript (nl.arange(n)[:, None], `base + arange`).
+using IndexShape = SmallVec<int64_t, 4>;
+
+// (axis, coefficient), named like the std::pair it replaces; trivially copyable, so SmallVec
+// copies and moves it as raw bytes.
+struct IndexTerm {
+  int first = 0;
+  int64_t second = 0;
+};
+
 struct IndexExpr {
   int64_t c0 = 0;
-  tensor::Shape shape;                          // broadcast shape ({} for a constant)
-  std::vector<std::pair<int, int64_t>> terms;   // (axis, coefficient), axes distinct
+  IndexShape shape;                             // broadcast shape ({} for a constant)
+  SmallVec<IndexTerm, 4> terms;                // axes distinct (inline: small_vec.h)
 
   int ndim() const { return int(shape.size()); }
   static IndexExpr constant(int64_t v) { IndexExpr e; e.c0 = v; return e; }
@@ -32,6 +43,8 @@ struct IndexExpr {
   int64_t max_over(const Box& box) const;
 };
 IndexExpr add(const IndexExpr& a, const IndexExpr& b);
+// numpy broadcasting of two index shapes: tensor::broadcast_shapes (same error) without allocating.
+IndexShape broadcast_index_shapes(const IndexShape& a, const IndexShape& b);
 
 // A conjunction of `expr OP 0` constraints (comparisons normalised to lhs - rhs).
 struct Predicate {

@@ -24,8 +24,8 @@ tensor::Array Instruction::input(const NkiTensorObj& t) {
     if (shape[k] != space_[k] && shape[k] != 1)
       throw NkiError(ErrorKind::Value, fmt::format("operand of shape {} does not match the instruction shape {} ({})",
                                                    tensor::shape_str(shape), tensor::shape_str(space_), api_));
-  // Reused scratch box: input_box does not keep it, and inputs are not added re-entrantly.
-  thread_local Box box;
+  // Boxes are inline (no allocation), so a local is cheaper than a thread_local (TLS lookup).
+  Box box;
   operand_box_into(shape, space_, region_.box, box);
   return input_box(*src, box);
 }

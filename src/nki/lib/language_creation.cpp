@@ -19,13 +19,16 @@ struct CreationShape {
 };
 
 CreationShape creation_shape(const Value& v, std::string_view api) {
-  std::vector<Value> items;
-  if (auto* t = v.as<TupleObj>()) items = t->items;
-  else if (auto* l = v.as<ListObj>()) items = l->items;
-  else items = {v};
+  // Read the items in place (a copy of the tuple's vector was one allocation per tensor).
+  const Value* items = &v;
+  size_t n_items = 1;
+  if (auto* t = v.as<TupleObj>()) items = t->items.data(), n_items = t->items.size();
+  else if (auto* l = v.as<ListObj>()) items = l->items.data(), n_items = l->items.size();
   CreationShape cs;
+  cs.shape.reserve(n_items);
   int par = -1;
-  for (auto& item : items) {
+  for (size_t i = 0; i < n_items; ++i) {
+    const Value& item = items[i];
     if (auto* p = dynamic_cast<ParDimObj*>(item.is_object() ? item.object().get() : nullptr)) {
       if (par >= 0) throw NkiError(ErrorKind::Value, fmt::format("{}: a shape can mark only one nl.par_dim", api));
       par = int(cs.shape.size());

@@ -23,7 +23,7 @@ Value nl_load(Interpreter& in, BoundArgs& a) {
   if (space.empty()) space = {1};
   PaddedRef s(src, int(space.size()));
   check_partition_limit(space, api);
-  Instruction ins(api, trn::Opcode::DmaLoad, trn::Engine::Dma, space, to_predicate(a["mask"], api));
+  Instruction ins(api, trn::Opcode::DmaLoad, trn::Engine::Dma, std::move(space), to_predicate(a["mask"], api));
   tensor::Array v = ins.input(*s);
   return ins.result(dtype_arg(a["dtype"], src.dtype(), api), trn::BufferKind::Sbuf, v);
 }

@@ -70,11 +70,10 @@ AffineView index_view(const AffineView& view, const Value& index, bool on_chip) 
     throw NkiError(ErrorKind::Rule, "err_unsupported_mixing_basic_advanced_tensor_indexing: slices cannot "
                                     "be mixed with nl.arange index expressions in one subscript");
   // Expand the ellipsis (or pad at the end) with full slices, written as nullptr.
-  // Scratch buffers reused across calls on this thread (index_view does not re-enter itself).
-  thread_local std::vector<const Value*> expanded;
-  thread_local std::vector<int64_t> basic;
-  expanded.clear();
-  basic.clear();
+  // Scratch on the stack (inline room for rank 8): thread_local vectors cost a TLS lookup each
+  // from a shared library.
+  SmallVec<const Value*, 8> expanded;
+  SmallVec<int64_t, 32> basic;
   for (size_t i = 0; i < n_items; ++i) {
     if (items[i].is(ObjType::Ellipsis)) {
       for (int k = 0; k < m - consuming; ++k) expanded.push_back(nullptr);
@@ -85,20 +84,20 @@ AffineView index_view(const AffineView& view, const Value& index, bool on_chip) 
   if (!ellipses)
     for (int k = consuming; k < m; ++k) expanded.push_back(nullptr);
 
-  tensor::Shape adv_shape;
+  IndexShape adv_shape;
   if (advanced) {
     for (const Value* it : expanded)
       if (it && is_advanced(*it)) {
-        const tensor::Shape& shape = it->as<IndexExprObj>()->expr.shape;
-        if (adv_shape != shape) adv_shape = tensor::broadcast_shapes(adv_shape, shape);
+        const IndexShape& shape = it->as<IndexExprObj>()->expr.shape;
+        if (!(adv_shape == shape)) adv_shape = broadcast_index_shapes(adv_shape, shape);
       }
     if (on_chip && adv_shape.size() == 1)
       throw NkiError(ErrorKind::Rule, "err_1d_arange_not_supported: index an on-chip tensor with "
                                       "nl.arange(n)[:, None] or a slice, not a 1-D nl.arange");
   }
   int na = int(adv_shape.size());
-  std::vector<int64_t> base = view.base;
-  std::vector<int64_t> adv_cols(size_t(na) * size_t(r), 0);  // advanced axis a: adv_cols[a * r + d]
+  auto base = view.base;
+  SmallVec<int64_t, 8> adv_cols(size_t(na) * size_t(r), 0);  // advanced axis a: adv_cols[a * r + d]
   // Basic axes (slices, None) in subscript order, one record each: [size, after_advanced, col[0..r)].
   const size_t rec = size_t(r) + 2;
   auto push_basic = [&](int64_t size, bool after) -> int64_t* {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "tensor/detail.h"
+#include "tensor/broadcast.h"
 #include "tensor/ops.h"
 
 namespace tensor {
@@ -72,15 +73,9 @@ Array swapaxes(const Array& a, int axis1, int axis2) {
 }
 
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
-  size_t nd = std::max(a.size(), b.size());
-  Shape out(nd);
-  for (size_t dim_idx = 0; dim_idx < nd; ++dim_idx) {
-    int64_t da = dim_idx < nd - a.size() ? 1 : a[dim_idx - (nd - a.size())];
-    int64_t db = dim_idx < nd - b.size() ? 1 : b[dim_idx - (nd - b.size())];
-    if (da != db && da != 1 && db != 1)
-      throw ArrayError(fmt::format("operands could not be broadcast together with shapes {} {}", shape_str(a), shape_str(b)));
-    out[dim_idx] = da == 1 ? db : da;
-  }
+  Shape out;
+  if (!broadcast_dims(a, b, out))
+    throw ArrayError(fmt::format("operands could not be broadcast together with shapes {} {}", shape_str(a), shape_str(b)));
   return out;
 }
 

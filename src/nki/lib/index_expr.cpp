@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "tensor/broadcast.h"
 #include "tensor/ops.h"
 
 namespace nki::lib {
@@ -83,14 +84,8 @@ IndexExpr add(const IndexExpr& a0, const IndexExpr& b0) {
 }
 
 IndexShape broadcast_index_shapes(const IndexShape& a, const IndexShape& b) {
-  size_t nd = std::max(a.size(), b.size());
-  IndexShape out(nd);
-  for (size_t i = 0; i < nd; ++i) {
-    int64_t da = i < nd - a.size() ? 1 : a[i - (nd - a.size())];
-    int64_t db = i < nd - b.size() ? 1 : b[i - (nd - b.size())];
-    if (da != db && da != 1 && db != 1) tensor::broadcast_shapes(a, b);  // throws numpy's error
-    out[i] = da == 1 ? db : da;
-  }
+  IndexShape out;
+  if (!tensor::broadcast_dims(a, b, out)) tensor::broadcast_shapes(a, b);  // throws numpy's error
   return out;
 }
 

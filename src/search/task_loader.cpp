@@ -1,6 +1,5 @@
 #include "search/task_loader.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -55,12 +54,6 @@ std::vector<TaskSpec> load_tasks(const std::string& bench_root, const std::strin
   bool all = selection == "all";
   std::vector<std::string> wanted = split_names(selection);
   if (!all && wanted.empty()) throw std::invalid_argument("no task given: use --task T, --tasks a,b or --tasks all");
-  for (const auto& name : wanted) {
-    if (all) break;
-    bool known = std::any_of(suite.cases.begin(), suite.cases.end(),
-                             [&](const auto& c) { return c.task == name || c.name() == name; });
-    if (!known) throw std::invalid_argument(fmt::format("no task named '{}' in {}", name, suite.root));
-  }
   // Tasks run in the order given (memory carries from one task to the next, so order matters);
   // 'all' is the benchmark's order. A case named twice (as task and task_config) runs once.
   std::vector<TaskSpec> specs;
@@ -72,9 +65,15 @@ std::vector<TaskSpec> load_tasks(const std::string& bench_root, const std::strin
     for (const auto& c : suite.cases) take(c);
     return specs;
   }
-  for (const auto& name : wanted)
+  for (const auto& name : wanted) {
+    bool known = false;
     for (const auto& c : suite.cases)
-      if (c.task == name || c.name() == name) take(c);
+      if (c.task == name || c.name() == name) {
+        known = true;
+        take(c);
+      }
+    if (!known) throw std::invalid_argument(fmt::format("no task named '{}' in {}", name, suite.root));
+  }
   return specs;
 }
 

@@ -98,14 +98,18 @@ std::optional<tensor::Array> decode_one(Reader& r) {
   return a;
 }
 
+// Magic and compute seconds; false for a file of another format.
+template <class Reader>
+bool read_prefix(Reader& r, double& compute_seconds) {
+  char magic[sizeof kMagic];
+  return r.get_bytes(magic, sizeof magic) && std::memcmp(magic, kMagic, sizeof kMagic) == 0 && r.get(compute_seconds);
+}
+
 template <class Reader>
 std::optional<std::vector<tensor::Array>> decode_from(Reader& r) {
-  char magic[sizeof kMagic];
   double compute_seconds = 0;
   uint32_t count = 0;
-  if (!r.get_bytes(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 ||
-      !r.get(compute_seconds) || !r.get(count))
-    return std::nullopt;
+  if (!read_prefix(r, compute_seconds) || !r.get(count)) return std::nullopt;
   std::vector<tensor::Array> arrays;
   for (uint32_t i = 0; i < count; ++i) {
     auto a = decode_one(r);
@@ -138,14 +142,11 @@ std::string file_header(double compute_seconds, size_t count) {
 }
 
 // The compute seconds a cache file records; 0 for a file of another format (worth nothing).
-double recorded_seconds(const fs::path& path) {
+double recorded_seconds(const fs::path& path, uint64_t size) {
   std::ifstream in(path, std::ios::binary);
-  char magic[sizeof kMagic];
+  FileReader r(in, size_t(size));
   double seconds = 0;
-  if (!in.read(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 ||
-      !in.read(reinterpret_cast<char*>(&seconds), sizeof seconds))
-    return 0;
-  return seconds;
+  return read_prefix(r, seconds) ? seconds : 0;
 }
 
 }  // namespace
@@ -230,7 +231,7 @@ bool RefCache::make_room(uint64_t bytes, double seconds_per_byte) const {
     std::error_code e2;
     uint64_t size = it->file_size(e2);
     if (e2) continue;
-    entries.push_back({size ? recorded_seconds(it->path()) / double(size) : 0, size, it->path()});
+    entries.push_back({size ? recorded_seconds(it->path(), size) / double(size) : 0, size, it->path()});
     total += size;
   }
   if (total + bytes <= policy_.max_bytes) return true;

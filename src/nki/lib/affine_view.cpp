@@ -15,7 +15,7 @@ Box Box::full(const tensor::Shape& shape) {
 
 tensor::Shape Box::shape() const {
   tensor::Shape s(lo.size());
-  for (size_t k = 0; k < lo.size(); ++k) s[k] = hi[k] > lo[k] ? hi[k] - lo[k] : 0;
+  for (size_t k = 0; k < lo.size(); ++k) s[k] = extent(k);
   return s;
 }
 

@@ -23,6 +23,7 @@ struct Box {
   Coords lo, hi;
   static Box full(const tensor::Shape& shape);
   tensor::Shape shape() const;
+  int64_t extent(size_t k) const { return hi[k] > lo[k] ? hi[k] - lo[k] : 0; }  // shape()[k], no allocation
   bool empty() const;
   int64_t elements() const;
   bool covers(const tensor::Shape& shape) const;  // the box is [0, shape) (no allocation)

@@ -109,10 +109,9 @@ Value matmul_core(const NkiTensorObj& stationary0, const NkiTensorObj& moving0, 
     tensor::matmul_tn_accumulate(a, b, r, false);
   }
   if (auto* info = ins.info()) {
-    auto extent = [&](int axis) { return std::max<int64_t>(0, box.hi[axis] - box.lo[axis]); };  // Box::shape()
     info->matmul_rows = uint32_t(k);
-    info->matmul_stationary_cols = uint32_t(extent(0));
-    info->matmul_moving_cols = uint32_t(extent(1));
+    info->matmul_stationary_cols = uint32_t(box.extent(0));
+    info->matmul_moving_cols = uint32_t(box.extent(1));
     info->flops = uint64_t(2) * uint64_t(k) * uint64_t(box.elements());
   }
   return ins.result(DType::Float32, trn::BufferKind::Psum, r);

@@ -312,6 +312,13 @@ std::set<std::string> names_in(Block& b) {
   return out;
 }
 
+std::string fresh_name(Block& b, const std::string& base) {
+  std::set<std::string> used = names_in(b);
+  std::string name = base;
+  for (int k = 2; used.count(name); ++k) name = base + std::to_string(k);
+  return name;
+}
+
 bool intersects(const std::set<std::string>& a, const std::set<std::string>& b) {
   return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return b.count(x) > 0; });
 }

@@ -58,6 +58,8 @@ nki::Block* child_block(nki::Stmt& s);  // the body of a for / while / if (then-
 std::set<std::string> names_in(nki::Expr& e);
 std::set<std::string> names_in(nki::Stmt& s);
 std::set<std::string> names_in(nki::Block& b);  // every name any statement of `b` mentions
+// A name `b` does not mention: `base`, else base2, base3, ...
+std::string fresh_name(nki::Block& b, const std::string& base);
 bool intersects(const std::set<std::string>& a, const std::set<std::string>& b);
 int count_uses(nki::Block& b, const std::string& id);  // every NameExpr with that id (targets too)
 int count_uses(nki::Stmt& s, const std::string& id);

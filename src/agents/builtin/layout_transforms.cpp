@@ -37,13 +37,6 @@ std::string operand_text(const Expr& e) {
   return simple ? t : "(" + t + ")";
 }
 
-// A name not used anywhere in the kernel, starting from `base`.
-std::string fresh_name(Block& kernel, const std::string& base) {
-  std::string name = base;
-  for (int k = 2; count_uses(kernel, name) > 0; ++k) name = fmt::format("{}{}", base, k);
-  return name;
-}
-
 // `T[p, f]` with T a name: the subscript, else null.
 SubscriptExpr* two_d_access(Expr* e) {
   if (!e || e->kind != ExprKind::Subscript) return nullptr;

@@ -71,13 +71,6 @@ bool simple_range(Expr& iter, std::string& func, std::string& extent) {
   return true;
 }
 
-std::string fresh_name(Block& kernel, const std::string& base) {
-  std::set<std::string> used = names_in(kernel);
-  std::string name = base;
-  for (int k = 2; used.count(name); ++k) name = fmt::format("{}{}", base, k);
-  return name;
-}
-
 // for v in R: A   followed by   for w in R: B   where B reads what A stored only at [v]/[w]
 // (score rows scores[m], maxima neg_max[m]) -> one loop (block=1), or an outer loop over blocks
 // of `block` iterations running A on the block and then B on it (block=2, 4): the buffers then

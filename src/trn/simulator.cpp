@@ -168,6 +168,7 @@ void Simulator::consume(const Record& record) {
     case RecordKind::LoopBegin:
     case RecordKind::LoopIteration:
     case RecordKind::LoopEnd:
+    case RecordKind::Kernel:
       break;  // dependences come from the operands; loops matter only to the reader
   }
 }

@@ -53,8 +53,17 @@ struct Operand {
   uint32_t contiguous_bytes = 0;  // longest contiguous run per partition/row (DMA efficiency)
   uint32_t descriptors = 1;       // number of contiguous chunks the DMA must move
   bool strided = false;           // innermost stride > 16 bytes (engines read at half rate)
+  // Where the access lies, so that a compiler stage (src/lower) can tell adjacent and
+  // overlapping accesses apart. Elements, not bytes.
+  int64_t offset = 0;       // first element: on chip, within the partition row of the block;
+                            // HBM, the flat index in the tensor
+  int64_t row_stride = 0;   // HBM: elements between consecutive rows of the access (0: one row)
+  uint32_t pitch = 0;       // elements between consecutive contiguous runs of a row (0: one run)
+  uint32_t extent = 0;      // elements from the first to one past the last accessed of a row
+                            // (0: unknown, taken as free_elements)
 
   uint64_t bytes() const { return uint64_t(partitions) * free_elements * dtype_bytes; }
+  bool operator==(const Operand&) const = default;
 };
 
 enum class RecordKind : uint8_t {
@@ -63,6 +72,7 @@ enum class RecordKind : uint8_t {
   LoopBegin,    // entering a loop (for timelines and loop-aware scheduling)
   LoopIteration,
   LoopEnd,
+  Kernel,       // kernel-level attributes (decorators), once at the start of the kernel call
 };
 
 enum class LoopKind : uint8_t { Affine, Sequential, Static, Python };
@@ -79,6 +89,16 @@ struct AllocInfo {
   std::string name;                  // name= or the Python variable, for reports
 };
 
+// The ALU operation of a two-input elementwise instruction, where the trace records it.
+enum class AluOp : uint8_t { Unknown, Add, Subtract, Multiply, Max, Min, Other };
+
+// Kernel-level attributes: compiler directives given as decorators.
+struct KernelInfo {
+  // @nki.compiler.skip_middle_end_transformations: the compiler's middle end (loop
+  // vectorization and the other loop-level rewrites) is off, program order is what runs.
+  bool skip_middle_end_transformations = false;
+};
+
 struct InstructionInfo {
   Opcode opcode = Opcode::Other;
   Engine engine = Engine::Vector;
@@ -92,6 +112,7 @@ struct InstructionInfo {
   uint32_t matmul_moving_cols = 0;      // N, free size of the moving operand
   uint16_t activation_func = 0;  // which function (table switch costs), 0 = none/identity
   bool has_reduce = false;       // activation with reduce / tensor_scalar_reduce
+  AluOp alu = AluOp::Unknown;    // tensor_tensor / in-place update: the operation
 };
 
 struct LoopInfo {
@@ -108,6 +129,10 @@ struct Record {
   AllocInfo alloc;       // kind == Alloc
   InstructionInfo inst;  // kind == Instruction
   LoopInfo loop;         // kind == Loop*
+  KernelInfo kernel;     // kind == Kernel
+  // Bit mask of the compiler-stage rules (src/lower) that created or changed this record; 0 for
+  // a record as the kernel issued it.
+  uint16_t lowered_by = 0;
 };
 
 class TraceSink {
@@ -128,6 +153,7 @@ const char* to_string(Engine e);
 const char* to_string(BufferKind b);
 const char* to_string(Opcode op);
 const char* to_string(LoopKind k);
+const char* to_string(AluOp op);
 
 inline const char* to_string(Engine e) {
   switch (e) {
@@ -154,6 +180,18 @@ inline const char* to_string(LoopKind k) {
     case LoopKind::Sequential: return "sequential_range";
     case LoopKind::Static: return "static_range";
     case LoopKind::Python: return "range";
+  }
+  return "?";
+}
+inline const char* to_string(AluOp op) {
+  switch (op) {
+    case AluOp::Unknown: return "unknown";
+    case AluOp::Add: return "add";
+    case AluOp::Subtract: return "subtract";
+    case AluOp::Multiply: return "multiply";
+    case AluOp::Max: return "max";
+    case AluOp::Min: return "min";
+    case AluOp::Other: return "other";
   }
   return "?";
 }

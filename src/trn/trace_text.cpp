@@ -33,6 +33,26 @@ class LineParser {
     return v;
   }
 
+  int64_t signed_number(std::string_view text, const char* what) const {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size())
+      fail(fmt::format("bad {} '{}'", what, text));
+    return v;
+  }
+
+  LoopKind loop_kind(std::string_view text) const {
+    for (LoopKind k : {LoopKind::Affine, LoopKind::Sequential, LoopKind::Static, LoopKind::Python})
+      if (text == to_string(k)) return k;
+    fail(fmt::format("unknown loop kind '{}' (affine_range, sequential_range, static_range, range)", text));
+  }
+
+  AluOp alu(std::string_view text) const {
+    for (int op = 0; op <= int(AluOp::Other); ++op)
+      if (text == to_string(AluOp(op))) return AluOp(op);
+    fail(fmt::format("unknown alu operation '{}'", text));
+  }
+
   BufferKind buffer(std::string_view text) const {
     if (text == "hbm") return BufferKind::Hbm;
     if (text == "sbuf") return BufferKind::Sbuf;
@@ -85,9 +105,16 @@ class LineParser {
         op.fp32 = d.fp32;
         return;
       }
+    char key = m.empty() ? '\0' : m[0];
+    std::string_view rest = m.empty() ? m : m.substr(1);
     if (m == "strided") op.strided = true;
-    else if (!m.empty() && m[0] == 'c') op.contiguous_bytes = uint32_t(number(m.substr(1), "contiguous bytes"));
-    else if (!m.empty() && m[0] == 'd') op.descriptors = uint32_t(number(m.substr(1), "descriptor count"));
+    else if (key == 'c') op.contiguous_bytes = uint32_t(number(rest, "contiguous bytes"));
+    else if (key == 'd') op.descriptors = uint32_t(number(rest, "descriptor count"));
+    else if (key == 's') op.partition_start = uint16_t(number(rest, "partition start"));
+    else if (key == 'o') op.offset = signed_number(rest, "offset");
+    else if (key == 'r') op.row_stride = signed_number(rest, "row stride");
+    else if (key == 'p') op.pitch = uint32_t(number(rest, "pitch"));
+    else if (key == 'e') op.extent = uint32_t(number(rest, "extent"));
     else fail(fmt::format("unknown operand modifier '{}'", m));
   }
 
@@ -142,6 +169,8 @@ Record parse_inst(std::istringstream& words, const LineParser& p) {
     else if (word == "out") target = &r.inst.outputs;
     else if (word == "acc") r.inst.accumulate = true;
     else if (word == "reduce") r.inst.has_reduce = true;
+    else if (word == "user") r.inst.engine_chosen_by_user = true;
+    else if (key == "alu") r.inst.alu = p.alu(value);
     else if (key == "line") r.line = uint32_t(p.number(value, "line"));
     else if (key == "mm") parse_mm(value, r.inst, p);
     else if (key == "flops") r.inst.flops = p.number(value, "flops");
@@ -164,7 +193,52 @@ std::string format_operand(const Operand& op) {
   if (op.contiguous_bytes) s += fmt::format(":c{}", op.contiguous_bytes);
   if (op.descriptors != 1) s += fmt::format(":d{}", op.descriptors);
   if (op.strided) s += ":strided";
+  if (op.partition_start) s += fmt::format(":s{}", op.partition_start);
+  if (op.offset) s += fmt::format(":o{}", op.offset);
+  if (op.row_stride) s += fmt::format(":r{}", op.row_stride);
+  if (op.pitch) s += fmt::format(":p{}", op.pitch);
+  if (op.extent) s += fmt::format(":e{}", op.extent);
   return s;
+}
+
+Record parse_loop(std::istringstream& words, const LineParser& p) {
+  Record r;
+  std::string what, word;
+  words >> what;
+  auto id = [&] {
+    if (!(words >> word)) p.fail("loop needs a loop id");
+    return uint32_t(p.number(word, "loop id"));
+  };
+  if (what == "begin") {
+    r.kind = RecordKind::LoopBegin;
+    if (!(words >> word)) p.fail("loop begin needs a kind");
+    r.loop.kind = p.loop_kind(word);
+    r.loop.loop_id = id();
+    if (!(words >> word)) p.fail("loop begin needs a trip count");
+    r.loop.trip_count = int64_t(p.number(word, "trip count"));
+  } else if (what == "iter") {
+    r.kind = RecordKind::LoopIteration;
+    r.loop.loop_id = id();
+    if (!(words >> word)) p.fail("loop iter needs an iteration");
+    r.loop.iteration = int64_t(p.number(word, "iteration"));
+  } else if (what == "end") {
+    r.kind = RecordKind::LoopEnd;
+    r.loop.loop_id = id();
+  } else {
+    p.fail(fmt::format("loop record must be 'begin', 'iter' or 'end', not '{}'", what));
+  }
+  return r;
+}
+
+Record parse_kernel(std::istringstream& words, const LineParser& p) {
+  Record r;
+  r.kind = RecordKind::Kernel;
+  std::string word;
+  while (words >> word) {
+    if (word == "skip_middle_end_transformations") r.kernel.skip_middle_end_transformations = true;
+    else p.fail(fmt::format("unknown kernel attribute '{}'", word));
+  }
+  return r;
 }
 
 }  // namespace
@@ -177,18 +251,21 @@ TextTrace parse_trace_text(std::istream& in, const std::string& source) {
   while (std::getline(in, text)) {
     ++line_no;
     LineParser p(source, line_no);
+    // A comment runs from '#' to the end of the line.
+    if (size_t hash = text.find('#'); hash != std::string::npos) text.resize(hash);
     std::istringstream words(text);
     std::string head;
-    if (!(words >> head) || head[0] == '#') continue;
+    if (!(words >> head)) continue;
     if (head == "arch") {
       if (!(words >> trace.arch)) p.fail("arch needs a name");
       continue;
     }
-    if (head == "loop") continue;
     Record r;
     if (head == "alloc") r = parse_alloc(words, p);
     else if (head == "inst") r = parse_inst(words, p);
-    else p.fail(fmt::format("unknown record '{}' (alloc, inst, loop, arch)", head));
+    else if (head == "loop") r = parse_loop(words, p);
+    else if (head == "kernel") r = parse_kernel(words, p);
+    else p.fail(fmt::format("unknown record '{}' (alloc, inst, loop, kernel, arch)", head));
     r.seq = seq++;
     trace.records.push_back(std::move(r));
   }
@@ -206,12 +283,27 @@ std::string format_record(const Record& r) {
     if (a.zero_initialized) s += " zero";
     return s;
   }
-  if (r.kind != RecordKind::Instruction)
-    return fmt::format("loop {} {} {}", to_string(r.loop.kind), r.loop.loop_id, r.loop.trip_count);
+  switch (r.kind) {
+    case RecordKind::LoopBegin:
+      return fmt::format("loop begin {} {} {}", to_string(r.loop.kind), r.loop.loop_id, r.loop.trip_count);
+    case RecordKind::LoopIteration:
+      return fmt::format("loop iter {} {}", r.loop.loop_id, r.loop.iteration);
+    case RecordKind::LoopEnd:
+      return fmt::format("loop end {}", r.loop.loop_id);
+    case RecordKind::Kernel:
+      return r.kernel.skip_middle_end_transformations ? "kernel skip_middle_end_transformations" : "kernel";
+    case RecordKind::Alloc:
+    case RecordKind::Instruction:
+      break;
+  }
   const auto& inst = r.inst;
   std::string s = fmt::format("inst {} {} line={}", to_string(inst.opcode), to_string(inst.engine), r.line);
   if (inst.accumulate) s += " acc";
   if (inst.has_reduce) s += " reduce";
+  if (inst.engine_chosen_by_user) s += " user";
+  if (inst.alu != AluOp::Unknown) s += fmt::format(" alu={}", to_string(inst.alu));
+  if (inst.activation_func) s += fmt::format(" func={}", inst.activation_func);
+  if (inst.flops) s += fmt::format(" flops={}", inst.flops);
   if (inst.matmul_moving_cols)
     s += fmt::format(" mm={},{},{}", inst.matmul_rows, inst.matmul_stationary_cols, inst.matmul_moving_cols);
   s += " in";

@@ -1,15 +1,22 @@
 // A line-oriented text form of trace records, for golden tests and hand-written traces.
 //
-//   # comment
+//   # comment                                       (also after a record: "inst ... # note")
 //   arch trn1                                       (optional; read by the golden runner)
+//   kernel skip_middle_end_transformations          (kernel attributes)
 //   alloc 3 sbuf name=x blocks=4 partitions=128 bytes=4096 [input] [output] [zero]
-//   inst dma_load dma line=7 in hbm:1:128x1024:f32:c4096 out sbuf:3.0:128x1024:f32
+//   inst dma_load dma line=7 in hbm:1:128x1024:f32:c4096:r1024 out sbuf:3.0:128x1024:f32
 //   inst matmul pe acc mm=128,128,512 in sbuf:4:128x128:bf16 sbuf:5:128x512:bf16 out psum:6:128x512:f32
-//   loop affine 2 8                                 (loop id, trip count; ignored by the model)
+//   loop begin affine_range 2 8                     (loop id, trip count)
+//   loop iter 2 0                                   (loop id, iteration)
+//   loop end 2
 //
-// An operand is buffer:tensor[.block]:PARTITIONSxFREE[:dtype][:cBYTES][:dN][:strided] with
-// dtype f32 (default), bf16, fp16, fp8, i32, u8. Instruction flags: acc, reduce, line=N,
-// mm=K,M,N, flops=N, func=N. Parse errors name the line: "trace:12: unknown opcode 'foo'".
+// An operand is buffer:tensor[.block]:PARTITIONSxFREE followed by optional modifiers: a dtype
+// (f32 default, bf16, fp16, fp8, i32, u8), cBYTES (contiguous bytes per row), dN (descriptors),
+// strided, sN (first partition), oN (offset of the first element), rN (HBM row stride), pN
+// (pitch between contiguous runs), eN (extent of a row); offsets and strides are in elements.
+// Instruction flags: acc, reduce, user (engine chosen by the user), line=N, mm=K,M,N, flops=N,
+// func=N, alu=add|subtract|multiply|max|min|other. Loop kinds: affine_range, sequential_range,
+// static_range, range. Parse errors name the line: "trace:12: unknown opcode 'foo'".
 #pragma once
 
 #include <istream>

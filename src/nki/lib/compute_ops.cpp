@@ -201,7 +201,10 @@ Value binary_core(tensor::BinaryOp op, const Value& x, const Value& y, std::stri
   tensor::Array av = ins.input(a), bv = ins.input(b);
   tensor::Array r = no_values();
   if (ins.computing()) r = apply_binary(op, av, bv, out);
-  if (auto* info = ins.info()) info->flops = uint64_t(ins.box().elements());
+  if (auto* info = ins.info()) {
+    info->flops = uint64_t(ins.box().elements());
+    info->alu = trace_alu(op);
+  }
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
 

@@ -75,6 +75,7 @@ trn::Record* KernelContext::begin_instruction(trn::Opcode op, trn::Engine engine
   i.matmul_rows = i.matmul_stationary_cols = i.matmul_moving_cols = 0;
   i.activation_func = 0;
   i.has_reduce = false;
+  i.alu = trn::AluOp::Unknown;
   return &r;
 }
 
@@ -96,6 +97,15 @@ void KernelContext::emit_loop(trn::RecordKind kind, const trn::LoopInfo& info) {
   scratch_.kind = kind;
   scratch_.line = current_line(*this);
   scratch_.loop = info;
+  send(scratch_);
+}
+
+void KernelContext::emit_kernel(const trn::KernelInfo& info) {
+  if (!sink) return;
+  flush();
+  scratch_.kind = trn::RecordKind::Kernel;
+  scratch_.line = current_line(*this);
+  scratch_.kernel = info;
   send(scratch_);
 }
 

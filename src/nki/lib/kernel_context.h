@@ -54,6 +54,8 @@ class KernelContext {
   // The pending instruction was retargeted: drop its result's Alloc record.
   void drop_pending_alloc() { pending_has_alloc_ = false; }
   void emit_loop(trn::RecordKind kind, const trn::LoopInfo& info);
+  // A Kernel record (decorator attributes of the kernel being called).
+  void emit_kernel(const trn::KernelInfo& info);
   void flush();  // emits the pending records (end of run, before other records)
 
  private:

@@ -131,6 +131,8 @@ std::string format_record(const trn::Record& r) {
       return fmt::format("loop_iter id={} i={}", r.loop.loop_id, r.loop.iteration);
     case trn::RecordKind::LoopEnd:
       return fmt::format("loop_end id={}", r.loop.loop_id);
+    case trn::RecordKind::Kernel:
+      return r.kernel.skip_middle_end_transformations ? "kernel skip_middle_end_transformations" : "kernel";
   }
   return "?";
 }

@@ -109,7 +109,10 @@ Value elementwise_binary(Interpreter& in, tensor::BinaryOp op, const Value& x, c
   tensor::Array bv = b.tile ? ins.input(*b.tile) : (ins.computing() ? scalar_array(b.scalar, integer) : no_values());
   tensor::Array r = no_values();
   if (ins.computing()) r = apply_binary(op, av, bv, out);
-  if (auto* info = ins.info()) info->flops = uint64_t(ins.box().elements());
+  if (auto* info = ins.info()) {
+    info->flops = uint64_t(ins.box().elements());
+    info->alu = trace_alu(op);
+  }
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
 
@@ -284,7 +287,10 @@ void assign_into(Interpreter& in, const NkiTensorObj& dst0, const Value& value) 
   if (reduce) {
     tensor::Array old = ins.input(dst);
     if (ins.computing()) val = apply_binary(v->loop_reduce->op, old, val, dst.dtype());
-    if (auto* info = ins.info()) info->accumulate = true;
+    if (auto* info = ins.info()) {
+      info->accumulate = true;
+      info->alu = trace_alu(v->loop_reduce->op);
+    }
   }
   ins.output_to(dst, val, false);
 }
@@ -349,6 +355,7 @@ void accumulate_into(Interpreter& in, BinOp op, const NkiTensorObj& dst0, const 
   if (auto* info = ins.info()) {
     info->accumulate = true;
     info->flops = uint64_t(ins.box().elements());
+    info->alu = trace_alu(*alu);
   }
   ins.output_to(dst0, r, false);
 }

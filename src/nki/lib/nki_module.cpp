@@ -3,6 +3,7 @@
 // effect, and type annotations.
 #include "nki/interpreter.h"
 #include "nki/lib/modules.h"
+#include "nki/lib/kernel_context.h"
 #include "nki/lib/module_util.h"
 
 namespace nki::lib {
@@ -23,11 +24,38 @@ Value submodule(Interpreter& in, const char* dotted, ObjectPtr (*factory)(Interp
   }
 }
 
+// A function decorated with a compiler directive that changes what the compiler does with the
+// whole kernel: calling it first tells the trace (a Kernel record), then runs the function.
+struct AttributedFunctionObj : Object {
+  Value fn;
+  trn::KernelInfo info;
+  AttributedFunctionObj(Value f, trn::KernelInfo i) : fn(std::move(f)), info(i) {}
+  std::string type_name() const override { return "function"; }
+  std::string repr() const override { return fn.repr(); }
+  Value call(Interpreter& in, CallArgs& args) override {
+    KernelContext::current().emit_kernel(info);
+    return in.call(fn, args);
+  }
+};
+
+// @nki.compiler.skip_middle_end_transformations (with or without parentheses).
+struct SkipMiddleEndObj : PassthroughObj {
+  SkipMiddleEndObj() : PassthroughObj("nki.compiler.skip_middle_end_transformations") {}
+  Value call(Interpreter& in, CallArgs& args) override {
+    if (args.args.size() != 1 || !args.kwargs.empty() || args.args[0].is_number() || args.args[0].is_none())
+      return Value(shared_from_this());
+    trn::KernelInfo info;
+    info.skip_middle_end_transformations = true;
+    return Value(std::make_shared<AttributedFunctionObj>(args.args[0], info));
+  }
+};
+
 Value compiler_namespace() {
   auto ns = std::make_shared<NamespaceObj>("nki.compiler");
   ns->set("sbuf", Value(std::make_shared<BufferObj>(trn::BufferKind::Sbuf, "sbuf")));
   ns->set("psum", Value(std::make_shared<BufferObj>(trn::BufferKind::Psum, "psum")));
-  for (const char* name : {"skip_middle_end_transformations", "enable_stack_allocator", "force_auto_alloc",
+  ns->set("skip_middle_end_transformations", Value(std::make_shared<SkipMiddleEndObj>()));
+  for (const char* name : {"enable_stack_allocator", "force_auto_alloc",
                            "no_reorder", "multi_buffer", "allocation_scope"})
     ns->set(name, Value(std::make_shared<PassthroughObj>(std::string("nki.compiler.") + name)));
   return Value(ns);

@@ -248,23 +248,39 @@ trn::Operand make_operand(const NkiTensorObj& t, const Box& box) {
   if (elements == 0) partitions = 0;
   op.partitions = uint16_t(partitions);
   op.free_elements = uint32_t(partitions ? elements / partitions : 0);
-  // Longest contiguous run per partition/row: innermost free axes with unit-chained strides.
-  int64_t run = 1;
-  bool strided = false, innermost = true;
+  // Longest contiguous run per partition/row: innermost free axes with unit-chained strides;
+  // the stride of the first axis past the run is the pitch between runs. The extent spans the
+  // first to the last element of a row (where the compiler stage looks for adjacent accesses).
+  int64_t run = 1, pitch = 0, lo = 0, hi = 0;
+  bool strided = false, innermost = true, chained = true;
   for (int k = m - 1; k >= 1; --k) {
     int64_t size = box.hi[k] - box.lo[k];
     if (size <= 1) continue;
     int64_t stride = v.flat_stride(st.strides, k);
+    (stride < 0 ? lo : hi) += stride * (size - 1);
     if (innermost) {
       strided = std::abs(stride) * op.dtype_bytes > 16;
       innermost = false;
     }
-    if (stride != run) break;
+    if (!chained) continue;
+    if (stride != run) {
+      chained = false;
+      pitch = std::abs(stride);
+      continue;
+    }
     run *= size;
   }
   op.strided = strided;
   op.contiguous_bytes = uint32_t(run * op.dtype_bytes);
   op.descriptors = uint32_t(run ? elements / run : 0);
+  op.pitch = uint32_t(pitch);
+  op.extent = uint32_t(elements ? hi - lo + 1 : 0);
+  // First element: within the partition row on chip, the flat index in HBM.
+  int64_t first = lo;
+  for (int d = st.on_chip() ? st.partition_axis + 1 : 0; d < int(st.shape.size()); ++d)
+    first += coord(d) * st.strides[d];
+  op.offset = first;
+  if (!st.on_chip() && partitions > 1) op.row_stride = v.flat_stride(st.strides, 0);
   return op;
 }
 

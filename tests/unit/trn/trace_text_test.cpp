@@ -58,6 +58,40 @@ TEST(TrnTraceText, ErrorsNameTheLine) {
   EXPECT_EQ(error_of("inst matmul pe in sbuf:1:128\n"), "t.trace:1: shape '128' must be PxF");
   EXPECT_EQ(error_of("alloc x sbuf\n"), "t.trace:1: bad tensor id 'x'");
   EXPECT_EQ(error_of("inst matmul pe sbuf:1:1x1\n"), "t.trace:1: operand 'sbuf:1:1x1' before 'in' or 'out'");
-  EXPECT_EQ(error_of("bogus\n"), "t.trace:1: unknown record 'bogus' (alloc, inst, loop, arch)");
+  EXPECT_EQ(error_of("bogus\n"), "t.trace:1: unknown record 'bogus' (alloc, inst, loop, kernel, arch)");
   EXPECT_EQ(error_of("inst matmul pe in sbuf:1:1x1:q7\n"), "t.trace:1: unknown operand modifier 'q7'");
+}
+
+TEST(TrnTraceText, LoopsKernelAttributesAndLayoutRoundTrip) {
+  const std::string text =
+      "kernel skip_middle_end_transformations\n"
+      "loop begin affine_range 3 8\n"
+      "loop iter 3 0\n"
+      "inst tensor_tensor dve acc user alu=add line=2 in sbuf:1.0:64x4:f32:c4:d256:strided:s64:o3:p16:e49 "
+      "hbm:2:64x4:f32:r128:o-8 out sbuf:1.0:64x4:f32  # a note\n"
+      "loop end 3\n";
+  auto t = parse(text);
+  ASSERT_EQ(t.records.size(), 5u);
+  EXPECT_TRUE(t.records[0].kernel.skip_middle_end_transformations);
+  EXPECT_EQ(t.records[1].kind, trn::RecordKind::LoopBegin);
+  EXPECT_EQ(t.records[1].loop.kind, trn::LoopKind::Affine);
+  EXPECT_EQ(t.records[1].loop.trip_count, 8);
+  EXPECT_EQ(t.records[2].kind, trn::RecordKind::LoopIteration);
+  EXPECT_EQ(t.records[4].kind, trn::RecordKind::LoopEnd);
+  const auto& inst = t.records[3].inst;
+  EXPECT_EQ(inst.alu, trn::AluOp::Add);
+  EXPECT_TRUE(inst.engine_chosen_by_user);
+  EXPECT_EQ(inst.inputs[0].partition_start, 64);
+  EXPECT_EQ(inst.inputs[0].offset, 3);
+  EXPECT_EQ(inst.inputs[0].pitch, 16u);
+  EXPECT_EQ(inst.inputs[0].extent, 49u);
+  EXPECT_EQ(inst.inputs[1].row_stride, 128);
+  EXPECT_EQ(inst.inputs[1].offset, -8);
+  std::string formatted;
+  for (const auto& r : t.records) formatted += trn::format_record(r) + "\n";
+  auto again = parse(formatted);
+  ASSERT_EQ(again.records.size(), t.records.size());
+  for (size_t i = 0; i < t.records.size(); ++i)
+    EXPECT_EQ(trn::format_record(again.records[i]), trn::format_record(t.records[i]));
+  EXPECT_EQ(again.records[3].inst.inputs, t.records[3].inst.inputs);
 }

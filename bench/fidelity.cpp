@@ -5,7 +5,9 @@
 // bench/fidelity_kernels/synthetic_kernels.h; with --nki the NKI kernels of that folder run on
 // the interpreter (trace-only) and feed the simulator.
 //
-//   bench_fidelity [--nki] [--kernel NAME] [--arch trn1] [--timeline DIR]
+// Records go through the compiler stage (src/lower) first; --lower chooses its rules.
+//
+//   bench_fidelity [--nki] [--kernel NAME] [--arch trn1] [--timeline DIR] [--lower all|none|rule,rule]
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -20,6 +22,7 @@
 
 #include "bench/profile_run.h"
 #include "fidelity_kernels/synthetic_kernels.h"
+#include "lower/lowering.h"
 #include "nki/lib/array_value.h"
 #include "tensor/array.h"
 #include "trn/simulator.h"
@@ -64,14 +67,18 @@ std::vector<tensor::Shape> argument_shapes(const std::string& name) {
 
 // Runs bench/fidelity_kernels/NAME.py trace-only into the simulator; nullopt (after printing the
 // diagnostics) when the kernel does not run.
-std::optional<trn::Profile> run_nki(const std::string& name, const std::string& arch, const std::string& timeline) {
+std::optional<trn::Profile> run_nki(const std::string& name, const std::string& arch, const std::string& timeline,
+                                    const lower::Options& lowering) {
   bench::TraceRequest request;
   request.kernel_path = std::string(ACCELOPT_SOURCE_DIR) + "/bench/fidelity_kernels/" + name + ".py";
   std::ifstream in(request.kernel_path);
   request.kernel_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   for (const auto& shape : argument_shapes(name))
     request.args.push_back(nki::lib::make_array(tensor::Array::shape_only(shape, tensor::DType::Float32)));
-  bench::ProfileRun run = bench::profile_kernel(request, arch, timeline);
+  bench::ProfileRun run = bench::profile_kernel(request, arch, timeline, lowering);
+  for (const auto& [rule, s] : run.lowering)
+    if (s.changed || s.removed)
+      fmt::print("{:<15} lowering: {} changed {} records, removed {}\n", name, lower::to_string(rule), s.changed, s.removed);
   if (run.profile) return run.profile;
   for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
   return std::nullopt;
@@ -87,7 +94,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string only, arch = "trn1", timeline_dir;
+  std::string only, arch = "trn1", timeline_dir, rules = "all";
   bool nki = false;
   for (int idx = 1; idx < argc; ++idx) {
     std::string arg = argv[idx];
@@ -95,8 +102,10 @@ int main(int argc, char** argv) {
     else if (arg == "--kernel" && idx + 1 < argc) only = argv[++idx];
     else if (arg == "--arch" && idx + 1 < argc) arch = argv[++idx];
     else if (arg == "--timeline" && idx + 1 < argc) timeline_dir = argv[++idx];
+    else if (arg == "--lower" && idx + 1 < argc) rules = argv[++idx];
     else {
-      fmt::print(stderr, "usage: bench_fidelity [--nki] [--kernel NAME] [--arch trn1|trn2] [--timeline DIR]\n");
+      fmt::print(stderr, "usage: bench_fidelity [--nki] [--kernel NAME] [--arch trn1|trn2] [--timeline DIR] "
+                         "[--lower all|none|rule,rule]\n");
       return 2;
     }
   }
@@ -106,6 +115,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   nlohmann::json real = nlohmann::json::parse(in);
+  const lower::Options lowering = lower::parse_rules(rules);
   std::vector<Row> rows;
   std::vector<double> lat_logs, read_logs, write_logs;
   for (const auto& kernel : fidelity::synthetic_kernels()) {
@@ -113,16 +123,17 @@ int main(int argc, char** argv) {
     std::string timeline = timeline_dir.empty() ? "" : timeline_dir + "/" + kernel.name + ".json";
     trn::Profile simulated;
     if (nki) {
-      auto p = run_nki(kernel.name, arch, timeline);
+      auto p = run_nki(kernel.name, arch, timeline, lowering);
       if (!p) continue;
       simulated = *p;
     } else {
       trn::SimOptions options;
       options.timeline_path = timeline;
       trn::Simulator sim(trn::arch_config(arch), options);
-      trn::TraceBuilder builder(sim);
+      lower::Lowering compiled(sim, lowering);
+      trn::TraceBuilder builder(compiled);
       kernel.build(builder);
-      sim.finish();
+      compiled.finish();
       simulated = sim.profile();
     }
     Row r{kernel.name, simulated, trn::profile_from_json(real["kernels"][kernel.name]["profile"])};
@@ -142,8 +153,8 @@ int main(int argc, char** argv) {
   }
   fmt::print("targets met: latency +-15% {}/{}  hbm_read +-10% {}/{}  hbm_write +-10% {}/{}  spill presence {}/{}\n",
              latency_ok, rows.size(), read_ok, rows.size(), write_ok, rows.size(), spill_ok, rows.size());
-  fmt::print("median |log ratio|: latency {:.3f}  hbm_read {:.3f}  hbm_write {:.3f}  ({} kernels, {}, {})\n",
+  fmt::print("median |log ratio|: latency {:.3f}  hbm_read {:.3f}  hbm_write {:.3f}  ({} kernels, {}, {}, lowering {})\n",
              median(lat_logs), median(read_logs), median(write_logs), rows.size(), arch,
-             nki ? "NKI kernels" : "synthetic traces");
+             nki ? "NKI kernels" : "synthetic traces", lower::rules_spec(lowering));
   return 0;
 }

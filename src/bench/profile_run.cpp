@@ -4,6 +4,7 @@
 
 #include "bench/kernel_exec.h"
 #include "bench/loader.h"
+#include "lower/lowering.h"
 #include "nki/interpreter.h"
 #include "nki/lib/array_value.h"
 #include "nki/lib/modules.h"
@@ -76,12 +77,15 @@ TraceRun trace_kernel(const TraceRequest& request, trn::TraceSink& sink) {
   return run;
 }
 
-ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const std::string& timeline_path) {
+ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const std::string& timeline_path,
+                          const lower::Options& lowering) {
   trn::SimOptions options;
   options.timeline_path = timeline_path;
   trn::Simulator sim(trn::arch_config(arch), options);
+  lower::Lowering compiled(sim, lowering);
   ProfileRun run;
-  static_cast<TraceRun&>(run) = trace_kernel(request, sim);
+  static_cast<TraceRun&>(run) = trace_kernel(request, compiled);
+  run.lowering = compiled.stats();
   if (run.outcome == Outcome::Ok) {
     run.profile = sim.profile();
     run.profile->arch = arch;

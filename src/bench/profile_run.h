@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/checker.h"
+#include "lower/options.h"
 #include "nki/value.h"
 #include "trn/profile.h"
 #include "trn/trace.h"
@@ -29,10 +30,14 @@ TraceRun trace_kernel(const TraceRequest& request, trn::TraceSink& sink);
 
 struct ProfileRun : TraceRun {
   std::optional<trn::Profile> profile;
+  // What each compiler-stage rule did to the trace (pipeline order).
+  std::vector<std::pair<lower::Rule, lower::RuleStats>> lowering;
 };
 
-// trace_kernel into trn::Simulator(arch_config(arch)); `timeline_path` writes a Chrome trace.
-ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const std::string& timeline_path = "");
+// trace_kernel through the compiler stage (lower::Lowering with `lowering`, all rules by
+// default) into trn::Simulator(arch_config(arch)); `timeline_path` writes a Chrome trace.
+ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const std::string& timeline_path = "",
+                          const lower::Options& lowering = {});
 
 // The kernel arguments a reference produces (get_inputs + transform_to_nki_inputs under seed 0),
 // as shape-only values (numpy in shape-only mode), without computing forward. Throws std::runtime_error with the rendered

@@ -5,18 +5,19 @@
 
 #include "bench/profile_run.h"
 #include "cli/command.h"
+#include "lower/options.h"
 #include "trn/profile.h"
 
 namespace {
 
 struct ProfileOptions {
-  std::string reference, kernel, arch = "trn1", timeline;
+  std::string reference, kernel, arch = "trn1", timeline, lower = "all";
   bool json = false;
 };
 
 int run_profile(const ProfileOptions& opt) {
   bench::TraceRequest req = bench::trace_request_from_files(opt.reference, opt.kernel);
-  bench::ProfileRun run = bench::profile_kernel(req, opt.arch, opt.timeline);
+  bench::ProfileRun run = bench::profile_kernel(req, opt.arch, opt.timeline, lower::parse_rules(opt.lower));
   for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
   if (!run.profile) {
     fmt::print(stderr, "status: {}\n", bench::to_string(run.outcome));
@@ -38,6 +39,9 @@ cli::RunFn setup_profile(CLI::App& sub) {
   sub.add_option("--arch", opt->arch, "simulated NeuronCore")->check(CLI::IsMember({"trn1", "trn2"}));
   sub.add_option("--timeline", opt->timeline, "write a Chrome trace of the simulated run to this file");
   sub.add_flag("--json", opt->json, "print the profile as JSON");
+  sub.add_option("--lower", opt->lower,
+                 "compiler-stage rules before simulating: all, none, or a list (psum_copies, psum_accumulation, "
+                 "hoist_loads, loop_folding, dma_coalescing)");
   return [opt] { return run_profile(*opt); };
 }
 

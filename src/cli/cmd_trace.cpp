@@ -1,25 +1,38 @@
 // `accelopt trace`: the instruction trace of a kernel (trace-only run, shape-only inputs from the
-// reference), one stable line per record.
+// reference), one stable line per record. `--stage lowered` prints what the simulator sees:
+// the records after the compiler stage (src/lower) in the trace_text form, each rewritten
+// record followed by "# rule" naming the rules that changed it, and per rule what it did.
 #include <fmt/core.h>
 
 #include "bench/profile_run.h"
 #include "cli/command.h"
+#include "lower/lowering.h"
 #include "nki/lib/kernel_runner.h"
 #include "trn/trace.h"
 
 namespace {
 
 struct TraceOptions {
-  std::string reference, kernel;
+  std::string reference, kernel, stage = "source", lower = "all";
 };
 
 int run_trace(const TraceOptions& opt) {
+  const lower::Options rules = lower::parse_rules(opt.lower);
   bench::TraceRequest req = bench::trace_request_from_files(opt.reference, opt.kernel);
   trn::TraceBuffer buffer;
-  bench::TraceRun run = bench::trace_kernel(req, buffer);
+  lower::Lowering lowering(buffer, rules);
+  const bool lowered = opt.stage == "lowered";
+  bench::TraceRun run = lowered ? bench::trace_kernel(req, lowering) : bench::trace_kernel(req, buffer);
   for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
   if (run.outcome != bench::Outcome::Ok) return 1;
-  fmt::print("{}", nki::lib::format_trace(buffer.records));
+  if (!lowered) {
+    fmt::print("{}", nki::lib::format_trace(buffer.records));
+    return 0;
+  }
+  for (const auto& r : buffer.records) fmt::print("{}\n", lower::format_lowered(r));
+  fmt::print("# lowering: {}\n", lower::rules_spec(rules));
+  for (const auto& [rule, s] : lowering.stats())
+    if (rules.on(rule)) fmt::print("# {}: {} records created or rewritten, {} removed\n", lower::to_string(rule), s.changed, s.removed);
   return 0;
 }
 
@@ -27,6 +40,11 @@ cli::RunFn setup_trace(CLI::App& sub) {
   auto opt = std::make_shared<TraceOptions>();
   sub.add_option("--reference", opt->reference, "task reference (provides the input shapes)")->required();
   sub.add_option("--kernel", opt->kernel, "kernel file")->required();
+  sub.add_option("--stage", opt->stage, "source: the trace as the kernel issues it; lowered: after the compiler stage")
+      ->check(CLI::IsMember({"source", "lowered"}));
+  sub.add_option("--lower", opt->lower,
+                 "compiler-stage rules for --stage lowered: all, none, or a list (psum_copies, psum_accumulation, "
+                 "hoist_loads, loop_folding, dma_coalescing)");
   return [opt] { return run_trace(*opt); };
 }
 

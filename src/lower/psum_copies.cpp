@@ -1,0 +1,171 @@
+// Rule psum_copies: the PSUM<->SBUF copies the compiler inserts.
+//
+// The Tensor Engine reads SBUF only and writes PSUM only (ARCH2, ISA nc_matmul); DMA moves
+// HBM<->SBUF and SBUF<->SBUF, not PSUM (ARCH2, DMAO). The trace records each instruction as the
+// kernel wrote it, so a kernel may
+//   - assign a Tensor Engine result into SBUF (`sbuf_tile[...] = nisa.nc_transpose(x)`, or
+//     `acc_sbuf += nl.matmul(...)`): the instruction writes a fresh PSUM tile, then a copy
+//     (or, for +=, a VectorE add) moves it into the SBUF destination;
+//   - pass a PSUM tile where SBUF is needed (a PSUM transpose result as `stationary` or `moving`
+//     of nc_matmul, `nl.store` of a PSUM tile, documented in LANG store): a copy to a fresh SBUF
+//     tile comes first and the instruction reads it.
+// A result wider than one PSUM bank goes through PSUM in bank-sized pieces (see bank_pieces).
+// Evidence: LANG `nl.store` ("a PSUM tile ... gets an extra copy to SBUF first"); the public
+// kernels that ran on the device with `sbuf[...] = nc_transpose(...)` (issue 11). What is not
+// published: which engine runs the inserted copy (the cost model places PSUM-reading copies,
+// trn::placed_engine) and whether the compiler reuses one PSUM tile for several copies (here
+// each copy gets a fresh one-bank tile, fp32).
+//
+// This rule is legalization, not an optimization, so it also runs under
+// @nki.compiler.skip_middle_end_transformations.
+#include "lower/rules.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "lower/footprint.h"
+
+namespace lower {
+namespace {
+
+using trn::BufferKind;
+using trn::Engine;
+using trn::Opcode;
+using trn::Record;
+
+bool pe(const trn::InstructionInfo& inst) { return inst.engine == Engine::Tensor; }
+bool dma(const trn::InstructionInfo& inst) { return inst.engine == Engine::Dma; }
+
+class PsumCopies : public Stage {
+ public:
+  PsumCopies(trn::TraceSink& next, Shared& shared) : Stage(Rule::PsumCopies, false, next, shared) {}
+
+ private:
+  void on_record(const Record& r) override {
+    if (r.kind != trn::RecordKind::Instruction || !needs_copies(r.inst)) return emit(r);
+    Record inst = r;
+    for (auto& in : inst.inst.inputs)
+      if (in.buffer == BufferKind::Psum) in = copy_to_sbuf(r, in);
+    if (!pe(r.inst) || r.inst.outputs.size() != 1 || r.inst.outputs[0].buffer != BufferKind::Sbuf)
+      return emit_changed(std::move(inst));
+    // A Tensor Engine result bound for SBUF: through PSUM, one bank at a time.
+    for (const Record& piece : bank_pieces(inst)) {
+      Record pe_part = piece;
+      std::vector<Record> after;
+      pe_part.inst.outputs[0] = psum_result(piece, piece.inst.outputs[0], after);
+      pe_part.inst.accumulate = false;  // the PE writes a fresh PSUM tile; the add accumulates
+      emit_changed(std::move(pe_part));
+      for (auto& a : after) emit_changed(std::move(a));
+    }
+  }
+
+  // A result wider than a PSUM bank (2 KiB of fp32 per partition, ARCH2) is computed in
+  // bank-sized pieces when the instruction is elementwise along the rows (a partition broadcast
+  // is a matmul with a ones row, ARCH2, one matmul per 512 columns); a matmul's moving side is
+  // already limited to one bank.
+  std::vector<Record> bank_pieces(const Record& r) const {
+    const trn::Operand& out = r.inst.outputs[0];
+    const uint32_t bank = options().psum_bank_bytes / 4;
+    bool elementwise = true;
+    for (const auto& in : r.inst.inputs) elementwise &= in.free_elements == out.free_elements;
+    if (out.free_elements <= bank || !elementwise) return {r};
+    std::vector<Record> pieces;
+    for (uint32_t start = 0; start < out.free_elements; start += bank) {
+      const uint32_t n = std::min(bank, out.free_elements - start);
+      Record p = r;
+      for (auto* ops : {&p.inst.inputs, &p.inst.outputs})
+        for (auto& op : *ops) op = slice_along_rows(op, start, n);
+      p.inst.flops = r.inst.flops * n / out.free_elements;
+      if (p.inst.matmul_moving_cols) p.inst.matmul_moving_cols = n;
+      if (p.inst.matmul_stationary_cols == out.free_elements) p.inst.matmul_stationary_cols = n;
+      pieces.push_back(std::move(p));
+    }
+    return pieces;
+  }
+
+  static bool needs_copies(const trn::InstructionInfo& inst) {
+    if (!pe(inst) && !dma(inst)) return false;
+    for (const auto& in : inst.inputs)
+      if (in.buffer == BufferKind::Psum) return true;
+    if (pe(inst))
+      for (const auto& out : inst.outputs)
+        if (out.buffer == BufferKind::Sbuf) return true;
+    return false;
+  }
+
+  Record alloc(BufferKind buffer, const trn::Operand& like, uint8_t dtype_bytes, uint32_t line, uint64_t seq) {
+    Record a;
+    a.kind = trn::RecordKind::Alloc;
+    a.seq = seq;
+    a.line = line;
+    a.alloc.tensor_id = new_tensor_id();
+    a.alloc.buffer = buffer;
+    a.alloc.partitions = like.partitions;
+    a.alloc.bytes_per_partition = uint64_t(like.free_elements) * dtype_bytes;
+    a.alloc.name = buffer == BufferKind::Psum ? "psum_result" : "sbuf_copy";
+    return a;
+  }
+
+  // A whole fresh tile of `like`'s shape.
+  static trn::Operand whole_tile(const Record& a, const trn::Operand& like, uint8_t dtype_bytes, bool fp32) {
+    trn::Operand op;
+    op.buffer = a.alloc.buffer;
+    op.tensor_id = a.alloc.tensor_id;
+    op.partitions = like.partitions;
+    op.free_elements = like.free_elements;
+    op.dtype_bytes = dtype_bytes;
+    op.fp32 = fp32;
+    op.contiguous_bytes = like.free_elements * dtype_bytes;
+    op.descriptors = like.partitions;
+    op.extent = like.free_elements;
+    return op;
+  }
+
+  static Record instruction(Opcode opcode, const Record& from, std::vector<trn::Operand> in,
+                            std::vector<trn::Operand> out) {
+    Record r;
+    r.kind = trn::RecordKind::Instruction;
+    r.seq = from.seq;
+    r.line = from.line;
+    r.inst.opcode = opcode;
+    r.inst.engine = Engine::Vector;  // the compiler's choice (see trn::placed_engine)
+    r.inst.inputs = std::move(in);
+    r.inst.outputs = std::move(out);
+    return r;
+  }
+
+  // Emits an SBUF copy of a PSUM operand and returns the operand to read instead.
+  trn::Operand copy_to_sbuf(const Record& r, const trn::Operand& psum) {
+    Record a = alloc(BufferKind::Sbuf, psum, psum.dtype_bytes, r.line, r.seq);
+    trn::Operand copy = whole_tile(a, psum, psum.dtype_bytes, psum.fp32);
+    emit_changed(a);
+    emit_changed(instruction(Opcode::TensorCopy, r, {psum}, {copy}));
+    return copy;
+  }
+
+  // The PSUM tile a Tensor Engine result goes to, with the copy (or add) into the SBUF
+  // destination appended to `after`.
+  trn::Operand psum_result(const Record& r, const trn::Operand& sbuf, std::vector<Record>& after) {
+    Record a = alloc(BufferKind::Psum, sbuf, 4, r.line, r.seq);
+    trn::Operand psum = whole_tile(a, sbuf, 4, true);
+    emit_changed(a);
+    if (r.inst.accumulate) {
+      Record add = instruction(Opcode::TensorTensor, r, {sbuf, psum}, {sbuf});
+      add.inst.accumulate = true;
+      add.inst.alu = trn::AluOp::Add;
+      add.inst.flops = uint64_t(sbuf.partitions) * sbuf.free_elements;
+      after.push_back(std::move(add));
+    } else {
+      after.push_back(instruction(Opcode::TensorCopy, r, {psum}, {sbuf}));
+    }
+    return psum;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Stage> make_psum_copies(trn::TraceSink& next, Shared& shared) {
+  return std::make_unique<PsumCopies>(next, shared);
+}
+
+}  // namespace lower

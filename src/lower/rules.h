@@ -1,0 +1,16 @@
+// The rules of the lowering pipeline (one file each; lowering.cpp chains them in order).
+#pragma once
+
+#include <memory>
+
+#include "lower/stage.h"
+
+namespace lower {
+
+std::unique_ptr<Stage> make_psum_copies(trn::TraceSink& next, Shared& shared);
+std::unique_ptr<Stage> make_psum_accumulation(trn::TraceSink& next, Shared& shared);
+std::unique_ptr<Stage> make_hoist_loads(trn::TraceSink& next, Shared& shared);
+std::unique_ptr<Stage> make_loop_folding(trn::TraceSink& next, Shared& shared);
+std::unique_ptr<Stage> make_dma_coalescing(trn::TraceSink& next, Shared& shared);
+
+}  // namespace lower

@@ -14,11 +14,11 @@ namespace nki {
 
 enum class ExprKind : uint8_t {
   Name, Constant, FString, BinOp, UnaryOp, BoolOp, Compare, Call, Attribute, Subscript, Slice,
-  Tuple, List, Set, Dict, ListComp, SetComp, DictComp, GeneratorExp, IfExp, Lambda, Starred,
+  Tuple, List, Set, Dict, ListComp, SetComp, DictComp, GeneratorExp, IfExp, Lambda, Starred, NamedExpr,
 };
 enum class StmtKind : uint8_t {
   Expr, Assign, AugAssign, Return, If, For, While, Break, Continue, Pass, FunctionDef, Import,
-  ImportFrom, Assert,
+  ImportFrom, Assert, AnnAssign, With, Raise, Try, ClassDef, Global, Delete,
 };
 // Comparison operators, including the identity and membership tests.
 enum class CmpKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, In, NotIn, Is, IsNot };
@@ -169,6 +169,14 @@ struct StarredExpr : Expr {
   StarredExpr(Span s, ExprPtr v) : Expr(ExprKind::Starred, s), value(std::move(v)) {}
 };
 
+// `name := value`: binds the name (in the enclosing function, also from a comprehension) and
+// evaluates to the value.
+struct NamedExpr : Expr {
+  ExprPtr target;  // a NameExpr
+  ExprPtr value;
+  NamedExpr(Span s, ExprPtr t, ExprPtr v) : Expr(ExprKind::NamedExpr, s), target(std::move(t)), value(std::move(v)) {}
+};
+
 // ---- functions (def and lambda) ----
 enum class ParamKind : uint8_t { Positional, VarArgs, KeywordOnly, VarKwargs };
 struct Parameter {
@@ -198,6 +206,7 @@ struct FunctionCode {
   std::vector<Parameter> params;
   Block body;        // def
   ExprPtr lambda_body;  // lambda
+  bool class_body = false;  // a class body: its names are not visible to the functions it defines
   CodeInfo info;
   Span span;
 };
@@ -216,7 +225,15 @@ struct ExprStmt : Stmt {
 struct AssignStmt : Stmt {
   std::vector<ExprPtr> targets;  // a = b = value
   ExprPtr value;
+  ExprPtr annotation;  // `target: annotation = value` (one target); never evaluated, kept for printing
   explicit AssignStmt(Span s) : Stmt(StmtKind::Assign, s) {}
+};
+
+// `target: annotation` without a value: declares nothing at run time (annotations of local
+// variables are not evaluated, as in Python); kept for printing.
+struct AnnAssignStmt : Stmt {
+  ExprPtr target, annotation;
+  AnnAssignStmt(Span s, ExprPtr t, ExprPtr a) : Stmt(StmtKind::AnnAssign, s), target(std::move(t)), annotation(std::move(a)) {}
 };
 
 struct AugAssignStmt : Stmt {
@@ -242,13 +259,58 @@ struct IfStmt : Stmt {
 struct ForStmt : Stmt {
   ExprPtr target, iter;
   Block body;
+  Block orelse;  // `for ... else`: runs when the loop ends without break
   explicit ForStmt(Span s) : Stmt(StmtKind::For, s) {}
 };
 
 struct WhileStmt : Stmt {
   ExprPtr test;
   Block body;
+  Block orelse;  // `while ... else`
   explicit WhileStmt(Span s) : Stmt(StmtKind::While, s) {}
+};
+
+// `with a as x, b:` -- context managers (the nki.compiler directives, user classes).
+struct WithItem {
+  ExprPtr context;
+  ExprPtr target;  // may be null
+};
+struct WithStmt : Stmt {
+  std::vector<WithItem> items;
+  Block body;
+  explicit WithStmt(Span s) : Stmt(StmtKind::With, s) {}
+};
+
+// `raise [exc [from cause]]`.
+struct RaiseStmt : Stmt {
+  ExprPtr exc, cause;
+  explicit RaiseStmt(Span s) : Stmt(StmtKind::Raise, s) {}
+};
+
+struct ExceptHandler {
+  ExprPtr type;    // null: bare `except:`
+  ExprPtr target;  // NameExpr of `as name`, or null
+  Block body;
+  Span span;
+};
+struct TryStmt : Stmt {
+  Block body;
+  std::vector<ExceptHandler> handlers;
+  Block orelse, finalbody;
+  explicit TryStmt(Span s) : Stmt(StmtKind::Try, s) {}
+};
+
+// `global a, b` / `nonlocal a, b`: resolved at load time, nothing to run.
+struct GlobalStmt : Stmt {
+  std::vector<std::string> names;
+  bool nonlocal = false;
+  explicit GlobalStmt(Span s) : Stmt(StmtKind::Global, s) {}
+};
+
+// `del a, b[i]`.
+struct DeleteStmt : Stmt {
+  std::vector<ExprPtr> targets;
+  explicit DeleteStmt(Span s) : Stmt(StmtKind::Delete, s) {}
 };
 
 // Break, Continue, Pass.
@@ -263,6 +325,17 @@ struct FunctionDefStmt : Stmt {
   NameExpr* target = nullptr;  // the name the function is bound to (owned by `target_owner`)
   ExprPtr target_owner;
   explicit FunctionDefStmt(Span s) : Stmt(StmtKind::FunctionDef, s) {}
+};
+
+// `class Name(bases): body`. The body runs once, in its own namespace, when the statement runs;
+// its names become the class attributes. `code` holds the body as a function body (resolver).
+struct ClassDefStmt : Stmt {
+  std::vector<ExprPtr> decorators;
+  std::vector<ExprPtr> bases;
+  std::shared_ptr<FunctionCode> code;  // name = class name, no parameters
+  NameExpr* target = nullptr;
+  ExprPtr target_owner;
+  explicit ClassDefStmt(Span s) : Stmt(StmtKind::ClassDef, s) {}
 };
 
 struct ImportAlias {

@@ -10,7 +10,8 @@ namespace {
 const char* expr_kind_name(ExprKind k) {
   static const char* const kNames[] = {"Name", "Constant", "FString", "BinOp", "UnaryOp", "BoolOp", "Compare", "Call",
                                        "Attribute", "Subscript", "Slice", "Tuple", "List", "Set", "Dict", "ListComp",
-                                       "SetComp", "DictComp", "GeneratorExp", "IfExp", "Lambda", "Starred"};
+                                       "SetComp", "DictComp", "GeneratorExp", "IfExp", "Lambda", "Starred",
+                                       "NamedExpr"};
   return kNames[static_cast<int>(k)];
 }
 
@@ -73,9 +74,78 @@ class Dumper {
         auto& a = static_cast<const AssignStmt&>(s);
         line(depth, "Assign", &s.span);
         exprs("targets", a.targets, depth + 1);
+        child("annotation", a.annotation.get(), depth + 1);
         child("value", a.value.get(), depth + 1);
         return;
       }
+      case StmtKind::AnnAssign: {
+        auto& a = static_cast<const AnnAssignStmt&>(s);
+        line(depth, "AnnAssign", &s.span);
+        child("target", a.target.get(), depth + 1);
+        child("annotation", a.annotation.get(), depth + 1);
+        return;
+      }
+      case StmtKind::With: {
+        auto& w = static_cast<const WithStmt&>(s);
+        line(depth, "With", &s.span);
+        for (const WithItem& item : w.items) {
+          label(depth + 1, "item");
+          expr(item.context.get(), depth + 2);
+          child("as", item.target.get(), depth + 2);
+        }
+        label(depth + 1, "body");
+        block(w.body, depth + 2);
+        return;
+      }
+      case StmtKind::Raise: {
+        auto& r = static_cast<const RaiseStmt&>(s);
+        line(depth, "Raise", &s.span);
+        child("exc", r.exc.get(), depth + 1);
+        child("cause", r.cause.get(), depth + 1);
+        return;
+      }
+      case StmtKind::Try: {
+        auto& t = static_cast<const TryStmt&>(s);
+        line(depth, "Try", &s.span);
+        label(depth + 1, "body");
+        block(t.body, depth + 2);
+        for (const ExceptHandler& h : t.handlers) {
+          line(depth + 1, "ExceptHandler", &h.span);
+          child("type", h.type.get(), depth + 2);
+          child("name", h.target.get(), depth + 2);
+          label(depth + 2, "body");
+          block(h.body, depth + 3);
+        }
+        if (!t.orelse.empty()) {
+          label(depth + 1, "orelse");
+          block(t.orelse, depth + 2);
+        }
+        if (!t.finalbody.empty()) {
+          label(depth + 1, "finalbody");
+          block(t.finalbody, depth + 2);
+        }
+        return;
+      }
+      case StmtKind::ClassDef: {
+        auto& c = static_cast<const ClassDefStmt&>(s);
+        line(depth, "ClassDef " + c.code->name, &s.span);
+        exprs("decorators", c.decorators, depth + 1);
+        exprs("bases", c.bases, depth + 1);
+        label(depth + 1, "body");
+        block(c.code->body, depth + 2);
+        return;
+      }
+      case StmtKind::Global: {
+        auto& g = static_cast<const GlobalStmt&>(s);
+        std::string names;
+        for (auto& n : g.names) names += " " + n;
+        line(depth, (g.nonlocal ? "Nonlocal" : "Global") + names, &s.span);
+        return;
+      }
+      case StmtKind::Delete:
+        line(depth, "Delete", &s.span);
+        exprs("targets", static_cast<const DeleteStmt&>(s).targets, depth + 1);
+        return;
       case StmtKind::AugAssign: {
         auto& a = static_cast<const AugAssignStmt&>(s);
         line(depth, fmt::format("AugAssign {}=", symbol(a.op)), &s.span);
@@ -106,6 +176,10 @@ class Dumper {
         child("iter", f.iter.get(), depth + 1);
         label(depth + 1, "body");
         block(f.body, depth + 2);
+        if (!f.orelse.empty()) {
+          label(depth + 1, "orelse");
+          block(f.orelse, depth + 2);
+        }
         return;
       }
       case StmtKind::While: {
@@ -114,6 +188,10 @@ class Dumper {
         child("test", w.test.get(), depth + 1);
         label(depth + 1, "body");
         block(w.body, depth + 2);
+        if (!w.orelse.empty()) {
+          label(depth + 1, "orelse");
+          block(w.orelse, depth + 2);
+        }
         return;
       }
       case StmtKind::Break: line(depth, "Break", &s.span); return;
@@ -281,6 +359,12 @@ class Dumper {
         line(depth, head, &e->span);
         expr(static_cast<const StarredExpr*>(e)->value.get(), depth + 1);
         return;
+      case ExprKind::NamedExpr: {
+        auto* n = static_cast<const NamedExpr*>(e);
+        line(depth, head + " " + static_cast<const NameExpr&>(*n->target).id, &e->span);
+        expr(n->value.get(), depth + 1);
+        return;
+      }
     }
   }
 

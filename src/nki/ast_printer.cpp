@@ -80,8 +80,9 @@ class Printer {
   void block(const Block& b, int indent, std::string& out) {
     for (size_t i = 0; i < b.size(); ++i) {
       const Stmt& s = *b[i];
-      bool is_def = s.kind == StmtKind::FunctionDef;
-      if (i > 0 && indent == 0 && (is_def || b[i - 1]->kind == StmtKind::FunctionDef)) out += "\n\n";
+      bool is_def = s.kind == StmtKind::FunctionDef || s.kind == StmtKind::ClassDef;
+      bool after_def = i > 0 && (b[i - 1]->kind == StmtKind::FunctionDef || b[i - 1]->kind == StmtKind::ClassDef);
+      if (i > 0 && indent == 0 && (is_def || after_def)) out += "\n\n";
       else if (i > 0 && is_def) out += "\n";
       stmt(s, indent, out);
     }
@@ -276,6 +277,11 @@ class Printer {
         return "lambda" + (p.empty() ? "" : " " + p) + ": " + expr(*l.code->lambda_body, kIfExp);
       }
       case ExprKind::Starred: return "*" + expr(*static_cast<const StarredExpr&>(e).value, kBitOr);
+      case ExprKind::NamedExpr: {
+        // Always parenthesized: valid wherever the expression was written.
+        auto& n = static_cast<const NamedExpr&>(e);
+        return "(" + static_cast<const NameExpr&>(*n.target).id + " := " + expr(*n.value, kIfExp) + ")";
+      }
     }
     return "?";
   }
@@ -305,6 +311,12 @@ class Printer {
     block(b, indent, out);
   }
 
+  void else_clause(const Block& orelse, int indent, std::string& out) {
+    if (orelse.empty()) return;
+    out += std::string(size_t(indent) * 4, ' ') + "else:\n";
+    body(orelse, indent + 1, out);
+  }
+
   void if_chain(const IfStmt& i, int indent, std::string& out, bool as_elif) {
     header(i, indent, out, std::string(as_elif ? "elif " : "if ") + expr(*i.test, kIfExp) + ":");
     body(i.body, indent + 1, out);
@@ -328,9 +340,68 @@ class Printer {
       case StmtKind::Assign: {
         auto& a = static_cast<const AssignStmt&>(s);
         std::string text;
-        for (const auto& t : a.targets) text += bare(*t) + " = ";
+        for (const auto& t : a.targets) text += bare(*t) + (a.annotation ? ": " + expr(*a.annotation, kIfExp) : "") + " = ";
         return header(s, indent, out, text + bare(*a.value));
       }
+      case StmtKind::AnnAssign: {
+        auto& a = static_cast<const AnnAssignStmt&>(s);
+        return header(s, indent, out, bare(*a.target) + ": " + expr(*a.annotation, kIfExp));
+      }
+      case StmtKind::With: {
+        auto& w = static_cast<const WithStmt&>(s);
+        std::string items;
+        for (size_t i = 0; i < w.items.size(); ++i)
+          items += (i ? ", " : "") + expr(*w.items[i].context, kIfExp) +
+                   (w.items[i].target ? " as " + expr(*w.items[i].target, kBitOr) : "");
+        header(s, indent, out, "with " + items + ":");
+        return body(w.body, indent + 1, out);
+      }
+      case StmtKind::Raise: {
+        auto& r = static_cast<const RaiseStmt&>(s);
+        std::string text = "raise";
+        if (r.exc) text += " " + expr(*r.exc, kIfExp);
+        if (r.cause) text += " from " + expr(*r.cause, kIfExp);
+        return header(s, indent, out, text);
+      }
+      case StmtKind::Try: {
+        auto& t = static_cast<const TryStmt&>(s);
+        std::string pad(size_t(indent) * 4, ' ');
+        header(s, indent, out, "try:");
+        body(t.body, indent + 1, out);
+        for (const ExceptHandler& h : t.handlers) {
+          std::string head = "except";
+          if (h.type) head += " " + expr(*h.type, kIfExp);
+          if (h.target) head += " as " + static_cast<const NameExpr&>(*h.target).id;
+          out += pad + head + ":\n";
+          body(h.body, indent + 1, out);
+        }
+        if (!t.orelse.empty()) {
+          out += pad + "else:\n";
+          body(t.orelse, indent + 1, out);
+        }
+        if (!t.finalbody.empty()) {
+          out += pad + "finally:\n";
+          body(t.finalbody, indent + 1, out);
+        }
+        return;
+      }
+      case StmtKind::ClassDef: {
+        auto& c = static_cast<const ClassDefStmt&>(s);
+        std::string pad(size_t(indent) * 4, ' ');
+        for (const std::string& cm : c.comments_before) out += pad + cm + "\n";
+        for (const auto& dec : c.decorators) out += pad + "@" + expr(*dec, kIfExp) + "\n";
+        out += pad + "class " + c.code->name + (c.bases.empty() ? "" : "(" + join(c.bases, kIfExp) + ")") + ":";
+        if (!c.comment_after.empty()) out += "  " + c.comment_after;
+        out += "\n";
+        return body(c.code->body, indent + 1, out);
+      }
+      case StmtKind::Global: {
+        auto& g = static_cast<const GlobalStmt&>(s);
+        std::string names;
+        for (size_t i = 0; i < g.names.size(); ++i) names += (i ? ", " : "") + g.names[i];
+        return header(s, indent, out, (g.nonlocal ? "nonlocal " : "global ") + names);
+      }
+      case StmtKind::Delete: return header(s, indent, out, "del " + join(static_cast<const DeleteStmt&>(s).targets, kBitOr));
       case StmtKind::AugAssign: {
         auto& a = static_cast<const AugAssignStmt&>(s);
         return header(s, indent, out, bare(*a.target) + " " + symbol(a.op) + "= " + bare(*a.value));
@@ -343,12 +414,14 @@ class Printer {
       case StmtKind::For: {
         auto& f = static_cast<const ForStmt&>(s);
         header(s, indent, out, "for " + bare(*f.target) + " in " + bare(*f.iter) + ":");
-        return body(f.body, indent + 1, out);
+        body(f.body, indent + 1, out);
+        return else_clause(f.orelse, indent, out);
       }
       case StmtKind::While: {
         auto& w = static_cast<const WhileStmt&>(s);
         header(s, indent, out, "while " + expr(*w.test, kIfExp) + ":");
-        return body(w.body, indent + 1, out);
+        body(w.body, indent + 1, out);
+        return else_clause(w.orelse, indent, out);
       }
       case StmtKind::Break: return header(s, indent, out, "break");
       case StmtKind::Continue: return header(s, indent, out, "continue");

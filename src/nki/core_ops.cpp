@@ -41,7 +41,7 @@ std::string str_slice(const std::string& s, const SliceBounds& b) {
 }
 
 [[noreturn]] void key_error(const Value& key) {
-  throw NkiError(ErrorKind::Index, fmt::format("key {} is not in the dict", key.repr()));
+  throw NkiError(ErrorKind::Index, "KeyError", fmt::format("key {} is not in the dict", key.repr()));
 }
 
 Value range_item(const RangeObj& r, const Value& index) {
@@ -207,6 +207,35 @@ void set_item(Interpreter& in, Object& self, const Value& index, const Value& va
   throw NkiError(ErrorKind::Type, fmt::format("'{}' object does not support item assignment", self.type_name()));
 }
 
+void del_item(Interpreter& in, Object& self, const Value& index) {
+  if (self.type() == ObjType::List) {
+    auto& items = static_cast<ListObj&>(self).items;
+    if (auto* s = index.as<SliceObj>()) {
+      SliceBounds b = resolve_slice(*s, int64_t(items.size()));
+      std::vector<Value> kept;
+      int64_t i = 0;
+      std::vector<bool> drop(items.size(), false);
+      for (int64_t k = 0, pos = b.start; k < b.count; ++k, pos += b.step) drop[size_t(pos)] = true;
+      for (auto& v : items)
+        if (!drop[size_t(i++)]) kept.push_back(std::move(v));
+      items = std::move(kept);
+      return;
+    }
+    items.erase(items.begin() + sequence_index(index, int64_t(items.size()), "list assignment"));
+    return;
+  }
+  if (self.type() == ObjType::Dict) {
+    auto& items = static_cast<DictObj&>(self).items;
+    for (auto it = items.begin(); it != items.end(); ++it)
+      if (values_equal(it->first, index)) {
+        items.erase(it);
+        return;
+      }
+    key_error(index);
+  }
+  throw NkiError(ErrorKind::Type, fmt::format("'{}' object doesn't support item deletion", self.type_name()));
+}
+
 std::unique_ptr<Iterator> iter(Interpreter& in, Object& self) {
   switch (self.type()) {
     case ObjType::Tuple:
@@ -327,6 +356,17 @@ bool SetObj::contains(Interpreter& in, const Value& v) {
 }
 
 std::unique_ptr<Iterator> SetObj::iter(Interpreter& in) { return std::make_unique<VectorIterator>(items); }
+
+bool SetObj::equals(const Object& other) const {
+  auto* o = dynamic_cast<const SetObj*>(&other);
+  if (!o || o->items.size() != items.size()) return false;
+  for (const Value& v : items) {
+    bool found = false;
+    for (const Value& w : o->items) found = found || values_equal(v, w);
+    if (!found) return false;
+  }
+  return true;
+}
 
 void SetObj::add(const Value& v) {
   if (v.is(ObjType::List) || v.is(ObjType::Dict)) throw NkiError(ErrorKind::Type, fmt::format("unhashable type: '{}'", v.type_name()));

@@ -21,6 +21,7 @@ int64_t sequence_index(const Value& index, int64_t len, std::string_view what);
 
 Value get_item(Interpreter& in, Object& self, const Value& index);
 void set_item(Interpreter& in, Object& self, const Value& index, const Value& value);
+void del_item(Interpreter& in, Object& self, const Value& index);
 std::unique_ptr<Iterator> iter(Interpreter& in, Object& self);
 bool contains(Interpreter& in, Object& self, const Value& v);
 // A bound method of a core container ("append" of a list), or nullopt.

@@ -58,6 +58,7 @@ struct SetObj : Object {
   std::unique_ptr<Iterator> iter(Interpreter& in) override;
   Value get_attr(Interpreter& in, std::string_view name) override;
   bool has_attr(std::string_view name) const override { return name == "add"; }
+  bool equals(const Object& other) const override;  // same elements, any order
   void add(const Value& v);
 };
 

@@ -41,7 +41,10 @@ const char* to_string(ErrorKind k) {
 }
 
 NkiError::NkiError(ErrorKind kind, std::string message, SourceLoc loc)
-    : std::runtime_error(message), diag{kind, std::move(loc), std::move(message), {}} {}
+    : std::runtime_error(message), diag{kind, std::move(loc), std::move(message), {}, {}} {}
+
+NkiError::NkiError(ErrorKind kind, std::string py_type, std::string message)
+    : std::runtime_error(message), diag{kind, {}, std::move(message), {}, std::move(py_type)} {}
 
 void throw_error(ErrorKind kind, std::string message) { throw NkiError(kind, std::move(message)); }
 

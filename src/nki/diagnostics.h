@@ -53,13 +53,20 @@ struct Diagnostic {
   SourceLoc loc;
   std::string message;      // lower-case start, no trailing period
   std::vector<Note> notes;  // e.g. "note: loop opened here", traceback frames
+  // The Python exception class the error is (what `except` matches): "ZeroDivisionError",
+  // "KeyError", a user class; empty means the class of `kind` (ValueError for Value, ...).
+  std::string py_type;
 };
 
 // The exception carrying a diagnostic through the interpreter. Builtins throw it without a
 // location; the interpreter fills `loc` with the innermost call site in user code.
 struct NkiError : std::runtime_error {
   Diagnostic diag;
+  // The exception object of a `raise` in user code (an nki::Object), so that `except E as e`
+  // binds the object that was raised; null for errors raised by the interpreter or libraries.
+  std::shared_ptr<void> exception;
   NkiError(ErrorKind kind, std::string message, SourceLoc loc = {});
+  NkiError(ErrorKind kind, std::string py_type, std::string message);
 };
 
 [[noreturn]] void throw_error(ErrorKind kind, std::string message);

@@ -404,7 +404,7 @@ std::unique_ptr<Iterator> iterate(InterpState& st, const Value& v) {
 
 Value get_attribute(InterpState& st, const Value& obj, std::string_view name) {
   if (!obj.is_object())
-    throw NkiError(ErrorKind::Name, fmt::format("'{}' object has no attribute '{}'", obj.type_name(), name));
+    throw NkiError(ErrorKind::Name, "AttributeError", fmt::format("'{}' object has no attribute '{}'", obj.type_name(), name));
   return obj.object()->get_attr(st.in, name);
 }
 
@@ -481,6 +481,12 @@ Value eval(InterpState& st, const Expr& e, Frame& f) {
     case ExprKind::Lambda: return make_function(st, static_cast<const LambdaExpr&>(e).code, f);
     case ExprKind::FString: return eval_fstring(st, static_cast<const FStringExpr&>(e), f);
     case ExprKind::Starred: st.fail(ErrorKind::Syntax, e.span, "can't use starred expression here");
+    case ExprKind::NamedExpr: {
+      auto& n = static_cast<const NamedExpr&>(e);
+      Value v = eval(st, *n.value, f);
+      assign(st, *n.target, v, f);
+      return v;
+    }
   }
   st.fail(ErrorKind::Internal, e.span, "unknown expression kind");
 }

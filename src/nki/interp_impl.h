@@ -62,6 +62,8 @@ struct InterpState {
   std::unordered_map<std::string, Interpreter::ModuleFactory> factories;
   std::unordered_map<std::string, Value> modules;
   std::unordered_set<std::string> loading;  // factories running now
+  // Exceptions being handled by `except` blocks (innermost last): what a bare `raise` re-raises.
+  std::vector<NkiError> handling;
   // Innermost user-code position, for diagnostics and current_loc().
   const Span* current_span = nullptr;
   const std::shared_ptr<const SourceFile>* current_file = nullptr;
@@ -84,8 +86,18 @@ Value get_attribute(InterpState& st, const Value& obj, std::string_view name);
 std::unique_ptr<Iterator> iterate(InterpState& st, const Value& v);
 // Statements (interp_stmt.cpp).
 Flow exec_block(InterpState& st, const Block& block, Frame& f);
+[[noreturn]] void rethrow_at(InterpState& st, const Span& span);  // locates an error in flight
+void store_name(InterpState& st, const NameExpr& n, const Value& v, Frame& f);
+// with / try / raise / class / del (interp_scoped.cpp).
+Flow exec_with(InterpState& st, const WithStmt& w, Frame& f, size_t item = 0);
+Flow exec_try(InterpState& st, const TryStmt& t, Frame& f);
+[[noreturn]] void exec_raise(InterpState& st, const RaiseStmt& r, Frame& f);
+void exec_class_def(InterpState& st, const ClassDefStmt& c, Frame& f);
+void exec_delete(InterpState& st, const DeleteStmt& d, Frame& f);
 void assign(InterpState& st, const Expr& target, const Value& value, Frame& f);
 Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args);
+// The same, leaving the frame's final slot values in `slots` (class bodies).
+Value call_function_keep_slots(InterpState& st, FunctionObj& fn, CallArgs& args, std::vector<Value>& slots);
 Value make_function(InterpState& st, const std::shared_ptr<FunctionCode>& code, Frame& f);
 // Operators (operators.cpp).
 Value binary_op(InterpState& st, BinOp op, const Value& a, const Value& b);

@@ -2,11 +2,10 @@
 #include <fmt/core.h>
 
 #include "nki/core_ops.h"
+#include "nki/core_types.h"
 #include "nki/interp_impl.h"
 
 namespace nki::detail {
-
-namespace {
 
 [[noreturn]] void rethrow_at(InterpState& st, const Span& span) {
   try {
@@ -36,6 +35,8 @@ void store_name(InterpState& st, const NameExpr& n, const Value& v, Frame& f) {
     default: st.fail(ErrorKind::Internal, n.span, fmt::format("cannot assign to unresolved name '{}'", n.id));
   }
 }
+
+namespace {
 
 // Values of an unpacking source; tuples and lists without copying through an iterator.
 std::vector<Value> unpack_source(InterpState& st, const Value& v, const Span& span) {
@@ -108,7 +109,17 @@ void aug_assign(InterpState& st, const AugAssignStmt& a, Frame& f) {
   }
   if (target.kind == ExprKind::Attribute) {
     auto& attr = static_cast<const AttributeExpr&>(target);
-    st.fail(ErrorKind::Unsupported, attr.attr_span, fmt::format("assigning to attribute '{}' is not supported in kernels", attr.attr));
+    Value obj = eval(st, *attr.value, f);
+    Value v = eval(st, *a.value, f);
+    st.current_span = &a.span;
+    try {
+      Value current = get_attribute(st, obj, attr.attr);
+      std::optional<Value> updated = inplace_op(st, a.op, current, v);
+      obj.object()->set_attr(st.in, attr.attr, updated ? *updated : binary_op(st, a.op, current, v));
+    } catch (...) {
+      rethrow_at(st, a.span);
+    }
+    return;
   }
   auto& s = static_cast<const SubscriptExpr&>(target);
   Value obj = eval(st, *s.value, f);
@@ -138,10 +149,10 @@ Flow exec_for(InterpState& st, const ForStmt& s, Frame& f) {
     int64_t value = r->start, step = r->step;
     for (int64_t left = r->size(); left > 0; --left, value += step) {
       Flow fl = body(Value::from_int(value));
-      if (fl == Flow::Break) break;
+      if (fl == Flow::Break) return Flow::Normal;
       if (fl == Flow::Return) return fl;
     }
-    return Flow::Normal;
+    return s.orelse.empty() ? Flow::Normal : exec_block(st, s.orelse, f);
   }
   st.current_span = &s.iter->span;
   std::unique_ptr<Iterator> it;
@@ -159,15 +170,15 @@ Flow exec_for(InterpState& st, const ForStmt& s, Frame& f) {
     }
     if (!more) break;
     Flow fl = body(item);
-    if (fl == Flow::Break) break;
+    if (fl == Flow::Break) return Flow::Normal;
     if (fl == Flow::Return) return fl;
   }
-  return Flow::Normal;
+  return s.orelse.empty() ? Flow::Normal : exec_block(st, s.orelse, f);
 }
 
 Flow exec_while(InterpState& st, const WhileStmt& s, Frame& f) {
   for (;;) {
-    if (!truth(st, eval(st, *s.test, f), s.test->span)) return Flow::Normal;
+    if (!truth(st, eval(st, *s.test, f), s.test->span)) return s.orelse.empty() ? Flow::Normal : exec_block(st, s.orelse, f);
     Flow fl = exec_block(st, s.body, f);
     if (fl == Flow::Break) return Flow::Normal;
     if (fl == Flow::Return) return fl;
@@ -260,6 +271,13 @@ Flow exec_stmt(InterpState& st, const Stmt& s, Frame& f) {
     case StmtKind::Import:
     case StmtKind::ImportFrom: exec_import(st, static_cast<const ImportStmt&>(s), f); return Flow::Normal;
     case StmtKind::Assert: exec_assert(st, static_cast<const AssertStmt&>(s), f); return Flow::Normal;
+    case StmtKind::AnnAssign: return Flow::Normal;  // a bare annotation binds nothing
+    case StmtKind::Global: return Flow::Normal;     // resolved at load time
+    case StmtKind::With: return exec_with(st, static_cast<const WithStmt&>(s), f);
+    case StmtKind::Raise: exec_raise(st, static_cast<const RaiseStmt&>(s), f);
+    case StmtKind::Try: return exec_try(st, static_cast<const TryStmt&>(s), f);
+    case StmtKind::ClassDef: exec_class_def(st, static_cast<const ClassDefStmt&>(s), f); return Flow::Normal;
+    case StmtKind::Delete: exec_delete(st, static_cast<const DeleteStmt&>(s), f); return Flow::Normal;
   }
   return Flow::Normal;
 }
@@ -334,7 +352,11 @@ void bind_parameters(const FunctionObj& fn, CallArgs& args, Value* slots) {
 
 Flow exec_block(InterpState& st, const Block& block, Frame& f) {
   for (const auto& s : block) {
-    st.charge(s->cost);
+    st.steps += s->cost;
+    if (st.steps >= st.next_check) {  // slow path: the statement locates a limit error
+      st.current_span = &s->span;
+      st.check_limits();
+    }
     Flow fl = exec_stmt(st, *s, f);
     if (fl != Flow::Normal) return fl;
   }
@@ -349,7 +371,16 @@ void assign(InterpState& st, const Expr& target, const Value& value, Frame& f) {
     case ExprKind::List: assign_unpack(st, static_cast<const SequenceExpr&>(target), value, f); return;
     case ExprKind::Attribute: {
       auto& a = static_cast<const AttributeExpr&>(target);
-      st.fail(ErrorKind::Unsupported, a.attr_span, fmt::format("assigning to attribute '{}' is not supported in kernels", a.attr));
+      Value obj = eval(st, *a.value, f);
+      if (!obj.is_object())
+        st.fail(ErrorKind::Type, a.attr_span, fmt::format("cannot set attribute '{}' of a '{}' object", a.attr, obj.type_name()));
+      st.current_span = &a.span;
+      try {
+        obj.object()->set_attr(st.in, a.attr, value);
+      } catch (...) {
+        rethrow_at(st, a.attr_span);
+      }
+      return;
     }
     default: st.fail(ErrorKind::Syntax, target.span, "cannot assign to expression");
   }
@@ -370,10 +401,15 @@ Value make_function(InterpState& st, const std::shared_ptr<FunctionCode>& code, 
 }
 
 Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args) {
+  std::vector<Value> slots;
+  return call_function_keep_slots(st, fn, args, slots);
+}
+
+Value call_function_keep_slots(InterpState& st, FunctionObj& fn, CallArgs& args, std::vector<Value>& slots) {
   const FunctionCode& code = *fn.code;
   if (st.depth >= st.limits.max_depth)
     throw NkiError(ErrorKind::Limit, fmt::format("recursion depth limit of {} exceeded", st.limits.max_depth));
-  std::vector<Value> slots(code.info.num_slots, unbound());
+  slots.assign(code.info.num_slots, unbound());
   bind_parameters(fn, args, slots.data());
   for (uint32_t c : code.info.cell_slots) {
     auto cell = std::make_shared<CellObj>();

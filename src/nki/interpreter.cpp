@@ -2,9 +2,11 @@
 #include "nki/interpreter.h"
 
 #include <optional>
+#include <set>
 
 #include <fmt/core.h>
 
+#include "nki/exceptions.h"
 #include "nki/interp_impl.h"
 #include "nki/parser.h"
 #include "nki/resolver.h"
@@ -17,8 +19,20 @@ namespace {
 constexpr uint64_t kClockCheckInterval = 4096;  // steps between wall-clock reads
 
 // The roots a kernel or reference may import from.
-bool allowed_root(std::string_view root) {
-  return root == "numpy" || root == "math" || root == "neuronxcc" || root == "nki";
+// Only registered modules (and the packages above them) can be imported: the registry is the
+// sandbox's list of importable code.
+bool allowed_root(const InterpState& st, const std::string& root) {
+  for (auto& [name, factory] : st.factories)
+    if (name == root || name.rfind(root + ".", 0) == 0) return true;
+  return false;
+}
+
+std::string importable_roots(const InterpState& st) {
+  std::set<std::string> roots;
+  for (auto& [name, factory] : st.factories) roots.insert(name.substr(0, name.find('.')));
+  std::string out;
+  for (auto& r : roots) out += (out.empty() ? "" : ", ") + r;
+  return out;
 }
 
 struct UnboundObj : Object {
@@ -95,10 +109,12 @@ void ModuleEnv::publish() {
 }
 
 void InterpState::check_limits() {
+  // The statement being executed (when known) locates the error.
+  SourceLoc where = current_span && current_file ? loc(*current_span) : SourceLoc{};
   if (steps > limits.max_steps)
-    throw NkiError(ErrorKind::Limit, fmt::format("step limit of {} exceeded", limits.max_steps));
+    throw NkiError(ErrorKind::Limit, fmt::format("step limit of {} exceeded", limits.max_steps), where);
   if (deadline != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() > deadline)
-    throw NkiError(ErrorKind::Limit, fmt::format("time limit of {} seconds exceeded", limits.max_seconds));
+    throw NkiError(ErrorKind::Limit, fmt::format("time limit of {} seconds exceeded", limits.max_seconds), where);
   next_check = std::min(limits.max_steps + 1, steps + kClockCheckInterval);
 }
 
@@ -139,9 +155,9 @@ Value load_or_create(InterpState& st, const std::string& name) {
 Value import_module(InterpState& st, std::string_view dotted, bool bind_top) {
   std::string name(dotted);
   std::string root = name.substr(0, name.find('.'));
-  if (!allowed_root(root))
+  if (!allowed_root(st, root))
     throw NkiError(ErrorKind::Import,
-                   fmt::format("module '{}' is not available in kernels (only numpy, math and nki can be imported)", name));
+                   fmt::format("module '{}' is not available in kernels (importable: {})", name, importable_roots(st)));
   Value top, parent, current;
   size_t pos = 0;
   for (;;) {
@@ -162,6 +178,7 @@ Value import_module(InterpState& st, std::string_view dotted, bool bind_top) {
 
 Interpreter::Interpreter(Limits limits) : state_(std::make_unique<InterpState>(*this, limits)) {
   detail::install_builtins(*state_);
+  detail::install_exceptions(*state_);
 }
 
 Interpreter::~Interpreter() = default;
@@ -238,7 +255,7 @@ std::unique_ptr<Iterator> Interpreter::iterate(const Value& v) { return detail::
 bool Interpreter::truthy(const Value& v) { return v.truthy(); }
 Value Interpreter::import_module(std::string_view dotted_name) {
   std::string name(dotted_name);
-  if (!allowed_root(name.substr(0, name.find('.'))))
+  if (!allowed_root(*state_, name.substr(0, name.find('.'))))
     throw NkiError(ErrorKind::Import, fmt::format("module '{}' is not available in kernels", name));
   return detail::load_or_create(*state_, name);
 }

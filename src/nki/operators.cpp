@@ -40,11 +40,11 @@ Value int_binary(BinOp op, int64_t a, int64_t b, bool both_bool) {
     case BinOp::Sub: if (__builtin_sub_overflow(a, b, &c)) overflow(op); return Value::from_int(c);
     case BinOp::Mul: if (__builtin_mul_overflow(a, b, &c)) overflow(op); return Value::from_int(c);
     case BinOp::Div:
-      if (b == 0) throw NkiError(ErrorKind::Value, "division by zero");
+      if (b == 0) throw NkiError(ErrorKind::Value, "ZeroDivisionError", "division by zero");
       return Value::from_float(double(a) / double(b));
     case BinOp::FloorDiv:
     case BinOp::Mod: {
-      if (b == 0) throw NkiError(ErrorKind::Value, "integer division or modulo by zero");
+      if (b == 0) throw NkiError(ErrorKind::Value, "ZeroDivisionError", "integer division or modulo by zero");
       if (a == INT64_MIN && b == -1) {
         if (op == BinOp::Mod) return Value::from_int(0);
         overflow(op);
@@ -81,13 +81,13 @@ Value float_binary(BinOp op, double a, double b, const Value& va, const Value& v
     case BinOp::Sub: return Value::from_float(a - b);
     case BinOp::Mul: return Value::from_float(a * b);
     case BinOp::Div:
-      if (b == 0) throw NkiError(ErrorKind::Value, "float division by zero");
+      if (b == 0) throw NkiError(ErrorKind::Value, "ZeroDivisionError", "float division by zero");
       return Value::from_float(a / b);
     case BinOp::FloorDiv:
-      if (b == 0) throw NkiError(ErrorKind::Value, "float floor division by zero");
+      if (b == 0) throw NkiError(ErrorKind::Value, "ZeroDivisionError", "float floor division by zero");
       return Value::from_float(std::floor(a / b));
     case BinOp::Mod: {
-      if (b == 0) throw NkiError(ErrorKind::Value, "float modulo by zero");
+      if (b == 0) throw NkiError(ErrorKind::Value, "ZeroDivisionError", "float modulo by zero");
       double r = std::fmod(a, b);
       if (r != 0 && ((r < 0) != (b < 0))) r += b;
       return Value::from_float(r);

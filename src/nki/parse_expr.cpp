@@ -132,12 +132,24 @@ ExprPtr Parser::parse_star_expressions() {
   return tuple;
 }
 
-// star_expr ::= '*' bitor | expression
-ExprPtr Parser::parse_star_or_expression() {
-  if (!at_op("*")) return parse_expression();
+// star_expr ::= '*' bitor | expression   (named: also NAME ':=' expression)
+ExprPtr Parser::parse_star_or_expression(bool named) {
+  if (!at_op("*")) return named ? parse_named_expression() : parse_expression();
   Span start = advance().span;
   ExprPtr value = parse_binary(0);
   return std::make_unique<StarredExpr>(span_from(start), std::move(value));
+}
+
+// named_expression ::= NAME ':=' expression | expression
+ExprPtr Parser::parse_named_expression() {
+  if (peek().kind != TokenKind::Name || !(peek(1).kind == TokenKind::Op && peek(1).text == ":="))
+    return parse_expression();
+  DepthGuard guard(*this);
+  const Token& name = advance();
+  advance();
+  ExprPtr target = std::make_unique<NameExpr>(name.span, name.text);
+  ExprPtr value = parse_expression();
+  return std::make_unique<NamedExpr>(span_from(name.span), std::move(target), std::move(value));
 }
 
 // expression ::= or_test ['if' or_test 'else' expression] | lambda
@@ -147,7 +159,12 @@ ExprPtr Parser::parse_expression() {
   if (at_keyword("yield")) fail_unsupported(peek().span, "'yield' (generators) is not supported in kernels");
   Span start = peek().span;
   ExprPtr body = parse_or();
-  if (at_op(":=")) fail_unsupported(peek().span, "assignment expressions (':=') are not supported in kernels");
+  if (at_op(":=")) {
+    if (body->kind != ExprKind::Name)
+      throw NkiError(ErrorKind::Syntax, "cannot use an assignment expression (':=') with this target; the target must be a name",
+                     loc(body->span));
+    fail(peek(), "invalid syntax: an assignment expression (':=') needs parentheses here");
+  }
   if (!accept_keyword("if")) return body;
   ExprPtr test = parse_or();
   if (!accept_keyword("else")) fail(peek(), "expected 'else' in the conditional expression");
@@ -304,7 +321,7 @@ ExprPtr Parser::parse_paren(const Token& open) {
     return empty;
   }
   if (at_keyword("yield")) fail_unsupported(peek().span, "'yield' (generators) is not supported in kernels");
-  ExprPtr first = parse_star_or_expression();
+  ExprPtr first = parse_star_or_expression(true);
   if (at_keyword("for") || at_keyword("async")) {
     auto gen = std::make_unique<ComprehensionExpr>(ExprKind::GeneratorExp, start);
     gen->elt = std::move(first);
@@ -322,7 +339,7 @@ ExprPtr Parser::parse_paren(const Token& open) {
   tuple->elts.push_back(std::move(first));
   while (accept_op(",")) {
     if (at_op(")")) break;
-    tuple->elts.push_back(parse_star_or_expression());
+    tuple->elts.push_back(parse_star_or_expression(true));
   }
   expect_op(")", "to close the parenthesis");
   tuple->span = span_from(start);
@@ -337,7 +354,7 @@ ExprPtr Parser::parse_list_display(const Token& open) {
     list->span = span_from(start);
     return list;
   }
-  ExprPtr first = parse_star_or_expression();
+  ExprPtr first = parse_star_or_expression(true);
   if (at_keyword("for") || at_keyword("async")) {
     auto comp = std::make_unique<ComprehensionExpr>(ExprKind::ListComp, start);
     comp->elt = std::move(first);
@@ -349,7 +366,7 @@ ExprPtr Parser::parse_list_display(const Token& open) {
   list->elts.push_back(std::move(first));
   while (accept_op(",")) {
     if (at_op("]")) break;
-    list->elts.push_back(parse_star_or_expression());
+    list->elts.push_back(parse_star_or_expression(true));
   }
   expect_op("]", "to close the list");
   list->span = span_from(start);
@@ -365,7 +382,7 @@ ExprPtr Parser::parse_brace_display(const Token& open) {
       value = parse_binary(0);
       return;
     }
-    key = parse_star_or_expression();
+    key = parse_star_or_expression(true);
     if (accept_op(":")) value = parse_expression();
   };
   ExprPtr key, value;
@@ -398,7 +415,7 @@ ExprPtr Parser::parse_brace_display(const Token& open) {
   }
   auto set = std::make_unique<SequenceExpr>(ExprKind::Set, start);
   set->elts.push_back(std::move(key));
-  while (accept_op(",") && !at_op("}")) set->elts.push_back(parse_star_or_expression());
+  while (accept_op(",") && !at_op("}")) set->elts.push_back(parse_star_or_expression(true));
   expect_op("}", "to close the set");
   set->span = span_from(start);
   return set;
@@ -459,7 +476,7 @@ ExprPtr Parser::parse_call(ExprPtr func) {
     } else {
       if (!call->keywords.empty() && !at_op("*"))
         fail(peek(), "positional argument follows keyword argument");
-      ExprPtr arg = parse_star_or_expression();
+      ExprPtr arg = parse_star_or_expression(true);
       if (at_keyword("for")) {
         auto gen = std::make_unique<ComprehensionExpr>(ExprKind::GeneratorExp, arg->span);
         gen->elt = std::move(arg);
@@ -509,8 +526,11 @@ ExprPtr Parser::parse_slice_item() {
   Span start = peek().span;
   ExprPtr lower;
   if (!at_op(":")) {
-    lower = parse_star_or_expression();
+    bool bare_walrus = peek().kind == TokenKind::Name && peek(1).kind == TokenKind::Op && peek(1).text == ":=";
+    lower = parse_star_or_expression(true);
     if (!at_op(":")) return lower;
+    if (bare_walrus)
+      throw NkiError(ErrorKind::Syntax, "an assignment expression in a slice bound needs parentheses", loc(lower->span));
   }
   auto slice = std::make_unique<SliceExpr>(start);
   slice->lower = std::move(lower);

@@ -12,16 +12,8 @@ constexpr int kMaxDepth = 120;  // nesting of expressions and blocks
 
 // Statements that are valid Python but outside the kernel subset, with the feature named.
 const char* unsupported_keyword_message(std::string_view kw) {
-  if (kw == "class") return "'class' definitions are not supported in kernels";
-  if (kw == "try") return "'try' statements are not supported in kernels";
-  if (kw == "except" || kw == "finally") return "'try' statements are not supported in kernels";
-  if (kw == "with") return "'with' statements are not supported in kernels";
   if (kw == "yield") return "'yield' (generators) is not supported in kernels";
   if (kw == "async" || kw == "await") return "'async' code is not supported in kernels";
-  if (kw == "raise") return "'raise' statements are not supported in kernels";
-  if (kw == "global") return "'global' declarations are not supported in kernels";
-  if (kw == "nonlocal") return "'nonlocal' declarations are not supported in kernels";
-  if (kw == "del") return "'del' statements are not supported in kernels";
   return nullptr;
 }
 
@@ -99,6 +91,9 @@ void Parser::parse_statement(Block& out) {
     if (t.text == "for") return out.push_back(parse_for());
     if (t.text == "while") return out.push_back(parse_while());
     if (t.text == "def") return out.push_back(parse_def({}, t.span));
+    if (t.text == "class") return out.push_back(parse_class({}, t.span));
+    if (t.text == "with") return out.push_back(parse_with());
+    if (t.text == "try") return out.push_back(parse_try());
   }
   if (t.kind == TokenKind::Op && t.text == "@") return out.push_back(parse_decorated());
   parse_simple_statements(out);
@@ -126,7 +121,11 @@ StmtPtr Parser::parse_simple_statement() {
     if (t.text == "import") return parse_import();
     if (t.text == "from") return parse_from_import();
     if (t.text == "assert") return parse_assert();
+    if (t.text == "raise") return parse_raise();
+    if (t.text == "global" || t.text == "nonlocal") return parse_global();
+    if (t.text == "del") return parse_del();
     if (t.text == "else" || t.text == "elif") fail(t, fmt::format("'{}' without a matching 'if'", t.text));
+    if (t.text == "except" || t.text == "finally") fail(t, fmt::format("'{}' without a matching 'try'", t.text));
   }
   if (t.kind == TokenKind::Indent) fail(t, "unexpected indent");
   return parse_expression_statement();
@@ -136,8 +135,8 @@ StmtPtr Parser::parse_simple_statement() {
 StmtPtr Parser::parse_expression_statement() {
   Span start = peek().span;
   ExprPtr first = parse_star_expressions();
-  if (at_op(":")) fail_unsupported(peek().span, "annotated assignments are not supported in kernels");
-  if (at_op(":=")) fail_unsupported(peek().span, "assignment expressions (':=') are not supported in kernels");
+  if (accept_op(":")) return parse_annotated_assignment(std::move(first), start);
+  if (at_op(":=")) fail(peek(), "invalid syntax: an assignment expression (':=') at statement level needs parentheses");
   if (peek().kind == TokenKind::Op) {
     if (auto op = aug_op(peek().text)) {
       advance();
@@ -157,6 +156,20 @@ StmtPtr Parser::parse_expression_statement() {
     value = parse_star_expressions();
   }
   assign->value = std::move(value);
+  assign->span = span_from(start);
+  return assign;
+}
+
+// annotated_assignment ::= target ':' expression ['=' (star_expressions)]
+StmtPtr Parser::parse_annotated_assignment(ExprPtr target, Span start) {
+  if (target->kind != ExprKind::Name && target->kind != ExprKind::Attribute && target->kind != ExprKind::Subscript)
+    throw NkiError(ErrorKind::Syntax, "only a single target (not a tuple) can be annotated", loc(target->span));
+  ExprPtr annotation = parse_expression();
+  if (!accept_op("=")) return std::make_unique<AnnAssignStmt>(span_from(start), std::move(target), std::move(annotation));
+  auto assign = std::make_unique<AssignStmt>(start);
+  assign->targets.push_back(std::move(target));
+  assign->annotation = std::move(annotation);
+  assign->value = parse_star_expressions();
   assign->span = span_from(start);
   return assign;
 }
@@ -232,6 +245,49 @@ StmtPtr Parser::parse_from_import() {
   return stmt;
 }
 
+// raise_stmt ::= 'raise' [expression ['from' expression]]
+StmtPtr Parser::parse_raise() {
+  Span start = advance().span;
+  auto stmt = std::make_unique<RaiseStmt>(start);
+  if (peek().kind != TokenKind::Newline && peek().kind != TokenKind::End && !at_op(";")) {
+    stmt->exc = parse_expression();
+    if (accept_keyword("from")) stmt->cause = parse_expression();
+  }
+  stmt->span = span_from(start);
+  return stmt;
+}
+
+// global_stmt ::= ('global' | 'nonlocal') NAME (',' NAME)*
+StmtPtr Parser::parse_global() {
+  const Token& kw = advance();
+  auto stmt = std::make_unique<GlobalStmt>(kw.span);
+  stmt->nonlocal = kw.text == "nonlocal";
+  do stmt->names.push_back(expect_name(fmt::format("after '{}'", kw.text)).text);
+  while (accept_op(","));
+  stmt->span = span_from(kw.span);
+  return stmt;
+}
+
+// del_stmt ::= 'del' target (',' target)* [',']
+StmtPtr Parser::parse_del() {
+  Span start = advance().span;
+  auto stmt = std::make_unique<DeleteStmt>(start);
+  ExprPtr targets = parse_target_list();
+  auto add = [&](ExprPtr t) {
+    if (t->kind != ExprKind::Name && t->kind != ExprKind::Subscript && t->kind != ExprKind::Attribute)
+      throw NkiError(ErrorKind::Syntax, fmt::format("cannot delete {}", t->kind == ExprKind::Call ? "function call" : "expression"),
+                     loc(t->span));
+    stmt->targets.push_back(std::move(t));
+  };
+  if (targets->kind == ExprKind::Tuple && !static_cast<SequenceExpr&>(*targets).parenthesized) {
+    for (auto& t : static_cast<SequenceExpr&>(*targets).elts) add(std::move(t));
+  } else {
+    add(std::move(targets));
+  }
+  stmt->span = span_from(start);
+  return stmt;
+}
+
 // assert_stmt ::= 'assert' expression [',' expression]
 StmtPtr Parser::parse_assert() {
   Span start = advance().span;
@@ -268,7 +324,7 @@ StmtPtr Parser::parse_if(bool is_elif) {
   const Token& opener = advance();
   auto stmt = std::make_unique<IfStmt>(opener.span);
   stmt->is_elif = is_elif;
-  stmt->test = parse_expression();
+  stmt->test = parse_named_expression();
   stmt->span = span_from(opener.span);
   stmt->body = parse_block(is_elif ? "'elif' statement" : "'if' statement", opener);
   if (at_keyword("elif")) {
@@ -290,7 +346,10 @@ StmtPtr Parser::parse_for() {
   stmt->iter = parse_star_expressions();
   stmt->span = span_from(opener.span);
   stmt->body = parse_block("'for' statement", opener);
-  if (at_keyword("else")) fail_unsupported(peek().span, "'for ... else' is not supported in kernels");
+  if (at_keyword("else")) {
+    const Token& else_tok = advance();
+    stmt->orelse = parse_block("'else' clause", else_tok);
+  }
   return stmt;
 }
 
@@ -298,10 +357,118 @@ StmtPtr Parser::parse_for() {
 StmtPtr Parser::parse_while() {
   const Token& opener = advance();
   auto stmt = std::make_unique<WhileStmt>(opener.span);
-  stmt->test = parse_expression();
+  stmt->test = parse_named_expression();
   stmt->span = span_from(opener.span);
   stmt->body = parse_block("'while' statement", opener);
-  if (at_keyword("else")) fail_unsupported(peek().span, "'while ... else' is not supported in kernels");
+  if (at_keyword("else")) {
+    const Token& else_tok = advance();
+    stmt->orelse = parse_block("'else' clause", else_tok);
+  }
+  return stmt;
+}
+
+// with_stmt ::= 'with' with_item (',' with_item)* block   where with_item ::= expression ['as' target]
+// (also the parenthesized form 'with (a as x, b):')
+StmtPtr Parser::parse_with() {
+  const Token& opener = advance();
+  auto stmt = std::make_unique<WithStmt>(opener.span);
+  bool paren = false;
+  if (at_op("(")) {
+    // `with (a, b):` is one context manager (a tuple) unless an item has `as`: look for `as`
+    // at depth 1 before the closing parenthesis.
+    int depth = 0;
+    for (size_t i = 0; peek(i).kind != TokenKind::End && peek(i).kind != TokenKind::Newline; ++i) {
+      const Token& t = peek(i);
+      if (t.kind == TokenKind::Op && (t.text == "(" || t.text == "[" || t.text == "{")) ++depth;
+      else if (t.kind == TokenKind::Op && (t.text == ")" || t.text == "]" || t.text == "}")) {
+        if (--depth == 0) {
+          paren = peek(i + 1).kind == TokenKind::Op && peek(i + 1).text == ":";
+          break;
+        }
+      } else if (depth == 1 && t.kind == TokenKind::Keyword && t.text == "as") {
+        paren = true;
+      }
+    }
+    if (paren) advance();
+  }
+  do {
+    if (paren && at_op(")")) break;
+    WithItem item;
+    item.context = parse_expression();
+    if (accept_keyword("as")) {
+      item.target = parse_binary(0);
+      check_target(*item.target, "with statement");
+    }
+    stmt->items.push_back(std::move(item));
+  } while (accept_op(","));
+  if (paren) expect_op(")", "to close the with items");
+  stmt->span = span_from(opener.span);
+  stmt->body = parse_block("'with' statement", opener);
+  return stmt;
+}
+
+// try_stmt ::= 'try' block (except_clause block)+ ['else' block] ['finally' block] | 'try' block 'finally' block
+StmtPtr Parser::parse_try() {
+  const Token& opener = advance();
+  auto stmt = std::make_unique<TryStmt>(opener.span);
+  stmt->body = parse_block("'try' statement", opener);
+  while (at_keyword("except")) {
+    const Token& ex = advance();
+    ExceptHandler h;
+    h.span = ex.span;
+    if (at_op("*")) fail_unsupported(peek().span, "'except*' (exception groups) is not supported in kernels");
+    if (!at_op(":")) {
+      h.type = parse_expression();
+      if (at_op(",")) {
+        // `except A, B:` is invalid in Python 3; `except (A, B):` is the tuple form.
+        fail(peek(), "multiple exception types must be parenthesized");
+      }
+      if (accept_keyword("as")) {
+        const Token& name = expect_name("after 'as'");
+        h.target = std::make_unique<NameExpr>(name.span, name.text);
+      }
+    }
+    h.body = parse_block("'except' clause", ex);
+    stmt->handlers.push_back(std::move(h));
+  }
+  if (!stmt->handlers.empty() && at_keyword("else")) {
+    const Token& else_tok = advance();
+    stmt->orelse = parse_block("'else' clause", else_tok);
+  }
+  if (at_keyword("finally")) {
+    const Token& fin = advance();
+    stmt->finalbody = parse_block("'finally' clause", fin);
+  }
+  if (stmt->handlers.empty() && stmt->finalbody.empty())
+    fail(peek(), "expected 'except' or 'finally' block");
+  return stmt;
+}
+
+// class_def ::= 'class' NAME ['(' [arguments] ')'] block
+StmtPtr Parser::parse_class(std::vector<ExprPtr> decorators, Span start) {
+  const Token& opener = advance();
+  auto stmt = std::make_unique<ClassDefStmt>(start);
+  stmt->decorators = std::move(decorators);
+  const Token& name = expect_name("after 'class'");
+  stmt->code = std::make_shared<FunctionCode>();
+  stmt->code->name = name.text;
+  stmt->code->class_body = true;
+  stmt->target_owner = std::make_unique<NameExpr>(name.span, name.text);
+  stmt->target = static_cast<NameExpr*>(stmt->target_owner.get());
+  if (accept_op("(")) {
+    while (!at_op(")")) {
+      if (peek().kind == TokenKind::Name && peek(1).kind == TokenKind::Op && peek(1).text == "=")
+        fail_unsupported(peek().span, "class keywords (metaclass=...) are not supported in kernels");
+      ExprPtr base = parse_expression();
+      // `class A(object)`: every class derives from object (and the name is not available).
+      if (!(base->kind == ExprKind::Name && static_cast<NameExpr&>(*base).id == "object")) stmt->bases.push_back(std::move(base));
+      if (!accept_op(",")) break;
+    }
+    expect_op(")", "to close the base class list");
+  }
+  stmt->span = span_from(start);
+  stmt->code->span = stmt->span;
+  stmt->code->body = parse_block("class definition", opener);
   return stmt;
 }
 
@@ -319,8 +486,8 @@ StmtPtr Parser::parse_decorated() {
     decorators.push_back(std::move(d));
     expect_newline();
   }
-  if (at_keyword("class")) fail_unsupported(peek().span, "'class' definitions are not supported in kernels");
-  if (!at_keyword("def")) fail(peek(), "expected 'def' after decorators");
+  if (at_keyword("class")) return parse_class(std::move(decorators), start);
+  if (!at_keyword("def")) fail(peek(), "expected 'def' or 'class' after decorators");
   return parse_def(std::move(decorators), start);
 }
 
@@ -405,9 +572,25 @@ void collect_statements(Block& block, std::vector<Stmt*>& out) {
         collect_statements(i.orelse, out);
         break;
       }
-      case StmtKind::For: collect_statements(static_cast<ForStmt&>(*s).body, out); break;
-      case StmtKind::While: collect_statements(static_cast<WhileStmt&>(*s).body, out); break;
+      case StmtKind::For:
+        collect_statements(static_cast<ForStmt&>(*s).body, out);
+        collect_statements(static_cast<ForStmt&>(*s).orelse, out);
+        break;
+      case StmtKind::While:
+        collect_statements(static_cast<WhileStmt&>(*s).body, out);
+        collect_statements(static_cast<WhileStmt&>(*s).orelse, out);
+        break;
       case StmtKind::FunctionDef: collect_statements(static_cast<FunctionDefStmt&>(*s).code->body, out); break;
+      case StmtKind::ClassDef: collect_statements(static_cast<ClassDefStmt&>(*s).code->body, out); break;
+      case StmtKind::With: collect_statements(static_cast<WithStmt&>(*s).body, out); break;
+      case StmtKind::Try: {
+        auto& t = static_cast<TryStmt&>(*s);
+        collect_statements(t.body, out);
+        for (auto& h : t.handlers) collect_statements(h.body, out);
+        collect_statements(t.orelse, out);
+        collect_statements(t.finalbody, out);
+        break;
+      }
       default: break;
     }
   }

@@ -32,6 +32,13 @@ class Parser {
   StmtPtr parse_while();
   StmtPtr parse_def(std::vector<ExprPtr> decorators, Span start);
   StmtPtr parse_decorated();
+  StmtPtr parse_class(std::vector<ExprPtr> decorators, Span start);
+  StmtPtr parse_with();
+  StmtPtr parse_try();
+  StmtPtr parse_raise();
+  StmtPtr parse_global();
+  StmtPtr parse_del();
+  StmtPtr parse_annotated_assignment(ExprPtr target, Span start);
   Block parse_block(std::string_view what, const Token& opener);
   void parse_parameters(FunctionCode& code, bool lambda);
   void check_target(const Expr& e, std::string_view context);
@@ -40,6 +47,7 @@ class Parser {
   // ---- expressions (parse_expr.cpp) ----
   ExprPtr parse_star_expressions();  // a, *b, c  (tuple without parentheses)
   ExprPtr parse_expression();        // test ::= or_test ['if' or_test 'else' test] | lambda
+  ExprPtr parse_named_expression();  // NAME ':=' expression | expression
   ExprPtr parse_or();
   ExprPtr parse_and();
   ExprPtr parse_not();
@@ -58,7 +66,7 @@ class Parser {
   ExprPtr parse_lambda();
   ExprPtr parse_strings();
   ExprPtr parse_fstring(const Token& t);
-  ExprPtr parse_star_or_expression();
+  ExprPtr parse_star_or_expression(bool named = false);
   void parse_comprehension_clauses(std::vector<Comprehension>& out);
   ExprPtr parse_target_list();  // for-loop / comprehension targets
 

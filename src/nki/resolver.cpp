@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/core.h>
+
+#include "nki/ast_walk.h"
+#include "nki/classes.h"
 
 namespace nki {
 
@@ -18,6 +22,8 @@ struct Scope {
   Scope* parent = nullptr;
   Scope* owner = this;  // the function (or module) scope whose frame holds this scope's slots
   bool is_module = false;
+  bool is_class = false;  // a class body: invisible to the functions defined in it
+  std::unordered_set<std::string> globals, nonlocals;  // `global` / `nonlocal` declarations
   CodeInfo* info = nullptr;
   std::unordered_map<std::string, uint32_t> names;      // name -> slot (or global index at module level)
   std::unordered_map<std::string, uint32_t> free_index;  // function scopes: name -> closure index
@@ -32,6 +38,8 @@ class Resolver {
     Scope scope;
     scope.is_module = true;
     scope.info = &module_.info;
+    module_scope_ = &scope;
+    collect_declarations(module_.body, scope);
     declare_block(module_.body, scope);
     resolve_block(module_.body, scope);
     finish_scope(scope);
@@ -40,6 +48,8 @@ class Resolver {
  private:
   // ---- declaration: names bound in a scope ----
   uint32_t declare(Scope& s, const std::string& name) {
+    if (s.globals.count(name)) return declare(*module_scope_, name);
+    if (s.nonlocals.count(name)) return 0;  // bound in an enclosing function (resolved as Free)
     auto it = s.names.find(name);
     if (it != s.names.end()) return it->second;
     uint32_t index;
@@ -71,19 +81,114 @@ class Resolver {
     for (const auto& stmt : block) declare_stmt(*stmt, s);
   }
 
+  // `name := value` anywhere in a statement's expressions binds in the function being declared
+  // (comprehensions included; a lambda binds in its own scope).
+  void declare_walrus(Expr* e, Scope& s) {
+    if (!e || e->kind == ExprKind::Lambda) return;
+    if (e->kind == ExprKind::NamedExpr) declare_target(*static_cast<NamedExpr&>(*e).target, s);
+    for_each_child(*e, [&](ExprPtr& c) { declare_walrus(c.get(), s); });
+  }
+
+  void declare_stmt_walrus(Stmt& stmt, Scope& s) {
+    switch (stmt.kind) {
+      case StmtKind::Expr: declare_walrus(static_cast<ExprStmt&>(stmt).value.get(), s); break;
+      case StmtKind::Assign: declare_walrus(static_cast<AssignStmt&>(stmt).value.get(), s); break;
+      case StmtKind::AugAssign: declare_walrus(static_cast<AugAssignStmt&>(stmt).value.get(), s); break;
+      case StmtKind::Return: declare_walrus(static_cast<ReturnStmt&>(stmt).value.get(), s); break;
+      case StmtKind::If: declare_walrus(static_cast<IfStmt&>(stmt).test.get(), s); break;
+      case StmtKind::For: declare_walrus(static_cast<ForStmt&>(stmt).iter.get(), s); break;
+      case StmtKind::While: declare_walrus(static_cast<WhileStmt&>(stmt).test.get(), s); break;
+      case StmtKind::Assert:
+        declare_walrus(static_cast<AssertStmt&>(stmt).test.get(), s);
+        declare_walrus(static_cast<AssertStmt&>(stmt).msg.get(), s);
+        break;
+      case StmtKind::With:
+        for (auto& item : static_cast<WithStmt&>(stmt).items) declare_walrus(item.context.get(), s);
+        break;
+      case StmtKind::Raise: declare_walrus(static_cast<RaiseStmt&>(stmt).exc.get(), s); break;
+      default: break;
+    }
+  }
+
+  // `global`/`nonlocal` apply to the whole function body, wherever they are written.
+  void collect_declarations(const Block& block, Scope& s) {
+    for (const auto& stmt : block) {
+      switch (stmt->kind) {
+        case StmtKind::Global: {
+          auto& g = static_cast<const GlobalStmt&>(*stmt);
+          if (g.nonlocal && (s.is_module || !s.parent))
+            throw NkiError(ErrorKind::Syntax, "nonlocal declaration not allowed at module level", loc_of(module_.file, g.span));
+          for (auto& name : g.names) (g.nonlocal ? s.nonlocals : s.globals).insert(name);
+          break;
+        }
+        case StmtKind::If:
+          collect_declarations(static_cast<const IfStmt&>(*stmt).body, s);
+          collect_declarations(static_cast<const IfStmt&>(*stmt).orelse, s);
+          break;
+        case StmtKind::For:
+          collect_declarations(static_cast<const ForStmt&>(*stmt).body, s);
+          collect_declarations(static_cast<const ForStmt&>(*stmt).orelse, s);
+          break;
+        case StmtKind::While:
+          collect_declarations(static_cast<const WhileStmt&>(*stmt).body, s);
+          collect_declarations(static_cast<const WhileStmt&>(*stmt).orelse, s);
+          break;
+        case StmtKind::With: collect_declarations(static_cast<const WithStmt&>(*stmt).body, s); break;
+        case StmtKind::Try: {
+          auto& t = static_cast<const TryStmt&>(*stmt);
+          collect_declarations(t.body, s);
+          for (auto& h : t.handlers) collect_declarations(h.body, s);
+          collect_declarations(t.orelse, s);
+          collect_declarations(t.finalbody, s);
+          break;
+        }
+        default: break;
+      }
+    }
+    if (s.is_module) s.globals.clear();  // `global x` at module level is a no-op
+  }
+
   void declare_stmt(const Stmt& stmt, Scope& s) {
+    declare_stmt_walrus(const_cast<Stmt&>(stmt), s);
     switch (stmt.kind) {
       case StmtKind::Assign:
         for (auto& t : static_cast<const AssignStmt&>(stmt).targets) declare_target(*t, s);
         break;
+      case StmtKind::AnnAssign: declare_target(*static_cast<const AnnAssignStmt&>(stmt).target, s); break;
       case StmtKind::AugAssign: declare_target(*static_cast<const AugAssignStmt&>(stmt).target, s); break;
       case StmtKind::For: {
         auto& f = static_cast<const ForStmt&>(stmt);
         declare_target(*f.target, s);
         declare_block(f.body, s);
+        declare_block(f.orelse, s);
         break;
       }
-      case StmtKind::While: declare_block(static_cast<const WhileStmt&>(stmt).body, s); break;
+      case StmtKind::While:
+        declare_block(static_cast<const WhileStmt&>(stmt).body, s);
+        declare_block(static_cast<const WhileStmt&>(stmt).orelse, s);
+        break;
+      case StmtKind::With: {
+        auto& w = static_cast<const WithStmt&>(stmt);
+        for (auto& item : w.items)
+          if (item.target) declare_target(*item.target, s);
+        declare_block(w.body, s);
+        break;
+      }
+      case StmtKind::Try: {
+        auto& t = static_cast<const TryStmt&>(stmt);
+        declare_block(t.body, s);
+        for (auto& h : t.handlers) {
+          if (h.target) declare_target(*h.target, s);
+          declare_block(h.body, s);
+        }
+        declare_block(t.orelse, s);
+        declare_block(t.finalbody, s);
+        break;
+      }
+      case StmtKind::Delete:
+        for (auto& t : static_cast<const DeleteStmt&>(stmt).targets) declare_target(*t, s);
+        break;
+      case StmtKind::ClassDef: declare(s, static_cast<const ClassDefStmt&>(stmt).target->id); break;
       case StmtKind::If: {
         auto& i = static_cast<const IfStmt&>(stmt);
         declare_block(i.body, s);
@@ -107,6 +212,7 @@ class Resolver {
   };
   std::optional<Found> find(Scope& from, const std::string& name) {
     for (Scope* s = &from; s; s = s->parent) {
+      if (s->is_class && s != from.owner) continue;  // methods do not see the class body's names
       auto it = s->names.find(name);
       if (it != s->names.end()) return Found{s, s->owner, it->second};
     }
@@ -140,11 +246,23 @@ class Resolver {
     if (std::find(cells.begin(), cells.end(), slot) == cells.end()) cells.push_back(slot);
   }
 
-  void resolve_name(NameExpr& n, Scope& s) {
-    if (is_dunder(n.id))
+  void resolve_name(NameExpr& n, Scope& s, bool allow_protocol_method = false) {
+    if (is_dunder(n.id) && !allow_protocol_method)
       throw NkiError(ErrorKind::Sandbox, fmt::format("'{}' is not available in kernels: dunder names are not allowed", n.id),
                      loc_of(module_.file, n.span));
-    std::optional<Found> found = find(s, n.id);
+    std::optional<Found> found;
+    if (s.owner->globals.count(n.id)) {
+      n.scope = NameScope::Global;
+      n.index = declare(*module_scope_, n.id);
+      return;
+    }
+    if (s.owner->nonlocals.count(n.id)) {
+      if (s.owner->parent) found = find(*s.owner->parent, n.id);
+      if (!found || found->where->is_module)
+        throw NkiError(ErrorKind::Syntax, fmt::format("no binding for nonlocal '{}' found", n.id), loc_of(module_.file, n.span));
+    } else {
+      found = find(s, n.id);
+    }
     if (found && found->where->is_module) {
       n.scope = NameScope::Global;
       n.index = found->index;
@@ -214,6 +332,7 @@ class Resolver {
         resolve_expr(f.target.get(), s);
         stmt.cost = 1 + node_count_ - before;
         resolve_block(f.body, s);
+        resolve_block(f.orelse, s);
         return;
       }
       case StmtKind::While: {
@@ -221,13 +340,55 @@ class Resolver {
         resolve_expr(w.test.get(), s);
         stmt.cost = 1 + node_count_ - before;
         resolve_block(w.body, s);
+        resolve_block(w.orelse, s);
         return;
+      }
+      case StmtKind::AnnAssign: resolve_expr(static_cast<AnnAssignStmt&>(stmt).target.get(), s); break;
+      case StmtKind::With: {
+        auto& w = static_cast<WithStmt&>(stmt);
+        for (auto& item : w.items) {
+          resolve_expr(item.context.get(), s);
+          resolve_expr(item.target.get(), s);
+        }
+        stmt.cost = 1 + node_count_ - before;
+        resolve_block(w.body, s);
+        return;
+      }
+      case StmtKind::Raise: {
+        auto& r = static_cast<RaiseStmt&>(stmt);
+        resolve_expr(r.exc.get(), s);
+        resolve_expr(r.cause.get(), s);
+        break;
+      }
+      case StmtKind::Try: {
+        auto& t = static_cast<TryStmt&>(stmt);
+        stmt.cost = 1;
+        resolve_block(t.body, s);
+        for (auto& h : t.handlers) {
+          resolve_expr(h.type.get(), s);
+          resolve_expr(h.target.get(), s);
+          resolve_block(h.body, s);
+        }
+        resolve_block(t.orelse, s);
+        resolve_block(t.finalbody, s);
+        return;
+      }
+      case StmtKind::Delete: resolve_exprs(static_cast<DeleteStmt&>(stmt).targets, s); break;
+      case StmtKind::ClassDef: {
+        auto& c = static_cast<ClassDefStmt&>(stmt);
+        resolve_exprs(c.decorators, s);
+        resolve_exprs(c.bases, s);
+        resolve_function(*c.code, s);
+        resolve_expr(c.target, s);
+        break;
       }
       case StmtKind::FunctionDef: {
         auto& d = static_cast<FunctionDefStmt&>(stmt);
         resolve_exprs(d.decorators, s);
         resolve_function(*d.code, s);
-        resolve_expr(d.target, s);
+        // A class body may define the protocol methods (__init__, __repr__, ...).
+        if (s.is_class && is_protocol_method(d.target->id)) resolve_name(*d.target, s, true);
+        else resolve_expr(d.target, s);
         break;
       }
       case StmtKind::Import:
@@ -254,6 +415,7 @@ class Resolver {
     Scope fn;
     fn.parent = &enclosing;
     fn.info = &code.info;
+    fn.is_class = code.class_body;
     for (auto& p : code.params) {
       if (is_dunder(p.name))
         throw NkiError(ErrorKind::Sandbox, fmt::format("'{}' is not available in kernels: dunder names are not allowed", p.name),
@@ -261,8 +423,10 @@ class Resolver {
       p.slot = declare(fn, p.name);
     }
     if (code.lambda_body) {
+      declare_walrus(code.lambda_body.get(), fn);
       resolve_expr(code.lambda_body.get(), fn);
     } else {
+      collect_declarations(code.body, fn);
       declare_block(code.body, fn);
       resolve_block(code.body, fn);
     }
@@ -331,7 +495,8 @@ class Resolver {
       }
       case ExprKind::Attribute: {
         auto& a = static_cast<AttributeExpr&>(*e);
-        if (is_dunder(a.attr))
+        // Protocol methods of user classes (Base.__init__(self, ...)) are plain class attributes.
+        if (is_dunder(a.attr) && !is_protocol_method(a.attr))
           throw NkiError(ErrorKind::Sandbox,
                          fmt::format("attribute '{}' is not available in kernels: dunder attributes are not allowed", a.attr),
                          loc_of(module_.file, a.attr_span));
@@ -372,11 +537,19 @@ class Resolver {
       }
       case ExprKind::Lambda: resolve_function(*static_cast<LambdaExpr&>(*e).code, s); break;
       case ExprKind::Starred: resolve_expr(static_cast<StarredExpr&>(*e).value.get(), s); break;
+      case ExprKind::NamedExpr: {
+        auto& n = static_cast<NamedExpr&>(*e);
+        resolve_expr(n.value.get(), s);
+        // The target binds in the function, past any comprehension scope.
+        resolve_expr(n.target.get(), *s.owner);
+        break;
+      }
     }
   }
 
   ModuleAst& module_;
   const BuiltinLookup& builtins_;
+  Scope* module_scope_ = nullptr;
   uint32_t node_count_ = 0;
 };
 

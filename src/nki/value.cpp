@@ -205,7 +205,18 @@ std::string Object::repr() const { return fmt::format("<{} object>", type_name()
 
 Value Object::get_attr(Interpreter& in, std::string_view name) {
   if (auto method = core::get_method(in, shared_from_this(), name)) return *method;
-  throw NkiError(ErrorKind::Name, fmt::format("'{}' object has no attribute '{}'", type_name(), name));
+  throw NkiError(ErrorKind::Name, "AttributeError", fmt::format("'{}' object has no attribute '{}'", type_name(), name));
+}
+
+void Object::set_attr(Interpreter& in, std::string_view name, const Value& value) {
+  throw NkiError(ErrorKind::Type, fmt::format("cannot set attribute '{}' of a '{}' object", name, type_name()));
+}
+
+void Object::del_item(Interpreter& in, const Value& index) { core::del_item(in, *this, index); }
+
+Value Object::enter(Interpreter& in) {
+  throw NkiError(ErrorKind::Type,
+                 fmt::format("'{}' object does not support the context manager protocol (used in 'with')", type_name()));
 }
 
 Value Object::call(Interpreter& in, CallArgs& args) {
@@ -320,7 +331,7 @@ ObjectPtr make_builtin(Signature sig, std::function<Value(Interpreter&, BoundArg
 Value ModuleObj::get_attr(Interpreter& in, std::string_view attr) {
   auto it = attrs.find(attr);
   if (it != attrs.end()) return it->second;
-  throw NkiError(ErrorKind::Name, fmt::format("module '{}' has no attribute '{}'", name, attr));
+  throw NkiError(ErrorKind::Name, "AttributeError", fmt::format("module '{}' has no attribute '{}'", name, attr));
 }
 
 // ---- helpers ------------------------------------------------------------------------------------

@@ -135,9 +135,16 @@ class Object : public std::enable_shared_from_this<Object> {
 
   virtual Value get_attr(Interpreter& in, std::string_view name);
   virtual bool has_attr(std::string_view name) const { return false; }
+  // `self.name = value` (instances of user classes); other objects refuse.
+  virtual void set_attr(Interpreter& in, std::string_view name, const Value& value);
   virtual Value call(Interpreter& in, CallArgs& args);
   virtual Value get_item(Interpreter& in, const Value& index);
   virtual void set_item(Interpreter& in, const Value& index, const Value& value);
+  virtual void del_item(Interpreter& in, const Value& index);  // `del self[index]`
+  // The context-manager protocol of `with`: enter() gives the `as` value; exit() runs when the
+  // block is left (`failing`: by an exception, which is never suppressed).
+  virtual Value enter(Interpreter& in);
+  virtual void exit(Interpreter& in, bool failing) {}
   // `self[index] op= value`; return false to let the interpreter do get_item/op/set_item.
   virtual bool aug_set_item(Interpreter& in, BinOp op, const Value& index, const Value& value) { return false; }
   // `name op= value` where name holds this object: return the new value of the name

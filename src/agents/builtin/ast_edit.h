@@ -11,6 +11,7 @@
 #include <string>
 
 #include "nki/ast.h"
+#include "nki/ast_walk.h"
 
 namespace agents::builtin {
 
@@ -44,8 +45,9 @@ std::string text(const nki::Expr& e);  // print_expr
 std::string assigned_name(const nki::Stmt& s);
 nki::Expr* assigned_value(nki::Stmt& s);
 
-// Calls `fn` on each direct child expression slot of `e`.
-void for_each_child(nki::Expr& e, const std::function<void(nki::ExprPtr&)>& fn);
+// Calls `fn` on each direct child expression slot of `e` (lives with the AST, so that every node
+// kind is covered in one place).
+using nki::for_each_child;
 // Calls `fn` on `e` and every expression nested in it (pre-order).
 void walk(nki::Expr& e, const std::function<void(nki::Expr&)>& fn);
 // Calls `fn` on every expression slot of a statement tree (recursively, pre-order; targets too).

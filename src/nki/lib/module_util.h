@@ -73,6 +73,15 @@ struct PassthroughObj : Object {
   Value call(Interpreter& in, CallArgs& args) override;
   Value get_attr(Interpreter& in, std::string_view name) override;
   bool has_attr(std::string_view name) const override { return true; }
+  // `with nki.compiler.no_reorder():` and the other directive scopes: no functional effect.
+  Value enter(Interpreter& in) override { return Value(shared_from_this()); }
+};
+
+// Annotations such as nt.tensor[128, 512], nki.tensor or typing.Optional[int]: subscripting gives
+// the annotation back (annotations have no run-time effect).
+struct AnnotationObj : PassthroughObj {
+  using PassthroughObj::PassthroughObj;
+  Value get_item(Interpreter& in, const Value& index) override { return Value(shared_from_this()); }
 };
 
 // Adds the dtype constants (float32, bfloat16, ..., bool_) to a module.

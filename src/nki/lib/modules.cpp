@@ -7,8 +7,11 @@ namespace nki::lib {
 
 void install_builtin_modules(Interpreter& in) {
   in.register_module("numpy", make_numpy_module);
-  in.register_module("numpy", make_numpy_module);
   in.register_module("math", make_math_module);
+  in.register_module("typing", make_typing_stdlib_module);
+  in.register_module("functools", make_functools_module);
+  in.register_module("itertools", make_itertools_module);
+  in.register_module("neuronxcc", make_neuronxcc_module);
   // Both spellings of the NKI API: the legacy neuronxcc.nki and the current nki.
   for (const char* root : {"neuronxcc.nki", "nki"}) {
     std::string r(root);
@@ -16,6 +19,7 @@ void install_builtin_modules(Interpreter& in) {
     in.register_module(r + ".language", make_language_module);
     in.register_module(r + ".isa", make_isa_module);
     in.register_module(r + ".typing", make_typing_module);
+    in.register_module(r + ".compiler", make_compiler_module);
   }
 }
 

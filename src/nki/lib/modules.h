@@ -5,6 +5,9 @@
 //   neuronxcc.nki.language, nki.language  -> make_language_module   (language_module.cpp)
 //   neuronxcc.nki.isa, nki.isa            -> make_isa_module        (isa_module.cpp)
 //   neuronxcc.nki.typing, nki.typing      -> make_typing_module
+//   neuronxcc.nki.compiler, nki.compiler  -> make_compiler_module
+//   neuronxcc                             -> make_neuronxcc_module
+//   typing, functools, itertools          -> python_modules.cpp
 // Any other import is an Import error raised by the interpreter.
 #pragma once
 
@@ -22,6 +25,11 @@ ObjectPtr make_nki_module(Interpreter& in);
 ObjectPtr make_language_module(Interpreter& in);
 ObjectPtr make_isa_module(Interpreter& in);
 ObjectPtr make_typing_module(Interpreter& in);
+ObjectPtr make_compiler_module(Interpreter& in);     // nki.compiler / neuronxcc.nki.compiler
+ObjectPtr make_neuronxcc_module(Interpreter& in);    // neuronxcc (from neuronxcc import nki)
+ObjectPtr make_typing_stdlib_module(Interpreter& in);  // typing (python_modules.cpp)
+ObjectPtr make_functools_module(Interpreter& in);
+ObjectPtr make_itertools_module(Interpreter& in);
 
 // Registers all of the above with the interpreter's module registry under every accepted name.
 void install_builtin_modules(Interpreter& in);

@@ -10,12 +10,6 @@ namespace nki::lib {
 
 namespace {
 
-// Annotations such as nt.tensor[128, 512] or nki.tensor: subscripting gives the annotation back.
-struct AnnotationObj : PassthroughObj {
-  using PassthroughObj::PassthroughObj;
-  Value get_item(Interpreter& in, const Value& index) override { return Value(shared_from_this()); }
-};
-
 Value submodule(Interpreter& in, const char* dotted, ObjectPtr (*factory)(Interpreter&)) {
   try {
     return in.import_module(dotted);
@@ -63,12 +57,26 @@ Value compiler_namespace() {
 
 }  // namespace
 
+// `import neuronxcc.nki.compiler as ncc` and `nki.compiler.x`: one module with the directives.
+ObjectPtr make_compiler_module(Interpreter& in) {
+  auto m = std::make_shared<ModuleObj>("nki.compiler");
+  Value ns = compiler_namespace();
+  for (auto& [name, value] : static_cast<NamespaceObj&>(*ns.object()).attrs) m->attrs[name] = value;
+  return m;
+}
+
+ObjectPtr make_neuronxcc_module(Interpreter& in) {
+  auto m = std::make_shared<ModuleObj>("neuronxcc");
+  m->attrs["nki"] = submodule(in, "neuronxcc.nki", make_nki_module);
+  return m;
+}
+
 ObjectPtr make_nki_module(Interpreter& in) {
   auto m = std::make_shared<ModuleObj>("nki");
   for (const char* name : {"jit", "baremetal", "benchmark", "profile", "trace"})
     m->attrs[name] = Value(std::make_shared<PassthroughObj>(std::string("nki.") + name));
   m->attrs["tensor"] = Value(std::make_shared<AnnotationObj>("nki.tensor"));
-  m->attrs["compiler"] = compiler_namespace();
+  m->attrs["compiler"] = submodule(in, "nki.compiler", make_compiler_module);
   def(*m, "nki", "simulate_kernel", {req("kernel")}, [](Interpreter& in2, BoundArgs& a) {
     CallArgs call;
     call.args = a.rest;

@@ -1,0 +1,80 @@
+#include "nki/ast_walk.h"
+
+namespace nki {
+
+void for_each_child(Expr& e, const std::function<void(ExprPtr&)>& fn) {
+  auto opt = [&](ExprPtr& p) {
+    if (p) fn(p);
+  };
+  switch (e.kind) {
+    case ExprKind::Name: case ExprKind::Constant: return;
+    case ExprKind::FString:
+      for (auto& part : static_cast<FStringExpr&>(e).parts) opt(part.expr);
+      return;
+    case ExprKind::BinOp: {
+      auto& b = static_cast<BinOpExpr&>(e);
+      fn(b.left), fn(b.right);
+      return;
+    }
+    case ExprKind::UnaryOp: fn(static_cast<UnaryOpExpr&>(e).operand); return;
+    case ExprKind::BoolOp:
+      for (auto& v : static_cast<BoolOpExpr&>(e).values) fn(v);
+      return;
+    case ExprKind::Compare: {
+      auto& c = static_cast<CompareExpr&>(e);
+      fn(c.left);
+      for (auto& v : c.comparators) fn(v);
+      return;
+    }
+    case ExprKind::Call: {
+      auto& c = static_cast<CallExpr&>(e);
+      fn(c.func);
+      for (auto& a : c.args) fn(a);
+      for (auto& k : c.keywords) fn(k.value);
+      return;
+    }
+    case ExprKind::Attribute: fn(static_cast<AttributeExpr&>(e).value); return;
+    case ExprKind::Subscript: {
+      auto& s = static_cast<SubscriptExpr&>(e);
+      fn(s.value), fn(s.index);
+      return;
+    }
+    case ExprKind::Slice: {
+      auto& s = static_cast<SliceExpr&>(e);
+      opt(s.lower), opt(s.upper), opt(s.step);
+      return;
+    }
+    case ExprKind::Tuple: case ExprKind::List: case ExprKind::Set:
+      for (auto& v : static_cast<SequenceExpr&>(e).elts) fn(v);
+      return;
+    case ExprKind::Dict: {
+      auto& d = static_cast<DictExpr&>(e);
+      for (auto& k : d.keys) opt(k);
+      for (auto& v : d.values) fn(v);
+      return;
+    }
+    case ExprKind::ListComp: case ExprKind::SetComp: case ExprKind::DictComp: case ExprKind::GeneratorExp: {
+      auto& c = static_cast<ComprehensionExpr&>(e);
+      opt(c.elt), opt(c.value);
+      for (auto& g : c.generators) {
+        fn(g.target), fn(g.iter);
+        for (auto& i : g.ifs) fn(i);
+      }
+      return;
+    }
+    case ExprKind::IfExp: {
+      auto& i = static_cast<IfExpExpr&>(e);
+      fn(i.test), fn(i.body), fn(i.orelse);
+      return;
+    }
+    case ExprKind::Lambda: opt(static_cast<LambdaExpr&>(e).code->lambda_body); return;
+    case ExprKind::Starred: fn(static_cast<StarredExpr&>(e).value); return;
+    case ExprKind::NamedExpr: {
+      auto& n = static_cast<NamedExpr&>(e);
+      fn(n.target), fn(n.value);
+      return;
+    }
+  }
+}
+
+}  // namespace nki

@@ -1,0 +1,2 @@
+class Tile(metaclass=Meta):
+    pass

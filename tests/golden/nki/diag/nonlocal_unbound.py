@@ -1,0 +1,5 @@
+def outer():
+    def inner():
+        nonlocal missing
+        missing = 1
+    return inner

@@ -1,0 +1,2 @@
+with open('weights.bin') as fh:
+    pass

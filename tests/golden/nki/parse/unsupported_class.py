@@ -1,3 +1,0 @@
-x = 1
-class Foo:
-    pass

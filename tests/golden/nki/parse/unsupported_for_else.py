@@ -1,4 +1,0 @@
-for i in range(3):
-    pass
-else:
-    pass

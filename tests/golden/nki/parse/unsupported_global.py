@@ -1,3 +1,0 @@
-def f():
-    global x
-    x = 1

@@ -1,5 +1,0 @@
-def f():
-    try:
-        pass
-    except Exception:
-        pass

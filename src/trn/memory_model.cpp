@@ -123,7 +123,7 @@ void MemoryModel::evict_for(BufferKind buffer, uint64_t need, const std::vector<
                             const TransferFn& emit) {
   SpacePool& space = pool(buffer);
   while (space.free_bytes() < need) {
-    TileKey victim = pick_victim(buffer, pinned);
+    TileKey victim = pick_victim(buffer, pinned, need - space.free_bytes());
     if (victim == kNeverUsed)
       throw AllocationError(fmt::format(
           "the operands of one instruction need more than the {} bytes per partition of {}",
@@ -145,20 +145,35 @@ void MemoryModel::evict_for(BufferKind buffer, uint64_t need, const std::vector<
   }
 }
 
-TileKey MemoryModel::pick_victim(BufferKind buffer, const std::vector<TileKey>& pinned) const {
+// Among tiles next used by the same instruction (a tie for Belady) the choice must not depend on
+// how the kernel happened to declare them (tensor ids follow declaration order: the blocks of one
+// tensor, or a list of separate tiles, or a tile declared before the loop): a clean tile first (no
+// save), then the smallest tile that alone covers the shortfall, else the largest (fewest
+// evictions), then the lower key, for determinism.
+namespace {
+
+bool better_tie(const TileState& t, TileKey key, const TileState& best, TileKey best_key, uint64_t shortfall) {
+  if (t.clean != best.clean) return t.clean;
+  bool t_covers = t.bytes_per_partition >= shortfall, best_covers = best.bytes_per_partition >= shortfall;
+  if (t_covers != best_covers) return t_covers;
+  if (t.bytes_per_partition != best.bytes_per_partition)
+    return t_covers ? t.bytes_per_partition < best.bytes_per_partition
+                    : t.bytes_per_partition > best.bytes_per_partition;
+  return key < best_key;
+}
+
+}  // namespace
+
+TileKey MemoryModel::pick_victim(BufferKind buffer, const std::vector<TileKey>& pinned, uint64_t shortfall) const {
   TileKey best = kNeverUsed;
   uint64_t best_use = 0;
   for (const auto& [key, unused] : resident_) {
     const TileState& t = tiles_.at(key);
     if (t.buffer != buffer) continue;
     if (std::find(pinned.begin(), pinned.end(), key) != pinned.end()) continue;
-    // Farthest next use first (Belady); on a tie a clean tile (no save needed), then the lower
-    // key, for determinism.
+    // Farthest next use first (Belady); ties as better_tie says.
     bool better = best == kNeverUsed || t.next_use > best_use;
-    if (!better && t.next_use == best_use) {
-      bool best_clean = tiles_.at(best).clean;
-      better = (t.clean && !best_clean) || (t.clean == best_clean && key < best);
-    }
+    if (!better && t.next_use == best_use) better = better_tie(t, key, tiles_.at(best), best, shortfall);
     if (better) {
       best = key;
       best_use = t.next_use;

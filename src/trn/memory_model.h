@@ -114,7 +114,9 @@ class MemoryModel {
   SpacePool& pool(BufferKind buffer) { return buffer == BufferKind::Psum ? psum_ : sbuf_; }
   void evict_for(BufferKind buffer, uint64_t need, const std::vector<TileKey>& pinned,
                  const TransferFn& emit);
-  TileKey pick_victim(BufferKind buffer, const std::vector<TileKey>& pinned) const;
+  // The tile to evict: farthest next use (Belady). `shortfall`: the bytes per partition still
+  // missing, which decides ties (see the definition).
+  TileKey pick_victim(BufferKind buffer, const std::vector<TileKey>& pinned, uint64_t shortfall) const;
   void evict(TileKey key, const TransferFn& emit);
   void release(TileKey key, TileState& t, double when);
 

@@ -299,3 +299,45 @@ TEST(TrnSimulator, PsumZerosStartAnAccumulationWithoutAMemset) {
     if (late[idx + 1].inst.opcode == Opcode::Memset) std::swap(late[idx], late[idx + 1]);
   EXPECT_EQ(trn::simulate(late, trn1()).instructions, base.instructions + 2);
 }
+
+namespace {
+
+// A small (512 B per partition) and a big (80 KiB) tile, both written, then a `filler` tile that
+// does not fit beside them, then one instruction reading the small and the big tile: both are
+// next used by the same instruction, a tie for the allocator. `small_first` is the declaration
+// order, which decides the tensor ids.
+std::vector<trn::Record> tied_victims(bool small_first, uint64_t filler_bytes) {
+  return build([&](trn::TraceBuilder& b) {
+    auto out = b.hbm("out", 128ull * 512, false, true);
+    uint32_t small = 0, big = 0;
+    if (small_first) small = b.sbuf("small", 128, 512), big = b.sbuf("big", 128, 81920);
+    else big = b.sbuf("big", 128, 81920), small = b.sbuf("small", 128, 512);
+    uint32_t filler = b.sbuf("filler", 128, filler_bytes);
+    auto res = b.sbuf("res", 128, 512);
+    b.op(Opcode::Memset, Engine::Vector, {}, {b.tile(small, 0, 128, 128)});
+    b.op(Opcode::Memset, Engine::Vector, {}, {b.tile(big, 0, 128, 20480)});
+    b.op(Opcode::Memset, Engine::Vector, {}, {b.tile(filler, 0, 128, uint32_t(filler_bytes / 4))});
+    b.store(b.hbm_rows(out, 128, 128), b.tile(filler, 0, 128, 128));
+    b.op(Opcode::TensorScalar, Engine::Vector, {b.tile(big, 0, 128, 128), b.tile(small, 0, 128, 128)},
+         {b.tile(res, 0, 128, 128)});
+    b.store(b.hbm_rows(out, 128, 128), b.tile(res, 0, 128, 128));
+  });
+}
+
+}  // namespace
+
+// SBUF holds 176 KiB per partition on trn1: small + big leave 95.5 KiB free.
+TEST(TrnSimulator, TiedSpillVictimsDoNotDependOnDeclarationOrder) {
+  // 100 KiB filler: 4.5 KiB short; the small tile alone cannot cover it, so only the big one goes.
+  for (bool small_first : {true, false}) {
+    trn::Profile p = trn::simulate(tied_victims(small_first, 100 * 1024), trn1());
+    EXPECT_EQ(p.spill_save_bytes, 128u * 81920) << small_first;
+  }
+  // 96 KiB filler: 0.5 KiB short; the small tile covers it and is the cheaper save.
+  for (bool small_first : {true, false}) {
+    trn::Profile p = trn::simulate(tied_victims(small_first, 96 * 1024), trn1());
+    EXPECT_EQ(p.spill_save_bytes, 128u * 512) << small_first;
+  }
+  EXPECT_DOUBLE_EQ(trn::simulate(tied_victims(true, 100 * 1024), trn1()).latency,
+                   trn::simulate(tied_victims(false, 100 * 1024), trn1()).latency);
+}

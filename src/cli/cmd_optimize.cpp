@@ -36,6 +36,7 @@ namespace fs = std::filesystem;
 
 struct OptimizeOptions {
   std::string task, tasks, agent = "builtin", config, memory_in, memory_out, out, resume, bench_root, arch = "trn1";
+  std::string kernels;  // --kernels DIR: the baselines come from DIR instead of <bench_root>/kernels
   std::string prompts;
   std::string check_seeds;  // "" = the task's own seeds (all five)
   std::string cache_dir;    // reference-output cache for search-time checks ("" = the default one)
@@ -57,6 +58,7 @@ nlohmann::json to_json(const OptimizeOptions& o) {
           {"memory_in", o.memory_in},
           {"memory_out", o.memory_out},
           {"bench_root", fs::absolute(o.bench_root).string()},
+          {"kernels", o.kernels.empty() ? "" : fs::absolute(o.kernels).string()},
           {"arch", o.arch},
           {"prompts", o.prompts},
           {"seed", o.seed},
@@ -83,6 +85,7 @@ void restore(OptimizeOptions& o, const nlohmann::json& j, const search::Budgets&
   o.memory_in = j.value("memory_in", "");
   if (o.memory_out.empty()) o.memory_out = j.value("memory_out", "");
   o.bench_root = j.value("bench_root", "");
+  o.kernels = j.value("kernels", "");
   o.arch = j.value("arch", "trn1");
   o.prompts = j.value("prompts", "");
   o.seed = j.value("seed", uint64_t{0});
@@ -216,7 +219,7 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   search::validate(o.params);
   search::validate(o.budgets);
   std::vector<std::string> warnings;
-  auto tasks = search::load_tasks(o.bench_root, o.tasks.empty() ? o.task : o.tasks, o.arch, warnings);
+  auto tasks = search::load_tasks(o.bench_root, o.tasks.empty() ? o.task : o.tasks, o.arch, warnings, o.kernels);
   for (const auto& w : warnings) fmt::print(stderr, "accelopt: warning: {}\n", w);
   if (tasks.empty()) throw std::invalid_argument("no task to optimize");
   if (!o.check_seeds.empty()) {
@@ -274,6 +277,8 @@ cli::RunFn setup(CLI::App& sub) {
   sub.add_option("--config", o->config, "the agents' configuration file (docs/config.md)");
   sub.add_option("--prompts", o->prompts, "directory of prompt templates overriding the built-in ones");
   sub.add_option("--bench-root", o->bench_root, "benchmark directory in the NKIBench layout (default: the bundled one)");
+  sub.add_option("--kernels", o->kernels, "directory of baseline kernels to start from instead of the benchmark's "
+                                          "(<task>_<config>_0.py or <task>.py), e.g. nkibench/styles/nki_api");
   sub.add_option("--arch", o->arch, "trn1 or trn2")->check(CLI::IsMember({"trn1", "trn2"}))->capture_default_str();
   sub.add_option("--B", p.beam, "beam width")->capture_default_str();
   sub.add_option("--N", p.plans, "plans per candidate")->capture_default_str();

@@ -31,16 +31,19 @@ double peak_latency_ms(const bench::TaskCase& c, const std::string& arch) {
   }
 }
 
-TaskSpec to_spec(const bench::TaskCase& c, const std::string& arch) {
+// `kernel_path`: the baseline (the case's own kernel, or the one --kernels found for it).
+TaskSpec to_spec(const bench::TaskCase& c, const std::string& kernel_path, const std::string& arch) {
   TaskSpec spec;
   spec.info.name = c.name();
   spec.info.reference_text = bench::read_file(c.reference_path);
-  spec.info.baseline_text = bench::read_file(c.kernel_path);
+  spec.info.baseline_text = bench::read_file(kernel_path);
+  // The name the search writes candidates under stays the benchmark's, whatever the baseline file
+  // is called in --kernels (a <task>.py there is still this case's kernel).
   spec.info.kernel_file_name = std::filesystem::path(c.kernel_path).filename().string();
   spec.info.arch = arch;
   spec.info.peak_latency_ms = peak_latency_ms(c, arch);
   spec.reference_path = c.reference_path;
-  spec.baseline_path = c.kernel_path;
+  spec.baseline_path = kernel_path;
   spec.tolerance = c.effective_tolerance();
   return spec;
 }
@@ -48,18 +51,32 @@ TaskSpec to_spec(const bench::TaskCase& c, const std::string& arch) {
 }  // namespace
 
 std::vector<TaskSpec> load_tasks(const std::string& bench_root, const std::string& selection, const std::string& arch,
-                                 std::vector<std::string>& warnings) {
+                                 std::vector<std::string>& warnings, const std::string& kernels_dir) {
   bench::Suite suite = bench::load_suite(bench_root);
   warnings.insert(warnings.end(), suite.errors.begin(), suite.errors.end());
   bool all = selection == "all";
   std::vector<std::string> wanted = split_names(selection);
   if (!all && wanted.empty()) throw std::invalid_argument("no task given: use --task T, --tasks a,b or --tasks all");
+  if (!kernels_dir.empty() && !std::filesystem::is_directory(kernels_dir))
+    throw std::invalid_argument(fmt::format("--kernels {}: not a directory", kernels_dir));
   // Tasks run in the order given (memory carries from one task to the next, so order matters);
   // 'all' is the benchmark's order. A case named twice (as task and task_config) runs once.
   std::vector<TaskSpec> specs;
   std::set<std::string> taken;
   auto take = [&](const bench::TaskCase& c) {
-    if (taken.insert(c.name()).second) specs.push_back(to_spec(c, arch));
+    if (!taken.insert(c.name()).second) return;
+    std::string kernel = c.kernel_path;
+    if (!kernels_dir.empty()) {
+      kernel = bench::find_kernel_in(kernels_dir, c);
+      if (kernel.empty()) {
+        std::string message = fmt::format("--kernels {}: no {} or {}.py for task {}", kernels_dir,
+                                          std::filesystem::path(c.kernel_path).filename().string(), c.task, c.name());
+        if (!all) throw std::invalid_argument(message);
+        warnings.push_back(message + " (skipped)");
+        return;
+      }
+    }
+    specs.push_back(to_spec(c, kernel, arch));
   };
   if (all) {
     for (const auto& c : suite.cases) take(c);

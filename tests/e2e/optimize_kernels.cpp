@@ -1,0 +1,74 @@
+// End to end: `accelopt optimize --kernels DIR` starts each task from the kernel in DIR (as
+// `bench --kernels`), not from the benchmark's kernels/, and keeps DIR for --resume.
+#include <gtest/gtest.h>
+
+#include "bench_e2e_util.h"
+
+namespace {
+
+using namespace bench_e2e;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+CliRun accelopt(const std::string& dir, const std::string& args) {
+  CliRun r;
+  std::string out = dir + "/stdout.txt", err = dir + "/stderr.txt";
+  std::string cmd = "cd " + quote(ACCELOPT_SOURCE_DIR) + " && ACCELOPT_CACHE_DIR=" + quote(dir + "/cache") + " " +
+                    quote(ACCELOPT_BINARY) + " " + args + " >" + quote(out) + " 2>" + quote(err);
+  int status = std::system(cmd.c_str());
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+double profiled_ms(const std::string& dir, const std::string& reference, const std::string& kernel) {
+  CliRun p = accelopt(dir, "profile --json --reference " + quote(reference) + " --kernel " + quote(kernel));
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  return p.exit_code == 0 ? nlohmann::json::parse(p.out).value("latency", 0.0) : 0.0;
+}
+
+TEST(OptimizeKernels, BaselineComesFromTheKernelsDirectory) {
+  TempDir tmp;
+  nlohmann::json summary;
+  std::string root = tmp.path() + "/bench";
+  add_small_task(root, "silu", "M4096_N7168", {{"M", 256}, {"N", 2048}}, "M256_N2048", summary);
+  write_summary(root, summary);
+  // The newer-API silu with 512-column blocks: right, and not the benchmark's kernel (other DMAs).
+  std::string mine = slurp(source("nkibench/styles/nki_api/silu_M4096_N7168_0.py"));
+  size_t at = mine.find("block = 1024");
+  ASSERT_NE(at, std::string::npos);
+  mine.replace(at, 12, "block = 512");
+  spit(tmp.path() + "/mine/silu.py", mine);  // <task>.py: the short name also counts
+
+  std::string reference = root + "/reference/silu_M256_N2048.py";
+  double mine_ms = profiled_ms(tmp.path(), reference, tmp.path() + "/mine/silu.py");
+  double theirs_ms = profiled_ms(tmp.path(), reference, root + "/kernels/silu_M256_N2048_0.py");
+  ASSERT_GT(mine_ms, 0);
+  ASSERT_NE(mine_ms, theirs_ms) << "the test needs a baseline that differs from the benchmark's";
+
+  std::string run = tmp.path() + "/run";
+  CliRun r = accelopt(tmp.path(), "optimize --task silu --agent builtin --bench-root " + quote(root) + " --kernels " +
+                                      quote(tmp.path() + "/mine") +
+                                      " --T 1 --B 1 --N 1 --K 1 --seed 1 --workers 1 --no-progress --check-seeds 0 "
+                                      "--out " + quote(run));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto task = nlohmann::json::parse(slurp(run + "/summary.json"))["tasks"][0];
+  EXPECT_DOUBLE_EQ(task["baseline_latency_ms"].get<double>(), mine_ms) << task.dump(2);
+  EXPECT_EQ(nlohmann::json::parse(slurp(run + "/config.json"))["kernels"], tmp.path() + "/mine");
+}
+
+TEST(OptimizeKernels, ANamedTaskWithoutAKernelThereIsRefused) {
+  TempDir tmp;
+  fs::create_directories(tmp.path() + "/empty");
+  CliRun r = accelopt(tmp.path(), "optimize --task silu --agent builtin --kernels " + quote(tmp.path() + "/empty") +
+                                      " --out " + quote(tmp.path() + "/run"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("no silu_M4096_N7168_0.py or silu.py"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp.path() + "/run/config.json"));  // a failed start leaves no run behind
+}
+
+}  // namespace

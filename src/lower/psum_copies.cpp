@@ -8,7 +8,8 @@
 //     (or, for +=, a VectorE add) moves it into the SBUF destination;
 //   - pass a PSUM tile where SBUF is needed (a PSUM transpose result as `stationary` or `moving`
 //     of nc_matmul, `nl.store` of a PSUM tile, documented in LANG store): a copy to a fresh SBUF
-//     tile comes first and the instruction reads it.
+//     tile comes first and the instruction reads it;
+//   - DMA into a PSUM tile: the transfer lands in a fresh SBUF tile and a copy follows.
 // A result wider than one PSUM bank goes through PSUM in bank-sized pieces (see bank_pieces).
 // Evidence: LANG `nl.store` ("a PSUM tile ... gets an extra copy to SBUF first"); the public
 // kernels that ran on the device with `sbuf[...] = nc_transpose(...)` (issue 11). What is not
@@ -46,7 +47,16 @@ class PsumCopies : public Stage {
     Record inst = r;
     for (auto& in : inst.inst.inputs)
       if (in.buffer == BufferKind::Psum) in = copy_to_sbuf(r, in);
-    if (!pe(r.inst) || r.inst.outputs.size() != 1 || r.inst.outputs[0].buffer != BufferKind::Sbuf)
+    if (dma(r.inst)) {
+      // A DMA into PSUM lands in SBUF, then a copy moves it.
+      std::vector<Record> after;
+      for (auto& out : inst.inst.outputs)
+        if (out.buffer == BufferKind::Psum) out = sbuf_landing(r, out, after);
+      emit_changed(std::move(inst));
+      for (auto& a : after) emit_changed(std::move(a));
+      return;
+    }
+    if (r.inst.outputs.size() != 1 || r.inst.outputs[0].buffer != BufferKind::Sbuf)
       return emit_changed(std::move(inst));
     // A Tensor Engine result bound for SBUF: through PSUM, one bank at a time.
     for (const Record& piece : bank_pieces(inst)) {
@@ -87,10 +97,18 @@ class PsumCopies : public Stage {
     if (!pe(inst) && !dma(inst)) return false;
     for (const auto& in : inst.inputs)
       if (in.buffer == BufferKind::Psum) return true;
-    if (pe(inst))
-      for (const auto& out : inst.outputs)
-        if (out.buffer == BufferKind::Sbuf) return true;
+    for (const auto& out : inst.outputs)
+      if (out.buffer == (pe(inst) ? BufferKind::Sbuf : BufferKind::Psum)) return true;
     return false;
+  }
+
+  // The SBUF tile a DMA writes instead of a PSUM destination, with the copy into it appended.
+  trn::Operand sbuf_landing(const Record& r, const trn::Operand& psum, std::vector<Record>& after) {
+    Record a = alloc(BufferKind::Sbuf, psum, psum.dtype_bytes, r.line, r.seq);
+    trn::Operand landing = whole_tile(a, psum, psum.dtype_bytes, psum.fp32);
+    emit_changed(a);
+    after.push_back(instruction(Opcode::TensorCopy, r, {landing}, {psum}));
+    return landing;
   }
 
   Record alloc(BufferKind buffer, const trn::Operand& like, uint8_t dtype_bytes, uint32_t line, uint64_t seq) {

@@ -8,23 +8,6 @@ namespace {
 
 using namespace bench_e2e;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-CliRun accelopt(const std::string& dir, const std::string& args) {
-  CliRun r;
-  std::string out = dir + "/stdout.txt", err = dir + "/stderr.txt";
-  std::string cmd = "cd " + quote(ACCELOPT_SOURCE_DIR) + " && ACCELOPT_CACHE_DIR=" + quote(dir + "/cache") + " " +
-                    quote(ACCELOPT_BINARY) + " " + args + " >" + quote(out) + " 2>" + quote(err);
-  int status = std::system(cmd.c_str());
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
 double profiled_ms(const std::string& dir, const std::string& reference, const std::string& kernel) {
   CliRun p = accelopt(dir, "profile --json --reference " + quote(reference) + " --kernel " + quote(kernel));
   EXPECT_EQ(p.exit_code, 0) << p.err;

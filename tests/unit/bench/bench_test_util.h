@@ -2,12 +2,17 @@
 // from the argument shapes, so shrinking the reference's module constants shrinks the run).
 #pragma once
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <regex>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "bench/checker.h"
 #include "bench/loader.h"
+#include "bench/ref_cache.h"
 
 namespace bench_test {
 
@@ -48,6 +53,13 @@ inline const std::map<std::string, std::map<std::string, int>>& small_configs() 
   return configs;
 }
 
+// The bundled cases by task_config name, e.g. "silu_M4096_N7168".
+inline std::vector<std::string> case_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, values] : small_configs()) out.push_back(name);
+  return out;
+}
+
 // A check of `kernel_text` against the small version of a bundled reference, one seed.
 inline bench::CheckRequest small_check(const std::string& name, const std::string& kernel_text) {
   bench::CheckRequest req;
@@ -59,6 +71,34 @@ inline bench::CheckRequest small_check(const std::string& name, const std::strin
   req.tolerance = name.rfind("mamba", 0) == 0 ? 3e-5 : 2e-5;
   req.limits.max_seconds = 60;
   return req;
+}
+
+// The full-size checks (minutes) run only when ACCELOPT_FULL_NKIBENCH=1.
+inline bool full_size_enabled() {
+  const char* v = std::getenv("ACCELOPT_FULL_NKIBENCH");
+  return v && std::string(v) == "1";
+}
+
+// The five-seed check of `kernel_path` (default: the case's own kernel) against the full-size
+// bundled case `name`, with its tolerance and the default reference cache.
+inline bench::CheckResult full_size_check(const std::string& name, std::string kernel_path = "") {
+  bench::Suite suite = bench::load_suite(source_dir() + "/nkibench");
+  auto it = std::find_if(suite.cases.begin(), suite.cases.end(), [&](auto& c) { return c.name() == name; });
+  if (it == suite.cases.end()) throw std::invalid_argument("no bundled case " + name);
+  bench::CheckRequest req;
+  req.reference_path = it->reference_path;
+  req.reference_text = bench::read_file(it->reference_path);
+  req.kernel_path = kernel_path.empty() ? it->kernel_path : kernel_path;
+  req.kernel_text = bench::read_file(req.kernel_path);
+  req.tolerance = it->effective_tolerance();
+  req.cache_dir = bench::default_ref_cache_dir();
+  return bench::check_kernel(req);
+}
+
+inline std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& line : lines) out += line + "\n";
+  return out;
 }
 
 // Replaces the first occurrence of `from` (which must exist) in `text`.

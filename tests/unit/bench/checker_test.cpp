@@ -30,13 +30,7 @@ TEST_P(BundledKernelSmall, PassesItsOwnCheck) {
   EXPECT_FALSE(r.shape_only_args.empty());
 }
 
-std::vector<std::string> bundled_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, values] : bench_test::small_configs()) names.push_back(name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllTasks, BundledKernelSmall, ::testing::ValuesIn(bundled_names()),
+INSTANTIATE_TEST_SUITE_P(AllTasks, BundledKernelSmall, ::testing::ValuesIn(bench_test::case_names()),
                          [](const auto& info) { return info.param; });
 
 struct WrongKernel {

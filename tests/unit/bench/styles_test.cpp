@@ -9,7 +9,6 @@
 //   - with ACCELOPT_FULL_NKIBENCH=1, every style kernel passes the full-size five-seed check
 //     (minutes, like full_size_test.cpp).
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -19,7 +18,6 @@
 #include "bench/checker.h"
 #include "bench/loader.h"
 #include "bench/profile_run.h"
-#include "bench/ref_cache.h"
 #include "bench_test_util.h"
 
 namespace {
@@ -35,12 +33,6 @@ std::string style_kernel(const std::string& style, const std::string& name) {
   return bench_test::source_dir() + "/nkibench/styles/" + style + "/" + name + "_0.py";
 }
 
-std::vector<std::string> case_names() {
-  std::vector<std::string> out;
-  for (const auto& [name, values] : bench_test::small_configs()) out.push_back(name);
-  return out;
-}
-
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 TEST(Styles, EachStyleHoldsTheFourteenKernelsUnderTheBundledNames) {
@@ -49,12 +41,12 @@ TEST(Styles, EachStyleHoldsTheFourteenKernelsUnderTheBundledNames) {
     for (const auto& entry : fs::directory_iterator(bench_test::source_dir() + "/nkibench/styles/" + style))
       if (entry.path().extension() == ".py") ++files;
     EXPECT_EQ(files, 14u) << style;
-    for (const auto& name : case_names()) EXPECT_TRUE(fs::is_regular_file(style_kernel(style, name))) << name;
+    for (const auto& name : bench_test::case_names()) EXPECT_TRUE(fs::is_regular_file(style_kernel(style, name))) << name;
   }
 }
 
 TEST(Styles, EveryFileIsInItsStyle) {
-  for (const auto& name : case_names()) {
+  for (const auto& name : bench_test::case_names()) {
     SCOPED_TRACE(name);
     std::string legacy = bench::read_file(style_kernel("legacy_grid", name));
     for (const char* mark : {"import neuronxcc.nki.language as nl", "def kernel(v1", "  import numpy as np\n",
@@ -72,9 +64,8 @@ TEST(Styles, EveryFileIsInItsStyle) {
 double simulated_ms(const std::string& name, const std::string& kernel) {
   bench::TraceRequest req = bench::trace_request_from_files(bench_test::bundled_reference(name), kernel);
   bench::ProfileRun run = bench::profile_kernel(req, "trn1");
-  std::string diags;
-  for (const auto& d : run.diagnostics) diags += d + "\n";
-  EXPECT_TRUE(run.profile.has_value()) << kernel << ": " << bench::to_string(run.outcome) << "\n" << diags;
+  EXPECT_TRUE(run.profile.has_value()) << kernel << ": " << bench::to_string(run.outcome) << "\n"
+                                       << bench_test::joined(run.diagnostics);
   return run.profile ? run.profile->latency : 0;
 }
 
@@ -118,28 +109,15 @@ TEST_P(StyleKernel, SimulatesLikeTheBundledKernel) {
 }
 
 TEST_P(StyleKernel, PassesTheFullSizeCheckWithAllSeeds) {
-  const char* full = std::getenv("ACCELOPT_FULL_NKIBENCH");
-  if (!full || std::string(full) != "1") GTEST_SKIP() << "set ACCELOPT_FULL_NKIBENCH=1 to run the full-size check";
+  if (!bench_test::full_size_enabled()) GTEST_SKIP() << "set ACCELOPT_FULL_NKIBENCH=1 to run the full-size check";
   const auto& [style, name] = GetParam();
-  bench::Suite suite = bench::load_suite(bench_test::source_dir() + "/nkibench");
-  auto it = std::find_if(suite.cases.begin(), suite.cases.end(), [&](auto& c) { return c.name() == name; });
-  ASSERT_NE(it, suite.cases.end());
-  bench::CheckRequest req;
-  req.reference_path = it->reference_path;
-  req.reference_text = bench::read_file(req.reference_path);
-  req.kernel_path = style_kernel(style, name);
-  req.kernel_text = bench::read_file(req.kernel_path);
-  req.tolerance = it->effective_tolerance();
-  req.cache_dir = bench::default_ref_cache_dir();
-  bench::CheckResult r = bench::check_kernel(req);
-  std::string diags;
-  for (const auto& d : r.diagnostics) diags += d + "\n";
-  EXPECT_EQ(r.outcome, bench::Outcome::Ok) << diags;
+  bench::CheckResult r = bench_test::full_size_check(name, style_kernel(style, name));
+  EXPECT_EQ(r.outcome, bench::Outcome::Ok) << bench_test::joined(r.diagnostics);
   EXPECT_EQ(r.seeds.size(), 5u);
 }
 
 INSTANTIATE_TEST_SUITE_P(NkiBench, StyleKernel, ::testing::Combine(::testing::ValuesIn(styles()),
-                                                                   ::testing::ValuesIn(case_names())),
+                                                                   ::testing::ValuesIn(bench_test::case_names())),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 }  // namespace

@@ -97,6 +97,12 @@ struct KernelInfo {
   // @nki.compiler.skip_middle_end_transformations: the compiler's middle end (loop
   // vectorization and the other loop-level rewrites) is off, program order is what runs.
   bool skip_middle_end_transformations = false;
+  // The other nki.compiler directives the kernel uses (as a decorator, a `with` block or a
+  // loop's directives=); a later Kernel record of the same call repeats the earlier ones.
+  bool enable_stack_allocator = false;  // @nki.compiler.enable_stack_allocator
+  bool force_auto_alloc = false;        // nki.compiler.force_auto_alloc
+  bool no_reorder = false;              // `with nki.compiler.no_reorder():` (keep program order there)
+  bool multi_buffer = false;            // nki.compiler.multi_buffer(n) on a loop
 };
 
 struct InstructionInfo {
@@ -154,6 +160,8 @@ const char* to_string(BufferKind b);
 const char* to_string(Opcode op);
 const char* to_string(LoopKind k);
 const char* to_string(AluOp op);
+// " skip_middle_end_transformations no_reorder ..." (the set attributes, each after a space).
+std::string kernel_attributes(const KernelInfo& k);
 
 inline const char* to_string(Engine e) {
   switch (e) {
@@ -182,6 +190,15 @@ inline const char* to_string(LoopKind k) {
     case LoopKind::Python: return "range";
   }
   return "?";
+}
+inline std::string kernel_attributes(const KernelInfo& k) {
+  std::string s;
+  if (k.skip_middle_end_transformations) s += " skip_middle_end_transformations";
+  if (k.enable_stack_allocator) s += " enable_stack_allocator";
+  if (k.force_auto_alloc) s += " force_auto_alloc";
+  if (k.no_reorder) s += " no_reorder";
+  if (k.multi_buffer) s += " multi_buffer";
+  return s;
 }
 inline const char* to_string(AluOp op) {
   switch (op) {

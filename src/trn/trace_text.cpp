@@ -236,6 +236,10 @@ Record parse_kernel(std::istringstream& words, const LineParser& p) {
   std::string word;
   while (words >> word) {
     if (word == "skip_middle_end_transformations") r.kernel.skip_middle_end_transformations = true;
+    else if (word == "enable_stack_allocator") r.kernel.enable_stack_allocator = true;
+    else if (word == "force_auto_alloc") r.kernel.force_auto_alloc = true;
+    else if (word == "no_reorder") r.kernel.no_reorder = true;
+    else if (word == "multi_buffer") r.kernel.multi_buffer = true;
     else p.fail(fmt::format("unknown kernel attribute '{}'", word));
   }
   return r;
@@ -290,8 +294,7 @@ std::string format_record(const Record& r) {
       return fmt::format("loop iter {} {}", r.loop.loop_id, r.loop.iteration);
     case RecordKind::LoopEnd:
       return fmt::format("loop end {}", r.loop.loop_id);
-    case RecordKind::Kernel:
-      return r.kernel.skip_middle_end_transformations ? "kernel skip_middle_end_transformations" : "kernel";
+    case RecordKind::Kernel: return "kernel" + kernel_attributes(r.kernel);
     case RecordKind::Alloc:
     case RecordKind::Instruction:
       break;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "nki/interpreter.h"
+#include "nki/type_object.h"
 #include "nki/lib/numpy_util.h"
 
 namespace nki::lib {
@@ -14,6 +15,7 @@ using tensor::DType;
 // ---- dtype objects ------------------------------------------------------------------------------
 
 std::string DTypeObj::repr() const { return fmt::format("dtype('{}')", tensor::name(dtype)); }
+std::string DTypeObj::str() const { return std::string(tensor::name(dtype)); }  // print(x.dtype)
 
 bool DTypeObj::has_attr(std::string_view name) const {
   return name == "type" || name == "name" || name == "itemsize" || name == "kind" || name == "char";
@@ -54,11 +56,12 @@ std::optional<DType> to_dtype(const Value& v, std::string_view what) {
     if (auto d = tensor::parse_dtype(s->s)) return d;
     throw NkiError(ErrorKind::Type, fmt::format("{}: data type '{}' not understood", what, s->s));
   }
-  if (auto* b = v.as<BuiltinObj>()) {  // Python's float / int / bool builtins
-    if (b->name == "float") return DType::Float64;
-    if (b->name == "int") return DType::Int64;
-    if (b->name == "bool") return DType::Bool;
-  }
+  std::string builtin;  // Python's float / int / bool (type objects)
+  if (auto* b = v.as<BuiltinObj>()) builtin = b->name;
+  else if (auto* t = v.is_object() ? dynamic_cast<TypeObj*>(v.object().get()) : nullptr) builtin = t->name;
+  if (builtin == "float") return DType::Float64;
+  if (builtin == "int") return DType::Int64;
+  if (builtin == "bool") return DType::Bool;
   throw NkiError(ErrorKind::Type, fmt::format("{}: expected a dtype, got {}", what, v.repr()));
 }
 

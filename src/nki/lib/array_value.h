@@ -17,6 +17,7 @@ struct DTypeObj : Object {
   ObjType type() const override { return kType; }
   std::string type_name() const override { return "dtype"; }
   std::string repr() const override;
+  std::string str() const override;
   Value get_attr(Interpreter& in, std::string_view name) override;  // .type, .name, .itemsize
   bool has_attr(std::string_view name) const override;
   Value call(Interpreter& in, CallArgs& args) override;  // np.float32(x)

@@ -28,8 +28,12 @@ void check_same_partitions(const NkiTensorObj& a, const NkiTensorObj& b, std::st
 
 namespace {
 
-void require_sbuf(const NkiTensorObj& t, std::string_view api, std::string_view what) {
-  if (t.storage->buffer != trn::BufferKind::Sbuf)
+// The Tensor Engine reads SBUF; a PSUM operand (a transpose result passed as `stationary`) is
+// legal NKI because the compiler copies it to SBUF first. The trace keeps the PSUM operand as
+// written; the compiler stage (src/lower, psum_copies) inserts the copy. HBM is refused by
+// tile_arg before this point.
+void require_on_chip(const NkiTensorObj& t, std::string_view api, std::string_view what) {
+  if (!t.on_chip())
     throw NkiError(ErrorKind::Rule, fmt::format("err_unsupported_memory: the Tensor Engine reads {} of {} from SBUF, "
                                                 "but it is in {}", what, api, trn::to_string(t.storage->buffer)));
 }
@@ -83,8 +87,8 @@ Value matmul_core(const NkiTensorObj& stationary0, const NkiTensorObj& moving0, 
   const NkiTensorObj& m = *mref;
   check_2d(s, stationary0, api, "stationary");
   check_2d(m, moving0, api, "moving");
-  require_sbuf(s, api, "stationary");
-  require_sbuf(m, api, "moving");
+  require_on_chip(s, api, "stationary");
+  require_on_chip(m, api, "moving");
   int64_t k = s.shape()[0], cols_s = s.shape()[1], cols_m = m.shape()[1];
   if (m.shape()[0] != k)
     throw NkiError(ErrorKind::Rule, fmt::format("err_num_partition_mismatch: the contraction (partition) sizes of "
@@ -129,7 +133,7 @@ Value transpose_core(const NkiTensorObj& t0, std::string_view api, std::optional
                                                 "the largest tile {} can transpose", f, api));
   trn::Engine e = engine.value_or(trn::Engine::Tensor);
   bool tensor_engine = e == trn::Engine::Tensor;
-  if (tensor_engine) require_sbuf(t, api, "data");
+  if (tensor_engine) require_on_chip(t, api, "data");
   Instruction ins(api, tensor_engine ? trn::Opcode::Transpose : trn::Opcode::TensorCopy, e, {f, p}, std::move(mask));
   const Box& box = ins.box();
   tensor::Array a = no_values();

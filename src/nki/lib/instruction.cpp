@@ -37,7 +37,7 @@ void Instruction::check_engine_reaches(trn::BufferKind buffer) const {
 }
 
 tensor::Array Instruction::input_box(const NkiTensorObj& t, const Box& box) {
-  check_engine_reaches(t.storage->buffer);
+  if (!(psum_inputs_copied_ && t.storage->buffer == trn::BufferKind::Psum)) check_engine_reaches(t.storage->buffer);
   if (box.empty()) return no_values();
   t.view.check_bounds(t.storage->shape, box, api_);
   if (record_) record_->inst.inputs.push_back(make_operand(t, box));
@@ -94,6 +94,7 @@ void Instruction::output_to(const NkiTensorObj& dst, const tensor::Array& values
     throw NkiError(ErrorKind::Value, fmt::format("destination of shape {} does not match the result shape {} ({})",
                                                  tensor::shape_str(dst.shape()), tensor::shape_str(space_), api_));
   pad.view.check_bounds(pad.storage->shape, region_.box, api_);
+  pad.storage->written = true;
   if (computing()) {
     if (accumulate) {
       tensor::Array old = read_region(pad, region_.box);

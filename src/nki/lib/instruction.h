@@ -32,6 +32,11 @@ class Instruction {
 
   // Restricts the instruction to a region already computed (assignment of a masked result).
   void restrict_to(const MaskRegion& region) { region_ = region; }
+  // An instruction whose engine the API fixes (nisa.affine_select runs on GpSimd) may still be
+  // given a PSUM input: the compiler copies it to SBUF first (the fused-attention tutorial passes
+  // the PSUM scores), so only outputs are held to the engine's reach. The trace keeps the PSUM
+  // operand as written.
+  void psum_inputs_copied_by_compiler() { psum_inputs_copied_ = true; }
 
   // Adds `t` (shape broadcastable to the space after padding with trailing unit axes) as an
   // input; returns its elements over the active region (empty when not computing).
@@ -59,6 +64,7 @@ class Instruction {
   tensor::Shape space_;
   MaskRegion region_;
   trn::Record* record_ = nullptr;
+  bool psum_inputs_copied_ = false;
 };
 
 // An array value for "no numerics" (trace-only mode): shape-only, so no buffer is allocated.

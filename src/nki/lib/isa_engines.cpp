@@ -138,6 +138,7 @@ Value affine_select_fn(Interpreter& in, BoundArgs& a) {
   auto off = scalar_arg(a["on_false_value"]);
   if (!off) throw NkiError(ErrorKind::Type, "on_false_value of nisa.affine_select must be a scalar");
   Instruction ins(api, trn::Opcode::Select, trn::Engine::GpSimd, t.shape(), to_predicate(a["mask"], api));
+  ins.psum_inputs_copied_by_compiler();
   tensor::Array v = ins.input(t);
   tensor::Array r = no_values();
   if (ins.computing()) {

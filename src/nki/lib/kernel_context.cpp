@@ -109,6 +109,15 @@ void KernelContext::emit_kernel(const trn::KernelInfo& info) {
   send(scratch_);
 }
 
+void KernelContext::add_directives(const trn::KernelInfo& info) {
+  directives_.skip_middle_end_transformations |= info.skip_middle_end_transformations;
+  directives_.enable_stack_allocator |= info.enable_stack_allocator;
+  directives_.force_auto_alloc |= info.force_auto_alloc;
+  directives_.no_reorder |= info.no_reorder;
+  directives_.multi_buffer |= info.multi_buffer;
+  emit_kernel(directives_);
+}
+
 void KernelContext::flush() {
   if (!has_pending_) return;
   has_pending_ = false;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,18 @@ class KernelContext {
   void emit_loop(trn::RecordKind kind, const trn::LoopInfo& info);
   // A Kernel record (decorator attributes of the kernel being called).
   void emit_kernel(const trn::KernelInfo& info);
+  // Adds compiler directives to the run's attributes and records them (one Kernel record with
+  // every attribute set so far, so a later record never switches an earlier one off).
+  void add_directives(const trn::KernelInfo& info);
+
+  // SPMD launch state (kernel[grid](...)): the grid and the running program's coordinates;
+  // empty outside a launch (one program, id 0).
+  std::vector<int64_t> grid, program;
+  // shared_hbm tensors the launch's first program created, in creation order: the other
+  // programs get the same tensors (one output shared by all programs).
+  std::vector<std::shared_ptr<TensorStorage>> launch_shared;
+  size_t launch_shared_next = 0;
+  bool launch_first_program = true;
   void flush();  // emits the pending records (end of run, before other records)
 
  private:
@@ -69,6 +82,7 @@ class KernelContext {
   trn::Record pending_alloc_;
   trn::Record scratch_;
   bool has_pending_ = false;
+  trn::KernelInfo directives_;
   bool pending_has_alloc_ = false;
   const Object* pending_result_ = nullptr;
 };

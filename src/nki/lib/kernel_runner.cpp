@@ -61,6 +61,7 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
     auto* a = inputs[i].as<NdArrayObj>();
     call.args.push_back(a && !a->is_scalar ? input_tensor(ctx, *a, i) : inputs[i]);
   }
+  std::vector<Value> arguments = call.args;
   Value ret;
   try {
     ret = in.call(fn, std::move(call));
@@ -74,6 +75,15 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
     for (auto& item : t->items) result.outputs.push_back(output_array(item));
   } else if (!ret.is_none()) {
     result.outputs.push_back(output_array(ret));
+  } else {
+    // A kernel written for nki.baremetal returns nothing and writes its output arguments (the
+    // matrix multiplication and Mamba tutorials): those are its outputs, in argument order.
+    for (size_t i = 0; i < arguments.size(); ++i)
+      if (auto* t = arguments[i].as<NkiTensorObj>(); t && t->storage->written) {
+        result.outputs.push_back(output_array(arguments[i]));
+        result.written_arguments.push_back(i);
+      }
+    result.returned_tuple = result.outputs.size() > 1;
   }
   result.instructions = ctx.instructions;
   if (options.sink) options.sink->finish();
@@ -131,8 +141,7 @@ std::string format_record(const trn::Record& r) {
       return fmt::format("loop_iter id={} i={}", r.loop.loop_id, r.loop.iteration);
     case trn::RecordKind::LoopEnd:
       return fmt::format("loop_end id={}", r.loop.loop_id);
-    case trn::RecordKind::Kernel:
-      return r.kernel.skip_middle_end_transformations ? "kernel skip_middle_end_transformations" : "kernel";
+    case trn::RecordKind::Kernel: return "kernel" + trn::kernel_attributes(r.kernel);
   }
   return "?";
 }

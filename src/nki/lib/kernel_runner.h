@@ -25,6 +25,9 @@ struct KernelRunOptions {
 struct KernelRunResult {
   std::vector<tensor::Array> outputs;  // shape-only arrays in trace-only mode
   bool returned_tuple = false;
+  // A kernel that returns nothing (written for nki.baremetal) has as outputs the arguments it
+  // wrote; their indices in the argument list (empty when the kernel returns its outputs).
+  std::vector<size_t> written_arguments;
   uint64_t instructions = 0;           // instruction records (also counted when no sink is given)
 };
 

@@ -101,6 +101,12 @@ bool lazy_initialization(const BoundArgs& a) {
 
 }  // namespace
 
+bool is_shared_hbm(const Value& v) {
+  if (auto* b = dynamic_cast<BufferObj*>(v.is_object() ? v.object().get() : nullptr)) return b->label == "shared_hbm";
+  if (auto* s = v.as<StrObj>()) return s->s == "shared_hbm";
+  return false;
+}
+
 trn::BufferKind buffer_kind(const Value& v, std::string_view api) {
   if (v.is_none()) return trn::BufferKind::Sbuf;
   if (auto* b = dynamic_cast<BufferObj*>(v.is_object() ? v.object().get() : nullptr)) return b->kind;
@@ -126,7 +132,24 @@ Value create_tensor(const Value& shape_v, const Value& dtype_v, const Value& buf
   } else {
     check_on_chip_shape(cs, dtype, kind, api);
   }
+  // In an SPMD launch every program gets the first program's shared_hbm tensors (one output
+  // shared by all programs, nki-language.md 3.10), matched by creation order.
+  KernelContext& ctx = KernelContext::current();
+  bool shared = kind == trn::BufferKind::Hbm && is_shared_hbm(buffer_v);
+  if (shared && !ctx.grid.empty() && !ctx.launch_first_program) {
+    if (ctx.launch_shared_next >= ctx.launch_shared.size())
+      throw NkiError(ErrorKind::Rule, fmt::format("{}: this program creates more shared_hbm tensors than the first "
+                                                  "program of the launch", api));
+    auto st = ctx.launch_shared[ctx.launch_shared_next++];
+    if (st->shape != cs.shape || st->dtype != dtype)
+      throw NkiError(ErrorKind::Rule, fmt::format("{}: the programs of a launch create different shared_hbm tensors "
+                                                  "({} {} here, {} {} in the first program)", api,
+                                                  tensor::shape_str(cs.shape), tensor::name(dtype),
+                                                  tensor::shape_str(st->shape), tensor::name(st->dtype)));
+    return make_tensor(st);
+  }
   auto storage = new_storage(cs.shape, dtype, kind, kind == trn::BufferKind::Hbm ? 0 : cs.partition_axis);
+  if (shared && !ctx.grid.empty()) ctx.launch_shared.push_back(storage);
   if (auto* s = name_v.as<StrObj>()) storage->name = s->s;
   storage->zero_initialized = fill && *fill == 0.0;
   KernelContext::current().emit_alloc(*storage);

@@ -11,6 +11,8 @@
 namespace nki::lib {
 
 trn::BufferKind buffer_kind(const Value& buffer, std::string_view api);
+// buffer=nl.shared_hbm (one tensor shared by the programs of an SPMD launch).
+bool is_shared_hbm(const Value& buffer);
 // Declares a tensor; `fill` = initial value (nl.zeros/ones/full), nullopt = uninitialised (zeros).
 // The fill is one Memset per block; `lazy` (nl.zeros(lazy_initialization=True)) emits none, the
 // values are still `fill`.

@@ -4,6 +4,7 @@
 
 #include "nki/lib/array_value.h"
 #include "nki/lib/index_expr.h"
+#include "nki/lib/kernel_launch.h"
 #include "nki/lib/language_creation.h"
 #include "nki/lib/language_math.h"
 #include "nki/lib/loop_range.h"
@@ -69,16 +70,31 @@ void add_index_functions(ModuleObj& m) {
   auto loop = [&](const char* name, trn::LoopKind kind) {
     Signature sig{std::string("nl.") + name, {}, true, true};
     m.attrs[name] = Value(make_builtin(std::move(sig), [name, kind](Interpreter&, BoundArgs& a) {
+      for (auto& [key, value] : a.extra_kwargs)
+        if (key == "directives") apply_loop_directives(value);
       return make_loop_range(kind, a.rest, std::string("nl.") + name);
     }));
   };
   loop("affine_range", trn::LoopKind::Affine);
   loop("sequential_range", trn::LoopKind::Sequential);
   loop("static_range", trn::LoopKind::Static);
-  // One program per launch: the runner does not replicate kernels over an SPMD grid.
-  def(m, kNl, "program_id", {opt("axis", Value::from_int(0))}, [](Interpreter&, BoundArgs&) { return Value::from_int(0); });
-  def(m, kNl, "num_programs", {opt("axes")}, [](Interpreter&, BoundArgs&) { return Value::from_int(1); });
-  def(m, kNl, "program_ndim", {}, [](Interpreter&, BoundArgs&) { return Value::from_int(0); });
+  def(m, kNl, "program_id", {opt("axis", Value::from_int(0))},
+      [](Interpreter&, BoundArgs& a) { return Value::from_int(program_id(to_int(a["axis"], "nl.program_id axis"))); });
+  def(m, kNl, "num_programs", {opt("axes")}, [](Interpreter&, BoundArgs& a) { return Value::from_int(num_programs(a["axes"])); });
+  def(m, kNl, "program_ndim", {}, [](Interpreter&, BoundArgs&) { return Value::from_int(program_ndim()); });
+  // Launch-grid dimensions: nl.spmd_dim(n, nl.nc(k)) is n * k programs, nl.nc(k) is k.
+  def(m, kNl, "nc", {req("n")}, [](Interpreter&, BoundArgs& a) {
+    return Value(std::make_shared<SpmdDimObj>(to_int(a["n"], "nl.nc")));
+  });
+  Signature spmd{"nl.spmd_dim", {}, true, false};
+  m.attrs["spmd_dim"] = Value(make_builtin(std::move(spmd), [](Interpreter&, BoundArgs& a) {
+    int64_t n = 1;
+    for (const Value& v : a.rest) {
+      if (auto* d = v.is_object() ? dynamic_cast<SpmdDimObj*>(v.object().get()) : nullptr) n *= d->size;
+      else n *= to_int(v, "nl.spmd_dim");
+    }
+    return Value(std::make_shared<SpmdDimObj>(n));
+  }));
 }
 
 }  // namespace

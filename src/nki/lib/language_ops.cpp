@@ -225,9 +225,9 @@ void check_destination(trn::Opcode op, const NkiTensorObj& dst) {
   if (buf == trn::BufferKind::Hbm)
     throw NkiError(ErrorKind::Rule, "err_unsupported_memory: an HBM tensor cannot be assigned from a tile; "
                                     "write it with nl.store");
-  if ((op == trn::Opcode::MatMul || op == trn::Opcode::Transpose) && buf != trn::BufferKind::Psum)
-    throw NkiError(ErrorKind::Rule, "the Tensor Engine writes its results to PSUM only; assign the matmul into a "
-                                    "PSUM tensor and copy it to SBUF with nl.copy");
+  // A Tensor Engine result assigned into SBUF (`sbuf[...] = nisa.nc_transpose(x)`) is legal NKI: the
+  // compiler writes PSUM and inserts the PSUM->SBUF copy. The trace keeps the instruction as
+  // written (SBUF output); the compiler stage (src/lower, psum_copies) adds the copy.
   if (op == trn::Opcode::DmaLoad && buf != trn::BufferKind::Sbuf)
     throw NkiError(ErrorKind::Rule, "the destination of nl.load must be in SBUF");
 }

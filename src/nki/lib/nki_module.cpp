@@ -2,8 +2,8 @@
 // the interpreter" (jit, baremetal, benchmark, profile), compiler directives without functional
 // effect, and type annotations.
 #include "nki/interpreter.h"
+#include "nki/lib/kernel_launch.h"
 #include "nki/lib/modules.h"
-#include "nki/lib/kernel_context.h"
 #include "nki/lib/module_util.h"
 
 namespace nki::lib {
@@ -18,40 +18,11 @@ Value submodule(Interpreter& in, const char* dotted, ObjectPtr (*factory)(Interp
   }
 }
 
-// A function decorated with a compiler directive that changes what the compiler does with the
-// whole kernel: calling it first tells the trace (a Kernel record), then runs the function.
-struct AttributedFunctionObj : Object {
-  Value fn;
-  trn::KernelInfo info;
-  AttributedFunctionObj(Value f, trn::KernelInfo i) : fn(std::move(f)), info(i) {}
-  std::string type_name() const override { return "function"; }
-  std::string repr() const override { return fn.repr(); }
-  Value call(Interpreter& in, CallArgs& args) override {
-    KernelContext::current().emit_kernel(info);
-    return in.call(fn, args);
-  }
-};
-
-// @nki.compiler.skip_middle_end_transformations (with or without parentheses).
-struct SkipMiddleEndObj : PassthroughObj {
-  SkipMiddleEndObj() : PassthroughObj("nki.compiler.skip_middle_end_transformations") {}
-  Value call(Interpreter& in, CallArgs& args) override {
-    if (args.args.size() != 1 || !args.kwargs.empty() || args.args[0].is_number() || args.args[0].is_none())
-      return Value(shared_from_this());
-    trn::KernelInfo info;
-    info.skip_middle_end_transformations = true;
-    return Value(std::make_shared<AttributedFunctionObj>(args.args[0], info));
-  }
-};
-
 Value compiler_namespace() {
   auto ns = std::make_shared<NamespaceObj>("nki.compiler");
   ns->set("sbuf", Value(std::make_shared<BufferObj>(trn::BufferKind::Sbuf, "sbuf")));
   ns->set("psum", Value(std::make_shared<BufferObj>(trn::BufferKind::Psum, "psum")));
-  ns->set("skip_middle_end_transformations", Value(std::make_shared<SkipMiddleEndObj>()));
-  for (const char* name : {"enable_stack_allocator", "force_auto_alloc",
-                           "no_reorder", "multi_buffer", "allocation_scope"})
-    ns->set(name, Value(std::make_shared<PassthroughObj>(std::string("nki.compiler.") + name)));
+  for (auto& [name, directive] : compiler_directives()) ns->set(name, directive);
   return Value(ns);
 }
 
@@ -73,8 +44,9 @@ ObjectPtr make_neuronxcc_module(Interpreter& in) {
 
 ObjectPtr make_nki_module(Interpreter& in) {
   auto m = std::make_shared<ModuleObj>("nki");
-  for (const char* name : {"jit", "baremetal", "benchmark", "profile", "trace"})
-    m->attrs[name] = Value(std::make_shared<PassthroughObj>(std::string("nki.") + name));
+  for (const char* name : {"jit", "baremetal", "benchmark", "profile", "simulate"})
+    m->attrs[name] = Value(std::make_shared<JitDecoratorObj>(std::string("nki.") + name));
+  m->attrs["trace"] = Value(std::make_shared<PassthroughObj>("nki.trace"));
   m->attrs["tensor"] = Value(std::make_shared<AnnotationObj>("nki.tensor"));
   m->attrs["compiler"] = submodule(in, "nki.compiler", make_compiler_module);
   def(*m, "nki", "simulate_kernel", {req("kernel")}, [](Interpreter& in2, BoundArgs& a) {

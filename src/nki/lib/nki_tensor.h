@@ -32,6 +32,7 @@ struct TensorStorage {
   std::string name;
   bool is_input = false;
   bool zero_initialized = false;
+  bool written = false;  // an instruction wrote it (HBM: an output argument of a baremetal kernel)
   // Newer-API PSUM accumulation: regions (block, partition start, free offset) that a matmul
   // has written since allocation; the first matmul write overwrites, later ones accumulate.
   std::unordered_set<uint64_t> matmul_written;

@@ -57,6 +57,31 @@ void add_constructors(ModuleObj& m) {
     return make_array(d && *d != x.dtype() ? tensor::astype(x, *d) : x);
   });
   add_function(m, "copy", {req("a"), opt("order")}, [](Interpreter& in, BoundArgs& a) { return make_array(to_array(in, a["a"]).copy()); });
+  add_function(m, "ascontiguousarray", {req("a"), opt("dtype")}, [](Interpreter& in, BoundArgs& a) {
+    Array x = to_array(in, a["a"]);
+    auto d = to_dtype(a["dtype"], "np.ascontiguousarray");
+    if (d && *d != x.dtype()) x = tensor::astype(x, *d);
+    if (x.ndim() == 0) x = tensor::reshape(x, {1});  // numpy: at least 1-d
+    return make_array(x.contiguous());
+  });
+  // np.tril / np.triu: zero the elements above / below the k-th diagonal of the last two axes.
+  for (bool lower : {true, false}) {
+    add_function(m, lower ? "tril" : "triu", {req("m"), opt("k", Value::from_int(0))}, [lower](Interpreter& in, BoundArgs& a) {
+      Array x = to_array(in, a["m"]);
+      if (x.ndim() < 2) throw NkiError(ErrorKind::Value, fmt::format("np.{}: input must be at least 2-d", lower ? "tril" : "triu"));
+      if (numpy_shape_only(in)) return make_array(Array::shape_only(x.shape(), x.dtype()));
+      int64_t k = to_int(a["k"], "k");
+      Array f = tensor::astype(x, DType::Float64).copy();
+      int64_t rows = x.shape()[size_t(x.ndim() - 2)], cols = x.shape()[size_t(x.ndim() - 1)];
+      int64_t batches = rows * cols ? f.size() / (rows * cols) : 0;
+      double* p = f.f64();
+      for (int64_t b = 0; b < batches; ++b)
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j)
+            if (lower ? j - i > k : j - i < k) p[(b * rows + i) * cols + j] = 0;
+      return make_array(tensor::astype(f, x.dtype()));
+    });
+  }
   for (const char* name : {"zeros", "empty", "ndarray"}) {
     add_function(m, name, {req("shape"), opt("dtype"), opt("order")}, [](Interpreter& in, BoundArgs& a) {
       return filled(in, shape_arg(a["shape"], "shape"), dtype_or(a["dtype"], DType::Float64), 0.0);

@@ -40,14 +40,12 @@ const RuleCase kCases[] = {
      ErrorKind::Rule, "stationary free size 256 exceeds 128 (gemm_stationary_fmax)"},
     {"contraction_mismatch", "    x = nl.load(a[0:64, 0:128])\n    y = nl.load(a[0:128, 0:512])\n    p = nisa.nc_matmul(x, y)",
      ErrorKind::Rule, "err_num_partition_mismatch"},
-    {"matmul_operand_in_psum",
-     "    p = nl.zeros((128, 128), dtype=np.float32, buffer=nl.psum)\n    y = nl.load(a[0:128, 0:512])\n"
-     "    q = nisa.nc_matmul(p, y)",
-     ErrorKind::Rule, "reads stationary of nisa.nc_matmul from SBUF, but it is in psum"},
-    {"matmul_into_sbuf",
+    {"matmul_operand_in_hbm", "    y = nl.load(a[0:128, 0:512])\n    q = nisa.nc_matmul(a[0:128, 0:128], y)",
+     ErrorKind::Rule, "err_unsupported_memory: expected stationary of nisa.nc_matmul to be in 'sbuf|psum', got 'hbm'"},
+    {"new_api_matmul_dst_in_sbuf",
      "    x = nl.load(a[0:128, 0:128])\n    y = nl.load(a[0:128, 0:512])\n"
-     "    s = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.sbuf)\n    s[...] = nisa.nc_matmul(x, y)",
-     ErrorKind::Rule, "writes its results to PSUM only"},
+     "    s = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.sbuf)\n    nisa.nc_matmul(dst=s, stationary=x, moving=y)",
+     ErrorKind::Rule, "writes its results to PSUM only (dst of nisa.nc_matmul)"},
     {"gpsimd_reads_psum",
      "    x = nl.load(a[0:128, 0:128])\n    y = nl.load(a[0:128, 0:512])\n    p = nisa.nc_matmul(x, y)\n"
      "    s = nisa.tensor_scalar(data=p, op0=nl.multiply, operand0=2.0, engine=nisa.gpsimd_engine)",

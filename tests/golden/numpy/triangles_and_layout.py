@@ -1,0 +1,18 @@
+# np.tril / np.triu / np.ascontiguousarray (used by the kernel corpus references)
+import numpy as np
+
+a = np.arange(12, dtype=np.float32).reshape(3, 4)
+print(np.tril(a))
+print(np.triu(a, 1))
+print(np.tril(a, -1).dtype, np.triu(a.astype(np.int32), 2))
+b = np.arange(24).reshape(2, 3, 4)
+print(np.tril(b, 1))
+c = np.tril(np.ones((4, 4), dtype=bool))
+print(c, c.dtype)
+t = np.ascontiguousarray(a.T)
+print(t.shape, t.dtype, t[1, 2], np.ascontiguousarray(a, dtype=np.float64).dtype)
+print(np.ascontiguousarray(5.0).shape)
+np.random.seed(3)
+s = np.random.normal(size=(4, 4)).astype(np.float32)
+m = np.tril(np.ones((4, 4), dtype=bool))
+print(np.where(m, s, -9984.0).astype(np.float32)[1])

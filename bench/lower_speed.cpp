@@ -57,7 +57,7 @@ std::vector<Kernel> kernels() {
       {"bmm_softmax", dir + "bmm_softmax.py", {{16, 4096, 64}, {16, 64, 4096}}},
       {"gqa_full", dir + "gqa_full.py", {{32, 128, 16, 128}, {1, 8, 4, 128, 8, 128}, {1, 32, 128, 1024}}},
       {"swiglu", dir + "swiglu.py", {{8, 4, 128, 8, 128}, {8, 128, 3072}, {24, 128, 1024}, {8, 128, 3072}}},
-      {"tiny_columns", std::string(ACCELOPT_SOURCE_DIR) + "/bench/lower_kernels/tiny_columns.py", {{128, 8192}}},
+      {"tiny_columns", std::string(ACCELOPT_SOURCE_DIR) + "/tests/golden/lower/nki/tiny_columns.py", {{128, 8192}}},
   };
 }
 

@@ -30,11 +30,6 @@
 namespace lower {
 namespace {
 
-using trn::BufferKind;
-using trn::Opcode;
-using trn::Record;
-using trn::RecordKind;
-
 enum class Axis : uint8_t { Across, Along };
 
 struct Group {

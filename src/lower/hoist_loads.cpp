@@ -21,13 +21,15 @@
 //     2 x 64 x 2 KiB = 256 KiB per partition, more than the 224 KiB of a Trn2 partition, so they
 //     cannot stay on chip (the memory model re-loads them; not a compiler rule);
 //   - AccelOpt matmul baseline (§3.5): 7x extra reads with a nearly full SBUF (memory model);
-//   - NAD V0 (Trn2, §1.3): lhsT read 3x where the source asks 8x, and a later toolchain ran the
-//     tiled matmul 2.5x faster (§1.1 note).
+//   - NAD V0 (Trn2, §1.3): lhsT read 3x where the source asks 8x; the Mamba v1 profile (§1.7)
+//     warns that u and delta are reloaded ~7x where the source loads them 16x (invariant in the
+//     state loop, inside the channel loop); a later toolchain ran the tiled matmul 2.5x faster
+//     (§1.1 note).
 // Hoisting out of the innermost enclosing affine loop only is consistent with the first four.
-// The last two are not explained by it: they need a transformation across the k loop (e.g. the
-// n loop unrolled and jammed by a PSUM-bank-limited factor: 8 n-iterations in groups of 3 gives
-// 3x, which a 7-bank budget with double buffering would give on Trn2), which this rule does not
-// model: toolchain-dependent behaviour with no published description.
+// The last three are not explained by it: they need partial reuse across an outer loop (e.g.
+// the outer loop unrolled and jammed by a small factor: 8 n-iterations in groups of 3 give
+// V0's 3x exactly; a PSUM budget of 7 banks double-buffered would give 3 on Trn2), which this
+// rule does not model: toolchain-dependent behaviour with no published description.
 #include "lower/rules.h"
 
 #include <optional>
@@ -38,11 +40,6 @@
 
 namespace lower {
 namespace {
-
-using trn::BufferKind;
-using trn::Opcode;
-using trn::Record;
-using trn::RecordKind;
 
 struct Entry {
   trn::Operand src, dst;

@@ -40,12 +40,6 @@
 namespace lower {
 namespace {
 
-using trn::BufferKind;
-using trn::Engine;
-using trn::Opcode;
-using trn::Record;
-using trn::RecordKind;
-
 enum class Axis : uint8_t { None, Across, Along };  // across partitions (rows), along the rows
 
 struct Iteration {

@@ -33,12 +33,6 @@
 namespace lower {
 namespace {
 
-using trn::BufferKind;
-using trn::Engine;
-using trn::Opcode;
-using trn::Record;
-using trn::RecordKind;
-
 struct Held {
   Record record;
   bool dropped = false;

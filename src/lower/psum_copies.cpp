@@ -29,11 +29,6 @@
 namespace lower {
 namespace {
 
-using trn::BufferKind;
-using trn::Engine;
-using trn::Opcode;
-using trn::Record;
-
 bool pe(const trn::InstructionInfo& inst) { return inst.engine == Engine::Tensor; }
 bool dma(const trn::InstructionInfo& inst) { return inst.engine == Engine::Dma; }
 

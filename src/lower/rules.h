@@ -7,6 +7,13 @@
 
 namespace lower {
 
+// The trace vocabulary every rule speaks.
+using trn::BufferKind;
+using trn::Engine;
+using trn::Opcode;
+using trn::Record;
+using trn::RecordKind;
+
 std::unique_ptr<Stage> make_psum_copies(trn::TraceSink& next, Shared& shared);
 std::unique_ptr<Stage> make_psum_accumulation(trn::TraceSink& next, Shared& shared);
 std::unique_ptr<Stage> make_hoist_loads(trn::TraceSink& next, Shared& shared);

@@ -15,6 +15,10 @@ namespace eval {
 struct EvalJob {
   std::string id;       // unique within a run (e.g. content hash of kernel+reference+arch+sim version)
   EvalRequest request;  // kernel_text/reference_text filled, or paths readable by the workers
+  // Part of the job's content key when non-empty: a job tagged (e.g. "recheck", the final
+  // five-seed re-check) never shares a result with an untagged job of the same request, so it
+  // runs in a worker of its own.
+  std::string key_tag;
   // TEST HOOK (tests only): JSON object that makes the worker sleep/crash/hang or return a canned
   // Evaluation instead of calling evaluate(); see eval/test_hooks.h.
   std::string test_hook_json;

@@ -51,6 +51,7 @@ std::string job_key(const JobSpec& job) {
       {"profiler", {job.profiler.kind, job.profiler.command}},
       {"test_hook", job.test_hook_json},
   };
+  if (!job.key_tag.empty()) identity["key_tag"] = job.key_tag;
   return content_hash(identity.dump());
 }
 
@@ -72,6 +73,7 @@ nlohmann::json to_json(const JobSpec& job) {
       {"profiler", {{"kind", job.profiler.kind}, {"command", job.profiler.command}}},
   };
   if (!job.test_hook_json.empty()) j["test_hook"] = nlohmann::json::parse(job.test_hook_json);
+  if (!job.key_tag.empty()) j["key_tag"] = job.key_tag;
   return j;
 }
 
@@ -103,6 +105,7 @@ JobSpec job_from_json(const nlohmann::json& j) {
     read_field(*it, "command", job.profiler.command);
   }
   if (auto it = j.find("test_hook"); it != j.end() && !it->is_null()) job.test_hook_json = it->dump();
+  if (auto it = j.find("key_tag"); it != j.end() && it->is_string()) job.key_tag = it->get<std::string>();
   if (job.key.empty()) throw std::runtime_error("job JSON: missing 'key'");
   return job;
 }

@@ -20,13 +20,15 @@ struct JobSpec {
   std::string key;           // content key (job_key); names jobs/<key>.json and results/<key>.json
   EvalRequest request;       // kernel_text and reference_text filled
   ProfilerConfig profiler;
+  std::string key_tag;       // EvalJob::key_tag (part of the key when non-empty)
   // TEST HOOK (tests only, never set by the search loop): makes the worker sleep, crash, hang or
   // return a canned Evaluation so executors are testable without evaluate(). See worker.cpp.
   std::string test_hook_json;
 };
 
 // The dedup/resume key: hash of the normalized kernel text and everything else that changes the
-// result (reference text, arch, seeds, tolerance, profiler, limits, test hook).
+// result (reference text, arch, seeds, tolerance, profiler, limits, test hook), and the key tag
+// when one is set (untagged keys are unchanged).
 std::string job_key(const JobSpec& job);
 
 nlohmann::json to_json(const JobSpec& job);

@@ -80,6 +80,7 @@ std::vector<Evaluation> JobSetExecutor::run(const std::vector<EvalJob>& jobs, co
     load_texts(spec.request);
     spec.profiler = {config_.profiler, config_.profiler_command};
     spec.test_hook_json = jobs[job_idx].test_hook_json;
+    spec.key_tag = jobs[job_idx].key_tag;
     spec.key = job_key(spec);
     auto& indices = job_indices[spec.key];
     indices.push_back(job_idx);

@@ -31,6 +31,7 @@ eval::EvalJob CachedEvaluator::make_job(const TaskSpec& task, const std::string&
   job.request.seeds = task.seeds;
   job.request.tolerance = task.tolerance;
   job.request.cache_dir = task.ref_cache ? cache_dir_ : "";
+  job.key_tag = task.key_tag;  // the re-check's executor job must not reuse a search-time result
   return job;
 }
 

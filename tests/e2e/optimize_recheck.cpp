@@ -106,6 +106,33 @@ TEST_F(OptimizeRecheck, WithTheFiveSeedsTheSearchRejectsTheShortcutAndTheBestPas
   EXPECT_EQ(slurp(dir_ / "run/best/add_M256_N512_0.py"), add_kernel(512));
 }
 
+// Defect 7 of issue 12: with the search's seeds equal to the re-check's (the default), the
+// re-check's executor job used to have the search-time job's key, so the executor answered it
+// from the search's result file and no worker ran. It must be a job of its own, run by a worker.
+TEST_F(OptimizeRecheck, RecheckWithTheSearchSeedsRunsAJobOfItsOwnInAWorker) {
+  fs::create_directories(dir_ / "seeded");
+  write_seeded_bench();
+  start_server(shortcut_script());
+  Result r = run(seeded_args("run", ""));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(summary("run")["tasks"][0]["recheck"], "passed");
+  std::string best = add_kernel(512);
+  int search_jobs = 0, recheck_jobs = 0;
+  for (const auto& entry : fs::directory_iterator(dir_ / "run/eval/jobs")) {
+    auto job = nlohmann::json::parse(slurp(entry.path()));
+    if (job["kernel_text"] != best) continue;
+    std::string key = job["key"];
+    bool tagged = job.value("key_tag", "") == "recheck";
+    (tagged ? recheck_jobs : search_jobs)++;
+    // Each ran in a worker: its result says so, and the worker left a log.
+    auto result = nlohmann::json::parse(slurp(dir_ / "run/eval/results" / (key + ".json")));
+    EXPECT_EQ(result["origin"], "worker") << key;
+    EXPECT_TRUE(fs::exists(dir_ / "run/eval/logs" / (key + ".1.log"))) << key;
+  }
+  EXPECT_EQ(search_jobs, 1);
+  EXPECT_EQ(recheck_jobs, 1);
+}
+
 TEST(OptimizeRecheckBuiltin, SmallSiluWithSeedZeroChecksIsRecheckedAndPasses) {
   fs::path dir = fs::temp_directory_path() / ("accelopt_recheck_e2e_" + std::to_string(::getpid()));
   fs::remove_all(dir);

@@ -8,6 +8,7 @@
 
 #include "llm/backoff.h"
 #include "llm/client.h"
+#include "llm/endpoint_client.h"
 #include "llm/endpoint_limiter.h"
 #include "llm/http_post.h"
 #include "llm/wire_format.h"
@@ -49,29 +50,56 @@ class HttpChatClient final : public ChatClient {
         api_(parse_api(config.api)),
         url_(chat_url(api_, config.url)),
         slots_(endpoint_semaphore(url_, config.max_concurrency)),
-        backoff_(config.backoff_initial_s, config.backoff_max_s, config.jitter_seed) {}
+        backoff_(config.backoff_initial_s, config.backoff_max_s, config.jitter_seed) {
+    check_extra(config.extra_json);
+  }
 
   ChatResponse chat(const ChatRequest& request) override {
     auto start = Clock::now();
     const std::string body = request_body(api_, config_, request);
-    const auto headers = request_headers(api_, api_key());
-    for (int attempt = 1;; ++attempt) {
-      if (cancelled(request.cancel)) throw LlmError(Kind::Cancelled, where() + ": cancelled");
-      HttpResult result = post_in_slot(headers, body, request.cancel);
-      if (result.transport == HttpResult::Transport::Ok && result.status / 100 == 2)
-        return answer(result, attempt, start);
-      LlmError error = failure(result, attempt);
-      if (!is_retryable(error.kind) || attempt > config_.max_retries) throw error;
-      // The server knows best when it will have capacity again.
-      double wait = result.retry_after_s ? *result.retry_after_s : backoff_.delay_s(attempt);
-      if (config_.on_retry)
-        config_.on_retry({config_.model, url_, error.kind, error.what(), attempt, config_.max_retries + 1, wait});
-      sleep_unless_cancelled(wait, request.cancel);
+    HttpResult last;
+    int sent = 0;
+    try {
+      const auto headers = request_headers(api_, api_key());
+      for (int attempt = 1;; ++attempt) {
+        if (cancelled(request.cancel)) throw LlmError(Kind::Cancelled, where() + ": cancelled");
+        last = post_in_slot(headers, body, request.cancel);
+        sent = attempt;
+        if (last.transport == HttpResult::Transport::Ok && last.status / 100 == 2) return answer(last, attempt, start);
+        LlmError error = failure(last, attempt, start);
+        // The server knows best when it will have capacity again.
+        double wait = last.retry_after_s ? *last.retry_after_s : backoff_.delay_s(attempt);
+        if (!is_retryable(error.kind) || !may_retry(attempt, start, wait)) throw error;
+        if (config_.on_retry)
+          config_.on_retry({config_.model, url_, error.kind, error.what(), attempt, max_attempts(), wait});
+        sleep_unless_cancelled(wait, request.cancel);
+      }
+    } catch (LlmError& error) {
+      // What happened on the wire, for the run store (the message already says it in words).
+      error.attempts = sent;
+      error.latency_s = seconds_since(start);
+      error.http_status = last.transport == HttpResult::Transport::Ok ? last.status : 0;
+      error.raw = last.body;
+      error.model = config_.model;
+      throw;
     }
   }
 
  private:
   std::string where() const { return fmt::format("{} at {}", config_.model, url_); }
+
+  static double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  }
+
+  // max_retries retries, then more while the retry window lasts (an endpoint that restarts).
+  bool may_retry(int attempt, Clock::time_point start, double wait_s) const {
+    if (attempt <= config_.max_retries) return true;
+    return config_.retry_window_s > 0 && seconds_since(start) + wait_s < config_.retry_window_s;
+  }
+
+  // For notices: the attempts max_retries allows (a retry window may allow more).
+  int max_attempts() const { return config_.max_retries + 1; }
 
   // Read at call time so a key rotated in the environment is picked up; never stored.
   std::string api_key() const {
@@ -88,31 +116,41 @@ class HttpChatClient final : public ChatClient {
                           const std::atomic<bool>* cancel) {
     if (!slots_->acquire(cancel)) throw LlmError(Kind::Cancelled, where() + ": cancelled");
     SlotGuard guard(*slots_);
-    return http_post(url_, headers, body, config_.timeout_s, cancel);
+    // Streamed: timeout_s is the longest silence, stream_max_s the whole exchange.
+    HttpLimits limits = config_.stream ? HttpLimits{config_.stream_max_s, config_.timeout_s} : HttpLimits{config_.timeout_s, 0};
+    return http_post(url_, headers, body, limits, cancel);
   }
 
   ChatResponse answer(const HttpResult& result, int attempt, Clock::time_point start) const {
     Reply reply;
     try {
-      reply = parse_reply(api_, result.body);
+      // A server may answer a streamed request with a whole JSON body (e.g. when it ignores `stream`).
+      bool whole_body = !config_.stream || result.body.find_first_not_of(" \t\r\n") == result.body.find('{');
+      reply = whole_body ? parse_reply(api_, result.body) : parse_stream(api_, result.body);
     } catch (const LlmError& error) {
       throw LlmError(error.kind, where() + ": " + error.what());
     }
     ChatResponse response;
     response.text = std::move(reply.text);
+    response.samples = std::move(reply.samples);
     response.model = std::move(reply.model);
+    response.endpoint_model = config_.model;
     response.finish_reason = std::move(reply.finish_reason);
     response.input_tokens = reply.input_tokens;
     response.output_tokens = reply.output_tokens;
-    response.cost_usd = cost_usd(config_, reply.input_tokens, reply.output_tokens);
+    response.cached_input_tokens = reply.cached_input_tokens;
+    response.cache_write_tokens = reply.cache_write_tokens;
+    response.cost_usd = cost_usd(config_, reply.input_tokens, reply.output_tokens, reply.cached_input_tokens,
+                                 reply.cache_write_tokens);
     response.attempts = attempt;
     response.raw = result.body;
-    response.latency_s = std::chrono::duration<double>(Clock::now() - start).count();
+    response.latency_s = seconds_since(start);
     return response;
   }
 
-  LlmError failure(const HttpResult& result, int attempt) const {
+  LlmError failure(const HttpResult& result, int attempt, Clock::time_point start) const {
     std::string attempts = fmt::format("{} attempt{}", attempt, attempt == 1 ? "" : "s");
+    if (attempt > max_attempts()) attempts += fmt::format(" over {:.1f} s", seconds_since(start));
     switch (result.transport) {
       case HttpResult::Transport::Ok: {
         Kind kind = kind_of_status(result.status);
@@ -120,7 +158,8 @@ class HttpChatClient final : public ChatClient {
                                           excerpt(result.body)));
       }
       case HttpResult::Transport::Timeout:
-        return LlmError(Kind::Timeout, fmt::format("{}: no answer within {} s after {}", where(),
+        return LlmError(Kind::Timeout, fmt::format("{}: {} {} s after {}", where(),
+                                                   config_.stream ? "no data within" : "no answer within",
                                                    config_.timeout_s, attempts));
       case HttpResult::Transport::Cancelled: return LlmError(Kind::Cancelled, where() + ": cancelled");
       case HttpResult::Transport::Connect:
@@ -153,14 +192,20 @@ const char* to_string(LlmError::Kind kind) {
   return "unknown";
 }
 
-std::unique_ptr<ChatClient> make_client(const EndpointConfig& config) {
+std::unique_ptr<ChatClient> make_endpoint_client(const EndpointConfig& config) {
   if (config.url.empty()) throw LlmError(Kind::BadRequest, "endpoint has no url");
   if (config.model.empty()) throw LlmError(Kind::BadRequest, "endpoint " + config.url + " has no model");
   return std::make_unique<HttpChatClient>(config);
 }
 
-double cost_usd(const EndpointConfig& config, int64_t input_tokens, int64_t output_tokens) {
-  return (static_cast<double>(input_tokens) * config.usd_per_mtok_in +
+double cost_usd(const EndpointConfig& config, int64_t input_tokens, int64_t output_tokens, int64_t cached_input_tokens,
+                int64_t cache_write_tokens) {
+  double cached_price = config.usd_per_mtok_cached_in >= 0 ? config.usd_per_mtok_cached_in : config.usd_per_mtok_in;
+  double write_price = config.usd_per_mtok_cache_write >= 0 ? config.usd_per_mtok_cache_write : config.usd_per_mtok_in;
+  int64_t uncached = input_tokens - cached_input_tokens - cache_write_tokens;
+  return (static_cast<double>(uncached) * config.usd_per_mtok_in +
+          static_cast<double>(cached_input_tokens) * cached_price +
+          static_cast<double>(cache_write_tokens) * write_price +
           static_cast<double>(output_tokens) * config.usd_per_mtok_out) / 1e6;
 }
 
@@ -173,6 +218,9 @@ std::string request_fingerprint(const EndpointConfig& config, const ChatRequest&
       {"temperature", request.temperature >= 0 ? request.temperature : config.temperature},
       {"max_tokens", request.max_tokens > 0 ? request.max_tokens : config.max_tokens},
       {"messages", messages}};
+  // Added only when set, so fingerprints of plain requests stay as they were.
+  if (!config.extra_json.empty()) doc["extra"] = nlohmann::json::parse(config.extra_json, nullptr, false);
+  if (request.n > 1) doc["n"] = request.n;
   return doc.dump();
 }
 

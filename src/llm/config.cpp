@@ -1,5 +1,6 @@
 #include "llm/config.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -7,6 +8,8 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+
+#include "llm/wire_format.h"
 
 namespace llm {
 namespace {
@@ -55,6 +58,37 @@ class Reader {
   double at_least(double value, double minimum, const YAML::Node& node, const std::string& key) const {
     if (value < minimum) fail(node, key, fmt::format("must be at least {} (got {})", minimum, value));
     return value;
+  }
+
+  bool boolean(const YAML::Node& node, const std::string& key) const {
+    if (node.IsScalar()) {
+      const std::string& v = node.Scalar();
+      if (v == "true" || v == "yes" || v == "on") return true;
+      if (v == "false" || v == "no" || v == "off") return false;
+    }
+    fail(node, key, fmt::format("expected true or false (got {})", scalar_text(node)));
+  }
+
+  // YAML as JSON, for request keys passed as they are: plain scalars become numbers, booleans or
+  // null when they read as such, quoted ones stay strings.
+  nlohmann::json json_value(const YAML::Node& node) const {
+    if (node.IsMap()) {
+      nlohmann::json out = nlohmann::json::object();
+      for (const auto& entry : node) out[entry.first.Scalar()] = json_value(entry.second);
+      return out;
+    }
+    if (node.IsSequence()) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& item : node) out.push_back(json_value(item));
+      return out;
+    }
+    if (!node.IsScalar() || node.IsNull()) return nullptr;
+    const std::string& text = node.Scalar();
+    if (node.Tag() == "!") return text;  // quoted
+    if (text == "true" || text == "false") return text == "true";
+    nlohmann::json number = nlohmann::json::parse(text, nullptr, false);
+    if (!number.is_discarded() && number.is_number()) return number;
+    return text;
   }
 
   const std::string& source() const { return source_; }
@@ -115,25 +149,96 @@ const std::map<std::string, Setter>& endpoint_keys() {
       {"jitter_seed", [](const Reader& r, const YAML::Node& n, const std::string& k, EndpointConfig& c) {
          c.jitter_seed = static_cast<uint64_t>(r.at_least(static_cast<double>(r.integer(n, k)), 0, n, k));
        }},
+      {"retry_window_s", [](const Reader& r, const YAML::Node& n, const std::string& k, EndpointConfig& c) {
+         c.retry_window_s = r.at_least(r.number(n, k), 0, n, k);
+       }},
+      {"price_cached_in", [](const Reader& r, const YAML::Node& n, const std::string& k, EndpointConfig& c) {
+         c.usd_per_mtok_cached_in = r.at_least(r.number(n, k), 0, n, k);
+       }},
+      {"price_cache_write", [](const Reader& r, const YAML::Node& n, const std::string& k, EndpointConfig& c) {
+         c.usd_per_mtok_cache_write = r.at_least(r.number(n, k), 0, n, k);
+       }},
+      {"stream", [](const Reader& r, const YAML::Node& n, const std::string& k, EndpointConfig& c) {
+         c.stream = r.boolean(n, k);
+       }},
+      {"stream_max_s", [](const Reader& r, const YAML::Node& n, const std::string& k, EndpointConfig& c) {
+         c.stream_max_s = r.at_least(r.number(n, k), 0, n, k);
+       }},
+      {"n_samples", [](const Reader& r, const YAML::Node& n, const std::string& k, EndpointConfig& c) {
+         c.n_samples = r.boolean(n, k);
+       }},
+      {"weight", [](const Reader& r, const YAML::Node& n, const std::string& k, EndpointConfig& c) {
+         c.weight = r.at_least(r.number(n, k), 0, n, k);
+       }},
+      {"extra", [](const Reader& r, const YAML::Node& n, const std::string& k, EndpointConfig& c) {
+         if (!n.IsMap()) r.fail(n, k, fmt::format("expected a mapping of request keys (got {})", r.scalar_text(n)));
+         // A later `extra` (an agent's) adds to and overrides an earlier one (the defaults').
+         nlohmann::json merged = c.extra_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(c.extra_json);
+         const nlohmann::json given = r.json_value(n);
+         for (const auto& [key, value] : given.items()) merged[key] = value;
+         c.extra_json = merged.dump();
+         try {
+           check_extra(c.extra_json);
+         } catch (const LlmError& error) {
+           r.fail(n, k, std::string(error.what()).substr(std::string("extra: ").size()));
+         }
+       }},
   };
   return keys;
-}
-
-void apply_endpoint_keys(const Reader& reader, const YAML::Node& node, const std::string& path,
-                         EndpointConfig& config) {
-  if (!node.IsMap()) reader.fail(node, path, fmt::format("expected a mapping (got {})", reader.scalar_text(node)));
-  for (const auto& entry : node) {
-    const std::string key = entry.first.Scalar();
-    auto setter = endpoint_keys().find(key);
-    if (setter == endpoint_keys().end()) reader.fail(entry.first, path + "." + key, "unknown key");
-    setter->second(reader, entry.second, path + "." + key, config);
-  }
 }
 
 void require_complete(const Reader& reader, const YAML::Node& node, const std::string& path,
                       const EndpointConfig& config) {
   if (config.url.empty()) reader.fail(node, path + ".url", "missing (set it here or under 'defaults')");
   if (config.model.empty()) reader.fail(node, path + ".model", "missing (set it here or under 'defaults')");
+  if (config.n_samples && config.api != "openai")
+    reader.fail(node, path + ".n_samples", "only the openai api takes n samples per request");
+}
+
+bool is_route_key(const std::string& key) { return key == "fallbacks" || key == "ensemble"; }
+
+void apply_endpoint_keys(const Reader& reader, const YAML::Node& node, const std::string& path,
+                         EndpointConfig& config, bool routes_allowed = true);
+
+// `fallbacks` / `ensemble`: lists of endpoints, each starting from the agent's settings.
+std::vector<EndpointConfig> route_list(const Reader& reader, const YAML::Node& node, const std::string& path,
+                                       const EndpointConfig& agent) {
+  if (!node.IsSequence() || node.size() == 0)
+    reader.fail(node, path, fmt::format("expected a list of endpoints (got {})", reader.scalar_text(node)));
+  std::vector<EndpointConfig> out;
+  for (size_t idx = 0; idx < node.size(); ++idx) {
+    std::string where = fmt::format("{}[{}]", path, idx);
+    EndpointConfig member = agent;
+    member.fallbacks.clear();
+    member.ensemble.clear();
+    member.weight = 1;
+    apply_endpoint_keys(reader, node[idx], where, member, /*routes_allowed=*/false);
+    require_complete(reader, node[idx], where, member);
+    out.push_back(member);
+  }
+  return out;
+}
+
+// Plain keys first, then the routes (their members start from the finished agent settings,
+// whatever the order of the keys in the file).
+void apply_endpoint_keys(const Reader& reader, const YAML::Node& node, const std::string& path,
+                         EndpointConfig& config, bool routes_allowed) {
+  if (!node.IsMap()) reader.fail(node, path, fmt::format("expected a mapping (got {})", reader.scalar_text(node)));
+  for (const auto& entry : node) {
+    const std::string key = entry.first.Scalar();
+    if (is_route_key(key)) {
+      if (!routes_allowed) reader.fail(entry.first, path + "." + key, "only allowed directly under an agent");
+      continue;
+    }
+    auto setter = endpoint_keys().find(key);
+    if (setter == endpoint_keys().end()) reader.fail(entry.first, path + "." + key, "unknown key");
+    setter->second(reader, entry.second, path + "." + key, config);
+  }
+  for (const auto& entry : node) {
+    const std::string key = entry.first.Scalar();
+    if (key == "fallbacks") config.fallbacks = route_list(reader, entry.second, path + "." + key, config);
+    if (key == "ensemble") config.ensemble = route_list(reader, entry.second, path + "." + key, config);
+  }
 }
 
 YAML::Node load_yaml(const std::string& text, const std::string& source) {
@@ -158,7 +263,7 @@ AgentsConfig parse_agents_config(const std::string& yaml_text, const std::string
   YAML::Node root = load_yaml(yaml_text, source);
   if (!root.IsMap()) throw ConfigError(fmt::format("{}: expected a mapping with an 'agents' key", source));
   EndpointConfig defaults;
-  if (root["defaults"]) apply_endpoint_keys(reader, root["defaults"], "defaults", defaults);
+  if (root["defaults"]) apply_endpoint_keys(reader, root["defaults"], "defaults", defaults, /*routes_allowed=*/false);
   YAML::Node agents = root["agents"];
   if (!agents) throw ConfigError(fmt::format("{}: agents: missing", source));
   if (!agents.IsMap() || agents.size() == 0) reader.fail(agents, "agents", "expected a non-empty mapping");
@@ -174,6 +279,19 @@ AgentsConfig parse_agents_config(const std::string& yaml_text, const std::string
   return config;
 }
 
+std::string unset_api_key_env(const EndpointConfig& config) {
+  auto unset = [](const EndpointConfig& c) {
+    if (c.api_key_env.empty()) return false;
+    const char* value = std::getenv(c.api_key_env.c_str());
+    return !value || !*value;
+  };
+  if (unset(config)) return config.api_key_env;
+  for (const auto* list : {&config.ensemble, &config.fallbacks})
+    for (const auto& member : *list)
+      if (unset(member)) return member.api_key_env;
+  return "";
+}
+
 AgentsConfig load_agents_config(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot read the file", path));
@@ -182,17 +300,32 @@ AgentsConfig load_agents_config(const std::string& path) {
   return parse_agents_config(text.str(), path);
 }
 
+namespace {
+
+nlohmann::json endpoint_json(const EndpointConfig& c) {
+  nlohmann::json j = {{"api", c.api},           {"url", c.url},
+                      {"model", c.model},       {"api_key_env", c.api_key_env},
+                      {"temperature", c.temperature}, {"max_tokens", c.max_tokens},
+                      {"price_in", c.usd_per_mtok_in}, {"price_out", c.usd_per_mtok_out},
+                      {"max_concurrency", c.max_concurrency}, {"timeout_s", c.timeout_s},
+                      {"max_retries", c.max_retries}, {"backoff_initial_s", c.backoff_initial_s},
+                      {"backoff_max_s", c.backoff_max_s}, {"jitter_seed", c.jitter_seed},
+                      {"retry_window_s", c.retry_window_s}, {"stream", c.stream}, {"n_samples", c.n_samples},
+                      {"weight", c.weight}};
+  if (c.usd_per_mtok_cached_in >= 0) j["price_cached_in"] = c.usd_per_mtok_cached_in;
+  if (c.usd_per_mtok_cache_write >= 0) j["price_cache_write"] = c.usd_per_mtok_cache_write;
+  if (c.stream_max_s > 0) j["stream_max_s"] = c.stream_max_s;
+  if (!c.extra_json.empty()) j["extra"] = nlohmann::json::parse(c.extra_json);
+  for (const auto& f : c.fallbacks) j["fallbacks"].push_back(endpoint_json(f));
+  for (const auto& m : c.ensemble) j["ensemble"].push_back(endpoint_json(m));
+  return j;
+}
+
+}  // namespace
+
 std::string agents_config_json(const AgentsConfig& config) {
   nlohmann::json agents = nlohmann::json::object();
-  for (const auto& [name, c] : config.agents) {
-    agents[name] = {{"api", c.api},           {"url", c.url},
-                    {"model", c.model},       {"api_key_env", c.api_key_env},
-                    {"temperature", c.temperature}, {"max_tokens", c.max_tokens},
-                    {"price_in", c.usd_per_mtok_in}, {"price_out", c.usd_per_mtok_out},
-                    {"max_concurrency", c.max_concurrency}, {"timeout_s", c.timeout_s},
-                    {"max_retries", c.max_retries}, {"backoff_initial_s", c.backoff_initial_s},
-                    {"backoff_max_s", c.backoff_max_s}, {"jitter_seed", c.jitter_seed}};
-  }
+  for (const auto& [name, c] : config.agents) agents[name] = endpoint_json(c);
   return nlohmann::json{{"source", config.source}, {"agents", agents}}.dump();
 }
 

@@ -33,6 +33,10 @@ struct AgentsConfig {
 AgentsConfig load_agents_config(const std::string& path);
 AgentsConfig parse_agents_config(const std::string& yaml_text, const std::string& source);
 
+// The first API key variable named by `config` (its ensemble members and fallbacks included)
+// that is unset or empty in the environment; "" when every one is set.
+std::string unset_api_key_env(const EndpointConfig& config);
+
 // The configuration as JSON (for the run store). It holds key variable names, never keys.
 std::string agents_config_json(const AgentsConfig& config);
 

@@ -1,6 +1,7 @@
 #include "llm/http_post.h"
 
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 
@@ -49,10 +50,33 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+using Clock = std::chrono::steady_clock;
+
+// What the progress callback watches: cancellation, and for streams the time since the last
+// byte arrived (curl's own low-speed check averages over seconds of earlier data, so a stream
+// that went silent after a burst would run on for several seconds more).
+struct Watch {
+  const std::atomic<bool>* cancel = nullptr;
+  double idle_s = 0;
+  curl_off_t received = -1;
+  Clock::time_point last_data = Clock::now();
+  bool idle_expired = false;
+};
+
 // curl calls this about once a second and on every transfer event; non-zero aborts.
-int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  auto* cancel = static_cast<const std::atomic<bool>*>(user);
-  return cancel && cancel->load() ? 1 : 0;
+int on_progress(void* user, curl_off_t, curl_off_t downloaded, curl_off_t, curl_off_t) {
+  auto* watch = static_cast<Watch*>(user);
+  if (watch->cancel && watch->cancel->load()) return 1;
+  if (watch->idle_s <= 0) return 0;
+  auto now = Clock::now();
+  if (downloaded != watch->received) {
+    watch->received = downloaded;
+    watch->last_data = now;
+  } else if (std::chrono::duration<double>(now - watch->last_data).count() > watch->idle_s) {
+    watch->idle_expired = true;
+    return 1;
+  }
+  return 0;
 }
 
 HttpResult::Transport classify(CURLcode code) {
@@ -80,7 +104,7 @@ std::optional<double> parse_retry_after(const std::string& value) {
 }
 
 HttpResult http_post(const std::string& url, const std::vector<std::string>& headers,
-                     const std::string& body, double timeout_s, const std::atomic<bool>* cancel) {
+                     const std::string& body, HttpLimits limits, const std::atomic<bool>* cancel) {
   init_curl_once();
   thread_local CurlHandle handle;
   HttpResult result;
@@ -101,7 +125,10 @@ HttpResult http_post(const std::string& url, const std::vector<std::string>& hea
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, header_list.list);
   curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
   curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_s * 1000));
+  if (limits.total_s > 0) curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(limits.total_s * 1000));
+  Watch watch;
+  watch.cancel = cancel;
+  watch.idle_s = limits.idle_s;
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM: we are multi-threaded
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
@@ -109,11 +136,11 @@ HttpResult http_post(const std::string& url, const std::vector<std::string>& hea
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &result);
   curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(cancel));
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &watch);
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
   CURLcode code = curl_easy_perform(curl);
   if (code != CURLE_OK) {
-    result.transport = classify(code);
+    result.transport = watch.idle_expired ? HttpResult::Transport::Timeout : classify(code);
     result.transport_error = error_buffer[0] ? error_buffer : curl_easy_strerror(code);
     return result;
   }

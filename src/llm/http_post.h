@@ -18,9 +18,16 @@ struct HttpResult {
   std::optional<double> retry_after_s;  // parsed Retry-After header (seconds form only)
 };
 
+// Time limits of one POST (0 = none). `total_s` bounds the whole exchange; `idle_s` the longest
+// time without a byte received (a streamed answer may take long as long as it keeps coming;
+// checked about once a second).
+struct HttpLimits {
+  double total_s = 0, idle_s = 0;
+};
+
 // Thread-safe: each calling thread reuses its own curl handle (keeps connections alive).
 HttpResult http_post(const std::string& url, const std::vector<std::string>& headers,
-                     const std::string& body, double timeout_s, const std::atomic<bool>* cancel);
+                     const std::string& body, HttpLimits limits, const std::atomic<bool>* cancel);
 
 // "120" -> 120; "1.5" -> 1.5; anything else (HTTP dates included) -> nullopt.
 std::optional<double> parse_retry_after(const std::string& value);

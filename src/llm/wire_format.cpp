@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "llm/wire_json.h"
+
 namespace llm {
 namespace {
 
@@ -16,15 +18,55 @@ int effective_max_tokens(const EndpointConfig& config, const ChatRequest& reques
   return request.max_tokens > 0 ? request.max_tokens : config.max_tokens;
 }
 
+// Keys the client sets itself; `extra` may not replace them.
+bool is_owned_key(const std::string& key) {
+  return key == "model" || key == "messages" || key == "system" || key == "stream" || key == "n";
+}
+
+json parse_extra(const std::string& extra_json) {
+  if (extra_json.empty()) return json::object();
+  json extra = json::parse(extra_json, nullptr, /*allow_exceptions=*/false);
+  if (extra.is_discarded() || !extra.is_object())
+    throw LlmError(LlmError::Kind::BadRequest, "extra: expected a mapping of request keys");
+  return extra;
+}
+
+// Sampling keys, then `extra` (which wins: e.g. a provider's own name for a setting), then the
+// streaming and sampling switches.
+void finish_body(json& body, const EndpointConfig& config, const ChatRequest& request, Api api) {
+  body["temperature"] = effective_temperature(config, request);
+  body["max_tokens"] = effective_max_tokens(config, request);
+  const json extra = parse_extra(config.extra_json);  // named: items() of a temporary dangles
+  for (const auto& [key, value] : extra.items()) {
+    if (is_owned_key(key)) continue;
+    if (value.is_null()) body.erase(key);  // e.g. max_tokens: null for a server that rejects it
+    else body[key] = value;
+  }
+  if (config.stream) {
+    body["stream"] = true;
+    // OpenAI-compatible servers send the usage in the last chunk only when asked.
+    if (api == Api::OpenAi && !body.contains("stream_options")) body["stream_options"] = {{"include_usage", true}};
+  }
+  if (request.n > 1) body["n"] = request.n;
+}
+
 std::string openai_body(const EndpointConfig& config, const ChatRequest& request) {
   json messages = json::array();
   for (const auto& message : request.messages)
     messages.push_back({{"role", message.role}, {"content", message.content}});
-  json body = {{"model", config.model},
-               {"messages", messages},
-               {"temperature", effective_temperature(config, request)},
-               {"max_tokens", effective_max_tokens(config, request)}};
+  json body = {{"model", config.model}, {"messages", messages}};
+  finish_body(body, config, request, Api::OpenAi);
   return body.dump();
+}
+
+// The content of an anthropic message: plain text, or two text blocks when the message has a
+// cacheable prefix (the first block carries the cache breakpoint).
+json anthropic_content(const Message& message) {
+  if (message.cache_prefix == 0 || message.cache_prefix >= message.content.size()) return message.content;
+  return json::array({{{"type", "text"},
+                       {"text", message.content.substr(0, message.cache_prefix)},
+                       {"cache_control", {{"type", "ephemeral"}}}},
+                      {{"type", "text"}, {"text", message.content.substr(message.cache_prefix)}}});
 }
 
 // Anthropic takes the system prompt as a top-level field, not as a message.
@@ -36,48 +78,29 @@ std::string anthropic_body(const EndpointConfig& config, const ChatRequest& requ
       system += system.empty() ? message.content : "\n\n" + message.content;
       continue;
     }
-    messages.push_back({{"role", message.role}, {"content", message.content}});
+    messages.push_back({{"role", message.role}, {"content", anthropic_content(message)}});
   }
-  json body = {{"model", config.model},
-               {"messages", messages},
-               {"temperature", effective_temperature(config, request)},
-               {"max_tokens", effective_max_tokens(config, request)}};
+  json body = {{"model", config.model}, {"messages", messages}};
   if (!system.empty()) body["system"] = system;
+  finish_body(body, config, request, Api::Anthropic);
   return body.dump();
-}
-
-[[noreturn]] void bad_response(const std::string& what, const std::string& body) {
-  throw LlmError(LlmError::Kind::BadResponse,
-                 fmt::format("malformed response: {} (body: {})", what, excerpt(body)));
-}
-
-int64_t token_count(const json& usage, const char* key, const std::string& body) {
-  if (!usage.is_object() || !usage.contains(key) || usage[key].is_null()) return 0;
-  if (!usage[key].is_number_integer() || usage[key].get<int64_t>() < 0)
-    bad_response(fmt::format("usage.{} is not a token count", key), body);
-  return usage[key].get<int64_t>();
-}
-
-std::string optional_string(const json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key) || !object[key].is_string()) return "";
-  return object[key].get<std::string>();
 }
 
 Reply parse_openai(const json& doc, const std::string& body) {
   if (!doc.contains("choices") || !doc["choices"].is_array() || doc["choices"].empty())
     bad_response("no choices", body);
-  const json& choice = doc["choices"][0];
-  if (!choice.is_object() || !choice.contains("message") || !choice["message"].is_object())
-    bad_response("choices[0] has no message", body);
-  const json& content = choice["message"].value("content", json());
-  if (!content.is_string()) bad_response("choices[0].message.content is not text", body);
   Reply reply;
-  reply.text = content.get<std::string>();
+  for (const json& choice : doc["choices"]) {
+    if (!choice.is_object() || !choice.contains("message") || !choice["message"].is_object())
+      bad_response("a choice has no message", body);
+    const json& content = choice["message"].value("content", json());
+    if (!content.is_string()) bad_response("a choice's message.content is not text", body);
+    reply.samples.push_back(content.get<std::string>());
+    if (reply.finish_reason.empty()) reply.finish_reason = optional_string(choice, "finish_reason");
+  }
+  reply.text = reply.samples.front();
   reply.model = optional_string(doc, "model");
-  reply.finish_reason = optional_string(choice, "finish_reason");
-  const json usage = doc.value("usage", json());
-  reply.input_tokens = token_count(usage, "prompt_tokens", body);
-  reply.output_tokens = token_count(usage, "completion_tokens", body);
+  read_openai_usage(doc.value("usage", json()), body, reply);
   return reply;
 }
 
@@ -92,11 +115,10 @@ Reply parse_anthropic(const json& doc, const std::string& body) {
     has_text = true;
   }
   if (!has_text) bad_response("no text block in content", body);
+  reply.samples = {reply.text};
   reply.model = optional_string(doc, "model");
   reply.finish_reason = optional_string(doc, "stop_reason");
-  const json usage = doc.value("usage", json());
-  reply.input_tokens = token_count(usage, "input_tokens", body);
-  reply.output_tokens = token_count(usage, "output_tokens", body);
+  read_anthropic_usage(doc.value("usage", json()), body, reply);
   return reply;
 }
 
@@ -112,11 +134,20 @@ Api parse_api(const std::string& name) {
 std::string chat_url(Api api, const std::string& base_url) {
   std::string base = base_url;
   while (!base.empty() && base.back() == '/') base.pop_back();
+  // Servers print their base as ".../v1"; the path below adds it again.
+  if (base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0) base.resize(base.size() - 3);
   return base + (api == Api::OpenAi ? "/v1/chat/completions" : "/v1/messages");
 }
 
 std::string request_body(Api api, const EndpointConfig& config, const ChatRequest& request) {
   return api == Api::OpenAi ? openai_body(config, request) : anthropic_body(config, request);
+}
+
+void check_extra(const std::string& extra_json) {
+  const json extra = parse_extra(extra_json);
+  for (const auto& [key, value] : extra.items())
+    if (is_owned_key(key))
+      throw LlmError(LlmError::Kind::BadRequest, fmt::format("extra: '{}' is set by accelopt itself", key));
 }
 
 std::vector<std::string> request_headers(Api api, const std::string& api_key) {
@@ -128,7 +159,7 @@ std::vector<std::string> request_headers(Api api, const std::string& api_key) {
 }
 
 Reply parse_reply(Api api, const std::string& body) {
-  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  json doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) bad_response("not a JSON object", body);
   return api == Api::OpenAi ? parse_openai(doc, body) : parse_anthropic(doc, body);
 }

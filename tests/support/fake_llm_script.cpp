@@ -1,5 +1,6 @@
 #include "support/fake_llm_script.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -49,6 +50,9 @@ class ScriptReader {
       else if (key == "delay_s") reply.delay_s = get<double>(value, where);
       else if (key == "retry_after") reply.retry_after = get<std::string>(value, where);
       else if (key == "finish_reason") reply.finish_reason = get<std::string>(value, where);
+      else if (key == "chunks") reply.chunks = std::max(1, get<int>(value, where));
+      else if (key == "chunk_delay_s") reply.chunk_delay_s = get<double>(value, where);
+      else if (key == "cut_stream") reply.cut_stream = get<bool>(value, where);
       else if (key == "usage") usage(value, where, reply);
       else fail(entry.first, where, "unknown key");
     }
@@ -81,6 +85,8 @@ class ScriptReader {
       const std::string key = entry.first.Scalar();
       if (key == "input_tokens") reply.input_tokens = get<int64_t>(entry.second, path + "." + key);
       else if (key == "output_tokens") reply.output_tokens = get<int64_t>(entry.second, path + "." + key);
+      else if (key == "cached_tokens") reply.cached_tokens = get<int64_t>(entry.second, path + "." + key);
+      else if (key == "cache_write_tokens") reply.cache_write_tokens = get<int64_t>(entry.second, path + "." + key);
       else fail(entry.first, path + "." + key, "unknown key");
     }
   }

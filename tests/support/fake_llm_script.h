@@ -19,10 +19,17 @@ struct Reply {
   int status = 200;
   std::string text;                 // the answer, wrapped in the API's JSON shape
   std::optional<std::string> body;  // a raw body sent as is (garbage, custom JSON)
-  int64_t input_tokens = 10, output_tokens = 20;
+  // input_tokens is the whole prompt; cached_tokens of it came from the prompt cache and
+  // cache_write_tokens were written to it (anthropic shape: input_tokens excludes both).
+  int64_t input_tokens = 10, output_tokens = 20, cached_tokens = 0, cache_write_tokens = 0;
   double delay_s = 0;                      // wait before answering (timeouts)
   std::optional<std::string> retry_after;  // Retry-After header value
   std::string finish_reason = "stop";
+  // Streamed answers (requests with "stream": true): the text goes out in `chunks` events with
+  // chunk_delay_s between them; `cut_stream` ends the stream before its last event.
+  int chunks = 3;
+  double chunk_delay_s = 0;
+  bool cut_stream = false;
 };
 
 // A rule matches a request when every non-empty filter matches.

@@ -38,7 +38,7 @@ struct Stats {
   std::map<std::string, int64_t> by_rule, by_model, by_status;
   int64_t unmatched = 0;
   // Usage reported in 2xx replies with text (what a client should have accounted).
-  int64_t answered = 0, input_tokens = 0, output_tokens = 0;
+  int64_t answered = 0, input_tokens = 0, output_tokens = 0, cached_tokens = 0;
   int max_in_flight = 0;
 };
 
@@ -60,9 +60,13 @@ class FakeLlmServer {
   FakeLlmServer(const FakeLlmServer&) = delete;
   FakeLlmServer& operator=(const FakeLlmServer&) = delete;
 
-  // Binds 127.0.0.1:port (0 = ephemeral) and serves in the background; returns the port.
+  // Binds 127.0.0.1:port (0 = ephemeral) and serves in the background; returns the port. A
+  // stopped server may start again (same script and counters).
   int start(int port = 0);
   void stop();
+  // An endpoint that restarts: stops now (connections are refused) and starts again on the same
+  // port after `down_s` seconds, in the background.
+  void restart_after(double down_s);
   int port() const { return port_; }
   std::string url() const;
 
@@ -74,8 +78,10 @@ class FakeLlmServer {
  private:
   class Handler;
   std::unique_ptr<Handler> handler_;
+  void make_server();
+
   std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  std::thread thread_, restarter_;
   int port_ = 0;
 };
 

@@ -2,8 +2,10 @@
 // cost, retries, Retry-After, timeouts, bad answers, the shared concurrency limit, cancellation.
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <thread>
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -291,6 +293,161 @@ TEST_F(ChatClientTest, CancelAbandonsASlowCallPromptly) {
   EXPECT_EQ(failure_kind(*client, request), Kind::Cancelled);
   canceller.join();
   EXPECT_LT(seconds_since(start), 3.0);
+}
+
+// Issue 12, defect 6: a failed call must say what happened on the wire (it was recorded with
+// attempts 0, latency 0 and no body).
+TEST_F(ChatClientTest, FailedCallCarriesItsAttemptsLatencyStatusAndBody) {
+  serve(R"(rules: [{replies: [{status: 503, delay_s: 0.05}]}])");
+  auto config = endpoint();
+  config.max_retries = 2;
+  try {
+    llm::make_client(config)->chat(ask("hi"));
+    FAIL() << "expected Unavailable";
+  } catch (const llm::LlmError& error) {
+    EXPECT_EQ(error.kind, Kind::Unavailable);
+    EXPECT_EQ(error.attempts, 3);
+    EXPECT_GE(error.latency_s, 0.15);
+    EXPECT_EQ(error.http_status, 503);
+    EXPECT_NE(error.raw.find("scripted status 503"), std::string::npos) << error.raw;
+    EXPECT_EQ(error.model, "fake-model");
+  }
+  // A call that never left (the key variable is unset) made no attempt.
+  unsetenv("ACCELOPT_TEST_UNSET_KEY");
+  config.api_key_env = "ACCELOPT_TEST_UNSET_KEY";
+  try {
+    llm::make_client(config)->chat(ask("hi"));
+    FAIL();
+  } catch (const llm::LlmError& error) {
+    EXPECT_EQ(error.attempts, 0);
+    EXPECT_EQ(error.http_status, 0);
+  }
+}
+
+// Issue 12, defect 3: the base url as servers print it, ending in /v1.
+TEST_F(ChatClientTest, BaseUrlEndingInV1Works) {
+  serve(R"(rules: [{replies: [{text: "ok"}]}])");
+  auto config = endpoint();
+  config.url = server_->url() + "/v1";
+  EXPECT_EQ(llm::make_client(config)->chat(ask("hi")).text, "ok");
+  EXPECT_EQ(server_->requests().at(0).path, "/v1/chat/completions");
+}
+
+// Issue 12, defect 4: an endpoint that restarts (refusing connections meanwhile) is waited for
+// within the retry window, beyond max_retries.
+TEST_F(ChatClientTest, RetryWindowOutlastsAnEndpointRestart) {
+  serve(R"(rules: [{replies: [{text: "back"}]}])");
+  auto config = endpoint();
+  config.max_retries = 1;
+  config.backoff_initial_s = 0.1;
+  config.backoff_max_s = 0.2;
+  server_->restart_after(1.5);
+  // Without a window: two refused attempts, then the error.
+  EXPECT_EQ(failure_kind(*llm::make_client(config), ask("hi")), Kind::Unavailable);
+  config.retry_window_s = 20;
+  std::vector<llm::RetryNotice> notices;
+  config.on_retry = [&notices](const llm::RetryNotice& notice) { notices.push_back(notice); };
+  auto response = llm::make_client(config)->chat(ask("hi"));
+  EXPECT_EQ(response.text, "back");
+  EXPECT_GT(response.attempts, 2);
+  ASSERT_FALSE(notices.empty());
+  EXPECT_EQ(notices.front().kind, Kind::Unavailable);
+  EXPECT_NE(notices.front().reason.find("127.0.0.1"), std::string::npos) << notices.front().reason;
+}
+
+// Streaming: an answer that takes longer than timeout_s in all arrives, because timeout_s is the
+// longest silence of a stream; without streaming the same answer times out (and is paid twice).
+TEST_F(ChatClientTest, StreamedAnswerLongerThanTheTimeoutArrives) {
+  for (const char* api : {"openai", "anthropic"}) {
+    serve(fmt::format(R"(rules: [{{replies: [{{text: "a long reasoning answer", chunks: 4, chunk_delay_s: 0.6,
+                                  usage: {{input_tokens: 70, output_tokens: 30, cached_tokens: 40}}}}]}}])"));
+    auto config = endpoint(api);
+    config.timeout_s = 1;
+    config.max_retries = 0;
+    config.stream = true;
+    config.usd_per_mtok_in = 10;
+    config.usd_per_mtok_cached_in = 1;
+    auto start = Clock::now();
+    auto response = llm::make_client(config)->chat(ask("think"));
+    EXPECT_GT(seconds_since(start), 1.5) << api;
+    EXPECT_EQ(response.text, "a long reasoning answer") << api;
+    EXPECT_EQ(response.input_tokens, 70) << api;
+    EXPECT_EQ(response.cached_input_tokens, 40) << api;
+    EXPECT_EQ(response.output_tokens, 30) << api;
+    EXPECT_DOUBLE_EQ(response.cost_usd, (30 * 10.0 + 40 * 1.0) / 1e6) << api;
+    EXPECT_NE(response.raw.find("data:"), std::string::npos) << api;
+    EXPECT_EQ(nlohmann::json::parse(server_->requests().back().body)["stream"], true) << api;
+    config.stream = false;
+    EXPECT_EQ(failure_kind(*llm::make_client(config), ask("think")), Kind::Timeout) << api;
+  }
+}
+
+TEST_F(ChatClientTest, StreamThatGoesSilentTimesOutAndACutStreamIsABadResponse) {
+  serve(R"(rules: [{contains: "silent", replies: [{text: "abc", chunks: 2, chunk_delay_s: 3}]},
+                   {contains: "cut", replies: [{text: "abc", cut_stream: true}]}])");
+  auto config = endpoint();
+  config.timeout_s = 1;
+  config.max_retries = 0;
+  config.stream = true;
+  auto start = Clock::now();
+  EXPECT_EQ(failure_kind(*llm::make_client(config), ask("silent")), Kind::Timeout);
+  EXPECT_LT(seconds_since(start), 2.9);
+  EXPECT_EQ(failure_kind(*llm::make_client(config), ask("cut")), Kind::BadResponse);
+}
+
+TEST_F(ChatClientTest, NSamplesComeFromOneRequest) {
+  serve(R"(rules: [{replies: [{text: "k0", usage: {input_tokens: 500, output_tokens: 10}},
+                              {text: "k1", usage: {output_tokens: 11}}, {text: "k2", usage: {output_tokens: 12}}]}])");
+  auto config = endpoint();
+  config.n_samples = true;
+  auto request = ask("write 3");
+  request.n = 3;
+  auto response = llm::make_client(config)->chat(request);
+  EXPECT_EQ(response.samples, (std::vector<std::string>{"k0", "k1", "k2"}));
+  EXPECT_EQ(response.input_tokens, 500);
+  EXPECT_EQ(response.output_tokens, 33);
+  EXPECT_EQ(server_->stats().requests, 1);
+  EXPECT_EQ(nlohmann::json::parse(server_->requests().back().body)["n"], 3);
+}
+
+TEST_F(ChatClientTest, FallbackAnswersAfterThePrimaryFailsForGood) {
+  serve(R"(rules: [{model: primary, replies: [{status: 503}]}, {model: backup, replies: [{text: "from backup"}]}])");
+  auto config = endpoint();
+  config.model = "primary";
+  config.max_retries = 1;
+  auto backup = config;
+  backup.model = "backup";
+  config.fallbacks = {backup};
+  auto response = llm::make_client(config)->chat(ask("hi"));
+  EXPECT_EQ(response.text, "from backup");
+  EXPECT_EQ(response.endpoint_model, "backup");
+  EXPECT_EQ(response.attempts, 3);  // two on the primary, one on the fallback
+  auto stats = server_->stats();
+  EXPECT_EQ(stats.by_model["primary"], 2);
+  EXPECT_EQ(stats.by_model["backup"], 1);
+}
+
+TEST_F(ChatClientTest, EnsembleSharesCallsByWeightAndRoutesEachKeyTheSameWay) {
+  serve(R"(rules: [{model: big, replies: [{text: "big"}]}, {model: small, replies: [{text: "small"}]}])");
+  auto config = endpoint();
+  config.model = "big";
+  config.weight = 3;
+  auto small = config;
+  small.model = "small";
+  small.weight = 1;
+  config.ensemble = {small};
+  auto client = llm::make_client(config);
+  int big = 0;
+  std::map<std::string, std::string> first_answer;
+  for (int call = 0; call < 200; ++call) {
+    auto request = ask("hi");
+    request.route_key = "call " + std::to_string(call % 100);
+    std::string text = client->chat(request).text;
+    big += text == "big";
+    auto [it, fresh] = first_answer.emplace(request.route_key, text);
+    EXPECT_EQ(it->second, text) << "the same key went to another member";
+  }
+  EXPECT_NEAR(big / 200.0, 0.75, 0.12);
 }
 
 TEST(MakeClient, RejectsUnknownApiAndMissingFields) {

@@ -1,6 +1,7 @@
 // The agents' config file: defaults, per-agent overrides, and errors that name file, line and key.
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -116,6 +117,111 @@ TEST(AgentsConfig, JsonFormNamesKeyVariablesButHoldsNoKeys) {
   EXPECT_EQ(json["agents"]["planner"]["api_key_env"], "OPENAI_API_KEY");
   EXPECT_EQ(json["agents"]["executor"]["model"], "coder");
   EXPECT_EQ(json.dump().find("sk-do-not-store"), std::string::npos);
+}
+
+TEST(AgentsConfig, ProviderFeatureKeys) {
+  auto config = llm::parse_agents_config(R"(
+defaults:
+  url: http://127.0.0.1:8000/v1
+  extra: {top_p: 0.95, seed: 42}
+agents:
+  planner:
+    model: gpt-oss-120b
+    stream: true
+    stream_max_s: 3600
+    retry_window_s: 600
+    price_in: 0.15
+    price_cached_in: 0.075
+    extra:
+      reasoning_effort: high
+      chat_template_kwargs: {enable_thinking: true}
+      stop: ["</answer>", "42", 7]
+      note: "007"
+  executor:
+    model: qwen3-coder
+    n_samples: true
+    weight: 2
+    ensemble:
+      - {model: deepseek-coder, weight: 1, price_out: 1.1}
+    fallbacks:
+      - {model: small-coder, url: http://backup:8000, api_key_env: BACKUP_KEY}
+)", "c.yaml");
+  const auto& planner = config.agent("planner");
+  EXPECT_TRUE(planner.stream);
+  EXPECT_DOUBLE_EQ(planner.stream_max_s, 3600);
+  EXPECT_DOUBLE_EQ(planner.retry_window_s, 600);
+  EXPECT_DOUBLE_EQ(planner.usd_per_mtok_cached_in, 0.075);
+  EXPECT_LT(planner.usd_per_mtok_cache_write, 0);  // not given: priced as input
+  auto extra = nlohmann::json::parse(planner.extra_json);
+  EXPECT_EQ(extra["top_p"], 0.95);  // from defaults, merged with the agent's
+  EXPECT_EQ(extra["seed"], 42);
+  EXPECT_EQ(extra["reasoning_effort"], "high");
+  EXPECT_EQ(extra["chat_template_kwargs"]["enable_thinking"], true);
+  EXPECT_EQ(extra["stop"], nlohmann::json::parse(R"(["</answer>", "42", 7])"));
+  EXPECT_EQ(extra["note"], "007");  // quoted: stays a string
+  const auto& executor = config.agent("executor");
+  EXPECT_TRUE(executor.n_samples);
+  EXPECT_DOUBLE_EQ(executor.weight, 2);
+  ASSERT_EQ(executor.ensemble.size(), 1u);
+  EXPECT_EQ(executor.ensemble[0].model, "deepseek-coder");
+  EXPECT_EQ(executor.ensemble[0].url, "http://127.0.0.1:8000/v1");  // inherited from the agent
+  EXPECT_DOUBLE_EQ(executor.ensemble[0].usd_per_mtok_out, 1.1);
+  ASSERT_EQ(executor.fallbacks.size(), 1u);
+  EXPECT_EQ(executor.fallbacks[0].url, "http://backup:8000");
+  EXPECT_TRUE(executor.fallbacks[0].n_samples);  // inherited
+  // The JSON form (kept in the run store for --replay) reads back as the same configuration.
+  auto again = llm::parse_agents_config(llm::agents_config_json(config), "json");
+  EXPECT_EQ(nlohmann::json::parse(llm::agents_config_json(again))["agents"],
+            nlohmann::json::parse(llm::agents_config_json(config))["agents"]);
+}
+
+TEST(AgentsConfig, ProviderFeatureKeysAreChecked) {
+  auto contains = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
+  EXPECT_TRUE(contains(parse_error("agents:\n  p: {url: http://x, model: m, api: anthropic, n_samples: true}\n"),
+                       "agents.p.n_samples: only the openai api"));
+  EXPECT_TRUE(contains(parse_error("agents:\n  p: {url: http://x, model: m, extra: {model: other}}\n"),
+                       "agents.p.extra: 'model' is set by accelopt itself"));
+  EXPECT_TRUE(contains(parse_error("agents:\n  p: {url: http://x, model: m, extra: [1]}\n"), "agents.p.extra: expected a mapping"));
+  EXPECT_TRUE(contains(parse_error("agents:\n  p: {url: http://x, model: m, stream: maybe}\n"),
+                       "agents.p.stream: expected true or false"));
+  EXPECT_TRUE(contains(parse_error("agents:\n  p: {url: http://x, model: m, fallbacks: [{model: b, fallbacks: []}]}\n"),
+                       "agents.p.fallbacks[0].fallbacks: only allowed directly under an agent"));
+  EXPECT_TRUE(contains(parse_error("defaults: {fallbacks: [{model: b}]}\nagents:\n  p: {url: http://x, model: m}\n"),
+                       "defaults.fallbacks: only allowed directly under an agent"));
+  EXPECT_TRUE(contains(parse_error("agents:\n  p: {url: http://x, model: m, ensemble: {model: b}}\n"),
+                       "agents.p.ensemble: expected a list of endpoints"));
+}
+
+TEST(AgentsConfig, UnsetKeyVariablesAreFoundBeforeAnyCall) {
+  auto config = llm::parse_agents_config(R"(
+agents:
+  planner: {url: http://x, model: m, api_key_env: ACCELOPT_TEST_SET_KEY,
+            fallbacks: [{model: b, api_key_env: ACCELOPT_TEST_UNSET_FALLBACK_KEY}]}
+)", "c.yaml");
+  setenv("ACCELOPT_TEST_SET_KEY", "k", 1);
+  unsetenv("ACCELOPT_TEST_UNSET_FALLBACK_KEY");
+  EXPECT_EQ(llm::unset_api_key_env(config.agent("planner")), "ACCELOPT_TEST_UNSET_FALLBACK_KEY");
+  setenv("ACCELOPT_TEST_UNSET_FALLBACK_KEY", "k2", 1);
+  EXPECT_EQ(llm::unset_api_key_env(config.agent("planner")), "");
+  unsetenv("ACCELOPT_TEST_UNSET_FALLBACK_KEY");
+}
+
+// Every agents config example in docs/config.md (the provider examples included) parses.
+TEST(AgentsConfig, TheDocumentedExamplesParse) {
+  std::ifstream in(std::string(ACCELOPT_SOURCE_DIR) + "/docs/config.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string doc = text.str();
+  int examples = 0;
+  for (size_t at = 0; (at = doc.find("```yaml\n", at)) != std::string::npos;) {
+    size_t begin = at + 8, end = doc.find("```", begin);
+    std::string yaml = doc.substr(begin, end - begin);
+    at = end + 3;
+    if (yaml.find("agents:") == std::string::npos) continue;  // the fake server's script format
+    EXPECT_NO_THROW(llm::parse_agents_config(yaml, "docs/config.md example")) << yaml;
+    ++examples;
+  }
+  EXPECT_GE(examples, 8);
 }
 
 }  // namespace

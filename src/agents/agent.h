@@ -22,6 +22,10 @@ struct AgentContext {
   const TaskInfo& task;
   int round = 0;
   std::string tag;
+  // The call site without what the judge decided (the candidate's rank in the beam, the pair's
+  // rank): "silu/r3/p4". LLM agents key `--replay` by it and by the texts they were given, so a
+  // replay judged by another simulator or arch finds the recorded answers. "" = `tag`.
+  std::string site;
 };
 
 // Why a kernel failed, as the fixer sees it.

@@ -13,6 +13,22 @@ constexpr const char* kSystemPrompt =
     "You are an expert performance engineer for AWS Trainium NKI kernels. Follow the requested answer "
     "format exactly.";
 
+// A call of `agent` from `ctx` with the rendered template: the prompt's stable prefix is marked
+// for provider caching, and the replay key is the call site plus `inputs` (docs/optimize.md, Replay).
+CallSpec spec_for(const std::string& agent, const AgentContext& ctx, const RenderedPrompt& prompt,
+                  std::vector<std::string> inputs, CallPurpose purpose = CallPurpose::Plain) {
+  CallSpec spec;
+  spec.agent = agent;
+  spec.tag = ctx.tag;
+  spec.site = ctx.site;
+  spec.replay_inputs = std::move(inputs);
+  spec.system_prompt = kSystemPrompt;
+  spec.user_prompt = prompt.text;
+  spec.cache_prefix = prompt.cache_prefix;
+  spec.purpose = purpose;
+  return spec;
+}
+
 class LlmPlanner : public Planner {
  public:
   LlmPlanner(LlmSession& session, const PromptLibrary& prompts) : session_(session), prompts_(prompts) {}
@@ -24,7 +40,8 @@ class LlmPlanner : public Planner {
     vars["profile"] = format_profile(candidate.profile, ctx.task.peak_latency_ms);
     vars["memory"] = format_memory(memory);
     vars["num_plans"] = std::to_string(n);
-    CallRecord answer = session_.call("planner", ctx.tag, kSystemPrompt, prompts_.render("planner", vars));
+    CallRecord answer = session_.call(
+        spec_for("planner", ctx, prompts_.render_prompt("planner", vars), {candidate.kernel_text, vars["num_plans"]}));
     if (!answer.ok) return {};
     return parse_plans(answer.text, static_cast<size_t>(n));
   }
@@ -62,12 +79,12 @@ class LlmExecutor : public Executor {
     vars["profile"] = format_profile(candidate.profile, ctx.task.peak_latency_ms);
     vars["memory"] = format_memory(memory);
     vars["plan"] = plan.text;
-    std::string prompt = prompts_.render("executor", vars);
+    // The K samples share one prompt: one request with n = K where the endpoint takes it, else K
+    // calls whose tags (/k0, /k1, ...) tell them apart. The first opens the branch for the budget.
+    CallSpec spec = spec_for("executor", ctx, prompts_.render_prompt("executor", vars), {candidate.kernel_text, plan.text},
+                             CallPurpose::OpensPair);
     std::vector<KernelDraft> drafts;
-    for (int sample = 0; sample < k; ++sample) {
-      // The K samples share one prompt; the tag tells them apart (and keys their replay).
-      drafts.push_back(draft_from(session_.call("executor", fmt::format("{}/k{}", ctx.tag, sample), kSystemPrompt, prompt)));
-    }
+    for (const auto& answer : session_.call_samples(spec, k)) drafts.push_back(draft_from(answer));
     return drafts;
   }
 
@@ -91,7 +108,9 @@ class LlmSummarizer : public Summarizer {
     vars["kind"] = pair.positive ? "positive" : "negative";
     vars["kind_explanation"] = pair.positive ? "applying the plan made the kernel faster"
                                              : "applying the plan made the kernel slower; the fast one is the original";
-    CallRecord answer = session_.call("summarizer", ctx.tag, kSystemPrompt, prompts_.render("summarizer", vars));
+    CallRecord answer = session_.call(spec_for("summarizer", ctx, prompts_.render_prompt("summarizer", vars),
+                                               {pair.slow_code, pair.fast_code, pair.plan.title, vars["kind"]},
+                                               CallPurpose::Curation));
     if (!answer.ok) return std::nullopt;
     auto summary = parse_summary(answer.text);
     if (!summary) return std::nullopt;
@@ -126,8 +145,10 @@ class LlmFixer : public Fixer {
     std::string diagnostics;
     for (const auto& d : failure.diagnostics) diagnostics += d + "\n";
     vars["diagnostics"] = diagnostics.empty() ? "(none)" : diagnostics;
-    return draft_from(session_.call("fixer", fmt::format("{}/fix{}", ctx.tag, attempt), kSystemPrompt,
-                                    prompts_.render("fixer", vars)));
+    AgentContext fix_ctx{ctx.task, ctx.round, fmt::format("{}/fix{}", ctx.tag, attempt),
+                         fmt::format("{}/fix{}", ctx.site.empty() ? ctx.tag : ctx.site, attempt)};
+    return draft_from(session_.call(spec_for("fixer", fix_ctx, prompts_.render_prompt("fixer", vars),
+                                             {plan.title, code, failure.status})));
   }
 
  private:

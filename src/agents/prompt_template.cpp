@@ -78,8 +78,21 @@ const std::string& PromptLibrary::text(const std::string& name) const {
   return it->second;
 }
 
+RenderedPrompt PromptLibrary::render_prompt(const std::string& name, const PromptVars& vars) const {
+  // Control characters that no template or task text contains mark the boundary in the output.
+  static const std::string kMark = "\x1f\x1e cache boundary \x1e\x1f";
+  PromptVars with_mark = vars;
+  with_mark["cache_boundary"] = kMark;
+  RenderedPrompt out{render_template(name, text(name), with_mark), 0};
+  size_t at = out.text.find(kMark);
+  if (at == std::string::npos) return out;
+  out.text.erase(at, kMark.size());
+  out.cache_prefix = at;
+  return out;
+}
+
 std::string PromptLibrary::render(const std::string& name, const PromptVars& vars) const {
-  return render_template(name, text(name), vars);
+  return render_prompt(name, vars).text;
 }
 
 }  // namespace agents

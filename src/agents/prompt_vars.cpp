@@ -9,7 +9,10 @@ std::string format_latency(double ms) { return fmt::format("{:.4f} ms", ms); }
 std::string format_profile(const std::optional<trn::Profile>& profile, double peak_latency_ms) {
   if (!profile) return "(no profile)";
   const auto& p = *profile;
-  std::string out = fmt::format("- latency: {}\n", format_latency(p.latency));
+  // The *_percent fields hold fractions in the profile (as neuron-profile reports them); the
+  // prompt gives them as percentages, and says so.
+  std::string out = "(fields ending in _percent are percentages, 0 to 100)\n";
+  out += fmt::format("- latency: {}\n", format_latency(p.latency));
   if (peak_latency_ms > 0 && p.latency > 0)
     out += fmt::format("- percent of peak: {:.1f}%\n", 100.0 * peak_latency_ms / p.latency);
   out += fmt::format("- hbm_read_bytes: {}\n- hbm_write_bytes: {}\n", p.hbm_read_bytes, p.hbm_write_bytes);
@@ -19,10 +22,10 @@ std::string format_profile(const std::optional<trn::Profile>& profile, double pe
   out += fmt::format("- hardware_flops: {}\n- transpose_flops: {}\n", p.hardware_flops, p.transpose_flops);
   out += fmt::format("- mm_arithmetic_intensity: {:.3f}\n", p.mm_arithmetic_intensity);
   out += fmt::format("- peak_flops_bandwidth_ratio: {:.3f}\n", p.peak_flops_bandwidth_ratio);
-  out += fmt::format("- hfu_estimated_percent: {:.4f}\n", p.hfu_estimated_percent);
-  out += fmt::format("- scalar_engine_active_time_percent: {:.4f}\n", p.scalar_engine_active_time_percent);
-  out += fmt::format("- vector_engine_active_time_percent: {:.4f}\n", p.vector_engine_active_time_percent);
-  out += fmt::format("- gpsimd_engine_active_time_percent: {:.4f}\n", p.gpsimd_engine_active_time_percent);
+  out += fmt::format("- hfu_estimated_percent: {:.2f}%\n", 100 * p.hfu_estimated_percent);
+  out += fmt::format("- scalar_engine_active_time_percent: {:.2f}%\n", 100 * p.scalar_engine_active_time_percent);
+  out += fmt::format("- vector_engine_active_time_percent: {:.2f}%\n", 100 * p.vector_engine_active_time_percent);
+  out += fmt::format("- gpsimd_engine_active_time_percent: {:.2f}%\n", 100 * p.gpsimd_engine_active_time_percent);
   return out;
 }
 

@@ -20,6 +20,7 @@ constexpr std::pair<StopReason, const char*> kNames[] = {
     {StopReason::BudgetTime, "budget_time"},
     {StopReason::AllCallsFailed, "all_calls_failed"},
     {StopReason::Cancelled, "cancelled"},
+    {StopReason::ReplayMissing, "replay_missing"},
 };
 
 }  // namespace

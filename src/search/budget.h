@@ -13,8 +13,9 @@
 
 namespace search {
 
-enum class StopReason { None, Rounds, BudgetUsd, BudgetTokens, BudgetEvals, BudgetTime, AllCallsFailed, Cancelled };
-const char* to_string(StopReason reason);  // "none", "rounds", "budget_usd", ... , "all_calls_failed", "cancelled"
+// ReplayMissing: `--replay` asked a question the recorded run has no answer to.
+enum class StopReason { None, Rounds, BudgetUsd, BudgetTokens, BudgetEvals, BudgetTime, AllCallsFailed, Cancelled, ReplayMissing };
+const char* to_string(StopReason reason);  // "none", "rounds", "budget_usd", ... , "cancelled", "replay_missing"
 StopReason parse_stop_reason(const std::string& s);  // unknown text -> None
 bool is_budget_stop(StopReason reason);
 
@@ -29,6 +30,9 @@ class BudgetTracker {
   // Evaluations still allowed (INT64_MAX when unlimited).
   int64_t evaluations_left(int64_t evaluations) const;
   double elapsed_s() const;
+  const Budgets& budgets() const { return budgets_; }
+  // The budget that stopped a call at the session's gate: USD when one is set, else tokens.
+  StopReason gate_reason() const { return budgets_.max_usd > 0 ? StopReason::BudgetUsd : StopReason::BudgetTokens; }
 
  private:
   Budgets budgets_;

@@ -25,6 +25,7 @@ void ConsoleProgress::end_live_line() {
 }
 
 void ConsoleProgress::on_task_start(const std::string& task, const agents::Candidate& baseline, double peak_latency_ms) {
+  std::lock_guard lock(mutex_);
   end_live_line();
   baseline_ms_ = baseline.latency_ms;
   peak_ms_ = peak_latency_ms;
@@ -33,7 +34,21 @@ void ConsoleProgress::on_task_start(const std::string& task, const agents::Candi
   std::fflush(out_);
 }
 
+void ConsoleProgress::on_task_resume(const TaskResult& progress) {
+  std::lock_guard lock(mutex_);
+  end_live_line();
+  baseline_ms_ = progress.baseline_latency_ms;
+  peak_ms_ = progress.peak_latency_ms;
+  std::string best = progress.best_latency_ms > 0
+                         ? fmt::format(", best {:.4f} ms ({:.3f}x)", progress.best_latency_ms, progress.speedup())
+                         : "";
+  fmt::print(out_, "[{}] {}: resuming after round {} (baseline {:.4f} ms{})\n", run_, progress.task,
+             progress.rounds_done, progress.baseline_latency_ms, best);
+  std::fflush(out_);
+}
+
 void ConsoleProgress::on_round_update(const RoundStats& live) {
+  std::lock_guard lock(mutex_);
   if (!live_) return;
   // \r + erase-line redraws the status in place.
   fmt::print(out_, "\r\033[2K{}", status_line(live));
@@ -42,6 +57,7 @@ void ConsoleProgress::on_round_update(const RoundStats& live) {
 }
 
 void ConsoleProgress::on_round_end(const RoundStats& stats) {
+  std::lock_guard lock(mutex_);
   if (live_) {
     fmt::print(out_, "\r\033[2K{}\n", status_line(stats));
     line_open_ = false;
@@ -52,6 +68,7 @@ void ConsoleProgress::on_round_end(const RoundStats& stats) {
 }
 
 void ConsoleProgress::on_task_end(const TaskResult& result) {
+  std::lock_guard lock(mutex_);
   end_live_line();
   if (!result.error.empty()) return;  // already reported by on_message
   fmt::print(out_, "[{}] {}: done after {} rounds, {:.4f} ms -> {:.4f} ms ({:.3f}x)\n", run_, result.task,
@@ -60,8 +77,20 @@ void ConsoleProgress::on_task_end(const TaskResult& result) {
 }
 
 void ConsoleProgress::on_message(const std::string& text) {
+  std::lock_guard lock(mutex_);
   end_live_line();
   fmt::print(out_, "[{}] {}\n", run_, text);
+  std::fflush(out_);
+}
+
+void ConsoleProgress::on_retry(const std::string& agent, const llm::RetryNotice& notice) {
+  std::lock_guard lock(mutex_);
+  end_live_line();  // the status line is drawn again at the next update
+  int next = notice.attempt + 1;
+  std::string of = next <= notice.max_attempts ? fmt::format("{} of {}", next, notice.max_attempts)
+                                               : fmt::format("{}, within the retry window", next);
+  fmt::print(out_, "[{}] {} call failed ({}): {}; retrying in {:.1f} s (attempt {})\n", run_, agent,
+             llm::to_string(notice.kind), notice.reason, notice.wait_s, of);
   std::fflush(out_);
 }
 

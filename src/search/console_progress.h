@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <mutex>
 #include <string>
 
 #include "search/progress.h"
@@ -15,15 +16,20 @@ class ConsoleProgress : public ProgressObserver {
   // `live`: redraw a status line (a terminal); else log lines at round ends only.
   ConsoleProgress(std::FILE* out, bool live, std::string run_name);
   void on_task_start(const std::string& task, const agents::Candidate& baseline, double peak_latency_ms) override;
+  void on_task_resume(const TaskResult& progress) override;
   void on_round_update(const RoundStats& live) override;
   void on_round_end(const RoundStats& stats) override;
   void on_task_end(const TaskResult& result) override;
   void on_message(const std::string& text) override;
+  // One log line per retry (429s, 5xx, timeouts, refused connections): what failed and how long
+  // the client waits.
+  void on_retry(const std::string& agent, const llm::RetryNotice& notice) override;
 
  private:
   std::string status_line(const RoundStats& s) const;
   void end_live_line();
 
+  std::mutex mutex_;  // on_retry comes from the agents' threads
   std::FILE* out_;
   bool live_;
   bool line_open_ = false;

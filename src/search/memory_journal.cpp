@@ -2,10 +2,10 @@
 
 namespace search {
 
-std::optional<agents::CallRecord> MemoryJournal::find_call(const std::string& request_hash) {
+std::optional<agents::CallRecord> MemoryJournal::find_call(const std::string& request_hash, int sample) {
   std::lock_guard lock(mutex_);
   for (const auto& call : calls_)
-    if (call.ok && call.request_hash == request_hash) return call;
+    if (call.ok && call.request_hash == request_hash && call.sample == sample) return call;
   return std::nullopt;
 }
 

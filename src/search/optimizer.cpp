@@ -39,11 +39,17 @@ RunState Optimizer::run(const std::vector<TaskSpec>& tasks, RunState state) {
   state.stop = StopReason::None;  // a resumed run gets another chance
   state.stop_message.clear();
   if (env_.session) env_.session->add_usage(state.usage);  // spending of earlier processes
+  if (env_.session && env_.budget)  // USD and token budgets hold at the gate, call by call
+    env_.session->set_spend_limits({env_.budget->budgets().max_usd, env_.budget->budgets().max_tokens});
+  // Every process starts with a checkpoint: the time it started from is on record, so a process
+  // killed before its first round ends still has its time counted on resume.
+  checkpoint(state);
   if (state.tasks.empty())
     for (const auto& task : tasks) state.tasks.push_back(task.info.name);
   for (const auto& task : tasks) {
     if (is_finished(state, task.info.name)) continue;
     bool resuming = state.current && state.current->result.task == task.info.name;
+    if (resuming && env_.observer) env_.observer->on_task_resume(state.current->result);
     if (!resuming && !start_task(task, state)) continue;
     if (!run_rounds(task, state)) {
       // A budget stop reports this task's best as it stands: re-check it (a resumed run that
@@ -107,11 +113,16 @@ bool Optimizer::run_rounds(const TaskSpec& task, RunState& state) {
     }
     agents::Usage before = env_.session ? env_.session->usage() : agents::Usage{};
     int64_t evaluations_before = state.evaluations;
+    agents::Memory memory_before = state.memory;
     RoundOutcome outcome = run_round(env_, spec, round, progress.beam, state.memory, state.evaluations);
-    if (outcome.stop == StopReason::AllCallsFailed) {
-      // The round is not kept: its failed calls are retried when the run is resumed.
+    if (!outcome.keep) {
+      // The round is not kept: its calls are made (or replayed from the store) again when the
+      // run is resumed, so the state is the one before it, with the time spent.
+      state.memory = std::move(memory_before);
+      state.evaluations = evaluations_before;
       state.stop = outcome.stop;
       state.stop_message = outcome.stop_message;
+      checkpoint(state, &before);
       return false;
     }
     if (journal_)
@@ -179,8 +190,9 @@ void Optimizer::recheck(const TaskSpec& task, RunState& state) {
   checkpoint(state);
 }
 
-void Optimizer::checkpoint(RunState& state) {
-  if (env_.session) state.usage = env_.session->usage();
+void Optimizer::checkpoint(RunState& state, const agents::Usage* usage) {
+  if (usage) state.usage = *usage;
+  else if (env_.session) state.usage = env_.session->usage();
   if (env_.budget) state.elapsed_s = env_.budget->elapsed_s();
   if (journal_) journal_->record_checkpoint(serialize(state));
 }

@@ -32,7 +32,8 @@ class Optimizer {
   std::optional<StopReason> exhausted(const RunState& state) const;
   // The five-seed re-check of state.current's best (env_.recheck_best); may replace the best.
   void recheck(const TaskSpec& task, RunState& state);
-  void checkpoint(RunState& state);
+  // Records `state` (its usage: `usage` when given, else the session's so far).
+  void checkpoint(RunState& state, const agents::Usage* usage = nullptr);
 
   SearchEnv env_;
   RunJournal* journal_;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "agents/types.h"
+#include "llm/client.h"
 #include "search/search_state.h"
 
 namespace search {
@@ -13,11 +14,16 @@ class ProgressObserver {
  public:
   virtual ~ProgressObserver() = default;
   virtual void on_task_start(const std::string& task, const agents::Candidate& baseline, double peak_latency_ms) {}
+  // A resumed run continues the task of `progress` (its baseline and rounds so far).
+  virtual void on_task_resume(const TaskResult& progress) {}
   // Counters of the running round changed (kernels planned, written, evaluated, failed).
   virtual void on_round_update(const RoundStats& live) {}
   virtual void on_round_end(const RoundStats& stats) {}
   virtual void on_task_end(const TaskResult& result) {}
   virtual void on_message(const std::string& text) {}
+  // A model call of `agent` waits to be retried. Unlike the others, this comes from the agents'
+  // threads, possibly concurrently.
+  virtual void on_retry(const std::string& agent, const llm::RetryNotice& notice) {}
 };
 
 }  // namespace search

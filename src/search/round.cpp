@@ -28,24 +28,64 @@ class Round {
     stats_.task = task.info.name;
     stats_.round = round;
     stats_.candidates = static_cast<int>(beam.size());
-    if (env.session) usage_before_ = env.session->usage();
+    if (env.session) {
+      env.session->clear_budget_refused();
+      // The budget gate keeps a summary back for each branch the executors open (spend_gate.h).
+      env.session->set_curation_pairs(env.params.topk);
+    }
   }
 
   RoundOutcome run() {
-    plan();
-    write();
-    evaluate_pending();
-    repair();
-    curate();
+    // A phase whose every model call failed ends the round, which is then not kept (the calls
+    // are made again on resume): an outage must not cost a round.
+    if (phase(&Round::plan, "planning") && phase(&Round::write, "writing")) {
+      evaluate_pending();
+      if (repair()) phase(&Round::curate, "summarizing");
+    }
+    if (env_.session) env_.session->set_curation_pairs(0);
     return finish();
   }
 
  private:
-  agents::AgentContext context(std::string tag) const {
-    return {task_.info, round_, fmt::format("{}/r{}/{}", task_.info.name, round_, tag)};
+  // `tag` names the call site; `site` is the same without the candidate's or pair's rank.
+  agents::AgentContext context(const std::string& tag, const std::string& site) const {
+    return {task_.info, round_, fmt::format("{}/r{}/{}", task_.info.name, round_, tag),
+            fmt::format("{}/r{}/{}", task_.info.name, round_, site)};
   }
 
-  // Checks the budgets; once one is exhausted, model calls stop and the reason is kept.
+  // Runs one phase; false (and the round is not kept) when every model call it made failed, or a
+  // replay found no recorded answer.
+  bool phase(void (Round::*step)(), const char* name) {
+    agents::Usage before = env_.session ? env_.session->usage() : agents::Usage{};
+    (this->*step)();
+    return phase_ok(before, name);
+  }
+
+  bool phase_ok(const agents::Usage& before, const char* name) {
+    if (!env_.session || !keep_) return keep_;
+    if (auto missing = env_.session->replay_missing()) {
+      stop_ = StopReason::ReplayMissing;
+      stop_message_ = "replay: " + *missing;
+      keep_ = false;
+      return false;
+    }
+    agents::UsageTotals spent = env_.session->usage().totals() - before.totals();
+    if (spent.calls > 0 && spent.failed_calls == spent.calls) {
+      stop_ = StopReason::AllCallsFailed;
+      stop_message_ = fmt::format(
+          "every model call of the {} phase of round {} of {} failed ({} call{}); the last error: {}\n"
+          "The round is not kept: fix the cause, then --resume makes these calls again",
+          name, round_, task_.info.name, spent.calls, spent.calls == 1 ? "" : "s", env_.session->last_error());
+      env_.session->stop();
+      keep_ = false;
+      return false;
+    }
+    return true;
+  }
+
+  // Checks the budgets; once one is exhausted, no new phase starts and the reason is kept. A
+  // USD or token budget stops calls at the budget gate (which keeps summaries back for the pairs
+  // paid for); time and Ctrl-C stop every call.
   bool over_budget() {
     if (stop_ != StopReason::None) return true;
     if (eval::interrupt_requested()) {  // Ctrl-C / SIGTERM: end the round like a budget stop
@@ -54,14 +94,26 @@ class Round {
       if (env_.session) env_.session->stop();
       return true;
     }
+    if (env_.session && env_.session->budget_refused() && env_.budget) {
+      stop_ = env_.budget->gate_reason();
+      stop_message_ = fmt::format("{} reached in round {} of {} (the next model call would pass it)",
+                                  to_string(stop_), round_, task_.info.name);
+      return true;
+    }
     agents::Usage usage = env_.session ? env_.session->usage() : agents::Usage{};
     if (auto reason = env_.budget ? env_.budget->exhausted(usage, evaluations_) : std::nullopt) {
       stop_ = *reason;
       stop_message_ = fmt::format("{} reached in round {} of {}", to_string(*reason), round_, task_.info.name);
-      if (env_.session) env_.session->stop();
+      if (env_.session && *reason == StopReason::BudgetTime) env_.session->stop();
       return true;
     }
     return false;
+  }
+
+  // Time and Ctrl-C stop every model call, the summaries of the round's pairs included.
+  bool hard_stopped() {
+    over_budget();
+    return stop_ == StopReason::Cancelled || stop_ == StopReason::BudgetTime;
   }
 
   void update(const std::function<void(RoundStats&)>& change) {
@@ -76,7 +128,7 @@ class Round {
     plans_.assign(beam_.size(), {});
     if (over_budget()) return;
     parallel_for(beam_.size(), env_.params.parallelism, [&](size_t c) {
-      auto plans = env_.agents.planner->propose(context(fmt::format("c{}", c)), beam_[c], memory_, env_.params.plans);
+      auto plans = env_.agents.planner->propose(context(fmt::format("c{}", c), "plan"), beam_[c], memory_, env_.params.plans);
       update([&](RoundStats& s) { s.plans += static_cast<int>(plans.size()); });
       plans_[c] = std::move(plans);
     });
@@ -90,8 +142,8 @@ class Round {
     if (!over_budget()) {
       parallel_for(branches.size(), env_.params.parallelism, [&](size_t b) {
         auto [c, p] = branches[b];
-        drafts[b] = env_.agents.executor->write(context(fmt::format("c{}/p{}", c, p)), beam_[c], plans_[c][p], memory_,
-                                                env_.params.kernels);
+        drafts[b] = env_.agents.executor->write(context(fmt::format("c{}/p{}", c, p), fmt::format("p{}", p)), beam_[c],
+                                                plans_[c][p], memory_, env_.params.kernels);
         int ok = 0;
         for (const auto& d : drafts[b]) ok += d.ok ? 1 : 0;
         update([&](RoundStats& s) {
@@ -154,22 +206,26 @@ class Round {
 
   // Up to F rounds of repair: every kernel that failed the harness goes back to the fixer with
   // its diagnostics, and the repaired kernels are evaluated again.
-  void repair() {
-    if (!env_.agents.fixer) return;
+  // False when the round must not be kept (a phase failed whole).
+  bool repair() {
+    if (!env_.agents.fixer) return true;
     for (int attempt = 1; attempt <= env_.params.fixer_attempts; ++attempt) {
       std::vector<size_t> failing;
       for (size_t i = 0; i < results_.size(); ++i)
         if (is_fixable(results_[i].status) && results_[i].fix_attempts == attempt - 1) failing.push_back(i);
-      if (failing.empty() || over_budget()) return;
+      if (failing.empty() || over_budget()) return true;
+      agents::Usage before = env_.session ? env_.session->usage() : agents::Usage{};
       parallel_for(failing.size(), env_.params.parallelism, [&](size_t f) { fix_one(results_[failing[f]], attempt); });
+      if (!phase_ok(before, "repair")) return false;
       evaluate_pending();
     }
+    return true;
   }
 
   void fix_one(KernelResult& r, int attempt) {
     const auto& plan = plans_[r.candidate][r.plan];
     agents::Failure failure{r.status, r.diagnostics};
-    auto ctx = context(fmt::format("c{}/p{}/k{}", r.candidate, r.plan, r.sample));
+    auto ctx = context(fmt::format("c{}/p{}/k{}", r.candidate, r.plan, r.sample), fmt::format("p{}/k{}", r.plan, r.sample));
     agents::KernelDraft draft = env_.agents.fixer->fix(ctx, plan, r.code, failure, attempt);
     if (!draft.ok) return;  // the failed kernel stays as it was
     r.replaced_codes.push_back(std::move(r.code));
@@ -188,9 +244,11 @@ class Round {
     for (const auto& pair : pairs) (pair.positive ? stats_.positive_pairs : stats_.negative_pairs)++;
     auto chosen = top_pairs(std::move(pairs), static_cast<size_t>(env_.params.topk));
     std::vector<std::optional<agents::ExperienceItem>> items(chosen.size());
-    if (!chosen.empty() && !over_budget() && env_.agents.summarizer) {
+    // Summarized even after a USD, token or evaluation budget stop: the pairs were paid for,
+    // and the budget gate kept their summaries back (spend_gate.h).
+    if (!chosen.empty() && !hard_stopped() && env_.agents.summarizer) {
       parallel_for(chosen.size(), env_.params.parallelism, [&](size_t i) {
-        items[i] = env_.agents.summarizer->summarize(context(fmt::format("s{}", i)), chosen[i]);
+        items[i] = env_.agents.summarizer->summarize(context(fmt::format("s{}", i), "summary"), chosen[i]);
       });
     }
     for (auto it = items.rbegin(); it != items.rend(); ++it) {
@@ -207,12 +265,8 @@ class Round {
     stats_.best_latency_ms = out.beam.empty() ? 0 : out.beam.front().latency_ms;
     if (env_.session) stats_.usage = env_.session->usage();
     stats_.evaluations = evaluations_;
-    if (all_calls_failed()) {
-      stop_ = StopReason::AllCallsFailed;
-      stop_message_ = fmt::format(
-          "every model call of round {} of {} failed (the endpoint is unreachable or refuses the requests); "
-          "the run stopped and can be resumed with --resume", round_, task_.info.name);
-    }
+    if (keep_ && env_.session && env_.session->budget_refused()) over_budget();  // refused in the last phase
+    out.keep = keep_;
     out.stats = stats_;
     out.plans = plans_;
     out.results = std::move(results_);
@@ -220,12 +274,6 @@ class Round {
     out.stop = stop_;
     out.stop_message = stop_message_;
     return out;
-  }
-
-  bool all_calls_failed() const {
-    if (!env_.session) return false;
-    agents::Usage spent = env_.session->usage() - usage_before_;
-    return spent.calls > 0 && spent.failed_calls == spent.calls;
   }
 
   const SearchEnv& env_;
@@ -236,12 +284,12 @@ class Round {
   int64_t& evaluations_;
   std::mutex mutex_;
   RoundStats stats_;
-  agents::Usage usage_before_;
   std::vector<std::vector<agents::Plan>> plans_;
   std::vector<KernelResult> results_;
   std::vector<agents::ExperienceItem> new_items_;
   StopReason stop_ = StopReason::None;
   std::string stop_message_;
+  bool keep_ = true;
 };
 
 }  // namespace

@@ -38,15 +38,19 @@ struct RoundOutcome {
   std::vector<std::vector<agents::Plan>> plans;  // [candidate][plan] of the beam the round began with
   std::vector<KernelResult> results;     // every kernel of the round
   std::vector<agents::ExperienceItem> new_items;  // added to memory, newest first
-  StopReason stop = StopReason::None;    // a budget ran out, or every model call failed
+  StopReason stop = StopReason::None;    // a budget ran out, every call of a phase failed, ...
   std::string stop_message;
+  // False when the round must not be kept: every model call of one of its phases failed
+  // (AllCallsFailed), or a replay found no recorded answer (ReplayMissing). The caller stops
+  // without recording it, so a resumed run makes its calls again.
+  bool keep = true;
 };
 
 // Runs round `round` (1-based) of `task` from `beam`; adds the round's experience to `memory`
 // and the evaluations it ran to `evaluations`. A budget that runs out mid-round stops further
 // model calls and evaluations, and the round still finishes (curation and selection with what
-// it has). When every model call of the round failed, the outcome says AllCallsFailed and the
-// caller should stop without keeping the round.
+// it has). When every model call of one of its phases failed, the outcome says AllCallsFailed and
+// keep == false: the caller stops without keeping the round.
 RoundOutcome run_round(const SearchEnv& env, const TaskSpec& task, int round, const std::vector<agents::Candidate>& beam,
                        agents::Memory& memory, int64_t& evaluations);
 

@@ -57,11 +57,13 @@ class RunJournal : public agents::CallJournal {
   // The search state after each completed round (serialized RunState JSON, search_state.h).
   virtual void record_checkpoint(const std::string& state_json) = 0;
   virtual std::string last_checkpoint() = 0;  // "" when there is none
+  // Seconds the run was seen working after its last checkpoint (a process killed in between).
+  virtual double seconds_after_last_checkpoint() { return 0; }
 };
 
 class MemoryJournal : public RunJournal {
  public:
-  std::optional<agents::CallRecord> find_call(const std::string& request_hash) override;
+  std::optional<agents::CallRecord> find_call(const std::string& request_hash, int sample = 0) override;
   void record_call(const agents::CallRecord& record) override;
   std::optional<eval::Evaluation> find_evaluation(const std::string& task, const std::string& key) override;
   void record_evaluation(const std::string& key, const std::string& task, const std::string& kernel_text,

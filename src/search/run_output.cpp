@@ -35,6 +35,25 @@ std::string recheck_cell(const std::string& status) {
   return status.empty() ? "-" : status;
 }
 
+// The spending of `usage` broken down by agent and by model (summary.json's usage.by_agent and
+// usage.by_model); "" when the run called no model.
+std::string spending_table(const nlohmann::json& usage) {
+  std::string out;
+  for (const char* breakdown : {"by_agent", "by_model"}) {
+    auto rows = usage.value(breakdown, nlohmann::json::object());
+    if (rows.empty()) continue;
+    if (out.empty())
+      out = fmt::format("{:<28} {:>7} {:>7} {:>12} {:>12} {:>12} {:>10}\n", "spending", "calls", "failed", "input tok",
+                        "cached tok", "output tok", "cost USD");
+    for (const auto& [name, row] : rows.items())
+      out += fmt::format("{:<28} {:>7} {:>7} {:>12} {:>12} {:>12} {:>10.4f}\n",
+                         fmt::format("{} {}", std::string(breakdown) == "by_agent" ? "agent" : "model", name),
+                         row.value("calls", 0), row.value("failed_calls", 0), row.value("input_tokens", 0),
+                         row.value("cached_input_tokens", 0), row.value("output_tokens", 0), row.value("cost_usd", 0.0));
+  }
+  return out;
+}
+
 }  // namespace
 
 void write_file_atomic(const std::string& path, const std::string& text) {
@@ -113,10 +132,13 @@ std::string format_summary(const nlohmann::json& summary) {
   auto usage = summary.value("usage", nlohmann::json::object());
   int64_t rechecks = 0;
   for (const auto& t : summary.value("tasks", nlohmann::json::array())) rechecks += t.value("recheck_evaluations", int64_t{0});
-  out += fmt::format("total: {} model calls ({} failed), {} input + {} output tokens, {:.4f} USD, {} evaluations{}, {:.1f} s\n",
+  int64_t cached = usage.value("cached_input_tokens", int64_t{0});
+  out += fmt::format("total: {} model calls ({} failed), {} input{} + {} output tokens, {:.4f} USD, {} evaluations{}, {:.1f} s\n",
                      usage.value("calls", 0), usage.value("failed_calls", 0), usage.value("input_tokens", 0),
-                     usage.value("output_tokens", 0), usage.value("cost_usd", 0.0), summary.value("evaluations", 0),
+                     cached ? fmt::format(" ({} cached)", cached) : "", usage.value("output_tokens", 0),
+                     usage.value("cost_usd", 0.0), summary.value("evaluations", 0),
                      rechecks ? fmt::format(" (+{} five-seed re-check)", rechecks) : "", summary.value("elapsed_s", 0.0));
+  out += spending_table(usage);
   return out;
 }
 

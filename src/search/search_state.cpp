@@ -16,19 +16,53 @@ std::optional<double> TaskResult::best_peak_percent() const {
   return 100.0 * peak_latency_ms / best_latency_ms;
 }
 
-nlohmann::json to_json(const agents::Usage& u) {
-  return {{"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens}, {"cost_usd", u.cost_usd},
-          {"calls", u.calls},               {"failed_calls", u.failed_calls},   {"replayed_calls", u.replayed_calls}};
+namespace {
+
+nlohmann::json totals_json(const agents::UsageTotals& u) {
+  return {{"input_tokens", u.input_tokens}, {"output_tokens", u.output_tokens},
+          {"cached_input_tokens", u.cached_input_tokens}, {"cost_usd", u.cost_usd},
+          {"calls", u.calls}, {"failed_calls", u.failed_calls}, {"replayed_calls", u.replayed_calls}};
 }
 
-agents::Usage usage_from_json(const nlohmann::json& j) {
-  agents::Usage u;
+agents::UsageTotals totals_from_json(const nlohmann::json& j) {
+  agents::UsageTotals u;
   u.input_tokens = j.value("input_tokens", int64_t{0});
   u.output_tokens = j.value("output_tokens", int64_t{0});
+  u.cached_input_tokens = j.value("cached_input_tokens", int64_t{0});
   u.cost_usd = j.value("cost_usd", 0.0);
   u.calls = j.value("calls", int64_t{0});
   u.failed_calls = j.value("failed_calls", int64_t{0});
   u.replayed_calls = j.value("replayed_calls", int64_t{0});
+  return u;
+}
+
+nlohmann::json breakdown_json(const std::map<std::string, agents::UsageTotals>& rows) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, totals] : rows) out[name] = totals_json(totals);
+  return out;
+}
+
+std::map<std::string, agents::UsageTotals> breakdown_from_json(const nlohmann::json& j) {
+  std::map<std::string, agents::UsageTotals> rows;
+  if (j.is_object())
+    for (const auto& [name, totals] : j.items()) rows[name] = totals_from_json(totals);
+  return rows;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const agents::Usage& u) {
+  nlohmann::json j = totals_json(u);
+  j["by_agent"] = breakdown_json(u.by_agent);
+  j["by_model"] = breakdown_json(u.by_model);
+  return j;
+}
+
+agents::Usage usage_from_json(const nlohmann::json& j) {
+  agents::Usage u;
+  static_cast<agents::UsageTotals&>(u) = totals_from_json(j);
+  u.by_agent = breakdown_from_json(j.value("by_agent", nlohmann::json::object()));
+  u.by_model = breakdown_from_json(j.value("by_model", nlohmann::json::object()));
   return u;
 }
 
@@ -47,7 +81,7 @@ nlohmann::json to_json(const RoundStats& s) {
           {"negative_pairs", s.negative_pairs},
           {"memory_items", s.memory_items},
           {"best_latency_ms", s.best_latency_ms},
-          {"usage", to_json(s.usage)},
+          {"usage", totals_json(s.usage)},  // cumulative; the breakdown is in the task's and run's usage
           {"evaluations", s.evaluations}};
 }
 

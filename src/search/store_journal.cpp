@@ -29,22 +29,36 @@ std::string plan_text(const agents::Plan& plan) {
 
 StoreJournal::StoreJournal(store::RunStore& store, int64_t run_id) : store_(store), run_id_(run_id) {}
 
-std::optional<agents::CallRecord> StoreJournal::find_call(const std::string& request_hash) {
-  auto found = store_.find_llm_call(run_id_, request_hash, 0);
-  if (!found || !found->error.empty()) return std::nullopt;
+agents::CallRecord call_from_row(const store::LlmCallRecord& row) {
   agents::CallRecord r;
-  r.agent = found->agent;
-  r.model = found->model;
-  r.request_hash = found->request_hash;
-  r.ok = true;
-  r.text = found->response_text;
-  r.raw = found->raw_response;
-  r.input_tokens = found->input_tokens;
-  r.output_tokens = found->output_tokens;
-  r.cost_usd = found->cost_usd;
-  r.latency_s = found->latency_s;
-  r.attempts = found->attempts;
+  r.agent = row.agent;
+  r.model = row.model;
+  r.tag = row.tag;
+  r.request_hash = row.request_hash;
+  r.replay_key = row.replay_key;
+  r.sample = row.sample;
+  r.ok = row.error.empty();
+  r.text = row.response_text;
+  r.error = row.error;
+  // Rows from before schema 3 have no kind: a failure of unknown kind.
+  r.error_kind = r.ok ? "" : (row.error_kind.empty() ? "unknown" : row.error_kind);
+  r.http_status = row.http_status;
+  r.raw = row.raw_response;
+  r.input_tokens = row.input_tokens;
+  r.output_tokens = row.output_tokens;
+  r.cached_input_tokens = row.cached_input_tokens;
+  r.cost_usd = row.cost_usd;
+  r.latency_s = row.latency_s;
+  r.attempts = row.attempts;
+  r.finish_reason = row.finish_reason;
+  r.origin = row.origin;
   return r;
+}
+
+std::optional<agents::CallRecord> StoreJournal::find_call(const std::string& request_hash, int sample) {
+  auto found = store_.find_llm_call(run_id_, request_hash, sample);
+  if (!found || !found->error.empty()) return std::nullopt;
+  return call_from_row(*found);
 }
 
 void StoreJournal::record_call(const agents::CallRecord& r) {
@@ -53,17 +67,36 @@ void StoreJournal::record_call(const agents::CallRecord& r) {
   row.agent = r.agent;
   row.model = r.model;
   row.request_hash = r.request_hash;
-  row.sample = 0;  // the sample index is part of the tag, hence of the hash
+  row.sample = r.sample;
   row.round = round_of(r.tag);
   row.input_tokens = r.input_tokens;
   row.output_tokens = r.output_tokens;
+  row.cached_input_tokens = r.cached_input_tokens;
   row.cost_usd = r.cost_usd;
   row.latency_s = r.latency_s;
   row.attempts = r.attempts;
   row.response_text = r.text;
   row.raw_response = r.raw;
   row.error = r.ok ? "" : (r.error.empty() ? "failed" : r.error);
+  row.tag = r.tag;
+  row.replay_key = r.replay_key;
+  row.error_kind = r.ok ? "" : r.error_kind;
+  row.http_status = r.http_status;
+  row.finish_reason = r.finish_reason;
+  row.origin = r.origin;
   store_.add_llm_call(row);
+}
+
+double StoreJournal::seconds_after_last_checkpoint() { return store_.seconds_active_after_last_checkpoint(run_id_); }
+
+StoreAnswers::StoreAnswers(store::RunStore& store, int64_t run_id, std::string source)
+    : store_(store), run_id_(run_id), source_(std::move(source)) {}
+
+std::optional<agents::CallRecord> StoreAnswers::find_recorded(const std::string& request_hash,
+                                                              const std::string& replay_key, int sample) {
+  auto row = store_.find_recorded_call(run_id_, request_hash, replay_key, sample);
+  if (!row) return std::nullopt;
+  return call_from_row(*row);
 }
 
 std::optional<eval::Evaluation> StoreJournal::find_evaluation(const std::string& task, const std::string& key) {

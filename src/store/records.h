@@ -78,17 +78,26 @@ struct LlmCallRecord {
   int64_t id = 0;
   int64_t run_id = 0;
   std::string agent;             // "planner" | "executor" | "summarizer" | "fixer"
-  std::string model;
-  std::string request_hash;      // content_hash(llm::request_fingerprint(...))
-  int sample = 0;                // index of this sample among identical requests
+  std::string model;             // the configured model that answered (or failed last)
+  std::string request_hash;      // the session's key of the request (agents/llm_session.cpp)
+  int sample = 0;                // index of this sample among the samples of one request (`n`)
   int round = -1;
   int64_t input_tokens = 0, output_tokens = 0;
+  int64_t cached_input_tokens = 0;  // part of input_tokens read from the provider's cache
   double cost_usd = 0;
-  double latency_s = 0;
-  int attempts = 0;
+  double latency_s = 0;          // the whole call, retries and waits included
+  int attempts = 0;              // HTTP attempts made
   std::string response_text;     // the answer's text (empty when `error` is set)
-  std::string raw_response;      // the server's raw body
+  std::string raw_response;      // the server's last body (the event stream when streamed)
   std::string error;             // "" = answered
+  // Added in schema 3 ("" / 0 in rows written before):
+  std::string tag;               // the call site, e.g. "silu/r3/c1/p4/k0"
+  std::string replay_key;        // the call's inputs apart from judged figures (--replay)
+  std::string error_kind;        // "unavailable", "timeout", "rate-limited", "bad-request", "auth",
+                                 // "bad-response", "cancelled", "budget" (refused by the gate, not sent)
+  long http_status = 0;          // the last HTTP status (0 = no HTTP answer)
+  std::string finish_reason;
+  std::string origin;            // "" = asked in this run, "replay" = served from a recorded run
 };
 
 struct MemoryItemRecord {
@@ -98,6 +107,7 @@ struct MemoryItemRecord {
   std::string item_json;
 };
 
+// Calls refused by the budget gate (error_kind "budget") were never sent and are not counted.
 struct LlmTotals {
   int64_t calls = 0, failed_calls = 0;
   int64_t input_tokens = 0, output_tokens = 0;

@@ -15,9 +15,7 @@ using Lock = std::lock_guard<std::recursive_mutex>;
 constexpr const char* kRunColumns = "id, name, config_json, status, created_at";
 constexpr const char* kKernelColumns =
     "id, run_id, task, hash, text, parent_kernel_id, plan_id, llm_call_id, round";
-constexpr const char* kLlmCallColumns =
-    "id, run_id, agent, model, request_hash, sample, round, input_tokens, output_tokens, cost_usd, "
-    "latency_s, attempts, response_text, raw_response, error";
+
 
 RunRecord read_run(const Statement& row) {
   return {row.int64(0), row.text(1), row.text(2), row.text(3), row.text(4)};
@@ -37,25 +35,6 @@ KernelRecord read_kernel(const Statement& row) {
   return kernel;
 }
 
-LlmCallRecord read_llm_call(const Statement& row) {
-  LlmCallRecord call;
-  call.id = row.int64(0);
-  call.run_id = row.int64(1);
-  call.agent = row.text(2);
-  call.model = row.text(3);
-  call.request_hash = row.text(4);
-  call.sample = static_cast<int>(row.int64(5));
-  call.round = static_cast<int>(row.int64(6));
-  call.input_tokens = row.int64(7);
-  call.output_tokens = row.int64(8);
-  call.cost_usd = row.real(9);
-  call.latency_s = row.real(10);
-  call.attempts = static_cast<int>(row.int64(11));
-  call.response_text = row.text(12);
-  call.raw_response = row.text(13);
-  call.error = row.text(14);
-  return call;
-}
 
 std::string select_from(const char* columns, const char* table, const std::string& where) {
   return std::string("SELECT ") + columns + " FROM " + table + " " + where;
@@ -173,6 +152,20 @@ std::optional<CheckpointRecord> RunStore::last_checkpoint(int64_t run_id) {
   query.bind(1, run_id);
   if (!query.step()) return std::nullopt;
   return CheckpointRecord{query.int64(0), static_cast<int>(query.int64(1)), query.text(2)};
+}
+
+double RunStore::seconds_active_after_last_checkpoint(int64_t run_id) {
+  Lock lock(mutex_);
+  // The latest model call or evaluation of the run, against the latest checkpoint's time.
+  Statement query(*db_,
+                  "SELECT (julianday(MAX(t)) - julianday((SELECT created_at FROM checkpoints WHERE run_id = ?1 "
+                  "ORDER BY seq DESC LIMIT 1))) * 86400 FROM ("
+                  "SELECT created_at AS t FROM llm_calls WHERE run_id = ?1 UNION ALL "
+                  "SELECT e.created_at FROM evaluations e JOIN kernels k ON k.id = e.kernel_id WHERE k.run_id = ?1)");
+  query.bind(1, run_id);
+  if (!query.step()) return 0;
+  auto seconds = query.optional_real(0);
+  return seconds && *seconds > 0 ? *seconds : 0;
 }
 
 // --- beam -------------------------------------------------------------------------------------
@@ -310,50 +303,6 @@ std::optional<EvaluationRecord> RunStore::find_evaluation(int64_t kernel_id) {
   if (!query.step()) return std::nullopt;
   return EvaluationRecord{query.int64(0), query.int64(1), query.text(2), query.text(3), query.text(4),
                           query.optional_real(5), query.text(6)};
-}
-
-// --- LLM calls --------------------------------------------------------------------------------
-
-int64_t RunStore::add_llm_call(const LlmCallRecord& call) {
-  Lock lock(mutex_);
-  Statement(*db_,
-            "INSERT INTO llm_calls(run_id, agent, model, request_hash, sample, round, input_tokens, output_tokens, "
-            "cost_usd, latency_s, attempts, response_text, raw_response, error) "
-            "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .bind(1, call.run_id).bind(2, call.agent).bind(3, call.model).bind(4, call.request_hash)
-      .bind(5, call.sample).bind(6, call.round).bind(7, call.input_tokens).bind(8, call.output_tokens)
-      .bind(9, call.cost_usd).bind(10, call.latency_s).bind(11, call.attempts).bind(12, call.response_text)
-      .bind(13, call.raw_response).bind(14, call.error).run();
-  return db_->last_insert_id();
-}
-
-std::optional<LlmCallRecord> RunStore::find_llm_call(int64_t run_id, const std::string& request_hash, int sample) {
-  Lock lock(mutex_);
-  Statement query(*db_, select_from(kLlmCallColumns, "llm_calls",
-                                    "WHERE run_id = ? AND request_hash = ? AND sample = ? AND error = '' "
-                                    "ORDER BY id LIMIT 1"));
-  query.bind(1, run_id).bind(2, request_hash).bind(3, sample);
-  if (!query.step()) return std::nullopt;
-  return read_llm_call(query);
-}
-
-std::vector<LlmCallRecord> RunStore::llm_calls(int64_t run_id) {
-  Lock lock(mutex_);
-  Statement query(*db_, select_from(kLlmCallColumns, "llm_calls", "WHERE run_id = ? ORDER BY id"));
-  query.bind(1, run_id);
-  std::vector<LlmCallRecord> out;
-  while (query.step()) out.push_back(read_llm_call(query));
-  return out;
-}
-
-LlmTotals RunStore::llm_totals(int64_t run_id) {
-  Lock lock(mutex_);
-  Statement query(*db_,
-                  "SELECT COUNT(*), COALESCE(SUM(error != ''), 0), COALESCE(SUM(input_tokens), 0), "
-                  "COALESCE(SUM(output_tokens), 0), COALESCE(SUM(cost_usd), 0) FROM llm_calls WHERE run_id = ?");
-  query.bind(1, run_id);
-  query.step();
-  return {query.int64(0), query.int64(1), query.int64(2), query.int64(3), query.real(4)};
 }
 
 // --- memory -----------------------------------------------------------------------------------

@@ -61,6 +61,10 @@ class RunStore {
   // Resume checkpoints: add_checkpoint returns its sequence number (1, 2, ...).
   int add_checkpoint(int64_t run_id, const std::string& state_json);
   std::optional<CheckpointRecord> last_checkpoint(int64_t run_id);
+  // How long after the last checkpoint the run was still seen working (its latest model call or
+  // evaluation), in seconds; 0 when nothing came after it. A process killed between checkpoints
+  // worked at least this long, and a resumed run counts it in its elapsed time.
+  double seconds_active_after_last_checkpoint(int64_t run_id);
 
   // Beam membership after a round (all of a round's members in one transaction).
   void set_beam(int64_t run_id, int round, const std::vector<CandidateRecord>& members);
@@ -84,10 +88,15 @@ class RunStore {
   int64_t add_evaluation(const EvaluationRecord& evaluation);
   std::optional<EvaluationRecord> find_evaluation(int64_t kernel_id);
 
-  // LLM calls. find_llm_call returns the answered call (error == "") for a request, if any.
+  // LLM calls (llm_calls.cpp). find_llm_call returns the answered call (error == "") for a
+  // request, if any. find_recorded_call serves --replay: the call with this request hash and
+  // sample, else the one with this replay key (when not empty); an answered call wins over a
+  // failed or refused one, then the latest.
   int64_t add_llm_call(const LlmCallRecord& call);
   std::optional<LlmCallRecord> find_llm_call(int64_t run_id, const std::string& request_hash,
                                              int sample);
+  std::optional<LlmCallRecord> find_recorded_call(int64_t run_id, const std::string& request_hash,
+                                                  const std::string& replay_key, int sample);
   std::vector<LlmCallRecord> llm_calls(int64_t run_id);
   LlmTotals llm_totals(int64_t run_id);
 

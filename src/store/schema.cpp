@@ -110,6 +110,19 @@ CREATE TABLE rounds(
 ALTER TABLE evaluations ADD COLUMN evaluation_json TEXT NOT NULL DEFAULT '';
 CREATE INDEX memory_items_by_run ON memory_items(run_id, round);
 )sql",
+      // 3: LLM calls say more (additive: older rows read as empty): the call site, the replay key
+      // (--replay), cached prompt tokens, the failure's kind and last HTTP status, the finish
+      // reason, and whether the answer was replayed from another run.
+      R"sql(
+ALTER TABLE llm_calls ADD COLUMN tag TEXT NOT NULL DEFAULT '';
+ALTER TABLE llm_calls ADD COLUMN replay_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE llm_calls ADD COLUMN cached_input_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE llm_calls ADD COLUMN error_kind TEXT NOT NULL DEFAULT '';
+ALTER TABLE llm_calls ADD COLUMN http_status INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE llm_calls ADD COLUMN finish_reason TEXT NOT NULL DEFAULT '';
+ALTER TABLE llm_calls ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+CREATE INDEX llm_calls_by_replay_key ON llm_calls(run_id, replay_key);
+)sql",
   };
   return steps;
 }

@@ -50,6 +50,13 @@ inline std::string add_kernel(int width, const std::string& op = "nl.add") {
 }
 
 
+// The accelopt binary the optimize tests drive: the build's, or ACCELOPT_TEST_BINARY when set (to
+// show that a new test fails on an older build: ACCELOPT_TEST_BINARY=/work/main/build/.../accelopt).
+inline std::string accelopt_binary() {
+  const char* other = std::getenv("ACCELOPT_TEST_BINARY");
+  return other && *other ? other : ACCELOPT_BINARY;
+}
+
 inline std::string fenced(const std::string& code) { return "Here is the kernel:\n```python\n" + code + "```\n"; }
 
 inline std::string slurp(const fs::path& path) {
@@ -142,7 +149,7 @@ class OptimizeE2E : public ::testing::Test {
 
   Result run(const std::string& args) {
     fs::path log = dir_ / "log.txt";
-    std::string cmd = fmt::format("cd {} && {} {} > {} 2>&1", dir_.string(), ACCELOPT_BINARY, args, log.string());
+    std::string cmd = fmt::format("cd {} && {} {} > {} 2>&1", dir_.string(), accelopt_binary(), args, log.string());
     int status = std::system(cmd.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(log)};
   }

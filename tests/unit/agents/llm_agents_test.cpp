@@ -38,12 +38,14 @@ class FakeChat : public llm::ChatClient {
 
 class Journal : public CallJournal {
  public:
-  std::optional<CallRecord> find_call(const std::string& hash) override {
-    auto it = calls.find(hash);
+  std::optional<CallRecord> find_call(const std::string& hash, int sample) override {
+    auto it = calls.find(hash + "#" + std::to_string(sample));
     if (it == calls.end() || !it->second.ok) return std::nullopt;
     return it->second;
   }
-  void record_call(const CallRecord& record) override { calls[record.request_hash] = record; }
+  void record_call(const CallRecord& record) override {
+    calls[record.request_hash + "#" + std::to_string(record.sample)] = record;
+  }
   std::map<std::string, CallRecord> calls;
 };
 

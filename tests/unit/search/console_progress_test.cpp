@@ -78,5 +78,43 @@ TEST(ConsoleProgress, AMessageEndsAnOpenStatusLineFirst) {
   EXPECT_NE(text.find("USD\n[r] budget_usd reached\n"), std::string::npos) << text;
 }
 
+// Issue 12, defect 9: a resumed run never saw on_task_start, so its round lines said "best -".
+TEST(ConsoleProgress, AResumedTaskShowsItsBestSpeedup) {
+  std::FILE* file = std::tmpfile();
+  ConsoleProgress progress(file, /*live=*/false, "myrun");
+  TaskResult so_far;
+  so_far.task = "silu";
+  so_far.baseline_latency_ms = 2.0;
+  so_far.best_latency_ms = 1.0;
+  so_far.peak_latency_ms = 0.5;
+  so_far.rounds_done = 1;
+  progress.on_task_resume(so_far);
+  progress.on_round_end(stats(12, 23, 23, 4, 0.8));
+  std::string text = read_all(file);
+  std::fclose(file);
+  EXPECT_NE(text.find("silu: resuming after round 1 (baseline 2.0000 ms, best 1.0000 ms (2.000x))"), std::string::npos) << text;
+  EXPECT_NE(text.find("best 2.500x (62.5% of peak)"), std::string::npos) << text;
+}
+
+// Issue 12, defect 4: retries were silent.
+TEST(ConsoleProgress, EachRetryIsALineWithItsCauseAndWait) {
+  std::FILE* file = std::tmpfile();
+  ConsoleProgress progress(file, /*live=*/true, "myrun");
+  progress.on_task_start("silu", {"baseline", "", 2.0, std::nullopt}, 0.5);
+  progress.on_round_update(stats(12, 0, 0, 0, 2.0));
+  progress.on_retry("executor", {"m", "http://h/v1/chat/completions", llm::LlmError::Kind::RateLimited,
+                                 "m at http://h/v1/chat/completions: HTTP 429 after 1 attempt: slow down", 1, 5, 2.5});
+  progress.on_retry("planner", {"m", "http://h", llm::LlmError::Kind::Unavailable, "refused", 6, 5, 60});
+  std::string text = read_all(file);
+  std::fclose(file);
+  EXPECT_NE(text.find("\n[myrun] executor call failed (rate-limited): m at http://h/v1/chat/completions: HTTP 429 after 1 "
+                      "attempt: slow down; retrying in 2.5 s (attempt 2 of 5)\n"),
+            std::string::npos)
+      << text;  // on its own line, after the status line
+  EXPECT_NE(text.find("planner call failed (unavailable): refused; retrying in 60.0 s (attempt 7, within the retry window)"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace search

@@ -165,10 +165,11 @@ TEST_F(StoreJournalTest, TheStoreHoldsTheWholeHistoryOfARun) {
   EXPECT_EQ(newest["lesson"], final_state.memory.items().front().lesson);
   EXPECT_EQ(items.back().round, 2);
 
-  // One checkpoint per round plus one at each task's end; the last is the final state.
+  // One checkpoint at the process's start, one per round and one at each task's end; the last is
+  // the final state.
   auto last = store.last_checkpoint(run_id);
   ASSERT_TRUE(last);
-  EXPECT_EQ(last->seq, 6);
+  EXPECT_EQ(last->seq, 7);
   EXPECT_EQ(deserialize_state(last->state_json, 16).finished.size(), 2u);
 }
 

@@ -188,6 +188,13 @@ TEST_F(RunStoreTest, AVersionOneStoreIsMigrated) {
         "diagnostics TEXT NOT NULL, profile_json TEXT NOT NULL, latency_ms REAL, created_at TEXT NOT NULL DEFAULT '');"
         "CREATE TABLE memory_items(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, round INTEGER NOT NULL, "
         "item_json TEXT NOT NULL);"
+        "CREATE TABLE llm_calls(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, agent TEXT NOT NULL, model TEXT NOT NULL, "
+        "request_hash TEXT NOT NULL, sample INTEGER NOT NULL, round INTEGER NOT NULL, input_tokens INTEGER NOT NULL, "
+        "output_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, latency_s REAL NOT NULL, attempts INTEGER NOT NULL, "
+        "response_text TEXT NOT NULL, raw_response TEXT NOT NULL, error TEXT NOT NULL, created_at TEXT NOT NULL DEFAULT '');"
+        "INSERT INTO llm_calls(run_id, agent, model, request_hash, sample, round, input_tokens, output_tokens, cost_usd, "
+        "latency_s, attempts, response_text, raw_response, error) "
+        "VALUES(1, 'planner', 'm', 'h', 0, 1, 10, 2, 0.5, 1.5, 1, 'plans', '{}', '');"
         "INSERT INTO runs(name, config_json) VALUES('old', '{}');"
         "INSERT INTO rounds VALUES(1, 1, 'completed', 'state one'), (1, 2, 'completed', 'state two');"
         "PRAGMA user_version = 1;";
@@ -201,6 +208,50 @@ TEST_F(RunStoreTest, AVersionOneStoreIsMigrated) {
   EXPECT_TRUE(store.rounds(1).empty());
   store.complete_round(1, "silu", 1, "{}");
   EXPECT_EQ(store.last_completed_round(1, "silu"), 1);
+  // LLM calls gained columns (schema 3); an old row reads with them empty and still resumes.
+  auto old_call = store.find_llm_call(1, "h", 0);
+  ASSERT_TRUE(old_call);
+  EXPECT_EQ(old_call->response_text, "plans");
+  EXPECT_EQ(old_call->tag, "");
+  EXPECT_EQ(old_call->error_kind, "");
+  EXPECT_EQ(store.find_recorded_call(1, "h", "", 0)->id, old_call->id);
+}
+
+TEST_F(RunStoreTest, RecordedCallsAreFoundByRequestThenByReplayKeyAnsweredFirst) {
+  store::RunStore store(path_);
+  int64_t run_id = store.create_run("r", "{}");
+  auto failed = call(run_id, "h1", 0, 0, 0, "HTTP 503 after 3 attempts");
+  failed.replay_key = "key1";
+  failed.error_kind = "unavailable";
+  failed.http_status = 503;
+  failed.attempts = 3;
+  int64_t failed_id = store.add_llm_call(failed);
+  auto answered = call(run_id, "h1", 0, 100, 20);
+  answered.replay_key = "key1";
+  answered.tag = "silu/r1/c0";
+  int64_t answered_id = store.add_llm_call(answered);
+  auto refused = call(run_id, "h2", 0, 0, 0, "not sent");
+  refused.replay_key = "key2";
+  refused.error_kind = "budget";
+  store.add_llm_call(refused);
+  // By request hash: the answer wins over the failure before it.
+  EXPECT_EQ(store.find_recorded_call(run_id, "h1", "", 0)->id, answered_id);
+  // By replay key when the request differs (another arch's prompt quotes other figures).
+  auto by_key = store.find_recorded_call(run_id, "other-hash", "key1", 0);
+  ASSERT_TRUE(by_key);
+  EXPECT_EQ(by_key->id, answered_id);
+  EXPECT_EQ(by_key->tag, "silu/r1/c0");
+  EXPECT_EQ(store.find_recorded_call(run_id, "other-hash", "key2", 0)->error_kind, "budget");
+  EXPECT_FALSE(store.find_recorded_call(run_id, "other-hash", "", 0));
+  EXPECT_FALSE(store.find_recorded_call(run_id, "other-hash", "key3", 0));
+  // Failed rows keep what happened; refused rows are not calls.
+  auto calls = store.llm_calls(run_id);
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].id, failed_id);
+  EXPECT_EQ(calls[0].attempts, 3);
+  EXPECT_EQ(calls[0].http_status, 503);
+  EXPECT_EQ(store.llm_totals(run_id).calls, 2);
+  EXPECT_EQ(store.llm_totals(run_id).failed_calls, 1);
 }
 
 TEST_F(RunStoreTest, KernelsAreUniquePerTaskAndHashAndLinkToParentsAndPlans) {

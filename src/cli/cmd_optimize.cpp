@@ -96,7 +96,9 @@ std::string prepare_options(OptimizeOptions& o, const CLI::App& sub) {
   if (!o.replay.empty()) {
     if (!o.task.empty() || !o.tasks.empty()) throw std::invalid_argument("--replay runs the recorded run's tasks: drop --task/--tasks");
     if (fs::absolute(o.replay) == fs::absolute(run_dir)) throw std::invalid_argument("--replay: give a new --out directory");
+    std::string memory_out = o.memory_out;  // never the recorded run's file: the replay would overwrite it
     cli::restore(o, cli::read_run_config(o.replay, "--replay"), sub);
+    o.memory_out = memory_out;
     return run_dir;
   }
   if (o.task.empty() == o.tasks.empty()) throw std::invalid_argument("give exactly one of --task T and --tasks a,b|all");

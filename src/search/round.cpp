@@ -110,10 +110,20 @@ class Round {
     return false;
   }
 
-  // Time and Ctrl-C stop every model call, the summaries of the round's pairs included.
+  // Time and Ctrl-C stop every model call, the summaries of the round's pairs included (checked
+  // afresh: another budget may have stopped the round before).
   bool hard_stopped() {
-    over_budget();
-    return stop_ == StopReason::Cancelled || stop_ == StopReason::BudgetTime;
+    if (stop_ == StopReason::None) over_budget();
+    if (eval::interrupt_requested()) {
+      stop_ = StopReason::Cancelled;
+      stop_message_ = fmt::format("interrupted in round {} of {}; --resume continues", round_, task_.info.name);
+    } else if (env_.budget && env_.budget->exhausted({}, 0) == StopReason::BudgetTime) {
+      stop_ = StopReason::BudgetTime;
+      stop_message_ = fmt::format("{} reached in round {} of {}", to_string(stop_), round_, task_.info.name);
+    }
+    bool hard = stop_ == StopReason::Cancelled || stop_ == StopReason::BudgetTime;
+    if (hard && env_.session) env_.session->stop();
+    return hard;
   }
 
   void update(const std::function<void(RoundStats&)>& change) {

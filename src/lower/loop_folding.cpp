@@ -293,6 +293,7 @@ class LoopFolding : public Stage {
   bool plan(Chunk& c, const Iteration& second) {
     const auto& tmpl = c.iterations[0].records;
     const auto fresh0 = fresh_tiles(tmpl);
+    const std::vector<bool> across = needs_across(tmpl, second, fresh0);
     c.moves.assign(tmpl.size(), {});
     c.axis.assign(tmpl.size(), Axis::None);
     uint64_t capacity = options().max_fold_iterations;
@@ -336,10 +337,10 @@ class LoopFolding : public Stage {
         else if (m.shift.partitions == 0 && m.shift.elements > 0) agree(Axis::Along);
         else ok = false;
       });
-      if (!ok) return false;
-      // A statement on fresh tiles only: a DMA stacks the way its HBM side continues (rows after
-      // rows: across partitions), anything else along the rows.
-      if (axis == Axis::None) axis = continues_rows(inst, moves) ? Axis::Across : Axis::Along;
+      if (!ok || (across[j] && axis == Axis::Along)) return false;
+      // A statement on fresh tiles only: across partitions when it or a statement sharing its
+      // tiles needs it, or when it is a DMA whose HBM rows continue; else along the rows.
+      if (axis == Axis::None) axis = across[j] || continues_rows(inst, moves) ? Axis::Across : Axis::Along;
       c.axis[j] = axis;
       for_operands(inst, [&](size_t o, const trn::Operand& x, bool) {
         const Move& m = moves[o];
@@ -380,6 +381,40 @@ class LoopFolding : public Stage {
     c.capacity = uint32_t(std::max<uint64_t>(capacity, 1));
     c.planned = c.capacity >= 2;
     return c.planned;
+  }
+
+  // Statements that must stack across partitions: a per-partition scalar operand (of
+  // tensor_scalar or activation) that changes with the iteration cannot become a row of values,
+  // so the statement, and every statement sharing a fresh tile with it, stacks across.
+  static std::vector<bool> needs_across(const std::vector<Record>& tmpl, const Iteration& second,
+                                        const std::unordered_map<uint32_t, int>& fresh) {
+    std::vector<int> group(tmpl.size());
+    for (size_t j = 0; j < group.size(); ++j) group[j] = int(j);
+    auto find = [&](int j) {
+      while (group[size_t(j)] != j) j = group[size_t(j)] = group[size_t(group[size_t(j)])];
+      return j;
+    };
+    std::vector<bool> marked(tmpl.size(), false);
+    for (size_t j = 0; j < tmpl.size(); ++j) {
+      if (tmpl[j].kind != RecordKind::Instruction) continue;
+      const auto& inst = tmpl[j].inst;
+      bool scalar_moves = false;
+      for_operands(inst, [&](size_t o, const trn::Operand& x, bool write) {
+        auto f = fresh.find(x.tensor_id);
+        const bool is_fresh = f != fresh.end() && on_chip(x);
+        if (is_fresh) group[size_t(find(int(j)))] = find(f->second);
+        const bool scalar = !write && o >= 1 && x.free_elements == 1 &&
+                            (inst.opcode == Opcode::TensorScalar || inst.opcode == Opcode::Activation);
+        if (scalar && (is_fresh || !shift_between(x, operand(second.records[j].inst, o)).zero())) scalar_moves = true;
+      });
+      if (scalar_moves) marked[j] = true;
+    }
+    std::vector<bool> root_marked(tmpl.size(), false);
+    for (size_t j = 0; j < tmpl.size(); ++j)
+      if (marked[j]) root_marked[size_t(find(int(j)))] = true;
+    std::vector<bool> out(tmpl.size());
+    for (size_t j = 0; j < tmpl.size(); ++j) out[j] = root_marked[size_t(find(int(j)))];
+    return out;
   }
 
   // A DMA whose HBM rows (more than one) continue, iteration after iteration, right after the

@@ -1,14 +1,15 @@
 // Rule psum_copies: the PSUM<->SBUF copies the compiler inserts.
 //
 // The Tensor Engine reads SBUF only and writes PSUM only (ARCH2, ISA nc_matmul); DMA moves
-// HBM<->SBUF and SBUF<->SBUF, not PSUM (ARCH2, DMAO). The trace records each instruction as the
+// HBM<->SBUF and SBUF<->SBUF, not PSUM (ARCH2, DMAO); GpSimd cannot access PSUM (ARCH2). The trace records each instruction as the
 // kernel wrote it, so a kernel may
 //   - assign a Tensor Engine result into SBUF (`sbuf_tile[...] = nisa.nc_transpose(x)`, or
 //     `acc_sbuf += nl.matmul(...)`): the instruction writes a fresh PSUM tile, then a copy
 //     (or, for +=, a VectorE add) moves it into the SBUF destination;
 //   - pass a PSUM tile where SBUF is needed (a PSUM transpose result as `stationary` or `moving`
-//     of nc_matmul, `nl.store` of a PSUM tile, documented in LANG store): a copy to a fresh SBUF
-//     tile comes first and the instruction reads it;
+//     of nc_matmul, `nl.store` of a PSUM tile, documented in LANG store, PSUM scores given to
+//     nisa.affine_select, which runs on GpSimd): a copy to a fresh SBUF tile comes first and the
+//     instruction reads it;
 //   - DMA into a PSUM tile: the transfer lands in a fresh SBUF tile and a copy follows.
 // A result wider than one PSUM bank goes through PSUM in bank-sized pieces (see bank_pieces).
 // Evidence: LANG `nl.store` ("a PSUM tile ... gets an extra copy to SBUF first"); the public
@@ -31,6 +32,7 @@ namespace {
 
 bool pe(const trn::InstructionInfo& inst) { return inst.engine == Engine::Tensor; }
 bool dma(const trn::InstructionInfo& inst) { return inst.engine == Engine::Dma; }
+bool gpsimd(const trn::InstructionInfo& inst) { return inst.engine == Engine::GpSimd; }
 
 class PsumCopies : public Stage {
  public:
@@ -42,6 +44,7 @@ class PsumCopies : public Stage {
     Record inst = r;
     for (auto& in : inst.inst.inputs)
       if (in.buffer == BufferKind::Psum) in = copy_to_sbuf(r, in);
+    if (gpsimd(r.inst)) return emit_changed(std::move(inst));  // its PSUM inputs now read SBUF copies
     if (dma(r.inst)) {
       // A DMA into PSUM lands in SBUF, then a copy moves it.
       std::vector<Record> after;
@@ -89,6 +92,11 @@ class PsumCopies : public Stage {
   }
 
   static bool needs_copies(const trn::InstructionInfo& inst) {
+    if (gpsimd(inst)) {
+      for (const auto& in : inst.inputs)
+        if (in.buffer == BufferKind::Psum) return true;
+      return false;
+    }
     if (!pe(inst) && !dma(inst)) return false;
     for (const auto& in : inst.inputs)
       if (in.buffer == BufferKind::Psum) return true;

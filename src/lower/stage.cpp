@@ -4,9 +4,11 @@ namespace lower {
 
 void Stage::consume(const trn::Record& record) {
   if (record.kind == trn::RecordKind::Kernel) {
-    // The kernel's compiler directives; everything held so far was issued before them.
-    flush();
-    skipped_ = middle_end_ && record.kernel.skip_middle_end_transformations;
+    // The kernel's compiler directives (a record repeats the earlier ones, so the middle end
+    // stays off once it is off). What is held was issued before the middle end went off.
+    const bool skip = middle_end_ && record.kernel.skip_middle_end_transformations;
+    if (skip && !skipped_) flush();
+    skipped_ = skipped_ || skip;
     emit(record);
     return;
   }

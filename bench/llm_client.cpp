@@ -2,7 +2,8 @@
 // answers at once (so the figure is the client's JSON, curl and HTTP cost, not a model's).
 //
 //   accelopt-fake-llm --script SCRIPT --port-file PORT_FILE &   # any script with an instant reply
-//   bench_llm_client --url http://127.0.0.1:PORT [--calls N] [--threads T]
+//   bench_llm_client --url http://127.0.0.1:PORT [--calls N] [--threads T] [--stream 1]
+// --stream 1 asks for the answer as an event stream (SSE), which the client parses once it arrived.
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -28,19 +29,22 @@ double median(std::vector<double> values) {
 int main(int argc, char** argv) {
   std::string url;
   int calls = 500, threads = 1;
+  bool stream = false;
   for (int arg = 1; arg + 1 < argc; arg += 2) {
     if (std::strcmp(argv[arg], "--url") == 0) url = argv[arg + 1];
     if (std::strcmp(argv[arg], "--calls") == 0) calls = std::max(1, std::atoi(argv[arg + 1]));
     if (std::strcmp(argv[arg], "--threads") == 0) threads = std::max(1, std::atoi(argv[arg + 1]));
+    if (std::strcmp(argv[arg], "--stream") == 0) stream = std::atoi(argv[arg + 1]) != 0;
   }
   if (url.empty()) {
-    fmt::print(stderr, "usage: bench_llm_client --url http://127.0.0.1:PORT [--calls N] [--threads T]\n");
+    fmt::print(stderr, "usage: bench_llm_client --url http://127.0.0.1:PORT [--calls N] [--threads T] [--stream 1]\n");
     return 2;
   }
   llm::EndpointConfig config;
   config.url = url;
   config.model = "bench-model";
   config.max_concurrency = threads;
+  config.stream = stream;
   auto client = llm::make_client(config);
   llm::ChatRequest request;
   request.messages = {{"system", std::string(2000, 's')}, {"user", std::string(8000, 'u')}};  // typical prompt size
@@ -60,7 +64,7 @@ int main(int argc, char** argv) {
   double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   std::vector<double> all;
   for (auto& samples : per_thread) all.insert(all.end(), samples.begin(), samples.end());
-  fmt::print("calls: {}, threads: {}\n", calls, threads);
+  fmt::print("calls: {}, threads: {}, streamed: {}\n", calls, threads, stream ? "yes" : "no");
   fmt::print("chat() round trip: median {:.3f} ms\n", median(all));
   fmt::print("throughput: {:.0f} calls/s\n", calls / wall_s);
   return 0;

@@ -11,11 +11,12 @@ std::string ConsoleProgress::status_line(const RoundStats& s) const {
   std::string best = "-", peak = "";
   if (s.best_latency_ms > 0 && baseline_ms_ > 0) best = fmt::format("{:.3f}x", baseline_ms_ / s.best_latency_ms);
   if (s.best_latency_ms > 0 && peak_ms_ > 0) peak = fmt::format(" ({:.1f}% of peak)", 100 * peak_ms_ / s.best_latency_ms);
+  std::string retries = retries_ ? fmt::format(", {} retr{}", retries_, retries_ == 1 ? "y" : "ies") : "";
   return fmt::format(
       "[{}] {} round {}: planned {}, written {} ({} unparsed), evaluated {} ({} failed, {} fixed), best {}{}, "
-      "{} tokens, {:.4f} USD",
+      "{} tokens, {:.4f} USD{}",
       run_, s.task, s.round, s.plans, s.kernels_written, s.kernels_unparsed, s.evaluated, s.eval_failed, s.fixed,
-      best, peak, s.usage.tokens(), s.usage.cost_usd);
+      best, peak, s.usage.tokens(), s.usage.cost_usd, retries);
 }
 
 void ConsoleProgress::end_live_line() {
@@ -64,6 +65,7 @@ void ConsoleProgress::on_round_end(const RoundStats& stats) {
   } else {
     fmt::print(out_, "{}\n", status_line(stats));
   }
+  retries_ = 0;
   std::fflush(out_);
 }
 
@@ -86,6 +88,7 @@ void ConsoleProgress::on_message(const std::string& text) {
 void ConsoleProgress::on_retry(const std::string& agent, const llm::RetryNotice& notice) {
   std::lock_guard lock(mutex_);
   end_live_line();  // the status line is drawn again at the next update
+  ++retries_;
   int next = notice.attempt + 1;
   std::string of = next <= notice.max_attempts ? fmt::format("{} of {}", next, notice.max_attempts)
                                                : fmt::format("{}, within the retry window", next);

@@ -1,6 +1,7 @@
 // The progress display of `accelopt optimize`: on a terminal, one status line per round redrawn
 // in place (kernels planned, written, evaluated, failed; best speedup and percent of peak; tokens
-// and USD); otherwise plain log lines that carry the run and task names.
+// and USD; retries so far); otherwise plain log lines that carry the run and task names. Every
+// retry of a model call is a log line of its own either way.
 #pragma once
 
 #include <cstdio>
@@ -35,6 +36,7 @@ class ConsoleProgress : public ProgressObserver {
   bool line_open_ = false;
   std::string run_;
   double baseline_ms_ = 0, peak_ms_ = 0;
+  int retries_ = 0;  // retries waited for in the running round (shown on its status line)
 };
 
 }  // namespace search

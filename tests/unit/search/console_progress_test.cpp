@@ -105,6 +105,7 @@ TEST(ConsoleProgress, EachRetryIsALineWithItsCauseAndWait) {
   progress.on_retry("executor", {"m", "http://h/v1/chat/completions", llm::LlmError::Kind::RateLimited,
                                  "m at http://h/v1/chat/completions: HTTP 429 after 1 attempt: slow down", 1, 5, 2.5});
   progress.on_retry("planner", {"m", "http://h", llm::LlmError::Kind::Unavailable, "refused", 6, 5, 60});
+  progress.on_round_update(stats(12, 1, 0, 0, 2.0));
   std::string text = read_all(file);
   std::fclose(file);
   EXPECT_NE(text.find("\n[myrun] executor call failed (rate-limited): m at http://h/v1/chat/completions: HTTP 429 after 1 "
@@ -114,6 +115,7 @@ TEST(ConsoleProgress, EachRetryIsALineWithItsCauseAndWait) {
   EXPECT_NE(text.find("planner call failed (unavailable): refused; retrying in 60.0 s (attempt 7, within the retry window)"),
             std::string::npos)
       << text;
+  EXPECT_NE(text.find("0.0125 USD, 2 retries"), std::string::npos) << text;  // the status line counts them
 }
 
 }  // namespace

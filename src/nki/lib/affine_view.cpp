@@ -51,9 +51,88 @@ AffineView AffineView::whole(const tensor::Shape& storage_shape) {
   return v;
 }
 
+AffineView AffineView::internal() const {
+  if (!split()) return *this;
+  AffineView v;
+  v.shape.assign(digits.begin(), digits.end());
+  v.base = base;
+  v.coef = coef;
+  return v;
+}
+
+int AffineView::first_internal(int k) const {
+  if (!split()) return k;
+  int first = 0;
+  for (int i = 0; i < k; ++i) first += parts[size_t(i)];
+  return first;
+}
+
+// A view-axis interval [lo, hi) maps to a box of its digits when it is the full axis, one
+// element, or a run of whole lower digits inside one value of the higher digits.
+bool AffineView::internal_box(const Box& box, Box& out) const {
+  if (!split()) {
+    out = box;
+    return true;
+  }
+  out.lo.clear();
+  out.hi.clear();
+  int first = 0;
+  for (int k = 0; k < ndim(); ++k) {
+    int n = parts[size_t(k)];
+    int64_t lo = box.lo[size_t(k)], hi = box.hi[size_t(k)];
+    if (hi <= lo) return false;
+    // Digit radices of this axis, outer first, and the weight (inner product) of each.
+    bool fixed_above = true;  // the digits above the current one hold one value
+    for (int i = 0; i < n; ++i) {
+      int64_t radix = digits[size_t(first + i)], weight = 1;
+      for (int l = i + 1; l < n; ++l) weight *= digits[size_t(first + l)];
+      int64_t dlo = (lo / weight) % radix, dhi = ((hi - 1) / weight) % radix;
+      bool whole_below = lo % weight == 0 && hi % weight == 0;
+      if (!fixed_above) {
+        out.lo.push_back(0);
+        out.hi.push_back(radix);
+        continue;
+      }
+      if (lo / weight == (hi - 1) / weight) {  // one value of this digit
+        out.lo.push_back(dlo);
+        out.hi.push_back(dlo + 1);
+        continue;
+      }
+      if (!whole_below || (hi - 1) / (weight * radix) != lo / (weight * radix)) return false;
+      out.lo.push_back(dlo);
+      out.hi.push_back(dhi + 1);
+      fixed_above = false;
+    }
+    first += n;
+  }
+  return true;
+}
+
+Box AffineView::covering_box(const Box& box) const {
+  Box out;
+  if (internal_box(box, out)) return out;
+  // Every digit over its whole range, except the top digit of each axis bounded by the interval.
+  out.lo.clear();
+  out.hi.clear();
+  int first = 0;
+  for (int k = 0; k < ndim(); ++k) {
+    int n = parts[size_t(k)];
+    int64_t inner = 1;
+    for (int l = 1; l < n; ++l) inner *= digits[size_t(first + l)];
+    for (int i = 0; i < n; ++i) {
+      bool top = i == 0;
+      out.lo.push_back(top ? box.lo[size_t(k)] / inner : 0);
+      out.hi.push_back(top ? (box.hi[size_t(k)] - 1) / inner + 1 : digits[size_t(first + i)]);
+    }
+    first += n;
+  }
+  return out;
+}
+
 void AffineView::check_bounds(const tensor::Shape& storage_shape, const Box& box,
                               std::string_view api) const {
   if (box.empty()) return;
+  if (split()) return internal().check_bounds(storage_shape, covering_box(box), api);
   int m = ndim();
   for (int d = 0; d < storage_ndim(); ++d) {
     int64_t lo = base[d], hi = base[d];
@@ -91,10 +170,17 @@ AffineView AffineView::with_unit_axis(int axis) const {
   v.shape = shape;
   v.shape.insert(v.shape.begin() + axis, 1);
   v.base = base;
-  int m = ndim(), m2 = m + 1;
+  int at = first_internal(axis);  // the internal position of the new axis
+  int m = axes(), m2 = m + 1;
   v.coef.assign(size_t(storage_ndim()) * m2, 0);
   for (int d = 0; d < storage_ndim(); ++d)
-    for (int k = 0; k < m; ++k) v.coef[size_t(d) * m2 + (k < axis ? k : k + 1)] = c(d, k);
+    for (int k = 0; k < m; ++k) v.coef[size_t(d) * m2 + (k < at ? k : k + 1)] = c(d, k);
+  if (split()) {
+    v.digits = digits;
+    v.digits.insert(v.digits.begin() + at, 1, int64_t(1));
+    v.parts = parts;
+    v.parts.insert(v.parts.begin() + axis, 1, int8_t(1));
+  }
   return v;
 }
 

@@ -5,6 +5,9 @@
 // (instead of materialising index arrays) gives the access pattern analytically: the trace
 // needs partition range, free shape and strides, and bounds are checked only over the region
 // an instruction's mask leaves active.
+//
+// Quasi-affine indices (`i // K`, `i % K`) split a view axis into digits: the map is affine in
+// the digits (the internal axes), and each view axis is the C-order merge of its digits.
 #pragma once
 
 #include <cstdint>
@@ -33,13 +36,27 @@ struct AffineView {
   tensor::Shape shape;        // view shape (m axes)
   // Inline room for rank 4 storage and 4 x 2 maps (a block-dim tile view is 3 x 2).
   SmallVec<int64_t, 4> base;  // storage coordinate of view index 0 (r storage dims)
-  SmallVec<int64_t, 8> coef;  // r x m, row-major: coef[d * m + k]
+  SmallVec<int64_t, 8> coef;  // r x axes(), row-major: coef[d * axes() + k]
+  // Digit-split axes (quasi-affine indices): the extents of the internal axes, and how many
+  // consecutive internal axes each view axis spans. Both empty when no axis is split, the
+  // common case, where internal axes are the view axes.
+  SmallVec<int64_t, 4> digits;
+  SmallVec<int8_t, 4> parts;
 
   static AffineView whole(const tensor::Shape& storage_shape);
   int ndim() const { return int(shape.size()); }
   int storage_ndim() const { return int(base.size()); }
-  int64_t c(int d, int k) const { return coef[size_t(d) * shape.size() + size_t(k)]; }
-  int64_t& c(int d, int k) { return coef[size_t(d) * shape.size() + size_t(k)]; }
+  bool split() const { return !digits.empty(); }
+  int axes() const { return split() ? int(digits.size()) : ndim(); }  // internal axes
+  int64_t c(int d, int k) const { return coef[size_t(d) * size_t(axes()) + size_t(k)]; }
+  int64_t& c(int d, int k) { return coef[size_t(d) * size_t(axes()) + size_t(k)]; }
+  // Split views: the same map over its internal axes (an unsplit view), the first internal axis
+  // of view axis k, the internal box that is exactly `box` when there is one, and the smallest
+  // internal box containing `box`.
+  AffineView internal() const;
+  int first_internal(int k) const;
+  bool internal_box(const Box& box, Box& out) const;
+  Box covering_box(const Box& box) const;
 
   // Throws an Index error naming `api` if the region `box` reaches outside `storage_shape`.
   void check_bounds(const tensor::Shape& storage_shape, const Box& box, std::string_view api) const;

@@ -1,6 +1,7 @@
 #include "nki/lib/index_expr.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -41,19 +42,50 @@ IndexExpr IndexExpr::scaled(int64_t k) const {
 
 int64_t IndexExpr::coef_on(int axis) const {
   for (auto& t : terms)
-    if (t.first == axis) return t.second;
+    if (t.first == axis && t.affine()) return t.second;
   return 0;
 }
 
+bool IndexExpr::quasi() const {
+  for (auto& t : terms)
+    if (!t.affine()) return true;
+  return false;
+}
+
+int64_t IndexExpr::value_at(const int64_t* j) const {
+  int64_t v = c0;
+  for (auto& t : terms) v += t.second * (t.affine() ? j[t.first] : t.digit(j[t.first]));
+  return v;
+}
+
+namespace {
+
+// The digit a term reads, over indices [lo, hi) of its axis: [min, max] (exact for affine terms
+// and for digits without wrap-around; otherwise the digit's whole range).
+std::pair<int64_t, int64_t> digit_range(const IndexTerm& t, int64_t lo, int64_t hi) {
+  int64_t a = lo / t.div, b = (hi - 1) / t.div;
+  if (t.mod && b - a >= t.mod) return {0, t.mod - 1};
+  if (t.mod && a % t.mod > b % t.mod) return {0, t.mod - 1};
+  return t.mod ? std::pair{a % t.mod, b % t.mod} : std::pair{a, b};
+}
+
+}  // namespace
+
 int64_t IndexExpr::min_over(const Box& box) const {
   int64_t v = c0;
-  for (auto& [axis, a] : terms) v += a > 0 ? a * box.lo[axis] : a * (box.hi[axis] - 1);
+  for (auto& t : terms) {
+    auto [lo, hi] = digit_range(t, box.lo[t.first], box.hi[t.first]);
+    v += t.second > 0 ? t.second * lo : t.second * hi;
+  }
   return v;
 }
 
 int64_t IndexExpr::max_over(const Box& box) const {
   int64_t v = c0;
-  for (auto& [axis, a] : terms) v += a > 0 ? a * (box.hi[axis] - 1) : a * box.lo[axis];
+  for (auto& t : terms) {
+    auto [lo, hi] = digit_range(t, box.lo[t.first], box.hi[t.first]);
+    v += t.second > 0 ? t.second * hi : t.second * lo;
+  }
   return v;
 }
 
@@ -74,14 +106,84 @@ IndexExpr add(const IndexExpr& a0, const IndexExpr& b0) {
   r.c0 = a.c0 + b.c0;
   r.shape = broadcast_index_shapes(a.shape, b.shape);
   r.terms = a.terms;
-  for (auto& [axis, coef] : b.terms) {
-    auto it = std::find_if(r.terms.begin(), r.terms.end(), [&](auto& t) { return t.first == axis; });
-    if (it == r.terms.end()) r.terms.push_back({axis, coef});
-    else it->second += coef;
+  for (auto& t : b.terms) {
+    auto it = std::find_if(r.terms.begin(), r.terms.end(), [&](auto& u) { return u.same_digit(t); });
+    if (it == r.terms.end()) r.terms.push_back(t);
+    else it->second += t.second;
   }
   erase_if(r.terms, [](auto& t) { return t.second == 0; });
   return r;
 }
+
+// ---- floor division and modulo by constants -------------------------------------------------------
+namespace {
+
+int64_t floor_div64(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+[[noreturn]] void not_quasi_affine(const char* op, int64_t k) {
+  throw NkiError(ErrorKind::Unsupported,
+                 fmt::format("err_unsupported_expression_in_mask: '{} {}' on this nl.arange index expression does "
+                             "not split its axes into digits (the coefficients must divide {} and the axis extents "
+                             "must be multiples of the digit sizes)", op, k, k));
+}
+
+// e = k * q + r with 0 <= r < k over the whole index space, q and r quasi-affine.
+std::pair<IndexExpr, IndexExpr> split_by(const IndexExpr& e, int64_t k, const char* op) {
+  if (k <= 0) throw NkiError(ErrorKind::Value, fmt::format("'{}' of an index expression by {}: the divisor must be a positive integer", op, k));
+  IndexExpr q, r;
+  q.shape = r.shape = e.shape;
+  q.c0 = floor_div64(e.c0, k);
+  r.c0 = e.c0 - k * q.c0;
+  auto extent = [&](const IndexTerm& t) { return e.shape[size_t(t.first)]; };
+  for (const IndexTerm& t : e.terms) {
+    if ((t.first < int(e.shape.size()) && (extent(t) - 1) / t.div == 0) || t.second == 0) continue;  // always 0
+    if (t.second % k == 0) q.terms.push_back({t.first, t.second / k, t.div, t.mod});
+    else r.terms.push_back(t);
+  }
+  for (;;) {
+    int64_t lo = r.c0, hi = r.c0;
+    for (const IndexTerm& t : r.terms) {
+      auto [dlo, dhi] = digit_range(t, 0, extent(t));
+      lo += t.second > 0 ? t.second * dlo : t.second * dhi;
+      hi += t.second > 0 ? t.second * dhi : t.second * dlo;
+    }
+    if (lo >= 0 && hi < k) break;
+    // Split one term's digit u = k' * hi + lo (k' = k / gcd(coef, k)): coef * k' * hi is a
+    // multiple of k (goes to q), coef * lo stays in r with a smaller range.
+    bool split = false;
+    for (IndexTerm& t : r.terms) {
+      int64_t g = std::gcd(std::abs(t.second), k), kk = k / g;
+      int64_t umax = digit_range(t, 0, extent(t)).second;
+      if (umax < kk || (t.mod && t.mod % kk != 0)) continue;
+      q.terms.push_back({t.first, t.second / g, t.div * kk, t.mod ? t.mod / kk : 0});
+      t.mod = kk;
+      split = true;
+      break;
+    }
+    if (!split) not_quasi_affine(op, k);
+  }
+  return {q, r};
+}
+
+// Terms with equal digits merged, zero terms dropped.
+IndexExpr normalized(IndexExpr e) {
+  IndexExpr out = IndexExpr::constant(0);
+  out.shape = e.shape;
+  out.c0 = e.c0;
+  for (const IndexTerm& t : e.terms) {
+    if (t.second == 0) continue;
+    auto it = std::find_if(out.terms.begin(), out.terms.end(), [&](auto& u) { return u.same_digit(t); });
+    if (it == out.terms.end()) out.terms.push_back(t);
+    else it->second += t.second;
+  }
+  erase_if(out.terms, [](auto& t) { return t.second == 0; });
+  return out;
+}
+
+}  // namespace
+
+IndexExpr floor_div(const IndexExpr& e, int64_t k) { return normalized(split_by(e, k, "//").first); }
+IndexExpr modulo(const IndexExpr& e, int64_t k) { return normalized(split_by(e, k, "%").second); }
 
 IndexShape broadcast_index_shapes(const IndexShape& a, const IndexShape& b) {
   IndexShape out;
@@ -153,7 +255,8 @@ MaskRegion mask_region(const Predicate* pred, const tensor::Shape& shape) {
       if (!compare_zero(e.c0, c.op)) region.box.hi = region.box.lo;  // always false: nothing runs
       continue;
     }
-    if (e.terms.size() == 1 && tighten(region.box, e.terms[0].first, e.terms[0].second, e.c0, c.op))
+    if (e.terms.size() == 1 && e.terms[0].affine() &&
+        tighten(region.box, e.terms[0].first, e.terms[0].second, e.c0, c.op))
       continue;
     residual->constraints.push_back({e, c.op});
   }
@@ -163,11 +266,8 @@ MaskRegion mask_region(const Predicate* pred, const tensor::Shape& shape) {
 
 bool MaskRegion::holds(const std::vector<int64_t>& j) const {
   if (!residual) return true;
-  for (auto& c : residual->constraints) {
-    int64_t v = c.expr.c0;
-    for (auto& [axis, a] : c.expr.terms) v += a * j[axis];
-    if (!compare_zero(v, c.op)) return false;
-  }
+  for (auto& c : residual->constraints)
+    if (!compare_zero(c.expr.value_at(j.data()), c.op)) return false;
   return true;
 }
 
@@ -198,7 +298,12 @@ std::shared_ptr<const Predicate> to_predicate(const Value& v, std::string_view a
 
 std::string IndexExprObj::repr() const {
   std::string s = fmt::format("IndexExpr(shape={}, {}", tensor::shape_str(expr.shape), expr.c0);
-  for (auto& [axis, a] : expr.terms) s += fmt::format(" + {}*j{}", a, axis);
+  for (auto& t : expr.terms) {
+    std::string digit = fmt::format("j{}", t.first);
+    if (t.div != 1) digit = fmt::format("({} // {})", digit, t.div);
+    if (t.mod) digit = fmt::format("({} % {})", digit, t.mod);
+    s += fmt::format(" + {}*{}", t.second, digit);
+  }
   return s + ")";
 }
 
@@ -229,8 +334,8 @@ Value IndexExprObj::get_item(Interpreter& in, const Value& index) {
       throw NkiError(ErrorKind::Index, "an index expression can only be subscripted with ':' and "
                                        "None to place its axes, as in nl.arange(n)[:, None]");
     }
-    for (auto& [axis, a] : expr.terms)
-      if (axis == src_axis) r.terms.push_back({int(r.shape.size()), a});
+    for (auto& t : expr.terms)
+      if (t.first == src_axis) r.terms.push_back({int(r.shape.size()), t.second, t.div, t.mod});
     r.shape.push_back(expr.shape[src_axis++]);
   }
   if (src_axis != expr.ndim())
@@ -259,6 +364,12 @@ std::optional<Value> IndexExprObj::binary_op(Interpreter& in, BinOp op, const Va
     case BinOp::Mul:
       if (o->terms.empty()) return make_index_expr(expr.scaled(o->c0));
       break;
+    case BinOp::FloorDiv:
+    case BinOp::Mod:
+      // `i // K` and `i % K` by constants: quasi-affine (digits of the axes).
+      if (!reflected && o->terms.empty())
+        return make_index_expr(op == BinOp::FloorDiv ? floor_div(expr, o->c0) : modulo(expr, o->c0));
+      break;
     case BinOp::BitAnd:
       break;
     default:
@@ -266,7 +377,8 @@ std::optional<Value> IndexExprObj::binary_op(Interpreter& in, BinOp op, const Va
   }
   throw NkiError(ErrorKind::Unsupported,
                  fmt::format("err_unsupported_expression_in_mask: '{}' on an nl.arange index expression "
-                             "is not affine (only +, - and * by an integer are)", symbol(op)));
+                             "is not affine (only +, - and * by an integer, and // and % by a positive integer are)",
+                             symbol(op)));
 }
 
 std::optional<Value> IndexExprObj::compare(Interpreter& in, CmpOp op, const Value& other, bool reflected) {

@@ -1,9 +1,12 @@
 // Symbolic NKI index expressions (nl.arange, nl.mgrid, affine arithmetic with ints and loop
-// variables) and mask predicates built from comparisons of them.
+// variables, floor division and modulo by constants) and mask predicates built from comparisons
+// of them.
 //
-// An IndexExpr is c0 + sum(coef * j[axis]) over a broadcast index space of shape `shape`: the
-// numpy value of the expression at index j. Only affine forms exist; anything else (a product of
-// two aranges, `%` on an arange) is rejected with the compiler's error name.
+// An IndexExpr is c0 + sum(coef * ((j[axis] / div) % mod)) over a broadcast index space of shape
+// `shape`: the numpy value of the expression at index j. A term with div == 1 and no mod is
+// affine; `i // K` and `i % K` by constants make the quasi-affine terms (digits of an axis).
+// Anything else (a product of two aranges, `//` that does not split an axis into digits) is
+// rejected with the compiler's error name.
 #pragma once
 
 #include <cstdint>
@@ -21,11 +24,17 @@ namespace nki::lib {
 // expressions per subscript (nl.arange(n)[:, None], `base + arange`).
 using IndexShape = SmallVec<int64_t, 4>;
 
-// (axis, coefficient), named like the std::pair it replaces; trivially copyable, so SmallVec
-// copies and moves it as raw bytes.
+// coef * ((j[axis] / div) % mod): (axis, coefficient) named like the std::pair it replaced,
+// plus the digit it reads (div 1, mod 0: j itself). Trivially copyable, so SmallVec copies and
+// moves it as raw bytes.
 struct IndexTerm {
-  int first = 0;
-  int64_t second = 0;
+  int first = 0;        // axis
+  int64_t second = 0;   // coefficient
+  int64_t div = 1;
+  int64_t mod = 0;      // 0: no modulo
+  bool affine() const { return div == 1 && mod == 0; }
+  bool same_digit(const IndexTerm& o) const { return first == o.first && div == o.div && mod == o.mod; }
+  int64_t digit(int64_t j) const { return mod ? (j / div) % mod : j / div; }
 };
 
 struct IndexExpr {
@@ -34,6 +43,8 @@ struct IndexExpr {
   SmallVec<IndexTerm, 4> terms;                // axes distinct (inline: small_vec.h)
 
   int ndim() const { return int(shape.size()); }
+  bool quasi() const;  // has a floor-division/modulo term
+  int64_t value_at(const int64_t* j) const;  // at index j of the broadcast space
   static IndexExpr constant(int64_t v) { IndexExpr e; e.c0 = v; return e; }
   static IndexExpr arange(int64_t start, int64_t stop, int64_t step = 1);
   IndexExpr aligned_to(int ndim) const;  // right-aligned in a space of `ndim` axes (numpy rule)
@@ -43,6 +54,10 @@ struct IndexExpr {
   int64_t max_over(const Box& box) const;
 };
 IndexExpr add(const IndexExpr& a, const IndexExpr& b);
+// e // k and e % k for a constant k > 0, as quasi-affine expressions; an Unsupported error
+// (err_unsupported_expression_in_mask) when the result is not a set of digits of the axes.
+IndexExpr floor_div(const IndexExpr& e, int64_t k);
+IndexExpr modulo(const IndexExpr& e, int64_t k);
 // numpy broadcasting of two index shapes: tensor::broadcast_shapes (same error) without allocating.
 IndexShape broadcast_index_shapes(const IndexShape& a, const IndexShape& b);
 

@@ -122,13 +122,17 @@ NkiTensorObj& tile_arg(const Value& v, std::string_view api, std::string_view wh
                                                 "got 'hbm'", what, api));
   const TensorStorage& st = *t->storage;
   const AffineView& view = t->view;
+  // Over the internal axes (the digits of a view indexed with // and %): the first view axis
+  // owns the first `lead` of them.
+  int axes = view.axes(), lead = view.split() ? view.parts[0] : 1;
+  auto extent = [&](int k) { return view.split() ? view.digits[size_t(k)] : view.shape[size_t(k)]; };
   bool block_free = true;
   for (int d = 0; d < st.partition_axis; ++d)
-    for (int k = 0; k < view.ndim(); ++k)
-      if (view.c(d, k) != 0 && view.shape[k] > 1) block_free = false;
+    for (int k = 0; k < axes; ++k)
+      if (view.c(d, k) != 0 && extent(k) > 1) block_free = false;
   bool partition_first = true;
-  for (int k = 1; k < view.ndim(); ++k)
-    if (view.c(st.partition_axis, k) != 0 && view.shape[k] > 1) partition_first = false;
+  for (int k = lead; k < axes; ++k)
+    if (view.c(st.partition_axis, k) != 0 && extent(k) > 1) partition_first = false;
   if (!block_free || !partition_first || view.ndim() == 0)
     throw NkiError(ErrorKind::Rule, fmt::format("err_failed_to_infer_tile_from_local_tensor: {} of {} (shape {}) is "
                                                 "not a tile; index the block dimensions away so that the partition "

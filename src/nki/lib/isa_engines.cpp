@@ -116,11 +116,10 @@ Value iota_fn(Interpreter& in, BoundArgs& a) {
   if (ins.computing()) {
     tensor::Shape bs = ins.box().shape();
     std::vector<double> vals(size_t(tensor::num_elements(bs)));
-    std::vector<int64_t> j(bs.size(), 0);
+    std::vector<int64_t> j(bs.size(), 0), abs(bs.size(), 0);
     for (auto& v : vals) {
-      int64_t x = expr.c0;
-      for (auto& [axis, c] : expr.terms) x += c * (ins.box().lo[size_t(axis)] + j[size_t(axis)]);
-      v = double(x);
+      for (size_t k = 0; k < j.size(); ++k) abs[k] = ins.box().lo[k] + j[k];
+      v = double(expr.value_at(abs.data()));
       for (int k = int(j.size()) - 1; k >= 0; --k) {
         if (++j[size_t(k)] < bs[size_t(k)]) break;
         j[size_t(k)] = 0;
@@ -222,9 +221,101 @@ Value partition_reduce_fn(Interpreter& in, BoundArgs& a) {
   return ins.result_shaped(out_shape, out_box, dtype_arg(a["dtype"], t.dtype(), api), trn::BufferKind::Sbuf, r);
 }
 
+// nisa.bn_stats: per partition, over the free elements the mask leaves active (flattened), the
+// count, mean and count * variance of the even-indexed and of the odd-indexed elements (6
+// values); nisa.bn_aggr combines groups of 6 into (mean, variance) (nki-language.md 8.3).
+Value bn_stats_fn(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.bn_stats";
+  NkiTensorObj& t = tile_arg(a["data"], api, "data");
+  int64_t free = 1;
+  for (size_t k = 1; k < t.shape().size(); ++k) free *= t.shape()[k];
+  if (free > 512)
+    throw NkiError(ErrorKind::Rule, fmt::format("free size {} of {} exceeds 512 (bn_stats_fmax)", free, api));
+  Instruction ins(api, trn::Opcode::TensorReduce, trn::Engine::Vector, t.shape(), to_predicate(a["mask"], api));
+  tensor::Array v = ins.input(t);
+  int64_t p = t.shape()[0];
+  tensor::Array r = no_values();
+  if (ins.computing()) {
+    const Box& box = ins.box();
+    tensor::Array x = tensor::astype(v, tensor::DType::Float64).contiguous();
+    const double* xp = x.f64();
+    tensor::Shape bs = box.shape();
+    int64_t row = 1;
+    for (size_t k = 1; k < bs.size(); ++k) row *= bs[k];
+    std::vector<double> vals(size_t(bs[0]) * 6, 0.0);
+    std::vector<int64_t> idx(bs.size(), 0), abs(bs.size(), 0);
+    for (int64_t i = 0; i < bs[0]; ++i) {
+      double cnt[2] = {0, 0}, sum[2] = {0, 0}, sq[2] = {0, 0};
+      for (int64_t e = 0; e < row; ++e) {
+        // absolute index of element e of this row, for the parity and the mask's element test
+        int64_t rest = e, flat = 0, weight = 1;
+        for (size_t k = bs.size(); k-- > 1;) {
+          idx[k] = rest % bs[k];
+          rest /= bs[k];
+          abs[k] = box.lo[k] + idx[k];
+          flat += abs[k] * weight;
+          weight *= t.shape()[k];
+        }
+        abs[0] = box.lo[0] + i;
+        if (!ins.region().holds(abs)) continue;
+        double xv = xp[i * row + e];
+        int g = int(flat % 2);
+        cnt[g] += 1, sum[g] += xv, sq[g] += xv * xv;
+      }
+      for (int g = 0; g < 2; ++g) {
+        double mean = cnt[g] ? sum[g] / cnt[g] : 0.0;
+        vals[size_t(i * 6 + 3 * g)] = cnt[g];
+        vals[size_t(i * 6 + 3 * g + 1)] = mean;
+        vals[size_t(i * 6 + 3 * g + 2)] = cnt[g] ? std::max(0.0, sq[g] - cnt[g] * mean * mean) : 0.0;
+      }
+    }
+    r = tensor::Array::from_values({bs[0], 6}, tensor::DType::Float64, vals);
+  }
+  if (auto* info = ins.info()) info->flops = uint64_t(ins.box().elements());
+  Box out_box{{ins.box().lo[0], 0}, {ins.box().hi[0], 6}};
+  return ins.result_shaped({p, 6}, out_box, dtype_arg(a["dtype"], tensor::DType::Float32, api), trn::BufferKind::Sbuf, r);
+}
+
+Value bn_aggr_fn(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.bn_aggr";
+  NkiTensorObj& t = tile_arg(a["data"], api, "data");
+  int64_t free = 1;
+  for (size_t k = 1; k < t.shape().size(); ++k) free *= t.shape()[k];
+  if (free % 6 != 0)
+    throw NkiError(ErrorKind::Value, fmt::format("data of {} must hold groups of 6 bn_stats values per partition, got "
+                                                 "{} values", api, free));
+  Instruction ins(api, trn::Opcode::TensorReduce, trn::Engine::Vector, t.shape(), to_predicate(a["mask"], api));
+  tensor::Array v = ins.input(t);
+  int64_t p = t.shape()[0];
+  tensor::Array r = no_values();
+  if (ins.computing()) {
+    tensor::Array x = tensor::astype(v, tensor::DType::Float64).contiguous();
+    int64_t rows = ins.box().extent(0), row = x.size() / std::max<int64_t>(rows, 1);
+    const double* xp = x.f64();
+    std::vector<double> vals(size_t(rows) * 2, 0.0);
+    for (int64_t i = 0; i < rows; ++i) {
+      double n = 0, total = 0;
+      for (int64_t g = 0; g + 2 < row; g += 3) n += xp[i * row + g], total += xp[i * row + g] * xp[i * row + g + 1];
+      double mean = n ? total / n : 0.0, m2 = 0;
+      for (int64_t g = 0; g + 2 < row; g += 3) {
+        double c = xp[i * row + g], d = xp[i * row + g + 1] - mean;
+        m2 += xp[i * row + g + 2] + c * d * d;
+      }
+      vals[size_t(2 * i)] = mean;
+      vals[size_t(2 * i + 1)] = n ? m2 / n : 0.0;
+    }
+    r = tensor::Array::from_values({rows, 2}, tensor::DType::Float64, vals);
+  }
+  if (auto* info = ins.info()) info->flops = uint64_t(ins.box().elements());
+  Box out_box{{ins.box().lo[0], 0}, {ins.box().hi[0], 2}};
+  return ins.result_shaped({p, 2}, out_box, dtype_arg(a["dtype"], tensor::DType::Float32, api), trn::BufferKind::Sbuf, r);
+}
+
 }  // namespace
 
 void add_isa_engine_functions(ModuleObj& m, DefIsa def_isa) {
+  def_isa(m, "bn_stats", {req("data"), kwonly("mask"), kwonly("dtype")}, 1, bn_stats_fn);
+  def_isa(m, "bn_aggr", {req("data"), kwonly("mask"), kwonly("dtype")}, 1, bn_aggr_fn);
   m.attrs["nc_matmul"] = Value(std::make_shared<BuiltinObj>("nisa.nc_matmul", nc_matmul_call));
   m.attrs["memset"] = Value(std::make_shared<BuiltinObj>("nisa.memset", memset_call));
   def_isa(m, "nc_transpose", {req("data"), kwonly("mask"), kwonly("dtype"), kwonly("engine")}, 1,

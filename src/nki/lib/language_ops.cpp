@@ -317,7 +317,8 @@ void accumulate_into(Interpreter& in, BinOp op, const NkiTensorObj& dst0, const 
       if (ctx.numerics && !region.box.empty()) {
         tensor::Array val = read_region(src, operand_box(src.shape(), dst.shape(), region.box));
         tensor::Array old = read_region(dst, region.box);
-        if (region.residual || !tensor::add_into_f32(old, val))
+        // add_into_f32 adds in place: only into a view of the storage (not a merged copy).
+        if (region.residual || !region_is_view(dst) || !tensor::add_into_f32(old, val))
           write_region(dst, region.box, tensor::binary(tensor::BinaryOp::Add, old, val, DType::Float32, dst.dtype()),
                        &region);
       }

@@ -95,6 +95,9 @@ Value make_view(const NkiTensorObj& base, AffineView view);
 AffineView index_view(const AffineView& view, const Value& index, bool on_chip);
 // Numerics: the elements of `t` in `box` (a strided view of the storage, no copy).
 tensor::Array read_region(const NkiTensorObj& t, const Box& box);
+// Whether read_region(t, ...) is a view of the storage (writing it writes `t`); false for views
+// whose axes are split into digits, whose regions are copies.
+bool region_is_view(const NkiTensorObj& t);
 // Numerics: writes `value` (of box shape) into `t` over `box`; `region` restricts the write to
 // the elements where its residual predicate holds (box given in the predicate's index space).
 void write_region(const NkiTensorObj& t, const Box& box, const tensor::Array& value,

@@ -41,11 +41,128 @@ bool is_advanced(const Value& v) {
   return e && e->expr.ndim() > 0;
 }
 
+// The digits the quasi-affine index expressions of a subscript split each advanced axis into:
+// digit boundaries are the divisors (and divisor * modulus) the terms use, which must divide
+// each other and the axis extent. Digits of an axis are outer first (C order of the merge).
+struct AdvancedDigits {
+  SmallVec<int64_t, 8> radix, weight;
+  SmallVec<int, 5> first;  // digits of advanced axis a: [first[a], first[a + 1])
+};
+
+AdvancedDigits advanced_digits(const IndexShape& adv_shape, const SmallVec<const Value*, 8>& items) {
+  int na = int(adv_shape.size());
+  AdvancedDigits out;
+  out.first.push_back(0);
+  for (int a = 0; a < na; ++a) {
+    int64_t n = adv_shape[size_t(a)];
+    std::vector<int64_t> bounds{1, std::max<int64_t>(n, 1)};
+    for (const Value* it : items) {
+      auto* eo = it ? it->as<IndexExprObj>() : nullptr;
+      if (!eo || eo->expr.ndim() == 0) continue;
+      int shift = std::max(0, na - eo->expr.ndim());
+      for (const IndexTerm& t : eo->expr.terms) {
+        if (t.first + shift != a) continue;
+        if (t.div < n) bounds.push_back(t.div);
+        if (t.mod && t.div * t.mod < n) bounds.push_back(t.div * t.mod);
+      }
+    }
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    for (size_t i = 1; i < bounds.size(); ++i)
+      if (bounds[i] % bounds[i - 1] != 0)
+        throw NkiError(ErrorKind::Unsupported,
+                       fmt::format("err_unsupported_expression_in_mask: '//' and '%' split an index axis of extent {} "
+                                   "into digits of sizes that do not divide each other ({} and {})",
+                                   n, bounds[i - 1], bounds[i]));
+    for (size_t i = bounds.size() - 1; i-- > 0;) {
+      out.radix.push_back(bounds[i + 1] / bounds[i]);
+      out.weight.push_back(bounds[i]);
+    }
+    out.first.push_back(int(out.radix.size()));
+  }
+  return out;
+}
+
 }  // namespace
+
+// Re-indexing a view whose axes are split into digits (a view built with // and %): integers
+// on any axis, slices on unsplit axes, whole split axes (':', '...'). The subscript is
+// rewritten onto the internal (digit) axes and the digit groups of the kept axes carried over.
+AffineView index_split_view(const AffineView& view, const Value& index, bool on_chip) {
+  std::vector<Value> items;
+  if (auto* t = index.as<TupleObj>()) items = t->items;
+  else items = {index};
+  int m = view.ndim();
+  int consuming = 0;
+  for (auto& it : items) consuming += !it.is_none() && !it.is(ObjType::Ellipsis);
+  std::vector<Value> expanded;
+  for (auto& it : items) {
+    if (it.is(ObjType::Ellipsis)) {
+      for (int k = 0; k < m - consuming; ++k) expanded.push_back(Value(std::make_shared<SliceObj>()));
+    } else if (it.is_none()) {
+      throw NkiError(ErrorKind::Unsupported, "a view indexed with // or % cannot take new axes (None)");
+    } else {
+      expanded.push_back(it);
+    }
+  }
+  while (int(expanded.size()) < m) expanded.push_back(Value(std::make_shared<SliceObj>()));
+  if (int(expanded.size()) > m)
+    throw NkiError(ErrorKind::Index, fmt::format("too many indices: the tensor has {} dimensions but {} were indexed", m,
+                                                 expanded.size()));
+  std::vector<Value> inner;
+  SmallVec<int8_t, 4> parts;  // digits per kept view axis
+  for (int k = 0; k < m; ++k) {
+    int n = view.parts[size_t(k)], first = view.first_internal(k);
+    const Value& it = expanded[size_t(k)];
+    auto* sl = it.as<SliceObj>();
+    bool whole = sl && sl->start.is_none() && sl->stop.is_none() && sl->step.is_none();
+    if (whole) {
+      for (int i = 0; i < n; ++i) inner.push_back(Value(std::make_shared<SliceObj>()));
+      parts.push_back(int8_t(n));
+      continue;
+    }
+    if (n == 1 && sl) {
+      inner.push_back(it);
+      parts.push_back(1);
+      continue;
+    }
+    auto e = to_index_expr(it);
+    if (!e || e->ndim() != 0)
+      throw NkiError(ErrorKind::Unsupported, "a view indexed with // or % can be indexed again only with integers, "
+                                             "whole axes (':') and slices of axes that are not split");
+    int64_t i = e->c0, size = view.shape[size_t(k)];
+    if (i < 0) i += size;
+    if (i < 0 || i >= size)
+      throw NkiError(ErrorKind::Index, fmt::format("index {} is out of bounds for a dimension of size {}", e->c0, size));
+    for (int d = n - 1; d >= 0; --d) {  // digits of i, innermost last
+      int64_t radix = view.digits[size_t(first + d)];
+      inner.insert(inner.end() - (n - 1 - d), Value::from_int(i % radix));
+      i /= radix;
+    }
+  }
+  AffineView r = index_view(view.internal(), make_tuple(inner), on_chip);
+  // r's axes are the kept digits, group by group: merge each group back into one view axis.
+  AffineView out = r;
+  out.shape.clear();
+  size_t next = 0;
+  bool any_split = false;
+  for (auto p : parts) {
+    int64_t extent = 1;
+    for (int i = 0; i < p; ++i) extent *= r.shape[next++];
+    out.shape.push_back(extent);
+    any_split = any_split || p > 1;
+  }
+  if (any_split) {
+    out.digits.assign(r.shape.begin(), r.shape.end());
+    out.parts = parts;
+  }
+  return out;
+}
 
 // Hot path (every subscript of a kernel): written to allocate only the output vectors and a
 // few scratch buffers, never per axis.
 AffineView index_view(const AffineView& view, const Value& index, bool on_chip) {
+  if (view.split()) return index_split_view(view, index, on_chip);
   const Value* items = &index;
   size_t n_items = 1;
   if (auto* t = index.as<TupleObj>()) {
@@ -54,12 +171,15 @@ AffineView index_view(const AffineView& view, const Value& index, bool on_chip) 
   }
   int m = view.ndim(), r = view.storage_ndim();
   int consuming = 0, ellipses = 0;
-  bool advanced = false, explicit_slice = false;
+  bool advanced = false, explicit_slice = false, quasi = false;
   for (size_t i = 0; i < n_items; ++i) {
     const Value& it = items[i];
     if (it.is(ObjType::Ellipsis)) ++ellipses;
     else if (!it.is_none()) ++consuming;
-    if (is_advanced(it)) advanced = true;
+    if (is_advanced(it)) {
+      advanced = true;
+      quasi = quasi || it.as<IndexExprObj>()->expr.quasi();
+    }
     if (it.is(ObjType::Slice)) explicit_slice = true;
   }
   if (ellipses > 1) throw NkiError(ErrorKind::Index, "an index can only have a single ellipsis ('...')");
@@ -97,7 +217,12 @@ AffineView index_view(const AffineView& view, const Value& index, bool on_chip) 
   }
   int na = int(adv_shape.size());
   auto base = view.base;
-  SmallVec<int64_t, 8> adv_cols(size_t(na) * size_t(r), 0);  // advanced axis a: adv_cols[a * r + d]
+  // Quasi-affine indices split advanced axes into digits (the internal axes of the view); the
+  // affine case has one digit per axis.
+  AdvancedDigits dig;
+  if (quasi) dig = advanced_digits(adv_shape, expanded);
+  int n_digits = quasi ? int(dig.radix.size()) : na;
+  SmallVec<int64_t, 8> adv_cols(size_t(n_digits) * size_t(r), 0);  // digit a: adv_cols[a * r + d]
   // Basic axes (slices, None) in subscript order, one record each: [size, after_advanced, col[0..r)].
   const size_t rec = size_t(r) + 2;
   auto push_basic = [&](int64_t size, bool after) -> int64_t* {
@@ -146,8 +271,19 @@ AffineView index_view(const AffineView& view, const Value& index, bool on_chip) 
         // Right-aligned in the broadcast advanced space (numpy rule), as IndexExpr::aligned_to.
         int shift = std::max(0, na - e->ndim());
         for (int d = 0; d < r; ++d) base[d] += view.c(d, k) * e->c0;
-        for (auto& [axis, coef] : e->terms)
-          for (int d = 0; d < r; ++d) adv_cols[size_t(axis + shift) * size_t(r) + size_t(d)] += view.c(d, k) * coef;
+        for (const IndexTerm& t : e->terms) {
+          int ax = t.first + shift;
+          if (!quasi) {
+            for (int d = 0; d < r; ++d) adv_cols[size_t(ax) * size_t(r) + size_t(d)] += view.c(d, k) * t.second;
+            continue;
+          }
+          // A digit term adds to the digits it spans, each with its weight relative to the term's.
+          for (int i = dig.first[size_t(ax)]; i < dig.first[size_t(ax) + 1]; ++i) {
+            int64_t w = dig.weight[size_t(i)];
+            if (w < t.div || (t.mod && w >= t.div * t.mod)) continue;
+            for (int d = 0; d < r; ++d) adv_cols[size_t(i) * size_t(r) + size_t(d)] += view.c(d, k) * t.second * (w / t.div);
+          }
+        }
       }
       if (advanced) {
         if (first_adv < 0) first_adv = pos;
@@ -161,22 +297,31 @@ AffineView index_view(const AffineView& view, const Value& index, bool on_chip) 
   // numpy: advanced axes replace the indexed dims when those are adjacent, else go first.
   bool adjacent = advanced && (last_adv - first_adv + 1 == adv_count);
   size_t n_basic = basic.size() / rec;
-  int m2 = int(n_basic) + na;
+  int m2 = int(n_basic) + n_digits;  // internal axes
   AffineView out;
   out.base = std::move(base);
-  out.shape.reserve(size_t(m2));
+  out.shape.reserve(size_t(n_basic) + size_t(na));
   out.coef.assign(size_t(r) * size_t(m2), 0);
   int j = 0;
   auto put_basic = [&](size_t b) {
     const int64_t* recp = basic.data() + b * rec;
     out.shape.push_back(recp[0]);
+    if (quasi) {
+      out.digits.push_back(recp[0]);
+      out.parts.push_back(1);
+    }
     for (int d = 0; d < r; ++d) out.coef[size_t(d) * m2 + j] = recp[2 + d];
     ++j;
   };
   auto put_advanced = [&] {
-    for (int a = 0; a < na; ++a, ++j) {
+    for (int a = 0; a < na; ++a) {
       out.shape.push_back(adv_shape[a]);
-      for (int d = 0; d < r; ++d) out.coef[size_t(d) * m2 + j] = adv_cols[size_t(a) * size_t(r) + size_t(d)];
+      int first = quasi ? dig.first[size_t(a)] : a, last = quasi ? dig.first[size_t(a) + 1] : a + 1;
+      if (quasi) out.parts.push_back(int8_t(last - first));
+      for (int i = first; i < last; ++i, ++j) {
+        if (quasi) out.digits.push_back(dig.radix[size_t(i)]);
+        for (int d = 0; d < r; ++d) out.coef[size_t(d) * m2 + j] = adv_cols[size_t(i) * size_t(r) + size_t(d)];
+      }
     }
   };
   if (!adjacent) {
@@ -189,22 +334,82 @@ AffineView index_view(const AffineView& view, const Value& index, bool on_chip) 
     for (size_t b = 0; b < n_basic; ++b)
       if (basic[b * rec + 1]) put_basic(b);
   }
+  if (quasi && out.digits.size() == out.shape.size()) {  // no axis was split after all
+    out.digits.clear();
+    out.parts.clear();
+  }
   return out;
 }
 
-tensor::Array read_region(const NkiTensorObj& t, const Box& box) {
-  const TensorStorage& st = *t.storage;
+namespace {
+
+// The storage elements of an unsplit view over `box` (a strided view, no copy).
+tensor::Array strided_region(const TensorStorage& st, const AffineView& v, const Box& box) {
   const tensor::Strides& strides = st.data.strides();
-  tensor::Strides view_strides(size_t(t.view.ndim()));
-  for (int k = 0; k < t.view.ndim(); ++k) view_strides[k] = t.view.flat_stride(strides, k);
-  int64_t offset = st.data.offset() + t.view.flat_offset(strides, box);
+  tensor::Strides view_strides(size_t(v.ndim()));
+  for (int k = 0; k < v.ndim(); ++k) view_strides[k] = v.flat_stride(strides, k);
+  int64_t offset = st.data.offset() + v.flat_offset(strides, box);
   return st.data.view(box.shape(), view_strides, offset);
 }
 
+// A digit-split view read whole, its axes merged (a C-order copy of the view's elements).
+tensor::Array merged_copy(const TensorStorage& st, const AffineView& v) {
+  AffineView iv = v.internal();
+  return tensor::reshape(strided_region(st, iv, Box::full(iv.shape)).copy(), v.shape);
+}
+
+}  // namespace
+
+tensor::Array read_region(const NkiTensorObj& t, const Box& box) {
+  if (!t.view.split()) return strided_region(*t.storage, t.view, box);
+  // Digits merged: the region is a copy, not a view of the storage.
+  Box ib;
+  if (t.view.internal_box(box, ib)) return tensor::reshape(strided_region(*t.storage, t.view.internal(), ib).copy(), box.shape());
+  tensor::Array all = merged_copy(*t.storage, t.view);
+  int64_t offset = all.offset();
+  for (size_t k = 0; k < box.lo.size(); ++k) offset += box.lo[k] * all.strides()[k];
+  return all.view(box.shape(), all.strides(), offset);
+}
+
+bool region_is_view(const NkiTensorObj& t) { return !t.view.split(); }
+
 void write_region(const NkiTensorObj& t, const Box& box, const tensor::Array& value, const MaskRegion* region) {
   if (box.empty()) return;
+  bool masked = region && region->residual;
+  if (t.view.split()) {
+    Box ib;
+    AffineView iv = t.view.internal();
+    tensor::Array src = tensor::broadcast_to(value, box.shape()).copy();
+    if (!masked && t.view.internal_box(box, ib)) {
+      tensor::Array dst = strided_region(*t.storage, iv, ib);
+      tensor::assign(dst, tensor::reshape(src, ib.shape()));
+      return;
+    }
+    // Element by element: each view index to its digits.
+    tensor::Array dst = strided_region(*t.storage, iv, Box::full(iv.shape));
+    std::vector<int64_t> idx(box.lo.size(), 0), abs(idx.size()), digit(size_t(iv.ndim()));
+    for (int64_t e = 0, n = src.size(); e < n; ++e) {
+      for (size_t a = 0; a < idx.size(); ++a) abs[a] = box.lo[a] + idx[a];
+      if (!masked || region->holds(abs)) {
+        for (int k = 0; k < t.view.ndim(); ++k) {
+          int64_t rest = abs[size_t(k)];
+          int first = t.view.first_internal(k);
+          for (int i = t.view.parts[size_t(k)] - 1; i >= 0; --i) {
+            digit[size_t(first + i)] = rest % iv.shape[size_t(first + i)];
+            rest /= iv.shape[size_t(first + i)];
+          }
+        }
+        dst.set(digit, src.get(idx));
+      }
+      for (int a = int(idx.size()) - 1; a >= 0; --a) {
+        if (++idx[size_t(a)] < box.hi[size_t(a)] - box.lo[size_t(a)]) break;
+        idx[size_t(a)] = 0;
+      }
+    }
+    return;
+  }
   tensor::Array dst = read_region(t, box);
-  if (!region || !region->residual) {
+  if (!masked) {
     tensor::assign(dst, value);
     return;
   }
@@ -221,9 +426,23 @@ void write_region(const NkiTensorObj& t, const Box& box, const tensor::Array& va
   }
 }
 
+namespace {
+
+// The operand of an unsplit view `v` of `st` over `box`; the first `part_axes` axes span the
+// partitions (HBM: the rows) of the access.
+trn::Operand operand_of(const TensorStorage& st, const AffineView& v, const Box& box, int part_axes);
+
+}  // namespace
+
 trn::Operand make_operand(const NkiTensorObj& t, const Box& box) {
-  const TensorStorage& st = *t.storage;
-  const AffineView& v = t.view;
+  if (!t.view.split()) return operand_of(*t.storage, t.view, box, 1);
+  // Digit-split view: the same access over the internal (digit) axes.
+  return operand_of(*t.storage, t.view.internal(), t.view.covering_box(box), t.view.parts[0]);
+}
+
+namespace {
+
+trn::Operand operand_of(const TensorStorage& st, const AffineView& v, const Box& box, int part_axes) {
   trn::Operand op;
   op.buffer = st.buffer;
   op.tensor_id = st.id;
@@ -236,14 +455,17 @@ trn::Operand make_operand(const NkiTensorObj& t, const Box& box) {
     for (int k = 0; k < m; ++k) c += v.c(d, k) * box.lo[k];
     return c;
   };
-  int64_t partitions = m > 0 ? box.hi[0] - box.lo[0] : 1;
+  int64_t partitions = 1;
+  for (int k = 0; k < std::min(part_axes, m); ++k) partitions *= box.hi[k] - box.lo[k];
   if (st.on_chip()) {
     int dp = st.partition_axis;
     int64_t block = 0;
     for (int d = 0; d < dp; ++d) block = block * st.shape[d] + coord(d);
     op.block = uint32_t(block);
     op.partition_start = uint16_t(coord(dp));
-    if (m == 0 || v.c(dp, 0) == 0) partitions = 1;
+    bool moves = false;
+    for (int k = 0; k < std::min(part_axes, m); ++k) moves = moves || v.c(dp, k) != 0;
+    if (!moves) partitions = 1;
   }
   if (elements == 0) partitions = 0;
   op.partitions = uint16_t(partitions);
@@ -253,7 +475,7 @@ trn::Operand make_operand(const NkiTensorObj& t, const Box& box) {
   // first to the last element of a row (where the compiler stage looks for adjacent accesses).
   int64_t run = 1, pitch = 0, lo = 0, hi = 0;
   bool strided = false, innermost = true, chained = true;
-  for (int k = m - 1; k >= 1; --k) {
+  for (int k = m - 1; k >= part_axes; --k) {
     int64_t size = box.hi[k] - box.lo[k];
     if (size <= 1) continue;
     int64_t stride = v.flat_stride(st.strides, k);
@@ -280,9 +502,17 @@ trn::Operand make_operand(const NkiTensorObj& t, const Box& box) {
   for (int d = st.on_chip() ? st.partition_axis + 1 : 0; d < int(st.shape.size()); ++d)
     first += coord(d) * st.strides[d];
   op.offset = first;
-  if (!st.on_chip() && partitions > 1) op.row_stride = v.flat_stride(st.strides, 0);
+  // Rows of a digit-split partition axis: the stride of its innermost moving digit.
+  if (!st.on_chip() && partitions > 1)
+    for (int k = std::min(part_axes, m) - 1; k >= 0; --k)
+      if (box.hi[k] - box.lo[k] > 1) {
+        op.row_stride = v.flat_stride(st.strides, k);
+        break;
+      }
   return op;
 }
+
+}  // namespace
 
 Box operand_box(const tensor::Shape& shape, const tensor::Shape& space, const Box& box) {
   Box b;

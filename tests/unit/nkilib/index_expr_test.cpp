@@ -135,3 +135,85 @@ TEST(AffineView, BareOneDimensionalArangeOnChipIsRejected) {
 
 }  // namespace
 }  // namespace nki::lib
+
+namespace nki::lib {
+namespace {
+
+// Value of `e` at every index of a 1-D space, by brute force.
+std::vector<int64_t> values_1d(const IndexExpr& e, int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t j = 0; j < n; ++j) out.push_back(e.value_at(&j));
+  return out;
+}
+
+TEST(QuasiAffine, FloorDivAndModSplitAnAxisIntoDigits) {
+  IndexExpr j = placed(512, 0, 1);
+  IndexExpr q = floor_div(j, 128), r = modulo(j, 128);
+  EXPECT_TRUE(q.quasi());
+  EXPECT_TRUE(r.quasi());
+  for (int64_t i = 0; i < 512; ++i) {
+    EXPECT_EQ(q.value_at(&i), i / 128);
+    EXPECT_EQ(r.value_at(&i), i % 128);
+  }
+  // Nested digits, coefficients and offsets: (2j + 1) // 4, (j // 8) % 4, (256 + j) % 128 (a
+  // loop offset 128 * i0 + j).
+  IndexExpr a = floor_div(add(j.scaled(2), IndexExpr::constant(1)), 4);
+  IndexExpr b = modulo(floor_div(j, 8), 4);
+  IndexExpr c = modulo(add(j, IndexExpr::constant(256)), 128);
+  std::vector<int64_t> va = values_1d(a, 512), vb = values_1d(b, 512), vc = values_1d(c, 512);
+  for (int64_t i = 0; i < 512; ++i) {
+    EXPECT_EQ(va[size_t(i)], (2 * i + 1) / 4);
+    EXPECT_EQ(vb[size_t(i)], (i / 8) % 4);
+    EXPECT_EQ(vc[size_t(i)], (i + 256) % 128);
+  }
+  // An expression already below the divisor is its own remainder (no digit needed).
+  IndexExpr small = placed(4, 0, 1);
+  EXPECT_FALSE(modulo(small, 8).quasi());
+  EXPECT_TRUE(floor_div(small, 8).terms.empty());
+}
+
+TEST(QuasiAffine, NotDigitsIsAnError) {
+  IndexExpr j = placed(8, 0, 1);
+  // 3j // 4 is not a digit of j; (j + 3) % 2 wraps around inside a digit.
+  for (const IndexExpr& bad : {j.scaled(3), add(j, IndexExpr::constant(3))}) {
+    try {
+      if (bad.c0) modulo(bad, 2);
+      else floor_div(bad, 4);
+      FAIL() << "expected an error";
+    } catch (const NkiError& e) {
+      EXPECT_EQ(e.diag.kind, ErrorKind::Unsupported);
+      EXPECT_NE(e.diag.message.find("err_unsupported_expression_in_mask"), std::string::npos);
+    }
+  }
+}
+
+TEST(QuasiAffine, ViewsOverDigitsMergeBackToTheViewShape) {
+  // x[i_p, i_f // 128, i_f % 128] on a (128, 4, 128) tensor: a (128, 512) view whose second axis
+  // is the digits (4, 128) of the storage's last two dims.
+  AffineView v;
+  v.shape = {128, 512};
+  v.base = {0, 0, 0};
+  v.coef = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  v.digits = {128, 4, 128};
+  v.parts = {1, 2};
+  EXPECT_EQ(v.axes(), 3);
+  EXPECT_EQ(v.first_internal(1), 1);
+  Box ib;
+  ASSERT_TRUE(v.internal_box(Box::full({128, 512}), ib));
+  EXPECT_EQ(ib.shape(), (tensor::Shape{128, 4, 128}));
+  // Columns 128..383 are digits 1..2 of the high part, all of the low part.
+  Box cols{{0, 128}, {128, 384}};
+  ASSERT_TRUE(v.internal_box(cols, ib));
+  EXPECT_EQ(ib.lo, (Box::Coords{0, 1, 0}));
+  EXPECT_EQ(ib.hi, (Box::Coords{128, 3, 128}));
+  // Columns 100..200 cross a digit boundary unaligned: no exact box, a covering one.
+  EXPECT_FALSE(v.internal_box(Box{{0, 100}, {128, 200}}, ib));
+  Box cover = v.covering_box(Box{{0, 100}, {128, 200}});
+  EXPECT_EQ(cover.lo, (Box::Coords{0, 0, 0}));
+  EXPECT_EQ(cover.hi, (Box::Coords{128, 2, 128}));
+  v.check_bounds({128, 4, 128}, Box::full({128, 512}), "test");
+  EXPECT_THROW(v.check_bounds({128, 3, 128}, Box::full({128, 512}), "test"), NkiError);
+}
+
+}  // namespace
+}  // namespace nki::lib

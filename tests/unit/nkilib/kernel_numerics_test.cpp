@@ -128,3 +128,40 @@ TEST(KernelNumerics, InstructionCountIsTheSameWithAndWithoutATrace) {
 
 }  // namespace
 }  // namespace nki::lib
+
+namespace nki::lib {
+namespace {
+
+// Quasi-affine indices on SBUF: a scatter through (f // 64, f % 64) into a 3-D tile, a masked
+// read back (f % 3 != 0 tested element by element), and nisa.iota of a digit.
+TEST(KernelNumerics, QuasiAffineScatterMaskAndIota) {
+  Harness h;
+  auto mod = h.load_text("quasi.py", R"py(
+import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+@nki.jit
+def kernel(x):
+    out = nl.ndarray((128, 256), dtype=np.float32, buffer=nl.shared_hbm)
+    ids = nl.ndarray((128, 256), dtype=np.float32, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(256)[None, :]
+    t = nl.ndarray((128, 4, 64), dtype=np.float32, buffer=nl.sbuf)
+    t[i_p, i_f // 64, i_f % 64] = nl.load(x)
+    u = nl.zeros((128, 256), dtype=np.float32, buffer=nl.sbuf)
+    u[i_p, i_f] = nl.multiply(t[i_p, i_f // 64, i_f % 64], 3.0, mask=(i_f % 3 != 0))
+    nl.store(out, value=u)
+    nl.store(ids, value=nisa.iota(i_f % 64 + 64 * (i_p // 32), dtype=np.float32))
+    return out, ids
+)py");
+  auto x = test_input({128, 256}, 21);
+  auto r = h.run_module(*mod, {x});
+  ASSERT_EQ(r.outputs.size(), 2u);
+  expect_all(r.outputs[0], [&](int64_t i, int64_t j) { return j % 3 != 0 ? 3 * at(x, i, j) : 0.0; });
+  expect_all(r.outputs[1], [&](int64_t i, int64_t j) { return double(j % 64 + 64 * (i / 32)); });
+}
+
+}  // namespace
+}  // namespace nki::lib

@@ -95,9 +95,8 @@ Flow exec_try(InterpState& st, const TryStmt& t, Frame& f);
 void exec_class_def(InterpState& st, const ClassDefStmt& c, Frame& f);
 void exec_delete(InterpState& st, const DeleteStmt& d, Frame& f);
 void assign(InterpState& st, const Expr& target, const Value& value, Frame& f);
-Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args);
-// The same, leaving the frame's final slot values in `slots` (class bodies).
-Value call_function_keep_slots(InterpState& st, FunctionObj& fn, CallArgs& args, std::vector<Value>& slots);
+// `keep_slots`: receives the frame's final slot values (class bodies).
+Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args, std::vector<Value>* keep_slots = nullptr);
 Value make_function(InterpState& st, const std::shared_ptr<FunctionCode>& code, Frame& f);
 // Operators (operators.cpp).
 Value binary_op(InterpState& st, BinOp op, const Value& a, const Value& b);

@@ -115,7 +115,7 @@ void exec_class_def(InterpState& st, const ClassDefStmt& c, Frame& f) {
   auto& fn = static_cast<FunctionObj&>(*body_fn.object());
   std::vector<Value> slots;
   CallArgs none;
-  call_function_keep_slots(st, fn, none, slots);
+  call_function(st, fn, none, &slots);
   std::map<std::string, Value, std::less<>> attrs;
   const CodeInfo& info = c.code->info;
   for (uint32_t i = 0; i < info.num_slots && i < slots.size(); ++i) {

@@ -400,16 +400,11 @@ Value make_function(InterpState& st, const std::shared_ptr<FunctionCode>& code, 
   return Value(std::move(fn));
 }
 
-Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args) {
-  std::vector<Value> slots;
-  return call_function_keep_slots(st, fn, args, slots);
-}
-
-Value call_function_keep_slots(InterpState& st, FunctionObj& fn, CallArgs& args, std::vector<Value>& slots) {
+Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args, std::vector<Value>* keep_slots) {
   const FunctionCode& code = *fn.code;
   if (st.depth >= st.limits.max_depth)
     throw NkiError(ErrorKind::Limit, fmt::format("recursion depth limit of {} exceeded", st.limits.max_depth));
-  slots.assign(code.info.num_slots, unbound());
+  std::vector<Value> slots(code.info.num_slots, unbound());
   bind_parameters(fn, args, slots.data());
   for (uint32_t c : code.info.cell_slots) {
     auto cell = std::make_shared<CellObj>();
@@ -432,7 +427,9 @@ Value call_function_keep_slots(InterpState& st, FunctionObj& fn, CallArgs& args,
     }
   } restore{st, saved_file};
   if (code.lambda_body) return eval(st, *code.lambda_body, frame);
-  return exec_block(st, code.body, frame) == Flow::Return ? std::move(frame.ret) : Value();
+  Value ret = exec_block(st, code.body, frame) == Flow::Return ? std::move(frame.ret) : Value();
+  if (keep_slots) *keep_slots = std::move(slots);
+  return ret;
 }
 
 }  // namespace nki::detail

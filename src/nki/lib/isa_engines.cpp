@@ -221,6 +221,92 @@ Value partition_reduce_fn(Interpreter& in, BoundArgs& a) {
   return ins.result_shaped(out_shape, out_box, dtype_arg(a["dtype"], t.dtype(), api), trn::BufferKind::Sbuf, r);
 }
 
+// Newer API (NKI 0.6): nisa.iota(dst, pattern, offset=0, channel_multiplier=0) and
+// nisa.affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
+// cmp_op=equal, offset=0) describe the affine value offset + channel_multiplier * p +
+// sum(step_k * i_k) by an access pattern [[step, count], ...] over the free dims of dst.
+struct PatternValue {
+  int64_t offset = 0, channel = 0;
+  std::vector<int64_t> steps;
+  double at(const std::vector<int64_t>& idx) const {  // idx: (p, i0, i1, ...)
+    int64_t v = offset + channel * idx[0];
+    for (size_t k = 0; k < steps.size() && k + 1 < idx.size(); ++k) v += steps[k] * idx[k + 1];
+    return double(v);
+  }
+};
+
+PatternValue pattern_value(const Value& pattern, const Value& offset, const Value& channel, const tensor::Shape& dst,
+                           std::string_view api) {
+  PatternValue pv;
+  pv.offset = offset.is_none() ? 0 : to_int(offset, "offset");
+  pv.channel = channel.is_none() ? 0 : to_int(channel, "channel_multiplier");
+  std::vector<Value> pairs;
+  if (auto* l = pattern.as<ListObj>()) pairs = l->items;
+  else if (auto* t = pattern.as<TupleObj>()) pairs = t->items;
+  for (const Value& p : pairs) {
+    std::vector<int64_t> pr = to_int_list(p, "pattern entry");
+    if (pr.size() != 2) throw NkiError(ErrorKind::Type, fmt::format("pattern of {} must be [step, count] pairs", api));
+    pv.steps.push_back(pr[0]);
+  }
+  if (pv.steps.size() + 1 != dst.size())
+    throw NkiError(ErrorKind::Value, fmt::format("pattern of {} has {} entries for a destination of shape {} ({} free dims)",
+                                                 api, pv.steps.size(), tensor::shape_str(dst), dst.size() - 1));
+  return pv;
+}
+
+// The element values of `shape` over `box` from a function of the absolute index.
+template <class F>
+tensor::Array box_values(const Box& box, F value) {
+  tensor::Shape bs = box.shape();
+  std::vector<double> vals(size_t(tensor::num_elements(bs)));
+  std::vector<int64_t> j(bs.size(), 0), abs(bs.size(), 0);
+  for (auto& v : vals) {
+    for (size_t k = 0; k < j.size(); ++k) abs[k] = box.lo[k] + j[k];
+    v = value(abs, j);
+    for (int k = int(j.size()) - 1; k >= 0; --k) {
+      if (++j[size_t(k)] < bs[size_t(k)]) break;
+      j[size_t(k)] = 0;
+    }
+  }
+  return tensor::Array::from_values(bs, tensor::DType::Float64, vals);
+}
+
+Value iota_pattern_fn(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.iota";
+  NkiTensorObj& dst = tile_arg(a["dst"], api, "dst");
+  PatternValue pv = pattern_value(a["pattern"], a["offset"], a["channel_multiplier"], dst.shape(), api);
+  Instruction ins(api, trn::Opcode::Iota, trn::Engine::GpSimd, dst.shape(), nullptr);
+  tensor::Array r = no_values();
+  if (ins.computing()) r = box_values(ins.box(), [&](const std::vector<int64_t>& idx, auto&) { return pv.at(idx); });
+  ins.output_to(dst, r, false);
+  return Value();
+}
+
+Value affine_select_pattern_fn(Interpreter& in, BoundArgs& a) {
+  constexpr std::string_view api = "nisa.affine_select";
+  NkiTensorObj& dst = tile_arg(a["dst"], api, "dst");
+  NkiTensorObj& t = tile_arg(a["on_true_tile"], api, "on_true_tile");
+  PatternValue pv = pattern_value(a["pattern"], a["offset"], a["channel_multiplier"], dst.shape(), api);
+  auto off = scalar_arg(a["on_false_value"]);
+  if (!off) throw NkiError(ErrorKind::Type, "on_false_value of nisa.affine_select must be a scalar");
+  const AluOp& cmp = a["cmp_op"].is_none() ? *find_alu_op("equal") : alu_op(a["cmp_op"], api, "cmp_op");
+  if (!cmp.binary) throw NkiError(ErrorKind::Type, "cmp_op of nisa.affine_select must be a comparison operator");
+  Instruction ins(api, trn::Opcode::Select, trn::Engine::GpSimd, dst.shape(), nullptr);
+  ins.psum_inputs_copied_by_compiler();
+  tensor::Array v = ins.input(t), r = no_values();
+  if (ins.computing()) {
+    tensor::Array src = tensor::astype(v, tensor::DType::Float64).contiguous();
+    const double* sp = src.f64();
+    int64_t flat = 0;
+    r = box_values(ins.box(), [&](const std::vector<int64_t>& idx, auto&) {
+      double keep = apply_scalar(*cmp.binary, pv.at(idx), 0.0);
+      return keep != 0 ? sp[flat++] : (flat++, *off);
+    });
+  }
+  ins.output_to(dst, r, false);
+  return Value();
+}
+
 // nisa.bn_stats: per partition, over the free elements the mask leaves active (flattened), the
 // count, mean and count * variance of the even-indexed and of the odd-indexed elements (6
 // values); nisa.bn_aggr combines groups of 6 into (mean, variance) (nki-language.md 8.3).
@@ -324,9 +410,25 @@ void add_isa_engine_functions(ModuleObj& m, DefIsa def_isa) {
             return transpose_core(t, "nisa.nc_transpose", engine_of(a["engine"]),
                                   opt_dtype(a["dtype"], "nisa.nc_transpose"), to_predicate(a["mask"], "nisa.nc_transpose"));
           });
-  def_isa(m, "iota", {req("expr"), req("dtype"), kwonly("mask")}, 99, iota_fn);
-  def_isa(m, "affine_select", {req("pred"), req("on_true_tile"), req("on_false_value"), kwonly("mask"), kwonly("dtype")},
-          99, affine_select_fn);
+  // iota and affine_select: the legacy form (an nl.arange expression / predicate) or the newer
+  // destination-first form with an access pattern.
+  auto by_form = [&](const char* name, std::vector<Param> legacy, LibFn legacy_fn, std::vector<Param> newer, LibFn newer_fn) {
+    auto sig_old = std::make_shared<Signature>(Signature{std::string("nisa.") + name, std::move(legacy), false, true});
+    auto sig_new = std::make_shared<Signature>(Signature{std::string("nisa.") + name, std::move(newer), false, true});
+    m.attrs[name] = Value(std::make_shared<BuiltinObj>(std::string("nisa.") + name, [=](Interpreter& in, CallArgs& args) {
+      bool newer_form = !args.args.empty() && args.args[0].as<NkiTensorObj>();
+      for (auto& kw : args.kwargs) newer_form = newer_form || kw.first == "dst" || kw.first == "pattern";
+      BoundArgs bound = bind_args(newer_form ? *sig_new : *sig_old, args);
+      return newer_form ? newer_fn(in, bound) : legacy_fn(in, bound);
+    }));
+  };
+  by_form("iota", {req("expr"), req("dtype"), kwonly("mask")}, iota_fn,
+          {req("dst"), req("pattern"), opt("offset"), opt("channel_multiplier"), kwonly("name")}, iota_pattern_fn);
+  by_form("affine_select", {req("pred"), req("on_true_tile"), req("on_false_value"), kwonly("mask"), kwonly("dtype")},
+          affine_select_fn,
+          {req("dst"), req("pattern"), req("channel_multiplier"), req("on_true_tile"), req("on_false_value"),
+           opt("cmp_op"), opt("offset"), kwonly("name")},
+          affine_select_pattern_fn);
   def_isa(m, "dma_transpose", {req("src"), kwonly("axes"), kwonly("mask"), kwonly("dtype")}, 1, dma_transpose_fn);
   def_isa(m, "tensor_partition_reduce", {req("op"), req("data"), kwonly("mask"), kwonly("dtype")}, 0,
           partition_reduce_fn);

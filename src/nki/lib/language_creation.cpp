@@ -212,6 +212,12 @@ void add_creation_functions(ModuleObj& m, const std::string& prefix) {
         Value dtype = a["dtype"].is_none() ? make_dtype(tensor::DType::UInt8) : a["dtype"];
         return shared_constant(in, make_array(tensor::identity(n, tensor::DType::Float32)), dtype);
       });
+  // Host-side helper of the unit tests: a numpy array or scalar converted to a dtype.
+  def(m, prefix, "static_cast", {req("input_data"), req("dtype")}, [](Interpreter& in, BoundArgs& a) {
+    tensor::Array x = to_array(in, a["input_data"]);
+    auto d = to_dtype(a["dtype"], "nl.static_cast");
+    return make_array(d ? tensor::astype(x, *d) : x);
+  });
   def(m, prefix, "par_dim", {req("n")},
       [](Interpreter&, BoundArgs& a) { return Value(std::make_shared<ParDimObj>(to_int(a["n"], "nl.par_dim"))); });
 }

@@ -7,6 +7,7 @@
 #include "nki/lib/kernel_launch.h"
 #include "nki/lib/language_creation.h"
 #include "nki/lib/language_math.h"
+#include "nki/interpreter.h"
 #include "nki/lib/loop_range.h"
 #include "nki/lib/modules.h"
 #include "nki/lib/module_util.h"
@@ -78,6 +79,20 @@ void add_index_functions(ModuleObj& m) {
   loop("affine_range", trn::LoopKind::Affine);
   loop("sequential_range", trn::LoopKind::Sequential);
   loop("static_range", trn::LoopKind::Static);
+  // Newer API: a register-driven loop on the device; run concretely, it is a sequential loop.
+  loop("dynamic_range", trn::LoopKind::Sequential);
+  // nl.fori_loop(lower, upper, body_fun, step=1) (NKI 0.6): body_fun(i) for each i.
+  def(m, kNl, "fori_loop", {req("lower"), req("upper"), req("body_fun"), opt("step", Value::from_int(1))},
+      [](Interpreter& in, BoundArgs& a) {
+        std::vector<Value> bounds{a["lower"], a["upper"], a["step"]};
+        Value range = make_loop_range(trn::LoopKind::Sequential, bounds, "nl.fori_loop");
+        auto it = in.iterate(range);
+        for (Value i; it->next(i);) in.call(a["body_fun"], CallArgs{{i}, {}});
+        return Value();
+      });
+  // with nl.no_reorder(): (newer API spelling of nki.compiler.no_reorder)
+  for (auto& [name, directive] : compiler_directives())
+    if (name == "no_reorder") m.attrs["no_reorder"] = directive;
   def(m, kNl, "program_id", {opt("axis", Value::from_int(0))},
       [](Interpreter&, BoundArgs& a) { return Value::from_int(program_id(to_int(a["axis"], "nl.program_id axis"))); });
   def(m, kNl, "num_programs", {opt("axes")}, [](Interpreter&, BoundArgs& a) { return Value::from_int(num_programs(a["axes"])); });

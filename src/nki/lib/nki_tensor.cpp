@@ -103,6 +103,51 @@ Value reshape_tensor(NkiTensorObj& self, const Value& arg) {
   return make_tensor(std::move(st));
 }
 
+// tensor.ap(pattern=[[step, count], ...], offset=0) (newer API): element (i0, i1, ...) is the
+// storage element at flat position offset + sum(step_k * i_k), as the underlying tensor lays it
+// out (row-major; on chip the first pair walks the partitions, its step the partition's free
+// size). Flat steps and offset are split over the storage dims, outermost first.
+AffineView access_pattern_view(const NkiTensorObj& t, const Value& pattern, int64_t offset) {
+  if (!t.is_whole())
+    throw NkiError(ErrorKind::Unsupported, "tensor.ap: an access pattern applies to a whole tensor, not to a view");
+  const TensorStorage& st = *t.storage;
+  int r = int(st.shape.size());
+  auto split = [&](int64_t flat, auto out) {
+    for (int d = 0; d < r; ++d) {
+      int64_t q = st.strides[d] ? flat / st.strides[d] : 0;
+      out(d, q);
+      flat -= q * st.strides[d];
+    }
+  };
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  auto items = [&](const Value& v) {
+    std::vector<Value> out;
+    if (auto* l = v.as<ListObj>()) out = l->items;
+    else if (auto* tu = v.as<TupleObj>()) out = tu->items;
+    else throw NkiError(ErrorKind::Type, "tensor.ap: pattern must be a list of [step, count] pairs");
+    return out;
+  };
+  for (const Value& p : items(pattern)) {
+    std::vector<Value> pr = items(p);
+    if (pr.size() != 2) throw NkiError(ErrorKind::Type, "tensor.ap: each pattern entry is a [step, count] pair");
+    pairs.push_back({to_int(pr[0], "tensor.ap step"), to_int(pr[1], "tensor.ap count")});
+  }
+  if (pairs.empty()) throw NkiError(ErrorKind::Value, "tensor.ap: the pattern is empty");
+  if (st.on_chip() && st.partition_axis != 0)
+    throw NkiError(ErrorKind::Unsupported, "tensor.ap: tensors with block dimensions are not supported");
+  if (st.on_chip() && pairs[0].first % std::max<int64_t>(st.free_elements(), 1) != 0)
+    throw NkiError(ErrorKind::Value, fmt::format("tensor.ap: the partition step {} must be a multiple of the partition's "
+                                                 "free size {}", pairs[0].first, st.free_elements()));
+  AffineView v;
+  int m = int(pairs.size());
+  v.base.assign(size_t(r), 0);
+  v.coef.assign(size_t(r) * size_t(m), 0);
+  split(offset, [&](int d, int64_t q) { v.base[size_t(d)] = q; });
+  for (int k = 0; k < m; ++k) v.shape.push_back(pairs[size_t(k)].second);
+  for (int k = 0; k < m; ++k) split(pairs[size_t(k)].first, [&](int d, int64_t q) { v.c(d, k) = q; });
+  return v;
+}
+
 }  // namespace
 
 Value NkiTensorObj::get_attr(Interpreter& in, std::string_view name) {
@@ -129,6 +174,22 @@ Value NkiTensorObj::get_attr(Interpreter& in, std::string_view name) {
     return make_builtin(Signature{"tensor.broadcast_to", {{"shape", std::nullopt}}},
                         [self](Interpreter& in2, BoundArgs& a) { return broadcast_tile(in2, Value(self), a["shape"]); });
   }
+  if (name == "ap") {
+    return make_builtin(Signature{"tensor.ap", {{"pattern", std::nullopt}, {"offset", Value::from_int(0)}, {"dtype", Value()}},
+                                  false, true},
+                        [self](Interpreter&, BoundArgs& a) {
+                          if (!a.extra_kwargs.empty())
+                            throw NkiError(ErrorKind::Unsupported,
+                                           fmt::format("tensor.ap: '{}' (dynamic access patterns) is not supported",
+                                                       a.extra_kwargs[0].first));
+                          if (!a["dtype"].is_none()) {
+                            auto d = to_dtype(a["dtype"], "tensor.ap");
+                            if (d && *d != self->dtype())
+                              throw NkiError(ErrorKind::Unsupported, "tensor.ap: reinterpreting the dtype is not supported");
+                          }
+                          return make_view(*self, access_pattern_view(*self, a["pattern"], to_int(a["offset"], "offset")));
+                        });
+  }
   if (name == "astype") {
     return make_builtin(Signature{"tensor.astype", {{"dtype", std::nullopt}}},
                         [self](Interpreter& in2, BoundArgs& a) { return copy_tile(in2, Value(self), a["dtype"], "tensor.astype"); });
@@ -138,7 +199,7 @@ Value NkiTensorObj::get_attr(Interpreter& in, std::string_view name) {
 
 bool NkiTensorObj::has_attr(std::string_view name) const {
   static const char* names[] = {"shape", "dtype", "ndim", "itemsize", "size", "buffer", "name",
-                                "reshape", "broadcast_to", "astype"};
+                                "reshape", "broadcast_to", "astype", "ap"};
   for (auto* n : names)
     if (name == n) return true;
   return false;

@@ -35,6 +35,25 @@ Decimal shortest_decimal(double v, bool single) {
   return d;
 }
 
+// numpy prints array elements with precision 8: the shortest digits, but at most 8 after the
+// decimal point (positional) or after the first digit (scientific), correctly rounded.
+Decimal array_decimal(double v, bool single, bool scientific) {
+  Decimal d = shortest_decimal(v, single);
+  int fractional = scientific ? int(d.digits.size()) - 1 : int(d.digits.size()) - d.decpt;
+  if (fractional <= 8) return d;
+  std::string text = scientific ? fmt::format("{:.8e}", v) : fmt::format("{:.8e}", std::stod(fmt::format("{:.8f}", v)));
+  Decimal r;
+  r.negative = text[0] == '-';
+  if (r.negative) text.erase(0, 1);
+  size_t e = text.find('e');
+  r.digits = text.substr(0, e);
+  r.digits.erase(std::remove(r.digits.begin(), r.digits.end(), '.'), r.digits.end());
+  while (r.digits.size() > 1 && r.digits.back() == '0') r.digits.pop_back();
+  r.decpt = std::stoi(text.substr(e + 1)) + 1;
+  if (r.digits == "0") r.decpt = 1;
+  return r;
+}
+
 // Python's float repr rules.
 std::string shortest_repr(double v, bool single) {
   if (std::isnan(v)) return "nan";
@@ -64,6 +83,14 @@ std::string element_str(double v, tensor::DType t) {
   if (t == tensor::DType::Bool) return v ? "True" : "False";
   if (!tensor::is_float(t)) return fmt::format("{}", static_cast<int64_t>(v));
   std::string s = format_scalar(v, t);
+  size_t dot = s.find('.');
+  if (std::isfinite(v) && s.find('e') == std::string::npos && dot != std::string::npos && s.size() - dot - 1 > 8) {
+    Decimal d = array_decimal(v, t != tensor::DType::Float64, false);  // precision 8
+    s = (d.negative ? "-" : "") + (d.decpt <= 0 ? "0." + std::string(-d.decpt, '0') + d.digits
+                                                 : d.digits.substr(0, std::min<size_t>(d.decpt, d.digits.size())) +
+                                                       std::string(d.decpt > int(d.digits.size()) ? d.decpt - d.digits.size() : 0, '0') +
+                                                       "." + (size_t(d.decpt) < d.digits.size() ? d.digits.substr(d.decpt) : "0"));
+  }
   if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.pop_back();
   return s;
 }
@@ -121,7 +148,7 @@ class ElementLayout {
     for (double v : shown) {
       if (!std::isfinite(v)) continue;
       if (scientific_) {
-        Decimal d = shortest_decimal(v, single());
+        Decimal d = array_decimal(v, single(), true);
         if (v == 0) d.decpt = 1;
         precision_ = std::max(precision_, d.digits.size() - 1);
         exp_digits_ = std::max<size_t>(exp_digits_, std::max<size_t>(2, std::to_string(std::abs(d.decpt - 1)).size()));
@@ -146,7 +173,7 @@ class ElementLayout {
   std::string format(double v) const {
     if (!tensor::is_float(dtype_) || !std::isfinite(v)) return right_justify(element_str(v, dtype_));
     if (scientific_) {
-      Decimal d = shortest_decimal(v, single());
+      Decimal d = array_decimal(v, single(), true);
       if (v == 0) d.decpt = 1;
       std::string mantissa = (d.negative ? "-" : "") + d.digits.substr(0, 1) + "." + d.digits.substr(1) +
                              std::string(precision_ - (d.digits.size() - 1), '0');

@@ -53,6 +53,7 @@ ObjectPtr make_numpy_module(Interpreter& in) {
   add_constants(*m);
   np::add_creation_functions(*m);
   np::add_math_functions(*m);
+  np::add_extra_functions(*m);
   m->attrs["random"] = Value(np::make_random_module());
   return m;
 }

@@ -49,6 +49,29 @@ tensor::Shape dims_arg(const BoundArgs& a) {
   return shape;
 }
 
+// off + a draw in [0, rng] as numpy's random_bounded_uint64_fill (use_masked, legacy).
+int64_t bounded(tensor::LegacyRandom& r, int64_t off, uint64_t rng) {
+  if (rng == 0) return off;
+  if (rng > 0xFFFFFFFFULL) throw NkiError(ErrorKind::Unsupported, "np.random.randint: ranges above 2**32 are not supported");
+  if (rng == 0xFFFFFFFFULL) return off + int64_t(r.next_u32());
+  uint32_t mask = uint32_t(rng);
+  for (int shift = 1; shift < 32; shift *= 2) mask |= mask >> shift;
+  uint32_t v;
+  while ((v = r.next_u32() & mask) > rng) {
+  }
+  return off + int64_t(v);
+}
+
+Value bounded_ints(Interpreter& in, tensor::LegacyRandom& r, int64_t off, uint64_t rng, const Value& size) {
+  if (size.is_none()) return Value::from_int(bounded(r, off, rng));
+  tensor::Shape shape = shape_arg(size, "size");
+  int64_t n = tensor::num_elements(shape);
+  if (numpy_shape_only(in)) return make_array(Array::shape_only(shape, tensor::DType::Int64));
+  std::vector<double> vals(static_cast<size_t>(n));
+  for (auto& v : vals) v = double(bounded(r, off, rng));
+  return make_array(Array::from_values(shape, tensor::DType::Int64, vals));
+}
+
 void add(ModuleObj& m, const std::string& name, std::vector<Param> params, std::function<Value(Interpreter&, BoundArgs&)> fn,
          bool var_args = false) {
   Signature sig{"np.random." + name, std::move(params), var_args, false};
@@ -103,6 +126,32 @@ ObjectPtr make_random_module() {
     if (a.rest.empty()) return Value::from_float(rng.gauss());
     return make_array(rng.normal_array(0.0, 1.0, dims_arg(a), numpy_shape_only(in)));
   }, true);
+  // randint(low, high=None, size=None): numpy's legacy bounded draws for the default int64
+  // dtype -- masked rejection on 32-bit outputs when the range fits in 32 bits.
+  add(*m, "randint", {opt("low"), opt("high"), opt("size"), opt("dtype")}, [](Interpreter& in, BoundArgs& a) {
+    int64_t low = to_int(a["low"], "low"), high;
+    if (a["high"].is_none()) high = low, low = 0;
+    else high = to_int(a["high"], "high");
+    if (high <= low) throw NkiError(ErrorKind::Value, "low >= high");
+    auto d = to_dtype(a["dtype"], "dtype");
+    if (d && *d != tensor::DType::Int64)
+      throw NkiError(ErrorKind::Unsupported, "np.random.randint: only the default int64 dtype is supported");
+    auto& rng = stream(in);
+    return bounded_ints(in, rng, low, uint64_t(high - low - 1), a["size"]);
+  });
+  // choice(a, size=None, replace=True): uniform draws with replacement (randint indices).
+  add(*m, "choice", {opt("a"), opt("size"), opt("replace", Value::from_bool(true)), opt("p")}, [](Interpreter& in, BoundArgs& a) {
+    if (!a["p"].is_none() || !a["replace"].truthy())
+      throw NkiError(ErrorKind::Unsupported, "np.random.choice: only uniform draws with replacement (p=None, replace=True) are supported");
+    bool from_int = a["a"].is_int() || a["a"].is_bool();
+    Array pop = from_int ? Array() : to_array(in, a["a"]);
+    int64_t n = from_int ? to_int(a["a"], "a") : (pop.ndim() ? pop.shape()[0] : 0);
+    if (n <= 0) throw NkiError(ErrorKind::Value, "a must be a positive integer or a non-empty sequence");
+    auto& rng = stream(in);
+    Value idx = bounded_ints(in, rng, 0, uint64_t(n - 1), a["size"]);
+    if (from_int) return idx;
+    return in.get_item(make_array(pop), idx);
+  });
   return m;
 }
 

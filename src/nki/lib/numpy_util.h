@@ -56,6 +56,7 @@ void add_function(ModuleObj& m, const std::string& name, std::vector<Param> para
                   std::function<Value(Interpreter&, BoundArgs&)> fn, bool var_args = false);
 void add_creation_functions(ModuleObj& m);
 void add_math_functions(ModuleObj& m);
+void add_extra_functions(ModuleObj& m);  // numpy_extra.cpp
 ObjectPtr make_random_module();
 
 // Python value of element `flat` of a (int for integer dtypes, bool for bool, float otherwise).

@@ -357,19 +357,20 @@ TEST_F(ChatClientTest, RetryWindowOutlastsAnEndpointRestart) {
 
 // Streaming: an answer that takes longer than timeout_s in all arrives, because timeout_s is the
 // longest silence of a stream; without streaming the same answer times out (and is paid twice).
+// The pieces come 1.2 s apart against a 2 s timeout: margins that hold on a loaded machine.
 TEST_F(ChatClientTest, StreamedAnswerLongerThanTheTimeoutArrives) {
   for (const char* api : {"openai", "anthropic"}) {
-    serve(fmt::format(R"(rules: [{{replies: [{{text: "a long reasoning answer", chunks: 4, chunk_delay_s: 0.6,
-                                  usage: {{input_tokens: 70, output_tokens: 30, cached_tokens: 40}}}}]}}])"));
+    serve(R"(rules: [{replies: [{text: "a long reasoning answer", chunks: 3, chunk_delay_s: 1.2,
+                                  usage: {input_tokens: 70, output_tokens: 30, cached_tokens: 40}}]}])");
     auto config = endpoint(api);
-    config.timeout_s = 1;
+    config.timeout_s = 2;
     config.max_retries = 0;
     config.stream = true;
     config.usd_per_mtok_in = 10;
     config.usd_per_mtok_cached_in = 1;
     auto start = Clock::now();
     auto response = llm::make_client(config)->chat(ask("think"));
-    EXPECT_GT(seconds_since(start), 1.5) << api;
+    EXPECT_GT(seconds_since(start), 2.0) << api;
     EXPECT_EQ(response.text, "a long reasoning answer") << api;
     EXPECT_EQ(response.input_tokens, 70) << api;
     EXPECT_EQ(response.cached_input_tokens, 40) << api;
@@ -377,13 +378,14 @@ TEST_F(ChatClientTest, StreamedAnswerLongerThanTheTimeoutArrives) {
     EXPECT_DOUBLE_EQ(response.cost_usd, (30 * 10.0 + 40 * 1.0) / 1e6) << api;
     EXPECT_NE(response.raw.find("data:"), std::string::npos) << api;
     EXPECT_EQ(nlohmann::json::parse(server_->requests().back().body)["stream"], true) << api;
+    if (std::string(api) == "anthropic") continue;  // the unstreamed comparison once is enough
     config.stream = false;
     EXPECT_EQ(failure_kind(*llm::make_client(config), ask("think")), Kind::Timeout) << api;
   }
 }
 
 TEST_F(ChatClientTest, StreamThatGoesSilentTimesOutAndACutStreamIsABadResponse) {
-  serve(R"(rules: [{contains: "silent", replies: [{text: "abc", chunks: 2, chunk_delay_s: 3}]},
+  serve(R"(rules: [{contains: "silent", replies: [{text: "abc", chunks: 2, chunk_delay_s: 6}]},
                    {contains: "cut", replies: [{text: "abc", cut_stream: true}]}])");
   auto config = endpoint();
   config.timeout_s = 1;
@@ -391,7 +393,7 @@ TEST_F(ChatClientTest, StreamThatGoesSilentTimesOutAndACutStreamIsABadResponse) 
   config.stream = true;
   auto start = Clock::now();
   EXPECT_EQ(failure_kind(*llm::make_client(config), ask("silent")), Kind::Timeout);
-  EXPECT_LT(seconds_since(start), 2.9);
+  EXPECT_LT(seconds_since(start), 5.0);  // the silence is noticed (about a second), not the stream's end
   EXPECT_EQ(failure_kind(*llm::make_client(config), ask("cut")), Kind::BadResponse);
 }
 

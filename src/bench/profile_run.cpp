@@ -79,16 +79,21 @@ TraceRun trace_kernel(const TraceRequest& request, trn::TraceSink& sink) {
 
 ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const std::string& timeline_path,
                           const lower::Options& lowering) {
+  return profile_kernel(request, trn::arch_config(arch), timeline_path, lowering);
+}
+
+ProfileRun profile_kernel(const TraceRequest& request, const trn::ArchConfig& arch, const std::string& timeline_path,
+                          const lower::Options& lowering) {
   trn::SimOptions options;
   options.timeline_path = timeline_path;
-  trn::Simulator sim(trn::arch_config(arch), options);
+  trn::Simulator sim(arch, options);
   lower::Lowering compiled(sim, lowering);
   ProfileRun run;
   static_cast<TraceRun&>(run) = trace_kernel(request, compiled);
   run.lowering = compiled.stats();
   if (run.outcome == Outcome::Ok) {
     run.profile = sim.profile();
-    run.profile->arch = arch;
+    run.profile->arch = arch.name;
   }
   return run;
 }

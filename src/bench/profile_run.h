@@ -9,6 +9,7 @@
 #include "bench/checker.h"
 #include "lower/options.h"
 #include "nki/value.h"
+#include "trn/arch_config.h"
 #include "trn/profile.h"
 #include "trn/trace.h"
 
@@ -38,6 +39,9 @@ struct ProfileRun : TraceRun {
 // default) into trn::Simulator(arch_config(arch)); `timeline_path` writes a Chrome trace.
 ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const std::string& timeline_path = "",
                           const lower::Options& lowering = {});
+// The same with an explicit (e.g. parameter-scanned, trn::set_parameter) configuration.
+ProfileRun profile_kernel(const TraceRequest& request, const trn::ArchConfig& arch,
+                          const std::string& timeline_path = "", const lower::Options& lowering = {});
 
 // The kernel arguments a reference produces (get_inputs + transform_to_nki_inputs under seed 0),
 // as shape-only values (numpy in shape-only mode), without computing forward. Throws std::runtime_error with the rendered

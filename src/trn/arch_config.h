@@ -1,6 +1,7 @@
 // NeuronCore hardware parameters: every constant the performance model uses, in one place, each
 // with its source (keys of docs/simulator.md and /work/shared/docs/trainium-performance.md).
-// Nothing here is keyed on a kernel or a task.
+// Constants marked "calibrated" are not fixed by a publication; docs/simulator.md gives the
+// measurements they were chosen against. Nothing here is keyed on a kernel or a task.
 #pragma once
 
 #include <array>
@@ -10,8 +11,9 @@
 
 namespace trn {
 
-// One point of the DMA efficiency curve: share of peak bandwidth reached when every partition row
-// moves `bytes` contiguous bytes.
+// One point of the digitized DMA efficiency curve (DMAO figure): relative throughput of a stream
+// of [128 x bytes] transfers. Not used as a multiplier: the simulator reproduces it from the
+// per-queue fixed cost (tests/unit/trn/dma_model_test.cpp checks the agreement).
 struct DmaEfficiencyPoint {
   uint32_t bytes;
   double efficiency;
@@ -27,28 +29,39 @@ struct ArchConfig {
   // Tensor Engine (ARCH2 1.5, ISA nc_matmul).
   uint32_t pe_rows = 128, pe_cols = 128;
   uint32_t mm_init_latency = 64;   // floor of a matmul's initiation interval, PE cycles
-  uint32_t fp32_matmul_factor = 4; // fp32 streams at 1/4 rate
-  uint32_t fp32_flops_factor = 2;  // profiler counts fp32 matmuls twice (AO data, derived)
+  uint32_t fp32_matmul_factor = 4; // fp32 streams at 1/4 rate (ISA, ARCH2)
+  uint32_t fp32_passes = 2;        // an fp32 matmul is two FP32_LO_HI instructions (SCHEMA): the
+                                   // profiler counts its flops and its SBUF/PSUM bytes twice
+  bool pe_transpose_mode = false;  // NC-v3 transpose mode: fp32 transposes at 2x (ARCH3)
 
-  // Fixed per-instruction costs (engine cycles).
-  uint32_t min_ii = 64;             // MIN_II (ISA)
-  // Static per-instruction overhead of VectorE/ScalarE/GpSimd instructions: "on the order of 100
-  // cycles" (PERF Opt #5a), "add 100 engine cycles per instruction" (ARCH2).
+  // Vector / Scalar / GpSimd instruction costs (engine cycles, ISA "Estimated instruction cost").
+  uint32_t min_ii = 64;             // MIN_II
+  // Fixed cost of an instruction that waits for its inputs: the static overhead ("add about 100
+  // cycles when ... each depends on the previous one", ARCH2) plus about 60 cycles per tensor
+  // access ("partly hidden by instruction-level parallelism", ARCH2). Paid only when the
+  // instruction cannot issue behind earlier work of its engine (it depends on a result that is
+  // not ready): independent instructions stream back to back at their ISA cost (about 60 ns per
+  // small VectorE instruction on the device, issue 11).
   uint32_t static_overhead = 100;
+  uint32_t access_overhead = 60;
   uint32_t gpsimd_start = 150;      // GPSIMD_START (ISA iota/affine_select)
   uint32_t min_ii_dynamic = 600;    // MIN_II_DYNAMIC (ISA tensor_copy_dynamic_*)
   uint32_t act_read_accumulator = 64;  // ActReadAccumulator (ARCH2)
-  // nisa.reciprocal on VectorE, cycles per element (calibrated, docs/simulator.md; ISA says 8).
+  // nisa.reciprocal on VectorE, cycles per element (calibrated on silu and adamw; ISA says 8N).
   double vector_reciprocal_factor = 3.0;
-  // tensor_tensor with both inputs in SBUF (not all 16-bit), cycles per element (calibrated,
-  // docs/simulator.md; the ISA table says 2).
-  double tensor_tensor_sbuf_factor = 1.5;
+  // NC-v3 VectorE performance mode for 16-bit data (ARCH3): tensor_copy / tensor_scalar 4x with
+  // SBUF in and out and a contiguous innermost dimension, 2x otherwise; tensor_tensor 2x with
+  // both inputs in SBUF. 1 = no performance mode (NC-v2).
+  uint32_t vector_perf_mode_copy = 1, vector_perf_mode_copy_partial = 1, vector_perf_mode_tt = 1;
+  // NC-v2: VectorE and GpSimd share the SBUF port, VectorE and ScalarE the PSUM port; the compiler
+  // serializes their accesses (ARCH2). NC-v3 lifts both limits (ARCH3).
+  bool shared_engine_ports = true;
 
-  // Result latency after an instruction's busy time, in engine cycles: a dependent instruction
-  // sees it, the engine does not (it starts independent work). ScalarE: the measured 264-cycle II
-  // of dependent 1-element activations (PERF Opt #5a) minus MIN_II and the static overhead;
-  // VectorE/GpSimd: none published beyond the static overhead; TensorE: MM_INIT_LATENCY.
-  uint32_t pe_latency = 64, act_latency = 100, dve_latency = 0, pool_latency = 0;
+  // Latency a dependent instruction on another engine sees after its producer finishes: the
+  // semaphore signal and wait between two engines (not published; calibrated).
+  double semaphore_ns = 0;
+  // TensorE result latency before a dependent sees a matmul's PSUM (MM_INIT_LATENCY, PE cycles).
+  uint32_t pe_latency = 64;
 
   // On-chip memories per partition (ARCH2 1.3, ALLOC).
   uint32_t partitions = 128;
@@ -58,9 +71,21 @@ struct ArchConfig {
 
   // DMA (DMAO, DMABW, ARCH2 1.6).
   uint32_t dma_engines = 16;
-  double dma_engine_bytes_per_ns = 0;  // per engine peak
+  double dma_engine_bytes_per_ns = 0;  // achievable per-engine rate (DMAO/DMABW tables)
   double hbm_bytes_per_ns = 0;         // per NeuronCore HBM bandwidth cap
-  double dma_fixed_ns = 1300;          // per-transfer setup + semaphore latency
+  // Per-transfer fixed cost ("descriptor setup, synchronization, and semaphore-to-start latency
+  // ~1300 ns", DMABW). A queue sets up one transfer at a time, overlapped with the data of the
+  // transfers before it: a stream of small transfers on one queue is bound by it (this is the
+  // digitized efficiency curve), a stream of large ones by bandwidth.
+  double dma_fixed_ns = 1300;
+  // Queues the compiler spreads a kernel's independent transfers over (not published; calibrated).
+  uint32_t dma_queues = 1;
+  // Per contiguous chunk (DMA buffer) per engine: descriptor processing (not published;
+  // calibrated). Dominates element-granular transfers (transposes, 4-byte strides).
+  double dma_descriptor_ns = 0;
+  // NC-v3 DMA transpose (ARCH3): HBM->SBUF at 90% and SBUF->SBUF at 50% of copy throughput. 0 on
+  // NC-v2, where a DMA transpose moves one element per descriptor (PERF: far below load rate).
+  double dma_transpose_from_hbm = 0, dma_transpose_on_chip = 0;
   std::array<DmaEfficiencyPoint, 11> dma_efficiency{};
 
   // Peak figures used by the profile summary.
@@ -72,5 +97,10 @@ struct ArchConfig {
 
 // Returns the configuration named "trn1" or "trn2"; throws std::invalid_argument otherwise.
 const ArchConfig& arch_config(std::string_view name);
+
+// Sets one numeric parameter by its member name (e.g. "semaphore_ns", "dma_queues"), for
+// sensitivity scans and calibration (bench/sim_calibrate); throws std::invalid_argument naming the
+// parameter when it is unknown or the value is out of range.
+void set_parameter(ArchConfig& arch, std::string_view name, double value);
 
 }  // namespace trn

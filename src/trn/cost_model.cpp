@@ -32,6 +32,17 @@ uint64_t free_size(const InstructionInfo& inst) {
   return inst.outputs.empty() ? 1 : inst.outputs.front().free_elements;
 }
 
+// Innermost free dimension physically contiguous (unit stride) in every operand.
+bool all_contiguous(const InstructionInfo& inst) {
+  auto unit = [](const Operand& o) { return o.free_elements <= 1 || o.contiguous_bytes > o.dtype_bytes; };
+  return std::all_of(inst.inputs.begin(), inst.inputs.end(), unit) &&
+         std::all_of(inst.outputs.begin(), inst.outputs.end(), unit);
+}
+
+bool all_in_sbuf(const std::vector<Operand>& ops) {
+  return std::all_of(ops.begin(), ops.end(), [](const Operand& o) { return o.buffer == BufferKind::Sbuf; });
+}
+
 bool has_psum_input(const InstructionInfo& inst) {
   return std::any_of(inst.inputs.begin(), inst.inputs.end(),
                      [](const Operand& o) { return o.buffer == BufferKind::Psum; });
@@ -73,8 +84,29 @@ uint64_t pe_transpose_cycles(const InstructionInfo& inst, const ArchConfig& arch
   const Operand* in = inst.inputs.empty() ? nullptr : &inst.inputs.front();
   uint64_t p = in ? in->partitions : 128, f = in ? in->free_elements : 128;
   uint64_t cycles = std::max<uint64_t>(p, std::min<uint64_t>(arch.mm_init_latency, f));
-  if (any_fp32(inst.inputs)) cycles *= arch.fp32_matmul_factor;
+  // fp32 streams at the fp32 rate; NC-v3's transpose mode doubles it (ARCH3).
+  if (any_fp32(inst.inputs)) cycles *= arch.fp32_matmul_factor / (arch.pe_transpose_mode ? 2 : 1);
   return cycles;
+}
+
+uint64_t ceil_div(uint64_t n, uint32_t d) { return (n + d - 1) / d; }
+
+bool fast_alu(AluOp op) {
+  return op == AluOp::Unknown || op == AluOp::Add || op == AluOp::Subtract || op == AluOp::Multiply;
+}
+
+// NC-v3 VectorE performance mode (ARCH3): 16-bit tensor_copy / tensor_scalar reach 4x with SBUF
+// in and out and contiguous data, 2x when not contiguous or with one side in PSUM.
+uint32_t perf_mode_copy(const InstructionInfo& inst, const ArchConfig& arch) {
+  if (inst.engine != Engine::Vector || !all_16bit(inst)) return 1;
+  const bool sbuf = all_in_sbuf(inst.inputs) && all_in_sbuf(inst.outputs);
+  return sbuf && all_contiguous(inst) ? arch.vector_perf_mode_copy : arch.vector_perf_mode_copy_partial;
+}
+
+// ... and 16-bit tensor_tensor 2x with both inputs in SBUF.
+uint32_t perf_mode_tt(const InstructionInfo& inst, const ArchConfig& arch) {
+  if (inst.engine != Engine::Vector || !all_in_sbuf(inst.inputs)) return 1;
+  return arch.vector_perf_mode_tt;
 }
 
 uint64_t floor_ii(uint64_t cycles, const ArchConfig& arch) {
@@ -94,12 +126,14 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
       cycles = floor_ii(n, arch) + (inst.has_reduce ? arch.act_read_accumulator : 0);
       break;
     case Opcode::TensorScalar:
-      cycles = floor_ii(n, arch) + (inst.has_reduce ? arch.min_ii : 0);
+      cycles = floor_ii(ceil_div(n, perf_mode_copy(inst, arch)), arch) + (inst.has_reduce ? arch.min_ii : 0);
       break;
     case Opcode::TensorTensor:
-      // One PSUM input or all-16-bit SBUF inputs stream at 1 element/cycle, otherwise 2.
-      cycles = (has_psum_input(inst) || all_16bit(inst)) ? floor_ii(n, arch)
-                                                         : floor_ii(scaled(arch.tensor_tensor_sbuf_factor, n), arch);
+      // One PSUM input or all-16-bit SBUF inputs stream at 1 element/cycle, otherwise 2 (ISA).
+      // The 16-bit fast path is for add, subtract and multiply (an unrecorded operation counts).
+      if (has_psum_input(inst)) cycles = floor_ii(n, arch);
+      else if (all_16bit(inst) && fast_alu(inst.alu)) cycles = floor_ii(ceil_div(n, perf_mode_tt(inst, arch)), arch);
+      else cycles = floor_ii(2 * n, arch);
       break;
     case Opcode::TensorTensorScan:
       cycles = floor_ii(2 * n, arch);
@@ -108,7 +142,7 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
       cycles = floor_ii(all_16bit(inst) ? n / 2 : n, arch);
       break;
     case Opcode::TensorCopy:
-      cycles = floor_ii(n, arch);
+      cycles = floor_ii(ceil_div(n, perf_mode_copy(inst, arch)), arch);
       break;
     case Opcode::Reciprocal:
       // The ISA page says 8N on VectorE; the calibration data says otherwise (docs/simulator.md).
@@ -137,21 +171,13 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
     cycles = std::max<uint64_t>(cycles, arch.gpsimd_start + n);
   // Innermost stride above 16 bytes halves the SBUF/PSUM interface rate (ARCH2 1.3).
   if (any_strided(inst)) cycles *= 2;
-  return cycles + arch.static_overhead;
+  return cycles;
 }
 
 }  // namespace
 
 double result_latency_ns(Engine engine, const ArchConfig& arch) {
-  switch (engine) {
-    case Engine::Tensor: return arch.pe_latency / arch.tensor_ghz;
-    case Engine::Scalar: return arch.act_latency / arch.scalar_ghz;
-    case Engine::Vector: return arch.dve_latency / arch.vector_ghz;
-    case Engine::GpSimd: return arch.pool_latency / arch.gpsimd_ghz;
-    case Engine::Sync:
-    case Engine::Dma: return 0;
-  }
-  return 0;
+  return engine == Engine::Tensor ? arch.pe_latency / arch.tensor_ghz : 0;
 }
 
 namespace {
@@ -201,6 +227,12 @@ double instruction_ns(const InstructionInfo& inst, const ArchConfig& arch) {
   return double(instruction_cycles(inst, arch)) / engine_ghz(inst.engine, arch);
 }
 
+double fixed_overhead_ns(const InstructionInfo& inst, const ArchConfig& arch) {
+  if (inst.engine == Engine::Tensor || inst.engine == Engine::Sync || inst.engine == Engine::Dma) return 0;
+  const size_t accesses = inst.inputs.size() + inst.outputs.size();
+  return double(arch.static_overhead + arch.access_overhead * accesses) / engine_ghz(inst.engine, arch);
+}
+
 uint64_t hardware_flops(const InstructionInfo& inst, const ArchConfig& arch) {
   if (inst.engine != Engine::Tensor) return 0;
   MatmulDims d = matmul_dims(inst);
@@ -210,9 +242,24 @@ uint64_t hardware_flops(const InstructionInfo& inst, const ArchConfig& arch) {
          inst.inputs.front().partitions};
   }
   uint64_t flops = 2 * d.rows * d.stationary * d.moving;
-  if (any_fp32(inst.inputs)) flops *= arch.fp32_flops_factor;
+  if (any_fp32(inst.inputs)) flops *= arch.fp32_passes;
   return flops;
 }
+
+namespace {
+
+// Contiguous chunks an operand is made of: per partition (or HBM row) its bytes over its longest
+// contiguous run; element by element when the innermost stride is not unit.
+uint64_t chunks(const Operand& op) {
+  const uint64_t row = uint64_t(op.free_elements) * op.dtype_bytes;
+  uint64_t run = op.contiguous_bytes ? std::min<uint64_t>(op.contiguous_bytes, row) : row;
+  run = std::max<uint64_t>(run, 1);
+  // HBM rows that follow each other (row stride = row length) make one contiguous region.
+  if (op.buffer == BufferKind::Hbm && run == row && uint64_t(op.row_stride) == op.free_elements) return 1;
+  return uint64_t(std::max<uint16_t>(op.partitions, 1)) * ((row + run - 1) / run);
+}
+
+}  // namespace
 
 DmaShape dma_shape(const InstructionInfo& inst) {
   DmaShape s;
@@ -222,16 +269,20 @@ DmaShape dma_shape(const InstructionInfo& inst) {
   if (!any) return s;
   s.bytes = any->bytes();
   s.partitions = 1;
-  s.contiguous_bytes = s.bytes;
+  s.descriptors = 1;
+  bool on_chip_src = false;
   for (const Operand* op : {src, dst}) {
     if (!op) continue;
     if (op->buffer != BufferKind::Hbm) s.partitions = std::max<uint32_t>(s.partitions, op->partitions);
-    uint64_t row = uint64_t(op->free_elements) * op->dtype_bytes;
-    uint64_t run = op->contiguous_bytes ? std::min<uint64_t>(op->contiguous_bytes, row) : row;
-    if (op->strided) run = std::min<uint64_t>(run, op->dtype_bytes);
-    s.contiguous_bytes = std::min(s.contiguous_bytes, std::max<uint64_t>(run, 1));
+    s.descriptors = std::max(s.descriptors, chunks(*op));
   }
-  s.transpose = inst.opcode == Opcode::DmaTranspose;
+  on_chip_src = src && src->buffer != BufferKind::Hbm;
+  if (inst.opcode == Opcode::DmaTranspose) {
+    s.transpose = on_chip_src ? DmaTransposeKind::OnChip : DmaTransposeKind::FromHbm;
+    // The transposed side is written (or read) one element per row.
+    uint64_t elements = any->dtype_bytes ? s.bytes / any->dtype_bytes : s.bytes;
+    s.descriptors = std::max(s.descriptors, elements);
+  }
   return s;
 }
 
@@ -244,14 +295,18 @@ DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch) {
   const uint32_t per_engine = std::max<uint32_t>(1, arch.partitions / arch.dma_engines);
   const uint32_t engines =
       std::min<uint32_t>(arch.dma_engines, (std::max<uint32_t>(shape.partitions, 1) + per_engine - 1) / per_engine);
-  uint64_t run = shape.contiguous_bytes;
-  // A transposing DMA moves one element per descriptor on trn1 (far below load bandwidth, PERF);
-  // trn2 has a DMA-transpose mode at 90% of copy throughput (ARCH3).
-  double efficiency = arch.dma_efficiency_at(run);
-  if (shape.transpose) efficiency = arch.name == "trn1" ? arch.dma_efficiency_at(4) : 0.9 * efficiency;
-  const double aggregate = arch.dma_bytes_per_ns();
-  const double own_bw = std::min(engines * arch.dma_engine_bytes_per_ns, aggregate) * efficiency;
-  t.duration_ns = double(shape.bytes) / own_bw;
+  // The engines share the core's bandwidth (HBM cap included).
+  const double rate = std::min(engines * arch.dma_engine_bytes_per_ns, arch.dma_bytes_per_ns());
+  double descriptors = double(shape.descriptors);
+  double data_ns = double(shape.bytes) / rate;
+  if (shape.transpose != DmaTransposeKind::None) {
+    const double mode = shape.transpose == DmaTransposeKind::FromHbm ? arch.dma_transpose_from_hbm
+                                                                     : arch.dma_transpose_on_chip;
+    // NC-v3 transposes in hardware at a share of copy throughput (ARCH3); NC-v2 moves one element
+    // per descriptor (PERF: far below load bandwidth).
+    if (mode > 0) data_ns /= mode, descriptors = double(shape.partitions);
+  }
+  t.duration_ns = data_ns + descriptors / engines * arch.dma_descriptor_ns;
   t.fabric_ns = t.duration_ns * double(engines) / arch.dma_engines;
   return t;
 }

@@ -11,13 +11,20 @@
 
 namespace trn {
 
-// Busy cycles of a compute-engine instruction, in the clock of `inst.engine`.
+// Streaming cycles of a compute-engine instruction, in the clock of `inst.engine`: how long it
+// occupies its engine once its inputs are there (the ISA "estimated instruction cost").
 uint64_t instruction_cycles(const InstructionInfo& inst, const ArchConfig& arch);
 
-// Busy time in ns of a compute-engine instruction.
+// Streaming time in ns of a compute-engine instruction.
 double instruction_ns(const InstructionInfo& inst, const ArchConfig& arch);
 
-// Result latency in ns of an instruction on `engine` (see ArchConfig).
+// Fixed cost in ns of a Vector/Scalar/GpSimd instruction that has to wait for its inputs: the
+// static overhead plus the per-access overhead of each tensor operand (ArchConfig). An
+// instruction whose inputs were ready while its engine was still busy hides it (0 on TensorE,
+// whose pipeline latency is result_latency_ns).
+double fixed_overhead_ns(const InstructionInfo& inst, const ArchConfig& arch);
+
+// Result latency in ns of an instruction on `engine` after its streaming ends (TensorE only).
 double result_latency_ns(Engine engine, const ArchConfig& arch);
 
 // Whether the compiler may place this instruction on another engine (nki.isa.unknown_engine):
@@ -36,20 +43,23 @@ double engine_ghz(Engine engine, const ArchConfig& arch);
 // Hardware FLOPs as neuron-profile counts them (Tensor Engine instructions only, else 0).
 uint64_t hardware_flops(const InstructionInfo& inst, const ArchConfig& arch);
 
-// One DMA transfer: `duration_ns` is how long the transfer moves data (its own bandwidth share);
-// `fabric_ns` is how long it occupies the core's whole DMA capacity (transfers on few engines
-// leave the rest free); `setup_ns` is the fixed latency before data moves.
+// One DMA transfer: `setup_ns` is the fixed cost its queue spends before the data moves (one
+// transfer at a time per queue, overlapped with the data of earlier transfers); `duration_ns` is
+// how long its data moves on the engines it spans; `fabric_ns` is how long it occupies the core's
+// whole DMA capacity (a transfer on few engines leaves the rest to other queues).
 struct DmaTiming {
   double setup_ns = 0;
   double duration_ns = 0;
   double fabric_ns = 0;
 };
 
+enum class DmaTransposeKind : uint8_t { None, FromHbm, OnChip };
+
 struct DmaShape {
   uint64_t bytes = 0;
-  uint32_t partitions = 1;        // SBUF partitions (or HBM rows) the transfer spans
-  uint64_t contiguous_bytes = 0;  // shortest contiguous run per row among both sides
-  bool transpose = false;         // element-wise transposing DMA
+  uint32_t partitions = 1;   // SBUF partitions (or HBM rows) the transfer spans
+  uint64_t descriptors = 1;  // contiguous chunks (DMA buffers) the transfer is made of
+  DmaTransposeKind transpose = DmaTransposeKind::None;
 };
 
 DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch);

@@ -87,7 +87,7 @@ TileState& MemoryModel::tile(const Operand& op) {
                                         op.tensor_id, t.bytes_per_partition, to_string(op.buffer),
                                         pool(op.buffer).capacity()));
   }
-  return tiles_.emplace(key, t).first->second;
+  return tiles_.emplace(key, std::move(t)).first->second;
 }
 
 double MemoryModel::make_resident(TileKey key, bool reads, bool writes, uint64_t read_bytes,
@@ -98,6 +98,8 @@ double MemoryModel::make_resident(TileKey key, bool reads, bool writes, uint64_t
     // Rematerialized: the compiler re-issues the load of what this instruction reads.
     uint64_t bytes = std::min(read_bytes, t.content_bytes);
     t.ready = emit({MemoryTransfer::Kind::Reload, key, t.buffer, bytes, t.partitions, t.saved_at});
+    t.writer = kDmaWriter;
+    t.hazards.reset();
     return 0;
   }
   SpacePool& space = pool(t.buffer);
@@ -110,6 +112,8 @@ double MemoryModel::make_resident(TileKey key, bool reads, bool writes, uint64_t
     double earliest = std::max(space_time, t.saved_at);
     auto kind = t.spilled ? MemoryTransfer::Kind::SpillReload : MemoryTransfer::Kind::Reload;
     t.ready = emit({kind, key, t.buffer, t.content_bytes, t.partitions, earliest});
+    t.writer = kDmaWriter;
+    t.hazards.reset();
     t.last_read_end = 0;
   } else if (t.evicted) {
     t.content_bytes = 0;  // overwritten: the old contents are not needed
@@ -117,6 +121,15 @@ double MemoryModel::make_resident(TileKey key, bool reads, bool writes, uint64_t
   }
   t.evicted = t.spilled = false;
   return space_time;
+}
+
+double MemoryModel::rename(TileKey key) {
+  TileState& t = tiles_.at(key);
+  SpacePool& space = pool(t.buffer);
+  space.give(t.bytes_per_partition, std::max(t.last_read_end, t.ready));
+  double free_at = space.take(t.bytes_per_partition);
+  t.last_read_end = 0;
+  return free_at;
 }
 
 void MemoryModel::evict_for(BufferKind buffer, uint64_t need, const std::vector<TileKey>& pinned,

@@ -14,12 +14,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "trn/arch_config.h"
+#include "trn/hazards.h"
 #include "trn/trace.h"
 
 namespace trn {
@@ -47,8 +49,22 @@ struct TileState {
   uint64_t content_bytes = 0;  // bytes actually written (what a reload or spill moves)
   uint64_t next_use = kNeverUsed;
   double ready = 0;            // time the last write completes
+  int writer = kNoWriter;      // scheduler track of the last writer (kDmaWriter: a DMA)
   double last_read_end = 0;    // latest end among reads since the last write
   double saved_at = 0;         // time the spill save completes
+  // Reads and writes by region, kept only once the tile is accessed in part; until then the
+  // whole-tile times above say it all (most tiles, and it keeps the state small).
+  std::unique_ptr<Hazards> hazards;
+
+  // Whether `op` covers the whole tile.
+  bool covers(const Operand& op) const {
+    return op.partition_start == 0 && op.partitions >= partitions && op.offset == 0 &&
+           uint64_t(op.free_elements) * op.dtype_bytes >= bytes_per_partition;
+  }
+  Hazards::Write last_write(const Region& r) const {
+    return hazards ? hazards->last_write(r) : Hazards::Write{ready, writer};
+  }
+  double last_read(const Region& r) const { return hazards ? hazards->last_read(r) : last_read_end; }
 };
 
 // Bytes per partition with the time they become free.
@@ -97,6 +113,12 @@ class MemoryModel {
   // read re-loads just the bytes it reads (`read_bytes`) and the tile does not come back on chip.
   double make_resident(TileKey key, bool reads, bool writes, uint64_t read_bytes,
                        const std::vector<TileKey>& pinned, const TransferFn& emit);
+
+  // A full overwrite of a resident tile whose contents are still being read goes to a fresh
+  // physical buffer (the allocator gives a rewritten tile more than one physical buffer when space
+  // allows, ALLOC): the old one is released after its reads. Returns the time the new space is
+  // free; it is the old buffer's release time only when no other space is free.
+  double rename(TileKey key);
 
   // After the instruction: when the tile is next used, and whether that use reads it. A tile
   // with no further read is dead and its space returns to the pool once its reads are done.

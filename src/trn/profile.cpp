@@ -28,9 +28,11 @@ void for_each_ratio(Profile& p, Fn fn) {
   fn("peak_flops_bandwidth_ratio", p.peak_flops_bandwidth_ratio);
   fn("mm_arithmetic_intensity", p.mm_arithmetic_intensity);
   fn("hfu_estimated_percent", p.hfu_estimated_percent);
+  fn("tensor_engine_active_time_percent", p.tensor_engine_active_time_percent);
   fn("scalar_engine_active_time_percent", p.scalar_engine_active_time_percent);
   fn("vector_engine_active_time_percent", p.vector_engine_active_time_percent);
   fn("gpsimd_engine_active_time_percent", p.gpsimd_engine_active_time_percent);
+  fn("dma_active_time_percent", p.dma_active_time_percent);
 }
 
 [[noreturn]] void wrong_type(const char* field, const char* expected) {

@@ -21,9 +21,13 @@ struct Profile {
   double peak_flops_bandwidth_ratio = 0;
   double mm_arithmetic_intensity = 0;
   double hfu_estimated_percent = 0;  // fraction 0..1, as neuron-profile reports it
+  // Time an engine processes at least one instruction, semaphore waits excluded, as a fraction of
+  // latency; DMA: time at least one transfer moves data (SCHEMA).
+  double tensor_engine_active_time_percent = 0;
   double scalar_engine_active_time_percent = 0;  // fractions 0..1
   double vector_engine_active_time_percent = 0;
   double gpsimd_engine_active_time_percent = 0;
+  double dma_active_time_percent = 0;
   // Extras beyond the summary: busy time per engine/queue in ms ("pe", "act", "dve", "pool", "dma").
   std::map<std::string, double> engine_busy_ms;
   uint64_t instructions = 0;

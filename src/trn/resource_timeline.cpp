@@ -4,50 +4,129 @@
 #include <iterator>
 
 namespace trn {
+namespace {
 
-double ResourceTimeline::reserve(double earliest, double duration) {
-  busy_ns_ += duration;
+// Busy intervals kept per timeline: the compiler reorders within a window, not across a whole
+// kernel. Past kWindow intervals the oldest half folds into the horizon. This also bounds the
+// search of first_fit (the idle gaps that fixed costs leave are never filled) and keeps the
+// sorted vectors below short to shift.
+constexpr size_t kWindow = 512;
+
+using Interval = std::pair<double, double>;  // start, end
+
+// First interval whose start is greater than t.
+std::vector<Interval>::const_iterator after(const std::vector<Interval>& v, double t) {
+  return std::upper_bound(v.begin(), v.end(), t, [](double x, const Interval& i) { return x < i.first; });
+}
+
+}  // namespace
+
+double ResourceTimeline::first_fit(double earliest, double duration) const {
   double start = std::max(earliest, horizon_);
   if (duration <= 0) return start;
-  // First interval that ends after `start`.
-  auto it = busy_.upper_bound(start);
-  if (it != busy_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second > start) start = prev->second;
-  }
+  auto it = after(busy_, start);
+  if (it != busy_.begin() && std::prev(it)->second > start) start = std::prev(it)->second;
   while (it != busy_.end() && it->first < start + duration) {
     start = std::max(start, it->second);
     ++it;
   }
+  return start;
+}
+
+void ResourceTimeline::occupy(double start, double duration) {
+  busy_ns_ += std::max(duration, 0.0);
+  if (duration <= 0) return;
   double end = start + duration;
-  // Insert and merge with touching neighbours to keep the map small.
-  auto next = busy_.lower_bound(start);
-  if (next != busy_.end() && next->first <= end) {
-    end = std::max(end, next->second);
-    next = busy_.erase(next);
-  }
-  if (next != busy_.begin()) {
-    auto prev = std::prev(next);
-    if (prev->second >= start) {
-      prev->second = std::max(prev->second, end);
-      return start;
+  // Append (the common case) or insert, merging with touching neighbours.
+  if (busy_.empty() || start > busy_.back().second) {
+    busy_.emplace_back(start, end);
+  } else {
+    auto it = busy_.begin() + (after(busy_, start) - busy_.cbegin());
+    auto first = it;
+    if (first != busy_.begin() && std::prev(first)->second >= start) --first;
+    auto last = it;
+    while (last != busy_.end() && last->first <= end) ++last;
+    if (first == last) {
+      busy_.insert(first, {start, end});
+    } else {
+      first->first = std::min(first->first, start);
+      first->second = std::max({end, std::prev(last)->second, first->second});
+      busy_.erase(first + 1, last);
     }
   }
-  busy_.emplace(start, end);
-  // Bound the memory of pathological traces: fold the oldest reservations into the horizon.
-  if (busy_.size() > 8192) advance_horizon(std::next(busy_.begin(), 4096)->first);
+  if (busy_.size() > kWindow) advance_horizon(busy_[kWindow / 2].first);
+}
+
+double ResourceTimeline::reserve(double earliest, double duration) {
+  double start = first_fit(earliest, duration);
+  occupy(start, duration);
   return start;
+}
+
+double ResourceTimeline::busy_end_before(double t) const {
+  auto it = after(busy_, t);
+  while (it != busy_.begin()) {
+    --it;
+    if (it->second <= t) return std::max(it->second, horizon_);
+  }
+  return horizon_;
 }
 
 void ResourceTimeline::advance_horizon(double horizon) {
   if (horizon <= horizon_) return;
   horizon_ = horizon;
-  while (!busy_.empty() && busy_.begin()->second <= horizon_) busy_.erase(busy_.begin());
-  if (!busy_.empty() && busy_.begin()->first < horizon_) {
-    double end = busy_.begin()->second;
-    busy_.erase(busy_.begin());
-    busy_.emplace(horizon_, end);
+  auto keep = std::find_if(busy_.begin(), busy_.end(), [&](const Interval& i) { return i.second > horizon_; });
+  busy_.erase(busy_.begin(), keep);
+  if (!busy_.empty() && busy_.front().first < horizon_) busy_.front().first = horizon_;
+}
+
+void IntervalUnion::add(double start, double end) {
+  start = std::max(start, horizon_);
+  if (end <= start) return;
+  // Common case: at or after the last interval (one engine's work arrives mostly in order).
+  if (open_.empty() || start > open_.back().second) {
+    open_.emplace_back(start, end);
+  } else if (start >= open_.back().first) {
+    open_.back().second = std::max(open_.back().second, end);
+  } else {
+    auto it = open_.begin() + (after(open_, start) - open_.cbegin());
+    auto first = it;
+    if (first != open_.begin() && std::prev(first)->second >= start) --first;
+    auto last = it;
+    while (last != open_.end() && last->first <= end) ++last;
+    if (first == last) {
+      open_.insert(first, {start, end});
+    } else {
+      first->first = std::min(first->first, start);
+      first->second = std::max({end, std::prev(last)->second, first->second});
+      open_.erase(first + 1, last);
+    }
   }
+  if (open_.size() > kWindow) advance_horizon(open_[kWindow / 2].first);
+}
+
+void IntervalUnion::advance_horizon(double horizon) {
+  if (horizon <= horizon_) return;
+  horizon_ = horizon;
+  size_t n = 0;
+  while (n < open_.size() && open_[n].first < horizon_) {
+    if (open_[n].second <= horizon_) {
+      closed_ += open_[n].second - open_[n].first;
+      ++n;
+    } else {
+      // Straddles the horizon: close the part before it.
+      closed_ += horizon_ - open_[n].first;
+      open_[n].first = horizon_;
+      break;
+    }
+  }
+  open_.erase(open_.begin(), open_.begin() + long(n));
+}
+
+double IntervalUnion::total() const {
+  double sum = closed_;
+  for (const auto& [start, end] : open_) sum += end - start;
+  return sum;
 }
 
 }  // namespace trn

@@ -1,26 +1,34 @@
 #include "trn/scheduler.h"
 
 #include <algorithm>
+#include <string>
 
 namespace trn {
 namespace {
 
-const char* track_name(int track) {
-  static const char* names[kTrackCount] = {"pe",  "act",      "dve",       "pool",
-                                           "sp",  "dma_load", "dma_store", "dma_spill"};
+const char* engine_track_name(int track) {
+  static const char* names[kEngineCount] = {"pe", "act", "dve", "pool", "sp"};
   return names[track];
 }
 
-bool is_dma_track(Track t) { return t >= kDmaLoad; }
-
 bool on_chip(BufferKind b) { return b != BufferKind::Hbm; }
+
+bool touches_psum(const PendingOp& op) {
+  return std::any_of(op.accesses.begin(), op.accesses.end(),
+                     [](const Access& a) { return a.operand.buffer == BufferKind::Psum; });
+}
 
 }  // namespace
 
 Scheduler::Scheduler(const ArchConfig& arch, TimelineWriter* timeline)
-    : arch_(arch), timeline_(timeline), memory_(arch) {
-  if (timeline_)
-    for (int track = 0; track < kTrackCount; ++track) timeline_->name_track(track, track_name(track));
+    : arch_(arch), timeline_(timeline), memory_(arch),
+      queues_(2 * size_t(std::max<uint32_t>(arch.dma_queues, 1))) {
+  if (!timeline_) return;
+  for (int track = 0; track < kEngineCount; ++track) timeline_->name_track(track, engine_track_name(track));
+  static const char* classes[] = {"dma_io", "dma_spill"};
+  const size_t per_class = queues_.size() / 2;
+  for (size_t q = 0; q < queues_.size(); ++q)
+    timeline_->name_track(queue_track(int(q)), classes[q / per_class] + std::to_string(q % per_class));
 }
 
 void Scheduler::declare(const AllocInfo& alloc) {
@@ -31,29 +39,52 @@ void Scheduler::declare(const AllocInfo& alloc) {
   memory_.declare(alloc);
 }
 
-Track Scheduler::track_of(const PendingOp& op) const {
-  switch (op.engine) {
+int Scheduler::engine_track(Engine engine) const {
+  switch (engine) {
     case Engine::Tensor: return kPe;
     case Engine::Scalar: return kAct;
     case Engine::Vector: return kDve;
     case Engine::GpSimd: return kPool;
-    case Engine::Sync: return kSp;
+    case Engine::Sync:
     case Engine::Dma: break;
   }
-  return op.opcode == Opcode::DmaStore ? kDmaStore : kDmaLoad;
+  return kSp;
+}
+
+int Scheduler::next_queue(QueueClass c) {
+  const int per_class = int(queues_.size() / 2);
+  int& next = next_queue_[size_t(c)];
+  int q = next;
+  next = (next + 1) % per_class;
+  return int(c) * per_class + q;
+}
+
+// NC-v2: VectorE and GpSimd cannot access SBUF at the same time (ARCH2), so their instructions
+// take turns on one timeline; each engine's active time is still counted apart.
+ResourceTimeline& Scheduler::engine_timeline(int track) {
+  if (arch_.shared_engine_ports && track == kPool) return engines_[kDve];
+  return engines_[track];
+}
+
+double Scheduler::Ready::on(int track, double semaphore_ns) const {
+  double at = other;
+  // A result from another engine or a DMA queue arrives through a semaphore.
+  for (const Input& in : inputs)
+    at = std::max(at, in.at + (in.writer != track && in.writer != kNoWriter ? semaphore_ns : 0.0));
+  return at;
 }
 
 double Scheduler::memory_transfer(const MemoryTransfer& t) {
   DmaShape shape;
   shape.bytes = t.bytes;
   shape.partitions = t.partitions;
-  shape.contiguous_bytes = t.bytes / std::max<uint16_t>(t.partitions, 1);
+  shape.descriptors = t.partitions;  // one contiguous run per partition row
   // A rematerialized load goes where loads go; spills have their own queue (qSpillReload).
-  Track queue = t.kind == MemoryTransfer::Kind::Reload ? kDmaLoad : kDmaSpill;
+  int queue = next_queue(t.kind == MemoryTransfer::Kind::Reload ? QueueClass::Io : QueueClass::Spill);
   const char* name = t.kind == MemoryTransfer::Kind::Reload      ? "reload"
                      : t.kind == MemoryTransfer::Kind::SpillSave ? "spill_save"
                                                                  : "spill_reload";
-  double end = schedule_dma(queue, dma_timing(shape, arch_), t.earliest, name, current_line_);
+  double end = schedule_dma(queue, dma_timing(shape, arch_), t.earliest, name, current_line_, current_in_order_);
   switch (t.kind) {
     case MemoryTransfer::Kind::Reload:
       counters_.hbm_read_bytes += t.bytes;
@@ -76,90 +107,145 @@ double Scheduler::memory_transfer(const MemoryTransfer& t) {
 // Earliest start allowed by data and space: inputs written (RAW), old contents read before they
 // are overwritten (WAR), earlier writes done (WAW), the written space released, evicted inputs
 // brought back. Reloads and spill saves are scheduled here, before the instruction.
-double Scheduler::dependencies(const PendingOp& op) {
+void Scheduler::dependencies(const PendingOp& op, Ready& ready) {
+  ready.other = 0;
+  ready.inputs.clear();
   std::vector<TileKey> pinned;
   for (const Access& a : op.accesses)
     if (on_chip(a.operand.buffer)) pinned.push_back(a.key);
   auto emit = [this](const MemoryTransfer& t) { return memory_transfer(t); };
-  double ready = 0;
   for (const Access& a : op.accesses) {
     if (!on_chip(a.operand.buffer)) {
       auto written = hbm_written_.find(a.operand.tensor_id);
-      if (a.read && written != hbm_written_.end()) ready = std::max(ready, written->second);
+      if (a.read && written != hbm_written_.end()) ready.other = std::max(ready.other, written->second);
       continue;
     }
     bool needs_contents = a.read || (a.write && !a.full_write);
     double space = memory_.make_resident(a.key, needs_contents, a.write, a.operand.bytes(), pinned, emit);
     const TileState& t = *memory_.find(a.key);
-    if (a.read) ready = std::max(ready, t.ready);
+    const Region region = Region::of(a.operand);
+    if (a.read) {
+      Hazards::Write w = t.last_write(region);
+      ready.inputs.push_back({w.at, w.writer});
+    }
     if (a.write) {
-      ready = std::max({ready, space, t.last_read_end});
+      const bool reads_it = std::any_of(op.accesses.begin(), op.accesses.end(),
+                                        [&](const Access& o) { return o.key == a.key && o.read; });
+      if (a.full_write && !reads_it && t.resident && t.last_read_end > 0) {
+        // Rewritten while still being read: a fresh buffer, no wait for the readers (WAR) or the
+        // last writer (WAW), only for space.
+        ready.other = std::max({ready.other, space, memory_.rename(a.key)});
+        continue;
+      }
+      ready.other = std::max({ready.other, space, t.last_read(region)});
       bool pe_accumulate = op.engine == Engine::Tensor && op.accumulate;
-      if (!pe_accumulate) ready = std::max(ready, t.ready);
+      if (!pe_accumulate) ready.other = std::max(ready.other, t.last_write(region).at);
     }
   }
-  return ready;
 }
 
-double Scheduler::schedule_dma(Track queue, const DmaTiming& timing, double ready, const char* name,
-                               uint32_t line) {
-  // In-order issue per queue; the setup latency of queued transfers overlaps earlier data
-  // movement, the data moves in order on the queue and in free fabric time.
-  double issue = std::max(ready, free_at_[queue]);
-  double earliest_data = std::max(issue + timing.setup_ns, data_end_[queue]);
-  double data_start = fabric_.reserve(earliest_data, timing.fabric_ns);
+double Scheduler::schedule_dma(int queue, const DmaTiming& timing, double ready, const char* name,
+                               uint32_t line, bool in_order) {
+  // A queue sets up one transfer at a time (the fixed cost), overlapped with the data of the
+  // transfers before it; the data moves in free fabric time. Like a compute engine, a queue takes
+  // transfers in program order inside sequential loops and lets the compiler move independent
+  // transfers of affine_range iterations into earlier free setup slots.
+  Queue& q = queues_[size_t(queue)];
+  double earliest = std::max(ready, in_order ? q.last_setup : q.floor);
+  double setup_start = q.setups.reserve(earliest, timing.setup_ns);
+  q.last_setup = std::max(q.last_setup, setup_start);
+  double data_start = fabric_.reserve(setup_start + timing.setup_ns, timing.fabric_ns);
   double end = data_start + timing.duration_ns;
-  free_at_[queue] = issue;
-  data_end_[queue] = end;
-  busy_ns_[queue] += timing.duration_ns;
+  q.busy_ns += timing.duration_ns;
+  const std::string_view kind(name);
+  const bool spill = kind == "spill_save" || kind == "spill_reload";
+  (spill ? dma_spill_ns_ : kind == "dma_store" ? dma_store_ns_ : dma_load_ns_) += timing.duration_ns;
+  dma_active_.add(data_start, end);
   end_ns_ = std::max(end_ns_, end);
-  if (timeline_) timeline_->event(queue, name, data_start, timing.duration_ns, line);
+  if (timeline_) timeline_->event(queue_track(queue), name, data_start, timing.duration_ns, line);
   return end;
 }
 
-double Scheduler::schedule_compute(const PendingOp& op, double ready) {
-  Track track = track_of(op);
+// Places `busy_ns` of streaming on an engine no earlier than `ready + fixed_ns`. The fixed cost
+// is a latency the engine spends on the waiting instruction (active time, ARCH2's static and
+// access overheads), but it occupies nothing: independent instructions of other iterations may
+// stream meanwhile (the compiler interleaves them, "partly hidden by ILP"), and then it is hidden.
+double Scheduler::place(int track, bool psum_port, double ready, double fixed_ns, double busy_ns,
+                        const char* name) {
+  ResourceTimeline& engine = engine_timeline(track);
+  double start = engine.first_fit(ready + fixed_ns, busy_ns);
+  if (psum_port) {
+    // Find a slot free on both the engine and the PSUM port.
+    for (double port = psum_port_.first_fit(start, busy_ns); port != start;
+         port = psum_port_.first_fit(start, busy_ns))
+      start = engine.first_fit(port, busy_ns);
+    psum_port_.occupy(start, busy_ns);
+  }
+  // The part of the fixed cost not hidden behind earlier streaming on this engine.
+  double exposed_from = std::max({ready, start - fixed_ns, engine.busy_end_before(start)});
+  engine.occupy(start, busy_ns);
+  active_[size_t(track)].add(std::min(exposed_from, start), start + busy_ns);
+  if (timeline_) timeline_->event(track, name, start, busy_ns, current_line_);
+  return start;
+}
+
+double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int& track) {
+  track = engine_track(op.engine);
   Engine engine = op.engine;
-  double busy = op.compute_ns;
+  double busy = op.compute_ns, fixed = op.fixed_ns;
   if (op.flexible) {
     // The compiler balances the work it assigns: the engine with less work so far, counting
     // this instruction, takes it.
     Engine other = engine == Engine::Vector ? Engine::Scalar : Engine::Vector;
-    Track other_track = other == Engine::Vector ? kDve : kAct;
-    double here = assigned_ns_[track] + busy + result_latency_ns(engine, arch_);
-    double there = assigned_ns_[other_track] + op.alternate_ns + result_latency_ns(other, arch_);
-    if (there < here) track = other_track, engine = other, busy = op.alternate_ns;
+    int other_track = engine_track(other);
+    double here = assigned_ns_[size_t(track)] + busy + fixed;
+    double there = assigned_ns_[size_t(other_track)] + op.alternate_ns + op.alternate_fixed_ns;
+    if (there < here) track = other_track, engine = other, busy = op.alternate_ns, fixed = op.alternate_fixed_ns;
   }
-  // First fit on the engine: independent instructions fill idle time (see ResourceTimeline).
-  double start = engines_[track].reserve(ready, busy);
-  double end = start + busy;
-  assigned_ns_[track] += busy + result_latency_ns(engine, arch_);
+  const bool psum_port = arch_.shared_engine_ports && (track == kAct || track == kDve) && touches_psum(op);
+  double at = std::max(ready.on(track, arch_.semaphore_ns),
+                       op.in_order ? last_start_[size_t(track)] : order_floor_[size_t(track)]);
+  double start = place(track, psum_port, at, fixed, busy, to_string(op.opcode));
+  last_start_[size_t(track)] = std::max(last_start_[size_t(track)], start);
+  assigned_ns_[size_t(track)] += busy + fixed;
   // Dependents see the result after the engine's pipeline latency; the engine itself moves on.
-  double result = end + result_latency_ns(engine, arch_);
-  busy_ns_[track] += busy;
+  double result = start + busy + result_latency_ns(engine, arch_);
   end_ns_ = std::max(end_ns_, result);
-  if (timeline_) timeline_->event(track, to_string(op.opcode), start, busy, op.line);
   return result;
 }
 
-void Scheduler::retire(const PendingOp& op, double end) {
+void Scheduler::retire(const PendingOp& op, double end, int track) {
   const bool from_hbm = std::any_of(op.accesses.begin(), op.accesses.end(), [](const Access& a) {
     return a.read && a.operand.buffer == BufferKind::Hbm;
   });
   const bool pure_load = op.engine == Engine::Dma && from_hbm;
+  const int writer = op.engine == Engine::Dma ? kDmaWriter : track;
   for (const Access& a : op.accesses) {
     if (!on_chip(a.operand.buffer)) {
       if (a.write) hbm_written_[a.operand.tensor_id] = end;
       continue;
     }
     TileState& t = *const_cast<TileState*>(memory_.find(a.key));
-    if (a.read) t.last_read_end = std::max(t.last_read_end, end);
+    const Region region = Region::of(a.operand);
+    if (!t.hazards && !t.covers(a.operand) && !a.full_write) {
+      // First access to part of the tile: from now on hazards are tracked by region.
+      t.hazards = std::make_unique<Hazards>();
+      if (t.writer != kNoWriter || t.ready > 0) t.hazards->add_write(Region{}, t.ready, t.writer, true);
+      if (t.last_read_end > 0) t.hazards->add_read(Region{}, t.last_read_end);
+    }
+    if (a.read) {
+      t.last_read_end = std::max(t.last_read_end, end);
+      if (t.hazards) t.hazards->add_read(region, end);
+    }
     if (!a.write) continue;
+    if (a.full_write) t.hazards.reset();
+    else if (t.hazards) t.hazards->add_write(region, end, writer, false);
     if (a.full_write) {
       t.last_read_end = 0;
       t.content_bytes = 0;
       t.clean = true;
     }
+    if (end >= t.ready) t.writer = writer;
     t.ready = std::max(t.ready, end);
     t.clean = t.clean && pure_load && !op.accumulate;
     uint64_t tile_bytes = t.bytes_per_partition * t.partitions;
@@ -175,23 +261,32 @@ void Scheduler::retire(const PendingOp& op, double end) {
   }
 }
 
+// neuron-profile counts (SCHEMA, checked against the recorded profiles, docs/simulator.md): a DMA
+// counts every byte it moves; a compute instruction counts the bytes of one partition of each
+// SBUF/PSUM operand; an fp32 TensorE instruction runs as two passes and is counted twice; a
+// TensorE transpose also reads its identity; PSUM accumulation is not a PSUM read.
 void Scheduler::count_bytes(const PendingOp& op) {
+  const bool dma = op.engine == Engine::Dma;
+  const uint64_t passes = op.fp32_passes ? arch_.fp32_passes : 1;
   for (const Access& a : op.accesses) {
-    uint64_t bytes = a.operand.bytes();
-    switch (a.operand.buffer) {
+    const Operand& o = a.operand;
+    const uint64_t bytes = dma ? o.bytes() : uint64_t(o.free_elements) * o.dtype_bytes * passes;
+    const bool read = a.read && !(op.engine == Engine::Tensor && a.write);
+    switch (o.buffer) {
       case BufferKind::Hbm: {
-        if (a.read) counters_.hbm_read_bytes += bytes;
-        if (a.write) counters_.hbm_write_bytes += bytes;
-        HbmTraffic& t = hbm_traffic_[a.operand.tensor_id];
-        (a.read ? t.read : t.written) += bytes;
+        if (a.read) counters_.hbm_read_bytes += o.bytes();
+        if (a.write) counters_.hbm_write_bytes += o.bytes();
+        HbmTraffic& t = hbm_traffic_[o.tensor_id];
+        (a.read ? t.read : t.written) += o.bytes();
         break;
       }
       case BufferKind::Sbuf:
-        if (a.read) counters_.sbuf_read_bytes += bytes;
+        if (read) counters_.sbuf_read_bytes += bytes;
         if (a.write) counters_.sbuf_write_bytes += bytes;
+        if (op.opcode == Opcode::Transpose && read) counters_.sbuf_read_bytes += uint64_t(o.partitions) * o.dtype_bytes * passes;
         break;
       case BufferKind::Psum:
-        if (a.read) counters_.psum_read_bytes += bytes;
+        if (read) counters_.psum_read_bytes += bytes;
         if (a.write) counters_.psum_write_bytes += bytes;
         break;
     }
@@ -200,20 +295,27 @@ void Scheduler::count_bytes(const PendingOp& op) {
 
 void Scheduler::run(const PendingOp& op) {
   current_line_ = op.line;
-  double ready = dependencies(op);
-  Track track = track_of(op);
-  double end = is_dma_track(track) ? schedule_dma(track, op.dma, ready, to_string(op.opcode), op.line)
-                                   : schedule_compute(op, ready);
-  retire(op, end);
+  current_in_order_ = op.in_order;
+  if (op.epoch != epoch_) {
+    // A new iteration of a sequential loop: nothing after it moves before what came before.
+    epoch_ = op.epoch;
+    order_floor_ = last_start_;
+    for (Queue& q : queues_) q.floor = q.last_setup;
+  }
+  dependencies(op, scratch_ready_);
+  double end = 0;
+  int track = -1;
+  if (op.engine == Engine::Dma) {
+    double ready = scratch_ready_.on(-1, 0);
+    end = schedule_dma(next_queue(QueueClass::Io), op.dma, ready, to_string(op.opcode), op.line, op.in_order);
+  } else {
+    end = schedule_compute(op, scratch_ready_, track);
+  }
+  retire(op, end, track);
   count_bytes(op);
   counters_.hardware_flops += op.flops;
   if (op.opcode == Opcode::Transpose) counters_.transpose_flops += op.flops;
   counters_.instructions += 1;
-  // Queues issue in order, so no later transfer starts before the earliest queue issue time.
-  double horizon = -1;
-  for (Track queue : {kDmaLoad, kDmaStore, kDmaSpill})
-    if (busy_ns_[queue] > 0) horizon = horizon < 0 ? free_at_[queue] : std::min(horizon, free_at_[queue]);
-  if (horizon > 0) fabric_.advance_horizon(horizon);
 }
 
 Profile Scheduler::summarize() const {
@@ -233,12 +335,18 @@ Profile Scheduler::summarize() const {
   p.mm_arithmetic_intensity = hbm ? double(p.hardware_flops - p.transpose_flops) / double(hbm) : 0;
   if (seconds > 0) {
     p.hfu_estimated_percent = double(p.hardware_flops) / (arch_.tensor_peak_flops() * seconds);
-    p.scalar_engine_active_time_percent = busy_ns_[kAct] / end_ns_;
-    p.vector_engine_active_time_percent = busy_ns_[kDve] / end_ns_;
-    p.gpsimd_engine_active_time_percent = busy_ns_[kPool] / end_ns_;
+    p.tensor_engine_active_time_percent = active_[kPe].total() / end_ns_;
+    p.scalar_engine_active_time_percent = active_[kAct].total() / end_ns_;
+    p.vector_engine_active_time_percent = active_[kDve].total() / end_ns_;
+    p.gpsimd_engine_active_time_percent = active_[kPool].total() / end_ns_;
+    p.dma_active_time_percent = dma_active_.total() / end_ns_;
   }
-  for (int track = 0; track < kTrackCount; ++track)
-    if (busy_ns_[track] > 0) p.engine_busy_ms[track_name(track)] = busy_ns_[track] * 1e-6;
+  for (int track = 0; track < kEngineCount; ++track)
+    if (active_[size_t(track)].total() > 0)
+      p.engine_busy_ms[engine_track_name(track)] = active_[size_t(track)].total() * 1e-6;
+  if (dma_load_ns_ > 0) p.engine_busy_ms["dma_load"] = dma_load_ns_ * 1e-6;
+  if (dma_store_ns_ > 0) p.engine_busy_ms["dma_store"] = dma_store_ns_ * 1e-6;
+  if (dma_spill_ns_ > 0) p.engine_busy_ms["dma_spill"] = dma_spill_ns_ * 1e-6;
   if (fabric_.busy_ns() > 0) p.engine_busy_ms["dma"] = fabric_.busy_ns() * 1e-6;
   return p;
 }

@@ -34,16 +34,25 @@ struct PendingOp {
   Opcode opcode = Opcode::Other;
   Engine engine = Engine::Vector;
   bool accumulate = false;
+  // Loop context: the compiler keeps program order on each engine inside a sequential_range
+  // (`in_order`), and reorders independent instructions of affine_range iterations only after
+  // the last sequential iteration boundary (`epoch` counts those boundaries).
+  bool in_order = false;
+  uint32_t epoch = 0;
+  bool fp32_passes = false;   // TensorE fp32: two passes, counted twice by the profiler
   double compute_ns = 0;
+  double fixed_ns = 0;        // fixed cost paid when the instruction waits for its inputs
   bool flexible = false;      // may run on VectorE or ScalarE (compiler's choice)
   double alternate_ns = 0;    // its cost on the other of the two
+  double alternate_fixed_ns = 0;
   DmaTiming dma;
   uint64_t flops = 0;
   std::vector<Access> accesses;
 };
 
-// Tracks (timeline rows). DMA queues follow the compute engines.
-enum Track : int { kPe, kAct, kDve, kPool, kSp, kDmaLoad, kDmaStore, kDmaSpill, kTrackCount };
+// Tracks (timeline rows): the compute engines, then the DMA queues (ArchConfig::dma_queues each
+// for loads and stores, and for spills).
+enum Track : int { kPe, kAct, kDve, kPool, kSp, kEngineCount };
 
 class Scheduler {
  public:
@@ -56,25 +65,56 @@ class Scheduler {
   Profile summarize() const;
 
  private:
-  double dependencies(const PendingOp& op);
-  double schedule_compute(const PendingOp& op, double ready);
-  double schedule_dma(Track queue, const DmaTiming& timing, double ready, const char* name,
-                      uint32_t line);
+  // When an instruction may start: the inputs it reads (with the engine that wrote each) and the
+  // other constraints (space, WAR, WAW).
+  struct Ready {
+    double other = 0;
+    struct Input {
+      double at;
+      int writer;
+    };
+    std::vector<Input> inputs;
+    double on(int track, double semaphore_ns) const;  // for an instruction on `track`
+  };
+  struct Queue {
+    ResourceTimeline setups;  // the queue sets up one transfer at a time
+    double last_setup = 0;    // start of the latest setup (program order in sequential loops)
+    double floor = 0;         // no reordering before this (sequential loop iterations)
+    double busy_ns = 0;
+  };
+
+  void dependencies(const PendingOp& op, Ready& ready);
+  double schedule_compute(const PendingOp& op, const Ready& ready, int& track);
+  double place(int track, bool psum_port, double ready, double fixed_ns, double busy_ns, const char* name);
+  double schedule_dma(int queue, const DmaTiming& timing, double ready, const char* name, uint32_t line,
+                      bool in_order);
   double memory_transfer(const MemoryTransfer& transfer);
-  void retire(const PendingOp& op, double end);
+  void retire(const PendingOp& op, double end, int track);
   void count_bytes(const PendingOp& op);
-  Track track_of(const PendingOp& op) const;
+  int engine_track(Engine engine) const;
+  // Loads and stores share the IO queues (the profiler's qSyncIO<n>); spills have their own
+  // (qSyncSpillReload<n>, qVectorSpillReload<n>).
+  enum class QueueClass { Io, Spill };
+  int next_queue(QueueClass c);  // round robin over the class's queues
+  int queue_track(int queue) const { return kEngineCount + queue; }
+  ResourceTimeline& engine_timeline(int track);
 
   const ArchConfig& arch_;
   TimelineWriter* timeline_;
   MemoryModel memory_;
   ResourceTimeline fabric_;
-  std::array<double, kTrackCount> free_at_{};   // DMA queues: last issue
-  std::array<double, kTrackCount> data_end_{};  // DMA queues: end of the last transfer
-  std::array<double, kTrackCount> busy_ns_{};
-  std::array<double, kTrackCount> active_until_{};
-  std::array<double, kTrackCount> assigned_ns_{};   // work given to each compute engine
-  std::array<ResourceTimeline, kTrackCount> engines_;  // compute engines: occupancy in time
+  IntervalUnion dma_active_;
+  std::array<ResourceTimeline, kEngineCount> engines_;
+  ResourceTimeline psum_port_;  // NC-v2: VectorE and ScalarE take turns on PSUM
+  std::array<IntervalUnion, kEngineCount> active_;  // active time per engine (SCHEMA)
+  std::array<double, kEngineCount> assigned_ns_{};  // work given to each compute engine
+  std::array<double, kEngineCount> last_start_{};   // start of the last instruction placed
+  std::array<double, kEngineCount> order_floor_{};  // no reordering before this (sequential loops)
+  uint32_t epoch_ = 0;
+  std::vector<Queue> queues_;                       // IO queues, then spill queues
+  std::array<int, 2> next_queue_{};
+  double dma_load_ns_ = 0, dma_store_ns_ = 0, dma_spill_ns_ = 0;  // data time by direction
+  Ready scratch_ready_;
   // HBM traffic per tensor, to classify private intermediates as spill at the end.
   struct HbmTraffic {
     bool kernel_io = false;  // declared as a kernel input or output
@@ -84,6 +124,7 @@ class Scheduler {
   std::unordered_map<uint32_t, double> hbm_written_; // HBM tensor id -> last write end
   double end_ns_ = 0;
   uint32_t current_line_ = 0;
+  bool current_in_order_ = false;
   Profile counters_;
 };
 

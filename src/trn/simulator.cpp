@@ -37,6 +37,11 @@ struct Simulator::Impl {
   Profile result;
   // The PSUM tensor whose nl.zeros allocation was the last record, if any (see consume()).
   std::optional<uint32_t> zeroed_psum;
+  // Kinds of the loops the next instruction is in (innermost last), and the number of sequential
+  // iteration boundaries so far (PendingOp::in_order, PendingOp::epoch).
+  std::vector<LoopKind> loops;
+  uint32_t epoch = 0;
+  bool program_order = false;  // @skip_middle_end_transformations: no reordering at all
 };
 
 namespace {
@@ -100,13 +105,22 @@ void Simulator::Impl::add_instruction(const Record& r) {
   op.opcode = inst.opcode;
   op.engine = inst.engine;
   op.accumulate = inst.accumulate;
-  if (inst.engine == Engine::Dma) op.dma = dma_timing(dma_shape(inst), arch);
-  else op.compute_ns = instruction_ns(inst, arch);
+  op.in_order = program_order || (!loops.empty() && loops.back() == LoopKind::Sequential);
+  op.epoch = epoch;
+  if (inst.engine == Engine::Dma) {
+    op.dma = dma_timing(dma_shape(inst), arch);
+  } else {
+    op.compute_ns = instruction_ns(inst, arch);
+    op.fixed_ns = fixed_overhead_ns(inst, arch);
+  }
+  op.fp32_passes = inst.engine == Engine::Tensor &&
+                   std::any_of(inst.inputs.begin(), inst.inputs.end(), [](const Operand& o) { return o.fp32; });
   op.flexible = engine_is_flexible(inst);
   if (op.flexible) {
     InstructionInfo other = inst;
     other.engine = inst.engine == Engine::Vector ? Engine::Scalar : Engine::Vector;
     op.alternate_ns = instruction_ns(other, arch);
+    op.alternate_fixed_ns = fixed_overhead_ns(other, arch);
   }
   op.flops = hardware_flops(inst, arch);
   op.accesses.reserve(inst.inputs.size() + inst.outputs.size());
@@ -165,11 +179,20 @@ void Simulator::consume(const Record& record) {
       if (!skip) impl_->add_instruction(record);
       break;
     }
+    // Dependences come from the operands; loops only say where the compiler may reorder.
     case RecordKind::LoopBegin:
+      impl_->loops.push_back(record.loop.kind);
+      break;
     case RecordKind::LoopIteration:
+      if (record.loop.kind == LoopKind::Sequential) ++impl_->epoch;
+      break;
     case RecordKind::LoopEnd:
+      if (!impl_->loops.empty()) impl_->loops.pop_back();
+      break;
     case RecordKind::Kernel:
-      break;  // dependences come from the operands; loops matter only to the reader
+      // skip_middle_end_transformations: program order is what runs on every engine.
+      impl_->program_order = record.kernel.skip_middle_end_transformations;
+      break;
   }
 }
 

@@ -1,5 +1,6 @@
 {
  "arch": "trn1",
+ "dma_active_time_percent": 0.0,
  "engine_busy_ms": {
   "pe": 0.00018285714285714286
  },
@@ -13,12 +14,13 @@
  "mm_arithmetic_intensity": 0.0,
  "peak_flops_bandwidth_ratio": 223.78146341463415,
  "psum_read_bytes": 0,
- "psum_write_bytes": 262144,
- "sbuf_read_bytes": 163840,
+ "psum_write_bytes": 2048,
+ "sbuf_read_bytes": 1280,
  "sbuf_write_bytes": 0,
  "scalar_engine_active_time_percent": 0.0,
  "spill_reload_bytes": 0,
  "spill_save_bytes": 0,
+ "tensor_engine_active_time_percent": 0.8888888888888888,
  "transpose_flops": 0,
  "vector_engine_active_time_percent": 0.0
 }

@@ -1,10 +1,11 @@
 {
  "arch": "trn1",
+ "dma_active_time_percent": 0.824053866464405,
  "engine_busy_ms": {
-  "act": 0.0016057142857142856,
-  "dma": 0.006142080599812558,
-  "dma_load": 0.003071040299906279,
-  "dma_store": 0.003071040299906279
+  "act": 0.0017771428571428573,
+  "dma": 0.007742117647058823,
+  "dma_load": 0.0038710588235294115,
+  "dma_store": 0.0038710588235294115
  },
  "gpsimd_engine_active_time_percent": 0.0,
  "hardware_flops": 0,
@@ -12,16 +13,17 @@
  "hbm_write_bytes": 1048576,
  "hfu_estimated_percent": 0.0,
  "instructions": 6,
- "latency": 0.008080846164145132,
+ "latency": 0.009395159663865546,
  "mm_arithmetic_intensity": 0.0,
  "peak_flops_bandwidth_ratio": 223.78146341463415,
  "psum_read_bytes": 0,
  "psum_write_bytes": 0,
- "sbuf_read_bytes": 2097152,
- "sbuf_write_bytes": 2097152,
- "scalar_engine_active_time_percent": 0.1987062063919581,
+ "sbuf_read_bytes": 1056768,
+ "sbuf_write_bytes": 1056768,
+ "scalar_engine_active_time_percent": 0.1891551523044228,
  "spill_reload_bytes": 0,
  "spill_save_bytes": 0,
+ "tensor_engine_active_time_percent": 0.0,
  "transpose_flops": 0,
  "vector_engine_active_time_percent": 0.0
 }

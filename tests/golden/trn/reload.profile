@@ -1,10 +1,11 @@
 {
  "arch": "trn1",
+ "dma_active_time_percent": 0.8962048418208822,
  "engine_busy_ms": {
-  "dma": 0.14894545454545452,
-  "dma_load": 0.059578181818181815,
-  "dma_store": 0.08936727272727271,
-  "dve": 0.03675
+  "dma": 0.19279294117647058,
+  "dma_load": 0.07711717647058823,
+  "dma_store": 0.11567576470588234,
+  "dve": 0.03685714285714285
  },
  "gpsimd_engine_active_time_percent": 0.0,
  "hardware_flops": 0,
@@ -12,16 +13,17 @@
  "hbm_write_bytes": 31457280,
  "hfu_estimated_percent": 0.0,
  "instructions": 6,
- "latency": 0.17122045454545456,
+ "latency": 0.21512151260504203,
  "mm_arithmetic_intensity": 0.0,
  "peak_flops_bandwidth_ratio": 223.78146341463415,
  "psum_read_bytes": 0,
  "psum_write_bytes": 0,
  "sbuf_read_bytes": 31457280,
- "sbuf_write_bytes": 41943040,
+ "sbuf_write_bytes": 21135360,
  "scalar_engine_active_time_percent": 0.0,
  "spill_reload_bytes": 0,
  "spill_save_bytes": 0,
+ "tensor_engine_active_time_percent": 0.0,
  "transpose_flops": 0,
- "vector_engine_active_time_percent": 0.21463557083504783
+ "vector_engine_active_time_percent": 0.1713317390288701
 }

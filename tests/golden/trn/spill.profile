@@ -1,10 +1,11 @@
 {
  "arch": "trn1",
+ "dma_active_time_percent": 0.8254886397245873,
  "engine_busy_ms": {
-  "dma": 0.14894545454545452,
-  "dma_spill": 0.059578181818181815,
-  "dma_store": 0.08936727272727271,
-  "dve": 0.055125
+  "dma": 0.19279294117647058,
+  "dma_spill": 0.07711717647058823,
+  "dma_store": 0.11567576470588234,
+  "dve": 0.055142857142857125
  },
  "gpsimd_engine_active_time_percent": 0.0,
  "hardware_flops": 0,
@@ -12,16 +13,17 @@
  "hbm_write_bytes": 41943040,
  "hfu_estimated_percent": 0.0,
  "instructions": 6,
- "latency": 0.18959545454545454,
+ "latency": 0.23355008403361346,
  "mm_arithmetic_intensity": 0.0,
  "peak_flops_bandwidth_ratio": 223.78146341463415,
  "psum_read_bytes": 0,
  "psum_write_bytes": 0,
  "sbuf_read_bytes": 41943040,
- "sbuf_write_bytes": 41943040,
+ "sbuf_write_bytes": 10731520,
  "scalar_engine_active_time_percent": 0.0,
  "spill_reload_bytes": 10485760,
  "spill_save_bytes": 10485760,
+ "tensor_engine_active_time_percent": 0.0,
  "transpose_flops": 0,
- "vector_engine_active_time_percent": 0.290750641317638
+ "vector_engine_active_time_percent": 0.23610720317668885
 }

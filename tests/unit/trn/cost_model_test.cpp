@@ -66,31 +66,67 @@ TEST(TrnCost, MatmulIsMaxOfStationaryFloorAndMoving) {
   EXPECT_EQ(trn::hardware_flops(matmul(128, 512, 4), trn1()), 4ull * 128 * 128 * 512);
 }
 
-TEST(TrnCost, ElementwiseFormulasWithFloorAndOverhead) {
-  const uint64_t overhead = trn1().static_overhead;
+TEST(TrnCost, ElementwiseFormulasWithFloor) {
   auto act = inst(trn::Opcode::Activation, trn::Engine::Scalar, {tile(1024)}, {tile(1024)});
-  EXPECT_EQ(trn::instruction_cycles(act, trn1()), 1024 + overhead);
+  EXPECT_EQ(trn::instruction_cycles(act, trn1()), 1024u);
   auto tiny = inst(trn::Opcode::Activation, trn::Engine::Scalar, {tile(8)}, {tile(8)});
-  EXPECT_EQ(trn::instruction_cycles(tiny, trn1()), 64 + overhead);  // MIN_II
+  EXPECT_EQ(trn::instruction_cycles(tiny, trn1()), 64u);  // MIN_II
   act.has_reduce = true;
-  EXPECT_EQ(trn::instruction_cycles(act, trn1()), 1024 + 64 + overhead);
+  EXPECT_EQ(trn::instruction_cycles(act, trn1()), 1024u + 64);
+  // fp32 tensor_tensor with both inputs in SBUF streams 2 cycles per element (ISA); a PSUM input
+  // or all-16-bit add/subtract/multiply 1.
   auto tt_sbuf = inst(trn::Opcode::TensorTensor, trn::Engine::Vector, {tile(512), tile(512)}, {tile(512)});
-  // Two SBUF inputs stream slower than one (calibrated rate, docs/simulator.md): 1.5 cycles/element.
-  EXPECT_EQ(trn::instruction_cycles(tt_sbuf, trn1()), 768 + overhead);
-  auto recip = inst(trn::Opcode::Reciprocal, trn::Engine::Vector, {tile(512)}, {tile(512)});
-  EXPECT_EQ(trn::instruction_cycles(recip, trn1()), 3 * 512 + overhead);
-  auto tt_odd = inst(trn::Opcode::TensorTensor, trn::Engine::Vector, {tile(101), tile(101)}, {tile(101)});
-  EXPECT_EQ(trn::instruction_cycles(tt_odd, trn1()), 152 + overhead);  // fractional rate rounds up
+  EXPECT_EQ(trn::instruction_cycles(tt_sbuf, trn1()), 2u * 512);
   auto tt_psum = inst(trn::Opcode::TensorTensor, trn::Engine::Vector,
                       {tile(512, 4, trn::BufferKind::Psum), tile(512)}, {tile(512)});
-  EXPECT_EQ(trn::instruction_cycles(tt_psum, trn1()), 512 + overhead);
+  EXPECT_EQ(trn::instruction_cycles(tt_psum, trn1()), 512u);
+  auto tt_bf16 = inst(trn::Opcode::TensorTensor, trn::Engine::Vector, {tile(512, 2), tile(512, 2)}, {tile(512, 2)});
+  tt_bf16.alu = trn::AluOp::Multiply;
+  EXPECT_EQ(trn::instruction_cycles(tt_bf16, trn1()), 512u);
+  tt_bf16.alu = trn::AluOp::Max;  // not on the 16-bit fast path
+  EXPECT_EQ(trn::instruction_cycles(tt_bf16, trn1()), 1024u);
+  auto recip = inst(trn::Opcode::Reciprocal, trn::Engine::Vector, {tile(512)}, {tile(512)});
+  EXPECT_EQ(trn::instruction_cycles(recip, trn1()), uint64_t(trn1().vector_reciprocal_factor * 512));
   auto iota = inst(trn::Opcode::Iota, trn::Engine::GpSimd, {}, {tile(100)});
-  EXPECT_EQ(trn::instruction_cycles(iota, trn1()), 150 + 100 + overhead);
+  EXPECT_EQ(trn::instruction_cycles(iota, trn1()), 150u + 100);
   auto strided = tile(512);
   strided.strided = true;
   auto copy = inst(trn::Opcode::TensorCopy, trn::Engine::Vector, {strided}, {tile(512)});
-  EXPECT_EQ(trn::instruction_cycles(copy, trn1()), 2 * 512 + overhead);
-  EXPECT_NEAR(trn::instruction_ns(copy, trn1()), (2 * 512 + overhead) / 1.12, 1e-9);
+  EXPECT_EQ(trn::instruction_cycles(copy, trn1()), 2u * 512);
+  EXPECT_NEAR(trn::instruction_ns(copy, trn1()), 2 * 512 / 1.12, 1e-9);
+}
+
+TEST(TrnCost, FixedOverheadIsStaticPlusPerAccess) {
+  // ARCH2: ~100 cycles static overhead and ~60 cycles per tensor access, in the engine's clock.
+  auto tt = inst(trn::Opcode::TensorTensor, trn::Engine::Vector, {tile(512), tile(512)}, {tile(512)});
+  EXPECT_NEAR(trn::fixed_overhead_ns(tt, trn1()), (100 + 3 * 60) / 1.12, 1e-9);
+  auto act = inst(trn::Opcode::Activation, trn::Engine::Scalar, {tile(1)}, {tile(1)});
+  EXPECT_NEAR(trn::fixed_overhead_ns(act, trn1()), (100 + 2 * 60) / 1.4, 1e-9);
+  EXPECT_EQ(trn::fixed_overhead_ns(matmul(128, 512, 2), trn1()), 0.0);
+}
+
+TEST(TrnCost, Trn2VectorPerformanceModes) {
+  const auto& trn2 = trn::arch_config("trn2");
+  // ARCH3: 16-bit tensor_scalar / tensor_copy 4x with SBUF in and out and contiguous data, 2x
+  // with a PSUM side or a non-contiguous innermost dimension; 16-bit tensor_tensor 2x in SBUF.
+  auto contiguous = tile(1024, 2);
+  contiguous.contiguous_bytes = 2048;
+  auto ts = inst(trn::Opcode::TensorScalar, trn::Engine::Vector, {contiguous}, {contiguous});
+  EXPECT_EQ(trn::instruction_cycles(ts, trn2), 256u);
+  EXPECT_EQ(trn::instruction_cycles(ts, trn1()), 1024u);  // no performance mode on NC-v2
+  auto gather = contiguous;
+  gather.contiguous_bytes = 2;
+  auto ts_strided = inst(trn::Opcode::TensorScalar, trn::Engine::Vector, {gather}, {contiguous});
+  EXPECT_EQ(trn::instruction_cycles(ts_strided, trn2), 512u);
+  auto evac = inst(trn::Opcode::TensorCopy, trn::Engine::Vector, {tile(1024, 2, trn::BufferKind::Psum)}, {contiguous});
+  evac.inputs[0].fp32 = false;
+  evac.inputs[0].contiguous_bytes = 2048;
+  EXPECT_EQ(trn::instruction_cycles(evac, trn2), 512u);
+  auto tt = inst(trn::Opcode::TensorTensor, trn::Engine::Vector, {contiguous, contiguous}, {contiguous});
+  EXPECT_EQ(trn::instruction_cycles(tt, trn2), 512u);
+  // fp32 keeps the NC-v2 cycle counts (in the slower NC-v3 vector clock).
+  auto fp32 = inst(trn::Opcode::TensorScalar, trn::Engine::Vector, {tile(1024)}, {tile(1024)});
+  EXPECT_EQ(trn::instruction_cycles(fp32, trn2), 1024u);
 }
 
 TEST(TrnCost, EngineChoiceOnlyForMovableInstructions) {
@@ -102,21 +138,54 @@ TEST(TrnCost, EngineChoiceOnlyForMovableInstructions) {
   EXPECT_FALSE(trn::engine_is_flexible(tt));
 }
 
-TEST(TrnCost, DmaTimeFromBytesEnginesAndRowLength) {
-  trn::DmaShape full{524288, 128, 4096, false};
+TEST(TrnCost, DmaTimeFromBytesEnginesAndDescriptors) {
+  const double engine = trn1().dma_engine_bytes_per_ns, desc = trn1().dma_descriptor_ns;
+  trn::DmaShape full{524288, 128, 128, trn::DmaTransposeKind::None};
   trn::DmaTiming t = trn::dma_timing(full, trn1());
-  const double engine = trn1().dma_engine_bytes_per_ns;
-  EXPECT_NEAR(t.duration_ns, 524288 / (16 * engine * 0.97), 1e-6);
+  EXPECT_NEAR(t.duration_ns, 524288 / (16 * engine) + 128.0 / 16 * desc, 1e-6);
   EXPECT_DOUBLE_EQ(t.fabric_ns, t.duration_ns);
-  EXPECT_DOUBLE_EQ(t.setup_ns, 1300);
+  EXPECT_DOUBLE_EQ(t.setup_ns, trn1().dma_fixed_ns);
   // Eight partitions are one engine's share: 1/16 of the bandwidth, 1/16 of the fabric.
-  trn::DmaShape narrow{32768, 8, 4096, false};
+  trn::DmaShape narrow{32768, 8, 8, trn::DmaTransposeKind::None};
   trn::DmaTiming n = trn::dma_timing(narrow, trn1());
-  EXPECT_NEAR(n.duration_ns, 32768 / (engine * 0.97), 1e-6);
+  EXPECT_NEAR(n.duration_ns, 32768 / engine + 8 * desc, 1e-6);
   EXPECT_NEAR(n.fabric_ns, n.duration_ns / 16, 1e-6);
-  // Short rows are descriptor-bound.
-  trn::DmaShape short_rows{524288, 128, 256, false};
-  EXPECT_GT(trn::dma_timing(short_rows, trn1()).duration_ns, 9 * t.duration_ns);
+  // Element-granular transfers pay a descriptor per element.
+  trn::DmaShape elements{65536, 128, 16384, trn::DmaTransposeKind::None};
+  EXPECT_NEAR(trn::dma_timing(elements, trn1()).duration_ns, 65536 / (16 * engine) + 1024 * desc, 1e-6);
+}
+
+TEST(TrnCost, DmaShapeCountsContiguousChunks) {
+  trn::Operand sbuf = tile(512);
+  sbuf.contiguous_bytes = 2048;
+  trn::Operand rows = tile(512, 4, trn::BufferKind::Hbm);
+  rows.contiguous_bytes = 2048;
+  auto load = inst(trn::Opcode::DmaLoad, trn::Engine::Dma, {rows}, {sbuf});
+  EXPECT_EQ(trn::dma_shape(load).descriptors, 128u);  // one run per partition
+  trn::Operand column = rows;
+  column.contiguous_bytes = 4;  // each element in its own HBM row
+  auto store = inst(trn::Opcode::DmaStore, trn::Engine::Dma, {sbuf}, {column});
+  EXPECT_EQ(trn::dma_shape(store).descriptors, 128u * 512);
+  auto transpose = inst(trn::Opcode::DmaTranspose, trn::Engine::Dma, {rows}, {sbuf});
+  EXPECT_EQ(trn::dma_shape(transpose).transpose, trn::DmaTransposeKind::FromHbm);
+  EXPECT_EQ(trn::dma_shape(transpose).descriptors, 128u * 512);
+  // NC-v3 transposes in hardware at 90% of copy throughput from HBM (ARCH3).
+  const auto& trn2 = trn::arch_config("trn2");
+  trn::DmaShape t2 = trn::dma_shape(transpose), copy = trn::dma_shape(load);
+  EXPECT_NEAR(trn::dma_timing(t2, trn2).duration_ns - 128.0 / 16 * trn2.dma_descriptor_ns,
+              (trn::dma_timing(copy, trn2).duration_ns - 128.0 / 16 * trn2.dma_descriptor_ns) / 0.9, 1e-6);
+}
+
+TEST(TrnArch, ParametersCanBeSetByName) {
+  trn::ArchConfig a = trn1();
+  trn::set_parameter(a, "semaphore_ns", 250);
+  trn::set_parameter(a, "dma_queues", 3);
+  EXPECT_EQ(a.semaphore_ns, 250);
+  EXPECT_EQ(a.dma_queues, 3u);
+  EXPECT_THROW(trn::set_parameter(a, "warp_speed", 1), std::invalid_argument);
+  EXPECT_THROW(trn::set_parameter(a, "dma_queues", 2.5), std::invalid_argument);
+  EXPECT_THROW(trn::set_parameter(a, "dma_queues", 0), std::invalid_argument);
+  EXPECT_THROW(trn::set_parameter(a, "semaphore_ns", -1), std::invalid_argument);
 }
 
 TEST(TrnCost, PsumEvacuationsThatTheCompilerPlacesGoToScalar) {

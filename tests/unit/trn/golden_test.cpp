@@ -21,8 +21,11 @@ namespace {
 
 const fs::path kGoldenDir = fs::path(ACCELOPT_SOURCE_DIR) / "tests/golden/trn";
 
-// Aggregate DMA rate of 16 trn1 engines, B/ns (calibrated constant, docs/simulator.md).
-double trn1_dma_rate() { return 16 * trn::arch_config("trn1").dma_engine_bytes_per_ns; }
+// Data time of a [128 x free] fp32 transfer on trn1: 16 engines, one buffer per partition row.
+double trn1_dma_ns(uint64_t free) {
+  const auto& a = trn::arch_config("trn1");
+  return 128.0 * free * 4 / (16 * a.dma_engine_bytes_per_ns) + 128.0 / 16 * a.dma_descriptor_ns;
+}
 
 trn::Profile run_trace(const fs::path& path) {
   std::ifstream in(path);
@@ -77,11 +80,16 @@ TEST(TrnGolden, OneMatmulLatencyIsTheIsaFormula) {
 
 TEST(TrnGolden, PipelineOverlapsLoadComputeStore) {
   trn::Profile p = run_trace(kGoldenDir / "pipeline.trace");
-  const double d = 524288.0 / (trn1_dma_rate() * 0.97), setup = 1300;
-  const double act = 1124 / 1.4 + 100 / 1.4;
+  const auto& a = trn::arch_config("trn1");
+  const double d = trn1_dma_ns(1024), setup = a.dma_fixed_ns, sem = a.semaphore_ns;
+  const double act = 1024 / 1.4, fixed = (100 + 2 * 60) / 1.4;
+  // Loads on IO queue 0, stores on queue 1: the second load's setup follows the first's, its data
+  // follows the first's data; each activation waits for its load through a semaphore and pays
+  // its fixed cost; each store sets up after its activation, and the second store's data moves
+  // after the first store's.
   double load0 = setup + d, load1 = load0 + d;
-  double act0 = load0 + act, act1 = load1 + act;
-  double store0 = act0 + setup + d;
+  double act1 = load1 + sem + fixed + act;
+  double store0 = load0 + sem + fixed + act + setup + d;
   double store1 = std::max(store0, act1 + setup) + d;
   EXPECT_NEAR(p.latency * 1e6, store1, 1e-6);
   // Fully serial execution would take two full load-compute-store chains.
@@ -97,8 +105,8 @@ TEST(TrnGolden, SpillSavesAndReloadsTheEvictedTile) {
   EXPECT_EQ(p.spill_reload_bytes, tile);
   EXPECT_EQ(p.hbm_write_bytes, 3 * tile + tile);
   EXPECT_EQ(p.hbm_read_bytes, tile);
-  const double m = 20580 / 1.12, s = double(tile) / trn1_dma_rate();
-  EXPECT_NEAR(p.latency * 1e6, 2 * m + 3 * 1300 + 5 * s, 1e-6);
+  const double m = 20480 / 1.12, fixed = (100 + 60) / 1.12, s = trn1_dma_ns(20480);
+  EXPECT_NEAR(p.latency * 1e6, 2 * (fixed + m) + 3 * trn::arch_config("trn1").dma_fixed_ns + 5 * s, 1e-6);
 }
 
 TEST(TrnGolden, EvictedLoadIsReloadedNotSpilled) {

@@ -103,7 +103,7 @@ TEST(TrnSimulator, LatencyIsNeverBelowTheRooflineBound) {
     trn::Profile p = trn::simulate(build(body), trn1());
     double bytes = double(p.hbm_read_bytes + p.hbm_write_bytes);
     double dma_bound_ms = bytes / trn1().dma_bytes_per_ns() * 1e-6;
-    double pe_bound_ms = double(p.hardware_flops) / trn1().fp32_flops_factor /
+    double pe_bound_ms = double(p.hardware_flops) / trn1().fp32_passes /
                          (trn1().tensor_peak_flops() / trn1().fp32_matmul_factor) * 1e3;
     EXPECT_GE(p.latency, dma_bound_ms * (1 - 1e-12));
     EXPECT_GE(p.latency, pe_bound_ms * (1 - 1e-12));
@@ -134,8 +134,7 @@ TEST(TrnSimulator, IndependentIterationsOverlap) {
   // Serially each tile would pay its whole chain; overlapped, the DMA bandwidth is the limit
   // plus the fill and drain of one chain.
   EXPECT_LT(eight.latency, 8 * one.latency * 0.75);
-  double dma_ms = double(eight.hbm_read_bytes + eight.hbm_write_bytes) / trn1().dma_bytes_per_ns() /
-                  trn1().dma_efficiency_at(8192) * 1e-6;
+  double dma_ms = double(eight.hbm_read_bytes + eight.hbm_write_bytes) / trn1().dma_bytes_per_ns() * 1e-6;
   EXPECT_LT(eight.latency, dma_ms + one.latency);
 }
 
@@ -232,7 +231,7 @@ TEST(TrnTimeline, ChromeTraceWithOneTrackPerEngineAndQueue) {
     if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"]);
     if (e["ph"] == "X") ++events;
   }
-  EXPECT_TRUE(tracks.count("pe") && tracks.count("dve") && tracks.count("dma_load"));
+  EXPECT_TRUE(tracks.count("pe") && tracks.count("dve") && tracks.count("dma_io0") && tracks.count("dma_spill0"));
   EXPECT_EQ(events, 2 * 2 + 2 * (2 + 2));
   std::filesystem::remove(path);
   trn::SimOptions bad;

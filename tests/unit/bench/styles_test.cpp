@@ -76,18 +76,14 @@ double bundled_ms(const std::string& name) {
   return it->second;
 }
 
-// Known simulator defects: the same program simulates slower when a group of tiles is one tile
-// with the group as a free dimension (nki_api: `w = nl.ndarray((128, k_tiles, n))`, `w[:, k, :]`)
-// than as block-dimension tiles, because the scheduler keeps one hazard state per tile: a DMA into
-// w[:, k, :] waits for the one into w[:, k-1, :] (write after write) and a matmul reading
-// w[:, 0, :] waits for the last write to any slice (read after write). Measured ratio to the
-// bundled kernel (docs/performance/nkibench.md, "Styles"); the check allows that much until the
-// simulator tracks hazards by accessed region, and fails if a gap grows.
+// Known gap: swiglu in the nki_api style (the group of weight tiles as one tile with the group in
+// the free dimension) simulates 10.6% slower than the bundled kernel with the same work (equal
+// engine and DMA busy times): the schedule differs, the cause is not located. Dependences are
+// tracked by accessed region (trn/hazards.h), which closed the gaps of matmul_add_rmsnorm and
+// gqa_full (1.026, 1.020) and most of swiglu's (1.277). The check fails if the gap grows.
 const std::map<std::string, double>& known_gaps() {
   static const std::map<std::string, double> gaps = {
-      {"nki_api/swiglu_M4096_N3072_K1024", 1.277},
-      {"nki_api/matmul_add_rmsnorm_M4096_N2048_K2048", 1.026},
-      {"nki_api/gqa_full_B1_N4096_QH16_KH8_D128", 1.020},
+      {"nki_api/swiglu_M4096_N3072_K1024", 1.106},
   };
   return gaps;
 }

@@ -259,11 +259,18 @@ Value activation_core(const NkiTensorObj& data, const ActivationArgs& a, std::st
   }
   DType out = dtype.value_or(data.dtype());
   KernelContext& ctx = KernelContext::current();
-  tensor::Array r = no_values();
+  tensor::Array r = no_values(), r32 = no_values();
+  bool reducing = a.reduce_cmd >= 2 && ctx.numerics;
   if (ins.computing()) {
     tensor::Array x = apply_binary(tensor::BinaryOp::Mul, d, scale, DType::Float32);
     if (!a.bias.is_none()) x = apply_binary(tensor::BinaryOp::Add, x, bias, DType::Float32);
-    r = tensor::unary(*a.func->unary, x, DType::Float32, out);
+    // The accumulation registers add the fp32 results, before the output's rounding.
+    if (reducing && out != DType::Float32) {
+      r32 = tensor::unary(*a.func->unary, x, DType::Float32, DType::Float32);
+      r = tensor::astype(r32, out);
+    } else {
+      r = r32 = tensor::unary(*a.func->unary, x, DType::Float32, out);
+    }
   }
   if (auto* info = ins.info()) {
     info->activation_func = a.func->activation_id;
@@ -276,8 +283,8 @@ Value activation_core(const NkiTensorObj& data, const ActivationArgs& a, std::st
     if (a.reduce_cmd == 1 || a.reduce_cmd == 3) std::fill(ctx.act_registers.begin(), ctx.act_registers.end(), 0.0);
     if (a.reduce_cmd >= 2 && ins.computing()) {
       std::vector<int> axes;
-      for (int k = 1; k < r.ndim(); ++k) axes.push_back(k);
-      tensor::Array sums = tensor::reduce(tensor::ReduceOp::Sum, r, axes, false, DType::Float64);
+      for (int k = 1; k < r32.ndim(); ++k) axes.push_back(k);
+      tensor::Array sums = tensor::reduce(tensor::ReduceOp::Sum, r32, axes, false, DType::Float64);
       for (int64_t i = 0; i < sums.size(); ++i) ctx.act_registers[size_t(ins.box().lo[0] + i)] += sums.get({i});
     }
   }

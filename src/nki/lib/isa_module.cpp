@@ -115,7 +115,8 @@ Value isa_activation(Interpreter& in, BoundArgs& a, bool force_reduce) {
   if (!a["reduce_op"].is_none()) args.reduce_op = &alu_op(a["reduce_op"], api, "reduce_op");
   if (a["reduce_res"].as<NkiTensorObj>()) args.reduce_res = &tile_arg(a["reduce_res"], api, "reduce_res");
   args.reduce_cmd = force_reduce ? 3 : int(to_int(a["reduce_cmd"], "reduce_cmd"));
-  if (args.reduce_res && args.reduce_cmd == 0) args.reduce_cmd = 0;
+  // reduce_op and reduce_res without a reduce_cmd: this instruction's reduction (reset_reduce).
+  if (args.reduce_res && args.reduce_op && !a.was_given("reduce_cmd")) args.reduce_cmd = 3;
   return activation_core(data, args, api, opt_dtype(a["dtype"], api), mask_of(a, api));
 }
 

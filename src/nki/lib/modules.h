@@ -7,7 +7,7 @@
 //   neuronxcc.nki.typing, nki.typing      -> make_typing_module
 //   neuronxcc.nki.compiler, nki.compiler  -> make_compiler_module
 //   neuronxcc                             -> make_neuronxcc_module
-//   typing, functools, itertools          -> python_modules.cpp
+//   typing, functools, itertools, ml_dtypes -> python_modules.cpp
 // Any other import is an Import error raised by the interpreter.
 #pragma once
 
@@ -30,6 +30,7 @@ ObjectPtr make_neuronxcc_module(Interpreter& in);    // neuronxcc (from neuronxc
 ObjectPtr make_typing_stdlib_module(Interpreter& in);  // typing (python_modules.cpp)
 ObjectPtr make_functools_module(Interpreter& in);
 ObjectPtr make_itertools_module(Interpreter& in);
+ObjectPtr make_ml_dtypes_module(Interpreter& in);
 
 // Registers all of the above with the interpreter's module registry under every accepted name.
 void install_builtin_modules(Interpreter& in);

@@ -1,10 +1,11 @@
 // The small standard-library modules kernel files import next to numpy and nki: `typing`
 // (annotations only), `functools` (reduce, partial, cache decorators) and `itertools` (product,
-// chain). Nothing here reaches files, processes or the network.
+// chain); and ml_dtypes' bfloat16 / float8 types for references. Nothing here reaches files, processes or the network.
 #include <fmt/core.h>
 
 #include "nki/core_types.h"
 #include "nki/interpreter.h"
+#include "nki/lib/array_value.h"
 #include "nki/lib/module_util.h"
 #include "nki/lib/modules.h"
 
@@ -90,6 +91,15 @@ ObjectPtr make_functools_module(Interpreter& in) {
   // Caching decorators change nothing a kernel can observe: the function itself.
   for (const char* name : {"lru_cache", "cache", "wraps"})
     m->attrs[name] = Value(std::make_shared<PassthroughObj>(std::string("functools.") + name));
+  return m;
+}
+
+// ml_dtypes (the numpy extension types references use for bfloat16 / fp8 inputs).
+ObjectPtr make_ml_dtypes_module(Interpreter& in) {
+  auto m = std::make_shared<ModuleObj>("ml_dtypes");
+  m->attrs["bfloat16"] = make_dtype(tensor::DType::BFloat16);
+  m->attrs["float8_e4m3"] = make_dtype(tensor::DType::Float8E4M3);  // IEEE-style, largest finite 240
+  m->attrs["float8_e5m2"] = make_dtype(tensor::DType::Float8E5M2);
   return m;
 }
 

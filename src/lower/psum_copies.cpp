@@ -11,7 +11,9 @@
 //     nisa.affine_select, which runs on GpSimd): a copy to a fresh SBUF tile comes first and the
 //     instruction reads it;
 //   - DMA into a PSUM tile: the transfer lands in a fresh SBUF tile and a copy follows.
-// A result wider than one PSUM bank goes through PSUM in bank-sized pieces (see bank_pieces).
+// A partition broadcast (`tile.broadcast_to((P, F))`) is such a case: LANG documents its result
+// as a new SBUF tile made by a Tensor Engine matmul with a ones vector, so the copy is part of
+// it. A result wider than one PSUM bank goes through PSUM in bank-sized pieces (bank_pieces).
 // Evidence: LANG `nl.store` ("a PSUM tile ... gets an extra copy to SBUF first"); the public
 // kernels that ran on the device with `sbuf[...] = nc_transpose(...)` (issue 11). What is not
 // published: which engine runs the inserted copy (the cost model places PSUM-reading copies,

@@ -130,8 +130,8 @@ class LoopFolding : public Stage {
     const size_t level = frames_.size() - 1;
     Frame& f = frames_.back();
     if (r.kind == RecordKind::LoopIteration) {
-      if (!f.buffering) return deliver(level, r);
-      end_iteration(level);
+      if (f.buffering) end_iteration(level);
+      if (!f.buffering) return deliver(level, r);  // (the iteration may have ended buffering)
       f.in_iteration = true;
       f.iter = r;
       return;

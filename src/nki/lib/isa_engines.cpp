@@ -1,5 +1,7 @@
 // nki.isa: nc_matmul (with the newer API's accumulate= rule), nc_transpose, memset, iota,
 // affine_select, dma_copy, dma_transpose, tensor_partition_reduce, and the enum constants.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "nki/lib/array_value.h"
@@ -187,19 +189,41 @@ Value dma_copy_fn(Interpreter& in, BoundArgs& a) {
   return Value();
 }
 
+// nisa.dma_transpose(src, axes=None): a DMA transpose of a 2-D ([1, 0]), 3-D ([2, 1, 0]) or 4-D
+// ([3, 1, 2, 0]) tensor (the documented permutations; other permutations of the axes too).
 Value dma_transpose_fn(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.dma_transpose";
   auto* src = a["src"].as<NkiTensorObj>();
   if (!src) throw NkiError(ErrorKind::Type, "src of nisa.dma_transpose must be a tensor");
   NkiTensorObj s = padded(*src, 2);
-  if (s.view.ndim() != 2) throw NkiError(ErrorKind::Unsupported, "nisa.dma_transpose supports 2-D tensors");
-  tensor::Shape space{s.shape()[1], s.shape()[0]};
+  int n = s.view.ndim();
+  if (n > 4) throw NkiError(ErrorKind::Unsupported, "nisa.dma_transpose transposes tensors of 2 to 4 dimensions");
+  std::vector<int> perm;
+  if (a["axes"].is_none()) {
+    perm = n == 2 ? std::vector<int>{1, 0} : n == 3 ? std::vector<int>{2, 1, 0} : std::vector<int>{3, 1, 2, 0};
+  } else {
+    for (int64_t ax : to_int_list(a["axes"], "axes")) perm.push_back(int(ax));
+    std::vector<int> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (int k = 0; k < int(sorted.size()); ++k)
+      if (sorted[size_t(k)] != k || int(perm.size()) != n)
+        throw NkiError(ErrorKind::Value, fmt::format("axes of {} must be a permutation of the {} axes of src", api, n));
+  }
+  tensor::Shape space;
+  for (int ax : perm) space.push_back(s.shape()[size_t(ax)]);
   check_partition_limit(space, api);
   Instruction ins(api, trn::Opcode::DmaTranspose, trn::Engine::Dma, space, to_predicate(a["mask"], api));
   const Box& box = ins.box();
   tensor::Array v = no_values(), r = no_values();
-  if (!box.empty()) v = ins.input_box(s, Box{{box.lo[1], box.lo[0]}, {box.hi[1], box.hi[0]}});
-  if (ins.computing()) r = tensor::transpose(v, {1, 0});
+  if (!box.empty()) {
+    Box in_box = Box::full(s.shape());
+    for (int k = 0; k < n; ++k) {
+      in_box.lo[size_t(perm[size_t(k)])] = box.lo[size_t(k)];
+      in_box.hi[size_t(perm[size_t(k)])] = box.hi[size_t(k)];
+    }
+    v = ins.input_box(s, in_box);
+  }
+  if (ins.computing()) r = tensor::transpose(v, perm);
   return ins.result(dtype_arg(a["dtype"], src->dtype(), api), trn::BufferKind::Sbuf, r);
 }
 

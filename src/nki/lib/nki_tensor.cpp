@@ -79,7 +79,8 @@ Value shape_tuple(const tensor::Shape& shape) {
   return make_tuple(std::move(dims));
 }
 
-// hbm_tensor.reshape(shape): a view with the same bytes (HBM tensors, whole and contiguous).
+// tensor.reshape(shape): a view with the same bytes (whole tensors; on chip the partition dim
+// stays first).
 Value reshape_tensor(NkiTensorObj& self, const Value& arg) {
   std::vector<int64_t> shape = to_int_list(arg, "reshape shape");
   int64_t known = 1, infer = -1;
@@ -92,8 +93,13 @@ Value reshape_tensor(NkiTensorObj& self, const Value& arg) {
   if (tensor::num_elements(shape) != total)
     throw NkiError(ErrorKind::Value, fmt::format("cannot reshape a tensor of shape {} into shape {}",
                                                  tensor::shape_str(self.shape()), tensor::shape_str(shape)));
-  if (self.on_chip() || !self.is_whole())
-    throw NkiError(ErrorKind::Unsupported, "reshape is supported on whole HBM tensors only");
+  if (!self.is_whole())
+    throw NkiError(ErrorKind::Unsupported, "reshape is supported on whole tensors, not on views");
+  // On chip (newer API views): the partition dim stays; the free dims of each partition are
+  // regrouped, which keeps every element in its partition.
+  if (self.on_chip() && (self.storage->partition_axis != 0 || shape.size() < 2 || shape[0] != self.shape()[0]))
+    throw NkiError(ErrorKind::Unsupported, fmt::format("reshape of an on-chip tensor keeps its partition dimension {} "
+                                                       "first (got shape {})", self.shape()[0], tensor::shape_str(shape)));
   auto st = std::make_shared<TensorStorage>(*self.storage);
   st->shape = shape;
   st->strides = c_strides(shape);

@@ -165,3 +165,46 @@ def kernel(x):
 
 }  // namespace
 }  // namespace nki::lib
+
+namespace nki::lib {
+namespace {
+
+// nisa.dma_transpose of 2-D and 3-D tensors (default and explicit axes), and the reshape of a
+// whole SBUF tile that keeps its partitions (newer API views).
+TEST(KernelNumerics, DmaTransposeAxesAndOnChipReshape) {
+  Harness h;
+  auto mod = h.load_text("transpose.py", R"py(
+import numpy as np
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+@nki.jit
+def kernel(x, y):
+    out2 = nl.ndarray((64, 128), dtype=np.float32, buffer=nl.shared_hbm)
+    out3 = nl.ndarray((16, 8, 4), dtype=np.float32, buffer=nl.shared_hbm)
+    t = nisa.dma_transpose(x)
+    nl.store(out2, value=t)
+    u = nisa.dma_transpose(y, axes=[2, 1, 0])
+    flat = nl.ndarray((16, 32), dtype=np.float32, buffer=nl.sbuf)
+    flat[...] = u.reshape((16, 32))
+    nl.store(out3, value=flat.reshape((16, 8, 4)))
+    return out2, out3
+)py");
+  auto x = test_input({128, 64}, 31);
+  auto y = tensor::Array::from_values({4, 8, 16}, tensor::DType::Float32, [] {
+    std::vector<double> v(512);
+    for (int i = 0; i < 512; ++i) v[size_t(i)] = i;
+    return v;
+  }());
+  auto r = h.run_module(*mod, {x, y});
+  ASSERT_EQ(r.outputs.size(), 2u);
+  expect_all(r.outputs[0], [&](int64_t i, int64_t j) { return at(x, j, i); });
+  auto o3 = r.outputs[1];
+  for (int64_t c = 0; c < 16; ++c)
+    for (int64_t b = 0; b < 8; ++b)
+      for (int64_t a = 0; a < 4; ++a) ASSERT_EQ(o3.get({c, b, a}), double(a * 128 + b * 16 + c));
+}
+
+}  // namespace
+}  // namespace nki::lib

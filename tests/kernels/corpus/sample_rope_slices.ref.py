@@ -1,0 +1,26 @@
+import numpy as np
+
+D = 128
+S = 1536
+
+
+def get_inputs():
+    x = np.random.normal(loc=0, scale=1.0, size=(D, S)).astype(np.float32)
+    cos = np.random.normal(loc=0, scale=1.0, size=(D // 2, S)).astype(np.float32)
+    sin = np.random.normal(loc=0, scale=1.0, size=(D // 2, S)).astype(np.float32)
+    return [x, cos, sin]
+
+
+def forward(x, cos, sin):
+    half = D // 2
+    x0 = x[:half, :]
+    x1 = x[half:, :]
+    return (np.concatenate([x0 * cos - x1 * sin, x0 * sin + x1 * cos], axis=0),)
+
+
+def transform_to_nki_inputs(inputs):
+    return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+    return (k_res,)

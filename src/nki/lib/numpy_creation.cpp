@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "nki/interpreter.h"
+#include "nki/lib/module_util.h"
 #include "nki/lib/numpy_util.h"
 
 namespace nki::lib::np {
@@ -14,8 +15,6 @@ using tensor::DType;
 
 namespace {
 
-Param req(const char* n) { return Param{n, std::nullopt, false}; }
-Param opt(const char* n, Value v = Value()) { return Param{n, v, false}; }
 
 DType dtype_or(const Value& v, DType dflt) { return to_dtype(v, "dtype").value_or(dflt); }
 

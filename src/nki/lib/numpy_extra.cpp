@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "nki/interpreter.h"
+#include "nki/lib/module_util.h"
 #include "nki/lib/numpy_util.h"
 
 namespace nki::lib::np {
@@ -18,8 +19,6 @@ using tensor::ReduceOp;
 
 namespace {
 
-Param req(const char* n) { return Param{n, std::nullopt, false}; }
-Param opt(const char* n, Value v = Value()) { return Param{n, v, false}; }
 
 // np.nanmean(a, axis=None, keepdims=False): the mean of the non-NaN elements.
 Value nanmean(Interpreter& in, BoundArgs& a) {

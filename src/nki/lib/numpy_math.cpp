@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "nki/interpreter.h"
+#include "nki/lib/module_util.h"
 #include "nki/lib/numpy_util.h"
 
 namespace nki::lib::np {
@@ -16,8 +17,6 @@ using tensor::ReduceOp;
 
 namespace {
 
-Param req(const char* n) { return Param{n, std::nullopt, false}; }
-Param opt(const char* n, Value v = Value()) { return Param{n, v, false}; }
 
 struct BinaryUfunc {
   const char* name;

@@ -5,6 +5,7 @@
 
 #include "nki/interpreter.h"
 #include "nki/lib/array_value.h"
+#include "nki/lib/module_util.h"
 #include "nki/lib/numpy_util.h"
 
 namespace nki::lib {
@@ -21,8 +22,6 @@ struct MethodSpec {
   Method fn;
 };
 
-Param req(const char* n) { return Param{n, std::nullopt, false}; }
-Param opt(const char* n, Value v = Value()) { return Param{n, v, false}; }
 
 // Positional varargs or a single tuple/list argument: a.reshape(2, 3) == a.reshape((2, 3)).
 std::vector<int64_t> int_args(const BoundArgs& a, std::string_view what) {

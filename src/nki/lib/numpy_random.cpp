@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "nki/interpreter.h"
+#include "nki/lib/module_util.h"
 #include "nki/lib/numpy_util.h"
 #include "tensor/random.h"
 
@@ -12,7 +13,6 @@ using tensor::Array;
 
 namespace {
 
-Param opt(const char* n, Value v = Value()) { return Param{n, v, false}; }
 
 struct RandomStream {
   tensor::LegacyRandom rng{0};

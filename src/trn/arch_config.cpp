@@ -125,6 +125,7 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
       {"static_overhead", &ArchConfig::static_overhead},
       {"access_overhead", &ArchConfig::access_overhead},
       {"pe_latency", &ArchConfig::pe_latency},
+      {"act_table_load_cycles", &ArchConfig::act_table_load_cycles},
       {"sbuf_bytes_per_partition", &ArchConfig::sbuf_bytes_per_partition},
       {"dma_queues", &ArchConfig::dma_queues},
   };

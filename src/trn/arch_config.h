@@ -47,6 +47,10 @@ struct ArchConfig {
   uint32_t gpsimd_start = 150;      // GPSIMD_START (ISA iota/affine_select)
   uint32_t min_ii_dynamic = 600;    // MIN_II_DYNAMIC (ISA tensor_copy_dynamic_*)
   uint32_t act_read_accumulator = 64;  // ActReadAccumulator (ARCH2)
+  // ScalarE evaluates functions from a table; switching to another function loads its table:
+  // the DMAO timelines of two load-exp-store kernels both show a 1.33 us segment before the exp
+  // (trainium-measurements 1.6, Trn2: 1600 ScalarE cycles at 1.2 GHz; the same cycles on Trn1).
+  uint32_t act_table_load_cycles = 1600;
   // nisa.reciprocal on VectorE, cycles per element (calibrated on silu and adamw; ISA says 8N).
   double vector_reciprocal_factor = 3.0;
   // NC-v3 VectorE performance mode for 16-bit data (ARCH3): tensor_copy / tensor_scalar 4x with

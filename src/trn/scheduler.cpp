@@ -202,6 +202,11 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
     double there = assigned_ns_[size_t(other_track)] + op.alternate_ns + op.alternate_fixed_ns;
     if (there < here) track = other_track, engine = other, busy = op.alternate_ns, fixed = op.alternate_fixed_ns;
   }
+  if (track == kAct && op.activation_func != 0 && op.activation_func != act_table_) {
+    // A function other than the loaded one: ScalarE loads its table first (ArchConfig).
+    busy += arch_.act_table_load_cycles / arch_.scalar_ghz;
+    act_table_ = op.activation_func;
+  }
   const bool psum_port = arch_.shared_engine_ports && (track == kAct || track == kDve) && touches_psum(op);
   double at = std::max(ready.on(track, arch_.semaphore_ns),
                        op.in_order ? last_start_[size_t(track)] : order_floor_[size_t(track)]);

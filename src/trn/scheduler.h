@@ -42,6 +42,7 @@ struct PendingOp {
   bool fp32_passes = false;   // TensorE fp32: two passes, counted twice by the profiler
   double compute_ns = 0;
   double fixed_ns = 0;        // fixed cost paid when the instruction waits for its inputs
+  uint16_t activation_func = 0;  // ScalarE function (0: identity, no table)
   bool flexible = false;      // may run on VectorE or ScalarE (compiler's choice)
   double alternate_ns = 0;    // its cost on the other of the two
   double alternate_fixed_ns = 0;
@@ -111,6 +112,7 @@ class Scheduler {
   std::array<double, kEngineCount> last_start_{};   // start of the last instruction placed
   std::array<double, kEngineCount> order_floor_{};  // no reordering before this (sequential loops)
   uint32_t epoch_ = 0;
+  uint16_t act_table_ = 0;  // the ScalarE function whose table is loaded
   std::vector<Queue> queues_;                       // IO queues, then spill queues
   std::array<int, 2> next_queue_{};
   double dma_load_ns_ = 0, dma_store_ns_ = 0, dma_spill_ns_ = 0;  // data time by direction

@@ -112,6 +112,7 @@ void Simulator::Impl::add_instruction(const Record& r) {
   } else {
     op.compute_ns = instruction_ns(inst, arch);
     op.fixed_ns = fixed_overhead_ns(inst, arch);
+    if (inst.opcode == Opcode::Activation) op.activation_func = inst.activation_func;
   }
   op.fp32_passes = inst.engine == Engine::Tensor &&
                    std::any_of(inst.inputs.begin(), inst.inputs.end(), [](const Operand& o) { return o.fp32; });

@@ -197,3 +197,28 @@ TEST(TrnEngineModel, ProfileCountsBytesAsNeuronProfileDoes) {
   EXPECT_GT(p.dma_active_time_percent, 0);
   EXPECT_LE(p.dma_active_time_percent, 1.0);
 }
+
+TEST(TrnEngineModel, SwitchingScalarFunctionsLoadsTheirTables) {
+  // Activations alternating between two functions load a table each time; the same function
+  // twice loads it once (the 1.33 us segment before an exp in the DMAO timelines).
+  auto chain_of = [](std::vector<uint16_t> funcs) {
+    return build([&](trn::TraceBuilder& b) {
+      trn::Operand src = fresh(b, 128, 512);
+      b.op(Opcode::Memset, Engine::GpSimd, {}, {src});
+      // TraceBuilder leaves the function 0 (identity): with_funcs sets it on the records.
+      for (size_t k = 0; k < funcs.size(); ++k) b.op(Opcode::Activation, Engine::Scalar, {src}, {fresh(b, 128, 512)});
+    });
+  };
+  auto with_funcs = [&](std::vector<uint16_t> funcs) {
+    auto records = chain_of(funcs);
+    size_t k = 0;
+    for (auto& r : records)
+      if (r.kind == trn::RecordKind::Instruction && r.inst.opcode == Opcode::Activation) r.inst.activation_func = funcs[k++];
+    return trn::simulate(records, trn1()).engine_busy_ms["act"];
+  };
+  const double load_ms = trn1().act_table_load_cycles / trn1().scalar_ghz * 1e-6;
+  double same = with_funcs({15, 15, 15, 15}), alternating = with_funcs({15, 19, 15, 19}),
+         identity = with_funcs({0, 0, 0, 0});
+  EXPECT_NEAR(same - identity, load_ms, 1e-9);
+  EXPECT_NEAR(alternating - identity, 4 * load_ms, 1e-9);
+}

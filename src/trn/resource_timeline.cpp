@@ -19,6 +19,26 @@ std::vector<Interval>::const_iterator after(const std::vector<Interval>& v, doub
   return std::upper_bound(v.begin(), v.end(), t, [](double x, const Interval& i) { return x < i.first; });
 }
 
+// Adds [start, end) to sorted disjoint intervals, merging with those it touches.
+void insert_merged(std::vector<Interval>& v, double start, double end) {
+  if (v.empty() || start > v.back().second) {  // the common case: after the last one
+    v.emplace_back(start, end);
+    return;
+  }
+  auto it = v.begin() + (after(v, start) - v.cbegin());
+  auto first = it;
+  if (first != v.begin() && std::prev(first)->second >= start) --first;
+  auto last = it;
+  while (last != v.end() && last->first <= end) ++last;
+  if (first == last) {
+    v.insert(first, {start, end});
+    return;
+  }
+  first->first = std::min(first->first, start);
+  first->second = std::max({end, std::prev(last)->second, first->second});
+  v.erase(first + 1, last);
+}
+
 }  // namespace
 
 double ResourceTimeline::first_fit(double earliest, double duration) const {
@@ -36,24 +56,7 @@ double ResourceTimeline::first_fit(double earliest, double duration) const {
 void ResourceTimeline::occupy(double start, double duration) {
   busy_ns_ += std::max(duration, 0.0);
   if (duration <= 0) return;
-  double end = start + duration;
-  // Append (the common case) or insert, merging with touching neighbours.
-  if (busy_.empty() || start > busy_.back().second) {
-    busy_.emplace_back(start, end);
-  } else {
-    auto it = busy_.begin() + (after(busy_, start) - busy_.cbegin());
-    auto first = it;
-    if (first != busy_.begin() && std::prev(first)->second >= start) --first;
-    auto last = it;
-    while (last != busy_.end() && last->first <= end) ++last;
-    if (first == last) {
-      busy_.insert(first, {start, end});
-    } else {
-      first->first = std::min(first->first, start);
-      first->second = std::max({end, std::prev(last)->second, first->second});
-      busy_.erase(first + 1, last);
-    }
-  }
+  insert_merged(busy_, start, start + duration);
   if (busy_.size() > kWindow) advance_horizon(busy_[kWindow / 2].first);
 }
 
@@ -83,25 +86,7 @@ void ResourceTimeline::advance_horizon(double horizon) {
 void IntervalUnion::add(double start, double end) {
   start = std::max(start, horizon_);
   if (end <= start) return;
-  // Common case: at or after the last interval (one engine's work arrives mostly in order).
-  if (open_.empty() || start > open_.back().second) {
-    open_.emplace_back(start, end);
-  } else if (start >= open_.back().first) {
-    open_.back().second = std::max(open_.back().second, end);
-  } else {
-    auto it = open_.begin() + (after(open_, start) - open_.cbegin());
-    auto first = it;
-    if (first != open_.begin() && std::prev(first)->second >= start) --first;
-    auto last = it;
-    while (last != open_.end() && last->first <= end) ++last;
-    if (first == last) {
-      open_.insert(first, {start, end});
-    } else {
-      first->first = std::min(first->first, start);
-      first->second = std::max({end, std::prev(last)->second, first->second});
-      open_.erase(first + 1, last);
-    }
-  }
+  insert_merged(open_, start, end);
   if (open_.size() > kWindow) advance_horizon(open_[kWindow / 2].first);
 }
 

@@ -9,20 +9,15 @@
 
 #include "trn/simulator.h"
 #include "trn/trace_builder.h"
+#include "trace_fixture.h"
 
 namespace {
 
 using trn::Engine;
 using trn::Opcode;
 
-const trn::ArchConfig& trn1() { return trn::arch_config("trn1"); }
-
-std::vector<trn::Record> build(const std::function<void(trn::TraceBuilder&)>& body) {
-  trn::TraceBuffer buffer;
-  trn::TraceBuilder b(buffer);
-  body(b);
-  return buffer.records;
-}
+using trn_test::build;
+using trn_test::trn1;
 
 trn::Operand fresh(trn::TraceBuilder& b, uint16_t partitions, uint32_t free) {
   return b.tile(b.sbuf("t", partitions, uint64_t(free) * 4), 0, partitions, free);

@@ -13,20 +13,15 @@
 
 #include "trn/simulator.h"
 #include "trn/trace_builder.h"
+#include "trace_fixture.h"
 
 namespace {
 
 using trn::Engine;
 using trn::Opcode;
 
-const trn::ArchConfig& trn1() { return trn::arch_config("trn1"); }
-
-std::vector<trn::Record> build(const std::function<void(trn::TraceBuilder&)>& body) {
-  trn::TraceBuffer buffer;
-  trn::TraceBuilder b(buffer);
-  body(b);
-  return buffer.records;
-}
+using trn_test::build;
+using trn_test::trn1;
 
 // `tiles` independent load -> activation -> tensor_scalar -> store chains of [128 x free].
 void elementwise(trn::TraceBuilder& b, int tiles, uint32_t free, bool redundant_load = false) {

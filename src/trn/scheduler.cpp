@@ -202,16 +202,23 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
     double there = assigned_ns_[size_t(other_track)] + op.alternate_ns + op.alternate_fixed_ns;
     if (there < here) track = other_track, engine = other, busy = op.alternate_ns, fixed = op.alternate_fixed_ns;
   }
+  const double order = op.in_order ? last_start_[size_t(track)] : order_floor_[size_t(track)];
+  double table_end = 0;
   if (track == kAct && op.activation_func != 0 && op.activation_func != act_table_) {
-    // A function other than the loaded one: ScalarE loads its table first (ArchConfig).
-    busy += arch_.act_table_load_cycles / arch_.scalar_ghz;
+    // A function other than the loaded one: ScalarE loads its table first (ArchConfig). The load
+    // needs no data, so it runs as soon as ScalarE is free, while the inputs are still arriving.
+    const double load_ns = arch_.act_table_load_cycles / arch_.scalar_ghz;
+    // Not before the instructions using the previous table are done with it.
+    table_end = place(track, false, std::max(order, act_table_used_until_), 0, load_ns, "act_table_load") + load_ns;
+    assigned_ns_[size_t(track)] += load_ns;
     act_table_ = op.activation_func;
   }
   const bool psum_port = arch_.shared_engine_ports && (track == kAct || track == kDve) && touches_psum(op);
-  double at = std::max(ready.on(track, arch_.semaphore_ns),
-                       op.in_order ? last_start_[size_t(track)] : order_floor_[size_t(track)]);
+  // The fixed cost overlaps the table load, as it overlaps an earlier instruction's streaming.
+  double at = std::max({ready.on(track, arch_.semaphore_ns), order, table_end - fixed});
   double start = place(track, psum_port, at, fixed, busy, to_string(op.opcode));
   last_start_[size_t(track)] = std::max(last_start_[size_t(track)], start);
+  if (track == kAct && op.activation_func != 0) act_table_used_until_ = std::max(act_table_used_until_, start + busy);
   assigned_ns_[size_t(track)] += busy + fixed;
   // Dependents see the result after the engine's pipeline latency; the engine itself moves on.
   double result = start + busy + result_latency_ns(engine, arch_);

@@ -113,6 +113,7 @@ class Scheduler {
   std::array<double, kEngineCount> order_floor_{};  // no reordering before this (sequential loops)
   uint32_t epoch_ = 0;
   uint16_t act_table_ = 0;  // the ScalarE function whose table is loaded
+  double act_table_used_until_ = 0;  // end of the last activation that used a table
   std::vector<Queue> queues_;                       // IO queues, then spill queues
   std::array<int, 2> next_queue_{};
   double dma_load_ns_ = 0, dma_store_ns_ = 0, dma_spill_ns_ = 0;  // data time by direction

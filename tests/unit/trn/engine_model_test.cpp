@@ -214,6 +214,24 @@ TEST(TrnEngineModel, SwitchingScalarFunctionsLoadsTheirTables) {
   const double load_ms = trn1().act_table_load_cycles / trn1().scalar_ghz * 1e-6;
   double same = with_funcs({15, 15, 15, 15}), alternating = with_funcs({15, 19, 15, 19}),
          identity = with_funcs({0, 0, 0, 0});
-  EXPECT_NEAR(same - identity, load_ms, 1e-9);
-  EXPECT_NEAR(alternating - identity, 4 * load_ms, 1e-9);
+  // Every switch after the first adds a whole load; the first one runs while the memset is still
+  // producing the input, so the activation's own fixed cost hides behind it.
+  EXPECT_NEAR(alternating - same, 3 * load_ms, 1e-9);
+  EXPECT_LE(same - identity, load_ms + 1e-9);
+  EXPECT_GT(same - identity, 0.8 * load_ms);
+}
+
+TEST(TrnEngineModel, TableLoadRunsWhileTheInputIsStillArriving) {
+  // The table needs no data: a load -> exp kernel pays the table load under the DMA, not after it.
+  auto latency_with = [](uint16_t func) {
+    auto records = build([](trn::TraceBuilder& b) {
+      trn::Operand t = fresh(b, 128, 2048);
+      b.load(t, b.hbm_rows(b.hbm("x", 128 * 2048 * 4, true), 128, 2048));
+      b.op(Opcode::Activation, Engine::Scalar, {t}, {fresh(b, 128, 2048)});
+    });
+    for (auto& r : records)
+      if (r.kind == trn::RecordKind::Instruction && r.inst.opcode == Opcode::Activation) r.inst.activation_func = func;
+    return trn::simulate(records, trn1()).latency;
+  };
+  EXPECT_DOUBLE_EQ(latency_with(15), latency_with(0));
 }

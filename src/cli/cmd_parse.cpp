@@ -1,11 +1,21 @@
-// `accelopt parse FILE [--emit tokens|ast|python]`: runs the front end and prints one stage.
+// `accelopt parse FILE [--emit tokens|ast|python|loops] [--reference REF]`: runs the front end
+// and prints one stage.
 //   tokens  one token per line with its span (golden format of tests/golden/nki/lex)
 //   ast     the AST with line:col on every node (tests/golden/nki/parse)
 //   python  the AST printed back as Python (what the rewrite agent emits)
+//   loops   the kernel's loop-nest form (src/loopnest/dump.h); the argument shapes come from
+//           --reference, else from the reference its file name has in a benchmark directory,
+//           else from a first line `# inputs: 128x512 ...`
+//   loops-source  the kernel printed back from its loop-nest form, every operation written
+//           from the form in the kernel's dialect (checked: it lifts to the same form)
 #include <fmt/core.h>
 
+#include "bench/arg_specs.h"
 #include "cli/command.h"
 #include "cli/read_source.h"
+#include "loopnest/dump.h"
+#include "loopnest/emit.h"
+#include "loopnest/lift.h"
 #include "nki/ast_dump.h"
 #include "nki/ast_printer.h"
 #include "nki/lexer.h"
@@ -16,11 +26,41 @@ namespace {
 struct ParseOptions {
   std::string file;
   std::string emit = "ast";
+  std::string reference;
 };
+
+int emit_loops(const ParseOptions& o, const std::string& text) {
+  std::string reference = o.reference.empty() ? bench::reference_for_kernel(o.file) : o.reference;
+  std::vector<loopnest::ArgSpec> args;
+  if (reference.empty()) args = loopnest::arg_specs_from_header(text);
+  if (!reference.empty()) {
+    auto ref_text = cli::read_source_file(reference);
+    if (!ref_text) return 1;
+    try {
+      args = bench::reference_arg_specs(reference, *ref_text);
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "accelopt: error: {}\n", e.what());
+      return 1;
+    }
+  }
+  try {
+    loopnest::Kernel k = loopnest::lift_source(o.file, text, args);
+    if (o.emit == "loops") fmt::print("{}", loopnest::dump(k));
+    else fmt::print("{}", loopnest::emit_checked(k, args, {.regenerate = true}));
+    return 0;
+  } catch (const loopnest::LiftError& e) {
+    fmt::print(stderr, "{}", e.render());
+    return 1;
+  } catch (const loopnest::EmitError& e) {
+    fmt::print(stderr, "accelopt: error: {}: {}\n", o.file, e.what());
+    return 1;
+  }
+}
 
 int run_parse(const ParseOptions& o) {
   auto text = cli::read_source_file(o.file);
   if (!text) return 1;
+  if (o.emit == "loops" || o.emit == "loops-source") return emit_loops(o, *text);
   auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{o.file, *text});
   try {
     if (o.emit == "tokens") {
@@ -39,8 +79,9 @@ int run_parse(const ParseOptions& o) {
 cli::RunFn setup_parse(CLI::App& sub) {
   auto o = std::make_shared<ParseOptions>();
   sub.add_option("file", o->file, "Python source (kernel or reference)")->required();
-  sub.add_option("--emit", o->emit, "stage to print: tokens, ast or python")
-      ->check(CLI::IsMember({"tokens", "ast", "python"}));
+  sub.add_option("--emit", o->emit, "stage to print: tokens, ast, python or loops")
+      ->check(CLI::IsMember({"tokens", "ast", "python", "loops", "loops-source"}));
+  sub.add_option("--reference", o->reference, "reference .py giving the kernel's argument shapes (--emit loops)");
   return [o] { return run_parse(*o); };
 }
 

@@ -1,0 +1,58 @@
+#include "bench/arg_specs.h"
+
+#include <filesystem>
+
+#include "bench/bench_root.h"
+#include "bench/loader.h"
+#include "bench/profile_run.h"
+#include "nki/lib/array_value.h"
+
+namespace bench {
+
+std::vector<loopnest::ArgSpec> arg_specs(const std::vector<nki::Value>& args) {
+  std::vector<loopnest::ArgSpec> out;
+  for (const auto& v : args) {
+    loopnest::ArgSpec s;
+    if (auto* a = v.as<nki::lib::NdArrayObj>(); a && !a->is_scalar) {
+      s.shape.assign(a->array.shape().begin(), a->array.shape().end());
+      s.dtype = std::string(tensor::name(a->array.dtype()));
+    } else {
+      s.is_array = false;
+      if (v.is_int()) s.scalar = static_cast<double>(v.as_int()), s.dtype = "int";
+      else if (v.is_float()) s.scalar = v.as_float(), s.dtype = "float";
+      else if (auto* n = v.as<nki::lib::NdArrayObj>()) s.scalar = n->array.get({}), s.dtype = "float";
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<loopnest::ArgSpec> reference_arg_specs(const std::string& reference_path, const std::string& reference_text,
+                                                   const CheckLimits& limits) {
+  return arg_specs(reference_kernel_args(reference_path, reference_text, limits));
+}
+
+std::string reference_for_kernel(const std::string& kernel_path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path file = fs::absolute(kernel_path, ec);
+  // (root, whether a file named after the task counts: only inside that benchmark directory)
+  std::vector<std::pair<std::string, bool>> roots;
+  for (fs::path dir = file.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
+    if (fs::is_regular_file(dir / "summary.json", ec)) roots.push_back({dir.string(), true});
+  if (std::string root = default_bench_root(); !root.empty()) roots.push_back({root, false});
+  std::string name = file.filename().string(), stem = file.stem().string();
+  for (const auto& [root, by_task] : roots) {
+    Suite suite;
+    try {
+      suite = load_suite(root);
+    } catch (const std::runtime_error&) {
+      continue;
+    }
+    for (const auto& c : suite.cases)
+      if (fs::path(c.kernel_path).filename().string() == name || (by_task && c.task == stem)) return c.reference_path;
+  }
+  return "";
+}
+
+}  // namespace bench

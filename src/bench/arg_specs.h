@@ -1,0 +1,25 @@
+// The kernel arguments of a task as the loop-nest lifter takes them (shapes and dtypes of the
+// arrays, values of the scalars), from the reference's shape-only inputs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bench/checker.h"
+#include "loopnest/arg_spec.h"
+#include "nki/value.h"
+
+namespace bench {
+
+std::vector<loopnest::ArgSpec> arg_specs(const std::vector<nki::Value>& args);
+// reference_kernel_args as specs. Throws std::runtime_error like reference_kernel_args.
+std::vector<loopnest::ArgSpec> reference_arg_specs(const std::string& reference_path, const std::string& reference_text,
+                                                   const CheckLimits& limits = {});
+
+// The reference of a kernel file found by its name in a benchmark directory: the nearest ancestor
+// of the file holding summary.json, else the default benchmark root. A case matches when its
+// kernel has the same file name (`silu_M4096_N7168_0.py`, also under nkibench/styles/<style>/) or
+// the file is named after the task (`silu.py`). "" when none does.
+std::string reference_for_kernel(const std::string& kernel_path);
+
+}  // namespace bench

@@ -1,0 +1,118 @@
+#include "loopnest/api.h"
+
+#include <map>
+#include <set>
+
+namespace loopnest {
+
+namespace {
+
+const std::set<std::string>& binary_ops() {
+  static const std::set<std::string> ops = {
+      "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "fmod", "equal", "not_equal", "greater",
+      "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+      "bitwise_xor", "left_shift", "right_shift"};
+  return ops;
+}
+
+const std::set<std::string>& unary_ops() {
+  static const std::set<std::string> ops = {
+      "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid",
+      "silu", "silu_dx", "softplus", "mish", "erf", "erf_dx", "sin", "cos", "tan", "arctan", "square", "abs", "negative",
+      "reciprocal", "sign", "ceil", "floor", "trunc", "logical_not", "invert", "bitwise_not"};
+  return ops;
+}
+
+std::map<std::string, ApiSpec> build() {
+  std::map<std::string, ApiSpec> m;
+  auto add = [&](ApiSpec s) { m[s.name] = std::move(s); };
+  using S = ShapeRule;
+  using C = OpClass;
+  using E = Engine;
+  // Data movement.
+  add({"nl.load", C::Load, E::Dma, {"src", "mask", "dtype"}, S::Same, {"src"}});
+  add({"nl.store", C::Store, E::Dma, {"dst", "value", "mask"}, S::None, {}});
+  add({"nl.load_transpose2d", C::Load, E::Dma, {"src", "mask", "dtype"}, S::Transpose, {"src"}});
+  add({"nisa.dma_copy", C::DmaCopy, E::Dma, {"dst", "src", "mask", "dst_rmw_op", "oob_mode", "dge_mode"}, S::None, {}});
+  add({"nisa.dma_transpose", C::Load, E::Dma, {"src", "axes", "mask", "dtype"}, S::Transpose, {"src"}});
+  add({"nl.copy", C::Copy, E::Vector, {"src", "mask", "dtype"}, S::Same, {"src"}});
+  add({"nisa.tensor_copy", C::Copy, E::Vector, {"src", "mask", "dtype", "engine"}, S::Same, {"src"}});
+  add({"nl.broadcast_to", C::Broadcast, E::Vector, {"src", "shape"}, S::ShapeArg, {}});
+  // Tensors.
+  add({"nl.ndarray", C::Alloc, E::None, {"shape", "dtype", "buffer", "name"}, S::ShapeArg, {}, true});
+  add({"nl.zeros", C::Memset, E::Vector, {"shape", "dtype", "buffer", "name"}, S::ShapeArg, {}, true});
+  add({"nl.ones", C::Memset, E::Vector, {"shape", "dtype", "buffer", "name"}, S::ShapeArg, {}, true});
+  add({"nl.full", C::Memset, E::Vector, {"shape", "fill_value", "dtype", "buffer", "name"}, S::ShapeArg, {}, true});
+  add({"nl.zeros_like", C::Memset, E::Vector, {"a", "dtype", "buffer", "name"}, S::Like, {"a"}, true});
+  add({"nl.empty_like", C::Alloc, E::None, {"a", "dtype", "buffer", "name"}, S::Like, {"a"}, true});
+  add({"nl.shared_constant", C::Alloc, E::None, {"constant", "dtype"}, S::ShapeArg, {}, true});
+  add({"nl.shared_identity_matrix", C::Alloc, E::None, {"n", "dtype"}, S::ShapeArg, {}, true});
+  add({"nisa.memset", C::Memset, E::GpSimd, {"shape", "value", "dtype", "mask", "engine"}, S::ShapeArg, {}});
+  add({"nisa.iota", C::Other, E::GpSimd, {"expr", "dtype", "mask"}, S::ShapeArg, {}});
+  // Tensor Engine.
+  add({"nisa.nc_matmul", C::Matmul, E::Tensor,
+       {"stationary", "moving", "is_stationary_onezero", "is_moving_onezero", "is_transpose", "tile_position",
+        "tile_size", "mask", "accumulate"},
+       S::Matmul, {"stationary", "moving"}});
+  add({"nl.matmul", C::Matmul, E::Tensor, {"x", "y", "transpose_x", "mask"}, S::NlMatmul, {"x", "y"}});
+  add({"nisa.nc_transpose", C::Transpose, E::Tensor, {"data", "mask", "dtype", "engine"}, S::Transpose, {"data"}});
+  add({"nl.transpose", C::Transpose, E::Tensor, {"x", "dtype", "mask"}, S::Transpose, {"x"}});
+  // Scalar Engine.
+  add({"nisa.activation", C::Activation, E::Scalar,
+       {"op", "data", "bias", "scale", "reduce_op", "reduce_res", "reduce_cmd", "mask", "dtype"}, S::Same, {"data"}});
+  add({"nisa.activation_reduce", C::Activation, E::Scalar,
+       {"op", "data", "reduce_op", "reduce_res", "bias", "scale", "mask", "dtype"}, S::Same, {"data"}});
+  // Vector Engine (and GpSimd).
+  add({"nisa.tensor_tensor", C::Elementwise, E::Vector, {"data1", "data2", "op", "dtype", "mask", "engine"},
+       S::Broadcast, {"data1", "data2"}});
+  add({"nisa.tensor_scalar", C::Elementwise, E::Vector,
+       {"data", "op0", "operand0", "reverse0", "op1", "operand1", "reverse1", "dtype", "mask", "engine"}, S::Same,
+       {"data"}});
+  add({"nisa.scalar_tensor_tensor", C::Elementwise, E::Vector,
+       {"data", "op0", "operand0", "op1", "operand1", "reverse0", "reverse1", "dtype", "mask"}, S::Same, {"data"}});
+  add({"nisa.tensor_reduce", C::Reduce, E::Vector, {"op", "data", "axis", "mask", "dtype", "negate", "keepdims"},
+       S::Reduce, {"data"}});
+  add({"nisa.tensor_partition_reduce", C::Reduce, E::GpSimd, {"op", "data", "mask", "dtype"}, S::Same, {"data"}});
+  add({"nisa.tensor_scalar_reduce", C::Elementwise, E::Vector,
+       {"data", "op0", "operand0", "reduce_op", "reduce_res", "reverse0", "dtype", "mask"}, S::Same, {"data"}});
+  add({"nisa.tensor_tensor_scan", C::Scan, E::Vector,
+       {"data0", "data1", "initial", "op0", "op1", "reverse0", "reverse1", "dtype", "mask"}, S::Same, {"data0"}});
+  add({"nisa.reciprocal", C::Elementwise, E::Vector, {"data", "dtype", "mask"}, S::Same, {"data"}});
+  add({"nisa.affine_select", C::Other, E::GpSimd, {"pred", "on_true_tile", "on_false_value", "mask", "dtype"}, S::Same,
+       {"on_true_tile"}});
+  add({"nl.where", C::Elementwise, E::Vector, {"condition", "x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
+  add({"nl.loop_reduce", C::Reduce, E::Vector, {"x", "op", "loop_indices", "dtype", "mask"}, S::Same, {"x"}});
+  for (const char* r : {"sum", "max", "min", "mean", "prod", "all", "any"})
+    add({std::string("nl.") + r, C::Reduce, E::Vector, {"x", "axis", "dtype", "mask", "keepdims"}, S::Reduce, {"x"}});
+  for (const auto& op : binary_ops())
+    add({"nl." + op, C::Elementwise, E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
+  for (const auto& op : unary_ops())
+    add({"nl." + op, C::Activation, E::Scalar, {"x", "dtype", "mask"}, S::Same, {"x"}});
+  add({"nl.softmax", C::Other, E::Scalar, {"x", "axis", "dtype", "compute_dtype", "mask"}, S::Same, {"x"}});
+  add({"nl.rms_norm", C::Other, E::Scalar, {"x", "w", "axis", "n", "epsilon", "dtype", "compute_dtype", "mask"},
+       S::Same, {"x"}});
+  return m;
+}
+
+}  // namespace
+
+const ApiSpec* find_api(const std::string& name) {
+  static const std::map<std::string, ApiSpec> table = build();
+  auto it = table.find(name);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+bool is_binary_language_op(const std::string& name) {
+  return name.rfind("nl.", 0) == 0 && binary_ops().count(name.substr(3));
+}
+
+bool is_unary_language_op(const std::string& name) {
+  return name.rfind("nl.", 0) == 0 && unary_ops().count(name.substr(3));
+}
+
+std::string operator_symbol(const std::string& name) {
+  auto dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(dot + 1);
+}
+
+}  // namespace loopnest

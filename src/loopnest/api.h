@@ -1,0 +1,43 @@
+// What the loop-nest form knows about each NKI API: its class of operation, default engine,
+// parameter order (legacy, value-returning form; the destination-first form of the newer API
+// prepends `dst`) and how its result's shape follows from its operands.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "loopnest/form.h"
+
+namespace loopnest {
+
+enum class ShapeRule : uint8_t {
+  None,       // returns nothing (store, dma_copy, destination-first calls)
+  Same,       // the shape of the first operand in `shape_from`
+  Broadcast,  // numpy broadcast of the `shape_from` operands
+  Reduce,     // `shape_from[0]` reduced along `axis` (kept as 1 with keepdims)
+  Matmul,     // nisa.nc_matmul(stationary [K, M], moving [K, N]) -> [M, N]
+  NlMatmul,   // nl.matmul(x [M, K], y [K, N], transpose_x) -> [M, N]
+  Transpose,  // the 2-D transpose of `shape_from[0]`
+  ShapeArg,   // the `shape` argument
+  Like,       // a new tensor shaped like `shape_from[0]`
+};
+
+struct ApiSpec {
+  std::string name;  // "nisa.activation"
+  OpClass cls = OpClass::Other;
+  Engine engine = Engine::None;
+  std::vector<std::string> params;      // legacy positional order
+  ShapeRule shape = ShapeRule::Same;
+  std::vector<std::string> shape_from;  // the operands the result shape comes from
+  bool creates = false;                 // declares a tensor (nl.ndarray, nl.zeros, ...)
+};
+
+// The spec of a short API name ("nl.load"); null when unknown.
+const ApiSpec* find_api(const std::string& name);
+// Elementwise binary language functions (nl.add, nl.multiply, ...) and unary ones (nl.exp, ...).
+bool is_binary_language_op(const std::string& name);
+bool is_unary_language_op(const std::string& name);
+// The canonical symbol of a function used as an operator argument: "nl.add" / "np.add" -> "add".
+std::string operator_symbol(const std::string& short_api_name);
+
+}  // namespace loopnest

@@ -1,0 +1,473 @@
+#include "loopnest/emit.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/core.h>
+
+#include "loopnest/api.h"
+#include "loopnest/dump.h"
+#include "loopnest/lift.h"
+
+namespace loopnest {
+
+namespace {
+
+using namespace nki;
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+size_t indent_of(const std::string& line) {
+  size_t n = 0;
+  while (n < line.size() && line[n] == ' ') ++n;
+  return n;
+}
+
+// The last source line of a statement, its nested blocks included.
+uint32_t last_line(const Stmt& s) {
+  uint32_t last = s.span.end_line;
+  auto deepest = [&](const Block& b) {
+    if (!b.empty()) last = std::max(last, last_line(*b.back()));
+  };
+  if (s.kind == StmtKind::For) deepest(static_cast<const ForStmt&>(s).body);
+  if (s.kind == StmtKind::If) {
+    deepest(static_cast<const IfStmt&>(s).body);
+    deepest(static_cast<const IfStmt&>(s).orelse);
+  }
+  if (s.kind == StmtKind::While) deepest(static_cast<const WhileStmt&>(s).body);
+  if (s.kind == StmtKind::FunctionDef) deepest(static_cast<const FunctionDefStmt&>(s).code->body);
+  return last;
+}
+
+std::string number_literal(double v) {
+  if (std::isinf(v)) return v > 0 ? "float('inf')" : "-float('inf')";
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.1f}", v);
+  return fmt::format("{}", v);
+}
+
+class Emitter {
+ public:
+  Emitter(const Kernel& k, const EmitOptions& o) : k_(k), o_(o), lines_(split_lines(k.module->file->text)) {
+    const Block& body = k.function->body;
+    if (body.empty()) throw EmitError("the kernel has an empty body");
+    first_ = body.front()->span.line;
+    base_ = std::string(body.front()->span.col - 1, ' ');
+    end_ = 0;
+    for (const auto& s : body) end_ = std::max(end_, last_line(*s));
+    index_leading(body, first_ - 1);
+    for (const auto& t : k.tensors)
+      if (!t.name.empty()) names_in_scope_.insert(t.name);
+  }
+
+  std::string run() {
+    std::string out;
+    for (uint32_t l = 1; l < first_; ++l) out += line(l) + "\n";
+    std::string imports = missing_imports();
+    if (!imports.empty()) out += imports;
+    block(k_.body, 0, out);
+    for (uint32_t l = end_ + 1; l <= lines_.size(); ++l) out += line(l) + "\n";
+    return out;
+  }
+
+ private:
+  std::string line(uint32_t l) const { return l >= 1 && l <= lines_.size() ? lines_[l - 1] : ""; }
+
+  // The first line of each statement's leading region: the comments and blank lines between it
+  // and its predecessor (or its block's header) travel with it.
+  void index_leading(const Block& b, uint32_t prev) {
+    for (const auto& s : b) {
+      leading_[s.get()] = prev + 1;
+      if (s->kind == StmtKind::For) index_leading(static_cast<const ForStmt&>(*s).body, s->span.end_line);
+      if (s->kind == StmtKind::If) {
+        auto& i = static_cast<const IfStmt&>(*s);
+        index_leading(i.body, s->span.end_line);
+        if (!i.orelse.empty()) {
+          uint32_t after = i.body.empty() ? s->span.end_line : last_line(*i.body.back());
+          index_leading(i.orelse, else_line(i).value_or(after));
+        }
+      }
+      prev = last_line(*s);
+    }
+  }
+
+  std::optional<uint32_t> else_line(const IfStmt& i) const {
+    if (i.orelse.empty()) return std::nullopt;
+    uint32_t from = i.body.empty() ? i.span.end_line : last_line(*i.body.back());
+    for (uint32_t l = from + 1; l < i.orelse.front()->span.line; ++l) {
+      std::string t = line(l).substr(indent_of(line(l)));
+      if (t.rfind("else", 0) == 0) return l;
+    }
+    return std::nullopt;
+  }
+
+  std::string indent(int depth) const {
+    std::string s = base_;
+    for (int i = 0; i < depth; ++i) s += k_.dialect.indent;
+    return s;
+  }
+
+  // Source lines [from, to] moved from the indentation of line `anchor` to `depth`.
+  void copy(uint32_t from, uint32_t to, uint32_t anchor, int depth, std::string& out) const {
+    size_t orig = indent_of(line(anchor));
+    std::string pad = indent(depth);
+    for (uint32_t l = from; l <= to; ++l) {
+      const std::string& text = line(l);
+      size_t strip = std::min(orig, indent_of(text));
+      out += text.size() == strip ? "\n" : pad + text.substr(strip) + "\n";
+    }
+  }
+
+  void leading(const Node& n, int depth, std::string& out) const {
+    if (!n.origin) return;
+    auto it = leading_.find(n.origin);
+    if (it == leading_.end() || it->second >= n.origin->span.line) return;
+    copy(it->second, n.origin->span.line - 1, n.origin->span.line, depth, out);
+  }
+
+  void block(const std::vector<Node>& nodes, int depth, std::string& out) {
+    for (const Node& n : nodes) node(n, depth, out);
+  }
+
+  void node(const Node& n, int depth, std::string& out) {
+    leading(n, depth, out);
+    switch (n.kind) {
+      case NodeKind::Inline:
+        if (n.dirty || !n.origin) throw EmitError("a changed call of a helper function cannot be printed");
+        copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
+        return;
+      case NodeKind::Stmt: case NodeKind::Meta:
+        if (!n.dirty && n.origin && !(o_.regenerate && n.kind == NodeKind::Stmt)) {
+          copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
+        } else if (!n.patch.empty()) {
+          out += indent(depth) + n.patch + "\n";
+        } else if (n.kind == NodeKind::Stmt) {
+          out += indent(depth) + statement(n) + "\n";
+        } else {
+          throw EmitError("a changed meta statement without its new text");
+        }
+        return;
+      case NodeKind::Loop:
+        if (!n.dirty && n.origin && !o_.regenerate)
+          copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
+        else
+          out += indent(depth) + loop_header(k_.loops.at(n.loop)) + "\n";
+        if (n.body.empty()) out += indent(depth + 1) + "pass\n";
+        block(n.body, depth + 1, out);
+        return;
+      case NodeKind::If: {
+        if (!n.origin) throw EmitError("a new conditional cannot be printed");
+        auto& i = static_cast<const IfStmt&>(*n.origin);
+        copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
+        bool static_cond = n.cond_l.is_constant() && n.cond_r.is_constant();
+        bool taken = static_cond && n.cond_l == n.cond_r;  // lifted as `0 == 0` when true
+        if (static_cond && !taken) copy_block(i.body, depth + 1, out);
+        else block(n.body, depth + 1, out);
+        if (i.body.empty() && n.body.empty()) out += indent(depth + 1) + "pass\n";
+        if (!i.orelse.empty()) {
+          auto el = else_line(i);
+          if (el) copy(*el, *el, n.origin->span.line, depth, out);
+          else out += indent(depth) + "else:\n";
+          if (static_cond && taken) copy_block(i.orelse, depth + 1, out);
+          else block(n.orelse, depth + 1, out);
+        }
+        return;
+      }
+    }
+  }
+
+  void copy_block(const Block& b, int depth, std::string& out) const {
+    if (b.empty()) return;
+    uint32_t from = leading_.count(b.front().get()) ? leading_.at(b.front().get()) : b.front()->span.line;
+    copy(from, last_line(*b.back()), b.front()->span.line, depth, out);
+  }
+
+  // ---- regenerated text ----
+
+  std::string source(const Expr& e) const {
+    const Span& s = e.span;
+    if (s.line == 0) throw EmitError("an expression without a source position");
+    if (s.line == s.end_line) return line(s.line).substr(s.col - 1, s.end_col - s.col);
+    std::string out = line(s.line).substr(s.col - 1);
+    for (uint32_t l = s.line + 1; l < s.end_line; ++l) out += " " + line(l).substr(indent_of(line(l)));
+    std::string last = line(s.end_line).substr(0, s.end_col - 1);
+    return out + " " + last.substr(indent_of(last));
+  }
+
+  std::string alias(const std::string& module) {
+    auto it = k_.dialect.alias.find(module);
+    if (it != k_.dialect.alias.end()) return it->second;
+    needed_.insert(module);
+    return module == "nki.isa" ? "nisa" : module == "nki.language" ? "nl" : module == "numpy" ? "np" : module;
+  }
+
+  std::string api_text(const std::string& api) {
+    if (api.rfind("nl.", 0) == 0) return alias("nki.language") + api.substr(2);
+    if (api.rfind("nisa.", 0) == 0) return alias("nki.isa") + api.substr(4);
+    if (api.rfind("np.", 0) == 0) return alias("numpy") + api.substr(2);
+    return api;
+  }
+
+  std::string symbol_text(const std::string& s) {
+    auto colon = s.find(':');
+    if (colon == std::string::npos) {
+      if (s == "True" || s == "False") return s;
+      return alias("nki.language") + "." + s;
+    }
+    std::string kind = s.substr(0, colon), name = s.substr(colon + 1);
+    if (kind == "engine") return alias("nki.isa") + "." + name + "_engine";
+    if (kind == "dtype") return alias("nki.language") + "." + name;
+    if (kind == "buffer") return alias("nki.language") + "." + name;
+    return name;
+  }
+
+  bool whole(const Access& a) const {
+    const Tensor& t = k_.tensor(a.tensor);
+    if (a.dims.size() != t.shape.size()) return false;
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      const DimIndex& di = a.dims[d];
+      if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].axis != static_cast<int>(d) ||
+          di.terms[0].stride != 1 || di.terms[0].size != t.shape[d])
+        return false;
+    }
+    return true;
+  }
+
+  std::string grid_term(const AxisTerm& t, size_t rank) {
+    std::string place;
+    for (size_t a = 0; a < rank; ++a) place += (a ? ", " : "") + std::string(static_cast<int>(a) == t.axis ? ":" : "None");
+    std::string g = fmt::format("{}.arange({})[{}]", alias("nki.language"), k_.str(t.size), place);
+    return t.stride == 1 ? g : fmt::format("{}*{}", t.stride, g);
+  }
+
+  // A tensor's name in the text: views of HBM tensors are written as the reshape they are.
+  std::string tensor_text(const Tensor& t) {
+    if (!t.name.empty()) return t.name;
+    if (t.role == TensorRole::View && t.base >= 0) {
+      std::string shape;
+      for (size_t d = 0; d < t.shape.size(); ++d) shape += (d ? ", " : "") + k_.str(t.shape[d]);
+      return fmt::format("{}.reshape(({}{}))", tensor_text(k_.tensor(t.base)), shape, t.shape.size() == 1 ? "," : "");
+    }
+    throw EmitError("an access to an unnamed tensor outside its statement");
+  }
+
+  // `write`: the access is a destination, so a whole tensor is `t[...]` (a bare name would rebind).
+  std::string access(const Access& a, bool write = false) {
+    const Tensor& t = k_.tensor(a.tensor);
+    std::string name = tensor_text(t);
+    if (whole(a)) {
+      if (!write) return name;
+      if (t.shape.empty() || t.partition_dim <= 0) return name + "[...]";
+    }
+    size_t rank = a.tile_shape().size();
+    // Slices when every dim has at most one term, on axes in increasing order.
+    bool slices = !k_.dialect.grid_indexing && a.rank < 0;
+    int next = 0;
+    for (const auto& d : a.dims) {
+      if (d.terms.size() > 1) slices = false;
+      for (const auto& term : d.terms) slices = slices && term.axis == next++;
+    }
+    std::string out = name + "[";
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      const DimIndex& di = a.dims[d];
+      std::string s;
+      if (slices && di.terms.size() == 1) {
+        const AxisTerm& term = di.terms[0];
+        IExpr hi = di.start + term.size * term.stride;
+        bool full = di.start == IExpr(0) && term.stride == 1 && d < t.shape.size() && hi == t.shape[d];
+        s = full ? ":" : fmt::format("{}:{}", k_.str(di.start), k_.str(hi));
+        if (term.stride != 1) s += fmt::format(":{}", term.stride);
+      } else {
+        bool zero = di.start.is_constant() && di.start.constant() == 0;
+        if (!zero || di.terms.empty()) s = k_.str(di.start);
+        for (const auto& term : di.terms) s += (s.empty() ? "" : " + ") + grid_term(term, rank);
+      }
+      out += (d ? ", " : "") + s;
+    }
+    return out + "]";
+  }
+
+  // The source of an unchanged expression (null when regenerating everything).
+  const Expr* kept(const Expr* e) const { return o_.regenerate ? nullptr : e; }
+
+  std::string operand(const Operand& o, const Node& n) {
+    if (kept(o.origin)) return source(*o.origin);
+    switch (o.kind) {
+      case Operand::Kind::Tile: {
+        const Tensor& t = k_.tensor(o.access.tensor);
+        if (t.name.empty()) {
+          for (const Op& inner : n.ops)
+            if (inner_tensor(inner) == o.access.tensor) return call(inner, n);
+        }
+        return access(o.access);
+      }
+      case Operand::Kind::Number:
+        if (!o.number_type.empty()) {
+          std::string np = alias("numpy");
+          std::string v = o.number_type.find("int") != std::string::npos && o.number == std::floor(o.number)
+                              ? fmt::format("{}", static_cast<int64_t>(o.number))
+                              : number_literal(o.number);
+          return fmt::format("{}.dtype({}.{}).type({})", np, np, o.number_type, v);
+        }
+        return number_literal(o.number);
+      case Operand::Kind::Symbol: return symbol_text(o.symbol);
+      case Operand::Kind::Shape: {
+        std::string s = "(";
+        for (size_t i = 0; i < o.shape.size(); ++i) s += (i ? ", " : "") + k_.str(o.shape[i]);
+        return s + (o.shape.size() == 1 ? ",)" : ")");
+      }
+      case Operand::Kind::None: return "None";
+      case Operand::Kind::Other: return o.text;
+    }
+    return "None";
+  }
+
+  // The tensor an operation inside a statement makes for the next one: its result, or the tensor
+  // it creates.
+  static int inner_tensor(const Op& op) {
+    if (op.result >= 0) return op.result;
+    const ApiSpec* spec = find_api(op.api);
+    return spec && spec->creates && op.dst ? op.dst->tensor : -1;
+  }
+
+  std::string shape_text(const Tensor& t, const Op& op) {
+    std::string par = alias("nki.language") + ".par_dim";
+    if (const Arg* s = op.arg("shape"); s && s->value.origin) {  // the author's par_dim spelling
+      std::string orig = source(*s->value.origin);
+      if (orig.find("nl.par_dim") == std::string::npos && orig.find("par_dim(") != std::string::npos) par = "par_dim";
+    }
+    std::string s = "(";
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+      std::string dim = k_.str(t.shape[d]);
+      if (t.partition_dim > 0 && static_cast<int>(d) == t.partition_dim) dim = fmt::format("{}({})", par, dim);
+      s += (d ? ", " : "") + dim;
+    }
+    return s + (t.shape.size() == 1 ? ",)" : ")");
+  }
+
+  std::string call(const Op& op, const Node& n) {
+    bool same_call = kept(op.origin) && op.api == op.origin_api;
+    std::string callee = same_call ? source(*op.origin->func) : api_text(op.api);
+    std::string args;
+    bool keywords_only = !same_call;
+    auto add = [&](const std::string& name, const std::string& text, bool positional) {
+      bool pos = positional && !keywords_only;
+      if (!pos) keywords_only = true;
+      args += (args.empty() ? "" : ", ") + (pos ? text : name + "=" + text);
+    };
+    if (op.dst_first && op.dst && op.api != "nl.store") {
+      bool pos = op.origin && !op.origin->args.empty() && op.dst_origin == op.origin->args.front().get();
+      add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : access(*op.dst, true), pos);
+    }
+    if (op.api == "nl.store" && op.dst) {
+      bool pos = op.origin && !op.origin->args.empty() && op.dst_origin == op.origin->args.front().get();
+      add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : access(*op.dst, true), pos || !same_call);
+    }
+    const Tensor* created = nullptr;
+    const ApiSpec* spec = find_api(op.api);
+    if (spec && spec->creates && op.dst) created = &k_.tensor(op.dst->tensor);
+    for (const Arg& a : op.args) {
+      if (created && a.name == "shape") {
+        add("shape", shape_text(*created, op), a.positional);
+        continue;
+      }
+      add(a.name, operand(a.value, n), a.positional);
+    }
+    return callee + "(" + args + ")";
+  }
+
+  std::string statement(const Node& n) {
+    if (n.ops.empty()) throw EmitError("a changed statement without operations");
+    const Op& root = n.ops.back();
+    for (size_t i = 0; i + 1 < n.ops.size(); ++i) {
+      int t = inner_tensor(n.ops[i]);
+      if (t < 0 || !k_.tensor(t).name.empty()) throw EmitError("a statement whose inner operation has its own destination");
+    }
+    const ApiSpec* spec = find_api(root.api);
+    if (root.api == "assign") {
+      const Arg* src = root.arg("src");
+      if (!src || !root.dst) throw EmitError("an assignment without source or destination");
+      std::string dst = kept(root.dst_origin) ? source(*root.dst_origin) : access(*root.dst, true);
+      return dst + (root.accumulate ? " += " : " = ") + operand(src->value, n);
+    }
+    if (root.result >= 0) return k_.tensor(root.result).name + " = " + call(root, n);
+    if (spec && spec->creates && root.dst) {
+      const Tensor& t = k_.tensor(root.dst->tensor);
+      return t.name + " = " + call(root, n);
+    }
+    if (root.dst_first || root.cls == OpClass::Store || root.cls == OpClass::DmaCopy) return call(root, n);
+    if (!root.dst) return call(root, n);
+    std::string dst = kept(root.dst_origin) ? source(*root.dst_origin) : access(*root.dst, true);
+    return dst + (root.accumulate ? " += " : " = ") + call(root, n);
+  }
+
+  std::string loop_header(const Loop& l) {
+    std::string fn = l.kind == LoopKind::Range ? "range" : alias("nki.language") + "." + to_string(l.kind);
+    std::string range = l.start.is_constant() && l.start.constant() == 0 && l.step == 1
+                            ? k_.str(l.stop)
+                            : fmt::format("{}, {}{}", k_.str(l.start), k_.str(l.stop), l.step == 1 ? "" : fmt::format(", {}", l.step));
+    return fmt::format("for {} in {}({}):", l.var, fn, range);
+  }
+
+  std::string missing_imports() {
+    // A first pass finds the modules regenerated text needs that the kernel does not import.
+    std::string scratch;
+    std::set<std::string> before = needed_;
+    block(k_.body, 0, scratch);
+    std::string out;
+    for (const auto& m : needed_) {
+      if (before.count(m)) continue;
+      std::string path = k_.dialect.new_api ? m : (m == "numpy" ? m : "neuronxcc." + m);
+      std::string as = m == "nki.isa" ? "nisa" : m == "nki.language" ? "nl" : "np";
+      out += fmt::format("{}import {} as {}\n", base_, path, as);
+    }
+    return out;
+  }
+
+  const Kernel& k_;
+  EmitOptions o_;
+  std::vector<std::string> lines_;
+  uint32_t first_ = 1, end_ = 0;
+  std::string base_;
+  std::map<const Stmt*, uint32_t> leading_;
+  std::set<std::string> needed_;
+  std::set<std::string> names_in_scope_;
+};
+
+std::string first_difference(const std::string& a, const std::string& b) {
+  auto la = split_lines(a), lb = split_lines(b);
+  for (size_t i = 0; i < std::max(la.size(), lb.size()); ++i) {
+    std::string x = i < la.size() ? la[i] : "<end>", y = i < lb.size() ? lb[i] : "<end>";
+    if (x != y) return fmt::format("line {}:\n  form:    {}\n  printed: {}", i + 1, x, y);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string emit(const Kernel& k, const EmitOptions& options) { return Emitter(k, options).run(); }
+
+std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
+  std::string text = emit(k, options);
+  Kernel again;
+  try {
+    again = lift_source(k.module->file->path, text, args);
+  } catch (const LiftError& e) {
+    throw EmitError("the printed kernel does not lift:\n" + e.render());
+  }
+  std::string want = dump(k), got = dump(again);
+  if (std::getenv("LOOPNEST_DEBUG")) fmt::print(stderr, "{}\n----\n{}\n----\n{}", text, want, got);
+  if (want != got) throw EmitError("the printed kernel has another loop-nest form than the transformed one, at " +
+                                   first_difference(want, got));
+  return text;
+}
+
+}  // namespace loopnest

@@ -1,0 +1,165 @@
+#include "loopnest/form.h"
+
+#include <algorithm>
+
+namespace loopnest {
+
+const char* to_string(Memory m) {
+  switch (m) {
+    case Memory::Hbm: return "hbm";
+    case Memory::Sbuf: return "sbuf";
+    case Memory::Psum: return "psum";
+  }
+  return "?";
+}
+
+const char* to_string(TensorRole r) {
+  switch (r) {
+    case TensorRole::Argument: return "argument";
+    case TensorRole::Output: return "output";
+    case TensorRole::Scratch: return "scratch";
+    case TensorRole::Buffer: return "buffer";
+    case TensorRole::Value: return "value";
+    case TensorRole::View: return "view";
+    case TensorRole::Constant: return "constant";
+  }
+  return "?";
+}
+
+const char* to_string(OpClass c) {
+  switch (c) {
+    case OpClass::Alloc: return "alloc";
+    case OpClass::Memset: return "memset";
+    case OpClass::Load: return "load";
+    case OpClass::Store: return "store";
+    case OpClass::DmaCopy: return "dma";
+    case OpClass::Elementwise: return "elementwise";
+    case OpClass::Activation: return "activation";
+    case OpClass::Reduce: return "reduce";
+    case OpClass::Matmul: return "matmul";
+    case OpClass::Transpose: return "transpose";
+    case OpClass::Copy: return "copy";
+    case OpClass::Broadcast: return "broadcast";
+    case OpClass::Scan: return "scan";
+    case OpClass::Other: return "other";
+  }
+  return "?";
+}
+
+const char* to_string(Engine e) {
+  switch (e) {
+    case Engine::None: return "none";
+    case Engine::Dma: return "dma";
+    case Engine::Tensor: return "pe";
+    case Engine::Vector: return "dve";
+    case Engine::Scalar: return "act";
+    case Engine::GpSimd: return "pool";
+  }
+  return "?";
+}
+
+const char* to_string(LoopKind k) {
+  switch (k) {
+    case LoopKind::Affine: return "affine_range";
+    case LoopKind::Sequential: return "sequential_range";
+    case LoopKind::Static: return "static_range";
+    case LoopKind::Range: return "range";
+  }
+  return "?";
+}
+
+std::vector<IExpr> Access::tile_shape() const {
+  std::map<int, IExpr> sizes;
+  for (const auto& d : dims)
+    for (const auto& t : d.terms) {
+      auto it = sizes.find(t.axis);
+      if (it == sizes.end() || (it->second.is_constant() && it->second.constant() == 1)) sizes[t.axis] = t.size;
+    }
+  std::vector<IExpr> out;
+  if (rank >= 0) {
+    for (int a = 0; a < rank; ++a) out.push_back(sizes.count(a) ? sizes[a] : IExpr(1));
+    return out;
+  }
+  for (int a = 0; sizes.count(a); ++a) out.push_back(sizes[a]);
+  return out;
+}
+
+bool Access::operator==(const Access& o) const {
+  if (tensor != o.tensor || dims.size() != o.dims.size() || tile_shape().size() != o.tile_shape().size()) return false;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d].start != o.dims[d].start || dims[d].terms.size() != o.dims[d].terms.size()) return false;
+    for (size_t t = 0; t < dims[d].terms.size(); ++t) {
+      const AxisTerm &a = dims[d].terms[t], &b = o.dims[d].terms[t];
+      if (a.axis != b.axis || a.size != b.size || a.stride != b.stride) return false;
+    }
+  }
+  return true;
+}
+
+const Arg* Op::arg(const std::string& name) const {
+  for (const auto& a : args)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+Arg* Op::arg(const std::string& name) {
+  for (auto& a : args)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+std::optional<int64_t> Loop::trip() const {
+  IExpr n = stop - start;
+  if (!n.is_constant()) return std::nullopt;
+  int64_t span = n.constant();
+  return span <= 0 ? 0 : (span + step - 1) / step;
+}
+
+Ranges Kernel::ranges() const {
+  Ranges r;
+  // Loops are numbered in the order they open, so outer loops come first.
+  for (const auto& [id, loop] : loops) {
+    auto lo = loop.start.bounds(r), hi = loop.stop.bounds(r);
+    if (!lo || !hi) continue;
+    int64_t last = hi->second - 1;
+    if (loop.step > 1 && loop.start.is_constant()) last = loop.start.constant() + (last - loop.start.constant()) / loop.step * loop.step;
+    r[id] = {lo->first, std::max(lo->first, last)};
+  }
+  return r;
+}
+
+std::string Kernel::var_name(int loop) const {
+  auto it = loops.find(loop);
+  return it == loops.end() ? "?" : it->second.var;
+}
+
+std::string Kernel::str(const IExpr& e) const {
+  return e.str([this](int v) { return var_name(v); });
+}
+
+namespace {
+
+template <class Vec, class Fn>
+void visit(Vec& body, std::vector<int>& loops, const Fn& fn) {
+  for (auto& n : body) {
+    fn(n, loops);
+    if (n.kind == NodeKind::Loop) loops.push_back(n.loop);
+    visit(n.body, loops, fn);
+    visit(n.orelse, loops, fn);
+    if (n.kind == NodeKind::Loop) loops.pop_back();
+  }
+}
+
+}  // namespace
+
+void for_each_node(const std::vector<Node>& body, const std::function<void(const Node&, const std::vector<int>&)>& fn) {
+  std::vector<int> loops;
+  visit(body, loops, fn);
+}
+
+void for_each_node(std::vector<Node>& body, const std::function<void(Node&, const std::vector<int>&)>& fn) {
+  std::vector<int> loops;
+  visit(body, loops, fn);
+}
+
+}  // namespace loopnest

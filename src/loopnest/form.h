@@ -1,0 +1,214 @@
+// The loop-nest form of an NKI kernel: its loops (kind, trip count, induction variable), its
+// tensors (HBM / SBUF / PSUM, shape, dtype, partition dim, block dims) and its statements as tile
+// operations (DMA loads and stores, ISA / language instructions with engine and operands,
+// accumulations), each access a quasi-affine map from loop variables and tile axes to tensor
+// elements. The same nest written in another style (index grids or slices, block-dim buffers or
+// per-iteration tiles, legacy or destination-first API) has the same form up to names.
+//
+// Every node keeps the AST statement it was lifted from, so an unchanged node prints back as the
+// author wrote it (emit.h); a transformation marks the nodes it changes dirty.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loopnest/iexpr.h"
+#include "nki/ast.h"
+
+namespace loopnest {
+
+enum class Memory : uint8_t { Hbm, Sbuf, Psum };
+enum class TensorRole : uint8_t {
+  Argument,  // a kernel parameter (HBM)
+  Output,    // declared in shared HBM (returned)
+  Scratch,   // declared in private HBM
+  Buffer,    // declared on chip (nl.ndarray / nl.zeros / ...): block dims before the partition dim
+  Value,     // the tile an instruction returns, bound to a name (or anonymous inside a statement)
+  View,      // a reshape of another tensor (same bytes)
+  Constant,  // nl.shared_constant
+};
+const char* to_string(Memory m);
+const char* to_string(TensorRole r);
+
+struct Tensor {
+  int id = -1;
+  std::string name;   // Python name at its definition ("v4", "x_tile"); "" when anonymous
+  std::string label;  // the name= keyword of its declaration
+  TensorRole role = TensorRole::Value;
+  Memory memory = Memory::Sbuf;
+  std::vector<IExpr> shape;
+  int partition_dim = 0;  // on chip: index of the partition dim in `shape` (dims before it are block dims)
+  std::string dtype;      // "float32", "bfloat16", ...; "" when unknown
+  int base = -1;          // View: the tensor it aliases
+  int scope_loop = -1;    // innermost loop around its definition (-1: the kernel): one instance per iteration
+  bool on_chip() const { return memory != Memory::Hbm; }
+};
+
+// One tile axis's contribution to a tensor dim: stride * a for a in [0, size).
+struct AxisTerm {
+  int axis = 0;
+  IExpr size;
+  int64_t stride = 1;
+};
+// The element index along one tensor dim: start + sum of the axis terms. No term: the dim is
+// indexed by one integer (dropped from the tile).
+struct DimIndex {
+  IExpr start;
+  std::vector<AxisTerm> terms;
+};
+struct Access {
+  int tensor = -1;
+  std::vector<DimIndex> dims;  // one per dim of the tensor
+  // The tile's rank when index grids give it axes no dim uses (`t[nl.arange(128)[:, None], 0]` is
+  // [128, 1]); -1: the axes the terms use.
+  int rank = -1;
+  // The tile's shape: the size of every axis 0..n-1 (the largest term size per axis).
+  std::vector<IExpr> tile_shape() const;
+  bool operator==(const Access& o) const;
+};
+
+// A mask: every constraint (expr + sum coeff * axis) cmp 0 holds for the elements computed.
+struct Constraint {
+  IExpr expr;
+  std::map<int, int64_t> axes;
+  Cmp cmp = Cmp::Ge;
+};
+
+struct Operand {
+  enum class Kind : uint8_t { Tile, Number, Symbol, Shape, None, Other };
+  Kind kind = Kind::Other;
+  Access access;                 // Tile
+  double number = 0;             // Number
+  std::string number_type;       // Number: dtype of a typed numpy scalar ("float32"), else ""
+  std::string symbol;            // Symbol: canonical name ("exp", "add", "vector", "float32", "True")
+  std::vector<IExpr> shape;      // Shape
+  const nki::Expr* origin = nullptr;  // the expression it was lifted from (printed while unchanged)
+  std::string text;              // Other: the source text
+};
+
+enum class OpClass : uint8_t {
+  Alloc,        // a declaration without initial values
+  Memset,       // nl.zeros / nisa.memset / nl.full
+  Load,         // HBM -> on chip
+  Store,        // on chip -> HBM
+  DmaCopy,      // other DMA (HBM -> HBM, on-chip copies by DMA)
+  Elementwise,  // tensor_tensor / tensor_scalar / nl.add ... (Vector, GpSimd or Scalar engine)
+  Activation,   // nisa.activation and the nl.* unary functions on the Scalar Engine
+  Reduce,       // along free axes
+  Matmul,
+  Transpose,
+  Copy,         // nl.copy / tensor_copy / tile assignment
+  Broadcast,
+  Scan,
+  Other,
+};
+enum class Engine : uint8_t { None, Dma, Tensor, Vector, Scalar, GpSimd };
+const char* to_string(OpClass c);
+const char* to_string(Engine e);
+
+struct Arg {
+  std::string name;  // canonical parameter name ("data", "op0", "operand0", "bias", "x", "y", ...)
+  Operand value;
+  bool positional = false;  // given by position in the source
+};
+
+struct Op {
+  std::string api;  // canonical callee: "nisa.activation", "nl.load", "nl.multiply", "assign", ...
+  OpClass cls = OpClass::Other;
+  Engine engine = Engine::None;
+  bool engine_explicit = false;  // engine= given in the source
+  std::optional<Access> dst;     // the region it writes
+  const nki::Expr* dst_origin = nullptr;  // the expression naming dst (store / dma_copy / destination-first)
+  bool accumulate = false;       // `dst += result` (PSUM / SBUF accumulation)
+  int result = -1;               // the Value tensor it returns into (-1: writes dst directly)
+  std::vector<Arg> args;
+  std::vector<Constraint> mask;  // empty: unmasked
+  bool has_mask = false;
+  std::string dtype;             // dtype= given
+  bool dst_first = false;        // written destination-first (`nisa.X(dst, ...)`, `nl.store(dst, ...)`)
+  const nki::CallExpr* origin = nullptr;
+  std::string origin_api;        // the api `origin` calls (a transformation may change `api`)
+  const Arg* arg(const std::string& name) const;
+  Arg* arg(const std::string& name);
+};
+
+enum class LoopKind : uint8_t { Affine, Sequential, Static, Range };
+const char* to_string(LoopKind k);
+
+struct Loop {
+  int id = -1;
+  std::string var;
+  LoopKind kind = LoopKind::Affine;
+  IExpr start, stop;
+  int64_t step = 1;
+  std::optional<int64_t> trip() const;  // when start and stop are constants
+};
+
+// Inline: a statement calling a helper function of the module that does tile work; `body` holds the
+// helper's nodes (frozen: printed only as the call), `ops` the statement's own operations, the first
+// `inline_split` of them evaluated before the helper runs.
+enum class NodeKind : uint8_t { Stmt, Loop, If, Meta, Inline };
+enum class MetaKind : uint8_t { None, Import, Docstring, Binding, View, Assert, Return, Pass };
+
+struct Node {
+  NodeKind kind = NodeKind::Meta;
+  int id = -1;
+  std::vector<Op> ops;  // Stmt: inner calls first, the statement's own operation last
+  int loop = -1;        // Loop: id into Kernel::loops
+  IExpr cond_l, cond_r;  // If: cond_l cmp cond_r
+  Cmp cond = Cmp::Lt;
+  std::vector<Node> body, orelse;
+  MetaKind meta = MetaKind::None;
+  std::vector<std::string> binds;  // Meta: names it binds
+  std::optional<Access> view;      // Meta View: the region the name denotes
+  const nki::Stmt* origin = nullptr;
+  std::string helper;    // Inline: the helper's name
+  size_t inline_split = 0;
+  bool frozen = false;  // inside a helper function: a transformation must leave it alone
+  bool dirty = false;  // printed from the form rather than copied
+  std::string patch;   // a dirty node's source text (first line unindented), when a transform wrote it
+};
+
+struct Param {
+  std::string name;
+  int tensor = -1;  // array argument; -1 for a scalar
+  std::optional<double> scalar;
+};
+
+// How the kernel is written: what printing back imitates.
+struct Dialect {
+  bool new_api = false;           // `import nki` (destination-first nisa calls) rather than neuronxcc.nki
+  std::map<std::string, std::string> alias;  // "nki.language" -> "nl", "nki.isa" -> "nisa", "numpy" -> "np"
+  bool grid_indexing = false;     // nl.arange index grids rather than slices, for new accesses
+  bool block_buffers = false;     // results written into declared block-dim buffers rather than names
+  std::string indent = "    ";    // one level of the kernel body
+};
+
+struct Kernel {
+  std::string name;
+  std::vector<Param> params;
+  std::vector<Tensor> tensors;
+  std::map<int, Loop> loops;
+  std::vector<Node> body;
+  std::vector<int> outputs;
+  Dialect dialect;
+  std::shared_ptr<const nki::ModuleAst> module;  // the AST every origin points into
+  const nki::FunctionCode* function = nullptr;
+  int next_node = 0;
+
+  Tensor& tensor(int id) { return tensors.at(static_cast<size_t>(id)); }
+  const Tensor& tensor(int id) const { return tensors.at(static_cast<size_t>(id)); }
+  Ranges ranges() const;                       // every loop variable's values
+  std::string var_name(int loop) const;        // the induction variable's name
+  std::string str(const IExpr& e) const;       // with induction variable names
+};
+
+// Visits every node (pre-order) with the chain of enclosing loop ids.
+void for_each_node(const std::vector<Node>& body, const std::function<void(const Node&, const std::vector<int>&)>& fn);
+void for_each_node(std::vector<Node>& body, const std::function<void(Node&, const std::vector<int>&)>& fn);
+
+}  // namespace loopnest

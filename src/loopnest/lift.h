@@ -1,0 +1,35 @@
+// Lifting: from a kernel's AST to its loop-nest form (form.h). The lifter evaluates the kernel
+// body abstractly: Python integers become quasi-affine expressions of the loop variables
+// (constants folded, `x.shape` unpacked, helper variables followed), index grids
+// (`nl.arange(128)[:, None]`, `nl.mgrid`), slices and integers become access maps, and every
+// NKI call becomes a tile operation. A construct it cannot express is a LiftError carrying a
+// compiler-style diagnostic at that construct (file:line:col).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "loopnest/arg_spec.h"
+#include "loopnest/form.h"
+#include "nki/diagnostics.h"
+
+namespace loopnest {
+
+struct LiftError : std::runtime_error {
+  nki::Diagnostic diag;
+  explicit LiftError(nki::Diagnostic d);
+  std::string render() const;  // "path:line:col: error: cannot lift ...", the line, a caret
+};
+
+// The kernel function of a module: the @nki.jit def, else the def named kernel / optimized_kernel.
+const nki::FunctionCode* find_kernel_function(const nki::ModuleAst& module);
+
+// Lifts the kernel of `module` for arguments `args` (in parameter order). Throws LiftError.
+Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args);
+// Parses and lifts; a parse error is reported as a LiftError too.
+Kernel lift_source(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args);
+
+}  // namespace loopnest

@@ -1,0 +1,462 @@
+// The lifter's calls: Python builtins and numpy helpers on constants, loop ranges, index grids,
+// and every NKI API as a tile operation (api.h) with its result's shape.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "loopnest/api.h"
+#include "loopnest/lifter.h"
+#include "nki/ast_printer.h"
+
+namespace loopnest::detail {
+
+using namespace nki;
+using K = AValue::K;
+
+namespace {
+
+Engine engine_named(const std::string& symbol) {
+  std::string e = symbol.substr(symbol.find(':') + 1);
+  if (e == "vector") return Engine::Vector;
+  if (e == "scalar" || e == "activation") return Engine::Scalar;
+  if (e == "gpsimd" || e == "pool") return Engine::GpSimd;
+  if (e == "tensor" || e == "pe") return Engine::Tensor;
+  if (e == "dma") return Engine::Dma;
+  return Engine::None;
+}
+
+double number_of(const AValue& v) {
+  if (v.k == K::Float) return v.f;
+  if (v.k == K::Int && v.i.is_constant()) return static_cast<double>(v.i.constant());
+  if (v.k == K::Bool) return v.b ? 1 : 0;
+  return NAN;
+}
+
+}  // namespace
+
+Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
+  Operand o;
+  o.origin = origin;
+  switch (v.k) {
+    case K::Tile: o.kind = Operand::Kind::Tile; o.access = v.access; break;
+    case K::Int:
+      if (v.i.is_constant()) {
+        o.kind = Operand::Kind::Number;
+        o.number = static_cast<double>(v.i.constant());
+      } else {
+        o.kind = Operand::Kind::Other;
+        o.text = L.k.str(v.i);
+      }
+      break;
+    case K::Float: o.kind = Operand::Kind::Number; o.number = v.f; o.number_type = v.type; break;
+    case K::Bool: o.kind = Operand::Kind::Symbol; o.symbol = v.b ? "True" : "False"; break;
+    case K::None: o.kind = Operand::Kind::None; break;
+    case K::Func: o.kind = Operand::Kind::Symbol; o.symbol = operator_symbol(short_api(v.s)); break;
+    case K::Symbol: o.kind = Operand::Kind::Symbol; o.symbol = v.s; break;
+    case K::DType: o.kind = Operand::Kind::Symbol; o.symbol = "dtype:" + v.s; break;
+    case K::Tuple: case K::List: {
+      bool ints = std::all_of(v.items.begin(), v.items.end(), [](const AValue& x) { return x.k == K::Int || x.k == K::ParDim; });
+      if (ints) {
+        o.kind = Operand::Kind::Shape;
+        for (auto& x : v.items) o.shape.push_back(x.i);
+        break;
+      }
+      [[fallthrough]];
+    }
+    default:
+      o.kind = Operand::Kind::Other;
+      o.text = origin ? print_expr(*origin) : "?";
+  }
+  return o;
+}
+
+namespace {
+
+std::vector<IExpr> broadcast(const std::vector<std::vector<IExpr>>& shapes) {
+  size_t n = 0;
+  for (auto& s : shapes) n = std::max(n, s.size());
+  std::vector<IExpr> out(n, IExpr(1));
+  for (auto& s : shapes)
+    for (size_t i = 0; i < s.size(); ++i) {
+      IExpr& o = out[n - s.size() + i];
+      if (o.is_constant() && o.constant() == 1) o = s[i];
+    }
+  return out;
+}
+
+}  // namespace
+
+AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, AValue>> args,
+                     std::vector<std::pair<std::string, const Expr*>> origins, const Expr& at, const CallExpr* origin) {
+  const ApiSpec* spec = find_api(api);
+  if (!spec) fail(at.span, fmt::format("the call of '{}' (an API the loop-nest form does not know)", api));
+  auto origin_of = [&](const std::string& name) -> const Expr* {
+    for (auto& [n, e] : origins)
+      if (n == name) return e;
+    return nullptr;
+  };
+  auto value_of = [&](const std::string& name) -> const AValue* {
+    for (auto& [n, v] : args)
+      if (n == name) return &v;
+    return nullptr;
+  };
+  Op op;
+  op.api = api;
+  op.cls = spec->cls;
+  op.engine = spec->engine;
+  op.origin = origin;
+  op.origin_api = origin ? api : "";
+  const AValue* dst = nullptr;
+  for (auto& [name, v] : args) {
+    if (name == "dst") {
+      dst = &v;
+      continue;
+    }
+    if (name == "mask" && v.k == K::Pred) op.mask = v.pred, op.has_mask = true;
+    if (name == "dtype" && v.k == K::DType) op.dtype = v.s;
+    if (name == "engine" && v.k == K::Symbol) {
+      Engine e = engine_named(v.s);
+      if (e != Engine::None) op.engine = e, op.engine_explicit = true;
+    }
+    op.args.push_back({name, to_operand(*this, v, origin_of(name)), positional_.count(name) > 0});
+  }
+  // The shape a new value or tensor gets.
+  auto tile_of = [&](const std::string& name) -> std::vector<IExpr> {
+    const AValue* v = value_of(name);
+    if (!v || v->k != K::Tile) fail(at.span, fmt::format("'{}' without a tile for '{}'", print_expr(at), name));
+    return v->access.tile_shape();
+  };
+  auto shape_arg = [&](int* partition_dim) -> std::vector<IExpr> {
+    const AValue* v = value_of("shape");
+    if (!v) v = value_of("constant");
+    if (!v && value_of("n")) {
+      IExpr n = int_of(*value_of("n"), at);
+      return {n, n};
+    }
+    if (v && v->k == K::HostArray) {
+      std::vector<IExpr> s;
+      for (auto& x : v->items) s.push_back(x.i);
+      return s;
+    }
+    if (!v) fail(at.span, fmt::format("'{}' without a shape", print_expr(at)));
+    return shape_of(*v, *origin_of(v == value_of("shape") ? "shape" : "constant"), partition_dim);
+  };
+  std::string dtype = op.dtype;
+  for (auto& a : op.args)
+    if (dtype.empty() && a.value.kind == Operand::Kind::Tile) dtype = k.tensor(a.value.access.tensor).dtype;
+  if (dtype.empty()) dtype = "float32";
+
+  bool legacy_memset_value = api == "nisa.memset" && !dst;
+  if (spec->creates || legacy_memset_value) {
+    Tensor t;
+    int pdim = -1;
+    t.shape = spec->shape == ShapeRule::Like ? tile_of("a") : shape_arg(&pdim);
+    t.partition_dim = pdim < 0 ? 0 : pdim;
+    t.dtype = dtype;
+    t.memory = Memory::Sbuf;
+    t.role = TensorRole::Buffer;
+    if (const AValue* b = value_of("buffer"); b && b->k == K::Symbol) {
+      if (b->s == "buffer:psum") t.memory = Memory::Psum;
+      if (b->s == "buffer:shared_hbm") t.memory = Memory::Hbm, t.role = TensorRole::Output;
+      if (b->s == "buffer:hbm" || b->s == "buffer:private_hbm") t.memory = Memory::Hbm, t.role = TensorRole::Scratch;
+    }
+    if (api == "nl.shared_constant" || api == "nl.shared_identity_matrix") t.memory = Memory::Hbm, t.role = TensorRole::Constant;
+    if (legacy_memset_value) t.role = TensorRole::Value;
+    if (const AValue* n = value_of("name"); n && n->k == K::Str) t.label = n->s;
+    if (!t.on_chip()) t.partition_dim = -1;
+    t.scope_loop = loop_stack.empty() ? -1 : loop_stack.back();
+    int id = new_tensor(std::move(t));
+    op.dst = whole(id);
+    if (legacy_memset_value) op.result = id;
+    current_ops->push_back(std::move(op));
+    return AValue::of_tile(whole(id));
+  }
+  if (dst) {
+    if (dst->k != K::Tile) fail(at.span, fmt::format("'{}': dst is not a tensor", print_expr(at)));
+    op.dst = dst->access;
+    op.dst_origin = origin_of("dst");
+    op.dst_first = true;
+    if (op.cls == OpClass::Matmul && origin && !value_of("accumulate")) op.accumulate = true;
+    if (const AValue* acc = value_of("accumulate"); acc && acc->k == K::Bool) op.accumulate = acc->b;
+    if (op.cls == OpClass::DmaCopy) {
+      const AValue* src = value_of("src");
+      bool src_chip = src && src->k == K::Tile && k.tensor(src->access.tensor).on_chip();
+      bool dst_chip = k.tensor(dst->access.tensor).on_chip();
+      if (!src_chip && dst_chip) op.cls = OpClass::Load;
+      if (src_chip && !dst_chip) op.cls = OpClass::Store;
+    }
+    current_ops->push_back(std::move(op));
+    return AValue::of_kind(K::None);
+  }
+  if (spec->shape == ShapeRule::None) fail(at.span, fmt::format("'{}' without a destination", print_expr(at)));
+  std::vector<IExpr> shape;
+  switch (spec->shape) {
+    case ShapeRule::Same: shape = tile_of(spec->shape_from[0]); break;
+    case ShapeRule::Like: shape = tile_of(spec->shape_from[0]); break;
+    case ShapeRule::Broadcast: {
+      std::vector<std::vector<IExpr>> shapes;
+      for (auto& n : spec->shape_from)
+        if (const AValue* v = value_of(n); v && v->k == K::Tile) shapes.push_back(v->access.tile_shape());
+      if (shapes.empty()) fail(at.span, fmt::format("'{}' without a tile operand", print_expr(at)));
+      shape = broadcast(shapes);
+      break;
+    }
+    case ShapeRule::Reduce: {
+      shape = tile_of(spec->shape_from[0]);
+      std::vector<int64_t> axes;
+      if (const AValue* ax = value_of("axis")) {
+        if (ax->k == K::Int) axes.push_back(ax->i.constant());
+        for (auto& x : ax->items) axes.push_back(x.i.constant());
+      }
+      bool keep = false;
+      if (const AValue* kd = value_of("keepdims"); kd && kd->k == K::Bool) keep = kd->b;
+      for (auto& a : axes)
+        if (a < 0) a += static_cast<int64_t>(shape.size());
+      std::sort(axes.rbegin(), axes.rend());
+      for (int64_t a : axes) {
+        if (a < 0 || a >= static_cast<int64_t>(shape.size())) fail(at.span, "a reduction axis out of range");
+        if (keep) shape[static_cast<size_t>(a)] = IExpr(1);
+        else shape.erase(shape.begin() + a);
+      }
+      break;
+    }
+    case ShapeRule::Matmul: {
+      auto s = tile_of("stationary"), m = tile_of("moving");
+      if (s.size() != 2 || m.size() != 2) fail(at.span, "a matmul of operands that are not 2-D tiles");
+      shape = {s[1], m[1]};
+      break;
+    }
+    case ShapeRule::NlMatmul: {
+      auto x = tile_of("x"), y = tile_of("y");
+      bool tx = false;
+      if (const AValue* t = value_of("transpose_x"); t && t->k == K::Bool) tx = t->b;
+      if (x.size() != 2 || y.size() != 2) fail(at.span, "a matmul of operands that are not 2-D tiles");
+      shape = {tx ? x[1] : x[0], y[1]};
+      break;
+    }
+    case ShapeRule::Transpose: {
+      auto x = tile_of(spec->shape_from[0]);
+      if (x.size() != 2) fail(at.span, "a transpose of a tile that is not 2-D");
+      shape = {x[1], x[0]};
+      break;
+    }
+    case ShapeRule::ShapeArg: shape = shape_arg(nullptr); break;
+    case ShapeRule::None: break;
+  }
+  Tensor t;
+  t.role = TensorRole::Value;
+  t.memory = (op.cls == OpClass::Matmul || (op.cls == OpClass::Transpose && op.engine == Engine::Tensor)) ? Memory::Psum
+                                                                                                          : Memory::Sbuf;
+  t.shape = std::move(shape);
+  t.dtype = dtype;
+  t.scope_loop = loop_stack.empty() ? -1 : loop_stack.back();
+  int id = new_tensor(std::move(t));
+  op.result = id;
+  op.dst = whole(id);
+  current_ops->push_back(std::move(op));
+  return AValue::of_tile(whole(id));
+}
+
+AValue Lifter::call(const CallExpr& c) {
+  AValue f = eval(*c.func);
+  std::vector<AValue> pos;
+  std::vector<const Expr*> pos_exprs;
+  for (auto& a : c.args) {
+    if (a->kind == ExprKind::Starred) fail(a->span, "a *args call");
+    pos.push_back(eval(*a));
+    pos_exprs.push_back(a.get());
+  }
+  std::vector<std::pair<std::string, AValue>> kw;
+  std::vector<std::pair<std::string, const Expr*>> kw_exprs;
+  for (auto& k : c.keywords) {
+    if (k.name.empty()) fail(k.span, "a **kwargs call");
+    kw.push_back({k.name, eval(*k.value)});
+    kw_exprs.push_back({k.name, k.value.get()});
+  }
+  auto kwarg = [&](const std::string& name) -> const AValue* {
+    for (auto& [n, v] : kw)
+      if (n == name) return &v;
+    return nullptr;
+  };
+  auto ints = [&](size_t i) { return int_of(pos[i], *pos_exprs[i]); };
+
+  if (f.k == K::Method) {
+    AValue self = *f.self;
+    if (self.k == K::Tile && f.s == "broadcast_to" && pos.size() == 1)
+      return apply("nl.broadcast_to", {{"src", self}, {"shape", pos[0]}}, {{"src", nullptr}, {"shape", pos_exprs[0]}},
+                   c, &c);
+    if (self.k == K::Tile && f.s == "astype" && pos.size() == 1)
+      return apply("nl.copy", {{"src", self}, {"dtype", pos[0]}}, {{"src", nullptr}, {"dtype", pos_exprs[0]}}, c, &c);
+    if (self.k == K::Tile && f.s == "reshape" && pos.size() >= 1) {
+      const Tensor& base = k.tensor(self.access.tensor);
+      Tensor t;
+      t.role = TensorRole::View;
+      t.base = self.access.tensor;
+      t.memory = base.memory;
+      t.dtype = base.dtype;
+      t.partition_dim = base.on_chip() ? 0 : -1;
+      t.shape = pos.size() == 1 ? shape_of(pos[0], *pos_exprs[0]) : [&] {
+        std::vector<IExpr> s;
+        for (size_t i = 0; i < pos.size(); ++i) s.push_back(ints(i));
+        return s;
+      }();
+      t.scope_loop = loop_stack.empty() ? -1 : loop_stack.back();
+      return AValue::of_tile(whole(new_tensor(std::move(t))));
+    }
+    if (self.k == K::DType && f.s == "type" && pos.size() == 1) {
+      AValue v = pos[0];
+      if (v.k == K::Int && v.i.is_constant()) return AValue::of_float(static_cast<double>(v.i.constant()), self.s);
+      if (v.k == K::Float) return AValue::of_float(v.f, self.s);
+    }
+    fail(c.span, fmt::format("the method call '{}'", print_expr(c)));
+  }
+  if (f.k == K::DType && pos.size() == 1) {  // np.float32(0.5)
+    double x = number_of(pos[0]);
+    if (!std::isnan(x)) return AValue::of_float(x, f.s);
+  }
+  if (f.k != K::Func) fail(c.func->span, fmt::format("the call of '{}'", print_expr(*c.func)));
+  const std::string& p = f.s;
+  if (p.rfind("user.", 0) == 0) return inline_call(*helpers.at(p.substr(5)), std::move(pos), std::move(kw), c);
+  if ((p == "math.ceil" || p == "math.floor" || p == "numpy.ceil" || p == "numpy.floor") && pos.size() == 1) {
+    double x = number_of(pos[0]);
+    if (!std::isnan(x)) return AValue::of_int(static_cast<int64_t>(p.find("ceil") != std::string::npos ? std::ceil(x) : std::floor(x)));
+  }
+  if (p == "builtins.range" || p == "nki.language.affine_range" || p == "nki.language.sequential_range" ||
+      p == "nki.language.static_range") {
+    AValue r;
+    r.k = K::Range;
+    r.range_kind = p == "builtins.range"                    ? LoopKind::Range
+                   : p == "nki.language.affine_range"       ? LoopKind::Affine
+                   : p == "nki.language.sequential_range"   ? LoopKind::Sequential
+                                                            : LoopKind::Static;
+    if (pos.empty() || pos.size() > 3) fail(c.span, fmt::format("'{}' with {} arguments", print_expr(c), pos.size()));
+    IExpr start = pos.size() >= 2 ? ints(0) : IExpr(0), stop = pos.size() >= 2 ? ints(1) : ints(0);
+    IExpr step = pos.size() == 3 ? ints(2) : IExpr(1);
+    r.items = {AValue::of_int(start), AValue::of_int(stop), AValue::of_int(step)};
+    return r;
+  }
+  if (p == "nki.language.arange") {
+    if (pos.empty() || pos.size() > 2) fail(c.span, "nl.arange with other than one or two arguments");
+    AValue g;
+    g.k = K::Grid;
+    IExpr lo = pos.size() == 2 ? ints(0) : IExpr(0), hi = pos.size() == 2 ? ints(1) : ints(0);
+    g.grid.base = lo;
+    g.grid.axes[0] = {1, hi - lo};
+    g.grid.ndim = 0;
+    return g;
+  }
+  if (p == "nki.language.par_dim" && pos.size() == 1) {
+    AValue v = AValue::of_int(ints(0));
+    v.k = K::ParDim;
+    return v;
+  }
+  if (p == "nki.language.ds" && pos.size() == 2) {
+    AValue s;
+    s.k = K::Slice;
+    IExpr lo = ints(0);
+    s.items = {AValue::of_int(lo), AValue::of_int(lo + ints(1)), AValue::of_kind(K::None)};
+    return s;
+  }
+  if (p == "numpy.dtype" && pos.size() == 1) {
+    if (pos[0].k == K::DType) return pos[0];
+    if (pos[0].k == K::Str) return AValue::of_kind(K::DType, pos[0].s);
+  }
+  if ((p == "numpy.identity" || p == "numpy.eye") && !pos.empty()) {
+    AValue h = AValue::of_kind(K::HostArray);
+    h.items = {AValue::of_int(ints(0)), AValue::of_int(ints(0))};
+    return h;
+  }
+  if ((p == "numpy.zeros" || p == "numpy.ones") && !pos.empty()) {
+    AValue h = AValue::of_kind(K::HostArray);
+    for (auto& s : shape_of(pos[0], *pos_exprs[0])) h.items.push_back(AValue::of_int(s));
+    return h;
+  }
+  if (p == "builtins.min" || p == "builtins.max") {
+    std::vector<AValue> xs = pos.size() == 1 && (pos[0].k == K::Tuple || pos[0].k == K::List) ? pos[0].items : pos;
+    if (xs.empty()) fail(c.span, "min/max of nothing");
+    bool all_int = std::all_of(xs.begin(), xs.end(), [](const AValue& x) { return x.k == K::Int; });
+    Ranges rg = ranges();
+    if (all_int) {
+      IExpr r = xs[0].i;
+      for (size_t i = 1; i < xs.size(); ++i) r = p == "builtins.min" ? IExpr::min(r, xs[i].i, &rg) : IExpr::max(r, xs[i].i, &rg);
+      return AValue::of_int(r);
+    }
+    double r = number_of(xs[0]);
+    for (auto& x : xs) r = p == "builtins.min" ? std::min(r, number_of(x)) : std::max(r, number_of(x));
+    if (!std::isnan(r)) return AValue::of_float(r);
+    fail(c.span, fmt::format("'{}' of values that are not numbers", print_expr(c)));
+  }
+  if (p == "builtins.len" && pos.size() == 1) {
+    if (pos[0].k == K::Tuple || pos[0].k == K::List) return AValue::of_int(static_cast<int64_t>(pos[0].items.size()));
+    if (pos[0].k == K::Tile) return AValue::of_int(pos[0].access.tile_shape().at(0));
+  }
+  if ((p == "builtins.tuple" || p == "builtins.list") && pos.size() <= 1) {
+    AValue t = pos.empty() ? AValue::of_tuple({}) : pos[0];
+    if (t.k == K::Tuple || t.k == K::List) {
+      t.k = p == "builtins.tuple" ? K::Tuple : K::List;
+      return t;
+    }
+  }
+  if ((p == "builtins.int" || p == "builtins.round") && pos.size() == 1) {
+    if (pos[0].k == K::Int) return pos[0];
+    double x = number_of(pos[0]);
+    if (!std::isnan(x)) return AValue::of_int(static_cast<int64_t>(p == "builtins.int" ? std::trunc(x) : std::nearbyint(x)));
+  }
+  if (p == "builtins.float" && pos.size() == 1) {
+    double x = number_of(pos[0]);
+    if (!std::isnan(x)) return AValue::of_float(x);
+  }
+  if (p == "builtins.abs" && pos.size() == 1) {
+    double x = number_of(pos[0]);
+    if (pos[0].k == K::Int && pos[0].i.is_constant()) return AValue::of_int(std::llabs(pos[0].i.constant()));
+    if (!std::isnan(x)) return AValue::of_float(std::fabs(x));
+  }
+  if ((p == "math.sqrt" || p == "numpy.sqrt" || p == "math.exp" || p == "numpy.exp" || p == "math.log" ||
+       p == "numpy.log") && pos.size() == 1 && !std::isnan(number_of(pos[0]))) {
+    double x = number_of(pos[0]);
+    std::string fn = p.substr(p.find('.') + 1);
+    return AValue::of_float(fn == "sqrt" ? std::sqrt(x) : fn == "exp" ? std::exp(x) : std::log(x));
+  }
+  // An NKI API.
+  std::string api = short_api(p);
+  const ApiSpec* spec = find_api(api);
+  if (!spec) fail(c.span, fmt::format("the call of '{}'", print_expr(*c.func)));
+  std::vector<std::string> params = spec->params;
+  bool dst_first = kwarg("dst") != nullptr;
+  if (!dst_first && k.dialect.new_api && api.rfind("nisa.", 0) == 0 && !pos.empty() && pos[0].k == K::Tile &&
+      params[0] != "dst") {
+    // Destination-first (NKI 0.6): nisa.X(dst, ...). tensor_tensor's two legacy tensors make the
+    // count decide: a third positional tensor means the first is dst.
+    bool legacy_tensor_first = api == "nisa.tensor_tensor" || api == "nisa.tensor_scalar" || api == "nisa.nc_matmul" ||
+                               api == "nisa.nc_transpose" || api == "nisa.reciprocal" || api == "nisa.tensor_copy" ||
+                               api == "nisa.tensor_tensor_scan" || api == "nisa.scalar_tensor_tensor";
+    size_t tiles = 0;
+    for (auto& v : pos) tiles += v.k == K::Tile ? 1 : 0;
+    size_t legacy_tiles = api == "nisa.tensor_tensor" || api == "nisa.nc_matmul" || api == "nisa.tensor_tensor_scan" ? 2 : 1;
+    dst_first = !legacy_tensor_first || tiles > legacy_tiles;
+  }
+  if (dst_first) {
+    if (api == "nisa.memset") params = {"dst", "value", "engine"};
+    else if (api == "nisa.tensor_copy") params = {"dst", "src", "engine"};
+    else if (params[0] != "dst") params.insert(params.begin(), "dst");
+  }
+  std::vector<std::pair<std::string, AValue>> args;
+  std::vector<std::pair<std::string, const Expr*>> origins;
+  positional_.clear();
+  for (size_t i = 0; i < pos.size(); ++i) {
+    if (i >= params.size()) fail(pos_exprs[i]->span, fmt::format("'{}': too many positional arguments", print_expr(c)));
+    args.push_back({params[i], pos[i]});
+    origins.push_back({params[i], pos_exprs[i]});
+    positional_.insert(params[i]);
+  }
+  for (size_t i = 0; i < kw.size(); ++i) {
+    args.push_back({kw[i].first, kw[i].second});
+    origins.push_back({kw[i].first, kw_exprs[i].second});
+  }
+  AValue r = apply(api, std::move(args), std::move(origins), c, &c);
+  positional_.clear();
+  return r;
+}
+
+}  // namespace loopnest::detail

@@ -1,0 +1,553 @@
+// The lifter's expression evaluator: Python values of the kernel body as abstract values
+// (lifter.h). Integers stay symbolic in the loop variables; index grids, slices and integers
+// subscripting a tensor compose into access maps.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "loopnest/lifter.h"
+#include "nki/ast_printer.h"
+
+namespace loopnest::detail {
+
+using namespace nki;
+using K = AValue::K;
+
+std::string canonical_module(const std::string& dotted) {
+  static const std::map<std::string, std::string> known = {
+      {"neuronxcc.nki", "nki"},           {"nki", "nki"},
+      {"neuronxcc.nki.language", "nki.language"}, {"nki.language", "nki.language"},
+      {"neuronxcc.nki.isa", "nki.isa"},   {"nki.isa", "nki.isa"},
+      {"neuronxcc.nki.typing", "nki.typing"}, {"nki.typing", "nki.typing"},
+      {"numpy", "numpy"},                 {"math", "math"},
+      {"neuronxcc", "neuronxcc"},
+  };
+  auto it = known.find(dotted);
+  return it == known.end() ? "" : it->second;
+}
+
+std::string short_api(const std::string& path) {
+  if (path.rfind("nki.language.", 0) == 0) return "nl." + path.substr(13);
+  if (path.rfind("nki.isa.", 0) == 0) return "nisa." + path.substr(8);
+  if (path.rfind("numpy.", 0) == 0) return "np." + path.substr(6);
+  if (path.rfind("builtins.", 0) == 0) return path.substr(9);
+  return path;
+}
+
+namespace {
+
+const std::set<std::string>& dtype_names() {
+  static const std::set<std::string> names = {"float32", "float16", "bfloat16", "tfloat32", "float8_e4m3", "float8_e5m2",
+                                              "int8", "int16", "int32", "uint8", "uint16", "uint32", "bool_", "float64",
+                                              "int64", "uint64"};
+  return names;
+}
+
+AValue module_attr(const std::string& path, const std::string& attr) {
+  std::string full = path + "." + attr;
+  if (!canonical_module(full).empty() && full != "nki.jit") return AValue::of_kind(K::Module, canonical_module(full));
+  if (path == "nki" && (attr == "language" || attr == "isa" || attr == "typing"))
+    return AValue::of_kind(K::Module, full);
+  if (dtype_names().count(attr) && (path == "numpy" || path == "nki.language")) return AValue::of_kind(K::DType, attr);
+  if (path == "nki.language") {
+    for (const char* b : {"sbuf", "psum", "hbm", "shared_hbm", "private_hbm"})
+      if (attr == b) return AValue::of_kind(K::Symbol, std::string("buffer:") + b);
+    if (attr == "tile_size") return AValue::of_kind(K::Module, "nki.language.tile_size");
+  }
+  if (path == "nki.language.tile_size") {
+    static const std::map<std::string, int64_t> sizes = {{"pmax", 128}, {"psum_fmax", 2048}, {"gemm_stationary_fmax", 128},
+                                                         {"gemm_moving_fmax", 512}, {"psum_bank_fmax", 512}};
+    if (auto it = sizes.find(attr); it != sizes.end()) return AValue::of_int(it->second);
+  }
+  if (path == "nki.isa" || path == "nki.isa.engine") {
+    std::string e = attr;
+    if (e.size() > 7 && e.substr(e.size() - 7) == "_engine") e = e.substr(0, e.size() - 7);
+    for (const char* n : {"vector", "scalar", "gpsimd", "tensor", "dma", "unknown", "activation", "pool", "pe"})
+      if (e == n && (path == "nki.isa.engine" || attr != e)) return AValue::of_kind(K::Symbol, "engine:" + e);
+    if (attr == "engine") return AValue::of_kind(K::Module, "nki.isa.engine");
+  }
+  if (path == "math" && attr == "pi") return AValue::of_float(M_PI);
+  return AValue::of_kind(K::Func, full);
+}
+
+AValue builtin(const std::string& id) {
+  static const std::set<std::string> funcs = {"range", "min", "max", "len", "int", "float", "tuple", "list", "abs",
+                                              "isinstance", "print", "bool", "round"};
+  if (funcs.count(id)) return AValue::of_kind(K::Func, "builtins." + id);
+  return AValue::of_kind(K::Unknown);
+}
+
+Grid grid_of(const AValue& v) {
+  if (v.k == K::Grid) return v.grid;
+  Grid g;
+  g.base = v.i;
+  return g;
+}
+
+// a + sign * b for grids (ints are grids without axes).
+Grid grid_add(const Grid& a, const Grid& b, int64_t sign) {
+  Grid r;
+  r.ndim = std::max(a.ndim, b.ndim);
+  r.base = a.base + b.base * sign;
+  auto place = [&](const Grid& g, int64_t s) {
+    for (const auto& [pos, ax] : g.axes) {
+      int p = pos + (r.ndim - g.ndim);
+      auto it = r.axes.find(p);
+      if (it == r.axes.end()) r.axes[p] = {ax.coef * s, ax.size};
+      else it->second.coef += ax.coef * s;
+    }
+  };
+  place(a, 1);
+  place(b, sign);
+  return r;
+}
+
+Grid grid_scale(const Grid& a, int64_t k) {
+  Grid r = a;
+  r.base = a.base * k;
+  for (auto& [p, ax] : r.axes) ax.coef *= k;
+  return r;
+}
+
+}  // namespace
+
+void Lifter::fail(const Span& at, const std::string& what) const {
+  Diagnostic d;
+  d.kind = ErrorKind::Unsupported;
+  d.loc = loc_of(module->file, at);
+  d.message = "cannot lift " + what;
+  throw LiftError(std::move(d));
+}
+
+Access Lifter::whole(int tensor) const {
+  Access a;
+  a.tensor = tensor;
+  const Tensor& t = k.tensor(tensor);
+  for (size_t d = 0; d < t.shape.size(); ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
+  return a;
+}
+
+IExpr Lifter::int_of(const AValue& v, const Expr& at) {
+  if (v.k == K::Int || v.k == K::ParDim) return v.i;
+  if (v.k == K::Bool) return IExpr(v.b ? 1 : 0);
+  if (v.k == K::Float && v.f == std::floor(v.f) && std::fabs(v.f) < 1e15) return IExpr(static_cast<int64_t>(v.f));
+  fail(at.span, fmt::format("'{}': an integer was expected here", print_expr(at)));
+}
+
+IExpr Lifter::int_of(const Expr& e) { return int_of(eval(e), e); }
+
+std::vector<IExpr> Lifter::shape_of(const AValue& v, const Expr& at, int* partition_dim) {
+  std::vector<IExpr> shape;
+  if (partition_dim) *partition_dim = -1;
+  if (v.k == K::Tuple || v.k == K::List) {
+    for (size_t i = 0; i < v.items.size(); ++i) {
+      if (v.items[i].k == K::ParDim && partition_dim) *partition_dim = static_cast<int>(i);
+      shape.push_back(int_of(v.items[i], at));
+    }
+    return shape;
+  }
+  if (v.k == K::Int) return {v.i};
+  fail(at.span, fmt::format("'{}': a shape tuple was expected here", print_expr(at)));
+}
+
+// Subscripting a tile (or a tensor's whole access): basic items (integers, slices, `...`) or
+// advanced ones (index grids and integers); the result is composed onto `base`.
+Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at) {
+  std::vector<const Expr*> items;
+  if (index.kind == ExprKind::Tuple) {
+    for (auto& e : static_cast<const SequenceExpr&>(index).elts) items.push_back(e.get());
+  } else {
+    items.push_back(&index);
+  }
+  std::vector<IExpr> sizes = base.tile_shape();
+  size_t rank = sizes.size();
+  // Expand `...` into full slices.
+  std::vector<AValue> vals;
+  for (size_t j = 0; j < items.size(); ++j) {
+    if (items[j]->kind == ExprKind::Slice) {
+      auto& s = static_cast<const SliceExpr&>(*items[j]);
+      AValue sv;
+      sv.k = K::Slice;
+      sv.items = {s.lower ? eval(*s.lower) : AValue::of_kind(K::None), s.upper ? eval(*s.upper) : AValue::of_kind(K::None),
+                  s.step ? eval(*s.step) : AValue::of_kind(K::None)};
+      vals.push_back(std::move(sv));
+      continue;
+    }
+    AValue v = eval(*items[j]);
+    if (v.k == K::Ellipsis) {
+      size_t fill = rank + 1 > items.size() ? rank + 1 - items.size() : 0;
+      for (size_t f = 0; f < fill; ++f) {
+        AValue sv;
+        sv.k = K::Slice;
+        sv.items = {AValue::of_kind(K::None), AValue::of_kind(K::None), AValue::of_kind(K::None)};
+        vals.push_back(std::move(sv));
+      }
+      continue;
+    }
+    vals.push_back(std::move(v));
+  }
+  if (vals.size() > rank) fail(at.span, fmt::format("'{}': more indices than the tile has dims ({})", print_expr(at), rank));
+  bool advanced = std::any_of(vals.begin(), vals.end(), [](const AValue& v) { return v.k == K::Grid; });
+  (advanced ? grid_statements : slice_statements)++;
+  int grid_ndim = 0;
+  for (const auto& v : vals)
+    if (v.k == K::Grid) grid_ndim = std::max(grid_ndim, v.grid.ndim);
+  // The index each base axis gets: a start and terms on the new tile's axes.
+  std::vector<DimIndex> idx(rank);
+  int next_axis = 0;
+  for (size_t j = 0; j < rank; ++j) {
+    if (j >= vals.size()) {
+      if (advanced) fail(at.span, fmt::format("'{}': index grids must index every dim", print_expr(at)));
+      idx[j] = {IExpr(0), {{next_axis++, sizes[j], 1}}};
+      continue;
+    }
+    const AValue& v = vals[j];
+    switch (v.k) {
+      case K::Int: case K::Bool: idx[j] = {int_of(v, at), {}}; break;
+      case K::Slice: {
+        if (advanced) fail(at.span, fmt::format("'{}': slices mixed with index grids", print_expr(at)));
+        IExpr lo = v.items[0].k == K::None ? IExpr(0) : int_of(v.items[0], at);
+        IExpr hi = v.items[1].k == K::None ? sizes[j] : int_of(v.items[1], at);
+        int64_t step = v.items[2].k == K::None ? 1 : int_of(v.items[2], at).constant();
+        if (step <= 0) fail(at.span, "a slice with a non-positive step");
+        if (lo.is_constant() && lo.constant() < 0 && sizes[j].is_constant()) lo = sizes[j] + lo;
+        if (hi.is_constant() && hi.constant() < 0 && sizes[j].is_constant()) hi = sizes[j] + hi;
+        if (hi.is_constant() && sizes[j].is_constant() && hi.constant() > sizes[j].constant()) hi = sizes[j];
+        IExpr size = step == 1 ? hi - lo : IExpr::floordiv(hi - lo + IExpr(step - 1), step, nullptr);
+        idx[j] = {lo, {{next_axis++, size, step}}};
+        break;
+      }
+      case K::Grid: {
+        if (v.grid.ndim == 0) fail(at.span, fmt::format("'{}': a 1-D nl.arange needs [:, None] to place its axis", print_expr(at)));
+        DimIndex d{v.grid.base, {}};
+        for (const auto& [pos, ax] : v.grid.axes) d.terms.push_back({pos + (grid_ndim - v.grid.ndim), ax.size, ax.coef});
+        idx[j] = std::move(d);
+        break;
+      }
+      default: fail(items[std::min(j, items.size() - 1)]->span, fmt::format("'{}' as an index", print_expr(at)));
+    }
+  }
+  // Compose: base dim d is start_d + sum stride * axis_a; axis_a := idx[a].
+  Access out;
+  out.tensor = base.tensor;
+  if (advanced) out.rank = grid_ndim;
+  for (const DimIndex& d : base.dims) {
+    DimIndex nd{d.start, {}};
+    for (const AxisTerm& t : d.terms) {
+      const DimIndex& sub = idx[static_cast<size_t>(t.axis)];
+      nd.start = nd.start + sub.start * t.stride;
+      for (const AxisTerm& u : sub.terms) nd.terms.push_back({u.axis, u.size, u.stride * t.stride});
+    }
+    out.dims.push_back(std::move(nd));
+  }
+  return out;
+}
+
+AValue Lifter::eval(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Name: {
+      const std::string& id = static_cast<const NameExpr&>(e).id;
+      if (auto it = env.find(id); it != env.end()) return it->second;
+      if (auto it = globals.find(id); it != globals.end()) return it->second;
+      AValue b = builtin(id);
+      if (b.k != K::Unknown) return b;
+      fail(e.span, fmt::format("the name '{}' (not defined in the kernel or its module)", id));
+    }
+    case ExprKind::Constant: {
+      const Value& v = static_cast<const ConstantExpr&>(e).value;
+      if (v.is_none()) return AValue::of_kind(K::None);
+      if (v.is_bool()) return AValue::of_bool(v.as_bool());
+      if (v.is_int()) return AValue::of_int(v.as_int());
+      if (v.is_float()) return AValue::of_float(v.as_float());
+      if (v.is(ObjType::Ellipsis)) return AValue::of_kind(K::Ellipsis);
+      if (auto* str = v.as<StrObj>()) return AValue::of_kind(K::Str, str->s);
+      fail(e.span, "this constant");
+    }
+    case ExprKind::Attribute: {
+      auto& a = static_cast<const AttributeExpr&>(e);
+      AValue base = eval(*a.value);
+      if (base.k == K::Module) return module_attr(base.s, a.attr);
+      if (base.k == K::Tile) {
+        if (a.attr == "shape") {
+          std::vector<AValue> items;
+          for (auto& s : base.access.tile_shape()) items.push_back(AValue::of_int(s));
+          return AValue::of_tuple(std::move(items));
+        }
+        if (a.attr == "dtype") return AValue::of_kind(K::DType, k.tensor(base.access.tensor).dtype);
+        if (a.attr == "ndim") return AValue::of_int(static_cast<int64_t>(base.access.tile_shape().size()));
+        AValue m = AValue::of_kind(K::Method, a.attr);
+        m.self = std::make_shared<AValue>(base);
+        return m;
+      }
+      if (base.k == K::Tuple && (a.attr == "p" || a.attr == "x" || a.attr == "y" || a.attr == "z")) {
+        size_t i = a.attr == "p" ? 0 : a.attr == "x" ? 1 : a.attr == "y" ? 2 : 3;
+        if (i < base.items.size()) return base.items[i];
+      }
+      if (base.k == K::DType || base.k == K::List || base.k == K::Tuple) {
+        AValue m = AValue::of_kind(K::Method, a.attr);
+        m.self = std::make_shared<AValue>(base);
+        return m;
+      }
+      if (base.k == K::Func && base.s == "numpy.dtype") return AValue::of_kind(K::Func, "numpy.dtype." + a.attr);
+      fail(e.span, fmt::format("the attribute '{}'", print_expr(e)));
+    }
+    case ExprKind::Call: return call(static_cast<const CallExpr&>(e));
+    case ExprKind::Subscript: {
+      auto& s = static_cast<const SubscriptExpr&>(e);
+      if (s.value->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*s.value).attr == "mgrid") {
+        AValue m = eval(*static_cast<const AttributeExpr&>(*s.value).value);
+        if (m.k == K::Module && m.s == "nki.language") {
+          std::vector<const Expr*> items;
+          if (s.index->kind == ExprKind::Tuple)
+            for (auto& x : static_cast<const SequenceExpr&>(*s.index).elts) items.push_back(x.get());
+          else
+            items.push_back(s.index.get());
+          std::vector<AValue> grids;
+          for (size_t i = 0; i < items.size(); ++i) {
+            if (items[i]->kind != ExprKind::Slice) fail(items[i]->span, "an nl.mgrid item that is not a slice");
+            auto& sl = static_cast<const SliceExpr&>(*items[i]);
+            IExpr lo = sl.lower ? int_of(*sl.lower) : IExpr(0), hi = int_of(*sl.upper);
+            AValue g;
+            g.k = K::Grid;
+            g.grid.ndim = static_cast<int>(items.size());
+            g.grid.base = lo;
+            g.grid.axes[static_cast<int>(i)] = {1, hi - lo};
+            grids.push_back(std::move(g));
+          }
+          return AValue::of_tuple(std::move(grids));
+        }
+      }
+      AValue base = eval(*s.value);
+      if (base.k == K::Tile) {
+        return AValue::of_tile(subscript(base.access, *s.index, e));
+      }
+      if (base.k == K::Grid && base.grid.ndim == 0) {
+        // nl.arange(n)[:, None]: the position of ':' is the axis, the item count the ndim.
+        std::vector<const Expr*> items;
+        if (s.index->kind == ExprKind::Tuple)
+          for (auto& x : static_cast<const SequenceExpr&>(*s.index).elts) items.push_back(x.get());
+        else
+          items.push_back(s.index.get());
+        AValue g = base;
+        g.grid.ndim = static_cast<int>(items.size());
+        auto ax = base.grid.axes.at(0);
+        g.grid.axes.clear();
+        int placed = 0;
+        for (size_t i = 0; i < items.size(); ++i) {
+          if (items[i]->kind == ExprKind::Slice) {
+            g.grid.axes[static_cast<int>(i)] = ax;
+            ++placed;
+          } else if (!(items[i]->kind == ExprKind::Constant && static_cast<const ConstantExpr&>(*items[i]).value.is_none())) {
+            fail(items[i]->span, "an nl.arange subscript other than ':' and None");
+          }
+        }
+        if (placed != 1) fail(s.index->span, "an nl.arange subscript without exactly one ':'");
+        return g;
+      }
+      if (base.k == K::Tuple || base.k == K::List) {
+        AValue i = eval(*s.index);
+        if (i.k == K::Int && i.i.is_constant()) {
+          int64_t n = static_cast<int64_t>(base.items.size()), x = i.i.constant();
+          if (x < 0) x += n;
+          if (x < 0 || x >= n) fail(e.span, fmt::format("'{}': index out of range", print_expr(e)));
+          return base.items[static_cast<size_t>(x)];
+        }
+        fail(e.span, fmt::format("'{}': a tuple indexed by a loop-dependent value", print_expr(e)));
+      }
+      fail(e.span, fmt::format("the subscript '{}'", print_expr(e)));
+    }
+    case ExprKind::Tuple: case ExprKind::List: {
+      std::vector<AValue> items;
+      for (auto& x : static_cast<const SequenceExpr&>(e).elts) items.push_back(eval(*x));
+      AValue t = AValue::of_tuple(std::move(items));
+      if (e.kind == ExprKind::List) t.k = K::List;
+      return t;
+    }
+    case ExprKind::UnaryOp: {
+      auto& u = static_cast<const UnaryOpExpr&>(e);
+      AValue v = eval(*u.operand);
+      if (u.op == UnOp::Neg) {
+        if (v.k == K::Int) return AValue::of_int(-v.i);
+        if (v.k == K::Float) return AValue::of_float(-v.f, v.type);
+        if (v.k == K::Grid) { AValue g = v; g.grid = grid_scale(v.grid, -1); return g; }
+      }
+      if (u.op == UnOp::Pos) return v;
+      if (u.op == UnOp::Not && v.k == K::Bool) return AValue::of_bool(!v.b);
+      fail(e.span, fmt::format("the unary operation '{}'", print_expr(e)));
+    }
+    case ExprKind::BinOp: {
+      auto& b = static_cast<const BinOpExpr&>(e);
+      AValue l = eval(*b.left), r = eval(*b.right);
+      bool li = l.k == K::Int || l.k == K::Bool, ri = r.k == K::Int || r.k == K::Bool;
+      if (li && ri) {
+        IExpr a = int_of(l, *b.left), c = int_of(r, *b.right);
+        Ranges rg = ranges();
+        switch (b.op) {
+          case BinOp::Add: return AValue::of_int(a + c);
+          case BinOp::Sub: return AValue::of_int(a - c);
+          case BinOp::Mul:
+            if (auto p = a.times(c)) return AValue::of_int(*p);
+            fail(e.span, fmt::format("the non-affine product '{}'", print_expr(e)));
+          case BinOp::FloorDiv:
+            if (c.is_constant() && c.constant() != 0) return AValue::of_int(IExpr::floordiv(a, c.constant(), &rg));
+            fail(e.span, fmt::format("'{}': division by a loop-dependent value", print_expr(e)));
+          case BinOp::Mod:
+            if (c.is_constant() && c.constant() != 0) return AValue::of_int(IExpr::mod(a, c.constant(), &rg));
+            fail(e.span, fmt::format("'{}': remainder by a loop-dependent value", print_expr(e)));
+          case BinOp::Div:
+            if (a.is_constant() && c.is_constant() && c.constant() != 0)
+              return AValue::of_float(static_cast<double>(a.constant()) / static_cast<double>(c.constant()));
+            break;
+          case BinOp::Pow:
+            if (a.is_constant() && c.is_constant() && c.constant() >= 0) {
+              int64_t p = 1;
+              for (int64_t i = 0; i < c.constant(); ++i) p *= a.constant();
+              return AValue::of_int(p);
+            }
+            break;
+          default: break;
+        }
+        fail(e.span, fmt::format("the integer operation '{}'", print_expr(e)));
+      }
+      bool lf = l.k == K::Float || (li && l.i.is_constant()), rf = r.k == K::Float || (ri && r.i.is_constant());
+      if (lf && rf) {
+        double x = l.k == K::Float ? l.f : static_cast<double>(l.i.constant());
+        double y = r.k == K::Float ? r.f : static_cast<double>(r.i.constant());
+        std::string type = l.k == K::Float ? l.type : r.type;
+        switch (b.op) {
+          case BinOp::Add: return AValue::of_float(x + y, type);
+          case BinOp::Sub: return AValue::of_float(x - y, type);
+          case BinOp::Mul: return AValue::of_float(x * y, type);
+          case BinOp::Div: return AValue::of_float(x / y, type);
+          case BinOp::Pow: return AValue::of_float(std::pow(x, y), type);
+          default: break;
+        }
+        fail(e.span, fmt::format("the float operation '{}'", print_expr(e)));
+      }
+      bool lg = l.k == K::Grid || li, rg = r.k == K::Grid || ri;
+      if (lg && rg && (l.k == K::Grid || r.k == K::Grid)) {
+        AValue g;
+        g.k = K::Grid;
+        if (b.op == BinOp::Add || b.op == BinOp::Sub) {
+          g.grid = grid_add(grid_of(l), grid_of(r), b.op == BinOp::Add ? 1 : -1);
+          if ((l.k == K::Grid && l.grid.ndim == 0) || (r.k == K::Grid && r.grid.ndim == 0)) g.grid.ndim = 0;
+          return g;
+        }
+        if (b.op == BinOp::Mul && (li || ri)) {
+          IExpr c = li ? l.i : r.i;
+          if (c.is_constant()) {
+            g.grid = grid_scale(li ? r.grid : l.grid, c.constant());
+            return g;
+          }
+        }
+        fail(e.span, fmt::format("the index-grid operation '{}'", print_expr(e)));
+      }
+      if (l.k == K::Pred && r.k == K::Pred && b.op == BinOp::BitAnd) {
+        AValue p = l;
+        p.pred.insert(p.pred.end(), r.pred.begin(), r.pred.end());
+        return p;
+      }
+      if ((l.k == K::Tuple || l.k == K::List) && (r.k == K::Tuple || r.k == K::List) && b.op == BinOp::Add) {
+        AValue t = l;
+        t.items.insert(t.items.end(), r.items.begin(), r.items.end());
+        return t;
+      }
+      if (l.k == K::Tile || r.k == K::Tile) {
+        static const std::map<BinOp, const char*> ops = {{BinOp::Add, "nl.add"}, {BinOp::Sub, "nl.subtract"},
+                                                         {BinOp::Mul, "nl.multiply"}, {BinOp::Div, "nl.divide"},
+                                                         {BinOp::Pow, "nl.power"}};
+        if (auto it = ops.find(b.op); it != ops.end()) {
+          return apply(it->second, {{"x", l}, {"y", r}}, {{"x", b.left.get()}, {"y", b.right.get()}}, e, nullptr);
+        }
+      }
+      fail(e.span, fmt::format("the operation '{}'", print_expr(e)));
+    }
+    case ExprKind::Compare: {
+      auto& c = static_cast<const CompareExpr&>(e);
+      if (c.ops.size() != 1) fail(e.span, "a chained comparison");
+      AValue l = eval(*c.left), r = eval(*c.comparators[0]);
+      static const std::map<CmpKind, Cmp> cmps = {{CmpKind::Lt, Cmp::Lt}, {CmpKind::Le, Cmp::Le}, {CmpKind::Gt, Cmp::Gt},
+                                                  {CmpKind::Ge, Cmp::Ge}, {CmpKind::Eq, Cmp::Eq}, {CmpKind::Ne, Cmp::Ne}};
+      auto it = cmps.find(c.ops[0]);
+      bool li = l.k == K::Int || l.k == K::Bool, ri = r.k == K::Int || r.k == K::Bool;
+      if (it != cmps.end() && li && ri) {
+        IExpr a = int_of(l, *c.left), b = int_of(r, *c.comparators[0]);
+        IExpr d = a - b;
+        Ranges rg = ranges();
+        IExpr one = IExpr::select(d, it->second, IExpr(0), IExpr(1), IExpr(0), &rg);
+        if (one.is_constant()) return AValue::of_bool(one.constant() == 1);
+        AValue cond;
+        cond.k = K::Cond;
+        cond.cl = a, cond.cr = b, cond.cmp = it->second;
+        return cond;
+      }
+      if (it != cmps.end() && (l.k == K::Grid || r.k == K::Grid) && (li || l.k == K::Grid) && (ri || r.k == K::Grid)) {
+        Grid g = grid_add(grid_of(l), grid_of(r), -1);
+        Constraint con;
+        con.expr = g.base;
+        for (const auto& [pos, ax] : g.axes) con.axes[pos] = ax.coef;
+        con.cmp = it->second;
+        AValue p;
+        p.k = K::Pred;
+        p.pred = {con};
+        return p;
+      }
+      if (it != cmps.end() && (c.ops[0] == CmpKind::Eq || c.ops[0] == CmpKind::Ne)) {
+        // Tuples (shape checks), strings, dtypes: equal when every item is.
+        std::function<std::optional<bool>(const AValue&, const AValue&)> same = [&](const AValue& x, const AValue& y)
+            -> std::optional<bool> {
+          if ((x.k == K::Tuple || x.k == K::List) && (y.k == K::Tuple || y.k == K::List)) {
+            if (x.items.size() != y.items.size()) return false;
+            for (size_t i = 0; i < x.items.size(); ++i) {
+              auto s = same(x.items[i], y.items[i]);
+              if (!s || !*s) return s;
+            }
+            return true;
+          }
+          if ((x.k == K::Int || x.k == K::ParDim) && (y.k == K::Int || y.k == K::ParDim)) {
+            IExpr d = x.i - y.i;
+            if (d.is_constant()) return d.constant() == 0;
+            return std::nullopt;
+          }
+          if (x.k == y.k && (x.k == K::Str || x.k == K::DType || x.k == K::Symbol)) return x.s == y.s;
+          if (x.k == K::Float && y.k == K::Float) return x.f == y.f;
+          if (x.k == K::None || y.k == K::None) return x.k == y.k;
+          return std::nullopt;
+        };
+        if (auto s = same(l, r)) return AValue::of_bool(c.ops[0] == CmpKind::Eq ? *s : !*s);
+      }
+      if (c.ops[0] == CmpKind::Is || c.ops[0] == CmpKind::IsNot) {
+        bool is = l.k == r.k && (l.k == K::None || l.s == r.s);
+        return AValue::of_bool(c.ops[0] == CmpKind::Is ? is : !is);
+      }
+      fail(e.span, fmt::format("the comparison '{}'", print_expr(e)));
+    }
+    case ExprKind::BoolOp: {
+      auto& b = static_cast<const BoolOpExpr&>(e);
+      bool result = b.is_and;
+      for (auto& v : b.values) {
+        AValue x = eval(*v);
+        if (x.k != K::Bool) fail(v->span, fmt::format("'{}' as a condition of and/or", print_expr(*v)));
+        if (b.is_and) result = result && x.b;
+        else result = result || x.b;
+      }
+      return AValue::of_bool(result);
+    }
+    case ExprKind::IfExp: {
+      auto& x = static_cast<const IfExpExpr&>(e);
+      AValue t = eval(*x.test);
+      if (t.k == K::Bool) return t.b ? eval(*x.body) : eval(*x.orelse);
+      if (t.k == K::Cond) {
+        AValue a = eval(*x.body), b = eval(*x.orelse);
+        Ranges rg = ranges();
+        return AValue::of_int(IExpr::select(t.cl, t.cmp, t.cr, int_of(a, *x.body), int_of(b, *x.orelse), &rg));
+      }
+      fail(x.test->span, fmt::format("the condition '{}'", print_expr(*x.test)));
+    }
+    default: break;
+  }
+  fail(e.span, fmt::format("the expression '{}'", print_expr(e)));
+}
+
+}  // namespace loopnest::detail

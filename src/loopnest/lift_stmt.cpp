@@ -1,0 +1,676 @@
+// The lifter's statement walk: imports and Python bindings are followed (and kept as meta nodes
+// that print back verbatim), loops become loop nodes, calls become tile operations.
+#include <algorithm>
+#include <functional>
+
+#include <fmt/core.h>
+
+#include "loopnest/lifter.h"
+#include "nki/ast_printer.h"
+#include "nki/parser.h"
+
+namespace loopnest {
+
+LiftError::LiftError(nki::Diagnostic d) : std::runtime_error(d.message), diag(std::move(d)) {}
+
+std::string LiftError::render() const { return nki::render(diag); }
+
+const nki::FunctionCode* find_kernel_function(const nki::ModuleAst& module) {
+  const nki::FunctionCode* named = nullptr;
+  for (const auto& s : module.body) {
+    if (s->kind != nki::StmtKind::FunctionDef) continue;
+    auto& def = static_cast<const nki::FunctionDefStmt&>(*s);
+    for (const auto& d : def.decorators) {
+      std::string t = nki::print_expr(*d);
+      if (t.find("jit") != std::string::npos) return def.code.get();
+    }
+    if (def.code->name == "kernel" || def.code->name == "optimized_kernel") named = def.code.get();
+  }
+  return named;
+}
+
+namespace detail {
+
+using namespace nki;
+using K = AValue::K;
+
+Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& args) : module(std::move(m)) {
+  k.module = module;
+  fn = find_kernel_function(*module);
+  if (!fn) {
+    Diagnostic d;
+    d.kind = ErrorKind::Unsupported;
+    d.loc = loc_of(module->file, Span{1, 1, 1, 1});
+    d.message = "cannot lift: no kernel function (@nki.jit def) in the file";
+    throw LiftError(std::move(d));
+  }
+  k.function = fn;
+  k.name = fn->name;
+  // Module level: imports, constants and helper functions the kernel may use.
+  for (const auto& s : module->body) {
+    if (s->kind == StmtKind::FunctionDef) {
+      auto& def = static_cast<const FunctionDefStmt&>(*s);
+      if (def.code.get() != fn) {
+        helpers[def.code->name] = def.code.get();
+        env[def.code->name] = AValue::of_kind(K::Func, "user." + def.code->name);
+      }
+      continue;
+    }
+    if (s->kind == StmtKind::Import || s->kind == StmtKind::ImportFrom) {
+      import(static_cast<const ImportStmt&>(*s));
+    } else if (s->kind == StmtKind::Assign) {
+      auto& a = static_cast<const AssignStmt&>(*s);
+      if (a.targets.size() != 1 || a.targets[0]->kind != ExprKind::Name) continue;
+      try {
+        std::vector<Op> ignored;
+        current_ops = &ignored;
+        AValue v = eval(*a.value);
+        if (ignored.empty()) globals[static_cast<const NameExpr&>(*a.targets[0]).id] = v;
+      } catch (const LiftError&) {
+        // Not a constant the kernel can use: it stays module code.
+      }
+    }
+  }
+  globals.insert(env.begin(), env.end());
+  env.clear();
+  for (size_t i = 0; i < fn->params.size(); ++i) {
+    const Parameter& p = fn->params[i];
+    if (p.kind != ParamKind::Positional) fail(p.span, "a *args / **kwargs / keyword-only kernel parameter");
+    Param param;
+    param.name = p.name;
+    if (i >= args.size()) {
+      if (p.default_value) {
+        std::vector<Op> ignored;
+        current_ops = &ignored;
+        env[p.name] = eval(*p.default_value);
+        k.params.push_back(param);
+        continue;
+      }
+      fail(p.span, fmt::format("the kernel argument '{}' (its shape is not known: give the task's reference)", p.name));
+    }
+    const ArgSpec& a = args[i];
+    if (!a.is_array) {
+      param.scalar = a.scalar;
+      env[p.name] = a.scalar == static_cast<double>(static_cast<int64_t>(a.scalar)) && a.dtype == "int"
+                        ? AValue::of_int(static_cast<int64_t>(a.scalar))
+                        : AValue::of_float(a.scalar);
+      k.params.push_back(param);
+      continue;
+    }
+    Tensor t;
+    t.name = p.name;
+    t.role = TensorRole::Argument;
+    t.memory = Memory::Hbm;
+    t.partition_dim = -1;
+    t.dtype = a.dtype;
+    for (int64_t d : a.shape) t.shape.push_back(IExpr(d));
+    param.tensor = new_tensor(std::move(t));
+    env[p.name] = AValue::of_tile(whole(param.tensor));
+    k.params.push_back(param);
+  }
+}
+
+int Lifter::new_tensor(Tensor t) {
+  t.id = static_cast<int>(k.tensors.size());
+  k.tensors.push_back(std::move(t));
+  return k.tensors.back().id;
+}
+
+Node Lifter::new_node(NodeKind kind, const Stmt& origin) {
+  Node n;
+  n.kind = kind;
+  n.id = k.next_node++;
+  n.origin = &origin;
+  return n;
+}
+
+Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
+  Node n = new_node(NodeKind::Stmt, s);
+  n.ops = std::move(ops);
+  if (!pending_inline.empty()) {
+    n.kind = NodeKind::Inline;
+    n.inline_split = pending_inline.front().ops_before;
+    for (auto& p : pending_inline) {
+      n.helper += (n.helper.empty() ? "" : ",") + p.name;
+      for (auto& x : p.nodes) n.body.push_back(std::move(x));
+    }
+    pending_inline.clear();
+    for_each_node(n.body, [](Node& x, const std::vector<int>&) { x.frozen = true; });
+  }
+  return n;
+}
+
+AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
+                           std::vector<std::pair<std::string, AValue>> kw, const CallExpr& c) {
+  if (inline_depth > 8) fail(c.span, "helper calls nested this deep (recursion?)");
+  auto saved_env = env;
+  auto* saved_ops = current_ops;
+  std::map<std::string, AValue> local;
+  for (size_t i = 0; i < code.params.size(); ++i) {
+    const Parameter& p = code.params[i];
+    if (p.kind != ParamKind::Positional) fail(p.span, "a helper with *args / **kwargs / keyword-only parameters");
+    if (i < pos.size()) {
+      local[p.name] = pos[i];
+      continue;
+    }
+    bool found = false;
+    for (auto& [n, v] : kw)
+      if (n == p.name) local[p.name] = v, found = true;
+    if (found) continue;
+    if (!p.default_value) fail(c.span, fmt::format("the call of '{}' without its argument '{}'", code.name, p.name));
+    env = {};
+    std::vector<Op> ignored;
+    current_ops = &ignored;
+    local[p.name] = eval(*p.default_value);
+  }
+  env = local;
+  ++inline_depth;
+  std::vector<Node> nodes;
+  AValue result = AValue::of_kind(K::None);
+  for (const auto& s : code.body) {
+    if (s->kind == StmtKind::Return) {
+      auto& r = static_cast<const ReturnStmt&>(*s);
+      if (r.value) {
+        std::vector<Op> ops;
+        current_ops = &ops;
+        result = eval(*r.value);
+        if (!ops.empty()) nodes.push_back(ops_node(*s, std::move(ops)));
+      }
+      break;
+    }
+    statement(*s, nodes);
+  }
+  --inline_depth;
+  env = saved_env;
+  current_ops = saved_ops;
+  bool tile_work = false;
+  for_each_node(nodes, [&](const Node& n, const std::vector<int>&) { tile_work = tile_work || !n.ops.empty(); });
+  if (tile_work) pending_inline.push_back({code.name, std::move(nodes), saved_ops ? saved_ops->size() : 0});
+  return result;
+}
+
+void Lifter::import(const ImportStmt& s) {
+  for (const auto& a : s.names) {
+    std::string path = s.kind == StmtKind::ImportFrom ? s.module + "." + a.name : a.name;
+    std::string canon = canonical_module(path);
+    std::string bound = a.asname.empty() ? a.name : a.asname;
+    if (s.kind == StmtKind::Import && a.asname.empty() && a.name.find('.') != std::string::npos) {
+      bound = a.name.substr(0, a.name.find('.'));  // `import neuronxcc.nki` binds `neuronxcc`
+      canon = canonical_module(bound);
+    }
+    if (canon == "nki" && path.rfind("neuronxcc", 0) != 0 && s.kind == StmtKind::Import) k.dialect.new_api = true;
+    if (canon == "nki.language" && path.rfind("neuronxcc", 0) != 0) k.dialect.new_api = true;
+    if (!canon.empty()) {
+      env[bound] = AValue::of_kind(K::Module, canon);
+      if (k.dialect.alias.find(canon) == k.dialect.alias.end()) k.dialect.alias[canon] = bound;
+      continue;
+    }
+    // `from neuronxcc.nki.language import par_dim`, `from neuronxcc.nki import trace`.
+    std::string mod = canonical_module(s.module);
+    if (s.kind == StmtKind::ImportFrom && !mod.empty()) {
+      AValue v = AValue::of_kind(K::Func, mod + "." + a.name);
+      if (mod == "nki.language" && a.name == "par_dim") v = AValue::of_kind(K::Func, "nki.language.par_dim");
+      env[bound] = v;
+      continue;
+    }
+    env[bound] = AValue::of_kind(K::Unknown);
+  }
+}
+
+void Lifter::block(const Block& b, std::vector<Node>& out) {
+  for (const auto& s : b) statement(*s, out);
+}
+
+void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
+  switch (s.kind) {
+    case StmtKind::Expr: {
+      auto& e = static_cast<const ExprStmt&>(s);
+      if (e.value->kind == ExprKind::Constant) {
+        Node n = new_node(NodeKind::Meta, s);
+        n.meta = MetaKind::Docstring;
+        out.push_back(std::move(n));
+        return;
+      }
+      if (e.value->kind == ExprKind::Call) {
+        auto& c = static_cast<const CallExpr&>(*e.value);
+        if (c.func->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*c.func).attr == "append") {
+          fail(s.span, "a Python list of tiles (.append); index a block-dim buffer instead");
+        }
+      }
+      std::vector<Op> ops;
+      current_ops = &ops;
+      eval(*e.value);
+      if (ops.empty() && pending_inline.empty())
+        fail(s.span, fmt::format("the statement '{}' (no tile operation)", print_expr(*e.value)));
+      out.push_back(ops_node(s, std::move(ops)));
+      return;
+    }
+    case StmtKind::Assign: assign(static_cast<const AssignStmt&>(s), out); return;
+    case StmtKind::AugAssign: aug_assign(static_cast<const AugAssignStmt&>(s), out); return;
+    case StmtKind::For: for_loop(static_cast<const ForStmt&>(s), out); return;
+    case StmtKind::If: if_stmt(static_cast<const IfStmt&>(s), out); return;
+    case StmtKind::Return: {
+      auto& r = static_cast<const ReturnStmt&>(s);
+      Node n = new_node(NodeKind::Meta, s);
+      n.meta = MetaKind::Return;
+      if (r.value) {
+        std::vector<Op> ops;
+        current_ops = &ops;
+        AValue v = eval(*r.value);
+        if (!ops.empty()) fail(s.span, "a return of a computed value (store it to an HBM output)");
+        std::vector<AValue> items = v.k == K::Tuple || v.k == K::List ? v.items : std::vector<AValue>{v};
+        for (auto& x : items)
+          if (x.k == K::Tile) k.outputs.push_back(x.access.tensor);
+      }
+      out.push_back(std::move(n));
+      return;
+    }
+    case StmtKind::Assert: {
+      Node n = new_node(NodeKind::Meta, s);
+      n.meta = MetaKind::Assert;
+      auto& a = static_cast<const AssertStmt&>(s);
+      std::vector<Op> ops;
+      current_ops = &ops;
+      AValue v = eval(*a.test);
+      if (v.k == K::Bool && !v.b) fail(a.test->span, "a kernel whose assertion fails for these arguments");
+      out.push_back(std::move(n));
+      return;
+    }
+    case StmtKind::Import: case StmtKind::ImportFrom: {
+      import(static_cast<const ImportStmt&>(s));
+      Node n = new_node(NodeKind::Meta, s);
+      n.meta = MetaKind::Import;
+      out.push_back(std::move(n));
+      return;
+    }
+    case StmtKind::Pass: {
+      Node n = new_node(NodeKind::Meta, s);
+      n.meta = MetaKind::Pass;
+      out.push_back(std::move(n));
+      return;
+    }
+    case StmtKind::FunctionDef: fail(s.span, "a function defined inside the kernel");
+    case StmtKind::While: fail(s.span, "a while loop");
+    case StmtKind::Break: case StmtKind::Continue: fail(s.span, "break / continue");
+  }
+}
+
+void Lifter::bind_target(const Expr& target, const AValue& v) {
+  if (target.kind == ExprKind::Name) {
+    env[static_cast<const NameExpr&>(target).id] = v;
+    return;
+  }
+  if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
+    auto& t = static_cast<const SequenceExpr&>(target);
+    if ((v.k != K::Tuple && v.k != K::List) || v.items.size() != t.elts.size())
+      fail(target.span, fmt::format("the unpacking '{}'", print_expr(target)));
+    for (size_t i = 0; i < t.elts.size(); ++i) bind_target(*t.elts[i], v.items[i]);
+    return;
+  }
+  fail(target.span, fmt::format("the assignment target '{}'", print_expr(target)));
+}
+
+namespace {
+
+}  // namespace
+
+bool Lifter::whole_access(const Access& a) const {
+  const Tensor& t = k.tensor(a.tensor);
+  if (a.dims.size() != t.shape.size()) return false;
+  for (size_t d = 0; d < a.dims.size(); ++d) {
+    const DimIndex& di = a.dims[d];
+    if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].axis != static_cast<int>(d) ||
+        di.terms[0].stride != 1 || di.terms[0].size != t.shape[d])
+      return false;
+  }
+  return true;
+}
+
+namespace {
+
+// The op of `ops` whose result (or created tensor) `v` denotes whole, or null.
+Op* producer(std::vector<Op>& ops, const AValue& v, const Kernel& k) {
+  if (ops.empty() || v.k != K::Tile) return nullptr;
+  Op& root = ops.back();
+  int t = root.result >= 0 ? root.result : (root.dst ? root.dst->tensor : -1);
+  if (t != v.access.tensor) return nullptr;
+  // A whole access: every dim indexed from 0 by one axis over its full size.
+  const Tensor& tensor = k.tensor(t);
+  for (size_t d = 0; d < v.access.dims.size(); ++d) {
+    const DimIndex& di = v.access.dims[d];
+    if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].axis != static_cast<int>(d) ||
+        di.terms[0].stride != 1 || di.terms[0].size != tensor.shape[d])
+      return nullptr;
+  }
+  return &root;
+}
+
+}  // namespace
+
+void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
+  if (s.targets.size() != 1) fail(s.span, "a chained assignment");
+  const Expr& target = *s.targets[0];
+  std::vector<Op> ops;
+  current_ops = &ops;
+  AValue v = eval(*s.value);
+  if (target.kind == ExprKind::Subscript) {
+    auto& sub = static_cast<const SubscriptExpr&>(target);
+    AValue base = eval(*sub.value);
+    if (base.k != K::Tile) fail(target.span, fmt::format("the assignment to '{}'", print_expr(target)));
+    Access dst = subscript(base.access, *sub.index, target);
+    Op* root = producer(ops, v, k);
+    if (root && root->result >= 0) {
+      // `t[i] = op(...)`: the instruction writes the region directly.
+      k.tensor(root->result).role = TensorRole::Value;
+      k.tensor(root->result).name = "";
+      root->result = -1;
+      root->dst = dst;
+      root->dst_origin = &target;
+      ++block_writes;
+    } else {
+      Op copy;
+      copy.api = "assign";
+      copy.cls = OpClass::Copy;
+      copy.engine = Engine::Vector;
+      copy.dst = dst;
+      copy.dst_origin = &target;
+      copy.args.push_back({"src", to_operand(*this, v, s.value.get())});
+      ops.push_back(std::move(copy));
+    }
+    out.push_back(ops_node(s, std::move(ops)));
+    return;
+  }
+  if (target.kind == ExprKind::Name) {
+    const std::string& id = static_cast<const NameExpr&>(target).id;
+    if (!pending_inline.empty()) {
+      env[id] = v;
+      // The helper's result is known by this name from here on (its own name is local to it).
+      if (v.k == K::Tile && whole_access(v.access)) k.tensor(v.access.tensor).name = id;
+      out.push_back(ops_node(s, std::move(ops)));
+      return;
+    }
+    if (!ops.empty()) {
+      Op* root = producer(ops, v, k);
+      if (!root) fail(s.span, fmt::format("the assignment '{} = {}' (a value taken from an operation's result)", id,
+                                          print_expr(*s.value)));
+      Tensor& t = k.tensor(root->result >= 0 ? root->result : root->dst->tensor);
+      if (t.name.empty()) t.name = id;
+      if (root->result >= 0) ++name_writes;
+      env[id] = v;
+      out.push_back(ops_node(s, std::move(ops)));
+      return;
+    }
+    Node n = new_node(NodeKind::Meta, s);
+    n.binds = {id};
+    if (v.k == K::Tile) {
+      n.meta = MetaKind::View;
+      n.view = v.access;
+      // `x_fold = x.reshape(...)`: the view is known by this name.
+      if (whole_access(v.access) && k.tensor(v.access.tensor).name.empty()) k.tensor(v.access.tensor).name = id;
+    } else {
+      n.meta = MetaKind::Binding;
+    }
+    env[id] = v;
+    out.push_back(std::move(n));
+    return;
+  }
+  if (!ops.empty()) fail(s.span, "an unpacking of an operation's results");
+  bind_target(target, v);
+  Node n = new_node(NodeKind::Meta, s);
+  n.meta = MetaKind::Binding;
+  out.push_back(std::move(n));
+}
+
+void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
+  std::vector<Op> ops;
+  current_ops = &ops;
+  AValue v = eval(*s.value);
+  AValue t;
+  if (s.target->kind == ExprKind::Name) {
+    t = eval(*s.target);
+    if (t.k == K::Int || t.k == K::Float) {
+      if (!loop_stack.empty()) fail(s.span, "a Python value updated in a loop (its value differs per iteration)");
+      AValue r;
+      if (t.k == K::Int && v.k == K::Int && s.op == BinOp::Add) r = AValue::of_int(t.i + v.i);
+      else if (t.k == K::Int && v.k == K::Int && s.op == BinOp::Sub) r = AValue::of_int(t.i - v.i);
+      else fail(s.span, "this augmented assignment of a Python value");
+      env[static_cast<const NameExpr&>(*s.target).id] = r;
+      Node n = new_node(NodeKind::Meta, s);
+      n.meta = MetaKind::Binding;
+      out.push_back(std::move(n));
+      return;
+    }
+    if (t.k != K::Tile) fail(s.target->span, fmt::format("the accumulation into '{}'", print_expr(*s.target)));
+  } else if (s.target->kind == ExprKind::Subscript) {
+    auto& sub = static_cast<const SubscriptExpr&>(*s.target);
+    AValue base = eval(*sub.value);
+    if (base.k != K::Tile) fail(s.target->span, fmt::format("the accumulation into '{}'", print_expr(*s.target)));
+    t = AValue::of_tile(subscript(base.access, *sub.index, *s.target));
+  } else {
+    fail(s.target->span, "this accumulation target");
+  }
+  if (s.op != BinOp::Add) fail(s.span, fmt::format("a '{}=' accumulation into a tile (only += is lifted)", symbol(s.op)));
+  Op* root = producer(ops, v, k);
+  if (root && root->result >= 0) {
+    k.tensor(root->result).name = "";
+    root->result = -1;
+    root->dst = t.access;
+    root->dst_origin = s.target.get();
+    root->accumulate = true;
+  } else {
+    Op acc;
+    acc.api = "assign";
+    acc.cls = OpClass::Copy;
+    acc.engine = Engine::Vector;
+    acc.dst = t.access;
+    acc.dst_origin = s.target.get();
+    acc.accumulate = true;
+    acc.args.push_back({"src", to_operand(*this, v, s.value.get())});
+    ops.push_back(std::move(acc));
+  }
+  out.push_back(ops_node(s, std::move(ops)));
+}
+
+namespace {
+
+// Names a loop body reads before binding them itself and also binds: values carried from one
+// iteration to the next through a Python name, which the form cannot express.
+std::set<std::string> carried_names(const Block& body, const std::set<std::string>& loop_vars) {
+  std::set<std::string> bound, carried;
+  std::function<void(const Block&)> walk_block;
+  auto names_read = [](const Expr& e, std::set<std::string>& out) {
+    std::function<void(const Expr&)> rec = [&](const Expr& x) {
+      switch (x.kind) {
+        case ExprKind::Name: out.insert(static_cast<const NameExpr&>(x).id); break;
+        case ExprKind::BinOp: rec(*static_cast<const BinOpExpr&>(x).left); rec(*static_cast<const BinOpExpr&>(x).right); break;
+        case ExprKind::UnaryOp: rec(*static_cast<const UnaryOpExpr&>(x).operand); break;
+        case ExprKind::Call: {
+          auto& c = static_cast<const CallExpr&>(x);
+          rec(*c.func);
+          for (auto& a : c.args) rec(*a);
+          for (auto& kw : c.keywords) rec(*kw.value);
+          break;
+        }
+        case ExprKind::Attribute: rec(*static_cast<const AttributeExpr&>(x).value); break;
+        case ExprKind::Subscript: rec(*static_cast<const SubscriptExpr&>(x).value); rec(*static_cast<const SubscriptExpr&>(x).index); break;
+        case ExprKind::Tuple: case ExprKind::List:
+          for (auto& y : static_cast<const SequenceExpr&>(x).elts) rec(*y);
+          break;
+        case ExprKind::Slice: {
+          auto& s = static_cast<const SliceExpr&>(x);
+          if (s.lower) rec(*s.lower);
+          if (s.upper) rec(*s.upper);
+          if (s.step) rec(*s.step);
+          break;
+        }
+        case ExprKind::IfExp: {
+          auto& i = static_cast<const IfExpExpr&>(x);
+          rec(*i.test), rec(*i.body), rec(*i.orelse);
+          break;
+        }
+        case ExprKind::Compare: {
+          auto& c = static_cast<const CompareExpr&>(x);
+          rec(*c.left);
+          for (auto& y : c.comparators) rec(*y);
+          break;
+        }
+        default: break;
+      }
+    };
+    rec(e);
+  };
+  std::set<std::string> read_first;
+  walk_block = [&](const Block& b) {
+    for (const auto& s : b) {
+      std::set<std::string> r;
+      const Expr* target = nullptr;
+      switch (s->kind) {
+        case StmtKind::Assign: {
+          auto& a = static_cast<const AssignStmt&>(*s);
+          names_read(*a.value, r);
+          target = a.targets[0].get();
+          if (target->kind == ExprKind::Subscript) names_read(*target, r), target = nullptr;
+          break;
+        }
+        case StmtKind::AugAssign: {
+          auto& a = static_cast<const AugAssignStmt&>(*s);
+          names_read(*a.value, r);
+          names_read(*a.target, r);
+          break;
+        }
+        case StmtKind::Expr: names_read(*static_cast<const ExprStmt&>(*s).value, r); break;
+        case StmtKind::For: {
+          auto& f = static_cast<const ForStmt&>(*s);
+          names_read(*f.iter, r);
+          for (auto& n : r)
+            if (!bound.count(n)) read_first.insert(n);
+          r.clear();
+          if (f.target->kind == ExprKind::Name) bound.insert(static_cast<const NameExpr&>(*f.target).id);
+          walk_block(f.body);
+          break;
+        }
+        case StmtKind::If: {
+          auto& i = static_cast<const IfStmt&>(*s);
+          names_read(*i.test, r);
+          for (auto& n : r)
+            if (!bound.count(n)) read_first.insert(n);
+          r.clear();
+          walk_block(i.body);
+          walk_block(i.orelse);
+          break;
+        }
+        default: break;
+      }
+      for (auto& n : r)
+        if (!bound.count(n)) read_first.insert(n);
+      if (target) {
+        std::set<std::string> t;
+        names_read(*target, t);
+        for (auto& n : t) {
+          if (read_first.count(n) && !loop_vars.count(n)) carried.insert(n);
+          bound.insert(n);
+        }
+      }
+    }
+  };
+  walk_block(body);
+  return carried;
+}
+
+}  // namespace
+
+void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
+  std::vector<Op> ops;
+  current_ops = &ops;
+  AValue r = eval(*s.iter);
+  if (r.k != K::Range) fail(s.iter->span, fmt::format("the loop over '{}' (not a range)", print_expr(*s.iter)));
+  if (!ops.empty()) fail(s.iter->span, "a loop range computed by an operation");
+  if (s.target->kind != ExprKind::Name) fail(s.target->span, "a loop with a target that is not one name");
+  const std::string& var = static_cast<const NameExpr&>(*s.target).id;
+  for (const auto& name : carried_names(s.body, {var})) {
+    auto it = env.find(name);
+    if (it != env.end() && (it->second.k == K::Tile || it->second.k == K::Int || it->second.k == K::Float))
+      fail(s.span, fmt::format("the name '{}', read by this loop's body before the body rebinds it (a value carried "
+                               "from one iteration to the next through a Python name)", name));
+  }
+  Loop loop;
+  loop.id = static_cast<int>(k.loops.size());
+  loop.var = var;
+  loop.kind = r.range_kind;
+  loop.start = int_of(r.items[0], *s.iter);
+  loop.stop = int_of(r.items[1], *s.iter);
+  IExpr step = int_of(r.items[2], *s.iter);
+  if (!step.is_constant() || step.constant() <= 0) fail(s.iter->span, "a loop with a step that is not a positive constant");
+  loop.step = step.constant();
+  k.loops[loop.id] = loop;
+  Node n = new_node(NodeKind::Loop, s);
+  n.loop = loop.id;
+  auto saved = env.find(var) == env.end() ? std::optional<AValue>() : std::optional<AValue>(env[var]);
+  env[var] = AValue::of_int(IExpr::var(loop.id));
+  loop_stack.push_back(loop.id);
+  block(s.body, n.body);
+  loop_stack.pop_back();
+  env.erase(var);
+  if (saved) env[var] = *saved;
+  out.push_back(std::move(n));
+}
+
+void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
+  std::vector<Op> ops;
+  current_ops = &ops;
+  AValue t = eval(*s.test);
+  if (!ops.empty()) fail(s.test->span, "a condition computed by an operation");
+  Node n = new_node(NodeKind::If, s);
+  if (t.k == K::Bool) {
+    n.cond_l = IExpr(t.b ? 0 : 1), n.cond_r = IExpr(0), n.cond = Cmp::Eq;
+  } else if (t.k == K::Cond) {
+    n.cond_l = t.cl, n.cond_r = t.cr, n.cond = t.cmp;
+  } else {
+    fail(s.test->span, fmt::format("the condition '{}'", print_expr(*s.test)));
+  }
+  auto before = env;
+  if (t.k != K::Bool || t.b) block(s.body, n.body);
+  auto after_then = env;
+  env = before;
+  if (t.k != K::Bool || !t.b) block(s.orelse, n.orelse);
+  if (t.k == K::Bool) {
+    if (t.b) env = after_then;
+  } else {
+    // Names bound differently by the two branches have no single value afterwards.
+    for (auto& [name, v] : after_then)
+      if (!env.count(name)) env[name] = v;
+  }
+  out.push_back(std::move(n));
+}
+
+Kernel Lifter::run() {
+  block(fn->body, k.body);
+  k.dialect.grid_indexing = grid_statements > slice_statements;
+  k.dialect.block_buffers = block_writes > name_writes;
+  if (!fn->body.empty()) {
+    uint32_t col = fn->body.front()->span.col;
+    uint32_t def_col = fn->span.col;
+    if (col > def_col) k.dialect.indent = std::string(col - def_col, ' ');
+  }
+  return std::move(k);
+}
+
+}  // namespace detail
+
+Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args) {
+  detail::Lifter l(std::move(module), args);
+  return l.run();
+}
+
+Kernel lift_source(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args) {
+  auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{path, text});
+  std::shared_ptr<nki::ModuleAst> module;
+  try {
+    module = nki::parse_module(src);
+  } catch (const nki::NkiError& e) {
+    throw LiftError(e.diag);
+  }
+  return lift(module, args);
+}
+
+}  // namespace loopnest

@@ -1,0 +1,133 @@
+// The lifter's internals (private to src/loopnest): abstract values of the kernel's Python and the
+// class that walks the AST. lift.h is the interface.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "loopnest/form.h"
+#include "loopnest/lift.h"
+
+namespace loopnest::detail {
+
+// An index grid: base + sum of coef * a over its axes, in a grid of `ndim` dims (numpy aligns
+// grids of fewer dims to the right). ndim 0: a 1-D nl.arange not yet placed by [:, None].
+struct Grid {
+  struct Axis {
+    int64_t coef = 1;
+    IExpr size;
+  };
+  IExpr base;
+  std::map<int, Axis> axes;
+  int ndim = 0;
+};
+
+struct AValue {
+  enum class K : uint8_t {
+    Unknown, None, Bool, Int, Float, Str, Ellipsis, Module, Func, Method, Symbol, DType, Tile, Grid, Tuple, List,
+    Slice, ParDim, Range, Pred, Cond, HostArray,
+  };
+  K k = K::Unknown;
+  IExpr i;            // Int, ParDim
+  double f = 0;       // Float
+  bool b = false;     // Bool
+  std::string s;      // Str text; Module / Func canonical path; Symbol ("buffer:sbuf", "engine:vector"); DType; Method name
+  std::string type;   // Float: dtype of a typed numpy scalar
+  Access access;      // Tile
+  Grid grid;          // Grid
+  std::vector<AValue> items;     // Tuple, List; Slice: lo, hi, step (None when absent); Range: start, stop, step;
+                                 // HostArray: its shape
+  std::shared_ptr<AValue> self;  // Method: its object
+  std::vector<Constraint> pred;  // Pred (a mask)
+  IExpr cl, cr;                  // Cond: cl cmp cr (a comparison of loop-dependent integers)
+  Cmp cmp = Cmp::Lt;
+  LoopKind range_kind = LoopKind::Range;
+
+  static AValue of_int(IExpr v) { AValue a; a.k = K::Int; a.i = std::move(v); return a; }
+  static AValue of_float(double v, std::string type = "") { AValue a; a.k = K::Float; a.f = v; a.type = std::move(type); return a; }
+  static AValue of_bool(bool v) { AValue a; a.k = K::Bool; a.b = v; return a; }
+  static AValue of_kind(K k, std::string s = "") { AValue a; a.k = k; a.s = std::move(s); return a; }
+  static AValue of_tile(Access acc) { AValue a; a.k = K::Tile; a.access = std::move(acc); return a; }
+  static AValue of_tuple(std::vector<AValue> items) { AValue a; a.k = K::Tuple; a.items = std::move(items); return a; }
+};
+
+class Lifter {
+ public:
+  Lifter(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args);
+  Kernel run();
+
+  // ---- errors ----
+  [[noreturn]] void fail(const nki::Span& at, const std::string& what) const;
+
+  // ---- expressions (lift_expr.cpp) ----
+  AValue eval(const nki::Expr& e);
+  IExpr int_of(const nki::Expr& e);  // an integer-valued expression
+  IExpr int_of(const AValue& v, const nki::Expr& at);
+  std::vector<IExpr> shape_of(const AValue& v, const nki::Expr& at, int* partition_dim = nullptr);
+  Access subscript(const Access& base, const nki::Expr& index, const nki::Expr& at);
+  std::vector<IExpr> tile_shape(const Access& a) const { return a.tile_shape(); }
+  Access whole(int tensor) const;
+  bool whole_access(const Access& a) const;
+
+  // ---- calls (lift_call.cpp) ----
+  AValue call(const nki::CallExpr& c);
+  // An NKI API applied to bound arguments (calls and Python operators on tiles).
+  AValue apply(const std::string& api, std::vector<std::pair<std::string, AValue>> args,
+               std::vector<std::pair<std::string, const nki::Expr*>> origins, const nki::Expr& at,
+               const nki::CallExpr* origin);
+  // The op the statement's root call produced (for retargeting `t[i] = call(...)`).
+  std::vector<Op>* current_ops = nullptr;
+
+  // ---- statements (lift_stmt.cpp) ----
+  void block(const nki::Block& b, std::vector<Node>& out);
+
+  Kernel k;
+  std::vector<int> loop_stack;
+  std::map<std::string, AValue> env;
+  std::map<std::string, AValue> globals;
+  std::shared_ptr<const nki::ModuleAst> module;
+  const nki::FunctionCode* fn = nullptr;
+  int grid_statements = 0, slice_statements = 0;  // index styles seen (the dialect)
+  int block_writes = 0, name_writes = 0;          // destination styles seen
+
+  std::set<std::string> positional_;  // parameters the call being lifted passes by position
+
+  // Module-level helper functions the kernel calls; their tile work is inlined (NodeKind::Inline).
+  std::map<std::string, const nki::FunctionCode*> helpers;
+  struct PendingInline {
+    std::string name;
+    std::vector<Node> nodes;
+    size_t ops_before = 0;
+  };
+  std::vector<PendingInline> pending_inline;
+  int inline_depth = 0;
+  AValue inline_call(const nki::FunctionCode& code, std::vector<AValue> pos,
+                     std::vector<std::pair<std::string, AValue>> kw, const nki::CallExpr& c);
+
+  int new_tensor(Tensor t);
+  Node new_node(NodeKind kind, const nki::Stmt& origin);
+  Ranges ranges() const { return k.ranges(); }
+
+ private:
+  void statement(const nki::Stmt& s, std::vector<Node>& out);
+  void assign(const nki::AssignStmt& s, std::vector<Node>& out);
+  void aug_assign(const nki::AugAssignStmt& s, std::vector<Node>& out);
+  void for_loop(const nki::ForStmt& s, std::vector<Node>& out);
+  void if_stmt(const nki::IfStmt& s, std::vector<Node>& out);
+  void import(const nki::ImportStmt& s);
+  void bind_target(const nki::Expr& target, const AValue& v);
+  Node ops_node(const nki::Stmt& s, std::vector<Op> ops);
+};
+
+// An abstract value as an operand of an operation.
+Operand to_operand(Lifter& lifter, const AValue& v, const nki::Expr* origin);
+
+// Canonical module path of an import ("neuronxcc.nki.language" -> "nki.language"); "" if unknown.
+std::string canonical_module(const std::string& dotted);
+// Short API name of a canonical function path ("nki.isa.activation" -> "nisa.activation").
+std::string short_api(const std::string& path);
+
+}  // namespace loopnest::detail

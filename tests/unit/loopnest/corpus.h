@@ -1,0 +1,128 @@
+// Test support: every kernel the repository holds, with the arguments it is lifted for.
+//   nkibench/kernels, nkibench/styles/<style>/ and bench/fidelity_kernels: the task reference
+//   (found by file name, as `accelopt parse --emit loops` does); tests/golden/rewrite: the
+//   `# inputs:` first line; tests/kernels: the shapes their numerics tests use; fidelity/ (the
+//   fidelity suite): its references, when it is there.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/arg_specs.h"
+#include "loopnest/arg_spec.h"
+
+namespace loopnest_test {
+
+namespace fs = std::filesystem;
+
+inline std::string source_dir() { return ACCELOPT_SOURCE_DIR; }
+
+inline std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct CorpusKernel {
+  std::string path;  // relative to the source dir
+  std::string text;
+  std::string reference;  // absolute path, "" when the arguments come from elsewhere
+  std::vector<loopnest::ArgSpec> args;
+  bool test_kernel = false;  // small: runs with numerics in a unit test
+};
+
+inline std::vector<loopnest::ArgSpec> arrays(std::vector<std::vector<int64_t>> shapes) {
+  std::vector<loopnest::ArgSpec> out;
+  for (auto& s : shapes) {
+    loopnest::ArgSpec a;
+    a.shape = s;
+    out.push_back(a);
+  }
+  return out;
+}
+
+// Shapes of tests/kernels/*.py as tests/unit/nkilib/kernel_numerics_test.cpp runs them.
+inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_args() {
+  static const std::map<std::string, std::vector<loopnest::ArgSpec>> args = {
+      {"add_slices.py", arrays({{256, 512}, {256, 512}})}, {"masked_blocks.py", arrays({{200, 64}})},
+      {"silu.py", arrays({{128, 256}})},                   {"softmax_rows.py", arrays({{128, 1024}})},
+      {"matmul.py", arrays({{128, 256}, {256, 512}})},     {"scan.py", arrays({{128, 64}, {128, 64}})},
+      {"newer_api.py", arrays({{128, 128}, {128, 256}})}, {"mgrid_broadcast.py", arrays({{128, 64}, {64}})},
+  };
+  return args;
+}
+
+inline std::vector<std::string> py_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec))
+    if (e.path().extension() == ".py") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline bool is_kernel(const std::string& text) {
+  return text.find("@nki.jit") != std::string::npos || text.find("def kernel(") != std::string::npos ||
+         text.find("def optimized_kernel(") != std::string::npos;
+}
+
+inline std::vector<CorpusKernel> corpus() {
+  std::vector<CorpusKernel> out;
+  std::string root = source_dir();
+  auto add = [&](const std::string& abs, std::vector<loopnest::ArgSpec> args, std::string reference, bool small) {
+    CorpusKernel k;
+    k.path = fs::relative(abs, root).string();
+    k.text = read(abs);
+    if (!is_kernel(k.text)) return;
+    k.args = std::move(args);
+    k.reference = std::move(reference);
+    k.test_kernel = small;
+    out.push_back(std::move(k));
+  };
+  std::map<std::string, std::vector<loopnest::ArgSpec>> by_reference;
+  auto from_reference = [&](const std::string& abs) {
+    std::string ref = bench::reference_for_kernel(abs);
+    if (ref.empty()) {
+      // bench/fidelity_kernels/silu.py: the task's reference by its name.
+      std::string stem = fs::path(abs).stem().string();
+      for (const auto& r : py_files(root + "/nkibench/reference")) {
+        std::string rs = fs::path(r).stem().string();  // <task>_<config>, the config starting M4096, B16, ...
+        if (rs.rfind(stem + "_", 0) == 0 && rs.size() > stem.size() + 1 && std::isupper(rs[stem.size() + 1])) ref = r;
+      }
+    }
+    if (ref.empty()) return;
+    if (!by_reference.count(ref)) by_reference[ref] = bench::reference_arg_specs(ref, read(ref));
+    add(abs, by_reference[ref], ref, false);
+  };
+  for (const auto& f : py_files(root + "/nkibench/kernels")) from_reference(f);
+  for (const auto& f : py_files(root + "/nkibench/styles")) from_reference(f);
+  for (const auto& f : py_files(root + "/bench/fidelity_kernels")) from_reference(f);
+  for (const auto& f : py_files(root + "/tests/kernels")) {
+    auto it = test_kernel_args().find(fs::path(f).filename().string());
+    if (it != test_kernel_args().end()) add(f, it->second, "", true);
+  }
+  for (const auto& f : py_files(root + "/tests/golden/rewrite")) {
+    std::string text = read(f);
+    if (fs::path(f).parent_path().filename() == "kernels") {
+      from_reference(f);
+      continue;
+    }
+    add(f, loopnest::arg_specs_from_header(text), "", true);
+  }
+  for (const auto& f : py_files(root + "/tests/golden/bench/published_layout/kernels")) from_reference(f);
+  add(root + "/examples/add/kernel.py", bench::reference_arg_specs(root + "/examples/add/reference.py",
+                                                                  read(root + "/examples/add/reference.py")),
+      root + "/examples/add/reference.py", false);
+  for (const auto& f : py_files(root + "/fidelity")) from_reference(f);
+  return out;
+}
+
+}  // namespace loopnest_test

@@ -1,0 +1,137 @@
+// Lifting is total on the repository's kernels, an unchanged form prints back to the same text,
+// and a kernel printed back from its form (every operation regenerated) lifts to the same form,
+// computes the same numbers and has the same simulated profile.
+#include <cstdlib>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "../nkilib/kernel_harness.h"
+#include "bench/profile_run.h"
+#include "corpus.h"
+#include "loopnest/dump.h"
+#include "loopnest/emit.h"
+#include "loopnest/lift.h"
+
+namespace {
+
+using loopnest_test::corpus;
+using loopnest_test::CorpusKernel;
+
+// Kernels the form cannot express yet, with the construct that stops it.
+const std::map<std::string, std::string> kKnownGaps = {
+    {"tests/golden/rewrite/mm_bmm.pipeline_prep.expected.py", "a Python list of tiles (.append)"},
+};
+
+const std::vector<CorpusKernel>& all() {
+  static const std::vector<CorpusKernel> kernels = corpus();
+  return kernels;
+}
+
+TEST(LoopNestCorpus, EveryKernelOfTheRepositoryLifts) {
+  ASSERT_GE(all().size(), 70u);
+  int lifted = 0;
+  for (const auto& k : all()) {
+    try {
+      loopnest::lift_source(k.path, k.text, k.args);
+      ++lifted;
+      EXPECT_FALSE(kKnownGaps.count(k.path)) << k.path << " lifts now: remove it from kKnownGaps";
+    } catch (const loopnest::LiftError& e) {
+      auto gap = kKnownGaps.find(k.path);
+      if (gap == kKnownGaps.end()) ADD_FAILURE() << e.render();
+      else EXPECT_NE(e.render().find(gap->second), std::string::npos) << e.render();
+      // The diagnostic points at the construct: path:line:col.
+      EXPECT_NE(e.render().find(k.path + ":"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(lifted + static_cast<int>(kKnownGaps.size()), static_cast<int>(all().size()));
+}
+
+TEST(LoopNestCorpus, AnUnchangedFormPrintsBackTheSameText) {
+  for (const auto& k : all()) {
+    if (kKnownGaps.count(k.path)) continue;
+    auto form = loopnest::lift_source(k.path, k.text, k.args);
+    EXPECT_EQ(loopnest::emit(form), k.text) << k.path;
+  }
+}
+
+TEST(LoopNestCorpus, EveryOperationRegeneratedLiftsToTheSameForm) {
+  for (const auto& k : all()) {
+    if (kKnownGaps.count(k.path)) continue;
+    auto form = loopnest::lift_source(k.path, k.text, k.args);
+    try {
+      loopnest::emit_checked(form, k.args, {.regenerate = true});
+    } catch (const loopnest::EmitError& e) {
+      ADD_FAILURE() << k.path << ": " << e.what();
+    }
+  }
+}
+
+std::vector<tensor::Array> inputs_for(const std::vector<loopnest::ArgSpec>& args) {
+  std::vector<tensor::Array> out;
+  for (size_t i = 0; i < args.size(); ++i)
+    out.push_back(nki::lib::testing::test_input(tensor::Shape(args[i].shape.begin(), args[i].shape.end()),
+                                                static_cast<int>(i) + 1));
+  return out;
+}
+
+TEST(LoopNestCorpus, RegeneratedTestKernelsComputeTheSameNumbers) {
+  int compared = 0;
+  for (const auto& k : all()) {
+    if (!k.test_kernel || kKnownGaps.count(k.path) || k.args.empty()) continue;
+    auto form = loopnest::lift_source(k.path, k.text, k.args);
+    std::string again = loopnest::emit(form, {.regenerate = true});
+    nki::lib::testing::Harness h1, h2;
+    auto a = h1.run_module(*h1.load_text(k.path, k.text), inputs_for(k.args));
+    auto b = h2.run_module(*h2.load_text(k.path, again), inputs_for(k.args));
+    ASSERT_EQ(a.outputs.size(), b.outputs.size()) << k.path;
+    for (size_t o = 0; o < a.outputs.size(); ++o) {
+      ASSERT_EQ(a.outputs[o].shape(), b.outputs[o].shape()) << k.path;
+      int64_t n = tensor::num_elements(a.outputs[o].shape());
+      std::vector<int64_t> idx(a.outputs[o].shape().size(), 0);
+      for (int64_t e = 0; e < n; ++e) {
+        double x = a.outputs[o].get(idx), y = b.outputs[o].get(idx);
+        if (!(x == y || (std::isnan(x) && std::isnan(y)))) {
+          ADD_FAILURE() << k.path << ": output " << o << " differs at element " << e << ": " << x << " vs " << y;
+          break;
+        }
+        for (int d = static_cast<int>(idx.size()) - 1; d >= 0 && ++idx[d] == a.outputs[o].shape()[d]; --d) idx[d] = 0;
+      }
+    }
+    ++compared;
+  }
+  EXPECT_GE(compared, 20);
+}
+
+double profile_ms(const CorpusKernel& k, const std::string& text, int64_t* instructions) {
+  bench::TraceRequest req;
+  req.kernel_path = k.path;
+  req.kernel_text = text;
+  req.args = bench::reference_kernel_args(k.reference, loopnest_test::read(k.reference), {});
+  auto run = bench::profile_kernel(req, "trn1");
+  if (!run.profile) return -1;
+  *instructions = static_cast<int64_t>(run.profile->instructions);
+  return run.profile->latency;
+}
+
+// The task kernels in every style (full size, trace only): the regenerated kernel's trace gives the
+// same simulated latency and instruction count.
+TEST(LoopNestCorpus, RegeneratedTaskKernelsHaveTheSameProfile) {
+  int compared = 0;
+  for (const auto& k : all()) {
+    if (k.reference.empty() || kKnownGaps.count(k.path)) continue;
+    bool task_kernel = k.path.rfind("nkibench/", 0) == 0 || k.path.rfind("bench/fidelity_kernels/", 0) == 0;
+    if (!task_kernel) continue;
+    auto form = loopnest::lift_source(k.path, k.text, k.args);
+    std::string again = loopnest::emit(form, {.regenerate = true});
+    int64_t n1 = 0, n2 = 0;
+    double a = profile_ms(k, k.text, &n1), b = profile_ms(k, again, &n2);
+    ASSERT_GT(a, 0) << k.path;
+    EXPECT_EQ(a, b) << k.path;
+    EXPECT_EQ(n1, n2) << k.path;
+    ++compared;
+  }
+  EXPECT_GE(compared, 21);
+}
+
+}  // namespace

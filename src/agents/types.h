@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "loopnest/arg_spec.h"
 #include "trn/profile.h"
 
 namespace agents {
@@ -21,6 +22,8 @@ struct TaskInfo {
   std::string arch = "trn1";
   double baseline_latency_ms = 0;
   double peak_latency_ms = 0;     // published "percentage of peak" bound (0 = unknown)
+  // The kernel's arguments (shapes, dtypes, scalars) for the loop-nest form; empty = unknown.
+  std::vector<loopnest::ArgSpec> kernel_args;
 };
 
 // A kernel in the beam: correct and profiled.

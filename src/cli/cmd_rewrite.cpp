@@ -3,12 +3,16 @@
 //   --apply 'KEY' ...   applies the sites in order (each key as listed for the kernel at that
 //                       point) and prints the rewritten kernel, like the agent's executor does
 //   --json              the list as [{"key", "transform", "params", "summary"}]
+//   --reference REF     the task reference giving the kernel's argument shapes, for the sites of
+//                       the loop-nest form (default: the reference its file name has in a
+//                       benchmark directory, as `accelopt parse --emit loops` finds it)
 // The rewritten kernel is not checked here: `accelopt eval` is the judge, as in the search.
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "agents/builtin/ast_edit.h"
 #include "agents/builtin/transform.h"
+#include "bench/arg_specs.h"
 #include "cli/command.h"
 #include "cli/read_source.h"
 
@@ -18,12 +22,14 @@ struct RewriteOptions {
   std::string kernel;
   std::vector<std::string> apply;
   std::string transform;  // list only this transformation's sites
+  std::string reference;
   bool json = false;
+  std::vector<loopnest::ArgSpec> args;
 };
 
 int list_sites(const std::string& text, const RewriteOptions& o) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& site : agents::builtin::find_sites(text)) {
+  for (const auto& site : agents::builtin::find_sites(text, o.args)) {
     if (!o.transform.empty() && site.transform != o.transform) continue;
     if (o.json)
       out.push_back({{"key", site.key()}, {"transform", site.transform}, {"params", site.params},
@@ -43,7 +49,7 @@ int apply_sites(std::string text, const RewriteOptions& o) {
       return 1;
     }
     try {
-      text = agents::builtin::apply_site(text, *site);
+      text = agents::builtin::apply_site(text, *site, o.args);
     } catch (const agents::builtin::RewriteError& e) {
       fmt::print(stderr, "accelopt: error: {}: cannot apply '{}': {}\n", o.kernel, key, e.what());
       return 1;
@@ -53,9 +59,20 @@ int apply_sites(std::string text, const RewriteOptions& o) {
   return 0;
 }
 
-int run_rewrite(const RewriteOptions& o) {
+int run_rewrite(RewriteOptions& o) {
   auto text = cli::read_source_file(o.kernel);
   if (!text) return 1;
+  std::string reference = o.reference.empty() ? bench::reference_for_kernel(o.kernel) : o.reference;
+  if (!reference.empty()) {
+    auto ref_text = cli::read_source_file(reference);
+    if (!ref_text) return 1;
+    try {
+      o.args = bench::reference_arg_specs(reference, *ref_text);
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "accelopt: error: {}\n", e.what());
+      return 1;
+    }
+  }
   return o.apply.empty() ? list_sites(*text, o) : apply_sites(*text, o);
 }
 
@@ -65,6 +82,7 @@ cli::RunFn setup_rewrite(CLI::App& sub) {
   sub.add_option("--apply", o->apply, "site key to apply (repeat to apply several in order)");
   sub.add_option("--transform", o->transform, "list only the sites of this transformation");
   sub.add_flag("--json", o->json, "list the sites as JSON");
+  sub.add_option("--reference", o->reference, "task reference giving the kernel's argument shapes (loop-nest sites)");
   return [o] { return run_rewrite(*o); };
 }
 

@@ -1,7 +1,7 @@
 #include "loopnest/emit.h"
 
 #include <algorithm>
-#include <cstdlib>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -115,6 +115,27 @@ class Emitter {
     return s;
   }
 
+  // `text` with the identifiers of the current renames replaced (whole words only).
+  std::string renamed(const std::string& text) const {
+    if (renames_.empty() || renames_.back().empty()) return text;
+    std::string out;
+    size_t i = 0;
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    while (i < text.size()) {
+      if (word(text[i]) && (i == 0 || !word(text[i - 1]))) {
+        size_t j = i;
+        while (j < text.size() && word(text[j])) ++j;
+        std::string w = text.substr(i, j - i);
+        auto it = renames_.back().find(w);
+        out += it == renames_.back().end() ? w : it->second;
+        i = j;
+      } else {
+        out += text[i++];
+      }
+    }
+    return out;
+  }
+
   // Source lines [from, to] moved from the indentation of line `anchor` to `depth`.
   void copy(uint32_t from, uint32_t to, uint32_t anchor, int depth, std::string& out) const {
     size_t orig = indent_of(line(anchor));
@@ -122,7 +143,7 @@ class Emitter {
     for (uint32_t l = from; l <= to; ++l) {
       const std::string& text = line(l);
       size_t strip = std::min(orig, indent_of(text));
-      out += text.size() == strip ? "\n" : pad + text.substr(strip) + "\n";
+      out += text.size() == strip ? "\n" : pad + renamed(text.substr(strip)) + "\n";
     }
   }
 
@@ -138,6 +159,14 @@ class Emitter {
   }
 
   void node(const Node& n, int depth, std::string& out) {
+    auto scope = renames_.empty() ? std::map<std::string, std::string>{} : renames_.back();
+    for (const auto& [from, to] : n.renames) scope[from] = to;
+    renames_.push_back(std::move(scope));
+    emit_node(n, depth, out);
+    renames_.pop_back();
+  }
+
+  void emit_node(const Node& n, int depth, std::string& out) {
     leading(n, depth, out);
     switch (n.kind) {
       case NodeKind::Inline:
@@ -151,6 +180,8 @@ class Emitter {
           out += indent(depth) + n.patch + "\n";
         } else if (n.kind == NodeKind::Stmt) {
           out += indent(depth) + statement(n) + "\n";
+        } else if (n.meta == MetaKind::View && n.view && !n.binds.empty()) {
+          out += indent(depth) + n.binds[0] + " = " + access(*n.view) + "\n";
         } else {
           throw EmitError("a changed meta statement without its new text");
         }
@@ -440,6 +471,7 @@ class Emitter {
   std::map<const Stmt*, uint32_t> leading_;
   std::set<std::string> needed_;
   std::set<std::string> names_in_scope_;
+  std::vector<std::map<std::string, std::string>> renames_;
 };
 
 std::string first_difference(const std::string& a, const std::string& b) {
@@ -464,7 +496,6 @@ std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, cons
     throw EmitError("the printed kernel does not lift:\n" + e.render());
   }
   std::string want = dump(k), got = dump(again);
-  if (std::getenv("LOOPNEST_DEBUG")) fmt::print(stderr, "{}\n----\n{}\n----\n{}", text, want, got);
   if (want != got) throw EmitError("the printed kernel has another loop-nest form than the transformed one, at " +
                                    first_difference(want, got));
   return text;

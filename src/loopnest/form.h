@@ -171,6 +171,8 @@ struct Node {
   bool frozen = false;  // inside a helper function: a transformation must leave it alone
   bool dirty = false;  // printed from the form rather than copied
   std::string patch;   // a dirty node's source text (first line unindented), when a transform wrote it
+  // Identifiers to rename when the node's source is copied (a loop variable after fusion).
+  std::map<std::string, std::string> renames;
 };
 
 struct Param {

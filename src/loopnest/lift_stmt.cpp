@@ -608,11 +608,52 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   auto saved = env.find(var) == env.end() ? std::optional<AValue>() : std::optional<AValue>(env[var]);
   env[var] = AValue::of_int(IExpr::var(loop.id));
   loop_stack.push_back(loop.id);
+  auto before = env;
   block(s.body, n.body);
   loop_stack.pop_back();
   env.erase(var);
   if (saved) env[var] = *saved;
+  // After the loop a name bound in it holds its last iteration's value, which the form does not
+  // express when it depends on the loop: such names are unusable after the loop.
+  for (auto it = env.begin(); it != env.end();) {
+    auto old = before.find(it->first);
+    bool rebound = old == before.end() || !same_binding(old->second, it->second);
+    if (rebound && depends_on(it->second, loop.id)) it = env.erase(it);
+    else ++it;
+  }
   out.push_back(std::move(n));
+}
+
+bool Lifter::depends_on(const AValue& v, int loop) const {
+  switch (v.k) {
+    case K::Int: case K::ParDim: return v.i.uses(loop);
+    case K::Tile: {
+      for (const auto& d : v.access.dims) {
+        if (d.start.uses(loop)) return true;
+        for (const auto& t : d.terms)
+          if (t.size.uses(loop)) return true;
+      }
+      return false;
+    }
+    case K::Grid: {
+      if (v.grid.base.uses(loop)) return true;
+      for (const auto& [p, ax] : v.grid.axes)
+        if (ax.size.uses(loop)) return true;
+      return false;
+    }
+    case K::Tuple: case K::List:
+      for (const auto& x : v.items)
+        if (depends_on(x, loop)) return true;
+      return false;
+    default: return false;
+  }
+}
+
+bool Lifter::same_binding(const AValue& a, const AValue& b) const {
+  if (a.k != b.k) return false;
+  if (a.k == K::Int) return a.i == b.i;
+  if (a.k == K::Tile) return a.access == b.access;
+  return a.k != K::Tuple && a.k != K::List && a.k != K::Grid;
 }
 
 void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {

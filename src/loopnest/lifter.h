@@ -119,6 +119,8 @@ class Lifter {
   void if_stmt(const nki::IfStmt& s, std::vector<Node>& out);
   void import(const nki::ImportStmt& s);
   void bind_target(const nki::Expr& target, const AValue& v);
+  bool depends_on(const AValue& v, int loop) const;
+  bool same_binding(const AValue& a, const AValue& b) const;
   Node ops_node(const nki::Stmt& s, std::vector<Op> ops);
 };
 

@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include "bench/arg_specs.h"
 #include "bench/loader.h"
 #include "bench/peak.h"
 
@@ -42,6 +43,12 @@ TaskSpec to_spec(const bench::TaskCase& c, const std::string& kernel_path, const
   spec.info.kernel_file_name = std::filesystem::path(c.kernel_path).filename().string();
   spec.info.arch = arch;
   spec.info.peak_latency_ms = peak_latency_ms(c, arch);
+  try {
+    // Shape-only: the reference's inputs cost nothing per element.
+    spec.info.kernel_args = bench::reference_arg_specs(c.reference_path, spec.info.reference_text);
+  } catch (const std::runtime_error&) {
+    // A reference that fails here fails its evaluation too; the agent works without the form.
+  }
   spec.reference_path = c.reference_path;
   spec.baseline_path = kernel_path;
   spec.tolerance = c.effective_tolerance();

@@ -15,7 +15,7 @@ namespace {
 class BuiltinExecutor : public Executor {
  public:
   // One draft whatever `k` is: the rewrite is deterministic, so copies would only spend evaluations.
-  std::vector<KernelDraft> write(const AgentContext&, const Candidate& candidate, const Plan& plan, const Memory&,
+  std::vector<KernelDraft> write(const AgentContext& ctx, const Candidate& candidate, const Plan& plan, const Memory&,
                                  int k) override {
     KernelDraft draft;
     if (k <= 0) return {};
@@ -25,7 +25,7 @@ class BuiltinExecutor : public Executor {
       return {draft};
     }
     try {
-      draft.code = apply_site(candidate.kernel_text, parsed->site);
+      draft.code = apply_site(candidate.kernel_text, parsed->site, ctx.task.kernel_args);
       draft.ok = true;
       draft.raw = plan.title;
     } catch (const RewriteError& e) {

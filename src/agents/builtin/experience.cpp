@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "agents/builtin/failure_log.h"
+#include "agents/builtin/loopnest_catalogue.h"
 #include "agents/builtin/plan_text.h"
 #include "agents/builtin/transform.h"
 #include "agents/content_hash.h"
@@ -87,6 +88,9 @@ std::vector<std::string> lines_of(const std::string& text) {
 }  // namespace
 
 std::string site_anchor(const Site& site) {
+  // A loop-nest site names its op by its place in the nest (`anchor=`), the same in every style;
+  // its summary speaks the kernel's own names, so it is left out.
+  if (site.params.count("anchor")) return content_hash({portable_key(site)}).substr(0, 16);
   return content_hash({portable_key(site), site.summary}).substr(0, 16);
 }
 
@@ -105,7 +109,7 @@ std::optional<ExperienceView> read_experience(const ExperienceItem& item) {
     } catch (const std::exception&) {
       view.base_ms = 0;  // older items
     }
-    if (find_transform(view.transform)) return view;
+    if (find_transform(view.transform) || is_loopnest_transform(view.transform)) return view;
   }
   std::string words = lower(item.plan + " " + item.lesson);
   for (const auto& [keyword, transform] : kKeywords)
@@ -211,7 +215,7 @@ std::optional<ExperienceItem> summarize_pair(const RewritePair& pair) {
       plan->site.transform, params.empty() ? "-" : params, to_string(plan->symptoms), site_anchor(plan->site),
       pair.positive ? pair.slow_latency_ms : pair.fast_latency_ms,
       pair.positive ? "speedup" : "slowdown", pair.speedup(), plan->site.summary,
-      t ? t->description() : "unknown transformation",
+      t ? t->description() : loopnest_description(plan->site.transform),
       pair.speedup() < kHelped ? "Little effect on kernels with these symptoms."
       : pair.positive          ? "Worth trying on kernels with these symptoms."
                                : "Avoid it on kernels with these symptoms.");

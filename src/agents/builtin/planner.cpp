@@ -8,6 +8,7 @@
 #include "agents/builtin/ast_edit.h"
 #include "agents/builtin/experience.h"
 #include "agents/builtin/legality.h"
+#include "agents/builtin/loopnest_catalogue.h"
 #include "agents/builtin/plan_text.h"
 
 namespace agents::builtin {
@@ -60,13 +61,22 @@ const std::map<std::string, Affinity>& affinities() {
       // Keeping every row's prepared operand costs SBUF: it gains only where the rows are small
       // (bmm, K = 64) and PE and DMA are both busy; elsewhere it mostly spills.
       {"pipeline_prep", {0.5, {{"pe_busy", 1.5}, {"spill", 0.3}}}},
+      // The loop-nest form's transformations (src/loopnest), offered in any style.
+      {"fold_silu", {4.0, {{"act_busy", 2}, {"dve_busy", 2}, {"many_instructions", 1.5}}}},
+      {"fold_scalar_ops", {2.0, {{"dve_busy", 1.5}, {"act_busy", 1.5}, {"many_instructions", 1.5}}}},
+      {"fold_scale", {2.0, {{"act_busy", 1.5}, {"dve_busy", 1.5}}}},
+      {"fold_scalar_tensor_tensor", {2.0, {{"dve_busy", 1.5}, {"many_instructions", 1.3}}}},
+      {"fold_reciprocal", {2.0, {{"dve_busy", 1.5}}}},
+      {"engine_assign", {0.8, {{"engine_imbalance", 2.5}, {"dve_busy", 1.3}, {"act_busy", 1.3}}}},
+      {"tile_size", {2.0, {{"many_instructions", 2}, {"dma_bound", 1.5}, {"latency_bound", 1.3}}}},
+      {"fuse_nests", {1.0, {{"spill", 4}, {"dma_bound", 1.3}}}},
   };
   return table;
 }
 
 std::string rationale(const Site& site, const Symptoms& symptoms, const trn::Profile* profile) {
   const Transform* t = find_transform(site.transform);
-  std::string why = t ? t->description() : site.transform;
+  std::string why = t ? t->description() : loopnest_description(site.transform);
   if (!profile) return why + ".";
   return fmt::format(
       "{}. Profile: latency {:.4f} ms; busy PE {:.0f}%, ACT {:.0f}%, DVE {:.0f}%, POOL {:.0f}%, DMA {:.0f}%; "
@@ -106,7 +116,12 @@ double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profi
     const std::string& block = site.params.at("block");
     w *= block == "2" ? 1.5 : block == "1" ? 0.7 : 1.0;
   }
-  if (site.transform == "engine_move" && profile && site.params.count("engine")) {
+  if (site.transform == "tile_size" && site.params.count("direction")) {
+    // Coarser tiles cut fixed costs; narrower ones pay off against spills and long dependence chains.
+    bool grows = site.params.at("direction") == "coarsen";
+    w *= grows ? (symptoms.count("spill") ? 0.7 : 1.5) : (symptoms.count("spill") ? 2.0 : 0.4);
+  }
+  if ((site.transform == "engine_move" || site.transform == "engine_assign") && profile && site.params.count("engine")) {
     std::string e = site.params.at("engine");
     std::string engine = e == "vector" ? "dve" : e == "scalar" ? "act" : "pool";
     w *= 1.2 - busy_fraction(*profile, engine);  // prefer the idlest engine
@@ -114,9 +129,10 @@ double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profi
   return std::max(w, 1e-3);
 }
 
-bool BuiltinPlanner::leads_to_new_kernel(const std::string& kernel_text, const Site& site) {
+bool BuiltinPlanner::leads_to_new_kernel(const std::string& kernel_text, const Site& site,
+                                         const std::vector<loopnest::ArgSpec>& args) {
   try {
-    return known_kernels_.insert(fnv1a(apply_site(kernel_text, site))).second;
+    return known_kernels_.insert(fnv1a(apply_site(kernel_text, site, args))).second;
   } catch (const RewriteError&) {
     return false;  // the site does not apply after all: the executor would fail too
   }
@@ -124,7 +140,7 @@ bool BuiltinPlanner::leads_to_new_kernel(const std::string& kernel_text, const S
 
 std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
                                           int n) {
-  std::vector<Site> sites = find_sites(candidate.kernel_text);
+  std::vector<Site> sites = find_sites(candidate.kernel_text, ctx.task.kernel_args);
   std::set<int64_t> dims = task_dimensions(ctx.task);
   std::erase_if(sites, [&](const Site& s) { return !plausible(s, dims, candidate.kernel_text); });
   const trn::Profile* profile = candidate.profile ? &*candidate.profile : nullptr;
@@ -163,7 +179,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     size_t pick = 0;
     while (pick + 1 < open.size() && r >= weights[pick]) r -= weights[pick++];
     tried.insert(open[pick].key());
-    if (leads_to_new_kernel(candidate.kernel_text, open[pick]))
+    if (leads_to_new_kernel(candidate.kernel_text, open[pick], ctx.task.kernel_args))
       plans.push_back(make_plan(open[pick], symptoms, rationale(open[pick], symptoms, profile)));
     open.erase(open.begin() + static_cast<long>(pick));
     weights.erase(weights.begin() + static_cast<long>(pick));

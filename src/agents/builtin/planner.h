@@ -28,7 +28,7 @@ class BuiltinPlanner : public Planner {
 
  private:
   // Records the rewrite's result; false when it is a kernel already known (or does not apply).
-  bool leads_to_new_kernel(const std::string& kernel_text, const Site& site);
+  bool leads_to_new_kernel(const std::string& kernel_text, const Site& site, const std::vector<loopnest::ArgSpec>& args);
 
   uint64_t seed_;
   bool use_memory_;

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "agents/builtin/ast_edit.h"
+#include "agents/builtin/loopnest_catalogue.h"
 #include "nki/ast_printer.h"
 
 namespace agents::builtin {
@@ -73,8 +74,9 @@ const Transform* find_transform(const std::string& name) {
   return nullptr;
 }
 
-std::vector<Site> find_sites(const std::string& source) {
+std::vector<Site> find_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args) {
   std::vector<Site> sites;
+  auto form_sites = loopnest_sites(source, args);
   std::shared_ptr<nki::ModuleAst> module;
   try {
     module = parse_source(source);
@@ -84,6 +86,7 @@ std::vector<Site> find_sites(const std::string& source) {
   nki::FunctionCode* kernel = find_kernel(*module);
   if (!kernel) return sites;
   for (const auto& t : catalogue()) {
+    if (form_sites && retired_by_form().count(t->name())) continue;
     // A transformation that cannot analyse this kernel has no sites; the others still look.
     try {
       auto found = t->find(kernel->body);
@@ -94,10 +97,12 @@ std::vector<Site> find_sites(const std::string& source) {
     } catch (const RewriteError&) {
     }
   }
+  if (form_sites) sites.insert(sites.end(), form_sites->begin(), form_sites->end());
   return sites;
 }
 
-std::string apply_site(const std::string& source, const Site& site) {
+std::string apply_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args) {
+  if (is_loopnest_transform(site.transform)) return apply_loopnest_site(source, site, args);
   const Transform* t = find_transform(site.transform);
   if (!t) throw RewriteError(fmt::format("unknown transformation '{}'", site.transform));
   auto module = parse_source(source);

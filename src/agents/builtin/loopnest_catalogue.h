@@ -1,0 +1,29 @@
+// The loop-nest transformations (src/loopnest) as sites of the built-in agent's catalogue. A
+// kernel that lifts to the loop-nest form gets its folds, engine moves, tile sizes and fusions
+// from the form, whatever style it is written in; the AST rewrites the form covers are then left
+// out (kRetiredByForm). A site's parameters carry the style-independent anchor of the form
+// (`anchor=32x7x2/act(exp)#0`) next to the source line, so memory and failure records of a site
+// match the same op in another style.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agents/builtin/transform.h"
+#include "loopnest/arg_spec.h"
+
+namespace agents::builtin {
+
+// AST rewrites whose every site the form offers too (in any style).
+const std::set<std::string>& retired_by_form();
+
+bool is_loopnest_transform(const std::string& name);
+std::string loopnest_description(const std::string& name);
+
+// The form's sites, or nullopt when the kernel does not lift (then the AST rewrites apply alone).
+std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args);
+// Applies a form site. Throws RewriteError when it does not apply or cannot be printed back.
+std::string apply_loopnest_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args);
+
+}  // namespace agents::builtin

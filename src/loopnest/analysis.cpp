@@ -1,0 +1,186 @@
+#include "loopnest/analysis.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/core.h>
+
+namespace loopnest {
+
+namespace {
+
+void collect(std::vector<Node>& block, std::vector<int>& loops, std::vector<OpRef>& out) {
+  for (size_t i = 0; i < block.size(); ++i) {
+    Node& n = block[i];
+    for (size_t o = 0; o < n.ops.size(); ++o) {
+      OpRef r;
+      r.node = &n;
+      r.index = o;
+      r.block = &block;
+      r.position = i;
+      r.loops = loops;
+      r.order = static_cast<int>(out.size());
+      out.push_back(r);
+    }
+    if (n.kind == NodeKind::Loop) loops.push_back(n.loop);
+    collect(n.body, loops, out);
+    collect(n.orelse, loops, out);
+    if (n.kind == NodeKind::Loop) loops.pop_back();
+  }
+}
+
+}  // namespace
+
+Analysis::Analysis(Kernel& k) {
+  std::vector<int> loops;
+  collect(k.body, loops, ops);
+}
+
+int storage_of(const Kernel& k, int t) {
+  while (t >= 0 && k.tensor(t).role == TensorRole::View && k.tensor(t).base >= 0) t = k.tensor(t).base;
+  return t;
+}
+
+std::vector<const Access*> reads(const Op& op) {
+  std::vector<const Access*> out;
+  for (const auto& a : op.args)
+    if (a.value.kind == Operand::Kind::Tile) out.push_back(&a.value.access);
+  if (op.accumulate && op.dst) out.push_back(&*op.dst);
+  return out;
+}
+
+std::vector<const OpRef*> Analysis::readers(const Kernel& k, int t) const {
+  std::vector<const OpRef*> out;
+  int s = storage_of(k, t);
+  for (const auto& r : ops)
+    for (const Access* a : reads(r.op()))
+      if (storage_of(k, a->tensor) == s) {
+        out.push_back(&r);
+        break;
+      }
+  return out;
+}
+
+std::vector<const OpRef*> Analysis::writers(const Kernel& k, int t) const {
+  std::vector<const OpRef*> out;
+  int s = storage_of(k, t);
+  for (const auto& r : ops)
+    if (r.op().dst && r.op().cls != OpClass::Alloc && storage_of(k, r.op().dst->tensor) == s) out.push_back(&r);
+  return out;
+}
+
+const OpRef* Analysis::find(const Node* node, size_t index) const {
+  for (const auto& r : ops)
+    if (r.node == node && r.index == index) return &r;
+  return nullptr;
+}
+
+bool may_overlap(const Kernel& k, const Access& a, const Access& b, const Ranges& ranges) {
+  if (storage_of(k, a.tensor) != storage_of(k, b.tensor)) return false;
+  if (a.tensor != b.tensor || a.dims.size() != b.dims.size()) return true;  // views: assume they may
+  for (size_t d = 0; d < a.dims.size(); ++d) {
+    auto extent = [&](const DimIndex& di) -> std::optional<std::pair<int64_t, int64_t>> {
+      auto s = di.start.bounds(ranges);
+      if (!s) return std::nullopt;
+      int64_t hi = s->second;
+      for (const auto& t : di.terms) {
+        auto sz = t.size.bounds(ranges);
+        if (!sz) return std::nullopt;
+        hi += t.stride * (sz->second - 1);
+      }
+      return std::make_pair(s->first, hi);
+    };
+    auto x = extent(a.dims[d]), y = extent(b.dims[d]);
+    if (x && y && (x->second < y->first || y->second < x->first)) return false;
+  }
+  return true;
+}
+
+bool uses_loop(const Access& a, int loop) {
+  for (const auto& d : a.dims) {
+    if (d.start.uses(loop)) return true;
+    for (const auto& t : d.terms)
+      if (t.size.uses(loop)) return true;
+  }
+  return false;
+}
+
+bool uses_loop(const Op& op, int loop) {
+  if (op.dst && uses_loop(*op.dst, loop)) return true;
+  for (const auto& a : op.args)
+    if (a.value.kind == Operand::Kind::Tile && uses_loop(a.value.access, loop)) return true;
+  for (const auto& c : op.mask)
+    if (c.expr.uses(loop)) return true;
+  return false;
+}
+
+const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& consumer, const Access& a) {
+  const Tensor& t = k.tensor(a.tensor);
+  if (t.role != TensorRole::Value && t.role != TensorRole::Buffer) return nullptr;
+  if (storage_of(k, a.tensor) != a.tensor) return nullptr;
+  // The region's writers: one op, writing exactly it (a buffer holding several temporaries, like
+  // v8[i0, i1, i2, 3, ...] and v8[i0, i1, i2, 4, ...], has one writer per region).
+  Ranges ranges = k.ranges();
+  const OpRef* w = nullptr;
+  for (const OpRef* x : an.writers(k, a.tensor)) {
+    if (!may_overlap(k, *x->op().dst, a, ranges)) continue;
+    if (w) return nullptr;
+    w = x;
+  }
+  if (!w) return nullptr;
+  const Op& wop = w->op();
+  if (wop.accumulate || !wop.dst || !(*wop.dst == a)) return nullptr;
+  if (w->block != consumer.block || w->position >= consumer.position) return nullptr;
+  if (w->node->ops.size() != 1 || w->node->kind != NodeKind::Stmt || w->node->frozen) return nullptr;
+  for (const OpRef* r : an.readers(k, a.tensor)) {
+    bool same = r->node == consumer.node && r->index == consumer.index;
+    for (const Access* x : reads(r->op())) {
+      if (storage_of(k, x->tensor) != storage_of(k, a.tensor) || !may_overlap(k, *x, a, ranges)) continue;
+      if (!same || !(*x == a)) return nullptr;
+    }
+  }
+  return w;
+}
+
+std::string op_kind(const Op& op) {
+  auto sym = [&](const char* p) -> std::string {
+    const Arg* a = op.arg(p);
+    return a && a->value.kind == Operand::Kind::Symbol ? a->value.symbol : "";
+  };
+  const std::string& api = op.api;
+  if (api == "nisa.tensor_tensor") return sym("op");
+  if (api == "nisa.tensor_scalar") return "ts(" + sym("op0") + (sym("op1").empty() ? "" : "+" + sym("op1")) + ")";
+  if (api == "nisa.scalar_tensor_tensor") return "stt(" + sym("op0") + "+" + sym("op1") + ")";
+  if (api == "nisa.activation" || api == "nisa.activation_reduce") return "act(" + sym("op") + ")";
+  if (api == "nisa.reciprocal" || api == "nl.reciprocal") return "reciprocal";
+  if (api == "nl.copy" || api == "nisa.tensor_copy" || api == "assign") return op.accumulate ? "accumulate" : "copy";
+  if (api == "nisa.tensor_reduce") return "reduce(" + sym("op") + ")";
+  if (op.cls == OpClass::Activation && api.rfind("nl.", 0) == 0) return "act(" + api.substr(3) + ")";
+  if (op.cls == OpClass::Elementwise && api.rfind("nl.", 0) == 0) return api.substr(3);
+  return to_string(op.cls);
+}
+
+namespace {
+
+std::string nest_trips(const Kernel& k, const OpRef& r) {
+  std::string trips;
+  for (int l : r.loops) {
+    auto t = k.loops.at(l).trip();
+    trips += (trips.empty() ? "" : "x") + (t ? std::to_string(*t) : std::string("?"));
+  }
+  return trips.empty() ? "-" : trips;
+}
+
+}  // namespace
+
+std::string op_signature(const Kernel& k, const Analysis& an, const OpRef& r) {
+  std::string base = nest_trips(k, r) + "/" + op_kind(r.op());
+  int ordinal = 0;
+  for (const auto& other : an.ops) {
+    if (other.node == r.node && other.index == r.index) break;
+    if (nest_trips(k, other) + "/" + op_kind(other.op()) == base) ++ordinal;
+  }
+  return fmt::format("{}#{}", base, ordinal);
+}
+
+}  // namespace loopnest

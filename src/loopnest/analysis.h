@@ -1,0 +1,64 @@
+// Dependences on the loop-nest form: which operations read and write which regions of which
+// tensors, in program order, and whether two accesses can touch the same elements. The
+// transformations decide legality from these, whatever the source style: a value bound to a name
+// in one style and a block of a declared buffer in another are both a region written by one
+// operation and read by others.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "loopnest/form.h"
+
+namespace loopnest {
+
+// One operation in program order: where it is and what it touches.
+struct OpRef {
+  Node* node = nullptr;
+  size_t index = 0;                 // into node->ops
+  std::vector<Node>* block = nullptr;  // the list holding node
+  size_t position = 0;              // node's index in `block`
+  std::vector<int> loops;           // enclosing loop ids, outermost first
+  int order = 0;                    // program order
+  Op& op() const { return node->ops[index]; }
+};
+
+struct Analysis {
+  std::vector<OpRef> ops;  // program order
+  explicit Analysis(Kernel& k);
+
+  // Operations reading (any operand) / writing (dst) tensor `t` or a tensor aliasing it (views).
+  std::vector<const OpRef*> readers(const Kernel& k, int t) const;
+  std::vector<const OpRef*> writers(const Kernel& k, int t) const;
+  const OpRef* find(const Node* node, size_t index) const;
+};
+
+// The tensor whose storage `t` shares (itself unless a view).
+int storage_of(const Kernel& k, int t);
+
+// Every tile access an operation reads (operands), and the tensors.
+std::vector<const Access*> reads(const Op& op);
+
+// False only when the two accesses provably touch no common element for any values of the loop
+// variables in `ranges` (per-dim interval test); different tensors never overlap unless aliased.
+bool may_overlap(const Kernel& k, const Access& a, const Access& b, const Ranges& ranges);
+
+// Whether `a` uses loop variable `loop` anywhere (starts, sizes).
+bool uses_loop(const Access& a, int loop);
+bool uses_loop(const Op& op, int loop);
+
+// The op that produced the region `a` reads, if it is a single earlier op of the same block
+// (`within`) whose dst is exactly `a`, and no other op reads or writes that tensor except the one
+// at `consumer`: the value flows from producer to consumer and nowhere else.
+const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& consumer, const Access& a);
+
+// What an op computes, whatever API spells it: "multiply" for nl.multiply, tensor_tensor(op=multiply)
+// and `x * y`; "act(exp)" for nisa.activation(op=exp) and nl.exp; "ts(add)"; "load"; "matmul".
+std::string op_kind(const Op& op);
+
+// Style-independent description of where an op is: the trip counts of its loops and its kind,
+// e.g. "32x7x2/act(exp)#0" (the ordinal tells apart equal ops of one nest).
+std::string op_signature(const Kernel& k, const Analysis& an, const OpRef& r);
+
+}  // namespace loopnest

@@ -1,0 +1,457 @@
+// Tile size on the form: a loop whose iterations walk a tile axis in contiguous blocks is
+// coarsened (each iteration does `factor` blocks: trip / factor, tiles `factor` times wider) or
+// split (trip * factor, tiles `factor` times narrower). Legal when every access inside the loop
+// follows the loop in one of three ways:
+//   - contiguous: `c*i + a[c]` on one tensor dim (slices `i*c:(i+1)*c` and index grids alike);
+//   - block-dim: `buf[..., i, ...]` of an on-chip buffer declared outside the loop whose every
+//     access is in the loop and walks that block dim (the published style): the buffer is laid
+//     out again, block dim / factor, the free dim carrying the tile axis * factor;
+//   - a tile defined inside the loop, used whole: it grows with its producer;
+// and every instruction grows along one tile axis, with loop-invariant operands broadcast along it
+// (a [128, 1] bias). Reductions along that axis, transposes, masks using the loop variable and a
+// partition axis beyond 128 are refused; a matmul grows only along its moving free axis, to 512.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "loopnest/api.h"
+#include "loopnest/dump.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+constexpr int64_t kMaxFreeElems = 8192;    // a tile's free size after the change (32 KiB of fp32 per partition)
+constexpr int64_t kMaxMatmulMoving = 512;  // moving free size of the Tensor Engine (one PSUM bank of fp32)
+
+struct Plan {
+  int loop = -1;
+  int64_t mul = 1, div = 1;  // sizes * mul / div; trip * div / mul
+  // Accesses to change: (op ref, which access: -1 dst, else arg index) -> (dim, axis).
+  struct Change {
+    Node* node;
+    size_t op;
+    int which;
+    int dim;
+    bool contiguous;  // start coefficient scales too
+  };
+  std::vector<Change> changes;
+  std::map<int, int> grown;           // inner tensor -> dim whose size scales
+  std::map<int, std::pair<int, int>> relaid;  // block buffer -> (block dim, free dim)
+  std::vector<Node*> views;           // view bindings inside the loop that change
+  std::set<Node*> dirty;
+};
+
+Access* access_of(Op& op, int which) {
+  if (which < 0) return op.dst ? &*op.dst : nullptr;
+  Arg& a = op.args[static_cast<size_t>(which)];
+  return a.value.kind == Operand::Kind::Tile ? &a.value.access : nullptr;
+}
+
+bool inside(const std::vector<int>& loops, int loop) { return std::find(loops.begin(), loops.end(), loop) != loops.end(); }
+
+// The output axis an operand's tile axis `a` feeds, for the op classes whose axes correspond;
+// -2 when it does not (the operand must not change), -1 when the class is not supported.
+int output_axis(const Op& op, const std::string& param, int a) {
+  switch (op.cls) {
+    case OpClass::Elementwise: case OpClass::Activation: case OpClass::Copy: case OpClass::Load: case OpClass::Store:
+    case OpClass::DmaCopy: case OpClass::Scan: case OpClass::Memset: case OpClass::Alloc:
+      return a;
+    case OpClass::Reduce: return a;  // checked against the reduced axes below
+    case OpClass::Matmul:
+      if (op.api == "nisa.nc_matmul") {
+        if (param == "moving") return a == 1 ? 1 : -2;
+        if (param == "stationary") return -2;
+      }
+      if (op.api == "nl.matmul") {
+        if (param == "y") return a == 1 ? 1 : -2;
+        if (param == "x") return -2;
+      }
+      return a == 1 ? 1 : -2;
+    default: return -1;
+  }
+}
+
+class Coarsen : public Transform {
+ public:
+  std::string name() const override { return "tile_size"; }
+  std::string description() const override {
+    return "change a loop's tile size: coarsen (fewer iterations over wider tiles: fewer, larger DMAs and "
+           "instructions, less fixed cost) or split (narrower tiles that overlap better and fit on chip)";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    std::vector<int> loops;
+    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+      if (n.kind == NodeKind::Loop && !n.frozen) loops.push_back(n.id);
+    });
+    for (int id : loops) {
+      Node* n = find_node(k, id);
+      if (!n) continue;
+      const Loop& l = k.loops.at(n->loop);
+      auto trip = l.trip();
+      if (!trip || !l.start.is_constant() || l.start.constant() != 0 || l.step != 1) continue;
+      std::vector<std::pair<int64_t, int64_t>> options;  // (mul, div)
+      for (int64_t f : {int64_t(2), *trip})
+        if (f > 1 && *trip % f == 0 && (options.empty() || options.back().first != f)) options.push_back({f, 1});
+      options.push_back({1, 2});
+      for (auto [mul, div] : options) {
+        Analysis an(k);
+        auto plan = make_plan(k, an, *n, mul, div);
+        if (!plan) continue;
+        const OpRef* anchor = nullptr;
+        for (const auto& r : an.ops)
+          if (inside(r.loops, n->loop)) {
+            anchor = &r;
+            break;
+          }
+        if (!anchor) continue;
+        std::string dir = mul > 1 ? "coarsen" : "split";
+        int64_t factor = mul > 1 ? mul : div;
+        Site s = make_site(k, an, *anchor,
+                           fmt::format("{} `for {}` by {}: {} iterations of {} tiles", dir, l.var, factor,
+                                       *trip * div / mul, mul > 1 ? "wider" : "narrower"),
+                           {{"direction", dir}, {"factor", std::to_string(factor)}, {"loop", loop_signature(k, an, *n)}});
+        s.node = n->id;
+        s.line = n->origin ? static_cast<int>(n->origin->span.line) : 0;
+        Plan p = std::move(*plan);
+        if (sink(s, [&k, p]() mutable { apply_plan(k, p); })) return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  // "32x7x2>2": the trips of the loop's nest and the loop's position in it.
+  static std::string loop_signature(const Kernel& k, const Analysis& an, const Node& loop) {
+    for (const auto& r : an.ops)
+      if (inside(r.loops, loop.loop)) {
+        std::string trips;
+        int depth = 0;
+        for (size_t i = 0; i < r.loops.size(); ++i) {
+          auto t = k.loops.at(r.loops[i]).trip();
+          trips += (i ? "x" : "") + (t ? std::to_string(*t) : std::string("?"));
+          if (r.loops[i] == loop.loop) depth = static_cast<int>(i);
+          if (r.loops[i] == loop.loop) break;
+        }
+        return fmt::format("{}>{}", trips, depth);
+      }
+    return "?";
+  }
+
+  static bool defined_inside(const Kernel& k, int tensor, const std::set<int>& inner_loops) {
+    int s = k.tensor(tensor).scope_loop;
+    return s >= 0 && inner_loops.count(s);
+  }
+
+  static std::optional<Plan> make_plan(Kernel& k, const Analysis& an, Node& loop_node, int64_t mul, int64_t div) {
+    Plan p;
+    p.loop = loop_node.loop;
+    p.mul = mul, p.div = div;
+    int l = loop_node.loop;
+    std::set<int> inner_loops = {l};
+    for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
+      if (n.kind == NodeKind::Loop) inner_loops.insert(n.loop);
+      if (n.frozen || n.kind == NodeKind::If || n.kind == NodeKind::Inline) inner_loops.insert(-1000);  // refuse
+    });
+    if (inner_loops.count(-1000)) return std::nullopt;
+    auto scaled = [&](const IExpr& e) -> std::optional<IExpr> {
+      if (!e.is_constant()) return std::nullopt;
+      int64_t v = e.constant() * mul;
+      if (v % div) return std::nullopt;
+      return IExpr(v / div);
+    };
+    // Block buffers declared outside the loop and walked by it: every access must be inside it.
+    std::map<int, int> block_dim;  // buffer -> dim indexed by the loop variable
+    std::map<int, int> grow_axis;  // per op (order) -> output axis that grows
+    bool any = false;
+    for (const OpRef& r : an.ops) {
+      if (!inside(r.loops, l)) continue;
+      Op& op = r.op();
+      if (op.has_mask) {
+        for (const auto& c : op.mask)
+          if (c.expr.uses(l)) return std::nullopt;
+      }
+      std::optional<int> axis;
+      auto agree = [&](int a) {
+        if (axis && *axis != a) return false;
+        axis = a;
+        return true;
+      };
+      struct Item {
+        int which;
+        std::string param;
+        Access* acc;
+      };
+      std::vector<Item> items;
+      if (op.dst && op.cls != OpClass::Alloc) items.push_back({-1, "dst", &*op.dst});
+      for (size_t i = 0; i < op.args.size(); ++i)
+        if (op.args[i].value.kind == Operand::Kind::Tile) items.push_back({static_cast<int>(i), op.args[i].name, &op.args[i].value.access});
+      // Pass 1: what the accesses that follow the loop say about the growing axis.
+      for (auto& it : items) {
+        Access& a = *it.acc;
+        const Tensor& t = k.tensor(a.tensor);
+        int used_dim = -1, uses = 0;
+        for (size_t d = 0; d < a.dims.size(); ++d) {
+          for (const auto& term : a.dims[d].terms)
+            if (term.size.uses(l)) return std::nullopt;
+          if (a.dims[d].start.uses(l)) used_dim = static_cast<int>(d), ++uses;
+        }
+        if (uses == 0) continue;
+        if (uses > 1) return std::nullopt;
+        const DimIndex& di = a.dims[static_cast<size_t>(used_dim)];
+        int64_t c = di.start.coeff(l);
+        if (c == 0 || (di.start - IExpr::var(l) * c).uses(l)) return std::nullopt;
+        if (di.terms.size() == 1 && di.terms[0].stride == 1 && di.terms[0].size == IExpr(c)) {
+          int oa = output_axis(op, it.param, di.terms[0].axis);
+          if (oa < 0 || !agree(oa)) return std::nullopt;
+          p.changes.push_back({r.node, r.index, it.which, used_dim, true});
+          any = true;
+          continue;
+        }
+        // Block-dim access of an on-chip buffer declared outside the loop.
+        if (di.terms.empty() && c == 1 && t.on_chip() && t.role == TensorRole::Buffer && !defined_inside(k, t.id, inner_loops) &&
+            used_dim < t.partition_dim) {
+          auto trip = k.loops.at(l).trip();
+          if (!trip || !(t.shape[static_cast<size_t>(used_dim)] == IExpr(*trip))) return std::nullopt;
+          if (block_dim.count(t.id) && block_dim[t.id] != used_dim) return std::nullopt;
+          block_dim[t.id] = used_dim;
+          continue;
+        }
+        return std::nullopt;
+      }
+      // Buffers an earlier op of the loop laid out again: their growing free dim names the axis.
+      for (auto& it : items) {
+        auto rel = p.relaid.find(it.acc->tensor);
+        if (rel == p.relaid.end()) continue;
+        const DimIndex& fd = it.acc->dims[static_cast<size_t>(rel->second.second)];
+        if (fd.terms.size() != 1) return std::nullopt;
+        int oa = output_axis(op, it.param, fd.terms[0].axis);
+        if (oa < 0 || !agree(oa)) return std::nullopt;
+      }
+      // Tiles defined inside the loop, already grown by their producer.
+      for (auto& it : items) {
+        if (it.which < 0) continue;
+        auto g = p.grown.find(it.acc->tensor);
+        if (g == p.grown.end()) continue;
+        int oa = output_axis(op, it.param, g->second);
+        if (oa < 0 || !agree(oa)) return std::nullopt;
+      }
+      if (!axis) {
+        // Nothing of this op follows the loop: it must not touch what grows.
+        for (auto& it : items)
+          if (p.grown.count(it.acc->tensor) || block_dim.count(it.acc->tensor)) return std::nullopt;
+        continue;
+      }
+      if (op.cls == OpClass::Reduce) {
+        const Operand* ax = op.arg("axis") ? &op.arg("axis")->value : nullptr;
+        if (!ax || ax->kind == Operand::Kind::None) return std::nullopt;
+        for (const auto& x : ax->shape)
+          if (!x.is_constant() || x.constant() <= *axis) return std::nullopt;
+        if (ax->kind == Operand::Kind::Number && ax->number <= *axis) return std::nullopt;
+      }
+      if (op.cls == OpClass::Transpose || op.cls == OpClass::Broadcast || op.cls == OpClass::Other) return std::nullopt;
+      if (*axis == 0) return std::nullopt;  // the partition axis
+      // Pass 2: every other access grows along the axis or is broadcast along it.
+      for (auto& it : items) {
+        Access& a = *it.acc;
+        bool follows = false;
+        for (const auto& d : a.dims) follows = follows || d.start.uses(l);
+        int oa_from = -1;
+        if (follows) {
+          if (block_dim.count(a.tensor)) {
+            // The free dim carrying the growing axis, whole, grows; the block dim shrinks.
+            const Tensor& t = k.tensor(a.tensor);
+            int free_dim = -1;
+            for (size_t d = 0; d < a.dims.size(); ++d)
+              for (const auto& term : a.dims[d].terms)
+                if (output_axis(op, it.param, term.axis) == *axis) free_dim = static_cast<int>(d);
+            if (free_dim <= t.partition_dim) return std::nullopt;
+            const DimIndex& fd = a.dims[static_cast<size_t>(free_dim)];
+            if (fd.terms.size() != 1 || fd.terms[0].stride != 1 || !(fd.start == IExpr(0)) ||
+                !(fd.terms[0].size == t.shape[static_cast<size_t>(free_dim)]))
+              return std::nullopt;
+            auto rel = p.relaid.find(a.tensor);
+            if (rel != p.relaid.end() && rel->second.second != free_dim) return std::nullopt;
+            p.relaid[a.tensor] = {block_dim[a.tensor], free_dim};
+          }
+          continue;
+        }
+        const Tensor& t = k.tensor(a.tensor);
+        std::vector<IExpr> shape = a.tile_shape();
+        // Which of this operand's axes feeds the growing output axis.
+        for (size_t ax = 0; ax < shape.size(); ++ax)
+          if (output_axis(op, it.param, static_cast<int>(ax)) == *axis) oa_from = static_cast<int>(ax);
+        if (oa_from < 0) continue;  // an operand whose axes do not follow (matmul stationary)
+        bool broadcast = shape[static_cast<size_t>(oa_from)] == IExpr(1);
+        if (p.grown.count(a.tensor)) continue;
+        if (defined_inside(k, a.tensor, inner_loops) && (t.role == TensorRole::Value || t.role == TensorRole::Buffer)) {
+          if (broadcast && it.which >= 0) continue;
+          // Grows with its producer: only whole accesses, the growing axis one of its dims.
+          if (!(a.dims.size() == t.shape.size())) return std::nullopt;
+          int dim = -1;
+          for (size_t d = 0; d < a.dims.size(); ++d)
+            for (const auto& term : a.dims[d].terms)
+              if (term.axis == oa_from) dim = static_cast<int>(d);
+          if (dim < 0) return std::nullopt;
+          const DimIndex& dd = a.dims[static_cast<size_t>(dim)];
+          if (dd.terms.size() != 1 || !(dd.start == IExpr(0)) || !(dd.terms[0].size == t.shape[static_cast<size_t>(dim)]))
+            return std::nullopt;
+          if (it.which >= 0) return std::nullopt;  // read before anything in the loop grew it
+          p.grown[a.tensor] = dim;
+          continue;
+        }
+        if (!broadcast) return std::nullopt;
+      }
+      // Sizes after the change.
+      if (op.cls == OpClass::Matmul) {
+        for (auto& it : items) {
+          std::vector<IExpr> shape = it.acc->tile_shape();
+          if (shape.size() < 2) continue;
+          auto s = scaled(shape[1]);
+          if ((it.param == "moving" || it.param == "y" || it.which < 0) && (!s || s->constant() > kMaxMatmulMoving))
+            return std::nullopt;
+        }
+      }
+      for (auto& it : items) {
+        std::vector<IExpr> shape = it.acc->tile_shape();
+        for (size_t ax = 0; ax < shape.size(); ++ax) {
+          if (output_axis(op, it.param, static_cast<int>(ax)) != *axis || shape[ax] == IExpr(1)) continue;
+          auto s = scaled(shape[ax]);
+          if (!s || s->constant() < 1 || s->constant() > kMaxFreeElems) return std::nullopt;
+        }
+      }
+      p.dirty.insert(r.node);
+    }
+    if (!any) return std::nullopt;
+    // Every access of a relaid buffer is inside the loop and walks the block dim.
+    for (auto& [buf, dims] : p.relaid) {
+      for (const OpRef* r : an.readers(k, buf))
+        if (!inside(r->loops, l)) return std::nullopt;
+      for (const OpRef* r : an.writers(k, buf))
+        if (!inside(r->loops, l)) return std::nullopt;
+      const Tensor& t = k.tensor(buf);
+      if (!scaled(t.shape[static_cast<size_t>(dims.second)])) return std::nullopt;
+      int64_t blocks = t.shape[static_cast<size_t>(dims.first)].constant();
+      if ((blocks * div) % mul) return std::nullopt;
+    }
+    for (auto& [buf, dim] : block_dim)
+      if (!p.relaid.count(buf)) return std::nullopt;
+    for (auto& [t, dim] : p.grown)
+      if (!scaled(k.tensor(t).shape[static_cast<size_t>(dim)])) return std::nullopt;
+    // View bindings in the loop whose region follows it change with it.
+    std::function<void(std::vector<Node>&)> views = [&](std::vector<Node>& b) {
+      for (auto& n : b) {
+        if (n.kind == NodeKind::Meta && n.meta == MetaKind::View && n.view && uses_loop(*n.view, l)) p.views.push_back(&n);
+        views(n.body);
+      }
+    };
+    views(loop_node.body);
+    for (Node* v : p.views) {
+      const Access& a = *v->view;
+      bool ok = false;
+      for (const auto& d : a.dims)
+        if (d.start.uses(l) && d.terms.size() == 1 && d.terms[0].size == IExpr(d.start.coeff(l))) ok = true;
+      if (!ok) return std::nullopt;
+    }
+    return p;
+  }
+
+  static void scale_dim(DimIndex& d, int loop, int64_t mul, int64_t div, bool contiguous) {
+    if (contiguous) {
+      int64_t c = d.start.coeff(loop);
+      d.start = d.start - IExpr::var(loop) * c + IExpr::var(loop) * (c * mul / div);
+    }
+    for (auto& t : d.terms) t.size = IExpr(t.size.constant() * mul / div);
+  }
+
+  static void apply_plan(Kernel& k, Plan& p) {
+    Loop& loop = k.loops.at(p.loop);
+    loop.stop = IExpr(loop.stop.constant() * p.div / p.mul);
+    if (Node* n = find_loop_node(k.body, p.loop)) n->dirty = true;
+    // Names bound to views that change keep naming them: operands spelled by such a name stay.
+    std::map<std::string, Access> old_views;
+    for (Node* v : p.views) old_views[v->binds.empty() ? "" : v->binds[0]] = *v->view;
+    auto keep_origin = [&](const Operand& o) {
+      if (!o.origin || o.origin->kind != nki::ExprKind::Name) return false;
+      auto it = old_views.find(static_cast<const nki::NameExpr&>(*o.origin).id);
+      return it != old_views.end() && it->second == o.access;
+    };
+    for (auto& c : p.changes) {
+      Op& op = c.node->ops[c.op];
+      Access* a = access_of(op, c.which);
+      if (c.which >= 0 && !keep_origin(op.args[static_cast<size_t>(c.which)].value)) op.args[static_cast<size_t>(c.which)].value.origin = nullptr;
+      if (c.which < 0) op.dst_origin = nullptr;
+      scale_dim(a->dims[static_cast<size_t>(c.dim)], p.loop, p.mul, p.div, true);
+      c.node->dirty = true;
+    }
+    for (Node* v : p.views) {
+      for (auto& d : v->view->dims)
+        if (d.start.uses(p.loop)) scale_dim(d, p.loop, p.mul, p.div, true);
+      v->dirty = true;
+    }
+    // Tensors that change shape, and every access of them.
+    std::map<int, int> grow = p.grown;  // tensor -> dim scaled by mul/div
+    for (auto& [buf, dims] : p.relaid) grow[buf] = dims.second;
+    for (auto& [t, dim] : grow) {
+      Tensor& tensor = k.tensor(t);
+      tensor.shape[static_cast<size_t>(dim)] = IExpr(tensor.shape[static_cast<size_t>(dim)].constant() * p.mul / p.div);
+      if (p.relaid.count(t)) {
+        int bd = p.relaid[t].first;
+        tensor.shape[static_cast<size_t>(bd)] = IExpr(tensor.shape[static_cast<size_t>(bd)].constant() * p.div / p.mul);
+      }
+    }
+    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+      for (auto& op : n.ops) {
+        // A declaration of a tensor that changes shape declares the new shape.
+        const ApiSpec* spec = find_api(op.api);
+        if (spec && spec->creates && op.dst && grow.count(op.dst->tensor)) {
+          const Tensor& t = k.tensor(op.dst->tensor);
+          Access w;
+          w.tensor = t.id;
+          for (size_t d = 0; d < t.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
+          op.dst = w;
+          if (Arg* s = op.arg("shape"); s && s->value.kind == Operand::Kind::Shape) s->value.shape = t.shape;
+          n.dirty = true;
+          continue;
+        }
+        auto fix = [&](Access& a, const nki::Expr** origin) {
+          auto g = grow.find(a.tensor);
+          if (g == grow.end()) return;
+          DimIndex& d = a.dims[static_cast<size_t>(g->second)];
+          for (auto& t : d.terms) t.size = k.tensor(a.tensor).shape[static_cast<size_t>(g->second)];
+          bool whole_value = k.tensor(a.tensor).role == TensorRole::Value;
+          if (origin && !(whole_value && *origin && (*origin)->kind == nki::ExprKind::Name)) *origin = nullptr;
+          n.dirty = true;
+        };
+        if (op.dst) fix(*op.dst, &op.dst_origin);
+        for (auto& arg : op.args) {
+          if (arg.value.kind == Operand::Kind::Tile) fix(arg.value.access, &arg.value.origin);
+          if (arg.name == "shape" && op.dst && grow.count(op.dst->tensor) && find_api(op.api) && find_api(op.api)->creates)
+            arg.value.origin = nullptr;
+        }
+        if (op.result >= 0 && grow.count(op.result)) n.dirty = true;
+      }
+    });
+  }
+
+  static Node* find_loop_node(std::vector<Node>& b, int loop) {
+    for (auto& n : b) {
+      if (n.kind == NodeKind::Loop && n.loop == loop) return &n;
+      if (Node* x = find_loop_node(n.body, loop)) return x;
+      if (Node* x = find_loop_node(n.orelse, loop)) return x;
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_coarsen() { return std::make_unique<Coarsen>(); }
+
+}  // namespace loopnest

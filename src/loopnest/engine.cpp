@@ -1,0 +1,126 @@
+// Engine assignment: run an elementwise instruction on another engine (Vector, GpSimd, or the
+// Scalar Engine for tensor_scalar) to balance their load. nl.add / nl.multiply / ... of two tiles
+// become nisa.tensor_tensor(..., engine=...), of a tile and a number nisa.tensor_scalar. GpSimd
+// has no path to PSUM: an instruction touching a PSUM tile never moves there.
+#include <fmt/core.h>
+
+#include "loopnest/api.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+Operand symbol(const std::string& s) {
+  Operand o;
+  o.kind = Operand::Kind::Symbol;
+  o.symbol = s;
+  return o;
+}
+
+Arg arg(const std::string& name, Operand value) {
+  Arg a;
+  a.name = name;
+  a.value = std::move(value);
+  return a;
+}
+
+bool touches_psum(const Kernel& k, const Op& op) {
+  if (op.dst && k.tensor(storage_of(k, op.dst->tensor)).memory == Memory::Psum) return true;
+  for (const Access* a : reads(op))
+    if (k.tensor(storage_of(k, a->tensor)).memory == Memory::Psum) return true;
+  return false;
+}
+
+const char* engine_word(Engine e) {
+  switch (e) {
+    case Engine::Vector: return "vector";
+    case Engine::Scalar: return "scalar";
+    case Engine::GpSimd: return "gpsimd";
+    default: return "";
+  }
+}
+
+class EngineAssign : public Transform {
+ public:
+  std::string name() const override { return "engine_assign"; }
+  std::string description() const override {
+    return "run an elementwise instruction on another engine (Vector, GpSimd or Scalar) to balance their load";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    Analysis an(k);
+    for (const OpRef& r : an.ops) {
+      if (r.node->frozen) continue;
+      const Op& op = r.op();
+      std::vector<Engine> targets;
+      bool tensor_scalar = op.api == "nisa.tensor_scalar";
+      bool tensor_tensor = op.api == "nisa.tensor_tensor";
+      bool language = is_binary_language_op(op.api) && op.api != "nl.divide" && op.api != "nl.power";
+      const Operand *x = nullptr, *y = nullptr;
+      if (language) {
+        const Arg *ax = op.arg("x"), *ay = op.arg("y");
+        if (!ax || !ay) continue;
+        x = &ax->value, y = &ay->value;
+        bool xt = x->kind == Operand::Kind::Tile, yt = y->kind == Operand::Kind::Tile;
+        if (!xt && !yt) continue;
+        if (xt && yt) tensor_tensor = true;
+        else if ((xt && y->kind == Operand::Kind::Number) || (yt && x->kind == Operand::Kind::Number)) tensor_scalar = true;
+        else continue;
+      }
+      if (!tensor_scalar && !tensor_tensor) continue;
+      for (Engine e : {Engine::Vector, Engine::GpSimd, Engine::Scalar}) {
+        if (e == op.engine) continue;
+        if (e == Engine::Scalar && !tensor_scalar) continue;  // no two-tensor ALU on the Scalar Engine
+        if (e == Engine::GpSimd && touches_psum(k, op)) continue;
+        targets.push_back(e);
+      }
+      for (Engine e : targets) {
+        std::string word = engine_word(e);
+        Site s = make_site(k, an, r, fmt::format("run `{}` on the {} engine", op_kind(op), word), {{"engine", word}});
+        const OpRef* target = &r;
+        bool as_tt = language && tensor_tensor, as_ts = language && tensor_scalar;
+        if (sink(s, [target, e, word, as_tt, as_ts] {
+              Op& o = target->op();
+              Operand engine = symbol("engine:" + word);
+              if (as_tt || as_ts) {
+                // nl.multiply(x, y) -> nisa.tensor_tensor(data1=x, data2=y, op=nl.multiply, engine=...)
+                Operand x = o.arg("x")->value, y = o.arg("y")->value;
+                std::string opname = o.api.substr(3);
+                std::vector<Arg> args;
+                if (as_tt) {
+                  args = {arg("data1", x), arg("data2", y), arg("op", symbol(opname))};
+                } else {
+                  bool x_tile = x.kind == Operand::Kind::Tile;
+                  args = {arg("data", x_tile ? x : y), arg("op0", symbol(opname)), arg("operand0", x_tile ? y : x)};
+                  if (!x_tile && opname != "add" && opname != "multiply" && opname != "maximum" && opname != "minimum")
+                    args.push_back(arg("reverse0", symbol("True")));
+                }
+                for (const char* keep : {"mask", "dtype"})
+                  if (const Arg* a = o.arg(keep)) args.push_back(*a);
+                args.push_back(arg("engine", engine));
+                for (auto& a : args) a.positional = false;
+                o.api = as_tt ? "nisa.tensor_tensor" : "nisa.tensor_scalar";
+                o.args = std::move(args);
+              } else if (Arg* a = o.arg("engine")) {
+                a->value = engine;
+              } else {
+                o.args.push_back(arg("engine", engine));
+              }
+              o.engine = e;
+              o.engine_explicit = true;
+              target->node->dirty = true;
+            }))
+          return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_engine_assign() { return std::make_unique<EngineAssign>(); }
+
+}  // namespace loopnest

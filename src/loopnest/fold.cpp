@@ -1,0 +1,429 @@
+// Instruction folding on the form: chains of elementwise instructions whose intermediate values
+// flow from one instruction to the next and nowhere else (sole_producer) become one instruction.
+//   fold_silu                 exp(-x) -> + 1 -> reciprocal (-> * x)  =>  silu(x) / sigmoid(x)
+//   fold_scalar_ops           x op0 c0 -> (.) op1 c1 (or a reciprocal)  =>  tensor_scalar(op0, op1)
+//   fold_scale                x * c -> activation(f, ., scale=s)  =>  activation(f, x, scale=c*s)
+//   fold_scalar_tensor_tensor x op0 c -> (.) op1 y  =>  scalar_tensor_tensor(x, op0, c, op1, y)
+//   fold_reciprocal           x * reciprocal(d)  =>  x / d
+// The same chain written with names (`e = nisa.activation(...)`) or with block-dim buffers
+// (`v5[i0, i1, i2, ...] = nisa.activation(...)`) is the same chain on the form.
+#include <cmath>
+#include <optional>
+
+#include <fmt/core.h>
+
+#include "loopnest/api.h"
+#include "loopnest/dump.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+const Operand* operand(const Op& op, const char* name) {
+  const Arg* a = op.arg(name);
+  return a ? &a->value : nullptr;
+}
+
+std::string symbol_of(const Op& op, const char* name) {
+  const Operand* o = operand(op, name);
+  return o && o->kind == Operand::Kind::Symbol ? o->symbol : "";
+}
+
+bool is_number(const Operand* o, double v) { return o && o->kind == Operand::Kind::Number && o->number == v; }
+
+bool commutative(const std::string& op) { return op == "add" || op == "multiply" || op == "maximum" || op == "minimum"; }
+
+// A binary elementwise op on two tiles: (x, y, operator).
+struct Binary {
+  const Operand* x = nullptr;
+  const Operand* y = nullptr;
+  std::string op;
+};
+std::optional<Binary> binary(const Op& op) {
+  if (op.api == "nisa.tensor_tensor") {
+    const Operand *x = operand(op, "data1"), *y = operand(op, "data2");
+    if (x && y && x->kind == Operand::Kind::Tile && y->kind == Operand::Kind::Tile) return Binary{x, y, symbol_of(op, "op")};
+  }
+  if (is_binary_language_op(op.api)) {
+    const Operand *x = operand(op, "x"), *y = operand(op, "y");
+    if (x && y && x->kind == Operand::Kind::Tile && y->kind == Operand::Kind::Tile) return Binary{x, y, operator_symbol(op.api)};
+  }
+  return std::nullopt;
+}
+
+// One scalar step `data op operand` (reverse: `operand op data`): a single-op tensor_scalar, an
+// nl.X of a tile and a number, or a reciprocal (1 / data).
+struct ScalarStep {
+  const Operand* data = nullptr;
+  std::string op;
+  Operand operand;
+  bool reverse = false;
+  std::string data_param;  // the parameter holding `data`
+};
+std::optional<ScalarStep> scalar_step(const Op& op) {
+  if (op.api == "nisa.tensor_scalar") {
+    const Operand* data = operand(op, "data");
+    if (!data || data->kind != Operand::Kind::Tile || op.arg("op1")) return std::nullopt;
+    if (const Operand* o1 = operand(op, "op1"); o1 && o1->kind != Operand::Kind::None) return std::nullopt;
+    const Operand* c = operand(op, "operand0");
+    if (!c || (c->kind != Operand::Kind::Number && c->kind != Operand::Kind::Tile)) return std::nullopt;
+    ScalarStep s{data, symbol_of(op, "op0"), *c, symbol_of(op, "reverse0") == "True", "data"};
+    return s.op.empty() ? std::nullopt : std::optional<ScalarStep>(s);
+  }
+  if (op.api == "nisa.reciprocal" || op.api == "nl.reciprocal") {
+    const char* p = op.api == "nisa.reciprocal" ? "data" : "x";
+    const Operand* data = operand(op, p);
+    if (!data || data->kind != Operand::Kind::Tile) return std::nullopt;
+    Operand one;
+    one.kind = Operand::Kind::Number;
+    one.number = 1.0;
+    return ScalarStep{data, "divide", one, true, p};
+  }
+  if (is_binary_language_op(op.api)) {
+    const Operand *x = operand(op, "x"), *y = operand(op, "y");
+    if (!x || !y) return std::nullopt;
+    std::string o = operator_symbol(op.api);
+    if (x->kind == Operand::Kind::Tile && y->kind == Operand::Kind::Number) return ScalarStep{x, o, *y, false, "x"};
+    if (y->kind == Operand::Kind::Tile && x->kind == Operand::Kind::Number) return ScalarStep{y, o, *x, !commutative(o), "y"};
+  }
+  return std::nullopt;
+}
+
+Operand symbol(const std::string& s) {
+  Operand o;
+  o.kind = Operand::Kind::Symbol;
+  o.symbol = s;
+  return o;
+}
+
+Operand number(double v) {
+  Operand o;
+  o.kind = Operand::Kind::Number;
+  o.number = v;
+  return o;
+}
+
+// `like` with another API and main arguments; keeps its destination, mask, dtype and engine.
+Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args) {
+  const ApiSpec* spec = find_api(api);
+  Op op;
+  op.api = api;
+  op.cls = spec ? spec->cls : OpClass::Other;
+  op.engine = spec ? spec->engine : Engine::None;
+  op.dst = like.dst;
+  op.dst_origin = like.dst_origin;
+  op.dst_first = like.dst_first;
+  op.result = like.result;
+  op.accumulate = like.accumulate;
+  op.mask = like.mask;
+  op.has_mask = like.has_mask;
+  op.dtype = like.dtype;
+  op.origin = like.origin;
+  op.origin_api = like.origin_api;
+  auto accepts = [&](const std::string& p) {
+    return spec && std::find(spec->params.begin(), spec->params.end(), p) != spec->params.end();
+  };
+  for (const char* keep : {"mask", "dtype", "engine"}) {
+    const Arg* a = like.arg(keep);
+    if (a && accepts(keep)) {
+      Arg copy = *a;
+      copy.positional = false;
+      args.push_back(copy);
+      if (std::string(keep) == "engine") op.engine = like.engine, op.engine_explicit = like.engine_explicit;
+    }
+  }
+  for (auto& a : args) a.positional = false;
+  op.args = std::move(args);
+  return op;
+}
+
+Arg arg(const std::string& name, Operand value) {
+  Arg a;
+  a.name = name;
+  a.value = std::move(value);
+  return a;
+}
+
+// The writer of tile operand `o` of `r` when it flows only there; null otherwise.
+const OpRef* producer(const Kernel& k, const Analysis& an, const OpRef& r, const Operand* o) {
+  if (!o || o->kind != Operand::Kind::Tile) return nullptr;
+  return sole_producer(k, an, r, o->access);
+}
+
+// Replaces the op of `consumer` by `op` and removes the nodes of `gone`.
+void replace(Kernel& k, const OpRef& consumer, Op op, const std::vector<int>& gone) {
+  Node& n = *consumer.node;
+  n.ops[consumer.index] = std::move(op);
+  n.dirty = true;
+  int id = n.id;
+  for (int g : gone) erase_node(k, g);
+  (void)id;
+}
+
+bool zero_bias(const Kernel& k, const Analysis& an, const Op& act) {
+  const Operand* b = operand(act, "bias");
+  if (!b || b->kind == Operand::Kind::None) return true;
+  if (b->kind == Operand::Kind::Number) return b->number == 0;
+  if (b->kind != Operand::Kind::Tile) return false;
+  auto ws = an.writers(k, b->access.tensor);
+  if (ws.empty()) return false;
+  for (const OpRef* w : ws) {
+    const Op& m = w->op();
+    if (m.cls != OpClass::Memset) return false;
+    const Operand* v = operand(m, "value");
+    if (m.api == "nl.zeros" || m.api == "nl.zeros_like") continue;
+    if (!v || v->kind != Operand::Kind::Number || v->number != 0) return false;
+  }
+  return true;
+}
+
+std::string name_of(const Kernel& k, const Operand& o) {
+  return o.kind == Operand::Kind::Tile ? access_text(k, o.access) : "?";
+}
+
+class FoldSilu : public Transform {
+ public:
+  std::string name() const override { return "fold_silu"; }
+  std::string description() const override {
+    return "compute exp(-x) -> +1 -> reciprocal (-> times x) as one sigmoid (silu) activation on the Scalar Engine";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    Analysis an(k);
+    for (const OpRef& r : an.ops) {
+      if (r.node->frozen) continue;
+      // reciprocal(1 + exp(-x)), then optionally times x.
+      auto recip = scalar_step(r.op());
+      if (!recip || recip->op != "divide" || !recip->reverse || !is_number(&recip->operand, 1.0)) continue;
+      if (r.op().api != "nisa.reciprocal" && r.op().api != "nl.reciprocal") continue;
+      const OpRef* plus = producer(k, an, r, recip->data);
+      if (!plus) continue;
+      auto add = scalar_step(plus->op());
+      if (!add || add->op != "add" || add->reverse || !is_number(&add->operand, 1.0)) continue;
+      const OpRef* ex = producer(k, an, *plus, add->data);
+      if (!ex) continue;
+      const Op& e = ex->op();
+      const Operand* x = operand(e, e.api == "nisa.activation" ? "data" : "x");
+      bool exp_op = (e.api == "nisa.activation" && symbol_of(e, "op") == "exp") || e.api == "nl.exp";
+      if (!exp_op || !x || x->kind != Operand::Kind::Tile || !zero_bias(k, an, e)) continue;
+      if (e.api == "nisa.activation" ? !is_number(operand(e, "scale"), -1.0) : true) continue;
+      // Sigmoid at the reciprocal; silu when its only reader multiplies it by x.
+      const OpRef* times = nullptr;
+      auto readers = an.readers(k, r.op().dst ? r.op().dst->tensor : -1);
+      if (readers.size() == 1 && r.op().dst) {
+        const OpRef* m = readers[0];
+        auto b = binary(m->op());
+        if (b && b->op == "multiply" && m->block == r.block && sole_producer(k, an, *m, *r.op().dst) == &r) {
+          const Operand* other = b->x->access == *r.op().dst ? b->y : b->x;
+          if (other->access == x->access) times = m;
+        }
+      }
+      std::vector<int> gone = {ex->node->id, plus->node->id};
+      if (times) {
+        std::vector<int> gone_silu = gone;
+        gone_silu.push_back(r.node->id);
+        Site s = make_site(k, an, *ex, fmt::format("compute silu({}) with one activation instead of four instructions",
+                                                   name_of(k, *x)),
+                           {{"func", "silu"}});
+        const OpRef* target = times;
+        Operand data = *x;
+        if (sink(s, [&k, target, data, gone = gone_silu] {
+              Op op = target->op().api.rfind("nl.", 0) == 0
+                          ? rebuild(target->op(), "nl.silu", {arg("x", data)})
+                          : rebuild(target->op(), "nisa.activation", {arg("op", symbol("silu")), arg("data", data)});
+              replace(k, *target, std::move(op), gone);
+            }))
+          return true;
+      }
+      Site s = make_site(k, an, *ex, fmt::format("compute sigmoid({}) with one activation instead of three instructions",
+                                                 name_of(k, *x)),
+                         {{"func", "sigmoid"}});
+      Operand data = *x;
+      const OpRef* target = &r;
+      if (sink(s, [&k, target, data, gone] {
+            Op op = target->op().api.rfind("nl.", 0) == 0
+                        ? rebuild(target->op(), "nl.sigmoid", {arg("x", data)})
+                        : rebuild(target->op(), "nisa.activation", {arg("op", symbol("sigmoid")), arg("data", data)});
+            replace(k, *target, std::move(op), gone);
+          }))
+        return true;
+    }
+    return false;
+  }
+};
+
+class FoldScalarOps : public Transform {
+ public:
+  std::string name() const override { return "fold_scalar_ops"; }
+  std::string description() const override {
+    return "merge two dependent scalar operations (or one and a reciprocal) into one two-op tensor_scalar";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    Analysis an(k);
+    for (const OpRef& r : an.ops) {
+      if (r.node->frozen) continue;
+      auto second = scalar_step(r.op());
+      if (!second) continue;
+      const OpRef* p = producer(k, an, r, second->data);
+      if (!p) continue;
+      auto first = scalar_step(p->op());
+      if (!first || first->operand.kind != Operand::Kind::Number) continue;
+      if (second->operand.kind != Operand::Kind::Number) continue;
+      Operand data = *first->data;
+      ScalarStep a = *first, b = *second;
+      Site s = make_site(k, an, *p, fmt::format("fold `{}{}` and `{}` into one tensor_scalar", first->op,
+                                                first->reverse ? " (reversed)" : "", second->op),
+                         {{"ops", a.op + "+" + b.op}});
+      const OpRef* target = &r;
+      int gone = p->node->id;
+      if (sink(s, [&k, target, data, a, b, gone] {
+            std::vector<Arg> args = {arg("data", data), arg("op0", symbol(a.op)), arg("operand0", a.operand)};
+            if (a.reverse) args.push_back(arg("reverse0", symbol("True")));
+            args.push_back(arg("op1", symbol(b.op)));
+            args.push_back(arg("operand1", b.operand));
+            if (b.reverse) args.push_back(arg("reverse1", symbol("True")));
+            for (auto& x : args) x.value.origin = x.name == "data" ? x.value.origin : nullptr;
+            replace(k, *target, rebuild(target->op(), "nisa.tensor_scalar", std::move(args)), {gone});
+          }))
+        return true;
+    }
+    return false;
+  }
+};
+
+class FoldScale : public Transform {
+ public:
+  std::string name() const override { return "fold_scale"; }
+  std::string description() const override {
+    return "fold a multiplication by a constant into the consuming activation's scale (one instruction fewer)";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    Analysis an(k);
+    for (const OpRef& r : an.ops) {
+      if (r.node->frozen || r.op().api != "nisa.activation") continue;
+      const Operand* data = operand(r.op(), "data");
+      const Operand* scale = operand(r.op(), "scale");
+      if (scale && scale->kind != Operand::Kind::Number) continue;
+      const OpRef* p = producer(k, an, r, data);
+      if (!p) continue;
+      auto step = scalar_step(p->op());
+      if (!step || step->op != "multiply" || step->operand.kind != Operand::Kind::Number) continue;
+      double s = (scale ? scale->number : 1.0) * step->operand.number;
+      Operand x = *step->data;
+      Site site = make_site(k, an, *p, fmt::format("fold `* {}` into the activation's scale", step->operand.number));
+      const OpRef* target = &r;
+      int gone = p->node->id;
+      if (sink(site, [&k, target, x, s, gone] {
+            Op op = target->op();
+            op.arg("data")->value = x;
+            if (Arg* sc = op.arg("scale")) sc->value = number(s);
+            else op.args.push_back(arg("scale", number(s)));
+            replace(k, *target, std::move(op), {gone});
+          }))
+        return true;
+    }
+    return false;
+  }
+};
+
+class FoldScalarTensorTensor : public Transform {
+ public:
+  std::string name() const override { return "fold_scalar_tensor_tensor"; }
+  std::string description() const override {
+    return "merge a scalar operation and the tensor-tensor operation consuming it into one scalar_tensor_tensor "
+           "instruction ((x op0 c) op1 y)";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    Analysis an(k);
+    for (const OpRef& r : an.ops) {
+      if (r.node->frozen) continue;
+      auto b = binary(r.op());
+      if (!b || b->op.empty() || b->x->access == b->y->access) continue;
+      for (int side = 0; side < 2; ++side) {
+        const Operand* mine = side == 0 ? b->x : b->y;
+        const Operand* other = side == 0 ? b->y : b->x;
+        const OpRef* p = producer(k, an, r, mine);
+        if (!p) continue;
+        auto step = scalar_step(p->op());
+        if (!step || step->operand.kind != Operand::Kind::Number) continue;
+        bool reverse1 = side == 1 && !commutative(b->op);
+        Operand x = *step->data, c = step->operand, y = *other;
+        std::string op0 = step->op, op1 = b->op;
+        bool reverse0 = step->reverse;
+        Site s = make_site(k, an, *p, fmt::format("fold `{} {}` into the {} that reads it: one scalar_tensor_tensor",
+                                                  op0, c.number, op1),
+                           {{"ops", op0 + "+" + op1}});
+        const OpRef* target = &r;
+        int gone = p->node->id;
+        if (sink(s, [&k, target, x, c, y, op0, op1, reverse0, reverse1, gone] {
+              std::vector<Arg> args = {arg("data", x), arg("op0", symbol(op0)), arg("operand0", c),
+                                       arg("op1", symbol(op1)), arg("operand1", y)};
+              args[2].value.origin = nullptr;
+              if (reverse0) args.push_back(arg("reverse0", symbol("True")));
+              if (reverse1) args.push_back(arg("reverse1", symbol("True")));
+              replace(k, *target, rebuild(target->op(), "nisa.scalar_tensor_tensor", std::move(args)), {gone});
+            }))
+          return true;
+      }
+    }
+    return false;
+  }
+};
+
+class FoldReciprocal : public Transform {
+ public:
+  std::string name() const override { return "fold_reciprocal"; }
+  std::string description() const override {
+    return "divide by d directly instead of multiplying by reciprocal(d) (one instruction fewer)";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    Analysis an(k);
+    for (const OpRef& r : an.ops) {
+      if (r.node->frozen) continue;
+      auto b = binary(r.op());
+      if (!b || b->op != "multiply") continue;
+      for (int side = 0; side < 2; ++side) {
+        const Operand* inv = side == 0 ? b->x : b->y;
+        const Operand* num = side == 0 ? b->y : b->x;
+        const OpRef* p = producer(k, an, r, inv);
+        if (!p || (p->op().api != "nisa.reciprocal" && p->op().api != "nl.reciprocal")) continue;
+        auto step = scalar_step(p->op());
+        if (!step) continue;
+        Operand n = *num, d = *step->data;
+        Site s = make_site(k, an, *p, fmt::format("divide {} by {} instead of multiplying by its reciprocal",
+                                                  name_of(k, n), name_of(k, d)));
+        const OpRef* target = &r;
+        int gone = p->node->id;
+        if (sink(s, [&k, target, n, d, gone] {
+              Op op = target->op().api == "nisa.tensor_tensor"
+                          ? rebuild(target->op(), "nisa.tensor_tensor",
+                                    {arg("data1", n), arg("data2", d), arg("op", symbol("divide"))})
+                          : rebuild(target->op(), "nl.divide", {arg("x", n), arg("y", d)});
+              replace(k, *target, std::move(op), {gone});
+            }))
+          return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_fold_silu() { return std::make_unique<FoldSilu>(); }
+std::unique_ptr<Transform> make_fold_scalar_ops() { return std::make_unique<FoldScalarOps>(); }
+std::unique_ptr<Transform> make_fold_scale() { return std::make_unique<FoldScale>(); }
+std::unique_ptr<Transform> make_fold_scalar_tensor_tensor() { return std::make_unique<FoldScalarTensorTensor>(); }
+std::unique_ptr<Transform> make_fold_reciprocal() { return std::make_unique<FoldReciprocal>(); }
+
+}  // namespace loopnest

@@ -1,0 +1,151 @@
+#include "loopnest/transform.h"
+
+#include <set>
+
+#include <fmt/core.h>
+
+#include "loopnest/emit.h"
+#include "loopnest/lift.h"
+
+namespace loopnest {
+
+std::string Site::key() const {
+  std::string k = transform + " " + anchor;
+  for (const auto& [name, value] : params) k += fmt::format(" {}={}", name, value);
+  return k;
+}
+
+std::vector<Site> Transform::find(const Kernel& k) const {
+  Kernel copy = k;
+  std::vector<Site> out;
+  visit(copy, [&](const Site& s, const Action&) {
+    out.push_back(s);
+    out.back().transform = name();
+    return false;
+  });
+  return out;
+}
+
+void Transform::apply(Kernel& k, const Site& site) const {
+  bool done = false;
+  auto matches = [&](const Site& s) { return s.params == site.params && (s.node == site.node || s.anchor == site.anchor); };
+  // Prefer the node id (same lift), else the anchor (the same op in a re-lifted text).
+  for (bool by_node : {true, false}) {
+    visit(k, [&](const Site& s, const Action& act) {
+      if (!matches(s) || (by_node && s.node != site.node) || (!by_node && s.anchor != site.anchor)) return false;
+      act();
+      done = true;
+      return true;
+    });
+    if (done) return;
+  }
+  throw TransformError(fmt::format("the site '{}' is not in this kernel", site.key()));
+}
+
+const std::vector<std::unique_ptr<Transform>>& transforms() {
+  static const std::vector<std::unique_ptr<Transform>> all = [] {
+    std::vector<std::unique_ptr<Transform>> v;
+    v.push_back(make_fold_silu());
+    v.push_back(make_fold_scalar_ops());
+    v.push_back(make_fold_scale());
+    v.push_back(make_fold_scalar_tensor_tensor());
+    v.push_back(make_fold_reciprocal());
+    v.push_back(make_engine_assign());
+    v.push_back(make_coarsen());
+    v.push_back(make_fuse_nests());
+    return v;
+  }();
+  return all;
+}
+
+const Transform* find_transform(const std::string& name) {
+  for (const auto& t : transforms())
+    if (t->name() == name) return t.get();
+  return nullptr;
+}
+
+std::vector<Site> find_sites(const Kernel& k) {
+  std::vector<Site> out;
+  for (const auto& t : transforms()) {
+    try {
+      for (auto& s : t->find(k)) out.push_back(std::move(s));
+    } catch (const TransformError&) {
+      // This transformation cannot analyse the kernel: it has no sites.
+    }
+  }
+  return out;
+}
+
+std::string apply_site(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
+                       const Site& site) {
+  const Transform* t = find_transform(site.transform);
+  if (!t) throw TransformError(fmt::format("unknown transformation '{}'", site.transform));
+  Kernel k = lift_source(path, text, args);
+  t->apply(k, site);
+  remove_dead_buffers(k);
+  try {
+    return emit_checked(k, args);
+  } catch (const EmitError& e) {
+    throw TransformError(fmt::format("{} cannot be printed back: {}", site.key(), e.what()));
+  }
+}
+
+Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::string summary,
+               std::map<std::string, std::string> params) {
+  Site s;
+  s.params = std::move(params);
+  s.anchor = op_signature(k, an, anchor);
+  s.summary = std::move(summary);
+  s.node = anchor.node->id;
+  s.line = anchor.node->origin ? static_cast<int>(anchor.node->origin->span.line) : 0;
+  return s;
+}
+
+namespace {
+
+bool erase_in(std::vector<Node>& block, int id) {
+  for (size_t i = 0; i < block.size(); ++i) {
+    if (block[i].id == id) {
+      block.erase(block.begin() + static_cast<long>(i));
+      return true;
+    }
+    if (erase_in(block[i].body, id) || erase_in(block[i].orelse, id)) return true;
+  }
+  return false;
+}
+
+Node* find_in(std::vector<Node>& block, int id) {
+  for (auto& n : block) {
+    if (n.id == id) return &n;
+    if (Node* x = find_in(n.body, id)) return x;
+    if (Node* x = find_in(n.orelse, id)) return x;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool erase_node(Kernel& k, int id) { return erase_in(k.body, id); }
+Node* find_node(Kernel& k, int id) { return find_in(k.body, id); }
+
+void remove_dead_buffers(Kernel& k) {
+  std::set<int> used;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    for (const auto& op : n.ops) {
+      for (const Access* a : reads(op)) used.insert(storage_of(k, a->tensor));
+      if (op.dst && op.cls != OpClass::Alloc) used.insert(storage_of(k, op.dst->tensor));
+    }
+  });
+  for (int t : k.outputs) used.insert(t);
+  std::vector<int> dead;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind != NodeKind::Stmt || n.frozen || n.ops.size() != 1) return;
+    const Op& op = n.ops[0];
+    if (op.cls != OpClass::Alloc || !op.dst) return;
+    const Tensor& t = k.tensor(op.dst->tensor);
+    if (t.on_chip() && !used.count(t.id)) dead.push_back(n.id);
+  });
+  for (int id : dead) erase_node(k, id);
+}
+
+}  // namespace loopnest

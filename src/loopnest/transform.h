@@ -1,0 +1,82 @@
+// Transformations on the loop-nest form. Each finds its sites on a lifted kernel, with legality
+// decided from dependences on the form (analysis.h), and applies one site by changing the form;
+// the result is printed back in the kernel's own style and checked to lift to exactly the
+// changed form (emit.h). Sites are described in style-independent terms (the move's parameters
+// and the anchor op's signature), so the same nest written in another style offers the same sites.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "loopnest/analysis.h"
+#include "loopnest/arg_spec.h"
+#include "loopnest/form.h"
+
+namespace loopnest {
+
+struct TransformError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Site {
+  std::string transform;                      // "fold_silu", "coarsen", ...
+  std::map<std::string, std::string> params;  // the move, without positions: factor=2, engine=gpsimd
+  std::string anchor;                         // op_signature of the anchor op (analysis.h)
+  std::string summary;                        // what changes, with the kernel's names
+  int node = -1;                              // the anchor node's id in this lift
+  int line = 0;                               // the anchor statement's source line
+  std::string key() const;                    // "transform anchor k=v ...": the same in every style
+};
+
+using Action = std::function<void()>;
+// Receives each site with the action applying it; returns true to stop (the action ran).
+using SiteSink = std::function<bool(const Site&, const Action&)>;
+
+class Transform {
+ public:
+  virtual ~Transform() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  std::vector<Site> find(const Kernel& k) const;
+  // Applies the site (found on a lift of the same source): changes `k`. Throws TransformError.
+  void apply(Kernel& k, const Site& site) const;
+
+ protected:
+  // Reports every site of `k` with its action; returns true when the sink asked to stop.
+  virtual bool visit(Kernel& k, const SiteSink& sink) const = 0;
+};
+
+const std::vector<std::unique_ptr<Transform>>& transforms();
+const Transform* find_transform(const std::string& name);
+
+// Every site of every transformation.
+std::vector<Site> find_sites(const Kernel& k);
+// Lifts `text`, applies `site` (matched by node id, or by anchor and parameters when the id no
+// longer names it) and prints the kernel back, checked. Throws TransformError / LiftError.
+std::string apply_site(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
+                       const Site& site);
+
+// ---- helpers for transformations ----
+Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::string summary,
+               std::map<std::string, std::string> params = {});
+// Removes the node with id `id` wherever it is; false when there is none.
+bool erase_node(Kernel& k, int id);
+Node* find_node(Kernel& k, int id);
+// Removes declarations (Alloc nodes) of on-chip buffers no operation touches any more.
+void remove_dead_buffers(Kernel& k);
+
+// Factories.
+std::unique_ptr<Transform> make_fold_silu();
+std::unique_ptr<Transform> make_fold_scalar_ops();
+std::unique_ptr<Transform> make_fold_scale();
+std::unique_ptr<Transform> make_fold_scalar_tensor_tensor();
+std::unique_ptr<Transform> make_fold_reciprocal();
+std::unique_ptr<Transform> make_engine_assign();
+std::unique_ptr<Transform> make_coarsen();
+std::unique_ptr<Transform> make_fuse_nests();
+
+}  // namespace loopnest

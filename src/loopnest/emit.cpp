@@ -330,16 +330,14 @@ class Emitter {
   const Expr* kept(const Expr* e) const { return o_.regenerate ? nullptr : e; }
 
   std::string operand(const Operand& o, const Node& n) {
+    // The result of an inner call of the statement is that call, written from its op (it may
+    // have changed while the operand's source text still shows the old call).
+    if (o.kind == Operand::Kind::Tile && k_.tensor(o.access.tensor).name.empty())
+      for (const Op& inner : n.ops)
+        if (inner_tensor(inner) == o.access.tensor) return call(inner, n);
     if (kept(o.origin)) return source(*o.origin);
     switch (o.kind) {
-      case Operand::Kind::Tile: {
-        const Tensor& t = k_.tensor(o.access.tensor);
-        if (t.name.empty()) {
-          for (const Op& inner : n.ops)
-            if (inner_tensor(inner) == o.access.tensor) return call(inner, n);
-        }
-        return access(o.access);
-      }
+      case Operand::Kind::Tile: return access(o.access);
       case Operand::Kind::Number:
         if (!o.number_type.empty()) {
           std::string np = alias("numpy");

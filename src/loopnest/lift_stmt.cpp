@@ -135,6 +135,7 @@ Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
       for (auto& x : p.nodes) n.body.push_back(std::move(x));
     }
     pending_inline.clear();
+    n.frozen = true;  // printed only as the call: its operations too
     for_each_node(n.body, [](Node& x, const std::vector<int>&) { x.frozen = true; });
   }
   return n;

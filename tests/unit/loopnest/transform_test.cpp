@@ -1,0 +1,186 @@
+// Transformations on the loop-nest form: every site found on every kernel of the repository
+// applies and prints back to the transformed form; on the small test kernels every site keeps the
+// kernel's result; the same nest written in another style offers the same sites; golden
+// before/after files for one site of each transformation.
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "../nkilib/kernel_harness.h"
+#include "corpus.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
+
+namespace {
+
+using loopnest_test::corpus;
+using loopnest_test::CorpusKernel;
+
+const std::vector<CorpusKernel>& all() {
+  static const std::vector<CorpusKernel> kernels = corpus();
+  return kernels;
+}
+
+const CorpusKernel& kernel(const std::string& path) {
+  for (const auto& k : all())
+    if (k.path == path) return k;
+  throw std::runtime_error("no corpus kernel " + path);
+}
+
+std::optional<loopnest::Kernel> lifted(const CorpusKernel& k) {
+  try {
+    return loopnest::lift_source(k.path, k.text, k.args);
+  } catch (const loopnest::LiftError&) {
+    return std::nullopt;
+  }
+}
+
+TEST(LoopNestTransforms, EverySiteOfEveryKernelAppliesAndPrintsBack) {
+  int applied = 0;
+  std::set<std::string> transforms_seen;
+  for (const auto& k : all()) {
+    auto form = lifted(k);
+    if (!form) continue;
+    for (const auto& site : loopnest::find_sites(*form)) {
+      try {
+        loopnest::apply_site(k.path, k.text, k.args, site);
+        ++applied;
+        transforms_seen.insert(site.transform);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << k.path << ": " << site.key() << ": " << e.what();
+      }
+    }
+  }
+  EXPECT_GE(applied, 100);
+  for (const auto& t : loopnest::transforms()) EXPECT_TRUE(transforms_seen.count(t->name())) << t->name() << " never applied";
+}
+
+std::vector<std::vector<double>> run(const std::string& path, const std::string& text,
+                                     const std::vector<loopnest::ArgSpec>& args) {
+  nki::lib::testing::Harness h;
+  std::vector<tensor::Array> inputs;
+  for (size_t i = 0; i < args.size(); ++i)
+    inputs.push_back(nki::lib::testing::test_input(tensor::Shape(args[i].shape.begin(), args[i].shape.end()),
+                                                   static_cast<int>(i) + 1));
+  auto r = h.run_module(*h.load_text(path, text), inputs);
+  std::vector<std::vector<double>> out;
+  for (auto& a : r.outputs) {
+    std::vector<double> v;
+    int64_t n = tensor::num_elements(a.shape());
+    std::vector<int64_t> idx(a.shape().size(), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      v.push_back(a.get(idx));
+      for (int d = static_cast<int>(idx.size()) - 1; d >= 0 && ++idx[d] == a.shape()[d]; --d) idx[d] = 0;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+double rel_error(const std::vector<std::vector<double>>& got, const std::vector<std::vector<double>>& want) {
+  if (got.size() != want.size()) return INFINITY;
+  double num = 0, den = 0;
+  for (size_t o = 0; o < got.size(); ++o) {
+    if (got[o].size() != want[o].size()) return INFINITY;
+    for (size_t i = 0; i < got[o].size(); ++i) {
+      double d = got[o][i] - want[o][i];
+      num += d * d, den += want[o][i] * want[o][i];
+    }
+  }
+  return std::sqrt(num) / std::max(std::sqrt(den), 1e-30);
+}
+
+// The legality rules are the transformations' own; the interpreter is the judge.
+TEST(LoopNestTransforms, EverySiteOfTheTestKernelsKeepsTheirResult) {
+  int checked = 0;
+  for (const auto& k : all()) {
+    if (!k.test_kernel || k.args.empty()) continue;
+    auto form = lifted(k);
+    if (!form) continue;
+    auto sites = loopnest::find_sites(*form);
+    if (sites.empty()) continue;
+    auto want = run(k.path, k.text, k.args);
+    for (const auto& site : sites) {
+      std::string after = loopnest::apply_site(k.path, k.text, k.args, site);
+      EXPECT_LT(rel_error(run(k.path, after, k.args), want), 1e-5) << k.path << ": " << site.key() << "\n" << after;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 20);
+}
+
+std::set<std::string> site_keys(const CorpusKernel& k) {
+  std::set<std::string> keys;
+  auto form = lifted(k);
+  if (!form) return keys;
+  for (const auto& s : loopnest::find_sites(*form)) keys.insert(s.key());
+  return keys;
+}
+
+// The same nest in two styles: the published (generated) style of bench/fidelity_kernels and the
+// bundled one for silu and adamw, and every kernel of nkibench/styles/<style>/ against the bundled
+// kernel of the same file name.
+TEST(LoopNestTransforms, TheSameNestInAnotherStyleOffersTheSameSites) {
+  std::vector<std::pair<std::string, std::string>> pairs = {
+      {"nkibench/kernels/silu_M4096_N7168_0.py", "bench/fidelity_kernels/silu.py"},
+      {"nkibench/kernels/adamw_M10944_N2048_0.py", "bench/fidelity_kernels/adamw.py"},
+  };
+  for (const auto& k : all())
+    if (k.path.rfind("nkibench/styles/", 0) == 0)
+      pairs.push_back({"nkibench/kernels/" + std::filesystem::path(k.path).filename().string(), k.path});
+  for (const auto& [a, b] : pairs) {
+    auto ka = site_keys(kernel(a)), kb = site_keys(kernel(b));
+    EXPECT_FALSE(ka.empty()) << a;
+    EXPECT_EQ(ka, kb) << a << " vs " << b;
+  }
+}
+
+// tests/golden/loopnest/rewrite/<name>.<transform>.py: the kernel after one site.
+TEST(LoopNestTransforms, GoldenRewrites) {
+  struct Case {
+    const char* path;
+    const char* golden;
+    const char* transform;
+    std::map<std::string, std::string> params;
+  };
+  const Case cases[] = {
+      {"bench/fidelity_kernels/silu.py", "published_silu.fold_silu", "fold_silu", {{"func", "silu"}}},
+      {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.fold_silu", "fold_silu", {{"func", "silu"}}},
+      {"bench/fidelity_kernels/silu.py", "published_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},
+      {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},
+      {"bench/fidelity_kernels/adamw.py", "published_adamw.fold_scalar_ops", "fold_scalar_ops", {}},
+      {"bench/fidelity_kernels/adamw.py", "published_adamw.fold_reciprocal", "fold_reciprocal", {}},
+      {"bench/fidelity_kernels/adamw.py", "published_adamw.fold_scalar_tensor_tensor", "fold_scalar_tensor_tensor", {}},
+      {"bench/fidelity_kernels/silu.py", "published_silu.engine_assign", "engine_assign", {{"engine", "gpsimd"}}},
+      {"bench/fidelity_kernels/bmm_softmax.py", "published_bmm_softmax.fuse_nests", "fuse_nests", {}},
+      {"tests/golden/rewrite/scalar_chain.py", "scalar_chain.fold_scale", "fold_scale", {}},
+  };
+  bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
+  std::set<std::string> covered;
+  for (const auto& c : cases) {
+    const CorpusKernel& k = kernel(c.path);
+    auto form = lifted(k);
+    ASSERT_TRUE(form) << c.path;
+    const loopnest::Site* pick = nullptr;
+    auto sites = loopnest::find_sites(*form);
+    for (const auto& s : sites) {
+      bool match = s.transform == c.transform;
+      for (const auto& [key, value] : c.params) match = match && s.params.count(key) && s.params.at(key) == value;
+      if (match) {
+        pick = &s;
+        break;
+      }
+    }
+    ASSERT_TRUE(pick) << c.path << " has no " << c.transform << " site";
+    covered.insert(c.transform);
+    std::string got = loopnest::apply_site(k.path, k.text, k.args, *pick);
+    std::string golden = loopnest_test::source_dir() + "/tests/golden/loopnest/rewrite/" + c.golden + ".py";
+    if (update) std::ofstream(golden) << got;
+    EXPECT_EQ(got, loopnest_test::read(golden)) << c.golden << " (ACCELOPT_UPDATE_GOLDEN=1 regenerates it)";
+  }
+  for (const auto& t : loopnest::transforms()) EXPECT_TRUE(covered.count(t->name())) << t->name() << " has no golden case";
+}
+
+}  // namespace

@@ -44,8 +44,16 @@ int storage_of(const Kernel& k, int t) {
 std::vector<const Access*> reads(const Op& op) {
   std::vector<const Access*> out;
   for (const auto& a : op.args)
-    if (a.value.kind == Operand::Kind::Tile) out.push_back(&a.value.access);
+    if (a.value.kind == Operand::Kind::Tile && !a.output) out.push_back(&a.value.access);
   if (op.accumulate && op.dst) out.push_back(&*op.dst);
+  return out;
+}
+
+std::vector<const Access*> writes(const Op& op) {
+  std::vector<const Access*> out;
+  if (op.dst && op.cls != OpClass::Alloc) out.push_back(&*op.dst);
+  for (const auto& a : op.args)
+    if (a.value.kind == Operand::Kind::Tile && a.output) out.push_back(&a.value.access);
   return out;
 }
 
@@ -65,7 +73,11 @@ std::vector<const OpRef*> Analysis::writers(const Kernel& k, int t) const {
   std::vector<const OpRef*> out;
   int s = storage_of(k, t);
   for (const auto& r : ops)
-    if (r.op().dst && r.op().cls != OpClass::Alloc && storage_of(k, r.op().dst->tensor) == s) out.push_back(&r);
+    for (const Access* a : writes(r.op()))
+      if (storage_of(k, a->tensor) == s) {
+        out.push_back(&r);
+        break;
+      }
   return out;
 }
 
@@ -123,7 +135,9 @@ const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& con
   Ranges ranges = k.ranges();
   const OpRef* w = nullptr;
   for (const OpRef* x : an.writers(k, a.tensor)) {
-    if (!may_overlap(k, *x->op().dst, a, ranges)) continue;
+    bool overlaps = false;
+    for (const Access* wa : writes(x->op())) overlaps = overlaps || may_overlap(k, *wa, a, ranges);
+    if (!overlaps) continue;
     if (w) return nullptr;
     w = x;
   }

@@ -37,8 +37,9 @@ struct Analysis {
 // The tensor whose storage `t` shares (itself unless a view).
 int storage_of(const Kernel& k, int t);
 
-// Every tile access an operation reads (operands), and the tensors.
+// Every tile access an operation reads (operands and an accumulated dst) / writes (dst, reduce_res).
 std::vector<const Access*> reads(const Op& op);
+std::vector<const Access*> writes(const Op& op);
 
 // False only when the two accesses provably touch no common element for any values of the loop
 // variables in `ranges` (per-dim interval test); different tensors never overlap unless aliased.

@@ -114,6 +114,7 @@ struct Arg {
   std::string name;  // canonical parameter name ("data", "op0", "operand0", "bias", "x", "y", ...)
   Operand value;
   bool positional = false;  // given by position in the source
+  bool output = false;      // a tile the op writes besides dst (reduce_res)
 };
 
 struct Op {

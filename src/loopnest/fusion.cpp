@@ -145,14 +145,15 @@ class FuseNests : public Transform {
           rename_access(renamed, b.loop, a.loop);
           return same_iteration_only(wa, renamed, a.loop);
         };
-        if (oa.dst && oa.cls != OpClass::Alloc) {
+        for (const Access* wa : writes(oa)) {
           for (const Access* x : reads(ob))
-            if (!check(*oa.dst, *x)) return false;
-          if (ob.dst && ob.cls != OpClass::Alloc && !check(*oa.dst, *ob.dst)) return false;
+            if (!check(*wa, *x)) return false;
+          for (const Access* wb : writes(ob))
+            if (!check(*wa, *wb)) return false;
         }
-        if (ob.dst && ob.cls != OpClass::Alloc)
+        for (const Access* wb : writes(ob))
           for (const Access* x : reads(oa))
-            if (!check(*x, *ob.dst)) return false;
+            if (!check(*x, *wb)) return false;
       }
     }
     return true;

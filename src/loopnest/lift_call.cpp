@@ -119,7 +119,7 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
       Engine e = engine_named(v.s);
       if (e != Engine::None) op.engine = e, op.engine_explicit = true;
     }
-    op.args.push_back({name, to_operand(*this, v, origin_of(name)), positional_.count(name) > 0});
+    op.args.push_back({name, to_operand(*this, v, origin_of(name)), positional_.count(name) > 0, name == "reduce_res"});
   }
   // The shape a new value or tensor gets.
   auto tile_of = [&](const std::string& name) -> std::vector<IExpr> {

@@ -53,6 +53,8 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_engine_assign());
     v.push_back(make_coarsen());
     v.push_back(make_fuse_nests());
+    v.push_back(make_fold_activation_reduce());
+    v.push_back(make_whole_row_reduce());
     return v;
   }();
   return all;
@@ -133,7 +135,7 @@ void remove_dead_buffers(Kernel& k) {
   for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
     for (const auto& op : n.ops) {
       for (const Access* a : reads(op)) used.insert(storage_of(k, a->tensor));
-      if (op.dst && op.cls != OpClass::Alloc) used.insert(storage_of(k, op.dst->tensor));
+      for (const Access* a : writes(op)) used.insert(storage_of(k, a->tensor));
     }
   });
   for (int t : k.outputs) used.insert(t);

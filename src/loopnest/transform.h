@@ -78,5 +78,7 @@ std::unique_ptr<Transform> make_fold_reciprocal();
 std::unique_ptr<Transform> make_engine_assign();
 std::unique_ptr<Transform> make_coarsen();
 std::unique_ptr<Transform> make_fuse_nests();
+std::unique_ptr<Transform> make_fold_activation_reduce();
+std::unique_ptr<Transform> make_whole_row_reduce();
 
 }  // namespace loopnest

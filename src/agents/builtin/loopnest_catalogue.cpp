@@ -10,7 +10,7 @@ namespace agents::builtin {
 
 const std::set<std::string>& retired_by_form() {
   static const std::set<std::string> retired = {"fuse_silu", "fold_tensor_scalar", "fold_into_activation", "engine_move",
-                                                "fuse_loops"};
+                                                "fuse_loops", "fuse_activation_reduce", "whole_row_reduce"};
   return retired;
 }
 

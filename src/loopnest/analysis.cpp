@@ -5,6 +5,8 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/api.h"
+
 namespace loopnest {
 
 namespace {
@@ -81,6 +83,18 @@ std::vector<const OpRef*> Analysis::writers(const Kernel& k, int t) const {
   return out;
 }
 
+std::vector<const OpRef*> Analysis::region_readers(const Kernel& k, const Access& a) const {
+  std::vector<const OpRef*> out;
+  Ranges ranges = k.ranges();
+  for (const OpRef* r : readers(k, a.tensor))
+    for (const Access* x : reads(r->op()))
+      if (may_overlap(k, *x, a, ranges)) {
+        out.push_back(r);
+        break;
+      }
+  return out;
+}
+
 const OpRef* Analysis::find(const Node* node, size_t index) const {
   for (const auto& r : ops)
     if (r.node == node && r.index == index) return &r;
@@ -144,8 +158,12 @@ const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& con
   if (!w) return nullptr;
   const Op& wop = w->op();
   if (wop.accumulate || !wop.dst || !(*wop.dst == a)) return nullptr;
-  if (w->block != consumer.block || w->position >= consumer.position) return nullptr;
-  if (w->node->ops.size() != 1 || w->node->kind != NodeKind::Stmt || w->node->frozen) return nullptr;
+  // An earlier statement of the same block, alone in its statement; or an inner call of the
+  // consumer's own statement (`nl.rsqrt(nl.add(x, eps))`).
+  bool same_statement = w->node == consumer.node && w->index < consumer.index;
+  bool earlier = w->block == consumer.block && w->position < consumer.position && w->node->ops.size() == 1;
+  if (!same_statement && !earlier) return nullptr;
+  if (w->node->kind != NodeKind::Stmt || w->node->frozen) return nullptr;
   for (const OpRef* r : an.readers(k, a.tensor)) {
     bool same = r->node == consumer.node && r->index == consumer.index;
     for (const Access* x : reads(r->op())) {
@@ -154,6 +172,33 @@ const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& con
     }
   }
   return w;
+}
+
+bool is_declaration(const Op& op) {
+  if (op.cls == OpClass::Alloc) return true;
+  const ApiSpec* spec = find_api(op.api);
+  return spec && spec->creates;
+}
+
+const OpRef* first_op_in(const Analysis& an, int loop) {
+  for (const auto& r : an.ops)
+    if (std::find(r.loops.begin(), r.loops.end(), loop) != r.loops.end() && !is_declaration(r.op())) return &r;
+  return nullptr;
+}
+
+bool scalar_like(const Operand& o) {
+  if (o.kind == Operand::Kind::Number) return true;
+  if (o.kind != Operand::Kind::Tile) return false;
+  auto shape = o.access.tile_shape();
+  if (shape.empty() || shape.size() > 2) return false;
+  return shape.size() == 1 || shape[1] == IExpr(1);
+}
+
+bool tensor_scalar_form(const Operand& x, const Operand& y) {
+  bool xn = x.kind == Operand::Kind::Number, yn = y.kind == Operand::Kind::Number;
+  if (xn || yn) return xn != yn;
+  if (x.kind != Operand::Kind::Tile || y.kind != Operand::Kind::Tile) return false;
+  return scalar_like(x) != scalar_like(y);
 }
 
 std::string op_kind(const Op& op) {
@@ -170,7 +215,16 @@ std::string op_kind(const Op& op) {
   if (api == "nl.copy" || api == "nisa.tensor_copy" || api == "assign") return op.accumulate ? "accumulate" : "copy";
   if (api == "nisa.tensor_reduce") return "reduce(" + sym("op") + ")";
   if (op.cls == OpClass::Activation && api.rfind("nl.", 0) == 0) return "act(" + api.substr(3) + ")";
-  if (op.cls == OpClass::Elementwise && api.rfind("nl.", 0) == 0) return api.substr(3);
+  if (op.cls == OpClass::Reduce && api.rfind("nl.", 0) == 0 && api != "nl.loop_reduce") {
+    std::string r = api.substr(3);
+    return "reduce(" + (r == "sum" ? std::string("add") : r) + ")";
+  }
+  if (op.cls == OpClass::Elementwise && api.rfind("nl.", 0) == 0) {
+    // nl.multiply(x, 0.5) and nl.multiply(x, inv[P, 1]) are tensor_scalar instructions.
+    const Arg *x = op.arg("x"), *y = op.arg("y");
+    if (x && y && tensor_scalar_form(x->value, y->value)) return "ts(" + api.substr(3) + ")";
+    return api.substr(3);
+  }
   return to_string(op.cls);
 }
 

@@ -32,6 +32,8 @@ struct Analysis {
   std::vector<const OpRef*> readers(const Kernel& k, int t) const;
   std::vector<const OpRef*> writers(const Kernel& k, int t) const;
   const OpRef* find(const Node* node, size_t index) const;
+  // Operations reading elements of region `a` (per-dim interval test).
+  std::vector<const OpRef*> region_readers(const Kernel& k, const Access& a) const;
 };
 
 // The tensor whose storage `t` shares (itself unless a view).
@@ -54,9 +56,20 @@ bool uses_loop(const Op& op, int loop);
 // at `consumer`: the value flows from producer to consumer and nowhere else.
 const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& consumer, const Access& a);
 
+// A number, or a per-partition scalar tile ([P, 1] or [P]): what tensor_scalar takes as operand.
+bool scalar_like(const Operand& o);
+// A binary operation of a tile and a number or a per-partition scalar: one tensor_scalar instruction.
+bool tensor_scalar_form(const Operand& x, const Operand& y);
+
 // What an op computes, whatever API spells it: "multiply" for nl.multiply, tensor_tensor(op=multiply)
 // and `x * y`; "act(exp)" for nisa.activation(op=exp) and nl.exp; "ts(add)"; "load"; "matmul".
 std::string op_kind(const Op& op);
+
+// A declaration (nl.ndarray, nl.zeros, ...): where it sits depends on the style, not the nest.
+bool is_declaration(const Op& op);
+
+// The first operation inside loop `loop` that is not a declaration (the anchor of loop sites).
+const OpRef* first_op_in(const Analysis& an, int loop);
 
 // Style-independent description of where an op is: the trip counts of its loops and its kind,
 // e.g. "32x7x2/act(exp)#0" (the ordinal tells apart equal ops of one nest).

@@ -99,17 +99,18 @@ class Coarsen : public Transform {
       std::vector<std::pair<int64_t, int64_t>> options;  // (mul, div)
       for (int64_t f : {int64_t(2), *trip})
         if (f > 1 && *trip % f == 0 && (options.empty() || options.back().first != f)) options.push_back({f, 1});
-      options.push_back({1, 2});
+      // Narrower matmuls only lose (the moving free size is at most 512 already and every
+      // instruction has a fixed cost): loops holding one are coarsened, never split.
+      bool has_matmul = false;
+      for_each_node(n->body, [&](const Node& x, const std::vector<int>&) {
+        for (const auto& op : x.ops) has_matmul = has_matmul || op.cls == OpClass::Matmul;
+      });
+      if (!has_matmul) options.push_back({1, 2});
       for (auto [mul, div] : options) {
         Analysis an(k);
         auto plan = make_plan(k, an, *n, mul, div);
         if (!plan) continue;
-        const OpRef* anchor = nullptr;
-        for (const auto& r : an.ops)
-          if (inside(r.loops, n->loop)) {
-            anchor = &r;
-            break;
-          }
+        const OpRef* anchor = first_op_in(an, n->loop);
         if (!anchor) continue;
         std::string dir = mul > 1 ? "coarsen" : "split";
         int64_t factor = mul > 1 ? mul : div;
@@ -331,10 +332,11 @@ class Coarsen : public Transform {
     if (!any) return std::nullopt;
     // Every access of a relaid buffer is inside the loop and walks the block dim.
     for (auto& [buf, dims] : p.relaid) {
+      // (Its declaration, `nl.zeros((16, 32, 8, par_dim(128), 512), ...)` up front, is laid out again too.)
       for (const OpRef* r : an.readers(k, buf))
         if (!inside(r->loops, l)) return std::nullopt;
       for (const OpRef* r : an.writers(k, buf))
-        if (!inside(r->loops, l)) return std::nullopt;
+        if (!inside(r->loops, l) && !is_declaration(r->op())) return std::nullopt;
       const Tensor& t = k.tensor(buf);
       if (!scaled(t.shape[static_cast<size_t>(dims.second)])) return std::nullopt;
       int64_t blocks = t.shape[static_cast<size_t>(dims.first)].constant();

@@ -35,6 +35,7 @@ class Dumper {
       if (!t.label.empty()) out += fmt::format(" '{}'", t.label);
       if (t.role == TensorRole::View) out += " of " + names_.at(t.base);
       if (t.scope_loop >= 0 && t.on_chip()) out += " per " + k_.var_name(t.scope_loop);
+      if (t.list_loop >= 0) out += fmt::format(" list '{}' over {}", t.list_name, k_.var_name(t.list_loop));
       out += "\n";
     }
     block(k_.body, 0, out);
@@ -107,6 +108,7 @@ class Dumper {
     switch (o.kind) {
       case Operand::Kind::Tile: return access(o.access);
       case Operand::Kind::Number:
+        if (o.integer) return fmt::format("{}", static_cast<int64_t>(o.number));
         return o.number_type.empty() ? number_text(o.number) : fmt::format("{}({})", o.number_type, number_text(o.number));
       case Operand::Kind::Symbol: {
         auto colon = o.symbol.find(':');

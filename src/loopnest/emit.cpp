@@ -272,6 +272,40 @@ class Emitter {
     return true;
   }
 
+  // The access `rest` (without the list dim) of a list element, written with the element's name.
+  std::string list_element(const Tensor& t, const Access& rest, bool write) {
+    Tensor element = t;
+    element.shape.erase(element.shape.begin());
+    element.list_loop = -1;
+    if (element.on_chip()) element.partition_dim -= 1;
+    bool whole_rest = rest.dims.size() == element.shape.size();
+    for (size_t d = 0; whole_rest && d < rest.dims.size(); ++d) {
+      const DimIndex& di = rest.dims[d];
+      whole_rest = di.start == IExpr(0) && di.terms.size() == 1 && di.terms[0].axis == static_cast<int>(d) &&
+                   di.terms[0].stride == 1 && di.terms[0].size == element.shape[d];
+    }
+    if (whole_rest) return write ? t.name + "[...]" : t.name;
+    std::string out = t.name + "[";
+    bool slices = !k_.dialect.grid_indexing && rest.rank < 0;
+    size_t rank = rest.tile_shape().size();
+    for (size_t d = 0; d < rest.dims.size(); ++d) {
+      const DimIndex& di = rest.dims[d];
+      std::string s;
+      if (slices && di.terms.size() == 1) {
+        const AxisTerm& term = di.terms[0];
+        IExpr hi = di.start + term.size * term.stride;
+        bool full = di.start == IExpr(0) && term.stride == 1 && hi == element.shape[d];
+        s = full ? ":" : fmt::format("{}:{}", k_.str(di.start), k_.str(hi));
+      } else {
+        bool zero = di.start.is_constant() && di.start.constant() == 0;
+        if (!zero || di.terms.empty()) s = k_.str(di.start);
+        for (const auto& term : di.terms) s += (s.empty() ? "" : " + ") + grid_term(term, rank);
+      }
+      out += (d ? ", " : "") + s;
+    }
+    return out + "]";
+  }
+
   std::string grid_term(const AxisTerm& t, size_t rank) {
     std::string place;
     for (size_t a = 0; a < rank; ++a) place += (a ? ", " : "") + std::string(static_cast<int>(a) == t.axis ? ":" : "None");
@@ -293,6 +327,15 @@ class Emitter {
   // `write`: the access is a destination, so a whole tensor is `t[...]` (a bare name would rebind).
   std::string access(const Access& a, bool write = false) {
     const Tensor& t = k_.tensor(a.tensor);
+    if (t.list_loop >= 0 && !a.dims.empty() && a.dims[0].terms.empty()) {
+      // A list element: the iteration's own tile by its name, another one as `scores[m]`.
+      Access rest = a;
+      rest.dims.erase(rest.dims.begin());
+      std::string inner = list_element(t, rest, write);
+      if (a.dims[0].start == IExpr::var(t.list_loop)) return inner;
+      std::string sub = inner.size() > t.name.size() ? inner.substr(t.name.size()) : "";
+      return fmt::format("{}[{}]{}", t.list_name, k_.str(a.dims[0].start), sub);
+    }
     std::string name = tensor_text(t);
     if (whole(a)) {
       if (!write) return name;
@@ -346,7 +389,7 @@ class Emitter {
                               : number_literal(o.number);
           return fmt::format("{}.dtype({}.{}).type({})", np, np, o.number_type, v);
         }
-        return number_literal(o.number);
+        return o.integer ? fmt::format("{}", static_cast<int64_t>(o.number)) : number_literal(o.number);
       case Operand::Kind::Symbol: return symbol_text(o.symbol);
       case Operand::Kind::Shape: {
         std::string s = "(";
@@ -374,12 +417,14 @@ class Emitter {
       if (orig.find("nl.par_dim") == std::string::npos && orig.find("par_dim(") != std::string::npos) par = "par_dim";
     }
     std::string s = "(";
-    for (size_t d = 0; d < t.shape.size(); ++d) {
+    size_t first = t.list_loop >= 0 ? 1 : 0;  // a list element is declared without the list's dim
+    for (size_t d = first; d < t.shape.size(); ++d) {
       std::string dim = k_.str(t.shape[d]);
-      if (t.partition_dim > 0 && static_cast<int>(d) == t.partition_dim) dim = fmt::format("{}({})", par, dim);
-      s += (d ? ", " : "") + dim;
+      int pd = t.partition_dim - static_cast<int>(first);
+      if (pd > 0 && static_cast<int>(d - first) == pd) dim = fmt::format("{}({})", par, dim);
+      s += (d > first ? ", " : "") + dim;
     }
-    return s + (t.shape.size() == 1 ? ",)" : ")");
+    return s + (t.shape.size() - first == 1 ? ",)" : ")");
   }
 
   std::string call(const Op& op, const Node& n) {
@@ -427,7 +472,10 @@ class Emitter {
       std::string dst = kept(root.dst_origin) ? source(*root.dst_origin) : access(*root.dst, true);
       return dst + (root.accumulate ? " += " : " = ") + operand(src->value, n);
     }
-    if (root.result >= 0) return k_.tensor(root.result).name + " = " + call(root, n);
+    if (root.result >= 0) {
+      const std::string& name = k_.tensor(root.result).name;
+      return name.empty() ? call(root, n) : name + " = " + call(root, n);  // a result nobody reads
+    }
     if (spec && spec->creates && root.dst) {
       const Tensor& t = k_.tensor(root.dst->tensor);
       return t.name + " = " + call(root, n);

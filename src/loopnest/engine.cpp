@@ -65,11 +65,20 @@ class EngineAssign : public Transform {
         x = &ax->value, y = &ay->value;
         bool xt = x->kind == Operand::Kind::Tile, yt = y->kind == Operand::Kind::Tile;
         if (!xt && !yt) continue;
-        if (xt && yt) tensor_tensor = true;
-        else if ((xt && y->kind == Operand::Kind::Number) || (yt && x->kind == Operand::Kind::Number)) tensor_scalar = true;
+        // A number or a per-partition [P, 1] tile makes it a tensor_scalar instruction.
+        if (tensor_scalar_form(*x, *y)) tensor_scalar = true;
+        else if (xt && yt) tensor_tensor = true;
         else continue;
       }
       if (!tensor_scalar && !tensor_tensor) continue;
+      // An in-place update (`acc = acc + x` written destination-first) stays where the
+      // accumulation is: an accumulating `acc += ...` has no engine of its own either.
+      bool in_place = false;
+      Ranges ranges = k.ranges();
+      for (const auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile && !a.output)
+          in_place = in_place || (op.dst && may_overlap(k, a.value.access, *op.dst, ranges));
+      if (in_place) continue;
       for (Engine e : {Engine::Vector, Engine::GpSimd, Engine::Scalar}) {
         if (e == op.engine) continue;
         if (e == Engine::Scalar && !tensor_scalar) continue;  // no two-tensor ALU on the Scalar Engine
@@ -92,9 +101,9 @@ class EngineAssign : public Transform {
                 if (as_tt) {
                   args = {arg("data1", x), arg("data2", y), arg("op", symbol(opname))};
                 } else {
-                  bool x_tile = x.kind == Operand::Kind::Tile;
-                  args = {arg("data", x_tile ? x : y), arg("op0", symbol(opname)), arg("operand0", x_tile ? y : x)};
-                  if (!x_tile && opname != "add" && opname != "multiply" && opname != "maximum" && opname != "minimum")
+                  bool x_data = x.kind == Operand::Kind::Tile && (y.kind == Operand::Kind::Number || !scalar_like(x));
+                  args = {arg("data", x_data ? x : y), arg("op0", symbol(opname)), arg("operand0", x_data ? y : x)};
+                  if (!x_data && opname != "add" && opname != "multiply" && opname != "maximum" && opname != "minimum")
                     args.push_back(arg("reverse0", symbol("True")));
                 }
                 for (const char* keep : {"mask", "dtype"})

@@ -7,6 +7,7 @@
 //   fold_reciprocal           x * reciprocal(d)  =>  x / d
 // The same chain written with names (`e = nisa.activation(...)`) or with block-dim buffers
 // (`v5[i0, i1, i2, ...] = nisa.activation(...)`) is the same chain on the form.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -151,14 +152,25 @@ const OpRef* producer(const Kernel& k, const Analysis& an, const OpRef& r, const
   return sole_producer(k, an, r, o->access);
 }
 
-// Replaces the op of `consumer` by `op` and removes the nodes of `gone`.
-void replace(Kernel& k, const OpRef& consumer, Op op, const std::vector<int>& gone) {
+// A producer to remove: (node id, op index), index -1 for the whole statement.
+using Gone = std::pair<int, int>;
+Gone gone_of(const OpRef& p) { return {p.node->id, p.node->ops.size() == 1 ? -1 : static_cast<int>(p.index)}; }
+
+// Replaces the op of `consumer` by `op` and removes the producers of `gone`.
+void replace(Kernel& k, const OpRef& consumer, Op op, std::vector<Gone> gone) {
   Node& n = *consumer.node;
   n.ops[consumer.index] = std::move(op);
   n.dirty = true;
-  int id = n.id;
-  for (int g : gone) erase_node(k, g);
-  (void)id;
+  // Inner calls first, from the last, so the indices stay valid.
+  std::sort(gone.begin(), gone.end(), [](const Gone& a, const Gone& b) { return a.second > b.second; });
+  for (const auto& [id, index] : gone) {
+    if (index < 0) {
+      erase_node(k, id);
+    } else if (Node* x = find_node(k, id)) {
+      x->ops.erase(x->ops.begin() + index);
+      x->dirty = true;
+    }
+  }
 }
 
 bool zero_bias(const Kernel& k, const Analysis& an, const Op& act) {
@@ -211,7 +223,7 @@ class FoldSilu : public Transform {
       if (e.api == "nisa.activation" ? !is_number(operand(e, "scale"), -1.0) : true) continue;
       // Sigmoid at the reciprocal; silu when its only reader multiplies it by x.
       const OpRef* times = nullptr;
-      auto readers = an.readers(k, r.op().dst ? r.op().dst->tensor : -1);
+      auto readers = r.op().dst ? an.region_readers(k, *r.op().dst) : std::vector<const OpRef*>{};
       if (readers.size() == 1 && r.op().dst) {
         const OpRef* m = readers[0];
         auto b = binary(m->op());
@@ -220,10 +232,10 @@ class FoldSilu : public Transform {
           if (other->access == x->access) times = m;
         }
       }
-      std::vector<int> gone = {ex->node->id, plus->node->id};
+      std::vector<Gone> gone = {gone_of(*ex), gone_of(*plus)};
       if (times) {
-        std::vector<int> gone_silu = gone;
-        gone_silu.push_back(r.node->id);
+        std::vector<Gone> gone_silu = gone;
+        gone_silu.push_back(gone_of(r));
         Site s = make_site(k, an, *ex, fmt::format("compute silu({}) with one activation instead of four instructions",
                                                    name_of(k, *x)),
                            {{"func", "silu"}});
@@ -279,7 +291,7 @@ class FoldScalarOps : public Transform {
                                                 first->reverse ? " (reversed)" : "", second->op),
                          {{"ops", a.op + "+" + b.op}});
       const OpRef* target = &r;
-      int gone = p->node->id;
+      Gone gone = gone_of(*p);
       if (sink(s, [&k, target, data, a, b, gone] {
             std::vector<Arg> args = {arg("data", data), arg("op0", symbol(a.op)), arg("operand0", a.operand)};
             if (a.reverse) args.push_back(arg("reverse0", symbol("True")));
@@ -318,7 +330,7 @@ class FoldScale : public Transform {
       Operand x = *step->data;
       Site site = make_site(k, an, *p, fmt::format("fold `* {}` into the activation's scale", step->operand.number));
       const OpRef* target = &r;
-      int gone = p->node->id;
+      Gone gone = gone_of(*p);
       if (sink(site, [&k, target, x, s, gone] {
             Op op = target->op();
             op.arg("data")->value = x;
@@ -362,7 +374,7 @@ class FoldScalarTensorTensor : public Transform {
                                                   op0, c.number, op1),
                            {{"ops", op0 + "+" + op1}});
         const OpRef* target = &r;
-        int gone = p->node->id;
+        Gone gone = gone_of(*p);
         if (sink(s, [&k, target, x, c, y, op0, op1, reverse0, reverse1, gone] {
               std::vector<Arg> args = {arg("data", x), arg("op0", symbol(op0)), arg("operand0", c),
                                        arg("op1", symbol(op1)), arg("operand1", y)};
@@ -403,7 +415,7 @@ class FoldReciprocal : public Transform {
         Site s = make_site(k, an, *p, fmt::format("divide {} by {} instead of multiplying by its reciprocal",
                                                   name_of(k, n), name_of(k, d)));
         const OpRef* target = &r;
-        int gone = p->node->id;
+        Gone gone = gone_of(*p);
         if (sink(s, [&k, target, n, d, gone] {
               Op op = target->op().api == "nisa.tensor_tensor"
                           ? rebuild(target->op(), "nisa.tensor_tensor",

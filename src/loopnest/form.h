@@ -45,6 +45,10 @@ struct Tensor {
   std::string dtype;      // "float32", "bfloat16", ...; "" when unknown
   int base = -1;          // View: the tensor it aliases
   int scope_loop = -1;    // innermost loop around its definition (-1: the kernel): one instance per iteration
+  // A tile appended to a Python list once per iteration of `list_loop` (`scores.append(row)`):
+  // the list's elements are this tensor's blocks along its first dim, `scores[m]` block m.
+  std::string list_name;
+  int list_loop = -1;
   bool on_chip() const { return memory != Memory::Hbm; }
 };
 
@@ -84,6 +88,7 @@ struct Operand {
   Access access;                 // Tile
   double number = 0;             // Number
   std::string number_type;       // Number: dtype of a typed numpy scalar ("float32"), else ""
+  bool integer = false;          // Number: a Python int
   std::string symbol;            // Symbol: canonical name ("exp", "add", "vector", "float32", "True")
   std::vector<IExpr> shape;      // Shape
   const nki::Expr* origin = nullptr;  // the expression it was lifted from (printed while unchanged)

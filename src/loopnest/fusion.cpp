@@ -98,12 +98,7 @@ class FuseNests : public Transform {
         if (la.kind != lb.kind || la.start != lb.start || la.stop != lb.stop || la.step != lb.step || !la.trip()) continue;
         if (!legal(k, a, b)) continue;
         Analysis an(k);
-        const OpRef* anchor = nullptr;
-        for (const auto& r : an.ops)
-          if (inside(r.loops, a.loop)) {
-            anchor = &r;
-            break;
-          }
+        const OpRef* anchor = first_op_in(an, a.loop);
         if (!anchor) continue;
         Site s = make_site(k, an, *anchor, fmt::format("fuse `for {}` with the next loop `for {}` over the same range",
                                                        la.var, lb.var));

@@ -44,6 +44,7 @@ Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
       if (v.i.is_constant()) {
         o.kind = Operand::Kind::Number;
         o.number = static_cast<double>(v.i.constant());
+        o.integer = true;
       } else {
         o.kind = Operand::Kind::Other;
         o.text = L.k.str(v.i);

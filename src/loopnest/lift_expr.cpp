@@ -345,6 +345,12 @@ AValue Lifter::eval(const Expr& e) {
         if (placed != 1) fail(s.index->span, "an nl.arange subscript without exactly one ':'");
         return g;
       }
+      if (base.k == K::List && base.items.size() == 1 && base.items[0].k == K::Tile &&
+          k.tensor(base.items[0].access.tensor).list_loop >= 0) {
+        // scores[m]: block m of the list's tensor.
+        int t = base.items[0].access.tensor;
+        return AValue::of_tile(subscript(whole(t), *s.index, e));
+      }
       if (base.k == K::Tuple || base.k == K::List) {
         AValue i = eval(*s.index);
         if (i.k == K::Int && i.i.is_constant()) {

@@ -235,7 +235,11 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       if (e.value->kind == ExprKind::Call) {
         auto& c = static_cast<const CallExpr&>(*e.value);
         if (c.func->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*c.func).attr == "append") {
-          fail(s.span, "a Python list of tiles (.append); index a block-dim buffer instead");
+          append(c);
+          Node n = new_node(NodeKind::Meta, s);
+          n.meta = MetaKind::Binding;
+          out.push_back(std::move(n));
+          return;
         }
       }
       std::vector<Op> ops;
@@ -625,6 +629,55 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   out.push_back(std::move(n));
 }
 
+// `scores.append(row)` once per iteration of the innermost loop, `row` that iteration's tile: the
+// list is the tile's tensor with a block dim over the loop (accesses get the loop variable as
+// their first index at the end of the lift, list subscripts their index).
+void Lifter::append(const CallExpr& c) {
+  auto& attr = static_cast<const AttributeExpr&>(*c.func);
+  if (attr.value->kind != ExprKind::Name || c.args.size() != 1)
+    fail(c.span, "an append other than `name.append(tile)`");
+  const std::string& list = static_cast<const NameExpr&>(*attr.value).id;
+  auto it = env.find(list);
+  if (it == env.end() || it->second.k != K::List) fail(attr.value->span, fmt::format("'{}' is not a list", list));
+  std::vector<Op> ignored;
+  current_ops = &ignored;
+  AValue v = eval(*c.args[0]);
+  if (!ignored.empty() || v.k != K::Tile || !whole_access(v.access))
+    fail(c.args[0]->span, "an append of something other than a whole tile bound to a name");
+  if (loop_stack.empty() || !it->second.items.empty())
+    fail(c.span, "a list appended more than once per iteration of one loop");
+  int l = loop_stack.back();
+  const Loop& loop = k.loops.at(l);
+  auto trip = loop.trip();
+  Tensor& t = k.tensor(v.access.tensor);
+  if (!trip || !(loop.start == IExpr(0)) || loop.step != 1 || t.scope_loop != l || t.list_loop >= 0)
+    fail(c.span, "a list of tiles other than one tile per iteration of a loop from 0");
+  list_ranks[t.id] = t.shape.size();
+  t.shape.insert(t.shape.begin(), IExpr(*trip));
+  if (t.on_chip()) t.partition_dim += 1;
+  t.list_name = list;
+  t.list_loop = l;
+  t.scope_loop = loop_stack.size() >= 2 ? loop_stack[loop_stack.size() - 2] : -1;
+  AValue element = AValue::of_tile(whole(t.id));
+  it->second.items.push_back(element);
+}
+
+void Lifter::finish_lists(std::vector<Node>& body) {
+  auto fix = [&](Access& a) {
+    auto r = list_ranks.find(a.tensor);
+    if (r == list_ranks.end() || a.dims.size() != r->second) return;
+    a.dims.insert(a.dims.begin(), DimIndex{IExpr::var(k.tensor(a.tensor).list_loop), {}});
+  };
+  for_each_node(body, [&](Node& n, const std::vector<int>&) {
+    for (auto& op : n.ops) {
+      if (op.dst) fix(*op.dst);
+      for (auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile) fix(a.value.access);
+    }
+    if (n.view) fix(*n.view);
+  });
+}
+
 bool Lifter::depends_on(const AValue& v, int loop) const {
   switch (v.k) {
     case K::Int: case K::ParDim: return v.i.uses(loop);
@@ -687,6 +740,7 @@ void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
 
 Kernel Lifter::run() {
   block(fn->body, k.body);
+  finish_lists(k.body);
   k.dialect.grid_indexing = grid_statements > slice_statements;
   k.dialect.block_buffers = block_writes > name_writes;
   if (!fn->body.empty()) {

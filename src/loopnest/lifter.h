@@ -120,6 +120,9 @@ class Lifter {
   void import(const nki::ImportStmt& s);
   void bind_target(const nki::Expr& target, const AValue& v);
   bool depends_on(const AValue& v, int loop) const;
+  void append(const nki::CallExpr& c);
+  void finish_lists(std::vector<Node>& body);
+  std::map<int, size_t> list_ranks;  // list tensors -> their rank before the list's block dim
   bool same_binding(const AValue& a, const AValue& b) const;
   Node ops_node(const nki::Stmt& s, std::vector<Op> ops);
 };

@@ -43,9 +43,12 @@ Arg arg(const std::string& name, Operand value, bool output = false) {
   return a;
 }
 
-// The axis a tensor_reduce reduces when it is one axis: the last of a 2-D tile; -1 otherwise.
+// The data parameter of a reduction: nisa.tensor_reduce(data=...), nl.sum(x, ...).
+const char* data_param(const Op& r) { return r.api == "nisa.tensor_reduce" ? "data" : "x"; }
+
+// The axis a reduction reduces when it is one axis: the last of a 2-D tile; -1 otherwise.
 int reduced_axis(const Op& r) {
-  const Operand* data = operand(r, "data");
+  const Operand* data = operand(r, data_param(r));
   const Operand* axis = operand(r, "axis");
   if (!data || data->kind != Operand::Kind::Tile || !axis) return -1;
   size_t rank = data->access.tile_shape().size();
@@ -57,6 +60,18 @@ int reduced_axis(const Op& r) {
 }
 
 bool is_true(const Operand* o) { return o && o->kind == Operand::Kind::Symbol && o->symbol == "True"; }
+
+// A sum along the last axis: nisa.tensor_reduce(op=add) or nl.sum.
+bool row_sum(const Op& r) {
+  if (r.api == "nisa.tensor_reduce") return symbol_of(r, "op") == "add" && !is_true(operand(r, "negate"));
+  return r.api == "nl.sum";
+}
+
+// An activation that can also reduce: nisa.activation, or a language unary function (nl.square).
+bool plain_activation(const Op& a) {
+  if (a.api == "nisa.activation") return !operand(a, "reduce_res") && !a.accumulate;
+  return a.cls == OpClass::Activation && is_unary_language_op(a.api) && !a.accumulate;
+}
 
 class FoldActivationReduce : public Transform {
  public:
@@ -72,75 +87,109 @@ class FoldActivationReduce : public Transform {
     Ranges ranges = k.ranges();
     for (const OpRef& r : an.ops) {
       const Op& red = r.op();
-      if (r.node->frozen || red.api != "nisa.tensor_reduce" || symbol_of(red, "op") != "add" || reduced_axis(red) < 0) continue;
-      if (is_true(operand(red, "negate")) || red.has_mask || !red.dst) continue;
-      const Access& e = operand(red, "data")->access;
-      // The single writer of the summed region: an activation earlier in the same block.
+      if (r.node->frozen || !row_sum(red) || reduced_axis(red) < 0 || red.has_mask || !red.dst || red.accumulate) continue;
+      const Access& e = operand(red, data_param(red))->access;
+      // The single writer of the summed region: an activation earlier in the block, or an inner
+      // call of the same statement.
       const OpRef* act = nullptr;
       int writers = 0;
       for (const OpRef* w : an.writers(k, e.tensor))
         for (const Access* wa : writes(w->op()))
           if (may_overlap(k, *wa, e, ranges)) ++writers, act = w;
-      if (writers != 1 || !act->op().dst || !(*act->op().dst == e) || act->op().api != "nisa.activation") continue;
-      if (act->block != r.block || act->position >= r.position || act->node->ops.size() != 1 || act->node->frozen) continue;
-      if (operand(act->op(), "reduce_res") || act->op().accumulate) continue;
-      // The sum is [P, 1] and nothing between the two statements touches it.
+      if (writers != 1 || !act->op().dst || !(*act->op().dst == e) || !plain_activation(act->op())) continue;
+      bool inner = act->node == r.node && act->index < r.index;
+      bool earlier = act->block == r.block && act->position < r.position && act->node->ops.size() == 1;
+      if ((!inner && !earlier) || act->node->frozen) continue;
+      // The sum is [P, 1]; nothing between the two statements reads it.
       std::vector<IExpr> s_shape = red.dst->tile_shape();
       if (s_shape.size() != 2 || !(s_shape[1] == IExpr(1))) continue;
       bool touched = false;
+      int sum_storage = storage_of(k, red.dst->tensor);
       for (const auto& other : an.ops)
         if (other.block == r.block && other.position > act->position && other.position < r.position)
-          for (const Access* x : reads(other.op()))
-            touched = touched || storage_of(k, x->tensor) == storage_of(k, red.dst->tensor);
+          for (const Access* x : reads(other.op())) touched = touched || storage_of(k, x->tensor) == sum_storage;
       if (touched) continue;
-      Site s = make_site(k, an, *act, fmt::format("sum the rows of `{}` inside the activation",
-                                                  access_text(k, e)));
+      Site s = make_site(k, an, *act, fmt::format("sum the rows of `{}` inside the activation", access_text(k, e)));
       const OpRef *a_ref = act, *r_ref = &r;
-      if (sink(s, [&k, a_ref, r_ref] { apply(k, *a_ref, *r_ref); })) return true;
+      if (sink(s, [&k, &an, a_ref, r_ref] { apply(k, an, *a_ref, *r_ref); })) return true;
     }
     return false;
   }
 
  private:
-  static void apply(Kernel& k, const OpRef& a, const OpRef& r) {
+  static Node alloc_node(Kernel& k, const Access& sum) {
+    const Tensor& t = k.tensor(sum.tensor);
+    Op alloc;
+    alloc.api = "nl.ndarray";
+    alloc.cls = OpClass::Alloc;
+    alloc.dst = sum;
+    Operand shape;
+    shape.kind = Operand::Kind::Shape;
+    shape.shape = t.shape;
+    alloc.args = {arg("shape", shape), arg("dtype", symbol("dtype:" + (t.dtype.empty() ? "float32" : t.dtype))),
+                  arg("buffer", symbol("buffer:sbuf"))};
+    Node n;
+    n.kind = NodeKind::Stmt;
+    n.id = k.next_node++;
+    n.ops = {alloc};
+    n.dirty = true;
+    return n;
+  }
+
+  static void apply(Kernel& k, const Analysis& an, const OpRef& a, const OpRef& r) {
     Op red = r.op();
+    int red_id = r.node->id;
     Access sum = *red.dst;
     Tensor& t = k.tensor(sum.tensor);
-    int removed = r.node->id;
     int act_id = a.node->id;
-    // A sum bound to a name becomes a buffer declared before the activation.
+    bool inner = a.node == r.node;
+    std::vector<Node>* block = a.block;
+    // Where the sum's storage comes from: a name bound to the reduction becomes a buffer declared
+    // before the activation; a buffer declared between the two moves up.
     std::optional<Node> decl;
     if (red.result >= 0) {
       t.role = TensorRole::Buffer;
-      Op alloc;
-      alloc.api = "nl.ndarray";
-      alloc.cls = OpClass::Alloc;
-      alloc.dst = sum;
-      Operand shape;
-      shape.kind = Operand::Kind::Shape;
-      shape.shape = t.shape;
-      alloc.args = {arg("shape", shape), arg("dtype", symbol("dtype:" + (t.dtype.empty() ? "float32" : t.dtype))),
-                    arg("buffer", symbol("buffer:sbuf"))};
-      Node n;
-      n.kind = NodeKind::Stmt;
-      n.id = k.next_node++;
-      n.ops = {alloc};
-      n.dirty = true;
-      decl = std::move(n);
+      decl = alloc_node(k, sum);
+    } else {
+      for (const auto& other : an.ops)
+        if (other.block == block && other.position > a.position && other.position < r.position &&
+            other.op().cls == OpClass::Alloc && other.op().dst && other.op().dst->tensor == sum.tensor &&
+            other.node->ops.size() == 1) {
+          decl = *other.node;
+          erase_node(k, other.node->id);
+          break;
+        }
     }
-    Op& act = a.node->ops[a.index];
+    Node* anode = find_node(k, act_id);
+    Op& act = anode->ops[inner ? a.index : 0];
+    Operand res;
+    res.kind = Operand::Kind::Tile;
+    res.access = sum;
+    res.origin = red.result >= 0 ? nullptr : red.dst_origin;
+    if (act.api != "nisa.activation") {
+      // nl.square(y) -> nisa.activation_reduce(op=nl.square, data=y, ...)
+      Operand fn = symbol(act.api.substr(3));
+      Arg data = *act.arg("x");
+      data.name = "data";
+      data.positional = false;
+      std::vector<Arg> args = {arg("op", fn), data};
+      for (const auto& keep : act.args)
+        if (keep.name == "dtype" || keep.name == "mask") args.push_back(keep);
+      act.args = std::move(args);
+      act.origin_api = act.origin ? act.origin_api : "";
+    }
     act.api = "nisa.activation_reduce";
+    for (auto& x : act.args) x.positional = false;
     act.args.push_back(arg("reduce_op", symbol("add")));
-    act.args.push_back(arg("reduce_res", [&] {
-      Operand o;
-      o.kind = Operand::Kind::Tile;
-      o.access = sum;
-      o.origin = red.dst_origin;
-      return o;
-    }(), true));
-    a.node->dirty = true;
-    std::vector<Node>* block = a.block;
-    erase_node(k, removed);
+    act.args.push_back(arg("reduce_res", res, true));
+    anode->dirty = true;
+    if (inner) {
+      // The statement keeps the activation as its own operation; the sum's op goes.
+      Node& n = *anode;
+      n.ops.erase(n.ops.begin() + static_cast<long>(r.index));  // the squares themselves are not used any more
+    } else {
+      erase_node(k, red_id);
+    }
     if (decl) {
       for (size_t i = 0; i < block->size(); ++i)
         if ((*block)[i].id == act_id) {
@@ -165,6 +214,7 @@ class WholeRowReduce : public Transform {
     for (const OpRef& r2 : an.ops) {
       const Op& outer = r2.op();
       if (r2.node->frozen || outer.api != "nisa.tensor_reduce" || reduced_axis(outer) < 0 || outer.has_mask) continue;
+
       std::string op = symbol_of(outer, "op");
       if (op != "max" && op != "min" && op != "add") continue;
       const Access& c = operand(outer, "data")->access;

@@ -13,12 +13,12 @@ namespace {
 
 const char* const kGolden[] = {
     "nkibench/kernels/silu_M4096_N7168_0.py",
-    "bench/fidelity_kernels/silu.py",
+    "nkibench/styles/legacy_grid/silu_M4096_N7168_0.py",
     "nkibench/kernels/adamw_M10944_N2048_0.py",
-    "bench/fidelity_kernels/adamw.py",
+    "nkibench/styles/legacy_grid/adamw_M10944_N2048_0.py",
     "nkibench/kernels/mamba_M7168_C256_S16_0.py",
     "nkibench/kernels/bmm_softmax_B16_K64_M4096_N4096_0.py",
-    "bench/fidelity_kernels/bmm_softmax.py",
+    "nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py",
     "nkibench/kernels/rope_single_freq_apply_B1_H64_N4096_D128_0.py",
     "tests/kernels/newer_api.py",
     "tests/kernels/masked_blocks.py",

@@ -119,22 +119,19 @@ std::set<std::string> site_keys(const CorpusKernel& k) {
   return keys;
 }
 
-// The same nest in two styles: the published (generated) style of bench/fidelity_kernels and the
-// bundled one for silu and adamw, and every kernel of nkibench/styles/<style>/ against the bundled
-// kernel of the same file name.
-TEST(LoopNestTransforms, TheSameNestInAnotherStyleOffersTheSameSites) {
-  std::vector<std::pair<std::string, std::string>> pairs = {
-      {"nkibench/kernels/silu_M4096_N7168_0.py", "bench/fidelity_kernels/silu.py"},
-      {"nkibench/kernels/adamw_M10944_N2048_0.py", "bench/fidelity_kernels/adamw.py"},
-  };
-  for (const auto& k : all())
-    if (k.path.rfind("nkibench/styles/", 0) == 0)
-      pairs.push_back({"nkibench/kernels/" + std::filesystem::path(k.path).filename().string(), k.path});
-  for (const auto& [a, b] : pairs) {
-    auto ka = site_keys(kernel(a)), kb = site_keys(kernel(b));
-    EXPECT_FALSE(ka.empty()) << a;
-    EXPECT_EQ(ka, kb) << a << " vs " << b;
+// The same nest in three styles: every kernel of nkibench/styles/<style>/ (index-grid legacy,
+// newer nki API) against the bundled kernel of the same file name (nkibench/styles/README.md: the
+// three files of a task are one program).
+TEST(LoopNestTransforms, TheSameNestInEveryStyleOffersTheSameSites) {
+  int compared = 0;
+  for (const auto& k : all()) {
+    if (k.path.rfind("nkibench/styles/", 0) != 0) continue;
+    std::string bundled = "nkibench/kernels/" + std::filesystem::path(k.path).filename().string();
+    auto ka = site_keys(kernel(bundled)), kb = site_keys(k);
+    EXPECT_EQ(ka, kb) << bundled << " vs " << k.path;
+    ++compared;
   }
+  EXPECT_GE(compared, 28);
 }
 
 // tests/golden/loopnest/rewrite/<name>.<transform>.py: the kernel after one site.
@@ -146,16 +143,23 @@ TEST(LoopNestTransforms, GoldenRewrites) {
     std::map<std::string, std::string> params;
   };
   const Case cases[] = {
-      {"bench/fidelity_kernels/silu.py", "published_silu.fold_silu", "fold_silu", {{"func", "silu"}}},
+      {"nkibench/styles/legacy_grid/silu_M4096_N7168_0.py", "published_silu.fold_silu", "fold_silu", {{"func", "silu"}}},
       {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.fold_silu", "fold_silu", {{"func", "silu"}}},
-      {"bench/fidelity_kernels/silu.py", "published_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},
+      {"nkibench/styles/legacy_grid/silu_M4096_N7168_0.py", "published_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},
       {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},
-      {"bench/fidelity_kernels/adamw.py", "published_adamw.fold_scalar_ops", "fold_scalar_ops", {}},
-      {"bench/fidelity_kernels/adamw.py", "published_adamw.fold_reciprocal", "fold_reciprocal", {}},
-      {"bench/fidelity_kernels/adamw.py", "published_adamw.fold_scalar_tensor_tensor", "fold_scalar_tensor_tensor", {}},
-      {"bench/fidelity_kernels/silu.py", "published_silu.engine_assign", "engine_assign", {{"engine", "gpsimd"}}},
-      {"bench/fidelity_kernels/bmm_softmax.py", "published_bmm_softmax.fuse_nests", "fuse_nests", {}},
+      {"nkibench/styles/legacy_grid/adamw_M10944_N2048_0.py", "published_adamw.fold_scalar_ops", "fold_scalar_ops", {}},
+      {"nkibench/styles/legacy_grid/adamw_M10944_N2048_0.py", "published_adamw.fold_reciprocal", "fold_reciprocal", {}},
+      {"nkibench/styles/legacy_grid/adamw_M10944_N2048_0.py", "published_adamw.fold_scalar_tensor_tensor", "fold_scalar_tensor_tensor", {}},
+      {"nkibench/styles/legacy_grid/silu_M4096_N7168_0.py", "published_silu.engine_assign", "engine_assign", {{"engine", "gpsimd"}}},
+      {"nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py", "published_bmm_softmax.fuse_nests", "fuse_nests", {}},
       {"tests/golden/rewrite/scalar_chain.py", "scalar_chain.fold_scale", "fold_scale", {}},
+      {"nkibench/kernels/add_rmsnorm_matmul_M4096_N2048_K1024_0.py", "bundled_add_rmsnorm_matmul.fold_activation_reduce",
+       "fold_activation_reduce", {}},
+      {"nkibench/styles/nki_api/rmsnorm_matmul_M4096_N2048_K1024_0.py", "nki_api_rmsnorm_matmul.fold_activation_reduce",
+       "fold_activation_reduce", {}},
+      {"nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py", "published_bmm_softmax.whole_row_reduce",
+       "whole_row_reduce", {}},
+      {"nkibench/styles/nki_api/bmm_softmax_B16_K64_M4096_N4096_0.py", "nki_api_bmm_softmax.fuse_nests", "fuse_nests", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -189,6 +189,8 @@ class Emitter {
       case NodeKind::Loop:
         if (!n.dirty && n.origin && !o_.regenerate)
           copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
+        else if (!n.patch.empty() && !o_.regenerate)
+          out += indent(depth) + n.patch + "\n";
         else
           out += indent(depth) + loop_header(k_.loops.at(n.loop)) + "\n";
         if (n.body.empty()) out += indent(depth + 1) + "pass\n";

@@ -87,7 +87,8 @@ class EngineAssign : public Transform {
       }
       for (Engine e : targets) {
         std::string word = engine_word(e);
-        Site s = make_site(k, an, r, fmt::format("run `{}` on the {} engine", op_kind(op), word), {{"engine", word}});
+        Site s = make_site(k, an, r, fmt::format("run `{}` on the {} engine", op_kind(op), word),
+                           {{"engine", word}, {"from", engine_word(op.engine)}});
         const OpRef* target = &r;
         bool as_tt = language && tensor_tensor, as_ts = language && tensor_scalar;
         if (sink(s, [target, e, word, as_tt, as_ts] {

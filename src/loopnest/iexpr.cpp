@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <tuple>
 #include <numeric>
 #include <set>
 
@@ -349,9 +350,15 @@ std::string IExpr::str(const std::function<std::string(int)>& name) const {
     }
     return {"?", false};
   };
+  // Summands in the order of their text (variables by name), not of the ids the variables have:
+  // the same expression prints the same however its loops were numbered.
+  std::vector<std::tuple<std::string, std::string, bool, int64_t>> parts;  // sort key, text, compound, coeff
   for (const auto& [k, tc] : terms_) {
     auto [text, compound] = summand(tc.first);
-    int64_t c = tc.second;
+    parts.emplace_back((tc.first.kind == TermKind::Var ? "0" : "1") + text, text, compound, tc.second);
+  }
+  std::sort(parts.begin(), parts.end());
+  for (const auto& [key, text, compound, c] : parts) {
     std::string piece = std::llabs(c) == 1 ? text : fmt::format("{}*{}", std::llabs(c), compound ? "(" + text + ")" : text);
     if (out.empty()) out = c < 0 ? "-" + piece : piece;
     else out += (c < 0 ? " - " : " + ") + piece;

@@ -3,7 +3,7 @@
 //                           e = activation_reduce(f, x, reduce_op=add, reduce_res=s): the Scalar
 //                           Engine sums while it writes, the Vector Engine pass disappears (e may
 //                           have other readers: softmax's exponentials feed the sum and the product)
-//   whole_row_reduce        for l: c[l] = reduce(op, x[.., c*l : c*l + c]); r = reduce(op, c)  =>
+//   reduce_row_once         for l: c[l] = reduce(op, x[.., c*l : c*l + c]); r = reduce(op, c)  =>
 //                           r = reduce(op, x[.., 0 : c*T]): one reduction over the finished row
 //                           instead of T partial ones and their combination
 #include <algorithm>
@@ -202,7 +202,7 @@ class FoldActivationReduce : public Transform {
 
 class WholeRowReduce : public Transform {
  public:
-  std::string name() const override { return "whole_row_reduce"; }
+  std::string name() const override { return "reduce_row_once"; }
   std::string description() const override {
     return "reduce a finished row once instead of reducing each chunk in the loop and then the partial results";
   }

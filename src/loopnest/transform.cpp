@@ -55,6 +55,9 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_fuse_nests());
     v.push_back(make_fold_activation_reduce());
     v.push_back(make_whole_row_reduce());
+    v.push_back(make_hoist());
+    v.push_back(make_jam_rows());
+    v.push_back(make_interchange());
     return v;
   }();
   return all;

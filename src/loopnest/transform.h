@@ -80,5 +80,8 @@ std::unique_ptr<Transform> make_coarsen();
 std::unique_ptr<Transform> make_fuse_nests();
 std::unique_ptr<Transform> make_fold_activation_reduce();
 std::unique_ptr<Transform> make_whole_row_reduce();
+std::unique_ptr<Transform> make_hoist();
+std::unique_ptr<Transform> make_jam_rows();
+std::unique_ptr<Transform> make_interchange();
 
 }  // namespace loopnest

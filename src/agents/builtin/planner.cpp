@@ -10,6 +10,7 @@
 #include "agents/builtin/legality.h"
 #include "agents/builtin/loopnest_catalogue.h"
 #include "agents/builtin/plan_text.h"
+#include "agents/builtin/roofline.h"
 
 namespace agents::builtin {
 
@@ -72,7 +73,10 @@ const std::map<std::string, Affinity>& affinities() {
       {"tile_size", {2.0, {{"many_instructions", 2}, {"dma_bound", 1.5}, {"latency_bound", 1.3}}}},
       {"fuse_nests", {1.0, {{"spill", 4}, {"dma_bound", 1.3}}}},
       {"fold_activation_reduce", {2.0, {{"dve_busy", 2}, {"many_instructions", 1.3}}}},
-      {"whole_row_reduce", {1.5, {{"dve_busy", 1.5}, {"many_instructions", 1.3}}}},
+      {"reduce_row_once", {1.5, {{"dve_busy", 1.5}, {"many_instructions", 1.3}}}},
+      {"hoist", {1.5, {{"dma_bound", 2}, {"pe_idle", 1.3}}}},
+      {"jam_rows", {1.5, {{"dma_bound", 2.5}, {"spill", 0.7}}}},
+      {"interchange_loops", {0.6, {{"dma_bound", 1.3}, {"spill", 1.3}}}},
   };
   return table;
 }
@@ -143,11 +147,22 @@ bool BuiltinPlanner::leads_to_new_kernel(const std::string& kernel_text, const S
 
 std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
                                           int n) {
+  // Within a few percent of the task's peak (the published bound): nothing left to gain.
+  if (near_peak(candidate.latency_ms, ctx.task.peak_latency_ms)) return {};
   std::vector<Site> sites = find_sites(candidate.kernel_text, ctx.task.kernel_args);
   std::set<int64_t> dims = task_dimensions(ctx.task);
   std::erase_if(sites, [&](const Site& s) { return !plausible(s, dims, candidate.kernel_text); });
   const trn::Profile* profile = candidate.profile ? &*candidate.profile : nullptr;
   Symptoms symptoms = profile ? diagnose(*profile) : Symptoms{};
+  // The roofline: which family bounds the kernel (or whether it waits on dependences).
+  std::optional<Roofline> bounds;
+  if (profile) {
+    try {
+      bounds = roofline(*profile, trn::arch_config(ctx.task.arch));
+    } catch (const std::invalid_argument&) {
+      // An unknown architecture: the symptoms alone steer the draw.
+    }
+  }
   // Memory evidence per site: same transformation, similar symptoms, matching parameters; and
   // rewrites whose outcome on a kernel like this one is already known (known_no_gain).
   std::vector<ExperienceView> experience = use_memory_ ? read_memory(memory) : std::vector<ExperienceView>{};
@@ -167,6 +182,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     // Not even drawn: memory holds this rewrite's (lack of) effect on a kernel like this one.
     if (!experience.empty() && known_no_gain(experience, s, ctx.task.name, candidate.latency_ms)) continue;
     double w = prior_weight(s, symptoms, profile) / per_transform[s.transform];
+    if (bounds) w *= roofline_weight(s.transform, s.params, *bounds);
     if (!experience.empty()) w *= memory_site_weight(experience, symptoms, s);
     if (failures_) w *= failures_->penalty(ctx.task.name, s);
     weights.push_back(w);

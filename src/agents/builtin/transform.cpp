@@ -102,7 +102,8 @@ std::vector<Site> find_sites(const std::string& source, const std::vector<loopne
 }
 
 std::string apply_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args) {
-  if (is_loopnest_transform(site.transform)) return apply_loopnest_site(source, site, args);
+  // A loop-nest site names its op by its anchor in the nest; a catalogue site by its line.
+  if (site.params.count("anchor") && is_loopnest_transform(site.transform)) return apply_loopnest_site(source, site, args);
   const Transform* t = find_transform(site.transform);
   if (!t) throw RewriteError(fmt::format("unknown transformation '{}'", site.transform));
   auto module = parse_source(source);

@@ -157,9 +157,18 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        "fold_activation_reduce", {}},
       {"nkibench/styles/nki_api/rmsnorm_matmul_M4096_N2048_K1024_0.py", "nki_api_rmsnorm_matmul.fold_activation_reduce",
        "fold_activation_reduce", {}},
-      {"nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py", "published_bmm_softmax.whole_row_reduce",
-       "whole_row_reduce", {}},
+      {"nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py", "published_bmm_softmax.reduce_row_once",
+       "reduce_row_once", {}},
       {"nkibench/styles/nki_api/bmm_softmax_B16_K64_M4096_N4096_0.py", "nki_api_bmm_softmax.fuse_nests", "fuse_nests", {}},
+      {"nkibench/kernels/transpose_matmul_M4096_K2048_N10944_0.py", "bundled_transpose_matmul.jam_rows", "jam_rows",
+       {{"factor", "2"}}},
+      {"nkibench/styles/legacy_grid/transpose_matmul_M4096_K2048_N10944_0.py", "published_transpose_matmul.jam_rows",
+       "jam_rows", {{"factor", "2"}}},
+      {"nkibench/kernels/swiglu_M4096_N3072_K1024_0.py", "bundled_swiglu.hoist", "hoist", {}},
+      {"nkibench/styles/legacy_grid/swiglu_M4096_N3072_K1024_0.py", "published_swiglu.hoist", "hoist", {}},
+      {"nkibench/kernels/adamw_M10944_N2048_0.py", "bundled_adamw.interchange_loops", "interchange_loops", {}},
+      {"nkibench/styles/legacy_grid/adamw_M10944_N2048_0.py", "published_adamw.interchange_loops", "interchange_loops",
+       {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

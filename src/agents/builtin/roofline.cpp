@@ -1,0 +1,105 @@
+#include "agents/builtin/roofline.h"
+
+#include <algorithm>
+#include <set>
+
+namespace agents::builtin {
+
+Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch) {
+  Roofline r;
+  r.latency = p.latency;
+  for (const char* f : {"dma", "pe", "dve", "act", "pool"}) {
+    auto it = p.engine_busy_ms.find(f);
+    r.busy[f] = it == p.engine_busy_ms.end() ? 0 : it->second;
+  }
+  double dma_bytes_per_ms = arch.dma_bytes_per_ns() * 1e6;
+  if (dma_bytes_per_ms > 0) r.dma_ideal = static_cast<double>(p.hbm_read_bytes + p.hbm_write_bytes) / dma_bytes_per_ms;
+  double flops_per_ms = arch.tensor_peak_flops() / 1e3;
+  if (flops_per_ms > 0) r.pe_ideal = static_cast<double>(p.hardware_flops) / flops_per_ms;
+  for (const auto& [family, ms] : r.busy)
+    if (ms > r.bound) r.bound = ms, r.limiter = family;
+  if (r.latency > 0) r.serialization = std::max(0.0, (r.latency - r.bound) / r.latency);
+  return r;
+}
+
+namespace {
+
+// The families a transformation's sites take work off (or off the critical path).
+const std::map<std::string, std::set<std::string>>& relieves() {
+  static const std::map<std::string, std::set<std::string>> table = {
+      {"fold_silu", {"dve", "act"}},
+      {"fold_scalar_ops", {"dve", "act"}},
+      {"fold_scale", {"dve", "act"}},
+      {"fold_scalar_tensor_tensor", {"dve"}},
+      {"fold_reciprocal", {"dve"}},
+      {"fold_activation_reduce", {"dve"}},
+      {"whole_row_reduce", {"dve"}},
+      {"reduce_row_once", {"dve"}},
+      {"hoist", {"dma"}},
+      {"jam_rows", {"dma", "pe"}},
+      {"interchange_loops", {"dma", "pe"}},
+      {"interchange", {"dma", "pe"}},
+      {"algebraic_simplify", {"dve"}},
+      {"drop_psum_copy", {"dve", "act"}},
+      {"read_copy_source", {"dve", "act", "serial"}},
+      {"defer_normalization", {"dve", "act"}},
+      {"tile_size", {"dve", "act", "pool", "dma"}},
+      {"free_size", {"dve", "act", "pool", "dma"}},
+      {"fuse_nests", {"dma", "serial"}},
+      {"fuse_stages", {"dma", "serial"}},
+      {"forward_scratch", {"dma", "serial"}},
+      {"hoist_invariant", {"dma"}},
+      {"hoist_load_loop", {"dma"}},
+      {"sink_recompute", {"serial"}},
+      {"unroll_jam", {"dma", "pe"}},
+      {"reorder_reuse", {"pe", "dma"}},
+      {"pipeline_prep", {"serial", "pe"}},
+      {"transpose_choice", {"pe"}},
+      {"fold_partitions", {"dma"}},
+      {"chunk_free_axis", {"serial"}},
+  };
+  return table;
+}
+
+std::string family_of_engine(const std::string& engine) {
+  if (engine == "vector") return "dve";
+  if (engine == "scalar") return "act";
+  if (engine == "gpsimd") return "pool";
+  return engine;
+}
+
+}  // namespace
+
+double roofline_weight(const std::string& transform, const std::map<std::string, std::string>& params,
+                       const Roofline& r) {
+  if (r.latency <= 0 || r.limiter.empty()) return 1;
+  bool serial = r.serialization > 0.3;  // most of the time no family is busy: dependences
+  if (transform == "engine_move" || transform == "engine_assign") {
+    // Worth what it moves from a busier family to an idler one.
+    auto to = params.find("engine");
+    if (to == params.end()) return 1;
+    std::string dst = family_of_engine(to->second);
+    auto from = params.find("from");
+    double src_busy = from == params.end() ? r.busy.at(r.limiter) : r.busy.count(family_of_engine(from->second))
+                                                                         ? r.busy.at(family_of_engine(from->second))
+                                                                         : 0;
+    double gap = (src_busy - (r.busy.count(dst) ? r.busy.at(dst) : 0)) / r.latency;
+    return std::clamp(0.3 + 3 * gap, 0.1, 2.5);
+  }
+  auto it = relieves().find(transform);
+  if (it == relieves().end()) return 1;
+  if (it->second.count(r.limiter) && !serial) return 2.0;
+  if (serial && it->second.count("serial")) return 2.0;
+  if (transform == "tile_size" && params.count("direction")) {
+    // Coarser tiles cut fixed costs on a busy engine; narrower ones overlap a serial chain.
+    bool grows = params.at("direction") == "coarsen";
+    return serial ? (grows ? 0.8 : 1.6) : (grows ? 1.5 : 0.6);
+  }
+  return 0.7;
+}
+
+bool near_peak(double latency_ms, double peak_ms, double margin) {
+  return peak_ms > 0 && latency_ms > 0 && latency_ms <= (1 + margin) * peak_ms;
+}
+
+}  // namespace agents::builtin

@@ -1,0 +1,37 @@
+// The roofline of a profiled kernel, after AWS's performance-bounds model
+// (trainium-measurements.md section 4): per engine family the time it is busy, the ideal time of
+// the data movement and of the matmuls at peak, the perfect-pipeline bound (the busiest family)
+// and the serialisation gap above it. The planner draws the moves that relieve the family that
+// bounds the kernel, and stops a task whose kernel is within a few percent of the task's peak.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "trn/arch_config.h"
+#include "trn/profile.h"
+
+namespace agents::builtin {
+
+struct Roofline {
+  double latency = 0;                 // ms
+  std::map<std::string, double> busy;  // ms per family: "dma", "pe", "dve", "act", "pool"
+  double dma_ideal = 0;               // HBM bytes at the peak DMA bandwidth, ms
+  double pe_ideal = 0;                // matmul FLOPs at the Tensor Engine's peak, ms
+  double bound = 0;                   // perfect pipeline: the busiest family, ms
+  std::string limiter;                // that family
+  double serialization = 0;           // (latency - bound) / latency: waiting on dependences
+};
+
+Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch);
+
+// How much a transformation's site is worth on a kernel with this roofline: > 1 when it relieves
+// the family that bounds the kernel (or the serialisation), < 1 when it loads it.
+double roofline_weight(const std::string& transform, const std::map<std::string, std::string>& params,
+                       const Roofline& r);
+
+// A kernel within `margin` of the task's peak latency (the published bound) has nothing left a
+// rewrite could gain: the planner stops the task.
+bool near_peak(double latency_ms, double peak_ms, double margin = 0.03);
+
+}  // namespace agents::builtin

@@ -1,0 +1,255 @@
+// Hoisting on the form: a statement (or a whole loop, such as one loading a weight's tiles) in a
+// loop's body that computes the same thing in every iteration moves before the loop: it runs once
+// instead of once per iteration (weights re-loaded per row tile, a constant broadcast re-made).
+// Legal when nothing it reads is written inside the loop, it does not use the loop's variable,
+// nothing in the loop reads what it writes before it (on the first iteration that would see the
+// value from before the loop), and it is pure (a load, an instruction or a declaration: no store,
+// no accumulation).
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "loopnest/dump.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+bool pure(const Op& op) {
+  if (op.accumulate) return false;
+  switch (op.cls) {
+    case OpClass::Store: case OpClass::DmaCopy: case OpClass::Scan: case OpClass::Other: return false;
+    default: return true;
+  }
+}
+
+void ops_of(Node& n, std::vector<Op*>& out) {
+  for (auto& op : n.ops) out.push_back(&op);
+  for (auto& b : n.body) ops_of(b, out);
+  for (auto& b : n.orelse) ops_of(b, out);
+}
+
+// The dim of `a` indexed by exactly the loop variable of `l` (a block dim), if that is its only use.
+std::optional<int> block_dim(const Kernel& k, const Access& a, int l) {
+  std::optional<int> dim;
+  for (size_t d = 0; d < a.dims.size(); ++d) {
+    for (const auto& t : a.dims[d].terms)
+      if (t.size.uses(l)) return std::nullopt;
+    if (!a.dims[d].start.uses(l)) continue;
+    if (dim || !(a.dims[d].start == IExpr::var(l)) || !a.dims[d].terms.empty()) return std::nullopt;
+    dim = static_cast<int>(d);
+  }
+  const Tensor& t = k.tensor(storage_of(k, a.tensor));
+  if (!dim || t.role != TensorRole::Buffer || *dim >= t.partition_dim) return std::nullopt;
+  return dim;
+}
+
+// Every access of buffer `t` (but its declaration) is in `loop` and indexes `dim` by its variable.
+bool only_block_accesses(Kernel& k, Node& loop, int t, int dim, int l) {
+  bool inside_ok = true;
+  int inside_count = 0, total = 0;
+  auto check = [&](const Access& a, bool in_loop) {
+    if (storage_of(k, a.tensor) != t) return;
+    ++total;
+    if (!in_loop) return;
+    ++inside_count;
+    auto d = block_dim(k, a, l);
+    inside_ok = inside_ok && d && *d == dim;
+  };
+  std::vector<Op*> in;
+  ops_of(loop, in);
+  std::set<const Op*> in_set(in.begin(), in.end());
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for (auto& op : n.ops) {
+      if (is_declaration(op)) continue;
+      for (const Access* a : reads(op)) check(*a, in_set.count(&op));
+      for (const Access* a : writes(op)) check(*a, in_set.count(&op));
+    }
+  });
+  return inside_ok && inside_count == total;
+}
+
+// Every access of buffer `t` reads and writes block 0 of `dim` instead of the loop's block.
+void share_block(Kernel& k, int t, int dim, int l) {
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for (auto& op : n.ops) {
+      auto fix = [&](Access& a, const nki::Expr** origin) {
+        if (storage_of(k, a.tensor) != t || a.dims.size() <= static_cast<size_t>(dim)) return;
+        if (!(a.dims[static_cast<size_t>(dim)].start == IExpr::var(l))) return;
+        a.dims[static_cast<size_t>(dim)].start = IExpr(0);
+        if (origin) *origin = nullptr;
+        n.dirty = true;
+      };
+      if (op.dst && !is_declaration(op)) fix(*op.dst, &op.dst_origin);
+      for (auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile) fix(a.value.access, &a.value.origin);
+    }
+  });
+}
+
+class Hoist : public Transform {
+ public:
+  std::string name() const override { return "hoist"; }
+  std::string description() const override {
+    return "move a statement or loop that computes the same thing in every iteration (a weight load, a constant "
+           "tile) before its loop: it runs once instead of once per iteration";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    std::vector<int> loops;
+    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+      if (n.kind == NodeKind::Loop && !n.frozen) loops.push_back(n.id);
+    });
+    Ranges ranges = k.ranges();
+    for (int id : loops) {
+      Node* loop = find_node(k, id);
+      if (!loop) continue;
+      int l = loop->loop;
+      // Everything the loop writes (storage), with where in its body.
+      std::vector<Op*> all;
+      ops_of(*loop, all);
+      for (size_t i = 0; i < loop->body.size(); ++i) {
+        Node& s = loop->body[i];
+        if (s.frozen || (s.kind != NodeKind::Stmt && s.kind != NodeKind::Loop)) continue;
+        std::vector<Op*> mine;
+        ops_of(s, mine);
+        if (mine.empty()) continue;
+        bool ok = true;
+        bool work = false;  // a declaration alone moves nothing (tiles are allocated where used)
+        // A per-iteration block it writes (`v11[i0, k, ...]` in the published style: a buffer
+        // whose every access indexes one dim by the loop variable) becomes one shared block.
+        std::map<int, int> shared_blocks;
+        for (Op* op : mine) {
+          Op probe = *op;
+          probe.dst.reset();
+          for (auto& a : probe.args)
+            if (a.output) a.value.kind = Operand::Kind::Other;
+          ok = ok && pure(*op) && !uses_loop(probe, l);
+          work = work || !is_declaration(*op);
+          for (const Access* w : writes(*op)) {
+            if (!uses_loop(*w, l)) continue;
+            auto dim = block_dim(k, *w, l);
+            if (!dim) ok = false;
+            else shared_blocks[storage_of(k, w->tensor)] = *dim;
+          }
+        }
+        if (!work || !ok) continue;
+        for (const auto& [t, dim] : shared_blocks) ok = ok && only_block_accesses(k, *loop, t, dim, l);
+        // A buffer it fills that is declared in the loop moves with it.
+        std::vector<int> decls;
+        if (!ok) continue;
+        // Nothing else in the loop writes what it reads; nothing before it in the body reads what
+        // it writes; it does not write what it reads in place.
+        std::set<const Op*> own(mine.begin(), mine.end());
+        for (Op* op : mine) {
+          for (const Access* r : reads(*op))
+            for (Op* other : all)
+              if (!own.count(other))
+                for (const Access* w : writes(*other)) ok = ok && !may_overlap(k, *w, *r, ranges);
+          for (const Access* w : writes(*op)) {
+            // Nothing else in the loop writes it (an accumulator zeroed per iteration stays).
+            for (Op* other : all)
+              if (!own.count(other))
+                for (const Access* w2 : writes(*other)) ok = ok && !may_overlap(k, *w, *w2, ranges);
+            for (size_t j = 0; j < i && ok; ++j) {
+              std::vector<Op*> before;
+              ops_of(loop->body[j], before);
+              for (Op* b : before)
+                for (const Access* r : reads(*b)) ok = ok && !may_overlap(k, *w, *r, ranges);
+            }
+            // A buffer declared in the loop (per iteration) moves with its declaration: a
+            // statement of the loop's body before this one that only declares it.
+            const Tensor& t = k.tensor(storage_of(k, w->tensor));
+            if (t.scope_loop != l || t.role != TensorRole::Buffer) continue;
+            bool found = false;
+            for (size_t j = 0; j < i; ++j) {
+              Node& d = loop->body[j];
+              if (d.kind == NodeKind::Stmt && d.ops.size() == 1 && is_declaration(d.ops[0]) && d.ops[0].dst &&
+                  d.ops[0].dst->tensor == t.id && reads(d.ops[0]).empty()) {
+                found = true;
+                if (std::find(decls.begin(), decls.end(), d.id) == decls.end()) decls.push_back(d.id);
+              }
+            }
+            ok = ok && found;
+          }
+        }
+        if (!ok) continue;
+        Analysis an(k);
+        const OpRef* anchor = nullptr;
+        for (const auto& r : an.ops)
+          if (own.count(&r.op())) {
+            anchor = &r;
+            break;
+          }
+        if (!anchor) continue;
+        Site site = make_site(k, an, *anchor,
+                              fmt::format("move `{}` before `for {}`: it is the same in every iteration",
+                                          s.kind == NodeKind::Loop ? "the loop " + k.loops.at(s.loop).var : op_kind(*mine.back()),
+                                          k.loops.at(l).var),
+                              {{"what", s.kind == NodeKind::Loop ? "loop" : "statement"}});
+        int loop_id = id, stmt_id = s.id;
+        if (sink(site, [&k, loop_id, stmt_id, decls, shared_blocks, l] {
+              for (const auto& [t, dim] : shared_blocks) share_block(k, t, dim, l);
+              for (int d : decls) apply(k, loop_id, d);
+              apply(k, loop_id, stmt_id);
+            }))
+          return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  static std::vector<Node>* parent_of(std::vector<Node>& block, int id) {
+    for (auto& n : block) {
+      if (n.id == id) return &block;
+      if (auto* p = parent_of(n.body, id)) return p;
+      if (auto* p = parent_of(n.orelse, id)) return p;
+    }
+    return nullptr;
+  }
+
+  static void apply(Kernel& k, int loop_id, int stmt_id) {
+    Node* loop = find_node(k, loop_id);
+    int l = loop->loop;
+    auto it = std::find_if(loop->body.begin(), loop->body.end(), [&](const Node& n) { return n.id == stmt_id; });
+    Node moved = std::move(*it);
+    loop->body.erase(it);
+    if (loop->body.empty()) {
+      Node pass;
+      pass.kind = NodeKind::Meta;
+      pass.meta = MetaKind::Pass;
+      pass.id = k.next_node++;
+      pass.dirty = true;
+      pass.patch = "pass";
+      loop->body.push_back(std::move(pass));
+    }
+    // Tiles it defines now live in the loop around `l` (or the kernel).
+    int outer = -1;
+    for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
+      if (n.id == loop_id) outer = loops.empty() ? -1 : loops.back();
+    });
+    std::vector<Op*> ops;
+    ops_of(moved, ops);
+    for (Op* op : ops) {
+      for (const Access* w : writes(*op))
+        if (k.tensor(w->tensor).scope_loop == l) k.tensor(w->tensor).scope_loop = outer;
+      if (is_declaration(*op) && op->dst && k.tensor(op->dst->tensor).scope_loop == l)
+        k.tensor(op->dst->tensor).scope_loop = outer;
+    }
+    std::vector<Node>* parent = parent_of(k.body, loop_id);
+    auto pos = std::find_if(parent->begin(), parent->end(), [&](const Node& n) { return n.id == loop_id; });
+    parent->insert(pos, std::move(moved));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_hoist() { return std::make_unique<Hoist>(); }
+
+}  // namespace loopnest

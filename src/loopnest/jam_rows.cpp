@@ -1,0 +1,345 @@
+// Unroll and jam on the form: a loop over rows runs F rows per iteration, its nested loops keep
+// one header (jammed), and the work that does not depend on the row (a streamed operand's load,
+// its transpose) is done once for the F rows instead of once per row: reuse across iterations.
+// Rows' own work is replicated with per-row tiles. Legal for an affine loop (its iterations are
+// independent), with inner loop bounds that do not depend on the row and no mask using the row.
+// A row-independent instruction that writes a per-row block of a buffer (`v6[i0, i1, ...]` in the
+// published style) is done once into the first row's block and the other rows read that block.
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "loopnest/api.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+bool inside(const std::vector<int>& loops, int loop) { return std::find(loops.begin(), loops.end(), loop) != loops.end(); }
+
+void ops_of(Node& n, std::vector<Op*>& out) {
+  for (auto& op : n.ops) out.push_back(&op);
+  for (auto& b : n.body) ops_of(b, out);
+  for (auto& b : n.orelse) ops_of(b, out);
+}
+
+struct Plan {
+  int loop = -1;
+  int64_t factor = 2;
+  std::set<const Op*> per_row;     // ops replicated per row
+  std::set<int> row_tensors;       // tensors defined in the loop whose content differs per row (copied)
+  std::map<int, int> shared_blocks;  // buffer written once per block into the first row's block -> its dim
+};
+
+std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
+  Plan p;
+  p.loop = loop_node.loop;
+  p.factor = factor;
+  int l = loop_node.loop;
+  const Loop& loop = k.loops.at(l);
+  auto trip = loop.trip();
+  if (loop.kind != LoopKind::Affine || !trip || *trip % factor || *trip / factor < 1 || !(loop.start == IExpr(0)) ||
+      loop.step != 1)
+    return std::nullopt;
+  std::set<int> inner = {l};
+  bool bad = false;
+  for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
+    if (n.frozen || n.kind == NodeKind::Inline) bad = true;
+    if (n.kind == NodeKind::If && (n.cond_l.uses(l) || n.cond_r.uses(l))) bad = true;
+    if (n.kind == NodeKind::Loop) {
+      inner.insert(n.loop);
+      const Loop& m = k.loops.at(n.loop);
+      if (m.start.uses(l) || m.stop.uses(l)) bad = true;
+    }
+  });
+  if (bad) return std::nullopt;
+  std::vector<Op*> ops;
+  ops_of(loop_node, ops);
+  auto defined_inside = [&](int t) { return inner.count(k.tensor(t).scope_loop) > 0; };
+  auto reads_use_row = [&](const Op& op) {
+    for (const Access* r : reads(op))
+      if (uses_loop(*r, l)) return true;
+    return false;
+  };
+  for (Op* op : ops) {
+    for (const auto& c : op->mask)
+      if (c.expr.uses(l)) return std::nullopt;
+  }
+  // Fixpoint: an op is per row when it reads something per row or writes a tile per row.
+  std::set<int> varying;  // storage ids
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Op* op : ops) {
+      if (p.per_row.count(op)) continue;
+      bool row = reads_use_row(*op);
+      for (const Access* r : reads(*op)) row = row || varying.count(storage_of(k, r->tensor));
+      for (const Access* w : writes(*op))
+        if (varying.count(storage_of(k, w->tensor)) && defined_inside(storage_of(k, w->tensor))) row = true;
+      // The declaration of a tile that differs per row is one per row too.
+      if (is_declaration(*op) && op->dst && varying.count(storage_of(k, op->dst->tensor)) &&
+          defined_inside(storage_of(k, op->dst->tensor)))
+        row = true;
+      if (!row) continue;
+      p.per_row.insert(op);
+      changed = true;
+      for (const Access* w : writes(*op)) varying.insert(storage_of(k, w->tensor));
+    }
+  }
+  // What per-row ops write: tiles defined in the loop (copied per row), blocks indexed by the
+  // row, or an accumulation across rows.
+  for (const Op* op : p.per_row)
+    for (const Access* w : writes(*op)) {
+      int t = storage_of(k, w->tensor);
+      if (defined_inside(t)) {
+        p.row_tensors.insert(t);
+        continue;
+      }
+      if (!uses_loop(*w, l) && !op->accumulate) return std::nullopt;
+    }
+  // Row-independent ops writing a row's block: once, into the first row's block.
+  int shared_work = 0;
+  for (Op* op : ops) {
+    if (p.per_row.count(op)) continue;
+    if (!is_declaration(*op)) ++shared_work;
+    for (const Access* w : writes(*op)) {
+      if (!uses_loop(*w, l)) continue;
+      int t = storage_of(k, w->tensor);
+      const Tensor& tensor = k.tensor(t);
+      if (tensor.role != TensorRole::Buffer || defined_inside(t)) return std::nullopt;
+      int dim = -1;
+      for (size_t d = 0; d < w->dims.size(); ++d)
+        if (w->dims[d].start.uses(l)) dim = dim < 0 ? static_cast<int>(d) : -2;
+      if (dim < 0 || !(w->dims[static_cast<size_t>(dim)].start == IExpr::var(l)) || !w->dims[static_cast<size_t>(dim)].terms.empty())
+        return std::nullopt;
+      p.shared_blocks[t] = dim;
+    }
+  }
+  if (shared_work == 0 || p.per_row.empty()) return std::nullopt;
+  // A shared block is read only in the loop, by the row's index.
+  Analysis an(k);
+  for (const auto& [t, dim] : p.shared_blocks) {
+    for (const OpRef* r : an.readers(k, t)) {
+      if (!inside(r->loops, l)) return std::nullopt;
+      for (const Access* x : reads(r->op()))
+        if (storage_of(k, x->tensor) == t && !(x->dims[static_cast<size_t>(dim)].start == IExpr::var(l))) return std::nullopt;
+    }
+    for (const OpRef* w : an.writers(k, t))
+      if (!inside(w->loops, l) && !is_declaration(w->op())) return std::nullopt;
+  }
+  return p;
+}
+
+class UnrollJam : public Transform {
+ public:
+  std::string name() const override { return "jam_rows"; }
+  std::string description() const override {
+    return "run F rows per iteration with the nested loops jammed: work that does not depend on the row (a "
+           "streamed operand's load or transpose) is done once for F rows";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    std::vector<int> loops;
+    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+      if (n.kind == NodeKind::Loop && !n.frozen) loops.push_back(n.id);
+    });
+    for (int id : loops) {
+      for (int64_t f : {int64_t(2), int64_t(4)}) {
+        Node* n = find_node(k, id);
+        if (!n) continue;
+        auto plan = make_plan(k, *n, f);
+        if (!plan) continue;
+        Analysis an(k);
+        const OpRef* anchor = first_op_in(an, n->loop);
+        if (!anchor) continue;
+        Site s = make_site(k, an, *anchor,
+                           fmt::format("run {} iterations of `for {}` at once, sharing what does not depend on it", f,
+                                       k.loops.at(n->loop).var),
+                           {{"factor", std::to_string(f)}});
+        s.node = n->id;
+        s.line = n->origin ? static_cast<int>(n->origin->span.line) : 0;
+        Plan p = *plan;
+        if (sink(s, [&k, id, p] { apply(k, id, p); })) return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  struct Ctx {
+    Kernel* k;
+    const Plan* p;
+    int l, nl;  // old and new loop
+    std::vector<std::map<int, int>> copies;  // per row j: tensor id -> its copy
+    std::set<std::string> var_names;         // names that mention the row (views, bindings)
+  };
+
+  static IExpr row(const Ctx& c, int64_t j) { return IExpr::var(c.nl) * c.p->factor + IExpr(j); }
+
+  static void remap(Ctx& c, Access& a, int64_t j, bool shared_read) {
+    auto it = c.copies[static_cast<size_t>(j)].find(a.tensor);
+    if (it != c.copies[static_cast<size_t>(j)].end()) a.tensor = it->second;
+    IExpr with = shared_read ? row(c, 0) : row(c, j);
+    for (auto& d : a.dims) {
+      d.start = d.start.substitute(c.l, with);
+      for (auto& t : d.terms) t.size = t.size.substitute(c.l, with);
+    }
+  }
+
+  static Node copy_node(Ctx& c, const Node& src, int64_t j) {
+    Node n = src;
+    n.id = c.k->next_node++;
+    n.dirty = true;
+    n.origin = src.origin;
+    // The statement's inner calls make their own (unnamed) tiles in every copy.
+    std::map<int, int> inner;
+    for (auto& op : n.ops)
+      if (op.result >= 0 && c.k->tensor(op.result).name.empty()) {
+        Tensor t = c.k->tensor(op.result);
+        t.id = static_cast<int>(c.k->tensors.size());
+        c.k->tensors.push_back(t);
+        inner[op.result] = t.id;
+      }
+    auto rename_inner = [&](Access& a) {
+      auto it = inner.find(a.tensor);
+      if (it != inner.end()) a.tensor = it->second;
+    };
+    for (auto& op : n.ops) {
+      if (op.result >= 0 && inner.count(op.result)) op.result = inner[op.result];
+      if (op.dst) rename_inner(*op.dst);
+      for (auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile) rename_inner(a.value.access);
+    }
+    for (auto& op : n.ops) {
+      auto shared = [&](const Access& a) { return c.p->shared_blocks.count(storage_of(*c.k, a.tensor)) > 0; };
+      if (op.dst) {
+        remap(c, *op.dst, j, false);
+        op.dst_origin = nullptr;
+      }
+      if (op.result >= 0) {
+        auto it = c.copies[static_cast<size_t>(j)].find(op.result);
+        if (it != c.copies[static_cast<size_t>(j)].end()) op.result = it->second;
+      }
+      for (auto& a : op.args) {
+        if (a.value.kind != Operand::Kind::Tile) continue;
+        bool sh = shared(a.value.access);
+        remap(c, a.value.access, j, sh);
+        a.value.origin = nullptr;
+      }
+    }
+    return n;
+  }
+
+  static bool mentions_row(const Ctx& c, const Node& n) {
+    if (!n.origin) return false;
+    const std::string& var = c.k->loops.at(c.l).var;
+    for (uint32_t line = n.origin->span.line; line <= n.origin->span.end_line; ++line) {
+      std::string text = c.k->module->file->line_text(line);
+      for (size_t at = text.find(var); at != std::string::npos; at = text.find(var, at + 1)) {
+        auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+        bool left = at == 0 || !word(text[at - 1]), right = at + var.size() >= text.size() || !word(text[at + var.size()]);
+        if (left && right) return true;
+      }
+    }
+    return false;
+  }
+
+  static bool node_per_row(const Ctx& c, const Node& n) {
+    for (const auto& op : n.ops)
+      if (c.p->per_row.count(&op)) return true;
+    return false;
+  }
+
+  static void build(Ctx& c, std::vector<Node>& src, std::vector<Node>& out) {
+    for (auto& n : src) {
+      switch (n.kind) {
+        case NodeKind::Loop: case NodeKind::If: {
+          Node m = std::move(n);
+          std::vector<Node> body, orelse;
+          build(c, m.body, body);
+          build(c, m.orelse, orelse);
+          m.body = std::move(body);
+          m.orelse = std::move(orelse);
+          out.push_back(std::move(m));
+          break;
+        }
+        case NodeKind::Meta:
+          // Views and bindings of the row are written out in the copies' accesses instead (the
+          // copies are printed from the form); a binding that names another row binding and
+          // stays makes the printed kernel fail its re-lift check, and the site is refused.
+          if (n.meta == MetaKind::View && n.view && uses_loop(*n.view, c.l)) break;
+          if (n.meta == MetaKind::Binding && mentions_row(c, n)) break;
+          out.push_back(std::move(n));
+          break;
+        case NodeKind::Stmt:
+          if (!node_per_row(c, n)) {
+            // Once for the F rows: a write of a row's block goes to the first row's block.
+            bool touches_block = false;
+            for (auto& op : n.ops)
+              for (const Access* w : writes(op)) touches_block = touches_block || uses_loop(*w, c.l);
+            if (touches_block) out.push_back(copy_node(c, n, 0));
+            else out.push_back(std::move(n));
+            break;
+          }
+          for (int64_t j = 0; j < c.p->factor; ++j) out.push_back(copy_node(c, n, j));
+          break;
+        default: out.push_back(std::move(n)); break;
+      }
+    }
+  }
+
+  static std::string fresh_var(const Kernel& k, const std::string& base) {
+    std::set<std::string> used;
+    for (const auto& [id, l] : k.loops) used.insert(l.var);
+    for (const auto& t : k.tensors) used.insert(t.name);
+    std::string v = base + "_blk";
+    for (int i = 2; used.count(v); ++i) v = fmt::format("{}_blk{}", base, i);
+    return v;
+  }
+
+  static void apply(Kernel& k, int id, const Plan& p) {
+    Node* loop_node = find_node(k, id);
+    Ctx c;
+    c.k = &k;
+    c.p = &p;
+    c.l = p.loop;
+    Loop nl = k.loops.at(p.loop);
+    nl.id = static_cast<int>(k.loops.size());
+    while (k.loops.count(nl.id)) ++nl.id;
+    nl.var = fresh_var(k, nl.var);
+    nl.stop = IExpr(nl.stop.constant() / p.factor);
+    k.loops[nl.id] = nl;
+    c.nl = nl.id;
+    // Per-row tiles: one copy per row, named name_j.
+    c.copies.resize(static_cast<size_t>(p.factor));
+    for (int t : p.row_tensors) {
+      for (int64_t j = 0; j < p.factor; ++j) {
+        Tensor copy = k.tensor(t);
+        copy.id = static_cast<int>(k.tensors.size());
+        if (!copy.name.empty()) copy.name = fmt::format("{}_{}", copy.name, j);
+        if (copy.scope_loop == p.loop) copy.scope_loop = nl.id;
+        k.tensors.push_back(copy);
+        c.copies[static_cast<size_t>(j)][t] = copy.id;
+      }
+    }
+    for (auto& t : k.tensors)
+      if (t.scope_loop == p.loop) t.scope_loop = nl.id;
+    std::vector<Node> body;
+    build(c, loop_node->body, body);
+    loop_node->body = std::move(body);
+    loop_node->loop = nl.id;
+    loop_node->dirty = true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_jam_rows() { return std::make_unique<UnrollJam>(); }
+
+}  // namespace loopnest

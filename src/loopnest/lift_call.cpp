@@ -285,10 +285,11 @@ AValue Lifter::call(const CallExpr& c) {
   if (f.k == K::Method) {
     AValue self = *f.self;
     if (self.k == K::Tile && f.s == "broadcast_to" && pos.size() == 1)
+      // A method call has no callee of its own to copy: printed again, it is the function call.
       return apply("nl.broadcast_to", {{"src", self}, {"shape", pos[0]}}, {{"src", nullptr}, {"shape", pos_exprs[0]}},
-                   c, &c);
+                   c, nullptr);
     if (self.k == K::Tile && f.s == "astype" && pos.size() == 1)
-      return apply("nl.copy", {{"src", self}, {"dtype", pos[0]}}, {{"src", nullptr}, {"dtype", pos_exprs[0]}}, c, &c);
+      return apply("nl.copy", {{"src", self}, {"dtype", pos[0]}}, {{"src", nullptr}, {"dtype", pos_exprs[0]}}, c, nullptr);
     if (self.k == K::Tile && f.s == "reshape" && pos.size() >= 1) {
       const Tensor& base = k.tensor(self.access.tensor);
       Tensor t;

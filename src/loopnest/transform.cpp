@@ -58,6 +58,8 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_hoist());
     v.push_back(make_jam_rows());
     v.push_back(make_interchange());
+    v.push_back(make_chunk_rows());
+    v.push_back(make_fold_rows());
     return v;
   }();
   return all;

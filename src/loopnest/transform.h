@@ -83,5 +83,7 @@ std::unique_ptr<Transform> make_whole_row_reduce();
 std::unique_ptr<Transform> make_hoist();
 std::unique_ptr<Transform> make_jam_rows();
 std::unique_ptr<Transform> make_interchange();
+std::unique_ptr<Transform> make_chunk_rows();
+std::unique_ptr<Transform> make_fold_rows();
 
 }  // namespace loopnest

@@ -77,6 +77,8 @@ const std::map<std::string, Affinity>& affinities() {
       {"hoist", {1.5, {{"dma_bound", 2}, {"pe_idle", 1.3}}}},
       {"jam_rows", {1.5, {{"dma_bound", 2.5}, {"spill", 0.7}}}},
       {"interchange_loops", {0.6, {{"dma_bound", 1.3}, {"spill", 1.3}}}},
+      {"chunk_rows", {0.4, {{"latency_bound", 10}, {"spill", 2}}}},
+      {"fold_rows", {0.3, {{"narrow_dma", 20}, {"dma_bound", 1.5}}}},
   };
   return table;
 }

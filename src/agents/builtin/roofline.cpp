@@ -39,6 +39,8 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"jam_rows", {"dma", "pe"}},
       {"interchange_loops", {"dma", "pe"}},
       {"interchange", {"dma", "pe"}},
+      {"chunk_rows", {"serial"}},
+      {"fold_rows", {"dma", "dve", "act"}},
       {"algebraic_simplify", {"dve"}},
       {"drop_psum_copy", {"dve", "act"}},
       {"read_copy_source", {"dve", "act", "serial"}},

@@ -169,6 +169,12 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"nkibench/kernels/adamw_M10944_N2048_0.py", "bundled_adamw.interchange_loops", "interchange_loops", {}},
       {"nkibench/styles/legacy_grid/adamw_M10944_N2048_0.py", "published_adamw.interchange_loops", "interchange_loops",
        {}},
+      {"nkibench/kernels/mamba_M7168_C256_S16_0.py", "bundled_mamba.chunk_rows", "chunk_rows", {{"chunk", "1024"}}},
+      {"nkibench/styles/legacy_grid/mamba_M7168_C256_S16_0.py", "published_mamba.chunk_rows", "chunk_rows",
+       {{"chunk", "1024"}}},
+      {"nkibench/kernels/rope_single_freq_apply_B1_H64_N4096_D128_0.py", "bundled_rope.fold_rows", "fold_rows", {}},
+      {"nkibench/styles/legacy_grid/rope_single_freq_apply_B1_H64_N4096_D128_0.py", "published_rope.fold_rows",
+       "fold_rows", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

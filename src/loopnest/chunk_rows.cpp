@@ -1,0 +1,497 @@
+// Chunking whole rows on the form: a loop body working on rows of N columns ([128 x 7168] tiles
+// of 28 KiB per partition: nothing overlaps, little fits) runs over column chunks of C instead,
+// in a new loop around its statements: tiles it makes are [P x C], accesses walk the chunk.
+// A scan along the row (tensor_tensor_scan from 0) starts each chunk from the last column of the
+// previous chunk's result, kept in a carry buffer (the loop is then sequential); statements that
+// touch no row stay before the chunk loop. Legal when every instruction is elementwise along the
+// row (loads, stores, ALU and activation ops, copies, partition broadcasts) or a scan along it,
+// with no mask, and no tile the body makes is used after it.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "loopnest/api.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+void ops_of(Node& n, std::vector<Op*>& out) {
+  for (auto& op : n.ops) out.push_back(&op);
+  for (auto& b : n.body) ops_of(b, out);
+  for (auto& b : n.orelse) ops_of(b, out);
+}
+
+// The free extent (tile axis 1) of an access when it covers a whole dim of length n in one term;
+// the dim carrying it.
+std::optional<int> row_dim(const Access& a, int64_t n) {
+  for (size_t d = 0; d < a.dims.size(); ++d)
+    for (const auto& t : a.dims[d].terms)
+      if (t.axis == 1 && t.stride == 1 && t.size == IExpr(n) && a.dims[d].terms.size() == 1) return static_cast<int>(d);
+  return std::nullopt;
+}
+
+bool elementwise_along_rows(const Op& op) {
+  switch (op.cls) {
+    case OpClass::Load: case OpClass::Store: case OpClass::Elementwise: case OpClass::Activation: case OpClass::Copy:
+    case OpClass::Memset: case OpClass::Alloc: case OpClass::Broadcast: case OpClass::Scan:
+      return op.api != "nisa.activation_reduce" && op.api != "nisa.tensor_scalar_reduce";
+    default: return false;
+  }
+}
+
+struct Plan {
+  std::vector<Node>* block = nullptr;
+  size_t first = 0, last = 0;    // the region: block[first..last]
+  std::vector<size_t> before;    // nodes of the region that touch no row: they stay before the loop
+  int64_t n = 0, chunk = 0;
+  std::set<int> shrunk;          // tensors made in the region: [.., n] -> [.., chunk]
+  bool scans = false;
+  // Accumulators zeroed up front (nl.zeros before the region): zeroed again for every chunk.
+  std::vector<Access> zero;
+};
+
+class ChunkRows : public Transform {
+ public:
+  std::string name() const override { return "chunk_rows"; }
+  std::string description() const override {
+    return "run a loop body that works on whole rows over column chunks (a new loop): smaller tiles that "
+           "pipeline, scans carried from chunk to chunk";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    std::vector<std::vector<Node>*> blocks = {&k.body};
+    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+      if (n.kind == NodeKind::Loop && !n.frozen) blocks.push_back(&n.body);
+    });
+    for (size_t bi = 0; bi < blocks.size(); ++bi) {
+      for (int64_t chunk : {int64_t(512), int64_t(1024), int64_t(2048)}) {
+        auto plan = make_plan(k, *blocks[bi], chunk);
+        if (!plan) continue;
+        Analysis an(k);
+        const OpRef* anchor = nullptr;
+        for (const auto& r : an.ops)
+          if (r.block == plan->block && r.position >= plan->first && r.position <= plan->last &&
+              !is_declaration(r.op()) && row_touching(r.op(), plan->n)) {
+            anchor = &r;
+            break;
+          }
+        if (!anchor) continue;
+        Site s = make_site(k, an, *anchor,
+                           fmt::format("process the rows of {} columns in chunks of {}{}", plan->n, chunk,
+                                       plan->scans ? " (scans carried between chunks)" : ""),
+                           {{"chunk", std::to_string(chunk)}});
+        Plan p = *plan;
+        if (sink(s, [&k, p] { apply(k, p); })) return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  static bool row_touching(const Op& op, int64_t n) {
+    if (op.dst && row_dim(*op.dst, n)) return true;
+    for (const auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile && row_dim(a.value.access, n)) return true;
+    return false;
+  }
+
+  static std::optional<Plan> make_plan(Kernel& k, std::vector<Node>& block, int64_t chunk) {
+    // The row length: the widest free extent of a full-row access in the block.
+    int64_t n = 0;
+    for (auto& node : block) {
+      std::vector<Op*> ops;
+      ops_of(node, ops);
+      for (Op* op : ops)
+        for (const Access* a : reads(*op)) {
+          auto shape = a->tile_shape();
+          if (shape.size() == 2 && shape[1].is_constant()) n = std::max(n, shape[1].constant());
+        }
+    }
+    if (n < 2 * chunk || n % chunk) return std::nullopt;
+    Plan p;
+    p.block = &block;
+    p.n = n;
+    p.chunk = chunk;
+    bool any = false;
+    for (size_t i = 0; i < block.size(); ++i) {
+      std::vector<Op*> ops;
+      ops_of(block[i], ops);
+      bool touches = false;  // (a declaration alone does not start or end the region)
+      for (Op* op : ops) touches = touches || (row_touching(*op, n) && !is_declaration(*op));
+      if (!touches) continue;
+      if (!any) p.first = i;
+      p.last = i;
+      any = true;
+    }
+    if (!any) return std::nullopt;
+    // Every statement of the region: elementwise along the row or a scan along it, no mask.
+    std::set<const Op*> region_ops;
+    for (size_t i = p.first; i <= p.last; ++i) {
+      Node& node = block[i];
+      if (node.frozen || node.kind == NodeKind::If || node.kind == NodeKind::Inline) return std::nullopt;
+      std::vector<Op*> ops;
+      ops_of(node, ops);
+      bool touches = false;
+      for (Op* op : ops) {
+        region_ops.insert(op);
+        touches = touches || row_touching(*op, n);
+        if (!elementwise_along_rows(*op) || op->has_mask) return std::nullopt;
+        // Done once per chunk now: an accumulation that does not follow the row would repeat.
+        if (!row_touching(*op, n) && op->accumulate) return std::nullopt;
+        if (op->cls == OpClass::Scan) {
+          const Arg* init = op->arg("initial");
+          if (!init || init->value.kind != Operand::Kind::Number || init->value.number != 0) return std::nullopt;
+          p.scans = true;
+        }
+        // Every tile operand of a row op is a whole row or a column ([P, 1], a scalar).
+        if (!row_touching(*op, n)) continue;
+        for (const auto& a : op->args) {
+          if (a.value.kind != Operand::Kind::Tile) continue;
+          auto shape = a.value.access.tile_shape();
+          bool row = row_dim(a.value.access, n).has_value();
+          bool column = shape.size() == 2 && shape[1] == IExpr(1);
+          if (!row && !column) return std::nullopt;
+        }
+      }
+      if (!touches && node.kind == NodeKind::Stmt) {
+        // It moves before the region's earlier statements: it must not read what they write.
+        Ranges ranges = k.ranges();
+        for (size_t e = p.first; e < i; ++e) {
+          std::vector<Op*> earlier;
+          ops_of(block[e], earlier);
+          for (Op* w : earlier)
+            for (const Access* wa : writes(*w))
+              for (Op* op : ops)
+                for (const Access* r : reads(*op))
+                  if (may_overlap(k, *wa, *r, ranges)) return std::nullopt;
+        }
+        p.before.push_back(i);
+      }
+    }
+    // Tiles the region makes shrink to a chunk; none is used after it.
+    Analysis an(k);
+    for (const auto& r : an.ops) {
+      if (!region_ops.count(&r.op())) continue;
+      for (const Access* w : writes(r.op())) {
+        int t = storage_of(k, w->tensor);
+        const Tensor& tensor = k.tensor(t);
+        if (!tensor.on_chip() || !row_dim(*w, n)) continue;
+        bool made_here = false;
+        for (size_t i = p.first; i <= p.last; ++i) {
+          std::vector<Op*> ops;
+          ops_of(block[i], ops);
+          for (Op* op : ops)
+            if ((op->result == t) || (is_declaration(*op) && op->dst && op->dst->tensor == t)) made_here = true;
+        }
+        // A block buffer declared up front (the published style) shrinks as well when only the
+        // region uses it (checked below with every tile that shrinks).
+        bool up_front = !made_here && tensor.role == TensorRole::Buffer && tensor.partition_dim >= 0 &&
+                        static_cast<size_t>(tensor.partition_dim) + 2 == tensor.shape.size();
+        if (!made_here && !up_front) return std::nullopt;
+        if (!(tensor.shape.back() == IExpr(n))) return std::nullopt;
+        if (made_here && tensor.shape.size() != 2) return std::nullopt;
+        p.shrunk.insert(t);
+      }
+      if (is_declaration(r.op()) && r.op().dst && k.tensor(r.op().dst->tensor).shape.size() == 2 &&
+          k.tensor(r.op().dst->tensor).shape[1] == IExpr(n) && k.tensor(r.op().dst->tensor).on_chip())
+        p.shrunk.insert(r.op().dst->tensor);
+    }
+    // Tiles that shrink are accessed only a whole row at a time (a loop of the region walking
+    // the row in pieces would walk past the chunk).
+    for (const auto& r : an.ops) {
+      if (!region_ops.count(&r.op())) continue;
+      std::vector<const Access*> all = reads(r.op());
+      for (const Access* w : writes(r.op())) all.push_back(w);
+      for (const Access* a : all)
+        if (p.shrunk.count(storage_of(k, a->tensor)) && !row_dim(*a, n)) return std::nullopt;
+    }
+    // A buffer declared up front must be written by the region before it reads it, or be an
+    // accumulator zeroed by its declaration (then every chunk zeroes it first).
+    for (int t : p.shrunk) {
+      bool up_front = true;
+      for (const auto& r : an.ops)
+        if (region_ops.count(&r.op()) && is_declaration(r.op()) && r.op().dst && r.op().dst->tensor == t) up_front = false;
+      if (!up_front) continue;
+      for (const auto& r : an.ops) {
+        if (!region_ops.count(&r.op())) continue;
+        bool reads_t = false, writes_t = false;
+        for (const Access* x : reads(r.op())) reads_t = reads_t || storage_of(k, x->tensor) == t;
+        for (const Access* x : writes(r.op())) writes_t = writes_t || storage_of(k, x->tensor) == t;
+        if (!reads_t && !writes_t) continue;
+        if (!reads_t) break;  // written first
+        bool zeroed = false;
+        for (const auto& d : an.ops)
+          if (is_declaration(d.op()) && d.op().dst && d.op().dst->tensor == t && (d.op().api == "nl.zeros" || d.op().api == "nl.zeros_like"))
+            zeroed = true;
+        if (!r.op().accumulate || !zeroed || !r.op().dst || r.op().dst->tensor != t) return std::nullopt;
+        p.zero.push_back(*r.op().dst);
+        break;
+      }
+    }
+    // Tiles that shrink are used only in the region (their declarations up front aside).
+    for (const auto& r : an.ops) {
+      if (region_ops.count(&r.op()) || is_declaration(r.op())) continue;
+      for (const Access* x : reads(r.op()))
+        if (p.shrunk.count(storage_of(k, x->tensor))) return std::nullopt;
+      for (const Access* x : writes(r.op()))
+        if (p.shrunk.count(storage_of(k, x->tensor))) return std::nullopt;
+    }
+    return p;
+  }
+
+  static std::string fresh(const Kernel& k, const std::string& base) {
+    std::set<std::string> used;
+    for (const auto& [id, l] : k.loops) used.insert(l.var);
+    for (const auto& t : k.tensors) used.insert(t.name);
+    std::string v = base;
+    for (int i = 2; used.count(v); ++i) v = fmt::format("{}{}", base, i);
+    return v;
+  }
+
+  static Arg arg(const std::string& name, Operand v, bool output = false) {
+    Arg a;
+    a.name = name;
+    a.value = std::move(v);
+    a.output = output;
+    return a;
+  }
+
+  static Operand symbol(const std::string& s) {
+    Operand o;
+    o.kind = Operand::Kind::Symbol;
+    o.symbol = s;
+    return o;
+  }
+
+  static void apply(Kernel& k, Plan p) {
+    std::vector<Node>& block = *p.block;
+    // The chunk loop.
+    Loop cl;
+    cl.id = 0;
+    while (k.loops.count(cl.id)) ++cl.id;
+    cl.var = fresh(k, "chunk");
+    cl.kind = p.scans ? LoopKind::Sequential : LoopKind::Affine;
+    cl.start = IExpr(0);
+    cl.stop = IExpr(p.n / p.chunk);
+    k.loops[cl.id] = cl;
+    int ch = cl.id;
+    int outer = -1;  // the loop around the region
+    for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
+      if (&n == &block[p.first]) outer = loops.empty() ? -1 : loops.back();
+    });
+    // Tiles made in the region are per chunk now; those declared before it keep their place.
+    std::set<int> made_in_region;
+    for (size_t i = p.first; i <= p.last; ++i) {
+      std::vector<Op*> ops;
+      ops_of(block[i], ops);
+      for (Op* op : ops) {
+        if (op->result >= 0) made_in_region.insert(op->result);
+        if (is_declaration(*op) && op->dst) made_in_region.insert(op->dst->tensor);
+      }
+    }
+    for (int t : p.shrunk) {
+      Tensor& tensor = k.tensor(t);
+      tensor.shape.back() = IExpr(p.chunk);
+      if (tensor.scope_loop == outer && made_in_region.count(t)) tensor.scope_loop = ch;
+    }
+    // Scan carries: one column per scan and iteration of the loop around it in the region.
+    std::vector<Node> carry_decls;
+    auto chunk_access = [&](Access& a) {
+      auto d = row_dim(a, p.n);
+      if (!d) return false;
+      DimIndex& di = a.dims[static_cast<size_t>(*d)];
+      di.terms[0].size = IExpr(p.chunk);
+      if (!p.shrunk.count(storage_of(k, a.tensor))) di.start = di.start + IExpr::var(ch) * p.chunk;
+      return true;
+    };
+    std::vector<Node> inside, before;
+    for (size_t i = p.first; i <= p.last; ++i) {
+      bool stays = std::find(p.before.begin(), p.before.end(), i) != p.before.end();
+      Node& node = block[i];
+      if (stays) {
+        before.push_back(std::move(node));
+        continue;
+      }
+      if (node.kind == NodeKind::Meta && node.meta == MetaKind::View) continue;  // written out in the accesses
+      std::vector<Node*> stmts;
+      std::function<void(Node&, std::vector<int>)> walk = [&](Node& x, std::vector<int> loops) {
+        bool changed = false;
+        for (auto& op : x.ops) {
+          if (op.dst && chunk_access(*op.dst)) op.dst_origin = nullptr, changed = true;
+          for (auto& a : op.args) {
+            if (a.value.kind == Operand::Kind::Tile && chunk_access(a.value.access)) a.value.origin = nullptr, changed = true;
+            if (a.name == "shape" && a.value.kind == Operand::Kind::Shape && a.value.shape.size() == 2 &&
+                a.value.shape[1] == IExpr(p.n)) {
+              a.value.shape[1] = IExpr(p.chunk);
+              a.value.origin = nullptr;
+              changed = true;
+            }
+          }
+          if (op.dst && is_declaration(op) && p.shrunk.count(op.dst->tensor)) {
+            Access w;
+            w.tensor = op.dst->tensor;
+            const Tensor& t = k.tensor(w.tensor);
+            for (size_t d = 0; d < t.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
+            op.dst = w;
+            changed = true;
+          }
+        }
+        if (changed) x.dirty = true;
+        if (x.kind == NodeKind::Loop) loops.push_back(x.loop);
+        for (auto& b : x.body) walk(b, loops);
+        // Scans: start from the carry, leave the last column there.
+        for (size_t j = 0; j < x.body.size(); ++j) {
+          Node& s = x.body[j];
+          if (s.kind != NodeKind::Stmt || s.ops.empty() || s.ops.back().cls != OpClass::Scan) continue;
+          std::vector<int> inner = loops;
+          insert_carry(k, p, x.body, j, inner, carry_decls, outer);
+          ++j;
+        }
+      };
+      Node holder;  // a scan directly in the region gets its carry like one in a loop of it
+      holder.kind = NodeKind::Meta;
+      holder.body.push_back(std::move(node));
+      walk(holder, {});
+      for (auto& x : holder.body) inside.push_back(std::move(x));
+    }
+    // Declarations up front of buffers that shrank declare the new shape.
+    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+      for (auto& op : n.ops) {
+        if (!is_declaration(op) || !op.dst || !p.shrunk.count(op.dst->tensor)) continue;
+        const Tensor& t = k.tensor(op.dst->tensor);
+        Access w;
+        w.tensor = t.id;
+        for (size_t d = 0; d < t.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
+        op.dst = w;
+        if (Arg* s = op.arg("shape"); s && s->value.kind == Operand::Kind::Shape) s->value.shape = t.shape, s->value.origin = nullptr;
+        n.dirty = true;
+      }
+    });
+    // Accumulators zeroed up front start every chunk from zero.
+    for (auto it = p.zero.rbegin(); it != p.zero.rend(); ++it) {
+      Op zero;
+      zero.api = "assign";
+      zero.cls = OpClass::Copy;
+      zero.engine = Engine::Vector;
+      zero.dst = *it;
+      chunk_access(*zero.dst);
+      Operand z;
+      z.kind = Operand::Kind::Number;
+      z.number = 0;
+      zero.args = {arg("src", z)};
+      Node n;
+      n.kind = NodeKind::Stmt;
+      n.id = k.next_node++;
+      n.dirty = true;
+      n.ops = {zero};
+      inside.insert(inside.begin(), std::move(n));
+    }
+    Node loop;
+    loop.kind = NodeKind::Loop;
+    loop.id = k.next_node++;
+    loop.loop = ch;
+    loop.dirty = true;
+    loop.body = std::move(inside);
+    std::vector<Node> replaced;
+    for (auto& x : before) replaced.push_back(std::move(x));
+    for (auto& x : carry_decls) replaced.push_back(std::move(x));
+    replaced.push_back(std::move(loop));
+    block.erase(block.begin() + static_cast<long>(p.first), block.begin() + static_cast<long>(p.last) + 1);
+    block.insert(block.begin() + static_cast<long>(p.first), std::make_move_iterator(replaced.begin()),
+                 std::make_move_iterator(replaced.end()));
+  }
+
+  // The scan at body[j] (inside the region's loops `loops`, outermost first) reads its start from
+  // a carry column and writes its last column back.
+  static void insert_carry(Kernel& k, const Plan& p, std::vector<Node>& body, size_t j, const std::vector<int>& loops,
+                           std::vector<Node>& decls, int outer) {
+    Op& scan = body[j].ops.back();
+    Arg* init = scan.arg("initial");
+    if (!init || init->value.kind != Operand::Kind::Number) return;
+    // One column per iteration of the innermost region loop around the scan (a state loop).
+    int64_t columns = 1;
+    int l = -1;
+    if (!loops.empty()) {
+      l = loops.back();
+      auto trip = k.loops.at(l).trip();
+      columns = trip ? *trip : 1;
+    }
+    const Tensor& h = k.tensor(scan.dst->tensor);
+    IExpr parts = h.shape[static_cast<size_t>(h.partition_dim)];
+    Tensor carry;
+    carry.id = static_cast<int>(k.tensors.size());
+    carry.name = [&] {
+      std::set<std::string> used;
+      for (const auto& t : k.tensors) used.insert(t.name);
+      std::string v = "scan_carry";
+      for (int i = 2; used.count(v); ++i) v = fmt::format("scan_carry{}", i);
+      return v;
+    }();
+    carry.role = TensorRole::Buffer;
+    carry.memory = Memory::Sbuf;
+    carry.shape = {parts, IExpr(columns)};
+    carry.dtype = "float32";
+    carry.partition_dim = 0;
+    carry.scope_loop = outer;
+    k.tensors.push_back(carry);
+    int cid = carry.id;
+    Access col;
+    col.tensor = cid;
+    col.dims = {{IExpr(0), {{0, parts, 1}}}, {l >= 0 ? IExpr::var(l) : IExpr(0), {{1, IExpr(1), 1}}}};
+    // carry = nl.zeros((P, columns)) before the chunk loop.
+    Op zeros;
+    zeros.api = "nl.zeros";
+    zeros.cls = OpClass::Memset;
+    zeros.engine = Engine::Vector;
+    Access whole;
+    whole.tensor = cid;
+    whole.dims = {{IExpr(0), {{0, parts, 1}}}, {IExpr(0), {{1, IExpr(columns), 1}}}};
+    zeros.dst = whole;
+    Operand shape;
+    shape.kind = Operand::Kind::Shape;
+    shape.shape = {parts, IExpr(columns)};
+    zeros.args = {arg("shape", shape), arg("dtype", symbol("dtype:float32")), arg("buffer", symbol("buffer:sbuf"))};
+    Node decl;
+    decl.kind = NodeKind::Stmt;
+    decl.id = k.next_node++;
+    decl.dirty = true;
+    decl.ops = {zeros};
+    decls.push_back(std::move(decl));
+    init->value = Operand();
+    init->value.kind = Operand::Kind::Tile;
+    init->value.access = col;
+    body[j].dirty = true;
+    // carry[:, l] = h[:, chunk - 1]
+    Op keep;
+    keep.api = "assign";
+    keep.cls = OpClass::Copy;
+    keep.engine = Engine::Vector;
+    keep.dst = col;
+    Operand last;
+    last.kind = Operand::Kind::Tile;
+    last.access = *scan.dst;
+    for (auto& d : last.access.dims)
+      for (auto& t : d.terms)
+        if (t.axis == 1) d.start = d.start + IExpr(p.chunk - 1), t.size = IExpr(1);
+    keep.args = {arg("src", last)};
+    Node after;
+    after.kind = NodeKind::Stmt;
+    after.id = k.next_node++;
+    after.dirty = true;
+    after.ops = {keep};
+    body.insert(body.begin() + static_cast<long>(j) + 1, std::move(after));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_chunk_rows() { return std::make_unique<ChunkRows>(); }
+
+}  // namespace loopnest

@@ -22,7 +22,7 @@ int run_file(const RunOptions& o) {
   nki::lib::install_builtin_modules(interp);
   int status = 0;
   try {
-    interp.load_module(src);
+    interp.load_module(src, "__main__");
   } catch (const nki::NkiError& e) {
     fmt::print("{}", interp.output());
     std::fflush(stdout);

@@ -188,7 +188,7 @@ void Interpreter::register_module(std::string name, ModuleFactory factory) {
   state_->factories[std::move(name)] = std::move(factory);
 }
 
-std::shared_ptr<ModuleObj> Interpreter::load_module(std::shared_ptr<const SourceFile> src) {
+std::shared_ptr<ModuleObj> Interpreter::load_module(std::shared_ptr<const SourceFile> src, std::string name) {
   InterpState& st = *state_;
   RunScope scope(st);
   auto env = std::make_shared<ModuleEnv>();
@@ -200,6 +200,7 @@ std::shared_ptr<ModuleObj> Interpreter::load_module(std::shared_ptr<const Source
   });
   env->globals.assign(env->ast->global_names.size(), unbound());
   env->module = std::make_shared<ModuleObj>(module_name_of(src->path));
+  env->globals[0] = make_str(name.empty() ? env->module->name : std::move(name));  // __name__ (resolver)
   std::vector<Value> slots(env->ast->info.num_slots, unbound());
   for (uint32_t c : env->ast->info.cell_slots) slots[c] = Value(std::make_shared<CellObj>());
   for (uint32_t c : env->ast->info.cell_slots) static_cast<CellObj&>(*slots[c].object()).value = unbound();

@@ -39,7 +39,9 @@ class Interpreter {
   // Makes `import name` (and `from name import x`) possible; the factory runs once, lazily.
   void register_module(std::string name, ModuleFactory factory);
   // Parses, resolves and executes a source file; returns its namespace. Throws NkiError.
-  std::shared_ptr<ModuleObj> load_module(std::shared_ptr<const SourceFile> src);
+  // `__name__` is `name` (default: the file's stem, as for an imported module; a script run as
+  // a program passes "__main__", so `if __name__ == "__main__":` blocks run only then).
+  std::shared_ptr<ModuleObj> load_module(std::shared_ptr<const SourceFile> src, std::string name = "");
   // Calls any callable (user function, builtin, library object) from C++. Throws NkiError.
   Value call(const Value& callee, CallArgs args);
 

@@ -39,6 +39,7 @@ class Resolver {
     scope.is_module = true;
     scope.info = &module_.info;
     module_scope_ = &scope;
+    declare(scope, "__name__");  // global 0: the module's name (load_module binds it)
     collect_declarations(module_.body, scope);
     declare_block(module_.body, scope);
     resolve_block(module_.body, scope);
@@ -247,7 +248,7 @@ class Resolver {
   }
 
   void resolve_name(NameExpr& n, Scope& s, bool allow_protocol_method = false) {
-    if (is_dunder(n.id) && !allow_protocol_method)
+    if (is_dunder(n.id) && !allow_protocol_method && n.id != "__name__")
       throw NkiError(ErrorKind::Sandbox, fmt::format("'{}' is not available in kernels: dunder names are not allowed", n.id),
                      loc_of(module_.file, n.span));
     std::optional<Found> found;

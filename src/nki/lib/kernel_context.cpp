@@ -15,6 +15,8 @@ KernelContext& KernelContext::current() {
   return fallback;
 }
 
+bool KernelContext::active() { return g_current != nullptr; }
+
 ContextScope::ContextScope(KernelContext& ctx) : previous_(g_current) { g_current = &ctx; }
 ContextScope::~ContextScope() { g_current = previous_; }
 

@@ -36,6 +36,8 @@ class KernelContext {
   std::vector<double> act_registers;  // Scalar Engine accumulation registers (one per partition)
 
   static KernelContext& current();
+  // Whether a ContextScope is installed on this thread (a kernel run is in progress).
+  static bool active();
 
   uint32_t new_tensor_id() { return next_tensor_id_++; }
   uint32_t new_loop_id() { return next_loop_id_++; }

@@ -90,6 +90,59 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   return result;
 }
 
+bool is_host_call(const CallArgs& args) {
+  if (KernelContext::active()) return false;
+  auto numpy_array = [](const Value& v) {
+    auto* a = v.as<NdArrayObj>();
+    return a && !a->is_scalar;
+  };
+  for (const Value& v : args.args)
+    if (numpy_array(v)) return true;
+  for (const auto& kw : args.kwargs)
+    if (numpy_array(kw.second)) return true;
+  return false;
+}
+
+Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(CallArgs&)>& body) {
+  KernelContext ctx;
+  ctx.interpreter = &in;
+  ContextScope scope(ctx);
+  size_t index = 0;
+  auto to_tensor = [&](Value& v) {
+    auto* a = v.as<NdArrayObj>();
+    Value host = v;
+    if (a && !a->is_scalar) v = input_tensor(ctx, *a, index);
+    ++index;
+    return host;
+  };
+  std::vector<std::pair<Value, Value>> passed;  // (caller's array, the kernel's tensor)
+  for (Value& v : args.args) {
+    Value host = to_tensor(v);
+    passed.emplace_back(host, v);
+  }
+  for (auto& kw : args.kwargs) {
+    Value host = to_tensor(kw.second);
+    passed.emplace_back(host, kw.second);
+  }
+  Value ret;
+  try {
+    ret = body(args);
+  } catch (const tensor::ArrayError& e) {
+    throw NkiError(ErrorKind::Value, e.what());
+  }
+  ctx.flush();
+  if (auto* t = ret.as<TupleObj>()) {
+    std::vector<Value> items;
+    for (auto& item : t->items) items.push_back(make_array(output_array(item)));
+    return make_tuple(std::move(items));
+  }
+  if (!ret.is_none()) return make_array(output_array(ret));
+  for (auto& [host, tensor] : passed)
+    if (auto* t = tensor.as<NkiTensorObj>(); t && t->storage->written && host.as<NdArrayObj>())
+      tensor::assign(host.as<NdArrayObj>()->array, output_array(tensor));
+  return Value();
+}
+
 // ---- text format ---------------------------------------------------------------------------------
 namespace {
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,16 @@ struct KernelRunResult {
 // kernel, located by the interpreter).
 KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std::vector<Value>& inputs,
                            const KernelRunOptions& options);
+
+// A kernel called from host code (`kernel(a, b)`, `nki.simulate_kernel(kernel, a, b)`,
+// `nki.baremetal(kernel)(a, b)` in a script, with numpy arrays and no kernel running): true when
+// no run is in progress and an argument is a numpy array.
+bool is_host_call(const CallArgs& args);
+// Runs `body` as one kernel run with numerics: numpy arguments become HBM input tensors, the
+// returned HBM tensors come back as numpy arrays (a tuple stays a tuple), and the arguments a
+// kernel that returns nothing wrote are copied back into the caller's arrays, as nki.baremetal
+// does on the device.
+Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(CallArgs&)>& body);
 
 // One line per record, stable across runs (no pointers, no times): the `accelopt trace` output
 // and the golden-file format of tests/golden/trace/.

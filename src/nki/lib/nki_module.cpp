@@ -3,6 +3,7 @@
 // effect, and type annotations.
 #include "nki/interpreter.h"
 #include "nki/lib/kernel_launch.h"
+#include "nki/lib/kernel_runner.h"
 #include "nki/lib/modules.h"
 #include "nki/lib/module_util.h"
 
@@ -49,11 +50,17 @@ ObjectPtr make_nki_module(Interpreter& in) {
   m->attrs["trace"] = Value(std::make_shared<PassthroughObj>("nki.trace"));
   m->attrs["tensor"] = Value(std::make_shared<AnnotationObj>("nki.tensor"));
   m->attrs["compiler"] = submodule(in, "nki.compiler", make_compiler_module);
-  def(*m, "nki", "simulate_kernel", {req("kernel")}, [](Interpreter& in2, BoundArgs& a) {
-    CallArgs call;
-    call.args = a.rest;
-    return in2.call(a["kernel"], std::move(call));
-  });
+  // nki.simulate_kernel(kernel, *args, **kwargs): one run of the kernel on the interpreter.
+  m->attrs["simulate_kernel"] = Value(make_builtin(
+      Signature{"nki.simulate_kernel", {req("kernel")}, true, true}, [](Interpreter& in2, BoundArgs& a) {
+        CallArgs call;
+        call.args = a.rest;
+        call.kwargs = a.extra_kwargs;
+        Value kernel = a["kernel"];
+        if (is_host_call(call))
+          return call_from_host(in2, call, [&](CallArgs& c) { return in2.call(kernel, std::move(c)); });
+        return in2.call(kernel, std::move(call));
+      }));
   m->attrs["language"] = submodule(in, "nki.language", make_language_module);
   m->attrs["isa"] = submodule(in, "nki.isa", make_isa_module);
   m->attrs["typing"] = submodule(in, "nki.typing", make_typing_module);

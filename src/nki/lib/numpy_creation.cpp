@@ -72,7 +72,7 @@ void add_constructors(ModuleObj& m) {
       int64_t k = to_int(a["k"], "k");
       Array f = tensor::astype(x, DType::Float64).copy();
       int64_t rows = x.shape()[size_t(x.ndim() - 2)], cols = x.shape()[size_t(x.ndim() - 1)];
-      int64_t batches = rows * cols ? f.size() / (rows * cols) : 0;
+      int64_t batches = rows * cols != 0 ? f.size() / (rows * cols) : 0;
       double* p = f.f64();
       for (int64_t b = 0; b < batches; ++b)
         for (int64_t i = 0; i < rows; ++i)

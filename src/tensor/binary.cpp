@@ -74,7 +74,7 @@ const char* op_name(BinaryOp op) {
   static const char* names[] = {"add", "subtract", "multiply", "divide", "floor_divide", "remainder", "power",
                                 "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater",
                                 "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
-                                "right_shift", "logical_and", "logical_or", "logical_xor"};
+                                "right_shift", "logical_and", "logical_or", "logical_xor", "fmod"};
   return names[static_cast<int>(op)];
 }
 
@@ -107,6 +107,7 @@ void run_float(BinaryOp op, const Array& a, const T* pa, const Array& b, const T
     case BinaryOp::Div: binary_loop(a, pa, b, pb, o, po, [](T x, T y) { return x / y; }); return;
     case BinaryOp::FloorDiv: binary_loop(a, pa, b, pb, o, po, [](T x, T y) { return float_floordiv(x, y); }); return;
     case BinaryOp::Mod: binary_loop(a, pa, b, pb, o, po, [](T x, T y) { return float_mod(x, y); }); return;
+    case BinaryOp::Fmod: binary_loop(a, pa, b, pb, o, po, [](T x, T y) { return T(std::fmod(x, y)); }); return;
     case BinaryOp::Pow: binary_loop(a, pa, b, pb, o, po, [](T x, T y) { return T(std::pow(x, y)); }); return;
     default:
       throw ArrayError(fmt::format("ufunc '{}' not supported for floating-point inputs", op_name(op)));
@@ -131,6 +132,7 @@ void run_int(BinaryOp op, const Array& a, const int64_t* pa, const Array& b, con
     case BinaryOp::Mul: binary_loop(a, pa, b, pb, o, po, [](T x, T y) { return wrap_mul(x, y); }); return;
     case BinaryOp::FloorDiv: binary_loop(a, pa, b, pb, o, po, [](T x, T y) { return int_floordiv(x, y); }); return;
     case BinaryOp::Mod: binary_loop(a, pa, b, pb, o, po, [](T x, T y) { return int_mod(x, y); }); return;
+    case BinaryOp::Fmod: binary_loop(a, pa, b, pb, o, po, [](T x, T y) { return y == 0 ? T(0) : T(x % y); }); return;
     case BinaryOp::Pow:
       check_int_pow(b, pb);
       binary_loop(a, pa, b, pb, o, po, [](T x, T y) { return int_pow(x, y); });

@@ -49,6 +49,7 @@ enum class BinaryOp : uint8_t {
   Eq, Ne, Lt, Le, Gt, Ge,
   BitAnd, BitOr, BitXor, LShift, RShift,
   LogicalAnd, LogicalOr, LogicalXor,
+  Fmod,  // C fmod: the remainder takes the sign of the dividend (Mod: of the divisor, as Python's %)
 };
 // Broadcasts a and b, converts both to `compute` (float math in float32 when compute is a float32-
 // held format, float64 for Float64, int64 for integers), applies op, and writes `out` dtype values

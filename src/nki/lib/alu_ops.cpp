@@ -35,6 +35,8 @@ const Entry kOps[] = {
     {"amin", {"minimum", B::Minimum, R::Min, std::nullopt, 0, false}},
     {"power", {"power", B::Pow, std::nullopt, std::nullopt, 0, false}},
     {"mod", {"mod", B::Mod, std::nullopt, std::nullopt, 0, false}},
+    {"remainder", {"mod", B::Mod, std::nullopt, std::nullopt, 0, false}},
+    {"fmod", {"fmod", B::Fmod, std::nullopt, std::nullopt, 0, false}},
     {"equal", {"equal", B::Eq, std::nullopt, std::nullopt, 0, false}},
     {"not_equal", {"not_equal", B::Ne, std::nullopt, std::nullopt, 0, false}},
     {"greater", {"greater", B::Gt, std::nullopt, std::nullopt, 0, false}},

@@ -14,5 +14,7 @@ using DefIsa = void (*)(ModuleObj&, const std::string&, std::vector<Param>, int,
 
 void add_isa_engine_functions(ModuleObj& m, DefIsa def_isa);
 void add_isa_constants(ModuleObj& m);
+// tensor_copy_predicated (isa_select.cpp).
+void add_isa_select_functions(ModuleObj& m);
 
 }  // namespace nki::lib

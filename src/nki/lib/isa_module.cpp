@@ -15,9 +15,32 @@ namespace nki::lib {
 
 namespace {
 
-// Removes and returns the destination of a destination-first call: `dst=` or more leading
-// positional tensors than the legacy signature starts with.
-std::optional<Value> take_dst(CallArgs& args, int legacy_leading_tensors) {
+bool has_kwarg(const CallArgs& args, std::string_view name) {
+  for (auto& [k, v] : args.kwargs)
+    if (k == name) return true;
+  return false;
+}
+
+// Whether a call is destination-first: `dst=`, or more leading positional tensors than the
+// legacy signature starts with. One extra leading tensor can instead be a legacy parameter that
+// may hold a tile (tensor_tensor_scan's `initial`: `scan(a, b, init_tile, np.multiply, np.add)`):
+// it is that parameter unless given by keyword, or unless a number follows it (the
+// destination-first call's scalar `initial`).
+bool has_dst(const CallArgs& args, const Signature& sig, int legacy_leading_tensors) {
+  if (has_kwarg(args, "dst")) return true;
+  int leading = 0;
+  while (leading < int(args.args.size()) && args.args[size_t(leading)].as<NkiTensorObj>()) ++leading;
+  if (leading <= legacy_leading_tensors) return false;
+  if (leading == legacy_leading_tensors + 1 && size_t(legacy_leading_tensors) < sig.params.size()) {
+    const std::string& p = sig.params[size_t(legacy_leading_tensors)].name;
+    bool number_follows = size_t(leading) < args.args.size() && args.args[size_t(leading)].is_number();
+    if (p == "initial" && !has_kwarg(args, p) && !number_follows) return false;
+  }
+  return true;
+}
+
+// Removes and returns the destination of a destination-first call (has_dst is true).
+Value take_dst(CallArgs& args) {
   for (size_t i = 0; i < args.kwargs.size(); ++i) {
     if (args.kwargs[i].first == "dst") {
       Value d = args.kwargs[i].second;
@@ -25,23 +48,9 @@ std::optional<Value> take_dst(CallArgs& args, int legacy_leading_tensors) {
       return d;
     }
   }
-  int leading = 0;
-  while (leading < int(args.args.size()) && args.args[size_t(leading)].as<NkiTensorObj>()) ++leading;
-  if (leading > legacy_leading_tensors) {
-    Value d = args.args[0];
-    args.args.erase(args.args.begin());
-    return d;
-  }
-  return std::nullopt;
-}
-
-// Whether take_dst would find a destination (without modifying the arguments).
-bool has_dst(const CallArgs& args, int legacy_leading_tensors) {
-  for (auto& kw : args.kwargs)
-    if (kw.first == "dst") return true;
-  int leading = 0;
-  while (leading < int(args.args.size()) && args.args[size_t(leading)].as<NkiTensorObj>()) ++leading;
-  return leading > legacy_leading_tensors;
+  Value d = args.args[0];
+  args.args.erase(args.args.begin());
+  return d;
 }
 
 bool has_param(const Signature& sig, std::string_view name) {
@@ -50,25 +59,19 @@ bool has_param(const Signature& sig, std::string_view name) {
   return false;
 }
 
-bool has_kwarg(const CallArgs& args, std::string_view name) {
-  for (auto& [k, v] : args.kwargs)
-    if (k == name) return true;
-  return false;
-}
-
 void def_isa(ModuleObj& m, const std::string& name, std::vector<Param> params, int leading_tensors, LibFn fn) {
   auto sig = std::make_shared<Signature>(Signature{"nisa." + name, std::move(params), false, true});
   m.attrs[name] = Value(std::make_shared<BuiltinObj>("nisa." + name, [sig, fn, leading_tensors](Interpreter& in, CallArgs& args) {
     // The common legacy call (no dst) binds the caller's arguments directly: copying CallArgs
     // copies every keyword name.
-    if (!has_dst(args, leading_tensors)) {
+    if (!has_dst(args, *sig, leading_tensors)) {
       BoundArgs bound = bind_args(*sig, args);
       return fn(in, bound);
     }
     CallArgs call = args;
-    std::optional<Value> dst = take_dst(call, leading_tensors);
-    auto* d = dst->as<NkiTensorObj>();
-    if (!d) throw NkiError(ErrorKind::Type, fmt::format("dst of {} must be a tensor, got {}", sig->name, dst->type_name()));
+    Value dst = take_dst(call);
+    auto* d = dst.as<NkiTensorObj>();
+    if (!d) throw NkiError(ErrorKind::Type, fmt::format("dst of {} must be a tensor, got {}", sig->name, dst.type_name()));
     if (has_param(*sig, "dtype") && !has_kwarg(call, "dtype")) call.kwargs.push_back({"dtype", make_dtype(d->dtype())});
     BoundArgs bound = bind_args(*sig, call);
     Value r = fn(in, bound);
@@ -213,6 +216,7 @@ ObjectPtr make_isa_module(Interpreter& in) {
           });
   add_isa_engine_functions(mod, def_isa);
   add_isa_constants(mod);
+  add_isa_select_functions(mod);
   return m;
 }
 

@@ -132,7 +132,7 @@ void add_math_functions(ModuleObj& m) {
   using U = tensor::UnaryOp;
   const std::pair<const char*, B> binaries[] = {
       {"add", B::Add}, {"subtract", B::Sub}, {"multiply", B::Mul}, {"divide", B::Div}, {"power", B::Pow},
-      {"maximum", B::Maximum}, {"minimum", B::Minimum}, {"mod", B::Mod}, {"fmod", B::Mod},
+      {"maximum", B::Maximum}, {"minimum", B::Minimum}, {"mod", B::Mod}, {"fmod", B::Fmod},
       {"bitwise_and", B::BitAnd}, {"bitwise_or", B::BitOr}, {"bitwise_xor", B::BitXor}, {"left_shift", B::LShift},
       {"right_shift", B::RShift}, {"equal", B::Eq}, {"not_equal", B::Ne}, {"greater", B::Gt},
       {"greater_equal", B::Ge}, {"less", B::Lt}, {"less_equal", B::Le}, {"logical_and", B::LogicalAnd},

@@ -9,5 +9,7 @@ namespace nki::lib {
 void add_math_functions(ModuleObj& m);
 // load, store, copy, broadcast_to, load_transpose2d, expand_dims, device_print (language_data.cpp).
 void add_data_functions(ModuleObj& m);
+// var, all, rms_norm, gather_flattened (language_composite.cpp).
+void add_composite_functions(ModuleObj& m);
 
 }  // namespace nki::lib

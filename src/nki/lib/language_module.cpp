@@ -123,6 +123,7 @@ ObjectPtr make_language_module(Interpreter& in) {
   add_creation_functions(*m, kNl);
   add_data_functions(*m);
   add_math_functions(*m);
+  add_composite_functions(*m);
   return m;
 }
 

@@ -25,7 +25,7 @@ struct BinaryUfunc {
 const BinaryUfunc kBinary[] = {
     {"add", BinaryOp::Add},           {"subtract", BinaryOp::Sub},          {"multiply", BinaryOp::Mul},
     {"divide", BinaryOp::Div},        {"true_divide", BinaryOp::Div},       {"floor_divide", BinaryOp::FloorDiv},
-    {"remainder", BinaryOp::Mod},     {"mod", BinaryOp::Mod},               {"power", BinaryOp::Pow},
+    {"remainder", BinaryOp::Mod},     {"mod", BinaryOp::Mod},               {"fmod", BinaryOp::Fmod},               {"power", BinaryOp::Pow},
     {"maximum", BinaryOp::Maximum},   {"minimum", BinaryOp::Minimum},       {"fmax", BinaryOp::Maximum},
     {"fmin", BinaryOp::Minimum},      {"equal", BinaryOp::Eq},              {"not_equal", BinaryOp::Ne},
     {"less", BinaryOp::Lt},           {"less_equal", BinaryOp::Le},         {"greater", BinaryOp::Gt},

@@ -36,6 +36,9 @@ std::string reference_for_kernel(const std::string& kernel_path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path file = fs::absolute(kernel_path, ec);
+  // A reference beside the kernel, as the kernel corpus keeps them (tests/kernels/corpus/).
+  if (fs::path beside = file.parent_path() / (file.stem().string() + ".ref.py"); fs::is_regular_file(beside, ec))
+    return beside.string();
   // (root, whether a file named after the task counts: only inside that benchmark directory)
   std::vector<std::pair<std::string, bool>> roots;
   for (fs::path dir = file.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())

@@ -16,7 +16,8 @@ std::vector<loopnest::ArgSpec> arg_specs(const std::vector<nki::Value>& args);
 std::vector<loopnest::ArgSpec> reference_arg_specs(const std::string& reference_path, const std::string& reference_text,
                                                    const CheckLimits& limits = {});
 
-// The reference of a kernel file found by its name in a benchmark directory: the nearest ancestor
+// The reference of a kernel file: `<stem>.ref.py` beside it (the kernel corpus), else the one found
+// by its name in a benchmark directory: the nearest ancestor
 // of the file holding summary.json, else the default benchmark root. A case matches when its
 // kernel has the same file name (`silu_M4096_N7168_0.py`, also under nkibench/styles/<style>/) or
 // the file is named after the task (`silu.py`). "" when none does.

@@ -91,7 +91,17 @@ class EngineAssign : public Transform {
                            {{"engine", word}, {"from", engine_word(op.engine)}});
         const OpRef* target = &r;
         bool as_tt = language && tensor_tensor, as_ts = language && tensor_scalar;
-        if (sink(s, [target, e, word, as_tt, as_ts] {
+        // The nl.* op's dtype is the promotion of its operands (a bf16 tile times 0.5 is float32);
+        // the nisa instruction's follows its data tile unless told: say the dtype when they differ.
+        std::string keep_dtype;
+        if ((as_tt || as_ts) && !op.arg("dtype")) {
+          int out = op.result >= 0 ? op.result : (op.dst ? op.dst->tensor : -1);
+          std::string first;
+          for (const Operand* o : {x, y})
+            if (first.empty() && o->kind == Operand::Kind::Tile) first = k.tensor(o->access.tensor).dtype;
+          if (out >= 0 && k.tensor(out).dtype != first) keep_dtype = k.tensor(out).dtype;
+        }
+        if (sink(s, [target, e, word, as_tt, as_ts, keep_dtype] {
               Op& o = target->op();
               Operand engine = symbol("engine:" + word);
               if (as_tt || as_ts) {
@@ -109,6 +119,7 @@ class EngineAssign : public Transform {
                 }
                 for (const char* keep : {"mask", "dtype"})
                   if (const Arg* a = o.arg(keep)) args.push_back(*a);
+                if (!keep_dtype.empty()) args.push_back(arg("dtype", symbol("dtype:" + keep_dtype)));
                 args.push_back(arg("engine", engine));
                 for (auto& a : args) a.positional = false;
                 o.api = as_tt ? "nisa.tensor_tensor" : "nisa.tensor_scalar";

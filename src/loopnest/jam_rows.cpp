@@ -60,6 +60,11 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   if (bad) return std::nullopt;
   std::vector<Op*> ops;
   ops_of(loop_node, ops);
+  // A list of tiles built in the body (`tiles.append(t)`) is one Python list per iteration: the
+  // rows' copies would need a list each, which printing back does not make.
+  for (Op* op : ops)
+    for (const Access* w : writes(*op))
+      if (k.tensor(w->tensor).list_loop >= 0 && inner.count(k.tensor(w->tensor).scope_loop)) return std::nullopt;
   auto defined_inside = [&](int t) { return inner.count(k.tensor(t).scope_loop) > 0; };
   auto reads_use_row = [&](const Op& op) {
     for (const Access* r : reads(op))

@@ -7,6 +7,7 @@
 
 #include "loopnest/api.h"
 #include "loopnest/lifter.h"
+#include "tensor/dtype.h"
 #include "nki/ast_printer.h"
 
 namespace loopnest::detail {
@@ -88,6 +89,32 @@ std::vector<IExpr> broadcast(const std::vector<std::vector<IExpr>>& shapes) {
 
 }  // namespace
 
+
+// The dtype an nl.* binary elementwise op gives without dtype=, as the language core computes it
+// (language_ops.cpp): the NKI promotion of its operands, a Python float counting as float32 and a
+// Python int as int32 (a bf16 tile times 0.5 is float32). "" for other operations.
+std::string Lifter::binary_result_dtype(const std::string& api, const Op& op) const {
+  if (api.rfind("nl.", 0) != 0) return "";
+  const Operand *x = nullptr, *y = nullptr;
+  for (const auto& a : op.args) {
+    if (a.name == "x") x = &a.value;
+    if (a.name == "y") y = &a.value;
+  }
+  if (!x || !y) return "";
+  auto dtype_of = [&](const Operand& o) -> std::optional<tensor::DType> {
+    if (o.kind == Operand::Kind::Tile) return tensor::parse_dtype(k.tensor(o.access.tensor).dtype);
+    if (o.kind == Operand::Kind::Number) {
+      if (!o.number_type.empty()) return tensor::parse_dtype(o.number_type);
+      return o.integer ? tensor::DType::Int32 : tensor::DType::Float32;
+    }
+    return std::nullopt;
+  };
+  if (x->kind != Operand::Kind::Tile && y->kind != Operand::Kind::Tile) return "";
+  auto a = dtype_of(*x), b = dtype_of(*y);
+  if (!a || !b) return "";
+  return std::string(tensor::name(tensor::nki_promote(*a, *b)));
+}
+
 AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, AValue>> args,
                      std::vector<std::pair<std::string, const Expr*>> origins, const Expr& at, const CallExpr* origin) {
   const ApiSpec* spec = find_api(api);
@@ -143,7 +170,7 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
     if (!v) fail(at.span, fmt::format("'{}' without a shape", print_expr(at)));
     return shape_of(*v, *origin_of(v == value_of("shape") ? "shape" : "constant"), partition_dim);
   };
-  std::string dtype = op.dtype;
+  std::string dtype = op.dtype.empty() ? binary_result_dtype(api, op) : op.dtype;
   for (auto& a : op.args)
     if (dtype.empty() && a.value.kind == Operand::Kind::Tile) dtype = k.tensor(a.value.access.tensor).dtype;
   if (dtype.empty()) dtype = "float32";
@@ -319,7 +346,18 @@ AValue Lifter::call(const CallExpr& c) {
   }
   if (f.k != K::Func) fail(c.func->span, fmt::format("the call of '{}'", print_expr(*c.func)));
   const std::string& p = f.s;
-  if (p.rfind("user.", 0) == 0) return inline_call(*helpers.at(p.substr(5)), std::move(pos), std::move(kw), c);
+  if (p.rfind("user.", 0) == 0) return inline_call(*helpers.at(p.substr(5)), std::move(pos), std::move(kw), c, f.items);
+  // SPMD: the program ids of the launch grid are the loops inline_call put around the body; a
+  // kernel launched without a grid is one program.
+  if (p == "nki.language.program_ndim" && pos.empty()) return AValue::of_int(static_cast<int64_t>(program_loops.size()));
+  if ((p == "nki.language.program_id" || p == "nki.language.num_programs") && pos.size() <= 1) {
+    IExpr axis = pos.empty() ? IExpr(0) : ints(0);
+    if (!axis.is_constant()) fail(c.span, "a program id of an axis that is not a constant");
+    size_t a = static_cast<size_t>(axis.constant());
+    if (p == "nki.language.program_id")
+      return a < program_loops.size() ? AValue::of_int(IExpr::var(program_loops[a])) : AValue::of_int(0);
+    return a < program_sizes.size() ? AValue::of_int(program_sizes[a]) : AValue::of_int(1);
+  }
   if ((p == "math.ceil" || p == "math.floor" || p == "numpy.ceil" || p == "numpy.floor") && pos.size() == 1) {
     double x = number_of(pos[0]);
     if (!std::isnan(x)) return AValue::of_int(static_cast<int64_t>(p.find("ceil") != std::string::npos ? std::ceil(x) : std::floor(x)));

@@ -56,8 +56,12 @@ AValue module_attr(const std::string& path, const std::string& attr) {
     if (attr == "tile_size") return AValue::of_kind(K::Module, "nki.language.tile_size");
   }
   if (path == "nki.language.tile_size") {
-    static const std::map<std::string, int64_t> sizes = {{"pmax", 128}, {"psum_fmax", 2048}, {"gemm_stationary_fmax", 128},
-                                                         {"gemm_moving_fmax", 512}, {"psum_bank_fmax", 512}};
+    // The values the language core gives them (src/nki/lib/language_module.cpp, tile_size_constants).
+    static const std::map<std::string, int64_t> sizes = {
+        {"pmax", 128},          {"psum_fmax", 512},     {"gemm_stationary_fmax", 128},
+        {"gemm_moving_fmax", 512}, {"bn_stats_fmax", 512}, {"psum_min_align", 4},
+        {"sbuf_min_align", 1},  {"total_available_sbuf_size", 192 * 1024}, {"psum_bank_fmax", 512},
+        {"psum_bank_fmax_bytes", 2048}, {"psum_num_banks", 8}};
     if (auto it = sizes.find(attr); it != sizes.end()) return AValue::of_int(it->second);
   }
   if (path == "nki.isa" || path == "nki.isa.engine") {
@@ -319,6 +323,17 @@ AValue Lifter::eval(const Expr& e) {
         }
       }
       AValue base = eval(*s.value);
+      if (base.k == K::Func && base.s.rfind("user.", 0) == 0 && base.items.empty()) {
+        // `kernel_[2, 2]`: an SPMD launch of a kernel of the module over a grid of programs.
+        AValue launch = base;
+        std::vector<const Expr*> dims;
+        if (s.index->kind == ExprKind::Tuple)
+          for (auto& x : static_cast<const SequenceExpr&>(*s.index).elts) dims.push_back(x.get());
+        else
+          dims.push_back(s.index.get());
+        for (const Expr* d : dims) launch.items.push_back(AValue::of_int(int_of(*d)));
+        return launch;
+      }
       if (base.k == K::Tile) {
         return AValue::of_tile(subscript(base.access, *s.index, e));
       }
@@ -471,63 +486,20 @@ AValue Lifter::eval(const Expr& e) {
     }
     case ExprKind::Compare: {
       auto& c = static_cast<const CompareExpr&>(e);
-      if (c.ops.size() != 1) fail(e.span, "a chained comparison");
-      AValue l = eval(*c.left), r = eval(*c.comparators[0]);
-      static const std::map<CmpKind, Cmp> cmps = {{CmpKind::Lt, Cmp::Lt}, {CmpKind::Le, Cmp::Le}, {CmpKind::Gt, Cmp::Gt},
-                                                  {CmpKind::Ge, Cmp::Ge}, {CmpKind::Eq, Cmp::Eq}, {CmpKind::Ne, Cmp::Ne}};
-      auto it = cmps.find(c.ops[0]);
-      bool li = l.k == K::Int || l.k == K::Bool, ri = r.k == K::Int || r.k == K::Bool;
-      if (it != cmps.end() && li && ri) {
-        IExpr a = int_of(l, *c.left), b = int_of(r, *c.comparators[0]);
-        IExpr d = a - b;
-        Ranges rg = ranges();
-        IExpr one = IExpr::select(d, it->second, IExpr(0), IExpr(1), IExpr(0), &rg);
-        if (one.is_constant()) return AValue::of_bool(one.constant() == 1);
-        AValue cond;
-        cond.k = K::Cond;
-        cond.cl = a, cond.cr = b, cond.cmp = it->second;
-        return cond;
+      if (c.ops.size() == 1) return compare(eval(*c.left), c.ops[0], eval(*c.comparators[0]), *c.left, *c.comparators[0], e);
+      // A chain `a == b == c` (shape and dtype checks): every link must be known when lifting.
+      AValue l = eval(*c.left);
+      const Expr* le = c.left.get();
+      bool all = true;
+      for (size_t i = 0; i < c.ops.size(); ++i) {
+        AValue r = eval(*c.comparators[i]);
+        AValue link = compare(l, c.ops[i], r, *le, *c.comparators[i], e);
+        if (link.k != K::Bool) fail(e.span, "a chained comparison whose links are not known when lifting");
+        all = all && link.b;
+        l = std::move(r);
+        le = c.comparators[i].get();
       }
-      if (it != cmps.end() && (l.k == K::Grid || r.k == K::Grid) && (li || l.k == K::Grid) && (ri || r.k == K::Grid)) {
-        Grid g = grid_add(grid_of(l), grid_of(r), -1);
-        Constraint con;
-        con.expr = g.base;
-        for (const auto& [pos, ax] : g.axes) con.axes[pos] = ax.coef;
-        con.cmp = it->second;
-        AValue p;
-        p.k = K::Pred;
-        p.pred = {con};
-        return p;
-      }
-      if (it != cmps.end() && (c.ops[0] == CmpKind::Eq || c.ops[0] == CmpKind::Ne)) {
-        // Tuples (shape checks), strings, dtypes: equal when every item is.
-        std::function<std::optional<bool>(const AValue&, const AValue&)> same = [&](const AValue& x, const AValue& y)
-            -> std::optional<bool> {
-          if ((x.k == K::Tuple || x.k == K::List) && (y.k == K::Tuple || y.k == K::List)) {
-            if (x.items.size() != y.items.size()) return false;
-            for (size_t i = 0; i < x.items.size(); ++i) {
-              auto s = same(x.items[i], y.items[i]);
-              if (!s || !*s) return s;
-            }
-            return true;
-          }
-          if ((x.k == K::Int || x.k == K::ParDim) && (y.k == K::Int || y.k == K::ParDim)) {
-            IExpr d = x.i - y.i;
-            if (d.is_constant()) return d.constant() == 0;
-            return std::nullopt;
-          }
-          if (x.k == y.k && (x.k == K::Str || x.k == K::DType || x.k == K::Symbol)) return x.s == y.s;
-          if (x.k == K::Float && y.k == K::Float) return x.f == y.f;
-          if (x.k == K::None || y.k == K::None) return x.k == y.k;
-          return std::nullopt;
-        };
-        if (auto s = same(l, r)) return AValue::of_bool(c.ops[0] == CmpKind::Eq ? *s : !*s);
-      }
-      if (c.ops[0] == CmpKind::Is || c.ops[0] == CmpKind::IsNot) {
-        bool is = l.k == r.k && (l.k == K::None || l.s == r.s);
-        return AValue::of_bool(c.ops[0] == CmpKind::Is ? is : !is);
-      }
-      fail(e.span, fmt::format("the comparison '{}'", print_expr(e)));
+      return AValue::of_bool(all);
     }
     case ExprKind::BoolOp: {
       auto& b = static_cast<const BoolOpExpr&>(e);
@@ -539,6 +511,13 @@ AValue Lifter::eval(const Expr& e) {
         else result = result || x.b;
       }
       return AValue::of_bool(result);
+    }
+    case ExprKind::NamedExpr: {  // `(n := rows // 128)` binds n in the enclosing scope
+      auto& x = static_cast<const NamedExpr&>(e);
+      if (x.target->kind != ExprKind::Name) fail(x.target->span, "an assignment expression to something other than a name");
+      AValue v = eval(*x.value);
+      env[static_cast<const NameExpr&>(*x.target).id] = v;
+      return v;
     }
     case ExprKind::IfExp: {
       auto& x = static_cast<const IfExpExpr&>(e);
@@ -554,6 +533,66 @@ AValue Lifter::eval(const Expr& e) {
     default: break;
   }
   fail(e.span, fmt::format("the expression '{}'", print_expr(e)));
+}
+
+// One comparison `l op r` of evaluated operands (le, re: their expressions; e: the whole one).
+AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const nki::Expr& le, const nki::Expr& re,
+                       const nki::Expr& e) {
+  static const std::map<CmpKind, Cmp> cmps = {{CmpKind::Lt, Cmp::Lt}, {CmpKind::Le, Cmp::Le}, {CmpKind::Gt, Cmp::Gt},
+                                              {CmpKind::Ge, Cmp::Ge}, {CmpKind::Eq, Cmp::Eq}, {CmpKind::Ne, Cmp::Ne}};
+  auto it = cmps.find(op);
+  bool li = l.k == K::Int || l.k == K::Bool, ri = r.k == K::Int || r.k == K::Bool;
+  if (it != cmps.end() && li && ri) {
+    IExpr a = int_of(l, le), b = int_of(r, re);
+    IExpr d = a - b;
+    Ranges rg = ranges();
+    IExpr one = IExpr::select(d, it->second, IExpr(0), IExpr(1), IExpr(0), &rg);
+    if (one.is_constant()) return AValue::of_bool(one.constant() == 1);
+    AValue cond;
+    cond.k = K::Cond;
+    cond.cl = a, cond.cr = b, cond.cmp = it->second;
+    return cond;
+  }
+  if (it != cmps.end() && (l.k == K::Grid || r.k == K::Grid) && (li || l.k == K::Grid) && (ri || r.k == K::Grid)) {
+    Grid g = grid_add(grid_of(l), grid_of(r), -1);
+    Constraint con;
+    con.expr = g.base;
+    for (const auto& [pos, ax] : g.axes) con.axes[pos] = ax.coef;
+    con.cmp = it->second;
+    AValue p;
+    p.k = K::Pred;
+    p.pred = {con};
+    return p;
+  }
+  if (it != cmps.end() && (op == CmpKind::Eq || op == CmpKind::Ne)) {
+    // Tuples (shape checks), strings, dtypes: equal when every item is.
+    std::function<std::optional<bool>(const AValue&, const AValue&)> same = [&](const AValue& x, const AValue& y)
+        -> std::optional<bool> {
+      if ((x.k == K::Tuple || x.k == K::List) && (y.k == K::Tuple || y.k == K::List)) {
+        if (x.items.size() != y.items.size()) return false;
+        for (size_t i = 0; i < x.items.size(); ++i) {
+          auto s = same(x.items[i], y.items[i]);
+          if (!s || !*s) return s;
+        }
+        return true;
+      }
+      if ((x.k == K::Int || x.k == K::ParDim) && (y.k == K::Int || y.k == K::ParDim)) {
+        IExpr d = x.i - y.i;
+        if (d.is_constant()) return d.constant() == 0;
+        return std::nullopt;
+      }
+      if (x.k == y.k && (x.k == K::Str || x.k == K::DType || x.k == K::Symbol)) return x.s == y.s;
+      if (x.k == K::Float && y.k == K::Float) return x.f == y.f;
+      if (x.k == K::None || y.k == K::None) return x.k == y.k;
+      return std::nullopt;
+    };
+    if (auto s = same(l, r)) return AValue::of_bool(op == CmpKind::Eq ? *s : !*s);
+  }
+  if (op == CmpKind::Is || op == CmpKind::IsNot) {
+    bool is = l.k == r.k && (l.k == K::None || l.s == r.s);
+    return AValue::of_bool(op == CmpKind::Is ? is : !is);
+  }
+  fail(e.span, fmt::format("the comparison '{}'", print_expr(e)));
 }
 
 }  // namespace loopnest::detail

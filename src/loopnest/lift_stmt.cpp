@@ -2,6 +2,8 @@
 // that print back verbatim), loops become loop nodes, calls become tile operations.
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <tuple>
 
 #include <fmt/core.h>
 
@@ -15,18 +17,37 @@ LiftError::LiftError(nki::Diagnostic d) : std::runtime_error(d.message), diag(st
 
 std::string LiftError::render() const { return nki::render(diag); }
 
+// The function a run calls: `kernel` (or `optimized_kernel`), as the kernel runner looks it up,
+// also when it is a module-level alias (`kernel = nki_matmul_basic_`) or a plain wrapper calling
+// a decorated kernel with its tile parameters (lifted through the call); else the first function
+// decorated as a kernel (@nki.jit, @nki.baremetal, ...).
 const nki::FunctionCode* find_kernel_function(const nki::ModuleAst& module) {
-  const nki::FunctionCode* named = nullptr;
+  std::map<std::string, const nki::FunctionCode*> defs;
+  const nki::FunctionCode* decorated = nullptr;
   for (const auto& s : module.body) {
     if (s->kind != nki::StmtKind::FunctionDef) continue;
     auto& def = static_cast<const nki::FunctionDefStmt&>(*s);
+    defs[def.code->name] = def.code.get();
     for (const auto& d : def.decorators) {
       std::string t = nki::print_expr(*d);
-      if (t.find("jit") != std::string::npos) return def.code.get();
+      bool kernel_decorator = t.find("jit") != std::string::npos || t.find("baremetal") != std::string::npos;
+      if (kernel_decorator && !decorated) decorated = def.code.get();
     }
-    if (def.code->name == "kernel" || def.code->name == "optimized_kernel") named = def.code.get();
   }
-  return named;
+  for (const char* name : {"kernel", "optimized_kernel"}) {
+    const nki::FunctionCode* found = defs.count(name) ? defs.at(name) : nullptr;
+    for (const auto& s : module.body) {
+      if (s->kind != nki::StmtKind::Assign) continue;
+      auto& a = static_cast<const nki::AssignStmt&>(*s);
+      if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name || a.value->kind != nki::ExprKind::Name)
+        continue;
+      if (static_cast<const nki::NameExpr&>(*a.targets[0]).id != name) continue;
+      auto it = defs.find(static_cast<const nki::NameExpr&>(*a.value).id);
+      if (it != defs.end()) found = it->second;
+    }
+    if (found) return found;
+  }
+  return decorated;
 }
 
 namespace detail {
@@ -41,7 +62,7 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
     Diagnostic d;
     d.kind = ErrorKind::Unsupported;
     d.loc = loc_of(module->file, Span{1, 1, 1, 1});
-    d.message = "cannot lift: no kernel function (@nki.jit def) in the file";
+    d.message = "cannot lift: no kernel function (`kernel`, or a @nki.jit def) in the file";
     throw LiftError(std::move(d));
   }
   k.function = fn;
@@ -142,7 +163,8 @@ Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
 }
 
 AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
-                           std::vector<std::pair<std::string, AValue>> kw, const CallExpr& c) {
+                           std::vector<std::pair<std::string, AValue>> kw, const CallExpr& c,
+                           const std::vector<AValue>& grid) {
   if (inline_depth > 8) fail(c.span, "helper calls nested this deep (recursion?)");
   auto saved_env = env;
   auto* saved_ops = current_ops;
@@ -166,6 +188,23 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   }
   env = local;
   ++inline_depth;
+  auto saved_programs = std::make_pair(program_loops, program_sizes);
+  if (!grid.empty()) {
+    program_loops.clear();
+    program_sizes.clear();
+    for (size_t d = 0; d < grid.size(); ++d) {
+      Loop loop;
+      loop.id = static_cast<int>(k.loops.size());
+      loop.var = fmt::format("program_id_{}", d);
+      loop.kind = LoopKind::Affine;
+      loop.start = IExpr(0);
+      loop.stop = int_of(grid[d], c);
+      k.loops[loop.id] = loop;
+      program_loops.push_back(loop.id);
+      program_sizes.push_back(loop.stop);
+      loop_stack.push_back(loop.id);
+    }
+  }
   std::vector<Node> nodes;
   AValue result = AValue::of_kind(K::None);
   for (const auto& s : code.body) {
@@ -181,6 +220,17 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
     }
     statement(*s, nodes);
   }
+  // The launch grid's loops around the body, the first program id outermost.
+  for (size_t d = grid.size(); d-- > 0;) {
+    if (code.body.empty()) break;
+    Node n = new_node(NodeKind::Loop, *code.body.front());
+    n.loop = program_loops[d];
+    n.body = std::move(nodes);
+    nodes.clear();
+    nodes.push_back(std::move(n));
+    loop_stack.pop_back();
+  }
+  std::tie(program_loops, program_sizes) = saved_programs;
   --inline_depth;
   env = saved_env;
   current_ops = saved_ops;
@@ -245,8 +295,14 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       std::vector<Op> ops;
       current_ops = &ops;
       eval(*e.value);
-      if (ops.empty() && pending_inline.empty())
-        fail(s.span, fmt::format("the statement '{}' (no tile operation)", print_expr(*e.value)));
+      if (ops.empty() && pending_inline.empty()) {
+        // A call that lifts to no tile operation is host-side Python (a helper checking shapes):
+        // it prints back verbatim, like an assertion.
+        Node n = new_node(NodeKind::Meta, s);
+        n.meta = MetaKind::Assert;
+        out.push_back(std::move(n));
+        return;
+      }
       out.push_back(ops_node(s, std::move(ops)));
       return;
     }

@@ -64,6 +64,9 @@ class Lifter {
 
   // ---- expressions (lift_expr.cpp) ----
   AValue eval(const nki::Expr& e);
+  std::string binary_result_dtype(const std::string& api, const Op& op) const;
+  AValue compare(const AValue& l, nki::CmpKind op, const AValue& r, const nki::Expr& le, const nki::Expr& re,
+                 const nki::Expr& e);
   IExpr int_of(const nki::Expr& e);  // an integer-valued expression
   IExpr int_of(const AValue& v, const nki::Expr& at);
   std::vector<IExpr> shape_of(const AValue& v, const nki::Expr& at, int* partition_dim = nullptr);
@@ -104,8 +107,13 @@ class Lifter {
   };
   std::vector<PendingInline> pending_inline;
   int inline_depth = 0;
+  // grid: the SPMD launch grid of `f[g0, g1](...)` (its sizes), empty for a plain call. The
+  // launch lifts as parallel loops over the program ids around the helper's body.
   AValue inline_call(const nki::FunctionCode& code, std::vector<AValue> pos,
-                     std::vector<std::pair<std::string, AValue>> kw, const nki::CallExpr& c);
+                     std::vector<std::pair<std::string, AValue>> kw, const nki::CallExpr& c,
+                     const std::vector<AValue>& grid = {});
+  std::vector<int> program_loops;  // the loop of each program id of the enclosing launch grid
+  std::vector<IExpr> program_sizes;
 
   int new_tensor(Tensor t);
   Node new_node(NodeKind kind, const nki::Stmt& origin);

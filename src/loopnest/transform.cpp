@@ -142,6 +142,8 @@ void remove_dead_buffers(Kernel& k) {
       for (const Access* a : reads(op)) used.insert(storage_of(k, a->tensor));
       for (const Access* a : writes(op)) used.insert(storage_of(k, a->tensor));
     }
+    // `sb_cos = sb_coeff[...]` names a region of the buffer: its declaration stays while the view does.
+    if (n.kind == NodeKind::Meta && n.meta == MetaKind::View && n.view) used.insert(storage_of(k, n.view->tensor));
   });
   for (int t : k.outputs) used.insert(t);
   std::vector<int> dead;

@@ -2,7 +2,7 @@
 //   nkibench/kernels, nkibench/styles/<style>/ and bench/fidelity_kernels: the task reference
 //   (found by file name, as `accelopt parse --emit loops` does); tests/golden/rewrite: the
 //   `# inputs:` first line; tests/kernels: the shapes their numerics tests use; fidelity/ (the
-//   fidelity suite): its references, when it is there.
+//   fidelity suite): its references, when it is there; tests/kernels/corpus: `<name>.ref.py`.
 #pragma once
 
 #include <algorithm>
@@ -70,7 +70,7 @@ inline std::vector<std::string> py_files(const std::string& dir) {
 }
 
 inline bool is_kernel(const std::string& text) {
-  return text.find("@nki.jit") != std::string::npos || text.find("def kernel(") != std::string::npos ||
+  return text.find("@nki.jit") != std::string::npos || text.find("@nki.baremetal") != std::string::npos || text.find("def kernel(") != std::string::npos ||
          text.find("def optimized_kernel(") != std::string::npos;
 }
 
@@ -106,6 +106,11 @@ inline std::vector<CorpusKernel> corpus() {
   for (const auto& f : py_files(root + "/nkibench/styles")) from_reference(f);
   for (const auto& f : py_files(root + "/bench/fidelity_kernels")) from_reference(f);
   for (const auto& f : py_files(root + "/tests/kernels")) {
+    // tests/kernels/corpus/: other authors' kernels, each with its reference `<name>.ref.py`.
+    if (fs::path(f).parent_path().filename() == "corpus") {
+      if (f.size() < 7 || f.compare(f.size() - 7, 7, ".ref.py") != 0) from_reference(f);
+      continue;
+    }
     auto it = test_kernel_args().find(fs::path(f).filename().string());
     if (it != test_kernel_args().end()) add(f, it->second, "", true);
   }

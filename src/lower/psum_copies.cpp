@@ -12,8 +12,17 @@
 //     instruction reads it;
 //   - DMA into a PSUM tile: the transfer lands in a fresh SBUF tile and a copy follows.
 // A partition broadcast (`tile.broadcast_to((P, F))`) is such a case: LANG documents its result
-// as a new SBUF tile made by a Tensor Engine matmul with a ones vector, so the copy is part of
-// it. A result wider than one PSUM bank goes through PSUM in bank-sized pieces (bank_pieces).
+// as a new SBUF tile made by a Tensor Engine matmul with a ones vector. A result wider than one
+// PSUM bank goes through PSUM in bank-sized pieces (bank_pieces), each copied to SBUF. A
+// broadcast that fits one bank stays in PSUM while its readers can read PSUM: VectorE and
+// ScalarE read PSUM (ARCH2), at most one PSUM input per VectorE instruction (ISA tensor_tensor),
+// and a tensor_tensor with one PSUM input costs N cycles instead of 2N (ISA). The copy is
+// emitted only when a reader that cannot (TensorE, DMA, GpSimd, a second PSUM input, another
+// slice of the tile) comes, just before it; if none comes, there is no copy. Evidence: the
+// Mamba tutorial's VectorE time (trainium-measurements 1.7): v2 at seq 512 runs at 1.6 ms with
+// VectorE 99.6% active, which its five 2N instructions per (tile, state) cannot fit, and v2's
+// efficiency drops once the broadcast row is wider than a bank (seq 1024: 4.4 ms against v3's
+// 3.3 ms with 512-column chunks).
 // Evidence: LANG `nl.store` ("a PSUM tile ... gets an extra copy to SBUF first"); the public
 // kernels that ran on the device with `sbuf[...] = nc_transpose(...)` (issue 11). What is not
 // published: which engine runs the inserted copy (the cost model places PSUM-reading copies,
@@ -25,6 +34,7 @@
 #include "lower/rules.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 #include "lower/footprint.h"
@@ -42,7 +52,22 @@ class PsumCopies : public Stage {
 
  private:
   void on_record(const Record& r) override {
-    if (r.kind != trn::RecordKind::Instruction || !needs_copies(r.inst)) return emit(r);
+    if (r.kind != trn::RecordKind::Instruction) return emit(r);
+    if (!deferred_.empty()) {
+      Record routed = r;
+      if (route_deferred(routed)) {
+        if (!needs_copies(routed.inst)) return emit_changed(std::move(routed));
+        return on_instruction(routed);
+      }
+    }
+    if (!needs_copies(r.inst)) return emit(r);
+    on_instruction(r);
+  }
+
+  // Broadcasts never read from SBUF need no copy.
+  void flush() override { deferred_.clear(); }
+
+  void on_instruction(const Record& r) {
     Record inst = r;
     for (auto& in : inst.inst.inputs)
       if (in.buffer == BufferKind::Psum) in = copy_to_sbuf(r, in);
@@ -59,7 +84,17 @@ class PsumCopies : public Stage {
     if (r.inst.outputs.size() != 1 || r.inst.outputs[0].buffer != BufferKind::Sbuf)
       return emit_changed(std::move(inst));
     // A Tensor Engine result bound for SBUF: through PSUM, one bank at a time.
-    for (const Record& piece : bank_pieces(inst)) {
+    const std::vector<Record> pieces = bank_pieces(inst);
+    if (r.inst.opcode == Opcode::Broadcast && pieces.size() == 1 && !r.inst.accumulate) {
+      // Stays in PSUM; the copy waits for a reader that needs SBUF.
+      Record pe_part = inst;
+      std::vector<Record> after;
+      pe_part.inst.outputs[0] = psum_result(inst, inst.inst.outputs[0], after);
+      emit_changed(std::move(pe_part));
+      deferred_[inst.inst.outputs[0].tensor_id] = {inst.inst.outputs[0], after.front().inst.inputs[0], after.front()};
+      return;
+    }
+    for (const Record& piece : pieces) {
       Record pe_part = piece;
       std::vector<Record> after;
       pe_part.inst.outputs[0] = psum_result(piece, piece.inst.outputs[0], after);
@@ -92,6 +127,50 @@ class PsumCopies : public Stage {
     }
     return pieces;
   }
+
+  // Reads of a broadcast still in PSUM: the reader takes the PSUM tile where it can, else the
+  // copy is emitted first. A write to the tile ends the deferral (after the copy, unless the
+  // write replaces the whole broadcast). Returns whether `r` was changed.
+  bool route_deferred(Record& r) {
+    const bool reads_psum = r.inst.engine == Engine::Vector || r.inst.engine == Engine::Scalar;
+    int psum_inputs = 0;
+    for (const auto& in : r.inst.inputs) psum_inputs += in.buffer == BufferKind::Psum;
+    bool changed = false;
+    for (auto& in : r.inst.inputs) {
+      auto it = in.buffer == BufferKind::Sbuf ? deferred_.find(in.tensor_id) : deferred_.end();
+      if (it == deferred_.end()) continue;
+      if (reads_psum && psum_inputs == 0 && same_access(in, it->second.sbuf)) {
+        in = it->second.psum;
+        ++psum_inputs;
+        changed = true;
+      } else {
+        release(it, true);
+      }
+    }
+    for (const auto& out : r.inst.outputs) {
+      auto it = out.buffer == BufferKind::Sbuf ? deferred_.find(out.tensor_id) : deferred_.end();
+      if (it != deferred_.end()) release(it, !same_access(out, it->second.sbuf));
+    }
+    return changed;
+  }
+
+  struct Deferred {
+    trn::Operand sbuf;  // where the kernel put the broadcast
+    trn::Operand psum;  // where it is
+    Record copy;        // PSUM -> SBUF, emitted if a reader needs SBUF
+  };
+
+  void release(std::unordered_map<uint32_t, Deferred>::iterator it, bool copy) {
+    if (copy) emit_changed(std::move(it->second.copy));
+    deferred_.erase(it);
+  }
+
+  static bool same_access(const trn::Operand& a, const trn::Operand& b) {
+    return a.block == b.block && a.partition_start == b.partition_start && a.partitions == b.partitions &&
+           a.free_elements == b.free_elements && a.offset == b.offset && a.dtype_bytes == b.dtype_bytes;
+  }
+
+  std::unordered_map<uint32_t, Deferred> deferred_;  // by SBUF tensor id
 
   static bool needs_copies(const trn::InstructionInfo& inst) {
     if (gpsimd(inst)) {

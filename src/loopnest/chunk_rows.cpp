@@ -345,6 +345,10 @@ class ChunkRows : public Transform {
         }
         if (changed) x.dirty = true;
         if (x.kind == NodeKind::Loop) loops.push_back(x.loop);
+        // Views of whole rows in inner loops go too: the accesses through them are written out.
+        std::erase_if(x.body, [&](const Node& b) {
+          return b.kind == NodeKind::Meta && b.meta == MetaKind::View && b.view && row_dim(*b.view, p.n).has_value();
+        });
         for (auto& b : x.body) walk(b, loops);
         // Scans: start from the carry, leave the last column there.
         for (size_t j = 0; j < x.body.size(); ++j) {

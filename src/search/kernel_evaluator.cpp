@@ -35,7 +35,8 @@ eval::EvalJob CachedEvaluator::make_job(const TaskSpec& task, const std::string&
   return job;
 }
 
-std::vector<eval::Evaluation> CachedEvaluator::evaluate(const TaskSpec& task, const std::vector<std::string>& kernels) {
+std::vector<eval::Evaluation> CachedEvaluator::evaluate(const TaskSpec& task, const std::vector<std::string>& kernels,
+                                                       const OnResult& on_result) {
   std::vector<std::string> keys;
   std::map<std::string, eval::Evaluation> known;
   std::vector<eval::EvalJob> jobs;
@@ -53,7 +54,9 @@ std::vector<eval::Evaluation> CachedEvaluator::evaluate(const TaskSpec& task, co
     known[key].diagnostics = {"not evaluated: the evaluation was cancelled"};
     jobs.push_back(make_job(task, key, kernel));
   }
-  std::vector<eval::Evaluation> fresh = executor_.run(jobs, {});
+  eval::ProgressFn progress;
+  if (on_result) progress = [&](const std::string&, const eval::Evaluation& e) { on_result(e); };
+  std::vector<eval::Evaluation> fresh = executor_.run(jobs, progress);
   std::vector<EvaluatedKernel> batch;
   for (size_t i = 0; i < jobs.size() && i < fresh.size(); ++i) {
     known[jobs[i].id] = fresh[i];

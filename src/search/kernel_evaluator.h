@@ -20,6 +20,13 @@ class KernelEvaluator {
   // One Evaluation per kernel, in order. Never throws for a bad kernel (that is an Evaluation
   // with an error status).
   virtual std::vector<eval::Evaluation> evaluate(const TaskSpec& task, const std::vector<std::string>& kernels) = 0;
+  // As evaluate, and calls `on_result` as each evaluation that had to run arrives (possibly from
+  // the executor's threads; results found in the cache are not reported). For the progress view.
+  using OnResult = std::function<void(const eval::Evaluation&)>;
+  virtual std::vector<eval::Evaluation> evaluate(const TaskSpec& task, const std::vector<std::string>& kernels,
+                                                 const OnResult& on_result) {
+    return evaluate(task, kernels);
+  }
   virtual void cancel() {}
 };
 
@@ -32,10 +39,13 @@ std::string evaluation_key(const TaskSpec& task, const std::string& kernel_text)
 
 class CachedEvaluator : public KernelEvaluator {
  public:
-  using OnResult = std::function<void(const eval::Evaluation&)>;
   // `journal` may be null (no caching across processes; identical kernels still run once).
   CachedEvaluator(eval::Executor& executor, RunJournal* journal, std::string cache_dir = "");
-  std::vector<eval::Evaluation> evaluate(const TaskSpec& task, const std::vector<std::string>& kernels) override;
+  std::vector<eval::Evaluation> evaluate(const TaskSpec& task, const std::vector<std::string>& kernels) override {
+    return evaluate(task, kernels, {});
+  }
+  std::vector<eval::Evaluation> evaluate(const TaskSpec& task, const std::vector<std::string>& kernels,
+                                         const OnResult& on_result) override;
   void cancel() override { executor_.cancel(); }
 
  private:

@@ -195,6 +195,7 @@ void Optimizer::checkpoint(RunState& state, const agents::Usage* usage) {
   else if (env_.session) state.usage = env_.session->usage();
   if (env_.budget) state.elapsed_s = env_.budget->elapsed_s();
   if (journal_) journal_->record_checkpoint(serialize(state));
+  if (env_.observer) env_.observer->on_checkpoint();
 }
 
 }  // namespace search

@@ -24,6 +24,9 @@ class ProgressObserver {
   // A model call of `agent` waits to be retried. Unlike the others, this comes from the agents'
   // threads, possibly concurrently.
   virtual void on_retry(const std::string& agent, const llm::RetryNotice& notice) {}
+  // The search state was saved (after every round and at each task's end): the run store now
+  // holds everything a report shows.
+  virtual void on_checkpoint() {}
 };
 
 }  // namespace search

@@ -1,5 +1,6 @@
 #include "search/round.h"
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 
@@ -159,6 +160,7 @@ class Round {
         update([&](RoundStats& s) {
           s.kernels_written += ok;
           s.kernels_unparsed += static_cast<int>(drafts[b].size()) - ok;
+          s.expected += ok;
         });
       });
     }
@@ -192,10 +194,18 @@ class Round {
     }
     std::vector<std::string> kernels;
     for (size_t i : todo) kernels.push_back(results_[i].code);
-    auto evaluations = kernels.empty() ? std::vector<eval::Evaluation>{} : env_.evaluator->evaluate(task_, kernels);
+    update([&](RoundStats& s) { s.running = static_cast<int>(kernels.size()); });
+    auto arrived = [&](const eval::Evaluation& e) {
+      update([&](RoundStats& s) {
+        s.running = std::max(0, s.running - 1);
+        s.batch_done++;
+        if (!(e.correct && e.status == eval::Status::Ok)) s.batch_failed++;
+      });
+    };
+    auto evaluations = kernels.empty() ? std::vector<eval::Evaluation>{} : env_.evaluator->evaluate(task_, kernels, arrived);
     for (size_t j = 0; j < todo.size() && j < evaluations.size(); ++j) apply(results_[todo[j]], evaluations[j]);
     evaluations_ += static_cast<int64_t>(todo.size());
-    update([](RoundStats&) {});
+    update([](RoundStats& s) { s.running = s.batch_done = s.batch_failed = 0; });
   }
 
   void apply(KernelResult& r, const eval::Evaluation& e) {
@@ -206,6 +216,7 @@ class Round {
     r.diagnostics = e.diagnostics;
     std::lock_guard lock(mutex_);
     stats_.evaluated++;
+    stats_.attempted++;
     if (r.correct) {
       stats_.correct++;
       if (r.fix_attempts > 0) stats_.fixed++;
@@ -245,6 +256,7 @@ class Round {
     std::lock_guard lock(mutex_);
     stats_.evaluated--;      // the failed attempt is replaced by the repaired kernel's evaluation
     stats_.eval_failed--;
+    stats_.expected++;
   }
 
   // Rewrite pairs -> summarizer -> memory. The largest speedups are summarized; the items enter

@@ -27,6 +27,11 @@ struct RoundStats {
   double best_latency_ms = 0;     // best in the beam after the round (0 = none yet)
   agents::Usage usage;            // cumulative for the run
   int64_t evaluations = 0;        // cumulative for the run
+  // Live figures for the progress view (not saved): evaluations the round expects (its drafts
+  // with code, plus each repaired version), evaluations applied so far (a repaired kernel's failed
+  // attempt included), kernels out for evaluation now, and the results of the batch already back
+  // (and how many failed) before they are applied to the counters above.
+  int expected = 0, attempted = 0, running = 0, batch_done = 0, batch_failed = 0;
 };
 
 struct TaskResult {

@@ -4,7 +4,7 @@ set -euo pipefail
 PKGS=(build-essential cmake ninja-build pkg-config git
       nlohmann-json3-dev libcurl4-openssl-dev libcli11-dev libfmt-dev libsqlite3-dev
       libcpp-httplib-dev libopenblas-dev libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-      python3 python3-numpy)
+      python3 python3-numpy node-diff)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

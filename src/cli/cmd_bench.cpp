@@ -20,11 +20,13 @@
 #include "eval/evaluate.h"
 #include "eval/executor.h"
 #include "eval/executor_cli.h"
+#include "report/page.h"
 
 namespace {
 
 struct BenchOptions {
   std::string arch = "trn1", tasks, kernels, bench_root, seeds = "0,21,42,63,84", cache_dir;
+  std::string html;  // --html FILE: the benchmark as a page (docs/report.md)
   double timeout = 900;
   bool json = false, csv = false, no_cache = false, quiet = false;
   // Tasks are evaluated by worker processes (local, default) or Slurm array tasks, or with
@@ -221,6 +223,11 @@ int run_bench(const BenchOptions& opt) {
   if (opt.json) fmt::print("{}\n", bench::to_json(report).dump(2));
   else if (opt.csv) fmt::print("{}", bench::render_csv(report));
   else fmt::print("{}", bench::render_table(report));
+  if (!opt.html.empty()) {
+    report::write_page(opt.html, report::render_page(report::bench_page_data(bench::to_json(report)),
+                                                     fmt::format("accelopt bench ({})", opt.arch)));
+    fmt::print(stderr, "report: {}\n", opt.html);
+  }
   bool all_ok = suite.errors.empty() &&
                 std::all_of(report.rows.begin(), report.rows.end(), [](auto& r) { return r.correct; });
   return all_ok ? 0 : 1;
@@ -241,6 +248,7 @@ cli::RunFn setup_bench(CLI::App& sub) {
   auto* json = sub.add_flag("--json", opt->json, "print JSON");
   sub.add_flag("--csv", opt->csv, "print CSV")->excludes(json);
   sub.add_flag("--quiet", opt->quiet, "no per-task progress on stderr");
+  sub.add_option("--html", opt->html, "also write the benchmark as a self-contained HTML page to this file");
   eval::add_executor_options(sub, opt->executor);
   // Worker processes by default (two, --workers N) so that both cores check tasks (the warm full
   // benchmark takes ~120 s on 2 cores, ~220 s on one); --in-process keeps peak memory to one task.

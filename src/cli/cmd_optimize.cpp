@@ -1,6 +1,7 @@
 // `accelopt optimize`: the AccelOpt loop over one or more NKIBench tasks (docs/optimize.md).
 // The run directory holds run.db (the store: every model answer and evaluation), config.json
 // (the options, for --resume), eval/ (evaluation jobs), best/, summary.json and memory.json.
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -21,6 +22,7 @@
 #include "eval/executor_cli.h"
 #include "eval/interrupt.h"
 #include "llm/config.h"
+#include "report/live_report.h"
 #include "search/console_progress.h"
 #include "search/kernel_evaluator.h"
 #include "search/optimizer.h"
@@ -54,6 +56,13 @@ search::RunState initial_state(const OptimizeOptions& o, search::RunJournal& jou
 void save_memory_out(const OptimizeOptions& o, const search::RunState& state) {
   if (o.memory_out.empty()) return;
   agents::save_memory(state.memory, o.memory_out);
+}
+
+// Columns of the terminal on stderr (0 when it is not one).
+int terminal_columns() {
+  struct winsize size {};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0) return 0;
+  return size.ws_col;
 }
 
 int exit_code(const search::RunState& state) {
@@ -134,7 +143,12 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   store.set_run_status(run_id, "running");
   search::StoreJournal journal(store, run_id);
 
-  search::ConsoleProgress progress(stderr, !o.no_progress && ::isatty(STDERR_FILENO), run_name);
+  std::string page = (fs::path(run_dir) / "report.html").string();
+  search::ProgressPlan plan{{}, o.params.rounds, o.report ? page : "", terminal_columns()};
+  for (const auto& t : tasks) plan.tasks.push_back(t.info.name);
+  search::ConsoleProgress console(stderr, !o.no_progress && ::isatty(STDERR_FILENO), run_name, plan);
+  report::ReportRefresher refresher(console, run_dir, page);
+  search::ProgressObserver& progress = o.report ? static_cast<search::ProgressObserver&>(refresher) : console;
   cli::OptimizeAgents agents = cli::make_agents(
       o, journal, [&progress](const std::string& agent, const llm::RetryNotice& notice) { progress.on_retry(agent, notice); });
   eval::ExecutorConfig exec = o.executor;
@@ -150,6 +164,7 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   if (!fresh) progress.on_message(fmt::format("resuming {} ({} tasks finished)", run_dir, state.finished.size()));
   if (!o.replay.empty())
     progress.on_message(fmt::format("replaying {}: every model answer comes from its store (no endpoint is called)", o.replay));
+  if (o.report && refresher.refresh(false)) progress.on_message(fmt::format("report: {} (refreshed after every round)", page));
 
   search::SearchEnv env{o.params, agents.set, &evaluator, agents.session.get(), &budget, &progress};
   env.recheck_best = true;  // every reported best passes the five-seed check from a fresh worker
@@ -162,6 +177,8 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   store.set_run_status(run_id, summary.value("status", "finished"));
   fmt::print("{}", search::format_summary(summary));
   fmt::print("best kernels: {}/best/   summary: {}/summary.json\n", run_dir, run_dir);
+  if (o.report && refresher.refresh(true)) fmt::print("report: {}\n", page);
+  else fmt::print("draw it: accelopt report {}\n", run_dir);
   if (!state.stop_message.empty()) fmt::print(stderr, "accelopt: {}\n", state.stop_message);
   if (summary.value("status", "") == "failed") return 1;  // no task could even start
   return exit_code(state);
@@ -217,6 +234,7 @@ cli::RunFn setup(CLI::App& sub) {
   sub.add_option("--cache-dir", o->cache_dir, "reference-output cache for search-time checks (default: as accelopt eval)");
   sub.add_flag("--no-cache", o->no_cache, "compute the reference outputs for every check");
   sub.add_flag("--no-progress", o->no_progress, "log lines instead of the live display");
+  sub.add_flag("--report", o->report, "keep RUN_DIR/report.html current during the run (the page reloads itself)");
   eval::add_executor_options(sub, o->executor);
   return [o, &sub] { return run_optimize(*o, sub); };
 }

@@ -26,6 +26,7 @@ struct OptimizeOptions {
   eval::ExecutorConfig executor;
   uint64_t seed = 0;
   bool no_progress = false;
+  bool report = false;  // --report: keep RUN_DIR/report.html current during the run (docs/report.md)
 };
 
 nlohmann::json to_json(const OptimizeOptions& o);

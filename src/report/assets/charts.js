@@ -75,7 +75,8 @@ function barChart({ groups, series, yLabel, width = 900, height = 300, refLine, 
   const w = width - m.l - m.r, h = height - m.t - m.b;
   const top = yMax || Math.max(1e-9, ...groups.flatMap((g) => g.values.filter((v) => v !== null)), refLine ? refLine.value : 0) * 1.08;
   const ticks = niceTicks(0, top);
-  const Y = (v) => m.t + h - (v / ticks[ticks.length - 1]) * h;
+  const scale = Math.max(top, ticks[ticks.length - 1]);
+  const Y = (v) => m.t + h - (v / scale) * h;
   const gw = w / Math.max(1, groups.length), bw = Math.min(28, (gw * 0.8) / series.length);
   const svg = sv("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, width, role: "img", "data-chart": "bars" });
   svg.append(sv("g", { class: "grid" }, ticks.map((t) => sv("line", { x1: m.l, x2: m.l + w, y1: Y(t), y2: Y(t) }))));

@@ -35,7 +35,7 @@ def main():
     run_dir = os.path.join(tmp, "run")
     socket = f"accelopt-test-{os.getpid()}"
     base = [tmux, "-L", socket, "-f", "/dev/null"]
-    command = (f"{args.accelopt} optimize --task silu --agent builtin --B 2 --N 3 --K 1 --T 3 --out {run_dir} --report; "
+    command = (f"{args.accelopt} optimize --task silu --agent builtin --B 2 --N 3 --K 1 --T 3 --check-seeds 0 --out {run_dir} --report; "
                f"echo EXIT=$?; sleep 600")
     subprocess.run(base + ["new-session", "-d", "-s", "progress", "-x", str(WIDTH), "-y", str(HEIGHT), command], check=True)
     screens = []

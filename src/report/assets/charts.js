@@ -70,7 +70,9 @@ function niceTicks(lo, hi, count = 5) {
 }
 
 // Grouped vertical bars: groups [{label, values: [v per series], notes: [text per series]}].
-function barChart({ groups, series, yLabel, width = 900, height = 300, refLine, yMax }) {
+function barChart({ groups, series, yLabel, width, height = 300, refLine, yMax }) {
+  // Narrow for a few groups (one task's two bars need no 900 px), at most 900.
+  width = width || Math.max(380, Math.min(900, 110 + groups.length * Math.max(70, 24 * series.length + 30)));
   const m = { l: 58, r: 12, t: 14, b: 78 };
   const w = width - m.l - m.r, h = height - m.t - m.b;
   const top = yMax || Math.max(1e-9, ...groups.flatMap((g) => g.values.filter((v) => v !== null)), refLine ? refLine.value : 0) * 1.08;

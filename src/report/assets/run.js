@@ -123,8 +123,9 @@ function lineageCard(t, data, state, rerender) {
   if (!lin || !lin.nodes.length) return card(`Lineage: ${t.task}`, "No kernel has been stored for this task yet.");
   const nodes = lin.nodes.map((n) => Object.assign({}, n));
   const { kids, leaves, depth } = layoutTree(nodes);
-  const colW = 150, rowH = 30, width = Math.max(600, 60 + (depth + 1) * colW), height = 30 + leaves * rowH;
-  const X = (n) => 40 + n.depth * colW, Y = (n) => 20 + n.y * rowH;
+  const colW = 160, rowH = 54, width = Math.max(640, 80 + (depth + 1) * colW), height = 36 + leaves * rowH;
+  const X = (n) => 24 + n.depth * colW, Y = (n) => 30 + n.y * rowH;
+  const PATH = "#2f6fb3";
   const svg = sv("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, width, "data-chart": "lineage" });
   const byId = new Map(nodes.map((n) => [n.id, n]));
   for (const n of nodes) {
@@ -132,23 +133,25 @@ function lineageCard(t, data, state, rerender) {
     if (!p) continue;
     const path = n.on_best_path && p.on_best_path;
     svg.append(sv("path", { d: `M${X(p)},${Y(p)} C${X(p) + colW / 2},${Y(p)} ${X(n) - colW / 2},${Y(n)} ${X(n)},${Y(n)}`,
-      fill: "none", stroke: path ? "#d35400" : "#b8c2cc", "stroke-width": path ? 3 : 1.5 }));
+      fill: "none", stroke: path ? PATH : "#b8c2cc", "stroke-width": path ? 3.5 : 1.5 }));
   }
   const selected = state.node && byId.has(state.node) ? state.node : lin.best;
   for (const n of nodes) {
     const tried = n.children.length, better = n.children.filter((c) => c.speedup_vs_parent > 1).length;
     const g = sv("g", { class: "node" + (n.id === selected ? " selected" : ""), "data-node": n.id, transform: `translate(${X(n)},${Y(n)})` });
-    g.append(sv("circle", { r: n.is_baseline || n.id === lin.best ? 9 : 7, fill: statusColor(n.status), stroke: n.id === lin.best ? "#d35400" : "#fff", "stroke-width": 2 }));
-    const label = n.is_baseline ? "baseline" : (n.speedup_vs_baseline ? times(n.speedup_vs_baseline) : n.status);
-    g.append(sv("text", { x: 12, y: 4 }, label + (tried ? `  (${better}/${tried} faster)` : "")));
+    g.append(sv("circle", { r: n.is_baseline || n.id === lin.best ? 9 : 7, fill: statusColor(n.status), stroke: n.id === lin.best ? PATH : "#fff", "stroke-width": 2 }));
+    // Labels above the node, clear of the edges that leave it to the right.
+    const label = n.is_baseline ? "baseline" : (n.id === lin.best ? "best " : "") + (n.speedup_vs_baseline ? times(n.speedup_vs_baseline) : n.status);
+    g.append(sv("text", { x: -8, y: -13, "font-weight": n.id === lin.best || n.is_baseline ? 600 : null }, label));
+    if (tried) g.append(sv("text", { x: -8, y: 22, class: "muted", "font-size": 10 }, `${better}/${tried} faster`));
     g.append(tip(`kernel ${n.id}${n.plan ? " — " + n.plan : ""}\n${n.status}${n.latency_ms ? ", " + ms(n.latency_ms) : ""}` +
       `${n.speedup_vs_baseline ? ", " + times(n.speedup_vs_baseline) + " vs baseline" : ""}\nin beam after rounds: ${n.beam_rounds.join(", ") || "none"}`));
     g.addEventListener("click", () => { state.node = n.id; state.child = null; rerender(); });
     svg.append(g);
   }
-  return card(`Lineage: ${t.task}`, "The kernels that were in the beam, from the baseline (left) to the best kernel (orange path). " +
+  return card(`Lineage: ${t.task}`, "The kernels that were in the beam, from the baseline (left) to the best kernel (blue path). " +
       "Each node says its speedup over the baseline and how many of the kernels written from it were faster. Click a node for its plan, code, diff and children.",
-    legend([["ok", statusColor("ok")], ["incorrect", statusColor("incorrect")], ["compile/runtime error", statusColor("runtime_error")], ["path to the best kernel", "#d35400"]]),
+    legend([["ok", statusColor("ok")], ["incorrect", statusColor("incorrect")], ["compile/runtime error", statusColor("runtime_error")], ["path to the best kernel", "#2f6fb3"]]),
     el("div", { style: "overflow-x:auto" }, svg), nodeDetail(byId.get(selected), lin, state, rerender));
 }
 

@@ -151,7 +151,7 @@ TEST_F(OptimizeE2E, ResumedRunShowsItsBestAndItsWholeTime) {
   start_server(script());
   Result resumed = run("optimize --no-progress --resume " + (dir_ / "run").string());
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
-  size_t at = resumed.output.find("round 2: planned");
+  size_t at = resumed.output.find("round 2/2: planned");
   ASSERT_NE(at, std::string::npos) << resumed.output;
   std::string line = resumed.output.substr(at, resumed.output.find('\n', at) - at);
   EXPECT_EQ(line.find("best -"), std::string::npos) << line;

@@ -89,14 +89,14 @@ TEST_F(OptimizeE2E, LogLinesRunsAndShowReportEachRound) {
   // --no-progress: one plain log line per round with its counters, best speedup, peak, tokens, USD.
   EXPECT_EQ(r.output.find("\033[2K"), std::string::npos);
   for (int round = 1; round <= 2; ++round) {
-    size_t at = r.output.find(fmt::format("[run] add_M256_N512 round {}: planned ", round));
+    size_t at = r.output.find(fmt::format("[run] task 1/1 add_M256_N512 round {}/2: planned ", round));
     ASSERT_NE(at, std::string::npos) << r.output;
     std::string line = r.output.substr(at, r.output.find('\n', at) - at);
     // (This tiny task has no peak formula, so no percent of peak: console_progress_test covers it.)
     for (const char* part : {"written ", "evaluated ", "failed", "best ", "x, ", " tokens, ", " USD"})
       EXPECT_NE(line.find(part), std::string::npos) << part << " missing in: " << line;
   }
-  EXPECT_NE(r.output.find("round 1: planned 4, written 4 (0 unparsed), evaluated 4 (0 failed, 2 fixed)"),
+  EXPECT_NE(r.output.find("round 1/2: planned 4, written 4 (0 unparsed), evaluated 4 (0 failed, 2 fixed)"),
             std::string::npos)
       << r.output;
 

@@ -162,6 +162,7 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   // A process killed between checkpoints worked until its last recorded call or evaluation.
   search::BudgetTracker budget(o.budgets, state.elapsed_s + journal.seconds_after_last_checkpoint());
   if (!fresh) progress.on_message(fmt::format("resuming {} ({} tasks finished)", run_dir, state.finished.size()));
+  if (!fresh) report::record_resume(run_dir, state);
   if (!o.replay.empty())
     progress.on_message(fmt::format("replaying {}: every model answer comes from its store (no endpoint is called)", o.replay));
   if (o.report && refresher.refresh(false)) progress.on_message(fmt::format("report: {} (refreshed after every round)", page));

@@ -1,6 +1,8 @@
 #include "report/live_report.h"
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 
 #include <fmt/core.h>
 
@@ -8,6 +10,34 @@
 #include "report/run_data.h"
 
 namespace report {
+
+void record_resume(const std::string& run_dir, const search::RunState& state) {
+  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  nlohmann::json mark = {{"at", stamp},
+                         {"evaluations", state.evaluations},
+                         {"usd", state.usage.cost_usd},
+                         {"tokens", state.usage.tokens()},
+                         {"tasks_finished", state.finished.size()}};
+  if (state.current) {
+    mark["task"] = state.current->result.task;
+    mark["round"] = state.current->result.rounds_done;
+    mark["task_evaluations"] = state.current->result.evaluations;
+  }
+  std::ofstream out(std::filesystem::path(run_dir) / "resumes.jsonl", std::ios::app);
+  out << mark.dump() << "\n";
+}
+
+nlohmann::json read_resumes(const std::string& run_dir) {
+  nlohmann::json marks = nlohmann::json::array();
+  std::ifstream in(std::filesystem::path(run_dir) / "resumes.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object()) marks.push_back(std::move(j));
+  }
+  return marks;
+}
 
 void write_run_report(const std::string& run_dir, const std::string& page_path, bool timeline) {
   ReportOptions options;

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "search/progress.h"
 
 namespace report {
@@ -32,6 +34,13 @@ class ReportRefresher : public search::ProgressObserver {
   std::string run_dir_, page_path_;
   bool warned_ = false;
 };
+
+// Notes in RUN_DIR/resumes.jsonl where a resumed run picked up (evaluations, USD and tokens so
+// far, the task and its evaluations), so the report can mark the resume points on its curves.
+// The store has no record of a process starting again. Never throws (a mark is not worth a run).
+void record_resume(const std::string& run_dir, const search::RunState& state);
+// The marks, oldest first ([] when there are none).
+nlohmann::json read_resumes(const std::string& run_dir);
 
 // Generates the report of RUN_DIR into `page_path` (the timelines' traces go beside it).
 void write_run_report(const std::string& run_dir, const std::string& page_path, bool timeline);

@@ -10,6 +10,7 @@
 
 #include <fmt/core.h>
 
+#include "report/live_report.h"
 #include "report/timeline_summary.h"
 #include "search/run_output.h"
 #include "search/search_state.h"
@@ -325,6 +326,7 @@ nlohmann::json load_run_data(const std::string& run_dir, const ReportOptions& op
           {"models", model_usage(store, run->id)},
           {"tasks", tasks},
           {"codes_complete", with_code},
+          {"resumes", read_resumes(run_dir)},
           {"memory", {{"capacity", capacity}, {"items", memory_usage_json(items, plan_uses, capacity)}}}};
 }
 

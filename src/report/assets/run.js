@@ -66,7 +66,8 @@ function costCard(data, state, rerender) {
   const pts = overallCurve(data.tasks);
   const axis = state.costAxis || "evaluations";
   const labels = { evaluations: "evaluations", usd: "USD spent", tokens: "tokens" };
-  const chart = lineChart({ xLabel: labels[axis], yLabel: "geometric-mean speedup", yZero: false,
+  const resumes = (data.resumes || []).map((r) => ({ value: r[axis], label: "resumed" }));
+  const chart = lineChart({ xLabel: labels[axis], yLabel: "geometric-mean speedup", yZero: false, vlines: resumes,
     series: [{ name: "geomean speedup", color: "#2f6fb3", step: true, dots: true,
       points: pts.map((p) => [p[axis], p.speedup, `${p.label}: ${times(p.speedup)} after ${num(p.evaluations, 0)} evaluations, ${num(p.usd, 4)} USD, ${num(p.tokens, 0)} tokens`]) }],
     hlines: [{ value: 1, label: "baseline", color: "#888" }] });
@@ -75,22 +76,25 @@ function costCard(data, state, rerender) {
     chart);
 }
 
-function taskCurveCard(t, state, rerender) {
+function taskCurveCard(t, data, state, rerender) {
   const curve = t.curve || [];
   const axis = state.taskAxis || "evaluations";
   let chart;
+  const resumes = (data.resumes || []).filter((r) => r.task === t.task);
   if (axis === "evaluations") {
     const dots = curve.map(([n, id, status, lat]) => [n, lat, `#${n} kernel ${id}: ${status}${lat ? ", " + ms(lat) : ""}`, statusColor(status)]);
     chart = lineChart({ xLabel: "evaluation number within the task", yLabel: "latency (ms, log scale)", logY: true,
       series: [{ name: "evaluated kernels", color: "#999", line: false, dots: true, points: dots.filter((d) => d[1]) },
         { name: "best so far", color: "#2f6fb3", step: true, points: curve.filter((c) => c[4] > 0).map((c) => [c[0], c[4]]) }],
-      hlines: [{ value: t.baseline_latency_ms, label: "baseline", color: "#888" }, { value: t.peak_latency_ms, label: "peak bound", color: "#27ae60" }] });
+      hlines: [{ value: t.baseline_latency_ms, label: "baseline", color: "#888" }, { value: t.peak_latency_ms, label: "peak bound", color: "#27ae60" }],
+      vlines: resumes.map((r) => ({ value: r.task_evaluations + 0.5, label: `resumed after round ${r.round}` })) });
   } else {
     const first = (t.rounds || [])[0];
     const key = axis === "usd" ? (r) => (r.usage || {}).cost_usd || 0 : (r) => tokens(r.usage);
     const pts = (t.rounds || []).map((r) => [key(r), r.best_latency_ms, `round ${r.round}: best ${ms(r.best_latency_ms)}`]);
     chart = lineChart({ xLabel: axis === "usd" ? "USD spent by the run" : "tokens used by the run", yLabel: "best latency (ms)", logY: true,
       series: [{ name: "best after round", color: "#2f6fb3", step: true, dots: true, points: pts }],
+      vlines: resumes.map((r) => ({ value: axis === "usd" ? r.usd : r.tokens, label: `resumed after round ${r.round}` })),
       hlines: [{ value: t.baseline_latency_ms, label: "baseline", color: "#888" }, { value: t.peak_latency_ms, label: "peak bound", color: "#27ae60" }] });
     if (!first) chart = el("p", { class: "note" }, "No round completed yet.");
   }
@@ -278,7 +282,7 @@ function renderRun(data, app) {
       main.append(el("div", { class: "controls", style: "position:sticky;top:0;background:var(--bg);padding:6px 0;z-index:2" }, el("b", {}, "Task: "),
         el("select", { "data-control": "task", onchange: (e) => { state.task = e.target.value; state.node = null; state.child = null; rerender(); } },
           tasks.map((x) => el("option", { value: x.task, selected: x.task === state.task }, x.task)))));
-      main.append(taskCurveCard(t, state, rerender), lineageCard(t, data, state, rerender), profileCard(t), failuresCard(t));
+      main.append(taskCurveCard(t, data, state, rerender), lineageCard(t, data, state, rerender), profileCard(t), failuresCard(t));
     }
     main.append(memoryCard(data), configCard(data));
     app.append(main);

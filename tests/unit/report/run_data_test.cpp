@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "report/live_report.h"
 #include "report/page.h"
 #include "report/timeline_summary.h"
 #include "store/run_store.h"
@@ -112,6 +113,31 @@ TEST(RunData, ARunStillGoingIsLive) {
   nlohmann::json data = load_run_data(tmp.path.string(), no_timeline());
   EXPECT_TRUE(data["run"]["live"]);
   EXPECT_EQ(data["tasks"][0]["curve"].size(), 3u);
+}
+
+TEST(RunData, ResumePointsAreMarkedWhereTheRunPickedUp) {
+  TempDir tmp;
+  write_run(tmp.path);
+  search::RunState state;
+  state.evaluations = 12;
+  state.usage.cost_usd = 0.5;
+  state.current = search::TaskProgress{};
+  state.current->result.task = "silu";
+  state.current->result.rounds_done = 2;
+  state.current->result.evaluations = 7;
+  record_resume(tmp.path.string(), state);
+  state.evaluations = 20;
+  record_resume(tmp.path.string(), state);
+  nlohmann::json marks = load_run_data(tmp.path.string(), no_timeline())["resumes"];
+  ASSERT_EQ(marks.size(), 2u);
+  EXPECT_EQ(marks[0]["evaluations"], 12);
+  EXPECT_DOUBLE_EQ(marks[0]["usd"].get<double>(), 0.5);
+  EXPECT_EQ(marks[0]["task"], "silu");
+  EXPECT_EQ(marks[0]["round"], 2);
+  EXPECT_EQ(marks[0]["task_evaluations"], 7);
+  EXPECT_EQ(marks[1]["evaluations"], 20);
+  TempDir fresh;
+  EXPECT_EQ(read_resumes(fresh.path.string()), nlohmann::json::array());
 }
 
 TEST(RunData, NotARunDirectoryIsAClearError) {

@@ -108,6 +108,86 @@ def check_page(checks, chromium, profile, page, name, charts, sections=(), fragm
     return dom
 
 
+ADD_HEADER = """import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def kernel(x, y):
+    rows, cols = x.shape
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+"""
+
+
+def add_kernel(width, op="nl.add"):
+    """The elementwise add of examples/add in column chunks of `width` (narrower = slower)."""
+    return ADD_HEADER + f"""    for r in nl.affine_range(rows // 128):
+        for c in nl.affine_range(cols // {width}):
+            x_tile = nl.load(x[r * 128:(r + 1) * 128, c * {width}:(c + 1) * {width}])
+            y_tile = nl.load(y[r * 128:(r + 1) * 128, c * {width}:(c + 1) * {width}])
+            total = nisa.tensor_tensor(x_tile, y_tile, {op})
+            nl.store(out[r * 128:(r + 1) * 128, c * {width}:(c + 1) * {width}], value=total)
+    return out
+"""
+
+
+def llm_run(accelopt, fake_llm, source_dir, tmp):
+    """An LLM run against the scripted fake server (tests/support): plans that make the kernel
+    faster, slower, wrong and broken (then fixed), so the page has models, spending, failures and
+    a fixer's lineage. Returns the run directory."""
+    bench = os.path.join(tmp, "bench")
+    os.makedirs(os.path.join(bench, "reference"))
+    os.makedirs(os.path.join(bench, "kernels"))
+    shutil.copy(os.path.join(source_dir, "examples/add/reference.py"), os.path.join(bench, "reference/add_M256_N512.py"))
+    with open(os.path.join(bench, "kernels/add_M256_N512_0.py"), "w") as f:
+        f.write(add_kernel(128))
+    with open(os.path.join(bench, "summary.json"), "w") as f:
+        json.dump({"add": {"seed": "", "cases": {"M256_N512": {"values": {"M": 256, "N": 512}, "impls": [
+            {"task": "./reference/add_M256_N512.py", "kernel": "./kernels/add_M256_N512_0.py"}]}}}}, f)
+    fenced = lambda code: "Here is the kernel:\n```python\n" + code + "```\n"
+    plans = json.dumps([{"title": "wider tiles", "plan": "MARK_FAST load whole rows"},
+                        {"title": "narrower tiles", "plan": "MARK_SLOW load 32 columns at a time"},
+                        {"title": "subtract", "plan": "MARK_WRONG use another op"},
+                        {"title": "rewrite", "plan": "MARK_BROKEN rewrite from scratch"}])
+    rules = [("summarizer", "Explain what made the difference",
+              json.dumps({"key_change": "changed the DMA size", "lesson": "move large blocks per DMA"}), 300, 30),
+             ("fixer", "Fix the kernel so that it runs", fenced(add_kernel(512)), 200, 50),
+             ("planner", "different optimization plans", plans, 100, 40),
+             ("exec_fast", "MARK_FAST", fenced(add_kernel(512)), 150, 60),
+             ("exec_slow", "MARK_SLOW", fenced(add_kernel(32)), 150, 61),
+             ("exec_wrong", "MARK_WRONG", fenced(add_kernel(512, "nl.multiply")), 150, 62),
+             ("exec_broken", "MARK_BROKEN", "```python\ndef kernel(x, y)\n    return x\n```\n", 150, 63)]
+    script = os.path.join(tmp, "script.json")
+    with open(script, "w") as f:
+        json.dump({"rules": [{"name": n, "contains": c, "replies": [{"text": t, "usage": {"input_tokens": i, "output_tokens": o}}]}
+                             for n, c, t, i, o in rules]}, f)
+    port_file = os.path.join(tmp, "port")
+    server = subprocess.Popen([fake_llm, "--script", script, "--port-file", port_file],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if os.path.exists(port_file) and open(port_file).read().strip():
+                break
+            time.sleep(0.1)
+        port = open(port_file).read().strip()
+        agents = os.path.join(tmp, "agents.yaml")
+        with open(agents, "w") as f:
+            f.write(f"defaults: {{api: openai, url: http://127.0.0.1:{port}, timeout_s: 5, max_retries: 1, price_in: 2.0, price_out: 10.0}}\n"
+                    "agents:\n  planner: {model: fake-planner}\n  executor: {model: fake-executor}\n"
+                    "  summarizer: {model: fake-summarizer}\n  fixer: {model: fake-fixer}\n")
+        out = os.path.join(tmp, "llm-run")
+        run([accelopt, "optimize", "--agent", "llm", "--task", "add", "--bench-root", bench, "--config", agents,
+             "--out", out, "--B", "2", "--N", "4", "--K", "1", "--T", "2", "--topk", "8", "--expn", "3", "--t-neg", "1.01",
+             "--fixer-attempts", "1", "--workers", "1", "--no-progress", "--seed", "7", "--report"],
+             env=dict(os.environ, OPENAI_API_KEY="unused"))
+        return out
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def run(cmd, **kw):
     print("+", " ".join(cmd), flush=True)
     started = time.time()
@@ -123,6 +203,7 @@ def main():
     ap.add_argument("--accelopt", required=True)
     ap.add_argument("--artifacts", required=True)
     ap.add_argument("--large", help="bench_report_page binary: also measure a large run's load time")
+    ap.add_argument("--fake-llm", help="accelopt-fake-llm binary: also draw an LLM run against the scripted server")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = ap.parse_args()
     chromium = chromium_binary()
@@ -177,6 +258,27 @@ def main():
         dom = check_page(checks, chromium, profile, bench, "bench page", {"bars": 2}, ("Percent of peak", "Latency and peak latency"))
         checks.expect("geomean-peak" in dom.attr_values("data-kpi"), "bench page: the geomean percent of peak")
         browse(chromium, bench, profile, screenshot=os.path.join(args.artifacts, "report-bench.png"), height=1400)
+
+        if args.fake_llm:
+            source_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+            out = llm_run(args.accelopt, args.fake_llm, source_dir, tmp)
+            page = os.path.join(out, "report.html")
+            dom = check_page(checks, chromium, profile, page, "LLM run page", {"bars": 3, "lines": 2, "lineage": 1},
+                             ("Failures", "Optimization memory", "Configuration"))
+            text = " ".join(dom.text)
+            for model in ("fake-planner", "fake-executor", "fake-summarizer", "fake-fixer"):
+                checks.expect(model in text, f"LLM run page: the models table names {model}")
+            checks.expect("Spending by agent and model" in text, "LLM run page: summary.json's spending by agent and model")
+            data = page_data(page)
+            task = data["tasks"][0]
+            statuses = {s for r in task["failures"]["rounds"] for s in r["counts"]}
+            checks.expect({"ok", "incorrect"} <= statuses, f"LLM run page: failures by status ({statuses})")
+            summary = json.load(open(os.path.join(out, "summary.json")))
+            checks.expect(abs(sum(m["cost_usd"] for m in data["models"]) - summary["usage"]["cost_usd"]) < 1e-9,
+                          "LLM run page: the models' USD add up to summary.json's")
+            checks.expect(any(n["plan"] == "wider tiles" for n in task["lineage"]["nodes"]),
+                          "LLM run page: the lineage names the plan that made the best kernel")
+            browse(chromium, page, profile, screenshot=os.path.join(args.artifacts, "report-llm.png"), height=3400)
 
         if args.large:
             out = run([args.large, tmp, "--repeat", "1"]).stdout

@@ -83,7 +83,7 @@ function taskCurveCard(t, data, state, rerender) {
   const resumes = (data.resumes || []).filter((r) => r.task === t.task);
   if (axis === "evaluations") {
     const dots = curve.map(([n, id, status, lat]) => [n, lat, `#${n} kernel ${id}: ${status}${lat ? ", " + ms(lat) : ""}`, statusColor(status)]);
-    chart = lineChart({ xLabel: "evaluation number within the task", yLabel: "latency (ms, log scale)", logY: true,
+    chart = lineChart({ xLabel: "distinct kernels of the task evaluated, in order", yLabel: "latency (ms, log scale)", logY: true,
       series: [{ name: "evaluated kernels", color: "#999", line: false, dots: true, points: dots.filter((d) => d[1]) },
         { name: "best so far", color: "#2f6fb3", step: true, points: curve.filter((c) => c[4] > 0).map((c) => [c[0], c[4]]) }],
       hlines: [{ value: t.baseline_latency_ms, label: "baseline", color: "#888" }, { value: t.peak_latency_ms, label: "peak bound", color: "#27ae60" }],
@@ -99,7 +99,8 @@ function taskCurveCard(t, data, state, rerender) {
     if (!first) chart = el("p", { class: "note" }, "No round completed yet.");
   }
   const statuses = [...new Set(curve.map((c) => c[2]))];
-  return card(`Search progress: ${t.task}`, "Every evaluated kernel (dots, coloured by status; only correct kernels have a latency) and the best latency so far (line).",
+  return card(`Search progress: ${t.task}`, "Every evaluated kernel (dots, coloured by status; only correct kernels have a latency) and the best latency so far (line). " +
+      "A kernel written again with the same text is evaluated once (the evaluation cache) and drawn once, so there can be fewer dots than the run's evaluations.",
     el("div", { class: "controls" }, "x axis:", toggle([["evaluations", "evaluations"], ["usd", "USD"], ["tokens", "tokens"]], axis, (v) => { state.taskAxis = v; rerender(); })),
     legend(statuses.map((s) => [`${s} (${curve.filter((c) => c[2] === s).length})`, statusColor(s)])), chart);
 }
@@ -243,13 +244,20 @@ function configCard(data) {
     ["executor", `${e.kind || "local"}, ${e.workers ?? ""} workers, profiler ${e.profiler || "sim"}`], ["kernels from", c.kernels || "the benchmark"],
     ["run directory", r.dir]];
   const models = (data.models || []).map((m) => [m.agent, m.model, String(m.calls), String(m.failed), num(m.input_tokens, 0), num(m.output_tokens, 0), num(m.cost_usd, 4), num(m.mean_latency_s, 2)]);
+  // summary.json's spending by agent and by model (cached prompt tokens included), when the run has it.
+  const u = data.usage || {};
+  const spending = [["agent", u.by_agent], ["model", u.by_model]].flatMap(([kind, rows]) => Object.entries(rows || {}).map(([name, x]) =>
+    [`${kind} ${name}`, String(x.calls ?? 0), String(x.failed_calls ?? 0), num(x.input_tokens || 0, 0), num(x.cached_input_tokens || 0, 0),
+      num(x.output_tokens || 0, 0), num(x.cost_usd || 0, 4)]));
   return card("Configuration", "How the run was set up, the agents and models it used, and the command that reproduces it.",
     table(["setting", "value"], kv.map(([k, v]) => [k, String(v ?? "")])),
     el("h3", {}, "Reproduce"), el("pre", { class: "code", "data-view": "command" }, r.command),
     el("h3", {}, "Agents and models"),
     models.length ? table(["agent", "model", "calls", "failed", "input tokens", "output tokens", "USD", "mean latency (s)"], models, { numeric: [2, 3, 4, 5, 6, 7] })
       : el("p", { class: "note" }, c.agent === "llm" ? "No model call recorded yet." : `The ${c.agent} agent calls no model (no tokens, no cost).`),
-    r.agents_file_text ? el("details", {}, el("summary", {}, "agents file " + r.agents_file), el("pre", { class: "code" }, r.agents_file_text)) : null,
+    spending.length ? el("div", {}, el("h3", {}, "Spending by agent and model"),
+      table(["", "calls", "failed", "input tokens", "cached input tokens", "output tokens", "USD"], spending, { numeric: [1, 2, 3, 4, 5, 6] })) : null,
+    r.agents_file_text ? el("details", {}, el("summary", {}, "agents file (models, prices) " + r.agents_file), el("pre", { class: "code" }, r.agents_file_text)) : null,
     el("details", {}, el("summary", {}, "config.json"), el("pre", { class: "code" }, JSON.stringify(c, null, 2))));
 }
 

@@ -25,16 +25,18 @@ function sv(tag, attrs, ...children) {
 }
 const tip = (text) => sv("title", {}, text);
 
-function num(v, digits = 3) {
+// `fixed`: always `digits` decimals, as the terminal prints them (1.260x, 0.9080 ms, 58.8%), so that
+// the page and the log read the same number the same way.
+function num(v, digits = 3, fixed = false) {
   if (v === null || v === undefined || Number.isNaN(v)) return "–";
   if (typeof v !== "number") return String(v);
   const a = Math.abs(v);
   if (a !== 0 && (a >= 1e6 || a < 1e-3)) return v.toExponential(2);
-  return v.toLocaleString("en-US", { maximumFractionDigits: digits });
+  return v.toLocaleString("en-US", { minimumFractionDigits: fixed ? digits : 0, maximumFractionDigits: digits });
 }
-const ms = (v) => v ? num(v, 4) + " ms" : "–";
-const pct = (v) => (v === null || v === undefined) ? "–" : num(v, 1) + "%";
-const times = (v) => v ? num(v, 3) + "×" : "–";
+const ms = (v) => v ? num(v, 4, true) + " ms" : "–";
+const pct = (v) => (v === null || v === undefined) ? "–" : num(v, 1, true) + "%";
+const times = (v) => v ? num(v, 3, true) + "×" : "–";
 function bytes(v) {
   if (!v) return "0 B";
   const units = ["B", "KiB", "MiB", "GiB"]; let i = 0;

@@ -44,6 +44,17 @@ nlohmann::json parse_or_null(const std::string& text) {
   return j.is_discarded() ? nlohmann::json(nullptr) : j;
 }
 
+// The stage of the evaluation's typed failure ("compare", "run_kernel", ...), when the evaluation
+// recorded one (docs/evaluation.md "Statuses"); "" for older stores and for evaluations without.
+std::string failure_stage(const std::string& evaluation_json) {
+  nlohmann::json e = parse_or_null(evaluation_json);
+  if (!e.is_object()) return "";
+  auto f = e.find("failure");
+  if (f == e.end() || !f->is_object()) return "";
+  auto stage = f->find("stage");
+  return stage != f->end() && stage->is_string() ? stage->get<std::string>() : "";
+}
+
 std::string now_utc() {
   auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char stamp[32];
@@ -158,6 +169,7 @@ std::vector<TaskHistory> load_histories(store::RunStore& store, int64_t run_id) 
       e.eval_order = ev->id;
       e.status = ev->status;
       e.diagnostics = ev->diagnostics;
+      if (e.status != "ok") e.failure_stage = failure_stage(ev->evaluation_json);
       e.latency_ms = ev->latency_ms;
       e.profile_json = ev->profile_json;
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -115,21 +116,27 @@ nlohmann::json failures_json(const TaskHistory& h, size_t top) {
     int count = 0;
     std::string example;
   };
-  std::map<std::string, Kind> kinds;
+  // Grouped by the typed status and failure stage the evaluation recorded, then by the folded
+  // first line of the diagnostic (only to count alike messages together, never to decide a status).
+  using Key = std::tuple<std::string, std::string, std::string>;  // status, stage, folded text
+  std::map<Key, Kind> kinds;
   for (const auto& k : h.kernels) {
     if (!k.evaluated || k.id == base || rechecks.count(k.id)) continue;
     by_round[display_round(k, last_round + 1)][k.status]++;
     if (k.status == "ok") continue;
-    Kind& kind = kinds[diagnostic_kind(k.diagnostics.empty() ? k.status : k.diagnostics)];
+    Kind& kind = kinds[{k.status, k.failure_stage, diagnostic_kind(k.diagnostics.empty() ? k.status : k.diagnostics)}];
     if (kind.count++ == 0) kind.example = truncated(k.diagnostics, 600);
   }
   nlohmann::json rounds = nlohmann::json::array();
   for (const auto& [round, counts] : by_round) rounds.push_back({{"round", round}, {"counts", counts}});
-  std::vector<std::pair<std::string, Kind>> sorted(kinds.begin(), kinds.end());
+  std::vector<std::pair<Key, Kind>> sorted(kinds.begin(), kinds.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second.count > b.second.count; });
   if (sorted.size() > top) sorted.resize(top);
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& [text, kind] : sorted) list.push_back({{"text", text}, {"count", kind.count}, {"example", kind.example}});
+  for (const auto& [key, kind] : sorted) {
+    const auto& [status, stage, text] = key;
+    list.push_back({{"status", status}, {"stage", stage}, {"text", text}, {"count", kind.count}, {"example", kind.example}});
+  }
   return {{"rounds", rounds}, {"top", list}};
 }
 

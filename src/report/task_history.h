@@ -25,6 +25,7 @@ struct KernelEntry {
   int64_t eval_order = 0;      // the evaluation's row id: the order in which evaluations were stored
   std::string status;          // "ok", "incorrect", ... ("" = not evaluated)
   std::string diagnostics;
+  std::string failure_stage;   // the typed failure's stage ("compare", "run_kernel", ...; "" = none recorded)
   std::optional<double> latency_ms;  // correct kernels only
   std::string profile_json;
 };

@@ -188,6 +188,29 @@ def llm_run(accelopt, fake_llm, source_dir, tmp):
         server.wait(timeout=30)
 
 
+def check_band(checks, chromium, profile, accelopt, run_dir, tmp):
+    """The simulator's error band and an unconfirmed speedup, as summary.json carries them
+    (docs/optimize.md, "Unconfirmed speedups"): a copy of a real run whose summary gets the band
+    fields of its task, drawn again. The fields are added here so that the page is tested whether
+    or not the simulator of this build writes them."""
+    banded = os.path.join(tmp, "silu-band")
+    shutil.copytree(run_dir, banded)
+    path = os.path.join(banded, "summary.json")
+    summary = json.load(open(path))
+    task = summary["tasks"][0]
+    base, best = task["baseline_latency_ms"], task["best_latency_ms"]
+    task.update({"baseline_latency_low": base * 0.8, "baseline_latency_high": base * 1.25,
+                 "best_latency_low": best * 0.8, "best_latency_high": best * 1.25, "speedup_confidence": "unconfirmed"})
+    json.dump(summary, open(path, "w"))
+    run([accelopt, "report", banded])
+    dom = check_page(checks, chromium, profile, os.path.join(banded, "report.html"), "run page with an error band", {"bars": 1})
+    text = " ".join(dom.text)
+    checks.expect("unconfirmed" in dom.attr_values("data-confidence"), "error band: the task's speedup is marked unconfirmed")
+    checks.expect("confirmed" in dom.attr_values("data-kpi"), "error band: the count of confirmed speedups is a headline figure")
+    checks.expect("inside the simulator's error band" in text, "error band: a note says why the speedup is unconfirmed")
+    checks.expect(f"{best * 0.8:.4f}–{best * 1.25:.4f} ms" in text, "error band: the best latency's band is shown")
+
+
 def run(cmd, timeout=420, **kw):
     """Runs an accelopt command; a hang fails the test (subprocess.TimeoutExpired) instead of CI's."""
     print("+", " ".join(cmd), flush=True)
@@ -255,6 +278,7 @@ def main():
         browse(chromium, page, profile, screenshot=os.path.join(args.artifacts, "report-run.png"), height=3400)
 
         check_page(checks, chromium, profile, os.path.join(b, "report.html"), "second run page", {"lineage": 1})
+        check_band(checks, chromium, profile, args.accelopt, b, tmp)
         dom = check_page(checks, chromium, profile, compare, "comparison page", {"bars": 1, "lines": 1},
                          ("Runs", "Speedup per task", "Cost and benefit", "What differs"))
         text = " ".join(dom.text)

@@ -57,7 +57,8 @@ function table(headers, rows, opts = {}) {
     if (opts.onclick) tr.onclick = () => opts.onclick(ri);
     return tr;
   });
-  return el("table", { class: "data" }, el("thead", {}, head), el("tbody", {}, body));
+  // In a scrolling box: a wide table scrolls inside its card instead of running past it.
+  return el("div", { class: "table-box" }, el("table", { class: "data" }, el("thead", {}, head), el("tbody", {}, body)));
 }
 function legend(items) {
   return el("div", { class: "legend" }, items.map(([name, color]) => el("span", {}, el("i", { style: `background:${color}` }), name)));

@@ -30,10 +30,17 @@ function renderCompare(data, app) {
       table(["run", "status", "agent", "search", "memory in", "geomean speedup", "evaluations", "USD", "seconds"], rows, { numeric: [5, 6, 7, 8] })));
     const names = [...new Set(runs.flatMap((r) => r.tasks.map((t) => t.task)))];
     const groups = names.map((n) => ({ label: n, values: runs.map((r) => { const t = r.tasks.find((x) => x.task === n); return t ? taskSpeedup(t) : null; }) }));
-    main.append(card("Speedup per task", "Best kernel's speedup over the baseline, per task and run.",
+    // A speedup inside the simulator's error band is marked, as on the run's page.
+    const cell = (n, i) => {
+      const t = runs[i].tasks.find((x) => x.task === n);
+      if (!t || !taskSpeedup(t)) return "–";
+      return t.speedup_confidence === "unconfirmed" ? el("span", {}, times(taskSpeedup(t)), " ", el("span", { class: "badge unconfirmed", title: "inside the simulator's error band" }, "unconfirmed"))
+        : times(taskSpeedup(t));
+    };
+    main.append(card("Speedup per task", "Best kernel's speedup over the baseline, per task and run (\"unconfirmed\": inside the simulator's error band).",
       legend(runs.map((r, i) => [r.run.name, color(i)])),
       barChart({ groups, series: runs.map((r, i) => ({ name: r.run.name, color: color(i) })), yLabel: "speedup", refLine: { value: 1, label: "baseline" } }),
-      table(["task"].concat(runs.map((r) => r.run.name)), groups.map((g) => [g.label].concat(g.values.map(times))), { numeric: runs.map((_, i) => i + 1) })));
+      table(["task"].concat(runs.map((r) => r.run.name)), groups.map((g) => [g.label].concat(runs.map((_, i) => cell(g.label, i)))), { numeric: runs.map((_, i) => i + 1) })));
     const labels = { evaluations: "evaluations", usd: "USD spent", tokens: "tokens" };
     main.append(card("Cost and benefit", "Geometric-mean speedup over each run's tasks after every round, against what it cost.",
       el("div", { class: "controls" }, "x axis:", toggle([["evaluations", "evaluations"], ["usd", "USD"], ["tokens", "tokens"]], state.axis, (v) => { state.axis = v; draw(); })),

@@ -27,6 +27,7 @@ function header(data) {
   const tasks = data.tasks.filter((t) => taskSpeedup(t));
   const geo = geomean(tasks.map(taskSpeedup));
   const peaks = tasks.map((t) => t.best_peak_percent).filter((v) => v > 0);
+  const confident = data.tasks.filter((t) => t.speedup_confidence);
   const top = el("header", { class: "top" },
     el("h1", {}, `accelopt run ${r.name} `, el("span", { class: `badge ${r.status}` }, r.status)),
     el("div", { class: "meta" }, el("span", {}, `started ${r.created_at}`), el("span", {}, `${num(r.elapsed_s, 0)} s`),
@@ -35,9 +36,23 @@ function header(data) {
   const kpis = el("div", { class: "kpis" },
     el("div", { class: "kpi", "data-kpi": "geomean-speedup" }, el("b", {}, times(geo)), el("span", {}, `geometric-mean speedup over ${tasks.length} task(s)`)),
     el("div", { class: "kpi" }, el("b", {}, peaks.length ? pct(geomean(peaks)) : "–"), el("span", {}, "geometric-mean percent of peak (best kernels)")),
+    ...(confident.length ? [el("div", { class: "kpi", "data-kpi": "confirmed" }, el("b", {}, `${confident.filter((t) => t.speedup_confidence === "confirmed").length} of ${confident.length}`),
+      el("span", {}, "speedups beyond the simulator's error band (confirmed)"))] : []),
     el("div", { class: "kpi" }, el("b", {}, String(r.evaluations)), el("span", {}, "kernels evaluated")),
     el("div", { class: "kpi" }, el("b", {}, num(u.cost_usd || 0, 4)), el("span", {}, "USD spent on models")));
   return { top, kpis };
+}
+
+const bandText = (lo, hi) => lo > 0 && hi > 0 ? `${num(lo, 4, true)}–${num(hi, 4, true)} ms` : "–";
+function withBand(v, lo, hi) {
+  if (!(lo > 0 && hi > 0)) return ms(v);
+  return el("span", { title: `simulator's error band: ${bandText(lo, hi)}` }, ms(v), el("br"), el("small", { class: "muted" }, `(${bandText(lo, hi)})`));
+}
+function confidenceBadge(t) {
+  if (!t.speedup_confidence) return "–";
+  const why = t.speedup_confidence === "unconfirmed" ? "the best's error band overlaps the baseline's: the gain may not hold on a device"
+    : "the best's error band lies below the baseline's";
+  return el("span", { class: `badge ${t.speedup_confidence}`, "data-confidence": t.speedup_confidence, title: why }, t.speedup_confidence);
 }
 
 function summaryCard(data) {
@@ -49,16 +64,29 @@ function summaryCard(data) {
   const chart = barChart({ groups, yLabel: withPeak ? "percent of peak" : "speedup (baseline = 1)",
     series: [{ name: "baseline", color: "#9aa7b5" }, { name: "best", color: "#2f6fb3" }],
     refLine: withPeak ? { value: 100, label: "peak (100%)" } : { value: 1, label: "baseline" } });
+  // The simulator's error band (summary.json, when the run's simulator had one): a latency's
+  // low-high range, and whether the best's range lies below the baseline's.
+  const banded = tasks.some((t) => t.speedup_confidence || t.best_latency_high > 0);
   const rows = tasks.map((t) => t.error
-    ? [t.task, el("span", { class: "badge failed" }, "error"), t.error, "", "", "", "", "", "", ""]
-    : [t.task, el("span", { class: `badge ${t.recheck || "incomplete"}` }, t.recheck || "not re-checked"), ms(t.baseline_latency_ms), ms(t.best_latency_ms),
-      times(taskSpeedup(t)), pct(t.baseline_peak_percent), pct(t.best_peak_percent), String(t.rounds_done ?? ""), String(t.evaluations ?? ""),
-      num(((t.usage || {}).cost_usd) || 0, 4)]);
-  const notes = tasks.filter((t) => t.recheck_note).map((t) => el("p", { class: "note" }, `${t.task}: ${t.recheck_note}`));
+    ? [t.task, el("span", { class: "badge failed" }, "error"), t.error, "", "", ...(banded ? [""] : []), "", "", "", "", ""]
+    : [t.task, el("span", { class: `badge ${t.recheck || "incomplete"}` }, t.recheck || "not re-checked"),
+      withBand(t.baseline_latency_ms, t.baseline_latency_low, t.baseline_latency_high), withBand(t.best_latency_ms, t.best_latency_low, t.best_latency_high),
+      times(taskSpeedup(t)), ...(banded ? [confidenceBadge(t)] : []), pct(t.baseline_peak_percent), pct(t.best_peak_percent),
+      String(t.rounds_done ?? ""), String(t.evaluations ?? ""), num(((t.usage || {}).cost_usd) || 0, 4)]);
+  const notes = tasks.flatMap((t) => [
+    t.recheck_note ? `${t.task}: ${t.recheck_note}` : null,
+    t.speedup_confidence === "unconfirmed" ? `${t.task}: the speedup ${times(taskSpeedup(t))} is inside the simulator's error band (best ` +
+      `${bandText(t.best_latency_low, t.best_latency_high)} against the baseline's ${bandText(t.baseline_latency_low, t.baseline_latency_high)}): ` +
+      "the simulator has been this wrong on public kernels of this kind, so the gain may not hold on a device (optimize --confirm-with-profiler measures it)." : null,
+    t.profiler_best_latency_ms > 0 ? `${t.task}: profiler: baseline ${ms(t.profiler_baseline_latency_ms)} (simulated ${ms(t.baseline_latency_ms)}), best ` +
+      `${ms(t.profiler_best_latency_ms)} (simulated ${ms(t.best_latency_ms)}), speedup ${times(t.profiler_baseline_latency_ms / t.profiler_best_latency_ms)} ` +
+      `on the profiler vs ${times(taskSpeedup(t))} simulated.` : null,
+    t.profiler_note ? `${t.task}: profiler: ${t.profiler_note}` : null].filter((n) => n).map((n) => el("p", { class: "note" }, n)));
   return card("Tasks: baseline vs best", "Per task, the baseline kernel and the best kernel found (re-checked with the task's five seeds). " +
       (withPeak ? "Bars: percent of the published peak-latency bound (higher is better)." : "Bars: speedup over the baseline."),
     legend([["baseline", "#9aa7b5"], ["best", "#2f6fb3"]]), chart,
-    table(["task", "re-check", "baseline", "best", "speedup", "peak before", "peak after", "rounds", "evaluations", "USD"], rows, { numeric: [2, 3, 4, 5, 6, 7, 8, 9] }),
+    table(["task", "re-check", "baseline", "best", "speedup", ...(banded ? ["sim band"] : []), "peak before", "peak after", "rounds", "evaluations", "USD"], rows,
+      { numeric: banded ? [2, 3, 4, 6, 7, 8, 9, 10] : [2, 3, 4, 5, 6, 7, 8, 9] }),
     notes);
 }
 
@@ -196,6 +224,7 @@ function profileCard(t) {
     series: [{ name: "baseline", color: "#9aa7b5" }, { name: "best", color: "#2f6fb3" }], height: 240 });
   const fields = [["latency", (x) => ms(x.latency)], ["latency low (error band)", (x) => x.latency_low !== undefined ? ms(x.latency_low) : null],
     ["latency high (error band)", (x) => x.latency_high !== undefined ? ms(x.latency_high) : null],
+    ["bound class (error band)", (x) => x.bound_class !== undefined ? String(x.bound_class) : null],
     ["HBM read", (x) => bytes(x.hbm_read_bytes)], ["HBM write", (x) => bytes(x.hbm_write_bytes)],
     ["spill save / reload", (x) => `${bytes(x.spill_save_bytes)} / ${bytes(x.spill_reload_bytes)}`],
     ["PSUM read / write", (x) => `${bytes(x.psum_read_bytes)} / ${bytes(x.psum_write_bytes)}`],
@@ -220,18 +249,26 @@ function failuresCard(t) {
   const chart = statuses.length ? barChart({ yLabel: "kernels", height: 240,
     groups: f.rounds.map((r) => ({ label: `round ${r.round}`, values: statuses.map((s) => r.counts[s] || 0) })),
     series: statuses.map((s) => ({ name: s, color: statusColor(s) })) }) : el("p", { class: "note" }, "No kernel evaluated yet.");
-  return card(`Failures: ${t.task}`, "Evaluated kernels per round by status, and the most common diagnostics (numbers folded into N).",
+  // The status is the evaluation's typed status; the stage (when the store recorded the typed
+  // failure) is where it happened: parse_kernel, run_kernel, compare, lower, ...
+  const staged = f.top.some((d) => d.stage);
+  const topRows = f.top.map((d) => [el("span", { class: `badge ${d.status || ""}`, style: `background:${statusColor(d.status)}` }, d.status || "?"),
+    ...(staged ? [d.stage || "–"] : []), d.text, String(d.count), el("details", {}, el("summary", {}, "show"), el("pre", { class: "code" }, d.example))]);
+  const headers = ["status", ...(staged ? ["stage"] : []), "diagnostic", "kernels", "example"];
+  return card(`Failures: ${t.task}`, "Evaluated kernels per round by status, and the most common failures by status" +
+      (staged ? ", the stage where they happened" : "") + " and diagnostic (numbers folded into N).",
     legend(statuses.map((s) => [s, statusColor(s)])), chart,
-    f.top.length ? table(["diagnostic", "kernels", "example"], f.top.map((d) => [d.text, String(d.count), el("details", {}, el("summary", {}, "show"), el("pre", { class: "code" }, d.example))]), { numeric: [1] })
+    f.top.length ? table(headers, topRows, { numeric: [headers.indexOf("kernels")] })
       : el("p", { class: "note" }, "No failed kernel."));
 }
 
 function memoryCard(data) {
   const m = data.memory || {}, items = m.items || [];
   const rows = items.slice().reverse().map((i) => [i.task || "", String(i.round ?? ""), el("span", { class: `badge ${i.kind === "negative" ? "failed" : "ok"}` }, i.kind || "positive"),
-    times(i.speedup), i.plan || "", i.lesson || "", String(i.offered), String(i.reused), i.reused ? `${i.reused_improved}/${i.reused_kernels}` : "–", i.evicted ? "evicted" : ""]);
+    // A negative item's pair is the kernel that got slower: its speedup over the parent is below 1.
+    i.kind === "negative" && i.speedup ? times(1 / i.speedup) : times(i.speedup), i.plan || "", i.lesson || "", String(i.offered), String(i.reused), i.reused ? `${i.reused_improved}/${i.reused_kernels}` : "–", i.evicted ? "evicted" : ""]);
   return card("Optimization memory", `What the summarizer learned (${items.length} item(s) added in this run, newest first; capacity ${m.capacity}). ` +
-      "Offered: plans made while the item was in memory. Reused: of those, plans with the item's plan title; improved: their kernels that beat their parent.",
+      "Speedup: of the item's kernel over its parent (below 1×: a rewrite that made it slower, kept as a warning). Offered: plans made while the item was in memory. Reused: of those, plans with the item's plan title; improved: their kernels that beat their parent.",
     items.length ? table(["task", "round", "kind", "speedup", "plan", "lesson", "offered", "reused", "improved", ""], rows, { numeric: [3, 6, 7, 8] })
       : el("p", { class: "note" }, "No memory item was added."));
 }

@@ -31,13 +31,14 @@ struct TempDir {
 };
 
 int64_t add_kernel(store::RunStore& s, int64_t run, const std::string& text, const std::string& status,
-                   std::optional<double> ms, const std::string& diagnostics = "") {
+                   std::optional<double> ms, const std::string& diagnostics = "", const std::string& evaluation_json = "") {
   int64_t id = s.add_kernel({0, run, "silu", store::content_hash(text), text, 0, 0, 0, -1});
   store::EvaluationRecord e;
   e.kernel_id = id;
   e.status = status;
   e.latency_ms = ms;
   e.diagnostics = diagnostics;
+  e.evaluation_json = evaluation_json;
   if (ms) e.profile_json = nlohmann::json{{"latency", *ms}, {"engine_busy_ms", {{"act", *ms / 2}}}}.dump();
   s.add_evaluation(e);
   return id;
@@ -54,7 +55,11 @@ void write_run(const fs::path& dir, const std::string& status = "finished") {
   int64_t run = s.create_run(dir.filename().string(), config.dump());
   int64_t base = add_kernel(s, run, "def base(): pass", "ok", 2.0);
   int64_t fast = add_kernel(s, run, "def fast(): return '</script><script>alert(1)</script>'", "ok", 1.0);
-  int64_t bad = add_kernel(s, run, "def bad(): pass", "incorrect", std::nullopt, "mismatch on seed 0");
+  // The typed failure as the evaluation core records it (docs/evaluation.md "Statuses").
+  int64_t bad = add_kernel(s, run, "def bad(): pass", "incorrect", std::nullopt, "mismatch on seed 0",
+                           nlohmann::json{{"status", "incorrect"}, {"failure", {{"stage", "compare"}, {"kind", "value"},
+                                                                                 {"message", "mismatch on seed 0"}}}}
+                               .dump());
   s.begin_round(run, "silu", 1);
   s.set_beam(run, 0, {{run, 0, "silu", 0, base}});
   int64_t plan = s.add_plan({0, run, 1, "silu", base, 0, "Fuse the activation\n\nwhy"});
@@ -70,6 +75,7 @@ void write_run(const fs::path& dir, const std::string& status = "finished") {
   nlohmann::json summary = {{"format", "accelopt-run-summary"}, {"run", "r"}, {"status", status}, {"evaluations", 3},
                             {"tasks", {{{"task", "silu"}, {"kernel_file_name", "silu.py"}, {"baseline_latency_ms", 2.0},
                                         {"best_latency_ms", 1.0}, {"rounds_done", 1}, {"recheck", "passed"},
+                                        {"best_latency_low", 0.8}, {"best_latency_high", 1.3}, {"speedup_confidence", "unconfirmed"},
                                         {"rounds", {{{"round", 1}, {"best_latency_ms", 1.0}, {"evaluations", 3}}}}}}}};
   std::ofstream(dir / "summary.json") << summary.dump();
   fs::create_directories(dir / "best");
@@ -99,6 +105,11 @@ TEST(RunData, AFinishedRunsPageDataHasEveryFigure) {
   EXPECT_EQ(t["profiles"]["best"]["latency"], 1.0);
   EXPECT_EQ(t["profiles"]["baseline"]["latency"], 2.0);
   EXPECT_EQ(t["failures"]["top"][0]["text"], "mismatch on seed N");
+  EXPECT_EQ(t["failures"]["top"][0]["status"], "incorrect");
+  EXPECT_EQ(t["failures"]["top"][0]["stage"], "compare");  // from the evaluation's typed failure
+  // summary.json's error band and speedup confidence reach the page as the run wrote them.
+  EXPECT_EQ(t["speedup_confidence"], "unconfirmed");
+  EXPECT_EQ(t["best_latency_high"], 1.3);
   const auto& item = data["memory"]["items"][0];
   EXPECT_FALSE(item.contains("slow_code"));  // the page shows lessons, not the pair's code
   EXPECT_EQ(item["offered"], 0);             // no plan came after it

@@ -2,6 +2,8 @@
 // lineage (through a fixer's drafts), failure counts and diagnostics folded by kind.
 #include "report/task_history.h"
 
+#include <set>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -115,6 +117,25 @@ TEST(TaskHistory, FailuresAreCountedPerRoundAndFoldedByKind) {
   EXPECT_EQ(f["top"][0]["text"], "k.py:N:N: error: index N out of range");
   EXPECT_EQ(f["top"][0]["count"], 2);
   EXPECT_EQ(f["top"].size(), 3u);
+}
+
+// Evaluations that recorded a typed failure are grouped by status and stage first: the same
+// message from two stages is two rows, and each row says its status and stage.
+TEST(TaskHistory, FailuresCarryTheirTypedStatusAndStage) {
+  TaskHistory h = sample();
+  h.kernels[6].failure_stage = "run_kernel";
+  h.kernels.push_back(kernel(9, 5, 2, "runtime_error", std::nullopt, 9, "", 12, "k.py:31:9: error: index 200 out of range"));
+  h.kernels.back().failure_stage = "lower";
+  nlohmann::json f = failures_json(h);
+  ASSERT_EQ(f["top"].size(), 4u);
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& row : f["top"]) {
+    seen.insert({row["status"].get<std::string>(), row["stage"].get<std::string>()});
+    if (row["status"] == "runtime_error") EXPECT_EQ(row["text"], "k.py:N:N: error: index N out of range");
+    EXPECT_EQ(row["count"], 1);
+  }
+  EXPECT_EQ(seen, (std::set<std::pair<std::string, std::string>>{
+                      {"runtime_error", "run_kernel"}, {"runtime_error", "lower"}, {"incorrect", ""}, {"compile_error", ""}}));
 }
 
 TEST(TaskHistory, PlanTitlesAndDiagnosticKinds) {

@@ -11,19 +11,7 @@ namespace loopnest {
 
 namespace {
 
-Operand symbol(const std::string& s) {
-  Operand o;
-  o.kind = Operand::Kind::Symbol;
-  o.symbol = s;
-  return o;
-}
 
-Arg arg(const std::string& name, Operand value) {
-  Arg a;
-  a.name = name;
-  a.value = std::move(value);
-  return a;
-}
 
 bool touches_psum(const Kernel& k, const Op& op) {
   if (op.dst && k.tensor(storage_of(k, op.dst->tensor)).memory == Memory::Psum) return true;

@@ -21,15 +21,6 @@ namespace loopnest {
 
 namespace {
 
-const Operand* operand(const Op& op, const char* name) {
-  const Arg* a = op.arg(name);
-  return a ? &a->value : nullptr;
-}
-
-std::string symbol_of(const Op& op, const char* name) {
-  const Operand* o = operand(op, name);
-  return o && o->kind == Operand::Kind::Symbol ? o->symbol : "";
-}
 
 bool is_number(const Operand* o, double v) { return o && o->kind == Operand::Kind::Number && o->number == v; }
 
@@ -91,12 +82,6 @@ std::optional<ScalarStep> scalar_step(const Op& op) {
   return std::nullopt;
 }
 
-Operand symbol(const std::string& s) {
-  Operand o;
-  o.kind = Operand::Kind::Symbol;
-  o.symbol = s;
-  return o;
-}
 
 Operand number(double v) {
   Operand o;
@@ -139,12 +124,6 @@ Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args) {
   return op;
 }
 
-Arg arg(const std::string& name, Operand value) {
-  Arg a;
-  a.name = name;
-  a.value = std::move(value);
-  return a;
-}
 
 // The writer of tile operand `o` of `r` when it flows only there; null otherwise.
 const OpRef* producer(const Kernel& k, const Analysis& an, const OpRef& r, const Operand* o) {

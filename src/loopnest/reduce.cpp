@@ -18,30 +18,8 @@ namespace loopnest {
 
 namespace {
 
-const Operand* operand(const Op& op, const char* name) {
-  const Arg* a = op.arg(name);
-  return a ? &a->value : nullptr;
-}
 
-std::string symbol_of(const Op& op, const char* name) {
-  const Operand* o = operand(op, name);
-  return o && o->kind == Operand::Kind::Symbol ? o->symbol : "";
-}
 
-Operand symbol(const std::string& s) {
-  Operand o;
-  o.kind = Operand::Kind::Symbol;
-  o.symbol = s;
-  return o;
-}
-
-Arg arg(const std::string& name, Operand value, bool output = false) {
-  Arg a;
-  a.name = name;
-  a.value = std::move(value);
-  a.output = output;
-  return a;
-}
 
 // The data parameter of a reduction: nisa.tensor_reduce(data=...), nl.sum(x, ...).
 const char* data_param(const Op& r) { return r.api == "nisa.tensor_reduce" ? "data" : "x"; }

@@ -135,6 +135,31 @@ Node* find_in(std::vector<Node>& block, int id) {
 bool erase_node(Kernel& k, int id) { return erase_in(k.body, id); }
 Node* find_node(Kernel& k, int id) { return find_in(k.body, id); }
 
+const Operand* operand(const Op& op, const char* name) {
+  const Arg* a = op.arg(name);
+  return a ? &a->value : nullptr;
+}
+
+std::string symbol_of(const Op& op, const char* name) {
+  const Operand* o = operand(op, name);
+  return o && o->kind == Operand::Kind::Symbol ? o->symbol : "";
+}
+
+Operand symbol(const std::string& s) {
+  Operand o;
+  o.kind = Operand::Kind::Symbol;
+  o.symbol = s;
+  return o;
+}
+
+Arg arg(const std::string& name, Operand value, bool output) {
+  Arg a;
+  a.name = name;
+  a.value = std::move(value);
+  a.output = output;
+  return a;
+}
+
 void remove_dead_buffers(Kernel& k) {
   std::set<int> used;
   for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {

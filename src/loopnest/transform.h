@@ -63,6 +63,12 @@ std::string apply_site(const std::string& path, const std::string& text, const s
 // ---- helpers for transformations ----
 Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::string summary,
                std::map<std::string, std::string> params = {});
+// The operand `name` of `op` (null when it has none), its symbol ("" when it is not one).
+const Operand* operand(const Op& op, const char* name);
+std::string symbol_of(const Op& op, const char* name);
+// New operands and arguments of rewritten operations.
+Operand symbol(const std::string& s);
+Arg arg(const std::string& name, Operand value, bool output = false);
 // Removes the node with id `id` wherever it is; false when there is none.
 bool erase_node(Kernel& k, int id);
 Node* find_node(Kernel& k, int id);

@@ -45,9 +45,16 @@ class Dom(html.parser.HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.elements.append((tag, dict(attrs)))
+        if tag in ("script", "style"):
+            self.hidden = tag
+
+    def handle_endtag(self, tag):
+        if tag == getattr(self, "hidden", None):
+            self.hidden = None
 
     def handle_data(self, data):
-        self.text.append(data)
+        if not getattr(self, "hidden", None):  # the page's text, not its code or data
+            self.text.append(data)
 
     def attr_values(self, name):
         return [a[name] for _, a in self.elements if name in a]
@@ -99,6 +106,7 @@ def check_page(checks, chromium, profile, page, name, charts, sections=(), fragm
     body = dom.body()
     checks.expect(body.get("data-render") == "ok", f"{name}: rendered without error (data-render={body.get('data-render')})")
     checks.expect(not console, f"{name}: nothing on the console: {console[:3]}")
+    checks.expect("[object " not in " ".join(dom.text), f"{name}: no object printed as text ([object ...])")
     found = dom.attr_values("data-chart")
     for chart, least in charts.items():
         checks.expect(found.count(chart) >= least, f"{name}: at least {least} '{chart}' chart(s) (found {found.count(chart)})")
@@ -298,6 +306,8 @@ def main():
             for model in ("fake-planner", "fake-executor", "fake-summarizer", "fake-fixer"):
                 checks.expect(model in text, f"LLM run page: the models table names {model}")
             checks.expect("Spending by agent and model" in text, "LLM run page: summary.json's spending by agent and model")
+            checks.expect("failed kernels" in dom.attr_values("data-series-rug"),
+                          "LLM run page: the failed kernels are marked on the search-progress chart")
             data = page_data(page)
             task = data["tasks"][0]
             statuses = {s for r in task["failures"]["rounds"] for s in r["counts"]}

@@ -24,7 +24,7 @@ function renderBench(data, app) {
     legend([["simulated latency", "#2f6fb3"], ["peak latency", "#27ae60"]]),
     barChart({ groups: lat, series: [{ name: "latency (ms)", color: "#2f6fb3" }, { name: "peak latency (ms)", color: "#27ae60" }], yLabel: "ms" }),
     table(["task", "config", "status", "latency", "peak latency", "bound", "percent of peak", "worst rel. L2", "seconds"],
-      tasks.map((t) => [t.task, t.config || "", el("span", { class: `badge ${t.status}` }, t.status), ms(t.latency), ms(t.peak_latency), t.bound || "–",
+      tasks.map((t) => [t.task, t.config || "", el("span", { class: `badge ${t.status}` }, t.status), withBand(t.latency, t.latency_low, t.latency_high), ms(t.peak_latency), t.bound || "–",
         pct(t.percent_of_peak), t.rel_l2 !== undefined ? num(t.rel_l2, 6) : "–", num(t.seconds, 1)]), { numeric: [3, 4, 6, 7, 8] })));
   const failed = tasks.filter((t) => !t.correct);
   if (failed.length) main.append(card("Failures", "Diagnostics of the kernels that did not pass.",

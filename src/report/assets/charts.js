@@ -14,13 +14,13 @@ function el(tag, attrs, ...children) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "onclick" || k === "onchange") node[k] = v; else node.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
+  for (const c of children.flat(Infinity)) if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
   return node;
 }
 function sv(tag, attrs, ...children) {
   const node = document.createElementNS(SVGNS, tag);
   for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null) node.setAttribute(k, v);
-  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
+  for (const c of children.flat(Infinity)) if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
   return node;
 }
 const tip = (text) => sv("title", {}, text);
@@ -37,6 +37,12 @@ function num(v, digits = 3, fixed = false) {
 const ms = (v) => v ? num(v, 4, true) + " ms" : "–";
 const pct = (v) => (v === null || v === undefined) ? "–" : num(v, 1, true) + "%";
 const times = (v) => v ? num(v, 3, true) + "×" : "–";
+// A latency with the simulator's error band under it (trn/error_band.h), when there is one.
+const bandText = (lo, hi) => lo > 0 && hi > 0 ? `${num(lo, 4, true)}–${num(hi, 4, true)} ms` : "–";
+function withBand(v, lo, hi) {
+  if (!(lo > 0 && hi > 0)) return ms(v);
+  return el("span", { title: `simulator's error band: ${bandText(lo, hi)}` }, ms(v), el("br"), el("small", { class: "muted" }, `(${bandText(lo, hi)})`));
+}
 function bytes(v) {
   if (!v) return "0 B";
   const units = ["B", "KiB", "MiB", "GiB"]; let i = 0;
@@ -49,11 +55,13 @@ function geomean(values) {
 }
 
 function table(headers, rows, opts = {}) {
-  const numeric = opts.numeric || [];
+  // numeric: right-aligned columns; long: columns of long text (a lesson, a diagnostic) that may
+  // break anywhere, so that they rather than the short columns give up width.
+  const numeric = opts.numeric || [], long = opts.long || [];
   const head = el("tr", {}, headers.map((h, i) => el("th", { class: numeric.includes(i) ? "num" : null }, h)));
   const body = rows.map((r, ri) => {
     const tr = el("tr", { class: opts.onclick ? "clickable" : null },
-      r.map((c, i) => el("td", { class: numeric.includes(i) ? "num" : null }, c)));
+      r.map((c, i) => el("td", { class: numeric.includes(i) ? "num" : long.includes(i) ? "long" : null }, c)));
     if (opts.onclick) tr.onclick = () => opts.onclick(ri);
     return tr;
   });
@@ -78,9 +86,12 @@ function barChart({ groups, series, yLabel, width, height = 300, refLine, yMax }
   width = width || Math.max(380, Math.min(900, 110 + groups.length * Math.max(70, 24 * series.length + 30)));
   const m = { l: 58, r: 12, t: 14, b: 78 };
   const w = width - m.l - m.r, h = height - m.t - m.b;
-  const top = yMax || Math.max(1e-9, ...groups.flatMap((g) => g.values.filter((v) => v !== null)), refLine ? refLine.value : 0) * 1.08;
+  const top = yMax || Math.max(1e-9, ...groups.flatMap((g) => g.values.filter((v) => v !== null)), refLine ? refLine.value : 0);
+  // The axis ends on a labelled tick at or above the tallest bar (a 1.29x bar under an axis that
+  // stops at 1 reads as off the chart), with a little headroom for the reference line's label.
   const ticks = niceTicks(0, top);
-  const scale = Math.max(top, ticks[ticks.length - 1]);
+  if (ticks.length >= 2 && ticks[ticks.length - 1] < top) ticks.push(+(2 * ticks[ticks.length - 1] - ticks[ticks.length - 2]).toPrecision(12));
+  const scale = Math.max(top * 1.04, ticks[ticks.length - 1]);
   const Y = (v) => m.t + h - (v / scale) * h;
   const gw = w / Math.max(1, groups.length), bw = Math.min(28, (gw * 0.8) / series.length);
   const svg = sv("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, width, role: "img", "data-chart": "bars" });
@@ -111,7 +122,8 @@ function lineChart({ series, xLabel, yLabel, width = 900, height = 300, hlines =
   const m = { l: 64, r: 16, t: 14, b: 40 };
   const w = width - m.l - m.r, h = height - m.t - m.b;
   const all = series.flatMap((s) => s.points).filter((p) => p[1] !== null && p[1] !== undefined && (!logY || p[1] > 0));
-  const xs = all.map((p) => p[0]), ys = all.map((p) => p[1]).concat(hlines.map((l) => l.value).filter((v) => v > 0));
+  // x spans every point, also those without a y (a series with `rug` marks them on the x axis).
+  const xs = series.flatMap((s) => s.points).map((p) => p[0]).filter((x) => x !== null && x !== undefined), ys = all.map((p) => p[1]).concat(hlines.map((l) => l.value).filter((v) => v > 0));
   let x0 = Math.min(0, ...xs), x1 = Math.max(1, ...xs);
   let y0 = yZero ? 0 : Math.min(...ys), y1 = Math.max(...ys);
   if (!isFinite(y0)) { y0 = 0; y1 = 1; }
@@ -148,6 +160,16 @@ function lineChart({ series, xLabel, yLabel, width = 900, height = 300, hlines =
         else d += s.step ? `H${X(p[0])}V${Y(p[1])}` : `L${X(p[0])},${Y(p[1])}`;
       });
       svg.append(sv("path", { d, fill: "none", stroke: s.color, "stroke-width": s.width || 2, "stroke-dasharray": s.dash, "data-series": s.name }));
+    }
+    if (s.rug) {
+      // Points without a value (a kernel that failed has no latency): a small cross on the x axis.
+      const g = sv("g", { "data-series-rug": s.name });
+      for (const p of s.points.filter((q) => q[1] === null || q[1] === undefined)) {
+        const cx = X(p[0]), cy = m.t + h - 5;
+        g.append(sv("path", { d: `M${cx - 3},${cy - 3}L${cx + 3},${cy + 3}M${cx - 3},${cy + 3}L${cx + 3},${cy - 3}`, stroke: p[3] || s.color, "stroke-width": 1.5 },
+          p[2] ? tip(p[2]) : null));
+      }
+      svg.append(g);
     }
     if (s.dots) {
       const g = sv("g", { "data-series-dots": s.name });

@@ -43,11 +43,6 @@ function header(data) {
   return { top, kpis };
 }
 
-const bandText = (lo, hi) => lo > 0 && hi > 0 ? `${num(lo, 4, true)}–${num(hi, 4, true)} ms` : "–";
-function withBand(v, lo, hi) {
-  if (!(lo > 0 && hi > 0)) return ms(v);
-  return el("span", { title: `simulator's error band: ${bandText(lo, hi)}` }, ms(v), el("br"), el("small", { class: "muted" }, `(${bandText(lo, hi)})`));
-}
 function confidenceBadge(t) {
   if (!t.speedup_confidence) return "–";
   const why = t.speedup_confidence === "unconfirmed" ? "the best's error band overlaps the baseline's: the gain may not hold on a device"
@@ -113,6 +108,7 @@ function taskCurveCard(t, data, state, rerender) {
     const dots = curve.map(([n, id, status, lat]) => [n, lat, `#${n} kernel ${id}: ${status}${lat ? ", " + ms(lat) : ""}`, statusColor(status)]);
     chart = lineChart({ xLabel: "distinct kernels of the task evaluated, in order", yLabel: "latency (ms, log scale)", logY: true,
       series: [{ name: "evaluated kernels", color: "#999", line: false, dots: true, points: dots.filter((d) => d[1]) },
+        { name: "failed kernels", color: "#c0392b", line: false, rug: true, points: dots.filter((d) => !d[1]) },
         { name: "best so far", color: "#2f6fb3", step: true, points: curve.filter((c) => c[4] > 0).map((c) => [c[0], c[4]]) }],
       hlines: [{ value: t.baseline_latency_ms, label: "baseline", color: "#888" }, { value: t.peak_latency_ms, label: "peak bound", color: "#27ae60" }],
       vlines: resumes.map((r) => ({ value: r.task_evaluations + 0.5, label: `resumed after round ${r.round}` })) });
@@ -127,7 +123,7 @@ function taskCurveCard(t, data, state, rerender) {
     if (!first) chart = el("p", { class: "note" }, "No round completed yet.");
   }
   const statuses = [...new Set(curve.map((c) => c[2]))];
-  return card(`Search progress: ${t.task}`, "Every evaluated kernel (dots, coloured by status; only correct kernels have a latency) and the best latency so far (line). " +
+  return card(`Search progress: ${t.task}`, "Every evaluated kernel (dots, coloured by status; only correct kernels have a latency, a failed one is a cross on the x axis) and the best latency so far (line). " +
       "A kernel written again with the same text is evaluated once (the evaluation cache) and drawn once, so there can be fewer dots than the run's evaluations.",
     el("div", { class: "controls" }, "x axis:", toggle([["evaluations", "evaluations"], ["usd", "USD"], ["tokens", "tokens"]], axis, (v) => { state.taskAxis = v; rerender(); })),
     legend(statuses.map((s) => [`${s} (${curve.filter((c) => c[2] === s).length})`, statusColor(s)])), chart);
@@ -184,7 +180,7 @@ function lineageCard(t, data, state, rerender) {
   }
   return card(`Lineage: ${t.task}`, "The kernels that were in the beam, from the baseline (left) to the best kernel (blue path). " +
       "Each node says its speedup over the baseline and how many of the kernels written from it were faster. Click a node for its plan, code, diff and children.",
-    legend([["ok", statusColor("ok")], ["incorrect", statusColor("incorrect")], ["compile/runtime error", statusColor("runtime_error")], ["path to the best kernel", "#2f6fb3"]]),
+    legend([...["ok", "incorrect", "compile_error", "runtime_error"].map((s) => [s, statusColor(s)]), ["path to the best kernel", "#2f6fb3"]]),
     el("div", { style: "overflow-x:auto" }, svg), nodeDetail(byId.get(selected), lin, state, rerender));
 }
 
@@ -211,7 +207,7 @@ function nodeDetail(n, lin, state, rerender) {
     codeView(lin, n.id, n.parent, state, "nodeView", rerender),
     children.length ? el("div", {}, el("h3", {}, `${children.length} kernel(s) written from it`),
       table(["kernel", "round", "plan", "status", "latency", "vs parent", "in tree", "diagnostic"], childRows,
-        { numeric: [4, 5], onclick: (i) => { state.child = children[i].id; rerender(); } })) : null,
+        { numeric: [4, 5], long: [2, 7], onclick: (i) => { state.child = children[i].id; rerender(); } })) : null,
     child ? el("div", { class: "detail", "data-detail": child.id }, el("h3", {}, `Kernel ${child.id}: ${child.plan}`),
       codeView(lin, child.id, child.parent, state, "childView", rerender)) : null);
 }
@@ -258,7 +254,7 @@ function failuresCard(t) {
   return card(`Failures: ${t.task}`, "Evaluated kernels per round by status, and the most common failures by status" +
       (staged ? ", the stage where they happened" : "") + " and diagnostic (numbers folded into N).",
     legend(statuses.map((s) => [s, statusColor(s)])), chart,
-    f.top.length ? table(headers, topRows, { numeric: [headers.indexOf("kernels")] })
+    f.top.length ? table(headers, topRows, { numeric: [headers.indexOf("kernels")], long: [headers.indexOf("diagnostic")] })
       : el("p", { class: "note" }, "No failed kernel."));
 }
 
@@ -269,7 +265,7 @@ function memoryCard(data) {
     i.kind === "negative" && i.speedup ? times(1 / i.speedup) : times(i.speedup), i.plan || "", i.lesson || "", String(i.offered), String(i.reused), i.reused ? `${i.reused_improved}/${i.reused_kernels}` : "–", i.evicted ? "evicted" : ""]);
   return card("Optimization memory", `What the summarizer learned (${items.length} item(s) added in this run, newest first; capacity ${m.capacity}). ` +
       "Speedup: of the item's kernel over its parent (below 1×: a rewrite that made it slower, kept as a warning). Offered: plans made while the item was in memory. Reused: of those, plans with the item's plan title; improved: their kernels that beat their parent.",
-    items.length ? table(["task", "round", "kind", "speedup", "plan", "lesson", "offered", "reused", "improved", ""], rows, { numeric: [3, 6, 7, 8] })
+    items.length ? table(["task", "round", "kind", "speedup", "plan", "lesson", "offered", "reused", "improved", ""], rows, { numeric: [3, 6, 7, 8], long: [4, 5] })
       : el("p", { class: "note" }, "No memory item was added."));
 }
 

@@ -84,8 +84,11 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
       if (p.per_row.count(op)) continue;
       bool row = reads_use_row(*op);
       for (const Access* r : reads(*op)) row = row || varying.count(storage_of(k, r->tensor));
+      // Writing a tile that differs per row: one defined in the loop, or the row's block of a
+      // buffer declared up front (`acc[i0, ...] = 0.0` before a per-row `acc[i0, ...] += ...`).
       for (const Access* w : writes(*op))
-        if (varying.count(storage_of(k, w->tensor)) && defined_inside(storage_of(k, w->tensor))) row = true;
+        if (varying.count(storage_of(k, w->tensor)) && (defined_inside(storage_of(k, w->tensor)) || uses_loop(*w, l)))
+          row = true;
       // The declaration of a tile that differs per row is one per row too.
       if (is_declaration(*op) && op->dst && varying.count(storage_of(k, op->dst->tensor)) &&
           defined_inside(storage_of(k, op->dst->tensor)))

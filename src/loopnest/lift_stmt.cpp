@@ -322,6 +322,11 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
         std::vector<AValue> items = v.k == K::Tuple || v.k == K::List ? v.items : std::vector<AValue>{v};
         for (auto& x : items)
           if (x.k == K::Tile) k.outputs.push_back(x.access.tensor);
+        // `return kernel_(a, b)` in a wrapper: the statement is the helper's work (an inline node).
+        if (!pending_inline.empty()) {
+          out.push_back(ops_node(s, {}));
+          return;
+        }
       }
       out.push_back(std::move(n));
       return;

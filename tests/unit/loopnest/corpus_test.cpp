@@ -153,3 +153,22 @@ TEST(LoopNestCorpus, RegeneratedTaskKernelsHaveTheSameProfile) {
 }
 
 }  // namespace
+
+namespace {
+
+// A wrapper `kernel` returning an SPMD launch of the decorated kernel: the form holds the launched
+// kernel's work inside parallel loops over the program ids (the launch grid [2, 2]).
+TEST(LoopNestCorpus, AnSpmdLaunchLiftsAsLoopsOverTheProgramIds) {
+  for (const auto& k : all()) {
+    if (k.path != "tests/kernels/corpus/tut_tensor_add_spmd.py") continue;
+    std::string dump = loopnest::dump(loopnest::lift_source(k.path, k.text, k.args));
+    EXPECT_NE(dump.find("for program_id_0 in affine_range(2):"), std::string::npos) << dump;
+    EXPECT_NE(dump.find("for program_id_1 in affine_range(2):"), std::string::npos) << dump;
+    EXPECT_NE(dump.find("nl.add(x=a_tile, y=b_tile)"), std::string::npos) << dump;
+    EXPECT_NE(dump.find("a_input[128*program_id_0 + a0[128], 512*program_id_1 + a1[512]]"), std::string::npos) << dump;
+    return;
+  }
+  FAIL() << "tut_tensor_add_spmd.py is not in the corpus";
+}
+
+}  // namespace

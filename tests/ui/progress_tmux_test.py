@@ -7,7 +7,9 @@ a round runs, the panel shows the task's place, the round, a bar of the round's 
 running and failed counts, elapsed time and an estimate, best so far, spend and where the report
 is; it is redrawn in place (never two panels on screen, no line longer than the pane); when the
 run ends, one log line per round is left, the panel is gone, and the report's path is printed.
-The screens seen are saved to --artifacts/progress-screens.txt. Exit 77 (skipped) without tmux,
+With chromium installed, the report is also opened after round 1 (a
+running run that reloads itself) and at the end (the finished run). The screens seen are saved to
+--artifacts/progress-screens.txt. Exit 77 (skipped) without tmux,
 except under CI=true, where that fails.
 """
 import argparse
@@ -18,6 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_browser_test import Dom, browse, chromium_binary  # noqa: E402
 
 WIDTH, HEIGHT = 100, 30
 
@@ -54,6 +59,8 @@ def main():
             failures.append(what)
             print("FAIL:", what)
 
+    chromium = chromium_binary()
+    live_page = None  # the report as a person who opened it during the run sees it
     try:
         deadline = time.time() + 600
         while time.time() < deadline:
@@ -62,6 +69,8 @@ def main():
                 screens.append(screen)
             if "EXIT=" in screen:
                 break
+            if chromium and live_page is None and "round 1/3: planned" in screen:
+                live_page = Dom(browse(chromium, os.path.join(run_dir, "report.html"), os.path.join(tmp, "profile"))[0])
             time.sleep(0.1)
     finally:
         subprocess.run(base + ["kill-server"], capture_output=True, timeout=60)
@@ -95,6 +104,15 @@ def main():
            "the task's end says where the report is")
     expect(f"report: {run_dir}/report.html" in joined, "the final line names the report")
     expect(os.path.exists(os.path.join(run_dir, "report.html")), "the report exists")
+    if chromium:
+        # optimize --report: during the run the page says it is running and reloads itself; at the
+        # end it is the finished run's page, which no longer reloads.
+        expect(live_page is not None and "running" in live_page.attr_values("data-status"),
+               "the report opened after round 1 shows a running run")
+        expect(live_page is not None and "reloads itself" in " ".join(live_page.text), "the live report says it reloads itself")
+        done = Dom(browse(chromium, os.path.join(run_dir, "report.html"), os.path.join(tmp, "profile"))[0])
+        expect("finished" in done.attr_values("data-status"), "the report at the end shows the finished run")
+        expect("reloads itself" not in " ".join(done.text), "the finished report does not reload")
     shutil.rmtree(tmp, ignore_errors=True)
     print(f"{checks - len(failures)} passed, {len(failures)} failed ({len(screens)} screens seen)")
     return 1 if failures else 0

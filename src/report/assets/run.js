@@ -29,7 +29,8 @@ function header(data) {
   const peaks = tasks.map((t) => t.best_peak_percent).filter((v) => v > 0);
   const confident = data.tasks.filter((t) => t.speedup_confidence);
   const top = el("header", { class: "top" },
-    el("h1", {}, `accelopt run ${r.name} `, el("span", { class: `badge ${r.status}` }, r.status)),
+    // A run still going says so (its checkpoint summary calls itself "incomplete").
+    el("h1", {}, `accelopt run ${r.name} `, el("span", { class: `badge ${r.live ? "running" : r.status}`, "data-status": r.live ? "running" : r.status }, r.live ? "running" : r.status)),
     el("div", { class: "meta" }, el("span", {}, `started ${r.created_at}`), el("span", {}, `${num(r.elapsed_s, 0)} s`),
       el("span", {}, `${r.evaluations} evaluations`), el("span", {}, `${num(u.cost_usd || 0, 4)} USD`),
       el("span", {}, `${num(tokens(u), 0)} tokens`), el("span", {}, `report generated ${data.generated_at}`)));

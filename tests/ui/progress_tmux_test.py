@@ -22,7 +22,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report_browser_test import Dom, browse, chromium_binary  # noqa: E402
+from report_browser_test import Dom, browse, chromium_binary, missing_program  # noqa: E402
 
 WIDTH, HEIGHT = 100, 30
 
@@ -34,12 +34,7 @@ def main():
     args = ap.parse_args()
     tmux = shutil.which("tmux")
     if not tmux:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            print("FAIL: tmux is not installed, and under CI=true the terminal test must run "
-                  "(scripts/install-test-deps.sh installs it)")
-            return 1
-        print("SKIP: tmux is not installed (scripts/install-test-deps.sh installs it)")
-        return 77
+        return missing_program("tmux")
     os.makedirs(args.artifacts, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="accelopt-tmux-")
     run_dir = os.path.join(tmp, "run")

@@ -34,6 +34,17 @@ def chromium_binary():
     return None
 
 
+def missing_program(name):
+    """The exit code of a ui test whose program is not installed: skipped (77), except under
+    CI=true, where scripts/install-test-deps.sh must have installed it: failed (1)."""
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        print(f"FAIL: {name} is not installed, and under CI=true this test must run "
+              "(scripts/install-test-deps.sh installs it)")
+        return 1
+    print(f"SKIP: {name} is not installed (scripts/install-test-deps.sh installs it)")
+    return 77
+
+
 class Dom(html.parser.HTMLParser):
     """Collects the attributes of every element of a dumped DOM."""
 
@@ -240,12 +251,7 @@ def main():
     args = ap.parse_args()
     chromium = chromium_binary()
     if not chromium:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            print("FAIL: chromium is not installed, and under CI=true the browser test must run "
-                  "(scripts/install-test-deps.sh installs Debian's chromium)")
-            return 1
-        print("SKIP: chromium is not installed (scripts/install-test-deps.sh installs it)")
-        return 77
+        return missing_program("chromium")
     os.makedirs(args.artifacts, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="accelopt-browser-")
     profile = os.path.join(tmp, "chromium-profile")

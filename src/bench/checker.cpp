@@ -112,26 +112,22 @@ class Harness {
     return module;
   }
 
-  nki::Value function(const std::shared_ptr<nki::ModuleObj>& m, const std::string& path,
-                      std::initializer_list<const char*> names, Side side) {
-    for (const char* name : names) {
-      auto it = m->attrs.find(name);
-      if (it != m->attrs.end()) return it->second;
-    }
-    std::string what = side == Side::Kernel ? "kernel file defines no function 'kernel' (or 'optimized_kernel')"
-                                            : fmt::format("reference defines no function '{}'", *names.begin());
-    throw Stop{side == Side::Kernel ? Outcome::CompileError : Outcome::InternalError,
-               fmt::format("{}: error: {}", path, what)};
+  nki::Value function(const std::shared_ptr<nki::ModuleObj>& m, const std::string& path, const char* name) {
+    auto it = m->attrs.find(name);
+    if (it != m->attrs.end()) return it->second;
+    throw Stop{Outcome::InternalError, fmt::format("{}: error: reference defines no function '{}'", path, name)};
   }
 
   void load_modules() {
     auto ref = load(req_.reference_path, req_.reference_text, Side::Reference);
-    get_inputs_ = function(ref, req_.reference_path, {"get_inputs"}, Side::Reference);
-    forward_ = function(ref, req_.reference_path, {"forward"}, Side::Reference);
-    to_nki_ = function(ref, req_.reference_path, {"transform_to_nki_inputs"}, Side::Reference);
-    from_nki_ = function(ref, req_.reference_path, {"transform_nki_outputs"}, Side::Reference);
+    get_inputs_ = function(ref, req_.reference_path, "get_inputs");
+    forward_ = function(ref, req_.reference_path, "forward");
+    to_nki_ = function(ref, req_.reference_path, "transform_to_nki_inputs");
+    from_nki_ = function(ref, req_.reference_path, "transform_nki_outputs");
     kernel_module_ = load(req_.kernel_path, req_.kernel_text, Side::Kernel);
-    function(kernel_module_, req_.kernel_path, {"kernel", "optimized_kernel"}, Side::Kernel);
+    if (find_entry_function(*kernel_module_, req_.entry).is_none())
+      throw Stop{Outcome::CompileError,
+                 fmt::format("{}: error: {}", req_.kernel_path, missing_entry_message(req_.entry))};
     ref_hash_ = content_hash(req_.reference_text);
   }
 
@@ -175,7 +171,7 @@ class Harness {
     std::vector<nki::Value> arg_list = items_of(args);
     result.shape_only_args.clear();
     for (const auto& a : arg_list) result.shape_only_args.push_back(shape_only(a));
-    nki::Value raw = guarded(Side::Kernel, "the kernel", [&] { return run_kernel_numerics(*in_, *kernel_module_, arg_list); });
+    nki::Value raw = guarded(Side::Kernel, "the kernel", [&] { return run_kernel_numerics(*in_, *kernel_module_, arg_list, req_.entry); });
     // transform_nki_outputs zips kernel and reference outputs, which would hide a count mismatch.
     size_t raw_count = items_of(raw).size(), ref_count = items_of(expected).size();
     if (raw_count != ref_count)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench/compare.h"
+#include "bench/kernel_exec.h"
 #include "bench/outcome.h"
 #include "nki/value.h"
 
@@ -31,6 +32,7 @@ struct CheckRequest {
   double tolerance = 2e-5;
   std::string cache_dir;                       // reference-output cache ("" = none)
   CheckLimits limits;
+  KernelEntry entry;                           // which function runs (default: kernel)
 };
 
 struct SeedCheck {

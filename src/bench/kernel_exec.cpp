@@ -1,5 +1,7 @@
 #include "bench/kernel_exec.h"
 
+#include <fmt/core.h>
+
 #include "nki/lib/array_value.h"
 #include "nki/interpreter.h"
 #include "nki/lib/kernel_runner.h"
@@ -15,9 +17,10 @@ void install_modules(nki::Interpreter& in) {
 }
 
 nki::Value run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_module,
-                               const std::vector<nki::Value>& args) {
+                               const std::vector<nki::Value>& args, const KernelEntry& entry) {
   nki::lib::KernelRunOptions options;
   options.numerics = true;
+  options.entry = entry.function;
   nki::lib::KernelRunResult result = nki::lib::run_kernel(in, kernel_module, args, options);
   std::vector<nki::Value> outputs;
   for (auto& array : result.outputs) outputs.push_back(nki::lib::make_array(std::move(array)));
@@ -26,11 +29,26 @@ nki::Value run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_modu
 }
 
 void run_kernel_traced(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
-                       trn::TraceSink& sink) {
+                       trn::TraceSink& sink, const KernelEntry& entry) {
   nki::lib::KernelRunOptions options;
   options.numerics = false;
+  options.entry = entry.function;
   options.sink = &sink;
   nki::lib::run_kernel(in, kernel_module, args, options);
+}
+
+nki::Value find_entry_function(const nki::ModuleObj& kernel_module, const KernelEntry& entry) {
+  std::vector<std::string> names;
+  if (entry.function.empty()) names = {"kernel", "optimized_kernel"};
+  else names = {entry.function};
+  for (const auto& name : names)
+    if (auto it = kernel_module.attrs.find(name); it != kernel_module.attrs.end()) return it->second;
+  return {};
+}
+
+std::string missing_entry_message(const KernelEntry& entry) {
+  if (entry.function.empty()) return "kernel file defines no function 'kernel' (or 'optimized_kernel')";
+  return fmt::format("kernel file defines no function '{}'", entry.function);
 }
 
 }  // namespace bench

@@ -2,6 +2,7 @@
 // outputs back as a numpy value, and trace-only into a sink.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "nki/value.h"
@@ -13,16 +14,30 @@ class Interpreter;
 
 namespace bench {
 
+// Which function of the kernel file runs; the default is the NKIBench protocol: `kernel` (or
+// `optimized_kernel`). A published file holds several versions under their authors' names.
+struct KernelEntry {
+  std::string function;  // "" = kernel / optimized_kernel
+};
+
 // Installs numpy, math and the nki modules into a fresh interpreter.
 void install_modules(nki::Interpreter& in);
 
-// Runs the module's `kernel` (or `optimized_kernel`) on `args` with numerics on; returns the
-// outputs as numpy arrays (a tuple when the kernel returned one). Throws nki::NkiError.
-nki::Value run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args);
+// Runs the module's `kernel` (or `optimized_kernel`, or entry.function) on `args` with numerics
+// on; returns the outputs as numpy arrays (a tuple when the kernel returned one or has more than
+// one). Throws nki::NkiError.
+nki::Value run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
+                               const KernelEntry& entry = {});
 
 // Runs it without numerics (array arguments may be shape-only), sending the instruction trace
 // to `sink`; sink.finish() has been called when this returns. Throws nki::NkiError.
 void run_kernel_traced(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
-                       trn::TraceSink& sink);
+                       trn::TraceSink& sink, const KernelEntry& entry = {});
+
+// The entry's function in a loaded kernel module, or none.
+nki::Value find_entry_function(const nki::ModuleObj& kernel_module, const KernelEntry& entry);
+
+// "kernel file defines no function 'NAME'" (or the default names), for diagnostics.
+std::string missing_entry_message(const KernelEntry& entry);
 
 }  // namespace bench

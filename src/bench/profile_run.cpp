@@ -56,14 +56,12 @@ TraceRun trace_kernel(const TraceRequest& request, trn::TraceSink& sink) {
   try {
     auto in = make_interpreter(request.limits);
     auto module = in->load_module(source(request.kernel_path, request.kernel_text));
-    nki::Value kernel = find_function(*module, {"kernel", "optimized_kernel"});
-    if (kernel.is_none()) {
+    if (find_entry_function(*module, request.entry).is_none()) {
       run.outcome = Outcome::CompileError;
-      run.diagnostics.push_back(fmt::format("{}: error: kernel file defines no function 'kernel' (or 'optimized_kernel')",
-                                            request.kernel_path));
+      run.diagnostics.push_back(fmt::format("{}: error: {}", request.kernel_path, missing_entry_message(request.entry)));
       return run;
     }
-    run_kernel_traced(*in, *module, request.args, sink);
+    run_kernel_traced(*in, *module, request.args, sink, request.entry);
     run.outcome = Outcome::Ok;
   } catch (const nki::NkiError& e) {
     run.outcome = outcome_of(e, Side::Kernel);

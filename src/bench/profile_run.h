@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/checker.h"
+#include "bench/kernel_exec.h"
 #include "lower/options.h"
 #include "nki/value.h"
 #include "trn/arch_config.h"
@@ -19,6 +20,7 @@ struct TraceRequest {
   std::string kernel_path, kernel_text;
   std::vector<nki::Value> args;  // kernel arguments; arrays shape-only
   CheckLimits limits;
+  KernelEntry entry;             // which function runs (default: kernel)
 };
 
 struct TraceRun {

@@ -12,7 +12,12 @@ namespace nki::lib {
 
 namespace {
 
-Value kernel_function(ModuleObj& module) {
+Value kernel_function(ModuleObj& module, const std::string& entry) {
+  if (!entry.empty()) {
+    auto it = module.attrs.find(entry);
+    if (it != module.attrs.end()) return it->second;
+    throw NkiError(ErrorKind::Name, fmt::format("the kernel file defines no function named '{}'", entry));
+  }
   for (const char* name : {"kernel", "optimized_kernel"}) {
     auto it = module.attrs.find(name);
     if (it != module.attrs.end()) return it->second;
@@ -50,7 +55,7 @@ tensor::Array output_array(const Value& v) {
 
 KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std::vector<Value>& inputs,
                            const KernelRunOptions& options) {
-  Value fn = kernel_function(kernel_module);
+  Value fn = kernel_function(kernel_module, options.entry);
   KernelContext ctx;
   ctx.numerics = options.numerics;
   ctx.sink = options.sink;

@@ -21,6 +21,8 @@ struct KernelRunOptions {
   bool numerics = true;            // false: trace-only mode (shape-only arrays, no arithmetic)
   trn::TraceSink* sink = nullptr;  // receives every record in program order; finish() is called at the end
   std::string arch = "trn1";
+  // The function to run; empty: `kernel`, else `optimized_kernel` (the NKIBench protocol).
+  std::string entry;
 };
 
 struct KernelRunResult {
@@ -32,8 +34,9 @@ struct KernelRunResult {
   uint64_t instructions = 0;           // instruction records (also counted when no sink is given)
 };
 
-// Finds `kernel` (or `optimized_kernel`) in the loaded kernel module, turns ndarray inputs into
-// HBM tensors (Python scalars pass through), runs it, returns the returned HBM tensors as arrays.
+// Finds `kernel` (or `optimized_kernel`, or options.entry) in the loaded kernel module, turns
+// ndarray inputs into HBM tensors (Python scalars pass through), runs it, returns the returned HBM
+// tensors as arrays (for a kernel that returns nothing, the arguments it wrote).
 // Errors are NkiError (Name when no kernel function exists, Rule/Type/Value/Index/Limit from the
 // kernel, located by the interpreter).
 KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std::vector<Value>& inputs,

@@ -25,6 +25,8 @@ void for_each_count(Profile& p, Fn fn) {
 template <typename Fn>
 void for_each_ratio(Profile& p, Fn fn) {
   fn("latency", p.latency);
+  fn("latency_low", p.latency_low);
+  fn("latency_high", p.latency_high);
   fn("peak_flops_bandwidth_ratio", p.peak_flops_bandwidth_ratio);
   fn("mm_arithmetic_intensity", p.mm_arithmetic_intensity);
   fn("hfu_estimated_percent", p.hfu_estimated_percent);
@@ -49,6 +51,7 @@ nlohmann::json to_json(const Profile& profile) {
   j["engine_busy_ms"] = p.engine_busy_ms;
   j["instructions"] = p.instructions;
   j["arch"] = p.arch;
+  if (!p.bound_class.empty()) j["bound_class"] = p.bound_class;
   return j;
 }
 
@@ -84,6 +87,10 @@ Profile profile_from_json(const nlohmann::json& j) {
   if (auto it = j.find("arch"); it != j.end() && !it->is_null()) {
     if (!it->is_string()) wrong_type("arch", "a string");
     p.arch = it->get<std::string>();
+  }
+  if (auto it = j.find("bound_class"); it != j.end() && !it->is_null()) {
+    if (!it->is_string()) wrong_type("bound_class", "a string");
+    p.bound_class = it->get<std::string>();
   }
   return p;
 }

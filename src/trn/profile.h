@@ -28,6 +28,11 @@ struct Profile {
   double vector_engine_active_time_percent = 0;
   double gpsimd_engine_active_time_percent = 0;
   double dma_active_time_percent = 0;
+  // The model's uncertainty (trn/error_band.h): the range the device's latency fell in, relative
+  // to the simulated one, on the fidelity suite's kernels of this bound class. 0 when unknown
+  // (e.g. a real profiler's profile).
+  double latency_low = 0, latency_high = 0;  // ms
+  std::string bound_class;                   // "pe", "act", "dve", "pool", "dma" or "latency"
   // Extras beyond the summary: busy time per engine/queue in ms ("pe", "act", "dve", "pool", "dma").
   std::map<std::string, double> engine_busy_ms;
   uint64_t instructions = 0;

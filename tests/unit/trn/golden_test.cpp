@@ -60,6 +60,9 @@ TEST(TrnGolden, EveryTraceMatchesItsProfile) {
     fs::path expected_path = entry.path();
     expected_path.replace_extension(".profile");
     nlohmann::json actual = trn::to_json(run_trace(entry.path()));
+    // The error band comes from fidelity/band.json, which the suite regenerates; it is tested in
+    // error_band_test.cpp, not pinned here.
+    for (const char* band_field : {"latency_low", "latency_high", "bound_class"}) actual.erase(band_field);
     if (update) {
       std::ofstream(expected_path) << actual.dump(1) << "\n";
     }

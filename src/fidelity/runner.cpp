@@ -1,0 +1,145 @@
+#include "fidelity/runner.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/core.h>
+
+#include "bench/checker.h"
+#include "bench/loader.h"
+#include "bench/profile_run.h"
+#include "nki/lib/array_value.h"
+#include "tensor/dtype.h"
+#include "trn/arch_config.h"
+
+namespace fidelity {
+namespace {
+
+double busy_us(const trn::Profile& p, const char* engine) {
+  auto it = p.engine_busy_ms.find(engine);
+  return it == p.engine_busy_ms.end() ? 0.0 : it->second * 1e3;
+}
+
+// The reference's kernel arguments at the measured shape, shape-only, with floating arrays in the
+// entry's dtype (numpy has no bfloat16, so a BF16 measurement's reference produces float32 and the
+// profile casts; the check runs in the reference's own dtype).
+std::vector<nki::Value> profile_args(const Entry& e, const std::string& reference_text) {
+  std::vector<nki::Value> args = bench::reference_kernel_args(e.reference_path, reference_text, {});
+  if (e.dtype.empty()) return args;
+  auto dtype = tensor::parse_dtype(e.dtype);
+  if (!dtype) throw std::runtime_error(fmt::format("{}: unknown dtype '{}'", e.id(), e.dtype));
+  for (auto& a : args)
+    if (auto* arr = a.as<nki::lib::NdArrayObj>(); arr && !arr->is_scalar && tensor::is_float(arr->array.dtype()))
+      a = nki::lib::make_array(tensor::Array::shape_only(arr->array.shape(), *dtype));
+  return args;
+}
+
+void run_check(const Entry& e, const std::string& kernel_text, const std::string& reference_text,
+               const RunOptions& options, EntryResult& r) {
+  if (!options.check) {
+    r.check_note = "not requested";
+    return;
+  }
+  if (e.check == CheckMode::Slow && !options.check_slow) {
+    r.check_note = "slow (--check-slow)";
+    return;
+  }
+  bench::CheckRequest req;
+  req.kernel_path = e.kernel_path;
+  req.kernel_text = kernel_text;
+  req.entry = e.entry;
+  req.reference_path = e.reference_path;
+  req.reference_text = reference_with_params(reference_text, e.check_params);
+  req.seeds = {0};
+  req.tolerance = e.tolerance;
+  bench::CheckResult check = bench::check_kernel(req);
+  r.check = check.outcome == bench::Outcome::Ok ? CheckState::Passed : CheckState::Failed;
+  r.check_note = bench::to_string(check.outcome);
+  for (auto& d : check.diagnostics) r.diagnostics.push_back("check: " + d);
+}
+
+}  // namespace
+
+std::string reference_with_params(const std::string& text, const std::map<std::string, std::string>& params) {
+  if (params.empty()) return text;
+  std::string out = text;
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  out += "\n# accelopt fidelity: this entry's parameters\n";
+  for (const auto& [name, value] : params) out += fmt::format("{} = {}\n", name, value);
+  return out;
+}
+
+double simulated_quantity_us(const Entry& e, const trn::Profile& p) {
+  double us = 0;
+  switch (e.metric) {
+    case Metric::Bench:
+    case Metric::P50:
+    case Metric::P99:
+      us = p.latency * 1e3 + trn::arch_config(e.gen).ncl_launch_offset_us;
+      break;
+    case Metric::ProfileTotal:
+    case Metric::Profile:
+    case Metric::II:
+      us = p.latency * 1e3;
+      break;
+    case Metric::TeActive:
+      us = busy_us(p, "pe");
+      break;
+    case Metric::ActActive:
+      us = busy_us(p, "act");
+      break;
+    case Metric::DmaActive:
+      us = busy_us(p, "dma");
+      break;
+    case Metric::None:
+      return 0;
+  }
+  return us / e.per;
+}
+
+EntryResult run_entry(const Entry& e, const RunOptions& options) {
+  EntryResult r;
+  r.entry = &e;
+  r.measured_us = e.measured_us();
+  std::string kernel_text, reference_text;
+  try {
+    kernel_text = bench::read_file(e.kernel_path);
+    reference_text = bench::read_file(e.reference_path);
+  } catch (const std::exception& err) {
+    r.profile_outcome = bench::Outcome::InternalError;
+    r.diagnostics.push_back(err.what());
+    return r;
+  }
+  run_check(e, kernel_text, reference_text, options, r);
+
+  bench::TraceRequest req;
+  req.kernel_path = e.kernel_path;
+  req.kernel_text = kernel_text;
+  req.entry = e.entry;
+  try {
+    req.args = profile_args(e, reference_with_params(reference_text, e.params));
+  } catch (const std::exception& err) {
+    r.profile_outcome = bench::Outcome::InternalError;
+    r.diagnostics.push_back(fmt::format("profile: {}", err.what()));
+    return r;
+  }
+  std::string timeline;
+  if (!options.timeline_dir.empty()) {
+    std::string file = e.id();
+    for (char& c : file)
+      if (c == '/') c = '.';
+    timeline = (std::filesystem::path(options.timeline_dir) / (file + ".json")).string();
+  }
+  auto start = std::chrono::steady_clock::now();
+  bench::ProfileRun run = bench::profile_kernel(req, e.gen, timeline);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.profile_outcome = run.outcome;
+  for (auto& d : run.diagnostics) r.diagnostics.push_back("profile: " + d);
+  if (run.profile) {
+    r.profile = std::move(run.profile);
+    r.simulated_us = simulated_quantity_us(e, *r.profile);
+  }
+  return r;
+}
+
+}  // namespace fidelity

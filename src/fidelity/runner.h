@@ -1,0 +1,50 @@
+// Runs one fidelity entry: the numerics check at the entry's check shape (the reference's module
+// constants overridden by check_params), then the trace-only profile at the measured shape through
+// the same path a real profile takes (bench::profile_kernel: interpreter -> trace -> simulator),
+// and the simulated quantity that the entry's metric is compared with.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/outcome.h"
+#include "fidelity/manifest.h"
+#include "trn/profile.h"
+
+namespace fidelity {
+
+struct RunOptions {
+  bool check = true;         // run the numerics check
+  bool check_slow = false;   // also the checks marked `check: slow`
+  std::string timeline_dir;  // write a Chrome trace per entry here ("" = none)
+};
+
+enum class CheckState { Passed, Failed, Skipped };
+
+struct EntryResult {
+  const Entry* entry = nullptr;
+  CheckState check = CheckState::Skipped;
+  std::string check_note;               // why it was skipped, or the check's outcome
+  bench::Outcome profile_outcome = bench::Outcome::InternalError;
+  std::optional<trn::Profile> profile;  // the simulated profile at the measured shape
+  std::vector<std::string> diagnostics; // of the failing step(s), rendered
+  double measured_us = 0;               // the entry's measurement as a time
+  double simulated_us = 0;              // the simulated counterpart (NCL metrics: + launch offset)
+  double seconds = 0;                   // wall time of the trace-only profile
+
+  bool runs() const { return profile.has_value() && check != CheckState::Failed; }
+  bool compared() const { return runs() && entry->metric != Metric::None && simulated_us > 0; }
+  double ratio() const { return simulated_us / measured_us; }  // compared() entries only
+};
+
+// The reference text with `params` appended as module-level assignments (they override the
+// file's constants, which get_inputs/forward read at call time).
+std::string reference_with_params(const std::string& text, const std::map<std::string, std::string>& params);
+
+// The simulated quantity an entry's metric is compared with, in microseconds.
+double simulated_quantity_us(const Entry& entry, const trn::Profile& profile);
+
+EntryResult run_entry(const Entry& entry, const RunOptions& options);
+
+}  // namespace fidelity

@@ -13,6 +13,11 @@ std::string format_profile(const std::optional<trn::Profile>& profile, double pe
   // prompt gives them as percentages, and says so.
   std::string out = "(fields ending in _percent are percentages, 0 to 100)\n";
   out += fmt::format("- latency: {}\n", format_latency(p.latency));
+  // The simulator's error band for this kind of kernel (trn/error_band.h): a gain smaller than
+  // the band may not hold on a device.
+  if (p.latency_high > 0)
+    out += fmt::format("- latency on a device, error band of the simulator for {}-bound kernels: {} to {}\n",
+                       p.bound_class, format_latency(p.latency_low), format_latency(p.latency_high));
   if (peak_latency_ms > 0 && p.latency > 0)
     out += fmt::format("- percent of peak: {:.1f}%\n", 100.0 * peak_latency_ms / p.latency);
   out += fmt::format("- hbm_read_bytes: {}\n- hbm_write_bytes: {}\n", p.hbm_read_bytes, p.hbm_write_bytes);

@@ -20,6 +20,9 @@ struct EvalOptions {
 void print_profile(const trn::Profile& p) {
   fmt::print("profile ({}):\n", p.arch);
   fmt::print("  latency            {:.4f} ms\n", p.latency);
+  if (p.latency_high > 0)
+    fmt::print("  error band         {:.4f} - {:.4f} ms ({}-bound; docs/simulator.md)\n", p.latency_low,
+               p.latency_high, p.bound_class);
   fmt::print("  hbm read/write     {} / {} bytes\n", p.hbm_read_bytes, p.hbm_write_bytes);
   fmt::print("  spill save/reload  {} / {} bytes\n", p.spill_save_bytes, p.spill_reload_bytes);
   fmt::print("  hardware flops     {} (transpose {})\n", p.hardware_flops, p.transpose_flops);

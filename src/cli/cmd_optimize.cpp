@@ -23,6 +23,7 @@
 #include "eval/interrupt.h"
 #include "llm/config.h"
 #include "report/live_report.h"
+#include "search/confirm.h"
 #include "search/console_progress.h"
 #include "search/kernel_evaluator.h"
 #include "search/optimizer.h"
@@ -171,6 +172,17 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   env.recheck_best = true;  // every reported best passes the five-seed check from a fresh worker
   eval::InterruptGuard interrupts;
   state = search::Optimizer(env, &journal).run(tasks, std::move(state));
+  if (!o.confirm_with_profiler.empty() && !eval::interrupt_requested()) {
+    // The final baselines and bests, once more through the command profiler (docs/evaluation.md).
+    eval::ExecutorConfig confirm = exec;
+    confirm.profiler = "command";
+    confirm.profiler_command = o.confirm_with_profiler;
+    confirm.run_dir = (fs::path(run_dir) / "eval-profiler").string();
+    auto confirm_executor = eval::make_executor(confirm);
+    search::CachedEvaluator confirm_evaluator(*confirm_executor, nullptr);
+    progress.on_message(fmt::format("re-profiling the baselines and bests with {}", o.confirm_with_profiler));
+    search::confirm_with_profiler(confirm_evaluator, tasks, state);
+  }
 
   search::write_run_outputs(run_dir, state, run_name);
   save_memory_out(o, state);
@@ -236,6 +248,9 @@ cli::RunFn setup(CLI::App& sub) {
   sub.add_flag("--no-cache", o->no_cache, "compute the reference outputs for every check");
   sub.add_flag("--no-progress", o->no_progress, "log lines instead of the live display");
   sub.add_flag("--report", o->report, "keep RUN_DIR/report.html current during the run (the page reloads itself)");
+  sub.add_option("--confirm-with-profiler", o->confirm_with_profiler,
+                 "after the search, profile each task's baseline and best with this command profiler "
+                 "(docs/evaluation.md) and report both the simulated and the measured numbers");
   eval::add_executor_options(sub, o->executor);
   return [o, &sub] { return run_optimize(*o, sub); };
 }

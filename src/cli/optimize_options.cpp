@@ -26,6 +26,7 @@ nlohmann::json to_json(const OptimizeOptions& o) {
       {"prompts", o.prompts},
       {"seed", o.seed},
       {"check_seeds", o.check_seeds},
+      {"confirm_with_profiler", o.confirm_with_profiler},
       {"params",
        {{"B", p.beam}, {"N", p.plans}, {"K", p.kernels}, {"T", p.rounds}, {"topk", p.topk}, {"expn", p.expn},
         {"t_pos", p.t_pos}, {"t_neg", p.t_neg}, {"fixer_attempts", p.fixer_attempts}, {"parallel", p.parallelism}}},
@@ -54,6 +55,7 @@ void restore(OptimizeOptions& o, const nlohmann::json& j, const CLI::App& given)
   o.prompts = j.value("prompts", "");
   o.seed = j.value("seed", uint64_t{0});
   o.check_seeds = j.value("check_seeds", "");
+  if (!given.count("--confirm-with-profiler")) o.confirm_with_profiler = j.value("confirm_with_profiler", "");
   if (o.replay.empty()) o.replay = j.value("replay", "");
   const auto& p = j.at("params");
   o.params = {p.at("B"), p.at("N"), p.at("K"), p.at("T"), p.at("topk"), p.at("expn"), p.at("t_pos"), p.at("t_neg"),

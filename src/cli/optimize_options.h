@@ -27,6 +27,7 @@ struct OptimizeOptions {
   uint64_t seed = 0;
   bool no_progress = false;
   bool report = false;  // --report: keep RUN_DIR/report.html current during the run (docs/report.md)
+  std::string confirm_with_profiler;  // command profiler for the final baselines and bests ("" = none)
 };
 
 nlohmann::json to_json(const OptimizeOptions& o);

@@ -174,8 +174,10 @@ void ConsoleProgress::on_task_end(const TaskResult& result) {
   std::lock_guard lock(mutex_);
   current_.reset();
   if (!result.error.empty()) return;  // already reported by on_message
-  log(fmt::format("[{}] {}: done after {} rounds, {:.4f} ms -> {:.4f} ms ({:.3f}x){}", run_, task_place(result.task),
+  std::string confidence = result.speedup_confidence();
+  log(fmt::format("[{}] {}: done after {} rounds, {:.4f} ms -> {:.4f} ms ({:.3f}x{}){}", run_, task_place(result.task),
                   result.rounds_done, result.baseline_latency_ms, result.best_latency_ms, result.speedup(),
+                  confidence == "unconfirmed" ? ", unconfirmed: inside the simulator's error band" : "",
                   plan_.report.empty() ? "" : "; report: " + plan_.report));
 }
 

@@ -15,11 +15,18 @@ bool is_finished(const RunState& state, const std::string& task) {
   return std::any_of(state.finished.begin(), state.finished.end(), [&](const auto& r) { return r.task == task; });
 }
 
+// The error band of a simulated profile (trn/error_band.h); zeros when there is none.
+void note_band(double& low, double& high, const std::optional<trn::Profile>& profile) {
+  low = profile ? profile->latency_low : 0;
+  high = profile ? profile->latency_high : 0;
+}
+
 void note_best(TaskResult& result, const std::vector<agents::Candidate>& beam) {
   if (beam.empty()) return;
   result.best_latency_ms = beam.front().latency_ms;
   result.best_id = beam.front().id;
   result.best_code = beam.front().kernel_text;
+  note_band(result.best_latency_low, result.best_latency_high, beam.front().profile);
 }
 
 // Adds the beam's kernels that are new to the history (without profiles: only text and latency
@@ -93,6 +100,7 @@ bool Optimizer::start_task(const TaskSpec& task, RunState& state) {
     return false;
   }
   result.baseline_latency_ms = base->latency_ms;
+  note_band(result.baseline_latency_low, result.baseline_latency_high, base->profile);
   note_best(result, {*base});
   if (env_.observer) env_.observer->on_task_start(task.info.name, *base, task.info.peak_latency_ms);
   state.current = TaskProgress{std::move(result), {*base}, {}};
@@ -173,6 +181,8 @@ void Optimizer::recheck(const TaskSpec& task, RunState& state) {
   result.recheck_note = out.note;
   result.recheck_rounds = result.rounds_done;
   if (out.reported) {
+    // The band stays the searched best's when it is still the one reported.
+    if (out.reported->id != result.best_id) note_band(result.best_latency_low, result.best_latency_high, out.reported->profile);
     result.best_latency_ms = out.reported->latency_ms;
     result.best_id = out.reported->id;
     result.best_code = out.reported->kernel_text;
@@ -180,6 +190,7 @@ void Optimizer::recheck(const TaskSpec& task, RunState& state) {
     result.best_latency_ms = 0;
     result.best_id.clear();
     result.best_code.clear();
+    note_band(result.best_latency_low, result.best_latency_high, std::nullopt);
   }
   if (env_.observer && out.status != "passed") {
     std::string what = out.reported ? fmt::format("reporting {} ({:.4f} ms) instead", out.reported->id, out.reported->latency_ms)

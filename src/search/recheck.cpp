@@ -40,6 +40,8 @@ RecheckOutcome recheck_best(KernelEvaluator& evaluator, const TaskSpec& task, st
     if (e.correct && e.status == eval::Status::Ok && e.latency_ms() > 0) {
       out.status = seen.size() == 1 ? "passed" : "fallback";
       out.reported = candidate;
+      // The re-check's profile when the candidate kept none (history entries): its error band.
+      if (!out.reported->profile) out.reported->profile = e.profile;
       return out;
     }
     std::string why = e.diagnostics.empty() ? "" : ": " + e.diagnostics.front().substr(0, e.diagnostics.front().find('\n'));

@@ -54,6 +54,20 @@ std::string spending_table(const nlohmann::json& usage) {
   return out;
 }
 
+// optimize --confirm-with-profiler: the simulated and the profiler's numbers side by side.
+std::string profiler_line(const nlohmann::json& t) {
+  double base = t.value("profiler_baseline_latency_ms", 0.0), best = t.value("profiler_best_latency_ms", 0.0);
+  std::string note = t.value("profiler_note", "");
+  if (base <= 0 && best <= 0 && note.empty()) return "";
+  std::string line = fmt::format("{}: profiler: baseline {} ms (simulated {}), best {} ms (simulated {})",
+                                 t.value("task", "?"), latency(base), latency(t.value("baseline_latency_ms", 0.0)),
+                                 latency(best), latency(t.value("best_latency_ms", 0.0)));
+  if (base > 0 && best > 0)
+    line += fmt::format(", speedup {:.3f}x on the profiler vs {:.3f}x simulated", base / best, t.value("speedup", 0.0));
+  if (!note.empty()) line += "; " + note.substr(0, note.find('\n'));
+  return line + "\n";
+}
+
 }  // namespace
 
 void write_file_atomic(const std::string& path, const std::string& text) {
@@ -107,8 +121,8 @@ std::string format_summary(const nlohmann::json& summary) {
   std::string message = summary.value("stop_message", "");
   if (!message.empty()) out += fmt::format(" ({})", message);
   out += "\n";
-  out += fmt::format("{:<28} {:>12} {:>12} {:>8} {:>9} {:>9} {:>7} {:>10} {:>9}\n", "task", "baseline ms", "best ms",
-                     "speedup", "peak bef", "peak aft", "rounds", "cost USD", "rechecked");
+  out += fmt::format("{:<28} {:>12} {:>12} {:>8} {:>11} {:>9} {:>9} {:>7} {:>10} {:>9}\n", "task", "baseline ms",
+                     "best ms", "speedup", "sim band", "peak bef", "peak aft", "rounds", "cost USD", "rechecked");
   std::string notes;
   for (const auto& t : summary.value("tasks", nlohmann::json::array())) {
     std::string error = t.value("error", "");
@@ -116,12 +130,22 @@ std::string format_summary(const nlohmann::json& summary) {
       out += fmt::format("{:<28} error: {}\n", t.value("task", "?"), error.substr(0, error.find('\n')));
       continue;
     }
-    out += fmt::format("{:<28} {:>12} {:>12} {:>7.3f}x {:>9} {:>9} {:>7} {:>10.4f} {:>9}\n", t.value("task", "?"),
+    std::string confidence = t.value("speedup_confidence", "");
+    out += fmt::format("{:<28} {:>12} {:>12} {:>7.3f}x {:>11} {:>9} {:>9} {:>7} {:>10.4f} {:>9}\n", t.value("task", "?"),
                        latency(t.value("baseline_latency_ms", 0.0)), latency(t.value("best_latency_ms", 0.0)),
-                       t.value("speedup", 0.0), percent(t.value("baseline_peak_percent", nlohmann::json())),
+                       t.value("speedup", 0.0), confidence.empty() ? "-" : confidence,
+                       percent(t.value("baseline_peak_percent", nlohmann::json())),
                        percent(t.value("best_peak_percent", nlohmann::json())), t.value("rounds_done", 0),
                        t.value("usage", nlohmann::json::object()).value("cost_usd", 0.0),
                        recheck_cell(t.value("recheck", "")));
+    if (confidence == "unconfirmed")
+      notes += fmt::format("{}: unconfirmed: the {:.3f}x speedup is inside the simulator's error band (baseline "
+                           "{:.4f}-{:.4f} ms, best {:.4f}-{:.4f} ms on a device); confirm on hardware "
+                           "(--confirm-with-profiler)\n",
+                           t.value("task", "?"), t.value("speedup", 0.0), t.value("baseline_latency_low", 0.0),
+                           t.value("baseline_latency_high", 0.0), t.value("best_latency_low", 0.0),
+                           t.value("best_latency_high", 0.0));
+    notes += profiler_line(t);
     std::string recheck = t.value("recheck", "");
     if (recheck == "fallback" || recheck == "failed")
       notes += fmt::format("{}: the search's best ({} ms) failed the five-seed re-check; {}\n", t.value("task", "?"),

@@ -16,6 +16,12 @@ std::optional<double> TaskResult::best_peak_percent() const {
   return 100.0 * peak_latency_ms / best_latency_ms;
 }
 
+std::string TaskResult::speedup_confidence() const {
+  if (best_latency_ms <= 0 || speedup() <= 1) return "";
+  if (baseline_latency_low <= 0 || best_latency_high <= 0) return "";
+  return best_latency_high < baseline_latency_low ? "confirmed" : "unconfirmed";
+}
+
 namespace {
 
 nlohmann::json totals_json(const agents::UsageTotals& u) {
@@ -130,7 +136,15 @@ nlohmann::json to_json(const TaskResult& r) {
           {"recheck_note", r.recheck_note},
           {"recheck_evaluations", r.recheck_evaluations},
           {"searched_best_latency_ms", r.searched_best_latency_ms},
-          {"recheck_rounds", r.recheck_rounds}};
+          {"recheck_rounds", r.recheck_rounds},
+          {"baseline_latency_low", r.baseline_latency_low},
+          {"baseline_latency_high", r.baseline_latency_high},
+          {"best_latency_low", r.best_latency_low},
+          {"best_latency_high", r.best_latency_high},
+          {"speedup_confidence", r.speedup_confidence()},
+          {"profiler_baseline_latency_ms", r.profiler_baseline_latency_ms},
+          {"profiler_best_latency_ms", r.profiler_best_latency_ms},
+          {"profiler_note", r.profiler_note}};
 }
 
 TaskResult task_result_from_json(const nlohmann::json& j) {
@@ -153,6 +167,13 @@ TaskResult task_result_from_json(const nlohmann::json& j) {
   r.recheck_evaluations = j.value("recheck_evaluations", int64_t{0});
   r.searched_best_latency_ms = j.value("searched_best_latency_ms", 0.0);
   r.recheck_rounds = j.value("recheck_rounds", -1);
+  r.baseline_latency_low = j.value("baseline_latency_low", 0.0);
+  r.baseline_latency_high = j.value("baseline_latency_high", 0.0);
+  r.best_latency_low = j.value("best_latency_low", 0.0);
+  r.best_latency_high = j.value("best_latency_high", 0.0);
+  r.profiler_baseline_latency_ms = j.value("profiler_baseline_latency_ms", 0.0);
+  r.profiler_best_latency_ms = j.value("profiler_best_latency_ms", 0.0);
+  r.profiler_note = j.value("profiler_note", "");
   return r;
 }
 

@@ -56,6 +56,19 @@ struct TaskResult {
   int64_t recheck_evaluations = 0;    // not part of `evaluations` (the search's budget)
   double searched_best_latency_ms = 0;  // the search's best before the re-check
   int recheck_rounds = -1;            // rounds_done when it ran (a resumed run does not redo it)
+  // The simulator's error band (trn/error_band.h) of the baseline and of the best: where the
+  // device's latency is expected to fall. 0 = unknown (a real profiler's numbers, or a best the
+  // re-check fell back to without a profile).
+  double baseline_latency_low = 0, baseline_latency_high = 0;
+  double best_latency_low = 0, best_latency_high = 0;
+  // "confirmed" when the best's band lies entirely below the baseline's, "unconfirmed" when they
+  // overlap (the speedup is within the simulator's error for such kernels), "" when there is no
+  // speedup or a band is unknown.
+  std::string speedup_confidence() const;
+  // optimize --confirm-with-profiler: the command profiler's latencies of the baseline and the
+  // best (0 = not measured) and what went wrong, if anything.
+  double profiler_baseline_latency_ms = 0, profiler_best_latency_ms = 0;
+  std::string profiler_note;
 };
 
 // The task being optimized when the checkpoint was taken.

@@ -9,29 +9,42 @@
 namespace bench {
 namespace {
 
-// Trn1: the constants of AccelOpt's calculate_percentage_of_peak.py (per NeuronCore-v2).
+// Trn1: the constants of AccelOpt's calculate_percentage_of_peak.py (per NeuronCore-v2;
+// trainium-performance.md §6, nkibench.md).
 PeakConstants make_trn1() {
   PeakConstants c;
   c.arch = "trn1";
   c.bandwidth = 410.0 * double(1ull << 30);
   c.vector_flops = 2.0 * 128 * 1.12e9;
   c.matmul_flops = 23.75e12;
-  c.description = "trn1 (NeuronCore-v2): PEAK_BW = 410*2^30 B/s, PEAK_VEC = 2*128*1.12e9 FLOP/s, "
-                  "PEAK_MM = 23.75e12 FLOP/s (AccelOpt constants)";
+  c.description = "trn1 (NeuronCore-v2, AccelOpt's constants): PEAK_BW = 410*2^30 B/s (HBM 820 GB/s per chip, "
+                  "2 cores), PEAK_VEC = 2*128*1.12e9 FLOP/s (VectorE + ScalarE lanes at the VectorE clock), "
+                  "PEAK_MM = 23.75e12 FLOP/s (fp32 TensorE 47.5 TFLOPS per chip)";
   return c;
 }
 
-// Trn2: no published constants; the same formula with the per-core NeuronCore-v3 figures of
-// trainium-performance.md: HBM 2.9 TB/s per chip shared by 8 cores, VectorE 256 fp32 lanes plus
-// ScalarE 128 lanes at the 0.96 GHz VectorE clock, FP32 TensorE 20 TFLOPS (ARCH3).
+// Trn2: AccelOpt publishes no Trn2 constants (trainium-performance.md §6: the paper's Trn2 figures
+// are not reproducible from its repository), so these are the same three quantities for one
+// NeuronCore-v3, taken from trainium-performance.md §1 by the convention of the Trn1 constants:
+// - PEAK_BW: the chip's HBM bandwidth shared by its cores, as Trn1's 410 GiB/s is 820 GB/s / 2:
+//   2.9 TB/s (TRN2 chip page, §1.1) / 8 NeuronCores = 362.5 GB/s. (Not the 435 GB/s
+//   dma_ddr_bandwidth of one core's 16 DMA engines, trainium-measurements.md §2.6, nor one HBM
+//   stack, ~725 GB/s shared by two cores.)
+// - PEAK_VEC: VectorE plus ScalarE FP32 elements per cycle at the VectorE clock, as Trn1's
+//   2 * 128 * 1.12e9: NC-v3 VectorE 256 FP32 elements/cycle (512 for BF16/FP16) and ScalarE 128
+//   lanes, VectorE 0.96 GHz (§1.2, ARCH3).
+// - PEAK_MM: the chip's dense FP32 TensorE rate per core, as Trn1's 23.75e12 is 47.5 TFLOPS / 2:
+//   181 TFLOPS (TRN2, §1.1) / 8 = 22.625e12. (ARCH3 states 20 TFLOPS per core and 128*128*2*2.4 GHz
+//   / 4 = 19.66e12; the chip figure keeps the ratio to Trn1's constant comparable.)
 PeakConstants make_trn2() {
   PeakConstants c;
   c.arch = "trn2";
   c.bandwidth = 2.9e12 / 8;
   c.vector_flops = (256.0 + 128.0) * 0.96e9;
-  c.matmul_flops = 20e12;
-  c.description = "trn2 (NeuronCore-v3, per-core figures): PEAK_BW = 2.9e12/8 B/s, "
-                  "PEAK_VEC = (256+128)*0.96e9 FLOP/s, PEAK_MM = 20e12 FLOP/s";
+  c.matmul_flops = 181e12 / 8;
+  c.description = "trn2 (NeuronCore-v3, per-core shares of the chip figures as for trn1): PEAK_BW = 2.9e12/8 B/s "
+                  "(HBM 2.9 TB/s per chip, 8 cores), PEAK_VEC = (256+128)*0.96e9 FLOP/s (VectorE 256 + ScalarE 128 "
+                  "fp32 lanes at the VectorE clock), PEAK_MM = 181e12/8 FLOP/s (fp32 TensorE 181 TFLOPS per chip)";
   return c;
 }
 

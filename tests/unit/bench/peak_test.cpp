@@ -60,6 +60,13 @@ TEST(Peak, Trn2UsesItsOwnConstants) {
   auto e = bench::estimate_peak("silu", {{"M", 4096}, {"N", 7168}}, trn2);
   EXPECT_NEAR(e.latency_ms, 8.0 * 4096 * 7168 / (2.9e12 / 8) * 1e3, 1e-12);
   EXPECT_NE(trn2.description.find("trn2"), std::string::npos);
+  // Per-core shares of the chip figures, as AccelOpt's trn1 constants are (820 GB/s / 2, 47.5 TF / 2):
+  // fp32 TensorE 181 TF / 8 cores; VectorE 256 + ScalarE 128 fp32 lanes at the 0.96 GHz VectorE clock.
+  auto mm = bench::estimate_peak("matmul", {{"M", 4096}, {"N", 12288}, {"K", 5120}}, trn2);
+  EXPECT_EQ(mm.bound, "matmul");
+  EXPECT_NEAR(mm.latency_ms, 2.0 * 4096 * 12288 * 5120 / (181e12 / 8) * 1e3, 1e-12);
+  EXPECT_DOUBLE_EQ(trn2.vector_flops, 384 * 0.96e9);
+  EXPECT_NE(trn2.description.find("PEAK_MM = 181e12/8"), std::string::npos);
 }
 
 TEST(Peak, MissingValueAndUnknownTaskAreErrors) {

@@ -30,7 +30,8 @@ constexpr MetricName kMetrics[] = {
 // Keys a group may set as defaults for its entries, and the keys only an entry or only a group has.
 const std::set<std::string> kSharedKeys = {
     "gen", "gen_note", "role", "description", "kernel", "reference", "entry", "output_args", "dtype", "params",
-    "check_params", "check", "tolerance", "metric", "per", "unit", "tag", "source", "code", "notes", "profiles"};
+    "check_params", "constants", "check", "tolerance", "metric", "per", "unit", "tag", "source", "code", "notes",
+    "profiles"};
 const std::set<std::string> kGroupKeys = {"name", "ladder", "entries"};
 const std::set<std::string> kEntryKeys = {"name", "measured", "flops", "profile_key"};
 
@@ -132,6 +133,7 @@ class Reader {
       else if (key == "dtype") e.dtype = scalar<std::string>(v, "dtype");
       else if (key == "params") merge_params(v, e.params);
       else if (key == "check_params") merge_params(v, check_overrides);
+      else if (key == "constants") merge_params(v, e.constants);
       else if (key == "check") {
         std::string c = scalar<std::string>(v, "check");
         if (c == "run") e.check = CheckMode::Run;

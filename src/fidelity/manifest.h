@@ -54,6 +54,9 @@ struct Entry {
   // Module constants of the reference overridden for the profile and for the check, as Python
   // literals ("8192", "'copy'").
   std::map<std::string, std::string> params, check_params;
+  // Constants assigned in the kernel's text that the source's author edited between measured runs
+  // (CS149's ROW_CHUNK, FREE_DIM): each `NAME = ...` line is set to the value, as they did.
+  std::map<std::string, std::string> constants;
   CheckMode check = CheckMode::Run;
   double tolerance = 2e-5;
 

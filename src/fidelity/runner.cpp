@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <regex>
 
 #include <fmt/core.h>
 
@@ -69,6 +70,18 @@ std::string reference_with_params(const std::string& text, const std::map<std::s
   return out;
 }
 
+std::string kernel_with_constants(const std::string& text, const std::map<std::string, std::string>& constants) {
+  std::string out = text;
+  for (const auto& [name, value] : constants) {
+    std::regex assignment("^([ \\t]*)" + name + "[ \\t]*=[^=\\n][^\\n]*$", std::regex::multiline);
+    std::smatch m;
+    if (!std::regex_search(out, m, assignment))
+      throw std::runtime_error(fmt::format("the kernel assigns no constant '{}' to set", name));
+    out.replace(size_t(m.position(0)), size_t(m.length(0)), m[1].str() + name + " = " + value);
+  }
+  return out;
+}
+
 double simulated_quantity_us(const Entry& e, const trn::Profile& p) {
   double us = 0;
   switch (e.metric) {
@@ -103,7 +116,7 @@ EntryResult run_entry(const Entry& e, const RunOptions& options) {
   r.measured_us = e.measured_us();
   std::string kernel_text, reference_text;
   try {
-    kernel_text = bench::read_file(e.kernel_path);
+    kernel_text = kernel_with_constants(bench::read_file(e.kernel_path), e.constants);
     reference_text = bench::read_file(e.reference_path);
   } catch (const std::exception& err) {
     r.profile_outcome = bench::Outcome::InternalError;

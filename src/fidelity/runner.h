@@ -42,6 +42,10 @@ struct EntryResult {
 // file's constants, which get_inputs/forward read at call time).
 std::string reference_with_params(const std::string& text, const std::map<std::string, std::string>& params);
 
+// The kernel text with each constant's first assignment line (`NAME = ...`, any indentation) set to
+// the given value. Throws std::runtime_error naming a constant the text does not assign.
+std::string kernel_with_constants(const std::string& text, const std::map<std::string, std::string>& constants);
+
 // The simulated quantity an entry's metric is compared with, in microseconds.
 double simulated_quantity_us(const Entry& entry, const trn::Profile& profile);
 

@@ -120,3 +120,17 @@ TEST(FidelityMetric, LaunchCostOnlyInNclMetrics) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(FidelityManifest, ConstantsAreSetWhereTheKernelAssignsThem) {
+  std::string text = "def k(a):\n    ROW_CHUNK = 1\n    X == 2\n    return ROW_CHUNK\n";
+  EXPECT_EQ(fidelity::kernel_with_constants(text, {{"ROW_CHUNK", "128"}}),
+            "def k(a):\n    ROW_CHUNK = 128\n    X == 2\n    return ROW_CHUNK\n");
+  EXPECT_EQ(fidelity::kernel_with_constants(text, {}), text);
+  // A comparison is not an assignment; a missing constant is an error.
+  EXPECT_THROW(fidelity::kernel_with_constants(text, {{"X", "3"}}), std::runtime_error);
+  EXPECT_THROW(fidelity::kernel_with_constants(text, {{"FREE_DIM", "2"}}), std::runtime_error);
+}
+
+}  // namespace

@@ -1,7 +1,7 @@
-# Stanford CS149 Asst 4 (2025), part 1, vector_add_tiled with ROW_CHUNK = 128 (Trn2, FP32).
+# Stanford CS149 Asst 4 (2025), part 1, vector_add_tiled (Trn2, FP32).
 # Source: xaviergonzalez/asst4-trainium2@d1552616 part1/kernels.py and README.md (the
 # assignment's code inline), measured in writeup.md; trainium-measurements.md §1.9. The student
-# ran the kernel once per ROW_CHUNK value; each value is one file here.
+# edited ROW_CHUNK between runs (1 and 128); the manifest sets it the same way (`constants`).
 import numpy as np
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
@@ -16,7 +16,7 @@ def vector_add_tiled(a_vec, b_vec):
     M = a_vec.shape[0]
 
     # ROW_CHUNK rows per iteration
-    ROW_CHUNK = 128
+    ROW_CHUNK = 1
 
     # Allocate space for the output vector in HBM
     out = nl.ndarray(shape=a_vec.shape, dtype=a_vec.dtype, buffer=nl.hbm)

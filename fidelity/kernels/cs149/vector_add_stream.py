@@ -1,7 +1,8 @@
-# Stanford CS149 Asst 4 (2025), part 1, vector_add_stream with FREE_DIM = 1000 (Trn2, FP32).
+# Stanford CS149 Asst 4 (2025), part 1, vector_add_stream (Trn2, FP32).
 # Source: xaviergonzalez/asst4-trainium2@d1552616 part1/kernels.py and README.md (the
 # assignment's code inline), measured in writeup.md; trainium-measurements.md §1.9. The student
-# ran the kernel once per FREE_DIM value; each value is one file here.
+# edited FREE_DIM between runs (2, 200, 1000, 2000); the manifest sets it the same way
+# (`constants`).
 import numpy as np
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
@@ -16,7 +17,7 @@ def vector_add_stream(a_vec, b_vec):
     M = a_vec.shape[0]
 
     # Free-dimension elements per tile
-    FREE_DIM = 1000
+    FREE_DIM = 2
 
     # The maximum size of our Partition Dimension
     PARTITION_DIM = 128

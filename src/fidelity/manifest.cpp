@@ -29,7 +29,7 @@ constexpr MetricName kMetrics[] = {
 
 // Keys a group may set as defaults for its entries, and the keys only an entry or only a group has.
 const std::set<std::string> kSharedKeys = {
-    "gen", "gen_note", "role", "description", "kernel", "reference", "entry", "output_args", "dtype", "params",
+    "gen", "gen_note", "role", "description", "kernel", "reference", "entry", "dtype", "params",
     "check_params", "constants", "check", "tolerance", "metric", "per", "unit", "tag", "source", "code", "notes",
     "profiles"};
 const std::set<std::string> kGroupKeys = {"name", "ladder", "entries"};
@@ -129,7 +129,6 @@ class Reader {
       else if (key == "kernel") e.kernel_path = path_in_manifest(scalar<std::string>(v, "kernel"));
       else if (key == "reference") e.reference_path = path_in_manifest(scalar<std::string>(v, "reference"));
       else if (key == "entry") e.entry.function = scalar<std::string>(v, "entry");
-      else if (key == "output_args") e.entry.output_args = scalar<std::vector<size_t>>(v, "output_args");
       else if (key == "dtype") e.dtype = scalar<std::string>(v, "dtype");
       else if (key == "params") merge_params(v, e.params);
       else if (key == "check_params") merge_params(v, check_overrides);

@@ -102,7 +102,8 @@ double simulated_quantity_us(const Entry& e, const trn::Profile& p) {
       us = busy_us(p, "act");
       break;
     case Metric::DmaActive:
-      us = busy_us(p, "dma");
+      // The time at least one transfer moves data (neuron-profile's dma_active_time).
+      us = p.dma_active_time_percent * p.latency * 1e3;
       break;
     case Metric::None:
       return 0;

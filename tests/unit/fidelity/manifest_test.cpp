@@ -32,7 +32,7 @@ groups:
     check_params: {M: 128}
     metric: p99
     entries:
-      - {name: a, entry: fa, measured: 1.5, unit: ms, output_args: [2]}
+      - {name: a, entry: fa, measured: 1.5, unit: ms}
       - {name: b, entry: fb, measured: 30.8, unit: tflops, flops: 30.8e6, metric: te_active, per: 2,
          params: {OP: exp}}
 )";
@@ -47,7 +47,6 @@ TEST(FidelityManifest, EntriesInheritTheirGroupsDefaults) {
   EXPECT_EQ(a.role, fidelity::Role::Validate);
   EXPECT_EQ(a.metric, fidelity::Metric::P99);
   EXPECT_EQ(a.entry.function, "fa");
-  EXPECT_EQ(a.entry.output_args, std::vector<size_t>{2});
   EXPECT_DOUBLE_EQ(a.measured_us(), 1500);
   EXPECT_EQ(fs::path(a.kernel_path).filename(), "k.py");
   EXPECT_EQ(a.params.at("M"), "256");

@@ -33,14 +33,6 @@ Value fill_value_array(Interpreter& in, const tensor::Shape& shape, const Value&
   return make_array(out);
 }
 
-std::vector<Array> array_list(Interpreter& in, const Value& seq, std::string_view what) {
-  std::vector<Array> parts;
-  auto it = in.iterate(seq);
-  for (Value v; it->next(v);) parts.push_back(to_array(in, v));
-  if (parts.empty()) throw NkiError(ErrorKind::Value, fmt::format("{}: need at least one array", what));
-  return parts;
-}
-
 void add_constructors(ModuleObj& m) {
   add_function(m, "array", {req("object"), opt("dtype"), opt("copy", Value::from_bool(true)), opt("order"), opt("ndmin", Value::from_int(0))},
                [](Interpreter& in, BoundArgs& a) {
@@ -178,10 +170,9 @@ void add_shape_functions(ModuleObj& m) {
   add_function(m, "stack", {req("arrays"), opt("axis", Value::from_int(0))}, [](Interpreter& in, BoundArgs& a) {
     std::vector<Array> parts = array_list(in, a["arrays"], "stack");
     int axis = int(to_int(a["axis"], "axis"));
-    for (Array& p : parts) {
+    for (const Array& p : parts)
       if (p.shape() != parts[0].shape()) throw NkiError(ErrorKind::Value, "all input arrays must have the same shape");
-      p = tensor::expand_dims(p, axis);
-    }
+    for (Array& p : parts) p = tensor::expand_dims(p, axis);
     return make_array(tensor::concatenate(parts, axis));
   });
   add_function(m, "repeat", {req("a"), req("repeats"), opt("axis")}, [](Interpreter& in, BoundArgs& a) {
@@ -196,6 +187,14 @@ void add_shape_functions(ModuleObj& m) {
 }
 
 }  // namespace
+
+std::vector<Array> array_list(Interpreter& in, const Value& seq, std::string_view what) {
+  std::vector<Array> parts;
+  auto it = in.iterate(seq);
+  for (Value v; it->next(v);) parts.push_back(to_array(in, v));
+  if (parts.empty()) throw NkiError(ErrorKind::Value, fmt::format("{}: need at least one array", what));
+  return parts;
+}
 
 void add_function(ModuleObj& m, const std::string& name, std::vector<Param> params,
                   std::function<Value(Interpreter&, BoundArgs&)> fn, bool var_args) {

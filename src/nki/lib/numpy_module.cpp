@@ -54,6 +54,7 @@ ObjectPtr make_numpy_module(Interpreter& in) {
   np::add_creation_functions(*m);
   np::add_math_functions(*m);
   np::add_extra_functions(*m);
+  np::add_more_functions(*m);
   m->attrs["random"] = Value(np::make_random_module());
   return m;
 }

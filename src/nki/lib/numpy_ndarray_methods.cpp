@@ -121,6 +121,13 @@ const std::unordered_map<std::string_view, MethodSpec>& methods() {
   return table;
 }
 
+// ndarray methods that are the numpy function of the same name applied to the array.
+bool forwarded_to_numpy(std::string_view name) {
+  for (const char* n : {"var", "std", "cumsum", "cumprod", "argmax", "argmin", "round"})
+    if (name == n) return true;
+  return false;
+}
+
 Value shape_tuple(const Array& a) {
   std::vector<Value> dims;
   for (int64_t d : a.shape()) dims.push_back(Value::from_int(d));
@@ -133,7 +140,7 @@ bool NdArrayObj::has_attr(std::string_view name) const {
   static const char* attrs[] = {"shape", "dtype", "ndim", "size", "T", "itemsize", "nbytes"};
   for (const char* a : attrs)
     if (name == a) return true;
-  return methods().count(name) > 0;
+  return methods().count(name) > 0 || forwarded_to_numpy(name);
 }
 
 Value NdArrayObj::get_attr(Interpreter& in, std::string_view name) {
@@ -145,6 +152,16 @@ Value NdArrayObj::get_attr(Interpreter& in, std::string_view name) {
   if (name == "nbytes") return Value::from_int(array.nbytes());
   if (name == "T") return make_result(tensor::transpose(array, {}), is_scalar);
   auto it = methods().find(name);
+  if (it == methods().end() && forwarded_to_numpy(name)) {
+    // a.var(axis=1) is np.var(a, axis=1): the module function with the array first.
+    Value fn = in.get_attr(in.import_module("numpy"), name);
+    Value self(shared_from_this());
+    return Value(std::make_shared<BuiltinObj>("ndarray." + std::string(name), [fn, self](Interpreter& in2, CallArgs& args) {
+      CallArgs call = args;
+      call.args.insert(call.args.begin(), self);
+      return in2.call(fn, std::move(call));
+    }));
+  }
   if (it == methods().end())
     throw NkiError(ErrorKind::Name, fmt::format("'{}' object has no attribute '{}'", is_scalar ? type_name() : "numpy.ndarray", name));
   const MethodSpec& spec = it->second;

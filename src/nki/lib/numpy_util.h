@@ -42,6 +42,9 @@ Value reduce_values(Interpreter& in, tensor::ReduceOp op, const Value& a, const 
 // case where numpy returns a scalar.
 std::vector<tensor::IndexItem> index_items(Interpreter& in, const Value& index, bool* plain_ints = nullptr);
 
+// The arrays of a sequence argument (np.concatenate, np.stack, np.hstack); at least one.
+std::vector<tensor::Array> array_list(Interpreter& in, const Value& seq, std::string_view what);
+
 // Shape arguments: an int or a tuple/list of ints.
 tensor::Shape shape_arg(const Value& v, std::string_view what);
 
@@ -57,6 +60,7 @@ void add_function(ModuleObj& m, const std::string& name, std::vector<Param> para
 void add_creation_functions(ModuleObj& m);
 void add_math_functions(ModuleObj& m);
 void add_extra_functions(ModuleObj& m);  // numpy_extra.cpp
+void add_more_functions(ModuleObj& m);   // numpy_more.cpp
 ObjectPtr make_random_module();
 
 // Python value of element `flat` of a (int for integer dtypes, bool for bool, float otherwise).

@@ -375,6 +375,21 @@ std::vector<int64_t> to_int_list(const Value& v, std::string_view what) {
   return out;
 }
 
+bool DictObj::equals(const Object& other) const {
+  auto* d = dynamic_cast<const DictObj*>(&other);
+  if (!d || d->items.size() != items.size()) return false;
+  for (const auto& [k, v] : items) {
+    bool found = false;
+    for (const auto& [k2, v2] : d->items)
+      if (values_equal(k, k2)) {
+        found = values_equal(v, v2);
+        break;
+      }
+    if (!found) return false;
+  }
+  return true;
+}
+
 bool values_equal(const Value& a, const Value& b) {
   if (a.is_number() && b.is_number()) {
     if (a.is_float() || b.is_float()) return a.as_float() == b.as_float();

@@ -219,6 +219,7 @@ struct DictObj : Object {
   std::string repr() const override;
   bool truthy() const override { return !items.empty(); }
   std::optional<int64_t> length() const override { return int64_t(items.size()); }
+  bool equals(const Object& other) const override;  // same keys, equal values (any order)
   Value* find(const Value& key);
 };
 

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "nki/core_ops.h"
+#include "nki/classes.h"
 #include "nki/interp_impl.h"
 #include "nki/type_object.h"
 
@@ -39,9 +40,6 @@ const ForbiddenName kForbidden[] = {
     {"object", "reflection is not allowed"},
     {"super", "reflection is not allowed"},
     {"id", "reflection is not allowed"},
-    {"classmethod", "reflection is not allowed"},
-    {"staticmethod", "reflection is not allowed"},
-    {"property", "reflection is not allowed"},
     {"setattr", "modifying attributes is not allowed"},
     {"delattr", "modifying attributes is not allowed"},
     {"input", "reading input is not allowed"},
@@ -632,6 +630,15 @@ void install_builtins(InterpState& st) {
   add_builtin(st, "getattr", b_getattr);
   add_builtin(st, "callable", b_callable);
   add_builtin(st, "isinstance", b_isinstance);
+  using Kind = MethodWrapperObj::Kind;
+  for (auto [name, kind] : {std::pair{"staticmethod", Kind::Static}, std::pair{"classmethod", Kind::Class},
+                            std::pair{"property", Kind::Property}}) {
+    add_builtin(st, name, [name = name, kind = kind](Interpreter&, CallArgs& a) {
+      if (a.args.size() != 1 || !a.kwargs.empty())
+        throw NkiError(ErrorKind::Type, fmt::format("{}() takes exactly one argument (the function)", name));
+      return Value(std::make_shared<MethodWrapperObj>(kind, a.args[0]));
+    });
+  }
   st.in.set_builtin("Ellipsis", Value(EllipsisObj::instance()));
 }
 

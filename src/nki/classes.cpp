@@ -51,8 +51,30 @@ Value ClassObj::call(Interpreter& in, CallArgs& args) {
   return Value(inst);
 }
 
+Value MethodWrapperObj::bind(Interpreter& in, const Value& instance, const Value& cls) const {
+  switch (kind) {
+    case Kind::Static: return fn;
+    case Kind::Class: return Value(std::make_shared<BoundMethodObj>(cls, fn));
+    case Kind::Property:
+      if (instance.is_none()) return Value(std::const_pointer_cast<Object>(shared_from_this()));
+      CallArgs call;
+      call.args.push_back(instance);
+      return in.call(fn, std::move(call));
+  }
+  return fn;
+}
+
+namespace {
+const MethodWrapperObj* as_wrapper(const Value& v) {
+  return v.is_object() ? dynamic_cast<const MethodWrapperObj*>(v.object().get()) : nullptr;
+}
+}  // namespace
+
 Value ClassObj::get_attr(Interpreter& in, std::string_view n) {
-  if (const Value* v = lookup(n)) return *v;
+  if (const Value* v = lookup(n)) {
+    if (auto* w = as_wrapper(*v)) return w->bind(in, Value(), Value(shared_from_this()));
+    return *v;
+  }
   throw NkiError(ErrorKind::Name, "AttributeError", fmt::format("type object '{}' has no attribute '{}'", name, n));
 }
 
@@ -63,6 +85,7 @@ Value InstanceObj::get_attr(Interpreter& in, std::string_view name) {
   if (it != attrs.end()) return it->second;
   if (const Value* v = cls->lookup(name)) {
     if (v->is(ObjType::Function)) return Value(std::make_shared<BoundMethodObj>(Value(shared_from_this()), *v));
+    if (auto* w = as_wrapper(*v)) return w->bind(in, Value(shared_from_this()), Value(cls));
     return *v;
   }
   throw NkiError(ErrorKind::Name, "AttributeError", fmt::format("'{}' object has no attribute '{}'", cls->name, name));

@@ -2,7 +2,7 @@
 // a class object holding the names its body bound, instances with their own attributes, and
 // methods bound to their instance. Single inheritance chains and a few protocol methods
 // (__init__, __repr__, __str__, __call__, __getitem__, __len__, __enter__, __exit__, __eq__);
-// no metaclasses, descriptors or reflection.
+// staticmethod/classmethod/property decorators; no metaclasses, other descriptors or reflection.
 #pragma once
 
 #include <map>
@@ -57,6 +57,20 @@ struct BoundMethodObj : Object {
   std::string type_name() const override { return "method"; }
   std::string repr() const override { return "<bound method " + fn.repr() + ">"; }
   Value call(Interpreter& in, CallArgs& args) override;
+};
+
+// staticmethod(f), classmethod(f), property(f) in a class body: how the class and its instances
+// hand out `f` (as is, bound to the class, or called with the instance). No setters.
+struct MethodWrapperObj : Object {
+  enum class Kind { Static, Class, Property };
+  Kind kind;
+  Value fn;
+  MethodWrapperObj(Kind k, Value f) : kind(k), fn(std::move(f)) {}
+  std::string type_name() const override {
+    return kind == Kind::Static ? "staticmethod" : kind == Kind::Class ? "classmethod" : "property";
+  }
+  // The attribute as `owner.name` gives it: owner is the instance (or None on the class).
+  Value bind(Interpreter& in, const Value& instance, const Value& cls) const;
 };
 
 // Protocol methods a class body may define although dunder names are otherwise refused.

@@ -8,8 +8,7 @@ import neuronxcc.nki.language as nl
 import neuronxcc.nki.isa as nisa
 
 
-def load_tile(src, row, col, tile_shape):
-    rows, cols = tile_shape
+def load_tile(src, row, col, rows, cols):
     return nl.load(src[nl.ds(row * rows, rows), nl.ds(col * cols, cols)], dtype="float32")
 
 
@@ -27,7 +26,7 @@ def kernel(x, tile_shape, debug=False):
     out = nl.ndarray((M, N), dtype="float32", buffer=nl.shared_hbm)
     for i in nl.affine_range(M // rows):
         for j in nl.affine_range(N // cols):
-            t = load_tile(x, i, j, tile_shape)
+            t = load_tile(x, i, j, rows, cols)
             y = gelu_tanh(t)
             if debug:
                 nl.device_print("gelu tile", y)

@@ -302,12 +302,20 @@ std::set<std::string> subscript_stored(Block& b) {
       if (s->kind == StmtKind::Assign)
         for (auto& t : static_cast<AssignStmt&>(*s).targets) base(*t);
       if (s->kind == StmtKind::AugAssign) base(*static_cast<AugAssignStmt&>(*s).target);
-      // nl.store(dst[...], value=...) writes dst too.
-      if (s->kind == StmtKind::Expr) {
-        auto* call = as_call(static_cast<ExprStmt&>(*s).value.get(), "nl.store");
-        if (call && !call->args.empty()) base(*call->args[0]);
-        if (call && !call->args.empty() && call->args[0]->kind == ExprKind::Name)
-          out.insert(static_cast<NameExpr&>(*call->args[0]).id);
+      // nl.store(dst[...], value=...) writes dst too, as does every destination-first call of the
+      // newer API (`nisa.tensor_copy(dst=carry[...], src=...)`, `nisa.nc_matmul(res, a, b)`).
+      if (s->kind == StmtKind::Expr && static_cast<ExprStmt&>(*s).value->kind == ExprKind::Call) {
+        auto& call = static_cast<CallExpr&>(*static_cast<ExprStmt&>(*s).value);
+        std::string callee = print_expr(*call.func);
+        Expr* dst = nullptr;
+        for (auto& k : call.keywords)
+          if (k.name == "dst") dst = k.value.get();
+        bool dst_first = callee == "nl.store" || callee.rfind("nisa.", 0) == 0 || callee.rfind("nki.isa.", 0) == 0;
+        if (!dst && dst_first && !call.args.empty()) dst = call.args[0].get();
+        if (dst) {
+          base(*dst);
+          if (dst->kind == ExprKind::Name) out.insert(static_cast<NameExpr&>(*dst).id);
+        }
       }
     }
   });

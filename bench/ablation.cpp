@@ -40,7 +40,7 @@
 
 #include "agents/builtin/builtin_agents.h"
 #include "bench/bench_root.h"
-#include "bench/ref_cache.h"
+#include "eval/ref_cache.h"
 #include "bench/task_case.h"
 #include "eval/evaluate.h"
 #include "search/round.h"
@@ -88,7 +88,7 @@ class InProcessEvaluator : public search::KernelEvaluator {
     req.arch = task.info.arch;
     req.tolerance = task.tolerance;
     req.seeds = seeds_;
-    req.cache_dir = bench::default_ref_cache_dir();  // the reference outputs never change for a task
+    req.cache_dir = eval::default_ref_cache_dir();  // the reference outputs never change for a task
     eval::Evaluation e = eval::evaluate(req);
     std::lock_guard lock(mutex_);
     ++fresh;

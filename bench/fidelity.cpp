@@ -21,7 +21,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/profile_run.h"
+#include "eval/profile_run.h"
 #include "fidelity_kernels/synthetic_kernels.h"
 #include "lower/lowering.h"
 #include "nki/lib/array_value.h"
@@ -88,13 +88,13 @@ std::string nki_kernel_path(const std::string& name) {
 // printing the diagnostics) when the kernel does not run.
 std::optional<trn::Profile> run_nki(const std::string& name, const std::string& arch, const std::string& timeline,
                                     const lower::Options& lowering) {
-  bench::TraceRequest request;
+  eval::TraceRequest request;
   request.kernel_path = nki_kernel_path(name);
   std::ifstream in(request.kernel_path);
   request.kernel_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   for (const auto& shape : argument_shapes(name))
     request.args.push_back(nki::lib::make_array(tensor::Array::shape_only(shape, tensor::DType::Float32)));
-  bench::ProfileRun run = bench::profile_kernel(request, arch, timeline, lowering);
+  eval::ProfileRun run = eval::profile_kernel(request, arch, timeline, lowering);
   for (const auto& [rule, s] : run.lowering)
     if (s.changed || s.removed)
       fmt::print("{:<15} lowering: {} changed {} records, removed {}\n", name, lower::to_string(rule), s.changed, s.removed);

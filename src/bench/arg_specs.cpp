@@ -4,7 +4,6 @@
 
 #include "bench/bench_root.h"
 #include "bench/loader.h"
-#include "bench/profile_run.h"
 #include "nki/lib/array_value.h"
 
 namespace bench {
@@ -25,11 +24,6 @@ std::vector<loopnest::ArgSpec> arg_specs(const std::vector<nki::Value>& args) {
     out.push_back(std::move(s));
   }
   return out;
-}
-
-std::vector<loopnest::ArgSpec> reference_arg_specs(const std::string& reference_path, const std::string& reference_text,
-                                                   const CheckLimits& limits) {
-  return arg_specs(reference_kernel_args(reference_path, reference_text, limits));
 }
 
 std::string reference_for_kernel(const std::string& kernel_path) {

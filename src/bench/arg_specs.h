@@ -1,20 +1,16 @@
 // The kernel arguments of a task as the loop-nest lifter takes them (shapes and dtypes of the
-// arrays, values of the scalars), from the reference's shape-only inputs.
+// arrays, values of the scalars), from the reference's shape-only inputs (eval::reference_arg_specs).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "bench/checker.h"
 #include "loopnest/arg_spec.h"
 #include "nki/value.h"
 
 namespace bench {
 
 std::vector<loopnest::ArgSpec> arg_specs(const std::vector<nki::Value>& args);
-// reference_kernel_args as specs. Throws std::runtime_error like reference_kernel_args.
-std::vector<loopnest::ArgSpec> reference_arg_specs(const std::string& reference_path, const std::string& reference_text,
-                                                   const CheckLimits& limits = {});
 
 // The reference of a kernel file: `<stem>.ref.py` beside it (the kernel corpus), else the one found
 // by its name in a benchmark directory: the nearest ancestor

@@ -14,7 +14,7 @@
 
 #include "bench/bench_root.h"
 #include "bench/loader.h"
-#include "bench/ref_cache.h"
+#include "eval/ref_cache.h"
 #include "bench/report.h"
 #include "cli/command.h"
 #include "eval/evaluate.h"
@@ -83,7 +83,7 @@ eval::EvalRequest request_for(const bench::TaskCase& c, const bench::BenchRow& r
   req.arch = opt.arch;
   req.seeds = seeds;
   req.tolerance = c.effective_tolerance();
-  req.cache_dir = opt.no_cache ? "" : (opt.cache_dir.empty() ? bench::default_ref_cache_dir() : opt.cache_dir);
+  req.cache_dir = opt.no_cache ? "" : (opt.cache_dir.empty() ? eval::default_ref_cache_dir() : opt.cache_dir);
   req.limits.max_seconds = opt.timeout;
   return req;
 }

@@ -2,7 +2,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/ref_cache.h"
+#include "eval/ref_cache.h"
 #include "bench/task_case.h"
 #include "cli/command.h"
 #include "eval/evaluate.h"
@@ -49,7 +49,7 @@ int run_eval(const EvalOptions& opt) {
   req.seeds = bench::parse_seeds(opt.seeds);
   req.tolerance = opt.tolerance;
   req.profile = !opt.no_profile;
-  req.cache_dir = opt.no_cache ? "" : (opt.cache_dir.empty() ? bench::default_ref_cache_dir() : opt.cache_dir);
+  req.cache_dir = opt.no_cache ? "" : (opt.cache_dir.empty() ? eval::default_ref_cache_dir() : opt.cache_dir);
   req.limits.max_seconds = opt.timeout;
   eval::Evaluation e = eval::evaluate(req);
   if (opt.json) fmt::print("{}\n", eval::to_json(e).dump(2));

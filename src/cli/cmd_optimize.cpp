@@ -15,7 +15,7 @@
 #include "cli/optimize_agents.h"
 #include "cli/optimize_options.h"
 #include "bench/bench_root.h"
-#include "bench/ref_cache.h"
+#include "eval/ref_cache.h"
 #include "bench/task_case.h"
 #include "cli/command.h"
 #include "eval/executor.h"
@@ -157,7 +157,7 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   auto executor = eval::make_executor(exec);
   // Search-time checks may take the reference outputs from the cache (they never change for a
   // task); the final re-check does not (recheck.h).
-  std::string ref_cache = o.no_cache ? "" : (o.cache_dir.empty() ? bench::default_ref_cache_dir() : o.cache_dir);
+  std::string ref_cache = o.no_cache ? "" : (o.cache_dir.empty() ? eval::default_ref_cache_dir() : o.cache_dir);
   search::CachedEvaluator evaluator(*executor, &journal, ref_cache);
   search::RunState state = initial_state(o, journal);
   // A process killed between checkpoints worked until its last recorded call or evaluation.
@@ -193,6 +193,9 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   if (o.report && refresher.refresh(true)) fmt::print("report: {}\n", page);
   else fmt::print("draw it: accelopt report {}\n", run_dir);
   if (!state.stop_message.empty()) fmt::print(stderr, "accelopt: {}\n", state.stop_message);
+  if (state.stop == search::StopReason::Cancelled)
+    fmt::print(stderr, "accelopt: stopped; evaluations in flight were not kept. Continue with: accelopt optimize --resume {}\n",
+               run_dir);
   if (summary.value("status", "") == "failed") return 1;  // no task could even start
   return exit_code(state);
 }

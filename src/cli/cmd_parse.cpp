@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "bench/arg_specs.h"
+#include "eval/profile_run.h"
 #include "cli/command.h"
 #include "cli/read_source.h"
 #include "loopnest/dump.h"
@@ -37,7 +38,7 @@ int emit_loops(const ParseOptions& o, const std::string& text) {
     auto ref_text = cli::read_source_file(reference);
     if (!ref_text) return 1;
     try {
-      args = bench::reference_arg_specs(reference, *ref_text);
+      args = eval::reference_arg_specs(reference, *ref_text);
     } catch (const std::runtime_error& e) {
       fmt::print(stderr, "accelopt: error: {}\n", e.what());
       return 1;

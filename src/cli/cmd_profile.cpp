@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/profile_run.h"
+#include "eval/profile_run.h"
 #include "cli/command.h"
 #include "lower/options.h"
 #include "trn/profile.h"
@@ -16,11 +16,11 @@ struct ProfileOptions {
 };
 
 int run_profile(const ProfileOptions& opt) {
-  bench::TraceRequest req = bench::trace_request_from_files(opt.reference, opt.kernel);
-  bench::ProfileRun run = bench::profile_kernel(req, opt.arch, opt.timeline, lower::parse_rules(opt.lower));
+  eval::TraceRequest req = eval::trace_request_from_files(opt.reference, opt.kernel);
+  eval::ProfileRun run = eval::profile_kernel(req, opt.arch, opt.timeline, lower::parse_rules(opt.lower));
   for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
   if (!run.profile) {
-    fmt::print(stderr, "status: {}\n", bench::to_string(run.outcome));
+    fmt::print(stderr, "status: {}\n", eval::to_string(run.status));
     return 1;
   }
   if (opt.json) {

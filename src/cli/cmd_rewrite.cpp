@@ -13,6 +13,7 @@
 #include "agents/builtin/ast_edit.h"
 #include "agents/builtin/transform.h"
 #include "bench/arg_specs.h"
+#include "eval/profile_run.h"
 #include "cli/command.h"
 #include "cli/read_source.h"
 
@@ -67,7 +68,7 @@ int run_rewrite(RewriteOptions& o) {
     auto ref_text = cli::read_source_file(reference);
     if (!ref_text) return 1;
     try {
-      o.args = bench::reference_arg_specs(reference, *ref_text);
+      o.args = eval::reference_arg_specs(reference, *ref_text);
     } catch (const std::runtime_error& e) {
       fmt::print(stderr, "accelopt: error: {}\n", e.what());
       return 1;

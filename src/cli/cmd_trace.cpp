@@ -4,7 +4,7 @@
 // record followed by "# rule" naming the rules that changed it, and per rule what it did.
 #include <fmt/core.h>
 
-#include "bench/profile_run.h"
+#include "eval/profile_run.h"
 #include "cli/command.h"
 #include "lower/lowering.h"
 #include "nki/lib/kernel_runner.h"
@@ -18,13 +18,13 @@ struct TraceOptions {
 
 int run_trace(const TraceOptions& opt) {
   const lower::Options rules = lower::parse_rules(opt.lower);
-  bench::TraceRequest req = bench::trace_request_from_files(opt.reference, opt.kernel);
+  eval::TraceRequest req = eval::trace_request_from_files(opt.reference, opt.kernel);
   trn::TraceBuffer buffer;
   lower::Lowering lowering(buffer, rules);
   const bool lowered = opt.stage == "lowered";
-  bench::TraceRun run = lowered ? bench::trace_kernel(req, lowering) : bench::trace_kernel(req, buffer);
+  eval::TraceRun run = lowered ? eval::trace_kernel(req, lowering) : eval::trace_kernel(req, buffer);
   for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
-  if (run.outcome != bench::Outcome::Ok) return 1;
+  if (run.status != eval::Status::Ok) return 1;
   if (!lowered) {
     fmt::print("{}", nki::lib::format_trace(buffer.records));
     return 0;

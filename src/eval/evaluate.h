@@ -1,20 +1,21 @@
-// Evaluate one kernel against one task reference: the harness of design.md "Check" plus the
-// profiler. This is what `accelopt eval`, the worker processes and the benchmark all call.
+// Evaluate one kernel against one task reference: the check of design.md "Check" and the
+// profile of the checked run. This is what `accelopt eval`, the worker processes and the
+// benchmark call; eval/pipeline.cpp is the pipeline, step by step.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "eval/evaluation.h"
+#include "eval/kernel_exec.h"
+#include "nki/interpreter.h"
 
 namespace eval {
 
-struct Limits {
-  uint64_t max_steps = 2'000'000'000;        // interpreter steps (statements + expressions)
-  uint64_t max_bytes = 16ull << 30;          // bytes of arrays alive at once
-  double max_seconds = 600;                  // wall time of the whole evaluation
-};
+// The one limits type of an evaluation (the interpreter's), with the evaluation's defaults:
+// max_seconds is the wall time of the whole evaluation.
+using Limits = nki::Limits;
+Limits default_limits();  // 2e9 steps, 16 GiB, 600 s, 1 MiB per source file
 
 struct EvalRequest {
   std::string kernel_path, reference_path;
@@ -22,11 +23,14 @@ struct EvalRequest {
   std::string arch = "trn1";
   std::vector<int> seeds = {0, 21, 42, 63, 84};
   double tolerance = 2e-5;
-  bool profile = true;                       // run the simulator for a correct kernel
+  bool profile = true;                       // profile a correct kernel on the simulator
   std::string cache_dir;                     // reference-output cache ("" = no cache)
-  Limits limits;
+  Limits limits = default_limits();
+  KernelEntry entry;                         // which function of the kernel file runs (default: kernel)
 };
 
+// Never throws for anything a kernel or reference does: every failure is an Evaluation with a
+// status and a typed failure (docs/evaluation.md "Statuses").
 Evaluation evaluate(const EvalRequest& request);
 
 }  // namespace eval

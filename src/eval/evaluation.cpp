@@ -10,12 +10,13 @@
 namespace eval {
 namespace {
 
-constexpr std::array<std::pair<Status, const char*>, 7> kStatusNames = {{
+constexpr std::array<std::pair<Status, const char*>, 8> kStatusNames = {{
     {Status::Ok, "ok"},
+    {Status::Incorrect, "incorrect"},
     {Status::CompileError, "compile_error"},
     {Status::RuntimeError, "runtime_error"},
-    {Status::Incorrect, "incorrect"},
     {Status::Timeout, "timeout"},
+    {Status::ResourceError, "resource_error"},
     {Status::LowerPrecision, "lower_precision"},
     {Status::InternalError, "internal_error"},
 }};
@@ -72,6 +73,7 @@ nlohmann::json to_json(const Evaluation& e) {
   nlohmann::json j = {{"status", to_string(e.status)}, {"correct", e.correct}};
   j["seeds"] = nlohmann::json::array();
   for (const auto& s : e.seeds) j["seeds"].push_back(seed_to_json(s));
+  if (e.failure) j["failure"] = to_json(*e.failure);
   j["diagnostics"] = e.diagnostics;
   j["latency_ms"] = e.latency_ms();
   j["profile"] = e.profile ? trn::to_json(*e.profile) : nlohmann::json(nullptr);
@@ -91,6 +93,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
     if (!it->is_array()) throw std::runtime_error("evaluation JSON: 'seeds' must be an array");
     for (const auto& s : *it) e.seeds.push_back(seed_from_json(s));
   }
+  if (auto it = j.find("failure"); it != j.end() && !it->is_null()) e.failure = failure_from_json(*it);
   read_field(j, "diagnostics", e.diagnostics);
   if (auto it = j.find("profile"); it != j.end() && !it->is_null()) e.profile = trn::profile_from_json(*it);
   return e;

@@ -8,14 +8,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "eval/failure.h"
+#include "eval/status.h"
 #include "trn/profile.h"
 
 namespace eval {
-
-enum class Status { Ok, CompileError, RuntimeError, Incorrect, Timeout, LowerPrecision, InternalError };
-const char* to_string(Status s);               // "ok", "compile_error", "runtime_error", "incorrect",
-                                               // "timeout", "lower_precision", "internal_error"
-std::optional<Status> parse_status(const std::string& s);
 
 struct SeedResult {
   int seed = 0;
@@ -28,8 +25,13 @@ struct Evaluation {
   Status status = Status::InternalError;
   bool correct = false;
   std::vector<SeedResult> seeds;
-  std::vector<std::string> diagnostics;  // rendered, compiler-style
+  // Why the evaluation failed, typed (status == classify(*failure) when set).
+  std::optional<Failure> failure;
+  std::vector<std::string> diagnostics;  // the failure rendered compiler-style, plus notes
   std::optional<trn::Profile> profile;   // filled for correct kernels
+  // Not a result: the evaluation was cancelled before it finished (Ctrl-C, budget stop). Never
+  // stored; a resumed run evaluates the kernel again.
+  bool cancelled = false;
   double latency_ms() const { return profile ? profile->latency : 0.0; }
 };
 

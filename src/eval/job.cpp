@@ -33,7 +33,11 @@ void read_field(const nlohmann::json& j, const char* name, T& out) {
 }
 
 nlohmann::json limits_to_json(const Limits& l) {
-  return {{"max_steps", l.max_steps}, {"max_bytes", l.max_bytes}, {"max_seconds", l.max_seconds}};
+  return {{"max_steps", l.max_steps},
+          {"max_bytes", l.max_bytes},
+          {"max_seconds", l.max_seconds},
+          {"max_depth", l.max_depth},
+          {"max_source_bytes", l.max_source_bytes}};
 }
 
 }  // namespace
@@ -99,6 +103,8 @@ JobSpec job_from_json(const nlohmann::json& j) {
     read_field(*it, "max_steps", r.limits.max_steps);
     read_field(*it, "max_bytes", r.limits.max_bytes);
     read_field(*it, "max_seconds", r.limits.max_seconds);
+    read_field(*it, "max_depth", r.limits.max_depth);
+    read_field(*it, "max_source_bytes", r.limits.max_source_bytes);
   }
   if (auto it = j.find("profiler"); it != j.end() && it->is_object()) {
     read_field(*it, "kind", job.profiler.kind);

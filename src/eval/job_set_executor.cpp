@@ -27,6 +27,7 @@ std::string tail_of_file(const std::string& path, size_t max_bytes) {
 Evaluation cancelled_evaluation() {
   Evaluation e;
   e.status = Status::InternalError;
+  e.cancelled = true;
   e.diagnostics.push_back("evaluation cancelled before it finished");
   return e;
 }

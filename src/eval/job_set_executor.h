@@ -38,7 +38,8 @@ class JobSetExecutor : public Executor {
   std::atomic<bool> cancelled_{false};
 };
 
-// An Evaluation saying the job did not finish because the run was cancelled (not stored).
+// An Evaluation saying the job did not finish because the run was cancelled (`cancelled` set:
+// not a result, never stored; a resumed run evaluates the kernel again).
 Evaluation cancelled_evaluation();
 
 }  // namespace eval

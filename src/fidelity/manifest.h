@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/kernel_exec.h"
+#include "eval/kernel_exec.h"
 
 namespace fidelity {
 
@@ -49,7 +49,7 @@ struct Entry {
   std::string description;
 
   std::string kernel_path, reference_path;  // absolute or relative to the working directory
-  bench::KernelEntry entry;
+  eval::KernelEntry entry;
   std::string dtype;  // dtype of the floating kernel inputs when profiled ("" = as the reference gives)
   // Module constants of the reference overridden for the profile and for the check, as Python
   // literals ("8192", "'copy'").

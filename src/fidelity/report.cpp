@@ -15,7 +15,7 @@ namespace {
 nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
 
 std::string status_of(const EntryResult& r) {
-  if (!r.profile) return fmt::format("not running ({})", bench::to_string(r.profile_outcome));
+  if (!r.profile) return fmt::format("not running ({})", eval::to_string(r.profile_outcome));
   if (r.check == CheckState::Failed) return fmt::format("check failed ({})", r.check_note);
   if (r.entry->metric == Metric::None) return "runs, not compared";
   return "ok";
@@ -57,7 +57,7 @@ nlohmann::json to_json(const EntryResult& r) {
                                 : r.check == CheckState::Failed ? "failed"
                                                                 : "skipped"},
                       {"check_note", r.check_note},
-                      {"profile_outcome", bench::to_string(r.profile_outcome)},
+                      {"profile_outcome", eval::to_string(r.profile_outcome)},
                       {"diagnostics", r.diagnostics},
                       {"trace_seconds", r.seconds}};
   if (r.profile) {

@@ -6,9 +6,9 @@
 
 #include <fmt/core.h>
 
-#include "bench/checker.h"
 #include "bench/loader.h"
-#include "bench/profile_run.h"
+#include "eval/evaluate.h"
+#include "eval/profile_run.h"
 #include "nki/lib/array_value.h"
 #include "tensor/dtype.h"
 #include "trn/arch_config.h"
@@ -25,7 +25,7 @@ double busy_us(const trn::Profile& p, const char* engine) {
 // entry's dtype (numpy has no bfloat16, so a BF16 measurement's reference produces float32 and the
 // profile casts; the check runs in the reference's own dtype).
 std::vector<nki::Value> profile_args(const Entry& e, const std::string& reference_text) {
-  std::vector<nki::Value> args = bench::reference_kernel_args(e.reference_path, reference_text, {});
+  std::vector<nki::Value> args = eval::reference_kernel_args(e.reference_path, reference_text, eval::default_limits());
   if (e.dtype.empty()) return args;
   auto dtype = tensor::parse_dtype(e.dtype);
   if (!dtype) throw std::runtime_error(fmt::format("{}: unknown dtype '{}'", e.id(), e.dtype));
@@ -45,7 +45,7 @@ void run_check(const Entry& e, const std::string& kernel_text, const std::string
     r.check_note = "slow (--check-slow)";
     return;
   }
-  bench::CheckRequest req;
+  eval::EvalRequest req;
   req.kernel_path = e.kernel_path;
   req.kernel_text = kernel_text;
   req.entry = e.entry;
@@ -53,9 +53,10 @@ void run_check(const Entry& e, const std::string& kernel_text, const std::string
   req.reference_text = reference_with_params(reference_text, e.check_params);
   req.seeds = {0};
   req.tolerance = e.tolerance;
-  bench::CheckResult check = bench::check_kernel(req);
-  r.check = check.outcome == bench::Outcome::Ok ? CheckState::Passed : CheckState::Failed;
-  r.check_note = bench::to_string(check.outcome);
+  req.profile = false;  // the profile below is at the measured shape
+  eval::Evaluation check = eval::evaluate(req);
+  r.check = check.status == eval::Status::Ok ? CheckState::Passed : CheckState::Failed;
+  r.check_note = eval::to_string(check.status);
   for (auto& d : check.diagnostics) r.diagnostics.push_back("check: " + d);
 }
 
@@ -120,20 +121,20 @@ EntryResult run_entry(const Entry& e, const RunOptions& options) {
     kernel_text = kernel_with_constants(bench::read_file(e.kernel_path), e.constants);
     reference_text = bench::read_file(e.reference_path);
   } catch (const std::exception& err) {
-    r.profile_outcome = bench::Outcome::InternalError;
+    r.profile_outcome = eval::Status::InternalError;
     r.diagnostics.push_back(err.what());
     return r;
   }
   run_check(e, kernel_text, reference_text, options, r);
 
-  bench::TraceRequest req;
+  eval::TraceRequest req;
   req.kernel_path = e.kernel_path;
   req.kernel_text = kernel_text;
   req.entry = e.entry;
   try {
     req.args = profile_args(e, reference_with_params(reference_text, e.params));
   } catch (const std::exception& err) {
-    r.profile_outcome = bench::Outcome::InternalError;
+    r.profile_outcome = eval::Status::InternalError;
     r.diagnostics.push_back(fmt::format("profile: {}", err.what()));
     return r;
   }
@@ -145,9 +146,9 @@ EntryResult run_entry(const Entry& e, const RunOptions& options) {
     timeline = (std::filesystem::path(options.timeline_dir) / (file + ".json")).string();
   }
   auto start = std::chrono::steady_clock::now();
-  bench::ProfileRun run = bench::profile_kernel(req, e.gen, timeline);
+  eval::ProfileRun run = eval::profile_kernel(req, e.gen, timeline);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.profile_outcome = run.outcome;
+  r.profile_outcome = run.status;
   for (auto& d : run.diagnostics) r.diagnostics.push_back("profile: " + d);
   if (run.profile) {
     r.profile = std::move(run.profile);

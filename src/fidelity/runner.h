@@ -1,6 +1,6 @@
 // Runs one fidelity entry: the numerics check at the entry's check shape (the reference's module
 // constants overridden by check_params), then the trace-only profile at the measured shape through
-// the same path a real profile takes (bench::profile_kernel: interpreter -> trace -> simulator),
+// the same path a real profile takes (eval::profile_kernel: interpreter -> trace -> simulator),
 // and the simulated quantity that the entry's metric is compared with.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/outcome.h"
+#include "eval/status.h"
 #include "fidelity/manifest.h"
 #include "trn/profile.h"
 
@@ -26,7 +26,7 @@ struct EntryResult {
   const Entry* entry = nullptr;
   CheckState check = CheckState::Skipped;
   std::string check_note;               // why it was skipped, or the check's outcome
-  bench::Outcome profile_outcome = bench::Outcome::InternalError;
+  eval::Status profile_outcome = eval::Status::InternalError;
   std::optional<trn::Profile> profile;  // the simulated profile at the measured shape
   std::vector<std::string> diagnostics; // of the failing step(s), rendered
   double measured_us = 0;               // the entry's measurement as a time

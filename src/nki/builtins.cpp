@@ -390,7 +390,7 @@ Value b_print(Interpreter& in, CallArgs& a) {
   for (size_t i = 0; i < a.args.size(); ++i) line += (i ? sep : "") + a.args[i].str();
   std::string& out = in.output();
   if (out.size() + line.size() + end.size() > kMaxOutputBytes)
-    throw NkiError(ErrorKind::Limit, fmt::format("output limit of {} bytes exceeded", kMaxOutputBytes));
+    throw NkiError(LimitKind::Output, fmt::format("output limit of {} bytes exceeded", kMaxOutputBytes));
   out += line + end;
   return Value();
 }

@@ -311,7 +311,7 @@ void check_container_size(uint64_t items, uint64_t item_bytes) {
     available = budget->limit() > budget->used() ? budget->limit() - budget->used() : 0;
   available = std::min(available, kDefaultContainerBytes);
   if (item_bytes != 0 && items > available / item_bytes)
-    throw NkiError(ErrorKind::Limit, fmt::format("a container of {} items exceeds the memory limit", items));
+    throw NkiError(LimitKind::Memory, fmt::format("a container of {} items exceeds the memory limit", items));
 }
 
 }  // namespace nki::core

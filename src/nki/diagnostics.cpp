@@ -40,11 +40,28 @@ const char* to_string(ErrorKind k) {
   return "internal";
 }
 
+const char* to_string(LimitKind k) {
+  switch (k) {
+    case LimitKind::None: return "none";
+    case LimitKind::Steps: return "steps";
+    case LimitKind::Time: return "time";
+    case LimitKind::Memory: return "memory";
+    case LimitKind::Depth: return "depth";
+    case LimitKind::Output: return "output";
+    case LimitKind::SourceSize: return "source_size";
+    case LimitKind::Nesting: return "nesting";
+  }
+  return "none";
+}
+
 NkiError::NkiError(ErrorKind kind, std::string message, SourceLoc loc)
-    : std::runtime_error(message), diag{kind, std::move(loc), std::move(message), {}, {}} {}
+    : std::runtime_error(message), diag{kind, LimitKind::None, std::move(loc), std::move(message), {}, {}} {}
 
 NkiError::NkiError(ErrorKind kind, std::string py_type, std::string message)
-    : std::runtime_error(message), diag{kind, {}, std::move(message), {}, std::move(py_type)} {}
+    : std::runtime_error(message), diag{kind, LimitKind::None, {}, std::move(message), {}, std::move(py_type)} {}
+
+NkiError::NkiError(LimitKind limit, std::string message, SourceLoc loc)
+    : std::runtime_error(message), diag{ErrorKind::Limit, limit, std::move(loc), std::move(message), {}, {}} {}
 
 void throw_error(ErrorKind kind, std::string message) { throw NkiError(kind, std::move(message)); }
 

@@ -38,10 +38,24 @@ enum class ErrorKind : uint8_t {
   Rule,         // an NKI hardware rule (partition <= 128, matmul operands, PSUM tile size, ...)
   Assertion,    // assert failed
   Sandbox,      // forbidden facility (open, eval, dunder access, ...)
-  Limit,        // steps, memory or wall-time limit reached
+  Limit,        // steps, memory or wall-time limit reached (which one: LimitKind)
   Internal,     // a bug in accelopt, never the user's fault
 };
 const char* to_string(ErrorKind k);
+
+// Which limit a Limit error reached. The evaluation's status depends on it (eval/failure.h):
+// steps and wall time are a timeout, memory and output a resource error, nesting a compile error.
+enum class LimitKind : uint8_t {
+  None,        // not a Limit error
+  Steps,       // interpreter steps (Limits::max_steps)
+  Time,        // wall time (Limits::max_seconds)
+  Memory,      // bytes of arrays and containers (Limits::max_bytes), or the allocator failed
+  Depth,       // nested calls or nested containers (Python's RecursionError)
+  Output,      // text printed by print()
+  SourceSize,  // a source file larger than Limits::max_source_bytes
+  Nesting,     // an expression or block nested too deeply to compile
+};
+const char* to_string(LimitKind k);
 
 struct Note {
   SourceLoc loc;
@@ -50,6 +64,7 @@ struct Note {
 
 struct Diagnostic {
   ErrorKind kind = ErrorKind::Internal;
+  LimitKind limit = LimitKind::None;  // set exactly when kind == Limit
   SourceLoc loc;
   std::string message;      // lower-case start, no trailing period
   std::vector<Note> notes;  // e.g. "note: loop opened here", traceback frames
@@ -67,6 +82,8 @@ struct NkiError : std::runtime_error {
   std::shared_ptr<void> exception;
   NkiError(ErrorKind kind, std::string message, SourceLoc loc = {});
   NkiError(ErrorKind kind, std::string py_type, std::string message);
+  // A Limit error: which limit, and what happened.
+  NkiError(LimitKind limit, std::string message, SourceLoc loc = {});
 };
 
 [[noreturn]] void throw_error(ErrorKind kind, std::string message);

@@ -63,11 +63,11 @@ bool truth(InterpState& st, const Value& v, const Span& span) {
     if (!e.diag.loc.known()) e.diag.loc = st.loc(span);
     throw;
   } catch (const tensor::BudgetExceeded& e) {
-    throw NkiError(ErrorKind::Limit, e.what(), st.loc(span));
+    throw NkiError(LimitKind::Memory, e.what(), st.loc(span));
   } catch (const tensor::ArrayError& e) {
     throw NkiError(ErrorKind::Value, e.what(), st.loc(span));
   } catch (const std::bad_alloc&) {
-    throw NkiError(ErrorKind::Limit, fmt::format("out of memory in {}", what), st.loc(span));
+    throw NkiError(LimitKind::Memory, fmt::format("out of memory in {}", what), st.loc(span));
   } catch (const std::exception& e) {
     throw NkiError(ErrorKind::Internal, fmt::format("internal error in {}: {}", what, e.what()), st.loc(span));
   }

@@ -64,6 +64,8 @@ struct InterpState {
   std::unordered_set<std::string> loading;  // factories running now
   // Exceptions being handled by `except` blocks (innermost last): what a bare `raise` re-raises.
   std::vector<NkiError> handling;
+  // Every module environment loaded, so that ~Interpreter can break their reference cycles.
+  std::vector<std::weak_ptr<ModuleEnv>> loaded_envs;
   // Innermost user-code position, for diagnostics and current_loc().
   const Span* current_span = nullptr;
   const std::shared_ptr<const SourceFile>* current_file = nullptr;

@@ -182,6 +182,7 @@ Flow exec_while(InterpState& st, const WhileStmt& s, Frame& f) {
     Flow fl = exec_block(st, s.body, f);
     if (fl == Flow::Break) return Flow::Normal;
     if (fl == Flow::Return) return fl;
+    if (st.steps + s.cost >= st.next_check) st.current_span = &s.span;
     st.charge(s.cost);
   }
 }
@@ -403,7 +404,7 @@ Value make_function(InterpState& st, const std::shared_ptr<FunctionCode>& code, 
 Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args, std::vector<Value>* keep_slots) {
   const FunctionCode& code = *fn.code;
   if (st.depth >= st.limits.max_depth)
-    throw NkiError(ErrorKind::Limit, fmt::format("recursion depth limit of {} exceeded", st.limits.max_depth));
+    throw NkiError(LimitKind::Depth, fmt::format("recursion depth limit of {} exceeded", st.limits.max_depth));
   std::vector<Value> slots(code.info.num_slots, unbound());
   bind_parameters(fn, args, slots.data());
   for (uint32_t c : code.info.cell_slots) {

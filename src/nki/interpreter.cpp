@@ -55,11 +55,11 @@ std::string module_name_of(const std::string& path) {
     if (!e.diag.loc.known()) e.diag.loc = where();
     throw;
   } catch (const tensor::BudgetExceeded& e) {
-    throw NkiError(ErrorKind::Limit, e.what(), where());
+    throw NkiError(LimitKind::Memory, e.what(), where());
   } catch (const tensor::ArrayError& e) {
     throw NkiError(ErrorKind::Value, e.what(), where());
   } catch (const std::bad_alloc&) {
-    throw NkiError(ErrorKind::Limit, "out of memory", where());
+    throw NkiError(LimitKind::Memory, "out of memory", where());
   } catch (const std::exception& e) {
     throw NkiError(ErrorKind::Internal, fmt::format("internal error: {}", e.what()), where());
   }
@@ -112,9 +112,9 @@ void InterpState::check_limits() {
   // The statement being executed (when known) locates the error.
   SourceLoc where = current_span && current_file ? loc(*current_span) : SourceLoc{};
   if (steps > limits.max_steps)
-    throw NkiError(ErrorKind::Limit, fmt::format("step limit of {} exceeded", limits.max_steps), where);
+    throw NkiError(LimitKind::Steps, fmt::format("step limit of {} exceeded", limits.max_steps), where);
   if (deadline != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() > deadline)
-    throw NkiError(ErrorKind::Limit, fmt::format("time limit of {} seconds exceeded", limits.max_seconds), where);
+    throw NkiError(LimitKind::Time, fmt::format("time limit of {} seconds exceeded", limits.max_seconds), where);
   next_check = std::min(limits.max_steps + 1, steps + kClockCheckInterval);
 }
 
@@ -181,26 +181,64 @@ Interpreter::Interpreter(Limits limits) : state_(std::make_unique<InterpState>(*
   detail::install_exceptions(*state_);
 }
 
-Interpreter::~Interpreter() = default;
+Interpreter::~Interpreter() {
+  // A module's functions hold its environment, whose globals and namespace hold the functions:
+  // without this, every module that defines a function would leak.
+  for (auto& weak : state_->loaded_envs) {
+    auto env = weak.lock();
+    if (!env) continue;
+    std::vector<Value> globals = std::move(env->globals);
+    std::map<std::string, Value, std::less<>> attrs = std::move(env->module->attrs);
+    env->globals.clear();
+    env->module->attrs.clear();
+  }
+}
 
 void Interpreter::register_module(std::string name, ModuleFactory factory) {
   state_->modules.erase(name);
   state_->factories[std::move(name)] = std::move(factory);
 }
 
-std::shared_ptr<ModuleObj> Interpreter::load_module(std::shared_ptr<const SourceFile> src, std::string name) {
+std::shared_ptr<const CompiledModule> Interpreter::compile(std::shared_ptr<const SourceFile> src) {
   InterpState& st = *state_;
   RunScope scope(st);
-  auto env = std::make_shared<ModuleEnv>();
-  env->ast = parse_module(src);
-  resolve_module(*env->ast, [&](std::string_view name) -> std::optional<uint32_t> {
+  if (src->text.size() > st.limits.max_source_bytes)
+    throw NkiError(LimitKind::SourceSize,
+                   fmt::format("the source file is {} bytes, more than the limit of {} bytes", src->text.size(),
+                               st.limits.max_source_bytes),
+                   SourceLoc{src, 0, 0, 0});
+  auto compiled = std::make_shared<CompiledModule>();
+  compiled->ast = parse_module(src);
+  resolve_module(*compiled->ast, [&](std::string_view name) -> std::optional<uint32_t> {
     auto it = st.builtin_index.find(std::string(name));
     if (it == st.builtin_index.end()) return std::nullopt;
+    compiled->builtins.emplace_back(it->first, it->second);
     return it->second;
   });
+  st.check_limits();  // the parse counts against the wall time
+  return compiled;
+}
+
+std::shared_ptr<ModuleObj> Interpreter::load_module(std::shared_ptr<const SourceFile> src, std::string name) {
+  return load_module(compile(std::move(src)), std::move(name));
+}
+
+std::shared_ptr<ModuleObj> Interpreter::load_module(const std::shared_ptr<const CompiledModule>& compiled,
+                                                    std::string name) {
+  InterpState& st = *state_;
+  RunScope scope(st);
+  for (const auto& [name, index] : compiled->builtins) {
+    auto it = st.builtin_index.find(name);
+    if (it == st.builtin_index.end() || it->second != index)
+      throw NkiError(ErrorKind::Internal, fmt::format("internal error: module compiled against another builtin table "
+                                                      "('{}')", name));
+  }
+  auto env = std::make_shared<ModuleEnv>();
+  env->ast = compiled->ast;
   env->globals.assign(env->ast->global_names.size(), unbound());
-  env->module = std::make_shared<ModuleObj>(module_name_of(src->path));
+  env->module = std::make_shared<ModuleObj>(module_name_of(env->ast->file->path));
   env->globals[0] = make_str(name.empty() ? env->module->name : std::move(name));  // __name__ (resolver)
+  st.loaded_envs.push_back(env);
   std::vector<Value> slots(env->ast->info.num_slots, unbound());
   for (uint32_t c : env->ast->info.cell_slots) slots[c] = Value(std::make_shared<CellObj>());
   for (uint32_t c : env->ast->info.cell_slots) static_cast<CellObj&>(*slots[c].object()).value = unbound();

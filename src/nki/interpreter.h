@@ -13,6 +13,8 @@
 #include <memory>
 #include <string>
 #include <typeindex>
+#include <utility>
+#include <vector>
 
 #include "nki/diagnostics.h"
 #include "nki/value.h"
@@ -21,16 +23,30 @@ namespace nki {
 
 struct Limits {
   uint64_t max_steps = 200'000'000;  // statements + expression nodes executed
-  uint64_t max_bytes = 8ull << 30;   // bytes of arrays alive at once (tensor::AllocationBudget)
+  uint64_t max_bytes = 8ull << 30;   // bytes of arrays and containers alive at once (tensor::AllocationBudget)
   double max_seconds = 300;          // wall time of one load_module() or call()
   int max_depth = 200;               // nested user-function calls
+  uint64_t max_source_bytes = 1ull << 20;  // size of one source file (kernels are tens of KB)
 };
 
 struct InterpState;  // internal (interp_impl.h)
+struct ModuleAst;
+
+// A source file parsed and resolved once (Interpreter::compile), loadable into any interpreter
+// whose builtins were installed the same way: the evaluation parses a kernel once and runs it in
+// a fresh interpreter per seed. Immutable once compiled, except for the AST's inline caches.
+struct CompiledModule {
+  std::shared_ptr<ModuleAst> ast;
+  // The builtin names the resolver bound, with their indices: load_module checks that the
+  // loading interpreter has the same table.
+  std::vector<std::pair<std::string, uint32_t>> builtins;
+};
 
 class Interpreter {
  public:
   explicit Interpreter(Limits limits = {});
+  // Breaks the reference cycles of the modules it loaded (module -> function -> globals ->
+  // module), so that nothing an interpreter created outlives it by accident.
   ~Interpreter();
   Interpreter(const Interpreter&) = delete;
   Interpreter& operator=(const Interpreter&) = delete;
@@ -42,6 +58,12 @@ class Interpreter {
   // `__name__` is `name` (default: the file's stem, as for an imported module; a script run as
   // a program passes "__main__", so `if __name__ == "__main__":` blocks run only then).
   std::shared_ptr<ModuleObj> load_module(std::shared_ptr<const SourceFile> src, std::string name = "");
+  // Parses and resolves a source file without running it (a SourceSize limit, Syntax,
+  // Unsupported or Sandbox error otherwise). The parse counts against the time limit.
+  std::shared_ptr<const CompiledModule> compile(std::shared_ptr<const SourceFile> src);
+  // Executes a compiled module in this interpreter (`__name__` as above); returns its namespace.
+  // Throws NkiError.
+  std::shared_ptr<ModuleObj> load_module(const std::shared_ptr<const CompiledModule>& compiled, std::string name = "");
   // Calls any callable (user function, builtin, library object) from C++. Throws NkiError.
   Value call(const Value& callee, CallArgs args);
 

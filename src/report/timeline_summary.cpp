@@ -9,7 +9,7 @@
 
 #include <fmt/core.h>
 
-#include "bench/profile_run.h"
+#include "eval/profile_run.h"
 #include "search/task_loader.h"
 
 namespace report {
@@ -70,19 +70,19 @@ nlohmann::json best_timeline(const nlohmann::json& config, const std::string& ta
     std::vector<std::string> warnings;
     auto specs = search::load_tasks(config.value("bench_root", ""), task, arch, warnings, config.value("kernels", ""));
     if (specs.empty()) return {{"error", fmt::format("task {} not found in {}", task, config.value("bench_root", ""))}};
-    bench::TraceRequest request = bench::trace_request_from_files(specs.front().reference_path, specs.front().baseline_path);
+    eval::TraceRequest request = eval::trace_request_from_files(specs.front().reference_path, specs.front().baseline_path);
     request.kernel_text = kernel_text;
     std::string path = trace_path;
     bool temporary = path.empty();
     if (temporary) path = (fs::temp_directory_path() / fmt::format("accelopt-timeline-{}.json", ::getpid())).string();
-    bench::ProfileRun run = bench::profile_kernel(request, arch, path);
+    eval::ProfileRun run = eval::profile_kernel(request, arch, path);
     nlohmann::json trace;
     {
       std::ifstream in(path);
       trace = nlohmann::json::parse(in, nullptr, false);
     }
     if (temporary) fs::remove(path);
-    if (!run.profile) return {{"error", fmt::format("the best kernel did not simulate ({})", bench::to_string(run.outcome))}};
+    if (!run.profile) return {{"error", fmt::format("the best kernel did not simulate ({})", eval::to_string(run.status))}};
     if (trace.is_discarded()) return {{"error", "the simulator's trace could not be read"}};
     nlohmann::json out = summarize_trace(trace, 400);
     if (!temporary) out["file"] = fs::path(path).filename().string();

@@ -9,7 +9,7 @@
 
 namespace search {
 
-const char* const kEvaluatorVersion = "accelopt-eval-1";
+const char* const kEvaluatorVersion = "accelopt-eval-2";  // 2: typed failures, poisoned outputs, precision by dtype
 
 std::string evaluation_key(const TaskSpec& task, const std::string& kernel_text) {
   std::string settings = fmt::format("{}|{}|{}", task.info.arch, task.tolerance, fmt::join(task.seeds, ","));
@@ -52,6 +52,7 @@ std::vector<eval::Evaluation> CachedEvaluator::evaluate(const TaskSpec& task, co
     }
     // Placeholder until the job returns (it stays when the executor is cancelled first).
     known[key].diagnostics = {"not evaluated: the evaluation was cancelled"};
+    known[key].cancelled = true;
     jobs.push_back(make_job(task, key, kernel));
   }
   eval::ProgressFn progress;
@@ -60,7 +61,8 @@ std::vector<eval::Evaluation> CachedEvaluator::evaluate(const TaskSpec& task, co
   std::vector<EvaluatedKernel> batch;
   for (size_t i = 0; i < jobs.size() && i < fresh.size(); ++i) {
     known[jobs[i].id] = fresh[i];
-    batch.push_back({jobs[i].id, jobs[i].request.kernel_text, fresh[i]});
+    // A cancelled evaluation is not a result: a resumed run must evaluate the kernel again.
+    if (!fresh[i].cancelled) batch.push_back({jobs[i].id, jobs[i].request.kernel_text, fresh[i]});
   }
   // One commit for the whole batch, before any result is returned to the loop.
   if (journal_ && !batch.empty()) journal_->record_evaluations(task.info.name, batch);

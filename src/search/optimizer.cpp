@@ -123,9 +123,10 @@ bool Optimizer::run_rounds(const TaskSpec& task, RunState& state) {
     int64_t evaluations_before = state.evaluations;
     agents::Memory memory_before = state.memory;
     RoundOutcome outcome = run_round(env_, spec, round, progress.beam, state.memory, state.evaluations);
-    if (!outcome.keep) {
+    if (!outcome.keep || outcome.stop == StopReason::Cancelled) {
       // The round is not kept: its calls are made (or replayed from the store) again when the
-      // run is resumed, so the state is the one before it, with the time spent.
+      // run is resumed, and so are the evaluations an interrupt cut short; the state is the one
+      // before it, with the time spent.
       state.memory = std::move(memory_before);
       state.evaluations = evaluations_before;
       state.stop = outcome.stop;

@@ -17,7 +17,7 @@ namespace {
 // Statuses the fixer can act on: the kernel ran through the harness and failed it.
 bool is_fixable(const std::string& status) {
   static const std::set<std::string> fixable = {"compile_error", "runtime_error", "incorrect", "timeout",
-                                                "lower_precision"};
+                                                "resource_error", "lower_precision"};
   return fixable.count(status) > 0;
 }
 

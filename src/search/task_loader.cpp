@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "bench/arg_specs.h"
+#include "eval/profile_run.h"
 #include "bench/loader.h"
 #include "bench/peak.h"
 
@@ -45,7 +46,7 @@ TaskSpec to_spec(const bench::TaskCase& c, const std::string& kernel_path, const
   spec.info.peak_latency_ms = peak_latency_ms(c, arch);
   try {
     // Shape-only: the reference's inputs cost nothing per element.
-    spec.info.kernel_args = bench::reference_arg_specs(c.reference_path, spec.info.reference_text);
+    spec.info.kernel_args = eval::reference_arg_specs(c.reference_path, spec.info.reference_text);
   } catch (const std::runtime_error&) {
     // A reference that fails here fails its evaluation too; the agent works without the form.
   }

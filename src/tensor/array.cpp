@@ -405,4 +405,21 @@ Array Array::contiguous() const {
   return copy();
 }
 
+uint64_t checksum(const Array& a) {
+  if (!a.has_data()) return 0;
+  Array c = a.contiguous();
+  size_t n = size_t(c.size()) * size_t(Array::storage_bytes(c.dtype()));
+  const auto* bytes = static_cast<const unsigned char*>(c.raw());
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ (n * 31 + uint64_t(c.dtype()));
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, bytes + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+  return h;
+}
+
 }  // namespace tensor

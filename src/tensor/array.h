@@ -117,4 +117,9 @@ class Array {
   std::shared_ptr<Buffer> buffer_;
 };
 
+// A checksum of the elements in C order and the dtype (not the shape): equal contents give equal
+// checksums, a change almost surely another. 0 for shape-only arrays. Reads 8 bytes at a time
+// (the evaluation checksums full-size inputs, hundreds of MB, before and after every kernel run).
+uint64_t checksum(const Array& a);
+
 }  // namespace tensor

@@ -38,6 +38,7 @@ void Instruction::check_engine_reaches(trn::BufferKind buffer) const {
 
 tensor::Array Instruction::input_box(const NkiTensorObj& t, const Box& box) {
   if (!(psum_inputs_copied_ && t.storage->buffer == trn::BufferKind::Psum)) check_engine_reaches(t.storage->buffer);
+  ctx_.note_format(t.storage->dtype, api_);
   if (box.empty()) return no_values();
   t.view.check_bounds(t.storage->shape, box, api_);
   if (record_) record_->inst.inputs.push_back(make_operand(t, box));
@@ -48,6 +49,7 @@ tensor::Array Instruction::input_box(const NkiTensorObj& t, const Box& box) {
 Value Instruction::result(tensor::DType dtype, trn::BufferKind buffer, const tensor::Array& values) {
   check_partition_limit(space_, api_);
   check_engine_reaches(buffer);
+  ctx_.note_format(dtype, api_);
   int64_t free_bytes = tensor::itemsize(dtype);
   for (size_t k = 1; k < space_.size(); ++k) free_bytes *= space_[k];
   if (buffer == trn::BufferKind::Psum && free_bytes > 2048)
@@ -70,6 +72,7 @@ Value Instruction::result_shaped(const tensor::Shape& shape, const Box& box, ten
                                  trn::BufferKind buffer, const tensor::Array& values) {
   check_partition_limit(shape, api_);
   check_engine_reaches(buffer);
+  ctx_.note_format(dtype, api_);
   auto storage = new_storage(shape, dtype, buffer, 0);
   auto obj = std::make_shared<NkiTensorObj>(storage, AffineView::whole(shape));
   obj->produced_by = opcode_;
@@ -90,6 +93,7 @@ void Instruction::output_to(const NkiTensorObj& dst, const tensor::Array& values
   PaddedRef padref(dst, int(space_.size()));
   const NkiTensorObj& pad = *padref;
   check_engine_reaches(pad.storage->buffer);
+  ctx_.note_format(pad.storage->dtype, api_);
   if (pad.view.shape != space_)
     throw NkiError(ErrorKind::Value, fmt::format("destination of shape {} does not match the result shape {} ({})",
                                                  tensor::shape_str(dst.shape()), tensor::shape_str(space_), api_));

@@ -24,6 +24,12 @@ uint32_t current_line(KernelContext& ctx) {
   return ctx.interpreter ? ctx.interpreter->current_loc().line : 0;
 }
 
+void KernelContext::note_narrow_format(tensor::DType dtype, std::string_view api) {
+  for (const auto& use : narrow_formats)
+    if (use.dtype == dtype) return;
+  narrow_formats.push_back({dtype, std::string(api), interpreter ? interpreter->current_loc() : SourceLoc{}});
+}
+
 void KernelContext::send(trn::Record& record) {
   record.seq = seq_++;
   if (record.kind == trn::RecordKind::Instruction) ++instructions;

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "nki/diagnostics.h"
+#include "tensor/dtype.h"
 #include "trn/trace.h"
 
 namespace nki {
@@ -27,6 +29,14 @@ namespace nki::lib {
 
 struct TensorStorage;
 
+// The first instruction that read or wrote a narrow float format (bf16, fp16, fp8, tf32): the
+// evaluation judges the kernel's precision by these (eval/precision.h), never by its text.
+struct NarrowFormatUse {
+  tensor::DType dtype = tensor::DType::Float32;
+  std::string api;  // "nl.load", "nisa.nc_matmul", ...
+  SourceLoc loc;    // the kernel statement
+};
+
 class KernelContext {
  public:
   bool numerics = true;
@@ -34,6 +44,7 @@ class KernelContext {
   Interpreter* interpreter = nullptr;
   uint64_t instructions = 0;  // instruction records emitted
   std::vector<double> act_registers;  // Scalar Engine accumulation registers (one per partition)
+  std::vector<NarrowFormatUse> narrow_formats;  // one entry per narrow format used, in order of first use
 
   static KernelContext& current();
   // Whether a ContextScope is installed on this thread (a kernel run is in progress).
@@ -72,8 +83,13 @@ class KernelContext {
   size_t launch_shared_next = 0;
   bool launch_first_program = true;
   void flush();  // emits the pending records (end of run, before other records)
+  // Every instruction operand and result passes its element format here (loads, compute, stores).
+  void note_format(tensor::DType dtype, std::string_view api) {
+    if (tensor::is_narrow_float(dtype)) note_narrow_format(dtype, api);
+  }
 
  private:
+  void note_narrow_format(tensor::DType dtype, std::string_view api);
   void send(trn::Record& record);
   void fill_alloc(trn::Record& record, const TensorStorage& storage);
 

@@ -1,5 +1,7 @@
 #include "nki/lib/kernel_runner.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "nki/interpreter.h"
@@ -41,9 +43,14 @@ Value input_tensor(KernelContext& ctx, const NdArrayObj& a, size_t index) {
   return make_tensor(std::move(st));
 }
 
-tensor::Array output_array(const Value& v) {
+// `returned`: the kernel returned it (an output argument of a baremetal kernel is not returned).
+tensor::Array output_array(const Value& v, bool returned = true) {
   auto* t = v.as<NkiTensorObj>();
   if (!t) throw NkiError(ErrorKind::Type, fmt::format("the kernel must return HBM tensors, got {}", v.type_name()));
+  if (returned && t->storage->is_input)
+    throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned its input tensor '{}'; outputs must be tensors "
+                                                "the kernel creates (nl.ndarray(..., buffer=nl.shared_hbm))",
+                                                t->storage->name));
   if (t->on_chip())
     throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned an {} tensor; outputs must be HBM tensors created "
                                                 "with buffer=nl.shared_hbm", trn::to_string(t->storage->buffer)));
@@ -62,9 +69,15 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   ctx.interpreter = &in;
   ContextScope scope(ctx);
   CallArgs call;
+  std::vector<std::pair<size_t, uint64_t>> input_sums;  // (argument position, checksum)
+  std::vector<std::shared_ptr<TensorStorage>> input_storages;
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto* a = inputs[i].as<NdArrayObj>();
     call.args.push_back(a && !a->is_scalar ? input_tensor(ctx, *a, i) : inputs[i]);
+    if (auto* t = call.args.back().as<NkiTensorObj>(); t && options.numerics) {
+      input_sums.emplace_back(i, tensor::checksum(t->storage->data));
+      input_storages.push_back(t->storage);
+    }
   }
   std::vector<Value> arguments = call.args;
   Value ret;
@@ -85,12 +98,21 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
     // matrix multiplication and Mamba tutorials): those are its outputs, in argument order.
     for (size_t i = 0; i < arguments.size(); ++i)
       if (auto* t = arguments[i].as<NkiTensorObj>(); t && t->storage->written) {
-        result.outputs.push_back(output_array(arguments[i]));
+        result.outputs.push_back(output_array(arguments[i], /*returned=*/false));
         result.written_arguments.push_back(i);
       }
     result.returned_tuple = result.outputs.size() > 1;
   }
   result.instructions = ctx.instructions;
+  // Written output arguments (a baremetal kernel's outputs) are not mutated inputs.
+  for (size_t k = 0; k < input_sums.size(); ++k) {
+    size_t position = input_sums[k].first;
+    bool output = std::find(result.written_arguments.begin(), result.written_arguments.end(), position) !=
+                  result.written_arguments.end();
+    if (!output && tensor::checksum(input_storages[k]->data) != input_sums[k].second)
+      result.mutated_inputs.push_back(position);
+  }
+  result.narrow_formats = ctx.narrow_formats;
   if (options.sink) options.sink->finish();
   return result;
 }
@@ -144,7 +166,7 @@ Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(
   if (!ret.is_none()) return make_array(output_array(ret));
   for (auto& [host, tensor] : passed)
     if (auto* t = tensor.as<NkiTensorObj>(); t && t->storage->written && host.as<NdArrayObj>())
-      tensor::assign(host.as<NdArrayObj>()->array, output_array(tensor));
+      tensor::assign(host.as<NdArrayObj>()->array, output_array(tensor, /*returned=*/false));
   return Value();
 }
 

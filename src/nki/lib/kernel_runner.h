@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nki/lib/kernel_context.h"
 #include "nki/value.h"
 #include "tensor/array.h"
 #include "trn/trace.h"
@@ -32,11 +33,16 @@ struct KernelRunResult {
   // wrote; their indices in the argument list (empty when the kernel returns its outputs).
   std::vector<size_t> written_arguments;
   uint64_t instructions = 0;           // instruction records (also counted when no sink is given)
+  // With numerics: the positions of the array inputs whose contents the kernel changed (the
+  // kernel gets private copies, checksummed before and after the call).
+  std::vector<size_t> mutated_inputs;
+  std::vector<NarrowFormatUse> narrow_formats;  // see KernelContext
 };
 
 // Finds `kernel` (or `optimized_kernel`, or options.entry) in the loaded kernel module, turns
 // ndarray inputs into HBM tensors (Python scalars pass through), runs it, returns the returned HBM
-// tensors as arrays (for a kernel that returns nothing, the arguments it wrote).
+// tensors as arrays (for a kernel that returns nothing, the arguments it wrote). Returning an
+// input tensor is a Rule error: outputs are tensors the kernel creates.
 // Errors are NkiError (Name when no kernel function exists, Rule/Type/Value/Index/Limit from the
 // kernel, located by the interpreter).
 KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std::vector<Value>& inputs,

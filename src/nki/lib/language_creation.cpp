@@ -3,6 +3,9 @@
 // partition). Total SBUF/PSUM capacity is deliberately not checked: block dims are logical.
 #include "nki/lib/language_creation.h"
 
+#include <cstdint>
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "nki/lib/array_value.h"
@@ -67,6 +70,7 @@ void emit_fill(const NkiTensorObj& t, double value) {
   KernelContext& ctx = KernelContext::current();
   if (ctx.numerics) tensor::fill(t.storage->data, value);
   const TensorStorage& st = *t.storage;
+  ctx.note_format(st.dtype, "memset");
   auto engine = st.buffer == trn::BufferKind::Psum ? trn::Engine::Vector : trn::Engine::GpSimd;
   int64_t blocks = st.blocks();
   for (int64_t block = 0; block < blocks; ++block) {
@@ -105,6 +109,12 @@ bool is_shared_hbm(const Value& v) {
   if (auto* b = dynamic_cast<BufferObj*>(v.is_object() ? v.object().get() : nullptr)) return b->label == "shared_hbm";
   if (auto* s = v.as<StrObj>()) return s->s == "shared_hbm";
   return false;
+}
+
+double poison_value(tensor::DType dtype) {
+  if (tensor::is_float(dtype)) return std::numeric_limits<double>::quiet_NaN();
+  // A recognisable bit pattern (0xA5A5A5A5 as int32), wrapped to the integer format.
+  return tensor::cast_scalar(dtype, double(int32_t(0xA5A5A5A5u)));
 }
 
 trn::BufferKind buffer_kind(const Value& v, std::string_view api) {
@@ -150,6 +160,9 @@ Value create_tensor(const Value& shape_v, const Value& dtype_v, const Value& buf
   }
   auto storage = new_storage(cs.shape, dtype, kind, kind == trn::BufferKind::Hbm ? 0 : cs.partition_axis);
   if (shared && !ctx.grid.empty()) ctx.launch_shared.push_back(storage);
+  // Device memory is not zeroed: an HBM tensor starts as poison, so that an output the kernel
+  // leaves partly unwritten fails the check instead of passing on zeros.
+  if (kind == trn::BufferKind::Hbm && ctx.numerics) tensor::fill(storage->data, poison_value(dtype));
   if (auto* s = name_v.as<StrObj>()) storage->name = s->s;
   storage->zero_initialized = fill && *fill == 0.0;
   KernelContext::current().emit_alloc(*storage);

@@ -35,7 +35,7 @@ std::shared_ptr<TensorStorage> new_storage(const tensor::Shape& shape, tensor::D
   try {
     st->data = tensor::Array::zeros(shape, dtype);
   } catch (const tensor::BudgetExceeded& e) {
-    throw NkiError(ErrorKind::Limit, fmt::format("memory limit reached: a tensor of shape {} ({}) does not fit ({})",
+    throw NkiError(LimitKind::Memory, fmt::format("memory limit reached: a tensor of shape {} ({}) does not fit ({})",
                                                  tensor::shape_str(shape), tensor::name(dtype), e.what()));
   }
   return st;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/arg_specs.h"
+#include "eval/profile_run.h"
 #include "loopnest/arg_spec.h"
 
 namespace loopnest_test {
@@ -100,7 +101,7 @@ inline std::vector<CorpusKernel> corpus() {
       }
     }
     if (ref.empty()) return;
-    if (!by_reference.count(ref)) by_reference[ref] = bench::reference_arg_specs(ref, read(ref));
+    if (!by_reference.count(ref)) by_reference[ref] = eval::reference_arg_specs(ref, read(ref));
     add(abs, by_reference[ref], ref, false);
   };
   for (const auto& f : py_files(root + "/nkibench/kernels")) from_reference(f);
@@ -124,7 +125,7 @@ inline std::vector<CorpusKernel> corpus() {
     add(f, loopnest::arg_specs_from_header(text), "", true);
   }
   for (const auto& f : py_files(root + "/tests/golden/bench/published_layout/kernels")) from_reference(f);
-  add(root + "/examples/add/kernel.py", bench::reference_arg_specs(root + "/examples/add/reference.py",
+  add(root + "/examples/add/kernel.py", eval::reference_arg_specs(root + "/examples/add/reference.py",
                                                                   read(root + "/examples/add/reference.py")),
       root + "/examples/add/reference.py", false);
   for (const auto& f : py_files(root + "/fidelity")) from_reference(f);

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../nkilib/kernel_harness.h"
-#include "bench/profile_run.h"
+#include "eval/profile_run.h"
 #include "corpus.h"
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
@@ -124,11 +124,11 @@ TEST(LoopNestCorpus, RegeneratedTestKernelsComputeTheSameNumbers) {
 }
 
 double profile_ms(const CorpusKernel& k, const std::string& text, int64_t* instructions) {
-  bench::TraceRequest req;
+  eval::TraceRequest req;
   req.kernel_path = k.path;
   req.kernel_text = text;
-  req.args = bench::reference_kernel_args(k.reference, loopnest_test::read(k.reference), {});
-  auto run = bench::profile_kernel(req, "trn1");
+  req.args = eval::reference_kernel_args(k.reference, loopnest_test::read(k.reference), eval::default_limits());
+  auto run = eval::profile_kernel(req, "trn1");
   if (!run.profile) return -1;
   *instructions = static_cast<int64_t>(run.profile->instructions);
   return run.profile->latency;

@@ -22,7 +22,7 @@ std::string kernel_text(const char* body) {
              "import neuronxcc.nki.isa as nisa\n\n"
              "@nki.jit\n"
              "def kernel(a):\n") +
-         body + "\n    return a\n";
+         body + "\n    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)\n    return out\n";
 }
 
 const RuleCase kCases[] = {

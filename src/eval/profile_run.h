@@ -1,31 +1,36 @@
-// Trace-only runs of a kernel: the profile (instruction trace fed to the NeuronCore simulator)
-// and the raw trace for `accelopt trace`. No numerics anywhere: array arguments are shape-only.
+// Trace-only runs of a kernel (no numerics; array arguments are shape-only): the raw trace for
+// `accelopt trace`, and the profile for `accelopt profile` and the fidelity benchmark, through
+// the pipeline's back end (trace -> lower -> simulate, eval/profile_chain.h). An evaluation does
+// not use these: it profiles the very run it checked (eval/pipeline.cpp).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "bench/checker.h"
-#include "bench/kernel_exec.h"
+#include "bench/arg_specs.h"
+#include "eval/evaluate.h"
+#include "eval/failure.h"
+#include "eval/kernel_exec.h"
 #include "lower/options.h"
 #include "nki/value.h"
 #include "trn/arch_config.h"
 #include "trn/profile.h"
 #include "trn/trace.h"
 
-namespace bench {
+namespace eval {
 
 struct TraceRequest {
   std::string kernel_path, kernel_text;
   std::vector<nki::Value> args;  // kernel arguments; arrays shape-only
-  CheckLimits limits;
+  Limits limits = default_limits();
   KernelEntry entry;             // which function runs (default: kernel)
 };
 
 struct TraceRun {
-  Outcome outcome = Outcome::InternalError;  // Ok, CompileError, RuntimeError, Timeout, InternalError
-  std::vector<std::string> diagnostics;
+  Status status = Status::InternalError;
+  std::optional<Failure> failure;        // set unless status is Ok
+  std::vector<std::string> diagnostics;  // the failure, rendered
 };
 
 // Runs the kernel trace-only into `sink`, then calls sink.finish().
@@ -37,8 +42,8 @@ struct ProfileRun : TraceRun {
   std::vector<std::pair<lower::Rule, lower::RuleStats>> lowering;
 };
 
-// trace_kernel through the compiler stage (lower::Lowering with `lowering`, all rules by
-// default) into trn::Simulator(arch_config(arch)); `timeline_path` writes a Chrome trace.
+// trace_kernel through the compiler stage (src/lower, with `lowering`: all rules by default)
+// into the simulator for `arch`; `timeline_path` writes a Chrome trace.
 ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const std::string& timeline_path = "",
                           const lower::Options& lowering = {});
 // The same with an explicit (e.g. parameter-scanned, trn::set_parameter) configuration.
@@ -46,14 +51,17 @@ ProfileRun profile_kernel(const TraceRequest& request, const trn::ArchConfig& ar
                           const std::string& timeline_path = "", const lower::Options& lowering = {});
 
 // The kernel arguments a reference produces (get_inputs + transform_to_nki_inputs under seed 0),
-// as shape-only values (numpy in shape-only mode), without computing forward. Throws std::runtime_error with the rendered
-// diagnostic when the reference fails.
+// as shape-only values (numpy in shape-only mode), without computing forward. Throws
+// std::runtime_error with the rendered diagnostic when the reference fails.
 std::vector<nki::Value> reference_kernel_args(const std::string& reference_path, const std::string& reference_text,
-                                              const CheckLimits& limits);
+                                              const Limits& limits);
+// The same as the loop-nest lifter takes them (bench::arg_specs).
+std::vector<loopnest::ArgSpec> reference_arg_specs(const std::string& reference_path, const std::string& reference_text,
+                                                   const Limits& limits = default_limits());
 
 // The request `accelopt trace` and `accelopt profile` run: the kernel file, and shape-only
 // arguments from the reference file. Throws like reference_kernel_args, or when a file is unreadable.
 TraceRequest trace_request_from_files(const std::string& reference_path, const std::string& kernel_path,
-                                      const CheckLimits& limits = {});
+                                      const Limits& limits = default_limits());
 
-}  // namespace bench
+}  // namespace eval

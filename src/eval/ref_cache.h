@@ -26,7 +26,7 @@
 
 #include "tensor/array.h"
 
-namespace bench {
+namespace eval {
 
 uint64_t content_hash(const std::string& text);  // FNV-1a 64
 
@@ -70,4 +70,4 @@ class RefCache {
 std::string encode_arrays(const std::vector<tensor::Array>& arrays, double compute_seconds = 0);
 std::optional<std::vector<tensor::Array>> decode_arrays(const std::string& bytes);
 
-}  // namespace bench
+}  // namespace eval

@@ -1,4 +1,4 @@
-#include "bench/ref_cache.h"
+#include "eval/ref_cache.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -12,7 +12,7 @@
 
 #include "tensor/dtype.h"
 
-namespace bench {
+namespace eval {
 namespace fs = std::filesystem;
 
 namespace {
@@ -278,4 +278,4 @@ void RefCache::store(uint64_t ref_hash, int seed, const std::vector<tensor::Arra
   if (!ok || ec) fs::remove(tmp, ec);
 }
 
-}  // namespace bench
+}  // namespace eval

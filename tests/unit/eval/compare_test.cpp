@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/compare.h"
+#include "eval/compare.h"
 
 namespace {
 
@@ -14,7 +14,7 @@ tensor::Array f32(const tensor::Shape& shape, const std::vector<double>& v) {
 
 TEST(Compare, ExactMatchIsCorrect) {
   auto a = f32({2, 2}, {1, 2, 3, 4});
-  auto c = bench::compare_outputs({a}, {a}, 2e-5);
+  auto c = eval::compare_outputs({a}, {a}, 2e-5);
   EXPECT_TRUE(c.correct);
   EXPECT_EQ(c.worst.rel_l2, 0);
 }
@@ -22,7 +22,7 @@ TEST(Compare, ExactMatchIsCorrect) {
 TEST(Compare, MismatchFigures) {
   auto ref = f32({4}, {1, 2, 3, 4});
   auto out = f32({4}, {1, 2, 3, 5});
-  auto c = bench::compare_outputs({out}, {ref}, 2e-5);
+  auto c = eval::compare_outputs({out}, {ref}, 2e-5);
   EXPECT_FALSE(c.correct);
   EXPECT_TRUE(c.problem.empty());
   EXPECT_DOUBLE_EQ(c.worst.max_abs_diff, 1.0);
@@ -34,24 +34,24 @@ TEST(Compare, MismatchFigures) {
 TEST(Compare, ToleranceBoundaryIsStrict) {
   auto ref = f32({1}, {1.0});
   auto out = f32({1}, {1.0 + 0.25});
-  EXPECT_FALSE(bench::compare_outputs({out}, {ref}, 0.25).correct);  // rel_l2 == tol fails (< required)
-  EXPECT_TRUE(bench::compare_outputs({out}, {ref}, 0.2500001).correct);
+  EXPECT_FALSE(eval::compare_outputs({out}, {ref}, 0.25).correct);  // rel_l2 == tol fails (< required)
+  EXPECT_TRUE(eval::compare_outputs({out}, {ref}, 0.2500001).correct);
 }
 
 TEST(Compare, NanFails) {
   auto ref = f32({2}, {1, 1});
   auto out = f32({2}, {1, NAN});
-  auto c = bench::compare_outputs({out}, {ref}, 1.0);
+  auto c = eval::compare_outputs({out}, {ref}, 1.0);
   EXPECT_FALSE(c.correct);
 }
 
 TEST(Compare, CountAndShapeMismatch) {
   auto a = f32({2, 2}, {1, 2, 3, 4});
   auto b = f32({4}, {1, 2, 3, 4});
-  auto count = bench::compare_outputs({a, a}, {a}, 1.0);
+  auto count = eval::compare_outputs({a, a}, {a}, 1.0);
   EXPECT_FALSE(count.correct);
   EXPECT_EQ(count.problem, "kernel returned 2 output(s), reference has 1");
-  auto shape = bench::compare_outputs({b}, {a}, 1.0);
+  auto shape = eval::compare_outputs({b}, {a}, 1.0);
   EXPECT_FALSE(shape.correct);
   EXPECT_EQ(shape.problem, "output 0 has shape (4,), reference shape is (2, 2)");
 }
@@ -60,16 +60,9 @@ TEST(Compare, WorstOutputIsReported) {
   auto ref = f32({2}, {1, 1});
   auto close = f32({2}, {1, 1});
   auto far = f32({2}, {2, 1});
-  auto c = bench::compare_outputs({close, far}, {ref, ref}, 1e-3);
+  auto c = eval::compare_outputs({close, far}, {ref, ref}, 1e-3);
   EXPECT_FALSE(c.correct);
   EXPECT_DOUBLE_EQ(c.worst.max_abs_diff, 1.0);
-}
-
-TEST(Compare, LowerPrecisionRuleIgnoresComments) {
-  EXPECT_TRUE(bench::uses_lower_precision("x = nl.load(a, dtype=nl.bfloat16)\n"));
-  EXPECT_TRUE(bench::uses_lower_precision("t = np.float16\n"));
-  EXPECT_FALSE(bench::uses_lower_precision("x = 1  # could use bfloat16 here\n# float16\ny = 2\n"));
-  EXPECT_FALSE(bench::uses_lower_precision("x = nl.float32\n"));
 }
 
 }  // namespace

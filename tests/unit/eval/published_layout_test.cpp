@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/checker.h"
+#include "eval/evaluate.h"
 #include "bench/loader.h"
 
 namespace fs = std::filesystem;
@@ -53,15 +53,15 @@ TEST(PublishedLayout, EveryKernelPassesAllFiveSeeds) {
   ASSERT_EQ(suite.cases.size(), 3u);
   for (const auto& c : suite.cases) {
     SCOPED_TRACE(c.name());
-    bench::CheckRequest req;
+    eval::EvalRequest req;
     req.reference_path = c.reference_path;
     req.reference_text = bench::read_file(c.reference_path);
     req.kernel_path = c.kernel_path;
     req.kernel_text = bench::read_file(c.kernel_path);
     req.tolerance = c.effective_tolerance();
     req.limits.max_seconds = 120;
-    bench::CheckResult r = bench::check_kernel(req);
-    EXPECT_EQ(r.outcome, bench::Outcome::Ok) << (r.diagnostics.empty() ? "" : r.diagnostics.front());
+    eval::Evaluation r = eval::evaluate(req);
+    EXPECT_EQ(r.status, eval::Status::Ok) << (r.diagnostics.empty() ? "" : r.diagnostics.front());
     EXPECT_EQ(r.seeds.size(), bench::kDefaultSeeds.size());
   }
 }

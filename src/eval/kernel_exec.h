@@ -1,10 +1,11 @@
-// The two ways the harness runs a kernel (through nki::lib::run_kernel): with numerics, its
-// outputs back as a numpy value, and trace-only into a sink.
+// The two ways the evaluation runs a kernel (through nki::lib::run_kernel): with numerics, its
+// outputs back as numpy values (optionally tracing the same run into a sink), and trace-only.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "nki/lib/kernel_context.h"
 #include "nki/value.h"
 #include "trn/trace.h"
 
@@ -12,7 +13,7 @@ namespace nki {
 class Interpreter;
 }
 
-namespace bench {
+namespace eval {
 
 // Which function of the kernel file runs; the default is the NKIBench protocol: `kernel` (or
 // `optimized_kernel`). A published file holds several versions under their authors' names.
@@ -23,11 +24,19 @@ struct KernelEntry {
 // Installs numpy, math and the nki modules into a fresh interpreter.
 void install_modules(nki::Interpreter& in);
 
-// Runs the module's `kernel` (or `optimized_kernel`, or entry.function) on `args` with numerics
-// on; returns the outputs as numpy arrays (a tuple when the kernel returned one or has more than
-// one). Throws nki::NkiError.
-nki::Value run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
-                               const KernelEntry& entry = {});
+struct KernelRun {
+  nki::Value outputs;                   // numpy arrays (a tuple when the kernel returned one)
+  size_t output_count = 0;
+  std::vector<size_t> mutated_inputs;   // argument positions whose contents changed
+  std::vector<nki::lib::NarrowFormatUse> narrow_formats;
+};
+
+// Runs the module's `kernel` (or `optimized_kernel`, or entry.function) on `args` with numerics on. When `sink` is
+// given, the same run's instruction trace goes to it (sink.finish() has been called on return):
+// the profile is of the run that was checked, so a kernel cannot behave differently when traced.
+// Throws nki::NkiError.
+KernelRun run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
+                              trn::TraceSink* sink = nullptr, const KernelEntry& entry = {});
 
 // Runs it without numerics (array arguments may be shape-only), sending the instruction trace
 // to `sink`; sink.finish() has been called when this returns. Throws nki::NkiError.
@@ -40,4 +49,4 @@ nki::Value find_entry_function(const nki::ModuleObj& kernel_module, const Kernel
 // "kernel file defines no function 'NAME'" (or the default names), for diagnostics.
 std::string missing_entry_message(const KernelEntry& entry);
 
-}  // namespace bench
+}  // namespace eval

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/ref_cache.h"
+#include "eval/ref_cache.h"
 
 namespace fs = std::filesystem;
 
@@ -13,7 +13,7 @@ namespace {
 TEST(RefCache, EncodeDecodeRoundTrip) {
   auto a = tensor::Array::from_values({2, 3}, tensor::DType::Float32, {1, 2, 3, 4, 5, 6.5});
   auto b = tensor::Array::from_values({}, tensor::DType::Float64, {0.125});
-  auto decoded = bench::decode_arrays(bench::encode_arrays({a, b}));
+  auto decoded = eval::decode_arrays(eval::encode_arrays({a, b}));
   ASSERT_TRUE(decoded);
   ASSERT_EQ(decoded->size(), 2u);
   EXPECT_EQ((*decoded)[0].shape(), (tensor::Shape{2, 3}));
@@ -25,30 +25,30 @@ TEST(RefCache, EncodeDecodeRoundTrip) {
 
 TEST(RefCache, TruncatedOrForeignBytesAreRejected) {
   auto a = tensor::Array::from_values({4}, tensor::DType::Float32, {1, 2, 3, 4});
-  std::string bytes = bench::encode_arrays({a});
-  EXPECT_FALSE(bench::decode_arrays(bytes.substr(0, bytes.size() - 1)));
-  EXPECT_FALSE(bench::decode_arrays(bytes + "x"));
-  EXPECT_FALSE(bench::decode_arrays("not a cache file"));
-  EXPECT_FALSE(bench::decode_arrays(""));
+  std::string bytes = eval::encode_arrays({a});
+  EXPECT_FALSE(eval::decode_arrays(bytes.substr(0, bytes.size() - 1)));
+  EXPECT_FALSE(eval::decode_arrays(bytes + "x"));
+  EXPECT_FALSE(eval::decode_arrays("not a cache file"));
+  EXPECT_FALSE(eval::decode_arrays(""));
 }
 
 // A header that claims more elements than the bytes that follow is rejected before anything is
 // allocated (a corrupt shape must not become a huge allocation).
 TEST(RefCache, ShapeLargerThanTheDataIsRejected) {
   auto a = tensor::Array::from_values({4}, tensor::DType::Float32, {1, 2, 3, 4});
-  std::string bytes = bench::encode_arrays({a});
+  std::string bytes = eval::encode_arrays({a});
   // magic(8) compute_seconds(8) count(4) name_len(1) "float32"(7) ndim(1), then the i64 dimension.
   size_t dim_at = 8 + 8 + 4 + 1 + 7 + 1;
   int64_t huge = int64_t{1} << 50;
   bytes.replace(dim_at, sizeof huge, reinterpret_cast<const char*>(&huge), sizeof huge);
   tensor::AllocationBudget budget(1 << 20);  // an attempt to allocate would throw here
-  EXPECT_FALSE(bench::decode_arrays(bytes));
+  EXPECT_FALSE(eval::decode_arrays(bytes));
 }
 
 // Several arrays of mixed storages through the file path (streamed in and out, no staging copy).
 TEST(RefCache, StoresSeveralArraysThroughTheFile) {
   fs::path dir = fs::temp_directory_path() / ("accelopt_refcache_multi_" + std::to_string(::getpid()));
-  bench::RefCache cache(dir.string());
+  eval::RefCache cache(dir.string());
   auto a = tensor::Array::full({300, 70}, tensor::DType::Float32, 1.5);
   auto b = tensor::Array::from_values({3}, tensor::DType::Int64, {-1, 0, 7});
   auto view = tensor::Array::from_values({2, 2}, tensor::DType::Float64, {1, 2, 3, 4});
@@ -68,10 +68,10 @@ TEST(RefCache, StoresSeveralArraysThroughTheFile) {
 
 TEST(RefCache, StoreLoadBySeedAndHash) {
   fs::path dir = fs::temp_directory_path() / ("accelopt_refcache_" + std::to_string(::getpid()));
-  bench::RefCache cache(dir.string());
+  eval::RefCache cache(dir.string());
   auto a = tensor::Array::from_values({2}, tensor::DType::Float32, {1, 2});
-  uint64_t h = bench::content_hash("def forward(): pass");
-  EXPECT_NE(h, bench::content_hash("def forward(): pass "));
+  uint64_t h = eval::content_hash("def forward(): pass");
+  EXPECT_NE(h, eval::content_hash("def forward(): pass "));
   EXPECT_FALSE(cache.load(h, 0));
   cache.store(h, 0, {a});
   auto hit = cache.load(h, 0);
@@ -82,13 +82,13 @@ TEST(RefCache, StoreLoadBySeedAndHash) {
   std::ofstream(cache.path_for(h, 0), std::ios::trunc) << "garbage";
   EXPECT_FALSE(cache.load(h, 0));
   fs::remove_all(dir);
-  EXPECT_FALSE(bench::RefCache("").enabled());
+  EXPECT_FALSE(eval::RefCache("").enabled());
 }
 
 // Outputs that are quicker to recompute than to read back are not written (bmm's 1 GiB output).
 TEST(RefCache, CheapOutputsAreNotStored) {
   fs::path dir = fs::temp_directory_path() / ("accelopt_refcache_cheap_" + std::to_string(::getpid()));
-  bench::RefCache cache(dir.string(), bench::RefCachePolicy{uint64_t{1} << 30, 1e9});
+  eval::RefCache cache(dir.string(), eval::RefCachePolicy{uint64_t{1} << 30, 1e9});
   auto a = tensor::Array::full({1000, 1000}, tensor::DType::Float32, 1.0);  // 4 MB: 4 ms to read
   cache.store(1, 0, {a}, 0.001);
   EXPECT_FALSE(cache.load(1, 0));
@@ -103,8 +103,8 @@ TEST(RefCache, CheapOutputsAreNotStored) {
 TEST(RefCache, EvictsTheLeastValuableToStayUnderTheCap) {
   fs::path dir = fs::temp_directory_path() / ("accelopt_refcache_cap_" + std::to_string(::getpid()));
   auto a = tensor::Array::full({100, 100}, tensor::DType::Float32, 2.0);  // 40 kB per file
-  uint64_t file_bytes = bench::encode_arrays({a}).size();
-  bench::RefCache cache(dir.string(), bench::RefCachePolicy{2 * file_bytes + 100, 1e9});
+  uint64_t file_bytes = eval::encode_arrays({a}).size();
+  eval::RefCache cache(dir.string(), eval::RefCachePolicy{2 * file_bytes + 100, 1e9});
   cache.store(1, 0, {a}, 3.0);
   cache.store(2, 0, {a}, 1.0);
   cache.store(3, 0, {a}, 0.5);  // worth less than both: not stored
@@ -123,9 +123,9 @@ TEST(RefCache, EvictsTheLeastValuableToStayUnderTheCap) {
 
 TEST(RefCache, SizeCapComesFromTheEnvironment) {
   ::setenv("ACCELOPT_REF_CACHE_MAX_MB", "12", 1);
-  EXPECT_EQ(bench::RefCachePolicy::from_env().max_bytes, uint64_t{12} << 20);
+  EXPECT_EQ(eval::RefCachePolicy::from_env().max_bytes, uint64_t{12} << 20);
   ::setenv("ACCELOPT_REF_CACHE_MAX_MB", "lots", 1);
-  EXPECT_EQ(bench::RefCachePolicy::from_env().max_bytes, uint64_t{4096} << 20);
+  EXPECT_EQ(eval::RefCachePolicy::from_env().max_bytes, uint64_t{4096} << 20);
   ::unsetenv("ACCELOPT_REF_CACHE_MAX_MB");
 }
 

@@ -1,4 +1,4 @@
-#include "bench/compare.h"
+#include "eval/compare.h"
 
 #include <cmath>
 
@@ -6,7 +6,7 @@
 
 #include "tensor/ops.h"
 
-namespace bench {
+namespace eval {
 namespace {
 
 // Running sums of one output pair. Four interleaved lanes break the floating-point add chains
@@ -92,6 +92,12 @@ Comparison compare_outputs(const std::vector<tensor::Array>& outs, const std::ve
   }
   c.correct = true;
   for (size_t i = 0; i < outs.size(); ++i) {
+    if (tensor::is_float(outs[i].dtype()) != tensor::is_float(refs[i].dtype())) {
+      c.correct = false;
+      c.problem = fmt::format("output {} has dtype {}, the reference's is {}", i, tensor::name(outs[i].dtype()),
+                              tensor::name(refs[i].dtype()));
+      return c;
+    }
     if (outs[i].shape() != refs[i].shape()) {
       c.correct = false;
       c.problem = fmt::format("output {} has shape {}, reference shape is {}", i, tensor::shape_str(outs[i].shape()),
@@ -105,16 +111,4 @@ Comparison compare_outputs(const std::vector<tensor::Array>& outs, const std::ve
   return c;
 }
 
-bool uses_lower_precision(const std::string& kernel_text) {
-  std::string code;
-  code.reserve(kernel_text.size());
-  bool in_comment = false;
-  for (char ch : kernel_text) {
-    if (ch == '\n') in_comment = false;
-    else if (ch == '#') in_comment = true;
-    if (!in_comment) code += ch;
-  }
-  return code.find("float16") != std::string::npos;
-}
-
-}  // namespace bench
+}  // namespace eval

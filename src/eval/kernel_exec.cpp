@@ -1,31 +1,36 @@
-#include "bench/kernel_exec.h"
+#include "eval/kernel_exec.h"
 
 #include <fmt/core.h>
 
-#include "nki/lib/array_value.h"
 #include "nki/interpreter.h"
+#include "nki/lib/array_value.h"
 #include "nki/lib/kernel_runner.h"
 #include "nki/lib/modules.h"
 
-namespace bench {
+namespace eval {
 
 void install_modules(nki::Interpreter& in) {
   nki::lib::install_builtin_modules(in);
   // Registering numpy again is harmless (the registry keeps one factory per name) and keeps the
-  // harness working while install_builtin_modules does not list it.
+  // evaluation working while install_builtin_modules does not list it.
   in.register_module("numpy", nki::lib::make_numpy_module);
 }
 
-nki::Value run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_module,
-                               const std::vector<nki::Value>& args, const KernelEntry& entry) {
+KernelRun run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
+                              trn::TraceSink* sink, const KernelEntry& entry) {
   nki::lib::KernelRunOptions options;
   options.numerics = true;
+  options.sink = sink;
   options.entry = entry.function;
   nki::lib::KernelRunResult result = nki::lib::run_kernel(in, kernel_module, args, options);
+  KernelRun run;
   std::vector<nki::Value> outputs;
   for (auto& array : result.outputs) outputs.push_back(nki::lib::make_array(std::move(array)));
-  if (result.returned_tuple || outputs.size() != 1) return nki::make_tuple(std::move(outputs));
-  return outputs[0];
+  run.output_count = outputs.size();
+  run.outputs = result.returned_tuple || outputs.size() != 1 ? nki::make_tuple(std::move(outputs)) : outputs[0];
+  run.mutated_inputs = std::move(result.mutated_inputs);
+  run.narrow_formats = std::move(result.narrow_formats);
+  return run;
 }
 
 void run_kernel_traced(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
@@ -51,4 +56,4 @@ std::string missing_entry_message(const KernelEntry& entry) {
   return fmt::format("kernel file defines no function '{}'", entry.function);
 }
 
-}  // namespace bench
+}  // namespace eval

@@ -1,4 +1,4 @@
-// Helpers for harness tests: the bundled tasks at small sizes (their kernels read every size
+// Helpers for evaluation tests: the bundled tasks at small sizes (their kernels read every size
 // from the argument shapes, so shrinking the reference's module constants shrinks the run).
 #pragma once
 
@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "bench/checker.h"
 #include "bench/loader.h"
-#include "bench/ref_cache.h"
+#include "eval/evaluate.h"
+#include "eval/ref_cache.h"
 
-namespace bench_test {
+namespace eval_test {
 
 inline std::string source_dir() { return ACCELOPT_SOURCE_DIR; }
 
@@ -61,8 +61,8 @@ inline std::vector<std::string> case_names() {
 }
 
 // A check of `kernel_text` against the small version of a bundled reference, one seed.
-inline bench::CheckRequest small_check(const std::string& name, const std::string& kernel_text) {
-  bench::CheckRequest req;
+inline eval::EvalRequest small_check(const std::string& name, const std::string& kernel_text) {
+  eval::EvalRequest req;
   req.reference_path = bundled_reference(name);
   req.reference_text = with_constants(bench::read_file(req.reference_path), small_configs().at(name));
   req.kernel_path = bundled_kernel(name);
@@ -70,6 +70,7 @@ inline bench::CheckRequest small_check(const std::string& name, const std::strin
   req.seeds = {0};
   req.tolerance = name.rfind("mamba", 0) == 0 ? 3e-5 : 2e-5;
   req.limits.max_seconds = 60;
+  req.profile = false;
   return req;
 }
 
@@ -81,18 +82,18 @@ inline bool full_size_enabled() {
 
 // The five-seed check of `kernel_path` (default: the case's own kernel) against the full-size
 // bundled case `name`, with its tolerance and the default reference cache.
-inline bench::CheckResult full_size_check(const std::string& name, std::string kernel_path = "") {
+inline eval::Evaluation full_size_check(const std::string& name, std::string kernel_path = "") {
   bench::Suite suite = bench::load_suite(source_dir() + "/nkibench");
   auto it = std::find_if(suite.cases.begin(), suite.cases.end(), [&](auto& c) { return c.name() == name; });
   if (it == suite.cases.end()) throw std::invalid_argument("no bundled case " + name);
-  bench::CheckRequest req;
+  eval::EvalRequest req;
   req.reference_path = it->reference_path;
   req.reference_text = bench::read_file(it->reference_path);
   req.kernel_path = kernel_path.empty() ? it->kernel_path : kernel_path;
   req.kernel_text = bench::read_file(req.kernel_path);
   req.tolerance = it->effective_tolerance();
-  req.cache_dir = bench::default_ref_cache_dir();
-  return bench::check_kernel(req);
+  req.cache_dir = eval::default_ref_cache_dir();
+  return eval::evaluate(req);
 }
 
 inline std::string joined(const std::vector<std::string>& lines) {
@@ -108,4 +109,4 @@ inline std::string mutate(std::string text, const std::string& from, const std::
   return text.replace(pos, from.size(), to);
 }
 
-}  // namespace bench_test
+}  // namespace eval_test

@@ -1,5 +1,5 @@
-// The correctness rule of the harness (design.md "Check"): output counts and shapes must agree
-// and every output must satisfy ||out - ref||_2 < tol * ||ref||_2, computed in float64.
+// The correctness rule of the check (design.md "Check"): output counts, shapes and dtype kinds
+// (float or not) must agree, and every output must satisfy ||out - ref||_2 < tol * ||ref||_2, computed in float64.
 #pragma once
 
 #include <string>
@@ -7,7 +7,7 @@
 
 #include "tensor/array.h"
 
-namespace bench {
+namespace eval {
 
 struct OutputDiff {
   double rel_l2 = 0, max_abs_diff = 0, mean_abs_diff = 0, max_rel_diff = 0;
@@ -26,8 +26,4 @@ OutputDiff diff_outputs(const tensor::Array& out, const tensor::Array& ref);
 Comparison compare_outputs(const std::vector<tensor::Array>& outs, const std::vector<tensor::Array>& refs,
                            double tolerance);
 
-// The harness's lower-precision rule: after deleting `#` comments, the kernel text must not
-// contain "float16" (which also catches bfloat16).
-bool uses_lower_precision(const std::string& kernel_text);
-
-}  // namespace bench
+}  // namespace eval

@@ -15,10 +15,9 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/checker.h"
 #include "bench/loader.h"
-#include "bench/profile_run.h"
-#include "bench_test_util.h"
+#include "eval/profile_run.h"
+#include "eval_test_util.h"
 
 namespace {
 
@@ -30,7 +29,7 @@ const std::vector<std::string>& styles() {
 }
 
 std::string style_kernel(const std::string& style, const std::string& name) {
-  return bench_test::source_dir() + "/nkibench/styles/" + style + "/" + name + "_0.py";
+  return eval_test::source_dir() + "/nkibench/styles/" + style + "/" + name + "_0.py";
 }
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
@@ -38,15 +37,15 @@ bool contains(const std::string& text, const std::string& what) { return text.fi
 TEST(Styles, EachStyleHoldsTheFourteenKernelsUnderTheBundledNames) {
   for (const auto& style : styles()) {
     size_t files = 0;
-    for (const auto& entry : fs::directory_iterator(bench_test::source_dir() + "/nkibench/styles/" + style))
+    for (const auto& entry : fs::directory_iterator(eval_test::source_dir() + "/nkibench/styles/" + style))
       if (entry.path().extension() == ".py") ++files;
     EXPECT_EQ(files, 14u) << style;
-    for (const auto& name : bench_test::case_names()) EXPECT_TRUE(fs::is_regular_file(style_kernel(style, name))) << name;
+    for (const auto& name : eval_test::case_names()) EXPECT_TRUE(fs::is_regular_file(style_kernel(style, name))) << name;
   }
 }
 
 TEST(Styles, EveryFileIsInItsStyle) {
-  for (const auto& name : bench_test::case_names()) {
+  for (const auto& name : eval_test::case_names()) {
     SCOPED_TRACE(name);
     std::string legacy = bench::read_file(style_kernel("legacy_grid", name));
     for (const char* mark : {"import neuronxcc.nki.language as nl", "def kernel(v1", "  import numpy as np\n",
@@ -62,17 +61,17 @@ TEST(Styles, EveryFileIsInItsStyle) {
 
 // Simulated latency (ms) of a trace-only run at the reference's full size.
 double simulated_ms(const std::string& name, const std::string& kernel) {
-  bench::TraceRequest req = bench::trace_request_from_files(bench_test::bundled_reference(name), kernel);
-  bench::ProfileRun run = bench::profile_kernel(req, "trn1");
-  EXPECT_TRUE(run.profile.has_value()) << kernel << ": " << bench::to_string(run.outcome) << "\n"
-                                       << bench_test::joined(run.diagnostics);
+  eval::TraceRequest req = eval::trace_request_from_files(eval_test::bundled_reference(name), kernel);
+  eval::ProfileRun run = eval::profile_kernel(req, "trn1");
+  EXPECT_TRUE(run.profile.has_value()) << kernel << ": " << eval::to_string(run.status) << "\n"
+                                       << eval_test::joined(run.diagnostics);
   return run.profile ? run.profile->latency : 0;
 }
 
 double bundled_ms(const std::string& name) {
   static std::map<std::string, double> cache;
   auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, simulated_ms(name, bench_test::bundled_kernel(name))).first;
+  if (it == cache.end()) it = cache.emplace(name, simulated_ms(name, eval_test::bundled_kernel(name))).first;
   return it->second;
 }
 
@@ -105,15 +104,15 @@ TEST_P(StyleKernel, SimulatesLikeTheBundledKernel) {
 }
 
 TEST_P(StyleKernel, PassesTheFullSizeCheckWithAllSeeds) {
-  if (!bench_test::full_size_enabled()) GTEST_SKIP() << "set ACCELOPT_FULL_NKIBENCH=1 to run the full-size check";
+  if (!eval_test::full_size_enabled()) GTEST_SKIP() << "set ACCELOPT_FULL_NKIBENCH=1 to run the full-size check";
   const auto& [style, name] = GetParam();
-  bench::CheckResult r = bench_test::full_size_check(name, style_kernel(style, name));
-  EXPECT_EQ(r.outcome, bench::Outcome::Ok) << bench_test::joined(r.diagnostics);
+  eval::Evaluation r = eval_test::full_size_check(name, style_kernel(style, name));
+  EXPECT_EQ(r.status, eval::Status::Ok) << eval_test::joined(r.diagnostics);
   EXPECT_EQ(r.seeds.size(), 5u);
 }
 
 INSTANTIATE_TEST_SUITE_P(NkiBench, StyleKernel, ::testing::Combine(::testing::ValuesIn(styles()),
-                                                                   ::testing::ValuesIn(bench_test::case_names())),
+                                                                   ::testing::ValuesIn(eval_test::case_names())),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 }  // namespace

@@ -1,0 +1,105 @@
+#include "eval/profile_run.h"
+
+#include <fmt/core.h>
+
+#include "eval/kernel_exec.h"
+#include "eval/profile_chain.h"
+#include "eval/session.h"
+#include "eval/sources.h"
+#include "nki/lib/array_value.h"
+
+namespace eval {
+namespace {
+
+TraceRun failed_run(const Failed& f) {
+  TraceRun run;
+  run.status = classify(f.failure);
+  run.failure = f.failure;
+  run.diagnostics.push_back(f.rendered);
+  return run;
+}
+
+Clock::time_point deadline_of(const Limits& limits) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.max_seconds));
+}
+
+}  // namespace
+
+TraceRun trace_kernel(const TraceRequest& request, trn::TraceSink& sink) {
+  Stage stage = Stage::ParseKernel;
+  try {
+    Session session(request.limits, deadline_of(request.limits));
+    auto compiled = session.compile(request.kernel_path, request.kernel_text);
+    stage = Stage::RunKernel;
+    auto module = session.load(compiled);
+    if (find_entry_function(*module, request.entry).is_none())
+      throw failed(Failure{Stage::RunKernel, nki::ErrorKind::Name, nki::LimitKind::None, request.kernel_path, 0, 0,
+                           missing_entry_message(request.entry)});
+    run_kernel_traced(session.interpreter(), *module, request.args, sink, request.entry);
+    TraceRun run;
+    run.status = Status::Ok;
+    return run;
+  } catch (...) {
+    return failed_run(failed_from_current_exception(stage, request.kernel_path));
+  }
+}
+
+ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const std::string& timeline_path,
+                          const lower::Options& lowering) {
+  return profile_kernel(request, trn::arch_config(arch), timeline_path, lowering);
+}
+
+ProfileRun profile_kernel(const TraceRequest& request, const trn::ArchConfig& arch, const std::string& timeline_path,
+                          const lower::Options& lowering) {
+  ProfileChain chain(arch, request.kernel_path, timeline_path, lowering);
+  ProfileRun run;
+  static_cast<TraceRun&>(run) = trace_kernel(request, chain.sink());
+  run.lowering = chain.lowering_stats();
+  if (run.status != Status::Ok) return run;
+  if (chain.failure()) {
+    static_cast<TraceRun&>(run) = failed_run(*chain.failure());
+    return run;
+  }
+  run.profile = chain.profile();
+  return run;
+}
+
+std::vector<nki::Value> reference_kernel_args(const std::string& reference_path, const std::string& reference_text,
+                                              const Limits& limits) {
+  try {
+    Session session(limits, deadline_of(limits));
+    // Only shapes matter here: get_inputs() then costs nothing per element.
+    nki::lib::set_numpy_shape_only(session.interpreter(), true);
+    auto module = session.load(session.compile(reference_path, reference_text));
+    nki::Value get_inputs = find_function(*module, {"get_inputs"});
+    nki::Value to_nki = find_function(*module, {"transform_to_nki_inputs"});
+    if (get_inputs.is_none() || to_nki.is_none())
+      throw std::runtime_error(fmt::format("{}: reference defines no function '{}'", reference_path,
+                                           get_inputs.is_none() ? "get_inputs" : "transform_to_nki_inputs"));
+    session.seed_numpy(0);
+    nki::Value inputs = session.call(get_inputs, {});
+    nki::Value args = session.call(to_nki, {inputs});
+    std::vector<nki::Value> out;
+    for (const auto& a : items_of(args)) out.push_back(shape_only(a));
+    return out;
+  } catch (const nki::NkiError& e) {
+    throw std::runtime_error("error in the reference:\n" + nki::render(e.diag));
+  }
+}
+
+std::vector<loopnest::ArgSpec> reference_arg_specs(const std::string& reference_path, const std::string& reference_text,
+                                                   const Limits& limits) {
+  return bench::arg_specs(reference_kernel_args(reference_path, reference_text, limits));
+}
+
+TraceRequest trace_request_from_files(const std::string& reference_path, const std::string& kernel_path,
+                                      const Limits& limits) {
+  TraceRequest req;
+  req.kernel_path = kernel_path;
+  req.kernel_text = read_source(kernel_path, limits.max_source_bytes);
+  req.args = reference_kernel_args(reference_path, read_source(reference_path, limits.max_source_bytes), limits);
+  req.limits = limits;
+  return req;
+}
+
+}  // namespace eval

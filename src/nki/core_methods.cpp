@@ -48,6 +48,7 @@ Value list_append(Interpreter&, const ObjectPtr& self, CallArgs& a) {
   auto& items = list_of(self).items;
   check_container_size(items.size() + 1, sizeof(Value));
   items.push_back(a.args[0]);
+  list_of(self).meter();
   return Value();
 }
 Value list_extend(Interpreter& in, const ObjectPtr& self, CallArgs& a) {
@@ -56,6 +57,7 @@ Value list_extend(Interpreter& in, const ObjectPtr& self, CallArgs& a) {
   auto& items = list_of(self).items;
   check_container_size(items.size() + more.size(), sizeof(Value));
   items.insert(items.end(), more.begin(), more.end());
+  list_of(self).meter();
   return Value();
 }
 Value list_pop(Interpreter&, const ObjectPtr& self, CallArgs& a) {
@@ -75,6 +77,7 @@ Value list_insert(Interpreter&, const ObjectPtr& self, CallArgs& a) {
   i = std::clamp<int64_t>(i, 0, n);
   check_container_size(items.size() + 1, sizeof(Value));
   items.insert(items.begin() + i, a.args[1]);
+  list_of(self).meter();
   return Value();
 }
 Value seq_index(Interpreter&, const ObjectPtr& self, CallArgs& a) {

@@ -63,6 +63,7 @@ void set_list_slice(ListObj& list, const SliceObj& s, const Value& value, Interp
     int64_t stop = std::max(b.start, b.stop);
     list.items.erase(list.items.begin() + b.start, list.items.begin() + stop);
     list.items.insert(list.items.begin() + b.start, replacement.begin(), replacement.end());
+    list.meter();
     return;
   }
   if (int64_t(replacement.size()) != b.count)
@@ -201,6 +202,7 @@ void set_item(Interpreter& in, Object& self, const Value& index, const Value& va
     } else {
       check_container_size(dict.items.size() + 1, 2 * sizeof(Value));
       dict.items.emplace_back(index, value);
+      dict.meter();
     }
     return;
   }
@@ -374,6 +376,7 @@ void SetObj::add(const Value& v) {
     if (values_equal(item, v)) return;
   core::check_container_size(items.size() + 1, sizeof(Value));
   items.push_back(v);
+  charge.set(sizeof(SetObj) + items.capacity() * sizeof(Value));
 }
 
 Value SetObj::get_attr(Interpreter& in, std::string_view name) {

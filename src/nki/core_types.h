@@ -50,6 +50,7 @@ class VectorIterator : public Iterator {
 // A set (insertion-ordered, value equality); only what kernels need: literals, in, len, add.
 struct SetObj : Object {
   std::vector<Value> items;
+  MemoryCharge charge;
   std::string type_name() const override { return "set"; }
   std::string repr() const override;
   bool truthy() const override { return !items.empty(); }

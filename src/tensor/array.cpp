@@ -43,7 +43,13 @@ void AllocationBudget::charge(uint64_t bytes) {
   used = account_->used += bytes;
   if (used > account_->peak) account_->peak = used;
 }
-void AllocationBudget::credit(uint64_t bytes) { account_->used -= bytes; }
+void AllocationBudget::credit(uint64_t bytes) {
+  // Clamped at zero: an interpreter container freed under a later run's budget credits that one
+  // (arrays always credit the account they were charged to).
+  uint64_t used = account_->used.load();
+  while (!account_->used.compare_exchange_weak(used, used > bytes ? used - bytes : 0)) {
+  }
+}
 
 // ---- buffers ------------------------------------------------------------------------------------
 

@@ -45,7 +45,7 @@ class AllocationBudget {
   uint64_t limit() const;
   static AllocationBudget* current();
   void charge(uint64_t bytes);  // throws BudgetExceeded
-  void credit(uint64_t bytes);
+  void credit(uint64_t bytes);  // never below zero
 
   // The counters, shared with the buffers charged to them so that a buffer that outlives its
   // budget (or is freed on another thread) credits safely.

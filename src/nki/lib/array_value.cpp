@@ -120,8 +120,15 @@ const std::vector<Value>* sequence_items(const Value& v) {
   return nullptr;
 }
 
+// numpy 1.x's limit on dimensions: a list nested 100,000 deep (or one containing itself) is an
+// error after 32 levels, never a recursion that overflows the stack.
+constexpr size_t kMaxDims = 32;
+
 void scan(Interpreter& in, const Value& v, size_t depth, Nested& n) {
   if (const auto* items = sequence_items(v)) {
+    if (depth >= kMaxDims)
+      throw NkiError(ErrorKind::Value, fmt::format("setting an array element with a sequence: the requested array "
+                                                   "would exceed the maximum number of dimensions of {}", kMaxDims));
     int64_t len = static_cast<int64_t>(items->size());
     if (depth == n.shape.size()) n.shape.push_back(len);
     else if (n.shape[depth] != len)

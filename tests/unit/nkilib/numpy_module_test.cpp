@@ -118,3 +118,21 @@ TEST(NumpyModule, MemoryLimitIsALimitError) {
 
 }  // namespace
 }  // namespace nki::lib
+
+namespace nki::lib {
+namespace {
+
+// np.array of a list nested 100,000 deep, or of a list that contains itself: numpy's dimension
+// limit, never a stack overflow.
+TEST(NumpyModule, DeeplyNestedListIsADimensionError) {
+  for (const char* code : {"x = 1.0\nfor i in range(100000):\n    x = [x]\na = np.array(x)\n",
+                           "x = []\nx.append(x)\na = np.array(x)\n"}) {
+    RunResult r = run(code);
+    ASSERT_TRUE(r.error) << code;
+    EXPECT_EQ(r.error->kind, ErrorKind::Value);
+    EXPECT_NE(r.error->message.find("maximum number of dimensions of 32"), std::string::npos) << r.error->message;
+  }
+}
+
+}  // namespace
+}  // namespace nki::lib

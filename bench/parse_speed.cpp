@@ -1,0 +1,63 @@
+// Parse time of large sources: lex + parse + resolve (nki::Interpreter::compile) of generated
+// files of 1, 2, 4 and 8 MB in three shapes (many short statements with comments, one long
+// expression-heavy function, a long docstring-like string). Linear parsing means the time per MB
+// stays flat as the size doubles; the evaluation caps sources at Limits::max_source_bytes (1 MiB),
+// so this benchmark lifts the cap.
+//
+//   bench_parse_speed        prints one line per (shape, size): seconds and seconds per MB
+#include <chrono>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "nki/interpreter.h"
+
+namespace {
+
+std::string statements(size_t bytes) {
+  std::string text = "import numpy as np\n";
+  for (size_t i = 0; text.size() < bytes; ++i)
+    text += fmt::format("# step {}\nx{} = (a[{}] + b * {}) // 3  # trailing comment\n", i, i % 1000, i % 7, i);
+  return text;
+}
+
+std::string one_function(size_t bytes) {
+  std::string text = "def kernel(a, b):\n    total = 0\n";
+  for (size_t i = 0; text.size() < bytes; ++i)
+    text += fmt::format("    if total > {}:\n        total = total + a[{}] * b\n", i, i % 13);
+  return text + "    return total\n";
+}
+
+std::string long_string(size_t bytes) {
+  std::string text = "doc = \"\"\"\n";
+  while (text.size() < bytes) text += "a line of documentation text, seventy characters long, more or less.\n";
+  return text + "\"\"\"\n";
+}
+
+double compile_seconds(const std::string& text) {
+  nki::Limits limits;
+  limits.max_source_bytes = uint64_t(1) << 30;
+  limits.max_seconds = 3600;
+  nki::Interpreter in(limits);
+  auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{"big.py", text});
+  auto start = std::chrono::steady_clock::now();
+  in.compile(src);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int main() {
+  struct Shape {
+    const char* name;
+    std::string (*make)(size_t);
+  } shapes[] = {{"statements", statements}, {"one_function", one_function}, {"long_string", long_string}};
+  for (const auto& shape : shapes) {
+    for (size_t mb : {1, 2, 4, 8}) {
+      std::string text = shape.make(mb << 20);
+      double s = compile_seconds(text);
+      fmt::print("{:<13} {} MB  {:8.3f} s  {:7.3f} s/MB\n", shape.name, mb, s, s / double(mb));
+    }
+  }
+  return 0;
+}

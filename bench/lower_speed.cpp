@@ -18,7 +18,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/profile_run.h"
+#include "eval/profile_run.h"
 #include "lower/lowering.h"
 #include "nki/lib/array_value.h"
 #include "trn/simulator.h"
@@ -61,8 +61,8 @@ std::vector<Kernel> kernels() {
   };
 }
 
-bench::TraceRequest request_of(const Kernel& k) {
-  bench::TraceRequest request;
+eval::TraceRequest request_of(const Kernel& k) {
+  eval::TraceRequest request;
   request.kernel_path = k.path;
   std::ifstream in(k.path);
   request.kernel_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -88,10 +88,10 @@ int main(int argc, char** argv) {
              "lower+sim", "lower", "ratio", "profile", "profile+lw", "ratio");
   for (const Kernel& k : kernels()) {
     if (!only.empty() && k.name != only) continue;
-    const bench::TraceRequest request = request_of(k);
+    const eval::TraceRequest request = request_of(k);
     trn::TraceBuffer trace;
-    bench::TraceRun traced = bench::trace_kernel(request, trace);
-    if (traced.outcome != bench::Outcome::Ok) {
+    eval::TraceRun traced = eval::trace_kernel(request, trace);
+    if (traced.status != eval::Status::Ok) {
       for (const auto& d : traced.diagnostics) fmt::print(stderr, "{}\n", d);
       continue;
     }
@@ -114,9 +114,9 @@ int main(int argc, char** argv) {
         stage.finish();
       }
       double c3 = cpu_seconds();
-      bench::profile_kernel(request, "trn1", "", none);
+      eval::profile_kernel(request, "trn1", "", none);
       double c4 = cpu_seconds();
-      bench::profile_kernel(request, "trn1", "", all);
+      eval::profile_kernel(request, "trn1", "", all);
       double c5 = cpu_seconds();
       sim_s.push_back(c1 - c0);
       lowered_s.push_back(c2 - c1);

@@ -5,6 +5,8 @@
 //   accelopt worker --dispatch LIST.jsonl --eval-dir DIR [--executor local|slurm ...]
 //                                                            evaluate a job list through an executor
 // Protocol and options: docs/evaluation.md.
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -31,11 +33,17 @@ struct WorkerOptions {
 
 // A batch list line is "KEY ATTEMPT"; the task's output goes to that attempt's log.
 std::string resolve_batch_task(const eval::RunDir& run, const WorkerOptions& o) {
+  // A batch name is a file name in slurm/ (the executor writes "bN"): never a path.
+  bool plain = !o.batch.empty() && std::all_of(o.batch.begin(), o.batch.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  if (!plain) throw std::runtime_error(fmt::format("'{}' is not a batch name", o.batch));
   std::istringstream line(eval::key_at_index(run.slurm_dir() + "/" + o.batch + ".keys", o.index));
   std::string key;
   int attempt = 1;
   line >> key >> attempt;
   if (key.empty()) throw std::runtime_error(fmt::format("batch {} index {}: empty job line", o.batch, o.index));
+  eval::check_job_key(key);
   std::string log = run.log_path(key, attempt);
   if (!std::freopen(log.c_str(), "a", stdout) || !std::freopen(log.c_str(), "a", stderr))
     throw std::runtime_error("cannot open worker log '" + log + "'");

@@ -20,6 +20,7 @@ Limits default_limits();  // 2e9 steps, 16 GiB, 600 s, 1 MiB per source file
 struct EvalRequest {
   std::string kernel_path, reference_path;
   std::string kernel_text, reference_text;   // when non-empty, used instead of reading the paths
+  bool read_files = true;                    // false: the texts are the files (a worker reads no path)
   std::string arch = "trn1";
   std::vector<int> seeds = {0, 21, 42, 63, 84};
   double tolerance = 2e-5;

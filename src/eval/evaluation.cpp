@@ -80,6 +80,20 @@ nlohmann::json to_json(const Evaluation& e) {
   return j;
 }
 
+Evaluation failed_evaluation(const Failed& f) {
+  Evaluation e;
+  e.status = classify(f.failure);
+  e.failure = f.failure;
+  e.diagnostics.push_back(f.rendered);
+  return e;
+}
+
+std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string to_json_text(const Evaluation& e, int indent) { return json_text(to_json(e), indent); }
+
 Evaluation evaluation_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw std::runtime_error("evaluation JSON: expected an object");
   Evaluation e;

@@ -35,7 +35,14 @@ struct Evaluation {
   double latency_ms() const { return profile ? profile->latency : 0.0; }
 };
 
+// An evaluation that ended with `f`: status = classify(f.failure), the failure and its rendering.
+Evaluation failed_evaluation(const Failed& f);
+
 nlohmann::json to_json(const Evaluation& e);
+// The JSON text of an Evaluation (indent < 0: one line). Never throws for text that is not
+// UTF-8 (a diagnostic quoting a kernel's bytes): such bytes become U+FFFD, the JSON is kept.
+std::string to_json_text(const Evaluation& e, int indent = -1);
+std::string json_text(const nlohmann::json& j, int indent = -1);
 Evaluation evaluation_from_json(const nlohmann::json& j);
 
 }  // namespace eval

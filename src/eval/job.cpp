@@ -56,7 +56,7 @@ std::string job_key(const JobSpec& job) {
       {"test_hook", job.test_hook_json},
   };
   if (!job.key_tag.empty()) identity["key_tag"] = job.key_tag;
-  return content_hash(identity.dump());
+  return content_hash(json_text(identity));
 }
 
 nlohmann::json to_json(const JobSpec& job) {

@@ -52,7 +52,7 @@ std::vector<EvalJob> read_job_list(const std::string& path) {
 std::string format_results(const std::vector<EvalJob>& jobs, const std::vector<Evaluation>& results) {
   std::string out;
   for (size_t job_idx = 0; job_idx < jobs.size() && job_idx < results.size(); ++job_idx)
-    out += nlohmann::json{{"id", jobs[job_idx].id}, {"evaluation", to_json(results[job_idx])}}.dump() + "\n";
+    out += json_text(nlohmann::json{{"id", jobs[job_idx].id}, {"evaluation", to_json(results[job_idx])}}) + "\n";
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "eval/interrupt.h"
 #include "eval/job.h"
+#include "eval/sources.h"
 
 namespace eval {
 namespace {
@@ -87,6 +88,12 @@ std::vector<Evaluation> JobSetExecutor::run(const std::vector<EvalJob>& jobs, co
     indices.push_back(job_idx);
     if (indices.size() > 1) continue;  // a duplicate: evaluated once, delivered to all
     if (run_dir_.has_result(spec.key)) {
+      ready.push_back(spec.key);
+      continue;
+    }
+    // A job file is JSON (UTF-8 only): a kernel that is not UTF-8 is judged here, not dispatched.
+    if (auto bad = check_kernel_encoding(spec.request.kernel_path, spec.request.kernel_text)) {
+      run_dir_.write_result(spec.key, failed_evaluation(*bad), "executor");
       ready.push_back(spec.key);
       continue;
     }

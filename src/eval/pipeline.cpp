@@ -70,12 +70,9 @@ class Pipeline {
       evaluation_.status = Status::Ok;
       evaluation_.correct = true;
     } catch (...) {
-      Failed f = failed_from_current_exception(Stage::Internal);
-      evaluation_.status = classify(f.failure);
-      evaluation_.correct = false;
-      evaluation_.failure = std::move(f.failure);
-      evaluation_.diagnostics.push_back(std::move(f.rendered));
-      evaluation_.profile.reset();
+      Evaluation failed = failed_evaluation(failed_from_current_exception(Stage::Internal));
+      failed.seeds = std::move(evaluation_.seeds);  // the seeds that ran, the failing one last
+      return failed;
     }
     return std::move(evaluation_);
   }
@@ -87,13 +84,15 @@ class Pipeline {
     kernel_text_ = req_.kernel_text;
     reference_text_ = req_.reference_text;
     try {
-      if (kernel_text_.empty()) kernel_text_ = read_source(kernel_path_, req_.limits.max_source_bytes);
+      if (kernel_text_.empty() && req_.read_files) kernel_text_ = read_source(kernel_path_, req_.limits.max_source_bytes);
     } catch (const SourceReadError& e) {
       throw failed(Failure{Stage::ReadKernel, e.too_large ? nki::ErrorKind::Limit : nki::ErrorKind::Value,
                            e.too_large ? nki::LimitKind::SourceSize : nki::LimitKind::None, "", 0, 0, e.what()});
     }
+    if (auto bad = check_kernel_encoding(kernel_path_, kernel_text_)) throw *bad;
     try {
-      if (reference_text_.empty()) reference_text_ = read_source(reference_path_, req_.limits.max_source_bytes);
+      if (reference_text_.empty() && req_.read_files)
+        reference_text_ = read_source(reference_path_, req_.limits.max_source_bytes);
     } catch (const SourceReadError& e) {
       throw failed(Failure{Stage::Reference, nki::ErrorKind::Value, nki::LimitKind::None, "", 0, 0, e.what()});
     }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -71,15 +72,29 @@ RunDir::RunDir(std::string root) : root_(std::move(root)) {
   }
 }
 
-std::string RunDir::job_path(const std::string& key) const { return root_ + "/jobs/" + key + ".json"; }
-std::string RunDir::result_path(const std::string& key) const { return root_ + "/results/" + key + ".json"; }
+void check_job_key(const std::string& key) {
+  bool hex = key.size() == 32 && std::all_of(key.begin(), key.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+             });
+  if (!hex) throw std::runtime_error(fmt::format("'{}' is not a job key (32 lowercase hex digits)", key));
+}
+
+std::string RunDir::job_path(const std::string& key) const {
+  check_job_key(key);
+  return root_ + "/jobs/" + key + ".json";
+}
+std::string RunDir::result_path(const std::string& key) const {
+  check_job_key(key);
+  return root_ + "/results/" + key + ".json";
+}
 std::string RunDir::log_path(const std::string& key, int attempt) const {
+  check_job_key(key);
   return fmt::format("{}/logs/{}.{}.log", root_, key, attempt);
 }
 std::string RunDir::slurm_dir() const { return root_ + "/slurm"; }
 std::string RunDir::scratch_dir() const { return root_ + "/scratch"; }
 
-void RunDir::write_job(const JobSpec& job) const { write_file_atomic(job_path(job.key), to_json(job).dump(1) + "\n"); }
+void RunDir::write_job(const JobSpec& job) const { write_file_atomic(job_path(job.key), json_text(to_json(job), 1) + "\n"); }
 
 JobSpec RunDir::read_job(const std::string& key) const {
   std::string path = job_path(key);
@@ -108,7 +123,7 @@ std::optional<Evaluation> RunDir::read_result(const std::string& key) const {
 void RunDir::write_result(const std::string& key, const Evaluation& evaluation, const std::string& origin) const {
   nlohmann::json j = {{"format", "accelopt-eval-result/1"}, {"key", key}, {"origin", origin},
                       {"evaluation", to_json(evaluation)}};
-  write_file_atomic(result_path(key), j.dump(1) + "\n");
+  write_file_atomic(result_path(key), json_text(j, 1) + "\n");
 }
 
 }  // namespace eval

@@ -16,6 +16,10 @@
 
 namespace eval {
 
+// Job keys name files: anything but 32 lowercase hex digits (e.g. "../x") is refused, so no job,
+// result or log is ever written outside the run directory. Throws std::runtime_error.
+void check_job_key(const std::string& key);
+
 class RunDir {
  public:
   explicit RunDir(std::string root);  // creates the subdirectories; throws when it cannot

@@ -25,4 +25,17 @@ std::string read_source(const std::string& path, uint64_t max_bytes) {
   return text;
 }
 
+std::optional<Failed> check_kernel_encoding(const std::string& path, const std::string& text) {
+  size_t bad = nki::first_invalid_utf8(text);
+  if (bad == std::string::npos) return std::nullopt;
+  uint32_t line = 1, col = 1;
+  for (size_t i = 0; i < bad; ++i) {
+    if (text[i] == '\n') line++, col = 1;
+    else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) col++;
+  }
+  return failed(Failure{Stage::ParseKernel, nki::ErrorKind::Syntax, nki::LimitKind::None, path, line, col,
+                        fmt::format("the file is not valid UTF-8: byte 0x{:02x} cannot be decoded (Python source "
+                                    "files are UTF-8)", static_cast<unsigned char>(text[bad]))});
+}
+
 }  // namespace eval

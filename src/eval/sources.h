@@ -4,7 +4,10 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <optional>
 #include <string>
+
+#include "eval/failure.h"
 
 namespace eval {
 
@@ -15,5 +18,10 @@ struct SourceReadError : std::runtime_error {
 
 // The bytes of `path`, at most `max_bytes` of them. Throws SourceReadError.
 std::string read_source(const std::string& path, uint64_t max_bytes);
+
+// A kernel text that is not UTF-8 (Python's source encoding, a byte order mark allowed) is a
+// compile error located at its first bad byte. Checked before a job is written (JSON holds only
+// UTF-8) and again by the lexer.
+std::optional<Failed> check_kernel_encoding(const std::string& path, const std::string& text);
 
 }  // namespace eval

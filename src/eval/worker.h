@@ -3,8 +3,11 @@
 // a worker that dies before that leaves no result and the executor retries the job.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 
+#include "eval/evaluation.h"
 #include "eval/run_dir.h"
 
 namespace eval {
@@ -16,8 +19,15 @@ enum WorkerExit : int {
   kWorkerProfilerFailed = 75 // EX_TEMPFAIL: the profiler failed; no result, retry
 };
 
-// Runs the job `key`; returns a WorkerExit. Errors go to stderr (the job log).
+// Runs the job `key`; returns a WorkerExit. Errors go to stderr (the job log). The worker reads
+// nothing but the job file: kernel and reference come as text (never read from the job's paths),
+// and a job that carries a test hook is refused unless a hook is installed.
 int run_worker_job(const RunDir& run, const std::string& key);
+
+// What a test build does with a job's `test_hook` object (sleep, crash, hang, or a canned
+// Evaluation: tests/support/test_hooks.h). Only the test build of the CLI installs one.
+using JobHook = std::function<std::optional<Evaluation>(const std::string& hook_json, const std::string& key)>;
+void install_job_hook(JobHook hook);
 
 // Slurm array tasks find their job by index in a key list (one key per line).
 std::string key_at_index(const std::string& key_list_path, int index);

@@ -127,7 +127,7 @@ void StoreJournal::store_evaluation(const std::string& task, const EvaluatedKern
     record.profile_json = trn::to_json(*evaluation.profile).dump();
     record.latency_ms = evaluation.latency_ms();
   }
-  record.evaluation_json = eval::to_json(evaluation).dump();
+  record.evaluation_json = eval::to_json_text(evaluation);
   store_.add_evaluation(record);
 }
 

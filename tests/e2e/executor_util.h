@@ -84,10 +84,11 @@ inline std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-// Runs accelopt with `args` (already shell-quoted where needed), capturing stdout and stderr.
+// Runs accelopt with `args` (already shell-quoted where needed), capturing stdout and stderr. The
+// test build (ACCELOPT_TEST_BINARY): its workers obey the job lists' test hooks.
 inline CommandRun run_accelopt(const std::string& dir, const std::string& args, const std::string& env = "") {
   std::string out = dir + "/stdout.txt", err = dir + "/stderr.txt";
-  std::string cmd = env + " " + shell_quote(ACCELOPT_BINARY) + " " + args + " >" + shell_quote(out) + " 2>" +
+  std::string cmd = env + " " + shell_quote(ACCELOPT_TEST_BINARY) + " " + args + " >" + shell_quote(out) + " 2>" +
                     shell_quote(err);
   int rc = std::system(cmd.c_str());
   return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, read_file(out), read_file(err)};
@@ -98,7 +99,7 @@ inline pid_t spawn_accelopt(const std::vector<std::string>& args, const std::str
   pid_t pid = ::fork();
   if (pid == 0) {
     std::vector<char*> argv;
-    std::string bin = ACCELOPT_BINARY;
+    std::string bin = ACCELOPT_TEST_BINARY;
     argv.push_back(bin.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());

@@ -35,7 +35,7 @@ inline ExecutorConfig local_config(const std::string& run_dir) {
   ExecutorConfig c;
   c.kind = "local";
   c.run_dir = run_dir;
-  c.worker_binary = ACCELOPT_BINARY;
+  c.worker_binary = ACCELOPT_TEST_BINARY;  // the test build obeys the jobs' test hooks
   c.workers = 2;
   c.retries = 1;
   return c;

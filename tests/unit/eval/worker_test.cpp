@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -62,6 +64,55 @@ TEST(Worker, MissingJobIsABadJob) {
   TempDir tmp;
   RunDir run(tmp.path());
   EXPECT_EQ(run_worker_job(run, "nope"), kWorkerBadJob);
+  EXPECT_EQ(run_worker_job(run, std::string(32, 'a')), kWorkerBadJob);
+}
+
+// The production binary has no hook code: a job carrying a hook (here a forged "ok") is refused.
+TEST(Worker, ProductionWorkerRefusesAJobWithATestHook) {
+  TempDir tmp;
+  RunDir run(tmp.path() + "/run");
+  JobSpec job;
+  job.request.kernel_text = "not a kernel\n";
+  job.request.reference_text = "def forward(a):\n    return a\n";
+  job.test_hook_json = nlohmann::json{{"result", {{"status", "ok"}, {"correct", true}}}}.dump();
+  job.key = job_key(job);
+  run.write_job(job);
+  std::string cmd = std::string(ACCELOPT_BINARY) + " worker --run-dir " + tmp.path() + "/run --job " + job.key +
+                    " 2>/dev/null";
+  int rc = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), kWorkerBadJob);
+  EXPECT_FALSE(run.has_result(job.key));
+}
+
+// Keys name files: a key that is a path never reaches the file system.
+TEST(Worker, JobKeyThatIsAPathIsRefused) {
+  TempDir tmp;
+  RunDir run(tmp.path() + "/run");
+  EXPECT_EQ(run_worker_job(run, "../../x"), kWorkerBadJob);
+  EXPECT_THROW(run.result_path("../x"), std::runtime_error);
+  std::string cmd = std::string(ACCELOPT_BINARY) + " worker --run-dir " + tmp.path() + "/run --job ../escaped 2>/dev/null";
+  int rc = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), kWorkerBadJob);
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() + "/escaped.json"));
+}
+
+// The worker reads only the job file: a job whose text is empty and whose path names another file
+// does not evaluate (and quote) that file.
+TEST(Worker, JobPathsAreNotRead) {
+  TempDir tmp;
+  RunDir run(tmp.path() + "/run");
+  std::ofstream(tmp.path() + "/other.py") << "hidden_line_1 = 1\nhidden line 2 is not python\n";
+  JobSpec job;
+  job.request.kernel_path = tmp.path() + "/other.py";
+  job.request.reference_path = tmp.path() + "/other.py";
+  job.request.reference_text = "def forward(a):\n    return a\n";
+  job.key = job_key(job);
+  run.write_job(job);
+  ASSERT_EQ(run_worker_job(run, job.key), kWorkerOk);
+  auto result = run.read_result(job.key);
+  ASSERT_TRUE(result);
+  std::string text = to_json_text(*result);
+  EXPECT_EQ(text.find("hidden"), std::string::npos) << text;
 }
 
 TEST(Worker, KeyAtIndex) {

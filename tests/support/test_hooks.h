@@ -1,5 +1,7 @@
-// TEST HOOKS of the worker (tests only). A job's `test_hook` object makes the worker misbehave
-// on purpose so that executors can be tested without eval::evaluate():
+// TEST HOOKS of the worker, compiled only into the test build of the CLI (`accelopt-test`,
+// tests/support/CMakeLists.txt): a job's `test_hook` object makes the worker misbehave on purpose
+// so that executors can be tested without eval::evaluate(). The production `accelopt` has no
+// hook code and refuses a job that carries one (eval/worker.h).
 //   "record_run": PATH          append "KEY PID" to PATH each time the job starts
 //   "sleep_s": S                sleep S seconds first
 //   "crash": "abort"|"exit"     abort (SIGABRT) or _exit(3) before writing a result

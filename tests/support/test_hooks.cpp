@@ -1,4 +1,4 @@
-#include "eval/test_hooks.h"
+#include "support/test_hooks.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,6 +9,8 @@
 #include <thread>
 
 #include <nlohmann/json.hpp>
+
+#include "eval/worker.h"
 
 namespace eval {
 namespace {
@@ -50,5 +52,10 @@ std::optional<Evaluation> apply_test_hook(const std::string& hook_json, const st
   if (hook.contains("result")) return evaluation_from_json(hook["result"]);
   return std::nullopt;
 }
+
+namespace {
+// Installed when the test build of the CLI starts (this file is linked only into it).
+const bool kInstalled = (install_job_hook(apply_test_hook), true);
+}  // namespace
 
 }  // namespace eval

@@ -14,12 +14,12 @@
 
 #include "bench/bench_root.h"
 #include "bench/loader.h"
-#include "eval/ref_cache.h"
 #include "bench/report.h"
 #include "cli/command.h"
 #include "eval/evaluate.h"
 #include "eval/executor.h"
 #include "eval/executor_cli.h"
+#include "eval/ref_cache.h"
 #include "report/page.h"
 
 namespace {
@@ -220,7 +220,7 @@ int run_bench(const BenchOptions& opt) {
   for (const auto& e : suite.errors) fmt::print(stderr, "error: {}\n", e);
   std::vector<bench::TaskCase> cases = select_cases(suite, opt);
   report.rows = opt.in_process ? run_in_process(cases, opt, seeds) : run_with_executor(cases, opt, seeds);
-  if (opt.json) fmt::print("{}\n", bench::to_json(report).dump(2));
+  if (opt.json) fmt::print("{}\n", eval::json_text(bench::to_json(report), 2));
   else if (opt.csv) fmt::print("{}", bench::render_csv(report));
   else fmt::print("{}", bench::render_table(report));
   if (!opt.html.empty()) {
@@ -242,7 +242,7 @@ cli::RunFn setup_bench(CLI::App& sub) {
                                             "(<task>_<config>_0.py or <task>.py)");
   sub.add_option("--bench-root", opt->bench_root, "benchmark directory in the NKIBench layout");
   sub.add_option("--seeds", opt->seeds, "comma-separated numpy seeds");
-  sub.add_option("--timeout", opt->timeout, "wall-time limit per task, seconds")->check(CLI::PositiveNumber);
+  sub.add_option("--timeout", opt->timeout, "wall-time limit per task, seconds")->check(cli::finite_positive());
   sub.add_option("--cache-dir", opt->cache_dir, "reference-output cache directory");
   sub.add_flag("--no-cache", opt->no_cache, "do not read or write cached reference outputs");
   auto* json = sub.add_flag("--json", opt->json, "print JSON");

@@ -2,11 +2,11 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "eval/ref_cache.h"
 #include "bench/task_case.h"
 #include "cli/command.h"
 #include "eval/evaluate.h"
 #include "eval/evaluation.h"
+#include "eval/ref_cache.h"
 
 namespace {
 
@@ -52,7 +52,7 @@ int run_eval(const EvalOptions& opt) {
   req.cache_dir = opt.no_cache ? "" : (opt.cache_dir.empty() ? eval::default_ref_cache_dir() : opt.cache_dir);
   req.limits.max_seconds = opt.timeout;
   eval::Evaluation e = eval::evaluate(req);
-  if (opt.json) fmt::print("{}\n", eval::to_json(e).dump(2));
+  if (opt.json) fmt::print("{}\n", eval::to_json_text(e, 2));
   else print_text(e);
   return e.correct ? 0 : 1;
 }
@@ -63,8 +63,8 @@ cli::RunFn setup_eval(CLI::App& sub) {
   sub.add_option("--kernel", opt->kernel, "kernel file (.py: @nki.jit def kernel)")->required();
   sub.add_option("--arch", opt->arch, "simulated NeuronCore")->check(CLI::IsMember({"trn1", "trn2"}));
   sub.add_option("--seeds", opt->seeds, "comma-separated numpy seeds");
-  sub.add_option("--tol", opt->tolerance, "relative L2 tolerance")->check(CLI::PositiveNumber);
-  sub.add_option("--timeout", opt->timeout, "wall-time limit of the evaluation, seconds")->check(CLI::PositiveNumber);
+  sub.add_option("--tol", opt->tolerance, "relative L2 tolerance")->check(cli::finite_positive());
+  sub.add_option("--timeout", opt->timeout, "wall-time limit of the evaluation, seconds")->check(cli::finite_positive());
   sub.add_option("--cache-dir", opt->cache_dir, "reference-output cache directory");
   sub.add_flag("--no-cache", opt->no_cache, "do not read or write cached reference outputs");
   sub.add_flag("--no-profile", opt->no_profile, "check only, skip the simulator");

@@ -15,7 +15,7 @@ struct RunOptions {
 };
 
 int run_file(const RunOptions& o) {
-  auto text = cli::read_source_file(o.file);
+  auto text = cli::read_source_file(o.file, o.limits.max_source_bytes);
   if (!text) return 1;
   auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{o.file, *text});
   nki::Interpreter interp(o.limits);
@@ -41,8 +41,9 @@ cli::RunFn setup_run(CLI::App& sub) {
   sub.add_option("file", o->file, "Python file to execute")->required();
   sub.add_option("--max-steps", o->limits.max_steps, "interpreter step limit")->capture_default_str();
   sub.add_option("--max-seconds", o->limits.max_seconds, "wall-time limit in seconds")->capture_default_str();
-  sub.add_option("--max-bytes", o->limits.max_bytes, "limit on bytes of live arrays")->capture_default_str();
+  sub.add_option("--max-bytes", o->limits.max_bytes, "limit on bytes of live arrays and containers")->capture_default_str();
   sub.add_option("--max-depth", o->limits.max_depth, "recursion limit")->capture_default_str();
+  sub.add_option("--max-source-bytes", o->limits.max_source_bytes, "limit on the size of the file")->capture_default_str();
   return [o] { return run_file(*o); };
 }
 

@@ -6,6 +6,7 @@
 // `setup` adds options to the CLI11 subcommand and returns the function to run (exit code).
 #pragma once
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -22,6 +23,19 @@ struct CommandSpec {
   SetupFn setup;
 };
 std::vector<CommandSpec>& registry();
+
+// A finite number > 0 ("nan", "inf" and "0" are refused): tolerances and time limits.
+inline const CLI::Validator& finite_positive() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value <= 0)
+          return "value must be a finite number greater than 0, got '" + text + "'";
+        return {};
+      },
+      "FINITE>0");
+  return v;
+}
 
 struct CommandRegistrar {
   CommandRegistrar(std::string name, std::string help, SetupFn setup) {

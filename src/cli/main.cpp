@@ -27,7 +27,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every bad option or value is a usage error: exit 2 (CLI11's
+    // own codes, 104-109, are not the documented ones).
+    return app.exit(e) == 0 ? 0 : 2;
   }
   for (auto& [sub, run] : runs) {
     if (sub->parsed()) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/prerequisite.h"
+
 #include "bench_e2e_util.h"
 
 namespace bench_e2e {
@@ -82,7 +84,7 @@ bool slurm_available() {
 }
 
 TEST(BenchExecutor, SlurmMatchesLocal) {
-  if (!slurm_available()) GTEST_SKIP() << "no Slurm controller (sinfo failed); run scripts/slurm/start-slurm.sh";
+  ACCELOPT_REQUIRE(slurm_available(), "no Slurm controller (sinfo failed); run scripts/slurm/start-slurm.sh");
   TempDir tmp;
   std::string root = small_mixed_bench(tmp);
   CliRun local = accelopt(tmp.path(), bench_args(root) + " --executor local");

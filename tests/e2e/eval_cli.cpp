@@ -57,6 +57,45 @@ TEST(EvalCli, MissingKernelFileAndBadSeeds) {
   EXPECT_NE(seeds.err.find("bad seed 'x'"), std::string::npos) << seeds.err;
 }
 
+// Bad option values are usage errors: exit 2 with a message, never CLI11's 104/105; a NaN or
+// infinite tolerance is refused.
+TEST(EvalCli, BadOptionValuesExitTwo) {
+  TempDir tmp;
+  const std::string eval = "eval --reference " + kRef + " --kernel " + kKernel;
+  for (const std::string& args : {eval + " --tol nan", eval + " --tol inf", eval + " --tol 0", eval + " --tol abc",
+                                  eval + " --arch trn9", eval + " --timeout -1", std::string("optimize --task add --T abc"),
+                                  std::string("eval --no-such-option")}) {
+    CliRun r = accelopt(tmp.path(), args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_FALSE(r.err.empty()) << args;
+  }
+  EXPECT_EQ(accelopt(tmp.path(), "eval --help").exit_code, 0);
+}
+
+// A kernel with a byte order mark runs; one with a latin-1 byte is a compile error that names the
+// file, and --json still prints JSON (valid UTF-8).
+TEST(EvalCli, SourceEncoding) {
+  TempDir tmp;
+  spit(tmp.path() + "/bom.py", "\xEF\xBB\xBF" + slurp(source(kKernel)));
+  CliRun bom = accelopt(tmp.path(), "eval --reference " + kRef + " --kernel " + tmp.path() + "/bom.py --json --seeds 0");
+  EXPECT_EQ(bom.exit_code, 0) << bom.err << bom.out;
+  spit(tmp.path() + "/latin1.py", "# caf\xE9\n" + slurp(source(kKernel)));
+  CliRun latin = accelopt(tmp.path(), "eval --reference " + kRef + " --kernel " + tmp.path() + "/latin1.py --json");
+  EXPECT_EQ(latin.exit_code, 1) << latin.err;
+  auto j = latin.json();
+  EXPECT_EQ(j["status"], "compile_error");
+  std::string d = j["diagnostics"][0];
+  EXPECT_NE(d.find("latin1.py:1:6: error: the file is not valid UTF-8"), std::string::npos) << d;
+}
+
+TEST(EvalCli, KernelFromDevZeroStopsAtTheSizeCap) {
+  TempDir tmp;
+  CliRun r = accelopt(tmp.path(), "eval --reference " + kRef + " --kernel /dev/zero --json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.json()["status"], "compile_error");
+  EXPECT_EQ(r.json()["failure"]["limit"], "source_size");
+}
+
 TEST(EvalCli, TraceListsInstructions) {
   TempDir tmp;
   CliRun r = accelopt(tmp.path(), "trace --reference " + kRef + " --kernel " + kKernel);

@@ -5,6 +5,8 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include "support/prerequisite.h"
+
 #include "executor_util.h"
 #include "support/fake_llm_server.h"
 
@@ -53,7 +55,7 @@ std::string model_script() {
 class ExecutorOptimize : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::system("timeout 15 sinfo -h >/dev/null 2>&1") != 0) GTEST_SKIP() << "no Slurm controller";
+    ACCELOPT_REQUIRE(std::system("timeout 15 sinfo -h >/dev/null 2>&1") == 0, "no Slurm controller (sinfo failed)");
     std::string bench = tmp_.path() + "/bench";
     std::filesystem::create_directories(bench + "/reference");
     std::filesystem::create_directories(bench + "/kernels");
@@ -65,8 +67,8 @@ class ExecutorOptimize : public ::testing::Test {
     std::ofstream(bench + "/kernels/add_M256_N512_0.py") << add_kernel(128);
     CommandRun check = run_accelopt(tmp_.path(), "eval --reference " + bench + "/reference/add_M256_N512.py --kernel " +
                                                      bench + "/kernels/add_M256_N512_0.py");
-    if (check.out.find("status: ok") == std::string::npos)
-      GTEST_SKIP() << "accelopt eval cannot check the baseline yet: " << check.out.substr(0, 300);
+    ACCELOPT_REQUIRE(check.out.find("status: ok") != std::string::npos,
+                     "accelopt eval cannot check the baseline: " << check.out.substr(0, 300));
   }
 
   // One optimize run against a fresh fake model; returns the summary.

@@ -3,6 +3,8 @@
 // tick, so each test keeps its arrays small; the whole file takes about a minute.
 #include <gtest/gtest.h>
 
+#include "support/prerequisite.h"
+
 #include "executor_util.h"
 
 namespace executor_e2e {
@@ -14,7 +16,7 @@ bool slurm_available() {
 }
 
 #define REQUIRE_SLURM() \
-  if (!slurm_available()) GTEST_SKIP() << "no Slurm controller (sinfo failed); run scripts/slurm/start-slurm.sh"
+  ACCELOPT_REQUIRE(slurm_available(), "no Slurm controller (sinfo failed); run scripts/slurm/start-slurm.sh")
 
 std::string slurm_flags(const std::string& eval_dir) {
   return " --executor slurm --eval-dir " + eval_dir + " --slurm-time 2 --retries 1";

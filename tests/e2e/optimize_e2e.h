@@ -17,6 +17,8 @@
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
+
+#include "support/prerequisite.h"
 #include <nlohmann/json.hpp>
 
 #include "support/fake_llm_server.h"
@@ -111,8 +113,8 @@ class OptimizeE2E : public ::testing::Test {
     std::string pattern = (fs::temp_directory_path() / "accelopt-optimize-e2e-XXXXXX").string();
     dir_ = ::mkdtemp(pattern.data());
     write_bench();
-    if (!pipeline_works())
-      GTEST_SKIP() << "the evaluation pipeline cannot check the baseline kernel yet (accelopt eval fails): " << eval_output_;
+    ACCELOPT_REQUIRE(pipeline_works(), "the evaluation pipeline cannot check the baseline kernel (accelopt eval fails): "
+                                           << eval_output_);
   }
   void TearDown() override {
     if (server_) server_->stop();

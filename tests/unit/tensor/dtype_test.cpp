@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "support/prerequisite.h"
+
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -18,7 +20,7 @@ const DType kNumpyTypes[] = {DType::Bool,   DType::Int8,   DType::Int16,   DType
                              DType::Float32, DType::Float64};
 
 #define REQUIRE_NUMPY() \
-  if (testing::python_with_numpy().empty()) GTEST_SKIP() << "python3 with numpy not available"
+  ACCELOPT_REQUIRE(!testing::python_with_numpy().empty(), "python3 with numpy not available")
 
 TEST(DType, NamesRoundTrip) {
   for (int t = 0; t <= static_cast<int>(DType::Float64); ++t) {

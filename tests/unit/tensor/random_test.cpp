@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "support/prerequisite.h"
+
 #include "numpy_oracle.h"
 #include "tensor/random.h"
 
@@ -7,7 +9,7 @@ namespace tensor {
 namespace {
 
 #define REQUIRE_NUMPY() \
-  if (testing::python_with_numpy().empty()) GTEST_SKIP() << "python3 with numpy not available"
+  ACCELOPT_REQUIRE(!testing::python_with_numpy().empty(), "python3 with numpy not available")
 
 // The same sequence of calls in numpy and in LegacyRandom must give bit-identical doubles,
 // including the cached second Gaussian across calls of odd sizes.

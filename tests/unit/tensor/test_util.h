@@ -1,6 +1,8 @@
 // Shared helpers for the tensor tests: random arrays and shapes from a seeded generator.
 #pragma once
 
+#include "support/prerequisite.h"
+
 #include <random>
 
 #include "numpy_oracle.h"
@@ -8,7 +10,7 @@
 #include "tensor/random.h"
 
 #define REQUIRE_NUMPY() \
-  if (::tensor::testing::python_with_numpy().empty()) GTEST_SKIP() << "python3 with numpy not available"
+  ACCELOPT_REQUIRE(!::tensor::testing::python_with_numpy().empty(), "python3 with numpy not available")
 
 namespace tensor::testing {
 

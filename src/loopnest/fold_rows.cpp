@@ -53,10 +53,7 @@ class FoldRows : public Transform {
 
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
-    std::vector<int> loops;
-    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
-      if (n.kind == NodeKind::Loop && !n.frozen) loops.push_back(n.id);
-    });
+    std::vector<int> loops = open_loop_ids(k);
     for (int id : loops) {
       Node* n = find_node(k, id);
       auto plan = make_plan(k, *n);

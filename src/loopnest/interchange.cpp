@@ -41,10 +41,7 @@ class Interchange : public Transform {
 
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
-    std::vector<int> outers;
-    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
-      if (n.kind == NodeKind::Loop && !n.frozen) outers.push_back(n.id);
-    });
+    std::vector<int> outers = open_loop_ids(k);
     for (int id : outers) {
       Node* outer = find_node(k, id);
       Node* inner = outer ? sole_inner_loop(*outer) : nullptr;

@@ -153,10 +153,7 @@ class UnrollJam : public Transform {
 
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
-    std::vector<int> loops;
-    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
-      if (n.kind == NodeKind::Loop && !n.frozen) loops.push_back(n.id);
-    });
+    std::vector<int> loops = open_loop_ids(k);
     for (int id : loops) {
       for (int64_t f : {int64_t(2), int64_t(4)}) {
         Node* n = find_node(k, id);

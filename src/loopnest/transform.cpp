@@ -135,6 +135,14 @@ Node* find_in(std::vector<Node>& block, int id) {
 bool erase_node(Kernel& k, int id) { return erase_in(k.body, id); }
 Node* find_node(Kernel& k, int id) { return find_in(k.body, id); }
 
+std::vector<int> open_loop_ids(Kernel& k) {
+  std::vector<int> ids;
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Loop && !n.frozen) ids.push_back(n.id);
+  });
+  return ids;
+}
+
 const Operand* operand(const Op& op, const char* name) {
   const Arg* a = op.arg(name);
   return a ? &a->value : nullptr;

@@ -72,6 +72,9 @@ Arg arg(const std::string& name, Operand value, bool output = false);
 // Removes the node with id `id` wherever it is; false when there is none.
 bool erase_node(Kernel& k, int id);
 Node* find_node(Kernel& k, int id);
+// Ids of the loops a transformation may change (every loop not frozen), outermost first. Ids, not
+// pointers: a transformation applied at one site moves nodes, so each is found again by id.
+std::vector<int> open_loop_ids(Kernel& k);
 // Removes declarations (Alloc nodes) of on-chip buffers no operation touches any more.
 void remove_dead_buffers(Kernel& k);
 

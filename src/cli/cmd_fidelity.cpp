@@ -3,7 +3,9 @@
 // correctness at its check shape and profiled trace-only at its measured shape; the command
 // prints per entry the measured and simulated numbers, per ladder Kendall tau and the direction of
 // each step, and per generation and role the median |log ratio|. --guard compares the figures with
-// the committed thresholds (the CI regression guard); --write-band regenerates the error band.
+// the committed thresholds (the CI regression guard); --write-band regenerates the error band;
+// --fields prints every summary field against the recorded real profile where the entry has one
+// (the seven Trn1 baselines), with each field's stated tolerance; the guard checks them.
 #include <fstream>
 
 #include <fmt/core.h>
@@ -11,6 +13,7 @@
 
 #include "cli/command.h"
 #include "fidelity/band.h"
+#include "fidelity/fields.h"
 #include "fidelity/manifest.h"
 #include "fidelity/report.h"
 #include "fidelity/runner.h"
@@ -21,7 +24,7 @@ namespace {
 
 struct FidelityOptions {
   std::string manifest, arch = "all", ladder, kernel, guard, write_band, write_thresholds, timeline_dir;
-  bool json = false, no_check = false, check_slow = false;
+  bool json = false, no_check = false, check_slow = false, fields = false;
 };
 
 bool selected(const fidelity::Entry& e, const FidelityOptions& opt) {
@@ -83,6 +86,8 @@ int run_fidelity(const FidelityOptions& opt) {
       return 2;
     }
   }
+  std::vector<fidelity::EntryFields> fields;
+  if (opt.fields) fields = fidelity::field_comparisons(results);
   if (!opt.write_band.empty()) write_json_file(opt.write_band, trn::to_json(fidelity::derive_error_band(results)));
   if (!opt.write_thresholds.empty())
     write_json_file(opt.write_thresholds, fidelity::to_json(fidelity::thresholds_of(results)));
@@ -95,6 +100,7 @@ int run_fidelity(const FidelityOptions& opt) {
     j["entries"] = nlohmann::json::array();
     for (const auto& r : results) j["entries"].push_back(fidelity::to_json(r));
     j["summary"] = fidelity::to_json(summary);
+    if (opt.fields) j["fields"] = fidelity::fields_to_json(fields);
     if (!opt.guard.empty()) j["guard"] = {{"thresholds", opt.guard}, {"failures", failures}};
     fmt::print("{}\n", j.dump(2));
   } else {
@@ -102,10 +108,9 @@ int run_fidelity(const FidelityOptions& opt) {
                path, results.size(), trn::arch_config("trn1").ncl_launch_offset_us,
                trn::arch_config("trn2").ncl_launch_offset_us);
     fmt::print("{}", fidelity::format_text(results, summary));
-    if (!opt.guard.empty()) {
-      if (failures.empty()) fmt::print("guard: every figure within {}\n", opt.guard);
-      for (const auto& f : failures) fmt::print("guard: REGRESSION {}\n", f);
-    }
+    if (opt.fields) fmt::print("{}", fidelity::format_fields_text(fields));
+    if (!opt.guard.empty() && failures.empty()) fmt::print("guard: every figure within {}\n", opt.guard);
+    for (const auto& f : failures) fmt::print("guard: REGRESSION {}\n", f);
   }
   return failures.empty() ? 0 : 1;
 }
@@ -120,6 +125,9 @@ cli::RunFn setup_fidelity(CLI::App& sub) {
   sub.add_flag("--json", opt->json, "print the results as JSON");
   sub.add_flag("--no-check", opt->no_check, "skip the numerics checks (profiles only)");
   sub.add_flag("--check-slow", opt->check_slow, "also run the checks marked slow (measured-shape-only kernels)");
+  sub.add_flag("--fields", opt->fields,
+               "also print every profile field against the recorded real profile (the Trn1 baselines), "
+               "with its tolerance");
   sub.add_option("--guard", opt->guard, "fail (exit 1) when a figure is worse than this thresholds file");
   sub.add_option("--write-band", opt->write_band, "write the error band table derived from the residuals");
   sub.add_option("--write-thresholds", opt->write_thresholds, "write today's figures as a thresholds file");

@@ -157,8 +157,9 @@ class Reader {
     }
   }
 
-  // The latency of a real profile in `profiles` (a trn1-baseline-profiles.json file), in ms.
-  double profile_latency(const std::string& profiles, const std::string& key, const YAML::Node& at) const {
+  // The summary fields of a real profile in `profiles` (a trn1-baseline-profiles.json file).
+  std::map<std::string, double> recorded_profile(const std::string& profiles, const std::string& key,
+                                                 const YAML::Node& at) const {
     std::ifstream in(profiles);
     if (!in) fail(at, fmt::format("cannot read the profiles file {}", profiles));
     nlohmann::json j;
@@ -171,7 +172,10 @@ class Reader {
     if (!p || !p->contains("profile") || !(*p)["profile"].contains("latency") ||
         !(*p)["profile"]["latency"].is_number())
       fail(at, fmt::format("{} has no kernels.{}.profile.latency", profiles, key));
-    return (*p)["profile"]["latency"].get<double>();
+    std::map<std::string, double> fields;
+    for (const auto& [name, value] : (*p)["profile"].items())
+      if (value.is_number()) fields[name] = value.get<double>();
+    return fields;
   }
 
   void read_group(const YAML::Node& group, Manifest& m, std::set<std::string>& ids) const {
@@ -202,7 +206,8 @@ class Reader {
         e.measured = scalar<double>(node["measured"], "measured");
       } else if (!profiles.empty()) {
         std::string key = node["profile_key"] ? scalar<std::string>(node["profile_key"], "profile_key") : e.name;
-        e.measured = profile_latency(profiles, key, node);
+        e.recorded_profile = recorded_profile(profiles, key, node);
+        e.measured = e.recorded_profile.at("latency");
         e.unit = "ms";
       } else {
         fail(node, fmt::format("entry '{}' has no measured number", e.id()));

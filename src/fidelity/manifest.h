@@ -66,6 +66,9 @@ struct Entry {
   std::string unit;           // "ns" | "us" | "ms" | "tflops"
   double flops = 0;           // for unit tflops: the hardware FLOPs the rate is over
   std::string tag, source, code, notes;
+  // The real profile's summary fields (name -> value) when the measurement is a recorded profile
+  // (`profiles`): the suite compares every field we emit with it (fidelity/fields.h).
+  std::map<std::string, double> recorded_profile;
 
   std::string id() const { return group + "/" + name; }
   double measured_us() const;  // the measurement as a time in microseconds

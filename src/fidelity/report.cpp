@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "fidelity/fields.h"
 #include "trn/error_band.h"
 
 namespace fidelity {
@@ -143,6 +144,16 @@ std::string format_text(const std::vector<EntryResult>& results, const Summary& 
   return out;
 }
 
+namespace {
+
+nlohmann::json field_allowances_to_json(const std::map<std::string, double>& allowances) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [key, value] : allowances) j[key] = std::isinf(value) ? nlohmann::json(nullptr) : nlohmann::json(value);
+  return j;
+}
+
+}  // namespace
+
 Thresholds thresholds_of(const std::vector<EntryResult>& results) {
   const Summary s = summarize(results);
   Thresholds t;
@@ -154,6 +165,11 @@ Thresholds thresholds_of(const std::vector<EntryResult>& results) {
     if (gen != "all") t.median_abs_log_ratio_max[gen] = std::ceil(f.median_abs_log_ratio * 1e4) / 1e4;
   for (const auto& l : s.ladders)
     if (!std::isnan(l.tau)) t.ladder_tau_min[l.name] = std::floor(l.tau * 1e4) / 1e4;
+  for (const auto& ef : field_comparisons(results))
+    for (const auto& row : ef.rows)
+      if (row.recorded_present && !row.within)
+        t.field_abs_log_ratio_max[ef.result->entry->id() + " " + row.field] =
+            std::ceil(std::abs(std::log(row.ratio)) * 1e4) / 1e4;
   return t;
 }
 
@@ -163,7 +179,8 @@ nlohmann::json to_json(const Thresholds& t) {
           {"running_min", t.running_min},
           {"compared_entries", t.compared_entries},
           {"median_abs_log_ratio_max", t.median_abs_log_ratio_max},
-          {"ladder_tau_min", t.ladder_tau_min}};
+          {"ladder_tau_min", t.ladder_tau_min},
+          {"field_abs_log_ratio_max", field_allowances_to_json(t.field_abs_log_ratio_max)}};
 }
 
 Thresholds thresholds_from_json(const nlohmann::json& j) {
@@ -175,6 +192,9 @@ Thresholds thresholds_from_json(const nlohmann::json& j) {
     t.compared_entries = j.at("compared_entries").get<std::vector<std::string>>();
     t.median_abs_log_ratio_max = j.at("median_abs_log_ratio_max").get<std::map<std::string, double>>();
     t.ladder_tau_min = j.at("ladder_tau_min").get<std::map<std::string, double>>();
+    if (auto it = j.find("field_abs_log_ratio_max"); it != j.end())
+      for (const auto& [key, value] : it->items())
+        t.field_abs_log_ratio_max[key] = value.is_null() ? INFINITY : value.get<double>();
     return t;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(fmt::format("fidelity thresholds: {}", e.what()));
@@ -207,6 +227,21 @@ std::vector<std::string> guard_failures(const std::vector<EntryResult>& results,
     else if (std::isnan(found->tau) || found->tau < min)
       out.push_back(fmt::format("ladder {}: Kendall tau {} < {:.4f} (threshold)", ladder,
                                 std::isnan(found->tau) ? "n/a" : fmt::format("{:.4f}", found->tau), min));
+  }
+  // Recorded-profile fields: within the field's tolerance, or no worse than the deviation recorded.
+  for (const auto& ef : field_comparisons(results)) {
+    if (!guarded.count(ef.result->entry->id())) continue;
+    for (const auto& row : ef.rows) {
+      if (!row.recorded_present || row.within) continue;
+      auto allowed = t.field_abs_log_ratio_max.find(ef.result->entry->id() + " " + row.field);
+      const double deviation = std::abs(std::log(row.ratio));
+      if (allowed == t.field_abs_log_ratio_max.end())
+        out.push_back(fmt::format("field {}: simulated {:.6g}, recorded {:.6g} (ratio {:.3f}) outside its tolerance",
+                                  ef.result->entry->id() + " " + row.field, row.simulated, row.recorded, row.ratio));
+      else if (deviation > allowed->second)
+        out.push_back(fmt::format("field {}: |log ratio| {:.4f} > {:.4f} (threshold; ratio {:.3f})",
+                                  allowed->first, deviation, allowed->second, row.ratio));
+    }
   }
   return out;
 }

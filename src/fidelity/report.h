@@ -26,6 +26,10 @@ struct Thresholds {
   std::vector<std::string> compared_entries;
   std::map<std::string, double> median_abs_log_ratio_max;  // by generation
   std::map<std::string, double> ladder_tau_min;            // by ladder
+  // Recorded-profile fields (fidelity/fields.h) outside their stated tolerance today, by
+  // "group/name field": the largest |log(simulated / recorded)| allowed (inf: the field is zero on
+  // one side only). Any other field must stay within its tolerance.
+  std::map<std::string, double> field_abs_log_ratio_max;
 };
 
 // Today's figures as thresholds (rounded by 1e-4 towards the safe side).

@@ -276,10 +276,15 @@ void Scheduler::retire(const PendingOp& op, double end, int track) {
 // neuron-profile counts (SCHEMA, checked against the recorded profiles, docs/simulator.md): a DMA
 // counts every byte it moves; a compute instruction counts the bytes of one partition of each
 // SBUF/PSUM operand; an fp32 TensorE instruction runs as two passes and is counted twice; a
-// TensorE transpose also reads its identity; PSUM accumulation is not a PSUM read.
+// TensorE transpose also reads its identity (once: a kernel that passes the identity itself, as
+// nc_matmul(..., is_transpose=True) does, has it among the operands already); PSUM accumulation
+// is not a PSUM read.
 void Scheduler::count_bytes(const PendingOp& op) {
   const bool dma = op.engine == Engine::Dma;
   const uint64_t passes = op.fp32_passes ? arch_.fp32_passes : 1;
+  int sbuf_reads = 0;
+  for (const Access& a : op.accesses) sbuf_reads += a.read && !a.write && a.operand.buffer == BufferKind::Sbuf;
+  const bool implicit_identity = op.opcode == Opcode::Transpose && sbuf_reads == 1;
   for (const Access& a : op.accesses) {
     const Operand& o = a.operand;
     const uint64_t bytes = dma ? o.bytes() : uint64_t(o.free_elements) * o.dtype_bytes * passes;
@@ -295,7 +300,7 @@ void Scheduler::count_bytes(const PendingOp& op) {
       case BufferKind::Sbuf:
         if (read) counters_.sbuf_read_bytes += bytes;
         if (a.write) counters_.sbuf_write_bytes += bytes;
-        if (op.opcode == Opcode::Transpose && read) counters_.sbuf_read_bytes += uint64_t(o.partitions) * o.dtype_bytes * passes;
+        if (implicit_identity && read) counters_.sbuf_read_bytes += uint64_t(o.partitions) * o.dtype_bytes * passes;
         break;
       case BufferKind::Psum:
         if (read) counters_.psum_read_bytes += bytes;

@@ -193,6 +193,25 @@ TEST(TrnEngineModel, ProfileCountsBytesAsNeuronProfileDoes) {
   EXPECT_LE(p.dma_active_time_percent, 1.0);
 }
 
+TEST(TrnEngineModel, ATransposeReadsItsIdentityOnce) {
+  // A TensorE transpose is a matmul against an identity: nc_transpose(x) reads an identity the
+  // compiler provides, nc_matmul(x, identity, is_transpose=True) passes it. Both read it once
+  // (the real matmul baseline's sbuf_read_bytes, docs/simulator.md "Profile").
+  auto transpose_of = [](bool identity_passed) {
+    return build([&](trn::TraceBuilder& b) {
+      trn::Operand x = fresh(b, 128, 128), identity = fresh(b, 128, 128);
+      b.op(Opcode::Memset, Engine::GpSimd, {}, {x});
+      b.op(Opcode::Memset, Engine::GpSimd, {}, {identity});
+      trn::Operand t = b.psum_tile(b.psum("t", 128, 512), 0, 128, 128);
+      if (identity_passed) b.op(Opcode::Transpose, Engine::Tensor, {x, identity}, {t});
+      else b.transpose(t, x);
+    });
+  };
+  const uint64_t fp32_transpose = 2 * (128 * 4 + 128 * 4);  // x and the identity, two fp32 passes
+  EXPECT_EQ(trn::simulate(transpose_of(false), trn1()).sbuf_read_bytes, fp32_transpose);
+  EXPECT_EQ(trn::simulate(transpose_of(true), trn1()).sbuf_read_bytes, fp32_transpose);
+}
+
 TEST(TrnEngineModel, SwitchingScalarFunctionsLoadsTheirTables) {
   // Activations alternating between two functions load a table each time; the same function
   // twice loads it once (the 1.33 us segment before an exp in the DMAO timelines).

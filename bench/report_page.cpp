@@ -16,6 +16,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "base/content_hash.h"
 #include "report/page.h"
 #include "report/run_data.h"
 #include "store/run_store.h"
@@ -67,7 +68,7 @@ int64_t write_run(const fs::path& dir, const Shape& shape) {
     c.run_id = run;
     c.agent = agent;
     c.model = "synthetic-model";
-    c.request_hash = store::content_hash(fmt::format("{}{}", agent, n));
+    c.request_hash = base::content_hash(fmt::format("{}{}", agent, n));
     c.round = round;
     c.input_tokens = in, c.output_tokens = out, c.cost_usd = usd, c.latency_s = 10, c.attempts = 1;
     c.response_text = std::string(3000, 'k');
@@ -83,7 +84,7 @@ int64_t write_run(const fs::path& dir, const Shape& shape) {
     double base_ms = 1 + t;
     int64_t base = 0;
     s.transaction([&] {
-      base = s.add_kernel({0, run, task, store::content_hash(task), kernel_text(task, n++), 0, 0, 0, -1});
+      base = s.add_kernel({0, run, task, base::content_hash(task), kernel_text(task, n++), 0, 0, 0, -1});
       s.add_evaluation({0, base, "ok", "", profile(base_ms).dump(), base_ms, ""});
     });
     evaluations++;
@@ -102,7 +103,7 @@ int64_t write_run(const fs::path& dir, const Shape& shape) {
               s.add_llm_call(call("executor", r, 6000, 3000, 0.0027, n));
               usd += 0.0027;
               std::string text = kernel_text(task, n++);
-              int64_t id = s.add_kernel({0, run, task, store::content_hash(text), text, 0, 0, 0, -1});
+              int64_t id = s.add_kernel({0, run, task, base::content_hash(text), text, 0, 0, 0, -1});
               double u = unit(rng);
               store::EvaluationRecord e{0, id, "ok", "", "", std::nullopt, ""};
               if (u < 0.6) {

@@ -14,6 +14,7 @@
 
 #include <fmt/core.h>
 
+#include "base/content_hash.h"
 #include "store/run_store.h"
 
 namespace {
@@ -31,7 +32,7 @@ store::LlmCallRecord sample_call(int64_t run_id, int index) {
   call.run_id = run_id;
   call.agent = "executor";
   call.model = "bench-model";
-  call.request_hash = store::content_hash(std::to_string(index));
+  call.request_hash = base::content_hash(std::to_string(index));
   call.sample = index;
   call.input_tokens = 3000;
   call.output_tokens = 1500;
@@ -66,7 +67,7 @@ std::vector<double> time_raw_sqlite(const std::string& path, const char* synchro
   std::vector<double> ms;
   for (int index = 0; index < calls; ++index) {
     auto start = Clock::now();
-    std::string hash = store::content_hash(std::to_string(index));
+    std::string hash = base::content_hash(std::to_string(index));
     sqlite3_bind_text(insert, 1, hash.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(insert, 2, text.c_str(), -1, SQLITE_STATIC);
     sqlite3_bind_text(insert, 3, raw.c_str(), -1, SQLITE_STATIC);

@@ -4,25 +4,26 @@
 
 #include <fmt/core.h>
 
-#include "agents/content_hash.h"
+#include "base/content_hash.h"
 
 namespace agents {
 
 namespace {
 
-// Everything that determines the answer of one request. Requests without `extra` keys or `n`
-// keep the key of earlier versions, so their runs still resume.
+// Everything that determines the answer of one request, sampling settings included: a run
+// resumed with another temperature or max_tokens asks again instead of replaying answers given
+// under the old settings. (Keys stored before run.db schema 4 left the settings out; the
+// migration sets them apart, store/schema.cpp.)
 std::string request_hash(const llm::EndpointConfig& endpoint, const CallSpec& spec, const std::string& tag, int n) {
-  if (endpoint.extra_json.empty() && n <= 1)
-    return content_hash({spec.agent, endpoint.model, tag, spec.system_prompt, spec.user_prompt});
-  return content_hash({spec.agent, endpoint.model, tag, spec.system_prompt, spec.user_prompt, endpoint.extra_json,
-                       std::to_string(n)});
+  return base::content_hash({"request/2", spec.agent, endpoint.model, tag, spec.system_prompt, spec.user_prompt,
+                             endpoint.extra_json, std::to_string(n), fmt::format("{}", endpoint.temperature),
+                             std::to_string(endpoint.max_tokens)});
 }
 
 std::string replay_key(const CallSpec& spec, const std::string& site) {
   std::string inputs;
   for (const auto& input : spec.replay_inputs) inputs += std::to_string(input.size()) + ":" + input;
-  return content_hash({"replay/1", spec.agent, site, inputs});
+  return base::content_hash({"replay/1", spec.agent, site, inputs});
 }
 
 void copy_outcome(CallRecord& to, const CallRecord& from) {

@@ -8,6 +8,8 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
+
 namespace agents {
 
 namespace {
@@ -109,15 +111,7 @@ Memory load_memory(const std::string& path, size_t capacity) {
 }
 
 void save_memory(const Memory& memory, const std::string& path) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("{}: cannot write memory file", path));
-    out << to_json(memory).dump(2) << "\n";
-    if (!out.flush()) throw std::runtime_error(fmt::format("{}: write failed", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error(fmt::format("{}: cannot replace memory file", path));
+  base::write_file_atomic(path, to_json(memory).dump(2) + "\n");
 }
 
 }  // namespace agents

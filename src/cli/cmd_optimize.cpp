@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
 #include "cli/optimize_agents.h"
 #include "cli/optimize_options.h"
 #include "bench/bench_root.h"
@@ -97,7 +98,7 @@ std::string prepare_options(OptimizeOptions& o, const CLI::App& sub) {
   if (!o.resume.empty()) {
     cli::restore(o, cli::read_run_config(o.resume, "--resume"), sub);
     if (budget_given(sub))  // the larger budget holds for later resumes too
-      search::write_file_atomic((fs::path(o.resume) / "config.json").string(), cli::to_json(o).dump(2) + "\n");
+      base::write_file_atomic((fs::path(o.resume) / "config.json").string(), cli::to_json(o).dump(2) + "\n");
     return o.resume;
   }
   std::string run_dir = o.out.empty() ? default_run_dir() : o.out;
@@ -137,7 +138,7 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
 
   fs::create_directories(run_dir);
   std::string run_name = fs::path(run_dir).filename().string();
-  if (fresh) search::write_file_atomic(config_path.string(), cli::to_json(o).dump(2) + "\n");
+  if (fresh) base::write_file_atomic(config_path.string(), cli::to_json(o).dump(2) + "\n");
   store::RunStore store((fs::path(run_dir) / "run.db").string());
   auto existing = store.latest_run();
   int64_t run_id = existing ? existing->id : store.create_run(run_name, cli::run_record(o).dump());

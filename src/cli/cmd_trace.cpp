@@ -1,5 +1,6 @@
 // `accelopt trace`: the instruction trace of a kernel (trace-only run, shape-only inputs from the
-// reference), one stable line per record. `--stage lowered` prints what the simulator sees:
+// reference), one stable line per record in the trace_text form (trn/trace_text.h), which
+// parses back to the same records. `--stage lowered` prints what the simulator sees:
 // the records after the compiler stage (src/lower) in the trace_text form, each rewritten
 // record followed by "# rule" naming the rules that changed it, and per rule what it did.
 #include <fmt/core.h>
@@ -7,8 +8,8 @@
 #include "eval/profile_run.h"
 #include "cli/command.h"
 #include "lower/lowering.h"
-#include "nki/lib/kernel_runner.h"
 #include "trn/trace.h"
+#include "trn/trace_text.h"
 
 namespace {
 
@@ -26,7 +27,7 @@ int run_trace(const TraceOptions& opt) {
   for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
   if (run.status != eval::Status::Ok) return 1;
   if (!lowered) {
-    fmt::print("{}", nki::lib::format_trace(buffer.records));
+    fmt::print("{}", trn::format_trace(buffer.records));
     return 0;
   }
   for (const auto& r : buffer.records) fmt::print("{}\n", lower::format_lowered(r));

@@ -15,6 +15,7 @@
 
 #include <fmt/core.h>
 
+#include "base/atomic_file.h"
 #include "cli/command.h"
 #include "eval/executor.h"
 #include "eval/executor_cli.h"
@@ -60,7 +61,7 @@ int run_dispatch(WorkerOptions& o) {
   if (o.output.empty()) {
     fmt::print("{}", text);
   } else {
-    eval::write_file_atomic(o.output, text);
+    base::write_file_atomic(o.output, text);
   }
   return eval::interrupt_requested() ? 130 : 0;
 }

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/content_hash.h"
 #include "eval/source_hash.h"
 
 namespace eval {
@@ -46,7 +47,7 @@ std::string job_key(const JobSpec& job) {
   const EvalRequest& r = job.request;
   nlohmann::json identity = {
       {"kernel", normalize_source(r.kernel_text)},
-      {"reference", content_hash(r.reference_text)},
+      {"reference", base::content_hash(r.reference_text)},
       {"arch", r.arch},
       {"seeds", r.seeds},
       {"tolerance", r.tolerance},
@@ -56,7 +57,7 @@ std::string job_key(const JobSpec& job) {
       {"test_hook", job.test_hook_json},
   };
   if (!job.key_tag.empty()) identity["key_tag"] = job.key_tag;
-  return content_hash(json_text(identity));
+  return base::content_hash(json_text(identity));
 }
 
 nlohmann::json to_json(const JobSpec& job) {

@@ -21,6 +21,7 @@
 
 #include <fmt/core.h>
 
+#include "base/content_hash.h"
 #include "eval/compare.h"
 #include "eval/kernel_exec.h"
 #include "eval/precision.h"
@@ -102,7 +103,7 @@ class Pipeline {
     Session compiler = new_session(Stage::ParseKernel);
     reference_ = in_reference_stage("parsing", [&] { return compiler.compile(reference_path_, reference_text_); });
     kernel_ = in_stage(Stage::ParseKernel, [&] { return compiler.compile(kernel_path_, kernel_text_); });
-    reference_hash_ = content_hash(reference_text_);
+    reference_hash_ = base::content_hash(reference_text_);
   }
 
   // One seed, in a session of its own.
@@ -299,7 +300,7 @@ class Pipeline {
   RefCache cache_;
   std::string kernel_path_, reference_path_, kernel_text_, reference_text_;
   std::shared_ptr<const nki::CompiledModule> kernel_, reference_;
-  uint64_t reference_hash_ = 0;
+  std::string reference_hash_;
   std::optional<ProfileChain> chain_;
   std::vector<SeedSums> output_sums_;
   Evaluation evaluation_;

@@ -4,9 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
+#include "base/content_hash.h"
 #include "eval/process.h"
 #include "eval/run_dir.h"
-#include "eval/source_hash.h"
 
 namespace eval {
 namespace {
@@ -70,8 +71,8 @@ class CommandProfiler final : public Profiler {
     if (!path.empty() && ::access(path.c_str(), R_OK) == 0 && (text.empty() || read_text_file(path) == text))
       return path;
     if (text.empty()) throw ProfilerError(std::string("no ") + what + " text or readable path for the profiler");
-    std::string out = scratch_dir_ + "/" + what + "-" + content_hash(text) + ".py";
-    if (::access(out.c_str(), R_OK) != 0) write_file_atomic(out, text);
+    std::string out = scratch_dir_ + "/" + what + "-" + base::content_hash(text) + ".py";
+    if (::access(out.c_str(), R_OK) != 0) base::write_file_atomic(out, text);
     return out;
   }
 

@@ -10,6 +10,7 @@
 
 #include <fmt/core.h>
 
+#include "base/atomic_file.h"
 #include "tensor/dtype.h"
 
 namespace eval {
@@ -151,15 +152,6 @@ double recorded_seconds(const fs::path& path, uint64_t size) {
 
 }  // namespace
 
-uint64_t content_hash(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : text) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 std::string encode_arrays(const std::vector<tensor::Array>& arrays, double compute_seconds) {
   std::string out = file_header(compute_seconds, arrays.size());
   for (const auto& array : arrays) {
@@ -192,11 +184,11 @@ RefCachePolicy RefCachePolicy::from_env() {
   return p;
 }
 
-std::string RefCache::path_for(uint64_t ref_hash, int seed) const {
-  return (fs::path(dir_) / fmt::format("{:016x}-s{}.ref", ref_hash, seed)).string();
+std::string RefCache::path_for(const std::string& ref_hash, int seed) const {
+  return (fs::path(dir_) / fmt::format("{}-s{}.ref", ref_hash, seed)).string();
 }
 
-std::optional<std::vector<tensor::Array>> RefCache::load(uint64_t ref_hash, int seed) const {
+std::optional<std::vector<tensor::Array>> RefCache::load(const std::string& ref_hash, int seed) const {
   if (!enabled()) return std::nullopt;
   std::string path = path_for(ref_hash, seed);
   std::error_code ec;
@@ -248,7 +240,7 @@ bool RefCache::make_room(uint64_t bytes, double seconds_per_byte) const {
 }
 
 // The arrays go to the file directly (a full-size bmm output is 1 GiB: no second copy in memory).
-void RefCache::store(uint64_t ref_hash, int seed, const std::vector<tensor::Array>& outputs,
+void RefCache::store(const std::string& ref_hash, int seed, const std::vector<tensor::Array>& outputs,
                      double compute_seconds) const {
   uint64_t bytes = 0;
   for (const auto& a : outputs) bytes += data_bytes(a);
@@ -257,25 +249,18 @@ void RefCache::store(uint64_t ref_hash, int seed, const std::vector<tensor::Arra
   fs::create_directories(dir_, ec);
   if (!make_room(bytes, compute_seconds / double(std::max<uint64_t>(bytes, 1)))) return;
   std::string final_path = path_for(ref_hash, seed);
-  std::string tmp = fmt::format("{}.tmp{}", final_path, ::getpid());
-  bool ok = false;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (out) {
-      std::string head = file_header(compute_seconds, outputs.size());
-      out.write(head.data(), std::streamsize(head.size()));
+  try {
+    base::write_file_atomic_streamed(final_path, [&](const base::ChunkSink& sink) {
+      sink(file_header(compute_seconds, outputs.size()));
       for (const auto& array : outputs) {
         tensor::Array a = array.contiguous();
-        std::string header = array_header(a);
-        out.write(header.data(), std::streamsize(header.size()));
-        if (a.size() > 0) out.write(raw_data(a), std::streamsize(data_bytes(a)));
+        sink(array_header(a));
+        if (a.size() > 0) sink(std::string_view(raw_data(a), data_bytes(a)));
       }
-      out.flush();
-      ok = bool(out);
-    }
+    });
+  } catch (const std::runtime_error&) {
+    // Best effort (see the header): the reference is computed again next time.
   }
-  if (ok) fs::rename(tmp, final_path, ec);
-  if (!ok || ec) fs::remove(tmp, ec);
 }
 
 }  // namespace eval

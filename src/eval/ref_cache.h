@@ -28,8 +28,6 @@
 
 namespace eval {
 
-uint64_t content_hash(const std::string& text);  // FNV-1a 64
-
 // $ACCELOPT_CACHE_DIR/refs, else $XDG_CACHE_HOME/accelopt/refs, else ~/.cache/accelopt/refs
 // ("" when none of these can be formed).
 std::string default_ref_cache_dir();
@@ -42,17 +40,18 @@ struct RefCachePolicy {
   static RefCachePolicy from_env();  // max_bytes from $ACCELOPT_REF_CACHE_MAX_MB when set
 };
 
+// Reference outputs by (base::content_hash of the reference text, seed).
 class RefCache {
  public:
   explicit RefCache(std::string dir, RefCachePolicy policy = RefCachePolicy::from_env())
       : dir_(std::move(dir)), policy_(policy) {}
   bool enabled() const { return !dir_.empty(); }
-  std::string path_for(uint64_t ref_hash, int seed) const;
+  std::string path_for(const std::string& ref_hash, int seed) const;
   // nullopt when absent or unreadable (a corrupt file is treated as a miss).
-  std::optional<std::vector<tensor::Array>> load(uint64_t ref_hash, int seed) const;
+  std::optional<std::vector<tensor::Array>> load(const std::string& ref_hash, int seed) const;
   // Best effort: a failure to write only costs recomputation later. `compute_seconds` is how long
   // forward() took; outputs cheaper to recompute than to read back are not stored.
-  void store(uint64_t ref_hash, int seed, const std::vector<tensor::Array>& outputs,
+  void store(const std::string& ref_hash, int seed, const std::vector<tensor::Array>& outputs,
              double compute_seconds = std::numeric_limits<double>::infinity()) const;
   // Whether outputs of `bytes` that took `compute_seconds` go to disk (policy and free space only).
   bool worth_storing(uint64_t bytes, double compute_seconds) const;

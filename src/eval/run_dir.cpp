@@ -14,46 +14,10 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
+
 namespace eval {
 namespace fs = std::filesystem;
-
-namespace {
-
-void write_all(int fd, const std::string& content, const std::string& path) {
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-    done += static_cast<size_t>(n);
-  }
-}
-
-}  // namespace
-
-void write_file_atomic(const std::string& path, const std::string& content) {
-  // The temp name carries host-independent uniqueness (pid + address) so that two workers racing
-  // on the same key (a retried task whose first attempt was still alive) never share a temp file.
-  char host[64] = {};
-  ::gethostname(host, sizeof host - 1);
-  std::string tmp = fmt::format("{}.tmp.{}.{}.{}", path, host, ::getpid(), static_cast<const void*>(&content));
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot create '{}': {}", tmp, std::strerror(errno)));
-  try {
-    write_all(fd, content, tmp);
-    if (::fsync(fd) != 0) throw std::runtime_error(fmt::format("cannot fsync '{}': {}", tmp, std::strerror(errno)));
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot rename '{}' to '{}': {}", tmp, path, std::strerror(err)));
-  }
-}
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -94,7 +58,7 @@ std::string RunDir::log_path(const std::string& key, int attempt) const {
 std::string RunDir::slurm_dir() const { return root_ + "/slurm"; }
 std::string RunDir::scratch_dir() const { return root_ + "/scratch"; }
 
-void RunDir::write_job(const JobSpec& job) const { write_file_atomic(job_path(job.key), json_text(to_json(job), 1) + "\n"); }
+void RunDir::write_job(const JobSpec& job) const { base::write_file_atomic(job_path(job.key), json_text(to_json(job), 1) + "\n"); }
 
 JobSpec RunDir::read_job(const std::string& key) const {
   std::string path = job_path(key);
@@ -123,7 +87,7 @@ std::optional<Evaluation> RunDir::read_result(const std::string& key) const {
 void RunDir::write_result(const std::string& key, const Evaluation& evaluation, const std::string& origin) const {
   nlohmann::json j = {{"format", "accelopt-eval-result/1"}, {"key", key}, {"origin", origin},
                       {"evaluation", to_json(evaluation)}};
-  write_file_atomic(result_path(key), json_text(j, 1) + "\n");
+  base::write_file_atomic(result_path(key), json_text(j, 1) + "\n");
 }
 
 }  // namespace eval

@@ -42,9 +42,6 @@ class RunDir {
  private:
   std::string root_;
 };
-
-// Writes `content` to `path` atomically: a unique temp file in the same directory, fsync, rename.
-void write_file_atomic(const std::string& path, const std::string& content);
 std::string read_text_file(const std::string& path);
 
 }  // namespace eval

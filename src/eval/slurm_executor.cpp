@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
 #include "eval/run_dir.h"
 
 namespace eval {
@@ -131,9 +132,9 @@ class SlurmExecutor::Session {
                                     batch_counter_++);
     std::string list;
     for (const auto& key : keys) list += fmt::format("{} {}\n", key, attempts_[key] + 1);
-    write_file_atomic(keys_path(batch), list);
+    base::write_file_atomic(keys_path(batch), list);
     std::string script = ex_.run_dir_.slurm_dir() + "/" + batch + ".sh";
-    write_file_atomic(script, fmt::format("#!/bin/sh\nexec {} worker --run-dir {} --batch {} --index \"$SLURM_ARRAY_TASK_ID\"\n",
+    base::write_file_atomic(script, fmt::format("#!/bin/sh\nexec {} worker --run-dir {} --batch {} --index \"$SLURM_ARRAY_TASK_ID\"\n",
                                           shell_quote(ex_.worker_binary()), shell_quote(ex_.run_dir_.root()), batch));
     const ExecutorConfig& c = ex_.config_;
     SbatchOptions options{"accelopt-eval", ex_.run_dir_.slurm_dir() + "/" + batch + "_%a.out", script,

@@ -1,9 +1,5 @@
 #include "eval/source_hash.h"
 
-#include <cstdint>
-
-#include <fmt/core.h>
-
 namespace eval {
 namespace {
 
@@ -56,18 +52,6 @@ std::string normalize_source(std::string_view text) {
     start = end + 1;
   }
   return out;
-}
-
-std::string content_hash(std::string_view bytes) {
-  // Two independent 64-bit FNV-1a lanes (different offsets) make accidental collisions negligible.
-  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-  constexpr uint64_t kPrime = 0x100000001b3ull;
-  for (unsigned char c : bytes) {
-    a = (a ^ c) * kPrime;
-    b = (b ^ (c + 0x9eu)) * kPrime;
-  }
-  b ^= bytes.size();
-  return fmt::format("{:016x}{:016x}", a, b * kPrime);
 }
 
 }  // namespace eval

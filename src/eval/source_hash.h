@@ -1,4 +1,4 @@
-// Content keys for deduplication: two kernels that differ only in comments, trailing whitespace
+// Kernel text normalized for deduplication (hashed with base::content_hash): two kernels that differ only in comments, trailing whitespace
 // or blank lines are the same kernel and are evaluated once (tests/unit/eval/source_hash_test.cpp).
 #pragma once
 
@@ -10,8 +10,5 @@ namespace eval {
 // Drops `#` comments outside string literals, trailing whitespace and blank lines, and turns
 // CRLF into LF. Indentation is kept: in Python it is meaning.
 std::string normalize_source(std::string_view text);
-
-// 128-bit FNV-1a style hash as 32 lowercase hex digits (not cryptographic: a cache key).
-std::string content_hash(std::string_view bytes);
 
 }  // namespace eval

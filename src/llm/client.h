@@ -135,7 +135,8 @@ double cost_usd(const EndpointConfig& config, int64_t input_tokens, int64_t outp
                 int64_t cached_input_tokens = 0, int64_t cache_write_tokens = 0);
 
 // A canonical text of everything that determines an answer (api, model, temperature, max
-// tokens, messages). Hash it (store::content_hash) to key LLM calls in the run store for resume.
+// tokens, messages); routes an ensemble's calls when the request has no route key. (The run
+// store keys LLM calls by agents' request hash, llm_session.cpp.)
 std::string request_fingerprint(const EndpointConfig& config, const ChatRequest& request);
 
 }  // namespace llm

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
 #include "report/assets.h"
-#include "search/run_output.h"
 
 namespace report {
 
@@ -71,6 +71,6 @@ nlohmann::json bench_page_data(const nlohmann::json& bench_json) {
   return {{"format", "accelopt-report"}, {"kind", "bench"}, {"generated_at", stamp}, {"bench", bench_json}};
 }
 
-void write_page(const std::string& path, const std::string& html) { search::write_file_atomic(path, html); }
+void write_page(const std::string& path, const std::string& html) { base::write_file_atomic(path, html); }
 
 }  // namespace report

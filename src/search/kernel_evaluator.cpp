@@ -5,7 +5,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
-#include "agents/content_hash.h"
+#include "base/content_hash.h"
 
 namespace search {
 
@@ -14,7 +14,7 @@ const char* const kEvaluatorVersion = "accelopt-eval-2";  // 2: typed failures, 
 std::string evaluation_key(const TaskSpec& task, const std::string& kernel_text) {
   std::string settings = fmt::format("{}|{}|{}", task.info.arch, task.tolerance, fmt::join(task.seeds, ","));
   if (!task.key_tag.empty()) settings += "|" + task.key_tag;  // untagged keys stay as they were
-  return agents::content_hash({kernel_text, task.info.reference_text, settings, kEvaluatorVersion});
+  return base::content_hash({kernel_text, task.info.reference_text, settings, kEvaluatorVersion});
 }
 
 CachedEvaluator::CachedEvaluator(eval::Executor& executor, RunJournal* journal, std::string cache_dir)

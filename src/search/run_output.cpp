@@ -9,6 +9,8 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
+
 namespace search {
 
 namespace fs = std::filesystem;
@@ -70,17 +72,6 @@ std::string profiler_line(const nlohmann::json& t) {
 
 }  // namespace
 
-void write_file_atomic(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-    if (!out) throw std::runtime_error(fmt::format("{}: cannot write file", path));
-    out << text;
-    if (!out.flush()) throw std::runtime_error(fmt::format("{}: write failed", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(fmt::format("{}: cannot replace file", path));
-}
-
 std::vector<TaskResult> task_results(const RunState& state) {
   std::vector<TaskResult> results = state.finished;
   if (state.current) results.push_back(state.current->result);
@@ -110,10 +101,10 @@ void write_run_outputs(const std::string& run_dir, const RunState& state, const 
   fs::create_directories(fs::path(run_dir) / "best");
   for (const auto& r : task_results(state)) {
     if (r.best_code.empty() || r.kernel_file_name.empty()) continue;
-    write_file_atomic((fs::path(run_dir) / "best" / r.kernel_file_name).string(), r.best_code);
+    base::write_file_atomic((fs::path(run_dir) / "best" / r.kernel_file_name).string(), r.best_code);
   }
-  write_file_atomic((fs::path(run_dir) / "summary.json").string(), run_summary(state, run_name).dump(2) + "\n");
-  write_file_atomic((fs::path(run_dir) / "memory.json").string(), agents::to_json(state.memory).dump(2) + "\n");
+  base::write_file_atomic((fs::path(run_dir) / "summary.json").string(), run_summary(state, run_name).dump(2) + "\n");
+  base::write_file_atomic((fs::path(run_dir) / "memory.json").string(), agents::to_json(state.memory).dump(2) + "\n");
 }
 
 std::string format_summary(const nlohmann::json& summary) {

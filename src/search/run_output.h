@@ -18,14 +18,11 @@ std::vector<TaskResult> task_results(const RunState& state);
 // The summary document (summary.json): status, stop reason, per-task results, totals.
 nlohmann::json run_summary(const RunState& state, const std::string& run_name);
 
-// Writes best/, summary.json and memory.json atomically (temporary file + rename).
+// Writes best/, summary.json and memory.json atomically (base::write_file_atomic).
 // Throws std::runtime_error naming the file on an I/O error.
 void write_run_outputs(const std::string& run_dir, const RunState& state, const std::string& run_name);
 
 // The end-of-run table from a summary document (also used by `accelopt show`).
 std::string format_summary(const nlohmann::json& summary);
-
-// Atomic whole-file write (temporary file + rename).
-void write_file_atomic(const std::string& path, const std::string& text);
 
 }  // namespace search

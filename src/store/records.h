@@ -49,7 +49,7 @@ struct KernelRecord {
   int64_t id = 0;
   int64_t run_id = 0;
   std::string task;
-  std::string hash;              // content_hash(text) unless the caller sets it
+  std::string hash;              // base::content_hash(text) unless the caller sets it
   std::string text;
   int64_t parent_kernel_id = 0;  // 0 = a baseline kernel
   int64_t plan_id = 0;           // 0 = not produced from a plan

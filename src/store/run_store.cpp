@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include "base/content_hash.h"
 #include "store/database.h"
 #include "store/schema.h"
 
@@ -227,7 +228,7 @@ std::vector<PlanRecord> RunStore::plans(int64_t run_id, int round) {
 
 int64_t RunStore::add_kernel(const KernelRecord& kernel) {
   Lock lock(mutex_);
-  const std::string hash = kernel.hash.empty() ? content_hash(kernel.text) : kernel.hash;
+  const std::string hash = kernel.hash.empty() ? base::content_hash(kernel.text) : kernel.hash;
   Statement(*db_,
             "INSERT INTO kernels(run_id, task, hash, text, parent_kernel_id, plan_id, llm_call_id, round) "
             "VALUES(?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id, task, hash) DO NOTHING")

@@ -110,7 +110,4 @@ class RunStore {
   std::unique_ptr<Database> db_;
 };
 
-// Lower-case hex SHA-256 of `text`: kernel hashes and LLM request hashes.
-std::string content_hash(const std::string& text);
-
 }  // namespace store

@@ -123,6 +123,13 @@ ALTER TABLE llm_calls ADD COLUMN finish_reason TEXT NOT NULL DEFAULT '';
 ALTER TABLE llm_calls ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 CREATE INDEX llm_calls_by_replay_key ON llm_calls(run_id, replay_key);
 )sql",
+      // 4: LLM request hashes cover temperature and max_tokens (agents/llm_session.cpp). A stored
+      // answer's key left them out, so nothing says it was given under the settings of the run
+      // that resumes: its key is set apart ("v3:"), and a resumed run asks again. The rows stay
+      // for the report and the spend; --replay still finds them by replay key.
+      R"sql(
+UPDATE llm_calls SET request_hash = 'v3:' || request_hash;
+)sql",
   };
   return steps;
 }

@@ -139,6 +139,7 @@ Record parse_alloc(std::istringstream& words, const LineParser& p) {
     else if (key == "input") r.alloc.is_kernel_input = true;
     else if (key == "output") r.alloc.is_kernel_output = true;
     else if (key == "zero") r.alloc.zero_initialized = true;
+    else if (key == "line") r.line = uint32_t(p.number(value, "line"));
     else p.fail(fmt::format("unknown alloc field '{}'", key));
   }
   return r;
@@ -216,6 +217,10 @@ Record parse_loop(std::istringstream& words, const LineParser& p) {
     r.loop.loop_id = id();
     if (!(words >> word)) p.fail("loop begin needs a trip count");
     r.loop.trip_count = int64_t(p.number(word, "trip count"));
+    if (words >> word) {
+      if (word.rfind("line=", 0) != 0) p.fail(fmt::format("unknown loop begin field '{}'", word));
+      r.line = uint32_t(p.number(word.substr(5), "line"));
+    }
   } else if (what == "iter") {
     r.kind = RecordKind::LoopIteration;
     r.loop.loop_id = id();
@@ -285,11 +290,13 @@ std::string format_record(const Record& r) {
     if (a.is_kernel_input) s += " input";
     if (a.is_kernel_output) s += " output";
     if (a.zero_initialized) s += " zero";
+    if (r.line) s += fmt::format(" line={}", r.line);
     return s;
   }
   switch (r.kind) {
     case RecordKind::LoopBegin:
-      return fmt::format("loop begin {} {} {}", to_string(r.loop.kind), r.loop.loop_id, r.loop.trip_count);
+      return fmt::format("loop begin {} {} {}", to_string(r.loop.kind), r.loop.loop_id, r.loop.trip_count) +
+             (r.line ? fmt::format(" line={}", r.line) : "");
     case RecordKind::LoopIteration:
       return fmt::format("loop iter {} {}", r.loop.loop_id, r.loop.iteration);
     case RecordKind::LoopEnd:
@@ -314,6 +321,12 @@ std::string format_record(const Record& r) {
   s += " out";
   for (const auto& op : inst.outputs) s.append(" ").append(format_operand(op));
   return s;
+}
+
+std::string format_trace(const std::vector<Record>& records) {
+  std::string out;
+  for (const auto& r : records) out += format_record(r) + "\n";
+  return out;
 }
 
 }  // namespace trn

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include "base/atomic_file.h"
 #include "support/fake_llm_server.h"
 
 int main(int argc, char** argv) {
@@ -29,10 +30,8 @@ int main(int argc, char** argv) {
     fake_llm::FakeLlmServer server(fake_llm::load_script(script_path));
     int bound = server.start(port);
     if (!port_file.empty()) {
-      // Write then rename, so a reader never sees a partial port number.
-      std::string tmp = port_file + ".tmp";
-      std::ofstream(tmp) << bound << "\n";
-      std::rename(tmp.c_str(), port_file.c_str());
+      // Atomically, so a reader never sees a partial port number.
+      base::write_file_atomic(port_file, fmt::format("{}\n", bound));
     }
     fmt::print("fake-llm listening on {}\n", server.url());
     std::fflush(stdout);

@@ -12,7 +12,7 @@
 #include "agents/builtin/loopnest_catalogue.h"
 #include "agents/builtin/plan_text.h"
 #include "agents/builtin/transform.h"
-#include "agents/content_hash.h"
+#include "base/content_hash.h"
 
 namespace agents::builtin {
 
@@ -90,8 +90,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 std::string site_anchor(const Site& site) {
   // A loop-nest site names its op by its place in the nest (`anchor=`), the same in every style;
   // its summary speaks the kernel's own names, so it is left out.
-  if (site.params.count("anchor")) return content_hash({portable_key(site)}).substr(0, 16);
-  return content_hash({portable_key(site), site.summary}).substr(0, 16);
+  if (site.params.count("anchor")) return base::content_hash({portable_key(site)}).substr(0, 16);
+  return base::content_hash({portable_key(site), site.summary}).substr(0, 16);
 }
 
 std::optional<ExperienceView> read_experience(const ExperienceItem& item) {

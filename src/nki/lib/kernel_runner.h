@@ -58,9 +58,4 @@ bool is_host_call(const CallArgs& args);
 // does on the device.
 Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(CallArgs&)>& body);
 
-// One line per record, stable across runs (no pointers, no times): the `accelopt trace` output
-// and the golden-file format of tests/golden/trace/.
-std::string format_record(const trn::Record& record);
-std::string format_trace(const std::vector<trn::Record>& records);
-
 }  // namespace nki::lib

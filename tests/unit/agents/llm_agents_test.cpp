@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include "agents/content_hash.h"
 
 namespace agents {
 namespace {
@@ -164,12 +163,6 @@ TEST(LlmSession, StoppedSessionMakesNoCalls) {
   EXPECT_TRUE(plans.empty());
   EXPECT_EQ(f.chat->calls, 0);
   EXPECT_EQ(f.session.usage().calls, 0);
-}
-
-TEST(ContentHash, PartsAreDelimited) {
-  EXPECT_NE(content_hash({"ab", "c"}), content_hash({"a", "bc"}));
-  EXPECT_EQ(content_hash({"x"}), content_hash({"x"}));
-  EXPECT_EQ(content_hash({"x"}).size(), 32u);
 }
 
 }  // namespace

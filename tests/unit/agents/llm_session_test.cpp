@@ -164,6 +164,34 @@ TEST(LlmSession, KSamplesInOneRequestWhereTheEndpointTakesN) {
   EXPECT_EQ(resumed.usage().replayed_calls, 1);
 }
 
+// Issue 14: the request hash left out temperature and max_tokens, so --resume replayed answers
+// given under other settings.
+TEST(LlmSession, AResumeWithOtherSamplingSettingsAsksAgain) {
+  auto chat = std::make_shared<ScriptedChat>();
+  Journal journal;
+  LlmSession original(roles(chat), &journal);
+  original.call(spec("planner", "t/r1/c0", "plan"));
+  ASSERT_EQ(chat->calls, 1);
+  LlmSession same(roles(chat), &journal);
+  EXPECT_EQ(same.call(spec("planner", "t/r1/c0", "plan")).text, "answer 0");
+  EXPECT_EQ(chat->calls, 1);  // replayed from the journal
+  EXPECT_EQ(same.usage().replayed_calls, 1);
+  auto hotter = roles(chat);
+  hotter["planner"].endpoint.temperature = 0.2;
+  LlmSession resumed_hotter(hotter, &journal);
+  resumed_hotter.call(spec("planner", "t/r1/c0", "plan"));
+  EXPECT_EQ(chat->calls, 2);
+  EXPECT_DOUBLE_EQ(chat->requests.back().temperature, 0.2);
+  auto longer = roles(chat);
+  longer["planner"].endpoint.max_tokens = 8192;
+  LlmSession resumed_longer(longer, &journal);
+  resumed_longer.call(spec("planner", "t/r1/c0", "plan"));
+  EXPECT_EQ(chat->calls, 3);
+  ASSERT_EQ(journal.records.size(), 3u);  // the replayed call is not recorded twice
+  EXPECT_NE(journal.records[0].request_hash, journal.records[1].request_hash);
+  EXPECT_NE(journal.records[1].request_hash, journal.records[2].request_hash);
+}
+
 TEST(LlmSession, ReplayServesRecordedAnswersByRequestOrByWhatWasAsked) {
   auto chat = std::make_shared<ScriptedChat>();
   Journal recording;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/content_hash.h"
 #include "eval/ref_cache.h"
 
 namespace fs = std::filesystem;
@@ -53,8 +54,8 @@ TEST(RefCache, StoresSeveralArraysThroughTheFile) {
   auto b = tensor::Array::from_values({3}, tensor::DType::Int64, {-1, 0, 7});
   auto view = tensor::Array::from_values({2, 2}, tensor::DType::Float64, {1, 2, 3, 4});
   auto transposed = view.view({2, 2}, {1, 2}, 0);  // non-contiguous: stored in C order
-  cache.store(42, 0, {a, b, transposed});
-  auto hit = cache.load(42, 0);
+  cache.store("42", 0, {a, b, transposed});
+  auto hit = cache.load("42", 0);
   ASSERT_TRUE(hit);
   ASSERT_EQ(hit->size(), 3u);
   EXPECT_EQ((*hit)[0].shape(), (tensor::Shape{300, 70}));
@@ -70,15 +71,15 @@ TEST(RefCache, StoreLoadBySeedAndHash) {
   fs::path dir = fs::temp_directory_path() / ("accelopt_refcache_" + std::to_string(::getpid()));
   eval::RefCache cache(dir.string());
   auto a = tensor::Array::from_values({2}, tensor::DType::Float32, {1, 2});
-  uint64_t h = eval::content_hash("def forward(): pass");
-  EXPECT_NE(h, eval::content_hash("def forward(): pass "));
+  std::string h = base::content_hash("def forward(): pass");
+  EXPECT_NE(h, base::content_hash("def forward(): pass "));
   EXPECT_FALSE(cache.load(h, 0));
   cache.store(h, 0, {a});
   auto hit = cache.load(h, 0);
   ASSERT_TRUE(hit);
   EXPECT_FLOAT_EQ((*hit)[0].get({1}), 2.0f);
   EXPECT_FALSE(cache.load(h, 21));
-  EXPECT_FALSE(cache.load(h + 1, 0));
+  EXPECT_FALSE(cache.load(base::content_hash("def forward(): return 1"), 0));
   std::ofstream(cache.path_for(h, 0), std::ios::trunc) << "garbage";
   EXPECT_FALSE(cache.load(h, 0));
   fs::remove_all(dir);
@@ -90,10 +91,10 @@ TEST(RefCache, CheapOutputsAreNotStored) {
   fs::path dir = fs::temp_directory_path() / ("accelopt_refcache_cheap_" + std::to_string(::getpid()));
   eval::RefCache cache(dir.string(), eval::RefCachePolicy{uint64_t{1} << 30, 1e9});
   auto a = tensor::Array::full({1000, 1000}, tensor::DType::Float32, 1.0);  // 4 MB: 4 ms to read
-  cache.store(1, 0, {a}, 0.001);
-  EXPECT_FALSE(cache.load(1, 0));
-  cache.store(1, 0, {a}, 0.5);
-  EXPECT_TRUE(cache.load(1, 0));
+  cache.store("1", 0, {a}, 0.001);
+  EXPECT_FALSE(cache.load("1", 0));
+  cache.store("1", 0, {a}, 0.5);
+  EXPECT_TRUE(cache.load("1", 0));
   EXPECT_FALSE(cache.worth_storing(uint64_t{2} << 30, 1e6));  // larger than the whole cap
   fs::remove_all(dir);
 }
@@ -105,17 +106,17 @@ TEST(RefCache, EvictsTheLeastValuableToStayUnderTheCap) {
   auto a = tensor::Array::full({100, 100}, tensor::DType::Float32, 2.0);  // 40 kB per file
   uint64_t file_bytes = eval::encode_arrays({a}).size();
   eval::RefCache cache(dir.string(), eval::RefCachePolicy{2 * file_bytes + 100, 1e9});
-  cache.store(1, 0, {a}, 3.0);
-  cache.store(2, 0, {a}, 1.0);
-  cache.store(3, 0, {a}, 0.5);  // worth less than both: not stored
-  EXPECT_TRUE(fs::exists(cache.path_for(1, 0)));
-  EXPECT_TRUE(fs::exists(cache.path_for(2, 0)));
-  EXPECT_FALSE(fs::exists(cache.path_for(3, 0)));
-  cache.store(4, 0, {a}, 2.0);  // worth more than 2: 2 goes
-  EXPECT_TRUE(fs::exists(cache.path_for(1, 0)));
-  EXPECT_FALSE(fs::exists(cache.path_for(2, 0)));
-  EXPECT_TRUE(fs::exists(cache.path_for(4, 0)));
-  auto hit = cache.load(4, 0);
+  cache.store("1", 0, {a}, 3.0);
+  cache.store("2", 0, {a}, 1.0);
+  cache.store("3", 0, {a}, 0.5);  // worth less than both: not stored
+  EXPECT_TRUE(fs::exists(cache.path_for("1", 0)));
+  EXPECT_TRUE(fs::exists(cache.path_for("2", 0)));
+  EXPECT_FALSE(fs::exists(cache.path_for("3", 0)));
+  cache.store("4", 0, {a}, 2.0);  // worth more than 2: 2 goes
+  EXPECT_TRUE(fs::exists(cache.path_for("1", 0)));
+  EXPECT_FALSE(fs::exists(cache.path_for("2", 0)));
+  EXPECT_TRUE(fs::exists(cache.path_for("4", 0)));
+  auto hit = cache.load("4", 0);
   ASSERT_TRUE(hit);
   EXPECT_EQ((*hit)[0].get({99, 99}), 2.0);
   fs::remove_all(dir);

@@ -22,12 +22,5 @@ TEST(NormalizeSource, KeepsIndentation) {
   EXPECT_NE(normalize_source("if a:\n  b\n"), normalize_source("if a:\nb\n"));
 }
 
-TEST(ContentHash, StableAndDistinct) {
-  EXPECT_EQ(content_hash("abc"), content_hash("abc"));
-  EXPECT_NE(content_hash("abc"), content_hash("abd"));
-  EXPECT_NE(content_hash(""), content_hash(std::string(1, '\0')));
-  EXPECT_EQ(content_hash("abc").size(), 32u);
-}
-
 }  // namespace
 }  // namespace eval

@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "kernel_harness.h"
+#include "trn/trace_text.h"
 
 namespace nki::lib {
 namespace {
@@ -31,7 +33,7 @@ std::string trace_of(const fs::path& py, bool numerics) {
     for (auto& a : inputs) a = testing::test_input(a.shape(), 1);
   trn::TraceBuffer buffer;
   h.run_module(*mod, inputs, numerics, &buffer);
-  return format_trace(buffer.records);
+  return trn::format_trace(buffer.records);
 }
 
 std::vector<fs::path> golden_cases() {
@@ -56,6 +58,9 @@ TEST(TraceGolden, MatchesExpectedTraces) {
     }
     ASSERT_TRUE(fs::exists(expected)) << "missing " << expected << " (run with ACCELOPT_UPDATE_GOLDEN=1)";
     EXPECT_EQ(got, testing::read_file(expected.string()));
+    // The one trace text form: what a kernel's trace prints parses back to the same lines.
+    std::istringstream text(got);
+    EXPECT_EQ(trn::format_trace(trn::parse_trace_text(text, expected.filename().string()).records), got);
   }
 }
 

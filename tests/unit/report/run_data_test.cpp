@@ -1,6 +1,7 @@
 // The report's page data from a run directory (a store written through the RunStore API, as the
 // search loop writes it), the memory's bookkeeping, the reproduce command, the timeline strips,
 // and the page itself (self-contained, data embedded safely).
+#include "base/content_hash.h"
 #include "report/run_data.h"
 
 #include <filesystem>
@@ -32,7 +33,7 @@ struct TempDir {
 
 int64_t add_kernel(store::RunStore& s, int64_t run, const std::string& text, const std::string& status,
                    std::optional<double> ms, const std::string& diagnostics = "", const std::string& evaluation_json = "") {
-  int64_t id = s.add_kernel({0, run, "silu", store::content_hash(text), text, 0, 0, 0, -1});
+  int64_t id = s.add_kernel({0, run, "silu", base::content_hash(text), text, 0, 0, 0, -1});
   store::EvaluationRecord e;
   e.kernel_id = id;
   e.status = status;

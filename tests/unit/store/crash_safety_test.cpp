@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/content_hash.h"
 #include "store/run_store.h"
 
 namespace {
@@ -25,7 +26,7 @@ namespace fs = std::filesystem;
       call.run_id = run_id;
       call.agent = "executor";
       call.model = "m";
-      call.request_hash = store::content_hash(std::to_string(call_idx));
+      call.request_hash = base::content_hash(std::to_string(call_idx));
       call.sample = call_idx;
       call.input_tokens = call_idx;
       call.response_text = std::string(2000, 'k') + std::to_string(call_idx);
@@ -72,7 +73,7 @@ TEST(CrashSafety, KillDashNineLosesNoCommittedRow) {
   for (const auto& call : store.llm_calls(run->id)) {
     stored.insert(call.id);
     EXPECT_EQ(call.response_text, std::string(2000, 'k') + std::to_string(call.sample));
-    EXPECT_EQ(call.request_hash, store::content_hash(std::to_string(call.sample)));
+    EXPECT_EQ(call.request_hash, base::content_hash(std::to_string(call.sample)));
   }
   for (int64_t reported_id : reported) EXPECT_TRUE(stored.count(reported_id)) << "lost call " << reported_id;
   fs::remove_all(dir);

@@ -1,10 +1,10 @@
-#include "agents/content_hash.h"
+#include "base/content_hash.h"
 
 #include <cstdint>
 
 #include <fmt/core.h>
 
-namespace agents {
+namespace base {
 
 namespace {
 
@@ -31,4 +31,6 @@ std::string content_hash(std::initializer_list<std::string_view> parts) {
   return fmt::format("{:016x}{:016x}", hi.state, lo.state);
 }
 
-}  // namespace agents
+std::string content_hash(std::string_view bytes) { return content_hash({bytes}); }
+
+}  // namespace base

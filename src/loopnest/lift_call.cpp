@@ -48,7 +48,8 @@ Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
         o.integer = true;
       } else {
         o.kind = Operand::Kind::Other;
-        o.text = L.k.str(v.i);
+        // `float(pid)`: printed as written (the loop variables of an SPMD launch have no names).
+        o.text = v.type == "float" && origin ? print_expr(*origin) : L.k.str(v.i);
       }
       break;
     case K::Float: o.kind = Operand::Kind::Number; o.number = v.f; o.number_type = v.type; break;
@@ -270,6 +271,12 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
       break;
     }
     case ShapeRule::ShapeArg: shape = shape_arg(nullptr); break;
+    case ShapeRule::Stats: {
+      auto x = tile_of(spec->shape_from[0]);
+      if (x.size() < 2) fail(at.span, fmt::format("'{}' of a tile without a free dim", print_expr(at)));
+      shape = {x[0], IExpr(spec->stats_free)};
+      break;
+    }
     case ShapeRule::None: break;
   }
   Tensor t;
@@ -350,6 +357,17 @@ AValue Lifter::call(const CallExpr& c) {
   // SPMD: the program ids of the launch grid are the loops inline_call put around the body; a
   // kernel launched without a grid is one program.
   if (p == "nki.language.program_ndim" && pos.empty()) return AValue::of_int(static_cast<int64_t>(program_loops.size()));
+  // Launch-grid dims: nl.nc(k) is k programs (one per NeuronCore), nl.spmd_dim(n, nl.nc(k)) n * k.
+  if (p == "nki.language.nc" && pos.size() == 1) return AValue::of_int(ints(0));
+  if (p == "nki.language.spmd_dim" && !pos.empty()) {
+    IExpr n(1);
+    for (size_t i = 0; i < pos.size(); ++i) {
+      auto prod = n.times(ints(i));
+      if (!prod) fail(c.span, "an nl.spmd_dim of loop-dependent sizes");
+      n = *prod;
+    }
+    return AValue::of_int(n);
+  }
   if ((p == "nki.language.program_id" || p == "nki.language.num_programs") && pos.size() <= 1) {
     IExpr axis = pos.empty() ? IExpr(0) : ints(0);
     if (!axis.is_constant()) fail(c.span, "a program id of an axis that is not a constant");
@@ -358,6 +376,11 @@ AValue Lifter::call(const CallExpr& c) {
       return a < program_loops.size() ? AValue::of_int(IExpr::var(program_loops[a])) : AValue::of_int(0);
     return a < program_sizes.size() ? AValue::of_int(program_sizes[a]) : AValue::of_int(1);
   }
+  // nki.compiler: direct allocations of on-chip buffers (`buffer=ncc.sbuf.mod_alloc(...)`) place a
+  // tensor in SBUF / PSUM; directives (no_reorder, multi_buffer, ...) are scheduling hints.
+  if (p.rfind("nki.compiler.sbuf.", 0) == 0) return AValue::of_kind(K::Symbol, "buffer:sbuf");
+  if (p.rfind("nki.compiler.psum.", 0) == 0) return AValue::of_kind(K::Symbol, "buffer:psum");
+  if (p.rfind("nki.compiler.", 0) == 0 || p == "nki.language.no_reorder") return AValue::of_kind(K::Symbol, "directive");
   if ((p == "math.ceil" || p == "math.floor" || p == "numpy.ceil" || p == "numpy.floor") && pos.size() == 1) {
     double x = number_of(pos[0]);
     if (!std::isnan(x)) return AValue::of_int(static_cast<int64_t>(p.find("ceil") != std::string::npos ? std::ceil(x) : std::floor(x)));
@@ -446,6 +469,13 @@ AValue Lifter::call(const CallExpr& c) {
   if (p == "builtins.float" && pos.size() == 1) {
     double x = number_of(pos[0]);
     if (!std::isnan(x)) return AValue::of_float(x);
+    // `float(pid)` of a loop-dependent integer (a program id as a scalar operand): the integer
+    // expression, an operand that differs per iteration (printed back as written).
+    if (pos[0].k == K::Int) {
+      AValue v = pos[0];
+      v.type = "float";
+      return v;
+    }
   }
   if (p == "builtins.abs" && pos.size() == 1) {
     double x = number_of(pos[0]);

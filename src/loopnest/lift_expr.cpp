@@ -22,6 +22,7 @@ std::string canonical_module(const std::string& dotted) {
       {"neuronxcc.nki.typing", "nki.typing"}, {"nki.typing", "nki.typing"},
       {"numpy", "numpy"},                 {"math", "math"},
       {"neuronxcc", "neuronxcc"},
+      {"neuronxcc.nki.compiler", "nki.compiler"}, {"nki.compiler", "nki.compiler"},
   };
   auto it = known.find(dotted);
   return it == known.end() ? "" : it->second;
@@ -47,7 +48,8 @@ const std::set<std::string>& dtype_names() {
 AValue module_attr(const std::string& path, const std::string& attr) {
   std::string full = path + "." + attr;
   if (!canonical_module(full).empty() && full != "nki.jit") return AValue::of_kind(K::Module, canonical_module(full));
-  if (path == "nki" && (attr == "language" || attr == "isa" || attr == "typing"))
+  if (path == "nki.compiler" && (attr == "sbuf" || attr == "psum")) return AValue::of_kind(K::Module, full);
+  if (path == "nki" && (attr == "language" || attr == "isa" || attr == "typing" || attr == "compiler"))
     return AValue::of_kind(K::Module, full);
   if (dtype_names().count(attr) && (path == "numpy" || path == "nki.language")) return AValue::of_kind(K::DType, attr);
   if (path == "nki.language") {
@@ -70,7 +72,12 @@ AValue module_attr(const std::string& path, const std::string& attr) {
     for (const char* n : {"vector", "scalar", "gpsimd", "tensor", "dma", "unknown", "activation", "pool", "pe"})
       if (e == n && (path == "nki.isa.engine" || attr != e)) return AValue::of_kind(K::Symbol, "engine:" + e);
     if (attr == "engine") return AValue::of_kind(K::Module, "nki.isa.engine");
+    // Enumerations of instruction arguments: nisa.reduce_cmd.reset_reduce, nisa.dge_mode.none, ...
+    for (const char* en : {"reduce_cmd", "dge_mode", "oob_mode"})
+      if (attr == en && path == "nki.isa") return AValue::of_kind(K::Module, full);
   }
+  for (const char* en : {"reduce_cmd", "dge_mode", "oob_mode"})
+    if (path == std::string("nki.isa.") + en) return AValue::of_kind(K::Symbol, std::string("isa.") + en + ":" + attr);
   if (path == "math" && attr == "pi") return AValue::of_float(M_PI);
   return AValue::of_kind(K::Func, full);
 }
@@ -89,21 +96,71 @@ Grid grid_of(const AValue& v) {
   return g;
 }
 
-// a + sign * b for grids (ints are grids without axes).
-Grid grid_add(const Grid& a, const Grid& b, int64_t sign) {
+// a + sign * b for grids (ints are grids without axes); nullopt when both use one axis in two
+// different quasi-affine ways (`i // 4 + i % 4`), which one term per axis cannot express.
+std::optional<Grid> grid_add(const Grid& a, const Grid& b, int64_t sign) {
   Grid r;
   r.ndim = std::max(a.ndim, b.ndim);
   r.base = a.base + b.base * sign;
+  bool ok = true;
   auto place = [&](const Grid& g, int64_t s) {
     for (const auto& [pos, ax] : g.axes) {
       int p = pos + (r.ndim - g.ndim);
       auto it = r.axes.find(p);
-      if (it == r.axes.end()) r.axes[p] = {ax.coef * s, ax.size};
-      else it->second.coef += ax.coef * s;
+      if (it == r.axes.end()) {
+        Grid::Axis x = ax;
+        x.coef *= s;
+        r.axes[p] = x;
+      } else if (it->second.div == ax.div && it->second.mod == ax.mod) {
+        it->second.coef += ax.coef * s;
+      } else {
+        ok = false;
+      }
     }
   };
   place(a, 1);
   place(b, sign);
+  if (!ok) return std::nullopt;
+  return r;
+}
+
+// base + coef * ((a // div) % mod) over one axis, floor-divided (mod_op false) or taken modulo
+// (mod_op true) by the constant k > 0: still one quasi-affine term when base is a multiple of k
+// and the coefficient and k divide one another. nullopt otherwise.
+std::optional<Grid> grid_quasi(const Grid& g, int64_t k, bool mod_op, const Ranges& ranges) {
+  if (g.axes.size() != 1 || k <= 0) return std::nullopt;
+  if (!(IExpr::mod(g.base, k, &ranges) == IExpr(0))) return std::nullopt;
+  Grid r = g;
+  Grid::Axis& ax = r.axes.begin()->second;
+  int64_t c = ax.coef;
+  if (c <= 0) return std::nullopt;
+  if (!mod_op) {
+    r.base = IExpr::floordiv(g.base, k, &ranges);
+    if (c % k == 0) {  // (k*m*f) // k = m*f
+      ax.coef = c / k;
+      return r;
+    }
+    if (k % c != 0) return std::nullopt;
+    int64_t q = k / c;  // (c*f) // k = f // q
+    ax.coef = 1;
+    if (ax.mod == 0) {
+      ax.div *= q;
+      return r;
+    }
+    if (ax.mod % q != 0) return std::nullopt;  // ((a//d) % m) // q = (a // (d*q)) % (m/q) when q | m
+    ax.div *= q;
+    ax.mod /= q;
+    return r;
+  }
+  r.base = IExpr(0);
+  if (c % k == 0) {  // a multiple of k
+    r.axes.clear();
+    return r;
+  }
+  if (k % c != 0) return std::nullopt;
+  int64_t q = k / c;  // (c*f) % k = c * (f % q)
+  if (ax.mod == 0 || ax.mod % q == 0) ax.mod = q;
+  else if (q % ax.mod != 0) return std::nullopt;  // f already below q when mod | q
   return r;
 }
 
@@ -225,7 +282,8 @@ Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at) 
       case K::Grid: {
         if (v.grid.ndim == 0) fail(at.span, fmt::format("'{}': a 1-D nl.arange needs [:, None] to place its axis", print_expr(at)));
         DimIndex d{v.grid.base, {}};
-        for (const auto& [pos, ax] : v.grid.axes) d.terms.push_back({pos + (grid_ndim - v.grid.ndim), ax.size, ax.coef});
+        for (const auto& [pos, ax] : v.grid.axes)
+          d.terms.push_back({pos + (grid_ndim - v.grid.ndim), ax.size, ax.coef, ax.div, ax.mod});
         idx[j] = std::move(d);
         break;
       }
@@ -240,8 +298,18 @@ Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at) 
     DimIndex nd{d.start, {}};
     for (const AxisTerm& t : d.terms) {
       const DimIndex& sub = idx[static_cast<size_t>(t.axis)];
+      if (!t.affine()) {
+        // A quasi-affine view indexed again: only its whole axis (as it is) composes.
+        bool same = sub.start == IExpr(0) && sub.terms.size() == 1 && sub.terms[0].affine() &&
+                    sub.terms[0].stride == 1 && sub.terms[0].size == t.size;
+        if (!same) fail(at.span, fmt::format("'{}': a part of a quasi-affine view", print_expr(at)));
+        AxisTerm x = t;
+        x.axis = sub.terms[0].axis;
+        nd.terms.push_back(x);
+        continue;
+      }
       nd.start = nd.start + sub.start * t.stride;
-      for (const AxisTerm& u : sub.terms) nd.terms.push_back({u.axis, u.size, u.stride * t.stride});
+      for (const AxisTerm& u : sub.terms) nd.terms.push_back({u.axis, u.size, u.stride * t.stride, u.div, u.mod});
     }
     out.dims.push_back(std::move(nd));
   }
@@ -346,6 +414,7 @@ AValue Lifter::eval(const Expr& e) {
           items.push_back(s.index.get());
         AValue g = base;
         g.grid.ndim = static_cast<int>(items.size());
+        if (base.grid.axes.empty()) fail(s.index->span, "an index grid without an axis placed by a subscript");
         auto ax = base.grid.axes.at(0);
         g.grid.axes.clear();
         int placed = 0;
@@ -451,9 +520,19 @@ AValue Lifter::eval(const Expr& e) {
         AValue g;
         g.k = K::Grid;
         if (b.op == BinOp::Add || b.op == BinOp::Sub) {
-          g.grid = grid_add(grid_of(l), grid_of(r), b.op == BinOp::Add ? 1 : -1);
+          auto sum = grid_add(grid_of(l), grid_of(r), b.op == BinOp::Add ? 1 : -1);
+          if (!sum) fail(e.span, fmt::format("the index-grid operation '{}' (one axis split two ways)", print_expr(e)));
+          g.grid = *sum;
           if ((l.k == K::Grid && l.grid.ndim == 0) || (r.k == K::Grid && r.grid.ndim == 0)) g.grid.ndim = 0;
           return g;
+        }
+        if ((b.op == BinOp::FloorDiv || b.op == BinOp::Mod) && l.k == K::Grid && ri && r.i.is_constant()) {
+          // `i_f // 128`, `i_f % 128`: a quasi-affine index (the axis split over two dims).
+          Ranges rgs = ranges();
+          if (auto q = grid_quasi(l.grid, r.i.constant(), b.op == BinOp::Mod, rgs)) {
+            g.grid = *q;
+            return g;
+          }
         }
         if (b.op == BinOp::Mul && (li || ri)) {
           IExpr c = li ? l.i : r.i;
@@ -554,7 +633,12 @@ AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const 
     return cond;
   }
   if (it != cmps.end() && (l.k == K::Grid || r.k == K::Grid) && (li || l.k == K::Grid) && (ri || r.k == K::Grid)) {
-    Grid g = grid_add(grid_of(l), grid_of(r), -1);
+    auto diff = grid_add(grid_of(l), grid_of(r), -1);
+    bool affine = diff.has_value();
+    if (diff)
+      for (const auto& [pos, ax] : diff->axes) affine = affine && ax.affine();
+    if (!affine) fail(e.span, fmt::format("the mask '{}' of a quasi-affine index grid", print_expr(e)));
+    const Grid& g = *diff;
     Constraint con;
     con.expr = g.base;
     for (const auto& [pos, ax] : g.axes) con.axes[pos] = ax.coef;

@@ -55,6 +55,23 @@ namespace detail {
 using namespace nki;
 using K = AValue::K;
 
+namespace {
+
+// A scalar or tuple argument as the Python value the kernel sees.
+AValue scalar_value(const ArgSpec& a) {
+  if (a.is_tuple) {
+    std::vector<AValue> items;
+    for (const auto& x : a.items) items.push_back(scalar_value(x));
+    return AValue::of_tuple(std::move(items));
+  }
+  if (a.is_array) return AValue::of_kind(K::Unknown);
+  return a.scalar == static_cast<double>(static_cast<int64_t>(a.scalar)) && a.dtype == "int"
+             ? AValue::of_int(static_cast<int64_t>(a.scalar))
+             : AValue::of_float(a.scalar);
+}
+
+}  // namespace
+
 Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& args) : module(std::move(m)) {
   k.module = module;
   fn = find_kernel_function(*module);
@@ -110,11 +127,14 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
       fail(p.span, fmt::format("the kernel argument '{}' (its shape is not known: give the task's reference)", p.name));
     }
     const ArgSpec& a = args[i];
+    if (a.is_tuple) {
+      env[p.name] = scalar_value(a);
+      k.params.push_back(param);
+      continue;
+    }
     if (!a.is_array) {
       param.scalar = a.scalar;
-      env[p.name] = a.scalar == static_cast<double>(static_cast<int64_t>(a.scalar)) && a.dtype == "int"
-                        ? AValue::of_int(static_cast<int64_t>(a.scalar))
-                        : AValue::of_float(a.scalar);
+      env[p.name] = scalar_value(a);
       k.params.push_back(param);
       continue;
     }
@@ -168,7 +188,8 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   if (inline_depth > 8) fail(c.span, "helper calls nested this deep (recursion?)");
   auto saved_env = env;
   auto* saved_ops = current_ops;
-  std::map<std::string, AValue> local;
+  // A closure sees the enclosing kernel's names; a module-level helper only its parameters.
+  std::map<std::string, AValue> local = closures.count(code.name) ? env : std::map<std::string, AValue>{};
   for (size_t i = 0; i < code.params.size(); ++i) {
     const Parameter& p = code.params[i];
     if (p.kind != ParamKind::Positional) fail(p.span, "a helper with *args / **kwargs / keyword-only parameters");
@@ -355,10 +376,36 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       out.push_back(std::move(n));
       return;
     }
-    case StmtKind::FunctionDef: fail(s.span, "a function defined inside the kernel");
+    case StmtKind::With: with_block(static_cast<const WithStmt&>(s), out); return;
+    case StmtKind::AnnAssign: {  // `x: int` declares nothing
+      Node n = new_node(NodeKind::Meta, s);
+      n.meta = MetaKind::Pass;
+      out.push_back(std::move(n));
+      return;
+    }
+    case StmtKind::FunctionDef: {
+      // A closure: a function defined inside the kernel. Its calls inline like a helper's, seeing
+      // the kernel's names as they are at the call (Python's late binding of free variables).
+      auto& def = static_cast<const FunctionDefStmt&>(s);
+      if (!def.decorators.empty()) fail(s.span, "a decorated function defined inside the kernel");
+      helpers[def.code->name] = def.code.get();
+      closures.insert(def.code->name);
+      env[def.code->name] = AValue::of_kind(K::Func, "user." + def.code->name);
+      Node n = new_node(NodeKind::Meta, s);
+      n.meta = MetaKind::Binding;
+      n.binds = {def.code->name};
+      out.push_back(std::move(n));
+      return;
+    }
     case StmtKind::While: fail(s.span, "a while loop");
     case StmtKind::Break: case StmtKind::Continue: fail(s.span, "break / continue");
+    case StmtKind::Raise: fail(s.span, "a raise the kernel reaches for these arguments");
+    case StmtKind::Try: fail(s.span, "a try statement");
+    case StmtKind::ClassDef: fail(s.span, "a class defined inside the kernel");
+    case StmtKind::Global: fail(s.span, "a global declaration");
+    case StmtKind::Delete: fail(s.span, "a del statement");
   }
+  fail(s.span, "this statement");
 }
 
 void Lifter::bind_target(const Expr& target, const AValue& v) {
@@ -386,7 +433,7 @@ bool Lifter::whole_access(const Access& a) const {
   for (size_t d = 0; d < a.dims.size(); ++d) {
     const DimIndex& di = a.dims[d];
     if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].axis != static_cast<int>(d) ||
-        di.terms[0].stride != 1 || di.terms[0].size != t.shape[d])
+        di.terms[0].stride != 1 || !di.terms[0].affine() || di.terms[0].size != t.shape[d])
       return false;
   }
   return true;
@@ -769,6 +816,26 @@ bool Lifter::same_binding(const AValue& a, const AValue& b) const {
   if (a.k == K::Int) return a.i == b.i;
   if (a.k == K::Tile) return a.access == b.access;
   return a.k != K::Tuple && a.k != K::List && a.k != K::Grid;
+}
+
+// `with nki.compiler.no_reorder():` and the other compiler directives: scheduling hints around a
+// block that always runs, lifted as a conditional whose condition always holds (printed back as
+// the `with` it is).
+void Lifter::with_block(const WithStmt& s, std::vector<Node>& out) {
+  std::vector<Op> ops;
+  current_ops = &ops;
+  for (const auto& item : s.items) {
+    AValue v = eval(*item.context);
+    if (v.k != K::Symbol || v.s != "directive")
+      fail(item.context->span, fmt::format("the context manager '{}' (only nki.compiler directives lift)",
+                                           print_expr(*item.context)));
+    if (item.target) fail(item.target->span, "a `with ... as` target");
+  }
+  if (!ops.empty()) fail(s.span, "a context manager computed by an operation");
+  Node n = new_node(NodeKind::If, s);
+  n.cond_l = IExpr(0), n.cond_r = IExpr(0), n.cond = Cmp::Eq;
+  block(s.body, n.body);
+  out.push_back(std::move(n));
 }
 
 void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {

@@ -16,9 +16,12 @@ namespace loopnest::detail {
 // An index grid: base + sum of coef * a over its axes, in a grid of `ndim` dims (numpy aligns
 // grids of fewer dims to the right). ndim 0: a 1-D nl.arange not yet placed by [:, None].
 struct Grid {
-  struct Axis {
+  struct Axis {  // coef * ((a // div) % mod), mod 0: no remainder (AxisTerm)
     int64_t coef = 1;
     IExpr size;
+    int64_t div = 1;
+    int64_t mod = 0;
+    bool affine() const { return div == 1 && mod == 0; }
   };
   IExpr base;
   std::map<int, Axis> axes;
@@ -100,6 +103,7 @@ class Lifter {
 
   // Module-level helper functions the kernel calls; their tile work is inlined (NodeKind::Inline).
   std::map<std::string, const nki::FunctionCode*> helpers;
+  std::set<std::string> closures;  // helpers defined inside the kernel
   struct PendingInline {
     std::string name;
     std::vector<Node> nodes;
@@ -125,6 +129,7 @@ class Lifter {
   void aug_assign(const nki::AugAssignStmt& s, std::vector<Node>& out);
   void for_loop(const nki::ForStmt& s, std::vector<Node>& out);
   void if_stmt(const nki::IfStmt& s, std::vector<Node>& out);
+  void with_block(const nki::WithStmt& s, std::vector<Node>& out);
   void import(const nki::ImportStmt& s);
   void bind_target(const nki::Expr& target, const AValue& v);
   bool depends_on(const AValue& v, int loop) const;

@@ -176,7 +176,7 @@ class Emitter {
         copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
         return;
       case NodeKind::Stmt: case NodeKind::Meta:
-        if (!n.dirty && n.origin && !(o_.regenerate && n.kind == NodeKind::Stmt)) {
+        if (!n.dirty && n.origin && !(o_.regenerate && n.kind == NodeKind::Stmt && !walrus(*n.origin))) {
           copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
         } else if (!n.patch.empty()) {
           out += indent(depth) + n.patch + "\n";
@@ -189,7 +189,7 @@ class Emitter {
         }
         return;
       case NodeKind::Loop:
-        if (!n.dirty && n.origin && !o_.regenerate)
+        if (!n.dirty && n.origin && (!o_.regenerate || walrus(*n.origin)))
           copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
         else if (!n.patch.empty() && !o_.regenerate)
           out += indent(depth) + n.patch + "\n";
@@ -225,6 +225,14 @@ class Emitter {
     }
   }
 
+  // The statement (a loop: its header) binds a name with `:=`, which its operations in the form do
+  // not hold: it is copied, never regenerated (the name may be used later).
+  bool walrus(const Stmt& s) const {
+    for (uint32_t l = s.span.line; l <= s.span.end_line; ++l)
+      if (line(l).find(":=") != std::string::npos) return true;
+    return false;
+  }
+
   void copy_block(const Block& b, int depth, std::string& out) const {
     if (b.empty()) return;
     uint32_t from = leading_.count(b.front().get()) ? leading_.at(b.front().get()) : b.front()->span.line;
@@ -234,6 +242,12 @@ class Emitter {
   // ---- regenerated text ----
 
   std::string source(const Expr& e) const {
+    // `(scale := 2.0)`: the span leaves out the parentheses an assignment expression needs.
+    if (e.kind == ExprKind::NamedExpr) return "(" + span_text(e) + ")";
+    return span_text(e);
+  }
+
+  std::string span_text(const Expr& e) const {
     const Span& s = e.span;
     if (s.line == 0) throw EmitError("an expression without a source position");
     if (s.line == s.end_line) return line(s.line).substr(s.col - 1, s.end_col - s.col);

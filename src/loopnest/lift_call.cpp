@@ -171,6 +171,13 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
     if (!v) fail(at.span, fmt::format("'{}' without a shape", print_expr(at)));
     return shape_of(*v, *origin_of(v == value_of("shape") ? "shape" : "constant"), partition_dim);
   };
+  if (!op.has_mask) {
+    for (const auto& [name, v] : args) {
+      if (v.k != K::Tile) continue;
+      const Expr* o = origin_of(name);
+      check_access(v.access, o ? *o : at);
+    }
+  }
   std::string dtype = op.dtype.empty() ? binary_result_dtype(api, op) : op.dtype;
   for (auto& a : op.args)
     if (dtype.empty() && a.value.kind == Operand::Kind::Tile) dtype = k.tensor(a.value.access.tensor).dtype;
@@ -293,6 +300,65 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   return AValue::of_tile(whole(id));
 }
 
+// `t.ap(pattern=[[step, count], ...], offset=0)` (newer API): tile element (i0, i1, ...) is the
+// element of the whole tensor at flat position offset + sum(step_k * i_k), row-major. As the
+// language core does (nki_tensor.cpp, access_pattern_view), each flat step and the offset are split
+// over the tensor's dims outermost first, giving every pattern axis a term on each dim it moves.
+AValue Lifter::access_pattern(const AValue& self, const std::vector<AValue>& pos,
+                              const std::vector<std::pair<std::string, AValue>>& kw, const CallExpr& c) {
+  const AValue* pattern = pos.size() >= 1 ? &pos[0] : nullptr;
+  const AValue* offset = pos.size() >= 2 ? &pos[1] : nullptr;
+  for (const auto& [n, v] : kw) {
+    if (n == "pattern") pattern = &v;
+    else if (n == "offset") offset = &v;
+    else if (n != "dtype") fail(c.span, fmt::format("the access pattern argument '{}'", n));
+  }
+  if (!whole_access(self.access)) fail(c.span, "an access pattern of a part of a tensor");
+  const Tensor& t = k.tensor(self.access.tensor);
+  if (t.on_chip() && t.partition_dim != 0) fail(c.span, "an access pattern of a tensor with block dims");
+  size_t r = t.shape.size();
+  std::vector<int64_t> strides(r, 1);
+  for (size_t d = r; d-- > 0;) {
+    if (!t.shape[d].is_constant()) fail(c.span, "an access pattern of a tensor whose shape is not constant");
+    if (d + 1 < r) strides[d] = strides[d + 1] * t.shape[d + 1].constant();
+  }
+  if (!pattern || (pattern->k != K::List && pattern->k != K::Tuple) || pattern->items.empty())
+    fail(c.span, "an access pattern that is not a list of [step, count] pairs");
+  Access out;
+  out.tensor = t.id;
+  out.dims.assign(r, DimIndex{IExpr(0), {}});
+  IExpr flat = offset ? int_of(*offset, c) : IExpr(0);
+  Ranges rg = ranges();
+  if (!flat.is_constant()) {
+    auto b = flat.bounds(rg);
+    if (!b || b->first < 0) fail(c.span, "an access pattern offset that may be negative");
+  }
+  for (size_t d = 0; d < r; ++d) {  // offsets split as floor divisions (the offset is never negative)
+    IExpr q = IExpr::floordiv(flat, strides[d], &rg);
+    out.dims[d].start = q;
+    flat = flat - *q.times(IExpr(strides[d]));
+  }
+  out.rank = static_cast<int>(pattern->items.size());
+  for (size_t a = 0; a < pattern->items.size(); ++a) {
+    const AValue& pair = pattern->items[a];
+    if ((pair.k != K::List && pair.k != K::Tuple) || pair.items.size() != 2)
+      fail(c.span, "an access pattern entry that is not a [step, count] pair");
+    IExpr step = int_of(pair.items[0], c), count = int_of(pair.items[1], c);
+    if (!step.is_constant() || !count.is_constant()) fail(c.span, "an access pattern with loop-dependent steps");
+    int64_t s = step.constant();
+    bool any = false;
+    for (size_t d = 0; d < r; ++d) {  // C++ division, as the language core splits a step
+      int64_t q = s / strides[d];
+      s -= q * strides[d];
+      if (q == 0) continue;
+      out.dims[d].terms.push_back({static_cast<int>(a), count, q});
+      any = true;
+    }
+    if (!any) out.dims[r - 1].terms.push_back({static_cast<int>(a), count, 0});  // a step of 0 repeats
+  }
+  return AValue::of_tile(std::move(out));
+}
+
 AValue Lifter::call(const CallExpr& c) {
   AValue f = eval(*c.func);
   std::vector<AValue> pos;
@@ -324,6 +390,7 @@ AValue Lifter::call(const CallExpr& c) {
                    c, nullptr);
     if (self.k == K::Tile && f.s == "astype" && pos.size() == 1)
       return apply("nl.copy", {{"src", self}, {"dtype", pos[0]}}, {{"src", nullptr}, {"dtype", pos_exprs[0]}}, c, nullptr);
+    if (self.k == K::Tile && f.s == "ap") return access_pattern(self, pos, kw, c);
     if (self.k == K::Tile && f.s == "reshape" && pos.size() >= 1) {
       const Tensor& base = k.tensor(self.access.tensor);
       Tensor t;
@@ -353,6 +420,36 @@ AValue Lifter::call(const CallExpr& c) {
   }
   if (f.k != K::Func) fail(c.func->span, fmt::format("the call of '{}'", print_expr(*c.func)));
   const std::string& p = f.s;
+  if (p == "nki.language.fori_loop" && pos.size() >= 3) {
+    // nl.fori_loop(lower, upper, body_fun, step=1): body_fun(i) for each i, in order: a sequential
+    // loop around the function's inlined body (printed back as the call).
+    if (pos[2].k != K::Func || pos[2].s.rfind("user.", 0) != 0)
+      fail(pos_exprs[2]->span, "an nl.fori_loop of a function the kernel does not define");
+    const nki::FunctionCode& code = *helpers.at(pos[2].s.substr(5));
+    if (code.params.empty() || code.body.empty()) fail(c.span, "an nl.fori_loop body without a loop variable");
+    IExpr step = pos.size() >= 4 ? ints(3) : kwarg("step") ? int_of(*kwarg("step"), c) : IExpr(1);
+    if (!step.is_constant() || step.constant() <= 0) fail(c.span, "an nl.fori_loop whose step is not a positive constant");
+    Loop loop;
+    loop.id = static_cast<int>(k.loops.size());
+    loop.var = code.params[0].name;
+    loop.kind = LoopKind::Sequential;
+    loop.start = ints(0);
+    loop.stop = ints(1);
+    loop.step = step.constant();
+    k.loops[loop.id] = loop;
+    loop_stack.push_back(loop.id);
+    size_t before = pending_inline.size();
+    inline_call(code, {AValue::of_int(IExpr::var(loop.id))}, {}, c);
+    loop_stack.pop_back();
+    if (pending_inline.size() > before) {
+      Node n = new_node(NodeKind::Loop, *code.body.front());
+      n.loop = loop.id;
+      n.body = std::move(pending_inline.back().nodes);
+      pending_inline.back().nodes.clear();
+      pending_inline.back().nodes.push_back(std::move(n));
+    }
+    return AValue::of_kind(K::None);
+  }
   if (p.rfind("user.", 0) == 0) return inline_call(*helpers.at(p.substr(5)), std::move(pos), std::move(kw), c, f.items);
   // SPMD: the program ids of the launch grid are the loops inline_call put around the body; a
   // kernel launched without a grid is one program.
@@ -405,7 +502,7 @@ AValue Lifter::call(const CallExpr& c) {
     g.k = K::Grid;
     IExpr lo = pos.size() == 2 ? ints(0) : IExpr(0), hi = pos.size() == 2 ? ints(1) : ints(0);
     g.grid.base = lo;
-    g.grid.axes[0] = {1, hi - lo};
+    g.grid.axes.emplace(0, Grid::Axis{1, hi - lo});
     g.grid.ndim = 0;
     return g;
   }

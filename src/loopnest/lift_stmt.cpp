@@ -397,7 +397,7 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       out.push_back(std::move(n));
       return;
     }
-    case StmtKind::While: fail(s.span, "a while loop");
+    case StmtKind::While: host_while(static_cast<const WhileStmt&>(s), out); return;
     case StmtKind::Break: case StmtKind::Continue: fail(s.span, "break / continue");
     case StmtKind::Raise: fail(s.span, "a raise the kernel reaches for these arguments");
     case StmtKind::Try: fail(s.span, "a try statement");
@@ -529,6 +529,18 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   }
   if (!ops.empty()) fail(s.span, "an unpacking of an operation's results");
   bind_target(target, v);
+  if (!pending_inline.empty()) {
+    // `mean, var = stats(t)`: a helper returning several tiles. The statement is the helper's work
+    // (an inline node); its results are known by the names they are unpacked into.
+    if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
+      auto& names = static_cast<const SequenceExpr&>(target);
+      for (size_t i = 0; i < names.elts.size() && i < v.items.size(); ++i)
+        if (names.elts[i]->kind == ExprKind::Name && v.items[i].k == K::Tile && whole_access(v.items[i].access))
+          k.tensor(v.items[i].access.tensor).name = static_cast<const NameExpr&>(*names.elts[i]).id;
+    }
+    out.push_back(ops_node(s, std::move(ops)));
+    return;
+  }
   Node n = new_node(NodeKind::Meta, s);
   n.meta = MetaKind::Binding;
   out.push_back(std::move(n));
@@ -818,6 +830,34 @@ bool Lifter::same_binding(const AValue& a, const AValue& b) const {
   return a.k != K::Tuple && a.k != K::List && a.k != K::Grid;
 }
 
+// A while loop of host Python (counters, shape arithmetic): run while lifting, its condition known
+// at every step; kept as one verbatim statement. A while loop doing tile work is refused (its trip
+// count would be a loop of the form only if the condition were a range).
+void Lifter::host_while(const WhileStmt& s, std::vector<Node>& out) {
+  auto host_only = [&](const std::vector<Node>& nodes) {
+    for (const auto& n : nodes)
+      if (n.kind != NodeKind::Meta) fail(s.span, "a while loop doing tile work");
+  };
+  for (int step = 0;; ++step) {
+    if (step > 100000) fail(s.span, "a while loop running more than 100000 times while lifting");
+    std::vector<Op> ops;
+    current_ops = &ops;
+    AValue t = eval(*s.test);
+    if (!ops.empty() || t.k != K::Bool) fail(s.test->span, fmt::format("the while condition '{}'", print_expr(*s.test)));
+    std::vector<Node> scratch;
+    if (!t.b) {
+      block(s.orelse, scratch);
+      host_only(scratch);
+      break;
+    }
+    block(s.body, scratch);
+    host_only(scratch);
+  }
+  Node n = new_node(NodeKind::Meta, s);
+  n.meta = MetaKind::Assert;
+  out.push_back(std::move(n));
+}
+
 // `with nki.compiler.no_reorder():` and the other compiler directives: scheduling hints around a
 // block that always runs, lifted as a conditional whose condition always holds (printed back as
 // the `with` it is).
@@ -852,10 +892,12 @@ void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
     fail(s.test->span, fmt::format("the condition '{}'", print_expr(*s.test)));
   }
   auto before = env;
+  if (t.k == K::Cond) ++guarded;
   if (t.k != K::Bool || t.b) block(s.body, n.body);
   auto after_then = env;
   env = before;
   if (t.k != K::Bool || !t.b) block(s.orelse, n.orelse);
+  if (t.k == K::Cond) --guarded;
   if (t.k == K::Bool) {
     if (t.b) env = after_then;
   } else {

@@ -165,6 +165,12 @@ Node Lifter::new_node(NodeKind kind, const Stmt& origin) {
   return n;
 }
 
+void Lifter::push_meta(const Stmt& s, MetaKind meta, std::vector<Node>& out) {
+  Node n = new_node(NodeKind::Meta, s);
+  n.meta = meta;
+  out.push_back(std::move(n));
+}
+
 Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
   Node n = new_node(NodeKind::Stmt, s);
   n.ops = std::move(ops);
@@ -298,18 +304,14 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
     case StmtKind::Expr: {
       auto& e = static_cast<const ExprStmt&>(s);
       if (e.value->kind == ExprKind::Constant) {
-        Node n = new_node(NodeKind::Meta, s);
-        n.meta = MetaKind::Docstring;
-        out.push_back(std::move(n));
+        push_meta(s, MetaKind::Docstring, out);
         return;
       }
       if (e.value->kind == ExprKind::Call) {
         auto& c = static_cast<const CallExpr&>(*e.value);
         if (c.func->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*c.func).attr == "append") {
           append(c);
-          Node n = new_node(NodeKind::Meta, s);
-          n.meta = MetaKind::Binding;
-          out.push_back(std::move(n));
+          push_meta(s, MetaKind::Binding, out);
           return;
         }
       }
@@ -319,9 +321,7 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       if (ops.empty() && pending_inline.empty()) {
         // A call that lifts to no tile operation is host-side Python (a helper checking shapes):
         // it prints back verbatim, like an assertion.
-        Node n = new_node(NodeKind::Meta, s);
-        n.meta = MetaKind::Assert;
-        out.push_back(std::move(n));
+        push_meta(s, MetaKind::Assert, out);
         return;
       }
       out.push_back(ops_node(s, std::move(ops)));
@@ -365,22 +365,16 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
     }
     case StmtKind::Import: case StmtKind::ImportFrom: {
       import(static_cast<const ImportStmt&>(s));
-      Node n = new_node(NodeKind::Meta, s);
-      n.meta = MetaKind::Import;
-      out.push_back(std::move(n));
+      push_meta(s, MetaKind::Import, out);
       return;
     }
     case StmtKind::Pass: {
-      Node n = new_node(NodeKind::Meta, s);
-      n.meta = MetaKind::Pass;
-      out.push_back(std::move(n));
+      push_meta(s, MetaKind::Pass, out);
       return;
     }
     case StmtKind::With: with_block(static_cast<const WithStmt&>(s), out); return;
     case StmtKind::AnnAssign: {  // `x: int` declares nothing
-      Node n = new_node(NodeKind::Meta, s);
-      n.meta = MetaKind::Pass;
-      out.push_back(std::move(n));
+      push_meta(s, MetaKind::Pass, out);
       return;
     }
     case StmtKind::FunctionDef: {
@@ -541,9 +535,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     out.push_back(ops_node(s, std::move(ops)));
     return;
   }
-  Node n = new_node(NodeKind::Meta, s);
-  n.meta = MetaKind::Binding;
-  out.push_back(std::move(n));
+  push_meta(s, MetaKind::Binding, out);
 }
 
 void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
@@ -560,9 +552,7 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
       else if (t.k == K::Int && v.k == K::Int && s.op == BinOp::Sub) r = AValue::of_int(t.i - v.i);
       else fail(s.span, "this augmented assignment of a Python value");
       env[static_cast<const NameExpr&>(*s.target).id] = r;
-      Node n = new_node(NodeKind::Meta, s);
-      n.meta = MetaKind::Binding;
-      out.push_back(std::move(n));
+      push_meta(s, MetaKind::Binding, out);
       return;
     }
     if (t.k != K::Tile) fail(s.target->span, fmt::format("the accumulation into '{}'", print_expr(*s.target)));
@@ -853,9 +843,7 @@ void Lifter::host_while(const WhileStmt& s, std::vector<Node>& out) {
     block(s.body, scratch);
     host_only(scratch);
   }
-  Node n = new_node(NodeKind::Meta, s);
-  n.meta = MetaKind::Assert;
-  out.push_back(std::move(n));
+  push_meta(s, MetaKind::Assert, out);
 }
 
 // `with nki.compiler.no_reorder():` and the other compiler directives: scheduling hints around a

@@ -146,6 +146,7 @@ class Lifter {
   std::map<int, size_t> list_ranks;  // list tensors -> their rank before the list's block dim
   bool same_binding(const AValue& a, const AValue& b) const;
   Node ops_node(const nki::Stmt& s, std::vector<Op> ops);
+  void push_meta(const nki::Stmt& s, MetaKind meta, std::vector<Node>& out);  // a statement kept verbatim
 };
 
 // An abstract value as an operand of an operation.

@@ -242,12 +242,6 @@ class Emitter {
   // ---- regenerated text ----
 
   std::string source(const Expr& e) const {
-    // `(scale := 2.0)`: the span leaves out the parentheses an assignment expression needs.
-    if (e.kind == ExprKind::NamedExpr) return "(" + span_text(e) + ")";
-    return span_text(e);
-  }
-
-  std::string span_text(const Expr& e) const {
     const Span& s = e.span;
     if (s.line == 0) throw EmitError("an expression without a source position");
     if (s.line == s.end_line) return line(s.line).substr(s.col - 1, s.end_col - s.col);
@@ -414,7 +408,8 @@ class Emitter {
     if (o.kind == Operand::Kind::Tile && k_.tensor(o.access.tensor).name.empty())
       for (const Op& inner : n.ops)
         if (inner_tensor(inner) == o.access.tensor) return call(inner, n);
-    if (kept(o.origin)) return source(*o.origin);
+    // `(scale := 2.0)`: the span leaves out the parentheses an assignment expression needs.
+    if (kept(o.origin)) return o.origin->kind == ExprKind::NamedExpr ? "(" + source(*o.origin) + ")" : source(*o.origin);
     switch (o.kind) {
       case Operand::Kind::Tile: return access(o.access);
       case Operand::Kind::Number:

@@ -12,7 +12,14 @@ std::vector<loopnest::ArgSpec> arg_specs(const std::vector<nki::Value>& args) {
   std::vector<loopnest::ArgSpec> out;
   for (const auto& v : args) {
     loopnest::ArgSpec s;
-    if (auto* a = v.as<nki::lib::NdArrayObj>(); a && !a->is_scalar) {
+    const std::vector<nki::Value>* items = nullptr;
+    if (auto* t = v.as<nki::TupleObj>()) items = &t->items;
+    if (auto* l = v.as<nki::ListObj>()) items = &l->items;
+    if (items) {
+      s.is_array = false;
+      s.is_tuple = true;
+      s.items = arg_specs(*items);
+    } else if (auto* a = v.as<nki::lib::NdArrayObj>(); a && !a->is_scalar) {
       s.shape.assign(a->array.shape().begin(), a->array.shape().end());
       s.dtype = std::string(tensor::name(a->array.dtype()));
     } else {

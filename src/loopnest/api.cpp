@@ -80,6 +80,11 @@ std::map<std::string, ApiSpec> build() {
   add({"nisa.reciprocal", C::Elementwise, E::Vector, {"data", "dtype", "mask"}, S::Same, {"data"}});
   add({"nisa.affine_select", C::Other, E::GpSimd, {"pred", "on_true_tile", "on_false_value", "mask", "dtype"}, S::Same,
        {"on_true_tile"}});
+  // Batch-norm statistics on the Vector Engine: per partition, bn_stats gives 6 values of a chunk of at
+  // most 512 free elements, bn_aggr combines groups of 6 into (mean, variance). Class Other: they
+  // reduce every free element, which no reduction rule on the form describes.
+  add({"nisa.bn_stats", C::Other, E::Vector, {"data", "mask", "dtype"}, S::Stats, {"data"}, false, 6});
+  add({"nisa.bn_aggr", C::Other, E::Vector, {"data", "mask", "dtype"}, S::Stats, {"data"}, false, 2});
   add({"nl.where", C::Elementwise, E::Vector, {"condition", "x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
   add({"nl.loop_reduce", C::Reduce, E::Vector, {"x", "op", "loop_indices", "dtype", "mask"}, S::Same, {"x"}});
   for (const char* r : {"sum", "max", "min", "mean", "prod", "all", "any"})

@@ -20,6 +20,7 @@ enum class ShapeRule : uint8_t {
   Transpose,  // the 2-D transpose of `shape_from[0]`
   ShapeArg,   // the `shape` argument
   Like,       // a new tensor shaped like `shape_from[0]`
+  Stats,      // [partitions of `shape_from[0]`, stats_free]: nisa.bn_stats (6), nisa.bn_aggr (2)
 };
 
 struct ApiSpec {
@@ -30,6 +31,7 @@ struct ApiSpec {
   ShapeRule shape = ShapeRule::Same;
   std::vector<std::string> shape_from;  // the operands the result shape comes from
   bool creates = false;                 // declares a tensor (nl.ndarray, nl.zeros, ...)
+  int64_t stats_free = 0;               // ShapeRule::Stats: the result's free size
 };
 
 // The spec of a short API name ("nl.load"); null when unknown.

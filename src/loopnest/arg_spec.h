@@ -14,6 +14,9 @@ struct ArgSpec {
   std::vector<int64_t> shape;
   std::string dtype = "float32";  // arrays; "int" / "float" for scalars
   double scalar = 0;
+  // A tuple or list of scalars (`tile_shape=(128, 256)`): its items; is_array is false.
+  bool is_tuple = false;
+  std::vector<ArgSpec> items;
 };
 
 // Arrays named by a first line `# inputs: 128x512 2x128x512` (the test kernels' convention);

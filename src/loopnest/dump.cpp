@@ -49,7 +49,7 @@ class Dumper {
     for (size_t d = 0; whole && d < a.dims.size(); ++d) {
       const DimIndex& di = a.dims[d];
       whole = di.start == IExpr(0) && di.terms.size() == 1 && di.terms[0].axis == static_cast<int>(d) &&
-              di.terms[0].stride == 1 && di.terms[0].size == t.shape[d];
+              di.terms[0].stride == 1 && di.terms[0].affine() && di.terms[0].size == t.shape[d];
     }
     if (whole) return name;
     std::string out = name + "[";
@@ -60,6 +60,9 @@ class Dumper {
       if (!zero || di.terms.empty()) s = k_.str(di.start);
       for (const auto& t : di.terms) {
         std::string term = fmt::format("a{}[{}]", t.axis, k_.str(t.size));
+        if (t.div != 1) term = fmt::format("{} // {}", term, t.div);
+        if (t.mod != 0) term = t.div != 1 ? fmt::format("({}) % {}", term, t.mod) : fmt::format("{} % {}", term, t.mod);
+        if (t.stride != 1 && !t.affine()) term = "(" + term + ")";
         if (t.stride != 1) term = fmt::format("{}*{}", t.stride, term);
         s += s.empty() ? term : " + " + term;
       }

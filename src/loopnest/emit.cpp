@@ -44,6 +44,7 @@ uint32_t last_line(const Stmt& s) {
     deepest(static_cast<const IfStmt&>(s).orelse);
   }
   if (s.kind == StmtKind::While) deepest(static_cast<const WhileStmt&>(s).body);
+  if (s.kind == StmtKind::With) deepest(static_cast<const WithStmt&>(s).body);
   if (s.kind == StmtKind::FunctionDef) deepest(static_cast<const FunctionDefStmt&>(s).code->body);
   return last;
 }
@@ -87,6 +88,7 @@ class Emitter {
     for (const auto& s : b) {
       leading_[s.get()] = prev + 1;
       if (s->kind == StmtKind::For) index_leading(static_cast<const ForStmt&>(*s).body, s->span.end_line);
+      if (s->kind == StmtKind::With) index_leading(static_cast<const WithStmt&>(*s).body, s->span.end_line);
       if (s->kind == StmtKind::If) {
         auto& i = static_cast<const IfStmt&>(*s);
         index_leading(i.body, s->span.end_line);
@@ -174,7 +176,7 @@ class Emitter {
         copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
         return;
       case NodeKind::Stmt: case NodeKind::Meta:
-        if (!n.dirty && n.origin && !(o_.regenerate && n.kind == NodeKind::Stmt)) {
+        if (!n.dirty && n.origin && !(o_.regenerate && n.kind == NodeKind::Stmt && !walrus(*n.origin))) {
           copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
         } else if (!n.patch.empty()) {
           out += indent(depth) + n.patch + "\n";
@@ -187,7 +189,7 @@ class Emitter {
         }
         return;
       case NodeKind::Loop:
-        if (!n.dirty && n.origin && !o_.regenerate)
+        if (!n.dirty && n.origin && (!o_.regenerate || walrus(*n.origin)))
           copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
         else if (!n.patch.empty() && !o_.regenerate)
           out += indent(depth) + n.patch + "\n";
@@ -198,6 +200,12 @@ class Emitter {
         return;
       case NodeKind::If: {
         if (!n.origin) throw EmitError("a new conditional cannot be printed");
+        if (n.origin->kind == StmtKind::With) {  // a `with` block: lifted as a block always taken
+          copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
+          if (n.body.empty()) out += indent(depth + 1) + "pass\n";
+          block(n.body, depth + 1, out);
+          return;
+        }
         auto& i = static_cast<const IfStmt&>(*n.origin);
         copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
         bool static_cond = n.cond_l.is_constant() && n.cond_r.is_constant();
@@ -215,6 +223,14 @@ class Emitter {
         return;
       }
     }
+  }
+
+  // The statement (a loop: its header) binds a name with `:=`, which its operations in the form do
+  // not hold: it is copied, never regenerated (the name may be used later).
+  bool walrus(const Stmt& s) const {
+    for (uint32_t l = s.span.line; l <= s.span.end_line; ++l)
+      if (line(l).find(":=") != std::string::npos) return true;
+    return false;
   }
 
   void copy_block(const Block& b, int depth, std::string& out) const {
@@ -259,6 +275,7 @@ class Emitter {
     if (kind == "engine") return alias("nki.isa") + "." + name + "_engine";
     if (kind == "dtype") return alias("nki.language") + "." + name;
     if (kind == "buffer") return alias("nki.language") + "." + name;
+    if (kind.rfind("isa.", 0) == 0) return alias("nki.isa") + "." + kind.substr(4) + "." + name;  // nisa.reduce_cmd.X
     return name;
   }
 
@@ -268,7 +285,7 @@ class Emitter {
     for (size_t d = 0; d < a.dims.size(); ++d) {
       const DimIndex& di = a.dims[d];
       if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].axis != static_cast<int>(d) ||
-          di.terms[0].stride != 1 || di.terms[0].size != t.shape[d])
+          di.terms[0].stride != 1 || !di.terms[0].affine() || di.terms[0].size != t.shape[d])
         return false;
     }
     return true;
@@ -284,11 +301,11 @@ class Emitter {
     for (size_t d = 0; whole_rest && d < rest.dims.size(); ++d) {
       const DimIndex& di = rest.dims[d];
       whole_rest = di.start == IExpr(0) && di.terms.size() == 1 && di.terms[0].axis == static_cast<int>(d) &&
-                   di.terms[0].stride == 1 && di.terms[0].size == element.shape[d];
+                   di.terms[0].stride == 1 && di.terms[0].affine() && di.terms[0].size == element.shape[d];
     }
     if (whole_rest) return write ? t.name + "[...]" : t.name;
     std::string out = t.name + "[";
-    bool slices = !k_.dialect.grid_indexing && rest.rank < 0;
+    bool slices = !k_.dialect.grid_indexing && rest.rank < 0 && affine(rest);
     size_t rank = rest.tile_shape().size();
     for (size_t d = 0; d < rest.dims.size(); ++d) {
       const DimIndex& di = rest.dims[d];
@@ -312,7 +329,18 @@ class Emitter {
     std::string place;
     for (size_t a = 0; a < rank; ++a) place += (a ? ", " : "") + std::string(static_cast<int>(a) == t.axis ? ":" : "None");
     std::string g = fmt::format("{}.arange({})[{}]", alias("nki.language"), k_.str(t.size), place);
+    if (t.div != 1) g = fmt::format("{} // {}", g, t.div);
+    if (t.mod != 0) g = t.div != 1 ? fmt::format("({}) % {}", g, t.mod) : fmt::format("{} % {}", g, t.mod);
+    if (t.stride != 1 && !t.affine()) g = "(" + g + ")";
     return t.stride == 1 ? g : fmt::format("{}*{}", t.stride, g);
+  }
+
+  // Every term plain affine (a quasi-affine one has no slice form).
+  static bool affine(const Access& a) {
+    for (const auto& d : a.dims)
+      for (const auto& t : d.terms)
+        if (!t.affine()) return false;
+    return true;
   }
 
   // A tensor's name in the text: views of HBM tensors are written as the reshape they are.
@@ -345,7 +373,7 @@ class Emitter {
     }
     size_t rank = a.tile_shape().size();
     // Slices when every dim has at most one term, on axes in increasing order.
-    bool slices = !k_.dialect.grid_indexing && a.rank < 0;
+    bool slices = !k_.dialect.grid_indexing && a.rank < 0 && affine(a);
     int next = 0;
     for (const auto& d : a.dims) {
       if (d.terms.size() > 1) slices = false;
@@ -380,7 +408,8 @@ class Emitter {
     if (o.kind == Operand::Kind::Tile && k_.tensor(o.access.tensor).name.empty())
       for (const Op& inner : n.ops)
         if (inner_tensor(inner) == o.access.tensor) return call(inner, n);
-    if (kept(o.origin)) return source(*o.origin);
+    // `(scale := 2.0)`: the span leaves out the parentheses an assignment expression needs.
+    if (kept(o.origin)) return o.origin->kind == ExprKind::NamedExpr ? "(" + source(*o.origin) + ")" : source(*o.origin);
     switch (o.kind) {
       case Operand::Kind::Tile: return access(o.access);
       case Operand::Kind::Number:

@@ -68,6 +68,12 @@ const char* to_string(LoopKind k) {
   return "?";
 }
 
+std::optional<int64_t> AxisTerm::max_index() const {
+  if (!size.is_constant()) return std::nullopt;
+  int64_t top = (size.constant() - 1) / div;
+  return mod > 0 ? std::min(top, mod - 1) : top;
+}
+
 std::vector<IExpr> Access::tile_shape() const {
   std::map<int, IExpr> sizes;
   for (const auto& d : dims)
@@ -90,7 +96,7 @@ bool Access::operator==(const Access& o) const {
     if (dims[d].start != o.dims[d].start || dims[d].terms.size() != o.dims[d].terms.size()) return false;
     for (size_t t = 0; t < dims[d].terms.size(); ++t) {
       const AxisTerm &a = dims[d].terms[t], &b = o.dims[d].terms[t];
-      if (a.axis != b.axis || a.size != b.size || a.stride != b.stride) return false;
+      if (a.axis != b.axis || a.size != b.size || a.stride != b.stride || a.div != b.div || a.mod != b.mod) return false;
     }
   }
   return true;

@@ -52,11 +52,19 @@ struct Tensor {
   bool on_chip() const { return memory != Memory::Hbm; }
 };
 
-// One tile axis's contribution to a tensor dim: stride * a for a in [0, size).
+// One tile axis's contribution to a tensor dim: stride * a for a in [0, size), or quasi-affine,
+// stride * ((a // div) % mod) (`i_f // 128`, `(i_f // 8) % 4`, `i_f % 128`: an index split over two
+// tensor dims; mod 0: no remainder).
 struct AxisTerm {
   int axis = 0;
   IExpr size;
   int64_t stride = 1;
+  int64_t div = 1;
+  int64_t mod = 0;
+  bool affine() const { return div == 1 && mod == 0; }
+  // The largest value (a // div) % mod takes over the axis (size - 1 when affine); nullopt when
+  // the size is not constant.
+  std::optional<int64_t> max_index() const;
 };
 // The element index along one tensor dim: start + sum of the axis terms. No term: the dim is
 // indexed by one integer (dropped from the tile).

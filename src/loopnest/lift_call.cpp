@@ -48,7 +48,8 @@ Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
         o.integer = true;
       } else {
         o.kind = Operand::Kind::Other;
-        o.text = L.k.str(v.i);
+        // `float(pid)`: printed as written (the loop variables of an SPMD launch have no names).
+        o.text = v.type == "float" && origin ? print_expr(*origin) : L.k.str(v.i);
       }
       break;
     case K::Float: o.kind = Operand::Kind::Number; o.number = v.f; o.number_type = v.type; break;
@@ -170,6 +171,13 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
     if (!v) fail(at.span, fmt::format("'{}' without a shape", print_expr(at)));
     return shape_of(*v, *origin_of(v == value_of("shape") ? "shape" : "constant"), partition_dim);
   };
+  if (!op.has_mask) {
+    for (const auto& [name, v] : args) {
+      if (v.k != K::Tile) continue;
+      const Expr* o = origin_of(name);
+      check_access(v.access, o ? *o : at);
+    }
+  }
   std::string dtype = op.dtype.empty() ? binary_result_dtype(api, op) : op.dtype;
   for (auto& a : op.args)
     if (dtype.empty() && a.value.kind == Operand::Kind::Tile) dtype = k.tensor(a.value.access.tensor).dtype;
@@ -270,6 +278,12 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
       break;
     }
     case ShapeRule::ShapeArg: shape = shape_arg(nullptr); break;
+    case ShapeRule::Stats: {
+      auto x = tile_of(spec->shape_from[0]);
+      if (x.size() < 2) fail(at.span, fmt::format("'{}' of a tile without a free dim", print_expr(at)));
+      shape = {x[0], IExpr(spec->stats_free)};
+      break;
+    }
     case ShapeRule::None: break;
   }
   Tensor t;
@@ -284,6 +298,65 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   op.dst = whole(id);
   current_ops->push_back(std::move(op));
   return AValue::of_tile(whole(id));
+}
+
+// `t.ap(pattern=[[step, count], ...], offset=0)` (newer API): tile element (i0, i1, ...) is the
+// element of the whole tensor at flat position offset + sum(step_k * i_k), row-major. As the
+// language core does (nki_tensor.cpp, access_pattern_view), each flat step and the offset are split
+// over the tensor's dims outermost first, giving every pattern axis a term on each dim it moves.
+AValue Lifter::access_pattern(const AValue& self, const std::vector<AValue>& pos,
+                              const std::vector<std::pair<std::string, AValue>>& kw, const CallExpr& c) {
+  const AValue* pattern = pos.size() >= 1 ? &pos[0] : nullptr;
+  const AValue* offset = pos.size() >= 2 ? &pos[1] : nullptr;
+  for (const auto& [n, v] : kw) {
+    if (n == "pattern") pattern = &v;
+    else if (n == "offset") offset = &v;
+    else if (n != "dtype") fail(c.span, fmt::format("the access pattern argument '{}'", n));
+  }
+  if (!whole_access(self.access)) fail(c.span, "an access pattern of a part of a tensor");
+  const Tensor& t = k.tensor(self.access.tensor);
+  if (t.on_chip() && t.partition_dim != 0) fail(c.span, "an access pattern of a tensor with block dims");
+  size_t r = t.shape.size();
+  std::vector<int64_t> strides(r, 1);
+  for (size_t d = r; d-- > 0;) {
+    if (!t.shape[d].is_constant()) fail(c.span, "an access pattern of a tensor whose shape is not constant");
+    if (d + 1 < r) strides[d] = strides[d + 1] * t.shape[d + 1].constant();
+  }
+  if (!pattern || (pattern->k != K::List && pattern->k != K::Tuple) || pattern->items.empty())
+    fail(c.span, "an access pattern that is not a list of [step, count] pairs");
+  Access out;
+  out.tensor = t.id;
+  out.dims.assign(r, DimIndex{IExpr(0), {}});
+  IExpr flat = offset ? int_of(*offset, c) : IExpr(0);
+  Ranges rg = ranges();
+  if (!flat.is_constant()) {
+    auto b = flat.bounds(rg);
+    if (!b || b->first < 0) fail(c.span, "an access pattern offset that may be negative");
+  }
+  for (size_t d = 0; d < r; ++d) {  // offsets split as floor divisions (the offset is never negative)
+    IExpr q = IExpr::floordiv(flat, strides[d], &rg);
+    out.dims[d].start = q;
+    flat = flat - *q.times(IExpr(strides[d]));
+  }
+  out.rank = static_cast<int>(pattern->items.size());
+  for (size_t a = 0; a < pattern->items.size(); ++a) {
+    const AValue& pair = pattern->items[a];
+    if ((pair.k != K::List && pair.k != K::Tuple) || pair.items.size() != 2)
+      fail(c.span, "an access pattern entry that is not a [step, count] pair");
+    IExpr step = int_of(pair.items[0], c), count = int_of(pair.items[1], c);
+    if (!step.is_constant() || !count.is_constant()) fail(c.span, "an access pattern with loop-dependent steps");
+    int64_t s = step.constant();
+    bool any = false;
+    for (size_t d = 0; d < r; ++d) {  // C++ division, as the language core splits a step
+      int64_t q = s / strides[d];
+      s -= q * strides[d];
+      if (q == 0) continue;
+      out.dims[d].terms.push_back({static_cast<int>(a), count, q});
+      any = true;
+    }
+    if (!any) out.dims[r - 1].terms.push_back({static_cast<int>(a), count, 0});  // a step of 0 repeats
+  }
+  return AValue::of_tile(std::move(out));
 }
 
 AValue Lifter::call(const CallExpr& c) {
@@ -317,6 +390,7 @@ AValue Lifter::call(const CallExpr& c) {
                    c, nullptr);
     if (self.k == K::Tile && f.s == "astype" && pos.size() == 1)
       return apply("nl.copy", {{"src", self}, {"dtype", pos[0]}}, {{"src", nullptr}, {"dtype", pos_exprs[0]}}, c, nullptr);
+    if (self.k == K::Tile && f.s == "ap") return access_pattern(self, pos, kw, c);
     if (self.k == K::Tile && f.s == "reshape" && pos.size() >= 1) {
       const Tensor& base = k.tensor(self.access.tensor);
       Tensor t;
@@ -346,10 +420,51 @@ AValue Lifter::call(const CallExpr& c) {
   }
   if (f.k != K::Func) fail(c.func->span, fmt::format("the call of '{}'", print_expr(*c.func)));
   const std::string& p = f.s;
+  if (p == "nki.language.fori_loop" && pos.size() >= 3) {
+    // nl.fori_loop(lower, upper, body_fun, step=1): body_fun(i) for each i, in order: a sequential
+    // loop around the function's inlined body (printed back as the call).
+    if (pos[2].k != K::Func || pos[2].s.rfind("user.", 0) != 0)
+      fail(pos_exprs[2]->span, "an nl.fori_loop of a function the kernel does not define");
+    const nki::FunctionCode& code = *helpers.at(pos[2].s.substr(5));
+    if (code.params.empty() || code.body.empty()) fail(c.span, "an nl.fori_loop body without a loop variable");
+    IExpr step = pos.size() >= 4 ? ints(3) : kwarg("step") ? int_of(*kwarg("step"), c) : IExpr(1);
+    if (!step.is_constant() || step.constant() <= 0) fail(c.span, "an nl.fori_loop whose step is not a positive constant");
+    Loop loop;
+    loop.id = static_cast<int>(k.loops.size());
+    loop.var = code.params[0].name;
+    loop.kind = LoopKind::Sequential;
+    loop.start = ints(0);
+    loop.stop = ints(1);
+    loop.step = step.constant();
+    k.loops[loop.id] = loop;
+    loop_stack.push_back(loop.id);
+    size_t before = pending_inline.size();
+    inline_call(code, {AValue::of_int(IExpr::var(loop.id))}, {}, c);
+    loop_stack.pop_back();
+    if (pending_inline.size() > before) {
+      Node n = new_node(NodeKind::Loop, *code.body.front());
+      n.loop = loop.id;
+      n.body = std::move(pending_inline.back().nodes);
+      pending_inline.back().nodes.clear();
+      pending_inline.back().nodes.push_back(std::move(n));
+    }
+    return AValue::of_kind(K::None);
+  }
   if (p.rfind("user.", 0) == 0) return inline_call(*helpers.at(p.substr(5)), std::move(pos), std::move(kw), c, f.items);
   // SPMD: the program ids of the launch grid are the loops inline_call put around the body; a
   // kernel launched without a grid is one program.
   if (p == "nki.language.program_ndim" && pos.empty()) return AValue::of_int(static_cast<int64_t>(program_loops.size()));
+  // Launch-grid dims: nl.nc(k) is k programs (one per NeuronCore), nl.spmd_dim(n, nl.nc(k)) n * k.
+  if (p == "nki.language.nc" && pos.size() == 1) return AValue::of_int(ints(0));
+  if (p == "nki.language.spmd_dim" && !pos.empty()) {
+    IExpr n(1);
+    for (size_t i = 0; i < pos.size(); ++i) {
+      auto prod = n.times(ints(i));
+      if (!prod) fail(c.span, "an nl.spmd_dim of loop-dependent sizes");
+      n = *prod;
+    }
+    return AValue::of_int(n);
+  }
   if ((p == "nki.language.program_id" || p == "nki.language.num_programs") && pos.size() <= 1) {
     IExpr axis = pos.empty() ? IExpr(0) : ints(0);
     if (!axis.is_constant()) fail(c.span, "a program id of an axis that is not a constant");
@@ -358,6 +473,11 @@ AValue Lifter::call(const CallExpr& c) {
       return a < program_loops.size() ? AValue::of_int(IExpr::var(program_loops[a])) : AValue::of_int(0);
     return a < program_sizes.size() ? AValue::of_int(program_sizes[a]) : AValue::of_int(1);
   }
+  // nki.compiler: direct allocations of on-chip buffers (`buffer=ncc.sbuf.mod_alloc(...)`) place a
+  // tensor in SBUF / PSUM; directives (no_reorder, multi_buffer, ...) are scheduling hints.
+  if (p.rfind("nki.compiler.sbuf.", 0) == 0) return AValue::of_kind(K::Symbol, "buffer:sbuf");
+  if (p.rfind("nki.compiler.psum.", 0) == 0) return AValue::of_kind(K::Symbol, "buffer:psum");
+  if (p.rfind("nki.compiler.", 0) == 0 || p == "nki.language.no_reorder") return AValue::of_kind(K::Symbol, "directive");
   if ((p == "math.ceil" || p == "math.floor" || p == "numpy.ceil" || p == "numpy.floor") && pos.size() == 1) {
     double x = number_of(pos[0]);
     if (!std::isnan(x)) return AValue::of_int(static_cast<int64_t>(p.find("ceil") != std::string::npos ? std::ceil(x) : std::floor(x)));
@@ -382,7 +502,7 @@ AValue Lifter::call(const CallExpr& c) {
     g.k = K::Grid;
     IExpr lo = pos.size() == 2 ? ints(0) : IExpr(0), hi = pos.size() == 2 ? ints(1) : ints(0);
     g.grid.base = lo;
-    g.grid.axes[0] = {1, hi - lo};
+    g.grid.axes.emplace(0, Grid::Axis{1, hi - lo});
     g.grid.ndim = 0;
     return g;
   }
@@ -446,6 +566,13 @@ AValue Lifter::call(const CallExpr& c) {
   if (p == "builtins.float" && pos.size() == 1) {
     double x = number_of(pos[0]);
     if (!std::isnan(x)) return AValue::of_float(x);
+    // `float(pid)` of a loop-dependent integer (a program id as a scalar operand): the integer
+    // expression, an operand that differs per iteration (printed back as written).
+    if (pos[0].k == K::Int) {
+      AValue v = pos[0];
+      v.type = "float";
+      return v;
+    }
   }
   if (p == "builtins.abs" && pos.size() == 1) {
     double x = number_of(pos[0]);

@@ -22,6 +22,7 @@ std::string canonical_module(const std::string& dotted) {
       {"neuronxcc.nki.typing", "nki.typing"}, {"nki.typing", "nki.typing"},
       {"numpy", "numpy"},                 {"math", "math"},
       {"neuronxcc", "neuronxcc"},
+      {"neuronxcc.nki.compiler", "nki.compiler"}, {"nki.compiler", "nki.compiler"},
   };
   auto it = known.find(dotted);
   return it == known.end() ? "" : it->second;
@@ -47,7 +48,8 @@ const std::set<std::string>& dtype_names() {
 AValue module_attr(const std::string& path, const std::string& attr) {
   std::string full = path + "." + attr;
   if (!canonical_module(full).empty() && full != "nki.jit") return AValue::of_kind(K::Module, canonical_module(full));
-  if (path == "nki" && (attr == "language" || attr == "isa" || attr == "typing"))
+  if (path == "nki.compiler" && (attr == "sbuf" || attr == "psum")) return AValue::of_kind(K::Module, full);
+  if (path == "nki" && (attr == "language" || attr == "isa" || attr == "typing" || attr == "compiler"))
     return AValue::of_kind(K::Module, full);
   if (dtype_names().count(attr) && (path == "numpy" || path == "nki.language")) return AValue::of_kind(K::DType, attr);
   if (path == "nki.language") {
@@ -70,7 +72,12 @@ AValue module_attr(const std::string& path, const std::string& attr) {
     for (const char* n : {"vector", "scalar", "gpsimd", "tensor", "dma", "unknown", "activation", "pool", "pe"})
       if (e == n && (path == "nki.isa.engine" || attr != e)) return AValue::of_kind(K::Symbol, "engine:" + e);
     if (attr == "engine") return AValue::of_kind(K::Module, "nki.isa.engine");
+    // Enumerations of instruction arguments: nisa.reduce_cmd.reset_reduce, nisa.dge_mode.none, ...
+    for (const char* en : {"reduce_cmd", "dge_mode", "oob_mode"})
+      if (attr == en && path == "nki.isa") return AValue::of_kind(K::Module, full);
   }
+  for (const char* en : {"reduce_cmd", "dge_mode", "oob_mode"})
+    if (path == std::string("nki.isa.") + en) return AValue::of_kind(K::Symbol, std::string("isa.") + en + ":" + attr);
   if (path == "math" && attr == "pi") return AValue::of_float(M_PI);
   return AValue::of_kind(K::Func, full);
 }
@@ -89,7 +96,8 @@ Grid grid_of(const AValue& v) {
   return g;
 }
 
-// a + sign * b for grids (ints are grids without axes).
+// a + sign * b for grids (ints are grids without axes): terms of one axis with the same
+// quasi-affine form merge, others stay side by side (`(i % 4) * 256 + i // 4`).
 Grid grid_add(const Grid& a, const Grid& b, int64_t sign) {
   Grid r;
   r.ndim = std::max(a.ndim, b.ndim);
@@ -97,13 +105,60 @@ Grid grid_add(const Grid& a, const Grid& b, int64_t sign) {
   auto place = [&](const Grid& g, int64_t s) {
     for (const auto& [pos, ax] : g.axes) {
       int p = pos + (r.ndim - g.ndim);
-      auto it = r.axes.find(p);
-      if (it == r.axes.end()) r.axes[p] = {ax.coef * s, ax.size};
-      else it->second.coef += ax.coef * s;
+      bool merged = false;
+      for (auto [it, end] = r.axes.equal_range(p); it != end && !merged; ++it)
+        if (it->second.div == ax.div && it->second.mod == ax.mod && it->second.size == ax.size) {
+          it->second.coef += ax.coef * s;
+          merged = true;
+        }
+      if (merged) continue;
+      Grid::Axis x = ax;
+      x.coef *= s;
+      r.axes.emplace(p, x);
     }
   };
   place(a, 1);
   place(b, sign);
+  return r;
+}
+
+// base + coef * ((a // div) % mod) over one axis, floor-divided (mod_op false) or taken modulo
+// (mod_op true) by the constant k > 0: still one quasi-affine term when base is a multiple of k
+// and the coefficient and k divide one another. nullopt otherwise.
+std::optional<Grid> grid_quasi(const Grid& g, int64_t k, bool mod_op, const Ranges& ranges) {
+  if (g.axes.size() != 1 || k <= 0) return std::nullopt;
+  if (!(IExpr::mod(g.base, k, &ranges) == IExpr(0))) return std::nullopt;
+  Grid r = g;
+  Grid::Axis& ax = r.axes.begin()->second;
+  int64_t c = ax.coef;
+  if (c <= 0) return std::nullopt;
+  if (!mod_op) {
+    r.base = IExpr::floordiv(g.base, k, &ranges);
+    if (c % k == 0) {  // (k*m*f) // k = m*f
+      ax.coef = c / k;
+      return r;
+    }
+    if (k % c != 0) return std::nullopt;
+    int64_t q = k / c;  // (c*f) // k = f // q
+    ax.coef = 1;
+    if (ax.mod == 0) {
+      ax.div *= q;
+      return r;
+    }
+    if (ax.mod % q != 0) return std::nullopt;  // ((a//d) % m) // q = (a // (d*q)) % (m/q) when q | m
+    ax.div *= q;
+    ax.mod /= q;
+    return r;
+  }
+  r.base = IExpr(0);
+  if (c % k == 0) {  // a multiple of k
+    r.axes.clear();
+    return r;
+  }
+  if (k % c != 0) return std::nullopt;
+  int64_t q = k / c;  // (c*f) % k = c * (f % q)
+  if (ax.mod == 0 || ax.mod % q == 0) ax.mod = q;
+  else if (q % ax.mod != 0) return std::nullopt;  // f already below q when mod | q
   return r;
 }
 
@@ -153,6 +208,77 @@ std::vector<IExpr> Lifter::shape_of(const AValue& v, const Expr& at, int* partit
   }
   if (v.k == K::Int) return {v.i};
   fail(at.span, fmt::format("'{}': a shape tuple was expected here", print_expr(at)));
+}
+
+// The values of `e` over the loops' values: exact (every combination evaluated) when the loops it
+// uses have at most 1<<14 combinations, else IExpr::bounds (sound, not always tight: the ragged
+// `r0 + min(128, n - r0)` of a last tile would look out of range).
+static std::optional<std::pair<int64_t, int64_t>> value_range(const IExpr& e, const Ranges& rg) {
+  std::vector<int> vars = e.vars();
+  int64_t combos = 1;
+  for (int v : vars) {
+    auto it = rg.find(v);
+    if (it == rg.end() || it->second.second < it->second.first) return e.bounds(rg);
+    combos *= it->second.second - it->second.first + 1;
+    if (combos > (1 << 14)) return e.bounds(rg);
+  }
+  std::map<int, int64_t> at;
+  for (int v : vars) at[v] = rg.at(v).first;
+  std::optional<std::pair<int64_t, int64_t>> out;
+  for (int64_t c = 0; c < combos; ++c) {
+    auto x = e.eval(at);
+    if (!x) return e.bounds(rg);
+    out = out ? std::make_pair(std::min(out->first, *x), std::max(out->second, *x)) : std::make_pair(*x, *x);
+    for (int v : vars) {  // the next combination
+      if (++at[v] <= rg.at(v).second) break;
+      at[v] = rg.at(v).first;
+    }
+  }
+  return out;
+}
+
+// An index [lo, hi] (over the loops' values) within a dim of `size`, else a LiftError at `at`.
+void Lifter::check_in_bounds(const IExpr& lo, const IExpr& hi, const IExpr& size, const Expr& at, const char* what) {
+  if (guarded > 0) return;
+  Ranges rg = ranges();
+  auto l = value_range(lo, rg), h = value_range(hi, rg);
+  if (!size.is_constant() || !l || !h) return;
+  if (l->first < 0 || h->second >= size.constant())
+    fail(at.span, fmt::format("'{}': the {} {} is out of bounds for a dim of size {}", print_expr(at), what,
+                              l->first < 0 ? k.str(lo) : k.str(hi), size.constant()));
+}
+
+// Every access of an operation within its tensor (numpy semantics: no clipping), unless a mask
+// limits the elements computed or a loop-dependent condition guards the statement; else a
+// LiftError at the operand (as the language core reports an out-of-bound access).
+void Lifter::check_access(const Access& a, const Expr& at) {
+  const Tensor& t = k.tensor(a.tensor);
+  if (guarded > 0 || a.dims.size() != t.shape.size() || t.list_loop >= 0) return;
+  Ranges rg = ranges();
+  for (size_t d = 0; d < a.dims.size(); ++d) {
+    const DimIndex& di = a.dims[d];
+    if (!t.shape[d].is_constant()) continue;
+    // The lowest and highest index as expressions of the loops (a ragged size and its start move
+    // together), quasi-affine terms by their largest value.
+    IExpr lo_e = di.start, hi_e = di.start;
+    bool known = true;
+    for (const auto& term : di.terms) {
+      if (term.affine()) {
+        IExpr reach = (term.size - IExpr(1)) * term.stride;
+        (term.stride < 0 ? lo_e : hi_e) = (term.stride < 0 ? lo_e : hi_e) + reach;
+        continue;
+      }
+      auto top = term.max_index();
+      if (!top) known = false;
+      else if (*top > 0) (term.stride < 0 ? lo_e : hi_e) = (term.stride < 0 ? lo_e : hi_e) + IExpr(term.stride * *top);
+    }
+    auto l = value_range(lo_e, rg), h = value_range(hi_e, rg);
+    if (!known || !l || !h) continue;
+    int64_t lo = l->first, hi = h->second;
+    if (lo < 0 || hi >= t.shape[d].constant())
+      fail(at.span, fmt::format("the access '{}' out of bounds: dim {} of '{}' has size {} but indices [{}, {}] are "
+                                "accessed", print_expr(at), d, t.name, t.shape[d].constant(), lo, hi));
+  }
 }
 
 // Subscripting a tile (or a tensor's whole access): basic items (integers, slices, `...`) or
@@ -208,7 +334,15 @@ Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at) 
     }
     const AValue& v = vals[j];
     switch (v.k) {
-      case K::Int: case K::Bool: idx[j] = {int_of(v, at), {}}; break;
+      case K::Int: case K::Bool: {
+        // Python's negative indices count from the end; out of range is an error, as the language
+        // core reports it (tensor_access.cpp), for every value the loops give the index.
+        IExpr i = int_of(v, at);
+        if (i.is_constant() && i.constant() < 0 && sizes[j].is_constant()) i = sizes[j] + i;
+        check_in_bounds(i, i, sizes[j], at, "index");
+        idx[j] = {i, {}};
+        break;
+      }
       case K::Slice: {
         if (advanced) fail(at.span, fmt::format("'{}': slices mixed with index grids", print_expr(at)));
         IExpr lo = v.items[0].k == K::None ? IExpr(0) : int_of(v.items[0], at);
@@ -217,15 +351,24 @@ Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at) 
         if (step <= 0) fail(at.span, "a slice with a non-positive step");
         if (lo.is_constant() && lo.constant() < 0 && sizes[j].is_constant()) lo = sizes[j] + lo;
         if (hi.is_constant() && hi.constant() < 0 && sizes[j].is_constant()) hi = sizes[j] + hi;
-        if (hi.is_constant() && sizes[j].is_constant() && hi.constant() > sizes[j].constant()) hi = sizes[j];
+        // Reaching past either end is an error, not clipped (the NKI compiler reports it; the
+        // language core does too), and so is a non-empty slice starting at the end.
         IExpr size = step == 1 ? hi - lo : IExpr::floordiv(hi - lo + IExpr(step - 1), step, nullptr);
+        Ranges rg = ranges();
+        auto lb = value_range(lo, rg), hb = value_range(hi, rg), nb = value_range(size, rg);
+        std::optional<int64_t> n = sizes[j].is_constant() ? std::optional<int64_t>(sizes[j].constant()) : std::nullopt;
+        if (guarded == 0 && ((lb && lb->first < 0) || (hb && n && hb->second > *n) || (nb && nb->first < 0) ||
+            (lb && n && nb && nb->second > 0 && lb->second >= *n)))
+          fail(at.span, fmt::format("'{}': the slice [{}:{}] reaches out of a dim of size {}", print_expr(at),
+                                    k.str(lo), k.str(hi), k.str(sizes[j])));
         idx[j] = {lo, {{next_axis++, size, step}}};
         break;
       }
       case K::Grid: {
         if (v.grid.ndim == 0) fail(at.span, fmt::format("'{}': a 1-D nl.arange needs [:, None] to place its axis", print_expr(at)));
         DimIndex d{v.grid.base, {}};
-        for (const auto& [pos, ax] : v.grid.axes) d.terms.push_back({pos + (grid_ndim - v.grid.ndim), ax.size, ax.coef});
+        for (const auto& [pos, ax] : v.grid.axes)
+          d.terms.push_back({pos + (grid_ndim - v.grid.ndim), ax.size, ax.coef, ax.div, ax.mod});
         idx[j] = std::move(d);
         break;
       }
@@ -240,8 +383,18 @@ Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at) 
     DimIndex nd{d.start, {}};
     for (const AxisTerm& t : d.terms) {
       const DimIndex& sub = idx[static_cast<size_t>(t.axis)];
+      if (!t.affine()) {
+        // A quasi-affine view indexed again: only its whole axis (as it is) composes.
+        bool same = sub.start == IExpr(0) && sub.terms.size() == 1 && sub.terms[0].affine() &&
+                    sub.terms[0].stride == 1 && sub.terms[0].size == t.size;
+        if (!same) fail(at.span, fmt::format("'{}': a part of a quasi-affine view", print_expr(at)));
+        AxisTerm x = t;
+        x.axis = sub.terms[0].axis;
+        nd.terms.push_back(x);
+        continue;
+      }
       nd.start = nd.start + sub.start * t.stride;
-      for (const AxisTerm& u : sub.terms) nd.terms.push_back({u.axis, u.size, u.stride * t.stride});
+      for (const AxisTerm& u : sub.terms) nd.terms.push_back({u.axis, u.size, u.stride * t.stride, u.div, u.mod});
     }
     out.dims.push_back(std::move(nd));
   }
@@ -316,7 +469,7 @@ AValue Lifter::eval(const Expr& e) {
             g.k = K::Grid;
             g.grid.ndim = static_cast<int>(items.size());
             g.grid.base = lo;
-            g.grid.axes[static_cast<int>(i)] = {1, hi - lo};
+            g.grid.axes.emplace(static_cast<int>(i), Grid::Axis{1, hi - lo});
             grids.push_back(std::move(g));
           }
           return AValue::of_tuple(std::move(grids));
@@ -346,12 +499,12 @@ AValue Lifter::eval(const Expr& e) {
           items.push_back(s.index.get());
         AValue g = base;
         g.grid.ndim = static_cast<int>(items.size());
-        auto ax = base.grid.axes.at(0);
+        if (base.grid.axes.empty()) fail(s.index->span, "an index grid without an axis placed by a subscript");
         g.grid.axes.clear();
         int placed = 0;
         for (size_t i = 0; i < items.size(); ++i) {
           if (items[i]->kind == ExprKind::Slice) {
-            g.grid.axes[static_cast<int>(i)] = ax;
+            for (const auto& [pos, ax] : base.grid.axes) g.grid.axes.emplace(static_cast<int>(i), ax);
             ++placed;
           } else if (!(items[i]->kind == ExprKind::Constant && static_cast<const ConstantExpr&>(*items[i]).value.is_none())) {
             fail(items[i]->span, "an nl.arange subscript other than ':' and None");
@@ -455,6 +608,14 @@ AValue Lifter::eval(const Expr& e) {
           if ((l.k == K::Grid && l.grid.ndim == 0) || (r.k == K::Grid && r.grid.ndim == 0)) g.grid.ndim = 0;
           return g;
         }
+        if ((b.op == BinOp::FloorDiv || b.op == BinOp::Mod) && l.k == K::Grid && ri && r.i.is_constant()) {
+          // `i_f // 128`, `i_f % 128`: a quasi-affine index (the axis split over two dims).
+          Ranges rgs = ranges();
+          if (auto q = grid_quasi(l.grid, r.i.constant(), b.op == BinOp::Mod, rgs)) {
+            g.grid = *q;
+            return g;
+          }
+        }
         if (b.op == BinOp::Mul && (li || ri)) {
           IExpr c = li ? l.i : r.i;
           if (c.is_constant()) {
@@ -512,6 +673,7 @@ AValue Lifter::eval(const Expr& e) {
       }
       return AValue::of_bool(result);
     }
+    case ExprKind::ListComp: case ExprKind::GeneratorExp: return comprehension(static_cast<const ComprehensionExpr&>(e));
     case ExprKind::NamedExpr: {  // `(n := rows // 128)` binds n in the enclosing scope
       auto& x = static_cast<const NamedExpr&>(e);
       if (x.target->kind != ExprKind::Name) fail(x.target->span, "an assignment expression to something other than a name");
@@ -535,6 +697,67 @@ AValue Lifter::eval(const Expr& e) {
   fail(e.span, fmt::format("the expression '{}'", print_expr(e)));
 }
 
+// `[f(d) for d in x.shape if ...]`: a Python list computed while lifting, over tuples, lists and
+// constant ranges (host values: shapes, sizes, flags). Its variables are its own (Python 3); a
+// walrus inside binds in the kernel. A comprehension computing tiles is refused.
+AValue Lifter::comprehension(const ComprehensionExpr& c) {
+  std::vector<AValue> items;
+  size_t ops_before = current_ops ? current_ops->size() : 0;
+  std::map<std::string, std::optional<AValue>> saved;
+  std::function<void(const Expr&)> note = [&](const Expr& t) {
+    if (t.kind == ExprKind::Name) {
+      const std::string& id = static_cast<const NameExpr&>(t).id;
+      if (!saved.count(id)) saved[id] = env.count(id) ? std::optional<AValue>(env[id]) : std::nullopt;
+    } else if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List) {
+      for (const auto& x : static_cast<const SequenceExpr&>(t).elts) note(*x);
+    }
+  };
+  for (const auto& g : c.generators) note(*g.target);
+  std::function<void(size_t)> gen = [&](size_t g) {
+    if (g == c.generators.size()) {
+      items.push_back(eval(*c.elt));
+      if (items.size() > 100000) fail(c.span, "a comprehension of more than 100000 items");
+      return;
+    }
+    const Comprehension& cg = c.generators[g];
+    AValue it = eval(*cg.iter);
+    std::vector<AValue> seq;
+    if (it.k == K::Tuple || it.k == K::List) {
+      seq = it.items;
+    } else if (it.k == K::Range && it.items[0].i.is_constant() && it.items[1].i.is_constant() &&
+               it.items[2].i.is_constant() && it.items[2].i.constant() > 0) {
+      for (int64_t i = it.items[0].i.constant(); i < it.items[1].i.constant() && seq.size() <= 100000;
+           i += it.items[2].i.constant())
+        seq.push_back(AValue::of_int(i));
+    } else {
+      fail(cg.iter->span, fmt::format("a comprehension over '{}' (not a tuple, list or constant range)",
+                                      print_expr(*cg.iter)));
+    }
+    for (const auto& x : seq) {
+      bind_target(*cg.target, x);
+      bool keep = true;
+      for (const auto& cond : cg.ifs) {
+        AValue t = eval(*cond);
+        if (t.k != K::Bool) fail(cond->span, fmt::format("the comprehension condition '{}'", print_expr(*cond)));
+        if (!t.b) {
+          keep = false;
+          break;
+        }
+      }
+      if (keep) gen(g + 1);
+    }
+  };
+  gen(0);
+  if (current_ops && current_ops->size() != ops_before) fail(c.span, "a comprehension computing tiles");
+  for (auto& [id, v] : saved) {
+    if (v) env[id] = *v;
+    else env.erase(id);
+  }
+  AValue out = AValue::of_tuple(std::move(items));
+  out.k = c.kind == ExprKind::ListComp ? K::List : K::Tuple;
+  return out;
+}
+
 // One comparison `l op r` of evaluated operands (le, re: their expressions; e: the whole one).
 AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const nki::Expr& le, const nki::Expr& re,
                        const nki::Expr& e) {
@@ -555,9 +778,11 @@ AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const 
   }
   if (it != cmps.end() && (l.k == K::Grid || r.k == K::Grid) && (li || l.k == K::Grid) && (ri || r.k == K::Grid)) {
     Grid g = grid_add(grid_of(l), grid_of(r), -1);
+    for (const auto& [pos, ax] : g.axes)
+      if (!ax.affine()) fail(e.span, fmt::format("the mask '{}' of a quasi-affine index grid", print_expr(e)));
     Constraint con;
     con.expr = g.base;
-    for (const auto& [pos, ax] : g.axes) con.axes[pos] = ax.coef;
+    for (const auto& [pos, ax] : g.axes) con.axes[pos] += ax.coef;
     con.cmp = it->second;
     AValue p;
     p.k = K::Pred;

@@ -55,6 +55,23 @@ namespace detail {
 using namespace nki;
 using K = AValue::K;
 
+namespace {
+
+// A scalar or tuple argument as the Python value the kernel sees.
+AValue scalar_value(const ArgSpec& a) {
+  if (a.is_tuple) {
+    std::vector<AValue> items;
+    for (const auto& x : a.items) items.push_back(scalar_value(x));
+    return AValue::of_tuple(std::move(items));
+  }
+  if (a.is_array) return AValue::of_kind(K::Unknown);
+  return a.scalar == static_cast<double>(static_cast<int64_t>(a.scalar)) && a.dtype == "int"
+             ? AValue::of_int(static_cast<int64_t>(a.scalar))
+             : AValue::of_float(a.scalar);
+}
+
+}  // namespace
+
 Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& args) : module(std::move(m)) {
   k.module = module;
   fn = find_kernel_function(*module);
@@ -110,11 +127,14 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
       fail(p.span, fmt::format("the kernel argument '{}' (its shape is not known: give the task's reference)", p.name));
     }
     const ArgSpec& a = args[i];
+    if (a.is_tuple) {
+      env[p.name] = scalar_value(a);
+      k.params.push_back(param);
+      continue;
+    }
     if (!a.is_array) {
       param.scalar = a.scalar;
-      env[p.name] = a.scalar == static_cast<double>(static_cast<int64_t>(a.scalar)) && a.dtype == "int"
-                        ? AValue::of_int(static_cast<int64_t>(a.scalar))
-                        : AValue::of_float(a.scalar);
+      env[p.name] = scalar_value(a);
       k.params.push_back(param);
       continue;
     }
@@ -145,6 +165,12 @@ Node Lifter::new_node(NodeKind kind, const Stmt& origin) {
   return n;
 }
 
+void Lifter::push_meta(const Stmt& s, MetaKind meta, std::vector<Node>& out) {
+  Node n = new_node(NodeKind::Meta, s);
+  n.meta = meta;
+  out.push_back(std::move(n));
+}
+
 Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
   Node n = new_node(NodeKind::Stmt, s);
   n.ops = std::move(ops);
@@ -168,7 +194,8 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   if (inline_depth > 8) fail(c.span, "helper calls nested this deep (recursion?)");
   auto saved_env = env;
   auto* saved_ops = current_ops;
-  std::map<std::string, AValue> local;
+  // A closure sees the enclosing kernel's names; a module-level helper only its parameters.
+  std::map<std::string, AValue> local = closures.count(code.name) ? env : std::map<std::string, AValue>{};
   for (size_t i = 0; i < code.params.size(); ++i) {
     const Parameter& p = code.params[i];
     if (p.kind != ParamKind::Positional) fail(p.span, "a helper with *args / **kwargs / keyword-only parameters");
@@ -277,18 +304,14 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
     case StmtKind::Expr: {
       auto& e = static_cast<const ExprStmt&>(s);
       if (e.value->kind == ExprKind::Constant) {
-        Node n = new_node(NodeKind::Meta, s);
-        n.meta = MetaKind::Docstring;
-        out.push_back(std::move(n));
+        push_meta(s, MetaKind::Docstring, out);
         return;
       }
       if (e.value->kind == ExprKind::Call) {
         auto& c = static_cast<const CallExpr&>(*e.value);
         if (c.func->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*c.func).attr == "append") {
           append(c);
-          Node n = new_node(NodeKind::Meta, s);
-          n.meta = MetaKind::Binding;
-          out.push_back(std::move(n));
+          push_meta(s, MetaKind::Binding, out);
           return;
         }
       }
@@ -298,9 +321,7 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       if (ops.empty() && pending_inline.empty()) {
         // A call that lifts to no tile operation is host-side Python (a helper checking shapes):
         // it prints back verbatim, like an assertion.
-        Node n = new_node(NodeKind::Meta, s);
-        n.meta = MetaKind::Assert;
-        out.push_back(std::move(n));
+        push_meta(s, MetaKind::Assert, out);
         return;
       }
       out.push_back(ops_node(s, std::move(ops)));
@@ -344,21 +365,41 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
     }
     case StmtKind::Import: case StmtKind::ImportFrom: {
       import(static_cast<const ImportStmt&>(s));
-      Node n = new_node(NodeKind::Meta, s);
-      n.meta = MetaKind::Import;
-      out.push_back(std::move(n));
+      push_meta(s, MetaKind::Import, out);
       return;
     }
     case StmtKind::Pass: {
+      push_meta(s, MetaKind::Pass, out);
+      return;
+    }
+    case StmtKind::With: with_block(static_cast<const WithStmt&>(s), out); return;
+    case StmtKind::AnnAssign: {  // `x: int` declares nothing
+      push_meta(s, MetaKind::Pass, out);
+      return;
+    }
+    case StmtKind::FunctionDef: {
+      // A closure: a function defined inside the kernel. Its calls inline like a helper's, seeing
+      // the kernel's names as they are at the call (Python's late binding of free variables).
+      auto& def = static_cast<const FunctionDefStmt&>(s);
+      if (!def.decorators.empty()) fail(s.span, "a decorated function defined inside the kernel");
+      helpers[def.code->name] = def.code.get();
+      closures.insert(def.code->name);
+      env[def.code->name] = AValue::of_kind(K::Func, "user." + def.code->name);
       Node n = new_node(NodeKind::Meta, s);
-      n.meta = MetaKind::Pass;
+      n.meta = MetaKind::Binding;
+      n.binds = {def.code->name};
       out.push_back(std::move(n));
       return;
     }
-    case StmtKind::FunctionDef: fail(s.span, "a function defined inside the kernel");
-    case StmtKind::While: fail(s.span, "a while loop");
+    case StmtKind::While: host_while(static_cast<const WhileStmt&>(s), out); return;
     case StmtKind::Break: case StmtKind::Continue: fail(s.span, "break / continue");
+    case StmtKind::Raise: fail(s.span, "a raise the kernel reaches for these arguments");
+    case StmtKind::Try: fail(s.span, "a try statement");
+    case StmtKind::ClassDef: fail(s.span, "a class defined inside the kernel");
+    case StmtKind::Global: fail(s.span, "a global declaration");
+    case StmtKind::Delete: fail(s.span, "a del statement");
   }
+  fail(s.span, "this statement");
 }
 
 void Lifter::bind_target(const Expr& target, const AValue& v) {
@@ -386,7 +427,7 @@ bool Lifter::whole_access(const Access& a) const {
   for (size_t d = 0; d < a.dims.size(); ++d) {
     const DimIndex& di = a.dims[d];
     if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].axis != static_cast<int>(d) ||
-        di.terms[0].stride != 1 || di.terms[0].size != t.shape[d])
+        di.terms[0].stride != 1 || !di.terms[0].affine() || di.terms[0].size != t.shape[d])
       return false;
   }
   return true;
@@ -482,9 +523,19 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   }
   if (!ops.empty()) fail(s.span, "an unpacking of an operation's results");
   bind_target(target, v);
-  Node n = new_node(NodeKind::Meta, s);
-  n.meta = MetaKind::Binding;
-  out.push_back(std::move(n));
+  if (!pending_inline.empty()) {
+    // `mean, var = stats(t)`: a helper returning several tiles. The statement is the helper's work
+    // (an inline node); its results are known by the names they are unpacked into.
+    if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
+      auto& names = static_cast<const SequenceExpr&>(target);
+      for (size_t i = 0; i < names.elts.size() && i < v.items.size(); ++i)
+        if (names.elts[i]->kind == ExprKind::Name && v.items[i].k == K::Tile && whole_access(v.items[i].access))
+          k.tensor(v.items[i].access.tensor).name = static_cast<const NameExpr&>(*names.elts[i]).id;
+    }
+    out.push_back(ops_node(s, std::move(ops)));
+    return;
+  }
+  push_meta(s, MetaKind::Binding, out);
 }
 
 void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
@@ -501,9 +552,7 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
       else if (t.k == K::Int && v.k == K::Int && s.op == BinOp::Sub) r = AValue::of_int(t.i - v.i);
       else fail(s.span, "this augmented assignment of a Python value");
       env[static_cast<const NameExpr&>(*s.target).id] = r;
-      Node n = new_node(NodeKind::Meta, s);
-      n.meta = MetaKind::Binding;
-      out.push_back(std::move(n));
+      push_meta(s, MetaKind::Binding, out);
       return;
     }
     if (t.k != K::Tile) fail(s.target->span, fmt::format("the accumulation into '{}'", print_expr(*s.target)));
@@ -771,6 +820,52 @@ bool Lifter::same_binding(const AValue& a, const AValue& b) const {
   return a.k != K::Tuple && a.k != K::List && a.k != K::Grid;
 }
 
+// A while loop of host Python (counters, shape arithmetic): run while lifting, its condition known
+// at every step; kept as one verbatim statement. A while loop doing tile work is refused (its trip
+// count would be a loop of the form only if the condition were a range).
+void Lifter::host_while(const WhileStmt& s, std::vector<Node>& out) {
+  auto host_only = [&](const std::vector<Node>& nodes) {
+    for (const auto& n : nodes)
+      if (n.kind != NodeKind::Meta) fail(s.span, "a while loop doing tile work");
+  };
+  for (int step = 0;; ++step) {
+    if (step > 100000) fail(s.span, "a while loop running more than 100000 times while lifting");
+    std::vector<Op> ops;
+    current_ops = &ops;
+    AValue t = eval(*s.test);
+    if (!ops.empty() || t.k != K::Bool) fail(s.test->span, fmt::format("the while condition '{}'", print_expr(*s.test)));
+    std::vector<Node> scratch;
+    if (!t.b) {
+      block(s.orelse, scratch);
+      host_only(scratch);
+      break;
+    }
+    block(s.body, scratch);
+    host_only(scratch);
+  }
+  push_meta(s, MetaKind::Assert, out);
+}
+
+// `with nki.compiler.no_reorder():` and the other compiler directives: scheduling hints around a
+// block that always runs, lifted as a conditional whose condition always holds (printed back as
+// the `with` it is).
+void Lifter::with_block(const WithStmt& s, std::vector<Node>& out) {
+  std::vector<Op> ops;
+  current_ops = &ops;
+  for (const auto& item : s.items) {
+    AValue v = eval(*item.context);
+    if (v.k != K::Symbol || v.s != "directive")
+      fail(item.context->span, fmt::format("the context manager '{}' (only nki.compiler directives lift)",
+                                           print_expr(*item.context)));
+    if (item.target) fail(item.target->span, "a `with ... as` target");
+  }
+  if (!ops.empty()) fail(s.span, "a context manager computed by an operation");
+  Node n = new_node(NodeKind::If, s);
+  n.cond_l = IExpr(0), n.cond_r = IExpr(0), n.cond = Cmp::Eq;
+  block(s.body, n.body);
+  out.push_back(std::move(n));
+}
+
 void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
   std::vector<Op> ops;
   current_ops = &ops;
@@ -785,10 +880,12 @@ void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
     fail(s.test->span, fmt::format("the condition '{}'", print_expr(*s.test)));
   }
   auto before = env;
+  if (t.k == K::Cond) ++guarded;
   if (t.k != K::Bool || t.b) block(s.body, n.body);
   auto after_then = env;
   env = before;
   if (t.k != K::Bool || !t.b) block(s.orelse, n.orelse);
+  if (t.k == K::Cond) --guarded;
   if (t.k == K::Bool) {
     if (t.b) env = after_then;
   } else {

@@ -16,12 +16,15 @@ namespace loopnest::detail {
 // An index grid: base + sum of coef * a over its axes, in a grid of `ndim` dims (numpy aligns
 // grids of fewer dims to the right). ndim 0: a 1-D nl.arange not yet placed by [:, None].
 struct Grid {
-  struct Axis {
+  struct Axis {  // coef * ((a // div) % mod), mod 0: no remainder (AxisTerm)
     int64_t coef = 1;
     IExpr size;
+    int64_t div = 1;
+    int64_t mod = 0;
+    bool affine() const { return div == 1 && mod == 0; }
   };
   IExpr base;
-  std::map<int, Axis> axes;
+  std::multimap<int, Axis> axes;  // one position may carry several terms (`(i % 4) * 256 + i // 4`)
   int ndim = 0;
 };
 
@@ -65,12 +68,16 @@ class Lifter {
   // ---- expressions (lift_expr.cpp) ----
   AValue eval(const nki::Expr& e);
   std::string binary_result_dtype(const std::string& api, const Op& op) const;
+  AValue comprehension(const nki::ComprehensionExpr& c);
   AValue compare(const AValue& l, nki::CmpKind op, const AValue& r, const nki::Expr& le, const nki::Expr& re,
                  const nki::Expr& e);
   IExpr int_of(const nki::Expr& e);  // an integer-valued expression
   IExpr int_of(const AValue& v, const nki::Expr& at);
   std::vector<IExpr> shape_of(const AValue& v, const nki::Expr& at, int* partition_dim = nullptr);
   Access subscript(const Access& base, const nki::Expr& index, const nki::Expr& at);
+  void check_in_bounds(const IExpr& lo, const IExpr& hi, const IExpr& size, const nki::Expr& at, const char* what);
+  void check_access(const Access& a, const nki::Expr& at);
+  int guarded = 0;  // inside branches of loop-dependent conditions: accesses may be out of range when not taken
   std::vector<IExpr> tile_shape(const Access& a) const { return a.tile_shape(); }
   Access whole(int tensor) const;
   bool whole_access(const Access& a) const;
@@ -81,6 +88,8 @@ class Lifter {
   AValue apply(const std::string& api, std::vector<std::pair<std::string, AValue>> args,
                std::vector<std::pair<std::string, const nki::Expr*>> origins, const nki::Expr& at,
                const nki::CallExpr* origin);
+  AValue access_pattern(const AValue& self, const std::vector<AValue>& pos,
+                        const std::vector<std::pair<std::string, AValue>>& kw, const nki::CallExpr& c);
   // The op the statement's root call produced (for retargeting `t[i] = call(...)`).
   std::vector<Op>* current_ops = nullptr;
 
@@ -100,6 +109,7 @@ class Lifter {
 
   // Module-level helper functions the kernel calls; their tile work is inlined (NodeKind::Inline).
   std::map<std::string, const nki::FunctionCode*> helpers;
+  std::set<std::string> closures;  // helpers defined inside the kernel
   struct PendingInline {
     std::string name;
     std::vector<Node> nodes;
@@ -119,20 +129,24 @@ class Lifter {
   Node new_node(NodeKind kind, const nki::Stmt& origin);
   Ranges ranges() const { return k.ranges(); }
 
+  void bind_target(const nki::Expr& target, const AValue& v);
+
  private:
+  void host_while(const nki::WhileStmt& s, std::vector<Node>& out);
   void statement(const nki::Stmt& s, std::vector<Node>& out);
   void assign(const nki::AssignStmt& s, std::vector<Node>& out);
   void aug_assign(const nki::AugAssignStmt& s, std::vector<Node>& out);
   void for_loop(const nki::ForStmt& s, std::vector<Node>& out);
   void if_stmt(const nki::IfStmt& s, std::vector<Node>& out);
+  void with_block(const nki::WithStmt& s, std::vector<Node>& out);
   void import(const nki::ImportStmt& s);
-  void bind_target(const nki::Expr& target, const AValue& v);
   bool depends_on(const AValue& v, int loop) const;
   void append(const nki::CallExpr& c);
   void finish_lists(std::vector<Node>& body);
   std::map<int, size_t> list_ranks;  // list tensors -> their rank before the list's block dim
   bool same_binding(const AValue& a, const AValue& b) const;
   Node ops_node(const nki::Stmt& s, std::vector<Op> ops);
+  void push_meta(const nki::Stmt& s, MetaKind meta, std::vector<Node>& out);  // a statement kept verbatim
 };
 
 // An abstract value as an operand of an operation.

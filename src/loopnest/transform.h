@@ -77,6 +77,10 @@ Node* find_node(Kernel& k, int id);
 std::vector<int> open_loop_ids(Kernel& k);
 // Removes declarations (Alloc nodes) of on-chip buffers no operation touches any more.
 void remove_dead_buffers(Kernel& k);
+// Contracts every on-chip block buffer whose accesses index each block dim by an enclosing loop's
+// variable (each block used in one iteration) into one tile declared in that loop (contract.cpp);
+// `within_loop` >= 0: only buffers whose accesses all lie inside that loop. Returns how many.
+int contract_block_buffers(Kernel& k, int within_loop = -1);
 
 // Factories.
 std::unique_ptr<Transform> make_fold_silu();

@@ -189,6 +189,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"nkibench/styles/nki_api/bmm_softmax_B16_K64_M4096_N4096_0.py", "nki_api_bmm_softmax.fuse_nests", "fuse_nests", {}},
       {"nkibench/styles/nki_api/bmm_softmax_B16_K64_M4096_N4096_0.py", "nki_api_bmm_softmax.fuse_nests_block2", "fuse_nests",
        {{"block", "2"}}},
+      {"nkibench/styles/legacy_grid/gqa_full_B1_N4096_QH16_KH8_D128_0.py", "published_gqa_full.defer_normalization",
+       "defer_normalization", {}},
       {"nkibench/styles/legacy_grid/gqa_full_B1_N4096_QH16_KH8_D128_0.py", "published_gqa_full.fuse_nests_block2",
        "fuse_nests", {{"block", "2"}}},
       {"nkibench/kernels/transpose_matmul_M4096_K2048_N10944_0.py", "bundled_transpose_matmul.jam_rows", "jam_rows",

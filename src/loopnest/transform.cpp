@@ -63,6 +63,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_chunk_rows());
     v.push_back(make_fold_rows());
     v.push_back(make_defer_normalization());
+    v.push_back(make_pipeline_prep());
     return v;
   }();
   return all;

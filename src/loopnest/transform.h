@@ -101,5 +101,6 @@ std::unique_ptr<Transform> make_interchange();
 std::unique_ptr<Transform> make_chunk_rows();
 std::unique_ptr<Transform> make_fold_rows();
 std::unique_ptr<Transform> make_defer_normalization();
+std::unique_ptr<Transform> make_pipeline_prep();
 
 }  // namespace loopnest

@@ -241,14 +241,16 @@ class Emitter {
 
   // ---- regenerated text ----
 
+  // An unchanged expression of a changed statement, with the node's renames (a loop variable
+  // after fusion), as a copied statement has them.
   std::string source(const Expr& e) const {
     const Span& s = e.span;
     if (s.line == 0) throw EmitError("an expression without a source position");
-    if (s.line == s.end_line) return line(s.line).substr(s.col - 1, s.end_col - s.col);
+    if (s.line == s.end_line) return renamed(line(s.line).substr(s.col - 1, s.end_col - s.col));
     std::string out = line(s.line).substr(s.col - 1);
     for (uint32_t l = s.line + 1; l < s.end_line; ++l) out += " " + line(l).substr(indent_of(line(l)));
     std::string last = line(s.end_line).substr(0, s.end_col - 1);
-    return out + " " + last.substr(indent_of(last));
+    return renamed(out + " " + last.substr(indent_of(last)));
   }
 
   std::string alias(const std::string& module) {

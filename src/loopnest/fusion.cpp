@@ -7,6 +7,7 @@
 // multiple (distinct iterations touch distinct elements), and the second loop reads no tile the
 // first binds to a name per iteration.
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -43,33 +44,36 @@ bool same_iteration_only(const Access& a, const Access& b, int l) {
   return false;
 }
 
-void rename_access(Access& a, int from, int to) {
+void substitute_access(Access& a, int from, const IExpr& with) {
   for (auto& d : a.dims) {
-    d.start = d.start.substitute(from, IExpr::var(to));
-    for (auto& t : d.terms) t.size = t.size.substitute(from, IExpr::var(to));
+    d.start = d.start.substitute(from, with);
+    for (auto& t : d.terms) t.size = t.size.substitute(from, with);
   }
 }
+void rename_access(Access& a, int from, int to) { substitute_access(a, from, IExpr::var(to)); }
 
-void rename_nodes(Kernel& k, std::vector<Node>& nodes, int from, int to) {
+// Loop variable `from` replaced by `with` in every index, mask, condition and bound of `nodes`.
+void substitute_nodes(Kernel& k, std::vector<Node>& nodes, int from, const IExpr& with) {
   for_each_node(nodes, [&](Node& n, const std::vector<int>&) {
     for (auto& op : n.ops) {
-      if (op.dst) rename_access(*op.dst, from, to);
+      if (op.dst) substitute_access(*op.dst, from, with);
       for (auto& a : op.args)
-        if (a.value.kind == Operand::Kind::Tile) rename_access(a.value.access, from, to);
-      for (auto& c : op.mask) c.expr = c.expr.substitute(from, IExpr::var(to));
+        if (a.value.kind == Operand::Kind::Tile) substitute_access(a.value.access, from, with);
+      for (auto& c : op.mask) c.expr = c.expr.substitute(from, with);
     }
-    if (n.view) rename_access(*n.view, from, to);
+    if (n.view) substitute_access(*n.view, from, with);
     if (n.kind == NodeKind::If) {
-      n.cond_l = n.cond_l.substitute(from, IExpr::var(to));
-      n.cond_r = n.cond_r.substitute(from, IExpr::var(to));
+      n.cond_l = n.cond_l.substitute(from, with);
+      n.cond_r = n.cond_r.substitute(from, with);
     }
     if (n.kind == NodeKind::Loop) {
       Loop& l = k.loops.at(n.loop);
-      l.start = l.start.substitute(from, IExpr::var(to));
-      l.stop = l.stop.substitute(from, IExpr::var(to));
+      l.start = l.start.substitute(from, with);
+      l.stop = l.stop.substitute(from, with);
     }
   });
 }
+void rename_nodes(Kernel& k, std::vector<Node>& nodes, int from, int to) { substitute_nodes(k, nodes, from, IExpr::var(to)); }
 
 class FuseNests : public Transform {
  public:
@@ -106,6 +110,16 @@ class FuseNests : public Transform {
         s.line = a.origin ? static_cast<int>(a.origin->span.line) : 0;
         int a_id = a.id, b_id = b.id;
         if (sink(s, [&k, a_id, b_id] { fuse(k, a_id, b_id); })) return true;
+        if (!blockable(k, *block, a, b)) continue;
+        for (int64_t factor : {2, 4}) {
+          if (*la.trip() % factor || *la.trip() / factor < 2) continue;
+          Site sb = s;
+          sb.params["block"] = std::to_string(factor);
+          sb.summary = fmt::format("fuse `for {}` with the next loop `for {}` in blocks of {} iterations (both loops run "
+                                   "over a block, then the next block)", la.var, lb.var, factor);
+          std::vector<Node>* parent = block;
+          if (sink(sb, [&k, parent, a_id, b_id, factor] { fuse_blocked(k, *parent, a_id, b_id, factor); })) return true;
+        }
       }
     }
     return false;
@@ -154,6 +168,145 @@ class FuseNests : public Transform {
     return true;
   }
 
+  // The statement `name = []` among `block`'s nodes (a list's creation), or null.
+  static Node* list_creation(std::vector<Node>& block, const std::string& name) {
+    for (auto& n : block)
+      if (n.kind == NodeKind::Meta && n.meta == MetaKind::Binding && n.binds == std::vector<std::string>{name}) return &n;
+    return nullptr;
+  }
+
+  // Blocks of iterations need a loop from 0 in steps of 1. A list the first loop appends to
+  // (`scores.append(row)`, read as `scores[m]` by the second) becomes a list of the block's tiles:
+  // it must be created in the block holding the two loops and read only by its own iteration.
+  static bool blockable(Kernel& k, std::vector<Node>& block, const Node& a, const Node& b) {
+    const Loop& la = k.loops.at(a.loop);
+    if (!(la.start == IExpr(0)) || la.step != 1) return false;
+    for (const auto& t : k.tensors) {
+      if (t.list_loop == b.loop) return false;
+      if (t.list_loop != a.loop) continue;
+      if (!list_creation(block, t.list_name)) return false;
+      bool own = true;
+      auto check = [&](const Access& x, int loop) {
+        if (x.tensor == t.id && !(x.dims[0].start == IExpr::var(loop))) own = false;
+      };
+      for (const auto* body : {&a.body, &b.body}) {
+        int loop = body == &a.body ? a.loop : b.loop;
+        for_each_node(*body, [&](const Node& n, const std::vector<int>&) {
+          for (const auto& op : n.ops) {
+            if (op.dst) check(*op.dst, loop);
+            for (const auto& arg : op.args)
+              if (arg.value.kind == Operand::Kind::Tile) check(arg.value.access, loop);
+          }
+          if (n.view) check(*n.view, loop);
+        });
+      }
+      if (!own) return false;
+    }
+    return true;
+  }
+
+  // The list's tiles are those of one block: created in the block loop, numbered by the inner
+  // loop; the second loop's reads (`scores[m]`) are printed with the inner variable.
+  static void block_lists(Kernel& k, std::vector<Node>& parent, int outer_node, int old_a, int ia, int ib, int outer_id,
+                          int64_t block) {
+    for (auto& t : k.tensors) {
+      if (t.list_loop != old_a) continue;
+      int id = t.id;
+      t.list_loop = ia;
+      t.shape[0] = IExpr(block);
+      t.scope_loop = outer_id;
+      Node* made = list_creation(parent, t.list_name);
+      Node creation = *made;
+      erase_node(k, made->id);
+      Node& outer = *find_node(k, outer_node);
+      outer.body.insert(outer.body.begin(), std::move(creation));
+      IExpr base = IExpr::var(outer_id) * block;
+      for_each_node(outer.body, [&](Node& n, const std::vector<int>&) {
+        auto fix = [&](Access& x) {
+          if (x.tensor != id) return false;
+          x.dims[0].start = x.dims[0].start - base;
+          return x.dims[0].start == IExpr::var(ib);
+        };
+        for (auto& op : n.ops) {
+          if (op.dst && fix(*op.dst)) op.dst_origin = nullptr, n.dirty = true;
+          for (auto& arg : op.args)
+            if (arg.value.kind == Operand::Kind::Tile && fix(arg.value.access)) arg.value.origin = nullptr, n.dirty = true;
+        }
+        if (n.view) fix(*n.view);
+      });
+    }
+  }
+
+  static std::string fresh_var(const Kernel& k, const std::string& base) {
+    std::set<std::string> used;
+    for (const auto& [id, l] : k.loops) used.insert(l.var);
+    for (const auto& t : k.tensors) used.insert(t.name);
+    const std::string& text = k.module->file->text;
+    auto free = [&](const std::string& v) { return !used.count(v) && text.find(v) == std::string::npos; };
+    std::string v = base;
+    for (int i = 2; !free(v); ++i) v = fmt::format("{}{}", base, i);
+    return v;
+  }
+
+  static int new_loop(Kernel& k, Loop l) {
+    l.id = static_cast<int>(k.loops.size());
+    while (k.loops.count(l.id)) ++l.id;
+    k.loops[l.id] = l;
+    return l.id;
+  }
+
+  // `for m_blk in R(E // F): (for m_in in R(F): m = m_blk * F + m_in; A) (for m_in in R(F): w =
+  // m_blk * F + m_in; B)`: the bodies are copied as written, each under a binding of its own loop
+  // variable, so the printed kernel shows the blocking and nothing else. The legality of the
+  // per-iteration fusion covers any interleaving of whole iterations that keeps A(i) before B(i).
+  static void fuse_blocked(Kernel& k, std::vector<Node>& parent, int a_id, int b_id, int64_t block) {
+    Node* a = find_node(k, a_id);
+    Node* b = find_node(k, b_id);
+    int la_id = a->loop, lb_id = b->loop;
+    Loop la = k.loops.at(la_id), lb = k.loops.at(lb_id);
+    Loop outer = la, inner = la;
+    outer.var = fresh_var(k, la.var + "_blk");
+    outer.stop = IExpr(*la.trip() / block);
+    int outer_id = new_loop(k, outer);
+    inner.var = fresh_var(k, la.var + "_in");
+    inner.stop = IExpr(block);
+    int ia = new_loop(k, inner), ib = new_loop(k, inner);
+    auto half = [&](Node& src, const Loop& old, int in) {
+      IExpr index = IExpr::var(outer_id) * block + IExpr::var(in);
+      std::vector<Node> body = std::move(src.body);
+      substitute_nodes(k, body, old.id, index);
+      for (auto& t : k.tensors)
+        if (t.scope_loop == old.id) t.scope_loop = in;
+      Node bind;
+      bind.kind = NodeKind::Meta;
+      bind.meta = MetaKind::Binding;
+      bind.id = k.next_node++;
+      bind.binds = {old.var};
+      bind.dirty = true;
+      bind.patch = fmt::format("{} = {} * {} + {}", old.var, k.loops.at(outer_id).var, block, k.loops.at(in).var);
+      Node loop;
+      loop.kind = NodeKind::Loop;
+      loop.id = k.next_node++;
+      loop.loop = in;
+      loop.dirty = true;
+      loop.body.push_back(std::move(bind));
+      for (auto& n : body) loop.body.push_back(std::move(n));
+      return loop;
+    };
+    Node first = half(*a, la, ia), second = half(*b, lb, ib);
+    a->loop = outer_id;
+    a->dirty = true;
+    a->patch.clear();
+    a->body.clear();
+    a->body.push_back(std::move(first));
+    a->body.push_back(std::move(second));
+    erase_node(k, b_id);
+    block_lists(k, parent, a_id, la_id, ia, ib, outer_id, block);
+    k.loops.erase(la_id);
+    k.loops.erase(lb_id);
+    contract_block_buffers(k, outer_id);
+  }
+
   static void fuse(Kernel& k, int a_id, int b_id) {
     Node* a = find_node(k, a_id);
     Node* b = find_node(k, b_id);
@@ -171,11 +324,358 @@ class FuseNests : public Transform {
       a->body.insert(a->body.begin() + static_cast<long>(at++), std::move(n));
     }
     erase_node(k, b_id);
+    // The buffers the two loops shared (and those of either body) are now used one iteration at a
+    // time: each becomes a tile of the iteration, as a kernel written with per-iteration tiles has it.
+    contract_block_buffers(k, to);
+  }
+};
+
+
+// Pipelining the preparation of a row operand (loop fission with expansion):
+//   for m: HEAD (load, transpose, copy of the row operand); TAIL (matmuls reading it)
+// =>
+//   lhs_t = nl.ndarray((E, par_dim(P), F)); for m: HEAD writing lhs_t[m]; for m: TAIL reading lhs_t[m]
+// The Tensor Engine then no longer waits, row after row, on the load -> transpose -> copy chain:
+// every row's operand is ready when the matmul loop starts. The tiles HEAD makes per iteration and
+// TAIL reads get a block dim over the loop (one tile per row, declared before the loops); the
+// other per-iteration tiles stay with the half that uses them. Legal when every dependence between
+// the halves stays within one iteration or goes through an expanded tile, HEAD reads nothing TAIL
+// writes in another iteration, and no handed-over tile is a PSUM tile.
+class PipelinePrep : public Transform {
+ public:
+  std::string name() const override { return "pipeline_prep"; }
+  std::string description() const override {
+    return "split a row loop after the load and transpose of its row operand, the operands of all rows kept "
+           "on chip: the matmuls no longer wait on each row's load -> transpose -> copy chain";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    for (int id : open_loop_ids(k)) {
+      Node* n = find_node(k, id);
+      auto plan = make_plan(k, *n);
+      if (!plan) continue;
+      Analysis an(k);
+      const OpRef* anchor = first_op_in(an, n->loop);
+      if (!anchor) continue;
+      std::string names;
+      for (int t : plan->expand) names += (names.empty() ? "" : ", ") + (k.tensor(t).name.empty() ? "?" : k.tensor(t).name);
+      Site s = make_site(k, an, *anchor, fmt::format("split `for {}` after the preparation of `{}` (kept for every "
+                                                     "iteration) into two loops", k.loops.at(n->loop).var, names));
+      s.node = n->id;
+      s.line = n->origin ? static_cast<int>(n->origin->span.line) : 0;
+      Plan p = *plan;
+      if (sink(s, [&k, id, p] { apply(k, id, p); })) return true;
+    }
+    return false;
+  }
+
+ private:
+  struct Plan {
+    size_t head = 0;          // body[0, head) is HEAD
+    std::set<int> expand;     // per-iteration tiles HEAD writes and TAIL reads
+    std::set<int> tail_decl;  // per-iteration tiles declared in HEAD but used only in TAIL
+  };
+
+  static bool is_transpose(const Op& op) {
+    return op.cls == OpClass::Transpose || (op.api == "nisa.nc_matmul" && symbol_of(op, "is_transpose") == "True");
+  }
+
+  static std::optional<Plan> make_plan(Kernel& k, Node& n) {
+    const Loop& loop = k.loops.at(n.loop);
+    auto trip = loop.trip();
+    if (loop.kind != LoopKind::Affine || !trip || *trip < 2 || !(loop.start == IExpr(0)) || loop.step != 1) return std::nullopt;
+    // HEAD: statements up to the transpose of a loaded tile (and the copy of its result right after).
+    Plan p;
+    bool load = false;
+    size_t i = 0;
+    for (; i < n.body.size(); ++i) {
+      Node& x = n.body[i];
+      if (x.kind == NodeKind::Loop || x.kind == NodeKind::If || x.kind == NodeKind::Inline || x.frozen) return std::nullopt;
+      bool transpose = false;
+      for (const auto& op : x.ops) {
+        bool from_hbm = op.cls == OpClass::DmaCopy && operand(op, "src") && operand(op, "src")->kind == Operand::Kind::Tile &&
+                        !k.tensor(operand(op, "src")->access.tensor).on_chip();
+        load = load || op.cls == OpClass::Load || from_hbm;
+        transpose = transpose || is_transpose(op);
+      }
+      if (transpose && load) break;
+    }
+    if (i >= n.body.size()) return std::nullopt;
+    p.head = i + 1;
+    // The copy of the transposed tile out of PSUM, after the declaration of its destination.
+    size_t next = p.head;
+    auto single = [&](size_t at) { return n.body[at].kind == NodeKind::Stmt && n.body[at].ops.size() == 1; };
+    while (next < n.body.size() && single(next) && n.body[next].ops[0].cls == OpClass::Alloc) ++next;
+    if (next < n.body.size() && single(next) && n.body[next].ops[0].cls == OpClass::Copy) p.head = next + 1;
+    if (p.head >= n.body.size()) return std::nullopt;
+    // Who touches what, per half.
+    Analysis an(k);
+    std::set<const Node*> head_nodes;
+    for (size_t h = 0; h < p.head; ++h) head_nodes.insert(&n.body[h]);
+    std::vector<const OpRef*> head, tail;
+    bool matmul = false;
+    for (const auto& r : an.ops) {
+      if (!inside(r.loops, n.loop)) continue;
+      if (r.node->frozen) return std::nullopt;
+      if (r.loops.back() == n.loop && head_nodes.count(r.node)) head.push_back(&r);
+      else tail.push_back(&r);
+      if (!head_nodes.count(r.node) && r.op().cls == OpClass::Matmul && !is_transpose(r.op())) matmul = true;
+    }
+    if (!matmul) return std::nullopt;
+    std::set<int> head_touch, tail_touch;
+    for (const OpRef* r : head) {
+      for (const Access* a : reads(r->op())) head_touch.insert(storage_of(k, a->tensor));
+      for (const Access* a : writes(r->op())) head_touch.insert(storage_of(k, a->tensor));
+    }
+    for (const OpRef* r : tail) {
+      for (const Access* a : reads(r->op())) tail_touch.insert(storage_of(k, a->tensor));
+      for (const Access* a : writes(r->op())) tail_touch.insert(storage_of(k, a->tensor));
+    }
+    for (const OpRef* h : head) {
+      if (is_declaration(h->op())) {
+        int t = h->op().dst ? h->op().dst->tensor : -1;
+        bool used_in_head = false;
+        for (const OpRef* o : head)
+          if (o != h) {
+            for (const Access* a : reads(o->op())) used_in_head = used_in_head || storage_of(k, a->tensor) == t;
+            for (const Access* a : writes(o->op())) used_in_head = used_in_head || storage_of(k, a->tensor) == t;
+          }
+        if (!used_in_head && t >= 0 && h->node->ops.size() == 1) p.tail_decl.insert(t);
+        else if (used_in_head && tail_touch.count(t)) {
+          if (k.tensor(t).scope_loop != n.loop || h->node->ops.size() != 1) return std::nullopt;
+          p.expand.insert(t);
+        }
+        continue;
+      }
+      for (const OpRef* t : tail) {
+        auto conflict = [&](const Access& x, const Access& y) {
+          int sx = storage_of(k, x.tensor);
+          if (sx != storage_of(k, y.tensor)) return false;
+          const Tensor& tt = k.tensor(sx);
+          if (tt.scope_loop == n.loop && tt.on_chip() && tt.role != TensorRole::View) return false;  // decided below
+          return !same_iteration_only(x, y, n.loop);
+        };
+        for (const Access* w : writes(h->op())) {
+          for (const Access* x : reads(t->op()))
+            if (conflict(*w, *x)) return std::nullopt;
+          for (const Access* x : writes(t->op()))
+            if (conflict(*w, *x)) return std::nullopt;
+        }
+        for (const Access* w : writes(t->op()))
+          for (const Access* x : reads(h->op()))
+            if (conflict(*w, *x)) return std::nullopt;
+      }
+      // Per-iteration tiles HEAD writes and TAIL uses are handed over: one per iteration.
+      for (const Access* w : writes(h->op())) {
+        int t = storage_of(k, w->tensor);
+        const Tensor& tt = k.tensor(t);
+        if (tt.scope_loop != n.loop || !tail_touch.count(t)) continue;
+        if (tt.memory == Memory::Psum || !tt.on_chip() || w->tensor != t || tt.list_loop >= 0) return std::nullopt;
+        p.expand.insert(t);
+      }
+    }
+    // A list appended per iteration (`scores.append(row)`) goes with TAIL, whose tiles it holds.
+    for (const auto& t : k.tensors)
+      if (t.list_loop == n.loop && (head_touch.count(t.id) || !tail_touch.count(t.id))) return std::nullopt;
+    // A tile TAIL writes and HEAD reads, per iteration: refused (HEAD would read another iteration's).
+    for (const OpRef* t : tail)
+      for (const Access* w : writes(t->op())) {
+        int s = storage_of(k, w->tensor);
+        if (k.tensor(s).scope_loop == n.loop && head_touch.count(s) && !p.expand.count(s)) return std::nullopt;
+      }
+    for (int t : p.expand) {
+      // Written whole by one HEAD op, never by TAIL.
+      for (const OpRef* r : tail)
+        for (const Access* w : writes(r->op()))
+          if (storage_of(k, w->tensor) == t) return std::nullopt;
+      for (const auto& other : k.tensors)
+        if (other.id != t && other.role == TensorRole::View && storage_of(k, other.id) == t) return std::nullopt;
+    }
+    for (size_t h = 0; h < p.head; ++h) {
+      const Node& x = n.body[h];
+      if (x.kind == NodeKind::Meta && x.meta == MetaKind::View) return std::nullopt;
+    }
+    // Something HEAD prepares must reach TAIL (a tile to expand, or a block buffer already indexed
+    // by the loop, as the legacy style writes them).
+    bool flows = !p.expand.empty();
+    for (const OpRef* h : head)
+      for (const Access* w : writes(h->op()))
+        for (const OpRef* t : tail)
+          for (const Access* x : reads(t->op())) flows = flows || storage_of(k, w->tensor) == storage_of(k, x->tensor);
+    if (!flows) return std::nullopt;
+    return p;
+  }
+
+  static Node declaration(Kernel& k, int t) {
+    const Tensor& tt = k.tensor(t);
+    Op alloc;
+    alloc.api = "nl.ndarray";
+    alloc.cls = OpClass::Alloc;
+    Access whole;
+    whole.tensor = t;
+    for (size_t d = 0; d < tt.shape.size(); ++d)
+      whole.dims.push_back(DimIndex{IExpr(0), {AxisTerm{static_cast<int>(d), tt.shape[d], 1}}});
+    alloc.dst = whole;
+    Operand shape;
+    shape.kind = Operand::Kind::Shape;
+    shape.shape = tt.shape;
+    alloc.args = {arg("shape", shape), arg("dtype", symbol("dtype:" + (tt.dtype.empty() ? "float32" : tt.dtype))),
+                  arg("buffer", symbol(std::string("buffer:") + (tt.memory == Memory::Psum ? "psum" : "sbuf")))};
+    Node n;
+    n.kind = NodeKind::Stmt;
+    n.id = k.next_node++;
+    n.ops = {alloc};
+    n.dirty = true;
+    return n;
+  }
+
+  static void apply(Kernel& k, int id, const Plan& p) {
+    Node* n = find_node(k, id);
+    int l = n->loop;
+    Loop second = k.loops.at(l);
+    second.id = static_cast<int>(k.loops.size());
+    while (k.loops.count(second.id)) ++second.id;
+    k.loops[second.id] = second;
+    // Split the body; bindings of HEAD are repeated in TAIL (its statements read them).
+    std::vector<Node> head, tail, tail_decls, outer_decls;
+    for (size_t i = 0; i < n->body.size(); ++i) {
+      Node& x = n->body[i];
+      if (i >= p.head) {
+        tail.push_back(std::move(x));
+        continue;
+      }
+      bool decl = x.kind == NodeKind::Stmt && x.ops.size() == 1 && is_declaration(x.ops[0]) && x.ops[0].dst;
+      if (decl && p.tail_decl.count(x.ops[0].dst->tensor)) {
+        tail_decls.push_back(std::move(x));
+      } else if (decl && p.expand.count(x.ops[0].dst->tensor)) {
+        outer_decls.push_back(std::move(x));
+      } else {
+        if (x.kind == NodeKind::Meta && x.meta == MetaKind::Binding) {
+          Node again = x;
+          again.id = k.next_node++;
+          tail_decls.push_back(std::move(again));
+        }
+        head.push_back(std::move(x));
+      }
+    }
+    for (auto it = tail_decls.rbegin(); it != tail_decls.rend(); ++it) tail.insert(tail.begin(), std::move(*it));
+    rename_nodes(k, tail, l, second.id);
+    // Tiles of TAIL now belong to the second loop.
+    std::set<int> in_tail;
+    for_each_node(tail, [&](const Node& x, const std::vector<int>&) {
+      for (const auto& op : x.ops) {
+        for (const Access* a : reads(op)) in_tail.insert(a->tensor);
+        for (const Access* a : writes(op)) in_tail.insert(a->tensor);
+        if (op.dst) in_tail.insert(op.dst->tensor);
+      }
+    });
+    std::set<int> in_head;
+    for_each_node(head, [&](const Node& x, const std::vector<int>&) {
+      for (const auto& op : x.ops) {
+        for (const Access* a : reads(op)) in_head.insert(a->tensor);
+        for (const Access* a : writes(op)) in_head.insert(a->tensor);
+        if (op.dst) in_head.insert(op.dst->tensor);
+      }
+    });
+    int parent = -1;
+    for_each_node(k.body, [&](const Node& x, const std::vector<int>& loops) {
+      if (x.id == id) parent = loops.empty() ? -1 : loops.back();
+    });
+    for (auto& t : k.tensors) {
+      if (t.scope_loop == l && in_tail.count(t.id) && !in_head.count(t.id) && !p.expand.count(t.id)) t.scope_loop = second.id;
+      if (t.list_loop == l) t.list_loop = second.id;
+    }
+    // Expand the handed-over tiles: a block dim over the loop in front.
+    IExpr trip = k.loops.at(l).stop;
+    for (int t : p.expand) {
+      Tensor& tt = k.tensor(t);
+      tt.shape.insert(tt.shape.begin(), trip);
+      tt.partition_dim += 1;
+      tt.scope_loop = parent;
+      bool value = tt.role == TensorRole::Value;
+      tt.role = TensorRole::Buffer;
+      auto fix = [&](std::vector<Node>& nodes, int var) {
+        for_each_node(nodes, [&](Node& x, const std::vector<int>&) {
+          for (auto& op : x.ops) {
+            bool touched = false;
+            if (op.result == t) {
+              Access whole;
+              whole.tensor = t;
+              for (size_t d = 1; d < tt.shape.size(); ++d)
+                whole.dims.push_back(DimIndex{IExpr(0), {AxisTerm{static_cast<int>(d - 1), tt.shape[d], 1}}});
+              op.result = -1;
+              op.dst = whole;
+              op.dst_first = false;
+              op.dst->dims.insert(op.dst->dims.begin(), DimIndex{IExpr::var(var), {}});
+              op.dst_origin = nullptr;
+              touched = true;
+            } else if (op.dst && op.dst->tensor == t) {
+              op.dst->dims.insert(op.dst->dims.begin(), DimIndex{IExpr::var(var), {}});
+              op.dst_origin = nullptr;
+              touched = true;
+            }
+            for (auto& a : op.args)
+              if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) {
+                a.value.access.dims.insert(a.value.access.dims.begin(), DimIndex{IExpr::var(var), {}});
+                a.value.origin = nullptr;
+                touched = true;
+              }
+            if (touched) x.dirty = true;
+          }
+        });
+      };
+      fix(head, l);
+      fix(tail, second.id);
+      bool declared = false;
+      for (auto& d : outer_decls) {
+        if (d.ops[0].dst->tensor != t) continue;
+        declared = true;
+        Op& op = d.ops[0];
+        op.dst->dims.insert(op.dst->dims.begin(), DimIndex{IExpr(0), {AxisTerm{0, trip, 1}}});
+        for (size_t di = 1; di < op.dst->dims.size(); ++di)
+          for (auto& term : op.dst->dims[di].terms) term.axis += 1;
+        if (Arg* shape = op.arg("shape"); shape && shape->value.kind == Operand::Kind::Shape) {
+          shape->value.shape.insert(shape->value.shape.begin(), trip);
+          shape->value.origin = nullptr;
+        }
+        d.dirty = true;
+      }
+      if (value || !declared) {
+        if (!declared) outer_decls.push_back(declaration(k, t));
+      }
+    }
+    Node loop2;
+    loop2.kind = NodeKind::Loop;
+    loop2.id = k.next_node++;
+    loop2.loop = second.id;
+    loop2.dirty = true;
+    loop2.body = std::move(tail);
+    n->body = std::move(head);
+    // The declarations go before the first loop, the second loop after it.
+    std::vector<Node>* block = nullptr;
+    size_t at = 0;
+    std::function<bool(std::vector<Node>&)> locate = [&](std::vector<Node>& b) {
+      for (size_t i = 0; i < b.size(); ++i) {
+        if (b[i].id == id) {
+          block = &b;
+          at = i;
+          return true;
+        }
+        if (locate(b[i].body) || locate(b[i].orelse)) return true;
+      }
+      return false;
+    };
+    locate(k.body);
+    block->insert(block->begin() + static_cast<long>(at) + 1, std::move(loop2));
+    for (auto it = outer_decls.rbegin(); it != outer_decls.rend(); ++it)
+      block->insert(block->begin() + static_cast<long>(at), std::move(*it));
   }
 };
 
 }  // namespace
 
+std::unique_ptr<Transform> make_pipeline_prep() { return std::make_unique<PipelinePrep>(); }
 std::unique_ptr<Transform> make_fuse_nests() { return std::make_unique<FuseNests>(); }
 
 }  // namespace loopnest

@@ -1,9 +1,11 @@
 #include "loopnest/transform.h"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/core.h>
 
+#include "loopnest/api.h"
 #include "loopnest/emit.h"
 #include "loopnest/lift.h"
 
@@ -60,6 +62,8 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_interchange());
     v.push_back(make_chunk_rows());
     v.push_back(make_fold_rows());
+    v.push_back(make_defer_normalization());
+    v.push_back(make_pipeline_prep());
     return v;
   }();
   return all;
@@ -166,6 +170,40 @@ Arg arg(const std::string& name, Operand value, bool output) {
   a.value = std::move(value);
   a.output = output;
   return a;
+}
+
+// `like` with another API and main arguments; keeps its destination, mask, dtype and engine.
+Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args) {
+  const ApiSpec* spec = find_api(api);
+  Op op;
+  op.api = api;
+  op.cls = spec ? spec->cls : OpClass::Other;
+  op.engine = spec ? spec->engine : Engine::None;
+  op.dst = like.dst;
+  op.dst_origin = like.dst_origin;
+  op.dst_first = like.dst_first;
+  op.result = like.result;
+  op.accumulate = like.accumulate;
+  op.mask = like.mask;
+  op.has_mask = like.has_mask;
+  op.dtype = like.dtype;
+  op.origin = like.origin;
+  op.origin_api = like.origin_api;
+  auto accepts = [&](const std::string& p) {
+    return spec && std::find(spec->params.begin(), spec->params.end(), p) != spec->params.end();
+  };
+  for (const char* keep : {"mask", "dtype", "engine"}) {
+    const Arg* a = like.arg(keep);
+    if (a && accepts(keep)) {
+      Arg copy = *a;
+      copy.positional = false;
+      args.push_back(copy);
+      if (std::string(keep) == "engine") op.engine = like.engine, op.engine_explicit = like.engine_explicit;
+    }
+  }
+  for (auto& a : args) a.positional = false;
+  op.args = std::move(args);
+  return op;
 }
 
 void remove_dead_buffers(Kernel& k) {

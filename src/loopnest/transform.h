@@ -75,8 +75,14 @@ Node* find_node(Kernel& k, int id);
 // Ids of the loops a transformation may change (every loop not frozen), outermost first. Ids, not
 // pointers: a transformation applied at one site moves nodes, so each is found again by id.
 std::vector<int> open_loop_ids(Kernel& k);
+// `like` with another API and main arguments; keeps its destination, mask, dtype and engine.
+Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args);
 // Removes declarations (Alloc nodes) of on-chip buffers no operation touches any more.
 void remove_dead_buffers(Kernel& k);
+// Contracts every on-chip block buffer whose accesses index each block dim by an enclosing loop's
+// variable (each block used in one iteration) into one tile declared in that loop (contract.cpp);
+// `within_loop` >= 0: only buffers whose accesses all lie inside that loop. Returns how many.
+int contract_block_buffers(Kernel& k, int within_loop = -1);
 
 // Factories.
 std::unique_ptr<Transform> make_fold_silu();
@@ -94,5 +100,7 @@ std::unique_ptr<Transform> make_jam_rows();
 std::unique_ptr<Transform> make_interchange();
 std::unique_ptr<Transform> make_chunk_rows();
 std::unique_ptr<Transform> make_fold_rows();
+std::unique_ptr<Transform> make_defer_normalization();
+std::unique_ptr<Transform> make_pipeline_prep();
 
 }  // namespace loopnest

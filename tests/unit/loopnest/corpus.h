@@ -57,6 +57,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"matmul.py", arrays({{128, 256}, {256, 512}})},     {"scan.py", arrays({{128, 64}, {128, 64}})},
       {"newer_api.py", arrays({{128, 128}, {128, 256}})}, {"mgrid_broadcast.py", arrays({{128, 64}, {64}})},
       {"silu_row_views.py", arrays({{128, 2, 2048}})},     {"block_accumulator.py", arrays({{256, 512}, {4, 512}})},
+      {"staged_softmax_blocks.py", arrays({{2, 512, 256}})}, {"staged_softmax_tiles.py", arrays({{2, 512, 256}})},
+      {"attention_pv.py", arrays({{128, 256}, {256, 64}})}, {"prep_matmul.py", arrays({{256, 64}, {64, 512}})},
   };
   return args;
 }

@@ -134,6 +134,33 @@ TEST(LoopNestTransforms, TheSameNestInEveryStyleOffersTheSameSites) {
   EXPECT_GE(compared, 28);
 }
 
+// Fusing two stage loops (per iteration or in blocks) offers the same sites on the nest written
+// with block buffers declared up front and with per-iteration tiles, and leaves no block buffer
+// that the fused loop uses one block at a time: the printed kernel, lifted again, has every
+// on-chip tile of the fused loop declared per iteration (what makes the two styles simulate alike).
+TEST(LoopNestTransforms, FusingStagesContractsTheBlockBuffersItMakesLocal) {
+  const CorpusKernel& blocks = kernel("tests/kernels/staged_softmax_blocks.py");
+  const CorpusKernel& tiles = kernel("tests/kernels/staged_softmax_tiles.py");
+  auto fuse_keys = [](const CorpusKernel& k) {
+    std::set<std::string> keys;
+    for (const auto& s : loopnest::find_sites(*lifted(k)))
+      if (s.transform == "fuse_nests") keys.insert(s.key());
+    return keys;
+  };
+  EXPECT_EQ(fuse_keys(blocks), fuse_keys(tiles));
+  EXPECT_EQ(fuse_keys(blocks).size(), 2u);  // per row tile, and in blocks of 2 (4 tiles: blocks of 4 leave one)
+  for (const CorpusKernel* k : {&blocks, &tiles}) {
+    for (const auto& s : loopnest::find_sites(*lifted(*k))) {
+      if (s.transform != "fuse_nests") continue;
+      std::string after = loopnest::apply_site(k->path, k->text, k->args, s);
+      auto again = loopnest::lift_source(k->path, after, k->args);
+      for (const auto& t : again.tensors)
+        if (t.role == loopnest::TensorRole::Buffer && t.on_chip() && s.params.count("block") == 0)
+          EXPECT_EQ(t.partition_dim, 0) << k->path << ": " << s.key() << ": " << t.name << " keeps its block dims\n" << after;
+    }
+  }
+}
+
 // tests/golden/loopnest/rewrite/<name>.<transform>.py: the kernel after one site.
 TEST(LoopNestTransforms, GoldenRewrites) {
   struct Case {
@@ -160,6 +187,17 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py", "published_bmm_softmax.reduce_row_once",
        "reduce_row_once", {}},
       {"nkibench/styles/nki_api/bmm_softmax_B16_K64_M4096_N4096_0.py", "nki_api_bmm_softmax.fuse_nests", "fuse_nests", {}},
+      {"nkibench/styles/nki_api/bmm_softmax_B16_K64_M4096_N4096_0.py", "nki_api_bmm_softmax.fuse_nests_block2", "fuse_nests",
+       {{"block", "2"}}},
+      {"nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py", "published_bmm_softmax.pipeline_prep",
+       "pipeline_prep", {}},
+      {"nkibench/styles/nki_api/bmm_softmax_B16_K64_M4096_N4096_0.py", "nki_api_bmm_softmax.pipeline_prep", "pipeline_prep",
+       {}},
+      {"tests/kernels/prep_matmul.py", "prep_matmul.pipeline_prep", "pipeline_prep", {}},
+      {"nkibench/styles/legacy_grid/gqa_full_B1_N4096_QH16_KH8_D128_0.py", "published_gqa_full.defer_normalization",
+       "defer_normalization", {}},
+      {"nkibench/styles/legacy_grid/gqa_full_B1_N4096_QH16_KH8_D128_0.py", "published_gqa_full.fuse_nests_block2",
+       "fuse_nests", {{"block", "2"}}},
       {"nkibench/kernels/transpose_matmul_M4096_K2048_N10944_0.py", "bundled_transpose_matmul.jam_rows", "jam_rows",
        {{"factor", "2"}}},
       {"nkibench/styles/legacy_grid/transpose_matmul_M4096_K2048_N10944_0.py", "published_transpose_matmul.jam_rows",

@@ -233,6 +233,18 @@ void add_reshaping_functions(ModuleObj& m) {
                                kwonly("indexing", make_str("xy"))},
                meshgrid, true);
   add_function(m, "tensordot", {req("a"), req("b"), opt("axes", Value::from_int(2))}, tensordot);
+  // np.append(arr, values, axis=None): both flattened and joined, or concatenated along axis.
+  add_function(m, "append", {req("arr"), req("values"), opt("axis")}, [](Interpreter& in, BoundArgs& a) {
+    Array x = to_array(in, a["arr"]), y = to_array(in, a["values"]);
+    DType t = result_type({x, y});
+    if (a["axis"].is_none()) {
+      x = tensor::reshape(x.contiguous(), {-1});
+      y = tensor::reshape(y.contiguous(), {-1});
+      return make_array(tensor::concatenate({tensor::astype(x, t), tensor::astype(y, t)}, 0));
+    }
+    int axis = normal_axis(to_int(a["axis"], "axis"), x.ndim(), "append");
+    return make_array(tensor::concatenate({tensor::astype(x, t), tensor::astype(y, t)}, axis));
+  });
 }
 
 }  // namespace nki::lib::np

@@ -64,24 +64,40 @@ ProfileRun profile_kernel(const TraceRequest& request, const trn::ArchConfig& ar
   return run;
 }
 
+namespace {
+
+// The kernel arguments of a reference's get_inputs() -> transform_to_nki_inputs(), as shapes.
+// `shapes_only` runs numpy without element values (free for large inputs); references whose
+// inputs depend on values (np.cumsum of random lengths, boolean selections) need them.
+std::vector<nki::Value> reference_args_run(const std::string& reference_path, const std::string& reference_text,
+                                           const Limits& limits, bool shapes_only) {
+  Session session(limits, deadline_of(limits));
+  nki::lib::set_numpy_shape_only(session.interpreter(), shapes_only);
+  auto module = session.load(session.compile(reference_path, reference_text));
+  nki::Value get_inputs = find_function(*module, {"get_inputs"});
+  nki::Value to_nki = find_function(*module, {"transform_to_nki_inputs"});
+  if (get_inputs.is_none() || to_nki.is_none())
+    throw std::runtime_error(fmt::format("{}: reference defines no function '{}'", reference_path,
+                                         get_inputs.is_none() ? "get_inputs" : "transform_to_nki_inputs"));
+  session.seed_numpy(0);
+  nki::Value inputs = session.call(get_inputs, {});
+  nki::Value args = session.call(to_nki, {inputs});
+  std::vector<nki::Value> out;
+  for (const auto& a : items_of(args)) out.push_back(shape_only(a));
+  return out;
+}
+
+}  // namespace
+
 std::vector<nki::Value> reference_kernel_args(const std::string& reference_path, const std::string& reference_text,
                                               const Limits& limits) {
   try {
-    Session session(limits, deadline_of(limits));
-    // Only shapes matter here: get_inputs() then costs nothing per element.
-    nki::lib::set_numpy_shape_only(session.interpreter(), true);
-    auto module = session.load(session.compile(reference_path, reference_text));
-    nki::Value get_inputs = find_function(*module, {"get_inputs"});
-    nki::Value to_nki = find_function(*module, {"transform_to_nki_inputs"});
-    if (get_inputs.is_none() || to_nki.is_none())
-      throw std::runtime_error(fmt::format("{}: reference defines no function '{}'", reference_path,
-                                           get_inputs.is_none() ? "get_inputs" : "transform_to_nki_inputs"));
-    session.seed_numpy(0);
-    nki::Value inputs = session.call(get_inputs, {});
-    nki::Value args = session.call(to_nki, {inputs});
-    std::vector<nki::Value> out;
-    for (const auto& a : items_of(args)) out.push_back(shape_only(a));
-    return out;
+    try {
+      return reference_args_run(reference_path, reference_text, limits, true);
+    } catch (const nki::NkiError& e) {
+      if (e.diag.kind == nki::ErrorKind::Limit || e.diag.kind == nki::ErrorKind::Syntax) throw;
+      return reference_args_run(reference_path, reference_text, limits, false);  // inputs that need values
+    }
   } catch (const nki::NkiError& e) {
     throw std::runtime_error("error in the reference:\n" + nki::render(e.diag));
   }

@@ -634,9 +634,12 @@ void install_builtins(InterpState& st) {
   for (auto [name, kind] : {std::pair{"staticmethod", Kind::Static}, std::pair{"classmethod", Kind::Class},
                             std::pair{"property", Kind::Property}}) {
     add_builtin(st, name, [name = name, kind = kind](Interpreter&, CallArgs& a) {
-      if (a.args.size() != 1 || !a.kwargs.empty())
-        throw NkiError(ErrorKind::Type, fmt::format("{}() takes exactly one argument (the function)", name));
-      return Value(std::make_shared<MethodWrapperObj>(kind, a.args[0]));
+      // property(fget, fset) may name its setter; the others take the function alone.
+      size_t most = kind == Kind::Property ? 2 : 1;
+      if (a.args.empty() || a.args.size() > most || !a.kwargs.empty())
+        throw NkiError(ErrorKind::Type, fmt::format("{}() takes {} (the function)", name,
+                                                    most == 1 ? "exactly one argument" : "fget and optionally fset"));
+      return Value(std::make_shared<MethodWrapperObj>(kind, a.args[0], a.args.size() > 1 ? a.args[1] : Value()));
     });
   }
   st.in.set_builtin("Ellipsis", Value(EllipsisObj::instance()));

@@ -8,7 +8,7 @@ namespace nki {
 
 bool is_protocol_method(std::string_view name) {
   static const char* names[] = {"__init__", "__repr__", "__str__", "__call__", "__getitem__",
-                                "__len__", "__enter__", "__exit__", "__eq__"};
+                                "__len__", "__enter__", "__exit__", "__eq__", "__post_init__"};
   for (const char* n : names)
     if (name == n) return true;
   return false;
@@ -26,6 +26,14 @@ const Value* ClassObj::lookup(std::string_view name) const {
   if (it != attrs.end()) return &it->second;
   for (const auto& b : bases)
     if (const Value* v = b->lookup(name)) return v;
+  return nullptr;
+}
+
+const SubclassHook* ClassObj::find_hook() const {
+  for (const auto& b : bases) {
+    if (b->subclass_hook) return &b->subclass_hook;
+    if (const SubclassHook* h = b->find_hook()) return h;
+  }
   return nullptr;
 }
 
@@ -64,6 +72,23 @@ Value MethodWrapperObj::bind(Interpreter& in, const Value& instance, const Value
   return fn;
 }
 
+bool MethodWrapperObj::has_attr(std::string_view name) const {
+  return kind == Kind::Property && (name == "setter" || name == "getter" || name == "fget" || name == "fset");
+}
+
+Value MethodWrapperObj::get_attr(Interpreter& in, std::string_view name) {
+  if (!has_attr(name)) return Object::get_attr(in, name);
+  if (name == "fget") return fn;
+  if (name == "fset") return setter;
+  bool set = name == "setter";
+  Value getter = fn, old_setter = setter;
+  return Value(std::make_shared<BuiltinObj>("property." + std::string(name), [set, getter, old_setter](Interpreter&, CallArgs& a) {
+    if (a.args.size() != 1 || !a.kwargs.empty())
+      throw NkiError(ErrorKind::Type, "property decorators take exactly one argument (the function)");
+    return Value(std::make_shared<MethodWrapperObj>(Kind::Property, set ? getter : a.args[0], set ? a.args[0] : old_setter));
+  }));
+}
+
 namespace {
 const MethodWrapperObj* as_wrapper(const Value& v) {
   return v.is_object() ? dynamic_cast<const MethodWrapperObj*>(v.object().get()) : nullptr;
@@ -94,6 +119,19 @@ Value InstanceObj::get_attr(Interpreter& in, std::string_view name) {
 bool InstanceObj::has_attr(std::string_view name) const { return attrs.count(name) || cls->lookup(name); }
 
 void InstanceObj::set_attr(Interpreter& in, std::string_view name, const Value& value) {
+  if (const Value* frozen = cls->lookup("__dataclass_frozen__"); frozen && frozen->truthy())
+    throw NkiError(ErrorKind::Name, "AttributeError", fmt::format("cannot assign to field '{}'", name));
+  if (const Value* v = cls->lookup(name); v && !attrs.count(name)) {
+    if (auto* w = as_wrapper(*v); w && w->kind == MethodWrapperObj::Kind::Property) {
+      if (w->setter.is_none())
+        throw NkiError(ErrorKind::Name, "AttributeError", fmt::format("can't set attribute '{}'", name));
+      CallArgs call;
+      call.args.push_back(Value(shared_from_this()));
+      call.args.push_back(value);
+      in.call(w->setter, std::move(call));
+      return;
+    }
+  }
   attrs[std::string(name)] = value;
 }
 
@@ -138,7 +176,17 @@ std::optional<int64_t> InstanceObj::length() const {
   return to_int(*r, "__len__() result");
 }
 
+std::optional<Value> InstanceObj::binary_op(Interpreter& in, BinOp op, const Value& other, bool reflected) {
+  if (!scalar_value) return std::nullopt;
+  return reflected ? in.binary(op, other, *scalar_value) : in.binary(op, *scalar_value, other);
+}
+
 std::optional<Value> InstanceObj::compare(Interpreter& in, CmpOp op, const Value& other, bool reflected) {
+  if (scalar_value) {
+    auto* o = other.is_object() ? dynamic_cast<InstanceObj*>(other.object().get()) : nullptr;
+    Value rhs = o && o->scalar_value ? *o->scalar_value : other;
+    return reflected ? in.compare(op, rhs, *scalar_value) : in.compare(op, *scalar_value, rhs);
+  }
   if (op != CmpOp::Eq && op != CmpOp::Ne) return std::nullopt;
   auto r = call_method(in, "__eq__", {other});
   if (!r) return std::nullopt;

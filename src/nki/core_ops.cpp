@@ -379,14 +379,4 @@ void SetObj::add(const Value& v) {
   charge.set(sizeof(SetObj) + items.capacity() * sizeof(Value));
 }
 
-Value SetObj::get_attr(Interpreter& in, std::string_view name) {
-  if (name != "add") return Object::get_attr(in, name);
-  auto self = std::static_pointer_cast<SetObj>(shared_from_this());
-  return Value(std::make_shared<BuiltinObj>("set.add", [self](Interpreter&, CallArgs& a) {
-    if (a.args.size() != 1 || !a.kwargs.empty()) throw NkiError(ErrorKind::Type, "set.add() takes exactly one argument");
-    self->add(a.args[0]);
-    return Value();
-  }));
-}
-
 }  // namespace nki

@@ -57,10 +57,15 @@ struct SetObj : Object {
   std::optional<int64_t> length() const override { return int64_t(items.size()); }
   bool contains(Interpreter& in, const Value& v) override;
   std::unique_ptr<Iterator> iter(Interpreter& in) override;
+  // set_object.cpp: the methods, the operators | & - ^ (and their in-place forms), subset order.
   Value get_attr(Interpreter& in, std::string_view name) override;
-  bool has_attr(std::string_view name) const override { return name == "add"; }
+  bool has_attr(std::string_view name) const override;
+  std::optional<Value> binary_op(Interpreter& in, BinOp op, const Value& other, bool reflected) override;
+  std::optional<Value> inplace_op(Interpreter& in, BinOp op, const Value& value) override;
+  std::optional<Value> compare(Interpreter& in, CmpOp op, const Value& other, bool reflected) override;
   bool equals(const Object& other) const override;  // same elements, any order
   void add(const Value& v);
+  bool remove(const Value& v);  // false when absent
 };
 
 // The storage of a variable captured by a nested function.

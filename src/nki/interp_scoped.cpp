@@ -1,5 +1,7 @@
 // Statements that enter a scope or leave by an exception: with, try/except/else/finally, raise,
 // class definitions and del.
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "nki/classes.h"
@@ -94,6 +96,44 @@ Flow exec_try(InterpState& st, const TryStmt& t, Frame& f) {
   return run_finally(fl);
 }
 
+namespace {
+
+// `x: ClassVar[int]` (or typing.ClassVar) is a class attribute, not a dataclass field.
+bool is_class_var(const Expr& annotation) {
+  const Expr* e = &annotation;
+  if (e->kind == ExprKind::Subscript) e = static_cast<const SubscriptExpr*>(e)->value.get();
+  if (e->kind == ExprKind::Name) return static_cast<const NameExpr*>(e)->id == "ClassVar";
+  if (e->kind == ExprKind::Attribute) return static_cast<const AttributeExpr*>(e)->attr == "ClassVar";
+  return false;
+}
+
+// The names a class body binds at its top level, in order, and the annotated ones.
+void body_names(const Block& body, ClassObj& cls) {
+  auto note = [&](const std::string& name) {
+    if (std::find(cls.body_order.begin(), cls.body_order.end(), name) == cls.body_order.end()) cls.body_order.push_back(name);
+  };
+  auto annotate = [&](const Expr& target, const Expr* annotation) {
+    if (target.kind != ExprKind::Name || !annotation || is_class_var(*annotation)) return;
+    const std::string& name = static_cast<const NameExpr&>(target).id;
+    if (std::find(cls.annotated.begin(), cls.annotated.end(), name) == cls.annotated.end()) cls.annotated.push_back(name);
+  };
+  for (const auto& s : body) {
+    if (s->kind == StmtKind::Assign) {
+      auto& a = static_cast<const AssignStmt&>(*s);
+      for (const auto& t : a.targets)
+        if (t->kind == ExprKind::Name) note(static_cast<const NameExpr&>(*t).id);
+      if (a.targets.size() == 1) annotate(*a.targets[0], a.annotation.get());
+    } else if (s->kind == StmtKind::AnnAssign) {
+      auto& a = static_cast<const AnnAssignStmt&>(*s);
+      annotate(*a.target, a.annotation.get());
+    } else if (s->kind == StmtKind::FunctionDef) {
+      note(static_cast<const FunctionDefStmt&>(*s).code->name);
+    }
+  }
+}
+
+}  // namespace
+
 void exec_class_def(InterpState& st, const ClassDefStmt& c, Frame& f) {
   std::vector<Value> decorators;
   for (const auto& dec : c.decorators) decorators.push_back(eval(st, *dec, f));
@@ -131,7 +171,9 @@ void exec_class_def(InterpState& st, const ClassDefStmt& c, Frame& f) {
   } else {
     auto k = std::make_shared<ClassObj>(c.code->name, std::move(bases));
     k->attrs = std::move(attrs);
+    body_names(c.code->body, *k);
     cls = Value(k);
+    if (const SubclassHook* hook = k->find_hook()) cls = (*hook)(st.in, k);
   }
   for (size_t i = decorators.size(); i-- > 0;) {
     CallArgs args;

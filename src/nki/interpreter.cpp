@@ -128,6 +128,19 @@ namespace {
 
 }  // namespace
 
+// `a.b` where the loaded module `a` holds a module object `b` (None otherwise).
+Value submodule_attribute(InterpState& st, const std::string& name) {
+  size_t dot = name.rfind('.');
+  if (dot == std::string::npos) return Value();
+  auto parent = st.modules.find(name.substr(0, dot));
+  if (parent == st.modules.end()) return Value();
+  auto* pm = parent->second.as<ModuleObj>();
+  if (!pm) return Value();
+  auto it = pm->attrs.find(name.substr(dot + 1));
+  if (it == pm->attrs.end() || !it->second.as<ModuleObj>()) return Value();
+  return it->second;
+}
+
 Value load_or_create(InterpState& st, const std::string& name) {
   auto it = st.modules.find(name);
   if (it != st.modules.end()) return it->second;
@@ -142,6 +155,8 @@ Value load_or_create(InterpState& st, const std::string& name) {
       ~Done() { st.loading.erase(name); }
     } done{st, name};
     module = Value(factory->second(st.in));
+  } else if (Value sub = submodule_attribute(st, name); !sub.is_none()) {
+    module = sub;  // numpy.random, numpy.linalg: a module object held by its parent
   } else {
     bool is_package = name == "neuronxcc";
     for (auto& [registered, f] : st.factories) is_package |= registered.rfind(name + ".", 0) == 0;

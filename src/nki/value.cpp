@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include "nki/classes.h"
 #include "nki/core_ops.h"
 #include "nki/nesting.h"
 #include "tensor/array.h"
@@ -376,6 +377,8 @@ void register_scalar_converter(ScalarConverter fn) { g_scalar_converter = fn; }
 
 std::optional<Value> to_python_scalar(const Value& v) {
   if (v.is_number()) return v;
+  if (auto* inst = v.is_object() ? dynamic_cast<InstanceObj*>(v.object().get()) : nullptr)
+    return inst->scalar_value;  // IntEnum members
   if (v.is_object() && g_scalar_converter) return g_scalar_converter(v);
   return std::nullopt;
 }

@@ -326,14 +326,17 @@ void* Array::raw() const {
 
 float* Array::f32() const {
   if (storage_of(dtype_) != Storage::F32) throw std::logic_error("f32() on a non-float32 storage array");
+  if (!buffer_ && size() > 0) throw ArrayError("element access on a shape-only array");  // never a null pointer
   return static_cast<float*>(raw());
 }
 double* Array::f64() const {
   if (storage_of(dtype_) != Storage::F64) throw std::logic_error("f64() on a non-float64 storage array");
+  if (!buffer_ && size() > 0) throw ArrayError("element access on a shape-only array");  // never a null pointer
   return static_cast<double*>(raw());
 }
 int64_t* Array::i64() const {
   if (storage_of(dtype_) != Storage::I64) throw std::logic_error("i64() on a non-integer storage array");
+  if (!buffer_ && size() > 0) throw ArrayError("element access on a shape-only array");  // never a null pointer
   return static_cast<int64_t*>(raw());
 }
 

@@ -68,7 +68,7 @@ std::optional<DType> to_dtype(const Value& v, std::string_view what) {
 // ---- ufunc objects ------------------------------------------------------------------------------
 
 bool UfuncObj::has_attr(std::string_view attr) const {
-  return attr == "name" || attr == "nin" || (nin == 2 && attr == "reduce");
+  return attr == "name" || attr == "nin" || (nin == 2 && (attr == "reduce" || attr == "accumulate"));
 }
 
 Value UfuncObj::get_attr(Interpreter& in, std::string_view attr) {
@@ -88,6 +88,33 @@ Value UfuncObj::get_attr(Interpreter& in, std::string_view attr) {
     return Value(make_builtin(std::move(sig), [op = *op](Interpreter& in, BoundArgs& a) {
       if (!a["out"].is_none()) throw NkiError(ErrorKind::Unsupported, "out= is not supported");
       return np::reduce_values(in, op, a["array"], a["axis"], a["dtype"], a["keepdims"].truthy());
+    }));
+  }
+  if (attr == "accumulate" && nin == 2) {
+    // np.add.accumulate(a, axis=0): the running op along an axis, numpy's result dtype (the
+    // ufunc applied step by step: r[k] = op(r[k-1], a[k])).
+    Signature sig{"np." + name + ".accumulate", {{"array", {}}, {"axis", Value::from_int(0)}, {"dtype", Value()},
+                                                 {"out", Value()}}};
+    Value self(shared_from_this());
+    return Value(make_builtin(std::move(sig), [self](Interpreter& in, BoundArgs& a) {
+      if (!a["out"].is_none()) throw NkiError(ErrorKind::Unsupported, "out= is not supported");
+      Array x = to_array(in, a["array"]);
+      if (x.ndim() == 0) throw NkiError(ErrorKind::Type, "cannot accumulate on a scalar");
+      int axis = np::normal_axis(to_int(a["axis"], "axis"), x.ndim(), "accumulate");
+      if (!a["dtype"].is_none()) x = tensor::astype(x, *to_dtype(a["dtype"], "dtype"));
+      auto slice = [&](int64_t k) {
+        std::vector<tensor::IndexItem> items(static_cast<size_t>(axis), tensor::Slice{});
+        items.push_back(k);
+        return tensor::get_index(x, items);
+      };
+      std::vector<Array> parts;
+      Value acc = make_array(slice(0).copy());
+      parts.push_back(tensor::expand_dims(to_array(in, acc), axis));
+      for (int64_t k = 1; k < x.shape()[size_t(axis)]; ++k) {
+        acc = in.call(self, CallArgs{{acc, make_array(slice(k))}, {}});
+        parts.push_back(tensor::expand_dims(to_array(in, acc), axis));
+      }
+      return make_array(tensor::concatenate(parts, axis));
     }));
   }
   return Object::get_attr(in, attr);

@@ -16,5 +16,10 @@ void add_isa_engine_functions(ModuleObj& m, DefIsa def_isa);
 void add_isa_constants(ModuleObj& m);
 // tensor_copy_predicated (isa_select.cpp).
 void add_isa_select_functions(ModuleObj& m);
+// max8, nc_find_index8, nc_match_replace8, select_reduce, range_select, tensor_scalar_cumulative,
+// sequence_bounds, local_gather, nc_stream_shuffle (isa_rowwise.cpp).
+void add_isa_rowwise_functions(ModuleObj& m, DefIsa def_isa);
+// nisa.dropout (language_random.cpp).
+void add_isa_random_functions(ModuleObj& m, DefIsa def_isa);
 
 }  // namespace nki::lib

@@ -217,6 +217,8 @@ ObjectPtr make_isa_module(Interpreter& in) {
   add_isa_engine_functions(mod, def_isa);
   add_isa_constants(mod);
   add_isa_select_functions(mod);
+  add_isa_rowwise_functions(mod, def_isa);
+  add_isa_random_functions(mod, def_isa);
   return m;
 }
 

@@ -44,6 +44,8 @@ class KernelContext {
   Interpreter* interpreter = nullptr;
   uint64_t instructions = 0;  // instruction records emitted
   std::vector<double> act_registers;  // Scalar Engine accumulation registers (one per partition)
+  std::vector<double> vector_accumulators;  // Vector Engine ones (nisa.tensor_scalar_cumulative)
+  uint64_t rng_state = 0x853C49E6748FEA9BULL;  // nl.rand / dropout generator (nl.random_seed sets it)
   std::vector<NarrowFormatUse> narrow_formats;  // one entry per narrow format used, in order of first use
 
   static KernelContext& current();

@@ -11,5 +11,7 @@ void add_math_functions(ModuleObj& m);
 void add_data_functions(ModuleObj& m);
 // var, all, rms_norm, gather_flattened (language_composite.cpp).
 void add_composite_functions(ModuleObj& m);
+// abs_max, abs_min, random_seed, rand, dropout, atomic_rmw (language_random.cpp).
+void add_random_functions(ModuleObj& m);
 
 }  // namespace nki::lib

@@ -124,6 +124,7 @@ ObjectPtr make_language_module(Interpreter& in) {
   add_data_functions(*m);
   add_math_functions(*m);
   add_composite_functions(*m);
+  add_random_functions(*m);
   return m;
 }
 

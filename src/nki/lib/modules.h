@@ -31,6 +31,8 @@ ObjectPtr make_typing_stdlib_module(Interpreter& in);  // typing (python_modules
 ObjectPtr make_functools_module(Interpreter& in);
 ObjectPtr make_itertools_module(Interpreter& in);
 ObjectPtr make_ml_dtypes_module(Interpreter& in);
+ObjectPtr make_dataclasses_module(Interpreter& in);  // python_classes.cpp
+ObjectPtr make_enum_module(Interpreter& in);         // python_classes.cpp
 
 // Registers all of the above with the interpreter's module registry under every accepted name.
 void install_builtin_modules(Interpreter& in);

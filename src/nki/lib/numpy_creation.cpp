@@ -177,8 +177,23 @@ void add_shape_functions(ModuleObj& m) {
   });
   add_function(m, "repeat", {req("a"), req("repeats"), opt("axis")}, [](Interpreter& in, BoundArgs& a) {
     Array x = to_array(in, a["a"]);
-    if (a["axis"].is_none()) return make_array(tensor::repeat(tensor::reshape(x, {-1}), to_int(a["repeats"], "repeats"), 0));
-    return make_array(tensor::repeat(x, to_int(a["repeats"], "repeats"), int(to_int(a["axis"], "axis"))));
+    if (a["axis"].is_none()) x = tensor::reshape(x.contiguous(), {-1});
+    int axis = a["axis"].is_none() ? 0 : normal_axis(to_int(a["axis"], "axis"), x.ndim(), "repeat");
+    Array counts = to_array(in, a["repeats"]);
+    if (counts.size() == 1 && counts.ndim() <= 1) return make_array(tensor::repeat(x, to_int(a["repeats"], "repeats"), axis));
+    // One count per element along the axis: a gather of each index repeated its count.
+    int64_t len = x.shape()[size_t(axis)];
+    if (counts.ndim() != 1 || counts.size() != len)
+      throw NkiError(ErrorKind::Value, fmt::format("operands could not be broadcast together with shape ({},) ({},)", len, counts.size()));
+    Array c = tensor::astype(counts, tensor::DType::Int64).contiguous();
+    std::vector<double> idx;
+    for (int64_t k = 0; k < len; ++k) {
+      if (c.i64()[k] < 0) throw NkiError(ErrorKind::Value, "repeats may not contain negative values.");
+      idx.insert(idx.end(), size_t(c.i64()[k]), double(k));
+    }
+    std::vector<tensor::IndexItem> items(static_cast<size_t>(axis), tensor::Slice{});
+    items.push_back(Array::from_values({int64_t(idx.size())}, tensor::DType::Int64, idx));
+    return make_array(tensor::get_index(x, items));
   });
   add_function(m, "where", {req("condition"), req("x"), req("y")}, [](Interpreter& in, BoundArgs& a) {
     Array c = to_array(in, a["condition"]), x = to_array(in, a["x"]), y = to_array(in, a["y"]);

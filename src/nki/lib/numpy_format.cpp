@@ -12,17 +12,28 @@ namespace nki::lib::np {
 
 namespace {
 
-// The shortest round-trip decimal digits of v (as float when `single`): v = 0.digits * 10^decpt.
 struct Decimal {
   bool negative = false;
   std::string digits;  // no trailing zeros (at least one digit)
   int decpt = 0;
 };
 
-Decimal shortest_decimal(double v, bool single) {
+// The shortest round-trip decimal digits of v in dtype t (float64, float16, or float32 for the
+// other float formats): v = 0.digits * 10^decpt. numpy prints float16 with float16's own shortest
+// digits (np.float16(65504) is 65500.0).
+Decimal shortest_decimal(double v, tensor::DType t) {
   char buf[64];
-  auto res = single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v), std::chars_format::scientific)
-                    : std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::to_chars_result res;
+  if (t == tensor::DType::Float64) {
+    res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  } else if (t == tensor::DType::Float16 && std::isfinite(v)) {
+    for (int digits = 1;; ++digits) {
+      res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific, digits - 1);
+      if (tensor::cast_scalar(t, std::strtod(std::string(buf, res.ptr).c_str(), nullptr)) == v || digits >= 17) break;
+    }
+  } else {
+    res = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v), std::chars_format::scientific);
+  }
   std::string sci(buf, res.ptr);  // [-]d[.ddd]e[+-]XX
   Decimal d;
   d.negative = sci[0] == '-';
@@ -37,8 +48,8 @@ Decimal shortest_decimal(double v, bool single) {
 
 // numpy prints array elements with precision 8: the shortest digits, but at most 8 after the
 // decimal point (positional) or after the first digit (scientific), correctly rounded.
-Decimal array_decimal(double v, bool single, bool scientific) {
-  Decimal d = shortest_decimal(v, single);
+Decimal array_decimal(double v, tensor::DType t, bool scientific) {
+  Decimal d = shortest_decimal(v, t);
   int fractional = scientific ? int(d.digits.size()) - 1 : int(d.digits.size()) - d.decpt;
   if (fractional <= 8) return d;
   std::string text = scientific ? fmt::format("{:.8e}", v) : fmt::format("{:.8e}", std::stod(fmt::format("{:.8f}", v)));
@@ -55,10 +66,10 @@ Decimal array_decimal(double v, bool single, bool scientific) {
 }
 
 // Python's float repr rules.
-std::string shortest_repr(double v, bool single) {
+std::string shortest_repr(double v, tensor::DType t) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  Decimal d = shortest_decimal(v, single);
+  Decimal d = shortest_decimal(v, t);
   const std::string& digits = d.digits;
   int decpt = d.decpt;
   std::string out;
@@ -85,7 +96,7 @@ std::string element_str(double v, tensor::DType t) {
   std::string s = format_scalar(v, t);
   size_t dot = s.find('.');
   if (std::isfinite(v) && s.find('e') == std::string::npos && dot != std::string::npos && s.size() - dot - 1 > 8) {
-    Decimal d = array_decimal(v, t != tensor::DType::Float64, false);  // precision 8
+    Decimal d = array_decimal(v, t, false);  // precision 8
     s = (d.negative ? "-" : "") + (d.decpt <= 0 ? "0." + std::string(-d.decpt, '0') + d.digits
                                                  : d.digits.substr(0, std::min<size_t>(d.decpt, d.digits.size())) +
                                                        std::string(d.decpt > int(d.digits.size()) ? d.decpt - d.digits.size() : 0, '0') +
@@ -148,7 +159,7 @@ class ElementLayout {
     for (double v : shown) {
       if (!std::isfinite(v)) continue;
       if (scientific_) {
-        Decimal d = array_decimal(v, single(), true);
+        Decimal d = array_decimal(v, dtype_, true);
         if (v == 0) d.decpt = 1;
         precision_ = std::max(precision_, d.digits.size() - 1);
         exp_digits_ = std::max<size_t>(exp_digits_, std::max<size_t>(2, std::to_string(std::abs(d.decpt - 1)).size()));
@@ -173,10 +184,18 @@ class ElementLayout {
   std::string format(double v) const {
     if (!tensor::is_float(dtype_) || !std::isfinite(v)) return right_justify(element_str(v, dtype_));
     if (scientific_) {
-      Decimal d = array_decimal(v, single(), true);
+      Decimal d = array_decimal(v, dtype_, true);
       if (v == 0) d.decpt = 1;
       std::string mantissa = (d.negative ? "-" : "") + d.digits.substr(0, 1) + "." + d.digits.substr(1) +
                              std::string(precision_ - (d.digits.size() - 1), '0');
+      if (v != 0 && d.digits.size() - 1 < precision_) {
+        // numpy pads to the common precision with the value's exact digits, not zeros
+        // (float16 0.1 is 9.998e-02 next to an element that needs 3 decimals).
+        std::string exact = fmt::format("{:.{}e}", v, precision_);
+        size_t e = exact.find('e');
+        mantissa = exact.substr(0, e);
+        d.decpt = std::stoi(exact.substr(e + 1)) + 1;
+      }
       std::string exponent = std::to_string(std::abs(d.decpt - 1));
       exponent = std::string(exp_digits_ - exponent.size(), '0') + exponent;
       return std::string(pad_left_ - (d.negative ? 2 : 1), ' ') + mantissa + "e" + (d.decpt - 1 < 0 ? "-" : "+") +
@@ -188,7 +207,6 @@ class ElementLayout {
   }
 
  private:
-  bool single() const { return dtype_ != tensor::DType::Float64; }
   std::string right_justify(const std::string& s) const {
     return std::string(width_ > s.size() ? width_ - s.size() : 0, ' ') + s;
   }
@@ -214,7 +232,7 @@ std::string body(const tensor::Array& a, bool commas, int indent) {
 
 }  // namespace
 
-std::string format_scalar(double v, tensor::DType t) { return shortest_repr(v, t != tensor::DType::Float64); }
+std::string format_scalar(double v, tensor::DType t) { return shortest_repr(v, t); }
 
 std::string array_repr(const tensor::Array& a) {
   std::string s = "array(" + body(a, true, 6);

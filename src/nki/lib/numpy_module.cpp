@@ -55,7 +55,10 @@ ObjectPtr make_numpy_module(Interpreter& in) {
   np::add_math_functions(*m);
   np::add_extra_functions(*m);
   np::add_more_functions(*m);
+  np::add_sorting_functions(*m);
+  np::add_reshaping_functions(*m);
   m->attrs["random"] = Value(np::make_random_module());
+  m->attrs["linalg"] = Value(np::make_linalg_module());
   return m;
 }
 

@@ -23,13 +23,6 @@ namespace {
 // The float dtype numpy computes a statistic of `x` in (integers and bools: float64).
 DType stat_dtype(const Array& x) { return tensor::is_float(x.dtype()) ? x.dtype() : DType::Float64; }
 
-int normal_axis(int64_t axis, int ndim, std::string_view what) {
-  int64_t a = axis < 0 ? axis + ndim : axis;
-  if (a < 0 || a >= ndim)
-    throw NkiError(ErrorKind::Value, fmt::format("{}: axis {} is out of bounds for array of dimension {}", what, axis, ndim));
-  return int(a);
-}
-
 // np.var / np.std(a, axis=None, dtype=None, ddof=0, keepdims=False): mean of squared deviations
 // from the mean, in the input's float dtype, divided by n - ddof.
 Value variance(Interpreter& in, BoundArgs& a, bool root) {
@@ -262,6 +255,13 @@ Value type_info(const Value& dtype, bool floating) {
 }
 
 }  // namespace
+
+int normal_axis(int64_t axis, int ndim, std::string_view what) {
+  int64_t a = axis < 0 ? axis + ndim : axis;
+  if (a < 0 || a >= ndim)
+    throw NkiError(ErrorKind::Value, fmt::format("{}: axis {} is out of bounds for array of dimension {}", what, axis, ndim));
+  return int(a);
+}
 
 void add_more_functions(ModuleObj& m) {
   std::vector<Param> stat = {req("a"), opt("axis"), opt("dtype"), opt("out"), opt("ddof", Value::from_int(0)),

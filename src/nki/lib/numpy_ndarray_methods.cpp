@@ -115,6 +115,8 @@ const std::unordered_map<std::string_view, MethodSpec>& methods() {
       {"mean", {reduce_params(), false, [](Interpreter& in, NdArrayObj& s, BoundArgs& a) { return reduce_method(R::Mean, in, s, a); }}},
       {"max", {reduce_params(), false, [](Interpreter& in, NdArrayObj& s, BoundArgs& a) { return reduce_method(R::Max, in, s, a); }}},
       {"min", {reduce_params(), false, [](Interpreter& in, NdArrayObj& s, BoundArgs& a) { return reduce_method(R::Min, in, s, a); }}},
+      {"sort", {{opt("axis", Value::from_int(-1)), opt("kind"), opt("order")}, false,
+                [](Interpreter& in, NdArrayObj& s, BoundArgs& a) { return np::sort_in_place(in, s, a["axis"]); }}},
       {"all", {reduce_params(), false, [](Interpreter& in, NdArrayObj& s, BoundArgs& a) { return reduce_method(R::All, in, s, a); }}},
       {"any", {reduce_params(), false, [](Interpreter& in, NdArrayObj& s, BoundArgs& a) { return reduce_method(R::Any, in, s, a); }}},
   };
@@ -123,7 +125,7 @@ const std::unordered_map<std::string_view, MethodSpec>& methods() {
 
 // ndarray methods that are the numpy function of the same name applied to the array.
 bool forwarded_to_numpy(std::string_view name) {
-  for (const char* n : {"var", "std", "cumsum", "cumprod", "argmax", "argmin", "round"})
+  for (const char* n : {"var", "std", "cumsum", "cumprod", "argmax", "argmin", "round", "argsort", "nonzero"})
     if (name == n) return true;
   return false;
 }

@@ -72,6 +72,27 @@ Value bounded_ints(Interpreter& in, tensor::LegacyRandom& r, int64_t off, uint64
   return make_array(Array::from_values(shape, tensor::DType::Int64, vals));
 }
 
+void shuffle_first_axis(Interpreter& in, const Value& x, tensor::LegacyRandom& r) {
+  if (auto* list = x.as<ListObj>()) {
+    for (int64_t i = int64_t(list->items.size()) - 1; i > 0; --i) std::swap(list->items[size_t(i)], list->items[size_t(bounded(r, 0, uint64_t(i)))]);
+    return;
+  }
+  auto* nd = x.as<NdArrayObj>();
+  if (!nd || nd->array.ndim() < 1) throw NkiError(ErrorKind::Type, "shuffle: x must be a list or an array of at least one dimension");
+  Array& arr = nd->array;
+  int64_t n = arr.shape()[0];
+  if (!arr.has_data()) return;
+  in.charge_steps(uint64_t(n));
+  for (int64_t i = n - 1; i > 0; --i) {
+    int64_t j = bounded(r, 0, uint64_t(i));
+    if (i == j) continue;
+    Array row_i = tensor::get_index(arr, {tensor::IndexItem{i}}).copy();
+    Array row_j = tensor::get_index(arr, {tensor::IndexItem{j}});
+    tensor::set_index(arr, {tensor::IndexItem{i}}, row_j);
+    tensor::set_index(arr, {tensor::IndexItem{j}}, row_i);
+  }
+}
+
 void add(ModuleObj& m, const std::string& name, std::vector<Param> params, std::function<Value(Interpreter&, BoundArgs&)> fn,
          bool var_args = false) {
   Signature sig{"np.random." + name, std::move(params), var_args, false};
@@ -140,6 +161,20 @@ ObjectPtr make_random_module() {
     return bounded_ints(in, rng, low, uint64_t(high - low - 1), a["size"]);
   });
   // choice(a, size=None, replace=True): uniform draws with replacement (randint indices).
+  // shuffle(x) / permutation(x): numpy's legacy Fisher-Yates (for i = n-1 .. 1, swap i with a
+  // draw in [0, i]) over the first axis; permutation shuffles a copy (or arange(n) for an int).
+  add(*m, "shuffle", {req("x")}, [](Interpreter& in, BoundArgs& a) {
+    shuffle_first_axis(in, a["x"], stream(in));
+    return Value();
+  });
+  add(*m, "permutation", {req("x")}, [](Interpreter& in, BoundArgs& a) {
+    Value x = a["x"];
+    Array arr = x.is_int() ? tensor::arange(0, double(x.as_int()), 1, tensor::DType::Int64) : to_array(in, x).copy();
+    if (arr.ndim() < 1) throw NkiError(ErrorKind::Index, "x must be an integer or at least 1-dimensional");
+    Value v = make_array(arr);
+    shuffle_first_axis(in, v, stream(in));
+    return v;
+  });
   add(*m, "choice", {opt("a"), opt("size"), opt("replace", Value::from_bool(true)), opt("p")}, [](Interpreter& in, BoundArgs& a) {
     if (!a["p"].is_none() || !a["replace"].truthy())
       throw NkiError(ErrorKind::Unsupported, "np.random.choice: only uniform draws with replacement (p=None, replace=True) are supported");

@@ -24,6 +24,7 @@ namespace {
 
 struct FidelityOptions {
   std::string manifest, arch = "all", ladder, kernel, guard, write_band, write_thresholds, timeline_dir;
+  std::vector<std::string> parameters;  // NAME=VALUE
   bool json = false, no_check = false, check_slow = false, fields = false;
 };
 
@@ -60,6 +61,24 @@ int run_fidelity(const FidelityOptions& opt) {
     return 2;
   }
   fidelity::RunOptions run_options;
+  for (const std::string& p : opt.parameters) {
+    const size_t eq = p.find('=');
+    try {
+      if (eq == std::string::npos) throw std::invalid_argument("expected NAME=VALUE");
+      const std::string name = p.substr(0, eq);
+      const double value = std::stod(p.substr(eq + 1));
+      trn::ArchConfig probe = trn::arch_config("trn1");
+      trn::set_parameter(probe, name, value);  // an unknown name or a bad value fails here
+      run_options.parameters.emplace_back(name, value);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "error: --set {}: {}\n", p, e.what());
+      return 2;
+    }
+  }
+  if (!run_options.parameters.empty() && (!opt.guard.empty() || !opt.write_band.empty() || !opt.write_thresholds.empty())) {
+    fmt::print(stderr, "error: --set changes the model; --guard, --write-band and --write-thresholds take the shipped one\n");
+    return 2;
+  }
   run_options.check = !opt.no_check;
   run_options.check_slow = opt.check_slow;
   run_options.timeline_dir = opt.timeline_dir;
@@ -132,6 +151,9 @@ cli::RunFn setup_fidelity(CLI::App& sub) {
   sub.add_option("--write-band", opt->write_band, "write the error band table derived from the residuals");
   sub.add_option("--write-thresholds", opt->write_thresholds, "write today's figures as a thresholds file");
   sub.add_option("--timeline", opt->timeline_dir, "write a Chrome trace per entry into this directory");
+  sub.add_option("--set", opt->parameters,
+                 "override a simulator parameter, NAME=VALUE (trn::set_parameter names, e.g. dma_queues=1; "
+                 "repeatable): calibration scans");
   return [opt] { return run_fidelity(*opt); };
 }
 

@@ -146,7 +146,9 @@ EntryResult run_entry(const Entry& e, const RunOptions& options) {
     timeline = (std::filesystem::path(options.timeline_dir) / (file + ".json")).string();
   }
   auto start = std::chrono::steady_clock::now();
-  eval::ProfileRun run = eval::profile_kernel(req, e.gen, timeline);
+  trn::ArchConfig arch = trn::arch_config(e.gen);
+  for (const auto& [name, value] : options.parameters) trn::set_parameter(arch, name, value);
+  eval::ProfileRun run = eval::profile_kernel(req, arch, timeline);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.profile_outcome = run.status;
   for (auto& d : run.diagnostics) r.diagnostics.push_back("profile: " + d);

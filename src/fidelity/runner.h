@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "eval/status.h"
@@ -18,6 +19,9 @@ struct RunOptions {
   bool check = true;         // run the numerics check
   bool check_slow = false;   // also the checks marked `check: slow`
   std::string timeline_dir;  // write a Chrome trace per entry here ("" = none)
+  // Simulator parameters to override (trn::set_parameter names), for calibration scans; applied
+  // to the configuration of each entry's generation.
+  std::vector<std::pair<std::string, double>> parameters;
 };
 
 enum class CheckState { Passed, Failed, Skipped };

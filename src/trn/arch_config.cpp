@@ -32,6 +32,9 @@ ArchConfig make_trn1() {
   // transfers, which one queue cannot: 1.27x its latency with one, 1.01x with two).
   a.dma_fixed_ns = 1300;
   a.dma_queues = 2;
+  // Each DMA statement keeps its queue (ArchConfig::dma_queue_per_statement): the tutorial matmuls'
+  // loops of single-statement loads run one fixed cost per transfer (docs/simulator.md).
+  a.dma_queue_per_statement = true;
   // Per DMA buffer per engine (not published): about 1 ns, from the DMAO timeline where one engine
   // moves 8 rows of 256 B (2 KiB) in 97 ns against 89 ns at 23 B/ns; the calibrate entries agree
   // (docs/simulator.md).
@@ -65,6 +68,10 @@ ArchConfig make_trn2() {
   // the Trn2 calibrate entries (transpose_example, DMA micro-benchmarks; docs/simulator.md).
   a.dma_fixed_ns = 600;
   a.dma_queues = 2;
+  // The DGE instances generate descriptors for any queue: one statement's transfers overlap their
+  // fixed costs on both (round robin), as the CS149 conv2d's single-statement row loads must (six
+  // 600 ns loads per 1.86 us output row).
+  a.dma_queue_per_statement = false;
   a.hbm_bytes_per_ns = 362.5;        // 2.9 TB/s chip / 8 cores (TRN2, derived)
   a.profiler_hbm_bytes_per_s = 362.5e9;
   a.dma_transpose_from_hbm = 0.9;    // ARCH3
@@ -144,6 +151,10 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
     }
   if (name == "shared_engine_ports") {
     a.shared_engine_ports = value != 0;
+    return;
+  }
+  if (name == "dma_queue_per_statement") {
+    a.dma_queue_per_statement = value != 0;
     return;
   }
   throw std::invalid_argument("unknown simulator parameter '" + std::string(name) + "'");

@@ -82,8 +82,14 @@ struct ArchConfig {
   // transfers before it: a stream of small transfers on one queue is bound by it (this is the
   // digitized efficiency curve), a stream of large ones by bandwidth.
   double dma_fixed_ns = 1300;
-  // Queues the compiler spreads a kernel's independent transfers over (not published; calibrated).
+  // IO queues the compiler spreads a kernel's transfers over (not published; calibrated).
   uint32_t dma_queues = 1;
+  // How transfers pick their IO queue. Per statement (1): each DMA statement of the kernel (its
+  // source line) keeps one queue, so a loop's stream of loads from one statement is in order on
+  // one queue, one fixed cost at a time (DMAO: a transfer goes to one queue, in order within a
+  // queue; the Trn1 matmul tutorial's loops of single-statement loads take 1.17-1.22 us per
+  // transfer, the DMABW fixed cost). Round robin (0): consecutive transfers alternate queues.
+  bool dma_queue_per_statement = false;
   // Per contiguous chunk (DMA buffer) per engine: descriptor processing (not published;
   // calibrated). Dominates element-granular transfers (transposes, 4-byte strides).
   double dma_descriptor_ns = 0;

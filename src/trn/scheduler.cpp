@@ -59,6 +59,12 @@ int Scheduler::next_queue(QueueClass c) {
   return int(c) * per_class + q;
 }
 
+int Scheduler::statement_queue(uint32_t line) {
+  auto [it, added] = statement_queues_.try_emplace(line, 0);
+  if (added) it->second = next_queue(QueueClass::Io);
+  return it->second;
+}
+
 // NC-v2: VectorE and GpSimd cannot access SBUF at the same time (ARCH2), so their instructions
 // take turns on one timeline; each engine's active time is still counted apart.
 ResourceTimeline& Scheduler::engine_timeline(int track) {
@@ -80,6 +86,7 @@ double Scheduler::memory_transfer(const MemoryTransfer& t) {
   shape.partitions = t.partitions;
   shape.descriptors = t.partitions;  // one contiguous run per partition row
   // A rematerialized load goes where loads go; spills have their own queue (qSpillReload).
+  // Compiler-generated transfers belong to no statement: they go round robin over their class.
   int queue = next_queue(t.kind == MemoryTransfer::Kind::Reload ? QueueClass::Io : QueueClass::Spill);
   const char* name = t.kind == MemoryTransfer::Kind::Reload      ? "reload"
                      : t.kind == MemoryTransfer::Kind::SpillSave ? "spill_save"
@@ -324,7 +331,8 @@ void Scheduler::run(const PendingOp& op) {
   int track = -1;
   if (op.engine == Engine::Dma) {
     double ready = scratch_ready_.on(-1, 0);
-    end = schedule_dma(next_queue(QueueClass::Io), op.dma, ready, to_string(op.opcode), op.line, op.in_order);
+    const int queue = arch_.dma_queue_per_statement ? statement_queue(op.line) : next_queue(QueueClass::Io);
+    end = schedule_dma(queue, op.dma, ready, to_string(op.opcode), op.line, op.in_order);
   } else {
     end = schedule_compute(op, scratch_ready_, track);
   }

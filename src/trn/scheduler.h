@@ -97,6 +97,9 @@ class Scheduler {
   // (qSyncSpillReload<n>, qVectorSpillReload<n>).
   enum class QueueClass { Io, Spill };
   int next_queue(QueueClass c);  // round robin over the class's queues
+  // The IO queue of a DMA statement (ArchConfig::dma_queue_per_statement): statements take the
+  // queues in the order they first issue a transfer.
+  int statement_queue(uint32_t line);
   int queue_track(int queue) const { return kEngineCount + queue; }
   ResourceTimeline& engine_timeline(int track);
 
@@ -116,6 +119,7 @@ class Scheduler {
   double act_table_used_until_ = 0;  // end of the last activation that used a table
   std::vector<Queue> queues_;                       // IO queues, then spill queues
   std::array<int, 2> next_queue_{};
+  std::unordered_map<uint32_t, int> statement_queues_;  // source line -> IO queue
   double dma_load_ns_ = 0, dma_store_ns_ = 0, dma_spill_ns_ = 0;  // data time by direction
   Ready scratch_ready_;
   // HBM traffic per tensor, to classify private intermediates as spill at the end.

@@ -131,14 +131,23 @@ TEST(TrnEngineModel, FewerPartitionsTakeAsLongAndDoNotOverlap) {
 
 namespace {
 
-// `count` independent loads of [128 x bytes/4] fp32 on the IO queues; returns GB/s.
-double load_stream_gbps(const trn::ArchConfig& arch, uint32_t bytes, int count) {
+// `count` independent loads of [128 x bytes/4] fp32 on the IO queues, issued by `statements`
+// DMA statements (source lines) in turn; returns GB/s.
+double load_stream_gbps(const trn::ArchConfig& arch, uint32_t bytes, int count, int statements = 1) {
   auto records = build([&](trn::TraceBuilder& b) {
     auto x = b.hbm("x", uint64_t(count) * 128 * bytes, true);
-    for (int idx = 0; idx < count; ++idx) b.load(fresh(b, 128, bytes / 4), b.hbm_rows(x, 128, bytes / 4));
+    for (int idx = 0; idx < count; ++idx) {
+      b.set_line(uint32_t(10 + idx % statements));
+      b.load(fresh(b, 128, bytes / 4), b.hbm_rows(x, 128, bytes / 4));
+    }
   });
   trn::Profile p = trn::simulate(records, arch);
   return double(p.hbm_read_bytes) / (p.latency * 1e6);
+}
+
+trn::ArchConfig with(trn::ArchConfig arch, const char* name, double value) {
+  trn::set_parameter(arch, name, value);
+  return arch;
 }
 
 }  // namespace
@@ -157,13 +166,28 @@ TEST(TrnEngineModel, OneQueueReproducesThePublishedDmaEfficiencyCurve) {
 }
 
 TEST(TrnEngineModel, QueuesOverlapTheirFixedCosts) {
-  trn::ArchConfig one = trn1(), four = trn1();
-  trn::set_parameter(one, "dma_queues", 1);
-  trn::set_parameter(four, "dma_queues", 4);
+  // Round robin: consecutive transfers alternate queues.
+  trn::ArchConfig one = with(with(trn1(), "dma_queue_per_statement", 0), "dma_queues", 1);
+  trn::ArchConfig four = with(with(trn1(), "dma_queue_per_statement", 0), "dma_queues", 4);
   // 64 KiB transfers are bound by the fixed cost on one queue; four queues overlap it.
   EXPECT_GT(load_stream_gbps(four, 512, 400), 3.5 * load_stream_gbps(one, 512, 400));
   // Large transfers are bound by bandwidth either way.
   EXPECT_NEAR(load_stream_gbps(four, 32768, 40) / load_stream_gbps(one, 32768, 40), 1.0, 0.1);
+}
+
+TEST(TrnEngineModel, OneDmaStatementKeepsOneQueueOnTrn1) {
+  // The loads one statement issues in a loop stay in order on one queue: one fixed cost (1300 ns,
+  // DMABW) per transfer, whatever the queue count (the Trn1 matmul tutorial's loops of [128 x 1 KiB]
+  // loads take 1.17-1.22 us per transfer). Two statements use two queues and overlap their fixed
+  // costs; round robin (Trn2, two DGE instances) overlaps one statement's transfers.
+  const trn::ArchConfig& a = trn1();
+  ASSERT_TRUE(a.dma_queue_per_statement);
+  const double one_statement = load_stream_gbps(a, 1024, 400, 1);
+  EXPECT_NEAR(one_statement, 128.0 * 1024 / a.dma_fixed_ns, 0.05 * one_statement);
+  EXPECT_NEAR(load_stream_gbps(with(a, "dma_queues", 8), 1024, 400, 1) / one_statement, 1.0, 0.02);
+  EXPECT_NEAR(load_stream_gbps(a, 1024, 400, 2) / one_statement, 2.0, 0.1);
+  EXPECT_NEAR(load_stream_gbps(with(a, "dma_queue_per_statement", 0), 1024, 400, 1) / one_statement, 2.0, 0.1);
+  EXPECT_FALSE(trn::arch_config("trn2").dma_queue_per_statement);
 }
 
 TEST(TrnEngineModel, ProfileCountsBytesAsNeuronProfileDoes) {

@@ -52,7 +52,7 @@ int Scheduler::engine_track(Engine engine) const {
 }
 
 int Scheduler::next_queue(QueueClass c) {
-  const int per_class = int(queues_.size() / 2);
+  const int per_class = int(io_queues());
   int& next = next_queue_[size_t(c)];
   int q = next;
   next = (next + 1) % per_class;
@@ -61,7 +61,10 @@ int Scheduler::next_queue(QueueClass c) {
 
 int Scheduler::statement_queue(uint32_t line) {
   auto [it, added] = statement_queues_.try_emplace(line, 0);
-  if (added) it->second = next_queue(QueueClass::Io);
+  if (!added) return it->second;
+  // A new statement takes the IO queue with the least transfer time so far.
+  for (int q = 1; q < int(io_queues()); ++q)
+    if (queues_[size_t(q)].busy_ns < queues_[size_t(it->second)].busy_ns) it->second = q;
   return it->second;
 }
 

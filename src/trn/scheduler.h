@@ -97,10 +97,11 @@ class Scheduler {
   // (qSyncSpillReload<n>, qVectorSpillReload<n>).
   enum class QueueClass { Io, Spill };
   int next_queue(QueueClass c);  // round robin over the class's queues
-  // The IO queue of a DMA statement (ArchConfig::dma_queue_per_statement): statements take the
-  // queues in the order they first issue a transfer.
+  // The IO queue of a DMA statement (ArchConfig::dma_queue_per_statement), chosen when the
+  // statement issues its first transfer.
   int statement_queue(uint32_t line);
   int queue_track(int queue) const { return kEngineCount + queue; }
+  size_t io_queues() const { return queues_.size() / 2; }  // queues per class
   ResourceTimeline& engine_timeline(int track);
 
   const ArchConfig& arch_;

@@ -114,8 +114,8 @@ int run_fidelity(const FidelityOptions& opt) {
   if (opt.json) {
     nlohmann::json j;
     j["manifest"] = path;
-    j["launch_offset_us"] = {{"trn1", trn::arch_config("trn1").ncl_launch_offset_us},
-                             {"trn2", trn::arch_config("trn2").ncl_launch_offset_us}};
+    j["launch_offset_us"] = {{"trn1", trn::arch_config("trn1").launch_offset_us},
+                             {"trn2", trn::arch_config("trn2").launch_offset_us}};
     j["entries"] = nlohmann::json::array();
     for (const auto& r : results) j["entries"].push_back(fidelity::to_json(r));
     j["summary"] = fidelity::to_json(summary);
@@ -123,9 +123,9 @@ int run_fidelity(const FidelityOptions& opt) {
     if (!opt.guard.empty()) j["guard"] = {{"thresholds", opt.guard}, {"failures", failures}};
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("fidelity suite {} ({} entries; NCL metrics include a launch offset of {} us trn1, {} us trn2)\n",
-               path, results.size(), trn::arch_config("trn1").ncl_launch_offset_us,
-               trn::arch_config("trn2").ncl_launch_offset_us);
+    fmt::print("fidelity suite {} ({} entries; whole-run latencies include a launch offset of {} us trn1, {} us trn2)\n",
+               path, results.size(), trn::arch_config("trn1").launch_offset_us,
+               trn::arch_config("trn2").launch_offset_us);
     fmt::print("{}", fidelity::format_text(results, summary));
     if (opt.fields) fmt::print("{}", fidelity::format_fields_text(fields));
     if (!opt.guard.empty() && failures.empty()) fmt::print("guard: every figure within {}\n", opt.guard);

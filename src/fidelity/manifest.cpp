@@ -241,9 +241,11 @@ std::string to_string(Metric metric) {
   return "?";
 }
 
-bool includes_launch_cost(Metric m) { return m == Metric::Bench || m == Metric::P50 || m == Metric::P99; }
+bool includes_launch_cost(Metric m) { return is_latency(m); }
 
-bool is_latency(Metric m) { return includes_launch_cost(m) || m == Metric::ProfileTotal || m == Metric::Profile; }
+bool is_latency(Metric m) {
+  return m == Metric::Bench || m == Metric::P50 || m == Metric::P99 || m == Metric::ProfileTotal || m == Metric::Profile;
+}
 
 std::string to_string(Role r) { return r == Role::Calibrate ? "calibrate" : "validate"; }
 

@@ -89,10 +89,10 @@ double simulated_quantity_us(const Entry& e, const trn::Profile& p) {
     case Metric::Bench:
     case Metric::P50:
     case Metric::P99:
-      us = p.latency * 1e3 + trn::arch_config(e.gen).ncl_launch_offset_us;
-      break;
     case Metric::ProfileTotal:
     case Metric::Profile:
+      us = p.latency * 1e3 + trn::arch_config(e.gen).launch_offset_us;
+      break;
     case Metric::II:
       us = p.latency * 1e3;
       break;

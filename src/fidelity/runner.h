@@ -34,7 +34,7 @@ struct EntryResult {
   std::optional<trn::Profile> profile;  // the simulated profile at the measured shape
   std::vector<std::string> diagnostics; // of the failing step(s), rendered
   double measured_us = 0;               // the entry's measurement as a time
-  double simulated_us = 0;              // the simulated counterpart (NCL metrics: + launch offset)
+  double simulated_us = 0;              // the simulated counterpart (whole-run latencies: + launch offset)
   double seconds = 0;                   // wall time of the trace-only profile
 
   bool runs() const { return profile.has_value() && check != CheckState::Failed; }

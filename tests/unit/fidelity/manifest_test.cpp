@@ -99,20 +99,24 @@ TEST(FidelityManifest, TheRepositorysManifestLoads) {
   }
 }
 
-TEST(FidelityMetric, LaunchCostOnlyInNclMetrics) {
+TEST(FidelityMetric, LaunchCostInEveryWholeRunLatency) {
+  // NCL and a profile's total_time both span the run's fixed start cost; engine active times and
+  // initiation intervals do not.
   EXPECT_TRUE(fidelity::includes_launch_cost(fidelity::Metric::P99));
   EXPECT_TRUE(fidelity::includes_launch_cost(fidelity::Metric::Bench));
-  EXPECT_FALSE(fidelity::includes_launch_cost(fidelity::Metric::ProfileTotal));
+  EXPECT_TRUE(fidelity::includes_launch_cost(fidelity::Metric::ProfileTotal));
+  EXPECT_TRUE(fidelity::includes_launch_cost(fidelity::Metric::Profile));
   EXPECT_FALSE(fidelity::includes_launch_cost(fidelity::Metric::TeActive));
+  EXPECT_FALSE(fidelity::includes_launch_cost(fidelity::Metric::II));
   fidelity::Entry e;
   e.gen = "trn2";
   trn::Profile p;
   p.latency = 1.0;  // ms
   p.engine_busy_ms["pe"] = 0.5;
   e.metric = fidelity::Metric::ProfileTotal;
-  EXPECT_DOUBLE_EQ(fidelity::simulated_quantity_us(e, p), 1000);
+  EXPECT_DOUBLE_EQ(fidelity::simulated_quantity_us(e, p), 1000 + trn::arch_config("trn2").launch_offset_us);
   e.metric = fidelity::Metric::P50;
-  EXPECT_DOUBLE_EQ(fidelity::simulated_quantity_us(e, p), 1000 + trn::arch_config("trn2").ncl_launch_offset_us);
+  EXPECT_DOUBLE_EQ(fidelity::simulated_quantity_us(e, p), 1000 + trn::arch_config("trn2").launch_offset_us);
   e.metric = fidelity::Metric::TeActive;
   e.per = 2;
   EXPECT_DOUBLE_EQ(fidelity::simulated_quantity_us(e, p), 250);

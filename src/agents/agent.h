@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "agents/memory.h"
 #include "agents/types.h"
 
@@ -40,6 +42,12 @@ class Planner {
   // Up to `n` plans, each one optimization of `candidate`. Fewer (or none) on a failed sample.
   virtual std::vector<Plan> propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
                                     int n) = 0;
+  // What the planner carries from call to call that shapes later proposals (the built-in one: the
+  // sites already planned per kernel, the kernels already known, the rewrites that failed). The
+  // loop saves it in every checkpoint and restores it on resume, so a resumed run proposes what
+  // the uninterrupted run would have. Planners that carry nothing keep these defaults.
+  virtual nlohmann::json saved_state() const { return nullptr; }
+  virtual void restore_state(const nlohmann::json& /*state*/) {}
 };
 
 class Executor {

@@ -15,6 +15,7 @@
 #include "base/atomic_file.h"
 #include "cli/optimize_agents.h"
 #include "cli/optimize_options.h"
+#include "cli/optimize_resume.h"
 #include "bench/bench_root.h"
 #include "bench/task_case.h"
 #include "cli/command.h"
@@ -28,6 +29,7 @@
 #include "search/console_progress.h"
 #include "search/kernel_evaluator.h"
 #include "search/optimizer.h"
+#include "search/run_lock.h"
 #include "search/run_output.h"
 #include "search/store_journal.h"
 #include "search/task_loader.h"
@@ -96,7 +98,9 @@ bool budget_given(const CLI::App& sub) {
 // run's config.json, in a new directory.
 std::string prepare_options(OptimizeOptions& o, const CLI::App& sub) {
   if (!o.resume.empty()) {
+    const OptimizeOptions asked = o;
     cli::restore(o, cli::read_run_config(o.resume, "--resume"), sub);
+    cli::check_resume_options(asked, o, sub);
     if (budget_given(sub))  // the larger budget holds for later resumes too
       base::write_file_atomic((fs::path(o.resume) / "config.json").string(), cli::to_json(o).dump(2) + "\n");
     return o.resume;
@@ -110,12 +114,14 @@ std::string prepare_options(OptimizeOptions& o, const CLI::App& sub) {
     std::string memory_out = o.memory_out;  // never the recorded run's file: the replay would overwrite it
     cli::restore(o, cli::read_run_config(o.replay, "--replay"), sub);
     o.memory_out = memory_out;
+    o.run_uid = cli::new_run_uid();  // a replay is a run of its own
     return run_dir;
   }
   if (o.task.empty() == o.tasks.empty()) throw std::invalid_argument("give exactly one of --task T and --tasks a,b|all");
   if (o.bench_root.empty()) o.bench_root = bench::default_bench_root();
   if (o.bench_root.empty()) throw std::invalid_argument("no benchmark found: give --bench-root DIR");
   builtin_memory_defaults(o, sub);
+  o.run_uid = cli::new_run_uid();
   return run_dir;
 }
 
@@ -137,11 +143,15 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   if (fresh) cli::validate_inputs(o);
 
   fs::create_directories(run_dir);
+  search::RunDirLock lock(run_dir);  // held to the end: one process at a time in a run
   std::string run_name = fs::path(run_dir).filename().string();
+  const std::string db_path = (fs::path(run_dir) / "run.db").string();
+  if (fresh && fs::exists(db_path))  // config.json is checked in prepare_options; this is a run.db without one
+    throw std::invalid_argument(fmt::format("--out {}: already holds a run store ({}); give a new directory", run_dir, db_path));
+  if (!fresh) cli::check_run_store_exists(run_dir);
   if (fresh) base::write_file_atomic(config_path.string(), cli::to_json(o).dump(2) + "\n");
-  store::RunStore store((fs::path(run_dir) / "run.db").string());
-  auto existing = store.latest_run();
-  int64_t run_id = existing ? existing->id : store.create_run(run_name, cli::run_record(o).dump());
+  store::RunStore store(db_path);
+  int64_t run_id = fresh ? store.create_run(run_name, cli::run_record(o).dump()) : cli::resumed_run_id(run_dir, o, store);
   store.set_run_status(run_id, "running");
   search::StoreJournal journal(store, run_id);
 
@@ -195,7 +205,8 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   else fmt::print("draw it: accelopt report {}\n", run_dir);
   if (!state.stop_message.empty()) fmt::print(stderr, "accelopt: {}\n", state.stop_message);
   if (state.stop == search::StopReason::Cancelled)
-    fmt::print(stderr, "accelopt: stopped; evaluations in flight were not kept. Continue with: accelopt optimize --resume {}\n",
+    fmt::print(stderr, "accelopt: stopped; the evaluations in flight were not kept, and a resume runs them again. "
+               "Continue with: accelopt optimize --resume {}\n",
                run_dir);
   if (summary.value("status", "") == "failed") return 1;  // no task could even start
   return exit_code(state);

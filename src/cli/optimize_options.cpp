@@ -20,7 +20,7 @@ nlohmann::json to_json(const OptimizeOptions& o) {
       {"config", o.config.empty() ? "" : fs::absolute(o.config).string()},
       {"memory_in", o.memory_in},
       {"memory_out", o.memory_out},
-      {"bench_root", fs::absolute(o.bench_root).string()},
+      {"bench_root", o.bench_root.empty() ? "" : fs::absolute(o.bench_root).string()},
       {"kernels", o.kernels.empty() ? "" : fs::absolute(o.kernels).string()},
       {"arch", o.arch},
       {"prompts", o.prompts},
@@ -37,6 +37,7 @@ nlohmann::json to_json(const OptimizeOptions& o) {
         {"account", e.account}, {"extra_sbatch_args", e.extra_sbatch_args}, {"cpus_per_task", e.cpus_per_task},
         {"max_concurrent", e.max_concurrent}, {"time_limit_minutes", e.time_limit_minutes}}}};
   if (!o.replay.empty()) j["replay"] = fs::absolute(o.replay).string();
+  if (!o.run_uid.empty()) j["run_uid"] = o.run_uid;
   return j;
 }
 
@@ -57,6 +58,7 @@ void restore(OptimizeOptions& o, const nlohmann::json& j, const CLI::App& given)
   o.check_seeds = j.value("check_seeds", "");
   if (!given.count("--confirm-with-profiler")) o.confirm_with_profiler = j.value("confirm_with_profiler", "");
   if (o.replay.empty()) o.replay = j.value("replay", "");
+  o.run_uid = j.value("run_uid", "");
   const auto& p = j.at("params");
   o.params = {p.at("B"), p.at("N"), p.at("K"), p.at("T"), p.at("topk"), p.at("expn"), p.at("t_pos"), p.at("t_neg"),
               p.at("fixer_attempts"), p.value("parallel", 4)};

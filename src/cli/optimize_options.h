@@ -28,6 +28,7 @@ struct OptimizeOptions {
   bool no_progress = false;
   bool report = false;  // --report: keep RUN_DIR/report.html current during the run (docs/report.md)
   std::string confirm_with_profiler;  // command profiler for the final baselines and bests ("" = none)
+  std::string run_uid;  // the run's identity, in config.json and run.db (optimize_resume.h); "" = older run
 };
 
 nlohmann::json to_json(const OptimizeOptions& o);

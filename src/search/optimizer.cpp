@@ -48,6 +48,9 @@ RunState Optimizer::run(const std::vector<TaskSpec>& tasks, RunState state) {
   if (env_.session) env_.session->add_usage(state.usage);  // spending of earlier processes
   if (env_.session && env_.budget)  // USD and token budgets hold at the gate, call by call
     env_.session->set_spend_limits({env_.budget->budgets().max_usd, env_.budget->budgets().max_tokens});
+  // A resumed run's planner continues from what it had planned at the checkpoint (the sites
+  // already tried are not drawn again): the resumed run proposes what the uninterrupted one did.
+  if (env_.agents.planner && !state.planner_state.is_null()) env_.agents.planner->restore_state(state.planner_state);
   // Every process starts with a checkpoint: the time it started from is on record, so a process
   // killed before its first round ends still has its time counted on resume.
   checkpoint(state);
@@ -206,6 +209,7 @@ void Optimizer::checkpoint(RunState& state, const agents::Usage* usage) {
   if (usage) state.usage = *usage;
   else if (env_.session) state.usage = env_.session->usage();
   if (env_.budget) state.elapsed_s = env_.budget->elapsed_s();
+  if (env_.agents.planner) state.planner_state = env_.agents.planner->saved_state();
   if (journal_) journal_->record_checkpoint(serialize(state));
   if (env_.observer) env_.observer->on_checkpoint();
 }

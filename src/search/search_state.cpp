@@ -205,6 +205,7 @@ std::string serialize(const RunState& state) {
                       {"elapsed_s", state.elapsed_s},
                       {"stop", to_string(state.stop)},
                       {"stop_message", state.stop_message}};
+  if (!state.planner_state.is_null()) j["planner_state"] = state.planner_state;
   if (state.current) {
     nlohmann::json beam = nlohmann::json::array();
     for (const auto& c : state.current->beam) beam.push_back(to_json(c));
@@ -229,6 +230,7 @@ RunState deserialize_state(const std::string& text, size_t memory_capacity) {
     state.elapsed_s = j.value("elapsed_s", 0.0);
     state.stop = parse_stop_reason(j.value("stop", "none"));
     state.stop_message = j.value("stop_message", "");
+    if (j.contains("planner_state")) state.planner_state = j["planner_state"];
     if (j.contains("current")) {
       TaskProgress progress;
       progress.result = task_result_from_json(j["current"].at("result"));

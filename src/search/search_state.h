@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include "agents/llm_session.h"
 #include "agents/memory.h"
@@ -90,6 +90,7 @@ struct RunState {
   double elapsed_s = 0;
   StopReason stop = StopReason::None;     // set when the run ended early
   std::string stop_message;
+  nlohmann::json planner_state;           // agents::Planner::saved_state() (null: none)
 };
 
 nlohmann::json to_json(const RoundStats& stats);

@@ -48,4 +48,16 @@ double FailureLog::penalty(const std::string& task, const Site& site) const {
   return std::max(w, 1e-4);
 }
 
+nlohmann::json FailureLog::to_json() const {
+  std::lock_guard lock(mutex_);
+  return {{"by_task_key", by_task_key_}, {"by_key", by_key_}, {"by_task_transform", by_task_transform_}};
+}
+
+void FailureLog::restore(const nlohmann::json& j) {
+  std::lock_guard lock(mutex_);
+  by_task_key_ = j.value("by_task_key", std::map<std::string, int>{});
+  by_key_ = j.value("by_key", std::map<std::string, int>{});
+  by_task_transform_ = j.value("by_task_transform", std::map<std::string, int>{});
+}
+
 }  // namespace agents::builtin

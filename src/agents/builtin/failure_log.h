@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "agents/builtin/transform.h"
 
 namespace agents::builtin {
@@ -19,6 +21,9 @@ class FailureLog {
   // A multiplier in (0, 1] for `site` on `task`: 1 when nothing like it failed.
   double penalty(const std::string& task, const Site& site) const;
   int failures(const std::string& task, const Site& site) const;  // exact (transform, params) matches
+  // The counts, for the planner's checkpointed state.
+  nlohmann::json to_json() const;
+  void restore(const nlohmann::json& j);
 
  private:
   mutable std::mutex mutex_;

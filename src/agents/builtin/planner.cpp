@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <stdexcept>
 
 #include <fmt/core.h>
 
@@ -206,6 +207,29 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     weights.erase(weights.begin() + static_cast<long>(pick));
   }
   return plans;
+}
+
+// Hashes as hex text: JSON readers are not all exact beyond 2^53.
+nlohmann::json BuiltinPlanner::saved_state() const {
+  std::lock_guard lock(mutex_);
+  nlohmann::json tried = nlohmann::json::object(), known = nlohmann::json::array();
+  for (const auto& [hash, keys] : tried_) tried[fmt::format("{:016x}", hash)] = keys;
+  for (uint64_t hash : known_kernels_) known.push_back(fmt::format("{:016x}", hash));
+  nlohmann::json j = {{"format", "builtin-planner/1"}, {"tried", tried}, {"known_kernels", known}};
+  if (failures_) j["failures"] = failures_->to_json();
+  return j;
+}
+
+void BuiltinPlanner::restore_state(const nlohmann::json& state) {
+  if (!state.is_object() || state.value("format", "") != "builtin-planner/1")
+    throw std::runtime_error("the checkpoint's planner state is not the built-in planner's (another --agent?)");
+  std::lock_guard lock(mutex_);
+  tried_.clear();
+  known_kernels_.clear();
+  for (const auto& [hash, keys] : state.at("tried").items())
+    tried_[std::stoull(hash, nullptr, 16)] = keys.get<std::set<std::string>>();
+  for (const auto& hash : state.at("known_kernels")) known_kernels_.insert(std::stoull(hash.get<std::string>(), nullptr, 16));
+  if (failures_ && state.contains("failures")) failures_->restore(state["failures"]);
 }
 
 }  // namespace agents::builtin

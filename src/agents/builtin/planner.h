@@ -21,10 +21,13 @@ double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profi
 class BuiltinPlanner : public Planner {
  public:
   // `failures` (shared with the built-in fixer) down-weights rewrites the harness rejected; null = none.
-  BuiltinPlanner(uint64_t seed, bool use_memory, std::shared_ptr<const FailureLog> failures = nullptr)
+  BuiltinPlanner(uint64_t seed, bool use_memory, std::shared_ptr<FailureLog> failures = nullptr)
       : seed_(seed), use_memory_(use_memory), failures_(std::move(failures)) {}
   std::vector<Plan> propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
                             int n) override;
+  // tried_, known_kernels_ and the failure log (shared with the built-in fixer).
+  nlohmann::json saved_state() const override;
+  void restore_state(const nlohmann::json& state) override;
 
  private:
   // Records the rewrite's result; false when it is a kernel already known (or does not apply).
@@ -32,8 +35,8 @@ class BuiltinPlanner : public Planner {
 
   uint64_t seed_;
   bool use_memory_;
-  std::shared_ptr<const FailureLog> failures_;
-  std::mutex mutex_;
+  std::shared_ptr<FailureLog> failures_;
+  mutable std::mutex mutex_;
   std::map<uint64_t, std::set<std::string>> tried_;  // kernel text hash -> site keys planned
   // Hashes of every candidate seen and every rewrite planned: a plan that leads back to one of
   // them (an engine moved back, a size halved after doubling) would re-evaluate known ground.

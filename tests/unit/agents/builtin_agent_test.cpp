@@ -89,6 +89,41 @@ TEST(BuiltinPlanner, DeterministicForASeed) {
   EXPECT_TRUE(differs);
 }
 
+// Issue 14, "Resume": the planner's record of what it planned was not checkpointed, so a resumed
+// run drew sites again that the uninterrupted run had already planned, and the two differed.
+TEST(BuiltinPlanner, ARestoredPlannerProposesWhatTheUninterruptedOneWould) {
+  TaskInfo task{"silu"};
+  Memory memory;
+  Candidate c = silu_candidate(busy_profile());
+  auto failures = std::make_shared<FailureLog>();
+  BuiltinPlanner uninterrupted(5, true, failures);
+  std::set<std::string> round_one;
+  for (const auto& plan : uninterrupted.propose({task, 1, "silu/r1/c0"}, c, memory, 2))
+    round_one.insert(parse_plan(plan.text)->site.key());
+  ASSERT_EQ(round_one.size(), 2u);
+  Site failed{"free_size", {{"line", "1"}, {"from", "1024"}, {"value", "512"}}, ""};
+  failures->record("silu", failed);
+  nlohmann::json saved = nlohmann::json::parse(uninterrupted.saved_state().dump());  // through the checkpoint text
+
+  auto restored_failures = std::make_shared<FailureLog>();
+  BuiltinPlanner resumed(5, true, restored_failures);
+  resumed.restore_state(saved);
+  EXPECT_EQ(restored_failures->failures("silu", failed), 1);
+  EXPECT_EQ(resumed.saved_state(), uninterrupted.saved_state());
+  for (int round = 2; round < 6; ++round) {
+    AgentContext ctx{task, round, "silu/r" + std::to_string(round) + "/c0"};
+    auto want = uninterrupted.propose(ctx, c, memory, 2);
+    auto got = resumed.propose(ctx, c, memory, 2);
+    ASSERT_EQ(got.size(), want.size()) << "round " << round;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].text, want[i].text) << "round " << round;
+      EXPECT_FALSE(round_one.count(parse_plan(got[i].text)->site.key())) << "planned again: " << got[i].title;
+    }
+  }
+  // Another agent's state is refused, not taken for an empty one.
+  EXPECT_THROW(BuiltinPlanner(5, true).restore_state(nlohmann::json{{"format", "other"}}), std::runtime_error);
+}
+
 TEST(BuiltinPlanner, SymptomsChangeTheWeights) {
   Site smaller{"free_size", {{"line", "1"}, {"from", "1024"}, {"value", "512"}}, ""};
   Site sink{"sink_recompute", {{"line", "1"}}, ""};

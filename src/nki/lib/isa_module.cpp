@@ -219,6 +219,16 @@ ObjectPtr make_isa_module(Interpreter& in) {
   add_isa_select_functions(mod);
   add_isa_rowwise_functions(mod, def_isa);
   add_isa_random_functions(mod, def_isa);
+  const std::string trn3 = "a NeuronCore-v4 (trn3) instruction; accelopt models trn1 and trn2";
+  const std::string runtime = "it needs run-time register values or addresses, which the interpreter does not model";
+  for (const char* name : {"nc_matmul_mx", "quantize_mx", "exponential", "activate2"}) refuse(mod, "nisa", name, trn3);
+  for (const char* name : {"tensor_copy_dynamic_src", "tensor_copy_dynamic_dst"})
+    refuse(mod, "nisa", name, "removed in NKI 0.4, and its free-dim offset is a run-time value held in SBUF");
+  for (const char* name : {"register_alloc", "register_move", "register_load", "register_store", "nc_n_gather",
+                           "nonzero_with_count", "dma_compute"})
+    refuse(mod, "nisa", name, runtime);
+  for (const char* name : {"core_barrier", "sendrecv"}) refuse(mod, "nisa", name, "collectives across NeuronCores; accelopt runs one core");
+  refuse(mod, "nisa", "builtin_custom_op", "a custom GpSimd library call whose code is not available");
   return m;
 }
 

@@ -210,6 +210,14 @@ const AluOp& reduce_op_arg(const Value& v, std::string_view api) {
   return v.is_none() ? *find_alu_op("maximum") : alu_op(v, api, "reduce_op");
 }
 
+// The selected values as the instruction's result (select_reduce, range_select), with the
+// optional per-partition reduction into reduce_res.
+Value select_result(Instruction& ins, BoundArgs& a, const std::vector<double>& out, DType dflt, std::string_view api) {
+  write_reduction(ins, a["reduce_res"], reduce_op_arg(a["reduce_op"], api), out, api);
+  Array r = ins.computing() ? array_of(ins.box(), out) : no_values();
+  return ins.result(dtype_arg(a["dtype"], dflt, api), trn::BufferKind::Sbuf, r);
+}
+
 // select_reduce(predicate, on_true, on_false, reduce_res=None, reduce_op=max, reverse_pred=False):
 // out = on_true where predicate (non-zero) else on_false (a tile, a (P, 1) tile or a scalar);
 // with reduce_res, each partition's reduction of out.
@@ -233,9 +241,7 @@ Value select_reduce_fn(Interpreter& in, BoundArgs& a) {
     for (int64_t i = 0; i < int64_t(tv.size()); ++i)
       out.push_back(((pv[size_t(i)] != 0) != reverse) ? tv[size_t(i)] : full_false ? ff[size_t(i)] : fv.at(i / std::max<int64_t>(len, 1)));
   }
-  write_reduction(ins, a["reduce_res"], reduce_op_arg(a["reduce_op"], api), out, api);
-  Array r = ins.computing() ? array_of(ins.box(), out) : no_values();
-  return ins.result(dtype_arg(a["dtype"], on_true.dtype(), api), trn::BufferKind::Sbuf, r);
+  return select_result(ins, a, out, on_true.dtype(), api);
 }
 
 // range_select(on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_res=None, reduce_op=max,
@@ -264,9 +270,7 @@ Value range_select_fn(Interpreter& in, BoundArgs& a) {
         out.push_back(keep ? x[size_t(p * len + j)] : off);
       }
   }
-  write_reduction(ins, a["reduce_res"], reduce_op_arg(a["reduce_op"], api), out, api);
-  Array r = ins.computing() ? array_of(ins.box(), out) : no_values();
-  return ins.result(dtype_arg(a["dtype"], t.dtype(), api), trn::BufferKind::Sbuf, r);
+  return select_result(ins, a, out, t.dtype(), api);
 }
 
 double identity_of(tensor::BinaryOp op) {

@@ -125,6 +125,8 @@ ObjectPtr make_language_module(Interpreter& in) {
   add_math_functions(*m);
   add_composite_functions(*m);
   add_random_functions(*m);
+  refuse(*m, "nl", "all_reduce", "it reduces across SPMD programs running on several NeuronCores; accelopt runs one core");
+  refuse(*m, "nl", "while_loop", "its condition is a run-time register value, which the interpreter does not model");
   return m;
 }
 

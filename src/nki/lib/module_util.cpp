@@ -1,5 +1,7 @@
 #include "nki/lib/module_util.h"
 
+#include <fmt/format.h>
+
 #include "nki/lib/array_value.h"
 
 namespace nki::lib {
@@ -7,6 +9,14 @@ namespace nki::lib {
 void def(ModuleObj& m, const std::string& prefix, const std::string& name, std::vector<Param> params, LibFn fn) {
   Signature sig{prefix + "." + name, std::move(params), false, true};
   m.attrs[name] = Value(make_builtin(std::move(sig), std::move(fn)));
+}
+
+void refuse(ModuleObj& m, const std::string& prefix, const std::string& name, const std::string& reason) {
+  if (m.attrs.count(name)) return;
+  std::string full = prefix + "." + name;
+  m.attrs[name] = Value(std::make_shared<BuiltinObj>(full, [full, reason](Interpreter&, CallArgs&) -> Value {
+    throw NkiError(ErrorKind::Unsupported, fmt::format("{} is not supported by accelopt: {}", full, reason));
+  }));
 }
 
 Value BufferObj::get_attr(Interpreter& in, std::string_view name) {

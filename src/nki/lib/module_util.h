@@ -21,6 +21,10 @@ inline Param kwonly(const char* name, Value dflt = Value()) { return Param{name,
 // Adds `prefix.name` to the module; unknown keywords are accepted (NKI APIs take **kwargs such
 // as name=; nl.zeros reads lazy_initialization= from BoundArgs::extra_kwargs).
 void def(ModuleObj& m, const std::string& prefix, const std::string& name, std::vector<Param> params, LibFn fn);
+// A documented API accelopt does not run: calling it is an Unsupported error naming it and the
+// reason (a compiler-style diagnostic at the call), never "no attribute". Names the module
+// already defines are left alone.
+void refuse(ModuleObj& m, const std::string& prefix, const std::string& name, const std::string& reason);
 
 // nl.sbuf, nl.psum, nl.hbm, nl.shared_hbm, nl.private_hbm (and direct-allocation buffer objects).
 struct BufferObj : Object {

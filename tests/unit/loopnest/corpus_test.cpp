@@ -31,6 +31,7 @@ const std::map<std::string, std::string> kKnownGaps = {
     {"tests/kernels/corpus/new_matmul_fully_optimized.py", "cannot lift an append of something other than a whole tile"},
     // row-wise and cross-partition instructions the form has no op class for (lang)
     {"tests/kernels/corpus/new_topk_max8.py", "cannot lift the call of 'isa.max8'"},
+    {"tests/kernels/corpus/usr_absmax_shuffle.py", "cannot lift the call of 'nl.abs_max'"},
     {"tests/kernels/corpus/sample_segment_bounds.py", "cannot lift the call of 'nisa.sequence_bounds'"},
     {"tests/kernels/corpus/usr_local_gather_lookup.py", "cannot lift the call of 'nisa.local_gather'"},
     // an enum attribute chosen per iteration (reduce_cmd of tensor_scalar_cumulative)

@@ -83,6 +83,13 @@ double Scheduler::Ready::on(int track, double semaphore_ns) const {
   return at;
 }
 
+bool Scheduler::Ready::waits_on_other_engine(int track, double semaphore_ns) const {
+  double engine = -1;
+  for (const Input& in : inputs)
+    if (in.writer >= 0 && in.writer != track) engine = std::max(engine, in.at + semaphore_ns);
+  return engine >= 0 && engine >= on(track, semaphore_ns);
+}
+
 double Scheduler::memory_transfer(const MemoryTransfer& t) {
   DmaShape shape;
   shape.bytes = t.bytes;
@@ -212,7 +219,8 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
     double there = assigned_ns_[size_t(other_track)] + op.alternate_ns + op.alternate_fixed_ns;
     if (there < here) track = other_track, engine = other, busy = op.alternate_ns, fixed = op.alternate_fixed_ns;
   }
-  const double order = op.in_order ? last_start_[size_t(track)] : order_floor_[size_t(track)];
+  double order = op.in_order ? last_start_[size_t(track)] : order_floor_[size_t(track)];
+  if (track == kPe) order = std::max(order, pe_engine_wait_floor_);
   double table_end = 0;
   if (track == kAct && op.activation_func != 0 && op.activation_func != act_table_) {
     // A function other than the loaded one: ScalarE loads its table first (ArchConfig). The load
@@ -228,6 +236,14 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
   double at = std::max({ready.on(track, arch_.semaphore_ns), order, table_end - fixed});
   double start = place(track, psum_port, at, fixed, busy, to_string(op.opcode));
   last_start_[size_t(track)] = std::max(last_start_[size_t(track)], start);
+  // A TensorE instruction that waits for a result of another compute engine (a transpose's
+  // PSUM copy, a VectorE-scaled operand) holds the Tensor Engine's queue: the PE instructions
+  // after it in program order, of this or a later affine_range iteration, do not start before
+  // it. Instructions waiting on DMA do not hold it (the compiler orders matmuls by when their
+  // loads arrive). Evidence: transpose_example v0 (trn2) loses ~194 us to its
+  // transpose -> copy -> matmul chain on the device (docs/simulator.md).
+  if (track == kPe && ready.waits_on_other_engine(track, arch_.semaphore_ns))
+    pe_engine_wait_floor_ = std::max(pe_engine_wait_floor_, start);
   if (track == kAct && op.activation_func != 0) act_table_used_until_ = std::max(act_table_used_until_, start + busy);
   assigned_ns_[size_t(track)] += busy + fixed;
   // Dependents see the result after the engine's pipeline latency; the engine itself moves on.

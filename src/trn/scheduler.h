@@ -76,6 +76,9 @@ class Scheduler {
     };
     std::vector<Input> inputs;
     double on(int track, double semaphore_ns) const;  // for an instruction on `track`
+    // Whether the input arriving last comes from another compute engine (a semaphore wait on
+    // an engine rather than on a DMA queue or space).
+    bool waits_on_other_engine(int track, double semaphore_ns) const;
   };
   struct Queue {
     ResourceTimeline setups;  // the queue sets up one transfer at a time
@@ -115,6 +118,8 @@ class Scheduler {
   std::array<double, kEngineCount> assigned_ns_{};  // work given to each compute engine
   std::array<double, kEngineCount> last_start_{};   // start of the last instruction placed
   std::array<double, kEngineCount> order_floor_{};  // no reordering before this (sequential loops)
+  // TensorE issues in order behind a wait on another compute engine (docs/simulator.md).
+  double pe_engine_wait_floor_ = 0;
   uint32_t epoch_ = 0;
   uint16_t act_table_ = 0;  // the ScalarE function whose table is loaded
   double act_table_used_until_ = 0;  // end of the last activation that used a table

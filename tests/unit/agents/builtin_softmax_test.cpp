@@ -171,9 +171,11 @@ TEST(BuiltinSoftmax, EachRewriteOfTheBlockedBmmSoftmaxChainGains) {
 }
 
 TEST(BuiltinSoftmax, EachRewriteOfTheGqaChainGains) {
+  // Since TensorE holds its queue behind a wait on another engine (docs/simulator.md,
+  // Dependences), moving the work to VectorE gains 2.1% here (was more than 3%).
   expect_each_step_gains("gqa_full_B1_N4096_QH16_KH8_D128", {{"fuse_stages", "block", "2"},
                                                              {"defer_normalization", "", ""},
-                                                             {"engine_move", "engine", "vector"}});
+                                                             {"engine_move", "engine", "vector", 0.99}});
 }
 
 }  // namespace

@@ -278,3 +278,88 @@ TEST(TrnEngineModel, TableLoadRunsWhileTheInputIsStillArriving) {
   };
   EXPECT_DOUBLE_EQ(latency_with(15), latency_with(0));
 }
+
+namespace {
+
+// `count` affine_range iterations of transpose (TensorE -> PSUM) -> copy (ScalarE -> SBUF) ->
+// matmul on one preloaded bf16 tile. With `chained`, the matmul's stationary is the copy (the
+// transpose_example pattern); otherwise it is the loaded tile and the copy feeds nothing.
+std::vector<trn::Record> transpose_chain(int count, bool chained) {
+  return build([&](trn::TraceBuilder& b) {
+    auto x = b.hbm("x", 128 * 640 * 2, true);
+    trn::Operand a = b.tile(b.sbuf("a", 128, 128 * 2), 0, 128, 128, 2);
+    b.load(a, b.hbm_rows(x, 128, 128, 2));
+    trn::Operand rhs = b.tile(b.sbuf("rhs", 128, 512 * 2), 0, 128, 512, 2);
+    b.load(rhs, b.hbm_rows(x, 128, 512, 2));
+    trn::Operand acc = b.psum_tile(b.psum("acc", 128, 2048), 0, 128, 512);
+    b.loop_begin(trn::LoopKind::Affine, count);
+    for (int idx = 0; idx < count; ++idx) {
+      trn::Operand t = b.tile(b.psum("t", 128, 128 * 2), 0, 128, 128, 2);
+      b.transpose(t, a);
+      trn::Operand lhsT = b.tile(b.sbuf("lhsT", 128, 128 * 2), 0, 128, 128, 2);
+      b.op(Opcode::TensorCopy, Engine::Scalar, {t}, {lhsT});
+      b.matmul(acc, chained ? lhsT : a, rhs, idx > 0);
+    }
+    b.loop_end();
+  });
+}
+
+}  // namespace
+
+TEST(TrnEngineModel, TensorEngineWaitingOnAnotherEngineHoldsItsQueue) {
+  // transpose_example (trn2): TensorE transposes whose PSUM copies feed the next matmul cost the
+  // device ~194 us over 1,024 iterations; the transposes of later iterations do not fill the PE
+  // while a matmul waits for its copy. Each iteration then pays the whole chain: transpose,
+  // semaphore, copy (with its fixed cost), semaphore, matmul.
+  const int count = 32;
+  auto chained = transpose_chain(count, true), independent = transpose_chain(count, false);
+  for (auto* v : {&chained, &independent})
+    for (auto& r : *v) r.inst.engine_chosen_by_user = true;
+  const trn::ArchConfig& arch = trn1();
+  double with_chain = trn::simulate(chained, arch).latency * 1e6;
+  double without = trn::simulate(independent, arch).latency * 1e6;
+  const double transpose_ns = 128 / arch.tensor_ghz, matmul_ns = 512 / arch.tensor_ghz;
+  const double copy_ns = (128 + arch.static_overhead + 2 * arch.access_overhead) / arch.scalar_ghz;
+  const double chain_ns = transpose_ns + copy_ns + matmul_ns + 2 * arch.semaphore_ns;
+  // The copies of the independent version run beside the PE, which streams back to back.
+  const double loads_ns = 2 * arch.dma_fixed_ns + 2 * chain_ns;  // before the first transpose
+  EXPECT_LT(without, count * (transpose_ns + matmul_ns) + loads_ns);
+  EXPECT_GT(with_chain, count * chain_ns);
+  EXPECT_LT(with_chain, count * (chain_ns + 64 / arch.tensor_ghz) + loads_ns);
+}
+
+TEST(TrnEngineModel, MatmulsWaitingOnLoadsStillReorder) {
+  // The queue is held only by waits on compute engines: a matmul whose stationary is still
+  // loading lets the independent matmuls after it run (kernel_optimization v5 keeps TensorE
+  // 99.5% busy on the device while its rows arrive one by one); one whose stationary VectorE is
+  // still computing holds them.
+  auto kernel = [](bool engine_gated, int others) {
+    auto records = build([&](trn::TraceBuilder& b) {
+      auto x = b.hbm("x", 8 * 128 * 32768 * 2, true);
+      trn::Operand ready = b.tile(b.sbuf("s", 128, 128 * 2), 0, 128, 128, 2);
+      b.load(ready, b.hbm_rows(x, 128, 128, 2));
+      trn::Operand rhs = b.tile(b.sbuf("rhs", 128, 512 * 2), 0, 128, 512, 2);
+      b.load(rhs, b.hbm_rows(x, 128, 512, 2));
+      trn::Operand late = b.tile(b.sbuf("late", 128, 128 * 2), 0, 128, 128, 2);
+      if (engine_gated) {
+        trn::Operand big = b.tile(b.sbuf("big", 128, 32768 * 2), 0, 128, 32768, 2);
+        b.op(Opcode::Memset, Engine::Vector, {}, {big});
+        b.op(Opcode::TensorReduce, Engine::Vector, {big}, {late});
+      } else {
+        for (int idx = 0; idx < 4; ++idx)
+          b.load(b.tile(b.sbuf("big", 128, 32768 * 2), 0, 128, 32768, 2), b.hbm_rows(x, 128, 32768, 2));
+        b.load(late, b.hbm_rows(x, 128, 128, 2));
+      }
+      b.loop_begin(trn::LoopKind::Affine, 1 + others);
+      b.matmul(b.psum_tile(b.psum("o", 128, 2048), 0, 128, 512), late, rhs, false);
+      for (int idx = 0; idx < others; ++idx)
+        b.matmul(b.psum_tile(b.psum("o", 128, 2048), 0, 128, 512), ready, rhs, false);
+      b.loop_end();
+    });
+    for (auto& r : records) r.inst.engine_chosen_by_user = true;
+    return trn::simulate(records, trn1()).latency * 1e6;
+  };
+  const double matmul_ns = 512 / trn1().tensor_ghz;
+  EXPECT_LT(kernel(false, 16) - kernel(false, 0), 1.0);  // hidden under the load
+  EXPECT_NEAR(kernel(true, 16) - kernel(true, 0), 16 * matmul_ns, 1.0);
+}

@@ -287,10 +287,14 @@ namespace {
 std::vector<trn::Record> transpose_chain(int count, bool chained) {
   return build([&](trn::TraceBuilder& b) {
     auto x = b.hbm("x", 128 * 640 * 2, true);
+    // Two load statements (two source lines), as a kernel writes them: on Trn1 each keeps its queue.
+    b.set_line(1);
     trn::Operand a = b.tile(b.sbuf("a", 128, 128 * 2), 0, 128, 128, 2);
     b.load(a, b.hbm_rows(x, 128, 128, 2));
+    b.set_line(2);
     trn::Operand rhs = b.tile(b.sbuf("rhs", 128, 512 * 2), 0, 128, 512, 2);
     b.load(rhs, b.hbm_rows(x, 128, 512, 2));
+    b.set_line(3);
     trn::Operand acc = b.psum_tile(b.psum("acc", 128, 2048), 0, 128, 512);
     b.loop_begin(trn::LoopKind::Affine, count);
     for (int idx = 0; idx < count; ++idx) {

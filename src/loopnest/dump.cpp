@@ -35,6 +35,7 @@ class Dumper {
       if (!t.label.empty()) out += fmt::format(" '{}'", t.label);
       if (t.role == TensorRole::View) out += " of " + names_.at(t.base);
       if (t.scope_loop >= 0 && t.on_chip()) out += " per " + k_.var_name(t.scope_loop);
+      for (const auto& [name, loop] : t.outer_lists) out += fmt::format(" list '{}' over {} of", name, k_.var_name(loop));
       if (t.list_loop >= 0) out += fmt::format(" list '{}' over {}", t.list_name, k_.var_name(t.list_loop));
       out += "\n";
     }

@@ -296,9 +296,11 @@ class Emitter {
   // The access `rest` (without the list dim) of a list element, written with the element's name.
   std::string list_element(const Tensor& t, const Access& rest, bool write) {
     Tensor element = t;
-    element.shape.erase(element.shape.begin());
+    size_t levels = t.list_levels();
+    element.shape.erase(element.shape.begin(), element.shape.begin() + static_cast<long>(levels));
     element.list_loop = -1;
-    if (element.on_chip()) element.partition_dim -= 1;
+    element.outer_lists.clear();
+    if (element.on_chip()) element.partition_dim -= static_cast<int>(levels);
     bool whole_rest = rest.dims.size() == element.shape.size();
     for (size_t d = 0; whole_rest && d < rest.dims.size(); ++d) {
       const DimIndex& di = rest.dims[d];
@@ -359,14 +361,25 @@ class Emitter {
   // `write`: the access is a destination, so a whole tensor is `t[...]` (a bare name would rebind).
   std::string access(const Access& a, bool write = false) {
     const Tensor& t = k_.tensor(a.tensor);
-    if (t.list_loop >= 0 && !a.dims.empty() && a.dims[0].terms.empty()) {
-      // A list element: the iteration's own tile by its name, another one as `scores[m]`.
+    size_t levels = t.list_levels();
+    bool list_indexed = levels > 0 && a.dims.size() >= levels;
+    for (size_t d = 0; list_indexed && d < levels; ++d) list_indexed = a.dims[d].terms.empty();
+    if (list_indexed) {
+      // A list element: the iteration's own tile by its name, another one through the list in
+      // scope (`scores[m]`; in lists of lists the deepest level whose loops enclose the access:
+      // `result_tiles[m][bm][bn]` outside the m loop, `block_tiles[bm][bn]` inside it).
       Access rest = a;
-      rest.dims.erase(rest.dims.begin());
+      rest.dims.erase(rest.dims.begin(), rest.dims.begin() + static_cast<long>(levels));
       std::string inner = list_element(t, rest, write);
-      if (a.dims[0].start == IExpr::var(t.list_loop)) return inner;
+      std::vector<std::pair<std::string, int>> lists = t.outer_lists;
+      lists.push_back({t.list_name, t.list_loop});
+      size_t in_scope = 0;
+      while (in_scope < levels && a.dims[in_scope].start == IExpr::var(lists[in_scope].second)) ++in_scope;
+      if (in_scope == levels) return inner;
       std::string sub = inner.size() > t.name.size() ? inner.substr(t.name.size()) : "";
-      return fmt::format("{}[{}]{}", t.list_name, k_.str(a.dims[0].start), sub);
+      std::string index;
+      for (size_t d = in_scope; d < levels; ++d) index += "[" + k_.str(a.dims[d].start) + "]";
+      return lists[in_scope].first + index + sub;
     }
     std::string name = tensor_text(t);
     if (whole(a)) {
@@ -450,7 +463,7 @@ class Emitter {
       if (orig.find("nl.par_dim") == std::string::npos && orig.find("par_dim(") != std::string::npos) par = "par_dim";
     }
     std::string s = "(";
-    size_t first = t.list_loop >= 0 ? 1 : 0;  // a list element is declared without the list's dim
+    size_t first = t.list_levels();  // a list element is declared without the lists' dims
     for (size_t d = first; d < t.shape.size(); ++d) {
       std::string dim = k_.str(t.shape[d]);
       int pd = t.partition_dim - static_cast<int>(first);

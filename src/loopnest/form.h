@@ -49,6 +49,11 @@ struct Tensor {
   // the list's elements are this tensor's blocks along its first dim, `scores[m]` block m.
   std::string list_name;
   int list_loop = -1;
+  // A list of such lists (`block_tiles.append(row)` once per iteration of an enclosing loop, to any
+  // depth): the outer levels' (list name, loop), outermost first, each one more block dim before
+  // the inner list's; `result_tiles[m][bm][bn]` indexes them in order.
+  std::vector<std::pair<std::string, int>> outer_lists;
+  size_t list_levels() const { return list_loop < 0 ? 0 : outer_lists.size() + 1; }
   bool on_chip() const { return memory != Memory::Hbm; }
 };
 

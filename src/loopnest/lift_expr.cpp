@@ -515,9 +515,23 @@ AValue Lifter::eval(const Expr& e) {
       }
       if (base.k == K::List && base.items.size() == 1 && base.items[0].k == K::Tile &&
           k.tensor(base.items[0].access.tensor).list_loop >= 0) {
-        // scores[m]: block m of the list's tensor.
-        int t = base.items[0].access.tensor;
-        return AValue::of_tile(subscript(whole(t), *s.index, e));
+        // scores[m]: block m of the list's tensor. A list of lists is one level of it: the levels
+        // outside it are the iterations of their loops the subscript is in (`block_tiles[bm]`
+        // inside the m loop is result_tiles[m][bm]).
+        const Tensor& t = k.tensor(base.items[0].access.tensor);
+        std::vector<std::pair<std::string, int>> lists = t.outer_lists;
+        lists.push_back({t.list_name, t.list_loop});
+        size_t level = 0;
+        if (s.value->kind == ExprKind::Name)
+          for (size_t i = 0; i < lists.size(); ++i)
+            if (lists[i].first == static_cast<const NameExpr&>(*s.value).id) level = i;
+        Access list;
+        list.tensor = t.id;
+        for (size_t d = 0; d < t.shape.size(); ++d) {
+          if (d < level) list.dims.push_back({IExpr::var(lists[d].second), {}});
+          else list.dims.push_back({IExpr(0), {{static_cast<int>(d - level), t.shape[d], 1}}});
+        }
+        return AValue::of_tile(subscript(list, *s.index, e));
       }
       if (base.k == K::Tuple || base.k == K::List) {
         AValue i = eval(*s.index);

@@ -752,13 +752,27 @@ void Lifter::append(const CallExpr& c) {
   std::vector<Op> ignored;
   current_ops = &ignored;
   AValue v = eval(*c.args[0]);
-  if (!ignored.empty() || v.k != K::Tile || !whole_access(v.access))
-    fail(c.args[0]->span, "an append of something other than a whole tile bound to a name");
   if (loop_stack.empty() || !it->second.items.empty())
     fail(c.span, "a list appended more than once per iteration of one loop");
   int l = loop_stack.back();
   const Loop& loop = k.loops.at(l);
   auto trip = loop.trip();
+  if (ignored.empty() && v.k == K::List && v.items.size() == 1 && v.items[0].k == K::Tile &&
+      k.tensor(v.items[0].access.tensor).list_loop >= 0) {
+    // `block_tiles.append(row)`, `row` a list of tiles built by a loop inside this one: one more
+    // block dim, over this loop, before the row's.
+    Tensor& t = k.tensor(v.items[0].access.tensor);
+    if (!trip || !(loop.start == IExpr(0)) || loop.step != 1 || t.scope_loop != l)
+      fail(c.span, "a list of lists other than one list per iteration of a loop from 0");
+    t.shape.insert(t.shape.begin(), IExpr(*trip));
+    if (t.on_chip()) t.partition_dim += 1;
+    t.outer_lists.insert(t.outer_lists.begin(), {list, l});
+    t.scope_loop = loop_stack.size() >= 2 ? loop_stack[loop_stack.size() - 2] : -1;
+    it->second.items.push_back(AValue::of_tile(whole(t.id)));
+    return;
+  }
+  if (!ignored.empty() || v.k != K::Tile || !whole_access(v.access))
+    fail(c.args[0]->span, "an append of something other than a whole tile (or a list of tiles) bound to a name");
   Tensor& t = k.tensor(v.access.tensor);
   if (!trip || !(loop.start == IExpr(0)) || loop.step != 1 || t.scope_loop != l || t.list_loop >= 0)
     fail(c.span, "a list of tiles other than one tile per iteration of a loop from 0");
@@ -776,7 +790,10 @@ void Lifter::finish_lists(std::vector<Node>& body) {
   auto fix = [&](Access& a) {
     auto r = list_ranks.find(a.tensor);
     if (r == list_ranks.end() || a.dims.size() != r->second) return;
-    a.dims.insert(a.dims.begin(), DimIndex{IExpr::var(k.tensor(a.tensor).list_loop), {}});
+    const Tensor& t = k.tensor(a.tensor);
+    a.dims.insert(a.dims.begin(), DimIndex{IExpr::var(t.list_loop), {}});
+    for (auto o = t.outer_lists.rbegin(); o != t.outer_lists.rend(); ++o)
+      a.dims.insert(a.dims.begin(), DimIndex{IExpr::var(o->second), {}});
   };
   for_each_node(body, [&](Node& n, const std::vector<int>&) {
     for (auto& op : n.ops) {

@@ -27,8 +27,6 @@ using loopnest_test::CorpusKernel;
 const std::map<std::string, std::string> kKnownGaps = {
     // Python language features around the tile work: try/except, classes, global, while-else
     {"tests/kernels/corpus/con_python_features.py", "cannot lift a try statement"},
-    // a list of lists of tiles (a row of tiles appended to a list)
-    {"tests/kernels/corpus/new_matmul_fully_optimized.py", "cannot lift an append of something other than a whole tile"},
     // row-wise and cross-partition instructions the form has no op class for (lang)
     {"tests/kernels/corpus/new_topk_max8.py", "cannot lift the call of 'isa.max8'"},
     {"tests/kernels/corpus/usr_absmax_shuffle.py", "cannot lift the call of 'nl.abs_max'"},

@@ -107,18 +107,15 @@ class Coarsen : public Transform {
         Analysis an(k);
         auto plan = make_plan(k, an, *n, mul, div);
         if (!plan) continue;
-        const OpRef* anchor = first_op_in(an, n->loop);
-        if (!anchor) continue;
         std::string dir = mul > 1 ? "coarsen" : "split";
         int64_t factor = mul > 1 ? mul : div;
-        Site s = make_site(k, an, *anchor,
-                           fmt::format("{} `for {}` by {}: {} iterations of {} tiles", dir, l.var, factor,
-                                       *trip * div / mul, mul > 1 ? "wider" : "narrower"),
-                           {{"direction", dir}, {"factor", std::to_string(factor)}, {"loop", loop_signature(k, an, *n)}});
-        s.node = n->id;
-        s.line = n->origin ? static_cast<int>(n->origin->span.line) : 0;
+        auto s = make_loop_site(k, an, *n,
+                                fmt::format("{} `for {}` by {}: {} iterations of {} tiles", dir, l.var, factor,
+                                            *trip * div / mul, mul > 1 ? "wider" : "narrower"),
+                                {{"direction", dir}, {"factor", std::to_string(factor)}, {"loop", loop_signature(k, an, *n)}});
+        if (!s) continue;
         Plan p = std::move(*plan);
-        if (sink(s, [&k, p]() mutable { apply_plan(k, p); })) return true;
+        if (sink(*s, [&k, p]() mutable { apply_plan(k, p); })) return true;
       }
     }
     return false;

@@ -59,15 +59,12 @@ class FoldRows : public Transform {
       auto plan = make_plan(k, *n);
       if (!plan) continue;
       Analysis an(k);
-      const OpRef* anchor = first_op_in(an, n->loop);
-      if (!anchor) continue;
-      Site s = make_site(k, an, *anchor,
-                         fmt::format("fold the rows of `for {}` onto twice the partitions (HBM views of half the "
-                                     "columns)", k.loops.at(n->loop).var));
-      s.node = id;
-      s.line = n->origin ? static_cast<int>(n->origin->span.line) : 0;
+      auto s = make_loop_site(k, an, *n,
+                              fmt::format("fold the rows of `for {}` onto twice the partitions (HBM views of half the "
+                                          "columns)", k.loops.at(n->loop).var));
+      if (!s) continue;
       Plan p = *plan;
-      if (sink(s, [&k, id, p] { apply(k, id, p); })) return true;
+      if (sink(*s, [&k, id, p] { apply(k, id, p); })) return true;
     }
     return false;
   }

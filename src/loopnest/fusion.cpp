@@ -102,18 +102,15 @@ class FuseNests : public Transform {
         if (la.kind != lb.kind || la.start != lb.start || la.stop != lb.stop || la.step != lb.step || !la.trip()) continue;
         if (!legal(k, a, b)) continue;
         Analysis an(k);
-        const OpRef* anchor = first_op_in(an, a.loop);
-        if (!anchor) continue;
-        Site s = make_site(k, an, *anchor, fmt::format("fuse `for {}` with the next loop `for {}` over the same range",
-                                                       la.var, lb.var));
-        s.node = a.id;
-        s.line = a.origin ? static_cast<int>(a.origin->span.line) : 0;
+        auto s = make_loop_site(k, an, a,
+                                fmt::format("fuse `for {}` with the next loop `for {}` over the same range", la.var, lb.var));
+        if (!s) continue;
         int a_id = a.id, b_id = b.id;
-        if (sink(s, [&k, a_id, b_id] { fuse(k, a_id, b_id); })) return true;
+        if (sink(*s, [&k, a_id, b_id] { fuse(k, a_id, b_id); })) return true;
         if (!blockable(k, *block, a, b)) continue;
         for (int64_t factor : {2, 4}) {
           if (*la.trip() % factor || *la.trip() / factor < 2) continue;
-          Site sb = s;
+          Site sb = *s;
           sb.params["block"] = std::to_string(factor);
           sb.summary = fmt::format("fuse `for {}` with the next loop `for {}` in blocks of {} iterations (both loops run "
                                    "over a block, then the next block)", la.var, lb.var, factor);
@@ -356,16 +353,13 @@ class PipelinePrep : public Transform {
       auto plan = make_plan(k, *n);
       if (!plan) continue;
       Analysis an(k);
-      const OpRef* anchor = first_op_in(an, n->loop);
-      if (!anchor) continue;
       std::string names;
       for (int t : plan->expand) names += (names.empty() ? "" : ", ") + (k.tensor(t).name.empty() ? "?" : k.tensor(t).name);
-      Site s = make_site(k, an, *anchor, fmt::format("split `for {}` after the preparation of `{}` (kept for every "
+      auto s = make_loop_site(k, an, *n, fmt::format("split `for {}` after the preparation of `{}` (kept for every "
                                                      "iteration) into two loops", k.loops.at(n->loop).var, names));
-      s.node = n->id;
-      s.line = n->origin ? static_cast<int>(n->origin->span.line) : 0;
+      if (!s) continue;
       Plan p = *plan;
-      if (sink(s, [&k, id, p] { apply(k, id, p); })) return true;
+      if (sink(*s, [&k, id, p] { apply(k, id, p); })) return true;
     }
     return false;
   }

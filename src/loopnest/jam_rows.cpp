@@ -161,16 +161,13 @@ class UnrollJam : public Transform {
         auto plan = make_plan(k, *n, f);
         if (!plan) continue;
         Analysis an(k);
-        const OpRef* anchor = first_op_in(an, n->loop);
-        if (!anchor) continue;
-        Site s = make_site(k, an, *anchor,
-                           fmt::format("run {} iterations of `for {}` at once, sharing what does not depend on it", f,
-                                       k.loops.at(n->loop).var),
-                           {{"factor", std::to_string(f)}});
-        s.node = n->id;
-        s.line = n->origin ? static_cast<int>(n->origin->span.line) : 0;
+        auto s = make_loop_site(k, an, *n,
+                                fmt::format("run {} iterations of `for {}` at once, sharing what does not depend on it",
+                                            f, k.loops.at(n->loop).var),
+                                {{"factor", std::to_string(f)}});
+        if (!s) continue;
         Plan p = *plan;
-        if (sink(s, [&k, id, p] { apply(k, id, p); })) return true;
+        if (sink(*s, [&k, id, p] { apply(k, id, p); })) return true;
       }
     }
     return false;

@@ -112,6 +112,16 @@ Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::st
   return s;
 }
 
+std::optional<Site> make_loop_site(const Kernel& k, const Analysis& an, const Node& loop, std::string summary,
+                                   std::map<std::string, std::string> params) {
+  const OpRef* anchor = first_op_in(an, loop.loop);
+  if (!anchor) return std::nullopt;
+  Site s = make_site(k, an, *anchor, std::move(summary), std::move(params));
+  s.node = loop.id;
+  s.line = loop.origin ? static_cast<int>(loop.origin->span.line) : 0;
+  return s;
+}
+
 namespace {
 
 bool erase_in(std::vector<Node>& block, int id) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -63,6 +64,10 @@ std::string apply_site(const std::string& path, const std::string& text, const s
 // ---- helpers for transformations ----
 Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::string summary,
                std::map<std::string, std::string> params = {});
+// A site on the loop node `loop`: anchored at the loop's first operation, reported at the loop
+// itself (its node and line). None when the loop holds no operation.
+std::optional<Site> make_loop_site(const Kernel& k, const Analysis& an, const Node& loop, std::string summary,
+                                   std::map<std::string, std::string> params = {});
 // The operand `name` of `op` (null when it has none), its symbol ("" when it is not one).
 const Operand* operand(const Op& op, const char* name);
 std::string symbol_of(const Op& op, const char* name);

@@ -304,6 +304,7 @@ class FuseNests : public Transform {
     contract_block_buffers(k, outer_id);
   }
 
+ public:  // fuse_loops() (forward_scratch) fuses with its own legality
   static void fuse(Kernel& k, int a_id, int b_id) {
     Node* a = find_node(k, a_id);
     Node* b = find_node(k, b_id);
@@ -314,9 +315,15 @@ class FuseNests : public Transform {
       if (t.scope_loop == from) t.scope_loop = to;
     std::string old_var = k.loops.at(from).var, new_var = k.loops.at(to).var;
     // Before the first loop's closing end-of-loop string markers.
+    auto end_marker = [](const Node& n) { return n.kind == NodeKind::Meta && n.meta == MetaKind::Docstring; };
     size_t at = a->body.size();
-    while (at > 0 && a->body[at - 1].kind == NodeKind::Meta && a->body[at - 1].meta == MetaKind::Docstring) --at;
+    while (at > 0 && end_marker(a->body[at - 1])) --at;
+    // The second loop's own closing markers go with it when the first loop has its own.
+    if (at < a->body.size())
+      while (!moved.empty() && end_marker(moved.back())) moved.pop_back();
     for (auto& n : moved) {
+      // The second loop's own renames (a variable of a loop fused around it) scoped its body.
+      for (const auto& [from, to] : b->renames) n.renames.emplace(from, to);
       if (old_var != new_var) n.renames[old_var] = new_var;
       a->body.insert(a->body.begin() + static_cast<long>(at++), std::move(n));
     }
@@ -671,5 +678,7 @@ class PipelinePrep : public Transform {
 
 std::unique_ptr<Transform> make_pipeline_prep() { return std::make_unique<PipelinePrep>(); }
 std::unique_ptr<Transform> make_fuse_nests() { return std::make_unique<FuseNests>(); }
+
+void fuse_loops(Kernel& k, int a_id, int b_id) { FuseNests::fuse(k, a_id, b_id); }
 
 }  // namespace loopnest

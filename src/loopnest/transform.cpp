@@ -64,6 +64,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_fold_rows());
     v.push_back(make_defer_normalization());
     v.push_back(make_pipeline_prep());
+    v.push_back(make_forward_scratch());
     return v;
   }();
   return all;
@@ -91,14 +92,46 @@ std::string apply_site(const std::string& path, const std::string& text, const s
                        const Site& site) {
   const Transform* t = find_transform(site.transform);
   if (!t) throw TransformError(fmt::format("unknown transformation '{}'", site.transform));
+  return apply_site(*t, path, text, args, site);
+}
+
+std::string apply_site(const Transform& t, const std::string& path, const std::string& text,
+                       const std::vector<ArgSpec>& args, const Site& site) {
   Kernel k = lift_source(path, text, args);
-  t->apply(k, site);
+  int quasi = quasi_affine_terms(k);
+  t.apply(k, site);
   remove_dead_buffers(k);
+  // A `//` or `%` index the kernel did not have is a layout no move here was made for.
+  if (quasi_affine_terms(k) > quasi)
+    throw TransformError(fmt::format("{} would add a `//` or `%` index term the kernel does not have", site.key()));
   try {
     return emit_checked(k, args);
   } catch (const EmitError& e) {
     throw TransformError(fmt::format("{} cannot be printed back: {}", site.key(), e.what()));
   }
+}
+
+int quasi_affine_terms(const Kernel& k) {
+  int n = 0;
+  auto in_expr = [&](const IExpr& e) {
+    for (const auto& [key, term] : e.terms())
+      if (term.first.kind == TermKind::FloorDiv || term.first.kind == TermKind::Mod) ++n;
+  };
+  auto in_access = [&](const Access& a) {
+    for (const auto& d : a.dims) {
+      in_expr(d.start);
+      for (const auto& t : d.terms) n += t.affine() ? 0 : 1;
+    }
+  };
+  for_each_node(k.body, [&](const Node& node, const std::vector<int>&) {
+    for (const auto& op : node.ops) {
+      if (op.dst) in_access(*op.dst);
+      for (const auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile) in_access(a.value.access);
+    }
+    if (node.view) in_access(*node.view);
+  });
+  return n;
 }
 
 Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::string summary,

@@ -54,12 +54,20 @@ class Transform {
 const std::vector<std::unique_ptr<Transform>>& transforms();
 const Transform* find_transform(const std::string& name);
 
+// How many `//` / `%` index pieces the kernel's accesses hold (quasi-affine terms of tile axes and
+// of starts): a transformation must not add any.
+int quasi_affine_terms(const Kernel& k);
+
 // Every site of every transformation.
 std::vector<Site> find_sites(const Kernel& k);
 // Lifts `text`, applies `site` (matched by node id, or by anchor and parameters when the id no
 // longer names it) and prints the kernel back, checked. Throws TransformError / LiftError.
 std::string apply_site(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
                        const Site& site);
+// The same with the transformation given (apply_site above finds it by the site's name). Refuses a
+// result with more `//` / `%` index terms than the kernel had (quasi_affine_terms).
+std::string apply_site(const Transform& t, const std::string& path, const std::string& text,
+                       const std::vector<ArgSpec>& args, const Site& site);
 
 // ---- helpers for transformations ----
 Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::string summary,
@@ -89,6 +97,10 @@ void remove_dead_buffers(Kernel& k);
 // `within_loop` >= 0: only buffers whose accesses all lie inside that loop. Returns how many.
 int contract_block_buffers(Kernel& k, int within_loop = -1);
 
+// Loop fusion (fusion.cpp) of the adjacent loop nodes `a` and `b` over the same range, legality
+// decided by the caller: b's body after a's, b's variable renamed to a's; b's node goes away.
+void fuse_loops(Kernel& k, int a_id, int b_id);
+
 // Factories.
 std::unique_ptr<Transform> make_fold_silu();
 std::unique_ptr<Transform> make_fold_scalar_ops();
@@ -107,5 +119,6 @@ std::unique_ptr<Transform> make_chunk_rows();
 std::unique_ptr<Transform> make_fold_rows();
 std::unique_ptr<Transform> make_defer_normalization();
 std::unique_ptr<Transform> make_pipeline_prep();
+std::unique_ptr<Transform> make_forward_scratch();
 
 }  // namespace loopnest

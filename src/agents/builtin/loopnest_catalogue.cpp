@@ -12,7 +12,7 @@ const std::set<std::string>& retired_by_form() {
   static const std::set<std::string> retired = {"fuse_silu", "fold_tensor_scalar", "fold_into_activation", "engine_move",
                                                 "fuse_loops", "fuse_activation_reduce", "whole_row_reduce",
                                                 "unroll_jam", "interchange", "hoist_load_loop", "fold_partitions",
-                                                "chunk_free_axis", "defer_normalization", "pipeline_prep"};
+                                                "chunk_free_axis", "defer_normalization", "pipeline_prep", "forward_scratch"};
   return retired;
 }
 

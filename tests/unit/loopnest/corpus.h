@@ -59,6 +59,9 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"silu_row_views.py", arrays({{128, 2, 2048}})},     {"block_accumulator.py", arrays({{256, 512}, {4, 512}})},
       {"staged_softmax_blocks.py", arrays({{2, 512, 256}})}, {"staged_softmax_tiles.py", arrays({{2, 512, 256}})},
       {"attention_pv.py", arrays({{128, 256}, {256, 64}})}, {"prep_matmul.py", arrays({{256, 64}, {64, 512}})},
+      {"scratch_rows_tiles.py", arrays({{2, 128, 256}, {2, 128, 512}})},
+      {"scratch_rows_grid.py", arrays({{2, 128, 256}, {2, 128, 512}})},
+      {"scratch_rows_api.py", arrays({{2, 128, 256}, {2, 128, 512}})},
   };
   return args;
 }

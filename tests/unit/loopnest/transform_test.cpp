@@ -161,6 +161,107 @@ TEST(LoopNestTransforms, FusingStagesContractsTheBlockBuffersItMakesLocal) {
   }
 }
 
+std::set<std::string> keys_of(const CorpusKernel& k, const std::string& transform) {
+  std::set<std::string> keys;
+  for (const auto& s : loopnest::find_sites(*lifted(k)))
+    if (s.transform == transform) keys.insert(s.key());
+  return keys;
+}
+
+int scratch_tensors(const loopnest::Kernel& k) {
+  int n = 0;
+  for (const auto& t : k.tensors) n += t.role == loopnest::TensorRole::Scratch ? 1 : 0;
+  return n;
+}
+
+// forward_scratch finds the same site in the three forms of one nest: the small rmsnorm_matmul of
+// tests/kernels (run: the result is unchanged and the HBM scratch is gone) and the three tasks
+// whose kernels round-trip a tile through a private HBM tensor, in each of their three styles.
+TEST(LoopNestTransforms, ForwardScratchFindsTheSameSiteInEveryStyleAndKeepsTheResult) {
+  std::set<std::string> small;
+  for (const char* style : {"tiles", "grid", "api"}) {
+    const CorpusKernel& k = kernel(std::string("tests/kernels/scratch_rows_") + style + ".py");
+    auto keys = keys_of(k, "forward_scratch");
+    ASSERT_EQ(keys.size(), 1u) << k.path;
+    if (small.empty()) small = keys;
+    EXPECT_EQ(keys, small) << k.path;
+    for (const auto& s : loopnest::find_sites(*lifted(k))) {
+      if (s.transform != "forward_scratch") continue;
+      std::string after = loopnest::apply_site(k.path, k.text, k.args, s);
+      EXPECT_LT(rel_error(run(k.path, after, k.args), run(k.path, k.text, k.args)), 1e-5) << k.path << "\n" << after;
+      EXPECT_EQ(scratch_tensors(loopnest::lift_source(k.path, after, k.args)), 0) << after;
+    }
+  }
+  // Tiles read back in another order, a scratch read twice, a consumer reading what the producer
+  // leaves behind: no site (the AST rewrite's refusals, tests/golden/rewrite/scratch_illegal.py);
+  // the nested two-stage kernel of scratch.py: one.
+  EXPECT_TRUE(keys_of(kernel("tests/golden/rewrite/scratch_illegal.py"), "forward_scratch").empty());
+  EXPECT_EQ(keys_of(kernel("tests/golden/rewrite/scratch.py"), "forward_scratch").size(), 1u);
+  for (const char* task : {"rmsnorm_matmul_M4096_N2048_K1024_0.py", "add_rmsnorm_matmul_M4096_N2048_K1024_0.py",
+                           "swiglu_M4096_N3072_K1024_0.py"}) {
+    std::set<std::string> bundled = keys_of(kernel(std::string("nkibench/kernels/") + task), "forward_scratch");
+    EXPECT_EQ(bundled.size(), 1u) << task;
+    for (const char* style : {"legacy_grid", "nki_api"}) {
+      const CorpusKernel& k = kernel(std::string("nkibench/styles/") + style + "/" + task);
+      EXPECT_EQ(keys_of(k, "forward_scratch"), bundled) << k.path;
+      for (const auto& s : loopnest::find_sites(*lifted(k))) {
+        if (s.transform != "forward_scratch") continue;
+        std::string after = loopnest::apply_site(k.path, k.text, k.args, s);
+        EXPECT_EQ(scratch_tensors(loopnest::lift_source(k.path, after, k.args)), scratch_tensors(*lifted(k)) - 1) << k.path;
+      }
+    }
+  }
+}
+
+// A move that would write an index with `//` or `%` the kernel did not have (a test-only one,
+// dividing the first loop's store offset) is refused by apply_site; every site of every kernel
+// that already has such indices keeps their number.
+class AddsFloorDiv : public loopnest::Transform {
+ public:
+  std::string name() const override { return "adds_floor_div"; }
+  std::string description() const override { return "test: writes a quasi-affine index"; }
+
+ protected:
+  bool visit(loopnest::Kernel& k, const loopnest::SiteSink& sink) const override {
+    loopnest::Analysis an(k);
+    for (const auto& r : an.ops) {
+      if (r.loops.empty() || !r.op().dst || r.op().cls != loopnest::OpClass::Store) continue;
+      auto* dst = &*r.op().dst;
+      int loop = r.loops.back();
+      return sink(loopnest::make_site(k, an, r, "divide the store offset"), [dst, loop] {
+        dst->dims[0].start = dst->dims[0].start + loopnest::IExpr::floordiv(loopnest::IExpr::var(loop), 2);
+      });
+    }
+    return false;
+  }
+};
+
+TEST(LoopNestTransforms, NoMoveAddsAFloorDivOrModIndex) {
+  const CorpusKernel& k = kernel("tests/kernels/add_slices.py");
+  AddsFloorDiv t;
+  auto sites = t.find(*lifted(k));
+  ASSERT_EQ(sites.size(), 1u);
+  sites[0].transform = t.name();
+  try {
+    loopnest::apply_site(t, k.path, k.text, k.args, sites[0]);
+    ADD_FAILURE() << "a result with a new `//` index was printed";
+  } catch (const loopnest::TransformError& e) {
+    EXPECT_NE(std::string(e.what()).find("`//` or `%`"), std::string::npos) << e.what();
+  }
+  int checked = 0;
+  for (const auto& c : all()) {
+    auto form = lifted(c);
+    if (!form || loopnest::quasi_affine_terms(*form) == 0) continue;
+    for (const auto& s : loopnest::find_sites(*form)) {
+      loopnest::Kernel after = *form;
+      loopnest::find_transform(s.transform)->apply(after, s);
+      EXPECT_LE(loopnest::quasi_affine_terms(after), loopnest::quasi_affine_terms(*form)) << c.path << ": " << s.key();
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 1);
+}
+
 // tests/golden/loopnest/rewrite/<name>.<transform>.py: the kernel after one site.
 TEST(LoopNestTransforms, GoldenRewrites) {
   struct Case {
@@ -213,6 +314,12 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"nkibench/kernels/rope_single_freq_apply_B1_H64_N4096_D128_0.py", "bundled_rope.fold_rows", "fold_rows", {}},
       {"nkibench/styles/legacy_grid/rope_single_freq_apply_B1_H64_N4096_D128_0.py", "published_rope.fold_rows",
        "fold_rows", {}},
+      {"nkibench/kernels/rmsnorm_matmul_M4096_N2048_K1024_0.py", "bundled_rmsnorm_matmul.forward_scratch",
+       "forward_scratch", {}},
+      {"nkibench/styles/legacy_grid/swiglu_M4096_N3072_K1024_0.py", "published_swiglu.forward_scratch", "forward_scratch",
+       {}},
+      {"nkibench/styles/nki_api/add_rmsnorm_matmul_M4096_N2048_K1024_0.py", "nki_api_add_rmsnorm_matmul.forward_scratch",
+       "forward_scratch", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

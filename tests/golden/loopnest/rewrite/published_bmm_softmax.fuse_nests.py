@@ -52,6 +52,5 @@ def kernel(v1, v2):
       v17[...] = nisa.tensor_scalar(data=v14, op0=np.multiply, operand0=v16[nl.arange(128)[:, None], 0], reverse0=False, dtype=np.float32, mask=None, engine=nki.isa.unknown_engine)
       nl.store(v3[i0, i1, nl.arange(128)[:, None], nl.arange(4096)[None, :]], value=v17, mask=None)
       ''' end loop i1 '''
-      ''' end loop i1 '''
     ''' end loop i0 '''
   return v3

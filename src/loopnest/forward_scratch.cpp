@@ -1,0 +1,396 @@
+// Scratch forwarding on the form: a private HBM tensor S (`buffer=nl.hbm`) written tile by tile by
+// one loop nest and read back tile by tile, at the same indices, by a later nest is a round trip
+// through HBM the kernel does not need. The two nests are fused level by level down to the store
+// and the load, and the loaded tile becomes the stored one: the store, the load and S go away, and
+// the consumer of a row tile starts as soon as the producer made it (rmsnorm_matmul,
+// add_rmsnorm_matmul, swiglu).
+//
+// Legality comes from dependences on the form, whatever the style: S has one writer (a store) and
+// one reader (a load); at every level the nodes between the two nests move out of the way only
+// when they commute (neither writes a tensor the other touches), and the fusion of each level is
+// fuse_nests's (every dependence between the bodies within one iteration); the loaded tile T and
+// the stored tile V have the same shape, layout and dtype, the load's region of T is the store's
+// region of V, V has no other writer and T no other writer than the load, so every element of T a
+// reader sees holds the same value in V.
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "loopnest/emit.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+struct Touches {
+  std::vector<const Access*> reads, writes;
+};
+
+// The accesses a node (with its subtree) makes; declarations write nothing.
+Touches touched(const Node& n) {
+  Touches t;
+  auto one = [&](const Node& x) {
+    for (const auto& op : x.ops) {
+      for (const Access* a : reads(op)) t.reads.push_back(a);
+      for (const Access* a : writes(op)) t.writes.push_back(a);
+    }
+    if (x.view) t.reads.push_back(&*x.view);
+  };
+  one(n);
+  for_each_node(n.body, [&](const Node& x, const std::vector<int>&) { one(x); });
+  for_each_node(n.orelse, [&](const Node& x, const std::vector<int>&) { one(x); });
+  return t;
+}
+
+// Whether the nodes `x` and `y` depend on each other through a tensor other than `ignore`: one
+// writes elements the other reads or writes, for some values of the loop variables (the interval
+// test of analysis.h: block slots `buf[0, ...]` and `buf[1, ...]` of one buffer are apart).
+bool depend(const Kernel& k, const Node& x, const Node& y, int ignore = -1) {
+  Touches a = touched(x), b = touched(y);
+  Ranges ranges = k.ranges();
+  auto clash = [&](const std::vector<const Access*>& w, const std::vector<const Access*>& other) {
+    for (const Access* p : w)
+      for (const Access* q : other)
+        if (storage_of(k, p->tensor) != ignore && may_overlap(k, *p, *q, ranges)) return true;
+    return false;
+  };
+  return clash(a.writes, b.reads) || clash(a.writes, b.writes) || clash(b.writes, a.reads);
+}
+
+// Two nodes may swap when neither depends on the other. Statements, loops, name bindings of index
+// arithmetic (`m = i * 4 + j`: the form holds their values, and the printed kernel is lifted again
+// to check every name still denotes what it did) and end-of-loop strings move; a return, an assert
+// or a helper call does not.
+bool commute(const Kernel& k, const Node& x, const Node& y) {
+  for (const Node* n : {&x, &y})
+    if (n->frozen || n->kind == NodeKind::Inline ||
+        (n->kind == NodeKind::Meta && n->meta != MetaKind::Docstring && n->meta != MetaKind::Binding))
+      return false;
+  return !depend(k, x, y);
+}
+
+// The block holding node `id` and its position there.
+std::optional<std::pair<std::vector<Node>*, size_t>> locate(std::vector<Node>& block, int id) {
+  for (size_t i = 0; i < block.size(); ++i) {
+    if (block[i].id == id) return std::make_pair(&block, i);
+    if (auto r = locate(block[i].body, id)) return r;
+    if (auto r = locate(block[i].orelse, id)) return r;
+  }
+  return std::nullopt;
+}
+
+// The loop node of loop id `loop`.
+Node* loop_node(Kernel& k, int loop) {
+  Node* out = nullptr;
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Loop && n.loop == loop) out = &n;
+  });
+  return out;
+}
+
+// Brings the loop nodes `a` and `b` of one block next to each other: each node between them moves
+// above `a` when it commutes with it, else below `b` when it commutes with `b` (and with every
+// node moving above that it passes). False when one cannot move.
+bool make_adjacent(Kernel& k, int a_id, int b_id) {
+  auto pa = locate(k.body, a_id), pb = locate(k.body, b_id);
+  if (!pa || !pb || pa->first != pb->first || pa->second >= pb->second) return false;
+  std::vector<Node>& block = *pa->first;
+  size_t ia = pa->second, ib = pb->second;
+  std::vector<Node> above, below;
+  for (size_t i = ia + 1; i < ib; ++i) {
+    const Node& m = block[i];
+    bool passes_below = std::all_of(below.begin(), below.end(), [&](const Node& x) { return commute(k, x, m); });
+    if (commute(k, block[ia], m) && passes_below) {
+      above.push_back(m);
+    } else if (commute(k, block[ib], m)) {
+      below.push_back(m);
+    } else {
+      return false;
+    }
+  }
+  std::vector<Node> out(block.begin(), block.begin() + static_cast<long>(ia));
+  for (auto& n : above) out.push_back(std::move(n));
+  out.push_back(std::move(block[ia]));
+  out.push_back(std::move(block[ib]));
+  for (auto& n : below) out.push_back(std::move(n));
+  for (size_t i = ib + 1; i < block.size(); ++i) out.push_back(std::move(block[i]));
+  block = std::move(out);
+  return true;
+}
+
+// The tensors an op defines (a named result, a declared tile): what a name in its nest denotes.
+void defined_in(const Kernel& k, const Node& n, std::map<std::string, int>& out) {
+  auto one = [&](const Node& x) {
+    for (const auto& op : x.ops) {
+      int t = op.result >= 0 ? op.result : (op.cls == OpClass::Alloc && op.dst ? op.dst->tensor : -1);
+      if (t >= 0 && !k.tensor(t).name.empty()) out[k.tensor(t).name] = t;
+    }
+  };
+  one(n);
+  for_each_node(n.body, [&](const Node& x, const std::vector<int>&) { one(x); });
+}
+
+// The consumer nest's tiles named like one of the producer's get a fresh name (`x_t_2`), so the
+// fused body keeps every name denoting one tile.
+void rename_clashes(Kernel& k, Node& a, Node& b) {
+  std::map<std::string, int> in_a, in_b;
+  defined_in(k, a, in_a);
+  defined_in(k, b, in_b);
+  std::set<std::string> taken;
+  for (const auto& t : k.tensors) taken.insert(t.name);
+  for (const auto& [id, l] : k.loops) taken.insert(l.var);
+  std::map<std::string, std::string> renames;
+  for (const auto& [name, t] : in_b) {
+    auto it = in_a.find(name);
+    if (it == in_a.end() || it->second == t) continue;
+    std::string fresh;
+    for (int i = 2; fresh.empty() || taken.count(fresh) || k.module->file->text.find(fresh) != std::string::npos; ++i)
+      fresh = fmt::format("{}_{}", name, i);
+    taken.insert(fresh);
+    for (auto& tensor : k.tensors)
+      if (tensor.name == name && tensor.id != it->second) {
+        bool in_b_nest = false;
+        for_each_node(b.body, [&](const Node& x, const std::vector<int>&) {
+          for (const auto& op : x.ops)
+            if (op.result == tensor.id || (op.cls == OpClass::Alloc && op.dst && op.dst->tensor == tensor.id)) in_b_nest = true;
+        });
+        if (in_b_nest) tensor.name = fresh;
+      }
+    renames[name] = fresh;
+  }
+  if (renames.empty()) return;
+  for (auto& n : b.body)
+    for (const auto& [from, to] : renames) n.renames[from] = to;
+}
+
+struct Ends {
+  const OpRef* store = nullptr;
+  const OpRef* load = nullptr;
+};
+
+// S's one store and one load (each the only op of its statement, unmasked), or none.
+std::optional<Ends> ends_of(const Kernel& k, const Analysis& an, int s) {
+  if (std::count(k.outputs.begin(), k.outputs.end(), s)) return std::nullopt;
+  for (const auto& t : k.tensors)
+    if (t.base == s) return std::nullopt;
+  auto w = an.writers(k, s), r = an.readers(k, s);
+  if (w.size() != 1 || r.size() != 1) return std::nullopt;
+  Ends e{w[0], r[0]};
+  const Op &st = e.store->op(), &ld = e.load->op();
+  if (st.cls != OpClass::Store || ld.cls != OpClass::Load || st.accumulate || ld.accumulate) return std::nullopt;
+  if (!st.mask.empty() || !ld.mask.empty() || e.store->node->ops.size() != 1 || e.load->node->ops.size() != 1)
+    return std::nullopt;
+  if (reads(st).size() != 1 || writes(st).size() != 1 || reads(ld).size() != 1 || writes(ld).size() != 1) return std::nullopt;
+  if (e.store->loops.empty() || e.store->loops.size() != e.load->loops.size() || e.store->order >= e.load->order)
+    return std::nullopt;
+  return e;
+}
+
+// Whether the whole nests around S's store (A) and load (B) may be fused level by level: the same
+// loops (kind, range) at every level; apart from S and what both only read, neither nest touches
+// what the other writes; B loads, in each iteration of its path loops, exactly the region A stored
+// in the same iteration of its own (B's variables renamed to A's), and distinct iterations store
+// disjoint regions (enumerated: the load sees the tile of its own iteration, never another's).
+bool nests_align(Kernel& k, const Ends& e, int s) {
+  const std::vector<int> &la = e.store->loops, &lb = e.load->loops;
+  for (size_t d = 0; d < la.size(); ++d) {
+    const Loop &x = k.loops.at(la[d]), &y = k.loops.at(lb[d]);
+    if (x.kind != y.kind || x.start != y.start || x.stop != y.stop || x.step != y.step || !x.trip() || x.step <= 0 ||
+        !x.start.is_constant())
+      return false;
+  }
+  Node* a = loop_node(k, la[0]);
+  Node* b = loop_node(k, lb[0]);
+  if (!a || !b) return false;
+  if (depend(k, *a, *b, s)) return false;
+  // The same region, B's path variables renamed to A's.
+  Access stored = *e.store->op().dst, loaded = *reads(e.load->op())[0];
+  for (auto& dim : loaded.dims) {
+    for (size_t d = 0; d < la.size(); ++d) {
+      dim.start = dim.start.substitute(lb[d], IExpr::var(la[d]));
+      for (auto& t : dim.terms) t.size = t.size.substitute(lb[d], IExpr::var(la[d]));
+    }
+  }
+  if (!(stored == loaded)) return false;
+  // Each iteration's region as a box of element intervals; no two boxes meet.
+  std::vector<int64_t> extent;
+  for (const auto& dim : stored.dims) {
+    int64_t ext = 0;
+    for (const auto& t : dim.terms) {
+      auto m = t.max_index();
+      if (!m) return false;
+      ext += std::llabs(t.stride) * *m;
+    }
+    extent.push_back(ext);
+  }
+  std::vector<std::vector<int64_t>> starts;
+  std::map<int, int64_t> at;
+  constexpr size_t kMaxIterations = 4096;
+  std::function<bool(size_t)> walk = [&](size_t d) {
+    if (d == la.size()) {
+      std::vector<int64_t> box;
+      for (const auto& dim : stored.dims) {
+        auto v = dim.start.eval(at);
+        if (!v) return false;
+        box.push_back(*v);
+      }
+      starts.push_back(std::move(box));
+      return starts.size() <= kMaxIterations;
+    }
+    const Loop& l = k.loops.at(la[d]);
+    for (int64_t i = 0; i < *l.trip(); ++i) {
+      at[la[d]] = l.start.constant() + i * l.step;
+      if (!walk(d + 1)) return false;
+    }
+    return true;
+  };
+  if (!walk(0)) return false;
+  for (size_t x = 0; x < starts.size(); ++x)
+    for (size_t y = x + 1; y < starts.size(); ++y) {
+      bool apart = false;
+      for (size_t d = 0; d < extent.size() && !apart; ++d)
+        apart = starts[x][d] + extent[d] < starts[y][d] || starts[y][d] + extent[d] < starts[x][d];
+      if (!apart) return false;
+    }
+  return true;
+}
+
+// Fuses the two nests around S's store and load level by level, then forwards the tile. False
+// (with `k` in any state) when a step is not legal.
+bool forward(Kernel& k, int s) {
+  std::vector<int> la, lb;
+  {
+    Analysis an(k);
+    auto e = ends_of(k, an, s);
+    if (!e) return false;
+    la = e->store->loops, lb = e->load->loops;
+    if (!nests_align(k, *e, s)) return false;
+  }
+  for (size_t d = 0; d < la.size(); ++d) {
+    Node* a = loop_node(k, la[d]);
+    Node* b = loop_node(k, lb[d]);
+    if (!a || !b || a->frozen || b->frozen) return false;
+    int a_id = a->id, b_id = b->id;
+    if (!make_adjacent(k, a_id, b_id)) return false;
+    a = find_node(k, a_id), b = find_node(k, b_id);
+    rename_clashes(k, *a, *b);
+    fuse_loops(k, a_id, b_id);
+  }
+  Analysis an(k);
+  auto e = ends_of(k, an, s);
+  if (!e) return false;
+  const Op &st = e->store->op(), &ld = e->load->op();
+  // The same region of S, now in the same iteration.
+  if (!(*st.dst == *reads(ld)[0])) return false;
+  const Access v = *reads(st)[0], t = *writes(ld)[0];
+  const Tensor &tv = k.tensor(v.tensor), &tt = k.tensor(t.tensor), &ts = k.tensor(s);
+  if (!tv.on_chip() || tv.memory != tt.memory || tv.base >= 0 || tt.base >= 0 || tv.dtype.empty() ||
+      tv.dtype != tt.dtype || tv.dtype != ts.dtype || (!ld.dtype.empty() && ld.dtype != tv.dtype))
+    return false;
+  for (const auto& u : k.tensors)
+    if (u.base == v.tensor || u.base == t.tensor) return false;
+  bool viewed = false;  // a name bound to a region of T or V (`row = t[...]`) would still name it
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    viewed = viewed || (n.view && (n.view->tensor == t.tensor || n.view->tensor == v.tensor));
+  });
+  if (viewed) return false;
+  Ranges ranges = k.ranges();
+  // V keeps the stored tile while it is read: its producer is the only op writing that region, and
+  // the load is the only one writing T's region.
+  int v_writers = 0;
+  for (const OpRef* w : an.writers(k, v.tensor))
+    for (const Access* x : writes(w->op())) v_writers += may_overlap(k, *x, v, ranges) ? 1 : 0;
+  if (v_writers != 1) return false;
+  for (const OpRef* w : an.writers(k, t.tensor))
+    for (const Access* x : writes(w->op()))
+      if (w != e->load && may_overlap(k, *x, t, ranges)) return false;
+  // Every read of the loaded region follows the load in the same iteration of the fused loops, and
+  // either reads that region whole (it becomes V's region) or T is V's twin (same shape and layout,
+  // loaded from nothing else: every access of T becomes the same access of V).
+  bool whole_region = true;
+  for (const OpRef* r : an.readers(k, t.tensor))
+    for (const Access* x : reads(r->op())) {
+      if (!may_overlap(k, *x, t, ranges)) continue;
+      if (r->order < e->load->order || r->loops.size() < e->load->loops.size() ||
+          !std::equal(e->load->loops.begin(), e->load->loops.end(), r->loops.begin()))
+        return false;
+      whole_region = whole_region && *x == t;
+    }
+  Access twin = t;
+  twin.tensor = v.tensor;
+  bool twins = tv.shape == tt.shape && tv.partition_dim == tt.partition_dim && twin == v &&
+               an.writers(k, t.tensor).size() == 1;
+  if (!whole_region && !twins) return false;
+  int store_node = e->store->node->id, load_node = e->load->node->id;
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for (auto& op : n.ops)
+      for (auto& a : op.args) {
+        if (a.value.kind != Operand::Kind::Tile || a.output || a.value.access.tensor != t.tensor) continue;
+        if (whole_region) {
+          if (!(a.value.access == t)) continue;
+          a.value.access = v;
+        } else {
+          a.value.access.tensor = v.tensor;
+        }
+        a.value.origin = nullptr;
+        n.dirty = true;
+      }
+  });
+  erase_node(k, load_node);
+  erase_node(k, store_node);
+  // S's declaration goes with its last use.
+  std::vector<int> decls;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Stmt && n.ops.size() == 1 && n.ops[0].cls == OpClass::Alloc && n.ops[0].dst &&
+        n.ops[0].dst->tensor == s)
+      decls.push_back(n.id);
+  });
+  for (int id : decls) erase_node(k, id);
+  remove_dead_buffers(k);
+  return true;
+}
+
+class ForwardScratch : public Transform {
+ public:
+  std::string name() const override { return "forward_scratch"; }
+  std::string description() const override {
+    return "fuse the loop nest that stores tiles to a private HBM scratch tensor with the nest that loads them "
+           "back at the same indices, and forward each tile on chip (no HBM round trip, no wait for the whole "
+           "producer nest)";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    for (const auto& t : k.tensors) {
+      if (t.role != TensorRole::Scratch) continue;
+      int s = t.id;
+      Kernel trial = k;
+      if (!forward(trial, s)) continue;
+      Analysis an(k);
+      auto e = ends_of(k, an, s);
+      if (!e) continue;
+      std::string scratch = t.name.empty() ? t.label : t.name;
+      Site site = make_site(k, an, *e->store,
+                            fmt::format("forward the tiles of HBM scratch `{}` on chip: fuse the nest storing them with "
+                                        "the nest loading them back",
+                                        scratch));
+      if (sink(site, [&k, s] {
+            if (!forward(k, s)) throw TransformError("forward_scratch: the site is no longer legal");
+          }))
+        return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_forward_scratch() { return std::make_unique<ForwardScratch>(); }
+
+}  // namespace loopnest

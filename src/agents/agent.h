@@ -48,6 +48,11 @@ class Planner {
   // the uninterrupted run would have. Planners that carry nothing keep these defaults.
   virtual nlohmann::json saved_state() const { return nullptr; }
   virtual void restore_state(const nlohmann::json& /*state*/) {}
+  // True when a proposal depends on the calls made before it (state shared across candidates, as
+  // the built-in planner's "already known kernels"): the round then plans the beam's candidates
+  // one after another in rank order, so that a run (and a resumed run) proposes the same plans
+  // whatever the thread timing.
+  virtual bool proposes_in_order() const { return false; }
 };
 
 class Executor {

@@ -51,6 +51,9 @@ void LocalExecutor::execute(const std::vector<std::string>& keys, const ResultFn
 
   auto finish = [&](RunningJob& job) {
     if (run_dir_.has_result(job.key)) return on_result(job.key);
+    // A worker that died with the run's Ctrl-C (the terminal signals the whole process group) has
+    // no result, and its failure is not one: the job stays undone and a resumed run runs it.
+    if (cancelled()) return;
     const ExitStatus& status = job.process->status();
     if (job.attempt <= config_.retries) {
       queue.push_front(job.key);  // retry first: its round is waiting for it

@@ -60,7 +60,10 @@ RunState Optimizer::run(const std::vector<TaskSpec>& tasks, RunState state) {
     if (is_finished(state, task.info.name)) continue;
     bool resuming = state.current && state.current->result.task == task.info.name;
     if (resuming && env_.observer) env_.observer->on_task_resume(state.current->result);
-    if (!resuming && !start_task(task, state)) continue;
+    if (!resuming && !start_task(task, state)) {
+      if (state.stop == StopReason::Cancelled) break;
+      continue;
+    }
     if (!run_rounds(task, state)) {
       // A budget stop reports this task's best as it stands: re-check it (a resumed run that
       // finds a better kernel re-checks again at the task's end).
@@ -68,6 +71,8 @@ RunState Optimizer::run(const std::vector<TaskSpec>& tasks, RunState state) {
       break;
     }
     recheck(task, state);
+    // A re-check cut short leaves the task open: the resumed run re-checks it (its rounds are done).
+    if (stop_if_interrupted(state, fmt::format("interrupted during the re-check of {}", task.info.name))) break;
     state.current->result.stop = StopReason::Rounds;
     if (env_.observer) env_.observer->on_task_end(state.current->result);
     state.finished.push_back(std::move(state.current->result));
@@ -95,6 +100,10 @@ bool Optimizer::start_task(const TaskSpec& task, RunState& state) {
   result.kernel_file_name = task.info.kernel_file_name;
   result.peak_latency_ms = task.info.peak_latency_ms;
   auto base = baseline(task, result, state);
+  if (!base && stop_if_interrupted(state, fmt::format("interrupted during the baseline of {}", task.info.name))) {
+    state.evaluations -= result.evaluations;  // evaluated again on resume
+    return false;
+  }
   if (!base) {
     if (env_.observer) env_.observer->on_message(fmt::format("task {}: {}", task.info.name, result.error));
     if (env_.observer) env_.observer->on_task_end(result);
@@ -125,6 +134,10 @@ bool Optimizer::run_rounds(const TaskSpec& task, RunState& state) {
     agents::Usage before = env_.session ? env_.session->usage() : agents::Usage{};
     int64_t evaluations_before = state.evaluations;
     agents::Memory memory_before = state.memory;
+    // The planner's record of what it planned (and the fixer's failure log) as the round starts:
+    // a round that is not kept is planned again on resume from this state, not from a state that
+    // already holds its own plans.
+    nlohmann::json planner_before = env_.agents.planner ? env_.agents.planner->saved_state() : nlohmann::json();
     RoundOutcome outcome = run_round(env_, spec, round, progress.beam, state.memory, state.evaluations);
     if (!outcome.keep || outcome.stop == StopReason::Cancelled) {
       // The round is not kept: its calls are made (or replayed from the store) again when the
@@ -132,6 +145,7 @@ bool Optimizer::run_rounds(const TaskSpec& task, RunState& state) {
       // before it, with the time spent.
       state.memory = std::move(memory_before);
       state.evaluations = evaluations_before;
+      if (env_.agents.planner && !planner_before.is_null()) env_.agents.planner->restore_state(planner_before);
       state.stop = outcome.stop;
       state.stop_message = outcome.stop_message;
       checkpoint(state, &before);
@@ -157,6 +171,14 @@ bool Optimizer::run_rounds(const TaskSpec& task, RunState& state) {
     }
     checkpoint(state);
   }
+  return true;
+}
+
+bool Optimizer::stop_if_interrupted(RunState& state, const std::string& message) {
+  if (!eval::interrupt_requested()) return false;
+  state.stop = StopReason::Cancelled;
+  state.stop_message = message;
+  checkpoint(state);
   return true;
 }
 

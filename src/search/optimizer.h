@@ -30,6 +30,9 @@ class Optimizer {
   // Runs the remaining rounds of state.current; false when the run must stop.
   bool run_rounds(const TaskSpec& task, RunState& state);
   std::optional<StopReason> exhausted(const RunState& state) const;
+  // After Ctrl-C / SIGTERM: stops the run as cancelled with `message` and checkpoints; the work
+  // cut short (a baseline, a re-check) is done again on resume. False when no interrupt came.
+  bool stop_if_interrupted(RunState& state, const std::string& message);
   // The five-seed re-check of state.current's best (env_.recheck_best); may replace the best.
   void recheck(const TaskSpec& task, RunState& state);
   // Records `state` (its usage: `usage` when given, else the session's so far).

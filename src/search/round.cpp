@@ -90,9 +90,7 @@ class Round {
   bool over_budget() {
     if (stop_ != StopReason::None) return true;
     if (eval::interrupt_requested()) {  // Ctrl-C / SIGTERM: end the round like a budget stop
-      stop_ = StopReason::Cancelled;
-      stop_message_ = fmt::format("interrupted in round {} of {}; --resume continues", round_, task_.info.name);
-      if (env_.session) env_.session->stop();
+      cancel();
       return true;
     }
     if (env_.session && env_.session->budget_refused() && env_.budget) {
@@ -111,13 +109,20 @@ class Round {
     return false;
   }
 
+  // Ctrl-C / SIGTERM: the round stops and is not kept (the optimizer drops it); a resumed run
+  // runs it again from the start, with the planner's state from before it.
+  void cancel() {
+    stop_ = StopReason::Cancelled;
+    stop_message_ = fmt::format("interrupted in round {} of {}; --resume continues", round_, task_.info.name);
+    if (env_.session) env_.session->stop();
+  }
+
   // Time and Ctrl-C stop every model call, the summaries of the round's pairs included (checked
   // afresh: another budget may have stopped the round before).
   bool hard_stopped() {
     if (stop_ == StopReason::None) over_budget();
     if (eval::interrupt_requested()) {
-      stop_ = StopReason::Cancelled;
-      stop_message_ = fmt::format("interrupted in round {} of {}; --resume continues", round_, task_.info.name);
+      cancel();
     } else if (env_.budget && env_.budget->exhausted({}, 0) == StopReason::BudgetTime) {
       stop_ = StopReason::BudgetTime;
       stop_message_ = fmt::format("{} reached in round {} of {}", to_string(stop_), round_, task_.info.name);
@@ -138,7 +143,8 @@ class Round {
   void plan() {
     plans_.assign(beam_.size(), {});
     if (over_budget()) return;
-    parallel_for(beam_.size(), env_.params.parallelism, [&](size_t c) {
+    int threads = env_.agents.planner->proposes_in_order() ? 1 : env_.params.parallelism;
+    parallel_for(beam_.size(), threads, [&](size_t c) {
       auto plans = env_.agents.planner->propose(context(fmt::format("c{}", c), "plan"), beam_[c], memory_, env_.params.plans);
       update([&](RoundStats& s) { s.plans += static_cast<int>(plans.size()); });
       plans_[c] = std::move(plans);
@@ -205,6 +211,9 @@ class Round {
     auto evaluations = kernels.empty() ? std::vector<eval::Evaluation>{} : env_.evaluator->evaluate(task_, kernels, arrived);
     for (size_t j = 0; j < todo.size() && j < evaluations.size(); ++j) apply(results_[todo[j]], evaluations[j]);
     evaluations_ += static_cast<int64_t>(todo.size());
+    // An evaluation cut short (Ctrl-C reached the executor) is not a result: the round is not kept.
+    bool cut = std::any_of(evaluations.begin(), evaluations.end(), [](const auto& e) { return e.cancelled; });
+    if (cut || eval::interrupt_requested()) cancel();
     update([](RoundStats& s) { s.running = s.batch_done = s.batch_failed = 0; });
   }
 
@@ -283,6 +292,7 @@ class Round {
 
   RoundOutcome finish() {
     RoundOutcome out;
+    if (eval::interrupt_requested()) cancel();  // arrived after the last check: the round is redone
     out.beam = select_beam(beam_, results_, static_cast<size_t>(env_.params.beam));
     stats_.best_latency_ms = out.beam.empty() ? 0 : out.beam.front().latency_ms;
     if (env_.session) stats_.usage = env_.session->usage();

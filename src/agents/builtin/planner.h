@@ -28,6 +28,9 @@ class BuiltinPlanner : public Planner {
   // tried_, known_kernels_ and the failure log (shared with the built-in fixer).
   nlohmann::json saved_state() const override;
   void restore_state(const nlohmann::json& state) override;
+  // known_kernels_ is shared across the beam's candidates: which candidate claims a rewrite that
+  // two of them lead to depends on the order of the calls.
+  bool proposes_in_order() const override { return true; }
 
  private:
   // Records the rewrite's result; false when it is a kernel already known (or does not apply).

@@ -13,7 +13,8 @@ namespace trn {
 
 // One point of the digitized DMA efficiency curve (DMAO figure): relative throughput of a stream
 // of [128 x bytes] transfers. Not used as a multiplier: the simulator reproduces it from the
-// per-queue fixed cost (tests/unit/trn/dma_model_test.cpp checks the agreement).
+// per-queue fixed cost (TrnEngineModel.OneQueueReproducesThePublishedDmaEfficiencyCurve in
+// tests/unit/trn/engine_model_test.cpp checks the agreement).
 struct DmaEfficiencyPoint {
   uint32_t bytes;
   double efficiency;

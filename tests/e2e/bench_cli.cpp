@@ -84,6 +84,29 @@ TEST(BenchCli, TasksFilterCsvAndKernelsDirectory) {
   EXPECT_NE(unknown.err.find("no task named 'nosuch'"), std::string::npos) << unknown.err;
 }
 
+// Issue 14: one latin-1 byte in a comment of one kernel aborted a whole `bench --kernels` run
+// without naming the file. It is that kernel's compile error, naming the file at the byte, and
+// the other task still runs.
+TEST(BenchCli, ALatin1ByteInOneKernelIsItsCompileErrorAndTheRunGoesOn) {
+  TempDir tmp;
+  nlohmann::json summary;
+  std::string root = small_bench(tmp, summary);
+  spit(tmp.path() + "/mine/silu.py", "# caf\xE9\n" + slurp(root + "/kernels/silu_M256_N2048_0.py"));
+  spit(tmp.path() + "/mine/adamw.py", slurp(root + "/kernels/adamw_M200_N2048_0.py"));
+  CliRun r = accelopt(tmp.path(), "bench --bench-root " + root + " --seeds 0 --json --quiet --kernels " + tmp.path() + "/mine");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto j = r.json();
+  ASSERT_EQ(j["tasks"].size(), 2u) << r.out;
+  for (auto& t : j["tasks"]) {
+    if (t["task"] == "silu") {
+      EXPECT_EQ(t["status"], "compile_error") << t.dump();
+      EXPECT_NE(t.dump().find("mine/silu.py:1:6: error: the file is not valid UTF-8"), std::string::npos) << t.dump();
+    } else {
+      EXPECT_EQ(t["status"], "ok") << t.dump();
+    }
+  }
+}
+
 TEST(BenchCli, MalformedEntriesAreReportedAndOthersRun) {
   TempDir tmp;
   nlohmann::json summary;

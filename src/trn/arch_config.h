@@ -38,12 +38,17 @@ struct ArchConfig {
   // Vector / Scalar / GpSimd instruction costs (engine cycles, ISA "Estimated instruction cost").
   uint32_t min_ii = 64;             // MIN_II
   // Fixed cost of an instruction that waits for its inputs: the static overhead ("add about 100
-  // cycles when ... each depends on the previous one", ARCH2) plus about 60 cycles per tensor
-  // access ("partly hidden by instruction-level parallelism", ARCH2). Paid only when the
-  // instruction cannot issue behind earlier work of its engine (it depends on a result that is
-  // not ready): independent instructions stream back to back at their ISA cost (about 60 ns per
-  // small VectorE instruction on the device, issue 11).
+  // cycles when ... each depends on the previous one", ARCH2, said of VectorE) plus one tensor
+  // access request of about 60 cycles (ARCH2), for the operand it waited on: the requests of the
+  // operands that were already there are issued while it waits ("partly hidden by
+  // instruction-level parallelism", ARCH2). Paid only when the instruction cannot issue behind
+  // earlier work of its engine (it depends on a result that is not ready): independent
+  // instructions stream back to back at their ISA cost (about 60 ns per small VectorE instruction
+  // on the device, issue 11). ScalarE's static overhead is its own (calibrated): the only ScalarE
+  // number, dependent 1-element activations at an II of 264 cycles (PERF Opt #5a), leaves
+  // 264 - MIN_II - 60 = 140 cycles.
   uint32_t static_overhead = 100;
+  uint32_t scalar_static_overhead = 140;
   uint32_t access_overhead = 60;
   uint32_t gpsimd_start = 150;      // GPSIMD_START (ISA iota/affine_select)
   uint32_t min_ii_dynamic = 600;    // MIN_II_DYNAMIC (ISA tensor_copy_dynamic_*)

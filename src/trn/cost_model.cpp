@@ -229,8 +229,9 @@ double instruction_ns(const InstructionInfo& inst, const ArchConfig& arch) {
 
 double fixed_overhead_ns(const InstructionInfo& inst, const ArchConfig& arch) {
   if (inst.engine == Engine::Tensor || inst.engine == Engine::Sync || inst.engine == Engine::Dma) return 0;
-  const size_t accesses = inst.inputs.size() + inst.outputs.size();
-  return double(arch.static_overhead + arch.access_overhead * accesses) / engine_ghz(inst.engine, arch);
+  // One access request exposed: the operand the instruction waited on (ArchConfig).
+  const uint32_t static_cycles = inst.engine == Engine::Scalar ? arch.scalar_static_overhead : arch.static_overhead;
+  return double(static_cycles + arch.access_overhead) / engine_ghz(inst.engine, arch);
 }
 
 uint64_t hardware_flops(const InstructionInfo& inst, const ArchConfig& arch) {

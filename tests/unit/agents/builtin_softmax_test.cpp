@@ -154,11 +154,12 @@ void expect_each_step_gains(const std::string& task, const std::vector<Step>& st
 TEST(BuiltinSoftmax, EachRewriteOfTheBmmSoftmaxChainGains) {
   // Simulator v2 (dependences by region, fixed costs only for waiting instructions,
   // docs/simulator.md) makes read_copy_source neutral here (+2%): kept in the chain, not required
-  // to gain.
+  // to gain. Since a waiting instruction exposes one access request, not one per operand (simcost,
+  // 2 Dec), the VectorE chain the GpSimd move relieves is cheaper: the move gains 1.3%.
   expect_each_step_gains("bmm_softmax_B16_K64_M4096_N4096", {{"fuse_stages", "block", "1"},
                                                              {"fuse_activation_reduce", "", ""},
                                                              {"read_copy_source", "", "", 1.03},
-                                                             {"engine_move", "engine", "gpsimd"}});
+                                                             {"engine_move", "engine", "gpsimd", 0.99}});
 }
 
 TEST(BuiltinSoftmax, EachRewriteOfTheBlockedBmmSoftmaxChainGains) {

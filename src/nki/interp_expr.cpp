@@ -136,6 +136,18 @@ void add_traceback_note(Diagnostic& d, Note note) {
   if (n < kMaxTracebackNotes) notes.push_back(std::move(note));
 }
 
+// A call of a library object (builtin, method, class): numbered, so that the library can tell
+// the instructions of one call from the next call's (InterpState::native_call).
+Value call_native(InterpState& st, Object& callee, CallArgs& args) {
+  struct Restore {
+    InterpState& st;
+    uint64_t saved;
+    ~Restore() { st.native_call = saved; }
+  } restore{st, st.native_call};
+  st.native_call = ++st.native_calls;
+  return callee.call(st.in, args);
+}
+
 Value call_at(InterpState& st, const Value& callee, CallArgs& args, const Span& span) {
   if (auto* fn = callee.as<FunctionObj>()) {
     try {
@@ -153,7 +165,7 @@ Value call_at(InterpState& st, const Value& callee, CallArgs& args, const Span& 
     st.fail(ErrorKind::Type, span, fmt::format("'{}' object is not callable", callee.type_name()));
   st.current_span = &span;
   try {
-    return callee.object()->call(st.in, args);
+    return call_native(st, *callee.object(), args);
   } catch (...) {
     rethrow_located(st, span, callee_name(callee));
   }
@@ -411,7 +423,7 @@ Value get_attribute(InterpState& st, const Value& obj, std::string_view name) {
 Value call_value(InterpState& st, const Value& callee, CallArgs& args) {
   if (auto* fn = callee.as<FunctionObj>()) return call_function(st, *fn, args);
   if (!callee.is_object()) throw NkiError(ErrorKind::Type, fmt::format("'{}' object is not callable", callee.type_name()));
-  return callee.object()->call(st.in, args);
+  return call_native(st, *callee.object(), args);
 }
 
 Value eval(InterpState& st, const Expr& e, Frame& f) {

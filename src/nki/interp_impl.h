@@ -54,6 +54,10 @@ struct InterpState {
   std::chrono::steady_clock::time_point deadline;
   int depth = 0;        // user-function calls in progress
   int entry_depth = 0;  // nested load_module()/call() entries from C++
+  // The library (native) call in progress: a serial number unique to each call, 0 while user
+  // code runs. The NKI library groups the instructions one call emits (kernel_context.h).
+  uint64_t native_call = 0;
+  uint64_t native_calls = 0;  // native calls started so far (the last serial handed out)
   std::string output;
   // Builtin names: index resolved at load time.
   std::vector<Value> builtins;

@@ -421,11 +421,14 @@ Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args, std::vecto
   struct Restore {
     InterpState& st;
     const std::shared_ptr<const SourceFile>* file;
+    uint64_t native_call;
     ~Restore() {
       --st.depth;
       st.current_file = file;
+      st.native_call = native_call;
     }
-  } restore{st, saved_file};
+  } restore{st, saved_file, st.native_call};
+  st.native_call = 0;  // user code, even when a library calls it back
   if (code.lambda_body) return eval(st, *code.lambda_body, frame);
   Value ret = exec_block(st, code.body, frame) == Flow::Return ? std::move(frame.ret) : Value();
   if (keep_slots) *keep_slots = std::move(slots);

@@ -287,6 +287,7 @@ SourceLoc Interpreter::current_loc() const {
   return state_->loc(*state_->current_span);
 }
 
+uint64_t Interpreter::native_call() const { return state_->native_call; }
 std::string& Interpreter::output() { return state_->output; }
 uint64_t Interpreter::steps() const { return state_->steps; }
 const Limits& Interpreter::limits() const { return state_->limits; }

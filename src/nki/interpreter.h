@@ -69,6 +69,8 @@ class Interpreter {
 
   // The innermost user-code location executing (for library diagnostics and trace records).
   SourceLoc current_loc() const;
+  // The library call in progress (a number unique to the call; 0 while user code runs).
+  uint64_t native_call() const;
   // Per-run state for libraries, keyed by type.
   template <class T>
   T* extension() {

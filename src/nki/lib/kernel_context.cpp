@@ -1,5 +1,7 @@
 #include "nki/lib/kernel_context.h"
 
+#include <algorithm>
+
 #include "nki/interpreter.h"
 #include "nki/lib/nki_tensor.h"
 
@@ -60,23 +62,29 @@ void KernelContext::emit_alloc(const TensorStorage& storage) {
 }
 
 trn::Record* KernelContext::begin_instruction(trn::Opcode op, trn::Engine engine) {
-  flush();
+  // The instructions of one library call stay pending together (see the header comment); an
+  // instruction of user code (an operator) or of another call ends the group.
+  uint64_t call = interpreter ? interpreter->native_call() : 0;
+  if (call == 0 || call != pending_call_) flush();
+  pending_call_ = call;
+  if (pending_.size() <= pending_count_) pending_.emplace_back();
+  Pending& p = pending_[pending_count_];
+  p.has_alloc = false;
+  p.result = nullptr;
+  trn::Record& r = p.inst;
+  r.inst.inputs.clear();
+  r.inst.outputs.clear();
   if (!sink) {
     // Without a sink only the pending identity is tracked (assignment semantics and counts
     // must not depend on whether a trace is collected).
     ++instructions;
-    pending_.inst.inputs.clear();
-    pending_.inst.outputs.clear();
     return nullptr;
   }
-  trn::Record& r = pending_;
   r.kind = trn::RecordKind::Instruction;
   r.line = 0;
   trn::InstructionInfo& i = r.inst;
   i.opcode = op;
   i.engine = engine;
-  i.inputs.clear();
-  i.outputs.clear();
   i.accumulate = false;
   i.engine_chosen_by_user = false;
   i.flops = 0;
@@ -88,15 +96,57 @@ trn::Record* KernelContext::begin_instruction(trn::Opcode op, trn::Engine engine
 }
 
 void KernelContext::end_instruction(const Object* result, const TensorStorage* result_storage) {
-  has_pending_ = true;
-  pending_result_ = result;
-  pending_has_alloc_ = sink && result_storage;
-  if (pending_has_alloc_) fill_alloc(pending_alloc_, *result_storage);
+  if (pending_.size() <= pending_count_) pending_.emplace_back();
+  Pending& p = pending_[pending_count_++];
+  p.result = result;
+  p.result_tensor = result_storage ? result_storage->id : 0;
+  p.has_alloc = sink && result_storage;
+  if (p.has_alloc) fill_alloc(p.alloc, *result_storage);
+}
+
+size_t KernelContext::find_pending(const Object* value) const {
+  if (value)
+    for (size_t k = 0; k < pending_count_; ++k)
+      if (pending_[k].result == value) return k;
+  return pending_count_;
 }
 
 trn::Record* KernelContext::pending_for(const Object* value) {
-  if (!has_pending_ || !value || value != pending_result_) return nullptr;
-  return &pending_;
+  size_t k = find_pending(value);
+  return k < pending_count_ ? &pending_[k].inst : nullptr;
+}
+
+void KernelContext::retarget_pending(const Object* value, const trn::Operand& to) {
+  size_t index = find_pending(value);
+  if (index == pending_count_) return;
+  Pending& p = pending_[index];
+  p.has_alloc = false;
+  if (!sink) return;
+  // The output that is the fresh tile (an instruction may write others first: reduce_res).
+  auto& outputs = p.inst.inst.outputs;
+  auto out = std::find_if(outputs.begin(), outputs.end(),
+                          [&](const trn::Operand& o) { return o.tensor_id == p.result_tensor; });
+  if (out == outputs.end()) return;
+  trn::Operand from = *out;
+  *out = to;
+  // The call's later instructions that access the fresh tile access the same elements of `to`
+  // (an access of the whole tile becomes `to` itself; a part of it, the same part of `to`).
+  auto move = [&](trn::Operand& op) {
+    if (op.buffer != from.buffer || op.tensor_id != from.tensor_id) return;
+    if (op == from) {
+      op = to;
+      return;
+    }
+    op.buffer = to.buffer;
+    op.tensor_id = to.tensor_id;
+    op.block = to.block;
+    op.partition_start = uint16_t(op.partition_start - from.partition_start + to.partition_start);
+    op.offset += to.offset - from.offset;
+  };
+  for (size_t k = index + 1; k < pending_count_; ++k) {
+    for (auto& op : pending_[k].inst.inst.inputs) move(op);
+    for (auto& op : pending_[k].inst.inst.outputs) move(op);
+  }
 }
 
 void KernelContext::emit_loop(trn::RecordKind kind, const trn::LoopInfo& info) {
@@ -127,13 +177,13 @@ void KernelContext::add_directives(const trn::KernelInfo& info) {
 }
 
 void KernelContext::flush() {
-  if (!has_pending_) return;
-  has_pending_ = false;
-  pending_result_ = nullptr;
+  size_t n = pending_count_;
+  pending_count_ = 0;
   if (!sink) return;
-  if (pending_has_alloc_) send(pending_alloc_);
-  pending_has_alloc_ = false;
-  send(pending_);
+  for (size_t k = 0; k < n; ++k) {
+    if (pending_[k].has_alloc) send(pending_[k].alloc);
+    send(pending_[k].inst);
+  }
 }
 
 }  // namespace nki::lib

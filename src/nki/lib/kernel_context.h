@@ -5,13 +5,18 @@
 // the thread's current context); library calls on a thread without an active context use a
 // thread-local default context (numerics on, no trace).
 //
-// Why a pending record: `t[i] = nl.load(...)` first evaluates the call (which emits an instruction
+// Why pending records: `t[i] = nl.load(...)` first evaluates the call (which emits an instruction
 // writing a fresh tile) and then assigns. The hardware instruction writes straight into `t[i]`, so
-// the newest instruction stays pending until the next library event; an assignment of its result
-// retargets its output operand to the destination instead of emitting a copy.
+// the instructions of the newest library call stay pending until the next library event; an
+// assignment of a result one of them produced retargets that instruction's output operand to the
+// destination instead of emitting a copy. The rule is per call, not per instruction: a call may
+// emit more instructions after the one whose result it returns (activation_reduce reads its
+// accumulator into reduce_res, tensor_scalar_reduce reduces its result), and
+// `t[i] = nisa.activation_reduce(...)` writes `t[i]` as directly as `t[i] = nisa.activation(...)`.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,10 +70,11 @@ class KernelContext {
   // writes (nullptr when it writes an existing tensor) and `result_storage` its storage, whose
   // Alloc record is emitted only if the result is not assigned into an existing tensor.
   void end_instruction(const Object* result, const TensorStorage* result_storage);
-  // The pending instruction, if its fresh result tile is `value` (see file comment).
+  // The pending instruction whose fresh result tile is `value`, if any (see file comment).
   trn::Record* pending_for(const Object* value);
-  // The pending instruction was retargeted: drop its result's Alloc record.
-  void drop_pending_alloc() { pending_has_alloc_ = false; }
+  // That instruction writes `to` instead of its fresh tile: the tile's Alloc record is dropped,
+  // and the later instructions of the same call that read or write the tile use `to`.
+  void retarget_pending(const Object* value, const trn::Operand& to);
   void emit_loop(trn::RecordKind kind, const trn::LoopInfo& info);
   // A Kernel record (decorator attributes of the kernel being called).
   void emit_kernel(const trn::KernelInfo& info);
@@ -95,16 +101,28 @@ class KernelContext {
   void send(trn::Record& record);
   void fill_alloc(trn::Record& record, const TensorStorage& storage);
 
+  // One pending instruction: its record, the Alloc of its fresh result and that result.
+  struct Pending {
+    trn::Record inst;
+    trn::Record alloc;
+    bool has_alloc = false;
+    const Object* result = nullptr;
+    uint32_t result_tensor = 0;  // the fresh tile's tensor id
+  };
+  // The index of the pending instruction whose result is `value` (pending_count_ if none).
+  size_t find_pending(const Object* value) const;
+
   uint32_t next_tensor_id_ = 1;
   uint32_t next_loop_id_ = 0;
   uint64_t seq_ = 0;
-  trn::Record pending_;
-  trn::Record pending_alloc_;
+  // The pending instructions of one library call, in order: the first `pending_count_` entries
+  // are complete; the next one, if begun, is being filled. A deque, so that a record handed out
+  // by begin_instruction stays put while the call begins another.
+  std::deque<Pending> pending_;
+  size_t pending_count_ = 0;
+  uint64_t pending_call_ = 0;  // Interpreter::native_call() of the pending instructions
   trn::Record scratch_;
-  bool has_pending_ = false;
   trn::KernelInfo directives_;
-  bool pending_has_alloc_ = false;
-  const Object* pending_result_ = nullptr;
 };
 
 // Installs a context as the thread's current one for its lifetime.

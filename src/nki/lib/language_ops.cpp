@@ -271,12 +271,11 @@ void assign_into(Interpreter& in, const NkiTensorObj& dst0, const Value& value) 
       if (reduce) val = apply_binary(v->loop_reduce->op, read_region(dst, region.box), val, dst.dtype());
       write_region(dst, region.box, val, &region);
     }
-    if (!pending->inst.outputs.empty()) pending->inst.outputs[0] = make_operand(dst, region.box);
-    if (reduce) {
+    ctx.retarget_pending(v, make_operand(dst, region.box));
+    if (reduce && !pending->inst.outputs.empty()) {
       pending->inst.inputs.push_back(make_operand(dst, region.box));
       pending->inst.accumulate = true;
     }
-    ctx.drop_pending_alloc();
     return;
   }
   if (!dst.on_chip()) check_destination(trn::Opcode::TensorCopy, dst);
@@ -322,10 +321,9 @@ void accumulate_into(Interpreter& in, BinOp op, const NkiTensorObj& dst0, const 
           write_region(dst, region.box, tensor::binary(tensor::BinaryOp::Add, old, val, DType::Float32, dst.dtype()),
                        &region);
       }
-      if (pending && !pending->inst.outputs.empty()) {
-        pending->inst.outputs[0] = make_operand(dst, region.box);
+      if (pending) {
+        ctx.retarget_pending(v, make_operand(dst, region.box));
         pending->inst.accumulate = true;
-        ctx.drop_pending_alloc();
       }
       return;
     }

@@ -1,5 +1,6 @@
 #include "loopnest/api.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -48,7 +49,7 @@ std::map<std::string, ApiSpec> build() {
   add({"nl.shared_constant", C::Alloc, E::None, {"constant", "dtype"}, S::ShapeArg, {}, true});
   add({"nl.shared_identity_matrix", C::Alloc, E::None, {"n", "dtype"}, S::ShapeArg, {}, true});
   add({"nisa.memset", C::Memset, E::GpSimd, {"shape", "value", "dtype", "mask", "engine"}, S::ShapeArg, {}});
-  add({"nisa.iota", C::Other, E::GpSimd, {"expr", "dtype", "mask"}, S::ShapeArg, {}});
+  add({"nisa.iota", C::Other, E::GpSimd, {"expr", "dtype", "mask"}, S::Grid, {"expr"}});
   // Tensor Engine.
   add({"nisa.nc_matmul", C::Matmul, E::Tensor,
        {"stationary", "moving", "is_stationary_onezero", "is_moving_onezero", "is_transpose", "tile_position",
@@ -85,6 +86,32 @@ std::map<std::string, ApiSpec> build() {
   // reduce every free element, which no reduction rule on the form describes.
   add({"nisa.bn_stats", C::Other, E::Vector, {"data", "mask", "dtype"}, S::Stats, {"data"}, false, 6});
   add({"nisa.bn_aggr", C::Other, E::Vector, {"data", "mask", "dtype"}, S::Stats, {"data"}, false, 2});
+  // Row-wise selection and search on the Vector Engine: the 8 largest values of each partition, their
+  // positions, and the same values knocked out (with their positions as a second output); a
+  // predicate or an index range choosing between a tile and a value, with the row reduction in
+  // the same instruction; the running scan whose accumulator a reduce_cmd carries across calls.
+  add({"nisa.max8", C::Other, E::Vector, {"src", "mask", "dtype"}, S::Stats, {"src"}, false, 8});
+  add({"nisa.nc_find_index8", C::Other, E::Vector, {"data", "vals", "mask", "dtype"}, S::Stats, {"data"}, false, 8,
+       "uint32"});
+  add({"nisa.nc_match_replace8", C::Other, E::Vector, {"data", "vals", "imm", "dst_idx", "mask", "dtype"}, S::Same,
+       {"data"}, false, 0, "", {"dst_idx"}});
+  add({"nisa.select_reduce", C::Other, E::Vector,
+       {"predicate", "on_true", "on_false", "reduce_res", "reduce_cmd", "reduce_op", "reverse_pred", "mask", "dtype"},
+       S::Same, {"on_true"}});
+  add({"nisa.range_select", C::Other, E::Vector,
+       {"on_true_tile", "comp_op0", "comp_op1", "bound0", "bound1", "reduce_cmd", "reduce_res", "reduce_op",
+        "range_start", "on_false_value", "mask", "dtype"},
+       S::Same, {"on_true_tile"}});
+  add({"nisa.tensor_scalar_cumulative", C::Scan, E::Vector,
+       {"src", "op0", "op1", "imm0", "imm1", "reduce_cmd", "mask", "dtype"}, S::Same, {"src"}});
+  add({"nisa.nc_stream_shuffle", C::Other, E::Vector, {"src", "dst", "shuffle_mask", "mask", "dtype"}, S::None, {}});
+  // GpSimd: segment bounds of a row of ids, and the gather of each core's 16 partitions by index.
+  add({"nisa.sequence_bounds", C::Other, E::GpSimd, {"segment_ids", "mask", "dtype"}, S::Bounds, {"segment_ids"},
+       false, 0, "int32"});
+  add({"nisa.local_gather", C::Other, E::GpSimd, {"src_buffer", "index", "num_elem_per_idx", "num_valid_indices", "mask",
+       "dtype"}, S::Gather, {"src_buffer", "index"}});
+  add({"nl.abs_max", C::Elementwise, E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
+  add({"nl.abs_min", C::Elementwise, E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
   add({"nl.where", C::Elementwise, E::Vector, {"condition", "x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
   add({"nl.loop_reduce", C::Reduce, E::Vector, {"x", "op", "loop_indices", "dtype", "mask"}, S::Same, {"x"}});
   for (const char* r : {"sum", "max", "min", "mean", "prod", "all", "any"})
@@ -105,6 +132,10 @@ const ApiSpec* find_api(const std::string& name) {
   static const std::map<std::string, ApiSpec> table = build();
   auto it = table.find(name);
   return it == table.end() ? nullptr : &it->second;
+}
+
+bool is_output_param(const ApiSpec& spec, const std::string& param) {
+  return param == "reduce_res" || std::find(spec.outputs.begin(), spec.outputs.end(), param) != spec.outputs.end();
 }
 
 bool is_binary_language_op(const std::string& name) {

@@ -20,7 +20,11 @@ enum class ShapeRule : uint8_t {
   Transpose,  // the 2-D transpose of `shape_from[0]`
   ShapeArg,   // the `shape` argument
   Like,       // a new tensor shaped like `shape_from[0]`
-  Stats,      // [partitions of `shape_from[0]`, stats_free]: nisa.bn_stats (6), nisa.bn_aggr (2)
+  Stats,      // [partitions of `shape_from[0]`, stats_free]: nisa.bn_stats (6), nisa.bn_aggr (2),
+              // nisa.max8 and nisa.nc_find_index8 (8)
+  Grid,       // the shape of the index grid `shape_from[0]` (nisa.iota of an expression)
+  Bounds,     // [P, 2, F] of a [P, F] tile: its start and end rows (nisa.sequence_bounds)
+  Gather,     // [partitions of `src_buffer`, free size of `index` * num_elem_per_idx] (nisa.local_gather)
 };
 
 struct ApiSpec {
@@ -32,10 +36,14 @@ struct ApiSpec {
   std::vector<std::string> shape_from;  // the operands the result shape comes from
   bool creates = false;                 // declares a tensor (nl.ndarray, nl.zeros, ...)
   int64_t stats_free = 0;               // ShapeRule::Stats: the result's free size
+  std::string result_dtype;             // the result's dtype without dtype= ("" : its first tile operand's)
+  std::vector<std::string> outputs;     // tiles it writes besides its result or dst (reduce_res always is)
 };
 
 // The spec of a short API name ("nl.load"); null when unknown.
 const ApiSpec* find_api(const std::string& name);
+// Whether parameter `param` of `spec` is a tile the operation writes (reduce_res, dst_idx).
+bool is_output_param(const ApiSpec& spec, const std::string& param);
 // Elementwise binary language functions (nl.add, nl.multiply, ...) and unary ones (nl.exp, ...).
 bool is_binary_language_op(const std::string& name);
 bool is_unary_language_op(const std::string& name);

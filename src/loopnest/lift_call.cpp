@@ -136,6 +136,25 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   op.engine = spec->engine;
   op.origin = origin;
   op.origin_api = origin ? api : "";
+  // A non-tile operand that depends on a loop variable (`reduce_cmd=cmd` chosen per iteration,
+  // `nisa.iota(nl.arange(P)[:, None] + r * P)`) is kept as its source text, which a
+  // transformation of that loop (coarsening, jamming) cannot rewrite: refused, except the program
+  // ids of an SPMD launch, which no transformation moves.
+  for (const auto& [name, v] : args) {
+    if (v.k != K::Int && v.k != K::Grid) continue;
+    std::vector<int> vars = v.k == K::Int ? v.i.vars() : v.grid.base.vars();
+    if (v.k == K::Grid)
+      for (const auto& [pos, axis] : v.grid.axes)
+        for (int x : axis.size.vars()) vars.push_back(x);
+    for (int x : vars) {
+      if (std::find(program_loops.begin(), program_loops.end(), x) != program_loops.end()) continue;
+      const Expr* o = origin_of(name);
+      fail((o ? *o : at).span, fmt::format("the argument {} of '{}', which depends on the loop variable '{}' (an "
+                                           "operand other than a tile or its index, kept as text, that a "
+                                           "transformation of the loop cannot rewrite)",
+                                           name, api, k.str(IExpr::var(x))));
+    }
+  }
   const AValue* dst = nullptr;
   for (auto& [name, v] : args) {
     if (name == "dst") {
@@ -148,7 +167,8 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
       Engine e = engine_named(v.s);
       if (e != Engine::None) op.engine = e, op.engine_explicit = true;
     }
-    op.args.push_back({name, to_operand(*this, v, origin_of(name)), positional_.count(name) > 0, name == "reduce_res"});
+    op.args.push_back({name, to_operand(*this, v, origin_of(name)), positional_.count(name) > 0,
+                       is_output_param(*spec, name)});
   }
   // The shape a new value or tensor gets.
   auto tile_of = [&](const std::string& name) -> std::vector<IExpr> {
@@ -179,6 +199,7 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
     }
   }
   std::string dtype = op.dtype.empty() ? binary_result_dtype(api, op) : op.dtype;
+  if (dtype.empty()) dtype = spec->result_dtype;
   for (auto& a : op.args)
     if (dtype.empty() && a.value.kind == Operand::Kind::Tile) dtype = k.tensor(a.value.access.tensor).dtype;
   if (dtype.empty()) dtype = "float32";
@@ -282,6 +303,31 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
       auto x = tile_of(spec->shape_from[0]);
       if (x.size() < 2) fail(at.span, fmt::format("'{}' of a tile without a free dim", print_expr(at)));
       shape = {x[0], IExpr(spec->stats_free)};
+      break;
+    }
+    case ShapeRule::Grid: {
+      const AValue* g = value_of(spec->shape_from[0]);
+      if (!g || g->k != K::Grid || g->grid.ndim == 0)
+        fail(at.span, fmt::format("'{}' of something other than an index grid", print_expr(at)));
+      shape.assign(static_cast<size_t>(g->grid.ndim), IExpr(1));
+      for (const auto& [pos, axis] : g->grid.axes) shape[static_cast<size_t>(pos)] = axis.size;
+      break;
+    }
+    case ShapeRule::Bounds: {
+      auto x = tile_of(spec->shape_from[0]);
+      if (x.size() != 2) fail(at.span, fmt::format("'{}' of a tile that is not 2-D", print_expr(at)));
+      shape = {x[0], IExpr(2), x[1]};
+      break;
+    }
+    case ShapeRule::Gather: {
+      auto src = tile_of(spec->shape_from[0]), index = tile_of(spec->shape_from[1]);
+      IExpr free = value_of("num_elem_per_idx") ? int_of(*value_of("num_elem_per_idx"), at) : IExpr(1);
+      for (size_t d = 1; d < index.size(); ++d) {
+        auto product = free.times(index[d]);
+        if (!product) fail(at.span, fmt::format("'{}' of sizes that are not constant", print_expr(at)));
+        free = *product;
+      }
+      shape = {src[0], free};
       break;
     }
     case ShapeRule::None: break;

@@ -57,6 +57,12 @@ AValue module_attr(const std::string& path, const std::string& attr) {
       if (attr == b) return AValue::of_kind(K::Symbol, std::string("buffer:") + b);
     if (attr == "tile_size") return AValue::of_kind(K::Module, "nki.language.tile_size");
   }
+  // nl.fp32.min / nisa.fp32.min (and max): the language core's values (language_module.cpp).
+  if ((path == "nki.language" || path == "nki.isa") && attr == "fp32") return AValue::of_kind(K::Module, full);
+  if (path == "nki.language.fp32" || path == "nki.isa.fp32") {
+    if (attr == "min") return AValue::of_float(-3.4028234663852886e38);
+    if (attr == "max" && path == "nki.language.fp32") return AValue::of_float(3.4028234663852886e38);
+  }
   if (path == "nki.language.tile_size") {
     // The values the language core gives them (src/nki/lib/language_module.cpp, tile_size_constants).
     static const std::map<std::string, int64_t> sizes = {
@@ -80,6 +86,18 @@ AValue module_attr(const std::string& path, const std::string& attr) {
     if (path == std::string("nki.isa.") + en) return AValue::of_kind(K::Symbol, std::string("isa.") + en + ":" + attr);
   if (path == "math" && attr == "pi") return AValue::of_float(M_PI);
   return AValue::of_kind(K::Func, full);
+}
+
+// The integer value of an instruction enum member (nki-language.md, "Engine and enum constants");
+// any other value unchanged.
+AValue enum_as_int(AValue v) {
+  static const std::map<std::string, int64_t> values = {
+      {"isa.reduce_cmd:idle", 0}, {"isa.reduce_cmd:reset", 1}, {"isa.reduce_cmd:reduce", 2},
+      {"isa.reduce_cmd:reset_reduce", 3}, {"isa.dge_mode:none", 0}, {"isa.dge_mode:swdge", 1},
+      {"isa.dge_mode:hwdge", 2}, {"isa.dge_mode:unknown", 3}, {"isa.oob_mode:error", 0}, {"isa.oob_mode:skip", 1}};
+  if (v.k != K::Symbol) return v;
+  auto it = values.find(v.s);
+  return it == values.end() ? v : AValue::of_int(it->second);
 }
 
 AValue builtin(const std::string& id) {
@@ -700,7 +718,10 @@ AValue Lifter::eval(const Expr& e) {
       AValue t = eval(*x.test);
       if (t.k == K::Bool) return t.b ? eval(*x.body) : eval(*x.orelse);
       if (t.k == K::Cond) {
-        AValue a = eval(*x.body), b = eval(*x.orelse);
+        // An instruction enum chosen per iteration (`reduce_cmd.reset_reduce if c == 0 else
+        // reduce_cmd.reduce`) is the choice between the enum's integer values, which every API
+        // taking it accepts.
+        AValue a = enum_as_int(eval(*x.body)), b = enum_as_int(eval(*x.orelse));
         Ranges rg = ranges();
         return AValue::of_int(IExpr::select(t.cl, t.cmp, t.cr, int_of(a, *x.body), int_of(b, *x.orelse), &rg));
       }

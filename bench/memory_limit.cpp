@@ -25,20 +25,12 @@ namespace {
 
 constexpr uint64_t kLimit = 256ull << 20;
 
-// VmHWM (peak resident set) of this process, bytes.
-uint64_t peak_rss() {
+// A field of /proc/self/status in bytes: VmHWM (peak resident set) or VmRSS (resident now).
+uint64_t status_bytes(const std::string& field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-  return 0;
-}
-
-uint64_t current_rss() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;
   return 0;
 }
 
@@ -57,7 +49,7 @@ std::string measure(const std::string& code) {
       limits.max_steps = 2'000'000'000;
       limits.max_seconds = 60;
       nki::Interpreter in(limits);
-      before = current_rss();
+      before = status_bytes("VmRSS");
       try {
         in.load_module(std::make_shared<nki::SourceFile>(nki::SourceFile{"fill.py", code}));
       } catch (const nki::NkiError& e) {
@@ -67,7 +59,7 @@ std::string measure(const std::string& code) {
                                                           : "error";
       }
     }
-    std::string out = fmt::format("{} {}", ending, peak_rss() - before);
+    std::string out = fmt::format("{} {}", ending, status_bytes("VmHWM") - before);
     ssize_t written = ::write(fds[1], out.data(), out.size());
     ::_exit(written == static_cast<ssize_t>(out.size()) ? 0 : 1);
   }

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "eval/json_field.h"
+
 namespace eval {
 namespace {
 
@@ -30,17 +32,9 @@ nlohmann::json seed_to_json(const SeedResult& s) {
           {"max_rel_diff", s.max_rel_diff}};
 }
 
-// Reads an optional field; a present field of the wrong type is an input error naming it.
 template <typename T>
 void read_field(const nlohmann::json& j, const char* name, T& out) {
-  auto it = j.find(name);
-  if (it == j.end() || it->is_null()) return;
-  try {
-    out = it->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw std::runtime_error(std::string("evaluation JSON: field '") + name + "' has type " +
-                             it->type_name());
-  }
+  read_json_field(j, name, out, "evaluation JSON");
 }
 
 SeedResult seed_from_json(const nlohmann::json& j) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/content_hash.h"
+#include "eval/json_field.h"
 #include "eval/source_hash.h"
 
 namespace eval {
@@ -24,13 +25,7 @@ std::string read_file(const std::string& path, const char* what) {
 
 template <typename T>
 void read_field(const nlohmann::json& j, const char* name, T& out) {
-  auto it = j.find(name);
-  if (it == j.end() || it->is_null()) return;
-  try {
-    out = it->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw std::runtime_error(std::string("job JSON: field '") + name + "' has type " + it->type_name());
-  }
+  read_json_field(j, name, out, "job JSON");
 }
 
 nlohmann::json limits_to_json(const Limits& l) {

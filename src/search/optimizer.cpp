@@ -100,8 +100,9 @@ bool Optimizer::start_task(const TaskSpec& task, RunState& state) {
   result.kernel_file_name = task.info.kernel_file_name;
   result.peak_latency_ms = task.info.peak_latency_ms;
   auto base = baseline(task, result, state);
-  if (!base && stop_if_interrupted(state, fmt::format("interrupted during the baseline of {}", task.info.name))) {
-    state.evaluations -= result.evaluations;  // evaluated again on resume
+  if (!base && eval::interrupt_requested()) {  // cut short, not a failed baseline: evaluated again on resume
+    state.evaluations -= result.evaluations;
+    stop_if_interrupted(state, fmt::format("interrupted during the baseline of {}", task.info.name));
     return false;
   }
   if (!base) {

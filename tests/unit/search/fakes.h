@@ -4,13 +4,16 @@
 #pragma once
 
 #include <atomic>
+#include <csignal>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "agents/agent.h"
+#include "eval/interrupt.h"
 #include "search/kernel_evaluator.h"
 
 namespace search::testing {
@@ -31,7 +34,16 @@ class FakeEvaluator : public KernelEvaluator {
     std::vector<eval::Evaluation> out;
     for (const auto& k : kernels) {
       if (fail_after >= 0 && calls >= fail_after) throw std::runtime_error("simulated crash");
+      if (interrupt_at >= 0 && calls == interrupt_at) ::raise(SIGINT);  // the caller holds an InterruptGuard
+      if (eval::interrupt_requested()) {  // as an executor does: the rest of the batch is cancelled
+        eval::Evaluation cancelled;
+        cancelled.status = eval::Status::InternalError;
+        cancelled.cancelled = true;
+        out.push_back(cancelled);
+        continue;
+      }
       ++calls;
+      evaluated.insert(k);
       eval::Evaluation e;
       std::string status = field(k, "status");
       e.status = eval::parse_status(status.empty() ? "compile_error" : status).value_or(eval::Status::CompileError);
@@ -47,7 +59,9 @@ class FakeEvaluator : public KernelEvaluator {
     return out;
   }
   int calls = 0;
-  int fail_after = -1;  // throw once this many kernels were evaluated
+  int fail_after = -1;    // throw once this many kernels were evaluated
+  int interrupt_at = -1;  // raise SIGINT (Ctrl-C) when this many kernels were evaluated
+  std::set<std::string> evaluated;  // the kernel texts evaluated (not cancelled)
 };
 
 class FakePlanner : public agents::Planner {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "eval/interrupt.h"
 #include "fakes.h"
 #include "search/run_journal.h"
 
@@ -207,6 +210,55 @@ TEST(Optimizer, ResumeAfterCrashContinuesFromTheLastCheckpoint) {
   EXPECT_DOUBLE_EQ(state.finished[0].best_latency_ms, expected.finished[0].best_latency_ms);
   EXPECT_EQ(state.memory.size(), expected.memory.size());
   EXPECT_EQ(state.finished[0].rounds.size(), 3u);
+}
+
+// Ctrl-C at any evaluation (a baseline's, any of a round's, in the first or the second task): the
+// stopped run keeps no cut round and no cancelled result, and resuming from its last checkpoint
+// ends as the uninterrupted run, the two processes together evaluating exactly its kernels.
+TEST(Optimizer, CtrlCAtAnyEvaluationThenResumeEqualsTheUninterruptedRun) {
+  auto script = [](const agents::AgentContext& ctx, const agents::Candidate& c, int plan, int sample) -> std::string {
+    return kernel(latency_of(c) * (plan == 0 ? 0.5 : 0.8), ctx.tag + "/" + std::to_string(sample));
+  };
+  const std::vector<TaskSpec> tasks = {task(), task("adamw")};
+  Harness reference(script);
+  reference.params.rounds = 3;
+  RunState expected = reference.run(tasks);
+  ASSERT_EQ(expected.finished.size(), 2u);
+  auto memory_of = [](const RunState& s) {
+    std::vector<std::string> items;
+    for (const auto& item : s.memory.items()) items.push_back(agents::to_json(item).dump());
+    return items;
+  };
+  for (int at = 0; at < reference.evaluator.calls; ++at) {
+    SCOPED_TRACE("interrupted at evaluation " + std::to_string(at));
+    Harness cut(script);
+    cut.params.rounds = 3;
+    cut.evaluator.interrupt_at = at;
+    RunState stopped;
+    {
+      eval::InterruptGuard guard;
+      stopped = cut.run(tasks);
+    }
+    eval::clear_interrupt();
+    EXPECT_EQ(stopped.stop, StopReason::Cancelled);
+    RunState saved = deserialize_state(cut.journal.last_checkpoint(), 16);
+
+    Harness resumed(script);
+    resumed.params.rounds = 3;
+    RunState state = resumed.run(tasks, saved);
+    ASSERT_EQ(state.finished.size(), 2u);
+    for (size_t t = 0; t < 2; ++t) {
+      EXPECT_EQ(state.finished[t].best_code, expected.finished[t].best_code);
+      EXPECT_DOUBLE_EQ(state.finished[t].best_latency_ms, expected.finished[t].best_latency_ms);
+      EXPECT_EQ(state.finished[t].rounds_done, 3);
+      EXPECT_EQ(state.finished[t].evaluations, expected.finished[t].evaluations);
+    }
+    EXPECT_EQ(state.evaluations, expected.evaluations);
+    EXPECT_EQ(memory_of(state), memory_of(expected));
+    std::set<std::string> both = cut.evaluator.evaluated;
+    both.insert(resumed.evaluator.evaluated.begin(), resumed.evaluator.evaluated.end());
+    EXPECT_EQ(both, reference.evaluator.evaluated);
+  }
 }
 
 TEST(RunState, SerializationRoundTrip) {

@@ -546,6 +546,19 @@ Value c_set(Interpreter& in, CallArgs& a) {
   return Value(std::move(set));
 }
 
+Value c_frozenset(Interpreter& in, CallArgs& a) {
+  no_kwargs(a, "frozenset");
+  expect_count(a, 0, 1, "frozenset");
+  if (!a.args.empty())
+    if (auto* s = a.args[0].is_object() ? dynamic_cast<SetObj*>(a.args[0].object().get()) : nullptr; s && s->frozen)
+      return a.args[0];
+  auto set = std::make_shared<SetObj>();
+  if (!a.args.empty())
+    for (const Value& v : collect(in, a.args[0])) set->add(v);
+  set->frozen = true;
+  return Value(std::move(set));
+}
+
 Value c_dict(Interpreter& in, CallArgs& a) {
   expect_count(a, 0, 1, "dict");
   auto dict = std::make_shared<DictObj>();
@@ -605,7 +618,14 @@ void install_builtins(InterpState& st) {
   add_type(st, "tuple", [](const Value& v) { return v.is(ObjType::Tuple); }, c_tuple);
   add_type(st, "list", [](const Value& v) { return v.is(ObjType::List); }, c_list);
   add_type(st, "dict", [](const Value& v) { return v.is(ObjType::Dict); }, c_dict);
-  add_type(st, "set", [](const Value& v) { return v.is_object() && dynamic_cast<SetObj*>(v.object().get()); }, c_set);
+  add_type(st, "set", [](const Value& v) {
+    auto* s = v.is_object() ? dynamic_cast<SetObj*>(v.object().get()) : nullptr;
+    return s && !s->frozen;
+  }, c_set);
+  add_type(st, "frozenset", [](const Value& v) {
+    auto* s = v.is_object() ? dynamic_cast<SetObj*>(v.object().get()) : nullptr;
+    return s && s->frozen;
+  }, c_frozenset);
   add_type(st, "range", [](const Value& v) { return v.is(ObjType::Range); }, b_range);
   add_type(st, "slice", [](const Value& v) { return v.is(ObjType::Slice); }, c_slice);
   add_builtin(st, "len", b_len);

@@ -8,7 +8,8 @@ namespace nki {
 
 bool is_protocol_method(std::string_view name) {
   static const char* names[] = {"__init__", "__repr__", "__str__", "__call__", "__getitem__",
-                                "__len__", "__enter__", "__exit__", "__eq__", "__post_init__"};
+                                "__len__", "__enter__", "__exit__", "__eq__", "__post_init__",
+                                "__lt__", "__le__", "__gt__", "__ge__"};
   for (const char* n : names)
     if (name == n) return true;
   return false;
@@ -187,7 +188,13 @@ std::optional<Value> InstanceObj::compare(Interpreter& in, CmpOp op, const Value
     Value rhs = o && o->scalar_value ? *o->scalar_value : other;
     return reflected ? in.compare(op, rhs, *scalar_value) : in.compare(op, *scalar_value, rhs);
   }
-  if (op != CmpOp::Eq && op != CmpOp::Ne) return std::nullopt;
+  if (op != CmpOp::Eq && op != CmpOp::Ne) {
+    // `a < b` calls a.__lt__(b); when this instance is the right operand (reflected), b.__gt__(a).
+    CmpOp own = op;
+    if (reflected) own = op == CmpOp::Lt ? CmpOp::Gt : op == CmpOp::Gt ? CmpOp::Lt : op == CmpOp::Le ? CmpOp::Ge : CmpOp::Le;
+    const char* name = own == CmpOp::Lt ? "__lt__" : own == CmpOp::Le ? "__le__" : own == CmpOp::Gt ? "__gt__" : "__ge__";
+    return call_method(in, name, {other});
+  }
   auto r = call_method(in, "__eq__", {other});
   if (!r) return std::nullopt;
   return op == CmpOp::Eq ? *r : Value::from_bool(!in.truthy(*r));

@@ -345,10 +345,20 @@ std::unique_ptr<Iterator> IteratorObj::iter(Interpreter& in) {
 namespace nki {
 
 std::string SetObj::repr() const {
-  if (items.empty()) return "set()";
+  if (items.empty()) return frozen ? "frozenset()" : "set()";
   std::string out = "{";
   for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i].repr();
-  return out + "}";
+  return frozen ? "frozenset(" + out + "})" : out + "}";
+}
+
+size_t SetObj::hash() const {
+  // Independent of the order of the elements, as equality is.
+  size_t h = 0x345678 + items.size();
+  for (const Value& v : items) {
+    size_t e = core::hash_value(v);
+    h ^= (e ^ (e << 16) ^ 89869747) * 3644798167u;
+  }
+  return h;
 }
 
 bool SetObj::contains(Interpreter& in, const Value& v) {
@@ -371,7 +381,9 @@ bool SetObj::equals(const Object& other) const {
 }
 
 void SetObj::add(const Value& v) {
-  if (v.is(ObjType::List) || v.is(ObjType::Dict)) throw NkiError(ErrorKind::Type, fmt::format("unhashable type: '{}'", v.type_name()));
+  auto* set = v.is_object() ? dynamic_cast<const SetObj*>(v.object().get()) : nullptr;
+  if (v.is(ObjType::List) || v.is(ObjType::Dict) || (set && !set->frozen))
+    throw NkiError(ErrorKind::Type, fmt::format("unhashable type: '{}'", v.type_name()));
   for (const Value& item : items)
     if (values_equal(item, v)) return;
   core::check_container_size(items.size() + 1, sizeof(Value));

@@ -51,7 +51,9 @@ class VectorIterator : public Iterator {
 struct SetObj : Object {
   std::vector<Value> items;
   MemoryCharge charge;
-  std::string type_name() const override { return "set"; }
+  bool frozen = false;  // a frozenset: no method changes it, and it is hashable (a set element, a dict key)
+  std::string type_name() const override { return frozen ? "frozenset" : "set"; }
+  size_t hash() const override;
   std::string repr() const override;
   bool truthy() const override { return !items.empty(); }
   std::optional<int64_t> length() const override { return int64_t(items.size()); }

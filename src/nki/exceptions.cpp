@@ -177,5 +177,16 @@ std::shared_ptr<ExceptionClassObj> make_exception_subclass(std::string name, std
   return cls;
 }
 
+std::shared_ptr<ExceptionClassObj> library_exception_class(InterpState& st, const std::string& name,
+                                                           const std::string& base) {
+  ExceptionClasses& c = classes(st);
+  if (auto cls = c.get(name)) return cls;
+  auto parent = c.get(base);
+  if (!parent) throw NkiError(ErrorKind::Internal, fmt::format("no exception class '{}'", base));
+  auto cls = make_exception_subclass(name, parent);
+  c.by_name[name] = cls;
+  return cls;
+}
+
 }  // namespace detail
 }  // namespace nki

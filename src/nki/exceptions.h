@@ -49,6 +49,11 @@ Value exception_value(InterpState& st, const NkiError& e);
 bool exception_matches(InterpState& st, const NkiError& e, const Value& spec);
 // A user class deriving from an exception class (`class MyError(ValueError): ...`).
 std::shared_ptr<ExceptionClassObj> make_exception_subclass(std::string name, std::shared_ptr<ExceptionClassObj> base);
+// A library's exception class (numpy.linalg.LinAlgError, a ValueError), made once per
+// interpreter: the errors the library raises with `name` as their Python type are instances of
+// it, so `except np.linalg.LinAlgError` (and `except ValueError`) catches them. Not a builtin name.
+std::shared_ptr<ExceptionClassObj> library_exception_class(InterpState& st, const std::string& name,
+                                                           const std::string& base);
 }  // namespace detail
 
 }  // namespace nki

@@ -13,10 +13,19 @@ namespace nki {
 
 namespace {
 
-std::shared_ptr<SetObj> new_set(const std::vector<Value>& items) {
+std::shared_ptr<SetObj> new_set(const std::vector<Value>& items, bool frozen = false) {
   auto s = std::make_shared<SetObj>();
   for (const Value& v : items) s->add(v);
+  s->frozen = frozen;
   return s;
+}
+
+// The methods that change a set (absent from a frozenset).
+bool mutates(std::string_view name) {
+  for (const char* m : {"add", "update", "intersection_update", "difference_update", "symmetric_difference_update",
+                        "discard", "remove", "pop", "clear"})
+    if (name == m) return true;
+  return false;
 }
 
 bool has(const SetObj& s, const Value& v) {
@@ -94,6 +103,7 @@ Value combine_method(Interpreter& in, SetObj& self, CallArgs& a, const std::stri
   if (Op == BinOp::BitXor && a.args.size() != 1) expect_count(a, 1, name);
   auto acc = new_set(self.items);
   for (const Value& other : a.args) acc = combine(Op, *acc, *as_set(in, other));
+  acc->frozen = self.frozen;
   if (!Update) return Value(acc);
   self.items = acc->items;
   self.charge.set(sizeof(SetObj) + self.items.capacity() * sizeof(Value));
@@ -141,7 +151,10 @@ const std::vector<std::pair<std::string_view, SetMethod>>& set_methods() {
          return v;
        }},
       {"clear", [](Interpreter&, SetObj& s, CallArgs& a, const std::string& n) { expect_count(a, 0, n); s.items.clear(); return Value(); }},
-      {"copy", [](Interpreter&, SetObj& s, CallArgs& a, const std::string& n) { expect_count(a, 0, n); return Value(new_set(s.items)); }},
+      {"copy", [](Interpreter&, SetObj& s, CallArgs& a, const std::string& n) {
+         expect_count(a, 0, n);
+         return s.frozen ? Value(s.shared_from_this()) : Value(new_set(s.items));
+       }},
   };
   return table;
 }
@@ -158,6 +171,7 @@ bool SetObj::remove(const Value& v) {
 }
 
 bool SetObj::has_attr(std::string_view name) const {
+  if (frozen && mutates(name)) return false;
   for (auto& [n, fn] : set_methods())
     if (n == name) return true;
   return false;
@@ -165,9 +179,9 @@ bool SetObj::has_attr(std::string_view name) const {
 
 Value SetObj::get_attr(Interpreter& in, std::string_view name) {
   for (auto& [n, fn] : set_methods()) {
-    if (n != name) continue;
+    if (n != name || (frozen && mutates(name))) continue;
     auto self = std::static_pointer_cast<SetObj>(shared_from_this());
-    std::string full = "set." + std::string(name);
+    std::string full = type_name() + "." + std::string(name);
     SetMethod method = fn;
     return Value(std::make_shared<BuiltinObj>(full, [self, method, full](Interpreter& in2, CallArgs& a) {
       return method(in2, *self, a, full);
@@ -179,12 +193,15 @@ Value SetObj::get_attr(Interpreter& in, std::string_view name) {
 std::optional<Value> SetObj::binary_op(Interpreter& in, BinOp op, const Value& other, bool reflected) {
   SetObj* o = set_operand(other);
   if (!o || !is_set_operator(op)) return std::nullopt;
-  return Value(reflected ? combine(op, *o, *this) : combine(op, *this, *o));
+  auto out = reflected ? combine(op, *o, *this) : combine(op, *this, *o);
+  out->frozen = reflected ? o->frozen : frozen;  // the left operand's type
+  return Value(out);
 }
 
 std::optional<Value> SetObj::inplace_op(Interpreter& in, BinOp op, const Value& value) {
   SetObj* o = set_operand(value);
   if (!o || !is_set_operator(op)) return std::nullopt;
+  if (frozen) return binary_op(in, op, value, false);  // `fs |= x` binds a new frozenset
   items = combine(op, *this, *o)->items;
   charge.set(sizeof(SetObj) + items.capacity() * sizeof(Value));
   return Value(shared_from_this());

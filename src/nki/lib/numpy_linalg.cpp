@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "nki/exceptions.h"
 #include "nki/interpreter.h"
 #include "nki/lib/module_util.h"
 #include "nki/lib/numpy_util.h"
@@ -35,7 +36,8 @@ using tensor::UnaryOp;
 
 namespace {
 
-[[noreturn]] void linalg_error(const std::string& msg) { throw NkiError(ErrorKind::Value, "LinAlgError: " + msg); }
+// numpy.linalg.LinAlgError (an Exception, not a ValueError): its str() is the message, as numpy's.
+[[noreturn]] void linalg_error(const std::string& msg) { throw NkiError(ErrorKind::Value, "LinAlgError", msg); }
 
 // numpy.linalg's computation dtype: float32 stays, other floats and integers become float64.
 DType linalg_dtype(const Array& x) {
@@ -280,8 +282,9 @@ Value norm(Interpreter& in, BoundArgs& args) {
 
 }  // namespace
 
-ObjectPtr make_linalg_module() {
+ObjectPtr make_linalg_module(Interpreter& in) {
   auto m = std::make_shared<ModuleObj>("numpy.linalg");
+  m->attrs["LinAlgError"] = Value(nki::detail::library_exception_class(in.state(), "LinAlgError", "Exception"));
   add_function(*m, "norm", {req("x"), opt("ord"), opt("axis"), opt("keepdims", Value::from_bool(false))}, norm);
   add_function(*m, "inv", {req("a")}, inv);
   add_function(*m, "solve", {req("a"), req("b")}, solve);

@@ -58,7 +58,7 @@ ObjectPtr make_numpy_module(Interpreter& in) {
   np::add_sorting_functions(*m);
   np::add_reshaping_functions(*m);
   m->attrs["random"] = Value(np::make_random_module());
-  m->attrs["linalg"] = Value(np::make_linalg_module());
+  m->attrs["linalg"] = Value(np::make_linalg_module(in));
   return m;
 }
 

@@ -64,7 +64,7 @@ void add_more_functions(ModuleObj& m);   // numpy_more.cpp
 void add_sorting_functions(ModuleObj& m);    // numpy_sorting.cpp: sort, argsort, unique, searchsorted, nonzero
 void add_reshaping_functions(ModuleObj& m);  // numpy_reshaping.cpp: split, pad, diag, meshgrid, tensordot
 ObjectPtr make_random_module();
-ObjectPtr make_linalg_module();  // numpy_linalg.cpp
+ObjectPtr make_linalg_module(Interpreter& in);  // numpy_linalg.cpp
 // ndarray.sort(axis=-1): sorts the array in place.
 Value sort_in_place(Interpreter& in, NdArrayObj& self, const Value& axis);
 // A numpy axis argument in range (negative axes wrap); a Value error naming `what` otherwise.

@@ -99,7 +99,23 @@ Value eq_fn(std::shared_ptr<DataclassInfo> info) {
   }));
 }
 
-Value make_dataclass(Interpreter& in, const Value& cls_v, bool frozen, bool eq, bool repr) {
+// order=True: the instances compare as the tuples of their compared fields, and only with
+// instances of the same class (anything else is a TypeError, as in Python).
+Value order_fn(std::shared_ptr<DataclassInfo> info, CmpOp op, const char* name) {
+  return Value(std::make_shared<BuiltinObj>(name, [info, op](Interpreter& in, CallArgs& a) {
+    auto& self = static_cast<InstanceObj&>(*a.args.at(0).object());
+    auto* other = a.args.at(1).is_object() ? dynamic_cast<InstanceObj*>(a.args[1].object().get()) : nullptr;
+    if (!other || other->cls != self.cls)
+      throw NkiError(ErrorKind::Type, fmt::format("'{}' not supported between instances of '{}' and '{}'", symbol(op),
+                                                  self.cls->name, a.args[1].type_name()));
+    std::vector<Value> x, y;
+    for (const FieldSpec& f : info->fields)
+      if (f.compare) x.push_back(self.attrs[f.name]), y.push_back(other->attrs[f.name]);
+    return in.compare(op, make_tuple(std::move(x)), make_tuple(std::move(y)));
+  }));
+}
+
+Value make_dataclass(Interpreter& in, const Value& cls_v, bool frozen, bool eq, bool repr, bool order) {
   auto cls = std::dynamic_pointer_cast<ClassObj>(cls_v.is_object() ? cls_v.object() : nullptr);
   if (!cls) throw NkiError(ErrorKind::Type, fmt::format("dataclass() should be applied to a class, not {}", cls_v.type_name()));
   auto info = std::make_shared<DataclassInfo>();
@@ -138,23 +154,34 @@ Value make_dataclass(Interpreter& in, const Value& cls_v, bool frozen, bool eq, 
   if (!cls->attrs.count("__init__")) cls->attrs["__init__"] = init_fn(info, cls->name);
   if (repr && !cls->attrs.count("__repr__")) cls->attrs["__repr__"] = repr_fn(info);
   if (eq && !cls->attrs.count("__eq__")) cls->attrs["__eq__"] = eq_fn(info);
+  if (order) {
+    const std::pair<CmpOp, const char*> methods[] = {
+        {CmpOp::Lt, "__lt__"}, {CmpOp::Le, "__le__"}, {CmpOp::Gt, "__gt__"}, {CmpOp::Ge, "__ge__"}};
+    for (const auto& [op, name] : methods) {
+      if (cls->attrs.count(name))
+        throw NkiError(ErrorKind::Type, fmt::format("Cannot overwrite attribute {} in class {}. Consider using "
+                                                    "functools.total_ordering", name, cls->name));
+      cls->attrs[name] = order_fn(info, op, name);
+    }
+  }
   return cls_v;
 }
 
 Value dataclass_call(Interpreter& in, CallArgs& args) {
-  bool frozen = false, eq = true, repr = true;
+  bool frozen = false, eq = true, repr = true, order = false;
   for (auto& [k, v] : args.kwargs) {
     if (k == "frozen") frozen = v.truthy();
     else if (k == "eq") eq = v.truthy();
     else if (k == "repr") repr = v.truthy();
-    else if (k == "order" && v.truthy()) throw NkiError(ErrorKind::Unsupported, "dataclass(order=True) is not supported in kernels");
+    else if (k == "order") order = v.truthy();
   }
-  if (args.args.size() == 1) return make_dataclass(in, args.args[0], frozen, eq, repr);
+  if (order && !eq) throw NkiError(ErrorKind::Value, "eq must be true if order is true");
+  if (args.args.size() == 1) return make_dataclass(in, args.args[0], frozen, eq, repr, order);
   if (!args.args.empty()) throw NkiError(ErrorKind::Type, "dataclass() takes at most one positional argument (the class)");
   // @dataclass(frozen=True): a decorator with these options.
-  return Value(std::make_shared<BuiltinObj>("dataclass", [frozen, eq, repr](Interpreter& in2, CallArgs& a) {
+  return Value(std::make_shared<BuiltinObj>("dataclass", [frozen, eq, repr, order](Interpreter& in2, CallArgs& a) {
     if (a.args.size() != 1) throw NkiError(ErrorKind::Type, "dataclass decorator takes the class");
-    return make_dataclass(in2, a.args[0], frozen, eq, repr);
+    return make_dataclass(in2, a.args[0], frozen, eq, repr, order);
   }));
 }
 
@@ -272,6 +299,18 @@ std::shared_ptr<ClassObj> enum_base(const std::string& name, bool int_enum) {
   return base;
 }
 
+// enum.Flag / IntFlag: members combined with | & ^ ~ into values no member names (pseudo-members
+// with composite names) are not modelled; a class deriving from them is refused by name.
+std::shared_ptr<ClassObj> refused_enum_base(const std::string& name) {
+  auto base = std::make_shared<ClassObj>(name, std::vector<std::shared_ptr<ClassObj>>{});
+  base->subclass_hook = [name](Interpreter&, std::shared_ptr<ClassObj>) -> Value {
+    throw NkiError(ErrorKind::Unsupported, fmt::format("enum.{} is not supported by accelopt: members combined with | "
+                                                       "and & into values no member names are not modelled; use an "
+                                                       "IntEnum and integer bit masks", name));
+  };
+  return base;
+}
+
 }  // namespace
 
 ObjectPtr make_dataclasses_module(Interpreter& in) {
@@ -327,6 +366,7 @@ ObjectPtr make_enum_module(Interpreter& in) {
   auto m = std::make_shared<ModuleObj>("enum");
   m->attrs["Enum"] = Value(enum_base("Enum", false));
   m->attrs["IntEnum"] = Value(enum_base("IntEnum", true));
+  for (const char* flag : {"Flag", "IntFlag"}) m->attrs[flag] = Value(refused_enum_base(flag));
   m->attrs["auto"] = Value(std::make_shared<BuiltinObj>("enum.auto", [](Interpreter&, CallArgs& a) {
     if (!a.args.empty() || !a.kwargs.empty()) throw NkiError(ErrorKind::Type, "auto() takes no arguments");
     return Value(std::make_shared<AutoObj>());

@@ -508,28 +508,7 @@ class PipelinePrep : public Transform {
     return p;
   }
 
-  static Node declaration(Kernel& k, int t) {
-    const Tensor& tt = k.tensor(t);
-    Op alloc;
-    alloc.api = "nl.ndarray";
-    alloc.cls = OpClass::Alloc;
-    Access whole;
-    whole.tensor = t;
-    for (size_t d = 0; d < tt.shape.size(); ++d)
-      whole.dims.push_back(DimIndex{IExpr(0), {AxisTerm{static_cast<int>(d), tt.shape[d], 1}}});
-    alloc.dst = whole;
-    Operand shape;
-    shape.kind = Operand::Kind::Shape;
-    shape.shape = tt.shape;
-    alloc.args = {arg("shape", shape), arg("dtype", symbol("dtype:" + (tt.dtype.empty() ? "float32" : tt.dtype))),
-                  arg("buffer", symbol(std::string("buffer:") + (tt.memory == Memory::Psum ? "psum" : "sbuf")))};
-    Node n;
-    n.kind = NodeKind::Stmt;
-    n.id = k.next_node++;
-    n.ops = {alloc};
-    n.dirty = true;
-    return n;
-  }
+
 
   static void apply(Kernel& k, int id, const Plan& p) {
     Node* n = find_node(k, id);
@@ -643,7 +622,7 @@ class PipelinePrep : public Transform {
         d.dirty = true;
       }
       if (value || !declared) {
-        if (!declared) outer_decls.push_back(declaration(k, t));
+        if (!declared) outer_decls.push_back(declaration_node(k, t));
       }
     }
     Node loop2;

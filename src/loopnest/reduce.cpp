@@ -95,25 +95,6 @@ class FoldActivationReduce : public Transform {
   }
 
  private:
-  static Node alloc_node(Kernel& k, const Access& sum) {
-    const Tensor& t = k.tensor(sum.tensor);
-    Op alloc;
-    alloc.api = "nl.ndarray";
-    alloc.cls = OpClass::Alloc;
-    alloc.dst = sum;
-    Operand shape;
-    shape.kind = Operand::Kind::Shape;
-    shape.shape = t.shape;
-    alloc.args = {arg("shape", shape), arg("dtype", symbol("dtype:" + (t.dtype.empty() ? "float32" : t.dtype))),
-                  arg("buffer", symbol("buffer:sbuf"))};
-    Node n;
-    n.kind = NodeKind::Stmt;
-    n.id = k.next_node++;
-    n.ops = {alloc};
-    n.dirty = true;
-    return n;
-  }
-
   static void apply(Kernel& k, const Analysis& an, const OpRef& a, const OpRef& r) {
     Op red = r.op();
     int red_id = r.node->id;
@@ -127,7 +108,7 @@ class FoldActivationReduce : public Transform {
     std::optional<Node> decl;
     if (red.result >= 0) {
       t.role = TensorRole::Buffer;
-      decl = alloc_node(k, sum);
+      decl = declaration_node(k, sum.tensor);
     } else {
       for (const auto& other : an.ops)
         if (other.block == block && other.position > a.position && other.position < r.position &&

@@ -111,6 +111,29 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   }
 }
 
+Node declaration_node(Kernel& k, int t) {
+  const Tensor& tt = k.tensor(t);
+  Op alloc;
+  alloc.api = "nl.ndarray";
+  alloc.cls = OpClass::Alloc;
+  Access whole;
+  whole.tensor = t;
+  for (size_t d = 0; d < tt.shape.size(); ++d)
+    whole.dims.push_back(DimIndex{IExpr(0), {AxisTerm{static_cast<int>(d), tt.shape[d], 1}}});
+  alloc.dst = whole;
+  Operand shape;
+  shape.kind = Operand::Kind::Shape;
+  shape.shape = tt.shape;
+  alloc.args = {arg("shape", shape), arg("dtype", symbol("dtype:" + (tt.dtype.empty() ? "float32" : tt.dtype))),
+                arg("buffer", symbol(std::string("buffer:") + (tt.memory == Memory::Psum ? "psum" : "sbuf")))};
+  Node n;
+  n.kind = NodeKind::Stmt;
+  n.id = k.next_node++;
+  n.ops = {alloc};
+  n.dirty = true;
+  return n;
+}
+
 int quasi_affine_terms(const Kernel& k) {
   int n = 0;
   auto in_expr = [&](const IExpr& e) {

@@ -90,6 +90,9 @@ Node* find_node(Kernel& k, int id);
 std::vector<int> open_loop_ids(Kernel& k);
 // `like` with another API and main arguments; keeps its destination, mask, dtype and engine.
 Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args);
+// A new statement declaring on-chip tensor `t` whole (`nl.ndarray(shape, dtype, buffer)`), printed
+// from the form.
+Node declaration_node(Kernel& k, int t);
 // Removes declarations (Alloc nodes) of on-chip buffers no operation touches any more.
 void remove_dead_buffers(Kernel& k);
 // Contracts every on-chip block buffer whose accesses index each block dim by an enclosing loop's

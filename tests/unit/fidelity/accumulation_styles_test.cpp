@@ -8,65 +8,28 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <string>
 
-#include <unistd.h>
-
-#include <fmt/format.h>
-
-#include "eval/profile_run.h"
-#include "lower/options.h"
+#include "lowered_profile.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kDir = fs::path(ACCELOPT_SOURCE_DIR) / "tests/golden/lower/nki";
-
-struct Measured {
-  double latency_us = 0;
-  uint64_t accumulation_changes = 0;  // records psum_accumulation created, rewrote or removed
-};
+using lowered_profile::Measured;
 
 Measured profile(const fs::path& kernel, const std::string& rules = "all") {
-  eval::TraceRequest req =
-      eval::trace_request_from_files((kDir / "matmul_reference.py").string(), kernel.string());
-  eval::ProfileRun run = eval::profile_kernel(req, "trn1", "", lower::parse_rules(rules));
-  EXPECT_EQ(run.status, eval::Status::Ok) << (run.diagnostics.empty() ? "" : run.diagnostics.front());
-  Measured out;
-  if (run.profile) out.latency_us = run.profile->latency * 1e3;
-  for (const auto& [rule, stats] : run.lowering)
-    if (rule == lower::Rule::PsumAccumulation) out.accumulation_changes += stats.changed + stats.removed;
-  return out;
-}
-
-// The legacy-style kernel with its K loop (the innermost affine_range) made a sequential_range.
-fs::path sequential_variant() {
-  std::ifstream in(kDir / "sbuf_accumulation.py");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  const std::string loop = "nl.affine_range(K // 128):\n      acc";
-  size_t at = text.find(loop);
-  EXPECT_NE(at, std::string::npos);
-  text.replace(at, std::string("nl.affine_range").size(), "nl.sequential_range");
-  fs::path path = fs::temp_directory_path() / fmt::format("accelopt_sbuf_accumulation_seq_{}.py", ::getpid());
-  std::ofstream(path) << text;
-  return path;
+  return lowered_profile::profile("matmul_reference.py", kernel, lower::Rule::PsumAccumulation, rules);
 }
 
 }  // namespace
 
 TEST(AccumulationStyles, SbufAccumulationRunsLikePsumAccumulationInEitherStyle) {
-  const Measured psum = profile(kDir / "psum_accumulation.py");
-  EXPECT_EQ(psum.accumulation_changes, 0u);
+  const Measured psum = profile("psum_accumulation.py");
+  EXPECT_EQ(psum.changes, 0u);
   for (const char* name : {"sbuf_accumulation.py", "sbuf_accumulation_new_api.py"}) {
     SCOPED_TRACE(name);
-    const Measured lowered = profile(kDir / name);
-    const Measured adds_kept = profile(kDir / name, "psum_copies");
-    EXPECT_GT(lowered.accumulation_changes, 0u);
+    const Measured lowered = profile(name);
+    const Measured adds_kept = profile(name, "psum_copies");
+    EXPECT_GT(lowered.changes, 0u);
     // One VectorE add per output tile instead of one per K block: within 2% of the kernel that
     // accumulates in PSUM itself (the remaining add), and far from the 8 adds per tile.
     EXPECT_NEAR(lowered.latency_us / psum.latency_us, 1.0, 0.02);
@@ -75,10 +38,11 @@ TEST(AccumulationStyles, SbufAccumulationRunsLikePsumAccumulationInEitherStyle) 
 }
 
 TEST(AccumulationStyles, SequentialRangeKeepsTheSbufAdds) {
-  const fs::path seq = sequential_variant();
+  // The legacy-style kernel with its K loop (the innermost affine_range) made a sequential_range.
+  const fs::path seq = lowered_profile::with_sequential_loop("sbuf_accumulation.py", "nl.affine_range(K // 128):\n      acc");
   const Measured run = profile(seq);
   fs::remove(seq);
-  const Measured psum = profile(kDir / "psum_accumulation.py");
-  EXPECT_EQ(run.accumulation_changes, 0u);
+  const Measured psum = profile("psum_accumulation.py");
+  EXPECT_EQ(run.changes, 0u);
   EXPECT_GT(run.latency_us, 1.3 * psum.latency_us);
 }

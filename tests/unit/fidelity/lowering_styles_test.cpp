@@ -7,15 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include <unistd.h>
-
-#include <fmt/format.h>
-
 #include "eval/profile_run.h"
+#include "lowered_profile.h"
 #include "lower/lowering.h"
 #include "trn/trace.h"
 
@@ -24,29 +19,11 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kSource = fs::path(ACCELOPT_SOURCE_DIR);
-const fs::path kDir = kSource / "tests/golden/lower/nki";
 
-struct Folded {
-  double latency_us = 0;
-  uint64_t folding_changes = 0;  // records loop_folding created, rewrote or removed
-};
+using Folded = lowered_profile::Measured;
 
 Folded profile(const fs::path& kernel, const std::string& rules = "all") {
-  eval::TraceRequest req = eval::trace_request_from_files((kDir / "column_reference.py").string(), kernel.string());
-  eval::ProfileRun run = eval::profile_kernel(req, "trn1", "", lower::parse_rules(rules));
-  EXPECT_EQ(run.status, eval::Status::Ok) << (run.diagnostics.empty() ? "" : run.diagnostics.front());
-  Folded out;
-  if (run.profile) out.latency_us = run.profile->latency * 1e3;
-  for (const auto& [rule, stats] : run.lowering)
-    if (rule == lower::Rule::LoopFolding) out.folding_changes += stats.changed + stats.removed;
-  return out;
-}
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return lowered_profile::profile("column_reference.py", kernel, lower::Rule::LoopFolding, rules);
 }
 
 struct Collect : trn::TraceSink {
@@ -59,21 +36,16 @@ struct Collect : trn::TraceSink {
 TEST(LoweringStyles, ColumnLoopsFoldInEveryStyle) {
   for (const char* name : {"columns_arange.py", "columns_new_api.py"}) {
     SCOPED_TRACE(name);
-    const Folded folded = profile(kDir / name);
-    const Folded unfolded = profile(kDir / name, "none");
-    EXPECT_GT(folded.folding_changes, 0u);
+    const Folded folded = profile(name);
+    const Folded unfolded = profile(name, "none");
+    EXPECT_GT(folded.changes, 0u);
     // 64 one-column activations per block become one [128 x 64] instruction (5.17 vs 26.52 us).
     EXPECT_LT(folded.latency_us * 4, unfolded.latency_us);
     // The column loop made a sequential_range is not folded (it keeps its program order).
-    std::string text = slurp(kDir / name);
-    const std::string inner = "for c in nl.affine_range(64)";
-    ASSERT_NE(text.find(inner), std::string::npos);
-    text.replace(text.find(inner), inner.size(), "for c in nl.sequential_range(64)");
-    const fs::path seq = fs::temp_directory_path() / fmt::format("accelopt_columns_seq_{}_{}", ::getpid(), name);
-    std::ofstream(seq) << text;
+    const fs::path seq = lowered_profile::with_sequential_loop(name, "for c in nl.affine_range(64)");
     const Folded sequential = profile(seq);
     fs::remove(seq);
-    EXPECT_EQ(sequential.folding_changes, 0u);
+    EXPECT_EQ(sequential.changes, 0u);
     EXPECT_GT(sequential.latency_us, 4 * folded.latency_us);
   }
 }

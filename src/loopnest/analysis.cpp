@@ -131,8 +131,30 @@ bool uses_loop(const Access& a, int loop) {
   return false;
 }
 
+bool index_operand_uses(const Operand& o, int loop) {
+  if (o.kind == Operand::Kind::Index) return o.index.uses(loop);
+  if (o.kind != Operand::Kind::Grid) return false;
+  if (o.grid.start.uses(loop)) return true;
+  for (const auto& t : o.grid.terms)
+    if (t.size.uses(loop)) return true;
+  return false;
+}
+
+bool index_operand_uses(const Op& op, int loop) {
+  for (const auto& a : op.args)
+    if (index_operand_uses(a.value, loop)) return true;
+  return false;
+}
+
+bool has_index_operand(const Op& op) {
+  for (const auto& a : op.args)
+    if (a.value.kind == Operand::Kind::Index || a.value.kind == Operand::Kind::Grid) return true;
+  return false;
+}
+
 bool uses_loop(const Op& op, int loop) {
   if (op.dst && uses_loop(*op.dst, loop)) return true;
+  if (index_operand_uses(op, loop)) return true;
   for (const auto& a : op.args)
     if (a.value.kind == Operand::Kind::Tile && uses_loop(a.value.access, loop)) return true;
   for (const auto& c : op.mask)

@@ -50,6 +50,11 @@ bool may_overlap(const Kernel& k, const Access& a, const Access& b, const Ranges
 // Whether `a` uses loop variable `loop` anywhere (starts, sizes).
 bool uses_loop(const Access& a, int loop);
 bool uses_loop(const Op& op, int loop);
+// A non-tile operand that is an expression of loop `loop` (Operand::Kind::Index / Grid): a
+// transformation that rewrites the loop's variable in accesses must rewrite it too, or refuse.
+bool index_operand_uses(const Operand& o, int loop);
+bool index_operand_uses(const Op& op, int loop);
+bool has_index_operand(const Op& op);  // any Index / Grid operand
 
 // The op that produced the region `a` reads, if it is a single earlier op of the same block
 // (`within`) whose dst is exactly `a`, and no other op reads or writes that tensor except the one

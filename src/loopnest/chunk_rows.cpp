@@ -142,7 +142,7 @@ class ChunkRows : public Transform {
       for (Op* op : ops) {
         region_ops.insert(op);
         touches = touches || row_touching(*op, n);
-        if (!elementwise_along_rows(*op) || op->has_mask) return std::nullopt;
+        if (!elementwise_along_rows(*op) || op->has_mask || has_index_operand(*op)) return std::nullopt;
         // Done once per chunk now: an accumulation that does not follow the row would repeat.
         if (!row_touching(*op, n) && op->accumulate) return std::nullopt;
         if (op->cls == OpClass::Scan) {

@@ -172,6 +172,7 @@ class Coarsen : public Transform {
         for (const auto& c : op.mask)
           if (c.expr.uses(l)) return std::nullopt;
       }
+      if (index_operand_uses(op, l)) return std::nullopt;  // its value per iteration would not follow
       std::optional<int> axis;
       auto agree = [&](int a) {
         if (axis && *axis != a) return false;

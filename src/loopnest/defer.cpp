@@ -70,7 +70,7 @@ struct Plan {
 
 std::optional<Plan> plan(Kernel& k, const Analysis& an, const OpRef& n) {
   const Op& op = n.op();
-  if (n.node->frozen || op.api != "nisa.tensor_scalar" || op.accumulate || op.has_mask || n.node->ops.size() != 1)
+  if (n.node->frozen || op.api != "nisa.tensor_scalar" || op.accumulate || op.has_mask || has_index_operand(op) || n.node->ops.size() != 1)
     return std::nullopt;
   std::string how = symbol_of(op, "op0");
   if ((how != "multiply" && how != "divide") || symbol_of(op, "reverse0") == "True") return std::nullopt;

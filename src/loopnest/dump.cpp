@@ -125,6 +125,16 @@ class Dumper {
       }
       case Operand::Kind::None: return "None";
       case Operand::Kind::Other: return o.text;
+      case Operand::Kind::Index: return k_.str(o.index);
+      case Operand::Kind::Grid: {
+        std::string s = "grid(" + k_.str(o.grid.start);
+        for (const auto& t : o.grid.terms) {
+          s += fmt::format(" + {}*a{}[{}]", t.stride, t.axis, k_.str(t.size));
+          if (t.div != 1) s += fmt::format("//{}", t.div);
+          if (t.mod != 0) s += fmt::format("%{}", t.mod);
+        }
+        return s + fmt::format(", rank {})", o.grid_rank);
+      }
     }
     return "?";
   }

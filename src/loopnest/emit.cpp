@@ -329,6 +329,14 @@ class Emitter {
     return out + "]";
   }
 
+  // An index grid operand: its start plus its terms (`128*r + 1 + nl.arange(128)[:, None]`).
+  std::string grid_text(const DimIndex& g, size_t rank) {
+    bool zero = g.start.is_constant() && g.start.constant() == 0;
+    std::string s = zero && !g.terms.empty() ? "" : k_.str(g.start);
+    for (const auto& term : g.terms) s += (s.empty() ? "" : " + ") + grid_term(term, rank);
+    return s;
+  }
+
   std::string grid_term(const AxisTerm& t, size_t rank) {
     std::string place;
     for (size_t a = 0; a < rank; ++a) place += (a ? ", " : "") + std::string(static_cast<int>(a) == t.axis ? ":" : "None");
@@ -444,6 +452,8 @@ class Emitter {
       }
       case Operand::Kind::None: return "None";
       case Operand::Kind::Other: return o.text;
+      case Operand::Kind::Index: return k_.str(o.index);
+      case Operand::Kind::Grid: return grid_text(o.grid, static_cast<size_t>(o.grid_rank));
     }
     return "None";
   }

@@ -88,7 +88,7 @@ class FoldRows : public Transform {
     int64_t parts = 0;
     bool explicit_rows = false;
     for (Op* op : ops) {
-      if (!elementwise(*op) || op->has_mask) return std::nullopt;
+      if (!elementwise(*op) || op->has_mask || has_index_operand(*op)) return std::nullopt;
       std::vector<const Access*> all = reads(*op);
       if (op->dst) all.push_back(&*op->dst);
       for (const Access* a : all) {

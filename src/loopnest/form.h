@@ -96,7 +96,12 @@ struct Constraint {
 };
 
 struct Operand {
-  enum class Kind : uint8_t { Tile, Number, Symbol, Shape, None, Other };
+  // Index: an integer that depends on loop variables (`range_start=c * P`, a `reduce_cmd` chosen
+  // per iteration, `(0 if c == 0 else 1)`); Grid: an index grid that does (`nisa.iota(
+  // nl.arange(P)[:, None] + r * P)`). Both are expressions of the induction variables, so a
+  // transformation that renames or substitutes a loop variable rewrites them like an access
+  // (fusion), and one that cannot refuses the site (index_operand_uses, analysis.h).
+  enum class Kind : uint8_t { Tile, Number, Symbol, Shape, None, Other, Index, Grid };
   Kind kind = Kind::Other;
   Access access;                 // Tile
   double number = 0;             // Number
@@ -104,6 +109,9 @@ struct Operand {
   bool integer = false;          // Number: a Python int
   std::string symbol;            // Symbol: canonical name ("exp", "add", "vector", "float32", "True")
   std::vector<IExpr> shape;      // Shape
+  IExpr index;                   // Index
+  DimIndex grid;                 // Grid: start + its axis terms
+  int grid_rank = 0;             // Grid: the number of axes of the grid (`[:, None]` is 2)
   const nki::Expr* origin = nullptr;  // the expression it was lifted from (printed while unchanged)
   std::string text;              // Other: the source text
 };

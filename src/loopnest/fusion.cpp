@@ -50,6 +50,15 @@ void substitute_access(Access& a, int from, const IExpr& with) {
     for (auto& t : d.terms) t.size = t.size.substitute(from, with);
   }
 }
+// A tile's access, or an index / grid operand (an expression of the loop variables).
+void substitute_operand(Operand& o, int from, const IExpr& with) {
+  if (o.kind == Operand::Kind::Tile) substitute_access(o.access, from, with);
+  if (o.kind == Operand::Kind::Index) o.index = o.index.substitute(from, with);
+  if (o.kind == Operand::Kind::Grid) {
+    o.grid.start = o.grid.start.substitute(from, with);
+    for (auto& t : o.grid.terms) t.size = t.size.substitute(from, with);
+  }
+}
 void rename_access(Access& a, int from, int to) { substitute_access(a, from, IExpr::var(to)); }
 
 // Loop variable `from` replaced by `with` in every index, mask, condition and bound of `nodes`.
@@ -58,7 +67,7 @@ void substitute_nodes(Kernel& k, std::vector<Node>& nodes, int from, const IExpr
     for (auto& op : n.ops) {
       if (op.dst) substitute_access(*op.dst, from, with);
       for (auto& a : op.args)
-        if (a.value.kind == Operand::Kind::Tile) substitute_access(a.value.access, from, with);
+        substitute_operand(a.value, from, with);
       for (auto& c : op.mask) c.expr = c.expr.substitute(from, with);
     }
     if (n.view) substitute_access(*n.view, from, with);

@@ -36,6 +36,18 @@ double number_of(const AValue& v) {
 
 }  // namespace
 
+// An integer or index grid using a loop variable other than the program ids of an SPMD launch
+// (which no transformation moves: those stay text).
+bool Lifter::depends_on_loops(const AValue& v) const {
+  std::vector<int> vars = v.k == K::Int ? v.i.vars() : v.grid.base.vars();
+  if (v.k == K::Grid)
+    for (const auto& [pos, axis] : v.grid.axes)
+      for (int x : axis.size.vars()) vars.push_back(x);
+  for (int x : vars)
+    if (std::find(program_loops.begin(), program_loops.end(), x) == program_loops.end()) return true;
+  return false;
+}
+
 Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
   Operand o;
   o.origin = origin;
@@ -46,11 +58,26 @@ Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
         o.kind = Operand::Kind::Number;
         o.number = static_cast<double>(v.i.constant());
         o.integer = true;
+      } else if (L.depends_on_loops(v)) {
+        o.kind = Operand::Kind::Index;
+        o.index = v.i;
       } else {
         o.kind = Operand::Kind::Other;
         // `float(pid)`: printed as written (the loop variables of an SPMD launch have no names).
         o.text = v.type == "float" && origin ? print_expr(*origin) : L.k.str(v.i);
       }
+      break;
+    case K::Grid:
+      if (L.depends_on_loops(v)) {
+        o.kind = Operand::Kind::Grid;
+        o.grid.start = v.grid.base;
+        for (const auto& [pos, axis] : v.grid.axes)
+          o.grid.terms.push_back({pos, axis.size, axis.coef, axis.div, axis.mod});
+        o.grid_rank = std::max(v.grid.ndim, 1);
+        break;
+      }
+      o.kind = Operand::Kind::Other;
+      o.text = origin ? print_expr(*origin) : "?";
       break;
     case K::Float: o.kind = Operand::Kind::Number; o.number = v.f; o.number_type = v.type; break;
     case K::Bool: o.kind = Operand::Kind::Symbol; o.symbol = v.b ? "True" : "False"; break;
@@ -136,25 +163,6 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   op.engine = spec->engine;
   op.origin = origin;
   op.origin_api = origin ? api : "";
-  // A non-tile operand that depends on a loop variable (`reduce_cmd=cmd` chosen per iteration,
-  // `nisa.iota(nl.arange(P)[:, None] + r * P)`) is kept as its source text, which a
-  // transformation of that loop (coarsening, jamming) cannot rewrite: refused, except the program
-  // ids of an SPMD launch, which no transformation moves.
-  for (const auto& [name, v] : args) {
-    if (v.k != K::Int && v.k != K::Grid) continue;
-    std::vector<int> vars = v.k == K::Int ? v.i.vars() : v.grid.base.vars();
-    if (v.k == K::Grid)
-      for (const auto& [pos, axis] : v.grid.axes)
-        for (int x : axis.size.vars()) vars.push_back(x);
-    for (int x : vars) {
-      if (std::find(program_loops.begin(), program_loops.end(), x) != program_loops.end()) continue;
-      const Expr* o = origin_of(name);
-      fail((o ? *o : at).span, fmt::format("the argument {} of '{}', which depends on the loop variable '{}' (an "
-                                           "operand other than a tile or its index, kept as text, that a "
-                                           "transformation of the loop cannot rewrite)",
-                                           name, api, k.str(IExpr::var(x))));
-    }
-  }
   const AValue* dst = nullptr;
   for (auto& [name, v] : args) {
     if (name == "dst") {

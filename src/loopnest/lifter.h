@@ -122,6 +122,7 @@ class Lifter {
   AValue inline_call(const nki::FunctionCode& code, std::vector<AValue> pos,
                      std::vector<std::pair<std::string, AValue>> kw, const nki::CallExpr& c,
                      const std::vector<AValue>& grid = {});
+  bool depends_on_loops(const AValue& v) const;  // an Int or Grid using a loop variable (not a program id)
   std::vector<int> program_loops;  // the loop of each program id of the enclosing launch grid
   std::vector<IExpr> program_sizes;
 

@@ -65,7 +65,7 @@ class FoldActivationReduce : public Transform {
     Ranges ranges = k.ranges();
     for (const OpRef& r : an.ops) {
       const Op& red = r.op();
-      if (r.node->frozen || !row_sum(red) || reduced_axis(red) < 0 || red.has_mask || !red.dst || red.accumulate) continue;
+      if (r.node->frozen || !row_sum(red) || reduced_axis(red) < 0 || red.has_mask || has_index_operand(red) || !red.dst || red.accumulate) continue;
       const Access& e = operand(red, data_param(red))->access;
       // The single writer of the summed region: an activation earlier in the block, or an inner
       // call of the same statement.
@@ -172,7 +172,7 @@ class WholeRowReduce : public Transform {
     Ranges ranges = k.ranges();
     for (const OpRef& r2 : an.ops) {
       const Op& outer = r2.op();
-      if (r2.node->frozen || outer.api != "nisa.tensor_reduce" || reduced_axis(outer) < 0 || outer.has_mask) continue;
+      if (r2.node->frozen || outer.api != "nisa.tensor_reduce" || reduced_axis(outer) < 0 || outer.has_mask || has_index_operand(outer)) continue;
 
       std::string op = symbol_of(outer, "op");
       if (op != "max" && op != "min" && op != "add") continue;

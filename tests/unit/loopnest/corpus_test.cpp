@@ -13,6 +13,7 @@
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
 #include "loopnest/lift.h"
+#include "loopnest/transform.h"
 #include "nki/diagnostics.h"
 #include "tensor/dtype.h"
 #include "tensor/ops.h"
@@ -30,10 +31,6 @@ const std::map<std::string, std::string> kKnownGaps = {
     // helper classes of the module (a dataclass config, a class with a property setter)
     {"tests/kernels/corpus/usr_dataclass_enum_config.py", "cannot lift the name 'Tiling'"},
     {"tests/kernels/corpus/usr_l2norm_sets.py", "cannot lift the name 'Width'"},
-    // a non-tile operand that depends on a loop variable (kept as text, which a transformation of
-    // the loop could not rewrite): a reduce_cmd chosen per iteration, an iota of a loop-dependent grid
-    {"tests/kernels/corpus/new_cumsum_carry.py", "cannot lift the argument reduce_cmd of 'nisa.tensor_scalar_cumulative'"},
-    {"tests/kernels/corpus/sample_causal_range_select.py", "cannot lift the argument expr of 'nisa.iota'"},
 };
 
 const std::vector<CorpusKernel>& all() {
@@ -117,6 +114,25 @@ nki::lib::KernelRunResult run_text(const CorpusKernel& k, const std::string& tex
   return nki::lib::run_kernel(h.in, *mod, args, {});
 }
 
+// "" when the outputs agree within `tol` (relative and absolute; 0: bit for bit, NaN equal to NaN),
+// else where they first differ.
+std::string difference(const nki::lib::KernelRunResult& a, const nki::lib::KernelRunResult& b, double tol) {
+  if (a.outputs.size() != b.outputs.size()) return "another number of outputs";
+  for (size_t o = 0; o < a.outputs.size(); ++o) {
+    if (a.outputs[o].shape() != b.outputs[o].shape()) return "output " + std::to_string(o) + " has another shape";
+    int64_t n = tensor::num_elements(a.outputs[o].shape());
+    std::vector<int64_t> idx(a.outputs[o].shape().size(), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      double x = a.outputs[o].get(idx), y = b.outputs[o].get(idx);
+      if (!(x == y || (std::isnan(x) && std::isnan(y)) || std::fabs(x - y) <= tol * (1 + std::fabs(x))))
+        return "output " + std::to_string(o) + " differs at element " + std::to_string(e) + ": " + std::to_string(x) +
+               " vs " + std::to_string(y);
+      for (int d = static_cast<int>(idx.size()) - 1; d >= 0 && ++idx[d] == a.outputs[o].shape()[d]; --d) idx[d] = 0;
+    }
+  }
+  return "";
+}
+
 // The small kernels (tests/kernels, tests/golden, and the corpus of other authors' styles, whose
 // own numbers tests/unit/nkilib/corpus_test.cpp checks against their references): the kernel
 // printed back with every operation regenerated computes exactly the same outputs.
@@ -136,20 +152,7 @@ TEST(LoopNestCorpus, RegeneratedTestKernelsComputeTheSameNumbers) {
       continue;
     }
     corpus_kernels += corpus_kernel ? 1 : 0;
-    ASSERT_EQ(a.outputs.size(), b.outputs.size()) << k.path;
-    for (size_t o = 0; o < a.outputs.size(); ++o) {
-      ASSERT_EQ(a.outputs[o].shape(), b.outputs[o].shape()) << k.path;
-      int64_t n = tensor::num_elements(a.outputs[o].shape());
-      std::vector<int64_t> idx(a.outputs[o].shape().size(), 0);
-      for (int64_t e = 0; e < n; ++e) {
-        double x = a.outputs[o].get(idx), y = b.outputs[o].get(idx);
-        if (!(x == y || (std::isnan(x) && std::isnan(y)))) {
-          ADD_FAILURE() << k.path << ": output " << o << " differs at element " << e << ": " << x << " vs " << y;
-          break;
-        }
-        for (int d = static_cast<int>(idx.size()) - 1; d >= 0 && ++idx[d] == a.outputs[o].shape()[d]; --d) idx[d] = 0;
-      }
-    }
+    EXPECT_EQ(difference(a, b, 0), "") << k.path;
     ++compared;
   }
   EXPECT_GE(compared, 20);
@@ -320,6 +323,35 @@ TEST(LoopNestLift, QuasiAffineGridsItCannotExpressAreRefused) {
   EXPECT_NE(lift("(i_f % 128) // 3, i_f % 128").find("cannot lift the index-grid operation"), std::string::npos);
   EXPECT_NE(lift("(i_f // 128 + i_f % 128) // 2, i_f % 128").find("cannot lift the index-grid operation"),
             std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// An operand that is an expression of the loop variables (a per-iteration iota base, a range_start,
+// a reduce_cmd chosen on the first iteration) lifts as an index / grid operand of the form; every
+// site a transformation offers on such a kernel keeps its numbers (the interpreter is the judge: a
+// transformation either rewrites the operand with its loop or refuses the site).
+TEST(LoopNestCorpus, LoopDependentOperandsLiftAsExpressionsOfTheLoopVariables) {
+  std::string rs = dump_of("sample_causal_range_select.py");
+  EXPECT_NE(rs.find("nisa.iota(expr=grid(128*r + 1 + 1*a0[128], rank 2), dtype=float32)"), std::string::npos) << rs;
+  EXPECT_NE(rs.find("range_start=128*c"), std::string::npos) << rs;
+  std::string cs = dump_of("new_cumsum_carry.py");
+  EXPECT_NE(cs.find("reduce_cmd=("), std::string::npos) << cs;
+  EXPECT_NE(cs.find(" if c == 0 else "), std::string::npos) << cs;
+  int sites = 0;
+  for (const auto& k : all()) {
+    if (k.path != "tests/kernels/corpus/sample_causal_range_select.py" && k.path != "tests/kernels/corpus/new_cumsum_carry.py")
+      continue;
+    auto want = run_text(k, k.text);
+    for (const auto& site : loopnest::find_sites(loopnest::lift_source(k.path, k.text, k.args))) {
+      std::string after = loopnest::apply_site(k.path, k.text, k.args, site);
+      EXPECT_EQ(difference(run_text(k, after), want, 1e-5), "") << k.path << ": " << site.key() << "\n" << after;
+      ++sites;
+    }
+  }
+  std::cout << sites << " sites on kernels with loop-dependent operands\n";
 }
 
 }  // namespace

@@ -65,6 +65,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_defer_normalization());
     v.push_back(make_pipeline_prep());
     v.push_back(make_forward_scratch());
+    v.push_back(make_free_size());
     return v;
   }();
   return all;

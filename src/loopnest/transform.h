@@ -123,5 +123,6 @@ std::unique_ptr<Transform> make_fold_rows();
 std::unique_ptr<Transform> make_defer_normalization();
 std::unique_ptr<Transform> make_pipeline_prep();
 std::unique_ptr<Transform> make_forward_scratch();
+std::unique_ptr<Transform> make_free_size();
 
 }  // namespace loopnest

@@ -109,14 +109,15 @@ double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profi
     bool grows = std::stoll(site.params.at("value")) > std::stoll(site.params.at("from"));
     w *= grows ? (symptoms.count("spill") ? 0.7 : 1.5) : (symptoms.count("spill") ? 2.0 : 0.4);
   }
-  if (site.transform == "free_size" && site.params.count("var") && site.params.count("value") && profile &&
+  if (site.transform == "free_size" && (site.params.count("var") || site.params.count("anchor")) &&
+      site.params.count("value") && profile &&
       profile->hardware_flops > 0 && profile->mm_arithmetic_intensity < profile->peak_flops_bandwidth_ratio &&
       std::stoll(site.params.at("value")) < std::stoll(site.params.at("from"))) {
     // A matmul kernel below the roofline ridge reads more from HBM than its arithmetic needs: tiles
     // too large to stay resident are evicted and re-read (the simulator rematerializes clean tiles,
     // which is not counted as spill), e.g. matmul's 160 KiB column block. A smaller block (a size
-    // variable; not a loop's literal, which would only shorten the matmuls) is then as worth
-    // trying as against a spill.
+    // variable, or the form's nested column block; not a loop's literal, which would only shorten
+    // the matmuls) is then as worth trying as against a spill.
     w *= 5;
   }
   if (site.transform == "fuse_stages" && site.params.count("block")) {

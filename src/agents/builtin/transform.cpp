@@ -1,5 +1,6 @@
 #include "agents/builtin/transform.h"
 
+#include <set>
 #include <sstream>
 
 #include <fmt/core.h>
@@ -85,8 +86,13 @@ std::vector<Site> find_sites(const std::string& source, const std::vector<loopne
   }
   nki::FunctionCode* kernel = find_kernel(*module);
   if (!kernel) return sites;
+  // The form's transformations of the same name as an AST rewrite (free_size) replace it on the
+  // kernels where they find sites: the same move is not offered twice, and each style gets it alike.
+  std::set<std::string> on_form;
+  if (form_sites)
+    for (const auto& s : *form_sites) on_form.insert(s.transform);
   for (const auto& t : catalogue()) {
-    if (form_sites && retired_by_form().count(t->name())) continue;
+    if (form_sites && (retired_by_form().count(t->name()) || on_form.count(t->name()))) continue;
     // A transformation that cannot analyse this kernel has no sites; the others still look.
     try {
       auto found = t->find(kernel->body);

@@ -213,6 +213,67 @@ TEST(LoopNestTransforms, ForwardScratchFindsTheSameSiteInEveryStyleAndKeepsTheRe
   }
 }
 
+// The sites of `transform` applied to `k` keep its result (the interpreter is the judge); returns
+// how many ran.
+int keeps_result(const CorpusKernel& k, const std::string& transform) {
+  auto want = run(k.path, k.text, k.args);
+  int n = 0;
+  for (const auto& s : loopnest::find_sites(*lifted(k))) {
+    if (s.transform != transform) continue;
+    std::string after = loopnest::apply_site(k.path, k.text, k.args, s);
+    EXPECT_LT(rel_error(run(k.path, after, k.args), want), 1e-5) << k.path << ": " << s.key() << "\n" << after;
+    ++n;
+  }
+  return n;
+}
+
+// free_size finds the same sites in the three forms of one nest: the small column-blocked matmul
+// of tests/kernels (1024-column blocks cut into 512-column halves: 512 and 2048 columns per
+// iteration, each keeping the result) and the matmul and lora tasks in each of their three styles
+// (the block of 1024 halved and doubled; halving changes the inner loop over halves to one trip
+// and the published style's block buffers to twice as many blocks).
+TEST(LoopNestTransforms, FreeSizeFindsTheSameSitesInEveryStyleAndKeepsTheResult) {
+  std::set<std::string> small;
+  for (const char* style : {"tiles", "grid", "api"}) {
+    const CorpusKernel& k = kernel(std::string("tests/kernels/colblock_matmul_") + style + ".py");
+    auto keys = keys_of(k, "free_size");
+    EXPECT_EQ(keys.size(), 2u) << k.path;
+    if (small.empty()) small = keys;
+    EXPECT_EQ(keys, small) << k.path;
+    EXPECT_EQ(keeps_result(k, "free_size"), 2) << k.path;
+  }
+  for (const char* task : {"matmul_M4096_N12288_K5120_0.py", "lora_M4096_N12288_K5120_R128_0.py"}) {
+    const CorpusKernel& b = kernel(std::string("nkibench/kernels/") + task);
+    std::set<std::string> bundled = keys_of(b, "free_size");
+    EXPECT_EQ(bundled.size(), 2u) << task;
+    for (const char* style : {"legacy_grid", "nki_api"}) {
+      const CorpusKernel& k = kernel(std::string("nkibench/styles/") + style + "/" + task);
+      EXPECT_EQ(keys_of(k, "free_size"), bundled) << k.path;
+    }
+    for (const CorpusKernel* k : {&b, &kernel(std::string("nkibench/styles/legacy_grid/") + task)}) {
+      for (const auto& s : loopnest::find_sites(*lifted(*k))) {
+        if (s.transform != "free_size" || s.params.at("value") != "512") continue;
+        auto after = loopnest::lift_source(k->path, loopnest::apply_site(k->path, k->text, k->args, s), k->args);
+        std::set<int64_t> trips;
+        for (const auto& [id, l] : after.loops) trips.insert(l.trip().value_or(-1));
+        EXPECT_TRUE(trips.count(24)) << k->path << ": 24 blocks of 512 columns";
+        EXPECT_FALSE(trips.count(12)) << k->path;
+      }
+    }
+  }
+  // The same nest with its last column block ragged (the store masked by column, the mask using
+  // the block loop): halving the block would need a new mask; no site.
+  const CorpusKernel& grid = kernel("tests/kernels/colblock_matmul_grid.py");
+  std::string ragged = grid.text;
+  const std::string unmasked = "nl.arange(512)[None, :]], mask=None)\n        ''' end loop i5";
+  ASSERT_NE(ragged.find(unmasked), std::string::npos);
+  ragged.replace(ragged.find(unmasked), unmasked.size(),
+                 "nl.arange(512)[None, :]], mask=(1024*i0 + 512*i5 + nl.arange(512)[None, :] < 2000))\n"
+                 "        ''' end loop i5");
+  auto masked = loopnest::lift_source(grid.path, ragged, grid.args);
+  for (const auto& s : loopnest::find_sites(masked)) EXPECT_NE(s.transform, "free_size") << s.key();
+}
+
 // A move that would write an index with `//` or `%` the kernel did not have (a test-only one,
 // dividing the first loop's store offset) is refused by apply_site; every site of every kernel
 // that already has such indices keeps their number.
@@ -320,6 +381,9 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        {}},
       {"nkibench/styles/nki_api/add_rmsnorm_matmul_M4096_N2048_K1024_0.py", "nki_api_add_rmsnorm_matmul.forward_scratch",
        "forward_scratch", {}},
+      {"nkibench/styles/legacy_grid/matmul_M4096_N12288_K5120_0.py", "published_matmul.free_size", "free_size",
+       {{"value", "512"}}},
+      {"nkibench/kernels/matmul_M4096_N12288_K5120_0.py", "bundled_matmul.free_size", "free_size", {{"value", "512"}}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -27,7 +27,7 @@ Value kernel_function(ModuleObj& module, const std::string& entry) {
   throw NkiError(ErrorKind::Name, "the kernel file defines no function named 'kernel' (or 'optimized_kernel')");
 }
 
-Value input_tensor(KernelContext& ctx, const NdArrayObj& a, size_t index) {
+Value input_tensor(KernelContext& ctx, const NdArrayObj& a, const std::string& name) {
   tensor::Shape shape = a.array.shape();
   auto st = std::make_shared<TensorStorage>();
   st->shape = shape;
@@ -36,7 +36,7 @@ Value input_tensor(KernelContext& ctx, const NdArrayObj& a, size_t index) {
   st->buffer = trn::BufferKind::Hbm;
   st->id = ctx.new_tensor_id();
   st->is_input = true;
-  st->name = fmt::format("input{}", index);
+  st->name = name;
   // A private copy: kernels must not change the caller's arrays.
   st->data = ctx.numerics && a.array.has_data() ? a.array.copy() : tensor::Array::shape_only(shape, st->dtype);
   ctx.emit_alloc(*st);
@@ -45,6 +45,8 @@ Value input_tensor(KernelContext& ctx, const NdArrayObj& a, size_t index) {
 
 // `returned`: the kernel returned it (an output argument of a baremetal kernel is not returned).
 tensor::Array output_array(const Value& v, bool returned = true) {
+  // A host wrapper's own numpy array, filled by the kernel it launched (call_within_run).
+  if (auto* a = v.as<NdArrayObj>(); a && !a->is_scalar) return a->array.copy();
   auto* t = v.as<NkiTensorObj>();
   if (!t) throw NkiError(ErrorKind::Type, fmt::format("the kernel must return HBM tensors, got {}", v.type_name()));
   if (returned && t->storage->is_input)
@@ -73,7 +75,7 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   std::vector<std::shared_ptr<TensorStorage>> input_storages;
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto* a = inputs[i].as<NdArrayObj>();
-    call.args.push_back(a && !a->is_scalar ? input_tensor(ctx, *a, i) : inputs[i]);
+    call.args.push_back(a && !a->is_scalar ? input_tensor(ctx, *a, fmt::format("input{}", i)) : inputs[i]);
     if (auto* t = call.args.back().as<NkiTensorObj>(); t && options.numerics) {
       input_sums.emplace_back(i, tensor::checksum(t->storage->data));
       input_storages.push_back(t->storage);
@@ -118,7 +120,6 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
 }
 
 bool is_host_call(const CallArgs& args) {
-  if (KernelContext::active()) return false;
   auto numpy_array = [](const Value& v) {
     auto* a = v.as<NdArrayObj>();
     return a && !a->is_scalar;
@@ -130,7 +131,40 @@ bool is_host_call(const CallArgs& args) {
   return false;
 }
 
+namespace {
+
+// Host code run by the harness (a wrapper `kernel(x)` that allocates `out = np.zeros(...)` and
+// launches a jitted kernel on it): the run's context is already active, so the arrays become
+// tensors of this run and the kernel's results stay tensors for the wrapper to return; the
+// arrays it wrote are copied back into the caller's arrays, as on a host call.
+Value call_within_run(CallArgs& args, const std::function<Value(CallArgs&)>& body) {
+  KernelContext& ctx = KernelContext::current();
+  std::vector<std::pair<Value, Value>> passed;  // (caller's array, the kernel's tensor)
+  size_t index = 0;
+  auto to_tensor = [&](Value& v) {
+    auto* a = v.as<NdArrayObj>();
+    if (a && !a->is_scalar) {
+      Value host = v;
+      v = input_tensor(ctx, *a, fmt::format("host_array{}", index));
+      passed.emplace_back(host, v);
+    }
+    ++index;
+  };
+  for (Value& v : args.args) to_tensor(v);
+  for (auto& kw : args.kwargs) to_tensor(kw.second);
+  Value ret = body(args);
+  for (auto& [host, tensor] : passed) {
+    auto* t = tensor.as<NkiTensorObj>();
+    if (t && t->storage->written && t->storage->data.has_data())
+      tensor::assign(host.as<NdArrayObj>()->array, output_array(tensor, /*returned=*/false));
+  }
+  return ret;
+}
+
+}  // namespace
+
 Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(CallArgs&)>& body) {
+  if (KernelContext::active()) return call_within_run(args, body);
   KernelContext ctx;
   ctx.interpreter = &in;
   ContextScope scope(ctx);
@@ -138,7 +172,7 @@ Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(
   auto to_tensor = [&](Value& v) {
     auto* a = v.as<NdArrayObj>();
     Value host = v;
-    if (a && !a->is_scalar) v = input_tensor(ctx, *a, index);
+    if (a && !a->is_scalar) v = input_tensor(ctx, *a, fmt::format("input{}", index));
     ++index;
     return host;
   };

@@ -49,8 +49,8 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
                            const KernelRunOptions& options);
 
 // A kernel called from host code (`kernel(a, b)`, `nki.simulate_kernel(kernel, a, b)`,
-// `nki.baremetal(kernel)(a, b)` in a script, with numpy arrays and no kernel running): true when
-// no run is in progress and an argument is a numpy array.
+// `nki.baremetal(kernel)(a, b)` in a script, or a harness-run wrapper launching a kernel on an
+// array it allocated with numpy): true when an argument is a numpy array.
 bool is_host_call(const CallArgs& args);
 // Runs `body` as one kernel run with numerics: numpy arguments become HBM input tensors, the
 // returned HBM tensors come back as numpy arrays (a tuple stays a tuple), and the arguments a

@@ -89,8 +89,13 @@ ObjectPtr make_functools_module(Interpreter& in) {
     return Value(p);
   });
   // Caching decorators change nothing a kernel can observe: the function itself.
-  for (const char* name : {"lru_cache", "cache", "wraps"})
+  for (const char* name : {"lru_cache", "cache"})
     m->attrs[name] = Value(std::make_shared<PassthroughObj>(std::string("functools.") + name));
+  // functools.wraps(wrapped) is always a decorator factory: the decorator it returns gives back the
+  // wrapper it decorates (not `wrapped`, which a passthrough called with one function would return).
+  add(*m, "functools", "wraps", [](Interpreter&, CallArgs&) {
+    return Value(std::make_shared<PassthroughObj>("functools.wraps"));
+  });
   return m;
 }
 

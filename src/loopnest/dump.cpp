@@ -125,7 +125,7 @@ class Dumper {
       }
       case Operand::Kind::None: return "None";
       case Operand::Kind::Other: return o.text;
-      case Operand::Kind::Index: return k_.str(o.index);
+      case Operand::Kind::Index: return (o.number_type.empty() ? "" : o.number_type + " ") + k_.str(o.index);
       case Operand::Kind::Grid: {
         std::string s = "grid(" + k_.str(o.grid.start);
         for (const auto& t : o.grid.terms) {

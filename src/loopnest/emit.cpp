@@ -329,6 +329,20 @@ class Emitter {
     return out + "]";
   }
 
+  // An integer operand of the loop variables; a condition (`k > 0`, an integer 1 / 0 on the form)
+  // as the comparison, a `float(...)` as written.
+  std::string index_text(const Operand& o) {
+    if (o.number_type == "float") return "float(" + k_.str(o.index) + ")";
+    if (o.number_type != "bool") return k_.str(o.index);
+    if (o.index.is_constant()) return o.index.constant() ? "True" : "False";
+    if (o.index.constant() == 0 && o.index.terms().size() == 1) {
+      const auto& [term, coeff] = o.index.terms().begin()->second;
+      if (term.kind == TermKind::Select && coeff == 1 && term.args[2] == IExpr(1) && term.args[3] == IExpr(0))
+        return fmt::format("{} {} {}", k_.str(term.args[0]), symbol(term.cmp), k_.str(term.args[1]));
+    }
+    return "bool(" + k_.str(o.index) + ")";
+  }
+
   // An index grid operand: its start plus its terms (`128*r + 1 + nl.arange(128)[:, None]`).
   std::string grid_text(const DimIndex& g, size_t rank) {
     bool zero = g.start.is_constant() && g.start.constant() == 0;
@@ -452,7 +466,7 @@ class Emitter {
       }
       case Operand::Kind::None: return "None";
       case Operand::Kind::Other: return o.text;
-      case Operand::Kind::Index: return k_.str(o.index);
+      case Operand::Kind::Index: return index_text(o);
       case Operand::Kind::Grid: return grid_text(o.grid, static_cast<size_t>(o.grid_rank));
     }
     return "None";

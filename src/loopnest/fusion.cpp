@@ -54,6 +54,8 @@ void substitute_access(Access& a, int from, const IExpr& with) {
 void substitute_operand(Operand& o, int from, const IExpr& with) {
   if (o.kind == Operand::Kind::Tile) substitute_access(o.access, from, with);
   if (o.kind == Operand::Kind::Index) o.index = o.index.substitute(from, with);
+  if (o.kind == Operand::Kind::Shape)
+    for (auto& d : o.shape) d = d.substitute(from, with);
   if (o.kind == Operand::Kind::Grid) {
     o.grid.start = o.grid.start.substitute(from, with);
     for (auto& t : o.grid.terms) t.size = t.size.substitute(from, with);

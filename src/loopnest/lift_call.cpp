@@ -36,13 +36,29 @@ double number_of(const AValue& v) {
 
 }  // namespace
 
-// An integer or index grid using a loop variable other than the program ids of an SPMD launch
-// (which no transformation moves: those stay text).
+// An integer, condition or index grid (or a tuple / list holding one) using a loop variable other
+// than the program ids of an SPMD launch (which no transformation moves: those stay text).
 bool Lifter::depends_on_loops(const AValue& v) const {
-  std::vector<int> vars = v.k == K::Int ? v.i.vars() : v.grid.base.vars();
-  if (v.k == K::Grid)
-    for (const auto& [pos, axis] : v.grid.axes)
-      for (int x : axis.size.vars()) vars.push_back(x);
+  std::vector<int> vars;
+  switch (v.k) {
+    case K::Int: vars = v.i.vars(); break;
+    case K::Cond: vars = v.cl.vars(); for (int x : v.cr.vars()) vars.push_back(x); break;
+    case K::Grid:
+      vars = v.grid.base.vars();
+      for (const auto& [pos, axis] : v.grid.axes)
+        for (int x : axis.size.vars()) vars.push_back(x);
+      break;
+    case K::Tile:
+      for (const auto& d : v.access.dims) {
+        for (int x : d.start.vars()) vars.push_back(x);
+        for (const auto& t : d.terms)
+          for (int x : t.size.vars()) vars.push_back(x);
+      }
+      break;
+    case K::Tuple: case K::List:
+      return std::any_of(v.items.begin(), v.items.end(), [&](const AValue& x) { return depends_on_loops(x); });
+    default: break;
+  }
   for (int x : vars)
     if (std::find(program_loops.begin(), program_loops.end(), x) == program_loops.end()) return true;
   return false;
@@ -61,11 +77,23 @@ Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
       } else if (L.depends_on_loops(v)) {
         o.kind = Operand::Kind::Index;
         o.index = v.i;
+        o.number_type = v.type;  // "float": `float(r)`, printed as such
       } else {
         o.kind = Operand::Kind::Other;
         // `float(pid)`: printed as written (the loop variables of an SPMD launch have no names).
         o.text = v.type == "float" && origin ? print_expr(*origin) : L.k.str(v.i);
       }
+      break;
+    case K::Cond:  // `accumulate=k > 0`: the condition as an integer 1 / 0, printed as the comparison
+      if (L.depends_on_loops(v)) {
+        Ranges rg = L.ranges();
+        o.kind = Operand::Kind::Index;
+        o.index = IExpr::select(v.cl, v.cmp, v.cr, IExpr(1), IExpr(0), &rg);
+        o.number_type = "bool";
+        break;
+      }
+      o.kind = Operand::Kind::Other;
+      o.text = origin ? print_expr(*origin) : "?";
       break;
     case K::Grid:
       if (L.depends_on_loops(v)) {
@@ -95,6 +123,11 @@ Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
       [[fallthrough]];
     }
     default:
+      // Kept as its source text, which a transformation of a loop it reads could not rewrite.
+      if (L.depends_on_loops(v))
+        L.fail(origin ? origin->span : Span{}, fmt::format("the operand '{}', which depends on a loop variable inside a "
+                                                    "value the form keeps as text (a tuple or list)",
+                                                    origin ? print_expr(*origin) : "?"));
       o.kind = Operand::Kind::Other;
       o.text = origin ? print_expr(*origin) : "?";
   }
@@ -418,14 +451,29 @@ AValue Lifter::call(const CallExpr& c) {
   std::vector<AValue> pos;
   std::vector<const Expr*> pos_exprs;
   for (auto& a : c.args) {
-    if (a->kind == ExprKind::Starred) fail(a->span, "a *args call");
+    if (a->kind == ExprKind::Starred) {  // `f(t, *factors)`: the items of a host sequence
+      const Expr& inner = *static_cast<const StarredExpr&>(*a).value;
+      auto items = host_items(eval(inner));
+      if (!items) fail(a->span, fmt::format("'{}' of a value that is not a host sequence", print_expr(*a)));
+      for (auto& x : *items) pos.push_back(x), pos_exprs.push_back(a.get());
+      continue;
+    }
     pos.push_back(eval(*a));
     pos_exprs.push_back(a.get());
   }
   std::vector<std::pair<std::string, AValue>> kw;
   std::vector<std::pair<std::string, const Expr*>> kw_exprs;
   for (auto& k : c.keywords) {
-    if (k.name.empty()) fail(k.span, "a **kwargs call");
+    if (k.name.empty()) {  // `f(t, **options)`: a dict with string keys
+      AValue d = eval(*k.value);
+      if (d.k != K::Dict) fail(k.span, fmt::format("'**{}' of a value that is not a dict", print_expr(*k.value)));
+      for (size_t i = 0; i < d.keys.size(); ++i) {
+        if (d.keys[i].k != K::Str) fail(k.span, fmt::format("'**{}' of a dict whose keys are not strings", print_expr(*k.value)));
+        kw.push_back({d.keys[i].s, d.items[i]});
+        kw_exprs.push_back({d.keys[i].s, nullptr});
+      }
+      continue;
+    }
     kw.push_back({k.name, eval(*k.value)});
     kw_exprs.push_back({k.name, k.value.get()});
   }
@@ -438,6 +486,7 @@ AValue Lifter::call(const CallExpr& c) {
 
   if (f.k == K::Method) {
     AValue self = *f.self;
+    if (self.k == K::Dict) return dict_method(self, f.s, pos, c);
     if (self.k == K::Tile && f.s == "broadcast_to" && pos.size() == 1)
       // A method call has no callee of its own to copy: printed again, it is the function call.
       return apply("nl.broadcast_to", {{"src", self}, {"shape", pos[0]}}, {{"src", nullptr}, {"shape", pos_exprs[0]}},
@@ -601,6 +650,14 @@ AValue Lifter::call(const CallExpr& c) {
     if (!std::isnan(r)) return AValue::of_float(r);
     fail(c.span, fmt::format("'{}' of values that are not numbers", print_expr(c)));
   }
+  if (p == "builtins.divmod" && pos.size() == 2) {  // `i, j = divmod(flat, n)`: flat // n, flat % n
+    IExpr a = ints(0), b = ints(1);
+    if (!b.is_constant() || b.constant() == 0) fail(c.span, fmt::format("'{}': division by a loop-dependent value", print_expr(c)));
+    Ranges rg = ranges();
+    return AValue::of_tuple({AValue::of_int(IExpr::floordiv(a, b.constant(), &rg)), AValue::of_int(IExpr::mod(a, b.constant(), &rg))});
+  }
+  if (auto seq = host_sequence_call(p, pos, kw, c)) return *seq;
+  if (p == "builtins.len" && pos.size() == 1 && pos[0].k == K::Dict) return AValue::of_int(static_cast<int64_t>(pos[0].keys.size()));
   if (p == "builtins.len" && pos.size() == 1) {
     if (pos[0].k == K::Tuple || pos[0].k == K::List) return AValue::of_int(static_cast<int64_t>(pos[0].items.size()));
     if (pos[0].k == K::Tile) return AValue::of_int(pos[0].access.tile_shape().at(0));

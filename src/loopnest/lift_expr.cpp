@@ -102,7 +102,8 @@ AValue enum_as_int(AValue v) {
 
 AValue builtin(const std::string& id) {
   static const std::set<std::string> funcs = {"range", "min", "max", "len", "int", "float", "tuple", "list", "abs",
-                                              "isinstance", "print", "bool", "round"};
+                                              "isinstance", "print", "bool", "round", "divmod", "zip",
+                                              "enumerate", "sorted", "reversed"};
   if (funcs.count(id)) return AValue::of_kind(K::Func, "builtins." + id);
   return AValue::of_kind(K::Unknown);
 }
@@ -459,7 +460,7 @@ AValue Lifter::eval(const Expr& e) {
         size_t i = a.attr == "p" ? 0 : a.attr == "x" ? 1 : a.attr == "y" ? 2 : 3;
         if (i < base.items.size()) return base.items[i];
       }
-      if (base.k == K::DType || base.k == K::List || base.k == K::Tuple) {
+      if (base.k == K::DType || base.k == K::List || base.k == K::Tuple || base.k == K::Dict) {
         AValue m = AValue::of_kind(K::Method, a.attr);
         m.self = std::make_shared<AValue>(base);
         return m;
@@ -502,7 +503,14 @@ AValue Lifter::eval(const Expr& e) {
           for (auto& x : static_cast<const SequenceExpr&>(*s.index).elts) dims.push_back(x.get());
         else
           dims.push_back(s.index.get());
-        for (const Expr* d : dims) launch.items.push_back(AValue::of_int(int_of(*d)));
+        for (const Expr* d : dims) {
+          AValue v = eval(*d);
+          if (dims.size() == 1 && (v.k == K::Tuple || v.k == K::List)) {  // `kernel_[grid]`, grid a tuple
+            for (const AValue& x : v.items) launch.items.push_back(AValue::of_int(int_of(x, *d)));
+            continue;
+          }
+          launch.items.push_back(AValue::of_int(int_of(v, *d)));
+        }
         return launch;
       }
       if (base.k == K::Tile) {
@@ -551,6 +559,11 @@ AValue Lifter::eval(const Expr& e) {
         }
         return AValue::of_tile(subscript(list, *s.index, e));
       }
+      if (base.k == K::Dict) {
+        AValue key = eval(*s.index);
+        if (const AValue* v = dict_get(base, key)) return *v;
+        fail(s.index->span, fmt::format("'{}': the key is not in the dict", print_expr(e)));
+      }
       if (base.k == K::Tuple || base.k == K::List) {
         AValue i = eval(*s.index);
         if (i.k == K::Int && i.i.is_constant()) {
@@ -563,6 +576,7 @@ AValue Lifter::eval(const Expr& e) {
       }
       fail(e.span, fmt::format("the subscript '{}'", print_expr(e)));
     }
+    case ExprKind::Dict: return dict_display(static_cast<const DictExpr&>(e));
     case ExprKind::Tuple: case ExprKind::List: {
       std::vector<AValue> items;
       for (auto& x : static_cast<const SequenceExpr&>(e).elts) items.push_back(eval(*x));
@@ -662,6 +676,14 @@ AValue Lifter::eval(const Expr& e) {
         p.pred.insert(p.pred.end(), r.pred.begin(), r.pred.end());
         return p;
       }
+      if ((l.k == K::Tuple || l.k == K::List) && ri && b.op == BinOp::Mul) {  // `["rest"] * (n - 1)`
+        IExpr n = int_of(r, *b.right);
+        if (!n.is_constant()) fail(e.span, fmt::format("'{}': a sequence repeated a loop-dependent number of times", print_expr(e)));
+        AValue t = l;
+        t.items.clear();
+        for (int64_t i = 0; i < n.constant(); ++i) t.items.insert(t.items.end(), l.items.begin(), l.items.end());
+        return t;
+      }
       if ((l.k == K::Tuple || l.k == K::List) && (r.k == K::Tuple || r.k == K::List) && b.op == BinOp::Add) {
         AValue t = l;
         t.items.insert(t.items.end(), r.items.begin(), r.items.end());
@@ -757,8 +779,8 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
     const Comprehension& cg = c.generators[g];
     AValue it = eval(*cg.iter);
     std::vector<AValue> seq;
-    if (it.k == K::Tuple || it.k == K::List) {
-      seq = it.items;
+    if (it.k == K::Tuple || it.k == K::List || it.k == K::Dict) {
+      seq = *host_items(it);
     } else if (it.k == K::Range && it.items[0].i.is_constant() && it.items[1].i.is_constant() &&
                it.items[2].i.is_constant() && it.items[2].i.constant() > 0) {
       for (int64_t i = it.items[0].i.constant(); i < it.items[1].i.constant() && seq.size() <= 100000;
@@ -847,6 +869,16 @@ AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const 
       return std::nullopt;
     };
     if (auto s = same(l, r)) return AValue::of_bool(op == CmpKind::Eq ? *s : !*s);
+  }
+  if (op == CmpKind::In || op == CmpKind::NotIn) {  // `"rows" in cfg`, `c in (0, 3)`
+    auto items = host_items(r);
+    if (items && (l.k == K::Str || l.k == K::Bool || (l.k == K::Int && l.i.is_constant()))) {
+      AValue probe = AValue::of_kind(K::Dict);
+      probe.keys = *items;
+      probe.items = *items;
+      bool in = dict_get(probe, l) != nullptr;
+      return AValue::of_bool(op == CmpKind::In ? in : !in);
+    }
   }
   if (op == CmpKind::Is || op == CmpKind::IsNot) {
     bool is = l.k == r.k && (l.k == K::None || l.s == r.s);

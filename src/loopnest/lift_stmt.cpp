@@ -113,10 +113,21 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
   env.clear();
   for (size_t i = 0; i < fn->params.size(); ++i) {
     const Parameter& p = fn->params[i];
-    if (p.kind != ParamKind::Positional) fail(p.span, "a *args / **kwargs / keyword-only kernel parameter");
     Param param;
     param.name = p.name;
-    if (i >= args.size()) {
+    // The kernel is called with its arguments by position: *args takes what is left (nothing
+    // here, the arguments being the task's), a keyword-only parameter its default.
+    if (p.kind == ParamKind::VarArgs && i >= args.size()) {
+      env[p.name] = AValue::of_tuple({});
+      k.params.push_back(param);
+      continue;
+    }
+    if (p.kind == ParamKind::VarArgs) fail(p.span, "a *args kernel parameter given arguments");
+    if (p.kind == ParamKind::VarKwargs) fail(p.span, "a **kwargs kernel parameter");
+    if (p.kind == ParamKind::KeywordOnly && !p.default_value)
+      fail(p.span, fmt::format("the keyword-only kernel parameter '{}' without a default (the kernel is called "
+                               "with its arguments by position)", p.name));
+    if (i >= args.size() || p.kind == ParamKind::KeywordOnly) {
       if (p.default_value) {
         std::vector<Op> ignored;
         current_ops = &ignored;
@@ -196,11 +207,28 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   auto* saved_ops = current_ops;
   // A closure sees the enclosing kernel's names; a module-level helper only its parameters.
   std::map<std::string, AValue> local = closures.count(code.name) ? env : std::map<std::string, AValue>{};
+  // Python's binding: positional parameters in order, *args the positional arguments left,
+  // keyword-only parameters by name or default, **kwargs the keywords no parameter names.
+  size_t next_pos = 0;
+  std::set<std::string> named;
+  for (const Parameter& p : code.params) named.insert(p.name);
   for (size_t i = 0; i < code.params.size(); ++i) {
     const Parameter& p = code.params[i];
-    if (p.kind != ParamKind::Positional) fail(p.span, "a helper with *args / **kwargs / keyword-only parameters");
-    if (i < pos.size()) {
-      local[p.name] = pos[i];
+    if (p.kind == ParamKind::VarArgs) {
+      AValue rest = AValue::of_tuple({});
+      while (next_pos < pos.size()) rest.items.push_back(pos[next_pos++]);
+      local[p.name] = rest;
+      continue;
+    }
+    if (p.kind == ParamKind::VarKwargs) {
+      AValue rest = AValue::of_kind(K::Dict);
+      for (auto& [n, v] : kw)
+        if (!named.count(n)) rest.keys.push_back(AValue::of_kind(K::Str, n)), rest.items.push_back(v);
+      local[p.name] = rest;
+      continue;
+    }
+    if (p.kind == ParamKind::Positional && next_pos < pos.size()) {
+      local[p.name] = pos[next_pos++];
       continue;
     }
     bool found = false;
@@ -698,8 +726,8 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   std::vector<Op> ops;
   current_ops = &ops;
   AValue r = eval(*s.iter);
-  if (r.k != K::Range) fail(s.iter->span, fmt::format("the loop over '{}' (not a range)", print_expr(*s.iter)));
   if (!ops.empty()) fail(s.iter->span, "a loop range computed by an operation");
+  if (r.k != K::Range) return host_for(s, r, out);
   if (s.target->kind != ExprKind::Name) fail(s.target->span, "a loop with a target that is not one name");
   const std::string& var = static_cast<const NameExpr&>(*s.target).id;
   for (const auto& name : carried_names(s.body, {var})) {

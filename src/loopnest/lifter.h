@@ -31,7 +31,7 @@ struct Grid {
 struct AValue {
   enum class K : uint8_t {
     Unknown, None, Bool, Int, Float, Str, Ellipsis, Module, Func, Method, Symbol, DType, Tile, Grid, Tuple, List,
-    Slice, ParDim, Range, Pred, Cond, HostArray,
+    Slice, ParDim, Range, Pred, Cond, HostArray, Dict,
   };
   K k = K::Unknown;
   IExpr i;            // Int, ParDim
@@ -42,7 +42,8 @@ struct AValue {
   Access access;      // Tile
   Grid grid;          // Grid
   std::vector<AValue> items;     // Tuple, List; Slice: lo, hi, step (None when absent); Range: start, stop, step;
-                                 // HostArray: its shape
+                                 // HostArray: its shape; Dict: its values
+  std::vector<AValue> keys;      // Dict: its keys (strings, constant integers, bools), in insertion order
   std::shared_ptr<AValue> self;  // Method: its object
   std::vector<Constraint> pred;  // Pred (a mask)
   IExpr cl, cr;                  // Cond: cl cmp cr (a comparison of loop-dependent integers)
@@ -81,6 +82,16 @@ class Lifter {
   std::vector<IExpr> tile_shape(const Access& a) const { return a.tile_shape(); }
   Access whole(int tensor) const;
   bool whole_access(const Access& a) const;
+
+  // A dict's value for `key` (null when absent); a host sequence's items (a constant range, a
+  // tuple, a list, a dict's keys) or null.
+  const AValue* dict_get(const AValue& dict, const AValue& key) const;
+  std::optional<std::vector<AValue>> host_items(const AValue& v) const;
+  AValue dict_display(const nki::DictExpr& d);
+  AValue dict_method(const AValue& dict, const std::string& name, const std::vector<AValue>& pos, const nki::CallExpr& c);
+  // zip / enumerate / sorted / reversed of host sequences; nullopt for another function.
+  std::optional<AValue> host_sequence_call(const std::string& fn, const std::vector<AValue>& pos,
+                                           const std::vector<std::pair<std::string, AValue>>& kw, const nki::CallExpr& c);
 
   // ---- calls (lift_call.cpp) ----
   AValue call(const nki::CallExpr& c);
@@ -134,6 +145,7 @@ class Lifter {
 
  private:
   void host_while(const nki::WhileStmt& s, std::vector<Node>& out);
+  void host_for(const nki::ForStmt& s, const AValue& items, std::vector<Node>& out);
   void statement(const nki::Stmt& s, std::vector<Node>& out);
   void assign(const nki::AssignStmt& s, std::vector<Node>& out);
   void aug_assign(const nki::AugAssignStmt& s, std::vector<Node>& out);

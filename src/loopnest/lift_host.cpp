@@ -1,0 +1,166 @@
+// The lifter's host Python values beyond numbers and tuples: dicts (configuration tables, a
+// dispatch table of nl functions, `**options` forwarded to calls), the items of a host sequence
+// (a constant range, a tuple or list, zip / enumerate of them, a dict's keys), and loops over
+// such sequences, which the kernel's Python unrolls while tracing.
+#include <fmt/core.h>
+
+#include "loopnest/lifter.h"
+#include "nki/ast_printer.h"
+
+namespace loopnest::detail {
+
+using namespace nki;
+using K = AValue::K;
+
+namespace {
+
+// Dict keys compare as Python compares strings, integers and bools (True == 1).
+bool same_key(const AValue& a, const AValue& b) {
+  auto as_int = [](const AValue& v) -> std::optional<int64_t> {
+    if (v.k == K::Bool) return v.b ? 1 : 0;
+    if (v.k == K::Int && v.i.is_constant()) return v.i.constant();
+    return std::nullopt;
+  };
+  if (a.k == K::Str && b.k == K::Str) return a.s == b.s;
+  auto x = as_int(a), y = as_int(b);
+  return x && y && *x == *y;
+}
+
+bool hashable_key(const AValue& v) { return v.k == K::Str || v.k == K::Bool || (v.k == K::Int && v.i.is_constant()); }
+
+}  // namespace
+
+const AValue* Lifter::dict_get(const AValue& dict, const AValue& key) const {
+  for (size_t i = 0; i < dict.keys.size(); ++i)
+    if (same_key(dict.keys[i], key)) return &dict.items[i];
+  return nullptr;
+}
+
+std::optional<std::vector<AValue>> Lifter::host_items(const AValue& v) const {
+  if (v.k == K::Tuple || v.k == K::List) return v.items;
+  if (v.k == K::Dict) return v.keys;
+  if (v.k == K::Range) {
+    const IExpr &start = v.items[0].i, &stop = v.items[1].i, &step = v.items[2].i;
+    if (!start.is_constant() || !stop.is_constant() || !step.is_constant() || step.constant() == 0) return std::nullopt;
+    std::vector<AValue> out;
+    for (int64_t x = start.constant(); step.constant() > 0 ? x < stop.constant() : x > stop.constant(); x += step.constant()) {
+      out.push_back(AValue::of_int(x));
+      if (out.size() > 100000) return std::nullopt;
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+// `{"rows": 128, **defaults}`: keys evaluated in order, a later key replacing an earlier one.
+AValue Lifter::dict_display(const DictExpr& d) {
+  AValue out = AValue::of_kind(K::Dict);
+  auto put = [&](const AValue& key, const AValue& value, const Expr& at) {
+    if (!hashable_key(key)) fail(at.span, fmt::format("the dict key '{}' (a string or a constant integer is expected)", print_expr(at)));
+    for (size_t i = 0; i < out.keys.size(); ++i)
+      if (same_key(out.keys[i], key)) {
+        out.items[i] = value;
+        return;
+      }
+    out.keys.push_back(key);
+    out.items.push_back(value);
+  };
+  for (size_t i = 0; i < d.values.size(); ++i) {
+    if (!d.keys[i]) {  // **mapping
+      AValue m = eval(*d.values[i]);
+      if (m.k != K::Dict) fail(d.values[i]->span, fmt::format("'**{}' of a value that is not a dict", print_expr(*d.values[i])));
+      for (size_t j = 0; j < m.keys.size(); ++j) put(m.keys[j], m.items[j], *d.values[i]);
+      continue;
+    }
+    put(eval(*d.keys[i]), eval(*d.values[i]), *d.keys[i]);
+  }
+  return out;
+}
+
+// Methods of a dict: items / keys / values as lists, get with its default.
+AValue Lifter::dict_method(const AValue& dict, const std::string& name, const std::vector<AValue>& pos,
+                           const CallExpr& c) {
+  if (name == "items" && pos.empty()) {
+    AValue out = AValue::of_kind(K::List);
+    for (size_t i = 0; i < dict.keys.size(); ++i) out.items.push_back(AValue::of_tuple({dict.keys[i], dict.items[i]}));
+    return out;
+  }
+  if ((name == "keys" || name == "values") && pos.empty()) {
+    AValue out = AValue::of_kind(K::List);
+    out.items = name == "keys" ? dict.keys : dict.items;
+    return out;
+  }
+  if (name == "get" && (pos.size() == 1 || pos.size() == 2)) {
+    if (const AValue* v = dict_get(dict, pos[0])) return *v;
+    return pos.size() == 2 ? pos[1] : AValue::of_kind(K::None);
+  }
+  fail(c.span, fmt::format("the dict method call '{}'", print_expr(c)));
+}
+
+// zip(a, b, ...) and enumerate(a, start=0) of host sequences: lists of tuples.
+std::optional<AValue> Lifter::host_sequence_call(const std::string& fn, const std::vector<AValue>& pos,
+                                                 const std::vector<std::pair<std::string, AValue>>& kw,
+                                                 const CallExpr& c) {
+  auto items_of = [&](const AValue& v, size_t i) {
+    auto items = host_items(v);
+    if (!items) fail(c.args[i]->span, fmt::format("'{}': a host sequence was expected here", print_expr(*c.args[i])));
+    return *items;
+  };
+  AValue out = AValue::of_kind(K::List);
+  if (fn == "builtins.zip") {
+    std::vector<std::vector<AValue>> seqs;
+    for (size_t i = 0; i < pos.size(); ++i) seqs.push_back(items_of(pos[i], i));
+    size_t n = seqs.empty() ? 0 : SIZE_MAX;
+    for (auto& s : seqs) n = std::min(n, s.size());
+    for (size_t j = 0; j < n; ++j) {
+      std::vector<AValue> row;
+      for (auto& s : seqs) row.push_back(s[j]);
+      out.items.push_back(AValue::of_tuple(std::move(row)));
+    }
+    return out;
+  }
+  if (fn == "builtins.enumerate" && (pos.size() == 1 || pos.size() == 2)) {
+    IExpr start = pos.size() == 2 ? int_of(pos[1], *c.args[1]) : IExpr(0);
+    for (auto& [name, v] : kw)
+      if (name == "start") start = int_of(v, c);
+    if (!start.is_constant()) fail(c.span, "an enumerate() starting at a loop-dependent value");
+    auto items = items_of(pos[0], 0);
+    for (size_t j = 0; j < items.size(); ++j)
+      out.items.push_back(AValue::of_tuple({AValue::of_int(start.constant() + static_cast<int64_t>(j)), items[j]}));
+    return out;
+  }
+  if ((fn == "builtins.sorted" || fn == "builtins.reversed") && pos.size() == 1 && kw.empty()) {
+    auto items = items_of(pos[0], 0);
+    if (fn == "builtins.reversed") {
+      out.items.assign(items.rbegin(), items.rend());
+      return out;
+    }
+    for (const auto& x : items)
+      if (x.k != K::Int || !x.i.is_constant()) fail(c.span, "a sorted() of values that are not constant integers");
+    std::stable_sort(items.begin(), items.end(), [](const AValue& a, const AValue& b) { return a.i.constant() < b.i.constant(); });
+    out.items = std::move(items);
+    return out;
+  }
+  return std::nullopt;
+}
+
+// `for name, value in steps:` over a host sequence: the kernel's Python runs the body once per
+// item while tracing, so the form holds one copy of the body per item, frozen (printed back as
+// the loop the author wrote, which a transformation cannot change copy by copy).
+void Lifter::host_for(const ForStmt& s, const AValue& seq, std::vector<Node>& out) {
+  auto items = host_items(seq);
+  if (!items) fail(s.iter->span, fmt::format("the loop over '{}' (not a range or a host sequence)", print_expr(*s.iter)));
+  if (items->size() > 1024) fail(s.iter->span, "a host loop over more than 1024 items");
+  if (!s.orelse.empty()) fail(s.span, "a for ... else over a host sequence");
+  Node n = new_node(NodeKind::Inline, s);
+  n.helper = "for";
+  for (const AValue& item : *items) {
+    bind_target(*s.target, item);
+    block(s.body, n.body);
+  }
+  n.frozen = true;
+  for_each_node(n.body, [](Node& x, const std::vector<int>&) { x.frozen = true; });
+  out.push_back(std::move(n));
+}
+
+}  // namespace loopnest::detail

@@ -154,6 +154,10 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
     a.shared_engine_ports = value != 0;
     return;
   }
+  if (name == "hold_queue_on_pe_result") {
+    a.hold_queue_on_pe_result = value != 0;
+    return;
+  }
   if (name == "dma_queue_per_statement") {
     a.dma_queue_per_statement = value != 0;
     return;

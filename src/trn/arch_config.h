@@ -72,6 +72,9 @@ struct ArchConfig {
   double semaphore_ns = 0;
   // TensorE result latency before a dependent sees a matmul's PSUM (MM_INIT_LATENCY, PE cycles).
   uint32_t pe_latency = 64;
+  // A ScalarE/VectorE instruction waiting on a TensorE result holds its engine's queue
+  // (Scheduler::schedule_compute; calibrated on rmsnorm_matmul, docs/simulator.md).
+  bool hold_queue_on_pe_result = true;
 
   // On-chip memories per partition (ARCH2 1.3, ALLOC).
   uint32_t partitions = 128;

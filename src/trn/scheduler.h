@@ -79,6 +79,8 @@ class Scheduler {
     // Whether the input arriving last comes from another compute engine (a semaphore wait on
     // an engine rather than on a DMA queue or space).
     bool waits_on_other_engine(int track, double semaphore_ns) const;
+    // Whether the input arriving last was written by `writer` (an engine track).
+    bool waits_on(int writer, double semaphore_ns) const;
   };
   struct Queue {
     ResourceTimeline setups;  // the queue sets up one transfer at a time
@@ -120,6 +122,8 @@ class Scheduler {
   std::array<double, kEngineCount> order_floor_{};  // no reordering before this (sequential loops)
   // TensorE issues in order behind a wait on another compute engine (docs/simulator.md).
   double pe_engine_wait_floor_ = 0;
+  // ScalarE and VectorE issue in order behind a wait on a TensorE result (docs/simulator.md).
+  std::array<double, kEngineCount> pe_result_wait_floor_{};
   uint32_t epoch_ = 0;
   uint16_t act_table_ = 0;  // the ScalarE function whose table is loaded
   double act_table_used_until_ = 0;  // end of the last activation that used a table

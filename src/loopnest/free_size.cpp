@@ -174,9 +174,11 @@ class FreeSize : public Transform {
       if (n.kind == NodeKind::Loop) inner.insert(n.loop);
       if (n.frozen || n.kind == NodeKind::Inline) bad = true;
       if (n.kind == NodeKind::If && (n.cond_l.uses(l) || n.cond_r.uses(l))) bad = true;
-      for (const auto& op : n.ops)
+      for (const auto& op : n.ops) {
         for (const auto& c : op.mask)
           if (c.expr.uses(l)) bad = true;
+        if (index_operand_uses(op, l)) bad = true;
+      }
     });
     if (bad) return std::nullopt;
     std::vector<AccessRef> accesses = all_accesses(k);
@@ -264,9 +266,11 @@ class FreeSize : public Transform {
         bool bad_use = false;
         for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
           if (n.kind == NodeKind::If && (n.cond_l.uses(v) || n.cond_r.uses(v))) bad_use = true;
-          for (const auto& op : n.ops)
+          for (const auto& op : n.ops) {
             for (const auto& c : op.mask)
               if (c.expr.uses(v)) bad_use = true;
+            if (index_operand_uses(op, v)) bad_use = true;
+          }
         });
         if (bad_use) return std::nullopt;
         for (const AccessRef& r : accesses) {
@@ -386,19 +390,7 @@ class FreeSize : public Transform {
     for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
       for (auto& op : n.ops) {
         const ApiSpec* spec = find_api(op.api);
-        if (spec && spec->creates && op.dst && reshaped.count(op.dst->tensor)) {
-          const Tensor& t = k.tensor(op.dst->tensor);
-          Access w;
-          w.tensor = t.id;
-          for (size_t d = 0; d < t.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
-          op.dst = w;
-          if (Arg* s = op.arg("shape"); s && s->value.kind == Operand::Kind::Shape) {
-            s->value.shape = t.shape;
-            s->value.origin = nullptr;
-          }
-          n.dirty = true;
-          continue;
-        }
+        if (spec && spec->creates && op.dst && reshaped.count(op.dst->tensor)) continue;  // redeclared below
         // An index written anew; a name denoting the whole tile still does.
         auto fix = [&](const Access& a, const nki::Expr** origin) {
           if (!rewritten.count(&a)) return;
@@ -410,6 +402,7 @@ class FreeSize : public Transform {
           if (arg.value.kind == Operand::Kind::Tile) fix(arg.value.access, &arg.value.origin);
       }
     });
+    redeclare(k, reshaped);
   }
 
   static bool whole(const Kernel& k, const Access& a) {

@@ -174,6 +174,9 @@ class UnrollJam : public Transform {
     return false;
   }
 
+ public:
+  static void run(Kernel& k, int id, const Plan& p) { apply(k, id, p); }
+
  private:
   struct Ctx {
     Kernel* k;
@@ -344,5 +347,17 @@ class UnrollJam : public Transform {
 }  // namespace
 
 std::unique_ptr<Transform> make_jam_rows() { return std::make_unique<UnrollJam>(); }
+
+bool can_jam_rows(Kernel& k, int id, int64_t factor) {
+  Node* n = find_node(k, id);
+  return n && n->kind == NodeKind::Loop && make_plan(k, *n, factor).has_value();
+}
+
+void jam_rows(Kernel& k, int id, int64_t factor) {
+  Node* n = find_node(k, id);
+  auto plan = n && n->kind == NodeKind::Loop ? make_plan(k, *n, factor) : std::nullopt;
+  if (!plan) throw TransformError(fmt::format("jam_rows: the loop cannot run {} iterations at once", factor));
+  UnrollJam::run(k, id, *plan);
+}
 
 }  // namespace loopnest

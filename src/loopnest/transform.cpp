@@ -66,6 +66,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_pipeline_prep());
     v.push_back(make_forward_scratch());
     v.push_back(make_free_size());
+    v.push_back(make_reorder_reuse());
     return v;
   }();
   return all;
@@ -133,6 +134,25 @@ Node declaration_node(Kernel& k, int t) {
   n.ops = {alloc};
   n.dirty = true;
   return n;
+}
+
+void redeclare(Kernel& k, const std::set<int>& tensors) {
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for (auto& op : n.ops) {
+      const ApiSpec* spec = find_api(op.api);
+      if (!spec || !spec->creates || !op.dst || !tensors.count(op.dst->tensor)) continue;
+      const Tensor& t = k.tensor(op.dst->tensor);
+      Access w;
+      w.tensor = t.id;
+      for (size_t d = 0; d < t.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
+      op.dst = w;
+      if (Arg* s = op.arg("shape"); s && s->value.kind == Operand::Kind::Shape) {
+        s->value.shape = t.shape;
+        s->value.origin = nullptr;
+      }
+      n.dirty = true;
+    }
+  });
 }
 
 int quasi_affine_terms(const Kernel& k) {

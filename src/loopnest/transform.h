@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -100,6 +101,15 @@ void remove_dead_buffers(Kernel& k);
 // `within_loop` >= 0: only buffers whose accesses all lie inside that loop. Returns how many.
 int contract_block_buffers(Kernel& k, int within_loop = -1);
 
+// Rewrites the declarations of the on-chip tensors `tensors` to their shapes in the form (after a
+// transformation changed them), printed from the form.
+void redeclare(Kernel& k, const std::set<int>& tensors);
+
+// Unroll and jam (jam_rows.cpp) of the loop node `id` by `factor`: whether it is legal, and doing it
+// (throws TransformError when it is not).
+bool can_jam_rows(Kernel& k, int id, int64_t factor);
+void jam_rows(Kernel& k, int id, int64_t factor);
+
 // Loop fusion (fusion.cpp) of the adjacent loop nodes `a` and `b` over the same range, legality
 // decided by the caller: b's body after a's, b's variable renamed to a's; b's node goes away.
 void fuse_loops(Kernel& k, int a_id, int b_id);
@@ -124,5 +134,6 @@ std::unique_ptr<Transform> make_defer_normalization();
 std::unique_ptr<Transform> make_pipeline_prep();
 std::unique_ptr<Transform> make_forward_scratch();
 std::unique_ptr<Transform> make_free_size();
+std::unique_ptr<Transform> make_reorder_reuse();
 
 }  // namespace loopnest

@@ -86,7 +86,7 @@ std::vector<Site> find_sites(const std::string& source, const std::vector<loopne
   }
   nki::FunctionCode* kernel = find_kernel(*module);
   if (!kernel) return sites;
-  // The form's transformations of the same name as an AST rewrite (free_size) replace it on the
+  // The form's transformations of the same name as an AST rewrite (free_size, reorder_reuse) replace it on the
   // kernels where they find sites: the same move is not offered twice, and each style gets it alike.
   std::set<std::string> on_form;
   if (form_sites)

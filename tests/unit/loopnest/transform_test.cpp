@@ -274,6 +274,77 @@ TEST(LoopNestTransforms, FreeSizeFindsTheSameSitesInEveryStyleAndKeepsTheResult)
   for (const auto& s : loopnest::find_sites(masked)) EXPECT_NE(s.transform, "free_size") << s.key();
 }
 
+// Tensor Engine instructions the kernel runs (each matmul or transpose times its loops' trips).
+int64_t pe_instructions(loopnest::Kernel k) {
+  loopnest::Analysis an(k);
+  int64_t n = 0;
+  for (const auto& r : an.ops) {
+    if (r.op().cls != loopnest::OpClass::Matmul && r.op().cls != loopnest::OpClass::Transpose) continue;
+    int64_t times = 1;
+    for (int l : r.loops) times *= k.loops.at(l).trip().value_or(0);
+    n += times;
+  }
+  return n;
+}
+
+// reorder_reuse finds the same sites in the three forms of one nest: the small column-blocked
+// matmul (row loop outside, blocked by 1 or 2 rows; each keeps the result, and the transposes
+// then run once per row: outside the column-block loop) and the matmul and lora tasks in each of
+// their three styles (blocked by 1, 2 or 4 rows), also after free_size halved the block.
+TEST(LoopNestTransforms, ReorderReuseFindsTheSameSitesInEveryStyleAndKeepsTheResult) {
+  std::set<std::string> small;
+  for (const char* style : {"tiles", "grid", "api"}) {
+    const CorpusKernel& k = kernel(std::string("tests/kernels/colblock_matmul_") + style + ".py");
+    auto keys = keys_of(k, "reorder_reuse");
+    EXPECT_EQ(keys.size(), 2u) << k.path;
+    if (small.empty()) small = keys;
+    EXPECT_EQ(keys, small) << k.path;
+    EXPECT_EQ(keeps_result(k, "reorder_reuse"), 2) << k.path;
+    for (const auto& s : loopnest::find_sites(*lifted(k))) {
+      if (s.transform != "reorder_reuse" || s.params.at("factor") != "1") continue;
+      auto after = loopnest::lift_source(k.path, loopnest::apply_site(k.path, k.text, k.args, s), k.args);
+      // 2 blocks x 2 rows x 2 K tiles transposed before, 2 rows x 2 K tiles after; the 16 matmuls stay.
+      EXPECT_EQ(pe_instructions(*lifted(k)), 8 + 16) << k.path;
+      EXPECT_EQ(pe_instructions(after), 4 + 16) << k.path;
+    }
+  }
+  for (const char* task : {"matmul_M4096_N12288_K5120_0.py", "lora_M4096_N12288_K5120_R128_0.py"}) {
+    const CorpusKernel& b = kernel(std::string("nkibench/kernels/") + task);
+    std::set<std::string> bundled = keys_of(b, "reorder_reuse");
+    EXPECT_EQ(bundled.size(), 3u) << task;
+    for (const char* style : {"legacy_grid", "nki_api"})
+      EXPECT_EQ(keys_of(kernel(std::string("nkibench/styles/") + style + "/" + task), "reorder_reuse"), bundled) << task;
+    // The bundled chain: free_size to 512 columns, then reorder_reuse blocked by 2, in every style.
+    std::set<std::string> chained;
+    for (const char* dir : {"nkibench/kernels/", "nkibench/styles/legacy_grid/", "nkibench/styles/nki_api/"}) {
+      const CorpusKernel& k = kernel(std::string(dir) + task);
+      std::string half;
+      for (const auto& s : loopnest::find_sites(*lifted(k)))
+        if (s.transform == "free_size" && s.params.at("value") == "512") half = loopnest::apply_site(k.path, k.text, k.args, s);
+      ASSERT_FALSE(half.empty()) << k.path;
+      std::set<std::string> keys;
+      for (const auto& s : loopnest::find_sites(loopnest::lift_source(k.path, half, k.args))) {
+        if (s.transform != "reorder_reuse") continue;
+        keys.insert(s.key());
+        if (s.params.at("factor") == "2") EXPECT_NO_THROW(loopnest::apply_site(k.path, half, k.args, s)) << k.path;
+      }
+      EXPECT_EQ(keys.size(), 3u) << k.path;
+      if (chained.empty()) chained = keys;
+      EXPECT_EQ(keys, chained) << k.path;
+    }
+  }
+  // The rest rescales the prepared operand by the column block (`lhs_t` written again per block):
+  // preparing it once per row would scale it again for every block; no site.
+  const CorpusKernel& tiles = kernel("tests/kernels/colblock_matmul_tiles.py");
+  std::string rescaled = tiles.text;
+  const std::string at = "            for h in nl.affine_range(block // 512):\n";
+  ASSERT_NE(rescaled.find(at), std::string::npos);
+  rescaled.insert(rescaled.find(at), "            for k2 in nl.affine_range(k_tiles):\n"
+                                     "                lhs_t[k2] = nl.multiply(lhs_t[k2], rhs_tiles[k2, :, 0:128])\n");
+  auto form = loopnest::lift_source(tiles.path, rescaled, tiles.args);
+  for (const auto& s : loopnest::find_sites(form)) EXPECT_NE(s.transform, "reorder_reuse") << s.key();
+}
+
 // A move that would write an index with `//` or `%` the kernel did not have (a test-only one,
 // dividing the first loop's store offset) is refused by apply_site; every site of every kernel
 // that already has such indices keeps their number.
@@ -384,6 +455,10 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"nkibench/styles/legacy_grid/matmul_M4096_N12288_K5120_0.py", "published_matmul.free_size", "free_size",
        {{"value", "512"}}},
       {"nkibench/kernels/matmul_M4096_N12288_K5120_0.py", "bundled_matmul.free_size", "free_size", {{"value", "512"}}},
+      {"nkibench/styles/legacy_grid/matmul_M4096_N12288_K5120_0.py", "published_matmul.reorder_reuse", "reorder_reuse",
+       {{"factor", "2"}}},
+      {"nkibench/styles/nki_api/matmul_M4096_N12288_K5120_0.py", "nki_api_matmul.reorder_reuse", "reorder_reuse",
+       {{"factor", "1"}}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -1,0 +1,38 @@
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+
+@nki.jit
+def kernel(lhs, rhs):
+    # lhs: (M/128, 128, K/128, 128) = row tile, row, K tile, k; rhs: (K/128, 128, N).
+    # For each 1024-column block the rhs K tiles are loaded once; every lhs row tile is loaded in
+    # chunks of 8 K tiles, transposed on the Tensor Engine, then each 512-column half accumulates
+    # all K tiles in one PSUM tile.
+    m_tiles, _, k_tiles, _ = lhs.shape
+    _, _, n_size = rhs.shape
+    block = 1024
+    chunk = 8
+    out = nl.ndarray((m_tiles, 128, n_size), dtype=lhs.dtype, buffer=nl.shared_hbm)
+    for m in nl.affine_range(32):
+        lhs_t = nl.ndarray((128, k_tiles, 128), dtype=lhs.dtype, buffer=nl.sbuf)
+        for c in nl.affine_range(k_tiles // chunk):
+            rows = nl.ndarray((128, chunk, 128), dtype=lhs.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=rows, src=lhs[m, :, c * chunk:(c + 1) * chunk, :])
+            for j in nl.affine_range(chunk):
+                t_psum = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+                nisa.nc_transpose(dst=t_psum, data=rows[:, j, :])
+                nisa.tensor_copy(dst=lhs_t[:, c * chunk + j, :], src=t_psum)
+        for n in nl.affine_range(12):
+            rhs_tiles = nl.ndarray((128, k_tiles, block), dtype=rhs.dtype, buffer=nl.sbuf)
+            for k in nl.affine_range(k_tiles):
+                nisa.dma_copy(dst=rhs_tiles[:, k, :], src=rhs[k, :, n * block:(n + 1) * block])
+            for h in nl.affine_range(block // 512):
+                acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+                for k in nl.affine_range(k_tiles):
+                    nisa.nc_matmul(dst=acc, stationary=lhs_t[:, k, :], moving=rhs_tiles[:, k, h * 512:(h + 1) * 512])
+                res = nl.ndarray((128, 512), dtype=lhs.dtype, buffer=nl.sbuf)
+                nisa.tensor_copy(dst=res, src=acc)
+                col = n * block + h * 512
+                nisa.dma_copy(dst=out[m, :, col:col + 512], src=res)
+    return out

@@ -72,7 +72,6 @@ int64_t pad_source(int64_t j, int64_t n, const std::string& mode) {
   if (j >= 0 && j < n) return j;
   if (mode == "constant") return -1;
   if (mode == "edge") return j < 0 ? 0 : n - 1;
-  if (mode == "wrap") return ((j % n) + n) % n;
   // reflect (edge not repeated, period 2n-2) and symmetric (edge repeated, period 2n).
   bool symmetric = mode == "symmetric";
   int64_t period = symmetric ? 2 * n : 2 * n - 2;
@@ -80,6 +79,33 @@ int64_t pad_source(int64_t j, int64_t n, const std::string& mode) {
   int64_t m = ((j % period) + period) % period;
   if (m < n) return m;
   return symmetric ? period - 1 - m : period - m;
+}
+
+// The source index of every output position along an axis of length n padded by (before, after)
+// in 'wrap' mode, as numpy 1.24 fills it (numpy/lib/arraypad.py, _set_wrap_both): in rounds, each
+// side copying the chunk of the area filled so far that lies next to the other side; a round's
+// period is that area's length, so a pad wider than the array is not periodic in n (the two
+// columns left of a 3-column array padded by 5 repeat columns 0, 1, not 1, 2).
+std::vector<int64_t> wrap_sources(int64_t n, int64_t before, int64_t after) {
+  int64_t m = n + before + after;
+  std::vector<int64_t> src(size_t(m), 0);
+  for (int64_t j = 0; j < n; ++j) src[size_t(before + j)] = j;
+  int64_t left = before, right = after;
+  while (left > 0 || right > 0) {
+    int64_t period = m - right - left, new_left = 0, new_right = 0;
+    if (left > 0) {
+      int64_t len = std::min(period, left), from = m - right - len, to = left > period ? left - period : 0;
+      for (int64_t i = 0; i < len; ++i) src[size_t(to + i)] = src[size_t(from + i)];
+      if (left > period) new_left = left - period;
+    }
+    if (right > 0) {
+      int64_t len = std::min(period, right), from = left, to = m - right;
+      for (int64_t i = 0; i < len; ++i) src[size_t(to + i)] = src[size_t(from + i)];
+      if (right > period) new_right = right - period;
+    }
+    left = new_left, right = new_right;
+  }
+  return src;
 }
 
 // np.pad(array, pad_width, mode='constant', constant_values=0), one axis at a time.
@@ -114,9 +140,10 @@ Value pad(Interpreter& in, BoundArgs& a) {
     for (int k = 0; k < axis; ++k) outer *= shape[size_t(k)];
     Array next = Array::zeros(shape, DType::Float64);
     int64_t m = shape[size_t(axis)];
+    std::vector<int64_t> wrapped = mode == "wrap" ? wrap_sources(n, before, after) : std::vector<int64_t>{};
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t j = 0; j < m; ++j) {
-        int64_t src = pad_source(j - before, n, mode);
+        int64_t src = mode == "wrap" ? wrapped[size_t(j)] : pad_source(j - before, n, mode);
         double fill = j < before ? fills[size_t(axis)].first : fills[size_t(axis)].second;
         for (int64_t i = 0; i < inner; ++i)
           next.f64()[(o * m + j) * inner + i] = src < 0 ? fill : cur.f64()[(o * n + src) * inner + i];

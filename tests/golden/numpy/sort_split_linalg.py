@@ -70,3 +70,6 @@ print(np.maximum.accumulate(np.array([[1, 5, 2], [7, 0, 9]]), axis=1), np.add.ac
 print(np.multiply.accumulate(np.arange(1, 6, dtype=np.int32)), np.minimum.accumulate(np.array([[3.0, 1.0], [2.0, 4.0]])))
 print(np.append(np.array([1, 2]), 3), np.append(np.array([[1.0], [2.0]]), np.array([[3.0], [4.0]]), axis=1), np.append([1], [2.5]))
 print(np.repeat(np.arange(1, 4), [2, 0, 3]), np.repeat(np.array([[1, 2], [3, 4]]), [1, 2], axis=0), np.repeat(np.array([[1, 2], [3, 4]]), 2))
+# 'wrap' wider than the array: numpy 1.24 fills the pad in rounds whose period grows (not periodic in n)
+print(np.pad(np.arange(6).reshape(2, 3), ((3, 4), (5, 2)), mode='wrap'))
+print(np.pad(np.arange(5), (7, 11), mode='wrap'), np.pad(np.arange(3), (8, 1), mode='wrap'))

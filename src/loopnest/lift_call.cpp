@@ -107,7 +107,14 @@ Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
       o.kind = Operand::Kind::Other;
       o.text = origin ? print_expr(*origin) : "?";
       break;
-    case K::Float: o.kind = Operand::Kind::Number; o.number = v.f; o.number_type = v.type; break;
+    case K::Float:
+      if (v.type == "program") {  // a float expression of program ids: printed as written
+        if (!origin) L.fail(Span{}, "a float expression of program ids without its source");
+        o.kind = Operand::Kind::Other;
+        o.text = print_expr(*origin);
+        break;
+      }
+      o.kind = Operand::Kind::Number; o.number = v.f; o.number_type = v.type; break;
     case K::Bool: o.kind = Operand::Kind::Symbol; o.symbol = v.b ? "True" : "False"; break;
     case K::None: o.kind = Operand::Kind::None; break;
     case K::Func: o.kind = Operand::Kind::Symbol; o.symbol = operator_symbol(short_api(v.s)); break;
@@ -482,6 +489,18 @@ AValue Lifter::call(const CallExpr& c) {
       if (n == name) return &v;
     return nullptr;
   };
+  // A functools.partial called: its bound arguments first, the call's after (a keyword given at the
+  // call replaces a bound one).
+  while (f.k == K::Partial) {
+    const std::vector<AValue>& bound = f.items[0].items;
+    pos.insert(pos.begin(), bound.begin(), bound.end());
+    pos_exprs.insert(pos_exprs.begin(), bound.size(), c.func.get());
+    const AValue& bound_kw = f.items[1];
+    for (size_t i = 0; i < bound_kw.keys.size(); ++i)
+      if (!kwarg(bound_kw.keys[i].s)) kw.push_back({bound_kw.keys[i].s, bound_kw.items[i]}), kw_exprs.push_back({bound_kw.keys[i].s, nullptr});
+    AValue inner = *f.self;
+    f = std::move(inner);
+  }
   auto ints = [&](size_t i) { return int_of(pos[i], *pos_exprs[i]); };
 
   if (f.k == K::Method) {
@@ -657,6 +676,7 @@ AValue Lifter::call(const CallExpr& c) {
     return AValue::of_tuple({AValue::of_int(IExpr::floordiv(a, b.constant(), &rg)), AValue::of_int(IExpr::mod(a, b.constant(), &rg))});
   }
   if (auto seq = host_sequence_call(p, pos, kw, c)) return *seq;
+  if (auto fv = functools_call(p, pos, kw, c)) return *fv;
   if (p == "builtins.len" && pos.size() == 1 && pos[0].k == K::Dict) return AValue::of_int(static_cast<int64_t>(pos[0].keys.size()));
   if (p == "builtins.len" && pos.size() == 1) {
     if (pos[0].k == K::Tuple || pos[0].k == K::List) return AValue::of_int(static_cast<int64_t>(pos[0].items.size()));

@@ -21,7 +21,7 @@ std::string canonical_module(const std::string& dotted) {
       {"neuronxcc.nki.isa", "nki.isa"},   {"nki.isa", "nki.isa"},
       {"neuronxcc.nki.typing", "nki.typing"}, {"nki.typing", "nki.typing"},
       {"numpy", "numpy"},                 {"math", "math"},
-      {"neuronxcc", "neuronxcc"},
+      {"neuronxcc", "neuronxcc"},         {"functools", "functools"},
       {"neuronxcc.nki.compiler", "nki.compiler"}, {"nki.compiler", "nki.compiler"},
   };
   auto it = known.find(dotted);
@@ -577,6 +577,7 @@ AValue Lifter::eval(const Expr& e) {
       fail(e.span, fmt::format("the subscript '{}'", print_expr(e)));
     }
     case ExprKind::Dict: return dict_display(static_cast<const DictExpr&>(e));
+    case ExprKind::Lambda: return lambda(static_cast<const LambdaExpr&>(e));
     case ExprKind::Tuple: case ExprKind::List: {
       std::vector<AValue> items;
       for (auto& x : static_cast<const SequenceExpr&>(e).elts) items.push_back(eval(*x));
@@ -629,6 +630,17 @@ AValue Lifter::eval(const Expr& e) {
           default: break;
         }
         fail(e.span, fmt::format("the integer operation '{}'", print_expr(e)));
+      }
+      // `1.0 + pid_r + 0.5 * pid_c`: float arithmetic on the program ids of an SPMD launch, which no
+      // transformation moves, is a value kept as the text of its use; on a loop variable it has no
+      // form (operand expressions are integer).
+      auto program_float = [&](const AValue& v, bool is_int) {
+        return (v.k == K::Float && v.type == "program") || (is_int && !v.i.is_constant());
+      };
+      if ((l.k == K::Float || li) && (r.k == K::Float || ri) && (program_float(l, li) || program_float(r, ri))) {
+        if ((li && depends_on_loops(l)) || (ri && depends_on_loops(r)))
+          fail(e.span, fmt::format("the float operation '{}' on a loop variable", print_expr(e)));
+        return AValue::of_float(NAN, "program");
       }
       bool lf = l.k == K::Float || (li && l.i.is_constant()), rf = r.k == K::Float || (ri && r.i.is_constant());
       if (lf && rf) {

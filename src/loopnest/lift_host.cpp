@@ -144,6 +144,41 @@ std::optional<AValue> Lifter::host_sequence_call(const std::string& fn, const st
   return std::nullopt;
 }
 
+// `lambda v: mul(v, nl.sigmoid(v))`: a function of the kernel, inlined at each call like a closure.
+AValue Lifter::lambda(const LambdaExpr& l) {
+  std::string name = fmt::format("<lambda>@{}:{}", l.span.line, l.span.col);
+  helpers[name] = l.code.get();
+  closures.insert(name);
+  return AValue::of_kind(K::Func, "user." + name);
+}
+
+std::optional<AValue> Lifter::functools_call(const std::string& fn, const std::vector<AValue>& pos,
+                                             const std::vector<std::pair<std::string, AValue>>& kw, const CallExpr& c) {
+  if (fn == "functools.partial" && !pos.empty()) {
+    if (pos[0].k != K::Func && pos[0].k != K::Partial) fail(c.span, "a functools.partial of something that is not a function");
+    AValue part = AValue::of_kind(K::Partial);
+    part.self = std::make_shared<AValue>(pos[0]);
+    AValue bound_kw = AValue::of_kind(K::Dict);
+    for (auto& [n, v] : kw) bound_kw.keys.push_back(AValue::of_kind(K::Str, n)), bound_kw.items.push_back(v);
+    part.items = {AValue::of_tuple(std::vector<AValue>(pos.begin() + 1, pos.end())), bound_kw};
+    return part;
+  }
+  if (fn == "functools.reduce" && (pos.size() == 2 || pos.size() == 3) && kw.empty()) {
+    // reduce(f, items[, initial]): f of the kernel (a def or a lambda) inlined once per item.
+    if (pos[0].k != K::Func || pos[0].s.rfind("user.", 0) != 0)
+      fail(c.args[0]->span, "a functools.reduce of a function the kernel does not define");
+    auto items = host_items(pos[1]);
+    if (!items) fail(c.args[1]->span, fmt::format("'{}': a host sequence was expected here", print_expr(*c.args[1])));
+    size_t first = pos.size() == 3 ? 0 : 1;
+    if (first == 1 && items->empty()) fail(c.span, "a functools.reduce of an empty sequence without an initial value");
+    AValue acc = pos.size() == 3 ? pos[2] : (*items)[0];
+    const FunctionCode& code = *helpers.at(pos[0].s.substr(5));
+    for (size_t i = first; i < items->size(); ++i) acc = inline_call(code, {acc, (*items)[i]}, {}, c);
+    return acc;
+  }
+  return std::nullopt;
+}
+
 // `for name, value in steps:` over a host sequence: the kernel's Python runs the body once per
 // item while tracing, so the form holds one copy of the body per item, frozen (printed back as
 // the loop the author wrote, which a transformation cannot change copy by copy).

@@ -205,8 +205,9 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   if (inline_depth > 8) fail(c.span, "helper calls nested this deep (recursion?)");
   auto saved_env = env;
   auto* saved_ops = current_ops;
-  // A closure sees the enclosing kernel's names; a module-level helper only its parameters.
-  std::map<std::string, AValue> local = closures.count(code.name) ? env : std::map<std::string, AValue>{};
+  // A closure (or a lambda) sees the enclosing kernel's names; a module-level helper only its parameters.
+  bool closure = closures.count(code.name) || code.lambda_body;
+  std::map<std::string, AValue> local = closure ? env : std::map<std::string, AValue>{};
   // Python's binding: positional parameters in order, *args the positional arguments left,
   // keyword-only parameters by name or default, **kwargs the keywords no parameter names.
   size_t next_pos = 0;
@@ -262,6 +263,18 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   }
   std::vector<Node> nodes;
   AValue result = AValue::of_kind(K::None);
+  if (code.lambda_body) {  // a lambda: its expression, its operations one node of the inlined body
+    std::vector<Op> ops;
+    current_ops = &ops;
+    result = eval(*code.lambda_body);
+    if (!ops.empty()) {
+      Node n;
+      n.kind = NodeKind::Stmt;
+      n.id = k.next_node++;
+      n.ops = std::move(ops);
+      nodes.push_back(std::move(n));
+    }
+  }
   for (const auto& s : code.body) {
     if (s->kind == StmtKind::Return) {
       auto& r = static_cast<const ReturnStmt&>(*s);

@@ -31,7 +31,7 @@ struct Grid {
 struct AValue {
   enum class K : uint8_t {
     Unknown, None, Bool, Int, Float, Str, Ellipsis, Module, Func, Method, Symbol, DType, Tile, Grid, Tuple, List,
-    Slice, ParDim, Range, Pred, Cond, HostArray, Dict,
+    Slice, ParDim, Range, Pred, Cond, HostArray, Dict, Partial,
   };
   K k = K::Unknown;
   IExpr i;            // Int, ParDim
@@ -44,7 +44,8 @@ struct AValue {
   std::vector<AValue> items;     // Tuple, List; Slice: lo, hi, step (None when absent); Range: start, stop, step;
                                  // HostArray: its shape; Dict: its values
   std::vector<AValue> keys;      // Dict: its keys (strings, constant integers, bools), in insertion order
-  std::shared_ptr<AValue> self;  // Method: its object
+  std::shared_ptr<AValue> self;  // Method: its object; Partial: its function (items: the bound positional
+                                 // arguments as a tuple, then the bound keywords as a dict)
   std::vector<Constraint> pred;  // Pred (a mask)
   IExpr cl, cr;                  // Cond: cl cmp cr (a comparison of loop-dependent integers)
   Cmp cmp = Cmp::Lt;
@@ -88,6 +89,10 @@ class Lifter {
   const AValue* dict_get(const AValue& dict, const AValue& key) const;
   std::optional<std::vector<AValue>> host_items(const AValue& v) const;
   AValue dict_display(const nki::DictExpr& d);
+  AValue lambda(const nki::LambdaExpr& l);
+  // functools.partial / reduce; nullopt for another function.
+  std::optional<AValue> functools_call(const std::string& fn, const std::vector<AValue>& pos,
+                                       const std::vector<std::pair<std::string, AValue>>& kw, const nki::CallExpr& c);
   AValue dict_method(const AValue& dict, const std::string& name, const std::vector<AValue>& pos, const nki::CallExpr& c);
   // zip / enumerate / sorted / reversed of host sequences; nullopt for another function.
   std::optional<AValue> host_sequence_call(const std::string& fn, const std::vector<AValue>& pos,

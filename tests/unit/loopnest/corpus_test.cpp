@@ -357,3 +357,30 @@ TEST(LoopNestCorpus, LoopDependentOperandsLiftAsExpressionsOfTheLoopVariables) {
 }
 
 }  // namespace
+
+namespace {
+
+// Host Python around the tile work, as other authors write it: a loop over a host tuple unrolls
+// into frozen copies printed back as the loop (`inline for`), a dict of nl functions dispatches,
+// lambdas and functools.partial / reduce inline at their calls, keyword-only parameters take
+// their defaults, `divmod` splits a flat loop, and a loop-dependent condition is an operand of the
+// form (not text).
+TEST(LoopNestCorpus, HostPythonAroundTheTileWorkLifts) {
+  std::string dc = dump_of("usr_dict_dispatch_chain.py");
+  EXPECT_NE(dc.find("inline apply_chain:\n      inline for:\n        t#2 = nl.multiply(x=t, y=1.5, dtype=float32)"),
+            std::string::npos)
+      << dc;
+  EXPECT_NE(dc.find("y = nl.minimum(x=t#4, y=2.0, dtype=float32)"), std::string::npos) << dc;
+  std::string pl = dump_of("con_partial_lambda_ops.py");
+  EXPECT_NE(pl.find("%2 = nl.multiply(x=t, y=%1, dtype=float32)"), std::string::npos) << pl;
+  EXPECT_NE(pl.find("y = nl.maximum(x=%3, y=0.0)"), std::string::npos) << pl;
+  std::string mm = dump_of("new_matmul_accumulate_flag.py");
+  EXPECT_NE(mm.find("accumulate=bool (1 if k > 0 else 0)"), std::string::npos) << mm;
+  std::string tp = dump_of("new_transpose_psum_copy.py");
+  EXPECT_NE(tp.find("src=x[128*(flat // 3) + a0[128], 128*(flat % 3) + a1[128]]"), std::string::npos) << tp;
+  std::string kw = dump_of("usr_kwonly_helpers_tuple.py");
+  EXPECT_NE(kw.find("inline normalize:"), std::string::npos) << kw;
+  EXPECT_NE(kw.find("y=1e-05"), std::string::npos) << kw;
+}
+
+}  // namespace

@@ -293,6 +293,15 @@ Value activation_core(const NkiTensorObj& data, const ActivationArgs& a, std::st
     NkiTensorObj res = padded(*a.reduce_res, 2);
     int64_t p = res.shape()[0];
     Instruction w(api, trn::Opcode::TensorCopy, trn::Engine::Scalar, res.shape(), nullptr);
+    // The registers it copies out are filled by the activation above. They are not a tile, so the
+    // copy reads one column of the activation's result to carry that dependence in the trace
+    // (without it the copy, and everything computed from reduce_res, could run before the
+    // activation). Its cost is unchanged: one element per partition.
+    if (auto* produced = result.as<NkiTensorObj>(); produced && !ins.box().empty()) {
+      Box column = ins.box();
+      for (size_t k = 1; k < column.hi.size(); ++k) column.hi[k] = column.lo[k] + 1;
+      w.input_box(*produced, column);
+    }
     tensor::Array vals = no_values();
     if (w.computing()) {
       std::vector<double> col(static_cast<size_t>(p), 0.0);

@@ -136,6 +136,7 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
       {"act_table_load_cycles", &ArchConfig::act_table_load_cycles},
       {"sbuf_bytes_per_partition", &ArchConfig::sbuf_bytes_per_partition},
       {"dma_queues", &ArchConfig::dma_queues},
+      {"reorder_window", &ArchConfig::reorder_window},
   };
   for (const Real& r : reals)
     if (name == r.name) {

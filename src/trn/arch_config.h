@@ -67,6 +67,13 @@ struct ArchConfig {
   // serializes their accesses (ARCH2). NC-v3 lifts both limits (ARCH3).
   bool shared_engine_ports = true;
 
+  // The compiler's instruction scheduler orders each engine's stream by readiness over a window
+  // of this many instructions in program order (SCHED, ISA-NEW: "an automatic instruction
+  // scheduler may reorder independent instructions"; the window is not published). Among the
+  // instructions of the window that touch no tile an earlier one of the window touches, the one
+  // that can start first is placed first. 1 = program order (first-fit placement only).
+  uint32_t reorder_window = 32;
+
   // Latency a dependent instruction on another engine sees after its producer finishes: the
   // semaphore signal and wait between two engines (not published; calibrated).
   double semaphore_ns = 0;

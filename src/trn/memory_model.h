@@ -125,6 +125,8 @@ class MemoryModel {
   void set_next_use(TileKey key, uint64_t next_use, bool next_reads);
 
   uint64_t resident_bytes(BufferKind buffer) const;
+  // Bytes per partition free in a memory now (without evicting anything).
+  uint64_t free_bytes(BufferKind buffer) { return pool(buffer).free_bytes(); }
 
  private:
   struct TensorInfo {

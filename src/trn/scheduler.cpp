@@ -11,8 +11,6 @@ const char* engine_track_name(int track) {
   return names[track];
 }
 
-bool on_chip(BufferKind b) { return b != BufferKind::Hbm; }
-
 bool touches_psum(const PendingOp& op) {
   return std::any_of(op.accesses.begin(), op.accesses.end(),
                      [](const Access& a) { return a.operand.buffer == BufferKind::Psum; });
@@ -146,26 +144,27 @@ void Scheduler::dependencies(const PendingOp& op, Ready& ready) {
     }
     bool needs_contents = a.read || (a.write && !a.full_write);
     double space = memory_.make_resident(a.key, needs_contents, a.write, a.operand.bytes(), pinned, emit);
-    const TileState& t = *memory_.find(a.key);
-    const Region region = Region::of(a.operand);
-    if (a.read) {
-      Hazards::Write w = t.last_write(region);
-      ready.inputs.push_back({w.at, w.writer});
-    }
-    if (a.write) {
-      const bool reads_it = std::any_of(op.accesses.begin(), op.accesses.end(),
-                                        [&](const Access& o) { return o.key == a.key && o.read; });
-      if (a.full_write && !reads_it && t.resident && t.last_read_end > 0) {
-        // Rewritten while still being read: a fresh buffer, no wait for the readers (WAR) or the
-        // last writer (WAW), only for space.
-        ready.other = std::max({ready.other, space, memory_.rename(a.key)});
-        continue;
-      }
-      ready.other = std::max({ready.other, space, t.last_read(region)});
-      bool pe_accumulate = op.engine == Engine::Tensor && op.accumulate;
-      if (!pe_accumulate) ready.other = std::max(ready.other, t.last_write(region).at);
-    }
+    // Rewritten while still being read: a fresh buffer, no wait for the readers (WAR) or the
+    // last writer (WAW), only for space.
+    if (!add_hazards(op, a, *memory_.find(a.key), ready)) space = std::max(space, memory_.rename(a.key));
+    if (a.write) ready.other = std::max(ready.other, space);
   }
+}
+
+bool Scheduler::add_hazards(const PendingOp& op, const Access& a, const TileState& t, Ready& ready) const {
+  const Region region = Region::of(a.operand);
+  if (a.read) {
+    Hazards::Write w = t.last_write(region);
+    ready.inputs.push_back({w.at, w.writer});
+  }
+  if (!a.write) return true;
+  const bool reads_it = std::any_of(op.accesses.begin(), op.accesses.end(),
+                                    [&](const Access& o) { return o.key == a.key && o.read; });
+  if (a.full_write && !reads_it && t.resident && t.last_read_end > 0) return false;
+  ready.other = std::max(ready.other, t.last_read(region));
+  bool pe_accumulate = op.engine == Engine::Tensor && op.accumulate;
+  if (!pe_accumulate) ready.other = std::max(ready.other, t.last_write(region).at);
+  return true;
 }
 
 double Scheduler::schedule_dma(int queue, const DmaTiming& timing, double ready, const char* name,
@@ -354,7 +353,7 @@ void Scheduler::count_bytes(const PendingOp& op) {
   }
 }
 
-void Scheduler::run(const PendingOp& op) {
+void Scheduler::issue(const PendingOp& op) {
   current_line_ = op.line;
   current_in_order_ = op.in_order;
   if (op.epoch != epoch_) {

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "trn/trace.h"
 
 namespace trn {
+
+inline bool on_chip(BufferKind b) { return b != BufferKind::Hbm; }
 
 // One operand access of a buffered instruction, with what the look-ahead knows of its future.
 struct Access {
@@ -62,7 +65,12 @@ class Scheduler {
   // The tile state behind an operand (declares undeclared tiles; throws AllocationError).
   void touch(const Operand& op) { memory_.tile(op); }
   const TileState* tile(TileKey key) { return memory_.find(key); }
-  void run(const PendingOp& op);
+  // Takes the next instruction in program order into the reorder window (ArchConfig::
+  // reorder_window) and, when the window is full, places the one that can start first
+  // (scheduler_order.cpp).
+  void run(PendingOp op);
+  // Places everything still in the reorder window; call before summarize().
+  void flush();
   Profile summarize() const;
 
  private:
@@ -89,6 +97,28 @@ class Scheduler {
     double busy_ns = 0;
   };
 
+  // An instruction of the reorder window, with when its inputs are ready once nothing earlier in
+  // the window touches its tiles (then nothing placed before it can change that time).
+  struct Waiting {
+    PendingOp op;
+    bool ready_known = false;
+    double ready_at = 0;
+  };
+  // Streams that keep program order in the reorder window: the Tensor Engine's (its queue is held
+  // by engine waits, pe_engine_wait_floor_) and each DMA queue's (in order within a queue, DMAO:
+  // the transfers of one DMA statement when each statement keeps its queue; with round robin a
+  // transfer takes its queue when it is placed, so placement order is queue order). The
+  // compiler's choice among ready instructions is on VectorE, ScalarE and GpSimd, and the DMA
+  // engines serve the queues round robin, so a ready transfer of another queue goes first.
+  enum Lane : int { kLaneTensor, kLaneVector, kLaneScalar, kLaneGpSimd, kLaneDma, kLaneOther, kLaneCount };
+  static int lane(const PendingOp& op);
+  bool may_go_now(const Waiting& w, std::array<uint64_t, 3>& earlier);
+  double start_estimate(Waiting& w);
+  void place_first_ready();
+  void issue(const PendingOp& op);
+  // The hazards of access `a` on tile `t` (RAW inputs, WAR and WAW times into `ready`); false
+  // when `a` rewrites a tile still being read (it gets a fresh buffer and waits for neither).
+  bool add_hazards(const PendingOp& op, const Access& a, const TileState& t, Ready& ready) const;
   void dependencies(const PendingOp& op, Ready& ready);
   double schedule_compute(const PendingOp& op, const Ready& ready, int& track);
   double place(int track, bool psum_port, double ready, double fixed_ns, double busy_ns, const char* name);
@@ -132,6 +162,13 @@ class Scheduler {
   std::unordered_map<uint32_t, int> statement_queues_;  // source line -> IO queue
   double dma_load_ns_ = 0, dma_store_ns_ = 0, dma_spill_ns_ = 0;  // data time by direction
   Ready scratch_ready_;
+  std::deque<Waiting> reorder_;  // program order
+  // Positions of the window's instructions per tile and per lane, in program order.
+  std::unordered_map<TileKey, std::deque<uint64_t>> tile_users_;
+  std::array<std::deque<uint64_t>, kLaneCount> lane_users_;
+  std::unordered_map<uint32_t, std::deque<uint64_t>> queue_users_;  // per DMA statement
+  // Waiting accesses per HBM tensor (position, whether it writes): a read may pass a read.
+  std::unordered_map<uint32_t, std::deque<std::pair<uint64_t, bool>>> hbm_users_;
   // HBM traffic per tensor, to classify private intermediates as spill at the end.
   struct HbmTraffic {
     bool kernel_io = false;  // declared as a kernel input or output

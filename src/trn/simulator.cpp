@@ -124,6 +124,11 @@ void Simulator::Impl::add_instruction(const Record& r) {
     op.alternate_ns = instruction_ns(other, arch);
     op.alternate_fixed_ns = fixed_overhead_ns(other, arch);
   }
+  if (op.pos == options.probe_instruction) {
+    const double f = options.probe_factor;
+    op.compute_ns *= f, op.fixed_ns *= f, op.alternate_ns *= f, op.alternate_fixed_ns *= f;
+    op.dma.setup_ns *= f, op.dma.duration_ns *= f, op.dma.fabric_ns *= f;
+  }
   op.flops = hardware_flops(inst, arch);
   op.accesses.reserve(inst.inputs.size() + inst.outputs.size());
   auto add = [&](const Operand& operand, bool is_output) {
@@ -149,14 +154,14 @@ void Simulator::Impl::add_instruction(const Record& r) {
 
 void Simulator::Impl::drain(size_t keep) {
   while (window.size() > keep) {
-    const PendingOp& op = window.front();
-    scheduler.run(op);
+    PendingOp& op = window.front();
     // Forget accesses with no later buffered access of their tile (keeps the map window-sized).
     for (size_t idx = 0; idx < op.accesses.size(); ++idx) {
       auto it = last_access.find(op.accesses[idx].key);
       if (it != last_access.end() && it->second.first == op.pos && it->second.second == idx)
         last_access.erase(it);
     }
+    scheduler.run(std::move(op));
     window.pop_front();
   }
 }
@@ -201,6 +206,7 @@ void Simulator::consume(const Record& record) {
 void Simulator::finish() {
   if (impl_->finished) return;
   impl_->drain(0);
+  impl_->scheduler.flush();
   impl_->finished = true;
   impl_->result = impl_->scheduler.summarize();
   apply_error_band(impl_->result);  // the suite's residuals for this kind of kernel (error_band.h)

@@ -30,6 +30,12 @@ namespace trn {
 struct SimOptions {
   std::string timeline_path;     // Chrome trace JSON written here when non-empty
   size_t lookahead = 1 << 16;    // instructions buffered before simulation (allocator look-ahead)
+  // Sensitivity probe: the instruction at this program position (0-based, counting instructions
+  // the simulator times) costs `probe_factor` times its modelled time (streaming, fixed cost, or
+  // a DMA's setup and data time). Used to check that a cheaper instruction never makes a kernel
+  // slower (tests/unit/fidelity/monotonic_cost_test.cpp).
+  uint64_t probe_instruction = UINT64_MAX;
+  double probe_factor = 1.0;
 };
 
 class Simulator : public TraceSink {

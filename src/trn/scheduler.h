@@ -112,7 +112,7 @@ class Scheduler {
   // engines serve the queues round robin, so a ready transfer of another queue goes first.
   enum Lane : int { kLaneTensor, kLaneVector, kLaneScalar, kLaneGpSimd, kLaneDma, kLaneOther, kLaneCount };
   static int lane(const PendingOp& op);
-  bool may_go_now(const Waiting& w, std::array<uint64_t, 3>& earlier);
+  bool may_go_now(const Waiting& w, std::array<uint64_t, 3>& earlier, std::array<bool, kLaneCount>& held);
   double start_estimate(Waiting& w);
   void place_first_ready();
   void issue(const PendingOp& op);

@@ -36,7 +36,7 @@ int Scheduler::lane(const PendingOp& op) {
 // inside the allocation it has made, so an instruction that needs an evicted tile back, or space
 // that the earlier waiting instructions (`earlier`: bytes per partition they will take, to which
 // this instruction's are added) would then not find free, waits for its turn.
-bool Scheduler::may_go_now(const Waiting& w, std::array<uint64_t, 3>& earlier) {
+bool Scheduler::may_go_now(const Waiting& w, std::array<uint64_t, 3>& earlier, std::array<bool, kLaneCount>& held) {
   const PendingOp& op = w.op;
   std::array<uint64_t, 3> takes{};
   bool evicted = false;
@@ -52,9 +52,16 @@ bool Scheduler::may_go_now(const Waiting& w, std::array<uint64_t, 3>& earlier) {
     earlier[size_t(b)] += takes[size_t(b)];
     fits = fits && earlier[size_t(b)] <= memory_.free_bytes(b);
   }
-  if (op.pos == reorder_.front().op.pos) return true;
-  if (!fits || op.epoch != reorder_.front().op.epoch) return false;
   const int l = lane(op);
+  const bool was_held = held[size_t(l)];
+  // A ScalarE or VectorE instruction that reads a TensorE result (PSUM) holds its engine's queue
+  // (ArchConfig::hold_queue_on_pe_result): the later instructions of that engine wait behind it.
+  if (arch_.hold_queue_on_pe_result && (l == kLaneScalar || l == kLaneVector) &&
+      std::any_of(op.accesses.begin(), op.accesses.end(),
+                  [](const Access& a) { return a.read && a.operand.buffer == BufferKind::Psum; }))
+    held[size_t(l)] = true;
+  if (op.pos == reorder_.front().op.pos) return true;
+  if (!fits || was_held || op.epoch != reorder_.front().op.epoch) return false;
   const bool ordered = op.in_order || l == kLaneTensor || l == kLaneOther;
   if (ordered && lane_users_[size_t(l)].front() != op.pos) return false;
   if (l == kLaneDma && arch_.dma_queue_per_statement && queue_users_.at(op.line).front() != op.pos) return false;
@@ -101,9 +108,10 @@ void Scheduler::place_first_ready() {
   size_t best = 0;
   double best_start = std::numeric_limits<double>::infinity();
   std::array<uint64_t, 3> takes{};  // space the instructions so far will take, per buffer kind
+  std::array<bool, kLaneCount> held{};  // lanes held by an earlier waiting instruction
   for (size_t idx = 0; idx < reorder_.size(); ++idx) {
     Waiting& w = reorder_[idx];
-    if (!may_go_now(w, takes)) continue;
+    if (!may_go_now(w, takes, held)) continue;
     double start = start_estimate(w);
     if (start < best_start) best = idx, best_start = start;  // ties: program order
   }

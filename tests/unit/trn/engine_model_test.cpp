@@ -394,6 +394,7 @@ TEST(TrnEngineModel, ScalarEngineWaitingOnATensorEngineResultHoldsItsQueue) {
   const double activation_ns = 4096 / held.scalar_ghz, pe_ns = 64 * 512 / held.tensor_ghz;
   EXPECT_GT(pe_ns, 2 * activation_ns);  // the activation fits beside the PE
   EXPECT_NEAR(with_hold - without, activation_ns, 0.15 * activation_ns);
+}
 
 TEST(TrnEngineModel, AReadyInstructionRunsWhileAnEarlierOneWaitsOnAnotherEngine) {
   // The compiler's scheduler orders each engine's stream by readiness (ArchConfig::reorder_window):

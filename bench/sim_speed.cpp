@@ -2,13 +2,14 @@
 // streamed into the simulator (records are never stored, as with the NKI library's trace-only
 // mode). The builder's own cost is measured separately with a sink that drops the records.
 //
-//   bench_sim_speed [--tiles N] [--repeats R]
+//   bench_sim_speed [--tiles N] [--repeats R] [--set NAME=VALUE]  (--set: a simulator parameter, trn::set_parameter)
 #include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,10 +55,25 @@ void long_trace(trn::TraceBuilder& b, int tiles) { fidelity::silu(b, tiles / 7, 
 
 int main(int argc, char** argv) {
   int tiles = 200000, repeats = 3;
+  trn::ArchConfig arch = trn::arch_config("trn1");
   for (int idx = 1; idx + 1 < argc; idx += 2) {
     std::string arg = argv[idx];
     if (arg == "--tiles") tiles = std::atoi(argv[idx + 1]);
     else if (arg == "--repeats") repeats = std::atoi(argv[idx + 1]);
+    else if (arg == "--set") {
+      std::string setting = argv[idx + 1];
+      size_t eq = setting.find('=');
+      if (eq == std::string::npos) {
+        fmt::print(stderr, "--set takes NAME=VALUE\n");
+        return 2;
+      }
+      try {
+        trn::set_parameter(arch, setting.substr(0, eq), std::atof(setting.c_str() + eq + 1));
+      } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "--set {}: {}\n", setting, e.what());
+        return 2;
+      }
+    }
   }
   std::vector<double> build_s, sim_s, build_cpu, sim_cpu;
   uint64_t instructions = 0;
@@ -71,7 +87,7 @@ int main(int argc, char** argv) {
     build_cpu.push_back(cpu_seconds() - c0);
     build_s.push_back(seconds_since(t0));
 
-    trn::Simulator sim(trn::arch_config("trn1"));
+    trn::Simulator sim(arch);
     trn::TraceBuilder sb(sim);
     auto t1 = std::chrono::steady_clock::now();
     double c1 = cpu_seconds();

@@ -236,6 +236,8 @@ std::string op_kind(const Op& op) {
   if (api == "nisa.reciprocal" || api == "nl.reciprocal") return "reciprocal";
   if (api == "nl.copy" || api == "nisa.tensor_copy" || api == "assign") return op.accumulate ? "accumulate" : "copy";
   if (api == "nisa.tensor_reduce") return "reduce(" + sym("op") + ")";
+  // A matmul by the identity with is_transpose is the transpose nc_transpose writes in other styles.
+  if (api == "nisa.nc_matmul" && sym("is_transpose") == "True") return "transpose";
   if (op.cls == OpClass::Activation && api.rfind("nl.", 0) == 0) return "act(" + api.substr(3) + ")";
   if (op.cls == OpClass::Reduce && api.rfind("nl.", 0) == 0 && api != "nl.loop_reduce") {
     std::string r = api.substr(3);

@@ -373,8 +373,11 @@ class PipelinePrep : public Transform {
       Analysis an(k);
       std::string names;
       for (int t : plan->expand) names += (names.empty() ? "" : ", ") + (k.tensor(t).name.empty() ? "?" : k.tensor(t).name);
+      std::map<std::string, std::string> params;
+      if (!plan->loaded) params["source"] = "on_chip";  // blocks of a tile made before the loop
       auto s = make_loop_site(k, an, *n, fmt::format("split `for {}` after the preparation of `{}` (kept for every "
-                                                     "iteration) into two loops", k.loops.at(n->loop).var, names));
+                                                     "iteration) into two loops", k.loops.at(n->loop).var, names),
+                              params);
       if (!s) continue;
       Plan p = *plan;
       if (sink(*s, [&k, id, p] { apply(k, id, p); })) return true;
@@ -385,9 +388,25 @@ class PipelinePrep : public Transform {
  private:
   struct Plan {
     size_t head = 0;          // body[0, head) is HEAD
+    bool loaded = true;       // HEAD transposes a tile it loads (else one made before the loop)
     std::set<int> expand;     // per-iteration tiles HEAD writes and TAIL reads
     std::set<int> tail_decl;  // per-iteration tiles declared in HEAD but used only in TAIL
   };
+
+  // The tile `op` transposes is written only outside loop `n` (before it: read in every iteration).
+  static bool before_loop(Kernel& k, Node& n, const Op& op) {
+    const Operand* data = operand(op, "data");
+    if (!data) data = operand(op, "stationary");
+    if (!data || data->kind != Operand::Kind::Tile) return false;
+    int t = storage_of(k, data->access.tensor);
+    if (!k.tensor(t).on_chip()) return false;
+    bool written_inside = false;
+    for_each_node(n.body, [&](const Node& x, const std::vector<int>&) {
+      for (const auto& o : x.ops)
+        for (const Access* w : writes(o)) written_inside = written_inside || storage_of(k, w->tensor) == t;
+    });
+    return !written_inside;
+  }
 
   static bool is_transpose(const Op& op) {
     return op.cls == OpClass::Transpose || (op.api == "nisa.nc_matmul" && symbol_of(op, "is_transpose") == "True");
@@ -397,24 +416,31 @@ class PipelinePrep : public Transform {
     const Loop& loop = k.loops.at(n.loop);
     auto trip = loop.trip();
     if (loop.kind != LoopKind::Affine || !trip || *trip < 2 || !(loop.start == IExpr(0)) || loop.step != 1) return std::nullopt;
-    // HEAD: statements up to the transpose of a loaded tile (and the copy of its result right after).
+    // HEAD: statements up to the transpose of a loaded tile (and the copy of its result right after),
+    // or of a tile made before the loop (attention's probabilities, transposed block by block for
+    // the P @ V matmuls): either way the Tensor Engine then runs the transposes back to back instead
+    // of waiting, iteration after iteration, for each one's copy out of PSUM.
     Plan p;
     bool load = false;
     size_t i = 0;
     for (; i < n.body.size(); ++i) {
       Node& x = n.body[i];
       if (x.kind == NodeKind::Loop || x.kind == NodeKind::If || x.kind == NodeKind::Inline || x.frozen) return std::nullopt;
-      bool transpose = false;
+      bool transpose = false, made_before = false;
       for (const auto& op : x.ops) {
         bool from_hbm = op.cls == OpClass::DmaCopy && operand(op, "src") && operand(op, "src")->kind == Operand::Kind::Tile &&
                         !k.tensor(operand(op, "src")->access.tensor).on_chip();
         load = load || op.cls == OpClass::Load || from_hbm;
-        transpose = transpose || is_transpose(op);
+        if (is_transpose(op)) {
+          transpose = true;
+          made_before = made_before || before_loop(k, n, op);
+        }
       }
-      if (transpose && load) break;
+      if (transpose && (load || made_before)) break;
     }
     if (i >= n.body.size()) return std::nullopt;
     p.head = i + 1;
+    p.loaded = load;
     // The copy of the transposed tile out of PSUM, after the declaration of its destination.
     size_t next = p.head;
     auto single = [&](size_t at) { return n.body[at].kind == NodeKind::Stmt && n.body[at].ops.size() == 1; };

@@ -67,6 +67,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_forward_scratch());
     v.push_back(make_free_size());
     v.push_back(make_reorder_reuse());
+    v.push_back(make_in_place());
     return v;
   }();
   return all;

@@ -135,5 +135,6 @@ std::unique_ptr<Transform> make_pipeline_prep();
 std::unique_ptr<Transform> make_forward_scratch();
 std::unique_ptr<Transform> make_free_size();
 std::unique_ptr<Transform> make_reorder_reuse();
+std::unique_ptr<Transform> make_in_place();
 
 }  // namespace loopnest

@@ -459,6 +459,11 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        {{"factor", "2"}}},
       {"nkibench/styles/nki_api/matmul_M4096_N12288_K5120_0.py", "nki_api_matmul.reorder_reuse", "reorder_reuse",
        {{"factor", "1"}}},
+      {"nkibench/styles/legacy_grid/matmul_add_rmsnorm_M4096_N2048_K2048_0.py", "published_matmul_add_rmsnorm.in_place",
+       "in_place", {}},
+      {"nkibench/kernels/matmul_add_rmsnorm_M4096_N2048_K2048_0.py", "bundled_matmul_add_rmsnorm.in_place", "in_place", {}},
+      {"nkibench/styles/legacy_grid/gqa_full_B1_N4096_QH16_KH8_D128_0.py", "published_gqa_full.pipeline_prep_on_chip",
+       "pipeline_prep", {{"source", "on_chip"}}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -80,6 +80,8 @@ const std::map<std::string, Affinity>& affinities() {
       {"interchange_loops", {0.6, {{"dma_bound", 1.3}, {"spill", 1.3}}}},
       {"chunk_rows", {0.4, {{"latency_bound", 10}, {"spill", 2}}}},
       {"fold_rows", {0.3, {{"narrow_dma", 20}, {"dma_bound", 1.5}}}},
+      // Frees a row's dead tiles at once: the next row's loads stop waiting for SBUF space.
+      {"in_place", {1.5, {{"latency_bound", 1.5}, {"pe_busy", 1.3}, {"spill", 1.5}}}},
   };
   return table;
 }
@@ -119,6 +121,11 @@ double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profi
     // variable, or the form's nested column block; not a loop's literal, which would only shorten
     // the matmuls) is then as worth trying as against a spill.
     w *= 5;
+  }
+  if (site.transform == "pipeline_prep" && site.params.count("source")) {
+    // Transposed blocks of a tile already on chip: one small tile per block, not a row per
+    // iteration, so no spill to fear; the Tensor Engine stops waiting on each block's copy.
+    w = 2.0 * (symptoms.count("latency_bound") ? 1.5 : 1.0);
   }
   if (site.transform == "fuse_stages" && site.params.count("block")) {
     // Per iteration, a tile's consumer waits for its producer and the next producer queues behind

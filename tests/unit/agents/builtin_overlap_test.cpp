@@ -70,8 +70,9 @@ TEST(BuiltinOverlap, PipelinePrepOfPGainsOnGqaInEveryStyle) {
     std::string kernel = style_kernel(style, task);
     Site s = site_in(kernel, gqa_args(), "pipeline_prep", "16x32x32/");
     double before = simulated_ms(task, kernel), after = simulated_ms(task, apply_site(kernel, s, gqa_args()));
-    // 21.0 -> 11.9-12.0 ms on simulator v2 (docs/performance/builtin_agent.md).
-    EXPECT_LT(after, 0.7 * before);
+    // 23.9 -> 16.8 ms on simulator v2 with ScalarE/VectorE holding their queue behind a wait on
+    // a TensorE result (21.0 -> 11.9 ms before that rule; docs/performance/builtin_agent.md).
+    EXPECT_LT(after, 0.8 * before);
   }
 }
 

@@ -169,7 +169,10 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   std::optional<Roofline> bounds;
   if (profile) {
     try {
-      bounds = roofline(*profile, trn::arch_config(ctx.task.arch));
+      const trn::ArchConfig& arch = trn::arch_config(ctx.task.arch);
+      // At its memory bound (inputs read once, the DMA engines at their aggregate rate): stop.
+      if (at_dma_floor(*profile, arch, input_bytes(ctx.task.kernel_args))) return {};
+      bounds = roofline(*profile, arch);
     } catch (const std::invalid_argument&) {
       // An unknown architecture: the symptoms alone steer the draw.
     }

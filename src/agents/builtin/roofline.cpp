@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "tensor/dtype.h"
+
 namespace agents::builtin {
 
 Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch) {
@@ -102,6 +104,27 @@ double roofline_weight(const std::string& transform, const std::map<std::string,
     return serial ? (grows ? 0.8 : 1.6) : (grows ? 1.5 : 0.6);
   }
   return 0.7;
+}
+
+uint64_t input_bytes(const std::vector<loopnest::ArgSpec>& args) {
+  uint64_t total = 0;
+  for (const auto& a : args) {
+    if (!a.is_array) continue;
+    auto dtype = tensor::parse_dtype(a.dtype);
+    uint64_t n = dtype ? static_cast<uint64_t>(tensor::itemsize(*dtype)) : 4;
+    for (int64_t d : a.shape) n *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+    total += n;
+  }
+  return total;
+}
+
+bool at_dma_floor(const trn::Profile& p, const trn::ArchConfig& arch, uint64_t input_bytes, double margin) {
+  double rate = arch.dma_bytes_per_ns() * 1e6;  // bytes per ms
+  if (rate <= 0 || p.latency <= 0 || input_bytes == 0) return false;
+  if (p.spill_save_bytes + p.spill_reload_bytes > 0) return false;
+  if (static_cast<double>(p.hbm_read_bytes) > 1.02 * static_cast<double>(input_bytes)) return false;
+  double floor = static_cast<double>(p.hbm_read_bytes + p.hbm_write_bytes) / rate;
+  return p.latency <= (1 + margin) * floor;
 }
 
 bool near_peak(double latency_ms, double peak_ms, double margin) {

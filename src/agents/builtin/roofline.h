@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "loopnest/arg_spec.h"
 #include "trn/arch_config.h"
 #include "trn/profile.h"
 
@@ -33,5 +34,15 @@ double roofline_weight(const std::string& transform, const std::map<std::string,
 // A kernel within `margin` of the task's peak latency (the published bound) has nothing left a
 // rewrite could gain: the planner stops the task.
 bool near_peak(double latency_ms, double peak_ms, double margin = 0.03);
+
+// Bytes a kernel must read from HBM: each array argument once.
+uint64_t input_bytes(const std::vector<loopnest::ArgSpec>& args);
+
+// The task's peak assumes the published 410 GiB/s; the DMA engines move at most their aggregate
+// rate (16 x 17 B/ns on Trn1, trainium-performance.md 1.6). A kernel that reads each input once (no
+// reloads, no spill: its traffic is what the task needs) and whose latency is within `margin` of
+// that traffic at the aggregate rate is at its memory bound: no rewrite can gain more than the
+// margin (bmm: 1.07 GiB of fp32 output, 4.08 ms of DMA against 4.43 ms).
+bool at_dma_floor(const trn::Profile& p, const trn::ArchConfig& arch, uint64_t input_bytes, double margin = 0.03);
 
 }  // namespace agents::builtin

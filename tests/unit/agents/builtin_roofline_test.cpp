@@ -62,5 +62,27 @@ TEST(BuiltinRoofline, ThePlannerStopsWithinThreePercentOfPeak) {
   EXPECT_TRUE(BuiltinPlanner(1, true).propose(AgentContext{task, 1, "silu/r1/c0"}, c, memory, 4).empty());
 }
 
+TEST(BuiltinRoofline, AKernelReadingItsInputsOnceAtTheDmaRateIsAtItsFloor) {
+  const auto& arch = trn::arch_config("trn1");
+  loopnest::ArgSpec a;
+  a.shape = {1024, 1024};  // 4 MiB of fp32
+  uint64_t in = input_bytes({a, a});
+  EXPECT_EQ(in, 8u << 20);
+  trn::Profile p = profile(0, {{"dma", 0}});
+  p.hbm_read_bytes = in;
+  p.hbm_write_bytes = 4u << 20;
+  double floor_ms = static_cast<double>(12u << 20) / (arch.dma_bytes_per_ns() * 1e6);
+  p.latency = 1.02 * floor_ms;
+  EXPECT_TRUE(at_dma_floor(p, arch, in));
+  p.latency = 1.10 * floor_ms;  // 10% above: a rewrite may still overlap better
+  EXPECT_FALSE(at_dma_floor(p, arch, in));
+  p.latency = 1.02 * floor_ms;
+  p.hbm_read_bytes = 2 * in;  // inputs re-read: reuse could cut the traffic
+  EXPECT_FALSE(at_dma_floor(p, arch, in));
+  p.hbm_read_bytes = in;
+  p.spill_save_bytes = 4096;
+  EXPECT_FALSE(at_dma_floor(p, arch, in));
+}
+
 }  // namespace
 }  // namespace agents::builtin

@@ -357,7 +357,7 @@ class FreeSize : public Transform {
       inner.stop = IExpr(inner.stop.constant() * p.mul / p.div);
     }
     for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
-      if (n.kind == NodeKind::Loop && (n.loop == p.loop || p.loops.count(n.loop))) n.dirty = true;
+      if (n.kind == NodeKind::Loop && (n.loop == p.loop || p.loops.count(n.loop))) n.dirty = true, n.patch.clear();
     });
     // Tensor shapes.
     std::set<int> reshaped;

@@ -15,7 +15,7 @@ def kernel(lhs, rhs):
     full_chunks = n_size // 512
     tail = n_size - full_chunks * 512
     out = nl.ndarray((m_tiles, 128, n_size), dtype=lhs.dtype, buffer=nl.shared_hbm)
-    for m_blk in nl.affine_range(16):
+    for m_blk in nl.affine_range(m_tiles // 2):
         lhs_tile_0 = nl.load(lhs[:, :, 256*m_blk:256*m_blk + 128])
         lhs_tile_1 = nl.load(lhs[:, :, 256*m_blk + 128:256*m_blk + 256])
         for n in nl.affine_range(full_chunks):

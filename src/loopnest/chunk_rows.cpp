@@ -21,12 +21,6 @@ namespace loopnest {
 
 namespace {
 
-void ops_of(Node& n, std::vector<Op*>& out) {
-  for (auto& op : n.ops) out.push_back(&op);
-  for (auto& b : n.body) ops_of(b, out);
-  for (auto& b : n.orelse) ops_of(b, out);
-}
-
 // The free extent (tile axis 1) of an access when it covers a whole dim of length n in one term;
 // the dim carrying it.
 std::optional<int> row_dim(const Access& a, int64_t n) {

@@ -20,12 +20,6 @@ namespace loopnest {
 
 namespace {
 
-void ops_of(Node& n, std::vector<Op*>& out) {
-  for (auto& op : n.ops) out.push_back(&op);
-  for (auto& b : n.body) ops_of(b, out);
-  for (auto& b : n.orelse) ops_of(b, out);
-}
-
 bool elementwise(const Op& op) {
   switch (op.cls) {
     case OpClass::Load: case OpClass::Store: case OpClass::Elementwise: case OpClass::Activation: case OpClass::Copy:

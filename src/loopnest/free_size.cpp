@@ -162,6 +162,21 @@ class FreeSize : public Transform {
     return ps;
   }
 
+  // Whether loop variable `v` decides something in `body` besides indices: a condition, a mask, an
+  // index operand (`range_start=c * P`).
+  static bool controls(const std::vector<Node>& body, int v) {
+    bool used = false;
+    for_each_node(body, [&](const Node& n, const std::vector<int>&) {
+      if (n.kind == NodeKind::If && (n.cond_l.uses(v) || n.cond_r.uses(v))) used = true;
+      for (const auto& op : n.ops) {
+        for (const auto& c : op.mask)
+          if (c.expr.uses(v)) used = true;
+        if (index_operand_uses(op, v)) used = true;
+      }
+    });
+    return used;
+  }
+
   static std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t mul, int64_t div) {
     Plan p;
     p.loop = loop_node.loop, p.mul = mul, p.div = div;
@@ -173,14 +188,8 @@ class FreeSize : public Transform {
     for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
       if (n.kind == NodeKind::Loop) inner.insert(n.loop);
       if (n.frozen || n.kind == NodeKind::Inline) bad = true;
-      if (n.kind == NodeKind::If && (n.cond_l.uses(l) || n.cond_r.uses(l))) bad = true;
-      for (const auto& op : n.ops) {
-        for (const auto& c : op.mask)
-          if (c.expr.uses(l)) bad = true;
-        if (index_operand_uses(op, l)) bad = true;
-      }
     });
-    if (bad) return std::nullopt;
+    if (bad || controls(loop_node.body, l)) return std::nullopt;
     std::vector<AccessRef> accesses = all_accesses(k);
     std::vector<std::pair<int, int>> todo_dims;  // (tensor, dim)
     std::vector<int> todo_loops;
@@ -263,16 +272,7 @@ class FreeSize : public Transform {
         if (!inner.count(v)) return std::nullopt;
         for (const auto& [id, other] : k.loops)
           if (other.start.uses(v) || other.stop.uses(v)) return std::nullopt;
-        bool bad_use = false;
-        for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
-          if (n.kind == NodeKind::If && (n.cond_l.uses(v) || n.cond_r.uses(v))) bad_use = true;
-          for (const auto& op : n.ops) {
-            for (const auto& c : op.mask)
-              if (c.expr.uses(v)) bad_use = true;
-            if (index_operand_uses(op, v)) bad_use = true;
-          }
-        });
-        if (bad_use) return std::nullopt;
+        if (controls(loop_node.body, v)) return std::nullopt;
         for (const AccessRef& r : accesses) {
           const Access& a = r.access();
           for (size_t d = 0; d < a.dims.size(); ++d) {

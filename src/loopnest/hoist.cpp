@@ -27,12 +27,6 @@ bool pure(const Op& op) {
   }
 }
 
-void ops_of(Node& n, std::vector<Op*>& out) {
-  for (auto& op : n.ops) out.push_back(&op);
-  for (auto& b : n.body) ops_of(b, out);
-  for (auto& b : n.orelse) ops_of(b, out);
-}
-
 // The dim of `a` indexed by exactly the loop variable of `l` (a block dim), if that is its only use.
 std::optional<int> block_dim(const Kernel& k, const Access& a, int l) {
   std::optional<int> dim;

@@ -23,12 +23,6 @@ namespace {
 
 bool inside(const std::vector<int>& loops, int loop) { return std::find(loops.begin(), loops.end(), loop) != loops.end(); }
 
-void ops_of(Node& n, std::vector<Op*>& out) {
-  for (auto& op : n.ops) out.push_back(&op);
-  for (auto& b : n.body) ops_of(b, out);
-  for (auto& b : n.orelse) ops_of(b, out);
-}
-
 struct Plan {
   int loop = -1;
   int64_t factor = 2;

@@ -26,12 +26,6 @@ namespace loopnest {
 
 namespace {
 
-void ops_of(Node& n, std::vector<Op*>& out) {
-  for (auto& op : n.ops) out.push_back(&op);
-  for (auto& b : n.body) ops_of(b, out);
-  for (auto& b : n.orelse) ops_of(b, out);
-}
-
 std::vector<Op*> ops_of(std::vector<Node>& nodes, size_t from, size_t to) {
   std::vector<Op*> out;
   for (size_t i = from; i < to; ++i) ops_of(nodes[i], out);

@@ -137,6 +137,12 @@ Node declaration_node(Kernel& k, int t) {
   return n;
 }
 
+void ops_of(Node& n, std::vector<Op*>& out) {
+  for (auto& op : n.ops) out.push_back(&op);
+  for (auto& b : n.body) ops_of(b, out);
+  for (auto& b : n.orelse) ops_of(b, out);
+}
+
 void redeclare(Kernel& k, const std::set<int>& tensors) {
   for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
     for (auto& op : n.ops) {

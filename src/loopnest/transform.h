@@ -83,6 +83,8 @@ std::string symbol_of(const Op& op, const char* name);
 // New operands and arguments of rewritten operations.
 Operand symbol(const std::string& s);
 Arg arg(const std::string& name, Operand value, bool output = false);
+// Every operation of node `n` and of the nodes below it, in program order.
+void ops_of(Node& n, std::vector<Op*>& out);
 // Removes the node with id `id` wherever it is; false when there is none.
 bool erase_node(Kernel& k, int id);
 Node* find_node(Kernel& k, int id);

@@ -44,15 +44,8 @@ class Dumper {
   }
 
   std::string access(const Access& a) const {
-    const Tensor& t = k_.tensor(a.tensor);
     std::string name = names_.count(a.tensor) ? names_.at(a.tensor) : "?";
-    bool whole = a.dims.size() == t.shape.size();
-    for (size_t d = 0; whole && d < a.dims.size(); ++d) {
-      const DimIndex& di = a.dims[d];
-      whole = di.start == IExpr(0) && di.terms.size() == 1 && di.terms[0].axis == static_cast<int>(d) &&
-              di.terms[0].stride == 1 && di.terms[0].affine() && di.terms[0].size == t.shape[d];
-    }
-    if (whole) return name;
+    if (accesses_whole(k_, a)) return name;
     std::string out = name + "[";
     for (size_t d = 0; d < a.dims.size(); ++d) {
       const DimIndex& di = a.dims[d];

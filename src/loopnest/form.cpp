@@ -168,4 +168,16 @@ void for_each_node(std::vector<Node>& body, const std::function<void(Node&, cons
   visit(body, loops, fn);
 }
 
+bool accesses_whole(const Kernel& k, const Access& a) {
+  const Tensor& t = k.tensor(a.tensor);
+  if (a.dims.size() != t.shape.size()) return false;
+  for (size_t d = 0; d < a.dims.size(); ++d) {
+    const DimIndex& di = a.dims[d];
+    if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].axis != static_cast<int>(d) ||
+        di.terms[0].stride != 1 || !di.terms[0].affine() || !(di.terms[0].size == t.shape[d]))
+      return false;
+  }
+  return true;
+}
+
 }  // namespace loopnest

@@ -236,6 +236,9 @@ struct Kernel {
   std::string str(const IExpr& e) const;       // with induction variable names
 };
 
+// Whether `a` denotes all of its tensor in the tensor's own axis order (`t`, `t[...]`, `t[:, :]`).
+bool accesses_whole(const Kernel& k, const Access& a);
+
 // Visits every node (pre-order) with the chain of enclosing loop ids.
 void for_each_node(const std::vector<Node>& body, const std::function<void(const Node&, const std::vector<int>&)>& fn);
 void for_each_node(std::vector<Node>& body, const std::function<void(Node&, const std::vector<int>&)>& fn);

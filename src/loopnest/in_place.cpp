@@ -34,18 +34,6 @@ namespace loopnest {
 
 namespace {
 
-bool whole_access(const Kernel& k, const Access& a) {
-  const Tensor& t = k.tensor(a.tensor);
-  if (a.dims.size() != t.shape.size()) return false;
-  for (size_t d = 0; d < a.dims.size(); ++d) {
-    const DimIndex& di = a.dims[d];
-    if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].axis != static_cast<int>(d) ||
-        di.terms[0].stride != 1 || !di.terms[0].affine() || !(di.terms[0].size == t.shape[d]))
-      return false;
-  }
-  return true;
-}
-
 bool viewed(const Kernel& k, int t) {
   for (const auto& u : k.tensors)
     if (u.base == t) return true;
@@ -165,7 +153,7 @@ std::optional<Move> legal_move(const Kernel& k, const Analysis& an, const OpRef&
   for (const OpRef* w : an.writers(k, res.tensor))
     for (const Access* x : writes(w->op()))
       if (w != &r && may_overlap(k, *x, res, ranges)) return std::nullopt;
-  bool whole_r = whole_access(k, res);
+  bool whole_r = accesses_whole(k, res);
   bool exact_reads = true;
   for (const OpRef* u : an.readers(k, res.tensor))
     for (const Access* x : reads(u->op())) {
@@ -185,7 +173,7 @@ std::optional<Move> legal_move(const Kernel& k, const Analysis& an, const OpRef&
     if (it.memory != Memory::Sbuf || it.dtype != rt.dtype || (!op.dtype.empty() && op.dtype != it.dtype)) continue;
     if (!(in.tile_shape() == res.tile_shape()) || viewed(k, in.tensor)) continue;
     if (!per_iteration(k, an, in, loop)) continue;
-    bool twins = whole_r && whole_access(k, in) && it.shape == rt.shape && it.partition_dim == rt.partition_dim;
+    bool twins = whole_r && accesses_whole(k, in) && it.shape == rt.shape && it.partition_dim == rt.partition_dim;
     if (!exact_reads && !twins) continue;
     // X dies here: nothing after the op touches it.
     bool dies = true;

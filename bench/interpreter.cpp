@@ -1,5 +1,7 @@
-// Interpreter speed: steps per second on loop-heavy Python, user-function calls per second, and
-// builtin (library) calls per second through a module attribute, the shape of every nl.* call.
+// Interpreter speed: steps per second on loop-heavy Python, user-function calls per second,
+// builtin (library) calls per second through a module attribute, the shape of every nl.* call, and
+// dict / set fills with lookups at two sizes (twice the keys should take about twice the time:
+// lookups are hashed, not scans).
 // Prints medians of several repetitions (the machine is shared and noisy).
 //
 //   build-lang/bench/bench_interpreter [repetitions]
@@ -13,6 +15,14 @@
 #include "nki/interpreter.h"
 
 namespace {
+
+// n keys (ints and strings) inserted, then each looked up; the same for a set.
+constexpr const char* kDictFill =
+    "def work(n):\n    d = {}\n    for i in range(n):\n        d[i * 7] = i\n        d['k' + str(i)] = i\n"
+    "    s = 0\n    for i in range(n):\n        s += d[i * 7] + d.get('k' + str(i), 0)\n    return s\n";
+constexpr const char* kSetFill =
+    "def work(n):\n    s = set()\n    for i in range(n):\n        s.add((i, i % 3))\n    c = 0\n"
+    "    for i in range(n):\n        if (i, i % 3) in s:\n            c += 1\n    return c\n";
 
 struct Case {
   const char* name;
@@ -30,6 +40,10 @@ const Case kCases[] = {
      "        s = f(s, b=i)\n    return s\n", 1'000'000, "calls"},
     {"library calls (nl.op(x, k=..))", "import nki.language as nl\n\ndef work(n):\n    t = 0\n    for i in range(n):\n"
      "        t = nl.op(t, i, dtype=None)\n    return t\n", 1'000'000, "calls"},
+    {"dict fill + lookup, 20k keys", kDictFill, 20'000, "keys"},
+    {"dict fill + lookup, 40k keys", kDictFill, 40'000, "keys"},
+    {"set add + membership, 20k", kSetFill, 20'000, "elements"},
+    {"set add + membership, 40k", kSetFill, 40'000, "elements"},
 };
 
 // A stand-in library module with one cheap builtin, so the figure is the interpreter's overhead.

@@ -138,11 +138,10 @@ Value dict_values(Interpreter&, const ObjectPtr& self, CallArgs& a) {
 }
 Value dict_pop(Interpreter&, const ObjectPtr& self, CallArgs& a) {
   expect_args(a, 1, 2, "dict.pop");
-  auto& items = dict_of(self).items;
-  for (auto it = items.begin(); it != items.end(); ++it) {
-    if (!values_equal(it->first, a.args[0])) continue;
-    Value v = it->second;
-    items.erase(it);
+  DictObj& dict = dict_of(self);
+  if (size_t i = dict.position(a.args[0]); i != KeyIndex::npos) {
+    Value v = dict.items[i].second;
+    dict.erase(i);
     return v;
   }
   if (a.args.size() > 1) return a.args[1];

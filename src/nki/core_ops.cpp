@@ -227,12 +227,11 @@ void del_item(Interpreter& in, Object& self, const Value& index) {
     return;
   }
   if (self.type() == ObjType::Dict) {
-    auto& items = static_cast<DictObj&>(self).items;
-    for (auto it = items.begin(); it != items.end(); ++it)
-      if (values_equal(it->first, index)) {
-        items.erase(it);
-        return;
-      }
+    auto& dict = static_cast<DictObj&>(self);
+    if (size_t i = dict.position(index); i != KeyIndex::npos) {
+      dict.erase(i);
+      return;
+    }
     key_error(index);
   }
   throw NkiError(ErrorKind::Type, fmt::format("'{}' object doesn't support item deletion", self.type_name()));
@@ -361,10 +360,21 @@ size_t SetObj::hash() const {
   return h;
 }
 
-bool SetObj::contains(Interpreter& in, const Value& v) {
-  for (const Value& item : items)
-    if (values_equal(item, v)) return true;
-  return false;
+size_t SetObj::position(const Value& v) {
+  return index.find(v, items.size(), [this](size_t p) -> const Value& { return items[p]; });
+}
+
+bool SetObj::contains(Interpreter& in, const Value& v) { return position(v) != KeyIndex::npos; }
+
+void SetObj::erase(size_t position) {
+  items.erase(items.begin() + long(position));
+  index.invalidate();
+}
+
+void SetObj::replace(std::vector<Value> elements) {
+  items = std::move(elements);
+  index.invalidate();
+  charge.set(sizeof(SetObj) + items.capacity() * sizeof(Value));
 }
 
 std::unique_ptr<Iterator> SetObj::iter(Interpreter& in) { return std::make_unique<VectorIterator>(items); }
@@ -384,8 +394,7 @@ void SetObj::add(const Value& v) {
   auto* set = v.is_object() ? dynamic_cast<const SetObj*>(v.object().get()) : nullptr;
   if (v.is(ObjType::List) || v.is(ObjType::Dict) || (set && !set->frozen))
     throw NkiError(ErrorKind::Type, fmt::format("unhashable type: '{}'", v.type_name()));
-  for (const Value& item : items)
-    if (values_equal(item, v)) return;
+  if (position(v) != KeyIndex::npos) return;
   core::check_container_size(items.size() + 1, sizeof(Value));
   items.push_back(v);
   charge.set(sizeof(SetObj) + items.capacity() * sizeof(Value));

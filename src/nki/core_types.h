@@ -49,7 +49,7 @@ class VectorIterator : public Iterator {
 
 // A set (insertion-ordered, value equality); only what kernels need: literals, in, len, add.
 struct SetObj : Object {
-  std::vector<Value> items;
+  std::vector<Value> items;  // insertion order; change it through add / remove / erase / replace
   MemoryCharge charge;
   bool frozen = false;  // a frozenset: no method changes it, and it is hashable (a set element, a dict key)
   std::string type_name() const override { return frozen ? "frozenset" : "set"; }
@@ -68,6 +68,12 @@ struct SetObj : Object {
   bool equals(const Object& other) const override;  // same elements, any order
   void add(const Value& v);
   bool remove(const Value& v);  // false when absent
+  void erase(size_t position);
+  void replace(std::vector<Value> elements);  // every element at once (the in-place set operators)
+
+ private:
+  KeyIndex index;  // over `items`: appends are indexed at the next lookup, removals go through erase()
+  size_t position(const Value& v);
 };
 
 // The storage of a variable captured by a nested function.

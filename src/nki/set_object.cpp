@@ -105,8 +105,7 @@ Value combine_method(Interpreter& in, SetObj& self, CallArgs& a, const std::stri
   for (const Value& other : a.args) acc = combine(Op, *acc, *as_set(in, other));
   acc->frozen = self.frozen;
   if (!Update) return Value(acc);
-  self.items = acc->items;
-  self.charge.set(sizeof(SetObj) + self.items.capacity() * sizeof(Value));
+  self.replace(acc->items);
   return Value();
 }
 
@@ -147,10 +146,10 @@ const std::vector<std::pair<std::string_view, SetMethod>>& set_methods() {
            throw NkiError(ErrorKind::Index, "KeyError", "'pop from an empty set'");
          }
          Value v = s.items.front();
-         s.items.erase(s.items.begin());
+         s.erase(0);
          return v;
        }},
-      {"clear", [](Interpreter&, SetObj& s, CallArgs& a, const std::string& n) { expect_count(a, 0, n); s.items.clear(); return Value(); }},
+      {"clear", [](Interpreter&, SetObj& s, CallArgs& a, const std::string& n) { expect_count(a, 0, n); s.replace({}); return Value(); }},
       {"copy", [](Interpreter&, SetObj& s, CallArgs& a, const std::string& n) {
          expect_count(a, 0, n);
          return s.frozen ? Value(s.shared_from_this()) : Value(new_set(s.items));
@@ -162,12 +161,10 @@ const std::vector<std::pair<std::string_view, SetMethod>>& set_methods() {
 }  // namespace
 
 bool SetObj::remove(const Value& v) {
-  for (size_t i = 0; i < items.size(); ++i)
-    if (values_equal(items[i], v)) {
-      items.erase(items.begin() + long(i));
-      return true;
-    }
-  return false;
+  size_t i = position(v);
+  if (i == KeyIndex::npos) return false;
+  erase(i);
+  return true;
 }
 
 bool SetObj::has_attr(std::string_view name) const {
@@ -202,8 +199,7 @@ std::optional<Value> SetObj::inplace_op(Interpreter& in, BinOp op, const Value& 
   SetObj* o = set_operand(value);
   if (!o || !is_set_operator(op)) return std::nullopt;
   if (frozen) return binary_op(in, op, value, false);  // `fs |= x` binds a new frozenset
-  items = combine(op, *this, *o)->items;
-  charge.set(sizeof(SetObj) + items.capacity() * sizeof(Value));
+  replace(combine(op, *this, *o)->items);
   return Value(shared_from_this());
 }
 

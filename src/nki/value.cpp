@@ -325,10 +325,18 @@ std::string DictObj::repr() const {
   return out + "}";
 }
 
+size_t DictObj::position(const Value& key) {
+  return index.find(key, items.size(), [this](size_t p) -> const Value& { return items[p].first; });
+}
+
 Value* DictObj::find(const Value& key) {
-  for (auto& [k, v] : items)
-    if (values_equal(k, key)) return &v;
-  return nullptr;
+  size_t i = position(key);
+  return i == KeyIndex::npos ? nullptr : &items[i].second;
+}
+
+void DictObj::erase(size_t position) {
+  items.erase(items.begin() + long(position));
+  index.invalidate();
 }
 
 std::string SliceObj::repr() const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "nki/diagnostics.h"
+#include "nki/key_index.h"
 #include "nki/small_vec.h"
 
 namespace nki {
@@ -242,11 +243,12 @@ struct ListObj : Object {
 
 struct DictObj : Object {
   static constexpr ObjType kType = ObjType::Dict;
-  // Insertion-ordered; keys compared with value equality (strings, ints, tuples).
+  // Insertion-ordered; keys compared with value equality (strings, ints, tuples). Appending to
+  // `items` needs nothing more (find() indexes new keys); removing one goes through erase().
   std::vector<std::pair<Value, Value>> items;
   MemoryCharge charge;
   ~DictObj() override;
-  void meter() { charge.set(sizeof(DictObj) + items.capacity() * sizeof(items[0])); }
+  void meter() { charge.set(sizeof(DictObj) + items.capacity() * sizeof(items[0]) + index.bytes()); }
   ObjType type() const override { return kType; }
   std::string type_name() const override { return "dict"; }
   std::string repr() const override;
@@ -254,6 +256,11 @@ struct DictObj : Object {
   std::optional<int64_t> length() const override { return int64_t(items.size()); }
   bool equals(const Object& other) const override;  // same keys, equal values (any order)
   Value* find(const Value& key);
+  size_t position(const Value& key);  // of the key equal to `key`, or KeyIndex::npos
+  void erase(size_t position);
+
+ private:
+  KeyIndex index;
 };
 
 struct SliceObj : Object {

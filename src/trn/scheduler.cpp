@@ -73,26 +73,14 @@ ResourceTimeline& Scheduler::engine_timeline(int track) {
   return engines_[track];
 }
 
+double Scheduler::Ready::arrival(const Input& in, int track, double semaphore_ns) {
+  return in.at + (in.writer != track && in.writer != kNoWriter ? semaphore_ns : 0.0);
+}
+
 double Scheduler::Ready::on(int track, double semaphore_ns) const {
   double at = other;
-  // A result from another engine or a DMA queue arrives through a semaphore.
-  for (const Input& in : inputs)
-    at = std::max(at, in.at + (in.writer != track && in.writer != kNoWriter ? semaphore_ns : 0.0));
+  for (const Input& in : inputs) at = std::max(at, arrival(in, track, semaphore_ns));
   return at;
-}
-
-bool Scheduler::Ready::waits_on_other_engine(int track, double semaphore_ns) const {
-  double engine = -1;
-  for (const Input& in : inputs)
-    if (in.writer >= 0 && in.writer != track) engine = std::max(engine, in.at + semaphore_ns);
-  return engine >= 0 && engine >= on(track, semaphore_ns);
-}
-
-bool Scheduler::Ready::waits_on(int writer, double semaphore_ns) const {
-  double last = -1;
-  for (const Input& in : inputs)
-    if (in.writer == writer) last = std::max(last, in.at + semaphore_ns);
-  return last >= 0 && last >= on(kNoWriter, semaphore_ns);
 }
 
 double Scheduler::memory_transfer(const MemoryTransfer& t) {
@@ -249,7 +237,7 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
   // it. Instructions waiting on DMA do not hold it (the compiler orders matmuls by when their
   // loads arrive). Evidence: transpose_example v0 (trn2) loses ~194 us to its
   // transpose -> copy -> matmul chain on the device (docs/simulator.md).
-  if (track == kPe && ready.waits_on_other_engine(track, arch_.semaphore_ns))
+  if (track == kPe && ready.waits_on(track, arch_.semaphore_ns, [](int writer) { return writer != kPe; }))
     pe_engine_wait_floor_ = std::max(pe_engine_wait_floor_, start);
   // Likewise a ScalarE or VectorE instruction whose last input to arrive is a TensorE result (a
   // PSUM copy, an activation reading PSUM) holds its own queue: the instructions after it on that
@@ -259,7 +247,8 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
   // it idles ~8 us per row tile while the next tile is normalized; without the rule ScalarE runs
   // the next tiles' normalization ahead and the PE never idles (0.82x). Waits between ScalarE and
   // VectorE do not hold (adamw, docs/simulator.md).
-  if (arch_.hold_queue_on_pe_result && (track == kAct || track == kDve) && ready.waits_on(kPe, arch_.semaphore_ns))
+  if (arch_.hold_queue_on_pe_result && (track == kAct || track == kDve) &&
+      ready.waits_on(track, arch_.semaphore_ns, [](int writer) { return writer == kPe; }))
     pe_result_wait_floor_[size_t(track)] = std::max(pe_result_wait_floor_[size_t(track)], start);
   if (track == kAct && op.activation_func != 0) act_table_used_until_ = std::max(act_table_used_until_, start + busy);
   assigned_ns_[size_t(track)] += busy + fixed;

@@ -83,12 +83,21 @@ class Scheduler {
       int writer;
     };
     std::vector<Input> inputs;
+    // When an input reaches an instruction on `track`: a result of another engine or of a DMA
+    // queue arrives through a semaphore, one of the same engine in queue order (no semaphore).
+    static double arrival(const Input& in, int track, double semaphore_ns);
     double on(int track, double semaphore_ns) const;  // for an instruction on `track`
-    // Whether the input arriving last comes from another compute engine (a semaphore wait on
-    // an engine rather than on a DMA queue or space).
-    bool waits_on_other_engine(int track, double semaphore_ns) const;
-    // Whether the input arriving last was written by `writer` (an engine track).
-    bool waits_on(int writer, double semaphore_ns) const;
+    // Whether an instruction on `track` waits last on a compute engine matching `from` (called
+    // with each input's writer track): an input of such an engine arrives no earlier than
+    // everything else it waits for (inputs, space, WAR, WAW). Same-engine inputs arrive without
+    // a semaphore, as `on` has them.
+    template <class From>
+    bool waits_on(int track, double semaphore_ns, From from) const {
+      const double at = on(track, semaphore_ns);
+      for (const Input& in : inputs)
+        if (in.writer >= 0 && from(in.writer) && arrival(in, track, semaphore_ns) >= at) return true;
+      return false;
+    }
   };
   struct Queue {
     ResourceTimeline setups;  // the queue sets up one transfer at a time

@@ -513,6 +513,15 @@ AValue Lifter::call(const CallExpr& c) {
     if (self.k == K::Tile && f.s == "astype" && pos.size() == 1)
       return apply("nl.copy", {{"src", self}, {"dtype", pos[0]}}, {{"src", nullptr}, {"dtype", pos_exprs[0]}}, c, nullptr);
     if (self.k == K::Tile && f.s == "ap") return access_pattern(self, pos, kw, c);
+    if (self.k == K::Tile && (f.s == "permute" || f.s == "expand_dim" || f.s == "expand_dims" || f.s == "squeeze_dim" ||
+                              f.s == "broadcast" || f.s == "select" || f.s == "reshape_dim" || f.s == "flatten_dims"))
+      return view_method(self, f.s, pos, kw, c);
+    if (self.k == K::Tile && f.s == "reshape" && pos.size() >= 1 && !whole_access(self.access)) {
+      // A part of a tensor reshaped (a view of the same elements): all its dims flattened, then split.
+      AValue flat = view_method(self, "flatten_dims", {}, {}, c);
+      std::vector<AValue> shape = pos.size() == 1 && (pos[0].k == K::Tuple || pos[0].k == K::List) ? pos[0].items : pos;
+      return view_method(flat, "reshape_dim", {AValue::of_int(0), AValue::of_tuple(shape)}, {}, c);
+    }
     if (self.k == K::Tile && f.s == "reshape" && pos.size() >= 1) {
       const Tensor& base = k.tensor(self.access.tensor);
       Tensor t;

@@ -106,6 +106,9 @@ class Lifter {
                const nki::CallExpr* origin);
   AValue access_pattern(const AValue& self, const std::vector<AValue>& pos,
                         const std::vector<std::pair<std::string, AValue>>& kw, const nki::CallExpr& c);
+  // A newer-API view method (permute, select, reshape_dim, ...) of a tile (lift_views.cpp).
+  AValue view_method(const AValue& self, const std::string& name, const std::vector<AValue>& pos,
+                     const std::vector<std::pair<std::string, AValue>>& kw, const nki::CallExpr& c);
   // The op the statement's root call produced (for retargeting `t[i] = call(...)`).
   std::vector<Op>* current_ops = nullptr;
 

@@ -5,6 +5,7 @@
 #include "nki/lib/array_value.h"
 #include "nki/lib/kernel_context.h"
 #include "nki/lib/language_ops.h"
+#include "nki/lib/tensor_views.h"
 
 namespace nki::lib {
 
@@ -93,8 +94,8 @@ Value reshape_tensor(NkiTensorObj& self, const Value& arg) {
   if (tensor::num_elements(shape) != total)
     throw NkiError(ErrorKind::Value, fmt::format("cannot reshape a tensor of shape {} into shape {}",
                                                  tensor::shape_str(self.shape()), tensor::shape_str(shape)));
-  if (!self.is_whole())
-    throw NkiError(ErrorKind::Unsupported, "reshape is supported on whole tensors, not on views");
+  // A view (newer API): the same storage through a regrouped map (numpy's no-copy reshape rule).
+  if (!self.is_whole()) return make_view(self, reshape_view(self.view, shape));
   // On chip (newer API views): the partition dim stays; the free dims of each partition are
   // regrouped, which keeps every element in its partition.
   if (self.on_chip() && (self.storage->partition_axis != 0 || shape.size() < 2 || shape[0] != self.shape()[0]))
@@ -154,6 +155,53 @@ AffineView access_pattern_view(const NkiTensorObj& t, const Value& pattern, int6
   return v;
 }
 
+// Newer-API view methods (tensor_views.h): each returns a view sharing the storage.
+Value view_method(Interpreter&, const std::shared_ptr<NkiTensorObj>& self, std::string_view name, BoundArgs& a) {
+  const AffineView& v = self->view;
+  auto dims_of = [&](const char* what) {
+    if (a.rest.empty()) return to_int_list(a[what], what);
+    std::vector<int64_t> dims{to_int(a[what], what)};
+    for (auto& r : a.rest) dims.push_back(to_int(r, what));
+    return dims;
+  };
+  AffineView out;
+  if (name == "permute") out = permute_view(v, dims_of("dims"));
+  else if (name == "expand_dim") out = expand_dim_view(v, to_int(a["dim"], "dim"));
+  else if (name == "expand_dims") out = expand_dim_view(v, to_int(a["axis"], "axis"));
+  else if (name == "squeeze_dim") out = squeeze_dim_view(v, to_int(a["dim"], "dim"));
+  else if (name == "broadcast") out = broadcast_dim_view(v, to_int(a["dim"], "dim"), to_int(a["size"], "size"));
+  else if (name == "reshape_dim") out = reshape_dim_view(v, to_int(a["dim"], "dim"), dims_of("shape"));
+  else if (name == "flatten_dims") out = flatten_dims_view(v, to_int(a["start"], "start"), to_int(a["end"], "end"));
+  else if (name == "select") {
+    int64_t dim = to_int(a["dim"], "dim"), d = dim < 0 ? dim + v.ndim() : dim;
+    out = select_view(v, dim, to_int(a["index"], "index"));
+    // As an integer index: on chip the partition dim leaves a size-1 dim behind, and a view keeps
+    // at least two dims (nki-language.md 12.1, indexing).
+    if (self->on_chip() && (d == 0 || out.ndim() < 2)) out = expand_dim_view(out, std::min<int64_t>(d, out.ndim()));
+  }
+  return make_view(*self, std::move(out));
+}
+
+Value pattern_value(const NkiTensorObj& t) {
+  std::vector<Value> pairs;
+  for (auto [step, count] : view_pattern(t.view, t.storage->strides))
+    pairs.push_back(make_list({Value::from_int(step), Value::from_int(count)}));
+  return make_list(std::move(pairs));
+}
+
+// Row-major contiguous: the non-unit internal axes step 1 at the last, and each outer one by the
+// inner one's extent times its step.
+bool is_contiguous(const NkiTensorObj& t) {
+  int64_t expect = 1;
+  auto pattern = view_pattern(t.view, t.storage->strides);
+  for (size_t k = pattern.size(); k-- > 0;) {
+    if (pattern[k].second == 1) continue;
+    if (pattern[k].first != expect) return false;
+    expect *= pattern[k].second;
+  }
+  return true;
+}
+
 }  // namespace
 
 Value NkiTensorObj::get_attr(Interpreter& in, std::string_view name) {
@@ -196,6 +244,53 @@ Value NkiTensorObj::get_attr(Interpreter& in, std::string_view name) {
                           return make_view(*self, access_pattern_view(*self, a["pattern"], to_int(a["offset"], "offset")));
                         });
   }
+  if (name == "strides" || name == "offset") {
+    const tensor::Strides& st = storage->strides;
+    if (name == "offset") return Value::from_int(view.flat_offset(st, Box::full(shape())));
+    if (view.split())
+      throw NkiError(ErrorKind::Unsupported, "tensor.strides: an axis of this view merges strided digits (see get_pattern())");
+    std::vector<Value> out;
+    for (int k = 0; k < view.ndim(); ++k) out.push_back(Value::from_int(view.flat_stride(st, k)));
+    return make_tuple(std::move(out));
+  }
+  {
+    // Newer-API view methods: (name, parameters), the varargs ones also take the sizes unpacked.
+    static const std::vector<std::pair<std::string_view, Signature>> views = [] {
+      auto req = [](const char* n) { return Param{n, std::nullopt}; };
+      return std::vector<std::pair<std::string_view, Signature>>{
+          {"permute", Signature{"tensor.permute", {req("dims")}, true, false}},
+          {"expand_dim", Signature{"tensor.expand_dim", {req("dim")}}},
+          {"expand_dims", Signature{"tensor.expand_dims", {req("axis")}}},
+          {"squeeze_dim", Signature{"tensor.squeeze_dim", {req("dim")}}},
+          {"broadcast", Signature{"tensor.broadcast", {req("dim"), req("size")}}},
+          {"select", Signature{"tensor.select", {req("dim"), req("index")}}},
+          {"reshape_dim", Signature{"tensor.reshape_dim", {req("dim"), req("shape")}, true, false}},
+          {"flatten_dims", Signature{"tensor.flatten_dims", {Param{"start", Value::from_int(0)}, Param{"end", Value::from_int(-1)}}}},
+      };
+    }();
+    for (const auto& [method, sig] : views)
+      if (name == method)
+        return make_builtin(sig, [self, method = method](Interpreter& in2, BoundArgs& a) { return view_method(in2, self, method, a); });
+  }
+  if (name == "get_pattern")
+    return make_builtin(Signature{"tensor.get_pattern", {}}, [self](Interpreter&, BoundArgs&) { return pattern_value(*self); });
+  if (name == "is_contiguous")
+    return make_builtin(Signature{"tensor.is_contiguous", {}},
+                        [self](Interpreter&, BoundArgs&) { return Value::from_bool(is_contiguous(*self)); });
+  if (name == "is_indirect")
+    return make_builtin(Signature{"tensor.is_indirect", {}}, [](Interpreter&, BoundArgs&) { return Value::from_bool(false); });
+  if (name == "assert_shape")
+    return make_builtin(Signature{"tensor.assert_shape", {{"shape", std::nullopt}}}, [self](Interpreter&, BoundArgs& a) {
+      std::vector<int64_t> want = to_int_list(a["shape"], "assert_shape shape");
+      if (tensor::Shape(want.begin(), want.end()) != self->shape())
+        throw NkiError(ErrorKind::Rule, fmt::format("err_annotation_shape_mismatch: tensor of shape {} where {} was asserted",
+                                                    tensor::shape_str(self->shape()), tensor::shape_str(want)));
+      return Value(self);
+    });
+  if (name == "rearrange" || name == "vector_select")
+    throw NkiError(ErrorKind::Unsupported,
+                   fmt::format("tensor.{}: its parameters are not documented (NKI 0.6 lists the method only); write the "
+                               "view with permute, reshape_dim, flatten_dims or select", name));
   if (name == "astype") {
     return make_builtin(Signature{"tensor.astype", {{"dtype", std::nullopt}}},
                         [self](Interpreter& in2, BoundArgs& a) { return copy_tile(in2, Value(self), a["dtype"], "tensor.astype"); });
@@ -205,7 +300,10 @@ Value NkiTensorObj::get_attr(Interpreter& in, std::string_view name) {
 
 bool NkiTensorObj::has_attr(std::string_view name) const {
   static const char* names[] = {"shape", "dtype", "ndim", "itemsize", "size", "buffer", "name",
-                                "reshape", "broadcast_to", "astype", "ap"};
+                                "reshape", "broadcast_to", "astype", "ap", "strides", "offset",
+                                "permute", "expand_dim", "expand_dims", "squeeze_dim", "broadcast", "select",
+                                "reshape_dim", "flatten_dims", "get_pattern", "is_contiguous", "is_indirect",
+                                "assert_shape"};
   for (auto* n : names)
     if (name == n) return true;
   return false;

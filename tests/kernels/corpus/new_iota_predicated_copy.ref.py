@@ -1,6 +1,6 @@
 import numpy as np
 
-R, C = 256, 256
+R, C = 256, 512
 
 
 def get_inputs():

@@ -110,6 +110,12 @@ std::map<std::string, ApiSpec> build() {
        false, 0, "int32"});
   add({"nisa.local_gather", C::Other, E::GpSimd, {"src_buffer", "index", "num_elem_per_idx", "num_valid_indices", "mask",
        "dtype"}, S::Gather, {"src_buffer", "index"}});
+  // Per partition, the elements of data's free dims at the positions an integer tile names (its shape).
+  add({"nl.gather_flattened", C::Other, E::GpSimd, {"data", "indices", "mask", "dtype"}, S::Same, {"indices"}, false, 0,
+       "", {}});
+  // Destination-first only: dst keeps its elements where the predicate is not set.
+  add({"nisa.tensor_copy_predicated", C::Other, E::Vector, {"dst", "src", "predicate", "reverse_pred", "mask", "dtype"},
+       S::None, {}});
   add({"nl.abs_max", C::Elementwise, E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
   add({"nl.abs_min", C::Elementwise, E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
   add({"nl.where", C::Elementwise, E::Vector, {"condition", "x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});

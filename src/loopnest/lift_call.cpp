@@ -503,6 +503,8 @@ AValue Lifter::call(const CallExpr& c) {
   }
   auto ints = [&](size_t i) { return int_of(pos[i], *pos_exprs[i]); };
 
+  if (f.k == K::Class) return construct(f, std::move(pos), std::move(kw), c);
+  if (f.k == K::Method && f.self->k == K::Instance) return call_method(*f.self, f.s, std::move(pos), std::move(kw), c);
   if (f.k == K::Method) {
     AValue self = *f.self;
     if (self.k == K::Dict) return dict_method(self, f.s, pos, c);
@@ -581,7 +583,26 @@ AValue Lifter::call(const CallExpr& c) {
     }
     return AValue::of_kind(K::None);
   }
-  if (p.rfind("user.", 0) == 0) return inline_call(*helpers.at(p.substr(5)), std::move(pos), std::move(kw), c, f.items);
+  if (p.rfind("user.", 0) == 0) {
+    // An array the host allocates with numpy and passes to a kernel that fills it (a baremetal-style
+    // output argument, `out = np.zeros(x.shape, x.dtype); kernel[grid](x, out); return out`): an HBM
+    // tensor under the host's name from the call on.
+    for (size_t i = 0; i < pos.size(); ++i) {
+      if (pos[i].k != K::HostArray || pos_exprs[i]->kind != ExprKind::Name) continue;
+      const std::string& name = static_cast<const NameExpr&>(*pos_exprs[i]).id;
+      Tensor t;
+      t.name = name;
+      t.role = TensorRole::Output;
+      t.memory = Memory::Hbm;
+      t.partition_dim = -1;
+      t.dtype = pos[i].type;
+      for (const auto& d : pos[i].items) t.shape.push_back(d.i);
+      t.scope_loop = loop_stack.empty() ? -1 : loop_stack.back();
+      pos[i] = AValue::of_tile(whole(new_tensor(std::move(t))));
+      env[name] = pos[i];
+    }
+    return inline_call(*helpers.at(p.substr(5)), std::move(pos), std::move(kw), c, f.items, f.attrs.get());
+  }
   // SPMD: the program ids of the launch grid are the loops inline_call put around the body; a
   // kernel launched without a grid is one program.
   if (p == "nki.language.program_ndim" && pos.empty()) return AValue::of_int(static_cast<int64_t>(program_loops.size()));
@@ -658,9 +679,18 @@ AValue Lifter::call(const CallExpr& c) {
     h.items = {AValue::of_int(ints(0)), AValue::of_int(ints(0))};
     return h;
   }
-  if ((p == "numpy.zeros" || p == "numpy.ones") && !pos.empty()) {
+  if ((p == "numpy.zeros" || p == "numpy.ones" || p == "numpy.empty") && !pos.empty()) {
     AValue h = AValue::of_kind(K::HostArray);
     for (auto& s : shape_of(pos[0], *pos_exprs[0])) h.items.push_back(AValue::of_int(s));
+    const AValue* dt = pos.size() >= 2 ? &pos[1] : kwarg("dtype");
+    h.type = dt && dt->k == K::DType ? dt->s : "float64";
+    return h;
+  }
+  if ((p == "numpy.zeros_like" || p == "numpy.empty_like" || p == "numpy.ones_like") && pos.size() == 1 &&
+      pos[0].k == K::Tile) {
+    AValue h = AValue::of_kind(K::HostArray);
+    for (auto& s : pos[0].access.tile_shape()) h.items.push_back(AValue::of_int(s));
+    h.type = kwarg("dtype") && kwarg("dtype")->k == K::DType ? kwarg("dtype")->s : k.tensor(pos[0].access.tensor).dtype;
     return h;
   }
   if (p == "builtins.min" || p == "builtins.max") {
@@ -713,6 +743,14 @@ AValue Lifter::call(const CallExpr& c) {
       v.type = "float";
       return v;
     }
+  }
+  if (p == "builtins.slice" && !pos.empty() && pos.size() <= 3 && kw.empty()) {  // slice(stop), slice(start, stop[, step])
+    AValue s;
+    s.k = K::Slice;
+    AValue none = AValue::of_kind(K::None);
+    s.items = pos.size() == 1 ? std::vector<AValue>{none, pos[0], none}
+                              : std::vector<AValue>{pos[0], pos[1], pos.size() == 3 ? pos[2] : none};
+    return s;
   }
   if (p == "builtins.abs" && pos.size() == 1) {
     double x = number_of(pos[0]);

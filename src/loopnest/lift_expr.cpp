@@ -103,7 +103,7 @@ AValue enum_as_int(AValue v) {
 AValue builtin(const std::string& id) {
   static const std::set<std::string> funcs = {"range", "min", "max", "len", "int", "float", "tuple", "list", "abs",
                                               "isinstance", "print", "bool", "round", "divmod", "zip",
-                                              "enumerate", "sorted", "reversed"};
+                                              "enumerate", "sorted", "reversed", "slice"};
   if (funcs.count(id)) return AValue::of_kind(K::Func, "builtins." + id);
   return AValue::of_kind(K::Unknown);
 }
@@ -466,6 +466,8 @@ AValue Lifter::eval(const Expr& e) {
         return m;
       }
       if (base.k == K::Func && base.s == "numpy.dtype") return AValue::of_kind(K::Func, "numpy.dtype." + a.attr);
+      if (base.k == K::Instance) return instance_attr(base, a.attr, e);
+      if (base.k == K::Class) return class_attr(base.s, a.attr, e);
       fail(e.span, fmt::format("the attribute '{}'", print_expr(e)));
     }
     case ExprKind::Call: return call(static_cast<const CallExpr&>(e));
@@ -704,7 +706,9 @@ AValue Lifter::eval(const Expr& e) {
       if (l.k == K::Tile || r.k == K::Tile) {
         static const std::map<BinOp, const char*> ops = {{BinOp::Add, "nl.add"}, {BinOp::Sub, "nl.subtract"},
                                                          {BinOp::Mul, "nl.multiply"}, {BinOp::Div, "nl.divide"},
-                                                         {BinOp::Pow, "nl.power"}};
+                                                         {BinOp::Pow, "nl.power"}, {BinOp::BitAnd, "nl.bitwise_and"},
+                                                         {BinOp::BitOr, "nl.bitwise_or"}, {BinOp::BitXor, "nl.bitwise_xor"},
+                                                         {BinOp::LShift, "nl.left_shift"}, {BinOp::RShift, "nl.right_shift"}};
         if (auto it = ops.find(b.op); it != ops.end()) {
           return apply(it->second, {{"x", l}, {"y", r}}, {{"x", b.left.get()}, {"y", b.right.get()}}, e, nullptr);
         }
@@ -881,6 +885,14 @@ AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const 
       return std::nullopt;
     };
     if (auto s = same(l, r)) return AValue::of_bool(op == CmpKind::Eq ? *s : !*s);
+  }
+  // A comparison with a tile is the element-wise nl function (`d <= 8.0` is nl.less_equal(d, 8.0)).
+  bool lt = l.k == K::Tile || l.k == K::Int || l.k == K::Float, rt = r.k == K::Tile || r.k == K::Int || r.k == K::Float;
+  if (it != cmps.end() && (l.k == K::Tile || r.k == K::Tile) && lt && rt) {
+    static const std::map<Cmp, const char*> fns = {{Cmp::Lt, "nl.less"},    {Cmp::Le, "nl.less_equal"},
+                                                   {Cmp::Gt, "nl.greater"}, {Cmp::Ge, "nl.greater_equal"},
+                                                   {Cmp::Eq, "nl.equal"},   {Cmp::Ne, "nl.not_equal"}};
+    return apply(fns.at(it->second), {{"x", l}, {"y", r}}, {{"x", &le}, {"y", &re}}, e, nullptr);
   }
   if (op == CmpKind::In || op == CmpKind::NotIn) {  // `"rows" in cfg`, `c in (0, 3)`
     auto items = host_items(r);

@@ -149,7 +149,9 @@ AValue Lifter::lambda(const LambdaExpr& l) {
   std::string name = fmt::format("<lambda>@{}:{}", l.span.line, l.span.col);
   helpers[name] = l.code.get();
   closures.insert(name);
-  return AValue::of_kind(K::Func, "user." + name);
+  AValue f = AValue::of_kind(K::Func, "user." + name);
+  if (inline_depth > 0) f.attrs = std::make_shared<std::map<std::string, AValue>>(env);  // inside a helper: its names
+  return f;
 }
 
 std::optional<AValue> Lifter::functools_call(const std::string& fn, const std::vector<AValue>& pos,

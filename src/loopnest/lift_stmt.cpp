@@ -94,6 +94,10 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
       }
       continue;
     }
+    if (s->kind == StmtKind::ClassDef) {
+      declare_class(static_cast<const ClassDefStmt&>(*s));
+      continue;
+    }
     if (s->kind == StmtKind::Import || s->kind == StmtKind::ImportFrom) {
       import(static_cast<const ImportStmt&>(*s));
     } else if (s->kind == StmtKind::Assign) {
@@ -122,7 +126,14 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
       k.params.push_back(param);
       continue;
     }
-    if (p.kind == ParamKind::VarArgs) fail(p.span, "a *args kernel parameter given arguments");
+    if (p.kind == ParamKind::VarArgs) {
+      // The arguments left are the tuple's items, each named as its subscript (`inputs[1]`), which
+      // is how the text reaches it.
+      std::vector<AValue> items;
+      for (size_t j = i; j < args.size(); ++j) items.push_back(bind_argument(args[j], fmt::format("{}[{}]", p.name, j - i)));
+      env[p.name] = AValue::of_tuple(std::move(items));
+      continue;
+    }
     if (p.kind == ParamKind::VarKwargs) fail(p.span, "a **kwargs kernel parameter");
     if (p.kind == ParamKind::KeywordOnly && !p.default_value)
       fail(p.span, fmt::format("the keyword-only kernel parameter '{}' without a default (the kernel is called "
@@ -137,29 +148,32 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
       }
       fail(p.span, fmt::format("the kernel argument '{}' (its shape is not known: give the task's reference)", p.name));
     }
-    const ArgSpec& a = args[i];
-    if (a.is_tuple) {
-      env[p.name] = scalar_value(a);
-      k.params.push_back(param);
-      continue;
-    }
-    if (!a.is_array) {
-      param.scalar = a.scalar;
-      env[p.name] = scalar_value(a);
-      k.params.push_back(param);
-      continue;
-    }
-    Tensor t;
-    t.name = p.name;
-    t.role = TensorRole::Argument;
-    t.memory = Memory::Hbm;
-    t.partition_dim = -1;
-    t.dtype = a.dtype;
-    for (int64_t d : a.shape) t.shape.push_back(IExpr(d));
-    param.tensor = new_tensor(std::move(t));
-    env[p.name] = AValue::of_tile(whole(param.tensor));
-    k.params.push_back(param);
+    env[p.name] = bind_argument(args[i], p.name);
   }
+}
+
+AValue Lifter::bind_argument(const ArgSpec& a, const std::string& name) {
+  Param param;
+  param.name = name;
+  if (a.is_tuple) {
+    k.params.push_back(param);
+    return scalar_value(a);
+  }
+  if (!a.is_array) {
+    param.scalar = a.scalar;
+    k.params.push_back(param);
+    return scalar_value(a);
+  }
+  Tensor t;
+  t.name = name;
+  t.role = TensorRole::Argument;
+  t.memory = Memory::Hbm;
+  t.partition_dim = -1;
+  t.dtype = a.dtype;
+  for (int64_t d : a.shape) t.shape.push_back(IExpr(d));
+  param.tensor = new_tensor(std::move(t));
+  k.params.push_back(param);
+  return AValue::of_tile(whole(param.tensor));
 }
 
 int Lifter::new_tensor(Tensor t) {
@@ -201,13 +215,13 @@ Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
 
 AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
                            std::vector<std::pair<std::string, AValue>> kw, const CallExpr& c,
-                           const std::vector<AValue>& grid) {
+                           const std::vector<AValue>& grid, const std::map<std::string, AValue>* captured) {
   if (inline_depth > 8) fail(c.span, "helper calls nested this deep (recursion?)");
   auto saved_env = env;
   auto* saved_ops = current_ops;
   // A closure (or a lambda) sees the enclosing kernel's names; a module-level helper only its parameters.
   bool closure = closures.count(code.name) || code.lambda_body;
-  std::map<std::string, AValue> local = closure ? env : std::map<std::string, AValue>{};
+  std::map<std::string, AValue> local = captured ? *captured : closure ? env : std::map<std::string, AValue>{};
   // Python's binding: positional parameters in order, *args the positional arguments left,
   // keyword-only parameters by name or default, **kwargs the keywords no parameter names.
   size_t next_pos = 0;
@@ -426,6 +440,8 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       helpers[def.code->name] = def.code.get();
       closures.insert(def.code->name);
       env[def.code->name] = AValue::of_kind(K::Func, "user." + def.code->name);
+      // Defined inside a helper (a factory returning it): it keeps the helper's names.
+      if (inline_depth > 0) env[def.code->name].attrs = std::make_shared<std::map<std::string, AValue>>(env);
       Node n = new_node(NodeKind::Meta, s);
       n.meta = MetaKind::Binding;
       n.binds = {def.code->name};
@@ -454,6 +470,14 @@ void Lifter::bind_target(const Expr& target, const AValue& v) {
       fail(target.span, fmt::format("the unpacking '{}'", print_expr(target)));
     for (size_t i = 0; i < t.elts.size(); ++i) bind_target(*t.elts[i], v.items[i]);
     return;
+  }
+  if (target.kind == ExprKind::Attribute) {  // `self.width = width`
+    auto& a = static_cast<const AttributeExpr&>(target);
+    AValue obj = eval(*a.value);
+    if (obj.k == K::Instance) {
+      set_instance_attr(obj, a.attr, v, target);
+      return;
+    }
   }
   fail(target.span, fmt::format("the assignment target '{}'", print_expr(target)));
 }

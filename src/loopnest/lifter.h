@@ -31,7 +31,7 @@ struct Grid {
 struct AValue {
   enum class K : uint8_t {
     Unknown, None, Bool, Int, Float, Str, Ellipsis, Module, Func, Method, Symbol, DType, Tile, Grid, Tuple, List,
-    Slice, ParDim, Range, Pred, Cond, HostArray, Dict, Partial,
+    Slice, ParDim, Range, Pred, Cond, HostArray, Dict, Partial, Class, Instance,
   };
   K k = K::Unknown;
   IExpr i;            // Int, ParDim
@@ -50,6 +50,11 @@ struct AValue {
   IExpr cl, cr;                  // Cond: cl cmp cr (a comparison of loop-dependent integers)
   Cmp cmp = Cmp::Lt;
   LoopKind range_kind = LoopKind::Range;
+  // Instance (s: its class): its attributes, shared by every copy of the value (Python objects are
+  // references: what a method sets through `self` the caller sees). Func of a function defined
+  // inside a helper: the helper's names it closes over (null: a module-level function, or a
+  // closure of the kernel, which sees the kernel's names at the call).
+  std::shared_ptr<std::map<std::string, AValue>> attrs;
 
   static AValue of_int(IExpr v) { AValue a; a.k = K::Int; a.i = std::move(v); return a; }
   static AValue of_float(double v, std::string type = "") { AValue a; a.k = K::Float; a.f = v; a.type = std::move(type); return a; }
@@ -140,12 +145,33 @@ class Lifter {
   // launch lifts as parallel loops over the program ids around the helper's body.
   AValue inline_call(const nki::FunctionCode& code, std::vector<AValue> pos,
                      std::vector<std::pair<std::string, AValue>> kw, const nki::CallExpr& c,
-                     const std::vector<AValue>& grid = {});
+                     const std::vector<AValue>& grid = {}, const std::map<std::string, AValue>* captured = nullptr);
   bool depends_on_loops(const AValue& v) const;  // an Int or Grid using a loop variable (not a program id)
   std::vector<int> program_loops;  // the loop of each program id of the enclosing launch grid
   std::vector<IExpr> program_sizes;
 
+  // ---- classes of the module (lift_class.cpp): instances with attributes, __init__ and methods
+  // inlined, properties and setters, @dataclass fields, class attributes (IntEnum members) ----
+  struct ClassInfo {
+    const nki::ClassDefStmt* def = nullptr;
+    bool dataclass = false;
+    std::vector<std::pair<std::string, const nki::Expr*>> fields;  // @dataclass: name, default (or null)
+    std::map<std::string, const nki::Expr*> attrs;                // class attributes
+    std::set<std::string> properties;
+  };
+  std::map<std::string, ClassInfo> classes;
+  void declare_class(const nki::ClassDefStmt& def);
+  AValue construct(const AValue& cls, std::vector<AValue> pos, std::vector<std::pair<std::string, AValue>> kw,
+                   const nki::CallExpr& c);
+  AValue class_attr(const std::string& cls, const std::string& name, const nki::Expr& at);
+  AValue instance_attr(const AValue& obj, const std::string& name, const nki::Expr& at);
+  void set_instance_attr(const AValue& obj, const std::string& name, const AValue& v, const nki::Expr& at);
+  AValue call_method(const AValue& obj, const std::string& name, std::vector<AValue> pos,
+                     std::vector<std::pair<std::string, AValue>> kw, const nki::CallExpr& c);
+
   int new_tensor(Tensor t);
+  // A kernel argument bound to a parameter (or to an item of a *args tuple) named `name`.
+  AValue bind_argument(const ArgSpec& a, const std::string& name);
   Node new_node(NodeKind kind, const nki::Stmt& origin);
   Ranges ranges() const { return k.ranges(); }
 

@@ -196,7 +196,6 @@ std::string line_diff(const std::string& before, const std::string& after, size_
 std::optional<ExperienceItem> summarize_pair(const RewritePair& pair) {
   auto plan = parse_plan(pair.plan.text);
   if (!plan) return std::nullopt;
-  const Transform* t = find_transform(plan->site.transform);
   ExperienceItem item;
   item.task = pair.task;
   item.round = pair.round;
@@ -215,7 +214,7 @@ std::optional<ExperienceItem> summarize_pair(const RewritePair& pair) {
       plan->site.transform, params.empty() ? "-" : params, to_string(plan->symptoms), site_anchor(plan->site),
       pair.positive ? pair.slow_latency_ms : pair.fast_latency_ms,
       pair.positive ? "speedup" : "slowdown", pair.speedup(), plan->site.summary,
-      t ? t->description() : loopnest_description(plan->site.transform),
+      site_description(plan->site),
       pair.speedup() < kHelped ? "Little effect on kernels with these symptoms."
       : pair.positive          ? "Worth trying on kernels with these symptoms."
                                : "Avoid it on kernels with these symptoms.");

@@ -23,6 +23,12 @@ std::string loopnest_description(const std::string& name) {
   return t ? t->description() : name;
 }
 
+std::string site_description(const Site& site) {
+  if (site.params.count("anchor") && is_loopnest_transform(site.transform)) return loopnest_description(site.transform);
+  const Transform* t = find_transform(site.transform);
+  return t ? t->description() : loopnest_description(site.transform);
+}
+
 std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args) {
   loopnest::Kernel k;
   try {

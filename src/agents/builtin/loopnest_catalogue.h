@@ -20,6 +20,9 @@ const std::set<std::string>& retired_by_form();
 
 bool is_loopnest_transform(const std::string& name);
 std::string loopnest_description(const std::string& name);
+// What the site's transformation does: the form's description for a form site (it carries an
+// anchor), the AST rewrite's otherwise; free_size and reorder_reuse exist under one name in both.
+std::string site_description(const Site& site);
 
 // The form's sites, or nullopt when the kernel does not lift (then the AST rewrites apply alone).
 std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args);

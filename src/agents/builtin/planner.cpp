@@ -87,8 +87,7 @@ const std::map<std::string, Affinity>& affinities() {
 }
 
 std::string rationale(const Site& site, const Symptoms& symptoms, const trn::Profile* profile) {
-  const Transform* t = find_transform(site.transform);
-  std::string why = t ? t->description() : loopnest_description(site.transform);
+  std::string why = site_description(site);
   if (!profile) return why + ".";
   return fmt::format(
       "{}. Profile: latency {:.4f} ms; busy PE {:.0f}%, ACT {:.0f}%, DVE {:.0f}%, POOL {:.0f}%, DMA {:.0f}%; "

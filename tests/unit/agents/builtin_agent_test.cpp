@@ -6,6 +6,7 @@
 
 #include "agents/builtin/builtin_agents.h"
 #include "agents/builtin/experience.h"
+#include "agents/builtin/loopnest_catalogue.h"
 #include "agents/builtin/plan_text.h"
 #include "agents/builtin/planner.h"
 #include "agents/builtin/symptoms.h"
@@ -171,6 +172,24 @@ TEST(BuiltinSummarizer, ItemsRecordTransformSymptomsSpeedupAndChange) {
   auto negative = summarize_pair(pair_for(plan, false, 3.0, 1.5));
   EXPECT_DOUBLE_EQ(read_experience(*negative)->speedup, 0.5);
   EXPECT_FALSE(summarize_pair(pair_for(Plan{"llm plan", "use bigger tiles"}, true, 2, 1)));
+}
+
+// free_size is both an AST rewrite (a size variable) and a form transformation (a column block): a
+// form site (it carries an anchor) is described, in the plan's Why line and in the memory item, by
+// the form's transformation that the executor will run, not by the source-level rewrite.
+TEST(BuiltinSummarizer, AFormSiteIsDescribedByTheFormsTransformationWhenNamesClash) {
+  const std::string name = "free_size";
+  const Transform* ast = find_transform(name);
+  ASSERT_TRUE(ast && is_loopnest_transform(name));
+  ASSERT_NE(ast->description(), loopnest_description(name));
+  Site form{name, {{"anchor", "12x40/load#0"}, {"line", "20"}, {"from", "1024"}, {"value", "512"}}, "smaller blocks"};
+  Site source{name, {{"line", "9"}, {"var", "block"}, {"from", "1024"}, {"value", "512"}}, "smaller blocks"};
+  EXPECT_EQ(site_description(form), loopnest_description(name));
+  EXPECT_EQ(site_description(source), ast->description());
+  auto item = summarize_pair(pair_for(make_plan(form, {"dma_bound"}, site_description(form)), true, 2.0, 1.0));
+  ASSERT_TRUE(item);
+  EXPECT_NE(item->lesson.find(loopnest_description(name)), std::string::npos) << item->lesson;
+  EXPECT_EQ(item->lesson.find(ast->description()), std::string::npos) << item->lesson;
 }
 
 TEST(BuiltinMemory, ExperienceOnSimilarSymptomsSteersTheWeights) {

@@ -104,8 +104,17 @@ class FuseNests : public Transform {
       for (size_t i = 0; i + 1 < block->size(); ++i) {
         Node& a = (*block)[i];
         if (a.kind != NodeKind::Loop || a.frozen) continue;
+        // Between the two loops: end-of-loop strings, and declarations of tiles the first loop does
+        // not use (`w_tiles = nl.ndarray(...)` written where the second loop needs it, where another
+        // style declares every buffer up front); the fusion moves those before the first loop.
         size_t j = i + 1;
-        while (j < block->size() && (*block)[j].kind == NodeKind::Meta && (*block)[j].meta == MetaKind::Docstring) ++j;
+        std::vector<int> decls;
+        for (; j < block->size(); ++j) {
+          const Node& n = (*block)[j];
+          if (n.kind == NodeKind::Meta && n.meta == MetaKind::Docstring) continue;
+          if (!unused_declaration(n, a)) break;
+          decls.push_back(n.id);
+        }
         if (j >= block->size()) continue;
         Node& b = (*block)[j];
         if (b.kind != NodeKind::Loop || b.frozen) continue;
@@ -117,7 +126,12 @@ class FuseNests : public Transform {
                                 fmt::format("fuse `for {}` with the next loop `for {}` over the same range", la.var, lb.var));
         if (!s) continue;
         int a_id = a.id, b_id = b.id;
-        if (sink(*s, [&k, a_id, b_id] { fuse(k, a_id, b_id); })) return true;
+        std::vector<Node>* parent = block;
+        if (sink(*s, [&k, parent, a_id, b_id, decls] {
+              hoist_before(*parent, a_id, decls);
+              fuse(k, a_id, b_id);
+            }))
+          return true;
         if (!blockable(k, *block, a, b)) continue;
         for (int64_t factor : {2, 4}) {
           if (*la.trip() % factor || *la.trip() / factor < 2) continue;
@@ -125,8 +139,11 @@ class FuseNests : public Transform {
           sb.params["block"] = std::to_string(factor);
           sb.summary = fmt::format("fuse `for {}` with the next loop `for {}` in blocks of {} iterations (both loops run "
                                    "over a block, then the next block)", la.var, lb.var, factor);
-          std::vector<Node>* parent = block;
-          if (sink(sb, [&k, parent, a_id, b_id, factor] { fuse_blocked(k, *parent, a_id, b_id, factor); })) return true;
+          if (sink(sb, [&k, parent, a_id, b_id, decls, factor] {
+                hoist_before(*parent, a_id, decls);
+                fuse_blocked(k, *parent, a_id, b_id, factor);
+              }))
+            return true;
         }
       }
     }
@@ -134,6 +151,38 @@ class FuseNests : public Transform {
   }
 
  private:
+  // A statement that only declares tiles (no initial values) that nothing in loop `a` touches.
+  static bool unused_declaration(const Node& n, const Node& a) {
+    if (n.kind != NodeKind::Stmt || n.frozen || n.ops.empty()) return false;
+    std::set<int> declared;
+    for (const auto& op : n.ops) {
+      if (op.cls != OpClass::Alloc || !op.dst) return false;
+      declared.insert(op.dst->tensor);
+    }
+    bool used = false;
+    for_each_node(a.body, [&](const Node& m, const std::vector<int>&) {
+      for (const auto& op : m.ops) {
+        if (op.dst && declared.count(op.dst->tensor)) used = true;
+        for (const auto& arg : op.args)
+          if (arg.value.kind == Operand::Kind::Tile && declared.count(arg.value.access.tensor)) used = true;
+      }
+      if (m.view && declared.count(m.view->tensor)) used = true;
+    });
+    return !used;
+  }
+
+  // Moves the nodes `ids` of `block` (in their order) to just before node `before`.
+  static void hoist_before(std::vector<Node>& block, int before, const std::vector<int>& ids) {
+    for (int id : ids) {
+      auto at = std::find_if(block.begin(), block.end(), [&](const Node& n) { return n.id == id; });
+      if (at == block.end()) continue;
+      Node moved = std::move(*at);
+      block.erase(at);
+      auto to = std::find_if(block.begin(), block.end(), [&](const Node& n) { return n.id == before; });
+      block.insert(to, std::move(moved));
+    }
+  }
+
   static bool legal(Kernel& k, Node& a, Node& b) {
     Analysis an(k);
     std::vector<const OpRef*> in_a, in_b;

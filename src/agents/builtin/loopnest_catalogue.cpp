@@ -9,11 +9,33 @@
 namespace agents::builtin {
 
 const std::set<std::string>& retired_by_form() {
-  static const std::set<std::string> retired = {"fuse_silu", "fold_tensor_scalar", "fold_into_activation", "engine_move",
-                                                "fuse_loops", "fuse_activation_reduce", "whole_row_reduce",
-                                                "unroll_jam", "interchange", "hoist_load_loop", "fold_partitions",
-                                                "chunk_free_axis", "defer_normalization", "pipeline_prep", "forward_scratch"};
+  // fuse_stages is fuse_nests (blocks of 1, 2, 4 iterations; the same kernels), found by the form in
+  // every style where the AST rewrite sees only named per-iteration buffers. split_loop,
+  // sink_recompute, read_copy_source and transpose_choice find sites by how a source is written
+  // (statements, named loads and copies, a transpose written as a matmul by the identity), so the
+  // same nest had 1 to 15 of them depending on the style, and none gained 3% in the ~350
+  // evaluations of them in the style runs of 1-2 Dec (docs/performance/builtin_agent.md). free_size
+  // on the source (a size variable, a loop bound `n // 512`) is the form's free_size (column blocks)
+  // or tile_size (a loop over one tile axis) where the source names the size, and finds nothing
+  // where it is a literal (the published style); the AST sites left were halved matmul tiles (none
+  // of ~35 gained) and the form's tile_size again. drop_psum_copy matched only the bundled style's
+  // `up = nl.copy(acc)` (swiglu: 4.279 -> 4.250 ms, 0.7%).
+  static const std::set<std::string> retired = {
+      "fuse_silu",        "fold_tensor_scalar", "fold_into_activation", "engine_move",    "fuse_loops",
+      "fuse_activation_reduce", "whole_row_reduce", "unroll_jam",         "interchange",    "hoist_load_loop",
+      "fold_partitions",  "chunk_free_axis",    "defer_normalization",  "pipeline_prep",  "forward_scratch",
+      "fuse_stages",      "split_loop",         "sink_recompute",       "read_copy_source", "transpose_choice",
+      "free_size",        "drop_psum_copy"};
   return retired;
+}
+
+bool covered_by_form(const Site& site, const std::set<std::string>& form_transforms) {
+  // Dividing instead of multiplying by a reciprocal is the form's fold_reciprocal.
+  if (site.transform == "algebraic_simplify") {
+    auto rule = site.params.find("rule");
+    return rule != site.params.end() && rule->second == "mul_recip" && form_transforms.count("fold_reciprocal");
+  }
+  return false;
 }
 
 bool is_loopnest_transform(const std::string& name) { return loopnest::find_transform(name) != nullptr; }

@@ -15,8 +15,11 @@
 
 namespace agents::builtin {
 
-// AST rewrites whose every site the form offers too (in any style).
+// AST rewrites left out when the kernel lifts: the form offers their sites (in any style), or they
+// find sites only in some styles of a nest.
 const std::set<std::string>& retired_by_form();
+// Whether one AST site is a move the form offers on this kernel (`form_transforms`: those with sites).
+bool covered_by_form(const Site& site, const std::set<std::string>& form_transforms);
 
 bool is_loopnest_transform(const std::string& name);
 std::string loopnest_description(const std::string& name);

@@ -1,7 +1,7 @@
 #include "agents/builtin/planner.h"
 
 #include <algorithm>
-#include <random>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/core.h>
@@ -12,14 +12,40 @@
 #include "agents/builtin/loopnest_catalogue.h"
 #include "agents/builtin/plan_text.h"
 #include "agents/builtin/roofline.h"
+#include "base/content_hash.h"
 
 namespace agents::builtin {
 
 namespace {
 
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
+// The first 64 bits of the project's content hash (base/content_hash.h).
+uint64_t hash64(std::initializer_list<std::string_view> parts) {
+  return std::stoull(base::content_hash(parts).substr(0, 16), nullptr, 16);
+}
+uint64_t text_hash(const std::string& text) { return hash64({text}); }
+
+// What the draw knows a kernel by: the ops its loop-nest sites anchor on (`32x7x2/act(exp)#0`: the
+// op by its place in the nest, the same in every style) when it lifts, else its text. The same nest
+// written in another style draws alike, also when one style offers a site more on the same ops.
+std::string draw_identity(const std::vector<Site>& sites, const std::string& kernel_text) {
+  std::set<std::string> anchors;
+  for (const auto& s : sites)
+    if (auto a = s.params.find("anchor"); a != s.params.end()) anchors.insert(a->second);
+  if (anchors.empty()) return base::content_hash({kernel_text});
+  std::string all;
+  for (const auto& a : anchors) all += a + "\n";
+  return base::content_hash({all});
+}
+
+// Weighted sampling without replacement by keys (Efraimidis & Spirakis 2006): each site draws
+// u in (0, 1) from its own hash and ranks by log(u) / weight; the first n of that order are a
+// draw of n sites with the successive-draw probabilities. A site's u depends on the seed, the call
+// site, the kernel's identity and the site's own anchor only, so a site found in every style of a
+// nest ranks the same in each, whatever other sites a style adds.
+double draw_key(uint64_t seed, const std::string& tag, const std::string& kernel, const Site& site, double weight) {
+  uint64_t h = hash64({std::to_string(seed), tag, kernel, site_anchor(site)});
+  double u = (static_cast<double>(h >> 11) + 0.5) / 9007199254740992.0;  // 2^53
+  return std::log(u) / weight;
 }
 
 // How much each symptom makes a transformation worth trying (multipliers on a base weight).
@@ -149,7 +175,7 @@ double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profi
 bool BuiltinPlanner::leads_to_new_kernel(const std::string& kernel_text, const Site& site,
                                          const std::vector<loopnest::ArgSpec>& args) {
   try {
-    return known_kernels_.insert(fnv1a(apply_site(kernel_text, site, args))).second;
+    return known_kernels_.insert(text_hash(apply_site(kernel_text, site, args))).second;
   } catch (const RewriteError&) {
     return false;  // the site does not apply after all: the executor would fail too
   }
@@ -179,7 +205,8 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   // Memory evidence per site: same transformation, similar symptoms, matching parameters; and
   // rewrites whose outcome on a kernel like this one is already known (known_no_gain).
   std::vector<ExperienceView> experience = use_memory_ ? read_memory(memory) : std::vector<ExperienceView>{};
-  uint64_t kernel_hash = fnv1a(candidate.kernel_text);
+  uint64_t kernel_hash = text_hash(candidate.kernel_text);
+  std::string identity = draw_identity(sites, candidate.kernel_text);
 
   std::lock_guard lock(mutex_);
   known_kernels_.insert(kernel_hash);
@@ -201,20 +228,17 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     weights.push_back(w);
     open.push_back(std::move(s));
   }
-  // The draw depends only on the seed, the call site and the kernel: deterministic.
-  std::mt19937_64 rng(fnv1a(ctx.tag, seed_ ^ kernel_hash));
+  // The draw depends only on the seed, the call site and the kernel's nest: deterministic.
+  std::vector<std::pair<double, size_t>> order;
+  for (size_t i = 0; i < open.size(); ++i)
+    order.push_back({draw_key(seed_, ctx.tag, identity, open[i], weights[i]), i});
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<Plan> plans;
-  while (static_cast<int>(plans.size()) < n && !open.empty()) {
-    double total = 0;
-    for (double w : weights) total += w;
-    double r = std::uniform_real_distribution<double>(0, total)(rng);
-    size_t pick = 0;
-    while (pick + 1 < open.size() && r >= weights[pick]) r -= weights[pick++];
-    tried.insert(open[pick].key());
-    if (leads_to_new_kernel(candidate.kernel_text, open[pick], ctx.task.kernel_args))
-      plans.push_back(make_plan(open[pick], symptoms, rationale(open[pick], symptoms, profile)));
-    open.erase(open.begin() + static_cast<long>(pick));
-    weights.erase(weights.begin() + static_cast<long>(pick));
+  for (const auto& [key, i] : order) {
+    if (static_cast<int>(plans.size()) >= n) break;
+    tried.insert(open[i].key());
+    if (leads_to_new_kernel(candidate.kernel_text, open[i], ctx.task.kernel_args))
+      plans.push_back(make_plan(open[i], symptoms, rationale(open[i], symptoms, profile)));
   }
   return plans;
 }

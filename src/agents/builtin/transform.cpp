@@ -86,8 +86,9 @@ std::vector<Site> find_sites(const std::string& source, const std::vector<loopne
   }
   nki::FunctionCode* kernel = find_kernel(*module);
   if (!kernel) return sites;
-  // The form's transformations of the same name as an AST rewrite (free_size, reorder_reuse) replace it on the
-  // kernels where they find sites: the same move is not offered twice, and each style gets it alike.
+  // An AST rewrite the form covers is not offered twice (retired_by_form, covered_by_form): each
+  // style gets the form's sites alike. reorder_reuse exists under one name in both: the form's
+  // replaces the AST one on the kernels where it finds sites.
   std::set<std::string> on_form;
   if (form_sites)
     for (const auto& s : *form_sites) on_form.insert(s.transform);
@@ -98,6 +99,7 @@ std::vector<Site> find_sites(const std::string& source, const std::vector<loopne
       auto found = t->find(kernel->body);
       for (auto& s : found) {
         s.transform = t->name();
+        if (form_sites && covered_by_form(s, on_form)) continue;
         sites.push_back(std::move(s));
       }
     } catch (const RewriteError&) {

@@ -421,7 +421,7 @@ class PipelinePrep : public Transform {
       if (!plan) continue;
       Analysis an(k);
       std::string names;
-      for (int t : plan->expand) names += (names.empty() ? "" : ", ") + (k.tensor(t).name.empty() ? "?" : k.tensor(t).name);
+      for (int t : plan->handed) names += (names.empty() ? "" : ", ") + (k.tensor(t).name.empty() ? "?" : k.tensor(t).name);
       std::map<std::string, std::string> params;
       if (!plan->loaded) params["source"] = "on_chip";  // blocks of a tile made before the loop
       auto s = make_loop_site(k, an, *n, fmt::format("split `for {}` after the preparation of `{}` (kept for every "
@@ -440,6 +440,7 @@ class PipelinePrep : public Transform {
     bool loaded = true;       // HEAD transposes a tile it loads (else one made before the loop)
     std::set<int> expand;     // per-iteration tiles HEAD writes and TAIL reads
     std::set<int> tail_decl;  // per-iteration tiles declared in HEAD but used only in TAIL
+    std::set<int> handed;     // what HEAD prepares for TAIL: `expand`, or block buffers indexed by the loop
   };
 
   // The tile `op` transposes is written only outside loop `n` (before it: read in every iteration).
@@ -585,12 +586,13 @@ class PipelinePrep : public Transform {
     }
     // Something HEAD prepares must reach TAIL (a tile to expand, or a block buffer already indexed
     // by the loop, as the legacy style writes them).
-    bool flows = !p.expand.empty();
+    p.handed = p.expand;
     for (const OpRef* h : head)
       for (const Access* w : writes(h->op()))
         for (const OpRef* t : tail)
-          for (const Access* x : reads(t->op())) flows = flows || storage_of(k, w->tensor) == storage_of(k, x->tensor);
-    if (!flows) return std::nullopt;
+          for (const Access* x : reads(t->op()))
+            if (storage_of(k, w->tensor) == storage_of(k, x->tensor)) p.handed.insert(storage_of(k, w->tensor));
+    if (p.handed.empty()) return std::nullopt;
     return p;
   }
 

@@ -118,7 +118,12 @@ std::string check_reference_text(const std::string& path, const std::string& tex
 
 std::string check_kernel_text(const std::string& path, const std::string& text) {
   if (defines_function(text, "kernel") || defines_function(text, "optimized_kernel")) return "";
-  return fmt::format("{}: kernel file defines no function 'kernel' (or 'optimized_kernel')", path);
+  // A function decorated as a kernel (@nki.jit, @nki.baremetal, ...) also runs when it is the
+  // file's only one (nki::lib::find_kernel_entry decides at run time, naming competitors).
+  static const std::regex decorated(R"((^|\n)[ \t]*@[^\n]*\b(jit|baremetal)\b[^\n]*\n([ \t]*@[^\n]*\n)*[ \t]*def[ \t]+\w+)");
+  if (std::regex_search(text, decorated)) return "";
+  return fmt::format("{}: kernel file defines no function 'kernel' (or 'optimized_kernel') and no @nki.jit function",
+                     path);
 }
 
 Suite load_suite(const std::string& root) {

@@ -42,18 +42,10 @@ void run_kernel_traced(nki::Interpreter& in, nki::ModuleObj& kernel_module, cons
   nki::lib::run_kernel(in, kernel_module, args, options);
 }
 
-nki::Value find_entry_function(const nki::ModuleObj& kernel_module, const KernelEntry& entry) {
-  std::vector<std::string> names;
-  if (entry.function.empty()) names = {"kernel", "optimized_kernel"};
-  else names = {entry.function};
-  for (const auto& name : names)
-    if (auto it = kernel_module.attrs.find(name); it != kernel_module.attrs.end()) return it->second;
-  return {};
-}
-
-std::string missing_entry_message(const KernelEntry& entry) {
-  if (entry.function.empty()) return "kernel file defines no function 'kernel' (or 'optimized_kernel')";
-  return fmt::format("kernel file defines no function '{}'", entry.function);
+std::string missing_entry(const nki::ModuleObj& kernel_module, const KernelEntry& entry) {
+  std::string problem;
+  if (!nki::lib::find_kernel_entry(kernel_module, entry.function, &problem).is_none()) return "";
+  return problem;
 }
 
 }  // namespace eval

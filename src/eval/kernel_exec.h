@@ -31,7 +31,7 @@ struct KernelRun {
   std::vector<nki::lib::NarrowFormatUse> narrow_formats;
 };
 
-// Runs the module's `kernel` (or `optimized_kernel`, or entry.function) on `args` with numerics on. When `sink` is
+// Runs the module's kernel function (missing_entry's rule) on `args` with numerics on. When `sink` is
 // given, the same run's instruction trace goes to it (sink.finish() has been called on return):
 // the profile is of the run that was checked, so a kernel cannot behave differently when traced.
 // Throws nki::NkiError.
@@ -43,10 +43,9 @@ KernelRun run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_modul
 void run_kernel_traced(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
                        trn::TraceSink& sink, const KernelEntry& entry = {});
 
-// The entry's function in a loaded kernel module, or none.
-nki::Value find_entry_function(const nki::ModuleObj& kernel_module, const KernelEntry& entry);
-
-// "kernel file defines no function 'NAME'" (or the default names), for diagnostics.
-std::string missing_entry_message(const KernelEntry& entry);
+// Why the kernel module has no function to run for `entry` (nki::lib::find_kernel_entry's
+// rule: the named entry, else `kernel` / `optimized_kernel`, else the file's one @nki.jit
+// function), or "" when it has one.
+std::string missing_entry(const nki::ModuleObj& kernel_module, const KernelEntry& entry);
 
 }  // namespace eval

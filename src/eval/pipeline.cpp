@@ -181,9 +181,8 @@ class Pipeline {
     if (traced) chain_.emplace(trn::arch_config(req_.arch), kernel_path_);
     return in_stage(Stage::RunKernel, [&] {
       auto module = session.load(kernel_);
-      if (find_entry_function(*module, req_.entry).is_none())
-        throw failed(Failure{Stage::ParseKernel, nki::ErrorKind::Name, nki::LimitKind::None, kernel_path_, 0, 0,
-                             missing_entry_message(req_.entry)});
+      if (std::string why = missing_entry(*module, req_.entry); !why.empty())
+        throw failed(Failure{Stage::ParseKernel, nki::ErrorKind::Name, nki::LimitKind::None, kernel_path_, 0, 0, why});
       return run_kernel_numerics(session.interpreter(), *module, reference.kernel_args,
                                  traced ? &chain_->sink() : nullptr, req_.entry);
     });

@@ -32,9 +32,8 @@ TraceRun trace_kernel(const TraceRequest& request, trn::TraceSink& sink) {
     auto compiled = session.compile(request.kernel_path, request.kernel_text);
     stage = Stage::RunKernel;
     auto module = session.load(compiled);
-    if (find_entry_function(*module, request.entry).is_none())
-      throw failed(Failure{Stage::RunKernel, nki::ErrorKind::Name, nki::LimitKind::None, request.kernel_path, 0, 0,
-                           missing_entry_message(request.entry)});
+    if (std::string why = missing_entry(*module, request.entry); !why.empty())
+      throw failed(Failure{Stage::RunKernel, nki::ErrorKind::Name, nki::LimitKind::None, request.kernel_path, 0, 0, why});
     run_kernel_traced(session.interpreter(), *module, request.args, sink, request.entry);
     TraceRun run;
     run.status = Status::Ok;

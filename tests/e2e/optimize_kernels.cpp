@@ -44,6 +44,36 @@ TEST(OptimizeKernels, BaselineComesFromTheKernelsDirectory) {
   EXPECT_EQ(nlohmann::json::parse(slurp(run + "/config.json"))["kernels"], tmp.path() + "/mine");
 }
 
+// Another author names the kernel function as they like: the file's one @nki.jit function is the
+// kernel, its baseline runs, and the agent's rewrites keep the author's name.
+TEST(OptimizeKernels, AKernelUnderItsAuthorsNameRuns) {
+  TempDir tmp;
+  nlohmann::json summary;
+  std::string root = tmp.path() + "/bench";
+  add_small_task(root, "silu", "M4096_N7168", {{"M", 256}, {"N", 2048}}, "M256_N2048", summary);
+  write_summary(root, summary);
+  std::string mine = slurp(source("nkibench/styles/nki_api/silu_M4096_N7168_0.py"));
+  size_t at = mine.find("def kernel(");
+  ASSERT_NE(at, std::string::npos);
+  mine.replace(at, 11, "def silu_fwd(");
+  spit(tmp.path() + "/mine/silu.py", mine);
+
+  std::string run = tmp.path() + "/run";
+  CliRun r = accelopt(tmp.path(), "optimize --task silu --agent builtin --bench-root " + quote(root) + " --kernels " +
+                                      quote(tmp.path() + "/mine") +
+                                      " --T 1 --B 1 --N 2 --K 1 --seed 1 --workers 1 --no-progress --check-seeds 0 "
+                                      "--out " + quote(run));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto task = nlohmann::json::parse(slurp(run + "/summary.json"))["tasks"][0];
+  EXPECT_GT(task["baseline_latency_ms"].get<double>(), 0) << task.dump(2);
+  int kernels = 0;
+  for (const auto& f : fs::directory_iterator(run + "/best")) {
+    ++kernels;
+    EXPECT_NE(slurp(f.path().string()).find("def silu_fwd("), std::string::npos) << f.path();
+  }
+  EXPECT_GT(kernels, 0);
+}
+
 TEST(OptimizeKernels, ANamedTaskWithoutAKernelThereIsRefused) {
   TempDir tmp;
   fs::create_directories(tmp.path() + "/empty");

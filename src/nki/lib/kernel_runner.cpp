@@ -7,6 +7,7 @@
 #include "nki/interpreter.h"
 #include "nki/lib/array_value.h"
 #include "nki/lib/kernel_context.h"
+#include "nki/lib/kernel_launch.h"
 #include "nki/lib/nki_tensor.h"
 #include "tensor/ops.h"
 
@@ -15,16 +16,10 @@ namespace nki::lib {
 namespace {
 
 Value kernel_function(ModuleObj& module, const std::string& entry) {
-  if (!entry.empty()) {
-    auto it = module.attrs.find(entry);
-    if (it != module.attrs.end()) return it->second;
-    throw NkiError(ErrorKind::Name, fmt::format("the kernel file defines no function named '{}'", entry));
-  }
-  for (const char* name : {"kernel", "optimized_kernel"}) {
-    auto it = module.attrs.find(name);
-    if (it != module.attrs.end()) return it->second;
-  }
-  throw NkiError(ErrorKind::Name, "the kernel file defines no function named 'kernel' (or 'optimized_kernel')");
+  std::string problem;
+  Value fn = find_kernel_entry(module, entry, &problem);
+  if (fn.is_none()) throw NkiError(ErrorKind::Name, problem);
+  return fn;
 }
 
 Value input_tensor(KernelContext& ctx, const NdArrayObj& a, const std::string& name) {
@@ -61,6 +56,45 @@ tensor::Array output_array(const Value& v, bool returned = true) {
 }
 
 }  // namespace
+
+Value find_kernel_entry(const ModuleObj& module, const std::string& entry, std::string* problem) {
+  auto say = [&](std::string why) {
+    if (problem) *problem = std::move(why);
+    return Value();
+  };
+  if (!entry.empty()) {
+    auto it = module.attrs.find(entry);
+    if (it != module.attrs.end()) return it->second;
+    return say(fmt::format("the kernel file defines no function named '{}'", entry));
+  }
+  for (const char* name : {"kernel", "optimized_kernel"}) {
+    auto it = module.attrs.find(name);
+    if (it != module.attrs.end()) return it->second;
+  }
+  // The decorators return a JitKernelObj; imported modules and plain helpers are other values.
+  // An alias (`fwd = my_kernel`) names the same object once.
+  std::vector<std::string> names;
+  const Object* chosen = nullptr;
+  Value found;
+  for (const auto& [name, value] : module.attrs) {
+    auto* k = dynamic_cast<const JitKernelObj*>(value.object().get());
+    if (!k || k == chosen) continue;
+    if (!chosen) {
+      chosen = k;
+      found = value;
+    }
+    names.push_back(name);
+  }
+  if (names.size() == 1) return found;
+  if (names.empty())
+    return say("kernel file defines no function 'kernel' (or 'optimized_kernel') and no @nki.jit function");
+  std::sort(names.begin(), names.end());
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "'" : ", '") + n + "'";
+  return say(fmt::format("kernel file defines several @nki.jit functions ({}) and none named 'kernel': name the one "
+                         "to run 'kernel'",
+                         list));
+}
 
 KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std::vector<Value>& inputs,
                            const KernelRunOptions& options) {

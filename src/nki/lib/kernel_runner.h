@@ -39,7 +39,14 @@ struct KernelRunResult {
   std::vector<NarrowFormatUse> narrow_formats;  // see KernelContext
 };
 
-// Finds `kernel` (or `optimized_kernel`, or options.entry) in the loaded kernel module, turns
+// The function a kernel file's run calls: `entry` when given; else `kernel` (or
+// `optimized_kernel`); else the one function of the file decorated as a kernel (@nki.jit,
+// @nki.baremetal, ...), so a user's `@nki.jit def silu_fwd(x)` runs as written. Returns none
+// when there is no such function; `problem` (if given) then says why, naming the decorated
+// functions when several compete.
+Value find_kernel_entry(const ModuleObj& kernel_module, const std::string& entry, std::string* problem = nullptr);
+
+// Finds the kernel function (find_kernel_entry) in the loaded kernel module, turns
 // ndarray inputs into HBM tensors (Python scalars pass through), runs it, returns the returned HBM
 // tensors as arrays (for a kernel that returns nothing, the arguments it wrote). Returning an
 // input tensor is a Rule error: outputs are tensors the kernel creates.

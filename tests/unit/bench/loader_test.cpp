@@ -105,6 +105,10 @@ TEST_F(TempBench, ToleranceOverrideAndKernelDirectoryLookup) {
 TEST(Loader, TextChecks) {
   EXPECT_EQ(bench::check_kernel_text("k.py", "@nki.jit\ndef optimized_kernel(a):\n  pass\n"), "");
   EXPECT_NE(bench::check_kernel_text("k.py", "# def kernel(a):\nx = 1\n"), "");
+  // Another author's name for the kernel: a decorated function is accepted (the run decides).
+  EXPECT_EQ(bench::check_kernel_text("k.py", "@nki.jit(mode='simulation')\n@other\ndef silu_fwd(a):\n  pass\n"), "");
+  EXPECT_EQ(bench::check_kernel_text("k.py", "@nki.baremetal\ndef fwd(a, out):\n  pass\n"), "");
+  EXPECT_NE(bench::check_kernel_text("k.py", "@functools.cache\ndef helper(a):\n  pass\n"), "");
 }
 
 }  // namespace

@@ -109,7 +109,8 @@ TEST(Pipeline, KernelWithoutKernelFunction) {
   eval::Evaluation r = eval::evaluate(add_check("import numpy as np\ndef helper(x):\n    return x\n"));
   EXPECT_EQ(r.status, eval::Status::CompileError);
   ASSERT_EQ(r.diagnostics.size(), 1u);
-  EXPECT_EQ(r.diagnostics[0], "bad_kernel.py: error: kernel file defines no function 'kernel' (or 'optimized_kernel')");
+  EXPECT_EQ(r.diagnostics[0], "bad_kernel.py: error: kernel file defines no function 'kernel' (or 'optimized_kernel') and no "
+            "@nki.jit function");
 }
 
 TEST(Pipeline, SyntaxErrorIsCompileError) {

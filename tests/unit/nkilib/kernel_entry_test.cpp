@@ -59,5 +59,70 @@ TEST_F(KernelEntry, WithoutAnEntryTheFileNeedsKernel) {
   EXPECT_THROW(run_kernel(h.in, *mod, {make_array(x)}, KernelRunOptions{}), NkiError);
 }
 
+// Other authors name their kernel as they like: the file's one @nki.jit function runs.
+TEST(KernelEntryByDecorator, RunsTheOnlyJitFunction) {
+  testing::Harness h;
+  auto mod = h.load_text("silu.py", R"(import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+def helper(t):
+  return nl.add(t, 1.0)
+
+
+@nki.jit
+def add_one_fwd(x):
+  out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+  nl.store(out, value=helper(nl.load(x)))
+  return out
+
+
+alias = add_one_fwd
+)");
+  tensor::Array x = testing::test_input({128, 4}, 1);
+  auto r = run_kernel(h.in, *mod, {make_array(x)}, KernelRunOptions{});
+  ASSERT_EQ(r.outputs.size(), 1u);
+  testing::expect_all(r.outputs[0], [&](int64_t i, int64_t j) { return x.get({i, j}) + 1.0; });
+}
+
+TEST(KernelEntryByDecorator, SeveralJitFunctionsAreNamedInTheError) {
+  testing::Harness h;
+  auto mod = h.load_text("two.py", R"(import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def first(x):
+  return x
+
+
+@nki.jit(mode="simulation")
+def second(x):
+  return x
+)");
+  std::string problem;
+  EXPECT_TRUE(find_kernel_entry(*mod, "", &problem).is_none());
+  EXPECT_NE(problem.find("several @nki.jit functions ('first', 'second')"), std::string::npos) << problem;
+  EXPECT_FALSE(find_kernel_entry(*mod, "second", &problem).is_none());
+}
+
+TEST(KernelEntryByDecorator, KernelByNameWinsOverOtherJitFunctions) {
+  testing::Harness h;
+  auto mod = h.load_text("k.py", R"(import neuronxcc.nki as nki
+
+
+@nki.jit
+def other(x):
+  return x
+
+
+def kernel(x):
+  return x
+)");
+  Value fn = find_kernel_entry(*mod, "");
+  ASSERT_FALSE(fn.is_none());
+  EXPECT_EQ(fn.object().get(), mod->attrs.at("kernel").object().get());
+}
+
 }  // namespace
 }  // namespace nki::lib

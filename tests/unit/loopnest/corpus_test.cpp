@@ -28,8 +28,6 @@ using loopnest_test::CorpusKernel;
 const std::map<std::string, std::string> kKnownGaps = {
     // Python language features around the tile work: try/except, classes, global, while-else
     {"tests/kernels/corpus/con_python_features.py", "cannot lift a try statement"},
-    // Python sets of tile indices (set(), -, |=, &, issubset) around the tile loops
-    {"tests/kernels/corpus/usr_l2norm_sets.py", "cannot lift the name 'set'"},
     // two buffers swapped by tuple assignment each iteration of an unrolled static_range: the form
     // holds one tensor per name in a loop body, so this needs the loop unrolled when lifting
     {"tests/kernels/corpus/usr_pingpong_static_swap.py", "cannot lift the name 'cur'"},

@@ -508,6 +508,7 @@ AValue Lifter::call(const CallExpr& c) {
   if (f.k == K::Method) {
     AValue self = *f.self;
     if (self.k == K::Dict) return dict_method(self, f.s, pos, c);
+    if (self.k == K::Set) return set_method(self, f.s, pos, c);
     if (self.k == K::Tile && f.s == "broadcast_to" && pos.size() == 1)
       // A method call has no callee of its own to copy: printed again, it is the function call.
       return apply("nl.broadcast_to", {{"src", self}, {"shape", pos[0]}}, {{"src", nullptr}, {"shape", pos_exprs[0]}},
@@ -718,7 +719,8 @@ AValue Lifter::call(const CallExpr& c) {
   if (auto fv = functools_call(p, pos, kw, c)) return *fv;
   if (p == "builtins.len" && pos.size() == 1 && pos[0].k == K::Dict) return AValue::of_int(static_cast<int64_t>(pos[0].keys.size()));
   if (p == "builtins.len" && pos.size() == 1) {
-    if (pos[0].k == K::Tuple || pos[0].k == K::List) return AValue::of_int(static_cast<int64_t>(pos[0].items.size()));
+    if (pos[0].k == K::Tuple || pos[0].k == K::List || pos[0].k == K::Set)
+      return AValue::of_int(static_cast<int64_t>(pos[0].items.size()));
     if (pos[0].k == K::Tile) return AValue::of_int(pos[0].access.tile_shape().at(0));
   }
   if ((p == "builtins.tuple" || p == "builtins.list") && pos.size() <= 1) {
@@ -743,6 +745,11 @@ AValue Lifter::call(const CallExpr& c) {
       v.type = "float";
       return v;
     }
+  }
+  if ((p == "builtins.set" || p == "builtins.frozenset") && pos.size() <= 1 && kw.empty()) {
+    auto items = pos.empty() ? std::optional<std::vector<AValue>>(std::vector<AValue>{}) : host_items(pos[0]);
+    if (!items) fail(c.span, fmt::format("'{}' of a value that is not a host sequence", print_expr(c)));
+    return make_set(*items, c);
   }
   if (p == "builtins.slice" && !pos.empty() && pos.size() <= 3 && kw.empty()) {  // slice(stop), slice(start, stop[, step])
     AValue s;

@@ -103,7 +103,7 @@ AValue enum_as_int(AValue v) {
 AValue builtin(const std::string& id) {
   static const std::set<std::string> funcs = {"range", "min", "max", "len", "int", "float", "tuple", "list", "abs",
                                               "isinstance", "print", "bool", "round", "divmod", "zip",
-                                              "enumerate", "sorted", "reversed", "slice"};
+                                              "enumerate", "sorted", "reversed", "slice", "set", "frozenset"};
   if (funcs.count(id)) return AValue::of_kind(K::Func, "builtins." + id);
   return AValue::of_kind(K::Unknown);
 }
@@ -460,7 +460,7 @@ AValue Lifter::eval(const Expr& e) {
         size_t i = a.attr == "p" ? 0 : a.attr == "x" ? 1 : a.attr == "y" ? 2 : 3;
         if (i < base.items.size()) return base.items[i];
       }
-      if (base.k == K::DType || base.k == K::List || base.k == K::Tuple || base.k == K::Dict) {
+      if (base.k == K::DType || base.k == K::List || base.k == K::Tuple || base.k == K::Dict || base.k == K::Set) {
         AValue m = AValue::of_kind(K::Method, a.attr);
         m.self = std::make_shared<AValue>(base);
         return m;
@@ -597,6 +597,7 @@ AValue Lifter::eval(const Expr& e) {
       }
       if (u.op == UnOp::Pos) return v;
       if (u.op == UnOp::Not && v.k == K::Bool) return AValue::of_bool(!v.b);
+      if (u.op == UnOp::Not && (v.k == K::Set || v.k == K::Tuple || v.k == K::List)) return AValue::of_bool(v.items.empty());
       fail(e.span, fmt::format("the unary operation '{}'", print_expr(e)));
     }
     case ExprKind::BinOp: {
@@ -703,6 +704,7 @@ AValue Lifter::eval(const Expr& e) {
         t.items.insert(t.items.end(), r.items.begin(), r.items.end());
         return t;
       }
+      if (auto s = set_binary(l, b.op, r, e)) return *s;
       if (l.k == K::Tile || r.k == K::Tile) {
         static const std::map<BinOp, const char*> ops = {{BinOp::Add, "nl.add"}, {BinOp::Sub, "nl.subtract"},
                                                          {BinOp::Mul, "nl.multiply"}, {BinOp::Div, "nl.divide"},
@@ -744,6 +746,12 @@ AValue Lifter::eval(const Expr& e) {
       return AValue::of_bool(result);
     }
     case ExprKind::ListComp: case ExprKind::GeneratorExp: return comprehension(static_cast<const ComprehensionExpr&>(e));
+    case ExprKind::SetComp: return make_set(comprehension(static_cast<const ComprehensionExpr&>(e)).items, e);
+    case ExprKind::Set: {
+      std::vector<AValue> items;
+      for (auto& x : static_cast<const SequenceExpr&>(e).elts) items.push_back(eval(*x));
+      return make_set(items, e);
+    }
     case ExprKind::NamedExpr: {  // `(n := rows // 128)` binds n in the enclosing scope
       auto& x = static_cast<const NamedExpr&>(e);
       if (x.target->kind != ExprKind::Name) fail(x.target->span, "an assignment expression to something other than a name");
@@ -866,6 +874,23 @@ AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const 
     // Tuples (shape checks), strings, dtypes: equal when every item is.
     std::function<std::optional<bool>(const AValue&, const AValue&)> same = [&](const AValue& x, const AValue& y)
         -> std::optional<bool> {
+      if (x.k == K::Set && y.k == K::Set) {  // the same items, in any order
+        auto one_way = [&](const AValue& p, const AValue& q) -> std::optional<bool> {
+          for (const auto& a : p.items) {
+            bool found = false;
+            for (const auto& b : q.items) {
+              auto s = same(a, b);
+              if (!s) return std::nullopt;
+              found = found || *s;
+            }
+            if (!found) return false;
+          }
+          return true;
+        };
+        auto ab = one_way(x, y), ba = one_way(y, x);
+        if (!ab || !ba) return std::nullopt;
+        return *ab && *ba;
+      }
       if ((x.k == K::Tuple || x.k == K::List) && (y.k == K::Tuple || y.k == K::List)) {
         if (x.items.size() != y.items.size()) return false;
         for (size_t i = 0; i < x.items.size(); ++i) {

@@ -30,6 +30,58 @@ bool hashable_key(const AValue& v) { return v.k == K::Str || v.k == K::Bool || (
 
 }  // namespace
 
+AValue Lifter::make_set(const std::vector<AValue>& items, const Expr& at) const {
+  AValue s = AValue::of_kind(K::Set);
+  for (const auto& x : items) {
+    if (!hashable_key(x)) fail(at.span, fmt::format("'{}': a set of values that are not constant integers or strings", print_expr(at)));
+    bool seen = false;
+    for (const auto& y : s.items) seen = seen || same_key(x, y);
+    if (!seen) s.items.push_back(x);
+  }
+  return s;
+}
+
+std::optional<AValue> Lifter::set_binary(const AValue& a, BinOp op, const AValue& b, const Expr& at) const {
+  if (a.k != K::Set || b.k != K::Set) return std::nullopt;
+  auto has = [](const AValue& s, const AValue& x) {
+    for (const auto& y : s.items)
+      if (same_key(x, y)) return true;
+    return false;
+  };
+  std::vector<AValue> out;
+  switch (op) {
+    case BinOp::BitOr: out = a.items, out.insert(out.end(), b.items.begin(), b.items.end()); break;
+    case BinOp::BitAnd: for (const auto& x : a.items) if (has(b, x)) out.push_back(x); break;
+    case BinOp::Sub: for (const auto& x : a.items) if (!has(b, x)) out.push_back(x); break;
+    case BinOp::BitXor:
+      for (const auto& x : a.items) if (!has(b, x)) out.push_back(x);
+      for (const auto& x : b.items) if (!has(a, x)) out.push_back(x);
+      break;
+    default: return std::nullopt;
+  }
+  return make_set(out, at);
+}
+
+AValue Lifter::set_method(const AValue& set, const std::string& name, const std::vector<AValue>& pos, const CallExpr& c) {
+  auto other = [&](size_t i) {
+    auto items = i < pos.size() ? host_items(pos[i]) : std::nullopt;
+    if (!items) fail(c.span, fmt::format("'{}': an argument that is not a host sequence", print_expr(c)));
+    return make_set(*items, c);
+  };
+  auto subset = [&](const AValue& a, const AValue& b) { return set_binary(a, BinOp::Sub, b, c)->items.empty(); };
+  if (name == "issubset" && pos.size() == 1) return AValue::of_bool(subset(set, other(0)));
+  if (name == "issuperset" && pos.size() == 1) return AValue::of_bool(subset(other(0), set));
+  if (name == "isdisjoint" && pos.size() == 1) return AValue::of_bool(set_binary(set, BinOp::BitAnd, other(0), c)->items.empty());
+  if (name == "union" || name == "intersection" || name == "difference" || name == "symmetric_difference") {
+    BinOp op = name == "union" ? BinOp::BitOr : name == "intersection" ? BinOp::BitAnd : name == "difference" ? BinOp::Sub : BinOp::BitXor;
+    AValue r = set;
+    for (size_t i = 0; i < pos.size(); ++i) r = *set_binary(r, op, other(i), c);
+    return r;
+  }
+  if (name == "copy" && pos.empty()) return set;
+  fail(c.span, fmt::format("the set method call '{}'", print_expr(c)));
+}
+
 const AValue* Lifter::dict_get(const AValue& dict, const AValue& key) const {
   for (size_t i = 0; i < dict.keys.size(); ++i)
     if (same_key(dict.keys[i], key)) return &dict.items[i];
@@ -37,7 +89,7 @@ const AValue* Lifter::dict_get(const AValue& dict, const AValue& key) const {
 }
 
 std::optional<std::vector<AValue>> Lifter::host_items(const AValue& v) const {
-  if (v.k == K::Tuple || v.k == K::List) return v.items;
+  if (v.k == K::Tuple || v.k == K::List || v.k == K::Set) return v.items;
   if (v.k == K::Dict) return v.keys;
   if (v.k == K::Range) {
     const IExpr &start = v.items[0].i, &stop = v.items[1].i, &step = v.items[2].i;

@@ -600,6 +600,13 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
   AValue t;
   if (s.target->kind == ExprKind::Name) {
     t = eval(*s.target);
+    if (t.k == K::Set) {  // `done |= {r}`: a host value, rebound
+      auto r = set_binary(t, s.op, v, *s.target);
+      if (!r) fail(s.span, "this augmented assignment of a set");
+      env[static_cast<const NameExpr&>(*s.target).id] = *r;
+      push_meta(s, MetaKind::Binding, out);
+      return;
+    }
     if (t.k == K::Int || t.k == K::Float) {
       if (!loop_stack.empty()) fail(s.span, "a Python value updated in a loop (its value differs per iteration)");
       AValue r;

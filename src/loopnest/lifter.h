@@ -31,7 +31,7 @@ struct Grid {
 struct AValue {
   enum class K : uint8_t {
     Unknown, None, Bool, Int, Float, Str, Ellipsis, Module, Func, Method, Symbol, DType, Tile, Grid, Tuple, List,
-    Slice, ParDim, Range, Pred, Cond, HostArray, Dict, Partial, Class, Instance,
+    Slice, ParDim, Range, Pred, Cond, HostArray, Dict, Partial, Class, Instance, Set,
   };
   K k = K::Unknown;
   IExpr i;            // Int, ParDim
@@ -94,6 +94,12 @@ class Lifter {
   const AValue* dict_get(const AValue& dict, const AValue& key) const;
   std::optional<std::vector<AValue>> host_items(const AValue& v) const;
   AValue dict_display(const nki::DictExpr& d);
+  // Python sets of host values (tile indices to process): `set(...)`, `{a, b}`, set comprehensions,
+  // - | & ^ and their augmented forms, issubset / issuperset / isdisjoint / union / intersection /
+  // difference. Items are kept in insertion order, each once.
+  AValue make_set(const std::vector<AValue>& items, const nki::Expr& at) const;
+  std::optional<AValue> set_binary(const AValue& a, nki::BinOp op, const AValue& b, const nki::Expr& at) const;
+  AValue set_method(const AValue& set, const std::string& name, const std::vector<AValue>& pos, const nki::CallExpr& c);
   AValue lambda(const nki::LambdaExpr& l);
   // functools.partial / reduce; nullopt for another function.
   std::optional<AValue> functools_call(const std::string& fn, const std::vector<AValue>& pos,

@@ -28,8 +28,6 @@ using loopnest_test::CorpusKernel;
 const std::map<std::string, std::string> kKnownGaps = {
     // Python language features around the tile work: try/except, classes, global, while-else
     {"tests/kernels/corpus/con_python_features.py", "cannot lift a try statement"},
-    // Python sets of tile indices (set(), -, |=, &, issubset) around the tile loops
-    {"tests/kernels/corpus/usr_l2norm_sets.py", "cannot lift the name 'set'"},
     // two buffers swapped by tuple assignment each iteration of an unrolled static_range: the form
     // holds one tensor per name in a loop body, so this needs the loop unrolled when lifting
     {"tests/kernels/corpus/usr_pingpong_static_swap.py", "cannot lift the name 'cur'"},
@@ -267,6 +265,20 @@ TEST(LoopNestCorpus, AccessPatternsForiLoopsAndUnpackedHelpersLift) {
   EXPECT_NE(ln.find("inline normalize:\n    %1 = nl.add("), std::string::npos) << ln;
   std::string il = dump_of("usr_interleave_groups.py");
   EXPECT_NE(il.find("x[128*r + a0[128], 256*(a1[1024] % 4) + a1[1024] // 4]"), std::string::npos) << il;
+}
+
+// The newer API's view methods lift to the access the subscript reading the same elements has:
+// a flattened permuted view is quasi-affine, a broadcast a stride-0 term, select an index, a
+// squeezed unit dim disappears from the tile and reshape_dim splits an axis.
+TEST(LoopNestCorpus, ViewMethodsLiftAsTheSubscriptsTheyAre) {
+  std::string v = dump_of("new_view_methods.py");
+  EXPECT_NE(v.find("bp = nisa.dma_copy(src=b[a1[64] // 32, a0[128], a1[64] % 32])"), std::string::npos) << v;
+  EXPECT_NE(v.find("gb = nisa.dma_copy(src=g[0*a0[128] + a1[64]])"), std::string::npos) << v;
+  EXPECT_NE(v.find("xs = nisa.dma_copy(src=x[128*t + a0[128], 2, a1[64]])"), std::string::npos) << v;
+  EXPECT_NE(v.find("x0 = nisa.dma_copy(src=x[128*t + a0[128], 0, 16*a1[4] + a2[16]])"), std::string::npos) << v;
+  EXPECT_NE(v.find("x0t = nisa.tensor_copy(src=x0[a0[128], a2[4], a1[16]])"), std::string::npos) << v;
+  EXPECT_NE(v.find("data2=x0t[a0[128], a1[64] // 4, a1[64] % 4]"), std::string::npos) << v;
+  EXPECT_NE(v.find("nisa.dma_copy(dst=out[128*t + a0[128], a1[64]], src=acc[a0[128], 0, a1[64]])"), std::string::npos) << v;
 }
 
 // Out-of-bounds subscripts are refused as the language core refuses them (no clipping): slices

@@ -482,8 +482,12 @@ class Emitter {
 
   std::string shape_text(const Tensor& t, const Op& op) {
     std::string par = alias("nki.language") + ".par_dim";
-    if (const Arg* s = op.arg("shape"); s && s->value.origin) {  // the author's par_dim spelling
-      std::string orig = source(*s->value.origin);
+    // The author's par_dim spelling, from the shape as written (or the call, once a move resized it).
+    const Expr* written = nullptr;
+    if (const Arg* s = op.arg("shape"); s && s->value.origin) written = s->value.origin;
+    else if (op.origin) written = op.origin;
+    if (written) {
+      std::string orig = source(*written);
       if (orig.find("nl.par_dim") == std::string::npos && orig.find("par_dim(") != std::string::npos) par = "par_dim";
     }
     std::string s = "(";
@@ -507,14 +511,19 @@ class Emitter {
       if (!pos) keywords_only = true;
       args += (args.empty() ? "" : ", ") + (pos ? text : name + "=" + text);
     };
-    if (op.dst_first && op.dst && op.api != "nl.store") {
-      bool pos = op.origin && !op.origin->args.empty() && op.dst_origin == op.origin->args.front().get();
-      add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : access(*op.dst, true), pos);
-    }
-    if (op.api == "nl.store" && op.dst) {
-      bool pos = op.origin && !op.origin->args.empty() && op.dst_origin == op.origin->args.front().get();
-      add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : access(*op.dst, true), pos || !same_call);
-    }
+    // The destination stays positional where the author wrote it so: it was the call's first
+    // positional argument (also after a move rewrote its index and dropped its origin).
+    auto dst_positional = [&] {
+      if (!op.origin || op.origin->args.empty()) return false;
+      if (op.dst_origin) return op.dst_origin == op.origin->args.front().get();
+      for (const auto& kw : op.origin->keywords)
+        if (kw.name == "dst") return false;
+      return true;
+    };
+    if (op.dst_first && op.dst && op.api != "nl.store")
+      add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : access(*op.dst, true), dst_positional());
+    if (op.api == "nl.store" && op.dst)
+      add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : access(*op.dst, true), dst_positional() || !same_call);
     const Tensor* created = nullptr;
     const ApiSpec* spec = find_api(op.api);
     if (spec && spec->creates && op.dst) created = &k_.tensor(op.dst->tensor);

@@ -1,11 +1,14 @@
 #include "loopnest/transform.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include <fmt/core.h>
 
 #include "loopnest/api.h"
+#include "loopnest/dump.h"
 #include "loopnest/emit.h"
 #include "loopnest/lift.h"
 
@@ -98,6 +101,51 @@ std::string apply_site(const std::string& path, const std::string& text, const s
   return apply_site(*t, path, text, args, site);
 }
 
+namespace {
+
+// A site that changes a size (`from=1024 value=512`) the source names in the kernel body
+// (`block = 1024`): the source with that binding alone changed, when it lifts to exactly the
+// transformed form. Printing it keeps the author's names (`n_size // block`, `n * block`) where
+// the form would print the new trips, shapes and indices as numbers; the diff is the move.
+std::optional<std::string> rebound_size(const Kernel& after, const std::string& path, const std::string& text,
+                                        const std::vector<ArgSpec>& args, const Site& site) {
+  auto from = site.params.find("from"), value = site.params.find("value");
+  // The AST the form was lifted from (a transformation changes the form, never its source).
+  if (from == site.params.end() || value == site.params.end() || !after.function) return std::nullopt;
+  std::vector<std::string> lines;
+  {
+    std::stringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  std::string want = dump(after);
+  for (const auto& st : after.function->body) {
+    if (st->kind != nki::StmtKind::Assign) continue;
+    const auto& a = static_cast<const nki::AssignStmt&>(*st);
+    if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name || !a.value ||
+        a.value->kind != nki::ExprKind::Constant)
+      continue;
+    const nki::Value& v = static_cast<const nki::ConstantExpr&>(*a.value).value;
+    const nki::Span& sp = a.value->span;
+    if (!v.is_int() || std::to_string(v.as_int()) != from->second || sp.line != sp.end_line || sp.line == 0 ||
+        sp.line > lines.size())
+      continue;
+    std::string& line = lines[sp.line - 1];
+    size_t at = sp.col > 0 ? sp.col - 1 : 0;
+    if (line.compare(at, from->second.size(), from->second) != 0) continue;
+    std::string edited;
+    for (size_t i = 0; i < lines.size(); ++i)
+      edited += (i + 1 == sp.line ? line.substr(0, at) + value->second + line.substr(at + from->second.size()) : lines[i]) +
+                (i + 1 < lines.size() || (!text.empty() && text.back() == '\n') ? "\n" : "");
+    try {
+      if (dump(lift_source(path, edited, args)) == want) return edited;
+    } catch (const LiftError&) {
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::string apply_site(const Transform& t, const std::string& path, const std::string& text,
                        const std::vector<ArgSpec>& args, const Site& site) {
   Kernel k = lift_source(path, text, args);
@@ -107,6 +155,7 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   // A `//` or `%` index the kernel did not have is a layout no move here was made for.
   if (quasi_affine_terms(k) > quasi)
     throw TransformError(fmt::format("{} would add a `//` or `%` index term the kernel does not have", site.key()));
+  if (auto edited = rebound_size(k, path, text, args, site)) return *edited;
   try {
     return emit_checked(k, args);
   } catch (const EmitError& e) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -259,6 +260,31 @@ TEST(LoopNestTransforms, FreeSizeFindsTheSameSitesInEveryStyleAndKeepsTheResult)
         EXPECT_TRUE(trips.count(24)) << k->path << ": 24 blocks of 512 columns";
         EXPECT_FALSE(trips.count(12)) << k->path;
       }
+    }
+  }
+  // Where the source names the block (`block = 1024`: the bundled and newer-API styles), the
+  // result is that one binding changed and nothing else, and it keeps the result (the small kernels)
+  // or lifts to the same trips as above (the tasks); the published style writes every size as a
+  // number and gets the form's numbers.
+  auto changed_lines = [](const std::string& a, const std::string& b) {
+    std::vector<std::string> out;
+    std::stringstream sa(a), sb(b);
+    for (std::string la, lb; std::getline(sa, la) && std::getline(sb, lb);)
+      if (la != lb) out.push_back(la + " -> " + lb);
+    return out;
+  };
+  for (const char* path : {"tests/kernels/colblock_matmul_tiles.py", "tests/kernels/colblock_matmul_api.py",
+                           "nkibench/kernels/matmul_M4096_N12288_K5120_0.py",
+                           "nkibench/styles/nki_api/matmul_M4096_N12288_K5120_0.py",
+                           "nkibench/kernels/lora_M4096_N12288_K5120_R128_0.py",
+                           "nkibench/styles/nki_api/lora_M4096_N12288_K5120_R128_0.py"}) {
+    const CorpusKernel& k = kernel(path);
+    for (const auto& s : loopnest::find_sites(*lifted(k))) {
+      if (s.transform != "free_size") continue;
+      std::string after = loopnest::apply_site(k.path, k.text, k.args, s);
+      auto diff = changed_lines(k.text, after);
+      ASSERT_EQ(diff.size(), 1u) << path << ": " << s.key() << "\n" << after;
+      EXPECT_NE(diff[0].find("block = " + s.params.at("value")), std::string::npos) << diff[0];
     }
   }
   // The same nest with its last column block ragged (the store masked by column, the mask using

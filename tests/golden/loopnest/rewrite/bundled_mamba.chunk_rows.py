@@ -29,5 +29,5 @@ def kernel(delta, u, a, b, c):
                 scan_carry[:, s:s + 1] = h[:, 1023:1024]
                 c_row = nl.broadcast_to(src=nl.load(c[s:s + 1, 1024*chunk:1024*chunk + 1024]), shape=(128, 1024))
                 acc[...] += nisa.tensor_tensor(h, c_row, op=nl.multiply)
-            nl.store(dst=out[128*ct:128*ct + 128, 1024*chunk:1024*chunk + 1024], value=acc)
+            nl.store(out[128*ct:128*ct + 128, 1024*chunk:1024*chunk + 1024], acc)
     return out

@@ -28,6 +28,6 @@ def kernel(x, cos, sin):
         x0_sin = nisa.tensor_tensor(x0, sin_tile, nl.multiply)
         x1_cos = nisa.tensor_tensor(x1, cos_tile, nl.multiply)
         high = nisa.tensor_tensor(x0_sin, x1_cos, nl.add)
-        nl.store(dst=out_fold[0:128, 1024*c:1024*c + 1024], value=low)
-        nl.store(dst=out_fold[128:256, 1024*c:1024*c + 1024], value=high)
+        nl.store(out_fold[0:128, 1024*c:1024*c + 1024], low)
+        nl.store(out_fold[128:256, 1024*c:1024*c + 1024], high)
     return out

@@ -23,12 +23,12 @@ def kernel(v1, v2):
   v4 = nl.shared_constant(np.identity(128, dtype=np.float32))
   v5 = nl.ndarray((par_dim(128), 128), dtype=np.float32, name='identity', buffer=nl.sbuf)
   v5[nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.load(v4[nl.arange(128)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
-  v6 = nl.ndarray((24, 40, nl.par_dim(128), 512), dtype=np.float32, name='rhs_tiles', buffer=nl.sbuf)
-  v7 = nl.ndarray((24, 32, 5, nl.par_dim(128), 8, 128), dtype=np.float32, name='lhs_rows', buffer=nl.sbuf)
-  v8 = nl.zeros((24, 32, 40, nl.par_dim(128), 128), dtype=np.float32, name='lhs_t_psum', buffer=nl.psum, lazy_initialization=True)
-  v9 = nl.ndarray((24, 32, 40, nl.par_dim(128), 128), dtype=np.float32, name='lhs_t', buffer=nl.sbuf)
-  v10 = nl.zeros((24, 32, 1, nl.par_dim(128), 512), dtype=np.float32, name='acc', buffer=nl.psum, lazy_initialization=True)
-  v11 = nl.ndarray((24, 32, 1, nl.par_dim(128), 512), dtype=np.float32, name='res', buffer=nl.sbuf)
+  v6 = nl.ndarray((24, 40, par_dim(128), 512), dtype=np.float32, name='rhs_tiles', buffer=nl.sbuf)
+  v7 = nl.ndarray((24, 32, 5, par_dim(128), 8, 128), dtype=np.float32, name='lhs_rows', buffer=nl.sbuf)
+  v8 = nl.zeros((24, 32, 40, par_dim(128), 128), dtype=np.float32, name='lhs_t_psum', buffer=nl.psum, lazy_initialization=True)
+  v9 = nl.ndarray((24, 32, 40, par_dim(128), 128), dtype=np.float32, name='lhs_t', buffer=nl.sbuf)
+  v10 = nl.zeros((24, 32, 1, par_dim(128), 512), dtype=np.float32, name='acc', buffer=nl.psum, lazy_initialization=True)
+  v11 = nl.ndarray((24, 32, 1, par_dim(128), 512), dtype=np.float32, name='res', buffer=nl.sbuf)
   for i0 in nl.affine_range(24):
     for i1 in nl.affine_range(40):
       v6[i0, i1, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.load(v2[i1, nl.arange(128)[:, None], 512*i0 + nl.arange(512)[None, :]], dtype=np.float32, mask=None)
@@ -46,7 +46,7 @@ def kernel(v1, v2):
           v10[i0, i2, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]] += nisa.nc_matmul(v9[i0, i2, i6, nl.arange(128)[:, None], nl.arange(128)[None, :]], v6[i0, i6, nl.arange(128)[:, None], 512*i5 + nl.arange(512)[None, :]], is_stationary_onezero=False, is_moving_onezero=False, mask=None)
           ''' end loop i6 '''
         v11[i0, i2, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.copy(v10[i0, i2, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]], dtype=np.float32, mask=None)
-        nl.store(dst=v3[i2, nl.arange(128)[:, None], 512*i0 + 512*i5 + nl.arange(512)[None, :]], value=v11[i0, i2, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=None)
+        nl.store(v3[i2, nl.arange(128)[:, None], 512*i0 + 512*i5 + nl.arange(512)[None, :]], value=v11[i0, i2, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=None)
         ''' end loop i5 '''
       ''' end loop i2 '''
     ''' end loop i0 '''

@@ -24,9 +24,9 @@ def kernel(v1, v2):
   v5 = nl.ndarray((par_dim(128), 128), dtype=np.float32, name='identity', buffer=nl.sbuf)
   v5[nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.load(v4[nl.arange(128)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
   v6 = nl.ndarray((12, 40, par_dim(128), 1024), dtype=np.float32, name='rhs_tiles', buffer=nl.sbuf)
-  v7 = nl.ndarray((32, 5, nl.par_dim(128), 8, 128), dtype=np.float32, name='lhs_rows', buffer=nl.sbuf)
-  v8 = nl.zeros((32, 40, nl.par_dim(128), 128), dtype=np.float32, name='lhs_t_psum', buffer=nl.psum, lazy_initialization=True)
-  v9 = nl.ndarray((32, 40, nl.par_dim(128), 128), dtype=np.float32, name='lhs_t', buffer=nl.sbuf)
+  v7 = nl.ndarray((32, 5, par_dim(128), 8, 128), dtype=np.float32, name='lhs_rows', buffer=nl.sbuf)
+  v8 = nl.zeros((32, 40, par_dim(128), 128), dtype=np.float32, name='lhs_t_psum', buffer=nl.psum, lazy_initialization=True)
+  v9 = nl.ndarray((32, 40, par_dim(128), 128), dtype=np.float32, name='lhs_t', buffer=nl.sbuf)
   v10 = nl.zeros((12, 32, 2, par_dim(128), 512), dtype=np.float32, name='acc', buffer=nl.psum, lazy_initialization=True)
   v11 = nl.ndarray((12, 32, 2, par_dim(128), 512), dtype=np.float32, name='res', buffer=nl.sbuf)
   for i2_blk in nl.affine_range(16):
@@ -51,7 +51,7 @@ def kernel(v1, v2):
           ''' end loop i6 '''
         v11[i0, 2*i2_blk, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.copy(v10[i0, 2*i2_blk, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]], dtype=np.float32, mask=None)
         v11[i0, 2*i2_blk + 1, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.copy(v10[i0, 2*i2_blk + 1, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]], dtype=np.float32, mask=None)
-        nl.store(dst=v3[2*i2_blk, nl.arange(128)[:, None], 1024*i0 + 512*i5 + nl.arange(512)[None, :]], value=v11[i0, 2*i2_blk, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=None)
-        nl.store(dst=v3[2*i2_blk + 1, nl.arange(128)[:, None], 1024*i0 + 512*i5 + nl.arange(512)[None, :]], value=v11[i0, 2*i2_blk + 1, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=None)
+        nl.store(v3[2*i2_blk, nl.arange(128)[:, None], 1024*i0 + 512*i5 + nl.arange(512)[None, :]], value=v11[i0, 2*i2_blk, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=None)
+        nl.store(v3[2*i2_blk + 1, nl.arange(128)[:, None], 1024*i0 + 512*i5 + nl.arange(512)[None, :]], value=v11[i0, 2*i2_blk + 1, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=None)
         ''' end loop i5 '''
   return v3

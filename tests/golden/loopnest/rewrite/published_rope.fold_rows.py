@@ -18,8 +18,8 @@ def kernel(v1, v2, v3):
   import neuronxcc.nki.isa as nisa
   from neuronxcc.nki.language import par_dim
   v4 = nl.ndarray((128, 262144), dtype=np.float32, name='out', buffer=nl.shared_hbm)
-  v5 = nl.ndarray((128, 4, nl.par_dim(128), 1024), dtype=np.float32, name='inputs', buffer=nl.sbuf)
-  v6 = nl.ndarray((128, 6, nl.par_dim(128), 1024), dtype=np.float32, name='tmp', buffer=nl.sbuf)
+  v5 = nl.ndarray((128, 4, par_dim(128), 1024), dtype=np.float32, name='inputs', buffer=nl.sbuf)
+  v6 = nl.ndarray((128, 6, par_dim(128), 1024), dtype=np.float32, name='tmp', buffer=nl.sbuf)
   v1_fold = v1.reshape((256, 131072))
   v2_fold = v2.reshape((128, 131072))
   v3_fold = v3.reshape((128, 131072))
@@ -35,7 +35,7 @@ def kernel(v1, v2, v3):
     v6[i0, 3, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nisa.tensor_tensor(v5[i0, 0, nl.arange(128)[:, None], nl.arange(1024)[None, :]], v5[i0, 3, nl.arange(128)[:, None], nl.arange(1024)[None, :]], np.multiply, mask=None, dtype=np.float32)
     v6[i0, 4, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nisa.tensor_tensor(v5[i0, 1, nl.arange(128)[:, None], nl.arange(1024)[None, :]], v5[i0, 2, nl.arange(128)[:, None], nl.arange(1024)[None, :]], np.multiply, mask=None, dtype=np.float32)
     v6[i0, 5, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nisa.tensor_tensor(v6[i0, 3, nl.arange(128)[:, None], nl.arange(1024)[None, :]], v6[i0, 4, nl.arange(128)[:, None], nl.arange(1024)[None, :]], np.add, mask=None, dtype=np.float32)
-    nl.store(dst=v4_fold[nl.arange(128)[:, None], 1024*i0 + nl.arange(1024)[None, :]], value=v6[i0, 2, nl.arange(128)[:, None], nl.arange(1024)[None, :]], mask=None)
-    nl.store(dst=v4_fold[128 + nl.arange(128)[:, None], 1024*i0 + nl.arange(1024)[None, :]], value=v6[i0, 5, nl.arange(128)[:, None], nl.arange(1024)[None, :]], mask=None)
+    nl.store(v4_fold[nl.arange(128)[:, None], 1024*i0 + nl.arange(1024)[None, :]], value=v6[i0, 2, nl.arange(128)[:, None], nl.arange(1024)[None, :]], mask=None)
+    nl.store(v4_fold[128 + nl.arange(128)[:, None], 1024*i0 + nl.arange(1024)[None, :]], value=v6[i0, 5, nl.arange(128)[:, None], nl.arange(1024)[None, :]], mask=None)
     ''' end loop i0 '''
   return v4

@@ -34,8 +34,8 @@ def kernel(v1, v2):
         ''' end loop i2 '''
       v7[2*i0_blk, i1, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.copy(v5[2*i0_blk, i1, nl.arange(128)[:, None], nl.arange(512)[None, :]], dtype=np.float32, mask=-512*i1 - nl.arange(512)[None, :] + 10943 >= 0)
       v7[2*i0_blk + 1, i1, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.copy(v5[2*i0_blk + 1, i1, nl.arange(128)[:, None], nl.arange(512)[None, :]], dtype=np.float32, mask=-512*i1 - nl.arange(512)[None, :] + 10943 >= 0)
-      nl.store(dst=v3[2*i0_blk, nl.arange(128)[:, None], 512*i1 + nl.arange(512)[None, :]], value=v7[2*i0_blk, i1, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=-512*i1 - nl.arange(512)[None, :] + 10943 >= 0)
-      nl.store(dst=v3[2*i0_blk + 1, nl.arange(128)[:, None], 512*i1 + nl.arange(512)[None, :]], value=v7[2*i0_blk + 1, i1, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=-512*i1 - nl.arange(512)[None, :] + 10943 >= 0)
+      nl.store(v3[2*i0_blk, nl.arange(128)[:, None], 512*i1 + nl.arange(512)[None, :]], value=v7[2*i0_blk, i1, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=-512*i1 - nl.arange(512)[None, :] + 10943 >= 0)
+      nl.store(v3[2*i0_blk + 1, nl.arange(128)[:, None], 512*i1 + nl.arange(512)[None, :]], value=v7[2*i0_blk + 1, i1, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=-512*i1 - nl.arange(512)[None, :] + 10943 >= 0)
       ''' end loop i1 '''
     ''' end loop i0 '''
   return v3

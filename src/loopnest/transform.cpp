@@ -68,6 +68,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_free_size());
     v.push_back(make_reorder_reuse());
     v.push_back(make_in_place());
+    v.push_back(make_hoist_expand());
     return v;
   }();
   return all;

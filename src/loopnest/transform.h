@@ -138,5 +138,6 @@ std::unique_ptr<Transform> make_forward_scratch();
 std::unique_ptr<Transform> make_free_size();
 std::unique_ptr<Transform> make_reorder_reuse();
 std::unique_ptr<Transform> make_in_place();
+std::unique_ptr<Transform> make_hoist_expand();
 
 }  // namespace loopnest

@@ -349,6 +349,17 @@ class HoistExpand : public Transform {
     t.shape.insert(t.shape.begin() + static_cast<long>(pos), trips.begin(), trips.end());
     if (!k.dialect.new_api) t.partition_dim += static_cast<int>(trips.size());
     t.role = TensorRole::Buffer;
+    // The buffer now lives across the loop: a name another tile of the kernel also takes
+    // (`rhs_tile` of a tail loop) would be rebound inside the loop before a read. Every access of
+    // the buffer is printed from the form, so a fresh name (`rhs_tile_2`) reaches them all.
+    bool clash = false;
+    for (const auto& o : k.tensors) clash = clash || (o.id != t.id && !t.name.empty() && o.name == t.name);
+    if (clash) {
+      std::string fresh;
+      for (int i = 2; fresh.empty() || k.module->file->text.find(fresh) != std::string::npos; ++i)
+        fresh = fmt::format("{}_{}", t.name, i);
+      t.name = fresh;
+    }
     int around = -1;
     for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
       if (n.id == p.outer) around = loops.empty() ? -1 : loops.back();

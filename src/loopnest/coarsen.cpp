@@ -79,6 +79,7 @@ int output_axis(const Op& op, const std::string& param, int a) {
 class Coarsen : public Transform {
  public:
   std::string name() const override { return "tile_size"; }
+  bool resizes_tiles() const override { return true; }
   std::string description() const override {
     return "change a loop's tile size: coarsen (fewer iterations over wider tiles: fewer, larger DMAs and "
            "instructions, less fixed cost) or split (narrower tiles that overlap better and fit on chip)";

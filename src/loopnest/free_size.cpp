@@ -90,6 +90,7 @@ struct Plan {
 class FreeSize : public Transform {
  public:
   std::string name() const override { return "free_size"; }
+  bool resizes_tiles() const override { return true; }
   std::string description() const override {
     return "change the column block of a loop whose blocks inner loops cut again: fewer columns per iteration keep "
            "the block resident while rows stream through it, more cut fixed costs";

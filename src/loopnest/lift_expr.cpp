@@ -8,6 +8,7 @@
 
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
+#include "trn/tile_limits.h"
 
 namespace loopnest::detail {
 
@@ -64,13 +65,8 @@ AValue module_attr(const std::string& path, const std::string& attr) {
     if (attr == "max" && path == "nki.language.fp32") return AValue::of_float(3.4028234663852886e38);
   }
   if (path == "nki.language.tile_size") {
-    // The values the language core gives them (src/nki/lib/language_module.cpp, tile_size_constants).
-    static const std::map<std::string, int64_t> sizes = {
-        {"pmax", 128},          {"psum_fmax", 512},     {"gemm_stationary_fmax", 128},
-        {"gemm_moving_fmax", 512}, {"bn_stats_fmax", 512}, {"psum_min_align", 4},
-        {"sbuf_min_align", 1},  {"total_available_sbuf_size", 192 * 1024}, {"psum_bank_fmax", 512},
-        {"psum_bank_fmax_bytes", 2048}, {"psum_num_banks", 8}};
-    if (auto it = sizes.find(attr); it != sizes.end()) return AValue::of_int(it->second);
+    // The values the language core gives them (trn/tile_limits.h).
+    if (auto v = trn::limits::tile_size_value(attr)) return AValue::of_int(*v);
   }
   if (path == "nki.isa" || path == "nki.isa.engine") {
     std::string e = attr;

@@ -71,6 +71,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_free_size());
     v.push_back(make_reorder_reuse());
     v.push_back(make_in_place());
+    v.push_back(make_hoist_expand());
     return v;
   }();
   return all;
@@ -84,9 +85,21 @@ const Transform* find_transform(const std::string& name) {
 
 std::vector<Site> find_sites(const Kernel& k) {
   std::vector<Site> out;
+  bool within_limits = !limit_violation(k);
   for (const auto& t : transforms()) {
     try {
-      for (auto& s : t->find(k)) out.push_back(std::move(s));
+      for (auto& s : t->find(k)) {
+        if (t->resizes_tiles() && within_limits) {
+          Kernel after = k;
+          try {
+            t->apply(after, s);
+          } catch (const TransformError&) {
+            continue;  // does not apply after all
+          }
+          if (limit_violation(after)) continue;
+        }
+        out.push_back(std::move(s));
+      }
     } catch (const TransformError&) {
       // This transformation cannot analyse the kernel: it has no sites.
     }
@@ -150,7 +163,10 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
                        const std::vector<ArgSpec>& args, const Site& site) {
   Kernel k = lift_source(path, text, args);
   int quasi = quasi_affine_terms(k);
+  bool within_limits = !limit_violation(k);
   t.apply(k, site);
+  if (within_limits)
+    if (auto v = limit_violation(k)) throw TransformError(fmt::format("{}: the hardware would refuse it: {}", site.key(), *v));
   remove_dead_buffers(k);
   // A `//` or `%` index the kernel did not have is a layout no move here was made for.
   if (quasi_affine_terms(k) > quasi)

@@ -44,6 +44,9 @@ class Transform {
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
   std::vector<Site> find(const Kernel& k) const;
+  // Whether its sites change tile sizes: find_sites then drops a site whose result would exceed a
+  // hardware tile limit (limit_violation), so no evaluation is spent on it.
+  virtual bool resizes_tiles() const { return false; }
   // Applies the site (found on a lift of the same source): changes `k`. Throws TransformError.
   void apply(Kernel& k, const Site& site) const;
 
@@ -54,6 +57,11 @@ class Transform {
 
 const std::vector<std::unique_ptr<Transform>>& transforms();
 const Transform* find_transform(const std::string& name);
+
+// The first hardware tile limit (trn/tile_limits.h) the kernel exceeds, as the interpreter would
+// refuse it: more than 128 partitions, a PSUM tile over one bank, a matmul operand too wide
+// (limits.cpp). nullopt when none.
+std::optional<std::string> limit_violation(const Kernel& k);
 
 // How many `//` / `%` index pieces the kernel's accesses hold (quasi-affine terms of tile axes and
 // of starts): a transformation must not add any.
@@ -138,5 +146,6 @@ std::unique_ptr<Transform> make_forward_scratch();
 std::unique_ptr<Transform> make_free_size();
 std::unique_ptr<Transform> make_reorder_reuse();
 std::unique_ptr<Transform> make_in_place();
+std::unique_ptr<Transform> make_hoist_expand();
 
 }  // namespace loopnest

@@ -102,6 +102,8 @@ const std::map<std::string, Affinity>& affinities() {
       {"fold_activation_reduce", {2.0, {{"dve_busy", 2}, {"many_instructions", 1.3}}}},
       {"reduce_row_once", {1.5, {{"dve_busy", 1.5}, {"many_instructions", 1.3}}}},
       {"hoist", {1.5, {{"dma_bound", 2}, {"pe_idle", 1.3}}}},
+      // A load redone per iteration of a loop it does not depend on: inputs read many times over.
+      {"hoist_expand", {2.0, {{"rereads_inputs", 4}, {"dma_bound", 2}, {"pe_idle", 1.3}}}},
       {"jam_rows", {1.5, {{"dma_bound", 2.5}, {"spill", 0.7}}}},
       {"interchange_loops", {0.6, {{"dma_bound", 1.3}, {"spill", 1.3}}}},
       {"chunk_rows", {0.4, {{"latency_bound", 10}, {"spill", 2}}}},
@@ -190,6 +192,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   std::erase_if(sites, [&](const Site& s) { return !plausible(s, dims, candidate.kernel_text); });
   const trn::Profile* profile = candidate.profile ? &*candidate.profile : nullptr;
   Symptoms symptoms = profile ? diagnose(*profile) : Symptoms{};
+  if (profile && rereads_inputs(*profile, input_bytes(ctx.task.kernel_args))) symptoms.insert("rereads_inputs");
   // The roofline: which family bounds the kernel (or whether it waits on dependences).
   std::optional<Roofline> bounds;
   if (profile) {

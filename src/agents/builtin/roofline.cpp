@@ -38,6 +38,7 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"whole_row_reduce", {"dve"}},
       {"reduce_row_once", {"dve"}},
       {"hoist", {"dma"}},
+      {"hoist_expand", {"dma"}},
       {"jam_rows", {"dma", "pe"}},
       {"interchange_loops", {"dma", "pe"}},
       {"interchange", {"dma", "pe"}},
@@ -125,6 +126,11 @@ bool at_dma_floor(const trn::Profile& p, const trn::ArchConfig& arch, uint64_t i
   if (static_cast<double>(p.hbm_read_bytes) > 1.02 * static_cast<double>(input_bytes)) return false;
   double floor = static_cast<double>(p.hbm_read_bytes + p.hbm_write_bytes) / rate;
   return p.latency <= (1 + margin) * floor;
+}
+
+bool rereads_inputs(const trn::Profile& p, uint64_t input_bytes) {
+  if (input_bytes == 0 || p.spill_save_bytes + p.spill_reload_bytes > 0) return false;
+  return static_cast<double>(p.hbm_read_bytes) > 2.0 * static_cast<double>(input_bytes);
 }
 
 bool near_peak(double latency_ms, double peak_ms, double margin) {

@@ -45,5 +45,8 @@ uint64_t input_bytes(const std::vector<loopnest::ArgSpec>& args);
 // margin, part of which is the first load and the last store that nothing overlaps (bmm: 1.07 GiB
 // of fp32 output, 4.07 ms of DMA; its best kernel takes 4.21 ms, 3.4% above).
 bool at_dma_floor(const trn::Profile& p, const trn::ArchConfig& arch, uint64_t input_bytes, double margin = 0.05);
+// The kernel reads its inputs from HBM more than twice over (HBM reads > 2x the arguments' bytes,
+// no spill): a load redone per iteration of a loop it does not depend on (a weight per row tile).
+bool rereads_inputs(const trn::Profile& p, uint64_t input_bytes);
 
 }  // namespace agents::builtin

@@ -39,6 +39,27 @@ int64_t range_divisor(Expr& iter) {
   return v;
 }
 
+// Integers written literally in a shape tuple given to a call (`nl.zeros((128, 512), ...)`): a size
+// variable whose value is also spelled there (the copies jam_rows prints carry literal shapes while
+// the loop keeps `NB`) cannot change alone.
+std::set<int64_t> literal_shape_sizes(Block& kernel) {
+  std::set<int64_t> out;
+  auto collect = [&](Expr* e) {
+    if (!e || e->kind != ExprKind::Tuple) return;
+    for (auto& x : static_cast<SequenceExpr&>(*e).elts) {
+      int64_t c;
+      if (x && int_constant(*x, c)) out.insert(c);
+    }
+  };
+  for_each_expr(kernel, [&](ExprPtr& p) {
+    if (!p || p->kind != ExprKind::Call) return;
+    auto& call = static_cast<CallExpr&>(*p);
+    for (auto& a : call.args) collect(a.get());
+    for (auto& kw : call.keywords) collect(kw.value.get());
+  });
+  return out;
+}
+
 class FreeSize : public MatchingTransform {
  public:
   std::string name() const override { return "free_size"; }
@@ -54,9 +75,10 @@ class FreeSize : public MatchingTransform {
       for (auto& s : b)
         if (s->kind == StmtKind::For) range_names.merge(names_in(*static_cast<ForStmt&>(*s).iter));
     });
+    const std::set<int64_t> literal_sizes = literal_shape_sizes(kernel);
     return visit_blocks(kernel, [&](Block& b) {
       for (auto& s : b)
-        if (variable_site(*s, range_names, sink) || loop_site(*s, sink)) return true;
+        if (variable_site(*s, range_names, literal_sizes, sink) || loop_site(*s, sink)) return true;
       return false;
     });
   }
@@ -70,11 +92,13 @@ class FreeSize : public MatchingTransform {
   }
 
   // `block = 1024` where `block` sizes a loop range.
-  static bool variable_site(Stmt& s, const std::set<std::string>& range_names, const SiteSink& sink) {
+  static bool variable_site(Stmt& s, const std::set<std::string>& range_names, const std::set<int64_t>& literal_sizes,
+                            const SiteSink& sink) {
     std::string var = assigned_name(s);
     int64_t v;
     if (var.empty() || !range_names.count(var) || !int_constant(*assigned_value(s), v) || !power_of_two(v) || v < 2)
       return false;
+    if (literal_sizes.count(v)) return false;  // the same size also spelled as a literal shape
     std::vector<int64_t> options = v >= 128 ? choices(v, false) : std::vector<int64_t>{v * 2, v / 2};
     for (int64_t nv : options) {
       Site site = make_site(s, fmt::format("set the tile free size `{}` from {} to {}", var, v, nv),

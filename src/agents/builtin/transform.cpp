@@ -1,5 +1,6 @@
 #include "agents/builtin/transform.h"
 
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -7,6 +8,8 @@
 
 #include "agents/builtin/ast_edit.h"
 #include "agents/builtin/loopnest_catalogue.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
 #include "nki/ast_printer.h"
 
 namespace agents::builtin {
@@ -75,6 +78,42 @@ const Transform* find_transform(const std::string& name) {
   return nullptr;
 }
 
+namespace {
+
+// A source-level free_size whose result exceeds a hardware tile limit the kernel did not (a moving
+// matmul operand over 512 columns, a PSUM tile over one 2 KiB bank, more than 128 partitions:
+// loopnest::limit_violation on the lifted result) is dropped: the interpreter would refuse the
+// kernel, an evaluation lost. Kept when the kernel or the result does not lift (nothing to judge).
+void drop_sites_beyond_limits(const std::string& source, const std::vector<loopnest::ArgSpec>& args,
+                              std::vector<Site>& sites) {
+  auto lifted = [&](const std::string& text) -> std::optional<loopnest::Kernel> {
+    try {
+      return loopnest::lift_source("kernel.py", text, args);
+    } catch (const loopnest::LiftError&) {
+      return std::nullopt;
+    }
+  };
+  bool checked = false, within = false;
+  std::erase_if(sites, [&](const Site& s) {
+    if (s.transform != "free_size" || s.params.count("anchor")) return false;
+    if (!checked) {
+      checked = true;
+      auto k = lifted(source);
+      within = k && !loopnest::limit_violation(*k);
+    }
+    if (!within) return false;
+    std::optional<loopnest::Kernel> after;
+    try {
+      after = lifted(apply_site(source, s, args));
+    } catch (const RewriteError&) {
+      return false;
+    }
+    return after && loopnest::limit_violation(*after).has_value();
+  });
+}
+
+}  // namespace
+
 std::vector<Site> find_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args) {
   std::vector<Site> sites;
   auto form_sites = loopnest_sites(source, args);
@@ -105,6 +144,7 @@ std::vector<Site> find_sites(const std::string& source, const std::vector<loopne
     } catch (const RewriteError&) {
     }
   }
+  drop_sites_beyond_limits(source, args, sites);
   if (form_sites) sites.insert(sites.end(), form_sites->begin(), form_sites->end());
   return sites;
 }

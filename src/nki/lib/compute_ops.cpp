@@ -7,6 +7,7 @@
 
 #include "nki/lib/array_value.h"
 #include "nki/lib/instruction.h"
+#include "trn/tile_limits.h"
 
 namespace nki::lib {
 
@@ -94,11 +95,12 @@ Value matmul_core(const NkiTensorObj& stationary0, const NkiTensorObj& moving0, 
     throw NkiError(ErrorKind::Rule, fmt::format("err_num_partition_mismatch: the contraction (partition) sizes of "
                                                 "stationary{} and moving{} differ ({})", tensor::shape_str(s.shape()),
                                                 tensor::shape_str(m.shape()), api));
-  if (cols_s > 128)
-    throw NkiError(ErrorKind::Rule, fmt::format("stationary free size {} exceeds 128 (gemm_stationary_fmax) ({})",
-                                                cols_s, api));
-  if (cols_m > 512)
-    throw NkiError(ErrorKind::Rule, fmt::format("moving free size {} exceeds 512 (gemm_moving_fmax) ({})", cols_m, api));
+  if (cols_s > trn::limits::gemm_stationary_fmax)
+    throw NkiError(ErrorKind::Rule, fmt::format("stationary free size {} exceeds {} (gemm_stationary_fmax) ({})",
+                                                cols_s, trn::limits::gemm_stationary_fmax, api));
+  if (cols_m > trn::limits::gemm_moving_fmax)
+    throw NkiError(ErrorKind::Rule, fmt::format("moving free size {} exceeds {} (gemm_moving_fmax) ({})", cols_m,
+                                                trn::limits::gemm_moving_fmax, api));
   Instruction ins(api, is_transpose ? trn::Opcode::Transpose : trn::Opcode::MatMul, trn::Engine::Tensor,
                   {cols_s, cols_m}, std::move(mask));
   const Box& box = ins.box();

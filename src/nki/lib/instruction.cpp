@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "nki/lib/array_value.h"
+#include "trn/tile_limits.h"
 
 namespace nki::lib {
 
@@ -52,7 +53,7 @@ Value Instruction::result(tensor::DType dtype, trn::BufferKind buffer, const ten
   ctx_.note_format(dtype, api_);
   int64_t free_bytes = tensor::itemsize(dtype);
   for (size_t k = 1; k < space_.size(); ++k) free_bytes *= space_[k];
-  if (buffer == trn::BufferKind::Psum && free_bytes > 2048)
+  if (buffer == trn::BufferKind::Psum && free_bytes > trn::limits::psum_bank_bytes)
     throw NkiError(ErrorKind::Rule, fmt::format("PSUM tile of shape {} needs {} bytes per partition, more than "
                                                 "the 2 KiB of a PSUM bank ({})",
                                                 tensor::shape_str(space_), free_bytes, api_));
@@ -176,7 +177,7 @@ tensor::Shape partition_broadcast(const tensor::Shape& a, const tensor::Shape& b
 }
 
 void check_partition_limit(const tensor::Shape& shape, std::string_view api) {
-  if (!shape.empty() && shape[0] > 128)
+  if (!shape.empty() && shape[0] > trn::limits::pmax)
     throw NkiError(ErrorKind::Rule, fmt::format("partition dimension {} exceeds the 128 partitions of SBUF ({})",
                                                 shape[0], api));
 }

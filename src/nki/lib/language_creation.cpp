@@ -11,6 +11,7 @@
 #include "nki/lib/array_value.h"
 #include "nki/lib/instruction.h"
 #include "nki/lib/module_util.h"
+#include "trn/tile_limits.h"
 
 namespace nki::lib {
 
@@ -53,12 +54,12 @@ void check_on_chip_shape(const CreationShape& cs, tensor::DType dtype, trn::Buff
                                                 "least one free dimension, got shape {} ({})",
                                                 trn::to_string(kind), tensor::shape_str(cs.shape), api));
   int64_t p = cs.shape[size_t(cs.partition_axis)];
-  if (p > 128)
+  if (p > trn::limits::pmax)
     throw NkiError(ErrorKind::Rule, fmt::format("partition dimension {} exceeds the 128 partitions of {} ({})", p,
                                                 kind == trn::BufferKind::Psum ? "PSUM" : "SBUF", api));
   int64_t free_bytes = tensor::itemsize(dtype);
   for (size_t d = size_t(cs.partition_axis) + 1; d < cs.shape.size(); ++d) free_bytes *= cs.shape[d];
-  if (kind == trn::BufferKind::Psum && free_bytes > 2048)
+  if (kind == trn::BufferKind::Psum && free_bytes > trn::limits::psum_bank_bytes)
     throw NkiError(ErrorKind::Rule, fmt::format("PSUM tile of shape {} needs {} bytes per partition, more than the "
                                                 "2 KiB of a PSUM bank ({})",
                                                 tensor::shape_str(cs.shape), free_bytes, api));

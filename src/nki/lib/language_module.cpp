@@ -11,6 +11,7 @@
 #include "nki/lib/loop_range.h"
 #include "nki/lib/modules.h"
 #include "nki/lib/module_util.h"
+#include "trn/tile_limits.h"
 
 namespace nki::lib {
 
@@ -28,17 +29,7 @@ void add_buffers(ModuleObj& m) {
 
 Value tile_size_constants() {
   auto ns = std::make_shared<NamespaceObj>("tile_size");
-  ns->set("pmax", Value::from_int(128));
-  ns->set("psum_fmax", Value::from_int(512));
-  ns->set("gemm_stationary_fmax", Value::from_int(128));
-  ns->set("gemm_moving_fmax", Value::from_int(512));
-  ns->set("bn_stats_fmax", Value::from_int(512));
-  ns->set("psum_min_align", Value::from_int(4));
-  ns->set("sbuf_min_align", Value::from_int(1));
-  ns->set("total_available_sbuf_size", Value::from_int(192 * 1024));
-  ns->set("psum_bank_fmax", Value::from_int(512));
-  ns->set("psum_bank_fmax_bytes", Value::from_int(2048));
-  ns->set("psum_num_banks", Value::from_int(8));
+  for (const auto& l : trn::limits::tile_size) ns->set(std::string(l.name), Value::from_int(l.value));
   return Value(ns);
 }
 

@@ -65,6 +65,9 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"colblock_matmul_tiles.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},
       {"colblock_matmul_grid.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},
       {"colblock_matmul_api.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},
+      {"reload_matmul_tiles.py", arrays({{256, 256}, {2, 128, 1024}})},
+      {"reload_matmul_grid.py", arrays({{256, 256}, {2, 128, 1024}})},
+      {"reload_matmul_api.py", arrays({{256, 256}, {2, 128, 1024}})},
   };
   return args;
 }

@@ -1,0 +1,437 @@
+// Hoisting a load out of an enclosing loop it does not depend on, with array expansion:
+//   for m: ...; for n: for k: wt = load(w[k, :, n-block]); acc += matmul(xT[k], wt)
+// =>
+//   wt = ndarray((N, K, P, F)); for n: for k: wt[n, k] = load(w[k, :, n-block])
+//   for m: ...; for n: for k: acc += matmul(xT[k], wt[n, k])
+// The weight is read from HBM once instead of once per row tile. `hoist` (hoist.cpp) moves only
+// what is invariant in its immediately enclosing loop; here the load sits below loops whose
+// variables it uses (n, k) inside one whose variable it does not use (m): it moves before that loop
+// into a buffer with one block per iteration of the loops it uses (a copy of those loops fills it),
+// and its readers read their block.
+//
+// Legal from dependences on the form: the load is the only writer of its tile (no view aliases it),
+// every reader of the tile lies inside every loop the load uses and after it (so the block index
+// is in scope and holds this iteration's tile), nothing in the kernel writes the HBM tensor it reads,
+// no mask, no index operand, no condition between the loop and the load, constant trip counts
+// starting at 0 of the loops it uses. A block dim the tile already has over a loop it leaves (the
+// legacy style's buffers indexed by every enclosing loop) is dropped: every access indexes it by that
+// loop. Capacity: the expanded buffer plus one tile of every other SBUF tensor must fit an SBUF
+// partition (trn::ArchConfig::sbuf_bytes_per_partition, trn1 = the smaller); a site that does not fit
+// is refused, not hoisted partially (hoisting out of an inner loop that fits is a site of its own).
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "loopnest/transform.h"
+#include "tensor/dtype.h"
+#include "trn/arch_config.h"
+
+namespace loopnest {
+
+namespace {
+
+bool loop_dim(const DimIndex& d, int l) { return d.terms.empty() && d.start == IExpr::var(l); }
+
+int64_t itemsize_of(const std::string& dtype) {
+  auto t = tensor::parse_dtype(dtype);
+  return t ? tensor::itemsize(*t) : 4;
+}
+
+// Bytes per partition of one tile of `t` (its dims after the partition dim); nullopt when a size is
+// not constant.
+std::optional<int64_t> tile_bytes(const Tensor& t, size_t from) {
+  int64_t n = itemsize_of(t.dtype);
+  for (size_t d = from; d < t.shape.size(); ++d) {
+    if (static_cast<int>(d) == t.partition_dim || !t.shape[d].is_constant()) {
+      if (static_cast<int>(d) == t.partition_dim) continue;
+      return std::nullopt;
+    }
+    n *= t.shape[d].constant();
+  }
+  return n;
+}
+
+struct Plan {
+  int stmt = -1;                  // the load statement's node id
+  int outer = -1;                 // the loop node it leaves
+  int tensor = -1;                // the tile it writes
+  std::vector<int> used;          // loop ids it uses between `outer` and itself, outermost first
+  std::vector<int> added;         // those that get a new dim of the tile
+  std::vector<int> dropped;       // dims of the tile indexed by loops it leaves
+  int64_t bytes = 0, live = 0, budget = 0;
+};
+
+class HoistExpand : public Transform {
+ public:
+  std::string name() const override { return "hoist_expand"; }
+  std::string description() const override {
+    return "move a load out of an enclosing loop whose variable it does not use, into a buffer with one tile per "
+           "iteration of the inner loops it does use (filled before the loop): a weight re-read from HBM once per "
+           "row tile is read once";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    std::vector<Plan> plans;
+    std::vector<const Node*> path;
+    std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
+      for (auto& n : block) {
+        if (n.frozen) continue;
+        if (n.kind == NodeKind::Stmt) {
+          for (auto& p : plans_for(k, n, path)) plans.push_back(p);
+          continue;
+        }
+        if (n.kind != NodeKind::Loop && n.kind != NodeKind::If) continue;
+        path.push_back(&n);
+        walk(n.body);
+        walk(n.orelse);
+        path.pop_back();
+      }
+    };
+    walk(k.body);
+    for (const Plan& p : plans) {
+      Analysis an(k);
+      const OpRef* anchor = nullptr;
+      for (const auto& r : an.ops)
+        if (r.node->id == p.stmt && !is_declaration(r.op())) anchor = &r;
+      if (!anchor) continue;
+      const Node* outer = find_node(k, p.outer);
+      std::string vars;
+      int64_t tiles = 1;
+      for (int l : p.used) {
+        vars += (vars.empty() ? "" : ", ") + k.var_name(l);
+        tiles *= *k.loops.at(l).trip();
+      }
+      const Tensor& t = k.tensor(p.tensor);
+      Site site = make_site(k, an, *anchor,
+                            fmt::format("load `{}` once before `for {}` into a buffer of {} tile(s) indexed by [{}] "
+                                        "({} KiB per partition, {} KiB with the other tiles, of {} KiB)",
+                                        t.name.empty() ? "?" : t.name, k.var_name(outer->loop),
+                                        tiles, vars, p.bytes / 1024,
+                                        (p.bytes + p.live) / 1024, p.budget / 1024),
+                            {{"out_of", std::to_string(depth_between(k, p))}});
+      Plan plan = p;
+      if (sink(site, [&k, plan] { apply(k, plan); })) return true;
+    }
+    return false;
+  }
+
+ private:
+  // How many loops the load leaves (the loop `outer` and the loops between it and the load that it
+  // does not use): style-independent.
+  static int depth_between(Kernel& k, const Plan& p) {
+    int n = 0;
+    for_each_node(k.body, [&](const Node& x, const std::vector<int>& loops) {
+      if (x.id != p.stmt) return;
+      const Node* outer = find_node(k, p.outer);
+      auto at = std::find(loops.begin(), loops.end(), outer->loop);
+      for (auto it = at; it != loops.end(); ++it)
+        if (std::find(p.used.begin(), p.used.end(), *it) == p.used.end()) ++n;
+    });
+    return n;
+  }
+
+  static std::vector<Plan> plans_for(Kernel& k, Node& s, const std::vector<const Node*>& path) {
+    std::vector<Plan> out;
+    const Op* load = nullptr;
+    for (const auto& op : s.ops) {
+      if (is_declaration(op)) continue;
+      if (load) return out;
+      load = &op;
+    }
+    if (!load || load->cls != OpClass::Load || load->has_mask || load->accumulate || has_index_operand(*load))
+      return out;
+    auto rd = reads(*load);
+    if (rd.size() != 1) return out;
+    const Access& src = *rd[0];
+    int source = storage_of(k, src.tensor);
+    if (k.tensor(source).on_chip()) return out;
+    int t = -1;
+    if (load->result >= 0) {
+      t = load->result;
+    } else {
+      auto wr = writes(*load);
+      if (wr.size() != 1) return out;
+      t = wr[0]->tensor;
+    }
+    const Tensor& tt = k.tensor(t);
+    if (tt.memory != Memory::Sbuf || tt.role == TensorRole::View || !tt.list_name.empty() || tt.list_loop >= 0)
+      return out;
+    for (const auto& other : k.tensors)
+      if (other.id != t && storage_of(k, other.id) == t) return out;
+    // Nothing writes the HBM tensor it reads; nothing but it (and a declaration) writes its tile.
+    Analysis an(k);
+    const OpRef* me = nullptr;
+    for (const auto& r : an.ops) {
+      if (r.node == &s && &r.op() == load) me = &r;
+      for (const Access* w : writes(r.op())) {
+        if (storage_of(k, w->tensor) == source) return out;
+        if (storage_of(k, w->tensor) == t && &r.op() != load && !is_declaration(r.op())) return out;
+      }
+    }
+    if (!me) return out;
+    for (const auto& term : src.dims)
+      for (const auto& x : term.terms)
+        if (!x.size.is_constant()) return out;  // a loop-dependent partial tile
+    // Each enclosing loop it does not use (with at least one loop inside it around the load).
+    std::vector<int> loops;
+    for (const Node* p : path) loops.push_back(p->kind == NodeKind::Loop ? p->loop : -1);
+    for (size_t p = 0; p + 1 < path.size(); ++p) {
+      if (path[p]->kind != NodeKind::Loop) continue;
+      int m = path[p]->loop;
+      if (uses_loop(src, m)) continue;
+      Plan plan;
+      plan.stmt = s.id;
+      plan.outer = path[p]->id;
+      plan.tensor = t;
+      bool ok = true;
+      std::set<int> leaves = {m};
+      for (size_t q = p + 1; q < path.size() && ok; ++q) {
+        if (path[q]->kind != NodeKind::Loop) {
+          ok = false;  // a condition between: the load would run where it did not
+          break;
+        }
+        int l = path[q]->loop;
+        if (!uses_loop(src, l)) {
+          leaves.insert(l);
+          continue;
+        }
+        const Loop& lp = k.loops.at(l);
+        ok = lp.start == IExpr(0) && lp.step == 1 && lp.trip().has_value();
+        plan.used.push_back(l);
+      }
+      if (!ok) continue;
+      if (!plan_tensor(k, an, *me, plan, leaves)) continue;
+      out.push_back(plan);
+    }
+    return out;
+  }
+
+  // Which dims of the tile to drop and which loops get a new dim; readers in scope; capacity.
+  static bool plan_tensor(Kernel& k, const Analysis& an, const OpRef& me, Plan& plan, const std::set<int>& leaves) {
+    const Tensor& t = k.tensor(plan.tensor);
+    const Op& load = me.op();
+    std::vector<std::pair<const OpRef*, const Access*>> accesses;  // every non-declaration access
+    for (const auto& r : an.ops) {
+      if (is_declaration(r.op())) continue;
+      for (const Access* a : reads(r.op()))
+        if (a->tensor == plan.tensor) accesses.push_back({&r, a});
+      for (const Access* a : writes(r.op()))
+        if (a->tensor == plan.tensor) accesses.push_back({&r, a});
+    }
+    std::set<int> reused;
+    if (load.result < 0) {
+      const Access& w = *load.dst;
+      for (size_t d = 0; d < w.dims.size(); ++d) {
+        if (static_cast<int>(d) == t.partition_dim) continue;
+        const DimIndex& di = w.dims[d];
+        bool by_used = false;
+        for (int l : plan.used) by_used = by_used || di.start.uses(l);
+        bool by_left = false;
+        for (int l : leaves) by_left = by_left || di.start.uses(l);
+        if (by_used) {
+          int which = -1;
+          for (int l : plan.used)
+            if (loop_dim(di, l)) which = l;
+          if (which < 0 || reused.count(which)) return false;
+          reused.insert(which);
+        } else if (by_left) {
+          int which = -1;
+          for (int l : leaves)
+            if (loop_dim(di, l)) which = l;
+          if (which < 0) return false;
+          for (const auto& [r, a] : accesses)
+            if (a->dims.size() != w.dims.size() || !loop_dim(a->dims[d], which)) return false;
+          plan.dropped.push_back(static_cast<int>(d));
+        }
+      }
+    }
+    for (int l : plan.used)
+      if (!reused.count(l)) plan.added.push_back(l);
+    if (!plan.added.empty())
+      for (const auto& [r, a] : accesses) {
+        if (&r->op() == &load) continue;
+        for (int l : plan.added)
+          if (std::find(r->loops.begin(), r->loops.end(), l) == r->loops.end()) return false;
+        if (r->order < me.order) return false;
+      }
+    // Capacity: the expanded buffer (every dim but the partition dim) beside one tile of every other
+    // SBUF tensor.
+    int64_t per = itemsize_of(t.dtype);
+    std::set<int> drop(plan.dropped.begin(), plan.dropped.end());
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+      if (static_cast<int>(d) == t.partition_dim || drop.count(static_cast<int>(d))) continue;
+      if (!t.shape[d].is_constant()) return false;
+      per *= t.shape[d].constant();
+    }
+    for (int l : plan.added) per *= *k.loops.at(l).trip();
+    int64_t live = 0;
+    for (const auto& o : k.tensors) {
+      if (o.id == plan.tensor || o.memory != Memory::Sbuf || o.role == TensorRole::View) continue;
+      if (o.role != TensorRole::Buffer && o.role != TensorRole::Value) continue;
+      auto b = tile_bytes(o, static_cast<size_t>(o.partition_dim) + 1);
+      live += b.value_or(0);
+    }
+    plan.bytes = per;
+    plan.live = live;
+    plan.budget = trn::arch_config("trn1").sbuf_bytes_per_partition;
+    return per + live <= plan.budget;
+  }
+
+  static std::vector<Node>* parent_block(std::vector<Node>& block, int id, size_t& at) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      if (block[i].id == id) {
+        at = i;
+        return &block;
+      }
+      if (auto* p = parent_block(block[i].body, id, at)) return p;
+      if (auto* p = parent_block(block[i].orelse, id, at)) return p;
+    }
+    return nullptr;
+  }
+
+  static void apply(Kernel& k, const Plan& p) {
+    Tensor& t = k.tensor(p.tensor);
+    int old_partition = t.partition_dim;
+    int pd = old_partition;
+    for (int d : p.dropped) pd -= d < old_partition ? 1 : 0;
+    // New dims: before the partition dim (block dims), or after it in the newer API, whose tiles
+    // put the partition dim first.
+    size_t pos = static_cast<size_t>(k.dialect.new_api ? pd + 1 : pd);
+    auto reshape = [&](std::vector<DimIndex>& dims) {
+      for (auto it = p.dropped.rbegin(); it != p.dropped.rend(); ++it) dims.erase(dims.begin() + *it);
+      std::vector<DimIndex> ins;
+      for (int l : p.added) ins.push_back(DimIndex{IExpr::var(l), {}});
+      dims.insert(dims.begin() + static_cast<long>(pos), ins.begin(), ins.end());
+    };
+    // The load becomes a write of its block of the buffer.
+    Node* s = find_node(k, p.stmt);
+    Op* load = nullptr;
+    for (auto& op : s->ops)
+      if (!is_declaration(op)) load = &op;
+    bool value = load->result >= 0;
+    if (value) {
+      Access whole;
+      whole.tensor = p.tensor;
+      for (size_t d = 0; d < t.shape.size(); ++d)
+        whole.dims.push_back(DimIndex{IExpr(0), {AxisTerm{static_cast<int>(d), t.shape[d], 1}}});
+      load->result = -1;
+      load->dst = whole;
+      load->dst_first = false;
+    }
+    // Every access of the tile.
+    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+      for (auto& op : n.ops) {
+        if (is_declaration(op)) continue;
+        bool touched = false;
+        if (op.dst && op.dst->tensor == p.tensor) {
+          reshape(op.dst->dims);
+          op.dst_origin = nullptr;
+          touched = true;
+        }
+        for (auto& a : op.args)
+          if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == p.tensor) {
+            reshape(a.value.access.dims);
+            a.value.origin = nullptr;
+            touched = true;
+          }
+        if (touched) n.dirty = true;
+      }
+    });
+    // The tensor: dims dropped, one per added loop, declared before the loop it leaves.
+    for (auto it = p.dropped.rbegin(); it != p.dropped.rend(); ++it) t.shape.erase(t.shape.begin() + *it);
+    t.partition_dim = pd;
+    std::vector<IExpr> trips;
+    for (int l : p.added) trips.push_back(IExpr(*k.loops.at(l).trip()));
+    t.shape.insert(t.shape.begin() + static_cast<long>(pos), trips.begin(), trips.end());
+    if (!k.dialect.new_api) t.partition_dim += static_cast<int>(trips.size());
+    t.role = TensorRole::Buffer;
+    // The buffer now lives across the loop: a name another tile of the kernel also takes
+    // (`rhs_tile` of a tail loop) would be rebound inside the loop before a read. Every access of
+    // the buffer is printed from the form, so a fresh name (`rhs_tile_2`) reaches them all.
+    bool clash = false;
+    for (const auto& o : k.tensors) clash = clash || (o.id != t.id && !t.name.empty() && o.name == t.name);
+    if (clash) {
+      std::string fresh;
+      for (int i = 2; fresh.empty() || k.module->file->text.find(fresh) != std::string::npos; ++i)
+        fresh = fmt::format("{}_{}", t.name, i);
+      t.name = fresh;
+    }
+    int around = -1;
+    for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
+      if (n.id == p.outer) around = loops.empty() ? -1 : loops.back();
+    });
+    t.scope_loop = around;
+    // The statement moves into copies of the loops it uses; the declaration before them.
+    Node moved = *s;
+    erase_node(k, p.stmt);
+    for (auto& op : moved.ops)
+      if (!is_declaration(op))
+        for (auto& a : op.args)
+          if (a.value.kind == Operand::Kind::Tile) a.value.origin = nullptr;  // its text may name loop-local values
+    moved.dirty = true;
+    Node fill = std::move(moved);
+    for (auto it = p.used.rbegin(); it != p.used.rend(); ++it) {
+      Loop copy = k.loops.at(*it);
+      copy.id = static_cast<int>(k.loops.size());
+      while (k.loops.count(copy.id)) ++copy.id;
+      k.loops[copy.id] = copy;
+      std::vector<Node> body;
+      body.push_back(std::move(fill));
+      for_each_node(body, [&](Node& n, const std::vector<int>&) {
+        for (auto& op : n.ops) {
+          auto sub = [&](Access& a) {
+            for (auto& d : a.dims) {
+              d.start = d.start.substitute(*it, IExpr::var(copy.id));
+              for (auto& term : d.terms) term.size = term.size.substitute(*it, IExpr::var(copy.id));
+            }
+          };
+          if (op.dst) sub(*op.dst);
+          for (auto& a : op.args)
+            if (a.value.kind == Operand::Kind::Tile) sub(a.value.access);
+        }
+      });
+      Node loop;
+      loop.kind = NodeKind::Loop;
+      loop.id = k.next_node++;
+      loop.loop = copy.id;
+      loop.dirty = true;
+      loop.body = std::move(body);
+      fill = std::move(loop);
+    }
+    std::optional<Node> decl;
+    if (value) {
+      decl = declaration_node(k, p.tensor);
+    } else {
+      // A declaration inside the loop it leaves moves before it; one outside stays where it is.
+      int decl_id = -1;
+      bool inside = false;
+      for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+        for (const auto& op : n.ops)
+          if (is_declaration(op) && op.dst && op.dst->tensor == p.tensor) decl_id = n.id;
+      });
+      if (decl_id >= 0)
+        for_each_node(find_node(k, p.outer)->body, [&](const Node& n, const std::vector<int>&) {
+          inside = inside || n.id == decl_id;
+        });
+      if (inside) {
+        decl = *find_node(k, decl_id);
+        erase_node(k, decl_id);
+      }
+    }
+    size_t at = 0;
+    std::vector<Node>* block = parent_block(k.body, p.outer, at);
+    block->insert(block->begin() + static_cast<long>(at), std::move(fill));
+    if (decl) block->insert(block->begin() + static_cast<long>(at), std::move(*decl));
+    redeclare(k, {p.tensor});
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_hoist_expand() { return std::make_unique<HoistExpand>(); }
+
+}  // namespace loopnest

@@ -1,0 +1,115 @@
+// hoist_expand (src/loopnest/hoist_expand.cpp): a load inside inner loops that does not use an
+// outer loop's variable moves before that loop into a buffer with one tile per iteration of the
+// inner loops it uses. The same nest in three styles (tests/kernels/reload_matmul_{tiles,grid,api}.py)
+// offers the same site and, once applied, loads the weight once instead of once per row tile; a
+// buffer that would not fit an SBUF partition, or a tensor the kernel writes, is refused. That every
+// site keeps the kernel's outputs is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's.
+#include <gtest/gtest.h>
+
+#include "corpus.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
+
+namespace {
+
+using loopnest_test::arrays;
+using loopnest_test::read;
+using loopnest_test::source_dir;
+
+std::string kernel_text(const std::string& style) {
+  return read(source_dir() + "/tests/kernels/reload_matmul_" + style + ".py");
+}
+
+std::vector<loopnest::Site> hoist_sites(const std::string& text, const std::vector<loopnest::ArgSpec>& args) {
+  std::vector<loopnest::Site> out;
+  for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, args)))
+    if (s.transform == "hoist_expand") out.push_back(s);
+  return out;
+}
+
+// How many times the kernel loads from the kernel argument `param` (each load times its loops' trips).
+int64_t loads_of(const std::string& text, const std::vector<loopnest::ArgSpec>& args, size_t param) {
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  int src = k.params.at(param).tensor;
+  loopnest::Analysis an(k);
+  int64_t n = 0;
+  for (const auto& r : an.ops) {
+    if (r.op().cls != loopnest::OpClass::Load) continue;
+    bool from = false;
+    for (const auto* a : loopnest::reads(r.op())) from = from || loopnest::storage_of(k, a->tensor) == src;
+    if (!from) continue;
+    int64_t times = 1;
+    for (int l : r.loops) times *= k.loops.at(l).trip().value_or(0);
+    n += times;
+  }
+  return n;
+}
+
+const std::vector<loopnest::ArgSpec> kArgs = arrays({{256, 256}, {2, 128, 1024}});
+
+TEST(HoistExpand, FindsTheSameSiteInEveryStyleAndLoadsTheWeightOnce) {
+  std::string first;
+  for (const char* style : {"tiles", "grid", "api"}) {
+    SCOPED_TRACE(style);
+    std::string text = kernel_text(style);
+    auto sites = hoist_sites(text, kArgs);
+    ASSERT_EQ(sites.size(), 1u);
+    if (first.empty()) first = sites[0].key();
+    EXPECT_EQ(sites[0].key(), first);
+    EXPECT_EQ(sites[0].params.at("out_of"), "1");
+    // 2 row tiles x 2 column blocks x 2 k tiles -> 2 x 2.
+    EXPECT_EQ(loads_of(text, kArgs, 1), 8);
+    std::string after = loopnest::apply_site("k.py", text, kArgs, sites[0]);
+    EXPECT_EQ(loads_of(after, kArgs, 1), 4) << after;
+    // Nothing left to hoist out of the row loop.
+    EXPECT_TRUE(hoist_sites(after, kArgs).empty()) << after;
+  }
+}
+
+TEST(HoistExpand, PrintsBackInTheKernelsDialect) {
+  auto apply = [](const std::string& style) {
+    std::string text = kernel_text(style);
+    return loopnest::apply_site("k.py", text, kArgs, hoist_sites(text, kArgs).at(0));
+  };
+  // Newer API: the buffer keeps the partition dim first, filled by dma_copy.
+  std::string api = apply("api");
+  EXPECT_NE(api.find("nisa.dma_copy(dst=wt[:, n, k, :]"), std::string::npos) << api;
+  EXPECT_NE(api.find("moving=wt[:, n, k, :]"), std::string::npos) << api;
+  // Legacy grid: the block buffer loses its row-tile dim (v12 was (2, 2, 2, 128, 512)).
+  std::string grid = apply("grid");
+  EXPECT_NE(grid.find("v12 = nl.ndarray((2, 2, nl.par_dim(128), 512)"), std::string::npos) << grid;
+  EXPECT_NE(grid.find("v12[i2, i3, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.load("), std::string::npos)
+      << grid;
+  // Tutorial: the named tile becomes a buffer declared before the row loop.
+  std::string tiles = apply("tiles");
+  EXPECT_LT(tiles.find("wt[n, k, :, :] = nl.load("), tiles.find("for m in")) << tiles;
+  EXPECT_NE(tiles.find("nisa.nc_matmul(xT[k], wt[n, k, :, :])"), std::string::npos) << tiles;
+}
+
+TEST(HoistExpand, RefusesABufferThatDoesNotFitAnSbufPartition) {
+  // 64 column blocks x 2 k tiles of 512 fp32 = 256 KiB per partition (the budget is trn1's 176 KiB).
+  EXPECT_TRUE(hoist_sites(kernel_text("tiles"), arrays({{256, 256}, {2, 128, 32768}})).empty());
+  // 16 blocks: 64 KiB, fits.
+  EXPECT_EQ(hoist_sites(kernel_text("tiles"), arrays({{256, 256}, {2, 128, 8192}})).size(), 1u);
+}
+
+TEST(HoistExpand, RefusesALoadOfATensorTheKernelWrites) {
+  std::string text = kernel_text("tiles");
+  const std::string store = "            nl.store(out[nl.ds(m * 128, 128), nl.ds(n * NB, NB)], value=res)\n";
+  ASSERT_NE(text.find(store), std::string::npos);
+  text.replace(text.find(store), store.size(), store + "            nl.store(w[0, :, 0:512], value=res)\n");
+  EXPECT_TRUE(hoist_sites(text, kArgs).empty());
+}
+
+TEST(HoistExpand, RefusesALoadUnderACondition) {
+  std::string text = kernel_text("tiles");
+  const std::string load = "                wt = nl.load(w[k, :, nl.ds(n * NB, NB)])\n";
+  ASSERT_NE(text.find(load), std::string::npos);
+  text.replace(text.find(load), load.size(),
+               "                wt = nl.zeros((128, NB), dtype=w.dtype, buffer=nl.sbuf)\n"
+               "                if k < 1:\n"
+               "                    wt = nl.load(w[k, :, nl.ds(n * NB, NB)])\n");
+  EXPECT_TRUE(hoist_sites(text, kArgs).empty());
+}
+
+}  // namespace

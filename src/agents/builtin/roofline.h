@@ -46,4 +46,9 @@ uint64_t input_bytes(const std::vector<loopnest::ArgSpec>& args);
 // of fp32 output, 4.07 ms of DMA; its best kernel takes 4.21 ms, 3.4% above).
 bool at_dma_floor(const trn::Profile& p, const trn::ArchConfig& arch, uint64_t input_bytes, double margin = 0.05);
 
+// What the planner says when it stops at one of the two bounds above: the figures, e.g.
+// "4.1380 ms is within 5% of its HBM traffic (1.12 GB read once, no spill) at 272 B/ns (4.0710 ms)".
+std::string dma_floor_detail(const trn::Profile& p, const trn::ArchConfig& arch, double margin = 0.05);
+std::string near_peak_detail(double latency_ms, double peak_ms, double margin = 0.03);
+
 }  // namespace agents::builtin

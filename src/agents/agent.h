@@ -36,12 +36,27 @@ struct Failure {
   std::vector<std::string> diagnostics;
 };
 
+// Why a planner proposes nothing for a candidate: it is at a bound no rewrite can pass by more
+// than a few percent. `detail` gives the figures ("0.9788 ms, within 5% of ...").
+struct BoundStop {
+  enum class Kind { NearPeak, AtDmaFloor };
+  Kind kind = Kind::NearPeak;
+  std::string detail;
+};
+inline const char* to_string(BoundStop::Kind kind) { return kind == BoundStop::Kind::AtDmaFloor ? "at DMA floor" : "near peak"; }
+
 class Planner {
  public:
   virtual ~Planner() = default;
   // Up to `n` plans, each one optimization of `candidate`. Fewer (or none) on a failed sample.
   virtual std::vector<Plan> propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
                                     int n) = 0;
+  // The bound `candidate` is at, when the planner will propose nothing for it for that reason
+  // (the loop then asks propose() nothing, and ends the task when no candidate of a round has a
+  // plan). Planners that never stop on a bound keep this default.
+  virtual std::optional<BoundStop> at_bound(const AgentContext& /*ctx*/, const Candidate& /*candidate*/) const {
+    return std::nullopt;
+  }
   // What the planner carries from call to call that shapes later proposals (the built-in one: the
   // sites already planned per kernel, the kernels already known, the rewrites that failed). The
   // loop saves it in every checkpoint and restores it on resume, so a resumed run proposes what

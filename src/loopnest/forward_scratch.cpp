@@ -21,59 +21,13 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/commute.h"
 #include "loopnest/emit.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
 
 namespace {
-
-struct Touches {
-  std::vector<const Access*> reads, writes;
-};
-
-// The accesses a node (with its subtree) makes; declarations write nothing.
-Touches touched(const Node& n) {
-  Touches t;
-  auto one = [&](const Node& x) {
-    for (const auto& op : x.ops) {
-      for (const Access* a : reads(op)) t.reads.push_back(a);
-      for (const Access* a : writes(op)) t.writes.push_back(a);
-    }
-    if (x.view) t.reads.push_back(&*x.view);
-  };
-  one(n);
-  for_each_node(n.body, [&](const Node& x, const std::vector<int>&) { one(x); });
-  for_each_node(n.orelse, [&](const Node& x, const std::vector<int>&) { one(x); });
-  return t;
-}
-
-// Whether the nodes `x` and `y` depend on each other through a tensor other than `ignore`: one
-// writes elements the other reads or writes, for some values of the loop variables (the interval
-// test of analysis.h: block slots `buf[0, ...]` and `buf[1, ...]` of one buffer are apart).
-bool depend(const Kernel& k, const Node& x, const Node& y, int ignore = -1) {
-  Touches a = touched(x), b = touched(y);
-  Ranges ranges = k.ranges();
-  auto clash = [&](const std::vector<const Access*>& w, const std::vector<const Access*>& other) {
-    for (const Access* p : w)
-      for (const Access* q : other)
-        if (storage_of(k, p->tensor) != ignore && may_overlap(k, *p, *q, ranges)) return true;
-    return false;
-  };
-  return clash(a.writes, b.reads) || clash(a.writes, b.writes) || clash(b.writes, a.reads);
-}
-
-// Two nodes may swap when neither depends on the other. Statements, loops, name bindings of index
-// arithmetic (`m = i * 4 + j`: the form holds their values, and the printed kernel is lifted again
-// to check every name still denotes what it did) and end-of-loop strings move; a return, an assert
-// or a helper call does not.
-bool commute(const Kernel& k, const Node& x, const Node& y) {
-  for (const Node* n : {&x, &y})
-    if (n->frozen || n->kind == NodeKind::Inline ||
-        (n->kind == NodeKind::Meta && n->meta != MetaKind::Docstring && n->meta != MetaKind::Binding))
-      return false;
-  return !depend(k, x, y);
-}
 
 // The block holding node `id` and its position there.
 std::optional<std::pair<std::vector<Node>*, size_t>> locate(std::vector<Node>& block, int id) {

@@ -21,6 +21,8 @@ constexpr std::pair<StopReason, const char*> kNames[] = {
     {StopReason::AllCallsFailed, "all_calls_failed"},
     {StopReason::Cancelled, "cancelled"},
     {StopReason::ReplayMissing, "replay_missing"},
+    {StopReason::NearPeak, "near_peak"},
+    {StopReason::AtDmaFloor, "at_dma_floor"},
 };
 
 }  // namespace
@@ -41,6 +43,8 @@ bool is_budget_stop(StopReason reason) {
   return reason == StopReason::BudgetUsd || reason == StopReason::BudgetTokens || reason == StopReason::BudgetEvals ||
          reason == StopReason::BudgetTime;
 }
+
+bool is_task_stop(StopReason reason) { return reason == StopReason::NearPeak || reason == StopReason::AtDmaFloor; }
 
 BudgetTracker::BudgetTracker(Budgets budgets, double elapsed_before_s, Clock clock)
     : budgets_(budgets), elapsed_before_s_(elapsed_before_s), clock_(clock ? std::move(clock) : steady_seconds) {

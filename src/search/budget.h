@@ -13,11 +13,19 @@
 
 namespace search {
 
-// ReplayMissing: `--replay` asked a question the recorded run has no answer to.
-enum class StopReason { None, Rounds, BudgetUsd, BudgetTokens, BudgetEvals, BudgetTime, AllCallsFailed, Cancelled, ReplayMissing };
-const char* to_string(StopReason reason);  // "none", "rounds", "budget_usd", ... , "cancelled", "replay_missing"
+// ReplayMissing: `--replay` asked a question the recorded run has no answer to. NearPeak and
+// AtDmaFloor end one task, not the run: the planner proposed nothing because every candidate it
+// was given is at a bound no rewrite can pass (agents::BoundStop).
+enum class StopReason {
+  None, Rounds, BudgetUsd, BudgetTokens, BudgetEvals, BudgetTime, AllCallsFailed, Cancelled, ReplayMissing,
+  NearPeak, AtDmaFloor
+};
+// "none", "rounds", "budget_usd", ... , "cancelled", "replay_missing", "near_peak", "at_dma_floor"
+const char* to_string(StopReason reason);
 StopReason parse_stop_reason(const std::string& s);  // unknown text -> None
 bool is_budget_stop(StopReason reason);
+// A stop that ends the task it happened in; the run goes on with the next task.
+bool is_task_stop(StopReason reason);
 
 class BudgetTracker {
  public:

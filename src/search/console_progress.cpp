@@ -70,7 +70,8 @@ std::string ConsoleProgress::round_line(const RoundStats& s) const {
       "[{}] {} round {}: planned {}, written {} ({} unparsed), evaluated {} ({} failed, {} fixed), {}, {} tokens, "
       "{:.4f} USD{}, elapsed {}",
       run_, task_place(s.task), rounds, s.plans, s.kernels_written, s.kernels_unparsed, s.evaluated, s.eval_failed, s.fixed,
-      best_text(s), s.usage.tokens(), s.usage.cost_usd, retries, clock_text(clock_() - start_s_));
+      best_text(s), s.usage.tokens(), s.usage.cost_usd, retries, clock_text(clock_() - start_s_)) +
+         (s.stop_message.empty() ? "" : "; stop: " + s.stop_message);
 }
 
 // The estimate: the run's position in rounds (finished tasks' rounds, finished rounds of this task,
@@ -175,8 +176,9 @@ void ConsoleProgress::on_task_end(const TaskResult& result) {
   current_.reset();
   if (!result.error.empty()) return;  // already reported by on_message
   std::string confidence = result.speedup_confidence();
-  log(fmt::format("[{}] {}: done after {} rounds, {:.4f} ms -> {:.4f} ms ({:.3f}x{}){}", run_, task_place(result.task),
-                  result.rounds_done, result.baseline_latency_ms, result.best_latency_ms, result.speedup(),
+  log(fmt::format("[{}] {}: done after {} rounds{}, {:.4f} ms -> {:.4f} ms ({:.3f}x{}){}", run_, task_place(result.task),
+                  result.rounds_done, result.stop_message.empty() ? "" : " (" + result.stop_message + ")",
+                  result.baseline_latency_ms, result.best_latency_ms, result.speedup(),
                   confidence == "unconfirmed" ? ", unconfirmed: inside the simulator's error band" : "",
                   plan_.report.empty() ? "" : "; report: " + plan_.report));
 }

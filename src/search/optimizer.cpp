@@ -73,7 +73,7 @@ RunState Optimizer::run(const std::vector<TaskSpec>& tasks, RunState state) {
     recheck(task, state);
     // A re-check cut short leaves the task open: the resumed run re-checks it (its rounds are done).
     if (stop_if_interrupted(state, fmt::format("interrupted during the re-check of {}", task.info.name))) break;
-    state.current->result.stop = StopReason::Rounds;
+    if (!is_task_stop(state.current->result.stop)) state.current->result.stop = StopReason::Rounds;
     if (env_.observer) env_.observer->on_task_end(state.current->result);
     state.finished.push_back(std::move(state.current->result));
     state.current.reset();
@@ -125,6 +125,7 @@ bool Optimizer::run_rounds(const TaskSpec& task, RunState& state) {
   TaskSpec spec = task;
   auto& progress = *state.current;
   spec.info.baseline_latency_ms = progress.result.baseline_latency_ms;
+  if (is_task_stop(progress.result.stop)) return true;  // resumed after its bound stop: only the re-check is left
   for (int round = progress.result.rounds_done + 1; round <= env_.params.rounds; ++round) {
     if (auto reason = exhausted(state)) {
       progress.result.stop = state.stop = *reason;
@@ -163,6 +164,13 @@ bool Optimizer::run_rounds(const TaskSpec& task, RunState& state) {
     progress.result.evaluations += state.evaluations - evaluations_before;
     note_best(progress.result, progress.beam);
     if (env_.observer) env_.observer->on_round_end(outcome.stats);
+    if (is_task_stop(outcome.stop)) {
+      // The candidates are at a bound (the planner said which): this task is done, the run goes on.
+      progress.result.stop = outcome.stop;
+      progress.result.stop_message = outcome.stop_message;
+      checkpoint(state);
+      return true;
+    }
     if (outcome.stop != StopReason::None) {
       progress.result.stop = outcome.stop;
       state.stop = outcome.stop;

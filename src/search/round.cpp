@@ -144,11 +144,27 @@ class Round {
     plans_.assign(beam_.size(), {});
     if (over_budget()) return;
     int threads = env_.agents.planner->proposes_in_order() ? 1 : env_.params.parallelism;
+    std::vector<std::optional<agents::BoundStop>> bounds(beam_.size());
     parallel_for(beam_.size(), threads, [&](size_t c) {
-      auto plans = env_.agents.planner->propose(context(fmt::format("c{}", c), "plan"), beam_[c], memory_, env_.params.plans);
+      auto ctx = context(fmt::format("c{}", c), "plan");
+      bounds[c] = env_.agents.planner->at_bound(ctx, beam_[c]);
+      if (bounds[c]) return;  // nothing to propose: the candidate is at a bound
+      auto plans = env_.agents.planner->propose(ctx, beam_[c], memory_, env_.params.plans);
       update([&](RoundStats& s) { s.plans += static_cast<int>(plans.size()); });
       plans_[c] = std::move(plans);
     });
+    // No plan at all, and a candidate (the best one that is) at a bound: the task is done.
+    if (stats_.plans > 0) return;
+    for (size_t c = 0; c < bounds.size(); ++c) {
+      if (!bounds[c]) continue;
+      stop_ = bounds[c]->kind == agents::BoundStop::Kind::AtDmaFloor ? StopReason::AtDmaFloor : StopReason::NearPeak;
+      stop_message_ = fmt::format("{}: {}", agents::to_string(bounds[c]->kind), bounds[c]->detail);
+      update([&](RoundStats& s) {
+        s.stop = stop_;
+        s.stop_message = stop_message_;
+      });
+      return;
+    }
   }
 
   void write() {

@@ -136,6 +136,8 @@ std::string format_summary(const nlohmann::json& summary) {
                            t.value("task", "?"), t.value("speedup", 0.0), t.value("baseline_latency_low", 0.0),
                            t.value("baseline_latency_high", 0.0), t.value("best_latency_low", 0.0),
                            t.value("best_latency_high", 0.0));
+    if (std::string stop = t.value("stop_message", ""); !stop.empty())
+      notes += fmt::format("{}: stopped after round {}: {}\n", t.value("task", "?"), t.value("rounds_done", 0), stop);
     notes += profiler_line(t);
     std::string recheck = t.value("recheck", "");
     if (recheck == "fallback" || recheck == "failed")

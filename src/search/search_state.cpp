@@ -87,6 +87,8 @@ nlohmann::json to_json(const RoundStats& s) {
           {"negative_pairs", s.negative_pairs},
           {"memory_items", s.memory_items},
           {"best_latency_ms", s.best_latency_ms},
+          {"stop", to_string(s.stop)},
+          {"stop_message", s.stop_message},
           {"usage", totals_json(s.usage)},  // cumulative; the breakdown is in the task's and run's usage
           {"evaluations", s.evaluations}};
 }
@@ -107,6 +109,8 @@ RoundStats round_stats_from_json(const nlohmann::json& j) {
   s.negative_pairs = j.value("negative_pairs", 0);
   s.memory_items = j.value("memory_items", 0);
   s.best_latency_ms = j.value("best_latency_ms", 0.0);
+  s.stop = parse_stop_reason(j.value("stop", "none"));
+  s.stop_message = j.value("stop_message", "");
   if (j.contains("usage")) s.usage = usage_from_json(j["usage"]);
   s.evaluations = j.value("evaluations", int64_t{0});
   return s;
@@ -129,6 +133,7 @@ nlohmann::json to_json(const TaskResult& r) {
           {"best_code", r.best_code},
           {"rounds_done", r.rounds_done},
           {"stop", to_string(r.stop)},
+          {"stop_message", r.stop_message},
           {"usage", to_json(r.usage)},
           {"evaluations", r.evaluations},
           {"rounds", rounds},
@@ -159,6 +164,7 @@ TaskResult task_result_from_json(const nlohmann::json& j) {
   r.best_code = j.value("best_code", "");
   r.rounds_done = j.value("rounds_done", 0);
   r.stop = parse_stop_reason(j.value("stop", "none"));
+  r.stop_message = j.value("stop_message", "");
   if (j.contains("usage")) r.usage = usage_from_json(j["usage"]);
   r.evaluations = j.value("evaluations", int64_t{0});
   for (const auto& s : j.value("rounds", nlohmann::json::array())) r.rounds.push_back(round_stats_from_json(s));

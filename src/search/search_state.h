@@ -25,6 +25,10 @@ struct RoundStats {
   int evaluated = 0, eval_failed = 0, correct = 0, fixed = 0;
   int positive_pairs = 0, negative_pairs = 0, memory_items = 0;
   double best_latency_ms = 0;     // best in the beam after the round (0 = none yet)
+  // The round planned nothing because its candidates are at a bound (near_peak, at_dma_floor):
+  // the task ends with it. `stop_message` says which bound, with the figures.
+  StopReason stop = StopReason::None;
+  std::string stop_message;
   agents::Usage usage;            // cumulative for the run
   int64_t evaluations = 0;        // cumulative for the run
   // Live figures for the progress view (not saved): evaluations the round expects (its drafts
@@ -44,6 +48,7 @@ struct TaskResult {
   double speedup() const { return best_latency_ms > 0 ? baseline_latency_ms / best_latency_ms : 0; }
   int rounds_done = 0;
   StopReason stop = StopReason::None;
+  std::string stop_message;       // why the task ended before its rounds did ("at DMA floor: ...")
   agents::Usage usage;            // spent on this task
   int64_t evaluations = 0;
   std::vector<RoundStats> rounds;

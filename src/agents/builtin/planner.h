@@ -25,6 +25,9 @@ class BuiltinPlanner : public Planner {
       : seed_(seed), use_memory_(use_memory), failures_(std::move(failures)) {}
   std::vector<Plan> propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
                             int n) override;
+  // Within 3% of the task's peak (near_peak), or at its memory floor (at_dma_floor): propose()
+  // returns nothing for such a candidate.
+  std::optional<BoundStop> at_bound(const AgentContext& ctx, const Candidate& candidate) const override;
   // tried_, known_kernels_ and the failure log (shared with the built-in fixer).
   nlohmann::json saved_state() const override;
   void restore_state(const nlohmann::json& state) override;

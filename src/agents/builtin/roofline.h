@@ -49,4 +49,9 @@ bool at_dma_floor(const trn::Profile& p, const trn::ArchConfig& arch, uint64_t i
 // no spill): a load redone per iteration of a loop it does not depend on (a weight per row tile).
 bool rereads_inputs(const trn::Profile& p, uint64_t input_bytes);
 
+// What the planner says when it stops at one of the two bounds above: the figures, e.g.
+// "4.1380 ms is within 5% of its HBM traffic (1.12 GB read once, no spill) at 272 B/ns (4.0710 ms)".
+std::string dma_floor_detail(const trn::Profile& p, const trn::ArchConfig& arch, double margin = 0.05);
+std::string near_peak_detail(double latency_ms, double peak_ms, double margin = 0.03);
+
 }  // namespace agents::builtin

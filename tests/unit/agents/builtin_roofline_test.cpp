@@ -2,6 +2,7 @@
 // limiter is the busiest engine family, serialization the share of time none is busy; moves that
 // relieve the limiter (or the waiting, the more the larger that share) weigh more, and the planner
 // stops proposing for a kernel within 3% of the task's peak.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include "agents/builtin/planner.h"
@@ -58,8 +59,14 @@ TEST(BuiltinRoofline, ThePlannerStopsWithinThreePercentOfPeak) {
   Memory memory;
   task.peak_latency_ms = 0.5;
   EXPECT_FALSE(BuiltinPlanner(1, true).propose(AgentContext{task, 1, "silu/r1/c0"}, c, memory, 4).empty());
+  EXPECT_FALSE(BuiltinPlanner(1, true).at_bound(AgentContext{task, 1, "silu/r1/c0"}, c).has_value());
   task.peak_latency_ms = 0.98;
   EXPECT_TRUE(BuiltinPlanner(1, true).propose(AgentContext{task, 1, "silu/r1/c0"}, c, memory, 4).empty());
+  // The loop learns why: the bound, with the figures.
+  auto bound = BuiltinPlanner(1, true).at_bound(AgentContext{task, 1, "silu/r1/c0"}, c);
+  ASSERT_TRUE(bound.has_value());
+  EXPECT_EQ(bound->kind, BoundStop::Kind::NearPeak);
+  EXPECT_EQ(bound->detail, "1.0000 ms is within 3% of the task's peak (0.9800 ms, 98.0% of peak)");
 }
 
 TEST(BuiltinRoofline, AKernelReadingItsInputsOnceAtTheDmaRateIsAtItsFloor) {
@@ -74,6 +81,9 @@ TEST(BuiltinRoofline, AKernelReadingItsInputsOnceAtTheDmaRateIsAtItsFloor) {
   double floor_ms = static_cast<double>(12u << 20) / (arch.dma_bytes_per_ns() * 1e6);
   p.latency = 1.02 * floor_ms;
   EXPECT_TRUE(at_dma_floor(p, arch, in));
+  EXPECT_EQ(dma_floor_detail(p, arch), fmt::format("{:.4f} ms is within 5% of its HBM traffic (12.6 MB, inputs read once, "
+                                                   "no spill) at the DMA engines' 272 B/ns ({:.4f} ms)",
+                                                   p.latency, floor_ms));
   p.latency = 1.10 * floor_ms;  // 10% above: a rewrite may still overlap better
   EXPECT_FALSE(at_dma_floor(p, arch, in));
   p.latency = 1.02 * floor_ms;

@@ -62,6 +62,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"scratch_rows_tiles.py", arrays({{2, 128, 256}, {2, 128, 512}})},
       {"scratch_rows_grid.py", arrays({{2, 128, 256}, {2, 128, 512}})},
       {"scratch_rows_api.py", arrays({{2, 128, 256}, {2, 128, 512}})},
+      {"norm_rows_deferred.py", arrays({{2, 128, 256}, {2, 128, 512}})},
       {"colblock_matmul_tiles.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},
       {"colblock_matmul_grid.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},
       {"colblock_matmul_api.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},

@@ -493,6 +493,9 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"nkibench/kernels/matmul_add_rmsnorm_M4096_N2048_K2048_0.py", "bundled_matmul_add_rmsnorm.in_place", "in_place", {}},
       {"nkibench/styles/legacy_grid/gqa_full_B1_N4096_QH16_KH8_D128_0.py", "published_gqa_full.pipeline_prep_on_chip",
        "pipeline_prep", {{"source", "on_chip"}}},
+      {"nkibench/styles/legacy_grid/add_rmsnorm_matmul_M4096_N2048_K1024_0.py", "published_add_rmsnorm_matmul.forward_defer",
+       "forward_defer", {}},
+      {"tests/kernels/norm_rows_deferred.py", "norm_rows_deferred.feed_pe_first", "feed_pe_first", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -155,8 +155,12 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
     a.shared_engine_ports = value != 0;
     return;
   }
-  if (name == "hold_queue_on_pe_result") {
-    a.hold_queue_on_pe_result = value != 0;
+  if (name == "act_table_switch_in_order") {
+    a.act_table_switch_in_order = value != 0;
+    return;
+  }
+  if (name == "onezero_halves_fp32") {
+    a.onezero_halves_fp32 = value != 0;
     return;
   }
   if (name == "dma_queue_per_statement") {

@@ -34,6 +34,9 @@ struct ArchConfig {
   uint32_t fp32_passes = 2;        // an fp32 matmul is two FP32_LO_HI instructions (SCHEMA): the
                                    // profiler counts its flops and its SBUF/PSUM bytes twice
   bool pe_transpose_mode = false;  // NC-v3 transpose mode: fp32 transposes at 2x (ARCH3)
+  // An fp32 matmul operand flagged is_stationary_onezero / is_moving_onezero halves the fp32
+  // factor ("may give 2x better performance when that operand is FP32", ISA nc_matmul).
+  bool onezero_halves_fp32 = true;
 
   // Vector / Scalar / GpSimd instruction costs (engine cycles, ISA "Estimated instruction cost").
   uint32_t min_ii = 64;             // MIN_II
@@ -79,9 +82,10 @@ struct ArchConfig {
   double semaphore_ns = 0;
   // TensorE result latency before a dependent sees a matmul's PSUM (MM_INIT_LATENCY, PE cycles).
   uint32_t pe_latency = 64;
-  // A ScalarE/VectorE instruction waiting on a TensorE result holds its engine's queue
-  // (Scheduler::schedule_compute; calibrated on rmsnorm_matmul, docs/simulator.md).
-  bool hold_queue_on_pe_result = true;
+  // An activation that switches ScalarE's function table runs after the ScalarE instructions
+  // before it in program order (docs/simulator.md, "Dependences and program order";
+  // rmsnorm_matmul's idle PE, gqa_full's overlapped softmax).
+  bool act_table_switch_in_order = true;
 
   // On-chip memories per partition (ARCH2 1.3, ALLOC).
   uint32_t partitions = 128;

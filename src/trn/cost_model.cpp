@@ -68,12 +68,24 @@ MatmulDims matmul_dims(const InstructionInfo& inst) {
   return d;
 }
 
+// Whether an fp32 operand of a matmul is one the kernel marked as holding only ones and zeros
+// (is_stationary_onezero / is_moving_onezero; inputs are ordered stationary, moving).
+bool fp32_onezero(const InstructionInfo& inst) {
+  const auto& in = inst.inputs;
+  return (inst.stationary_onezero && !in.empty() && in[0].fp32) ||
+         (inst.moving_onezero && in.size() >= 2 && in[1].fp32);
+}
+
 // ISA nc_matmul: max(min(64, N_stationary), N_moving), 4x for fp32. The 64 is MM_INIT_LATENCY
-// (the stationary load hides behind the previous matmul: "background LoadStationary").
+// (the stationary load hides behind the previous matmul: "background LoadStationary"). An fp32
+// operand flagged as ones and zeros "may give 2x better performance" (ISA nc_matmul, the
+// is_*_onezero flags; trainium-measurements 2.2): the fp32 factor halves. The transposes of the
+// NKIBench kernels are nc_matmul(x, identity, is_moving_onezero=True, is_transpose=True).
 uint64_t matmul_cycles(const InstructionInfo& inst, const ArchConfig& arch) {
   MatmulDims d = matmul_dims(inst);
   uint64_t cycles = std::max<uint64_t>(std::min<uint64_t>(arch.mm_init_latency, d.stationary), d.moving);
-  if (any_fp32(inst.inputs)) cycles *= arch.fp32_matmul_factor;
+  if (any_fp32(inst.inputs))
+    cycles *= fp32_onezero(inst) && arch.onezero_halves_fp32 ? arch.fp32_matmul_factor / 2 : arch.fp32_matmul_factor;
   return cycles;
 }
 

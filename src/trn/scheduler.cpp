@@ -177,6 +177,22 @@ double Scheduler::schedule_dma(int queue, const DmaTiming& timing, double ready,
   return end;
 }
 
+// An engine keeps program order inside a sequential_range (and reorders affine_range iterations
+// only after the last sequential iteration boundary). The Tensor Engine's queue is held by a wait
+// on another compute engine (schedule_compute). An activation that switches ScalarE's function
+// table starts after every ScalarE instruction before it in program order: the compiler does not
+// move a table load ahead of the engine's earlier work. Evidence: rmsnorm_matmul (Trn1 profile) idles
+// its PE ~18% (0.796 ms busy, the profile's hardware_flops at the fp32 rate, in a 0.971 ms run):
+// each row tile's square and rsqrt switch tables, so the next tile's normalization waits behind
+// this tile's PSUM copies, which wait for the matmuls; gqa_full's exp uses one table throughout,
+// and the device overlaps the next row's softmax with this row's P.V chain (docs/simulator.md).
+double Scheduler::order_floor(const PendingOp& op, int track) const {
+  double at = op.in_order || (track == kAct && switch_in_order(op)) ? last_start_[size_t(track)]
+                                                                      : order_floor_[size_t(track)];
+  if (track == kPe) at = std::max(at, pe_engine_wait_floor_);
+  return at;
+}
+
 // Places `busy_ns` of streaming on an engine no earlier than `ready + fixed_ns`. The fixed cost
 // is a latency the engine spends on the waiting instruction (active time, ARCH2's static and
 // access overheads), but it occupies nothing: independent instructions of other iterations may
@@ -213,9 +229,7 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
     double there = assigned_ns_[size_t(other_track)] + op.alternate_ns + op.alternate_fixed_ns;
     if (there < here) track = other_track, engine = other, busy = op.alternate_ns, fixed = op.alternate_fixed_ns;
   }
-  double order = op.in_order ? last_start_[size_t(track)] : order_floor_[size_t(track)];
-  if (track == kPe) order = std::max(order, pe_engine_wait_floor_);
-  order = std::max(order, pe_result_wait_floor_[size_t(track)]);
+  double order = order_floor(op, track);
   double table_end = 0;
   if (track == kAct && op.activation_func != 0 && op.activation_func != act_table_) {
     // A function other than the loaded one: ScalarE loads its table first (ArchConfig). The load
@@ -239,17 +253,6 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
   // transpose -> copy -> matmul chain on the device (docs/simulator.md).
   if (track == kPe && ready.waits_on(track, arch_.semaphore_ns, [](int writer) { return writer != kPe; }))
     pe_engine_wait_floor_ = std::max(pe_engine_wait_floor_, start);
-  // Likewise a ScalarE or VectorE instruction whose last input to arrive is a TensorE result (a
-  // PSUM copy, an activation reading PSUM) holds its own queue: the instructions after it on that
-  // engine do not start before it, so the next iteration's ScalarE work does not run ahead of the
-  // Tensor Engine. Evidence: rmsnorm_matmul (Trn1 profile): its PE is busy 0.796 ms (the
-  // profile's hardware_flops at the fp32 rate, the model's PE time exactly) of a 0.971 ms run, so
-  // it idles ~8 us per row tile while the next tile is normalized; without the rule ScalarE runs
-  // the next tiles' normalization ahead and the PE never idles (0.82x). Waits between ScalarE and
-  // VectorE do not hold (adamw, docs/simulator.md).
-  if (arch_.hold_queue_on_pe_result && (track == kAct || track == kDve) &&
-      ready.waits_on(track, arch_.semaphore_ns, [](int writer) { return writer == kPe; }))
-    pe_result_wait_floor_[size_t(track)] = std::max(pe_result_wait_floor_[size_t(track)], start);
   if (track == kAct && op.activation_func != 0) act_table_used_until_ = std::max(act_table_used_until_, start + busy);
   assigned_ns_[size_t(track)] += busy + fixed;
   // Dependents see the result after the engine's pipeline latency; the engine itself moves on.

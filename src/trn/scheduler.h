@@ -46,6 +46,7 @@ struct PendingOp {
   double compute_ns = 0;
   double fixed_ns = 0;        // fixed cost paid when the instruction waits for its inputs
   uint16_t activation_func = 0;  // ScalarE function (0: identity, no table)
+  bool table_switch = false;     // an activation whose function differs from the one before it
   bool flexible = false;      // may run on VectorE or ScalarE (compiler's choice)
   double alternate_ns = 0;    // its cost on the other of the two
   double alternate_fixed_ns = 0;
@@ -122,6 +123,11 @@ class Scheduler {
   enum Lane : int { kLaneTensor, kLaneVector, kLaneScalar, kLaneGpSimd, kLaneDma, kLaneOther, kLaneCount };
   static int lane(const PendingOp& op);
   bool may_go_now(const Waiting& w, std::array<uint64_t, 3>& earlier, std::array<bool, kLaneCount>& held);
+  // An activation switching ScalarE's table that keeps ScalarE's program order (ArchConfig).
+  bool switch_in_order(const PendingOp& op) const { return op.table_switch && arch_.act_table_switch_in_order; }
+  // The earliest start its engine's order allows an instruction on `track` (sequential loops, the
+  // held TensorE queue, a ScalarE table switch).
+  double order_floor(const PendingOp& op, int track) const;
   double start_estimate(Waiting& w);
   void place_first_ready();
   void issue(const PendingOp& op);
@@ -161,10 +167,9 @@ class Scheduler {
   std::array<double, kEngineCount> order_floor_{};  // no reordering before this (sequential loops)
   // TensorE issues in order behind a wait on another compute engine (docs/simulator.md).
   double pe_engine_wait_floor_ = 0;
-  // ScalarE and VectorE issue in order behind a wait on a TensorE result (docs/simulator.md).
-  std::array<double, kEngineCount> pe_result_wait_floor_{};
   uint32_t epoch_ = 0;
   uint16_t act_table_ = 0;  // the ScalarE function whose table is loaded
+  uint16_t program_table_ = 0;  // the function of the last activation in program order
   double act_table_used_until_ = 0;  // end of the last activation that used a table
   std::vector<Queue> queues_;                       // IO queues, then spill queues
   std::array<int, 2> next_queue_{};

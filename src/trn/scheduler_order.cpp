@@ -54,15 +54,12 @@ bool Scheduler::may_go_now(const Waiting& w, std::array<uint64_t, 3>& earlier, s
   }
   const int l = lane(op);
   const bool was_held = held[size_t(l)];
-  // A ScalarE or VectorE instruction that reads a TensorE result (PSUM) holds its engine's queue
-  // (ArchConfig::hold_queue_on_pe_result): the later instructions of that engine wait behind it.
-  if (arch_.hold_queue_on_pe_result && (l == kLaneScalar || l == kLaneVector) &&
-      std::any_of(op.accesses.begin(), op.accesses.end(),
-                  [](const Access& a) { return a.read && a.operand.buffer == BufferKind::Psum; }))
-    held[size_t(l)] = true;
+  // An activation that switches ScalarE's function table passes no earlier ScalarE instruction
+  // (ArchConfig::act_table_switch_in_order).
+  const bool table_switch = l == kLaneScalar && switch_in_order(op);
   if (op.pos == reorder_.front().op.pos) return true;
   if (!fits || was_held || op.epoch != reorder_.front().op.epoch) return false;
-  const bool ordered = op.in_order || l == kLaneTensor || l == kLaneOther;
+  const bool ordered = op.in_order || l == kLaneTensor || l == kLaneOther || table_switch;
   if (ordered && lane_users_[size_t(l)].front() != op.pos) return false;
   if (l == kLaneDma && arch_.dma_queue_per_statement && queue_users_.at(op.line).front() != op.pos) return false;
   for (const Access& a : op.accesses) {
@@ -99,9 +96,7 @@ double Scheduler::start_estimate(Waiting& w) {
     w.ready_known = true;
   }
   if (track < 0) return w.ready_at;
-  double at = std::max(w.ready_at, op.in_order ? last_start_[size_t(track)] : order_floor_[size_t(track)]);
-  if (track == kPe) at = std::max(at, pe_engine_wait_floor_);
-  return engine_timeline(track).first_fit(at, op.compute_ns);
+  return engine_timeline(track).first_fit(std::max(w.ready_at, order_floor(op, track)), op.compute_ns);
 }
 
 void Scheduler::place_first_ready() {
@@ -144,6 +139,10 @@ void Scheduler::place_first_ready() {
 }
 
 void Scheduler::run(PendingOp op) {
+  if (op.engine == Engine::Scalar && op.activation_func != 0) {
+    op.table_switch = op.activation_func != program_table_;
+    program_table_ = op.activation_func;
+  }
   for (const Access& a : op.accesses) {
     if (!on_chip(a.operand.buffer)) {
       hbm_users_[a.operand.tensor_id].emplace_back(op.pos, a.write);

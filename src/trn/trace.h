@@ -116,6 +116,10 @@ struct InstructionInfo {
   uint32_t matmul_rows = 0;      // Tensor Engine: K (contraction = partitions of operands)
   uint32_t matmul_stationary_cols = 0;  // M, free size of the stationary operand
   uint32_t matmul_moving_cols = 0;      // N, free size of the moving operand
+  // nc_matmul's is_stationary_onezero / is_moving_onezero: the kernel says that operand holds only
+  // ones and zeros (an identity for a transpose, a ones vector), so its fp32 passes halve (ISA).
+  bool stationary_onezero = false;
+  bool moving_onezero = false;
   uint16_t activation_func = 0;  // which function (table switch costs), 0 = none/identity
   bool has_reduce = false;       // activation with reduce / tensor_scalar_reduce
   AluOp alu = AluOp::Unknown;    // tensor_tensor / in-place update: the operation

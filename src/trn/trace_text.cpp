@@ -155,6 +155,13 @@ void parse_mm(const std::string& value, InstructionInfo& inst, const LineParser&
   inst.matmul_moving_cols = uint32_t(p.number(n, "N"));
 }
 
+void parse_onezero(const std::string& value, InstructionInfo& inst, const LineParser& p) {
+  if (value != "stationary" && value != "moving" && value != "both")
+    p.fail(fmt::format("onezero= needs stationary, moving or both, got '{}'", value));
+  inst.stationary_onezero = value != "moving";
+  inst.moving_onezero = value != "stationary";
+}
+
 Record parse_inst(std::istringstream& words, const LineParser& p) {
   Record r;
   r.kind = RecordKind::Instruction;
@@ -176,6 +183,7 @@ Record parse_inst(std::istringstream& words, const LineParser& p) {
     else if (key == "mm") parse_mm(value, r.inst, p);
     else if (key == "flops") r.inst.flops = p.number(value, "flops");
     else if (key == "func") r.inst.activation_func = uint16_t(p.number(value, "function"));
+    else if (key == "onezero") parse_onezero(value, r.inst, p);
     else if (target) target->push_back(p.operand(word));
     else p.fail(fmt::format("operand '{}' before 'in' or 'out'", word));
   }
@@ -316,6 +324,8 @@ std::string format_record(const Record& r) {
   if (inst.flops) s += fmt::format(" flops={}", inst.flops);
   if (inst.matmul_moving_cols)
     s += fmt::format(" mm={},{},{}", inst.matmul_rows, inst.matmul_stationary_cols, inst.matmul_moving_cols);
+  if (inst.stationary_onezero || inst.moving_onezero)
+    s += inst.stationary_onezero ? (inst.moving_onezero ? " onezero=both" : " onezero=stationary") : " onezero=moving";
   s += " in";
   for (const auto& op : inst.inputs) s.append(" ").append(format_operand(op));
   s += " out";

@@ -15,8 +15,10 @@ namespace nki::lib {
 using MaskPtr = std::shared_ptr<const Predicate>;
 
 // stationary (K, M), moving (K, N) -> PSUM (M, N) = stationary.T @ moving, fp32.
+// `stationary_onezero` / `moving_onezero`: nc_matmul's hints that the operand holds only ones and
+// zeros (recorded in the trace: the cost model halves fp32 passes for them).
 Value matmul_core(const NkiTensorObj& stationary, const NkiTensorObj& moving, std::string_view api, MaskPtr mask,
-                  bool is_transpose);
+                  bool is_transpose, bool stationary_onezero = false, bool moving_onezero = false);
 // (P, F) -> (F, P): Tensor Engine (PSUM result) or Vector Engine (SBUF result, <= 32x32).
 Value transpose_core(const NkiTensorObj& t, std::string_view api, std::optional<trn::Engine> engine,
                      std::optional<tensor::DType> dtype, MaskPtr mask);

@@ -46,7 +46,8 @@ Value nc_matmul_call(Interpreter& in, CallArgs& args) {
   constexpr std::string_view api = "nisa.nc_matmul";
   NkiTensorObj& s = tile_arg(a["stationary"], api, "stationary");
   NkiTensorObj& m = tile_arg(a["moving"], api, "moving");
-  Value r = matmul_core(s, m, api, to_predicate(a["mask"], api), a["is_transpose"].truthy());
+  Value r = matmul_core(s, m, api, to_predicate(a["mask"], api), a["is_transpose"].truthy(),
+                        a["is_stationary_onezero"].truthy(), a["is_moving_onezero"].truthy());
   if (a["dst"].is_none()) return r;
   auto* dst = a["dst"].as<NkiTensorObj>();
   if (!dst) throw NkiError(ErrorKind::Type, "dst of nisa.nc_matmul must be a PSUM tensor");

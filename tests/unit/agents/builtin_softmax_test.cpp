@@ -166,14 +166,16 @@ TEST(BuiltinSoftmax, EachRewriteOfTheBmmSoftmaxChainGains) {
 }
 
 TEST(BuiltinSoftmax, EachRewriteOfTheBlockedBmmSoftmaxChainGains) {
-  // Under simulator v2 whole_row_reduce gains 0.4% here. On NC-v2 GpSimd shares VectorE's SBUF
-  // port (ARCH2): the GpSimd move puts the work on the same timeline at GpSimd's higher cost, and
-  // since the scheduler orders by readiness (simcost, 2 Dec) VectorE no longer idles in the gaps
-  // that first-fit placement left, which the move used to fill (-2.0% then, +3.4% now). No device
-  // figure exists for this rewrite: the old gain was a model artefact, so the move stays in the
-  // chain without a required gain.
+  // whole_row_reduce gained 0.4% here under simulator v2 and costs 0.4% since the Tensor Engine's
+  // onezero transposes run at 2x (simcomp, 2 Dec session 3): no device figure exists for it, a
+  // model artefact either way, so it stays in the chain with a bound on the loss. On NC-v2 GpSimd
+  // shares VectorE's SBUF port (ARCH2): the GpSimd move puts the work on the same timeline at
+  // GpSimd's higher cost, and since the scheduler orders by readiness (simcost, 2 Dec) VectorE no
+  // longer idles in the gaps that first-fit placement left, which the move used to fill (-2.0%
+  // then, +3.4% now). No device figure exists for this rewrite: the old gain was a model
+  // artefact, so the move stays in the chain without a required gain.
   expect_each_step_gains("bmm_softmax_B16_K64_M4096_N4096", {{"fuse_stages", "block", "2"},
-                                                             {"whole_row_reduce", "", "", 1.0},
+                                                             {"whole_row_reduce", "", "", 1.01},
                                                              {"fuse_activation_reduce", "", ""},
                                                              {"engine_move", "engine", "gpsimd", 1.04}});
 }

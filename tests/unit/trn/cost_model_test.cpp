@@ -66,6 +66,27 @@ TEST(TrnCost, MatmulIsMaxOfStationaryFloorAndMoving) {
   EXPECT_EQ(trn::hardware_flops(matmul(128, 512, 4), trn1()), 4ull * 128 * 128 * 512);
 }
 
+TEST(TrnCost, AnFp32OperandOfOnesAndZerosHalvesTheFp32Factor) {
+  // ISA nc_matmul: is_stationary_onezero / is_moving_onezero "may give 2x better performance when
+  // that operand is FP32": the NKIBench transpose nc_matmul(x, identity, is_moving_onezero=True).
+  auto transpose = matmul(128, 128, 4);
+  transpose.opcode = trn::Opcode::Transpose;
+  EXPECT_EQ(trn::instruction_cycles(transpose, trn1()), 4u * 128);
+  transpose.moving_onezero = true;
+  EXPECT_EQ(trn::instruction_cycles(transpose, trn1()), 2u * 128);
+  EXPECT_EQ(trn::hardware_flops(transpose, trn1()), 4ull * 128 * 128 * 128);  // still two passes counted
+  auto broadcast = matmul(128, 512, 4);
+  broadcast.stationary_onezero = true;
+  EXPECT_EQ(trn::instruction_cycles(broadcast, trn1()), 2u * 512);
+  // A flag on a 16-bit operand changes nothing; the rule can be switched off.
+  auto narrow = matmul(128, 512, 2);
+  narrow.moving_onezero = true;
+  EXPECT_EQ(trn::instruction_cycles(narrow, trn1()), 512u);
+  trn::ArchConfig off = trn1();
+  off.onezero_halves_fp32 = false;
+  EXPECT_EQ(trn::instruction_cycles(broadcast, off), 4u * 512);
+}
+
 TEST(TrnCost, ElementwiseFormulasWithFloor) {
   auto act = inst(trn::Opcode::Activation, trn::Engine::Scalar, {tile(1024)}, {tile(1024)});
   EXPECT_EQ(trn::instruction_cycles(act, trn1()), 1024u);

@@ -369,31 +369,47 @@ TEST(TrnEngineModel, MatmulsWaitingOnLoadsStillReorder) {
   EXPECT_NEAR(kernel(true, 16) - kernel(true, 0), 16 * matmul_ns, 1.0);
 }
 
-TEST(TrnEngineModel, ScalarEngineWaitingOnATensorEngineResultHoldsItsQueue) {
+TEST(TrnEngineModel, AnActivationSwitchingTablesKeepsScalarEnginesProgramOrder) {
   // rmsnorm_matmul (Trn1 profile): the device's PE is busy 0.796 of 0.971 ms; the idle per row
-  // tile (~5.5 us) is the next row's normalization on ScalarE/VectorE, which does not run ahead of
-  // the PSUM copies queued before it. Here an activation on a ready tile comes after a copy of
-  // a long matmul chain's result: with the hold it runs after the copy, without it beside the PE.
-  auto records = build([&](trn::TraceBuilder& b) {
-    trn::Operand stationary = b.tile(b.sbuf("a", 128, 128 * 2), 0, 128, 128, 2);
-    trn::Operand moving = b.tile(b.sbuf("rhs", 128, 512 * 2), 0, 128, 512, 2);
-    trn::Operand x = b.tile(b.sbuf("x", 128, 4096 * 4), 0, 128, 4096, 4);
-    for (const auto& t : {stationary, moving}) b.op(Opcode::Memset, Engine::GpSimd, {}, {t});
-    b.op(Opcode::Memset, Engine::Vector, {}, {x});
-    trn::Operand acc = b.psum_tile(b.psum("acc", 128, 2048), 0, 128, 512);
-    for (int idx = 0; idx < 64; ++idx) b.matmul(acc, stationary, moving, idx > 0);
-    b.op(Opcode::TensorCopy, Engine::Scalar, {acc}, {b.tile(b.sbuf("res", 128, 512 * 4), 0, 128, 512, 4)});
-    b.op(Opcode::Activation, Engine::Scalar, {x}, {b.tile(b.sbuf("y", 128, 4096 * 4), 0, 128, 4096, 4)});
-  });
-  for (auto& r : records) r.inst.engine_chosen_by_user = true;
-  trn::ArchConfig held = trn1(), free_running = trn1();
-  held.hold_queue_on_pe_result = true;
-  free_running.hold_queue_on_pe_result = false;
-  const double with_hold = trn::simulate(records, held).latency * 1e6;
-  const double without = trn::simulate(records, free_running).latency * 1e6;
-  const double activation_ns = 4096 / held.scalar_ghz, pe_ns = 64 * 512 / held.tensor_ghz;
-  EXPECT_GT(pe_ns, 2 * activation_ns);  // the activation fits beside the PE
-  EXPECT_NEAR(with_hold - without, activation_ns, 0.15 * activation_ns);
+  // tile (~5.5 us) is the next tile's normalization, whose square and rsqrt switch ScalarE's
+  // function table, waiting behind the PSUM copies before it. gqa_full's exp, which uses the
+  // table already loaded, overlaps the P.V chain before it on the device. Here an activation on a
+  // ready tile comes after a ScalarE copy of a long matmul chain's result: switching to another
+  // function it runs after the copy; with the function already loaded it runs beside the PE.
+  auto kernel = [](bool switches, const trn::ArchConfig& arch) {
+    auto records = build([&](trn::TraceBuilder& b) {
+      trn::Operand stationary = b.tile(b.sbuf("a", 128, 128 * 2), 0, 128, 128, 2);
+      trn::Operand moving = b.tile(b.sbuf("rhs", 128, 512 * 2), 0, 128, 512, 2);
+      trn::Operand x = b.tile(b.sbuf("x", 128, 4096 * 4), 0, 128, 4096, 4);
+      for (const auto& t : {stationary, moving}) b.op(Opcode::Memset, Engine::GpSimd, {}, {t});
+      b.op(Opcode::Memset, Engine::Vector, {}, {x});
+      // The exp table is loaded first, on a tile of its own.
+      trn::Operand warm = b.tile(b.sbuf("w", 128, 64 * 4), 0, 128, 64, 4);
+      b.op(Opcode::Memset, Engine::Vector, {}, {warm});
+      b.op(Opcode::Activation, Engine::Scalar, {warm}, {b.tile(b.sbuf("wo", 128, 64 * 4), 0, 128, 64, 4)});
+      trn::Operand acc = b.psum_tile(b.psum("acc", 128, 2048), 0, 128, 512);
+      for (int idx = 0; idx < 64; ++idx) b.matmul(acc, stationary, moving, idx > 0);
+      b.op(Opcode::TensorCopy, Engine::Scalar, {acc}, {b.tile(b.sbuf("res", 128, 512 * 4), 0, 128, 512, 4)});
+      b.op(Opcode::Activation, Engine::Scalar, {x}, {b.tile(b.sbuf("y", 128, 4096 * 4), 0, 128, 4096, 4)});
+    });
+    int activation = 0;
+    for (auto& r : records) {
+      r.inst.engine_chosen_by_user = true;
+      if (r.kind == trn::RecordKind::Instruction && r.inst.opcode == Opcode::Activation)
+        r.inst.activation_func = uint16_t(++activation == 2 && switches ? 2 : 1);
+    }
+    return trn::simulate(records, arch).latency * 1e6;
+  };
+  const double activation_ns = 4096 / trn1().scalar_ghz, pe_ns = 64 * 512 / trn1().tensor_ghz;
+  const double table_ns = trn1().act_table_load_cycles / trn1().scalar_ghz;
+  EXPECT_GT(pe_ns, 2 * (activation_ns + table_ns));  // the activation and its table load fit beside the PE
+  // With the table already loaded the activation runs beside the PE: the run ends with the copy.
+  // Switching, its table load and then it run after the copy.
+  EXPECT_NEAR(kernel(true, trn1()) - kernel(false, trn1()), table_ns + activation_ns, 0.1 * activation_ns);
+  // Without the rule the switching activation runs beside the PE too.
+  trn::ArchConfig free_running = trn1();
+  free_running.act_table_switch_in_order = false;
+  EXPECT_NEAR(kernel(true, free_running), kernel(false, trn1()), 0.05 * activation_ns);
 }
 
 TEST(TrnEngineModel, AReadyInstructionRunsWhileAnEarlierOneWaitsOnAnotherEngine) {

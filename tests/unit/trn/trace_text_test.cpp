@@ -52,6 +52,18 @@ TEST(TrnTraceText, FormatThenParseKeepsTheInstruction) {
   EXPECT_TRUE(u.records[0].inst.has_reduce);
 }
 
+TEST(TrnTraceText, OnezeroFlagsRoundTrip) {
+  for (std::string flag : {"stationary", "moving", "both"}) {
+    auto t = parse("inst transpose pe line=3 mm=128,128,128 onezero=" + flag +
+                   " in sbuf:1.0:128x128:f32 sbuf:2.0:128x128:f32 out psum:3.0:128x128:f32\n");
+    const auto& inst = t.records[0].inst;
+    EXPECT_EQ(inst.stationary_onezero, flag != "moving");
+    EXPECT_EQ(inst.moving_onezero, flag != "stationary");
+    EXPECT_NE(trn::format_record(t.records[0]).find(" onezero=" + flag + " "), std::string::npos);
+  }
+  EXPECT_EQ(error_of("inst matmul pe onezero=left in\n"), "t.trace:1: onezero= needs stationary, moving or both, got 'left'");
+}
+
 TEST(TrnTraceText, ErrorsNameTheLine) {
   EXPECT_EQ(error_of("\ninst frobnicate pe in out\n"), "t.trace:2: unknown opcode 'frobnicate'");
   EXPECT_EQ(error_of("inst matmul gpu\n"), "t.trace:1: unknown engine 'gpu' (pe, dve, act, pool, sp, dma)");

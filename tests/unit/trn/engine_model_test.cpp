@@ -448,36 +448,3 @@ TEST(TrnEngineModel, AReadyInstructionRunsWhileAnEarlierOneWaitsOnAnotherEngine)
   EXPECT_LT(by_readiness, independent_ns - wait_ns + 200);  // the wait is hidden, less a fixed cost
 }
 
-TEST(TrnEngineModel, AHeldQueueComparesSameEngineInputsWithoutASemaphore) {
-  // Which input an instruction waits on last is decided as its start is (Ready::on): a result of
-  // the same engine arrives in queue order, without a semaphore. A PSUM copy that also reads a
-  // ScalarE result finished after the matmuls but before their semaphore waits on the Tensor
-  // Engine, so it holds ScalarE's queue: the independent activation after it in program order
-  // runs after it, not in the wait before it. (Charging the semaphore to the same-engine input
-  // too, as the held-queue check did before 2 Dec, made that input look last.)
-  auto records = build([&](trn::TraceBuilder& b) {
-    trn::Operand stationary = b.tile(b.sbuf("a", 128, 128 * 2), 0, 128, 128, 2);
-    trn::Operand moving = b.tile(b.sbuf("rhs", 128, 512 * 2), 0, 128, 512, 2);
-    trn::Operand x = b.tile(b.sbuf("x", 128, 21000 * 2), 0, 128, 21000, 2);
-    trn::Operand w = b.tile(b.sbuf("w", 128, 4096 * 2), 0, 128, 4096, 2);
-    for (const auto& t : {stationary, moving}) b.op(Opcode::Memset, Engine::GpSimd, {}, {t});
-    for (const auto& t : {x, w}) b.op(Opcode::Memset, Engine::Vector, {}, {t});
-    trn::Operand acc = b.psum_tile(b.psum("acc", 128, 2048), 0, 128, 512);
-    for (int idx = 0; idx < 64; ++idx) b.matmul(acc, stationary, moving, idx > 0);
-    trn::Operand scale = b.tile(b.sbuf("scale", 128, 2), 0, 128, 1, 2);
-    b.op(Opcode::Activation, Engine::Scalar, {x}, {scale});  // ends after the PE, before its semaphore
-    b.op(Opcode::TensorScalar, Engine::Scalar, {acc, scale}, {b.tile(b.sbuf("res", 128, 512 * 4), 0, 128, 512, 4)});
-    b.op(Opcode::Activation, Engine::Scalar, {w}, {b.tile(b.sbuf("y", 128, 4096 * 2), 0, 128, 4096, 2)});
-  });
-  for (auto& r : records) r.inst.engine_chosen_by_user = true;
-  trn::ArchConfig held = trn1(), free_running = trn1();
-  // A long semaphore opens the window between the ScalarE result and the PE result's arrival.
-  for (auto* a : {&held, &free_running}) trn::set_parameter(*a, "semaphore_ns", 20000);
-  free_running.hold_queue_on_pe_result = false;
-  const double pe_ns = 64 * 512 / held.tensor_ghz, scale_ns = 21000 / held.scalar_ghz;
-  ASSERT_GT(scale_ns, pe_ns);
-  ASSERT_LT(scale_ns, pe_ns + held.semaphore_ns);
-  const double with_hold = trn::simulate(records, held).latency * 1e6;
-  const double without = trn::simulate(records, free_running).latency * 1e6;
-  EXPECT_NEAR(with_hold - without, 4096 / held.scalar_ghz, 100);
-}

@@ -4,6 +4,7 @@
 // offered, while its lhs tile (invariant in the column loop) is.
 #include <gtest/gtest.h>
 
+#include "agents/builtin/roofline.h"
 #include "agents/builtin/transform.h"
 #include "builtin_test_support.h"
 
@@ -53,6 +54,22 @@ TEST(BuiltinHoist, TransposeMatmulOffersOnlyTheHoistThatFits) {
   // lhs out of the column loop (16 tiles); rhs out of the row loop (384 tiles) does not fit.
   EXPECT_EQ(sites[0].params.at("anchor").rfind("32x24x16/load#0", 0), 0u) << sites[0].params.at("anchor");
   EXPECT_NE(sites[0].summary.find("before `for n`"), std::string::npos) << sites[0].summary;
+}
+
+// The symptom that steers the planner to hoist_expand: the inputs read from HBM more than twice.
+TEST(BuiltinHoist, RereadsInputsWhenHbmReadsExceedTwiceTheArguments) {
+  auto args = arrays({{32, 128, 1024}, {8, 128, 2048}});  // 16 MiB + 8 MiB of fp32
+  uint64_t in = input_bytes(args);
+  EXPECT_EQ(in, 25165824u);
+  trn::Profile naive;
+  naive.hbm_read_bytes = 285212672;  // the naive rmsnorm_matmul: w read once per row tile
+  EXPECT_TRUE(rereads_inputs(naive, in));
+  trn::Profile hoisted;
+  hoisted.hbm_read_bytes = 25165824;
+  EXPECT_FALSE(rereads_inputs(hoisted, in));
+  // Re-reads caused by spilling are the spill's (a smaller tile, not a hoist).
+  naive.spill_reload_bytes = 1;
+  EXPECT_FALSE(rereads_inputs(naive, in));
 }
 
 }  // namespace

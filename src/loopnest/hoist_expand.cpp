@@ -26,6 +26,7 @@
 #include <fmt/core.h>
 
 #include "loopnest/transform.h"
+#include "nki/ast_walk.h"
 #include "tensor/dtype.h"
 #include "trn/arch_config.h"
 
@@ -52,6 +53,14 @@ std::optional<int64_t> tile_bytes(const Tensor& t, size_t from) {
     n *= t.shape[d].constant();
   }
   return n;
+}
+
+// The names an expression reads.
+void names_of(const nki::Expr& e, std::set<std::string>& out) {
+  if (e.kind == nki::ExprKind::Name) out.insert(static_cast<const nki::NameExpr&>(e).id);
+  nki::for_each_child(const_cast<nki::Expr&>(e), [&](nki::ExprPtr& c) {
+    if (c) names_of(*c, out);
+  });
 }
 
 struct Plan {
@@ -365,13 +374,31 @@ class HoistExpand : public Transform {
       if (n.id == p.outer) around = loops.empty() ? -1 : loops.back();
     });
     t.scope_loop = around;
-    // The statement moves into copies of the loops it uses; the declaration before them.
+    // The statement moves into copies of the loops it uses; the declaration before them. The
+    // loaded region keeps the author's text (`w[k, :, nl.ds(n * NB, NB)]`) unless it names something
+    // bound inside the loop it leaves (a loop-local offset), which is not bound where it goes.
+    std::set<std::string> local;
+    std::set<int> inside;
+    for_each_node(find_node(k, p.outer)->body, [&](const Node& n, const std::vector<int>&) {
+      for (const auto& b : n.binds) local.insert(b);
+      if (n.kind == NodeKind::Loop) inside.insert(n.loop);
+    });
+    inside.insert(find_node(k, p.outer)->loop);
+    for (int l : inside) local.insert(k.var_name(l));
+    for (const auto& o : k.tensors)
+      if (inside.count(o.scope_loop) && !o.name.empty()) local.insert(o.name);
+    for (int l : p.used) local.erase(k.var_name(l));
     Node moved = *s;
     erase_node(k, p.stmt);
     for (auto& op : moved.ops)
       if (!is_declaration(op))
-        for (auto& a : op.args)
-          if (a.value.kind == Operand::Kind::Tile) a.value.origin = nullptr;  // its text may name loop-local values
+        for (auto& a : op.args) {
+          if (a.value.kind != Operand::Kind::Tile || !a.value.origin) continue;
+          std::set<std::string> names;
+          names_of(*a.value.origin, names);
+          for (const auto& name : names)
+            if (local.count(name)) a.value.origin = nullptr;
+        }
     moved.dirty = true;
     Node fill = std::move(moved);
     for (auto it = p.used.rbegin(); it != p.used.rend(); ++it) {

@@ -14,7 +14,7 @@ def kernel(x, w):
     wt = nl.ndarray((128, 2, 2, 512), dtype=w.dtype, buffer=nl.sbuf)
     for n in nl.affine_range(2):
         for k in nl.affine_range(2):
-            nisa.dma_copy(dst=wt[:, n, k, :], src=w[k, :, 512*n:512*n + 512])
+            nisa.dma_copy(dst=wt[:, n, k, :], src=w[k, :, n * NB:(n + 1) * NB])
     for m in nl.affine_range(M // 128):
         xt = nl.ndarray((128, K), dtype=x.dtype, buffer=nl.sbuf)
         nisa.dma_copy(dst=xt, src=x[m * 128:(m + 1) * 128, :])

@@ -17,7 +17,7 @@ def kernel(x, w):
     wt = nl.ndarray(shape=(2, 2, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
     for n in nl.affine_range(2):
         for k in nl.affine_range(2):
-            wt[n, k, :, :] = nl.load(w[k, :, 512*n:512*n + 512])
+            wt[n, k, :, :] = nl.load(w[k, :, nl.ds(n * NB, NB)])
     for m in nl.affine_range(M // 128):
         xt = nl.load(x[nl.ds(m * 128, 128), :])
         sq = nl.multiply(xt, xt)

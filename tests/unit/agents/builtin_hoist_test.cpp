@@ -11,22 +11,12 @@
 namespace agents::builtin {
 namespace {
 
+using builtin_test::arrays;
 using builtin_test::read;
 using builtin_test::simulated_ms;
 
 std::string naive(const std::string& task) {
   return read(std::string(ACCELOPT_SOURCE_DIR) + "/tests/kernels/naive/" + task + "_0.py");
-}
-
-// The task's arguments as the kernels take them (the reference's transform_to_nki_inputs).
-std::vector<loopnest::ArgSpec> arrays(const std::vector<std::vector<int64_t>>& shapes) {
-  std::vector<loopnest::ArgSpec> out;
-  for (const auto& s : shapes) {
-    loopnest::ArgSpec a;
-    a.shape = s;
-    out.push_back(a);
-  }
-  return out;
 }
 
 std::vector<Site> hoists(const std::string& source, const std::vector<loopnest::ArgSpec>& args) {

@@ -11,17 +11,8 @@
 namespace agents::builtin {
 namespace {
 
+using builtin_test::arrays;
 using builtin_test::read;
-
-std::vector<loopnest::ArgSpec> arrays(const std::vector<std::vector<int64_t>>& shapes) {
-  std::vector<loopnest::ArgSpec> out;
-  for (const auto& s : shapes) {
-    loopnest::ArgSpec a;
-    a.shape = s;
-    out.push_back(a);
-  }
-  return out;
-}
 
 std::set<std::string> free_size_values(const std::string& source, const std::vector<loopnest::ArgSpec>& args) {
   std::set<std::string> out;

@@ -25,8 +25,9 @@ const std::string kTutorial = std::string(ACCELOPT_SOURCE_DIR) + "/tests/kernels
 
 TEST(BuiltinLimits, FreeSizeNeverWidensAMatmulOrPsumTilePastTheHardware) {
   // NB = 512 sizes the moving operand and the fp32 PSUM accumulator: 1024 would exceed both.
+  // (Where the kernel lifts, the source-level free_size is left to the form's since 79c882e.)
   auto args = arrays({{256, 256}, {2, 128, 1024}});
-  EXPECT_EQ(free_size_values(read(kTutorial), args), (std::set<std::string>{"256"}));
+  EXPECT_FALSE(free_size_values(read(kTutorial), args).count("1024"));
 }
 
 TEST(BuiltinLimits, FreeSizeNeverTakesAPartitionDimPast128) {
@@ -59,7 +60,10 @@ TEST(BuiltinLimits, FreeSizeLeavesAVariableThatALiteralShapeAlsoSpells) {
   std::string jammed = apply_site(source, jam, args);
   ASSERT_NE(jammed.find("nl.zeros((128, 512)"), std::string::npos) << jammed;
   ASSERT_NE(jammed.find("NB = 512"), std::string::npos) << jammed;
-  EXPECT_TRUE(free_size_values(jammed, args).empty());
+  // Without the shapes the kernel does not lift and the source-level free_size looks: it offers
+  // NB's sizes on the kernel before jam_rows, none after (the copies spell 512 literally).
+  EXPECT_FALSE(free_size_values(source, {}).empty());
+  EXPECT_TRUE(free_size_values(jammed, {}).empty());
 }
 
 }  // namespace

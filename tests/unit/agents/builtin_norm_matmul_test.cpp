@@ -26,19 +26,10 @@ const std::string kTask = "rmsnorm_matmul_M4096_N2048_K1024";
 const std::string kAddTask = "add_rmsnorm_matmul_M4096_N2048_K1024";
 
 std::string style_kernel(const std::string& style, const std::string& task = kTask) {
-  std::string dir = style == "bundled" ? "/nkibench/kernels/" : "/nkibench/styles/" + style + "/";
-  return read(std::string(ACCELOPT_SOURCE_DIR) + dir + task + "_0.py");
+  return builtin_test::style_kernel(style, task);
 }
 
-Args arrays(const std::vector<std::vector<int64_t>>& shapes) {
-  Args out;
-  for (const auto& s : shapes) {
-    loopnest::ArgSpec a;
-    a.shape = s;
-    out.push_back(a);
-  }
-  return out;
-}
+using builtin_test::arrays;
 
 // The only site of `transform`, or fails.
 Site only_site(const std::string& source, const Args& args, const std::string& transform) {

@@ -20,22 +20,9 @@ using builtin_test::golden_dir;
 using builtin_test::read;
 using builtin_test::simulated_ms;
 
-std::string style_kernel(const std::string& style, const std::string& task) {
-  std::string dir = style == "bundled" ? "/nkibench/kernels/" : "/nkibench/styles/" + style + "/";
-  return read(std::string(ACCELOPT_SOURCE_DIR) + dir + task + "_0.py");
-}
-
 using Args = std::vector<loopnest::ArgSpec>;
-
-Args arrays(const std::vector<std::vector<int64_t>>& shapes) {
-  Args out;
-  for (const auto& s : shapes) {
-    loopnest::ArgSpec a;
-    a.shape = s;
-    out.push_back(a);
-  }
-  return out;
-}
+using builtin_test::arrays;
+using builtin_test::style_kernel;
 
 // The task's arguments as the kernels take them (the reference's transform_to_nki_inputs).
 const Args& gqa_args() {

@@ -19,6 +19,7 @@
 
 #include "../nkilib/kernel_harness.h"
 #include "agents/builtin/transform.h"
+#include "loopnest/arg_spec.h"
 
 namespace builtin_test {
 
@@ -37,6 +38,24 @@ inline std::string read(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// A task's kernel in one of the three styles ("bundled", "legacy_grid", "nki_api"; `task` is the
+// kernel file's name without `_0.py`).
+inline std::string style_kernel(const std::string& style, const std::string& task) {
+  std::string dir = style == "bundled" ? "/nkibench/kernels/" : "/nkibench/styles/" + style + "/";
+  return read(std::string(ACCELOPT_SOURCE_DIR) + dir + task + "_0.py");
+}
+
+// Array arguments of these shapes (float32), as a task passes them to its kernel.
+inline std::vector<loopnest::ArgSpec> arrays(const std::vector<std::vector<int64_t>>& shapes) {
+  std::vector<loopnest::ArgSpec> out;
+  for (const auto& s : shapes) {
+    loopnest::ArgSpec a;
+    a.shape = s;
+    out.push_back(a);
+  }
+  return out;
 }
 
 // Simulated latency (ms) of a kernel text on a bundled NKIBench task, through `accelopt profile`

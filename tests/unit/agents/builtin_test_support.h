@@ -78,17 +78,6 @@ inline double simulated_ms(const std::string& task, const std::string& kernel_te
   return nlohmann::json::parse(out).at("latency").get<double>();
 }
 
-// Array arguments of these shapes (float32), as a task's kernel takes them.
-inline std::vector<loopnest::ArgSpec> arrays(const std::vector<std::vector<int64_t>>& shapes) {
-  std::vector<loopnest::ArgSpec> out;
-  for (const auto& s : shapes) {
-    loopnest::ArgSpec a;
-    a.shape = s;
-    out.push_back(a);
-  }
-  return out;
-}
-
 // Shapes from the first line "# inputs: 128x2x1024 128x512".
 inline std::vector<tensor::Shape> input_shapes(const std::string& source) {
   std::vector<tensor::Shape> shapes;

@@ -50,8 +50,9 @@ TEST(BuiltinNormMatmul, ForwardDeferAndFeedFirstGainInEveryStyle) {
     double after_defer = simulated_ms(kTask, deferred);
     std::string fed = apply_site(deferred, only_site(deferred, args, "feed_pe_first"), args);
     double after_feed = simulated_ms(kTask, fed);
-    // 0.979 -> 0.892 -> 0.854 ms in each style (forward_scratch alone: 1.019 ms).
-    EXPECT_LT(after_defer, 0.93 * base);
+    // 0.979 -> 0.892 -> 0.854 ms in each style under the hold-queue rule; under the table-switch
+    // rule that replaced it (simcomp, 2 Dec) the baseline is 0.958 ms and the deferral gains 6.9%.
+    EXPECT_LT(after_defer, 0.94 * base);
     EXPECT_LT(after_feed, 0.97 * after_defer);
   }
 }

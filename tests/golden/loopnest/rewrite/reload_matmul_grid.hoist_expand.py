@@ -18,7 +18,7 @@ def kernel(v1, v2):
   v9 = nl.zeros((2, 2, par_dim(128), 128), dtype=np.float32, name='tp', buffer=nl.psum, lazy_initialization=True)
   v10 = nl.ndarray((2, 2, par_dim(128), 128), dtype=np.float32, name='xT', buffer=nl.sbuf)
   v11 = nl.zeros((2, 2, par_dim(128), 512), dtype=np.float32, name='acc', buffer=nl.psum, lazy_initialization=True)
-  v12 = nl.ndarray((2, 2, nl.par_dim(128), 512), dtype=np.float32, name='wt', buffer=nl.sbuf)
+  v12 = nl.ndarray((2, 2, par_dim(128), 512), dtype=np.float32, name='wt', buffer=nl.sbuf)
   v13 = nl.ndarray((2, 2, par_dim(128), 512), dtype=np.float32, name='res', buffer=nl.sbuf)
   for i2 in nl.affine_range(2):
     for i3 in nl.affine_range(2):

@@ -69,12 +69,11 @@ MatmulDims matmul_dims(const InstructionInfo& inst) {
 }
 
 // Whether an fp32 operand of a matmul is one the kernel marked as holding only ones and zeros
-// (is_stationary_onezero / is_moving_onezero; inputs are ordered stationary, moving). A Tensor
-// Engine nc_transpose has one input: its moving identity is implicit, of the data's type.
+// (is_stationary_onezero / is_moving_onezero; inputs are ordered stationary, moving).
 bool fp32_onezero(const InstructionInfo& inst) {
   const auto& in = inst.inputs;
   return (inst.stationary_onezero && !in.empty() && in[0].fp32) ||
-         (inst.moving_onezero && ((in.size() >= 2 && in[1].fp32) || (in.size() == 1 && in[0].fp32)));
+         (inst.moving_onezero && in.size() >= 2 && in[1].fp32);
 }
 
 // ISA nc_matmul: max(min(64, N_stationary), N_moving), 4x for fp32. The 64 is MM_INIT_LATENCY

@@ -149,10 +149,6 @@ Value transpose_core(const NkiTensorObj& t0, std::string_view api, std::optional
     info->matmul_stationary_cols = uint32_t(f);
     info->matmul_moving_cols = uint32_t(p);
     info->flops = uint64_t(2) * uint64_t(p) * uint64_t(box.elements());
-    // The Tensor Engine transposes by a matmul against an identity (ones and zeros), as the
-    // NKIBench idiom nc_matmul(x, identity, is_moving_onezero=True, is_transpose=True) spells out:
-    // the same operand, so the same fp32 rate.
-    info->moving_onezero = true;
   }
   DType out = dtype.value_or(tensor_engine ? DType::Float32 : t.dtype());
   if (tensor_engine && !dtype) out = t.dtype() == DType::Float32 ? DType::Float32 : t.dtype();

@@ -14,12 +14,24 @@ double profiled_ms(const std::string& dir, const std::string& reference, const s
   return p.exit_code == 0 ? nlohmann::json::parse(p.out).value("latency", 0.0) : 0.0;
 }
 
-TEST(OptimizeKernels, BaselineComesFromTheKernelsDirectory) {
-  TempDir tmp;
+// A benchmark holding silu at 256 x 2048 (the full-size reference, shrunk).
+std::string small_silu_bench(const TempDir& tmp) {
   nlohmann::json summary;
   std::string root = tmp.path() + "/bench";
   add_small_task(root, "silu", "M4096_N7168", {{"M", 256}, {"N", 2048}}, "M256_N2048", summary);
   write_summary(root, summary);
+  return root;
+}
+
+std::string optimize_silu(const std::string& root, const std::string& kernels, const std::string& run,
+                          const std::string& n) {
+  return "optimize --task silu --agent builtin --bench-root " + quote(root) + " --kernels " + quote(kernels) +
+         " --T 1 --B 1 --N " + n + " --K 1 --seed 1 --workers 1 --no-progress --check-seeds 0 --out " + quote(run);
+}
+
+TEST(OptimizeKernels, BaselineComesFromTheKernelsDirectory) {
+  TempDir tmp;
+  std::string root = small_silu_bench(tmp);
   // The newer-API silu with 512-column blocks: right, and not the benchmark's kernel (other DMAs).
   std::string mine = slurp(source("nkibench/styles/nki_api/silu_M4096_N7168_0.py"));
   size_t at = mine.find("block = 1024");
@@ -34,10 +46,7 @@ TEST(OptimizeKernels, BaselineComesFromTheKernelsDirectory) {
   ASSERT_NE(mine_ms, theirs_ms) << "the test needs a baseline that differs from the benchmark's";
 
   std::string run = tmp.path() + "/run";
-  CliRun r = accelopt(tmp.path(), "optimize --task silu --agent builtin --bench-root " + quote(root) + " --kernels " +
-                                      quote(tmp.path() + "/mine") +
-                                      " --T 1 --B 1 --N 1 --K 1 --seed 1 --workers 1 --no-progress --check-seeds 0 "
-                                      "--out " + quote(run));
+  CliRun r = accelopt(tmp.path(), optimize_silu(root, tmp.path() + "/mine", run, "1"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto task = nlohmann::json::parse(slurp(run + "/summary.json"))["tasks"][0];
   EXPECT_DOUBLE_EQ(task["baseline_latency_ms"].get<double>(), mine_ms) << task.dump(2);
@@ -48,10 +57,7 @@ TEST(OptimizeKernels, BaselineComesFromTheKernelsDirectory) {
 // kernel, its baseline runs, and the agent's rewrites keep the author's name.
 TEST(OptimizeKernels, AKernelUnderItsAuthorsNameRuns) {
   TempDir tmp;
-  nlohmann::json summary;
-  std::string root = tmp.path() + "/bench";
-  add_small_task(root, "silu", "M4096_N7168", {{"M", 256}, {"N", 2048}}, "M256_N2048", summary);
-  write_summary(root, summary);
+  std::string root = small_silu_bench(tmp);
   std::string mine = slurp(source("nkibench/styles/nki_api/silu_M4096_N7168_0.py"));
   size_t at = mine.find("def kernel(");
   ASSERT_NE(at, std::string::npos);
@@ -59,10 +65,7 @@ TEST(OptimizeKernels, AKernelUnderItsAuthorsNameRuns) {
   spit(tmp.path() + "/mine/silu.py", mine);
 
   std::string run = tmp.path() + "/run";
-  CliRun r = accelopt(tmp.path(), "optimize --task silu --agent builtin --bench-root " + quote(root) + " --kernels " +
-                                      quote(tmp.path() + "/mine") +
-                                      " --T 1 --B 1 --N 2 --K 1 --seed 1 --workers 1 --no-progress --check-seeds 0 "
-                                      "--out " + quote(run));
+  CliRun r = accelopt(tmp.path(), optimize_silu(root, tmp.path() + "/mine", run, "2"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto task = nlohmann::json::parse(slurp(run + "/summary.json"))["tasks"][0];
   EXPECT_GT(task["baseline_latency_ms"].get<double>(), 0) << task.dump(2);

@@ -1,8 +1,10 @@
 #include "nki/lib/kernel_runner.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "nki/interpreter.h"
 #include "nki/lib/array_value.h"
@@ -72,25 +74,18 @@ Value find_kernel_entry(const ModuleObj& module, const std::string& entry, std::
     if (it != module.attrs.end()) return it->second;
   }
   // The decorators return a JitKernelObj; imported modules and plain helpers are other values.
-  // An alias (`fwd = my_kernel`) names the same object once.
-  std::vector<std::string> names;
-  const Object* chosen = nullptr;
-  Value found;
-  for (const auto& [name, value] : module.attrs) {
-    auto* k = dynamic_cast<const JitKernelObj*>(value.object().get());
-    if (!k || k == chosen) continue;
-    if (!chosen) {
-      chosen = k;
-      found = value;
-    }
-    names.push_back(name);
-  }
-  if (names.size() == 1) return found;
-  if (names.empty())
+  // Aliases (`fwd = my_kernel`) name one object: kernels are counted by object, under their first
+  // name (attrs iterate in name order).
+  std::map<const Object*, std::pair<std::string, Value>> kernels;
+  for (const auto& [name, value] : module.attrs)
+    if (auto* k = dynamic_cast<const JitKernelObj*>(value.object().get())) kernels.try_emplace(k, name, value);
+  if (kernels.size() == 1) return kernels.begin()->second.second;
+  if (kernels.empty())
     return say("kernel file defines no function 'kernel' (or 'optimized_kernel') and no @nki.jit function");
+  std::vector<std::string> names;
+  for (const auto& [k, named] : kernels) names.push_back("'" + named.first + "'");
   std::sort(names.begin(), names.end());
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "'" : ", '") + n + "'";
+  std::string list = fmt::format("{}", fmt::join(names, ", "));
   return say(fmt::format("kernel file defines several @nki.jit functions ({}) and none named 'kernel': name the one "
                          "to run 'kernel'",
                          list));

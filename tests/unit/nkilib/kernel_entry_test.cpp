@@ -99,6 +99,9 @@ def first(x):
 @nki.jit(mode="simulation")
 def second(x):
   return x
+
+
+third = second  # an alias names the same kernel: it is not a third one
 )");
   std::string problem;
   EXPECT_TRUE(find_kernel_entry(*mod, "", &problem).is_none());

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 
 #include <fmt/core.h>
 
@@ -253,6 +254,18 @@ class FoldScalarOps : public Transform {
   }
 };
 
+// The activation function an `nl.*` unary call computes when it is one `nisa.activation` accepts as
+// its `op` (nki-language.md 9.2), else "".
+std::string nl_activation_function(const Op& op) {
+  static const std::set<std::string> functions = {
+      "copy", "square", "sigmoid", "relu", "gelu", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid", "silu", "silu_dx",
+      "tanh", "softplus", "mish", "erf", "erf_dx", "exp", "log", "sin", "arctan", "sqrt", "rsqrt", "reciprocal", "sign",
+      "abs"};
+  if (op.cls != OpClass::Activation || op.api.rfind("nl.", 0) != 0) return "";
+  std::string f = op.api.substr(3);
+  return functions.count(f) ? f : "";
+}
+
 class FoldScale : public Transform {
  public:
   std::string name() const override { return "fold_scale"; }
@@ -264,9 +277,13 @@ class FoldScale : public Transform {
   bool visit(Kernel& k, const SiteSink& sink) const override {
     Analysis an(k);
     for (const OpRef& r : an.ops) {
-      if (r.node->frozen || r.op().api != "nisa.activation") continue;
-      const Operand* data = operand(r.op(), "data");
-      const Operand* scale = operand(r.op(), "scale");
+      if (r.node->frozen) continue;
+      // `nl.sqrt(x)` and its kin are the same Scalar Engine activation as `nisa.activation(op=nl.sqrt,
+      // data=x)`; only the latter spells a scale, so the fold rewrites the former into it.
+      const std::string func = nl_activation_function(r.op());
+      if (r.op().api != "nisa.activation" && func.empty()) continue;
+      const Operand* data = operand(r.op(), func.empty() ? "data" : "x");
+      const Operand* scale = func.empty() ? operand(r.op(), "scale") : nullptr;
       if (scale && scale->kind != Operand::Kind::Number) continue;
       const OpRef* p = producer(k, an, r, data);
       if (!p) continue;
@@ -277,7 +294,14 @@ class FoldScale : public Transform {
       Site site = make_site(k, an, *p, fmt::format("fold `* {}` into the activation's scale", step->operand.number));
       const OpRef* target = &r;
       Gone gone = gone_of(*p);
-      if (sink(site, [&k, target, x, s, gone] {
+      if (sink(site, [&k, target, x, s, gone, func] {
+            if (!func.empty()) {
+              replace(k, *target,
+                      rebuild(target->op(), "nisa.activation",
+                              {arg("op", symbol(func)), arg("data", x), arg("scale", number(s))}),
+                      {gone});
+              return;
+            }
             Op op = target->op();
             op.arg("data")->value = x;
             if (Arg* sc = op.arg("scale")) sc->value = number(s);

@@ -75,14 +75,18 @@ TEST(LocalExecutor, CancelStopsWorkersAndReturnsWhatFinished) {
   auto exec = make_executor(local_config(tmp.path() + "/run"));
   std::vector<EvalJob> jobs = {hooked_job("quick", "q\n", {{"result", canned_ok(1.0)}}),
                                hooked_job("slow", "s\n", {{"hang", true}})};
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    exec->cancel();
+  // Cancel once the quick job has reported (not after a fixed delay: on a loaded machine a worker
+  // can take longer than any delay to start), while the slow one hangs.
+  std::thread canceller;
+  std::chrono::steady_clock::time_point cancelled;
+  auto results = exec->run(jobs, [&](const std::string& id, const Evaluation&) {
+    if (id != "quick") return;
+    cancelled = std::chrono::steady_clock::now();
+    canceller = std::thread([&] { exec->cancel(); });
   });
-  auto start = std::chrono::steady_clock::now();
-  auto results = exec->run(jobs, nullptr);
+  ASSERT_TRUE(canceller.joinable()) << "the quick job never reported";
   canceller.join();
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled).count(), 5.0);
   EXPECT_EQ(results[0].status, Status::Ok);
   EXPECT_EQ(results[1].status, Status::InternalError);
   EXPECT_NE(results[1].diagnostics.at(0).find("cancelled"), std::string::npos);

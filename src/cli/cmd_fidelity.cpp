@@ -23,7 +23,7 @@
 namespace {
 
 struct FidelityOptions {
-  std::string manifest, arch = "all", ladder, kernel, guard, write_band, write_thresholds, timeline_dir;
+  std::string manifest, arch = "all", ladder, kernel, guard, write_band, write_thresholds, timeline_dir, lower = "all";
   std::vector<std::string> parameters;  // NAME=VALUE
   bool json = false, no_check = false, check_slow = false, fields = false;
 };
@@ -75,8 +75,14 @@ int run_fidelity(const FidelityOptions& opt) {
       return 2;
     }
   }
-  if (!run_options.parameters.empty() && (!opt.guard.empty() || !opt.write_band.empty() || !opt.write_thresholds.empty())) {
-    fmt::print(stderr, "error: --set changes the model; --guard, --write-band and --write-thresholds take the shipped one\n");
+  try {
+    run_options.lowering = lower::parse_rules(opt.lower);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "error: --lower: {}\n", e.what());
+    return 2;
+  }
+  if ((!run_options.parameters.empty() || opt.lower != "all") && (!opt.guard.empty() || !opt.write_band.empty() || !opt.write_thresholds.empty())) {
+    fmt::print(stderr, "error: --set and --lower change the model; --guard, --write-band and --write-thresholds take the shipped one\n");
     return 2;
   }
   run_options.check = !opt.no_check;
@@ -154,6 +160,8 @@ cli::RunFn setup_fidelity(CLI::App& sub) {
   sub.add_option("--set", opt->parameters,
                  "override a simulator parameter, NAME=VALUE (trn::set_parameter names, e.g. dma_queues=1; "
                  "repeatable): calibration scans");
+  sub.add_option("--lower", opt->lower,
+                 "compiler-stage rules (ablations): all, none, or a list as for `accelopt profile --lower`");
   return [opt] { return run_fidelity(*opt); };
 }
 

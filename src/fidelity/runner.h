@@ -11,6 +11,7 @@
 
 #include "eval/status.h"
 #include "fidelity/manifest.h"
+#include "lower/options.h"
 #include "trn/profile.h"
 
 namespace fidelity {
@@ -22,6 +23,8 @@ struct RunOptions {
   // Simulator parameters to override (trn::set_parameter names), for calibration scans; applied
   // to the configuration of each entry's generation.
   std::vector<std::pair<std::string, double>> parameters;
+  // The compiler-stage rules to run (ablations: --lower).
+  lower::Options lowering;
 };
 
 enum class CheckState { Passed, Failed, Skipped };

@@ -163,6 +163,10 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
     a.onezero_halves_fp32 = value != 0;
     return;
   }
+  if (name == "dma_queue_per_tensor") {
+    a.dma_queue_per_tensor = value != 0;
+    return;
+  }
   if (name == "dma_queue_per_statement") {
     a.dma_queue_per_statement = value != 0;
     return;

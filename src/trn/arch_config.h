@@ -110,6 +110,9 @@ struct ArchConfig {
   // queue; the Trn1 matmul tutorial's loops of single-statement loads take 1.17-1.22 us per
   // transfer, the DMABW fixed cost). Round robin (0): consecutive transfers alternate queues.
   bool dma_queue_per_statement = false;
+  // What a "statement" is for that rule: the HBM tensor and direction of the transfers (true) or
+  // the kernel's source line (false).
+  bool dma_queue_per_tensor = true;
   // Per contiguous chunk (DMA buffer) per engine: descriptor processing (not published;
   // calibrated). Dominates element-granular transfers (transposes, 4-byte strides).
   double dma_descriptor_ns = 0;

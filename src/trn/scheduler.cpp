@@ -57,8 +57,8 @@ int Scheduler::next_queue(QueueClass c) {
   return int(c) * per_class + q;
 }
 
-int Scheduler::statement_queue(uint32_t line) {
-  auto [it, added] = statement_queues_.try_emplace(line, 0);
+int Scheduler::statement_queue(uint64_t stream) {
+  auto [it, added] = statement_queues_.try_emplace(stream, 0);
   if (!added) return it->second;
   // A new statement takes the IO queue with the least transfer time so far.
   for (int q = 1; q < int(io_queues()); ++q)
@@ -359,7 +359,7 @@ void Scheduler::issue(const PendingOp& op) {
   int track = -1;
   if (op.engine == Engine::Dma) {
     double ready = scratch_ready_.on(-1, 0);
-    const int queue = arch_.dma_queue_per_statement ? statement_queue(op.line) : next_queue(QueueClass::Io);
+    const int queue = arch_.dma_queue_per_statement ? statement_queue(op.dma_stream) : next_queue(QueueClass::Io);
     end = schedule_dma(queue, op.dma, ready, to_string(op.opcode), op.line, op.in_order);
   } else {
     end = schedule_compute(op, scratch_ready_, track);

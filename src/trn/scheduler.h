@@ -34,6 +34,10 @@ struct Access {
 struct PendingOp {
   uint64_t pos = 0;
   uint32_t line = 0;
+  // DMA: the stream of transfers it belongs to, which keeps one IO queue on Trn1
+  // (ArchConfig::dma_queue_per_statement): the HBM tensor it reads or writes and the direction
+  // (dma_stream_key).
+  uint64_t dma_stream = 0;
   Opcode opcode = Opcode::Other;
   Engine engine = Engine::Vector;
   bool accumulate = false;
@@ -149,7 +153,7 @@ class Scheduler {
   int next_queue(QueueClass c);  // round robin over the class's queues
   // The IO queue of a DMA statement (ArchConfig::dma_queue_per_statement), chosen when the
   // statement issues its first transfer.
-  int statement_queue(uint32_t line);
+  int statement_queue(uint64_t stream);
   int queue_track(int queue) const { return kEngineCount + queue; }
   size_t io_queues() const { return queues_.size() / 2; }  // queues per class
   ResourceTimeline& engine_timeline(int track);
@@ -173,14 +177,14 @@ class Scheduler {
   double act_table_used_until_ = 0;  // end of the last activation that used a table
   std::vector<Queue> queues_;                       // IO queues, then spill queues
   std::array<int, 2> next_queue_{};
-  std::unordered_map<uint32_t, int> statement_queues_;  // source line -> IO queue
+  std::unordered_map<uint64_t, int> statement_queues_;  // DMA stream -> IO queue
   double dma_load_ns_ = 0, dma_store_ns_ = 0, dma_spill_ns_ = 0;  // data time by direction
   Ready scratch_ready_;
   std::deque<Waiting> reorder_;  // program order
   // Positions of the window's instructions per tile and per lane, in program order.
   std::unordered_map<TileKey, std::deque<uint64_t>> tile_users_;
   std::array<std::deque<uint64_t>, kLaneCount> lane_users_;
-  std::unordered_map<uint32_t, std::deque<uint64_t>> queue_users_;  // per DMA statement
+  std::unordered_map<uint64_t, std::deque<uint64_t>> queue_users_;  // per DMA stream
   // Waiting accesses per HBM tensor (position, whether it writes): a read may pass a read.
   std::unordered_map<uint32_t, std::deque<std::pair<uint64_t, bool>>> hbm_users_;
   // HBM traffic per tensor, to classify private intermediates as spill at the end.

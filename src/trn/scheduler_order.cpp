@@ -61,7 +61,7 @@ bool Scheduler::may_go_now(const Waiting& w, std::array<uint64_t, 3>& earlier, s
   if (!fits || was_held || op.epoch != reorder_.front().op.epoch) return false;
   const bool ordered = op.in_order || l == kLaneTensor || l == kLaneOther || table_switch;
   if (ordered && lane_users_[size_t(l)].front() != op.pos) return false;
-  if (l == kLaneDma && arch_.dma_queue_per_statement && queue_users_.at(op.line).front() != op.pos) return false;
+  if (l == kLaneDma && arch_.dma_queue_per_statement && queue_users_.at(op.dma_stream).front() != op.pos) return false;
   for (const Access& a : op.accesses) {
     if (!on_chip(a.operand.buffer)) {
       for (const auto& [pos, writes] : hbm_users_.at(a.operand.tensor_id))
@@ -131,7 +131,7 @@ void Scheduler::place_first_ready() {
   auto& users = lane_users_[size_t(lane(op))];
   users.erase(std::find(users.begin(), users.end(), op.pos));
   if (lane(op) == kLaneDma && arch_.dma_queue_per_statement) {
-    auto queue = queue_users_.find(op.line);
+    auto queue = queue_users_.find(op.dma_stream);
     queue->second.pop_front();  // it was the first waiting transfer of its queue
     if (queue->second.empty()) queue_users_.erase(queue);
   }
@@ -152,7 +152,7 @@ void Scheduler::run(PendingOp op) {
     if (users.empty() || users.back() != op.pos) users.push_back(op.pos);
   }
   lane_users_[size_t(lane(op))].push_back(op.pos);
-  if (lane(op) == kLaneDma && arch_.dma_queue_per_statement) queue_users_[op.line].push_back(op.pos);
+  if (lane(op) == kLaneDma && arch_.dma_queue_per_statement) queue_users_[op.dma_stream].push_back(op.pos);
   reorder_.push_back({std::move(op), false, 0});
   while (reorder_.size() >= std::max<uint32_t>(arch_.reorder_window, 1)) place_first_ready();
 }

@@ -72,6 +72,18 @@ void check_operands(const Record& r) {
                     to_string(inst.opcode)));
 }
 
+// The stream a DMA belongs to (PendingOp::dma_stream): the HBM tensor it reads (loads) or writes
+// (stores) and the direction; an on-chip copy is its own stream per source line. Two statements
+// that load the same tensor (a loop's tail chunk issued apart) are one stream, as one statement
+// in a loop is.
+uint64_t dma_stream_key(const InstructionInfo& inst, uint32_t line) {
+  for (const Operand& in : inst.inputs)
+    if (in.buffer == BufferKind::Hbm) return uint64_t(in.tensor_id) << 2 | 1;
+  for (const Operand& out : inst.outputs)
+    if (out.buffer == BufferKind::Hbm) return uint64_t(out.tensor_id) << 2 | 2;
+  return uint64_t(line) << 2 | 3;
+}
+
 }  // namespace
 
 // Connects this access to the previous buffered access of the same tile, so that the allocator
@@ -110,6 +122,7 @@ void Simulator::Impl::add_instruction(const Record& r) {
   op.epoch = epoch;
   if (inst.engine == Engine::Dma) {
     op.dma = dma_timing(dma_shape(inst), arch);
+    op.dma_stream = arch.dma_queue_per_tensor ? dma_stream_key(inst, r.line) : r.line;
   } else {
     op.compute_ns = instruction_ns(inst, arch);
     op.fixed_ns = fixed_overhead_ns(inst, arch);

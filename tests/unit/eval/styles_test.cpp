@@ -83,12 +83,6 @@ double bundled_ms(const std::string& name) {
 const std::map<std::string, double>& known_gaps() {
   static const std::map<std::string, double> gaps = {
       {"nki_api/swiglu_M4096_N3072_K1024", 1.106},
-      // Trn1 gives each DMA statement its own queue (docs/simulator.md, DMA): the bundled kernel
-      // loads its tail chunk of rhs from a second statement, whose queue overlaps the main rhs
-      // statement's fixed costs; both styles load every chunk from one statement. Both simulate
-      // at the rhs statement's 1300 ns per transfer (352 vs 336 transfers per row tile).
-      {"legacy_grid/transpose_matmul_M4096_K2048_N10944", 1.048},
-      {"nki_api/transpose_matmul_M4096_K2048_N10944", 1.048},
       // The bundled kernels transpose by nc_matmul(x, identity, is_moving_onezero=True): the
       // author's hint halves the fp32 factor (ISA nc_matmul, the onezero rule of 2 Dec); the
       // newer-API kernels spell nisa.nc_transpose, which carries no hint and whose documented cost

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "trn/simulator.h"
 #include "trn/trace_builder.h"
@@ -133,13 +135,15 @@ TEST(TrnEngineModel, FewerPartitionsTakeAsLongAndDoNotOverlap) {
 namespace {
 
 // `count` independent loads of [128 x bytes/4] fp32 on the IO queues, issued by `statements`
-// DMA statements (source lines) in turn; returns GB/s.
-double load_stream_gbps(const trn::ArchConfig& arch, uint32_t bytes, int count, int statements = 1) {
+// DMA statements (source lines) in turn, statement s reading HBM tensor s % `tensors`; returns GB/s.
+double load_stream_gbps(const trn::ArchConfig& arch, uint32_t bytes, int count, int statements = 1,
+                        int tensors = 1) {
   auto records = build([&](trn::TraceBuilder& b) {
-    auto x = b.hbm("x", uint64_t(count) * 128 * bytes, true);
+    std::vector<uint32_t> x;
+    for (int t = 0; t < tensors; ++t) x.push_back(b.hbm("x" + std::to_string(t), uint64_t(count) * 128 * bytes, true));
     for (int idx = 0; idx < count; ++idx) {
       b.set_line(uint32_t(10 + idx % statements));
-      b.load(fresh(b, 128, bytes / 4), b.hbm_rows(x, 128, bytes / 4));
+      b.load(fresh(b, 128, bytes / 4), b.hbm_rows(x[size_t(idx % statements % tensors)], 128, bytes / 4));
     }
   });
   trn::Profile p = trn::simulate(records, arch);
@@ -176,19 +180,31 @@ TEST(TrnEngineModel, QueuesOverlapTheirFixedCosts) {
   EXPECT_NEAR(load_stream_gbps(four, 32768, 40) / load_stream_gbps(one, 32768, 40), 1.0, 0.1);
 }
 
-TEST(TrnEngineModel, OneDmaStatementKeepsOneQueueOnTrn1) {
+TEST(TrnEngineModel, OneDmaStreamKeepsOneQueueOnTrn1) {
   // The loads one statement issues in a loop stay in order on one queue: one fixed cost (1300 ns,
   // DMABW) per transfer, whatever the queue count (the Trn1 matmul tutorial's loops of [128 x 1 KiB]
-  // loads take 1.17-1.22 us per transfer). Two statements use two queues and overlap their fixed
-  // costs; round robin (Trn2, two DGE instances) overlaps one statement's transfers.
+  // loads take 1.17-1.22 us per transfer). Loads of two tensors use two queues and overlap their
+  // fixed costs; round robin (Trn2, two DGE instances) overlaps one statement's transfers.
   const trn::ArchConfig& a = trn1();
   ASSERT_TRUE(a.dma_queue_per_statement);
   const double one_statement = load_stream_gbps(a, 1024, 400, 1);
   EXPECT_NEAR(one_statement, 128.0 * 1024 / a.dma_fixed_ns, 0.05 * one_statement);
   EXPECT_NEAR(load_stream_gbps(with(a, "dma_queues", 8), 1024, 400, 1) / one_statement, 1.0, 0.02);
-  EXPECT_NEAR(load_stream_gbps(a, 1024, 400, 2) / one_statement, 2.0, 0.1);
+  EXPECT_NEAR(load_stream_gbps(a, 1024, 400, 2, 2) / one_statement, 2.0, 0.1);
   EXPECT_NEAR(load_stream_gbps(with(a, "dma_queue_per_statement", 0), 1024, 400, 1) / one_statement, 2.0, 0.1);
   EXPECT_FALSE(trn::arch_config("trn2").dma_queue_per_statement);
+}
+
+TEST(TrnEngineModel, TwoStatementsLoadingOneTensorAreOneStream) {
+  // The stream is the HBM tensor and direction, not the source line: a loop's tail chunk loaded by
+  // a second statement (the bundled transpose_matmul) waits on the same queue as the main chunks,
+  // as when one statement loads every chunk (its nki_api and legacy_grid forms).
+  const trn::ArchConfig& a = trn1();
+  ASSERT_TRUE(a.dma_queue_per_tensor);
+  const double one_statement = load_stream_gbps(a, 1024, 400, 1);
+  EXPECT_NEAR(load_stream_gbps(a, 1024, 400, 2, 1) / one_statement, 1.0, 0.02);
+  // Keyed by source line (the rule until 2 Dec 2026), the second statement overlapped the first.
+  EXPECT_NEAR(load_stream_gbps(with(a, "dma_queue_per_tensor", 0), 1024, 400, 2, 1) / one_statement, 2.0, 0.1);
 }
 
 TEST(TrnEngineModel, ProfileCountsBytesAsNeuronProfileDoes) {
@@ -287,14 +303,14 @@ namespace {
 // transpose_example pattern); otherwise it is the loaded tile and the copy feeds nothing.
 std::vector<trn::Record> transpose_chain(int count, bool chained) {
   return build([&](trn::TraceBuilder& b) {
-    auto x = b.hbm("x", 128 * 640 * 2, true);
-    // Two load statements (two source lines), as a kernel writes them: on Trn1 each keeps its queue.
+    auto x = b.hbm("x", 128 * 128 * 2, true), y = b.hbm("y", 128 * 512 * 2, true);
+    // Two load statements of two tensors, as a kernel writes them: on Trn1 each keeps its queue.
     b.set_line(1);
     trn::Operand a = b.tile(b.sbuf("a", 128, 128 * 2), 0, 128, 128, 2);
     b.load(a, b.hbm_rows(x, 128, 128, 2));
     b.set_line(2);
     trn::Operand rhs = b.tile(b.sbuf("rhs", 128, 512 * 2), 0, 128, 512, 2);
-    b.load(rhs, b.hbm_rows(x, 128, 512, 2));
+    b.load(rhs, b.hbm_rows(y, 128, 512, 2));
     b.set_line(3);
     trn::Operand acc = b.psum_tile(b.psum("acc", 128, 2048), 0, 128, 512);
     b.loop_begin(trn::LoopKind::Affine, count);

@@ -48,6 +48,10 @@ struct Plan {
   bool scans = false;
   // Accumulators zeroed up front (nl.zeros before the region): zeroed again for every chunk.
   std::vector<Access> zero;
+  // Declarations before the region, in the same block, of tiles only the region uses: they
+  // belong to the chunk loop's body (one tile per chunk, as a tile the region makes itself), not
+  // to the loop around it (one tile every chunk would wait on).
+  std::vector<size_t> declarations;
 };
 
 class ChunkRows : public Transform {
@@ -237,7 +241,23 @@ class ChunkRows : public Transform {
       for (const Access* x : writes(r.op()))
         if (p.shrunk.count(storage_of(k, x->tensor))) return std::nullopt;
     }
+    p.declarations = declarations_to_move(k, block, p);
     return p;
+  }
+
+  // Statements of `block` before the region that only declare a tile that shrinks (a tile of the
+  // region: checked above, no statement outside the region touches it).
+  static std::vector<size_t> declarations_to_move(const Kernel& k, std::vector<Node>& block, const Plan& p) {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < p.first; ++i) {
+      const Node& n = block[i];
+      if (n.kind != NodeKind::Stmt || n.frozen || n.ops.size() != 1) continue;
+      const Op& op = n.ops[0];
+      if (!is_declaration(op) || !op.dst || !p.shrunk.count(op.dst->tensor)) continue;
+      if (k.tensor(op.dst->tensor).list_loop >= 0) continue;
+      out.push_back(i);
+    }
+    return out;
   }
 
   static std::string fresh(const Kernel& k, const std::string& base) {
@@ -290,11 +310,18 @@ class ChunkRows : public Transform {
         if (is_declaration(*op) && op->dst) made_in_region.insert(op->dst->tensor);
       }
     }
+    std::set<int> declared_in_chunk;  // declarations before the region that move into the chunk loop
+    for (size_t i : p.declarations) declared_in_chunk.insert(block[i].ops[0].dst->tensor);
     for (int t : p.shrunk) {
       Tensor& tensor = k.tensor(t);
       tensor.shape.back() = IExpr(p.chunk);
-      if (tensor.scope_loop == outer && made_in_region.count(t)) tensor.scope_loop = ch;
+      if (tensor.scope_loop == outer && (made_in_region.count(t) || declared_in_chunk.count(t))) tensor.scope_loop = ch;
     }
+    // Block buffers declared up front elsewhere (the published style) get a block per chunk.
+    std::set<int> chunk_blocks = per_chunk_blocks(k, p, declared_in_chunk, made_in_region);
+    // A zeroed accumulator declared in the chunk loop, or with a block per chunk, starts every
+    // chunk from zero by itself.
+    std::erase_if(p.zero, [&](const Access& a) { return declared_in_chunk.count(a.tensor) || chunk_blocks.count(a.tensor); });
     // Scan carries: one column per scan and iteration of the loop around it in the region.
     std::vector<Node> carry_decls;
     auto chunk_access = [&](Access& a) {
@@ -391,6 +418,11 @@ class ChunkRows : public Transform {
       n.ops = {zero};
       inside.insert(inside.begin(), std::move(n));
     }
+    // The declarations that belong to the chunk loop open its body (their shapes are the chunk's
+    // now, above); their places before the region are removed below.
+    std::vector<Node> moved;
+    for (size_t i : p.declarations) moved.push_back(std::move(block[i]));
+    inside.insert(inside.begin(), std::make_move_iterator(moved.begin()), std::make_move_iterator(moved.end()));
     Node loop;
     loop.kind = NodeKind::Loop;
     loop.id = k.next_node++;
@@ -404,6 +436,88 @@ class ChunkRows : public Transform {
     block.erase(block.begin() + static_cast<long>(p.first), block.begin() + static_cast<long>(p.last) + 1);
     block.insert(block.begin() + static_cast<long>(p.first), std::make_move_iterator(replaced.begin()),
                  std::make_move_iterator(replaced.end()));
+    for (auto it = p.declarations.rbegin(); it != p.declarations.rend(); ++it)  // all before p.first
+      block.erase(block.begin() + static_cast<long>(*it));
+    add_chunk_blocks(k, chunk_blocks, ch, outer);
+  }
+
+  // Shrunk block buffers (block dims before the partition dim) declared outside the region's
+  // block: each chunk writes them before reading them (make_plan), so one block per chunk is the
+  // storage a tile declared in the chunk loop has, in the buffer's own style.
+  static std::set<int> per_chunk_blocks(const Kernel& k, const Plan& p, const std::set<int>& declared_in_chunk,
+                                        const std::set<int>& made_in_region) {
+    std::set<int> out;
+    for (int t : p.shrunk) {
+      const Tensor& tensor = k.tensor(t);
+      if (declared_in_chunk.count(t) || made_in_region.count(t) || tensor.role != TensorRole::Buffer ||
+          tensor.partition_dim < 1 || tensor.list_loop >= 0)
+        continue;
+      bool viewed = false;
+      for (const auto& other : k.tensors) viewed = viewed || (other.id != t && storage_of(k, other.id) == t);
+      if (!viewed) out.insert(t);
+    }
+    return out;
+  }
+
+  // Adds the chunk loop's block dim to the buffers `tensors`, after the block dims indexed by the
+  // loops around the chunk loop (`v7[i0, 0]` -> `v7[i0, chunk, 0]`).
+  static void add_chunk_blocks(Kernel& k, const std::set<int>& tensors, int ch, int outer) {
+    if (tensors.empty()) return;
+    std::set<int> around;  // the loops enclosing the chunk loop
+    for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
+      if (n.kind == NodeKind::Loop && n.loop == ch) around.insert(loops.begin(), loops.end());
+    });
+    (void)outer;
+    auto by_outer_loops = [&](const DimIndex& d) {
+      auto vars = d.start.vars();
+      return d.terms.empty() && !vars.empty() &&
+             std::all_of(vars.begin(), vars.end(), [&](int v) { return around.count(v) > 0; });
+    };
+    int64_t chunks = *k.loops.at(ch).trip();
+    for (int t : tensors) {
+      // Where the new dim goes: after the leading block dims every access indexes by outer loops.
+      size_t at = static_cast<size_t>(k.tensor(t).partition_dim);
+      for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+        for (auto& op : n.ops) {
+          std::vector<Access*> accesses;
+          if (op.dst && op.dst->tensor == t && !is_declaration(op)) accesses.push_back(&*op.dst);
+          for (auto& a : op.args)
+            if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) accesses.push_back(&a.value.access);
+          for (Access* a : accesses) {
+            size_t lead = 0;
+            while (lead < at && by_outer_loops(a->dims[lead])) ++lead;
+            at = lead;
+          }
+        }
+      });
+      Tensor& tensor = k.tensor(t);
+      tensor.shape.insert(tensor.shape.begin() + static_cast<long>(at), IExpr(chunks));
+      tensor.partition_dim += 1;
+      for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+        for (auto& op : n.ops) {
+          bool changed = false;
+          if (op.dst && op.dst->tensor == t && is_declaration(op)) {
+            Access w;
+            w.tensor = t;
+            for (size_t d = 0; d < tensor.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), tensor.shape[d], 1}}});
+            op.dst = w;
+            if (Arg* s = op.arg("shape"); s && s->value.kind == Operand::Kind::Shape) s->value.shape = tensor.shape, s->value.origin = nullptr;
+            changed = true;
+          } else if (op.dst && op.dst->tensor == t) {
+            op.dst->dims.insert(op.dst->dims.begin() + static_cast<long>(at), DimIndex{IExpr::var(ch), {}});
+            op.dst_origin = nullptr;
+            changed = true;
+          }
+          for (auto& a : op.args)
+            if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) {
+              a.value.access.dims.insert(a.value.access.dims.begin() + static_cast<long>(at), DimIndex{IExpr::var(ch), {}});
+              a.value.origin = nullptr;
+              changed = true;
+            }
+          if (changed) n.dirty = true, n.patch.clear();
+        }
+      });
+    }
   }
 
   // The scan at body[j] (inside the region's loops `loops`, outermost first) reads its start from

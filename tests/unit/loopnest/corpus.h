@@ -69,6 +69,9 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"reload_matmul_tiles.py", arrays({{256, 256}, {2, 128, 1024}})},
       {"reload_matmul_grid.py", arrays({{256, 256}, {2, 128, 1024}})},
       {"reload_matmul_api.py", arrays({{256, 256}, {2, 128, 1024}})},
+      {"scan_rows_tiles.py", arrays({{256, 1024}, {256, 1024}})},
+      {"scan_rows_grid.py", arrays({{256, 1024}, {256, 1024}})},
+      {"scan_rows_api.py", arrays({{256, 1024}, {256, 1024}})},
   };
   return args;
 }

@@ -69,6 +69,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"reload_matmul_tiles.py", arrays({{256, 256}, {2, 128, 1024}})},
       {"reload_matmul_grid.py", arrays({{256, 256}, {2, 128, 1024}})},
       {"reload_matmul_api.py", arrays({{256, 256}, {2, 128, 1024}})},
+      {"helper_rows_matmul.py", arrays({{256, 256}, {2, 128, 640}})},
   };
   return args;
 }

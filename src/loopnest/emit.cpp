@@ -494,6 +494,8 @@ class Emitter {
     size_t first = t.list_levels();  // a list element is declared without the lists' dims
     for (size_t d = first; d < t.shape.size(); ++d) {
       std::string dim = k_.str(t.shape[d]);
+      if (t.dim_text.size() == t.shape.size() && !t.dim_text[d].second.empty() && t.dim_text[d].first == t.shape[d])
+        dim = t.dim_text[d].second;
       int pd = t.partition_dim - static_cast<int>(first);
       if (pd > 0 && static_cast<int>(d - first) == pd) dim = fmt::format("{}({})", par, dim);
       s += (d > first ? ", " : "") + dim;

@@ -116,6 +116,7 @@ void replace(Kernel& k, const OpRef& consumer, Op op, std::vector<Gone> gone) {
     } else if (Node* x = find_node(k, id)) {
       x->ops.erase(x->ops.begin() + index);
       x->dirty = true;
+      if (x->ops.empty()) erase_node(k, id);  // every call of the statement went
     }
   }
 }
@@ -137,8 +138,75 @@ bool zero_bias(const Kernel& k, const Analysis& an, const Op& act) {
   return true;
 }
 
+// The writer of tile operand `o` of `r` when it is the last call of an earlier statement of the
+// same block whose other calls are its own operands (`e = nl.exp(nl.negative(x))`), and its result
+// flows only to `r`; null otherwise (`producer` takes statements of one call).
+const OpRef* whole_statement_producer(const Kernel& k, const Analysis& an, const OpRef& r, const Operand* o) {
+  if (!o || o->kind != Operand::Kind::Tile || k.tensor(o->access.tensor).role != TensorRole::Value) return nullptr;
+  auto ws = an.writers(k, o->access.tensor);
+  if (ws.size() != 1) return nullptr;
+  const OpRef* w = ws[0];
+  const Op& op = w->op();
+  if (op.accumulate || !op.dst || !(*op.dst == o->access) || w->node->kind != NodeKind::Stmt || w->node->frozen) return nullptr;
+  if (w->index + 1 != w->node->ops.size() || w->block != r.block || w->position >= r.position) return nullptr;
+  for (size_t i = 0; i + 1 < w->node->ops.size(); ++i)
+    if (w->node->ops[i].result < 0 || !k.tensor(w->node->ops[i].result).name.empty()) return nullptr;
+  for (const OpRef* x : an.readers(k, o->access.tensor))
+    if (x->node != r.node || x->index != r.index) return nullptr;
+  return w;
+}
+
+// exp(-x) and what computing it took: an exp activation with scale -1, or the exp (nl.exp, an
+// activation with scale 1) of a negation (nl.negative(x), x * -1) that flows only there.
+struct NegExp {
+  const Operand* x = nullptr;
+  std::vector<Gone> gone;
+  const OpRef* exp = nullptr;  // the exp (the sites' anchor)
+};
+std::optional<NegExp> neg_exp(const Kernel& k, const Analysis& an, const OpRef& ex) {
+  const Op& e = ex.op();
+  bool act = e.api == "nisa.activation" && symbol_of(e, "op") == "exp";
+  if (!act && e.api != "nl.exp") return std::nullopt;
+  const Operand* in = operand(e, act ? "data" : "x");
+  if (!in || in->kind != Operand::Kind::Tile || !zero_bias(k, an, e)) return std::nullopt;
+  const Operand* scale = act ? operand(e, "scale") : nullptr;
+  if (is_number(scale, -1.0)) return NegExp{in, {gone_of(ex)}, &ex};
+  if (scale && scale->kind != Operand::Kind::None && !is_number(scale, 1.0)) return std::nullopt;
+  const OpRef* neg = producer(k, an, ex, in);
+  if (!neg) return std::nullopt;
+  const Op& n = neg->op();
+  const Operand* x = nullptr;
+  if (n.api == "nl.negative") {
+    x = operand(n, "x");
+  } else if (auto st = scalar_step(n); st && st->op == "multiply" && is_number(&st->operand, -1.0)) {
+    x = st->data;
+  }
+  if (!x || x->kind != Operand::Kind::Tile) return std::nullopt;
+  return NegExp{x, {gone_of(ex), gone_of(*neg)}, &ex};
+}
+
+// 1 + exp(-x) computed by `plus` (an add of 1 to an exp(-x) that flows only there).
+std::optional<NegExp> one_plus_neg_exp(const Kernel& k, const Analysis& an, const OpRef* plus) {
+  if (!plus) return std::nullopt;
+  auto add = scalar_step(plus->op());
+  if (!add || add->op != "add" || add->reverse || !is_number(&add->operand, 1.0)) return std::nullopt;
+  const OpRef* ex = producer(k, an, *plus, add->data);
+  if (!ex) ex = whole_statement_producer(k, an, *plus, add->data);
+  if (!ex) return std::nullopt;
+  auto ne = neg_exp(k, an, *ex);
+  if (ne && ex->node->ops.size() > 1) ne->gone.push_back({ex->node->id, -1});  // the statement with its inner calls
+  if (ne) ne->gone.push_back(gone_of(*plus));
+  return ne;
+}
+
 std::string name_of(const Kernel& k, const Operand& o) {
   return o.kind == Operand::Kind::Tile ? access_text(k, o.access) : "?";
+}
+
+// silu(x) in the dialect of the op it replaces.
+Op silu_op(const Op& like, const Operand& x) {
+  return like.api.rfind("nl.", 0) == 0 ? rebuild(like, "nl.silu", {arg("x", x)})
+                                       : rebuild(like, "nisa.activation", {arg("op", symbol("silu")), arg("data", x)});
 }
 
 class FoldSilu : public Transform {
@@ -153,21 +221,26 @@ class FoldSilu : public Transform {
     Analysis an(k);
     for (const OpRef& r : an.ops) {
       if (r.node->frozen) continue;
+      // x / (1 + exp(-x)): silu, as the formula is written with nl.* math.
+      if (auto b = binary(r.op()); b && b->op == "divide") {
+        auto ne = one_plus_neg_exp(k, an, producer(k, an, r, b->y));
+        if (!ne || b->x->access != ne->x->access) continue;
+        Site s = make_site(k, an, *ne->exp, fmt::format("compute silu({}) with one activation instead of four instructions",
+                                                        name_of(k, *b->x)),
+                           {{"func", "silu"}});
+        const OpRef* target = &r;
+        Operand data = *b->x;
+        if (sink(s, [&k, target, data, gone = ne->gone] { replace(k, *target, silu_op(target->op(), data), gone); }))
+          return true;
+        continue;
+      }
       // reciprocal(1 + exp(-x)), then optionally times x.
       auto recip = scalar_step(r.op());
       if (!recip || recip->op != "divide" || !recip->reverse || !is_number(&recip->operand, 1.0)) continue;
       if (r.op().api != "nisa.reciprocal" && r.op().api != "nl.reciprocal") continue;
-      const OpRef* plus = producer(k, an, r, recip->data);
-      if (!plus) continue;
-      auto add = scalar_step(plus->op());
-      if (!add || add->op != "add" || add->reverse || !is_number(&add->operand, 1.0)) continue;
-      const OpRef* ex = producer(k, an, *plus, add->data);
-      if (!ex) continue;
-      const Op& e = ex->op();
-      const Operand* x = operand(e, e.api == "nisa.activation" ? "data" : "x");
-      bool exp_op = (e.api == "nisa.activation" && symbol_of(e, "op") == "exp") || e.api == "nl.exp";
-      if (!exp_op || !x || x->kind != Operand::Kind::Tile || !zero_bias(k, an, e)) continue;
-      if (e.api == "nisa.activation" ? !is_number(operand(e, "scale"), -1.0) : true) continue;
+      auto ne = one_plus_neg_exp(k, an, producer(k, an, r, recip->data));
+      if (!ne) continue;
+      const Operand* x = ne->x;
       // Sigmoid at the reciprocal; silu when its only reader multiplies it by x.
       const OpRef* times = nullptr;
       auto readers = r.op().dst ? an.region_readers(k, *r.op().dst) : std::vector<const OpRef*>{};
@@ -179,7 +252,8 @@ class FoldSilu : public Transform {
           if (other->access == x->access) times = m;
         }
       }
-      std::vector<Gone> gone = {gone_of(*ex), gone_of(*plus)};
+      std::vector<Gone> gone = ne->gone;
+      const OpRef* ex = ne->exp;
       if (times) {
         std::vector<Gone> gone_silu = gone;
         gone_silu.push_back(gone_of(r));
@@ -188,12 +262,7 @@ class FoldSilu : public Transform {
                            {{"func", "silu"}});
         const OpRef* target = times;
         Operand data = *x;
-        if (sink(s, [&k, target, data, gone = gone_silu] {
-              Op op = target->op().api.rfind("nl.", 0) == 0
-                          ? rebuild(target->op(), "nl.silu", {arg("x", data)})
-                          : rebuild(target->op(), "nisa.activation", {arg("op", symbol("silu")), arg("data", data)});
-              replace(k, *target, std::move(op), gone);
-            }))
+        if (sink(s, [&k, target, data, gone = gone_silu] { replace(k, *target, silu_op(target->op(), data), gone); }))
           return true;
       }
       Site s = make_site(k, an, *ex, fmt::format("compute sigmoid({}) with one activation instead of three instructions",

@@ -53,6 +53,10 @@ struct Tensor {
   // depth): the outer levels' (list name, loop), outermost first, each one more block dim before
   // the inner list's; `result_tiles[m][bm][bn]` indexes them in order.
   std::vector<std::pair<std::string, int>> outer_lists;
+  // The author's expression for a dim a transformation made (`N // NB` for a block dim over the
+  // loop `for n in nl.affine_range(N // NB)`), printed in the declaration while the dim still has
+  // that value; one per dim of `shape` ("" where the form's number is printed) or empty.
+  std::vector<std::pair<IExpr, std::string>> dim_text;
   size_t list_levels() const { return list_loop < 0 ? 0 : outer_lists.size() + 1; }
   bool on_chip() const { return memory != Memory::Hbm; }
 };

@@ -44,6 +44,8 @@ bool same_iteration_only(const Access& a, const Access& b, int l) {
   return false;
 }
 
+}  // namespace
+
 void substitute_access(Access& a, int from, const IExpr& with) {
   for (auto& d : a.dims) {
     d.start = d.start.substitute(from, with);
@@ -85,6 +87,8 @@ void substitute_nodes(Kernel& k, std::vector<Node>& nodes, int from, const IExpr
   });
 }
 void rename_nodes(Kernel& k, std::vector<Node>& nodes, int from, int to) { substitute_nodes(k, nodes, from, IExpr::var(to)); }
+
+namespace {
 
 class FuseNests : public Transform {
  public:
@@ -294,23 +298,6 @@ class FuseNests : public Transform {
     }
   }
 
-  static std::string fresh_var(const Kernel& k, const std::string& base) {
-    std::set<std::string> used;
-    for (const auto& [id, l] : k.loops) used.insert(l.var);
-    for (const auto& t : k.tensors) used.insert(t.name);
-    const std::string& text = k.module->file->text;
-    auto free = [&](const std::string& v) { return !used.count(v) && text.find(v) == std::string::npos; };
-    std::string v = base;
-    for (int i = 2; !free(v); ++i) v = fmt::format("{}{}", base, i);
-    return v;
-  }
-
-  static int new_loop(Kernel& k, Loop l) {
-    l.id = static_cast<int>(k.loops.size());
-    while (k.loops.count(l.id)) ++l.id;
-    k.loops[l.id] = l;
-    return l.id;
-  }
 
   // `for m_blk in R(E // F): (for m_in in R(F): m = m_blk * F + m_in; A) (for m_in in R(F): w =
   // m_blk * F + m_in; B)`: the bodies are copied as written, each under a binding of its own loop
@@ -322,12 +309,12 @@ class FuseNests : public Transform {
     int la_id = a->loop, lb_id = b->loop;
     Loop la = k.loops.at(la_id), lb = k.loops.at(lb_id);
     Loop outer = la, inner = la;
-    outer.var = fresh_var(k, la.var + "_blk");
+    outer.var = fresh_loop_var(k, la.var + "_blk");
     outer.stop = IExpr(*la.trip() / block);
-    int outer_id = new_loop(k, outer);
-    inner.var = fresh_var(k, la.var + "_in");
+    int outer_id = add_loop(k, outer);
+    inner.var = fresh_loop_var(k, la.var + "_in");
     inner.stop = IExpr(block);
-    int ia = new_loop(k, inner), ib = new_loop(k, inner);
+    int ia = add_loop(k, inner), ib = add_loop(k, inner);
     auto half = [&](Node& src, const Loop& old, int in) {
       IExpr index = IExpr::var(outer_id) * block + IExpr::var(in);
       std::vector<Node> body = std::move(src.body);

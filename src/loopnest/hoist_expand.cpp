@@ -12,14 +12,28 @@
 // Legal from dependences on the form: the load is the only writer of its tile (no view aliases it),
 // every reader of the tile lies inside every loop the load uses and after it (so the block index
 // is in scope and holds this iteration's tile), nothing in the kernel writes the HBM tensor it reads,
-// no mask, no index operand, no condition between the loop and the load, constant trip counts
-// starting at 0 of the loops it uses. A block dim the tile already has over a loop it leaves (the
-// legacy style's buffers indexed by every enclosing loop) is dropped: every access indexes it by that
-// loop. Capacity: the expanded buffer plus one tile of every other SBUF tensor must fit an SBUF
-// partition (trn::ArchConfig::sbuf_bytes_per_partition, trn1 = the smaller); a site that does not fit
-// is refused, not hoisted partially (hoisting out of an inner loop that fits is a site of its own).
+// no index operand, no condition between the loop and the load, a mask only of the loops it uses
+// (the fill loads what the load loaded), constant trip counts starting at 0 of the loops it uses. A
+// block dim the tile already has over a loop it leaves (the legacy style's buffers indexed by every
+// enclosing loop) is dropped: every access indexes it by that loop.
+//
+// Capacity: the expanded buffer plus one tile of every other SBUF tensor must fit an SBUF partition
+// (trn::ArchConfig::sbuf_bytes_per_partition, trn1 = the smaller). When it does not, the first loop
+// the load uses (`for n`, directly in the loop it leaves) is cut into chunks of C iterations, C the
+// largest divisor of its trip whose buffer fits, and the chunk loop goes around the loop it leaves:
+//   for n_blk: wt = ndarray((C, K, P, F)); for n_in: n = n_blk * C + n_in; for k: wt[n_in, k] = load(..)
+//              for m: ...; for n_in: n = n_blk * C + n_in; (body as written, reading wt[n_in, k])
+// (C = 1: `for n` itself goes around `for m`). The weight is then read once per chunk instead of
+// once per row tile, and what `for m` does outside `for n` runs once per chunk: legal when both
+// loops are affine (their iterations independent, so any order of (m, n) pairs computes the same)
+// and that part writes only on-chip tensors that live within one iteration of `for m`.
+//
+// Printing keeps the author's names: the fill loops' headers and the buffer's block dims are the
+// bounds as written (`for n in nl.affine_range(N // NB)`, `nl.ndarray((N // NB, KT, ...))`), the
+// chunk loop `(N // NB) // C`.
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -71,7 +85,69 @@ struct Plan {
   std::vector<int> added;         // those that get a new dim of the tile
   std::vector<int> dropped;       // dims of the tile indexed by loops it leaves
   int64_t bytes = 0, live = 0, budget = 0;
+  int64_t chunk = 0;              // > 0: used[0] is first cut into chunks of this many iterations
+  int binding = -1;               // a binding heading used[0]'s body (`n = n_blk * C + n_in`), copied into the fill
 };
+
+// The names a loop's authored bound reads ({} when it has none).
+std::set<std::string> bound_names(const Node& loop) {
+  std::set<std::string> out;
+  if (authored_bound(loop).empty()) return out;
+  const auto& call = static_cast<const nki::CallExpr&>(*static_cast<const nki::ForStmt&>(*loop.origin).iter);
+  names_of(*call.args[0], out);
+  return out;
+}
+
+bool reads_any(const std::set<std::string>& names, const std::set<std::string>& of) {
+  for (const auto& n : names)
+    if (of.count(n)) return true;
+  return false;
+}
+
+// The loop ids of `n` and of the loops below it.
+std::set<int> loops_within(const Node& n) {
+  std::set<int> out = {n.loop};
+  for_each_node(n.body, [&](const Node& x, const std::vector<int>&) {
+    if (x.kind == NodeKind::Loop) out.insert(x.loop);
+  });
+  return out;
+}
+
+// The names bound inside `outer` (its variable, the variables and bindings below it, the tensors
+// declared there), but those of the loops `keep` (copied with the load): text naming one of them
+// cannot be printed before `outer`.
+std::set<std::string> names_local_to(const Kernel& k, const Node& outer, const std::vector<int>& keep) {
+  std::set<std::string> local;
+  for_each_node(outer.body, [&](const Node& n, const std::vector<int>&) {
+    for (const auto& b : n.binds) local.insert(b);
+  });
+  std::set<int> inside = loops_within(outer);
+  for (int l : inside) local.insert(k.var_name(l));
+  for (const auto& o : k.tensors)
+    if (inside.count(o.scope_loop) && !o.name.empty()) local.insert(o.name);
+  for (int l : keep) local.erase(k.var_name(l));
+  return local;
+}
+
+// Calls `fn` with every statement outside helper functions and the loops and conditions around it.
+void each_stmt(Kernel& k, const std::function<void(Node&, const std::vector<const Node*>&)>& fn) {
+  std::vector<const Node*> path;
+  std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
+    for (auto& n : block) {
+      if (n.frozen) continue;
+      if (n.kind == NodeKind::Stmt) {
+        fn(n, path);
+        continue;
+      }
+      if (n.kind != NodeKind::Loop && n.kind != NodeKind::If) continue;
+      path.push_back(&n);
+      walk(n.body);
+      walk(n.orelse);
+      path.pop_back();
+    }
+  };
+  walk(k.body);
+}
 
 class HoistExpand : public Transform {
  public:
@@ -85,22 +161,9 @@ class HoistExpand : public Transform {
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
     std::vector<Plan> plans;
-    std::vector<const Node*> path;
-    std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
-      for (auto& n : block) {
-        if (n.frozen) continue;
-        if (n.kind == NodeKind::Stmt) {
-          for (auto& p : plans_for(k, n, path)) plans.push_back(p);
-          continue;
-        }
-        if (n.kind != NodeKind::Loop && n.kind != NodeKind::If) continue;
-        path.push_back(&n);
-        walk(n.body);
-        walk(n.orelse);
-        path.pop_back();
-      }
-    };
-    walk(k.body);
+    each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
+      for (auto& p : plans_for(k, n, path)) plans.push_back(p);
+    });
     for (const Plan& p : plans) {
       Analysis an(k);
       const OpRef* anchor = nullptr;
@@ -115,13 +178,20 @@ class HoistExpand : public Transform {
         tiles *= *k.loops.at(l).trip();
       }
       const Tensor& t = k.tensor(p.tensor);
+      std::map<std::string, std::string> params = {{"out_of", std::to_string(depth_between(k, p))}};
+      std::string how = fmt::format("once before `for {}`", k.var_name(outer->loop));
+      if (p.chunk > 0) {
+        params["chunk"] = std::to_string(p.chunk);
+        tiles = tiles / *k.loops.at(p.used[0]).trip() * p.chunk;
+        how = fmt::format("before `for {}` once per chunk of {} iteration(s) of `for {}` (that loop cut around it)",
+                          k.var_name(outer->loop), p.chunk, k.var_name(p.used[0]));
+      }
       Site site = make_site(k, an, *anchor,
-                            fmt::format("load `{}` once before `for {}` into a buffer of {} tile(s) indexed by [{}] "
+                            fmt::format("load `{}` {} into a buffer of {} tile(s) indexed by [{}] "
                                         "({} KiB per partition, {} KiB with the other tiles, of {} KiB)",
-                                        t.name.empty() ? "?" : t.name, k.var_name(outer->loop),
-                                        tiles, vars, p.bytes / 1024,
+                                        t.name.empty() ? "?" : t.name, how, tiles, vars, p.bytes / 1024,
                                         (p.bytes + p.live) / 1024, p.budget / 1024),
-                            {{"out_of", std::to_string(depth_between(k, p))}});
+                            params);
       Plan plan = p;
       if (sink(site, [&k, plan] { apply(k, plan); })) return true;
     }
@@ -143,7 +213,9 @@ class HoistExpand : public Transform {
     return n;
   }
 
-  static std::vector<Plan> plans_for(Kernel& k, Node& s, const std::vector<const Node*>& path) {
+  // `copied`: names a binding copied with the fill binds (cut_into_chunks), printable there.
+  static std::vector<Plan> plans_for(Kernel& k, Node& s, const std::vector<const Node*>& path,
+                                     const std::set<std::string>& copied = {}) {
     std::vector<Plan> out;
     const Op* load = nullptr;
     for (const auto& op : s.ops) {
@@ -151,8 +223,7 @@ class HoistExpand : public Transform {
       if (load) return out;
       load = &op;
     }
-    if (!load || load->cls != OpClass::Load || load->has_mask || load->accumulate || has_index_operand(*load))
-      return out;
+    if (!load || load->cls != OpClass::Load || load->accumulate || has_index_operand(*load)) return out;
     auto rd = reads(*load);
     if (rd.size() != 1) return out;
     const Access& src = *rd[0];
@@ -213,13 +284,103 @@ class HoistExpand : public Transform {
         plan.used.push_back(l);
       }
       if (!ok) continue;
+      // A mask of the loops it leaves would change per iteration of them; one printed as written must
+      // name nothing bound inside the loop it leaves but the loops it uses.
+      if (load->has_mask) {
+        for (const auto& c : load->mask)
+          for (int l : leaves) ok = ok && !c.expr.uses(l);
+        std::set<std::string> names;
+        if (const Arg* m = load->arg("mask"); m && m->value.origin) names_of(*m->value.origin, names);
+        std::set<std::string> local = names_local_to(k, *path[p], plan.used);
+        for (const auto& c : copied) local.erase(c);
+        ok = ok && !reads_any(names, local);
+        if (!ok) continue;
+      }
       if (!plan_tensor(k, an, *me, plan, leaves)) continue;
-      out.push_back(plan);
+      if (plan.bytes + plan.live <= plan.budget) {
+        out.push_back(plan);
+      } else if (auto chunked = chunk_plan(k, path, p, plan)) {
+        out.push_back(*chunked);
+      }
     }
     return out;
   }
 
-  // Which dims of the tile to drop and which loops get a new dim; readers in scope; capacity.
+  // The partial hoist when the whole buffer does not fit: the first loop the load uses, directly in
+  // the loop it leaves, cut into the largest chunks whose buffer fits (see the top of the file).
+  static std::optional<Plan> chunk_plan(Kernel& k, const std::vector<const Node*>& path, size_t p, const Plan& plan) {
+    if (plan.used.empty() || p + 1 >= path.size()) return std::nullopt;
+    const Node& m = *path[p];
+    const Node& n = *path[p + 1];
+    if (n.kind != NodeKind::Loop || n.loop != plan.used[0]) return std::nullopt;
+    if (std::find(plan.added.begin(), plan.added.end(), n.loop) == plan.added.end()) return std::nullopt;
+    const Loop &lm = k.loops.at(m.loop), &ln = k.loops.at(n.loop);
+    if (lm.kind != LoopKind::Affine || ln.kind != LoopKind::Affine) return std::nullopt;
+    int64_t trip = *ln.trip(), per = plan.bytes / trip;
+    int64_t chunk = 0;
+    for (int64_t c = trip - 1; c >= 1 && !chunk; --c)
+      if (trip % c == 0 && c * per + plan.live <= plan.budget) chunk = c;
+    if (!chunk || !replayable(k, m, n) || !reads_less(k, m, n, plan.stmt, trip / chunk)) return std::nullopt;
+    Plan q = plan;
+    q.chunk = chunk;
+    q.bytes = chunk * per;
+    return q;
+  }
+
+  // Whether the cut nest reads less from HBM: the load once in all instead of once per iteration of
+  // `m`, but what `m` loads besides `n` once per chunk (a weight that `m` loads for its rows
+  // would be re-read per chunk: cutting then costs more than it saves).
+  static bool reads_less(Kernel& k, const Node& m, const Node& n, int stmt, int64_t chunks) {
+    std::set<int> inner = loops_within(m), in_n = loops_within(n);
+    inner.erase(m.loop);
+    Analysis an(k);
+    double load = 0, rest = 0;  // bytes per iteration of `m`
+    for (const auto& r : an.ops) {
+      if (r.op().cls != OpClass::Load || std::find(r.loops.begin(), r.loops.end(), m.loop) == r.loops.end()) continue;
+      auto rd = reads(r.op());
+      if (rd.empty()) continue;
+      double bytes = static_cast<double>(itemsize_of(k.tensor(rd[0]->tensor).dtype));
+      for (const auto& d : rd[0]->tile_shape()) bytes *= d.is_constant() ? static_cast<double>(d.constant()) : 1.0;
+      bool under_n = false;
+      for (int l : r.loops) {
+        if (inner.count(l)) bytes *= static_cast<double>(k.loops.at(l).trip().value_or(1));
+        under_n = under_n || in_n.count(l);
+      }
+      if (r.node->id == stmt) load += bytes;
+      else if (!under_n) rest += bytes;
+    }
+    double rows = static_cast<double>(*k.loops.at(m.loop).trip());
+    return load + static_cast<double>(chunks) * rows * rest < rows * load + rows * rest;
+  }
+
+  // What `m` does besides `n` may run once per chunk: it writes only on-chip tensors that live
+  // within one iteration of `m` (nothing another iteration or the rest of the kernel reads), and
+  // fills no buffer by a loop of loads.
+  static bool replayable(const Kernel& k, const Node& m, const Node& n) {
+    std::set<int> inside = loops_within(m);
+    bool ok = true;
+    for (const auto& x : m.body) {
+      if (&x == &n) continue;
+      std::vector<Node> one = {x};
+      // A loop of loads fills a buffer of tiles `m` keeps for its iteration (a weight hoisted out of
+      // `n` already): re-filled per chunk, it would undo that hoist.
+      if (x.kind == NodeKind::Loop)
+        for_each_node(one, [&](const Node& y, const std::vector<int>&) {
+          for (const auto& op : y.ops) ok = ok && op.cls != OpClass::Load;
+        });
+      for_each_node(one, [&](const Node& y, const std::vector<int>&) {
+        for (const auto& op : y.ops)
+          for (const Access* w : writes(op)) {
+            const Tensor& t = k.tensor(storage_of(k, w->tensor));
+            ok = ok && t.on_chip() && inside.count(t.scope_loop);
+          }
+      });
+    }
+    return ok;
+  }
+
+  // Which dims of the tile to drop and which loops get a new dim; readers in scope; the buffer's
+  // bytes per partition and those of the other tiles (the caller judges the capacity).
   static bool plan_tensor(Kernel& k, const Analysis& an, const OpRef& me, Plan& plan, const std::set<int>& leaves) {
     const Tensor& t = k.tensor(plan.tensor);
     const Op& load = me.op();
@@ -287,7 +448,7 @@ class HoistExpand : public Transform {
     plan.bytes = per;
     plan.live = live;
     plan.budget = trn::arch_config("trn1").sbuf_bytes_per_partition;
-    return per + live <= plan.budget;
+    return true;
   }
 
   static std::vector<Node>* parent_block(std::vector<Node>& block, int id, size_t& at) {
@@ -302,7 +463,75 @@ class HoistExpand : public Transform {
     return nullptr;
   }
 
-  static void apply(Kernel& k, const Plan& p) {
+  static void apply(Kernel& k, const Plan& p) { apply_whole(k, p.chunk > 0 ? cut_into_chunks(k, p) : p); }
+
+  // Cuts the first loop the load uses into chunks around the loop it leaves (top of the file) and
+  // returns the plan of the whole hoist out of that loop, which now fits.
+  static Plan cut_into_chunks(Kernel& k, const Plan& p) {
+    Node* m = find_node(k, p.outer);
+    int n_loop = p.used[0];
+    auto at = std::find_if(m->body.begin(), m->body.end(),
+                           [&](const Node& x) { return x.kind == NodeKind::Loop && x.loop == n_loop; });
+    if (at == m->body.end()) throw TransformError("hoist_expand: the chunked loop is not in the loop it leaves");
+    Loop ln = k.loops.at(n_loop);
+    int64_t trip = *ln.trip();
+    int binding = -1;
+    Node around;  // the loop that goes around `m`
+    around.kind = NodeKind::Loop;
+    if (p.chunk == 1) {
+      // `for n` itself goes around `m`; its body takes its place in `m`.
+      Node n = std::move(*at);
+      at = m->body.erase(at);
+      for (auto& x : n.body) at = m->body.insert(at, std::move(x)) + 1;
+      n.body.clear();
+      around = std::move(n);
+      for (auto& t : k.tensors)
+        if (t.scope_loop == n_loop) t.scope_loop = m->loop;
+    } else {
+      Loop outer = ln, inner = ln;
+      outer.var = fresh_loop_var(k, ln.var + "_blk");
+      outer.stop = IExpr(trip / p.chunk);
+      int nc = add_loop(k, outer);
+      inner.var = fresh_loop_var(k, ln.var + "_in");
+      inner.stop = IExpr(p.chunk);
+      int ni = add_loop(k, inner);
+      substitute_nodes(k, at->body, n_loop, IExpr::var(nc) * p.chunk + IExpr::var(ni));
+      for (auto& t : k.tensors)
+        if (t.scope_loop == n_loop) t.scope_loop = ni;
+      Node bind;
+      bind.kind = NodeKind::Meta;
+      bind.meta = MetaKind::Binding;
+      bind.id = binding = k.next_node++;
+      bind.binds = {ln.var};
+      bind.dirty = true;
+      bind.patch = fmt::format("{} = {} * {} + {}", ln.var, outer.var, p.chunk, inner.var);
+      at->body.insert(at->body.begin(), std::move(bind));
+      around.id = k.next_node++;
+      around.loop = nc;
+      around.dirty = true;
+      if (!reads_any(bound_names(*at), names_local_to(k, *m, {}))) around.patch = authored_header(*at, outer.var, p.chunk);
+      at->loop = ni;
+      at->dirty = true;
+      at->patch.clear();
+      k.loops.erase(n_loop);
+    }
+    size_t pos = 0;
+    std::vector<Node>* block = parent_block(k.body, p.outer, pos);
+    around.body.push_back(std::move((*block)[pos]));
+    (*block)[pos] = std::move(around);
+    // The whole hoist out of `m`, planned again on the cut nest.
+    std::optional<Plan> whole;
+    each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
+      if (n.id != p.stmt) return;
+      for (auto& q : plans_for(k, n, path, {ln.var}))
+        if (q.outer == p.outer && q.chunk == 0) whole = q;
+    });
+    if (!whole) throw TransformError("hoist_expand: the chunked buffer does not fit after all");
+    whole->binding = binding;
+    return *whole;
+  }
+
+  static void apply_whole(Kernel& k, const Plan& p) {
     Tensor& t = k.tensor(p.tensor);
     int old_partition = t.partition_dim;
     int pd = old_partition;
@@ -376,18 +605,33 @@ class HoistExpand : public Transform {
     t.scope_loop = around;
     // The statement moves into copies of the loops it uses; the declaration before them. The
     // loaded region keeps the author's text (`w[k, :, nl.ds(n * NB, NB)]`) unless it names something
-    // bound inside the loop it leaves (a loop-local offset), which is not bound where it goes.
-    std::set<std::string> local;
-    std::set<int> inside;
-    for_each_node(find_node(k, p.outer)->body, [&](const Node& n, const std::vector<int>&) {
-      for (const auto& b : n.binds) local.insert(b);
-      if (n.kind == NodeKind::Loop) inside.insert(n.loop);
+    // bound inside the loop it leaves (a loop-local offset), which is not bound where it goes; so do
+    // the copies' headers (`for k in nl.affine_range(KT)`). A binding heading the first loop's body
+    // (`n = n_blk * C + n_in` of a chunked loop) is copied with it.
+    std::set<std::string> local = names_local_to(k, *find_node(k, p.outer), p.used);
+    std::optional<Node> binding;
+    if (p.binding >= 0) {
+      binding = *find_node(k, p.binding);
+      binding->id = k.next_node++;
+      for (const auto& b : binding->binds) local.erase(b);
+    }
+    std::map<int, std::string> headers;  // loop id -> the authored header of its copy
+    for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+      // A loop a move rewrote (the chunk loop) prints its own bound: only the author's headers are kept.
+      if (n.kind != NodeKind::Loop || n.dirty || std::find(p.used.begin(), p.used.end(), n.loop) == p.used.end()) return;
+      if (!reads_any(bound_names(n), local)) headers[n.loop] = authored_header(n, k.var_name(n.loop), 1);
     });
-    inside.insert(find_node(k, p.outer)->loop);
-    for (int l : inside) local.insert(k.var_name(l));
-    for (const auto& o : k.tensors)
-      if (inside.count(o.scope_loop) && !o.name.empty()) local.insert(o.name);
-    for (int l : p.used) local.erase(k.var_name(l));
+    // The buffer's new dims as their loops' authored bounds (`N // NB`, `KT`) where they are printable.
+    std::vector<std::pair<IExpr, std::string>> dim_text(t.shape.size());
+    for (size_t d = 0; d < p.added.size(); ++d) {
+      const Node* ln = nullptr;
+      for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+        if (n.kind == NodeKind::Loop && !n.dirty && n.loop == p.added[d]) ln = &n;
+      });
+      if (ln && !reads_any(bound_names(*ln), local))
+        dim_text[pos + d] = {t.shape[pos + d], authored_bound(*ln)};
+    }
+    t.dim_text = dim_text;
     Node moved = *s;
     erase_node(k, p.stmt);
     for (auto& op : moved.ops)
@@ -396,36 +640,23 @@ class HoistExpand : public Transform {
           if (a.value.kind != Operand::Kind::Tile || !a.value.origin) continue;
           std::set<std::string> names;
           names_of(*a.value.origin, names);
-          for (const auto& name : names)
-            if (local.count(name)) a.value.origin = nullptr;
+          if (reads_any(names, local)) a.value.origin = nullptr;
         }
     moved.dirty = true;
     Node fill = std::move(moved);
     for (auto it = p.used.rbegin(); it != p.used.rend(); ++it) {
       Loop copy = k.loops.at(*it);
-      copy.id = static_cast<int>(k.loops.size());
-      while (k.loops.count(copy.id)) ++copy.id;
-      k.loops[copy.id] = copy;
+      int id = add_loop(k, copy);
       std::vector<Node> body;
+      if (binding && it + 1 == p.used.rend()) body.push_back(*binding);
       body.push_back(std::move(fill));
-      for_each_node(body, [&](Node& n, const std::vector<int>&) {
-        for (auto& op : n.ops) {
-          auto sub = [&](Access& a) {
-            for (auto& d : a.dims) {
-              d.start = d.start.substitute(*it, IExpr::var(copy.id));
-              for (auto& term : d.terms) term.size = term.size.substitute(*it, IExpr::var(copy.id));
-            }
-          };
-          if (op.dst) sub(*op.dst);
-          for (auto& a : op.args)
-            if (a.value.kind == Operand::Kind::Tile) sub(a.value.access);
-        }
-      });
+      substitute_nodes(k, body, *it, IExpr::var(id));
       Node loop;
       loop.kind = NodeKind::Loop;
       loop.id = k.next_node++;
-      loop.loop = copy.id;
+      loop.loop = id;
       loop.dirty = true;
+      if (headers.count(*it)) loop.patch = headers.at(*it);
       loop.body = std::move(body);
       fill = std::move(loop);
     }

@@ -304,20 +304,6 @@ class UnrollJam : public Transform {
     return v;
   }
 
-  // The blocked loop's header keeps the author's bound when it is an expression:
-  // `for m in nl.affine_range(m_tiles)` -> `for m_blk in nl.affine_range(m_tiles // 2)`; "" when the
-  // bound is a number (the form prints the new one).
-  static std::string blocked_header(const Node& n, const std::string& var, int64_t factor) {
-    if (!n.origin || n.origin->kind != nki::StmtKind::For) return "";
-    const auto& f = static_cast<const nki::ForStmt&>(*n.origin);
-    if (!f.iter || f.iter->kind != nki::ExprKind::Call) return "";
-    const auto& call = static_cast<const nki::CallExpr&>(*f.iter);
-    if (call.args.size() != 1 || !call.keywords.empty() || call.args[0]->kind == nki::ExprKind::Constant) return "";
-    std::string bound = nki::print_expr(*call.args[0]);
-    if (call.args[0]->kind != nki::ExprKind::Name) bound = "(" + bound + ")";
-    return fmt::format("for {} in {}({} // {}):", var, nki::print_expr(*call.func), bound, factor);
-  }
-
   static void apply(Kernel& k, int id, const Plan& p) {
     Node* loop_node = find_node(k, id);
     Ctx c;
@@ -350,7 +336,9 @@ class UnrollJam : public Transform {
     loop_node->body = std::move(body);
     loop_node->loop = nl.id;
     loop_node->dirty = true;
-    loop_node->patch = blocked_header(*loop_node, nl.var, p.factor);
+    // The blocked loop's header keeps the author's bound when it is an expression:
+    // `for m in nl.affine_range(m_tiles)` -> `for m_blk in nl.affine_range(m_tiles // 2)`.
+    loop_node->patch = authored_header(*loop_node, nl.var, p.factor);
   }
 };
 

@@ -11,6 +11,7 @@
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
 #include "loopnest/lift.h"
+#include "nki/ast_printer.h"
 
 namespace loopnest {
 
@@ -85,7 +86,52 @@ const Transform* find_transform(const std::string& name) {
   return nullptr;
 }
 
+namespace {
+
+std::vector<Site> sites_of(const Kernel& k);
+
+}  // namespace
+
 std::vector<Site> find_sites(const Kernel& k) {
+  std::vector<Site> out = sites_of(k);
+  // The opened kernel must print back to itself (its helpers' code in place of the calls): checked
+  // once here on the kernel's own arguments (array parameters only), so no site is offered whose
+  // every application would fail.
+  std::vector<ArgSpec> args;
+  for (const auto& p : k.params) {
+    if (p.tensor < 0) return out;
+    ArgSpec a;
+    for (const auto& d : k.tensor(p.tensor).shape) {
+      if (!d.is_constant()) return out;
+      a.shape.push_back(d.constant());
+    }
+    a.dtype = k.tensor(p.tensor).dtype;
+    args.push_back(a);
+  }
+  Kernel opened = k;
+  try {
+    if (open_helpers(opened) == 0) return out;
+    emit_checked(opened, args);
+  } catch (const TransformError&) {
+    return out;  // a helper that cannot be opened
+  } catch (const EmitError&) {
+    return out;
+  } catch (const LiftError&) {
+    return out;
+  }
+  std::set<std::string> seen;
+  for (const auto& s : out) seen.insert(s.transform + " " + s.anchor);
+  for (auto& s : sites_of(opened)) {
+    if (seen.count(s.transform + " " + s.anchor)) continue;
+    s.params["helpers"] = "open";
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<Site> sites_of(const Kernel& k) {
   std::vector<Site> out;
   bool within_limits = !limit_violation(k);
   for (const auto& t : transforms()) {
@@ -108,6 +154,8 @@ std::vector<Site> find_sites(const Kernel& k) {
   }
   return out;
 }
+
+}  // namespace
 
 std::string apply_site(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
                        const Site& site) {
@@ -164,9 +212,11 @@ std::optional<std::string> rebound_size(const Kernel& after, const std::string& 
 std::string apply_site(const Transform& t, const std::string& path, const std::string& text,
                        const std::vector<ArgSpec>& args, const Site& site) {
   Kernel k = lift_source(path, text, args);
+  Site inner = site;
+  if (inner.params.erase("helpers")) open_helpers(k);
   int quasi = quasi_affine_terms(k);
   bool within_limits = !limit_violation(k);
-  t.apply(k, site);
+  t.apply(k, inner);
   if (within_limits)
     if (auto v = limit_violation(k)) throw TransformError(fmt::format("{}: the hardware would refuse it: {}", site.key(), *v));
   remove_dead_buffers(k);
@@ -202,6 +252,44 @@ Node declaration_node(Kernel& k, int t) {
   n.ops = {alloc};
   n.dirty = true;
   return n;
+}
+
+std::string fresh_loop_var(const Kernel& k, const std::string& base) {
+  std::set<std::string> used;
+  for (const auto& [id, l] : k.loops) used.insert(l.var);
+  for (const auto& t : k.tensors) used.insert(t.name);
+  const std::string& text = k.module->file->text;
+  auto free = [&](const std::string& v) { return !used.count(v) && text.find(v) == std::string::npos; };
+  std::string v = base;
+  for (int i = 2; !free(v); ++i) v = fmt::format("{}{}", base, i);
+  return v;
+}
+
+int add_loop(Kernel& k, Loop l) {
+  l.id = static_cast<int>(k.loops.size());
+  while (k.loops.count(l.id)) ++l.id;
+  k.loops[l.id] = l;
+  return l.id;
+}
+
+std::string authored_bound(const Node& n) {
+  if (n.kind != NodeKind::Loop || !n.origin || n.origin->kind != nki::StmtKind::For) return "";
+  const auto& f = static_cast<const nki::ForStmt&>(*n.origin);
+  if (!f.iter || f.iter->kind != nki::ExprKind::Call) return "";
+  const auto& call = static_cast<const nki::CallExpr&>(*f.iter);
+  if (call.args.size() != 1 || !call.keywords.empty() || call.args[0]->kind == nki::ExprKind::Constant) return "";
+  return nki::print_expr(*call.args[0]);
+}
+
+std::string authored_header(const Node& n, const std::string& var, int64_t divisor) {
+  std::string bound = authored_bound(n);
+  if (bound.empty()) return "";
+  const auto& call = static_cast<const nki::CallExpr&>(*static_cast<const nki::ForStmt&>(*n.origin).iter);
+  if (divisor != 1) {
+    if (call.args[0]->kind != nki::ExprKind::Name) bound = "(" + bound + ")";
+    bound = fmt::format("{} // {}", bound, divisor);
+  }
+  return fmt::format("for {} in {}({}):", var, nki::print_expr(*call.func), bound);
 }
 
 void ops_of(Node& n, std::vector<Op*>& out) {

@@ -67,7 +67,13 @@ std::optional<std::string> limit_violation(const Kernel& k);
 // of starts): a transformation must not add any.
 int quasi_affine_terms(const Kernel& k);
 
-// Every site of every transformation.
+// Opens the calls of module helper functions inside loops (open_helpers.cpp): their nodes become
+// the kernel's own, printed from the form in place of the call. Returns how many it opened.
+int open_helpers(Kernel& k);
+
+// Every site of every transformation. On a kernel calling helpers in its loops, also the sites that
+// only the kernel with its helpers opened offers, with the parameter helpers=open (apply_site opens
+// them first; the printed kernel has their code in place of the calls).
 std::vector<Site> find_sites(const Kernel& k);
 // Lifts `text`, applies `site` (matched by node id, or by anchor and parameters when the id no
 // longer names it) and prints the kernel back, checked. Throws TransformError / LiftError.
@@ -123,6 +129,24 @@ void jam_rows(Kernel& k, int id, int64_t factor);
 // Loop fusion (fusion.cpp) of the adjacent loop nodes `a` and `b` over the same range, legality
 // decided by the caller: b's body after a's, b's variable renamed to a's; b's node goes away.
 void fuse_loops(Kernel& k, int a_id, int b_id);
+
+// Loop variable `from` replaced by `with` in every index, mask, condition and bound of `nodes`
+// (fusion.cpp); `substitute_access` in one access.
+void substitute_access(Access& a, int from, const IExpr& with);
+void substitute_nodes(Kernel& k, std::vector<Node>& nodes, int from, const IExpr& with);
+void rename_nodes(Kernel& k, std::vector<Node>& nodes, int from, int to);
+// A loop variable name that no loop, tensor or word of the source uses (`base`, `base2`, ...).
+std::string fresh_loop_var(const Kernel& k, const std::string& base);
+// Adds loop `l` to the kernel under a new id, which it returns.
+int add_loop(Kernel& k, Loop l);
+// The bound of a loop node's header as its author wrote it (`N // NB` of `for n in
+// nl.affine_range(N // NB)`), printed; "" when the header is not a one-argument range call or the
+// bound is a number (the form's number is as good).
+std::string authored_bound(const Node& loop);
+// The loop node's header with variable `var` and its authored bound divided by `divisor`
+// (`for m_blk in nl.affine_range(m_tiles // 2):`; the bound alone for divisor 1); "" when the
+// bound is not authored.
+std::string authored_header(const Node& loop, const std::string& var, int64_t divisor);
 
 // Factories.
 std::unique_ptr<Transform> make_fold_silu();

@@ -11,9 +11,9 @@ def kernel(x, w):
     KT, _, N = w.shape
     NB = 512
     out = nl.ndarray((M, N), dtype=x.dtype, buffer=nl.shared_hbm)
-    wt = nl.ndarray((128, 2, 2, 512), dtype=w.dtype, buffer=nl.sbuf)
-    for n in nl.affine_range(2):
-        for k in nl.affine_range(2):
+    wt = nl.ndarray((128, N // NB, KT, 512), dtype=w.dtype, buffer=nl.sbuf)
+    for n in nl.affine_range(N // NB):
+        for k in nl.affine_range(KT):
             nisa.dma_copy(dst=wt[:, n, k, :], src=w[k, :, n * NB:(n + 1) * NB])
     for m in nl.affine_range(M // 128):
         xt = nl.ndarray((128, K), dtype=x.dtype, buffer=nl.sbuf)

@@ -14,9 +14,9 @@ def kernel(x, w):
     KT, _, N = w.shape
     NB = 512
     out = nl.ndarray((M, N), dtype=x.dtype, buffer=nl.shared_hbm)
-    wt = nl.ndarray(shape=(2, 2, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
-    for n in nl.affine_range(2):
-        for k in nl.affine_range(2):
+    wt = nl.ndarray(shape=(N // NB, KT, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+    for n in nl.affine_range(N // NB):
+        for k in nl.affine_range(KT):
             wt[n, k, :, :] = nl.load(w[k, :, nl.ds(n * NB, NB)])
     for m in nl.affine_range(M // 128):
         xt = nl.load(x[nl.ds(m * 128, 128), :])

@@ -9,6 +9,10 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "nki/interpreter.h"
+#include "nki/lib/kernel_runner.h"
+#include "nki/lib/modules.h"
+
 namespace bench {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -117,13 +121,26 @@ std::string check_reference_text(const std::string& path, const std::string& tex
 }
 
 std::string check_kernel_text(const std::string& path, const std::string& text) {
-  if (defines_function(text, "kernel") || defines_function(text, "optimized_kernel")) return "";
-  // A function decorated as a kernel (@nki.jit, @nki.baremetal, ...) also runs when it is the
-  // file's only one (nki::lib::find_kernel_entry decides at run time, naming competitors).
-  static const std::regex decorated(R"((^|\n)[ \t]*@[^\n]*\b(jit|baremetal)\b[^\n]*\n([ \t]*@[^\n]*\n)*[ \t]*def[ \t]+\w+)");
-  if (std::regex_search(text, decorated)) return "";
-  return fmt::format("{}: kernel file defines no function 'kernel' (or 'optimized_kernel') and no @nki.jit function",
-                     path);
+  // One rule for the kernel to run, everywhere (the evaluation, optimize, the corpus harness):
+  // nki::lib::find_kernel_entry, asked of the loaded module. A file that does not load is left to
+  // the evaluation, which reports the error where it is, with its status.
+  nki::Limits limits;
+  limits.max_seconds = 20;
+  limits.max_steps = 20'000'000;
+  nki::Interpreter in(limits);
+  nki::lib::install_builtin_modules(in);
+  auto src = std::make_shared<nki::SourceFile>();
+  src->path = path;
+  src->text = text;
+  std::shared_ptr<nki::ModuleObj> module;
+  try {
+    module = in.load_module(std::move(src));
+  } catch (const nki::NkiError&) {
+    return "";
+  }
+  std::string problem;
+  if (!nki::lib::find_kernel_entry(*module, "", &problem).is_none()) return "";
+  return fmt::format("{}: {}", path, problem);
 }
 
 Suite load_suite(const std::string& root) {

@@ -24,9 +24,13 @@ struct Suite {
 Suite load_suite(const std::string& root);
 
 // Checks that a reference file defines get_inputs, forward, transform_to_nki_inputs and
-// transform_nki_outputs, and a kernel file `kernel` (or `optimized_kernel`). Returns "" when
-// fine, else the one-line error. Text-level: the interpreter reports anything deeper.
+// transform_nki_outputs (text-level: the interpreter reports anything deeper). Returns "" when
+// fine, else the one-line error.
 std::string check_reference_text(const std::string& path, const std::string& text);
+// Checks that a kernel file has a function to run, by the rule every path uses
+// (nki::lib::find_kernel_entry on the loaded module: `kernel`, `optimized_kernel`, else the
+// file's one decorated kernel, however it is bound). A file that does not load is not judged
+// here: the evaluation reports its error with file, line and status. Returns "" or the error.
 std::string check_kernel_text(const std::string& path, const std::string& text);
 
 // Reads a whole file; throws std::runtime_error("path: cannot read file").

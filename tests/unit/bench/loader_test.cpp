@@ -102,13 +102,27 @@ TEST_F(TempBench, ToleranceOverrideAndKernelDirectoryLookup) {
   EXPECT_EQ(bench::find_kernel_in((root_ / "mine").string(), suite.cases[0]), (root_ / "mine/good_M1_0.py").string());
 }
 
-TEST(Loader, TextChecks) {
-  EXPECT_EQ(bench::check_kernel_text("k.py", "@nki.jit\ndef optimized_kernel(a):\n  pass\n"), "");
-  EXPECT_NE(bench::check_kernel_text("k.py", "# def kernel(a):\nx = 1\n"), "");
-  // Another author's name for the kernel: a decorated function is accepted (the run decides).
-  EXPECT_EQ(bench::check_kernel_text("k.py", "@nki.jit(mode='simulation')\n@other\ndef silu_fwd(a):\n  pass\n"), "");
-  EXPECT_EQ(bench::check_kernel_text("k.py", "@nki.baremetal\ndef fwd(a, out):\n  pass\n"), "");
-  EXPECT_NE(bench::check_kernel_text("k.py", "@functools.cache\ndef helper(a):\n  pass\n"), "");
+// The bench loader asks the same rule the evaluation and the corpus harness use
+// (find_kernel_entry on the loaded module), so a kernel file accepted by one is accepted by all.
+TEST(Loader, KernelEntryIsFindKernelEntrysRule) {
+  const std::string imports = "import neuronxcc.nki as nki\nimport functools\n";
+  auto check = [&](const std::string& body) { return bench::check_kernel_text("k.py", imports + body); };
+  EXPECT_EQ(check("@nki.jit\ndef optimized_kernel(a):\n  pass\n"), "");
+  EXPECT_NE(check("# def kernel(a):\nx = 1\n"), "");
+  // Another author's name for the kernel: the file's one decorated kernel runs.
+  EXPECT_EQ(check("@nki.jit(mode='simulation')\ndef silu_fwd(a):\n  pass\n"), "");
+  EXPECT_EQ(check("@nki.baremetal\ndef fwd(a, out):\n  pass\n"), "");
+  // Forms a text search for `def kernel` or `@...jit` missed, which the harness runs.
+  EXPECT_EQ(check("def fwd(a):\n  pass\nkernel = nki.jit(fwd)\n"), "");
+  EXPECT_EQ(check("@nki.benchmark(warmup=2, iters=5)\ndef fwd(a):\n  pass\n"), "");
+  EXPECT_EQ(check("@nki.jit\ndef k(a):\n  pass\nkernel = lambda a: k[2](a)\n"), "");
+  // A plain helper is no kernel; two kernels and no `kernel` name both (the rule's own words).
+  std::string helper = check("@functools.cache\ndef helper(a):\n  pass\n");
+  EXPECT_NE(helper.find("k.py: kernel file defines no function 'kernel'"), std::string::npos) << helper;
+  std::string two = check("@nki.jit\ndef a(x):\n  pass\n@nki.jit\ndef b(x):\n  pass\n");
+  EXPECT_NE(two.find("several @nki.jit functions ('a', 'b')"), std::string::npos) << two;
+  // A file that does not load is judged by the evaluation (its error has a line and a status).
+  EXPECT_EQ(check("def kernel(:\n"), "");
 }
 
 }  // namespace

@@ -135,7 +135,7 @@ std::string check_kernel_text(const std::string& path, const std::string& text) 
   std::shared_ptr<nki::ModuleObj> module;
   try {
     module = in.load_module(std::move(src));
-  } catch (const nki::NkiError&) {
+  } catch (const std::exception&) {  // NkiError, or an array error from top-level numpy code
     return "";
   }
   std::string problem;

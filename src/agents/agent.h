@@ -57,6 +57,10 @@ class Planner {
   virtual std::optional<BoundStop> at_bound(const AgentContext& /*ctx*/, const Candidate& /*candidate*/) const {
     return std::nullopt;
   }
+  // Why the last propose() for `candidate` returned no plan although it is at no bound ("every
+  // one of its 14 sites was planned before"): the round line says it. Empty when the planner
+  // cannot tell (the loop then says the planner proposed none).
+  virtual std::string why_no_plan(const Candidate& /*candidate*/) const { return {}; }
   // What the planner carries from call to call that shapes later proposals (the built-in one: the
   // sites already planned per kernel, the kernels already known, the rewrites that failed). The
   // loop saves it in every checkpoint and restores it on resume, so a resumed run proposes what

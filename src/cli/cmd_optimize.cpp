@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
+#include "base/plural.h"
 #include "cli/optimize_agents.h"
 #include "cli/optimize_options.h"
 #include "cli/optimize_resume.h"
@@ -173,7 +174,7 @@ int run_optimize(OptimizeOptions o, const CLI::App& sub) {
   search::RunState state = initial_state(o, journal);
   // A process killed between checkpoints worked until its last recorded call or evaluation.
   search::BudgetTracker budget(o.budgets, state.elapsed_s + journal.seconds_after_last_checkpoint());
-  if (!fresh) progress.on_message(fmt::format("resuming {} ({} tasks finished)", run_dir, state.finished.size()));
+  if (!fresh) progress.on_message(fmt::format("resuming {} ({} finished)", run_dir, base::count_of(static_cast<int64_t>(state.finished.size()), "task")));
   if (!fresh) report::record_resume(run_dir, state);
   if (!o.replay.empty())
     progress.on_message(fmt::format("replaying {}: every model answer comes from its store (no endpoint is called)", o.replay));

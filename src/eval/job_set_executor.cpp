@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include "base/plural.h"
 #include "eval/interrupt.h"
 #include "eval/job.h"
 #include "eval/sources.h"
@@ -48,8 +49,8 @@ std::string JobSetExecutor::worker_binary() const {
 void JobSetExecutor::record_failure(const std::string& key, int attempts, const std::string& why, bool timed_out) {
   Evaluation e;
   e.status = timed_out ? Status::Timeout : Status::InternalError;
-  e.diagnostics.push_back(fmt::format("evaluation job {} failed on {} attempt{}: {}", key, attempts,
-                                      attempts == 1 ? "" : "s", why));
+  e.diagnostics.push_back(fmt::format("evaluation job {} failed on {}: {}", key,
+                                      base::count_of(attempts, "attempt"), why));
   std::string log = tail_of_file(run_dir_.log_path(key, attempts), 2000);
   if (!log.empty()) e.diagnostics.push_back("worker log (last attempt):\n" + log);
   // Stored like any result: a job that exhausted its retries is finished, and resume keeps it.

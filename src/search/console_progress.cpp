@@ -1,5 +1,7 @@
 #include "search/console_progress.h"
 
+#include "base/plural.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -65,13 +67,14 @@ std::string ConsoleProgress::best_text(const RoundStats& s) const {
 
 std::string ConsoleProgress::round_line(const RoundStats& s) const {
   std::string rounds = plan_.rounds > 0 ? fmt::format("{}/{}", s.round, plan_.rounds) : std::to_string(s.round);
-  std::string retries = retries_ ? fmt::format(", {} retr{}", retries_, retries_ == 1 ? "y" : "ies") : "";
+  std::string retries = retries_ ? ", " + base::count_of(retries_, "retry", "retries") : "";
   return fmt::format(
       "[{}] {} round {}: planned {}, written {} ({} unparsed), evaluated {} ({} failed, {} fixed), {}, {} tokens, "
       "{:.4f} USD{}, elapsed {}",
       run_, task_place(s.task), rounds, s.plans, s.kernels_written, s.kernels_unparsed, s.evaluated, s.eval_failed, s.fixed,
       best_text(s), s.usage.tokens(), s.usage.cost_usd, retries, clock_text(clock_() - start_s_)) +
-         (s.stop_message.empty() ? "" : "; stop: " + s.stop_message);
+         (s.stop_message.empty() ? "" : "; stop: " + s.stop_message) +
+         (s.no_plan_reason.empty() ? "" : "; no plan: " + s.no_plan_reason);
 }
 
 // The estimate: the run's position in rounds (finished tasks' rounds, finished rounds of this task,
@@ -101,7 +104,7 @@ std::vector<std::string> ConsoleProgress::panel(const RoundStats& s) const {
                                      bar(done, total, 20), done, total, s.running, s.eval_failed + s.batch_failed,
                                      clock_text(clock_() - start_s_), left ? "~" + clock_text(*left) : "?");
   std::string spend = fmt::format("  {} · {} tokens · {:.4f} USD", best_text(s), s.usage.tokens(), s.usage.cost_usd);
-  if (retries_) spend += fmt::format(" · {} retr{}", retries_, retries_ == 1 ? "y" : "ies");
+  if (retries_) spend += " · " + base::count_of(retries_, "retry", "retries");
   if (!plan_.report.empty()) spend += " · report: " + plan_.report;
   return {head, progress, spend};
 }
@@ -176,8 +179,8 @@ void ConsoleProgress::on_task_end(const TaskResult& result) {
   current_.reset();
   if (!result.error.empty()) return;  // already reported by on_message
   std::string confidence = result.speedup_confidence();
-  log(fmt::format("[{}] {}: done after {} rounds{}, {:.4f} ms -> {:.4f} ms ({:.3f}x{}){}", run_, task_place(result.task),
-                  result.rounds_done, result.stop_message.empty() ? "" : " (" + result.stop_message + ")",
+  log(fmt::format("[{}] {}: done after {}{}, {:.4f} ms -> {:.4f} ms ({:.3f}x{}){}", run_, task_place(result.task),
+                  base::count_of(result.rounds_done, "round"), result.stop_message.empty() ? "" : " (" + result.stop_message + ")",
                   result.baseline_latency_ms, result.best_latency_ms, result.speedup(),
                   confidence == "unconfirmed" ? ", unconfirmed: inside the simulator's error band" : "",
                   plan_.report.empty() ? "" : "; report: " + plan_.report));

@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "base/plural.h"
 #include "eval/interrupt.h"
 #include "search/grouping.h"
 #include "search/parallel.h"
@@ -74,9 +75,9 @@ class Round {
     if (spent.calls > 0 && spent.failed_calls == spent.calls) {
       stop_ = StopReason::AllCallsFailed;
       stop_message_ = fmt::format(
-          "every model call of the {} phase of round {} of {} failed ({} call{}); the last error: {}\n"
+          "every model call of the {} phase of round {} of {} failed ({}); the last error: {}\n"
           "The round is not kept: fix the cause, then --resume makes these calls again",
-          name, round_, task_.info.name, spent.calls, spent.calls == 1 ? "" : "s", env_.session->last_error());
+          name, round_, task_.info.name, base::count_of(spent.calls, "call"), env_.session->last_error());
       env_.session->stop();
       keep_ = false;
       return false;
@@ -165,6 +166,13 @@ class Round {
       });
       return;
     }
+    // No plan and no bound: the round line says why, per candidate.
+    std::string why;
+    for (size_t c = 0; c < beam_.size(); ++c) {
+      std::string reason = env_.agents.planner->why_no_plan(beam_[c]);
+      why += fmt::format("{}c{}: {}", c == 0 ? "" : "; ", c, reason.empty() ? "the planner proposed none" : reason);
+    }
+    update([&](RoundStats& s) { s.no_plan_reason = why; });
   }
 
   void write() {

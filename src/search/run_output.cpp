@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
+#include "base/plural.h"
 
 namespace search {
 
@@ -150,11 +151,13 @@ std::string format_summary(const nlohmann::json& summary) {
   int64_t rechecks = 0;
   for (const auto& t : summary.value("tasks", nlohmann::json::array())) rechecks += t.value("recheck_evaluations", int64_t{0});
   int64_t cached = usage.value("cached_input_tokens", int64_t{0});
-  out += fmt::format("total: {} model calls ({} failed), {} input{} + {} output tokens, {:.4f} USD, {} evaluations{}, {:.1f} s\n",
-                     usage.value("calls", 0), usage.value("failed_calls", 0), usage.value("input_tokens", 0),
-                     cached ? fmt::format(" ({} cached)", cached) : "", usage.value("output_tokens", 0),
-                     usage.value("cost_usd", 0.0), summary.value("evaluations", 0),
-                     rechecks ? fmt::format(" (+{} five-seed re-check)", rechecks) : "", summary.value("elapsed_s", 0.0));
+  out += fmt::format("total: {} ({} failed), {} input{} + {} output tokens, {:.4f} USD, {}{}, {:.1f} s\n",
+                     base::count_of(usage.value("calls", int64_t{0}), "model call"), usage.value("failed_calls", 0),
+                     usage.value("input_tokens", 0), cached ? fmt::format(" ({} cached)", cached) : "",
+                     usage.value("output_tokens", 0), usage.value("cost_usd", 0.0),
+                     base::count_of(summary.value("evaluations", int64_t{0}), "evaluation"),
+                     rechecks ? fmt::format(" (+{})", base::count_of(rechecks, "five-seed re-check")) : "",
+                     summary.value("elapsed_s", 0.0));
   out += spending_table(usage);
   return out;
 }

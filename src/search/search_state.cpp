@@ -89,6 +89,7 @@ nlohmann::json to_json(const RoundStats& s) {
           {"best_latency_ms", s.best_latency_ms},
           {"stop", to_string(s.stop)},
           {"stop_message", s.stop_message},
+          {"no_plan_reason", s.no_plan_reason},
           {"usage", totals_json(s.usage)},  // cumulative; the breakdown is in the task's and run's usage
           {"evaluations", s.evaluations}};
 }
@@ -111,6 +112,7 @@ RoundStats round_stats_from_json(const nlohmann::json& j) {
   s.best_latency_ms = j.value("best_latency_ms", 0.0);
   s.stop = parse_stop_reason(j.value("stop", "none"));
   s.stop_message = j.value("stop_message", "");
+  s.no_plan_reason = j.value("no_plan_reason", "");
   if (j.contains("usage")) s.usage = usage_from_json(j["usage"]);
   s.evaluations = j.value("evaluations", int64_t{0});
   return s;

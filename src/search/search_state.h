@@ -29,6 +29,9 @@ struct RoundStats {
   // the task ends with it. `stop_message` says which bound, with the figures.
   StopReason stop = StopReason::None;
   std::string stop_message;
+  // The round planned nothing and no candidate is at a bound: why, per the planner
+  // ("c0: of its 12 sites 9 planned before and 3 leading to a kernel already seen").
+  std::string no_plan_reason;
   agents::Usage usage;            // cumulative for the run
   int64_t evaluations = 0;        // cumulative for the run
   // Live figures for the progress view (not saved): evaluations the round expects (its drafts

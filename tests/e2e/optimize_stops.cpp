@@ -39,7 +39,7 @@ TEST_F(OptimizeStops, AKernelAtItsMemoryFloorEndsTheTaskWithTheReason) {
   // The round line and the task's end line say which bound, with the figures.
   EXPECT_NE(r.output.find("round 1/3: planned 0"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("; stop: at DMA floor: "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("done after 1 rounds (at DMA floor: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("done after 1 round (at DMA floor: "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("B/ns"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("round 2/3"), std::string::npos) << "the task went on after its bound:\n" << r.output;
   // The run summary printed at the end, and summary.json.

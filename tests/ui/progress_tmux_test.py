@@ -92,12 +92,12 @@ def main():
     estimated = [s for s in live if re.search(r"left ~\d+:\d\d", s)]
     expect(len(estimated) > 0, "an estimate of the time left was shown")
     # A task may stop before its last round (at its DMA floor: the round line and the end say so).
-    rounds_run = int(m.group(1)) if (m := re.search(r"done after (\d) rounds", final.replace("\n", ""))) else 3
+    rounds_run = int(m.group(1)) if (m := re.search(r"done after (\d) rounds?", final.replace("\n", ""))) else 3
     for r in range(1, rounds_run + 1):
         expect(len(re.findall(rf"silu\S* round {r}/3: planned", final)) == 1, f"one log line for round {r}:\n{final}")
     expect(not bar.search(final) and "evaluations [" not in final, "the panel is gone at the end")
     joined = final.replace("\n", "")  # tmux wraps long lines without adding characters
-    expect(re.search(r"done after [123] rounds( \(.*\))?, .* ms -> .* ms \(\d+\.\d{3}x(, unconfirmed: inside the simulator's error band)?\); report: ", joined) is not None,
+    expect(re.search(r"done after [123] rounds?( \(.*\))?, .* ms -> .* ms \(\d+\.\d{3}x(, unconfirmed: inside the simulator's error band)?\); report: ", joined) is not None,
            "the task's end says where the report is")
     expect(f"report: {run_dir}/report.html" in joined, "the final line names the report")
     expect(os.path.exists(os.path.join(run_dir, "report.html")), "the report exists")

@@ -13,6 +13,7 @@
 #include "agents/builtin/plan_text.h"
 #include "agents/builtin/roofline.h"
 #include "base/content_hash.h"
+#include "base/plural.h"
 
 namespace agents::builtin {
 
@@ -132,6 +133,25 @@ std::string rationale(const Site& site, const Symptoms& symptoms, const trn::Pro
       profile->spill_save_bytes + profile->spill_reload_bytes, profile->instructions, to_string(symptoms));
 }
 
+// Why a draw came out empty, from what removed the sites found: the round line's "no plan: ...".
+struct EmptyDraw {
+  size_t found, fitting, planned_before, known_from_memory, known_result;
+};
+
+std::string empty_draw_reason(const EmptyDraw& d) {
+  if (d.found == 0) return "no transformation finds a site in the kernel";
+  if (d.fitting == 0)
+    return fmt::format("none of its {} fits the task's dimensions", base::count_of(static_cast<int64_t>(d.found), "site"));
+  std::vector<std::string> parts;
+  if (d.planned_before + d.known_from_memory + d.known_result == 0) return "no plan was asked for";
+  if (d.planned_before) parts.push_back(fmt::format("{} planned before", d.planned_before));
+  if (d.known_from_memory) parts.push_back(fmt::format("{} known from memory to gain nothing", d.known_from_memory));
+  if (d.known_result) parts.push_back(fmt::format("{} leading to a kernel already seen", d.known_result));
+  std::string why = fmt::format("of its {} ", base::count_of(static_cast<int64_t>(d.fitting), "site"));
+  for (size_t i = 0; i < parts.size(); ++i) why += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return why;
+}
+
 }  // namespace
 
 double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profile* profile) {
@@ -210,8 +230,10 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
                                           int n) {
   if (at_bound(ctx, candidate)) return {};
   std::vector<Site> sites = find_sites(candidate.kernel_text, ctx.task.kernel_args);
+  size_t found = sites.size();
   std::set<int64_t> dims = task_dimensions(ctx.task);
   std::erase_if(sites, [&](const Site& s) { return !plausible(s, dims, candidate.kernel_text); });
+  size_t fitting = sites.size();
   const trn::Profile* profile = candidate.profile ? &*candidate.profile : nullptr;
   Symptoms symptoms = profile ? diagnose(*profile) : Symptoms{};
   if (profile && rereads_inputs(*profile, input_bytes(ctx.task.kernel_args))) symptoms.insert("rereads_inputs");
@@ -239,10 +261,17 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   for (const auto& s : sites) per_transform[s.transform]++;
   std::vector<Site> open;
   std::vector<double> weights;
+  size_t planned_before = 0, known_from_memory = 0, known_result = 0;
   for (auto& s : sites) {
-    if (tried.count(s.key())) continue;
+    if (tried.count(s.key())) {
+      ++planned_before;
+      continue;
+    }
     // Not even drawn: memory holds this rewrite's (lack of) effect on a kernel like this one.
-    if (!experience.empty() && known_no_gain(experience, s, ctx.task.name, candidate.latency_ms)) continue;
+    if (!experience.empty() && known_no_gain(experience, s, ctx.task.name, candidate.latency_ms)) {
+      ++known_from_memory;
+      continue;
+    }
     double w = prior_weight(s, symptoms, profile) / per_transform[s.transform];
     if (bounds) w *= roofline_weight(s.transform, s.params, *bounds);
     if (!experience.empty()) w *= memory_site_weight(experience, symptoms, s);
@@ -261,8 +290,20 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     tried.insert(open[i].key());
     if (leads_to_new_kernel(candidate.kernel_text, open[i], ctx.task.kernel_args))
       plans.push_back(make_plan(open[i], symptoms, rationale(open[i], symptoms, profile)));
+    else
+      ++known_result;
   }
+  if (plans.empty())
+    no_plan_[kernel_hash] = empty_draw_reason({found, fitting, planned_before, known_from_memory, known_result});
+  else
+    no_plan_.erase(kernel_hash);
   return plans;
+}
+
+std::string BuiltinPlanner::why_no_plan(const Candidate& candidate) const {
+  std::lock_guard lock(mutex_);
+  auto it = no_plan_.find(text_hash(candidate.kernel_text));
+  return it == no_plan_.end() ? std::string() : it->second;
 }
 
 // Hashes as hex text: JSON readers are not all exact beyond 2^53.

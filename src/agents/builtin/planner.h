@@ -28,6 +28,9 @@ class BuiltinPlanner : public Planner {
   // Within 3% of the task's peak (near_peak), or at its memory floor (at_dma_floor): propose()
   // returns nothing for such a candidate.
   std::optional<BoundStop> at_bound(const AgentContext& ctx, const Candidate& candidate) const override;
+  // What emptied the draw: no site, none fitting the task, or every site planned before, known
+  // from memory to gain nothing, or leading to a kernel already seen (the counts of each).
+  std::string why_no_plan(const Candidate& candidate) const override;
   // tried_, known_kernels_ and the failure log (shared with the built-in fixer).
   nlohmann::json saved_state() const override;
   void restore_state(const nlohmann::json& state) override;
@@ -47,6 +50,7 @@ class BuiltinPlanner : public Planner {
   // Hashes of every candidate seen and every rewrite planned: a plan that leads back to one of
   // them (an engine moved back, a size halved after doubling) would re-evaluate known ground.
   std::set<uint64_t> known_kernels_;
+  std::map<uint64_t, std::string> no_plan_;  // kernel text hash -> why its last draw was empty
 };
 
 }  // namespace agents::builtin

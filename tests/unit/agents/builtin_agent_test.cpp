@@ -1,6 +1,7 @@
 // The built-in planner, executor and summarizer: profile symptoms drive the choice of
 // transformations, plans never repeat on the same kernel, the draw is deterministic per seed,
 // memory (its own items and LLM items) steers the weights, and items round-trip through JSON.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -72,6 +73,18 @@ TEST(BuiltinPlanner, PlansAreTextWithMachineLinesAndNeverRepeatOnAKernel) {
     }
   }
   EXPECT_EQ(seen.size(), total);  // every site drawn once, then no more plans
+  // The empty draws say why, for the round line.
+  EXPECT_EQ(planner.why_no_plan(c), fmt::format("of its {} sites {} planned before", total, total));
+  Candidate never_drawn{"other", "def kernel(y):\n    return y\n", 1.0, std::nullopt};
+  EXPECT_EQ(planner.why_no_plan(never_drawn), "");
+}
+
+TEST(BuiltinPlanner, AnEmptyDrawOfAKernelWithoutSitesSaysSo) {
+  BuiltinPlanner planner(7, true);
+  Candidate c{"bare", "def kernel(x):\n    return x\n", 1.0, std::nullopt};
+  AgentContext ctx{TaskInfo{"silu"}, 1, "silu/r1/c0"};
+  EXPECT_TRUE(planner.propose(ctx, c, Memory{}, 3).empty());
+  EXPECT_EQ(planner.why_no_plan(c), "no transformation finds a site in the kernel");
 }
 
 TEST(BuiltinPlanner, DeterministicForASeed) {

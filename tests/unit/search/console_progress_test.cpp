@@ -71,6 +71,37 @@ TEST(ConsoleProgress, LogLinesCarryTheTasksPlaceAndTheRoundsFiguresOncePerRound)
   EXPECT_EQ(text.find("written 20"), std::string::npos);  // live updates are not logged
 }
 
+TEST(ConsoleProgress, CountsAreSaidInTheRightNumber) {
+  std::FILE* file = std::tmpfile();
+  FakeClock clock;
+  ConsoleProgress progress(file, false, "myrun", plan(), clock.fn());
+  TaskResult one;
+  one.task = "silu", one.rounds_done = 1, one.baseline_latency_ms = 2.0, one.best_latency_ms = 1.0;
+  progress.on_task_end(one);
+  TaskResult two = one;
+  two.rounds_done = 2;
+  progress.on_task_end(two);
+  std::string text = read_all(file);
+  std::fclose(file);
+  EXPECT_NE(text.find("silu: done after 1 round, 2.0000 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("silu: done after 2 rounds, 2.0000 ms"), std::string::npos) << text;
+  EXPECT_EQ(text.find("1 rounds"), std::string::npos) << text;
+}
+
+TEST(ConsoleProgress, ARoundThatPlansNothingWithoutABoundSaysWhy) {
+  std::FILE* file = std::tmpfile();
+  FakeClock clock;
+  ConsoleProgress progress(file, false, "myrun", plan(), clock.fn());
+  progress.on_task_start("silu", {"baseline", "", 2.0, std::nullopt}, 0.5);
+  RoundStats idle = stats(0, 0, 0, 0, 2.0);
+  idle.no_plan_reason = "c0: of its 12 sites 12 planned before";
+  progress.on_round_end(idle);
+  std::string text = read_all(file);
+  std::fclose(file);
+  EXPECT_NE(text.find("planned 0, "), std::string::npos) << text;
+  EXPECT_NE(text.find("; no plan: c0: of its 12 sites 12 planned before\n"), std::string::npos) << text;
+}
+
 TEST(ConsoleProgress, OnATerminalThePanelIsRedrawnInPlaceAndGivesWayToTheRoundsLine) {
   std::string text = drive(true);
   // The second update moves up over the three panel lines and erases them before drawing again.

@@ -324,10 +324,12 @@ class FoldScalarOps : public Transform {
 };
 
 // The activation function an `nl.*` unary call computes when it is one `nisa.activation` accepts as
-// its `op` (nki-language.md 9.2), else "".
+// its `op` (nki-language.md 9.2), else "". `nl.copy` lifts as a copy, not an activation, so it is
+// not listed. The list is local: the loop-nest module depends on the language core only, not on
+// the interpreter library's operator table (nki/lib/alu_ops).
 std::string nl_activation_function(const Op& op) {
   static const std::set<std::string> functions = {
-      "copy", "square", "sigmoid", "relu", "gelu", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid", "silu", "silu_dx",
+      "square", "sigmoid", "relu", "gelu", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid", "silu", "silu_dx",
       "tanh", "softplus", "mish", "erf", "erf_dx", "exp", "log", "sin", "arctan", "sqrt", "rsqrt", "reciprocal", "sign",
       "abs"};
   if (op.cls != OpClass::Activation || op.api.rfind("nl.", 0) != 0) return "";

@@ -39,43 +39,14 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
-#include "nki/ast_walk.h"
-#include "tensor/dtype.h"
-#include "trn/arch_config.h"
 
 namespace loopnest {
 
 namespace {
 
 bool loop_dim(const DimIndex& d, int l) { return d.terms.empty() && d.start == IExpr::var(l); }
-
-int64_t itemsize_of(const std::string& dtype) {
-  auto t = tensor::parse_dtype(dtype);
-  return t ? tensor::itemsize(*t) : 4;
-}
-
-// Bytes per partition of one tile of `t` (its dims after the partition dim); nullopt when a size is
-// not constant.
-std::optional<int64_t> tile_bytes(const Tensor& t, size_t from) {
-  int64_t n = itemsize_of(t.dtype);
-  for (size_t d = from; d < t.shape.size(); ++d) {
-    if (static_cast<int>(d) == t.partition_dim || !t.shape[d].is_constant()) {
-      if (static_cast<int>(d) == t.partition_dim) continue;
-      return std::nullopt;
-    }
-    n *= t.shape[d].constant();
-  }
-  return n;
-}
-
-// The names an expression reads.
-void names_of(const nki::Expr& e, std::set<std::string>& out) {
-  if (e.kind == nki::ExprKind::Name) out.insert(static_cast<const nki::NameExpr&>(e).id);
-  nki::for_each_child(const_cast<nki::Expr&>(e), [&](nki::ExprPtr& c) {
-    if (c) names_of(*c, out);
-  });
-}
 
 struct Plan {
   int stmt = -1;                  // the load statement's node id
@@ -88,66 +59,6 @@ struct Plan {
   int64_t chunk = 0;              // > 0: used[0] is first cut into chunks of this many iterations
   int binding = -1;               // a binding heading used[0]'s body (`n = n_blk * C + n_in`), copied into the fill
 };
-
-// The names a loop's authored bound reads ({} when it has none).
-std::set<std::string> bound_names(const Node& loop) {
-  std::set<std::string> out;
-  if (authored_bound(loop).empty()) return out;
-  const auto& call = static_cast<const nki::CallExpr&>(*static_cast<const nki::ForStmt&>(*loop.origin).iter);
-  names_of(*call.args[0], out);
-  return out;
-}
-
-bool reads_any(const std::set<std::string>& names, const std::set<std::string>& of) {
-  for (const auto& n : names)
-    if (of.count(n)) return true;
-  return false;
-}
-
-// The loop ids of `n` and of the loops below it.
-std::set<int> loops_within(const Node& n) {
-  std::set<int> out = {n.loop};
-  for_each_node(n.body, [&](const Node& x, const std::vector<int>&) {
-    if (x.kind == NodeKind::Loop) out.insert(x.loop);
-  });
-  return out;
-}
-
-// The names bound inside `outer` (its variable, the variables and bindings below it, the tensors
-// declared there), but those of the loops `keep` (copied with the load): text naming one of them
-// cannot be printed before `outer`.
-std::set<std::string> names_local_to(const Kernel& k, const Node& outer, const std::vector<int>& keep) {
-  std::set<std::string> local;
-  for_each_node(outer.body, [&](const Node& n, const std::vector<int>&) {
-    for (const auto& b : n.binds) local.insert(b);
-  });
-  std::set<int> inside = loops_within(outer);
-  for (int l : inside) local.insert(k.var_name(l));
-  for (const auto& o : k.tensors)
-    if (inside.count(o.scope_loop) && !o.name.empty()) local.insert(o.name);
-  for (int l : keep) local.erase(k.var_name(l));
-  return local;
-}
-
-// Calls `fn` with every statement outside helper functions and the loops and conditions around it.
-void each_stmt(Kernel& k, const std::function<void(Node&, const std::vector<const Node*>&)>& fn) {
-  std::vector<const Node*> path;
-  std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
-    for (auto& n : block) {
-      if (n.frozen) continue;
-      if (n.kind == NodeKind::Stmt) {
-        fn(n, path);
-        continue;
-      }
-      if (n.kind != NodeKind::Loop && n.kind != NodeKind::If) continue;
-      path.push_back(&n);
-      walk(n.body);
-      walk(n.orelse);
-      path.pop_back();
-    }
-  };
-  walk(k.body);
-}
 
 class HoistExpand : public Transform {
  public:
@@ -438,29 +349,11 @@ class HoistExpand : public Transform {
       per *= t.shape[d].constant();
     }
     for (int l : plan.added) per *= *k.loops.at(l).trip();
-    int64_t live = 0;
-    for (const auto& o : k.tensors) {
-      if (o.id == plan.tensor || o.memory != Memory::Sbuf || o.role == TensorRole::View) continue;
-      if (o.role != TensorRole::Buffer && o.role != TensorRole::Value) continue;
-      auto b = tile_bytes(o, static_cast<size_t>(o.partition_dim) + 1);
-      live += b.value_or(0);
-    }
+    int64_t live = other_sbuf_bytes(k, plan.tensor);
     plan.bytes = per;
     plan.live = live;
-    plan.budget = trn::arch_config("trn1").sbuf_bytes_per_partition;
+    plan.budget = sbuf_budget();
     return true;
-  }
-
-  static std::vector<Node>* parent_block(std::vector<Node>& block, int id, size_t& at) {
-    for (size_t i = 0; i < block.size(); ++i) {
-      if (block[i].id == id) {
-        at = i;
-        return &block;
-      }
-      if (auto* p = parent_block(block[i].body, id, at)) return p;
-      if (auto* p = parent_block(block[i].orelse, id, at)) return p;
-    }
-    return nullptr;
   }
 
   static void apply(Kernel& k, const Plan& p) { apply_whole(k, p.chunk > 0 ? cut_into_chunks(k, p) : p); }

@@ -595,6 +595,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        "hoist_expand", {{"chunk", "2"}}},
       {"nkibench/styles/tutorial/silu_M4096_N7168_0.py", "tutorial_silu.fold_silu", "fold_silu",
        {{"func", "silu"}, {"helpers", "open"}}},
+      {"nkibench/styles/tutorial/rmsnorm_matmul_M4096_N2048_K1024_0.py", "tutorial_rmsnorm_matmul.hoist_transpose",
+       "hoist_transpose", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

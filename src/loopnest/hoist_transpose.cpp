@@ -1,0 +1,308 @@
+// Hoisting a Tensor Engine transpose out of a loop it does not depend on:
+//   for m: xn = ...; for n: for k: acc += nl.matmul(xn[:, k-block], wt)
+// =>
+//   for m: xn = ...
+//          xn_t = ndarray((KT, par_dim(128), 128), sbuf); for k: xn_t[k] = nl.transpose(xn[:, k-block])
+//          for n: for k: acc += nl.matmul(xn_t[k], wt, transpose_x=True)
+// `nl.matmul(x, y)` takes x as [M, K] rows: the compiler transposes each x tile on the Tensor Engine
+// and copies it out of PSUM before the multiply (nki-language.md; src/nki/lib/language_math.cpp
+// does the same), once per call. When x does not depend on a loop around the matmul (the row
+// tile's K blocks are the same for every column block n), that transpose and its copy are redone
+// per iteration of that loop. The move makes the transpose explicit (a transpose op writing an SBUF
+// buffer, one tile per iteration of the loops the operand does use, filled by a copy of those loops
+// before the loop it leaves) and the matmul reads the transposed tiles (`transpose_x=True`): the
+// transposes run once per row tile instead of once per (row tile, column block).
+//
+// Legal from dependences on the form: nothing inside the loop it leaves writes the tensor x reads
+// (so the tile is the same in every iteration and already written before the loop), the tensor is
+// not declared inside it, no condition stands between the loop and the matmul, the loops x uses
+// have constant trips from 0 by 1, no index operand. Capacity: the buffer plus one tile of every
+// other SBUF tensor must fit an SBUF partition of trn1 (as hoist_expand).
+//
+// Printed in the kernel's dialect: `nisa.nc_transpose(data=...)` when the kernel imports nki.isa,
+// else `nl.transpose(...)` (legacy, the buffer's block dims before the partition dim); the newer API
+// writes destination-first into a partition-first buffer. The buffer's block dims and the fill
+// loops' headers keep the author's bounds (`nl.affine_range(k_tiles)`).
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "loopnest/nest_walk.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+struct Plan {
+  int stmt = -1;       // the matmul's statement node id
+  size_t op = 0;       // the matmul's index in the statement's ops
+  int outer = -1;      // the loop node it leaves
+  std::vector<int> used;  // loop ids its operand uses between `outer` and the matmul, outermost first
+  int64_t bytes = 0, live = 0, budget = 0;
+};
+
+// The operand a matmul transposes on the Tensor Engine before multiplying: x of `nl.matmul(x, y)`
+// without transpose_x=True. nullptr for every other op.
+const Arg* implicitly_transposed(const Op& op) {
+  if (op.api != "nl.matmul" || symbol_of(op, "transpose_x") == "True") return nullptr;
+  const Arg* x = op.arg("x");
+  return x && x->value.kind == Operand::Kind::Tile ? x : nullptr;
+}
+
+// The access of the transposed buffer's tile for the iteration of `loops` (block dims indexed by
+// their variables): [K partitions, M free].
+Access buffer_tile(const Kernel& k, int t, const std::vector<int>& loops, const IExpr& rows, const IExpr& cols) {
+  const Tensor& tt = k.tensor(t);
+  Access a;
+  a.tensor = t;
+  std::vector<DimIndex> blocks;
+  for (int l : loops) blocks.push_back(DimIndex{IExpr::var(l), {}});
+  DimIndex part{IExpr(0), {AxisTerm{0, cols, 1}}}, free{IExpr(0), {AxisTerm{1, rows, 1}}};
+  if (tt.partition_dim == 0) {
+    a.dims.push_back(part);
+    a.dims.insert(a.dims.end(), blocks.begin(), blocks.end());
+  } else {
+    a.dims = blocks;
+    a.dims.push_back(part);
+  }
+  a.dims.push_back(free);
+  return a;
+}
+
+class HoistTranspose : public Transform {
+ public:
+  std::string name() const override { return "hoist_transpose"; }
+  std::string description() const override {
+    return "make the Tensor Engine transpose nl.matmul does of its row operand explicit and move it out of a loop "
+           "that operand does not depend on, into an SBUF buffer of the transposed tiles: transposed once per row "
+           "tile instead of once per column block";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    std::vector<Plan> plans;
+    each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
+      for (size_t i = 0; i < n.ops.size(); ++i)
+        if (auto p = plan_for(k, n, i, path)) plans.push_back(*p);
+    });
+    for (const Plan& p : plans) {
+      Analysis an(k);
+      const OpRef* anchor = nullptr;
+      for (const auto& r : an.ops)
+        if (r.node->id == p.stmt && r.index == p.op) anchor = &r;
+      if (!anchor) continue;
+      const Access& src = anchor->op().arg("x")->value.access;
+      std::string vars;
+      int64_t tiles = 1;
+      for (int l : p.used) {
+        vars += (vars.empty() ? "" : ", ") + k.var_name(l);
+        tiles *= *k.loops.at(l).trip();
+      }
+      const Tensor& x = k.tensor(src.tensor);
+      const Node* outer = find_node(k, p.outer);
+      Site site = make_site(k, an, *anchor,
+                            fmt::format("transpose `{}` once before `for {}` into a buffer of {} tile(s) indexed by [{}] "
+                                        "({} KiB per partition, {} KiB with the other tiles, of {} KiB); the matmul "
+                                        "reads it with transpose_x=True",
+                                        x.name.empty() ? "?" : x.name, k.var_name(outer->loop), tiles, vars,
+                                        p.bytes / 1024, (p.bytes + p.live) / 1024, p.budget / 1024),
+                            {{"out_of", std::to_string(depth_between(k, p))}});
+      Plan plan = p;
+      if (sink(site, [&k, plan] { apply(k, plan); })) return true;
+    }
+    return false;
+  }
+
+ private:
+  // How many loops the transpose leaves (style-independent).
+  static int depth_between(Kernel& k, const Plan& p) {
+    int n = 0;
+    for_each_node(k.body, [&](const Node& x, const std::vector<int>& loops) {
+      if (x.id != p.stmt) return;
+      auto at = std::find(loops.begin(), loops.end(), find_node(k, p.outer)->loop);
+      for (auto it = at; it != loops.end(); ++it)
+        if (std::find(p.used.begin(), p.used.end(), *it) == p.used.end()) ++n;
+    });
+    return n;
+  }
+
+  // The outermost loop the transpose of op `i` of statement `s` can leave, if any.
+  static std::optional<Plan> plan_for(Kernel& k, Node& s, size_t i, const std::vector<const Node*>& path) {
+    const Op& op = s.ops[i];
+    const Arg* x = implicitly_transposed(op);
+    if (!x || has_index_operand(op)) return std::nullopt;
+    const Access& src = x->value.access;
+    auto shape = src.tile_shape();
+    if (shape.size() != 2 || !shape[0].is_constant() || !shape[1].is_constant() || shape[1].constant() > 128)
+      return std::nullopt;
+    for (const auto& d : src.dims)
+      for (const auto& t : d.terms)
+        if (!t.size.is_constant()) return std::nullopt;
+    int storage = storage_of(k, src.tensor);
+    const Tensor& xt = k.tensor(storage);
+    if (xt.memory == Memory::Hbm) return std::nullopt;
+    Analysis an(k);
+    for (size_t p = 0; p + 1 <= path.size(); ++p) {
+      if (path[p]->kind != NodeKind::Loop) continue;
+      int m = path[p]->loop;
+      if (uses_loop(src, m)) continue;
+      Plan plan;
+      plan.stmt = s.id;
+      plan.op = i;
+      plan.outer = path[p]->id;
+      bool ok = true;
+      for (size_t q = p + 1; q < path.size() && ok; ++q) {
+        if (path[q]->kind != NodeKind::Loop) {
+          ok = false;  // a condition between: the transpose would run where it did not
+          break;
+        }
+        int l = path[q]->loop;
+        if (!uses_loop(src, l)) continue;
+        const Loop& lp = k.loops.at(l);
+        ok = lp.start == IExpr(0) && lp.step == 1 && lp.trip().has_value();
+        plan.used.push_back(l);
+      }
+      if (!ok) continue;
+      // The tile is the same in every iteration of the loop: nothing inside it writes (or declares)
+      // the tensor it reads.
+      std::set<int> inside = loops_within(*path[p]);
+      if (inside.count(xt.scope_loop)) continue;
+      for (const auto& r : an.ops) {
+        if (std::find(r.loops.begin(), r.loops.end(), m) == r.loops.end()) continue;
+        for (const Access* w : writes(r.op())) ok = ok && storage_of(k, w->tensor) != storage;
+      }
+      if (!ok) continue;
+      int64_t bytes = itemsize_of(xt.dtype) * shape[0].constant();
+      for (int l : plan.used) bytes *= *k.loops.at(l).trip();
+      plan.bytes = bytes;
+      plan.live = other_sbuf_bytes(k, -1);
+      plan.budget = sbuf_budget();
+      if (plan.bytes + plan.live > plan.budget) continue;
+      return plan;  // the outermost loop it can leave
+    }
+    return std::nullopt;
+  }
+
+  static void apply(Kernel& k, const Plan& p) {
+    Node* s = find_node(k, p.stmt);
+    Op matmul = s->ops[p.op];
+    const Arg& x = *implicitly_transposed(matmul);
+    const Access src = x.value.access;
+    auto shape = src.tile_shape();
+    const IExpr rows = shape[0], cols = shape[1];
+    const Tensor& xs = k.tensor(storage_of(k, src.tensor));
+    std::string dtype = xs.dtype.empty() ? k.tensor(src.tensor).dtype : xs.dtype;
+    std::string base = k.tensor(src.tensor).name.empty() ? "x" : k.tensor(src.tensor).name;
+    Node* outer = find_node(k, p.outer);
+    std::set<std::string> local = names_local_to(k, *outer, p.used);
+
+    // The buffer: one transposed tile per iteration of the loops x uses.
+    Tensor t;
+    t.id = static_cast<int>(k.tensors.size());
+    t.name = fresh_loop_var(k, base + "_t");
+    t.role = TensorRole::Buffer;
+    t.memory = Memory::Sbuf;
+    t.dtype = dtype;
+    std::vector<IExpr> trips;
+    std::vector<std::pair<IExpr, std::string>> trip_text;
+    for (int l : p.used) {
+      trips.push_back(IExpr(*k.loops.at(l).trip()));
+      const Node* ln = nullptr;
+      for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+        if (n.kind == NodeKind::Loop && !n.dirty && n.loop == l) ln = &n;
+      });
+      std::string text = ln && !reads_any(bound_names(*ln), local) ? authored_bound(*ln) : "";
+      trip_text.push_back({trips.back(), text});
+    }
+    if (k.dialect.new_api) {
+      t.shape = {cols};
+      t.shape.insert(t.shape.end(), trips.begin(), trips.end());
+      t.partition_dim = 0;
+      t.dim_text.push_back({});
+      t.dim_text.insert(t.dim_text.end(), trip_text.begin(), trip_text.end());
+    } else {
+      t.shape = trips;
+      t.shape.push_back(cols);
+      t.partition_dim = static_cast<int>(trips.size());
+      t.dim_text = trip_text;
+      t.dim_text.push_back({});
+    }
+    t.shape.push_back(rows);
+    t.dim_text.push_back({});
+    int around = -1;
+    for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
+      if (n.id == p.outer) around = loops.empty() ? -1 : loops.back();
+    });
+    t.scope_loop = around;
+    k.tensors.push_back(t);
+    const int buf = t.id;
+
+    // The fill: the transpose of x in copies of the loops it uses.
+    bool isa = k.dialect.new_api || k.dialect.alias.count("nki.isa");
+    Operand data = x.value;
+    if (data.origin) {
+      std::set<std::string> names;
+      names_of(*data.origin, names);
+      if (reads_any(names, local)) data.origin = nullptr;
+    }
+    Op tr;
+    tr.api = isa ? "nisa.nc_transpose" : "nl.transpose";
+    tr.cls = OpClass::Transpose;
+    tr.engine = Engine::Tensor;
+    tr.dst = buffer_tile(k, buf, p.used, rows, cols);
+    tr.dst_first = k.dialect.new_api;
+    tr.args = {arg(isa ? "data" : "x", data)};
+    tr.args[0].positional = true;
+    Node fill;
+    fill.kind = NodeKind::Stmt;
+    fill.id = k.next_node++;
+    fill.ops = {tr};
+    fill.dirty = true;
+    std::map<int, std::string> headers;
+    for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+      if (n.kind != NodeKind::Loop || n.dirty || std::find(p.used.begin(), p.used.end(), n.loop) == p.used.end()) return;
+      if (!reads_any(bound_names(n), local)) headers[n.loop] = authored_header(n, k.var_name(n.loop), 1);
+    });
+    for (auto it = p.used.rbegin(); it != p.used.rend(); ++it) {
+      int id = add_loop(k, k.loops.at(*it));
+      std::vector<Node> body;
+      body.push_back(std::move(fill));
+      substitute_nodes(k, body, *it, IExpr::var(id));
+      Node loop;
+      loop.kind = NodeKind::Loop;
+      loop.id = k.next_node++;
+      loop.loop = id;
+      loop.dirty = true;
+      if (headers.count(*it)) loop.patch = headers.at(*it);
+      loop.body = std::move(body);
+      fill = std::move(loop);
+    }
+
+    // The matmul reads the transposed tile of this iteration.
+    Op& mm = s->ops[p.op];
+    Arg* mx = mm.arg("x");
+    mx->value.access = buffer_tile(k, buf, p.used, rows, cols);
+    mx->value.origin = nullptr;
+    if (Arg* tx = mm.arg("transpose_x")) {
+      tx->value = symbol("True");
+    } else {
+      mm.args.push_back(arg("transpose_x", symbol("True")));
+    }
+    s->dirty = true;
+
+    size_t at = 0;
+    std::vector<Node>* block = parent_block(k.body, p.outer, at);
+    block->insert(block->begin() + static_cast<long>(at), std::move(fill));
+    block->insert(block->begin() + static_cast<long>(at), declaration_node(k, buf));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_hoist_transpose() { return std::make_unique<HoistTranspose>(); }
+
+}  // namespace loopnest

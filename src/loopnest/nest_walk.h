@@ -1,0 +1,44 @@
+// Helpers of the moves that take work out of loops (hoist_expand.cpp, hoist_transpose.cpp): the
+// statements with the loops around them, the names a piece of source text binds or reads (text
+// naming something bound inside a loop cannot be printed before it), and SBUF bytes per partition.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "loopnest/form.h"
+
+namespace loopnest {
+
+// Bytes of one element of `dtype` (4 when unknown).
+int64_t itemsize_of(const std::string& dtype);
+// Bytes per partition of one tile of `t` (its dims from `from` on, but the partition dim); nullopt
+// when a size is not constant.
+std::optional<int64_t> tile_bytes(const Tensor& t, size_t from);
+// Bytes per partition of one tile of every SBUF buffer and value but `except`: what is live beside
+// a new buffer in the worst case.
+int64_t other_sbuf_bytes(const Kernel& k, int except);
+// The SBUF bytes of one partition of the smallest architecture (trn1).
+int64_t sbuf_budget();
+
+// The names an expression reads.
+void names_of(const nki::Expr& e, std::set<std::string>& out);
+// The names a loop's authored bound reads ({} when it has none).
+std::set<std::string> bound_names(const Node& loop);
+bool reads_any(const std::set<std::string>& names, const std::set<std::string>& of);
+// The loop ids of `n` and of the loops below it.
+std::set<int> loops_within(const Node& n);
+// The names bound inside `outer` (its variable, the variables and bindings below it, the tensors
+// declared there), but those of the loops `keep` (copied with a hoisted statement): text naming
+// one of them cannot be printed before `outer`.
+std::set<std::string> names_local_to(const Kernel& k, const Node& outer, const std::vector<int>& keep);
+// Calls `fn` with every statement outside helper functions and the loops and conditions around it.
+void each_stmt(Kernel& k, const std::function<void(Node&, const std::vector<const Node*>&)>& fn);
+// The block holding the node `id` and its index there (`at`); null when there is none.
+std::vector<Node>* parent_block(std::vector<Node>& block, int id, size_t& at);
+
+}  // namespace loopnest

@@ -1,0 +1,109 @@
+// hoist_transpose (src/loopnest/hoist_transpose.cpp): the Tensor Engine transpose that
+// `nl.matmul(x, y)` does of its row operand, redone per iteration of a loop x does not depend on,
+// is made explicit and moved before that loop into an SBUF buffer of transposed tiles; the matmul
+// reads them with transpose_x=True. Checked on the tutorial-style kernels (a helper computes the
+// row operand, the weight loaded in the innermost loop): one site, the transposes counted on the
+// form drop by the trip of the loop left, printed in the kernel's dialect; refused when the operand
+// changes inside the loop or the buffer does not fit. That the site keeps the kernel's result is
+// LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/helper_rows_matmul.py).
+#include <gtest/gtest.h>
+
+#include "corpus.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
+
+namespace {
+
+using loopnest_test::arrays;
+using loopnest_test::read;
+using loopnest_test::source_dir;
+
+std::vector<loopnest::Site> sites_of(const std::string& text, const std::vector<loopnest::ArgSpec>& args) {
+  std::vector<loopnest::Site> out;
+  for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, args)))
+    if (s.transform == "hoist_transpose") out.push_back(s);
+  return out;
+}
+
+// Tensor Engine transposes the kernel runs: explicit transpose ops and the one each
+// `nl.matmul(x, y)` without transpose_x=True does, each times its loops' trips.
+int64_t transposes_of(const std::string& text, const std::vector<loopnest::ArgSpec>& args) {
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  loopnest::Analysis an(k);
+  int64_t n = 0;
+  for (const auto& r : an.ops) {
+    const auto& op = r.op();
+    bool implicit = op.api == "nl.matmul" && loopnest::symbol_of(op, "transpose_x") != "True";
+    if (op.cls != loopnest::OpClass::Transpose && !implicit) continue;
+    int64_t times = 1;
+    for (int l : r.loops) times *= k.loops.at(l).trip().value_or(0);
+    n += times;
+  }
+  return n;
+}
+
+const std::string kHelperRows = "/tests/kernels/helper_rows_matmul.py";
+const std::vector<loopnest::ArgSpec> kHelperArgs = arrays({{256, 256}, {2, 128, 640}});
+const std::string kTutorial = "/nkibench/styles/tutorial/rmsnorm_matmul_M4096_N2048_K1024_0.py";
+const std::vector<loopnest::ArgSpec> kTutorialArgs = arrays({{32, 128, 1024}, {8, 128, 2048}});
+
+TEST(HoistTranspose, TransposesTheRowOperandOncePerRowTile) {
+  struct Case {
+    std::string path;
+    std::vector<loopnest::ArgSpec> args;
+    int64_t before, after;
+  };
+  // helper_rows_matmul: 2 row tiles x 2 column tiles x 2 k tiles -> 2 x 2.
+  // rmsnorm_matmul: 32 row tiles x 4 column blocks x 8 k tiles -> 32 x 8.
+  for (const Case& c : {Case{kHelperRows, kHelperArgs, 8, 4}, Case{kTutorial, kTutorialArgs, 1024, 256}}) {
+    SCOPED_TRACE(c.path);
+    std::string text = read(source_dir() + c.path);
+    auto sites = sites_of(text, c.args);
+    ASSERT_EQ(sites.size(), 1u);
+    EXPECT_EQ(sites[0].params.at("out_of"), "1");
+    EXPECT_EQ(transposes_of(text, c.args), c.before);
+    std::string after = loopnest::apply_site("k.py", text, c.args, sites[0]);
+    EXPECT_EQ(transposes_of(after, c.args), c.after) << after;
+    EXPECT_TRUE(sites_of(after, c.args).empty()) << after;
+  }
+}
+
+TEST(HoistTranspose, PrintsTheTransposeInTheKernelsDialect) {
+  // nki.language only: nl.transpose into a block buffer declared before the column loop.
+  std::string text = read(source_dir() + kTutorial);
+  std::string after = loopnest::apply_site("k.py", text, kTutorialArgs, sites_of(text, kTutorialArgs).at(0));
+  EXPECT_NE(after.find("x_norm_t = nl.ndarray(shape=(k_tiles, nl.par_dim(128), 128)"), std::string::npos) << after;
+  EXPECT_NE(after.find("x_norm_t[k, :, :] = nl.transpose(x=x_norm[:, nl.ds(k * TILE_K, TILE_K)])"), std::string::npos)
+      << after;
+  EXPECT_LT(after.find("nl.transpose("), after.find("for n in")) << after;
+  EXPECT_NE(after.find("nl.matmul(x_norm_t[k, :, :], w_tile, transpose_x=True)"), std::string::npos) << after;
+  // A kernel importing nki.isa gets nisa.nc_transpose.
+  const std::string imports = "import neuronxcc.nki.language as nl\n";
+  ASSERT_NE(text.find(imports), std::string::npos);
+  text.replace(text.find(imports), imports.size(), imports + "import neuronxcc.nki.isa as nisa\n");
+  after = loopnest::apply_site("k.py", text, kTutorialArgs, sites_of(text, kTutorialArgs).at(0));
+  EXPECT_NE(after.find("x_norm_t[k, :, :] = nisa.nc_transpose(data=x_norm[:, nl.ds(k * TILE_K, TILE_K)])"),
+            std::string::npos)
+      << after;
+}
+
+TEST(HoistTranspose, RefusesAnOperandWrittenInsideTheLoop) {
+  std::string text = read(source_dir() + kTutorial);
+  const std::string acc = "            res_psum = nl.zeros((TILE_M, TILE_N), nl.float32, buffer=nl.psum)\n";
+  ASSERT_NE(text.find(acc), std::string::npos);
+  text.replace(text.find(acc), acc.size(), acc + "            x_norm[...] = nl.multiply(x_norm, 2.0)\n");
+  EXPECT_TRUE(sites_of(text, kTutorialArgs).empty());
+}
+
+TEST(HoistTranspose, RefusesABufferThatDoesNotFit) {
+  // K = 11264: 88 transposed tiles of 128 fp32 = 44 KiB per partition beside the row tiles' 3 x 44
+  // KiB and the rest (4 KiB): over trn1's 176 KiB. K = 8192: 32 + 3 x 32 + 4 KiB fits.
+  std::string text = read(source_dir() + kTutorial);
+  EXPECT_TRUE(sites_of(text, arrays({{32, 128, 11264}, {88, 128, 2048}})).empty());
+  auto fits = sites_of(text, arrays({{32, 128, 8192}, {64, 128, 2048}}));
+  ASSERT_EQ(fits.size(), 1u);
+  EXPECT_NE(fits[0].summary.find("(32 KiB per partition, 132 KiB with the other tiles, of 176 KiB)"), std::string::npos)
+      << fits[0].summary;
+}
+
+}  // namespace

@@ -12,6 +12,10 @@
 // buffer, one tile per iteration of the loops the operand does use, filled by a copy of those loops
 // before the loop it leaves) and the matmul reads the transposed tiles (`transpose_x=True`): the
 // transposes run once per row tile instead of once per (row tile, column block).
+// An explicit transpose in the loop (`tp = nisa.nc_transpose(xn[:, k-block])`, or nl.transpose,
+// or destination-first), maybe copied out of PSUM (`xT = nl.copy(tp)`), whose tile only a matmul
+// reads, moves the same way: the fill writes the transpose into the buffer (the PSUM copy is the
+// compiler's), the copy goes, the matmul reads the buffer.
 //
 // Legal from dependences on the form: nothing inside the loop it leaves writes the tensor x reads
 // (so the tile is the same in every iteration and already written before the loop), the tensor is
@@ -37,11 +41,23 @@ namespace loopnest {
 
 namespace {
 
+// A transpose feeding a matmul: implicit (`nl.matmul(x, y)`: the transpose and the matmul are one
+// op) or explicit (a transpose op whose tile, maybe copied out of PSUM, only that matmul reads).
+struct Chain {
+  int stmt = -1;         // the transpose's statement node id (the matmul's when implicit)
+  size_t op = 0;         // its index in the statement's ops
+  bool implicit = true;
+  std::vector<int> erased;  // explicit: the statements of the transpose and of the copy (node ids)
+  int reader = -1;          // the matmul's statement node id
+  size_t reader_op = 0;
+  std::string param;        // the matmul operand reading the transposed tile
+  std::string dtype;        // the transposed tile's dtype in SBUF
+};
+
 struct Plan {
-  int stmt = -1;       // the matmul's statement node id
-  size_t op = 0;       // the matmul's index in the statement's ops
+  Chain chain;
   int outer = -1;      // the loop node it leaves
-  std::vector<int> used;  // loop ids its operand uses between `outer` and the matmul, outermost first
+  std::vector<int> used;  // loop ids its operand uses between `outer` and the transpose, outermost first
   int64_t bytes = 0, live = 0, budget = 0;
 };
 
@@ -51,6 +67,93 @@ const Arg* implicitly_transposed(const Op& op) {
   if (op.api != "nl.matmul" || symbol_of(op, "transpose_x") == "True") return nullptr;
   const Arg* x = op.arg("x");
   return x && x->value.kind == Operand::Kind::Tile ? x : nullptr;
+}
+
+// The tile the operand `param` of `op` transposes: `x` of nl.matmul without transpose_x, `data` of
+// nisa.nc_transpose, `x` of nl.transpose.
+const char* transposed_param(const Op& op) {
+  if (implicitly_transposed(op)) return "x";
+  if (op.api == "nisa.nc_transpose") return "data";
+  if (op.api == "nl.transpose") return "x";
+  return nullptr;
+}
+
+// The tile an op writes: its result, or its whole destination (destination-first, a declared tile).
+int written_tile(const Kernel& k, const Op& op) {
+  if (op.result >= 0) return op.result;
+  if (op.dst && !op.accumulate && accesses_whole(k, *op.dst)) return op.dst->tensor;
+  return -1;
+}
+
+// The one op reading tile `t` (every op but declarations), in `s`'s loops after it and alone in its
+// statement; nullptr when there is none or more, or when another op writes `t`.
+const OpRef* only_reader(const Kernel& k, const Analysis& an, const OpRef& writer, int t) {
+  if (t < 0 || storage_of(k, t) != t) return nullptr;
+  for (const auto& o : k.tensors)
+    if (o.id != t && storage_of(k, o.id) == t) return nullptr;
+  const OpRef* reader = nullptr;
+  for (const auto& r : an.ops) {
+    if (is_declaration(r.op())) continue;
+    for (const Access* w : writes(r.op()))
+      if (w->tensor == t && &r.op() != &writer.op()) return nullptr;
+    for (const Access* a : reads(r.op()))
+      if (a->tensor == t) {
+        if (reader && reader != &r) return nullptr;
+        reader = &r;
+      }
+  }
+  if (!reader || reader->loops != writer.loops || reader->order < writer.order) return nullptr;
+  return reader;
+}
+
+// The transpose chain at op `i` of statement `s`, if it is one.
+std::optional<Chain> chain_at(Kernel& k, const Analysis& an, Node& s, size_t i) {
+  const Op& op = s.ops[i];
+  Chain c;
+  c.stmt = s.id;
+  c.op = i;
+  if (const Arg* x = implicitly_transposed(op)) {
+    c.reader = s.id;
+    c.reader_op = i;
+    c.param = "x";
+    const Tensor& t = k.tensor(x->value.access.tensor);
+    c.dtype = t.dtype.empty() ? k.tensor(storage_of(k, t.id)).dtype : t.dtype;
+    return c;
+  }
+  const char* param = transposed_param(op);
+  if (!param || op.has_mask || op.engine != Engine::Tensor) return std::nullopt;
+  const Arg* data = op.arg(param);
+  if (!data || data->value.kind != Operand::Kind::Tile) return std::nullopt;
+  // Alone in its statement (but declarations).
+  for (size_t j = 0; j < s.ops.size(); ++j)
+    if (j != i && !is_declaration(s.ops[j])) return std::nullopt;
+  c.implicit = false;
+  c.erased = {s.id};
+  const OpRef* me = an.find(&s, i);
+  if (!me) return std::nullopt;
+  int tile = written_tile(k, op);
+  const OpRef* use = only_reader(k, an, *me, tile);
+  if (use && use->op().cls == OpClass::Copy && !use->op().has_mask) {
+    for (const auto& o : use->node->ops)
+      if (&o != &use->op() && !is_declaration(o)) return std::nullopt;
+    c.erased.push_back(use->node->id);
+    tile = written_tile(k, use->op());
+    use = only_reader(k, an, *use, tile);
+  }
+  if (!use || use->op().cls != OpClass::Matmul) return std::nullopt;
+  const Op& mm = use->op();
+  for (const char* p : {"stationary", "x"}) {
+    const Arg* a = mm.arg(p);
+    if (a && a->value.kind == Operand::Kind::Tile && a->value.access.tensor == tile && accesses_whole(k, a->value.access))
+      c.param = p;
+  }
+  if (c.param.empty() || (mm.api == "nl.matmul" && symbol_of(mm, "transpose_x") != "True") ||
+      (mm.api == "nisa.nc_matmul" && symbol_of(mm, "is_transpose") == "True"))
+    return std::nullopt;
+  c.reader = use->node->id;
+  c.reader_op = use->index;
+  c.dtype = k.tensor(tile).dtype;
+  return c;
 }
 
 // The access of the transposed buffer's tile for the iteration of `loops` (block dims indexed by
@@ -73,29 +176,39 @@ Access buffer_tile(const Kernel& k, int t, const std::vector<int>& loops, const 
   return a;
 }
 
+// The operand the chain's transpose reads.
+const Access& source_of(Kernel& k, const Chain& c) {
+  const Op& op = find_node(k, c.stmt)->ops[c.op];
+  return op.arg(transposed_param(op))->value.access;
+}
+
 class HoistTranspose : public Transform {
  public:
   std::string name() const override { return "hoist_transpose"; }
   std::string description() const override {
-    return "make the Tensor Engine transpose nl.matmul does of its row operand explicit and move it out of a loop "
-           "that operand does not depend on, into an SBUF buffer of the transposed tiles: transposed once per row "
-           "tile instead of once per column block";
+    return "move a Tensor Engine transpose feeding a matmul (explicit, or the one nl.matmul does of its row operand) "
+           "out of a loop its operand does not depend on, into an SBUF buffer of the transposed tiles: transposed "
+           "once per row tile instead of once per column block";
   }
 
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
     std::vector<Plan> plans;
-    each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
-      for (size_t i = 0; i < n.ops.size(); ++i)
-        if (auto p = plan_for(k, n, i, path)) plans.push_back(*p);
-    });
+    {
+      Analysis an(k);
+      each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
+        for (size_t i = 0; i < n.ops.size(); ++i)
+          if (auto c = chain_at(k, an, n, i))
+            if (auto p = plan_for(k, an, *c, path)) plans.push_back(*p);
+      });
+    }
     for (const Plan& p : plans) {
       Analysis an(k);
       const OpRef* anchor = nullptr;
       for (const auto& r : an.ops)
-        if (r.node->id == p.stmt && r.index == p.op) anchor = &r;
+        if (r.node->id == p.chain.reader && r.index == p.chain.reader_op) anchor = &r;
       if (!anchor) continue;
-      const Access& src = anchor->op().arg("x")->value.access;
+      const Access& src = source_of(k, p.chain);
       std::string vars;
       int64_t tiles = 1;
       for (int l : p.used) {
@@ -106,10 +219,10 @@ class HoistTranspose : public Transform {
       const Node* outer = find_node(k, p.outer);
       Site site = make_site(k, an, *anchor,
                             fmt::format("transpose `{}` once before `for {}` into a buffer of {} tile(s) indexed by [{}] "
-                                        "({} KiB per partition, {} KiB with the other tiles, of {} KiB); the matmul "
-                                        "reads it with transpose_x=True",
+                                        "({} KiB per partition, {} KiB with the other tiles, of {} KiB){}",
                                         x.name.empty() ? "?" : x.name, k.var_name(outer->loop), tiles, vars,
-                                        p.bytes / 1024, (p.bytes + p.live) / 1024, p.budget / 1024),
+                                        p.bytes / 1024, (p.bytes + p.live) / 1024, p.budget / 1024,
+                                        p.chain.implicit ? "; the matmul reads it with transpose_x=True" : ""),
                             {{"out_of", std::to_string(depth_between(k, p))}});
       Plan plan = p;
       if (sink(site, [&k, plan] { apply(k, plan); })) return true;
@@ -122,7 +235,7 @@ class HoistTranspose : public Transform {
   static int depth_between(Kernel& k, const Plan& p) {
     int n = 0;
     for_each_node(k.body, [&](const Node& x, const std::vector<int>& loops) {
-      if (x.id != p.stmt) return;
+      if (x.id != p.chain.stmt) return;
       auto at = std::find(loops.begin(), loops.end(), find_node(k, p.outer)->loop);
       for (auto it = at; it != loops.end(); ++it)
         if (std::find(p.used.begin(), p.used.end(), *it) == p.used.end()) ++n;
@@ -130,12 +243,12 @@ class HoistTranspose : public Transform {
     return n;
   }
 
-  // The outermost loop the transpose of op `i` of statement `s` can leave, if any.
-  static std::optional<Plan> plan_for(Kernel& k, Node& s, size_t i, const std::vector<const Node*>& path) {
-    const Op& op = s.ops[i];
-    const Arg* x = implicitly_transposed(op);
-    if (!x || has_index_operand(op)) return std::nullopt;
-    const Access& src = x->value.access;
+  // The outermost loop the chain's transpose can leave, if any.
+  static std::optional<Plan> plan_for(Kernel& k, const Analysis& an, const Chain& c,
+                                      const std::vector<const Node*>& path) {
+    const Op& op = find_node(k, c.stmt)->ops[c.op];
+    if (has_index_operand(op)) return std::nullopt;
+    const Access& src = source_of(k, c);
     auto shape = src.tile_shape();
     if (shape.size() != 2 || !shape[0].is_constant() || !shape[1].is_constant() || shape[1].constant() > 128)
       return std::nullopt;
@@ -145,14 +258,12 @@ class HoistTranspose : public Transform {
     int storage = storage_of(k, src.tensor);
     const Tensor& xt = k.tensor(storage);
     if (xt.memory == Memory::Hbm) return std::nullopt;
-    Analysis an(k);
-    for (size_t p = 0; p + 1 <= path.size(); ++p) {
+    for (size_t p = 0; p < path.size(); ++p) {
       if (path[p]->kind != NodeKind::Loop) continue;
       int m = path[p]->loop;
       if (uses_loop(src, m)) continue;
       Plan plan;
-      plan.stmt = s.id;
-      plan.op = i;
+      plan.chain = c;
       plan.outer = path[p]->id;
       bool ok = true;
       for (size_t q = p + 1; q < path.size() && ok; ++q) {
@@ -176,7 +287,7 @@ class HoistTranspose : public Transform {
         for (const Access* w : writes(r.op())) ok = ok && storage_of(k, w->tensor) != storage;
       }
       if (!ok) continue;
-      int64_t bytes = itemsize_of(xt.dtype) * shape[0].constant();
+      int64_t bytes = itemsize_of(c.dtype) * shape[0].constant();
       for (int l : plan.used) bytes *= *k.loops.at(l).trip();
       plan.bytes = bytes;
       plan.live = other_sbuf_bytes(k, -1);
@@ -188,14 +299,12 @@ class HoistTranspose : public Transform {
   }
 
   static void apply(Kernel& k, const Plan& p) {
-    Node* s = find_node(k, p.stmt);
-    Op matmul = s->ops[p.op];
-    const Arg& x = *implicitly_transposed(matmul);
-    const Access src = x.value.access;
+    const Chain& c = p.chain;
+    Op transpose = find_node(k, c.stmt)->ops[c.op];
+    const char* param = transposed_param(transpose);
+    const Access src = transpose.arg(param)->value.access;
     auto shape = src.tile_shape();
     const IExpr rows = shape[0], cols = shape[1];
-    const Tensor& xs = k.tensor(storage_of(k, src.tensor));
-    std::string dtype = xs.dtype.empty() ? k.tensor(src.tensor).dtype : xs.dtype;
     std::string base = k.tensor(src.tensor).name.empty() ? "x" : k.tensor(src.tensor).name;
     Node* outer = find_node(k, p.outer);
     std::set<std::string> local = names_local_to(k, *outer, p.used);
@@ -206,7 +315,7 @@ class HoistTranspose : public Transform {
     t.name = fresh_loop_var(k, base + "_t");
     t.role = TensorRole::Buffer;
     t.memory = Memory::Sbuf;
-    t.dtype = dtype;
+    t.dtype = c.dtype;
     std::vector<IExpr> trips;
     std::vector<std::pair<IExpr, std::string>> trip_text;
     for (int l : p.used) {
@@ -241,22 +350,30 @@ class HoistTranspose : public Transform {
     k.tensors.push_back(t);
     const int buf = t.id;
 
-    // The fill: the transpose of x in copies of the loops it uses.
-    bool isa = k.dialect.new_api || k.dialect.alias.count("nki.isa");
-    Operand data = x.value;
+    // The fill: the transpose (the author's, or nl.matmul's made explicit) writing the buffer, in
+    // copies of the loops its operand uses.
+    Operand data = transpose.arg(param)->value;
     if (data.origin) {
       std::set<std::string> names;
       names_of(*data.origin, names);
       if (reads_any(names, local)) data.origin = nullptr;
     }
     Op tr;
-    tr.api = isa ? "nisa.nc_transpose" : "nl.transpose";
-    tr.cls = OpClass::Transpose;
-    tr.engine = Engine::Tensor;
+    if (c.implicit) {
+      bool isa = k.dialect.new_api || k.dialect.alias.count("nki.isa");
+      tr.api = isa ? "nisa.nc_transpose" : "nl.transpose";
+      tr.cls = OpClass::Transpose;
+      tr.engine = Engine::Tensor;
+      tr.args = {arg(isa ? "data" : "x", data)};
+    } else {
+      tr = transpose;
+      tr.arg(param)->value = data;
+      tr.result = -1;
+      tr.origin = nullptr;
+    }
     tr.dst = buffer_tile(k, buf, p.used, rows, cols);
+    tr.dst_origin = nullptr;
     tr.dst_first = k.dialect.new_api;
-    tr.args = {arg(isa ? "data" : "x", data)};
-    tr.args[0].positional = true;
     Node fill;
     fill.kind = NodeKind::Stmt;
     fill.id = k.next_node++;
@@ -282,17 +399,21 @@ class HoistTranspose : public Transform {
       fill = std::move(loop);
     }
 
-    // The matmul reads the transposed tile of this iteration.
-    Op& mm = s->ops[p.op];
-    Arg* mx = mm.arg("x");
+    // The matmul reads the transposed tile of this iteration; the explicit transpose and its copy go.
+    Node* s = find_node(k, c.reader);
+    Op& mm = s->ops[c.reader_op];
+    Arg* mx = mm.arg(c.param);
     mx->value.access = buffer_tile(k, buf, p.used, rows, cols);
     mx->value.origin = nullptr;
-    if (Arg* tx = mm.arg("transpose_x")) {
-      tx->value = symbol("True");
-    } else {
-      mm.args.push_back(arg("transpose_x", symbol("True")));
+    if (c.implicit) {
+      if (Arg* tx = mm.arg("transpose_x")) {
+        tx->value = symbol("True");
+      } else {
+        mm.args.push_back(arg("transpose_x", symbol("True")));
+      }
     }
     s->dirty = true;
+    for (int id : c.erased) erase_node(k, id);
 
     size_t at = 0;
     std::vector<Node>* block = parent_block(k.body, p.outer, at);

@@ -1,11 +1,13 @@
 // hoist_transpose (src/loopnest/hoist_transpose.cpp): the Tensor Engine transpose that
 // `nl.matmul(x, y)` does of its row operand, redone per iteration of a loop x does not depend on,
 // is made explicit and moved before that loop into an SBUF buffer of transposed tiles; the matmul
-// reads them with transpose_x=True. Checked on the tutorial-style kernels (a helper computes the
+// reads them with transpose_x=True; an explicit transpose (and its PSUM copy) feeding only a matmul
+// moves the same way. Checked on the tutorial-style kernels (a helper computes the
 // row operand, the weight loaded in the innermost loop): one site, the transposes counted on the
 // form drop by the trip of the loop left, printed in the kernel's dialect; refused when the operand
 // changes inside the loop or the buffer does not fit. That the site keeps the kernel's result is
-// LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/helper_rows_matmul.py).
+// LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/helper_rows_matmul.py,
+// transpose_per_block.py).
 #include <gtest/gtest.h>
 
 #include "corpus.h"
@@ -55,7 +57,9 @@ TEST(HoistTranspose, TransposesTheRowOperandOncePerRowTile) {
   };
   // helper_rows_matmul: 2 row tiles x 2 column tiles x 2 k tiles -> 2 x 2.
   // rmsnorm_matmul: 32 row tiles x 4 column blocks x 8 k tiles -> 32 x 8.
-  for (const Case& c : {Case{kHelperRows, kHelperArgs, 8, 4}, Case{kTutorial, kTutorialArgs, 1024, 256}}) {
+  // transpose_per_block (explicit nisa.nc_transpose + nl.copy): 2 x 2 x 2 -> 2 x 2.
+  for (const Case& c : {Case{kHelperRows, kHelperArgs, 8, 4}, Case{kTutorial, kTutorialArgs, 1024, 256},
+                        Case{"/tests/kernels/transpose_per_block.py", arrays({{256, 256}, {2, 128, 1024}}), 8, 4}}) {
     SCOPED_TRACE(c.path);
     std::string text = read(source_dir() + c.path);
     auto sites = sites_of(text, c.args);

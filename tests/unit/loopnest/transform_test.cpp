@@ -597,6 +597,7 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        {{"func", "silu"}, {"helpers", "open"}}},
       {"nkibench/styles/tutorial/rmsnorm_matmul_M4096_N2048_K1024_0.py", "tutorial_rmsnorm_matmul.hoist_transpose",
        "hoist_transpose", {}},
+      {"tests/kernels/transpose_per_block.py", "transpose_per_block.hoist_transpose", "hoist_transpose", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -15,6 +15,8 @@ double quantile(std::vector<double> values, double q);
 
 // Residual r = log(real / simulated) per compared latency entry, grouped by bound class; each band
 // spans [exp(quantile q of r), exp(quantile 1-q of r)], the pooled band likewise over all classes.
+// The speedup band likewise over log(real speedup / simulated speedup) of every pair of latency
+// entries within one ladder (same group and generation), taken both ways.
 trn::ErrorBandTable derive_error_band(const std::vector<EntryResult>& results, double q = 0.1, int min_samples = 4);
 
 }  // namespace fidelity

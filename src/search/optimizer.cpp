@@ -6,6 +6,7 @@
 
 #include "eval/interrupt.h"
 #include "search/recheck.h"
+#include "trn/error_band.h"
 
 namespace search {
 
@@ -19,6 +20,16 @@ bool is_finished(const RunState& state, const std::string& task) {
 void note_band(double& low, double& high, const std::optional<trn::Profile>& profile) {
   low = profile ? profile->latency_low : 0;
   high = profile ? profile->latency_high : 0;
+}
+
+// The simulator's error on speedups (trn/error_band.h), when the baseline was simulated (it has a
+// latency band) and the table has ladder pairs to say it.
+void note_speedup_error(TaskResult& result, const std::optional<trn::Profile>& baseline_profile) {
+  const trn::ErrorBandTable& table = trn::builtin_error_band_table();
+  bool simulated = baseline_profile && baseline_profile->latency_low > 0;
+  bool known = table.speedup.samples >= table.min_samples;
+  result.speedup_error_low = simulated && known ? table.speedup.low : 0;
+  result.speedup_error_high = simulated && known ? table.speedup.high : 0;
 }
 
 void note_best(TaskResult& result, const std::vector<agents::Candidate>& beam) {
@@ -114,6 +125,7 @@ bool Optimizer::start_task(const TaskSpec& task, RunState& state) {
   }
   result.baseline_latency_ms = base->latency_ms;
   note_band(result.baseline_latency_low, result.baseline_latency_high, base->profile);
+  note_speedup_error(result, base->profile);
   note_best(result, {*base});
   if (env_.observer) env_.observer->on_task_start(task.info.name, *base, task.info.peak_latency_ms);
   state.current = TaskProgress{std::move(result), {*base}, {}};

@@ -71,6 +71,22 @@ std::string profiler_line(const nlohmann::json& t) {
   return line + "\n";
 }
 
+// Why a speedup is unconfirmed, by the rule TaskResult::speedup_confidence applied.
+std::string unconfirmed_note(const nlohmann::json& t) {
+  std::string task = t.value("task", "?");
+  double speedup = t.value("speedup", 0.0), low = t.value("speedup_error_low", 0.0);
+  if (low > 0)
+    return fmt::format("{}: unconfirmed: the {:.3f}x speedup is inside the simulator's error on speedups between "
+                       "versions of one kernel (the device's speedup may be {:.3f}-{:.3f}x); confirm on hardware "
+                       "(--confirm-with-profiler)\n",
+                       task, speedup, speedup * low, speedup * t.value("speedup_error_high", 0.0));
+  return fmt::format("{}: unconfirmed: the {:.3f}x speedup is inside the simulator's error band (baseline "
+                     "{:.4f}-{:.4f} ms, best {:.4f}-{:.4f} ms on a device); confirm on hardware "
+                     "(--confirm-with-profiler)\n",
+                     task, speedup, t.value("baseline_latency_low", 0.0), t.value("baseline_latency_high", 0.0),
+                     t.value("best_latency_low", 0.0), t.value("best_latency_high", 0.0));
+}
+
 }  // namespace
 
 std::vector<TaskResult> task_results(const RunState& state) {
@@ -130,13 +146,7 @@ std::string format_summary(const nlohmann::json& summary) {
                        percent(t.value("best_peak_percent", nlohmann::json())), t.value("rounds_done", 0),
                        t.value("usage", nlohmann::json::object()).value("cost_usd", 0.0),
                        recheck_cell(t.value("recheck", "")));
-    if (confidence == "unconfirmed")
-      notes += fmt::format("{}: unconfirmed: the {:.3f}x speedup is inside the simulator's error band (baseline "
-                           "{:.4f}-{:.4f} ms, best {:.4f}-{:.4f} ms on a device); confirm on hardware "
-                           "(--confirm-with-profiler)\n",
-                           t.value("task", "?"), t.value("speedup", 0.0), t.value("baseline_latency_low", 0.0),
-                           t.value("baseline_latency_high", 0.0), t.value("best_latency_low", 0.0),
-                           t.value("best_latency_high", 0.0));
+    if (confidence == "unconfirmed") notes += unconfirmed_note(t);
     if (std::string stop = t.value("stop_message", ""); !stop.empty())
       notes += fmt::format("{}: stopped after round {}: {}\n", t.value("task", "?"), t.value("rounds_done", 0), stop);
     notes += profiler_line(t);

@@ -16,10 +16,16 @@ std::optional<double> TaskResult::best_peak_percent() const {
   return 100.0 * peak_latency_ms / best_latency_ms;
 }
 
+std::pair<double, double> TaskResult::speedup_range() const {
+  if (speedup_error_low > 0) return {speedup() * speedup_error_low, speedup() * speedup_error_high};
+  if (best_latency_high <= 0 || best_latency_low <= 0) return {0, 0};
+  return {baseline_latency_low / best_latency_high, baseline_latency_high / best_latency_low};
+}
+
 std::string TaskResult::speedup_confidence() const {
   if (best_latency_ms <= 0 || speedup() <= 1) return "";
   if (baseline_latency_low <= 0 || best_latency_high <= 0) return "";
-  return best_latency_high < baseline_latency_low ? "confirmed" : "unconfirmed";
+  return speedup_range().first > 1 ? "confirmed" : "unconfirmed";
 }
 
 namespace {
@@ -148,6 +154,8 @@ nlohmann::json to_json(const TaskResult& r) {
           {"baseline_latency_high", r.baseline_latency_high},
           {"best_latency_low", r.best_latency_low},
           {"best_latency_high", r.best_latency_high},
+          {"speedup_error_low", r.speedup_error_low},
+          {"speedup_error_high", r.speedup_error_high},
           {"speedup_confidence", r.speedup_confidence()},
           {"profiler_baseline_latency_ms", r.profiler_baseline_latency_ms},
           {"profiler_best_latency_ms", r.profiler_best_latency_ms},
@@ -179,6 +187,8 @@ TaskResult task_result_from_json(const nlohmann::json& j) {
   r.baseline_latency_high = j.value("baseline_latency_high", 0.0);
   r.best_latency_low = j.value("best_latency_low", 0.0);
   r.best_latency_high = j.value("best_latency_high", 0.0);
+  r.speedup_error_low = j.value("speedup_error_low", 0.0);
+  r.speedup_error_high = j.value("speedup_error_high", 0.0);
   r.profiler_baseline_latency_ms = j.value("profiler_baseline_latency_ms", 0.0);
   r.profiler_best_latency_ms = j.value("profiler_best_latency_ms", 0.0);
   r.profiler_note = j.value("profiler_note", "");

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -69,10 +70,17 @@ struct TaskResult {
   // re-check fell back to without a profile).
   double baseline_latency_low = 0, baseline_latency_high = 0;
   double best_latency_low = 0, best_latency_high = 0;
-  // "confirmed" when the best's band lies entirely below the baseline's, "unconfirmed" when they
-  // overlap (the speedup is within the simulator's error for such kernels), "" when there is no
-  // speedup or a band is unknown.
+  // The simulator's error on a speedup between versions of one kernel (trn::ErrorBandTable::speedup):
+  // the device's speedup is expected within [speedup * low, speedup * high]. 0 = not known (a table
+  // without ladder pairs, or a run recorded before it existed).
+  double speedup_error_low = 0, speedup_error_high = 0;
+  // "" when there is no speedup or the baseline's or best's band is unknown (a real profiler's
+  // numbers). Otherwise, with a speedup error: "confirmed" when even speedup * low exceeds 1. Without
+  // one: "confirmed" when the best's latency band lies entirely below the baseline's. Else
+  // "unconfirmed" (the speedup is within the simulator's error).
   std::string speedup_confidence() const;
+  // The real speedup's range by the rule speedup_confidence() applied: {low, high}.
+  std::pair<double, double> speedup_range() const;
   // optimize --confirm-with-profiler: the command profiler's latencies of the baseline and the
   // best (0 = not measured) and what went wrong, if anything.
   double profiler_baseline_latency_ms = 0, profiler_best_latency_ms = 0;

@@ -70,6 +70,7 @@ ErrorBandTable error_band_table_from_json(const nlohmann::json& j) {
   t.derived_from = j.value("derived_from", "");
   if (!j.contains("pooled")) throw std::runtime_error("error band table has no 'pooled' band");
   t.pooled = band_from_json(j["pooled"], "pooled");
+  if (j.contains("speedup")) t.speedup = band_from_json(j["speedup"], "speedup");
   if (j.contains("classes")) {
     if (!j["classes"].is_object()) throw std::runtime_error("error band 'classes' must be an object");
     for (const auto& [name, band] : j["classes"].items()) {
@@ -85,7 +86,8 @@ nlohmann::json to_json(const ErrorBandTable& t) {
   nlohmann::json classes = nlohmann::json::object();
   for (const auto& [c, b] : t.classes) classes[to_string(c)] = band_json(b);
   return {{"format", "accelopt-error-band/1"}, {"derived_from", t.derived_from}, {"min_samples", t.min_samples},
-          {"quantile", t.quantile}, {"pooled", band_json(t.pooled)}, {"classes", classes}};
+          {"quantile", t.quantile}, {"pooled", band_json(t.pooled)}, {"classes", classes},
+          {"speedup", band_json(t.speedup)}};
 }
 
 const ErrorBandTable& builtin_error_band_table() {

@@ -38,6 +38,11 @@ struct ErrorBand {
 struct ErrorBandTable {
   std::map<BoundClass, ErrorBand> classes;
   ErrorBand pooled;      // all classes together: used for a class with fewer than min_samples
+  // Real speedup / simulated speedup between two versions of one kernel (every pair of a public
+  // ladder's latency entries, both ways): how far a speedup the simulator reports may be from the
+  // device's. Narrower than the latency bands, because most of a kernel's error is shared by its
+  // versions. samples = 0 when the table has none (then only the latency bands apply).
+  ErrorBand speedup{1, 1, 0};
   int min_samples = 4;
   double quantile = 0.1;  // the band spans the quantile .. 1-quantile residuals
   std::string derived_from;

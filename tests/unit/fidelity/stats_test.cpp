@@ -143,4 +143,18 @@ TEST(FidelityBand, BandsSpanTheResidualsOfEachClass) {
   EXPECT_EQ(t.pooled.samples, 4);
 }
 
+TEST(FidelityBand, SpeedupBandSpansTheLadderPairsBothWays) {
+  // Pairs of the ladder (real, sim): v0/v1 real 2x, simulated 1.25x: residual log 1.6; v0/v2
+  // 2.5x vs 1.111x: log 2.25; v1/v2 1.25x vs 0.889x: log 1.40625. The standalone entry is in no pair.
+  Fixture f({{100, 100}, {50, 80}, {40, 90}});
+  trn::ErrorBandTable t = fidelity::derive_error_band(f.results, 0.0, 1);
+  EXPECT_EQ(t.speedup.samples, 3);
+  EXPECT_NEAR(t.speedup.low, 1 / 2.25, 1e-12);
+  EXPECT_NEAR(t.speedup.high, 2.25, 1e-12);
+  // A version that does not run is in no pair.
+  Fixture partial({{100, 100}, {50, 80}, {40, 90}}, /*running_last=*/false);
+  EXPECT_EQ(fidelity::derive_error_band(partial.results, 0.0, 1).speedup.samples, 1);
+  EXPECT_NEAR(fidelity::derive_error_band(partial.results, 0.0, 1).speedup.high, 1.6, 1e-12);
+}
+
 }  // namespace

@@ -36,6 +36,7 @@ trn::ErrorBandTable table() {
   return trn::error_band_table_from_json(nlohmann::json::parse(R"({
     "format": "accelopt-error-band/1", "min_samples": 4, "quantile": 0.1,
     "pooled": {"low": 0.5, "high": 1.5, "samples": 20},
+    "speedup": {"low": 0.9, "high": 1.11, "samples": 30},
     "classes": {"pe": {"low": 0.9, "high": 1.2, "samples": 6},
                 "dve": {"low": 0.2, "high": 3.0, "samples": 2}}})"));
 }
@@ -61,6 +62,12 @@ TEST(ErrorBand, TableRoundTripsThroughJson) {
   EXPECT_EQ(again.classes.size(), 2u);
   EXPECT_DOUBLE_EQ(again.classes.at(trn::BoundClass::Dve).high, 3.0);
   EXPECT_EQ(again.pooled.samples, 20);
+  EXPECT_DOUBLE_EQ(again.speedup.low, 0.9);
+  EXPECT_EQ(again.speedup.samples, 30);
+  // A table written before the speedup band existed has none (samples 0: only latency bands apply).
+  auto old = trn::to_json(t);
+  old.erase("speedup");
+  EXPECT_EQ(trn::error_band_table_from_json(old).speedup.samples, 0);
 }
 
 TEST(ErrorBand, RejectsBadTables) {

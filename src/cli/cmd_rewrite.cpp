@@ -2,7 +2,8 @@
 //   (no --apply)        lists every site the catalogue finds: its key and what it would change
 //   --apply 'KEY' ...   applies the sites in order (each key as listed for the kernel at that
 //                       point) and prints the rewritten kernel, like the agent's executor does
-//   --json              the list as [{"key", "transform", "params", "summary"}]
+//   --json              the list as [{"key", "transform", "params", "summary"}], with "relieves" and
+//                       "feeds" (engine families) where the loop-nest form says where the move saves time
 //   --reference REF     the task reference giving the kernel's argument shapes, for the sites of
 //                       the loop-nest form (default: the reference its file name has in a
 //                       benchmark directory, as `accelopt parse --emit loops` finds it)
@@ -32,10 +33,13 @@ int list_sites(const std::string& text, const RewriteOptions& o) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& site : agents::builtin::find_sites(text, o.args)) {
     if (!o.transform.empty() && site.transform != o.transform) continue;
-    if (o.json)
-      out.push_back({{"key", site.key()}, {"transform", site.transform}, {"params", site.params},
-                     {"summary", site.summary}});
-    else
+    if (o.json) {
+      nlohmann::json j = {{"key", site.key()}, {"transform", site.transform}, {"params", site.params},
+                          {"summary", site.summary}};
+      if (!site.relieves.empty()) j["relieves"] = site.relieves;
+      if (!site.feeds.empty()) j["feeds"] = site.feeds;
+      out.push_back(std::move(j));
+    } else
       fmt::print("{}\n    {}\n", site.key(), site.summary);
   }
   if (o.json) fmt::print("{}\n", out.dump(2));

@@ -183,6 +183,7 @@ class Hoist : public Transform {
                                           s.kind == NodeKind::Loop ? "the loop " + k.loops.at(s.loop).var : op_kind(*mine.back()),
                                           k.loops.at(l).var),
                               {{"what", s.kind == NodeKind::Loop ? "loop" : "statement"}});
+        note_relief(k, an, own, site);
         int loop_id = id, stmt_id = s.id;
         if (sink(site, [&k, loop_id, stmt_id, decls, shared_blocks, l] {
               for (const auto& [t, dim] : shared_blocks) share_block(k, t, dim, l);

@@ -103,6 +103,7 @@ class HoistExpand : public Transform {
                                         t.name.empty() ? "?" : t.name, how, tiles, vars, p.bytes / 1024,
                                         (p.bytes + p.live) / 1024, p.budget / 1024),
                             params);
+      note_relief(k, an, {&anchor->op()}, site);
       Plan plan = p;
       if (sink(site, [&k, plan] { apply(k, plan); })) return true;
     }

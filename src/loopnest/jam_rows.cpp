@@ -139,6 +139,50 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   return p;
 }
 
+// The operations of the loop whose values do not depend on its row by data flow: what the rows
+// could share, whatever storage the style keeps them in (a named tile, an inner call's result, a
+// block of a buffer indexed by the row in the published style, which the plan above replicates).
+// An operation depends on the row when it reads the row's part of the kernel's inputs (or an index
+// operand of the row), or reads what a dependent operation of the loop writes, or writes where one
+// does (an accumulator zeroed per row).
+std::set<const Op*> row_independent(Kernel& k, Node& loop_node) {
+  int l = loop_node.loop;
+  std::vector<Op*> ops;
+  ops_of(loop_node, ops);
+  Ranges ranges = k.ranges();
+  auto overlap = [&](const Access& a, const Op& other) {
+    for (const Access* w : writes(other))
+      if (may_overlap(k, a, *w, ranges)) return true;
+    return false;
+  };
+  std::set<const Op*> dependent;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Op* op : ops) {
+      if (dependent.count(op)) continue;
+      bool dep = index_operand_uses(*op, l);
+      for (const Access* r : reads(*op)) {
+        bool written_here = false;
+        for (const Op* other : ops) {
+          if (other == op || !overlap(*r, *other)) continue;
+          written_here = true;
+          dep = dep || dependent.count(other);
+        }
+        if (!written_here) dep = dep || uses_loop(*r, l);
+      }
+      for (const Access* w : writes(*op))
+        for (const Op* other : dependent) dep = dep || overlap(*w, *other);
+      if (!dep) continue;
+      dependent.insert(op);
+      changed = true;
+    }
+  }
+  std::set<const Op*> out;
+  for (const Op* op : ops)
+    if (!dependent.count(op)) out.insert(op);
+  return out;
+}
+
 class UnrollJam : public Transform {
  public:
   std::string name() const override { return "jam_rows"; }
@@ -162,6 +206,8 @@ class UnrollJam : public Transform {
                                             f, k.loops.at(n->loop).var),
                                 {{"factor", std::to_string(f)}});
         if (!s) continue;
+        // What the rows can share runs once per block: its engines are what the move relieves.
+        note_relief(k, an, row_independent(k, *n), *s);
         Plan p = *plan;
         if (sink(*s, [&k, id, p] { apply(k, id, p); })) return true;
       }

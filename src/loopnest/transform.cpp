@@ -352,6 +352,16 @@ Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::st
   return s;
 }
 
+void note_relief(const Kernel& k, const Analysis& an, const std::set<const Op*>& fewer, Site& s) {
+  for (const Op* op : fewer) {
+    if (is_declaration(*op) || op->engine == Engine::None) continue;
+    s.relieves.insert(to_string(op->engine));
+    for (const Access* w : writes(*op))
+      for (const OpRef* r : an.region_readers(k, *w))
+        if (!fewer.count(&r->op()) && r->op().engine != Engine::None) s.feeds.insert(to_string(r->op().engine));
+  }
+}
+
 std::optional<Site> make_loop_site(const Kernel& k, const Analysis& an, const Node& loop, std::string summary,
                                    std::map<std::string, std::string> params) {
   const OpRef* anchor = first_op_in(an, loop.loop);

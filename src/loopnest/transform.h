@@ -31,6 +31,11 @@ struct Site {
   std::string summary;                        // what changes, with the kernel's names
   int node = -1;                              // the anchor node's id in this lift
   int line = 0;                               // the anchor statement's source line
+  // Where the move saves time, found on the form (not part of the key): `relieves` holds the engine
+  // families ("dma", "pe", "dve", "act", "pool") of the operations it runs fewer times (shares,
+  // hoists), `feeds` those of the other operations reading what they produce (which wait on them).
+  // Empty when the transformation does not say: the planner then uses its own table.
+  std::set<std::string> relieves, feeds;
   std::string key() const;                    // "transform anchor k=v ...": the same in every style
 };
 
@@ -87,6 +92,10 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
 // ---- helpers for transformations ----
 Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::string summary,
                std::map<std::string, std::string> params = {});
+// Fills `s.relieves` / `s.feeds` from the operations a move runs fewer times (declarations do no
+// work and count for nothing): their engines, and the engines of the other operations reading what
+// they write.
+void note_relief(const Kernel& k, const Analysis& an, const std::set<const Op*>& fewer, Site& s);
 // A site on the loop node `loop`: anchored at the loop's first operation, reported at the loop
 // itself (its node and line). None when the loop holds no operation.
 std::optional<Site> make_loop_site(const Kernel& k, const Analysis& an, const Node& loop, std::string summary,

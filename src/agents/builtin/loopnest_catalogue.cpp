@@ -66,6 +66,8 @@ std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const
     site.params["anchor"] = s.anchor;
     site.params["line"] = std::to_string(s.line);
     site.summary = s.summary;
+    site.relieves = s.relieves;
+    site.feeds = s.feeds;
     out.push_back(std::move(site));
   }
   return out;

@@ -275,7 +275,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
       continue;
     }
     double w = prior_weight(s, symptoms, profile) / per_transform[s.transform];
-    if (bounds) w *= roofline_weight(s.transform, s.params, *bounds);
+    if (bounds) w *= roofline_weight(s.transform, s.params, *bounds, {s.relieves, s.feeds});
     if (!experience.empty()) w *= memory_site_weight(experience, symptoms, s);
     if (failures_) w *= failures_->penalty(ctx.task.name, s);
     weights.push_back(w);

@@ -87,7 +87,7 @@ std::string family_of_engine(const std::string& engine) {
 }  // namespace
 
 double roofline_weight(const std::string& transform, const std::map<std::string, std::string>& params,
-                       const Roofline& r) {
+                       const Roofline& r, const SiteRelief& relief) {
   if (r.latency <= 0 || r.limiter.empty()) return 1;
   bool serial = r.serialization > 0.3;  // most of the time no family is busy: dependences
   if (transform == "engine_move" || transform == "engine_assign") {
@@ -103,12 +103,26 @@ double roofline_weight(const std::string& transform, const std::map<std::string,
     return std::clamp(0.3 + 3 * gap, 0.1, 2.5);
   }
   auto it = relieves().find(transform);
-  if (it == relieves().end()) return 1;
-  if (it->second.count(r.limiter) && !serial) return 2.0;
-  if (serial && it->second.count("serial")) return 2.0;
+  if (it == relieves().end() && relief.relieves.empty()) return 1;
+  // The families measured on the form's site win over the table (which keeps "serial": waiting is
+  // not an engine's work).
+  std::set<std::string> families = relief.relieves;
+  if (families.empty()) families = it->second;
+  else if (it != relieves().end() && it->second.count("serial")) families.insert("serial");
+  if (families.count(r.limiter) && !serial) return 2.0;
+  if (serial && families.count("serial")) return 2.0;
+  if (relief.feeds.count(r.limiter) && r.serialization > 0.05) {
+    // The limiting family reads what the move makes cheaper, and waits part of the time: the move
+    // can win back up to that waiting, or up to the relieved families' busy time if less (swiglu:
+    // the Tensor Engine busy 84% of the time, waiting on weight loads re-done per row block).
+    double relieved = 0;
+    for (const auto& f : families)
+      if (auto b = r.busy.find(f); b != r.busy.end()) relieved = std::max(relieved, b->second / r.latency);
+    return std::min(2.0, 1.0 + 3 * std::min(r.serialization, relieved));
+  }
   // Part of the time no family is busy: a move against waiting is worth the more, the larger that
   // share (0.15 -> 1.0, 0.3 -> 1.45; matmul_add_rmsnorm waits 26% of the time with PE the limiter).
-  if (r.serialization > 0.15 && it->second.count("serial")) return 1.0 + 3 * (r.serialization - 0.15);
+  if (r.serialization > 0.15 && families.count("serial")) return 1.0 + 3 * (r.serialization - 0.15);
   if (transform == "tile_size" && params.count("direction")) {
     // Coarser tiles cut fixed costs on a busy engine; narrower ones overlap a serial chain.
     bool grows = params.at("direction") == "coarsen";

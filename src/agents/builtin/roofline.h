@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "loopnest/arg_spec.h"
@@ -26,10 +27,18 @@ struct Roofline {
 
 Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch);
 
+// Where a site saves time when its transformation found that on the loop-nest form (the engine
+// families of the operations it runs fewer times, and of those that wait on them: Site::relieves /
+// feeds). Empty `relieves`: the transformation's own table.
+struct SiteRelief {
+  std::set<std::string> relieves, feeds;
+};
+
 // How much a transformation's site is worth on a kernel with this roofline: > 1 when it relieves
-// the family that bounds the kernel (or the serialisation), < 1 when it loads it.
+// the family that bounds the kernel (or the serialisation), or work the limiting family waits on
+// while the kernel's latency is above its bound; < 1 when it relieves only families nobody waits on.
 double roofline_weight(const std::string& transform, const std::map<std::string, std::string>& params,
-                       const Roofline& r);
+                       const Roofline& r, const SiteRelief& relief = {});
 
 // A kernel within `margin` of the task's peak latency (the published bound) has nothing left a
 // rewrite could gain: the planner stops the task.

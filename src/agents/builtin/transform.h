@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct Site {
   std::string transform;                     // catalogue name, e.g. "hoist_invariant"
   std::map<std::string, std::string> params;  // always has "line"; more per transform
   std::string summary;                       // one human-readable line
+  // A loop-nest site's engine families that the move relieves and those that wait on them
+  // (loopnest::Site::relieves / feeds); empty for the AST rewrites. Not part of the key.
+  std::set<std::string> relieves, feeds;
 
   std::string key() const;                   // "transform line=17 value=1024": identifies the site
   int line() const;

@@ -8,6 +8,7 @@
 #include "agents/builtin/planner.h"
 #include "agents/builtin/roofline.h"
 #include "builtin_test_support.h"
+#include "eval/profile_run.h"
 
 namespace agents::builtin {
 namespace {
@@ -44,6 +45,68 @@ TEST(BuiltinRoofline, MovesAgainstTheLimiterAndTheWaitingWeighMore) {
   Roofline dve = roofline(profile(1.0, {{"dve", 0.9}, {"pool", 0.0}}), arch);
   EXPECT_GT(roofline_weight("engine_assign", {{"engine", "gpsimd"}, {"from", "vector"}}, dve),
             roofline_weight("engine_assign", {{"engine", "vector"}, {"from", "gpsimd"}}, dve));
+}
+
+TEST(BuiltinRoofline, TheFamiliesTheFormFindsForASiteWinOverTheTransformationsTable) {
+  const auto& arch = trn::arch_config("trn1");
+  // Vector-Engine bound (mamba): jam_rows' table says DMA and PE, but the rows share a load and a
+  // broadcast on the Vector Engine there.
+  Roofline dve = roofline(profile(2.2, {{"dve", 1.68}, {"act", 0.61}, {"pe", 0.66}, {"dma", 0.09}}), arch);
+  EXPECT_DOUBLE_EQ(roofline_weight("jam_rows", {}, dve), 0.7);
+  EXPECT_DOUBLE_EQ(roofline_weight("jam_rows", {}, dve, {{"dma", "dve"}, {"dve"}}), 2.0);
+  // The form's families replace the table's: sharing only loads on a PE-bound kernel that does not
+  // wait relieves nothing that bounds it.
+  Roofline pe = roofline(profile(1.0, {{"pe", 0.97}, {"dma", 0.5}}), arch);
+  EXPECT_DOUBLE_EQ(roofline_weight("jam_rows", {}, pe), 2.0);
+  EXPECT_DOUBLE_EQ(roofline_weight("jam_rows", {}, pe, {{"dma"}, {"pe"}}), 0.7);
+}
+
+TEST(BuiltinRoofline, WorkTheLimiterWaitsOnWeighsWithTheWaiting) {
+  const auto& arch = trn::arch_config("trn1");
+  // swiglu: the Tensor Engine busy 84.5% of the time, the rest waiting; a hoist of the weight
+  // loads the matmuls read is worth the waiting it can win back (15.5%).
+  Roofline pe = roofline(profile(4.129, {{"pe", 3.489}, {"dma", 2.044}, {"dve", 0.696}, {"act", 0.504}}), arch);
+  double waiting = (4.129 - 3.489) / 4.129;
+  EXPECT_NEAR(roofline_weight("hoist", {}, pe, {{"dma"}, {"pe"}}), 1.0 + 3 * waiting, 1e-9);
+  // Nobody on the limiter reads what it relieves: the table's weight (DMA is not the limiter).
+  EXPECT_DOUBLE_EQ(roofline_weight("hoist", {}, pe, {{"dma"}, {"dve"}}), 0.7);
+  EXPECT_DOUBLE_EQ(roofline_weight("hoist", {}, pe), 0.7);
+  // No more than the relieved family's busy time: a tiny load cannot win back much.
+  Roofline little = roofline(profile(4.0, {{"pe", 3.0}, {"dma", 0.2}}), arch);
+  EXPECT_NEAR(roofline_weight("hoist", {}, little, {{"dma"}, {"pe"}}), 1.0 + 3 * 0.05, 1e-9);
+  // The limiter does not wait: nothing to win back.
+  Roofline busy = roofline(profile(1.0, {{"pe", 0.98}, {"dma", 0.6}}), arch);
+  EXPECT_DOUBLE_EQ(roofline_weight("hoist", {}, busy, {{"dma"}, {"pe"}}), 0.7);
+}
+
+// Sites of `transform` in the bundled kernel of `task` (its reference giving the argument shapes).
+std::vector<Site> task_sites(const std::string& kernel, const std::string& transform) {
+  const std::string root = ACCELOPT_SOURCE_DIR;
+  std::string ref = root + "/nkibench/reference/" + kernel.substr(0, kernel.rfind('_')) + ".py";
+  std::vector<Site> out;
+  for (auto& s : find_sites(builtin_test::read(root + "/nkibench/kernels/" + kernel), eval::reference_arg_specs(ref, builtin_test::read(ref))))
+    if (s.transform == transform) out.push_back(std::move(s));
+  return out;
+}
+
+TEST(BuiltinRoofline, TheFormSaysWhichEnginesAMoveRelievesAndWhoWaitsOnThem) {
+  // mamba: two rows share the loads of b and c and their broadcasts (Vector Engine), which the
+  // rows' Vector Engine multiplies read.
+  auto jam = task_sites("mamba_M7168_C256_S16_0.py", "jam_rows");
+  ASSERT_FALSE(jam.empty());
+  for (const auto& s : jam) {
+    EXPECT_EQ(s.relieves, (std::set<std::string>{"dma", "dve"})) << s.key();
+    EXPECT_EQ(s.feeds, (std::set<std::string>{"dve"})) << s.key();
+  }
+  // swiglu: each stage's weight loads, read by the Tensor Engine's matmuls.
+  auto hoist = task_sites("swiglu_M4096_N3072_K1024_0.py", "hoist");
+  ASSERT_EQ(hoist.size(), 3u);
+  for (const auto& s : hoist) {
+    EXPECT_EQ(s.relieves, (std::set<std::string>{"dma"})) << s.key();
+    EXPECT_EQ(s.feeds, (std::set<std::string>{"pe"})) << s.key();
+  }
+  // matmul: the column block's rows share its transposes on the Tensor Engine as well as its loads.
+  for (const auto& s : task_sites("matmul_M4096_N12288_K5120_0.py", "jam_rows")) EXPECT_TRUE(s.relieves.count("pe")) << s.key();
 }
 
 TEST(BuiltinRoofline, ThePlannerStopsWithinThreePercentOfPeak) {

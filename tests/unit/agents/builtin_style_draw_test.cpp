@@ -23,11 +23,19 @@ namespace fs = std::filesystem;
 const char* const kStyleDirs[] = {"/nkibench/kernels/", "/nkibench/styles/legacy_grid/", "/nkibench/styles/nki_api/"};
 
 // A site as the same rewrite of the same nest in any style: transformation and parameters without
-// the source line.
+// the source line, and the engine families the form says it relieves and feeds (the planner weighs
+// the site by them, so they must not depend on the style either).
 std::string portable(const Site& s) {
   std::string k = s.transform;
   for (const auto& [name, value] : s.params)
     if (name != "line") k += " " + name + "=" + value;
+  auto families = [](const std::set<std::string>& f) {
+    std::string out;
+    for (const auto& x : f) out += (out.empty() ? "" : "+") + x;
+    return out;
+  };
+  if (!s.relieves.empty()) k += " relieves=" + families(s.relieves);
+  if (!s.feeds.empty()) k += " feeds=" + families(s.feeds);
   return k;
 }
 

@@ -16,6 +16,8 @@
 
 #include "loopnest/api.h"
 #include "loopnest/transform.h"
+#include "tensor/dtype.h"
+#include "trn/arch_config.h"
 
 namespace loopnest {
 
@@ -54,6 +56,30 @@ struct Plan {
   std::vector<size_t> declarations;
 };
 
+// Bytes per partition of the whole-row tiles one pass over the region writes (each written tile
+// once, whatever storage the style gives it: a named tile, an inner call's result, a block of a
+// buffer).
+int64_t row_tile_bytes(const Kernel& k, const Plan& p) {
+  std::vector<std::pair<int, Access>> seen;
+  int64_t bytes = 0;
+  for (size_t i = p.first; i <= p.last; ++i) {
+    std::vector<Op*> ops;
+    ops_of((*p.block)[i], ops);
+    for (const Op* op : ops) {
+      if (is_declaration(*op) || !op->dst || !row_dim(*op->dst, p.n)) continue;
+      int t = storage_of(k, op->dst->tensor);
+      if (std::find(seen.begin(), seen.end(), std::make_pair(t, *op->dst)) != seen.end()) continue;
+      seen.emplace_back(t, *op->dst);
+      auto dtype = tensor::parse_dtype(k.tensor(t).dtype);
+      int64_t tile = dtype ? tensor::itemsize(*dtype) : 4;
+      auto shape = op->dst->tile_shape();
+      for (size_t a = 1; a < shape.size(); ++a) tile *= shape[a].is_constant() ? shape[a].constant() : 1;
+      bytes += tile;
+    }
+  }
+  return bytes;
+}
+
 class ChunkRows : public Transform {
  public:
   std::string name() const override { return "chunk_rows"; }
@@ -85,6 +111,9 @@ class ChunkRows : public Transform {
                            fmt::format("process the rows of {} columns in chunks of {}{}", plan->n, chunk,
                                        plan->scans ? " (scans carried between chunks)" : ""),
                            {{"chunk", std::to_string(chunk)}});
+        // Whole rows that take over half an SBUF partition: one iteration's tiles cannot be live
+        // beside the next one's, so the engines wait on space; chunks free it ("sbuf").
+        if (2 * row_tile_bytes(k, *plan) > trn::arch_config("trn1").sbuf_bytes_per_partition) s.relieves.insert("sbuf");
         Plan p = *plan;
         if (sink(s, [&k, p] { apply(k, p); })) return true;
       }

@@ -159,8 +159,13 @@ std::string empty_draw_reason(const EmptyDraw& d) {
 double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profile* profile) {
   auto it = affinities().find(site.transform);
   double w = it == affinities().end() ? 0.5 : it->second.base;
+  // The form's evidence that the kernel waits on on-chip space (a site freeing SBUF that one
+  // iteration's tiles overflow, Site::relieves "sbuf") counts as the latency_bound symptom for it:
+  // mamba's whole rows (9 tiles of 28 KiB per partition) with its Vector Engine 76% busy.
+  Symptoms own = symptoms;
+  if (site.relieves.count("sbuf")) own.insert("latency_bound");
   if (it != affinities().end())
-    for (const auto& s : symptoms)
+    for (const auto& s : own)
       if (auto b = it->second.boost.find(s); b != it->second.boost.end()) w *= b->second;
   if (site.transform == "free_size" && site.params.count("value") && site.params.count("from")) {
     // Larger tiles cut fixed costs; smaller ones only pay off against spills.

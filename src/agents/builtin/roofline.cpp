@@ -111,6 +111,9 @@ double roofline_weight(const std::string& transform, const std::map<std::string,
   else if (it != relieves().end() && it->second.count("serial")) families.insert("serial");
   if (families.count(r.limiter) && !serial) return 2.0;
   if (serial && families.count("serial")) return 2.0;
+  // The form says one iteration's tiles do not fit beside the next one's ("sbuf"): the waiting is
+  // on space, which the move frees.
+  if (families.count("sbuf") && r.serialization > 0.15) return 2.0;
   if (relief.feeds.count(r.limiter) && r.serialization > 0.05) {
     // The limiting family reads what the move makes cheaper, and waits part of the time: the move
     // can win back up to that waiting, or up to the relieved families' busy time if less (swiglu:

@@ -79,6 +79,26 @@ TEST(BuiltinRoofline, WorkTheLimiterWaitsOnWeighsWithTheWaiting) {
   EXPECT_DOUBLE_EQ(roofline_weight("hoist", {}, busy, {{"dma"}, {"pe"}}), 0.7);
 }
 
+TEST(BuiltinRoofline, FreeingSpaceOneIterationLacksIsWorthTheWaiting) {
+  const auto& arch = trn::arch_config("trn1");
+  // mamba: the Vector Engine busy 76.5%, waiting 23.5% of the time.
+  trn::Profile p = profile(2.199, {{"dve", 1.682}, {"act", 0.607}, {"pe", 0.655}, {"dma", 0.088}});
+  Roofline r = roofline(p, arch);
+  EXPECT_NEAR(roofline_weight("chunk_rows", {}, r), 1.0 + 3 * (r.serialization - 0.15), 1e-9);
+  EXPECT_DOUBLE_EQ(roofline_weight("chunk_rows", {}, r, {{"sbuf"}, {}}), 2.0);
+  // Not when the kernel hardly waits.
+  Roofline busy = roofline(profile(1.0, {{"dve", 0.95}}), arch);
+  EXPECT_DOUBLE_EQ(roofline_weight("chunk_rows", {}, busy, {{"sbuf"}, {}}), 0.7);
+  // The prior: the form's evidence of waiting on space counts as the latency_bound symptom.
+  Site site;
+  site.transform = "chunk_rows";
+  Symptoms symptoms = {"dve_busy"};
+  double plain = prior_weight(site, symptoms, &p);
+  site.relieves = {"sbuf"};
+  EXPECT_DOUBLE_EQ(prior_weight(site, symptoms, &p), 10 * plain);
+  EXPECT_DOUBLE_EQ(prior_weight(site, {"dve_busy", "latency_bound"}, &p), 10 * plain);
+}
+
 // Sites of `transform` in the bundled kernel of `task` (its reference giving the argument shapes).
 std::vector<Site> task_sites(const std::string& kernel, const std::string& transform) {
   const std::string root = ACCELOPT_SOURCE_DIR;
@@ -105,6 +125,14 @@ TEST(BuiltinRoofline, TheFormSaysWhichEnginesAMoveRelievesAndWhoWaitsOnThem) {
     EXPECT_EQ(s.relieves, (std::set<std::string>{"dma"})) << s.key();
     EXPECT_EQ(s.feeds, (std::set<std::string>{"pe"})) << s.key();
   }
+  // mamba's whole rows: 9 tiles of 28 KiB per partition, over the 192 KiB SBUF partition: one
+  // row's tiles cannot be live beside the next one's; chunks free that space. Not on rope, whose
+  // rows are 512 B.
+  auto chunk = task_sites("mamba_M7168_C256_S16_0.py", "chunk_rows");
+  ASSERT_FALSE(chunk.empty());
+  for (const auto& s : chunk) EXPECT_EQ(s.relieves, (std::set<std::string>{"sbuf"})) << s.key();
+  for (const auto& s : task_sites("rope_single_freq_apply_B1_H64_N4096_D128_0.py", "chunk_rows"))
+    EXPECT_TRUE(s.relieves.empty()) << s.key();
   // matmul: the column block's rows share its transposes on the Tensor Engine as well as its loads.
   for (const auto& s : task_sites("matmul_M4096_N12288_K5120_0.py", "jam_rows")) EXPECT_TRUE(s.relieves.count("pe")) << s.key();
 }

@@ -7,6 +7,8 @@
 //   --reference REF     the task reference giving the kernel's argument shapes, for the sites of
 //                       the loop-nest form (default: the reference its file name has in a
 //                       benchmark directory, as `accelopt parse --emit loops` finds it)
+// When the helpers a kernel calls in its loops cannot be opened (their sites then are not offered),
+// a note on stderr says what stopped them.
 // The rewritten kernel is not checked here: `accelopt eval` is the judge, as in the search.
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -17,6 +19,8 @@
 #include "eval/profile_run.h"
 #include "cli/command.h"
 #include "cli/read_source.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
 
 namespace {
 
@@ -43,6 +47,16 @@ int list_sites(const std::string& text, const RewriteOptions& o) {
       fmt::print("{}\n    {}\n", site.key(), site.summary);
   }
   if (o.json) fmt::print("{}\n", out.dump(2));
+  // Sites inside helper functions need the helpers opened: say what stopped that.
+  if (!o.args.empty()) {
+    try {
+      if (auto why = loopnest::helpers_stay_closed(loopnest::lift_source(o.kernel, text, o.args)))
+        fmt::print(stderr, "accelopt: note: {}: the helpers called in its loops stay closed (no site inside them): {}\n",
+                   o.kernel, *why);
+    } catch (const loopnest::LiftError&) {
+      // A kernel the form cannot lift has no form sites at all; `accelopt parse --emit loops` says why.
+    }
+  }
   return 0;
 }
 

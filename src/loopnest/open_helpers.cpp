@@ -13,6 +13,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -62,8 +63,20 @@ void defined(const std::vector<Node>& nodes, std::set<int>& out) {
   });
 }
 
-// A helper's local name that the kernel also uses gets a fresh one (`t` -> `t_2`).
-void rename_clashes(Kernel& k, const std::vector<Node>& nodes) {
+// The names the calling statement binds (`g` of `g = project(...)`, `a, b` of `a, b = f(x)`): the
+// caller's own, which its other statements (copied as written) read.
+std::set<std::string> call_binds(const Node& call) {
+  std::set<std::string> out;
+  if (!call.origin || call.origin->kind != nki::StmtKind::Assign) return out;
+  for (const auto& t : static_cast<const nki::AssignStmt&>(*call.origin).targets)
+    if (t) names_of(*t, out);
+  return out;
+}
+
+// A helper's local name that the kernel also uses gets a fresh one (`t` -> `t_2`); the names the
+// call binds stay (the kernel already binds them there, as the author wrote: `g = project(...)` in
+// two nests is two tiles named `g`, each read by its own nest's statements).
+void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<std::string>& bound) {
   std::set<int> mine;
   defined(nodes, mine);
   std::set<std::string> taken;
@@ -73,7 +86,7 @@ void rename_clashes(Kernel& k, const std::vector<Node>& nodes) {
   for (const auto& p : k.params) taken.insert(p.name);
   for (int id : mine) {
     Tensor& t = k.tensor(id);
-    if (t.name.empty()) continue;
+    if (t.name.empty() || bound.count(t.name)) continue;
     if (!taken.count(t.name)) {
       taken.insert(t.name);  // a second tile of the helper's under this name is another one
       continue;
@@ -103,7 +116,7 @@ int open_helpers(Kernel& k) {
       }
       std::vector<Node> nodes;
       adopt(n.body, nodes);
-      rename_clashes(k, nodes);
+      rename_clashes(k, nodes, call_binds(n));
       for (auto& x : nodes) out.push_back(std::move(x));
       ++opened;
     }

@@ -93,33 +93,59 @@ std::vector<Site> sites_of(const Kernel& k);
 
 }  // namespace
 
-std::vector<Site> find_sites(const Kernel& k) {
-  std::vector<Site> out = sites_of(k);
-  // The opened kernel must print back to itself (its helpers' code in place of the calls): checked
-  // once here on the kernel's own arguments (array parameters only), so no site is offered whose
-  // every application would fail.
+namespace {
+
+// The kernel's own arguments (array parameters of constant shape), as a lift of it takes them;
+// nullopt when one is not.
+std::optional<std::vector<ArgSpec>> own_args(const Kernel& k) {
   std::vector<ArgSpec> args;
   for (const auto& p : k.params) {
-    if (p.tensor < 0) return out;
+    if (p.tensor < 0) return std::nullopt;
     ArgSpec a;
     for (const auto& d : k.tensor(p.tensor).shape) {
-      if (!d.is_constant()) return out;
+      if (!d.is_constant()) return std::nullopt;
       a.shape.push_back(d.constant());
     }
     a.dtype = k.tensor(p.tensor).dtype;
     args.push_back(a);
   }
-  Kernel opened = k;
+  return args;
+}
+
+// `opened` with its helpers opened and printed back; the reason when that fails.
+std::optional<std::string> open_checked(Kernel& opened, int& count) {
+  count = 0;
+  auto args = own_args(opened);
+  if (!args) return std::string("an argument is not an array of known shape");
   try {
-    if (open_helpers(opened) == 0) return out;
-    emit_checked(opened, args);
-  } catch (const TransformError&) {
-    return out;  // a helper that cannot be opened
-  } catch (const EmitError&) {
-    return out;
-  } catch (const LiftError&) {
-    return out;
+    count = open_helpers(opened);
+    if (count > 0) emit_checked(opened, *args);
+  } catch (const TransformError& e) {
+    return std::string(e.what());
+  } catch (const EmitError& e) {
+    return std::string(e.what());
+  } catch (const LiftError& e) {
+    return std::string(e.what());
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> helpers_stay_closed(const Kernel& k) {
+  Kernel opened = k;
+  int count = 0;
+  return open_checked(opened, count);
+}
+
+std::vector<Site> find_sites(const Kernel& k) {
+  std::vector<Site> out = sites_of(k);
+  // The opened kernel must print back to itself (its helpers' code in place of the calls): checked
+  // once here on the kernel's own arguments (array parameters only), so no site is offered whose
+  // every application would fail.
+  Kernel opened = k;
+  int count = 0;
+  if (open_checked(opened, count) || count == 0) return out;
   std::set<std::string> seen;
   for (const auto& s : out) seen.insert(s.transform + " " + s.anchor);
   for (auto& s : sites_of(opened)) {

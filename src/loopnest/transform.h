@@ -76,6 +76,10 @@ int quasi_affine_terms(const Kernel& k);
 // the kernel's own, printed from the form in place of the call. Returns how many it opened.
 int open_helpers(Kernel& k);
 
+// Why the helpers the kernel calls in its loops cannot be opened (open_helpers, then printed back
+// and lifted again on the kernel's own arguments): the first error; nullopt when they open or there
+// are none.
+std::optional<std::string> helpers_stay_closed(const Kernel& k);
 // Every site of every transformation. On a kernel calling helpers in its loops, also the sites that
 // only the kernel with its helpers opened offers, with the parameter helpers=open (apply_site opens
 // them first; the printed kernel has their code in place of the calls).

@@ -55,6 +55,21 @@ TEST(RewriteCli, TextListingShowsKeyAndSummary) {
   EXPECT_NE(list.out.find("free_size "), std::string::npos) << list.out;
 }
 
+// A kernel written as a driver calling stage helpers, the same helper from several nests
+// (nkibench/styles/decomposed): the sites inside the helpers are listed (helpers=open), and no note
+// says they stay closed.
+TEST(RewriteCli, ListsTheSitesInsideHelpersCalledFromSeveralNests) {
+  TempDir tmp;
+  CliRun list = accelopt(tmp.path(), "rewrite --kernel " + source("nkibench/styles/decomposed/swiglu_M4096_N3072_K1024_0.py") +
+                                         " --reference " + source("nkibench/reference/swiglu_M4096_N3072_K1024.py") +
+                                         " --transform hoist --json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  auto sites = list.json();
+  ASSERT_EQ(sites.size(), 3u) << list.out;  // the weight-loading loop of each of the three nests
+  for (const auto& s : sites) EXPECT_EQ(s["params"]["helpers"], "open") << s;
+  EXPECT_EQ(list.err.find("stay closed"), std::string::npos) << list.err;
+}
+
 TEST(RewriteCli, BadKeyUnknownSiteAndMissingFileAreErrors) {
   TempDir tmp;
   std::string kernel = small_silu_kernel();

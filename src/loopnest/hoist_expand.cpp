@@ -89,7 +89,7 @@ class HoistExpand : public Transform {
         tiles *= *k.loops.at(l).trip();
       }
       const Tensor& t = k.tensor(p.tensor);
-      std::map<std::string, std::string> params = {{"out_of", std::to_string(depth_between(k, p))}};
+      std::map<std::string, std::string> params = {{"out_of", std::to_string(loops_left(k, p.stmt, p.outer, p.used))}};
       std::string how = fmt::format("once before `for {}`", k.var_name(outer->loop));
       if (p.chunk > 0) {
         params["chunk"] = std::to_string(p.chunk);
@@ -111,20 +111,6 @@ class HoistExpand : public Transform {
   }
 
  private:
-  // How many loops the load leaves (the loop `outer` and the loops between it and the load that it
-  // does not use): style-independent.
-  static int depth_between(Kernel& k, const Plan& p) {
-    int n = 0;
-    for_each_node(k.body, [&](const Node& x, const std::vector<int>& loops) {
-      if (x.id != p.stmt) return;
-      const Node* outer = find_node(k, p.outer);
-      auto at = std::find(loops.begin(), loops.end(), outer->loop);
-      for (auto it = at; it != loops.end(); ++it)
-        if (std::find(p.used.begin(), p.used.end(), *it) == p.used.end()) ++n;
-    });
-    return n;
-  }
-
   // `copied`: names a binding copied with the fill binds (cut_into_chunks), printable there.
   static std::vector<Plan> plans_for(Kernel& k, Node& s, const std::vector<const Node*>& path,
                                      const std::set<std::string>& copied = {}) {
@@ -509,51 +495,16 @@ class HoistExpand : public Transform {
       binding->id = k.next_node++;
       for (const auto& b : binding->binds) local.erase(b);
     }
-    std::map<int, std::string> headers;  // loop id -> the authored header of its copy
-    for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
-      // A loop a move rewrote (the chunk loop) prints its own bound: only the author's headers are kept.
-      if (n.kind != NodeKind::Loop || n.dirty || std::find(p.used.begin(), p.used.end(), n.loop) == p.used.end()) return;
-      if (!reads_any(bound_names(n), local)) headers[n.loop] = authored_header(n, k.var_name(n.loop), 1);
-    });
     // The buffer's new dims as their loops' authored bounds (`N // NB`, `KT`) where they are printable.
     std::vector<std::pair<IExpr, std::string>> dim_text(t.shape.size());
-    for (size_t d = 0; d < p.added.size(); ++d) {
-      const Node* ln = nullptr;
-      for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
-        if (n.kind == NodeKind::Loop && !n.dirty && n.loop == p.added[d]) ln = &n;
-      });
-      if (ln && !reads_any(bound_names(*ln), local))
-        dim_text[pos + d] = {t.shape[pos + d], authored_bound(*ln)};
-    }
+    for (size_t d = 0; d < p.added.size(); ++d)
+      if (auto text = printable_bound(k, p.added[d], local); !text.empty()) dim_text[pos + d] = {t.shape[pos + d], text};
     t.dim_text = dim_text;
     Node moved = *s;
     erase_node(k, p.stmt);
-    for (auto& op : moved.ops)
-      if (!is_declaration(op))
-        for (auto& a : op.args) {
-          if (a.value.kind != Operand::Kind::Tile || !a.value.origin) continue;
-          std::set<std::string> names;
-          names_of(*a.value.origin, names);
-          if (reads_any(names, local)) a.value.origin = nullptr;
-        }
+    forget_local_text(moved.ops, local);
     moved.dirty = true;
-    Node fill = std::move(moved);
-    for (auto it = p.used.rbegin(); it != p.used.rend(); ++it) {
-      Loop copy = k.loops.at(*it);
-      int id = add_loop(k, copy);
-      std::vector<Node> body;
-      if (binding && it + 1 == p.used.rend()) body.push_back(*binding);
-      body.push_back(std::move(fill));
-      substitute_nodes(k, body, *it, IExpr::var(id));
-      Node loop;
-      loop.kind = NodeKind::Loop;
-      loop.id = k.next_node++;
-      loop.loop = id;
-      loop.dirty = true;
-      if (headers.count(*it)) loop.patch = headers.at(*it);
-      loop.body = std::move(body);
-      fill = std::move(loop);
-    }
+    Node fill = in_loop_copies(k, std::move(moved), p.used, local, binding);
     std::optional<Node> decl;
     if (value) {
       decl = declaration_node(k, p.tensor);

@@ -223,7 +223,18 @@ class HoistTranspose : public Transform {
                                         x.name.empty() ? "?" : x.name, k.var_name(outer->loop), tiles, vars,
                                         p.bytes / 1024, (p.bytes + p.live) / 1024, p.budget / 1024,
                                         p.chain.implicit ? "; the matmul reads it with transpose_x=True" : ""),
-                            {{"out_of", std::to_string(depth_between(k, p))}});
+                            {{"out_of", std::to_string(loops_left(k, p.chain.stmt, p.outer, p.used))}});
+      // What runs fewer times: nl.matmul's own transpose (the Tensor Engine), or the explicit transpose
+      // and its PSUM copy; the matmul reading the transposed tiles waits on them.
+      if (p.chain.implicit) {
+        site.relieves = {"pe"};
+        site.feeds = {"pe"};
+      } else {
+        std::set<const Op*> fewer;
+        for (int id : p.chain.erased)
+          for (const auto& op : find_node(k, id)->ops) fewer.insert(&op);
+        note_relief(k, an, fewer, site);
+      }
       Plan plan = p;
       if (sink(site, [&k, plan] { apply(k, plan); })) return true;
     }
@@ -231,18 +242,6 @@ class HoistTranspose : public Transform {
   }
 
  private:
-  // How many loops the transpose leaves (style-independent).
-  static int depth_between(Kernel& k, const Plan& p) {
-    int n = 0;
-    for_each_node(k.body, [&](const Node& x, const std::vector<int>& loops) {
-      if (x.id != p.chain.stmt) return;
-      auto at = std::find(loops.begin(), loops.end(), find_node(k, p.outer)->loop);
-      for (auto it = at; it != loops.end(); ++it)
-        if (std::find(p.used.begin(), p.used.end(), *it) == p.used.end()) ++n;
-    });
-    return n;
-  }
-
   // The outermost loop the chain's transpose can leave, if any.
   static std::optional<Plan> plan_for(Kernel& k, const Analysis& an, const Chain& c,
                                       const std::vector<const Node*>& path) {
@@ -320,12 +319,7 @@ class HoistTranspose : public Transform {
     std::vector<std::pair<IExpr, std::string>> trip_text;
     for (int l : p.used) {
       trips.push_back(IExpr(*k.loops.at(l).trip()));
-      const Node* ln = nullptr;
-      for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
-        if (n.kind == NodeKind::Loop && !n.dirty && n.loop == l) ln = &n;
-      });
-      std::string text = ln && !reads_any(bound_names(*ln), local) ? authored_bound(*ln) : "";
-      trip_text.push_back({trips.back(), text});
+      trip_text.push_back({trips.back(), printable_bound(k, l, local)});
     }
     if (k.dialect.new_api) {
       t.shape = {cols};
@@ -352,12 +346,7 @@ class HoistTranspose : public Transform {
 
     // The fill: the transpose (the author's, or nl.matmul's made explicit) writing the buffer, in
     // copies of the loops its operand uses.
-    Operand data = transpose.arg(param)->value;
-    if (data.origin) {
-      std::set<std::string> names;
-      names_of(*data.origin, names);
-      if (reads_any(names, local)) data.origin = nullptr;
-    }
+    const Operand& data = transpose.arg(param)->value;
     Op tr;
     if (c.implicit) {
       bool isa = k.dialect.new_api || k.dialect.alias.count("nki.isa");
@@ -367,7 +356,6 @@ class HoistTranspose : public Transform {
       tr.args = {arg(isa ? "data" : "x", data)};
     } else {
       tr = transpose;
-      tr.arg(param)->value = data;
       tr.result = -1;
       tr.origin = nullptr;
     }
@@ -379,25 +367,8 @@ class HoistTranspose : public Transform {
     fill.id = k.next_node++;
     fill.ops = {tr};
     fill.dirty = true;
-    std::map<int, std::string> headers;
-    for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
-      if (n.kind != NodeKind::Loop || n.dirty || std::find(p.used.begin(), p.used.end(), n.loop) == p.used.end()) return;
-      if (!reads_any(bound_names(n), local)) headers[n.loop] = authored_header(n, k.var_name(n.loop), 1);
-    });
-    for (auto it = p.used.rbegin(); it != p.used.rend(); ++it) {
-      int id = add_loop(k, k.loops.at(*it));
-      std::vector<Node> body;
-      body.push_back(std::move(fill));
-      substitute_nodes(k, body, *it, IExpr::var(id));
-      Node loop;
-      loop.kind = NodeKind::Loop;
-      loop.id = k.next_node++;
-      loop.loop = id;
-      loop.dirty = true;
-      if (headers.count(*it)) loop.patch = headers.at(*it);
-      loop.body = std::move(body);
-      fill = std::move(loop);
-    }
+    forget_local_text(fill.ops, local);
+    fill = in_loop_copies(k, std::move(fill), p.used, local);
 
     // The matmul reads the transposed tile of this iteration; the explicit transpose and its copy go.
     Node* s = find_node(k, c.reader);

@@ -1,5 +1,8 @@
 #include "loopnest/nest_walk.h"
 
+#include <algorithm>
+#include <map>
+
 #include "loopnest/transform.h"
 #include "nki/ast_walk.h"
 #include "tensor/dtype.h"
@@ -93,6 +96,72 @@ void each_stmt(Kernel& k, const std::function<void(Node&, const std::vector<cons
     }
   };
   walk(k.body);
+}
+
+int loops_left(Kernel& k, int stmt, int outer, const std::vector<int>& used) {
+  int n = 0;
+  int outer_loop = find_node(k, outer)->loop;
+  for_each_node(k.body, [&](const Node& x, const std::vector<int>& loops) {
+    if (x.id != stmt) return;
+    for (auto it = std::find(loops.begin(), loops.end(), outer_loop); it != loops.end(); ++it)
+      if (std::find(used.begin(), used.end(), *it) == used.end()) ++n;
+  });
+  return n;
+}
+
+namespace {
+
+// The loop node of loop `l` as the author wrote it (none when a move rewrote it).
+const Node* authored_loop(Kernel& k, int l) {
+  const Node* out = nullptr;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Loop && !n.dirty && n.loop == l) out = &n;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::string printable_bound(Kernel& k, int l, const std::set<std::string>& local) {
+  const Node* n = authored_loop(k, l);
+  return n && !reads_any(bound_names(*n), local) ? authored_bound(*n) : "";
+}
+
+Node in_loop_copies(Kernel& k, Node fill, const std::vector<int>& used, const std::set<std::string>& local,
+                    const std::optional<Node>& first) {
+  std::map<int, std::string> headers;  // loop id -> the authored header of its copy
+  for (int l : used) {
+    const Node* n = authored_loop(k, l);
+    if (n && !reads_any(bound_names(*n), local)) headers[l] = authored_header(*n, k.var_name(l), 1);
+  }
+  for (auto it = used.rbegin(); it != used.rend(); ++it) {
+    int id = add_loop(k, k.loops.at(*it));
+    std::vector<Node> body;
+    if (first && it + 1 == used.rend()) body.push_back(*first);
+    body.push_back(std::move(fill));
+    substitute_nodes(k, body, *it, IExpr::var(id));
+    Node loop;
+    loop.kind = NodeKind::Loop;
+    loop.id = k.next_node++;
+    loop.loop = id;
+    loop.dirty = true;
+    if (headers.count(*it)) loop.patch = headers.at(*it);
+    loop.body = std::move(body);
+    fill = std::move(loop);
+  }
+  return fill;
+}
+
+void forget_local_text(std::vector<Op>& ops, const std::set<std::string>& local) {
+  for (auto& op : ops) {
+    if (is_declaration(op)) continue;
+    for (auto& a : op.args) {
+      if (a.value.kind != Operand::Kind::Tile || !a.value.origin) continue;
+      std::set<std::string> names;
+      names_of(*a.value.origin, names);
+      if (reads_any(names, local)) a.value.origin = nullptr;
+    }
+  }
 }
 
 std::vector<Node>* parent_block(std::vector<Node>& block, int id, size_t& at) {

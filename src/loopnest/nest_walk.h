@@ -38,6 +38,19 @@ std::set<int> loops_within(const Node& n);
 std::set<std::string> names_local_to(const Kernel& k, const Node& outer, const std::vector<int>& keep);
 // Calls `fn` with every statement outside helper functions and the loops and conditions around it.
 void each_stmt(Kernel& k, const std::function<void(Node&, const std::vector<const Node*>&)>& fn);
+// How many loops a statement leaves when it moves before the loop node `outer`: `outer` and the
+// loops between it and the statement node `stmt` but those in `used` (style-independent).
+int loops_left(Kernel& k, int stmt, int outer, const std::vector<int>& used);
+// The author's bound of loop `l` (`N // NB`) for a buffer dim; "" when a move rewrote the loop, the
+// bound is a number, or it names something in `local` (not bound where it is printed).
+std::string printable_bound(Kernel& k, int l, const std::set<std::string>& local);
+// `fill` inside copies of the loops `used` (outermost first): each copy a new loop whose variable
+// replaces the original's in `fill`, its header the author's unless that names something in `local`;
+// `first` (a binding copied with the fill) heads the outermost copy's body.
+Node in_loop_copies(Kernel& k, Node fill, const std::vector<int>& used, const std::set<std::string>& local,
+                    const std::optional<Node>& first = std::nullopt);
+// Tile operands of `ops` whose text names something in `local` are printed from the form.
+void forget_local_text(std::vector<Op>& ops, const std::set<std::string>& local);
 // The block holding the node `id` and its index there (`at`); null when there is none.
 std::vector<Node>* parent_block(std::vector<Node>& block, int id, size_t& at);
 

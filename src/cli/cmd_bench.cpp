@@ -84,7 +84,7 @@ eval::EvalRequest request_for(const bench::TaskCase& c, const bench::BenchRow& r
   req.seeds = seeds;
   req.tolerance = c.effective_tolerance();
   req.cache_dir = opt.no_cache ? "" : (opt.cache_dir.empty() ? eval::default_ref_cache_dir() : opt.cache_dir);
-  req.limits.max_seconds = opt.timeout;
+  req.limits = eval::limits_for_cpu_seconds(opt.timeout);
   return req;
 }
 
@@ -187,7 +187,8 @@ std::vector<bench::BenchRow> run_with_executor(const std::vector<bench::TaskCase
   eval::ExecutorConfig config = opt.executor;
   config.run_dir = dir.path();
   // A worker must outlive the evaluation's own time limit, which reports a clean timeout.
-  if (!opt.job_timeout_given) config.job_timeout_s = std::max(config.job_timeout_s, opt.timeout + 60);
+  if (!opt.job_timeout_given)
+    config.job_timeout_s = std::max(config.job_timeout_s, eval::limits_for_cpu_seconds(opt.timeout).max_seconds + 60);
   auto executor = eval::make_executor(config);
   auto start = std::chrono::steady_clock::now();
   std::mutex mutex;
@@ -242,7 +243,7 @@ cli::RunFn setup_bench(CLI::App& sub) {
                                             "(<task>_<config>_0.py or <task>.py)");
   sub.add_option("--bench-root", opt->bench_root, "benchmark directory in the NKIBench layout");
   sub.add_option("--seeds", opt->seeds, "comma-separated numpy seeds");
-  sub.add_option("--timeout", opt->timeout, "wall-time limit per task, seconds")->check(cli::finite_positive());
+  sub.add_option("--timeout", opt->timeout, "CPU-time limit per task, seconds (wall-clock backstop: 4x; docs/evaluation.md)")->check(cli::finite_positive());
   sub.add_option("--cache-dir", opt->cache_dir, "reference-output cache directory");
   sub.add_flag("--no-cache", opt->no_cache, "do not read or write cached reference outputs");
   auto* json = sub.add_flag("--json", opt->json, "print JSON");

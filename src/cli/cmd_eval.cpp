@@ -50,7 +50,7 @@ int run_eval(const EvalOptions& opt) {
   req.tolerance = opt.tolerance;
   req.profile = !opt.no_profile;
   req.cache_dir = opt.no_cache ? "" : (opt.cache_dir.empty() ? eval::default_ref_cache_dir() : opt.cache_dir);
-  req.limits.max_seconds = opt.timeout;
+  req.limits = eval::limits_for_cpu_seconds(opt.timeout);
   eval::Evaluation e = eval::evaluate(req);
   if (opt.json) fmt::print("{}\n", eval::to_json_text(e, 2));
   else print_text(e);
@@ -64,7 +64,7 @@ cli::RunFn setup_eval(CLI::App& sub) {
   sub.add_option("--arch", opt->arch, "simulated NeuronCore")->check(CLI::IsMember({"trn1", "trn2"}));
   sub.add_option("--seeds", opt->seeds, "comma-separated numpy seeds");
   sub.add_option("--tol", opt->tolerance, "relative L2 tolerance")->check(cli::finite_positive());
-  sub.add_option("--timeout", opt->timeout, "wall-time limit of the evaluation, seconds")->check(cli::finite_positive());
+  sub.add_option("--timeout", opt->timeout, "CPU-time limit of the evaluation, seconds (wall-clock backstop: 4x; docs/evaluation.md)")->check(cli::finite_positive());
   sub.add_option("--cache-dir", opt->cache_dir, "reference-output cache directory");
   sub.add_flag("--no-cache", opt->no_cache, "do not read or write cached reference outputs");
   sub.add_flag("--no-profile", opt->no_profile, "check only, skip the simulator");

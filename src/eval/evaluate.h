@@ -13,9 +13,15 @@
 namespace eval {
 
 // The one limits type of an evaluation (the interpreter's), with the evaluation's defaults:
-// max_seconds is the wall time of the whole evaluation.
+// max_cpu_seconds is the CPU time of the whole evaluation (every seed, the reference included),
+// the time limit; max_seconds its wall-clock backstop (docs/evaluation.md "Limits").
 using Limits = nki::Limits;
-Limits default_limits();  // 2e9 steps, 16 GiB, 600 s, 1 MiB per source file
+// A loaded 2-core machine gave the check 1/12 of a core (2 Dec 2026: 2.5 s of CPU in 31.7 s of
+// wall time); the backstop allows a fourth of a core before calling the machine too loaded.
+constexpr double kWallBackstopFactor = 4;
+Limits default_limits();  // 2e9 steps, 16 GiB, 600 s of CPU (2400 s wall backstop), 1 MiB per source file
+// Limits for a time limit of `cpu_seconds` of CPU time, with its wall-clock backstop.
+Limits limits_for_cpu_seconds(double cpu_seconds);
 
 struct EvalRequest {
   std::string kernel_path, reference_path;

@@ -12,7 +12,7 @@
 namespace eval {
 namespace {
 
-constexpr std::array<std::pair<Status, const char*>, 8> kStatusNames = {{
+constexpr std::array<std::pair<Status, const char*>, 9> kStatusNames = {{
     {Status::Ok, "ok"},
     {Status::Incorrect, "incorrect"},
     {Status::CompileError, "compile_error"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<Status, const char*>, 8> kStatusNames = {{
     {Status::ResourceError, "resource_error"},
     {Status::LowerPrecision, "lower_precision"},
     {Status::InternalError, "internal_error"},
+    {Status::Unfinished, "unfinished"},
 }};
 
 nlohmann::json seed_to_json(const SeedResult& s) {

@@ -27,14 +27,16 @@ struct EvalJob {
 struct ExecutorConfig {
   std::string kind = "local";   // "local" | "slurm"
   int workers = 2;              // local: worker processes
-  double job_timeout_s = 900;   // per job
+  // Per job, wall clock: outlives the evaluation's own wall-clock backstop (default_limits), which
+  // reports a typed result; a worker killed at this timeout is recorded as `unfinished`.
+  double job_timeout_s = kWallBackstopFactor * 600 + 60;
   int retries = 1;              // per failed/crashed/timed-out job
   std::string run_dir;          // shared directory for jobs and results
   std::string profiler = "sim"; // "sim" | "command"
   std::string profiler_command; // for "command"
   // slurm
   std::string partition, account, extra_sbatch_args;
-  int cpus_per_task = 1, max_concurrent = 0, time_limit_minutes = 30;
+  int cpus_per_task = 1, max_concurrent = 0, time_limit_minutes = 45;  // slurm: above the job timeout
   // Added by the evaluation service:
   std::string worker_binary;         // `accelopt` to run as `worker` ("" = this executable)
   double poll_interval_s = 0.3;      // slurm: squeue polling period

@@ -42,6 +42,7 @@ Status status_of_limit(LimitKind limit) {
   switch (limit) {
     case LimitKind::Steps:
     case LimitKind::Time: return Status::Timeout;
+    case LimitKind::WallTime: return Status::Unfinished;
     case LimitKind::Memory:
     case LimitKind::Output: return Status::ResourceError;
     case LimitKind::SourceSize:
@@ -75,8 +76,10 @@ const char* to_string(Stage s) {
 
 Status classify(Stage stage, ErrorKind kind, LimitKind limit) {
   if (kind == ErrorKind::Internal) return Status::InternalError;
-  // The evaluation ran out of steps or wall time, whichever step was running.
+  // The evaluation ran out of steps or CPU time, whichever step was running; or the machine was
+  // too loaded to finish it within the wall-clock backstop (not the kernel's verdict).
   if (kind == ErrorKind::Limit && (limit == LimitKind::Steps || limit == LimitKind::Time)) return Status::Timeout;
+  if (kind == ErrorKind::Limit && limit == LimitKind::WallTime) return Status::Unfinished;
   switch (stage) {
     case Stage::ReadKernel:
     case Stage::ParseKernel:
@@ -134,7 +137,7 @@ Failure failure_from_json(const nlohmann::json& j) {
   Failure f;
   f.stage = parse_name(j, "stage", Stage::Internal, kStageNames);
   f.kind = parse_name(j, "kind", ErrorKind::Internal, enum_names<ErrorKind, int(ErrorKind::Internal) + 1>());
-  f.limit = parse_name(j, "limit", LimitKind::None, enum_names<LimitKind, int(LimitKind::Nesting) + 1>());
+  f.limit = parse_name(j, "limit", LimitKind::None, enum_names<LimitKind, int(LimitKind::WallTime) + 1>());
   f.file = j.value("file", std::string());
   f.line = j.value("line", 0u);
   f.col = j.value("col", 0u);

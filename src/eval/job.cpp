@@ -32,6 +32,7 @@ nlohmann::json limits_to_json(const Limits& l) {
   return {{"max_steps", l.max_steps},
           {"max_bytes", l.max_bytes},
           {"max_seconds", l.max_seconds},
+          {"max_cpu_seconds", l.max_cpu_seconds},
           {"max_depth", l.max_depth},
           {"max_source_bytes", l.max_source_bytes}};
 }
@@ -99,6 +100,7 @@ JobSpec job_from_json(const nlohmann::json& j) {
     read_field(*it, "max_steps", r.limits.max_steps);
     read_field(*it, "max_bytes", r.limits.max_bytes);
     read_field(*it, "max_seconds", r.limits.max_seconds);
+    read_field(*it, "max_cpu_seconds", r.limits.max_cpu_seconds);
     read_field(*it, "max_depth", r.limits.max_depth);
     read_field(*it, "max_source_bytes", r.limits.max_source_bytes);
   }

@@ -48,7 +48,9 @@ std::string JobSetExecutor::worker_binary() const {
 
 void JobSetExecutor::record_failure(const std::string& key, int attempts, const std::string& why, bool timed_out) {
   Evaluation e;
-  e.status = timed_out ? Status::Timeout : Status::InternalError;
+  // Killed on the wall clock (the job timeout, Slurm's TIMEOUT): the evaluation's own CPU limit
+  // did not stop it, so the machine's load or a hang of ours did, not the kernel's verdict.
+  e.status = timed_out ? Status::Unfinished : Status::InternalError;
   e.diagnostics.push_back(fmt::format("evaluation job {} failed on {}: {}", key,
                                       base::count_of(attempts, "attempt"), why));
   std::string log = tail_of_file(run_dir_.log_path(key, attempts), 2000);

@@ -34,7 +34,8 @@ struct KernelRun {
 // Runs the module's kernel function (missing_entry's rule) on `args` with numerics on. When `sink` is
 // given, the same run's instruction trace goes to it (sink.finish() has been called on return):
 // the profile is of the run that was checked, so a kernel cannot behave differently when traced.
-// Throws nki::NkiError.
+// The array arguments are the kernel's HBM inputs in place (no private copies): the caller must
+// not read them afterwards (mutated_inputs says whether the kernel wrote one). Throws nki::NkiError.
 KernelRun run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
                               trn::TraceSink* sink = nullptr, const KernelEntry& entry = {});
 

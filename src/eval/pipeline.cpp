@@ -38,7 +38,15 @@ Limits default_limits() {
   Limits l;
   l.max_steps = 2'000'000'000;
   l.max_bytes = 16ull << 30;
-  l.max_seconds = 600;
+  l.max_cpu_seconds = 600;
+  l.max_seconds = kWallBackstopFactor * l.max_cpu_seconds;
+  return l;
+}
+
+Limits limits_for_cpu_seconds(double cpu_seconds) {
+  Limits l = default_limits();
+  l.max_cpu_seconds = cpu_seconds;
+  l.max_seconds = kWallBackstopFactor * cpu_seconds;
   return l;
 }
 
@@ -55,7 +63,7 @@ struct ReferenceRun {
 class Pipeline {
  public:
   explicit Pipeline(const EvalRequest& request)
-      : req_(request), deadline_(Clock::now() + seconds(request.limits.max_seconds)), cache_(request.cache_dir) {
+      : req_(request), deadlines_(deadlines_from_now(request.limits)), cache_(request.cache_dir) {
     kernel_path_ = request.kernel_path.empty() ? "kernel.py" : request.kernel_path;
     reference_path_ = request.reference_path.empty() ? "reference.py" : request.reference_path;
   }
@@ -245,12 +253,8 @@ class Pipeline {
 
   // ---- mechanics ----
 
-  static Clock::duration seconds(double s) {
-    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-  }
-
   Session new_session(Stage stage) {
-    return in_stage(stage, [&] { return Session(req_.limits, deadline_); });
+    return in_stage(stage, [&] { return Session(req_.limits, deadlines_); });
   }
 
   [[noreturn]] void mismatch(int seed, const std::string& problem, bool with_seed = true) {
@@ -295,7 +299,7 @@ class Pipeline {
   };
 
   const EvalRequest& req_;
-  Clock::time_point deadline_;
+  nki::Interpreter::Deadlines deadlines_;  // one budget for every seed's session
   RefCache cache_;
   std::string kernel_path_, reference_path_, kernel_text_, reference_text_;
   std::shared_ptr<const nki::CompiledModule> kernel_, reference_;

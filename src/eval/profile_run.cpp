@@ -19,16 +19,12 @@ TraceRun failed_run(const Failed& f) {
   return run;
 }
 
-Clock::time_point deadline_of(const Limits& limits) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.max_seconds));
-}
-
 }  // namespace
 
 TraceRun trace_kernel(const TraceRequest& request, trn::TraceSink& sink) {
   Stage stage = Stage::ParseKernel;
   try {
-    Session session(request.limits, deadline_of(request.limits));
+    Session session(request.limits, deadlines_from_now(request.limits));
     auto compiled = session.compile(request.kernel_path, request.kernel_text);
     stage = Stage::RunKernel;
     auto module = session.load(compiled);
@@ -70,7 +66,7 @@ namespace {
 // inputs depend on values (np.cumsum of random lengths, boolean selections) need them.
 std::vector<nki::Value> reference_args_run(const std::string& reference_path, const std::string& reference_text,
                                            const Limits& limits, bool shapes_only) {
-  Session session(limits, deadline_of(limits));
+  Session session(limits, deadlines_from_now(limits));
   nki::lib::set_numpy_shape_only(session.interpreter(), shapes_only);
   auto module = session.load(session.compile(reference_path, reference_text));
   nki::Value get_inputs = find_function(*module, {"get_inputs"});

@@ -2,19 +2,25 @@
 
 #include <fmt/core.h>
 
+#include "base/cpu_clock.h"
 #include "eval/kernel_exec.h"
 #include "nki/lib/array_value.h"
 
 namespace eval {
 
-Session::Session(const nki::Limits& limits, Clock::time_point deadline) {
-  double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-  if (left <= 0)
-    throw nki::NkiError(nki::LimitKind::Time,
-                        fmt::format("time limit of {} seconds exceeded", limits.max_seconds));
-  nki::Limits session_limits = limits;
-  session_limits.max_seconds = left;
-  in_ = std::make_unique<nki::Interpreter>(session_limits);
+nki::Interpreter::Deadlines deadlines_from_now(const nki::Limits& limits) {
+  nki::Interpreter::Deadlines d;
+  d.wall = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.max_seconds));
+  d.thread_cpu = limits.max_cpu_seconds > 0 ? base::thread_cpu_seconds() + limits.max_cpu_seconds : 0;
+  d.max_seconds = limits.max_seconds;
+  d.max_cpu_seconds = limits.max_cpu_seconds;
+  return d;
+}
+
+Session::Session(const nki::Limits& limits, const nki::Interpreter::Deadlines& deadlines) {
+  in_ = std::make_unique<nki::Interpreter>(limits);
+  in_->set_deadlines(deadlines);
+  in_->charge_steps(0);  // no time left: the same limit error the interpreter gives mid-run
   install_modules(*in_);
 }
 

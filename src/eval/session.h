@@ -20,9 +20,9 @@ using Clock = std::chrono::steady_clock;
 
 class Session {
  public:
-  // The interpreter gets `limits`, with the wall time cut to what is left before `deadline`.
-  // Throws nki::NkiError (a Time limit) when no time is left.
-  Session(const nki::Limits& limits, Clock::time_point deadline);
+  // The interpreter gets `limits` and stops at the evaluation's shared `deadlines` (every seed's
+  // session draws on one budget). Throws nki::NkiError (a Time or WallTime limit) when none is left.
+  Session(const nki::Limits& limits, const nki::Interpreter::Deadlines& deadlines);
 
   nki::Interpreter& interpreter() { return *in_; }
   // Parses and resolves a source file. Throws nki::NkiError.
@@ -36,6 +36,10 @@ class Session {
  private:
   std::unique_ptr<nki::Interpreter> in_;
 };
+
+// The deadlines of an evaluation that starts now: `limits.max_cpu_seconds` of this thread's CPU
+// time (when set) and `limits.max_seconds` of wall time.
+nki::Interpreter::Deadlines deadlines_from_now(const nki::Limits& limits);
 
 // The first of `names` the module defines; None when it defines none.
 nki::Value find_function(const nki::ModuleObj& module, std::initializer_list<const char*> names);

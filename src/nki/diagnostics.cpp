@@ -51,6 +51,7 @@ const char* to_string(LimitKind k) {
     case LimitKind::Output: return "output";
     case LimitKind::SourceSize: return "source_size";
     case LimitKind::Nesting: return "nesting";
+    case LimitKind::WallTime: return "wall_time";
   }
   return "none";
 }

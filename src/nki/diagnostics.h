@@ -45,16 +45,18 @@ enum class ErrorKind : uint8_t {
 const char* to_string(ErrorKind k);
 
 // Which limit a Limit error reached. The evaluation's status depends on it (eval/failure.h):
-// steps and wall time are a timeout, memory and output a resource error, nesting a compile error.
+// steps and time are a timeout, memory and output a resource error, nesting a compile error, the
+// wall-clock backstop of a CPU-time limit "unfinished" (the machine's load, not the kernel).
 enum class LimitKind : uint8_t {
   None,        // not a Limit error
   Steps,       // interpreter steps (Limits::max_steps)
-  Time,        // wall time (Limits::max_seconds)
+  Time,        // CPU time (Limits::max_cpu_seconds), or wall time when no CPU limit is set
   Memory,      // bytes of arrays and containers (Limits::max_bytes), or the allocator failed
   Depth,       // nested calls or nested containers (Python's RecursionError)
   Output,      // text printed by print()
   SourceSize,  // a source file larger than Limits::max_source_bytes
   Nesting,     // an expression or block nested too deeply to compile
+  WallTime,    // the wall-clock backstop (Limits::max_seconds) of a CPU-time limit
 };
 const char* to_string(LimitKind k);
 

@@ -51,7 +51,10 @@ struct InterpState {
   Limits limits;
   uint64_t steps = 0;
   uint64_t next_check = 0;  // steps at which to look at the limits and the clock again
-  std::chrono::steady_clock::time_point deadline;
+  std::chrono::steady_clock::time_point deadline;  // wall clock; {} until the first entry
+  double cpu_deadline = 0;                          // thread CPU clock; 0 = none
+  bool deadlines_set = false;                       // set_deadlines() or the first entry fixed them
+  Interpreter::Deadlines quoted;                    // the limits the errors quote
   int depth = 0;        // user-function calls in progress
   int entry_depth = 0;  // nested load_module()/call() entries from C++
   // The library (native) call in progress: a serial number unique to each call, 0 while user

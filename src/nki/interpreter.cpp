@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "base/cpu_clock.h"
 #include "nki/exceptions.h"
 #include "nki/interp_impl.h"
 #include "nki/parser.h"
@@ -71,9 +72,12 @@ class RunScope {
   explicit RunScope(InterpState& st) : st_(st), saved_span_(st.current_span), saved_file_(st.current_file) {
     if (st_.entry_depth++ > 0) return;
     budget_.emplace(st_.limits.max_bytes);
-    if (st_.deadline == std::chrono::steady_clock::time_point{}) {
+    if (!st_.deadlines_set) {
       auto seconds = std::chrono::duration<double>(st_.limits.max_seconds);
       st_.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(seconds);
+      st_.cpu_deadline = st_.limits.max_cpu_seconds > 0 ? base::thread_cpu_seconds() + st_.limits.max_cpu_seconds : 0;
+      st_.quoted = {st_.deadline, st_.cpu_deadline, st_.limits.max_seconds, st_.limits.max_cpu_seconds};
+      st_.deadlines_set = true;
     }
     st_.next_check = std::min(st_.limits.max_steps + 1, st_.steps + kClockCheckInterval);
   }
@@ -113,8 +117,21 @@ void InterpState::check_limits() {
   SourceLoc where = current_span && current_file ? loc(*current_span) : SourceLoc{};
   if (steps > limits.max_steps)
     throw NkiError(LimitKind::Steps, fmt::format("step limit of {} exceeded", limits.max_steps), where);
-  if (deadline != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() > deadline)
-    throw NkiError(LimitKind::Time, fmt::format("time limit of {} seconds exceeded", limits.max_seconds), where);
+  if (cpu_deadline > 0 && base::thread_cpu_seconds() > cpu_deadline)
+    throw NkiError(LimitKind::Time,
+                   fmt::format("CPU time limit of {} seconds exceeded (CPU time, so the machine's load does not count)",
+                               quoted.max_cpu_seconds),
+                   where);
+  if (deadline != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() > deadline) {
+    if (cpu_deadline <= 0)
+      throw NkiError(LimitKind::Time, fmt::format("time limit of {} seconds exceeded", quoted.max_seconds), where);
+    double used = quoted.max_cpu_seconds - (cpu_deadline - base::thread_cpu_seconds());
+    throw NkiError(LimitKind::WallTime,
+                   fmt::format("wall-clock backstop of {} seconds reached with {:.0f} of the {} seconds of CPU time "
+                               "used: the machine is too loaded to finish the run (the kernel was not judged)",
+                               quoted.max_seconds, used, quoted.max_cpu_seconds),
+                   where);
+  }
   next_check = std::min(limits.max_steps + 1, steps + kClockCheckInterval);
 }
 
@@ -294,6 +311,14 @@ const Limits& Interpreter::limits() const { return state_->limits; }
 void Interpreter::set_limits(const Limits& limits) {
   state_->limits = limits;
   state_->deadline = {};
+  state_->cpu_deadline = 0;
+  state_->deadlines_set = false;
+}
+void Interpreter::set_deadlines(const Deadlines& deadlines) {
+  state_->deadline = deadlines.wall;
+  state_->cpu_deadline = deadlines.thread_cpu;
+  state_->quoted = deadlines;
+  state_->deadlines_set = true;
 }
 
 Value Interpreter::binary(BinOp op, const Value& a, const Value& b) { return detail::binary_op(*state_, op, a, b); }

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <chrono>
 #include <typeindex>
 #include <utility>
 #include <vector>
@@ -24,7 +25,11 @@ namespace nki {
 struct Limits {
   uint64_t max_steps = 200'000'000;  // statements + expression nodes executed
   uint64_t max_bytes = 8ull << 30;   // bytes of arrays and containers alive at once (tensor::AllocationBudget)
-  double max_seconds = 300;          // wall time of one load_module() or call()
+  double max_seconds = 300;          // wall time from the interpreter's first load_module() or call()
+  // CPU time of the running thread over the same span; 0 = no CPU limit. When set, it is the time
+  // limit (LimitKind::Time) and max_seconds only a wall-clock backstop (LimitKind::WallTime): the
+  // verdict on a kernel then does not depend on the machine's load.
+  double max_cpu_seconds = 0;
   int max_depth = 200;               // nested user-function calls
   uint64_t max_source_bytes = 1ull << 20;  // size of one source file (kernels are tens of KB)
 };
@@ -85,6 +90,15 @@ class Interpreter {
   uint64_t steps() const;
   const Limits& limits() const;
   void set_limits(const Limits& limits);
+  // Deadlines shared by several interpreters (the seeds of one evaluation, each in its own
+  // interpreter): instead of starting the limits' clocks at the first entry, this interpreter
+  // stops at these absolute points. Limit errors quote the shared limits.
+  struct Deadlines {
+    std::chrono::steady_clock::time_point wall;  // {} = none
+    double thread_cpu = 0;                       // base::thread_cpu_seconds() value; 0 = none
+    double max_seconds = 0, max_cpu_seconds = 0;  // the limits the deadlines come from (messages)
+  };
+  void set_deadlines(const Deadlines& deadlines);
 
   // ---- Python semantics for libraries ----
   Value binary(BinOp op, const Value& a, const Value& b);

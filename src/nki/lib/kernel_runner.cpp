@@ -24,7 +24,7 @@ Value kernel_function(ModuleObj& module, const std::string& entry) {
   return fn;
 }
 
-Value input_tensor(KernelContext& ctx, const NdArrayObj& a, const std::string& name) {
+Value input_tensor(KernelContext& ctx, const NdArrayObj& a, const std::string& name, bool in_place = false) {
   tensor::Shape shape = a.array.shape();
   auto st = std::make_shared<TensorStorage>();
   st->shape = shape;
@@ -34,8 +34,9 @@ Value input_tensor(KernelContext& ctx, const NdArrayObj& a, const std::string& n
   st->id = ctx.new_tensor_id();
   st->is_input = true;
   st->name = name;
-  // A private copy: kernels must not change the caller's arrays.
-  st->data = ctx.numerics && a.array.has_data() ? a.array.copy() : tensor::Array::shape_only(shape, st->dtype);
+  // A private copy unless the caller lends its arrays: kernels must not change the caller's arrays.
+  if (ctx.numerics && a.array.has_data()) st->data = in_place ? a.array.contiguous() : a.array.copy();
+  else st->data = tensor::Array::shape_only(shape, st->dtype);
   ctx.emit_alloc(*st);
   return make_tensor(std::move(st));
 }
@@ -54,7 +55,11 @@ tensor::Array output_array(const Value& v, bool returned = true) {
     throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned an {} tensor; outputs must be HBM tensors created "
                                                 "with buffer=nl.shared_hbm", trn::to_string(t->storage->buffer)));
   if (!t->storage->data.has_data()) return tensor::Array::shape_only(t->shape(), t->dtype());
-  return read_region(*t, Box::full(t->shape())).copy();
+  // The whole of a tensor's storage is handed over as it is (the run is over: nothing writes it
+  // again); a part of one, or a digit-split view, is copied.
+  tensor::Array region = read_region(*t, Box::full(t->shape()));
+  if (region.is_contiguous() && region.size() == t->storage->data.size()) return region;
+  return region.copy();
 }
 
 }  // namespace
@@ -104,7 +109,7 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   std::vector<std::shared_ptr<TensorStorage>> input_storages;
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto* a = inputs[i].as<NdArrayObj>();
-    call.args.push_back(a && !a->is_scalar ? input_tensor(ctx, *a, fmt::format("input{}", i)) : inputs[i]);
+    call.args.push_back(a && !a->is_scalar ? input_tensor(ctx, *a, fmt::format("input{}", i), options.inputs_in_place) : inputs[i]);
     if (auto* t = call.args.back().as<NkiTensorObj>(); t && options.numerics) {
       input_sums.emplace_back(i, tensor::checksum(t->storage->data));
       input_storages.push_back(t->storage);

@@ -24,6 +24,11 @@ struct KernelRunOptions {
   std::string arch = "trn1";
   // The function to run; empty: `kernel`, else `optimized_kernel` (the NKIBench protocol).
   std::string entry;
+  // The caller never reads the input arrays again (the evaluation builds them afresh for every
+  // seed): the kernel's HBM inputs are the arrays themselves (a contiguous copy only when they are
+  // strided views), not private copies. A kernel that writes an input still shows in
+  // mutated_inputs, and the caller's array then holds what it wrote.
+  bool inputs_in_place = false;
 };
 
 struct KernelRunResult {
@@ -34,7 +39,7 @@ struct KernelRunResult {
   std::vector<size_t> written_arguments;
   uint64_t instructions = 0;           // instruction records (also counted when no sink is given)
   // With numerics: the positions of the array inputs whose contents the kernel changed (the
-  // kernel gets private copies, checksummed before and after the call).
+  // inputs are checksummed before and after the call).
   std::vector<size_t> mutated_inputs;
   std::vector<NarrowFormatUse> narrow_formats;  // see KernelContext
 };

@@ -41,6 +41,7 @@ const Row kTable[] = {
     {Stage::RunKernel, K::Assertion, L::None, Status::RuntimeError},
     {Stage::RunKernel, K::Limit, L::Steps, Status::Timeout},  // an endless loop under default limits
     {Stage::RunKernel, K::Limit, L::Time, Status::Timeout},
+    {Stage::RunKernel, K::Limit, L::WallTime, Status::Unfinished},  // CPU time left: the machine's load
     {Stage::RunKernel, K::Limit, L::Memory, Status::ResourceError},
     {Stage::RunKernel, K::Limit, L::Output, Status::ResourceError},
     {Stage::RunKernel, K::Limit, L::Depth, Status::RuntimeError},
@@ -51,6 +52,7 @@ const Row kTable[] = {
     {Stage::Reference, K::Value, L::None, Status::InternalError},
     {Stage::Reference, K::Limit, L::Memory, Status::InternalError},
     {Stage::Reference, K::Limit, L::Time, Status::Timeout},
+    {Stage::Reference, K::Limit, L::WallTime, Status::Unfinished},
     // The checker's verdicts.
     {Stage::Compare, K::Value, L::None, Status::Incorrect},
     {Stage::Guard, K::Value, L::None, Status::Incorrect},
@@ -74,7 +76,7 @@ TEST(Classify, Table) {
 TEST(Classify, StatusSpellingsAreStable) {
   // The agents, the search and the store read these words.
   const char* names[] = {"ok", "incorrect", "compile_error", "runtime_error", "timeout", "resource_error",
-                         "lower_precision", "internal_error"};
+                         "lower_precision", "internal_error", "unfinished"};
   for (const char* name : names) {
     auto status = eval::parse_status(name);
     ASSERT_TRUE(status.has_value()) << name;
@@ -99,6 +101,17 @@ TEST(Classify, FailureRoundTripsThroughJson) {
   ASSERT_TRUE(read.failure.has_value());
   EXPECT_EQ(read.status, eval::Status::Timeout);
   EXPECT_EQ(read.failure->limit, L::Steps);
+}
+
+TEST(Classify, WallClockBackstopRoundTripsAsUnfinished) {
+  eval::Failure f{Stage::RunKernel, K::Limit, L::WallTime, "k.py", 3, 1, "wall-clock backstop of 8 seconds reached"};
+  eval::Evaluation e;
+  e.status = eval::classify(f);
+  e.failure = f;
+  eval::Evaluation read = eval::evaluation_from_json(eval::to_json(e));
+  EXPECT_EQ(read.status, eval::Status::Unfinished);
+  ASSERT_TRUE(read.failure.has_value());
+  EXPECT_EQ(read.failure->limit, L::WallTime);
 }
 
 }  // namespace

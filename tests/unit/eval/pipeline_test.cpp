@@ -3,6 +3,8 @@
 // and a one-line, file-naming diagnostic.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "eval/evaluate.h"
 #include "eval/profile_run.h"
 
@@ -139,11 +141,45 @@ TEST(Pipeline, OutputCountMismatch) {
       << r.diagnostics[0];
 }
 
+// The time limit is CPU time: an endless kernel uses it up and is a timeout, whatever the load.
 TEST(Pipeline, EndlessKernelTimesOut) {
   auto req = add_check("import neuronxcc.nki as nki\n@nki.jit\ndef kernel(x, y):\n    while True:\n        pass\n");
-  req.limits.max_seconds = 0.5;
+  req.limits = eval::limits_for_cpu_seconds(0.5);
   eval::Evaluation r = eval::evaluate(req);
   EXPECT_EQ(r.status, eval::Status::Timeout) << joined(r.diagnostics);
+  ASSERT_TRUE(r.failure.has_value());
+  EXPECT_EQ(r.failure->limit, nki::LimitKind::Time);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_NE(r.diagnostics[0].find("CPU time limit of 0.5 seconds exceeded"), std::string::npos) << r.diagnostics[0];
+}
+
+// The wall clock only backs the CPU limit up: reached with CPU time left (a loaded machine), the
+// check is `unfinished`, a status that says the kernel was not judged.
+TEST(Pipeline, WallClockBackstopWithCpuTimeLeftIsUnfinished) {
+  auto req = add_check("import neuronxcc.nki as nki\n@nki.jit\ndef kernel(x, y):\n    while True:\n        pass\n");
+  req.limits.max_cpu_seconds = 600;
+  req.limits.max_seconds = 0.3;
+  eval::Evaluation r = eval::evaluate(req);
+  EXPECT_EQ(r.status, eval::Status::Unfinished) << joined(r.diagnostics);
+  ASSERT_TRUE(r.failure.has_value());
+  EXPECT_EQ(r.failure->limit, nki::LimitKind::WallTime);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_NE(r.diagnostics[0].find("wall-clock backstop of 0.3 seconds reached"), std::string::npos) << r.diagnostics[0];
+  EXPECT_NE(r.diagnostics[0].find("the kernel was not judged"), std::string::npos) << r.diagnostics[0];
+}
+
+// Every seed's session draws on one budget, and the message quotes the evaluation's limit, not
+// what was left of it when the last seed's session started.
+TEST(Pipeline, SeedsShareOneTimeBudgetAndTheMessageQuotesIt) {
+  auto req = add_check("import neuronxcc.nki as nki\n@nki.jit\ndef kernel(x, y):\n    while True:\n        pass\n");
+  req.limits = eval::limits_for_cpu_seconds(0.4);
+  req.seeds = {0, 1, 2};
+  auto start = std::chrono::steady_clock::now();
+  eval::Evaluation r = eval::evaluate(req);
+  EXPECT_EQ(r.status, eval::Status::Timeout) << joined(r.diagnostics);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 4 * 0.4 + 5);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_NE(r.diagnostics[0].find("limit of 0.4 seconds"), std::string::npos) << r.diagnostics[0];
 }
 
 }  // namespace

@@ -127,7 +127,7 @@ void InterpState::check_limits() {
       throw NkiError(LimitKind::Time, fmt::format("time limit of {} seconds exceeded", quoted.max_seconds), where);
     double used = quoted.max_cpu_seconds - (cpu_deadline - base::thread_cpu_seconds());
     throw NkiError(LimitKind::WallTime,
-                   fmt::format("wall-clock backstop of {} seconds reached with {:.0f} of the {} seconds of CPU time "
+                   fmt::format("wall-clock backstop of {} seconds reached with {:.1f} of the {} seconds of CPU time "
                                "used: the machine is too loaded to finish the run (the kernel was not judged)",
                                quoted.max_seconds, used, quoted.max_cpu_seconds),
                    where);

@@ -28,6 +28,34 @@ uint64_t psum_region_key(const NkiTensorObj& dst) {
   return (uint64_t(op.block) << 40) ^ (uint64_t(op.partition_start) << 24) ^ uint64_t(free_offset);
 }
 
+// PE tiling (tile_position=(row, col), tile_size=(rows, cols)): the documented rules are
+// checked; the result is the same matmul (the simulator does not model sub-array concurrency).
+// `()` and None both mean "not given". Our reading of the grid: rows hold the contraction
+// (partition) dim K, columns the stationary free size M.
+void check_pe_tiling(const Value& position_v, const Value& size_v, int64_t k, int64_t m) {
+  constexpr std::string_view api = "nisa.nc_matmul";
+  auto pair_of = [&](const Value& v, const char* what) {
+    std::vector<int64_t> p = v.is_none() ? std::vector<int64_t>{} : to_int_list(v, what);
+    if (!p.empty() && p.size() != 2)
+      throw NkiError(ErrorKind::Value, fmt::format("{} of {} must be a pair, got {} values", what, api, p.size()));
+    return p;
+  };
+  std::vector<int64_t> pos = pair_of(position_v, "tile_position"), size = pair_of(size_v, "tile_size");
+  if (pos.empty() && size.empty()) return;
+  if (pos.empty() != size.empty())
+    throw NkiError(ErrorKind::Rule, fmt::format("{}: tile_position and tile_size go together (both or neither)", api));
+  for (int64_t v : {pos[0], pos[1], size[0], size[1]})
+    if (v < 0 || v % 32 != 0)
+      throw NkiError(ErrorKind::Rule, fmt::format("{}: tile_position {} and tile_size {} must be non-negative "
+                                                  "multiples of 32", api, fmt::join(pos, ","), fmt::join(size, ",")));
+  if (size[0] == 0 || size[1] == 0 || pos[0] + size[0] > 128 || pos[1] + size[1] > 128)
+    throw NkiError(ErrorKind::Rule, fmt::format("{}: the tile at ({}) of size ({}) does not fit the 128x128 PE grid",
+                                                api, fmt::join(pos, ", "), fmt::join(size, ", ")));
+  if (k > size[0] || m > size[1])
+    throw NkiError(ErrorKind::Rule, fmt::format("{}: a (K={}, M={}) stationary does not fit the PE tile of size "
+                                                "({})", api, k, m, fmt::join(size, ", ")));
+}
+
 Value nc_matmul_call(Interpreter& in, CallArgs& args) {
   static const Signature legacy{"nisa.nc_matmul",
                                 {req("stationary"), req("moving"), opt("is_stationary_onezero"),
@@ -46,6 +74,7 @@ Value nc_matmul_call(Interpreter& in, CallArgs& args) {
   constexpr std::string_view api = "nisa.nc_matmul";
   NkiTensorObj& s = tile_arg(a["stationary"], api, "stationary");
   NkiTensorObj& m = tile_arg(a["moving"], api, "moving");
+  if (s.view.ndim() >= 2) check_pe_tiling(a["tile_position"], a["tile_size"], s.shape()[0], s.shape()[1]);
   Value r = matmul_core(s, m, api, to_predicate(a["mask"], api), a["is_transpose"].truthy(),
                         a["is_stationary_onezero"].truthy(), a["is_moving_onezero"].truthy());
   if (a["dst"].is_none()) return r;

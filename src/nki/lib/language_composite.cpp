@@ -46,6 +46,7 @@ Value nl_all(Interpreter& in, BoundArgs& a) {
 // rms_norm(x, w, axis, n, epsilon) = x / sqrt(sum(x^2 over axis) / n + epsilon) * w.
 Value nl_rms_norm(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nl.rms_norm";
+  require_fp32_compute(a["compute_dtype"], api);
   NkiTensorObj& x = tile_arg(a["x"], api, "x");
   MaskPtr mask = to_predicate(a["mask"], api);
   double n = to_float(a["n"], "n of nl.rms_norm");
@@ -66,6 +67,9 @@ Value nl_rms_norm(Interpreter& in, BoundArgs& a) {
 // `indices` (same partition); the result has the shape of `indices`.
 Value nl_gather_flattened(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nl.gather_flattened";
+  refuse_keyword(a["axis"], api, "axis",
+                 "the gather runs over each partition's flattened free elements, the documented legacy form; "
+                 "the newer API's axis is not modelled");
   NkiTensorObj& data = tile_arg(a["data"], api, "data");
   NkiTensorObj& indices = tile_arg(a["indices"], api, "indices");
   if (!tensor::is_integer(indices.dtype()))
@@ -107,7 +111,8 @@ void add_composite_functions(ModuleObj& m) {
       {req("x"), req("w"), req("axis"), req("n"), opt("epsilon", Value::from_float(1e-6)), kwonly("dtype"),
        kwonly("compute_dtype"), kwonly("mask")},
       nl_rms_norm);
-  def(m, kNl, "gather_flattened", {req("data"), req("indices"), kwonly("mask"), kwonly("dtype")}, nl_gather_flattened);
+  def(m, kNl, "gather_flattened", {req("data"), req("indices"), kwonly("mask"), kwonly("dtype"), kwonly("axis")},
+      nl_gather_flattened);
 }
 
 }  // namespace nki::lib

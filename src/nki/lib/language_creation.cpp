@@ -220,8 +220,11 @@ void add_creation_functions(ModuleObj& m, const std::string& prefix) {
   like("empty_like", std::nullopt);
   def(m, prefix, "shared_constant", {req("constant"), opt("dtype")},
       [](Interpreter& in, BoundArgs& a) { return shared_constant(in, a["constant"], a["dtype"]); });
-  def(m, prefix, "shared_identity_matrix", {req("n"), opt("dtype")},
+  def(m, prefix, "shared_identity_matrix", {req("n"), opt("dtype"), kwonly("dst")},
       [](Interpreter& in, BoundArgs& a) {
+        refuse_keyword(a["dst"], "nl.shared_identity_matrix", "dst",
+                       "the identity is returned as a new tensor (the legacy form); writing it into dst is not "
+                       "modelled");
         int64_t n = to_int(a["n"], "nl.shared_identity_matrix n");
         Value dtype = a["dtype"].is_none() ? make_dtype(tensor::DType::UInt8) : a["dtype"];
         return shared_constant(in, make_array(tensor::identity(n, tensor::DType::Float32)), dtype);

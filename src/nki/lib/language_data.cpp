@@ -106,8 +106,15 @@ void add_data_functions(ModuleObj& m) {
   def(m, kNl, "copy", {req("src"), kwonly("mask"), kwonly("dtype")}, [](Interpreter& in, BoundArgs& a) {
     return copy_tile(in, a["src"], a["dtype"], "nl.copy", to_predicate(a["mask"], "nl.copy"));
   });
-  def(m, kNl, "broadcast_to", {req("src"), req("shape")},
-      [](Interpreter& in, BoundArgs& a) { return broadcast_tile(in, a["src"], a["shape"]); });
+  // The newer API's dtype= (nki-language.md 12): the broadcast tile, converted by a copy when the
+  // format changes.
+  def(m, kNl, "broadcast_to", {req("src"), req("shape"), kwonly("dtype")}, [](Interpreter& in, BoundArgs& a) {
+    Value b = broadcast_tile(in, a["src"], a["shape"]);
+    std::optional<tensor::DType> want = to_dtype(a["dtype"], "dtype of nl.broadcast_to");
+    auto* t = b.as<NkiTensorObj>();
+    if (!want || !t || t->dtype() == *want) return b;
+    return copy_tile(in, b, a["dtype"], "nl.broadcast_to");
+  });
   def(m, kNl, "expand_dims", {req("data"), req("axis")}, nl_expand_dims);
   def(m, kNl, "device_print", {req("prefix"), req("x"), kwonly("mask")}, nl_device_print);
 }

@@ -111,6 +111,7 @@ Value nl_loop_reduce(Interpreter& in, BoundArgs& a) {
 // tutorials use.
 Value nl_softmax(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nl.softmax";
+  require_fp32_compute(a["compute_dtype"], api);
   NkiTensorObj& x = tile_arg(a["x"], api, "x");
   MaskPtr mask = to_predicate(a["mask"], api);
   Value mx = reduce_core(*find_alu_op("max"), x, a["axis"], true, true, tensor::DType::Float32, api, mask);

@@ -19,6 +19,21 @@ void refuse(ModuleObj& m, const std::string& prefix, const std::string& name, co
   }));
 }
 
+void refuse_keyword(const Value& given, std::string_view api, std::string_view keyword, std::string_view why) {
+  if (given.is_none()) return;
+  throw NkiError(ErrorKind::Unsupported, fmt::format("{}({}=...) is not supported by accelopt: {}", api, keyword, why));
+}
+
+void require_fp32_compute(const Value& compute_dtype, std::string_view api) {
+  if (compute_dtype.is_none()) return;
+  std::optional<tensor::DType> d = to_dtype(compute_dtype, "compute_dtype");
+  if (d == tensor::DType::Float32) return;
+  throw NkiError(ErrorKind::Unsupported,
+                 fmt::format("{}(compute_dtype={}) is not supported by accelopt: it computes {} in float32 and does "
+                             "not model rounding its intermediates to another format",
+                             api, d ? tensor::name(*d) : std::string_view("?"), api));
+}
+
 Value BufferObj::get_attr(Interpreter& in, std::string_view name) {
   if (has_attr(name)) return Value(shared_from_this());
   return Object::get_attr(in, name);

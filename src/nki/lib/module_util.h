@@ -26,6 +26,13 @@ void def(ModuleObj& m, const std::string& prefix, const std::string& name, std::
 // already defines are left alone.
 void refuse(ModuleObj& m, const std::string& prefix, const std::string& name, const std::string& reason);
 
+// A documented keyword whose effect accelopt does not model: accepted when absent (None), else an
+// Unsupported error naming the keyword and `why`, so no kernel runs with an option dropped.
+void refuse_keyword(const Value& given, std::string_view api, std::string_view keyword, std::string_view why);
+// compute_dtype= of the nl.* composites (softmax, rms_norm), which compute in fp32: None and
+// float32 are what they do; another format would round intermediates, which is refused.
+void require_fp32_compute(const Value& compute_dtype, std::string_view api);
+
 // nl.sbuf, nl.psum, nl.hbm, nl.shared_hbm, nl.private_hbm (and direct-allocation buffer objects).
 struct BufferObj : Object {
   trn::BufferKind kind;

@@ -3,8 +3,6 @@
 // and a one-line, file-naming diagnostic.
 #include <gtest/gtest.h>
 
-#include <chrono>
-
 #include "eval/evaluate.h"
 #include "eval/profile_run.h"
 
@@ -145,6 +143,7 @@ TEST(Pipeline, OutputCountMismatch) {
 TEST(Pipeline, EndlessKernelTimesOut) {
   auto req = add_check("import neuronxcc.nki as nki\n@nki.jit\ndef kernel(x, y):\n    while True:\n        pass\n");
   req.limits = eval::limits_for_cpu_seconds(0.5);
+  req.limits.max_seconds = 600;  // a loaded machine may give this test far less than a core
   eval::Evaluation r = eval::evaluate(req);
   EXPECT_EQ(r.status, eval::Status::Timeout) << joined(r.diagnostics);
   ASSERT_TRUE(r.failure.has_value());
@@ -169,15 +168,15 @@ TEST(Pipeline, WallClockBackstopWithCpuTimeLeftIsUnfinished) {
 }
 
 // Every seed's session draws on one budget, and the message quotes the evaluation's limit, not
-// what was left of it when the last seed's session started.
-TEST(Pipeline, SeedsShareOneTimeBudgetAndTheMessageQuotesIt) {
+// what was left of it when the failing seed's session started (was: "time limit of 78.7 seconds").
+TEST(Pipeline, TheTimeLimitMessageQuotesTheEvaluationsBudget) {
   auto req = add_check("import neuronxcc.nki as nki\n@nki.jit\ndef kernel(x, y):\n    while True:\n        pass\n");
   req.limits = eval::limits_for_cpu_seconds(0.4);
+  req.limits.max_seconds = 600;  // a loaded machine may give this test far less than a core
   req.seeds = {0, 1, 2};
-  auto start = std::chrono::steady_clock::now();
   eval::Evaluation r = eval::evaluate(req);
   EXPECT_EQ(r.status, eval::Status::Timeout) << joined(r.diagnostics);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 4 * 0.4 + 5);
+  EXPECT_EQ(r.seeds.size(), 0u);  // the first seed used the whole budget: no later seed started
   ASSERT_FALSE(r.diagnostics.empty());
   EXPECT_NE(r.diagnostics[0].find("limit of 0.4 seconds"), std::string::npos) << r.diagnostics[0];
 }

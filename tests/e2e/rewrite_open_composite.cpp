@@ -61,7 +61,7 @@ TEST(RewriteOpenComposite, OpensNlSoftmaxAndOffersTheMovesOnItsInstructions) {
   ASSERT_FALSE(fold.empty()) << after.out;
   bool engine_move_on_expansion = false;
   for (const auto& s : after.json())
-    if (s["transform"] == "engine_assign" && std::string(s["anchor"]).find("multiply") != std::string::npos &&
+    if (s["transform"] == "engine_assign" && std::string(s["params"]["anchor"]).find("multiply") != std::string::npos &&
         s["params"]["from"] == "vector")
       engine_move_on_expansion = true;  // the normalising product, off the Vector Engine
   EXPECT_TRUE(engine_move_on_expansion) << after.out;

@@ -407,6 +407,11 @@ class FoldScalarTensorTensor : public Transform {
         if (!p) continue;
         auto step = scalar_step(p->op());
         if (!step || step->operand.kind != Operand::Kind::Number) continue;
+        // scalar_tensor_tensor's result has its data's shape: a [P, 1] step (a softmax's
+        // reciprocal of the row sums) into a product with a [P, F] tile is no such fold.
+        if (step->data->kind == Operand::Kind::Tile && other->kind == Operand::Kind::Tile &&
+            !(step->data->access.tile_shape() == other->access.tile_shape()))
+          continue;
         bool reverse1 = side == 1 && !commutative(b->op);
         Operand x = *step->data, c = step->operand, y = *other;
         std::string op0 = step->op, op1 = b->op;

@@ -48,6 +48,11 @@ void Transform::apply(Kernel& k, const Site& site) const {
   throw TransformError(fmt::format("the site '{}' is not in this kernel", site.key()));
 }
 
+// open_composite.cpp: nl.softmax spelled out as the instructions it runs; open_composites opens
+// every such call of the kernel and returns how many.
+std::unique_ptr<Transform> make_open_composite();
+int open_composites(Kernel& k);
+
 const std::vector<std::unique_ptr<Transform>>& transforms() {
   static const std::vector<std::unique_ptr<Transform>> all = [] {
     std::vector<std::unique_ptr<Transform>> v;
@@ -76,6 +81,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_hoist_transpose());
     v.push_back(make_forward_defer());
     v.push_back(make_feed_pe_first());
+    v.push_back(make_open_composite());
     return v;
   }();
   return all;
@@ -112,14 +118,16 @@ std::optional<std::vector<ArgSpec>> own_args(const Kernel& k) {
   return args;
 }
 
-// `opened` with its helpers opened and printed back; the reason when that fails.
-std::optional<std::string> open_checked(Kernel& opened, int& count) {
+// `opened` with its helpers opened (`count` of them) and, given `composites`, its composite calls
+// (open_composite.cpp), printed back; the reason when that fails.
+std::optional<std::string> open_checked(Kernel& opened, int& count, int* composites = nullptr) {
   count = 0;
   auto args = own_args(opened);
   if (!args) return std::string("an argument is not an array of known shape");
   try {
     count = open_helpers(opened);
-    if (count > 0) emit_checked(opened, *args);
+    if (composites) *composites = open_composites(opened);
+    if (count > 0 || (composites && *composites > 0)) emit_checked(opened, *args);
   } catch (const TransformError& e) {
     return std::string(e.what());
   } catch (const EmitError& e) {
@@ -143,14 +151,18 @@ std::vector<Site> find_sites(const Kernel& k) {
   // The opened kernel must print back to itself (its helpers' code in place of the calls): checked
   // once here on the kernel's own arguments (array parameters only), so no site is offered whose
   // every application would fail.
+  // Also with its composite calls (nl.softmax) spelled out: a move on their instructions (the row
+  // sum into the activation) is offered on the kernel as written, with the parameter
+  // composites=open, rather than only after an opening that by itself gains nothing.
   Kernel opened = k;
-  int count = 0;
-  if (open_checked(opened, count) || count == 0) return out;
+  int count = 0, composites = 0;
+  if (open_checked(opened, count, &composites) || count + composites == 0) return out;
   std::set<std::string> seen;
   for (const auto& s : out) seen.insert(s.transform + " " + s.anchor);
   for (auto& s : sites_of(opened)) {
     if (seen.count(s.transform + " " + s.anchor)) continue;
-    s.params["helpers"] = "open";
+    if (count) s.params["helpers"] = "open";
+    if (composites) s.params["composites"] = "open";
     out.push_back(std::move(s));
   }
   return out;
@@ -241,6 +253,7 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   Kernel k = lift_source(path, text, args);
   Site inner = site;
   if (inner.params.erase("helpers")) open_helpers(k);
+  if (inner.params.erase("composites")) open_composites(k);
   int quasi = quasi_affine_terms(k);
   bool within_limits = !limit_violation(k);
   t.apply(k, inner);

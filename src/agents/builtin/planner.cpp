@@ -120,6 +120,10 @@ const std::map<std::string, Affinity>& affinities() {
       // ScalarE/VectorE normalization, or for PSUM copies queued behind independent work.
       {"forward_defer", {3.0, {{"pe_idle", 1.5}, {"spill", 2}, {"dma_bound", 1.3}}}},
       {"feed_pe_first", {2.0, {{"pe_idle", 1.5}, {"pe_busy", 1.3}, {"latency_bound", 1.3}}}},
+      // A composite call (nl.softmax) spelled out: the same instructions, so by itself no gain, but
+      // its Vector / Scalar Engine passes become movable (fold_activation_reduce, engine_assign).
+      // Worth a draw where those engines are busy or the engines do not overlap.
+      {"open_composite", {1.5, {{"dve_busy", 1.5}, {"act_busy", 1.5}, {"latency_bound", 1.5}}}},
   };
   return table;
 }

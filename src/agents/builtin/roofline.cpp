@@ -73,6 +73,8 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       // Work is unchanged, but the Tensor Engine stops waiting behind other engines' queues: what
       // a kernel bound by the Tensor Engine with idle gaps needs.
       {"feed_pe_first", {"serial", "pe"}},
+      // Opens the Vector / Scalar Engine passes of a composite to the moves that relieve them.
+      {"open_composite", {"dve", "act", "serial"}},
   };
   return table;
 }

@@ -298,21 +298,6 @@ class ChunkRows : public Transform {
     return v;
   }
 
-  static Arg arg(const std::string& name, Operand v, bool output = false) {
-    Arg a;
-    a.name = name;
-    a.value = std::move(v);
-    a.output = output;
-    return a;
-  }
-
-  static Operand symbol(const std::string& s) {
-    Operand o;
-    o.kind = Operand::Kind::Symbol;
-    o.symbol = s;
-    return o;
-  }
-
   static void apply(Kernel& k, Plan p) {
     std::vector<Node>& block = *p.block;
     // The chunk loop.
@@ -605,9 +590,7 @@ class ChunkRows : public Transform {
     decl.dirty = true;
     decl.ops = {zeros};
     decls.push_back(std::move(decl));
-    init->value = Operand();
-    init->value.kind = Operand::Kind::Tile;
-    init->value.access = col;
+    init->value = tile_operand(col);
     body[j].dirty = true;
     // carry[:, l] = h[:, chunk - 1]
     Op keep;
@@ -615,9 +598,7 @@ class ChunkRows : public Transform {
     keep.cls = OpClass::Copy;
     keep.engine = Engine::Vector;
     keep.dst = col;
-    Operand last;
-    last.kind = Operand::Kind::Tile;
-    last.access = *scan.dst;
+    Operand last = tile_operand(*scan.dst);
     for (auto& d : last.access.dims)
       for (auto& t : d.terms)
         if (t.axis == 1) d.start = d.start + IExpr(p.chunk - 1), t.size = IExpr(1);

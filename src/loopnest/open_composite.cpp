@@ -37,13 +37,6 @@ bool reduces_last_of_2d(const Op& op, const Access& x) {
   return a == 1 || a == -1;
 }
 
-Operand tile(const Access& a) {
-  Operand o;
-  o.kind = Operand::Kind::Tile;
-  o.access = a;
-  return o;
-}
-
 class OpenComposite : public Transform {
  public:
   std::string name() const override { return "open_composite"; }
@@ -143,18 +136,18 @@ class OpenComposite : public Transform {
                                {arg("op", symbol("max")), data, ax, arg("negate", symbol("True")),
                                 arg("keepdims", symbol("True"))},
                                neg_max, "float32")));
-    before.push_back(stmt(make("nisa.activation", {arg("op", symbol("exp")), data, arg("bias", tile(neg_max))}, exps,
+    before.push_back(stmt(make("nisa.activation", {arg("op", symbol("exp")), data, arg("bias", tile_operand(neg_max))}, exps,
                                "float32")));
-    Arg sum_x = arg("x", tile(exps));
+    Arg sum_x = arg("x", tile_operand(exps));
     sum_x.positional = true;
     before.push_back(stmt(make("nl.sum", {sum_x, ax, arg("keepdims", symbol("True"))}, row_sum, "float32")));
-    Arg rec_x = arg("x", tile(row_sum));
+    Arg rec_x = arg("x", tile_operand(row_sum));
     rec_x.positional = true;
     before.push_back(stmt(make("nl.reciprocal", {rec_x}, inv_sum, "")));
 
     // The product keeps the softmax's place (its result or destination): the softmax's dtype, else x's.
     std::string out_dtype = !sm.dtype.empty() ? sm.dtype : (x_dtype == "float32" ? "" : x_dtype);
-    Arg mx = arg("x", tile(exps)), my = arg("y", tile(inv_sum));
+    Arg mx = arg("x", tile_operand(exps)), my = arg("y", tile_operand(inv_sum));
     mx.positional = my.positional = true;
     Op mul = make("nl.multiply", {mx, my}, *sm.dst, out_dtype);
     mul.result = sm.result;

@@ -121,9 +121,7 @@ class FoldActivationReduce : public Transform {
     }
     Node* anode = find_node(k, act_id);
     Op& act = anode->ops[inner ? a.index : 0];
-    Operand res;
-    res.kind = Operand::Kind::Tile;
-    res.access = sum;
+    Operand res = tile_operand(sum);
     res.origin = red.result >= 0 ? nullptr : red.dst_origin;
     if (act.api != "nisa.activation") {
       // nl.square(y) -> nisa.activation_reduce(op=nl.square, data=y, ...)

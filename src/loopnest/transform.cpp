@@ -463,6 +463,13 @@ Operand symbol(const std::string& s) {
   return o;
 }
 
+Operand tile_operand(const Access& a) {
+  Operand o;
+  o.kind = Operand::Kind::Tile;
+  o.access = a;
+  return o;
+}
+
 Arg arg(const std::string& name, Operand value, bool output) {
   Arg a;
   a.name = name;

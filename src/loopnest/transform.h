@@ -109,6 +109,8 @@ const Operand* operand(const Op& op, const char* name);
 std::string symbol_of(const Op& op, const char* name);
 // New operands and arguments of rewritten operations.
 Operand symbol(const std::string& s);
+// An operand reading the tile `a` names (no source expression: printed from the access).
+Operand tile_operand(const Access& a);
 Arg arg(const std::string& name, Operand value, bool output = false);
 // Every operation of node `n` and of the nodes below it, in program order.
 void ops_of(Node& n, std::vector<Op*>& out);

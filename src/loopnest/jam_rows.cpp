@@ -297,11 +297,12 @@ class UnrollJam : public Transform {
     return false;
   }
 
-  static bool node_per_row(const Ctx& c, const Node& n) {
+  static bool node_per_row(const Plan& p, const Node& n) {
     for (const auto& op : n.ops)
-      if (c.p->per_row.count(&op)) return true;
+      if (p.per_row.count(&op)) return true;
     return false;
   }
+  static bool node_per_row(const Ctx& c, const Node& n) { return node_per_row(*c.p, n); }
 
   static void build(Ctx& c, std::vector<Node>& src, std::vector<Node>& out) {
     for (auto& n : src) {
@@ -350,7 +351,78 @@ class UnrollJam : public Transform {
     return v;
   }
 
-  static void apply(Kernel& k, int id, const Plan& p) {
+  // The leading inner calls of a per-row statement that do not depend on the row (the load in
+  // `acc += nisa.nc_matmul(x_t[k], nl.load(w[k, :, cols]))`), per statement id. Recorded before
+  // anything moves: the plan holds pointers to the operations.
+  static void shared_inner_calls(const Kernel& k, const std::vector<Node>& block, const Plan& p,
+                                 std::map<int, size_t>& out) {
+    for (const Node& n : block) {
+      shared_inner_calls(k, n.body, p, out);
+      shared_inner_calls(k, n.orelse, p, out);
+      if (n.kind != NodeKind::Stmt || n.ops.size() < 2 || !node_per_row(p, n)) continue;
+      size_t lead = 0;
+      while (lead + 1 < n.ops.size() && !p.per_row.count(&n.ops[lead]) && n.ops[lead].result >= 0 &&
+             k.tensor(n.ops[lead].result).name.empty())
+        ++lead;
+      if (lead > 0) out[n.id] = lead;
+    }
+  }
+
+  static std::string name_for(const Kernel& k, const Op& op) {
+    for (const auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile && !k.tensor(a.value.access.tensor).name.empty())
+        return fresh_loop_var(k, k.tensor(a.value.access.tensor).name + "_tile");
+    return fresh_loop_var(k, "shared_tile");
+  }
+
+  // Each such call becomes a named statement of its own before its statement, so the rows share
+  // it as they share a named tile, whatever the author's style of writing it inline.
+  static bool split_shared_inner_calls(Kernel& k, std::vector<Node>& block, const std::map<int, size_t>& lead) {
+    bool any = false;
+    for (size_t i = 0; i < block.size(); ++i) {
+      any = split_shared_inner_calls(k, block[i].body, lead) || any;
+      any = split_shared_inner_calls(k, block[i].orelse, lead) || any;
+      auto it = lead.find(block[i].id);
+      if (it == lead.end()) continue;
+      std::vector<Node> calls;
+      std::set<int> named;
+      for (size_t j = 0; j < it->second; ++j) {
+        Op op = block[i].ops[j];
+        named.insert(op.result);
+        k.tensors[static_cast<size_t>(op.result)].name = name_for(k, op);
+        Node s;
+        s.kind = NodeKind::Stmt;
+        s.id = k.next_node++;
+        s.dirty = true;
+        s.ops = {std::move(op)};
+        calls.push_back(std::move(s));
+      }
+      Node& n = block[i];
+      n.ops.erase(n.ops.begin(), n.ops.begin() + static_cast<long>(it->second));
+      n.dirty = true;
+      // A read of a call now named prints its name, not the call's text.
+      for (auto& op : n.ops)
+        for (auto& a : op.args)
+          if (a.value.kind == Operand::Kind::Tile && named.count(a.value.access.tensor)) a.value.origin = nullptr;
+      block.insert(block.begin() + static_cast<long>(i), std::make_move_iterator(calls.begin()),
+                   std::make_move_iterator(calls.end()));
+      i += calls.size();
+      any = true;
+    }
+    return any;
+  }
+
+  static void apply(Kernel& k, int id, const Plan& planned) {
+    Plan p = planned;
+    {
+      std::map<int, size_t> lead;
+      shared_inner_calls(k, find_node(k, id)->body, p, lead);
+      if (!lead.empty() && split_shared_inner_calls(k, find_node(k, id)->body, lead)) {
+        auto again = make_plan(k, *find_node(k, id), p.factor);
+        if (!again) throw TransformError("jam_rows: naming the shared inner calls made the loop unjammable");
+        p = std::move(*again);
+      }
+    }
     Node* loop_node = find_node(k, id);
     Ctx c;
     c.k = &k;

@@ -8,12 +8,14 @@
 #include <gtest/gtest.h>
 
 #include "corpus.h"
+#include "count_loads.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
 
 namespace {
 
 using loopnest_test::arrays;
+using loopnest_test::loads_of;
 using loopnest_test::read;
 using loopnest_test::source_dir;
 
@@ -26,24 +28,6 @@ std::vector<loopnest::Site> hoist_sites(const std::string& text, const std::vect
   for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, args)))
     if (s.transform == "hoist_expand") out.push_back(s);
   return out;
-}
-
-// How many times the kernel loads from the kernel argument `param` (each load times its loops' trips).
-int64_t loads_of(const std::string& text, const std::vector<loopnest::ArgSpec>& args, size_t param) {
-  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
-  int src = k.params.at(param).tensor;
-  loopnest::Analysis an(k);
-  int64_t n = 0;
-  for (const auto& r : an.ops) {
-    if (r.op().cls != loopnest::OpClass::Load) continue;
-    bool from = false;
-    for (const auto* a : loopnest::reads(r.op())) from = from || loopnest::storage_of(k, a->tensor) == src;
-    if (!from) continue;
-    int64_t times = 1;
-    for (int l : r.loops) times *= k.loops.at(l).trip().value_or(0);
-    n += times;
-  }
-  return n;
 }
 
 const std::vector<loopnest::ArgSpec> kArgs = arrays({{256, 256}, {2, 128, 1024}});

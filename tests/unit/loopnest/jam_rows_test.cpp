@@ -1,0 +1,42 @@
+// jam_rows (src/loopnest/jam_rows.cpp) shares what does not depend on the row between the rows it
+// runs together, whatever the author's way of writing it: a load written inline as an argument of
+// the per-row matmul (`acc += nisa.nc_matmul(xT[k], nl.load(w[...]))`) is named as a statement of
+// its own and done once for the F rows, as a load into a named tile is. That the site keeps the
+// kernel's result is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's
+// (tests/kernels/inline_load_rows.py); the printed kernel is GoldenRewrites'.
+#include <gtest/gtest.h>
+
+#include "corpus.h"
+#include "count_loads.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
+
+namespace {
+
+using loopnest_test::arrays;
+using loopnest_test::loads_of;
+using loopnest_test::read;
+using loopnest_test::source_dir;
+
+const std::vector<loopnest::ArgSpec> kArgs = arrays({{256, 256}, {2, 128, 1024}});
+
+TEST(JamRows, SharesALoadWrittenInsideTheMatmulCall) {
+  std::string path = source_dir() + "/tests/kernels/inline_load_rows.py";
+  std::string text = read(path);
+  loopnest::Kernel before = loopnest::lift_source(path, text, kArgs);
+  // 2 row tiles x 2 column blocks x 2 K tiles.
+  EXPECT_EQ(loads_of(text, kArgs, 1), 8);
+  const loopnest::Site* jam = nullptr;
+  auto sites = loopnest::find_sites(before);
+  for (const auto& s : sites)
+    if (s.transform == "jam_rows" && s.params.at("factor") == "2") jam = &s;
+  ASSERT_TRUE(jam) << "no jam_rows site on `for m`";
+  std::string after = loopnest::apply_site(path, text, kArgs, *jam);
+  EXPECT_EQ(loads_of(after, kArgs, 1), 4) << after;
+  // One named load read by both rows' matmuls, no load left inside a matmul call.
+  EXPECT_NE(after.find("w_tile = nl.load(w["), std::string::npos) << after;
+  EXPECT_EQ(after.find("nc_matmul(xT_0[k, :, :], nl.load"), std::string::npos) << after;
+  EXPECT_NE(after.find("nc_matmul(xT_1[k, :, :], w_tile)"), std::string::npos) << after;
+}
+
+}  // namespace

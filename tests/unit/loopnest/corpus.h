@@ -74,6 +74,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"scan_rows_api.py", arrays({{256, 1024}, {256, 1024}})},
       {"helper_rows_matmul.py", arrays({{256, 256}, {2, 128, 640}})},
       {"transpose_per_block.py", arrays({{256, 256}, {2, 128, 1024}})},
+      {"accumulate_rows.py", arrays({{256, 512}, {4, 512}})},
   };
   return args;
 }

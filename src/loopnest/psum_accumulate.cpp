@@ -14,9 +14,13 @@
 //   - every write is its declaration or zeroing, an accumulating write (`+=`) of a Vector / Scalar
 //     Engine result, or a Vector Engine elementwise instruction reading the tensor itself (an
 //     in-place update); at least one write accumulates inside a loop (what makes it repeated);
-//   - every other read is an `nl.store` (which copies a PSUM tile to SBUF before the DMA) or a
-//     Vector / Scalar Engine instruction: GpSimd, the Tensor Engine and DMA do not read PSUM
-//     (ARCH2; `nisa.dma_copy` from PSUM is refused by the interpreter).
+//   - every other read is an `nl.store` (which copies a PSUM tile to SBUF before the DMA), a
+//     Vector / Scalar Engine instruction, or a DMA of the whole tile to HBM (`nisa.dma_copy`), which
+//     cannot read PSUM (ARCH2; the interpreter refuses it): the move puts a copy to a new SBUF tile
+//     before it (`acc_sbuf[...] = acc`, once per accumulation) and the DMA reads that. GpSimd and the
+//     Tensor Engine do not read PSUM: such a reader keeps the tile in SBUF.
+//   - a zeroing memset is the author's on GpSimd only when written so (`engine=`): nisa.memset
+//     without an engine is placed where its destination is reachable.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -105,6 +109,59 @@ std::string psum_declaration_text(const Kernel& k, const Node& n) {
   return text.substr(0, close) + ", buffer=" + alias->second + ".psum" + text.substr(close);
 }
 
+// Before the DMA statement `node_id` reading PSUM accumulator `t` whole: a new SBUF tile of its shape,
+// `tile[...] = t` (a Vector Engine copy), and the DMA reading that tile instead.
+void copy_out_before(Kernel& k, int t, int node_id, size_t index) {
+  std::vector<Node>* block = nullptr;
+  size_t position = 0;
+  int scope = -1;
+  for_each_node(k.body, [&](Node& n, const std::vector<int>& loops) {
+    for (std::vector<Node>* b : {&n.body, &n.orelse})
+      for (size_t i = 0; i < b->size(); ++i)
+        if ((*b)[i].id == node_id) block = b, position = i, scope = n.kind == NodeKind::Loop ? n.loop : (loops.empty() ? -1 : loops.back());
+  });
+  for (size_t i = 0; i < k.body.size(); ++i)
+    if (k.body[i].id == node_id) block = &k.body, position = i, scope = -1;
+  if (!block) throw TransformError("psum_accumulate: the DMA reading the accumulator is gone");
+  Tensor copy = k.tensor(t);
+  copy.id = static_cast<int>(k.tensors.size());
+  copy.name = fresh_loop_var(k, copy.name + "_sbuf");
+  copy.label.clear();
+  copy.memory = Memory::Sbuf;
+  copy.role = TensorRole::Buffer;
+  copy.scope_loop = scope;
+  copy.dim_text.clear();
+  k.tensors.push_back(copy);
+  Access whole;
+  whole.tensor = copy.id;
+  for (size_t d = 0; d < copy.shape.size(); ++d) whole.dims.push_back({IExpr(0), {{static_cast<int>(d), copy.shape[d], 1}}});
+  Access from = whole;
+  from.tensor = t;
+  Op move;
+  move.api = "assign";
+  move.cls = OpClass::Copy;
+  move.engine = Engine::Vector;
+  move.dst = whole;
+  Operand src;
+  src.kind = Operand::Kind::Tile;
+  src.access = from;
+  move.args = {arg("src", src)};
+  Node assign;
+  assign.kind = NodeKind::Stmt;
+  assign.id = k.next_node++;
+  assign.dirty = true;
+  assign.ops = {move};
+  Node& reader = (*block)[position];
+  Arg* read = reader.ops[index].arg("src");
+  read->value.access = whole;
+  read->value.origin = nullptr;
+  reader.dirty = true;
+  reader.patch.clear();
+  Node decl = declaration_node(k, copy.id);
+  block->insert(block->begin() + static_cast<long>(position), std::move(assign));
+  block->insert(block->begin() + static_cast<long>(position), std::move(decl));
+}
+
 class PsumAccumulate : public Transform {
  public:
   std::string name() const override { return "psum_accumulate"; }
@@ -121,6 +178,7 @@ class PsumAccumulate : public Transform {
       int tensor;
       const OpRef* accumulating;
       std::vector<std::pair<Node*, size_t>> declarations;
+      std::vector<std::pair<int, size_t>> dma_readers;  // (node id, op index)
     };
     std::map<int, std::vector<Candidate>> by_loop;
     std::vector<int> loop_order;
@@ -128,7 +186,7 @@ class PsumAccumulate : public Transform {
       if (auto c = candidate(k, an, t)) {
         int loop = c->accumulating->loops.back();
         if (!by_loop.count(loop)) loop_order.push_back(loop);
-        by_loop[loop].push_back(Candidate{t.id, c->accumulating, c->declarations});
+        by_loop[loop].push_back(Candidate{t.id, c->accumulating, c->declarations, c->dma_readers});
       }
     for (int loop : loop_order) {
       const std::vector<Candidate>& group = by_loop[loop];
@@ -148,6 +206,7 @@ class PsumAccumulate : public Transform {
                 node->dirty = true;
                 node->patch = psum_declaration_text(k, *node);
               }
+              for (auto [node_id, index] : c.dma_readers) copy_out_before(k, c.tensor, node_id, index);
             }
           }))
         return true;
@@ -159,11 +218,12 @@ class PsumAccumulate : public Transform {
   struct Found {
     const OpRef* accumulating = nullptr;
     std::vector<std::pair<Node*, size_t>> declarations;
+    std::vector<std::pair<int, size_t>> dma_readers;
   };
 
   // Whether `t` may move to PSUM (the conditions above): its first accumulating write in a loop and
   // its declarations.
-  static std::optional<Found> candidate(const Kernel& k, const Analysis& an, const Tensor& t) {
+  static std::optional<Found> candidate(Kernel& k, const Analysis& an, const Tensor& t) {
     if (t.role != TensorRole::Buffer || t.memory != Memory::Sbuf || t.dtype != "float32") return std::nullopt;
     if (t.partition_dim != 0 || t.shape.size() < 2 || viewed_or_listed(k, t)) return std::nullopt;
     const IExpr& p = t.shape[0];
@@ -178,10 +238,10 @@ class PsumAccumulate : public Transform {
       if (is_declaration(op) || op.cls == OpClass::Memset) {
         const ApiSpec* spec = find_api(op.api);
         if (spec && spec->creates) {
-          if (!plain_sbuf_declaration(op)) return std::nullopt;
-          f.declarations.push_back({w->node, w->index});
-        } else if (!vector_or_scalar(op)) {
-          return std::nullopt;  // a memset on GpSimd
+          continue;  // found below with the declarations that write nothing (nl.ndarray)
+        } else if (!vector_or_scalar(op) && op.engine_explicit) {
+          return std::nullopt;  // a memset the author put on GpSimd (nisa.memset without engine=
+                                // is placed where its destination is reachable)
         }
         continue;
       }
@@ -190,11 +250,29 @@ class PsumAccumulate : public Transform {
       if (!accumulates && !in_place) return std::nullopt;
       if (!f.accumulating && !w->loops.empty()) f.accumulating = w;
     }
-    if (!f.accumulating || f.declarations.empty()) return std::nullopt;
+    bool plain = true;
+    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+      for (size_t i = 0; i < n.ops.size(); ++i) {
+        const ApiSpec* spec = find_api(n.ops[i].api);
+        if (!spec || !spec->creates || !n.ops[i].dst || n.ops[i].dst->tensor != t.id) continue;
+        plain = plain && plain_sbuf_declaration(n.ops[i]) && !n.frozen;
+        f.declarations.push_back({&n, i});
+      }
+    });
+    if (!plain || !f.accumulating || f.declarations.empty()) return std::nullopt;
     for (const OpRef* r : an.readers(k, t.id)) {
       if (std::find(writers.begin(), writers.end(), r) != writers.end()) continue;
       const Op& op = r->op();
-      if (r->node->frozen || !(op.api == "nl.store" || computes_on_vector_or_scalar(op))) return std::nullopt;
+      if (r->node->frozen) return std::nullopt;
+      if (op.api == "nl.store" || computes_on_vector_or_scalar(op)) continue;
+      // A DMA of the whole accumulator out of the kernel (`nisa.dma_copy(dst=out[...], src=acc)`):
+      // DMA does not read PSUM, so the move copies the tile to SBUF on the Vector Engine first (once
+      // per accumulation, where nl.store does it itself).
+      const Operand* src = operand(op, "src");
+      bool whole_dma = (op.cls == OpClass::Store || op.cls == OpClass::DmaCopy) && op.dst && k.tensor(op.dst->tensor).memory == Memory::Hbm && src &&
+                       src->kind == Operand::Kind::Tile && src->access.tensor == t.id && accesses_whole(k, src->access);
+      if (!whole_dma || r->node->kind != NodeKind::Stmt || r->node->ops.size() != 1) return std::nullopt;
+      f.dma_readers.push_back({r->node->id, r->index});
     }
     return f;
   }

@@ -51,6 +51,7 @@ void Transform::apply(Kernel& k, const Site& site) const {
 // open_composite.cpp: nl.softmax spelled out as the instructions it runs; open_composites opens
 // every such call of the kernel and returns how many.
 std::unique_ptr<Transform> make_open_composite();
+std::unique_ptr<Transform> make_psum_accumulate();
 int open_composites(Kernel& k);
 
 const std::vector<std::unique_ptr<Transform>>& transforms() {
@@ -82,6 +83,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_forward_defer());
     v.push_back(make_feed_pe_first());
     v.push_back(make_open_composite());
+    v.push_back(make_psum_accumulate());
     return v;
   }();
   return all;

@@ -124,6 +124,9 @@ const std::map<std::string, Affinity>& affinities() {
       // its Vector / Scalar Engine passes become movable (fold_activation_reduce, engine_assign).
       // Worth a draw where those engines are busy or the engines do not overlap.
       {"open_composite", {1.5, {{"dve_busy", 1.5}, {"act_busy", 1.5}, {"latency_bound", 1.5}}}},
+      // The same instructions with the accumulator's operand in PSUM (N, not 2N per fp32 add): drawn
+      // like a fold where the Vector Engine is busy (mamba after chunk_rows and jam_rows: 96%).
+      {"psum_accumulate", {2.0, {{"dve_busy", 2}}}},
   };
   return table;
 }

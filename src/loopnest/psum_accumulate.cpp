@@ -1,0 +1,285 @@
+// PSUM accumulation on the form: an fp32 SBUF accumulator that a loop adds Vector Engine results
+// into (`acc += h * c_row`, or `acc = acc + x` written destination-first) is declared in PSUM
+// instead. On NC-v2 a fp32 tensor_tensor with both inputs in SBUF streams at 2N cycles, with one
+// input in PSUM at N (ISA "Estimated instruction cost"; docs/simulator.md, compute engines): each
+// accumulation then costs half. The Mamba tutorial's scan keeps `scanC_accum` in SBUF; after
+// chunk_rows and jam_rows the bundled mamba accumulates 2 x 16 [128, 512] fp32 tiles per chunk on a
+// Vector Engine busy 96% of the time: 1.3857 -> 1.1959 ms by this move alone.
+//
+// One site per loop: every accumulator whose first accumulating write that loop holds directly,
+// anchored at the first of those writes. An accumulator may move when:
+//   - the tensor is declared on chip (nl.ndarray / nl.zeros ... with `buffer=nl.sbuf` or no
+//     buffer), fp32, without block dims, no view or list of it, and one tile of it fits one PSUM
+//     bank (2 KiB per partition: 512 fp32 columns), so the declaration is a legal PSUM tile;
+//   - every write is its declaration or zeroing, an accumulating write (`+=`) of a Vector / Scalar
+//     Engine result, or a Vector Engine elementwise instruction reading the tensor itself (an
+//     in-place update); at least one write accumulates inside a loop (what makes it repeated);
+//   - every other read is an `nl.store` (which copies a PSUM tile to SBUF before the DMA), a
+//     Vector / Scalar Engine instruction, or a DMA of the whole tile to HBM (`nisa.dma_copy`), which
+//     cannot read PSUM (ARCH2; the interpreter refuses it): the move puts a copy to a new SBUF tile
+//     before it (`acc_sbuf[...] = acc`, once per accumulation) and the DMA reads that. GpSimd and the
+//     Tensor Engine do not read PSUM: such a reader keeps the tile in SBUF.
+//   - a zeroing memset is the author's on GpSimd only when written so (`engine=`): nisa.memset
+//     without an engine is placed where its destination is reachable.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <regex>
+
+#include <fmt/core.h>
+
+#include "loopnest/api.h"
+#include "loopnest/transform.h"
+#include "trn/tile_limits.h"
+
+namespace loopnest {
+
+namespace {
+
+namespace lim = trn::limits;
+
+bool reads_tensor(const Kernel& k, const Op& op, int t) {
+  for (const auto& a : op.args)
+    if (a.value.kind == Operand::Kind::Tile && !a.output && storage_of(k, a.value.access.tensor) == t) return true;
+  return false;
+}
+
+bool vector_or_scalar(const Op& op) {
+  return op.engine == Engine::Vector || op.engine == Engine::Scalar;
+}
+
+bool computes_on_vector_or_scalar(const Op& op) {
+  switch (op.cls) {
+    case OpClass::Elementwise:
+    case OpClass::Activation:
+    case OpClass::Copy:
+    case OpClass::Reduce:
+    case OpClass::Scan:
+      return vector_or_scalar(op);
+    default:
+      return false;
+  }
+}
+
+// The declaration's buffer is plain SBUF (or not given): an allocator call (`ncc.sbuf.mod_alloc`)
+// places the tile itself, which this move does not rewrite.
+bool plain_sbuf_declaration(const Op& op) {
+  const Arg* b = op.arg("buffer");
+  return !b || (b->value.kind == Operand::Kind::Symbol && b->value.symbol == "buffer:sbuf");
+}
+
+bool viewed_or_listed(const Kernel& k, const Tensor& t) {
+  if (!t.list_name.empty()) return true;
+  for (const auto& u : k.tensors)
+    if (u.base == t.id) return true;
+  bool named = false;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) { named = named || (n.view && n.view->tensor == t.id); });
+  return named;
+}
+
+// Bytes per partition of the whole tensor; nullopt when a dim is not constant.
+std::optional<int64_t> partition_bytes(const Tensor& t) {
+  int64_t bytes = 4;  // fp32
+  for (size_t d = static_cast<size_t>(t.partition_dim) + 1; d < t.shape.size(); ++d) {
+    if (!t.shape[d].is_constant()) return std::nullopt;
+    bytes *= t.shape[d].constant();
+  }
+  return bytes;
+}
+
+// The declaration as its author wrote it with the buffer changed to PSUM (`buffer=nl.sbuf` ->
+// `buffer=nl.psum`, or the keyword added), so the diff shows that word only; "" (printed from the
+// form) when the statement's text does not show its buffer plainly.
+std::string psum_declaration_text(const Kernel& k, const Node& n) {
+  if (!n.origin || n.ops.size() != 1 || !k.module || !k.module->file) return "";
+  std::string text;
+  for (uint32_t l = n.origin->span.line; l <= n.origin->span.end_line; ++l)
+    text += (text.empty() ? "" : "\n") + k.module->file->line_text(l);
+  text.erase(0, text.find_first_not_of(" \t"));
+  static const std::regex buffer(R"((buffer\s*=\s*[A-Za-z_][\w.]*\.)sbuf\b)");
+  std::smatch m;
+  if (std::regex_search(text, m, buffer)) {
+    if (std::regex_search(m.suffix().first, text.cend(), buffer)) return "";  // two of them
+    return std::string(text.cbegin(), m[0].first) + m[1].str() + "psum" + std::string(m[0].second, text.cend());
+  }
+  if (text.find("buffer") != std::string::npos) return "";
+  size_t close = text.rfind(')');
+  auto alias = k.dialect.alias.find("nki.language");
+  if (close == std::string::npos || alias == k.dialect.alias.end()) return "";
+  return text.substr(0, close) + ", buffer=" + alias->second + ".psum" + text.substr(close);
+}
+
+// Before the DMA statement `node_id` reading PSUM accumulator `t` whole: a new SBUF tile of its shape,
+// `tile[...] = t` (a Vector Engine copy), and the DMA reading that tile instead.
+void copy_out_before(Kernel& k, int t, int node_id, size_t index) {
+  std::vector<Node>* block = nullptr;
+  size_t position = 0;
+  int scope = -1;
+  for_each_node(k.body, [&](Node& n, const std::vector<int>& loops) {
+    for (std::vector<Node>* b : {&n.body, &n.orelse})
+      for (size_t i = 0; i < b->size(); ++i)
+        if ((*b)[i].id == node_id) block = b, position = i, scope = n.kind == NodeKind::Loop ? n.loop : (loops.empty() ? -1 : loops.back());
+  });
+  for (size_t i = 0; i < k.body.size(); ++i)
+    if (k.body[i].id == node_id) block = &k.body, position = i, scope = -1;
+  if (!block) throw TransformError("psum_accumulate: the DMA reading the accumulator is gone");
+  Tensor copy = k.tensor(t);
+  copy.id = static_cast<int>(k.tensors.size());
+  copy.name = fresh_loop_var(k, copy.name + "_sbuf");
+  copy.label.clear();
+  copy.memory = Memory::Sbuf;
+  copy.role = TensorRole::Buffer;
+  copy.scope_loop = scope;
+  copy.dim_text.clear();
+  k.tensors.push_back(copy);
+  Access whole;
+  whole.tensor = copy.id;
+  for (size_t d = 0; d < copy.shape.size(); ++d) whole.dims.push_back({IExpr(0), {{static_cast<int>(d), copy.shape[d], 1}}});
+  Access from = whole;
+  from.tensor = t;
+  Op move;
+  move.api = "assign";
+  move.cls = OpClass::Copy;
+  move.engine = Engine::Vector;
+  move.dst = whole;
+  Operand src;
+  src.kind = Operand::Kind::Tile;
+  src.access = from;
+  move.args = {arg("src", src)};
+  Node assign;
+  assign.kind = NodeKind::Stmt;
+  assign.id = k.next_node++;
+  assign.dirty = true;
+  assign.ops = {move};
+  Node& reader = (*block)[position];
+  Arg* read = reader.ops[index].arg("src");
+  read->value.access = whole;
+  read->value.origin = nullptr;
+  reader.dirty = true;
+  reader.patch.clear();
+  Node decl = declaration_node(k, copy.id);
+  block->insert(block->begin() + static_cast<long>(position), std::move(assign));
+  block->insert(block->begin() + static_cast<long>(position), std::move(decl));
+}
+
+class PsumAccumulate : public Transform {
+ public:
+  std::string name() const override { return "psum_accumulate"; }
+  std::string description() const override {
+    return "keep an fp32 accumulator of Vector Engine results in PSUM: each accumulation streams at N, not 2N";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    Analysis an(k);
+    // The accumulators, grouped by the loop directly holding their first accumulating write: the
+    // rows a jam made accumulate side by side, and move together (one site, as for in_place).
+    struct Candidate {
+      int tensor;
+      const OpRef* accumulating;
+      std::vector<std::pair<Node*, size_t>> declarations;
+      std::vector<std::pair<int, size_t>> dma_readers;  // (node id, op index)
+    };
+    std::map<int, std::vector<Candidate>> by_loop;
+    std::vector<int> loop_order;
+    for (const Tensor& t : k.tensors)
+      if (auto c = candidate(k, an, t)) {
+        int loop = c->accumulating->loops.back();
+        if (!by_loop.count(loop)) loop_order.push_back(loop);
+        by_loop[loop].push_back(Candidate{t.id, c->accumulating, c->declarations, c->dma_readers});
+      }
+    for (int loop : loop_order) {
+      const std::vector<Candidate>& group = by_loop[loop];
+      std::string names;
+      for (const auto& c : group) names += (names.empty() ? "`" : ", `") + k.tensor(c.tensor).name + "`";
+      Site s = make_site(k, an, *group.front().accumulating,
+                         fmt::format("keep the fp32 accumulator{} {} in PSUM (each accumulation at N, not 2N)",
+                                     group.size() > 1 ? "s" : "", names));
+      for (const auto& c : group) s.relieves.insert(to_string(c.accumulating->op().engine));
+      if (sink(s, [&k, group] {
+            for (const auto& c : group) {
+              k.tensor(c.tensor).memory = Memory::Psum;
+              for (auto [node, index] : c.declarations) {
+                Op& op = node->ops[index];
+                if (Arg* b = op.arg("buffer")) b->value = symbol("buffer:psum");
+                else op.args.push_back(arg("buffer", symbol("buffer:psum")));
+                node->dirty = true;
+                node->patch = psum_declaration_text(k, *node);
+              }
+              for (auto [node_id, index] : c.dma_readers) copy_out_before(k, c.tensor, node_id, index);
+            }
+          }))
+        return true;
+    }
+    return false;
+  }
+
+ private:
+  struct Found {
+    const OpRef* accumulating = nullptr;
+    std::vector<std::pair<Node*, size_t>> declarations;
+    std::vector<std::pair<int, size_t>> dma_readers;
+  };
+
+  // Whether `t` may move to PSUM (the conditions above): its first accumulating write in a loop and
+  // its declarations.
+  static std::optional<Found> candidate(Kernel& k, const Analysis& an, const Tensor& t) {
+    if (t.role != TensorRole::Buffer || t.memory != Memory::Sbuf || t.dtype != "float32") return std::nullopt;
+    if (t.partition_dim != 0 || t.shape.size() < 2 || viewed_or_listed(k, t)) return std::nullopt;
+    const IExpr& p = t.shape[0];
+    if (!p.is_constant() || p.constant() > lim::pmax) return std::nullopt;
+    auto bytes = partition_bytes(t);
+    if (!bytes || *bytes > lim::psum_bank_bytes) return std::nullopt;
+    Found f;
+    auto writers = an.writers(k, t.id);
+    for (const OpRef* w : writers) {
+      const Op& op = w->op();
+      if (w->node->frozen) return std::nullopt;
+      if (is_declaration(op) || op.cls == OpClass::Memset) {
+        const ApiSpec* spec = find_api(op.api);
+        if (spec && spec->creates) {
+          continue;  // found below with the declarations that write nothing (nl.ndarray)
+        } else if (!vector_or_scalar(op) && op.engine_explicit) {
+          return std::nullopt;  // a memset the author put on GpSimd (nisa.memset without engine=
+                                // is placed where its destination is reachable)
+        }
+        continue;
+      }
+      bool accumulates = op.accumulate && computes_on_vector_or_scalar(op);
+      bool in_place = op.cls == OpClass::Elementwise && op.engine == Engine::Vector && reads_tensor(k, op, t.id);
+      if (!accumulates && !in_place) return std::nullopt;
+      if (!f.accumulating && !w->loops.empty()) f.accumulating = w;
+    }
+    bool plain = true;
+    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+      for (size_t i = 0; i < n.ops.size(); ++i) {
+        const ApiSpec* spec = find_api(n.ops[i].api);
+        if (!spec || !spec->creates || !n.ops[i].dst || n.ops[i].dst->tensor != t.id) continue;
+        plain = plain && plain_sbuf_declaration(n.ops[i]) && !n.frozen;
+        f.declarations.push_back({&n, i});
+      }
+    });
+    if (!plain || !f.accumulating || f.declarations.empty()) return std::nullopt;
+    for (const OpRef* r : an.readers(k, t.id)) {
+      if (std::find(writers.begin(), writers.end(), r) != writers.end()) continue;
+      const Op& op = r->op();
+      if (r->node->frozen) return std::nullopt;
+      if (op.api == "nl.store" || computes_on_vector_or_scalar(op)) continue;
+      // A DMA of the whole accumulator out of the kernel (`nisa.dma_copy(dst=out[...], src=acc)`):
+      // DMA does not read PSUM, so the move copies the tile to SBUF on the Vector Engine first (once
+      // per accumulation, where nl.store does it itself).
+      const Operand* src = operand(op, "src");
+      bool whole_dma = (op.cls == OpClass::Store || op.cls == OpClass::DmaCopy) && op.dst && k.tensor(op.dst->tensor).memory == Memory::Hbm && src &&
+                       src->kind == Operand::Kind::Tile && src->access.tensor == t.id && accesses_whole(k, src->access);
+      if (!whole_dma || r->node->kind != NodeKind::Stmt || r->node->ops.size() != 1) return std::nullopt;
+      f.dma_readers.push_back({r->node->id, r->index});
+    }
+    return f;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_psum_accumulate() { return std::make_unique<PsumAccumulate>(); }
+
+}  // namespace loopnest

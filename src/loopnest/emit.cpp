@@ -67,13 +67,22 @@ class Emitter {
     index_leading(body, first_ - 1);
     for (const auto& t : k.tensors)
       if (!t.name.empty()) names_in_scope_.insert(t.name);
+    // A module the printed text needs goes with the file's own imports: after the last one at
+    // the top level before the kernel (a reader looks there, and a diff shows one added line).
+    for (const auto& s : k.module->body)
+      if ((s->kind == StmtKind::Import || s->kind == StmtKind::ImportFrom) && last_line(*s) < first_)
+        imports_after_ = std::max(imports_after_, last_line(*s));
   }
 
   std::string run() {
     std::string out;
-    for (uint32_t l = 1; l < first_; ++l) out += line(l) + "\n";
     std::string imports = missing_imports();
-    if (!imports.empty()) out += imports;
+    for (uint32_t l = 1; l < first_; ++l) {
+      out += line(l) + "\n";
+      if (l == imports_after_) out += imports;
+    }
+    // A file without top-level imports imports inside the kernel: the new one goes there too.
+    if (imports_after_ == 0) out += indented(imports);
     block(k_.body, 0, out);
     for (uint32_t l = end_ + 1; l <= lines_.size(); ++l) out += line(l) + "\n";
     return out;
@@ -575,6 +584,12 @@ class Emitter {
     return fmt::format("for {} in {}({}):", l.var, fn, range);
   }
 
+  std::string indented(const std::string& lines) const {
+    std::string out;
+    for (const auto& l : split_lines(lines)) out += base_ + l + "\n";
+    return out;
+  }
+
   std::string missing_imports() {
     // A first pass finds the modules regenerated text needs that the kernel does not import.
     std::string scratch;
@@ -585,7 +600,7 @@ class Emitter {
       if (before.count(m)) continue;
       std::string path = k_.dialect.new_api ? m : (m == "numpy" ? m : "neuronxcc." + m);
       std::string as = m == "nki.isa" ? "nisa" : m == "nki.language" ? "nl" : "np";
-      out += fmt::format("{}import {} as {}\n", base_, path, as);
+      out += fmt::format("import {} as {}\n", path, as);
     }
     return out;
   }
@@ -594,6 +609,7 @@ class Emitter {
   EmitOptions o_;
   std::vector<std::string> lines_;
   uint32_t first_ = 1, end_ = 0;
+  uint32_t imports_after_ = 0;  // the file's last top-level import line before the kernel (0: none)
   std::string base_;
   std::map<const Stmt*, uint32_t> leading_;
   std::set<std::string> needed_;

@@ -558,6 +558,17 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"nkibench/styles/legacy_grid/adamw_M10944_N2048_0.py", "published_adamw.fold_reciprocal", "fold_reciprocal", {}},
       {"nkibench/styles/legacy_grid/adamw_M10944_N2048_0.py", "published_adamw.fold_scalar_tensor_tensor", "fold_scalar_tensor_tensor", {}},
       {"nkibench/styles/legacy_grid/silu_M4096_N7168_0.py", "published_silu.engine_assign", "engine_assign", {{"engine", "gpsimd"}}},
+      // The engine move in every style; the tutorial file imports no nisa: the move adds the import
+      // with the file's imports, not in the kernel body.
+      {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.engine_assign", "engine_assign", {{"engine", "gpsimd"}}},
+      {"nkibench/styles/nki_api/silu_M4096_N7168_0.py", "nki_api_silu.engine_assign", "engine_assign",
+       {{"engine", "gpsimd"}}},
+      {"nkibench/styles/tutorial/silu_M4096_N7168_0.py", "tutorial_silu.engine_assign", "engine_assign",
+       {{"engine", "gpsimd"}}},
+      {"nkibench/styles/tutorial/adamw_M10944_N2048_0.py", "tutorial_adamw.engine_assign", "engine_assign",
+       {{"engine", "gpsimd"}}},
+      {"nkibench/styles/decomposed/swiglu_M4096_N3072_K1024_0.py", "decomposed_swiglu.engine_assign", "engine_assign",
+       {{"engine", "gpsimd"}}},
       {"nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py", "published_bmm_softmax.fuse_nests", "fuse_nests", {}},
       {"tests/golden/rewrite/scalar_chain.py", "scalar_chain.fold_scale", "fold_scale", {}},
       {"tests/golden/rewrite/nl_math_chain.py", "nl_math_chain.fold_scale", "fold_scale", {}},

@@ -5,11 +5,11 @@
 # moves on those instructions (fold_activation_reduce, engine_assign) become possible.
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
 
 
 @nki.jit
 def kernel(lhs, rhs):
-    import neuronxcc.nki.isa as nisa
     Bn, M, K = lhs.shape
     _, _, N = rhs.shape
     out = nl.ndarray((Bn, M // 128, 128, N), dtype=lhs.dtype, buffer=nl.shared_hbm)

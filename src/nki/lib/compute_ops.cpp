@@ -229,6 +229,11 @@ Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const S
   DType out = dtype.value_or(data.dtype());
   check_bitvec_dtypes(*s0.op->binary, {data.dtype()}, out, api);
   if (s1.op) check_bitvec_dtypes(*s1.op->binary, {data.dtype()}, out, api);
+  // "bitvec requires integer dtypes and runs on the Vector Engine only" (nki-language.md 8.3).
+  if (user_engine && engine != trn::Engine::Vector && (is_bitvec(*s0.op->binary) || (s1.op && is_bitvec(*s1.op->binary))))
+    throw NkiError(ErrorKind::Rule, fmt::format("{} with a bitvec operator runs on the Vector Engine only, not on the "
+                                                "{} Engine",
+                                                api, engine == trn::Engine::Scalar ? "Scalar" : engine == trn::Engine::GpSimd ? "GpSimd" : trn::to_string(engine)));
   tensor::Array r = no_values();
   if (ins.computing()) {
     bool two = s1.op != nullptr;

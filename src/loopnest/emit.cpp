@@ -431,7 +431,9 @@ class Emitter {
       std::string s;
       if (slices && di.terms.size() == 1) {
         const AxisTerm& term = di.terms[0];
-        IExpr hi = di.start + term.size * term.stride;
+        // The stop of a strided slice is one past its last element (`1::2` of 64 is 1:64:2, not
+        // 1:65:2, which reaches outside the dim).
+        IExpr hi = term.stride == 1 ? di.start + term.size : di.start + (term.size - 1) * term.stride + 1;
         bool full = di.start == IExpr(0) && term.stride == 1 && d < t.shape.size() && hi == t.shape[d];
         s = full ? ":" : fmt::format("{}:{}", k_.str(di.start), k_.str(hi));
         if (term.stride != 1) s += fmt::format(":{}", term.stride);

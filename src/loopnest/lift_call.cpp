@@ -359,6 +359,7 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
         fail(at.span, fmt::format("'{}' of something other than an index grid", print_expr(at)));
       shape.assign(static_cast<size_t>(g->grid.ndim), IExpr(1));
       for (const auto& [pos, axis] : g->grid.axes) shape[static_cast<size_t>(pos)] = axis.size;
+      if (g->grid.dense.size() == shape.size()) shape = g->grid.dense;
       break;
     }
     case ShapeRule::Bounds: {

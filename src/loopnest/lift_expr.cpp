@@ -117,6 +117,7 @@ Grid grid_add(const Grid& a, const Grid& b, int64_t sign) {
   Grid r;
   r.ndim = std::max(a.ndim, b.ndim);
   r.base = a.base + b.base * sign;
+  r.dense = a.dense.size() >= b.dense.size() ? a.dense : b.dense;
   auto place = [&](const Grid& g, int64_t s) {
     for (const auto& [pos, ax] : g.axes) {
       int p = pos + (r.ndim - g.ndim);
@@ -478,6 +479,7 @@ AValue Lifter::eval(const Expr& e) {
           else
             items.push_back(s.index.get());
           std::vector<AValue> grids;
+          std::vector<IExpr> dense;
           for (size_t i = 0; i < items.size(); ++i) {
             if (items[i]->kind != ExprKind::Slice) fail(items[i]->span, "an nl.mgrid item that is not a slice");
             auto& sl = static_cast<const SliceExpr&>(*items[i]);
@@ -487,8 +489,10 @@ AValue Lifter::eval(const Expr& e) {
             g.grid.ndim = static_cast<int>(items.size());
             g.grid.base = lo;
             g.grid.axes.emplace(static_cast<int>(i), Grid::Axis{1, hi - lo});
+            dense.push_back(hi - lo);
             grids.push_back(std::move(g));
           }
+          for (AValue& g : grids) g.grid.dense = dense;
           return AValue::of_tuple(std::move(grids));
         }
       }

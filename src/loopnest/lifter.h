@@ -26,6 +26,10 @@ struct Grid {
   IExpr base;
   std::multimap<int, Axis> axes;  // one position may carry several terms (`(i % 4) * 256 + i // 4`)
   int ndim = 0;
+  // An nl.mgrid component is dense, as numpy's: every grid has the whole shape (`nisa.iota(i_f)`
+  // of `i_p, i_f = nl.mgrid[0:128, 0:384]` is (128, 384)), where an arange broadcasts. Empty
+  // for an arange; kept through arithmetic.
+  std::vector<IExpr> dense;
 };
 
 struct AValue {

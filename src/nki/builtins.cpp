@@ -317,10 +317,12 @@ Value b_abs(Interpreter& in, CallArgs& a) {
     return Value::from_int(std::llabs(v.as_int()));
   }
   if (v.is_object() && (v.is(ObjType::NdArray) || v.is(ObjType::NkiTensor))) {
-    // Arrays and numpy scalars: numpy's abs keeps the dtype rules in one place.
+    // Arrays and numpy scalars: numpy's abs keeps the dtype rules in one place. A tile's
+    // __abs__ is the element-wise nl.abs, as its other operators are the nl functions (7.9).
     CallArgs args;
     args.args.push_back(v);
-    return call_value(state(in), in.get_attr(in.import_module("numpy"), "abs"), args);
+    const char* module = v.is(ObjType::NkiTensor) ? "neuronxcc.nki.language" : "numpy";
+    return call_value(state(in), in.get_attr(in.import_module(module), "abs"), args);
   }
   throw NkiError(ErrorKind::Type, fmt::format("bad operand type for abs(): '{}'", v.type_name()));
 }

@@ -95,6 +95,15 @@ ExprPtr Parser::parse_fstring(const Token& t) {
     part.literal = raw ? literal : unescape(literal);
     literal.clear();
     part.expr_text = s.substr(expr_begin, expr_stop - expr_begin);
+    // `{expr=}` (Python 3.8): the field's text up to and including '=' (and the spaces around it)
+    // is printed before the value, which is repr'd unless a conversion or a format spec is given.
+    bool self_documenting = false;
+    if (size_t last = part.expr_text.find_last_not_of(" \t"); last != std::string::npos && part.expr_text[last] == '=' &&
+        (last == 0 || std::string("=!<>").find(part.expr_text[last - 1]) == std::string::npos)) {
+      self_documenting = true;
+      part.literal += part.expr_text;
+      part.expr_text.erase(last);
+    }
     if (part.expr_text.find_first_not_of(" \t") == std::string::npos) field_error(i, "empty expression not allowed");
     size_t p = expr_stop;
     if (s[p] == '!') {
@@ -112,6 +121,7 @@ ExprPtr Parser::parse_fstring(const Token& t) {
       p = close;
     }
     if (p >= s.size() || s[p] != '}') field_error(p, "expecting '}'");
+    if (self_documenting && part.conversion == 0 && part.spec.empty()) part.conversion = 'r';
     auto sub = std::make_shared<SourceFile>(SourceFile{src_->path, part.expr_text});
     try {
       LexResult lexed = lex(sub);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -117,9 +119,36 @@ const AluOp& alu_op(const Value& v, std::string_view api, std::string_view what)
   return *op;
 }
 
+bool is_bitvec(tensor::BinaryOp op) {
+  return op == B::BitAnd || op == B::BitOr || op == B::BitXor || op == B::LShift || op == B::RShift;
+}
+
+void check_bitvec_dtypes(tensor::BinaryOp op, std::initializer_list<tensor::DType> inputs, tensor::DType out,
+                         std::string_view api) {
+  if (!is_bitvec(op)) return;
+  const char* name = op == B::BitAnd ? "bitwise_and" : op == B::BitOr ? "bitwise_or" : op == B::BitXor ? "bitwise_xor"
+                     : op == B::LShift ? "left_shift" : "right_shift";
+  auto bits = [](tensor::DType d) { return tensor::is_integer(d) || d == tensor::DType::Bool; };
+  for (tensor::DType in : inputs)
+    if (!bits(in))
+      throw NkiError(ErrorKind::Rule, fmt::format("{} ({}) is a bitvec operation on raw integer bits and needs "
+                                                  "integer operands, got a {} tile",
+                                                  api, name, tensor::name(in)));
+  if (bits(out)) return;
+  std::string why;
+  std::vector<tensor::DType> ins(inputs);
+  if (ins.size() == 2 && ins[0] != ins[1])
+    why = fmt::format(" ({} with {} promotes to {})", tensor::name(ins[0]), tensor::name(ins[1]), tensor::name(out));
+  else if (ins.size() == 1 && tensor::itemsize(ins[0]) == 4 && !tensor::is_signed(ins[0]))
+    why = fmt::format(" ({} with a Python int, taken as int32, promotes to {})", tensor::name(ins[0]), tensor::name(out));
+  throw NkiError(ErrorKind::Rule, fmt::format("{} ({}) is a bitvec operation on raw integer bits and needs an integer "
+                                              "result, but its result dtype is {}{}: use a typed scalar such as "
+                                              "np.uint32(13), or dtype= an integer type on the call",
+                                              api, name, tensor::name(out), why));
+}
+
 tensor::Array apply_binary(tensor::BinaryOp op, const tensor::Array& a, const tensor::Array& b, tensor::DType out) {
-  bool bitvec = op == B::BitAnd || op == B::BitOr || op == B::BitXor || op == B::LShift || op == B::RShift;
-  return tensor::binary(op, a, b, bitvec ? tensor::DType::Int64 : tensor::DType::Float32, out);
+  return tensor::binary(op, a, b, is_bitvec(op) ? tensor::DType::Int64 : tensor::DType::Float32, out);
 }
 
 double apply_scalar(tensor::BinaryOp op, double a, double b) {

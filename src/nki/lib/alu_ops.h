@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 
@@ -27,6 +28,14 @@ const AluOp* find_alu_op(std::string_view name);
 
 // Applies a binary ALU op element-wise in the engines' float32 (or integer for bitvec ops).
 tensor::Array apply_binary(tensor::BinaryOp op, const tensor::Array& a, const tensor::Array& b, tensor::DType out);
+
+// Bitvec ops (bitwise and/or/xor, shifts) work on raw integer bits: "bitvec requires integer
+// dtypes" (nki-language.md 8.3). A float input or result is refused with a Rule error naming
+// `api`, including the quiet case of promotion (int32 with uint32 -> float32, 3.8).
+// `inputs`: the dtypes of the tile operands (scalars are weak and do not count).
+void check_bitvec_dtypes(tensor::BinaryOp op, std::initializer_list<tensor::DType> inputs, tensor::DType out,
+                         std::string_view api);
+bool is_bitvec(tensor::BinaryOp op);
 
 // One ALU op on two scalars in double (callers round to float32 per step).
 double apply_scalar(tensor::BinaryOp op, double a, double b);

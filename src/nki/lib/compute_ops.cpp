@@ -205,6 +205,7 @@ Value binary_core(tensor::BinaryOp op, const Value& x, const Value& y, std::stri
     throw NkiError(ErrorKind::Rule, fmt::format("at most one input of {} may be in PSUM", api));
   tensor::Shape space = partition_broadcast(a.shape(), b.shape(), api);
   DType out = dtype.value_or(tensor::nki_promote(a.dtype(), b.dtype()));
+  check_bitvec_dtypes(op, {a.dtype(), b.dtype()}, out, api);
   Instruction ins(api, opcode, engine, space, std::move(mask));
   tensor::Array av = ins.input(a), bv = ins.input(b);
   tensor::Array r = no_values();
@@ -226,10 +227,18 @@ Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const S
   tensor::Array o0 = step_operand(ins, data, s0.operand, api, "operand0");
   tensor::Array o1 = s1.op ? step_operand(ins, data, s1.operand, api, "operand1") : no_values();
   DType out = dtype.value_or(data.dtype());
+  check_bitvec_dtypes(*s0.op->binary, {data.dtype()}, out, api);
+  if (s1.op) check_bitvec_dtypes(*s1.op->binary, {data.dtype()}, out, api);
+  // "bitvec requires integer dtypes and runs on the Vector Engine only" (nki-language.md 8.3).
+  if (user_engine && engine != trn::Engine::Vector && (is_bitvec(*s0.op->binary) || (s1.op && is_bitvec(*s1.op->binary))))
+    throw NkiError(ErrorKind::Rule, fmt::format("{} with a bitvec operator runs on the Vector Engine only, not on the "
+                                                "{} Engine",
+                                                api, engine == trn::Engine::Scalar ? "Scalar" : engine == trn::Engine::GpSimd ? "GpSimd" : trn::to_string(engine)));
   tensor::Array r = no_values();
   if (ins.computing()) {
     bool two = s1.op != nullptr;
-    DType mid = two ? DType::Float32 : out;
+    // Between two bitvec ops the bits stay integer; arithmetic goes through fp32.
+    DType mid = !two ? out : is_bitvec(*s0.op->binary) ? DType::Int64 : DType::Float32;
     r = s0.reverse ? apply_binary(*s0.op->binary, o0, d, mid) : apply_binary(*s0.op->binary, d, o0, mid);
     if (two) r = s1.reverse ? apply_binary(*s1.op->binary, o1, r, out) : apply_binary(*s1.op->binary, r, o1, out);
   }

@@ -47,9 +47,14 @@ tensor::Array output_array(const Value& v, bool returned = true) {
   if (auto* a = v.as<NdArrayObj>(); a && !a->is_scalar) return a->array.copy();
   auto* t = v.as<NkiTensorObj>();
   if (!t) throw NkiError(ErrorKind::Type, fmt::format("the kernel must return HBM tensors, got {}", v.type_name()));
-  if (returned && t->storage->is_input)
-    throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned its input tensor '{}'; outputs must be tensors "
-                                                "the kernel creates (nl.ndarray(..., buffer=nl.shared_hbm))",
+  // An argument the kernel wrote and returns is an in/out argument (`param: nt.mutable_tensor`,
+  // which the compiler requires to be returned: err_mutable_parameter_not_returned); an input
+  // returned unwritten is no output at all.
+  if (returned && t->storage->is_input && !t->storage->written)
+    throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned its input tensor '{}' without writing it; outputs "
+                                                "must be tensors the kernel creates (nl.ndarray(..., "
+                                                "buffer=nl.shared_hbm)) or arguments it updates in place "
+                                                "(nt.mutable_tensor)",
                                                 t->storage->name));
   if (t->on_chip())
     throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned an {} tensor; outputs must be HBM tensors created "
@@ -124,11 +129,18 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   }
   ctx.flush();
   KernelRunResult result;
+  // A returned argument updated in place is an output argument, not a mutated input.
+  auto returned_output = [&](const Value& item) {
+    result.outputs.push_back(output_array(item));
+    if (auto* t = item.as<NkiTensorObj>(); t && t->storage->is_input)
+      for (size_t i = 0; i < arguments.size(); ++i)
+        if (auto* a = arguments[i].as<NkiTensorObj>(); a && a->storage == t->storage) result.written_arguments.push_back(i);
+  };
   if (auto* t = ret.as<TupleObj>()) {
     result.returned_tuple = true;
-    for (auto& item : t->items) result.outputs.push_back(output_array(item));
+    for (auto& item : t->items) returned_output(item);
   } else if (!ret.is_none()) {
-    result.outputs.push_back(output_array(ret));
+    returned_output(ret);
   } else {
     // A kernel written for nki.baremetal returns nothing and writes its output arguments (the
     // matrix multiplication and Mamba tutorials): those are its outputs, in argument order.

@@ -35,7 +35,8 @@ struct KernelRunResult {
   std::vector<tensor::Array> outputs;  // shape-only arrays in trace-only mode
   bool returned_tuple = false;
   // A kernel that returns nothing (written for nki.baremetal) has as outputs the arguments it
-  // wrote; their indices in the argument list (empty when the kernel returns its outputs).
+  // wrote; their indices in the argument list. A kernel that returns its outputs lists here the
+  // arguments it updated in place and returned (nt.mutable_tensor).
   std::vector<size_t> written_arguments;
   uint64_t instructions = 0;           // instruction records (also counted when no sink is given)
   // With numerics: the positions of the array inputs whose contents the kernel changed (the

@@ -39,11 +39,6 @@ bool is_predicate_op(tensor::BinaryOp op) {
          op == B::LogicalAnd || op == B::LogicalOr || op == B::LogicalXor;
 }
 
-bool is_bitvec(tensor::BinaryOp op) {
-  using B = tensor::BinaryOp;
-  return op == B::BitAnd || op == B::BitOr || op == B::BitXor || op == B::LShift || op == B::RShift;
-}
-
 // dtype of a scalar operand under NKI promotion: typed numpy scalars keep theirs, Python
 // scalars are weak (bool -> uint8, int -> int32, float -> float32).
 DType scalar_dtype(const Value& v) {
@@ -95,6 +90,8 @@ Value elementwise_binary(Interpreter& in, tensor::BinaryOp op, const Value& x, c
   else dflt = tensor::nki_promote(b.tile->dtype(), scalar_dtype(x));
   if (is_predicate_op(op)) dflt = DType::Bool;
   DType out = dtype_arg(dtype, dflt, api);
+  if (a.tile && b.tile) check_bitvec_dtypes(op, {a.tile->dtype(), b.tile->dtype()}, out, api);
+  else check_bitvec_dtypes(op, {(a.tile ? a.tile : b.tile)->dtype()}, out, api);
   tensor::Shape space = a.tile && b.tile ? partition_broadcast(a.tile->shape(), b.tile->shape(), api)
                                          : (a.tile ? a.tile : b.tile)->shape();
   bool vector_operand = a.tile && b.tile && free_size(space) > 1 &&

@@ -91,6 +91,33 @@ TEST(KernelRunner, ReturningAnInputIsARuleError) {
   }
 }
 
+// An argument updated in place and returned (`a: nt.mutable_tensor`, which the compiler requires
+// to be returned) is an output argument: its new contents come back, and it is not reported as a
+// mutated input.
+TEST(KernelRunner, ReturningAnArgumentItWroteIsAnOutput) {
+  Harness h;
+  auto mod = h.load_text("inplace.py", kernel("def kernel(a, b):\n"
+                                              "    nl.store(a, nl.add(nl.load(a), nl.load(b)))\n"
+                                              "    return a, b\n"));
+  try {
+    h.run_module(*mod, {test_input({128, 8}, 6), test_input({128, 8}, 7)});
+    FAIL() << "returning the unwritten b must stay a Rule error";
+  } catch (const NkiError& e) {
+    EXPECT_EQ(e.diag.kind, ErrorKind::Rule);
+    EXPECT_NE(e.diag.message.find("returned its input tensor 'input1' without writing it"), std::string::npos)
+        << e.diag.message;
+  }
+  auto mod2 = h.load_text("inplace2.py", kernel("def kernel(a, b):\n"
+                                               "    nl.store(a, nl.add(nl.load(a), nl.load(b)))\n"
+                                               "    return a\n"));
+  auto a = test_input({128, 8}, 6), b = test_input({128, 8}, 7);
+  auto r = h.run_module(*mod2, {a, b});
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.written_arguments, std::vector<size_t>{0});
+  EXPECT_TRUE(r.mutated_inputs.empty());
+  EXPECT_EQ(r.outputs[0].get({5, 3}), static_cast<float>(a.get({5, 3}) + b.get({5, 3})));
+}
+
 TEST(KernelRunner, ReportsTheNarrowFloatFormatsItUsed) {
   Harness h;
   auto mod = h.load_text("bf16.py", kernel("def kernel(a):\n"

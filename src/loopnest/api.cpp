@@ -122,6 +122,8 @@ std::map<std::string, ApiSpec> build() {
   add({"nl.loop_reduce", C::Reduce, E::Vector, {"x", "op", "loop_indices", "dtype", "mask"}, S::Same, {"x"}});
   for (const char* r : {"sum", "max", "min", "mean", "prod", "all", "any"})
     add({std::string("nl.") + r, C::Reduce, E::Vector, {"x", "axis", "dtype", "mask", "keepdims"}, S::Reduce, {"x"}});
+  // The variance is no associative reduction (no partial results to combine): class Other.
+  add({"nl.var", C::Other, E::Vector, {"x", "axis", "dtype", "mask", "keepdims"}, S::Reduce, {"x"}});
   for (const auto& op : binary_ops())
     add({"nl." + op, C::Elementwise, E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
   for (const auto& op : unary_ops())

@@ -681,6 +681,18 @@ AValue Lifter::call(const CallExpr& c) {
     h.items = {AValue::of_int(ints(0)), AValue::of_int(ints(0))};
     return h;
   }
+  // np.triu / np.tril of a host array (a constant for nl.shared_constant): same shape and dtype.
+  if ((p == "numpy.triu" || p == "numpy.tril") && !pos.empty() && pos[0].k == K::HostArray) return pos[0];
+  // math.prod of a shape: the product of its ints.
+  if (p == "math.prod" && pos.size() == 1 && (pos[0].k == K::Tuple || pos[0].k == K::List)) {
+    IExpr n(1);
+    for (size_t i = 0; i < pos[0].items.size(); ++i) {
+      auto next = n.times(int_of(pos[0].items[i], *pos_exprs[0]));
+      if (!next) fail(c.span, fmt::format("the non-affine product '{}'", print_expr(c)));
+      n = *next;
+    }
+    return AValue::of_int(n);
+  }
   if ((p == "numpy.zeros" || p == "numpy.ones" || p == "numpy.empty") && !pos.empty()) {
     AValue h = AValue::of_kind(K::HostArray);
     for (auto& s : shape_of(pos[0], *pos_exprs[0])) h.items.push_back(AValue::of_int(s));

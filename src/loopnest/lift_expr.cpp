@@ -594,6 +594,8 @@ AValue Lifter::eval(const Expr& e) {
         if (v.k == K::Int) return AValue::of_int(-v.i);
         if (v.k == K::Float) return AValue::of_float(-v.f, v.type);
         if (v.k == K::Grid) { AValue g = v; g.grid = grid_scale(v.grid, -1); return g; }
+        // `-a` of a tile is nl.negative, as `a * b` is nl.multiply.
+        if (v.k == K::Tile) return apply("nl.negative", {{"x", v}}, {{"x", u.operand.get()}}, e, nullptr);
       }
       if (u.op == UnOp::Pos) return v;
       if (u.op == UnOp::Not && v.k == K::Bool) return AValue::of_bool(!v.b);
@@ -631,6 +633,18 @@ AValue Lifter::eval(const Expr& e) {
             }
             break;
           default: break;
+        }
+        // Bit operations on constants (`(1 << n_log2) - 1`, `flags & 0xFF`): plain Python ints.
+        if (a.is_constant() && c.is_constant()) {
+          int64_t x = a.constant(), y = c.constant();
+          switch (b.op) {
+            case BinOp::LShift: if (y >= 0 && y < 63) return AValue::of_int(IExpr(x << y)); break;
+            case BinOp::RShift: if (y >= 0) return AValue::of_int(IExpr(y < 63 ? x >> y : (x < 0 ? -1 : 0))); break;
+            case BinOp::BitAnd: return AValue::of_int(IExpr(x & y));
+            case BinOp::BitOr: return AValue::of_int(IExpr(x | y));
+            case BinOp::BitXor: return AValue::of_int(IExpr(x ^ y));
+            default: break;
+          }
         }
         fail(e.span, fmt::format("the integer operation '{}'", print_expr(e)));
       }

@@ -23,18 +23,18 @@ struct Case {
 const std::vector<Case> kCases = {
     {"usr_ds_sequential_colsum", "", false},  // SBUF accumulation in a sequential loop: no PSUM-accumulate move
     {"new_layernorm_bn_dst", "", true},
-    {"usr_spmd_mgrid_tail", "cannot lift the unary operation '-a'", false},  // one block per program, no loop
+    {"usr_spmd_mgrid_tail", "", false},  // one masked block per SPMD program, no loop
     {"usr_masked_row_argmax", "", true},
     {"usr_load_transpose_matmul", "", false},  // DMA transposes and nl.matmul: no transpose-engine move
     {"usr_builtin_sum_tiles", "cannot lift the expression '{name: fn", true},
     {"new_softmax_reduce_dst", "", true},
-    {"usr_triangular_cumsum", "cannot lift the call of 'np.triu'", true},
+    {"usr_triangular_cumsum", "", false},  // a carried prefix on the Tensor Engine: no move for it
     {"usr_rope_interleaved_steps", "", true},
-    {"usr_bf16_gelu_mlp", "cannot lift the call of 'math.prod'", true},
+    {"usr_bf16_gelu_mlp", "cannot lift the name 'getattr'", true},
     {"usr_mutable_sgd_inplace", "", true},
-    {"usr_group_norm_3d", "cannot lift the call of 'nl.var'", true},
+    {"usr_group_norm_3d", "", true},
     {"usr_splitk_dma_accumulate", "", false},  // DMA accumulation (dst_rmw_op): no PSUM-accumulate move
-    {"usr_uint32_hash_bits", "cannot lift the integer operation '1 << n_buckets_log2'", true},
+    {"usr_uint32_hash_bits", "", true},
 };
 
 TEST(CorpusNewIdioms, EachKernelChecksLiftsAsRecordedAndOffersTheRecordedSites) {

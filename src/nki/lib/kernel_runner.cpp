@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "nki/interp_impl.h"
 #include "nki/interpreter.h"
 #include "nki/lib/array_value.h"
 #include "nki/lib/kernel_context.h"
@@ -41,8 +43,27 @@ Value input_tensor(KernelContext& ctx, const NdArrayObj& a, const std::string& n
   return make_tensor(std::move(st));
 }
 
+// The kernel's parameters annotated `nt.mutable_tensor`, by position: the only arguments a kernel
+// may update and return as outputs (any other write of an argument is the compiler's
+// err_cannot_update_immutable_parameter).
+std::vector<bool> mutable_parameters(const Value& entry) {
+  Value fn = entry;
+  if (auto* jit = dynamic_cast<JitKernelObj*>(entry.object().get())) fn = jit->fn;
+  std::vector<bool> out;
+  auto* f = fn.as<FunctionObj>();
+  if (!f) return out;
+  for (const auto& p : f->code->params) {
+    const Expr* a = p.annotation.get();
+    bool is_mutable = a && ((a->kind == ExprKind::Attribute && static_cast<const AttributeExpr*>(a)->attr == "mutable_tensor") ||
+                            (a->kind == ExprKind::Name && static_cast<const NameExpr*>(a)->id == "mutable_tensor"));
+    out.push_back(is_mutable);
+  }
+  return out;
+}
+
 // `returned`: the kernel returned it (an output argument of a baremetal kernel is not returned).
-tensor::Array output_array(const Value& v, bool returned = true) {
+// `in_out`: it is an argument annotated nt.mutable_tensor.
+tensor::Array output_array(const Value& v, bool returned = true, bool in_out = false) {
   // A host wrapper's own numpy array, filled by the kernel it launched (call_within_run).
   if (auto* a = v.as<NdArrayObj>(); a && !a->is_scalar) return a->array.copy();
   auto* t = v.as<NkiTensorObj>();
@@ -50,11 +71,10 @@ tensor::Array output_array(const Value& v, bool returned = true) {
   // An argument the kernel wrote and returns is an in/out argument (`param: nt.mutable_tensor`,
   // which the compiler requires to be returned: err_mutable_parameter_not_returned); an input
   // returned unwritten is no output at all.
-  if (returned && t->storage->is_input && !t->storage->written)
-    throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned its input tensor '{}' without writing it; outputs "
-                                                "must be tensors the kernel creates (nl.ndarray(..., "
-                                                "buffer=nl.shared_hbm)) or arguments it updates in place "
-                                                "(nt.mutable_tensor)",
+  if (returned && t->storage->is_input && !(in_out && t->storage->written))
+    throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned its input tensor '{}'; outputs must be tensors "
+                                                "the kernel creates (nl.ndarray(..., buffer=nl.shared_hbm)) or "
+                                                "arguments annotated nt.mutable_tensor that it updates in place",
                                                 t->storage->name));
   if (t->on_chip())
     throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned an {} tensor; outputs must be HBM tensors created "
@@ -130,11 +150,14 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   ctx.flush();
   KernelRunResult result;
   // A returned argument updated in place is an output argument, not a mutated input.
+  std::vector<bool> in_out = mutable_parameters(fn);
   auto returned_output = [&](const Value& item) {
-    result.outputs.push_back(output_array(item));
+    std::optional<size_t> argument;
     if (auto* t = item.as<NkiTensorObj>(); t && t->storage->is_input)
-      for (size_t i = 0; i < arguments.size(); ++i)
-        if (auto* a = arguments[i].as<NkiTensorObj>(); a && a->storage == t->storage) result.written_arguments.push_back(i);
+      for (size_t i = 0; i < arguments.size() && !argument; ++i)
+        if (auto* a = arguments[i].as<NkiTensorObj>(); a && a->storage == t->storage) argument = i;
+    result.outputs.push_back(output_array(item, true, argument && *argument < in_out.size() && in_out[*argument]));
+    if (argument) result.written_arguments.push_back(*argument);
   };
   if (auto* t = ret.as<TupleObj>()) {
     result.returned_tuple = true;

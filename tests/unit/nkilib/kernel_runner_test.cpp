@@ -94,20 +94,28 @@ TEST(KernelRunner, ReturningAnInputIsARuleError) {
 // An argument updated in place and returned (`a: nt.mutable_tensor`, which the compiler requires
 // to be returned) is an output argument: its new contents come back, and it is not reported as a
 // mutated input.
-TEST(KernelRunner, ReturningAnArgumentItWroteIsAnOutput) {
+// An argument annotated nt.mutable_tensor that the kernel writes and returns is an output; an
+// argument returned unwritten, or written without the annotation (the compiler's
+// err_cannot_update_immutable_parameter), stays a Rule error.
+TEST(KernelRunner, ReturningAMutableArgumentItWroteIsAnOutput) {
   Harness h;
-  auto mod = h.load_text("inplace.py", kernel("def kernel(a, b):\n"
-                                              "    nl.store(a, nl.add(nl.load(a), nl.load(b)))\n"
-                                              "    return a, b\n"));
-  try {
-    h.run_module(*mod, {test_input({128, 8}, 6), test_input({128, 8}, 7)});
-    FAIL() << "returning the unwritten b must stay a Rule error";
-  } catch (const NkiError& e) {
-    EXPECT_EQ(e.diag.kind, ErrorKind::Rule);
-    EXPECT_NE(e.diag.message.find("returned its input tensor 'input1' without writing it"), std::string::npos)
-        << e.diag.message;
-  }
-  auto mod2 = h.load_text("inplace2.py", kernel("def kernel(a, b):\n"
+  auto refused = [&](const std::string& name, const std::string& body) {
+    auto mod = h.load_text(name, kernel(body));
+    try {
+      h.run_module(*mod, {test_input({128, 8}, 6), test_input({128, 8}, 7)});
+      ADD_FAILURE() << name << ": returning an input must stay a Rule error";
+    } catch (const NkiError& e) {
+      EXPECT_EQ(e.diag.kind, ErrorKind::Rule) << name;
+      EXPECT_NE(e.diag.message.find("returned its input tensor"), std::string::npos) << e.diag.message;
+    }
+  };
+  refused("unwritten.py", "def kernel(a: nt.mutable_tensor, b):\n"
+                          "    nl.store(a, nl.add(nl.load(a), nl.load(b)))\n"
+                          "    return a, b\n");
+  refused("immutable.py", "def kernel(a, b):\n"
+                          "    nl.store(a, nl.add(nl.load(a), nl.load(b)))\n"
+                          "    return a\n");
+  auto mod2 = h.load_text("inplace2.py", kernel("def kernel(a: nt.mutable_tensor, b):\n"
                                                "    nl.store(a, nl.add(nl.load(a), nl.load(b)))\n"
                                                "    return a\n"));
   auto a = test_input({128, 8}, 6), b = test_input({128, 8}, 7);

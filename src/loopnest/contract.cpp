@@ -244,4 +244,12 @@ int contract_block_buffers(Kernel& k, int within_loop) {
   return done;
 }
 
+bool contract_block_buffer(Kernel& k, int t, bool apply) {
+  Analysis an(k);
+  auto c = candidate(k, an, t, -1);
+  if (!c) return false;
+  if (apply) contract(k, *c);
+  return true;
+}
+
 }  // namespace loopnest

@@ -197,15 +197,22 @@ class PsumAccumulate : public Transform {
                                      group.size() > 1 ? "s" : "", names));
       for (const auto& c : group) s.relieves.insert(to_string(c.accumulating->op().engine));
       if (sink(s, [&k, group] {
+            for (const auto& c : group)
+              if (k.tensor(c.tensor).partition_dim != 0) contract_block_buffer(k, c.tensor, true);
             for (const auto& c : group) {
               k.tensor(c.tensor).memory = Memory::Psum;
-              for (auto [node, index] : c.declarations) {
-                Op& op = node->ops[index];
-                if (Arg* b = op.arg("buffer")) b->value = symbol("buffer:psum");
-                else op.args.push_back(arg("buffer", symbol("buffer:psum")));
-                node->dirty = true;
-                node->patch = psum_declaration_text(k, *node);
-              }
+              for_each_node(k.body, [&](Node& node, const std::vector<int>&) {
+                for (auto& op : node.ops) {
+                  const ApiSpec* spec = find_api(op.api);
+                  if (!spec || !spec->creates || !op.dst || op.dst->tensor != c.tensor) continue;
+                  if (Arg* b = op.arg("buffer")) b->value = symbol("buffer:psum");
+                  else op.args.push_back(arg("buffer", symbol("buffer:psum")));
+                  // As written, with the one word changed; a declaration the contraction rewrote is
+                  // printed from the form.
+                  if (!node.dirty) node.patch = psum_declaration_text(k, node);
+                  node.dirty = true;
+                }
+              });
               for (auto [node_id, index] : c.dma_readers) copy_out_before(k, c.tensor, node_id, index);
             }
           }))
@@ -225,8 +232,11 @@ class PsumAccumulate : public Transform {
   // its declarations.
   static std::optional<Found> candidate(Kernel& k, const Analysis& an, const Tensor& t) {
     if (t.role != TensorRole::Buffer || t.memory != Memory::Sbuf || t.dtype != "float32") return std::nullopt;
-    if (t.partition_dim != 0 || t.shape.size() < 2 || viewed_or_listed(k, t)) return std::nullopt;
-    const IExpr& p = t.shape[0];
+    if (t.shape.size() < static_cast<size_t>(t.partition_dim) + 2 || viewed_or_listed(k, t)) return std::nullopt;
+    // A block buffer (legacy style: every chunk's accumulator declared up front) moves once each
+    // iteration's block is a tile of its own (contract.cpp): one block, not the buffer, must fit.
+    if (t.partition_dim != 0 && !contract_block_buffer(k, t.id, false)) return std::nullopt;
+    const IExpr& p = t.shape[static_cast<size_t>(t.partition_dim)];
     if (!p.is_constant() || p.constant() > lim::pmax) return std::nullopt;
     auto bytes = partition_bytes(t);
     if (!bytes || *bytes > lim::psum_bank_bytes) return std::nullopt;

@@ -131,6 +131,8 @@ void remove_dead_buffers(Kernel& k);
 // variable (each block used in one iteration) into one tile declared in that loop (contract.cpp);
 // `within_loop` >= 0: only buffers whose accesses all lie inside that loop. Returns how many.
 int contract_block_buffers(Kernel& k, int within_loop = -1);
+// The same for buffer `t` alone: whether it can be contracted, and (apply) contracting it.
+bool contract_block_buffer(Kernel& k, int t, bool apply);
 
 // Rewrites the declarations of the on-chip tensors `tensors` to their shapes in the form (after a
 // transformation changed them), printed from the form.

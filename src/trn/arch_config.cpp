@@ -167,6 +167,10 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
     a.dma_queue_per_tensor = value != 0;
     return;
   }
+  if (name == "dma_round_robin") {
+    a.dma_round_robin = value != 0;
+    return;
+  }
   if (name == "dma_queue_per_statement") {
     a.dma_queue_per_statement = value != 0;
     return;

@@ -113,6 +113,11 @@ struct ArchConfig {
   // What a "statement" is for that rule: the HBM tensor and direction of the transfers (true) or
   // the kernel's source line (false).
   bool dma_queue_per_tensor = true;
+  // The DMA engines serve their queues round robin (DMAO: "round-robin between queues" on
+  // NC-v2/v3), so a transfer whose data is ready shares the engines with the transfers of other
+  // queues already in flight instead of waiting for all of them (true). False: the engines serve
+  // transfers in the order they were placed, across queues (the rule until 2 Dec 2026).
+  bool dma_round_robin = true;
   // Per contiguous chunk (DMA buffer) per engine: descriptor processing (not published;
   // calibrated). Dominates element-granular transfers (transposes, 4-byte strides).
   double dma_descriptor_ns = 0;

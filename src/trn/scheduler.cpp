@@ -165,15 +165,30 @@ double Scheduler::schedule_dma(int queue, const DmaTiming& timing, double ready,
   double earliest = std::max(ready, in_order ? q.last_setup : q.floor);
   double setup_start = q.setups.reserve(earliest, timing.setup_ns);
   q.last_setup = std::max(q.last_setup, setup_start);
-  double data_start = fabric_.reserve(setup_start + timing.setup_ns, timing.fabric_ns);
+  // The data moves in free fabric time, first-fit (a transfer that is ready early may use a gap
+  // before one placed earlier).
+  const double data_ready = setup_start + timing.setup_ns;
+  double data_start = fabric_.reserve(data_ready, timing.fabric_ns);
   double end = data_start + timing.duration_ns;
+  // The DMA engines serve their queues round robin (DMAO): a transfer that waits for the data of
+  // transfers of other queues placed before it moves its own data alternately with theirs, so it
+  // waits behind at most as much of theirs as it moves itself, not behind all of them. Its wait
+  // behind its own queue's previous transfer is kept whole (in order within a queue). The fabric
+  // still counts its bytes where first-fit put them, so the transfers after it wait for the
+  // capacity it used; the ones already placed keep their ends (early by at most its data time).
+  const double behind_own = std::max(data_ready, q.slot_end);
+  q.slot_end = std::max(q.slot_end, data_start + timing.fabric_ns);
+  const double behind_others = data_start - behind_own;
+  if (arch_.dma_round_robin && behind_others > timing.fabric_ns) end -= behind_others - timing.fabric_ns;
   q.busy_ns += timing.duration_ns;
   const std::string_view kind(name);
   const bool spill = kind == "spill_save" || kind == "spill_reload";
   (spill ? dma_spill_ns_ : kind == "dma_store" ? dma_store_ns_ : dma_load_ns_) += timing.duration_ns;
-  dma_active_.add(data_start, end);
-  end_ns_ = std::max(end_ns_, end);
-  if (timeline_) timeline_->event(queue_track(queue), name, data_start, timing.duration_ns, line);
+  // Data moves in the fabric time first-fit gave it (the profile's DMA active time, the end of
+  // the run); its consumers see it at `end`.
+  dma_active_.add(data_start, data_start + timing.duration_ns);
+  end_ns_ = std::max({end_ns_, end, data_start + timing.duration_ns});
+  if (timeline_) timeline_->event(queue_track(queue), name, end - timing.duration_ns, timing.duration_ns, line);
   return end;
 }
 

@@ -108,6 +108,7 @@ class Scheduler {
     ResourceTimeline setups;  // the queue sets up one transfer at a time
     double last_setup = 0;    // start of the latest setup (program order in sequential loops)
     double floor = 0;         // no reordering before this (sequential loop iterations)
+    double slot_end = 0;      // end of the fabric time of the queue's latest transfer
     double busy_ns = 0;
   };
 

@@ -1,6 +1,6 @@
 {
  "arch": "trn1",
- "dma_active_time_percent": 0.8962048418208822,
+ "dma_active_time_percent": 0.9016536214136035,
  "engine_busy_ms": {
   "dma": 0.19279294117647058,
   "dma_load": 0.07711717647058823,
@@ -13,7 +13,7 @@
  "hbm_write_bytes": 31457280,
  "hfu_estimated_percent": 0.0,
  "instructions": 6,
- "latency": 0.21512151260504203,
+ "latency": 0.21382151260504204,
  "mm_arithmetic_intensity": 0.0,
  "peak_flops_bandwidth_ratio": 223.78146341463415,
  "psum_read_bytes": 0,
@@ -25,5 +25,5 @@
  "spill_save_bytes": 0,
  "tensor_engine_active_time_percent": 0.0,
  "transpose_flops": 0,
- "vector_engine_active_time_percent": 0.1713317390288701
+ "vector_engine_active_time_percent": 0.17237340812017873
 }

@@ -32,7 +32,7 @@ struct LaunchObj : Object {
   std::vector<int64_t> grid;
   std::string type_name() const override { return "spmd_launch"; }
   Value call(Interpreter& in, CallArgs& args) override {
-    if (is_host_call(args)) return call_from_host(in, args, [&](CallArgs& a) { return call(in, a); });
+    if (is_host_call(args)) return call_from_host(in, args, [&](CallArgs& a) { return call(in, a); }, kernel->fn);
     KernelContext& ctx = KernelContext::current();
     if (!ctx.grid.empty())
       throw NkiError(ErrorKind::Rule, "err_nested_kernel_with_spmd_grid: a kernel launched with a grid cannot launch "
@@ -78,7 +78,7 @@ int64_t grid_dim(const Value& v) {
 }  // namespace
 
 Value JitKernelObj::call(Interpreter& in, CallArgs& args) {
-  if (is_host_call(args)) return call_from_host(in, args, [&](CallArgs& a) { return call(in, a); });
+  if (is_host_call(args)) return call_from_host(in, args, [&](CallArgs& a) { return call(in, a); }, fn);
   if (has_directives) KernelContext::current().add_directives(directives);
   return in.call(fn, args);
 }

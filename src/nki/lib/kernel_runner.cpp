@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -46,17 +47,24 @@ Value input_tensor(KernelContext& ctx, const NdArrayObj& a, const std::string& n
 // The kernel's parameters annotated `nt.mutable_tensor`, by position: the only arguments a kernel
 // may update and return as outputs (any other write of an argument is the compiler's
 // err_cannot_update_immutable_parameter).
-std::vector<bool> mutable_parameters(const Value& entry) {
+struct MutableParameters {
+  std::vector<bool> by_position;
+  std::set<std::string> names;
+  bool at(size_t i) const { return i < by_position.size() && by_position[i]; }
+};
+MutableParameters mutable_parameters(const Value& entry) {
   Value fn = entry;
-  if (auto* jit = dynamic_cast<JitKernelObj*>(entry.object().get())) fn = jit->fn;
-  std::vector<bool> out;
+  if (entry.is_object())
+    if (auto* jit = dynamic_cast<JitKernelObj*>(entry.object().get())) fn = jit->fn;
+  MutableParameters out;
   auto* f = fn.as<FunctionObj>();
   if (!f) return out;
   for (const auto& p : f->code->params) {
     const Expr* a = p.annotation.get();
     bool is_mutable = a && ((a->kind == ExprKind::Attribute && static_cast<const AttributeExpr*>(a)->attr == "mutable_tensor") ||
                             (a->kind == ExprKind::Name && static_cast<const NameExpr*>(a)->id == "mutable_tensor"));
-    out.push_back(is_mutable);
+    out.by_position.push_back(is_mutable);
+    if (is_mutable) out.names.insert(p.name);
   }
   return out;
 }
@@ -150,13 +158,13 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   ctx.flush();
   KernelRunResult result;
   // A returned argument updated in place is an output argument, not a mutated input.
-  std::vector<bool> in_out = mutable_parameters(fn);
+  MutableParameters in_out = mutable_parameters(fn);
   auto returned_output = [&](const Value& item) {
     std::optional<size_t> argument;
     if (auto* t = item.as<NkiTensorObj>(); t && t->storage->is_input)
       for (size_t i = 0; i < arguments.size() && !argument; ++i)
         if (auto* a = arguments[i].as<NkiTensorObj>(); a && a->storage == t->storage) argument = i;
-    result.outputs.push_back(output_array(item, true, argument && *argument < in_out.size() && in_out[*argument]));
+    result.outputs.push_back(output_array(item, true, argument && in_out.at(*argument)));
     if (argument) result.written_arguments.push_back(*argument);
   };
   if (auto* t = ret.as<TupleObj>()) {
@@ -232,7 +240,8 @@ Value call_within_run(CallArgs& args, const std::function<Value(CallArgs&)>& bod
 
 }  // namespace
 
-Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(CallArgs&)>& body) {
+Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(CallArgs&)>& body,
+                     const Value& kernel) {
   if (KernelContext::active()) return call_within_run(args, body);
   KernelContext ctx;
   ctx.interpreter = &in;
@@ -246,14 +255,24 @@ Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(
     return host;
   };
   std::vector<std::pair<Value, Value>> passed;  // (caller's array, the kernel's tensor)
-  for (Value& v : args.args) {
-    Value host = to_tensor(v);
-    passed.emplace_back(host, v);
+  MutableParameters in_out = mutable_parameters(kernel);
+  std::vector<std::shared_ptr<TensorStorage>> mutable_arguments;
+  for (size_t i = 0; i < args.args.size(); ++i) {
+    Value host = to_tensor(args.args[i]);
+    passed.emplace_back(host, args.args[i]);
+    if (auto* t = args.args[i].as<NkiTensorObj>(); t && in_out.at(i)) mutable_arguments.push_back(t->storage);
   }
   for (auto& kw : args.kwargs) {
     Value host = to_tensor(kw.second);
     passed.emplace_back(host, kw.second);
+    if (auto* t = kw.second.as<NkiTensorObj>(); t && in_out.names.count(kw.first)) mutable_arguments.push_back(t->storage);
   }
+  auto returned = [&](const Value& item) {
+    auto* t = item.as<NkiTensorObj>();
+    bool mutable_argument =
+        t && std::find(mutable_arguments.begin(), mutable_arguments.end(), t->storage) != mutable_arguments.end();
+    return make_array(output_array(item, true, mutable_argument));
+  };
   Value ret;
   try {
     ret = body(args);
@@ -263,10 +282,10 @@ Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(
   ctx.flush();
   if (auto* t = ret.as<TupleObj>()) {
     std::vector<Value> items;
-    for (auto& item : t->items) items.push_back(make_array(output_array(item)));
+    for (auto& item : t->items) items.push_back(returned(item));
     return make_tuple(std::move(items));
   }
-  if (!ret.is_none()) return make_array(output_array(ret));
+  if (!ret.is_none()) return returned(ret);
   for (auto& [host, tensor] : passed)
     if (auto* t = tensor.as<NkiTensorObj>(); t && t->storage->written && host.as<NdArrayObj>())
       tensor::assign(host.as<NdArrayObj>()->array, output_array(tensor, /*returned=*/false));

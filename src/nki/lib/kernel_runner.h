@@ -68,7 +68,9 @@ bool is_host_call(const CallArgs& args);
 // Runs `body` as one kernel run with numerics: numpy arguments become HBM input tensors, the
 // returned HBM tensors come back as numpy arrays (a tuple stays a tuple), and the arguments a
 // kernel that returns nothing wrote are copied back into the caller's arrays, as nki.baremetal
-// does on the device.
-Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(CallArgs&)>& body);
+// does on the device. `kernel` (the function `body` runs) says which parameters are annotated
+// nt.mutable_tensor: those arguments, written and returned, are outputs.
+Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(CallArgs&)>& body,
+                     const Value& kernel = Value());
 
 }  // namespace nki::lib

@@ -58,7 +58,7 @@ ObjectPtr make_nki_module(Interpreter& in) {
         call.kwargs = a.extra_kwargs;
         Value kernel = a["kernel"];
         if (is_host_call(call))
-          return call_from_host(in2, call, [&](CallArgs& c) { return in2.call(kernel, std::move(c)); });
+          return call_from_host(in2, call, [&](CallArgs& c) { return in2.call(kernel, std::move(c)); }, kernel);
         return in2.call(kernel, std::move(call));
       }));
   m->attrs["language"] = submodule(in, "nki.language", make_language_module);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -44,27 +43,28 @@ Value input_tensor(KernelContext& ctx, const NdArrayObj& a, const std::string& n
   return make_tensor(std::move(st));
 }
 
-// The kernel's parameters annotated `nt.mutable_tensor`, by position: the only arguments a kernel
-// may update and return as outputs (any other write of an argument is the compiler's
-// err_cannot_update_immutable_parameter).
-struct MutableParameters {
-  std::vector<bool> by_position;
-  std::set<std::string> names;
-  bool at(size_t i) const { return i < by_position.size() && by_position[i]; }
-};
-MutableParameters mutable_parameters(const Value& entry) {
-  Value fn = entry;
-  if (entry.is_object())
-    if (auto* jit = dynamic_cast<JitKernelObj*>(entry.object().get())) fn = jit->fn;
-  MutableParameters out;
+// The storages of the arguments bound to parameters annotated `nt.mutable_tensor`: the only
+// arguments a kernel may update and return as outputs (any other write of an argument is the
+// compiler's err_cannot_update_immutable_parameter).
+std::set<const TensorStorage*> mutable_arguments(const Value& kernel, const CallArgs& args) {
+  Value fn = kernel;
+  if (kernel.is_object())
+    if (auto* jit = dynamic_cast<JitKernelObj*>(kernel.object().get())) fn = jit->fn;
+  std::set<const TensorStorage*> out;
   auto* f = fn.as<FunctionObj>();
   if (!f) return out;
-  for (const auto& p : f->code->params) {
-    const Expr* a = p.annotation.get();
+  auto add = [&](const Value& v) {
+    if (auto* t = v.as<NkiTensorObj>()) out.insert(t->storage.get());
+  };
+  const auto& params = f->code->params;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Expr* a = params[i].annotation.get();
     bool is_mutable = a && ((a->kind == ExprKind::Attribute && static_cast<const AttributeExpr*>(a)->attr == "mutable_tensor") ||
                             (a->kind == ExprKind::Name && static_cast<const NameExpr*>(a)->id == "mutable_tensor"));
-    out.by_position.push_back(is_mutable);
-    if (is_mutable) out.names.insert(p.name);
+    if (!is_mutable) continue;
+    if (i < args.args.size()) add(args.args[i]);
+    for (const auto& [name, v] : args.kwargs)
+      if (name == params[i].name) add(v);
   }
   return out;
 }
@@ -149,6 +149,7 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
     }
   }
   std::vector<Value> arguments = call.args;
+  std::set<const TensorStorage*> in_out = mutable_arguments(fn, call);
   Value ret;
   try {
     ret = in.call(fn, std::move(call));
@@ -158,14 +159,12 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   ctx.flush();
   KernelRunResult result;
   // A returned argument updated in place is an output argument, not a mutated input.
-  MutableParameters in_out = mutable_parameters(fn);
   auto returned_output = [&](const Value& item) {
-    std::optional<size_t> argument;
-    if (auto* t = item.as<NkiTensorObj>(); t && t->storage->is_input)
-      for (size_t i = 0; i < arguments.size() && !argument; ++i)
-        if (auto* a = arguments[i].as<NkiTensorObj>(); a && a->storage == t->storage) argument = i;
-    result.outputs.push_back(output_array(item, true, argument && in_out.at(*argument)));
-    if (argument) result.written_arguments.push_back(*argument);
+    auto* t = item.as<NkiTensorObj>();
+    bool mutable_argument = t && in_out.count(t->storage.get());
+    result.outputs.push_back(output_array(item, true, mutable_argument));
+    for (size_t i = 0; mutable_argument && i < arguments.size(); ++i)
+      if (auto* a = arguments[i].as<NkiTensorObj>(); a && a->storage == t->storage) result.written_arguments.push_back(i);
   };
   if (auto* t = ret.as<TupleObj>()) {
     result.returned_tuple = true;
@@ -255,23 +254,18 @@ Value call_from_host(Interpreter& in, CallArgs& args, const std::function<Value(
     return host;
   };
   std::vector<std::pair<Value, Value>> passed;  // (caller's array, the kernel's tensor)
-  MutableParameters in_out = mutable_parameters(kernel);
-  std::vector<std::shared_ptr<TensorStorage>> mutable_arguments;
-  for (size_t i = 0; i < args.args.size(); ++i) {
-    Value host = to_tensor(args.args[i]);
-    passed.emplace_back(host, args.args[i]);
-    if (auto* t = args.args[i].as<NkiTensorObj>(); t && in_out.at(i)) mutable_arguments.push_back(t->storage);
+  for (Value& v : args.args) {
+    Value host = to_tensor(v);
+    passed.emplace_back(host, v);
   }
   for (auto& kw : args.kwargs) {
     Value host = to_tensor(kw.second);
     passed.emplace_back(host, kw.second);
-    if (auto* t = kw.second.as<NkiTensorObj>(); t && in_out.names.count(kw.first)) mutable_arguments.push_back(t->storage);
   }
+  std::set<const TensorStorage*> in_out = mutable_arguments(kernel, args);
   auto returned = [&](const Value& item) {
     auto* t = item.as<NkiTensorObj>();
-    bool mutable_argument =
-        t && std::find(mutable_arguments.begin(), mutable_arguments.end(), t->storage) != mutable_arguments.end();
-    return make_array(output_array(item, true, mutable_argument));
+    return make_array(output_array(item, true, t && in_out.count(t->storage.get())));
   };
   Value ret;
   try {

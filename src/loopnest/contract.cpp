@@ -15,7 +15,6 @@
 // zero-initialized buffer (`nl.zeros`) stays zero-initialized: each block was zeroed once and
 // used in one iteration, so a tile zeroed once per iteration holds the same values.
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -77,20 +76,6 @@ bool accesses_of(const Kernel& k, Op& op, int t, std::vector<Access*>& out) {
   for (auto& a : op.args)
     if (a.value.kind == Operand::Kind::Tile) note(a.value.access);
   return !view;
-}
-
-// Whether the source of node `n` names `name` as a whole word.
-bool mentions(const Kernel& k, const Node& n, const std::string& name) {
-  if (!n.origin || name.empty()) return false;
-  auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-  for (uint32_t line = n.origin->span.line; line <= n.origin->span.end_line; ++line) {
-    std::string text = k.module->file->line_text(line);
-    for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-      bool left = at == 0 || !word(text[at - 1]), right = at + name.size() >= text.size() || !word(text[at + name.size()]);
-      if (left && right) return true;
-    }
-  }
-  return false;
 }
 
 std::optional<Candidate> candidate(Kernel& k, Analysis& an, int t, int within_loop) {

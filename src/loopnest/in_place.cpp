@@ -194,20 +194,6 @@ std::optional<Move> first_move(const Kernel& k, const Analysis& an, int loop) {
   return std::nullopt;
 }
 
-// Makes the op at `r` (an inner call of its statement) the last op of a statement of its own,
-// inserted before, with the calls it reads.
-void split_before(Kernel& k, const OpRef& r) {
-  Node& n = *r.node;
-  Node first;
-  first.kind = NodeKind::Stmt;
-  first.id = k.next_node++;
-  first.dirty = true;
-  first.ops.assign(n.ops.begin(), n.ops.begin() + static_cast<long>(r.index) + 1);
-  n.ops.erase(n.ops.begin(), n.ops.begin() + static_cast<long>(r.index) + 1);
-  n.dirty = true;
-  r.block->insert(r.block->begin() + static_cast<long>(r.position), std::move(first));
-}
-
 void apply_move(Kernel& k, const Move& m) {
   Op& op = m.op->op();
   int from = m.result.tensor;
@@ -226,7 +212,8 @@ void apply_move(Kernel& k, const Move& m) {
         n.dirty = true;
       }
   });
-  if (m.op->index + 1 < m.op->node->ops.size()) split_before(k, *m.op);
+  // The op becomes the last op of a statement of its own, inserted before, with the calls it reads.
+  if (m.op->index + 1 < m.op->node->ops.size()) split_leading_ops(k, *m.op->block, m.op->position, m.op->index + 1);
 }
 
 class InPlace : public Transform {

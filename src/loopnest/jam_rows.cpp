@@ -6,7 +6,6 @@
 // A row-independent instruction that writes a per-row block of a buffer (`v6[i0, i1, ...]` in the
 // published style) is done once into the first row's block and the other rows read that block.
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -283,20 +282,6 @@ class UnrollJam : public Transform {
     return n;
   }
 
-  static bool mentions_row(const Ctx& c, const Node& n) {
-    if (!n.origin) return false;
-    const std::string& var = c.k->loops.at(c.l).var;
-    for (uint32_t line = n.origin->span.line; line <= n.origin->span.end_line; ++line) {
-      std::string text = c.k->module->file->line_text(line);
-      for (size_t at = text.find(var); at != std::string::npos; at = text.find(var, at + 1)) {
-        auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-        bool left = at == 0 || !word(text[at - 1]), right = at + var.size() >= text.size() || !word(text[at + var.size()]);
-        if (left && right) return true;
-      }
-    }
-    return false;
-  }
-
   static bool node_per_row(const Plan& p, const Node& n) {
     for (const auto& op : n.ops)
       if (p.per_row.count(&op)) return true;
@@ -322,7 +307,7 @@ class UnrollJam : public Transform {
           // copies are printed from the form); a binding that names another row binding and
           // stays makes the printed kernel fail its re-lift check, and the site is refused.
           if (n.meta == MetaKind::View && n.view && uses_loop(*n.view, c.l)) break;
-          if (n.meta == MetaKind::Binding && mentions_row(c, n)) break;
+          if (n.meta == MetaKind::Binding && mentions(*c.k, n, c.k->loops.at(c.l).var)) break;
           out.push_back(std::move(n));
           break;
         case NodeKind::Stmt:
@@ -384,29 +369,18 @@ class UnrollJam : public Transform {
       any = split_shared_inner_calls(k, block[i].orelse, lead) || any;
       auto it = lead.find(block[i].id);
       if (it == lead.end()) continue;
-      std::vector<Node> calls;
       std::set<int> named;
       for (size_t j = 0; j < it->second; ++j) {
-        Op op = block[i].ops[j];
+        Op& op = block[i].ops.front();
         named.insert(op.result);
         k.tensors[static_cast<size_t>(op.result)].name = name_for(k, op);
-        Node s;
-        s.kind = NodeKind::Stmt;
-        s.id = k.next_node++;
-        s.dirty = true;
-        s.ops = {std::move(op)};
-        calls.push_back(std::move(s));
+        split_leading_ops(k, block, i, 1);
+        ++i;
       }
-      Node& n = block[i];
-      n.ops.erase(n.ops.begin(), n.ops.begin() + static_cast<long>(it->second));
-      n.dirty = true;
       // A read of a call now named prints its name, not the call's text.
-      for (auto& op : n.ops)
+      for (auto& op : block[i].ops)
         for (auto& a : op.args)
           if (a.value.kind == Operand::Kind::Tile && named.count(a.value.access.tensor)) a.value.origin = nullptr;
-      block.insert(block.begin() + static_cast<long>(i), std::make_move_iterator(calls.begin()),
-                   std::make_move_iterator(calls.end()));
-      i += calls.size();
       any = true;
     }
     return any;

@@ -1,6 +1,7 @@
 #include "loopnest/transform.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -456,6 +457,31 @@ const Operand* operand(const Op& op, const char* name) {
 std::string symbol_of(const Op& op, const char* name) {
   const Operand* o = operand(op, name);
   return o && o->kind == Operand::Kind::Symbol ? o->symbol : "";
+}
+
+bool mentions(const Kernel& k, const Node& n, const std::string& name) {
+  if (!n.origin || name.empty()) return false;
+  auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  for (uint32_t line = n.origin->span.line; line <= n.origin->span.end_line; ++line) {
+    std::string text = k.module->file->line_text(line);
+    for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+      bool left = at == 0 || !word(text[at - 1]), right = at + name.size() >= text.size() || !word(text[at + name.size()]);
+      if (left && right) return true;
+    }
+  }
+  return false;
+}
+
+void split_leading_ops(Kernel& k, std::vector<Node>& block, size_t position, size_t count) {
+  Node& n = block[position];
+  Node first;
+  first.kind = NodeKind::Stmt;
+  first.id = k.next_node++;
+  first.dirty = true;
+  first.ops.assign(n.ops.begin(), n.ops.begin() + static_cast<long>(count));
+  n.ops.erase(n.ops.begin(), n.ops.begin() + static_cast<long>(count));
+  n.dirty = true;
+  block.insert(block.begin() + static_cast<long>(position), std::move(first));
 }
 
 Operand symbol(const std::string& s) {

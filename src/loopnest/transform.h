@@ -114,6 +114,11 @@ Operand tile_operand(const Access& a);
 Arg arg(const std::string& name, Operand value, bool output = false);
 // Every operation of node `n` and of the nodes below it, in program order.
 void ops_of(Node& n, std::vector<Op*>& out);
+// Moves the first `count` ops of the statement block[position] (its leading inner calls) into a
+// statement of their own inserted before it; the last of them is that statement's operation.
+void split_leading_ops(Kernel& k, std::vector<Node>& block, size_t position, size_t count);
+// Whether the source of node `n` names `name` as a whole word.
+bool mentions(const Kernel& k, const Node& n, const std::string& name);
 // Removes the node with id `id` wherever it is; false when there is none.
 bool erase_node(Kernel& k, int id);
 Node* find_node(Kernel& k, int id);

@@ -5,8 +5,12 @@
 // kernel's own at the call, printed from the form (the helper's local names kept, a name the kernel
 // also uses renamed, the parameters read as the caller's tiles), and every transformation sees them.
 //
-// Only calls inside a loop that bind their results by name (`y = f(x)`, `a, b = f(x)`, or a bare
-// `f(x)`) open: the statement then has no operation of its own around the helper's. A wrapper
+// Calls inside a loop open. One that binds its results by name (`y = f(x)`, `a, b = f(x)`, or a bare
+// `f(x)`) becomes the helper's nodes. One written inside an expression of the statement
+// (`h[...] = nl.multiply(silu(g), u)`) becomes the statement's inner calls evaluated before the
+// helper, each named and on its own line, then the helper's nodes with the value it returns named
+// (`silu_result`), then the statement reading those names: the same operations in the same order,
+// so the helper's work is the kernel's own whatever the author's style of calling it. A wrapper
 // launching the kernel (the whole kernel body inlined at the top level) stays as written.
 #include <functional>
 #include <set>
@@ -20,16 +24,28 @@ namespace loopnest {
 
 namespace {
 
-bool openable(const Node& n) { return n.kind == NodeKind::Inline && n.ops.empty(); }
+bool openable(const Node& n) { return n.kind == NodeKind::Inline; }
 
 // The helper's nodes as the kernel's: unfrozen, printed from the form (their source is the
 // helper's text, whose names are not the caller's); bindings of host values and docstrings go
 // (their values are in the operands).
-void adopt(std::vector<Node>& nodes, std::vector<Node>& out) {
+// The tensors the nodes define (results, created tiles, views).
+void defined(const std::vector<Node>& nodes, std::set<int>& out) {
+  for_each_node(nodes, [&](const Node& n, const std::vector<int>&) {
+    for (const auto& op : n.ops) {
+      if (op.result >= 0) out.insert(op.result);
+      if (is_declaration(op) && op.dst) out.insert(op.dst->tensor);
+    }
+  });
+}
+
+void open_call(Kernel& k, Node& call, std::vector<Node>& out);
+
+void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
   for (auto& n : nodes) {
     if (n.kind == NodeKind::Meta && n.meta != MetaKind::View) continue;
-    if (n.kind == NodeKind::Inline && openable(n)) {
-      adopt(n.body, out);
+    if (openable(n)) {
+      open_call(k, n, out);
       continue;
     }
     if (n.kind == NodeKind::If) throw TransformError("a helper with a condition cannot be opened");
@@ -48,19 +64,58 @@ void adopt(std::vector<Node>& nodes, std::vector<Node>& out) {
     }
     std::vector<Node> body = std::move(n.body);
     n.body.clear();
-    adopt(body, n.body);
+    adopt(k, body, n.body);
     out.push_back(std::move(n));
   }
 }
 
-// The tensors the nodes define (results, created tiles, views).
-void defined(const std::vector<Node>& nodes, std::set<int>& out) {
-  for_each_node(nodes, [&](const Node& n, const std::vector<int>&) {
-    for (const auto& op : n.ops) {
-      if (op.result >= 0) out.insert(op.result);
-      if (is_declaration(op) && op.dst) out.insert(op.dst->tensor);
-    }
-  });
+// A statement of the opened call printed from the form: `ops`, the last its own operation.
+Node statement_of(Kernel& k, const Node& call, std::vector<Op> ops) {
+  Node s;
+  s.kind = NodeKind::Stmt;
+  s.id = k.next_node++;
+  s.origin = call.origin;
+  s.dirty = true;
+  s.ops = std::move(ops);
+  return s;
+}
+
+// The helper's nodes in place of the call; a call inside an expression of the statement (it has
+// operations of its own) is split as the header says. Names for the values the statement's
+// remaining operations read from the parts before them, and those reads print the names instead
+// of the call's text.
+void open_call(Kernel& k, Node& call, std::vector<Node>& out) {
+  if (call.ops.empty()) {
+    adopt(k, call.body, out);
+    return;
+  }
+  size_t split = std::min(call.inline_split, call.ops.size());
+  std::set<int> named;
+  auto name = [&](int t, const std::string& base) {
+    if (t < 0 || !k.tensor(t).name.empty()) return;
+    k.tensors[static_cast<size_t>(t)].name = fresh_loop_var(k, base);
+    named.insert(t);
+  };
+  for (size_t i = 0; i < split; ++i) {
+    name(call.ops[i].result, "inner_result");
+    out.push_back(statement_of(k, call, {call.ops[i]}));
+  }
+  std::vector<Node> helper;
+  adopt(k, call.body, helper);
+  std::set<int> made;
+  defined(helper, made);
+  std::string base = call.helper.substr(0, call.helper.find(','));
+  base.erase(0, base.find_first_not_of('_'));
+  std::vector<Op> rest(call.ops.begin() + static_cast<long>(split), call.ops.end());
+  for (const auto& op : rest)
+    for (const auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile && made.count(a.value.access.tensor))
+        name(a.value.access.tensor, (base.empty() ? "helper" : base) + "_result");
+  for (auto& op : rest)
+    for (auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile && named.count(a.value.access.tensor)) a.value.origin = nullptr;
+  for (auto& x : helper) out.push_back(std::move(x));
+  out.push_back(statement_of(k, call, std::move(rest)));
 }
 
 // The names the calling statement binds (`g` of `g = project(...)`, `a, b` of `a, b = f(x)`): the
@@ -115,7 +170,7 @@ int open_helpers(Kernel& k) {
         continue;
       }
       std::vector<Node> nodes;
-      adopt(n.body, nodes);
+      open_call(k, n, nodes);
       rename_clashes(k, nodes, call_binds(n));
       for (auto& x : nodes) out.push_back(std::move(x));
       ++opened;

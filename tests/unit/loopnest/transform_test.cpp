@@ -638,6 +638,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/transpose_per_block.py", "transpose_per_block.hoist_transpose", "hoist_transpose", {}},
       {"tests/golden/rewrite/nl_softmax_bmm.py", "nl_softmax_bmm.open_composite", "open_composite", {}},
       {"tests/kernels/inline_load_rows.py", "inline_load_rows.jam_rows", "jam_rows", {{"factor", "2"}}},
+      {"tests/kernels/nested_helper_rows.py", "nested_helper_rows.jam_rows", "jam_rows",
+       {{"factor", "2"}, {"helpers", "open"}}},
       {"tests/kernels/accumulate_rows.py", "accumulate_rows.psum_accumulate", "psum_accumulate", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;

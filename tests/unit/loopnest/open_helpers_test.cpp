@@ -1,0 +1,45 @@
+// Opening a helper called inside an expression of a statement (src/loopnest/open_helpers.cpp): the
+// statement's inner call evaluated before the helper and the helper's result get names, the
+// statement reads them, and the helper's work becomes the kernel's own, so a move on the loop
+// around it (jam_rows here) is offered with helpers=open. That every such site keeps the kernel's
+// result is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's
+// (tests/kernels/nested_helper_rows.py); the printed kernel is GoldenRewrites'.
+#include <gtest/gtest.h>
+
+#include "corpus.h"
+#include "count_loads.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
+
+namespace {
+
+using loopnest_test::arrays;
+using loopnest_test::loads_of;
+using loopnest_test::read;
+using loopnest_test::source_dir;
+
+const std::vector<loopnest::ArgSpec> kArgs = arrays({{256, 256}, {2, 128, 1024}});
+
+TEST(OpenHelpers, OpensAHelperCalledInsideAnExpression) {
+  std::string path = source_dir() + "/tests/kernels/nested_helper_rows.py";
+  std::string text = read(path);
+  loopnest::Kernel form = loopnest::lift_source(path, text, kArgs);
+  EXPECT_FALSE(loopnest::helpers_stay_closed(form)) << *loopnest::helpers_stay_closed(form);
+  // 2 row tiles x 2 column blocks x 2 K tiles of weight.
+  EXPECT_EQ(loads_of(text, kArgs, 1), 8);
+  const loopnest::Site* jam = nullptr;
+  auto sites = loopnest::find_sites(form);
+  for (const auto& s : sites)
+    if (s.transform == "jam_rows" && s.params.at("factor") == "2" && s.params.count("helpers")) jam = &s;
+  ASSERT_TRUE(jam) << "no jam_rows site with the helpers opened";
+  std::string after = loopnest::apply_site(path, text, kArgs, *jam);
+  EXPECT_EQ(loads_of(after, kArgs, 1), 4) << after;
+  // The inner call before the helper and the helper's results, named and read by name; the
+  // helper is no longer called.
+  EXPECT_NE(after.find("inner_result_0 = nl.multiply(acc_0, 2.0)"), std::string::npos) << after;
+  EXPECT_NE(after.find("y_1 = nl.add(inner_result_1, gate_result_1)"), std::string::npos) << after;
+  std::string body = after.substr(after.find("def kernel"));
+  EXPECT_EQ(body.find("_gate("), std::string::npos) << after;
+}
+
+}  // namespace

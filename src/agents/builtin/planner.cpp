@@ -127,6 +127,9 @@ const std::map<std::string, Affinity>& affinities() {
       // The same instructions with the accumulator's operand in PSUM (N, not 2N per fp32 add): drawn
       // like a fold where the Vector Engine is busy (mamba after chunk_rows and jam_rows: 96%).
       {"psum_accumulate", {2.0, {{"dve_busy", 2}}}},
+      // A loop's tile sum read by one matmul, summed by the matmuls in PSUM instead: the Vector Engine's
+      // adds go (usr_ds_sequential_colsum: 4 fp32 adds of [128, 384] at 2N each).
+      {"matmul_accumulate", {2.0, {{"dve_busy", 2}, {"latency_bound", 1.5}}}},
   };
   return table;
 }

@@ -639,6 +639,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/golden/rewrite/nl_softmax_bmm.py", "nl_softmax_bmm.open_composite", "open_composite", {}},
       {"tests/kernels/inline_load_rows.py", "inline_load_rows.jam_rows", "jam_rows", {{"factor", "2"}}},
       {"tests/kernels/accumulate_rows.py", "accumulate_rows.psum_accumulate", "psum_accumulate", {}},
+      {"tests/golden/rewrite/sum_then_project.py", "sum_then_project.matmul_accumulate", "matmul_accumulate", {}},
+      {"tests/golden/rewrite/sum_then_project_api.py", "sum_then_project_api.matmul_accumulate", "matmul_accumulate", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

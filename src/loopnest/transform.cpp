@@ -54,6 +54,7 @@ void Transform::apply(Kernel& k, const Site& site) const {
 std::unique_ptr<Transform> make_open_composite();
 std::unique_ptr<Transform> make_psum_accumulate();
 std::unique_ptr<Transform> make_matmul_accumulate();
+std::unique_ptr<Transform> make_transpose_on_pe();
 int open_composites(Kernel& k);
 
 const std::vector<std::unique_ptr<Transform>>& transforms() {
@@ -87,6 +88,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_open_composite());
     v.push_back(make_psum_accumulate());
     v.push_back(make_matmul_accumulate());
+    v.push_back(make_transpose_on_pe());
     return v;
   }();
   return all;

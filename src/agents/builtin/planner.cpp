@@ -130,6 +130,9 @@ const std::map<std::string, Affinity>& affinities() {
       // A loop's tile sum read by one matmul, summed by the matmuls in PSUM instead: the Vector Engine's
       // adds go (usr_ds_sequential_colsum: 4 fp32 adds of [128, 384] at 2N each).
       {"matmul_accumulate", {2.0, {{"dve_busy", 2}, {"latency_bound", 1.5}}}},
+      // A transposing DMA (element-wise descriptors) replaced by a PE transpose of a tile loaded
+      // anyway: DMA time (usr_load_transpose_matmul: DMA loads 3.53 -> 1.00 us).
+      {"transpose_on_pe", {2.0, {{"dma_bound", 2}, {"narrow_dma", 1.5}, {"latency_bound", 1.3}}}},
   };
   return table;
 }

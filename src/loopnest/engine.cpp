@@ -1,8 +1,12 @@
 // Engine assignment: run an elementwise instruction on another engine (Vector, GpSimd, or the
 // Scalar Engine for tensor_scalar) to balance their load. nl.add / nl.multiply / ... of two tiles
 // become nisa.tensor_tensor(..., engine=...), of a tile and a number nisa.tensor_scalar. GpSimd
-// has no path to PSUM: an instruction touching a PSUM tile never moves there.
+// has no path to PSUM: an instruction touching a PSUM tile never moves there, and an instruction
+// whose ALU operator the target engine does not run (bitvec: the Vector Engine only) is not offered
+// there, by the rule the check applies (nki::lib::runs_on).
 #include <fmt/core.h>
+
+#include "nki/lib/alu_ops.h"
 
 #include "loopnest/api.h"
 #include "loopnest/transform.h"
@@ -11,7 +15,23 @@ namespace loopnest {
 
 namespace {
 
+// The ALU operators the instruction applies, by name ("left_shift", "bitwise_xor").
+std::vector<std::string> alu_operators(const Op& op) {
+  if (op.api == "nisa.tensor_scalar") return {symbol_of(op, "op0"), symbol_of(op, "op1")};
+  if (op.api == "nisa.tensor_tensor") return {symbol_of(op, "op")};
+  if (op.api.rfind("nl.", 0) == 0) return {op.api.substr(3)};
+  return {};
+}
 
+// Whether the language lets `e` run the instruction's ALU operators.
+bool operators_run_on(const Op& op, Engine e) {
+  trn::Engine target = e == Engine::GpSimd ? trn::Engine::GpSimd : e == Engine::Scalar ? trn::Engine::Scalar : trn::Engine::Vector;
+  for (const auto& name : alu_operators(op)) {
+    const nki::lib::AluOp* alu = name.empty() ? nullptr : nki::lib::find_alu_op(name);
+    if (alu && alu->binary && !nki::lib::runs_on(*alu->binary, target)) return false;
+  }
+  return true;
+}
 
 bool touches_psum(const Kernel& k, const Op& op) {
   if (op.dst && k.tensor(storage_of(k, op.dst->tensor)).memory == Memory::Psum) return true;
@@ -71,6 +91,7 @@ class EngineAssign : public Transform {
         if (e == op.engine) continue;
         if (e == Engine::Scalar && !tensor_scalar) continue;  // no two-tensor ALU on the Scalar Engine
         if (e == Engine::GpSimd && touches_psum(k, op)) continue;
+        if (!operators_run_on(op, e)) continue;
         targets.push_back(e);
       }
       for (Engine e : targets) {

@@ -53,6 +53,8 @@ void Transform::apply(Kernel& k, const Site& site) const {
 // every such call of the kernel and returns how many.
 std::unique_ptr<Transform> make_open_composite();
 std::unique_ptr<Transform> make_psum_accumulate();
+std::unique_ptr<Transform> make_matmul_accumulate();
+std::unique_ptr<Transform> make_transpose_on_pe();
 int open_composites(Kernel& k);
 
 const std::vector<std::unique_ptr<Transform>>& transforms() {
@@ -85,6 +87,8 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_feed_pe_first());
     v.push_back(make_open_composite());
     v.push_back(make_psum_accumulate());
+    v.push_back(make_matmul_accumulate());
+    v.push_back(make_transpose_on_pe());
     return v;
   }();
   return all;

@@ -20,8 +20,10 @@ Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch) {
   if (dma_bytes_per_ms > 0) r.dma_ideal = static_cast<double>(p.hbm_read_bytes + p.hbm_write_bytes) / dma_bytes_per_ms;
   double flops_per_ms = arch.tensor_peak_flops() / 1e3;
   if (flops_per_ms > 0) r.pe_ideal = static_cast<double>(p.hardware_flops) / flops_per_ms;
+  r.dve_pool_shared = arch.shared_engine_ports;
   for (const auto& [family, ms] : r.busy)
     if (ms > r.bound) r.bound = ms, r.limiter = family;
+
   if (r.latency > 0) r.serialization = std::max(0.0, (r.latency - r.bound) / r.latency);
   return r;
 }
@@ -86,7 +88,24 @@ std::string family_of_engine(const std::string& engine) {
   return engine;
 }
 
+// Busy time of the timeline family `f` runs on (the Vector Engine and GpSimd share one when the
+// architecture says so).
+double timeline_busy(const Roofline& r, const std::string& f) {
+  auto busy = [&](const std::string& g) { return r.busy.count(g) ? r.busy.at(g) : 0.0; };
+  if (r.dve_pool_shared && (f == "dve" || f == "pool")) return busy("dve") + busy("pool");
+  return busy(f);
+}
+
 }  // namespace
+
+bool move_within_one_timeline(const std::string& transform, const std::map<std::string, std::string>& params,
+                              const Roofline& r) {
+  if (!r.dve_pool_shared || (transform != "engine_move" && transform != "engine_assign")) return false;
+  auto to = params.find("engine"), from = params.find("from");
+  if (to == params.end() || from == params.end()) return false;
+  std::set<std::string> pair = {family_of_engine(from->second), family_of_engine(to->second)};
+  return pair == std::set<std::string>{"dve", "pool"};
+}
 
 double roofline_weight(const std::string& transform, const std::map<std::string, std::string>& params,
                        const Roofline& r, const SiteRelief& relief) {
@@ -98,10 +117,9 @@ double roofline_weight(const std::string& transform, const std::map<std::string,
     if (to == params.end()) return 1;
     std::string dst = family_of_engine(to->second);
     auto from = params.find("from");
-    double src_busy = from == params.end() ? r.busy.at(r.limiter) : r.busy.count(family_of_engine(from->second))
-                                                                         ? r.busy.at(family_of_engine(from->second))
-                                                                         : 0;
-    double gap = (src_busy - (r.busy.count(dst) ? r.busy.at(dst) : 0)) / r.latency;
+    if (move_within_one_timeline(transform, params, r)) return 0.1;
+    double src_busy = from == params.end() ? r.busy.at(r.limiter) : timeline_busy(r, family_of_engine(from->second));
+    double gap = (src_busy - timeline_busy(r, dst)) / r.latency;
     return std::clamp(0.3 + 3 * gap, 0.1, 2.5);
   }
   auto it = relieves().find(transform);

@@ -23,6 +23,10 @@ struct Roofline {
   double bound = 0;                   // perfect pipeline: the busiest family, ms
   std::string limiter;                // that family
   double serialization = 0;           // (latency - bound) / latency: waiting on dependences
+  // The Vector Engine and GpSimd run on one timeline (NC-v2 shares their SBUF port: ARCH2,
+  // trn::ArchConfig::shared_engine_ports): work moved between them does not overlap, and work moved
+  // onto either waits for both. (bound / limiter still take the families one by one.)
+  bool dve_pool_shared = false;
 };
 
 Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch);
@@ -37,6 +41,11 @@ struct SiteRelief {
 // How much a transformation's site is worth on a kernel with this roofline: > 1 when it relieves
 // the family that bounds the kernel (or the serialisation), or work the limiting family waits on
 // while the kernel's latency is above its bound; < 1 when it relieves only families nobody waits on.
+// An engine move that cannot gain on this roofline: between two engines of one timeline (Vector
+// Engine <-> GpSimd on NC-v2), the work stays on the same timeline. The planner does not draw it.
+bool move_within_one_timeline(const std::string& transform, const std::map<std::string, std::string>& params,
+                              const Roofline& r);
+
 double roofline_weight(const std::string& transform, const std::map<std::string, std::string>& params,
                        const Roofline& r, const SiteRelief& relief = {});
 

@@ -123,6 +123,8 @@ bool is_bitvec(tensor::BinaryOp op) {
   return op == B::BitAnd || op == B::BitOr || op == B::BitXor || op == B::LShift || op == B::RShift;
 }
 
+bool runs_on(tensor::BinaryOp op, trn::Engine engine) { return !is_bitvec(op) || engine == trn::Engine::Vector; }
+
 void check_bitvec_dtypes(tensor::BinaryOp op, std::initializer_list<tensor::DType> inputs, tensor::DType out,
                          std::string_view api) {
   if (!is_bitvec(op)) return;

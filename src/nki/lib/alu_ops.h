@@ -9,6 +9,7 @@
 
 #include "nki/value.h"
 #include "tensor/ops.h"
+#include "trn/trace.h"
 
 namespace nki::lib {
 
@@ -36,6 +37,12 @@ tensor::Array apply_binary(tensor::BinaryOp op, const tensor::Array& a, const te
 void check_bitvec_dtypes(tensor::BinaryOp op, std::initializer_list<tensor::DType> inputs, tensor::DType out,
                          std::string_view api);
 bool is_bitvec(tensor::BinaryOp op);
+
+// Whether an instruction with ALU operator `op` may run on `engine`: bitvec operators run on the
+// Vector Engine only (nki-language.md 9.1, "engines" column; 8.3). The one rule the check applies
+// to an `engine=` given in the source and the built-in agent's engine moves (loopnest engine.cpp)
+// apply before offering a move.
+bool runs_on(tensor::BinaryOp op, trn::Engine engine);
 
 // One ALU op on two scalars in double (callers round to float32 per step).
 double apply_scalar(tensor::BinaryOp op, double a, double b);

@@ -230,7 +230,7 @@ Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const S
   check_bitvec_dtypes(*s0.op->binary, {data.dtype()}, out, api);
   if (s1.op) check_bitvec_dtypes(*s1.op->binary, {data.dtype()}, out, api);
   // "bitvec requires integer dtypes and runs on the Vector Engine only" (nki-language.md 8.3).
-  if (user_engine && engine != trn::Engine::Vector && (is_bitvec(*s0.op->binary) || (s1.op && is_bitvec(*s1.op->binary))))
+  if (user_engine && (!runs_on(*s0.op->binary, engine) || (s1.op && !runs_on(*s1.op->binary, engine))))
     throw NkiError(ErrorKind::Rule, fmt::format("{} with a bitvec operator runs on the Vector Engine only, not on the "
                                                 "{} Engine",
                                                 api, engine == trn::Engine::Scalar ? "Scalar" : engine == trn::Engine::GpSimd ? "GpSimd" : trn::to_string(engine)));

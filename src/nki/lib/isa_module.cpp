@@ -92,6 +92,9 @@ Value isa_tensor_tensor(Interpreter& in, BoundArgs& a) {
   const AluOp& op = alu_op(a["op"], api, "op");
   if (!op.binary) throw NkiError(ErrorKind::Type, "op of nisa.tensor_tensor must be a binary ALU operator");
   auto user = engine_of(a["engine"]);
+  if (user && !runs_on(*op.binary, *user))
+    throw NkiError(ErrorKind::Rule, fmt::format("{} with a bitvec operator runs on the Vector Engine only, not on the {} "
+                                                "Engine", api, *user == trn::Engine::Scalar ? "Scalar" : *user == trn::Engine::GpSimd ? "GpSimd" : trn::to_string(*user)));
   bool gpsimd = op.binary == tensor::BinaryOp::Pow;
   return binary_core(*op.binary, a["data1"], a["data2"], api, opt_dtype(a["dtype"], api), mask_of(a, api),
                      trn::Opcode::TensorTensor, user.value_or(gpsimd ? trn::Engine::GpSimd : trn::Engine::Vector), true);

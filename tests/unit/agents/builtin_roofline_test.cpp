@@ -41,10 +41,26 @@ TEST(BuiltinRoofline, MovesAgainstTheLimiterAndTheWaitingWeighMore) {
   Roofline serial = roofline(profile(2.0, {{"pe", 0.9}, {"dve", 0.6}}), arch);
   EXPECT_DOUBLE_EQ(roofline_weight("in_place", {}, serial), 2.0);
   EXPECT_DOUBLE_EQ(roofline_weight("pipeline_prep", {}, serial), 2.0);
-  // An engine move from a busy engine to an idle one is worth more than the reverse.
-  Roofline dve = roofline(profile(1.0, {{"dve", 0.9}, {"pool", 0.0}}), arch);
+  // An engine move from a busy engine to an idle one is worth more than the reverse (on NC-v3,
+  // where VectorE and GpSimd have timelines of their own; on NC-v2 see the next test).
+  Roofline dve = roofline(profile(1.0, {{"dve", 0.9}, {"pool", 0.0}}), trn::arch_config("trn2"));
   EXPECT_GT(roofline_weight("engine_assign", {{"engine", "gpsimd"}, {"from", "vector"}}, dve),
             roofline_weight("engine_assign", {{"engine", "vector"}, {"from", "gpsimd"}}, dve));
+}
+
+TEST(BuiltinRoofline, NoDrawForAMoveBetweenEnginesOfOneTimeline) {
+  // mamba's shape: the Vector Engine the limiter, GpSimd idle. On trn1 (NC-v2) the two share the
+  // SBUF port, so VectorE -> GpSimd (or back) keeps the work on one timeline: not drawn, while a
+  // move to the Scalar Engine still weighs by the gap. trn2 (NC-v3) lifts the sharing.
+  Roofline v2 = roofline(profile(1.2, {{"dve", 1.12}, {"act", 0.3}, {"pool", 0.0}}), trn::arch_config("trn1"));
+  EXPECT_TRUE(move_within_one_timeline("engine_assign", {{"engine", "gpsimd"}, {"from", "vector"}}, v2));
+  EXPECT_TRUE(move_within_one_timeline("engine_assign", {{"engine", "vector"}, {"from", "gpsimd"}}, v2));
+  EXPECT_FALSE(move_within_one_timeline("engine_assign", {{"engine", "scalar"}, {"from", "vector"}}, v2));
+  EXPECT_GT(roofline_weight("engine_assign", {{"engine", "scalar"}, {"from", "vector"}}, v2, {}), 1.0);
+  // Onto GpSimd from the Scalar Engine: GpSimd's timeline is the Vector Engine's, busy 93%.
+  EXPECT_LT(roofline_weight("engine_assign", {{"engine", "gpsimd"}, {"from", "scalar"}}, v2, {}), 0.3);
+  Roofline v3 = roofline(profile(1.2, {{"dve", 1.12}, {"act", 0.3}, {"pool", 0.0}}), trn::arch_config("trn2"));
+  EXPECT_FALSE(move_within_one_timeline("engine_assign", {{"engine", "gpsimd"}, {"from", "vector"}}, v3));
 }
 
 TEST(BuiltinRoofline, TheFamiliesTheFormFindsForASiteWinOverTheTransformationsTable) {

@@ -641,6 +641,10 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/nested_helper_rows.py", "nested_helper_rows.jam_rows", "jam_rows",
        {{"factor", "2"}, {"helpers", "open"}}},
       {"tests/kernels/accumulate_rows.py", "accumulate_rows.psum_accumulate", "psum_accumulate", {}},
+      {"tests/golden/rewrite/sum_then_project.py", "sum_then_project.matmul_accumulate", "matmul_accumulate", {}},
+      {"tests/golden/rewrite/sum_then_project_api.py", "sum_then_project_api.matmul_accumulate", "matmul_accumulate", {}},
+      {"tests/golden/rewrite/load_both_ways.py", "load_both_ways.transpose_on_pe", "transpose_on_pe", {}},
+      {"tests/golden/rewrite/load_both_ways_grid.py", "load_both_ways_grid.transpose_on_pe", "transpose_on_pe", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

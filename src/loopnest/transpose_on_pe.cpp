@@ -1,0 +1,153 @@
+// A DMA transpose replaced by a Tensor Engine transpose of a tile the kernel loads anyway:
+//
+//   aT = nl.load_transpose2d(a[rows, cols]); ...; a_rows = nl.load(a[rows, cols])
+//   ->  a_rows = nl.load(a[rows, cols]); aT = nl.copy(nisa.nc_transpose(a_rows)); ...
+//
+// A transposing DMA moves the tile element by element (2-4 byte descriptors: the DMA queues'
+// slowest case, trainium-performance.md 1.6), while the plain load streams whole rows; the Tensor
+// Engine transposes a [<=128, <=128] tile in one pass into PSUM and a copy brings it back to SBUF.
+// usr_load_transpose_matmul: DMA loads busy 3.53 -> 1.00 us, 11.25 -> 8.33 us.
+//
+// Legal from the form: the transposing load and the plain load read the same region (equal
+// accesses) of a tensor no operation of the kernel writes, in the same block; when the plain load
+// comes later it must commute with every node between (commute.h) and moves up; the transposed tile
+// fits one Tensor Engine transpose (at most 128 x 128).
+#include <optional>
+
+#include <fmt/core.h>
+
+#include "loopnest/commute.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+Access whole_of(const Kernel& k, int t) {
+  Access a;
+  a.tensor = t;
+  const Tensor& tt = k.tensor(t);
+  for (size_t d = 0; d < tt.shape.size(); ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d), tt.shape[d], 1}}});
+  return a;
+}
+
+bool fits_one_transpose(const Tensor& t) {
+  if (t.shape.size() != 2) return false;
+  for (const auto& d : t.shape)
+    if (!d.is_constant() || d.constant() > 128 || d.constant() < 1) return false;
+  return true;
+}
+
+struct Found {
+  int transposed_node = -1, plain_node = -1;
+  int transposed = -1, plain = -1;  // result tensors
+};
+
+class TransposeOnPe : public Transform {
+ public:
+  std::string name() const override { return "transpose_on_pe"; }
+  std::string description() const override {
+    return "transpose a tile the kernel also loads plainly on the Tensor Engine instead of a transposing DMA";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    Analysis an(k);
+    for (const OpRef& t : an.ops) {
+      auto f = candidate(k, an, t);
+      if (!f) continue;
+      Site s = make_site(k, an, t,
+                         fmt::format("transpose `{}` on the Tensor Engine from `{}` instead of a transposing DMA",
+                                     k.tensor(f->transposed).name, k.tensor(f->plain).name));
+      s.relieves = {"dma"};
+      s.feeds = {"pe"};
+      Found found = *f;
+      if (sink(s, [&k, found] { apply(k, found); })) return true;
+    }
+    return false;
+  }
+
+ private:
+  static std::optional<Found> candidate(Kernel& k, const Analysis& an, const OpRef& t) {
+    const Op& op = t.op();
+    if (op.api != "nl.load_transpose2d" || t.node->frozen || t.node->ops.size() != 1 || op.result < 0 || op.has_mask)
+      return std::nullopt;
+    const Operand* src = operand(op, "src");
+    if (!src || src->kind != Operand::Kind::Tile || !an.writers(k, storage_of(k, src->access.tensor)).empty())
+      return std::nullopt;
+    const Tensor& x = k.tensor(op.result);
+    if (x.name.empty() || !fits_one_transpose(x)) return std::nullopt;
+    for (const OpRef& l : an.ops) {
+      const Op& lop = l.op();
+      if (l.block != t.block || lop.api != "nl.load" || l.node->frozen || l.node->ops.size() != 1 || lop.result < 0 ||
+          lop.has_mask || !lop.dtype.empty())
+        continue;
+      const Operand* lsrc = operand(lop, "src");
+      if (!lsrc || lsrc->kind != Operand::Kind::Tile || !(lsrc->access == src->access)) continue;
+      const Tensor& r = k.tensor(lop.result);
+      if (r.name.empty() || r.dtype != x.dtype) continue;
+      // A later plain load moves up to the transposing one.
+      for (size_t i = t.position + 1; i < l.position; ++i)
+        if (!commute(k, (*t.block)[i], *l.node)) return std::nullopt;
+      return Found{t.node->id, l.node->id, op.result, lop.result};
+    }
+    return std::nullopt;
+  }
+
+  static void apply(Kernel& k, const Found& f) {
+    std::vector<Node>* block = nullptr;
+    size_t at = 0, plain_at = 0;
+    auto locate = [&](std::vector<Node>& b) {
+      for (size_t i = 0; i < b.size(); ++i) {
+        if (b[i].id == f.transposed_node) block = &b, at = i;
+        if (b[i].id == f.plain_node) plain_at = i;
+      }
+    };
+    locate(k.body);
+    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+      if (!block) locate(n.body);
+      if (!block) locate(n.orelse);
+    });
+    if (!block) throw TransformError("transpose_on_pe: the transposing load is gone");
+    if (plain_at > at) {
+      Node plain = std::move((*block)[plain_at]);
+      block->erase(block->begin() + static_cast<long>(plain_at));
+      block->insert(block->begin() + static_cast<long>(at), std::move(plain));
+      ++at;
+    }
+    const Tensor& x = k.tensor(f.transposed);
+    Tensor p;
+    p.id = static_cast<int>(k.tensors.size());
+    p.role = TensorRole::Value;
+    p.memory = Memory::Psum;
+    p.shape = x.shape;
+    p.dtype = "float32";
+    p.scope_loop = x.scope_loop;
+    k.tensors.push_back(p);
+    Op tr;
+    tr.api = "nisa.nc_transpose";
+    tr.cls = OpClass::Transpose;
+    tr.engine = Engine::Tensor;
+    tr.result = p.id;
+    tr.dst = whole_of(k, p.id);  // a result's region, as the lifter records it
+    tr.args = {arg("data", tile_operand(whole_of(k, f.plain)))};
+    Op cp;
+    cp.api = "nl.copy";
+    cp.cls = OpClass::Copy;
+    cp.engine = Engine::Vector;
+    cp.result = f.transposed;
+    cp.dst = whole_of(k, f.transposed);
+    cp.args = {arg("src", tile_operand(whole_of(k, p.id)))};
+    if (k.tensor(f.transposed).dtype != "float32") cp.args.push_back(arg("dtype", symbol("dtype:" + k.tensor(f.transposed).dtype)));
+    Node& n = (*block)[at];
+    n.ops = {tr, cp};
+    n.dirty = true;
+    n.patch.clear();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_transpose_on_pe() { return std::make_unique<TransposeOnPe>(); }
+
+}  // namespace loopnest

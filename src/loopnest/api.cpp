@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "trn/unary_engine.h"
+
 namespace loopnest {
 
 namespace {
@@ -126,8 +128,11 @@ std::map<std::string, ApiSpec> build() {
   add({"nl.var", C::Other, E::Vector, {"x", "axis", "dtype", "mask", "keepdims"}, S::Reduce, {"x"}});
   for (const auto& op : binary_ops())
     add({"nl." + op, C::Elementwise, E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
+  // The engine the interpreter runs each on (trn/unary_engine.h): `-x` and nl.negative on the
+  // Vector Engine, nl.exp on the Scalar Engine's activation table.
   for (const auto& op : unary_ops())
-    add({"nl." + op, C::Activation, E::Scalar, {"x", "dtype", "mask"}, S::Same, {"x"}});
+    add({"nl." + op, C::Activation, trn::unary_on_vector_engine(op) ? E::Vector : E::Scalar, {"x", "dtype", "mask"},
+         S::Same, {"x"}});
   add({"nl.softmax", C::Other, E::Scalar, {"x", "axis", "dtype", "compute_dtype", "mask"}, S::Same, {"x"}});
   add({"nl.rms_norm", C::Other, E::Scalar, {"x", "w", "axis", "n", "epsilon", "dtype", "compute_dtype", "mask"},
        S::Same, {"x"}});

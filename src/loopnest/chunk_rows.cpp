@@ -289,22 +289,13 @@ class ChunkRows : public Transform {
     return out;
   }
 
-  static std::string fresh(const Kernel& k, const std::string& base) {
-    std::set<std::string> used;
-    for (const auto& [id, l] : k.loops) used.insert(l.var);
-    for (const auto& t : k.tensors) used.insert(t.name);
-    std::string v = base;
-    for (int i = 2; used.count(v); ++i) v = fmt::format("{}{}", base, i);
-    return v;
-  }
-
   static void apply(Kernel& k, Plan p) {
     std::vector<Node>& block = *p.block;
     // The chunk loop.
     Loop cl;
     cl.id = 0;
     while (k.loops.count(cl.id)) ++cl.id;
-    cl.var = fresh(k, "chunk");
+    cl.var = fresh_loop_var(k, "chunk");
     cl.kind = p.scans ? LoopKind::Sequential : LoopKind::Affine;
     cl.start = IExpr(0);
     cl.stop = IExpr(p.n / p.chunk);

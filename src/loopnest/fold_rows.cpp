@@ -146,15 +146,6 @@ class FoldRows : public Transform {
     return p;
   }
 
-  static std::string fresh(const Kernel& k, const std::string& base) {
-    std::set<std::string> used;
-    for (const auto& t : k.tensors) used.insert(t.name);
-    for (const auto& [id, l] : k.loops) used.insert(l.var);
-    std::string v = base;
-    for (int i = 2; used.count(v); ++i) v = fmt::format("{}{}", base, i);
-    return v;
-  }
-
   static std::vector<Node>* parent_of(std::vector<Node>& block, int id) {
     for (auto& n : block) {
       if (n.id == id) return &block;
@@ -175,7 +166,7 @@ class FoldRows : public Transform {
       Tensor v;
       const Tensor& base = k.tensor(t);
       v.id = static_cast<int>(k.tensors.size());
-      v.name = fresh(k, base.name + "_fold");
+      v.name = fresh_loop_var(k, base.name + "_fold");
       v.role = TensorRole::View;
       v.base = t;
       v.memory = Memory::Hbm;

@@ -103,9 +103,7 @@ void rename_clashes(Kernel& k, Node& a, Node& b) {
   for (const auto& [name, t] : in_b) {
     auto it = in_a.find(name);
     if (it == in_a.end() || it->second == t) continue;
-    std::string fresh;
-    for (int i = 2; fresh.empty() || taken.count(fresh) || k.module->file->text.find(fresh) != std::string::npos; ++i)
-      fresh = fmt::format("{}_{}", name, i);
+    std::string fresh = fresh_copy_name(k, name, taken);
     taken.insert(fresh);
     for (auto& tensor : k.tensors)
       if (tensor.name == name && tensor.id != it->second) {

@@ -472,12 +472,7 @@ class HoistExpand : public Transform {
     // the buffer is printed from the form, so a fresh name (`rhs_tile_2`) reaches them all.
     bool clash = false;
     for (const auto& o : k.tensors) clash = clash || (o.id != t.id && !t.name.empty() && o.name == t.name);
-    if (clash) {
-      std::string fresh;
-      for (int i = 2; fresh.empty() || k.module->file->text.find(fresh) != std::string::npos; ++i)
-        fresh = fmt::format("{}_{}", t.name, i);
-      t.name = fresh;
-    }
+    if (clash) t.name = fresh_copy_name(k, t.name);
     int around = -1;
     for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
       if (n.id == p.outer) around = loops.empty() ? -1 : loops.back();

@@ -327,15 +327,6 @@ class UnrollJam : public Transform {
     }
   }
 
-  static std::string fresh_var(const Kernel& k, const std::string& base) {
-    std::set<std::string> used;
-    for (const auto& [id, l] : k.loops) used.insert(l.var);
-    for (const auto& t : k.tensors) used.insert(t.name);
-    std::string v = base + "_blk";
-    for (int i = 2; used.count(v); ++i) v = fmt::format("{}_blk{}", base, i);
-    return v;
-  }
-
   // The leading inner calls of a per-row statement that do not depend on the row (the load in
   // `acc += nisa.nc_matmul(x_t[k], nl.load(w[k, :, cols]))`), per statement id. Recorded before
   // anything moves: the plan holds pointers to the operations.
@@ -405,7 +396,7 @@ class UnrollJam : public Transform {
     Loop nl = k.loops.at(p.loop);
     nl.id = static_cast<int>(k.loops.size());
     while (k.loops.count(nl.id)) ++nl.id;
-    nl.var = fresh_var(k, nl.var);
+    nl.var = fresh_loop_var(k, nl.var + "_blk");
     nl.stop = IExpr(nl.stop.constant() / p.factor);
     k.loops[nl.id] = nl;
     c.nl = nl.id;

@@ -146,11 +146,8 @@ void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<st
       taken.insert(t.name);  // a second tile of the helper's under this name is another one
       continue;
     }
-    std::string fresh;
-    for (int j = 2; fresh.empty() || taken.count(fresh) || k.module->file->text.find(fresh) != std::string::npos; ++j)
-      fresh = fmt::format("{}_{}", t.name, j);
-    t.name = fresh;
-    taken.insert(fresh);
+    t.name = fresh_copy_name(k, t.name, taken);
+    taken.insert(t.name);
   }
 }
 

@@ -312,6 +312,14 @@ std::string fresh_loop_var(const Kernel& k, const std::string& base) {
   return v;
 }
 
+std::string fresh_copy_name(const Kernel& k, const std::string& name, const std::set<std::string>& taken) {
+  const std::string& text = k.module->file->text;
+  std::string fresh;
+  for (int i = 2; fresh.empty() || taken.count(fresh) || text.find(fresh) != std::string::npos; ++i)
+    fresh = fmt::format("{}_{}", name, i);
+  return fresh;
+}
+
 int add_loop(Kernel& k, Loop l) {
   l.id = static_cast<int>(k.loops.size());
   while (k.loops.count(l.id)) ++l.id;

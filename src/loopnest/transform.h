@@ -157,8 +157,15 @@ void fuse_loops(Kernel& k, int a_id, int b_id);
 void substitute_access(Access& a, int from, const IExpr& with);
 void substitute_nodes(Kernel& k, std::vector<Node>& nodes, int from, const IExpr& with);
 void rename_nodes(Kernel& k, std::vector<Node>& nodes, int from, int to);
-// A loop variable name that no loop, tensor or word of the source uses (`base`, `base2`, ...).
+// A name for a new loop variable or tensor that no loop, tensor or text of the source uses (`base`,
+// `base2`, ...): the source may hold names the form does not (helpers, host code, comments), and a
+// printed kernel must not shadow them. The one picker of fresh_loop_var-style names (chunk_rows'
+// `chunk`, jam_rows' `s_blk`, fold_rows' `x_fold`, fusion's `i_blk` / `i_in`, ...).
 std::string fresh_loop_var(const Kernel& k, const std::string& base);
+// A new name for a second tile called `name` (`name_2`, `name_3`, ...): in neither `taken` nor the
+// source text. The renames of clashing tiles (forward_scratch's fused nests, open_helpers' helper
+// locals, hoist_expand's buffer).
+std::string fresh_copy_name(const Kernel& k, const std::string& name, const std::set<std::string>& taken = {});
 // Adds loop `l` to the kernel under a new id, which it returns.
 int add_loop(Kernel& k, Loop l);
 // The bound of a loop node's header as its author wrote it (`N // NB` of `for n in

@@ -7,6 +7,7 @@
 #include "nki/lib/alu_ops.h"
 #include "nki/lib/array_value.h"
 #include "nki/lib/instruction.h"
+#include "trn/unary_engine.h"
 
 namespace nki::lib {
 
@@ -118,8 +119,7 @@ Value elementwise_unary(Interpreter& in, tensor::UnaryOp op, const Value& x, std
   using U = tensor::UnaryOp;
   NkiTensorObj& t = tile_arg(x, api, "x");
   DType out = dtype_arg(dtype, t.dtype(), api);
-  bool vector = op == U::Neg || op == U::Abs || op == U::Floor || op == U::Ceil || op == U::Trunc ||
-                op == U::LogicalNot || op == U::Invert || op == U::Copy;
+  bool vector = trn::unary_on_vector_engine(op);  // the form's rule too (trn/unary_engine.h)
   bool integer = op == U::Invert;
   Instruction ins(api, vector ? trn::Opcode::TensorScalar : trn::Opcode::Activation,
                   vector ? trn::Engine::Vector : trn::Engine::Scalar, t.shape(), std::move(mask));

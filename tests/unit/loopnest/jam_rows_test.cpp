@@ -40,3 +40,23 @@ TEST(JamRows, SharesALoadWrittenInsideTheMatmulCall) {
 }
 
 }  // namespace
+
+// The jammed loop's variable is fresh against the whole source, not only the form's names: a word
+// the form does not hold (here a module-level name) is not shadowed (fresh_loop_var, one picker
+// for every transformation's new names).
+TEST(JamRows, TheJammedLoopVariableIsFreshInTheSourceText) {
+  std::string path = source_dir() + "/tests/kernels/inline_load_rows.py";
+  std::string text = read(path);
+  const std::string marker = "@nki.jit\n";
+  ASSERT_NE(text.find(marker), std::string::npos);
+  text.insert(text.find(marker), "m_blk = 2\n\n\n");
+  loopnest::Kernel before = loopnest::lift_source(path, text, kArgs);
+  const loopnest::Site* jam = nullptr;
+  auto sites = loopnest::find_sites(before);
+  for (const auto& s : sites)
+    if (s.transform == "jam_rows" && s.params.at("factor") == "2") jam = &s;
+  ASSERT_TRUE(jam) << "no jam_rows site on `for m`";
+  std::string after = loopnest::apply_site(path, text, kArgs, *jam);
+  EXPECT_NE(after.find("for m_blk2 in nl.affine_range((M // 128) // 2):"), std::string::npos) << after;
+  EXPECT_EQ(after.find("for m_blk in"), std::string::npos) << after;
+}

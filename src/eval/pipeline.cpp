@@ -58,6 +58,7 @@ struct ReferenceRun {
   nki::Value expected;                       // forward(...) as a Python value
   std::vector<tensor::Array> expected_arrays;
   nki::Value from_nki;                       // transform_nki_outputs
+  std::vector<tensor::DType> forward_formats;  // narrow float formats forward() computed in
 };
 
 class Pipeline {
@@ -160,7 +161,7 @@ class Pipeline {
     nki::Value inputs = in_reference_stage("get_inputs", [&] { return session.call(get_inputs, {}); });
     ReferenceRun r;
     r.from_nki = reference_function(*module, "transform_nki_outputs");
-    r.expected = expected_outputs(session, seed, forward, inputs);
+    r.expected = expected_outputs(session, seed, forward, inputs, r.forward_formats);
     r.expected_arrays = in_reference_stage("reading forward's outputs",
                                            [&] { return arrays_of(session.interpreter(), r.expected); });
     r.kernel_args = items_of(in_reference_stage("transform_to_nki_inputs", [&] { return session.call(to_nki, {inputs}); }));
@@ -168,19 +169,23 @@ class Pipeline {
   }
 
   // forward(inputs), or its outputs from the cache (they never change for a reference and seed).
-  nki::Value expected_outputs(Session& session, int seed, const nki::Value& forward, const nki::Value& inputs) {
-    if (auto cached = cache_.load(reference_hash_, seed)) {
+  // `formats` receives the narrow float formats forward() computed in (the cache keeps them).
+  nki::Value expected_outputs(Session& session, int seed, const nki::Value& forward, const nki::Value& inputs,
+                              std::vector<tensor::DType>& formats) {
+    if (auto cached = cache_.load(reference_hash_, seed, &formats)) {
       std::vector<nki::Value> items;
       for (auto& a : *cached) items.push_back(nki::lib::make_array(a));
       // Outputs are stored flattened; more than one means forward returned a tuple.
       return items.size() == 1 ? items[0] : nki::make_tuple(items);
     }
     auto start = Clock::now();
+    nki::lib::NarrowFormatRecorder recorder;
     nki::Value expected = in_reference_stage("forward", [&] { return session.call(forward, items_of(inputs)); });
     double forward_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    formats = recorder.formats();
     if (cache_.enabled()) {
       auto arrays = in_reference_stage("reading forward's outputs", [&] { return arrays_of(session.interpreter(), expected); });
-      cache_.store(reference_hash_, seed, arrays, forward_seconds);
+      cache_.store(reference_hash_, seed, arrays, forward_seconds, formats);
     }
     return expected;
   }
@@ -201,6 +206,8 @@ class Pipeline {
     for (const auto& arg : reference.kernel_args)
       if (auto* a = arg.as<nki::lib::NdArrayObj>(); a && !a->is_scalar) data_formats.push_back(a->array.dtype());
     for (const auto& a : reference.expected_arrays) data_formats.push_back(a.dtype());
+    // A reference that quantises (rounds through fp8, computes in bf16) sets the task's format too.
+    for (tensor::DType d : reference.forward_formats) data_formats.push_back(d);
     tensor::DType task = task_format(data_formats);
     auto use = below_task_format(run.narrow_formats, task);
     if (!use) return;

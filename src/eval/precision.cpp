@@ -5,6 +5,7 @@ namespace eval {
 int precision_rank(tensor::DType dtype) {
   switch (dtype) {
     case tensor::DType::Float8E4M3:
+    case tensor::DType::Float8E4M3FN:
     case tensor::DType::Float8E5M2: return 1;
     case tensor::DType::Float16:
     case tensor::DType::BFloat16: return 2;

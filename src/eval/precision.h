@@ -1,9 +1,10 @@
 // The precision rule of the check (design.md "Check"): a kernel must not compute in a float format
 // below the task's data, however it obtained the format. The interpreter reports every narrow
 // float format (bf16, fp16, fp8, tf32) an instruction read or wrote (nki::lib::NarrowFormatUse);
-// the task's format is the lowest float format among the kernel's array inputs and the
-// reference's outputs. So fp32 data computed in bf16 is rejected, and a task whose inputs are
-// bf16 may compute in bf16. Nothing here reads the kernel's text.
+// the task's format is the lowest float format among the kernel's array inputs, the
+// reference's outputs and the arrays the reference's forward() makes (nki::lib::NarrowFormatRecorder).
+// So fp32 data computed in bf16 is rejected, a task whose inputs are bf16 may compute in bf16, and
+// a reference that quantises to fp8 admits a kernel that does. Nothing here reads the kernel's text.
 #pragma once
 
 #include <optional>

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kMagic[8] = {'A', 'O', 'R', 'E', 'F', '0', '0', '2'};
+constexpr char kMagic[8] = {'A', 'O', 'R', 'E', 'F', '0', '0', '3'};
 
 size_t storage_bytes(tensor::DType t) { return tensor::storage_of(t) == tensor::Storage::F32 ? 4 : 8; }
 
@@ -106,11 +106,28 @@ bool read_prefix(Reader& r, double& compute_seconds) {
   return r.get_bytes(magic, sizeof magic) && std::memcmp(magic, kMagic, sizeof kMagic) == 0 && r.get(compute_seconds);
 }
 
+// The narrow float formats forward() computed in: u8 count, then each dtype's name.
 template <class Reader>
-std::optional<std::vector<tensor::Array>> decode_from(Reader& r) {
+bool read_formats(Reader& r, std::vector<tensor::DType>* formats) {
+  uint8_t n = 0;
+  if (!r.get(n)) return false;
+  for (uint8_t i = 0; i < n; ++i) {
+    uint8_t len = 0;
+    if (!r.get(len)) return false;
+    std::string name(len, '\0');
+    if (!r.get_bytes(name.data(), len)) return false;
+    auto dtype = tensor::parse_dtype(name);
+    if (!dtype) return false;
+    if (formats) formats->push_back(*dtype);
+  }
+  return true;
+}
+
+template <class Reader>
+std::optional<std::vector<tensor::Array>> decode_from(Reader& r, std::vector<tensor::DType>* formats) {
   double compute_seconds = 0;
   uint32_t count = 0;
-  if (!read_prefix(r, compute_seconds) || !r.get(count)) return std::nullopt;
+  if (!read_prefix(r, compute_seconds) || !read_formats(r, formats) || !r.get(count)) return std::nullopt;
   std::vector<tensor::Array> arrays;
   for (uint32_t i = 0; i < count; ++i) {
     auto a = decode_one(r);
@@ -134,10 +151,16 @@ std::string array_header(const tensor::Array& a) {
 
 size_t data_bytes(const tensor::Array& a) { return size_t(a.size()) * storage_bytes(a.dtype()); }
 
-// Magic, compute seconds and array count.
-std::string file_header(double compute_seconds, size_t count) {
+// Magic, compute seconds, forward's narrow formats and array count.
+std::string file_header(double compute_seconds, const std::vector<tensor::DType>& formats, size_t count) {
   std::string out(kMagic, sizeof kMagic);
   put<double>(out, compute_seconds);
+  put<uint8_t>(out, uint8_t(formats.size()));
+  for (tensor::DType d : formats) {
+    std::string_view name = tensor::name(d);
+    put<uint8_t>(out, uint8_t(name.size()));
+    out.append(name);
+  }
   put<uint32_t>(out, uint32_t(count));
   return out;
 }
@@ -152,8 +175,9 @@ double recorded_seconds(const fs::path& path, uint64_t size) {
 
 }  // namespace
 
-std::string encode_arrays(const std::vector<tensor::Array>& arrays, double compute_seconds) {
-  std::string out = file_header(compute_seconds, arrays.size());
+std::string encode_arrays(const std::vector<tensor::Array>& arrays, double compute_seconds,
+                          const std::vector<tensor::DType>& formats) {
+  std::string out = file_header(compute_seconds, formats, arrays.size());
   for (const auto& array : arrays) {
     tensor::Array a = array.contiguous();
     out += array_header(a);
@@ -162,9 +186,9 @@ std::string encode_arrays(const std::vector<tensor::Array>& arrays, double compu
   return out;
 }
 
-std::optional<std::vector<tensor::Array>> decode_arrays(const std::string& bytes) {
+std::optional<std::vector<tensor::Array>> decode_arrays(const std::string& bytes, std::vector<tensor::DType>* formats) {
   StringReader r(bytes);
-  return decode_from(r);
+  return decode_from(r, formats);
 }
 
 std::string default_ref_cache_dir() {
@@ -188,7 +212,8 @@ std::string RefCache::path_for(const std::string& ref_hash, int seed) const {
   return (fs::path(dir_) / fmt::format("{}-s{}.ref", ref_hash, seed)).string();
 }
 
-std::optional<std::vector<tensor::Array>> RefCache::load(const std::string& ref_hash, int seed) const {
+std::optional<std::vector<tensor::Array>> RefCache::load(const std::string& ref_hash, int seed,
+                                                          std::vector<tensor::DType>* formats) const {
   if (!enabled()) return std::nullopt;
   std::string path = path_for(ref_hash, seed);
   std::error_code ec;
@@ -197,7 +222,7 @@ std::optional<std::vector<tensor::Array>> RefCache::load(const std::string& ref_
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   FileReader r(in, size_t(size));
-  return decode_from(r);
+  return decode_from(r, formats);
 }
 
 bool RefCache::worth_storing(uint64_t bytes, double compute_seconds) const {
@@ -241,7 +266,7 @@ bool RefCache::make_room(uint64_t bytes, double seconds_per_byte) const {
 
 // The arrays go to the file directly (a full-size bmm output is 1 GiB: no second copy in memory).
 void RefCache::store(const std::string& ref_hash, int seed, const std::vector<tensor::Array>& outputs,
-                     double compute_seconds) const {
+                     double compute_seconds, const std::vector<tensor::DType>& formats) const {
   uint64_t bytes = 0;
   for (const auto& a : outputs) bytes += data_bytes(a);
   if (!worth_storing(bytes, compute_seconds)) return;
@@ -251,7 +276,7 @@ void RefCache::store(const std::string& ref_hash, int seed, const std::vector<te
   std::string final_path = path_for(ref_hash, seed);
   try {
     base::write_file_atomic_streamed(final_path, [&](const base::ChunkSink& sink) {
-      sink(file_header(compute_seconds, outputs.size()));
+      sink(file_header(compute_seconds, formats, outputs.size()));
       for (const auto& array : outputs) {
         tensor::Array a = array.contiguous();
         sink(array_header(a));

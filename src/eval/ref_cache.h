@@ -3,7 +3,8 @@
 // change between kernels of the same task.
 //
 // File format (little-endian), one file per key, `<dir>/<hash>-s<seed>.ref`:
-//   "AOREF002"  f64 compute_seconds  u32 count  then per array:  u8 name_len, dtype name (numpy
+//   "AOREF003"  f64 compute_seconds  u8 n, n x (u8 name_len, dtype name): the narrow float formats
+//   forward() computed in (eval/precision.h)  u32 count  then per array:  u8 name_len, dtype name (numpy
 //   spelling), u8 ndim, i64 shape[ndim], element data in C order (float32 as 4 bytes, float64 and
 //   integers as 8 bytes: the array's storage format). compute_seconds is how long forward() took.
 // Writes go to a temporary file renamed into place, so concurrent workers never see half a file.
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "tensor/array.h"
+#include "tensor/dtype.h"
 
 namespace eval {
 
@@ -47,12 +49,15 @@ class RefCache {
       : dir_(std::move(dir)), policy_(policy) {}
   bool enabled() const { return !dir_.empty(); }
   std::string path_for(const std::string& ref_hash, int seed) const;
-  // nullopt when absent or unreadable (a corrupt file is treated as a miss).
-  std::optional<std::vector<tensor::Array>> load(const std::string& ref_hash, int seed) const;
+  // nullopt when absent or unreadable (a corrupt file is treated as a miss); `formats` receives
+  // the narrow float formats forward() computed in.
+  std::optional<std::vector<tensor::Array>> load(const std::string& ref_hash, int seed,
+                                                 std::vector<tensor::DType>* formats = nullptr) const;
   // Best effort: a failure to write only costs recomputation later. `compute_seconds` is how long
   // forward() took; outputs cheaper to recompute than to read back are not stored.
   void store(const std::string& ref_hash, int seed, const std::vector<tensor::Array>& outputs,
-             double compute_seconds = std::numeric_limits<double>::infinity()) const;
+             double compute_seconds = std::numeric_limits<double>::infinity(),
+             const std::vector<tensor::DType>& formats = {}) const;
   // Whether outputs of `bytes` that took `compute_seconds` go to disk (policy and free space only).
   bool worth_storing(uint64_t bytes, double compute_seconds) const;
 
@@ -66,7 +71,9 @@ class RefCache {
 };
 
 // The serialisation itself (exposed for tests).
-std::string encode_arrays(const std::vector<tensor::Array>& arrays, double compute_seconds = 0);
-std::optional<std::vector<tensor::Array>> decode_arrays(const std::string& bytes);
+std::string encode_arrays(const std::vector<tensor::Array>& arrays, double compute_seconds = 0,
+                          const std::vector<tensor::DType>& formats = {});
+std::optional<std::vector<tensor::Array>> decode_arrays(const std::string& bytes,
+                                                        std::vector<tensor::DType>* formats = nullptr);
 
 }  // namespace eval

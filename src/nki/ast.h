@@ -321,7 +321,10 @@ struct SimpleStmt : Stmt {
 struct FunctionDefStmt : Stmt {
   std::vector<ExprPtr> decorators;
   std::shared_ptr<FunctionCode> code;
-  ExprPtr returns;  // annotation, kept for printing only
+  ExprPtr returns;  // the return annotation
+  // Parameter and return annotations run when the def runs, as in Python (a name they use must
+  // exist), unless the module starts with `from __future__ import annotations` (resolver).
+  bool evaluates_annotations = true;
   NameExpr* target = nullptr;  // the name the function is bound to (owned by `target_owner`)
   ExprPtr target_owner;
   explicit FunctionDefStmt(Span s) : Stmt(StmtKind::FunctionDef, s) {}

@@ -1,6 +1,7 @@
 // Statement execution, assignment, and calls of user-defined functions.
 #include <fmt/core.h>
 
+#include "nki/ast_walk.h"
 #include "nki/core_ops.h"
 #include "nki/core_types.h"
 #include "nki/interp_impl.h"
@@ -205,10 +206,34 @@ void exec_assert(InterpState& st, const AssertStmt& a, Frame& f) {
   st.fail(ErrorKind::Assertion, a.test->span, std::move(message));
 }
 
+// Looks up every name an annotation uses, as Python does when it evaluates the annotation at the
+// def: an undefined name (`x: nt.mutable_tensor` without importing nt) is Python's NameError.
+// Only the names are looked up: what the annotation builds from them (`nt.tensor[128, 512]`,
+// `tuple[int, int]`) has no effect on the run.
+void check_annotation_names(InterpState& st, Expr& e, Frame& f) {
+  if (e.kind == ExprKind::Name) {
+    try {
+      eval(st, e, f);
+    } catch (...) {
+      rethrow_at(st, e.span);
+    }
+    return;
+  }
+  if (e.kind == ExprKind::Lambda || e.kind == ExprKind::ListComp || e.kind == ExprKind::SetComp ||
+      e.kind == ExprKind::DictComp || e.kind == ExprKind::GeneratorExp)
+    return;  // their own scopes; never seen in annotations
+  for_each_child(e, [&](ExprPtr& child) { check_annotation_names(st, *child, f); });
+}
+
 void exec_function_def(InterpState& st, const FunctionDefStmt& d, Frame& f) {
   std::vector<Value> decorators;
   for (const auto& dec : d.decorators) decorators.push_back(eval(st, *dec, f));
   Value fn = make_function(st, d.code, f);
+  if (d.evaluates_annotations) {
+    for (const Parameter& p : d.code->params)
+      if (p.annotation) check_annotation_names(st, *p.annotation, f);
+    if (d.returns) check_annotation_names(st, *d.returns, f);
+  }
   for (size_t i = decorators.size(); i-- > 0;) {
     CallArgs args;
     args.args.push_back(fn);

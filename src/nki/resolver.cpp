@@ -38,6 +38,7 @@ class Resolver {
     Scope scope;
     scope.is_module = true;
     scope.info = &module_.info;
+    postponed_annotations_ = has_future_annotations(module_.body);
     module_scope_ = &scope;
     declare(scope, "__name__");  // global 0: the module's name (load_module binds it)
     collect_declarations(module_.body, scope);
@@ -386,6 +387,11 @@ class Resolver {
       case StmtKind::FunctionDef: {
         auto& d = static_cast<FunctionDefStmt&>(stmt);
         resolve_exprs(d.decorators, s);
+        d.evaluates_annotations = !postponed_annotations_;
+        if (d.evaluates_annotations) {
+          for (auto& p : d.code->params) resolve_expr(p.annotation.get(), s);
+          resolve_expr(d.returns.get(), s);
+        }
         resolve_function(*d.code, s);
         // A class body may define the protocol methods (__init__, __repr__, ...).
         if (s.is_class && is_protocol_method(d.target->id)) resolve_name(*d.target, s, true);
@@ -406,12 +412,10 @@ class Resolver {
     stmt.cost = 1 + node_count_ - before;
   }
 
-  // Defaults and annotations belong to the enclosing scope; the body gets a new function scope.
+  // Defaults and annotations belong to the enclosing scope (a def's annotations are resolved
+  // with its statement); the body gets a new function scope.
   void resolve_function(FunctionCode& code, Scope& enclosing) {
-    for (auto& p : code.params) {
-      resolve_expr(p.default_value.get(), enclosing);
-      if (p.annotation) count_only(*p.annotation, enclosing);
-    }
+    for (auto& p : code.params) resolve_expr(p.default_value.get(), enclosing);
     uint32_t saved = node_count_;
     Scope fn;
     fn.parent = &enclosing;
@@ -434,8 +438,6 @@ class Resolver {
     finish_scope(fn);
     node_count_ = saved;
   }
-
-  void count_only(Expr&, Scope&) {}  // annotations are never evaluated
 
   void finish_scope(Scope& s) {
     for (NameExpr* n : s.local_refs) {
@@ -550,6 +552,22 @@ class Resolver {
 
   ModuleAst& module_;
   const BuiltinLookup& builtins_;
+  bool postponed_annotations_ = false;  // `from __future__ import annotations` (PEP 563)
+
+  // A future statement may only follow the docstring and other future statements.
+  static bool has_future_annotations(const Block& body) {
+    for (const auto& s : body) {
+      if (s->kind == StmtKind::ImportFrom) {
+        auto& imp = static_cast<const ImportStmt&>(*s);
+        if (imp.module != "__future__") return false;
+        for (const auto& alias : imp.names)
+          if (alias.name == "annotations") return true;
+        continue;
+      }
+      if (s->kind != StmtKind::Expr) return false;  // a docstring
+    }
+    return false;
+  }
   Scope* module_scope_ = nullptr;
   uint32_t node_count_ = 0;
 };

@@ -26,6 +26,7 @@ constexpr DTypeInfo kInfo[] = {
     {DType::UInt32, "uint32", Storage::I64, 4},
     {DType::UInt64, "uint64", Storage::I64, 8},
     {DType::Float8E4M3, "float8_e4m3", Storage::F32, 1},
+    {DType::Float8E4M3FN, "float8_e4m3fn", Storage::F32, 1},
     {DType::Float8E5M2, "float8_e5m2", Storage::F32, 1},
     {DType::Float16, "float16", Storage::F32, 2},
     {DType::BFloat16, "bfloat16", Storage::F32, 2},
@@ -49,7 +50,7 @@ constexpr Alias kAliases[] = {
     {"u8", DType::UInt64},         {"f2", DType::Float16},      {"half", DType::Float16},
     {"f4", DType::Float32},        {"single", DType::Float32},  {"f8", DType::Float64},
     {"float", DType::Float64},     {"double", DType::Float64},  {"float_", DType::Float64},
-    {"float8_e4m3fn", DType::Float8E4M3}, {"fp32", DType::Float32}, {"fp16", DType::Float16},
+    {"fp32", DType::Float32}, {"fp16", DType::Float16},
     {"bf16", DType::BFloat16},     {"tf32", DType::TFloat32},
 };
 
@@ -93,7 +94,8 @@ struct FloatFormat {
 };
 FloatFormat format_of(DType t) {
   switch (t) {
-    case DType::Float8E4M3: return {4, 3};
+    case DType::Float8E4M3:
+    case DType::Float8E4M3FN: return {4, 3};
     case DType::Float8E5M2: return {5, 2};
     case DType::Float16: return {5, 10};
     case DType::BFloat16: return {8, 7};
@@ -109,7 +111,8 @@ DType promote_floats(DType a, DType b) {
   if (a == b) return a;
   if (a == DType::Float64 || b == DType::Float64) return DType::Float64;
   auto is_pair = [&](DType x, DType y) { return (a == x && b == y) || (a == y && b == x); };
-  if (is_pair(DType::Float8E4M3, DType::Float8E5M2)) return DType::BFloat16;
+  if (is_pair(DType::Float8E4M3, DType::Float8E5M2) || is_pair(DType::Float8E4M3FN, DType::Float8E5M2)) return DType::BFloat16;
+  if (is_pair(DType::Float8E4M3, DType::Float8E4M3FN)) return DType::Float16;  // covers both ranges
   FloatFormat fa = format_of(a), fb = format_of(b);
   int exp_bits = std::max(fa.exp_bits, fb.exp_bits), mant_bits = std::max(fa.mant_bits, fb.mant_bits);
   const DType order[] = {DType::Float8E4M3, DType::Float8E5M2, DType::Float16, DType::BFloat16,
@@ -180,6 +183,10 @@ float round_to(DType t, float v) {
     case DType::TFloat32: return round_drop_bits(v, 13);
     case DType::Float16: return static_cast<float>(static_cast<_Float16>(v));
     case DType::Float8E4M3: return round_generic(v, 3, -6, 240.0f);
+    case DType::Float8E4M3FN: {  // no infinity: overflow is NaN, as ml_dtypes converts
+      float r = round_generic(v, 3, -6, 448.0f);
+      return std::isinf(r) ? std::numeric_limits<float>::quiet_NaN() : r;
+    }
     case DType::Float8E5M2: return round_generic(v, 2, -14, 57344.0f);
     default: return v;
   }

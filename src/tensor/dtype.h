@@ -19,7 +19,8 @@ enum class DType : uint8_t {
   UInt16,
   UInt32,
   UInt64,
-  Float8E4M3,  // NKI float8_e4m3 (IEEE-style, largest finite 240)
+  Float8E4M3,    // NKI float8_e4m3 (IEEE-style, largest finite 240)
+  Float8E4M3FN,  // OCP float8_e4m3fn (newer nl.float8_e4m3fn): no infinities, largest finite 448
   Float8E5M2,
   Float16,
   BFloat16,

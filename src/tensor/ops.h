@@ -65,6 +65,7 @@ enum class UnaryOp : uint8_t {
   Sigmoid, Relu, Gelu, GeluDx, GeluApproxTanh, GeluApproxSigmoid, Silu, SiluDx, Softplus, Mish,
   Erf, ErfDx, Floor, Ceil, Trunc, LogicalNot, Invert,
   Log2, Log10, Log1p, Expm1,
+  GeluApproxSigmoidDx,  // d/dx of x * sigmoid(1.702 x) (newer nl.gelu_apprx_sigmoid_dx)
 };
 Array unary(UnaryOp op, const Array& a, DType compute, DType out);
 

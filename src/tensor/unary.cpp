@@ -160,6 +160,12 @@ void run_float(UnaryOp op, const Array& a, const T* pa, const Array& o, T* po) {
       });
       return;
     case UnaryOp::GeluApproxSigmoid: unary_loop(a, pa, o, po, [](T x) { return x * sigmoid(T(1.702) * x); }); return;
+    case UnaryOp::GeluApproxSigmoidDx:
+      unary_loop(a, pa, o, po, [](T x) {
+        T s = sigmoid(T(1.702) * x);
+        return s + T(1.702) * x * s * (T(1) - s);
+      });
+      return;
     case UnaryOp::Silu:
       if constexpr (std::is_same_v<T, float>) {
         exp_based_f32(a, pa, o, po, silu_row_f32, [](float x) { return x / (1.0f + numpy_expf(-x)); });

@@ -28,7 +28,7 @@ struct NamedLimit {
   int64_t value;
 };
 // `nki.language.tile_size.<name>`.
-inline constexpr std::array<NamedLimit, 11> tile_size = {{
+inline constexpr std::array<NamedLimit, 14> tile_size = {{
     {"pmax", pmax},
     {"psum_fmax", psum_fmax},
     {"gemm_stationary_fmax", gemm_stationary_fmax},
@@ -40,6 +40,10 @@ inline constexpr std::array<NamedLimit, 11> tile_size = {{
     {"psum_bank_fmax", psum_fmax},
     {"psum_bank_fmax_bytes", psum_bank_bytes},
     {"psum_num_banks", psum_num_banks},
+    // NKI 0.4 names for the per-partition SBUF (nki-language.md 12.1): bytes, and fp32 elements.
+    {"sbuf_size_bytes", total_available_sbuf_size},
+    {"sbuf_fmax", total_available_sbuf_size / 4},
+    {"sbuf_fmax_bytes", total_available_sbuf_size},
 }};
 
 inline std::optional<int64_t> tile_size_value(std::string_view name) {

@@ -87,6 +87,7 @@ const Entry kOps[] = {
     {"trunc", {"trunc", std::nullopt, std::nullopt, U::Trunc, 29, false}},
     {"logical_not", {"logical_not", std::nullopt, std::nullopt, U::LogicalNot, 30, false}},
     {"invert", {"invert", std::nullopt, std::nullopt, U::Invert, 31, true}},
+    {"gelu_apprx_sigmoid_dx", {"gelu_apprx_sigmoid_dx", std::nullopt, std::nullopt, U::GeluApproxSigmoidDx, 32, false}},
 };
 
 // "np.add" / "nl.add" / "numpy.add" -> "add"; "<ufunc 'add'>" -> "add".

@@ -5,6 +5,7 @@
 
 #include "nki/interpreter.h"
 #include "nki/type_object.h"
+#include "nki/lib/module_util.h"
 #include "nki/lib/numpy_util.h"
 
 namespace nki::lib {
@@ -56,6 +57,7 @@ std::optional<DType> to_dtype(const Value& v, std::string_view what) {
     if (auto d = tensor::parse_dtype(s->s)) return d;
     throw NkiError(ErrorKind::Type, fmt::format("{}: data type '{}' not understood", what, s->s));
   }
+  if (auto* r = v.is_object() ? dynamic_cast<RefusedObj*>(v.object().get()) : nullptr) r->refuse();
   std::string builtin;  // Python's float / int / bool (type objects)
   if (auto* b = v.as<BuiltinObj>()) builtin = b->name;
   else if (auto* t = v.is_object() ? dynamic_cast<TypeObj*>(v.object().get()) : nullptr) builtin = t->name;
@@ -121,6 +123,17 @@ Value UfuncObj::get_attr(Interpreter& in, std::string_view attr) {
 }
 
 // ---- arrays and scalars -------------------------------------------------------------------------
+
+thread_local NarrowFormatRecorder* NarrowFormatRecorder::current_ = nullptr;
+
+NarrowFormatRecorder::NarrowFormatRecorder() : outer_(current_) { current_ = this; }
+NarrowFormatRecorder::~NarrowFormatRecorder() { current_ = outer_; }
+
+void NarrowFormatRecorder::add(tensor::DType d) {
+  for (tensor::DType seen : formats_)
+    if (seen == d) return;
+  formats_.push_back(d);
+}
 
 Value make_array(Array a) { return Value(std::make_shared<NdArrayObj>(std::move(a), false)); }
 

@@ -2,6 +2,8 @@
 // scalars, which are 0-d arrays flagged as scalars) and dtype objects.
 #pragma once
 
+#include <vector>
+
 #include "nki/value.h"
 #include "tensor/array.h"
 #include "tensor/dtype.h"
@@ -26,12 +28,36 @@ struct DTypeObj : Object {
 };
 Value make_dtype(tensor::DType d);
 
+// Records the narrow float formats (bf16, fp16, fp8, tf32) of the numpy arrays host code makes
+// while it is open (one per thread, nested ones restore the outer one): the check judges a
+// kernel's precision against the formats its reference's forward() computes in, so a reference
+// that quantises to fp8 admits a kernel that does (eval/precision.h).
+class NarrowFormatRecorder {
+ public:
+  NarrowFormatRecorder();
+  ~NarrowFormatRecorder();
+  NarrowFormatRecorder(const NarrowFormatRecorder&) = delete;
+  NarrowFormatRecorder& operator=(const NarrowFormatRecorder&) = delete;
+  const std::vector<tensor::DType>& formats() const { return formats_; }  // in first-use order
+  static void note(tensor::DType d) {
+    if (current_ && tensor::is_narrow_float(d)) current_->add(d);
+  }
+
+ private:
+  void add(tensor::DType d);
+  std::vector<tensor::DType> formats_;
+  NarrowFormatRecorder* outer_;
+  static thread_local NarrowFormatRecorder* current_;
+};
+
 // A numpy ndarray (or numpy scalar when is_scalar: what np.float32(1.0) and a[0, 0] return).
 struct NdArrayObj : Object {
   static constexpr ObjType kType = ObjType::NdArray;
   tensor::Array array;
   bool is_scalar = false;
-  explicit NdArrayObj(tensor::Array a, bool scalar = false) : array(std::move(a)), is_scalar(scalar) {}
+  explicit NdArrayObj(tensor::Array a, bool scalar = false) : array(std::move(a)), is_scalar(scalar) {
+    NarrowFormatRecorder::note(array.dtype());
+  }
   ObjType type() const override { return kType; }
   std::string type_name() const override;  // "ndarray" or "float32" etc. for scalars
   std::string repr() const override;

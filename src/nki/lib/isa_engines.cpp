@@ -504,6 +504,9 @@ void add_isa_constants(ModuleObj& m) {
     std::string short_name = std::string(name).substr(0, std::string(name).find('_'));
     engine_ns->set(short_name, v);
   }
+  // nisa.engine.sync (6): the SP engine that issues DMA queues and semaphores; it has no nisa.*_engine
+  // selector of its own (nki-language.md 8.5).
+  engine_ns->set("sync", Value(std::make_shared<EngineObj>(E::Sync, "sync_engine")));
   m.attrs["engine"] = Value(engine_ns);
   auto enum_ns = [&](const char* name, std::vector<std::pair<const char*, int>> values) {
     auto ns = std::make_shared<NamespaceObj>(name);
@@ -514,6 +517,8 @@ void add_isa_constants(ModuleObj& m) {
   enum_ns("dge_mode", {{"none", 0}, {"swdge", 1}, {"hwdge", 2}, {"unknown", 3}});
   enum_ns("oob_mode", {{"error", 0}, {"skip", 1}});
   enum_ns("nc_version", {{"gen2", 2}, {"gen3", 3}});
+  // nc_matmul(perf_mode=): only `none` is documented (12.2); a mode changes speed, not values.
+  enum_ns("matmul_perf_mode", {{"none", 0}});
   def(m, "nisa", "get_nc_version", {}, [](Interpreter&, BoundArgs&) { return Value::from_int(2); });
   auto fp32 = std::make_shared<NamespaceObj>("fp32");
   fp32->set("min", Value::from_float(-3.4028234663852886e38));

@@ -229,9 +229,13 @@ ObjectPtr make_isa_module(Interpreter& in) {
   for (const char* name : {"tensor_copy_dynamic_src", "tensor_copy_dynamic_dst"})
     refuse(mod, "nisa", name, "removed in NKI 0.4, and its free-dim offset is a run-time value held in SBUF");
   for (const char* name : {"register_alloc", "register_move", "register_load", "register_store", "nc_n_gather",
-                           "nonzero_with_count", "dma_compute"})
+                           "nonzero_with_count"})
     refuse(mod, "nisa", name, runtime);
   for (const char* name : {"core_barrier", "sendrecv"}) refuse(mod, "nisa", name, "collectives across NeuronCores; accelopt runs one core");
+  refuse(mod, "nisa", "dma_compute", "nki-language.md gives its signature only (12.2), not how srcs, scales and dst "
+                                     "combine; nisa.dma_copy(dst_rmw_op=np.add) accumulates into dst");
+  refuse(mod, "nisa", "topk", "nki-language.md documents it by name only (12.2), not its parameters or results; "
+                              "nisa.max8 with nisa.nc_match_replace8 computes the top 8 per partition");
   refuse(mod, "nisa", "builtin_custom_op", "a custom GpSimd library call whose code is not available");
   return m;
 }

@@ -83,6 +83,15 @@ Value JitKernelObj::call(Interpreter& in, CallArgs& args) {
   return in.call(fn, args);
 }
 
+Value JitKernelObj::get_attr(Interpreter& in, std::string_view name) {
+  if (name == "benchmark_result")
+    throw NkiError(ErrorKind::Unsupported,
+                   "benchmark_result is not supported by accelopt: nki.benchmark's latencies are measured on a "
+                   "Neuron device, and the interpreter has none (`accelopt profile` simulates the kernel's latency)");
+  if (fn.is_object()) return fn.object()->get_attr(in, name);
+  return Object::get_attr(in, name);
+}
+
 Value JitKernelObj::get_item(Interpreter& in, const Value& index) {
   auto launch = std::make_shared<LaunchObj>();
   launch->kernel = std::static_pointer_cast<JitKernelObj>(shared_from_this());

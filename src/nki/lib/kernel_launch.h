@@ -23,6 +23,9 @@ struct JitKernelObj : Object {
   std::string repr() const override { return fn.repr(); }
   Value call(Interpreter& in, CallArgs& args) override;
   Value get_item(Interpreter& in, const Value& grid) override;  // kernel[grid] -> a launch
+  // The function's attributes (__name__, ...); benchmark_result (nki.benchmark's device
+  // latencies) is refused: there is no device.
+  Value get_attr(Interpreter& in, std::string_view name) override;
 };
 
 // nki.jit, nki.baremetal, nki.benchmark, nki.profile: decorator, decorator factory with options

@@ -145,7 +145,8 @@ void add_math_functions(ModuleObj& m) {
       {"reciprocal", U::Reciprocal}, {"abs", U::Abs}, {"negative", U::Neg}, {"sign", U::Sign}, {"trunc", U::Trunc},
       {"floor", U::Floor}, {"ceil", U::Ceil}, {"sin", U::Sin}, {"cos", U::Cos}, {"tan", U::Tan}, {"tanh", U::Tanh},
       {"arctan", U::Arctan}, {"sigmoid", U::Sigmoid}, {"relu", U::Relu}, {"gelu", U::Gelu}, {"gelu_dx", U::GeluDx},
-      {"gelu_apprx_tanh", U::GeluApproxTanh}, {"gelu_apprx_sigmoid", U::GeluApproxSigmoid}, {"silu", U::Silu},
+      {"gelu_apprx_tanh", U::GeluApproxTanh}, {"gelu_apprx_sigmoid", U::GeluApproxSigmoid},
+      {"gelu_apprx_sigmoid_dx", U::GeluApproxSigmoidDx}, {"silu", U::Silu},
       {"silu_dx", U::SiluDx}, {"erf", U::Erf}, {"erf_dx", U::ErfDx}, {"softplus", U::Softplus}, {"mish", U::Mish},
       {"logical_not", U::LogicalNot}, {"invert", U::Invert},
   };

@@ -134,7 +134,7 @@ Value elementwise_unary(Interpreter& in, tensor::UnaryOp op, const Value& x, std
       std::array<uint16_t, 256> t{};
       for (auto name : {"square", "sigmoid", "relu", "gelu", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid",
                         "silu", "silu_dx", "tanh", "softplus", "mish", "erf", "erf_dx", "exp", "log", "sin",
-                        "arctan", "sqrt", "rsqrt", "reciprocal", "sign"}) {
+                        "arctan", "sqrt", "rsqrt", "reciprocal", "sign", "gelu_apprx_sigmoid_dx"}) {
         const AluOp* f = find_alu_op(name);
         if (f && f->unary) t[size_t(*f->unary)] = f->activation_id;
       }

@@ -16,6 +16,7 @@
 #include "nki/lib/instruction.h"
 #include "nki/lib/isa_functions.h"
 #include "nki/lib/language_math.h"
+#include "nki/lib/language_ops.h"
 #include "nki/lib/module_util.h"
 
 namespace nki::lib {
@@ -64,17 +65,70 @@ Value abs_extreme(Interpreter& in, BoundArgs& a, bool larger) {
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
 
-// nl.random_seed(seed): a Python int or a one-element tile.
-Value random_seed(Interpreter& in, BoundArgs& a) {
+// Seeds the kernel's generator from a Python int or a one-element tile.
+void seed_generator(const Value& given, std::string_view api) {
   double seed;
-  if (auto* t = a["seed"].as<NkiTensorObj>()) {
+  if (auto* t = given.as<NkiTensorObj>()) {
     Array v = read_region(*t, Box::full(t->shape()));
-    if (v.size() != 1) throw NkiError(ErrorKind::Value, "the seed of nl.random_seed must be a scalar or a one-element tile");
+    if (v.size() != 1) throw NkiError(ErrorKind::Value, fmt::format("the seed of {} must be a scalar or a one-element tile", api));
     seed = v.has_data() ? tensor::astype(v, DType::Float64).contiguous().f64()[0] : 0.0;
   } else {
-    seed = to_float(a["seed"], "seed");
+    seed = to_float(given, "seed");
   }
   KernelContext::current().rng_state = uint64_t(int64_t(seed)) * 0x2545F4914F6CDD1DULL + 1;
+}
+
+// nl.random_seed(seed).
+Value random_seed(Interpreter& in, BoundArgs& a) {
+  seed_generator(a["seed"], "nl.random_seed");
+  return Value();
+}
+
+// nisa.set_rng_seed(seed) (newer API; also spelled src_seeds): the generator nisa.rng and
+// nisa.rand2 draw from, the same one nl.rand uses.
+Value set_rng_seed(Interpreter& in, BoundArgs& a) {
+  const Value& given = a["seed"].is_none() ? a["src_seeds"] : a["seed"];
+  if (given.is_none()) throw NkiError(ErrorKind::Type, "nisa.set_rng_seed needs a seed (seed= or src_seeds=)");
+  seed_generator(given, "nisa.set_rng_seed");
+  return Value();
+}
+
+// The newer random instructions write dst (destination-first): nisa.rand2(dst, min, max) draws
+// uniform [min, max) values, nisa.rng(dst) uniform integers over dst's integer dtype.
+Value random_into(Interpreter& in, BoundArgs& a, bool integer_bits) {
+  std::string_view api = integer_bits ? "nisa.rng" : "nisa.rand2";
+  auto* dst = a["dst"].as<NkiTensorObj>();
+  if (!dst) throw NkiError(ErrorKind::Type, fmt::format("dst of {} must be an SBUF tensor", api));
+  DType out = dst->dtype();
+  if (integer_bits && !tensor::is_integer(out))
+    throw NkiError(ErrorKind::Type, fmt::format("{} writes random integers: dst must have an integer dtype, not {} "
+                                                "(nisa.rand2 draws floats)", api, tensor::name(out)));
+  double lo = 0.0, hi = 1.0;
+  if (!integer_bits) {
+    lo = to_float(a["min"], "min");
+    hi = to_float(a["max"], "max");
+    if (!(lo <= hi)) throw NkiError(ErrorKind::Value, fmt::format("{}: min {} is larger than max {}", api, lo, hi));
+  }
+  Instruction ins(api, trn::Opcode::Other, trn::Engine::Vector, dst->shape(), nullptr);
+  Array r = no_values();
+  if (ins.computing()) {
+    uint64_t& state = KernelContext::current().rng_state;
+    std::vector<double> v(static_cast<size_t>(ins.box().elements()));
+    int bits = int(8 * tensor::itemsize(out));
+    double span = std::ldexp(1.0, bits), low = tensor::is_signed(out) ? -span / 2 : 0.0;
+    for (double& x : v) {
+      double u = next_uniform(state);
+      if (!integer_bits) {
+        x = lo + u * (hi - lo);
+      } else {
+        // One draw holds 24 random bits: a second one fills the low bits of wider integers.
+        x = low + std::floor(u * span);
+        if (bits > 24) x += std::floor(next_uniform(state) * (span / 0x1.0p24));
+      }
+    }
+    r = Array::from_values(ins.box().shape(), DType::Float64, v);
+  }
+  assign_into(in, *dst, ins.result(out, trn::BufferKind::Sbuf, r));
   return Value();
 }
 
@@ -151,6 +205,11 @@ void add_random_functions(ModuleObj& m) {
 }
 
 void add_isa_random_functions(ModuleObj& m, DefIsa def_isa) {
+  def(m, "nisa", "set_rng_seed", {opt("seed"), kwonly("src_seeds"), kwonly("name")}, set_rng_seed);
+  def(m, "nisa", "rand2", {req("dst"), req("min"), req("max"), kwonly("engine"), kwonly("name")},
+      [](Interpreter& in, BoundArgs& a) { return random_into(in, a, false); });
+  def(m, "nisa", "rng", {req("dst"), kwonly("engine"), kwonly("name")},
+      [](Interpreter& in, BoundArgs& a) { return random_into(in, a, true); });
   def_isa(m, "dropout", {req("data"), req("prob"), kwonly("mask"), kwonly("dtype")}, 1,
           [](Interpreter& in, BoundArgs& a) { return dropout(in, a, "nisa.dropout", "data", "prob"); });
 }

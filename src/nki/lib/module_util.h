@@ -43,6 +43,9 @@ struct BufferObj : Object {
   Value call(Interpreter& in, CallArgs& args) override { return Value(shared_from_this()); }  // mod_alloc(...)
   Value get_attr(Interpreter& in, std::string_view name) override;  // .mod_alloc, .auto_alloc, .alloc
   bool has_attr(std::string_view name) const override;
+  // `t.buffer == nl.sbuf`: buffers of one kind are equal (the HBM spellings too), and equal to
+  // their name as a string (`t.buffer == "sbuf"`).
+  std::optional<Value> compare(Interpreter& in, CmpOp op, const Value& other, bool reflected) override;
 };
 
 // nl.par_dim(n) inside a creation shape.
@@ -63,6 +66,19 @@ struct NamespaceObj : Object {
   Value get_attr(Interpreter& in, std::string_view name) override;
   bool has_attr(std::string_view name) const override;
   void set(std::string name, Value v) { attrs.emplace_back(std::move(name), std::move(v)); }
+};
+
+// A documented name accelopt does not run (nki.collectives, nl.int64, the MX packed dtypes): it
+// can be named (imported, stored), and any use -- a call, an attribute, a dtype= argument --
+// is an Unsupported error with the reason, reported at that use.
+struct RefusedObj : Object {
+  std::string label, reason;
+  RefusedObj(std::string l, std::string r) : label(std::move(l)), reason(std::move(r)) {}
+  std::string type_name() const override { return label; }
+  std::string repr() const override { return "<" + label + ">"; }
+  [[noreturn]] void refuse(std::string_view use = {}) const;
+  Value call(Interpreter&, CallArgs&) override { refuse(); }
+  Value get_attr(Interpreter&, std::string_view name) override { refuse(name); }
 };
 
 // An engine selector (nisa.vector_engine, ...); `unknown` leaves the choice to the library.

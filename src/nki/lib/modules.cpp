@@ -12,6 +12,7 @@ void install_builtin_modules(Interpreter& in) {
   in.register_module("functools", make_functools_module);
   in.register_module("itertools", make_itertools_module);
   in.register_module("ml_dtypes", make_ml_dtypes_module);
+  in.register_module("__future__", make_future_module);
   in.register_module("dataclasses", make_dataclasses_module);
   in.register_module("enum", make_enum_module);
   in.register_module("neuronxcc", make_neuronxcc_module);

@@ -31,6 +31,7 @@ ObjectPtr make_typing_stdlib_module(Interpreter& in);  // typing (python_modules
 ObjectPtr make_functools_module(Interpreter& in);
 ObjectPtr make_itertools_module(Interpreter& in);
 ObjectPtr make_ml_dtypes_module(Interpreter& in);
+ObjectPtr make_future_module(Interpreter& in);  // __future__ (annotations: postponed by the resolver)
 ObjectPtr make_dataclasses_module(Interpreter& in);  // python_classes.cpp
 ObjectPtr make_enum_module(Interpreter& in);         // python_classes.cpp
 

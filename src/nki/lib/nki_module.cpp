@@ -64,6 +64,8 @@ ObjectPtr make_nki_module(Interpreter& in) {
   m->attrs["language"] = submodule(in, "nki.language", make_language_module);
   m->attrs["isa"] = submodule(in, "nki.isa", make_isa_module);
   m->attrs["typing"] = submodule(in, "nki.typing", make_typing_module);
+  m->attrs["collectives"] = Value(std::make_shared<RefusedObj>(
+      "nki.collectives", "collective communication across NeuronCores; accelopt runs one core"));
   return m;
 }
 

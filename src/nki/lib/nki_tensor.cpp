@@ -5,6 +5,7 @@
 #include "nki/lib/array_value.h"
 #include "nki/lib/kernel_context.h"
 #include "nki/lib/language_ops.h"
+#include "nki/lib/module_util.h"
 #include "nki/lib/tensor_views.h"
 
 namespace nki::lib {
@@ -210,7 +211,7 @@ Value NkiTensorObj::get_attr(Interpreter& in, std::string_view name) {
   if (name == "ndim") return Value::from_int(view.ndim());
   if (name == "itemsize") return Value::from_int(tensor::itemsize(dtype()));
   if (name == "size") return Value::from_int(tensor::num_elements(shape()));
-  if (name == "buffer") return make_str(trn::to_string(storage->buffer));
+  if (name == "buffer") return Value(std::make_shared<BufferObj>(storage->buffer, trn::to_string(storage->buffer)));
   if (name == "name") return make_str(storage->name);
   auto self = std::static_pointer_cast<NkiTensorObj>(shared_from_this());
   if (name == "reshape") {
@@ -287,6 +288,10 @@ Value NkiTensorObj::get_attr(Interpreter& in, std::string_view name) {
                                                     tensor::shape_str(self->shape()), tensor::shape_str(want)));
       return Value(self);
     });
+  if (name == "view")
+    throw NkiError(ErrorKind::Unsupported,
+                   "tensor.view(dtype) is not supported by accelopt: it reinterprets the bytes in place, and the "
+                   "interpreter holds tile values, not bytes; convert values with astype or nl.copy(dtype=)");
   if (name == "rearrange" || name == "vector_select")
     throw NkiError(ErrorKind::Unsupported,
                    fmt::format("tensor.{}: its parameters are not documented (NKI 0.6 lists the method only); write the "

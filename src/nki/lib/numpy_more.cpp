@@ -237,6 +237,7 @@ Value type_info(const Value& dtype, bool floating) {
       case DType::BFloat16: max = 3.3895313892515355e38, eps = 0.0078125, tiny = 1.1754943508222875e-38; break;
       case DType::Float64: max = std::numeric_limits<double>::max(), eps = std::numeric_limits<double>::epsilon(), tiny = std::numeric_limits<double>::min(); break;
       case DType::Float8E4M3: max = 240.0, eps = 0.125, tiny = 0.015625; break;
+      case DType::Float8E4M3FN: max = 448.0, eps = 0.125, tiny = 0.015625; break;
       case DType::Float8E5M2: max = 57344.0, eps = 0.25, tiny = 6.103515625e-05; break;
       default: max = std::numeric_limits<float>::max(), eps = std::numeric_limits<float>::epsilon(), tiny = std::numeric_limits<float>::min(); break;
     }

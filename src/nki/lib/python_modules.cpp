@@ -105,6 +105,17 @@ ObjectPtr make_ml_dtypes_module(Interpreter& in) {
   m->attrs["bfloat16"] = make_dtype(tensor::DType::BFloat16);
   m->attrs["float8_e4m3"] = make_dtype(tensor::DType::Float8E4M3);  // IEEE-style, largest finite 240
   m->attrs["float8_e5m2"] = make_dtype(tensor::DType::Float8E5M2);
+  m->attrs["float8_e4m3fn"] = make_dtype(tensor::DType::Float8E4M3FN);  // OCP, largest finite 448
+  return m;
+}
+
+// `from __future__ import annotations` and the other feature names (all mandatory in 3.10 but
+// annotations): the statement itself does nothing at run time.
+ObjectPtr make_future_module(Interpreter& in) {
+  auto m = std::make_shared<ModuleObj>("__future__");
+  for (const char* name : {"annotations", "division", "absolute_import", "print_function", "generator_stop",
+                           "with_statement", "nested_scopes", "unicode_literals"})
+    m->attrs[name] = make_str(std::string("__future__.") + name);
   return m;
 }
 

@@ -3,8 +3,12 @@
 // the format; a task whose data is bf16 may compute in bf16 (and accumulate in fp32), in any style.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "eval/evaluate.h"
 #include "eval_test_util.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -175,4 +179,33 @@ TEST(Precision, Fp32TaskComputedInBf16IsLowerPrecision) {
   EXPECT_EQ(r.failure->line, 12u);  // the first narrowed load
 }
 
+// A reference that itself quantises to fp8 (tests/kernels/corpus/usr_fp8_quant_matmul): the task's
+// format is what forward() computes in, so the kernel's fp8 operands are the task's precision --
+// also when forward()'s outputs come from the reference cache, which keeps its formats. The same
+// reference without the quantisation makes the same kernel lower_precision.
+std::string corpus_file(const std::string& name) {
+  std::ifstream in(eval_test::source_dir() + "/tests/kernels/corpus/" + name);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Precision, Fp8KernelIsJudgedAgainstAReferenceThatQuantisesToFp8) {
+  std::string ref = corpus_file("usr_fp8_quant_matmul.ref.py"), kernel = corpus_file("usr_fp8_quant_matmul.py");
+  ASSERT_FALSE(ref.empty());
+  eval::TempDir cache;
+  eval::EvalRequest req = check(ref, kernel);
+  req.cache_dir = cache.path();
+  for (int run = 0; run < 2; ++run) {  // the second run reads forward()'s outputs from the cache
+    eval::Evaluation r = eval::evaluate(req);
+    EXPECT_EQ(r.status, eval::Status::Ok) << "run " << run << ": " << joined(r.diagnostics);
+  }
+  std::string unquantised = ref;
+  const std::string q = ".astype(ml_dtypes.float8_e4m3).astype(np.float32)";
+  for (size_t at; (at = unquantised.find(q)) != std::string::npos;) unquantised.erase(at, q.size());
+  eval::Evaluation r = eval::evaluate(check(unquantised, kernel));
+  EXPECT_EQ(r.status, eval::Status::LowerPrecision) << joined(r.diagnostics);
+}
+
 }  // namespace
+

@@ -24,6 +24,20 @@ TEST(RefCache, EncodeDecodeRoundTrip) {
   EXPECT_DOUBLE_EQ((*decoded)[1].item(), 0.125);
 }
 
+// forward()'s narrow float formats travel with its outputs (the precision check needs them on a hit).
+TEST(RefCache, TheFormatsForwardComputedInRoundTrip) {
+  auto a = tensor::Array::from_values({2}, tensor::DType::Float32, {1, 2});
+  std::vector<tensor::DType> formats;
+  auto decoded = eval::decode_arrays(
+      eval::encode_arrays({a}, 0.5, {tensor::DType::Float8E4M3, tensor::DType::BFloat16}), &formats);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->size(), 1u);
+  EXPECT_EQ(formats, (std::vector<tensor::DType>{tensor::DType::Float8E4M3, tensor::DType::BFloat16}));
+  formats.clear();
+  ASSERT_TRUE(eval::decode_arrays(eval::encode_arrays({a}), &formats));
+  EXPECT_TRUE(formats.empty());
+}
+
 TEST(RefCache, TruncatedOrForeignBytesAreRejected) {
   auto a = tensor::Array::from_values({4}, tensor::DType::Float32, {1, 2, 3, 4});
   std::string bytes = eval::encode_arrays({a});

@@ -15,7 +15,7 @@ using testing::test_input;
 
 const char* kHead =
     "import numpy as np\nimport neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n"
-    "import neuronxcc.nki.isa as nisa\n\n@nki.jit\n";
+    "import neuronxcc.nki.isa as nisa\nimport neuronxcc.nki.typing as nt\n\n@nki.jit\n";
 
 std::string kernel(const std::string& body) { return std::string(kHead) + body; }
 
@@ -137,7 +137,7 @@ TEST(KernelRunner, ReportsTheNarrowFloatFormatsItUsed) {
   ASSERT_EQ(r.narrow_formats.size(), 1u);
   EXPECT_EQ(r.narrow_formats[0].dtype, tensor::DType::BFloat16);
   EXPECT_EQ(r.narrow_formats[0].api, "nl.load");
-  EXPECT_EQ(r.narrow_formats[0].loc.line, 9u);
+  EXPECT_EQ(r.narrow_formats[0].loc.line, 10u);
   EXPECT_TRUE(h.run_module(*h.load_text("copy.py", kCopy), {test_input({128, 8}, 7)}).narrow_formats.empty());
 }
 

@@ -1,8 +1,8 @@
 // transpose_on_pe (src/loopnest/transpose_on_pe.cpp): a transposing DMA (nl.load_transpose2d) of a
 // region the loop also loads plainly becomes a Tensor Engine transpose of the plain tile. The same
 // nest written with slices and with index grids (tool-generated names) offers it at the same
-// anchor; it keeps the result and is faster (8.654 -> 5.678 us on both, trn1); a plain load of
-// another region, or a source the kernel writes, is refused.
+// anchor; it keeps the result and is faster (8.654 -> 5.678 us on both, trn1). Beside a plain load
+// of another region the move adds its own load; a source the kernel writes is refused.
 #include <gtest/gtest.h>
 
 #include "agents/builtin/transform.h"
@@ -43,22 +43,29 @@ TEST(BuiltinTransposeOnPe, SlicesAndGridsOfferItAtOneAnchorAndKeepTheResult) {
   }
 }
 
-TEST(BuiltinTransposeOnPe, RefusedForAnotherRegionOrAWrittenSource) {
+TEST(BuiltinTransposeOnPe, LoadsTheRegionItselfOrIsRefusedForAWrittenSource) {
   std::string source = kernel("load_both_ways.py");
   Args args = loopnest::arg_specs_from_header(source);
   auto variant = [](std::string s, const std::string& from, const std::string& to) {
     s.replace(s.find(from), from.size(), to);
     return s;
   };
-  // The plain load reads the other column block: nothing to transpose from.
-  EXPECT_TRUE(sites(variant(source, "a_k = nl.load(a[:, k * 128:(k + 1) * 128])", "a_k = nl.load(a[:, (1 - k) * 128:(2 - k) * 128])"),
-                    args)
-                  .empty());
+  // The plain load reads the other column block: nothing to transpose from, so the move loads the
+  // region plainly itself (reuse=no), and keeps the result.
+  std::string other = variant(source, "a_k = nl.load(a[:, k * 128:(k + 1) * 128])", "a_k = nl.load(a[:, (1 - k) * 128:(2 - k) * 128])");
+  auto own = sites(other, args);
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].params.at("reuse"), "no");
+  std::string loaded = apply_site(other, own[0], args);
+  EXPECT_NE(loaded.find("a_t_rows = nl.load("), std::string::npos) << loaded;
+  auto shapes = builtin_test::input_shapes(other);
+  EXPECT_LT(builtin_test::rel_error(builtin_test::run_source(loaded, shapes), builtin_test::run_source(other, shapes)), 1e-6);
   // The source is written by the kernel (through DMA into the argument): the two loads may differ.
   EXPECT_TRUE(sites(variant(source, "    nl.store(d, value=rows)\n", "    nl.store(d, value=rows)\n    nl.store(a[:, 0:128], value=rows)\n"),
                     args)
                   .empty());
   EXPECT_EQ(sites(source, args).size(), 1u);
+  EXPECT_EQ(sites(source, args)[0].params.at("reuse"), "yes");
 }
 
 }  // namespace

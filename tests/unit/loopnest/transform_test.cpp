@@ -683,3 +683,41 @@ TEST(LoopNestTransforms, GoldenRewrites) {
 }
 
 }  // namespace
+
+namespace {
+
+// Along a chain of moves the agent takes (gqa_full's best: fuse the two query-tile nests in blocks
+// of 2, defer the normalization, prepare the P transposes in a loop of their own, then the Q
+// loads), each style's kernel offers the same sites at every step: a style's gap in speedup on this
+// nest is then not the form's (docs/performance/builtin_agent.md, styles session 7: it is the
+// simulator's cost of nki_api's spelling).
+TEST(LoopNestTransforms, TheSameNestOffersTheSameSitesAlongTheAgentsChainInEveryStyle) {
+  const std::string file = "gqa_full_B1_N4096_QH16_KH8_D128_0.py";
+  const std::vector<std::pair<std::string, std::string>> chain = {
+      {"fuse_nests", "block=2"}, {"defer_normalization", ""}, {"pipeline_prep", "transpose"}, {"pipeline_prep", "load"}};
+  std::vector<std::vector<std::set<std::string>>> per_style;
+  for (const std::string dir : {"nkibench/kernels/", "nkibench/styles/legacy_grid/", "nkibench/styles/nki_api/"}) {
+    const CorpusKernel& k = kernel(dir + file);
+    std::string text = k.text;
+    std::vector<std::set<std::string>> steps;
+    for (const auto& [transform, mark] : chain) {
+      auto form = loopnest::lift_source(k.path, text, k.args);
+      std::set<std::string> keys;
+      const loopnest::Site* take = nullptr;
+      auto sites = loopnest::find_sites(form);
+      for (const auto& s : sites) {
+        keys.insert(s.key());
+        if (!take && s.transform == transform && s.key().find(mark) != std::string::npos) take = &s;
+      }
+      steps.push_back(keys);
+      ASSERT_TRUE(take) << k.path << ": no " << transform << " " << mark << " site";
+      text = loopnest::apply_site(k.path, text, k.args, *take);
+    }
+    per_style.push_back(steps);
+  }
+  for (size_t s = 1; s < per_style.size(); ++s)
+    for (size_t i = 0; i < chain.size(); ++i)
+      EXPECT_EQ(per_style[0][i], per_style[s][i]) << "style " << s << ", before step " << i << " (" << chain[i].first << ")";
+}
+
+}  // namespace

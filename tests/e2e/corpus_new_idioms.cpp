@@ -1,4 +1,4 @@
-// The corpus kernels written on 2 Dec (session 6) in idioms the repository did not hold
+// The corpus kernels written on 2 Dec (sessions 6 and 7) in idioms the repository did not hold
 // (docs/language.md, "Kernels by idiom"), taken as a new user takes them through the binary:
 // `accelopt eval` checks each against its numpy reference, `accelopt parse --emit loops` lifts it
 // to the loop-nest form (or names the construct that stops it), and `accelopt rewrite` lists the
@@ -35,6 +35,14 @@ const std::vector<Case> kCases = {
     {"usr_group_norm_3d", "", true},
     {"usr_splitk_dma_accumulate", "", false},  // DMA accumulation (dst_rmw_op): no PSUM-accumulate move
     {"usr_uint32_hash_bits", "", true},
+    // session 7
+    {"usr_fp8_quant_matmul", "", true},
+    {"usr_activation_scale_bias_tiles", "", true},
+    {"usr_clip_where_two_op", "", true},
+    {"usr_nested_jit_rmsnorm", "", false},  // a @nki.jit sub-kernel in the loop: its helpers stay closed
+    {"new_static_affine_activation", "", true},
+    {"usr_dropout_rows_rand_range", "cannot lift the call of 'nl.random_seed'", false},
+    {"usr_softmax_composite_expand", "cannot lift the call of 'nl.expand_dims'", false},
 };
 
 TEST(CorpusNewIdioms, EachKernelChecksLiftsAsRecordedAndOffersTheRecordedSites) {

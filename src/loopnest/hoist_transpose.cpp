@@ -371,19 +371,36 @@ class HoistTranspose : public Transform {
     fill = in_loop_copies(k, std::move(fill), p.used, local);
 
     // The matmul reads the transposed tile of this iteration; the explicit transpose and its copy go.
-    Node* s = find_node(k, c.reader);
-    Op& mm = s->ops[c.reader_op];
-    Arg* mx = mm.arg(c.param);
-    mx->value.access = buffer_tile(k, buf, p.used, rows, cols);
-    mx->value.origin = nullptr;
+    // Every other nl.matmul in the loop that transposes the same tile (`g += nl.matmul(xk, wg)`,
+    // `u += nl.matmul(xk, wu)`) reads the buffer too: one transpose per tile, whichever matmul the
+    // site was found at.
+    std::vector<std::pair<int, size_t>> readers = {{c.reader, c.reader_op}};
     if (c.implicit) {
-      if (Arg* tx = mm.arg("transpose_x")) {
-        tx->value = symbol("True");
-      } else {
-        mm.args.push_back(arg("transpose_x", symbol("True")));
+      int outer_loop = outer->loop;
+      Analysis an(k);
+      for (const auto& r : an.ops) {
+        if (r.node->id == c.reader && r.index == c.reader_op) continue;
+        const Arg* x = implicitly_transposed(r.op());
+        if (!x || r.op().has_mask || !(x->value.access == src)) continue;
+        auto under = [&](int l) { return std::find(r.loops.begin(), r.loops.end(), l) != r.loops.end(); };
+        if (under(outer_loop) && std::all_of(p.used.begin(), p.used.end(), under)) readers.push_back({r.node->id, r.index});
       }
     }
-    s->dirty = true;
+    for (const auto& [id, index] : readers) {
+      Node* s = find_node(k, id);
+      Op& mm = s->ops[index];
+      Arg* mx = mm.arg(id == c.reader && index == c.reader_op ? c.param.c_str() : "x");
+      mx->value.access = buffer_tile(k, buf, p.used, rows, cols);
+      mx->value.origin = nullptr;
+      if (c.implicit) {
+        if (Arg* tx = mm.arg("transpose_x")) {
+          tx->value = symbol("True");
+        } else {
+          mm.args.push_back(arg("transpose_x", symbol("True")));
+        }
+      }
+      s->dirty = true;
+    }
     for (int id : c.erased) erase_node(k, id);
 
     size_t at = 0;

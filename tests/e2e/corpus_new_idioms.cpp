@@ -21,11 +21,11 @@ struct Case {
 };
 
 const std::vector<Case> kCases = {
-    {"usr_ds_sequential_colsum", "", false},  // SBUF accumulation in a sequential loop: no PSUM-accumulate move
+    {"usr_ds_sequential_colsum", "", true},  // matmul_accumulate: the block sums accumulated in PSUM
     {"new_layernorm_bn_dst", "", true},
     {"usr_spmd_mgrid_tail", "", false},  // one masked block per SPMD program, no loop
     {"usr_masked_row_argmax", "", true},
-    {"usr_load_transpose_matmul", "", false},  // DMA transposes and nl.matmul: no transpose-engine move
+    {"usr_load_transpose_matmul", "", true},  // transpose_on_pe: the DMA transposes on the Tensor Engine
     {"usr_builtin_sum_tiles", "cannot lift the expression '{name: fn", true},
     {"new_softmax_reduce_dst", "", true},
     {"usr_triangular_cumsum", "", false},  // a carried prefix on the Tensor Engine: no move for it

@@ -7,7 +7,7 @@
 // form drop by the trip of the loop left, printed in the kernel's dialect; refused when the operand
 // changes inside the loop or the buffer does not fit. That the site keeps the kernel's result is
 // LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/helper_rows_matmul.py,
-// transpose_per_block.py).
+// transpose_per_block.py, shared_row_operand.py).
 #include <gtest/gtest.h>
 
 #include "corpus.h"
@@ -89,6 +89,22 @@ TEST(HoistTranspose, PrintsTheTransposeInTheKernelsDialect) {
   EXPECT_NE(after.find("x_norm_t[k, :, :] = nisa.nc_transpose(data=x_norm[:, nl.ds(k * TILE_K, TILE_K)])"),
             std::string::npos)
       << after;
+}
+
+TEST(HoistTranspose, OneTransposeServesEveryMatmulOfTheSameRowTile) {
+  // shared_row_operand: 2 row tiles x 2 column blocks x 2 k tiles x 2 matmuls -> 2 x 2, from
+  // either matmul's site.
+  std::string text = read(source_dir() + "/tests/kernels/shared_row_operand.py");
+  auto args = arrays({{256, 256}, {2, 128, 1024}, {2, 128, 1024}});
+  EXPECT_EQ(transposes_of(text, args), 16);
+  auto sites = sites_of(text, args);
+  ASSERT_EQ(sites.size(), 2u);
+  for (const auto& s : sites) {
+    std::string after = loopnest::apply_site("k.py", text, args, s);
+    EXPECT_EQ(transposes_of(after, args), 4) << after;
+    EXPECT_NE(after.find("g += nl.matmul(xt_t[k, :, :], "), std::string::npos) << after;
+    EXPECT_NE(after.find("u += nl.matmul(xt_t[k, :, :], "), std::string::npos) << after;
+  }
 }
 
 TEST(HoistTranspose, RefusesAnOperandWrittenInsideTheLoop) {

@@ -9,6 +9,7 @@
 // (`v5[i0, i1, i2, ...] = nisa.activation(...)`) is the same chain on the form.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -103,9 +104,41 @@ const OpRef* producer(const Kernel& k, const Analysis& an, const OpRef& r, const
 using Gone = std::pair<int, int>;
 Gone gone_of(const OpRef& p) { return {p.node->id, p.node->ops.size() == 1 ? -1 : static_cast<int>(p.index)}; }
 
+// The tile an inner call of a statement makes for the call around it (-1: none).
+int made_tile(const Op& op) {
+  if (op.result >= 0) return op.result;
+  const ApiSpec* spec = find_api(op.api);
+  return spec && spec->creates && op.dst ? op.dst->tensor : -1;
+}
+
+// Puts a statement's inner calls in the order its printed text evaluates them (each call's
+// operands, in argument order, before the call): a fold that rebuilds the statement's own op with
+// its operands in another order (scalar_tensor_tensor's data first) would otherwise print a kernel
+// whose inner calls lift in another order than the form holds them.
+void order_inner_calls(Node& n) {
+  if (n.ops.size() < 3) return;
+  std::vector<Op> out;
+  std::vector<bool> placed(n.ops.size(), false);
+  std::function<void(size_t)> visit = [&](size_t i) {
+    for (const auto& a : n.ops[i].args) {
+      if (a.value.kind != Operand::Kind::Tile) continue;
+      for (size_t j = 0; j + 1 < n.ops.size(); ++j)
+        if (!placed[j] && made_tile(n.ops[j]) == a.value.access.tensor) {
+          placed[j] = true;
+          visit(j);
+        }
+    }
+    out.push_back(n.ops[i]);
+  };
+  placed.back() = true;
+  visit(n.ops.size() - 1);
+  if (out.size() == n.ops.size()) n.ops = std::move(out);  // else calls the root does not read: kept as they are
+}
+
 // Replaces the op of `consumer` by `op` and removes the producers of `gone`.
 void replace(Kernel& k, const OpRef& consumer, Op op, std::vector<Gone> gone) {
   Node& n = *consumer.node;
+  const int stmt = n.id;
   n.ops[consumer.index] = std::move(op);
   n.dirty = true;
   // Inner calls first, from the last, so the indices stay valid.
@@ -119,6 +152,7 @@ void replace(Kernel& k, const OpRef& consumer, Op op, std::vector<Gone> gone) {
       if (x->ops.empty()) erase_node(k, id);  // every call of the statement went
     }
   }
+  if (Node* x = find_node(k, stmt)) order_inner_calls(*x);
 }
 
 bool zero_bias(const Kernel& k, const Analysis& an, const Op& act) {

@@ -42,9 +42,6 @@ std::optional<loopnest::Kernel> lifted(const CorpusKernel& k) {
 // Sites known not to print back, by (kernel, site key), each with what breaks; a listed site
 // that starts to apply fails the test so that it is removed from here.
 const std::set<std::pair<std::string, std::string>> kKnownPrintBackGaps = {
-    // session 7 (lang): two `nl.multiply(c, <constant>)` on one tile in one statement; after the fold
-    // the printer names the inner call by the other constant (reported to the agent owners)
-    {"tests/kernels/corpus/usr_clip_where_two_op.py", "fold_scalar_tensor_tensor 2/ts(add)#0 ops=add+multiply"},
 };
 
 TEST(LoopNestTransforms, EverySiteOfEveryKernelAppliesAndPrintsBack) {

@@ -164,4 +164,10 @@ std::string operator_symbol(const std::string& name) {
   return dot == std::string::npos ? name : name.substr(dot + 1);
 }
 
+int made_tile(const Op& op) {
+  if (op.result >= 0) return op.result;
+  const ApiSpec* spec = find_api(op.api);
+  return spec && spec->creates && op.dst ? op.dst->tensor : -1;
+}
+
 }  // namespace loopnest

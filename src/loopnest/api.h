@@ -42,6 +42,9 @@ struct ApiSpec {
 
 // The spec of a short API name ("nl.load"); null when unknown.
 const ApiSpec* find_api(const std::string& name);
+// The tile an inner call of a statement makes for the call around it: its result, or the tensor
+// it creates (-1: none).
+int made_tile(const Op& op);
 // Whether parameter `param` of `spec` is a tile the operation writes (reduce_res, dst_idx).
 bool is_output_param(const ApiSpec& spec, const std::string& param);
 // Elementwise binary language functions (nl.add, nl.multiply, ...) and unary ones (nl.exp, ...).

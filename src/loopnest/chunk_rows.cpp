@@ -416,12 +416,7 @@ class ChunkRows : public Transform {
       z.kind = Operand::Kind::Number;
       z.number = 0;
       zero.args = {arg("src", z)};
-      Node n;
-      n.kind = NodeKind::Stmt;
-      n.id = k.next_node++;
-      n.dirty = true;
-      n.ops = {zero};
-      inside.insert(inside.begin(), std::move(n));
+      inside.insert(inside.begin(), new_statement(k, {zero}));
     }
     // The declarations that belong to the chunk loop open its body (their shapes are the chunk's
     // now, above); their places before the region are removed below.
@@ -575,12 +570,7 @@ class ChunkRows : public Transform {
     shape.kind = Operand::Kind::Shape;
     shape.shape = {parts, IExpr(columns)};
     zeros.args = {arg("shape", shape), arg("dtype", symbol("dtype:float32")), arg("buffer", symbol("buffer:sbuf"))};
-    Node decl;
-    decl.kind = NodeKind::Stmt;
-    decl.id = k.next_node++;
-    decl.dirty = true;
-    decl.ops = {zeros};
-    decls.push_back(std::move(decl));
+    decls.push_back(new_statement(k, {zeros}));
     init->value = tile_operand(col);
     body[j].dirty = true;
     // carry[:, l] = h[:, chunk - 1]
@@ -594,12 +584,7 @@ class ChunkRows : public Transform {
       for (auto& t : d.terms)
         if (t.axis == 1) d.start = d.start + IExpr(p.chunk - 1), t.size = IExpr(1);
     keep.args = {arg("src", last)};
-    Node after;
-    after.kind = NodeKind::Stmt;
-    after.id = k.next_node++;
-    after.dirty = true;
-    after.ops = {keep};
-    body.insert(body.begin() + static_cast<long>(j) + 1, std::move(after));
+    body.insert(body.begin() + static_cast<long>(j) + 1, new_statement(k, {keep}));
   }
 };
 

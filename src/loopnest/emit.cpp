@@ -455,7 +455,7 @@ class Emitter {
     // have changed while the operand's source text still shows the old call).
     if (o.kind == Operand::Kind::Tile && k_.tensor(o.access.tensor).name.empty())
       for (const Op& inner : n.ops)
-        if (inner_tensor(inner) == o.access.tensor) return call(inner, n);
+        if (made_tile(inner) == o.access.tensor) return call(inner, n);
     // `(scale := 2.0)`: the span leaves out the parentheses an assignment expression needs.
     if (kept(o.origin)) return o.origin->kind == ExprKind::NamedExpr ? "(" + source(*o.origin) + ")" : source(*o.origin);
     switch (o.kind) {
@@ -481,14 +481,6 @@ class Emitter {
       case Operand::Kind::Grid: return grid_text(o.grid, static_cast<size_t>(o.grid_rank));
     }
     return "None";
-  }
-
-  // The tensor an operation inside a statement makes for the next one: its result, or the tensor
-  // it creates.
-  static int inner_tensor(const Op& op) {
-    if (op.result >= 0) return op.result;
-    const ApiSpec* spec = find_api(op.api);
-    return spec && spec->creates && op.dst ? op.dst->tensor : -1;
   }
 
   std::string shape_text(const Tensor& t, const Op& op) {
@@ -554,7 +546,7 @@ class Emitter {
     if (n.ops.empty()) throw EmitError("a changed statement without operations");
     const Op& root = n.ops.back();
     for (size_t i = 0; i + 1 < n.ops.size(); ++i) {
-      int t = inner_tensor(n.ops[i]);
+      int t = made_tile(n.ops[i]);
       if (t < 0 || !k_.tensor(t).name.empty()) throw EmitError("a statement whose inner operation has its own destination");
     }
     const ApiSpec* spec = find_api(root.api);

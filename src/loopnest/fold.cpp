@@ -104,13 +104,6 @@ const OpRef* producer(const Kernel& k, const Analysis& an, const OpRef& r, const
 using Gone = std::pair<int, int>;
 Gone gone_of(const OpRef& p) { return {p.node->id, p.node->ops.size() == 1 ? -1 : static_cast<int>(p.index)}; }
 
-// The tile an inner call of a statement makes for the call around it (-1: none).
-int made_tile(const Op& op) {
-  if (op.result >= 0) return op.result;
-  const ApiSpec* spec = find_api(op.api);
-  return spec && spec->creates && op.dst ? op.dst->tensor : -1;
-}
-
 // Puts a statement's inner calls in the order its printed text evaluates them (each call's
 // operands, in argument order, before the call): a fold that rebuilds the statement's own op with
 // its operands in another order (scalar_tensor_tensor's data first) would otherwise print a kernel

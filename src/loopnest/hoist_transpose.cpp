@@ -362,11 +362,7 @@ class HoistTranspose : public Transform {
     tr.dst = buffer_tile(k, buf, p.used, rows, cols);
     tr.dst_origin = nullptr;
     tr.dst_first = k.dialect.new_api;
-    Node fill;
-    fill.kind = NodeKind::Stmt;
-    fill.id = k.next_node++;
-    fill.ops = {tr};
-    fill.dirty = true;
+    Node fill = new_statement(k, {tr});
     forget_local_text(fill.ops, local);
     fill = in_loop_copies(k, std::move(fill), p.used, local);
 

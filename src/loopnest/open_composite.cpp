@@ -112,14 +112,7 @@ class OpenComposite : public Transform {
       op.dst = out;
       return op;
     };
-    auto stmt = [&](Op op) {
-      Node s;
-      s.kind = NodeKind::Stmt;
-      s.id = k.next_node++;
-      s.ops = {std::move(op)};
-      s.dirty = true;
-      return s;
-    };
+    auto stmt = [&](Op op) { return new_statement(k, {std::move(op)}); };
     Arg data = *xa;
     data.name = "data";
     data.positional = false;

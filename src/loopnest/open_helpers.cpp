@@ -69,14 +69,11 @@ void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
   }
 }
 
-// A statement of the opened call printed from the form: `ops`, the last its own operation.
+// A statement of the opened call printed from the form: `ops`, the last its own operation; the
+// call's source line stays its origin.
 Node statement_of(Kernel& k, const Node& call, std::vector<Op> ops) {
-  Node s;
-  s.kind = NodeKind::Stmt;
-  s.id = k.next_node++;
+  Node s = new_statement(k, std::move(ops));
   s.origin = call.origin;
-  s.dirty = true;
-  s.ops = std::move(ops);
   return s;
 }
 

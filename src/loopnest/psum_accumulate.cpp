@@ -146,11 +146,7 @@ void copy_out_before(Kernel& k, int t, int node_id, size_t index) {
   src.kind = Operand::Kind::Tile;
   src.access = from;
   move.args = {arg("src", src)};
-  Node assign;
-  assign.kind = NodeKind::Stmt;
-  assign.id = k.next_node++;
-  assign.dirty = true;
-  assign.ops = {move};
+  Node assign = new_statement(k, {move});
   Node& reader = (*block)[position];
   Arg* read = reader.ops[index].arg("src");
   read->value.access = whole;

@@ -293,11 +293,15 @@ Node declaration_node(Kernel& k, int t) {
   shape.shape = tt.shape;
   alloc.args = {arg("shape", shape), arg("dtype", symbol("dtype:" + (tt.dtype.empty() ? "float32" : tt.dtype))),
                 arg("buffer", symbol(std::string("buffer:") + (tt.memory == Memory::Psum ? "psum" : "sbuf")))};
+  return new_statement(k, {alloc});
+}
+
+Node new_statement(Kernel& k, std::vector<Op> ops) {
   Node n;
   n.kind = NodeKind::Stmt;
   n.id = k.next_node++;
-  n.ops = {alloc};
   n.dirty = true;
+  n.ops = std::move(ops);
   return n;
 }
 
@@ -486,11 +490,7 @@ bool mentions(const Kernel& k, const Node& n, const std::string& name) {
 
 void split_leading_ops(Kernel& k, std::vector<Node>& block, size_t position, size_t count) {
   Node& n = block[position];
-  Node first;
-  first.kind = NodeKind::Stmt;
-  first.id = k.next_node++;
-  first.dirty = true;
-  first.ops.assign(n.ops.begin(), n.ops.begin() + static_cast<long>(count));
+  Node first = new_statement(k, std::vector<Op>(n.ops.begin(), n.ops.begin() + static_cast<long>(count)));
   n.ops.erase(n.ops.begin(), n.ops.begin() + static_cast<long>(count));
   n.dirty = true;
   block.insert(block.begin() + static_cast<long>(position), std::move(first));

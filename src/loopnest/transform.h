@@ -127,6 +127,8 @@ Node* find_node(Kernel& k, int id);
 std::vector<int> open_loop_ids(Kernel& k);
 // `like` with another API and main arguments; keeps its destination, mask, dtype and engine.
 Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args);
+// A new statement of `ops` (inner calls first, its own operation last), printed from the form.
+Node new_statement(Kernel& k, std::vector<Op> ops);
 // A new statement declaring on-chip tensor `t` whole (`nl.ndarray(shape, dtype, buffer)`), printed
 // from the form.
 Node declaration_node(Kernel& k, int t);

@@ -135,12 +135,7 @@ class TransposeOnPe : public Transform {
       ld.result = r.id;
       ld.dst = whole_of(k, r.id);
       ld.args = {arg("src", f.src)};
-      Node n;
-      n.kind = NodeKind::Stmt;
-      n.id = k.next_node++;
-      n.dirty = true;
-      n.ops = {ld};
-      block->insert(block->begin() + static_cast<long>(at), std::move(n));
+      block->insert(block->begin() + static_cast<long>(at), new_statement(k, {ld}));
       ++at;
       g.plain = r.id;
     } else if (plain_at > at) {

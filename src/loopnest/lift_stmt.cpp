@@ -576,7 +576,9 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     out.push_back(std::move(n));
     return;
   }
-  if (!ops.empty()) fail(s.span, "an unpacking of an operation's results");
+  // Operations of the statement itself are allowed only around a helper's work (`a, b =
+  // rotate(x, nl.load(c))`: the loads are the helper's arguments, opened with it).
+  if (!ops.empty() && pending_inline.empty()) fail(s.span, "an unpacking of an operation's results");
   bind_target(target, v);
   if (!pending_inline.empty()) {
     // `mean, var = stats(t)`: a helper returning several tiles. The statement is the helper's work

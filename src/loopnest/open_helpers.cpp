@@ -17,6 +17,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/api.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 
@@ -40,6 +41,41 @@ void defined(const std::vector<Node>& nodes, std::set<int>& out) {
 }
 
 void open_call(Kernel& k, Node& call, std::vector<Node>& out);
+
+// True when an operation after `i` in `ops` reads what operation `i` made.
+bool read_later(const Kernel& k, const std::vector<Op>& ops, size_t i) {
+  int t = made_tile(ops[i]);
+  if (t < 0 || !k.tensor(t).name.empty()) return false;  // a named result is read by its name
+  for (size_t j = i + 1; j < ops.size(); ++j)
+    for (const auto& a : ops[j].args)
+      if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) return true;
+  return false;
+}
+
+// A helper statement computing several results (`return a * c - b * s, a * s + b * c`) holds
+// several operation trees in one node; printed from the form, a statement is one tree, so each
+// result becomes a statement of its own, in the order the helper evaluates them.
+void split_results(Kernel& k, Node n, std::vector<Node>& out) {
+  if (n.kind != NodeKind::Stmt || n.ops.size() < 2) {
+    out.push_back(std::move(n));
+    return;
+  }
+  std::vector<Op> part;
+  std::vector<std::vector<Op>> parts;
+  for (size_t i = 0; i < n.ops.size(); ++i) {
+    part.push_back(n.ops[i]);
+    if (i + 1 == n.ops.size() || !read_later(k, n.ops, i)) parts.push_back(std::move(part)), part.clear();
+  }
+  if (parts.size() == 1) {
+    out.push_back(std::move(n));
+    return;
+  }
+  for (auto& p : parts) {
+    Node s = new_statement(k, std::move(p));
+    s.origin = n.origin;
+    out.push_back(std::move(s));
+  }
+}
 
 void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
   for (auto& n : nodes) {
@@ -65,7 +101,7 @@ void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
     std::vector<Node> body = std::move(n.body);
     n.body.clear();
     adopt(k, body, n.body);
-    out.push_back(std::move(n));
+    split_results(k, std::move(n), out);
   }
 }
 
@@ -94,7 +130,11 @@ void open_call(Kernel& k, Node& call, std::vector<Node>& out) {
     named.insert(t);
   };
   for (size_t i = 0; i < split; ++i) {
-    name(call.ops[i].result, "inner_result");
+    // A tile loaded as an argument is named after what it holds (`cos_tile`).
+    const Op& op = call.ops[i];
+    const Arg* src = op.cls == OpClass::Load ? op.arg("src") : nullptr;
+    bool named_source = src && src->value.kind == Operand::Kind::Tile && !k.tensor(src->value.access.tensor).name.empty();
+    name(op.result, named_source ? k.tensor(src->value.access.tensor).name + "_tile" : "inner_result");
     out.push_back(statement_of(k, call, {call.ops[i]}));
   }
   std::vector<Node> helper;
@@ -112,7 +152,9 @@ void open_call(Kernel& k, Node& call, std::vector<Node>& out) {
     for (auto& a : op.args)
       if (a.value.kind == Operand::Kind::Tile && named.count(a.value.access.tensor)) a.value.origin = nullptr;
   for (auto& x : helper) out.push_back(std::move(x));
-  out.push_back(statement_of(k, call, std::move(rest)));
+  // `a, b = rotate(x, nl.load(c))`: every operation of the statement is an argument evaluated
+  // before the helper, so nothing reads the helper's results in the statement itself.
+  if (!rest.empty()) out.push_back(statement_of(k, call, std::move(rest)));
 }
 
 // The names the calling statement binds (`g` of `g = project(...)`, `a, b` of `a, b = f(x)`): the

@@ -42,4 +42,26 @@ TEST(OpenHelpers, OpensAHelperCalledInsideAnExpression) {
   EXPECT_EQ(body.find("_gate("), std::string::npos) << after;
 }
 
+TEST(OpenHelpers, OpensAHelperReturningSeveralTilesWithLoadsInItsArguments) {
+  const std::vector<loopnest::ArgSpec> args = arrays({{128, 2048}, {64, 2048}, {64, 2048}});
+  std::string path = source_dir() + "/tests/kernels/tuple_helper_rows.py";
+  std::string text = read(path);
+  loopnest::Kernel form = loopnest::lift_source(path, text, args);
+  EXPECT_FALSE(loopnest::helpers_stay_closed(form)) << *loopnest::helpers_stay_closed(form);
+  const loopnest::Site* fold = nullptr;
+  auto sites = loopnest::find_sites(form);
+  for (const auto& s : sites)
+    if (s.transform == "fold_rows" && s.params.count("helpers")) fold = &s;
+  ASSERT_TRUE(fold) << "no fold_rows site with the helper opened";
+  std::string after = loopnest::apply_site(path, text, args, *fold);
+  // The argument loads named after their sources, one statement per result of the return, and
+  // the helper no longer called.
+  EXPECT_NE(after.find("c_tile = nl.load("), std::string::npos) << after;
+  EXPECT_NE(after.find("s_tile = nl.load("), std::string::npos) << after;
+  EXPECT_NE(after.find("lo2 = nl.subtract("), std::string::npos) << after;
+  EXPECT_NE(after.find("hi2 = nl.add("), std::string::npos) << after;
+  std::string body = after.substr(after.find("def kernel"));
+  EXPECT_EQ(body.find("rotate("), std::string::npos) << after;
+}
+
 }  // namespace

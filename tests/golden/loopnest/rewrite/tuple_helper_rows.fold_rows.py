@@ -1,0 +1,34 @@
+# A helper returning two tiles from one return statement (`return a * c - b * s, a * s + b * c`),
+# called with tiles loaded in its own argument list and its results unpacked by the caller
+# (`lo2, hi2 = rotate(lo, hi, nl.load(c[...]), nl.load(s[...]))`), the way a rotary-embedding
+# kernel is often written. x (128, 2048), c and s (64, 2048). The loads evaluated as arguments
+# become statements named after the tensor they read, and each result of the return
+# statement a statement of its own, so the loop's moves (fold_rows, coarsening, engines) apply.
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+def rotate(a, b, c, s):
+    return nl.subtract(nl.multiply(a, c), nl.multiply(b, s)), nl.add(nl.multiply(a, s), nl.multiply(b, c))
+
+
+@nki.jit
+def kernel(x, c, s):
+    D, S = x.shape
+    H = D // 2
+    out = nl.ndarray((D, S), dtype=x.dtype, buffer=nl.shared_hbm)
+    x_fold = x.reshape((256, 1024))
+    c_fold = c.reshape((128, 1024))
+    s_fold = s.reshape((128, 1024))
+    out_fold = out.reshape((256, 1024))
+    for j in nl.affine_range(2):
+        cols = nl.ds(j * 512, 512)
+        lo = nl.load(x_fold[0:128, 512*j:512*j + 512])
+        hi = nl.load(x_fold[128:256, 512*j:512*j + 512])
+        c_tile = nl.load(c_fold[:, 512*j:512*j + 512])
+        s_tile = nl.load(s_fold[:, 512*j:512*j + 512])
+        lo2 = nl.subtract(x=nl.multiply(x=lo, y=c_tile), y=nl.multiply(x=hi, y=s_tile))
+        hi2 = nl.add(x=nl.multiply(x=lo, y=s_tile), y=nl.multiply(x=hi, y=c_tile))
+        nl.store(out_fold[0:128, 512*j:512*j + 512], value=lo2)
+        nl.store(out_fold[128:256, 512*j:512*j + 512], value=hi2)
+    return out

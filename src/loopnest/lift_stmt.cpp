@@ -102,12 +102,31 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
       import(static_cast<const ImportStmt&>(*s));
     } else if (s->kind == StmtKind::Assign) {
       auto& a = static_cast<const AssignStmt&>(*s);
-      if (a.targets.size() != 1 || a.targets[0]->kind != ExprKind::Name) continue;
+      // `ROWS = 128`, `ROWS, COLS = 128, 512`, `P = Q = 128`: each name a constant.
+      bool names_only = true;
+      for (const auto& t : a.targets) {
+        bool sequence = t->kind == ExprKind::Tuple || t->kind == ExprKind::List;
+        if (t->kind != ExprKind::Name && !sequence) names_only = false;
+        if (sequence)
+          for (const auto& e : static_cast<const SequenceExpr&>(*t).elts) names_only = names_only && e->kind == ExprKind::Name;
+      }
+      if (!names_only) continue;
       try {
         std::vector<Op> ignored;
         current_ops = &ignored;
         AValue v = eval(*a.value);
-        if (ignored.empty()) globals[static_cast<const NameExpr&>(*a.targets[0]).id] = v;
+        if (!ignored.empty()) continue;
+        // Bound in a scope of their own (the module's imports and helpers stay in env).
+        std::map<std::string, AValue> module_env;
+        module_env.swap(env);
+        try {
+          for (const auto& t : a.targets) bind_target(*t, v);
+        } catch (const LiftError&) {
+          env.swap(module_env);
+          throw;
+        }
+        env.swap(module_env);
+        for (auto& [name, value] : module_env) globals[name] = value;
       } catch (const LiftError&) {
         // Not a constant the kernel can use: it stays module code.
       }

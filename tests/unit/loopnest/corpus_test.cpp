@@ -320,6 +320,21 @@ TEST(LoopNestLift, OutOfBoundsAccessesAreRefused) {
   EXPECT_EQ(lift("x[0:128, :]", ragged), "lifted");
 }
 
+// Module constants however the author binds them: one name, a tuple of names, a chain.
+TEST(LoopNestLift, ModuleConstantsBoundByUnpackingOrChains) {
+  std::string text =
+      "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\nROWS, COLS = 128, 512\n"
+      "[HALF] = [256]\nP = Q = 2\n\n\n@nki.jit\ndef kernel(x):\n"
+      "    out = nl.ndarray((256, 512), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+      "    for i in nl.affine_range(HALF // ROWS):\n"
+      "        t = nl.load(x[i * ROWS:(i + 1) * ROWS, 0:COLS])\n"
+      "        nl.store(out[i * ROWS:(i + 1) * ROWS, 0:COLS], value=nl.multiply(t, P * Q))\n    return out\n";
+  std::string dump = loopnest::dump(loopnest::lift_source("m.py", text, loopnest_test::arrays({{256, 512}})));
+  EXPECT_NE(dump.find("for i in affine_range(2):"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("x[128*i + a0[128], a1[512]]"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("y=4"), std::string::npos) << dump;
+}
+
 // What the form cannot express is refused at the construct, never approximated.
 TEST(LoopNestLift, QuasiAffineGridsItCannotExpressAreRefused) {
   auto lift = [](const std::string& index) {

@@ -5,6 +5,7 @@
 //   fold_scale                x * c -> activation(f, ., scale=s)  =>  activation(f, x, scale=c*s)
 //   fold_scalar_tensor_tensor x op0 c -> (.) op1 y  =>  scalar_tensor_tensor(x, op0, c, op1, y)
 //   fold_reciprocal           x * reciprocal(d)  =>  x / d
+//   fold_bias                 f(x - c) with c a column ([P, 1])  =>  activation(f, x, bias=-c)
 // The same chain written with names (`e = nisa.activation(...)`) or with block-dim buffers
 // (`v5[i0, i1, i2, ...] = nisa.activation(...)`) is the same chain on the form.
 #include <algorithm>
@@ -412,6 +413,114 @@ class FoldScale : public Transform {
   }
 };
 
+// `x - c` or `x + c` with c a column ([P, 1], broadcast along the rows) read only by an activation:
+// (x, c, whether c is subtracted). The column may be a tile operand of a tensor_scalar or of an
+// `nl.*` binary operator.
+struct ColumnStep {
+  Operand x, c;
+  bool subtract = false;
+};
+std::optional<ColumnStep> column_step(const Op& op) {
+  auto is_column = [](const Operand* o) {
+    if (!o || o->kind != Operand::Kind::Tile) return false;
+    auto s = o->access.tile_shape();
+    return s.size() == 2 && s[1] == IExpr(1);
+  };
+  auto is_rows = [](const Operand* o, const Operand* c) {
+    if (!o || o->kind != Operand::Kind::Tile) return false;
+    auto s = o->access.tile_shape();
+    return s.size() == 2 && s[0] == c->access.tile_shape()[0] && !(s[1] == IExpr(1));
+  };
+  if (auto st = scalar_step(op); st && !st->reverse && (st->op == "add" || st->op == "subtract") &&
+                                 is_column(&st->operand) && is_rows(st->data, &st->operand))
+    return ColumnStep{*st->data, st->operand, st->op == "subtract"};
+  if (is_binary_language_op(op.api) && !op.has_mask) {
+    const Operand *x = operand(op, "x"), *y = operand(op, "y");
+    std::string o = operator_symbol(op.api);
+    if ((o == "add" || o == "subtract") && is_column(y) && is_rows(x, y)) return ColumnStep{*x, *y, o == "subtract"};
+    if (o == "add" && is_column(x) && is_rows(y, x)) return ColumnStep{*y, *x, false};
+  }
+  return std::nullopt;
+}
+
+// The activation function and scale of `act` when it is an activation without a bias of its own.
+struct PlainActivation {
+  std::string func;
+  std::optional<Operand> scale;
+};
+std::optional<PlainActivation> unbiased_activation(const Kernel& k, const Analysis& an, const Op& act) {
+  if (act.accumulate || act.has_mask) return std::nullopt;
+  if (act.api == "nisa.activation") {
+    const Operand* scale = operand(act, "scale");
+    if (operand(act, "reduce_res") || !zero_bias(k, an, act)) return std::nullopt;
+    if (scale && scale->kind != Operand::Kind::Number) return std::nullopt;
+    return PlainActivation{symbol_of(act, "op"), scale ? std::optional<Operand>(*scale) : std::nullopt};
+  }
+  std::string f = nl_activation_function(act);
+  if (f.empty()) return std::nullopt;
+  return PlainActivation{f, std::nullopt};
+}
+
+class FoldBias : public Transform {
+ public:
+  std::string name() const override { return "fold_bias"; }
+  std::string description() const override {
+    return "add a per-row column inside the consuming activation's bias (f(x - c) as activation(f, x, bias=-c)): "
+           "the Vector Engine pass over the whole tile disappears";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    Analysis an(k);
+    for (const OpRef& r : an.ops) {
+      if (r.node->frozen) continue;
+      auto act = unbiased_activation(k, an, r.op());
+      if (!act || act->func.empty()) continue;
+      const Operand* data = operand(r.op(), r.op().api == "nisa.activation" ? "data" : "x");
+      const OpRef* p = producer(k, an, r, data);
+      if (!p || p->node->frozen) continue;
+      auto step = column_step(p->op());
+      if (!step || p->op().result < 0) continue;
+      Site site = make_site(k, an, *p,
+                            fmt::format("compute {}({} {} {}) as one activation with the column as its bias", act->func,
+                                        name_of(k, step->x), step->subtract ? "-" : "+", name_of(k, step->c)));
+      const OpRef *target = &r, *prod = p;
+      if (sink(site, [&k, target, prod, step, act] { apply(k, *target, *prod, *step, *act); })) return true;
+    }
+    return false;
+  }
+
+ private:
+  static void apply(Kernel& k, const OpRef& target, const OpRef& prod, const ColumnStep& step, const PlainActivation& act) {
+    Operand bias = step.c;
+    std::vector<Gone> gone;
+    if (step.subtract) {
+      // The producer becomes the negated column (its result, read only by the activation, shrinks
+      // to the column's shape): bias = -c.
+      int t = prod.op().result;
+      Tensor& neg = k.tensors[static_cast<size_t>(t)];
+      const Tensor& col = k.tensor(step.c.access.tensor);
+      neg.shape = step.c.access.tile_shape();
+      neg.partition_dim = 0;
+      neg.dim_text.clear();
+      neg.dtype = col.dtype;
+      if (!neg.name.empty()) neg.name = fresh_loop_var(k, "neg_" + (col.name.empty() ? std::string("bias") : col.name));
+      Op negate = rebuild(prod.op(), "nl.multiply", {arg("x", step.c), arg("y", number(-1.0))});
+      negate.args[0].value.origin = nullptr;
+      Node& pn = *prod.node;
+      pn.ops[prod.index] = std::move(negate);
+      pn.dirty = true;
+      bias = tile_operand(whole_tensor(k, t));
+    } else {
+      gone.push_back(gone_of(prod));
+    }
+    Operand x = step.x;
+    std::vector<Arg> args = {arg("op", symbol(act.func)), arg("data", x), arg("bias", bias)};
+    if (act.scale) args.push_back(arg("scale", *act.scale));
+    replace(k, target, rebuild(target.op(), "nisa.activation", std::move(args)), std::move(gone));
+  }
+};
+
 class FoldScalarTensorTensor : public Transform {
  public:
   std::string name() const override { return "fold_scalar_tensor_tensor"; }
@@ -510,5 +619,6 @@ std::unique_ptr<Transform> make_fold_scalar_ops() { return std::make_unique<Fold
 std::unique_ptr<Transform> make_fold_scale() { return std::make_unique<FoldScale>(); }
 std::unique_ptr<Transform> make_fold_scalar_tensor_tensor() { return std::make_unique<FoldScalarTensorTensor>(); }
 std::unique_ptr<Transform> make_fold_reciprocal() { return std::make_unique<FoldReciprocal>(); }
+std::unique_ptr<Transform> make_fold_bias() { return std::make_unique<FoldBias>(); }
 
 }  // namespace loopnest

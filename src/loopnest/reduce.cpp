@@ -65,7 +65,10 @@ class FoldActivationReduce : public Transform {
     Ranges ranges = k.ranges();
     for (const OpRef& r : an.ops) {
       const Op& red = r.op();
-      if (r.node->frozen || !row_sum(red) || reduced_axis(red) < 0 || red.has_mask || has_index_operand(red) || !red.dst || red.accumulate) continue;
+      if (r.node->frozen || !row_sum(red) || reduced_axis(red) < 0 || red.has_mask || has_index_operand(red) || red.accumulate) continue;
+      // Where the sum goes: its destination, or its whole result (`total = nl.sum(e, ...)`).
+      if (!red.dst && red.result < 0) continue;
+      const Access red_dst = red.dst ? *red.dst : whole_tensor(k, red.result);
       const Access& e = operand(red, data_param(red))->access;
       // The single writer of the summed region: an activation earlier in the block, or an inner
       // call of the same statement.
@@ -74,15 +77,20 @@ class FoldActivationReduce : public Transform {
       for (const OpRef* w : an.writers(k, e.tensor))
         for (const Access* wa : writes(w->op()))
           if (may_overlap(k, *wa, e, ranges)) ++writers, act = w;
-      if (writers != 1 || !act->op().dst || !(*act->op().dst == e) || !plain_activation(act->op())) continue;
+      if (writers != 1 || !plain_activation(act->op())) continue;
+      // The activation writes exactly the summed tile: its destination, or its whole result (`e =
+      // nl.exp(x)`, the style that names values instead of writing into tiles).
+      const Op& a_op = act->op();
+      if (a_op.dst ? !(*a_op.dst == e) : (a_op.result != e.tensor || !accesses_whole(k, e))) continue;
       bool inner = act->node == r.node && act->index < r.index;
-      bool earlier = act->block == r.block && act->position < r.position && act->node->ops.size() == 1;
+      // (an earlier statement's own operation: its inner calls, `bias=nl.multiply(m, -1.0)`, stay)
+      bool earlier = act->block == r.block && act->position < r.position && act->index + 1 == act->node->ops.size();
       if ((!inner && !earlier) || act->node->frozen) continue;
       // The sum is [P, 1]; nothing between the two statements reads it.
-      std::vector<IExpr> s_shape = red.dst->tile_shape();
+      std::vector<IExpr> s_shape = red_dst.tile_shape();
       if (s_shape.size() != 2 || !(s_shape[1] == IExpr(1))) continue;
       bool touched = false;
-      int sum_storage = storage_of(k, red.dst->tensor);
+      int sum_storage = storage_of(k, red_dst.tensor);
       for (const auto& other : an.ops)
         if (other.block == r.block && other.position > act->position && other.position < r.position)
           for (const Access* x : reads(other.op())) touched = touched || storage_of(k, x->tensor) == sum_storage;
@@ -98,7 +106,7 @@ class FoldActivationReduce : public Transform {
   static void apply(Kernel& k, const Analysis& an, const OpRef& a, const OpRef& r) {
     Op red = r.op();
     int red_id = r.node->id;
-    Access sum = *red.dst;
+    Access sum = red.dst ? *red.dst : whole_tensor(k, red.result);
     Tensor& t = k.tensor(sum.tensor);
     int act_id = a.node->id;
     bool inner = a.node == r.node;
@@ -120,7 +128,7 @@ class FoldActivationReduce : public Transform {
         }
     }
     Node* anode = find_node(k, act_id);
-    Op& act = anode->ops[inner ? a.index : 0];
+    Op& act = anode->ops[a.index];
     Operand res = tile_operand(sum);
     res.origin = red.result >= 0 ? nullptr : red.dst_origin;
     if (act.api != "nisa.activation") {

@@ -65,6 +65,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_fold_scale());
     v.push_back(make_fold_scalar_tensor_tensor());
     v.push_back(make_fold_reciprocal());
+    v.push_back(make_fold_bias());
     v.push_back(make_engine_assign());
     v.push_back(make_coarsen());
     v.push_back(make_fuse_nests());
@@ -294,6 +295,14 @@ Node declaration_node(Kernel& k, int t) {
   alloc.args = {arg("shape", shape), arg("dtype", symbol("dtype:" + (tt.dtype.empty() ? "float32" : tt.dtype))),
                 arg("buffer", symbol(std::string("buffer:") + (tt.memory == Memory::Psum ? "psum" : "sbuf")))};
   return new_statement(k, {alloc});
+}
+
+Access whole_tensor(const Kernel& k, int t) {
+  Access a;
+  a.tensor = t;
+  const Tensor& x = k.tensor(t);
+  for (size_t d = 0; d < x.shape.size(); ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d), x.shape[d], 1}}});
+  return a;
 }
 
 Node new_statement(Kernel& k, std::vector<Op> ops) {

@@ -127,6 +127,8 @@ Node* find_node(Kernel& k, int id);
 std::vector<int> open_loop_ids(Kernel& k);
 // `like` with another API and main arguments; keeps its destination, mask, dtype and engine.
 Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args);
+// An access of the whole of tensor `t` (each dim from 0, its full size).
+Access whole_tensor(const Kernel& k, int t);
 // A new statement of `ops` (inner calls first, its own operation last), printed from the form.
 Node new_statement(Kernel& k, std::vector<Op> ops);
 // A new statement declaring on-chip tensor `t` whole (`nl.ndarray(shape, dtype, buffer)`), printed
@@ -185,6 +187,7 @@ std::unique_ptr<Transform> make_fold_scalar_ops();
 std::unique_ptr<Transform> make_fold_scale();
 std::unique_ptr<Transform> make_fold_scalar_tensor_tensor();
 std::unique_ptr<Transform> make_fold_reciprocal();
+std::unique_ptr<Transform> make_fold_bias();
 std::unique_ptr<Transform> make_engine_assign();
 std::unique_ptr<Transform> make_coarsen();
 std::unique_ptr<Transform> make_fuse_nests();

@@ -38,6 +38,7 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"fold_scale", {"dve", "act"}},
       {"fold_scalar_tensor_tensor", {"dve"}},
       {"fold_reciprocal", {"dve"}},
+      {"fold_bias", {"dve"}},
       {"fold_activation_reduce", {"dve"}},
       {"whole_row_reduce", {"dve"}},
       {"reduce_row_once", {"dve"}},

@@ -65,3 +65,4 @@ TEST(OpenHelpers, OpensAHelperReturningSeveralTilesWithLoadsInItsArguments) {
 }
 
 }  // namespace
+

@@ -648,6 +648,7 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/nested_helper_rows.py", "nested_helper_rows.jam_rows", "jam_rows",
        {{"factor", "2"}, {"helpers", "open"}}},
       {"tests/kernels/tuple_helper_rows.py", "tuple_helper_rows.fold_rows", "fold_rows", {{"helpers", "open"}}},
+      {"tests/kernels/softmax_named_rows.py", "softmax_named_rows.fold_bias", "fold_bias", {}},
       {"tests/kernels/accumulate_rows.py", "accumulate_rows.psum_accumulate", "psum_accumulate", {}},
       {"tests/golden/rewrite/sum_then_project.py", "sum_then_project.matmul_accumulate", "matmul_accumulate", {}},
       {"tests/golden/rewrite/sum_then_project_api.py", "sum_then_project_api.matmul_accumulate", "matmul_accumulate", {}},

@@ -1,0 +1,57 @@
+// fold_bias (src/loopnest/fold.cpp) and fold_activation_reduce (reduce.cpp) on a softmax written
+// with named values and nl.* math: the two moves that make it the instructions the bundled kernels
+// spell by hand.
+#include <gtest/gtest.h>
+
+#include "corpus.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
+
+using loopnest_test::arrays;
+using loopnest_test::read;
+using loopnest_test::source_dir;
+
+namespace {
+
+// The first site of `transform` in `text`, applied; "" when there is none.
+std::string apply_first(const std::string& path, const std::string& text, const std::vector<loopnest::ArgSpec>& args,
+                        const std::string& transform) {
+  auto form = loopnest::lift_source(path, text, args);
+  for (const auto& s : loopnest::find_sites(form))
+    if (s.transform == transform) return loopnest::apply_site(path, text, args, s);
+  return "";
+}
+
+// A softmax written with named values (tests/kernels/softmax_named_rows.py): fold_bias makes
+// exp(t - m) one activation biased by -m, and then fold_activation_reduce, on a named result,
+// lets it sum the rows. That each site keeps the result is EverySiteOfTheTestKernelsKeepsTheirResult's.
+TEST(FoldBias, NamedSoftmaxBecomesOneBiasedActivationThatSumsItsRows) {
+  const std::vector<loopnest::ArgSpec> args = arrays({{256, 512}});
+  std::string path = source_dir() + "/tests/kernels/softmax_named_rows.py";
+  std::string biased = apply_first(path, read(path), args, "fold_bias");
+  EXPECT_NE(biased.find("e = nisa.activation(op=nl.exp, data=t, bias=nl.multiply(x=m, y=-1.0))"), std::string::npos) << biased;
+  EXPECT_EQ(biased.substr(biased.find("def kernel")).find("nl.subtract"), std::string::npos) << biased;
+  std::string summed = apply_first(path, biased, args, "fold_activation_reduce");
+  EXPECT_NE(summed.find("e = nisa.activation_reduce(op=nl.exp, data=t, bias=nl.multiply(x=m, y=-1.0), reduce_op=nl.add, reduce_res=s)"),
+            std::string::npos) << summed;
+  EXPECT_EQ(summed.substr(summed.find("def kernel")).find("nl.sum("), std::string::npos) << summed;
+}
+
+// Not offered where the difference is read by anything but the activation, nor for a subtraction
+// of something other than a per-row column.
+TEST(FoldBias, OnlyADifferenceReadByTheActivationAloneFolds) {
+  const std::vector<loopnest::ArgSpec> args = arrays({{256, 512}});
+  auto kernel = [](const std::string& body) {
+    return "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n@nki.jit\ndef kernel(x):\n"
+           "    out = nl.ndarray((256, 512), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+           "    for i in nl.affine_range(2):\n        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+           "        m = nl.max(t, axis=1, keepdims=True)\n" + body + "    return out\n";
+  };
+  std::string store = "        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.add(e, d))\n";
+  const std::string diff = "        d = nl.subtract(t, m)\n        e = nl.exp(d)\n";
+  EXPECT_NE(apply_first("f.py", kernel(diff + "        nl.store(out[i * 128:(i + 1) * 128, :], value=e)\n"), args, "fold_bias"), "");
+  EXPECT_EQ(apply_first("f.py", kernel(diff + store), args, "fold_bias"), "");
+  EXPECT_EQ(apply_first("f.py", kernel("        d = nl.subtract(t, t)\n        e = nl.exp(d)\n" + store), args, "fold_bias"), "");
+}
+
+}  // namespace

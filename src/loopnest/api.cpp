@@ -136,10 +136,25 @@ std::map<std::string, ApiSpec> build() {
   add({"nl.softmax", C::Other, E::Scalar, {"x", "axis", "dtype", "compute_dtype", "mask"}, S::Same, {"x"}});
   add({"nl.rms_norm", C::Other, E::Scalar, {"x", "w", "axis", "n", "epsilon", "dtype", "compute_dtype", "mask"},
        S::Same, {"x"}});
+  // The random-number generator (nki/lib/language_random.cpp: one state per kernel run; draws on the
+  // Vector Engine, seeding no instruction): seeding it, drawing from it. Class Other: no move treats a draw as the
+  // elementwise operation it resembles (is_random, lift_stmt.cpp's ordered effect).
+  add({"nl.random_seed", C::Other, E::None, {"seed", "mask"}, S::None, {}});
+  add({"nisa.set_rng_seed", C::Other, E::None, {"seed", "src_seeds", "name"}, S::None, {}});
+  add({"nl.rand", C::Other, E::Vector, {"shape", "dtype", "buffer", "name"}, S::ShapeArg, {}, true});
+  add({"nl.dropout", C::Other, E::Vector, {"x", "rate", "dtype", "mask"}, S::Same, {"x"}});
+  add({"nisa.dropout", C::Other, E::Vector, {"data", "prob", "mask", "dtype"}, S::Same, {"data"}});
+  add({"nisa.rand2", C::Other, E::Vector, {"dst", "min", "max", "engine", "name"}, S::None, {}});
+  add({"nisa.rng", C::Other, E::Vector, {"dst", "engine", "name"}, S::None, {}});
   return m;
 }
 
 }  // namespace
+
+bool is_random(const std::string& name) {
+  return name == "nl.random_seed" || name == "nisa.set_rng_seed" || name == "nl.rand" || name == "nl.dropout" ||
+         name == "nisa.dropout" || name == "nisa.rand2" || name == "nisa.rng";
+}
 
 const ApiSpec* find_api(const std::string& name) {
   static const std::map<std::string, ApiSpec> table = build();

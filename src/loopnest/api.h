@@ -40,6 +40,9 @@ struct ApiSpec {
   std::vector<std::string> outputs;     // tiles it writes besides its result or dst (reduce_res always is)
 };
 
+// Whether the API seeds or draws from the kernel's random-number generator (an ordered effect:
+// the values each draw gets depend on every draw before it).
+bool is_random(const std::string& name);
 // The spec of a short API name ("nl.load"); null when unknown.
 const ApiSpec* find_api(const std::string& name);
 // The tile an inner call of a statement makes for the call around it: its result, or the tensor

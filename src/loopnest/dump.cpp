@@ -39,7 +39,14 @@ class Dumper {
       if (t.list_loop >= 0) out += fmt::format(" list '{}' over {}", t.list_name, k_.var_name(t.list_loop));
       out += "\n";
     }
-    block(k_.body, 0, out);
+    // The launch grid's loops around the body (kernels launched on a grid, form.h).
+    int depth = 0;
+    for (int l : k_.grid) {
+      out += fmt::format("{}for {} in {}({}):\n", std::string(static_cast<size_t>(depth) * 2, ' '), k_.var_name(l),
+                         to_string(k_.loops.at(l).kind), k_.str(k_.loops.at(l).stop));
+      ++depth;
+    }
+    block(k_.body, depth, out);
     return out;
   }
 

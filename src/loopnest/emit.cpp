@@ -65,6 +65,13 @@ class Emitter {
     end_ = 0;
     for (const auto& s : body) end_ = std::max(end_, last_line(*s));
     index_leading(body, first_ - 1);
+    // A launched kernel's program ids (Kernel::grid) print as the calls that read them.
+    if (!k.grid.empty()) {
+      // (nl when the file does not import nki.language: emit_checked's lift then refuses it.)
+      auto nl = k.dialect.alias.find("nki.language");
+      for (size_t d = 0; d < k.grid.size(); ++d)
+        program_ids_[k.grid[d]] = fmt::format("{}.program_id({})", nl == k.dialect.alias.end() ? "nl" : nl->second, d);
+    }
     for (const auto& t : k.tensors)
       if (!t.name.empty()) names_in_scope_.insert(t.name);
     // A module the printed text needs goes with the file's own imports: after the last one at
@@ -89,6 +96,13 @@ class Emitter {
   }
 
  private:
+  std::string str(const IExpr& e) const {
+    return e.str([this](int v) {
+      auto it = program_ids_.find(v);
+      return it != program_ids_.end() ? it->second : k_.var_name(v);
+    });
+  }
+
   std::string line(uint32_t l) const { return l >= 1 && l <= lines_.size() ? lines_[l - 1] : ""; }
 
   // The first line of each statement's leading region: the comments and blank lines between it
@@ -327,10 +341,10 @@ class Emitter {
         const AxisTerm& term = di.terms[0];
         IExpr hi = di.start + term.size * term.stride;
         bool full = di.start == IExpr(0) && term.stride == 1 && hi == element.shape[d];
-        s = full ? ":" : fmt::format("{}:{}", k_.str(di.start), k_.str(hi));
+        s = full ? ":" : fmt::format("{}:{}", str(di.start), str(hi));
       } else {
         bool zero = di.start.is_constant() && di.start.constant() == 0;
-        if (!zero || di.terms.empty()) s = k_.str(di.start);
+        if (!zero || di.terms.empty()) s = str(di.start);
         for (const auto& term : di.terms) s += (s.empty() ? "" : " + ") + grid_term(term, rank);
       }
       out += (d ? ", " : "") + s;
@@ -341,21 +355,21 @@ class Emitter {
   // An integer operand of the loop variables; a condition (`k > 0`, an integer 1 / 0 on the form)
   // as the comparison, a `float(...)` as written.
   std::string index_text(const Operand& o) {
-    if (o.number_type == "float") return "float(" + k_.str(o.index) + ")";
-    if (o.number_type != "bool") return k_.str(o.index);
+    if (o.number_type == "float") return "float(" + str(o.index) + ")";
+    if (o.number_type != "bool") return str(o.index);
     if (o.index.is_constant()) return o.index.constant() ? "True" : "False";
     if (o.index.constant() == 0 && o.index.terms().size() == 1) {
       const auto& [term, coeff] = o.index.terms().begin()->second;
       if (term.kind == TermKind::Select && coeff == 1 && term.args[2] == IExpr(1) && term.args[3] == IExpr(0))
-        return fmt::format("{} {} {}", k_.str(term.args[0]), symbol(term.cmp), k_.str(term.args[1]));
+        return fmt::format("{} {} {}", str(term.args[0]), symbol(term.cmp), str(term.args[1]));
     }
-    return "bool(" + k_.str(o.index) + ")";
+    return "bool(" + str(o.index) + ")";
   }
 
   // An index grid operand: its start plus its terms (`128*r + 1 + nl.arange(128)[:, None]`).
   std::string grid_text(const DimIndex& g, size_t rank) {
     bool zero = g.start.is_constant() && g.start.constant() == 0;
-    std::string s = zero && !g.terms.empty() ? "" : k_.str(g.start);
+    std::string s = zero && !g.terms.empty() ? "" : str(g.start);
     for (const auto& term : g.terms) s += (s.empty() ? "" : " + ") + grid_term(term, rank);
     return s;
   }
@@ -363,7 +377,7 @@ class Emitter {
   std::string grid_term(const AxisTerm& t, size_t rank) {
     std::string place;
     for (size_t a = 0; a < rank; ++a) place += (a ? ", " : "") + std::string(static_cast<int>(a) == t.axis ? ":" : "None");
-    std::string g = fmt::format("{}.arange({})[{}]", alias("nki.language"), k_.str(t.size), place);
+    std::string g = fmt::format("{}.arange({})[{}]", alias("nki.language"), str(t.size), place);
     if (t.div != 1) g = fmt::format("{} // {}", g, t.div);
     if (t.mod != 0) g = t.div != 1 ? fmt::format("({}) % {}", g, t.mod) : fmt::format("{} % {}", g, t.mod);
     if (t.stride != 1 && !t.affine()) g = "(" + g + ")";
@@ -383,7 +397,7 @@ class Emitter {
     if (!t.name.empty()) return t.name;
     if (t.role == TensorRole::View && t.base >= 0) {
       std::string shape;
-      for (size_t d = 0; d < t.shape.size(); ++d) shape += (d ? ", " : "") + k_.str(t.shape[d]);
+      for (size_t d = 0; d < t.shape.size(); ++d) shape += (d ? ", " : "") + str(t.shape[d]);
       return fmt::format("{}.reshape(({}{}))", tensor_text(k_.tensor(t.base)), shape, t.shape.size() == 1 ? "," : "");
     }
     throw EmitError("an access to an unnamed tensor outside its statement");
@@ -409,7 +423,7 @@ class Emitter {
       if (in_scope == levels) return inner;
       std::string sub = inner.size() > t.name.size() ? inner.substr(t.name.size()) : "";
       std::string index;
-      for (size_t d = in_scope; d < levels; ++d) index += "[" + k_.str(a.dims[d].start) + "]";
+      for (size_t d = in_scope; d < levels; ++d) index += "[" + str(a.dims[d].start) + "]";
       return lists[in_scope].first + index + sub;
     }
     std::string name = tensor_text(t);
@@ -435,11 +449,11 @@ class Emitter {
         // 1:65:2, which reaches outside the dim).
         IExpr hi = term.stride == 1 ? di.start + term.size : di.start + (term.size - 1) * term.stride + 1;
         bool full = di.start == IExpr(0) && term.stride == 1 && d < t.shape.size() && hi == t.shape[d];
-        s = full ? ":" : fmt::format("{}:{}", k_.str(di.start), k_.str(hi));
+        s = full ? ":" : fmt::format("{}:{}", str(di.start), str(hi));
         if (term.stride != 1) s += fmt::format(":{}", term.stride);
       } else {
         bool zero = di.start.is_constant() && di.start.constant() == 0;
-        if (!zero || di.terms.empty()) s = k_.str(di.start);
+        if (!zero || di.terms.empty()) s = str(di.start);
         for (const auto& term : di.terms) s += (s.empty() ? "" : " + ") + grid_term(term, rank);
       }
       out += (d ? ", " : "") + s;
@@ -472,7 +486,7 @@ class Emitter {
       case Operand::Kind::Symbol: return symbol_text(o.symbol);
       case Operand::Kind::Shape: {
         std::string s = "(";
-        for (size_t i = 0; i < o.shape.size(); ++i) s += (i ? ", " : "") + k_.str(o.shape[i]);
+        for (size_t i = 0; i < o.shape.size(); ++i) s += (i ? ", " : "") + str(o.shape[i]);
         return s + (o.shape.size() == 1 ? ",)" : ")");
       }
       case Operand::Kind::None: return "None";
@@ -496,7 +510,7 @@ class Emitter {
     std::string s = "(";
     size_t first = t.list_levels();  // a list element is declared without the lists' dims
     for (size_t d = first; d < t.shape.size(); ++d) {
-      std::string dim = k_.str(t.shape[d]);
+      std::string dim = str(t.shape[d]);
       if (t.dim_text.size() == t.shape.size() && !t.dim_text[d].second.empty() && t.dim_text[d].first == t.shape[d])
         dim = t.dim_text[d].second;
       int pd = t.partition_dim - static_cast<int>(first);
@@ -573,8 +587,8 @@ class Emitter {
   std::string loop_header(const Loop& l) {
     std::string fn = l.kind == LoopKind::Range ? "range" : alias("nki.language") + "." + to_string(l.kind);
     std::string range = l.start.is_constant() && l.start.constant() == 0 && l.step == 1
-                            ? k_.str(l.stop)
-                            : fmt::format("{}, {}{}", k_.str(l.start), k_.str(l.stop), l.step == 1 ? "" : fmt::format(", {}", l.step));
+                            ? str(l.stop)
+                            : fmt::format("{}, {}{}", str(l.start), str(l.stop), l.step == 1 ? "" : fmt::format(", {}", l.step));
     return fmt::format("for {} in {}({}):", l.var, fn, range);
   }
 
@@ -608,6 +622,7 @@ class Emitter {
   std::map<const Stmt*, uint32_t> leading_;
   std::set<std::string> needed_;
   std::set<std::string> names_in_scope_;
+  std::map<int, std::string> program_ids_;  // loop id -> `nl.program_id(d)` (Kernel::grid)
   std::vector<std::map<std::string, std::string>> renames_;
 };
 

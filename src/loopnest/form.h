@@ -231,6 +231,14 @@ struct Kernel {
   Dialect dialect;
   std::shared_ptr<const nki::ModuleAst> module;  // the AST every origin points into
   const nki::FunctionCode* function = nullptr;
+  // An SPMD launch (`gated_relu[grid](x, y)` in a wrapper that does nothing else on tiles): the form
+  // is the launched function's, `function` is it, and `grid` holds the loops of its program ids
+  // (one per grid axis, outermost first, each over the axis's extent). They have no node: every
+  // program runs the body on its own, so the body is the form's top level with the program ids as
+  // loop variables of known range, and no move can reorder, fuse, split or hoist out of them (the
+  // launch is the wrapper's text, which printing keeps). `params` stay the wrapper's (the file's
+  // arguments). Empty for a kernel that is not launched on a grid.
+  std::vector<int> grid;
   int next_node = 0;
 
   Tensor& tensor(int id) { return tensors.at(static_cast<size_t>(id)); }

@@ -81,7 +81,7 @@ Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
       } else {
         o.kind = Operand::Kind::Other;
         // `float(pid)`: printed as written (the loop variables of an SPMD launch have no names).
-        o.text = v.type == "float" && origin ? print_expr(*origin) : L.k.str(v.i);
+        o.text = origin ? print_expr(*origin) : L.k.str(v.i);
       }
       break;
     case K::Cond:  // `accumulate=k > 0`: the condition as an integer 1 / 0, printed as the comparison
@@ -291,6 +291,12 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
       if (!src_chip && dst_chip) op.cls = OpClass::Load;
       if (src_chip && !dst_chip) op.cls = OpClass::Store;
     }
+    current_ops->push_back(std::move(op));
+    return AValue::of_kind(K::None);
+  }
+  // Seeding the random-number generator writes no tile: its effect is the generator's state,
+  // which the statement's place in the order keeps (an ordered effect, lift_stmt.cpp).
+  if (spec->shape == ShapeRule::None && is_random(api)) {
     current_ops->push_back(std::move(op));
     return AValue::of_kind(K::None);
   }
@@ -605,6 +611,17 @@ AValue Lifter::call(const CallExpr& c) {
     }
     return inline_call(*helpers.at(p.substr(5)), std::move(pos), std::move(kw), c, f.items, f.attrs.get());
   }
+  // nl.expand_dims(data, axis): a view of the tile with unit axes inserted (the tile method's
+  // view, lift_views.cpp), one per axis of a list, in order.
+  if (p == "nki.language.expand_dims" && pos.size() + kw.size() == 2) {
+    const AValue* data = !pos.empty() ? &pos[0] : kwarg("data");
+    const AValue* axes = pos.size() == 2 ? &pos[1] : kwarg("axis");
+    if (!data || !axes || data->k != K::Tile) fail(c.span, fmt::format("'{}' of something other than a tile", print_expr(c)));
+    AValue v = *data;
+    std::vector<AValue> each = axes->k == K::Tuple || axes->k == K::List ? axes->items : std::vector<AValue>{*axes};
+    for (const AValue& a : each) v = view_method(v, "expand_dims", {a}, {}, c);
+    return v;
+  }
   // SPMD: the program ids of the launch grid are the loops inline_call put around the body; a
   // kernel launched without a grid is one program.
   if (p == "nki.language.program_ndim" && pos.empty()) return AValue::of_int(static_cast<int64_t>(program_loops.size()));
@@ -620,7 +637,10 @@ AValue Lifter::call(const CallExpr& c) {
     return AValue::of_int(n);
   }
   if ((p == "nki.language.program_id" || p == "nki.language.num_programs") && pos.size() <= 1) {
-    IExpr axis = pos.empty() ? IExpr(0) : ints(0);
+    // The axis by position or keyword (`nl.program_id(axis=1)`; num_programs names it `axes`).
+    const AValue* axis_kw = kwarg(p == "nki.language.program_id" ? "axis" : "axes");
+    if (!axis_kw) axis_kw = kwarg("axis");
+    IExpr axis = !pos.empty() ? ints(0) : axis_kw ? int_of(*axis_kw, c) : IExpr(0);
     if (!axis.is_constant()) fail(c.span, "a program id of an axis that is not a constant");
     size_t a = static_cast<size_t>(axis.constant());
     if (p == "nki.language.program_id")
@@ -751,6 +771,9 @@ AValue Lifter::call(const CallExpr& c) {
   if (p == "builtins.float" && pos.size() == 1) {
     double x = number_of(pos[0]);
     if (!std::isnan(x)) return AValue::of_float(x);
+    // float('inf') / float('-inf'): how the printer writes an infinite number.
+    if (pos[0].k == K::Str && (pos[0].s == "inf" || pos[0].s == "-inf" || pos[0].s == "+inf"))
+      return AValue::of_float(pos[0].s == "-inf" ? -INFINITY : INFINITY);
     // `float(pid)` of a loop-dependent integer (a program id as a scalar operand): the integer
     // expression, an operand that differs per iteration (printed back as written).
     if (pos[0].k == K::Int) {

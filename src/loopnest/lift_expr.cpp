@@ -80,7 +80,9 @@ AValue module_attr(const std::string& path, const std::string& attr) {
   }
   for (const char* en : {"reduce_cmd", "dge_mode", "oob_mode"})
     if (path == std::string("nki.isa.") + en) return AValue::of_kind(K::Symbol, std::string("isa.") + en + ":" + attr);
-  if (path == "math" && attr == "pi") return AValue::of_float(M_PI);
+  if ((path == "math" || path == "numpy") && attr == "pi") return AValue::of_float(M_PI);
+  // `nl.minimum(res, np.inf)`: a number (printed `float('inf')` from the form), not a function.
+  if ((path == "math" || path == "numpy") && attr == "inf") return AValue::of_float(INFINITY);
   return AValue::of_kind(K::Func, full);
 }
 

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include <fmt/core.h>
 
+#include "loopnest/api.h"
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
 #include "nki/parser.h"
@@ -218,6 +220,12 @@ void Lifter::push_meta(const Stmt& s, MetaKind meta, std::vector<Node>& out) {
 Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
   Node n = new_node(NodeKind::Stmt, s);
   n.ops = std::move(ops);
+  // The random-number generator's state is an ordered effect: each draw's values depend on every
+  // seed and draw before it, which no dependence on tiles shows. A statement seeding or drawing
+  // stays as written, where it is (frozen: no move changes it, and the moves that reorder, fuse,
+  // split or coarsen loops refuse a loop holding a frozen statement), and the loops around it
+  // carry the state from one iteration to the next (sequential_random_loops).
+  for (const auto& op : n.ops) n.frozen = n.frozen || is_random(op.api);
   if (!pending_inline.empty()) {
     n.kind = NodeKind::Inline;
     n.inline_split = pending_inline.front().ops_before;
@@ -276,6 +284,9 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
     local[p.name] = eval(*p.default_value);
   }
   env = local;
+  // A launch on a grid from the kernel function's own top level (a wrapper's `f[grid](...)`): its
+  // body is also kept as a kernel of its own (launches, adopt_launch).
+  bool top_launch = !grid.empty() && inline_depth == 0 && loop_stack.empty();
   ++inline_depth;
   auto saved_programs = std::make_pair(program_loops, program_sizes);
   if (!grid.empty()) {
@@ -308,6 +319,7 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
       nodes.push_back(std::move(n));
     }
   }
+  std::optional<Node> launch_return;  // the launched function's `return out` as its own kernel's
   for (const auto& s : code.body) {
     if (s->kind == StmtKind::Return) {
       auto& r = static_cast<const ReturnStmt&>(*s);
@@ -315,11 +327,21 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
         std::vector<Op> ops;
         current_ops = &ops;
         result = eval(*r.value);
-        if (!ops.empty()) nodes.push_back(ops_node(*s, std::move(ops)));
+        if (!ops.empty()) {
+          nodes.push_back(ops_node(*s, std::move(ops)));
+          top_launch = false;  // a computed value returned: not a kernel of its own
+        }
       }
+      launch_return = new_node(NodeKind::Meta, *s);
+      launch_return->meta = MetaKind::Return;
       break;
     }
     statement(*s, nodes);
+  }
+  if (top_launch) {
+    Launch l{&code, nodes, program_loops};
+    if (launch_return) l.body.push_back(*launch_return);
+    launches.push_back(std::move(l));
   }
   // The launch grid's loops around the body, the first program id outermost.
   for (size_t d = grid.size(); d-- > 0;) {
@@ -996,9 +1018,54 @@ void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
   out.push_back(std::move(n));
 }
 
+// A wrapper whose only tile work is one SPMD launch (`return gated_relu[grid](x, y)`, with host
+// code around it: the grid from the shapes, a numpy output it passes in): the form is the launched
+// function's body, its program ids the loops of Kernel::grid, so every move sees its nest (the
+// wrapper lifted, the launch was one helper node printed as the call, and no move could touch
+// it). A wrapper launching several kernels, or launching inside a loop, keeps that form.
+void Lifter::adopt_launch() {
+  if (launches.size() != 1) return;
+  Launch& l = launches.front();
+  int calls = 0;
+  for (const Node& n : k.body) {
+    if (n.kind == NodeKind::Meta) continue;
+    if (n.kind != NodeKind::Inline || n.helper != l.code->name || !n.ops.empty()) return;
+    ++calls;
+  }
+  if (calls != 1) return;
+  k.body = std::move(l.body);
+  k.grid = l.grid;
+  k.function = fn = l.code;
+  k.name = l.code->name;
+  // Declared in the body, a tile is the program's: one per kernel run of the launched function.
+  for (auto& t : k.tensors)
+    if (std::find(k.grid.begin(), k.grid.end(), t.scope_loop) != k.grid.end()) t.scope_loop = -1;
+}
+
+// The loops around a statement that seeds or draws random numbers carry the generator's state
+// from iteration to iteration: sequential in the form (printed as written while unchanged), so the
+// moves that need independent iterations (interchange, jam, reorder, fusion) leave them alone.
+void sequential_random_loops(Kernel& k) {
+  std::function<bool(const std::vector<Node>&)> walk = [&](const std::vector<Node>& block) {
+    bool any = false;
+    for (const Node& n : block) {
+      bool here = false;
+      for (const auto& op : n.ops) here = here || is_random(op.api);
+      here = walk(n.body) || here;
+      here = walk(n.orelse) || here;
+      if (here && n.kind == NodeKind::Loop) k.loops.at(n.loop).kind = LoopKind::Sequential;
+      any = any || here;
+    }
+    return any;
+  };
+  walk(k.body);
+}
+
 Kernel Lifter::run() {
   block(fn->body, k.body);
+  adopt_launch();
   finish_lists(k.body);
+  sequential_random_loops(k);
   k.dialect.grid_indexing = grid_statements > slice_statements;
   k.dialect.block_buffers = block_writes > name_writes;
   if (!fn->body.empty()) {

@@ -159,6 +159,16 @@ class Lifter {
   bool depends_on_loops(const AValue& v) const;  // an Int or Grid using a loop variable (not a program id)
   std::vector<int> program_loops;  // the loop of each program id of the enclosing launch grid
   std::vector<IExpr> program_sizes;
+  // The SPMD launches the kernel function makes at its top level (`f[grid](...)` outside loops and
+  // helpers): the launched function, its nodes as its own body (its `return` a node, no grid loop
+  // nodes) and the loops of its program ids. run() makes a lone launch the form (Kernel::grid).
+  struct Launch {
+    const nki::FunctionCode* code = nullptr;
+    std::vector<Node> body;
+    std::vector<int> grid;
+  };
+  std::vector<Launch> launches;
+  void adopt_launch();
 
   // ---- classes of the module (lift_class.cpp): instances with attributes, __init__ and methods
   // inlined, properties and setters, @dataclass fields, class attributes (IntEnum members) ----

@@ -35,9 +35,6 @@ const std::map<std::string, std::string> kKnownGaps = {
     // dict comprehension and no getattr of a module
     {"tests/kernels/corpus/usr_builtin_sum_tiles.py", "cannot lift the expression '{name: fn"},
     {"tests/kernels/corpus/usr_bf16_gelu_mlp.py", "cannot lift the name 'getattr'"},
-    // session 7 (docs/language.md): the form has no random-generator state and no nl.expand_dims
-    {"tests/kernels/corpus/usr_dropout_rows_rand_range.py", "cannot lift the call of 'nl.random_seed'"},
-    {"tests/kernels/corpus/usr_softmax_composite_expand.py", "cannot lift the call of 'nl.expand_dims'"},
 };
 
 const std::vector<CorpusKernel>& all() {

@@ -55,6 +55,7 @@ std::unique_ptr<Transform> make_open_composite();
 std::unique_ptr<Transform> make_psum_accumulate();
 std::unique_ptr<Transform> make_matmul_accumulate();
 std::unique_ptr<Transform> make_transpose_on_pe();
+std::unique_ptr<Transform> make_rmw_to_psum();
 int open_composites(Kernel& k);
 
 const std::vector<std::unique_ptr<Transform>>& transforms() {
@@ -89,6 +90,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_psum_accumulate());
     v.push_back(make_matmul_accumulate());
     v.push_back(make_transpose_on_pe());
+    v.push_back(make_rmw_to_psum());
     return v;
   }();
   return all;
@@ -460,7 +462,9 @@ Node* find_node(Kernel& k, int id) { return find_in(k.body, id); }
 std::vector<int> open_loop_ids(Kernel& k) {
   std::vector<int> ids;
   for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
-    if (n.kind == NodeKind::Loop && !n.frozen) ids.push_back(n.id);
+    // A loop over a host sequence keeps its header as written (Loop::host_items): the moves that
+    // change loops leave it alone.
+    if (n.kind == NodeKind::Loop && !n.frozen && !k.loops.at(n.loop).host_items) ids.push_back(n.id);
   });
   return ids;
 }

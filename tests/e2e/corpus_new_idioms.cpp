@@ -33,7 +33,7 @@ const std::vector<Case> kCases = {
     {"usr_bf16_gelu_mlp", "cannot lift the name 'getattr'", true},
     {"usr_mutable_sgd_inplace", "", true},
     {"usr_group_norm_3d", "", true},
-    {"usr_splitk_dma_accumulate", "", false},  // DMA accumulation (dst_rmw_op): no PSUM-accumulate move
+    {"usr_splitk_dma_accumulate", "", true},  // rmw_to_psum: the chunks summed in PSUM, one store
     {"usr_uint32_hash_bits", "", true},
     // session 7
     {"usr_fp8_quant_matmul", "", true},

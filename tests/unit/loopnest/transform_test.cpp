@@ -652,6 +652,9 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/golden/rewrite/sum_then_project_api.py", "sum_then_project_api.matmul_accumulate", "matmul_accumulate", {}},
       {"tests/golden/rewrite/load_both_ways.py", "load_both_ways.transpose_on_pe", "transpose_on_pe", {}},
       {"tests/golden/rewrite/load_both_ways_grid.py", "load_both_ways_grid.transpose_on_pe", "transpose_on_pe", {}},
+      {"tests/golden/rewrite/splitk_rmw_branch.py", "splitk_rmw_branch.rmw_to_psum", "rmw_to_psum", {}},
+      {"tests/golden/rewrite/splitk_rmw_zeroed.py", "splitk_rmw_zeroed.rmw_to_psum", "rmw_to_psum", {}},
+      {"tests/kernels/corpus/usr_splitk_dma_accumulate.py", "usr_splitk_dma_accumulate.rmw_to_psum", "rmw_to_psum", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

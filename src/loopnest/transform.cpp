@@ -111,11 +111,18 @@ std::vector<Site> sites_of(const Kernel& k);
 namespace {
 
 // The kernel's own arguments (array parameters of constant shape), as a lift of it takes them;
-// nullopt when one is not.
+// nullopt when one is not. Scalar parameters after the arrays (`eps=1e-6`, which a task leaves at
+// its default) are left to their defaults: the printed kernel is lifted again and must give the
+// same form (emit_checked), so a scalar the task did pass shows up there as a difference.
 std::optional<std::vector<ArgSpec>> own_args(const Kernel& k) {
   std::vector<ArgSpec> args;
-  for (const auto& p : k.params) {
-    if (p.tensor < 0) return std::nullopt;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const Param& p = k.params[i];
+    if (p.tensor < 0) {
+      for (size_t j = i; j < k.params.size(); ++j)
+        if (k.params[j].tensor >= 0) return std::nullopt;
+      break;
+    }
     ArgSpec a;
     for (const auto& d : k.tensor(p.tensor).shape) {
       if (!d.is_constant()) return std::nullopt;

@@ -36,12 +36,11 @@
 
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
+#include "trn/tile_limits.h"
 
 namespace loopnest {
 
 namespace {
-
-constexpr int64_t kPsumBankBytes = 2048;  // per partition (trn/tile_limits.h: one PSUM bank)
 
 Access whole_of(const Kernel& k, int t) {
   Access a;
@@ -224,8 +223,8 @@ class RmwToPsum : public Transform {
     if (P.memory != Memory::Psum || P.dtype != "float32" || P.role != TensorRole::Value || P.partition_dim != 0)
       return std::nullopt;
     auto bytes = tile_bytes(P, 0);
-    if (!bytes || *bytes > kPsumBankBytes || P.shape.empty() || !P.shape[0].is_constant() ||
-        P.shape[0].constant() > 128)
+    if (!bytes || *bytes > trn::limits::psum_bank_bytes || P.shape.empty() || !P.shape[0].is_constant() ||
+        P.shape[0].constant() > trn::limits::pmax)
       return std::nullopt;
     const OpRef* mm = nullptr;
     for (const OpRef* w : an.writers(k, f.psum)) {

@@ -43,11 +43,18 @@ int storage_of(const Kernel& k, int t) {
   return t;
 }
 
+// A DMA read-modify-write (`nisa.dma_copy(..., dst_rmw_op=np.add)`) reads its destination back
+// before writing it: the region depends on every earlier write of it.
+bool reads_destination(const Op& op) {
+  const Arg* rmw = op.arg("dst_rmw_op");
+  return rmw && rmw->value.kind != Operand::Kind::None;
+}
+
 std::vector<const Access*> reads(const Op& op) {
   std::vector<const Access*> out;
   for (const auto& a : op.args)
     if (a.value.kind == Operand::Kind::Tile && !a.output) out.push_back(&a.value.access);
-  if (op.accumulate && op.dst) out.push_back(&*op.dst);
+  if (op.dst && (op.accumulate || reads_destination(op))) out.push_back(&*op.dst);
   return out;
 }
 

@@ -41,6 +41,8 @@ int storage_of(const Kernel& k, int t);
 
 // Every tile access an operation reads (operands and an accumulated dst) / writes (dst, reduce_res).
 std::vector<const Access*> reads(const Op& op);
+// Whether the op reads its destination as well (a DMA read-modify-write, `dst_rmw_op=`).
+bool reads_destination(const Op& op);
 std::vector<const Access*> writes(const Op& op);
 
 // False only when the two accesses provably touch no common element for any values of the loop

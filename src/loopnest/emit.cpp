@@ -212,7 +212,7 @@ class Emitter {
         }
         return;
       case NodeKind::Loop:
-        if (!n.dirty && n.origin && (!o_.regenerate || walrus(*n.origin)))
+        if (!n.dirty && n.origin && (!o_.regenerate || walrus(*n.origin) || k_.loops.at(n.loop).host_items))
           copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
         else if (!n.patch.empty() && !o_.regenerate)
           out += indent(depth) + n.patch + "\n";

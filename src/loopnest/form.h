@@ -176,6 +176,10 @@ struct Loop {
   LoopKind kind = LoopKind::Affine;
   IExpr start, stop;
   int64_t step = 1;
+  // A loop over a host sequence (`for c, (k0, kn) in enumerate(chunks)`, lift_host.cpp): the
+  // kernel's Python unrolls it while tracing, the form holds it as this loop; its header is
+  // printed as the author wrote it, never regenerated, and no transformation rewrites it.
+  bool host_items = false;
   std::optional<int64_t> trip() const;  // when start and stop are constants
 };
 

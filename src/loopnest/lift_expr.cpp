@@ -794,11 +794,33 @@ AValue Lifter::eval(const Expr& e) {
   fail(e.span, fmt::format("the expression '{}'", print_expr(e)));
 }
 
+namespace {
+
+// Whether the per-item template `t` (integers, tuples of them, of the variable kHostIndex) gives
+// `item` at index `j`.
+bool template_gives(const AValue& t, const AValue& item, int64_t j) {
+  if (t.k == K::Int)
+    return item.k == K::Int && item.i.is_constant() && t.i.substitute(kHostIndex, IExpr(j)) == item.i;
+  if ((t.k != K::Tuple && t.k != K::List) || t.k != item.k || t.items.size() != item.items.size()) return false;
+  for (size_t i = 0; i < t.items.size(); ++i)
+    if (!template_gives(t.items[i], item.items[i], j)) return false;
+  return true;
+}
+
+bool template_matches(const AValue& t, const std::vector<AValue>& items) {
+  for (size_t j = 0; j < items.size(); ++j)
+    if (!template_gives(t, items[j], static_cast<int64_t>(j))) return false;
+  return true;
+}
+
+}  // namespace
+
 // `[f(d) for d in x.shape if ...]`: a Python list computed while lifting, over tuples, lists and
 // constant ranges (host values: shapes, sizes, flags). Its variables are its own (Python 3); a
 // walrus inside binds in the kernel. A comprehension computing tiles is refused.
 AValue Lifter::comprehension(const ComprehensionExpr& c) {
   std::vector<AValue> items;
+  std::optional<std::pair<int64_t, int64_t>> range_of_first;  // start, step of a constant range
   size_t ops_before = current_ops ? current_ops->size() : 0;
   std::map<std::string, std::optional<AValue>> saved;
   std::function<void(const Expr&)> note = [&](const Expr& t) {
@@ -823,6 +845,7 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
       seq = *host_items(it);
     } else if (it.k == K::Range && it.items[0].i.is_constant() && it.items[1].i.is_constant() &&
                it.items[2].i.is_constant() && it.items[2].i.constant() > 0) {
+      if (g == 0) range_of_first = {it.items[0].i.constant(), it.items[2].i.constant()};
       for (int64_t i = it.items[0].i.constant(); i < it.items[1].i.constant() && seq.size() <= 100000;
            i += it.items[2].i.constant())
         seq.push_back(AValue::of_int(i));
@@ -850,8 +873,25 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
     if (v) env[id] = *v;
     else env.erase(id);
   }
+  // One generator over a constant range without condition: the item as an expression of its
+  // index too (AValue::per_item), when the element evaluates that way to every item.
+  std::shared_ptr<AValue> per_item;
+  if (range_of_first && c.generators.size() == 1 && c.generators[0].ifs.empty() && !items.empty()) {
+    auto env_before = env;
+    try {
+      bind_target(*c.generators[0].target,
+                  AValue::of_int(IExpr(range_of_first->first) + IExpr::var(kHostIndex) * range_of_first->second));
+      AValue t = eval(*c.elt);
+      if ((!current_ops || current_ops->size() == ops_before) && template_matches(t, items))
+        per_item = std::make_shared<AValue>(std::move(t));
+    } catch (const LiftError&) {
+    }
+    env = std::move(env_before);
+    if (current_ops && current_ops->size() != ops_before) current_ops->resize(ops_before);
+  }
   AValue out = AValue::of_tuple(std::move(items));
   out.k = c.kind == ExprKind::ListComp ? K::List : K::Tuple;
+  out.per_item = std::move(per_item);
   return out;
 }
 

@@ -179,6 +179,9 @@ std::optional<AValue> Lifter::host_sequence_call(const std::string& fn, const st
     auto items = items_of(pos[0], 0);
     for (size_t j = 0; j < items.size(); ++j)
       out.items.push_back(AValue::of_tuple({AValue::of_int(start.constant() + static_cast<int64_t>(j)), items[j]}));
+    if (pos[0].per_item)
+      out.per_item = std::make_shared<AValue>(
+          AValue::of_tuple({AValue::of_int(IExpr::var(kHostIndex) + start.constant()), *pos[0].per_item}));
     return out;
   }
   if ((fn == "builtins.sorted" || fn == "builtins.reversed") && pos.size() == 1 && kw.empty()) {
@@ -241,6 +244,7 @@ void Lifter::host_for(const ForStmt& s, const AValue& seq, std::vector<Node>& ou
   if (!items) fail(s.iter->span, fmt::format("the loop over '{}' (not a range or a host sequence)", print_expr(*s.iter)));
   if (items->size() > 1024) fail(s.iter->span, "a host loop over more than 1024 items");
   if (!s.orelse.empty()) fail(s.span, "a for ... else over a host sequence");
+  if (host_for_as_loop(s, seq, out)) return;
   Node n = new_node(NodeKind::Inline, s);
   n.helper = "for";
   for (const AValue& item : *items) {

@@ -844,6 +844,91 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   out.push_back(std::move(n));
 }
 
+namespace {
+
+// `v` with the variable `from` replaced by `with` in its integers (a per-item template).
+AValue substitute_value(const AValue& v, int from, const IExpr& with) {
+  AValue out = v;
+  if (v.k == K::Int) out.i = v.i.substitute(from, with);
+  for (auto& x : out.items) x = substitute_value(x, from, with);
+  return out;
+}
+
+// The name the target binds to exactly the item's index (`c` of `for c, (k0, kn) in ...`), "".
+std::string index_name(const Expr& target, const AValue& item) {
+  if (target.kind == ExprKind::Name)
+    return item.k == K::Int && item.i == IExpr::var(kHostIndex) ? static_cast<const NameExpr&>(target).id : "";
+  if ((target.kind == ExprKind::Tuple || target.kind == ExprKind::List) && (item.k == K::Tuple || item.k == K::List)) {
+    auto& t = static_cast<const SequenceExpr&>(target);
+    if (t.elts.size() != item.items.size()) return "";
+    for (size_t i = 0; i < t.elts.size(); ++i)
+      if (auto n = index_name(*t.elts[i], item.items[i]); !n.empty()) return n;
+  }
+  return "";
+}
+
+}  // namespace
+
+// `for c, (k0, kn) in enumerate(chunks)` over a list whose items are one expression of their index
+// (AValue::per_item: a comprehension over a constant range): the kernel's Python unrolls it while
+// tracing, and every copy of the body is the same body at another index, so the form holds it as
+// one loop over the index (static: unrolled, like nl.static_range), the target's names bound to
+// their expressions of it; a condition on the index (`if c == 0:`) is a condition of the loop. The
+// header is kept as written (Loop::host_items). When the body does not lift that way (it indexes
+// host values by the item, say), nothing changed: the loop unrolls as before.
+bool Lifter::host_for_as_loop(const ForStmt& s, const AValue& seq, std::vector<Node>& out) {
+  if (!seq.per_item || seq.items.empty()) return false;
+  std::string var = index_name(*s.target, *seq.per_item);
+  if (var.empty()) return false;
+  for (const auto& name : carried_names(s.body, {var})) {
+    auto it = env.find(name);
+    if (it != env.end() && (it->second.k == K::Tile || it->second.k == K::Int || it->second.k == K::Float)) return false;
+  }
+  Kernel saved_k = k;
+  auto saved_env = env;
+  auto saved_stack = loop_stack;
+  auto saved_pending = pending_inline;
+  auto saved_ranks = list_ranks;
+  int saved_counts[4] = {grid_statements, slice_statements, block_writes, name_writes};
+  int saved_depth = inline_depth;
+  try {
+    Loop loop;
+    loop.id = static_cast<int>(k.loops.size());
+    loop.var = var;
+    loop.kind = LoopKind::Static;
+    loop.start = IExpr(0);
+    loop.stop = IExpr(static_cast<int64_t>(seq.items.size()));
+    loop.step = 1;
+    loop.host_items = true;
+    k.loops[loop.id] = loop;
+    Node n = new_node(NodeKind::Loop, s);
+    n.loop = loop.id;
+    auto before = env;  // before the target's names are bound: after the loop they are unusable
+    bind_target(*s.target, substitute_value(*seq.per_item, kHostIndex, IExpr::var(loop.id)));
+    loop_stack.push_back(loop.id);
+    block(s.body, n.body);
+    loop_stack.pop_back();
+    for (auto it = env.begin(); it != env.end();) {
+      auto old = before.find(it->first);
+      bool rebound = old == before.end() || !same_binding(old->second, it->second);
+      if (rebound && depends_on(it->second, loop.id)) it = env.erase(it);
+      else ++it;
+    }
+    out.push_back(std::move(n));
+    return true;
+  } catch (const LiftError&) {
+    k = std::move(saved_k);
+    env = std::move(saved_env);
+    loop_stack = std::move(saved_stack);
+    pending_inline = std::move(saved_pending);
+    list_ranks = std::move(saved_ranks);
+    grid_statements = saved_counts[0], slice_statements = saved_counts[1];
+    block_writes = saved_counts[2], name_writes = saved_counts[3];
+    inline_depth = saved_depth;
+    return false;
+  }
+}
+
 // `scores.append(row)` once per iteration of the innermost loop, `row` that iteration's tile: the
 // list is the tile's tensor with a block dim over the loop (accesses get the loop variable as
 // their first index at the end of the lift, list subscripts their index).

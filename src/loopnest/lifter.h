@@ -59,6 +59,10 @@ struct AValue {
   // inside a helper: the helper's names it closes over (null: a module-level function, or a
   // closure of the kernel, which sees the kernel's names at the call).
   std::shared_ptr<std::map<std::string, AValue>> attrs;
+  // List of a comprehension over a constant range (`[(k0, min(128, K - k0)) for k0 in range(0, K,
+  // 128)]`), or an enumerate of one: its item as an expression of the item's index, the variable
+  // kHostIndex (checked equal to every item). A host loop over it can then lift as a loop.
+  std::shared_ptr<AValue> per_item;
 
   static AValue of_int(IExpr v) { AValue a; a.k = K::Int; a.i = std::move(v); return a; }
   static AValue of_float(double v, std::string type = "") { AValue a; a.k = K::Float; a.f = v; a.type = std::move(type); return a; }
@@ -67,6 +71,9 @@ struct AValue {
   static AValue of_tile(Access acc) { AValue a; a.k = K::Tile; a.access = std::move(acc); return a; }
   static AValue of_tuple(std::vector<AValue> items) { AValue a; a.k = K::Tuple; a.items = std::move(items); return a; }
 };
+
+// The placeholder variable of AValue::per_item: no loop has this id.
+constexpr int kHostIndex = 1 << 28;
 
 class Lifter {
  public:
@@ -200,6 +207,10 @@ class Lifter {
  private:
   void host_while(const nki::WhileStmt& s, std::vector<Node>& out);
   void host_for(const nki::ForStmt& s, const AValue& items, std::vector<Node>& out);
+  // The host loop as a loop of the form when its items are one expression of their index
+  // (AValue::per_item) and the target names the index (`for c, (k0, kn) in enumerate(chunks)`);
+  // false (nothing changed) when it does not lift that way.
+  bool host_for_as_loop(const nki::ForStmt& s, const AValue& items, std::vector<Node>& out);
   void statement(const nki::Stmt& s, std::vector<Node>& out);
   void assign(const nki::AssignStmt& s, std::vector<Node>& out);
   void aug_assign(const nki::AugAssignStmt& s, std::vector<Node>& out);

@@ -55,6 +55,7 @@ std::unique_ptr<Transform> make_open_composite();
 std::unique_ptr<Transform> make_psum_accumulate();
 std::unique_ptr<Transform> make_matmul_accumulate();
 std::unique_ptr<Transform> make_transpose_on_pe();
+std::unique_ptr<Transform> make_rmw_to_psum();
 int open_composites(Kernel& k);
 
 const std::vector<std::unique_ptr<Transform>>& transforms() {
@@ -90,6 +91,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_psum_accumulate());
     v.push_back(make_matmul_accumulate());
     v.push_back(make_transpose_on_pe());
+    v.push_back(make_rmw_to_psum());
     return v;
   }();
   return all;
@@ -110,11 +112,18 @@ std::vector<Site> sites_of(const Kernel& k);
 namespace {
 
 // The kernel's own arguments (array parameters of constant shape), as a lift of it takes them;
-// nullopt when one is not.
+// nullopt when one is not. Scalar parameters after the arrays (`eps=1e-6`, which a task leaves at
+// its default) are left to their defaults: the printed kernel is lifted again and must give the
+// same form (emit_checked), so a scalar the task did pass shows up there as a difference.
 std::optional<std::vector<ArgSpec>> own_args(const Kernel& k) {
   std::vector<ArgSpec> args;
-  for (const auto& p : k.params) {
-    if (p.tensor < 0) return std::nullopt;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const Param& p = k.params[i];
+    if (p.tensor < 0) {
+      for (size_t j = i; j < k.params.size(); ++j)
+        if (k.params[j].tensor >= 0) return std::nullopt;
+      break;
+    }
     ArgSpec a;
     for (const auto& d : k.tensor(p.tensor).shape) {
       if (!d.is_constant()) return std::nullopt;
@@ -469,7 +478,9 @@ Node* find_node(Kernel& k, int id) { return find_in(k.body, id); }
 std::vector<int> open_loop_ids(Kernel& k) {
   std::vector<int> ids;
   for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
-    if (n.kind == NodeKind::Loop && !n.frozen) ids.push_back(n.id);
+    // A loop over a host sequence keeps its header as written (Loop::host_items): the moves that
+    // change loops leave it alone.
+    if (n.kind == NodeKind::Loop && !n.frozen && !k.loops.at(n.loop).host_items) ids.push_back(n.id);
   });
   return ids;
 }

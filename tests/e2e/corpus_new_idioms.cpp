@@ -35,13 +35,13 @@ const std::vector<Case> kCases = {
     {"usr_bf16_gelu_mlp", "cannot lift the name 'getattr'", true},
     {"usr_mutable_sgd_inplace", "", true},
     {"usr_group_norm_3d", "", true},
-    {"usr_splitk_dma_accumulate", "", false},  // DMA accumulation (dst_rmw_op): no PSUM-accumulate move
+    {"usr_splitk_dma_accumulate", "", true},  // rmw_to_psum: the chunks summed in PSUM, one store
     {"usr_uint32_hash_bits", "", true},
     // session 7
     {"usr_fp8_quant_matmul", "", true},
     {"usr_activation_scale_bias_tiles", "", true},
     {"usr_clip_where_two_op", "", true},
-    {"usr_nested_jit_rmsnorm", "", false},  // a @nki.jit sub-kernel in the loop: its helpers stay closed
+    {"usr_nested_jit_rmsnorm", "", true},  // the @nki.jit sub-kernel opens (helpers=open sites)
     {"new_static_affine_activation", "", true},
     // session 8: the generator an ordered effect (draws frozen, their loops sequential): the folds
     // and engine moves of the rate arithmetic and the range check

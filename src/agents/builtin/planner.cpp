@@ -135,6 +135,10 @@ const std::map<std::string, Affinity>& affinities() {
       // A transposing DMA (element-wise descriptors) replaced by a PE transpose of a tile loaded
       // anyway: DMA time (usr_load_transpose_matmul: DMA loads 3.53 -> 1.00 us).
       {"transpose_on_pe", {2.0, {{"dma_bound", 2}, {"narrow_dma", 1.5}, {"latency_bound", 1.3}}}},
+      // A split-K sum added into HBM by DMA read-modify-write, summed in PSUM instead: the RMW DMAs
+      // (each reads the region back) and the per-chunk PSUM copies go (usr_splitk_dma_accumulate:
+      // DMA 3.32 us busy, three copies on ACT).
+      {"rmw_to_psum", {2.0, {{"dma_bound", 2}, {"act_busy", 1.3}, {"latency_bound", 1.3}}}},
   };
   return table;
 }

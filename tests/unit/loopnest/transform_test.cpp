@@ -663,6 +663,9 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/corpus/usr_spmd_mgrid_tail.py", "spmd_mgrid_tail.fold_scalar_tensor_tensor",
        "fold_scalar_tensor_tensor", {}},
       {"tests/kernels/corpus/sample_program_id_grid_tuple.py", "spmd_program_id_grid_tuple.in_place", "in_place", {}},
+      {"tests/golden/rewrite/splitk_rmw_branch.py", "splitk_rmw_branch.rmw_to_psum", "rmw_to_psum", {}},
+      {"tests/golden/rewrite/splitk_rmw_zeroed.py", "splitk_rmw_zeroed.rmw_to_psum", "rmw_to_psum", {}},
+      {"tests/kernels/corpus/usr_splitk_dma_accumulate.py", "usr_splitk_dma_accumulate.rmw_to_psum", "rmw_to_psum", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

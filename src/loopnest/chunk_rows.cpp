@@ -361,11 +361,7 @@ class ChunkRows : public Transform {
             }
           }
           if (op.dst && is_declaration(op) && p.shrunk.count(op.dst->tensor)) {
-            Access w;
-            w.tensor = op.dst->tensor;
-            const Tensor& t = k.tensor(w.tensor);
-            for (size_t d = 0; d < t.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
-            op.dst = w;
+            op.dst = whole_of(k, op.dst->tensor);
             changed = true;
           }
         }
@@ -396,10 +392,7 @@ class ChunkRows : public Transform {
       for (auto& op : n.ops) {
         if (!is_declaration(op) || !op.dst || !p.shrunk.count(op.dst->tensor)) continue;
         const Tensor& t = k.tensor(op.dst->tensor);
-        Access w;
-        w.tensor = t.id;
-        for (size_t d = 0; d < t.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
-        op.dst = w;
+        op.dst = whole_of(k, t.id);
         if (Arg* s = op.arg("shape"); s && s->value.kind == Operand::Kind::Shape) s->value.shape = t.shape, s->value.origin = nullptr;
         n.dirty = true;
       }
@@ -497,10 +490,7 @@ class ChunkRows : public Transform {
         for (auto& op : n.ops) {
           bool changed = false;
           if (op.dst && op.dst->tensor == t && is_declaration(op)) {
-            Access w;
-            w.tensor = t;
-            for (size_t d = 0; d < tensor.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), tensor.shape[d], 1}}});
-            op.dst = w;
+            op.dst = whole_of(k, t);
             if (Arg* s = op.arg("shape"); s && s->value.kind == Operand::Kind::Shape) s->value.shape = tensor.shape, s->value.origin = nullptr;
             changed = true;
           } else if (op.dst && op.dst->tensor == t) {
@@ -538,7 +528,6 @@ class ChunkRows : public Transform {
     const Tensor& h = k.tensor(scan.dst->tensor);
     IExpr parts = h.shape[static_cast<size_t>(h.partition_dim)];
     Tensor carry;
-    carry.id = static_cast<int>(k.tensors.size());
     carry.name = [&] {
       std::set<std::string> used;
       for (const auto& t : k.tensors) used.insert(t.name);
@@ -552,8 +541,7 @@ class ChunkRows : public Transform {
     carry.dtype = "float32";
     carry.partition_dim = 0;
     carry.scope_loop = outer;
-    k.tensors.push_back(carry);
-    int cid = carry.id;
+    int cid = add_tensor(k, std::move(carry));
     Access col;
     col.tensor = cid;
     col.dims = {{IExpr(0), {{0, parts, 1}}}, {l >= 0 ? IExpr::var(l) : IExpr(0), {{1, IExpr(1), 1}}}};

@@ -410,10 +410,7 @@ class Coarsen : public Transform {
         const ApiSpec* spec = find_api(op.api);
         if (spec && spec->creates && op.dst && grow.count(op.dst->tensor)) {
           const Tensor& t = k.tensor(op.dst->tensor);
-          Access w;
-          w.tensor = t.id;
-          for (size_t d = 0; d < t.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
-          op.dst = w;
+          op.dst = whole_of(k, t.id);
           if (Arg* s = op.arg("shape"); s && s->value.kind == Operand::Kind::Shape) s->value.shape = t.shape;
           n.dirty = true;
           continue;

@@ -165,7 +165,6 @@ class FoldRows : public Transform {
     for (int t : p.hbm) {
       Tensor v;
       const Tensor& base = k.tensor(t);
-      v.id = static_cast<int>(k.tensors.size());
       v.name = fresh_loop_var(k, base.name + "_fold");
       v.role = TensorRole::View;
       v.base = t;
@@ -179,7 +178,7 @@ class FoldRows : public Transform {
       });
       v.scope_loop = outer;
       std::string text = fmt::format("{} = {}.reshape(({}, {}))", v.name, base.name, k.str(v.shape[0]), p.cols / 2);
-      k.tensors.push_back(v);
+      v.id = add_tensor(k, v);
       view_of[t] = v.id;
       Node decl;
       decl.kind = NodeKind::Meta;
@@ -226,10 +225,7 @@ class FoldRows : public Transform {
         bool changed = false;
         if (is_declaration(op) && op.dst && (p.tiles.count(op.dst->tensor) || p.blocks.count(op.dst->tensor))) {
           const Tensor& t = k.tensor(op.dst->tensor);
-          Access w;
-          w.tensor = t.id;
-          for (size_t d = 0; d < t.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
-          op.dst = w;
+          op.dst = whole_of(k, t.id);
           if (Arg* s = op.arg("shape"); s && s->value.kind == Operand::Kind::Shape) s->value.shape = t.shape, s->value.origin = nullptr;
           n.dirty = true;
           continue;

@@ -180,4 +180,18 @@ bool accesses_whole(const Kernel& k, const Access& a) {
   return true;
 }
 
+Access whole_of(const Kernel& k, int t) {
+  Access a;
+  a.tensor = t;
+  const Tensor& tt = k.tensor(t);
+  for (size_t d = 0; d < tt.shape.size(); ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d), tt.shape[d], 1}}});
+  return a;
+}
+
+int add_tensor(Kernel& k, Tensor t) {
+  t.id = static_cast<int>(k.tensors.size());
+  k.tensors.push_back(std::move(t));
+  return k.tensors.back().id;
+}
+
 }  // namespace loopnest

@@ -254,6 +254,12 @@ struct Kernel {
 
 // Whether `a` denotes all of its tensor in the tensor's own axis order (`t`, `t[...]`, `t[:, :]`).
 bool accesses_whole(const Kernel& k, const Access& a);
+// The access denoting all of tensor `t` in its own axis order (the one `accesses_whole` accepts):
+// how a new tile's writer and readers name it.
+Access whole_of(const Kernel& k, int t);
+// Appends `t` to the kernel's tensors under the next id (its `id` is set); returns that id. The one
+// way the lifter and the transformations make a tensor, so ids stay positions in `tensors`.
+int add_tensor(Kernel& k, Tensor t);
 
 // Visits every node (pre-order) with the chain of enclosing loop ids.
 void for_each_node(const std::vector<Node>& body, const std::function<void(const Node&, const std::vector<int>&)>& fn);

@@ -432,12 +432,8 @@ class HoistExpand : public Transform {
       if (!is_declaration(op)) load = &op;
     bool value = load->result >= 0;
     if (value) {
-      Access whole;
-      whole.tensor = p.tensor;
-      for (size_t d = 0; d < t.shape.size(); ++d)
-        whole.dims.push_back(DimIndex{IExpr(0), {AxisTerm{static_cast<int>(d), t.shape[d], 1}}});
       load->result = -1;
-      load->dst = whole;
+      load->dst = whole_of(k, p.tensor);
       load->dst_first = false;
     }
     // Every access of the tile.

@@ -310,7 +310,6 @@ class HoistTranspose : public Transform {
 
     // The buffer: one transposed tile per iteration of the loops x uses.
     Tensor t;
-    t.id = static_cast<int>(k.tensors.size());
     t.name = fresh_loop_var(k, base + "_t");
     t.role = TensorRole::Buffer;
     t.memory = Memory::Sbuf;
@@ -341,8 +340,7 @@ class HoistTranspose : public Transform {
       if (n.id == p.outer) around = loops.empty() ? -1 : loops.back();
     });
     t.scope_loop = around;
-    k.tensors.push_back(t);
-    const int buf = t.id;
+    const int buf = add_tensor(k, std::move(t));
 
     // The fill: the transpose (the author's, or nl.matmul's made explicit) writing the buffer, in
     // copies of the loops its operand uses.

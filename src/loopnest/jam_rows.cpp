@@ -247,10 +247,7 @@ class UnrollJam : public Transform {
     std::map<int, int> inner;
     for (auto& op : n.ops)
       if (op.result >= 0 && c.k->tensor(op.result).name.empty()) {
-        Tensor t = c.k->tensor(op.result);
-        t.id = static_cast<int>(c.k->tensors.size());
-        c.k->tensors.push_back(t);
-        inner[op.result] = t.id;
+        inner[op.result] = add_tensor(*c.k, c.k->tensor(op.result));
       }
     auto rename_inner = [&](Access& a) {
       auto it = inner.find(a.tensor);
@@ -405,11 +402,9 @@ class UnrollJam : public Transform {
     for (int t : p.row_tensors) {
       for (int64_t j = 0; j < p.factor; ++j) {
         Tensor copy = k.tensor(t);
-        copy.id = static_cast<int>(k.tensors.size());
         if (!copy.name.empty()) copy.name = fmt::format("{}_{}", copy.name, j);
         if (copy.scope_loop == p.loop) copy.scope_loop = nl.id;
-        k.tensors.push_back(copy);
-        c.copies[static_cast<size_t>(j)][t] = copy.id;
+        c.copies[static_cast<size_t>(j)][t] = add_tensor(k, std::move(copy));
       }
     }
     for (auto& t : k.tensors)

@@ -197,13 +197,7 @@ void Lifter::fail(const Span& at, const std::string& what) const {
   throw LiftError(std::move(d));
 }
 
-Access Lifter::whole(int tensor) const {
-  Access a;
-  a.tensor = tensor;
-  const Tensor& t = k.tensor(tensor);
-  for (size_t d = 0; d < t.shape.size(); ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
-  return a;
-}
+Access Lifter::whole(int tensor) const { return whole_of(k, tensor); }
 
 IExpr Lifter::int_of(const AValue& v, const Expr& at) {
   if (v.k == K::Int || v.k == K::ParDim) return v.i;

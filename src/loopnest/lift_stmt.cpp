@@ -197,11 +197,7 @@ AValue Lifter::bind_argument(const ArgSpec& a, const std::string& name) {
   return AValue::of_tile(whole(param.tensor));
 }
 
-int Lifter::new_tensor(Tensor t) {
-  t.id = static_cast<int>(k.tensors.size());
-  k.tensors.push_back(std::move(t));
-  return k.tensors.back().id;
-}
+int Lifter::new_tensor(Tensor t) { return add_tensor(k, std::move(t)); }
 
 Node Lifter::new_node(NodeKind kind, const Stmt& origin) {
   Node n;

@@ -227,9 +227,7 @@ class MatmulAccumulate : public Transform {
     mm.result = -1;
     mm.accumulate = true;
     Tensor& r = k.tensor(f.result);
-    Access whole;
-    whole.tensor = r.id;
-    for (size_t d = 0; d < r.shape.size(); ++d) whole.dims.push_back({IExpr(0), {{static_cast<int>(d), r.shape[d], 1}}});
+    Access whole = whole_of(k, r.id);
     mm.dst = whole;
     mm.dst_origin = nullptr;
     mm.arg(f.operand)->value = f.tile;

@@ -83,19 +83,13 @@ class OpenComposite : public Transform {
     // A new fp32 value tile of `shape`, named after `base` where the kernel does not use it.
     auto value = [&](const std::string& base, std::vector<IExpr> shape) {
       Tensor t;
-      t.id = static_cast<int>(k.tensors.size());
       t.name = fresh_loop_var(k, base);
       t.role = TensorRole::Value;
       t.memory = Memory::Sbuf;
       t.shape = std::move(shape);
       t.dtype = "float32";
       t.scope_loop = scope;
-      k.tensors.push_back(t);
-      Access whole;
-      whole.tensor = t.id;
-      for (size_t d = 0; d < t.shape.size(); ++d)
-        whole.dims.push_back(DimIndex{IExpr(0), {AxisTerm{static_cast<int>(d), t.shape[d], 1}}});
-      return whole;
+      return whole_of(k, add_tensor(k, std::move(t)));
     };
     auto make = [&](const std::string& api, std::vector<Arg> args, const Access& out, const std::string& dtype) {
       const ApiSpec* spec = find_api(api);

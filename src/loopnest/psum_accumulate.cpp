@@ -124,17 +124,14 @@ void copy_out_before(Kernel& k, int t, int node_id, size_t index) {
     if (k.body[i].id == node_id) block = &k.body, position = i, scope = -1;
   if (!block) throw TransformError("psum_accumulate: the DMA reading the accumulator is gone");
   Tensor copy = k.tensor(t);
-  copy.id = static_cast<int>(k.tensors.size());
   copy.name = fresh_loop_var(k, copy.name + "_sbuf");
   copy.label.clear();
   copy.memory = Memory::Sbuf;
   copy.role = TensorRole::Buffer;
   copy.scope_loop = scope;
   copy.dim_text.clear();
-  k.tensors.push_back(copy);
-  Access whole;
-  whole.tensor = copy.id;
-  for (size_t d = 0; d < copy.shape.size(); ++d) whole.dims.push_back({IExpr(0), {{static_cast<int>(d), copy.shape[d], 1}}});
+  const int sbuf = add_tensor(k, std::move(copy));
+  Access whole = whole_of(k, sbuf);
   Access from = whole;
   from.tensor = t;
   Op move;
@@ -153,7 +150,7 @@ void copy_out_before(Kernel& k, int t, int node_id, size_t index) {
   read->value.origin = nullptr;
   reader.dirty = true;
   reader.patch.clear();
-  Node decl = declaration_node(k, copy.id);
+  Node decl = declaration_node(k, sbuf);
   block->insert(block->begin() + static_cast<long>(position), std::move(assign));
   block->insert(block->begin() + static_cast<long>(position), std::move(decl));
 }

@@ -293,11 +293,7 @@ Node declaration_node(Kernel& k, int t) {
   Op alloc;
   alloc.api = "nl.ndarray";
   alloc.cls = OpClass::Alloc;
-  Access whole;
-  whole.tensor = t;
-  for (size_t d = 0; d < tt.shape.size(); ++d)
-    whole.dims.push_back(DimIndex{IExpr(0), {AxisTerm{static_cast<int>(d), tt.shape[d], 1}}});
-  alloc.dst = whole;
+  alloc.dst = whole_of(k, t);
   Operand shape;
   shape.kind = Operand::Kind::Shape;
   shape.shape = tt.shape;
@@ -381,10 +377,7 @@ void redeclare(Kernel& k, const std::set<int>& tensors) {
       const ApiSpec* spec = find_api(op.api);
       if (!spec || !spec->creates || !op.dst || !tensors.count(op.dst->tensor)) continue;
       const Tensor& t = k.tensor(op.dst->tensor);
-      Access w;
-      w.tensor = t.id;
-      for (size_t d = 0; d < t.shape.size(); ++d) w.dims.push_back({IExpr(0), {{static_cast<int>(d), t.shape[d], 1}}});
-      op.dst = w;
+      op.dst = whole_of(k, t.id);
       if (Arg* s = op.arg("shape"); s && s->value.kind == Operand::Kind::Shape) {
         s->value.shape = t.shape;
         s->value.origin = nullptr;

@@ -25,14 +25,6 @@ namespace loopnest {
 
 namespace {
 
-Access whole_of(const Kernel& k, int t) {
-  Access a;
-  a.tensor = t;
-  const Tensor& tt = k.tensor(t);
-  for (size_t d = 0; d < tt.shape.size(); ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d), tt.shape[d], 1}}});
-  return a;
-}
-
 bool fits_one_transpose(const Tensor& t) {
   if (t.shape.size() != 2) return false;
   for (const auto& d : t.shape)
@@ -120,24 +112,23 @@ class TransposeOnPe : public Transform {
       // `<name>_rows = nl.load(src)` before the transposing load.
       const Tensor& x = k.tensor(f.transposed);
       Tensor r;
-      r.id = static_cast<int>(k.tensors.size());
       r.name = fresh_loop_var(k, x.name + "_rows");
       r.role = TensorRole::Value;
       r.memory = Memory::Sbuf;
       r.shape = f.src.access.tile_shape();
       r.dtype = x.dtype;
       r.scope_loop = x.scope_loop;
-      k.tensors.push_back(r);
+      const int rows = add_tensor(k, std::move(r));
       Op ld;
       ld.api = "nl.load";
       ld.cls = OpClass::Load;
       ld.engine = Engine::Dma;
-      ld.result = r.id;
-      ld.dst = whole_of(k, r.id);
+      ld.result = rows;
+      ld.dst = whole_of(k, rows);
       ld.args = {arg("src", f.src)};
       block->insert(block->begin() + static_cast<long>(at), new_statement(k, {ld}));
       ++at;
-      g.plain = r.id;
+      g.plain = rows;
     } else if (plain_at > at) {
       Node plain = std::move((*block)[plain_at]);
       block->erase(block->begin() + static_cast<long>(plain_at));
@@ -146,19 +137,18 @@ class TransposeOnPe : public Transform {
     }
     const Tensor& x = k.tensor(f.transposed);
     Tensor p;
-    p.id = static_cast<int>(k.tensors.size());
     p.role = TensorRole::Value;
     p.memory = Memory::Psum;
     p.shape = x.shape;
     p.dtype = "float32";
     p.scope_loop = x.scope_loop;
-    k.tensors.push_back(p);
+    const int psum = add_tensor(k, std::move(p));
     Op tr;
     tr.api = "nisa.nc_transpose";
     tr.cls = OpClass::Transpose;
     tr.engine = Engine::Tensor;
-    tr.result = p.id;
-    tr.dst = whole_of(k, p.id);  // a result's region, as the lifter records it
+    tr.result = psum;
+    tr.dst = whole_of(k, psum);  // a result's region, as the lifter records it
     tr.args = {arg("data", tile_operand(whole_of(k, g.plain)))};
     Op cp;
     cp.api = "nl.copy";
@@ -166,7 +156,7 @@ class TransposeOnPe : public Transform {
     cp.engine = Engine::Vector;
     cp.result = f.transposed;
     cp.dst = whole_of(k, f.transposed);
-    cp.args = {arg("src", tile_operand(whole_of(k, p.id)))};
+    cp.args = {arg("src", tile_operand(whole_of(k, psum)))};
     if (k.tensor(f.transposed).dtype != "float32") cp.args.push_back(arg("dtype", symbol("dtype:" + k.tensor(f.transposed).dtype)));
     Node& n = (*block)[at];
     n.ops = {tr, cp};

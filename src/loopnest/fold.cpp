@@ -510,7 +510,7 @@ class FoldBias : public Transform {
       Node& pn = *prod.node;
       pn.ops[prod.index] = std::move(negate);
       pn.dirty = true;
-      bias = tile_operand(whole_tensor(k, t));
+      bias = tile_operand(whole_of(k, t));
     } else {
       gone.push_back(gone_of(prod));
     }

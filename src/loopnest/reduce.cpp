@@ -68,7 +68,7 @@ class FoldActivationReduce : public Transform {
       if (r.node->frozen || !row_sum(red) || reduced_axis(red) < 0 || red.has_mask || has_index_operand(red) || red.accumulate) continue;
       // Where the sum goes: its destination, or its whole result (`total = nl.sum(e, ...)`).
       if (!red.dst && red.result < 0) continue;
-      const Access red_dst = red.dst ? *red.dst : whole_tensor(k, red.result);
+      const Access red_dst = red.dst ? *red.dst : whole_of(k, red.result);
       const Access& e = operand(red, data_param(red))->access;
       // The single writer of the summed region: an activation earlier in the block, or an inner
       // call of the same statement.
@@ -106,7 +106,7 @@ class FoldActivationReduce : public Transform {
   static void apply(Kernel& k, const Analysis& an, const OpRef& a, const OpRef& r) {
     Op red = r.op();
     int red_id = r.node->id;
-    Access sum = red.dst ? *red.dst : whole_tensor(k, red.result);
+    Access sum = red.dst ? *red.dst : whole_of(k, red.result);
     Tensor& t = k.tensor(sum.tensor);
     int act_id = a.node->id;
     bool inner = a.node == r.node;

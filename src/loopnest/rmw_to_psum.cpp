@@ -42,14 +42,6 @@ namespace loopnest {
 
 namespace {
 
-Access whole_of(const Kernel& k, int t) {
-  Access a;
-  a.tensor = t;
-  const Tensor& tt = k.tensor(t);
-  for (size_t d = 0; d < tt.shape.size(); ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d), tt.shape[d], 1}}});
-  return a;
-}
-
 // A DMA of an on-chip tile into HBM: a store (`nl.store`, `nisa.dma_copy` to HBM).
 bool dma_to_hbm(const Kernel& k, const Op& op) {
   return (op.cls == OpClass::Store || op.cls == OpClass::DmaCopy) && op.dst && !k.tensor(op.dst->tensor).on_chip() &&

@@ -302,14 +302,6 @@ Node declaration_node(Kernel& k, int t) {
   return new_statement(k, {alloc});
 }
 
-Access whole_tensor(const Kernel& k, int t) {
-  Access a;
-  a.tensor = t;
-  const Tensor& x = k.tensor(t);
-  for (size_t d = 0; d < x.shape.size(); ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d), x.shape[d], 1}}});
-  return a;
-}
-
 Node new_statement(Kernel& k, std::vector<Op> ops) {
   Node n;
   n.kind = NodeKind::Stmt;

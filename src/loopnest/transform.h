@@ -127,8 +127,6 @@ Node* find_node(Kernel& k, int id);
 std::vector<int> open_loop_ids(Kernel& k);
 // `like` with another API and main arguments; keeps its destination, mask, dtype and engine.
 Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args);
-// An access of the whole of tensor `t` (each dim from 0, its full size).
-Access whole_tensor(const Kernel& k, int t);
 // A new statement of `ops` (inner calls first, its own operation last), printed from the form.
 Node new_statement(Kernel& k, std::vector<Op> ops);
 // A new statement declaring on-chip tensor `t` whole (`nl.ndarray(shape, dtype, buffer)`), printed

@@ -503,9 +503,27 @@ void Lifter::bind_target(const Expr& target, const AValue& v) {
   }
   if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
     auto& t = static_cast<const SequenceExpr&>(target);
-    if ((v.k != K::Tuple && v.k != K::List) || v.items.size() != t.elts.size())
+    // One starred name takes what the others leave, as a list (`*_, n = x.shape`).
+    size_t star = t.elts.size();
+    for (size_t i = 0; i < t.elts.size(); ++i)
+      if (t.elts[i]->kind == ExprKind::Starred) {
+        if (star != t.elts.size()) fail(target.span, fmt::format("the unpacking '{}' (two starred names)", print_expr(target)));
+        star = i;
+      }
+    size_t fixed = t.elts.size() - (star < t.elts.size() ? 1 : 0);
+    if ((v.k != K::Tuple && v.k != K::List) || (star == t.elts.size() ? v.items.size() != fixed : v.items.size() < fixed))
       fail(target.span, fmt::format("the unpacking '{}'", print_expr(target)));
-    for (size_t i = 0; i < t.elts.size(); ++i) bind_target(*t.elts[i], v.items[i]);
+    size_t rest = v.items.size() - fixed;
+    for (size_t i = 0, j = 0; i < t.elts.size(); ++i) {
+      if (i == star) {
+        AValue list = AValue::of_tuple({v.items.begin() + static_cast<long>(j), v.items.begin() + static_cast<long>(j + rest)});
+        list.k = K::List;
+        bind_target(*static_cast<const StarredExpr&>(*t.elts[i]).value, list);
+        j += rest;
+      } else {
+        bind_target(*t.elts[i], v.items[j++]);
+      }
+    }
     return;
   }
   if (target.kind == ExprKind::Attribute) {  // `self.width = width`

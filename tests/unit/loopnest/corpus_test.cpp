@@ -332,6 +332,20 @@ TEST(LoopNestLift, ModuleConstantsBoundByUnpackingOrChains) {
   EXPECT_NE(dump.find("y=4"), std::string::npos) << dump;
 }
 
+// A starred name in an unpacking takes what the other names leave (`*_, N = x.shape`).
+TEST(LoopNestLift, StarredUnpackingOfShapes) {
+  std::string text =
+      "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n@nki.jit\ndef kernel(x):\n"
+      "    *_, N = x.shape\n    M, *rest = x.shape\n"
+      "    out = nl.ndarray((M, N), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+      "    for i in nl.affine_range(M // 128):\n"
+      "        t = nl.load(x[i * 128:(i + 1) * 128, 0:rest[0]])\n"
+      "        nl.store(out[i * 128:(i + 1) * 128, 0:N], value=t)\n    return out\n";
+  std::string dump = loopnest::dump(loopnest::lift_source("s.py", text, loopnest_test::arrays({{256, 512}})));
+  EXPECT_NE(dump.find("for i in affine_range(2):"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("x[128*i + a0[128], a1[512]]"), std::string::npos) << dump;
+}
+
 // What the form cannot express is refused at the construct, never approximated.
 TEST(LoopNestLift, QuasiAffineGridsItCannotExpressAreRefused) {
   auto lift = [](const std::string& index) {

@@ -67,6 +67,9 @@ class FoldActivationReduce : public Transform {
       const Op& red = r.op();
       if (r.node->frozen || !row_sum(red) || reduced_axis(red) < 0 || red.has_mask || has_index_operand(red) || red.accumulate) continue;
       // Where the sum goes: its destination, or its whole result (`total = nl.sum(e, ...)`).
+      // A result must be the statement's named value (`s = nl.sum(e, ...)`): it becomes a declared
+      // buffer, which an anonymous inner value (`nl.divide(nl.sum(...), w)`) cannot be.
+      if (red.result >= 0 && k.tensor(red.result).name.empty()) continue;
       if (!red.dst && red.result < 0) continue;
       const Access red_dst = red.dst ? *red.dst : whole_of(k, red.result);
       const Access& e = operand(red, data_param(red))->access;

@@ -485,7 +485,12 @@ TEST(LoopNestTransforms, NoMoveAddsAFloorDivOrModIndex) {
     if (!form || loopnest::quasi_affine_terms(*form) == 0) continue;
     for (const auto& s : loopnest::find_sites(*form)) {
       loopnest::Kernel after = *form;
-      loopnest::find_transform(s.transform)->apply(after, s);
+      // A site of the kernel with its helpers opened applies to the opened kernel, as apply_site
+      // does it (composites: their own tests).
+      loopnest::Site inner = s;
+      if (inner.params.count("composites")) continue;
+      if (inner.params.erase("helpers")) loopnest::open_helpers(after);
+      loopnest::find_transform(s.transform)->apply(after, inner);
       EXPECT_LE(loopnest::quasi_affine_terms(after), loopnest::quasi_affine_terms(*form)) << c.path << ": " << s.key();
       ++checked;
     }

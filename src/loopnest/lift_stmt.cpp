@@ -313,8 +313,10 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
           top_launch = false;  // a computed value returned: not a kernel of its own
         }
       }
-      launch_return = new_node(NodeKind::Meta, *s);
-      launch_return->meta = MetaKind::Return;
+      if (top_launch) {
+        launch_return = new_node(NodeKind::Meta, *s);
+        launch_return->meta = MetaKind::Return;
+      }
       break;
     }
     statement(*s, nodes);

@@ -328,14 +328,18 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
           top_launch = false;  // a computed value returned: not a kernel of its own
         }
       }
-      launch_return = new_node(NodeKind::Meta, *s);
-      launch_return->meta = MetaKind::Return;
+      if (top_launch) {
+        launch_return = new_node(NodeKind::Meta, *s);
+        launch_return->meta = MetaKind::Return;
+      }
       break;
     }
     statement(*s, nodes);
   }
   if (top_launch) {
-    Launch l{&code, nodes, program_loops};
+    Launch l{&code, nodes, program_loops, {}};
+    for (const Parameter& p : code.params)
+      if (local.count(p.name)) l.params.push_back({p.name, local.at(p.name)});
     if (launch_return) l.body.push_back(*launch_return);
     launches.push_back(std::move(l));
   }
@@ -1136,6 +1140,10 @@ void Lifter::adopt_launch() {
   k.grid = l.grid;
   k.function = fn = l.code;
   k.name = l.code->name;
+  // A tensor the launch passes is the launched function's parameter there (`def kernel(a):
+  // return tiles[2, 4](a)` launching `def tiles(x)`): printed from the form, it is `x`.
+  for (const auto& [name, v] : l.params)
+    if (v.k == K::Tile && whole_access(v.access)) k.tensor(v.access.tensor).name = name;
   // Declared in the body, a tile is the program's: one per kernel run of the launched function.
   for (auto& t : k.tensors)
     if (std::find(k.grid.begin(), k.grid.end(), t.scope_loop) != k.grid.end()) t.scope_loop = -1;

@@ -173,6 +173,7 @@ class Lifter {
     const nki::FunctionCode* code = nullptr;
     std::vector<Node> body;
     std::vector<int> grid;
+    std::vector<std::pair<std::string, AValue>> params;  // its parameters as the launch binds them
   };
   std::vector<Launch> launches;
   void adopt_launch();

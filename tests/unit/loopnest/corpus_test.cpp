@@ -198,8 +198,8 @@ TEST(LoopNestCorpus, RegeneratedTaskKernelsHaveTheSameProfile) {
 
 namespace {
 
-// A wrapper `kernel` returning an SPMD launch of the decorated kernel: the form holds the launched
-// kernel's work inside parallel loops over the program ids (the launch grid [2, 2]).
+// A wrapper `kernel` returning an SPMD launch of the decorated kernel: the form is the launched
+// kernel, its work inside parallel loops over the program ids (the launch grid [2, 2]).
 TEST(LoopNestCorpus, AnSpmdLaunchLiftsAsLoopsOverTheProgramIds) {
   for (const auto& k : all()) {
     if (k.path != "tests/kernels/corpus/tut_tensor_add_spmd.py") continue;

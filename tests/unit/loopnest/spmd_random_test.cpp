@@ -89,6 +89,23 @@ TEST(LoopNestSpmd, TheBodyPrintsBackInTheLaunchedFunctionWithTheWrapperAsWritten
   EXPECT_EQ(values(got.outputs[0]), values(want.outputs[0]));
 }
 
+// The wrapper names the tensor it passes otherwise than the launched function's parameter: printed
+// from the form, the launched function's body names it by its parameter.
+TEST(LoopNestSpmd, ATensorTheLaunchPassesHasTheLaunchedFunctionsName) {
+  std::string renamed = kLaunchByKeyword;
+  renamed.replace(renamed.find("def kernel(x):\n    return tiles[2, 4](x)"), std::string::npos,
+                  "def kernel(a):\n    return tiles[2, 4](a)\n");
+  auto args = arrays({{256, 512}});
+  auto k = loopnest::lift_source("renamed.py", renamed, args);
+  EXPECT_NE(loopnest::dump(k).find("kernel tiles(a: hbm float32[256, 512])\n"), std::string::npos);
+  std::string again = loopnest::emit_checked(k, args, {.regenerate = true});
+  EXPECT_NE(again.find("t = nl.load(src=x[128*nl.program_id(0)"), std::string::npos) << again;
+  nki::lib::testing::Harness h;
+  auto x = nki::lib::testing::test_input(tensor::Shape{256, 512}, 1);
+  EXPECT_EQ(values(h.run_module(*h.load_text("renamed.py", again), {x}).outputs.at(0)),
+            values(h.run_module(*h.load_text("renamed.py", renamed), {x}).outputs.at(0)));
+}
+
 // A wrapper launching two kernels has tile work beside either launch: it stays the form, each
 // launch one helper node printed as the call.
 TEST(LoopNestSpmd, AWrapperLaunchingTwoKernelsStaysTheForm) {

@@ -28,8 +28,8 @@ int Scheduler::lane(const PendingOp& op) {
   return kLaneOther;
 }
 
-// Whether `op` conflicts with an earlier instruction still waiting on tile `key`: one of them
-// writes a region of the tile the other accesses. Accesses of disjoint regions (the columns
+// Whether `op` conflicts with an earlier instruction still waiting on the tile of its access `a`: one
+// of them writes a region of the tile the other accesses. Accesses of disjoint regions (the columns
 // `t[:, i:i + 1]` of one tile written and read by different iterations) or reads only do not
 // order the two: dependences are tracked by region (trn/hazards.h), as the compiler tracks them
 // by address range, so a kernel that keeps per-iteration values as columns of one tile runs like

@@ -1,5 +1,5 @@
 // The pipeline: the rules in the order the records flow through them. Legalization first (the
-// copies a PSUM operand needs), then the PSUM accumulation that rewrites those copies' adds,
+// identity a Tensor Engine transpose multiplies by, the copies a PSUM operand needs), then the PSUM accumulation that rewrites those copies' adds,
 // then the loop-level rules, then DMA merging of what folding left.
 #include "lower/lowering.h"
 
@@ -18,6 +18,7 @@ struct PipelineRule {
 };
 
 constexpr PipelineRule kPipeline[] = {
+    {Rule::TransposeIdentity, make_transpose_identity},
     {Rule::PsumCopies, make_psum_copies},
     {Rule::PsumAccumulation, make_psum_accumulation},
     {Rule::HoistLoads, make_hoist_loads},

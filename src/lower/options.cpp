@@ -13,6 +13,7 @@ const char* to_string(Rule rule) {
     case Rule::HoistLoads: return "hoist_loads";
     case Rule::LoopFolding: return "loop_folding";
     case Rule::DmaCoalescing: return "dma_coalescing";
+    case Rule::TransposeIdentity: return "transpose_identity";
   }
   return "?";
 }

@@ -11,8 +11,9 @@
 namespace lower {
 
 // The rules in pipeline order; Record::lowered_by has bit (1 << index) set by each.
-enum class Rule : uint8_t { PsumCopies, PsumAccumulation, HoistLoads, LoopFolding, DmaCoalescing };
-constexpr int kRuleCount = 5;
+// TransposeIdentity runs first (lowering.cpp); it is last here so that the older rules keep their bits.
+enum class Rule : uint8_t { PsumCopies, PsumAccumulation, HoistLoads, LoopFolding, DmaCoalescing, TransposeIdentity };
+constexpr int kRuleCount = 6;
 
 const char* to_string(Rule rule);
 std::optional<Rule> rule_named(std::string_view name);
@@ -25,7 +26,7 @@ struct RuleStats {
 inline uint16_t rule_bit(Rule rule) { return uint16_t(1u << int(rule)); }
 
 struct Options {
-  std::array<bool, kRuleCount> enabled{true, true, true, true, true};
+  std::array<bool, kRuleCount> enabled{true, true, true, true, true, true};
   bool on(Rule rule) const { return enabled[size_t(rule)]; }
 
   // An instruction is "tiny" (its fixed cost dominates) below 128 elements per partition: the

@@ -14,6 +14,7 @@ using trn::Opcode;
 using trn::Record;
 using trn::RecordKind;
 
+std::unique_ptr<Stage> make_transpose_identity(trn::TraceSink& next, Shared& shared);
 std::unique_ptr<Stage> make_psum_copies(trn::TraceSink& next, Shared& shared);
 std::unique_ptr<Stage> make_psum_accumulation(trn::TraceSink& next, Shared& shared);
 std::unique_ptr<Stage> make_hoist_loads(trn::TraceSink& next, Shared& shared);

@@ -76,6 +76,14 @@ ArchConfig make_trn2() {
   a.profiler_hbm_bytes_per_s = 362.5e9;
   a.dma_transpose_from_hbm = 0.9;    // ARCH3
   a.dma_transpose_on_chip = 0.5;     // ARCH3
+  // No accumulation turnaround on NC-v3: the PE is "deeply pipelined: cost is the initiation
+  // interval between instruction launches, not latency" (ARCH2) and PSUM accumulation is a
+  // near-memory read-add-write the PE controls (ARCH2). Measured bounds: kernel_optimization v3's
+  // 32,768 fp32 matmuls accumulating into one PSUM tile per K loop take 28.16 ms of TE time, 2,063
+  // cycles each against the formula's 2,048 (<= 15 cycles between them); the CS149 conv2d fp16's
+  // 247 cycles per 222-column matmul (<= 25). 64 made every one of them pay MM_INIT_LATENCY.
+  // Trn1 keeps 64 (ArchConfig; docs/simulator.md "Tensor Engine").
+  a.pe_accumulate_turnaround = 0;
   return a;
 }
 
@@ -133,6 +141,7 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
       {"scalar_static_overhead", &ArchConfig::scalar_static_overhead},
       {"access_overhead", &ArchConfig::access_overhead},
       {"pe_latency", &ArchConfig::pe_latency},
+      {"pe_accumulate_turnaround", &ArchConfig::pe_accumulate_turnaround},
       {"act_table_load_cycles", &ArchConfig::act_table_load_cycles},
       {"sbuf_bytes_per_partition", &ArchConfig::sbuf_bytes_per_partition},
       {"dma_queues", &ArchConfig::dma_queues},

@@ -82,6 +82,14 @@ struct ArchConfig {
   double semaphore_ns = 0;
   // TensorE result latency before a dependent sees a matmul's PSUM (MM_INIT_LATENCY, PE cycles).
   uint32_t pe_latency = 64;
+  // PE cycles a matmul accumulating into a PSUM region waits after the previous matmul into that
+  // region stops streaming (in place of pe_latency, which other readers of the result wait; until
+  // 3 Dec 2026 it was pe_latency on both generations). Not published: PSUM accumulation is a
+  // near-memory read-add-write controlled by the PE itself, and the PE is "deeply pipelined: cost
+  // is the initiation interval between instruction launches, not latency" (ARCH2). Trn1
+  // (calibrated): 64, MM_INIT_LATENCY; its calibrate entries move away from the device without it
+  // (rmsnorm_matmul 0.955x -> 0.935x, swiglu 0.887x -> 0.867x at 0). Trn2: 0 (make_trn2).
+  uint32_t pe_accumulate_turnaround = 64;
   // An activation that switches ScalarE's function table runs after the ScalarE instructions
   // before it in program order (docs/simulator.md, "Dependences and program order";
   // rmsnorm_matmul's idle PE, gqa_full's overlapped softmax).

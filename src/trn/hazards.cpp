@@ -5,9 +5,14 @@
 namespace trn {
 namespace {
 
-// Entries kept per tile and kind; older ones fold into one region covering them all (still
-// correct, only more conservative).
-constexpr size_t kMaxEntries = 16;
+// Entries kept per tile and kind. When a tile has more, the older half folds into one region
+// covering them, at the latest of their times: still correct, only more conservative, and the
+// false dependences it makes are on old times, which later instructions are past. Folding every
+// entry (the rule until 3 Dec 2026) made an instruction on column i of a tile whose 32 columns
+// are written and read by 32 loop iterations wait for the latest of all of them: a [128, 1]
+// column of a wider tile then cost more than a [128, 1] tile of its own (nki_api gqa_full's
+// `neg_max[:, qt:qt + 1]`; tests/unit/fidelity/spelling_pairs_test.cpp).
+constexpr size_t kMaxEntries = 32;
 
 }  // namespace
 
@@ -50,15 +55,22 @@ void Hazards::add(List& list, const Entry& e) {
     }
   }
   if (list.size() >= kMaxEntries) {
-    Entry merged = list[0];
-    for (size_t i = 0; i < list.size(); ++i) {
-      const Entry& o = list[i];
+    std::vector<Entry> all;
+    all.reserve(list.size());
+    for (size_t i = 0; i < list.size(); ++i) all.push_back(list[i]);
+    // Oldest first; ties keep insertion order, so the result does not depend on the sort.
+    std::stable_sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) { return a.at < b.at; });
+    const size_t fold = all.size() / 2;
+    Entry merged = all[0];
+    for (size_t i = 0; i < fold; ++i) {
+      const Entry& o = all[i];
       merged.r.lo = std::min(merged.r.lo, o.r.lo), merged.r.hi = std::max(merged.r.hi, o.r.hi);
       merged.r.p_lo = std::min(merged.r.p_lo, o.r.p_lo), merged.r.p_hi = std::max(merged.r.p_hi, o.r.p_hi);
       if (o.at >= merged.at) merged.at = o.at, merged.writer = o.writer;
     }
     list.clear();
     list.push_back(merged);
+    for (size_t i = fold; i < all.size(); ++i) list.push_back(all[i]);
   }
   list.push_back(e);
 }

@@ -141,8 +141,13 @@ void Scheduler::dependencies(const PendingOp& op, Ready& ready) {
 
 bool Scheduler::add_hazards(const PendingOp& op, const Access& a, const TileState& t, Ready& ready) const {
   const Region region = Region::of(a.operand);
+  const bool pe_accumulate = op.engine == Engine::Tensor && op.accumulate;
   if (a.read) {
     Hazards::Write w = t.last_write(region);
+    // A matmul accumulating into the region the previous matmul wrote waits the accumulation
+    // turnaround after that one's streaming, not its result latency (ArchConfig): every TensorE
+    // write is recorded at its streaming end plus pe_latency.
+    if (pe_accumulate_access(op, a) && w.writer == kPe) w.at = accumulated_at(w.at);
     ready.inputs.push_back({w.at, w.writer});
   }
   if (!a.write) return true;
@@ -150,7 +155,6 @@ bool Scheduler::add_hazards(const PendingOp& op, const Access& a, const TileStat
                                     [&](const Access& o) { return o.key == a.key && o.read; });
   if (a.full_write && !reads_it && t.resident && t.last_read_end > 0) return false;
   ready.other = std::max(ready.other, t.last_read(region));
-  bool pe_accumulate = op.engine == Engine::Tensor && op.accumulate;
   if (!pe_accumulate) ready.other = std::max(ready.other, t.last_write(region).at);
   return true;
 }
@@ -296,8 +300,12 @@ void Scheduler::retire(const PendingOp& op, double end, int track) {
       if (t.last_read_end > 0) t.hazards->add_read(Region{}, t.last_read_end);
     }
     if (a.read) {
-      t.last_read_end = std::max(t.last_read_end, end);
-      if (t.hazards) t.hazards->add_read(region, end);
+      // A matmul's read of the PSUM region it accumulates into ends with the accumulation
+      // turnaround (ArchConfig::pe_accumulate_turnaround), not after its result latency: the
+      // next matmul into the region waits for it (WAR) as it waits for the write (RAW, add_hazards).
+      const double read_end = pe_accumulate_access(op, a) ? accumulated_at(end) : end;
+      t.last_read_end = std::max(t.last_read_end, read_end);
+      if (t.hazards) t.hazards->add_read(region, read_end);
     }
     if (!a.write) continue;
     if (a.full_write) t.hazards.reset();
@@ -319,8 +327,26 @@ void Scheduler::retire(const PendingOp& op, double end, int track) {
     if (!on_chip(a.operand.buffer)) continue;
     bool later_in_op = false;
     for (size_t j = idx + 1; j < op.accesses.size(); ++j) later_in_op |= op.accesses[j].key == a.key;
-    if (!later_in_op) memory_.set_next_use(a.key, a.next_use, a.next_reads);
+    if (later_in_op) continue;
+    const auto [next, reads] = next_use(op, a);
+    memory_.set_next_use(a.key, next, reads);
   }
+}
+
+std::pair<uint64_t, bool> Scheduler::next_use(const PendingOp& op, const Access& a) {
+  auto waiting = tile_users_.find(a.key);
+  auto latest = latest_use_.find(a.key);
+  LatestUse mine{op.pos, a.next_use, a.next_reads};
+  if (latest != latest_use_.end() && latest->second.pos > op.pos) mine = latest->second;
+  if (waiting == tile_users_.end()) {
+    if (latest != latest_use_.end()) latest_use_.erase(latest);
+    return {mine.next_use, mine.next_reads};
+  }
+  latest_use_[a.key] = mine;
+  const uint64_t first = waiting->second.front();
+  // Whether that user needs the contents is its own access's business: assume it does unless it
+  // is the one program order names next.
+  return {first, first == mine.next_use ? mine.next_reads : true};
 }
 
 // neuron-profile counts (SCHEMA, checked against the recorded profiles, docs/simulator.md): a DMA

@@ -128,6 +128,12 @@ class Scheduler {
   enum Lane : int { kLaneTensor, kLaneVector, kLaneScalar, kLaneGpSimd, kLaneDma, kLaneOther, kLaneCount };
   static int lane(const PendingOp& op);
   bool may_go_now(const Waiting& w, std::array<uint64_t, 3>& earlier, std::array<bool, kLaneCount>& held);
+  bool conflicts_with_earlier(const PendingOp& op, const Access& a) const;
+  // The next use of access `a`'s tile once `op` is placed (retire): the first of its users still
+  // waiting in the reorder window, else the next use after the latest user in program order
+  // placed so far. In program order that is `a.next_use`; an instruction placed before earlier
+  // users of the same tile (disjoint regions) must not let the tile look dead or unused to them.
+  std::pair<uint64_t, bool> next_use(const PendingOp& op, const Access& a);
   // An activation switching ScalarE's table that keeps ScalarE's program order (ArchConfig).
   bool switch_in_order(const PendingOp& op) const { return op.table_switch && arch_.act_table_switch_in_order; }
   // The earliest start its engine's order allows an instruction on `track` (sequential loops, the
@@ -139,6 +145,15 @@ class Scheduler {
   // The hazards of access `a` on tile `t` (RAW inputs, WAR and WAW times into `ready`); false
   // when `a` rewrites a tile still being read (it gets a fresh buffer and waits for neither).
   bool add_hazards(const PendingOp& op, const Access& a, const TileState& t, Ready& ready) const;
+  // A matmul's access to the PSUM region it accumulates into.
+  static bool pe_accumulate_access(const PendingOp& op, const Access& a) {
+    return op.engine == Engine::Tensor && op.accumulate && a.read && a.write;
+  }
+  // When the next matmul may accumulate into a region that a matmul whose result is visible at
+  // `result_at` (its streaming end plus pe_latency) accumulated into.
+  double accumulated_at(double result_at) const {
+    return result_at + (double(arch_.pe_accumulate_turnaround) - double(arch_.pe_latency)) / arch_.tensor_ghz;
+  }
   void dependencies(const PendingOp& op, Ready& ready);
   double schedule_compute(const PendingOp& op, const Ready& ready, int& track);
   double place(int track, bool psum_port, double ready, double fixed_ns, double busy_ns, const char* name);
@@ -184,6 +199,12 @@ class Scheduler {
   std::deque<Waiting> reorder_;  // program order
   // Positions of the window's instructions per tile and per lane, in program order.
   std::unordered_map<TileKey, std::deque<uint64_t>> tile_users_;
+  // Per tile with waiting users: the placed user latest in program order, and its next use.
+  struct LatestUse {
+    uint64_t pos, next_use;
+    bool next_reads;
+  };
+  std::unordered_map<TileKey, LatestUse> latest_use_;
   std::array<std::deque<uint64_t>, kLaneCount> lane_users_;
   std::unordered_map<uint64_t, std::deque<uint64_t>> queue_users_;  // per DMA stream
   // Waiting accesses per HBM tensor (position, whether it writes): a read may pass a read.

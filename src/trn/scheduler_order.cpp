@@ -28,9 +28,26 @@ int Scheduler::lane(const PendingOp& op) {
   return kLaneOther;
 }
 
+// Whether `op` conflicts with an earlier instruction still waiting on the tile of its access `a`: one
+// of them writes a region of the tile the other accesses. Accesses of disjoint regions (the columns
+// `t[:, i:i + 1]` of one tile written and read by different iterations) or reads only do not
+// order the two: dependences are tracked by region (trn/hazards.h), as the compiler tracks them
+// by address range, so a kernel that keeps per-iteration values as columns of one tile runs like
+// one that gives each iteration a tile of its own (tests/unit/fidelity/spelling_pairs_test.cpp).
+bool Scheduler::conflicts_with_earlier(const PendingOp& op, const Access& a) const {
+  const Region mine = Region::of(a.operand);
+  for (const Waiting& w : reorder_) {
+    if (w.op.pos >= op.pos) break;
+    for (const Access& b : w.op.accesses)
+      if (b.key == a.key && (a.write || b.write) && mine.overlaps(Region::of(b.operand))) return true;
+  }
+  return false;
+}
+
 // Whether an instruction of the window may be placed before the earlier ones still waiting:
-// it touches none of their tiles (so its inputs, its WAR/WAW times and every tile's next use stay
-// as program order gives them), it is in the same sequential-loop iteration as the earliest one
+// it conflicts with none of their accesses to the tiles it touches (so its inputs and its WAR/WAW
+// times stay as program order gives them; Scheduler::next_use keeps each tile's next use), it is
+// in the same sequential-loop iteration as the earliest one
 // (nothing moves before the start of the current iteration), its engine's stream is not one that
 // keeps program order, and moving it costs no spill or reload: the compiler's scheduler works
 // inside the allocation it has made, so an instruction that needs an evicted tile back, or space
@@ -69,7 +86,7 @@ bool Scheduler::may_go_now(const Waiting& w, std::array<uint64_t, 3>& earlier, s
       continue;
     }
     auto it = tile_users_.find(a.key);
-    if (it != tile_users_.end() && it->second.front() != op.pos) return false;
+    if (it != tile_users_.end() && it->second.front() != op.pos && conflicts_with_earlier(op, a)) return false;
   }
   return true;
 }
@@ -112,7 +129,8 @@ void Scheduler::place_first_ready() {
   }
   PendingOp op = std::move(reorder_[best].op);
   reorder_.erase(reorder_.begin() + long(best));
-  // It was the first waiting user of each of its tiles and of its lane, if its lane is ordered.
+  // It leaves the waiting users of each of its tiles (it may have passed earlier ones whose
+  // accesses it does not conflict with), and its lane's.
   for (const Access& a : op.accesses) {
     if (!on_chip(a.operand.buffer)) {
       auto hbm = hbm_users_.find(a.operand.tensor_id);
@@ -124,8 +142,10 @@ void Scheduler::place_first_ready() {
       continue;
     }
     auto it = tile_users_.find(a.key);
-    if (it == tile_users_.end() || it->second.front() != op.pos) continue;  // a repeated tile
-    it->second.pop_front();
+    if (it == tile_users_.end()) continue;  // a repeated tile
+    auto user = std::find(it->second.begin(), it->second.end(), op.pos);
+    if (user == it->second.end()) continue;  // a repeated tile
+    it->second.erase(user);
     if (it->second.empty()) tile_users_.erase(it);
   }
   auto& users = lane_users_[size_t(lane(op))];

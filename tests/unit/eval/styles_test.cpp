@@ -75,28 +75,13 @@ double bundled_ms(const std::string& name) {
   return it->second;
 }
 
-// Known gap: swiglu in the nki_api style (the group of weight tiles as one tile with the group in
-// the free dimension) simulates 10.6% slower than the bundled kernel with the same work (equal
-// engine and DMA busy times): the schedule differs, the cause is not located. Dependences are
-// tracked by accessed region (trn/hazards.h), which closed the gaps of matmul_add_rmsnorm and
-// gqa_full (1.026, 1.020) and most of swiglu's (1.277). The check fails if the gap grows.
+// Known gaps: none since 3 Dec 2026. The nki_api kernels spell `nisa.nc_transpose` where the
+// bundled ones spell the identity matmul with `is_moving_onezero=True`; the compiler stage's
+// transpose_identity rule runs both as the same instruction (gqa_full 1.076 -> 1.000,
+// matmul_add_rmsnorm 1.023, rmsnorm_matmul 1.021 -> 1.000, swiglu 1.040 -> 1.014). A gap found
+// later goes here with its cause; the check fails if it grows.
 const std::map<std::string, double>& known_gaps() {
-  static const std::map<std::string, double> gaps = {
-      // 1.037 of it stays with the transposes priced alike: the nki_api kernel holds each block's
-      // weights as one [128, k_tiles, N] tile, which frees only after the block's last matmul,
-      // where the bundled kernel's k_tiles block tiles free one by one (docs/simulator.md, Known
-      // errors: the next block's loads wait for that space).
-      {"nki_api/swiglu_M4096_N3072_K1024", 1.106},
-      // The bundled kernels transpose by nc_matmul(x, identity, is_moving_onezero=True): the
-      // author's hint halves the fp32 factor (ISA nc_matmul, the onezero rule of 2 Dec); the
-      // newer-API kernels spell nisa.nc_transpose, which carries no hint and whose documented cost
-      // names none. Streaming nc_transpose at the hinted rate closes these gaps but moved the Trn2
-      // fidelity median 0.05825 -> 0.05842, over the guard's 0.0583 (cs149 conv2d fp32_maxpool
-      // 0.9493x -> 0.9488x): not adopted.
-      {"nki_api/gqa_full_B1_N4096_QH16_KH8_D128", 1.076},
-      {"nki_api/matmul_add_rmsnorm_M4096_N2048_K2048", 1.024},
-      {"nki_api/rmsnorm_matmul_M4096_N2048_K1024", 1.022},
-  };
+  static const std::map<std::string, double> gaps = {};
   return gaps;
 }
 

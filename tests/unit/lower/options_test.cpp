@@ -22,6 +22,6 @@ TEST(LowerOptions, UnknownRuleIsNamed) {
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()),
               "unknown lowering rule 'vectorize' (all, none, or a list of: psum_copies, psum_accumulation, "
-              "hoist_loads, loop_folding, dma_coalescing)");
+              "hoist_loads, loop_folding, dma_coalescing, transpose_identity)");
   }
 }

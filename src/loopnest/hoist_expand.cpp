@@ -336,7 +336,7 @@ class HoistExpand : public Transform {
       per *= t.shape[d].constant();
     }
     for (int l : plan.added) per *= *k.loops.at(l).trip();
-    int64_t live = other_sbuf_bytes(k, plan.tensor);
+    int64_t live = other_sbuf_bytes(k, an, plan.tensor);
     plan.bytes = per;
     plan.live = live;
     plan.budget = sbuf_budget();

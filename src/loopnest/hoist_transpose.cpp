@@ -289,7 +289,7 @@ class HoistTranspose : public Transform {
       int64_t bytes = itemsize_of(c.dtype) * shape[0].constant();
       for (int l : plan.used) bytes *= *k.loops.at(l).trip();
       plan.bytes = bytes;
-      plan.live = other_sbuf_bytes(k, -1);
+      plan.live = other_sbuf_bytes(k, an, -1);
       plan.budget = sbuf_budget();
       if (plan.bytes + plan.live > plan.budget) continue;
       return plan;  // the outermost loop it can leave

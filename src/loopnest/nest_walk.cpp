@@ -25,12 +25,66 @@ std::optional<int64_t> tile_bytes(const Tensor& t, size_t from) {
   return n;
 }
 
-int64_t other_sbuf_bytes(const Kernel& k, int except) {
+namespace {
+
+// The dims of `t` each of whose accesses is one block of an iteration (other_sbuf_bytes): every
+// access (declarations aside) indexes it at one point, by the same expression, of loops that
+// enclose every access and not the declaration. Empty when a view or a frozen node reaches `t`.
+std::set<size_t> per_iteration_dims(const Kernel& k, const Analysis& an, const Tensor& t) {
+  std::vector<std::pair<const OpRef*, const Access*>> uses;
+  const OpRef* decl = nullptr;
+  for (const auto& r : an.ops) {
+    std::vector<const Access*> all = reads(r.op());
+    for (const Access* w : writes(r.op())) all.push_back(w);
+    for (const Access* a : all) {
+      if (a->tensor != t.id) {
+        if (storage_of(k, a->tensor) == t.id) return {};
+        continue;
+      }
+      if (is_declaration(r.op())) decl = &r;
+      else uses.push_back({&r, a});
+    }
+  }
+  if (uses.empty()) return {};
+  // Loops around every access, less those around the declaration.
+  std::set<int> common(uses[0].first->loops.begin(), uses[0].first->loops.end());
+  for (const auto& [r, a] : uses) {
+    std::set<int> here(r->loops.begin(), r->loops.end()), keep;
+    for (int l : common)
+      if (here.count(l)) keep.insert(l);
+    common = keep;
+  }
+  if (decl)
+    for (int l : decl->loops) common.erase(l);
+  std::set<size_t> out;
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    if (static_cast<int>(d) == t.partition_dim) continue;
+    const IExpr& start = uses[0].second->dims.size() == t.shape.size() ? uses[0].second->dims[d].start : IExpr(0);
+    bool one = !start.vars().empty();
+    for (const auto& [r, a] : uses) {
+      if (!one) break;
+      one = a->dims.size() == t.shape.size() && a->dims[d].terms.empty() && a->dims[d].start == start;
+    }
+    for (int v : start.vars()) one = one && common.count(v);
+    if (one) out.insert(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t other_sbuf_bytes(const Kernel& k, const Analysis& an, int except) {
   int64_t live = 0;
   for (const auto& o : k.tensors) {
     if (o.id == except || o.memory != Memory::Sbuf || o.role == TensorRole::View) continue;
     if (o.role != TensorRole::Buffer && o.role != TensorRole::Value) continue;
-    live += tile_bytes(o, static_cast<size_t>(o.partition_dim) + 1).value_or(0);
+    std::set<size_t> once = per_iteration_dims(k, an, o);
+    int64_t n = itemsize_of(o.dtype);
+    for (size_t d = 0; d < o.shape.size(); ++d) {
+      if (static_cast<int>(d) == o.partition_dim || once.count(d)) continue;
+      n = o.shape[d].is_constant() ? n * o.shape[d].constant() : 0;
+    }
+    live += n;
   }
   return live;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "loopnest/analysis.h"
 #include "loopnest/form.h"
 
 namespace loopnest {
@@ -19,9 +20,13 @@ int64_t itemsize_of(const std::string& dtype);
 // Bytes per partition of one tile of `t` (its dims from `from` on, but the partition dim); nullopt
 // when a size is not constant.
 std::optional<int64_t> tile_bytes(const Tensor& t, size_t from);
-// Bytes per partition of one tile of every SBUF buffer and value but `except`: what is live beside
-// a new buffer in the worst case.
-int64_t other_sbuf_bytes(const Kernel& k, int except);
+// Bytes per partition of every SBUF buffer and value but `except`: what is live beside a new buffer
+// in the worst case. A tensor counts every dim but its partition dim, so that a group of tiles held
+// as block dims (`(40, par_dim(128), 512)`) and the same group held as a free dim (`(128, 40, 512)`)
+// count alike; but a dim that every access indexes at one point by the same expression of loops
+// enclosing all of them and not the tensor's declaration counts once (one block per iteration: the
+// legacy style's `x_tile[i0, i1]`, each block used in its iteration only).
+int64_t other_sbuf_bytes(const Kernel& k, const Analysis& an, int except);
 // The SBUF bytes of one partition of the smallest architecture (trn1).
 int64_t sbuf_budget();
 

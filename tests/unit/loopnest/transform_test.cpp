@@ -736,4 +736,45 @@ TEST(LoopNestTransforms, TheSameNestOffersTheSameSitesAlongTheAgentsChainInEvery
       EXPECT_EQ(per_style[0][i], per_style[s][i]) << "style " << s << ", before step " << i << " (" << chain[i].first << ")";
 }
 
+// lora's best chain (a 512-column block, then the row loop outside it in blocks of 2) in the four
+// styles, and the sites after it. The last kernel offers hoist_expand of the low-rank `b_tile` only
+// if the weight's 40 tiles count alike beside it: the bundled, legacy and decomposed kernels hold them
+// as a block dim (`(40, par_dim(128), 512)`), nki_api as a free dim (`(128, 40, 512)`), and the SBUF
+// capacity rule (other_sbuf_bytes) counted one block of the former but the whole of the latter.
+TEST(LoopNestTransforms, LorasChainOffersTheSameSitesInEveryStyleToTheEnd) {
+  const std::string file = "lora_M4096_N12288_K5120_R128_0.py";
+  const std::vector<std::pair<std::string, std::string>> chain = {{"free_size", "value=512"},
+                                                                  {"reorder_reuse", "factor=2"}};
+  auto keys_of = [](const std::vector<loopnest::Site>& sites) {
+    std::set<std::string> keys;
+    for (const auto& s : sites) {
+      loopnest::Site plain = s;
+      plain.params.erase("helpers");  // the decomposed kernel's sites open its helpers first
+      keys.insert(plain.key());
+    }
+    return keys;
+  };
+  std::vector<std::vector<std::set<std::string>>> per_style;
+  for (const std::string dir : {"nkibench/kernels/", "nkibench/styles/legacy_grid/", "nkibench/styles/nki_api/",
+                                "nkibench/styles/decomposed/"}) {
+    const CorpusKernel& k = kernel(dir + file);
+    std::string text = k.text;
+    std::vector<std::set<std::string>> steps;
+    for (const auto& [transform, mark] : chain) {
+      auto sites = loopnest::find_sites(loopnest::lift_source(k.path, text, k.args));
+      steps.push_back(keys_of(sites));
+      const loopnest::Site* take = nullptr;
+      for (const auto& s : sites)
+        if (!take && s.transform == transform && s.key().find(mark) != std::string::npos) take = &s;
+      ASSERT_TRUE(take) << k.path << ": no " << transform << " " << mark << " site";
+      text = loopnest::apply_site(k.path, text, k.args, *take);
+    }
+    steps.push_back(keys_of(loopnest::find_sites(loopnest::lift_source(k.path, text, k.args))));
+    per_style.push_back(steps);
+  }
+  for (size_t s = 1; s < per_style.size(); ++s)
+    for (size_t i = 0; i <= chain.size(); ++i)
+      EXPECT_EQ(per_style[0][i], per_style[s][i]) << "style " << s << ", after " << i << " step(s)";
+}
+
 }  // namespace

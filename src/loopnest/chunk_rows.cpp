@@ -546,18 +546,7 @@ class ChunkRows : public Transform {
     col.tensor = cid;
     col.dims = {{IExpr(0), {{0, parts, 1}}}, {l >= 0 ? IExpr::var(l) : IExpr(0), {{1, IExpr(1), 1}}}};
     // carry = nl.zeros((P, columns)) before the chunk loop.
-    Op zeros;
-    zeros.api = "nl.zeros";
-    zeros.cls = OpClass::Memset;
-    zeros.engine = Engine::Vector;
-    Access whole;
-    whole.tensor = cid;
-    whole.dims = {{IExpr(0), {{0, parts, 1}}}, {IExpr(0), {{1, IExpr(columns), 1}}}};
-    zeros.dst = whole;
-    Operand shape;
-    shape.kind = Operand::Kind::Shape;
-    shape.shape = {parts, IExpr(columns)};
-    zeros.args = {arg("shape", shape), arg("dtype", symbol("dtype:float32")), arg("buffer", symbol("buffer:sbuf"))};
+    Op zeros = zeros_declaration(k, cid, Memory::Sbuf);
     decls.push_back(new_statement(k, {zeros}));
     init->value = tile_operand(col);
     body[j].dirty = true;

@@ -825,12 +825,9 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   if (r.k != K::Range) return host_for(s, r, out);
   if (s.target->kind != ExprKind::Name) fail(s.target->span, "a loop with a target that is not one name");
   const std::string& var = static_cast<const NameExpr&>(*s.target).id;
-  for (const auto& name : carried_names(s.body, {var})) {
-    auto it = env.find(name);
-    if (it != env.end() && (it->second.k == K::Tile || it->second.k == K::Int || it->second.k == K::Float))
-      fail(s.span, fmt::format("the name '{}', read by this loop's body before the body rebinds it (a value carried "
-                               "from one iteration to the next through a Python name)", name));
-  }
+  if (auto name = carried_value(s.body, var))
+    fail(s.span, fmt::format("the name '{}', read by this loop's body before the body rebinds it (a value carried "
+                             "from one iteration to the next through a Python name)", *name));
   Loop loop;
   loop.id = static_cast<int>(k.loops.size());
   loop.var = var;
@@ -851,15 +848,27 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   loop_stack.pop_back();
   env.erase(var);
   if (saved) env[var] = *saved;
+  forget_loop_bindings(before, loop.id);
+  out.push_back(std::move(n));
+}
+
+std::optional<std::string> Lifter::carried_value(const Block& body, const std::string& var) const {
+  for (const auto& name : carried_names(body, {var})) {
+    auto it = env.find(name);
+    if (it != env.end() && (it->second.k == K::Tile || it->second.k == K::Int || it->second.k == K::Float)) return name;
+  }
+  return std::nullopt;
+}
+
+void Lifter::forget_loop_bindings(const std::map<std::string, AValue>& before, int loop) {
   // After the loop a name bound in it holds its last iteration's value, which the form does not
   // express when it depends on the loop: such names are unusable after the loop.
   for (auto it = env.begin(); it != env.end();) {
     auto old = before.find(it->first);
     bool rebound = old == before.end() || !same_binding(old->second, it->second);
-    if (rebound && depends_on(it->second, loop.id)) it = env.erase(it);
+    if (rebound && depends_on(it->second, loop)) it = env.erase(it);
     else ++it;
   }
-  out.push_back(std::move(n));
 }
 
 namespace {
@@ -898,10 +907,7 @@ bool Lifter::host_for_as_loop(const ForStmt& s, const AValue& seq, std::vector<N
   if (!seq.per_item || seq.items.empty()) return false;
   std::string var = index_name(*s.target, *seq.per_item);
   if (var.empty()) return false;
-  for (const auto& name : carried_names(s.body, {var})) {
-    auto it = env.find(name);
-    if (it != env.end() && (it->second.k == K::Tile || it->second.k == K::Int || it->second.k == K::Float)) return false;
-  }
+  if (carried_value(s.body, var)) return false;
   Kernel saved_k = k;
   auto saved_env = env;
   auto saved_stack = loop_stack;
@@ -926,12 +932,7 @@ bool Lifter::host_for_as_loop(const ForStmt& s, const AValue& seq, std::vector<N
     loop_stack.push_back(loop.id);
     block(s.body, n.body);
     loop_stack.pop_back();
-    for (auto it = env.begin(); it != env.end();) {
-      auto old = before.find(it->first);
-      bool rebound = old == before.end() || !same_binding(old->second, it->second);
-      if (rebound && depends_on(it->second, loop.id)) it = env.erase(it);
-      else ++it;
-    }
+    forget_loop_bindings(before, loop.id);
     out.push_back(std::move(n));
     return true;
   } catch (const LiftError&) {

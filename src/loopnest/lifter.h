@@ -224,6 +224,11 @@ class Lifter {
   void finish_lists(std::vector<Node>& body);
   std::map<int, size_t> list_ranks;  // list tensors -> their rank before the list's block dim
   bool same_binding(const AValue& a, const AValue& b) const;
+  // The first name the loop body reads before rebinding it while it holds a tile or a number: a
+  // value carried between iterations through a Python name, which the form cannot express.
+  std::optional<std::string> carried_value(const nki::Block& body, const std::string& var) const;
+  // Drops the names the loop `loop` (re)bound to values depending on it (env before it: `before`).
+  void forget_loop_bindings(const std::map<std::string, AValue>& before, int loop);
   Node ops_node(const nki::Stmt& s, std::vector<Op> ops);
   void push_meta(const nki::Stmt& s, MetaKind meta, std::vector<Node>& out);  // a statement kept verbatim
 };

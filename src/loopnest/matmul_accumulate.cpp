@@ -236,15 +236,7 @@ class MatmulAccumulate : public Transform {
     add->dirty = true;
     add->patch.clear();
     // total = nl.zeros(psum) where the accumulator was declared, after the statements moved.
-    Op zeros;
-    zeros.api = "nl.zeros";
-    zeros.cls = OpClass::Memset;
-    zeros.engine = Engine::Vector;
-    zeros.dst = whole;
-    Operand shape;
-    shape.kind = Operand::Kind::Shape;
-    shape.shape = r.shape;
-    zeros.args = {arg("shape", shape), arg("dtype", symbol("dtype:float32")), arg("buffer", symbol("buffer:psum"))};
+    Op zeros = zeros_declaration(k, r.id, Memory::Psum);
     r.role = TensorRole::Buffer;
     r.dtype = "float32";
     r.scope_loop = f.zeroing->loops.empty() ? -1 : f.zeroing->loops.back();

@@ -42,6 +42,14 @@ void defined(const std::vector<Node>& nodes, std::set<int>& out) {
 
 void open_call(Kernel& k, Node& call, std::vector<Node>& out);
 
+// A statement of the opened call (or of a helper statement) printed from the form: `ops`, the last
+// its own operation; the source line of `call` stays its origin.
+Node statement_of(Kernel& k, const Node& call, std::vector<Op> ops) {
+  Node s = new_statement(k, std::move(ops));
+  s.origin = call.origin;
+  return s;
+}
+
 // True when an operation after `i` in `ops` reads what operation `i` made.
 bool read_later(const Kernel& k, const std::vector<Op>& ops, size_t i) {
   int t = made_tile(ops[i]);
@@ -70,11 +78,7 @@ void split_results(Kernel& k, Node n, std::vector<Node>& out) {
     out.push_back(std::move(n));
     return;
   }
-  for (auto& p : parts) {
-    Node s = new_statement(k, std::move(p));
-    s.origin = n.origin;
-    out.push_back(std::move(s));
-  }
+  for (auto& p : parts) out.push_back(statement_of(k, n, std::move(p)));
 }
 
 void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
@@ -103,14 +107,6 @@ void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
     adopt(k, body, n.body);
     split_results(k, std::move(n), out);
   }
-}
-
-// A statement of the opened call printed from the form: `ops`, the last its own operation; the
-// call's source line stays its origin.
-Node statement_of(Kernel& k, const Node& call, std::vector<Op> ops) {
-  Node s = new_statement(k, std::move(ops));
-  s.origin = call.origin;
-  return s;
 }
 
 // The helper's nodes in place of the call; a call inside an expression of the statement (it has

@@ -306,15 +306,7 @@ class RmwToPsum : public Transform {
     k.tensor(f.part).scope_loop = f.outer;
     Access whole = whole_of(k, f.psum);
     // acc = nl.zeros(shape, float32, psum) before the loop.
-    Op zeros;
-    zeros.api = "nl.zeros";
-    zeros.cls = OpClass::Memset;
-    zeros.engine = Engine::Vector;
-    zeros.dst = whole;
-    Operand shape;
-    shape.kind = Operand::Kind::Shape;
-    shape.shape = P.shape;
-    zeros.args = {arg("shape", shape), arg("dtype", symbol("dtype:float32")), arg("buffer", symbol("buffer:psum"))};
+    Op zeros = zeros_declaration(k, f.psum, Memory::Psum);
     // acc += matmul(...) where the matmul was.
     Op mm = f.matmul;
     mm.result = -1;

@@ -302,6 +302,20 @@ Node declaration_node(Kernel& k, int t) {
   return new_statement(k, {alloc});
 }
 
+Op zeros_declaration(const Kernel& k, int t, Memory memory) {
+  Op zeros;
+  zeros.api = "nl.zeros";
+  zeros.cls = OpClass::Memset;
+  zeros.engine = Engine::Vector;
+  zeros.dst = whole_of(k, t);
+  Operand shape;
+  shape.kind = Operand::Kind::Shape;
+  shape.shape = k.tensor(t).shape;
+  zeros.args = {arg("shape", shape), arg("dtype", symbol("dtype:float32")),
+                arg("buffer", symbol(std::string("buffer:") + (memory == Memory::Psum ? "psum" : "sbuf")))};
+  return zeros;
+}
+
 Node new_statement(Kernel& k, std::vector<Op> ops) {
   Node n;
   n.kind = NodeKind::Stmt;

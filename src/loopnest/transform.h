@@ -129,6 +129,9 @@ std::vector<int> open_loop_ids(Kernel& k);
 Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args);
 // A new statement of `ops` (inner calls first, its own operation last), printed from the form.
 Node new_statement(Kernel& k, std::vector<Op> ops);
+// `nl.zeros(shape, dtype=nl.float32, buffer=<memory>)` writing the whole of tensor `t` (its shape):
+// an fp32 accumulator or carry a move declares zeroed.
+Op zeros_declaration(const Kernel& k, int t, Memory memory);
 // A new statement declaring on-chip tensor `t` whole (`nl.ndarray(shape, dtype, buffer)`), printed
 // from the form.
 Node declaration_node(Kernel& k, int t);

@@ -1,6 +1,7 @@
 // Instruction folding on the form: chains of elementwise instructions whose intermediate values
 // flow from one instruction to the next and nowhere else (sole_producer) become one instruction.
-//   fold_silu                 exp(-x) -> + 1 -> reciprocal (-> * x)  =>  silu(x) / sigmoid(x)
+//   fold_silu                 exp(-x) -> + 1 -> reciprocal (-> * x)  =>  silu(x) / sigmoid(x);
+//                             sigmoid(x) -> * x  =>  silu(x)
 //   fold_scalar_ops           x op0 c0 -> (.) op1 c1 (or a reciprocal)  =>  tensor_scalar(op0, op1)
 //   fold_scale                x * c -> activation(f, ., scale=s)  =>  activation(f, x, scale=c*s)
 //   fold_scalar_tensor_tensor x op0 c -> (.) op1 y  =>  scalar_tensor_tensor(x, op0, c, op1, y)
@@ -237,6 +238,31 @@ Op silu_op(const Op& like, const Operand& x) {
                                        : rebuild(like, "nisa.activation", {arg("op", symbol("silu")), arg("data", x)});
 }
 
+// The input x of a sigmoid activation of x alone (nl.sigmoid(x), or nisa.activation(op=sigmoid)
+// with no bias and scale 1); null otherwise.
+const Operand* sigmoid_input(const Kernel& k, const Analysis& an, const Op& op) {
+  bool act = op.api == "nisa.activation" && symbol_of(op, "op") == "sigmoid";
+  if (!act && op.api != "nl.sigmoid") return nullptr;
+  const Operand* x = operand(op, act ? "data" : "x");
+  if (!x || x->kind != Operand::Kind::Tile || !zero_bias(k, an, op)) return nullptr;
+  const Operand* scale = act ? operand(op, "scale") : nullptr;
+  if (scale && scale->kind != Operand::Kind::None && !is_number(scale, 1.0)) return nullptr;
+  return x;
+}
+
+// The multiply that is the only reader of `r`'s result and multiplies it by `x` (in r's block,
+// r its sole producer); null otherwise.
+const OpRef* only_times(const Kernel& k, const Analysis& an, const OpRef& r, const Operand& x) {
+  if (!r.op().dst) return nullptr;
+  auto readers = an.region_readers(k, *r.op().dst);
+  if (readers.size() != 1) return nullptr;
+  const OpRef* m = readers[0];
+  auto b = binary(m->op());
+  if (!b || b->op != "multiply" || m->block != r.block || sole_producer(k, an, *m, *r.op().dst) != &r) return nullptr;
+  const Operand* other = b->x->access == *r.op().dst ? b->y : b->x;
+  return other->access == x.access ? m : nullptr;
+}
+
 class FoldSilu : public Transform {
  public:
   std::string name() const override { return "fold_silu"; }
@@ -262,6 +288,21 @@ class FoldSilu : public Transform {
           return true;
         continue;
       }
+      // sigmoid(x) * x (the sigmoid written as one activation): silu.
+      if (const Operand* x = sigmoid_input(k, an, r.op())) {
+        const OpRef* times = only_times(k, an, r, *x);
+        if (!times) continue;
+        Site s = make_site(k, an, r, fmt::format("compute silu({}) with one activation instead of two instructions",
+                                                 name_of(k, *x)),
+                           {{"func", "silu"}});
+        const OpRef* target = times;
+        Operand data = *x;
+        if (sink(s, [&k, target, data, gone = std::vector<Gone>{gone_of(r)}] {
+              replace(k, *target, silu_op(target->op(), data), gone);
+            }))
+          return true;
+        continue;
+      }
       // reciprocal(1 + exp(-x)), then optionally times x.
       auto recip = scalar_step(r.op());
       if (!recip || recip->op != "divide" || !recip->reverse || !is_number(&recip->operand, 1.0)) continue;
@@ -270,16 +311,7 @@ class FoldSilu : public Transform {
       if (!ne) continue;
       const Operand* x = ne->x;
       // Sigmoid at the reciprocal; silu when its only reader multiplies it by x.
-      const OpRef* times = nullptr;
-      auto readers = r.op().dst ? an.region_readers(k, *r.op().dst) : std::vector<const OpRef*>{};
-      if (readers.size() == 1 && r.op().dst) {
-        const OpRef* m = readers[0];
-        auto b = binary(m->op());
-        if (b && b->op == "multiply" && m->block == r.block && sole_producer(k, an, *m, *r.op().dst) == &r) {
-          const Operand* other = b->x->access == *r.op().dst ? b->y : b->x;
-          if (other->access == x->access) times = m;
-        }
-      }
+      const OpRef* times = only_times(k, an, r, *x);
       std::vector<Gone> gone = ne->gone;
       const OpRef* ex = ne->exp;
       if (times) {

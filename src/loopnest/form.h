@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "loopnest/arg_spec.h"
 #include "loopnest/iexpr.h"
 #include "nki/ast.h"
 
@@ -214,6 +215,9 @@ struct Param {
   std::string name;
   int tensor = -1;  // array argument; -1 for a scalar
   std::optional<double> scalar;
+  // A scalar or tuple argument as the task passed it (`eps` between two arrays): a lift of a
+  // transformed kernel needs it again to bind the parameters after it.
+  std::optional<ArgSpec> passed;
 };
 
 // How the kernel is written: what printing back imitates.

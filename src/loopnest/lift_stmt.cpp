@@ -177,11 +177,13 @@ AValue Lifter::bind_argument(const ArgSpec& a, const std::string& name) {
   Param param;
   param.name = name;
   if (a.is_tuple) {
+    param.passed = a;
     k.params.push_back(param);
     return scalar_value(a);
   }
   if (!a.is_array) {
     param.scalar = a.scalar;
+    param.passed = a;
     k.params.push_back(param);
     return scalar_value(a);
   }

@@ -111,17 +111,22 @@ std::vector<Site> sites_of(const Kernel& k);
 
 namespace {
 
-// The kernel's own arguments (array parameters of constant shape), as a lift of it takes them;
-// nullopt when one is not. Scalar parameters after the arrays (`eps=1e-6`, which a task leaves at
-// its default) are left to their defaults: the printed kernel is lifted again and must give the
-// same form (emit_checked), so a scalar the task did pass shows up there as a difference.
+// The kernel's own arguments as a lift of it takes them: arrays of constant shape and the scalars
+// or tuples the task passed (`eps` between two arrays); nullopt when an array's shape is not
+// constant or a parameter before an array was not passed. Parameters after the last passed one
+// (`eps=1e-6`, which a task leaves at its default) are left to their defaults: the printed kernel
+// is lifted again and must give the same form (emit_checked).
 std::optional<std::vector<ArgSpec>> own_args(const Kernel& k) {
   std::vector<ArgSpec> args;
   for (size_t i = 0; i < k.params.size(); ++i) {
     const Param& p = k.params[i];
     if (p.tensor < 0) {
+      if (p.passed) {
+        args.push_back(*p.passed);
+        continue;
+      }
       for (size_t j = i; j < k.params.size(); ++j)
-        if (k.params[j].tensor >= 0) return std::nullopt;
+        if (k.params[j].tensor >= 0 || k.params[j].passed) return std::nullopt;
       break;
     }
     ArgSpec a;

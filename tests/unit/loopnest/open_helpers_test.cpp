@@ -66,3 +66,43 @@ TEST(OpenHelpers, OpensAHelperReturningSeveralTilesWithLoadsInItsArguments) {
 
 }  // namespace
 
+
+namespace {
+
+// A scalar argument between two arrays (`kernel(x, eps, g)`, the NKIBench rmsnorm tasks' order):
+// the opened kernel is lifted again with the arguments the task passed, the scalar included, so
+// its helpers open. Before, the kernel's own arguments stopped at the first scalar and no site
+// inside a helper (nor an opened composite) was offered on such a kernel.
+TEST(OpenHelpers, OpensHelpersOfAKernelWithAScalarBetweenItsArrays) {
+  const std::string text =
+      "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n"
+      "def _normed(t, eps):\n"
+      "    ms = nl.mean(nl.square(t), axis=1, keepdims=True)\n"
+      "    return nl.multiply(t, nl.rsqrt(nl.add(ms, eps)))\n\n\n"
+      "@nki.jit\ndef kernel(x, eps, g):\n"
+      "    out = nl.ndarray((256, 512), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+      "    for i in nl.affine_range(2):\n"
+      "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+      "        y = nl.multiply(_normed(t, eps), nl.load(g[i * 128:(i + 1) * 128, :]))\n"
+      "        nl.store(out[i * 128:(i + 1) * 128, :], value=y)\n"
+      "    return out\n";
+  std::vector<loopnest::ArgSpec> args = arrays({{256, 512}, {256, 512}});
+  loopnest::ArgSpec eps;
+  eps.is_array = false;
+  eps.dtype = "float";
+  eps.scalar = 1e-5;
+  args.insert(args.begin() + 1, eps);
+  loopnest::Kernel form = loopnest::lift_source("scalar_between.py", text, args);
+  auto why = loopnest::helpers_stay_closed(form);
+  EXPECT_FALSE(why) << *why;
+  const loopnest::Site* opened = nullptr;
+  auto sites = loopnest::find_sites(form);
+  for (const auto& s : sites)
+    if (s.params.count("helpers")) opened = &s;
+  ASSERT_TRUE(opened) << "no site with the helper opened";
+  std::string after = loopnest::apply_site("scalar_between.py", text, args, *opened);
+  EXPECT_NE(after.find("def kernel(x, eps, g):"), std::string::npos) << after;
+  EXPECT_EQ(after.substr(after.find("def kernel")).find("_normed("), std::string::npos) << after;
+}
+
+}  // namespace

@@ -91,9 +91,21 @@ TileState& MemoryModel::tile(const Operand& op) {
 }
 
 double MemoryModel::make_resident(TileKey key, bool reads, bool writes, uint64_t read_bytes,
-                                  const std::vector<TileKey>& pinned, const TransferFn& emit) {
+                                  const std::vector<TileKey>& pinned, const TransferFn& emit,
+                                  bool hbm_load) {
   TileState& t = tiles_.at(key);
   if (t.resident) return 0;
+  if (hbm_load && t.evicted && !t.spilled && t.clean &&
+      pool(t.buffer).free_bytes() < t.bytes_per_partition) {
+    // A load of one part of a rematerialized tile (a tile of [128, 40, 1024] loaded a
+    // [128, 1, 1024] slice at a time, evicted between two slices) does not need the other parts
+    // on chip: the compiler loads each part where it is read, as it does for the tile's earlier
+    // parts. Bringing the whole tile back for it (its space, a reload of everything loaded so far)
+    // is an artefact of the tile being the unit of space: the same program with the slices as
+    // blocks of a block-dimension tensor ([40, par 128, 1024]) evicts and reloads per block and
+    // never pays it (TrnSimulator.PartialLoadIntoAnEvictedTileStaysRematerialized).
+    return 0;
+  }
   if (t.evicted && !t.spilled && reads && !writes && t.content_bytes > 0) {
     // Rematerialized: the compiler re-issues the load of what this instruction reads.
     uint64_t bytes = std::min(read_bytes, t.content_bytes);

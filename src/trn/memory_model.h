@@ -111,8 +111,13 @@ class MemoryModel {
   // through `emit` in order; the reload's completion becomes the tile's `ready`. Returns the time
   // the tile's space is free. An evicted clean tile that is only read stays rematerialized: each
   // read re-loads just the bytes it reads (`read_bytes`) and the tile does not come back on chip.
+  // `hbm_load`: the access is a DMA load from HBM writing part of the tile; into an evicted clean
+  // tile that has no room to come back without evicting, it stays rematerialized too (its bytes
+  // are HBM data the compiler re-loads where they are read), instead of taking the whole tile's
+  // space back and re-loading everything loaded before it.
   double make_resident(TileKey key, bool reads, bool writes, uint64_t read_bytes,
-                       const std::vector<TileKey>& pinned, const TransferFn& emit);
+                       const std::vector<TileKey>& pinned, const TransferFn& emit,
+                       bool hbm_load = false);
 
   // A full overwrite of a resident tile whose contents are still being read goes to a fresh
   // physical buffer (the allocator gives a rewritten tile more than one physical buffer when space

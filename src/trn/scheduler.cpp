@@ -124,6 +124,11 @@ void Scheduler::dependencies(const PendingOp& op, Ready& ready) {
   for (const Access& a : op.accesses)
     if (on_chip(a.operand.buffer)) pinned.push_back(a.key);
   auto emit = [this](const MemoryTransfer& t) { return memory_transfer(t); };
+  // A DMA from HBM (a load): what it writes on chip is HBM data (MemoryModel::make_resident).
+  const bool hbm_load = op.engine == Engine::Dma &&
+                        std::any_of(op.accesses.begin(), op.accesses.end(), [](const Access& a) {
+                          return a.read && a.operand.buffer == BufferKind::Hbm;
+                        });
   for (const Access& a : op.accesses) {
     if (!on_chip(a.operand.buffer)) {
       auto written = hbm_written_.find(a.operand.tensor_id);
@@ -131,7 +136,9 @@ void Scheduler::dependencies(const PendingOp& op, Ready& ready) {
       continue;
     }
     bool needs_contents = a.read || (a.write && !a.full_write);
-    double space = memory_.make_resident(a.key, needs_contents, a.write, a.operand.bytes(), pinned, emit);
+    const bool partial_load = hbm_load && a.write && !a.read && !a.full_write;
+    double space = memory_.make_resident(a.key, needs_contents, a.write, a.operand.bytes(), pinned,
+                                         emit, partial_load);
     // Rewritten while still being read: a fresh buffer, no wait for the readers (WAR) or the
     // last writer (WAW), only for space.
     if (!add_hazards(op, a, *memory_.find(a.key), ready)) space = std::max(space, memory_.rename(a.key));

@@ -126,3 +126,32 @@ TEST(HoistExpand, RefusesALoadUnderACondition) {
 }
 
 }  // namespace
+
+namespace {
+
+// Column blocks first (tests/kernels/colblock_first_matmul.py): the row loop's sibling is a loop of
+// loads filling the column block's weight buffer. With lhs over the budget, the chunked hoist
+// re-fills that buffer once per chunk; it is offered because it reads less HBM in all (lhs once
+// instead of once per column block), which this kernel's read counts show. (Refused before: a
+// sibling loop of loads was taken to be a hoisted weight the chunks would undo.)
+TEST(HoistExpand, ChunksARowLoopWhoseColumnBlockFillsAWeightBufferWhenThatReadsLess) {
+  std::string path = source_dir() + "/tests/kernels/colblock_first_matmul.py";
+  std::string text = read(path);
+  // M = 65536: lhs 512 row tiles x 2 k tiles x 512 B = 512 KiB per partition, over trn1's budget.
+  auto args = arrays({{128, 2, 65536}, {128, 2, 4096}});
+  auto sites = hoist_sites(text, args);
+  ASSERT_EQ(sites.size(), 1u);
+  ASSERT_TRUE(sites[0].params.count("chunk"));
+  int64_t chunk = std::stoll(sites[0].params.at("chunk"));
+  EXPECT_GT(chunk, 1);
+  EXPECT_EQ(loads_of(text, args, 0), 8 * 512 * 2);  // lhs: per column block, row tile, k tile
+  std::string after = loopnest::apply_site(path, text, args, sites[0]);
+  EXPECT_EQ(loads_of(after, args, 0), 512 * 2) << after;               // lhs once
+  EXPECT_EQ(loads_of(after, args, 1), (512 / chunk) * 8 * 2) << after;  // rhs once per chunk
+  // The whole buffer fits at the file's own size (M = 512): no chunk.
+  auto small = hoist_sites(text, arrays({{128, 2, 512}, {128, 2, 4096}}));
+  ASSERT_EQ(small.size(), 1u);
+  EXPECT_EQ(small[0].params.count("chunk"), 0u);
+}
+
+}  // namespace

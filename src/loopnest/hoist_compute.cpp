@@ -114,9 +114,31 @@ int split_first_call(Kernel& k, int id) {
   return (*block)[at].id;
 }
 
+// The nodes the hoists put before the loop it leaves (block[from, to)): declarations first, then the
+// fill loops fused into one where their ranges agree (each fill writes its buffer's block of this
+// iteration and the instruction's reads the blocks of the same iteration, so one loop computes the
+// same). fuse_loops contracts the block buffers the fused loop alone uses where contract.cpp can
+// (a load buffer only the instruction reads, in the legacy style); elsewhere such a buffer stays
+// whole (counted so by the capacity rule).
+void merge_fills(Kernel& k, std::vector<Node>& block, size_t from, size_t to) {
+  std::stable_partition(block.begin() + static_cast<long>(from), block.begin() + static_cast<long>(to),
+                        [](const Node& n) { return n.kind != NodeKind::Loop; });
+  std::vector<int> fills;
+  for (size_t i = from; i < to; ++i)
+    if (block[i].kind == NodeKind::Loop) fills.push_back(block[i].id);
+  for (size_t i = 1; i < fills.size(); ++i) {
+    const Loop& a = k.loops.at(find_node(k, fills[0])->loop);
+    const Loop& b = k.loops.at(find_node(k, fills[i])->loop);
+    if (!(a.start == b.start) || !(a.stop == b.stop) || a.step != b.step || a.kind != b.kind) break;
+    fuse_loops(k, fills[0], fills[i]);
+  }
+}
+
 // Applies the move on `k`; the instruction's plan, or nullopt when a step is not legal (`k` is then
 // partly changed: callers try on a copy first).
 std::optional<ExpandPlan> perform(Kernel& k, const Move& m) {
+  size_t before = 0;
+  if (!parent_block(k.body, m.outer, before)) return std::nullopt;
   for (int id : m.loads) {
     auto p = whole_plan(k, id, m.outer, false);
     if (!p) return std::nullopt;
@@ -124,7 +146,11 @@ std::optional<ExpandPlan> perform(Kernel& k, const Move& m) {
   }
   int stmt = m.split ? split_first_call(k, m.stmt) : m.stmt;
   auto p = whole_plan(k, stmt, m.outer, true);
-  if (p) apply_expand(k, *p);
+  if (!p) return std::nullopt;
+  apply_expand(k, *p);
+  size_t after = 0;
+  std::vector<Node>* block = parent_block(k.body, m.outer, after);
+  merge_fills(k, *block, before, after);
   return p;
 }
 
@@ -178,6 +204,10 @@ class HoistCompute : public Transform {
       Kernel trial = k;
       auto plan = perform(trial, m);
       if (!plan) continue;
+      // Capacity (hoist_expand's rule, on the kernel the move makes): every SBUF tile, the new buffers
+      // counted whole, fits a partition of the smallest architecture.
+      int64_t total = other_sbuf_bytes(trial, Analysis(trial), -1);
+      if (total > sbuf_budget()) continue;
       Analysis now(k);
       const OpRef* anchor = nullptr;
       std::set<const Op*> fewer;
@@ -202,7 +232,7 @@ class HoistCompute : public Transform {
           fmt::format("compute `{}` ({} load(s) feeding it with it) once before `for {}` into a buffer of {} tile(s) "
                       "indexed by [{}] ({} KiB per partition, {} KiB with the other tiles, of {} KiB)",
                       op_kind(anchor->op()), m.loads.size(), k.var_name(outer->loop), tiles, vars, plan->bytes / 1024,
-                      (plan->bytes + plan->live) / 1024, plan->budget / 1024),
+                      total / 1024, sbuf_budget() / 1024),
           {{"out_of", std::to_string(left)},
            {"loads", std::to_string(m.loads.size())}});
       note_relief(k, now, fewer, site);

@@ -216,7 +216,9 @@ class HoistExpand : public Transform {
         if (!ok) continue;
       }
       if (!plan_tensor(k, an, *me, plan, leaves)) continue;
-      if (plan.bytes + plan.live <= plan.budget) {
+      // An instruction's buffer is judged by hoist_compute on the kernel it makes (the buffers of the
+      // loads it moves first contract when only it reads them).
+      if (compute || plan.bytes + plan.live <= plan.budget) {
         out.push_back(plan);
       } else if (auto chunked = chunk_plan(k, path, p, plan)) {
         out.push_back(*chunked);

@@ -25,8 +25,9 @@ struct ExpandPlan {
 // Every legal expansion of statement `s` (with `path`, the loops and conditions around it) out of
 // an enclosing loop: a load of an HBM tensor nothing writes, or (`compute`) a pure on-chip
 // instruction (elementwise, activation, copy, broadcast, reduce) none of whose operands is written
-// inside that loop. Plans whose buffer does not fit come cut into chunks (chunk > 0) when that is
-// legal and pays.
+// inside that loop. A load's plan whose buffer does not fit comes cut into chunks (chunk > 0) when
+// that is legal and pays, or not at all; an instruction's plan comes whole, whatever its size (the
+// caller judges the capacity on the kernel it makes).
 std::vector<ExpandPlan> expand_plans(Kernel& k, Node& s, const std::vector<const Node*>& path, bool compute);
 // Applies a plan found on `k` as it is now.
 void apply_expand(Kernel& k, const ExpandPlan& p);

@@ -14,7 +14,6 @@ def kernel(v1, v2, v3, v4, v5):
   v7 = nl.ndarray((2, par_dim(128), 4), dtype=np.float32, name='a_tile', buffer=nl.sbuf)
   v8 = nl.zeros((2, 4, par_dim(128), 512), dtype=np.float32, name='acc', buffer=nl.sbuf)
   v10 = nl.ndarray((2, 4, par_dim(128), 512), dtype=np.float32, name='d', buffer=nl.sbuf)
-  v11 = nl.ndarray((2, 4, par_dim(128), 512), dtype=np.float32, name='uu', buffer=nl.sbuf)
   v12 = nl.ndarray((2, 4, 4, par_dim(128), 512), dtype=np.float32, name='decay', buffer=nl.sbuf)
   v13 = nl.ndarray((2, 4, 4, 2, par_dim(1), 512), dtype=np.float32, name='rows', buffer=nl.sbuf)
   v14 = nl.ndarray((2, 4, 4, par_dim(128), 512), dtype=np.float32, name='b_bcast', buffer=nl.sbuf)
@@ -26,11 +25,10 @@ def kernel(v1, v2, v3, v4, v5):
   for i0 in nl.affine_range(2):
     v7[i0, nl.arange(128)[:, None], nl.arange(4)[None, :]] = nl.load(v3[128*i0 + nl.arange(128)[:, None], nl.arange(4)[None, :]], dtype=np.float32, mask=None)
     for i2 in nl.sequential_range(4):
+      v11 = nl.ndarray((128, 512), dtype=np.float32, name='uu', buffer=nl.sbuf)
       v10[i0, i2, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.load(v1[128*i0 + nl.arange(128)[:, None], 512*i2 + nl.arange(512)[None, :]], dtype=np.float32, mask=None)
-    for i2 in nl.sequential_range(4):
-      v11[i0, i2, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.load(v2[128*i0 + nl.arange(128)[:, None], 512*i2 + nl.arange(512)[None, :]], dtype=np.float32, mask=None)
-    for i2 in nl.sequential_range(4):
-      v15[i0, i2, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nisa.tensor_tensor(v10[i0, i2, nl.arange(128)[:, None], nl.arange(512)[None, :]], v11[i0, i2, nl.arange(128)[:, None], nl.arange(512)[None, :]], op=np.multiply, mask=None, dtype=np.float32)
+      v11[...] = nl.load(v2[128*i0 + nl.arange(128)[:, None], 512*i2 + nl.arange(512)[None, :]], dtype=np.float32, mask=None)
+      v15[i0, i2, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nisa.tensor_tensor(v10[i0, i2, nl.arange(128)[:, None], nl.arange(512)[None, :]], v11, op=np.multiply, mask=None, dtype=np.float32)
     for i1 in nl.affine_range(4):
       v9 = nl.zeros((par_dim(128), 1), dtype=np.float32, name='carry', buffer=nl.sbuf)
       for i2 in nl.sequential_range(4):

@@ -120,7 +120,8 @@ int split_first_call(Kernel& k, int id) {
 // same). fuse_loops contracts the block buffers the fused loop alone uses where contract.cpp can
 // (a load buffer only the instruction reads, in the legacy style); elsewhere such a buffer stays
 // whole (counted so by the capacity rule).
-void merge_fills(Kernel& k, std::vector<Node>& block, size_t from, size_t to) {
+// Returns the fused fill's node id (-1 when there is no fill loop).
+int merge_fills(Kernel& k, std::vector<Node>& block, size_t from, size_t to) {
   std::stable_partition(block.begin() + static_cast<long>(from), block.begin() + static_cast<long>(to),
                         [](const Node& n) { return n.kind != NodeKind::Loop; });
   std::vector<int> fills;
@@ -132,6 +133,78 @@ void merge_fills(Kernel& k, std::vector<Node>& block, size_t from, size_t to) {
     if (!(a.start == b.start) || !(a.stop == b.stop) || a.step != b.step || a.kind != b.kind) break;
     fuse_loops(k, fills[0], fills[i]);
   }
+  return fills.empty() ? -1 : fills[0];
+}
+
+// A load buffer only the fused fill touches (the block of its own iteration, read by the
+// instruction alone) needs no block per iteration: it becomes one tile of the fill's iteration again,
+// as the author wrote it (the load's value, or a tile declared in the loop), and the SBUF it took
+// is free. Only a buffer with one added dim (the fill one loop deep) and none dropped.
+void private_tile(Kernel& k, const ExpandPlan& p, int fill_id, bool was_value) {
+  if (!p.dropped.empty() || p.added.size() != 1) return;
+  Node* fill = find_node(k, fill_id);
+  if (!fill || fill->kind != NodeKind::Loop) return;
+  Tensor& t = k.tensor(p.tensor);
+  size_t at = static_cast<size_t>(k.dialect.new_api ? t.partition_dim + 1 : t.partition_dim - 1);
+  std::set<const Op*> inside;
+  for (auto& n : fill->body)
+    if (n.kind == NodeKind::Stmt)
+      for (auto& op : n.ops) inside.insert(&op);
+  bool ok = true;
+  int decl = -1;
+  auto check = [&](const Access& a, const Op& op) {
+    if (storage_of(k, a.tensor) != p.tensor) return;
+    ok = ok && a.tensor == p.tensor && inside.count(&op) && a.dims.size() == t.shape.size() && at < a.dims.size() &&
+         a.dims[at].terms.empty() && a.dims[at].start == IExpr::var(fill->loop);
+  };
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for (const auto& op : n.ops) {
+      if (is_declaration(op)) {
+        if (op.dst && op.dst->tensor == p.tensor) decl = n.ops.size() == 1 ? n.id : -2;
+        continue;
+      }
+      for (const Access* a : reads(op)) check(*a, op);
+      for (const Access* a : writes(op)) check(*a, op);
+    }
+  });
+  if (!ok || decl == -2) return;
+  for (auto& n : fill->body)
+    for (auto& op : n.ops) {
+      bool touched = false;
+      if (op.dst && op.dst->tensor == p.tensor) {
+        op.dst->dims.erase(op.dst->dims.begin() + static_cast<long>(at));
+        op.dst_origin = nullptr;
+        touched = true;
+      }
+      for (auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == p.tensor) {
+          a.value.access.dims.erase(a.value.access.dims.begin() + static_cast<long>(at));
+          a.value.origin = nullptr;
+          touched = true;
+        }
+      if (touched && was_value && op.cls == OpClass::Load && op.dst && op.dst->tensor == p.tensor) {
+        op.dst.reset();
+        op.result = p.tensor;
+        op.dst_first = false;
+      }
+      if (touched) n.dirty = true;
+    }
+  t.shape.erase(t.shape.begin() + static_cast<long>(at));
+  if (!t.dim_text.empty()) t.dim_text.erase(t.dim_text.begin() + static_cast<long>(at));
+  if (!k.dialect.new_api) t.partition_dim -= 1;
+  t.scope_loop = fill->loop;
+  std::optional<Node> moved;
+  if (decl >= 0) {
+    moved = *find_node(k, decl);
+    erase_node(k, decl);
+  }
+  fill = find_node(k, fill_id);
+  if (was_value) {
+    t.role = TensorRole::Value;
+  } else if (moved) {
+    fill->body.insert(fill->body.begin(), std::move(*moved));
+    redeclare(k, {p.tensor});
+  }
 }
 
 // Applies the move on `k`; the instruction's plan, or nullopt when a step is not legal (`k` is then
@@ -139,9 +212,12 @@ void merge_fills(Kernel& k, std::vector<Node>& block, size_t from, size_t to) {
 std::optional<ExpandPlan> perform(Kernel& k, const Move& m) {
   size_t before = 0;
   if (!parent_block(k.body, m.outer, before)) return std::nullopt;
+  std::vector<std::pair<ExpandPlan, bool>> loads;  // each load's plan, and whether it returned a value
   for (int id : m.loads) {
     auto p = whole_plan(k, id, m.outer, false);
     if (!p) return std::nullopt;
+    const Op* load = sole_op(*find_node(k, id));
+    loads.push_back({*p, load && load->result >= 0});
     apply_expand(k, *p);
   }
   int stmt = m.split ? split_first_call(k, m.stmt) : m.stmt;
@@ -150,7 +226,9 @@ std::optional<ExpandPlan> perform(Kernel& k, const Move& m) {
   apply_expand(k, *p);
   size_t after = 0;
   std::vector<Node>* block = parent_block(k.body, m.outer, after);
-  merge_fills(k, *block, before, after);
+  int fill = merge_fills(k, *block, before, after);
+  if (fill >= 0)
+    for (const auto& [lp, value] : loads) private_tile(k, lp, fill, value);
   return p;
 }
 

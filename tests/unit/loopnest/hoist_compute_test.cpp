@@ -69,8 +69,12 @@ TEST(HoistCompute, FindsTheSameSiteInEveryStyleAndReadsDeltaAndUOnce) {
 TEST(HoistCompute, NamesTheProductItSplitsOffAStatement) {
   std::string text = kernel_text("tiles");
   std::string after = loopnest::apply_site("k.py", text, kArgs, product_sites(text, kArgs).at(0));
-  // `nisa.tensor_tensor(nisa.tensor_tensor(d, uu, ...), b_row, ...)`: the inner call becomes `d_uu`.
-  EXPECT_NE(after.find("d_uu[j, :, :] = nisa.tensor_tensor(d[j, :, :], uu[j, :, :], op=nl.multiply)"),
+  // `nisa.tensor_tensor(nisa.tensor_tensor(d, uu, ...), b_row, ...)`: the inner call becomes `d_uu`,
+  // filled in one loop with the loads; `uu`, read by the product alone, stays one tile of the fill's
+  // iteration, while `d` (read in the state loop too) gets a tile per chunk.
+  EXPECT_NE(after.find("            d[j, :, :] = nl.load(delta[rows, nl.ds(j * CH, CH)])\n"
+                       "            uu = nl.load(u[rows, nl.ds(j * CH, CH)])\n"
+                       "            d_uu[j, :, :] = nisa.tensor_tensor(d[j, :, :], uu, op=nl.multiply)\n"),
             std::string::npos)
       << after;
   EXPECT_NE(after.find("drive = nisa.tensor_tensor(d_uu[j, :, :], b_row, op=nl.multiply)"), std::string::npos)

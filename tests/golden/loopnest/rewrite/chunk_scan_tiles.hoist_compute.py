@@ -21,12 +21,11 @@ def kernel(delta, u, a, b, c):
         a_tile = nl.load(a[rows, :])
         acc = nl.zeros((seq // CH, nl.par_dim(128), CH), dtype=nl.float32, buffer=nl.sbuf)
         d = nl.ndarray(shape=(seq // CH, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
-        uu = nl.ndarray(shape=(seq // CH, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
         d_uu = nl.ndarray(shape=(seq // CH, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
         for j in nl.sequential_range(seq // CH):
             d[j, :, :] = nl.load(delta[rows, nl.ds(j * CH, CH)])
-            uu[j, :, :] = nl.load(u[rows, nl.ds(j * CH, CH)])
-            d_uu[j, :, :] = nisa.tensor_tensor(d[j, :, :], uu[j, :, :], op=nl.multiply)
+            uu = nl.load(u[rows, nl.ds(j * CH, CH)])
+            d_uu[j, :, :] = nisa.tensor_tensor(d[j, :, :], uu, op=nl.multiply)
         for s in nl.affine_range(states):
             carry = nl.zeros((128, 1), dtype=nl.float32, buffer=nl.sbuf)
             for j in nl.sequential_range(seq // CH):

@@ -115,10 +115,12 @@ class HoistExpand : public Transform {
   }
 
  private:
+  friend std::vector<ExpandPlan> loopnest::expand_plans(Kernel&, Node&, const std::vector<const Node*>&, bool);
+  friend void loopnest::apply_expand(Kernel&, const ExpandPlan&);
+
   // `copied`: names a binding copied with the fill binds (cut_into_chunks), printable there.
   // `compute`: the statement is an on-chip instruction (hoist_compute) rather than a load; its
   // operands then must not be written inside the loop it leaves (checked per loop below).
- public:
   static std::vector<Plan> plans_for(Kernel& k, Node& s, const std::vector<const Node*>& path,
                                      const std::set<std::string>& copied = {}, bool compute = false) {
     std::vector<Plan> out;
@@ -367,8 +369,6 @@ class HoistExpand : public Transform {
   }
 
   static void apply(Kernel& k, const Plan& p) { apply_whole(k, p.chunk > 0 ? cut_into_chunks(k, p) : p); }
-
- private:
 
   // Cuts the first loop the load uses into chunks around the loop it leaves (top of the file) and
   // returns the plan of the whole hoist out of that loop, which now fits.

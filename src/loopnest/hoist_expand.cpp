@@ -39,6 +39,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/hoist_expand.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 
@@ -48,17 +49,20 @@ namespace {
 
 bool loop_dim(const DimIndex& d, int l) { return d.terms.empty() && d.start == IExpr::var(l); }
 
-struct Plan {
-  int stmt = -1;                  // the load statement's node id
-  int outer = -1;                 // the loop node it leaves
-  int tensor = -1;                // the tile it writes
-  std::vector<int> used;          // loop ids it uses between `outer` and itself, outermost first
-  std::vector<int> added;         // those that get a new dim of the tile
-  std::vector<int> dropped;       // dims of the tile indexed by loops it leaves
-  int64_t bytes = 0, live = 0, budget = 0;
-  int64_t chunk = 0;              // > 0: used[0] is first cut into chunks of this many iterations
-  int binding = -1;               // a binding heading used[0]'s body (`n = n_blk * C + n_in`), copied into the fill
-};
+using Plan = ExpandPlan;
+
+// The classes of instruction hoist_compute moves (compute mode): pure on-chip computations whose
+// only effect is the tile they write. A matmul or transpose (PSUM, an accumulation group), a scan
+// (hoist.cpp's `pure` leaves it too) and anything opaque stay.
+bool movable_compute(const Op& op) {
+  switch (op.cls) {
+    case OpClass::Elementwise: case OpClass::Activation: case OpClass::Copy: case OpClass::Broadcast:
+    case OpClass::Reduce:
+      return true;
+    default:
+      return false;
+  }
+}
 
 class HoistExpand : public Transform {
  public:
@@ -111,9 +115,14 @@ class HoistExpand : public Transform {
   }
 
  private:
+  friend std::vector<ExpandPlan> loopnest::expand_plans(Kernel&, Node&, const std::vector<const Node*>&, bool);
+  friend void loopnest::apply_expand(Kernel&, const ExpandPlan&);
+
   // `copied`: names a binding copied with the fill binds (cut_into_chunks), printable there.
+  // `compute`: the statement is an on-chip instruction (hoist_compute) rather than a load; its
+  // operands then must not be written inside the loop it leaves (checked per loop below).
   static std::vector<Plan> plans_for(Kernel& k, Node& s, const std::vector<const Node*>& path,
-                                     const std::set<std::string>& copied = {}) {
+                                     const std::set<std::string>& copied = {}, bool compute = false) {
     std::vector<Plan> out;
     const Op* load = nullptr;
     for (const auto& op : s.ops) {
@@ -121,12 +130,23 @@ class HoistExpand : public Transform {
       if (load) return out;
       load = &op;
     }
-    if (!load || load->cls != OpClass::Load || load->accumulate || has_index_operand(*load)) return out;
+    if (!load || load->accumulate || has_index_operand(*load)) return out;
+    if (compute ? !movable_compute(*load) || load->has_mask : load->cls != OpClass::Load) return out;
     auto rd = reads(*load);
-    if (rd.size() != 1) return out;
+    if (rd.empty() || (!compute && rd.size() != 1)) return out;
     const Access& src = *rd[0];
     int source = storage_of(k, src.tensor);
-    if (k.tensor(source).on_chip()) return out;
+    std::set<int> sources;  // compute: the on-chip tensors its operands read
+    for (const Access* r : rd) {
+      if (k.tensor(storage_of(k, r->tensor)).on_chip() != compute) return out;
+      sources.insert(storage_of(k, r->tensor));
+    }
+    // Whether it uses loop `l` (any operand; a destination indexed by a loop is plan_tensor's).
+    auto uses = [&](int l) {
+      for (const Access* r : rd)
+        if (uses_loop(*r, l)) return true;
+      return false;
+    };
     int t = -1;
     if (load->result >= 0) {
       t = load->result;
@@ -143,24 +163,27 @@ class HoistExpand : public Transform {
     // Nothing writes the HBM tensor it reads; nothing but it (and a declaration) writes its tile.
     Analysis an(k);
     const OpRef* me = nullptr;
+    std::set<int> written_in;  // compute: loops around a writer of an operand (it may change there)
     for (const auto& r : an.ops) {
       if (r.node == &s && &r.op() == load) me = &r;
       for (const Access* w : writes(r.op())) {
-        if (storage_of(k, w->tensor) == source) return out;
+        if (!compute && storage_of(k, w->tensor) == source) return out;
+        if (compute && sources.count(storage_of(k, w->tensor))) written_in.insert(r.loops.begin(), r.loops.end());
         if (storage_of(k, w->tensor) == t && &r.op() != load && !is_declaration(r.op())) return out;
       }
     }
     if (!me) return out;
-    for (const auto& term : src.dims)
-      for (const auto& x : term.terms)
-        if (!x.size.is_constant()) return out;  // a loop-dependent partial tile
+    for (const Access* r : rd)
+      for (const auto& term : r->dims)
+        for (const auto& x : term.terms)
+          if (!x.size.is_constant()) return out;  // a loop-dependent partial tile
     // Each enclosing loop it does not use (with at least one loop inside it around the load).
     std::vector<int> loops;
     for (const Node* p : path) loops.push_back(p->kind == NodeKind::Loop ? p->loop : -1);
     for (size_t p = 0; p + 1 < path.size(); ++p) {
       if (path[p]->kind != NodeKind::Loop) continue;
       int m = path[p]->loop;
-      if (uses_loop(src, m)) continue;
+      if (uses(m) || written_in.count(m)) continue;
       Plan plan;
       plan.stmt = s.id;
       plan.outer = path[p]->id;
@@ -173,7 +196,7 @@ class HoistExpand : public Transform {
           break;
         }
         int l = path[q]->loop;
-        if (!uses_loop(src, l)) {
+        if (!uses(l)) {
           leaves.insert(l);
           continue;
         }
@@ -195,7 +218,9 @@ class HoistExpand : public Transform {
         if (!ok) continue;
       }
       if (!plan_tensor(k, an, *me, plan, leaves)) continue;
-      if (plan.bytes + plan.live <= plan.budget) {
+      // An instruction's buffer is judged by hoist_compute on the kernel it makes (the buffers of the
+      // loads it moves first contract when only it reads them).
+      if (compute || plan.bytes + plan.live <= plan.budget) {
         out.push_back(plan);
       } else if (auto chunked = chunk_plan(k, path, p, plan)) {
         out.push_back(*chunked);
@@ -469,6 +494,7 @@ class HoistExpand : public Transform {
     for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
       if (n.id == p.outer) around = loops.empty() ? -1 : loops.back();
     });
+    int declared_scope = t.scope_loop;  // where a declaration that stays put (below) keeps it
     t.scope_loop = around;
     // The statement moves into copies of the loops it uses; the declaration before them. The
     // loaded region keeps the author's text (`w[k, :, nl.ds(n * NB, NB)]`) unless it names something
@@ -510,6 +536,8 @@ class HoistExpand : public Transform {
       if (inside) {
         decl = *find_node(k, decl_id);
         erase_node(k, decl_id);
+      } else if (decl_id >= 0) {
+        t.scope_loop = declared_scope;  // a buffer declared outside the loop it leaves (the legacy style's, at the top)
       }
     }
     size_t at = 0;
@@ -521,6 +549,12 @@ class HoistExpand : public Transform {
 };
 
 }  // namespace
+
+std::vector<ExpandPlan> expand_plans(Kernel& k, Node& s, const std::vector<const Node*>& path, bool compute) {
+  return HoistExpand::plans_for(k, s, path, {}, compute);
+}
+
+void apply_expand(Kernel& k, const ExpandPlan& p) { HoistExpand::apply(k, p); }
 
 std::unique_ptr<Transform> make_hoist_expand() { return std::make_unique<HoistExpand>(); }
 

@@ -110,6 +110,9 @@ const std::map<std::string, Affinity>& affinities() {
       {"hoist", {1.5, {{"dma_bound", 2}, {"pe_idle", 1.3}}}},
       // A load redone per iteration of a loop it does not depend on: inputs read many times over.
       {"hoist_expand", {2.0, {{"rereads_inputs", 4}, {"dma_bound", 2}, {"pe_idle", 1.3}}}},
+      // An instruction (and the loads feeding it) redone per iteration of a loop it does not depend
+      // on (a scan's d * u per state): inputs re-read and the Vector / Scalar Engine work repeated.
+      {"hoist_compute", {2.0, {{"rereads_inputs", 4}, {"dma_bound", 2}, {"dve_busy", 2}, {"act_busy", 1.5}}}},
       // A transpose (and its PSUM copy) redone per column block: Tensor Engine and copy time.
       {"hoist_transpose", {2.0, {{"pe_busy", 2}, {"dve_busy", 1.3}}}},
       {"jam_rows", {1.5, {{"dma_bound", 2.5}, {"spill", 0.7}}}},

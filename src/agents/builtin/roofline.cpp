@@ -44,6 +44,7 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"reduce_row_once", {"dve"}},
       {"hoist", {"dma"}},
       {"hoist_expand", {"dma"}},
+      {"hoist_compute", {"dma", "dve", "act"}},
       {"hoist_transpose", {"pe", "dve"}},
       {"jam_rows", {"dma", "pe"}},
       {"interchange_loops", {"dma", "pe"}},

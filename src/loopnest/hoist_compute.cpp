@@ -1,0 +1,331 @@
+// Loop-invariant code motion of compute, with the loads feeding it (a chunked selective scan):
+//   for s:                                   # state loop
+//     for j: d = load(delta[.., j]); uu = load(u[.., j])
+//            decay = exp(d * a[:, s]); drive = (d * uu) * b[s, j]; h = scan(decay, drive, carry) ...
+// =>
+//   d = ndarray((J, P, CH)); uu = ...; du = ...
+//   for j: d[j] = load(delta[.., j]); uu[j] = load(u[.., j]); du[j] = d[j] * uu[j]
+//   for s:
+//     for j: decay = exp(d[j] * a[:, s]); drive = du[j] * b[s, j]; ...
+// `d`, `uu` and `d * uu` do not depend on the state: they were loaded and computed once per state,
+// now once. hoist_expand (hoist_expand.cpp) moves one load; hoist (hoist.cpp) moves a statement
+// invariant in its immediately enclosing loop whose operands that loop does not write. Here the
+// instruction's operands are loaded inside the loop it leaves, below loops it still varies with, so
+// the loads go first (each by hoist_expand's expansion), then the instruction by the same expansion:
+// one buffer block per iteration of the inner loops it uses, filled before the loop it leaves.
+//
+// Legal from dependences on the form: the instruction is pure (elementwise, activation, copy,
+// broadcast, reduce; no accumulation, mask or index operand), does not use the loop's variable, and
+// each of its operands is either written nowhere inside the loop or written there only by one load
+// that hoist_expand may move out of the same loop whole (no chunking). Its result is written by it
+// alone and read only after it inside every loop it uses (not carried: the block read is this
+// iteration's), and the buffers it adds with the other SBUF tiles fit a partition (hoist_expand's
+// capacity rule, judged after the loads' buffers are added). An instruction written as the first
+// inner call of a statement (`drive = nl.multiply(nl.multiply(d, uu), b_row)`) becomes a named
+// statement of its own first, so the same nest offers the same site however it is spelled.
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "loopnest/hoist_expand.h"
+#include "loopnest/nest_walk.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+bool movable(const Op& op) {
+  if (op.accumulate || op.has_mask || has_index_operand(op)) return false;
+  switch (op.cls) {
+    case OpClass::Elementwise: case OpClass::Activation: case OpClass::Copy: case OpClass::Broadcast:
+    case OpClass::Reduce:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The statement's one operation that is not a declaration, or null.
+const Op* sole_op(const Node& n) {
+  const Op* x = nullptr;
+  for (const auto& op : n.ops) {
+    if (is_declaration(op)) continue;
+    if (x) return nullptr;
+    x = &op;
+  }
+  return x;
+}
+
+struct Move {
+  int stmt = -1;         // the instruction's statement
+  bool split = false;    // the instruction is the statement's first inner call (split off first)
+  int outer = -1;        // the loop node it leaves
+  std::vector<int> loads;  // statements of the loads feeding it, hoisted first
+  std::vector<int> loops;  // the loop it leaves and the loops between it and the statement
+};
+
+// The statement found by node id with the loops and conditions around it.
+bool locate(Kernel& k, int id, Node*& node, std::vector<const Node*>& path) {
+  node = nullptr;
+  each_stmt(k, [&](Node& n, const std::vector<const Node*>& p) {
+    if (n.id == id) {
+      node = &n;
+      path = p;
+    }
+  });
+  return node != nullptr;
+}
+
+// The whole (unchunked) expansion of statement `id` out of loop node `outer`.
+std::optional<ExpandPlan> whole_plan(Kernel& k, int id, int outer, bool compute) {
+  Node* n = nullptr;
+  std::vector<const Node*> path;
+  if (!locate(k, id, n, path)) return std::nullopt;
+  for (const auto& p : expand_plans(k, *n, path, compute))
+    if (p.outer == outer && p.chunk == 0) return p;
+  return std::nullopt;
+}
+
+// A name for the split-off call's tile from its operands' (`d_uu` for `nl.multiply(d, uu)`).
+std::string name_for(const Kernel& k, const Op& op) {
+  std::string base;
+  for (const auto& a : op.args)
+    if (a.value.kind == Operand::Kind::Tile && !k.tensor(a.value.access.tensor).name.empty())
+      base += (base.empty() ? "" : "_") + k.tensor(a.value.access.tensor).name;
+  return fresh_loop_var(k, base.empty() ? "invariant" : base);
+}
+
+// The first inner call of statement `id` becomes a statement of its own before it, its tile named;
+// returns that statement's id.
+int split_first_call(Kernel& k, int id) {
+  size_t at = 0;
+  std::vector<Node>* block = parent_block(k.body, id, at);
+  Node& n = (*block)[at];
+  Op& first = n.ops.front();
+  int t = first.result;
+  k.tensor(t).name = name_for(k, first);
+  split_leading_ops(k, *block, at, 1);
+  for (auto& op : (*block)[at + 1].ops)
+    for (auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) a.value.origin = nullptr;
+  return (*block)[at].id;
+}
+
+// The nodes the hoists put before the loop it leaves (block[from, to)): declarations first, then the
+// fill loops fused into one where their ranges agree (each fill writes its buffer's block of this
+// iteration and the instruction's reads the blocks of the same iteration, so one loop computes the
+// same). fuse_loops contracts the block buffers the fused loop alone uses where contract.cpp can
+// (a load buffer only the instruction reads, in the legacy style); elsewhere such a buffer stays
+// whole (counted so by the capacity rule).
+// Returns the fused fill's node id (-1 when there is no fill loop).
+int merge_fills(Kernel& k, std::vector<Node>& block, size_t from, size_t to) {
+  std::stable_partition(block.begin() + static_cast<long>(from), block.begin() + static_cast<long>(to),
+                        [](const Node& n) { return n.kind != NodeKind::Loop; });
+  std::vector<int> fills;
+  for (size_t i = from; i < to; ++i)
+    if (block[i].kind == NodeKind::Loop) fills.push_back(block[i].id);
+  for (size_t i = 1; i < fills.size(); ++i) {
+    const Loop& a = k.loops.at(find_node(k, fills[0])->loop);
+    const Loop& b = k.loops.at(find_node(k, fills[i])->loop);
+    if (!(a.start == b.start) || !(a.stop == b.stop) || a.step != b.step || a.kind != b.kind) break;
+    fuse_loops(k, fills[0], fills[i]);
+  }
+  return fills.empty() ? -1 : fills[0];
+}
+
+// A load buffer only the fused fill touches (the block of its own iteration, read by the
+// instruction alone) needs no block per iteration: it becomes one tile of the fill's iteration again,
+// as the author wrote it (the load's value, or a tile declared in the loop), and the SBUF it took
+// is free. Only a buffer with one added dim (the fill one loop deep) and none dropped.
+void private_tile(Kernel& k, const ExpandPlan& p, int fill_id, bool was_value) {
+  if (!p.dropped.empty() || p.added.size() != 1) return;
+  Node* fill = find_node(k, fill_id);
+  if (!fill || fill->kind != NodeKind::Loop) return;
+  Tensor& t = k.tensor(p.tensor);
+  size_t at = static_cast<size_t>(k.dialect.new_api ? t.partition_dim + 1 : t.partition_dim - 1);
+  std::set<const Op*> inside;
+  for (auto& n : fill->body)
+    if (n.kind == NodeKind::Stmt)
+      for (auto& op : n.ops) inside.insert(&op);
+  bool ok = true;
+  int decl = -1;
+  auto check = [&](const Access& a, const Op& op) {
+    if (storage_of(k, a.tensor) != p.tensor) return;
+    ok = ok && a.tensor == p.tensor && inside.count(&op) && a.dims.size() == t.shape.size() && at < a.dims.size() &&
+         a.dims[at].terms.empty() && a.dims[at].start == IExpr::var(fill->loop);
+  };
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for (const auto& op : n.ops) {
+      if (is_declaration(op)) {
+        if (op.dst && op.dst->tensor == p.tensor) decl = n.ops.size() == 1 ? n.id : -2;
+        continue;
+      }
+      for (const Access* a : reads(op)) check(*a, op);
+      for (const Access* a : writes(op)) check(*a, op);
+    }
+  });
+  if (!ok || decl == -2) return;
+  for (auto& n : fill->body)
+    for (auto& op : n.ops) {
+      bool touched = false;
+      if (op.dst && op.dst->tensor == p.tensor) {
+        op.dst->dims.erase(op.dst->dims.begin() + static_cast<long>(at));
+        op.dst_origin = nullptr;
+        touched = true;
+      }
+      for (auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == p.tensor) {
+          a.value.access.dims.erase(a.value.access.dims.begin() + static_cast<long>(at));
+          a.value.origin = nullptr;
+          touched = true;
+        }
+      if (touched && was_value && op.cls == OpClass::Load && op.dst && op.dst->tensor == p.tensor) {
+        op.dst.reset();
+        op.result = p.tensor;
+        op.dst_first = false;
+      }
+      if (touched) n.dirty = true;
+    }
+  t.shape.erase(t.shape.begin() + static_cast<long>(at));
+  if (!t.dim_text.empty()) t.dim_text.erase(t.dim_text.begin() + static_cast<long>(at));
+  if (!k.dialect.new_api) t.partition_dim -= 1;
+  t.scope_loop = fill->loop;
+  std::optional<Node> moved;
+  if (decl >= 0) {
+    moved = *find_node(k, decl);
+    erase_node(k, decl);
+  }
+  fill = find_node(k, fill_id);
+  if (was_value) {
+    t.role = TensorRole::Value;
+  } else if (moved) {
+    fill->body.insert(fill->body.begin(), std::move(*moved));
+    redeclare(k, {p.tensor});
+  }
+}
+
+// Applies the move on `k`; the instruction's plan, or nullopt when a step is not legal (`k` is then
+// partly changed: callers try on a copy first).
+std::optional<ExpandPlan> perform(Kernel& k, const Move& m) {
+  size_t before = 0;
+  if (!parent_block(k.body, m.outer, before)) return std::nullopt;
+  std::vector<std::pair<ExpandPlan, bool>> loads;  // each load's plan, and whether it returned a value
+  for (int id : m.loads) {
+    auto p = whole_plan(k, id, m.outer, false);
+    if (!p) return std::nullopt;
+    const Op* load = sole_op(*find_node(k, id));
+    loads.push_back({*p, load && load->result >= 0});
+    apply_expand(k, *p);
+  }
+  int stmt = m.split ? split_first_call(k, m.stmt) : m.stmt;
+  auto p = whole_plan(k, stmt, m.outer, true);
+  if (!p) return std::nullopt;
+  apply_expand(k, *p);
+  size_t after = 0;
+  std::vector<Node>* block = parent_block(k.body, m.outer, after);
+  int fill = merge_fills(k, *block, before, after);
+  if (fill >= 0)
+    for (const auto& [lp, value] : loads) private_tile(k, lp, fill, value);
+  return p;
+}
+
+class HoistCompute : public Transform {
+ public:
+  std::string name() const override { return "hoist_compute"; }
+  std::string description() const override {
+    return "move an instruction that does not depend on an enclosing loop (and the loads feeding it) out of that "
+           "loop, into a buffer with one tile per iteration of the inner loops it does use: work repeated per state "
+           "or per row tile is done once";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    std::vector<Move> moves;
+    Analysis an(k);
+    each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
+      const Op* x = sole_op(n);
+      bool split = false;
+      if (!x || !movable(*x)) {
+        // The first inner call of a statement whose own operation stays.
+        if (n.ops.size() < 2 || is_declaration(n.ops[0]) || !movable(n.ops[0]) || n.ops[0].result < 0 ||
+            !k.tensor(n.ops[0].result).name.empty())
+          return;
+        x = &n.ops[0];
+        split = true;
+      }
+      for (size_t p = 0; p + 1 < path.size(); ++p) {
+        if (path[p]->kind != NodeKind::Loop) continue;
+        int l = path[p]->loop;
+        Move m{n.id, split, path[p]->id, {}, {}};
+        for (size_t q = p; q < path.size(); ++q)
+          if (path[q]->kind == NodeKind::Loop) m.loops.push_back(path[q]->loop);
+        bool ok = true;
+        for (const Access* r : reads(*x)) {
+          bool fed = false;  // by a load inside the loop: its hoist may drop a block dim over the loop
+          for (const OpRef* w : an.writers(k, r->tensor)) {
+            if (is_declaration(w->op()) || std::find(w->loops.begin(), w->loops.end(), l) == w->loops.end()) continue;
+            const Op* load = sole_op(*w->node);
+            ok = ok && load == &w->op() && load->cls == OpClass::Load;
+            fed = true;
+            if (ok && std::find(m.loads.begin(), m.loads.end(), w->node->id) == m.loads.end())
+              m.loads.push_back(w->node->id);
+          }
+          ok = ok && (fed || !uses_loop(*r, l));
+        }
+        if (ok) moves.push_back(m);
+      }
+    });
+    for (const Move& m : moves) {
+      Kernel trial = k;
+      auto plan = perform(trial, m);
+      if (!plan) continue;
+      // Capacity (hoist_expand's rule, on the kernel the move makes): every SBUF tile, the new buffers
+      // counted whole, fits a partition of the smallest architecture.
+      int64_t total = other_sbuf_bytes(trial, Analysis(trial), -1);
+      if (total > sbuf_budget()) continue;
+      Analysis now(k);
+      const OpRef* anchor = nullptr;
+      std::set<const Op*> fewer;
+      for (const auto& r : now.ops) {
+        if (r.node->id == m.stmt && !is_declaration(r.op()) && !anchor && (m.split ? r.index == 0 : true)) anchor = &r;
+        if (std::find(m.loads.begin(), m.loads.end(), r.node->id) != m.loads.end() && !is_declaration(r.op()))
+          fewer.insert(&r.op());
+      }
+      if (!anchor) continue;
+      fewer.insert(&anchor->op());
+      std::string vars;
+      int64_t tiles = 1;
+      int left = 0;  // style-independent: the loops it leaves
+      for (int l : m.loops) left += std::count(plan->used.begin(), plan->used.end(), l) ? 0 : 1;
+      for (int l : plan->used) {
+        vars += (vars.empty() ? "" : ", ") + trial.var_name(l);
+        tiles *= *trial.loops.at(l).trip();
+      }
+      const Node* outer = find_node(k, m.outer);
+      Site site = make_site(
+          k, now, *anchor,
+          fmt::format("compute `{}` ({} load(s) feeding it with it) once before `for {}` into a buffer of {} tile(s) "
+                      "indexed by [{}] ({} KiB per partition, {} KiB with the other tiles, of {} KiB)",
+                      op_kind(anchor->op()), m.loads.size(), k.var_name(outer->loop), tiles, vars, plan->bytes / 1024,
+                      total / 1024, sbuf_budget() / 1024),
+          {{"out_of", std::to_string(left)},
+           {"loads", std::to_string(m.loads.size())}});
+      note_relief(k, now, fewer, site);
+      Move move = m;
+      if (sink(site, [&k, move] {
+            if (!perform(k, move)) throw TransformError("hoist_compute: the move is not legal on this kernel");
+          }))
+        return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_hoist_compute() { return std::make_unique<HoistCompute>(); }
+
+}  // namespace loopnest

@@ -1,0 +1,35 @@
+// The plans of hoist_expand (hoist_expand.cpp) for another move to build on: hoist_compute
+// (hoist_compute.cpp) hoists the loads feeding an invariant instruction with them, then the
+// instruction itself by the same expansion.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "loopnest/form.h"
+
+namespace loopnest {
+
+struct ExpandPlan {
+  int stmt = -1;                  // the statement's node id
+  int outer = -1;                 // the loop node it leaves
+  int tensor = -1;                // the tile it writes
+  std::vector<int> used;          // loop ids it uses between `outer` and itself, outermost first
+  std::vector<int> added;         // those that get a new dim of the tile
+  std::vector<int> dropped;       // dims of the tile indexed by loops it leaves
+  int64_t bytes = 0, live = 0, budget = 0;
+  int64_t chunk = 0;              // > 0: used[0] is first cut into chunks of this many iterations
+  int binding = -1;               // a binding heading used[0]'s body (`n = n_blk * C + n_in`), copied into the fill
+};
+
+// Every legal expansion of statement `s` (with `path`, the loops and conditions around it) out of
+// an enclosing loop: a load of an HBM tensor nothing writes, or (`compute`) a pure on-chip
+// instruction (elementwise, activation, copy, broadcast, reduce) none of whose operands is written
+// inside that loop. A load's plan whose buffer does not fit comes cut into chunks (chunk > 0) when
+// that is legal and pays, or not at all; an instruction's plan comes whole, whatever its size (the
+// caller judges the capacity on the kernel it makes).
+std::vector<ExpandPlan> expand_plans(Kernel& k, Node& s, const std::vector<const Node*>& path, bool compute);
+// Applies a plan found on `k` as it is now.
+void apply_expand(Kernel& k, const ExpandPlan& p);
+
+}  // namespace loopnest

@@ -304,6 +304,14 @@ class Emitter {
     return name;
   }
 
+  // A backward slice whose stop is not a number known to be -1 or more: printed as a slice it
+  // could read as counting from the end, so the access is printed as an index grid.
+  static bool backward_stop(const DimIndex& d, const AxisTerm& term) {
+    if (term.stride >= 0) return false;
+    IExpr stop = d.start + (term.size - 1) * term.stride - 1;
+    return !stop.is_constant() || stop.constant() < -1;
+  }
+
   bool whole(const Access& a) const {
     const Tensor& t = k_.tensor(a.tensor);
     if (a.dims.size() != t.shape.size()) return false;
@@ -437,7 +445,7 @@ class Emitter {
     int next = 0;
     for (const auto& d : a.dims) {
       if (d.terms.size() > 1) slices = false;
-      for (const auto& term : d.terms) slices = slices && term.axis == next++;
+      for (const auto& term : d.terms) slices = slices && term.axis == next++ && !backward_stop(d, term);
     }
     std::string out = name + "[";
     for (size_t d = 0; d < a.dims.size(); ++d) {
@@ -450,6 +458,12 @@ class Emitter {
         IExpr hi = term.stride == 1 ? di.start + term.size : di.start + (term.size - 1) * term.stride + 1;
         bool full = di.start == IExpr(0) && term.stride == 1 && d < t.shape.size() && hi == t.shape[d];
         s = full ? ":" : fmt::format("{}:{}", str(di.start), str(hi));
+        // Walking backwards the stop is one before the last element; past index 0 Python has no
+        // number for it (-1 counts from the end), so it is left out (`255::-1`).
+        if (term.stride < 0) {
+          IExpr stop = di.start + (term.size - 1) * term.stride - 1;
+          s = stop == IExpr(-1) ? str(di.start) + ":" : fmt::format("{}:{}", str(di.start), str(stop));
+        }
         if (term.stride != 1) s += fmt::format(":{}", term.stride);
       } else {
         bool zero = di.start.is_constant() && di.start.constant() == 0;

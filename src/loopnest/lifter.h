@@ -220,7 +220,9 @@ class Lifter {
   void with_block(const nki::WithStmt& s, std::vector<Node>& out);
   void import(const nki::ImportStmt& s);
   bool depends_on(const AValue& v, int loop) const;
-  void append(const nki::CallExpr& c);
+  std::vector<Op> append(const nki::CallExpr& c);
+  DimIndex backward_slice(const AValue& v, const IExpr& dim, int64_t step, const nki::Expr& at, int axis);
+  AValue sequence_slice(const AValue& base, const nki::SliceExpr& sl, const nki::Expr& e);
   void finish_lists(std::vector<Node>& body);
   std::map<int, size_t> list_ranks;  // list tensors -> their rank before the list's block dim
   bool same_binding(const AValue& a, const AValue& b) const;
@@ -240,5 +242,9 @@ Operand to_operand(Lifter& lifter, const AValue& v, const nki::Expr* origin);
 std::string canonical_module(const std::string& dotted);
 // Short API name of a canonical function path ("nki.isa.activation" -> "nisa.activation").
 std::string short_api(const std::string& path);
+// The value of `attr` of the module `path` (canonical, "nki.language"): a submodule, a dtype, a
+// buffer, an engine, a tile-size constant, or else the function `path.attr`. Attributes and
+// names imported from the module (`from neuronxcc.nki.language import tile_size, psum`) alike.
+AValue module_attr(const std::string& path, const std::string& attr);
 
 }  // namespace loopnest::detail

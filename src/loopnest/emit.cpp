@@ -570,6 +570,18 @@ class Emitter {
     return callee + "(" + args + ")";
   }
 
+  // The list of a statement `name.append(call)` as the author wrote it, or "".
+  static std::string appended_list(const Node& n) {
+    if (!n.origin || n.origin->kind != nki::StmtKind::Expr) return "";
+    const nki::Expr& e = *static_cast<const nki::ExprStmt&>(*n.origin).value;
+    if (e.kind != nki::ExprKind::Call) return "";
+    const nki::Expr& f = *static_cast<const nki::CallExpr&>(e).func;
+    if (f.kind != nki::ExprKind::Attribute) return "";
+    const auto& attr = static_cast<const nki::AttributeExpr&>(f);
+    if (attr.attr != "append" || attr.value->kind != nki::ExprKind::Name) return "";
+    return static_cast<const nki::NameExpr&>(*attr.value).id;
+  }
+
   std::string statement(const Node& n) {
     if (n.ops.empty()) throw EmitError("a changed statement without operations");
     const Op& root = n.ops.back();
@@ -585,6 +597,8 @@ class Emitter {
       return dst + (root.accumulate ? " += " : " = ") + operand(src->value, n);
     }
     if (root.result >= 0) {
+      // `blocks.append(nl.load(...))`: the result goes into the list as the author wrote it.
+      if (std::string list = appended_list(n); !list.empty()) return list + ".append(" + call(root, n) + ")";
       const std::string& name = k_.tensor(root.result).name;
       return name.empty() ? call(root, n) : name + " = " + call(root, n);  // a result nobody reads
     }

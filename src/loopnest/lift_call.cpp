@@ -523,6 +523,12 @@ AValue Lifter::call(const CallExpr& c) {
     if (self.k == K::Tile && f.s == "astype" && pos.size() == 1)
       return apply("nl.copy", {{"src", self}, {"dtype", pos[0]}}, {{"src", nullptr}, {"dtype", pos_exprs[0]}}, c, nullptr);
     if (self.k == K::Tile && f.s == "ap") return access_pattern(self, pos, kw, c);
+    if (self.k == K::Tile && f.s == "assert_shape" && pos.size() == 1) {
+      // A check at trace time (nki.tensor): the kernel stops there when the shape differs.
+      std::vector<IExpr> want = shape_of(pos[0], *pos_exprs[0]);
+      if (!(want == self.access.tile_shape())) fail(c.span, "a kernel whose assert_shape fails for these arguments");
+      return self;
+    }
     if (self.k == K::Tile && (f.s == "permute" || f.s == "expand_dim" || f.s == "expand_dims" || f.s == "squeeze_dim" ||
                               f.s == "broadcast" || f.s == "select" || f.s == "reshape_dim" || f.s == "flatten_dims"))
       return view_method(self, f.s, pos, kw, c);

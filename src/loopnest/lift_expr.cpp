@@ -8,6 +8,7 @@
 
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
+#include "tensor/dtype.h"
 #include "trn/tile_limits.h"
 
 namespace loopnest::detail {
@@ -453,6 +454,19 @@ AValue Lifter::eval(const Expr& e) {
         }
         if (a.attr == "dtype") return AValue::of_kind(K::DType, k.tensor(base.access.tensor).dtype);
         if (a.attr == "ndim") return AValue::of_int(static_cast<int64_t>(base.access.tile_shape().size()));
+        if (a.attr == "itemsize") {
+          auto dt = tensor::parse_dtype(k.tensor(base.access.tensor).dtype);
+          if (!dt) fail(e.span, fmt::format("'{}' of a tensor whose dtype is not known", print_expr(e)));
+          return AValue::of_int(tensor::itemsize(*dt));
+        }
+        if (a.attr == "size") {  // the element count
+          int64_t n = 1;
+          for (auto& s : base.access.tile_shape()) {
+            if (!s.is_constant()) fail(e.span, fmt::format("'{}' of a view whose shape depends on a loop", print_expr(e)));
+            n *= s.constant();
+          }
+          return AValue::of_int(n);
+        }
         AValue m = AValue::of_kind(K::Method, a.attr);
         m.self = std::make_shared<AValue>(base);
         return m;

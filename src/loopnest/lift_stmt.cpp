@@ -622,6 +622,8 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     }
     Node n = new_node(NodeKind::Meta, s);
     n.binds = {id};
+    if ((v.k == K::List) && v.items.empty()) list_depth[id] = loop_stack.size();
+    else list_depth.erase(id);
     if (v.k == K::Tile) {
       n.meta = MetaKind::View;
       n.view = v.access;
@@ -962,6 +964,11 @@ std::vector<Op> Lifter::append(const CallExpr& c) {
   std::vector<Op> made;
   current_ops = &made;
   AValue v = eval(*c.args[0]);
+  if (auto d = list_depth.find(list); d != list_depth.end() && d->second == loop_stack.size()) {
+    // `cols = []; cols.append(a); cols.append(b)` in one iteration: the values themselves, in order.
+    it->second.items.push_back(v);
+    return made;
+  }
   if (loop_stack.empty() || !it->second.items.empty())
     fail(c.span, "a list appended more than once per iteration of one loop");
   int l = loop_stack.back();

@@ -225,6 +225,10 @@ class Lifter {
   AValue sequence_slice(const AValue& base, const nki::SliceExpr& sl, const nki::Expr& e);
   void finish_lists(std::vector<Node>& body);
   std::map<int, size_t> list_ranks;  // list tensors -> their rank before the list's block dim
+  // Lists bound empty (`cols = []`) -> the loop depth of that binding: appended at the same depth,
+  // the list is a host list of that iteration's values (a Python list the trace unrolls), not a
+  // tile per iteration of a loop.
+  std::map<std::string, size_t> list_depth;
   bool same_binding(const AValue& a, const AValue& b) const;
   // The first name the loop body reads before rebinding it while it holds a tile or a number: a
   // value carried between iterations through a Python name, which the form cannot express.

@@ -124,11 +124,43 @@ TEST(LoopNestLift, AnAppendOfAnOperationsResult) {
       << dump;
   EXPECT_NE(dump.find("blocks_item = nl.load(src=x[a0[128], 128*k + a1[128]])"), std::string::npos) << dump;
   EXPECT_EQ(loopnest::emit(form), text);
+  // Printed from the form, the result still goes into the list (not `blocks_item = ...`).
+  std::string printed = loopnest::emit_checked(form, args, {.regenerate = true});
+  EXPECT_NE(printed.find("blocks.append(nl.load(src=x[:, 128*k:128*k + 128]))"), std::string::npos) << printed;
   // Anything but an operation's whole result still has no tile of its own to hold.
   std::string view = text;
   view.replace(view.find("blocks.append(nl.load(x[:, k * 128:(k + 1) * 128]))"), 52,
                "blocks.append(nl.load(x[:, k * 128:(k + 1) * 128])[:, 0:64])");
   EXPECT_THROW(loopnest::lift_source("k.py", view, args), loopnest::LiftError);
+}
+
+// `cols = []` then several appends in one iteration: a Python list the trace fills, its items the
+// values appended (read later by `for i, c in enumerate(cols)`), printed back into the list.
+TEST(LoopNestLift, AListFilledSeveralTimesInOneIterationHoldsItsValues) {
+  std::string text = std::string(kHead) +
+                     "def kernel(x):\n"
+                     "    x.assert_shape((256, 512))\n"
+                     "    assert x.ndim == 2 and x.itemsize == 4\n"
+                     "    out = nl.ndarray((256, 2), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    for r in nl.affine_range(2):\n"
+                     "        t = nl.load(x[r * 128:(r + 1) * 128, :])\n"
+                     "        cols = []\n"
+                     "        cols.append(nl.sum(nl.mod(t, 0.75), axis=1, keepdims=True))\n"
+                     "        cols.append(nl.max(t, axis=1, keepdims=True))\n"
+                     "        res = nl.ndarray((128, 2), dtype=nl.float32, buffer=nl.sbuf)\n"
+                     "        for i, c in enumerate(cols):\n"
+                     "            res[:, i:i + 1] = c\n"
+                     "        nl.store(out[r * 128:(r + 1) * 128, :], value=res)\n"
+                     "    return out\n";
+  auto args = arrays({{256, 512}});
+  loopnest::Kernel form = loopnest::lift_source("k.py", text, args);
+  std::string dump = loopnest::dump(form);
+  EXPECT_NE(dump.find("nl.mod(x=t, y=0.75)"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("res[a0[128], 1 + a1[1]] = assign(src=%"), std::string::npos) << dump;
+  std::string printed = loopnest::emit_checked(form, args, {.regenerate = true});
+  EXPECT_NE(printed.find("cols.append(nl.max(x=t, axis=1, keepdims=True))"), std::string::npos) << printed;
+  // A shape that is not the asserted one stops the kernel, as the check does at trace time.
+  EXPECT_THROW(loopnest::lift_source("k.py", text, arrays({{128, 512}})), loopnest::LiftError);
 }
 
 // `v = exp(u[:, ::-1])` reads all of u; `u[:, 255]` is read again after it, so u does not die at

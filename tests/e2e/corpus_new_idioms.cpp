@@ -72,6 +72,7 @@ const std::vector<Case> kCases = {
     {"p9_groupnorm_3d_axis_tuple", "", true},
     {"p9_reverse_views_misc", "", true},  // engine_assign only: u is read after the reversed exp
     {"p9_row_stats_host_list", "", true},  // a list appended eight times in one iteration
+    {"p9_softmax_reversed_rows", "", true},  // reversed(range(...)) unrolls; sites with it opened
 };
 
 TEST(CorpusNewIdioms, EachKernelChecksLiftsAsRecordedAndOffersTheRecordedSites) {

@@ -966,6 +966,9 @@ std::vector<Op> Lifter::append(const CallExpr& c) {
   AValue v = eval(*c.args[0]);
   if (auto d = list_depth.find(list); d != list_depth.end() && d->second == loop_stack.size()) {
     // `cols = []; cols.append(a); cols.append(b)` in one iteration: the values themselves, in order.
+    // Under a condition on a loop variable both branches are lifted, so which items the list holds
+    // is known only per iteration: refused.
+    if (guarded > 0) fail(c.span, "an append to a host list under a condition on a loop variable");
     it->second.items.push_back(v);
     return made;
   }

@@ -1,6 +1,6 @@
 import numpy as np
 
-N, D = 256, 384
+N, D = 256, 1024
 TOLERANCE = 1e-5
 
 

@@ -107,6 +107,23 @@ TEST(LoopNestLift, NamesImportedFromTheLanguageModule) {
   EXPECT_NE(dump.find("tensor acc: psum float32[128, 512]"), std::string::npos) << dump;
 }
 
+// `from ... import shared_hbm` then `buffer=shared_hbm`: the output is the HBM output. Read as a
+// function, the buffer was taken for SBUF and chunk_rows printed `out` as a (256, 512) tensor
+// stored by whole rows (wrong numbers); a buffer the lift does not know is now refused.
+TEST(LoopNestLift, ABufferImportedByNameIsThatBuffer) {
+  std::string path = source_dir() + "/tests/kernels/corpus/p9_silu_alias_slices.py";
+  std::string text = read(path);
+  auto args = arrays({{256, 1024}});
+  std::string dump = loopnest::dump(loopnest::lift_source(path, text, args));
+  EXPECT_NE(dump.find("tensor out: hbm float32[256, 1024] output"), std::string::npos) << dump;
+  std::string unknown = std::string(kHead) +
+                        "def kernel(x):\n"
+                        "    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                        "    t = nl.ndarray((128, 64), dtype=x.dtype, buffer=x)\n"
+                        "    return out\n";
+  EXPECT_THROW(loopnest::lift_source("k.py", unknown, arrays({{128, 64}})), loopnest::LiftError);
+}
+
 TEST(LoopNestLift, AnAppendOfAnOperationsResult) {
   std::string text = std::string(kHead) +
                      "def kernel(x):\n"
@@ -161,6 +178,32 @@ TEST(LoopNestLift, AListFilledSeveralTimesInOneIterationHoldsItsValues) {
   EXPECT_NE(printed.find("cols.append(nl.max(x=t, axis=1, keepdims=True))"), std::string::npos) << printed;
   // A shape that is not the asserted one stops the kernel, as the check does at trace time.
   EXPECT_THROW(loopnest::lift_source("k.py", text, arrays({{128, 512}})), loopnest::LiftError);
+  // Appended under a condition on the loop variable, the list's items differ by iteration: refused.
+  std::string cond = text;
+  cond.replace(cond.find("        cols.append(nl.max("), 8, "        if r == 0:\n            ");
+  EXPECT_THROW(loopnest::lift_source("k.py", cond, args), loopnest::LiftError) << cond;
+}
+
+// `sum(blocks)` of tiles as Python runs it (0 + t0 + t1 ...), over a list filled one tile per
+// iteration of a loop and iterated after it: its blocks, in order. (A generator computing tiles,
+// `sum(nl.exp(b) for b in blocks)`, is still refused as a comprehension computing tiles.)
+TEST(LoopNestLift, TheBuiltinSumOfTilesOfAListFilledByALoop) {
+  std::string text = std::string(kHead) +
+                     "def kernel(x):\n"
+                     "    out = nl.ndarray((128, 128), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    blocks = []\n"
+                     "    for k in nl.affine_range(3):\n"
+                     "        t = nl.load(x[:, k * 128:(k + 1) * 128])\n"
+                     "        blocks.append(t)\n"
+                     "    total = nl.exp(sum(blocks))\n"
+                     "    nl.store(out, value=total)\n"
+                     "    return out\n";
+  auto args = arrays({{128, 384}});
+  loopnest::Kernel form = loopnest::lift_source("k.py", text, args);
+  std::string dump = loopnest::dump(form);
+  EXPECT_NE(dump.find("nl.add(x=0, y=t[0, a0[128], a1[128]])"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("y=t[2, a0[128], a1[128]])"), std::string::npos) << dump;
+  EXPECT_EQ(loopnest::emit(form), text);
 }
 
 // `v = exp(u[:, ::-1])` reads all of u; `u[:, 255]` is read again after it, so u does not die at

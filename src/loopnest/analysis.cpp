@@ -115,13 +115,17 @@ bool may_overlap(const Kernel& k, const Access& a, const Access& b, const Ranges
     auto extent = [&](const DimIndex& di) -> std::optional<std::pair<int64_t, int64_t>> {
       auto s = di.start.bounds(ranges);
       if (!s) return std::nullopt;
-      int64_t hi = s->second;
+      int64_t lo = s->first, hi = s->second;
       for (const auto& t : di.terms) {
+        // The term's largest index: size - 1, or (size - 1) // div capped by mod - 1 (a grid
+        // `i // K`, `i % K`). A negative stride walks down from the start.
         auto sz = t.size.bounds(ranges);
         if (!sz) return std::nullopt;
-        hi += t.stride * (sz->second - 1);
+        int64_t top = sz->second - 1;
+        if (!t.affine()) top = std::min(top / t.div, t.mod > 0 ? t.mod - 1 : top);
+        (t.stride < 0 ? lo : hi) += t.stride * top;
       }
-      return std::make_pair(s->first, hi);
+      return std::make_pair(lo, hi);
     };
     auto x = extent(a.dims[d]), y = extent(b.dims[d]);
     if (x && y && (x->second < y->first || y->second < x->first)) return false;

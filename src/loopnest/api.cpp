@@ -12,17 +12,18 @@ namespace {
 
 const std::set<std::string>& binary_ops() {
   static const std::set<std::string> ops = {
-      "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "fmod", "equal", "not_equal", "greater",
-      "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-      "bitwise_xor", "left_shift", "right_shift"};
+      "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "fmod", "mod", "equal", "not_equal",
+      "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and",
+      "bitwise_or", "bitwise_xor", "left_shift", "right_shift"};
   return ops;
 }
 
 const std::set<std::string>& unary_ops() {
   static const std::set<std::string> ops = {
-      "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid",
-      "silu", "silu_dx", "softplus", "mish", "erf", "erf_dx", "sin", "cos", "tan", "arctan", "square", "abs", "negative",
-      "reciprocal", "sign", "ceil", "floor", "trunc", "logical_not", "invert", "bitwise_not"};
+      "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "gelu_dx", "gelu_apprx_tanh",
+      "gelu_apprx_sigmoid", "gelu_apprx_sigmoid_dx", "silu", "silu_dx", "softplus", "mish", "erf", "erf_dx", "sin",
+      "cos", "tan", "arctan", "square", "abs", "negative", "reciprocal", "sign", "ceil", "floor", "trunc",
+      "logical_not", "invert", "bitwise_not"};
   return ops;
 }
 

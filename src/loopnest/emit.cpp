@@ -304,6 +304,14 @@ class Emitter {
     return name;
   }
 
+  // A backward slice whose stop is not a number known to be -1 or more: printed as a slice it
+  // could read as counting from the end, so the access is printed as an index grid.
+  static bool backward_stop(const DimIndex& d, const AxisTerm& term) {
+    if (term.stride >= 0) return false;
+    IExpr stop = d.start + (term.size - 1) * term.stride - 1;
+    return !stop.is_constant() || stop.constant() < -1;
+  }
+
   bool whole(const Access& a) const {
     const Tensor& t = k_.tensor(a.tensor);
     if (a.dims.size() != t.shape.size()) return false;
@@ -437,7 +445,7 @@ class Emitter {
     int next = 0;
     for (const auto& d : a.dims) {
       if (d.terms.size() > 1) slices = false;
-      for (const auto& term : d.terms) slices = slices && term.axis == next++;
+      for (const auto& term : d.terms) slices = slices && term.axis == next++ && !backward_stop(d, term);
     }
     std::string out = name + "[";
     for (size_t d = 0; d < a.dims.size(); ++d) {
@@ -450,6 +458,12 @@ class Emitter {
         IExpr hi = term.stride == 1 ? di.start + term.size : di.start + (term.size - 1) * term.stride + 1;
         bool full = di.start == IExpr(0) && term.stride == 1 && d < t.shape.size() && hi == t.shape[d];
         s = full ? ":" : fmt::format("{}:{}", str(di.start), str(hi));
+        // Walking backwards the stop is one before the last element; past index 0 Python has no
+        // number for it (-1 counts from the end), so it is left out (`255::-1`).
+        if (term.stride < 0) {
+          IExpr stop = di.start + (term.size - 1) * term.stride - 1;
+          s = stop == IExpr(-1) ? str(di.start) + ":" : fmt::format("{}:{}", str(di.start), str(stop));
+        }
         if (term.stride != 1) s += fmt::format(":{}", term.stride);
       } else {
         bool zero = di.start.is_constant() && di.start.constant() == 0;
@@ -556,6 +570,18 @@ class Emitter {
     return callee + "(" + args + ")";
   }
 
+  // The list of a statement `name.append(call)` as the author wrote it, or "".
+  static std::string appended_list(const Node& n) {
+    if (!n.origin || n.origin->kind != nki::StmtKind::Expr) return "";
+    const nki::Expr& e = *static_cast<const nki::ExprStmt&>(*n.origin).value;
+    if (e.kind != nki::ExprKind::Call) return "";
+    const nki::Expr& f = *static_cast<const nki::CallExpr&>(e).func;
+    if (f.kind != nki::ExprKind::Attribute) return "";
+    const auto& attr = static_cast<const nki::AttributeExpr&>(f);
+    if (attr.attr != "append" || attr.value->kind != nki::ExprKind::Name) return "";
+    return static_cast<const nki::NameExpr&>(*attr.value).id;
+  }
+
   std::string statement(const Node& n) {
     if (n.ops.empty()) throw EmitError("a changed statement without operations");
     const Op& root = n.ops.back();
@@ -571,6 +597,8 @@ class Emitter {
       return dst + (root.accumulate ? " += " : " = ") + operand(src->value, n);
     }
     if (root.result >= 0) {
+      // `blocks.append(nl.load(...))`: the result goes into the list as the author wrote it.
+      if (std::string list = appended_list(n); !list.empty()) return list + ".append(" + call(root, n) + ")";
       const std::string& name = k_.tensor(root.result).name;
       return name.empty() ? call(root, n) : name + " = " + call(root, n);  // a result nobody reads
     }

@@ -21,11 +21,14 @@ namespace {
 
 bool inside(const std::vector<int>& loops, int loop) { return std::find(loops.begin(), loops.end(), loop) != loops.end(); }
 
+// The width of the elements `d` touches around its start: a backward term (negative stride)
+// reaches below the start as far as a forward one reaches above it.
 std::optional<int64_t> extent(const DimIndex& d) {
   int64_t e = 0;
   for (const auto& t : d.terms) {
-    if (!t.size.is_constant()) return std::nullopt;
-    e += t.stride * (t.size.constant() - 1);
+    auto top = t.max_index();
+    if (!top) return std::nullopt;
+    e += std::llabs(t.stride) * *top;
   }
   return e;
 }

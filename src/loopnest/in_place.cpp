@@ -13,7 +13,8 @@
 // (`nl.multiply(nl.multiply(y_sum, g), inv)`) becomes a statement of its own.
 //
 // Legal when, with X the input region and R the result region:
-//   - X and R are SBUF tiles of the same dtype and tile shape, X read whole by the instruction;
+//   - X and R are SBUF tiles of the same dtype and tile shape, X read whole by the instruction,
+//     each element of X once (no stride-0 broadcast term);
 //   - X is per iteration of the loop L directly holding the instruction: a tile made in L (its
 //     scope), or a block of a buffer whose every access indexes one block dim by L's variable;
 //   - nothing reads or writes X after the instruction (program order within L's iteration);
@@ -109,6 +110,15 @@ bool per_iteration(const Kernel& k, const Analysis& an, const Access& a, int loo
   return true;
 }
 
+// An access reading one element for several of its tile's (a stride-0 term, `u[ip, 255 + 0 * jf]`
+// broadcasting a column): written, all of them would land on that one element.
+bool repeats_elements(const Access& a) {
+  for (const auto& d : a.dims)
+    for (const auto& t : d.terms)
+      if (t.stride == 0 && !(t.size == IExpr(1))) return true;
+  return false;
+}
+
 struct Move {
   const OpRef* op = nullptr;
   Access input;   // X: the dying input, which receives the result
@@ -171,7 +181,7 @@ std::optional<Move> legal_move(const Kernel& k, const Analysis& an, const OpRef&
     const Tensor& it = k.tensor(in.tensor);
     if (it.name.empty()) continue;  // a nested call's result has no name to write through
     if (it.memory != Memory::Sbuf || it.dtype != rt.dtype || (!op.dtype.empty() && op.dtype != it.dtype)) continue;
-    if (!(in.tile_shape() == res.tile_shape()) || viewed(k, in.tensor)) continue;
+    if (!(in.tile_shape() == res.tile_shape()) || viewed(k, in.tensor) || repeats_elements(in)) continue;
     if (!per_iteration(k, an, in, loop)) continue;
     bool twins = whole_r && accesses_whole(k, in) && it.shape == rt.shape && it.partition_dim == rt.partition_dim;
     if (!exact_reads && !twins) continue;

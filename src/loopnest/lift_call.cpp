@@ -261,7 +261,12 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
     t.dtype = dtype;
     t.memory = Memory::Sbuf;
     t.role = TensorRole::Buffer;
-    if (const AValue* b = value_of("buffer"); b && b->k == K::Symbol) {
+    if (const AValue* b = value_of("buffer"); b && b->k != K::None) {
+      // A buffer the lift does not know is refused, not taken for SBUF: an HBM output read as an
+      // SBUF buffer gave chunk_rows a kernel storing the wrong columns.
+      if (b->k != K::Symbol || b->s.rfind("buffer:", 0) != 0)
+        fail(at.span, fmt::format("'{}': the buffer is none of nl.sbuf, nl.psum, nl.hbm, nl.shared_hbm, "
+                                  "nl.private_hbm", print_expr(at)));
       if (b->s == "buffer:psum") t.memory = Memory::Psum;
       if (b->s == "buffer:shared_hbm") t.memory = Memory::Hbm, t.role = TensorRole::Output;
       if (b->s == "buffer:hbm" || b->s == "buffer:private_hbm") t.memory = Memory::Hbm, t.role = TensorRole::Scratch;
@@ -523,6 +528,12 @@ AValue Lifter::call(const CallExpr& c) {
     if (self.k == K::Tile && f.s == "astype" && pos.size() == 1)
       return apply("nl.copy", {{"src", self}, {"dtype", pos[0]}}, {{"src", nullptr}, {"dtype", pos_exprs[0]}}, c, nullptr);
     if (self.k == K::Tile && f.s == "ap") return access_pattern(self, pos, kw, c);
+    if (self.k == K::Tile && f.s == "assert_shape" && pos.size() == 1) {
+      // A check at trace time (nki.tensor): the kernel stops there when the shape differs.
+      std::vector<IExpr> want = shape_of(pos[0], *pos_exprs[0]);
+      if (!(want == self.access.tile_shape())) fail(c.span, "a kernel whose assert_shape fails for these arguments");
+      return self;
+    }
     if (self.k == K::Tile && (f.s == "permute" || f.s == "expand_dim" || f.s == "expand_dims" || f.s == "squeeze_dim" ||
                               f.s == "broadcast" || f.s == "select" || f.s == "reshape_dim" || f.s == "flatten_dims"))
       return view_method(self, f.s, pos, kw, c);
@@ -741,6 +752,21 @@ AValue Lifter::call(const CallExpr& c) {
     for (auto& x : xs) r = p == "builtins.min" ? std::min(r, number_of(x)) : std::max(r, number_of(x));
     if (!std::isnan(r)) return AValue::of_float(r);
     fail(c.span, fmt::format("'{}' of values that are not numbers", print_expr(c)));
+  }
+  if (p == "builtins.sum" && (pos.size() == 1 || pos.size() == 2)) {
+    // sum(tiles) as Python runs it: start (0) + the first item + the next ..., one nl.add each
+    // once a tile is in it; integers and floats stay host numbers.
+    auto items = host_items(pos[0]);
+    if (!items) fail(c.args[0]->span, fmt::format("'{}': a host sequence was expected here", print_expr(*c.args[0])));
+    AValue acc = pos.size() == 2 ? pos[1] : kwarg("start") ? *kwarg("start") : AValue::of_int(0);
+    for (const AValue& x : *items) {
+      bool ints_only = (acc.k == K::Int || acc.k == K::Bool) && (x.k == K::Int || x.k == K::Bool);
+      if (ints_only) acc = AValue::of_int(int_of(acc, c) + int_of(x, c));
+      else if (acc.k == K::Tile || x.k == K::Tile) acc = apply("nl.add", {{"x", acc}, {"y", x}}, {{"x", nullptr}, {"y", nullptr}}, c, nullptr);
+      else if (!std::isnan(number_of(acc)) && !std::isnan(number_of(x))) acc = AValue::of_float(number_of(acc) + number_of(x));
+      else fail(c.span, fmt::format("'{}' of values that are neither numbers nor tiles", print_expr(c)));
+    }
+    return acc;
   }
   if (p == "builtins.divmod" && pos.size() == 2) {  // `i, j = divmod(flat, n)`: flat // n, flat % n
     IExpr a = ints(0), b = ints(1);

@@ -8,6 +8,7 @@
 
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
+#include "tensor/dtype.h"
 #include "trn/tile_limits.h"
 
 namespace loopnest::detail {
@@ -45,6 +46,8 @@ const std::set<std::string>& dtype_names() {
                                               "int64", "uint64"};
   return names;
 }
+
+}  // namespace
 
 AValue module_attr(const std::string& path, const std::string& attr) {
   std::string full = path + "." + attr;
@@ -86,6 +89,8 @@ AValue module_attr(const std::string& path, const std::string& attr) {
   return AValue::of_kind(K::Func, full);
 }
 
+namespace {
+
 // The integer value of an instruction enum member (nki-language.md, "Engine and enum constants");
 // any other value unchanged.
 AValue enum_as_int(AValue v) {
@@ -101,7 +106,7 @@ AValue enum_as_int(AValue v) {
 AValue builtin(const std::string& id) {
   static const std::set<std::string> funcs = {"range", "min", "max", "len", "int", "float", "tuple", "list", "abs",
                                               "isinstance", "print", "bool", "round", "divmod", "zip",
-                                              "enumerate", "sorted", "reversed", "slice", "set", "frozenset"};
+                                              "enumerate", "sorted", "reversed", "slice", "set", "frozenset", "sum"};
   if (funcs.count(id)) return AValue::of_kind(K::Func, "builtins." + id);
   return AValue::of_kind(K::Unknown);
 }
@@ -360,7 +365,11 @@ Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at) 
         IExpr lo = v.items[0].k == K::None ? IExpr(0) : int_of(v.items[0], at);
         IExpr hi = v.items[1].k == K::None ? sizes[j] : int_of(v.items[1], at);
         int64_t step = v.items[2].k == K::None ? 1 : int_of(v.items[2], at).constant();
-        if (step <= 0) fail(at.span, "a slice with a non-positive step");
+        if (step == 0) fail(at.span, "a slice with a step of zero");
+        if (step < 0) {
+          idx[j] = backward_slice(v, sizes[j], step, at, next_axis++);
+          break;
+        }
         if (lo.is_constant() && lo.constant() < 0 && sizes[j].is_constant()) lo = sizes[j] + lo;
         if (hi.is_constant() && hi.constant() < 0 && sizes[j].is_constant()) hi = sizes[j] + hi;
         // Reaching past either end is an error, not clipped (the NKI compiler reports it; the
@@ -445,6 +454,19 @@ AValue Lifter::eval(const Expr& e) {
         }
         if (a.attr == "dtype") return AValue::of_kind(K::DType, k.tensor(base.access.tensor).dtype);
         if (a.attr == "ndim") return AValue::of_int(static_cast<int64_t>(base.access.tile_shape().size()));
+        if (a.attr == "itemsize") {
+          auto dt = tensor::parse_dtype(k.tensor(base.access.tensor).dtype);
+          if (!dt) fail(e.span, fmt::format("'{}' of a tensor whose dtype is not known", print_expr(e)));
+          return AValue::of_int(tensor::itemsize(*dt));
+        }
+        if (a.attr == "size") {  // the element count
+          int64_t n = 1;
+          for (auto& s : base.access.tile_shape()) {
+            if (!s.is_constant()) fail(e.span, fmt::format("'{}' of a view whose shape depends on a loop", print_expr(e)));
+            n *= s.constant();
+          }
+          return AValue::of_int(n);
+        }
         AValue m = AValue::of_kind(K::Method, a.attr);
         m.self = std::make_shared<AValue>(base);
         return m;
@@ -466,9 +488,13 @@ AValue Lifter::eval(const Expr& e) {
     case ExprKind::Call: return call(static_cast<const CallExpr&>(e));
     case ExprKind::Subscript: {
       auto& s = static_cast<const SubscriptExpr&>(e);
-      if (s.value->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*s.value).attr == "mgrid") {
-        AValue m = eval(*static_cast<const AttributeExpr&>(*s.value).value);
-        if (m.k == K::Module && m.s == "nki.language") {
+      // `nl.mgrid[...]`, or `mgrid[...]` with the name imported from nki.language.
+      bool attr_mgrid = s.value->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*s.value).attr == "mgrid";
+      bool name_mgrid = s.value->kind == ExprKind::Name;
+      if (attr_mgrid || name_mgrid) {
+        AValue m = attr_mgrid ? eval(*static_cast<const AttributeExpr&>(*s.value).value) : eval(*s.value);
+        if ((attr_mgrid && m.k == K::Module && m.s == "nki.language") ||
+            (name_mgrid && m.k == K::Func && m.s == "nki.language.mgrid")) {
           std::vector<const Expr*> items;
           if (s.index->kind == ExprKind::Tuple)
             for (auto& x : static_cast<const SequenceExpr&>(*s.index).elts) items.push_back(x.get());
@@ -562,6 +588,8 @@ AValue Lifter::eval(const Expr& e) {
         if (const AValue* v = dict_get(base, key)) return *v;
         fail(s.index->span, fmt::format("'{}': the key is not in the dict", print_expr(e)));
       }
+      if ((base.k == K::Tuple || base.k == K::List) && s.index->kind == ExprKind::Slice)
+        return sequence_slice(base, static_cast<const SliceExpr&>(*s.index), e);
       if (base.k == K::Tuple || base.k == K::List) {
         AValue i = eval(*s.index);
         if (i.k == K::Int && i.i.is_constant()) {
@@ -984,6 +1012,52 @@ AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const 
     return AValue::of_bool(op == CmpKind::Is ? is : !is);
   }
   fail(e.span, fmt::format("the comparison '{}'", print_expr(e)));
+}
+
+// `t[:, ::-1]`, `t[:, 7:2:-2]`: a slice walking a dim backwards, its bounds constants as Python
+// reads them (negative from the end; left out, the last element and past the first). The index
+// starts at the first element read and steps by the negative step.
+DimIndex Lifter::backward_slice(const AValue& v, const IExpr& dim, int64_t step, const Expr& at, int axis) {
+  if (!dim.is_constant()) fail(at.span, fmt::format("'{}': a backward slice of a dim whose size is not a constant", print_expr(at)));
+  int64_t n = dim.constant();
+  auto bound = [&](const AValue& b, int64_t dflt) {
+    if (b.k == K::None) return dflt;
+    IExpr x = int_of(b, at);
+    if (!x.is_constant()) fail(at.span, fmt::format("'{}': a backward slice with a bound that is not a constant", print_expr(at)));
+    int64_t c = x.constant() < 0 ? x.constant() + n : x.constant();
+    return std::clamp<int64_t>(c, -1, n - 1);
+  };
+  int64_t lo = bound(v.items[0], n - 1), hi = bound(v.items[1], -1);
+  int64_t size = lo > hi ? (lo - hi + (-step) - 1) / (-step) : 0;
+  if (size == 0) fail(at.span, fmt::format("'{}': an empty slice", print_expr(at)));
+  return {IExpr(lo), {{axis, IExpr(size), step}}};
+}
+
+// `x.shape[1:]`, `dims[:-1]`, `x.shape[::-1]`: a host tuple or list sliced with constant bounds, as
+// Python slices it (negative bounds from the end, a negative step walking backwards).
+AValue Lifter::sequence_slice(const AValue& base, const SliceExpr& sl, const Expr& e) {
+  auto bound = [&](const ExprPtr& x) -> std::optional<int64_t> {
+    if (!x) return std::nullopt;
+    AValue v = eval(*x);
+    if (v.k != K::Int || !v.i.is_constant()) fail(x->span, fmt::format("'{}': a slice bound that is not a constant", print_expr(e)));
+    return v.i.constant();
+  };
+  int64_t n = static_cast<int64_t>(base.items.size());
+  int64_t step = bound(sl.step).value_or(1);
+  if (step == 0) fail(e.span, fmt::format("'{}': a slice step of zero", print_expr(e)));
+  // Python's PySlice_AdjustIndices: bounds clamped to [0, n] stepping forwards, [-1, n-1] backwards.
+  auto adjust = [&](std::optional<int64_t> b, int64_t dflt) {
+    if (!b) return dflt;
+    int64_t x = *b < 0 ? *b + n : *b;
+    if (step > 0) return std::clamp<int64_t>(x, 0, n);
+    return std::clamp<int64_t>(x, -1, n - 1);
+  };
+  int64_t lo = adjust(bound(sl.lower), step > 0 ? 0 : n - 1);
+  int64_t hi = adjust(bound(sl.upper), step > 0 ? n : -1);
+  AValue out = base;
+  out.items.clear();
+  for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step) out.items.push_back(base.items[static_cast<size_t>(i)]);
+  return out;
 }
 
 }  // namespace loopnest::detail

@@ -384,9 +384,7 @@ void Lifter::import(const ImportStmt& s) {
     // `from neuronxcc.nki.language import par_dim`, `from neuronxcc.nki import trace`.
     std::string mod = canonical_module(s.module);
     if (s.kind == StmtKind::ImportFrom && !mod.empty()) {
-      AValue v = AValue::of_kind(K::Func, mod + "." + a.name);
-      if (mod == "nki.language" && a.name == "par_dim") v = AValue::of_kind(K::Func, "nki.language.par_dim");
-      env[bound] = v;
+      env[bound] = module_attr(mod, a.name);
       continue;
     }
     env[bound] = AValue::of_kind(K::Unknown);
@@ -408,8 +406,9 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       if (e.value->kind == ExprKind::Call) {
         auto& c = static_cast<const CallExpr&>(*e.value);
         if (c.func->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*c.func).attr == "append") {
-          append(c);
-          push_meta(s, MetaKind::Binding, out);
+          std::vector<Op> made = append(c);
+          if (made.empty()) push_meta(s, MetaKind::Binding, out);
+          else out.push_back(ops_node(s, std::move(made)));
           return;
         }
       }
@@ -625,6 +624,8 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     }
     Node n = new_node(NodeKind::Meta, s);
     n.binds = {id};
+    if ((v.k == K::List) && v.items.empty()) list_depth[id] = loop_stack.size();
+    else list_depth.erase(id);
     if (v.k == K::Tile) {
       n.meta = MetaKind::View;
       n.view = v.access;
@@ -952,23 +953,33 @@ bool Lifter::host_for_as_loop(const ForStmt& s, const AValue& seq, std::vector<N
 
 // `scores.append(row)` once per iteration of the innermost loop, `row` that iteration's tile: the
 // list is the tile's tensor with a block dim over the loop (accesses get the loop variable as
-// their first index at the end of the lift, list subscripts their index).
-void Lifter::append(const CallExpr& c) {
+// their first index at the end of the lift, list subscripts their index). The tile may also be
+// made in the call (`blocks.append(nl.load(b[k]))`): the statement is then that operation, its
+// result the list's element (named `blocks_item`, as no name of the author's holds it).
+std::vector<Op> Lifter::append(const CallExpr& c) {
   auto& attr = static_cast<const AttributeExpr&>(*c.func);
   if (attr.value->kind != ExprKind::Name || c.args.size() != 1)
     fail(c.span, "an append other than `name.append(tile)`");
   const std::string& list = static_cast<const NameExpr&>(*attr.value).id;
   auto it = env.find(list);
   if (it == env.end() || it->second.k != K::List) fail(attr.value->span, fmt::format("'{}' is not a list", list));
-  std::vector<Op> ignored;
-  current_ops = &ignored;
+  std::vector<Op> made;
+  current_ops = &made;
   AValue v = eval(*c.args[0]);
+  if (auto d = list_depth.find(list); d != list_depth.end() && d->second == loop_stack.size()) {
+    // `cols = []; cols.append(a); cols.append(b)` in one iteration: the values themselves, in order.
+    // Under a condition on a loop variable both branches are lifted, so which items the list holds
+    // is known only per iteration: refused.
+    if (guarded > 0) fail(c.span, "an append to a host list under a condition on a loop variable");
+    it->second.items.push_back(v);
+    return made;
+  }
   if (loop_stack.empty() || !it->second.items.empty())
     fail(c.span, "a list appended more than once per iteration of one loop");
   int l = loop_stack.back();
   const Loop& loop = k.loops.at(l);
   auto trip = loop.trip();
-  if (ignored.empty() && v.k == K::List && v.items.size() == 1 && v.items[0].k == K::Tile &&
+  if (made.empty() && v.k == K::List && v.items.size() == 1 && v.items[0].k == K::Tile &&
       k.tensor(v.items[0].access.tensor).list_loop >= 0) {
     // `block_tiles.append(row)`, `row` a list of tiles built by a loop inside this one: one more
     // block dim, over this loop, before the row's.
@@ -980,10 +991,14 @@ void Lifter::append(const CallExpr& c) {
     t.outer_lists.insert(t.outer_lists.begin(), {list, l});
     t.scope_loop = loop_stack.size() >= 2 ? loop_stack[loop_stack.size() - 2] : -1;
     it->second.items.push_back(AValue::of_tile(whole(t.id)));
-    return;
+    return {};
   }
-  if (!ignored.empty() || v.k != K::Tile || !whole_access(v.access))
-    fail(c.args[0]->span, "an append of something other than a whole tile (or a list of tiles) bound to a name");
+  // An operation's own result, whole: anything else (a view of a tile made in the call, several
+  // results) has no tile of its own to become the list's element.
+  Op* root = made.empty() ? nullptr : producer(made, v, k);
+  if ((!made.empty() && (!root || root->result < 0)) || v.k != K::Tile || !whole_access(v.access))
+    fail(c.args[0]->span, "an append of something other than a whole tile (or a list of tiles)");
+  if (root && k.tensor(root->result).name.empty()) k.tensor(root->result).name = list + "_item";
   Tensor& t = k.tensor(v.access.tensor);
   if (!trip || !(loop.start == IExpr(0)) || loop.step != 1 || t.scope_loop != l || t.list_loop >= 0)
     fail(c.span, "a list of tiles other than one tile per iteration of a loop from 0");
@@ -995,6 +1010,7 @@ void Lifter::append(const CallExpr& c) {
   t.scope_loop = loop_stack.size() >= 2 ? loop_stack[loop_stack.size() - 2] : -1;
   AValue element = AValue::of_tile(whole(t.id));
   it->second.items.push_back(element);
+  return made;
 }
 
 void Lifter::finish_lists(std::vector<Node>& body) {

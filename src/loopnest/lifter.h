@@ -220,9 +220,15 @@ class Lifter {
   void with_block(const nki::WithStmt& s, std::vector<Node>& out);
   void import(const nki::ImportStmt& s);
   bool depends_on(const AValue& v, int loop) const;
-  void append(const nki::CallExpr& c);
+  std::vector<Op> append(const nki::CallExpr& c);
+  DimIndex backward_slice(const AValue& v, const IExpr& dim, int64_t step, const nki::Expr& at, int axis);
+  AValue sequence_slice(const AValue& base, const nki::SliceExpr& sl, const nki::Expr& e);
   void finish_lists(std::vector<Node>& body);
   std::map<int, size_t> list_ranks;  // list tensors -> their rank before the list's block dim
+  // Lists bound empty (`cols = []`) -> the loop depth of that binding: appended at the same depth,
+  // the list is a host list of that iteration's values (a Python list the trace unrolls), not a
+  // tile per iteration of a loop.
+  std::map<std::string, size_t> list_depth;
   bool same_binding(const AValue& a, const AValue& b) const;
   // The first name the loop body reads before rebinding it while it holds a tile or a number: a
   // value carried between iterations through a Python name, which the form cannot express.
@@ -240,5 +246,9 @@ Operand to_operand(Lifter& lifter, const AValue& v, const nki::Expr* origin);
 std::string canonical_module(const std::string& dotted);
 // Short API name of a canonical function path ("nki.isa.activation" -> "nisa.activation").
 std::string short_api(const std::string& path);
+// The value of `attr` of the module `path` (canonical, "nki.language"): a submodule, a dtype, a
+// buffer, an engine, a tile-size constant, or else the function `path.attr`. Attributes and
+// names imported from the module (`from neuronxcc.nki.language import tile_size, psum`) alike.
+AValue module_attr(const std::string& path, const std::string& attr);
 
 }  // namespace loopnest::detail

@@ -12,6 +12,7 @@
 // (`silu_result`), then the statement reading those names: the same operations in the same order,
 // so the helper's work is the kernel's own whatever the author's style of calling it. A wrapper
 // launching the kernel (the whole kernel body inlined at the top level) stays as written.
+#include <cctype>
 #include <functional>
 #include <set>
 
@@ -109,6 +110,18 @@ void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
   }
 }
 
+// The stem of the name given to a helper's result: the helper's name up to its first comma,
+// without leading underscores and with what is not an identifier character dropped, so a lambda
+// (`<lambda>`) gives `lambda_result`, never a name Python cannot parse.
+std::string result_base(const std::string& helper) {
+  std::string base;
+  for (char c : helper.substr(0, helper.find(',')))
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') base += c;
+  base.erase(0, base.find_first_not_of('_'));
+  if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) return "helper";
+  return base;
+}
+
 // The helper's nodes in place of the call; a call inside an expression of the statement (it has
 // operations of its own) is split as the header says. Names for the values the statement's
 // remaining operations read from the parts before them, and those reads print the names instead
@@ -137,16 +150,18 @@ void open_call(Kernel& k, Node& call, std::vector<Node>& out) {
   adopt(k, call.body, helper);
   std::set<int> made;
   defined(helper, made);
-  std::string base = call.helper.substr(0, call.helper.find(','));
-  base.erase(0, base.find_first_not_of('_'));
+  std::string base = result_base(call.helper);
   std::vector<Op> rest(call.ops.begin() + static_cast<long>(split), call.ops.end());
   for (const auto& op : rest)
     for (const auto& a : op.args)
       if (a.value.kind == Operand::Kind::Tile && made.count(a.value.access.tensor))
-        name(a.value.access.tensor, (base.empty() ? "helper" : base) + "_result");
+        name(a.value.access.tensor, base + "_result");
+  // Every read of what the parts before made prints its name, not the text of the call: a result
+  // the helper had named already (`t` of `t = nl.load(...); return t`) as well as one named here.
   for (auto& op : rest)
     for (auto& a : op.args)
-      if (a.value.kind == Operand::Kind::Tile && named.count(a.value.access.tensor)) a.value.origin = nullptr;
+      if (a.value.kind == Operand::Kind::Tile && (named.count(a.value.access.tensor) || made.count(a.value.access.tensor)))
+        a.value.origin = nullptr;
   for (auto& x : helper) out.push_back(std::move(x));
   // `a, b = rotate(x, nl.load(c))`: every operation of the statement is an argument evaluated
   // before the helper, so nothing reads the helper's results in the statement itself.

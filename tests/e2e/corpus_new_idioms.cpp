@@ -1,4 +1,5 @@
-// The corpus kernels written on 2 Dec (sessions 6 and 7, and the SPMD launches of session 8) in idioms the repository did not hold
+// The corpus kernels written on 2 Dec (sessions 6 and 7, and the SPMD launches of session 8) and on 3 Dec
+// (session 9, the p9_ kernels) in idioms the repository did not hold
 // (docs/language.md, "Kernels by idiom"), taken as a new user takes them through the binary:
 // `accelopt eval` checks each against its numpy reference, `accelopt parse --emit loops` lifts it
 // to the loop-nest form (or names the construct that stops it), and `accelopt rewrite` lists the
@@ -53,6 +54,25 @@ const std::vector<Case> kCases = {
     {"tut_tensor_add_spmd", "", true},
     {"sample_program_id_grid_tuple", "", true},
     {"con_spmd_grid", "", false},  // two launches in one wrapper: the launched bodies stay closed
+    // session 9, kernels written as other authors would (docs/language.md, "Kernels by idiom")
+    {"p9_silu_alias_slices", "", true},  // tile_size, fuse_nests, chunk_rows
+    {"p9_adamw_mgrid_tail", "", true},   // the lambda's and the helper's work opened (helpers=open)
+    {"p9_rmsnorm_reduce_axis_tuple", "", true},
+    {"p9_rope_negative_slices", "", true},
+    {"p9_matmul_trace_lists", "cannot lift a comprehension computing tiles", true},  // unroll_jam, free_size (text)
+    {"p9_softmax_broadcast_reshape", "", true},
+    {"p9_lora_shape_branches", "", true},  // hoist, hoist_expand, jam_rows with load_block opened
+    {"p9_bmm_shape_unpack", "", true},
+    {"p9_newapi_swiglu_dst", "", true},
+    {"p9_gqa_loop_reduce_tuple", "", true},
+    {"p9_add_rmsnorm_arange_pairs", "", true},
+    {"p9_transpose_matmul_from_imports", "", true},  // names imported from nki.language lift
+    {"p9_mamba_reverse_static", "cannot lift a loop with a step that is not a positive constant", false},
+    {"p9_newapi_ap_rows", "", true},
+    {"p9_groupnorm_3d_axis_tuple", "", true},
+    {"p9_reverse_views_misc", "", true},  // engine_assign only: u is read after the reversed exp
+    {"p9_row_stats_host_list", "", true},  // a list appended eight times in one iteration
+    {"p9_softmax_reversed_rows", "", true},  // reversed(range(...)) unrolls; sites with it opened
 };
 
 TEST(CorpusNewIdioms, EachKernelChecksLiftsAsRecordedAndOffersTheRecordedSites) {

@@ -77,8 +77,15 @@ bool shareable_value(Expr& v) {
   return ok;
 }
 
+// `tiles.append(v)`, `tiles.extend(vs)`, `tiles.insert(i, v)`: a Python list filled in place.
+bool list_mutation(const CallExpr& call) {
+  if (call.func->kind != ExprKind::Attribute) return false;
+  const auto& attr = static_cast<const AttributeExpr&>(*call.func);
+  return attr.value->kind == ExprKind::Name && (attr.attr == "append" || attr.attr == "extend" || attr.attr == "insert");
+}
+
 // The name a simple statement writes in place (`x[...] = v`, `x += v`, `x[...] += v`,
-// `nl.store(x[...], ...)`, `op(..., dst=x)`), or "".
+// `nl.store(x[...], ...)`, `op(..., dst=x)`, `x.append(v)`), or "".
 std::string mutated_base(Stmt& s) {
   Expr* target = nullptr;
   if (s.kind == StmtKind::AugAssign) target = static_cast<AugAssignStmt&>(s).target.get();
@@ -88,6 +95,7 @@ std::string mutated_base(Stmt& s) {
   }
   if (s.kind == StmtKind::Expr && static_cast<ExprStmt&>(s).value->kind == ExprKind::Call) {
     auto& call = static_cast<CallExpr&>(*static_cast<ExprStmt&>(s).value);
+    if (list_mutation(call)) return static_cast<NameExpr&>(*static_cast<AttributeExpr&>(*call.func).value).id;
     ExprPtr* dst = argument(call, "dst");
     if (!dst) dst = argument(call, "out");
     if (!dst && call_name(call) == "nl.store") dst = argument(call, "dst", 0);

@@ -254,6 +254,12 @@ AffineView index_view(const AffineView& view, const Value& index, bool on_chip) 
         e = &eo->expr;
       } else if ((converted = to_index_expr(*it))) {
         e = &*converted;
+      } else if (it->as<NkiTensorObj>()) {
+        // Valid NKI (nl.load(data[idx_tile[i_p, 0], i_f])), refused by name: the views here are
+        // affine maps, and an index read from a tile at run time is none (docs/language.md).
+        throw NkiError(ErrorKind::Unsupported,
+                       "indirect (dynamic) indexing by an index tile is not supported by accelopt: views are affine "
+                       "maps of the loop and arange indices, and an index read from a tile is none");
       } else {
         throw NkiError(ErrorKind::Type, fmt::format("tensor indices must be integers, slices, nl.ds or "
                                                     "nl.arange expressions, not {}", it->type_name()));

@@ -72,6 +72,36 @@ TEST(BuiltinMatmul, UnrollJamSharesTheStreamedOperand) {
   EXPECT_NE(after.find("assert m_tiles % 4 == 0"), std::string::npos);
 }
 
+// A list filled by `.append` with tiles of the unrolled iteration is per copy like a buffer
+// written with them: shared, every copy's tiles went into one list and the first copy's were read
+// by all (tests/kernels/corpus/p9_matmul_trace_lists.py gave wrong columns).
+TEST(BuiltinMatmul, UnrollJamGivesEachCopyItsOwnListOfAppendedTiles) {
+  std::string before =
+      "# inputs: 256x256 256x1024\n"
+      "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n@nki.jit\n"
+      "def kernel(a, b):\n"
+      "    M, K = a.shape\n"
+      "    N = b.shape[1]\n"
+      "    c = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+      "    for n0 in nl.affine_range(N // 512):\n"
+      "        b_blocks = []\n"
+      "        for k in range(K // 128):\n"
+      "            b_blocks.append(nl.load(b[k * 128:(k + 1) * 128, n0 * 512:(n0 + 1) * 512]))\n"
+      "        for m0 in nl.affine_range(M // 128):\n"
+      "            acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)\n"
+      "            for k in range(K // 128):\n"
+      "                aT = nl.load_transpose2d(a[m0 * 128:(m0 + 1) * 128, k * 128:(k + 1) * 128])\n"
+      "                acc += nl.matmul(aT, b_blocks[k], transpose_x=True)\n"
+      "            nl.store(c[m0 * 128:(m0 + 1) * 128, n0 * 512:(n0 + 1) * 512], value=acc)\n"
+      "    return c\n";
+  auto shapes = builtin_test::input_shapes(before);
+  auto want = builtin_test::run_source(before, shapes);
+  std::string after = apply_site(before, site_with_factor(before, "unroll_jam", 2));
+  EXPECT_NE(after.find("b_blocks_1 = []"), std::string::npos) << after;
+  EXPECT_NE(after.find("b_blocks_1.append(nl.load(b[k * 128:(k + 1) * 128, n0_1 * 512"), std::string::npos) << after;
+  EXPECT_LT(builtin_test::rel_error(builtin_test::run_source(after, shapes), want), 2e-5) << after;
+}
+
 TEST(BuiltinMatmul, AFactorThatDoesNotDivideTheRowsFailsInsteadOfSkippingRows) {
   std::string before = read(golden_dir() + "/mm_stream.py");
   std::string after = apply_site(before, site_with_factor(before, "unroll_jam", 4));

@@ -100,7 +100,8 @@ inline std::vector<std::string> py_files(const std::string& dir) {
 }
 
 inline bool is_kernel(const std::string& text) {
-  return text.find("@nki.jit") != std::string::npos || text.find("@nki.baremetal") != std::string::npos || text.find("def kernel(") != std::string::npos ||
+  // `@jit` alone: the decorator imported by name (`from neuronxcc.nki import jit`).
+  return text.find("@nki.jit") != std::string::npos || text.find("\n@jit") != std::string::npos || text.find("@nki.baremetal") != std::string::npos || text.find("def kernel(") != std::string::npos ||
          text.find("def optimized_kernel(") != std::string::npos;
 }
 

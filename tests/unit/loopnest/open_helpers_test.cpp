@@ -64,6 +64,43 @@ TEST(OpenHelpers, OpensAHelperReturningSeveralTilesWithLoadsInItsArguments) {
   EXPECT_EQ(body.find("rotate("), std::string::npos) << after;
 }
 
+// A lambda's result (`denom = lambda vv: ...` called as `denom(v_new)` inside an expression) is
+// named after it with what Python accepts in a name: `lambda_result`, never `<lambda>_result`.
+TEST(OpenHelpers, ALambdasResultGetsANamePythonAccepts) {
+  std::string path = source_dir() + "/tests/kernels/corpus/p9_adamw_mgrid_tail.py";
+  std::string text = read(path);
+  auto args = arrays({{300, 256}, {300, 256}, {300, 256}, {300, 256}});
+  loopnest::Kernel form = loopnest::lift_source(path, text, args);
+  const loopnest::Site* open = nullptr;
+  auto sites = loopnest::find_sites(form);
+  for (const auto& s : sites)
+    if (s.params.count("helpers") && !open) open = &s;
+  ASSERT_TRUE(open) << "no site with the helpers opened";
+  std::string after = loopnest::apply_site(path, text, args, *open);
+  EXPECT_NE(after.find("lambda_result = nl.add("), std::string::npos) << after;
+  EXPECT_EQ(after.find("<lambda>"), std::string::npos) << after;
+}
+
+// A helper whose result already has its own name (`t = nl.load(...); return t`) called inside an
+// expression (`xT[k] = nl.copy(nisa.nc_transpose(load_block(x, ...)))`): the statement reads that
+// name, and the helper is not called a second time for the value it already computed.
+TEST(OpenHelpers, AHelpersOwnResultNameIsReadInPlaceOfTheCall) {
+  std::string path = source_dir() + "/tests/kernels/corpus/p9_lora_shape_branches.py";
+  std::string text = read(path);
+  auto args = arrays({{256, 256}, {256, 512}, {256, 64}, {64, 512}});
+  loopnest::Kernel form = loopnest::lift_source(path, text, args);
+  int opened = 0;
+  for (const auto& s : loopnest::find_sites(form)) {
+    if (!s.params.count("helpers")) continue;
+    ++opened;
+    std::string after = loopnest::apply_site(path, text, args, s);
+    std::string body = after.substr(after.find("def lora"));
+    EXPECT_EQ(body.find("load_block("), std::string::npos) << s.key() << "\n" << after;
+    EXPECT_EQ(loads_of(after, args, 0), 4) << s.key() << "\n" << after;
+  }
+  EXPECT_GE(opened, 3);
+}
+
 }  // namespace
 
 

@@ -1,0 +1,20 @@
+import numpy as np
+
+M, K, N = 256, 384, 1024
+TOLERANCE = 1e-4
+
+
+def get_inputs():
+    return [np.random.normal(size=(M, K)).astype(np.float32), np.random.normal(size=(K, N)).astype(np.float32)]
+
+
+def forward(a, b):
+    return np.matmul(a, b)
+
+
+def transform_to_nki_inputs(inputs):
+    return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+    return [k_res]

@@ -1,0 +1,20 @@
+import numpy as np
+
+B, R, C = 2, 256, 512
+
+
+def get_inputs():
+    return [np.random.normal(size=(B, R, C)).astype(np.float32)]
+
+
+def forward(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def transform_to_nki_inputs(inputs):
+    return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+    return [k_res]

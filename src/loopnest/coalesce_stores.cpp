@@ -25,8 +25,8 @@
 // - the buffer fits: T * (V's tile bytes per partition) beside one tile of every other SBUF tensor
 //   within an SBUF partition (hoist_expand's capacity rule, nest_walk.h). No chunked variant.
 // Where it pays (not legality): each tile is below the payload that saturates a DMA (4 KiB per
-// partition), and the store moves at least as many bytes per iteration of L as every other DMA
-// inside L together (a K loop's loads keep the queues busy and hide the stores' lower efficiency).
+// partition), and the store moves more bytes per iteration of L than every other DMA inside L
+// together (a K loop's loads, or a streaming loop's equal loads, hide the stores' lower efficiency).
 // The value may be an inner call of the store (`value=nl.copy(ps)`): it becomes a statement of its
 // own writing the buffer, the buffer named after the destination (`out_buf`).
 #include <algorithm>
@@ -181,7 +181,9 @@ std::optional<Plan> plan_for(Kernel& k, Node& s, const std::vector<const Node*>&
   if (!me || first_write < 0) return std::nullopt;
   // Pays only where the stores are the loop's main DMA traffic: the loads of a matmul's K loop inside
   // L keep the queues busy and hide the stores' lower efficiency (the bundled transpose_matmul's
-  // 21 stores of 2 KiB coalesced: 14.646 -> 14.664 ms, docs/performance/builtin_agent.md).
+  // 21 stores of 2 KiB coalesced: 14.646 -> 14.664 ms), and a streaming loop loading as much as it
+  // stores overlaps each store with the next load, which one store at the end undoes (the tutorial
+  // silu's 14 stores of 2 KiB: 0.8743 -> 0.8923 ms; docs/performance/builtin_agent.md).
   auto bytes_per_iteration = [&](const OpRef& r) {
     const Access* a = r.op().dst && !k.tensor(storage_of(k, r.op().dst->tensor)).on_chip() ? &*r.op().dst : reads(r.op()).empty() ? nullptr : reads(r.op())[0];
     if (!a) return 0.0;
@@ -197,7 +199,7 @@ std::optional<Plan> plan_for(Kernel& k, Node& s, const std::vector<const Node*>&
     OpClass c = r.op().cls;
     if (c == OpClass::Load || c == OpClass::Store || c == OpClass::DmaCopy) other += bytes_per_iteration(r);
   }
-  if (stored < other) return std::nullopt;
+  if (stored <= other) return std::nullopt;
   // Capacity: T tiles of V (its free dims; a legacy buffer's block dims are one per iteration).
   int64_t per = itemsize_of(v.dtype);
   size_t from = k.dialect.new_api ? 0 : static_cast<size_t>(v.partition_dim);

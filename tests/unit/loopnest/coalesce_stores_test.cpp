@@ -127,4 +127,21 @@ TEST(CoalesceStores, RefusesAValueReadBeforeItIsWritten) {
   EXPECT_TRUE(sites_of(text, kArgs).empty());
 }
 
+TEST(CoalesceStores, LeavesTilesAlreadyAtTheSaturatingPayload) {
+  // 1024 fp32 columns are 4 KiB per partition, where a DMA already runs at full throughput.
+  std::string text = kernel_text("tiles");
+  replace(text, "for ni in nl.affine_range(n_size // 512)", "for ni in nl.affine_range(n_size // 1024)");
+  replace(text, "rhs_tile[:, ni * 512:(ni + 1) * 512]", "rhs_tile[:, ni * 1024:(ni + 1) * 1024]");
+  replace(text, "ni * 512:(ni + 1) * 512], value=", "ni * 1024:(ni + 1) * 1024], value=");
+  EXPECT_TRUE(sites_of(text, kArgs).empty());
+  // 256 columns (1 KiB) are offered.
+  text = kernel_text("tiles");
+  replace(text, "for ni in nl.affine_range(n_size // 512)", "for ni in nl.affine_range(n_size // 256)");
+  replace(text, "rhs_tile[:, ni * 512:(ni + 1) * 512]", "rhs_tile[:, ni * 256:(ni + 1) * 256]");
+  replace(text, "ni * 512:(ni + 1) * 512], value=", "ni * 256:(ni + 1) * 256], value=");
+  auto sites = sites_of(text, kArgs);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].params.at("tiles"), "8");
+}
+
 }  // namespace

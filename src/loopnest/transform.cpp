@@ -85,6 +85,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_in_place());
     v.push_back(make_hoist_expand());
     v.push_back(make_hoist_compute());
+    v.push_back(make_coalesce_stores());
     v.push_back(make_hoist_transpose());
     v.push_back(make_forward_defer());
     v.push_back(make_feed_pe_first());

@@ -113,6 +113,9 @@ const std::map<std::string, Affinity>& affinities() {
       // An instruction (and the loads feeding it) redone per iteration of a loop it does not depend
       // on (a scan's d * u per state): inputs re-read and the Vector / Scalar Engine work repeated.
       {"hoist_compute", {2.0, {{"rereads_inputs", 4}, {"dma_bound", 2}, {"dve_busy", 2}, {"act_busy", 1.5}}}},
+      // Many small stores (2 KiB per partition: ~0.80 of the DMA's throughput, trainium-measurements'
+      // "Throughput vs bytes per partition") become one per loop: DMA time and per-transfer cost.
+      {"coalesce_stores", {1.0, {{"dma_bound", 3}, {"many_instructions", 1.3}}}},
       // A transpose (and its PSUM copy) redone per column block: Tensor Engine and copy time.
       {"hoist_transpose", {2.0, {{"pe_busy", 2}, {"dve_busy", 1.3}}}},
       {"jam_rows", {1.5, {{"dma_bound", 2.5}, {"spill", 0.7}}}},

@@ -45,6 +45,7 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"hoist", {"dma"}},
       {"hoist_expand", {"dma"}},
       {"hoist_compute", {"dma", "dve", "act"}},
+      {"coalesce_stores", {"dma"}},
       {"hoist_transpose", {"pe", "dve"}},
       {"jam_rows", {"dma", "pe"}},
       {"interchange_loops", {"dma", "pe"}},

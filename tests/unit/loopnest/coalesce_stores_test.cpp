@@ -1,0 +1,147 @@
+// coalesce_stores (src/loopnest/coalesce_stores.cpp): a store inside a loop writing one tile per
+// iteration to consecutive blocks of a free dim becomes one store after the loop, the tiles
+// assembled in an SBUF buffer. The batched matmul storing each 512-column PSUM tile in three styles
+// (tests/kernels/store_rows_{tiles,grid,api}.py) offers the same site; applied, `out` is written
+// once per row tile instead of once per column block. Variants that read the destination inside
+// the loop, or whose tiles are not contiguous, are refused. That every site keeps the kernel's
+// outputs is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's.
+#include <gtest/gtest.h>
+
+#include "corpus.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
+
+namespace {
+
+using loopnest_test::arrays;
+using loopnest_test::read;
+using loopnest_test::source_dir;
+
+std::string kernel_text(const std::string& style) {
+  return read(source_dir() + "/tests/kernels/store_rows_" + style + ".py");
+}
+
+std::vector<loopnest::Site> sites_of(const std::string& text, const std::vector<loopnest::ArgSpec>& args) {
+  std::vector<loopnest::Site> out;
+  for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, args)))
+    if (s.transform == "coalesce_stores") out.push_back(s);
+  return out;
+}
+
+// How many DMA transfers write the kernel's outputs (each times its loops' trips), and the bytes
+// per partition of the largest.
+std::pair<int64_t, int64_t> stores_of(const std::string& text, const std::vector<loopnest::ArgSpec>& args) {
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  loopnest::Analysis an(k);
+  int64_t n = 0, widest = 0;
+  for (const auto& r : an.ops) {
+    const auto& op = r.op();
+    if (op.cls != loopnest::OpClass::Store && op.cls != loopnest::OpClass::DmaCopy) continue;
+    if (!op.dst || k.tensor(loopnest::storage_of(k, op.dst->tensor)).on_chip()) continue;
+    int64_t times = 1;
+    for (int l : r.loops) times *= k.loops.at(l).trip().value_or(0);
+    n += times;
+    auto shape = op.dst->tile_shape();
+    int64_t elems = 1;
+    for (size_t d = 1; d < shape.size(); ++d) elems *= shape[d].constant();
+    widest = std::max(widest, elems * 4);
+  }
+  return {n, widest};
+}
+
+// lhs (2, 256, 64), rhs (2, 64, 2048): 2 batches, 2 row tiles, 4 column blocks of 512.
+const std::vector<loopnest::ArgSpec> kArgs = arrays({{2, 256, 64}, {2, 64, 2048}});
+
+void replace(std::string& text, const std::string& from, const std::string& to) {
+  auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+}
+
+TEST(CoalesceStores, FindsTheSameSiteInEveryStyleAndStoresOncePerRowTile) {
+  std::string first;
+  for (const char* style : {"tiles", "grid", "api"}) {
+    SCOPED_TRACE(style);
+    std::string text = kernel_text(style);
+    auto sites = sites_of(text, kArgs);
+    ASSERT_EQ(sites.size(), 1u);
+    if (first.empty()) first = sites[0].key();
+    EXPECT_EQ(sites[0].key(), first);
+    EXPECT_EQ(sites[0].params.at("tiles"), "4");
+    EXPECT_EQ(sites[0].relieves, std::set<std::string>{"dma"});
+    EXPECT_EQ(stores_of(text, kArgs), std::make_pair(int64_t{16}, int64_t{2048}));
+    std::string after = loopnest::apply_site("k.py", text, kArgs, sites[0]);
+    // 2 batches x 2 row tiles, 8 KiB per partition each.
+    EXPECT_EQ(stores_of(after, kArgs), std::make_pair(int64_t{4}, int64_t{8192})) << after;
+    EXPECT_TRUE(sites_of(after, kArgs).empty()) << after;
+  }
+}
+
+TEST(CoalesceStores, ANamedValueTileBecomesTheBuffer) {
+  std::string text = kernel_text("tiles");
+  replace(text, "                nl.store(out[b, mi * 128:(mi + 1) * 128, ni * 512:(ni + 1) * 512], value=nl.copy(ps))\n",
+          "                res = nl.copy(ps)\n"
+          "                nl.store(out[b, mi * 128:(mi + 1) * 128, ni * 512:(ni + 1) * 512], value=res)\n");
+  auto sites = sites_of(text, kArgs);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].key(), sites_of(kernel_text("tiles"), kArgs).at(0).key());
+  std::string after = loopnest::apply_site("k.py", text, kArgs, sites[0]);
+  EXPECT_NE(after.find("            res = nl.ndarray(shape=(128, n_size // 512 * 512), dtype=nl.float32, buffer=nl.sbuf)\n"
+                       "            for ni in nl.affine_range(n_size // 512):\n"),
+            std::string::npos)
+      << after;
+  EXPECT_NE(after.find("                res[:, 512*ni:512*ni + 512] = nl.copy(ps)\n"
+                       "            nl.store(out[b, 128*mi:128*mi + 128, :], value=res)\n"),
+            std::string::npos)
+      << after;
+}
+
+TEST(CoalesceStores, RefusesWhenTheLoopReadsTheDestination) {
+  // The stored block read back inside `for ni`: with the store after the loop it would read stale data.
+  std::string text = kernel_text("api");
+  const std::string store =
+      "                nisa.dma_copy(dst=out[b, mi * 128:(mi + 1) * 128, ni * 512:(ni + 1) * 512], src=res)\n";
+  replace(text, store,
+          store + "                back = nl.ndarray((128, 512), dtype=lhs.dtype, buffer=nl.sbuf)\n"
+                  "                nisa.dma_copy(dst=back, src=out[b, mi * 128:(mi + 1) * 128, ni * 512:(ni + 1) * 512])\n");
+  EXPECT_TRUE(sites_of(text, kArgs).empty());
+}
+
+TEST(CoalesceStores, RefusesTilesThatAreNotContiguous) {
+  // Every other 512-column block (stride 1024): one store after the loop would write the gaps.
+  std::string text = kernel_text("tiles");
+  replace(text, "out = nl.ndarray((batch, m_size, n_size)", "out = nl.ndarray((batch, m_size, 2 * n_size)");
+  replace(text, "ni * 512:(ni + 1) * 512], value=", "ni * 1024:ni * 1024 + 512], value=");
+  EXPECT_TRUE(sites_of(text, kArgs).empty());
+}
+
+TEST(CoalesceStores, RefusesAValueReadBeforeItIsWritten) {
+  // `res` carried from the previous column block (read before this iteration writes it): one
+  // block per iteration would change what that read sees.
+  std::string text = kernel_text("api");
+  replace(text, "                res = nl.ndarray((128, 512), dtype=lhs.dtype, buffer=nl.sbuf)\n", "");
+  replace(text, "            for ni in nl.affine_range(n_size // 512):\n",
+          "            res = nl.ndarray((128, 512), dtype=lhs.dtype, buffer=nl.sbuf)\n"
+          "            for ni in nl.sequential_range(n_size // 512):\n"
+          "                nisa.tensor_copy(dst=lhs_t, src=res[0:64, 0:128])\n");
+  EXPECT_TRUE(sites_of(text, kArgs).empty());
+}
+
+TEST(CoalesceStores, LeavesTilesAlreadyAtTheSaturatingPayload) {
+  // 1024 fp32 columns are 4 KiB per partition, where a DMA already runs at full throughput.
+  std::string text = kernel_text("tiles");
+  replace(text, "for ni in nl.affine_range(n_size // 512)", "for ni in nl.affine_range(n_size // 1024)");
+  replace(text, "rhs_tile[:, ni * 512:(ni + 1) * 512]", "rhs_tile[:, ni * 1024:(ni + 1) * 1024]");
+  replace(text, "ni * 512:(ni + 1) * 512], value=", "ni * 1024:(ni + 1) * 1024], value=");
+  EXPECT_TRUE(sites_of(text, kArgs).empty());
+  // 256 columns (1 KiB) are offered.
+  text = kernel_text("tiles");
+  replace(text, "for ni in nl.affine_range(n_size // 512)", "for ni in nl.affine_range(n_size // 256)");
+  replace(text, "rhs_tile[:, ni * 512:(ni + 1) * 512]", "rhs_tile[:, ni * 256:(ni + 1) * 256]");
+  replace(text, "ni * 512:(ni + 1) * 512], value=", "ni * 256:(ni + 1) * 256], value=");
+  auto sites = sites_of(text, kArgs);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].params.at("tiles"), "8");
+}
+
+}  // namespace

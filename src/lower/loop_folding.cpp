@@ -93,7 +93,8 @@ trn::Operand& operand(trn::InstructionInfo& inst, size_t o) {
 
 bool same_alloc(const trn::AllocInfo& a, const trn::AllocInfo& b) {
   return a.buffer == b.buffer && a.blocks == b.blocks && a.partitions == b.partitions &&
-         a.bytes_per_partition == b.bytes_per_partition && a.zero_initialized == b.zero_initialized;
+         a.bytes_per_partition == b.bytes_per_partition && a.regions == b.regions &&
+         a.zero_initialized == b.zero_initialized;
 }
 
 bool same_instruction(const trn::InstructionInfo& a, const trn::InstructionInfo& b) {

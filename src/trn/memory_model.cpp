@@ -55,8 +55,11 @@ void MemoryModel::declare(const AllocInfo& alloc) {
   if (alloc.partitions > arch_.partitions)
     throw AllocationError(fmt::format("tensor '{}' spans {} partitions but {} has {}", alloc.name,
                                       alloc.partitions, to_string(alloc.buffer), arch_.partitions));
-  tensors_[alloc.tensor_id] = {alloc.buffer, alloc.bytes_per_partition,
-                               std::max<uint16_t>(alloc.partitions, 1), alloc.blocks};
+  // Each region of a tile is a tile of its own (AllocInfo::regions; the simulator keys accesses by
+  // region as it keys the blocks of a block-dimension tensor).
+  const uint32_t regions = std::max<uint32_t>(alloc.regions, 1);
+  tensors_[alloc.tensor_id] = {alloc.buffer, alloc.bytes_per_partition / regions,
+                               std::max<uint16_t>(alloc.partitions, 1), alloc.blocks * regions};
 }
 
 TileState* MemoryModel::find(TileKey key) {

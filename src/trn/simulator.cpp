@@ -38,6 +38,11 @@ struct Simulator::Impl {
   Profile result;
   // The PSUM tensor whose nl.zeros allocation was the last record, if any (see consume()).
   std::optional<uint32_t> zeroed_psum;
+  // SBUF tensors whose tiles are several units of residency (AllocInfo::regions): tensor id ->
+  // (regions per tile, bytes per partition of a region).
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint64_t>> regions;
+  // Appends the access of `operand` to `op`, one per region of its tile it touches.
+  void add_access(PendingOp& op, const InstructionInfo& inst, const Operand& operand, bool is_output);
   // Kinds of the loops the next instruction is in (innermost last), and the number of sequential
   // iteration boundaries so far (PendingOp::in_order, PendingOp::epoch).
   std::vector<LoopKind> loops;
@@ -144,25 +149,56 @@ void Simulator::Impl::add_instruction(const Record& r) {
   }
   op.flops = hardware_flops(inst, arch);
   op.accesses.reserve(inst.inputs.size() + inst.outputs.size());
-  auto add = [&](const Operand& operand, bool is_output) {
-    Access a;
-    a.key = tile_key(operand.tensor_id, operand.block);
-    a.operand = operand;
-    a.read = !is_output || inst.accumulate;
-    a.write = is_output;
-    if (operand.buffer != BufferKind::Hbm) {
-      scheduler.touch(operand);
-      a.full_write = is_output && !inst.accumulate && covers_tile(operand, *scheduler.tile(a.key));
-    }
-    op.accesses.push_back(a);
-  };
-  for (const auto& operand : inst.inputs) add(operand, false);
-  for (const auto& operand : inst.outputs) add(operand, true);
+  for (const auto& operand : inst.inputs) add_access(op, inst, operand, false);
+  for (const auto& operand : inst.outputs) add_access(op, inst, operand, true);
   window.push_back(std::move(op));
   PendingOp& stored = window.back();
   for (size_t idx = 0; idx < stored.accesses.size(); ++idx)
     if (stored.accesses[idx].operand.buffer != BufferKind::Hbm) link(stored, idx);
   drain(options.lookahead);
+}
+
+void Simulator::Impl::add_access(PendingOp& op, const InstructionInfo& inst, const Operand& operand,
+                                 bool is_output) {
+  auto add = [&](const Operand& part) {
+    Access a;
+    a.key = tile_key(part.tensor_id, part.block);
+    a.operand = part;
+    a.read = !is_output || inst.accumulate;
+    a.write = is_output;
+    if (part.buffer != BufferKind::Hbm) {
+      scheduler.touch(part);
+      a.full_write = is_output && !inst.accumulate && covers_tile(part, *scheduler.tile(a.key));
+    }
+    op.accesses.push_back(a);
+  };
+  auto it = operand.buffer == BufferKind::Sbuf ? regions.find(operand.tensor_id) : regions.end();
+  if (it == regions.end()) return add(operand);
+  // A [128, KT, N] tile is KT units of residency, as the same data in a block-dimension tensor
+  // [KT, par 128, N] is (the compiler's allocation unit is what the program accesses, not how it
+  // spelled the buffer): the part of the access in each region is an access of that region's
+  // tile, at its offset within the region (bytes, so that a differently typed view still maps).
+  const auto [count, region] = it->second;
+  const uint64_t db = std::max<uint8_t>(operand.dtype_bytes, 1);
+  const uint64_t start = uint64_t(std::max<int64_t>(operand.offset, 0)) * db;
+  const uint64_t extent = uint64_t(operand.extent ? operand.extent : operand.free_elements) * db;
+  const uint64_t first = std::min<uint64_t>(start / region, count - 1);
+  const uint64_t last = std::min<uint64_t>((start + std::max<uint64_t>(extent, 1) - 1) / region, count - 1);
+  for (uint64_t r = first; r <= last; ++r) {
+    Operand part = operand;
+    part.block = operand.block * count + uint32_t(r);
+    const uint64_t lo = std::max(start, r * region), hi = std::min(start + extent, (r + 1) * region);
+    const uint64_t span = hi > lo ? hi - lo : db;
+    part.offset = int64_t((lo - r * region) / db);
+    part.extent = uint32_t(span / db);
+    if (first != last) {
+      // The elements of the access that fall in this region, in proportion to its span.
+      part.free_elements = uint32_t(std::max<uint64_t>(1, (uint64_t(operand.free_elements) * span + extent / 2) / extent));
+      if (part.pitch >= part.extent) part.pitch = 0;
+      part.contiguous_bytes = std::min<uint32_t>(part.contiguous_bytes, uint32_t(span));
+    }
+    add(part);
+  }
 }
 
 void Simulator::Impl::drain(size_t keep) {
@@ -189,6 +225,11 @@ void Simulator::consume(const Record& record) {
   switch (record.kind) {
     case RecordKind::Alloc:
       impl_->scheduler.declare(record.alloc);
+      if (record.alloc.buffer == BufferKind::Sbuf && record.alloc.regions > 1)
+        impl_->regions[record.alloc.tensor_id] = {record.alloc.regions,
+                                                  record.alloc.bytes_per_partition / record.alloc.regions};
+      else
+        impl_->regions.erase(record.alloc.tensor_id);
       impl_->zeroed_psum.reset();
       if (record.alloc.zero_initialized && record.alloc.buffer == BufferKind::Psum)
         impl_->zeroed_psum = record.alloc.tensor_id;

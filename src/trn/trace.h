@@ -83,6 +83,10 @@ struct AllocInfo {
   uint32_t blocks = 1;               // product of block dims (1 for a plain tile)
   uint16_t partitions = 1;           // partition dim size (HBM: 1)
   uint64_t bytes_per_partition = 0;  // per block (HBM: total bytes of the tensor)
+  // SBUF tiles with more than one free dim: the size of the first free dim. A [128, KT, N] tile
+  // is KT regions of N elements a partition, each its own unit of residency like a block of a
+  // block-dimension tensor [KT, par 128, N] (docs/simulator.md, On-chip memory). 1 otherwise.
+  uint32_t regions = 1;
   bool is_kernel_input = false;
   bool is_kernel_output = false;
   bool zero_initialized = false;     // nl.zeros / memset at creation (counts as an instruction separately)

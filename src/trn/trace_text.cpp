@@ -136,6 +136,7 @@ Record parse_alloc(std::istringstream& words, const LineParser& p) {
     else if (key == "blocks") r.alloc.blocks = uint32_t(p.number(value, "block count"));
     else if (key == "partitions") r.alloc.partitions = uint16_t(p.number(value, "partition count"));
     else if (key == "bytes") r.alloc.bytes_per_partition = p.number(value, "byte count");
+    else if (key == "regions") r.alloc.regions = uint32_t(p.number(value, "region count"));
     else if (key == "input") r.alloc.is_kernel_input = true;
     else if (key == "output") r.alloc.is_kernel_output = true;
     else if (key == "zero") r.alloc.zero_initialized = true;

@@ -48,6 +48,11 @@ void KernelContext::fill_alloc(trn::Record& r, const TensorStorage& st) {
   a.partitions = uint16_t(st.partitions());
   int64_t bytes = st.free_elements() * tensor::itemsize(st.dtype);
   a.bytes_per_partition = uint64_t(st.on_chip() ? bytes : tensor::num_elements(st.shape) * tensor::itemsize(st.dtype));
+  // The first free dim of an SBUF tile with several free dims (AllocInfo::regions).
+  const size_t first_free = size_t(st.partition_axis) + 1;
+  a.regions = st.buffer == trn::BufferKind::Sbuf && st.shape.size() > first_free + 1
+                  ? uint32_t(std::max<int64_t>(st.shape[first_free], 1))
+                  : 1;
   a.is_kernel_input = st.is_input;
   a.is_kernel_output = false;
   a.zero_initialized = st.zero_initialized;

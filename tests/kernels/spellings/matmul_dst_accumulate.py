@@ -1,0 +1,27 @@
+# xT.T @ w with the K sum accumulated by `nisa.nc_matmul(dst=acc, ...)` into a PSUM ndarray (the
+# newer API: the first write of a fresh accumulator overwrites, later ones accumulate). Same
+# program as matmul_nc_matmul.py, which accumulates with `acc += ...` into `nl.zeros` in PSUM.
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def kernel(xT, w):
+    K, M = xT.shape
+    N = w.shape[1]
+    KT = K // 128
+    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    xs = nl.ndarray((128, KT, M), dtype=xT.dtype, buffer=nl.sbuf)
+    ws = nl.ndarray((128, KT, N), dtype=w.dtype, buffer=nl.sbuf)
+    for kb in nl.affine_range(KT):
+        nisa.dma_copy(dst=xs[:, kb, :], src=xT[kb * 128:(kb + 1) * 128, :])
+        nisa.dma_copy(dst=ws[:, kb, :], src=w[kb * 128:(kb + 1) * 128, :])
+    for mb in nl.affine_range(M // 128):
+        acc = nl.ndarray((128, N), dtype=nl.float32, buffer=nl.psum)
+        for kb in nl.affine_range(KT):
+            nisa.nc_matmul(dst=acc, stationary=xs[:, kb, mb * 128:(mb + 1) * 128], moving=ws[:, kb, :])
+        res = nl.ndarray((128, N), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=res, src=acc)
+        nisa.dma_copy(dst=out[mb * 128:(mb + 1) * 128, :], src=res)
+    return out

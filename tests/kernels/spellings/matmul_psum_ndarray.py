@@ -1,0 +1,24 @@
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def kernel(xT, w):
+  # xT.T @ w with the K sum accumulated by `nc_matmul` into a PSUM `nl.ndarray`
+  # (`acc[...] += nisa.nc_matmul(...)`). Same program as matmul_nc_matmul.py, which accumulates
+  # into `nl.zeros(..., buffer=nl.psum)` with `acc += ...`.
+  K, M = xT.shape
+  _, N = w.shape
+  out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+  xs = nl.ndarray((K // 128, nl.par_dim(128), M), dtype=xT.dtype, buffer=nl.sbuf)
+  ws = nl.ndarray((K // 128, nl.par_dim(128), N), dtype=w.dtype, buffer=nl.sbuf)
+  for kb in nl.affine_range(K // 128):
+    xs[kb] = nl.load(xT[kb * 128:(kb + 1) * 128, :])
+    ws[kb] = nl.load(w[kb * 128:(kb + 1) * 128, :])
+  for mb in nl.affine_range(M // 128):
+    acc = nl.ndarray((128, N), dtype=nl.float32, buffer=nl.psum)
+    for kb in nl.affine_range(K // 128):
+      acc[...] += nisa.nc_matmul(xs[kb, :, mb * 128:(mb + 1) * 128], ws[kb])
+    nl.store(out[mb * 128:(mb + 1) * 128, :], value=acc)
+  return out

@@ -188,7 +188,13 @@ void Simulator::consume(const Record& record) {
   if (impl_->finished) throw std::logic_error("Simulator::consume after finish");
   switch (record.kind) {
     case RecordKind::Alloc:
-      impl_->scheduler.declare(record.alloc);
+      try {
+        impl_->scheduler.declare(record.alloc);
+      } catch (const AllocationError& e) {
+        // Give the allocation's source line to a caller that has no interpreter location.
+        if (e.line || !record.line) throw;
+        throw AllocationError(e.what(), record.line);
+      }
       impl_->zeroed_psum.reset();
       if (record.alloc.zero_initialized && record.alloc.buffer == BufferKind::Psum)
         impl_->zeroed_psum = record.alloc.tensor_id;

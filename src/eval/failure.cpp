@@ -167,7 +167,7 @@ Failed failed_from_current_exception(Stage stage, const std::string& file) {
     // Raised outside any statement (e.g. checking what the kernel returned): name the file.
     return failed(Failure{stage, e.diag.kind, e.diag.limit, file, 0, 0, e.diag.message});
   } catch (const trn::AllocationError& e) {
-    return failed(Failure{stage, ErrorKind::Rule, LimitKind::None, file, 0, 0, e.what()});
+    return failed(Failure{stage, ErrorKind::Rule, LimitKind::None, file, e.line, 0, e.what()});
   } catch (const std::bad_alloc&) {
     return failed(Failure{stage, ErrorKind::Limit, LimitKind::Memory, file, 0, 0, "out of memory"});
   } catch (const std::exception& e) {

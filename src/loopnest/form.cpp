@@ -118,6 +118,8 @@ std::optional<int64_t> Loop::trip() const {
   IExpr n = stop - start;
   if (!n.is_constant()) return std::nullopt;
   int64_t span = n.constant();
+  // A loop walking backwards (`range(n - 1, -1, -1)`) runs while the value stays above stop.
+  if (step < 0) return span >= 0 ? 0 : (-span - step - 1) / -step;
   return span <= 0 ? 0 : (span + step - 1) / step;
 }
 
@@ -127,6 +129,14 @@ Ranges Kernel::ranges() const {
   for (const auto& [id, loop] : loops) {
     auto lo = loop.start.bounds(r), hi = loop.stop.bounds(r);
     if (!lo || !hi) continue;
+    if (loop.step < 0) {
+      // Backwards: from start down to just above stop (the last value exact when both are constant).
+      int64_t first = lo->second, low = hi->first + 1;
+      if (loop.start.is_constant() && loop.stop.is_constant() && loop.trip() && *loop.trip() > 0)
+        low = loop.start.constant() + (*loop.trip() - 1) * loop.step;
+      r[id] = {std::min(low, first), first};
+      continue;
+    }
     int64_t last = hi->second - 1;
     if (loop.step > 1 && loop.start.is_constant()) last = loop.start.constant() + (last - loop.start.constant()) / loop.step * loop.step;
     r[id] = {lo->first, std::max(lo->first, last)};

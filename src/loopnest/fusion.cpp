@@ -126,7 +126,8 @@ class FuseNests : public Transform {
         Node& b = (*block)[j];
         if (b.kind != NodeKind::Loop || b.frozen) continue;
         const Loop &la = k.loops.at(a.loop), &lb = k.loops.at(b.loop);
-        if (la.kind != lb.kind || la.start != lb.start || la.stop != lb.stop || la.step != lb.step || !la.trip()) continue;
+        // legal() orders iterations by the loop variable's value: loops walking backwards are left alone.
+        if (la.kind != lb.kind || la.start != lb.start || la.stop != lb.stop || la.step != lb.step || la.step <= 0 || !la.trip()) continue;
         if (!legal(k, a, b)) continue;
         Analysis an(k);
         auto s = make_loop_site(k, an, a,

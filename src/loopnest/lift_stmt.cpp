@@ -838,7 +838,10 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   loop.start = int_of(r.items[0], *s.iter);
   loop.stop = int_of(r.items[1], *s.iter);
   IExpr step = int_of(r.items[2], *s.iter);
-  if (!step.is_constant() || step.constant() <= 0) fail(s.iter->span, "a loop with a step that is not a positive constant");
+  // A constant step either way: a negative one walks backwards (`nl.static_range(n - 1, -1, -1)`);
+  // moves that need start 0 and step 1 check for it themselves.
+  if (!step.is_constant()) fail(s.iter->span, "a loop with a step that is not a constant");
+  if (step.constant() == 0) fail(s.iter->span, "a loop with a step of zero");
   loop.step = step.constant();
   k.loops[loop.id] = loop;
   Node n = new_node(NodeKind::Loop, s);

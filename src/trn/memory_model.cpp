@@ -42,6 +42,18 @@ void SpacePool::give(uint64_t bytes, double release_time) {
   }
 }
 
+namespace {
+
+// The tile as the author knows it: its name= or Python variable; an operation's result not yet
+// bound to a name when it is allocated has none, so it is called what it is (the error's
+// file:line points at the statement).
+std::string tile_name(const AllocInfo& alloc) {
+  if (!alloc.name.empty()) return fmt::format("tensor '{}'", alloc.name);
+  return fmt::format("an unnamed intermediate tile (tensor {}, the result of an operation)", alloc.tensor_id);
+}
+
+}  // namespace
+
 MemoryModel::MemoryModel(const ArchConfig& arch)
     : arch_(arch), sbuf_(arch.sbuf_bytes_per_partition), psum_(arch.psum_bytes_per_partition) {}
 
@@ -50,10 +62,10 @@ void MemoryModel::declare(const AllocInfo& alloc) {
   const uint64_t capacity = pool(alloc.buffer).capacity();
   if (alloc.bytes_per_partition > capacity)
     throw AllocationError(fmt::format(
-        "tensor '{}' needs {} bytes per partition in {} but a partition holds {} bytes",
-        alloc.name, alloc.bytes_per_partition, to_string(alloc.buffer), capacity));
+        "{} needs {} bytes per partition in {} but a partition holds {} bytes",
+        tile_name(alloc), alloc.bytes_per_partition, to_string(alloc.buffer), capacity));
   if (alloc.partitions > arch_.partitions)
-    throw AllocationError(fmt::format("tensor '{}' spans {} partitions but {} has {}", alloc.name,
+    throw AllocationError(fmt::format("{} spans {} partitions but {} has {}", tile_name(alloc),
                                       alloc.partitions, to_string(alloc.buffer), arch_.partitions));
   // Each region of a tile is a tile of its own (AllocInfo::regions; the simulator keys accesses by
   // region as it keys the blocks of a block-dimension tensor).

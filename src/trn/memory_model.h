@@ -27,9 +27,11 @@
 namespace trn {
 
 // A tile that can never fit in its memory, like the compiler's allocation error.
+// `line` is the kernel source line of the allocation when the trace recorded it (0: unknown).
 class AllocationError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit AllocationError(const std::string& message, uint32_t line = 0) : std::runtime_error(message), line(line) {}
+  uint32_t line = 0;
 };
 
 using TileKey = uint64_t;

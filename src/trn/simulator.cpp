@@ -224,7 +224,13 @@ void Simulator::consume(const Record& record) {
   if (impl_->finished) throw std::logic_error("Simulator::consume after finish");
   switch (record.kind) {
     case RecordKind::Alloc:
-      impl_->scheduler.declare(record.alloc);
+      try {
+        impl_->scheduler.declare(record.alloc);
+      } catch (const AllocationError& e) {
+        // Give the allocation's source line to a caller that has no interpreter location.
+        if (e.line || !record.line) throw;
+        throw AllocationError(e.what(), record.line);
+      }
       if (record.alloc.buffer == BufferKind::Sbuf && record.alloc.regions > 1)
         impl_->regions[record.alloc.tensor_id] = {record.alloc.regions,
                                                   record.alloc.bytes_per_partition / record.alloc.regions};

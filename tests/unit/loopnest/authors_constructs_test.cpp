@@ -234,4 +234,56 @@ TEST(LoopNestAnalysis, ABackwardAccessReachesDownFromItsStart) {
   EXPECT_TRUE(offers(loopnest::lift_source("k.py", dies, args), "in_place"));
 }
 
+std::string two_loops(const std::string& range) {
+  return std::string(kHead) +
+         "def kernel(x, y):\n"
+         "    out = nl.ndarray((512, 256), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+         "    out2 = nl.ndarray((512, 256), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+         "    for i in nl.affine_range(" + range + "):\n"
+         "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+         "        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.exp(t))\n"
+         "    for j in nl.affine_range(" + range + "):\n"
+         "        u = nl.load(y[j * 128:(j + 1) * 128, :])\n"
+         "        nl.store(out2[j * 128:(j + 1) * 128, :], value=nl.exp(u))\n"
+         "    return out, out2\n";
+}
+
+TEST(LoopNestLift, ALoopWalkingBackwardsLiftsWithItsStep) {
+  auto args = arrays({{512, 256}, {512, 256}});
+  loopnest::Kernel form = loopnest::lift_source("k.py", two_loops("3, -1, -1"), args);
+  std::string dump = loopnest::dump(form);
+  EXPECT_NE(dump.find("for i in affine_range(3, -1, -1):"), std::string::npos) << dump;
+  const loopnest::Loop& i = form.loops.at(0);
+  EXPECT_EQ(i.step, -1);
+  EXPECT_EQ(i.trip(), std::optional<int64_t>(4));
+  auto ranges = form.ranges();
+  EXPECT_EQ(ranges.at(0).first, 0);
+  EXPECT_EQ(ranges.at(0).second, 3);
+  // A step of -2 from 6 down to (not including) -1: 6, 4, 2, 0.
+  loopnest::Loop two = i;
+  two.start = loopnest::IExpr(6);
+  two.step = -2;
+  EXPECT_EQ(two.trip(), std::optional<int64_t>(4));
+  // Printed from the form, the header keeps its direction.
+  std::string printed = loopnest::emit_checked(form, args, {.regenerate = true});
+  EXPECT_NE(printed.find("for i in nl.affine_range(3, -1, -1):"), std::string::npos) << printed;
+  // A step of zero is Python's ValueError: refused.
+  EXPECT_THROW(loopnest::lift_source("k.py", two_loops("3, -1, 0"), args), loopnest::LiftError);
+}
+
+TEST(LoopNestLift, AnUnchangedBackwardLoopPrintsTheAuthorsHeader) {
+  std::string base = source_dir() + "/tests/kernels/corpus/p9_mamba_reverse_static";
+  auto args = arrays({{128, 512}, {128, 512}});
+  loopnest::Kernel form = loopnest::lift_source(base + ".py", read(base + ".py"), args);
+  std::string printed = loopnest::emit_checked(form, args);
+  EXPECT_NE(printed.find("for c in nl.static_range(n - 1, -1, -1):"), std::string::npos) << printed;
+}
+
+TEST(LoopNestTransform, LoopsWalkingBackwardsAreNotFused) {
+  auto args = arrays({{512, 256}, {512, 256}});
+  // The same two loops walking forwards (start and step written out) are fused.
+  EXPECT_TRUE(offers(loopnest::lift_source("k.py", two_loops("0, 4, 1"), args), "fuse_nests"));
+  EXPECT_FALSE(offers(loopnest::lift_source("k.py", two_loops("3, -1, -1"), args), "fuse_nests"));
+}
+
 }  // namespace

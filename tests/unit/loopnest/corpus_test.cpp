@@ -35,10 +35,8 @@ const std::map<std::string, std::string> kKnownGaps = {
     // dict comprehension and no getattr of a module
     {"tests/kernels/corpus/usr_builtin_sum_tiles.py", "cannot lift the expression '{name: fn"},
     {"tests/kernels/corpus/usr_bf16_gelu_mlp.py", "cannot lift the name 'getattr'"},
-    // session 9: a list comprehension computing tiles (the form has loops, not comprehensions) and
-    // a loop walking backwards (the form's loops step forwards from their start)
+    // session 9: a list comprehension computing tiles (the form has loops, not comprehensions)
     {"tests/kernels/corpus/p9_matmul_trace_lists.py", "cannot lift a comprehension computing tiles"},
-    {"tests/kernels/corpus/p9_mamba_reverse_static.py", "cannot lift a loop with a step that is not a positive constant"},
 };
 
 const std::vector<CorpusKernel>& all() {

@@ -174,6 +174,30 @@ TEST(TrnSimulator, TileThatCanNeverFitIsAnAllocationError) {
   EXPECT_NO_THROW(trn::simulate(blocks, trn1()));
 }
 
+TEST(TrnSimulator, AnAllocationErrorNamesTheTileOrSaysItIsUnnamedWithItsLine) {
+  auto named = build([](trn::TraceBuilder& b) { b.sbuf("huge", 128, 200 * 1024); });
+  try {
+    trn::simulate(named, trn1());
+    FAIL() << "no AllocationError";
+  } catch (const trn::AllocationError& e) {
+    EXPECT_EQ(std::string(e.what()).find("tensor 'huge' needs 204800 bytes per partition in sbuf"), 0u) << e.what();
+  }
+  // An operation's result allocated before any name is bound to it: said to be unnamed (never
+  // `tensor ''`), with the allocation's source line.
+  auto unnamed = build([](trn::TraceBuilder& b) { b.sbuf("", 128, 200 * 1024); });
+  for (auto& r : unnamed)
+    if (r.kind == trn::RecordKind::Alloc) r.line = 8;
+  try {
+    trn::simulate(unnamed, trn1());
+    FAIL() << "no AllocationError";
+  } catch (const trn::AllocationError& e) {
+    std::string what = e.what();
+    EXPECT_EQ(what.find("tensor ''"), std::string::npos) << what;
+    EXPECT_EQ(what.find("an unnamed intermediate tile (tensor "), 0u) << what;
+    EXPECT_EQ(e.line, 8u);
+  }
+}
+
 TEST(TrnSimulator, MalformedRecordsAreRejected) {
   trn::Record r;
   r.inst.engine = Engine::Dma;

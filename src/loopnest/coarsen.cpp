@@ -93,7 +93,10 @@ class Coarsen : public Transform {
       if (!n) continue;
       const Loop& l = k.loops.at(n->loop);
       auto trip = l.trip();
-      if (!trip || !l.start.is_constant() || l.start.constant() != 0 || l.step != 1) continue;
+      // A loop stepping by its tile (`for start in range(0, n, 512)`: the variable is the element
+      // offset) coarsens by its step, as a unit-step loop does by its trip.
+      if (!trip || !l.start.is_constant() || l.start.constant() != 0 || l.step < 1) continue;
+      if (l.step > 1 && *trip * l.step != l.stop.constant()) continue;  // a partial last tile
       std::vector<std::pair<int64_t, int64_t>> options;  // (mul, div)
       for (int64_t f : {int64_t(2), *trip})
         if (f > 1 && *trip % f == 0 && (options.empty() || options.back().first != f)) options.push_back({f, 1});
@@ -150,6 +153,8 @@ class Coarsen : public Transform {
     p.loop = loop_node.loop;
     p.mul = mul, p.div = div;
     int l = loop_node.loop;
+    const int64_t step = k.loops.at(l).step;
+    if ((step * mul) % div) return std::nullopt;
     std::set<int> inner_loops = {l};
     for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
       if (n.kind == NodeKind::Loop) inner_loops.insert(n.loop);
@@ -204,7 +209,7 @@ class Coarsen : public Transform {
         const DimIndex& di = a.dims[static_cast<size_t>(used_dim)];
         int64_t c = di.start.coeff(l);
         if (c == 0 || (di.start - IExpr::var(l) * c).uses(l)) return std::nullopt;
-        if (di.terms.size() == 1 && di.terms[0].stride == 1 && di.terms[0].size == IExpr(c)) {
+        if (di.terms.size() == 1 && di.terms[0].stride == 1 && di.terms[0].size == IExpr(c * step)) {
           int oa = output_axis(op, it.param, di.terms[0].axis);
           if (oa < 0 || !agree(oa)) return std::nullopt;
           p.changes.push_back({r.node, r.index, it.which, used_dim, true});
@@ -212,7 +217,7 @@ class Coarsen : public Transform {
           continue;
         }
         // Block-dim access of an on-chip buffer declared outside the loop.
-        if (di.terms.empty() && c == 1 && t.on_chip() && t.role == TensorRole::Buffer && !defined_inside(k, t.id, inner_loops) &&
+        if (di.terms.empty() && c == 1 && step == 1 && t.on_chip() && t.role == TensorRole::Buffer && !defined_inside(k, t.id, inner_loops) &&
             used_dim < t.partition_dim) {
           auto trip = k.loops.at(l).trip();
           if (!trip || !(t.shape[static_cast<size_t>(used_dim)] == IExpr(*trip))) return std::nullopt;
@@ -354,12 +359,14 @@ class Coarsen : public Transform {
       const Access& a = *v->view;
       bool ok = false;
       for (const auto& d : a.dims)
-        if (d.start.uses(l) && d.terms.size() == 1 && d.terms[0].size == IExpr(d.start.coeff(l))) ok = true;
+        if (d.start.uses(l) && d.terms.size() == 1 && d.terms[0].size == IExpr(d.start.coeff(l) * step)) ok = true;
       if (!ok) return std::nullopt;
     }
     return p;
   }
 
+  // A unit-step loop's variable counts tiles, so its coefficient scales with the tile; a stepped
+  // loop's variable is already the element offset (its step scales instead).
   static void scale_dim(DimIndex& d, int loop, int64_t mul, int64_t div, bool contiguous) {
     if (contiguous) {
       int64_t c = d.start.coeff(loop);
@@ -370,7 +377,11 @@ class Coarsen : public Transform {
 
   static void apply_plan(Kernel& k, Plan& p) {
     Loop& loop = k.loops.at(p.loop);
-    loop.stop = IExpr(loop.stop.constant() * p.div / p.mul);
+    const bool stepped = loop.step != 1;
+    if (stepped)
+      loop.step = loop.step * p.mul / p.div;
+    else
+      loop.stop = IExpr(loop.stop.constant() * p.div / p.mul);
     if (Node* n = find_loop_node(k.body, p.loop)) n->dirty = true;
     // Names bound to views that change keep naming them: operands spelled by such a name stay.
     std::map<std::string, Access> old_views;
@@ -385,12 +396,12 @@ class Coarsen : public Transform {
       Access* a = access_of(op, c.which);
       if (c.which >= 0 && !keep_origin(op.args[static_cast<size_t>(c.which)].value)) op.args[static_cast<size_t>(c.which)].value.origin = nullptr;
       if (c.which < 0) op.dst_origin = nullptr;
-      scale_dim(a->dims[static_cast<size_t>(c.dim)], p.loop, p.mul, p.div, true);
+      scale_dim(a->dims[static_cast<size_t>(c.dim)], p.loop, p.mul, p.div, !stepped);
       c.node->dirty = true;
     }
     for (Node* v : p.views) {
       for (auto& d : v->view->dims)
-        if (d.start.uses(p.loop)) scale_dim(d, p.loop, p.mul, p.div, true);
+        if (d.start.uses(p.loop)) scale_dim(d, p.loop, p.mul, p.div, !stepped);
       v->dirty = true;
     }
     // Tensors that change shape, and every access of them.

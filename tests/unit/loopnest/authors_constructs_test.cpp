@@ -5,6 +5,9 @@
 // must not write over a tile still read later).
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <set>
+
 #include "corpus.h"
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
@@ -287,3 +290,53 @@ TEST(LoopNestTransform, LoopsWalkingBackwardsAreNotFused) {
 }
 
 }  // namespace
+
+namespace {
+
+// The tile_size site of a kernel: none when it offers none.
+std::optional<loopnest::Site> coarsen_site(const loopnest::Kernel& form) {
+  for (const auto& s : loopnest::find_sites(form))
+    if (s.transform == "tile_size" && s.params.at("direction") == "coarsen") return s;
+  return std::nullopt;
+}
+
+}  // namespace
+
+// `for col in range(0, cols, 256)` walks column offsets: its variable is the element offset, not a
+// tile count. It was never coarsened (tile_size took only unit-step loops), so another author's
+// 256-column streaming loop kept its small tiles. Coarsened, the step doubles and the tiles with it;
+// both styles offer the same site and print back a loop of 512-column tiles.
+TEST(LoopNestTransforms, AStepLoopCoarsensByItsStepInEveryStyle) {
+  auto args = arrays({{128, 4096}, {128, 4096}});
+  std::set<std::string> keys;
+  for (const char* file : {"stepped_chunks.py", "stepped_chunks_grid.py"}) {
+    std::string path = source_dir() + "/tests/kernels/" + file;
+    std::string text = read(path);
+    auto site = coarsen_site(loopnest::lift_source(path, text, args));
+    ASSERT_TRUE(site) << file;
+    keys.insert(site->key());
+    std::string after = loopnest::apply_site(path, text, args, *site);
+    std::string dump = loopnest::dump(loopnest::lift_source(path, after, args));
+    EXPECT_NE(dump.find(", 4096, 512):"), std::string::npos) << file << "\n" << dump;
+    EXPECT_NE(dump.find("+ a1[512]]"), std::string::npos) << file << "\n" << dump;
+  }
+  EXPECT_EQ(keys.size(), 1u);
+  // A step that is no power of two coarsens as well; a loop whose stop is not a whole number of
+  // steps (its last chunk reaches past the stop) is left alone.
+  std::string partial = std::string(kHead) +
+                        "def kernel(a):\n"
+                        "    out = nl.ndarray((128, 4000), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+                        "    for c in range(0, 4000, 500):\n"
+                        "        t = nl.load(a[0:128, c:c + 500])\n"
+                        "        nl.store(out[0:128, c:c + 500], value=t)\n"
+                        "    return out\n";
+  EXPECT_TRUE(coarsen_site(loopnest::lift_source("k.py", partial, arrays({{128, 4000}}))));
+  std::string ragged = std::string(kHead) +
+                       "def kernel(a):\n"
+                       "    out = nl.ndarray((128, 4096), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+                       "    for c in range(0, 3968, 512):\n"
+                       "        t = nl.load(a[0:128, c:c + 512])\n"
+                       "        nl.store(out[0:128, c:c + 512], value=t)\n"
+                       "    return out\n";
+  EXPECT_FALSE(coarsen_site(loopnest::lift_source("k.py", ragged, arrays({{128, 4096}}))));
+}

@@ -572,6 +572,9 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.fold_silu", "fold_silu", {{"func", "silu"}}},
       {"nkibench/styles/legacy_grid/silu_M4096_N7168_0.py", "published_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},
       {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},
+      // A stepped loop (`range(0, cols, 256)`) coarsens by its step, in both styles.
+      {"tests/kernels/stepped_chunks.py", "stepped_chunks.tile_size", "tile_size", {{"direction", "coarsen"}}},
+      {"tests/kernels/stepped_chunks_grid.py", "stepped_chunks_grid.tile_size", "tile_size", {{"direction", "coarsen"}}},
       {"nkibench/styles/legacy_grid/adamw_M10944_N2048_0.py", "published_adamw.fold_scalar_ops", "fold_scalar_ops", {}},
       {"nkibench/styles/legacy_grid/adamw_M10944_N2048_0.py", "published_adamw.fold_reciprocal", "fold_reciprocal", {}},
       {"nkibench/styles/legacy_grid/adamw_M10944_N2048_0.py", "published_adamw.fold_scalar_tensor_tensor", "fold_scalar_tensor_tensor", {}},

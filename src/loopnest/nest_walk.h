@@ -54,6 +54,10 @@ std::string printable_bound(Kernel& k, int l, const std::set<std::string>& local
 // `first` (a binding copied with the fill) heads the outermost copy's body.
 Node in_loop_copies(Kernel& k, Node fill, const std::vector<int>& used, const std::set<std::string>& local,
                     const std::optional<Node>& first = std::nullopt);
+// The same for several statements in order: one node, the outermost copy (`fill` itself when
+// `used` is empty).
+std::vector<Node> in_loop_copies(Kernel& k, std::vector<Node> fill, const std::vector<int>& used,
+                                 const std::set<std::string>& local, const std::optional<Node>& first = std::nullopt);
 // Tile operands of `ops` whose text names something in `local` are printed from the form.
 void forget_local_text(std::vector<Op>& ops, const std::set<std::string>& local);
 // The block holding the node `id` and its index there (`at`); null when there is none.

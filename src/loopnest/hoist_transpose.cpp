@@ -133,9 +133,7 @@ bool names_one_tile(const Kernel& k, const Access& a) {
 bool chain_step(const Node& s, const Op& op) {
   if (op.accumulate || op.has_mask || has_index_operand(op) || op.arg("reduce_res")) return false;
   if (op.cls != OpClass::Copy && op.cls != OpClass::Elementwise && op.cls != OpClass::Activation) return false;
-  for (const auto& o : s.ops)
-    if (&o != &op && !is_declaration(o)) return false;
-  return true;
+  return sole_op(s) == &op;
 }
 
 // The tile an op writes: its result, or its whole destination (destination-first, a declared tile).
@@ -184,9 +182,7 @@ std::optional<Chain> chain_at(Kernel& k, const Analysis& an, Node& s, size_t i) 
   if (!param || op.has_mask || op.engine != Engine::Tensor) return std::nullopt;
   const Arg* data = op.arg(param);
   if (!data || data->value.kind != Operand::Kind::Tile) return std::nullopt;
-  // Alone in its statement (but declarations).
-  for (size_t j = 0; j < s.ops.size(); ++j)
-    if (j != i && !is_declaration(s.ops[j])) return std::nullopt;
+  if (sole_op(s) != &op) return std::nullopt;  // alone in its statement (but declarations)
   c.implicit = false;
   c.erased = {s.id};
   const OpRef* me = an.find(&s, i);

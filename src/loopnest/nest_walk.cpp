@@ -15,6 +15,16 @@ int64_t itemsize_of(const std::string& dtype) {
   return t ? tensor::itemsize(*t) : 4;
 }
 
+const Op* sole_op(const Node& n) {
+  const Op* x = nullptr;
+  for (const auto& op : n.ops) {
+    if (is_declaration(op)) continue;
+    if (x) return nullptr;
+    x = &op;
+  }
+  return x;
+}
+
 std::optional<int64_t> tile_bytes(const Tensor& t, size_t from) {
   int64_t n = itemsize_of(t.dtype);
   for (size_t d = from; d < t.shape.size(); ++d) {

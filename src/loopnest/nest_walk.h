@@ -30,6 +30,9 @@ int64_t other_sbuf_bytes(const Kernel& k, const Analysis& an, int except);
 // The SBUF bytes of one partition of the smallest architecture (trn1).
 int64_t sbuf_budget();
 
+// The statement's one operation that is not a declaration, or null (none, or several).
+const Op* sole_op(const Node& n);
+
 // The names an expression reads.
 void names_of(const nki::Expr& e, std::set<std::string>& out);
 // The names a loop's authored bound reads ({} when it has none).

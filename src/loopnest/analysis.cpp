@@ -168,6 +168,10 @@ bool uses_loop(const Op& op, int loop) {
   if (index_operand_uses(op, loop)) return true;
   for (const auto& a : op.args)
     if (a.value.kind == Operand::Kind::Tile && uses_loop(a.value.access, loop)) return true;
+  return mask_uses(op, loop);
+}
+
+bool mask_uses(const Op& op, int loop) {
   for (const auto& c : op.mask)
     if (c.expr.uses(loop)) return true;
   return false;

@@ -52,6 +52,8 @@ bool may_overlap(const Kernel& k, const Access& a, const Access& b, const Ranges
 // Whether `a` uses loop variable `loop` anywhere (starts, sizes).
 bool uses_loop(const Access& a, int loop);
 bool uses_loop(const Op& op, int loop);
+// Whether a constraint of the op's mask reads loop variable `loop`.
+bool mask_uses(const Op& op, int loop);
 // A non-tile operand that is an expression of loop `loop` (Operand::Kind::Index / Grid): a
 // transformation that rewrites the loop's variable in accesses must rewrite it too, or refuse.
 bool index_operand_uses(const Operand& o, int loop);

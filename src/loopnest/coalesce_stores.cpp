@@ -67,12 +67,6 @@ bool is_store(const Kernel& k, const Op& op) {
   return rd.size() == 1 && k.tensor(storage_of(k, rd[0]->tensor)).on_chip();
 }
 
-bool mask_uses(const Op& op, int l) {
-  for (const auto& c : op.mask)
-    if (c.expr.uses(l)) return true;
-  return false;
-}
-
 std::optional<Plan> plan_for(Kernel& k, Node& s, const std::vector<const Node*>& path) {
   if (path.empty() || path.back()->kind != NodeKind::Loop) return std::nullopt;
   if (s.ops.empty() || s.ops.size() > 2) return std::nullopt;

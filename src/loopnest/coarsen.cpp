@@ -174,10 +174,7 @@ class Coarsen : public Transform {
     for (const OpRef& r : an.ops) {
       if (!inside(r.loops, l)) continue;
       Op& op = r.op();
-      if (op.has_mask) {
-        for (const auto& c : op.mask)
-          if (c.expr.uses(l)) return std::nullopt;
-      }
+      if (mask_uses(op, l)) return std::nullopt;
       if (index_operand_uses(op, l)) return std::nullopt;  // its value per iteration would not follow
       std::optional<int> axis;
       auto agree = [&](int a) {

@@ -170,9 +170,7 @@ class FreeSize : public Transform {
     for_each_node(body, [&](const Node& n, const std::vector<int>&) {
       if (n.kind == NodeKind::If && (n.cond_l.uses(v) || n.cond_r.uses(v))) used = true;
       for (const auto& op : n.ops) {
-        for (const auto& c : op.mask)
-          if (c.expr.uses(v)) used = true;
-        if (index_operand_uses(op, v)) used = true;
+        if (mask_uses(op, v) || index_operand_uses(op, v)) used = true;
       }
     });
     return used;

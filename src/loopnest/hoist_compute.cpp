@@ -37,28 +37,6 @@ namespace loopnest {
 
 namespace {
 
-bool movable(const Op& op) {
-  if (op.accumulate || op.has_mask || has_index_operand(op)) return false;
-  switch (op.cls) {
-    case OpClass::Elementwise: case OpClass::Activation: case OpClass::Copy: case OpClass::Broadcast:
-    case OpClass::Reduce:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The statement's one operation that is not a declaration, or null.
-const Op* sole_op(const Node& n) {
-  const Op* x = nullptr;
-  for (const auto& op : n.ops) {
-    if (is_declaration(op)) continue;
-    if (x) return nullptr;
-    x = &op;
-  }
-  return x;
-}
-
 struct Move {
   int stmt = -1;         // the instruction's statement
   bool split = false;    // the instruction is the statement's first inner call (split off first)
@@ -248,9 +226,9 @@ class HoistCompute : public Transform {
     each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
       const Op* x = sole_op(n);
       bool split = false;
-      if (!x || !movable(*x)) {
+      if (!x || !movable_compute(*x)) {
         // The first inner call of a statement whose own operation stays.
-        if (n.ops.size() < 2 || is_declaration(n.ops[0]) || !movable(n.ops[0]) || n.ops[0].result < 0 ||
+        if (n.ops.size() < 2 || is_declaration(n.ops[0]) || !movable_compute(n.ops[0]) || n.ops[0].result < 0 ||
             !k.tensor(n.ops[0].result).name.empty())
           return;
         x = &n.ops[0];

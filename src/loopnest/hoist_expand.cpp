@@ -51,10 +51,12 @@ bool loop_dim(const DimIndex& d, int l) { return d.terms.empty() && d.start == I
 
 using Plan = ExpandPlan;
 
-// The classes of instruction hoist_compute moves (compute mode): pure on-chip computations whose
-// only effect is the tile they write. A matmul or transpose (PSUM, an accumulation group), a scan
-// (hoist.cpp's `pure` leaves it too) and anything opaque stay.
+}  // namespace
+
+// Pure on-chip computations whose only effect is the tile they write. A matmul or transpose (PSUM,
+// an accumulation group), a scan (hoist.cpp's `pure` leaves it too) and anything opaque stay.
 bool movable_compute(const Op& op) {
+  if (op.accumulate || op.has_mask || has_index_operand(op)) return false;
   switch (op.cls) {
     case OpClass::Elementwise: case OpClass::Activation: case OpClass::Copy: case OpClass::Broadcast:
     case OpClass::Reduce:
@@ -63,6 +65,8 @@ bool movable_compute(const Op& op) {
       return false;
   }
 }
+
+namespace {
 
 class HoistExpand : public Transform {
  public:
@@ -124,14 +128,9 @@ class HoistExpand : public Transform {
   static std::vector<Plan> plans_for(Kernel& k, Node& s, const std::vector<const Node*>& path,
                                      const std::set<std::string>& copied = {}, bool compute = false) {
     std::vector<Plan> out;
-    const Op* load = nullptr;
-    for (const auto& op : s.ops) {
-      if (is_declaration(op)) continue;
-      if (load) return out;
-      load = &op;
-    }
+    const Op* load = sole_op(s);
     if (!load || load->accumulate || has_index_operand(*load)) return out;
-    if (compute ? !movable_compute(*load) || load->has_mask : load->cls != OpClass::Load) return out;
+    if (compute ? !movable_compute(*load) : load->cls != OpClass::Load) return out;
     auto rd = reads(*load);
     if (rd.empty() || (!compute && rd.size() != 1)) return out;
     const Access& src = *rd[0];
@@ -208,8 +207,7 @@ class HoistExpand : public Transform {
       // A mask of the loops it leaves would change per iteration of them; one printed as written must
       // name nothing bound inside the loop it leaves but the loops it uses.
       if (load->has_mask) {
-        for (const auto& c : load->mask)
-          for (int l : leaves) ok = ok && !c.expr.uses(l);
+        for (int l : leaves) ok = ok && !mask_uses(*load, l);
         std::set<std::string> names;
         if (const Arg* m = load->arg("mask"); m && m->value.origin) names_of(*m->value.origin, names);
         std::set<std::string> local = names_local_to(k, *path[p], plan.used);

@@ -29,6 +29,9 @@ struct ExpandPlan {
 // that is legal and pays, or not at all; an instruction's plan comes whole, whatever its size (the
 // caller judges the capacity on the kernel it makes).
 std::vector<ExpandPlan> expand_plans(Kernel& k, Node& s, const std::vector<const Node*>& path, bool compute);
+// The instructions hoist_compute moves (compute mode): elementwise, activation, copy, broadcast,
+// reduce, with no accumulation, mask or index operand.
+bool movable_compute(const Op& op);
 // Applies a plan found on `k` as it is now.
 void apply_expand(Kernel& k, const ExpandPlan& p);
 

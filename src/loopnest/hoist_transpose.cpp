@@ -16,18 +16,35 @@
 // or destination-first), maybe copied out of PSUM (`xT = nl.copy(tp)`), whose tile only a matmul
 // reads, moves the same way: the fill writes the transpose into the buffer (the PSUM copy is the
 // compiler's), the copy goes, the matmul reads the buffer.
+// A longer chain moves whole: a transpose (nc_transpose, nl.transpose, or a matmul by the identity
+// with is_transpose=True), its PSUM copy, and the elementwise work on the transposed tile before
+// the matmul (gamma of an RMSNorm applied per partition: `tensor_scalar(xT, multiply, g_cols[k])`,
+// `nl.multiply(xT, g_cols[k])`), each tile read by the next step alone:
+//   for m: xn = ...; for n: for k: tp = transpose(xn[:, k-block]); xT = copy(tp); xg = xT * g[k]
+//                                  acc += nc_matmul(xg, w[k, n-block])
+// =>
+//   for m: xn = ...
+//          xn_t = ndarray((KT, par_dim(128), 128)); for k: tp = transpose(..); xT = copy(tp); xn_t[k] = xT * g[k]
+//          for n: for k: acc += nc_matmul(xn_t[k], w[k, n-block])
+// The statements move as written (the PSUM copy stays: a matmul by the identity writes PSUM only),
+// the last one writing the buffer; a legacy block buffer of the chain (`v16[i1, i2, i3]`) is first
+// contracted to the tile of its iteration (contract.cpp), as the other styles write it.
 //
-// Legal from dependences on the form: nothing inside the loop it leaves writes the tensor x reads
-// (so the tile is the same in every iteration and already written before the loop), the tensor is
-// not declared inside it, no condition stands between the loop and the matmul, the loops x uses
-// have constant trips from 0 by 1, no index operand. Capacity: the buffer plus one tile of every
-// other SBUF tensor must fit an SBUF partition of trn1 (as hoist_expand).
+// Legal from dependences on the form: nothing inside the loop it leaves writes a tensor the chain
+// reads from outside itself (the transposed tile, the identity, gamma), none is declared inside
+// it, and the chain reads none with the loop's variable (so its tiles are the same in every
+// iteration and already written before the loop); every tile the chain writes is read by the next
+// step alone (so nothing reads it with the loop's index but through the buffer); no condition
+// stands between the loop and the matmul, the loops the chain uses have constant trips from 0 by
+// 1, no index operand. Capacity: the buffer plus one tile of every other SBUF tensor must fit an
+// SBUF partition of trn1 (as hoist_expand).
 //
 // Printed in the kernel's dialect: `nisa.nc_transpose(data=...)` when the kernel imports nki.isa,
 // else `nl.transpose(...)` (legacy, the buffer's block dims before the partition dim); the newer API
 // writes destination-first into a partition-first buffer. The buffer's block dims and the fill
 // loops' headers keep the author's bounds (`nl.affine_range(k_tiles)`).
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -47,7 +64,14 @@ struct Chain {
   int stmt = -1;         // the transpose's statement node id (the matmul's when implicit)
   size_t op = 0;         // its index in the statement's ops
   bool implicit = true;
-  std::vector<int> erased;  // explicit: the statements of the transpose and of the copy (node ids)
+  // explicit: the statements of the transpose and of what follows it up to the matmul (node ids,
+  // in order), and the tiles they write.
+  std::vector<int> erased;
+  std::vector<int> tiles;
+  // explicit, the statements move with the transpose (a Tensor Engine matmul by the identity, or
+  // elementwise work after the PSUM copy): the fill runs them as written, the last one writing the
+  // buffer. Otherwise the transpose alone writes the buffer and its PSUM copy goes.
+  bool moves = false;
   int reader = -1;          // the matmul's statement node id
   size_t reader_op = 0;
   std::string param;        // the matmul operand reading the transposed tile
@@ -69,19 +93,53 @@ const Arg* implicitly_transposed(const Op& op) {
   return x && x->value.kind == Operand::Kind::Tile ? x : nullptr;
 }
 
+// `nisa.nc_matmul(x, identity, is_transpose=True)`: the transpose other styles write nc_transpose.
+bool matmul_transpose(const Op& op) { return op.api == "nisa.nc_matmul" && symbol_of(op, "is_transpose") == "True"; }
+
 // The tile the operand `param` of `op` transposes: `x` of nl.matmul without transpose_x, `data` of
 // nisa.nc_transpose, `x` of nl.transpose.
 const char* transposed_param(const Op& op) {
   if (implicitly_transposed(op)) return "x";
   if (op.api == "nisa.nc_transpose") return "data";
   if (op.api == "nl.transpose") return "x";
+  if (matmul_transpose(op)) return "stationary";
   return nullptr;
+}
+
+// A tile access naming one tile of `t` as a whole: all of it, or one block of a block buffer (the
+// legacy style's `v16[i1, i2, i3, ...]`: each block dim indexed by a loop variable, the tile dims
+// whole). A block buffer is contracted to a tile of the iteration before the chain moves.
+bool names_one_tile(const Kernel& k, const Access& a) {
+  if (accesses_whole(k, a)) return true;
+  const Tensor& t = k.tensor(a.tensor);
+  if (t.role != TensorRole::Buffer || t.partition_dim < 1 || a.dims.size() != t.shape.size()) return false;
+  size_t blocks = static_cast<size_t>(t.partition_dim);
+  for (size_t d = 0; d < a.dims.size(); ++d) {
+    const DimIndex& di = a.dims[d];
+    if (d < blocks) {
+      if (!di.terms.empty() || di.start.vars().size() != 1 || !(di.start == IExpr::var(di.start.vars()[0]))) return false;
+      continue;
+    }
+    if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].axis != static_cast<int>(d - blocks) ||
+        di.terms[0].stride != 1 || !di.terms[0].affine() || !(di.terms[0].size == t.shape[d]))
+      return false;
+  }
+  return true;
+}
+
+// A step of the chain after the transpose: a pure op of the Vector / Scalar Engine keeping the
+// tile's shape (the PSUM copy, gamma's tensor_scalar or nl.multiply, an activation), alone in its
+// statement.
+bool chain_step(const Node& s, const Op& op) {
+  if (op.accumulate || op.has_mask || has_index_operand(op) || op.arg("reduce_res")) return false;
+  if (op.cls != OpClass::Copy && op.cls != OpClass::Elementwise && op.cls != OpClass::Activation) return false;
+  return sole_op(s) == &op;
 }
 
 // The tile an op writes: its result, or its whole destination (destination-first, a declared tile).
 int written_tile(const Kernel& k, const Op& op) {
   if (op.result >= 0) return op.result;
-  if (op.dst && !op.accumulate && accesses_whole(k, *op.dst)) return op.dst->tensor;
+  if (op.dst && !op.accumulate && names_one_tile(k, *op.dst)) return op.dst->tensor;
   return -1;
 }
 
@@ -124,35 +182,39 @@ std::optional<Chain> chain_at(Kernel& k, const Analysis& an, Node& s, size_t i) 
   if (!param || op.has_mask || op.engine != Engine::Tensor) return std::nullopt;
   const Arg* data = op.arg(param);
   if (!data || data->value.kind != Operand::Kind::Tile) return std::nullopt;
-  // Alone in its statement (but declarations).
-  for (size_t j = 0; j < s.ops.size(); ++j)
-    if (j != i && !is_declaration(s.ops[j])) return std::nullopt;
+  if (sole_op(s) != &op) return std::nullopt;  // alone in its statement (but declarations)
   c.implicit = false;
   c.erased = {s.id};
   const OpRef* me = an.find(&s, i);
   if (!me) return std::nullopt;
   int tile = written_tile(k, op);
+  c.tiles = {tile};
   const OpRef* use = only_reader(k, an, *me, tile);
-  if (use && use->op().cls == OpClass::Copy && !use->op().has_mask) {
-    for (const auto& o : use->node->ops)
-      if (&o != &use->op() && !is_declaration(o)) return std::nullopt;
+  // The steps between the transpose and the matmul (each tile read by the next step alone).
+  constexpr size_t kMaxSteps = 8;
+  while (use && use->op().cls != OpClass::Matmul && c.erased.size() <= kMaxSteps) {
+    if (!chain_step(*use->node, use->op())) return std::nullopt;
     c.erased.push_back(use->node->id);
     tile = written_tile(k, use->op());
+    c.tiles.push_back(tile);
     use = only_reader(k, an, *use, tile);
   }
   if (!use || use->op().cls != OpClass::Matmul) return std::nullopt;
   const Op& mm = use->op();
   for (const char* p : {"stationary", "x"}) {
     const Arg* a = mm.arg(p);
-    if (a && a->value.kind == Operand::Kind::Tile && a->value.access.tensor == tile && accesses_whole(k, a->value.access))
+    if (a && a->value.kind == Operand::Kind::Tile && a->value.access.tensor == tile && names_one_tile(k, a->value.access))
       c.param = p;
   }
-  if (c.param.empty() || (mm.api == "nl.matmul" && symbol_of(mm, "transpose_x") != "True") ||
-      (mm.api == "nisa.nc_matmul" && symbol_of(mm, "is_transpose") == "True"))
+  if (c.param.empty() || (mm.api == "nl.matmul" && symbol_of(mm, "transpose_x") != "True") || matmul_transpose(mm))
     return std::nullopt;
+  // Only a transpose op with at most its PSUM copy after it writes the buffer itself.
+  c.moves = matmul_transpose(op) || c.erased.size() > 2 ||
+            (c.erased.size() == 2 && find_node(k, c.erased[1])->ops.back().cls != OpClass::Copy);
   c.reader = use->node->id;
   c.reader_op = use->index;
   c.dtype = k.tensor(tile).dtype;
+  if (c.dtype.empty()) c.dtype = k.tensor(storage_of(k, data->value.access.tensor)).dtype;
   return c;
 }
 
@@ -174,6 +236,12 @@ Access buffer_tile(const Kernel& k, int t, const std::vector<int>& loops, const 
   }
   a.dims.push_back(free);
   return a;
+}
+
+// A buffer with block dims before its partition dim (the legacy style's per-iteration tiles).
+bool is_block_buffer(const Kernel& k, int t) {
+  const Tensor& x = k.tensor(t);
+  return x.role == TensorRole::Buffer && x.partition_dim >= 1;
 }
 
 // The operand the chain's transpose reads.
@@ -222,7 +290,10 @@ class HoistTranspose : public Transform {
                                         "({} KiB per partition, {} KiB with the other tiles, of {} KiB){}",
                                         x.name.empty() ? "?" : x.name, k.var_name(outer->loop), tiles, vars,
                                         p.bytes / 1024, (p.bytes + p.live) / 1024, p.budget / 1024,
-                                        p.chain.implicit ? "; the matmul reads it with transpose_x=True" : ""),
+                                        p.chain.implicit ? "; the matmul reads it with transpose_x=True"
+                                        : p.chain.moves  ? fmt::format("; with the {} step(s) after it up to the matmul",
+                                                                       p.chain.erased.size() - 1)
+                                                         : ""),
                             {{"out_of", std::to_string(loops_left(k, p.chain.stmt, p.outer, p.used))}});
       // What runs fewer times: nl.matmul's own transpose (the Tensor Engine), or the explicit transpose
       // and its PSUM copy; the matmul reading the transposed tiles waits on them.
@@ -243,6 +314,27 @@ class HoistTranspose : public Transform {
 
  private:
   // The outermost loop the chain's transpose can leave, if any.
+  // What the moving chain reads from outside itself: the transposed tile and, when the chain's
+  // statements move, the other operands of its ops (the identity, gamma). Empty when one cannot
+  // be read the same way before the loop (an index operand, a loop-dependent size).
+  static std::vector<const Access*> inputs_of(Kernel& k, const Chain& c) {
+    std::vector<const Access*> out = {&source_of(k, c)};
+    const std::set<int> own(c.tiles.begin(), c.tiles.end());
+    if (c.moves)
+      for (int id : c.erased)
+        for (const auto& op : find_node(k, id)->ops) {
+          if (is_declaration(op)) continue;
+          if (has_index_operand(op)) return {};
+          for (const Access* r : reads(op))
+            if (!own.count(storage_of(k, r->tensor)) && r != out[0]) out.push_back(r);
+        }
+    for (const Access* a : out)
+      for (const auto& d : a->dims)
+        for (const auto& t : d.terms)
+          if (!t.size.is_constant()) return {};
+    return out;
+  }
+
   static std::optional<Plan> plan_for(Kernel& k, const Analysis& an, const Chain& c,
                                       const std::vector<const Node*>& path) {
     const Op& op = find_node(k, c.stmt)->ops[c.op];
@@ -251,16 +343,20 @@ class HoistTranspose : public Transform {
     auto shape = src.tile_shape();
     if (shape.size() != 2 || !shape[0].is_constant() || !shape[1].is_constant() || shape[1].constant() > 128)
       return std::nullopt;
-    for (const auto& d : src.dims)
-      for (const auto& t : d.terms)
-        if (!t.size.is_constant()) return std::nullopt;
-    int storage = storage_of(k, src.tensor);
-    const Tensor& xt = k.tensor(storage);
-    if (xt.memory == Memory::Hbm) return std::nullopt;
+    auto inputs = inputs_of(k, c);
+    if (inputs.empty()) return std::nullopt;
+    if (k.tensor(storage_of(k, src.tensor)).memory == Memory::Hbm) return std::nullopt;
+    // A block buffer of the chain becomes the tile of its iteration before the move (contract.cpp).
+    if (c.moves)
+      for (int t : c.tiles)
+        if (is_block_buffer(k, t) && !contract_block_buffer(k, t, false)) return std::nullopt;
+    auto uses = [&](int l) {
+      return std::any_of(inputs.begin(), inputs.end(), [&](const Access* a) { return uses_loop(*a, l); });
+    };
     for (size_t p = 0; p < path.size(); ++p) {
       if (path[p]->kind != NodeKind::Loop) continue;
       int m = path[p]->loop;
-      if (uses_loop(src, m)) continue;
+      if (uses(m)) continue;
       Plan plan;
       plan.chain = c;
       plan.outer = path[p]->id;
@@ -271,19 +367,21 @@ class HoistTranspose : public Transform {
           break;
         }
         int l = path[q]->loop;
-        if (!uses_loop(src, l)) continue;
+        if (!uses(l)) continue;
         const Loop& lp = k.loops.at(l);
         ok = lp.start == IExpr(0) && lp.step == 1 && lp.trip().has_value();
         plan.used.push_back(l);
       }
       if (!ok) continue;
-      // The tile is the same in every iteration of the loop: nothing inside it writes (or declares)
-      // the tensor it reads.
+      // The chain's inputs are the same in every iteration of the loop: nothing inside it writes
+      // (or declares) a tensor they read.
       std::set<int> inside = loops_within(*path[p]);
-      if (inside.count(xt.scope_loop)) continue;
+      std::set<int> read;
+      for (const Access* a : inputs) read.insert(storage_of(k, a->tensor));
+      for (int t : read) ok = ok && !inside.count(k.tensor(t).scope_loop);
       for (const auto& r : an.ops) {
         if (std::find(r.loops.begin(), r.loops.end(), m) == r.loops.end()) continue;
-        for (const Access* w : writes(r.op())) ok = ok && storage_of(k, w->tensor) != storage;
+        for (const Access* w : writes(r.op())) ok = ok && !read.count(storage_of(k, w->tensor));
       }
       if (!ok) continue;
       int64_t bytes = itemsize_of(c.dtype) * shape[0].constant();
@@ -297,8 +395,76 @@ class HoistTranspose : public Transform {
     return std::nullopt;
   }
 
+  // The transpose alone writing the buffer (its PSUM copy is the compiler's), in copies of the
+  // loops its operand uses.
+  static std::vector<Node> lone_transpose(Kernel& k, const Plan& p, const Op& transpose, int buf, const IExpr& rows,
+                             const IExpr& cols, const std::set<std::string>& local) {
+    const Chain& c = p.chain;
+    const Operand& data = transpose.arg(transposed_param(transpose))->value;
+    Op tr;
+    if (c.implicit) {
+      bool isa = k.dialect.new_api || k.dialect.alias.count("nki.isa");
+      tr.api = isa ? "nisa.nc_transpose" : "nl.transpose";
+      tr.cls = OpClass::Transpose;
+      tr.engine = Engine::Tensor;
+      tr.args = {arg(isa ? "data" : "x", data)};
+    } else {
+      tr = transpose;
+      tr.result = -1;
+      tr.origin = nullptr;
+    }
+    tr.dst = buffer_tile(k, buf, p.used, rows, cols);
+    tr.dst_origin = nullptr;
+    tr.dst_first = k.dialect.new_api;
+    Node fill = new_statement(k, {tr});
+    forget_local_text(fill.ops, local);
+    return {in_loop_copies(k, std::move(fill), p.used, local)};
+  }
+
+  // The chain's statements (and the declarations of its intermediate tiles made inside the loop it
+  // leaves) taken out of the loop, in order, in copies of the loops its inputs use; the last one
+  // writes the buffer's tile of the iteration. Its own tile is then touched by nothing and goes.
+  static std::vector<Node> moved_chain(Kernel& k, const Plan& p, int buf, const IExpr& rows, const IExpr& cols,
+                          const std::set<std::string>& local, int around) {
+    const Chain& c = p.chain;
+    const std::set<int> inner(c.tiles.begin(), c.tiles.end() - 1);
+    std::vector<int> decls;
+    for_each_node(find_node(k, p.outer)->body, [&](const Node& n, const std::vector<int>&) {
+      if (n.kind == NodeKind::Stmt && n.ops.size() == 1 && is_declaration(n.ops[0]) && n.ops[0].dst &&
+          inner.count(n.ops[0].dst->tensor))
+        decls.push_back(n.id);
+    });
+    std::vector<Node> body;
+    for (int id : decls) body.push_back(*find_node(k, id));
+    for (int id : c.erased) {
+      body.push_back(*find_node(k, id));
+      forget_local_text(body.back().ops, local);
+      body.back().dirty = true;
+    }
+    Op& last = body.back().ops.back();
+    if (last.result >= 0) {
+      last.result = -1;
+      last.dst_first = k.dialect.new_api;
+    }
+    last.dst = buffer_tile(k, buf, p.used, rows, cols);
+    last.dst_origin = nullptr;
+    for (int id : decls) erase_node(k, id);
+    for (int id : c.erased) erase_node(k, id);
+    auto nodes = in_loop_copies(k, std::move(body), p.used, local);
+    // The intermediate tiles live in an iteration of the innermost copy.
+    int innermost = around;
+    for (const Node* n = &nodes.front(); n->kind == NodeKind::Loop && !n->body.empty(); n = &n->body.front())
+      innermost = n->loop;
+    for (int t : inner) k.tensor(t).scope_loop = innermost;
+    return nodes;  // no loop copied (the chain uses none): the statements stand before the loop
+  }
+
   static void apply(Kernel& k, const Plan& p) {
     const Chain& c = p.chain;
+    if (c.moves)
+      for (int t : c.tiles)
+        if (is_block_buffer(k, t) && !contract_block_buffer(k, t, true))
+          throw TransformError("hoist_transpose: a tile of the chain is not one per iteration");
     Op transpose = find_node(k, c.stmt)->ops[c.op];
     const char* param = transposed_param(transpose);
     const Access src = transpose.arg(param)->value.access;
@@ -343,26 +509,10 @@ class HoistTranspose : public Transform {
     const int buf = add_tensor(k, std::move(t));
 
     // The fill: the transpose (the author's, or nl.matmul's made explicit) writing the buffer, in
-    // copies of the loops its operand uses.
-    const Operand& data = transpose.arg(param)->value;
-    Op tr;
-    if (c.implicit) {
-      bool isa = k.dialect.new_api || k.dialect.alias.count("nki.isa");
-      tr.api = isa ? "nisa.nc_transpose" : "nl.transpose";
-      tr.cls = OpClass::Transpose;
-      tr.engine = Engine::Tensor;
-      tr.args = {arg(isa ? "data" : "x", data)};
-    } else {
-      tr = transpose;
-      tr.result = -1;
-      tr.origin = nullptr;
-    }
-    tr.dst = buffer_tile(k, buf, p.used, rows, cols);
-    tr.dst_origin = nullptr;
-    tr.dst_first = k.dialect.new_api;
-    Node fill = new_statement(k, {tr});
-    forget_local_text(fill.ops, local);
-    fill = in_loop_copies(k, std::move(fill), p.used, local);
+    // copies of the loops its operand uses; or the chain's statements as written, the last one
+    // writing the buffer.
+    std::vector<Node> fill = c.moves ? moved_chain(k, p, buf, rows, cols, local, around)
+                                     : lone_transpose(k, p, transpose, buf, rows, cols, local);
 
     // The matmul reads the transposed tile of this iteration; the explicit transpose and its copy go.
     // Every other nl.matmul in the loop that transposes the same tile (`g += nl.matmul(xk, wg)`,
@@ -395,11 +545,13 @@ class HoistTranspose : public Transform {
       }
       s->dirty = true;
     }
-    for (int id : c.erased) erase_node(k, id);
+    if (!c.moves)
+      for (int id : c.erased) erase_node(k, id);
 
     size_t at = 0;
     std::vector<Node>* block = parent_block(k.body, p.outer, at);
-    block->insert(block->begin() + static_cast<long>(at), std::move(fill));
+    block->insert(block->begin() + static_cast<long>(at), std::make_move_iterator(fill.begin()),
+                  std::make_move_iterator(fill.end()));
     block->insert(block->begin() + static_cast<long>(at), declaration_node(k, buf));
   }
 };

@@ -66,9 +66,7 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     return false;
   };
   for (Op* op : ops) {
-    for (const auto& c : op->mask)
-      if (c.expr.uses(l)) return std::nullopt;
-    if (index_operand_uses(*op, l)) return std::nullopt;
+    if (mask_uses(*op, l) || index_operand_uses(*op, l)) return std::nullopt;
   }
   // Fixpoint: an op is per row when it reads something per row or writes a tile per row.
   std::set<int> varying;  // storage ids

@@ -3,18 +3,13 @@
 // 2 KiB bank, more than 128 partitions), found before a rewrite that introduces it is evaluated.
 #include <fmt/core.h>
 
+#include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
-#include "tensor/dtype.h"
 #include "trn/tile_limits.h"
 
 namespace loopnest {
 
 namespace {
-
-int64_t itemsize_of(const std::string& dtype) {
-  auto t = tensor::parse_dtype(dtype);
-  return t ? tensor::itemsize(*t) : 4;
-}
 
 // The free size of an operand tile: the product of its axes after the partition axis (constant
 // sizes only; nullopt otherwise).

@@ -15,6 +15,16 @@ int64_t itemsize_of(const std::string& dtype) {
   return t ? tensor::itemsize(*t) : 4;
 }
 
+const Op* sole_op(const Node& n) {
+  const Op* x = nullptr;
+  for (const auto& op : n.ops) {
+    if (is_declaration(op)) continue;
+    if (x) return nullptr;
+    x = &op;
+  }
+  return x;
+}
+
 std::optional<int64_t> tile_bytes(const Tensor& t, size_t from) {
   int64_t n = itemsize_of(t.dtype);
   for (size_t d = from; d < t.shape.size(); ++d) {
@@ -183,6 +193,14 @@ std::string printable_bound(Kernel& k, int l, const std::set<std::string>& local
 
 Node in_loop_copies(Kernel& k, Node fill, const std::vector<int>& used, const std::set<std::string>& local,
                     const std::optional<Node>& first) {
+  std::vector<Node> body;
+  body.push_back(std::move(fill));
+  auto nodes = in_loop_copies(k, std::move(body), used, local, first);
+  return std::move(nodes.front());
+}
+
+std::vector<Node> in_loop_copies(Kernel& k, std::vector<Node> fill, const std::vector<int>& used,
+                                 const std::set<std::string>& local, const std::optional<Node>& first) {
   std::map<int, std::string> headers;  // loop id -> the authored header of its copy
   for (int l : used) {
     const Node* n = authored_loop(k, l);
@@ -192,7 +210,7 @@ Node in_loop_copies(Kernel& k, Node fill, const std::vector<int>& used, const st
     int id = add_loop(k, k.loops.at(*it));
     std::vector<Node> body;
     if (first && it + 1 == used.rend()) body.push_back(*first);
-    body.push_back(std::move(fill));
+    for (auto& n : fill) body.push_back(std::move(n));
     substitute_nodes(k, body, *it, IExpr::var(id));
     Node loop;
     loop.kind = NodeKind::Loop;
@@ -201,7 +219,8 @@ Node in_loop_copies(Kernel& k, Node fill, const std::vector<int>& used, const st
     loop.dirty = true;
     if (headers.count(*it)) loop.patch = headers.at(*it);
     loop.body = std::move(body);
-    fill = std::move(loop);
+    fill.clear();
+    fill.push_back(std::move(loop));
   }
   return fill;
 }

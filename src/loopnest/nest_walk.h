@@ -30,6 +30,9 @@ int64_t other_sbuf_bytes(const Kernel& k, const Analysis& an, int except);
 // The SBUF bytes of one partition of the smallest architecture (trn1).
 int64_t sbuf_budget();
 
+// The statement's one operation that is not a declaration, or null (none, or several).
+const Op* sole_op(const Node& n);
+
 // The names an expression reads.
 void names_of(const nki::Expr& e, std::set<std::string>& out);
 // The names a loop's authored bound reads ({} when it has none).
@@ -54,6 +57,10 @@ std::string printable_bound(Kernel& k, int l, const std::set<std::string>& local
 // `first` (a binding copied with the fill) heads the outermost copy's body.
 Node in_loop_copies(Kernel& k, Node fill, const std::vector<int>& used, const std::set<std::string>& local,
                     const std::optional<Node>& first = std::nullopt);
+// The same for several statements in order: one node, the outermost copy (`fill` itself when
+// `used` is empty).
+std::vector<Node> in_loop_copies(Kernel& k, std::vector<Node> fill, const std::vector<int>& used,
+                                 const std::set<std::string>& local, const std::optional<Node>& first = std::nullopt);
 // Tile operands of `ops` whose text names something in `local` are printed from the form.
 void forget_local_text(std::vector<Op>& ops, const std::set<std::string>& local);
 // The block holding the node `id` and its index there (`at`); null when there is none.

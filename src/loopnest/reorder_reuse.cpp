@@ -85,9 +85,7 @@ bool free_of(const Kernel& k, Node& x, int n, const std::set<int>& inside_n, std
       if (l.start.uses(n) || l.stop.uses(n)) ok = false;
     }
     for (auto& op : y.ops) {
-      for (const auto& c : op.mask)
-        if (c.expr.uses(n)) ok = false;
-      if (index_operand_uses(op, n)) ok = false;
+      if (mask_uses(op, n) || index_operand_uses(op, n)) ok = false;
       auto check = [&](const Access& a) {
         for (size_t d = 0; d < a.dims.size(); ++d) {
           const DimIndex& di = a.dims[d];

@@ -171,6 +171,9 @@ class RmwToPsum : public Transform {
       for (const IExpr* e : {&cond->cond_l, &cond->cond_r})
         for (int v : e->vars())
           if (v != L.id) return std::nullopt;
+      // Evaluated at the loop's values, which need a constant start (`range(3 * h, 3 * h + 3)` has
+      // a constant trip but no value of its own: `k == 0` may hold in no iteration of it).
+      if (!L.start.is_constant()) return std::nullopt;
       for (int64_t i = 0; i < *trip; ++i) {
         std::map<int, int64_t> vals = {{L.id, L.start.constant() + i * L.step}};
         auto l = cond->cond_l.eval(vals), r = cond->cond_r.eval(vals);

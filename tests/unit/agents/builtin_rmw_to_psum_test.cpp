@@ -133,5 +133,39 @@ TEST(BuiltinRmwToPsum, RefusedWhereTheLoopReadsTheOutputOrTheSumIsNotTheRmws) {
   EXPECT_EQ(sites(branch, args).size(), 1u);
 }
 
+TEST(BuiltinRmwToPsum, RefusedWhereTheFirstIterationIsNotKnownFromTheLoopsStart) {
+  // Two groups of three chunks, each summed into its own output: `for k in range(3 * h, 3 * h + 3)`
+  // has a constant trip but a start of its own per group, so whether `k == 0` holds in the first
+  // iteration is not known (it never does for h = 1, whose sum adds to the output as it was). The
+  // same loop from a constant start offers the site.
+  const std::string grouped = R"(
+import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def kernel(lhsT, rhs):
+    K, M = lhsT.shape
+    _, N = rhs.shape
+    out = nl.ndarray((2, M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    for h in nl.affine_range(2):
+        for k in range(3 * h, 3 * h + 3):
+            a = nl.load(lhsT[k * 128:(k + 1) * 128, :])
+            b = nl.load(rhs[k * 128:(k + 1) * 128, :])
+            ps = nisa.nc_matmul(a, b)
+            part = nl.copy(ps, dtype=nl.float32)
+            if k == 0:
+                nisa.dma_copy(dst=out[h], src=part)
+            else:
+                nisa.dma_copy(dst=out[h], src=part, dst_rmw_op=np.add)
+    return out
+)";
+  Args args = arrays({{768, 128}, {768, 256}});
+  EXPECT_TRUE(sites(grouped, args).empty());
+  EXPECT_EQ(sites(variant(grouped, "range(3 * h, 3 * h + 3)", "range(0, 3)"), args).size(), 1u);
+}
+
 }  // namespace
 }  // namespace agents::builtin

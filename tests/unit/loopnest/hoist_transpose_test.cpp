@@ -8,9 +8,12 @@
 // changes inside the loop or the buffer does not fit. That the site keeps the kernel's result is
 // LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/helper_rows_matmul.py,
 // transpose_per_block.py, shared_row_operand.py).
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include "corpus.h"
+#include "loopnest/analysis.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
 
@@ -27,21 +30,37 @@ std::vector<loopnest::Site> sites_of(const std::string& text, const std::vector<
   return out;
 }
 
-// Tensor Engine transposes the kernel runs: explicit transpose ops and the one each
-// `nl.matmul(x, y)` without transpose_x=True does, each times its loops' trips.
-int64_t transposes_of(const std::string& text, const std::vector<loopnest::ArgSpec>& args) {
+// Operations the kernel runs that `counts` accepts, each times its loops' trips.
+int64_t executed(const std::string& text, const std::vector<loopnest::ArgSpec>& args,
+                 const std::function<bool(const loopnest::Op&)>& counts) {
   loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
   loopnest::Analysis an(k);
   int64_t n = 0;
   for (const auto& r : an.ops) {
-    const auto& op = r.op();
-    bool implicit = op.api == "nl.matmul" && loopnest::symbol_of(op, "transpose_x") != "True";
-    if (op.cls != loopnest::OpClass::Transpose && !implicit) continue;
+    if (loopnest::is_declaration(r.op()) || !counts(r.op())) continue;
     int64_t times = 1;
     for (int l : r.loops) times *= k.loops.at(l).trip().value_or(0);
     n += times;
   }
   return n;
+}
+
+// Tensor Engine transposes the kernel runs: explicit transpose ops (a matmul by the identity with
+// is_transpose=True among them) and the one each `nl.matmul(x, y)` without transpose_x=True does.
+int64_t transposes_of(const std::string& text, const std::vector<loopnest::ArgSpec>& args) {
+  return executed(text, args, [](const loopnest::Op& op) {
+    bool implicit = op.api == "nl.matmul" && loopnest::symbol_of(op, "transpose_x") != "True";
+    bool by_identity = op.api == "nisa.nc_matmul" && loopnest::symbol_of(op, "is_transpose") == "True";
+    return op.cls == loopnest::OpClass::Transpose || implicit || by_identity;
+  });
+}
+
+// Vector / Scalar Engine instructions the kernel runs (copies out of PSUM, scalings, the norm).
+int64_t elementwise_of(const std::string& text, const std::vector<loopnest::ArgSpec>& args) {
+  return executed(text, args, [](const loopnest::Op& op) {
+    return op.cls == loopnest::OpClass::Copy || op.cls == loopnest::OpClass::Elementwise ||
+           op.cls == loopnest::OpClass::Activation;
+  });
 }
 
 const std::string kHelperRows = "/tests/kernels/helper_rows_matmul.py";
@@ -124,6 +143,63 @@ TEST(HoistTranspose, RefusesABufferThatDoesNotFit) {
   ASSERT_EQ(fits.size(), 1u);
   EXPECT_NE(fits[0].summary.find("(32 KiB per partition, 132 KiB with the other tiles, of 176 KiB)"), std::string::npos)
       << fits[0].summary;
+}
+
+// The chain of transpose_scale_{tiles,grid,api}.py (one program in three styles) and of
+// transpose_multiply_rows.py (nc_transpose, nl.multiply by a broadcast column): per column block,
+// the row tile's K blocks transposed on the Tensor Engine, copied out of PSUM and scaled by gamma
+// before the matmul. 2 row tiles x 2 column blocks x 2 K blocks.
+const std::vector<loopnest::ArgSpec> kScaleArgs = arrays({{256, 256}, {2, 128, 1024}, {256, 1}});
+const std::vector<std::string> kScaleStyles = {"/tests/kernels/transpose_scale_tiles.py",
+                                               "/tests/kernels/transpose_scale_grid.py",
+                                               "/tests/kernels/transpose_scale_api.py",
+                                               "/tests/kernels/transpose_multiply_rows.py"};
+
+TEST(HoistTranspose, MovesTheWholeInvariantChainOutOfTheColumnLoopInEveryStyle) {
+  std::set<std::string> keys;
+  for (const auto& path : kScaleStyles) {
+    SCOPED_TRACE(path);
+    std::string text = read(source_dir() + path);
+    auto sites = sites_of(text, kScaleArgs);
+    ASSERT_EQ(sites.size(), 1u);
+    keys.insert(sites[0].key());
+    EXPECT_EQ(sites[0].params.at("out_of"), "1");
+    EXPECT_NE(sites[0].summary.find("with the 2 step(s) after it up to the matmul"), std::string::npos)
+        << sites[0].summary;
+    // Transposes 2 x 2 x 2 -> 2 x 2; the copy and the scaling with them (8 + 8 -> 4 + 4), the rest
+    // (the norm's 4 instructions per row tile in the three styles, the result copy per column block)
+    // as they were.
+    int64_t transposes = transposes_of(text, kScaleArgs), vector = elementwise_of(text, kScaleArgs);
+    EXPECT_EQ(transposes, 8);
+    std::string after = loopnest::apply_site("k.py", text, kScaleArgs, sites[0]);
+    EXPECT_EQ(transposes_of(after, kScaleArgs), 4) << after;
+    EXPECT_EQ(vector - elementwise_of(after, kScaleArgs), 8) << after;
+    EXPECT_TRUE(sites_of(after, kScaleArgs).empty()) << after;
+  }
+  // The same site (anchor, parameters) in every style.
+  EXPECT_EQ(keys.size(), 1u);
+}
+
+TEST(HoistTranspose, RefusesAChainThatReadsTheColumnBlockOrWhoseTilesAreReadElsewhere) {
+  std::string text = read(source_dir() + kScaleStyles[0]);
+  auto edit = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    EXPECT_NE(t.find(from), std::string::npos) << from;
+    if (t.find(from) != std::string::npos) t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  // Gamma chosen by the column block: the scaling depends on n.
+  EXPECT_TRUE(sites_of(edit("operand0=g_cols[k])", "operand0=g_cols[n])"), kScaleArgs).empty());
+  // Gamma rewritten inside the column loop: the chain's input changes there.
+  const std::string mm = "                acc += nisa.nc_matmul(xg, wt)\n";
+  EXPECT_TRUE(sites_of(edit(mm, mm + "                g_cols[k] = nl.multiply(g_cols[k], 2.0)\n"), kScaleArgs).empty());
+  // The copied tile also stored per column block: it is read with n's index outside the chain.
+  EXPECT_TRUE(
+      sites_of(edit(mm, mm + "                nl.store(out[m * 128:(m + 1) * 128, n * NB:n * NB + 128], value=xT)\n"),
+               kScaleArgs)
+          .empty());
+  // The unedited kernel has the site (the edits above are what removes it).
+  EXPECT_EQ(sites_of(text, kScaleArgs).size(), 1u);
 }
 
 }  // namespace

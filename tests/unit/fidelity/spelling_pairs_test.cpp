@@ -94,6 +94,14 @@ const Pair kPairs[] = {
     // aliases of `range`, all unrolled at specialization: nki-language.md section 2). In the legacy
     // API Python `range` is rewritten to `sequential_range` instead (LANG; nki-language.md section 5); that
     // pair is a known error (docs/simulator.md, Known errors, "Python range in legacy kernels").
+    // The Python operator `e * yt` against `nisa.tensor_tensor(e, yt, op=nl.multiply)`.
+    {"operator_vs_tensor_tensor", "expmul.ref.py", "expmul_operator.py", "expmul_nisa.py", 0.001},
+    // A row loop stepping by 128 (`affine_range(0, R, 128)`) against counting tiles (`r * 128`).
+    {"stepped_loop_vs_scaled_index", "expmul.ref.py", "expmul_step.py", "expmul_nisa.py", 0.001},
+    // A 3-D `reshape` view of the HBM inputs indexed by the tile against slices of the 2-D inputs.
+    {"reshape_view_vs_slices", "expmul.ref.py", "expmul_reshape.py", "expmul_nisa.py", 0.001},
+    // Legacy `nl.transpose` of a [128, 128] block against `nisa.nc_transpose` (both on TensorE).
+    {"nl_transpose_vs_nc_transpose", "pv.ref.py", "pv_nl_transpose.py", "pv_legacy_nc_transpose.py", 0.001},
     {"newer_api_range_vs_affine_range", "matmul.ref.py", "matmul_dst_accumulate_range.py", "matmul_dst_accumulate.py", 0.001},
 };
 

@@ -1,6 +1,6 @@
 # exp(x) one column at a time in the newer `nki` API, the loops written Python `range` (in that API
 # an alias of affine_range, nki-language.md section 2): folded like it. Same program as
-# columns_affine.py.
+# tests/golden/lower/nki/columns_new_api.py (reference: column_reference.py there).
 import nki
 import nki.isa as nisa
 import nki.language as nl

@@ -9,6 +9,7 @@
 #include "nki/ast.h"
 #include "nki/core_types.h"
 #include "nki/interpreter.h"
+#include "nki/range_loops.h"
 
 namespace nki {
 
@@ -68,6 +69,7 @@ struct InterpState {
   // Module registry.
   std::unordered_map<std::string, Interpreter::ModuleFactory> factories;
   std::unordered_map<std::string, Value> modules;
+  RangeLoopObserverFactory range_loop_observer;  // unset: range loops are not observed
   std::unordered_set<std::string> loading;  // factories running now
   // Exceptions being handled by `except` blocks (innermost last): what a bare `raise` re-raises.
   std::vector<NkiError> handling;

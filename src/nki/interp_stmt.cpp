@@ -148,11 +148,20 @@ Flow exec_for(InterpState& st, const ForStmt& s, Frame& f) {
   };
   if (auto* r = iterable.as<RangeObj>()) {  // fast path: no iterator object, no allocation
     int64_t value = r->start, step = r->step;
+    // A library may record the loop (a kernel's `for i in range(n)`: nki/range_loops.h).
+    struct Observed {
+      std::unique_ptr<RangeLoopObserver> o;
+      ~Observed() {
+        if (o) o->end();
+      }
+    } observed{st.range_loop_observer ? st.range_loop_observer(st.in, r->size()) : nullptr};
     for (int64_t left = r->size(); left > 0; --left, value += step) {
+      if (observed.o) observed.o->iteration();
       Flow fl = body(Value::from_int(value));
       if (fl == Flow::Break) return Flow::Normal;
       if (fl == Flow::Return) return fl;
     }
+    if (observed.o) observed.o->end(), observed.o.reset();
     return s.orelse.empty() ? Flow::Normal : exec_block(st, s.orelse, f);
   }
   st.current_span = &s.iter->span;

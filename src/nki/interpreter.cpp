@@ -339,6 +339,10 @@ Value Interpreter::import_module(std::string_view dotted_name) {
     throw NkiError(ErrorKind::Import, fmt::format("module '{}' is not available in kernels", name));
   return detail::load_or_create(*state_, name);
 }
+void set_range_loop_observer(Interpreter& in, RangeLoopObserverFactory factory) {
+  in.state().range_loop_observer = std::move(factory);
+}
+bool imported(Interpreter& in, std::string_view name) { return in.state().modules.count(std::string(name)) != 0; }
 void Interpreter::set_builtin(std::string name, Value value) {
   auto it = state_->builtin_index.find(name);
   if (it != state_->builtin_index.end()) {

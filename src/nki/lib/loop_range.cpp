@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "nki/interpreter.h"
+#include "nki/range_loops.h"
 #include "nki/lib/kernel_context.h"
 
 namespace nki::lib {
@@ -70,5 +72,56 @@ Value make_loop_range(trn::LoopKind kind, const std::vector<Value>& args, std::s
   if (step == 0) throw NkiError(ErrorKind::Value, fmt::format("{} step must not be zero", api));
   return Value(std::make_shared<LoopRangeObj>(kind, start, stop, step));
 }
+
+}  // namespace nki::lib
+
+namespace nki::lib {
+
+namespace {
+
+// A kernel's `for i in range(n)` as the loop its API makes of it. In the newer `nki` API the loop
+// kinds are aliases of `range` ("affine_range etc. kept as aliases, deprecated to plain range in
+// NKI 0.7"; all static loops are unrolled at specialization: nki-language.md section 2), so a
+// range loop is recorded as the affine_range it is equal to, and the compiler stage and the
+// scheduler treat both spellings alike (`SpellingPair.*/newer_api_range_vs_affine_range`). In the
+// legacy neuronxcc API the compiler rewrites `range` to `sequential_range` (LANG); that half is
+// not recorded (docs/simulator.md, Known errors, "Python range in legacy kernels").
+class RangeLoopRecorder : public RangeLoopObserver {
+ public:
+  RangeLoopRecorder(KernelContext& ctx, int64_t trips) : ctx_(ctx) {
+    info_.kind = trn::LoopKind::Affine;
+    info_.trip_count = trips;
+    info_.loop_id = ctx.new_loop_id();
+    ctx_.emit_loop(trn::RecordKind::LoopBegin, info_);
+  }
+  void iteration() override {
+    ctx_.emit_loop(trn::RecordKind::LoopIteration, info_);
+    ++info_.iteration;
+  }
+  void end() override {
+    if (ended_) return;
+    ended_ = true;
+    try {
+      ctx_.emit_loop(trn::RecordKind::LoopEnd, info_);
+    } catch (...) {  // called while unwinding: the error in flight is the one to report
+    }
+  }
+
+ private:
+  KernelContext& ctx_;
+  trn::LoopInfo info_;
+  bool ended_ = false;
+};
+
+std::unique_ptr<RangeLoopObserver> observe_range_loop(Interpreter& in, int64_t trips) {
+  if (!KernelContext::active()) return nullptr;
+  KernelContext& ctx = KernelContext::current();
+  if (!ctx.tracing() || !imported(in, "nki") || imported(in, "neuronxcc")) return nullptr;
+  return std::make_unique<RangeLoopRecorder>(ctx, trips);
+}
+
+}  // namespace
+
+void install_range_loop_recorder(Interpreter& in) { set_range_loop_observer(in, observe_range_loop); }
 
 }  // namespace nki::lib

@@ -20,4 +20,8 @@ struct LoopRangeObj : Object {
 // Builds a range from range-like arguments: (stop), (start, stop), (start, stop, step).
 Value make_loop_range(trn::LoopKind kind, const std::vector<Value>& args, std::string_view api);
 
+// Records a kernel's Python `for ... in range(...)` loops in the trace as the loop kind its API
+// makes of them (loop_range.cpp); installed with the builtin modules.
+void install_range_loop_recorder(Interpreter& in);
+
 }  // namespace nki::lib

@@ -2,6 +2,7 @@
 #include "nki/lib/modules.h"
 
 #include "nki/interpreter.h"
+#include "nki/lib/loop_range.h"
 
 namespace nki::lib {
 
@@ -25,6 +26,7 @@ void install_builtin_modules(Interpreter& in) {
     in.register_module(r + ".typing", make_typing_module);
     in.register_module(r + ".compiler", make_compiler_module);
   }
+  install_range_loop_recorder(in);
 }
 
 }  // namespace nki::lib

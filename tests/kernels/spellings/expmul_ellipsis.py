@@ -1,0 +1,18 @@
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def kernel(x, y):
+  # exp(x) * y per row tile, the rows sliced with an ellipsis (`x[r * 128:(r + 1) * 128, ...]`)
+  # and the tiles passed as `xt[...]` / `xt[:, :]`. Same program as expmul_nisa.py.
+  R, C = x.shape
+  out = nl.ndarray((R, C), dtype=x.dtype, buffer=nl.shared_hbm)
+  for r in nl.affine_range(R // 128):
+    xt = nl.load(x[r * 128:(r + 1) * 128, ...])
+    yt = nl.load(y[r * 128:(r + 1) * 128, ...])
+    e = nisa.activation(op=nl.exp, data=xt[...])
+    z = nisa.tensor_tensor(e[:, :], yt[...], op=nl.multiply)
+    nl.store(out[r * 128:(r + 1) * 128, ...], value=z[...])
+  return out

@@ -28,9 +28,6 @@ using loopnest_test::CorpusKernel;
 const std::map<std::string, std::string> kKnownGaps = {
     // Python language features around the tile work: try/except, classes, global, while-else
     {"tests/kernels/corpus/con_python_features.py", "cannot lift a try statement"},
-    // two buffers swapped by tuple assignment each iteration of an unrolled static_range: the form
-    // holds one tensor per name in a loop body, so this needs the loop unrolled when lifting
-    {"tests/kernels/corpus/usr_pingpong_static_swap.py", "cannot lift the name 'cur'"},
     // session 6, kernels in idioms the corpus did not hold (docs/language.md): the form has no
     // dict comprehension and no getattr of a module
     {"tests/kernels/corpus/usr_builtin_sum_tiles.py", "cannot lift the expression '{name: fn"},

@@ -121,7 +121,7 @@ std::map<std::string, ApiSpec> build() {
        S::None, {}});
   add({"nl.abs_max", C::Elementwise, E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
   add({"nl.abs_min", C::Elementwise, E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
-  add({"nl.where", C::Elementwise, E::Vector, {"condition", "x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
+  add({"nl.where", C::Elementwise, E::Vector, {"condition", "x", "y", "dtype", "mask"}, S::Broadcast, {"condition", "x", "y"}});
   add({"nl.loop_reduce", C::Reduce, E::Vector, {"x", "op", "loop_indices", "dtype", "mask"}, S::Same, {"x"}});
   for (const char* r : {"sum", "max", "min", "mean", "prod", "all", "any"})
     add({std::string("nl.") + r, C::Reduce, E::Vector, {"x", "axis", "dtype", "mask", "keepdims"}, S::Reduce, {"x"}});

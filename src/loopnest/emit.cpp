@@ -298,7 +298,7 @@ class Emitter {
     }
     std::string kind = s.substr(0, colon), name = s.substr(colon + 1);
     if (kind == "engine") return alias("nki.isa") + "." + name + "_engine";
-    if (kind == "dtype") return alias("nki.language") + "." + name;
+    if (kind == "dtype") return alias("nki.language") + "." + (name == "bool" ? "bool_" : name);  // nl.bool_
     if (kind == "buffer") return alias("nki.language") + "." + name;
     if (kind.rfind("isa.", 0) == 0) return alias("nki.isa") + "." + kind.substr(4) + "." + name;  // nisa.reduce_cmd.X
     return name;

@@ -342,6 +342,16 @@ class FoldSilu : public Transform {
   }
 };
 
+// One instruction applies its two ALU operators in one class: arithmetic (comparisons included,
+// computed in fp32) or bitvec on raw integer bits (nki-language.md 8.3 tensor_scalar; the language
+// core refuses a bitvec op on the fp32 intermediate). `(d <= 1.0) & m` is no fold: its comparison
+// gives a 0/1 float that bitwise_and refuses. Local list, as nl_activation_function's below.
+bool same_alu_class(const std::string& op0, const std::string& op1) {
+  static const std::set<std::string> bitvec = {"bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+                                               "right_shift"};
+  return bitvec.count(op0) == bitvec.count(op1);
+}
+
 class FoldScalarOps : public Transform {
  public:
   std::string name() const override { return "fold_scalar_ops"; }
@@ -361,6 +371,7 @@ class FoldScalarOps : public Transform {
       auto first = scalar_step(p->op());
       if (!first || first->operand.kind != Operand::Kind::Number) continue;
       if (second->operand.kind != Operand::Kind::Number) continue;
+      if (!same_alu_class(first->op, second->op)) continue;
       Operand data = *first->data;
       ScalarStep a = *first, b = *second;
       Site s = make_site(k, an, *p, fmt::format("fold `{}{}` and `{}` into one tensor_scalar", first->op,
@@ -580,6 +591,7 @@ class FoldScalarTensorTensor : public Transform {
         if (step->data->kind == Operand::Kind::Tile && other->kind == Operand::Kind::Tile &&
             !(step->data->access.tile_shape() == other->access.tile_shape()))
           continue;
+        if (!same_alu_class(step->op, b->op)) continue;
         bool reverse1 = side == 1 && !commutative(b->op);
         Operand x = *step->data, c = step->operand, y = *other;
         std::string op0 = step->op, op1 = b->op;

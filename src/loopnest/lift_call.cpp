@@ -178,6 +178,12 @@ std::string Lifter::binary_result_dtype(const std::string& api, const Op& op) co
     return std::nullopt;
   };
   if (x->kind != Operand::Kind::Tile && y->kind != Operand::Kind::Tile) return "";
+  // Comparisons and logical operators give bool (language_ops.cpp is_predicate_op): a 0/1 tile
+  // that a move writing a float result over it (in_place) or reading it as float must not mistake.
+  static const std::set<std::string> predicates = {"nl.equal", "nl.not_equal", "nl.greater", "nl.greater_equal",
+                                                   "nl.less", "nl.less_equal", "nl.logical_and", "nl.logical_or",
+                                                   "nl.logical_xor"};
+  if (predicates.count(api)) return std::string(tensor::name(tensor::DType::Bool));
   auto a = dtype_of(*x), b = dtype_of(*y);
   if (!a || !b) return "";
   return std::string(tensor::name(tensor::nki_promote(*a, *b)));
@@ -723,6 +729,15 @@ AValue Lifter::call(const CallExpr& c) {
       n = *next;
     }
     return AValue::of_int(n);
+  }
+  // math.factorial of a constant (trace-time coefficients, `1 / math.factorial(2 * k + 1)`).
+  if (p == "math.factorial" && pos.size() == 1 && pos[0].k == K::Int) {
+    IExpr n = int_of(pos[0], *pos_exprs[0]);
+    if (!n.is_constant() || n.constant() < 0 || n.constant() > 20)
+      fail(c.span, fmt::format("'{}' of a loop-dependent, negative or too large integer", print_expr(c)));
+    int64_t r = 1;
+    for (int64_t i = 2; i <= n.constant(); ++i) r *= i;
+    return AValue::of_int(r);
   }
   if ((p == "numpy.zeros" || p == "numpy.ones" || p == "numpy.empty") && !pos.empty()) {
     AValue h = AValue::of_kind(K::HostArray);

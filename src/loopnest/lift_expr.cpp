@@ -55,7 +55,9 @@ AValue module_attr(const std::string& path, const std::string& attr) {
   if (path == "nki.compiler" && (attr == "sbuf" || attr == "psum")) return AValue::of_kind(K::Module, full);
   if (path == "nki" && (attr == "language" || attr == "isa" || attr == "typing" || attr == "compiler"))
     return AValue::of_kind(K::Module, full);
-  if (dtype_names().count(attr) && (path == "numpy" || path == "nki.language")) return AValue::of_kind(K::DType, attr);
+  // nl.bool_ / np.bool_ is the dtype the form names "bool" (tensor::name; a comparison's result).
+  if (dtype_names().count(attr) && (path == "numpy" || path == "nki.language"))
+    return AValue::of_kind(K::DType, attr == "bool_" ? "bool" : attr);
   if (path == "nki.language") {
     for (const char* b : {"sbuf", "psum", "hbm", "shared_hbm", "private_hbm"})
       if (attr == b) return AValue::of_kind(K::Symbol, std::string("buffer:") + b);
@@ -422,6 +424,20 @@ Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at) 
   return out;
 }
 
+std::optional<bool> host_truth(const AValue& v) {
+  using K = AValue::K;
+  switch (v.k) {
+    case K::Bool: return v.b;
+    case K::None: return false;
+    case K::Int: return v.i.is_constant() ? std::optional<bool>(v.i.constant() != 0) : std::nullopt;
+    case K::Float: return v.f != 0;
+    case K::Str: return !v.s.empty();
+    case K::Tuple: case K::List: case K::Set: return !v.items.empty();
+    case K::Dict: return !v.keys.empty();
+    default: return std::nullopt;
+  }
+}
+
 AValue Lifter::eval(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Name: {
@@ -622,8 +638,8 @@ AValue Lifter::eval(const Expr& e) {
         if (v.k == K::Tile) return apply("nl.negative", {{"x", v}}, {{"x", u.operand.get()}}, e, nullptr);
       }
       if (u.op == UnOp::Pos) return v;
-      if (u.op == UnOp::Not && v.k == K::Bool) return AValue::of_bool(!v.b);
-      if (u.op == UnOp::Not && (v.k == K::Set || v.k == K::Tuple || v.k == K::List)) return AValue::of_bool(v.items.empty());
+      if (u.op == UnOp::Not)
+        if (auto t = host_truth(v)) return AValue::of_bool(!*t);
       fail(e.span, fmt::format("the unary operation '{}'", print_expr(e)));
     }
     case ExprKind::BinOp: {
@@ -773,15 +789,17 @@ AValue Lifter::eval(const Expr& e) {
       return AValue::of_bool(all);
     }
     case ExprKind::BoolOp: {
+      // Python's and/or: evaluated left to right, stopping at the first operand that decides,
+      // which is the value (`rows or 128`, `x is not None and x.shape[0] > 1`).
       auto& b = static_cast<const BoolOpExpr&>(e);
-      bool result = b.is_and;
+      AValue x;
       for (auto& v : b.values) {
-        AValue x = eval(*v);
-        if (x.k != K::Bool) fail(v->span, fmt::format("'{}' as a condition of and/or", print_expr(*v)));
-        if (b.is_and) result = result && x.b;
-        else result = result || x.b;
+        x = eval(*v);
+        auto t = host_truth(x);
+        if (!t) fail(v->span, fmt::format("'{}' as a condition of and/or", print_expr(*v)));
+        if (*t != b.is_and) return x;
       }
-      return AValue::of_bool(result);
+      return x;
     }
     case ExprKind::ListComp: case ExprKind::GeneratorExp: return comprehension(static_cast<const ComprehensionExpr&>(e));
     case ExprKind::SetComp: return make_set(comprehension(static_cast<const ComprehensionExpr&>(e)).items, e);
@@ -800,7 +818,7 @@ AValue Lifter::eval(const Expr& e) {
     case ExprKind::IfExp: {
       auto& x = static_cast<const IfExpExpr&>(e);
       AValue t = eval(*x.test);
-      if (t.k == K::Bool) return t.b ? eval(*x.body) : eval(*x.orelse);
+      if (auto truth = host_truth(t)) return *truth ? eval(*x.body) : eval(*x.orelse);
       if (t.k == K::Cond) {
         // An instruction enum chosen per iteration (`reduce_cmd.reset_reduce if c == 0 else
         // reduce_cmd.reduce`) is the choice between the enum's integer values, which every API

@@ -276,6 +276,10 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
       if (n == p.name) local[p.name] = v, found = true;
     if (found) continue;
     if (!p.default_value) fail(c.span, fmt::format("the call of '{}' without its argument '{}'", code.name, p.name));
+    if (auto d = closure_defaults.find(code.name); closure && d != closure_defaults.end() && d->second.count(p.name)) {
+      local[p.name] = d->second.at(p.name);
+      continue;
+    }
     env = {};
     std::vector<Op> ignored;
     current_ops = &ignored;
@@ -481,6 +485,17 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       if (!def.decorators.empty()) fail(s.span, "a decorated function defined inside the kernel");
       helpers[def.code->name] = def.code.get();
       closures.insert(def.code->name);
+      auto& defaults = closure_defaults[def.code->name];
+      defaults.clear();
+      for (const Parameter& p : def.code->params) {
+        if (!p.default_value) continue;
+        auto* saved_ops = current_ops;
+        std::vector<Op> ignored;
+        current_ops = &ignored;
+        defaults[p.name] = eval(*p.default_value);
+        current_ops = saved_ops;
+        if (!ignored.empty()) fail(p.default_value->span, fmt::format("the default of '{}' computing a tile", p.name));
+      }
       env[def.code->name] = AValue::of_kind(K::Func, "user." + def.code->name);
       // Defined inside a helper (a factory returning it): it keeps the helper's names.
       if (inline_depth > 0) env[def.code->name].attrs = std::make_shared<std::map<std::string, AValue>>(env);
@@ -828,9 +843,23 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   if (r.k != K::Range) return host_for(s, r, out);
   if (s.target->kind != ExprKind::Name) fail(s.target->span, "a loop with a target that is not one name");
   const std::string& var = static_cast<const NameExpr&>(*s.target).id;
-  if (auto name = carried_value(s.body, var))
+  if (auto name = carried_value(s.body, var)) {
+    // nl.static_range is unrolled while tracing (nki-language.md 5): a name carried from one copy
+    // of the body to the next (Horner's `acc = nl.add(nl.multiply(acc, x), c[k])`) is Python
+    // rebinding, as in a loop over a host sequence, and lifts as one (each copy frozen).
+    IExpr lo = int_of(r.items[0], *s.iter), hi = int_of(r.items[1], *s.iter), st = int_of(r.items[2], *s.iter);
+    if (r.range_kind == LoopKind::Static && lo.is_constant() && hi.is_constant() && st.is_constant() &&
+        st.constant() != 0) {
+      std::vector<AValue> items;
+      for (int64_t i = lo.constant(); st.constant() > 0 ? i < hi.constant() : i > hi.constant(); i += st.constant()) {
+        if (items.size() > 1024) break;  // host_for refuses it by its size
+        items.push_back(AValue::of_int(i));
+      }
+      return host_for(s, AValue::of_tuple(std::move(items)), out);
+    }
     fail(s.span, fmt::format("the name '{}', read by this loop's body before the body rebinds it (a value carried "
                              "from one iteration to the next through a Python name)", *name));
+  }
   Loop loop;
   loop.id = static_cast<int>(k.loops.size());
   loop.var = var;
@@ -1118,6 +1147,9 @@ void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
   current_ops = &ops;
   AValue t = eval(*s.test);
   if (!ops.empty()) fail(s.test->span, "a condition computed by an operation");
+  // A host value as a condition: its Python truth (`if tail:`, `if cfg:`).
+  if (t.k != K::Cond)
+    if (auto truth = host_truth(t)) t = AValue::of_bool(*truth);
   Node n = new_node(NodeKind::If, s);
   if (t.k == K::Bool) {
     n.cond_l = IExpr(t.b ? 0 : 1), n.cond_r = IExpr(0), n.cond = Cmp::Eq;

@@ -72,6 +72,10 @@ struct AValue {
   static AValue of_tuple(std::vector<AValue> items) { AValue a; a.k = K::Tuple; a.items = std::move(items); return a; }
 };
 
+// Python's truth of a value the lift knows on the host (a bool, a constant int, a float, None, a
+// string, a tuple, list, set or dict); none for a loop-dependent int, a tile or anything else.
+std::optional<bool> host_truth(const AValue& v);
+
 // The placeholder variable of AValue::per_item: no loop has this id.
 constexpr int kHostIndex = 1 << 28;
 
@@ -151,6 +155,9 @@ class Lifter {
   // Module-level helper functions the kernel calls; their tile work is inlined (NodeKind::Inline).
   std::map<std::string, const nki::FunctionCode*> helpers;
   std::set<std::string> closures;  // helpers defined inside the kernel
+  // The default values of a closure's parameters, evaluated where the def runs (Python binds a
+  // default once, in the enclosing scope: `def f(t, *, alpha=slope)` reads the kernel's `slope`).
+  std::map<std::string, std::map<std::string, AValue>> closure_defaults;
   struct PendingInline {
     std::string name;
     std::vector<Node> nodes;

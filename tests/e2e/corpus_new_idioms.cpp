@@ -1,5 +1,5 @@
 // The corpus kernels written on 2 Dec (sessions 6 and 7, and the SPMD launches of session 8) and on 3 Dec
-// (session 9, the p9_ kernels) in idioms the repository did not hold
+// (session 9, the p9_ kernels; session 10, the p10_ kernels) in idioms the repository did not hold
 // (docs/language.md, "Kernels by idiom"), taken as a new user takes them through the binary:
 // `accelopt eval` checks each against its numpy reference, `accelopt parse --emit loops` lifts it
 // to the loop-nest form (or names the construct that stops it), and `accelopt rewrite` lists the
@@ -73,6 +73,27 @@ const std::vector<Case> kCases = {
     {"p9_reverse_views_misc", "", true},  // engine_assign only: u is read after the reversed exp
     {"p9_row_stats_host_list", "", true},  // a list appended eight times in one iteration
     {"p9_softmax_reversed_rows", "", true},  // reversed(range(...)) unrolls; sites with it opened
+    // session 10, twenty more authors (docs/language.md, "Kernels by idiom, session 10")
+    {"p10_newapi_layernorm_reduce_dst", "", true},
+    {"p10_upsample_arange_floordiv", "", false},  // loads and stores only: no compute to move
+    {"p10_spmd_grid_masked_rows", "", true},       // np.empty_like of a kernel tensor in the wrapper
+    {"p10_matmul_tile_size_constants", "", true},
+    {"p10_causal_mask_iota_where", "", true},
+    {"p10_load_transpose2d_gram", "", true},
+    {"p10_legacy_dma_copy_rows", "", true},
+    {"p10_static_poly_horner", "", true},          // math.factorial; Horner's carried name unrolls the static_range
+    {"p10_nested_closure_kwonly", "", false},      // lifts (closure defaults); its work is in closures
+    {"p10_online_logsumexp_sequential", "a value carried from one iteration to the next through a Python name", true},
+    {"p10_reduce_negate_softmax", "", true},
+    {"p10_int32_bucketize", "", true},
+    {"p10_bf16_swish_rows", "", true},
+    {"p10_fp8_e4m3_roundtrip", "", true},
+    {"p10_par_dim_blocks_two_pass", "", true},
+    {"p10_mgrid_3d_group_mean", "", false},        // one load, one mean, one store per block
+    {"p10_nested_shape_unpack_ds", "", false},     // lifts (a host int's truth); the span loop unrolls, frozen
+    {"p10_where_clamp_scalars", "", true},         // nl.where(tile condition, scalar, scalar)
+    {"p10_newapi_spmd_bias_dst", "", false},       // a launched body of dst-first copies and two ops
+    {"p10_cummax_scan_carry", "a value carried from one iteration to the next through a Python name", true},
 };
 
 TEST(CorpusNewIdioms, EachKernelChecksLiftsAsRecordedAndOffersTheRecordedSites) {

@@ -335,4 +335,68 @@ void substitute(Stmt& s, const std::string& id, const Expr& with) {
   });
 }
 
+namespace {
+
+// The names the module's imports bind, at its top level or inside its functions (a kernel may
+// import inside its body), and whether any import is of the older neuronxcc package.
+struct ImportedNames {
+  std::set<std::string> names;
+  bool neuronxcc = false;
+};
+
+void collect_imports(const Block& b, ImportedNames& out) {
+  for (const auto& s : b) {
+    if (s->kind == StmtKind::Import || s->kind == StmtKind::ImportFrom) {
+      auto& im = static_cast<const ImportStmt&>(*s);
+      if (im.module.rfind("neuronxcc", 0) == 0) out.neuronxcc = true;
+      for (const auto& a : im.names) {
+        if (a.name.rfind("neuronxcc", 0) == 0) out.neuronxcc = true;
+        std::string bound = !a.asname.empty() ? a.asname
+                            : s->kind == StmtKind::Import ? a.name.substr(0, a.name.find('.'))
+                                                          : a.name;
+        out.names.insert(bound);
+      }
+    }
+    if (s->kind == StmtKind::FunctionDef) collect_imports(static_cast<const FunctionDefStmt&>(*s).code->body, out);
+    if (s->kind == StmtKind::If) collect_imports(static_cast<const IfStmt&>(*s).orelse, out);
+    if (const Block* inner = child_block(const_cast<Stmt&>(*s))) collect_imports(*inner, out);
+  }
+}
+
+}  // namespace
+
+bool import_used_aliases(ModuleAst& module) {
+  ImportedNames imported;
+  collect_imports(module.body, imported);
+  std::set<std::string> used;  // the names whose attributes the module reads (`nisa` of nisa.x)
+  std::function<void(Block&)> collect_used = [&](Block& b) {
+    for (auto& s : b) {
+      if (s->kind == StmtKind::FunctionDef) {
+        collect_used(static_cast<FunctionDefStmt&>(*s).code->body);
+        continue;
+      }
+      for_each_expr(*s, [&](ExprPtr& e) {
+        if (e && e->kind == ExprKind::Attribute) {
+          auto& a = static_cast<AttributeExpr&>(*e);
+          if (a.value->kind == ExprKind::Name) used.insert(static_cast<NameExpr&>(*a.value).id);
+        }
+      });
+      if (Block* inner = child_block(*s)) collect_used(*inner);  // defs nested in a loop or branch
+    }
+  };
+  collect_used(module.body);
+  const std::string package = imported.neuronxcc ? "neuronxcc.nki" : "nki";
+  size_t at = 0;
+  for (size_t i = 0; i < module.body.size(); ++i)
+    if (module.body[i]->kind == StmtKind::Import || module.body[i]->kind == StmtKind::ImportFrom) at = i + 1;
+  bool added = false;
+  for (auto [alias, sub] : {std::pair{"nl", "language"}, {"nisa", "isa"}}) {
+    if (!used.count(alias) || imported.names.count(alias)) continue;
+    module.body.insert(module.body.begin() + static_cast<std::ptrdiff_t>(at++),
+                       parse_stmt(fmt::format("import {}.{} as {}", package, sub, alias)));
+    added = true;
+  }
+  return added;
+}
+
 }  // namespace agents::builtin

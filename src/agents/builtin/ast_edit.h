@@ -28,6 +28,13 @@ nki::ExprPtr clone(const nki::Expr& e);
 // The kernel function: the @nki.jit def (or the def named kernel / optimized_kernel).
 nki::FunctionCode* find_kernel(nki::ModuleAst& module);
 
+// The rewrites spell what they insert with the usual aliases, `nl.` and `nisa.`. A module that
+// uses one without binding it (a kernel written with nl.* only, or importing nki.isa under another
+// name) gets the import, in its own dialect (`neuronxcc.nki.isa`, or `nki.isa` for the newer API),
+// after its last top-level import: the rewritten kernel would otherwise stop at a NameError.
+// Returns whether it added one.
+bool import_used_aliases(nki::ModuleAst& module);
+
 // "nisa.activation" for a call of an attribute of a name; "" for anything else.
 std::string call_name(const nki::Expr& e);
 nki::CallExpr* as_call(nki::Expr* e, const std::string& name);  // null unless call_name(e) == name

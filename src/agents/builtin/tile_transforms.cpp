@@ -148,6 +148,7 @@ class EngineMove : public MatchingTransform {
  protected:
   bool visit(Block& kernel, const SiteSink& sink) const override {
     const std::set<std::string> psum = psum_names(kernel);
+    const std::set<std::string> host = host_value_names(kernel);
     return visit_blocks(kernel, [&](Block& b) {
       for (auto& s : b) {
         // `acc += nisa.tensor_tensor(...)`: the product runs on any engine, the accumulation stays.
@@ -155,7 +156,7 @@ class EngineMove : public MatchingTransform {
           return true;
         if (s->kind != StmtKind::Assign) continue;
         auto& assign = static_cast<AssignStmt&>(*s);
-        if (tensor_scalar_site(*s, assign.value, sink, psum) || tensor_tensor_site(*s, assign.value, sink, psum) ||
+        if (tensor_scalar_site(*s, assign.value, sink, psum) || tensor_tensor_site(*s, assign.value, sink, psum, host) ||
             isa_tensor_tensor_site(*s, assign.value, sink, psum))
           return true;
       }
@@ -209,13 +210,41 @@ class EngineMove : public MatchingTransform {
     return engine_keyword_sites(s, value, sink, psum, "nisa.tensor_tensor", kTwoTensorEngines);
   }
 
+  // Names the kernel binds to host values -- a list, tuple or dict display or comprehension, a
+  // number (`coeffs = [... for k in range(7)]`): `coeffs[k]` is a Python float, not a tile.
+  static std::set<std::string> host_value_names(Block& kernel) {
+    std::set<std::string> out;
+    for_each_block(kernel, [&](Block& b) {
+      for (auto& s : b) {
+        std::string name = assigned_name(*s);
+        Expr* v = name.empty() ? nullptr : assigned_value(*s);
+        if (!v) continue;
+        switch (v->kind) {
+          case ExprKind::Constant: case ExprKind::List: case ExprKind::Tuple: case ExprKind::Dict:
+          case ExprKind::ListComp: case ExprKind::DictComp: out.insert(name); break;
+          default: break;
+        }
+      }
+    });
+    return out;
+  }
+
+  // Whether `e` is a number or an item of a host value: no operand of a two-tile instruction.
+  static bool host_operand(Expr& e, const std::set<std::string>& host) {
+    double c;
+    if (constant_value(e, c)) return true;
+    Expr* base = &e;
+    while (base->kind == ExprKind::Subscript) base = static_cast<SubscriptExpr&>(*base).value.get();
+    return base->kind == ExprKind::Name && host.count(static_cast<NameExpr&>(*base).id);
+  }
+
   // nl.multiply/add/subtract(a, b) of two tiles -> nisa.tensor_tensor(..., engine=...).
-  static bool tensor_tensor_site(Stmt& s, ExprPtr& value, const SiteSink& sink, const std::set<std::string>& psum) {
+  static bool tensor_tensor_site(Stmt& s, ExprPtr& value, const SiteSink& sink, const std::set<std::string>& psum,
+                                 const std::set<std::string>& host) {
     for (const char* op : {"multiply", "add", "subtract"}) {
       auto* call = as_call(value.get(), std::string("nl.") + op);
-      double c;
       if (!call || call->args.size() != 2 || !call->keywords.empty()) continue;
-      if (constant_value(*call->args[0], c) || constant_value(*call->args[1], c)) continue;
+      if (host_operand(*call->args[0], host) || host_operand(*call->args[1], host)) continue;
       for (const char* engine : kTwoTensorEngines) {
         if (!allowed(s, engine, psum)) continue;
         std::string repl = fmt::format("nisa.tensor_tensor(data1={}, data2={}, op=nl.{}, engine=nisa.{}_engine)",

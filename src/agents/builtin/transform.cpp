@@ -151,13 +151,18 @@ std::vector<Site> find_sites(const std::string& source, const std::vector<loopne
 
 std::string apply_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args) {
   // A loop-nest site names its op by its anchor in the nest; a catalogue site by its line.
-  if (site.params.count("anchor") && is_loopnest_transform(site.transform)) return apply_loopnest_site(source, site, args);
+  if (site.params.count("anchor") && is_loopnest_transform(site.transform)) {
+    std::string out = apply_loopnest_site(source, site, args);
+    auto printed = parse_source(out);
+    return import_used_aliases(*printed) ? nki::print_module(*printed) : out;
+  }
   const Transform* t = find_transform(site.transform);
   if (!t) throw RewriteError(fmt::format("unknown transformation '{}'", site.transform));
   auto module = parse_source(source);
   nki::FunctionCode* kernel = find_kernel(*module);
   if (!kernel) throw RewriteError("no kernel function (@nki.jit def) in the source");
   t->apply(kernel->body, site);
+  import_used_aliases(*module);
   return nki::print_module(*module);
 }
 

@@ -46,10 +46,15 @@ void add_limits(ModuleObj& m) {
 
 void add_index_functions(ModuleObj& m) {
   def(m, kNl, "arange", {req("start"), opt("stop"), opt("step")}, [](Interpreter&, BoundArgs& a) {
+    // nl.arange(stop) or nl.arange(start, stop): the API has no step (nki-language.md 4.2); a
+    // strided index is an arange scaled by an integer, which is what the compiler accepts.
+    if (!a["step"].is_none())
+      throw NkiError(ErrorKind::Unsupported,
+                     "nl.arange takes no step (nl.arange(stop) or nl.arange(start, stop)); write a strided index "
+                     "as an arange times the step, e.g. start + step * nl.arange(n)");
     int64_t start = to_int(a["start"], "nl.arange start");
     if (a["stop"].is_none()) return make_index_expr(IndexExpr::arange(0, start));
-    int64_t step = a["step"].is_none() ? 1 : to_int(a["step"], "nl.arange step");
-    return make_index_expr(IndexExpr::arange(start, to_int(a["stop"], "nl.arange stop"), step));
+    return make_index_expr(IndexExpr::arange(start, to_int(a["stop"], "nl.arange stop"), 1));
   });
   m.attrs["mgrid"] = Value(std::make_shared<MGridObj>());
   def(m, kNl, "ds", {req("start"), req("size")}, [](Interpreter&, BoundArgs& a) {

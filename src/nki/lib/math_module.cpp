@@ -109,6 +109,19 @@ Value math_gcd(Interpreter&, CallArgs& a) {
   return Value::from_int(g);
 }
 
+// math.factorial: Python's, for the non-negative integers whose factorial fits the interpreter's
+// 64-bit int (20! is the largest); a float argument is refused as Python 3.10 does.
+Value math_factorial(Interpreter&, CallArgs& a) {
+  expect(a, 1, 1, "factorial");
+  if (a.args[0].is_float()) throw NkiError(ErrorKind::Type, "'float' object cannot be interpreted as an integer");
+  int64_t n = to_int(a.args[0], "math.factorial() argument");
+  if (n < 0) throw NkiError(ErrorKind::Value, "factorial() not defined for negative values");
+  if (n > 20) throw NkiError(ErrorKind::Value, fmt::format("integer overflow in math.factorial({}): the result does not fit in 64 bits", n));
+  int64_t r = 1;
+  for (int64_t k = 2; k <= n; ++k) r *= k;
+  return Value::from_int(r);
+}
+
 Value math_isqrt(Interpreter&, CallArgs& a) {
   expect(a, 1, 1, "isqrt");
   int64_t n = to_int(a.args[0], "math.isqrt() argument");
@@ -159,6 +172,7 @@ ObjectPtr make_math_module(Interpreter& in) {
   add(*m, "prod", math_prod);
   add(*m, "gcd", math_gcd);
   add(*m, "isqrt", math_isqrt);
+  add(*m, "factorial", math_factorial);
   add(*m, "pow", math_pow);
   add(*m, "isfinite", [](Interpreter&, CallArgs& a) { return float_predicate(a, "isfinite", [](double x) { return bool(std::isfinite(x)); }); });
   add(*m, "isinf", [](Interpreter&, CallArgs& a) { return float_predicate(a, "isinf", [](double x) { return bool(std::isinf(x)); }); });

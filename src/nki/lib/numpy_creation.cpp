@@ -6,6 +6,7 @@
 
 #include "nki/interpreter.h"
 #include "nki/lib/module_util.h"
+#include "nki/lib/nki_tensor.h"
 #include "nki/lib/numpy_util.h"
 
 namespace nki::lib::np {
@@ -15,6 +16,19 @@ using tensor::DType;
 
 namespace {
 
+struct ShapeDType {
+  tensor::Shape shape;
+  DType dtype;
+};
+
+// The template of np.*_like: a numpy array, a number or a list, or a kernel tensor -- a host
+// wrapper handed the kernel's HBM arguments allocates its output with np.empty_like(x), as host
+// code does with the numpy arrays the device call takes (only the shape and dtype are read).
+ShapeDType like_template(Interpreter& in, const Value& v) {
+  if (auto* t = v.as<NkiTensorObj>()) return {t->shape(), t->dtype()};
+  Array x = to_array(in, v);
+  return {x.shape(), x.dtype()};
+}
 
 DType dtype_or(const Value& v, DType dflt) { return to_dtype(v, "dtype").value_or(dflt); }
 
@@ -86,15 +100,15 @@ void add_constructors(ModuleObj& m) {
   });
   for (auto [name, value] : {std::pair{"zeros_like", 0.0}, {"empty_like", 0.0}, {"ones_like", 1.0}}) {
     add_function(m, name, {req("a"), opt("dtype"), opt("order"), opt("subok"), opt("shape")}, [value](Interpreter& in, BoundArgs& a) {
-      Array x = to_array(in, a["a"]);
-      tensor::Shape s = a["shape"].is_none() ? x.shape() : shape_arg(a["shape"], "shape");
-      return filled(in, s, dtype_or(a["dtype"], x.dtype()), value);
+      ShapeDType x = like_template(in, a["a"]);
+      tensor::Shape s = a["shape"].is_none() ? x.shape : shape_arg(a["shape"], "shape");
+      return filled(in, s, dtype_or(a["dtype"], x.dtype), value);
     });
   }
   add_function(m, "full_like", {req("a"), req("fill_value"), opt("dtype")}, [](Interpreter& in, BoundArgs& a) {
-    Array x = to_array(in, a["a"]);
-    Value d = a["dtype"].is_none() ? make_dtype(x.dtype()) : a["dtype"];
-    return fill_value_array(in, x.shape(), a["fill_value"], d);
+    ShapeDType x = like_template(in, a["a"]);
+    Value d = a["dtype"].is_none() ? make_dtype(x.dtype) : a["dtype"];
+    return fill_value_array(in, x.shape, a["fill_value"], d);
   });
 }
 

@@ -171,6 +171,57 @@ TEST(BuiltinRewrite, EngineMoveNeverPutsAPsumAccessOnGpSimd) {
   EXPECT_TRUE(sbuf_engines.count("gpsimd"));
 }
 
+// A kernel written with nl.* only (no nisa import): engine_move's site spells the instruction
+// it inserts `nisa.tensor_tensor(...)`, so the rewritten module imports nki.isa as nisa, in the
+// kernel's own dialect; listed sites all apply to kernels that run (p10_where_clamp_scalars
+// before it lifted: "name 'nisa' is not defined" on every engine_move site).
+TEST(BuiltinRewrite, AnInsertedNisaCallBringsItsImport) {
+  for (const std::string package : {"neuronxcc.nki", "nki"}) {
+    SCOPED_TRACE(package);
+    std::string kernel = "import " + package + " as nki\nimport " + package +
+                         ".language as nl\n\n\n@nki.jit\ndef kernel(a, b):\n"
+                         "    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+                         "    d = nl.subtract(nl.load(a), nl.load(b))\n"
+                         "    nl.store(out, value=d)\n    return out\n";
+    auto sites = sites_of(kernel, "engine_move");
+    ASSERT_FALSE(sites.empty());
+    for (const auto& site : sites) {
+      std::string out = apply_site(kernel, site);
+      EXPECT_NE(out.find("import " + package + ".isa as nisa\n"), std::string::npos) << out;
+      EXPECT_LT(out.find(".language as nl"), out.find(".isa as nisa")) << out;  // after the imports
+      EXPECT_NE(out.find("nisa.tensor_tensor("), std::string::npos) << out;
+    }
+  }
+  // A module that binds nisa already (at the top or inside the kernel) is left as it is.
+  std::string bound =
+      "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n@nki.jit\ndef kernel(a, b):\n"
+      "    import neuronxcc.nki.isa as nisa\n"
+      "    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+      "    d = nl.subtract(nl.load(a), nl.load(b))\n"
+      "    nl.store(out, value=d)\n    return out\n";
+  for (const auto& site : sites_of(bound, "engine_move")) {
+    std::string out = apply_site(bound, site);
+    EXPECT_EQ(out.find("import neuronxcc.nki.isa as nisa"), out.rfind("import neuronxcc.nki.isa as nisa")) << out;
+  }
+}
+
+// `nl.add(tile, coeffs[k])` with coeffs a Python list of floats is a tile plus a number: a
+// tensor_tensor of it reads a float as data2 and is refused ("data2 of nisa.tensor_tensor must
+// be an on-chip tile", p10_static_poly_horner). Only the two-tile multiply is a site.
+TEST(BuiltinRewrite, EngineMoveTakesAnItemOfAHostListForANumber) {
+  std::string kernel =
+      "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n@nki.jit\ndef kernel(a):\n"
+      "    coeffs = [1.0 / (k + 1) for k in range(3)]\n"
+      "    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+      "    t = nl.load(a)\n"
+      "    acc = nl.add(nl.multiply(t, t), coeffs[2])\n"
+      "    r = nl.add(acc, t)\n"
+      "    nl.store(out, value=r)\n    return out\n";
+  std::set<int> lines;
+  for (const auto& site : sites_of(kernel, "engine_move")) lines.insert(site.line());
+  EXPECT_EQ(lines, (std::set<int>{11})) << "only `r = nl.add(acc, t)` adds two tiles";
+}
+
 }  // namespace
 }  // namespace agents::builtin
 

@@ -107,7 +107,10 @@ double rel_error(const std::vector<std::vector<double>>& got, const std::vector<
 TEST(LoopNestTransforms, EverySiteOfTheTestKernelsKeepsTheirResult) {
   int checked = 0, launched = 0;
   for (const auto& k : all()) {
-    if (k.args.empty()) continue;
+    // run() hands the kernel arrays only: a scalar argument (p10_spmd_grid_masked_rows's alpha)
+    // would arrive as an HBM tensor. Such kernels are checked through `rewrite --apply` + `eval`.
+    bool arrays_only = std::all_of(k.args.begin(), k.args.end(), [](const auto& a) { return a.is_array; });
+    if (k.args.empty() || !arrays_only) continue;
     auto form = lifted(k);
     if (!form || (!k.test_kernel && form->grid.empty())) continue;
     launched += form->grid.empty() ? 0 : 1;

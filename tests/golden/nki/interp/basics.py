@@ -47,6 +47,7 @@ t = (1, 2, 3)
 print(t[1:], t[::-1], "abc"[1], [1, 2, 3][-1], 1 < 2 < 3, 1 < 3 < 2, None is None, 1 if t else 2)
 print(isinstance(t, tuple), isinstance(1, (float, int)), hasattr(d, "get"), str(1.0), int("12"), float("1e-5"))
 print(math.sqrt(16), math.ceil(2.1), math.floor(-2.1), math.prod([1, 2, 3]), math.gcd(12, 18), math.isqrt(17))
+print(math.factorial(0), math.factorial(7), math.factorial(20), 1 / math.factorial(5))
 lst = [1, 2]
 lst += [3]
 lst.extend((4, 5))

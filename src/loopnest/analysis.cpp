@@ -95,7 +95,7 @@ std::vector<const OpRef*> Analysis::region_readers(const Kernel& k, const Access
   Ranges ranges = k.ranges();
   for (const OpRef* r : readers(k, a.tensor))
     for (const Access* x : reads(r->op()))
-      if (may_overlap(k, *x, a, ranges)) {
+      if (may_overlap_across(k, *x, a, ranges)) {
         out.push_back(r);
         break;
       }
@@ -108,29 +108,70 @@ const OpRef* Analysis::find(const Node* node, size_t index) const {
   return nullptr;
 }
 
-bool may_overlap(const Kernel& k, const Access& a, const Access& b, const Ranges& ranges) {
-  if (storage_of(k, a.tensor) != storage_of(k, b.tensor)) return false;
-  if (a.tensor != b.tensor || a.dims.size() != b.dims.size()) return true;  // views: assume they may
+namespace {
+
+// How far a dim's axis terms reach from its start: [lo, hi] with lo <= 0 <= hi (a negative stride
+// walks down from the start). A term's largest index is size - 1, or (size - 1) // div capped by
+// mod - 1 (a grid `i // K`, `i % K`); sizes at their largest over `ranges`.
+std::optional<std::pair<int64_t, int64_t>> reach(const DimIndex& di, const Ranges& ranges) {
+  int64_t lo = 0, hi = 0;
+  for (const auto& t : di.terms) {
+    auto sz = t.size.bounds(ranges);
+    if (!sz) return std::nullopt;
+    int64_t top = sz->second - 1;
+    if (!t.affine()) top = std::min(top / t.div, t.mod > 0 ? t.mod - 1 : top);
+    (t.stride < 0 ? lo : hi) += t.stride * top;
+  }
+  return std::make_pair(lo, hi);
+}
+
+// `b` with every variable not in `shared` renamed to one no other access uses (with the same
+// range), so that subtracting it from `a` cancels only the shared variables.
+Access rename_unshared(const Access& a, const Access& b, Ranges& ranges, const std::set<int>& shared) {
+  std::set<int> vars;
+  int next = 0;
+  for (const Access* x : {&a, &b})
+    for (const auto& d : x->dims) {
+      for (int v : d.start.vars()) vars.insert(v);
+      for (const auto& t : d.terms)
+        for (int v : t.size.vars()) vars.insert(v);
+    }
+  if (!vars.empty()) next = *vars.rbegin() + 1;
+  if (!ranges.empty()) next = std::max(next, ranges.rbegin()->first + 1);
+  Access out = b;
+  for (int v : vars) {
+    if (shared.count(v)) continue;
+    int fresh = next++;
+    if (auto r = ranges.find(v); r != ranges.end()) ranges[fresh] = r->second;
+    for (auto& d : out.dims) {
+      d.start = d.start.substitute(v, IExpr::var(fresh));
+      for (auto& t : d.terms) t.size = t.size.substitute(v, IExpr::var(fresh));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool may_overlap_within(const Kernel& k, const Access& a, const Access& b0, const Ranges& ranges0,
+                        const std::set<int>& shared) {
+  if (storage_of(k, a.tensor) != storage_of(k, b0.tensor)) return false;
+  if (a.tensor != b0.tensor || a.dims.size() != b0.dims.size()) return true;  // views: assume they may
+  Ranges ranges = ranges0;
+  Access b = rename_unshared(a, b0, ranges, shared);
   for (size_t d = 0; d < a.dims.size(); ++d) {
-    auto extent = [&](const DimIndex& di) -> std::optional<std::pair<int64_t, int64_t>> {
-      auto s = di.start.bounds(ranges);
-      if (!s) return std::nullopt;
-      int64_t lo = s->first, hi = s->second;
-      for (const auto& t : di.terms) {
-        // The term's largest index: size - 1, or (size - 1) // div capped by mod - 1 (a grid
-        // `i // K`, `i % K`). A negative stride walks down from the start.
-        auto sz = t.size.bounds(ranges);
-        if (!sz) return std::nullopt;
-        int64_t top = sz->second - 1;
-        if (!t.affine()) top = std::min(top / t.div, t.mod > 0 ? t.mod - 1 : top);
-        (t.stride < 0 ? lo : hi) += t.stride * top;
-      }
-      return std::make_pair(lo, hi);
-    };
-    auto x = extent(a.dims[d]), y = extent(b.dims[d]);
-    if (x && y && (x->second < y->first || y->second < x->first)) return false;
+    // a covers [sa + la, sa + ha], b [sb + lb, sb + hb]: disjoint when sa - sb stays above
+    // hb - la or below lb - ha for every value of the variables.
+    auto diff = (a.dims[d].start - b.dims[d].start).bounds(ranges);
+    auto ra = reach(a.dims[d], ranges), rb = reach(b.dims[d], ranges);
+    if (!diff || !ra || !rb) continue;
+    if (diff->second + ra->second < rb->first || diff->first + ra->first > rb->second) return false;
   }
   return true;
+}
+
+bool may_overlap_across(const Kernel& k, const Access& a, const Access& b, const Ranges& ranges) {
+  return may_overlap_within(k, a, b, ranges, {});
 }
 
 bool uses_loop(const Access& a, int loop) {
@@ -187,7 +228,7 @@ const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& con
   const OpRef* w = nullptr;
   for (const OpRef* x : an.writers(k, a.tensor)) {
     bool overlaps = false;
-    for (const Access* wa : writes(x->op())) overlaps = overlaps || may_overlap(k, *wa, a, ranges);
+    for (const Access* wa : writes(x->op())) overlaps = overlaps || may_overlap_across(k, *wa, a, ranges);
     if (!overlaps) continue;
     if (w) return nullptr;
     w = x;
@@ -204,7 +245,7 @@ const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& con
   for (const OpRef* r : an.readers(k, a.tensor)) {
     bool same = r->node == consumer.node && r->index == consumer.index;
     for (const Access* x : reads(r->op())) {
-      if (storage_of(k, x->tensor) != storage_of(k, a.tensor) || !may_overlap(k, *x, a, ranges)) continue;
+      if (storage_of(k, x->tensor) != storage_of(k, a.tensor) || !may_overlap_across(k, *x, a, ranges)) continue;
       if (!same || !(*x == a)) return nullptr;
     }
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,9 +46,19 @@ std::vector<const Access*> reads(const Op& op);
 bool reads_destination(const Op& op);
 std::vector<const Access*> writes(const Op& op);
 
-// False only when the two accesses provably touch no common element for any values of the loop
-// variables in `ranges` (per-dim interval test); different tensors never overlap unless aliased.
-bool may_overlap(const Kernel& k, const Access& a, const Access& b, const Ranges& ranges);
+// Whether two accesses can touch a common element (per-dim interval test; different tensors never
+// overlap unless aliased, views are assumed to). Two questions, two names:
+// - across iterations: false only when no values of the loop variables in `ranges`, taken
+//   independently by each access (a variable both use may have different values in each), make
+//   them meet. What a dependence between different iterations, or an op moved out of a loop, needs.
+// - within one iteration of the loops in `shared`: those variables take the same value in both
+//   accesses (the starts are subtracted symbolically, so `out[128*i]` and `out[128*i + 128]` of one
+//   iteration of `i` are disjoint); every other variable is still taken independently. What two
+//   ops of one iteration of the shared loops need (two jammed rows' stores).
+// Both are conservative: true wherever the bounds cannot decide (an unbounded variable).
+bool may_overlap_across(const Kernel& k, const Access& a, const Access& b, const Ranges& ranges);
+bool may_overlap_within(const Kernel& k, const Access& a, const Access& b, const Ranges& ranges,
+                        const std::set<int>& shared);
 
 // Whether `a` uses loop variable `loop` anywhere (starts, sizes).
 bool uses_loop(const Access& a, int loop);

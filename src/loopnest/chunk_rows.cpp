@@ -197,7 +197,7 @@ class ChunkRows : public Transform {
             for (const Access* wa : writes(*w))
               for (Op* op : ops)
                 for (const Access* r : reads(*op))
-                  if (may_overlap(k, *wa, *r, ranges)) return std::nullopt;
+                  if (may_overlap_across(k, *wa, *r, ranges)) return std::nullopt;
         }
         p.before.push_back(i);
       }

@@ -20,13 +20,13 @@
 //   only inside L, no reader of V before its first writer (nothing carried across iterations, which
 //   distinct blocks would change), no access of V uses n but a block dim indexed by n alone (the
 //   legacy style's per-iteration buffers; it is dropped), no mask of an op touching V uses n;
-// - nothing else inside L reads or writes the HBM tensor where the T tiles go (the store now
-//   happens after every iteration);
+// - nothing else inside L reads or writes the HBM tensor where the T tiles go in the same iteration
+//   of the loops around L (the store now happens after every iteration of L);
 // - the buffer fits: T * (V's tile bytes per partition) beside one tile of every other SBUF tensor
 //   within an SBUF partition (hoist_expand's capacity rule, nest_walk.h). No chunked variant.
 // Where it pays (not legality): each tile is below the payload that saturates a DMA (4 KiB per
-// partition), and the store moves more bytes per iteration of L than every other DMA inside L
-// together (a K loop's loads, or a streaming loop's equal loads, hide the stores' lower efficiency).
+// partition), and L's stores together move more bytes per iteration of L than its other DMA (a K
+// loop's loads, or a streaming loop's equal loads, hide the stores' lower efficiency).
 // The value may be an inner call of the store (`value=nl.copy(ps)`): it becomes a statement of its
 // own writing the buffer, the buffer named after the destination (`out_buf`).
 #include <algorithm>
@@ -139,6 +139,12 @@ std::optional<Plan> plan_for(Kernel& k, Node& s, const std::vector<const Node*>&
   const OpRef* me = nullptr;
   Ranges ranges = k.ranges();
   int out = storage_of(k, dst.tensor);
+  // The store moves to the end of the same iteration of the loops around L: an access inside L
+  // matters where it meets the tiles in that iteration of those loops, at any iterations of L (the
+  // jammed rows' stores `out[b, 512*mi + 128*r, ...]` of one `mi` are disjoint).
+  std::set<int> around;
+  for (size_t i = 0; i + 1 < path.size(); ++i)
+    if (path[i]->kind == NodeKind::Loop) around.insert(path[i]->loop);
   for (const auto& r : an.ops) {
     if (r.node == &s && &r.op() == &st) me = &r;
     bool in_l = std::find(r.loops.begin(), r.loops.end(), n) != r.loops.end();
@@ -162,7 +168,8 @@ std::optional<Plan> plan_for(Kernel& k, Node& s, const std::vector<const Node*>&
             if (t.size.uses(n)) return std::nullopt;
         }
       }
-      if (&r.op() != &st && in_l && storage_of(k, a->tensor) == out && may_overlap(k, *a, dst, ranges))
+      if (&r.op() != &st && in_l && storage_of(k, a->tensor) == out &&
+          may_overlap_within(k, *a, dst, ranges, around))
         return std::nullopt;
     }
     if (!touches_v) continue;
@@ -187,13 +194,16 @@ std::optional<Plan> plan_for(Kernel& k, Node& s, const std::vector<const Node*>&
     for (++at; at < r.loops.end(); ++at) b *= static_cast<double>(k.loops.at(*at).trip().value_or(1));
     return b;
   };
-  double stored = bytes_per_iteration(*me), other = 0;
+  // The loop's stores are weighed together: rows jammed into L store several tiles per iteration,
+  // each a site of its own, and the loads are what would hide them all.
+  double stored = 0, loaded = 0;
   for (const auto& r : an.ops) {
-    if (&r == me || is_declaration(r.op()) || std::find(r.loops.begin(), r.loops.end(), n) == r.loops.end()) continue;
+    if (is_declaration(r.op()) || std::find(r.loops.begin(), r.loops.end(), n) == r.loops.end()) continue;
     OpClass c = r.op().cls;
-    if (c == OpClass::Load || c == OpClass::Store || c == OpClass::DmaCopy) other += bytes_per_iteration(r);
+    if (c != OpClass::Load && c != OpClass::Store && c != OpClass::DmaCopy) continue;
+    (is_store(k, r.op()) ? stored : loaded) += bytes_per_iteration(r);
   }
-  if (stored <= other) return std::nullopt;
+  if (stored <= loaded) return std::nullopt;
   // Capacity: T tiles of V (its free dims; a legacy buffer's block dims are one per iteration).
   int64_t per = itemsize_of(v.dtype);
   size_t from = k.dialect.new_api ? 0 : static_cast<size_t>(v.partition_dim);

@@ -32,7 +32,7 @@ bool depend(const Kernel& k, const Node& x, const Node& y, int ignore) {
   auto clash = [&](const std::vector<const Access*>& w, const std::vector<const Access*>& other) {
     for (const Access* p : w)
       for (const Access* q : other)
-        if (storage_of(k, p->tensor) != ignore && may_overlap(k, *p, *q, ranges)) return true;
+        if (storage_of(k, p->tensor) != ignore && may_overlap_across(k, *p, *q, ranges)) return true;
     return false;
   };
   return clash(a.writes, b.reads) || clash(a.writes, b.writes) || clash(b.writes, a.reads);

@@ -96,7 +96,7 @@ std::vector<const OpRef*> region_writers(const Kernel& k, const Analysis& an, co
   Ranges ranges = k.ranges();
   for (const OpRef* w : an.writers(k, a.tensor))
     for (const Access* x : writes(w->op()))
-      if (may_overlap(k, *x, a, ranges)) {
+      if (may_overlap_across(k, *x, a, ranges)) {
         out.push_back(w);
         break;
       }
@@ -203,7 +203,7 @@ std::optional<Plan> plan(Kernel& k, const Analysis& an, const OpRef& n) {
     if (!in || in->kind != Operand::Kind::Tile || in->access.tensor != target || r->node->frozen) return std::nullopt;
     for (const Access* other : reads(r->op()))
       if (other != &in->access && storage_of(k, other->tensor) == target &&
-          may_overlap(k, *other, target_region, k.ranges()))
+          may_overlap_across(k, *other, target_region, k.ranges()))
         return std::nullopt;
     // Inside one loop that is a later sibling of the scaling statement.
     if (r->loops.size() <= n.loops.size() || r->order < n.order) return std::nullopt;

@@ -85,7 +85,7 @@ class EngineAssign : public Transform {
       Ranges ranges = k.ranges();
       for (const auto& a : op.args)
         if (a.value.kind == Operand::Kind::Tile && !a.output)
-          in_place = in_place || (op.dst && may_overlap(k, a.value.access, *op.dst, ranges));
+          in_place = in_place || (op.dst && may_overlap_across(k, a.value.access, *op.dst, ranges));
       if (in_place) continue;
       for (Engine e : {Engine::Vector, Engine::GpSimd, Engine::Scalar}) {
         if (e == op.engine) continue;

@@ -257,18 +257,18 @@ bool forward(Kernel& k, int s) {
   // the load is the only one writing T's region.
   int v_writers = 0;
   for (const OpRef* w : an.writers(k, v.tensor))
-    for (const Access* x : writes(w->op())) v_writers += may_overlap(k, *x, v, ranges) ? 1 : 0;
+    for (const Access* x : writes(w->op())) v_writers += may_overlap_across(k, *x, v, ranges) ? 1 : 0;
   if (v_writers != 1) return false;
   for (const OpRef* w : an.writers(k, t.tensor))
     for (const Access* x : writes(w->op()))
-      if (w != e->load && may_overlap(k, *x, t, ranges)) return false;
+      if (w != e->load && may_overlap_across(k, *x, t, ranges)) return false;
   // Every read of the loaded region follows the load in the same iteration of the fused loops, and
   // either reads that region whole (it becomes V's region) or T is V's twin (same shape and layout,
   // loaded from nothing else: every access of T becomes the same access of V).
   bool whole_region = true;
   for (const OpRef* r : an.readers(k, t.tensor))
     for (const Access* x : reads(r->op())) {
-      if (!may_overlap(k, *x, t, ranges)) continue;
+      if (!may_overlap_across(k, *x, t, ranges)) continue;
       if (r->order < e->load->order || r->loops.size() < e->load->loops.size() ||
           !std::equal(e->load->loops.begin(), e->load->loops.end(), r->loops.begin()))
         return false;

@@ -141,17 +141,17 @@ class Hoist : public Transform {
           for (const Access* r : reads(*op))
             for (Op* other : all)
               if (!own.count(other))
-                for (const Access* w : writes(*other)) ok = ok && !may_overlap(k, *w, *r, ranges);
+                for (const Access* w : writes(*other)) ok = ok && !may_overlap_across(k, *w, *r, ranges);
           for (const Access* w : writes(*op)) {
             // Nothing else in the loop writes it (an accumulator zeroed per iteration stays).
             for (Op* other : all)
               if (!own.count(other))
-                for (const Access* w2 : writes(*other)) ok = ok && !may_overlap(k, *w, *w2, ranges);
+                for (const Access* w2 : writes(*other)) ok = ok && !may_overlap_across(k, *w, *w2, ranges);
             for (size_t j = 0; j < i && ok; ++j) {
               std::vector<Op*> before;
               ops_of(loop->body[j], before);
               for (Op* b : before)
-                for (const Access* r : reads(*b)) ok = ok && !may_overlap(k, *w, *r, ranges);
+                for (const Access* r : reads(*b)) ok = ok && !may_overlap_across(k, *w, *r, ranges);
             }
             // A buffer declared in the loop (per iteration) moves with its declaration: a
             // statement of the loop's body before this one that only declares it.

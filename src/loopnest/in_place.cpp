@@ -162,12 +162,12 @@ std::optional<Move> legal_move(const Kernel& k, const Analysis& an, const OpRef&
   // R: written by this op only; read only after it, inside the loop.
   for (const OpRef* w : an.writers(k, res.tensor))
     for (const Access* x : writes(w->op()))
-      if (w != &r && may_overlap(k, *x, res, ranges)) return std::nullopt;
+      if (w != &r && may_overlap_across(k, *x, res, ranges)) return std::nullopt;
   bool whole_r = accesses_whole(k, res);
   bool exact_reads = true;
   for (const OpRef* u : an.readers(k, res.tensor))
     for (const Access* x : reads(u->op())) {
-      if (x->tensor != res.tensor || !may_overlap(k, *x, res, ranges)) continue;
+      if (x->tensor != res.tensor || !may_overlap_across(k, *x, res, ranges)) continue;
       // A masked instruction writes only the masked elements: its readers read no others.
       if (u->order <= r.order || !inside(*u, loop) || (op.has_mask && !same_mask(op, u->op()))) return std::nullopt;
       if (u->node->frozen || u->node->kind != NodeKind::Stmt) return std::nullopt;  // printed as written
@@ -177,7 +177,7 @@ std::optional<Move> legal_move(const Kernel& k, const Analysis& an, const OpRef&
     if (a.value.kind != Operand::Kind::Tile || a.output) continue;
     const Access& in = a.value.access;
     if (in == res || storage_of(k, in.tensor) != in.tensor) continue;
-    if (in.tensor == res.tensor && may_overlap(k, in, res, ranges)) continue;  // another slot of one buffer only
+    if (in.tensor == res.tensor && may_overlap_across(k, in, res, ranges)) continue;  // another slot of one buffer only
     const Tensor& it = k.tensor(in.tensor);
     if (it.name.empty()) continue;  // a nested call's result has no name to write through
     if (it.memory != Memory::Sbuf || it.dtype != rt.dtype || (!op.dtype.empty() && op.dtype != it.dtype)) continue;
@@ -189,8 +189,8 @@ std::optional<Move> legal_move(const Kernel& k, const Analysis& an, const OpRef&
     bool dies = true;
     for (const auto& o : an.ops) {
       if (o.order <= r.order || !inside(o, loop)) continue;
-      for (const Access* x : reads(o.op())) dies = dies && !(x->tensor == in.tensor && may_overlap(k, *x, in, ranges));
-      for (const Access* x : writes(o.op())) dies = dies && !(x->tensor == in.tensor && may_overlap(k, *x, in, ranges));
+      for (const Access* x : reads(o.op())) dies = dies && !(x->tensor == in.tensor && may_overlap_across(k, *x, in, ranges));
+      for (const Access* x : writes(o.op())) dies = dies && !(x->tensor == in.tensor && may_overlap_across(k, *x, in, ranges));
     }
     if (!dies) continue;
     return Move{&r, in, res, twins && !exact_reads};

@@ -149,7 +149,7 @@ std::set<const Op*> row_independent(Kernel& k, Node& loop_node) {
   Ranges ranges = k.ranges();
   auto overlap = [&](const Access& a, const Op& other) {
     for (const Access* w : writes(other))
-      if (may_overlap(k, a, *w, ranges)) return true;
+      if (may_overlap_across(k, a, *w, ranges)) return true;
     return false;
   };
   std::set<const Op*> dependent;

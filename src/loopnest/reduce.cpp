@@ -79,7 +79,7 @@ class FoldActivationReduce : public Transform {
       int writers = 0;
       for (const OpRef* w : an.writers(k, e.tensor))
         for (const Access* wa : writes(w->op()))
-          if (may_overlap(k, *wa, e, ranges)) ++writers, act = w;
+          if (may_overlap_across(k, *wa, e, ranges)) ++writers, act = w;
       if (writers != 1 || !plain_activation(act->op())) continue;
       // The activation writes exactly the summed tile: its destination, or its whole result (`e =
       // nl.exp(x)`, the style that names values instead of writing into tiles).
@@ -197,7 +197,7 @@ class WholeRowReduce : public Transform {
       int writers = 0;
       for (const OpRef* w : an.writers(k, c.tensor))
         for (const Access* wa : writes(w->op()))
-          if (may_overlap(k, *wa, c, ranges)) ++writers, r1 = w;
+          if (may_overlap_across(k, *wa, c, ranges)) ++writers, r1 = w;
       if (writers != 1 || r1->node->frozen || r1->op().api != "nisa.tensor_reduce" || symbol_of(r1->op(), "op") != op) continue;
       if (is_true(operand(r1->op(), "negate")) || r1->op().has_mask || reduced_axis(r1->op()) < 0) continue;
       // r1 is directly in a loop L that is the statement right before r2 (only markers between).

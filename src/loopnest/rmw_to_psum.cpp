@@ -256,7 +256,7 @@ class RmwToPsum : public Transform {
       std::vector<const Access*> touched = reads(r.op());
       for (const Access* a : writes(r.op())) touched.push_back(a);
       for (const Access* a : touched)
-        if (storage_of(k, a->tensor) == storage_of(k, f.out) && may_overlap(k, *a, D, ranges)) return std::nullopt;
+        if (storage_of(k, a->tensor) == storage_of(k, f.out) && may_overlap_across(k, *a, D, ranges)) return std::nullopt;
     }
     const OpRef* first_in_loop = mm;
     for (const auto& r : an.ops)
@@ -272,7 +272,7 @@ class RmwToPsum : public Transform {
         for (const Access* a : writes(r.op())) touched.push_back(a);
         bool touches = false;
         for (const Access* a : touched)
-          touches = touches || (storage_of(k, a->tensor) == storage_of(k, f.out) && may_overlap(k, *a, D, ranges));
+          touches = touches || (storage_of(k, a->tensor) == storage_of(k, f.out) && may_overlap_across(k, *a, D, ranges));
         if (!touches) continue;
         const Op& op = r.op();
         const Operand* z = stored_tile(op);

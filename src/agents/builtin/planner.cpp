@@ -295,6 +295,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   for (const auto& s : sites) per_transform[s.transform]++;
   std::vector<Site> open;
   std::vector<double> weights;
+  std::vector<bool> last;  // drawn after every other site (shortens_only_unbinding_dma)
   size_t planned_before = 0, known_from_memory = 0, known_result = 0, one_timeline = 0;
   for (auto& s : sites) {
     if (tried.count(s.key())) {
@@ -317,13 +318,18 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     if (!experience.empty()) w *= memory_site_weight(experience, symptoms, s);
     if (failures_) w *= failures_->penalty(ctx.task.name, s);
     weights.push_back(w);
+    last.push_back(bounds && shortens_only_unbinding_dma(*bounds, {s.relieves, s.feeds}));
     open.push_back(std::move(s));
   }
-  // The draw depends only on the seed, the call site and the kernel's nest: deterministic.
+  // The draw depends only on the seed, the call site and the kernel's nest: deterministic. Sites
+  // that cannot shorten what bounds the kernel come after every other, in their own draw order.
   std::vector<std::pair<double, size_t>> order;
   for (size_t i = 0; i < open.size(); ++i)
     order.push_back({draw_key(seed_, ctx.tag, identity, open[i], weights[i]), i});
-  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (last[a.second] != last[b.second]) return !last[a.second];
+    return a.first > b.first;
+  });
   std::vector<Plan> plans;
   for (const auto& [key, i] : order) {
     if (static_cast<int>(plans.size()) >= n) break;

@@ -110,10 +110,22 @@ bool move_within_one_timeline(const std::string& transform, const std::map<std::
   return pair == std::set<std::string>{"dve", "pool"};
 }
 
+namespace {
+
+// Most of the time no family is busy: the kernel waits on dependences, not on an engine.
+bool mostly_waiting(const Roofline& r) { return r.serialization > 0.3; }
+
+}  // namespace
+
+bool shortens_only_unbinding_dma(const Roofline& r, const SiteRelief& relief) {
+  if (r.latency <= 0 || r.limiter.empty() || r.limiter == "dma" || mostly_waiting(r)) return false;
+  return relief.relieves == std::set<std::string>{"dma"} && relief.feeds.empty();
+}
+
 double roofline_weight(const std::string& transform, const std::map<std::string, std::string>& params,
                        const Roofline& r, const SiteRelief& relief) {
   if (r.latency <= 0 || r.limiter.empty()) return 1;
-  bool serial = r.serialization > 0.3;  // most of the time no family is busy: dependences
+  bool serial = mostly_waiting(r);
   if (transform == "engine_move" || transform == "engine_assign") {
     // Worth what it moves from a busier family to an idler one.
     auto to = params.find("engine");

@@ -46,6 +46,14 @@ struct SiteRelief {
 bool move_within_one_timeline(const std::string& transform, const std::map<std::string, std::string>& params,
                               const Roofline& r);
 
+// A site that only shortens DMA transfers no engine waits on (the form found it relieves DMA alone
+// and feeds no family: a store's transfers, coalesce_stores) while another family bounds the kernel
+// and the kernel is not mostly waiting (roofline_weight's `serial`). The perfect-pipeline bound is
+// the limiter's busy time and stays where it is, and nothing on the critical path reads what the
+// move speeds up: the move cannot gain (rmsnorm_matmul and add_rmsnorm_matmul, PE-bound, lost ~0.3%
+// to coalesce_stores). The planner draws such sites after every other.
+bool shortens_only_unbinding_dma(const Roofline& r, const SiteRelief& relief);
+
 double roofline_weight(const std::string& transform, const std::map<std::string, std::string>& params,
                        const Roofline& r, const SiteRelief& relief = {});
 

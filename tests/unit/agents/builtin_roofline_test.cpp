@@ -2,9 +2,12 @@
 // limiter is the busiest engine family, serialization the share of time none is busy; moves that
 // relieve the limiter (or the waiting, the more the larger that share) weigh more, and the planner
 // stops proposing for a kernel within 3% of the task's peak.
+#include <algorithm>
+
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include "agents/builtin/plan_text.h"
 #include "agents/builtin/planner.h"
 #include "agents/builtin/roofline.h"
 #include "builtin_test_support.h"
@@ -151,6 +154,69 @@ TEST(BuiltinRoofline, TheFormSaysWhichEnginesAMoveRelievesAndWhoWaitsOnThem) {
     EXPECT_TRUE(s.relieves.empty()) << s.key();
   // matmul: the column block's rows share its transposes on the Tensor Engine as well as its loads.
   for (const auto& s : task_sites("matmul_M4096_N12288_K5120_0.py", "jam_rows")) EXPECT_TRUE(s.relieves.count("pe")) << s.key();
+}
+
+TEST(BuiltinRoofline, AMoveShorteningOnlyDmaNobodyWaitsOnCannotGainWhereAnotherFamilyBounds) {
+  const auto& arch = trn::arch_config("trn1");
+  const SiteRelief store = {{"dma"}, {}};
+  // PE-bound, waiting 19% of the time: no.
+  EXPECT_TRUE(shortens_only_unbinding_dma(roofline(profile(0.958, {{"pe", 0.772}, {"dma", 0.341}}), arch), store));
+  // DMA-bound: yes; mostly waiting on dependences (no family busy 30% of the time): maybe.
+  EXPECT_FALSE(shortens_only_unbinding_dma(roofline(profile(5.99, {{"pe", 3.04}, {"dma", 4.11}}), arch), store));
+  EXPECT_FALSE(shortens_only_unbinding_dma(roofline(profile(2.0, {{"pe", 1.2}, {"dma", 0.4}}), arch), store));
+  // A load the limiter reads, or a move relieving another family too: not only unbinding DMA.
+  Roofline pe = roofline(profile(0.958, {{"pe", 0.772}, {"dma", 0.341}}), arch);
+  EXPECT_FALSE(shortens_only_unbinding_dma(pe, {{"dma"}, {"pe"}}));
+  EXPECT_FALSE(shortens_only_unbinding_dma(pe, {{"dma", "pe"}, {}}));
+  EXPECT_FALSE(shortens_only_unbinding_dma(pe, {}));  // the form said nothing: no evidence
+}
+
+// The transformations of the plans the planner draws for a kernel, in its order, all of them.
+std::vector<std::string> draw_order(const std::string& kernel, const std::string& reference, const trn::Profile& p,
+                                    uint64_t seed) {
+  const std::string root = ACCELOPT_SOURCE_DIR;
+  TaskInfo task{"task"};
+  task.kernel_args = eval::reference_arg_specs(root + "/" + reference, builtin_test::read(root + "/" + reference));
+  Candidate c;
+  c.id = "baseline";
+  c.kernel_text = builtin_test::read(root + "/" + kernel);
+  c.latency_ms = p.latency;
+  c.profile = p;
+  std::vector<std::string> out;
+  for (const auto& plan : BuiltinPlanner(seed, true).propose(AgentContext{task, 1, "task/r1/c0"}, c, Memory{}, 1000))
+    out.push_back(parse_plan(plan.text)->site.transform);
+  return out;
+}
+
+TEST(BuiltinRoofline, ThePlannerDrawsStoreCoalescingLastUnlessDmaBoundsTheKernel) {
+  // Profiles of the two kernels as `accelopt profile --json` gives them (trn1, session 10).
+  // rmsnorm_matmul: the Tensor Engine busy 0.772 of 0.958 ms, DMA 0.341 (loads 0.155, stores 0.186).
+  trn::Profile pe = profile(0.9583, {{"pe", 0.7724}, {"act", 0.1924}, {"dve", 0.0677}, {"dma", 0.3414}});
+  pe.hbm_read_bytes = 42008576;
+  pe.hbm_write_bytes = 50331648;
+  // store_rows_tiles.py at the NKIBench bmm size: 1 GiB of 2 KiB stores, DMA busy 4.11 of 5.99 ms.
+  trn::Profile dma = profile(5.9915, {{"dma", 4.1079}, {"pe", 3.0427}, {"act", 2.2021}});
+  dma.hbm_read_bytes = 33554432;
+  dma.hbm_write_bytes = 1073741824;
+  const std::string rows = "tests/kernels/store_rows_tiles.py", bmm = "nkibench/reference/bmm_B16_M4096_K64_N4096.py";
+  bool first_where_dma_bounds = false;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE(seed);
+    // PE-bound: after every other site, on either kernel.
+    for (const auto& order : {draw_order("nkibench/kernels/rmsnorm_matmul_M4096_N2048_K1024_0.py",
+                                         "nkibench/reference/rmsnorm_matmul_M4096_N2048_K1024.py", pe, seed),
+                              draw_order(rows, bmm, pe, seed)}) {
+      auto first = std::find(order.begin(), order.end(), "coalesce_stores");
+      ASSERT_NE(first, order.end()) << "no coalesce_stores site";
+      EXPECT_GT(first - order.begin(), 0);
+      for (auto it = first; it != order.end(); ++it) EXPECT_EQ(*it, "coalesce_stores") << "drawn after it: " << *it;
+    }
+    // DMA-bound: drawn by weight among the others (store_rows offers it and pipeline_prep).
+    auto order = draw_order(rows, bmm, dma, seed);
+    ASSERT_EQ(order.size(), 2u);
+    first_where_dma_bounds = first_where_dma_bounds || order.front() == "coalesce_stores";
+  }
+  EXPECT_TRUE(first_where_dma_bounds);
 }
 
 TEST(BuiltinRoofline, ThePlannerStopsWithinThreePercentOfPeak) {

@@ -4,10 +4,13 @@
 // (tests/kernels/store_rows_{tiles,grid,api}.py) offers the same site; applied, `out` is written
 // once per row tile instead of once per column block. Variants that read the destination inside
 // the loop, or whose tiles are not contiguous, are refused. That every site keeps the kernel's
-// outputs is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's.
+// outputs is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's. The same nest with two
+// rows jammed into each iteration of the row loop (tests/kernels/store_rows_jammed_*.py: two stores
+// of disjoint rows per column block, rhs loaded once per block for both) offers each row's store.
 #include <gtest/gtest.h>
 
 #include "corpus.h"
+#include "loopnest/analysis.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
 
@@ -142,6 +145,105 @@ TEST(CoalesceStores, LeavesTilesAlreadyAtTheSaturatingPayload) {
   auto sites = sites_of(text, kArgs);
   ASSERT_EQ(sites.size(), 1u);
   EXPECT_EQ(sites[0].params.at("tiles"), "8");
+}
+
+std::string jammed_text(const std::string& style) {
+  return read(source_dir() + "/tests/kernels/store_rows_jammed_" + style + ".py");
+}
+
+// lhs (2, 512, 64), rhs (2, 64, 2048): 2 batches, 2 iterations of 2 jammed row tiles, 4 column blocks.
+const std::vector<loopnest::ArgSpec> kJammedArgs = arrays({{2, 512, 64}, {2, 64, 2048}});
+
+TEST(CoalesceStores, OffersEveryJammedRowsStoreInEveryStyle) {
+  std::vector<std::string> first;
+  for (const char* style : {"tiles", "grid", "api"}) {
+    SCOPED_TRACE(style);
+    std::string text = jammed_text(style);
+    auto sites = sites_of(text, kJammedArgs);
+    // One site per row's store: the other row's store of the same iteration is elsewhere in `out`,
+    // and the loop's two stores (256 KiB) outweigh its rhs load (128 KiB).
+    ASSERT_EQ(sites.size(), 2u);
+    std::vector<std::string> keys = {sites[0].key(), sites[1].key()};
+    EXPECT_NE(keys[0], keys[1]);
+    if (first.empty()) first = keys;
+    EXPECT_EQ(keys, first);
+    EXPECT_EQ(sites[0].params.at("tiles"), "4");
+    // 2 batches x 2 row iterations x 4 column blocks x 2 rows.
+    EXPECT_EQ(stores_of(text, kJammedArgs), std::make_pair(int64_t{32}, int64_t{2048}));
+    std::string once = loopnest::apply_site("k.py", text, kJammedArgs, sites[0]);
+    // The other row's store is still offered, and applied stores both rows once per row tile.
+    auto rest = sites_of(once, kJammedArgs);
+    ASSERT_EQ(rest.size(), 1u) << once;
+    std::string both = loopnest::apply_site("k.py", once, kJammedArgs, rest[0]);
+    EXPECT_EQ(stores_of(both, kJammedArgs), std::make_pair(int64_t{8}, int64_t{8192})) << both;
+    EXPECT_TRUE(sites_of(both, kJammedArgs).empty()) << both;
+  }
+}
+
+TEST(CoalesceStores, RefusesJammedRowsWhoseStoresOverlapInOneIteration) {
+  // The second row's store starting 64 rows in: both stores of one `mi` write rows 64..127, and
+  // which lands last would change with either store moved after the loop.
+  std::string text = jammed_text("tiles");
+  replace(text, "out[b, mi * 256 + 128:mi * 256 + 256, ", "out[b, mi * 256 + 64:mi * 256 + 192, ");
+  EXPECT_TRUE(sites_of(text, kJammedArgs).empty());
+}
+
+// The jammed kernel with a bias (B, M, N) added to the result of the first `rows` rows, each
+// loading its 512-column block of it per iteration of `for ni` (256 KiB, as much as a row stores).
+std::string with_bias(int rows) {
+  std::string text = jammed_text("tiles");
+  replace(text, "def kernel(lhs, rhs):", "def kernel(lhs, rhs, bias):");
+  const char* row_start[] = {"mi * 256:mi * 256 + 128", "mi * 256 + 128:mi * 256 + 256"};
+  const char* value[] = {"value=nl.copy(ps))", "value=nl.copy(ps_1))"};
+  const char* psum[] = {"ps", "ps_1"};
+  for (int r = 0; r < rows; ++r) {
+    std::string name = "bias_" + std::to_string(r);
+    std::string store = std::string("                nl.store(out[b, ") + row_start[r];
+    replace(text, store,
+            "                " + name + " = nl.load(bias[b, " + row_start[r] + ", ni * 512:(ni + 1) * 512])\n" + store);
+    replace(text, value[r], std::string("value=nl.add(") + psum[r] + ", " + name + "))");
+  }
+  return text;
+}
+
+const std::vector<loopnest::ArgSpec> kBiasArgs = arrays({{2, 512, 64}, {2, 64, 2048}, {2, 512, 2048}});
+
+TEST(CoalesceStores, WeighsTheLoopsStoresTogetherAgainstItsLoads) {
+  // One row's bias: rhs 128 KiB + bias 256 KiB loaded against two stores of 256 KiB. Each store
+  // alone moves less than the loop's other DMA; the stores together move more.
+  EXPECT_EQ(sites_of(with_bias(1), kBiasArgs).size(), 2u) << with_bias(1);
+  // Both rows' bias: 640 KiB loaded against 512 KiB stored, a streaming loop whose loads overlap
+  // the stores already.
+  EXPECT_TRUE(sites_of(with_bias(2), kBiasArgs).empty()) << with_bias(2);
+}
+
+// The overlap test of two accesses of one iteration against the test across iterations, on the
+// jammed rows' two stores of `out`.
+TEST(MayOverlap, ComparesTheSharedLoopsValueNotItsRange) {
+  loopnest::Kernel k = loopnest::lift_source("k.py", jammed_text("tiles"), kJammedArgs);
+  loopnest::Analysis an(k);
+  std::vector<const loopnest::OpRef*> stores;
+  for (const auto& r : an.ops)
+    if (r.op().cls == loopnest::OpClass::Store) stores.push_back(&r);
+  ASSERT_EQ(stores.size(), 2u);
+  const loopnest::Access &row0 = *stores[0]->op().dst, &row1 = *stores[1]->op().dst;
+  ASSERT_EQ(stores[0]->loops.size(), 3u);  // b, mi, ni
+  int b = stores[0]->loops[0], mi = stores[0]->loops[1], ni = stores[0]->loops[2];
+  loopnest::Ranges ranges = k.ranges();
+  // Rows 256*mi.. and 256*mi + 128.. of different `mi` meet nowhere either, but the interval of each
+  // over every `mi` does: across iterations the test cannot tell.
+  EXPECT_TRUE(loopnest::may_overlap_across(k, row0, row1, ranges));
+  EXPECT_FALSE(loopnest::may_overlap_within(k, row0, row1, ranges, {b, mi}));
+  EXPECT_FALSE(loopnest::may_overlap_within(k, row0, row1, ranges, {b, mi, ni}));
+  // A store against itself: the same elements in one iteration of every loop, and with `ni` free
+  // (its value taken independently by each) the same block where the two values are equal.
+  EXPECT_TRUE(loopnest::may_overlap_within(k, row0, row0, ranges, {b, mi, ni}));
+  EXPECT_TRUE(loopnest::may_overlap_within(k, row0, row0, ranges, {b, mi}));
+  EXPECT_TRUE(loopnest::may_overlap_across(k, row0, row0, ranges));
+  // Unbounded (no range for the loops): undecided, so conservatively true unless the shared
+  // variables cancel to a constant distance.
+  EXPECT_TRUE(loopnest::may_overlap_across(k, row0, row1, {}));
+  EXPECT_FALSE(loopnest::may_overlap_within(k, row0, row1, {}, {b, mi, ni}));
 }
 
 }  // namespace

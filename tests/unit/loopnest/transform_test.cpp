@@ -647,6 +647,7 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/store_rows_tiles.py", "store_rows_tiles.coalesce_stores", "coalesce_stores", {}},
       {"tests/kernels/store_rows_grid.py", "store_rows_grid.coalesce_stores", "coalesce_stores", {}},
       {"tests/kernels/store_rows_api.py", "store_rows_api.coalesce_stores", "coalesce_stores", {}},
+      {"tests/kernels/store_rows_jammed_api.py", "store_rows_jammed_api.coalesce_stores", "coalesce_stores", {}},
       {"nkibench/styles/legacy_grid/matmul_M4096_N12288_K5120_0.py", "published_matmul.reorder_reuse", "reorder_reuse",
        {{"factor", "2"}}},
       {"nkibench/styles/nki_api/matmul_M4096_N12288_K5120_0.py", "nki_api_matmul.reorder_reuse", "reorder_reuse",

@@ -88,6 +88,9 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"accumulate_rows.py", arrays({{256, 512}, {4, 512}})},
       {"sigmoid_times_rows.py", arrays({{128, 4, 1024}})},
       {"colblock_first_matmul.py", arrays({{128, 2, 512}, {128, 2, 4096}})},
+      {"rope_halves_tiles.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
+      {"rope_halves_grid.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
+      {"rope_halves_api.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
   };
   return args;
 }

@@ -55,6 +55,7 @@ std::unique_ptr<Transform> make_open_composite();
 std::unique_ptr<Transform> make_psum_accumulate();
 std::unique_ptr<Transform> make_matmul_accumulate();
 std::unique_ptr<Transform> make_transpose_on_pe();
+std::unique_ptr<Transform> make_fill_partitions();
 std::unique_ptr<Transform> make_rmw_to_psum();
 int open_composites(Kernel& k);
 
@@ -86,6 +87,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_hoist_expand());
     v.push_back(make_hoist_compute());
     v.push_back(make_coalesce_stores());
+    v.push_back(make_fill_partitions());
     v.push_back(make_hoist_transpose());
     v.push_back(make_forward_defer());
     v.push_back(make_feed_pe_first());

@@ -116,6 +116,10 @@ const std::map<std::string, Affinity>& affinities() {
       // Many small stores (2 KiB per partition: ~0.80 of the DMA's throughput, trainium-measurements'
       // "Throughput vs bytes per partition") become one per loop: DMA time and per-transfer cost.
       {"coalesce_stores", {1.0, {{"dma_bound", 3}, {"many_instructions", 1.3}}}},
+      // Half-height tiles (P <= 64) of an elementwise loop re-laid on all 128 partitions: an engine
+      // instruction costs the same on 64 partitions as on 128 (trainium-performance.md 1.4), so the
+      // busy engine's time halves; the DMAs double in count, so not where they are the bound.
+      {"fill_partitions", {2.0, {{"dve_busy", 2}, {"act_busy", 1.5}, {"pool_busy", 1.5}, {"dma_bound", 0.5}}}},
       // A transpose (and its PSUM copy) redone per column block: Tensor Engine and copy time.
       {"hoist_transpose", {2.0, {{"pe_busy", 2}, {"dve_busy", 1.3}}}},
       {"jam_rows", {1.5, {{"dma_bound", 2.5}, {"spill", 0.7}}}},

@@ -46,6 +46,7 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"hoist_expand", {"dma"}},
       {"hoist_compute", {"dma", "dve", "act"}},
       {"coalesce_stores", {"dma"}},
+      {"fill_partitions", {"dve", "act", "pool"}},
       {"hoist_transpose", {"pe", "dve"}},
       {"jam_rows", {"dma", "pe"}},
       {"interchange_loops", {"dma", "pe"}},

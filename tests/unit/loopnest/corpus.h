@@ -97,6 +97,9 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"colblock_first_matmul.py", arrays({{128, 2, 512}, {128, 2, 4096}})},
       {"stepped_chunks.py", arrays({{128, 4096}, {128, 4096}})},
       {"stepped_chunks_grid.py", arrays({{128, 4096}, {128, 4096}})},
+      {"rope_halves_tiles.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
+      {"rope_halves_grid.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
+      {"rope_halves_api.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
   };
   return args;
 }

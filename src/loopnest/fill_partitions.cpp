@@ -1,0 +1,395 @@
+// Partition filling on the form: a loop whose straight-line, elementwise body works on tiles of P <=
+// 64 partitions (a rotary embedding's two 64-row halves streamed in (64, 512) chunks) re-lays
+// every tile it defines as (P * f, F / f), f = 128 / P: piece j of the F columns goes to partitions
+// [j*P, (j+1)*P). Each load becomes f loads of the same rows, HBM columns start + j*F/f.., into
+// the tile's partition block j; each store f stores; the elementwise instructions are unchanged but
+// run on full tiles. An engine instruction costs the same on 64 partitions as on 128, and two
+// 64-partition Vector Engine instructions do not run in parallel on trn1 (trainium-performance.md
+// 1.4, ARCH2, PERF Opt #5b): half the instructions' cost for P = 64.
+//
+// Unlike fold_rows (HBM views of twice the rows), the loop, its trip count and the HBM tensors stay
+// as written: any walk of the columns (a `range(0, T, 512)` loop, tensors of different widths).
+//
+// Legal from the form:
+// - the loop body is straight-line statements (no loop, condition or helper call) whose operations
+//   are declarations, DMA loads HBM -> SBUF, elementwise instructions (tensor_tensor, tensor_scalar
+//   with number operands, activation without a bias or scale tile, copies) and DMA stores SBUF ->
+//   HBM; no mask, no index operand, no accumulation, no read-modify-write;
+// - every on-chip tile an operation touches is defined in the loop (a value, or a buffer every
+//   access of which is inside it), of P partitions (the same P for all, P * f = 128, f >= 2) and one
+//   free dim F divisible by f, block dims (the legacy style's per-iteration buffers) indexed by
+//   integers; every access of it is whole (per block): no op mixes partitions or reads part of a
+//   tile, so the same element-for-element map holds on every operand and result;
+// - a load's / store's HBM access has the tile's free axis on one dim, stride 1 and affine, and the
+//   partition axis on another: the f pieces are contiguous column ranges of the same rows.
+// Where it pays (not legality): each piece moves at least 4 KiB per partition (kSaturatingPayload).
+// A load written as the leading inner call of a statement (`nl.multiply(nl.load(a[..]), b)`) and a
+// store's inner value (`nl.store(out[..], value=nl.add(a, b))`) become statements of their own, the
+// tile named after the tensor (`a_tile`, `out_tile`); a value a load returns (`t = nl.load(..)`)
+// becomes a declared tile filled by the f loads (as coalesce_stores does with its buffer).
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "loopnest/nest_walk.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+// Partitions of an SBUF tile (trainium-performance.md 1.4: the engines' lanes).
+constexpr int64_t kPartitions = 128;
+// Bytes per partition from which a DMA runs at full throughput: trainium-measurements.md, "Payload
+// rule of thumb" (>= 4 KiB; coalesce_stores' bound too). Each piece of a split load or store must
+// move at least this much, or the f-fold transfers' fixed costs (~1300 ns each, one at a time per
+// queue: docs/simulator.md) outweigh the engine time saved: rope streamed in (64, 512) fp32 tiles
+// (1 KiB pieces) took 2.96 -> 5.33 ms, in (64, 1024) tiles (2 KiB) 2.89 -> 2.66 ms, in (64, 2048)
+// tiles (4 KiB) 2.86 -> 1.49 ms (docs/performance/builtin_agent.md).
+constexpr int64_t kSaturatingPayload = 4096;
+
+enum class Dma : uint8_t { None, Load, Store };
+
+// A DMA between HBM and on chip: which way.
+Dma dma_kind(const Kernel& k, const Op& op) {
+  if (op.cls != OpClass::Load && op.cls != OpClass::Store && op.cls != OpClass::DmaCopy) return Dma::None;
+  auto rd = reads(op);
+  if (rd.size() != 1) return Dma::None;
+  bool src_chip = k.tensor(storage_of(k, rd[0]->tensor)).on_chip();
+  bool dst_chip = op.result >= 0 || (op.dst && k.tensor(storage_of(k, op.dst->tensor)).on_chip());
+  if (!src_chip && dst_chip) return Dma::Load;
+  if (src_chip && !dst_chip) return Dma::Store;
+  return Dma::None;
+}
+
+// An instruction computing each output element from the same element of its operands.
+bool elementwise(const Op& op) {
+  switch (op.cls) {
+    case OpClass::Elementwise: case OpClass::Copy: return true;
+    case OpClass::Activation:
+      // A bias or scale tile is per partition ([P, 1]): refused below as a tile of another shape,
+      // but say so here for the activation's own operands.
+      for (const char* name : {"bias", "scale"}) {
+        const Operand* o = operand(op, name);
+        if (o && o->kind == Operand::Kind::Tile) return false;
+      }
+      return true;
+    default: return false;
+  }
+}
+
+struct Plan {
+  int loop = -1;
+  int loop_node = -1;
+  int64_t parts = 0;  // P
+  int64_t fold = 0;   // f
+  std::set<int> tiles;  // on-chip tensors re-laid
+};
+
+// Whether `a` covers tensor `t` whole per block: block dims by integers, the partition dim [0, P)
+// on tile axis 0, the free dim [0, F) on tile axis 1, both stride 1.
+bool whole_per_block(const Tensor& t, const Access& a) {
+  if (a.dims.size() != t.shape.size() || t.partition_dim < 0 ||
+      static_cast<size_t>(t.partition_dim) + 2 != t.shape.size())
+    return false;
+  for (size_t d = 0; d < a.dims.size(); ++d) {
+    const DimIndex& di = a.dims[d];
+    if (d < static_cast<size_t>(t.partition_dim)) {
+      if (!di.terms.empty()) return false;
+      continue;
+    }
+    int axis = d == static_cast<size_t>(t.partition_dim) ? 0 : 1;
+    if (!(di.start == IExpr(0)) || di.terms.size() != 1) return false;
+    const AxisTerm& term = di.terms[0];
+    if (term.axis != axis || !term.affine() || term.stride != 1 || !(term.size == t.shape[d])) return false;
+  }
+  return a.rank < 0 || a.rank == 2;
+}
+
+// The HBM dim holding the tile's free axis (stride 1, affine, whole tile width `width`), the
+// partition axis on another dim; -1 when the access is not so.
+int column_dim(const Access& a, int64_t parts, int64_t width) {
+  if (a.rank >= 0 && a.rank != 2) return -1;
+  int col = -1, row = -1;
+  for (size_t d = 0; d < a.dims.size(); ++d)
+    for (const auto& t : a.dims[d].terms) {
+      if (!t.affine() || !t.size.is_constant()) return -1;
+      if (t.axis == 1) {
+        if (col >= 0 || a.dims[d].terms.size() != 1 || t.stride != 1 || t.size.constant() != width) return -1;
+        col = static_cast<int>(d);
+      } else if (t.axis == 0) {
+        if (row >= 0 || t.size.constant() != parts) return -1;
+        row = static_cast<int>(d);
+      } else {
+        return -1;
+      }
+    }
+  return row >= 0 && col >= 0 && row != col ? col : -1;
+}
+
+std::optional<Plan> plan_for(Kernel& k, Node& loop_node) {
+  Plan p;
+  p.loop = loop_node.loop;
+  p.loop_node = loop_node.id;
+  if (k.loops.at(p.loop).host_items) return std::nullopt;
+  for (const Node& n : loop_node.body) {
+    if (n.frozen || n.kind == NodeKind::Loop || n.kind == NodeKind::If || n.kind == NodeKind::Inline) return std::nullopt;
+    if (n.kind == NodeKind::Meta && n.meta == MetaKind::View) return std::nullopt;
+  }
+  Analysis an(k);
+  std::vector<const OpRef*> body;
+  for (const auto& r : an.ops)
+    if (std::find(r.loops.begin(), r.loops.end(), p.loop) != r.loops.end()) body.push_back(&r);
+  int engine_ops = 0;
+  // Every on-chip tensor touched: its P and F; and the statements' load order (leading only).
+  auto note_tile = [&](int t) {
+    const Tensor& tt = k.tensor(t);
+    if (tt.memory != Memory::Sbuf || tt.role == TensorRole::View || !tt.list_name.empty() || tt.list_loop >= 0 ||
+        (tt.role != TensorRole::Value && tt.role != TensorRole::Buffer))
+      return false;
+    for (const auto& o : k.tensors)
+      if (o.id != t && storage_of(k, o.id) == t) return false;
+    if (tt.partition_dim < 0 || static_cast<size_t>(tt.partition_dim) + 2 != tt.shape.size()) return false;
+    const IExpr& pp = tt.shape[static_cast<size_t>(tt.partition_dim)];
+    const IExpr& ff = tt.shape.back();
+    if (!pp.is_constant() || !ff.is_constant()) return false;
+    for (int d = 0; d < tt.partition_dim; ++d)
+      if (!tt.shape[static_cast<size_t>(d)].is_constant()) return false;
+    int64_t parts = pp.constant();
+    if (p.parts && parts != p.parts) return false;
+    if (parts < 1 || parts * 2 > kPartitions || kPartitions % parts) return false;
+    p.parts = parts;
+    p.fold = kPartitions / parts;
+    if (ff.constant() % p.fold) return false;
+    p.tiles.insert(t);
+    return true;
+  };
+  const Node* stmt = nullptr;
+  bool past_loads = false;
+  for (const OpRef* r : body) {
+    const Op& op = r->op();
+    if (r->node != stmt) stmt = r->node, past_loads = false;
+    if (r->loops.back() != p.loop) return std::nullopt;  // straight-line: nothing nested
+    if (is_declaration(op)) {
+      if (op.cls != OpClass::Alloc || !op.dst) return std::nullopt;  // nl.zeros / nl.full write values
+      continue;
+    }
+    if (op.has_mask || op.accumulate || has_index_operand(op) || reads_destination(op)) return std::nullopt;
+    for (const auto& a : op.args)
+      if (a.output) return std::nullopt;  // reduce_res and the like
+    Dma dma = dma_kind(k, op);
+    if (dma == Dma::Load) {
+      // A load is a statement of its own or one of its leading inner calls.
+      if (past_loads) return std::nullopt;
+    } else {
+      past_loads = true;
+    }
+    if (dma == Dma::Store && &op != &r->node->ops.back()) return std::nullopt;
+    if (dma == Dma::None && !elementwise(op)) return std::nullopt;
+    if (dma == Dma::None) ++engine_ops;
+    // The tiles it touches.
+    std::vector<const Access*> chip;
+    const Access* hbm = nullptr;
+    for (const Access* a : reads(op)) {
+      if (k.tensor(storage_of(k, a->tensor)).on_chip()) chip.push_back(a);
+      else hbm = a;
+    }
+    if (op.dst) {
+      if (k.tensor(storage_of(k, op.dst->tensor)).on_chip()) chip.push_back(&*op.dst);
+      else hbm = &*op.dst;
+    }
+    for (const Access* a : chip)
+      if (!note_tile(a->tensor) || !whole_per_block(k.tensor(a->tensor), *a)) return std::nullopt;
+    if (op.result >= 0 && !note_tile(op.result)) return std::nullopt;
+    if (dma != Dma::None) {
+      int tile = op.result >= 0 ? op.result : chip.empty() ? -1 : chip[0]->tensor;
+      if (tile < 0 || !hbm || !p.parts) return std::nullopt;
+      const Tensor& tt = k.tensor(tile);
+      int64_t width = tt.shape.back().constant();
+      if (column_dim(*hbm, p.parts, width) < 0) return std::nullopt;
+      if (width / p.fold * itemsize_of(tt.dtype) < kSaturatingPayload) return std::nullopt;
+    } else {
+      // Numbers and symbols are the same for every element; any other operand (a Python value
+      // the form does not see into) might not be.
+      for (const auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Other) return std::nullopt;
+    }
+  }
+  if (!p.parts || engine_ops == 0) return std::nullopt;
+  // The tiles live within the loop: every access of them is one of the body's.
+  for (int t : p.tiles) {
+    for (const OpRef* r : an.readers(k, t))
+      if (std::find(r->loops.begin(), r->loops.end(), p.loop) == r->loops.end()) return std::nullopt;
+    for (const OpRef* r : an.writers(k, t))
+      if (std::find(r->loops.begin(), r->loops.end(), p.loop) == r->loops.end() && !is_declaration(r->op()))
+        return std::nullopt;
+    if (k.tensor(t).role == TensorRole::Value && k.tensor(t).scope_loop != p.loop) return std::nullopt;
+  }
+  return p;
+}
+
+// A name for the tile a split-off load or store value becomes: `<tensor>_tile` (fresh).
+std::string tile_name(const Kernel& k, int hbm) {
+  const std::string& base = k.tensor(storage_of(k, hbm)).name;
+  return fresh_loop_var(k, (base.empty() ? std::string("t") : base) + "_tile");
+}
+
+// Splits the leading loads and a store's inner value of every statement of the loop into
+// statements of their own (each a named tile).
+void separate_dmas(Kernel& k, const Plan& p) {
+  Node* loop_node = find_node(k, p.loop_node);
+  std::vector<Node>& body = loop_node->body;
+  for (size_t i = 0; i < body.size(); ++i) {
+    Node& n = body[i];
+    if (n.kind != NodeKind::Stmt || n.ops.size() < 2) continue;
+    if (dma_kind(k, n.ops[0]) == Dma::Load && n.ops[0].result >= 0) {
+      Tensor& t = k.tensor(n.ops[0].result);
+      if (t.name.empty()) t.name = tile_name(k, reads(n.ops[0])[0]->tensor);
+      split_leading_ops(k, body, i, 1);
+      continue;  // the rest of the statement is looked at next
+    }
+    const Op& last = n.ops.back();
+    if (dma_kind(k, last) == Dma::Store && n.ops[n.ops.size() - 2].result >= 0) {
+      Tensor& t = k.tensor(n.ops[n.ops.size() - 2].result);
+      if (t.name.empty()) t.name = tile_name(k, last.dst->tensor);
+      split_leading_ops(k, body, i, n.ops.size() - 1);
+    }
+  }
+}
+
+// Piece j of an access of a re-laid tile: partition block j, F / f columns.
+void piece_of_tile(const Kernel& k, Access& a, const Plan& p, int64_t j) {
+  const Tensor& t = k.tensor(a.tensor);
+  DimIndex& rows = a.dims[static_cast<size_t>(t.partition_dim)];
+  rows.start = IExpr(j * p.parts);
+  rows.terms[0].size = IExpr(p.parts);
+  a.dims.back().terms[0].size = t.shape.back();
+}
+
+// Piece j of the HBM access: columns j * F/f .. of the same rows.
+void piece_of_hbm(Access& a, const Plan& p, int64_t j) {
+  int col = column_dim(a, p.parts, a.tile_shape().at(1).constant());
+  DimIndex& cols = a.dims[static_cast<size_t>(col)];
+  int64_t width = cols.terms[0].size.constant() / p.fold;
+  cols.start = cols.start + IExpr(j * width);
+  cols.terms[0].size = IExpr(width);
+}
+
+void apply_plan(Kernel& k, const Plan& p) {
+  separate_dmas(k, p);
+  // Old shapes, for the HBM pieces (they are read from the tile's access before it changes).
+  for (int t : p.tiles) {
+    Tensor& tt = k.tensor(t);
+    tt.shape[static_cast<size_t>(tt.partition_dim)] = IExpr(kPartitions);
+    tt.shape.back() = IExpr(tt.shape.back().constant() / p.fold);
+    tt.dim_text.clear();
+  }
+  Node* loop_node = find_node(k, p.loop_node);
+  std::vector<Node> out;
+  std::set<int> declared;  // values that a load filled, now declared tiles
+  for (Node& n : loop_node->body) {
+    Dma dma = n.kind == NodeKind::Stmt && n.ops.size() == 1 ? dma_kind(k, n.ops[0]) : Dma::None;
+    if (dma == Dma::None) {
+      // Elementwise statements and declarations: the same accesses of the new shapes.
+      for (auto& op : n.ops) {
+        auto grow = [&](Access& a, const nki::Expr** origin) {
+          if (!p.tiles.count(a.tensor)) return;
+          const Tensor& t = k.tensor(a.tensor);
+          a.dims[static_cast<size_t>(t.partition_dim)].terms[0].size = IExpr(kPartitions);
+          a.dims.back().terms[0].size = t.shape.back();
+          // A name still denotes the whole tile (`data1=x0`); an index expression names the old rows.
+          if (origin && *origin && (*origin)->kind != nki::ExprKind::Name) *origin = nullptr;
+          n.dirty = true;
+        };
+        if (is_declaration(op)) continue;  // redeclared below
+        if (op.dst) grow(*op.dst, &op.dst_origin);
+        for (auto& a : op.args)
+          if (a.value.kind == Operand::Kind::Tile) grow(a.value.access, &a.value.origin);
+        if (op.result >= 0 && p.tiles.count(op.result)) n.dirty = true;
+      }
+      if (n.dirty) n.patch.clear();
+      out.push_back(std::move(n));
+      continue;
+    }
+    Op op = n.ops[0];
+    if (op.result >= 0) {
+      // `t = nl.load(..)`: t becomes a declared tile the f loads fill.
+      int t = op.result;
+      k.tensor(t).role = TensorRole::Buffer;
+      op.result = -1;
+      Access whole = whole_of(k, t);
+      whole.dims[0].terms[0].size = IExpr(kPartitions);
+      op.dst = whole;
+      op.dst_first = false;
+      if (declared.insert(t).second) out.push_back(declaration_node(k, t));
+    }
+    for (int64_t j = 0; j < p.fold; ++j) {
+      Op piece = op;
+      piece.dst_origin = nullptr;
+      for (auto& a : piece.args) a.value.origin = nullptr;
+      Access* chip = nullptr;
+      Access* hbm = nullptr;
+      if (dma == Dma::Load) {
+        chip = &*piece.dst;
+        for (auto& a : piece.args)
+          if (a.value.kind == Operand::Kind::Tile) hbm = &a.value.access;
+      } else {
+        hbm = &*piece.dst;
+        for (auto& a : piece.args)
+          if (a.value.kind == Operand::Kind::Tile) chip = &a.value.access;
+      }
+      piece_of_hbm(*hbm, p, j);
+      piece_of_tile(k, *chip, p, j);
+      out.push_back(new_statement(k, {piece}));
+    }
+  }
+  loop_node->body = std::move(out);
+  redeclare(k, p.tiles);
+}
+
+class FillPartitions : public Transform {
+ public:
+  std::string name() const override { return "fill_partitions"; }
+  bool resizes_tiles() const override { return true; }
+  std::string description() const override {
+    return "re-lay an elementwise loop's half-height tiles (P <= 64 partitions) as full-height tiles of a fraction "
+           "of the columns: each load and store becomes one per partition block, every instruction runs on 128 "
+           "partitions for the cost of one";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    for (int id : open_loop_ids(k)) {
+      Node* n = find_node(k, id);
+      if (!n) continue;
+      auto plan = plan_for(k, *n);
+      if (!plan) continue;
+      Analysis an(k);
+      auto s = make_loop_site(k, an, *n,
+                              fmt::format("fill the partitions of `for {}`: its tiles of {} partitions re-laid as {} x "
+                                          "1/{} of the columns; {} loads / stores per DMA",
+                                          k.loops.at(n->loop).var, plan->parts, kPartitions, plan->fold, plan->fold),
+                              {{"fold", std::to_string(plan->fold)}});
+      if (!s) continue;
+      // Every engine instruction of the loop does its work in 1/f of the instructions' time.
+      std::set<const Op*> fewer;
+      for (const auto& r : an.ops)
+        if (std::find(r.loops.begin(), r.loops.end(), plan->loop) != r.loops.end() && !is_declaration(r.op()) &&
+            dma_kind(k, r.op()) == Dma::None)
+          fewer.insert(&r.op());
+      note_relief(k, an, fewer, *s);
+      Plan p = *plan;
+      if (sink(*s, [&k, p] { apply_plan(k, p); })) return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_fill_partitions() { return std::make_unique<FillPartitions>(); }
+
+}  // namespace loopnest

@@ -146,7 +146,12 @@ TEST(CorpusInvariants, DoublingTheDataDoesNotMakeAKernelFaster) {
       EXPECT_GE(time, 0.97) << name << " " << constant << " x2 moves " << bytes << "x the bytes";
       if (base.profile.bound_class == "dma" && big.profile.bound_class == "dma" && bytes < 2.1) {
         ++dma_bound;
-        EXPECT_GT(time, 1.5) << name << " " << constant << " x2, DMA-bound";
+        // Twice the transfers of the same size take about twice as long; transfers twice as large
+        // (a wider row) pay each transfer's fixed cost once, so a kernel of small rows gains on
+        // payload efficiency (trainium-measurements "Payload rule of thumb"; p10_newapi_spmd_bias_dst
+        // D 256 -> 512, 1 -> 2 KiB per partition: 1.35x).
+        const bool more_transfers = double(big.facts.dma_transfers) >= 1.9 * double(base.facts.dma_transfers);
+        EXPECT_GT(time, more_transfers ? 1.5 : 1.1) << name << " " << constant << " x2, DMA-bound";
         EXPECT_LT(time, 2.5) << name << " " << constant << " x2, DMA-bound";
       }
     }

@@ -35,6 +35,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/dma_payload.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 
@@ -55,10 +56,6 @@ struct Plan {
   int64_t bytes = 0, live = 0, budget = 0;
 };
 
-// Bytes per partition from which a DMA runs at full throughput: trainium-measurements.md, "Payload
-// rule of thumb" (>= 4 KiB for full saturation; 4 KiB is 0.97 of the 32 KiB point in "Throughput vs
-// bytes per partition", trn/arch_config.cpp's kDmaCurve).
-constexpr int64_t kSaturatingPayload = 4096;
 
 bool is_store(const Kernel& k, const Op& op) {
   if (op.cls != OpClass::Store && op.cls != OpClass::DmaCopy) return false;

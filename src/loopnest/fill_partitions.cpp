@@ -34,22 +34,22 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/dma_payload.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
+#include "trn/tile_limits.h"
 
 namespace loopnest {
 
 namespace {
 
-// Partitions of an SBUF tile (trainium-performance.md 1.4: the engines' lanes).
-constexpr int64_t kPartitions = 128;
-// Bytes per partition from which a DMA runs at full throughput: trainium-measurements.md, "Payload
-// rule of thumb" (>= 4 KiB; coalesce_stores' bound too). Each piece of a split load or store must
-// move at least this much, or the f-fold transfers' fixed costs (~1300 ns each, one at a time per
-// queue: docs/simulator.md) outweigh the engine time saved: rope streamed in (64, 512) fp32 tiles
-// (1 KiB pieces) took 2.96 -> 5.33 ms, in (64, 1024) tiles (2 KiB) 2.89 -> 2.66 ms, in (64, 2048)
-// tiles (4 KiB) 2.86 -> 1.49 ms (docs/performance/builtin_agent.md).
-constexpr int64_t kSaturatingPayload = 4096;
+// Partitions of an SBUF tile: the engines' lanes (trn/tile_limits.h).
+constexpr int64_t kPartitions = trn::limits::pmax;
+// Each piece of a split load or store must move at least kSaturatingPayload (dma_payload.h), or the
+// f-fold transfers' fixed costs (~1300 ns each, one at a time per queue: docs/simulator.md) outweigh
+// the engine time saved: rope streamed in (64, 512) fp32 tiles (1 KiB pieces) took 2.96 -> 5.33 ms,
+// in (64, 1024) tiles (2 KiB) 2.89 -> 2.66 ms, in (64, 2048) tiles (4 KiB) 2.86 -> 1.49 ms
+// (docs/performance/builtin_agent.md).
 
 enum class Dma : uint8_t { None, Load, Store };
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "corpus.h"
+#include "text_edit.h"
 #include "loopnest/analysis.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
@@ -18,6 +19,7 @@ namespace {
 
 using loopnest_test::arrays;
 using loopnest_test::read;
+using loopnest_test::replace;
 using loopnest_test::source_dir;
 
 std::string kernel_text(const std::string& style) {
@@ -54,12 +56,6 @@ std::pair<int64_t, int64_t> stores_of(const std::string& text, const std::vector
 
 // lhs (2, 256, 64), rhs (2, 64, 2048): 2 batches, 2 row tiles, 4 column blocks of 512.
 const std::vector<loopnest::ArgSpec> kArgs = arrays({{2, 256, 64}, {2, 64, 2048}});
-
-void replace(std::string& text, const std::string& from, const std::string& to) {
-  auto at = text.find(from);
-  ASSERT_NE(at, std::string::npos) << from;
-  text.replace(at, from.size(), to);
-}
 
 TEST(CoalesceStores, FindsTheSameSiteInEveryStyleAndStoresOncePerRowTile) {
   std::string first;

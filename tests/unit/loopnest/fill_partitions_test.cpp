@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "corpus.h"
+#include "text_edit.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
 
@@ -18,6 +19,8 @@ namespace {
 
 using loopnest_test::arrays;
 using loopnest_test::read;
+using loopnest_test::replace;
+using loopnest_test::replace_all;
 using loopnest_test::source_dir;
 
 std::string kernel_text(const std::string& style) {
@@ -61,12 +64,6 @@ Shape shape_of(const std::string& text, const std::vector<loopnest::ArgSpec>& ar
 
 // x (128, 8192), cos / sin (64, 8192): 4 chunks of 2048 columns on 64 partitions.
 const std::vector<loopnest::ArgSpec> kArgs = arrays({{128, 8192}, {64, 8192}, {64, 8192}});
-
-void replace(std::string& text, const std::string& from, const std::string& to) {
-  auto at = text.find(from);
-  ASSERT_NE(at, std::string::npos) << from;
-  text.replace(at, from.size(), to);
-}
 
 TEST(FillPartitions, FindsTheSameSiteInEveryStyleAndRunsEveryInstructionOn128Partitions) {
   std::string first;
@@ -147,8 +144,7 @@ TEST(FillPartitions, WidensPiecesBelowTheSaturatingPayloadInTheSameMove) {
   // (The grid style spells its trip and block-buffer sizes as literals, so "2048" -> "512" does not
   // make the same nest there; the two styles below compute the whole tensor with 512-column chunks.)
   for (const char* style : {"tiles", "api"}) {
-    std::string text = kernel_text(style);
-    for (auto at = text.find("2048"); at != std::string::npos; at = text.find("2048")) text.replace(at, 4, "512");
+    std::string text = replace_all(kernel_text(style), "2048", "512");
     auto sites = sites_of(text, kArgs);
     ASSERT_EQ(sites.size(), 1u) << style;
     EXPECT_EQ(sites[0].params.at("widen"), "4") << style;
@@ -164,8 +160,7 @@ TEST(FillPartitions, WidensPiecesBelowTheSaturatingPayloadInTheSameMove) {
   }
   EXPECT_EQ(keys.size(), 1u) << fmt::format("{}", fmt::join(keys, " | "));
   // A loop too short to widen to 4 KiB pieces (2 chunks of 512 columns: 1024 at most) is left alone.
-  std::string text = kernel_text("tiles");
-  for (auto at = text.find("2048"); at != std::string::npos; at = text.find("2048")) text.replace(at, 4, "512");
+  std::string text = replace_all(kernel_text("tiles"), "2048", "512");
   EXPECT_TRUE(sites_of(text, arrays({{128, 1024}, {64, 1024}, {64, 1024}})).empty());
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include "support/test_paths.h"
 
 namespace bench_e2e {
 

@@ -9,6 +9,7 @@
 
 #include "executor_util.h"
 #include "support/fake_llm_server.h"
+#include "support/test_paths.h"
 
 namespace executor_e2e {
 namespace {

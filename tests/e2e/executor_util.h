@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include "support/test_paths.h"
 
 namespace executor_e2e {
 

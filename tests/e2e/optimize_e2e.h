@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/fake_llm_server.h"
+#include "support/test_paths.h"
 
 namespace optimize_e2e {
 

@@ -4,6 +4,7 @@
 // on seed 0's data, where the task's reference draws y = 0: with --check-seeds 0 the shortcut
 // wins the search, fails the re-check, and the run reports the best kernel that passes.
 #include "optimize_e2e.h"
+#include "support/test_paths.h"
 
 namespace {
 

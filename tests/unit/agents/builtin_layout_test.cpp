@@ -10,6 +10,7 @@
 #include "agents/builtin/symptoms.h"
 #include "agents/builtin/transform.h"
 #include "builtin_test_support.h"
+#include "support/test_paths.h"
 
 namespace agents::builtin {
 namespace {

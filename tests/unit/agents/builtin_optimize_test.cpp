@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "builtin_test_support.h"
+#include "support/test_paths.h"
 
 namespace {
 

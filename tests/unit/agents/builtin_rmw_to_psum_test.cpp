@@ -15,6 +15,7 @@
 #include "builtin_test_support.h"
 #include "loopnest/arg_spec.h"
 #include "loopnest/lift.h"
+#include "support/test_paths.h"
 
 namespace agents::builtin {
 namespace {

@@ -12,6 +12,7 @@
 #include "agents/builtin/roofline.h"
 #include "builtin_test_support.h"
 #include "eval/profile_run.h"
+#include "support/test_paths.h"
 
 namespace agents::builtin {
 namespace {

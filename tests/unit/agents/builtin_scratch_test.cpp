@@ -15,6 +15,7 @@
 #include "agents/builtin/ast_edit.h"
 #include "agents/builtin/transform.h"
 #include "builtin_test_support.h"
+#include "support/test_paths.h"
 
 namespace agents::builtin {
 namespace {

@@ -14,6 +14,7 @@
 #include "agents/builtin/planner.h"
 #include "builtin_test_support.h"
 #include "eval/profile_run.h"
+#include "support/test_paths.h"
 
 namespace agents::builtin {
 namespace {

@@ -20,6 +20,7 @@
 #include "../nkilib/kernel_harness.h"
 #include "agents/builtin/transform.h"
 #include "loopnest/arg_spec.h"
+#include "support/test_paths.h"
 
 namespace builtin_test {
 

@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include "support/test_paths.h"
 
 namespace {
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/loader.h"
+#include "support/test_paths.h"
 
 namespace fs = std::filesystem;
 

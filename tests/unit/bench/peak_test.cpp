@@ -4,6 +4,7 @@
 
 #include "bench/loader.h"
 #include "bench/peak.h"
+#include "support/test_paths.h"
 
 namespace {
 

@@ -13,6 +13,7 @@
 #include "bench/loader.h"
 #include "eval/evaluate.h"
 #include "eval/ref_cache.h"
+#include "support/test_paths.h"
 
 namespace eval_test {
 

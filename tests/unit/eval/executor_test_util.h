@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/executor.h"
+#include "support/test_paths.h"
 
 namespace eval {
 

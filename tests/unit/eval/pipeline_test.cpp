@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 #include "eval_test_util.h"
+#include "support/test_paths.h"
 
 namespace {
 
@@ -77,8 +78,8 @@ TEST(Pipeline, WrongKernelPerFamilyFailsWithMismatchFigures) {
   }
 }
 
-const char* kAddRef = ACCELOPT_SOURCE_DIR "/examples/add/reference.py";
-const char* kAddKernel = ACCELOPT_SOURCE_DIR "/examples/add/kernel.py";
+const std::string kAddRef = std::string(ACCELOPT_SOURCE_DIR) + "/examples/add/reference.py";
+const std::string kAddKernel = std::string(ACCELOPT_SOURCE_DIR) + "/examples/add/kernel.py";
 
 eval::EvalRequest add_check(const std::string& kernel) {
   eval::EvalRequest req;

@@ -12,6 +12,7 @@
 
 #include "eval/evaluate.h"
 #include "bench/loader.h"
+#include "support/test_paths.h"
 
 namespace fs = std::filesystem;
 

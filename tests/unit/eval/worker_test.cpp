@@ -12,6 +12,7 @@
 #include "eval/run_dir.h"
 #include "executor_test_util.h"
 #include "temp_dir.h"
+#include "support/test_paths.h"
 
 namespace eval {
 namespace {

@@ -17,6 +17,7 @@
 #include "fidelity/invariants.h"
 #include "lower/lowering.h"
 #include "trn/simulator.h"
+#include "support/test_paths.h"
 
 namespace {
 

@@ -17,6 +17,7 @@
 
 #include "eval/profile_run.h"
 #include "lower/options.h"
+#include "support/test_paths.h"
 
 namespace lowered_profile {
 

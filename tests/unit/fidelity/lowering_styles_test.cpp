@@ -13,6 +13,7 @@
 #include "lowered_profile.h"
 #include "lower/lowering.h"
 #include "trn/trace.h"
+#include "support/test_paths.h"
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include "fidelity/manifest.h"
 #include "fidelity/runner.h"
 #include "trn/arch_config.h"
+#include "support/test_paths.h"
 
 namespace {
 

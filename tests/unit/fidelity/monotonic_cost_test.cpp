@@ -22,6 +22,7 @@
 #include "trn/arch_config.h"
 #include "trn/simulator.h"
 #include "trn/trace.h"
+#include "support/test_paths.h"
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include "trn/arch_config.h"
 #include "eval/evaluate.h"
 #include "eval/profile_run.h"
+#include "support/test_paths.h"
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llm/config.h"
+#include "support/test_paths.h"
 
 namespace {
 

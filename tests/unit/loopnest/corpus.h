@@ -17,6 +17,7 @@
 #include "bench/arg_specs.h"
 #include "eval/profile_run.h"
 #include "loopnest/arg_spec.h"
+#include "support/test_paths.h"
 
 namespace loopnest_test {
 

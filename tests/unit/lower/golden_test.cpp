@@ -12,6 +12,7 @@
 
 #include "lower/lowering.h"
 #include "trn/trace_text.h"
+#include "support/test_paths.h"
 
 namespace fs = std::filesystem;
 

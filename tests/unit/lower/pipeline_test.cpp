@@ -9,6 +9,7 @@
 #include "trn/simulator.h"
 #include "trn/trace_builder.h"
 #include "trn/trace_text.h"
+#include "support/test_paths.h"
 
 namespace fs = std::filesystem;
 

@@ -5,6 +5,7 @@
 #include "nki/ast_printer.h"
 #include "nki/lexer.h"
 #include "nki/parser.h"
+#include "support/test_paths.h"
 
 namespace nki {
 namespace {

@@ -16,6 +16,7 @@
 #include "nki/ast_dump.h"
 #include "nki/lexer.h"
 #include "nki/parser.h"
+#include "support/test_paths.h"
 
 namespace fs = std::filesystem;
 

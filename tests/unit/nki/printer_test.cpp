@@ -11,6 +11,7 @@
 #include "nki/ast_dump.h"
 #include "nki/ast_printer.h"
 #include "nki/parser.h"
+#include "support/test_paths.h"
 
 namespace nki {
 namespace {

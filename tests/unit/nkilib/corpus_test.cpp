@@ -12,6 +12,7 @@
 
 #include "kernel_harness.h"
 #include "tensor/ops.h"
+#include "support/test_paths.h"
 
 namespace nki::lib {
 namespace {

@@ -15,6 +15,7 @@
 #include "nki/lib/array_value.h"
 #include "nki/lib/kernel_runner.h"
 #include "nki/lib/modules.h"
+#include "support/test_paths.h"
 
 namespace nki::lib {
 ObjectPtr make_numpy_module(Interpreter& in);

@@ -12,6 +12,7 @@
 
 #include "nki/interpreter.h"
 #include "nki/lib/modules.h"
+#include "support/test_paths.h"
 
 namespace nki::lib {
 namespace {

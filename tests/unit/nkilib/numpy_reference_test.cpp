@@ -11,6 +11,7 @@
 #include "nki/interpreter.h"
 #include "nki/lib/array_value.h"
 #include "nki/lib/modules.h"
+#include "support/test_paths.h"
 
 namespace nki::lib {
 namespace {

@@ -2,6 +2,7 @@
 // PE accumulation with the right values, and nl.zeros(lazy_initialization=True) still reads as
 // zeros. The trace side is in tests/golden/trace/{transpose_accumulate,zeros_fill}.trace.
 #include "kernel_harness.h"
+#include "support/test_paths.h"
 
 namespace nki::lib {
 namespace {

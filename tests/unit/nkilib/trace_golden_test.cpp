@@ -8,6 +8,7 @@
 
 #include "kernel_harness.h"
 #include "trn/trace_text.h"
+#include "support/test_paths.h"
 
 namespace nki::lib {
 namespace {

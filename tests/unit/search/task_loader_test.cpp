@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "search/task_loader.h"
+#include "support/test_paths.h"
 
 namespace search {
 namespace {

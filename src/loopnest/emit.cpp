@@ -1,4 +1,5 @@
 #include "loopnest/emit.h"
+#include "loopnest/grid_names.h"
 
 #include <algorithm>
 #include <cctype>
@@ -74,6 +75,8 @@ class Emitter {
     }
     for (const auto& t : k.tensors)
       if (!t.name.empty()) names_in_scope_.insert(t.name);
+    if (auto nl = k.dialect.alias.find("nki.language"); nl != k.dialect.alias.end())
+      grid_bindings_ = authored_grid_names(k, nl->second);
     // A module the printed text needs goes with the file's own imports: after the last one at
     // the top level before the kernel (a reader looks there, and a diff shows one added line).
     for (const auto& s : k.module->body)
@@ -189,6 +192,8 @@ class Emitter {
     renames_.push_back(std::move(scope));
     emit_node(n, depth, out);
     renames_.pop_back();
+    // The author's grid name holds its grid in every statement printed after its binding.
+    if (auto g = grid_bindings_.find(n.id); depth == 0 && g != grid_bindings_.end()) grid_names_[g->second.key] = g->second.name;
   }
 
   void emit_node(const Node& n, int depth, std::string& out) {
@@ -385,6 +390,10 @@ class Emitter {
   std::string grid_term(const AxisTerm& t, size_t rank) {
     std::string place;
     for (size_t a = 0; a < rank; ++a) place += (a ? ", " : "") + std::string(static_cast<int>(a) == t.axis ? ":" : "None");
+    auto named = t.size.is_constant() && t.affine() && t.stride == 1
+                     ? grid_names_.find(grid_key(t.size.constant(), t.axis, rank))
+                     : grid_names_.end();
+    if (named != grid_names_.end()) return named->second;
     std::string g = fmt::format("{}.arange({})[{}]", alias("nki.language"), str(t.size), place);
     if (t.div != 1) g = fmt::format("{} // {}", g, t.div);
     if (t.mod != 0) g = t.div != 1 ? fmt::format("({}) % {}", g, t.mod) : fmt::format("{} % {}", g, t.mod);
@@ -650,6 +659,8 @@ class Emitter {
   std::map<const Stmt*, uint32_t> leading_;
   std::set<std::string> needed_;
   std::set<std::string> names_in_scope_;
+  std::map<int, GridName> grid_bindings_;          // the author's grid names, by binding node
+  std::map<std::string, std::string> grid_names_;  // grid_key -> name, once its binding is printed
   std::map<int, std::string> program_ids_;  // loop id -> `nl.program_id(d)` (Kernel::grid)
   std::vector<std::map<std::string, std::string>> renames_;
 };

@@ -242,11 +242,13 @@ class UnrollJam : public Transform {
     n.dirty = true;
     n.origin = src.origin;
     // The statement's inner calls make their own (unnamed) tiles in every copy.
+    // So does an allocation's unnamed tile: `acc[i0, j] = nl.zeros(...)` lifts as `%1 = nl.zeros(...)`
+    // then `acc[i0, j] = %1`, and each printed copy allocates its own.
     std::map<int, int> inner;
-    for (auto& op : n.ops)
-      if (op.result >= 0 && c.k->tensor(op.result).name.empty()) {
-        inner[op.result] = add_tensor(*c.k, c.k->tensor(op.result));
-      }
+    for (auto& op : n.ops) {
+      int t = op.result >= 0 ? op.result : op.dst && is_declaration(op) ? op.dst->tensor : -1;
+      if (t >= 0 && c.k->tensor(t).name.empty() && !inner.count(t)) inner[t] = add_tensor(*c.k, c.k->tensor(t));
+    }
     auto rename_inner = [&](Access& a) {
       auto it = inner.find(a.tensor);
       if (it != inner.end()) a.tensor = it->second;

@@ -60,3 +60,24 @@ TEST(JamRows, TheJammedLoopVariableIsFreshInTheSourceText) {
   EXPECT_NE(after.find("for m_blk2 in nl.affine_range((M // 128) // 2):"), std::string::npos) << after;
   EXPECT_EQ(after.find("for m_blk in"), std::string::npos) << after;
 }
+
+// The tool-generated style keeps every tile in a full-size block ndarray and zeroes the accumulator
+// by assigning nl.zeros into its block (tests/kernels/block_ndarray_rows.py). The jammed rows share
+// the weight load and each keeps its own zeros: the printed kernel lifts to the transformed form
+// (it used to allocate one zeros tile for both rows in the form, two in the printed text, and the
+// site was refused as "cannot be printed back").
+TEST(JamRows, SharesTheWeightLoadOfABlockNdarrayKernel) {
+  std::string path = source_dir() + "/tests/kernels/block_ndarray_rows.py";
+  std::string text = read(path);
+  const auto args = arrays({{2, 128, 2, 128}, {2, 128, 1024}});
+  EXPECT_EQ(loads_of(text, args, 1), 8);  // 2 row tiles x 2 column blocks x 2 K tiles
+  loopnest::Kernel before = loopnest::lift_source(path, text, args);
+  const loopnest::Site* jam = nullptr;
+  auto sites = loopnest::find_sites(before);
+  for (const auto& s : sites)
+    if (s.transform == "jam_rows" && s.params.at("factor") == "2") jam = &s;
+  ASSERT_TRUE(jam) << "no jam_rows site on `for i0`";
+  std::string after = loopnest::apply_site(path, text, args, *jam);
+  EXPECT_EQ(loads_of(after, args, 1), 4) << after;
+  EXPECT_EQ(loads_of(after, args, 0), loads_of(text, args, 0)) << after;
+}

@@ -676,6 +676,7 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/transpose_multiply_rows.py", "transpose_multiply_rows.hoist_transpose", "hoist_transpose", {}},
       {"tests/golden/rewrite/nl_softmax_bmm.py", "nl_softmax_bmm.open_composite", "open_composite", {}},
       {"tests/kernels/inline_load_rows.py", "inline_load_rows.jam_rows", "jam_rows", {{"factor", "2"}}},
+      {"tests/kernels/block_ndarray_rows.py", "block_ndarray_rows.jam_rows", "jam_rows", {{"factor", "2"}}},
       {"tests/kernels/nested_helper_rows.py", "nested_helper_rows.jam_rows", "jam_rows",
        {{"factor", "2"}, {"helpers", "open"}}},
       {"tests/kernels/tuple_helper_rows.py", "tuple_helper_rows.fold_rows", "fold_rows", {{"helpers", "open"}}},

@@ -11,8 +11,8 @@ def kernel(a, b):
     i_p = nl.arange(128)[:, None]
     i_f = nl.arange(256)[None, :]
     for c0 in range(0, 4096, 512):
-        ta = nl.load(a[nl.arange(128)[:, None], c0 + nl.arange(512)[None, :]])
-        tb = nl.load(b[nl.arange(128)[:, None], c0 + nl.arange(512)[None, :]])
+        ta = nl.load(a[i_p, c0 + nl.arange(512)[None, :]])
+        tb = nl.load(b[i_p, c0 + nl.arange(512)[None, :]])
         total = nl.add(nl.multiply(ta, tb), ta)
-        nl.store(out[nl.arange(128)[:, None], c0 + nl.arange(512)[None, :]], value=total)
+        nl.store(out[i_p, c0 + nl.arange(512)[None, :]], value=total)
     return out

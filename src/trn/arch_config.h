@@ -129,6 +129,12 @@ struct ArchConfig {
   // Per contiguous chunk (DMA buffer) per engine: descriptor processing (not published;
   // calibrated). Dominates element-granular transfers (transposes, 4-byte strides).
   double dma_descriptor_ns = 0;
+  // Smallest HBM payload a DMA descriptor costs its engine (bytes): a contiguous HBM run shorter
+  // than this occupies the engine moving it as long as a run of this size would (0: off). The
+  // published rules key DMA efficiency on the bytes per descriptor ("aim for desc_bytes of at least
+  // 4 KB", DMA efficiency investigation; ">= 2 KiB minimum recommended", DMABW); the floor is
+  // what makes repeated small loads cost the engines, shared by all queues (docs/simulator.md, DMA).
+  double dma_min_descriptor_bytes = 0;
   // NC-v3 DMA transpose (ARCH3): HBM->SBUF at 90% and SBUF->SBUF at 50% of copy throughput. 0 on
   // NC-v2, where a DMA transpose moves one element per descriptor (PERF: far below load rate).
   double dma_transpose_from_hbm = 0, dma_transpose_on_chip = 0;

@@ -272,6 +272,26 @@ uint64_t chunks(const Operand& op) {
   return uint64_t(std::max<uint16_t>(op.partitions, 1)) * ((row + run - 1) / run);
 }
 
+uint32_t dma_engines_for(uint32_t partitions, const ArchConfig& arch) {
+  // Each engine serves partitions/engines consecutive partitions (DMAO), so a transfer over few
+  // partitions uses few engines.
+  const uint32_t per_engine = std::max<uint32_t>(1, arch.partitions / arch.dma_engines);
+  return std::min<uint32_t>(arch.dma_engines, (std::max<uint32_t>(partitions, 1) + per_engine - 1) / per_engine);
+}
+
+// How long the engines are busy with the transfer's HBM descriptors at the least: each run
+// shorter than dma_min_descriptor_bytes costs its engine as long as one of that size.
+double descriptor_floor_ns(const DmaShape& shape, uint32_t engines, const ArchConfig& arch) {
+  if (arch.dma_min_descriptor_bytes <= 0 || shape.hbm_runs == 0) return 0;
+  // A run longer than the engines' shares is split between them (each moves its consecutive
+  // partitions, DMAO): one piece per engine.
+  const bool split = shape.hbm_runs < engines;
+  const double piece = split ? double(shape.hbm_run_bytes * shape.hbm_runs) / engines : double(shape.hbm_run_bytes);
+  if (piece >= arch.dma_min_descriptor_bytes) return 0;
+  const double runs_per_engine = split ? 1.0 : std::ceil(double(shape.hbm_runs) / engines);
+  return runs_per_engine * arch.dma_min_descriptor_bytes / arch.dma_engine_bytes_per_ns;
+}
+
 }  // namespace
 
 DmaShape dma_shape(const InstructionInfo& inst) {
@@ -290,6 +310,15 @@ DmaShape dma_shape(const InstructionInfo& inst) {
     s.descriptors = std::max(s.descriptors, chunks(*op));
   }
   on_chip_src = src && src->buffer != BufferKind::Hbm;
+  // The HBM side's contiguous runs (one when its rows follow each other), where the trace gives
+  // its layout (a row stride; records built without one, in tests, say nothing about it) and each
+  // row is contiguous: a strided row is an access pattern, priced per element (descriptors).
+  for (const Operand* op : {src, dst})
+    if (op && op->buffer == BufferKind::Hbm && (op->partitions <= 1 || op->row_stride != 0) &&
+        (op->contiguous_bytes == 0 || op->contiguous_bytes >= uint64_t(op->free_elements) * op->dtype_bytes)) {
+      s.hbm_runs = chunks(*op);
+      s.hbm_run_bytes = (op->bytes() + s.hbm_runs - 1) / s.hbm_runs;
+    }
   if (inst.opcode == Opcode::DmaTranspose) {
     s.transpose = on_chip_src ? DmaTransposeKind::OnChip : DmaTransposeKind::FromHbm;
     // The transposed side is written (or read) one element per row.
@@ -303,11 +332,7 @@ DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch) {
   DmaTiming t;
   t.setup_ns = arch.dma_fixed_ns;
   if (shape.bytes == 0) return t;
-  // Each engine serves partitions/engines consecutive partitions (DMAO), so a transfer over few
-  // partitions uses few engines.
-  const uint32_t per_engine = std::max<uint32_t>(1, arch.partitions / arch.dma_engines);
-  const uint32_t engines =
-      std::min<uint32_t>(arch.dma_engines, (std::max<uint32_t>(shape.partitions, 1) + per_engine - 1) / per_engine);
+  const uint32_t engines = dma_engines_for(shape.partitions, arch);
   // The engines share the core's bandwidth (HBM cap included).
   const double rate = std::min(engines * arch.dma_engine_bytes_per_ns, arch.dma_bytes_per_ns());
   double descriptors = double(shape.descriptors);
@@ -318,6 +343,8 @@ DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch) {
     // NC-v3 transposes in hardware at a share of copy throughput (ARCH3); NC-v2 moves one element
     // per descriptor (PERF: far below load bandwidth).
     if (mode > 0) data_ns /= mode, descriptors = double(shape.partitions);
+  } else {
+    data_ns = std::max(data_ns, descriptor_floor_ns(shape, engines, arch));
   }
   t.duration_ns = data_ns + descriptors / engines * arch.dma_descriptor_ns;
   t.fabric_ns = t.duration_ns * double(engines) / arch.dma_engines;

@@ -60,6 +60,10 @@ struct DmaShape {
   uint32_t partitions = 1;   // SBUF partitions (or HBM rows) the transfer spans
   uint64_t descriptors = 1;  // contiguous chunks (DMA buffers) the transfer is made of
   DmaTransposeKind transpose = DmaTransposeKind::None;
+  // The HBM side: contiguous runs the engines read or write there (0: no HBM side, an SBUF-to-SBUF
+  // copy) and the bytes of each. Rows that follow each other in HBM make one run.
+  uint64_t hbm_runs = 0;
+  uint64_t hbm_run_bytes = 0;
 };
 
 DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch);

@@ -202,6 +202,47 @@ TEST(TrnCost, DmaShapeCountsContiguousChunks) {
               (trn::dma_timing(copy, trn2).duration_ns - 128.0 / 16 * trn2.dma_descriptor_ns) / 0.9, 1e-6);
 }
 
+// A [128 x 128] bf16 tile cut from a wide HBM matrix is 128 runs of 256 B there; each costs its
+// engine as long as a dma_min_descriptor_bytes run. The same tile from a matrix of its own width is
+// one contiguous run (the DMAO timeline: one engine moves its 2 KiB of it in 97 ns), and rows of
+// at least the floor move at the engines' rate.
+TEST(TrnCost, SmallHbmRunsCostTheirEnginesTheDescriptorFloor) {
+  for (const char* name : {"trn1", "trn2"}) {
+    const trn::ArchConfig& a = trn::arch_config(name);
+    ASSERT_GT(a.dma_min_descriptor_bytes, 256) << name;
+    trn::Operand sbuf = tile(128);
+    sbuf.dtype_bytes = 2;
+    trn::Operand slice = tile(128, 2, trn::BufferKind::Hbm);
+    slice.row_stride = 4096;  // a row of a 4096-wide matrix
+    auto strided = trn::dma_shape(inst(trn::Opcode::DmaLoad, trn::Engine::Dma, {slice}, {sbuf}));
+    EXPECT_EQ(strided.hbm_runs, 128u);
+    EXPECT_EQ(strided.hbm_run_bytes, 256u);
+    const double rate = a.dma_engine_bytes_per_ns;
+    EXPECT_NEAR(trn::dma_timing(strided, a).duration_ns,
+                8 * a.dma_min_descriptor_bytes / rate + 128.0 / 16 * a.dma_descriptor_ns, 1e-6)
+        << name;
+    trn::Operand whole = slice;
+    whole.row_stride = 128;  // the rows follow each other
+    auto contiguous = trn::dma_shape(inst(trn::Opcode::DmaLoad, trn::Engine::Dma, {whole}, {sbuf}));
+    EXPECT_EQ(contiguous.hbm_runs, 1u);
+    const double data = 32768 / std::min(16 * rate, a.dma_bytes_per_ns());
+    EXPECT_NEAR(trn::dma_timing(contiguous, a).duration_ns, data + 128.0 / 16 * a.dma_descriptor_ns, 1e-6)
+        << name;
+    EXPECT_LT(trn::dma_timing(contiguous, a).duration_ns, trn::dma_timing(strided, a).duration_ns / 2) << name;
+    // Rows of 4 KiB (2048 bf16) from a wide matrix: above the floor, the data time alone.
+    trn::Operand wide_sbuf = tile(2048), wide = tile(2048, 2, trn::BufferKind::Hbm);
+    wide_sbuf.dtype_bytes = 2;
+    wide.row_stride = 8192;
+    auto rows = trn::dma_shape(inst(trn::Opcode::DmaLoad, trn::Engine::Dma, {wide}, {wide_sbuf}));
+    EXPECT_NEAR(trn::dma_timing(rows, a).duration_ns,
+                524288 / std::min(16 * rate, a.dma_bytes_per_ns()) + 128.0 / 16 * a.dma_descriptor_ns, 1e-6)
+        << name;
+    // An SBUF-to-SBUF copy has no HBM side and no floor.
+    auto copy = trn::dma_shape(inst(trn::Opcode::DmaLoad, trn::Engine::Dma, {sbuf}, {sbuf}));
+    EXPECT_EQ(copy.hbm_runs, 0u);
+  }
+}
+
 TEST(TrnArch, ParametersCanBeSetByName) {
   trn::ArchConfig a = trn1();
   trn::set_parameter(a, "semaphore_ns", 250);

@@ -235,8 +235,8 @@ class HoistExpand : public Transform {
     const Node& n = *path[p + 1];
     if (n.kind != NodeKind::Loop || n.loop != plan.used[0]) return std::nullopt;
     if (std::find(plan.added.begin(), plan.added.end(), n.loop) == plan.added.end()) return std::nullopt;
-    const Loop &lm = k.loops.at(m.loop), &ln = k.loops.at(n.loop);
-    if (lm.kind != LoopKind::Affine || ln.kind != LoopKind::Affine) return std::nullopt;
+    const Loop& ln = k.loops.at(n.loop);
+    if (!independent_iterations(k, m.loop) || !independent_iterations(k, n.loop)) return std::nullopt;
     int64_t trip = *ln.trip(), per = plan.bytes / trip;
     int64_t chunk = 0;
     for (int64_t c = trip - 1; c >= 1 && !chunk; --c)

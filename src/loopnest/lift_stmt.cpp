@@ -155,7 +155,11 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
       env[p.name] = AValue::of_tuple(std::move(items));
       continue;
     }
-    if (p.kind == ParamKind::VarKwargs) fail(p.span, "a **kwargs kernel parameter");
+    if (p.kind == ParamKind::VarKwargs) {
+      // The kernel is called with its arguments by position (as run_kernel does): no keyword reaches it.
+      env[p.name] = AValue::of_kind(K::Dict);
+      continue;
+    }
     if (p.kind == ParamKind::KeywordOnly && !p.default_value)
       fail(p.span, fmt::format("the keyword-only kernel parameter '{}' without a default (the kernel is called "
                                "with its arguments by position)", p.name));

@@ -28,8 +28,9 @@ std::map<std::string, int> Lifter::carry_buffers(const ForStmt& s, const std::ve
     if (v.k != K::Tile) refuse("a Python number, whose value differs per iteration");
     const Tensor& t = k.tensor(v.access.tensor);
     if (!whole_access(v.access)) refuse("it holds part of a tensor, not a whole tile");
-    if (!t.on_chip() || t.role != TensorRole::Buffer || !t.list_name.empty() || t.partition_dim != 0)
+    if (!t.on_chip() || t.role != TensorRole::Buffer || !t.list_name.empty())
       refuse("it holds no tile declared on chip before the loop (nl.zeros / nl.full / nl.ndarray)");
+    if (t.partition_dim != 0) refuse("it holds a buffer with block dims, not one tile");
     for (const auto& [other, w] : env)
       if (other != name && w.k == K::Tile && w.access.tensor == v.access.tensor)
         refuse(fmt::format("'{}' names the same tile, and would change with it", other));

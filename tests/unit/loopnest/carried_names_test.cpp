@@ -174,6 +174,8 @@ TEST(LoopNestCarried, WhatTheFormCannotCarryIsRefusedWithTheReason) {
   std::string value = refusal("        acc = nl.add(acc, t)\n", "    acc = nl.exp(nl.load(x[0]))\n");
   EXPECT_NE(value.find("k.py:9:5: error: cannot lift the name 'acc'"), std::string::npos) << value;
   EXPECT_NE(value.find("no tile declared on chip before the loop"), std::string::npos) << value;
+  std::string blocks = refusal("        acc = nl.add(acc, acc)\n", "    acc = nl.zeros((2, nl.par_dim(128), 64), dtype=nl.float32)\n");
+  EXPECT_NE(blocks.find("it holds a buffer with block dims, not one tile"), std::string::npos) << blocks;
   std::string number = refusal("        s = s + 1\n", "    s = 0\n");
   EXPECT_NE(number.find("the name 's'"), std::string::npos) << number;
   EXPECT_NE(number.find("a Python number"), std::string::npos) << number;

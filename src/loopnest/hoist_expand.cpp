@@ -345,10 +345,18 @@ class HoistExpand : public Transform {
           if (std::find(r->loops.begin(), r->loops.end(), l) == r->loops.end()) return false;
         if (r->order < me.order) return false;
       }
+    std::set<int> drop(plan.dropped.begin(), plan.dropped.end());
+    // The buffer keeps a free dim after its partition dim: a declared SBUF tensor needs one (the
+    // interpreter refuses `(4, 2, par_dim(128))`), which a 1-D tile (`x[i, 0:128]`) has not.
+    if (!k.dialect.new_api) {
+      bool free_dim = false;
+      for (size_t d = static_cast<size_t>(t.partition_dim) + 1; d < t.shape.size(); ++d)
+        free_dim = free_dim || !drop.count(static_cast<int>(d));
+      if (!free_dim) return false;
+    }
     // Capacity: the expanded buffer (every dim but the partition dim) beside one tile of every other
     // SBUF tensor.
     int64_t per = itemsize_of(t.dtype);
-    std::set<int> drop(plan.dropped.begin(), plan.dropped.end());
     for (size_t d = 0; d < t.shape.size(); ++d) {
       if (static_cast<int>(d) == t.partition_dim || drop.count(static_cast<int>(d))) continue;
       if (!t.shape[d].is_constant()) return false;

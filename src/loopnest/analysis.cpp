@@ -174,6 +174,35 @@ bool may_overlap_across(const Kernel& k, const Access& a, const Access& b, const
   return may_overlap_within(k, a, b, ranges, {});
 }
 
+std::set<int> carried_tensors(const Kernel& k, int loop) {
+  const Node* node = nullptr;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Loop && n.loop == loop) node = &n;
+  });
+  std::set<int> carried;
+  if (!node) return carried;
+  std::set<int> inner = {loop};  // the loop and the loops nested in it: tensors declared there are per iteration
+  for_each_node(node->body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Loop) inner.insert(n.loop);
+  });
+  std::set<int> read_so_far, written;
+  for_each_node(node->body, [&](const Node& n, const std::vector<int>&) {
+    for (const auto& op : n.ops) {
+      for (const Access* a : reads(op)) read_so_far.insert(storage_of(k, a->tensor));
+      if (op.accumulate || !op.dst || op.cls == OpClass::Alloc) continue;
+      int t = storage_of(k, op.dst->tensor);
+      if (written.count(t) || inner.count(k.tensor(t).scope_loop) || uses_loop(*op.dst, loop)) continue;
+      written.insert(t);
+      if (read_so_far.count(t)) carried.insert(t);
+    }
+  });
+  return carried;
+}
+
+bool independent_iterations(const Kernel& k, int loop) {
+  return k.loops.at(loop).kind == LoopKind::Affine && carried_tensors(k, loop).empty();
+}
+
 bool uses_loop(const Access& a, int loop) {
   for (const auto& d : a.dims) {
     if (d.start.uses(loop)) return true;

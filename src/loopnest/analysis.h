@@ -60,6 +60,16 @@ bool may_overlap_across(const Kernel& k, const Access& a, const Access& b, const
 bool may_overlap_within(const Kernel& k, const Access& a, const Access& b, const Ranges& ranges,
                         const std::set<int>& shared);
 
+// Tensors loop `loop` carries from one iteration to the next: declared outside the loop, written
+// inside it by an operation that is no accumulation (`+=`) at an access that does not move with the
+// loop variable, and read inside it at or before that write (by the same operation or an earlier
+// one): each iteration reads what the one before wrote (a running max or sum, a scan's carry, a
+// name rebound each iteration, lift_carry.cpp). A move that reorders, interleaves or merges the
+// loop's iterations changes the values; accumulations only change the order of a sum.
+std::set<int> carried_tensors(const Kernel& k, int loop);
+// Whether the iterations of loop `loop` may run in any order: an affine loop carrying no tensor.
+bool independent_iterations(const Kernel& k, int loop);
+
 // Whether `a` uses loop variable `loop` anywhere (starts, sizes).
 bool uses_loop(const Access& a, int loop);
 bool uses_loop(const Op& op, int loop);

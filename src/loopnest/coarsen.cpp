@@ -8,8 +8,9 @@
 //     out again, block dim / factor, the free dim carrying the tile axis * factor;
 //   - a tile defined inside the loop, used whole: it grows with its producer;
 // and every instruction grows along one tile axis, with loop-invariant operands broadcast along it
-// (a [128, 1] bias). Reductions along that axis, transposes, masks using the loop variable and a
-// partition axis beyond 128 are refused; a matmul grows only along its moving free axis, to 512.
+// (a [128, 1] bias). Reductions along that axis (also into a reduce_res), transposes, masks using
+// the loop variable and a partition axis beyond 128 are refused; a matmul grows only along its
+// moving free axis, to 512.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -256,6 +257,10 @@ class Coarsen : public Transform {
       }
       if (op.cls == OpClass::Transpose || op.cls == OpClass::Broadcast || op.cls == OpClass::Other) return std::nullopt;
       if (*axis == 0) return std::nullopt;  // the partition axis
+      // A reduction into an output operand (activation's / tensor_scalar_reduce's reduce_res) runs
+      // along the free axes: a wider tile sums `factor` blocks into one where each block had its own.
+      for (const auto& a : op.args)
+        if (a.output && a.value.kind == Operand::Kind::Tile) return std::nullopt;
       // Pass 2: every other access grows along the axis or is broadcast along it.
       for (auto& it : items) {
         Access& a = *it.acc;

@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/analysis.h"
+
 namespace loopnest {
 
 namespace {
@@ -17,7 +19,10 @@ std::string number_text(double v) {
 
 class Dumper {
  public:
-  explicit Dumper(const Kernel& k) : k_(k) { name_all(); }
+  explicit Dumper(const Kernel& k) : k_(k) {
+    name_all();
+    for (const auto& [id, loop] : k_.loops) carried_[id] = carried_tensors(k_, id);
+  }
 
   std::string run() {
     std::string out = "kernel " + k_.name + "(";
@@ -37,6 +42,9 @@ class Dumper {
       if (t.scope_loop >= 0 && t.on_chip()) out += " per " + k_.var_name(t.scope_loop);
       for (const auto& [name, loop] : t.outer_lists) out += fmt::format(" list '{}' over {} of", name, k_.var_name(loop));
       if (t.list_loop >= 0) out += fmt::format(" list '{}' over {}", t.list_name, k_.var_name(t.list_loop));
+      // Read and rewritten by every iteration of these loops (analysis.h): the dependence the moves respect.
+      for (const auto& [loop, carried] : carried_)
+        if (carried.count(id)) out += " carried by " + k_.var_name(loop);
       out += "\n";
     }
     // The launch grid's loops around the body (kernels launched on a grid, form.h).
@@ -225,6 +233,7 @@ class Dumper {
   }
 
   const Kernel& k_;
+  std::map<int, std::set<int>> carried_;  // loop -> the tensors it carries
   std::map<int, std::string> names_;
   std::set<std::string> taken_;
   std::vector<int> order_;

@@ -103,7 +103,7 @@ class FreeSize : public Transform {
       if (!n) continue;
       const Loop& l = k.loops.at(n->loop);
       auto trip = l.trip();
-      if (l.kind != LoopKind::Affine || !trip || !(l.start == IExpr(0)) || l.step != 1) continue;
+      if (!independent_iterations(k, n->loop) || !trip || !(l.start == IExpr(0)) || l.step != 1) continue;
       for (auto [mul, div] : {std::pair<int64_t, int64_t>{1, 2}, {2, 1}}) {
         auto plan = make_plan(k, *n, mul, div);
         if (!plan) continue;

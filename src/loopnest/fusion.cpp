@@ -456,7 +456,7 @@ class PipelinePrep : public Transform {
   static std::optional<Plan> make_plan(Kernel& k, Node& n) {
     const Loop& loop = k.loops.at(n.loop);
     auto trip = loop.trip();
-    if (loop.kind != LoopKind::Affine || !trip || *trip < 2 || !(loop.start == IExpr(0)) || loop.step != 1) return std::nullopt;
+    if (!independent_iterations(k, n.loop) || !trip || *trip < 2 || !(loop.start == IExpr(0)) || loop.step != 1) return std::nullopt;
     // HEAD: statements up to the transpose of a loaded tile (and the copy of its result right after),
     // or of a tile made before the loop (attention's probabilities, transposed block by block for
     // the P @ V matmuls): either way the Tensor Engine then runs the transposes back to back instead

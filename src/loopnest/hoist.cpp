@@ -138,10 +138,13 @@ class Hoist : public Transform {
         // it writes; it does not write what it reads in place.
         std::set<const Op*> own(mine.begin(), mine.end());
         for (Op* op : mine) {
-          for (const Access* r : reads(*op))
+          for (const Access* r : reads(*op)) {
             for (Op* other : all)
               if (!own.count(other))
                 for (const Access* w : writes(*other)) ok = ok && !may_overlap_across(k, *w, *r, ranges);
+            // `acc = acc + b` every iteration (a value the loop carries): run once, it adds b once.
+            for (const Access* w : writes(*op)) ok = ok && !may_overlap_across(k, *w, *r, ranges);
+          }
           for (const Access* w : writes(*op)) {
             // Nothing else in the loop writes it (an accumulator zeroed per iteration stays).
             for (Op* other : all)

@@ -235,8 +235,8 @@ class HoistExpand : public Transform {
     const Node& n = *path[p + 1];
     if (n.kind != NodeKind::Loop || n.loop != plan.used[0]) return std::nullopt;
     if (std::find(plan.added.begin(), plan.added.end(), n.loop) == plan.added.end()) return std::nullopt;
-    const Loop &lm = k.loops.at(m.loop), &ln = k.loops.at(n.loop);
-    if (lm.kind != LoopKind::Affine || ln.kind != LoopKind::Affine) return std::nullopt;
+    const Loop& ln = k.loops.at(n.loop);
+    if (!independent_iterations(k, m.loop) || !independent_iterations(k, n.loop)) return std::nullopt;
     int64_t trip = *ln.trip(), per = plan.bytes / trip;
     int64_t chunk = 0;
     for (int64_t c = trip - 1; c >= 1 && !chunk; --c)
@@ -345,10 +345,18 @@ class HoistExpand : public Transform {
           if (std::find(r->loops.begin(), r->loops.end(), l) == r->loops.end()) return false;
         if (r->order < me.order) return false;
       }
+    std::set<int> drop(plan.dropped.begin(), plan.dropped.end());
+    // The buffer keeps a free dim after its partition dim: a declared SBUF tensor needs one (the
+    // interpreter refuses `(4, 2, par_dim(128))`), which a 1-D tile (`x[i, 0:128]`) has not.
+    if (!k.dialect.new_api) {
+      bool free_dim = false;
+      for (size_t d = static_cast<size_t>(t.partition_dim) + 1; d < t.shape.size(); ++d)
+        free_dim = free_dim || !drop.count(static_cast<int>(d));
+      if (!free_dim) return false;
+    }
     // Capacity: the expanded buffer (every dim but the partition dim) beside one tile of every other
     // SBUF tensor.
     int64_t per = itemsize_of(t.dtype);
-    std::set<int> drop(plan.dropped.begin(), plan.dropped.end());
     for (size_t d = 0; d < t.shape.size(); ++d) {
       if (static_cast<int>(d) == t.partition_dim || drop.count(static_cast<int>(d))) continue;
       if (!t.shape[d].is_constant()) return false;

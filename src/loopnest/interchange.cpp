@@ -1,7 +1,9 @@
 // Loop interchange on the form: the two loops of a perfect nest swap places, which changes which
 // operand stays resident across the inner loop and the order of the DMAs. Legal for two affine
 // loops (their iterations are independent; accumulations only change order) whose bounds do not
-// depend on each other.
+// depend on each other, unless both loops carry one tile (a name rebound in every iteration).
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "loopnest/transform.h"
@@ -31,6 +33,11 @@ std::string header_text(const Kernel& k, const Node& n) {
   return start == std::string::npos ? "" : line.substr(start);
 }
 
+bool carried_by_both(const Kernel& k, int outer, int inner) {
+  std::set<int> a = carried_tensors(k, outer), b = carried_tensors(k, inner);
+  return std::any_of(a.begin(), a.end(), [&](int t) { return b.count(t) > 0; });
+}
+
 class Interchange : public Transform {
  public:
   std::string name() const override { return "interchange_loops"; }
@@ -49,6 +56,9 @@ class Interchange : public Transform {
       const Loop &lo = k.loops.at(outer->loop), &li = k.loops.at(inner->loop);
       if (lo.kind != LoopKind::Affine || li.kind != LoopKind::Affine) continue;
       if (li.start.uses(lo.id) || li.stop.uses(lo.id)) continue;
+      // A tile both loops carry (written where neither variable moves it, read before the write: a
+      // name rebound each iteration, lift_carry.cpp): the swap reorders its updates.
+      if (carried_by_both(k, lo.id, li.id)) continue;
       Analysis an(k);
       const OpRef* anchor = first_op_in(an, inner->loop);
       if (!anchor) continue;

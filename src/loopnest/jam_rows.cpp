@@ -37,7 +37,7 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   int l = loop_node.loop;
   const Loop& loop = k.loops.at(l);
   auto trip = loop.trip();
-  if (loop.kind != LoopKind::Affine || !trip || *trip % factor || *trip / factor < 1 || !(loop.start == IExpr(0)) ||
+  if (!independent_iterations(k, l) || !trip || *trip % factor || *trip / factor < 1 || !(loop.start == IExpr(0)) ||
       loop.step != 1)
     return std::nullopt;
   std::set<int> inner = {l};

@@ -108,7 +108,7 @@ AValue enum_as_int(AValue v) {
 AValue builtin(const std::string& id) {
   static const std::set<std::string> funcs = {"range", "min", "max", "len", "int", "float", "tuple", "list", "abs",
                                               "isinstance", "print", "bool", "round", "divmod", "zip",
-                                              "enumerate", "sorted", "reversed", "slice", "set", "frozenset", "sum"};
+                                              "enumerate", "sorted", "reversed", "slice", "set", "frozenset", "sum", "dict"};
   if (funcs.count(id)) return AValue::of_kind(K::Func, "builtins." + id);
   return AValue::of_kind(K::Unknown);
 }

@@ -28,6 +28,26 @@ bool same_key(const AValue& a, const AValue& b) {
 
 bool hashable_key(const AValue& v) { return v.k == K::Str || v.k == K::Bool || (v.k == K::Int && v.i.is_constant()); }
 
+// d[key] = value: a key already there keeps its place and takes the value (Python's dict order).
+void dict_put(AValue& d, const AValue& key, const AValue& value) {
+  for (size_t i = 0; i < d.keys.size(); ++i)
+    if (same_key(d.keys[i], key)) {
+      d.items[i] = value;
+      return;
+    }
+  d.keys.push_back(key);
+  d.items.push_back(value);
+}
+
+// The (key, value) pairs of `dict.update(...)` / `dict(...)`'s arguments: a dict, then keywords.
+bool merge_into(AValue& d, const std::vector<AValue>& pos, const std::vector<std::pair<std::string, AValue>>& kw) {
+  if (pos.size() > 1 || (pos.size() == 1 && pos[0].k != K::Dict)) return false;
+  if (!pos.empty())
+    for (size_t i = 0; i < pos[0].keys.size(); ++i) dict_put(d, pos[0].keys[i], pos[0].items[i]);
+  for (const auto& [name, v] : kw) dict_put(d, AValue::of_kind(K::Str, name), v);
+  return true;
+}
+
 }  // namespace
 
 AValue Lifter::make_set(const std::vector<AValue>& items, const Expr& at) const {
@@ -127,13 +147,7 @@ AValue Lifter::dict_display(const DictExpr& d) {
   AValue out = AValue::of_kind(K::Dict);
   auto put = [&](const AValue& key, const AValue& value, const Expr& at) {
     if (!hashable_key(key)) fail(at.span, fmt::format("the dict key '{}' (a string or a constant integer is expected)", print_expr(at)));
-    for (size_t i = 0; i < out.keys.size(); ++i)
-      if (same_key(out.keys[i], key)) {
-        out.items[i] = value;
-        return;
-      }
-    out.keys.push_back(key);
-    out.items.push_back(value);
+    dict_put(out, key, value);
   };
   for (size_t i = 0; i < d.values.size(); ++i) {
     if (!d.keys[i]) {  // **mapping
@@ -164,6 +178,17 @@ AValue Lifter::dict_method(const AValue& dict, const std::string& name, const st
     if (const AValue* v = dict_get(dict, pos[0])) return *v;
     return pos.size() == 2 ? pos[1] : AValue::of_kind(K::None);
   }
+  // `cfg.update(overrides)` of a dict bound to a name: the name's dict takes the pairs.
+  if (name == "update" && c.func->kind == ExprKind::Attribute) {
+    const Expr& receiver = *static_cast<const AttributeExpr&>(*c.func).value;
+    std::vector<std::pair<std::string, AValue>> kw;
+    for (const auto& k : c.keywords) kw.push_back({k.name, eval(*k.value)});
+    AValue updated = dict;
+    if (receiver.kind == ExprKind::Name && merge_into(updated, pos, kw)) {
+      env[static_cast<const NameExpr&>(receiver).id] = updated;
+      return AValue::of_kind(K::None);
+    }
+  }
   fail(c.span, fmt::format("the dict method call '{}'", print_expr(c)));
 }
 
@@ -176,6 +201,11 @@ std::optional<AValue> Lifter::host_sequence_call(const std::string& fn, const st
     if (!items) fail(c.args[i]->span, fmt::format("'{}': a host sequence was expected here", print_expr(*c.args[i])));
     return *items;
   };
+  if (fn == "builtins.dict") {  // dict(), dict(mapping), dict(key=value, ...): a new dict
+    AValue d = AValue::of_kind(K::Dict);
+    if (!merge_into(d, pos, kw)) fail(c.span, fmt::format("'{}' (a dict or keywords are expected)", print_expr(c)));
+    return d;
+  }
   AValue out = AValue::of_kind(K::List);
   if (fn == "builtins.zip") {
     std::vector<std::vector<AValue>> seqs;

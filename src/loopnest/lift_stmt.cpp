@@ -155,7 +155,11 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
       env[p.name] = AValue::of_tuple(std::move(items));
       continue;
     }
-    if (p.kind == ParamKind::VarKwargs) fail(p.span, "a **kwargs kernel parameter");
+    if (p.kind == ParamKind::VarKwargs) {
+      // The kernel is called with its arguments by position (as run_kernel does): no keyword reaches it.
+      env[p.name] = AValue::of_kind(K::Dict);
+      continue;
+    }
     if (p.kind == ParamKind::KeywordOnly && !p.default_value)
       fail(p.span, fmt::format("the keyword-only kernel parameter '{}' without a default (the kernel is called "
                                "with its arguments by position)", p.name));
@@ -244,6 +248,8 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   if (inline_depth > 8) fail(c.span, "helper calls nested this deep (recursion?)");
   auto saved_env = env;
   auto* saved_ops = current_ops;
+  // The helper's names are its own: a carried name of the caller is not one of them.
+  auto saved_carried = std::exchange(carried, {});
   // A closure (or a lambda) sees the enclosing kernel's names; a module-level helper only its parameters.
   bool closure = closures.count(code.name) || code.lambda_body;
   std::map<std::string, AValue> local = captured ? *captured : closure ? env : std::map<std::string, AValue>{};
@@ -362,6 +368,7 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   std::tie(program_loops, program_sizes) = saved_programs;
   --inline_depth;
   env = saved_env;
+  carried = std::move(saved_carried);
   current_ops = saved_ops;
   bool tile_work = false;
   for_each_node(nodes, [&](const Node& n, const std::vector<int>&) { tile_work = tile_work || !n.ops.empty(); });
@@ -619,6 +626,12 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   }
   if (target.kind == ExprKind::Name) {
     const std::string& id = static_cast<const NameExpr&>(target).id;
+    if (carried.count(id)) {
+      rebind_carried(s, id, v, producer(ops, v, k), ops);
+      out.push_back(ops_node(s, std::move(ops)));
+      return;
+    }
+    check_not_alias_of_carried(target, v);
     if (!pending_inline.empty()) {
       env[id] = v;
       // The helper's result is known by this name from here on (its own name is local to it).
@@ -656,6 +669,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   // Operations of the statement itself are allowed only around a helper's work (`a, b =
   // rotate(x, nl.load(c))`: the loads are the helper's arguments, opened with it).
   if (!ops.empty() && pending_inline.empty()) fail(s.span, "an unpacking of an operation's results");
+  check_not_alias_of_carried(target, v);
   bind_target(target, v);
   if (!pending_inline.empty()) {
     // `mean, var = stats(t)`: a helper returning several tiles. The statement is the helper's work
@@ -730,7 +744,8 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
 namespace {
 
 // Names a loop body reads before binding them itself and also binds: values carried from one
-// iteration to the next through a Python name, which the form cannot express.
+// iteration to the next through a Python name (the form holds one tensor per name: a carried tile
+// becomes a buffer, lift_carry.cpp).
 std::set<std::string> carried_names(const Block& body, const std::set<std::string>& loop_vars) {
   std::set<std::string> bound, carried;
   std::function<void(const Block&)> walk_block;
@@ -843,6 +858,7 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   if (r.k != K::Range) return host_for(s, r, out);
   if (s.target->kind != ExprKind::Name) fail(s.target->span, "a loop with a target that is not one name");
   const std::string& var = static_cast<const NameExpr&>(*s.target).id;
+  std::map<std::string, int> carried_here;
   if (auto name = carried_value(s.body, var)) {
     // nl.static_range is unrolled while tracing (nki-language.md 5): a name carried from one copy
     // of the body to the next (Horner's `acc = nl.add(nl.multiply(acc, x), c[k])`) is Python
@@ -857,8 +873,8 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
       }
       return host_for(s, AValue::of_tuple(std::move(items)), out);
     }
-    fail(s.span, fmt::format("the name '{}', read by this loop's body before the body rebinds it (a value carried "
-                             "from one iteration to the next through a Python name)", *name));
+    // Through an affine or sequential loop the carried tile is a buffer of the form (lift_carry.cpp).
+    carried_here = carry_buffers(s, carried_values(s.body, var));
   }
   Loop loop;
   loop.id = static_cast<int>(k.loops.size());
@@ -879,7 +895,10 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   env[var] = AValue::of_int(IExpr::var(loop.id));
   loop_stack.push_back(loop.id);
   auto before = env;
+  auto outer_carried = carried;
+  for (const auto& [name, t] : carried_here) carried[name] = t;
   block(s.body, n.body);
+  carried = std::move(outer_carried);
   loop_stack.pop_back();
   env.erase(var);
   if (saved) env[var] = *saved;
@@ -887,12 +906,19 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   out.push_back(std::move(n));
 }
 
-std::optional<std::string> Lifter::carried_value(const Block& body, const std::string& var) const {
+std::vector<std::string> Lifter::carried_values(const Block& body, const std::string& var) const {
+  std::vector<std::string> out;
   for (const auto& name : carried_names(body, {var})) {
     auto it = env.find(name);
-    if (it != env.end() && (it->second.k == K::Tile || it->second.k == K::Int || it->second.k == K::Float)) return name;
+    if (it != env.end() && (it->second.k == K::Tile || it->second.k == K::Int || it->second.k == K::Float))
+      out.push_back(name);
   }
-  return std::nullopt;
+  return out;
+}
+
+std::optional<std::string> Lifter::carried_value(const Block& body, const std::string& var) const {
+  auto names = carried_values(body, var);
+  return names.empty() ? std::nullopt : std::optional<std::string>(names.front());
 }
 
 void Lifter::forget_loop_bindings(const std::map<std::string, AValue>& before, int loop) {

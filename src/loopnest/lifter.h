@@ -237,9 +237,25 @@ class Lifter {
   // tile per iteration of a loop.
   std::map<std::string, size_t> list_depth;
   bool same_binding(const AValue& a, const AValue& b) const;
-  // The first name the loop body reads before rebinding it while it holds a tile or a number: a
-  // value carried between iterations through a Python name, which the form cannot express.
+  // The names (the first one) the loop body reads before rebinding them while they hold a tile or a
+  // number: values carried between iterations through a Python name (a static_range unrolls over
+  // them; an affine or sequential loop carries a tile as a buffer, carry_buffers).
   std::optional<std::string> carried_value(const nki::Block& body, const std::string& var) const;
+  std::vector<std::string> carried_values(const nki::Block& body, const std::string& var) const;
+  // ---- names carried through an affine / sequential loop (lift_carry.cpp) ----
+  // The loop `s` carries `names` from one iteration to the next (`acc = nl.add(acc, t)`): each must
+  // hold a whole tile declared on chip before the loop (nl.zeros / nl.full / nl.ndarray), which the
+  // form then holds as that buffer, every rebinding in the body a write into it (a read-modify-write
+  // the dependence analysis sees). Returns name -> tensor; fails naming the name otherwise.
+  std::map<std::string, int> carry_buffers(const nki::ForStmt& s, const std::vector<std::string>& names);
+  // `name = value` for a carried name: `root` (the statement's operation making `v`, or null when
+  // the statement makes none: `m = m_new`) writes the buffer instead; a copy when there is none.
+  void rebind_carried(const nki::AssignStmt& s, const std::string& name, const AValue& v, Op* root,
+                      std::vector<Op>& ops);
+  // A name bound to the tile a carried name holds (`old = m`): refused, since the buffer changes
+  // under it where Python's name would keep the old tile.
+  void check_not_alias_of_carried(const nki::Expr& target, const AValue& v) const;
+  std::map<std::string, int> carried;  // carried names of the loops being lifted -> their buffer
   // Drops the names the loop `loop` (re)bound to values depending on it (env before it: `before`).
   void forget_loop_bindings(const std::map<std::string, AValue>& before, int loop);
   Node ops_node(const nki::Stmt& s, std::vector<Op> ops);

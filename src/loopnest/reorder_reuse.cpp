@@ -121,7 +121,7 @@ std::optional<Plan> make_plan(Kernel& k, int outer_id) {
   Node* outer = find_node(k, outer_id);
   if (!outer || outer->kind != NodeKind::Loop) return std::nullopt;
   const int n = outer->loop;
-  if (k.loops.at(n).kind != LoopKind::Affine) return std::nullopt;
+  if (!independent_iterations(k, n)) return std::nullopt;
   // The m loop: the last node of n's body but end-of-loop markers.
   size_t im = outer->body.size();
   while (im > 0 && outer->body[im - 1].kind == NodeKind::Meta && outer->body[im - 1].meta == MetaKind::Docstring) --im;
@@ -132,7 +132,7 @@ std::optional<Plan> make_plan(Kernel& k, int outer_id) {
   Node* level = &outer->body[im - 1];
   for (;;) {
     const Loop& lm = k.loops.at(level->loop);
-    if (lm.kind != LoopKind::Affine || lm.start.uses(n) || lm.stop.uses(n) || level->frozen) return std::nullopt;
+    if (!independent_iterations(k, level->loop) || lm.start.uses(n) || lm.stop.uses(n) || level->frozen) return std::nullopt;
     p.chain.push_back(level->id);
     Node* next = nullptr;
     int others = 0;

@@ -34,10 +34,6 @@ const std::map<std::string, std::string> kKnownGaps = {
     {"tests/kernels/corpus/usr_bf16_gelu_mlp.py", "cannot lift the name 'getattr'"},
     // session 9: a list comprehension computing tiles (the form has loops, not comprehensions)
     {"tests/kernels/corpus/p9_matmul_trace_lists.py", "cannot lift a comprehension computing tiles"},
-    // session 10: a running max and sum (or a scan's carry) rebound to the same Python name each
-    // iteration of a sequential_range: the form holds one tensor per name in a loop body
-    {"tests/kernels/corpus/p10_online_logsumexp_sequential.py", "a value carried from one iteration to the next"},
-    {"tests/kernels/corpus/p10_cummax_scan_carry.py", "a value carried from one iteration to the next"},
 };
 
 const std::vector<CorpusKernel>& all() {

@@ -25,6 +25,9 @@ const char* const kGolden[] = {
     "tests/kernels/mgrid_broadcast.py",
     "tests/kernels/matmul.py",
     "tests/golden/bench/published_layout/kernels/add_rmsnorm_matmul_M256_N512_K256_0.py",
+    // names carried through a sequential_range: buffers the loop carries (lift_carry.cpp)
+    "tests/kernels/corpus/p10_online_logsumexp_sequential.py",
+    "tests/kernels/corpus/p10_cummax_scan_carry.py",
 };
 
 TEST(LoopNestGolden, FormsOfKernelsInEveryStyle) {

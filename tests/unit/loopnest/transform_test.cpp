@@ -3,6 +3,7 @@
 // kernel's result; the same nest written in another style offers the same sites; golden
 // before/after files for one site of each transformation.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -14,6 +15,8 @@
 #include "corpus.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
+#include "tensor/dtype.h"
+#include "tensor/ops.h"
 
 namespace {
 
@@ -70,9 +73,13 @@ std::vector<std::vector<double>> run(const std::string& path, const std::string&
                                      const std::vector<loopnest::ArgSpec>& args) {
   nki::lib::testing::Harness h;
   std::vector<tensor::Array> inputs;
-  for (size_t i = 0; i < args.size(); ++i)
-    inputs.push_back(nki::lib::testing::test_input(tensor::Shape(args[i].shape.begin(), args[i].shape.end()),
-                                                   static_cast<int>(i) + 1));
+  for (size_t i = 0; i < args.size(); ++i) {
+    // In the argument's dtype (a bf16 kernel may assert it), values as the other tests give them.
+    auto arr = nki::lib::testing::test_input(tensor::Shape(args[i].shape.begin(), args[i].shape.end()),
+                                             static_cast<int>(i) + 1);
+    auto dtype = tensor::parse_dtype(args[i].dtype);
+    inputs.push_back(dtype && *dtype != tensor::DType::Float32 ? tensor::astype(arr, *dtype) : arr);
+  }
   auto r = h.run_module(*h.load_text(path, text), inputs);
   std::vector<std::vector<double>> out;
   for (auto& a : r.outputs) {
@@ -101,29 +108,61 @@ double rel_error(const std::vector<std::vector<double>>& got, const std::vector<
   return std::sqrt(num) / std::max(std::sqrt(den), 1e-30);
 }
 
-// The legality rules are the transformations' own; the interpreter is the judge. Also every
-// kernel launched on an SPMD grid (the corpus of other authors' styles, small): its moves change the
-// launched function, which runs once per program.
+// Sites of the corpus whose printed kernel the interpreter refuses (not wrong numbers): opening
+// usr_masked_row_argmax's helper prints `nl.bitwise_and(x=masked, y=keep)` of a float32 tile (the
+// helper's `&` of a comparison), found when this test took the corpus in session 11.
+const std::set<std::pair<std::string, std::string>> kKnownRefusedSites = {
+    {"tests/kernels/corpus/usr_masked_row_argmax.py", "engine_assign 2/ts(equal)#0 engine=gpsimd from=vector helpers=open"},
+    {"tests/kernels/corpus/usr_masked_row_argmax.py", "engine_assign 2/ts(equal)#0 engine=scalar from=vector helpers=open"},
+    {"tests/kernels/corpus/usr_masked_row_argmax.py", "in_place 2/load#0 helpers=open"},
+};
+
+// The legality rules are the transformations' own; the interpreter is the judge. The test kernels
+// and the corpus of other authors' styles (small; among them kernels launched on an SPMD grid, whose
+// moves change the launched function, which runs once per program).
 TEST(LoopNestTransforms, EverySiteOfTheTestKernelsKeepsTheirResult) {
-  int checked = 0, launched = 0;
+  int checked = 0, launched = 0, corpus_checked = 0;
   for (const auto& k : all()) {
     // run() hands the kernel arrays only: a scalar argument (p10_spmd_grid_masked_rows's alpha)
     // would arrive as an HBM tensor. Such kernels are checked through `rewrite --apply` + `eval`.
     bool arrays_only = std::all_of(k.args.begin(), k.args.end(), [](const auto& a) { return a.is_array; });
     if (k.args.empty() || !arrays_only) continue;
     auto form = lifted(k);
-    if (!form || (!k.test_kernel && form->grid.empty())) continue;
+    bool corpus_kernel = k.path.rfind("tests/kernels/corpus/", 0) == 0;
+    if (!form || (!k.test_kernel && !corpus_kernel && form->grid.empty())) continue;
     launched += form->grid.empty() ? 0 : 1;
     auto sites = loopnest::find_sites(*form);
     if (sites.empty()) continue;
-    auto want = run(k.path, k.text, k.args);
+    std::vector<std::vector<double>> want;
+    try {
+      want = run(k.path, k.text, k.args);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << k.path << ": " << e.what();
+      continue;
+    }
+    // The test's inputs (values in [-1, 1]) outside the kernel's domain (adamw's sqrt of a
+    // negative second moment): no result to compare; its reference's inputs check it through
+    // `rewrite --apply` + `eval` (docs/performance.md).
+    bool finite = std::all_of(want.begin(), want.end(), [](const auto& out) {
+      return std::all_of(out.begin(), out.end(), [](double x) { return std::isfinite(x); });
+    });
+    if (!finite) continue;
     for (const auto& site : sites) {
-      std::string after = loopnest::apply_site(k.path, k.text, k.args, site);
-      EXPECT_LT(rel_error(run(k.path, after, k.args), want), 1e-5) << k.path << ": " << site.key() << "\n" << after;
+      std::string after;
+      try {
+        after = loopnest::apply_site(k.path, k.text, k.args, site);
+        EXPECT_LT(rel_error(run(k.path, after, k.args), want), 1e-5) << k.path << ": " << site.key() << "\n" << after;
+        EXPECT_FALSE(kKnownRefusedSites.count({k.path, site.key()})) << site.key() << " runs now: remove it";
+      } catch (const std::exception& e) {
+        if (!kKnownRefusedSites.count({k.path, site.key()}))
+          ADD_FAILURE() << k.path << ": " << site.key() << ": " << e.what() << "\n" << after;
+      }
       ++checked;
+      corpus_checked += corpus_kernel ? 1 : 0;
     }
   }
   EXPECT_GE(checked, 20);
+  EXPECT_GE(corpus_checked, 100);
   EXPECT_GE(launched, 3);
 }
 

@@ -1,0 +1,105 @@
+// Names carried through an affine or sequential loop: `acc = nl.add(acc, t)`, a running max
+// `m = m_new`, a scan's `carry = nl.copy(s[:, -1:])`. Python rebinds the name each iteration; the
+// form has one tensor per name, so the carried tile is the buffer declared before the loop and
+// every rebinding in the body writes it (a read-modify-write of one on-chip tile across
+// iterations). Reads before the rebinding read the previous iteration's value, reads after it the
+// new one, as Python's name does; after the loop the name holds the last value. The dependence
+// analysis then sees the carried value as what it is: a tensor written in every iteration and read
+// in the next, so a move that reorders or separates the iterations sees it (analysis.h).
+#include <fmt/core.h>
+
+#include "loopnest/lifter.h"
+#include "nki/ast_printer.h"
+
+namespace loopnest::detail {
+
+using namespace nki;
+using K = AValue::K;
+
+std::map<std::string, int> Lifter::carry_buffers(const ForStmt& s, const std::vector<std::string>& names) {
+  std::map<std::string, int> out;
+  for (const auto& name : names) {
+    const AValue& v = env.at(name);
+    auto refuse = [&](const std::string& why) {
+      fail(s.span, fmt::format("the name '{}', read by this loop's body before the body rebinds it (a value carried "
+                               "from one iteration to the next through a Python name{})",
+                               name, why.empty() ? "" : ": " + why));
+    };
+    if (v.k != K::Tile) refuse("a Python number, whose value differs per iteration");
+    const Tensor& t = k.tensor(v.access.tensor);
+    if (!whole_access(v.access)) refuse("it holds part of a tensor, not a whole tile");
+    if (!t.on_chip() || t.role != TensorRole::Buffer || !t.list_name.empty())
+      refuse("it holds no tile declared on chip before the loop (nl.zeros / nl.full / nl.ndarray)");
+    if (t.partition_dim != 0) refuse("it holds a buffer with block dims, not one tile");
+    for (const auto& [other, w] : env)
+      if (other != name && w.k == K::Tile && w.access.tensor == v.access.tensor)
+        refuse(fmt::format("'{}' names the same tile, and would change with it", other));
+    for (const auto& [other, c] : carried)
+      if (c == v.access.tensor && other != name) refuse(fmt::format("'{}' carries the same tile", other));
+    out[name] = v.access.tensor;
+  }
+  return out;
+}
+
+void Lifter::rebind_carried(const AssignStmt& s, const std::string& name, const AValue& v, Op* root,
+                            std::vector<Op>& ops) {
+  int buffer = carried.at(name);
+  const Tensor& b = k.tensor(buffer);
+  auto refuse = [&](const std::string& why) {
+    fail(s.span, fmt::format("the rebinding of '{}', a tile carried from one iteration to the next ({})", name, why));
+  };
+  if (v.k != K::Tile) refuse("to a value that is no tile");
+  if (v.access.tensor == buffer) refuse("to itself or a part of itself");
+  std::vector<IExpr> shape = v.access.tile_shape();
+  auto text = [&](const std::vector<IExpr>& dims) {
+    std::string out;
+    for (const auto& d : dims) out += (out.empty() ? "" : ", ") + k.str(d);
+    return out;
+  };
+  if (shape != b.shape) refuse(fmt::format("to a tile of shape [{}], not the carried tile's [{}]", text(shape), text(b.shape)));
+  const std::string& dtype = k.tensor(v.access.tensor).dtype;
+  if (!dtype.empty() && !b.dtype.empty() && dtype != b.dtype)
+    refuse(fmt::format("to a {} tile, not the carried tile's {}", dtype, b.dtype));
+  // The statement's own operation makes the value (a helper's result may be one of its operands:
+  // `acc = nl.add(rescale(acc, m), s)`); a value a helper returns is written inside the helper.
+  bool own_result = root && root->result >= 0 && whole_access(v.access);
+  if (!own_result && !pending_inline.empty())
+    refuse("to a helper's result: the form writes a carried tile by one operation of the statement");
+  if (!ops.empty()) {
+    if (!own_result) refuse("to a value no single operation of the statement returns");
+    // The operation writes the buffer: its own result tensor is no longer made.
+    k.tensor(root->result).name = "";
+    root->result = -1;
+    root->dst = whole(buffer);
+    root->dst_origin = s.targets[0].get();
+    return;
+  }
+  // `m = m_new`: a copy into the buffer (Python makes the name denote m_new's tile; the values agree).
+  Op copy;
+  copy.api = "assign";
+  copy.cls = OpClass::Copy;
+  copy.engine = Engine::Vector;
+  copy.dst = whole(buffer);
+  copy.dst_origin = s.targets[0].get();
+  copy.args.push_back({"src", to_operand(*this, v, s.value.get())});
+  ops.push_back(std::move(copy));
+}
+
+void Lifter::check_not_alias_of_carried(const Expr& target, const AValue& v) const {
+  if (carried.empty()) return;
+  if ((target.kind == ExprKind::Tuple || target.kind == ExprKind::List) && (v.k == K::Tuple || v.k == K::List)) {
+    auto& t = static_cast<const SequenceExpr&>(target);
+    for (size_t i = 0; i < t.elts.size() && i < v.items.size(); ++i) check_not_alias_of_carried(*t.elts[i], v.items[i]);
+    return;
+  }
+  if (target.kind == ExprKind::Name && carried.count(static_cast<const NameExpr&>(target).id))
+    fail(target.span, fmt::format("the rebinding of '{}', a tile carried from one iteration to the next, by "
+                                  "unpacking (the form writes a carried tile by one operation)", print_expr(target)));
+  if (v.k != K::Tile) return;
+  for (const auto& [name, buffer] : carried)
+    if (v.access.tensor == buffer)
+      fail(target.span, fmt::format("'{}' bound to the tile carried through '{}' (the carried tile changes under "
+                                    "it where Python's name keeps the old tile)", print_expr(target), name));
+}
+
+}  // namespace loopnest::detail

@@ -29,7 +29,10 @@
 // loop's loads, or a streaming loop's equal loads, hide the stores' lower efficiency).
 // The value may be an inner call of the store (`value=nl.copy(ps)`): it becomes a statement of its
 // own writing the buffer, the buffer named after the destination (`out_buf`).
+// A loop with several such stores (rows jammed into it) also offers one site (`stores=S`) that
+// coalesces all of them, each planned on the kernel the ones before it left.
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -335,6 +338,25 @@ void apply_plan(Kernel& k, const Plan& p) {
   redeclare(k, {p.value});
 }
 
+// The store `stmt` planned on the kernel as it is now (nullopt: it no longer coalesces).
+std::optional<Plan> replan(Kernel& k, int stmt) {
+  std::optional<Plan> out;
+  each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
+    if (n.id == stmt && !out) out = plan_for(k, n, path);
+  });
+  return out;
+}
+
+// Several stores of one loop coalesced in one move, each planned on the kernel the ones before it
+// left (legality per store, as for one; the buffers already made count in the capacity rule).
+void apply_all(Kernel& k, const std::vector<int>& stmts) {
+  for (int stmt : stmts) {
+    std::optional<Plan> p = replan(k, stmt);
+    if (!p) throw TransformError("coalesce_stores: a store of the loop no longer coalesces after the others");
+    apply_plan(k, *p);
+  }
+}
+
 class CoalesceStores : public Transform {
  public:
   std::string name() const override { return "coalesce_stores"; }
@@ -366,6 +388,42 @@ class CoalesceStores : public Transform {
       note_relief(k, an, {&anchor->op()}, site);
       Plan plan = p;
       if (sink(site, [&k, plan] { apply_plan(k, plan); })) return true;
+    }
+    // A loop storing several tiles per iteration (rows jammed into it): one more site that coalesces
+    // all of them, so that one evaluation carries the whole gain (each store alone moves only its
+    // share of the loop's stores). Offered when every store still coalesces after the others.
+    std::map<int, std::vector<const Plan*>> per_loop;
+    for (const Plan& p : plans) per_loop[p.loop_node].push_back(&p);
+    for (const auto& [loop_node, group] : per_loop) {
+      if (group.size() < 2) continue;
+      std::vector<int> stmts;
+      for (const Plan* p : group) stmts.push_back(p->stmt);
+      try {
+        Kernel trial = k;
+        apply_all(trial, stmts);
+      } catch (const TransformError&) {
+        continue;
+      }
+      Analysis an(k);
+      const OpRef* anchor = nullptr;
+      std::set<const Op*> stores;
+      for (const auto& r : an.ops)
+        for (int stmt : stmts)
+          if (r.node->id == stmt && &r.op() == &r.node->ops.back()) {
+            if (!anchor) anchor = &r;
+            stores.insert(&r.op());
+          }
+      if (!anchor || stores.size() != stmts.size()) continue;
+      const Plan& first = *group.front();
+      const Tensor& out = k.tensor(storage_of(k, anchor->op().dst->tensor));
+      Site site = make_site(k, an, *anchor,
+                            fmt::format("store to `{}` once after `for {}` for each of its {} stores: {} tiles of {} "
+                                        "each assembled in an SBUF buffer",
+                                        out.name.empty() ? "?" : out.name, k.var_name(first.loop), stmts.size(),
+                                        first.trip, first.extent),
+                            {{"tiles", std::to_string(first.trip)}, {"stores", std::to_string(stmts.size())}});
+      note_relief(k, an, stores, site);
+      if (sink(site, [&k, stmts] { apply_all(k, stmts); })) return true;
     }
     return false;
   }

@@ -25,7 +25,10 @@ class BuiltinExecutor : public Executor {
       return {draft};
     }
     try {
-      draft.code = apply_site(candidate.kernel_text, parsed->site, ctx.task.kernel_args);
+      // A two-step plan: the enabler first (the planner found the site on its result).
+      std::string text = parsed->enabler ? apply_site(candidate.kernel_text, *parsed->enabler, ctx.task.kernel_args)
+                                         : candidate.kernel_text;
+      draft.code = apply_site(text, parsed->site, ctx.task.kernel_args);
       draft.ok = true;
       draft.raw = plan.title;
     } catch (const RewriteError& e) {

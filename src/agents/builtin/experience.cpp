@@ -104,6 +104,7 @@ std::optional<ExperienceView> read_experience(const ExperienceItem& item) {
     view.symptoms = parse_symptoms(field(item.lesson, "symptoms"));
     view.params = parse_params(field(item.lesson, "params"));
     view.anchor = field(item.lesson, "site");
+    view.enabled_by = field(item.lesson, "enabled_by");
     try {
       view.base_ms = std::stod(field(item.lesson, "base_ms"));
     } catch (const std::exception&) {
@@ -173,6 +174,7 @@ bool known_no_gain(const std::vector<ExperienceView>& experience, const Site& si
   std::string anchor = site_anchor(site);
   bool known = false;
   for (const auto& view : experience) {
+    if (view.task == task && view.enabled_by == anchor && view.speedup >= kHelped) return false;  // it enables a gain
     if (view.transform != site.transform || view.task != task || view.anchor != anchor) continue;
     if (view.speedup >= kHelped) return false;  // it helped once here: not a known dead end
     known = known || view.base_ms <= 0 || now_ms <= 0 || now_ms >= kStale * view.base_ms;
@@ -209,11 +211,17 @@ std::optional<ExperienceItem> summarize_pair(const RewritePair& pair) {
   std::string params;
   for (const auto& [k, v] : plan->site.params)
     if (k != "line") params += fmt::format("{}{}={}", params.empty() ? "" : ",", k, v);
+  // A two-step plan: the pair is "X enables Y", learnt as Y with X's anchor beside it, so that
+  // memory does not hold X (neutral alone) as a dead end.
+  std::string enabled_by = plan->enabler ? fmt::format(" enabled_by={}", site_anchor(*plan->enabler)) : "";
+  std::string pair_prose = plan->enabler ? fmt::format("{} enables {}: {:.2f}x. ", plan->enabler->transform,
+                                                       plan->site.transform, pair.speedup())
+                                         : "";
   item.lesson = fmt::format(
-      "builtin: transform={} params={} symptoms={} site={} base_ms={:.6g} -> {} {:.2f}x. {} ({}). {}",
+      "builtin: transform={} params={} symptoms={} site={}{} base_ms={:.6g} -> {} {:.2f}x. {}{} ({}). {}",
       plan->site.transform, params.empty() ? "-" : params, to_string(plan->symptoms), site_anchor(plan->site),
-      pair.positive ? pair.slow_latency_ms : pair.fast_latency_ms,
-      pair.positive ? "speedup" : "slowdown", pair.speedup(), plan->site.summary,
+      enabled_by, pair.positive ? pair.slow_latency_ms : pair.fast_latency_ms,
+      pair.positive ? "speedup" : "slowdown", pair.speedup(), pair_prose, plan->site.summary,
       site_description(plan->site),
       pair.speedup() < kHelped ? "Little effect on kernels with these symptoms."
       : pair.positive          ? "Worth trying on kernels with these symptoms."

@@ -24,6 +24,8 @@ struct ExperienceView {
   std::string task;    // the task the item was learnt on
   std::string anchor;  // site_anchor of the rewritten site; empty for LLM and older items
   double base_ms = 0;  // latency of the kernel the rewrite was applied to (0: unknown)
+  // A two-step plan's first move (site_anchor), which offered this site; empty for one-step items.
+  std::string enabled_by;
 };
 
 // A rewrite "helped" when it made the kernel at least this much faster (the search's default
@@ -69,7 +71,8 @@ double memory_site_weight(const std::vector<ExperienceView>& experience, const S
 // deterministic and the statement and its surroundings are mostly the same on the descendant and
 // sibling kernels the search plans on next, so the planner does not spend an evaluation on it.
 // (Also counting two stale outcomes as known saved more evaluations but lost final speedups on
-// mamba in the ablation; not kept.)
+// mamba in the ablation; not kept.) A rewrite that enabled a gain on the task (it is the
+// `enabled_by` of an item that helped: "X enables Y: 1.89x") is not a dead end either.
 bool known_no_gain(const std::vector<ExperienceView>& experience, const Site& site, const std::string& task,
                    double now_ms);
 

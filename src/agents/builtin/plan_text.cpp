@@ -1,5 +1,6 @@
 #include "agents/builtin/plan_text.h"
 
+#include <map>
 #include <sstream>
 
 #include <fmt/core.h>
@@ -18,7 +19,30 @@ std::string after(const std::string& line, const std::string& prefix) {
   return line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : std::string();
 }
 
+// "k=v k=v" -> params; false on a word without '='.
+bool read_params(const std::string& text, std::map<std::string, std::string>& params) {
+  std::stringstream words(text);
+  std::string word;
+  while (words >> word) {
+    auto eq = word.find('=');
+    if (eq == std::string::npos || eq == 0) return false;
+    params[word.substr(0, eq)] = word.substr(eq + 1);
+  }
+  return true;
+}
+
 }  // namespace
+
+Plan make_two_step_plan(const Site& enabler, const Site& site, const Symptoms& symptoms, const std::string& rationale) {
+  Plan plan;
+  plan.title = fmt::format("[builtin] {} enables {}: {}", enabler.transform, site.transform, site.summary);
+  plan.text = fmt::format(
+      "Transformation: {}\nParameters: {}\nEnabled by: {}\nEnabler parameters: {}\nSymptoms: {}\n\n"
+      "Change: {}.\nFirst: {} (offers this site, which the kernel does not).\nWhy: {}\n",
+      site.transform, params_line(site), enabler.transform, params_line(enabler), to_string(symptoms), site.summary,
+      enabler.summary, rationale);
+  return plan;
+}
 
 Plan make_plan(const Site& site, const Symptoms& symptoms, const std::string& rationale) {
   Plan plan;
@@ -39,13 +63,15 @@ std::optional<ParsedPlan> parse_plan(const std::string& text) {
     if (auto t = after(line, "Transformation: "); !t.empty()) parsed.site.transform = t, have_transform = true;
     if (line.rfind("Parameters:", 0) == 0) {
       have_params = true;
-      std::stringstream words(line.substr(11));
-      std::string word;
-      while (words >> word) {
-        auto eq = word.find('=');
-        if (eq == std::string::npos || eq == 0) return std::nullopt;
-        parsed.site.params[word.substr(0, eq)] = word.substr(eq + 1);
-      }
+      if (!read_params(line.substr(11), parsed.site.params)) return std::nullopt;
+    }
+    if (auto t = after(line, "Enabled by: "); !t.empty()) {
+      if (!parsed.enabler) parsed.enabler = Site{};
+      parsed.enabler->transform = t;
+    }
+    if (auto p = after(line, "Enabler parameters: "); !p.empty()) {
+      if (!parsed.enabler) parsed.enabler = Site{};
+      if (!read_params(p, parsed.enabler->params)) return std::nullopt;
     }
     if (auto s = after(line, "Symptoms: "); !s.empty()) parsed.symptoms = parse_symptoms(s);
     if (auto c = after(line, "Change: "); !c.empty()) {
@@ -54,6 +80,7 @@ std::optional<ParsedPlan> parse_plan(const std::string& text) {
     }
   }
   if (!have_transform || !have_params || !parsed.site.params.count("line")) return std::nullopt;
+  if (parsed.enabler && (parsed.enabler->transform.empty() || !parsed.enabler->params.count("line"))) return std::nullopt;
   return parsed;
 }
 

@@ -164,6 +164,23 @@ std::string rationale(const Site& site, const Symptoms& symptoms, const trn::Pro
       profile->spill_save_bytes + profile->spill_reload_bytes, profile->instructions, to_string(symptoms));
 }
 
+// A site's entry in a kernel's menu, for telling which sites a rewrite's result offers that its
+// parent did not: the move kind and, on the loop-nest form, the op it anchors on by kind and
+// ordinal (`load#0`), without the loop trips (`16x8x32/`), which a coarsened or interchanged nest
+// changes for every op. An AST rewrite (a kernel that does not lift) counts by its move kind.
+std::string menu_key(const Site& site) {
+  auto a = site.params.find("anchor");
+  if (a == site.params.end()) return site.transform;
+  auto slash = a->second.find('/');
+  return site.transform + " " + (slash == std::string::npos ? a->second : a->second.substr(slash + 1));
+}
+
+std::set<std::string> menu_of(const std::vector<Site>& sites) {
+  std::set<std::string> menu;
+  for (const auto& s : sites) menu.insert(menu_key(s));
+  return menu;
+}
+
 // Why a draw came out empty, from what removed the sites found: the round line's "no plan: ...".
 struct EmptyDraw {
   size_t found, fitting, planned_before, known_from_memory, known_result, one_timeline = 0;
@@ -239,13 +256,15 @@ double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profi
   return std::max(w, 1e-3);
 }
 
-bool BuiltinPlanner::leads_to_new_kernel(const std::string& kernel_text, const Site& site,
-                                         const std::vector<loopnest::ArgSpec>& args) {
+std::optional<std::string> BuiltinPlanner::new_kernel_of(const std::string& kernel_text, const Site& site,
+                                                          const std::vector<loopnest::ArgSpec>& args) {
   try {
-    return known_kernels_.insert(text_hash(apply_site(kernel_text, site, args))).second;
+    std::string result = apply_site(kernel_text, site, args);
+    if (known_kernels_.insert(text_hash(result)).second) return result;
   } catch (const RewriteError&) {
-    return false;  // the site does not apply after all: the executor would fail too
+    // the site does not apply after all: the executor would fail too
   }
+  return std::nullopt;
 }
 
 std::optional<BoundStop> BuiltinPlanner::at_bound(const AgentContext& ctx, const Candidate& candidate) const {
@@ -272,6 +291,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   std::set<int64_t> dims = task_dimensions(ctx.task);
   std::erase_if(sites, [&](const Site& s) { return !plausible(s, dims, candidate.kernel_text); });
   size_t fitting = sites.size();
+  std::set<std::string> menu = menu_of(sites);  // what this kernel offers (the sites move into the draw below)
   const trn::Profile* profile = candidate.profile ? &*candidate.profile : nullptr;
   Symptoms symptoms = profile ? diagnose(*profile) : Symptoms{};
   if (profile && rereads_inputs(*profile, input_bytes(ctx.task.kernel_args))) symptoms.insert("rereads_inputs");
@@ -297,13 +317,22 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   // per instruction) is not drawn more often just for being applicable everywhere.
   std::map<std::string, int> per_transform;
   for (const auto& s : sites) per_transform[s.transform]++;
+  auto weight = [&](const Site& s, int sharing) {
+    double w = prior_weight(s, symptoms, profile) / sharing;
+    if (bounds) w *= roofline_weight(s.transform, s.params, *bounds, {s.relieves, s.feeds});
+    if (!experience.empty()) w *= memory_site_weight(experience, symptoms, s);
+    if (failures_) w *= failures_->penalty(ctx.task.name, s);
+    return w;
+  };
   std::vector<Site> open;
   std::vector<double> weights;
   std::vector<bool> last;  // drawn after every other site (shortens_only_unbinding_dma)
+  std::vector<Site> earlier;  // planned on this kernel before: enablers whose next follow-up may be due
   size_t planned_before = 0, known_from_memory = 0, known_result = 0, one_timeline = 0;
   for (auto& s : sites) {
     if (tried.count(s.key())) {
       ++planned_before;
+      earlier.push_back(s);
       continue;
     }
     // Not drawn: the profile's architecture runs both engines on one timeline (VectorE <-> GpSimd
@@ -317,11 +346,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
       ++known_from_memory;
       continue;
     }
-    double w = prior_weight(s, symptoms, profile) / per_transform[s.transform];
-    if (bounds) w *= roofline_weight(s.transform, s.params, *bounds, {s.relieves, s.feeds});
-    if (!experience.empty()) w *= memory_site_weight(experience, symptoms, s);
-    if (failures_) w *= failures_->penalty(ctx.task.name, s);
-    weights.push_back(w);
+    weights.push_back(weight(s, per_transform[s.transform]));
     last.push_back(bounds && shortens_only_unbinding_dma(*bounds, {s.relieves, s.feeds}));
     open.push_back(std::move(s));
   }
@@ -334,14 +359,85 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     if (last[a.second] != last[b.second]) return !last[a.second];
     return a.first > b.first;
   });
+  // Lookahead for enabling moves: a move whose result offers sites this kernel does not (a new move
+  // kind, or a move on an op that had none) may gain nothing alone and still open the way to one
+  // that does; evaluated alone and found neutral, the beam drops it and memory calls it a dead end.
+  // So one of the n plans is a two-step plan: the first drawn move that opens sites, then the first
+  // drawn of the sites it opens. Slots the kernel's own sites leave empty take the next follow-ups,
+  // also of moves planned on this kernel before (an enabler whose first follow-up gained nothing).
+  // Each two-step plan is one kernel, one evaluation: every evaluation stays within --N.
+  auto two_step = [&](const Site& enabler, const std::string& result) -> std::optional<Plan> {
+    std::vector<Site> next = find_sites(result, ctx.task.kernel_args);
+    std::erase_if(next, [&](const Site& s) {
+      return menu.count(menu_key(s)) || !plausible(s, dims, result) ||
+             (bounds && move_within_one_timeline(s.transform, s.params, *bounds)) ||
+             (!experience.empty() && known_no_gain(experience, s, ctx.task.name, candidate.latency_ms));
+    });
+    std::map<std::string, int> sharing;
+    for (const auto& s : next) sharing[s.transform]++;
+    std::string next_identity = draw_identity(next, result);
+    // Drawn as the kernel's own sites are: by key, what cannot shorten the limiter after the rest.
+    std::vector<std::pair<double, size_t>> next_order;
+    std::vector<bool> next_last;
+    for (size_t j = 0; j < next.size(); ++j) {
+      next_order.push_back(
+          {draw_key(seed_, ctx.tag + "/then", next_identity, next[j], weight(next[j], sharing[next[j].transform])), j});
+      next_last.push_back(bounds && shortens_only_unbinding_dma(*bounds, {next[j].relieves, next[j].feeds}));
+    }
+    std::stable_sort(next_order.begin(), next_order.end(), [&](const auto& a, const auto& b) {
+      if (next_last[a.second] != next_last[b.second]) return !next_last[a.second];
+      return a.first > b.first;
+    });
+    std::set<std::string>& tried_next = tried_[text_hash(result)];
+    for (const auto& [key, j] : next_order) {
+      if (!tried_next.insert(next[j].key()).second) continue;
+      try {
+        if (!known_kernels_.insert(text_hash(apply_site(result, next[j], ctx.task.kernel_args))).second) continue;
+      } catch (const RewriteError&) {
+        continue;
+      }
+      return make_two_step_plan(enabler, next[j], symptoms, rationale(next[j], symptoms, profile));
+    }
+    return std::nullopt;
+  };
   std::vector<Plan> plans;
+  std::vector<std::pair<Site, std::string>> enablers;  // drawn moves and their results, in draw order
+  bool two_step_planned = false;
   for (const auto& [key, i] : order) {
     if (static_cast<int>(plans.size()) >= n) break;
     tried.insert(open[i].key());
-    if (leads_to_new_kernel(candidate.kernel_text, open[i], ctx.task.kernel_args))
-      plans.push_back(make_plan(open[i], symptoms, rationale(open[i], symptoms, profile)));
-    else
+    std::optional<std::string> result = new_kernel_of(candidate.kernel_text, open[i], ctx.task.kernel_args);
+    if (!result) {
       ++known_result;
+      continue;
+    }
+    plans.push_back(make_plan(open[i], symptoms, rationale(open[i], symptoms, profile)));
+    enablers.push_back({open[i], *result});
+    if (two_step_planned || static_cast<int>(plans.size()) >= n) continue;
+    if (std::optional<Plan> pair = two_step(open[i], *result)) {
+      plans.push_back(std::move(*pair));
+      two_step_planned = true;
+    }
+  }
+  // Slots the draw left (a kernel with few sites, or all planned before) go to further follow-ups of
+  // the moves drawn now, then of those planned on this kernel before.
+  if (static_cast<int>(plans.size()) < n)
+    for (const auto& s : earlier) {
+      try {
+        enablers.push_back({s, apply_site(candidate.kernel_text, s, ctx.task.kernel_args)});
+      } catch (const RewriteError&) {
+        // no longer applies: no follow-ups
+      }
+    }
+  for (bool added = true; added && static_cast<int>(plans.size()) < n;) {
+    added = false;
+    for (const auto& [enabler, result] : enablers) {
+      if (static_cast<int>(plans.size()) >= n) break;
+      if (std::optional<Plan> pair = two_step(enabler, result)) {
+        plans.push_back(std::move(*pair));
+        added = true;
+      }
+    }
   }
   if (plans.empty())
     no_plan_[kernel_hash] = empty_draw_reason({found, fitting, planned_before, known_from_memory, known_result, one_timeline});

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -39,8 +40,9 @@ class BuiltinPlanner : public Planner {
   bool proposes_in_order() const override { return true; }
 
  private:
-  // Records the rewrite's result; false when it is a kernel already known (or does not apply).
-  bool leads_to_new_kernel(const std::string& kernel_text, const Site& site, const std::vector<loopnest::ArgSpec>& args);
+  // The rewrite's result, recorded as known; nullopt when it is a kernel already known (or does not apply).
+  std::optional<std::string> new_kernel_of(const std::string& kernel_text, const Site& site,
+                                           const std::vector<loopnest::ArgSpec>& args);
 
   uint64_t seed_;
   bool use_memory_;

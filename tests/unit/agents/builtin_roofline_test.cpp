@@ -184,8 +184,9 @@ std::vector<std::string> draw_order(const std::string& kernel, const std::string
   c.latency_ms = p.latency;
   c.profile = p;
   std::vector<std::string> out;
+  // The draw of the kernel's own sites (a two-step plan's second site is drawn on its enabler's result).
   for (const auto& plan : BuiltinPlanner(seed, true).propose(AgentContext{task, 1, "task/r1/c0"}, c, Memory{}, 1000))
-    out.push_back(parse_plan(plan.text)->site.transform);
+    if (auto parsed = parse_plan(plan.text); !parsed->enabler) out.push_back(parsed->site.transform);
   return out;
 }
 

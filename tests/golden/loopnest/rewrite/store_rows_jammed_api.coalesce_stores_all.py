@@ -1,0 +1,41 @@
+# Newer nki API (destination-first calls, partition dim first): the nest of
+# store_rows_jammed_tiles.py, lhs (2, 512, 64), rhs (2, 64, 2048); each row's result tile declared,
+# copied and stored inside `for ni`.
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+
+@nki.jit
+def kernel(lhs, rhs):
+    batch, m_size, k_size = lhs.shape
+    _, _, n_size = rhs.shape
+    out = nl.ndarray((batch, m_size, n_size), dtype=lhs.dtype, buffer=nl.shared_hbm)
+    for b in nl.affine_range(batch):
+        for mi in nl.affine_range(m_size // 256):
+            lhs_tile = nl.ndarray((128, k_size), dtype=lhs.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=lhs_tile, src=lhs[b, mi * 256:mi * 256 + 128, :])
+            lhs_t_psum = nl.ndarray((k_size, 128), dtype=nl.float32, buffer=nl.psum)
+            nisa.nc_transpose(dst=lhs_t_psum, data=lhs_tile)
+            lhs_t = nl.ndarray((k_size, 128), dtype=lhs.dtype, buffer=nl.sbuf)
+            nisa.tensor_copy(dst=lhs_t, src=lhs_t_psum)
+            lhs_tile_1 = nl.ndarray((128, k_size), dtype=lhs.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=lhs_tile_1, src=lhs[b, mi * 256 + 128:mi * 256 + 256, :])
+            lhs_t_psum_1 = nl.ndarray((k_size, 128), dtype=nl.float32, buffer=nl.psum)
+            nisa.nc_transpose(dst=lhs_t_psum_1, data=lhs_tile_1)
+            lhs_t_1 = nl.ndarray((k_size, 128), dtype=lhs.dtype, buffer=nl.sbuf)
+            nisa.tensor_copy(dst=lhs_t_1, src=lhs_t_psum_1)
+            res = nl.ndarray((128, n_size // 512 * 512), dtype=lhs.dtype, buffer=nl.sbuf)
+            res_1 = nl.ndarray((128, n_size // 512 * 512), dtype=lhs.dtype, buffer=nl.sbuf)
+            for ni in nl.affine_range(n_size // 512):
+                rhs_tile = nl.ndarray((k_size, 512), dtype=rhs.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=rhs_tile, src=rhs[b, :, ni * 512:(ni + 1) * 512])
+                ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+                nisa.nc_matmul(dst=ps, stationary=lhs_t, moving=rhs_tile)
+                nisa.tensor_copy(dst=res[:, 512*ni:512*ni + 512], src=ps)
+                ps_1 = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+                nisa.nc_matmul(dst=ps_1, stationary=lhs_t_1, moving=rhs_tile)
+                nisa.tensor_copy(dst=res_1[:, 512*ni:512*ni + 512], src=ps_1)
+            nisa.dma_copy(dst=out[b, 256*mi + 128:256*mi + 256, :], src=res_1)
+            nisa.dma_copy(dst=out[b, 256*mi:256*mi + 128, :], src=res)
+    return out

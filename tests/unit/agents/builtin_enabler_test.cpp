@@ -12,6 +12,7 @@
 #include "agents/builtin/plan_text.h"
 #include "agents/builtin/planner.h"
 #include "builtin_test_support.h"
+#include "support/test_paths.h"
 
 namespace agents::builtin {
 namespace {

@@ -175,10 +175,7 @@ bool may_overlap_across(const Kernel& k, const Access& a, const Access& b, const
 }
 
 std::set<int> carried_tensors(const Kernel& k, int loop) {
-  const Node* node = nullptr;
-  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
-    if (n.kind == NodeKind::Loop && n.loop == loop) node = &n;
-  });
+  const Node* node = loop_node(k, loop);
   std::set<int> carried;
   if (!node) return carried;
   std::set<int> inner = {loop};  // the loop and the loops nested in it: tensors declared there are per iteration

@@ -384,7 +384,7 @@ class Coarsen : public Transform {
       loop.step = loop.step * p.mul / p.div;
     else
       loop.stop = IExpr(loop.stop.constant() * p.div / p.mul);
-    if (Node* n = find_loop_node(k.body, p.loop)) n->dirty = true;
+    if (Node* n = loop_node(k, p.loop)) n->dirty = true;
     // Names bound to views that change keep naming them: operands spelled by such a name stay.
     std::map<std::string, Access> old_views;
     for (Node* v : p.views) old_views[v->binds.empty() ? "" : v->binds[0]] = *v->view;
@@ -446,15 +446,6 @@ class Coarsen : public Transform {
         if (op.result >= 0 && grow.count(op.result)) n.dirty = true;
       }
     });
-  }
-
-  static Node* find_loop_node(std::vector<Node>& b, int loop) {
-    for (auto& n : b) {
-      if (n.kind == NodeKind::Loop && n.loop == loop) return &n;
-      if (Node* x = find_loop_node(n.body, loop)) return x;
-      if (Node* x = find_loop_node(n.orelse, loop)) return x;
-    }
-    return nullptr;
   }
 };
 

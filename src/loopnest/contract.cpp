@@ -153,14 +153,6 @@ std::optional<Candidate> candidate(Kernel& k, Analysis& an, int t, int within_lo
   return c;
 }
 
-Node* loop_node(Kernel& k, int loop) {
-  Node* found = nullptr;
-  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
-    if (n.kind == NodeKind::Loop && n.loop == loop) found = &n;
-  });
-  return found;
-}
-
 void drop_block_dims(Access& a, size_t blocks) { a.dims.erase(a.dims.begin(), a.dims.begin() + static_cast<long>(blocks)); }
 
 void contract(Kernel& k, const Candidate& c) {

@@ -1,6 +1,7 @@
 #include "loopnest/form.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace loopnest {
 
@@ -176,6 +177,16 @@ void for_each_node(const std::vector<Node>& body, const std::function<void(const
 void for_each_node(std::vector<Node>& body, const std::function<void(Node&, const std::vector<int>&)>& fn) {
   std::vector<int> loops;
   visit(body, loops, fn);
+}
+
+Node* loop_node(Kernel& k, int loop) { return const_cast<Node*>(loop_node(std::as_const(k), loop)); }
+
+const Node* loop_node(const Kernel& k, int loop) {
+  const Node* found = nullptr;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    if (!found && n.kind == NodeKind::Loop && n.loop == loop) found = &n;
+  });
+  return found;
 }
 
 bool accesses_whole(const Kernel& k, const Access& a) {

@@ -39,15 +39,6 @@ std::optional<std::pair<std::vector<Node>*, size_t>> locate(std::vector<Node>& b
   return std::nullopt;
 }
 
-// The loop node of loop id `loop`.
-Node* loop_node(Kernel& k, int loop) {
-  Node* out = nullptr;
-  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
-    if (n.kind == NodeKind::Loop && n.loop == loop) out = &n;
-  });
-  return out;
-}
-
 // Brings the loop nodes `a` and `b` of one block next to each other: each node between them moves
 // above `a` when it commutes with it, else below `b` when it commutes with `b` (and with every
 // node moving above that it passes). False when one cannot move.

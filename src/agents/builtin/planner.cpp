@@ -181,6 +181,15 @@ std::set<std::string> menu_of(const std::vector<Site>& sites) {
   return menu;
 }
 
+// Orders a draw (random key, index): by key, what cannot shorten the limiter (`last[index]`) after
+// the rest, in its own key order.
+void sort_draw(std::vector<std::pair<double, size_t>>& order, const std::vector<bool>& last) {
+  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (last[a.second] != last[b.second]) return !last[a.second];
+    return a.first > b.first;
+  });
+}
+
 // Why a draw came out empty, from what removed the sites found: the round line's "no plan: ...".
 struct EmptyDraw {
   size_t found, fitting, planned_before, known_from_memory, known_result, one_timeline = 0;
@@ -355,10 +364,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   std::vector<std::pair<double, size_t>> order;
   for (size_t i = 0; i < open.size(); ++i)
     order.push_back({draw_key(seed_, ctx.tag, identity, open[i], weights[i]), i});
-  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    if (last[a.second] != last[b.second]) return !last[a.second];
-    return a.first > b.first;
-  });
+  sort_draw(order, last);
   // Lookahead for enabling moves: a move whose result offers sites this kernel does not (a new move
   // kind, or a move on an op that had none) may gain nothing alone and still open the way to one
   // that does; evaluated alone and found neutral, the beam drops it and memory calls it a dead end.
@@ -366,42 +372,47 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   // sites, then the first drawn of the sites it opens; also of moves planned on this kernel before
   // (an enabler whose first follow-up gained nothing).
   // Each two-step plan is one kernel, one evaluation: every evaluation stays within --N.
-  auto two_step = [&](const Site& enabler, const std::string& result) -> std::optional<Plan> {
-    std::vector<Site> next = find_sites(result, ctx.task.kernel_args);
-    std::erase_if(next, [&](const Site& s) {
-      return menu.count(menu_key(s)) || !plausible(s, dims, result) ||
+  // An enabler's follow-ups: the sites its result offers that this kernel does not, drawn once as
+  // the kernel's own sites are; each call of next_pair takes the next one not planned yet.
+  struct FollowUps {
+    Site enabler;
+    std::string result;
+    std::vector<Site> next;
+    std::vector<std::pair<double, size_t>> order;
+    size_t at = 0;
+    bool drawn = false;
+  };
+  auto draw_follow_ups = [&](FollowUps& f) {
+    f.next = find_sites(f.result, ctx.task.kernel_args);
+    std::erase_if(f.next, [&](const Site& s) {
+      return menu.count(menu_key(s)) || !plausible(s, dims, f.result) ||
              (bounds && move_within_one_timeline(s.transform, s.params, *bounds)) ||
              (!experience.empty() && known_no_gain(experience, s, ctx.task.name, candidate.latency_ms));
     });
     std::map<std::string, int> sharing;
-    for (const auto& s : next) sharing[s.transform]++;
-    std::string next_identity = draw_identity(next, result);
-    // Drawn as the kernel's own sites are: by key, what cannot shorten the limiter after the rest.
-    std::vector<std::pair<double, size_t>> next_order;
+    for (const auto& s : f.next) sharing[s.transform]++;
+    std::string next_identity = draw_identity(f.next, f.result);
     std::vector<bool> next_last;
-    for (size_t j = 0; j < next.size(); ++j) {
-      next_order.push_back(
-          {draw_key(seed_, ctx.tag + "/then", next_identity, next[j], weight(next[j], sharing[next[j].transform])), j});
-      next_last.push_back(bounds && shortens_only_unbinding_dma(*bounds, {next[j].relieves, next[j].feeds}));
+    for (size_t j = 0; j < f.next.size(); ++j) {
+      const Site& s = f.next[j];
+      f.order.push_back({draw_key(seed_, ctx.tag + "/then", next_identity, s, weight(s, sharing[s.transform])), j});
+      next_last.push_back(bounds && shortens_only_unbinding_dma(*bounds, {s.relieves, s.feeds}));
     }
-    std::stable_sort(next_order.begin(), next_order.end(), [&](const auto& a, const auto& b) {
-      if (next_last[a.second] != next_last[b.second]) return !next_last[a.second];
-      return a.first > b.first;
-    });
-    std::set<std::string>& tried_next = tried_[text_hash(result)];
-    for (const auto& [key, j] : next_order) {
-      if (!tried_next.insert(next[j].key()).second) continue;
-      try {
-        if (!known_kernels_.insert(text_hash(apply_site(result, next[j], ctx.task.kernel_args))).second) continue;
-      } catch (const RewriteError&) {
-        continue;
-      }
-      return make_two_step_plan(enabler, next[j], symptoms, rationale(next[j], symptoms, profile));
+    sort_draw(f.order, next_last);
+    f.drawn = true;
+  };
+  auto next_pair = [&](FollowUps& f) -> std::optional<Plan> {
+    if (!f.drawn) draw_follow_ups(f);
+    std::set<std::string>& tried_next = tried_[text_hash(f.result)];
+    while (f.at < f.order.size()) {
+      const Site& s = f.next[f.order[f.at++].second];
+      if (!tried_next.insert(s.key()).second || !new_kernel_of(f.result, s, ctx.task.kernel_args)) continue;
+      return make_two_step_plan(f.enabler, s, symptoms, rationale(s, symptoms, profile));
     }
     return std::nullopt;
   };
   std::vector<Plan> plans;
-  std::vector<std::pair<Site, std::string>> enablers;  // drawn moves and their results, in draw order
+  std::vector<FollowUps> enablers;  // drawn moves and their results, in draw order
   for (const auto& [key, i] : order) {
     if (static_cast<int>(plans.size()) >= n) break;
     tried.insert(open[i].key());
@@ -411,7 +422,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
       continue;
     }
     plans.push_back(make_plan(open[i], symptoms, rationale(open[i], symptoms, profile)));
-    enablers.push_back({open[i], *result});
+    enablers.push_back({open[i], std::move(*result)});
   }
   // Two-step plans take only the slots the draw left (a kernel with few sites, or all planned
   // before): follow-ups of the moves drawn now, then of those planned on this kernel before. A pair
@@ -427,9 +438,9 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     }
   for (bool added = true; added && static_cast<int>(plans.size()) < n;) {
     added = false;
-    for (const auto& [enabler, result] : enablers) {
+    for (auto& f : enablers) {
       if (static_cast<int>(plans.size()) >= n) break;
-      if (std::optional<Plan> pair = two_step(enabler, result)) {
+      if (std::optional<Plan> pair = next_pair(f)) {
         plans.push_back(std::move(*pair));
         added = true;
       }

@@ -20,16 +20,21 @@ using loopnest_test::source_dir;
 
 const std::vector<loopnest::ArgSpec> kArgs = arrays({{256, 256}, {2, 128, 1024}});
 
+// The jam_rows site running two rows at once; nullptr when there is none.
+const loopnest::Site* jam_by_two(const std::vector<loopnest::Site>& sites) {
+  for (const auto& s : sites)
+    if (s.transform == "jam_rows" && s.params.at("factor") == "2") return &s;
+  return nullptr;
+}
+
 TEST(JamRows, SharesALoadWrittenInsideTheMatmulCall) {
   std::string path = source_dir() + "/tests/kernels/inline_load_rows.py";
   std::string text = read(path);
   loopnest::Kernel before = loopnest::lift_source(path, text, kArgs);
   // 2 row tiles x 2 column blocks x 2 K tiles.
   EXPECT_EQ(loads_of(text, kArgs, 1), 8);
-  const loopnest::Site* jam = nullptr;
   auto sites = loopnest::find_sites(before);
-  for (const auto& s : sites)
-    if (s.transform == "jam_rows" && s.params.at("factor") == "2") jam = &s;
+  const loopnest::Site* jam = jam_by_two(sites);
   ASSERT_TRUE(jam) << "no jam_rows site on `for m`";
   std::string after = loopnest::apply_site(path, text, kArgs, *jam);
   EXPECT_EQ(loads_of(after, kArgs, 1), 4) << after;
@@ -51,10 +56,8 @@ TEST(JamRows, TheJammedLoopVariableIsFreshInTheSourceText) {
   ASSERT_NE(text.find(marker), std::string::npos);
   text.insert(text.find(marker), "m_blk = 2\n\n\n");
   loopnest::Kernel before = loopnest::lift_source(path, text, kArgs);
-  const loopnest::Site* jam = nullptr;
   auto sites = loopnest::find_sites(before);
-  for (const auto& s : sites)
-    if (s.transform == "jam_rows" && s.params.at("factor") == "2") jam = &s;
+  const loopnest::Site* jam = jam_by_two(sites);
   ASSERT_TRUE(jam) << "no jam_rows site on `for m`";
   std::string after = loopnest::apply_site(path, text, kArgs, *jam);
   EXPECT_NE(after.find("for m_blk2 in nl.affine_range((M // 128) // 2):"), std::string::npos) << after;
@@ -72,10 +75,8 @@ TEST(JamRows, SharesTheWeightLoadOfABlockNdarrayKernel) {
   const auto args = arrays({{2, 128, 2, 128}, {2, 128, 1024}});
   EXPECT_EQ(loads_of(text, args, 1), 8);  // 2 row tiles x 2 column blocks x 2 K tiles
   loopnest::Kernel before = loopnest::lift_source(path, text, args);
-  const loopnest::Site* jam = nullptr;
   auto sites = loopnest::find_sites(before);
-  for (const auto& s : sites)
-    if (s.transform == "jam_rows" && s.params.at("factor") == "2") jam = &s;
+  const loopnest::Site* jam = jam_by_two(sites);
   ASSERT_TRUE(jam) << "no jam_rows site on `for i0`";
   std::string after = loopnest::apply_site(path, text, args, *jam);
   EXPECT_EQ(loads_of(after, args, 1), 4) << after;

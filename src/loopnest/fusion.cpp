@@ -266,6 +266,23 @@ class FuseNests : public Transform {
         });
       }
       if (!own) return false;
+      // Nor read after the pair: the list holds one block's tiles now (`chunks[c]` in a later
+      // loop over all of them would index past it).
+      bool elsewhere = false;
+      auto touches = [&](const Node& m, const std::vector<int>&) {
+        for (const auto& op : m.ops) {
+          if (op.dst && op.dst->tensor == t.id) elsewhere = true;
+          for (const auto& arg : op.args)
+            if (arg.value.kind == Operand::Kind::Tile && arg.value.access.tensor == t.id) elsewhere = true;
+        }
+        if (m.view && m.view->tensor == t.id) elsewhere = true;
+      };
+      for (const auto& n : block) {
+        if (n.id == a.id || n.id == b.id) continue;
+        touches(n, {});
+        for_each_node(n.body, touches);
+      }
+      if (elsewhere) return false;
     }
     return true;
   }

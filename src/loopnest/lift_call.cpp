@@ -793,6 +793,16 @@ AValue Lifter::call(const CallExpr& c) {
   if (auto fv = functools_call(p, pos, kw, c)) return *fv;
   if (p == "builtins.len" && pos.size() == 1 && pos[0].k == K::Dict) return AValue::of_int(static_cast<int64_t>(pos[0].keys.size()));
   if (p == "builtins.len" && pos.size() == 1) {
+    // A list appended one tile per iteration of a loop is one tensor with a block dim over that
+    // loop (Lifter::append), held as its single item: its length is that dim, not 1. The item's
+    // access has one dim per level still open (a list of lists seen from inside the outer loop's
+    // body names the inner level's tensor before the outer dim was added).
+    if (pos[0].k == K::List && pos[0].items.size() == 1 && pos[0].items[0].k == K::Tile &&
+        k.tensor(pos[0].items[0].access.tensor).list_loop >= 0) {
+      const Tensor& t = k.tensor(pos[0].items[0].access.tensor);
+      size_t open = pos[0].items[0].access.dims.size();
+      if (open >= 1 && open <= t.shape.size()) return AValue::of_int(t.shape[t.shape.size() - open]);
+    }
     if (pos[0].k == K::Tuple || pos[0].k == K::List || pos[0].k == K::Set)
       return AValue::of_int(static_cast<int64_t>(pos[0].items.size()));
     if (pos[0].k == K::Tile) return AValue::of_int(pos[0].access.tile_shape().at(0));

@@ -8,6 +8,7 @@
 
 #include "corpus.h"
 #include "count_loads.h"
+#include "loopnest/dump.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
 
@@ -140,6 +141,49 @@ TEST(OpenHelpers, OpensHelpersOfAKernelWithAScalarBetweenItsArrays) {
   std::string after = loopnest::apply_site("scalar_between.py", text, args, *opened);
   EXPECT_NE(after.find("def kernel(x, eps, g):"), std::string::npos) << after;
   EXPECT_EQ(after.substr(after.find("def kernel")).find("_normed("), std::string::npos) << after;
+}
+
+}  // namespace
+
+namespace {
+
+// A helper given a Python list built one tile per iteration of an unrolled loop (`chunks.append(t)`
+// in `for c in nl.static_range(4)`): the list lifts as one tensor with a block dim over the loop,
+// and `len(tiles)` inside the helper is that dim (4), not the one item the lifter holds for it.
+// Before, the helper's `for i in nl.static_range(len(tiles))` lifted as one iteration: opened
+// into the kernel (any site with helpers=open), it reduced the first chunk only (wrong numbers
+// on a held-out attention kernel). Every such site keeping the result is
+// LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (the kernel is in the corpus).
+TEST(OpenHelpers, AListBuiltOneTilePerIterationHasTheLoopsLength) {
+  std::string path = source_dir() + "/tests/kernels/corpus/new_list_helper_len.py";
+  std::string text = read(path);
+  auto args = arrays({{256, 1024}});
+  loopnest::Kernel form = loopnest::lift_source(path, text, args);
+  std::string dump = loopnest::dump(form);
+  EXPECT_NE(dump.find("parts = nl.ndarray(shape=(128, 4)"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("for i in static_range(4):"), std::string::npos) << dump;
+  EXPECT_EQ(dump.find("static_range(1)"), std::string::npos) << dump;
+  int opened = 0;
+  for (const auto& s : loopnest::find_sites(form))
+    if (s.params.count("helpers")) ++opened;
+  EXPECT_GE(opened, 3);
+}
+
+// Fusing in blocks the loop that builds a list with the next loop leaves the list one block long:
+// a later loop reading every tile of it (`chunks[c]` for c up to 4) would index past it, so no such
+// site is offered (it was listed, then refused at apply: an evaluation wasted).
+TEST(OpenHelpers, NoBlockedFusionOfAListReadAfterThePair) {
+  std::string path = source_dir() + "/tests/kernels/corpus/new_list_helper_len.py";
+  std::string text = read(path);
+  auto args = arrays({{256, 1024}});
+  loopnest::Kernel form = loopnest::lift_source(path, text, args);
+  int blocked = 0;
+  for (const auto& s : loopnest::find_sites(form)) {
+    if (s.transform != "fuse_nests" || !s.params.count("block")) continue;
+    ++blocked;
+    EXPECT_NO_THROW(loopnest::apply_site(path, text, args, s)) << s.key();
+  }
+  EXPECT_GE(blocked, 1);  // the pair whose list is read only by its own iteration is still offered
 }
 
 }  // namespace

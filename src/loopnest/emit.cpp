@@ -612,6 +612,8 @@ class Emitter {
       return name.empty() ? call(root, n) : name + " = " + call(root, n);  // a result nobody reads
     }
     if (spec && spec->creates && root.dst) {
+      // `outs.append(nl.ndarray(...))`: the allocation goes into the list as the author wrote it.
+      if (std::string list = appended_list(n); !list.empty()) return list + ".append(" + call(root, n) + ")";
       const Tensor& t = k_.tensor(root.dst->tensor);
       return t.name + " = " + call(root, n);
     }

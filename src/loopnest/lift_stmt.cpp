@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "loopnest/api.h"
+#include "loopnest/analysis.h"
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
 #include "nki/parser.h"
@@ -418,7 +419,9 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
         auto& c = static_cast<const CallExpr&>(*e.value);
         if (c.func->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*c.func).attr == "append") {
           std::vector<Op> made = append(c);
-          if (made.empty()) push_meta(s, MetaKind::Binding, out);
+          // `tiles.append(helper(...))`: the helper's work is this statement's (an inline node
+          // here), not the next statement's, which may be in another loop.
+          if (made.empty() && pending_inline.empty()) push_meta(s, MetaKind::Binding, out);
           else out.push_back(ops_node(s, std::move(made)));
           return;
         }
@@ -1024,6 +1027,10 @@ std::vector<Op> Lifter::append(const CallExpr& c) {
   std::vector<Op> made;
   current_ops = &made;
   AValue v = eval(*c.args[0]);
+  // Found again: a helper called in the argument restores the names it saw (inline_call assigns
+  // `env`), which leaves an iterator taken before the call dangling.
+  it = env.find(list);
+  if (it == env.end() || it->second.k != K::List) fail(attr.value->span, fmt::format("'{}' is not a list", list));
   if (auto d = list_depth.find(list); d != list_depth.end() && d->second == loop_stack.size()) {
     // `cols = []; cols.append(a); cols.append(b)` in one iteration: the values themselves, in order.
     // Under a condition on a loop variable both branches are lifted, so which items the list holds
@@ -1053,10 +1060,12 @@ std::vector<Op> Lifter::append(const CallExpr& c) {
   }
   // An operation's own result, whole: anything else (a view of a tile made in the call, several
   // results) has no tile of its own to become the list's element.
+  // `tiles.append(nl.ndarray(...))` appends the tile the declaration makes (its dst).
   Op* root = made.empty() ? nullptr : producer(made, v, k);
-  if ((!made.empty() && (!root || root->result < 0)) || v.k != K::Tile || !whole_access(v.access))
+  int made_tile = !root ? -1 : root->result >= 0 ? root->result : is_declaration(*root) && root->dst ? root->dst->tensor : -1;
+  if ((!made.empty() && made_tile < 0) || v.k != K::Tile || !whole_access(v.access))
     fail(c.args[0]->span, "an append of something other than a whole tile (or a list of tiles)");
-  if (root && k.tensor(root->result).name.empty()) k.tensor(root->result).name = list + "_item";
+  if (made_tile >= 0 && k.tensor(made_tile).name.empty()) k.tensor(made_tile).name = list + "_item";
   Tensor& t = k.tensor(v.access.tensor);
   if (!trip || !(loop.start == IExpr(0)) || loop.step != 1 || t.scope_loop != l || t.list_loop >= 0)
     fail(c.span, "a list of tiles other than one tile per iteration of a loop from 0");

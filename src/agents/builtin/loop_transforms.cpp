@@ -135,6 +135,10 @@ class Interchange : public MatchingTransform {
         if (outer.body.size() != 1 || outer.body[0]->kind != StmtKind::For) continue;
         auto& inner = static_cast<ForStmt&>(*outer.body[0]);
         if (intersects(names_in(*inner.iter), names_in(*outer.target))) continue;
+        // Only `nl.affine_range` promises iterations that do not depend on each other (LANG): a
+        // sequential_range, static_range or range loop may carry a value (a scan's carry tile
+        // written each iteration and read by the next), which a swap would hand to the wrong one.
+        if (!as_call(outer.iter.get(), "nl.affine_range") || !as_call(inner.iter.get(), "nl.affine_range")) continue;
         Site site = make_site(outer, fmt::format("interchange `{}` and `{}`", brief(outer), brief(inner)));
         if (sink(std::move(site), [&outer, &inner] {
               std::swap(outer.target, inner.target);

@@ -187,3 +187,27 @@ TEST(OpenHelpers, NoBlockedFusionOfAListReadAfterThePair) {
 }
 
 }  // namespace
+
+namespace {
+
+// `w_tiles.append(load_rows(w, r * 128))` in an unrolled loop: the helper's load is that loop's
+// statement. Before, the append left the helper's nodes pending and the next statement (in the
+// next loop) took them: the form loaded w inside the compute loop and the building loop was empty.
+// `outs.append(nl.ndarray(...))` appends the allocation's tile; a helper called in an append's
+// argument no longer leaves the list lookup dangling (the second list of an iteration was refused
+// as "appended more than once").
+TEST(OpenHelpers, AnAppendedHelperResultIsLoadedInTheLoopThatAppendsIt) {
+  std::string path = source_dir() + "/tests/kernels/corpus/new_list_append_helper.py";
+  std::string text = read(path);
+  loopnest::Kernel form = loopnest::lift_source(path, text, arrays({{256, 512}, {256, 512}}));
+  std::string dump = loopnest::dump(form);
+  size_t build = dump.find("for r in static_range(2):"), compute = dump.find("for r in affine_range(2):");
+  size_t w_load = dump.find("nisa.dma_copy(src=w[");
+  ASSERT_NE(build, std::string::npos) << dump;
+  ASSERT_NE(compute, std::string::npos) << dump;
+  EXPECT_TRUE(build < w_load && w_load < compute) << dump;
+  EXPECT_NE(dump.find("list 'outs' over r"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("list 'w_tiles' over r"), std::string::npos) << dump;
+}
+
+}  // namespace

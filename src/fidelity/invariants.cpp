@@ -36,6 +36,9 @@ TraceFacts trace_facts(const std::vector<trn::Record>& lowered, const trn::ArchC
         for (const auto& o : inst.outputs) {
           (o.buffer == trn::BufferKind::Hbm ? f.dma_hbm_write : f.dma_to_chip) += o.bytes();
           f.dma_bytes += o.bytes();
+          const bool from_chip = std::none_of(inst.inputs.begin(), inst.inputs.end(),
+                                              [](const auto& in) { return in.buffer == trn::BufferKind::Hbm; });
+          if (o.buffer != trn::BufferKind::Hbm && from_chip) f.dma_on_chip += o.bytes();
         }
         break;
       case trn::Engine::Tensor:
@@ -56,7 +59,10 @@ TraceFacts trace_facts(const std::vector<trn::Record>& lowered, const trn::ArchC
         break;
     }
   }
-  f.dma_ns = double(f.dma_bytes) / arch.dma_bytes_per_ns();
+  // With separate directions an on-chip copy uses both paths: no faster than either alone.
+  f.dma_ns = arch.dma_directions ? std::max(arch.hbm_traffic_floor_ns(double(f.dma_hbm_read), double(f.dma_hbm_write)),
+                                            double(f.dma_on_chip) / arch.dma_bytes_per_ns())
+                                 : double(f.dma_bytes) / arch.dma_bytes_per_ns();
   const double slowest_ghz = std::min({arch.tensor_ghz, arch.vector_ghz, arch.scalar_ghz, arch.gpsimd_ghz});
   f.serial_fixed_ns = double(f.dma_transfers) * arch.dma_fixed_ns +
                       double(f.instructions - f.dma_transfers) *

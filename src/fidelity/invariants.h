@@ -18,6 +18,7 @@ struct TraceFacts {
   uint64_t dma_hbm_read = 0, dma_hbm_write = 0;  // bytes the trace's DMAs move from / to HBM
   uint64_t dma_to_chip = 0, dma_from_chip = 0;   // bytes the trace's DMAs write / read on chip
   uint64_t dma_bytes = 0;                        // every DMA byte (SBUF to SBUF included)
+  uint64_t dma_on_chip = 0;                      // bytes of DMAs from and to on-chip memory
   uint64_t dma_transfers = 0;
   uint64_t instructions = 0;
   // The roofline, ns: each resource at its documented peak, nothing else (a lower bound).

@@ -105,6 +105,12 @@ double ArchConfig::dma_bytes_per_ns() const {
   return std::min(dma_engines * dma_engine_bytes_per_ns, hbm_bytes_per_ns);
 }
 
+double ArchConfig::hbm_traffic_floor_ns(double read_bytes, double write_bytes) const {
+  if (!dma_directions) return (read_bytes + write_bytes) / dma_bytes_per_ns();
+  return std::max({read_bytes / dma_bytes_per_ns(), write_bytes / dma_bytes_per_ns(),
+                   (read_bytes + write_bytes) / hbm_bytes_per_ns});
+}
+
 double ArchConfig::dma_efficiency_at(uint64_t contiguous_bytes) const {
   if (contiguous_bytes <= dma_efficiency.front().bytes) {
     // Below the first point the transfer is descriptor-bound: throughput scales with run length.
@@ -191,6 +197,10 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
   }
   if (name == "dma_round_robin") {
     a.dma_round_robin = value != 0;
+    return;
+  }
+  if (name == "dma_directions") {
+    a.dma_directions = value != 0;
     return;
   }
   if (name == "dma_queue_per_statement") {

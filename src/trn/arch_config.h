@@ -126,6 +126,10 @@ struct ArchConfig {
   // queues already in flight instead of waiting for all of them (true). False: the engines serve
   // transfers in the order they were placed, across queues (the rule until 2 Dec 2026).
   bool dma_round_robin = true;
+  // Reads from HBM and writes to HBM move on separate paths, each at the engines' rate, and share
+  // only the core's HBM bandwidth (true); false: loads and stores share one capacity of
+  // dma_engines x dma_engine_bytes_per_ns (docs/simulator.md, DMA, "Directions").
+  bool dma_directions = false;
   // Per contiguous chunk (DMA buffer) per engine: descriptor processing (not published;
   // calibrated). Dominates element-granular transfers (transposes, 4-byte strides).
   double dma_descriptor_ns = 0;
@@ -156,6 +160,9 @@ struct ArchConfig {
   double tensor_peak_flops() const { return 2.0 * pe_rows * pe_cols * tensor_ghz * 1e9; }
   double profiler_hbm_bytes_per_s = 0;  // ridge-point denominator (410e9 on trn1)
   double dma_bytes_per_ns() const;      // aggregate DMA bandwidth, capped by HBM
+  // The least time in ns the DMA engines need to move `read_bytes` from and `write_bytes` to HBM
+  // (per direction and HBM-capped with dma_directions; else all at dma_bytes_per_ns()).
+  double hbm_traffic_floor_ns(double read_bytes, double write_bytes) const;
   double dma_efficiency_at(uint64_t contiguous_bytes) const;  // interpolated, 0..1
 };
 

@@ -310,6 +310,11 @@ DmaShape dma_shape(const InstructionInfo& inst) {
     s.descriptors = std::max(s.descriptors, chunks(*op));
   }
   on_chip_src = src && src->buffer != BufferKind::Hbm;
+  const bool hbm_src = src && src->buffer == BufferKind::Hbm, hbm_dst = dst && dst->buffer == BufferKind::Hbm;
+  s.direction = hbm_src && hbm_dst ? DmaDirection::Both
+                : hbm_src          ? DmaDirection::FromHbm
+                : hbm_dst          ? DmaDirection::ToHbm
+                                   : DmaDirection::OnChip;
   // The HBM side's contiguous runs (one when its rows follow each other), where the trace gives
   // its layout (a row stride; records built without one, in tests, say nothing about it) and each
   // row is contiguous: a strided row is an access pattern, priced per element (descriptors).
@@ -331,7 +336,10 @@ DmaShape dma_shape(const InstructionInfo& inst) {
 DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch) {
   DmaTiming t;
   t.setup_ns = arch.dma_fixed_ns;
+  t.direction = shape.direction;
   if (shape.bytes == 0) return t;
+  const double hbm_sides = shape.direction == DmaDirection::Both ? 2 : shape.direction == DmaDirection::OnChip ? 0 : 1;
+  t.hbm_ns = hbm_sides * double(shape.bytes) / arch.hbm_bytes_per_ns;
   const uint32_t engines = dma_engines_for(shape.partitions, arch);
   // The engines share the core's bandwidth (HBM cap included).
   const double rate = std::min(engines * arch.dma_engine_bytes_per_ns, arch.dma_bytes_per_ns());

@@ -47,10 +47,18 @@ uint64_t hardware_flops(const InstructionInfo& inst, const ArchConfig& arch);
 // transfer at a time per queue, overlapped with the data of earlier transfers); `duration_ns` is
 // how long its data moves on the engines it spans; `fabric_ns` is how long it occupies the core's
 // whole DMA capacity (a transfer on few engines leaves the rest to other queues).
+// Which way a transfer's data crosses the HBM interface: from HBM (loads, reloads), to HBM
+// (stores, spill saves), both (HBM to HBM) or neither (SBUF to SBUF).
+enum class DmaDirection : uint8_t { FromHbm, ToHbm, Both, OnChip };
+
 struct DmaTiming {
   double setup_ns = 0;
   double duration_ns = 0;
   double fabric_ns = 0;
+  // With separate directions (ArchConfig::dma_directions): how long its HBM bytes occupy the
+  // core's HBM bandwidth, which the two directions share.
+  double hbm_ns = 0;
+  DmaDirection direction = DmaDirection::FromHbm;
 };
 
 enum class DmaTransposeKind : uint8_t { None, FromHbm, OnChip };
@@ -64,6 +72,7 @@ struct DmaShape {
   // copy) and the bytes of each. Rows that follow each other in HBM make one run.
   uint64_t hbm_runs = 0;
   uint64_t hbm_run_bytes = 0;
+  DmaDirection direction = DmaDirection::FromHbm;
 };
 
 DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch);

@@ -85,6 +85,7 @@ double Scheduler::Ready::on(int track, double semaphore_ns) const {
 
 double Scheduler::memory_transfer(const MemoryTransfer& t) {
   DmaShape shape;
+  shape.direction = t.kind == MemoryTransfer::Kind::SpillSave ? DmaDirection::ToHbm : DmaDirection::FromHbm;
   shape.bytes = t.bytes;
   shape.partitions = t.partitions;
   shape.descriptors = t.partitions;  // one contiguous run per partition row
@@ -166,6 +167,30 @@ bool Scheduler::add_hazards(const PendingOp& op, const Access& a, const TileStat
   return true;
 }
 
+double Scheduler::reserve_data(const DmaTiming& timing, double earliest) {
+  if (!arch_.dma_directions) return fabric_.reserve(earliest, timing.fabric_ns);
+  // Each direction has the engines' full rate; an SBUF-to-SBUF or HBM-to-HBM copy reads and
+  // writes through both paths, at the first time both are free.
+  const bool from = timing.direction != DmaDirection::ToHbm, to = timing.direction != DmaDirection::FromHbm;
+  double start = earliest;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (auto [path, used] : {std::pair{&fabric_, from}, std::pair{&fabric_to_hbm_, to}}) {
+      const double fit = used ? path->first_fit(start, timing.fabric_ns) : start;
+      if (fit != start) start = fit, moved = true;
+    }
+  }
+  if (from) fabric_.occupy(start, timing.fabric_ns);
+  if (to) fabric_to_hbm_.occupy(start, timing.fabric_ns);
+  // The HBM bandwidth (both directions together) is a capacity served in its own first-fit order:
+  // the data ends no earlier than its bytes' turn there. Tying the HBM time to the path's start
+  // would leave gaps between the transfers of one direction (its 272 B/ns against 410) that no
+  // transfer of the other direction fits into.
+  if (timing.hbm_ns <= 0) return start;
+  const double hbm_end = hbm_.reserve(earliest, timing.hbm_ns) + timing.hbm_ns;
+  return std::max(start, hbm_end - timing.fabric_ns);
+}
+
 double Scheduler::schedule_dma(int queue, const DmaTiming& timing, double ready, const char* name,
                                uint32_t line, bool in_order) {
   // A queue sets up one transfer at a time (the fixed cost), overlapped with the data of the
@@ -179,7 +204,7 @@ double Scheduler::schedule_dma(int queue, const DmaTiming& timing, double ready,
   // The data moves in free fabric time, first-fit (a transfer that is ready early may use a gap
   // before one placed earlier).
   const double data_ready = setup_start + timing.setup_ns;
-  double data_start = fabric_.reserve(data_ready, timing.fabric_ns);
+  double data_start = reserve_data(timing, data_ready);
   double end = data_start + timing.duration_ns;
   // The DMA engines serve their queues round robin (DMAO): a transfer that waits for the data of
   // transfers of other queues placed before it moves its own data alternately with theirs, so it
@@ -448,7 +473,9 @@ Profile Scheduler::summarize() const {
   if (dma_load_ns_ > 0) p.engine_busy_ms["dma_load"] = dma_load_ns_ * 1e-6;
   if (dma_store_ns_ > 0) p.engine_busy_ms["dma_store"] = dma_store_ns_ * 1e-6;
   if (dma_spill_ns_ > 0) p.engine_busy_ms["dma_spill"] = dma_spill_ns_ * 1e-6;
-  if (fabric_.busy_ns() > 0) p.engine_busy_ms["dma"] = fabric_.busy_ns() * 1e-6;
+  // The DMA capacity busiest over the run (the from-HBM path alone without dma_directions).
+  const double dma_busy = std::max({fabric_.busy_ns(), fabric_to_hbm_.busy_ns(), hbm_.busy_ns()});
+  if (dma_busy > 0) p.engine_busy_ms["dma"] = dma_busy * 1e-6;
   return p;
 }
 

@@ -177,7 +177,11 @@ class Scheduler {
   const ArchConfig& arch_;
   TimelineWriter* timeline_;
   MemoryModel memory_;
-  ResourceTimeline fabric_;
+  // The DMA capacity of the core: one for all transfers, or with ArchConfig::dma_directions the
+  // from-HBM path (fabric_), the to-HBM path (fabric_to_hbm_) and the HBM bandwidth they share.
+  ResourceTimeline fabric_, fabric_to_hbm_, hbm_;
+  // Reserves a transfer's data time on the capacities it uses, at the first time all are free.
+  double reserve_data(const DmaTiming& timing, double earliest);
   IntervalUnion dma_active_;
   std::array<ResourceTimeline, kEngineCount> engines_;
   ResourceTimeline psum_port_;  // NC-v2: VectorE and ScalarE take turns on PSUM

@@ -145,7 +145,7 @@ void Simulator::Impl::add_instruction(const Record& r) {
   if (op.pos == options.probe_instruction) {
     const double f = options.probe_factor;
     op.compute_ns *= f, op.fixed_ns *= f, op.alternate_ns *= f, op.alternate_fixed_ns *= f;
-    op.dma.setup_ns *= f, op.dma.duration_ns *= f, op.dma.fabric_ns *= f;
+    op.dma.setup_ns *= f, op.dma.duration_ns *= f, op.dma.fabric_ns *= f, op.dma.hbm_ns *= f;
   }
   op.flops = hardware_flops(inst, arch);
   op.accesses.reserve(inst.inputs.size() + inst.outputs.size());

@@ -16,8 +16,8 @@ Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch) {
     auto it = p.engine_busy_ms.find(f);
     r.busy[f] = it == p.engine_busy_ms.end() ? 0 : it->second;
   }
-  double dma_bytes_per_ms = arch.dma_bytes_per_ns() * 1e6;
-  if (dma_bytes_per_ms > 0) r.dma_ideal = static_cast<double>(p.hbm_read_bytes + p.hbm_write_bytes) / dma_bytes_per_ms;
+  if (arch.dma_bytes_per_ns() > 0)
+    r.dma_ideal = arch.hbm_traffic_floor_ns(double(p.hbm_read_bytes), double(p.hbm_write_bytes)) * 1e-6;
   double flops_per_ms = arch.tensor_peak_flops() / 1e3;
   if (flops_per_ms > 0) r.pe_ideal = static_cast<double>(p.hardware_flops) / flops_per_ms;
   r.dve_pool_shared = arch.shared_engine_ports;
@@ -182,13 +182,15 @@ uint64_t input_bytes(const std::vector<loopnest::ArgSpec>& args) {
   return total;
 }
 
+double dma_floor_ms(const trn::Profile& p, const trn::ArchConfig& arch) {
+  return arch.hbm_traffic_floor_ns(double(p.hbm_read_bytes), double(p.hbm_write_bytes)) * 1e-6;
+}
+
 bool at_dma_floor(const trn::Profile& p, const trn::ArchConfig& arch, uint64_t input_bytes, double margin) {
-  double rate = arch.dma_bytes_per_ns() * 1e6;  // bytes per ms
-  if (rate <= 0 || p.latency <= 0 || input_bytes == 0) return false;
+  if (arch.dma_bytes_per_ns() <= 0 || p.latency <= 0 || input_bytes == 0) return false;
   if (p.spill_save_bytes + p.spill_reload_bytes > 0) return false;
   if (static_cast<double>(p.hbm_read_bytes) > 1.02 * static_cast<double>(input_bytes)) return false;
-  double floor = static_cast<double>(p.hbm_read_bytes + p.hbm_write_bytes) / rate;
-  return p.latency <= (1 + margin) * floor;
+  return p.latency <= (1 + margin) * dma_floor_ms(p, arch);
 }
 
 bool rereads_inputs(const trn::Profile& p, uint64_t input_bytes) {
@@ -198,10 +200,11 @@ bool rereads_inputs(const trn::Profile& p, uint64_t input_bytes) {
 
 std::string dma_floor_detail(const trn::Profile& p, const trn::ArchConfig& arch, double margin) {
   uint64_t bytes = p.hbm_read_bytes + p.hbm_write_bytes;
-  double floor = static_cast<double>(bytes) / (arch.dma_bytes_per_ns() * 1e6);
   return fmt::format("{:.4f} ms is within {:.0f}% of its HBM traffic ({:.1f} MB, inputs read once, no spill) at the "
-                     "DMA engines' {:.0f} B/ns ({:.4f} ms)",
-                     p.latency, 100 * margin, static_cast<double>(bytes) / 1e6, arch.dma_bytes_per_ns(), floor);
+                     "DMA engines' {:.0f} B/ns{} ({:.4f} ms)",
+                     p.latency, 100 * margin, static_cast<double>(bytes) / 1e6, arch.dma_bytes_per_ns(),
+                     arch.dma_directions ? fmt::format(" per direction, {:.0f} B/ns of HBM", arch.hbm_bytes_per_ns) : "",
+                     dma_floor_ms(p, arch));
 }
 
 std::string near_peak_detail(double latency_ms, double peak_ms, double margin) {

@@ -18,7 +18,7 @@ namespace agents::builtin {
 struct Roofline {
   double latency = 0;                 // ms
   std::map<std::string, double> busy;  // ms per family: "dma", "pe", "dve", "act", "pool"
-  double dma_ideal = 0;               // HBM bytes at the peak DMA bandwidth, ms
+  double dma_ideal = 0;               // HBM bytes at the peak DMA bandwidth, ms (dma_floor_ms)
   double pe_ideal = 0;                // matmul FLOPs at the Tensor Engine's peak, ms
   double bound = 0;                   // perfect pipeline: the busiest family, ms
   std::string limiter;                // that family
@@ -65,7 +65,10 @@ bool near_peak(double latency_ms, double peak_ms, double margin = 0.03);
 uint64_t input_bytes(const std::vector<loopnest::ArgSpec>& args);
 
 // The task's peak assumes the published 410 GiB/s; the DMA engines move at most their aggregate
-// rate (16 x 17 B/ns on Trn1, trainium-performance.md 1.6). A kernel that reads each input once (no
+// rate (16 x 17 B/ns on Trn1, trainium-performance.md 1.6; per direction, the sum capped by HBM,
+// with ArchConfig::dma_directions): the least time its HBM traffic takes, ms.
+double dma_floor_ms(const trn::Profile& p, const trn::ArchConfig& arch);
+// A kernel that reads each input once (no
 // reloads, no spill: its traffic is what the task needs) and whose latency is within `margin` of
 // that traffic at the aggregate rate is at its memory bound: no rewrite can gain more than the
 // margin, part of which is the first load and the last store that nothing overlaps (bmm: 1.07 GiB

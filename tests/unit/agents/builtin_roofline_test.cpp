@@ -269,5 +269,31 @@ TEST(BuiltinRoofline, AKernelReadingItsInputsOnceAtTheDmaRateIsAtItsFloor) {
   EXPECT_FALSE(at_dma_floor(p, arch, in));
 }
 
+TEST(BuiltinRoofline, WithSeparateDirectionsTheFloorIsTheBusierPathOrTheHbm) {
+  // dma_directions: reads and writes each at 16 x 17 B/ns, together at most 410 B/ns. 8 MiB read
+  // and 4 MiB written take 8 MiB / 272 (the read path), not 12 MiB / 272.
+  trn::ArchConfig arch = trn::arch_config("trn1");
+  trn::set_parameter(arch, "dma_directions", 1);
+  loopnest::ArgSpec a;
+  a.shape = {1024, 1024};
+  uint64_t in = input_bytes({a, a});
+  trn::Profile p = profile(0, {{"dma", 0}});
+  p.hbm_read_bytes = in;
+  p.hbm_write_bytes = 4u << 20;
+  const double read_path_ms = static_cast<double>(in) / (arch.dma_bytes_per_ns() * 1e6);
+  EXPECT_DOUBLE_EQ(dma_floor_ms(p, arch), read_path_ms);
+  p.latency = 1.02 * read_path_ms;
+  EXPECT_TRUE(at_dma_floor(p, arch, in));
+  EXPECT_EQ(dma_floor_detail(p, arch),
+            fmt::format("{:.4f} ms is within 5% of its HBM traffic (12.6 MB, inputs read once, no spill) at the DMA "
+                        "engines' 272 B/ns per direction, 410 B/ns of HBM ({:.4f} ms)",
+                        p.latency, read_path_ms));
+  // Equal reads and writes: the HBM bandwidth is the bound.
+  p.hbm_write_bytes = in;
+  EXPECT_DOUBLE_EQ(dma_floor_ms(p, arch), 2.0 * static_cast<double>(in) / (arch.hbm_bytes_per_ns * 1e6));
+  EXPECT_DOUBLE_EQ(dma_floor_ms(p, trn::arch_config("trn1")),
+                   2.0 * static_cast<double>(in) / (arch.dma_bytes_per_ns() * 1e6));
+}
+
 }  // namespace
 }  // namespace agents::builtin

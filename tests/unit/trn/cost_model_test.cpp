@@ -202,6 +202,23 @@ TEST(TrnCost, DmaShapeCountsContiguousChunks) {
               (trn::dma_timing(copy, trn2).duration_ns - 128.0 / 16 * trn2.dma_descriptor_ns) / 0.9, 1e-6);
 }
 
+TEST(TrnCost, DmaDirectionIsTheWayItsBytesCrossTheHbmInterface) {
+  trn::Operand sbuf = tile(512), rows = tile(512, 4, trn::BufferKind::Hbm);
+  auto load = trn::dma_shape(inst(trn::Opcode::DmaLoad, trn::Engine::Dma, {rows}, {sbuf}));
+  auto store = trn::dma_shape(inst(trn::Opcode::DmaStore, trn::Engine::Dma, {sbuf}, {rows}));
+  auto copy = trn::dma_shape(inst(trn::Opcode::DmaCopy, trn::Engine::Dma, {sbuf}, {tile(512)}));
+  auto hbm_copy = trn::dma_shape(inst(trn::Opcode::DmaCopy, trn::Engine::Dma, {rows}, {rows}));
+  EXPECT_EQ(load.direction, trn::DmaDirection::FromHbm);
+  EXPECT_EQ(store.direction, trn::DmaDirection::ToHbm);
+  EXPECT_EQ(copy.direction, trn::DmaDirection::OnChip);
+  EXPECT_EQ(hbm_copy.direction, trn::DmaDirection::Both);
+  // Its time on the HBM bandwidth: each HBM side once, none on chip.
+  const auto& a = trn1();
+  EXPECT_DOUBLE_EQ(trn::dma_timing(load, a).hbm_ns, 262144 / a.hbm_bytes_per_ns);
+  EXPECT_DOUBLE_EQ(trn::dma_timing(hbm_copy, a).hbm_ns, 2 * 262144 / a.hbm_bytes_per_ns);
+  EXPECT_DOUBLE_EQ(trn::dma_timing(copy, a).hbm_ns, 0);
+}
+
 // A [128 x 128] bf16 tile cut from a wide HBM matrix is 128 runs of 256 B there; each costs its
 // engine as long as a dma_min_descriptor_bytes run. The same tile from a matrix of its own width is
 // one contiguous run (the DMAO timeline: one engine moves its 2 KiB of it in 97 ns), and rows of

@@ -170,6 +170,47 @@ TEST(TrnEngineModel, OneQueueReproducesThePublishedDmaEfficiencyCurve) {
   }
 }
 
+// `count` [128 x bytes/4] fp32 loads from one HBM tensor and, when `stores`, as many stores of
+// independent tiles to another; returns the latency in ns.
+double copy_stream_ns(const trn::ArchConfig& arch, uint32_t bytes, int count, bool stores) {
+  auto records = build([&](trn::TraceBuilder& b) {
+    uint32_t x = b.hbm("x", uint64_t(count) * 128 * bytes, true);
+    uint32_t y = b.hbm("y", uint64_t(count) * 128 * bytes, false, true);
+    for (int idx = 0; idx < count; ++idx) {
+      b.set_line(10);
+      b.load(fresh(b, 128, bytes / 4), b.hbm_rows(x, 128, bytes / 4));
+      if (!stores) continue;
+      trn::Operand out = fresh(b, 128, bytes / 4);
+      b.set_line(11);
+      b.op(Opcode::Memset, Engine::GpSimd, {}, {out});
+      b.set_line(12);
+      b.store(b.hbm_rows(y, 128, bytes / 4), out);
+    }
+  });
+  return trn::simulate(records, arch).latency * 1e6;
+}
+
+TEST(TrnEngineModel, SeparateDirectionsOverlapLoadsAndStoresUpToTheHbmBandwidth) {
+  // With dma_directions, reads from HBM and writes to HBM each move at the engines' 16 x 17 B/ns
+  // and share only the core's 410 GB/s: equal load and store streams take the HBM time of both
+  // (2 x bytes / 410) instead of both at the engines' rate (2 x bytes / 272). A load stream alone
+  // is bound by the engines either way.
+  const trn::ArchConfig shared = trn1(), split = with(trn1(), "dma_directions", 1);
+  ASSERT_FALSE(shared.dma_directions);
+  const int count = 16;  // [128 x 4 KiB] tiles, 16 MiB of them: no SBUF pressure
+  const double tile_bytes = 128.0 * 4096, engines = shared.dma_bytes_per_ns(), hbm = shared.hbm_bytes_per_ns;
+  // Both after the first transfer's fixed cost.
+  const double one_way = shared.dma_fixed_ns + 2 * count * tile_bytes / engines;
+  const double duplex = shared.dma_fixed_ns + 2 * count * tile_bytes / hbm;
+  EXPECT_NEAR(copy_stream_ns(shared, 4096, count, true), one_way, 0.02 * one_way);
+  EXPECT_NEAR(copy_stream_ns(split, 4096, count, true), duplex, 0.02 * duplex);
+  EXPECT_NEAR(copy_stream_ns(split, 4096, count, false) / copy_stream_ns(shared, 4096, count, false), 1.0, 0.01);
+  // The floor the agent and the invariants use is the same bound.
+  EXPECT_DOUBLE_EQ(split.hbm_traffic_floor_ns(count * tile_bytes, count * tile_bytes), 2 * count * tile_bytes / hbm);
+  EXPECT_DOUBLE_EQ(split.hbm_traffic_floor_ns(count * tile_bytes, 0), count * tile_bytes / engines);
+  EXPECT_DOUBLE_EQ(shared.hbm_traffic_floor_ns(count * tile_bytes, count * tile_bytes), 2 * count * tile_bytes / engines);
+}
+
 TEST(TrnEngineModel, QueuesOverlapTheirFixedCosts) {
   // Round robin: consecutive transfers alternate queues.
   trn::ArchConfig one = with(with(trn1(), "dma_queue_per_statement", 0), "dma_queues", 1);

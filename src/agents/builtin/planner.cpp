@@ -124,6 +124,10 @@ const std::map<std::string, Affinity>& affinities() {
       {"hoist_transpose", {2.0, {{"pe_busy", 2}, {"dve_busy", 1.3}}}},
       {"jam_rows", {1.5, {{"dma_bound", 2.5}, {"spill", 0.7}}}},
       {"interchange_loops", {0.6, {{"dma_bound", 1.3}, {"spill", 1.3}}}},
+      // A loop run in order whose iterations are independent, written affine_range: the compiler
+      // may then overlap them. One header changes (cheap, no work added), and it gains where the
+      // engines wait on each other (the legacy rope's `range` loop: 4.108 -> 2.890 ms on trn1).
+      {"affine_loop", {3.0, {{"latency_bound", 2}, {"dma_bound", 1.3}}}},
       {"chunk_rows", {0.4, {{"latency_bound", 10}, {"spill", 2}}}},
       {"fold_rows", {0.3, {{"narrow_dma", 20}, {"dma_bound", 1.5}}}},
       // Frees a row's dead tiles at once: the next row's loads stop waiting for SBUF space.

@@ -57,8 +57,9 @@ class AffineLoop : public Transform {
       Node* n = find_node(k, id);
       if (!n) continue;
       const Loop& l = k.loops.at(n->loop);
-      // One iteration (at these arguments) has nothing to overlap.
-      if (!runs_in_order(k, l) || l.ordered || (l.trip() && *l.trip() <= 1)) continue;
+      // Also a loop of one iteration (at these arguments): inside it each engine still keeps
+      // program order.
+      if (!runs_in_order(k, l) || l.ordered) continue;
       const nki::CallExpr* call = header_call(*n);
       if (!call || !iterations_commute(k, n->loop)) continue;
       // The header as written, the callee's name replaced (columns count characters, 1-based).

@@ -200,6 +200,84 @@ bool independent_iterations(const Kernel& k, int loop) {
   return k.loops.at(loop).kind == LoopKind::Affine && carried_tensors(k, loop).empty();
 }
 
+namespace {
+
+// Every operation of `body` and of the nodes below it, and the loops among those nodes.
+void collect_ops(const std::vector<Node>& body, std::vector<const Op*>& ops, std::set<int>& loops) {
+  for_each_node(body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Loop) loops.insert(n.loop);
+    for (const auto& op : n.ops) ops.push_back(&op);
+  });
+}
+
+// Whether `op` continues the accumulator its engine kept from an earlier instruction
+// (`reduce_cmd=reduce`, or a command chosen per iteration: `reset_reduce if c == 0 else reduce`,
+// a running sum carried across chunks inside the instruction, tests/kernels/corpus/new_cumsum_carry.py):
+// a dependence on the engine's state, which no tile access shows.
+bool continues_engine_accumulator(const Op& op) {
+  const Arg* cmd = op.arg("reduce_cmd");
+  if (!cmd) return false;
+  const Operand& o = cmd->value;
+  constexpr int64_t kReduce = 2;  // nisa.reduce_cmd: idle 0, reset 1, reduce 2, reset_reduce 3
+  switch (o.kind) {
+    case Operand::Kind::None: return false;
+    case Operand::Kind::Symbol: return o.symbol.substr(o.symbol.rfind(':') + 1) == "reduce";
+    case Operand::Kind::Number: return o.number == kReduce;
+    case Operand::Kind::Index: return !o.index.is_constant() || o.index.constant() == kReduce;
+    default: return true;
+  }
+}
+
+}  // namespace
+
+bool iterations_commute(const Kernel& k, int loop) {
+  const Node* node = loop_node(k, loop);
+  if (!node || !carried_tensors(k, loop).empty()) return false;
+  const Loop& l = k.loops.at(loop);
+  std::optional<int64_t> trip = l.trip();
+  if (trip && *trip <= 1) return true;
+  std::vector<const Op*> ops;
+  std::set<int> inner = {loop};  // tiles declared at these loops are one per iteration of `loop`
+  collect_ops(node->body, ops, inner);
+  if (std::any_of(ops.begin(), ops.end(), [](const Op* op) { return continues_engine_accumulator(*op); })) return false;
+  // The loops around it keep their values from one of its iterations to the next.
+  std::set<int> shared = {loop};
+  shared.insert(k.grid.begin(), k.grid.end());
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>& around) {
+    if (&n == node) shared.insert(around.begin(), around.end());
+  });
+  // A later iteration: the loop variable moved on by step * (1 + later), later in [0, trip - 2]
+  // (unbounded when the trip is not known: nothing is then decided by its bounds).
+  Ranges ranges = k.ranges();
+  int later = k.loops.empty() ? 0 : k.loops.rbegin()->first + 1;
+  if (!ranges.empty()) later = std::max(later, ranges.rbegin()->first + 1);
+  if (trip) ranges[later] = {0, *trip - 2};
+  IExpr moved_on = IExpr::var(loop) + (IExpr::var(later) + 1) * l.step;
+  auto meet_later = [&](const Access& now, const Access& then) {
+    Access shifted = then;
+    for (auto& d : shifted.dims) {
+      d.start = d.start.substitute(loop, moved_on);
+      for (auto& t : d.terms) t.size = t.size.substitute(loop, moved_on);
+    }
+    return may_overlap_within(k, now, shifted, ranges, shared);
+  };
+  for (const Op* p : ops)
+    for (const Access* w : writes(*p)) {
+      int t = storage_of(k, w->tensor);
+      if (inner.count(k.tensor(t).scope_loop)) continue;
+      for (const Op* q : ops) {
+        std::vector<const Access*> touched = reads(*q), written = writes(*q);
+        touched.insert(touched.end(), written.begin(), written.end());
+        for (const Access* x : touched) {
+          if (storage_of(k, x->tensor) != t) continue;
+          bool both_accumulate = p->accumulate && q->accumulate && w == &*p->dst && x == &*q->dst;
+          if (!both_accumulate && (meet_later(*w, *x) || meet_later(*x, *w))) return false;
+        }
+      }
+    }
+  return true;
+}
+
 bool uses_loop(const Access& a, int loop) {
   for (const auto& d : a.dims) {
     if (d.start.uses(loop)) return true;

@@ -69,6 +69,15 @@ bool may_overlap_within(const Kernel& k, const Access& a, const Access& b, const
 std::set<int> carried_tensors(const Kernel& k, int loop);
 // Whether the iterations of loop `loop` may run in any order: an affine loop carrying no tensor.
 bool independent_iterations(const Kernel& k, int loop);
+// Whether the iterations of loop `loop`, whatever kind it is written as, depend on each other only
+// through accumulations: it carries no tensor (carried_tensors), and no operation of one iteration
+// touches a region an operation of a later iteration writes, or writes one a later iteration
+// touches, but two accumulations (`+=`) into it, which only change the order of a sum (LANG:
+// affine_range allows associative accumulation into a buffer defined outside the loop); and no
+// instruction continues an engine's accumulator (`reduce_cmd=reduce`: engine state). Tiles
+// declared in the loop are one per iteration. Conservative: false wherever the bounds cannot
+// decide. What a sequential loop needs to be written affine_range (affine_loop.cpp).
+bool iterations_commute(const Kernel& k, int loop);
 
 // Whether `a` uses loop variable `loop` anywhere (starts, sizes).
 bool uses_loop(const Access& a, int loop);

@@ -181,6 +181,10 @@ struct Loop {
   // kernel's Python unrolls it while tracing, the form holds it as this loop; its header is
   // printed as the author wrote it, never regenerated, and no transformation rewrites it.
   bool host_items = false;
+  // Sequential because the program needs its order, not because a tensor carries a value (the
+  // random numbers' generator state of sequential_random_loops, an nl.fori_loop): no move may
+  // reorder its iterations, whatever the dependences on tiles say (affine_loop.cpp).
+  bool ordered = false;
   std::optional<int64_t> trip() const;  // when start and stop are constants
 };
 

@@ -591,6 +591,7 @@ AValue Lifter::call(const CallExpr& c) {
     loop.id = static_cast<int>(k.loops.size());
     loop.var = code.params[0].name;
     loop.kind = LoopKind::Sequential;
+    loop.ordered = true;
     loop.start = ints(0);
     loop.stop = ints(1);
     loop.step = step.constant();

@@ -1249,7 +1249,10 @@ void sequential_random_loops(Kernel& k) {
       for (const auto& op : n.ops) here = here || is_random(op.api);
       here = walk(n.body) || here;
       here = walk(n.orelse) || here;
-      if (here && n.kind == NodeKind::Loop) k.loops.at(n.loop).kind = LoopKind::Sequential;
+      if (here && n.kind == NodeKind::Loop) {
+        k.loops.at(n.loop).kind = LoopKind::Sequential;
+        k.loops.at(n.loop).ordered = true;
+      }
       any = any || here;
     }
     return any;

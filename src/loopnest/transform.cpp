@@ -76,6 +76,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_hoist());
     v.push_back(make_jam_rows());
     v.push_back(make_interchange());
+    v.push_back(make_affine_loop());
     v.push_back(make_chunk_rows());
     v.push_back(make_fold_rows());
     v.push_back(make_defer_normalization());
@@ -294,6 +295,18 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
     return emit_checked(k, args);
   } catch (const EmitError& e) {
     throw TransformError(fmt::format("{} cannot be printed back: {}", site.key(), e.what()));
+  }
+}
+
+std::string apply_every_site(const std::string& name, const std::string& path, std::string text,
+                             const std::vector<ArgSpec>& args) {
+  const Transform* t = find_transform(name);
+  if (!t) throw TransformError(fmt::format("no transformation '{}'", name));
+  for (;;) {
+    std::vector<Site> sites = find_sites(lift_source(path, text, args));
+    auto site = std::find_if(sites.begin(), sites.end(), [&](const Site& s) { return s.transform == name; });
+    if (site == sites.end()) return text;
+    text = apply_site(*t, path, text, args, *site);
   }
 }
 

@@ -92,6 +92,11 @@ std::string apply_site(const std::string& path, const std::string& text, const s
 // result with more `//` / `%` index terms than the kernel had (quasi_affine_terms).
 std::string apply_site(const Transform& t, const std::string& path, const std::string& text,
                        const std::vector<ArgSpec>& args, const Site& site);
+// `text` with every site of the transformation `name` applied, one after the other (each found on
+// the kernel the one before printed) until none is left: e.g. every loop affine_loop may rewrite.
+// Throws like apply_site.
+std::string apply_every_site(const std::string& name, const std::string& path, std::string text,
+                             const std::vector<ArgSpec>& args);
 
 // ---- helpers for transformations ----
 Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::string summary,
@@ -197,6 +202,7 @@ std::unique_ptr<Transform> make_whole_row_reduce();
 std::unique_ptr<Transform> make_hoist();
 std::unique_ptr<Transform> make_jam_rows();
 std::unique_ptr<Transform> make_interchange();
+std::unique_ptr<Transform> make_affine_loop();
 std::unique_ptr<Transform> make_chunk_rows();
 std::unique_ptr<Transform> make_fold_rows();
 std::unique_ptr<Transform> make_defer_normalization();

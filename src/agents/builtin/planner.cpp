@@ -124,6 +124,10 @@ const std::map<std::string, Affinity>& affinities() {
       {"hoist_transpose", {2.0, {{"pe_busy", 2}, {"dve_busy", 1.3}}}},
       {"jam_rows", {1.5, {{"dma_bound", 2.5}, {"spill", 0.7}}}},
       {"interchange_loops", {0.6, {{"dma_bound", 1.3}, {"spill", 1.3}}}},
+      // A loop run in order whose iterations are independent, written affine_range: the compiler
+      // may then overlap them. One header changes and no work is added; where the kernel waits it
+      // is drawn before every other site (waits_and_only_order_is_lifted, roofline.h).
+      {"affine_loop", {3.0, {{"latency_bound", 2}}}},
       {"chunk_rows", {0.4, {{"latency_bound", 10}, {"spill", 2}}}},
       {"fold_rows", {0.3, {{"narrow_dma", 20}, {"dma_bound", 1.5}}}},
       // Frees a row's dead tiles at once: the next row's loads stop waiting for SBUF space.
@@ -181,11 +185,21 @@ std::set<std::string> menu_of(const std::vector<Site>& sites) {
   return menu;
 }
 
-// Orders a draw (random key, index): by key, what cannot shorten the limiter (`last[index]`) after
-// the rest, in its own key order.
-void sort_draw(std::vector<std::pair<double, size_t>>& order, const std::vector<bool>& last) {
+// Where a site goes in a draw: before every other (a move that only lifts ordering constraints
+// where the kernel waits), by its key, or after every other (what cannot shorten the limiter).
+enum class DrawPlace : uint8_t { First, ByKey, Last };
+
+DrawPlace draw_place(const Site& s, const std::optional<Roofline>& bounds) {
+  if (!bounds) return DrawPlace::ByKey;
+  if (waits_and_only_order_is_lifted(s.transform, *bounds)) return DrawPlace::First;
+  if (shortens_only_unbinding_dma(*bounds, {s.relieves, s.feeds})) return DrawPlace::Last;
+  return DrawPlace::ByKey;
+}
+
+// Orders a draw (random key, index): by place, then by key.
+void sort_draw(std::vector<std::pair<double, size_t>>& order, const std::vector<DrawPlace>& place) {
   std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    if (last[a.second] != last[b.second]) return !last[a.second];
+    if (place[a.second] != place[b.second]) return place[a.second] < place[b.second];
     return a.first > b.first;
   });
 }
@@ -335,7 +349,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   };
   std::vector<Site> open;
   std::vector<double> weights;
-  std::vector<bool> last;  // drawn after every other site (shortens_only_unbinding_dma)
+  std::vector<DrawPlace> place;  // drawn before / after every other site
   std::vector<Site> earlier;  // planned on this kernel before: enablers whose next follow-up may be due
   size_t planned_before = 0, known_from_memory = 0, known_result = 0, one_timeline = 0;
   for (auto& s : sites) {
@@ -356,7 +370,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
       continue;
     }
     weights.push_back(weight(s, per_transform[s.transform]));
-    last.push_back(bounds && shortens_only_unbinding_dma(*bounds, {s.relieves, s.feeds}));
+    place.push_back(draw_place(s, bounds));
     open.push_back(std::move(s));
   }
   // The draw depends only on the seed, the call site and the kernel's nest: deterministic. Sites
@@ -364,7 +378,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   std::vector<std::pair<double, size_t>> order;
   for (size_t i = 0; i < open.size(); ++i)
     order.push_back({draw_key(seed_, ctx.tag, identity, open[i], weights[i]), i});
-  sort_draw(order, last);
+  sort_draw(order, place);
   // Lookahead for enabling moves: a move whose result offers sites this kernel does not (a new move
   // kind, or a move on an op that had none) may gain nothing alone and still open the way to one
   // that does; evaluated alone and found neutral, the beam drops it and memory calls it a dead end.
@@ -392,13 +406,13 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     std::map<std::string, int> sharing;
     for (const auto& s : f.next) sharing[s.transform]++;
     std::string next_identity = draw_identity(f.next, f.result);
-    std::vector<bool> next_last;
+    std::vector<DrawPlace> next_place;
     for (size_t j = 0; j < f.next.size(); ++j) {
       const Site& s = f.next[j];
       f.order.push_back({draw_key(seed_, ctx.tag + "/then", next_identity, s, weight(s, sharing[s.transform])), j});
-      next_last.push_back(bounds && shortens_only_unbinding_dma(*bounds, {s.relieves, s.feeds}));
+      next_place.push_back(draw_place(s, bounds));
     }
-    sort_draw(f.order, next_last);
+    sort_draw(f.order, next_place);
     f.drawn = true;
   };
   auto next_pair = [&](FollowUps& f) -> std::optional<Plan> {

@@ -52,6 +52,8 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"interchange_loops", {"dma", "pe"}},
       {"interchange", {"dma", "pe"}},
       {"chunk_rows", {"serial"}},
+      // Iterations run in order overlap: the waiting between them goes, not any engine's work.
+      {"affine_loop", {"serial"}},
       {"fold_rows", {"dma", "dve", "act"}},
       {"algebraic_simplify", {"dve"}},
       {"drop_psum_copy", {"dve", "act"}},
@@ -121,6 +123,11 @@ bool mostly_waiting(const Roofline& r) { return r.serialization > 0.3; }
 bool shortens_only_unbinding_dma(const Roofline& r, const SiteRelief& relief) {
   if (r.latency <= 0 || r.limiter.empty() || r.limiter == "dma" || mostly_waiting(r)) return false;
   return relief.relieves == std::set<std::string>{"dma"} && relief.feeds.empty();
+}
+
+bool waits_and_only_order_is_lifted(const std::string& transform, const Roofline& r) {
+  static const std::set<std::string> lifts_order_only = {"affine_loop"};
+  return lifts_order_only.count(transform) > 0 && r.latency > 0 && r.serialization > 0.15;
 }
 
 double roofline_weight(const std::string& transform, const std::map<std::string, std::string>& params,

@@ -84,12 +84,15 @@ namespace {
 // NKI 0.7"; all static loops are unrolled at specialization: nki-language.md section 2), so a
 // range loop is recorded as the affine_range it is equal to, and the compiler stage and the
 // scheduler treat both spellings alike (`SpellingPair.*/newer_api_range_vs_affine_range`). In the
-// legacy neuronxcc API the compiler rewrites `range` to `sequential_range` (LANG); that half is
-// not recorded (docs/simulator.md, Known errors, "Python range in legacy kernels").
+// legacy neuronxcc API the compiler rewrites `range` to `sequential_range` ("Python `range(...)`
+// inside a kernel is rewritten to `sequential_range`", LANG; nki-language.md section 5), so there
+// it is recorded as one (`SpellingPair.*/legacy_range_vs_sequential_range`; docs/simulator.md,
+// Dependences and program order). Which API a kernel uses is what it imported: a kernel importing
+// `neuronxcc` is a legacy kernel whatever else it imports.
 class RangeLoopRecorder : public RangeLoopObserver {
  public:
-  RangeLoopRecorder(KernelContext& ctx, int64_t trips) : ctx_(ctx) {
-    info_.kind = trn::LoopKind::Affine;
+  RangeLoopRecorder(KernelContext& ctx, trn::LoopKind kind, int64_t trips) : ctx_(ctx) {
+    info_.kind = kind;
     info_.trip_count = trips;
     info_.loop_id = ctx.new_loop_id();
     ctx_.emit_loop(trn::RecordKind::LoopBegin, info_);
@@ -116,8 +119,10 @@ class RangeLoopRecorder : public RangeLoopObserver {
 std::unique_ptr<RangeLoopObserver> observe_range_loop(Interpreter& in, int64_t trips) {
   if (!KernelContext::active()) return nullptr;
   KernelContext& ctx = KernelContext::current();
-  if (!ctx.tracing() || !imported(in, "nki") || imported(in, "neuronxcc")) return nullptr;
-  return std::make_unique<RangeLoopRecorder>(ctx, trips);
+  if (!ctx.tracing()) return nullptr;
+  if (imported(in, "neuronxcc")) return std::make_unique<RangeLoopRecorder>(ctx, trn::LoopKind::Sequential, trips);
+  if (imported(in, "nki")) return std::make_unique<RangeLoopRecorder>(ctx, trn::LoopKind::Affine, trips);
+  return nullptr;
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 //   - each file is in its style (the marks that make it that style are there, the other styles'
 //     are not), so that a later edit cannot quietly turn one style into another;
 //   - trace-only at full size, every style kernel simulates within 2% of its bundled kernel
-//     (seconds for all 28);
+//     (seconds for all 28), once its loops run like the bundled kernel's (below: a legacy
+//     kernel's Python `range` loop runs in order);
 //   - with ACCELOPT_FULL_NKIBENCH=1, every style kernel passes the full-size five-seed check
 //     (minutes, like full_size_test.cpp).
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "bench/loader.h"
 #include "eval/profile_run.h"
 #include "eval_test_util.h"
+#include "loopnest/transform.h"
 
 namespace {
 
@@ -59,9 +61,11 @@ TEST(Styles, EveryFileIsInItsStyle) {
   }
 }
 
-// Simulated latency (ms) of a trace-only run at the reference's full size.
-double simulated_ms(const std::string& name, const std::string& kernel) {
+// Simulated latency (ms) of a trace-only run at the reference's full size (of `text` when given,
+// else of the file).
+double simulated_ms(const std::string& name, const std::string& kernel, const std::string& text = "") {
   eval::TraceRequest req = eval::trace_request_from_files(eval_test::bundled_reference(name), kernel);
+  if (!text.empty()) req.kernel_text = text;
   eval::ProfileRun run = eval::profile_kernel(req, "trn1");
   EXPECT_TRUE(run.profile.has_value()) << kernel << ": " << eval::to_string(run.status) << "\n"
                                        << eval_test::joined(run.diagnostics);
@@ -85,20 +89,55 @@ const std::map<std::string, double>& known_gaps() {
   return gaps;
 }
 
+// The kernel with every loop the compiler runs in order whose iterations are independent written
+// affine_range: the built-in agent's affine_loop move at each of its sites.
+std::string with_affine_loops(const std::string& name, const std::string& path, const std::string& text) {
+  std::string ref = eval_test::bundled_reference(name);
+  return loopnest::apply_every_site("affine_loop", path, text, eval::reference_arg_specs(ref, bench::read_file(ref)));
+}
+
 using StyleCase = std::tuple<std::string, std::string>;  // style, task_config
 
 class StyleKernel : public ::testing::TestWithParam<StyleCase> {};
 
+// The rule for loops: the legacy compiler runs a kernel's Python `range` loop as the
+// sequential_range it rewrites it to (LANG; docs/simulator.md, Dependences and program order), and
+// the legacy_grid rope loops with `range` as the published RoPE kernels do (k:rope_single_freq_apply,
+// s:rope_optimized), where the bundled rope's loop is an affine_range. Written as published, the
+// file is not the bundled program as compiled: it is 1.42x slower (4.108 against 2.890 ms on trn1;
+// NKIBench's "a RoPE kernel went from 21.1% to 29.6%" of peak puts one published RoPE kernel at
+// ~4.34 ms here, nkibench.md). The file is kept as published; it is the bundled program after the
+// move a kernel engineer makes next, affine_loop, so it is held to the bundled kernel after that
+// move, and to being slower before it.
 TEST_P(StyleKernel, SimulatesLikeTheBundledKernel) {
   const auto& [style, name] = GetParam();
   double bundled = bundled_ms(name);
-  double mine = simulated_ms(name, style_kernel(style, name));
+  const std::string path = style_kernel(style, name), text = bench::read_file(path);
+  const std::string affine = with_affine_loops(name, path, text);
+  double mine = simulated_ms(name, path, affine);
   ASSERT_GT(bundled, 0);
   double ratio = mine / bundled, allowed = 1.02;
   auto gap = known_gaps().find(style + "/" + name);
   if (gap != known_gaps().end()) allowed = std::max(allowed, gap->second * 1.005);
-  EXPECT_GE(ratio, 0.98) << style << " " << mine << " ms, bundled " << bundled << " ms";
-  EXPECT_LE(ratio, allowed) << style << " " << mine << " ms, bundled " << bundled << " ms";
+  std::string moved = affine == text ? "" : " (after affine_loop)";
+  EXPECT_GE(ratio, 0.98) << style << moved << " " << mine << " ms, bundled " << bundled << " ms";
+  EXPECT_LE(ratio, allowed) << style << moved << " " << mine << " ms, bundled " << bundled << " ms";
+  if (affine != text) {
+    double in_order = simulated_ms(name, path);
+    EXPECT_GT(in_order, 1.02 * mine) << style << ": its loops run in order, " << in_order << " ms; affine " << mine << " ms";
+  }
+}
+
+// The legacy_grid rope (as published) loops in order: the rule above is exercised, not vacuous.
+TEST(Styles, TheLegacyRopeLoopsInOrder) {
+  std::vector<std::string> in_order;
+  for (const auto& style : styles())
+    for (const auto& name : eval_test::case_names()) {
+      const std::string path = style_kernel(style, name), text = bench::read_file(path);
+      if (with_affine_loops(name, path, text) != text) in_order.push_back(style + "/" + name);
+    }
+  EXPECT_NE(std::find(in_order.begin(), in_order.end(), "legacy_grid/rope_single_freq_apply_B1_H64_N4096_D128"),
+            in_order.end());
 }
 
 TEST_P(StyleKernel, PassesTheFullSizeCheckWithAllSeeds) {

@@ -1,0 +1,95 @@
+// A sequential loop whose iterations are independent, written `nl.affine_range`: the move a kernel
+// engineer makes once the profile shows engines idle inside a loop that runs in order. Inside a
+// `sequential_range` the compiler keeps each engine's and queue's program order and starts nothing
+// of an iteration before the previous one (docs/simulator.md, Dependences and program order); an
+// `affine_range` promises independent iterations, which it may overlap. A legacy (neuronxcc)
+// kernel's Python `range` is such a loop too: the legacy compiler rewrites it to `sequential_range`
+// (LANG; nki-language.md section 5), and the published RoPE kernels loop with it. In the newer
+// `nki` API `range` already is affine (an alias, nki-language.md section 2): no site there.
+//
+// Legal when the iterations depend on each other only through accumulations (iterations_commute,
+// analysis.h: from the form's accesses, whatever the style), and refused for loops the form marks
+// ordered (random numbers' generator state, nl.fori_loop). Only the loop's header changes; it
+// keeps the author's arguments and comment, with the call named as the kernel names
+// nki.language.
+#include <fmt/core.h>
+
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+// The call of a loop's header (`range(...)`, `nl.sequential_range(...)`) when the header is one
+// line, calls its range function with positional arguments only (a `directives=` hint is not
+// affine_range's) and the callee's name sits on that line; else null.
+const nki::CallExpr* header_call(const Node& n) {
+  if (!n.origin || n.origin->kind != nki::StmtKind::For) return nullptr;
+  const auto& f = static_cast<const nki::ForStmt&>(*n.origin);
+  if (!f.iter || f.iter->kind != nki::ExprKind::Call) return nullptr;
+  const auto& call = static_cast<const nki::CallExpr&>(*f.iter);
+  if (!call.keywords.empty() || !call.func) return nullptr;
+  const nki::Span& head = f.span;
+  const nki::Span& fn = call.func->span;
+  if (fn.line != head.line || fn.end_line != head.line || fn.col == 0 || fn.end_col <= fn.col) return nullptr;
+  return &call;
+}
+
+// The compiler runs the loop's iterations in order: `sequential_range`, and Python `range` in a
+// legacy kernel.
+bool runs_in_order(const Kernel& k, const Loop& l) {
+  return l.kind == LoopKind::Sequential || (l.kind == LoopKind::Range && !k.dialect.new_api);
+}
+
+class AffineLoop : public Transform {
+ public:
+  std::string name() const override { return "affine_loop"; }
+  std::string description() const override {
+    return "write a loop the compiler runs in order (Python `range` in a legacy kernel, `nl.sequential_range`) whose "
+           "iterations are independent as `nl.affine_range`, so that the compiler may overlap them";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    auto nl = k.dialect.alias.find("nki.language");
+    if (nl == k.dialect.alias.end()) return false;  // no name to call affine_range by
+    for (int id : open_loop_ids(k)) {
+      Node* n = find_node(k, id);
+      if (!n) continue;
+      const Loop& l = k.loops.at(n->loop);
+      // Also a loop of one iteration (at these arguments): inside it each engine still keeps
+      // program order.
+      if (!runs_in_order(k, l) || l.ordered) continue;
+      const nki::CallExpr* call = header_call(*n);
+      if (!call || !iterations_commute(k, n->loop)) continue;
+      // The header as written, the callee's name replaced (columns count characters, 1-based).
+      std::string line = k.module->file->line_text(n->origin->span.line);
+      const nki::Span& fn = call->func->span;
+      if (fn.end_col - 1 > line.size()) continue;
+      std::string header = line.substr(0, fn.col - 1) + nl->second + ".affine_range" + line.substr(fn.end_col - 1);
+      header = header.substr(header.find_first_not_of(' '));
+      Analysis an(k);
+      std::optional<Site> s = make_loop_site(
+          k, an, *n,
+          fmt::format("write `for {}` ({}, {} trips) as affine_range: no iteration touches what another writes "
+                      "(accumulations aside), so the compiler may overlap them",
+                      l.var, to_string(l.kind), l.trip() ? std::to_string(*l.trip()) : "?"));
+      if (!s) continue;
+      int loop = n->loop;
+      if (sink(*s, [&k, id, loop, header] {
+            Node* node = find_node(k, id);
+            k.loops.at(loop).kind = LoopKind::Affine;
+            node->patch = header;
+            node->dirty = true;
+          }))
+        return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_affine_loop() { return std::make_unique<AffineLoop>(); }
+
+}  // namespace loopnest

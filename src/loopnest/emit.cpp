@@ -170,8 +170,15 @@ class Emitter {
     std::string pad = indent(depth);
     for (uint32_t l = from; l <= to; ++l) {
       const std::string& text = line(l);
-      size_t strip = std::min(orig, indent_of(text));
-      out += text.size() == strip ? "\n" : pad + renamed(text.substr(strip)) + "\n";
+      size_t own = indent_of(text), strip = std::min(orig, own);
+      if (text.size() == strip) {
+        out += "\n";
+        continue;
+      }
+      // A line left of the anchor (a comment the author dedented above a nested statement) keeps
+      // its distance from it.
+      size_t left = orig - strip;
+      out += (pad.size() > left ? pad.substr(0, pad.size() - left) : std::string()) + renamed(text.substr(strip)) + "\n";
     }
   }
 

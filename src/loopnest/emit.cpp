@@ -586,18 +586,6 @@ class Emitter {
     return callee + "(" + args + ")";
   }
 
-  // The list of a statement `name.append(call)` as the author wrote it, or "".
-  static std::string appended_list(const Node& n) {
-    if (!n.origin || n.origin->kind != nki::StmtKind::Expr) return "";
-    const nki::Expr& e = *static_cast<const nki::ExprStmt&>(*n.origin).value;
-    if (e.kind != nki::ExprKind::Call) return "";
-    const nki::Expr& f = *static_cast<const nki::CallExpr&>(e).func;
-    if (f.kind != nki::ExprKind::Attribute) return "";
-    const auto& attr = static_cast<const nki::AttributeExpr&>(f);
-    if (attr.attr != "append" || attr.value->kind != nki::ExprKind::Name) return "";
-    return static_cast<const nki::NameExpr&>(*attr.value).id;
-  }
-
   std::string statement(const Node& n) {
     if (n.ops.empty()) throw EmitError("a changed statement without operations");
     const Op& root = n.ops.back();

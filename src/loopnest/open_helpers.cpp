@@ -96,19 +96,6 @@ void forget_source(std::vector<Op>& ops) {
   }
 }
 
-// The list of the helper's statement `parts.append(call)`, "" for another statement.
-std::string appended_list(const Node& n) {
-  if (!n.origin || n.origin->kind != nki::StmtKind::Expr) return "";
-  const nki::Expr& e = *static_cast<const nki::ExprStmt&>(*n.origin).value;
-  if (e.kind != nki::ExprKind::Call) return "";
-  const nki::Expr& f = *static_cast<const nki::CallExpr&>(e).func;
-  if (f.kind != nki::ExprKind::Attribute) return "";
-  const auto& attr = static_cast<const nki::AttributeExpr&>(f);
-  return attr.attr == "append" && attr.value->kind == nki::ExprKind::Name
-             ? static_cast<const nki::NameExpr&>(*attr.value).id
-             : "";
-}
-
 // `s_parts.append(nl.sum(part, ...))` of a helper's host list (one item per copy of an unrolled
 // loop, read as `s_parts[c]`): the list is the helper's, bound by a statement the kernel does not
 // get, so each item is a name of its own (`s_parts_item`, `s_parts_item_2`, ...).

@@ -1,7 +1,8 @@
 // Constructs of the session 12 corpus kernels (tests/kernels/corpus/p12_*, docs/language.md
 // "Kernels by idiom, session 12") that the lifter or a move got wrong: empty lists made by a tuple
 // assignment, a helper's `if` on a shape, a helper's argument that is another helper's result, a
-// wrapper passing arguments, tile_size over a scan and jam_rows' row bindings.
+// wrapper passing arguments, tile_size over a scan, jam_rows' row bindings; and the listing that
+// offered sites applying refuses.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -60,6 +61,25 @@ TEST(LoopNestLift, EmptyListsMadeByATupleAssignmentTakeAppendsLikeOneMadeByName)
   }
 }
 
+// A site offered with the kernel's helpers opened, applied: the printed kernel in `after`, its
+// `def kernel` onwards returned (the helpers stay defined above it); "" when no such site is
+// offered (the helpers stay closed, the reason in `after`).
+std::string kernel_with_helpers_opened(const std::string& text, const std::vector<loopnest::ArgSpec>& args,
+                                       std::string& after) {
+  auto form = loopnest::lift_source("k.py", text, args);
+  if (auto closed = loopnest::helpers_stay_closed(form)) {
+    after = *closed;
+    return "";
+  }
+  for (const auto& s : loopnest::find_sites(form)) {
+    if (!s.params.count("helpers")) continue;
+    after = loopnest::apply_site("k.py", text, args, s);
+    return after.substr(after.find("def kernel"));
+  }
+  after = "no site with the helpers opened";
+  return "";
+}
+
 // `def kernel(x): return leaky(x, slope=0.2)`, a wrapper passing the jit kernel extra arguments
 // (corpus README): the whole kernel was one helper node at the top level, never opened (helpers
 // open inside loops), so p12_mix_mgrid_where_tail and p12_new_iota_onehot_smooth offered no site.
@@ -108,17 +128,8 @@ TEST(OpenHelpers, AHelperWhoseArgumentIsAnotherHelpersResultOpens) {
                      "        p = row_max(scale(t, 0.5))\n"
                      "        nl.store(out[i * 128:(i + 1) * 128, :], value=p)\n"
                      "    return out\n";
-  auto args = arrays({{256, 64}});
-  auto form = loopnest::lift_source("k.py", text, args);
-  auto closed = loopnest::helpers_stay_closed(form);
-  EXPECT_FALSE(closed) << *closed;
-  const loopnest::Site* site = nullptr;
-  auto sites = loopnest::find_sites(form);
-  for (const auto& s : sites)
-    if (s.params.count("helpers")) site = &s;
-  ASSERT_TRUE(site) << "no site with the helpers opened";
-  std::string after = loopnest::apply_site("k.py", text, args, *site);
-  std::string body = after.substr(after.find("def kernel"));  // the helpers stay defined above it
+  std::string after, body = kernel_with_helpers_opened(text, arrays({{256, 64}}), after);
+  ASSERT_FALSE(body.empty()) << after;
   EXPECT_EQ(body.find("axis=axis"), std::string::npos) << after;
   EXPECT_NE(body.find("m = nl.max(x="), std::string::npos) << after;
   EXPECT_NE(body.find(", axis=1, keepdims=True)"), std::string::npos) << after;
@@ -152,22 +163,13 @@ TEST(OpenHelpers, AHelperBranchingOnAShapeOpensTheBranchTaken) {
                            "    return out\n";
   for (int cols : {256, 768}) {  // the early return taken, then the chunked path
     SCOPED_TRACE(cols);
-    auto args = arrays({{256, cols}});
-    auto form = loopnest::lift_source("k.py", text, args);
-    auto closed = loopnest::helpers_stay_closed(form);
-    EXPECT_FALSE(closed) << *closed;
-    const loopnest::Site* site = nullptr;
-    auto sites = loopnest::find_sites(form);
-    for (const auto& s : sites)
-      if (s.params.count("helpers")) site = &s;
-    ASSERT_TRUE(site) << "no site with the helpers opened";
-    std::string after = loopnest::apply_site("k.py", text, args, *site);
-    std::string body = after.substr(after.find("def kernel"));
+    std::string after, body = kernel_with_helpers_opened(text, arrays({{256, cols}}), after);
+    ASSERT_FALSE(body.empty()) << after;
     EXPECT_EQ(body.find("row_sums("), std::string::npos) << after;
     EXPECT_EQ(body.find("if "), std::string::npos) << after;
     // One sum of the whole row, or one per chunk of 512 added up.
     EXPECT_EQ(body.find("s_parts_item = nl.sum(") != std::string::npos, cols > 512) << after;
-    EXPECT_EQ(body.find("nl.add(") != std::string::npos, cols > 512) << after;
+    EXPECT_EQ(body.find("t[:, 512:768]") != std::string::npos, cols > 512) << after;
   }
 }
 
@@ -243,3 +245,68 @@ TEST(LoopNestTransforms, JamRowsDropsChainedRowBindingsAndPrintsOperandsOfCopies
 
 }  // namespace
 
+namespace {
+
+// A loop whose row index divides (`w[(i // 4) * 128:...]`): jam_rows by 2 substitutes `2 * i + j`,
+// a `//` in every copy, which apply_site refused ("would add a `//` or `%` index term") while the
+// listing offered it; by 4, `(4 * i + j) // 4` is `i` and the jam applies. The listing now asks
+// the question apply asks (result_refusal), so every listed site applies.
+TEST(LoopNestTransforms, TheListingRefusesWhatApplyingRefuses) {
+  std::string text = std::string(kHead) +
+                     "@nki.jit\n"
+                     "def kernel(x, w, b):\n"
+                     "    out = nl.ndarray((1024, 64), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    for i in nl.affine_range(8):\n"
+                     "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+                     "        wt = nl.load(w[(i // 4) * 128:(i // 4 + 1) * 128, :])\n"
+                     "        bt = nl.load(b[0:128, :])\n"
+                     "        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.add(nl.add(t, wt), bt))\n"
+                     "    return out\n";
+  auto args = arrays({{1024, 64}, {256, 64}, {128, 64}});
+  auto form = loopnest::lift_source("k.py", text, args);
+  std::set<std::string> jam_factors;
+  auto sites = loopnest::find_sites(form);
+  for (const auto& s : sites) {
+    if (s.transform == "jam_rows") jam_factors.insert(s.params.at("factor"));
+    EXPECT_NO_THROW(loopnest::apply_site("k.py", text, args, s)) << s.key();
+  }
+  EXPECT_EQ(jam_factors, (std::set<std::string>{"4"}));
+  // The refused site, applied all the same, is refused with the reason.
+  loopnest::Site two = *std::find_if(sites.begin(), sites.end(), [](const auto& s) { return s.transform == "jam_rows"; });
+  two.params["factor"] = "2";
+  try {
+    loopnest::apply_site("k.py", text, args, two);
+    ADD_FAILURE() << "jam_rows by 2 applied";
+  } catch (const loopnest::TransformError& e) {
+    EXPECT_NE(std::string(e.what()).find("would add a `//` or `%` index term"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// select_reduce's result holds its on-true tile's values: typed as its first tile operand (the
+// uint8/bool predicate), usr_masked_row_argmax's `masked` looked bool, so in_place wrote the
+// comparison `masked == row_max` over it and engine_assign printed that comparison as a
+// tensor_scalar without dtype=, each giving `nl.bitwise_and` a float32 tile the interpreter refuses
+// (three sites the site-result test listed as known-refused since session 11).
+TEST(LoopNestLift, ASelectionIsTypedAsItsOnTrueTile) {
+  std::string path = loopnest_test::source_dir() + "/tests/kernels/corpus/usr_masked_row_argmax.py";
+  std::string text = loopnest_test::read(path);
+  auto args = arrays({{256, 384}, {256, 1}});
+  auto form = loopnest::lift_source(path, text, args);
+  std::string d = loopnest::dump(form);
+  EXPECT_NE(d.find("tensor masked: sbuf float32[128, 384]"), std::string::npos) << d;
+  EXPECT_NE(d.find("tensor keep: sbuf bool[128, 384]"), std::string::npos) << d;
+  int equal_moves = 0;
+  for (const auto& s : loopnest::find_sites(form)) {
+    if (s.transform != "engine_assign" || s.anchor.find("ts(equal)") == std::string::npos) continue;
+    std::string after = loopnest::apply_site(path, text, args, s);
+    EXPECT_NE(after.find("op0=nl.equal, operand0=row_max, dtype=nl.bool_"), std::string::npos) << after;
+    ++equal_moves;
+  }
+  EXPECT_EQ(equal_moves, 2);
+}
+
+}  // namespace

@@ -186,4 +186,15 @@ int made_tile(const Op& op) {
   return spec && spec->creates && op.dst ? op.dst->tensor : -1;
 }
 
+std::string appended_list(const Node& n) {
+  if (!n.origin || n.origin->kind != nki::StmtKind::Expr) return "";
+  const nki::Expr& e = *static_cast<const nki::ExprStmt&>(*n.origin).value;
+  if (e.kind != nki::ExprKind::Call) return "";
+  const nki::Expr& f = *static_cast<const nki::CallExpr&>(e).func;
+  if (f.kind != nki::ExprKind::Attribute) return "";
+  const auto& attr = static_cast<const nki::AttributeExpr&>(f);
+  if (attr.attr != "append" || attr.value->kind != nki::ExprKind::Name) return "";
+  return static_cast<const nki::NameExpr&>(*attr.value).id;
+}
+
 }  // namespace loopnest

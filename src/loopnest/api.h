@@ -48,6 +48,9 @@ const ApiSpec* find_api(const std::string& name);
 // The tile an inner call of a statement makes for the call around it: its result, or the tensor
 // it creates (-1: none).
 int made_tile(const Op& op);
+// The list of a statement written `name.append(call)` (the author's `blocks.append(nl.load(...))`),
+// "" for another statement.
+std::string appended_list(const Node& n);
 // Whether parameter `param` of `spec` is a tile the operation writes (reduce_res, dst_idx).
 bool is_output_param(const ApiSpec& spec, const std::string& param);
 // Elementwise binary language functions (nl.add, nl.multiply, ...) and unary ones (nl.exp, ...).

@@ -234,12 +234,19 @@ class Coarsen : public Transform {
         int oa = output_axis(op, it.param, fd.terms[0].axis);
         if (oa < 0 || !agree(oa)) return std::nullopt;
       }
-      // Tiles defined inside the loop, already grown by their producer.
+      // Tiles defined inside the loop, already grown by their producer: read whole along the dim
+      // that grows. A part of it (`h[:, 127:128]`, a scan's last column carried to the next
+      // chunk) names a place in the narrow tile that is another place in the wide one.
       for (auto& it : items) {
         if (it.which < 0) continue;
         auto g = p.grown.find(it.acc->tensor);
         if (g == p.grown.end()) continue;
-        int oa = output_axis(op, it.param, g->second);
+        const Tensor& t = k.tensor(it.acc->tensor);
+        if (it.acc->dims.size() != t.shape.size()) return std::nullopt;
+        const DimIndex& gd = it.acc->dims[static_cast<size_t>(g->second)];
+        if (gd.terms.size() != 1 || !(gd.start == IExpr(0)) || !(gd.terms[0].size == t.shape[static_cast<size_t>(g->second)]))
+          return std::nullopt;
+        int oa = output_axis(op, it.param, gd.terms[0].axis);
         if (oa < 0 || !agree(oa)) return std::nullopt;
       }
       if (!axis) {
@@ -257,6 +264,10 @@ class Coarsen : public Transform {
       }
       if (op.cls == OpClass::Transpose || op.cls == OpClass::Broadcast || op.cls == OpClass::Other) return std::nullopt;
       if (*axis == 0) return std::nullopt;  // the partition axis
+      // A scan runs along the last free axis (nki-language.md 8.3, tensor_tensor_scan): a wider
+      // tile continues one recurrence through blocks that each started their own.
+      if (op.cls == OpClass::Scan && (!op.dst || static_cast<int>(op.dst->tile_shape().size()) == *axis + 1))
+        return std::nullopt;
       // A reduction into an output operand (activation's / tensor_scalar_reduce's reduce_res) runs
       // along the free axes: a wider tile sums `factor` blocks into one where each block had its own.
       for (const auto& a : op.args)

@@ -170,8 +170,15 @@ class Emitter {
     std::string pad = indent(depth);
     for (uint32_t l = from; l <= to; ++l) {
       const std::string& text = line(l);
-      size_t strip = std::min(orig, indent_of(text));
-      out += text.size() == strip ? "\n" : pad + renamed(text.substr(strip)) + "\n";
+      size_t own = indent_of(text), strip = std::min(orig, own);
+      if (text.size() == strip) {
+        out += "\n";
+        continue;
+      }
+      // A line left of the anchor (a comment the author dedented above a nested statement) keeps
+      // its distance from it.
+      size_t left = orig - strip;
+      out += (pad.size() > left ? pad.substr(0, pad.size() - left) : std::string()) + renamed(text.substr(strip)) + "\n";
     }
   }
 
@@ -577,18 +584,6 @@ class Emitter {
       add(a.name, operand(a.value, n), a.positional);
     }
     return callee + "(" + args + ")";
-  }
-
-  // The list of a statement `name.append(call)` as the author wrote it, or "".
-  static std::string appended_list(const Node& n) {
-    if (!n.origin || n.origin->kind != nki::StmtKind::Expr) return "";
-    const nki::Expr& e = *static_cast<const nki::ExprStmt&>(*n.origin).value;
-    if (e.kind != nki::ExprKind::Call) return "";
-    const nki::Expr& f = *static_cast<const nki::CallExpr&>(e).func;
-    if (f.kind != nki::ExprKind::Attribute) return "";
-    const auto& attr = static_cast<const nki::AttributeExpr&>(f);
-    if (attr.attr != "append" || attr.value->kind != nki::ExprKind::Name) return "";
-    return static_cast<const nki::NameExpr&>(*attr.value).id;
   }
 
   std::string statement(const Node& n) {

@@ -30,12 +30,6 @@ const char* symbol(Cmp c) {
   return "?";
 }
 
-namespace {
-
-std::string canon(const IExpr& e) {
-  return e.str([](int v) { return fmt::format("v{}", v); });
-}
-
 bool holds(int64_t l, Cmp c, int64_t r) {
   switch (c) {
     case Cmp::Lt: return l < r;
@@ -46,6 +40,12 @@ bool holds(int64_t l, Cmp c, int64_t r) {
     case Cmp::Ne: return l != r;
   }
   return false;
+}
+
+namespace {
+
+std::string canon(const IExpr& e) {
+  return e.str([](int v) { return fmt::format("v{}", v); });
 }
 
 // Whether `l c r` holds for every (1) or no (0) value of the variables; nullopt if undecided.

@@ -24,6 +24,7 @@ using Ranges = std::map<int, std::pair<int64_t, int64_t>>;
 enum class TermKind : uint8_t { Var, FloorDiv, Mod, Min, Max, Select };
 enum class Cmp : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
 const char* symbol(Cmp c);
+bool holds(int64_t l, Cmp c, int64_t r);
 
 // One non-constant summand of an IExpr (without its coefficient).
 struct Term {

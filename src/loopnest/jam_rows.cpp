@@ -6,6 +6,7 @@
 // A row-independent instruction that writes a per-row block of a buffer (`v6[i0, i1, ...]` in the
 // published style) is done once into the first row's block and the other rows read that block.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -224,6 +225,19 @@ class UnrollJam : public Transform {
     std::set<std::string> var_names;         // names that mention the row (views, bindings)
   };
 
+  static bool names_a_row_tile(const Ctx& c, const nki::Expr& e) {
+    std::string text = nki::print_expr(e);
+    auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+    for (int t : c.p->row_tensors) {
+      const std::string& name = c.k->tensor(t).name;
+      if (name.empty()) continue;
+      for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1))
+        if ((at == 0 || !word(text[at - 1])) && (at + name.size() >= text.size() || !word(text[at + name.size()])))
+          return true;
+    }
+    return false;
+  }
+
   static IExpr row(const Ctx& c, int64_t j) { return IExpr::var(c.nl) * c.p->factor + IExpr(j); }
 
   static void remap(Ctx& c, Access& a, int64_t j, bool shared_read) {
@@ -270,7 +284,12 @@ class UnrollJam : public Transform {
         if (it != c.copies[static_cast<size_t>(j)].end()) op.result = it->second;
       }
       for (auto& a : op.args) {
-        if (a.value.kind != Operand::Kind::Tile) continue;
+        if (a.value.kind != Operand::Kind::Tile) {
+          // A dtype or number as written may name a tile of the row (`dtype=result_tiles.dtype`,
+          // the row's tile now `result_tiles_0`): printed from the form then.
+          if (a.value.origin && names_a_row_tile(c, *a.value.origin)) a.value.origin = nullptr;
+          continue;
+        }
         bool sh = shared(a.value.access);
         remap(c, a.value.access, j, sh);
         a.value.origin = nullptr;
@@ -299,14 +318,26 @@ class UnrollJam : public Transform {
           out.push_back(std::move(m));
           break;
         }
-        case NodeKind::Meta:
+        case NodeKind::Meta: {
           // Views and bindings of the row are written out in the copies' accesses instead (the
-          // copies are printed from the form); a binding that names another row binding and
-          // stays makes the printed kernel fail its re-lift check, and the site is refused.
-          if (n.meta == MetaKind::View && n.view && uses_loop(*n.view, c.l)) break;
-          if (n.meta == MetaKind::Binding && mentions(*c.k, n, c.k->loops.at(c.l).var)) break;
+          // copies are printed from the form), and so are the bindings that name them in turn
+          // (`n_end = n_start + BLOCK_N` after `n_start = n * BLOCK_N`: kept, it named a binding
+          // no longer printed, and the printed kernel failed its re-lift check).
+          auto of_row = [&] {
+            if (n.meta == MetaKind::View && n.view && uses_loop(*n.view, c.l)) return true;
+            if (n.meta != MetaKind::Binding && n.meta != MetaKind::View) return false;
+            if (mentions(*c.k, n, c.k->loops.at(c.l).var)) return true;
+            for (const auto& name : c.var_names)
+              if (mentions(*c.k, n, name)) return true;
+            return false;
+          };
+          if (of_row()) {
+            c.var_names.insert(n.binds.begin(), n.binds.end());
+            break;
+          }
           out.push_back(std::move(n));
           break;
+        }
         case NodeKind::Stmt:
           if (!node_per_row(c, n)) {
             // Once for the F rows: a write of a row's block goes to the first row's block.

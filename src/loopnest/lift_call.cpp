@@ -254,6 +254,12 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   }
   std::string dtype = op.dtype.empty() ? binary_result_dtype(api, op) : op.dtype;
   if (dtype.empty()) dtype = spec->result_dtype;
+  // A selection's result holds its on-true tile's values, whatever comes first among its operands
+  // (select_reduce's uint8 predicate): typed as the predicate, the select of usr_masked_row_argmax
+  // looked bool to in_place (which wrote a comparison over it) and to engine_assign (which then
+  // printed the comparison without dtype=, a float32 tile into a bitwise `&`).
+  if (dtype.empty() && (api == "nisa.select_reduce" || api == "nisa.range_select" || api == "nisa.affine_select"))
+    if (const AValue* v = value_of(spec->shape_from.front()); v && v->k == K::Tile) dtype = k.tensor(v->access.tensor).dtype;
   for (auto& a : op.args)
     if (dtype.empty() && a.value.kind == Operand::Kind::Tile) dtype = k.tensor(a.value.access.tensor).dtype;
   if (dtype.empty()) dtype = "float32";

@@ -243,6 +243,39 @@ Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
   return n;
 }
 
+namespace {
+
+// A return anywhere in `body` Python runs (not inside a nested def or a loop).
+bool returns(const Block& body) {
+  for (const auto& s : body) {
+    if (s->kind == StmtKind::Return) return true;
+    if (s->kind == StmtKind::If) {
+      auto& i = static_cast<const IfStmt&>(*s);
+      if (returns(i.body) || returns(i.orelse)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// The branch of a helper's `if` that a host value decides (`if D <= MAX_FREE:`), when a branch
+// returns; null when a loop variable or a tile decides it, or neither branch returns (the `if`
+// then lifts as a conditional, Lifter::if_stmt).
+const Block* Lifter::decided_branch_returning(const IfStmt& s) {
+  if (!returns(s.body) && !returns(s.orelse)) return nullptr;
+  std::vector<Op> ops;
+  auto* saved = current_ops;
+  current_ops = &ops;
+  AValue t = eval(*s.test);
+  current_ops = saved;
+  if (!ops.empty()) return nullptr;
+  if (t.k != K::Cond && t.k != K::Bool)
+    if (auto truth = host_truth(t)) t = AValue::of_bool(*truth);
+  if (t.k != K::Bool) return nullptr;
+  return t.b ? &s.body : &s.orelse;
+}
+
 AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
                            std::vector<std::pair<std::string, AValue>> kw, const CallExpr& c,
                            const std::vector<AValue>& grid, const std::map<std::string, AValue>* captured) {
@@ -293,9 +326,10 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
     local[p.name] = eval(*p.default_value);
   }
   env = local;
-  // A launch on a grid from the kernel function's own top level (a wrapper's `f[grid](...)`): its
-  // body is also kept as a kernel of its own (launches, adopt_launch).
-  bool top_launch = !grid.empty() && inline_depth == 0 && loop_stack.empty();
+  // A call from the kernel function's own top level, on a grid (a wrapper's `f[grid](...)`) or not
+  // (`def kernel(x): return leaky_cap(x, slope=0.2)`, a wrapper passing extra arguments): its body
+  // is also kept as a kernel of its own (launches, adopt_launch).
+  bool top_launch = inline_depth == 0 && loop_stack.empty();
   ++inline_depth;
   auto saved_programs = std::make_pair(program_loops, program_sizes);
   if (!grid.empty()) {
@@ -329,8 +363,21 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
     }
   }
   std::optional<Node> launch_return;  // the launched function's `return out` as its own kernel's
-  for (const auto& s : code.body) {
-    if (s->kind == StmtKind::Return) {
+  // The helper's statements in the order Python runs them: `if D <= MAX_FREE: return one_pass(t)`
+  // decided by a host value (a shape, a module constant) runs the branch taken in place, so its
+  // return is the helper's; true when a return was reached.
+  std::function<bool(const Block&)> run = [&](const Block& body) -> bool {
+    for (const auto& s : body) {
+      if (s->kind == StmtKind::If) {
+        if (const Block* taken = decided_branch_returning(static_cast<const IfStmt&>(*s))) {
+          if (run(*taken)) return true;
+          continue;
+        }
+      }
+      if (s->kind != StmtKind::Return) {
+        statement(*s, nodes);
+        continue;
+      }
       auto& r = static_cast<const ReturnStmt&>(*s);
       if (r.value) {
         std::vector<Op> ops;
@@ -345,10 +392,11 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
         launch_return = new_node(NodeKind::Meta, *s);
         launch_return->meta = MetaKind::Return;
       }
-      break;
+      return true;
     }
-    statement(*s, nodes);
-  }
+    return false;
+  };
+  run(code.body);
   if (top_launch) {
     Launch l{&code, nodes, program_loops, {}};
     for (const Parameter& p : code.params)
@@ -528,7 +576,12 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
 
 void Lifter::bind_target(const Expr& target, const AValue& v) {
   if (target.kind == ExprKind::Name) {
-    env[static_cast<const NameExpr&>(target).id] = v;
+    const std::string& id = static_cast<const NameExpr&>(target).id;
+    env[id] = v;
+    // `s_parts, q_parts = [], []`: empty lists made here, appended per iteration at this depth
+    // as `s_parts = []` is (Lifter::append).
+    if (v.k == K::List && v.items.empty()) list_depth[id] = loop_stack.size();
+    else list_depth.erase(id);
     return;
   }
   if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
@@ -1211,10 +1264,11 @@ void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
 }
 
 // A wrapper whose only tile work is one SPMD launch (`return gated_relu[grid](x, y)`, with host
-// code around it: the grid from the shapes, a numpy output it passes in): the form is the launched
-// function's body, its program ids the loops of Kernel::grid, so every move sees its nest (the
-// wrapper lifted, the launch was one helper node printed as the call, and no move could touch
-// it). A wrapper launching several kernels, or launching inside a loop, keeps that form.
+// code around it: the grid from the shapes, a numpy output it passes in) or one plain call of the
+// kernel (`return leaky_cap(x, slope=0.2)`): the form is the launched function's body, its program
+// ids the loops of Kernel::grid, so every move sees its nest (the wrapper lifted, the launch was one
+// helper node printed as the call, and no move could touch it). A wrapper launching several
+// kernels, or launching inside a loop, keeps that form.
 void Lifter::adopt_launch() {
   if (launches.size() != 1) return;
   Launch& l = launches.front();

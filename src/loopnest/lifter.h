@@ -237,6 +237,7 @@ class Lifter {
   // tile per iteration of a loop.
   std::map<std::string, size_t> list_depth;
   bool same_binding(const AValue& a, const AValue& b) const;
+  const nki::Block* decided_branch_returning(const nki::IfStmt& s);
   // The names (the first one) the loop body reads before rebinding them while they hold a tile or a
   // number: values carried between iterations through a Python name (a static_range unrolls over
   // them; an affine or sequential loop carries a tile as a buffer, carry_buffers).

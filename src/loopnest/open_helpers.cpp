@@ -82,27 +82,57 @@ void split_results(Kernel& k, Node n, std::vector<Node>& out) {
   for (auto& p : parts) out.push_back(statement_of(k, n, std::move(p)));
 }
 
+// Operations written in a helper's text print from the form: their source names the helper's
+// parameters (`axis=axis`), which the kernel does not bind.
+void forget_source(std::vector<Op>& ops) {
+  for (auto& op : ops) {
+    // Text kept as the helper wrote it (a mask, a tuple) names the helper's parameters.
+    for (const auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Other) throw TransformError("a helper operand kept as its text");
+    op.origin = nullptr;
+    op.origin_api.clear();
+    op.dst_origin = nullptr;
+    for (auto& a : op.args) a.value.origin = nullptr;
+  }
+}
+
+// `s_parts.append(nl.sum(part, ...))` of a helper's host list (one item per copy of an unrolled
+// loop, read as `s_parts[c]`): the list is the helper's, bound by a statement the kernel does not
+// get, so each item is a name of its own (`s_parts_item`, `s_parts_item_2`, ...).
+void name_host_list_item(Kernel& k, Node& n) {
+  std::string list = appended_list(n);
+  if (list.empty() || n.ops.empty() || n.ops.back().result < 0) return;
+  Tensor& t = k.tensor(n.ops.back().result);
+  if (t.list_loop >= 0) return;  // a block-dim list of a loop: printed as the list it is
+  if (t.name.empty()) t.name = fresh_loop_var(k, list + "_item");
+  n.origin = nullptr;
+}
+
 void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
   for (auto& n : nodes) {
     if (n.kind == NodeKind::Meta && n.meta != MetaKind::View) continue;
     if (openable(n)) {
+      // A call inside the helper (`row_max(scale(t))` passes scale's result on, and the helper's
+      // statement reading it is the call's own operations): those are the helper's text too.
+      forget_source(n.ops);
       open_call(k, n, out);
       continue;
     }
-    if (n.kind == NodeKind::If) throw TransformError("a helper with a condition cannot be opened");
+    if (n.kind == NodeKind::If) {
+      // `if D <= MAX_FREE:` on a shape or a module constant: Python chose the branch while tracing,
+      // and the branch taken is the helper's code (a `with` directive stays a condition).
+      IExpr d = n.cond_l - n.cond_r;
+      if (!n.origin || n.origin->kind != nki::StmtKind::If || !d.is_constant())
+        throw TransformError("a helper with a condition cannot be opened");
+      adopt(k, holds(d.constant(), n.cond, 0) ? n.body : n.orelse, out);
+      continue;
+    }
     n.frozen = false;
     n.dirty = true;
     n.patch.clear();
     n.renames.clear();
-    for (auto& op : n.ops) {
-      // Text kept as the helper wrote it (a mask, a tuple) names the helper's parameters.
-      for (const auto& a : op.args)
-        if (a.value.kind == Operand::Kind::Other) throw TransformError("a helper operand kept as its text");
-      op.origin = nullptr;
-      op.origin_api.clear();
-      op.dst_origin = nullptr;
-      for (auto& a : op.args) a.value.origin = nullptr;
-    }
+    forget_source(n.ops);
+    name_host_list_item(k, n);
     std::vector<Node> body = std::move(n.body);
     n.body.clear();
     adopt(k, body, n.body);

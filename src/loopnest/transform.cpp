@@ -199,18 +199,22 @@ namespace {
 
 std::vector<Site> sites_of(const Kernel& k) {
   std::vector<Site> out;
-  bool within_limits = !limit_violation(k);
+  const ResultBaseline base = baseline_of(k);
   for (const auto& t : transforms()) {
     try {
       for (auto& s : t->find(k)) {
-        if (t->resizes_tiles() && within_limits) {
+        // Applied to a copy where the result may be refused: a move that resizes tiles (limits), and
+        // any move on a kernel with `//` / `%` indices (a row substituted into `i // 4` by jam_rows
+        // stays a `//` in every copy). Without such indices no substitution of an affine loop
+        // variable makes one.
+        if ((t->resizes_tiles() && base.within_limits) || base.quasi_terms > 0) {
           Kernel after = k;
           try {
             t->apply(after, s);
           } catch (const TransformError&) {
             continue;  // does not apply after all
           }
-          if (limit_violation(after)) continue;
+          if (result_refusal(base, after)) continue;
         }
         out.push_back(std::move(s));
       }
@@ -281,15 +285,9 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   Site inner = site;
   if (inner.params.erase("helpers")) open_helpers(k);
   if (inner.params.erase("composites")) open_composites(k);
-  int quasi = quasi_affine_terms(k);
-  bool within_limits = !limit_violation(k);
+  const ResultBaseline base = baseline_of(k);
   t.apply(k, inner);
-  if (within_limits)
-    if (auto v = limit_violation(k)) throw TransformError(fmt::format("{}: the hardware would refuse it: {}", site.key(), *v));
-  remove_dead_buffers(k);
-  // A `//` or `%` index the kernel did not have is a layout no move here was made for.
-  if (quasi_affine_terms(k) > quasi)
-    throw TransformError(fmt::format("{} would add a `//` or `%` index term the kernel does not have", site.key()));
+  if (auto why = result_refusal(base, k)) throw TransformError(site.key() + *why);
   if (auto edited = rebound_size(k, path, text, args, site)) return *edited;
   try {
     return emit_checked(k, args);
@@ -413,6 +411,18 @@ void redeclare(Kernel& k, const std::set<int>& tensors) {
       n.dirty = true;
     }
   });
+}
+
+ResultBaseline baseline_of(const Kernel& k) { return {!limit_violation(k), quasi_affine_terms(k)}; }
+
+std::optional<std::string> result_refusal(const ResultBaseline& before, Kernel& after) {
+  if (before.within_limits)
+    if (auto v = limit_violation(after)) return ": the hardware would refuse it: " + *v;
+  remove_dead_buffers(after);
+  // A `//` or `%` index the kernel did not have is a layout no move here was made for.
+  if (quasi_affine_terms(after) > before.quasi_terms)
+    return std::string(" would add a `//` or `%` index term the kernel does not have");
+  return std::nullopt;
 }
 
 int quasi_affine_terms(const Kernel& k) {

@@ -72,6 +72,20 @@ std::optional<std::string> limit_violation(const Kernel& k);
 // of starts): a transformation must not add any.
 int quasi_affine_terms(const Kernel& k);
 
+// What a transformed kernel is measured against: whether the kernel kept the hardware limits, and
+// its `//` / `%` index terms.
+struct ResultBaseline {
+  bool within_limits = true;
+  int quasi_terms = 0;
+};
+ResultBaseline baseline_of(const Kernel& k);
+// Why a transformation's result is refused however it prints, as the end of a sentence naming the
+// site (": the hardware would refuse it: ...", " would add a `//` ..."): a hardware limit the
+// kernel kept and the result breaks, or a `//` / `%` index term it adds. Removes the result's dead
+// buffers first. The listing (find_sites, on a copy) and apply_site ask the same question, so no
+// site is listed that applying refuses. nullopt when the result stands.
+std::optional<std::string> result_refusal(const ResultBaseline& before, Kernel& after);
+
 // Opens the calls of module helper functions inside loops (open_helpers.cpp): their nodes become
 // the kernel's own, printed from the form in place of the call. Returns how many it opened.
 int open_helpers(Kernel& k);

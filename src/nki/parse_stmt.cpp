@@ -96,7 +96,28 @@ void Parser::parse_statement(Block& out) {
     if (t.text == "try") return out.push_back(parse_try());
   }
   if (t.kind == TokenKind::Op && t.text == "@") return out.push_back(parse_decorated());
+  if (t.kind == TokenKind::Name && t.text == "match" && starts_match_statement())
+    fail_unsupported(t.span, "'match' statements (structural pattern matching) are not supported in kernels; use if/elif");
   parse_simple_statements(out);
+}
+
+// `match` is a soft keyword (Python 3.10): a statement starting with the name `match` is a match
+// statement when its line is a compound statement's header, ending with ':' (`match = 3`,
+// `match(x)` and `match.group` are not). Brackets are skipped so a dict or slice's ':' is not it.
+bool Parser::starts_match_statement() const {
+  const Token& next = peek(1);
+  if (next.kind == TokenKind::Newline || next.kind == TokenKind::End) return false;
+  if (next.kind == TokenKind::Op && (next.text == "=" || next.text == "." || aug_op(next.text))) return false;
+  int brackets = 0;
+  const Token* last = nullptr;
+  for (size_t i = 1;; ++i) {
+    const Token& tok = peek(i);
+    if (tok.kind == TokenKind::End || (brackets == 0 && tok.kind == TokenKind::Newline)) break;
+    if (tok.kind == TokenKind::Op && (tok.text == "(" || tok.text == "[" || tok.text == "{")) ++brackets;
+    if (tok.kind == TokenKind::Op && (tok.text == ")" || tok.text == "]" || tok.text == "}")) --brackets;
+    last = &tok;
+  }
+  return last && last->kind == TokenKind::Op && last->text == ":";
 }
 
 // simple_stmts ::= simple_stmt (';' simple_stmt)* [';'] NEWLINE

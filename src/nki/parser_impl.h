@@ -20,6 +20,7 @@ class Parser {
 
   // ---- statements (parse_stmt.cpp) ----
   void parse_statement(Block& out);
+  bool starts_match_statement() const;
   void parse_simple_statements(Block& out);
   StmtPtr parse_simple_statement();
   StmtPtr parse_expression_statement();

@@ -1,5 +1,6 @@
 // The corpus kernels written on 2 Dec (sessions 6 and 7, and the SPMD launches of session 8) and on 3 Dec
-// (session 9, the p9_ kernels; session 10, the p10_ kernels; session 11, the p11_ kernels) in idioms
+// (session 9, the p9_ kernels; session 10, the p10_ kernels; session 11, the p11_ kernels; session
+// 12, the p12_ kernels) in idioms
 // the repository did not hold (docs/language.md, "Kernels by idiom"), taken as a new user takes them
 // through the binary:
 // `accelopt eval` checks each against its numpy reference, `accelopt parse --emit loops` lifts it
@@ -83,7 +84,8 @@ const std::vector<Case> kCases = {
     {"p10_load_transpose2d_gram", "", true},
     {"p10_legacy_dma_copy_rows", "", true},
     {"p10_static_poly_horner", "", true},          // math.factorial; Horner's carried name unrolls the static_range
-    {"p10_nested_closure_kwonly", "", false},      // lifts (closure defaults); its work is in closures
+    // lifts (closure defaults); since session 12 its wrapper lifts as the kernel it calls: 11 sites
+    {"p10_nested_closure_kwonly", "", true},
     {"p10_online_logsumexp_sequential", "", true},  // the running max and sum: buffers the loop carries
     {"p10_reduce_negate_softmax", "", true},
     {"p10_int32_bucketize", "", true},
@@ -117,6 +119,26 @@ const std::vector<Case> kCases = {
     {"p11_new_iota_position_dst", "", false},        // iota, copy, two dst-first ops on one tile in place
     {"p11_new_scan_cumsum_dst", "", false},          // a dst-first scan whose carry is refreshed in place
     {"p11_new_transpose_psum_dst", "", true},
+    // session 12 (docs/language.md, "Kernels by idiom, session 12"): the newer API with ragged
+    // tiles by min(), assistant-written pipelines, legacy kernels mixing masks and ISA selections
+    {"p12_new_matmul_ragged_min", "", false},        // dst-first slices of full tiles on all three axes
+    {"p12_new_rmsnorm_ragged_rows", "", true},
+    {"p12_new_softmax_negmax_dst", "", true},
+    {"p12_new_transpose_blocks_ragged", "", false},  // transpose and a copy out of PSUM per ragged block
+    {"p12_new_bias_gelu_cols", "", true},
+    {"p12_new_rowsum_memset_acc", "", true},
+    {"p12_new_iota_onehot_smooth", "", true},        // the wrapper passing scalars lifts as the kernel
+    {"p12_new_transpose_then_matmul", "", true},
+    {"p12_llm_swiglu_typed_helpers", "", true},
+    {"p12_llm_head_tile_list", "", true},
+    {"p12_llm_scores_softmax_helpers", "", true},    // a helper's argument another helper's result
+    {"p12_llm_layernorm_shape_branch", "", true},    // a helper's `if` on a shape, host lists of sums
+    {"p12_llm_residual_rmsnorm_tuple", "", true},
+    {"p12_llm_matmul_helper_static_k", "", true},
+    {"p12_mix_mgrid_where_tail", "", true},          // the wrapper passing slope= lifts as the kernel
+    {"p12_mix_scan_decay_masked", "", false},        // a carried scan: tile_size no longer offered
+    {"p12_mix_select_reduce_lengths", "", true},
+    {"p12_mix_mgrid_sequential_colmax", "", true},
 };
 
 TEST(CorpusNewIdioms, EachKernelChecksLiftsAsRecordedAndOffersTheRecordedSites) {

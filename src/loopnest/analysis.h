@@ -67,7 +67,8 @@ bool may_overlap_within(const Kernel& k, const Access& a, const Access& b, const
 // name rebound each iteration, lift_carry.cpp). A move that reorders, interleaves or merges the
 // loop's iterations changes the values; accumulations only change the order of a sum.
 std::set<int> carried_tensors(const Kernel& k, int loop);
-// Whether the iterations of loop `loop` may run in any order: an affine loop carrying no tensor.
+// Whether the iterations of loop `loop` may run in any order: an affine loop carrying no tensor,
+// or a static_range whose iterations commute (iterations_commute).
 bool independent_iterations(const Kernel& k, int loop);
 // Whether the iterations of loop `loop`, whatever kind it is written as, depend on each other only
 // through accumulations: it carries no tensor (carried_tensors), and no operation of one iteration

@@ -199,11 +199,12 @@ std::set<int> carried_tensors(const Kernel& k, int loop) {
 bool independent_iterations(const Kernel& k, int loop) {
   const Loop& l = k.loops.at(loop);
   if (l.kind == LoopKind::Affine) return carried_tensors(k, loop).empty();
-  // An unrolled loop (nl.static_range) promises nothing: its iterations are independent where the
+  // An unrolled loop (nl.static_range, or a range in the newer API, where affine_range is an alias
+  // of it: nki-language.md section 2) promises nothing: its iterations are independent where the
   // dependences show it. A sequential loop (and a legacy range, which the compiler makes one)
   // keeps its order for the simulator's engines; it becomes affine through affine_loop first.
-  // (A newer-API range is unrolled too, but jam_rows cannot yet print its ragged min() tiles.)
-  return l.kind == LoopKind::Static && iterations_commute(k, loop);
+  bool unrolled = l.kind == LoopKind::Static || (l.kind == LoopKind::Range && k.dialect.new_api);
+  return unrolled && iterations_commute(k, loop);
 }
 
 namespace {

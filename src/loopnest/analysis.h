@@ -68,7 +68,7 @@ bool may_overlap_within(const Kernel& k, const Access& a, const Access& b, const
 // loop's iterations changes the values; accumulations only change the order of a sum.
 std::set<int> carried_tensors(const Kernel& k, int loop);
 // Whether the iterations of loop `loop` may run in any order: an affine loop carrying no tensor,
-// or a static_range whose iterations commute (iterations_commute).
+// or a static_range (or newer-API range) whose iterations commute (iterations_commute).
 bool independent_iterations(const Kernel& k, int loop);
 // Whether the iterations of loop `loop`, whatever kind it is written as, depend on each other only
 // through accumulations: it carries no tensor (carried_tensors), and no operation of one iteration

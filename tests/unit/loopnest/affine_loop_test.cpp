@@ -190,6 +190,15 @@ TEST(AffineLoop, AStaticLoopWhoseIterationsOnlyAccumulateIsPipelined) {
   bool pipelined = false;
   for (const auto& s : loopnest::find_sites(form)) pipelined = pipelined || s.transform == "pipeline_prep";
   EXPECT_TRUE(pipelined);
+  // Written with a plain `range`, which the newer API unrolls like its affine_range (an alias, NKI
+  // 0.7's spelling of every loop): the same.
+  std::string ranged = text;
+  ranged.replace(ranged.find("nl.static_range(keys // 128)"), std::string("nl.static_range(keys // 128)").size(),
+                 "range(keys // 128)");
+  loopnest::Kernel rf = loopnest::lift_source(path, ranged, args);
+  bool ranged_pipelined = false;
+  for (const auto& s : loopnest::find_sites(rf)) ranged_pipelined = ranged_pipelined || s.transform == "pipeline_prep";
+  EXPECT_TRUE(ranged_pipelined);
   // The same loop reading back what its previous iteration wrote (a running value) is not.
   std::string carried = text;
   const std::string from = "nisa.dma_copy(dst=v_t, src=v[t * 128:(t + 1) * 128, :])";

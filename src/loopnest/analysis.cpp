@@ -285,13 +285,17 @@ bool iterations_commute(const Kernel& k, int loop) {
   return true;
 }
 
-bool uses_loop(const Access& a, int loop) {
-  for (const auto& d : a.dims) {
-    if (d.start.uses(loop)) return true;
+bool size_uses_loop(const Access& a, int loop) {
+  for (const auto& d : a.dims)
     for (const auto& t : d.terms)
       if (t.size.uses(loop)) return true;
-  }
   return false;
+}
+
+bool uses_loop(const Access& a, int loop) {
+  for (const auto& d : a.dims)
+    if (d.start.uses(loop)) return true;
+  return size_uses_loop(a, loop);
 }
 
 bool index_operand_uses(const Operand& o, int loop) {

@@ -82,6 +82,9 @@ bool iterations_commute(const Kernel& k, int loop);
 
 // Whether `a` uses loop variable `loop` anywhere (starts, sizes).
 bool uses_loop(const Access& a, int loop);
+// Whether a size of `a` uses loop variable `loop` (a tile that changes size per iteration: `min(128,
+// M - 128 * m)`, a ragged last tile).
+bool size_uses_loop(const Access& a, int loop);
 bool uses_loop(const Op& op, int loop);
 // Whether a constraint of the op's mask reads loop variable `loop`.
 bool mask_uses(const Op& op, int loop);

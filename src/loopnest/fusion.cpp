@@ -240,6 +240,16 @@ class FuseNests : public Transform {
     return nullptr;
   }
 
+  // Every tile access of node `n`: its operations' destinations and tile operands, its view.
+  static void each_access(const Node& n, const std::function<void(const Access&)>& fn) {
+    for (const auto& op : n.ops) {
+      if (op.dst) fn(*op.dst);
+      for (const auto& arg : op.args)
+        if (arg.value.kind == Operand::Kind::Tile) fn(arg.value.access);
+    }
+    if (n.view) fn(*n.view);
+  }
+
   // Blocks of iterations need a loop from 0 in steps of 1. A list the first loop appends to
   // (`scores.append(row)`, read as `scores[m]` by the second) becomes a list of the block's tiles:
   // it must be created in the block holding the two loops and read only by its own iteration.
@@ -251,18 +261,12 @@ class FuseNests : public Transform {
       if (t.list_loop != a.loop) continue;
       if (!list_creation(block, t.list_name)) return false;
       bool own = true;
-      auto check = [&](const Access& x, int loop) {
-        if (x.tensor == t.id && !(x.dims[0].start == IExpr::var(loop))) own = false;
-      };
       for (const auto* body : {&a.body, &b.body}) {
         int loop = body == &a.body ? a.loop : b.loop;
         for_each_node(*body, [&](const Node& n, const std::vector<int>&) {
-          for (const auto& op : n.ops) {
-            if (op.dst) check(*op.dst, loop);
-            for (const auto& arg : op.args)
-              if (arg.value.kind == Operand::Kind::Tile) check(arg.value.access, loop);
-          }
-          if (n.view) check(*n.view, loop);
+          each_access(n, [&](const Access& x) {
+            if (x.tensor == t.id && !(x.dims[0].start == IExpr::var(loop))) own = false;
+          });
         });
       }
       if (!own) return false;
@@ -270,12 +274,7 @@ class FuseNests : public Transform {
       // loop over all of them would index past it).
       bool elsewhere = false;
       auto touches = [&](const Node& m, const std::vector<int>&) {
-        for (const auto& op : m.ops) {
-          if (op.dst && op.dst->tensor == t.id) elsewhere = true;
-          for (const auto& arg : op.args)
-            if (arg.value.kind == Operand::Kind::Tile && arg.value.access.tensor == t.id) elsewhere = true;
-        }
-        if (m.view && m.view->tensor == t.id) elsewhere = true;
+        each_access(m, [&](const Access& x) { elsewhere = elsewhere || x.tensor == t.id; });
       };
       for (const auto& n : block) {
         if (n.id == a.id || n.id == b.id) continue;

@@ -70,12 +70,10 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     if (mask_uses(*op, l) || index_operand_uses(*op, l)) return std::nullopt;
     // A tile whose size depends on the row (`min(128, M - 128 * m)`, a ragged last tile): the rows'
     // copies print one size for all (p12_new_matmul_ragged_min).
-    std::vector<const Access*> all = reads(*op), w = writes(*op);
-    all.insert(all.end(), w.begin(), w.end());
-    for (const Access* a : all)
-      for (const auto& d : a->dims)
-        for (const auto& t : d.terms)
-          if (t.size.uses(l)) return std::nullopt;
+    for (const Access* a : reads(*op))
+      if (size_uses_loop(*a, l)) return std::nullopt;
+    for (const Access* a : writes(*op))
+      if (size_uses_loop(*a, l)) return std::nullopt;
   }
   // Fixpoint: an op is per row when it reads something per row or writes a tile per row.
   std::set<int> varying;  // storage ids

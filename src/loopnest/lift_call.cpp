@@ -804,11 +804,9 @@ AValue Lifter::call(const CallExpr& c) {
     // loop (Lifter::append), held as its single item: its length is that dim, not 1. The item's
     // access has one dim per level still open (a list of lists seen from inside the outer loop's
     // body names the inner level's tensor before the outer dim was added).
-    if (pos[0].k == K::List && pos[0].items.size() == 1 && pos[0].items[0].k == K::Tile &&
-        k.tensor(pos[0].items[0].access.tensor).list_loop >= 0) {
-      const Tensor& t = k.tensor(pos[0].items[0].access.tensor);
+    if (const Tensor* t = list_tensor(pos[0])) {
       size_t open = pos[0].items[0].access.dims.size();
-      if (open >= 1 && open <= t.shape.size()) return AValue::of_int(t.shape[t.shape.size() - open]);
+      if (open >= 1 && open <= t->shape.size()) return AValue::of_int(t->shape[t->shape.size() - open]);
     }
     if (pos[0].k == K::Tuple || pos[0].k == K::List || pos[0].k == K::Set)
       return AValue::of_int(static_cast<int64_t>(pos[0].items.size()));

@@ -579,12 +579,11 @@ AValue Lifter::eval(const Expr& e) {
         if (placed != 1) fail(s.index->span, "an nl.arange subscript without exactly one ':'");
         return g;
       }
-      if (base.k == K::List && base.items.size() == 1 && base.items[0].k == K::Tile &&
-          k.tensor(base.items[0].access.tensor).list_loop >= 0) {
+      if (const Tensor* lt = list_tensor(base)) {
         // scores[m]: block m of the list's tensor. A list of lists is one level of it: the levels
         // outside it are the iterations of their loops the subscript is in (`block_tiles[bm]`
         // inside the m loop is result_tiles[m][bm]).
-        const Tensor& t = k.tensor(base.items[0].access.tensor);
+        const Tensor& t = *lt;
         std::vector<std::pair<std::string, int>> lists = t.outer_lists;
         lists.push_back({t.list_name, t.list_loop});
         size_t level = 0;

@@ -109,13 +109,13 @@ const AValue* Lifter::dict_get(const AValue& dict, const AValue& key) const {
 }
 
 std::optional<std::vector<AValue>> Lifter::host_items(const AValue& v) const {
-  if (v.k == K::List && v.items.size() == 1 && v.items[0].k == K::Tile) {
+  if (const Tensor* lt = list_tensor(v)) {
     // A list filled one tile per iteration of a loop (a list tensor, `blocks.append(t)`), iterated
     // after that loop: its blocks in order, each a constant index of the list's block dim.
-    const Tensor& t = k.tensor(v.items[0].access.tensor);
-    auto trip = t.list_loop >= 0 ? k.loops.at(t.list_loop).trip() : std::nullopt;
+    const Tensor& t = *lt;
+    auto trip = k.loops.at(t.list_loop).trip();
     bool inside = std::find(loop_stack.begin(), loop_stack.end(), t.list_loop) != loop_stack.end();
-    if (t.list_loop >= 0 && t.outer_lists.empty() && trip && !inside) {
+    if (t.outer_lists.empty() && trip && !inside) {
       std::vector<AValue> out;
       for (int64_t i = 0; i < *trip; ++i) {
         Access a;

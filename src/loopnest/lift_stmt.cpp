@@ -1070,20 +1070,29 @@ bool Lifter::host_for_as_loop(const ForStmt& s, const AValue& seq, std::vector<N
 // their first index at the end of the lift, list subscripts their index). The tile may also be
 // made in the call (`blocks.append(nl.load(b[k]))`): the statement is then that operation, its
 // result the list's element (named `blocks_item`, as no name of the author's holds it).
+const Tensor* Lifter::list_tensor(const AValue& v) const {
+  if (v.k != K::List || v.items.size() != 1 || v.items[0].k != K::Tile) return nullptr;
+  const Tensor& t = k.tensor(v.items[0].access.tensor);
+  return t.list_loop >= 0 ? &t : nullptr;
+}
+
 std::vector<Op> Lifter::append(const CallExpr& c) {
   auto& attr = static_cast<const AttributeExpr&>(*c.func);
   if (attr.value->kind != ExprKind::Name || c.args.size() != 1)
     fail(c.span, "an append other than `name.append(tile)`");
   const std::string& list = static_cast<const NameExpr&>(*attr.value).id;
-  auto it = env.find(list);
-  if (it == env.end() || it->second.k != K::List) fail(attr.value->span, fmt::format("'{}' is not a list", list));
+  auto find_list = [&] {
+    auto at = env.find(list);
+    if (at == env.end() || at->second.k != K::List) fail(attr.value->span, fmt::format("'{}' is not a list", list));
+    return at;
+  };
+  find_list();
   std::vector<Op> made;
   current_ops = &made;
   AValue v = eval(*c.args[0]);
-  // Found again: a helper called in the argument restores the names it saw (inline_call assigns
-  // `env`), which leaves an iterator taken before the call dangling.
-  it = env.find(list);
-  if (it == env.end() || it->second.k != K::List) fail(attr.value->span, fmt::format("'{}' is not a list", list));
+  // Found after the argument: a helper called in it restores the names it saw (inline_call
+  // assigns `env`), which leaves an iterator taken before the call dangling.
+  auto it = find_list();
   if (auto d = list_depth.find(list); d != list_depth.end() && d->second == loop_stack.size()) {
     // `cols = []; cols.append(a); cols.append(b)` in one iteration: the values themselves, in order.
     // Under a condition on a loop variable both branches are lifted, so which items the list holds
@@ -1097,8 +1106,7 @@ std::vector<Op> Lifter::append(const CallExpr& c) {
   int l = loop_stack.back();
   const Loop& loop = k.loops.at(l);
   auto trip = loop.trip();
-  if (made.empty() && v.k == K::List && v.items.size() == 1 && v.items[0].k == K::Tile &&
-      k.tensor(v.items[0].access.tensor).list_loop >= 0) {
+  if (made.empty() && list_tensor(v)) {
     // `block_tiles.append(row)`, `row` a list of tiles built by a loop inside this one: one more
     // block dim, over this loop, before the row's.
     Tensor& t = k.tensor(v.items[0].access.tensor);

@@ -232,6 +232,9 @@ class Lifter {
   AValue sequence_slice(const AValue& base, const nki::SliceExpr& sl, const nki::Expr& e);
   void finish_lists(std::vector<Node>& body);
   std::map<int, size_t> list_ranks;  // list tensors -> their rank before the list's block dim
+  // The tensor of a list appended one tile per iteration of a loop (Lifter::append: one tensor with
+  // a block dim over the loop, held as the list's single item), or null for any other value.
+  const Tensor* list_tensor(const AValue& v) const;
   // Lists bound empty (`cols = []`) -> the loop depth of that binding: appended at the same depth,
   // the list is a host list of that iteration's values (a Python list the trace unrolls), not a
   // tile per iteration of a loop.

@@ -300,6 +300,7 @@ bool uses_loop(const Access& a, int loop) {
 
 bool index_operand_uses(const Operand& o, int loop) {
   if (o.kind == Operand::Kind::Index) return o.index.uses(loop);
+  if (o.number_when) return o.number_when->uses(loop);
   if (o.kind != Operand::Kind::Grid) return false;
   if (o.grid.start.uses(loop)) return true;
   for (const auto& t : o.grid.terms)
@@ -315,7 +316,7 @@ bool index_operand_uses(const Op& op, int loop) {
 
 bool has_index_operand(const Op& op) {
   for (const auto& a : op.args)
-    if (a.value.kind == Operand::Kind::Index || a.value.kind == Operand::Kind::Grid) return true;
+    if (a.value.kind == Operand::Kind::Index || a.value.kind == Operand::Kind::Grid || a.value.number_when) return true;
   return false;
 }
 

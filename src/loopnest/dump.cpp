@@ -116,12 +116,17 @@ class Dumper {
     for (int id : k_.outputs) note(id);
   }
 
+  std::string number(const Operand& o) const {
+    if (o.integer) return fmt::format("{}", static_cast<int64_t>(o.number));
+    return o.number_type.empty() ? number_text(o.number) : fmt::format("{}({})", o.number_type, number_text(o.number));
+  }
+
   std::string operand(const Operand& o) const {
     switch (o.kind) {
-      case Operand::Kind::Tile: return access(o.access);
-      case Operand::Kind::Number:
-        if (o.integer) return fmt::format("{}", static_cast<int64_t>(o.number));
-        return o.number_type.empty() ? number_text(o.number) : fmt::format("{}({})", o.number_type, number_text(o.number));
+      case Operand::Kind::Tile:
+        if (o.number_when) return fmt::format("({} if {} else {})", number(o), k_.str(*o.number_when), access(o.access));
+        return access(o.access);
+      case Operand::Kind::Number: return number(o);
       case Operand::Kind::Symbol: {
         auto colon = o.symbol.find(':');
         return colon == std::string::npos || o.symbol.rfind("engine:", 0) == 0 ? o.symbol : o.symbol.substr(colon + 1);

@@ -219,6 +219,8 @@ class Emitter {
           out += indent(depth) + statement(n) + "\n";
         } else if (n.meta == MetaKind::View && n.view && !n.binds.empty()) {
           out += indent(depth) + n.binds[0] + " = " + access(*n.view) + "\n";
+        } else if (n.meta == MetaKind::Append && n.view && !n.binds.empty()) {
+          out += indent(depth) + n.binds[0] + ".append(" + access(*n.view) + ")\n";
         } else {
           throw EmitError("a changed meta statement without its new text");
         }
@@ -377,13 +379,29 @@ class Emitter {
   std::string index_text(const Operand& o) {
     if (o.number_type == "float") return "float(" + str(o.index) + ")";
     if (o.number_type != "bool") return str(o.index);
-    if (o.index.is_constant()) return o.index.constant() ? "True" : "False";
-    if (o.index.constant() == 0 && o.index.terms().size() == 1) {
-      const auto& [term, coeff] = o.index.terms().begin()->second;
+    return bool_text(o.index);
+  }
+
+  // A bool expression of the loop variables (1 / 0): the comparison it selects on, as written.
+  std::string bool_text(const IExpr& e) {
+    if (e.is_constant()) return e.constant() ? "True" : "False";
+    if (e.constant() == 0 && e.terms().size() == 1) {
+      const auto& [term, coeff] = e.terms().begin()->second;
       if (term.kind == TermKind::Select && coeff == 1 && term.args[2] == IExpr(1) && term.args[3] == IExpr(0))
         return fmt::format("{} {} {}", str(term.args[0]), symbol(term.cmp), str(term.args[1]));
     }
-    return "bool(" + str(o.index) + ")";
+    return "bool(" + str(e) + ")";
+  }
+
+  std::string number_text(const Operand& o) {
+    if (!o.number_type.empty()) {
+      std::string np = alias("numpy");
+      std::string v = o.number_type.find("int") != std::string::npos && o.number == std::floor(o.number)
+                          ? fmt::format("{}", static_cast<int64_t>(o.number))
+                          : number_literal(o.number);
+      return fmt::format("{}.dtype({}.{}).type({})", np, np, o.number_type, v);
+    }
+    return o.integer ? fmt::format("{}", static_cast<int64_t>(o.number)) : number_literal(o.number);
   }
 
   // An index grid operand: its start plus its terms (`128*r + 1 + nl.arange(128)[:, None]`).
@@ -503,16 +521,11 @@ class Emitter {
     // `(scale := 2.0)`: the span leaves out the parentheses an assignment expression needs.
     if (kept(o.origin)) return o.origin->kind == ExprKind::NamedExpr ? "(" + source(*o.origin) + ")" : source(*o.origin);
     switch (o.kind) {
-      case Operand::Kind::Tile: return access(o.access);
-      case Operand::Kind::Number:
-        if (!o.number_type.empty()) {
-          std::string np = alias("numpy");
-          std::string v = o.number_type.find("int") != std::string::npos && o.number == std::floor(o.number)
-                              ? fmt::format("{}", static_cast<int64_t>(o.number))
-                              : number_literal(o.number);
-          return fmt::format("{}.dtype({}.{}).type({})", np, np, o.number_type, v);
-        }
-        return o.integer ? fmt::format("{}", static_cast<int64_t>(o.number)) : number_literal(o.number);
+      case Operand::Kind::Tile:
+        if (o.number_when)
+          return fmt::format("({} if {} else {})", number_text(o), bool_text(*o.number_when), access(o.access));
+        return access(o.access);
+      case Operand::Kind::Number: return number_text(o);
       case Operand::Kind::Symbol: return symbol_text(o.symbol);
       case Operand::Kind::Shape: {
         std::string s = "(";

@@ -119,6 +119,12 @@ struct Operand {
   int grid_rank = 0;             // Grid: the number of axes of the grid (`[:, None]` is 2)
   const nki::Expr* origin = nullptr;  // the expression it was lifted from (printed while unchanged)
   std::string text;              // Other: the source text
+  // Tile: a per-iteration choice between a number and the tile (`0.0 if blk == 0 else carry`, a
+  // scan's initial value): in the iterations where this bool expression of the loop variables is 1
+  // the op takes `number` (`integer`, `number_type`) instead. The tile counts as read in every
+  // iteration, so dependences stay conservative; the expression is an index operand for the moves
+  // (index_operand_uses).
+  std::optional<IExpr> number_when;
 };
 
 enum class OpClass : uint8_t {
@@ -192,7 +198,9 @@ struct Loop {
 // helper's nodes (frozen: printed only as the call), `ops` the statement's own operations, the first
 // `inline_split` of them evaluated before the helper runs.
 enum class NodeKind : uint8_t { Stmt, Loop, If, Meta, Inline };
-enum class MetaKind : uint8_t { None, Import, Docstring, Binding, View, Assert, Return, Pass };
+// Append: `blocks.append(t)` of an opened helper's result into the kernel's list (binds[0] the
+// list, view the iteration's element).
+enum class MetaKind : uint8_t { None, Import, Docstring, Binding, View, Assert, Return, Pass, Append };
 
 struct Node {
   NodeKind kind = NodeKind::Meta;

@@ -58,6 +58,7 @@ void substitute_access(Access& a, int from, const IExpr& with) {
 // A tile's access, or an index / grid operand (an expression of the loop variables).
 void substitute_operand(Operand& o, int from, const IExpr& with) {
   if (o.kind == Operand::Kind::Tile) substitute_access(o.access, from, with);
+  if (o.number_when) o.number_when = o.number_when->substitute(from, with);
   if (o.kind == Operand::Kind::Index) o.index = o.index.substitute(from, with);
   if (o.kind == Operand::Kind::Shape)
     for (auto& d : o.shape) d = d.substitute(from, with);

@@ -68,7 +68,23 @@ Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
   Operand o;
   o.origin = origin;
   switch (v.k) {
-    case K::Tile: o.kind = Operand::Kind::Tile; o.access = v.access; break;
+    case K::Tile:
+      o.kind = Operand::Kind::Tile;
+      o.access = v.access;
+      if (v.instead) {
+        const AValue& n = *v.instead;
+        o.number = n.k == K::Int ? static_cast<double>(n.i.constant()) : n.f;
+        o.integer = n.k == K::Int;
+        o.number_type = n.type;
+        Ranges rg = L.ranges();
+        o.number_when = IExpr::select(v.cl, v.cmp, v.cr, IExpr(1), IExpr(0), &rg);
+        // A condition the loop bounds decide: the one value it always takes.
+        if (o.number_when->is_constant()) {
+          if (o.number_when->constant()) o.kind = Operand::Kind::Number;
+          o.number_when.reset();
+        }
+      }
+      break;
     case K::Int:
       if (v.i.is_constant()) {
         o.kind = Operand::Kind::Number;

@@ -105,6 +105,32 @@ AValue enum_as_int(AValue v) {
   return it == values.end() ? v : AValue::of_int(it->second);
 }
 
+Cmp negated(Cmp c) {
+  switch (c) {
+    case Cmp::Lt: return Cmp::Ge;
+    case Cmp::Le: return Cmp::Gt;
+    case Cmp::Gt: return Cmp::Le;
+    case Cmp::Ge: return Cmp::Lt;
+    case Cmp::Eq: return Cmp::Ne;
+    case Cmp::Ne: return Cmp::Eq;
+  }
+  return c;
+}
+
+// `0.0 if blk == 0 else carry` (a scan starting from zero in the first chunk and from the carried
+// tile after): the tile, with the number it gives way to where the condition says so
+// (AValue::instead). None when the branches are not one number and one tile.
+std::optional<AValue> number_or_tile(const AValue& cond, const AValue& then, const AValue& otherwise) {
+  auto is_number = [](const AValue& v) { return v.k == K::Float || (v.k == K::Int && v.i.is_constant()); };
+  bool number_first = is_number(then) && otherwise.k == K::Tile && !otherwise.instead;
+  bool tile_first = then.k == K::Tile && !then.instead && is_number(otherwise);
+  if (!number_first && !tile_first) return std::nullopt;
+  AValue v = number_first ? otherwise : then;
+  v.instead = std::make_shared<AValue>(number_first ? then : otherwise);
+  v.cl = cond.cl, v.cr = cond.cr, v.cmp = number_first ? cond.cmp : negated(cond.cmp);
+  return v;
+}
+
 AValue builtin(const std::string& id) {
   static const std::set<std::string> funcs = {"range", "min", "max", "len", "int", "float", "tuple", "list", "abs",
                                               "isinstance", "print", "bool", "round", "divmod", "zip",
@@ -819,10 +845,12 @@ AValue Lifter::eval(const Expr& e) {
       AValue t = eval(*x.test);
       if (auto truth = host_truth(t)) return *truth ? eval(*x.body) : eval(*x.orelse);
       if (t.k == K::Cond) {
+        AValue a = eval(*x.body), b = eval(*x.orelse);
+        if (auto choice = number_or_tile(t, a, b)) return *choice;
         // An instruction enum chosen per iteration (`reduce_cmd.reset_reduce if c == 0 else
         // reduce_cmd.reduce`) is the choice between the enum's integer values, which every API
         // taking it accepts.
-        AValue a = enum_as_int(eval(*x.body)), b = enum_as_int(eval(*x.orelse));
+        a = enum_as_int(a), b = enum_as_int(b);
         Ranges rg = ranges();
         return AValue::of_int(IExpr::select(t.cl, t.cmp, t.cr, int_of(a, *x.body), int_of(b, *x.orelse), &rg));
       }

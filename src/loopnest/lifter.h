@@ -63,6 +63,9 @@ struct AValue {
   // 128)]`), or an enumerate of one: its item as an expression of the item's index, the variable
   // kHostIndex (checked equal to every item). A host loop over it can then lift as a loop.
   std::shared_ptr<AValue> per_item;
+  // Tile chosen per iteration against a number (`0.0 if blk == 0 else carry`): the number (Int or
+  // Float), taken where cl cmp cr holds (Operand::number_when).
+  std::shared_ptr<AValue> instead;
 
   static AValue of_int(IExpr v) { AValue a; a.k = K::Int; a.i = std::move(v); return a; }
   static AValue of_float(double v, std::string type = "") { AValue a; a.k = K::Float; a.f = v; a.type = std::move(type); return a; }

@@ -152,13 +152,47 @@ std::string result_base(const std::string& helper) {
   return base;
 }
 
+// `a_tiles.append(load_block(a, ...))`: the helper's result is the iteration's element of the
+// kernel's list (a list tensor, Tensor::list_name); opened, the helper's nodes make it under its
+// own name and the append of that name follows them (the call statement, which did the append,
+// is gone).
+void append_result(Kernel& k, const Node& call, const std::vector<Node>& opened, std::vector<Node>& out) {
+  std::string list = appended_list(call);
+  if (list.empty()) return;
+  std::set<int> made;
+  defined(opened, made);
+  for (int t : made) {
+    const Tensor& tensor = k.tensor(t);
+    if (tensor.list_name != list || tensor.list_loop < 0) continue;
+    Access element = whole_of(k, t);
+    std::vector<int> loops;
+    for (const auto& outer : tensor.outer_lists) loops.push_back(outer.second);
+    loops.push_back(tensor.list_loop);
+    for (size_t d = 0; d < loops.size(); ++d) element.dims[d] = {IExpr::var(loops[d]), {}};
+    for (size_t d = loops.size(); d < element.dims.size(); ++d)
+      element.dims[d].terms[0].axis = static_cast<int>(d - loops.size());
+    Node n;
+    n.kind = NodeKind::Meta;
+    n.meta = MetaKind::Append;
+    n.id = k.next_node++;
+    n.dirty = true;
+    n.binds = {list};
+    n.view = element;
+    out.push_back(std::move(n));
+    return;
+  }
+  throw TransformError("a helper result appended to a list that is not one tile per iteration");
+}
+
 // The helper's nodes in place of the call; a call inside an expression of the statement (it has
 // operations of its own) is split as the header says. Names for the values the statement's
 // remaining operations read from the parts before them, and those reads print the names instead
 // of the call's text.
 void open_call(Kernel& k, Node& call, std::vector<Node>& out) {
   if (call.ops.empty()) {
+    size_t first = out.size();
     adopt(k, call.body, out);
+    append_result(k, call, std::vector<Node>(out.begin() + static_cast<long>(first), out.end()), out);
     return;
   }
   size_t split = std::min(call.inline_split, call.ops.size());

@@ -9,6 +9,7 @@
 #include "corpus.h"
 #include "count_loads.h"
 #include "loopnest/dump.h"
+#include "loopnest/emit.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
 
@@ -208,6 +209,57 @@ TEST(OpenHelpers, AnAppendedHelperResultIsLoadedInTheLoopThatAppendsIt) {
   EXPECT_TRUE(build < w_load && w_load < compute) << dump;
   EXPECT_NE(dump.find("list 'outs' over r"), std::string::npos) << dump;
   EXPECT_NE(dump.find("list 'w_tiles' over r"), std::string::npos) << dump;
+}
+
+}  // namespace
+
+namespace {
+
+// Opened, `w_tiles.append(load_rows(w, r * 128))` is the helper's statements followed by the
+// append of the tile they made: the call statement did the append, so dropping it with the call
+// left later reads of `w_tiles[r]` naming a list nothing fills (the printed kernel did not lift,
+// so every helpers=open site of such a kernel was lost).
+TEST(OpenHelpers, AnOpenedHelperResultIsStillAppendedToItsList) {
+  for (const char* name : {"new_list_append_helper", "new_scan_initial_choice"}) {
+    std::string path = source_dir() + "/tests/kernels/corpus/" + name + ".py";
+    auto args = arrays({{256, 512}, {256, 512}});
+    loopnest::Kernel form = loopnest::lift_source(path, read(path), args);
+    EXPECT_EQ(loopnest::helpers_stay_closed(form), std::nullopt) << name;
+    loopnest::Kernel opened = form;
+    ASSERT_GE(loopnest::open_helpers(opened), 1) << name;
+    std::string printed = loopnest::emit_checked(opened, args);
+    const char* append = name == std::string("new_list_append_helper") ? "w_tiles.append(tile)" : "a_tiles.append(tile)";
+    EXPECT_NE(printed.find(append), std::string::npos) << printed;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// `start = 0.0 if c == 0 else carry_tiles[r]` (a scan starting from zero in the first chunk and
+// from the carried tile after) lifts as the tile operand with the number it gives way to; printed
+// from the form it is the same choice, and a choice between two tiles is still refused by name.
+TEST(LoopNestLift, ANumberOrTileChosenPerIterationIsOneOperand) {
+  std::string path = source_dir() + "/tests/kernels/corpus/new_scan_initial_choice.py";
+  auto args = arrays({{256, 512}, {256, 512}});
+  loopnest::Kernel form = loopnest::lift_source(path, read(path), args);
+  std::string dump = loopnest::dump(form);
+  EXPECT_NE(dump.find("initial=(0.0 if "), std::string::npos) << dump;
+  std::string printed = loopnest::emit_checked(form, args, {.regenerate = true});
+  EXPECT_NE(printed.find("initial=(0.0 if c == 0 else "), std::string::npos) << printed;
+
+  std::string two_tiles = read(path);
+  const std::string number_choice = "0.0 if c == 0 else carry_tiles[r]";
+  size_t at = two_tiles.rfind(number_choice);  // the statement, not the comment
+  ASSERT_NE(at, std::string::npos);
+  two_tiles.replace(at, number_choice.size(), "x_t[:, 0:1] if c == 0 else carry_tiles[r]");
+  try {
+    loopnest::lift_source(path, two_tiles, args);
+    FAIL() << "a choice between two tiles lifted";
+  } catch (const loopnest::LiftError& e) {
+    EXPECT_NE(e.render().find("x_t[:, 0:1] if c == 0 else carry_tiles[r]"), std::string::npos) << e.render();
+  }
 }
 
 }  // namespace

@@ -155,12 +155,17 @@ const Pair kPairs[] = {
     // ... and a sum of matmul products into SBUF was not recognised as the accumulation the compiler
     // keeps in PSUM (src/lower psum_accumulation): 24.643 vs 18.557 us on trn1, 24.912 vs 11.178 us on
     // trn2, against `acc += nl.matmul(...)`.
+    // `t * np.float16(2.0)` against `nisa.tensor_scalar(t, nl.multiply, 2.0)` on an fp16 tile: a typed
+    // scalar keeps the tile's dtype (3.8). `t * 2.0` does not: SpellingPairs.WeakFloatScalarWidens.
+    {"typed_scalar_vs_tensor_scalar", "scale16.ref.py", "scale16_typed.py", "scale16_isa.py", 0.001},
     {"loop_reduce_matmul_vs_iadd", "matmul.ref.py", "matmul_loop_reduce.py", "../../golden/lower/nki/sbuf_accumulation.py",
      0.001},
 };
 
 struct Simulated {
-  double latency_us = 0, pe_busy_us = 0, dma_load_us = 0;
+  // vector_scalar_us: VectorE and ScalarE busy time together (the compiler balances movable
+  // instructions between the two, so only their sum is a property of the program).
+  double latency_us = 0, pe_busy_us = 0, dma_load_us = 0, vector_scalar_us = 0;
 };
 
 Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
@@ -174,6 +179,10 @@ Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
   if (pe != run.profile->engine_busy_ms.end()) s.pe_busy_us = pe->second * 1e3;
   auto load = run.profile->engine_busy_ms.find("dma_load");
   if (load != run.profile->engine_busy_ms.end()) s.dma_load_us = load->second * 1e3;
+  for (const char* engine : {"dve", "act"}) {
+    auto e = run.profile->engine_busy_ms.find(engine);
+    if (e != run.profile->engine_busy_ms.end()) s.vector_scalar_us += e->second * 1e3;
+  }
   return s;
 }
 
@@ -271,6 +280,35 @@ TEST(SpellingPairs, NlMatmulWithoutTransposeXCostsItsDocumentedTransposes) {
     const double transposes_us = blocks * cycles / a.tensor_ghz * 1e-3;
     EXPECT_NEAR(nl_form.pe_busy_us - pre.pe_busy_us, transposes_us, 1e-3 * transposes_us)
         << arch << ": " << nl_form.pe_busy_us << " vs " << pre.pe_busy_us << " us of PE";
+  }
+}
+
+// `t * 2.0` on an fp16 tile against `nisa.tensor_scalar(t, nl.multiply, 2.0)`: the documentation
+// says they differ. A Python float is weakly typed as float32, so the operator's product is a
+// float32 tile ("fp16_tile + 1.2 -> float32"), while a single-input API keeps its input's dtype
+// (nki-language.md 3.8). On NC-v3 a 16-bit VectorE tensor_scalar runs in performance mode and an
+// fp32 result does not (ARCH3), so the operator costs the compute engines more; NC-v2 has no such
+// mode, so there the two cost the same.
+TEST(SpellingPairs, WeakFloatScalarWidensA16BitTileAsDocumented) {
+  const Pair p{"weak_float_vs_tensor_scalar", "scale16.ref.py", "scale16_operator.py", "scale16_isa.py", 0};
+  for (const char* kernel : {p.first, p.second}) {
+    eval::EvalRequest req;
+    req.reference_path = (kDir / p.reference).string();
+    req.kernel_path = (kDir / kernel).string();
+    req.seeds = {0};
+    req.tolerance = 1e-4;
+    req.profile = false;
+    EXPECT_EQ(eval::evaluate(req).status, eval::Status::Ok) << kernel;
+  }
+  {
+    ASSERT_EQ(trn::arch_config("trn1").vector_perf_mode_copy, 1u);
+    const Simulated weak = simulate(p, p.first, "trn1"), kept = simulate(p, p.second, "trn1");
+    EXPECT_NEAR(weak.vector_scalar_us, kept.vector_scalar_us, 1e-6) << "trn1";
+  }
+  {
+    ASSERT_GT(trn::arch_config("trn2").vector_perf_mode_copy, 1u);
+    const Simulated weak = simulate(p, p.first, "trn2"), kept = simulate(p, p.second, "trn2");
+    EXPECT_GT(weak.vector_scalar_us, 1.5 * kept.vector_scalar_us) << weak.vector_scalar_us << " vs " << kept.vector_scalar_us;
   }
 }
 

@@ -142,6 +142,8 @@ const Pair kPairs[] = {
     {"load_transpose2d_vs_dma_transpose", "transpose.ref.py", "transpose_dma.py", "transpose_dma_isa.py", 0.001},
     // A last window cut by `min()` (newer API, no masks) against `mask=`.
     {"min_slice_vs_mask", "ragged.ref.py", "ragged_min.py", "ragged_mask.py", 0.001},
+    // The same on the partition dim: a 104-row last tile under `mask=(r * 128 + ip < R)` against `min()`.
+    {"min_rows_vs_partition_mask", "ragrows.ref.py", "ragrows_min.py", "ragrows_mask.py", 0.001},
     // `nl.arange` grids with offsets on the free dims against `nl.ds`.
     {"grid_offsets_vs_nl_ds", "grid.ref.py", "grid_offsets.py", "grid_ds.py", 0.001},
     // The NKIBench tool-generated legacy spelling (numbered block-dim buffers declared up front,

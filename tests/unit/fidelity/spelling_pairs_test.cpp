@@ -188,13 +188,8 @@ Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
   return s;
 }
 
-using PairCase = std::tuple<Pair, std::string>;
-
-class SpellingPair : public ::testing::TestWithParam<PairCase> {};
-
-TEST_P(SpellingPair, BothSpellingsComputeTheReference) {
-  const auto& [p, arch] = GetParam();
-  if (arch != "trn1") GTEST_SKIP() << "numerics do not depend on the arch";
+// Both spellings compute the reference (seed 0, numerics on, no profile).
+void expect_both_compute_the_reference(const Pair& p) {
   for (const char* kernel : {p.first, p.second}) {
     eval::EvalRequest req;
     req.reference_path = (kDir / p.reference).string();
@@ -202,9 +197,18 @@ TEST_P(SpellingPair, BothSpellingsComputeTheReference) {
     req.seeds = {0};
     req.tolerance = 1e-4;
     req.profile = false;
-    eval::Evaluation r = eval::evaluate(req);
-    EXPECT_EQ(r.status, eval::Status::Ok) << kernel;
+    EXPECT_EQ(eval::evaluate(req).status, eval::Status::Ok) << kernel;
   }
+}
+
+using PairCase = std::tuple<Pair, std::string>;
+
+class SpellingPair : public ::testing::TestWithParam<PairCase> {};
+
+TEST_P(SpellingPair, BothSpellingsComputeTheReference) {
+  const auto& [p, arch] = GetParam();
+  if (arch != "trn1") GTEST_SKIP() << "numerics do not depend on the arch";
+  expect_both_compute_the_reference(p);
 }
 
 TEST_P(SpellingPair, SimulatesTheSame) {
@@ -229,15 +233,7 @@ INSTANTIATE_TEST_SUITE_P(Spellings, SpellingPair,
 // load bandwidth"), on NC-v3 the data at 90% of copy throughput from HBM (ARCH3).
 TEST(SpellingPairs, LoadTranspose2dCostsWhatTheDmaTransposeIsPublishedToCost) {
   const Pair p{"load_transpose2d_vs_nc_transpose", "transpose.ref.py", "transpose_dma.py", "transpose_pe.py", 0};
-  for (const char* kernel : {p.first, p.second}) {
-    eval::EvalRequest req;
-    req.reference_path = (kDir / p.reference).string();
-    req.kernel_path = (kDir / kernel).string();
-    req.seeds = {0};
-    req.tolerance = 1e-4;
-    req.profile = false;
-    EXPECT_EQ(eval::evaluate(req).status, eval::Status::Ok) << kernel;
-  }
+  expect_both_compute_the_reference(p);
   const double blocks = 8, elements = 128 * 128;
   {
     const trn::ArchConfig& a = trn::arch_config("trn1");
@@ -266,15 +262,7 @@ TEST(SpellingPairs, LoadTranspose2dCostsWhatTheDmaTransposeIsPublishedToCost) {
 // nc_transpose), and the matmuls themselves are the same.
 TEST(SpellingPairs, NlMatmulWithoutTransposeXCostsItsDocumentedTransposes) {
   const Pair p{"nl_matmul_vs_pretransposed", "matmul_rows.ref.py", "matmul_rows_nl.py", "matmul_rows_pretransposed.py", 0};
-  for (const char* kernel : {p.first, p.second}) {
-    eval::EvalRequest req;
-    req.reference_path = (kDir / p.reference).string();
-    req.kernel_path = (kDir / kernel).string();
-    req.seeds = {0};
-    req.tolerance = 1e-4;
-    req.profile = false;
-    EXPECT_EQ(eval::evaluate(req).status, eval::Status::Ok) << kernel;
-  }
+  expect_both_compute_the_reference(p);
   const double blocks = (512 / 128) * (512 / 128), cycles = 128;  // M/128 x K/128 blocks of [128, 128]
   for (const std::string arch : {"trn1", "trn2"}) {
     const trn::ArchConfig& a = trn::arch_config(arch);
@@ -293,15 +281,7 @@ TEST(SpellingPairs, NlMatmulWithoutTransposeXCostsItsDocumentedTransposes) {
 // mode, so there the two cost the same.
 TEST(SpellingPairs, WeakFloatScalarWidensA16BitTileAsDocumented) {
   const Pair p{"weak_float_vs_tensor_scalar", "scale16.ref.py", "scale16_operator.py", "scale16_isa.py", 0};
-  for (const char* kernel : {p.first, p.second}) {
-    eval::EvalRequest req;
-    req.reference_path = (kDir / p.reference).string();
-    req.kernel_path = (kDir / kernel).string();
-    req.seeds = {0};
-    req.tolerance = 1e-4;
-    req.profile = false;
-    EXPECT_EQ(eval::evaluate(req).status, eval::Status::Ok) << kernel;
-  }
+  expect_both_compute_the_reference(p);
   {
     ASSERT_EQ(trn::arch_config("trn1").vector_perf_mode_copy, 1u);
     const Simulated weak = simulate(p, p.first, "trn1"), kept = simulate(p, p.second, "trn1");

@@ -100,8 +100,17 @@ Value nl_loop_reduce(Interpreter& in, BoundArgs& a) {
     auto e = to_index_expr(i);
     if (!e || !e->terms.empty() || e->c0 != 0) first = false;
   }
-  Instruction ins(api, trn::Opcode::TensorTensor, trn::Engine::Vector, t.shape(), to_predicate(a["mask"], api));
+  // The first execution writes x: a copy. Every later one is `dest = op(dest, x)`, the
+  // tensor_tensor of that op (nki-language.md 7.7), and is recorded as one: a tensor_tensor's cost
+  // depends on its operation (16-bit max streams at 2N, add at N; ISA), so a loop_reduce that left
+  // it out was priced as an add whatever its op (issue 11: 2x on trn2 for a 16-bit running max).
+  Instruction ins(api, first ? trn::Opcode::TensorCopy : trn::Opcode::TensorTensor, trn::Engine::Vector, t.shape(),
+                  to_predicate(a["mask"], api));
   tensor::Array v = ins.input(t);
+  if (auto* info = ins.info(); info && !first) {
+    info->flops = uint64_t(ins.box().elements());
+    info->alu = trace_alu(*op.binary);
+  }
   Value r = ins.result(dtype_arg(a["dtype"], t.dtype(), api), trn::BufferKind::Sbuf, v);
   r.as<NkiTensorObj>()->loop_reduce = LoopReduceInfo{*op.binary, first};
   return r;

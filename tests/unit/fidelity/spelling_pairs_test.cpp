@@ -114,10 +114,60 @@ const Pair kPairs[] = {
     // section 5). Until session 12 the model ran it as straight-line code: 24.622 vs 44.035 us on
     // trn1, 18.148 vs 28.496 us on trn2.
     {"legacy_range_vs_sequential_range", "expmul.ref.py", "expmul_range.py", "expmul_sequential_range.py", 0.001},
+    // Session 13 (docs/simulator.md, "The high-level nl surface"): each nki.language call against the
+    // ISA calls its documentation says it lowers to (nki-language.md 7.1-7.9), and the
+    // tool-generated legacy spelling against a hand-written one. All equal on trn1 and trn2 before
+    // any change but the two loop_reduce pairs (last).
+    // `nl.tanh` / `nl.sigmoid` / `nl.rsqrt` / `nl.gelu_apprx_sigmoid` against `nisa.activation(op=...)`
+    // ("a single activation instruction (same as nisa.activation(op=f, data=x))", 7.4).
+    {"nl_activations_vs_isa", "acts.ref.py", "acts_nl.py", "acts_nisa.py", 0.001},
+    // `(a * b + c) * 2.0 / s` (s a [P, 1] tile) against two tensor_tensor and two tensor_scalar
+    // (operators map to the nl APIs, 7.9; a scalar or a partition vector makes a tensor_scalar, 7.3).
+    {"operators_vs_isa", "fma.ref.py", "fma_operators.py", "fma_isa.py", 0.001},
+    {"nl_binary_apis_vs_isa", "fma.ref.py", "fma_nl.py", "fma_isa.py", 0.001},
+    // `nl.max(axis=1, keepdims=True)` / `nl.sum(axis=[1], keepdims=True)` against nisa.tensor_reduce (7.5).
+    {"nl_reductions_vs_tensor_reduce", "rowstats.ref.py", "rowstats_nl.py", "rowstats_isa.py", 0.001},
+    // An SBUF accumulator from nl.zeros: `acc += t` against `acc = nl.add(acc, t)` into a fresh tile,
+    // and nl.full(0) against nl.zeros.
+    {"sbuf_iadd_vs_nl_add", "accsum.ref.py", "accsum_iadd.py", "accsum_add.py", 0.001},
+    {"nl_full_vs_nl_zeros", "accsum.ref.py", "accsum_full.py", "accsum_iadd.py", 0.001},
+    // `nl.copy` against `nisa.tensor_copy` (7.1: a copy instruction whose engine the compiler picks).
+    {"nl_copy_vs_tensor_copy", "copy.ref.py", "copy_nl.py", "copy_isa.py", 0.001},
+    // `nl.where` against `nisa.select_reduce` without a reduction.
+    {"nl_where_vs_select_reduce", "select.ref.py", "select_where.py", "select_isa.py", 0.001},
+    // `nl.matmul(x, y)` without transpose_x against the transpose it documents (7.6: "the compiler
+    // inserts a transpose of x first"): nisa.nc_transpose, a copy to SBUF, nisa.nc_matmul.
+    {"nl_matmul_vs_explicit_transpose", "matmul_rows.ref.py", "matmul_rows_nl.py", "matmul_rows_isa.py", 0.001},
+    // `nl.load_transpose2d` against `nisa.dma_transpose` (both one DMA transpose, 7.1 and 8.4).
+    {"load_transpose2d_vs_dma_transpose", "transpose.ref.py", "transpose_dma.py", "transpose_dma_isa.py", 0.001},
+    // A last window cut by `min()` (newer API, no masks) against `mask=`.
+    {"min_slice_vs_mask", "ragged.ref.py", "ragged_min.py", "ragged_mask.py", 0.001},
+    // The same on the partition dim: a 104-row last tile under `mask=(r * 128 + ip < R)` against `min()`.
+    {"min_rows_vs_partition_mask", "ragrows.ref.py", "ragrows_min.py", "ragrows_mask.py", 0.001},
+    // `nl.arange` grids with offsets on the free dims against `nl.ds`.
+    {"grid_offsets_vs_nl_ds", "grid.ref.py", "grid_offsets.py", "grid_ds.py", 0.001},
+    // The NKIBench tool-generated legacy spelling (numbered block-dim buffers declared up front,
+    // grids everywhere, integer free indices, every keyword at its default, numpy op names) against
+    // the same instructions written by hand.
+    {"generated_vs_hand_written", "rmsrows.ref.py", "rmsrows_generated.py", "rmsrows_hand.py", 0.001},
+    // `nl.loop_reduce(x, op, loop_indices)` ("dest = op(dest, x)", the first execution writes x; 7.7,
+    // 3.6) against the tensor_tensor it is: until session 13 it recorded no ALU operation, so a 16-bit
+    // running max was priced as an add (5.506 vs 11.042 us on trn2) ...
+    {"loop_reduce_max_vs_tensor_tensor", "accmax16.ref.py", "accmax16_loop_reduce.py", "accmax16_tensor_tensor.py", 0.001},
+    // ... and a sum of matmul products into SBUF was not recognised as the accumulation the compiler
+    // keeps in PSUM (src/lower psum_accumulation): 24.643 vs 18.557 us on trn1, 24.912 vs 11.178 us on
+    // trn2, against `acc += nl.matmul(...)`.
+    // `t * np.float16(2.0)` against `nisa.tensor_scalar(t, nl.multiply, 2.0)` on an fp16 tile: a typed
+    // scalar keeps the tile's dtype (3.8). `t * 2.0` does not: SpellingPairs.WeakFloatScalarWidens.
+    {"typed_scalar_vs_tensor_scalar", "scale16.ref.py", "scale16_typed.py", "scale16_isa.py", 0.001},
+    {"loop_reduce_matmul_vs_iadd", "matmul.ref.py", "matmul_loop_reduce.py", "../../golden/lower/nki/sbuf_accumulation.py",
+     0.001},
 };
 
 struct Simulated {
-  double latency_us = 0, pe_busy_us = 0, dma_load_us = 0;
+  // vector_scalar_us: VectorE and ScalarE busy time together (the compiler balances movable
+  // instructions between the two, so only their sum is a property of the program).
+  double latency_us = 0, pe_busy_us = 0, dma_load_us = 0, vector_scalar_us = 0;
 };
 
 Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
@@ -131,7 +181,24 @@ Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
   if (pe != run.profile->engine_busy_ms.end()) s.pe_busy_us = pe->second * 1e3;
   auto load = run.profile->engine_busy_ms.find("dma_load");
   if (load != run.profile->engine_busy_ms.end()) s.dma_load_us = load->second * 1e3;
+  for (const char* engine : {"dve", "act"}) {
+    auto e = run.profile->engine_busy_ms.find(engine);
+    if (e != run.profile->engine_busy_ms.end()) s.vector_scalar_us += e->second * 1e3;
+  }
   return s;
+}
+
+// Both spellings compute the reference (seed 0, numerics on, no profile).
+void expect_both_compute_the_reference(const Pair& p) {
+  for (const char* kernel : {p.first, p.second}) {
+    eval::EvalRequest req;
+    req.reference_path = (kDir / p.reference).string();
+    req.kernel_path = (kDir / kernel).string();
+    req.seeds = {0};
+    req.tolerance = 1e-4;
+    req.profile = false;
+    EXPECT_EQ(eval::evaluate(req).status, eval::Status::Ok) << kernel;
+  }
 }
 
 using PairCase = std::tuple<Pair, std::string>;
@@ -141,16 +208,7 @@ class SpellingPair : public ::testing::TestWithParam<PairCase> {};
 TEST_P(SpellingPair, BothSpellingsComputeTheReference) {
   const auto& [p, arch] = GetParam();
   if (arch != "trn1") GTEST_SKIP() << "numerics do not depend on the arch";
-  for (const char* kernel : {p.first, p.second}) {
-    eval::EvalRequest req;
-    req.reference_path = (kDir / p.reference).string();
-    req.kernel_path = (kDir / kernel).string();
-    req.seeds = {0};
-    req.tolerance = 1e-4;
-    req.profile = false;
-    eval::Evaluation r = eval::evaluate(req);
-    EXPECT_EQ(r.status, eval::Status::Ok) << kernel;
-  }
+  expect_both_compute_the_reference(p);
 }
 
 TEST_P(SpellingPair, SimulatesTheSame) {
@@ -175,15 +233,7 @@ INSTANTIATE_TEST_SUITE_P(Spellings, SpellingPair,
 // load bandwidth"), on NC-v3 the data at 90% of copy throughput from HBM (ARCH3).
 TEST(SpellingPairs, LoadTranspose2dCostsWhatTheDmaTransposeIsPublishedToCost) {
   const Pair p{"load_transpose2d_vs_nc_transpose", "transpose.ref.py", "transpose_dma.py", "transpose_pe.py", 0};
-  for (const char* kernel : {p.first, p.second}) {
-    eval::EvalRequest req;
-    req.reference_path = (kDir / p.reference).string();
-    req.kernel_path = (kDir / kernel).string();
-    req.seeds = {0};
-    req.tolerance = 1e-4;
-    req.profile = false;
-    EXPECT_EQ(eval::evaluate(req).status, eval::Status::Ok) << kernel;
-  }
+  expect_both_compute_the_reference(p);
   const double blocks = 8, elements = 128 * 128;
   {
     const trn::ArchConfig& a = trn::arch_config("trn1");
@@ -202,6 +252,45 @@ TEST(SpellingPairs, LoadTranspose2dCostsWhatTheDmaTransposeIsPublishedToCost) {
     const double ratio = dma.dma_load_us / pe.dma_load_us;
     EXPECT_LE(ratio, 1 / a.dma_transpose_from_hbm + 1e-6) << dma.dma_load_us << " " << pe.dma_load_us;
     EXPECT_GT(ratio, 1 + 0.8 * (1 / a.dma_transpose_from_hbm - 1)) << dma.dma_load_us << " " << pe.dma_load_us;
+  }
+}
+
+// `nl.matmul(x, y)` without transpose_x against the same product with x loaded already transposed
+// (`nl.load_transpose2d`, then transpose_x=True): the documentation says the first lowers to a
+// Tensor Engine transpose of each x block before its matmul (nki-language.md 7.6), so it costs the
+// PE exactly those transposes more, each `max(P, min(64, F))` cycles for 16-bit data (ISA
+// nc_transpose), and the matmuls themselves are the same.
+TEST(SpellingPairs, NlMatmulWithoutTransposeXCostsItsDocumentedTransposes) {
+  const Pair p{"nl_matmul_vs_pretransposed", "matmul_rows.ref.py", "matmul_rows_nl.py", "matmul_rows_pretransposed.py", 0};
+  expect_both_compute_the_reference(p);
+  const double blocks = (512 / 128) * (512 / 128), cycles = 128;  // M/128 x K/128 blocks of [128, 128]
+  for (const std::string arch : {"trn1", "trn2"}) {
+    const trn::ArchConfig& a = trn::arch_config(arch);
+    const Simulated nl_form = simulate(p, p.first, arch), pre = simulate(p, p.second, arch);
+    const double transposes_us = blocks * cycles / a.tensor_ghz * 1e-3;
+    EXPECT_NEAR(nl_form.pe_busy_us - pre.pe_busy_us, transposes_us, 1e-3 * transposes_us)
+        << arch << ": " << nl_form.pe_busy_us << " vs " << pre.pe_busy_us << " us of PE";
+  }
+}
+
+// `t * 2.0` on an fp16 tile against `nisa.tensor_scalar(t, nl.multiply, 2.0)`: the documentation
+// says they differ. A Python float is weakly typed as float32, so the operator's product is a
+// float32 tile ("fp16_tile + 1.2 -> float32"), while a single-input API keeps its input's dtype
+// (nki-language.md 3.8). On NC-v3 a 16-bit VectorE tensor_scalar runs in performance mode and an
+// fp32 result does not (ARCH3), so the operator costs the compute engines more; NC-v2 has no such
+// mode, so there the two cost the same.
+TEST(SpellingPairs, WeakFloatScalarWidensA16BitTileAsDocumented) {
+  const Pair p{"weak_float_vs_tensor_scalar", "scale16.ref.py", "scale16_operator.py", "scale16_isa.py", 0};
+  expect_both_compute_the_reference(p);
+  {
+    ASSERT_EQ(trn::arch_config("trn1").vector_perf_mode_copy, 1u);
+    const Simulated weak = simulate(p, p.first, "trn1"), kept = simulate(p, p.second, "trn1");
+    EXPECT_NEAR(weak.vector_scalar_us, kept.vector_scalar_us, 1e-6) << "trn1";
+  }
+  {
+    ASSERT_GT(trn::arch_config("trn2").vector_perf_mode_copy, 1u);
+    const Simulated weak = simulate(p, p.first, "trn2"), kept = simulate(p, p.second, "trn2");
+    EXPECT_GT(weak.vector_scalar_us, 1.5 * kept.vector_scalar_us) << weak.vector_scalar_us << " vs " << kept.vector_scalar_us;
   }
 }
 

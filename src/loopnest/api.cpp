@@ -127,8 +127,11 @@ std::map<std::string, ApiSpec> build() {
     add({std::string("nl.") + r, C::Reduce, E::Vector, {"x", "axis", "dtype", "mask", "keepdims"}, S::Reduce, {"x"}});
   // The variance is no associative reduction (no partial results to combine): class Other.
   add({"nl.var", C::Other, E::Vector, {"x", "axis", "dtype", "mask", "keepdims"}, S::Reduce, {"x"}});
+  // nl.power (and `**`) on GpSimd, where the interpreter runs it (language_ops.cpp; nki-language.md
+  // 7.3: "power ... on GpSimd"), so that engine_assign offers the engines it is not on.
   for (const auto& op : binary_ops())
-    add({"nl." + op, C::Elementwise, E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast, {"x", "y"}});
+    add({"nl." + op, C::Elementwise, op == "power" ? E::GpSimd : E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast,
+         {"x", "y"}});
   // The engine the interpreter runs each on (trn/unary_engine.h): `-x` and nl.negative on the
   // Vector Engine, nl.exp on the Scalar Engine's activation table.
   for (const auto& op : unary_ops())

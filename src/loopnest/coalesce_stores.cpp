@@ -122,7 +122,7 @@ std::optional<Plan> plan_for(Kernel& k, Node& s, const std::vector<const Node*>&
     }
     if (di.start.uses(n)) return std::nullopt;
     for (const auto& t : di.terms) {
-      if (!t.size.is_constant() || t.size.uses(n)) return std::nullopt;
+      if (!t.size.is_constant()) return std::nullopt;  // (a size using n is no constant)
       if (t.axis != axis) continue;
       if (!t.affine() || t.stride != 1 || !(di.start == IExpr(0)) || t.size.constant() != p.extent ||
           di.terms.size() != 1)
@@ -158,14 +158,13 @@ std::optional<Plan> plan_for(Kernel& k, Node& s, const std::vector<const Node*>&
     for (const Access* a : touched) {
       if (a->tensor == p.value) {
         touches_v = true;
+        if (size_uses_loop(*a, n)) return std::nullopt;
         for (size_t d = 0; d < a->dims.size(); ++d) {
           if (static_cast<int>(d) == p.drop) {
             if (!(a->dims[d].terms.empty() && a->dims[d].start == IExpr::var(n))) return std::nullopt;
             continue;
           }
           if (a->dims[d].start.uses(n)) return std::nullopt;
-          for (const auto& t : a->dims[d].terms)
-            if (t.size.uses(n)) return std::nullopt;
         }
       }
       if (&r.op() != &st && in_l && storage_of(k, a->tensor) == out &&

@@ -197,11 +197,9 @@ class Coarsen : public Transform {
         Access& a = *it.acc;
         const Tensor& t = k.tensor(a.tensor);
         int used_dim = -1, uses = 0;
-        for (size_t d = 0; d < a.dims.size(); ++d) {
-          for (const auto& term : a.dims[d].terms)
-            if (term.size.uses(l)) return std::nullopt;
+        if (size_uses_loop(a, l)) return std::nullopt;
+        for (size_t d = 0; d < a.dims.size(); ++d)
           if (a.dims[d].start.uses(l)) used_dim = static_cast<int>(d), ++uses;
-        }
         if (uses == 0) continue;
         if (uses > 1) return std::nullopt;
         const DimIndex& di = a.dims[static_cast<size_t>(used_dim)];

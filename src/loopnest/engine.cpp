@@ -29,6 +29,9 @@ bool operators_run_on(const Op& op, Engine e) {
   for (const auto& name : alu_operators(op)) {
     const nki::lib::AluOp* alu = name.empty() ? nullptr : nki::lib::find_alu_op(name);
     if (alu && alu->binary && !nki::lib::runs_on(*alu->binary, target)) return false;
+    // power: GpSimd only (nki-language.md 9.1, the ISA operator table); the lift places nl.power
+    // and `**` there, as the interpreter runs them.
+    if (alu && alu->binary == tensor::BinaryOp::Pow && target != trn::Engine::GpSimd) return false;
   }
   return true;
 }
@@ -65,7 +68,9 @@ class EngineAssign : public Transform {
       std::vector<Engine> targets;
       bool tensor_scalar = op.api == "nisa.tensor_scalar";
       bool tensor_tensor = op.api == "nisa.tensor_tensor";
-      bool language = is_binary_language_op(op.api) && op.api != "nl.divide" && op.api != "nl.power";
+      // nl.divide (and the `/` operator) included: nisa.tensor_scalar(op0=nl.divide) is offered, so
+      // the language spelling of the same instruction must be (issue 13 item 3).
+      bool language = is_binary_language_op(op.api);
       const Operand *x = nullptr, *y = nullptr;
       if (language) {
         const Arg *ax = op.arg("x"), *ay = op.arg("y");

@@ -231,10 +231,9 @@ class FreeSize : public Transform {
     bool any_contiguous = false;
     for (const AccessRef& r : accesses) {
       Access& a = r.access();
+      if (size_uses_loop(a, l)) return std::nullopt;
       for (size_t d = 0; d < a.dims.size(); ++d) {
         const DimIndex& di = a.dims[d];
-        for (const auto& t : di.terms)
-          if (t.size.uses(l)) return std::nullopt;
         if (!di.start.uses(l)) continue;
         if (!inside(r.loops, l)) return std::nullopt;
         int64_t c = di.start.coeff(l);

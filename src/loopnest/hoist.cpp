@@ -30,9 +30,8 @@ bool pure(const Op& op) {
 // The dim of `a` indexed by exactly the loop variable of `l` (a block dim), if that is its only use.
 std::optional<int> block_dim(const Kernel& k, const Access& a, int l) {
   std::optional<int> dim;
+  if (size_uses_loop(a, l)) return std::nullopt;
   for (size_t d = 0; d < a.dims.size(); ++d) {
-    for (const auto& t : a.dims[d].terms)
-      if (t.size.uses(l)) return std::nullopt;
     if (!a.dims[d].start.uses(l)) continue;
     if (dim || !(a.dims[d].start == IExpr::var(l)) || !a.dims[d].terms.empty()) return std::nullopt;
     dim = static_cast<int>(d);

@@ -6,7 +6,6 @@
 // A row-independent instruction that writes a per-row block of a buffer (`v6[i0, i1, ...]` in the
 // published style) is done once into the first row's block and the other rows read that block.
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -14,7 +13,7 @@
 #include <fmt/core.h>
 
 #include "loopnest/api.h"
-#include "nki/ast_printer.h"
+#include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -231,16 +230,13 @@ class UnrollJam : public Transform {
     std::set<std::string> var_names;         // names that mention the row (views, bindings)
   };
 
+  // Whether the expression reads a name bound to a tile of the row: its Name nodes, not its text
+  // (an attribute or a string with the name in it is no read of the tile).
   static bool names_a_row_tile(const Ctx& c, const nki::Expr& e) {
-    std::string text = nki::print_expr(e);
-    auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-    for (int t : c.p->row_tensors) {
-      const std::string& name = c.k->tensor(t).name;
-      if (name.empty()) continue;
-      for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1))
-        if ((at == 0 || !word(text[at - 1])) && (at + name.size() >= text.size() || !word(text[at + name.size()])))
-          return true;
-    }
+    std::set<std::string> names;
+    names_of(e, names);
+    for (int t : c.p->row_tensors)
+      if (!c.k->tensor(t).name.empty() && names.count(c.k->tensor(t).name)) return true;
     return false;
   }
 

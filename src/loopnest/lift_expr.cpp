@@ -468,7 +468,12 @@ AValue Lifter::eval(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Name: {
       const std::string& id = static_cast<const NameExpr&>(e).id;
-      if (auto it = env.find(id); it != env.end()) return it->second;
+      if (auto it = env.find(id); it != env.end()) {
+        auto bb = branch_bound.find(id);
+        if (bb != branch_bound.end() && it->second.k == K::Tile && it->second.access.tensor == bb->second)
+          reads_branch_bound = true;
+        return it->second;
+      }
       if (auto it = globals.find(id); it != globals.end()) return it->second;
       AValue b = builtin(id);
       if (b.k != K::Unknown) return b;
@@ -816,15 +821,29 @@ AValue Lifter::eval(const Expr& e) {
     case ExprKind::BoolOp: {
       // Python's and/or: evaluated left to right, stopping at the first operand that decides,
       // which is the value (`rows or 128`, `x is not None and x.shape[0] > 1`).
+      // One operand may be a comparison of loop variables (`t == ntiles - 1 and n % 128 != 0`, a
+      // first version's ragged last tile) when the operands after it are True or False: `c and
+      // True` and `c or False` are `c`, `c and False` is False and `c or True` is True, as values
+      // too. The last operand is the value as it is (`rows > 0 and t == last`).
       auto& b = static_cast<const BoolOpExpr&>(e);
       AValue x;
-      for (auto& v : b.values) {
-        x = eval(*v);
+      std::optional<AValue> cond;
+      for (size_t i = 0; i < b.values.size(); ++i) {
+        const Expr& v = *b.values[i];
+        x = eval(v);
+        if (i + 1 == b.values.size() && !cond) return x;
         auto t = host_truth(x);
-        if (!t) fail(v->span, fmt::format("'{}' as a condition of and/or", print_expr(*v)));
+        if (!t && x.k == K::Cond && !cond) {
+          cond = x;
+          continue;
+        }
+        if (!t || (cond && x.k != K::Bool))
+          fail(v.span, fmt::format("'{}' as a condition of and/or{}", print_expr(v),
+                                   cond ? " after a comparison of loop variables (only True or False may follow it)"
+                                        : ""));
         if (*t != b.is_and) return x;
       }
-      return x;
+      return cond ? *cond : x;
     }
     case ExprKind::ListComp: case ExprKind::GeneratorExp: return comprehension(static_cast<const ComprehensionExpr&>(e));
     case ExprKind::SetComp: return make_set(comprehension(static_cast<const ComprehensionExpr&>(e)).items, e);

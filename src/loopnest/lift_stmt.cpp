@@ -452,7 +452,18 @@ void Lifter::import(const ImportStmt& s) {
 }
 
 void Lifter::block(const Block& b, std::vector<Node>& out) {
-  for (const auto& s : b) statement(*s, out);
+  bool outer = reads_branch_bound;
+  for (const auto& s : b) {
+    reads_branch_bound = false;
+    size_t first = out.size();
+    statement(*s, out);
+    if (!reads_branch_bound) continue;
+    for (size_t i = first; i < out.size(); ++i) {
+      out[i].frozen = true;
+      for_each_node(out[i].body, [](Node& x, const std::vector<int>&) { x.frozen = true; });
+    }
+  }
+  reads_branch_bound = outer;
 }
 
 void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
@@ -1264,9 +1275,31 @@ void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
   if (t.k == K::Bool) {
     if (t.b) env = after_then;
   } else {
-    // Names bound differently by the two branches have no single value afterwards.
-    for (auto& [name, v] : after_then)
-      if (!env.count(name)) env[name] = v;
+    // Names bound differently by the two branches have no single value afterwards: an integer
+    // (`rows = n % 128` on the last tile, `rows = 128` else: a first version's ragged tail) is the
+    // choice between the two, as `a if c else b` is. A tile chosen per iteration (`new_max =
+    // cur_max` on the first block, `nl.maximum(m, cur_max)` after) is no one tile of the form: the
+    // name keeps the else branch's, and the `if` and every statement reading the name are frozen
+    // (the then branch's result was dead in the form, and in_place wrote the else branch's result
+    // over a tile the other branch's result was stored in place of: a wrong kernel).
+    Ranges rg = ranges();
+    bool chosen_tile = false;
+    for (auto& [name, v] : after_then) {
+      auto it = env.find(name);
+      if (it == env.end()) {
+        env[name] = v;
+      } else if (v.k == K::Int && it->second.k == K::Int && !(v.i == it->second.i)) {
+        it->second = AValue::of_int(IExpr::select(n.cond_l, n.cond, n.cond_r, v.i, it->second.i, &rg));
+      } else if (it->second.k == K::Tile && (v.k != K::Tile || v.access.tensor != it->second.access.tensor)) {
+        branch_bound[name] = it->second.access.tensor;
+        chosen_tile = true;
+      }
+    }
+    if (chosen_tile) {
+      n.frozen = true;
+      for (auto* b : {&n.body, &n.orelse})
+        for_each_node(*b, [](Node& x, const std::vector<int>&) { x.frozen = true; });
+    }
   }
   out.push_back(std::move(n));
 }

@@ -147,6 +147,11 @@ class Lifter {
   Kernel k;
   std::vector<int> loop_stack;
   std::map<std::string, AValue> env;
+  // Names an `if` on loop variables bound to a different tile in each branch (lift_stmt.cpp), with
+  // the tile the name stands for after it (the else branch's): a statement reading it through the
+  // name is frozen, as is the `if`, since the form holds one of the two tiles where either flows.
+  std::map<std::string, int> branch_bound;
+  bool reads_branch_bound = false;  // the statement being lifted read such a name
   std::map<std::string, AValue> globals;
   std::shared_ptr<const nki::ModuleAst> module;
   const nki::FunctionCode* fn = nullptr;

@@ -12,7 +12,8 @@
 //     buffer), fp32, without block dims, no view or list of it, and one tile of it fits one PSUM
 //     bank (2 KiB per partition: 512 fp32 columns), so the declaration is a legal PSUM tile;
 //   - every write is its declaration or zeroing, an accumulating write (`+=`) of a Vector / Scalar
-//     Engine result, or a Vector Engine elementwise instruction reading the tensor itself (an
+//     Engine result or of a matmul (whose PSUM result the compiler otherwise copies out and adds
+//     into the SBUF tile on the Vector Engine, once per step), or a Vector Engine elementwise instruction reading the tensor itself (an
 //     in-place update); at least one write accumulates inside a loop (what makes it repeated);
 //   - every other read is an `nl.store` (which copies a PSUM tile to SBUF before the DMA), a
 //     Vector / Scalar Engine instruction, or a DMA of the whole tile to HBM (`nisa.dma_copy`), which
@@ -185,10 +186,16 @@ class PsumAccumulate : public Transform {
       const std::vector<Candidate>& group = by_loop[loop];
       std::string names;
       for (const auto& c : group) names += (names.empty() ? "`" : ", `") + k.tensor(c.tensor).name + "`";
+      bool of_matmuls = std::all_of(group.begin(), group.end(),
+                                    [](const Candidate& c) { return c.accumulating->op().cls == OpClass::Matmul; });
       Site s = make_site(k, an, *group.front().accumulating,
-                         fmt::format("keep the fp32 accumulator{} {} in PSUM (each accumulation at N, not 2N)",
-                                     group.size() > 1 ? "s" : "", names));
-      for (const auto& c : group) s.relieves.insert(to_string(c.accumulating->op().engine));
+                         fmt::format("keep the fp32 accumulator{} {} in PSUM ({})", group.size() > 1 ? "s" : "", names,
+                                     of_matmuls ? "the Tensor Engine accumulates: no copy and add per matmul"
+                                                : "each accumulation at N, not 2N"));
+      for (const auto& c : group) {
+        const Op& acc_op = c.accumulating->op();
+        s.relieves.insert(to_string(acc_op.cls == OpClass::Matmul ? Engine::Vector : acc_op.engine));
+      }
       if (sink(s, [&k, group] {
             for (const auto& c : group)
               if (k.tensor(c.tensor).partition_dim != 0) contract_block_buffer(k, c.tensor, true);
@@ -248,7 +255,10 @@ class PsumAccumulate : public Transform {
         }
         continue;
       }
-      bool accumulates = op.accumulate && computes_on_vector_or_scalar(op);
+      // `acc += nl.matmul(...)` into SBUF (a first version's matmul): the compiler copies each
+      // PSUM result out and adds it on the Vector Engine (language.md, Tensor Engine results into
+      // SBUF); in PSUM the Tensor Engine accumulates it itself.
+      bool accumulates = op.accumulate && (computes_on_vector_or_scalar(op) || op.cls == OpClass::Matmul);
       bool in_place = op.cls == OpClass::Elementwise && op.engine == Engine::Vector && reads_tensor(k, op, t.id);
       if (!accumulates && !in_place) return std::nullopt;
       if (!f.accumulating && !w->loops.empty()) f.accumulating = w;

@@ -1,6 +1,6 @@
 // The corpus kernels written on 2 Dec (sessions 6 and 7, and the SPMD launches of session 8) and on 3 Dec
 // (session 9, the p9_ kernels; session 10, the p10_ kernels; session 11, the p11_ kernels; session
-// 12, the p12_ kernels) in idioms
+// 12, the p12_ kernels; session 13, the p13_ kernels) in idioms
 // the repository did not hold (docs/language.md, "Kernels by idiom"), taken as a new user takes them
 // through the binary:
 // `accelopt eval` checks each against its numpy reference, `accelopt parse --emit loops` lifts it
@@ -139,6 +139,34 @@ const std::vector<Case> kCases = {
     {"p12_mix_scan_decay_masked", "", false},        // a carried scan: tile_size no longer offered
     {"p12_mix_select_reduce_lengths", "", true},
     {"p12_mix_mgrid_sequential_colmax", "", true},
+    // session 13: the high-level nki.language API (p13_api_), decompiled legacy (p13_gen_), first
+    // versions' loop nests (p13_first_), one program in three spellings (p13_trio_)
+    {"p13_api_matmul_transpose_x", "", true},
+    {"p13_api_matmul_gelu_bias", "", true},
+    {"p13_api_softmax_operators", "", true},
+    {"p13_api_layernorm_mean", "", true},
+    {"p13_api_transpose_blocks", "", true},
+    {"p13_api_load_transpose2d_gate", "", true},
+    {"p13_api_where_int_casts", "", true},
+    {"p13_api_full_acc_rowstats", "", true},
+    {"p13_api_ones_colsum_matmul", "", true},  // the `/ n` of the mean (nl.divide) on another engine
+    {"p13_api_composites_softmax_rmsnorm", "", true},
+    {"p13_gen_rmsnorm_markers_mixed_loops", "", true},
+    {"p13_gen_matmul_blocks_api", "", true},
+    {"p13_gen_softmax_ops_sequential", "", true},
+    {"p13_first_ragged_min_hoistable", "", true},
+    {"p13_first_matmul_sbuf_acc", "", true},  // psum_accumulate of the SBUF accumulator
+    {"p13_first_masked_cols_bias_inner", "", true},
+    {"p13_first_per_row_stores", "", true},
+    {"p13_first_two_pass_center", "", true},
+    {"p13_first_last_tile_branch", "", true},  // lifts: `if t == last and n % 128 != 0`, rows chosen
+    {"p13_first_transpose_then_matmul", "", true},
+    {"p13_trio_matmul_isa", "", true},
+    {"p13_trio_matmul_api", "", true},
+    {"p13_trio_matmul_gen", "", true},
+    {"p13_trio_softmax_isa", "", true},
+    {"p13_trio_softmax_api", "", true},
+    {"p13_trio_softmax_gen", "", true},
 };
 
 TEST(CorpusNewIdioms, EachKernelChecksLiftsAsRecordedAndOffersTheRecordedSites) {

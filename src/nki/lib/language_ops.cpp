@@ -291,7 +291,18 @@ void assign_into(Interpreter& in, const NkiTensorObj& dst0, const Value& value) 
   ins.output_to(dst, val, false);
 }
 
+// `//` on tiles: nki-language.md lists no floor division among the operators on tiles (7.9), the
+// nl.* element-wise APIs (7.3) or the ALU operators (9.1); it ran as a numpy floor_divide no
+// instruction computes, and no lift or move knew it. nl.floor of nl.divide says what it means.
+[[noreturn]] void refuse_floor_division_of_tiles(const char* written) {
+  throw NkiError(ErrorKind::Unsupported,
+                 fmt::format("the '{}' operator on tiles is not in nki.language (no floor-division instruction); "
+                             "write nl.floor(nl.divide(x, y))",
+                             written));
+}
+
 void accumulate_into(Interpreter& in, BinOp op, const NkiTensorObj& dst0, const Value& value) {
+  if (op == BinOp::FloorDiv) refuse_floor_division_of_tiles("//=");
   auto alu = binop_to_alu(op);
   if (!alu) throw NkiError(ErrorKind::Type, fmt::format("unsupported in-place operator '{}=' on a tensor", symbol(op)));
   if (!dst0.on_chip())

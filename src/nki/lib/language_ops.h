@@ -33,4 +33,7 @@ void assign_into(Interpreter& in, const NkiTensorObj& dst, const Value& value);
 // `dst op= value` (t[idx] += v, psum += nl.matmul(...)).
 void accumulate_into(Interpreter& in, BinOp op, const NkiTensorObj& dst, const Value& value);
 
+// Throws the refusal of `//` (or `//=`) on tiles: no floor-division instruction exists.
+[[noreturn]] void refuse_floor_division_of_tiles(const char* written);
+
 }  // namespace nki::lib

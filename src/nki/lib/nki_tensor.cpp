@@ -335,6 +335,7 @@ std::optional<Value> NkiTensorObj::inplace_op(Interpreter& in, BinOp op, const V
 }
 
 std::optional<Value> NkiTensorObj::binary_op(Interpreter& in, BinOp op, const Value& other, bool reflected) {
+  if (op == BinOp::FloorDiv) refuse_floor_division_of_tiles("//");
   auto bop = binop_to_alu(op);
   if (!bop) return std::nullopt;
   Value self(shared_from_this());

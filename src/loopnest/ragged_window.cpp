@@ -21,6 +21,8 @@
 //   - every HBM access follows the loop on one dim only, `W * t + a` with a the window's tile axis
 //     (stride 1, W or min(W, S - W * t) wide), every on-chip tile is made in the loop and holds the
 //     window on one dim from 0, and every mask is the guard `W * t + a < S` on that axis;
+//   - the window is a free axis of the tiles, not the partition axis (ragged rows: a wider
+//     window of rows would exceed the 128 partitions);
 //   - some guard says what S is (a mask or a `min()`): a loop whose windows divide the axis with
 //     no guard is tile_size's ordinary site.
 #include "loopnest/ragged_window.h"
@@ -120,10 +122,10 @@ class Finder {
       if (!take(r->node, r->op())) return std::nullopt;
     const Loop& loop = k_.loops.at(l_);
     if (!width_ || !extent_ || *loop.trip() != (*extent_ + *width_ - 1) / *width_) return std::nullopt;
-    if (*extent_ % *width_ && needs_guard_) {
-      for (Op* op : unguarded_walks_)
+    // A walk a full W wide reads past the axis in the last window unless a mask guards it.
+    if (*extent_ % *width_)
+      for (Op* op : full_width_walks_)
         if (std::find(p_.guarded.begin(), p_.guarded.end(), op) == p_.guarded.end()) return std::nullopt;
-    }
     p_.from = {*width_, *extent_};
     return p_;
   }
@@ -182,7 +184,7 @@ class Finder {
       if (!g || g->first != *axis || !agree(extent_, g->second)) return false;
     }
     if (!op.mask.empty()) p_.guarded.push_back(&op);
-    if (walks_with_full_width) unguarded_walks_.push_back(&op), needs_guard_ = true;
+    if (walks_with_full_width) full_width_walks_.push_back(&op);
     return true;
   }
 
@@ -191,7 +193,7 @@ class Finder {
     if (!op.dst) return false;
     const Tensor& t = k_.tensor(op.dst->tensor);
     if (t.scope_loop != l_ || !t.on_chip()) return false;
-    if (!width_) return false;  // declared before any access says what the window is
+    if (!width_) return false;  // no HBM access says what the window is
     int dim = -1;
     for (size_t d = static_cast<size_t>(t.partition_dim) + 1; d < t.shape.size(); ++d)
       if (window_width(t.shape[d])) {
@@ -282,8 +284,7 @@ class Finder {
   int l_;
   Plan p_;
   std::optional<int64_t> width_, extent_;
-  std::vector<Op*> unguarded_walks_;
-  bool needs_guard_ = false;
+  std::vector<Op*> full_width_walks_;  // ops with an HBM walk W wide (no `min()`)
 };
 
 // The width a window of `old` becomes: W' when every window is full, else W' or min(S - W' t, W')

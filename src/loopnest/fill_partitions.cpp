@@ -296,6 +296,17 @@ std::optional<std::pair<int64_t, Plan>> windowed_plan(Kernel& w, int loop_node_i
   return std::nullopt;
 }
 
+// The plan on `k` once its loop is re-shaped as a site says (re-windowed, else widened); nothing
+// when it no longer fills.
+std::optional<Plan> reshaped_plan(Kernel& k, int loop_node_id, bool rewindow) {
+  if (rewindow) {
+    auto wp = windowed_plan(k, loop_node_id);
+    return wp ? std::optional<Plan>(wp->second) : std::nullopt;
+  }
+  auto wp = widened_plan(k, loop_node_id);
+  return wp ? std::optional<Plan>(wp->second) : std::nullopt;
+}
+
 // The loop's engine instructions: each does its work in 1/f of the instructions' time once filled.
 std::set<const Op*> engine_ops_in(const Kernel& k, const Analysis& an, int loop) {
   std::set<const Op*> out;
@@ -453,35 +464,27 @@ class FillPartitions : public Transform {
       }
       if (!plan && widen == 1 && window == 0) continue;
       Analysis an(k);
-      if (window > 0) {
-        auto s = make_loop_site(k, an, *n,
-                                fmt::format("walk `for {}` in windows of {} columns (no guard) and fill its partitions: "
-                                            "half-height tiles re-laid on 128 partitions",
-                                            k.loops.at(n->loop).var, window),
-                                {{"fold", std::to_string(fold)}, {"window", std::to_string(window)}});
+      if (widen > 1 || window > 0) {
+        // Widened or re-windowed, then filled, one move: the site is on this kernel, the action
+        // re-shapes the loop and plans again.
+        const std::string& var = k.loops.at(n->loop).var;
+        bool rewindow = window > 0;
+        std::string summary =
+            rewindow ? fmt::format("walk `for {}` in windows of {} columns (no guard) and fill its partitions: "
+                                   "half-height tiles re-laid on 128 partitions",
+                                   var, window)
+                     : fmt::format("widen `for {}` {}x (tiles of {}x the columns) and fill its partitions: "
+                                   "half-height tiles re-laid on 128 partitions",
+                                   var, widen, widen);
+        auto s = make_loop_site(k, an, *n, summary,
+                                {{"fold", std::to_string(fold)},
+                                 {rewindow ? "window" : "widen", std::to_string(rewindow ? window : widen)}});
         if (!s) continue;
         note_relief(k, an, engine_ops_in(k, an, n->loop), *s);
-        if (sink(*s, [&k, id] {
-              auto wp = windowed_plan(k, id);
-              if (!wp) throw TransformError("the re-windowed loop no longer fills its partitions");
-              apply_plan(k, wp->second);
-            }))
-          return true;
-        continue;
-      }
-      if (widen > 1) {
-        // Widened then filled, one move: the site is on this kernel, the action widens and plans again.
-        auto s = make_loop_site(k, an, *n,
-                                fmt::format("widen `for {}` {}x (tiles of {}x the columns) and fill its partitions: "
-                                            "half-height tiles re-laid on 128 partitions",
-                                            k.loops.at(n->loop).var, widen, widen),
-                                {{"fold", std::to_string(fold)}, {"widen", std::to_string(widen)}});
-        if (!s) continue;
-        note_relief(k, an, engine_ops_in(k, an, n->loop), *s);
-        if (sink(*s, [&k, id] {
-              auto wp = widened_plan(k, id);
-              if (!wp) throw TransformError("the widened loop no longer fills its partitions");
-              apply_plan(k, wp->second);
+        if (sink(*s, [&k, id, rewindow] {
+              auto plan = reshaped_plan(k, id, rewindow);
+              if (!plan) throw TransformError("the re-shaped loop no longer fills its partitions");
+              apply_plan(k, *plan);
             }))
           return true;
         continue;

@@ -20,6 +20,7 @@
 
 #include "loopnest/api.h"
 #include "loopnest/dump.h"
+#include "loopnest/ragged_window.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -122,6 +123,7 @@ class Coarsen : public Transform {
         Plan p = std::move(*plan);
         if (sink(*s, [&k, p]() mutable { apply_plan(k, p); })) return true;
       }
+      if (ragged_window_sites(k, *n, sink)) return true;
     }
     return false;
   }

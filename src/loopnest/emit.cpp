@@ -594,9 +594,32 @@ class Emitter {
         add("shape", shape_text(*created, op), a.positional);
         continue;
       }
+      if (a.name == "mask" && !kept(a.value.origin) && !op.mask.empty()) {
+        add("mask", mask_text(op), a.positional);
+        continue;
+      }
       add(a.name, operand(a.value, n), a.positional);
     }
     return callee + "(" + args + ")";
+  }
+
+  // A mask a move rewrote, from its constraints: `(2048*t - 8192 + nl.arange(2048)[None, :] < 0)`,
+  // each axis an index grid of the op's tile (the destination's, else its first tile operand's).
+  std::string mask_text(const Op& op) {
+    std::vector<IExpr> shape;
+    if (op.dst) shape = op.dst->tile_shape();
+    for (size_t i = 0; shape.empty() && i < op.args.size(); ++i)
+      if (op.args[i].value.kind == Operand::Kind::Tile) shape = op.args[i].value.access.tile_shape();
+    std::string out;
+    for (const Constraint& c : op.mask) {
+      DimIndex lhs{c.expr, {}};
+      for (const auto& [axis, coeff] : c.axes) {
+        if (axis < 0 || static_cast<size_t>(axis) >= shape.size()) throw EmitError("a mask on an axis the tile does not have");
+        lhs.terms.push_back({axis, shape[static_cast<size_t>(axis)], coeff});
+      }
+      out += (out.empty() ? "" : " & ") + fmt::format("({} {} 0)", grid_text(lhs, shape.size()), symbol(c.cmp));
+    }
+    return op.mask.size() == 1 ? out : "(" + out + ")";
   }
 
   std::string statement(const Node& n) {

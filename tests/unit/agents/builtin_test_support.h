@@ -105,34 +105,9 @@ inline std::vector<std::vector<double>> run_source(const std::string& source, co
   std::vector<tensor::Array> inputs;
   for (size_t i = 0; i < shapes.size(); ++i)
     inputs.push_back(nki::lib::testing::test_input(shapes[i], seed + static_cast<int>(i)));
-  auto result = h.run_module(*mod, inputs);
-  std::vector<std::vector<double>> out;
-  for (auto& a : result.outputs) {
-    std::vector<double> v;
-    int64_t n = tensor::num_elements(a.shape());
-    std::vector<int64_t> index(a.shape().size(), 0);
-    for (int64_t i = 0; i < n; ++i) {
-      v.push_back(a.get(index));
-      for (int d = static_cast<int>(index.size()) - 1; d >= 0 && ++index[d] == a.shape()[d]; --d) index[d] = 0;
-    }
-    out.push_back(std::move(v));
-  }
-  return out;
+  return nki::lib::testing::flattened(h.run_module(*mod, inputs).outputs);
 }
 
-// Relative L2 error of `got` against `want` over all outputs (infinity on a shape mismatch).
-inline double rel_error(const std::vector<std::vector<double>>& got, const std::vector<std::vector<double>>& want) {
-  if (got.size() != want.size()) return INFINITY;
-  double num = 0, den = 0;
-  for (size_t o = 0; o < got.size(); ++o) {
-    if (got[o].size() != want[o].size()) return INFINITY;
-    for (size_t i = 0; i < got[o].size(); ++i) {
-      double d = got[o][i] - want[o][i];
-      num += d * d, den += want[o][i] * want[o][i];
-    }
-  }
-  double err = std::sqrt(num) / std::max(std::sqrt(den), 1e-30);
-  return std::isnan(err) ? INFINITY : err;  // an unwritten output is NaN (HBM starts as poison)
-}
+using nki::lib::testing::rel_error;
 
 }  // namespace builtin_test

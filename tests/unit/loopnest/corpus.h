@@ -104,6 +104,9 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"rope_halves_tiles.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
       {"rope_halves_grid.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
       {"rope_halves_api.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
+      {"rope_ragged_tiles.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
+      {"rope_ragged_grid.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
+      {"rope_ragged_api.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
   };
   return args;
 }

@@ -2,6 +2,7 @@
 // inline text, deterministic inputs, and element-wise comparison.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -71,6 +72,37 @@ inline tensor::Array test_input(const tensor::Shape& shape, int seed) {
 }
 
 inline double at(const tensor::Array& a, int64_t i, int64_t j) { return a.get({i, j}); }
+
+// A kernel's outputs as float64 vectors (one per returned tensor, row-major).
+inline std::vector<std::vector<double>> flattened(const std::vector<tensor::Array>& outputs) {
+  std::vector<std::vector<double>> out;
+  for (const auto& a : outputs) {
+    std::vector<double> v;
+    int64_t n = tensor::num_elements(a.shape());
+    std::vector<int64_t> index(a.shape().size(), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      v.push_back(a.get(index));
+      for (int d = static_cast<int>(index.size()) - 1; d >= 0 && ++index[d] == a.shape()[d]; --d) index[d] = 0;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// Relative L2 error of `got` against `want` over all outputs (infinity on a shape mismatch).
+inline double rel_error(const std::vector<std::vector<double>>& got, const std::vector<std::vector<double>>& want) {
+  if (got.size() != want.size()) return INFINITY;
+  double num = 0, den = 0;
+  for (size_t o = 0; o < got.size(); ++o) {
+    if (got[o].size() != want[o].size()) return INFINITY;
+    for (size_t i = 0; i < got[o].size(); ++i) {
+      double d = got[o][i] - want[o][i];
+      num += d * d, den += want[o][i] * want[o][i];
+    }
+  }
+  double err = std::sqrt(num) / std::max(std::sqrt(den), 1e-30);
+  return std::isnan(err) ? INFINITY : err;  // an unwritten output is NaN (HBM starts as poison)
+}
 
 // Expects |got - want| <= tol * (1 + |want|) everywhere; reports the first mismatch.
 template <class F>

@@ -292,10 +292,17 @@ bool size_uses_loop(const Access& a, int loop) {
   return false;
 }
 
+bool uses_loop(const DimIndex& d, int loop) {
+  if (d.start.uses(loop)) return true;
+  for (const auto& t : d.terms)
+    if (t.size.uses(loop)) return true;
+  return false;
+}
+
 bool uses_loop(const Access& a, int loop) {
   for (const auto& d : a.dims)
-    if (d.start.uses(loop)) return true;
-  return size_uses_loop(a, loop);
+    if (uses_loop(d, loop)) return true;
+  return false;
 }
 
 bool index_operand_uses(const Operand& o, int loop) {

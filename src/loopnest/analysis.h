@@ -80,6 +80,8 @@ bool independent_iterations(const Kernel& k, int loop);
 // decide. What a sequential loop needs to be written affine_range (affine_loop.cpp).
 bool iterations_commute(const Kernel& k, int loop);
 
+// Whether one dim's index uses loop variable `loop` (its start or a term's size).
+bool uses_loop(const DimIndex& d, int loop);
 // Whether `a` uses loop variable `loop` anywhere (starts, sizes).
 bool uses_loop(const Access& a, int loop);
 // Whether a size of `a` uses loop variable `loop` (a tile that changes size per iteration: `min(128,

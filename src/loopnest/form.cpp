@@ -179,6 +179,12 @@ void for_each_node(std::vector<Node>& body, const std::function<void(Node&, cons
   visit(body, loops, fn);
 }
 
+void freeze(Node& n) {
+  n.frozen = true;
+  for (auto* nodes : {&n.body, &n.orelse})
+    for_each_node(*nodes, [](Node& x, const std::vector<int>&) { x.frozen = true; });
+}
+
 Node* loop_node(Kernel& k, int loop) { return const_cast<Node*>(loop_node(std::as_const(k), loop)); }
 
 const Node* loop_node(const Kernel& k, int loop) {

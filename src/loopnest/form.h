@@ -280,6 +280,8 @@ int add_tensor(Kernel& k, Tensor t);
 // Visits every node (pre-order) with the chain of enclosing loop ids.
 void for_each_node(const std::vector<Node>& body, const std::function<void(const Node&, const std::vector<int>&)>& fn);
 void for_each_node(std::vector<Node>& body, const std::function<void(Node&, const std::vector<int>&)>& fn);
+// Marks `n` and every node under it (body and orelse) frozen: printed as written, never transformed.
+void freeze(Node& n);
 // The node of loop id `loop`; nullptr when no node holds it (a launch grid's loop).
 Node* loop_node(Kernel& k, int loop);
 const Node* loop_node(const Kernel& k, int loop);

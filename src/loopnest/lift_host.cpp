@@ -299,8 +299,7 @@ void Lifter::host_for(const ForStmt& s, const AValue& seq, std::vector<Node>& ou
     bind_target(*s.target, item);
     block(s.body, n.body);
   }
-  n.frozen = true;
-  for_each_node(n.body, [](Node& x, const std::vector<int>&) { x.frozen = true; });
+  freeze(n);
   out.push_back(std::move(n));
 }
 

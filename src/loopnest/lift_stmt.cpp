@@ -237,8 +237,7 @@ Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
       for (auto& x : p.nodes) n.body.push_back(std::move(x));
     }
     pending_inline.clear();
-    n.frozen = true;  // printed only as the call: its operations too
-    for_each_node(n.body, [](Node& x, const std::vector<int>&) { x.frozen = true; });
+    freeze(n);  // printed only as the call: its operations too
   }
   return n;
 }
@@ -458,10 +457,7 @@ void Lifter::block(const Block& b, std::vector<Node>& out) {
     size_t first = out.size();
     statement(*s, out);
     if (!reads_branch_bound) continue;
-    for (size_t i = first; i < out.size(); ++i) {
-      out[i].frozen = true;
-      for_each_node(out[i].body, [](Node& x, const std::vector<int>&) { x.frozen = true; });
-    }
+    for (size_t i = first; i < out.size(); ++i) freeze(out[i]);
   }
   reads_branch_bound = outer;
 }
@@ -1295,11 +1291,7 @@ void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
         chosen_tile = true;
       }
     }
-    if (chosen_tile) {
-      n.frozen = true;
-      for (auto* b : {&n.body, &n.orelse})
-        for_each_node(*b, [](Node& x, const std::vector<int>&) { x.frozen = true; });
-    }
+    if (chosen_tile) freeze(n);
   }
   out.push_back(std::move(n));
 }

@@ -156,7 +156,7 @@ std::string result_base(const std::string& helper) {
 // kernel's list (a list tensor, Tensor::list_name); opened, the helper's nodes make it under its
 // own name and the append of that name follows them (the call statement, which did the append,
 // is gone).
-void append_result(Kernel& k, const Node& call, const std::vector<Node>& opened, std::vector<Node>& out) {
+void append_result(Kernel& k, const Node& call, std::vector<Node>& opened) {
   std::string list = appended_list(call);
   if (list.empty()) return;
   std::set<int> made;
@@ -178,7 +178,7 @@ void append_result(Kernel& k, const Node& call, const std::vector<Node>& opened,
     n.dirty = true;
     n.binds = {list};
     n.view = element;
-    out.push_back(std::move(n));
+    opened.push_back(std::move(n));
     return;
   }
   throw TransformError("a helper result appended to a list that is not one tile per iteration");
@@ -190,9 +190,10 @@ void append_result(Kernel& k, const Node& call, const std::vector<Node>& opened,
 // of the call's text.
 void open_call(Kernel& k, Node& call, std::vector<Node>& out) {
   if (call.ops.empty()) {
-    size_t first = out.size();
-    adopt(k, call.body, out);
-    append_result(k, call, std::vector<Node>(out.begin() + static_cast<long>(first), out.end()), out);
+    std::vector<Node> opened;
+    adopt(k, call.body, opened);
+    append_result(k, call, opened);
+    for (auto& x : opened) out.push_back(std::move(x));
     return;
   }
   size_t split = std::min(call.inline_split, call.ops.size());

@@ -250,7 +250,7 @@ class Finder {
         }
     if (dim < 0) return std::nullopt;  // not along the window (a [P, 1] column): not taken
     for (size_t d = 0; d < a.dims.size(); ++d)
-      if (static_cast<int>(d) != dim && uses_dim(a.dims[d])) return std::nullopt;
+      if (static_cast<int>(d) != dim && uses_loop(a.dims[d], l_)) return std::nullopt;
     DimIndex& di = a.dims[static_cast<size_t>(dim)];
     const AxisTerm& term = di.terms[0];
     if (di.terms.size() != 1 || term.stride != 1 || !term.affine() || !window_width(term.size)) return std::nullopt;
@@ -270,13 +270,6 @@ class Finder {
       return std::nullopt;
     }
     p_.tiles.push_back({&a, dim});
-    return false;
-  }
-
-  bool uses_dim(const DimIndex& d) const {
-    if (d.start.uses(l_)) return true;
-    for (const auto& t : d.terms)
-      if (t.size.uses(l_)) return true;
     return false;
   }
 
@@ -364,9 +357,9 @@ bool ragged_window_sites(Kernel& k, Node& loop_node, const SiteSink& sink) {
   if (!l.trip() || !(l.start == IExpr(0)) || l.step != 1 || l.host_items || l.ordered) return false;
   std::optional<Plan> found = Finder(k, loop_node.loop).run(loop_node);
   if (!found || (found->guarded.empty() && found->from.extent % found->from.width == 0)) return false;
+  Analysis an(k);
   for (int64_t to : widths_for(found->from)) {
     bool whole = found->from.extent % to == 0;
-    Analysis an(k);
     int64_t trip = (found->from.extent + to - 1) / to;
     auto s = make_loop_site(
         k, an, loop_node,

@@ -109,27 +109,39 @@ std::vector<std::string> ConsoleProgress::panel(const RoundStats& s) const {
   return {head, progress, spend};
 }
 
-void ConsoleProgress::erase_panel() {
-  if (panel_lines_ == 0) return;
+std::string ConsoleProgress::erase_panel() {
+  if (panel_lines_ == 0) return {};
   // Up to the panel's first line, then erase to the end of the screen.
-  fmt::print(out_, "\033[{}A\r\033[J", panel_lines_);
+  std::string erase = fmt::format("\033[{}A\r\033[J", panel_lines_);
   panel_lines_ = 0;
+  return erase;
+}
+
+std::string ConsoleProgress::panel_text() {
+  if (!live_ || !current_) return {};
+  auto lines = panel(*current_);
+  std::string text;
+  for (const auto& line : lines) text += fit(line, plan_.width - 1) + "\n";
+  panel_lines_ = static_cast<int>(lines.size());
+  return text;
+}
+
+void ConsoleProgress::show(const std::string& frame) {
+  // The whole frame (erase, log line, panel) in one write: stderr is unbuffered, so a write per
+  // piece let a terminal draw a panel with its last line still missing.
+  std::fwrite(frame.data(), 1, frame.size(), out_);
+  std::fflush(out_);
 }
 
 void ConsoleProgress::draw_panel() {
   if (!live_ || !current_) return;
-  erase_panel();
-  auto lines = panel(*current_);
-  for (const auto& line : lines) fmt::print(out_, "{}\n", fit(line, plan_.width - 1));
-  panel_lines_ = static_cast<int>(lines.size());
-  std::fflush(out_);
+  std::string frame = erase_panel();  // before panel_text(), which sets the new panel's height
+  show(frame + panel_text());
 }
 
 void ConsoleProgress::log(const std::string& line) {
-  erase_panel();
-  fmt::print(out_, "{}\n", line);
-  std::fflush(out_);
-  draw_panel();
+  std::string frame = erase_panel() + line + "\n";  // before panel_text(), as above
+  show(frame + panel_text());
 }
 
 void ConsoleProgress::on_task_start(const std::string& task, const agents::Candidate& baseline, double peak_latency_ms) {

@@ -60,7 +60,9 @@ class ConsoleProgress : public ProgressObserver {
   std::string task_place(const std::string& task) const;
   std::optional<double> seconds_left(const RoundStats& s) const;
   void log(const std::string& line);
-  void erase_panel();
+  std::string erase_panel();  // the escapes that erase the panel on screen ("" if none)
+  std::string panel_text();   // the panel's lines as drawn now ("" if none)
+  void show(const std::string& frame);
   void draw_panel();
 
   std::mutex mutex_;  // on_retry comes from the agents' threads; the other calls hold it too

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -119,6 +120,54 @@ TEST(ConsoleProgress, OnATerminalThePanelIsRedrawnInPlaceAndGivesWayToTheRoundsL
   ASSERT_NE(end, std::string::npos);
   EXPECT_EQ(text.find('\n', end), text.size() - 1);
   EXPECT_NE(text.rfind("\033[3A\r\033[J", end), std::string::npos);
+}
+
+// What a terminal shows after `text`: the lines on screen, reading the only controls the panel
+// uses (cursor up n lines, carriage return, erase to the end of the screen).
+std::vector<std::string> screen_after(const std::string& text) {
+  std::vector<std::string> lines(1);
+  size_t row = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 2, "\033[") == 0) {
+      size_t end = text.find_first_of("AJ", i + 2);
+      if (text[end] == 'A') row -= std::min(row, static_cast<size_t>(std::stoul(text.substr(i + 2, end - i - 2))));
+      if (text[end] == 'J') lines.resize(row + 1), lines[row].clear();
+      i = end;
+    } else if (text[i] == '\r') {
+      lines[row].clear();
+    } else if (text[i] == '\n') {
+      if (++row == lines.size()) lines.emplace_back();
+    } else {
+      lines[row] += text[i];
+    }
+  }
+  if (lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+// The CI failure of session 13: the erase and the new panel were built in one expression whose
+// operands C++ may evaluate in any order, so a redraw could forget the panel it had drawn.
+TEST(ConsoleProgress, ATerminalShowsOnePanelBelowTheLogLinesAtEveryStep) {
+  std::FILE* file = std::tmpfile();
+  ConsoleProgress progress(file, true, "r", plan());
+  progress.on_task_start("silu", {"baseline", "", 2.0, std::nullopt}, 0.5);
+  progress.on_round_update(stats(12, 0, 0, 0, 2.0));
+  progress.on_round_update(stats(12, 20, 10, 3, 2.0));
+  progress.on_message("budget_usd reached");
+  progress.on_round_update(stats(12, 21, 11, 3, 2.0));
+  auto running = screen_after(read_all(file));
+  ASSERT_EQ(running.size(), 5u) << ::testing::PrintToString(running);
+  EXPECT_EQ(running[0], "[r] task 2/2 silu: baseline 2.0000 ms, 25.0% of peak");
+  EXPECT_EQ(running[1], "[r] budget_usd reached");
+  EXPECT_EQ(running[2], "[r] task 2/2 silu · round 2/3 · planned 12, written 21 (1 unparsed)");
+  EXPECT_NE(running[3].find("evaluations [##########----------] 11/21"), std::string::npos) << running[3];
+  EXPECT_NE(running[4].find("best 1.000x"), std::string::npos) << running[4];
+  progress.on_round_end(stats(12, 23, 23, 4, 1.0));
+  auto ended = screen_after(read_all(file));
+  ASSERT_EQ(ended.size(), 3u) << ::testing::PrintToString(ended);
+  EXPECT_EQ(ended[1], "[r] budget_usd reached");
+  EXPECT_EQ(ended[2].rfind("[r] task 2/2 silu round 2/3: planned 12, written 23", 0), 0u) << ended[2];
+  std::fclose(file);
 }
 
 TEST(ConsoleProgress, EstimatesTheRestFromThePaceOfThisProcess) {

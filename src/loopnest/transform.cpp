@@ -87,6 +87,8 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_in_place());
     v.push_back(make_hoist_expand());
     v.push_back(make_hoist_compute());
+    v.push_back(make_expand_buffer());
+    v.push_back(make_expand_interchange());
     v.push_back(make_coalesce_stores());
     v.push_back(make_fill_partitions());
     v.push_back(make_hoist_transpose());

@@ -227,6 +227,8 @@ std::unique_ptr<Transform> make_reorder_reuse();
 std::unique_ptr<Transform> make_in_place();
 std::unique_ptr<Transform> make_hoist_expand();
 std::unique_ptr<Transform> make_hoist_compute();
+std::unique_ptr<Transform> make_expand_buffer();
+std::unique_ptr<Transform> make_expand_interchange();  // chain.cpp: expand_buffer, then interchange_loops
 std::unique_ptr<Transform> make_coalesce_stores();
 std::unique_ptr<Transform> make_hoist_transpose();
 std::unique_ptr<Transform> make_forward_defer();  // chain.cpp: forward_scratch, then defer_normalization

@@ -112,6 +112,10 @@ bool collect(const Kernel& k, const std::vector<Node>& body, int t, std::vector<
       if (!ok) return false;
       continue;
     }
+    if (n.kind == NodeKind::Inline) {  // a helper's body touching it: its accesses are not the form's to rewrite
+      std::vector<Touch> helper;
+      if (!collect(k, n.body, t, loops, conds, helper) || !helper.empty()) return false;
+    }
     if (n.kind == NodeKind::If) {
       conds.push_back(&n);
       bool ok = collect(k, n.body, t, loops, conds, out) && collect(k, n.orelse, t, loops, conds, out);
@@ -200,9 +204,9 @@ std::optional<Expansion> plan(Kernel& k, const Node& ln, int t) {
   std::vector<const Node*> conds;
   std::vector<Touch> all, within;
   if (!collect(k, k.body, t, loops, conds, all) || !collect(k, ln.body, t, loops, conds, within)) return std::nullopt;
-  size_t outside = 0;
-  for (const Touch& x : all) outside += x.op->cls != OpClass::Alloc;
-  if (within.empty() || outside != within.size()) return std::nullopt;
+  size_t accesses = 0;  // every access but declarations
+  for (const Touch& x : all) accesses += x.op->cls != OpClass::Alloc;
+  if (within.empty() || accesses != within.size()) return std::nullopt;
   for (const Touch& x : within) {
     if (x.op->cls == OpClass::Alloc || uses_loop(*x.access, ln.loop)) return std::nullopt;
     if (x.operand && x.operand->number_when && x.operand->number_when->uses(ln.loop)) return std::nullopt;

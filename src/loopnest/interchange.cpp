@@ -57,6 +57,9 @@ bool swap_reverses_a_dependence(const Kernel& k, const Node& outer, int lo, int 
   for_each_node(outer.body, [&](const Node& n, const std::vector<int>&) {
     for (const Op& op : n.ops) ops.push_back(&op);
   });
+  // An engine's accumulator continued across iterations (`reduce_cmd=reduce` after a reset at the
+  // first chunk): the swap interleaves the other loop's iterations into the running sum.
+  if (std::any_of(ops.begin(), ops.end(), [](const Op* op) { return continues_engine_accumulator(*op); })) return true;
   std::set<int> nest = loops_within(outer);
   std::set<int> shared = {lo, li};
   shared.insert(k.grid.begin(), k.grid.end());

@@ -72,18 +72,3 @@ std::unique_ptr<Transform> make_forward_defer() {
 }
 
 }  // namespace loopnest
-
-namespace loopnest {
-
-// Scalar expansion is worth nothing alone (a wider carry, the same work); what pays is the loop it
-// lets move: a selective scan's state loop inside its sequence-block loop, where the loads and
-// products that do not depend on the state then leave it (hoist_compute, the planner's next step).
-std::unique_ptr<Transform> make_expand_interchange() {
-  return std::make_unique<Chain>(
-      "expand_interchange", "expand_buffer", "interchange_loops",
-      "give a buffer every iteration of a loop reuses one copy per iteration, then swap that loop with the loop "
-      "inside it the reuse kept outside (the state loop of a scan inside its sequence-block loop): what does not "
-      "depend on the loop's variable can then leave it");
-}
-
-}  // namespace loopnest

@@ -97,6 +97,34 @@ bool swap_reverses_a_dependence(const Kernel& k, const Node& outer, int lo, int 
   return false;
 }
 
+// After a swap, the bindings leading the inner body that do not name the inner loop's variable (nor
+// a binding that stays) move up before the inner loop: `for s: for blk: t0 = blk * W; for ct:`
+// swapped is `for blk: t0 = blk * W; for s: for ct:`, so a later move that hoists a load naming
+// t0 out of `for s` finds t0 bound outside it (hoist refuses a statement naming a binding of the
+// loop's body).
+void lift_bindings_out(const Kernel& k, Node& outer, int inner_id) {
+  auto at = std::find_if(outer.body.begin(), outer.body.end(), [&](const Node& n) { return n.id == inner_id; });
+  if (at == outer.body.end()) return;
+  Node& inner = *at;
+  std::vector<std::string> staying = {k.loops.at(inner.loop).var};
+  std::vector<Node> up;
+  auto it = inner.body.begin();
+  while (it != inner.body.end() && it->kind == NodeKind::Meta &&
+         (it->meta == MetaKind::Binding || it->meta == MetaKind::View)) {
+    bool stays = std::any_of(staying.begin(), staying.end(), [&](const std::string& name) { return mentions(k, *it, name); });
+    if (stays) {
+      staying.insert(staying.end(), it->binds.begin(), it->binds.end());
+      ++it;
+    } else {
+      up.push_back(std::move(*it));
+      it = inner.body.erase(it);
+    }
+  }
+  if (up.empty()) return;
+  outer.dirty = inner.dirty = true;
+  outer.body.insert(at, std::make_move_iterator(up.begin()), std::make_move_iterator(up.end()));
+}
+
 class Interchange : public Transform {
  public:
   std::string name() const override { return "interchange_loops"; }
@@ -122,7 +150,6 @@ class Interchange : public Transform {
         // A loop run in order (a scan's carry across sequence blocks) swaps with an affine one when
         // no dependence runs backwards in it (a state loop whose buffers expand_buffer made private).
         if (lo.ordered || li.ordered || lo.host_items || li.host_items) continue;
-        if (lo.kind == LoopKind::Static || li.kind == LoopKind::Static) continue;
         if (swap_reverses_a_dependence(k, *outer, lo.id, li.id)) continue;
       }
       Analysis an(k);
@@ -164,6 +191,7 @@ class Interchange : public Transform {
             // Tiles of the innermost body are now per iteration of the other loop.
             for (auto& t : k.tensors)
               if (t.scope_loop == was_inner) t.scope_loop = i->loop;
+            lift_bindings_out(k, *o, inner_id);  // last: it inserts into o's body, so `i` dangles after it
           }))
         return true;
     }

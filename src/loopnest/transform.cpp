@@ -169,6 +169,18 @@ std::optional<std::string> open_checked(Kernel& opened, int& count, int* composi
 
 }  // namespace
 
+Kernel reprinted(const Kernel& k) {
+  auto args = own_args(k);
+  if (!args) throw TransformError("an argument is not an array of known shape");
+  try {
+    return lift_source(k.module->file->path, emit_checked(k, *args), *args);
+  } catch (const EmitError& e) {
+    throw TransformError(e.what());
+  } catch (const LiftError& e) {
+    throw TransformError(e.what());
+  }
+}
+
 std::optional<std::string> helpers_stay_closed(const Kernel& k) {
   Kernel opened = k;
   int count = 0;

@@ -28,21 +28,24 @@ def kernel(delta, u, a, b, c):
         nisa.memset(dst=acc, value=0.0)
         acc_tiles.append(acc)
     for blk in nl.sequential_range(seq // W):
+        t0 = blk * W
+        b_row2 = nl.ndarray(shape=(128, states, 512), dtype=nl.float32, buffer=nl.sbuf)
         for s in nl.affine_range(states):
-            t0 = blk * W
-            for ct in nl.affine_range(n_ct):
-                d = nl.ndarray((128, W), dtype=delta.dtype, buffer=nl.sbuf)
-                nisa.dma_copy(dst=d, src=delta[ct * 128:(ct + 1) * 128, t0:t0 + W])
-                uu = nl.ndarray((128, W), dtype=u.dtype, buffer=nl.sbuf)
-                nisa.dma_copy(dst=uu, src=u[ct * 128:(ct + 1) * 128, t0:t0 + W])
+            b_row = nl.ndarray((1, 512), dtype=b.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=b_row[...], src=b[s:s + 1, t0:t0 + W])
+            b_row2[:, s, :] = nl.broadcast_to(b_row, shape=(128, W))
+        for ct in nl.affine_range(n_ct):
+            d = nl.ndarray((128, W), dtype=delta.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=d, src=delta[ct * 128:(ct + 1) * 128, t0:t0 + W])
+            uu = nl.ndarray((128, W), dtype=u.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=uu, src=u[ct * 128:(ct + 1) * 128, t0:t0 + W])
+            du = nl.ndarray((128, W), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_tensor(dst=du, data1=d, data2=uu, op=nl.multiply)
+            for s in nl.affine_range(states):
                 decay = nl.ndarray((128, W), dtype=nl.float32, buffer=nl.sbuf)
                 nisa.activation(dst=decay, op=nl.exp, data=d, scale=a_tiles[ct][:, s:s + 1])
-                du = nl.ndarray((128, W), dtype=nl.float32, buffer=nl.sbuf)
-                nisa.tensor_tensor(dst=du, data1=d, data2=uu, op=nl.multiply)
-                b_row = nl.ndarray((1, W), dtype=b.dtype, buffer=nl.sbuf)
-                nisa.dma_copy(dst=b_row, src=b[s:s + 1, t0:t0 + W])
                 drive = nl.ndarray((128, W), dtype=nl.float32, buffer=nl.sbuf)
-                nisa.tensor_tensor(dst=drive, data1=du, data2=nl.broadcast_to(b_row, shape=(128, W)), op=nl.multiply)
+                nisa.tensor_tensor(dst=drive, data1=du, data2=b_row2[:, s, :], op=nl.multiply)
                 h = nl.ndarray((128, W), dtype=nl.float32, buffer=nl.sbuf)
                 start = 0.0 if blk == 0 else carry_tiles[ct]
                 nisa.tensor_tensor_scan(dst=h, data0=decay, data1=drive, initial=(0.0 if blk == 0 else carry_tiles[ct][:, s:s + 1]), op0=nl.multiply, op1=nl.add)

@@ -20,14 +20,14 @@ def kernel(delta, u, a, b, c):
     for ct in nl.affine_range(n_ct):
         a_tile[ct, :, :] = nl.load(a[ct * 128:(ct + 1) * 128, :])
     for blk in nl.sequential_range(seq // W):
-        for s in nl.affine_range(states):
-            for ct in nl.affine_range(n_ct):
-                rows = nl.ds(ct * 128, 128)
-                cols = nl.ds(blk * W, W)
-                delta_tile = nl.load(delta[rows, cols])
-                u_tile = nl.load(u[rows, cols])
+        for ct in nl.affine_range(n_ct):
+            rows = nl.ds(ct * 128, 128)
+            cols = nl.ds(blk * W, W)
+            delta_tile = nl.load(delta[rows, cols])
+            u_tile = nl.load(u[rows, cols])
+            delta_u = nisa.tensor_tensor(delta_tile, u_tile, op=nl.multiply)
+            for s in nl.affine_range(states):
                 delta_a = nisa.activation(op=nl.exp, data=delta_tile, scale=a_tile[ct, :, s:s + 1])
-                delta_u = nisa.tensor_tensor(delta_tile, u_tile, op=nl.multiply)
                 b_row = nl.load(b[s:s + 1, cols]).broadcast_to((128, W))
                 delta_bu = nisa.tensor_tensor(delta_u, b_row, op=nl.multiply)
                 h = nisa.tensor_tensor_scan(delta_a, delta_bu, initial=(0.0 if blk == 0 else carry[ct, :, s:s + 1]), op0=np.multiply, op1=np.add)

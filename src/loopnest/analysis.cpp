@@ -217,6 +217,8 @@ void collect_ops(const std::vector<Node>& body, std::vector<const Op*>& ops, std
   });
 }
 
+}  // namespace
+
 // Whether `op` continues the accumulator its engine kept from an earlier instruction
 // (`reduce_cmd=reduce`, or a command chosen per iteration: `reset_reduce if c == 0 else reduce`,
 // a running sum carried across chunks inside the instruction, tests/kernels/corpus/new_cumsum_carry.py):
@@ -234,8 +236,6 @@ bool continues_engine_accumulator(const Op& op) {
     default: return true;
   }
 }
-
-}  // namespace
 
 bool iterations_commute(const Kernel& k, int loop) {
   const Node* node = loop_node(k, loop);

@@ -79,6 +79,10 @@ bool independent_iterations(const Kernel& k, int loop);
 // declared in the loop are one per iteration. Conservative: false wherever the bounds cannot
 // decide. What a sequential loop needs to be written affine_range (affine_loop.cpp).
 bool iterations_commute(const Kernel& k, int loop);
+// Whether `op` continues the accumulator its engine kept from an earlier instruction
+// (`reduce_cmd=reduce`, or a command chosen per iteration): a dependence on the engine's state,
+// which no tile access shows.
+bool continues_engine_accumulator(const Op& op);
 
 // Whether one dim's index uses loop variable `loop` (its start or a term's size).
 bool uses_loop(const DimIndex& d, int loop);

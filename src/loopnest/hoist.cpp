@@ -129,6 +129,12 @@ class Hoist : public Transform {
           }
         }
         if (!work || !ok) continue;
+        // Its text naming a binding of the loop's body (`cols = nl.ds(blk * W, W)` before it), which
+        // is not bound before the loop, even where the binding does not use the loop's variable.
+        for (size_t j = 0; j < i && ok; ++j)
+          if (loop->body[j].kind == NodeKind::Meta)
+            for (const std::string& name : loop->body[j].binds) ok = ok && !mentions(k, s, name);
+        if (!ok) continue;
         for (const auto& [t, dim] : shared_blocks) ok = ok && only_block_accesses(k, *loop, t, dim, l);
         // A buffer it fills that is declared in the loop moves with it.
         std::vector<int> decls;

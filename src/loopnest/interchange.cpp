@@ -1,11 +1,14 @@
 // Loop interchange on the form: the two loops of a perfect nest swap places, which changes which
 // operand stays resident across the inner loop and the order of the DMAs. Legal for two affine
 // loops (their iterations are independent; accumulations only change order) whose bounds do not
-// depend on each other, unless both loops carry one tile (a name rebound in every iteration).
+// depend on each other, unless both loops carry one tile (a name rebound in every iteration); and for
+// a loop run in order with another when no dependence between their iterations has direction (<, >)
+// (swap_reverses_a_dependence).
 #include <algorithm>
 
 #include <fmt/core.h>
 
+#include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -38,6 +41,90 @@ bool carried_by_both(const Kernel& k, int outer, int inner) {
   return std::any_of(a.begin(), a.end(), [&](int t) { return b.count(t) > 0; });
 }
 
+// Whether a later iteration of the outer loop at an earlier iteration of the inner loop, (o', i')
+// with o' > o and i' < i, touches an element iteration (o, i) touches, one of the two touches a
+// write and not both accumulations: a dependence of direction (<, >), which the swap would reverse
+// (Allen & Kennedy, "Optimizing Compilers for Modern Architectures", 5.2: interchange is legal when
+// no dependence has that direction). Tiles declared inside the nest are one per iteration and
+// carry nothing. Conservative: true wherever the bounds cannot decide (an unknown trip, an
+// unbounded variable), and a read chosen away per iteration (Operand::number_when) still counts.
+bool swap_reverses_a_dependence(const Kernel& k, const Node& outer, int lo, int li) {
+  const Loop &o = k.loops.at(lo), &i = k.loops.at(li);
+  auto to = o.trip(), ti = i.trip();
+  if (!to || !ti) return true;
+  if (*to < 2 || *ti < 2) return false;
+  std::vector<const Op*> ops;
+  for_each_node(outer.body, [&](const Node& n, const std::vector<int>&) {
+    for (const Op& op : n.ops) ops.push_back(&op);
+  });
+  // An engine's accumulator continued across iterations (`reduce_cmd=reduce` after a reset at the
+  // first chunk): the swap interleaves the other loop's iterations into the running sum.
+  if (std::any_of(ops.begin(), ops.end(), [](const Op* op) { return continues_engine_accumulator(*op); })) return true;
+  std::set<int> nest = loops_within(outer);
+  std::set<int> shared = {lo, li};
+  shared.insert(k.grid.begin(), k.grid.end());
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>& around) {
+    if (&n == &outer) shared.insert(around.begin(), around.end());
+  });
+  Ranges ranges = k.ranges();
+  int a = std::max(k.loops.empty() ? 0 : k.loops.rbegin()->first + 1, ranges.empty() ? 0 : ranges.rbegin()->first + 1);
+  int b = a + 1;
+  ranges[a] = {0, *to - 2};
+  ranges[b] = {0, *ti - 2};
+  IExpr later = IExpr::var(lo) + (IExpr::var(a) + 1) * o.step, earlier = IExpr::var(li) - (IExpr::var(b) + 1) * i.step;
+  auto meet = [&](const Access& now, const Access& then) {
+    Access moved = then;
+    for (auto& d : moved.dims) {
+      d.start = d.start.substitute(lo, later).substitute(li, earlier);
+      for (auto& t : d.terms) t.size = t.size.substitute(lo, later).substitute(li, earlier);
+    }
+    return may_overlap_within(k, now, moved, ranges, shared);
+  };
+  for (const Op* p : ops)
+    for (const Access* w : writes(*p)) {
+      int t = storage_of(k, w->tensor);
+      if (nest.count(k.tensor(t).scope_loop)) continue;
+      for (const Op* q : ops) {
+        std::vector<const Access*> touched = reads(*q), written = writes(*q);
+        touched.insert(touched.end(), written.begin(), written.end());
+        for (const Access* x : touched) {
+          if (storage_of(k, x->tensor) != t) continue;
+          bool both_accumulate = p->accumulate && q->accumulate && w == &*p->dst && x == &*q->dst;
+          if (!both_accumulate && (meet(*w, *x) || meet(*x, *w))) return true;
+        }
+      }
+    }
+  return false;
+}
+
+// After a swap, the bindings leading the inner body that do not name the inner loop's variable (nor
+// a binding that stays) move up before the inner loop: `for s: for blk: t0 = blk * W; for ct:`
+// swapped is `for blk: t0 = blk * W; for s: for ct:`, so a later move that hoists a load naming
+// t0 out of `for s` finds t0 bound outside it (hoist refuses a statement naming a binding of the
+// loop's body).
+void lift_bindings_out(const Kernel& k, Node& outer, int inner_id) {
+  auto at = std::find_if(outer.body.begin(), outer.body.end(), [&](const Node& n) { return n.id == inner_id; });
+  if (at == outer.body.end()) return;
+  Node& inner = *at;
+  std::vector<std::string> staying = {k.loops.at(inner.loop).var};
+  std::vector<Node> up;
+  auto it = inner.body.begin();
+  while (it != inner.body.end() && it->kind == NodeKind::Meta &&
+         (it->meta == MetaKind::Binding || it->meta == MetaKind::View)) {
+    bool stays = std::any_of(staying.begin(), staying.end(), [&](const std::string& name) { return mentions(k, *it, name); });
+    if (stays) {
+      staying.insert(staying.end(), it->binds.begin(), it->binds.end());
+      ++it;
+    } else {
+      up.push_back(std::move(*it));
+      it = inner.body.erase(it);
+    }
+  }
+  if (up.empty()) return;
+  outer.dirty = inner.dirty = true;
+  outer.body.insert(at, std::make_move_iterator(up.begin()), std::make_move_iterator(up.end()));
+}
+
 class Interchange : public Transform {
  public:
   std::string name() const override { return "interchange_loops"; }
@@ -54,15 +141,28 @@ class Interchange : public Transform {
       Node* inner = outer ? sole_inner_loop(*outer) : nullptr;
       if (!inner || inner->frozen) continue;
       const Loop &lo = k.loops.at(outer->loop), &li = k.loops.at(inner->loop);
-      if (lo.kind != LoopKind::Affine || li.kind != LoopKind::Affine) continue;
       if (li.start.uses(lo.id) || li.stop.uses(lo.id)) continue;
-      // A tile both loops carry (written where neither variable moves it, read before the write: a
-      // name rebound each iteration, lift_carry.cpp): the swap reorders its updates.
-      if (carried_by_both(k, lo.id, li.id)) continue;
+      if (lo.kind == LoopKind::Affine && li.kind == LoopKind::Affine) {
+        // A tile both loops carry (written where neither variable moves it, read before the write: a
+        // name rebound each iteration, lift_carry.cpp): the swap reorders its updates.
+        if (carried_by_both(k, lo.id, li.id)) continue;
+      } else {
+        // A loop run in order (a scan's carry across sequence blocks) swaps with an affine one when
+        // no dependence runs backwards in it (a state loop whose buffers expand_buffer made private).
+        if (lo.ordered || li.ordered || lo.host_items || li.host_items) continue;
+        if (swap_reverses_a_dependence(k, *outer, lo.id, li.id)) continue;
+      }
       Analysis an(k);
       const OpRef* anchor = first_op_in(an, inner->loop);
       if (!anchor) continue;
-      Site s = make_site(k, an, *anchor, fmt::format("interchange `for {}` and `for {}`", lo.var, li.var));
+      // `depth`: the loops around the outer one. Two nested pairs of one nest have the same anchor (the
+      // first op of the inner loop: `for s: for blk: for ct: load` swaps s/blk or blk/ct).
+      int depth = 0;
+      for_each_node(k.body, [&](const Node& n, const std::vector<int>& around) {
+        if (n.id == id) depth = static_cast<int>(around.size());
+      });
+      Site s = make_site(k, an, *anchor, fmt::format("interchange `for {}` and `for {}`", lo.var, li.var),
+                         {{"depth", std::to_string(depth)}});
       s.node = outer->id;
       s.line = outer->origin ? static_cast<int>(outer->origin->span.line) : 0;
       int inner_id = inner->id;
@@ -91,6 +191,7 @@ class Interchange : public Transform {
             // Tiles of the innermost body are now per iteration of the other loop.
             for (auto& t : k.tensors)
               if (t.scope_loop == was_inner) t.scope_loop = i->loop;
+            lift_bindings_out(k, *o, inner_id);  // last: it inserts into o's body, so `i` dangles after it
           }))
         return true;
     }

@@ -87,6 +87,8 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_in_place());
     v.push_back(make_hoist_expand());
     v.push_back(make_hoist_compute());
+    v.push_back(make_expand_buffer());
+    v.push_back(make_expand_interchange());
     v.push_back(make_coalesce_stores());
     v.push_back(make_fill_partitions());
     v.push_back(make_hoist_transpose());
@@ -166,6 +168,18 @@ std::optional<std::string> open_checked(Kernel& opened, int& count, int* composi
 }
 
 }  // namespace
+
+Kernel reprinted(const Kernel& k) {
+  auto args = own_args(k);
+  if (!args) throw TransformError("an argument is not an array of known shape");
+  try {
+    return lift_source(k.module->file->path, emit_checked(k, *args), *args);
+  } catch (const EmitError& e) {
+    throw TransformError(e.what());
+  } catch (const LiftError& e) {
+    throw TransformError(e.what());
+  }
+}
 
 std::optional<std::string> helpers_stay_closed(const Kernel& k) {
   Kernel opened = k;

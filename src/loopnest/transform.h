@@ -89,6 +89,10 @@ std::optional<std::string> result_refusal(const ResultBaseline& before, Kernel& 
 // Opens the calls of module helper functions inside loops (open_helpers.cpp): their nodes become
 // the kernel's own, printed from the form in place of the call. Returns how many it opened.
 int open_helpers(Kernel& k);
+// `k` printed and lifted again (TransformError when it does not print back): a clean form for the
+// next of several moves applied as one, since the printer keeps the author's text of the nodes a
+// move did not mark, which a second move of the same nodes would print wrongly.
+Kernel reprinted(const Kernel& k);
 
 // Why the helpers the kernel calls in its loops cannot be opened (open_helpers, then printed back
 // and lifted again on the kernel's own arguments): the first error; nullopt when they open or there
@@ -227,6 +231,8 @@ std::unique_ptr<Transform> make_reorder_reuse();
 std::unique_ptr<Transform> make_in_place();
 std::unique_ptr<Transform> make_hoist_expand();
 std::unique_ptr<Transform> make_hoist_compute();
+std::unique_ptr<Transform> make_expand_buffer();
+std::unique_ptr<Transform> make_expand_interchange();  // expand_interchange.cpp: expand_buffer, the loop moved inward, hoists out of it
 std::unique_ptr<Transform> make_coalesce_stores();
 std::unique_ptr<Transform> make_hoist_transpose();
 std::unique_ptr<Transform> make_forward_defer();  // chain.cpp: forward_scratch, then defer_normalization

@@ -124,6 +124,11 @@ const std::map<std::string, Affinity>& affinities() {
       {"hoist_transpose", {2.0, {{"pe_busy", 2}, {"dve_busy", 1.3}}}},
       {"jam_rows", {1.5, {{"dma_bound", 2.5}, {"spill", 0.7}}}},
       {"interchange_loops", {0.6, {{"dma_bound", 1.3}, {"spill", 1.3}}}},
+      // Scalar expansion alone gains nothing (a wider buffer); the interchange it makes legal is drawn
+      // like one, and its follow-up (the loads and products the moved loop no longer needs) comes as
+      // the two-step plan's second move (hoist_compute, hoist_expand: rereads_inputs).
+      {"expand_buffer", {0.3, {{"rereads_inputs", 2}}}},
+      {"expand_interchange", {0.6, {{"rereads_inputs", 2}, {"dma_bound", 1.3}}}},
       // A loop run in order whose iterations are independent, written affine_range: the compiler
       // may then overlap them. One header changes and no work is added; where the kernel waits it
       // is drawn before every other site (waits_and_only_order_is_lifted, roofline.h).

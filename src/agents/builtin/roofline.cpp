@@ -50,6 +50,7 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"hoist_transpose", {"pe", "dve"}},
       {"jam_rows", {"dma", "pe"}},
       {"interchange_loops", {"dma", "pe"}},
+      {"expand_interchange", {"dma", "pe"}},
       {"interchange", {"dma", "pe"}},
       {"chunk_rows", {"serial"}},
       // Iterations run in order overlap: the waiting between them goes, not any engine's work.

@@ -14,10 +14,10 @@ def kernel(theta, grad, m, v):
     block = 1024
     row_tiles = (rows + 127) // 128
     for c in nl.affine_range(cols // block):
+        c0 = c * block
         for r in nl.affine_range(row_tiles):
             r0 = r * 128
             height = 128 if r0 + 128 <= rows else rows - r0
-            c0 = c * block
             theta_tile = nl.load(theta[r0:r0 + height, c0:c0 + block])
             grad_tile = nl.load(grad[r0:r0 + height, c0:c0 + block])
             m_tile = nl.load(m[r0:r0 + height, c0:c0 + block])

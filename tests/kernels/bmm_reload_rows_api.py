@@ -20,10 +20,10 @@ def kernel(lhs, rhs):
             lhs_t = nl.ndarray((k_size, 128), dtype=lhs.dtype, buffer=nl.sbuf)
             nisa.tensor_copy(dst=lhs_t, src=lhs_t_psum)
             for ni in nl.affine_range(n_size // 512):
-                rhs_blk = nl.ndarray((k_size, 512), dtype=rhs.dtype, buffer=nl.sbuf)
-                nisa.dma_copy(dst=rhs_blk, src=rhs[b, :, ni * 512:(ni + 1) * 512])
+                rhs_cols = nl.ndarray((k_size, 512), dtype=rhs.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=rhs_cols, src=rhs[b, :, ni * 512:(ni + 1) * 512])
                 ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
-                nisa.nc_matmul(dst=ps, stationary=lhs_t, moving=rhs_blk)
+                nisa.nc_matmul(dst=ps, stationary=lhs_t, moving=rhs_cols)
                 res = nl.ndarray((128, 512), dtype=lhs.dtype, buffer=nl.sbuf)
                 nisa.tensor_copy(dst=res, src=ps)
                 nisa.dma_copy(dst=out[b, mi * 128:(mi + 1) * 128, ni * 512:(ni + 1) * 512], src=res)

@@ -1,6 +1,6 @@
 # Legacy-grid style (v1..vN, index grids, block buffers declared up front and indexed by every
 # enclosing loop, literal sizes): the nest of bmm_reload_rows_tiles.py, lhs (2, 512, 64), rhs (2,
-# 64, 2048); the rhs column block a block of `rhs_blk` per (b, mi, ni), loaded inside `for ni`.
+# 64, 2048); the rhs column block a block of `rhs_cols` per (b, mi, ni), loaded inside `for ni`.
 import numpy as np
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
@@ -11,7 +11,7 @@ from neuronxcc.nki.language import par_dim
 @nki.jit
 def kernel(v1, v2):
   v3 = nl.ndarray((2, 512, 2048), dtype=np.float32, name='out', buffer=nl.shared_hbm)
-  v4 = nl.ndarray((2, 4, 4, par_dim(64), 512), dtype=np.float32, name='rhs_blk', buffer=nl.sbuf)
+  v4 = nl.ndarray((2, 4, 4, par_dim(64), 512), dtype=np.float32, name='rhs_cols', buffer=nl.sbuf)
   v5 = nl.ndarray((2, 4, par_dim(128), 64), dtype=np.float32, name='lhs_tile', buffer=nl.sbuf)
   v6 = nl.zeros((2, 4, par_dim(64), 128), dtype=np.float32, name='t_psum', buffer=nl.psum, lazy_initialization=True)
   v7 = nl.ndarray((2, 4, par_dim(64), 128), dtype=np.float32, name='lhs_t', buffer=nl.sbuf)

@@ -22,8 +22,8 @@ def kernel(lhs, rhs):
             t_psum = nisa.nc_transpose(lhs_tile)
             lhs_t = nl.copy(t_psum, dtype=lhs.dtype)
             for ni in nl.affine_range(n_size // 512):
-                rhs_blk = nl.load(rhs[b, :, ni * 512:(ni + 1) * 512])
-                ps = nisa.nc_matmul(lhs_t, rhs_blk)
+                rhs_cols = nl.load(rhs[b, :, ni * 512:(ni + 1) * 512])
+                ps = nisa.nc_matmul(lhs_t, rhs_cols)
                 res = nl.copy(ps, dtype=lhs.dtype)
                 nl.store(out[b, mi * 128:(mi + 1) * 128, ni * 512:(ni + 1) * 512], value=res)
     return out

@@ -20,10 +20,21 @@ std::vector<agents::RewritePair> find_rewrites(const std::vector<agents::Candida
 // Up to `topk` pairs, largest speedup magnitude (slow / fast) first; ties keep their order.
 std::vector<agents::RewritePair> top_pairs(std::vector<agents::RewritePair> pairs, size_t topk);
 
+// Whether two evaluated kernels are indistinguishable to the search: both profiled, the same
+// counts (instructions, bytes moved between HBM, SBUF and PSUM, spills, FLOPs) and the same
+// latency and busy time per engine up to rounding (relative 1e-9). Such kernels are one schedule
+// written twice: a move applied to one of several symmetric copies (the stores of rows a jam made
+// alike), whose results differ in which copy changed and nothing else. A measured profile has
+// noise far above 1e-9, so on a device two kernels are never twins.
+bool same_evaluation(const agents::Candidate& a, const agents::Candidate& b);
+
 // The next beam: from the old candidates and every correct new kernel, the best kernel of each
 // (candidate, plan) branch (an old candidate is a branch of its own), then the `beam_size`
-// fastest of those. Kernels whose text equals an already kept one are dropped. Ties go to the
-// earlier entry (old candidates first), so the selection is deterministic.
+// fastest of those. Kernels whose text equals an already kept one are dropped; a twin of a kept
+// one (same_evaluation) only fills a slot that no other kernel takes, since its next round would
+// repeat its twin's (a beam of two holding the two symmetric results of one move drops the
+// other branch, and whatever that branch leads to). Ties go to the earlier entry (old candidates
+// first), so the selection is deterministic.
 std::vector<agents::Candidate> select_beam(const std::vector<agents::Candidate>& beam,
                                            const std::vector<KernelResult>& results, size_t beam_size);
 

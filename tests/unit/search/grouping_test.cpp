@@ -92,5 +92,60 @@ TEST(SelectBeam, KeepsOldCandidatesWhenNothingIsBetterAndDropsDuplicates) {
   EXPECT_EQ(next[1].kernel_text, "SLOW");
 }
 
+
+// A simulated profile: `dma_ms` of DMA time, the rest fixed.
+trn::Profile profile(double latency, double dma_ms, uint64_t instructions = 100) {
+  trn::Profile p;
+  p.latency = latency;
+  p.instructions = instructions;
+  p.hbm_read_bytes = 1 << 20, p.hbm_write_bytes = 1 << 20;
+  p.engine_busy_ms = {{"dma", dma_ms}, {"pe", 0.5}};
+  return p;
+}
+
+KernelResult profiled(size_t c, size_t p, const std::string& code, const trn::Profile& prof) {
+  KernelResult r = result(c, p, prof.latency, true, code);
+  r.profile = prof;
+  return r;
+}
+
+TEST(SameEvaluation, EqualUpToRoundingOnlyWhenBothAreProfiled) {
+  agents::Candidate a{"a", "A", 1.0, profile(1.0, 0.8)};
+  agents::Candidate b{"b", "B", 1.0 + 1e-13, profile(1.0 + 1e-13, 0.8 - 1e-13)};  // summed in another order
+  EXPECT_TRUE(same_evaluation(a, b));
+  agents::Candidate slower{"c", "C", 1.0001, profile(1.0001, 0.8)};
+  EXPECT_FALSE(same_evaluation(a, slower));
+  agents::Candidate other_dma{"d", "D", 1.0, profile(1.0, 0.7)};  // same latency, another schedule
+  EXPECT_FALSE(same_evaluation(a, other_dma));
+  agents::Candidate more_instructions{"e", "E", 1.0, profile(1.0, 0.8, 101)};
+  EXPECT_FALSE(same_evaluation(a, more_instructions));
+  agents::Candidate unprofiled{"f", "F", 1.0, std::nullopt};  // a latency alone says too little
+  EXPECT_FALSE(same_evaluation(unprofiled, unprofiled));
+}
+
+TEST(SelectBeam, ATwinTakesASlotOnlyWhenNoOtherKernelIsLeft) {
+  std::vector<agents::Candidate> beam = {{"c0", "C0", 2.0, profile(2.0, 1.5)}};
+  std::vector<KernelResult> results = {
+      profiled(0, 0, "ROW0", profile(1.0, 0.8)),  // one move on two symmetric copies:
+      profiled(0, 1, "ROW1", profile(1.0, 0.8)),  // the same schedule
+      profiled(0, 2, "OTHER", profile(1.2, 0.9)),
+  };
+  auto next = select_beam(beam, results, 2);
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0].kernel_text, "ROW0");
+  EXPECT_EQ(next[1].kernel_text, "OTHER");  // not ROW1, though faster
+  // A beam wider than the distinct kernels takes the twin last, still fastest first.
+  next = select_beam(beam, results, 4);
+  ASSERT_EQ(next.size(), 4u);
+  EXPECT_EQ(next[0].kernel_text, "ROW0");
+  EXPECT_EQ(next[1].kernel_text, "ROW1");
+  EXPECT_EQ(next[2].kernel_text, "OTHER");
+  EXPECT_EQ(next[3].kernel_text, "C0");
+  // Without profiles (nothing to tell twins by) the selection is by latency alone.
+  for (auto& r : results) r.profile.reset();
+  next = select_beam(beam, results, 2);
+  EXPECT_EQ(next[1].kernel_text, "ROW1");
+}
+
 }  // namespace
 }  // namespace search

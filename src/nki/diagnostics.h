@@ -74,6 +74,10 @@ struct Diagnostic {
   // The Python exception class the error is (what `except` matches): "ZeroDivisionError",
   // "KeyError", a user class; empty means the class of `kind` (ValueError for Value, ...).
   std::string py_type;
+  // The keyword argument a call's binding failed on (unexpected, or given twice); empty
+  // otherwise. Typed so the caller can put the caret under that keyword and a test can tell the
+  // failure apart without reading the message.
+  std::string keyword;
 };
 
 // The exception carrying a diagnostic through the interpreter. Builtins throw it without a

@@ -171,6 +171,20 @@ Value call_at(InterpState& st, const Value& callee, CallArgs& args, const Span& 
   }
 }
 
+// A binding error about one keyword argument of this call (diag.keyword, located at the call by
+// call_at) is reported at that keyword, the caret under its name. An error already located
+// elsewhere (a call inside the callee) is left where it is.
+void point_at_keyword(InterpState& st, const CallExpr& c, NkiError& e) {
+  if (e.diag.keyword.empty()) return;
+  SourceLoc call = st.loc(c.span);
+  if (e.diag.loc.file != call.file || e.diag.loc.line != call.line || e.diag.loc.col != call.col) return;
+  for (const Keyword& k : c.keywords) {
+    if (k.name != e.diag.keyword) continue;
+    e.diag.loc = st.loc(Span{k.span.line, k.span.col, k.span.line, k.span.col + uint32_t(k.name.size())});
+    return;
+  }
+}
+
 Value eval_call(InterpState& st, const CallExpr& c, Frame& f) {
   Value callee = eval(st, *c.func, f);
   CallArgs args;
@@ -182,7 +196,12 @@ Value eval_call(InterpState& st, const CallExpr& c, Frame& f) {
   } else {
     collect_args(st, c, f, args);
   }
-  return call_at(st, callee, args, c.span);
+  try {
+    return call_at(st, callee, args, c.span);
+  } catch (NkiError& e) {
+    point_at_keyword(st, c, e);
+    throw;
+  }
 }
 
 Value eval_attribute(InterpState& st, const AttributeExpr& a, Frame& f) {

@@ -316,8 +316,10 @@ Flow exec_stmt(InterpState& st, const Stmt& s, Frame& f) {
   return Flow::Normal;
 }
 
-[[noreturn]] void arity_error(const FunctionCode& code, const std::string& message) {
-  throw NkiError(ErrorKind::Type, fmt::format("{}() {}", code.name, message));
+[[noreturn]] void arity_error(const FunctionCode& code, const std::string& message, const std::string& keyword = {}) {
+  NkiError e(ErrorKind::Type, fmt::format("{}() {}", code.name, message));
+  e.diag.keyword = keyword;
+  throw e;
 }
 
 std::string quoted_names(const std::vector<std::string>& names) {
@@ -356,11 +358,11 @@ void bind_parameters(const FunctionObj& fn, CallArgs& args, Value* slots) {
     for (const Parameter& p : params)
       if (p.name == name && (p.kind == ParamKind::Positional || p.kind == ParamKind::KeywordOnly)) target = &p;
     if (!target) {
-      if (!extra) arity_error(code, fmt::format("got an unexpected keyword argument '{}'", name));
+      if (!extra) arity_error(code, fmt::format("got an unexpected keyword argument '{}'", name), name);
       extra->items.emplace_back(make_str(name), std::move(value));
       continue;
     }
-    if (!is_unbound(slots[target->slot])) arity_error(code, fmt::format("got multiple values for argument '{}'", name));
+    if (!is_unbound(slots[target->slot])) arity_error(code, fmt::format("got multiple values for argument '{}'", name), name);
     slots[target->slot] = std::move(value);
   }
   if (var_kwargs) slots[var_kwargs->slot] = Value(extra);

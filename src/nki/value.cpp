@@ -166,6 +166,20 @@ void bind_positional(const Signature& sig, const CallArgs& call, BoundArgs& boun
   }
 }
 
+// "x, y, transpose_x, mask": what the function takes, for an unexpected keyword's message.
+std::string parameter_list(const Signature& sig) {
+  if (sig.params.empty()) return "no keyword arguments";
+  std::string out;
+  for (const Param& p : sig.params) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
+NkiError keyword_error(std::string message, const std::string& keyword) {
+  NkiError e(ErrorKind::Type, std::move(message));
+  e.diag.keyword = keyword;
+  return e;
+}
+
 }  // namespace
 
 BoundArgs bind_args(const Signature& sig, const CallArgs& call) {
@@ -178,13 +192,13 @@ BoundArgs bind_args(const Signature& sig, const CallArgs& call) {
     size_t idx = 0;
     while (idx < sig.params.size() && sig.params[idx].name != name) ++idx;
     if (idx == sig.params.size()) {
-      if (!sig.var_kwargs)
-        throw NkiError(ErrorKind::Type, fmt::format("{}() got an unexpected keyword argument '{}'", sig.name, name));
+      if (!sig.var_kwargs) throw keyword_error(fmt::format("{}() got an unexpected keyword argument '{}'; it takes {}",
+                                                           sig.name, name, parameter_list(sig)), name);
       bound.extra_kwargs.emplace_back(name, value);
       continue;
     }
     if (bound.given[idx])
-      throw NkiError(ErrorKind::Type, fmt::format("{}() got multiple values for argument '{}'", sig.name, name));
+      throw keyword_error(fmt::format("{}() got multiple values for argument '{}'", sig.name, name), name);
     bound.values[idx] = value;
     bound.given[idx] = true;
   }
@@ -358,6 +372,7 @@ struct SignedBuiltin : BuiltinObj {
       return f(in, bound);
     };
   }
+  const Signature* signature() const override { return &sig; }
 };
 }  // namespace
 

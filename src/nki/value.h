@@ -291,6 +291,8 @@ struct BuiltinObj : Object {
   std::string type_name() const override { return "builtin_function_or_method"; }
   std::string repr() const override { return "<built-in function " + name + ">"; }
   Value call(Interpreter& in, CallArgs& args) override { return fn(in, args); }
+  // The signature the arguments are bound to (make_builtin); null when `fn` reads CallArgs itself.
+  virtual const Signature* signature() const { return nullptr; }
 };
 // A builtin whose arguments are bound to `sig` before `fn` runs.
 ObjectPtr make_builtin(Signature sig, std::function<Value(Interpreter&, BoundArgs&)> fn);

@@ -56,12 +56,20 @@ void check_pe_tiling(const Value& position_v, const Value& size_v, int64_t k, in
                                                 "({})", api, k, m, fmt::join(size, ", ")));
 }
 
+// nisa.nc_matmul: the legacy keywords (8.1) and the destination-first ones (12.2: dst,
+// accumulate, perf_mode, name).
+const std::shared_ptr<const Signature>& nc_matmul_signature() {
+  static const auto sig = std::make_shared<const Signature>(
+      Signature{"nisa.nc_matmul",
+                {req("stationary"), req("moving"), opt("is_stationary_onezero"), opt("is_moving_onezero"),
+                 opt("is_transpose"), opt("tile_position"), opt("tile_size"), kwonly("mask"), kwonly("accumulate"),
+                 kwonly("dst"), kwonly("perf_mode"), kwonly("name")},
+                false, false});
+  return sig;
+}
+
 Value nc_matmul_call(Interpreter& in, CallArgs& args) {
-  static const Signature legacy{"nisa.nc_matmul",
-                                {req("stationary"), req("moving"), opt("is_stationary_onezero"),
-                                 opt("is_moving_onezero"), opt("is_transpose"), opt("tile_position"), opt("tile_size"),
-                                 kwonly("mask"), kwonly("accumulate"), kwonly("dst")},
-                                false, true};
+  const Signature& legacy = *nc_matmul_signature();
   // Destination-first: nc_matmul(dst, stationary, moving, ...) with three leading tensors.
   // Only that form needs a rewritten copy of the arguments.
   std::optional<CallArgs> rewritten;
@@ -92,11 +100,18 @@ Value nc_matmul_call(Interpreter& in, CallArgs& args) {
   return Value();
 }
 
+// nisa.memset: legacy (8.3) and destination-first (12.2: dst, name) keywords.
+const std::shared_ptr<const Signature>& memset_signature() {
+  static const auto sig = std::make_shared<const Signature>(
+      Signature{"nisa.memset",
+                {req("shape"), req("value"), opt("dtype"), kwonly("mask"), kwonly("engine"), kwonly("dst"),
+                 kwonly("name")},
+                false, false});
+  return sig;
+}
+
 Value memset_call(Interpreter& in, CallArgs& args) {
-  static const Signature legacy{"nisa.memset",
-                                {req("shape"), req("value"), opt("dtype"), kwonly("mask"), kwonly("engine"),
-                                 kwonly("dst")},
-                                false, true};
+  const Signature& legacy = *memset_signature();
   CallArgs call = args;
   if (!call.args.empty() && call.args[0].as<NkiTensorObj>()) {
     call.kwargs.push_back({"dst", call.args[0]});
@@ -456,8 +471,8 @@ Value bn_aggr_fn(Interpreter& in, BoundArgs& a) {
 void add_isa_engine_functions(ModuleObj& m, DefIsa def_isa) {
   def_isa(m, "bn_stats", {req("data"), kwonly("mask"), kwonly("dtype")}, 1, bn_stats_fn);
   def_isa(m, "bn_aggr", {req("data"), kwonly("mask"), kwonly("dtype")}, 1, bn_aggr_fn);
-  m.attrs["nc_matmul"] = Value(std::make_shared<BuiltinObj>("nisa.nc_matmul", nc_matmul_call));
-  m.attrs["memset"] = Value(std::make_shared<BuiltinObj>("nisa.memset", memset_call));
+  m.attrs["nc_matmul"] = Value(std::make_shared<DeclaredBuiltin>(nc_matmul_signature(), nc_matmul_call));
+  m.attrs["memset"] = Value(std::make_shared<DeclaredBuiltin>(memset_signature(), memset_call));
   def_isa(m, "nc_transpose", {req("data"), kwonly("mask"), kwonly("dtype"), kwonly("engine")}, 1,
           [](Interpreter& in, BoundArgs& a) {
             NkiTensorObj& t = tile_arg(a["data"], "nisa.nc_transpose", "data");
@@ -467,9 +482,9 @@ void add_isa_engine_functions(ModuleObj& m, DefIsa def_isa) {
   // iota and affine_select: the legacy form (an nl.arange expression / predicate) or the newer
   // destination-first form with an access pattern.
   auto by_form = [&](const char* name, std::vector<Param> legacy, LibFn legacy_fn, std::vector<Param> newer, LibFn newer_fn) {
-    auto sig_old = std::make_shared<Signature>(Signature{std::string("nisa.") + name, std::move(legacy), false, true});
-    auto sig_new = std::make_shared<Signature>(Signature{std::string("nisa.") + name, std::move(newer), false, true});
-    m.attrs[name] = Value(std::make_shared<BuiltinObj>(std::string("nisa.") + name, [=](Interpreter& in, CallArgs& args) {
+    auto sig_old = std::make_shared<Signature>(Signature{std::string("nisa.") + name, std::move(legacy), false, false});
+    auto sig_new = std::make_shared<Signature>(Signature{std::string("nisa.") + name, std::move(newer), false, false});
+    m.attrs[name] = Value(std::make_shared<DeclaredBuiltin>(sig_old, [=](Interpreter& in, CallArgs& args) {
       bool newer_form = !args.args.empty() && args.args[0].as<NkiTensorObj>();
       for (auto& kw : args.kwargs) newer_form = newer_form || kw.first == "dst" || kw.first == "pattern";
       BoundArgs bound = bind_args(newer_form ? *sig_new : *sig_old, args);

@@ -1,6 +1,8 @@
 // The nki.isa module. Every instruction accepts the legacy call style (returns a fresh tile) and
 // the newer destination-first style (`nisa.x(dst, ...)` or `dst=`), which is the legacy
 // instruction assigned into `dst` (output dtype = dst.dtype) -- see isa_dispatch below.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "nki/lib/array_value.h"
@@ -59,9 +61,13 @@ bool has_param(const Signature& sig, std::string_view name) {
   return false;
 }
 
+// Every instruction also takes name= (nki-language.md 12.2: "Common trailing argument name=None",
+// a debug label with no effect on the result; the legacy **kwargs carries it).
 void def_isa(ModuleObj& m, const std::string& name, std::vector<Param> params, int leading_tensors, LibFn fn) {
-  auto sig = std::make_shared<Signature>(Signature{"nisa." + name, std::move(params), false, true});
-  m.attrs[name] = Value(std::make_shared<BuiltinObj>("nisa." + name, [sig, fn, leading_tensors](Interpreter& in, CallArgs& args) {
+  if (std::none_of(params.begin(), params.end(), [](const Param& p) { return p.name == "name"; }))
+    params.push_back(kwonly("name"));
+  auto sig = std::make_shared<Signature>(Signature{"nisa." + name, std::move(params), false, false});
+  m.attrs[name] = Value(std::make_shared<DeclaredBuiltin>(sig, [sig, fn, leading_tensors](Interpreter& in, CallArgs& args) {
     // The common legacy call (no dst) binds the caller's arguments directly: copying CallArgs
     // copies every keyword name.
     if (!has_dst(args, *sig, leading_tensors)) {

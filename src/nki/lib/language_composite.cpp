@@ -28,8 +28,8 @@ Value nl_var(Interpreter& in, BoundArgs& a) {
   Value centered = elementwise_binary(in, BinaryOp::Sub, a["x"], mean, api, make_dtype(DType::Float32), mask);
   Value squared = elementwise_binary(in, BinaryOp::Mul, centered, centered, api, make_dtype(DType::Float32), mask);
   std::optional<DType> out = opt_dtype(a["dtype"], api);
-  return reduce_core(add, *squared.as<NkiTensorObj>(), a["axis"], false, false, out ? out : x.dtype(), api, mask,
-                     true);
+  return reduce_core(add, *squared.as<NkiTensorObj>(), a["axis"], a["keepdims"].truthy(), false, out ? out : x.dtype(),
+                     api, mask, true);
 }
 
 // all(x) over `axis`: whether every element is non-zero, as the minimum of (x != 0).
@@ -39,7 +39,7 @@ Value nl_all(Interpreter& in, BoundArgs& a) {
   MaskPtr mask = to_predicate(a["mask"], api);
   Value nonzero = elementwise_binary(in, BinaryOp::Ne, a["x"], Value::from_int(0), api, make_dtype(DType::UInt8), mask);
   std::optional<DType> out = opt_dtype(a["dtype"], api);
-  return reduce_core(*find_alu_op("min"), *nonzero.as<NkiTensorObj>(), a["axis"], false, false,
+  return reduce_core(*find_alu_op("min"), *nonzero.as<NkiTensorObj>(), a["axis"], a["keepdims"].truthy(), false,
                      out ? out : DType::Bool, api, mask);
 }
 
@@ -105,8 +105,11 @@ Value nl_gather_flattened(Interpreter& in, BoundArgs& a) {
 }  // namespace
 
 void add_composite_functions(ModuleObj& m) {
-  def(m, kNl, "var", {req("x"), req("axis"), kwonly("dtype"), kwonly("mask")}, nl_var);
-  def(m, kNl, "all", {req("x"), req("axis"), kwonly("dtype"), kwonly("mask")}, nl_all);
+  // keepdims=: the newer API's common reduction signature (nki-language.md 12.1, "reductions
+  // nl.sum(x, axis, dtype=None, keepdims=False) etc."); 7.5 lists it for the other reductions.
+  Value no = Value::from_bool(false);
+  def(m, kNl, "var", {req("x"), req("axis"), kwonly("dtype"), kwonly("mask"), kwonly("keepdims", no)}, nl_var);
+  def(m, kNl, "all", {req("x"), req("axis"), kwonly("dtype"), kwonly("mask"), kwonly("keepdims", no)}, nl_all);
   def(m, kNl, "rms_norm",
       {req("x"), req("w"), req("axis"), req("n"), opt("epsilon", Value::from_float(1e-6)), kwonly("dtype"),
        kwonly("compute_dtype"), kwonly("mask")},

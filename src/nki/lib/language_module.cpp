@@ -64,12 +64,25 @@ void add_index_functions(ModuleObj& m) {
     s->stop = Value::from_int(start + size);
     return Value(s);
   });
+  // `(*args, **kwargs)` in the reference (nki-language.md 5): the bounds by position, the newer
+  // API's stop= and step= by keyword, and the two scheduling hints the document lists
+  // (directives=, precise_schedule=); any other keyword is refused.
   auto loop = [&](const char* name, trn::LoopKind kind) {
-    Signature sig{std::string("nl.") + name, {}, true, true};
+    Signature sig{std::string("nl.") + name,
+                  {kwonly("stop"), kwonly("step"), kwonly("directives"), kwonly("precise_schedule")},
+                  true, false};
     m.attrs[name] = Value(make_builtin(std::move(sig), [name, kind](Interpreter&, BoundArgs& a) {
-      for (auto& [key, value] : a.extra_kwargs)
-        if (key == "directives") apply_loop_directives(value);
-      return make_loop_range(kind, a.rest, std::string("nl.") + name);
+      if (!a["directives"].is_none()) apply_loop_directives(a["directives"]);
+      std::vector<Value> bounds = a.rest;
+      if (a.was_given("stop") || a.was_given("step")) {
+        if (bounds.size() != 1)
+          throw NkiError(ErrorKind::Type, fmt::format("nl.{}() takes stop= and step= after one positional start", name));
+        // range(start, stop=None, step): a missing stop makes `start` the stop, as range(n) does.
+        if (a["stop"].is_none()) bounds.insert(bounds.begin(), Value::from_int(0));
+        else bounds.push_back(a["stop"]);
+        if (a.was_given("step")) bounds.push_back(a["step"]);
+      }
+      return make_loop_range(kind, bounds, std::string("nl.") + name);
     }));
   };
   loop("affine_range", trn::LoopKind::Affine);

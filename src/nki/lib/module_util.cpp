@@ -7,7 +7,7 @@
 namespace nki::lib {
 
 void def(ModuleObj& m, const std::string& prefix, const std::string& name, std::vector<Param> params, LibFn fn) {
-  Signature sig{prefix + "." + name, std::move(params), false, true};
+  Signature sig{prefix + "." + name, std::move(params), false, false};
   m.attrs[name] = Value(make_builtin(std::move(sig), std::move(fn)));
 }
 

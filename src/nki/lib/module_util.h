@@ -18,8 +18,16 @@ inline Param req(const char* name) { return Param{name, std::nullopt, false}; }
 inline Param opt(const char* name, Value dflt = Value()) { return Param{name, dflt, false}; }
 inline Param kwonly(const char* name, Value dflt = Value()) { return Param{name, dflt, true}; }
 
-// Adds `prefix.name` to the module; unknown keywords are accepted (NKI APIs take **kwargs such
-// as name=; nl.zeros reads lazy_initialization= from BoundArgs::extra_kwargs).
+// A builtin that binds its arguments itself (several call forms) but declares the signature its
+// keywords are checked against, so signature() reports it like make_builtin's.
+struct DeclaredBuiltin : BuiltinObj {
+  std::shared_ptr<const Signature> sig;
+  DeclaredBuiltin(std::shared_ptr<const Signature> s, NativeFn f) : BuiltinObj(s->name, std::move(f)), sig(std::move(s)) {}
+  const Signature* signature() const override { return sig.get(); }
+};
+
+// Adds `prefix.name` to the module. Its keywords are exactly `params`: an unknown keyword is a
+// TypeError at the call (docs/language.md "Keywords"), never dropped.
 void def(ModuleObj& m, const std::string& prefix, const std::string& name, std::vector<Param> params, LibFn fn);
 // A documented API accelopt does not run: calling it is an Unsupported error naming it and the
 // reason (a compiler-style diagnostic at the call), never "no attribute". Names the module

@@ -121,10 +121,10 @@ const std::vector<Case> kCases = {
     {"p11_new_transpose_psum_dst", "", true},
     // session 12 (docs/language.md, "Kernels by idiom, session 12"): the newer API with ragged
     // tiles by min(), assistant-written pipelines, legacy kernels mixing masks and ISA selections
-    {"p12_new_matmul_ragged_min", "", false},        // dst-first slices of full tiles on all three axes
+    {"p12_new_matmul_ragged_min", "", true},         // interchange of its m and n loops (the ragged slices: no other move)
     {"p12_new_rmsnorm_ragged_rows", "", true},
     {"p12_new_softmax_negmax_dst", "", true},
-    {"p12_new_transpose_blocks_ragged", "", false},  // transpose and a copy out of PSUM per ragged block
+    {"p12_new_transpose_blocks_ragged", "", true},   // interchange of its block loops only
     {"p12_new_bias_gelu_cols", "", true},
     {"p12_new_rowsum_memset_acc", "", true},
     {"p12_new_iota_onehot_smooth", "", true},        // the wrapper passing scalars lifts as the kernel

@@ -35,21 +35,13 @@ int loop_named(const Kernel& k, const std::string& var) {
   return count == 1 ? found : -1;
 }
 
-const Node* node_of_loop(const Kernel& k, int loop) {
-  const Node* out = nullptr;
-  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
-    if (!out && n.kind == NodeKind::Loop && n.loop == loop) out = &n;
-  });
-  return out;
-}
-
 // Swaps loop L with the loop inside it while interchange_loops offers that; returns how often.
 // Each step on the form of the last one printed and lifted again (reprinted).
 int move_inward(Kernel& k, const std::string& var) {
   const Transform* swap = find_transform("interchange_loops");
   int moved = 0;
   for (int step = 0; swap && step < 8; ++step) {
-    const Node* n = node_of_loop(k, loop_named(k, var));
+    const Node* n = loop_node(k, loop_named(k, var));
     if (!n) break;
     bool applied = false;
     for (const Site& s : swap->find(k)) {

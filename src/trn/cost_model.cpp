@@ -150,6 +150,13 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
     case Opcode::TensorTensorScan:
       cycles = floor_ii(2 * n, arch);
       break;
+    case Opcode::ScalarTensorTensor:
+      // ISA cost table: N when data and operand1 are bf16 (here: 16-bit), op0 subtract, op1 multiply
+      // and N even; otherwise 2N, one instruction (trainium-performance.md 2, trainium-measurements 2.3).
+      cycles = all_16bit(inst) && inst.scalar_alu == AluOp::Subtract && inst.alu == AluOp::Multiply && n % 2 == 0
+                   ? floor_ii(n, arch)
+                   : floor_ii(2 * n, arch);
+      break;
     case Opcode::TensorReduce:
       cycles = floor_ii(all_16bit(inst) ? n / 2 : n, arch);
       break;

@@ -30,6 +30,7 @@ enum class Opcode : uint8_t {
   TensorReduce,      // nisa.tensor_reduce, nl.sum/max over free axes
   TensorPartitionReduce,
   TensorTensorScan,  // nisa.tensor_tensor_scan
+  ScalarTensorTensor,  // nisa.scalar_tensor_tensor: (data op0 operand0) op1 operand1, one instruction
   TensorCopy,        // nl.copy, nisa.tensor_copy, PSUM->SBUF evacuation
   Reciprocal,
   Memset,
@@ -127,6 +128,7 @@ struct InstructionInfo {
   uint16_t activation_func = 0;  // which function (table switch costs), 0 = none/identity
   bool has_reduce = false;       // activation with reduce / tensor_scalar_reduce
   AluOp alu = AluOp::Unknown;    // tensor_tensor / in-place update: the operation
+  AluOp scalar_alu = AluOp::Unknown;  // scalar_tensor_tensor: its scalar step (op0); `alu` is op1
 };
 
 struct LoopInfo {
@@ -234,6 +236,7 @@ inline const char* to_string(Opcode op) {
     case Opcode::TensorReduce: return "tensor_reduce";
     case Opcode::TensorPartitionReduce: return "tensor_partition_reduce";
     case Opcode::TensorTensorScan: return "tensor_tensor_scan";
+    case Opcode::ScalarTensorTensor: return "scalar_tensor_tensor";
     case Opcode::TensorCopy: return "tensor_copy";
     case Opcode::Reciprocal: return "reciprocal";
     case Opcode::Memset: return "memset";

@@ -97,8 +97,9 @@ const std::map<std::string, Affinity>& affinities() {
       {"fold_silu", {4.0, {{"act_busy", 2}, {"dve_busy", 2}, {"many_instructions", 1.5}}}},
       {"fold_scalar_ops", {2.0, {{"dve_busy", 1.5}, {"act_busy", 1.5}, {"many_instructions", 1.5}}}},
       {"fold_scale", {2.0, {{"act_busy", 1.5}, {"dve_busy", 1.5}}}},
-      // Costs 2N on the Vector Engine like the two instructions it replaces (trainium-measurements 2.3).
-      {"fold_scalar_tensor_tensor", {0.5, {{"dve_busy", 1.5}, {"many_instructions", 1.3}}}},
+      // One instruction at 2N (N on the bf16 subtract-multiply path) for a tensor_scalar (N) and a
+      // tensor_tensor (2N fp32) (trainium-measurements 2.3): a Vector Engine pass saved, like a fold.
+      {"fold_scalar_tensor_tensor", {2.0, {{"dve_busy", 1.5}, {"many_instructions", 1.3}}}},
       {"fold_reciprocal", {2.0, {{"dve_busy", 1.5}}}},
       // A Vector Engine pass over the whole tile (x - rowmax) becomes the activation's bias.
       {"fold_bias", {2.0, {{"dve_busy", 2}, {"many_instructions", 1.3}}}},
@@ -197,8 +198,16 @@ enum class DrawPlace : uint8_t { First, ByKey, Last };
 DrawPlace draw_place(const Site& s, const std::optional<Roofline>& bounds) {
   if (!bounds) return DrawPlace::ByKey;
   if (waits_and_only_order_is_lifted(s.transform, *bounds)) return DrawPlace::First;
+  if (gains_by_clock_on_one_timeline(s.transform, s.params, *bounds)) return DrawPlace::Last;
   if (shortens_only_unbinding_dma(*bounds, {s.relieves, s.feeds})) return DrawPlace::Last;
   return DrawPlace::ByKey;
+}
+
+// A move between engines of one timeline onto an engine no faster than the source (GpSimd ->
+// VectorE on NC-v2): the work stays on the timeline at the same speed, so it cannot shorten it.
+bool stays_on_one_timeline(const Site& s, const std::optional<Roofline>& bounds) {
+  return bounds && move_within_one_timeline(s.transform, s.params, *bounds) &&
+         !gains_by_clock_on_one_timeline(s.transform, s.params, *bounds);
 }
 
 // Orders a draw (random key, index): by place, then by key.
@@ -224,7 +233,7 @@ std::string empty_draw_reason(const EmptyDraw& d) {
   if (d.known_from_memory) parts.push_back(fmt::format("{} known from memory to gain nothing", d.known_from_memory));
   if (d.known_result) parts.push_back(fmt::format("{} leading to a kernel already seen", d.known_result));
   if (d.one_timeline)
-    parts.push_back(fmt::format("{} moving work between engines of one timeline", d.one_timeline));
+    parts.push_back(fmt::format("{} moving work to an engine of the same timeline that is no faster", d.one_timeline));
   std::string why = fmt::format("of its {} ", base::count_of(static_cast<int64_t>(d.fitting), "site"));
   for (size_t i = 0; i < parts.size(); ++i) why += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
   return why;
@@ -364,8 +373,10 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
       continue;
     }
     // Not drawn: the profile's architecture runs both engines on one timeline (VectorE <-> GpSimd
-    // on NC-v2), so the move cannot shorten it (mamba: 1.1957 against 1.1959 ms either way).
-    if (bounds && move_within_one_timeline(s.transform, s.params, *bounds)) {
+    // on NC-v2) and the destination's clock is not faster, so the move cannot shorten it. Onto the
+    // faster clock it can (a scan's fp32 multiply per state moved to GpSimd on trn1: 1.12 -> 1.4
+    // GHz for the same cycles), and it is drawn after every other site (draw_place).
+    if (stays_on_one_timeline(s, bounds)) {
       ++one_timeline;
       continue;
     }
@@ -405,7 +416,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     f.next = find_sites(f.result, ctx.task.kernel_args);
     std::erase_if(f.next, [&](const Site& s) {
       return menu.count(menu_key(s)) || !plausible(s, dims, f.result) ||
-             (bounds && move_within_one_timeline(s.transform, s.params, *bounds)) ||
+             stays_on_one_timeline(s, bounds) ||
              (!experience.empty() && known_no_gain(experience, s, ctx.task.name, candidate.latency_ms));
     });
     std::map<std::string, int> sharing;

@@ -21,6 +21,8 @@ Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch) {
   double flops_per_ms = arch.tensor_peak_flops() / 1e3;
   if (flops_per_ms > 0) r.pe_ideal = static_cast<double>(p.hardware_flops) / flops_per_ms;
   r.dve_pool_shared = arch.shared_engine_ports;
+  r.dve_ghz = arch.vector_ghz;
+  r.pool_ghz = arch.gpsimd_ghz;
   for (const auto& [family, ms] : r.busy)
     if (ms > r.bound) r.bound = ms, r.limiter = family;
 
@@ -112,6 +114,13 @@ bool move_within_one_timeline(const std::string& transform, const std::map<std::
   if (to == params.end() || from == params.end()) return false;
   std::set<std::string> pair = {family_of_engine(from->second), family_of_engine(to->second)};
   return pair == std::set<std::string>{"dve", "pool"};
+}
+
+bool gains_by_clock_on_one_timeline(const std::string& transform, const std::map<std::string, std::string>& params,
+                                    const Roofline& r) {
+  if (!move_within_one_timeline(transform, params, r)) return false;
+  bool to_pool = family_of_engine(params.at("engine")) == "pool";
+  return to_pool ? r.pool_ghz > r.dve_ghz : r.dve_ghz > r.pool_ghz;
 }
 
 namespace {

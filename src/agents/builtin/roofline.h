@@ -27,6 +27,10 @@ struct Roofline {
   // trn::ArchConfig::shared_engine_ports): work moved between them does not overlap, and work moved
   // onto either waits for both. (bound / limiter still take the families one by one.)
   bool dve_pool_shared = false;
+  // Clock of the Vector Engine and of GpSimd, GHz: an instruction costs them the same cycles (the
+  // ISA's cost table; GpSimd reads 32 bits per partition per cycle, trainium-performance.md 1.4),
+  // so on one timeline work moved to the faster clock still shortens it.
+  double dve_ghz = 0, pool_ghz = 0;
 };
 
 Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch);
@@ -41,10 +45,15 @@ struct SiteRelief {
 // How much a transformation's site is worth on a kernel with this roofline: > 1 when it relieves
 // the family that bounds the kernel (or the serialisation), or work the limiting family waits on
 // while the kernel's latency is above its bound; < 1 when it relieves only families nobody waits on.
-// An engine move that cannot gain on this roofline: between two engines of one timeline (Vector
-// Engine <-> GpSimd on NC-v2), the work stays on the same timeline. The planner does not draw it.
+// An engine move between two engines of one timeline (Vector Engine <-> GpSimd on NC-v2): the work
+// stays on the same timeline, so it can gain only by the destination's faster clock.
 bool move_within_one_timeline(const std::string& transform, const std::map<std::string, std::string>& params,
                               const Roofline& r);
+// Such a move onto the engine with the faster clock (VectorE -> GpSimd on Trn1: 1.12 -> 1.4 GHz):
+// the same cycles in less time. The planner draws it after every other site; the reverse move, or
+// one between equal clocks, cannot gain and is not drawn.
+bool gains_by_clock_on_one_timeline(const std::string& transform, const std::map<std::string, std::string>& params,
+                                    const Roofline& r);
 
 // A site that only shortens DMA transfers no engine waits on (the form found it relieves DMA alone
 // and feeds no family: a store's transfers, coalesce_stores) while another family bounds the kernel

@@ -246,6 +246,37 @@ Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const S
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
 
+Value scalar_tensor_tensor_core(const NkiTensorObj& data, const ScalarStep& s0, const AluOp& op1, const Value& operand1,
+                                bool reverse1, std::string_view api, std::optional<tensor::DType> dtype, MaskPtr mask) {
+  if (!s0.op->binary) throw NkiError(ErrorKind::Type, fmt::format("op0 of {} must be a binary ALU operator", api));
+  if (!op1.binary) throw NkiError(ErrorKind::Type, fmt::format("op1 of {} must be a binary ALU operator", api));
+  NkiTensorObj& other = tile_arg(operand1, api, "operand1");
+  check_same_partitions(data, other, api, "data", "operand1");
+  if (data.storage->buffer == trn::BufferKind::Psum && other.storage->buffer == trn::BufferKind::Psum)
+    throw NkiError(ErrorKind::Rule, fmt::format("at most one input of {} may be in PSUM", api));
+  // The intermediate is fp32, except after a bitvec op, which keeps the integer bits.
+  DType mid = is_bitvec(*s0.op->binary) ? data.dtype() : DType::Float32;
+  DType out = dtype.value_or(data.dtype());
+  check_bitvec_dtypes(*s0.op->binary, {data.dtype()}, mid, api);
+  check_bitvec_dtypes(*op1.binary, {mid, other.dtype()}, out, api);
+  tensor::Shape space = partition_broadcast(data.shape(), other.shape(), api);
+  Instruction ins(api, trn::Opcode::ScalarTensorTensor, trn::Engine::Vector, space, std::move(mask));
+  tensor::Array d = ins.input(data);
+  tensor::Array o0 = step_operand(ins, data, s0.operand, api, "operand0");
+  tensor::Array o1 = ins.input(other);
+  tensor::Array r = no_values();
+  if (ins.computing()) {
+    tensor::Array t = s0.reverse ? apply_binary(*s0.op->binary, o0, d, mid) : apply_binary(*s0.op->binary, d, o0, mid);
+    r = reverse1 ? apply_binary(*op1.binary, o1, t, out) : apply_binary(*op1.binary, t, o1, out);
+  }
+  if (auto* info = ins.info()) {
+    info->flops = uint64_t(ins.box().elements()) * 2;
+    info->scalar_alu = trace_alu(*s0.op->binary);
+    info->alu = trace_alu(*op1.binary);
+  }
+  return ins.result(out, trn::BufferKind::Sbuf, r);
+}
+
 Value activation_core(const NkiTensorObj& data, const ActivationArgs& a, std::string_view api,
                       std::optional<tensor::DType> dtype, MaskPtr mask) {
   if (!a.func->unary)

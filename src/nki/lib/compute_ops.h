@@ -37,6 +37,11 @@ struct ScalarStep {
 // data <op0> operand0 [<op1> operand1] with scalar or per-partition vector operands.
 Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const ScalarStep& s1, std::string_view api,
                          std::optional<tensor::DType> dtype, MaskPtr mask, trn::Engine engine, bool user_engine);
+// (data <op0> operand0) <op1> operand1 as ONE Vector Engine instruction (nisa.scalar_tensor_tensor):
+// the ISA prices it as one (2N, or N on the bf16 subtract-multiply path), not as the tensor_scalar
+// and tensor_tensor it computes.
+Value scalar_tensor_tensor_core(const NkiTensorObj& data, const ScalarStep& s0, const AluOp& op1, const Value& operand1,
+                                bool reverse1, std::string_view api, std::optional<tensor::DType> dtype, MaskPtr mask);
 struct ActivationArgs {
   const AluOp* func = nullptr;
   Value bias, scale = Value::from_float(1.0);

@@ -167,15 +167,8 @@ Value isa_scalar_tensor_tensor(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.scalar_tensor_tensor";
   NkiTensorObj& data = tile_arg(a["data"], api, "data");
   ScalarStep s0{&alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
-  // The intermediate is fp32, except between bitvec ops, which keep the integer bits.
-  tensor::DType mid = s0.op->binary && is_bitvec(*s0.op->binary) ? data.dtype() : tensor::DType::Float32;
-  Value tmp = tensor_scalar_core(data, s0, ScalarStep{}, api, mid, mask_of(a, api), trn::Engine::Vector, false);
-  const AluOp& op1 = alu_op(a["op1"], api, "op1");
-  if (!op1.binary) throw NkiError(ErrorKind::Type, "op1 of nisa.scalar_tensor_tensor must be a binary ALU operator");
-  auto dtype = opt_dtype(a["dtype"], api);
-  Value x = a["reverse1"].truthy() ? a["operand1"] : tmp, y = a["reverse1"].truthy() ? tmp : a["operand1"];
-  return binary_core(*op1.binary, x, y, api, dtype.value_or(data.dtype()), mask_of(a, api), trn::Opcode::TensorTensor,
-                     trn::Engine::Vector, true);
+  return scalar_tensor_tensor_core(data, s0, alu_op(a["op1"], api, "op1"), a["operand1"], a["reverse1"].truthy(), api,
+                                   opt_dtype(a["dtype"], api), mask_of(a, api));
 }
 
 }  // namespace

@@ -83,6 +83,31 @@ TEST(TraceLayout, AdditionsRecordTheirAluOperation) {
   EXPECT_EQ(alus, (std::vector<trn::AluOp>{trn::AluOp::Add, trn::AluOp::Multiply, trn::AluOp::Add}));
 }
 
+TEST(TraceLayout, ScalarTensorTensorIsOneInstructionWithBothOperations) {
+  // The ISA prices scalar_tensor_tensor as one Vector Engine instruction; traced as the
+  // tensor_scalar and tensor_tensor it computes it cost 3N instead of 2N (fp32).
+  auto records = trace(std::string(kHeader) +
+                           "@nki.jit\n"
+                           "def kernel(x, y):\n"
+                           "    out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+                           "    a = nl.load(x)\n"
+                           "    b = nl.load(y)\n"
+                           "    c = nisa.scalar_tensor_tensor(data=a, op0=nl.subtract, operand0=1.0, op1=nl.multiply,\n"
+                           "                                  operand1=b)\n"
+                           "    nl.store(out, value=c)\n"
+                           "    return out\n",
+                       {{128, 64}, {128, 64}});
+  auto insts = instructions(records);
+  ASSERT_EQ(insts.size(), 4u);  // two loads, the instruction, the store
+  const trn::InstructionInfo& stt = insts[2];
+  EXPECT_EQ(stt.opcode, trn::Opcode::ScalarTensorTensor);
+  EXPECT_EQ(stt.engine, trn::Engine::Vector);
+  EXPECT_EQ(stt.scalar_alu, trn::AluOp::Subtract);
+  EXPECT_EQ(stt.alu, trn::AluOp::Multiply);
+  EXPECT_EQ(stt.inputs.size(), 2u);  // data and operand1 (operand0 is an immediate)
+  EXPECT_EQ(stt.flops, 2u * 128 * 64);
+}
+
 TEST(TraceLayout, SkipMiddleEndDecoratorIsAKernelRecord) {
   const std::string body =
       "def kernel(x):\n"

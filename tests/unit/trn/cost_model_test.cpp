@@ -117,6 +117,25 @@ TEST(TrnCost, ElementwiseFormulasWithFloor) {
   EXPECT_NEAR(trn::instruction_ns(copy, trn1()), 2 * 512 / 1.12, 1e-9);
 }
 
+TEST(TrnCost, ScalarTensorTensorIsOneInstructionOf2NOrNOnTheBf16SubtractMultiplyPath) {
+  // ISA cost table: 2N, or N when data and operand1 are bf16, op0 subtract, op1 multiply, N even;
+  // not the tensor_scalar (N) plus tensor_tensor (2N) it computes.
+  auto stt = inst(trn::Opcode::ScalarTensorTensor, trn::Engine::Vector, {tile(512), tile(512)}, {tile(512)});
+  stt.scalar_alu = trn::AluOp::Subtract;
+  stt.alu = trn::AluOp::Multiply;
+  EXPECT_EQ(trn::instruction_cycles(stt, trn1()), 2u * 512);
+  auto bf16 = inst(trn::Opcode::ScalarTensorTensor, trn::Engine::Vector, {tile(512, 2), tile(512, 2)}, {tile(512, 2)});
+  bf16.scalar_alu = trn::AluOp::Subtract;
+  bf16.alu = trn::AluOp::Multiply;
+  EXPECT_EQ(trn::instruction_cycles(bf16, trn1()), 512u);
+  bf16.scalar_alu = trn::AluOp::Multiply;  // another op0: off the fast path
+  EXPECT_EQ(trn::instruction_cycles(bf16, trn1()), 2u * 512);
+  auto odd = inst(trn::Opcode::ScalarTensorTensor, trn::Engine::Vector, {tile(511, 2), tile(511, 2)}, {tile(511, 2)});
+  odd.scalar_alu = trn::AluOp::Subtract;
+  odd.alu = trn::AluOp::Multiply;
+  EXPECT_EQ(trn::instruction_cycles(odd, trn1()), 2u * 511);  // N odd
+}
+
 TEST(TrnCost, FixedOverheadIsStaticPlusTheAccessWaitedOn) {
   // ARCH2: ~100 cycles static overhead and ~60 cycles per tensor access request, in the engine's
   // clock; only the request of the operand the instruction waited on is exposed (the others are

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <initializer_list>
 #include <span>
@@ -131,7 +132,7 @@ inline AluPlacement alu_placement(AluForm form, std::span<const AluOp> ops, bool
   for (AluOp op : ops) {
     const AluEngineRow& r = alu_engines(form, op, integer32);
     p.allowed &= r.allowed;
-    if (!p.row || __builtin_popcount(r.allowed) < __builtin_popcount(p.row->allowed)) p.row = &r;
+    if (!p.row || std::popcount(r.allowed) < std::popcount(p.row->allowed)) p.row = &r;
   }
   for (AluOp op : ops) {
     Engine c = alu_engines(form, op, integer32).chosen;

@@ -1,6 +1,7 @@
 #include "nki/lib/alu_ops.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -153,7 +154,7 @@ trn::Engine place_alu(trn::AluForm form, std::initializer_list<tensor::BinaryOp>
   if (!user) return p.chosen;
   if (!(p.allowed & trn::engine_bit(*user))) {
     // One engine: the operation is the reason ("with a bitvec operator runs on the Vector Engine only").
-    if (__builtin_popcount(p.allowed) == 1)
+    if (std::popcount(p.allowed) == 1)
       throw NkiError(ErrorKind::Rule, fmt::format("{} with {} runs on the {} Engine only, not on the {} Engine", api,
                                                   p.row->what, engine_list(p.allowed), engine_name(*user)));
     throw NkiError(ErrorKind::Rule, fmt::format("{} runs on the {} Engine, not on the {} Engine", api,

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "nki/lib/alu_ops.h"
+#include "trn/alu_engines.h"
 #include "trn/unary_engine.h"
 
 namespace loopnest {
@@ -127,11 +129,16 @@ std::map<std::string, ApiSpec> build() {
     add({std::string("nl.") + r, C::Reduce, E::Vector, {"x", "axis", "dtype", "mask", "keepdims"}, S::Reduce, {"x"}});
   // The variance is no associative reduction (no partial results to combine): class Other.
   add({"nl.var", C::Other, E::Vector, {"x", "axis", "dtype", "mask", "keepdims"}, S::Reduce, {"x"}});
-  // nl.power (and `**`) on GpSimd, where the interpreter runs it (language_ops.cpp; nki-language.md
-  // 7.3: "power ... on GpSimd"), so that engine_assign offers the engines it is not on.
-  for (const auto& op : binary_ops())
-    add({"nl." + op, C::Elementwise, op == "power" ? E::GpSimd : E::Vector, {"x", "y", "dtype", "mask"}, S::Broadcast,
-         {"x", "y"}});
+  // On the engine the ISA table picks for the operator on any data (nl.power and `**` on GpSimd);
+  // the lift refines it by the data (an int32 add on GpSimd too: alu_engine.h).
+  for (const auto& op : binary_ops()) {
+    const nki::lib::AluOp* alu = nki::lib::find_alu_op(op);
+    trn::Engine e = alu && alu->binary
+                        ? trn::alu_placement(trn::AluForm::TensorTensor, {trn::alu_of(*alu->binary)}, false).chosen
+                        : trn::Engine::Vector;
+    add({"nl." + op, C::Elementwise, e == trn::Engine::GpSimd ? E::GpSimd : E::Vector, {"x", "y", "dtype", "mask"},
+         S::Broadcast, {"x", "y"}});
+  }
   // The engine the interpreter runs each on (trn/unary_engine.h): `-x` and nl.negative on the
   // Vector Engine, nl.exp on the Scalar Engine's activation table.
   for (const auto& op : unary_ops())

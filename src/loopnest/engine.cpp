@@ -2,39 +2,18 @@
 // Scalar Engine for tensor_scalar) to balance their load. nl.add / nl.multiply / ... of two tiles
 // become nisa.tensor_tensor(..., engine=...), of a tile and a number nisa.tensor_scalar. GpSimd
 // has no path to PSUM: an instruction touching a PSUM tile never moves there, and an instruction
-// whose ALU operator the target engine does not run (bitvec: the Vector Engine only) is not offered
-// there, by the rule the check applies (nki::lib::runs_on).
+// is offered only the engines the ISA table lets run its ALU operations on its data (bitvec: the
+// Vector Engine only; power and 32-bit integer add: GpSimd only), the table the check and the
+// trace read (trn/alu_engines.h).
 #include <fmt/core.h>
 
-#include "nki/lib/alu_ops.h"
-
+#include "loopnest/alu_engine.h"
 #include "loopnest/api.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
 
 namespace {
-
-// The ALU operators the instruction applies, by name ("left_shift", "bitwise_xor").
-std::vector<std::string> alu_operators(const Op& op) {
-  if (op.api == "nisa.tensor_scalar") return {symbol_of(op, "op0"), symbol_of(op, "op1")};
-  if (op.api == "nisa.tensor_tensor") return {symbol_of(op, "op")};
-  if (op.api.rfind("nl.", 0) == 0) return {op.api.substr(3)};
-  return {};
-}
-
-// Whether the language lets `e` run the instruction's ALU operators.
-bool operators_run_on(const Op& op, Engine e) {
-  trn::Engine target = e == Engine::GpSimd ? trn::Engine::GpSimd : e == Engine::Scalar ? trn::Engine::Scalar : trn::Engine::Vector;
-  for (const auto& name : alu_operators(op)) {
-    const nki::lib::AluOp* alu = name.empty() ? nullptr : nki::lib::find_alu_op(name);
-    if (alu && alu->binary && !nki::lib::runs_on(*alu->binary, target)) return false;
-    // power: GpSimd only (nki-language.md 9.1, the ISA operator table); the lift places nl.power
-    // and `**` there, as the interpreter runs them.
-    if (alu && alu->binary == tensor::BinaryOp::Pow && target != trn::Engine::GpSimd) return false;
-  }
-  return true;
-}
 
 bool touches_psum(const Kernel& k, const Op& op) {
   if (op.dst && k.tensor(storage_of(k, op.dst->tensor)).memory == Memory::Psum) return true;
@@ -94,9 +73,8 @@ class EngineAssign : public Transform {
       if (in_place) continue;
       for (Engine e : {Engine::Vector, Engine::GpSimd, Engine::Scalar}) {
         if (e == op.engine) continue;
-        if (e == Engine::Scalar && !tensor_scalar) continue;  // no two-tensor ALU on the Scalar Engine
         if (e == Engine::GpSimd && touches_psum(k, op)) continue;
-        if (!operators_run_on(op, e)) continue;
+        if (!alu_may_run_on(k, op, e)) continue;  // the ISA table (no two-tile ALU on ScalarE, bitvec on VectorE, ...)
         targets.push_back(e);
       }
       for (Engine e : targets) {

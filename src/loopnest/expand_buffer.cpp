@@ -233,6 +233,45 @@ void keep_authored_dims(const Kernel& k, const Operand& shape, Tensor& t) {
 }
 
 // Gives each iteration of L its own columns of the buffer.
+// Whether node `n` still prints `name` once the buffer's reads are reprinted: a node printed as
+// written where its text says it, one printed from the form (dirty) through an operand it prints as
+// the author's text; a loop or branch through its header (its body's nodes are asked on their own).
+bool prints_name(const Kernel& k, const Node& n, const std::string& name) {
+  std::set<std::string> read;
+  if (n.kind == NodeKind::Loop || n.kind == NodeKind::If) {
+    if (n.origin && n.origin->kind == nki::StmtKind::For) names_of(*static_cast<const nki::ForStmt&>(*n.origin).iter, read);
+    if (n.origin && n.origin->kind == nki::StmtKind::If) names_of(*static_cast<const nki::IfStmt&>(*n.origin).test, read);
+    return read.count(name) > 0;
+  }
+  if (!n.dirty || !n.patch.empty()) return mentions(k, n, name);
+  for (const Op& op : n.ops) {
+    for (const Arg& a : op.args)
+      if (a.value.origin) names_of(*a.value.origin, read);
+    if (op.dst_origin) names_of(*op.dst_origin, read);
+  }
+  return read.count(name) > 0;
+}
+
+// A binding in L that an operand of the buffer was read through (`start = 0.0 if blk == 0 else
+// carry`, `initial=start`; a view of the buffer, which expand does not widen): the reads now print
+// the iteration's columns from the form, so when nothing else prints the name the binding is dead
+// (and names the whole wider buffer): it goes.
+void drop_unread_bindings(Kernel& k, Node& loop, const std::set<std::string>& names) {
+  for (const std::string& name : names) {
+    int binding = -1;
+    bool read = false;
+    for_each_node(loop.body, [&](const Node& n, const std::vector<int>&) {
+      bool binds = n.kind == NodeKind::Meta && (n.meta == MetaKind::Binding || n.meta == MetaKind::View) &&
+                   n.binds == std::vector<std::string>{name};
+      if (binds) binding = binding < 0 ? n.id : -2;  // bound twice: left alone
+      else read = read || prints_name(k, n, name);
+    });
+    size_t at = 0;
+    if (binding < 0 || read) continue;
+    if (std::vector<Node>* block = parent_block(loop.body, binding, at)) block->erase(block->begin() + long(at));
+  }
+}
+
 void expand(Kernel& k, const Expansion& e) {
   Tensor& t = k.tensor(e.tensor);
   size_t last = t.shape.size() - 1;
@@ -242,11 +281,14 @@ void expand(Kernel& k, const Expansion& e) {
   t.dim_text[last] = {t.shape[last], bound.empty() ? "" : e.width == 1 ? bound : fmt::format("{} * {}", e.width, bound)};
   IExpr column = IExpr::var(e.loop) * e.width;
   Node* ln = find_node(k, e.loop_node);
+  std::set<std::string> through;  // the names the buffer's reads were written through
   for_each_node(ln->body, [&](Node& n, const std::vector<int>&) {
     for (Op& op : n.ops) {
       for (Arg& a : op.args)
         if (a.value.kind == Operand::Kind::Tile && storage_of(k, a.value.access.tensor) == e.tensor) {
           a.value.access.dims[last].start = a.value.access.dims[last].start + column;
+          if (a.value.origin && a.value.origin->kind == nki::ExprKind::Name)
+            through.insert(static_cast<const nki::NameExpr&>(*a.value.origin).id);
           a.value.origin = nullptr;
           n.dirty = true;
         }
@@ -257,6 +299,7 @@ void expand(Kernel& k, const Expansion& e) {
       }
     }
   });
+  drop_unread_bindings(k, *ln, through);
   // The declaration (outside L) makes the wider tile; a list element's keeps its list index.
   for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
     for (Op& op : n.ops) {

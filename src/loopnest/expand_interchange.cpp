@@ -11,20 +11,12 @@
 // with the number of loops L went inside and of statements hoisted out of it.
 #include <fmt/core.h>
 
+#include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
 
 namespace {
-
-// The loops around node `id` (outermost first), empty when it is not found.
-std::vector<int> loops_around(const Kernel& k, int id) {
-  std::vector<int> out;
-  for_each_node(k.body, [&](const Node& n, const std::vector<int>& around) {
-    if (n.id == id) out = around;
-  });
-  return out;
-}
 
 // The one loop named `var` (a form lifted again numbers its loops anew), or -1 when the name is
 // not one loop's.

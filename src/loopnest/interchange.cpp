@@ -63,9 +63,8 @@ bool swap_reverses_a_dependence(const Kernel& k, const Node& outer, int lo, int 
   std::set<int> nest = loops_within(outer);
   std::set<int> shared = {lo, li};
   shared.insert(k.grid.begin(), k.grid.end());
-  for_each_node(k.body, [&](const Node& n, const std::vector<int>& around) {
-    if (&n == &outer) shared.insert(around.begin(), around.end());
-  });
+  std::vector<int> around = loops_around(k, outer.id);
+  shared.insert(around.begin(), around.end());
   Ranges ranges = k.ranges();
   int a = std::max(k.loops.empty() ? 0 : k.loops.rbegin()->first + 1, ranges.empty() ? 0 : ranges.rbegin()->first + 1);
   int b = a + 1;
@@ -157,10 +156,7 @@ class Interchange : public Transform {
       if (!anchor) continue;
       // `depth`: the loops around the outer one. Two nested pairs of one nest have the same anchor (the
       // first op of the inner loop: `for s: for blk: for ct: load` swaps s/blk or blk/ct).
-      int depth = 0;
-      for_each_node(k.body, [&](const Node& n, const std::vector<int>& around) {
-        if (n.id == id) depth = static_cast<int>(around.size());
-      });
+      int depth = static_cast<int>(loops_around(k, id).size());
       Site s = make_site(k, an, *anchor, fmt::format("interchange `for {}` and `for {}`", lo.var, li.var),
                          {{"depth", std::to_string(depth)}});
       s.node = outer->id;

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/alu_engine.h"
 #include "loopnest/api.h"
 #include "loopnest/lifter.h"
 #include "tensor/dtype.h"
@@ -279,6 +280,12 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   for (auto& a : op.args)
     if (dtype.empty() && a.value.kind == Operand::Kind::Tile) dtype = k.tensor(a.value.access.tensor).dtype;
   if (dtype.empty()) dtype = "float32";
+  // The engine by the ISA table for the data it writes (a destination-first call without dtype=
+  // writes its destination's dtype, as the interpreter runs it): an int32 add on GpSimd.
+  if (!op.engine_explicit) {
+    bool into_dst = dst && dst->k == K::Tile && op.dtype.empty();
+    op.engine = default_engine(k, op, into_dst ? k.tensor(dst->access.tensor).dtype : dtype);
+  }
 
   bool legacy_memset_value = api == "nisa.memset" && !dst;
   if (spec->creates || legacy_memset_value) {

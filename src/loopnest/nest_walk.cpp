@@ -130,6 +130,14 @@ std::set<int> loops_within(const Node& n) {
   return out;
 }
 
+std::vector<int> loops_around(const Kernel& k, int id) {
+  std::vector<int> out;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>& around) {
+    if (n.id == id) out = around;
+  });
+  return out;
+}
+
 std::set<std::string> names_local_to(const Kernel& k, const Node& outer, const std::vector<int>& keep) {
   std::set<std::string> local;
   for_each_node(outer.body, [&](const Node& n, const std::vector<int>&) {

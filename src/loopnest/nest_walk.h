@@ -40,6 +40,8 @@ std::set<std::string> bound_names(const Node& loop);
 bool reads_any(const std::set<std::string>& names, const std::set<std::string>& of);
 // The loop ids of `n` and of the loops below it.
 std::set<int> loops_within(const Node& n);
+// The loops around the node `id`, outermost first (empty when it is in none, or not found).
+std::vector<int> loops_around(const Kernel& k, int id);
 // The names bound inside `outer` (its variable, the variables and bindings below it, the tensors
 // declared there), but those of the loops `keep` (copied with a hoisted statement): text naming
 // one of them cannot be printed before `outer`.

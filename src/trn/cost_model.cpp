@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "trn/alu_engines.h"
+
 namespace trn {
 namespace {
 
@@ -206,6 +208,13 @@ bool movable(const InstructionInfo& inst) {
   if (inst.engine_chosen_by_user) return false;
   if (inst.engine != Engine::Vector && inst.engine != Engine::Scalar) return false;
   if (inst.opcode != Opcode::TensorScalar && inst.opcode != Opcode::TensorCopy) return false;
+  // Only to an engine the ISA table lets run its operation (a bitvec tensor_scalar stays on
+  // VectorE). Asked as non-integer data: the one row that depends on the data (32-bit integer
+  // add/subtract/multiply) puts the instruction on GpSimd, which never gets here.
+  if (inst.opcode == Opcode::TensorScalar) {
+    const Engine other = inst.engine == Engine::Vector ? Engine::Scalar : Engine::Vector;
+    if (!alu_runs_on(AluForm::TensorScalar, inst.alu, false, other)) return false;
+  }
   // GpSimd cannot read PSUM and ScalarE reads one input: only single-input forms move.
   for (size_t idx = 1; idx < inst.inputs.size(); ++idx)
     if (inst.inputs[idx].free_elements > 1) return false;

@@ -94,8 +94,10 @@ struct AllocInfo {
   std::string name;                  // name= or the Python variable, for reports
 };
 
-// The ALU operation of a two-input elementwise instruction, where the trace records it.
-enum class AluOp : uint8_t { Unknown, Add, Subtract, Multiply, Max, Min, Other };
+// The ALU operation of a two-input elementwise instruction, where the trace records it
+// (tensor_tensor, tensor_scalar's op0, in-place updates). Power and the bitvec operators are named
+// because they decide the engine (trn/alu_engines.h); Other is every other operation.
+enum class AluOp : uint8_t { Unknown, Add, Subtract, Multiply, Max, Min, Other, Power, Bitwise };
 
 // Kernel-level attributes: compiler directives given as decorators.
 struct KernelInfo {
@@ -127,7 +129,7 @@ struct InstructionInfo {
   bool moving_onezero = false;
   uint16_t activation_func = 0;  // which function (table switch costs), 0 = none/identity
   bool has_reduce = false;       // activation with reduce / tensor_scalar_reduce
-  AluOp alu = AluOp::Unknown;    // tensor_tensor / in-place update: the operation
+  AluOp alu = AluOp::Unknown;    // tensor_tensor / tensor_scalar (op0) / in-place update: the operation
   AluOp scalar_alu = AluOp::Unknown;  // scalar_tensor_tensor: its scalar step (op0); `alu` is op1
 };
 
@@ -219,6 +221,8 @@ inline const char* to_string(AluOp op) {
     case AluOp::Max: return "max";
     case AluOp::Min: return "min";
     case AluOp::Other: return "other";
+    case AluOp::Power: return "power";
+    case AluOp::Bitwise: return "bitwise";
   }
   return "?";
 }

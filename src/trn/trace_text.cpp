@@ -48,7 +48,7 @@ class LineParser {
   }
 
   AluOp alu(std::string_view text) const {
-    for (int op = 0; op <= int(AluOp::Other); ++op)
+    for (int op = 0; op <= int(AluOp::Bitwise); ++op)
       if (text == to_string(AluOp(op))) return AluOp(op);
     fail(fmt::format("unknown alu operation '{}'", text));
   }

@@ -17,7 +17,7 @@
 // strided, sN (first partition), oN (offset of the first element), rN (HBM row stride), pN
 // (pitch between contiguous runs), eN (extent of a row); offsets and strides are in elements.
 // Instruction flags: acc, reduce, user (engine chosen by the user), line=N, mm=K,M,N, flops=N,
-// func=N, alu=add|subtract|multiply|max|min|other. Loop kinds: affine_range, sequential_range,
+// func=N, alu=add|subtract|multiply|max|min|other|power|bitwise. Loop kinds: affine_range, sequential_range,
 // static_range, range. Parse errors name the line: "trace:12: unknown opcode 'foo'".
 #pragma once
 

@@ -1,6 +1,7 @@
 #include "nki/lib/alu_ops.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -124,7 +125,43 @@ bool is_bitvec(tensor::BinaryOp op) {
   return op == B::BitAnd || op == B::BitOr || op == B::BitXor || op == B::LShift || op == B::RShift;
 }
 
-bool runs_on(tensor::BinaryOp op, trn::Engine engine) { return !is_bitvec(op) || engine == trn::Engine::Vector; }
+namespace {
+
+const char* engine_name(trn::Engine e) {
+  switch (e) {
+    case trn::Engine::Vector: return "Vector";
+    case trn::Engine::Scalar: return "Scalar";
+    case trn::Engine::GpSimd: return "GpSimd";
+    case trn::Engine::Tensor: return "Tensor";
+    default: return trn::to_string(e);
+  }
+}
+
+std::string engine_list(trn::EngineSet set) {
+  std::string s;
+  for (trn::Engine e : {trn::Engine::Vector, trn::Engine::Scalar, trn::Engine::GpSimd})
+    if (set & trn::engine_bit(e)) s += fmt::format("{}{}", s.empty() ? "" : " or ", engine_name(e));
+  return s;
+}
+
+}  // namespace
+
+trn::Engine place_alu(trn::AluForm form, std::initializer_list<tensor::BinaryOp> ops, tensor::DType out,
+                      std::optional<trn::Engine> user, std::string_view api) {
+  std::vector<trn::AluOp> alus;
+  for (auto op : ops) alus.push_back(trn::alu_of(op));
+  trn::AluPlacement p = trn::alu_placement(form, alus, trn::is_integer32(out));
+  if (!user) return p.chosen;
+  if (!(p.allowed & trn::engine_bit(*user))) {
+    // One engine: the operation is the reason ("with a bitvec operator runs on the Vector Engine only").
+    if (std::popcount(p.allowed) == 1)
+      throw NkiError(ErrorKind::Rule, fmt::format("{} with {} runs on the {} Engine only, not on the {} Engine", api,
+                                                  p.row->what, engine_list(p.allowed), engine_name(*user)));
+    throw NkiError(ErrorKind::Rule, fmt::format("{} runs on the {} Engine, not on the {} Engine", api,
+                                                engine_list(p.allowed), engine_name(*user)));
+  }
+  return *user;
+}
 
 void check_bitvec_dtypes(tensor::BinaryOp op, std::initializer_list<tensor::DType> inputs, tensor::DType out,
                          std::string_view api) {

@@ -9,6 +9,7 @@
 
 #include "nki/value.h"
 #include "tensor/ops.h"
+#include "trn/alu_engines.h"
 #include "trn/trace.h"
 
 namespace nki::lib {
@@ -38,11 +39,11 @@ void check_bitvec_dtypes(tensor::BinaryOp op, std::initializer_list<tensor::DTyp
                          std::string_view api);
 bool is_bitvec(tensor::BinaryOp op);
 
-// Whether an instruction with ALU operator `op` may run on `engine`: bitvec operators run on the
-// Vector Engine only (nki-language.md 9.1, "engines" column; 8.3). The one rule the check applies
-// to an `engine=` given in the source and the built-in agent's engine moves (loopnest engine.cpp)
-// apply before offering a move.
-bool runs_on(tensor::BinaryOp op, trn::Engine engine);
+// The engine an instruction applying `ops` to `out`-typed data runs on, by the ISA table
+// (trn/alu_engines.h): the kernel's engine= when given, refused with a Rule error naming `api`
+// when the table does not let that engine run it; otherwise the compiler's pick.
+trn::Engine place_alu(trn::AluForm form, std::initializer_list<tensor::BinaryOp> ops, tensor::DType out,
+                      std::optional<trn::Engine> user, std::string_view api);
 
 // One ALU op on two scalars in double (callers round to float32 per step).
 double apply_scalar(tensor::BinaryOp op, double a, double b);

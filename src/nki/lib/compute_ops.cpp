@@ -212,7 +212,7 @@ Value binary_core(tensor::BinaryOp op, const Value& x, const Value& y, std::stri
   if (ins.computing()) r = apply_binary(op, av, bv, out);
   if (auto* info = ins.info()) {
     info->flops = uint64_t(ins.box().elements());
-    info->alu = trace_alu(op);
+    info->alu = trn::alu_of(op);
   }
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
@@ -229,11 +229,6 @@ Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const S
   DType out = dtype.value_or(data.dtype());
   check_bitvec_dtypes(*s0.op->binary, {data.dtype()}, out, api);
   if (s1.op) check_bitvec_dtypes(*s1.op->binary, {data.dtype()}, out, api);
-  // "bitvec requires integer dtypes and runs on the Vector Engine only" (nki-language.md 8.3).
-  if (user_engine && (!runs_on(*s0.op->binary, engine) || (s1.op && !runs_on(*s1.op->binary, engine))))
-    throw NkiError(ErrorKind::Rule, fmt::format("{} with a bitvec operator runs on the Vector Engine only, not on the "
-                                                "{} Engine",
-                                                api, engine == trn::Engine::Scalar ? "Scalar" : engine == trn::Engine::GpSimd ? "GpSimd" : trn::to_string(engine)));
   tensor::Array r = no_values();
   if (ins.computing()) {
     bool two = s1.op != nullptr;
@@ -242,7 +237,11 @@ Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const S
     r = s0.reverse ? apply_binary(*s0.op->binary, o0, d, mid) : apply_binary(*s0.op->binary, d, o0, mid);
     if (two) r = s1.reverse ? apply_binary(*s1.op->binary, o1, r, out) : apply_binary(*s1.op->binary, r, o1, out);
   }
-  if (auto* info = ins.info()) info->flops = uint64_t(ins.box().elements()) * (s1.op ? 2 : 1);
+  if (auto* info = ins.info()) {
+    info->flops = uint64_t(ins.box().elements()) * (s1.op ? 2 : 1);
+    // op0 says which engines may run it (an op1 is of op0's class: both arithmetic or both bitvec).
+    info->alu = trn::alu_of(*s0.op->binary);
+  }
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
 

@@ -73,18 +73,6 @@ inline tensor::Array no_values() {
   return empty;
 }
 
-// The trace's name of an ALU operation (the compiler stage recognizes additions).
-inline trn::AluOp trace_alu(tensor::BinaryOp op) {
-  switch (op) {
-    case tensor::BinaryOp::Add: return trn::AluOp::Add;
-    case tensor::BinaryOp::Sub: return trn::AluOp::Subtract;
-    case tensor::BinaryOp::Mul: return trn::AluOp::Multiply;
-    case tensor::BinaryOp::Maximum: return trn::AluOp::Max;
-    case tensor::BinaryOp::Minimum: return trn::AluOp::Min;
-    default: return trn::AluOp::Other;
-  }
-}
-
 // ---- argument helpers shared by the modules -------------------------------------------------------
 // An on-chip tile argument (SBUF/PSUM view whose dim 0 is the partition dim); Rule errors otherwise.
 NkiTensorObj& tile_arg(const Value& v, std::string_view api, std::string_view what);

@@ -97,13 +97,12 @@ Value isa_tensor_tensor(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.tensor_tensor";
   const AluOp& op = alu_op(a["op"], api, "op");
   if (!op.binary) throw NkiError(ErrorKind::Type, "op of nisa.tensor_tensor must be a binary ALU operator");
-  auto user = engine_of(a["engine"]);
-  if (user && !runs_on(*op.binary, *user))
-    throw NkiError(ErrorKind::Rule, fmt::format("{} with a bitvec operator runs on the Vector Engine only, not on the {} "
-                                                "Engine", api, *user == trn::Engine::Scalar ? "Scalar" : *user == trn::Engine::GpSimd ? "GpSimd" : trn::to_string(*user)));
-  bool gpsimd = op.binary == tensor::BinaryOp::Pow;
-  return binary_core(*op.binary, a["data1"], a["data2"], api, opt_dtype(a["dtype"], api), mask_of(a, api),
-                     trn::Opcode::TensorTensor, user.value_or(gpsimd ? trn::Engine::GpSimd : trn::Engine::Vector), true);
+  auto dtype = opt_dtype(a["dtype"], api);
+  tensor::DType out = dtype.value_or(tensor::nki_promote(tile_arg(a["data1"], api, "data1").dtype(),
+                                                         tile_arg(a["data2"], api, "data2").dtype()));
+  trn::Engine engine = place_alu(trn::AluForm::TensorTensor, {*op.binary}, out, engine_of(a["engine"]), api);
+  return binary_core(*op.binary, a["data1"], a["data2"], api, dtype, mask_of(a, api), trn::Opcode::TensorTensor,
+                     engine, true);
 }
 
 Value isa_tensor_scalar(Interpreter& in, BoundArgs& a) {
@@ -113,8 +112,14 @@ Value isa_tensor_scalar(Interpreter& in, BoundArgs& a) {
   ScalarStep s1;
   if (!a["op1"].is_none()) s1 = ScalarStep{&alu_op(a["op1"], api, "op1"), a["operand1"], a["reverse1"].truthy()};
   auto user = engine_of(a["engine"]);
-  return tensor_scalar_core(data, s0, s1, api, opt_dtype(a["dtype"], api), mask_of(a, api),
-                            user.value_or(trn::Engine::Vector), user.has_value());
+  auto dtype = opt_dtype(a["dtype"], api);
+  if (!s0.op->binary) throw NkiError(ErrorKind::Type, fmt::format("op0 of {} must be a binary ALU operator", api));
+  if (s1.op && !s1.op->binary) throw NkiError(ErrorKind::Type, fmt::format("op1 of {} must be a binary ALU operator", api));
+  trn::Engine engine = s1.op ? place_alu(trn::AluForm::TensorScalar, {*s0.op->binary, *s1.op->binary},
+                                         dtype.value_or(data.dtype()), user, api)
+                             : place_alu(trn::AluForm::TensorScalar, {*s0.op->binary}, dtype.value_or(data.dtype()),
+                                         user, api);
+  return tensor_scalar_core(data, s0, s1, api, dtype, mask_of(a, api), engine, user.has_value());
 }
 
 Value isa_activation(Interpreter& in, BoundArgs& a, bool force_reduce) {

@@ -109,7 +109,7 @@ Value nl_loop_reduce(Interpreter& in, BoundArgs& a) {
   tensor::Array v = ins.input(t);
   if (auto* info = ins.info(); info && !first) {
     info->flops = uint64_t(ins.box().elements());
-    info->alu = trace_alu(*op.binary);
+    info->alu = trn::alu_of(*op.binary);
   }
   Value r = ins.result(dtype_arg(a["dtype"], t.dtype(), api), trn::BufferKind::Sbuf, v);
   r.as<NkiTensorObj>()->loop_reduce = LoopReduceInfo{*op.binary, first};

@@ -98,10 +98,9 @@ Value elementwise_binary(Interpreter& in, tensor::BinaryOp op, const Value& x, c
   bool vector_operand = a.tile && b.tile && free_size(space) > 1 &&
                         (free_size(a.tile->shape()) == 1 || free_size(b.tile->shape()) == 1);
   auto opcode = a.tile && b.tile && !vector_operand ? trn::Opcode::TensorTensor : trn::Opcode::TensorScalar;
-  bool gpsimd = op == tensor::BinaryOp::Pow || (tensor::is_integer(out) && tensor::itemsize(out) == 4 &&
-                                                (op == tensor::BinaryOp::Add || op == tensor::BinaryOp::Sub ||
-                                                 op == tensor::BinaryOp::Mul));
-  Instruction ins(api, opcode, gpsimd ? trn::Engine::GpSimd : trn::Engine::Vector, space, std::move(mask));
+  // The compiler's engine for the operation on this data (power, 32-bit integer add on GpSimd).
+  auto form = opcode == trn::Opcode::TensorTensor ? trn::AluForm::TensorTensor : trn::AluForm::TensorScalar;
+  Instruction ins(api, opcode, place_alu(form, {op}, out, std::nullopt, api), space, std::move(mask));
   bool integer = is_bitvec(op);
   tensor::Array av = a.tile ? ins.input(*a.tile) : (ins.computing() ? scalar_array(a.scalar, integer) : no_values());
   tensor::Array bv = b.tile ? ins.input(*b.tile) : (ins.computing() ? scalar_array(b.scalar, integer) : no_values());
@@ -109,7 +108,7 @@ Value elementwise_binary(Interpreter& in, tensor::BinaryOp op, const Value& x, c
   if (ins.computing()) r = apply_binary(op, av, bv, out);
   if (auto* info = ins.info()) {
     info->flops = uint64_t(ins.box().elements());
-    info->alu = trace_alu(op);
+    info->alu = trn::alu_of(op);
   }
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
@@ -285,7 +284,7 @@ void assign_into(Interpreter& in, const NkiTensorObj& dst0, const Value& value) 
     if (ins.computing()) val = apply_binary(v->loop_reduce->op, old, val, dst.dtype());
     if (auto* info = ins.info()) {
       info->accumulate = true;
-      info->alu = trace_alu(v->loop_reduce->op);
+      info->alu = trn::alu_of(v->loop_reduce->op);
     }
   }
   ins.output_to(dst, val, false);
@@ -362,7 +361,7 @@ void accumulate_into(Interpreter& in, BinOp op, const NkiTensorObj& dst0, const 
   if (auto* info = ins.info()) {
     info->accumulate = true;
     info->flops = uint64_t(ins.box().elements());
-    info->alu = trace_alu(*alu);
+    info->alu = trn::alu_of(*alu);
   }
   ins.output_to(dst0, r, false);
 }

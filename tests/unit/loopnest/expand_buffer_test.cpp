@@ -116,6 +116,20 @@ TEST(ExpandBuffer, PrintsInTheAuthorsStyle) {
       << after;
 }
 
+// `start = 0.0 if blk == 0 else carry_tiles[ct]` read only as the scan's `initial=start`: the read
+// is printed with the state's column, so the binding (naming the whole wider tile) goes with it;
+// in the expand_interchange move as well (its first step).
+TEST(ExpandBuffer, DropsTheBindingItsReadWentThroughWhenNothingElseReadsIt) {
+  const std::string binding = "start = 0.0 if blk == 0 else carry_tiles[ct]";
+  std::string api = kernel_text("api");
+  ASSERT_NE(api.find(binding), std::string::npos);
+  std::string after = loopnest::apply_site("k.py", api, kArgs, sites_of(api, kArgs, "expand_buffer").at(0));
+  EXPECT_EQ(after.find("start ="), std::string::npos) << after;
+  EXPECT_NE(after.find("initial=(0.0 if blk == 0 else carry_tiles[ct][:, s:s + 1])"), std::string::npos) << after;
+  after = loopnest::apply_site("k.py", api, kArgs, sites_of(api, kArgs, "expand_interchange").at(0));
+  EXPECT_EQ(after.find("start ="), std::string::npos) << after;
+}
+
 TEST(ExpandBuffer, RefusesACarryLiveAcrossTheStateLoop) {
   // Never reset: each state's first block starts from the state before's last carry.
   std::string api = kernel_text("api");

@@ -183,6 +183,16 @@ TEST(TrnCost, EngineChoiceOnlyForMovableInstructions) {
   EXPECT_FALSE(trn::engine_is_flexible(tt));
 }
 
+// The compiler balances a tensor_scalar onto ScalarE only when the ISA table lets ScalarE run its
+// operation (trn/alu_engines.h): a bitvec one stays on VectorE, an add (as recorded) may move.
+TEST(TrnCost, EngineChoiceFollowsTheAluTable) {
+  auto ts = inst(trn::Opcode::TensorScalar, trn::Engine::Vector, {tile(512)}, {tile(512)});
+  ts.alu = trn::AluOp::Add;
+  EXPECT_TRUE(trn::engine_is_flexible(ts));
+  ts.alu = trn::AluOp::Bitwise;
+  EXPECT_FALSE(trn::engine_is_flexible(ts));
+}
+
 TEST(TrnCost, DmaTimeFromBytesEnginesAndDescriptors) {
   const double engine = trn1().dma_engine_bytes_per_ns, desc = trn1().dma_descriptor_ns;
   trn::DmaShape full{524288, 128, 128, trn::DmaTransposeKind::None};

@@ -47,7 +47,6 @@ def kernel(delta, u, a, b, c):
                 drive = nl.ndarray((128, W), dtype=nl.float32, buffer=nl.sbuf)
                 nisa.tensor_tensor(dst=drive, data1=du, data2=b_row2[:, s, :], op=nl.multiply)
                 h = nl.ndarray((128, W), dtype=nl.float32, buffer=nl.sbuf)
-                start = 0.0 if blk == 0 else carry_tiles[ct]
                 nisa.tensor_tensor_scan(dst=h, data0=decay, data1=drive, initial=(0.0 if blk == 0 else carry_tiles[ct][:, s:s + 1]), op0=nl.multiply, op1=nl.add)
                 nisa.tensor_copy(dst=carry_tiles[ct][:, s:s + 1], src=h[:, W - 1:W])
                 c_row = nl.ndarray((1, W), dtype=c.dtype, buffer=nl.sbuf)

@@ -1,0 +1,150 @@
+// Which engines may run a two-operand ALU operation, and which one the compiler picks when the
+// kernel leaves it (engine=unknown): the documented ISA facts, one table, each row with its
+// source. Every place that decides "which engine runs this op on this dtype" reads it:
+//   - the interpreter: the engine it records an nl.* element-wise binary op, nisa.tensor_tensor
+//     and nisa.tensor_scalar on, and its check of an engine= the kernel gives
+//     (src/nki/lib/language_ops.cpp, isa_module.cpp, compute_ops.cpp);
+//   - the loop-nest form: the engine the lift says an instruction runs on (lift_call.cpp) and the
+//     engines engine_assign offers (engine.cpp);
+//   - the cost model: whether the compiler may balance a tensor_scalar onto the Scalar Engine
+//     (cost_model.cpp movable).
+// Keyed by the trace's AluOp, so that the cost model asks with what the trace records.
+// Header-only: the language core includes it without the simulator (as trn/unary_engine.h, the
+// same kind of fact for unary functions).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string_view>
+
+#include "tensor/dtype.h"
+#include "tensor/ops.h"
+#include "trn/trace.h"
+
+namespace trn {
+
+// The trace's name of a binary ALU operator (the operation a tensor_tensor / tensor_scalar records).
+inline AluOp alu_of(tensor::BinaryOp op) {
+  switch (op) {
+    case tensor::BinaryOp::Add: return AluOp::Add;
+    case tensor::BinaryOp::Sub: return AluOp::Subtract;
+    case tensor::BinaryOp::Mul: return AluOp::Multiply;
+    case tensor::BinaryOp::Maximum: return AluOp::Max;
+    case tensor::BinaryOp::Minimum: return AluOp::Min;
+    case tensor::BinaryOp::Pow: return AluOp::Power;
+    case tensor::BinaryOp::BitAnd:
+    case tensor::BinaryOp::BitOr:
+    case tensor::BinaryOp::BitXor:
+    case tensor::BinaryOp::LShift:
+    case tensor::BinaryOp::RShift: return AluOp::Bitwise;
+    default: return AluOp::Other;
+  }
+}
+
+// The instruction the operation runs in: two tiles, or a tile with a scalar or [P, 1] vector.
+enum class AluForm : uint8_t { TensorTensor, TensorScalar };
+
+// The data a row covers: any, or 32-bit integers (int32, uint32: "32-bit integer add").
+enum class AluData : uint8_t { Any, Integer32 };
+
+inline bool is_integer32(tensor::DType d) { return tensor::is_integer(d) && tensor::itemsize(d) == 4; }
+
+using EngineSet = uint8_t;  // one bit per Engine
+constexpr EngineSet engine_bit(Engine e) { return EngineSet(1u << unsigned(e)); }
+constexpr EngineSet engine_set(std::initializer_list<Engine> es) {
+  EngineSet s = 0;
+  for (Engine e : es) s |= engine_bit(e);
+  return s;
+}
+constexpr uint16_t alu_bits(std::initializer_list<AluOp> ops) {
+  uint16_t s = 0;
+  for (AluOp op : ops) s |= uint16_t(1u << unsigned(op));
+  return s;
+}
+constexpr uint16_t kAnyAlu = 0xffff;
+constexpr uint8_t kBothForms = 3;  // bit per AluForm
+constexpr uint8_t form_bit(AluForm f) { return uint8_t(1u << unsigned(f)); }
+
+struct AluEngineRow {
+  uint16_t ops;        // the operations it covers (alu_bits)
+  uint8_t forms;       // the instructions it covers (form_bit)
+  AluData data;
+  EngineSet allowed;   // the engines that may run it (an engine= outside is refused)
+  Engine chosen;       // the one the compiler picks for engine=unknown
+  std::string_view what;    // the operation, as an error names it
+  std::string_view source;  // where the fact is documented
+};
+
+// First matching row wins. Not encoded, and why: the ISA operator table's engines column
+// (nki-language.md 9.1) also lists subtract, max/min and the comparisons as "Vector" only, but
+// 8.3 runs 32-bit integer subtract on GpSimd and tensor_tensor/tensor_scalar take engine=gpsimd
+// for any arithmetic op, so the column is not read as exhaustive; ScalarE's tensor_scalar is
+// documented for NeuronCore-v3+ and for add / multiply / multiply-then-add only (8.3), an
+// arch-dependent restriction no reader here knows the arch for (the cost model's balancing
+// keeps its calibrated behaviour, docs/simulator.md "Engine choice").
+inline constexpr std::array<AluEngineRow, 5> alu_engine_table = {{
+    {alu_bits({AluOp::Bitwise}), kBothForms, AluData::Any, engine_set({Engine::Vector}), Engine::Vector,
+     "a bitvec operator",
+     "nki-language.md 9.1 (engines column: bitvec ops Vector), 8.3 tensor_scalar (\"bitvec ... runs on the Vector "
+     "Engine only\")"},
+    {alu_bits({AluOp::Power}), kBothForms, AluData::Any, engine_set({Engine::GpSimd}), Engine::GpSimd, "op power",
+     "nki-language.md 9.1 (power: GpSimd), 7.3 (\"power ... on GpSimd\"), 8.3 tensor_tensor; trainium-performance.md "
+     "§2 (tensor_tensor on GpSimd for power)"},
+    {alu_bits({AluOp::Add, AluOp::Subtract, AluOp::Multiply}), kBothForms, AluData::Integer32,
+     engine_set({Engine::GpSimd}), Engine::GpSimd, "a 32-bit integer add, subtract or multiply",
+     "nki-language.md 8.3 tensor_tensor (\"32-bit integer add/subtract/multiply run on GpSimd\"), 7.3, 9.1 "
+     "(\"32-bit integer add/multiply only exist on GpSimd\", of every instruction); trainium-performance.md §2 "
+     "(tensor_tensor on GpSimd for int add/mul/sub)"},
+    {kAnyAlu, form_bit(AluForm::TensorTensor), AluData::Any, engine_set({Engine::Vector, Engine::GpSimd}),
+     Engine::Vector, "a two-tile operation",
+     "nki-language.md 8.3 tensor_tensor (Vector Engine, GpSimd where noted; engine= selects), 7.3 (tile-with-tile "
+     "becomes tensor_tensor on the Vector Engine); ScalarE has no two-tile ALU instruction (8.2, 8.3)"},
+    {kAnyAlu, form_bit(AluForm::TensorScalar), AluData::Any,
+     engine_set({Engine::Vector, Engine::Scalar, Engine::GpSimd}), Engine::Vector, "a tensor_scalar operation",
+     "nki-language.md 8.3 tensor_scalar (\"Arithmetic runs on Vector, Scalar ... or GpSimd\"), 7.3 (tile-with-scalar "
+     "becomes tensor_scalar, Vector)"},
+}};
+
+inline const AluEngineRow& alu_engines(AluForm form, AluOp op, bool integer32) {
+  for (const AluEngineRow& r : alu_engine_table)
+    if ((r.ops & alu_bits({op})) && (r.forms & form_bit(form)) && (r.data == AluData::Any || integer32)) return r;
+  return alu_engine_table.back();  // not reached: the last two rows cover every operation
+}
+
+inline bool alu_runs_on(AluForm form, AluOp op, bool integer32, Engine e) {
+  return alu_engines(form, op, integer32).allowed & engine_bit(e);
+}
+
+// An instruction applying several operations (tensor_scalar's op0 and op1): the engines all of
+// them may run on, and the compiler's pick among those (the first operation's when it is one of
+// them, else the next's). `row` is the most restrictive operation's row, for error messages.
+struct AluPlacement {
+  EngineSet allowed = 0;
+  Engine chosen = Engine::Vector;
+  const AluEngineRow* row = nullptr;
+};
+inline AluPlacement alu_placement(AluForm form, std::span<const AluOp> ops, bool integer32) {
+  AluPlacement p;
+  p.allowed = 0xff;
+  for (AluOp op : ops) {
+    const AluEngineRow& r = alu_engines(form, op, integer32);
+    p.allowed &= r.allowed;
+    if (!p.row || std::popcount(r.allowed) < std::popcount(p.row->allowed)) p.row = &r;
+  }
+  for (AluOp op : ops) {
+    Engine c = alu_engines(form, op, integer32).chosen;
+    if (p.allowed & engine_bit(c)) {
+      p.chosen = c;
+      break;
+    }
+  }
+  return p;
+}
+inline AluPlacement alu_placement(AluForm form, std::initializer_list<AluOp> ops, bool integer32) {
+  return alu_placement(form, std::span<const AluOp>(ops.begin(), ops.size()), integer32);
+}
+
+}  // namespace trn

@@ -1,0 +1,239 @@
+// One table decides which engine runs a two-operand ALU operation on which data
+// (trn/alu_engines.h). For every operation and dtype it covers, in both instructions and both
+// spellings (nl.<op> and nisa.*), the engine the interpreter records in the trace, the engine the
+// lift gives the form's operation and the engines engine_assign offers all follow the table; and
+// an int32 add written in the three styles (legacy nl, nisa, the newer destination-first API)
+// lifts onto the engine the trace runs it on.
+#include <map>
+#include <set>
+#include <string>
+
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+#include "../nkilib/kernel_harness.h"
+#include "loopnest/alu_engine.h"
+#include "loopnest/analysis.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
+#include "trn/alu_engines.h"
+#include "trn/trace.h"
+
+namespace {
+
+using loopnest::Engine;
+
+// The engine the trace records per source line (one instruction per statement line).
+std::map<uint32_t, trn::Engine> traced_engines(const std::string& path, const std::string& text,
+                                               const std::vector<tensor::Array>& inputs) {
+  nki::lib::testing::Harness h;
+  trn::TraceBuffer trace;
+  h.run_module(*h.load_text(path, text), inputs, false, &trace);
+  std::map<uint32_t, trn::Engine> traced;
+  for (const auto& r : trace.records)
+    if (r.kind == trn::RecordKind::Instruction) traced[r.line] = r.inst.engine;
+  return traced;
+}
+
+// The form's engine per source line of the statements in [first, last].
+std::map<uint32_t, Engine> lifted_engines(loopnest::Kernel& k, uint32_t first, uint32_t last) {
+  std::map<uint32_t, Engine> lifted;
+  loopnest::Analysis an(k);
+  for (const auto& r : an.ops) {
+    uint32_t line = r.node->origin ? r.node->origin->span.line : 0;
+    if (line >= first && line <= last) lifted[line] = r.op().engine;
+  }
+  return lifted;
+}
+
+// The engines engine_assign offers per source line.
+std::map<uint32_t, std::set<std::string>> offered_moves(const loopnest::Kernel& k) {
+  std::map<uint32_t, std::set<std::string>> offered;
+  for (const auto& s : loopnest::find_transform("engine_assign")->find(k))
+    offered[uint32_t(s.line)].insert(s.params.at("engine"));
+  return offered;
+}
+
+const char* word(trn::Engine e) {
+  return e == trn::Engine::GpSimd ? "gpsimd" : e == trn::Engine::Scalar ? "scalar" : "vector";
+}
+
+tensor::Array input_of(const std::string& dtype) {
+  auto a = nki::lib::testing::test_input({128, 64}, 1);
+  return tensor::astype(a, *tensor::parse_dtype(dtype));
+}
+
+// Lines 12-15: nl.<op> of two tiles, nisa.tensor_tensor, nisa.tensor_scalar, nl.<op> of a tile and
+// a number. The number is typed as the data (np.<dtype>), so the language op keeps the dtype.
+std::string kernel_text(const std::string& op, const std::string& dtype) {
+  return fmt::format(R"(import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 64), dtype=nl.{1}, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    t0 = nl.{0}(x, y)
+    t1 = nisa.tensor_tensor(x, y, op=nl.{0})
+    t2 = nisa.tensor_scalar(x, op0=nl.{0}, operand0=np.{1}(2))
+    t3 = nl.{0}(x, np.{1}(2))
+    nl.store(out, value=t1)
+    return out
+)",
+                     op, dtype);
+}
+
+struct Case {
+  std::string op;
+  tensor::BinaryOp binary;
+};
+
+TEST(AluEngineTable, TraceLiftAndEngineAssignAgreeWithTheTableForEveryOperationAndDtype) {
+  const std::vector<Case> ops = {{"add", tensor::BinaryOp::Add},           {"subtract", tensor::BinaryOp::Sub},
+                                 {"multiply", tensor::BinaryOp::Mul},      {"maximum", tensor::BinaryOp::Maximum},
+                                 {"divide", tensor::BinaryOp::Div},        {"power", tensor::BinaryOp::Pow},
+                                 {"bitwise_and", tensor::BinaryOp::BitAnd}, {"left_shift", tensor::BinaryOp::LShift}};
+  int compared = 0, on_gpsimd = 0;
+  for (const std::string dtype : {"float32", "float16", "int32", "uint32", "int16"}) {
+    auto parsed = *tensor::parse_dtype(dtype);
+    for (const Case& c : ops) {
+      bool bitvec = trn::alu_of(c.binary) == trn::AluOp::Bitwise;
+      if (bitvec && !tensor::is_integer(parsed)) continue;  // bitvec needs integer data (refused otherwise)
+      SCOPED_TRACE(c.op + " on " + dtype);
+      std::string text = kernel_text(c.op, dtype);
+      std::vector<loopnest::ArgSpec> args(2);
+      for (auto& a : args) a.shape = {128, 64}, a.dtype = dtype;
+      loopnest::Kernel k = loopnest::lift_source("alu.py", text, args);
+      auto traced = traced_engines("alu.py", text, {input_of(dtype), input_of(dtype)});
+      auto lifted = lifted_engines(k, 12, 15);
+      auto offered = offered_moves(k);
+      bool int32 = trn::is_integer32(parsed);
+      for (uint32_t line = 12; line <= 15; ++line) {
+        SCOPED_TRACE(fmt::format("line {}", line));
+        auto form = line == 12 || line == 13 ? trn::AluForm::TensorTensor : trn::AluForm::TensorScalar;
+        const trn::AluEngineRow& row = trn::alu_engines(form, trn::alu_of(c.binary), int32);
+        ASSERT_TRUE(traced.count(line));
+        ASSERT_TRUE(lifted.count(line));
+        EXPECT_EQ(traced.at(line), row.chosen);
+        EXPECT_EQ(loopnest::to_trn(lifted.at(line)), row.chosen);
+        std::set<std::string> expected;
+        for (trn::Engine e : {trn::Engine::Vector, trn::Engine::Scalar, trn::Engine::GpSimd})
+          if (e != row.chosen && (row.allowed & trn::engine_bit(e))) expected.insert(word(e));
+        EXPECT_EQ(offered[line], expected);
+        on_gpsimd += row.chosen == trn::Engine::GpSimd;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 4 * (8 * 3 + 6 * 2));
+  // power in every form and dtype (4 x 5), the 32-bit integer add/subtract/multiply (4 x 3 x 2).
+  EXPECT_EQ(on_gpsimd, 20 + 24);
+}
+
+// The same int32 addition in the three styles; the trace and the form must say the same engine.
+const char* kLegacyNl = R"(import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 64), dtype=nl.int32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    s = x + y
+    nl.store(out, value=s)
+    return out
+)";
+
+const char* kLegacyNisa = R"(import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 64), dtype=nl.int32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    s = nisa.tensor_tensor(x, y, op=nl.add)
+    nl.store(out, value=s)
+    return out
+)";
+
+const char* kNewerApi = R"(import nki
+import nki.language as nl
+import nki.isa as nisa
+
+
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 64), dtype=nl.int32, buffer=nl.shared_hbm)
+    x = nl.ndarray((128, 64), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a)
+    y = nl.ndarray((128, 64), dtype=nl.int32, buffer=nl.sbuf)
+    s = nl.ndarray((128, 64), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=s, data1=x, data2=y, op=nl.add)
+    nisa.dma_copy(dst=out, src=s)
+    return out
+)";
+
+TEST(AluEngineTable, AnInt32AddLiftsOntoTheEngineTheTraceRunsItOnInEveryStyle) {
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"legacy nl", kLegacyNl}, {"legacy nisa", kLegacyNisa}, {"newer API", kNewerApi}}) {
+    SCOPED_TRACE(name);
+    std::vector<loopnest::ArgSpec> args(2);
+    for (auto& a : args) a.shape = {128, 64}, a.dtype = "int32";
+    loopnest::Kernel k = loopnest::lift_source("add.py", text, args);
+    auto traced = traced_engines("add.py", text, {input_of("int32"), input_of("int32")});
+    loopnest::Analysis an(k);
+    int adds = 0;
+    for (const auto& r : an.ops) {
+      const auto& op = r.op();
+      if (op.api != "nl.add" && op.api != "nisa.tensor_tensor") continue;
+      uint32_t line = r.node->origin->span.line;
+      ASSERT_TRUE(traced.count(line));
+      EXPECT_EQ(traced.at(line), trn::Engine::GpSimd);  // nki-language.md 8.3: 32-bit integer add on GpSimd
+      EXPECT_EQ(op.engine, Engine::GpSimd);
+      // GpSimd is its only engine: no move is offered.
+      EXPECT_TRUE(offered_moves(k)[line].empty());
+      ++adds;
+    }
+    EXPECT_EQ(adds, 1);
+  }
+}
+
+// The check refuses an engine= the table does not allow, naming the operation.
+TEST(AluEngineTable, TheCheckRefusesAnEngineTheTableDoesNotAllow) {
+  const char* text = R"(import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 64), dtype=nl.int32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    s = nisa.tensor_tensor(x, y, op=nl.add, engine=nisa.vector_engine)
+    nl.store(out, value=s)
+    return out
+)";
+  nki::lib::testing::Harness h;
+  trn::TraceBuffer trace;
+  try {
+    h.run_module(*h.load_text("refuse.py", text), {input_of("int32"), input_of("int32")}, false, &trace);
+    FAIL() << "an int32 add on the Vector Engine ran";
+  } catch (const nki::NkiError& e) {
+    EXPECT_EQ(e.diag.kind, nki::ErrorKind::Rule);
+    EXPECT_NE(std::string(e.what()).find("GpSimd Engine only, not on the Vector Engine"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace

@@ -11,7 +11,7 @@
 namespace {
 
 struct EvalOptions {
-  std::string reference, kernel, arch = "trn1", seeds = "0,21,42,63,84", cache_dir;
+  std::string reference, kernel, entry, arch = "trn1", seeds = "0,21,42,63,84", cache_dir;
   double tolerance = 2e-5;
   double timeout = 600;
   bool json = false, no_profile = false, no_cache = false;
@@ -44,6 +44,7 @@ void print_text(const eval::Evaluation& e) {
 int run_eval(const EvalOptions& opt) {
   eval::EvalRequest req;
   req.kernel_path = opt.kernel;
+  req.entry = {opt.entry, cli::kEntryOption};
   req.reference_path = opt.reference;
   req.arch = opt.arch;
   req.seeds = bench::parse_seeds(opt.seeds);
@@ -61,6 +62,7 @@ cli::RunFn setup_eval(CLI::App& sub) {
   auto opt = std::make_shared<EvalOptions>();
   sub.add_option("--reference", opt->reference, "task reference (.py: get_inputs, forward, transform_*)")->required();
   sub.add_option("--kernel", opt->kernel, "kernel file (.py: @nki.jit def kernel)")->required();
+  cli::add_entry_option(sub, opt->entry);
   sub.add_option("--arch", opt->arch, "simulated NeuronCore")->check(CLI::IsMember({"trn1", "trn2"}));
   sub.add_option("--seeds", opt->seeds, "comma-separated numpy seeds");
   sub.add_option("--tol", opt->tolerance, "relative L2 tolerance")->check(cli::finite_positive());

@@ -11,12 +11,13 @@
 namespace {
 
 struct ProfileOptions {
-  std::string reference, kernel, arch = "trn1", timeline, lower = "all";
+  std::string reference, kernel, entry, arch = "trn1", timeline, lower = "all";
   bool json = false;
 };
 
 int run_profile(const ProfileOptions& opt) {
   eval::TraceRequest req = eval::trace_request_from_files(opt.reference, opt.kernel);
+  req.entry = {opt.entry, cli::kEntryOption};
   eval::ProfileRun run = eval::profile_kernel(req, opt.arch, opt.timeline, lower::parse_rules(opt.lower));
   for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
   if (!run.profile) {
@@ -36,6 +37,7 @@ cli::RunFn setup_profile(CLI::App& sub) {
   auto opt = std::make_shared<ProfileOptions>();
   sub.add_option("--reference", opt->reference, "task reference (provides the input shapes)")->required();
   sub.add_option("--kernel", opt->kernel, "kernel file")->required();
+  cli::add_entry_option(sub, opt->entry);
   sub.add_option("--arch", opt->arch, "simulated NeuronCore")->check(CLI::IsMember({"trn1", "trn2"}));
   sub.add_option("--timeline", opt->timeline, "write a Chrome trace of the simulated run to this file");
   sub.add_flag("--json", opt->json, "print the profile as JSON");

@@ -14,12 +14,13 @@
 namespace {
 
 struct TraceOptions {
-  std::string reference, kernel, stage = "source", lower = "all";
+  std::string reference, kernel, entry, stage = "source", lower = "all";
 };
 
 int run_trace(const TraceOptions& opt) {
   const lower::Options rules = lower::parse_rules(opt.lower);
   eval::TraceRequest req = eval::trace_request_from_files(opt.reference, opt.kernel);
+  req.entry = {opt.entry, cli::kEntryOption};
   trn::TraceBuffer buffer;
   lower::Lowering lowering(buffer, rules);
   const bool lowered = opt.stage == "lowered";
@@ -41,6 +42,7 @@ cli::RunFn setup_trace(CLI::App& sub) {
   auto opt = std::make_shared<TraceOptions>();
   sub.add_option("--reference", opt->reference, "task reference (provides the input shapes)")->required();
   sub.add_option("--kernel", opt->kernel, "kernel file")->required();
+  cli::add_entry_option(sub, opt->entry);
   sub.add_option("--stage", opt->stage, "source: the trace as the kernel issues it; lowered: after the compiler stage")
       ->check(CLI::IsMember({"source", "lowered"}));
   sub.add_option("--lower", opt->lower,

@@ -37,6 +37,15 @@ inline const CLI::Validator& finite_positive() {
   return v;
 }
 
+// `--entry NAME` on every command that runs a kernel file: which of its functions runs (a
+// tutorial file holds several versions of a kernel). kEntryOption is how the error for a file
+// with several kernels tells the user to choose.
+inline constexpr const char* kEntryOption = "--entry NAME";
+inline CLI::Option* add_entry_option(CLI::App& sub, std::string& entry) {
+  return sub.add_option("--entry", entry,
+                        "the function of the kernel file to run (default: 'kernel', else the file's one kernel)");
+}
+
 struct CommandRegistrar {
   CommandRegistrar(std::string name, std::string help, SetupFn setup) {
     registry().push_back({std::move(name), std::move(help), std::move(setup)});

@@ -44,9 +44,9 @@ void run_kernel_traced(nki::Interpreter& in, nki::ModuleObj& kernel_module, cons
 }
 
 std::string missing_entry(const nki::ModuleObj& kernel_module, const KernelEntry& entry) {
-  std::string problem;
+  nki::lib::EntryProblem problem;
   if (!nki::lib::find_kernel_entry(kernel_module, entry.function, &problem).is_none()) return "";
-  return problem;
+  return problem.message(entry.chosen_with);
 }
 
 }  // namespace eval

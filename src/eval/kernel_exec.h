@@ -18,7 +18,10 @@ namespace eval {
 // Which function of the kernel file runs; the default is the NKIBench protocol: `kernel` (or
 // `optimized_kernel`). A published file holds several versions under their authors' names.
 struct KernelEntry {
-  std::string function;  // "" = kernel / optimized_kernel
+  std::string function;  // "" = kernel / optimized_kernel, else the file's one kernel
+  // How the user names the function ("--entry NAME" on the command line), for the error when
+  // several kernels compete; empty: the file itself must name one 'kernel'.
+  std::string chosen_with;
 };
 
 // Installs numpy, math and the nki modules into a fresh interpreter.

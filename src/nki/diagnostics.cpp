@@ -35,6 +35,7 @@ const char* to_string(ErrorKind k) {
     case ErrorKind::Rule: return "rule";
     case ErrorKind::Assertion: return "assertion";
     case ErrorKind::Sandbox: return "sandbox";
+    case ErrorKind::HostOnly: return "host_only";
     case ErrorKind::Limit: return "limit";
     case ErrorKind::Internal: return "internal";
   }

@@ -27,7 +27,8 @@ struct SourceLoc {
 };
 
 // What kind of mistake: the category decides the status an evaluation reports
-// (Syntax/Unsupported/Import/Name at load time -> compile_error; others -> runtime_error).
+// (Syntax/Unsupported/Import/Name at load time -> compile_error; Sandbox and HostOnly too;
+// others -> runtime_error).
 enum class ErrorKind : uint8_t {
   Syntax,       // not valid Python
   Unsupported,  // valid Python outside the accepted subset (says which feature)
@@ -39,6 +40,7 @@ enum class ErrorKind : uint8_t {
   Rule,         // an NKI hardware rule (partition <= 128, matmul operands, PSUM tile size, ...)
   Assertion,    // assert failed
   Sandbox,      // forbidden facility (open, eval, dunder access, ...)
+  HostOnly,     // a module outside the allowlist (os, argparse, torch) used: harness code, never run
   Limit,        // steps, memory or wall-time limit reached (which one: LimitKind)
   Internal,     // a bug in accelopt, never the user's fault
 };

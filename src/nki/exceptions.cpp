@@ -133,7 +133,7 @@ bool catchable(ErrorKind kind) {
     case ErrorKind::Type: case ErrorKind::Value: case ErrorKind::Index: case ErrorKind::Rule:
     case ErrorKind::Assertion: case ErrorKind::Name:
       return true;
-    default: return false;  // syntax, unsupported, import, sandbox, limit, internal
+    default: return false;  // syntax, unsupported, import, sandbox, host-only, limit, internal
   }
 }
 

@@ -70,6 +70,9 @@ struct InterpState {
   std::unordered_map<std::string, Interpreter::ModuleFactory> factories;
   std::unordered_map<std::string, Value> modules;
   RangeLoopObserverFactory range_loop_observer;  // unset: range loops are not observed
+  Interpreter::HostModuleBinder host_module_binder;  // unset: an unregistered import is an error
+  int module_loads = 0;                              // load_module() bodies executing
+  int class_bodies = 0;                              // class bodies executing (calls counted in depth)
   std::unordered_set<std::string> loading;  // factories running now
   // Exceptions being handled by `except` blocks (innermost last): what a bare `raise` re-raises.
   std::vector<NkiError> handling;
@@ -119,6 +122,9 @@ void install_builtins(InterpState& st);
 const char* forbidden_reason(std::string_view name);  // nullptr when the name is not forbidden
 // Imports (interpreter.cpp).
 Value import_module(InterpState& st, std::string_view dotted, bool bind_top);
+// Whether `dotted` lies outside the registry and the host-module binder is set: such an
+// import binds host_module_binder's placeholder instead of loading anything.
+bool host_only_import(const InterpState& st, std::string_view dotted);
 Value load_or_create(InterpState& st, const std::string& name);  // exactly this module
 
 }  // namespace detail

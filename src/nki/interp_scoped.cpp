@@ -155,6 +155,11 @@ void exec_class_def(InterpState& st, const ClassDefStmt& c, Frame& f) {
   auto& fn = static_cast<FunctionObj&>(*body_fn.object());
   std::vector<Value> slots;
   CallArgs none;
+  struct ClassBody {  // a class body is declarations, like the statements around it
+    int& bodies;
+    explicit ClassBody(int& b) : bodies(b) { ++bodies; }
+    ~ClassBody() { --bodies; }
+  } body(st.class_bodies);
   call_function(st, fn, none, &slots);
   std::map<std::string, Value, std::less<>> attrs;
   const CodeInfo& info = c.code->info;

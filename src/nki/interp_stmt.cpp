@@ -259,6 +259,15 @@ void exec_function_def(InterpState& st, const FunctionDefStmt& d, Frame& f) {
 void exec_import(InterpState& st, const ImportStmt& s, Frame& f) {
   for (const ImportAlias& alias : s.names) {
     try {
+      // Harness code (argparse, os, torch): bound to a placeholder, never loaded.
+      std::string imported = s.kind == StmtKind::Import ? alias.name : s.module;
+      if (host_only_import(st, imported)) {
+        std::string module = s.kind == StmtKind::Import && alias.asname.empty() ? imported.substr(0, imported.find('.'))
+                                                                                  : imported;
+        std::string path = s.kind == StmtKind::Import ? module : imported + "." + alias.name;
+        store_name(st, static_cast<const NameExpr&>(*alias.target), st.host_module_binder(module, path), f);
+        continue;
+      }
       if (s.kind == StmtKind::Import) {
         Value m = import_module(st, alias.name, alias.asname.empty());
         store_name(st, static_cast<const NameExpr&>(*alias.target), m, f);

@@ -184,6 +184,11 @@ Value load_or_create(InterpState& st, const std::string& name) {
   return module;
 }
 
+bool host_only_import(const InterpState& st, std::string_view dotted) {
+  std::string name(dotted);
+  return st.host_module_binder && !allowed_root(st, name.substr(0, name.find('.')));
+}
+
 Value import_module(InterpState& st, std::string_view dotted, bool bind_top) {
   std::string name(dotted);
   std::string root = name.substr(0, name.find('.'));
@@ -224,6 +229,11 @@ Interpreter::~Interpreter() {
     env->globals.clear();
     env->module->attrs.clear();
   }
+}
+
+void Interpreter::set_host_module_binder(HostModuleBinder binder) { state_->host_module_binder = std::move(binder); }
+bool Interpreter::at_module_top_level() const {
+  return state_->module_loads > 0 && state_->depth == state_->class_bodies;
 }
 
 void Interpreter::register_module(std::string name, ModuleFactory factory) {
@@ -279,6 +289,11 @@ std::shared_ptr<ModuleObj> Interpreter::load_module(const std::shared_ptr<const 
   frame.env = env.get();
   st.current_file = &env->ast->file;
   st.current_span = nullptr;
+  struct Loading {
+    int& loads;
+    explicit Loading(int& l) : loads(l) { ++loads; }
+    ~Loading() { --loads; }
+  } loading(st.module_loads);
   try {
     detail::exec_block(st, env->ast->body, frame);
   } catch (...) {

@@ -59,6 +59,14 @@ class Interpreter {
   using ModuleFactory = std::function<ObjectPtr(Interpreter&)>;
   // Makes `import name` (and `from name import x`) possible; the factory runs once, lazily.
   void register_module(std::string name, ModuleFactory factory);
+  // What an import of a module outside the registry binds: `binder(module, path)` gives the
+  // value of `path` (the module itself, or `module.name` of a from-import). Unset: such an
+  // import is an Import error. Nothing of the module is ever loaded (harness code: os, torch).
+  using HostModuleBinder = std::function<Value(const std::string& module, const std::string& path)>;
+  void set_host_module_binder(HostModuleBinder binder);
+  // Whether a load_module() is executing statements of a module body itself (its top level or
+  // the body of a class defined there, not a function called from them).
+  bool at_module_top_level() const;
   // Parses, resolves and executes a source file; returns its namespace. Throws NkiError.
   // `__name__` is `name` (default: the file's stem, as for an imported module; a script run as
   // a program passes "__main__", so `if __name__ == "__main__":` blocks run only then).

@@ -51,7 +51,9 @@ TEST_F(OptimizeE2E, FasterKernelWinsAndMemoryAndUsageAreRecorded) {
 }
 
 TEST_F(OptimizeE2E, GarbageAnswersAndSandboxEscapesAreFailedSamples) {
+  // The import alone is harness code (a placeholder); the kernel's `os.system` is refused.
   std::string escape = "import os\n" + add_kernel(512);
+  escape.insert(escape.find("    for r in"), "    os.system(\"id\")\n");
   std::string yaml = fmt::format(R"(rules:
   - contains: "different optimization plans"
     replies:
@@ -78,7 +80,7 @@ TEST_F(OptimizeE2E, GarbageAnswersAndSandboxEscapesAreFailedSamples) {
   const auto& round = s["tasks"][0]["rounds"][0];
   EXPECT_EQ(round["kernels_unparsed"].get<int>(), 2);  // the garbage body and the prose answer
   EXPECT_EQ(round["kernels_written"].get<int>(), 1);
-  EXPECT_EQ(round["eval_failed"].get<int>(), 1);       // `import os` is an evaluation error
+  EXPECT_EQ(round["eval_failed"].get<int>(), 1);       // `os.system` in the kernel is an evaluation error
   EXPECT_EQ(round["correct"].get<int>(), 0);
   EXPECT_EQ(slurp(dir_ / "run/best/add_M256_N512_0.py"), add_kernel(128));  // the baseline stays
 }

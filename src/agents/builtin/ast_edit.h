@@ -25,7 +25,8 @@ nki::ExprPtr parse_expr(const std::string& text);                       // one e
 nki::StmtPtr parse_stmt(const std::string& text);                       // one (simple) statement
 nki::ExprPtr clone(const nki::Expr& e);
 
-// The kernel function: the @nki.jit def (or the def named kernel / optimized_kernel).
+// The kernel function, by the lifter's rule (loopnest::find_kernel_function): the def named, or
+// aliased as, kernel / optimized_kernel, else the first decorated kernel def.
 nki::FunctionCode* find_kernel(nki::ModuleAst& module);
 
 // The rewrites spell what they insert with the usual aliases, `nl.` and `nisa.`. A module that

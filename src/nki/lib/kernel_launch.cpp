@@ -105,8 +105,13 @@ Value JitKernelObj::get_item(Interpreter& in, const Value& index) {
 
 Value JitDecoratorObj::call(Interpreter& in, CallArgs& args) {
   if (!args.args.empty() && is_callable(args.args[0])) {
-    if (auto k = std::dynamic_pointer_cast<JitKernelObj>(args.args[0].object())) return args.args[0];
-    return Value(std::make_shared<JitKernelObj>(args.args[0], trn::KernelInfo{}, false));
+    if (auto k = std::dynamic_pointer_cast<JitKernelObj>(args.args[0].object())) {
+      k->harness_only &= harness;  // @nki.jit over @nki.benchmark: a kernel
+      return args.args[0];
+    }
+    auto k = std::make_shared<JitKernelObj>(args.args[0], trn::KernelInfo{}, false);
+    k->harness_only = harness;
+    return Value(k);
   }
   return Value(shared_from_this());  // options (mode=, additional_compile_opt=, ...): the decorator
 }

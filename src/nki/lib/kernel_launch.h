@@ -18,6 +18,9 @@ struct JitKernelObj : Object {
   Value fn;
   trn::KernelInfo directives;
   bool has_directives = false;
+  // Made only by harness decorators (nki.benchmark, nki.profile, nki.baremetal): the function
+  // may be a host wrapper that launches another kernel of the file (find_kernel_entry).
+  bool harness_only = false;
   JitKernelObj(Value f, trn::KernelInfo d, bool any) : fn(std::move(f)), directives(d), has_directives(any) {}
   std::string type_name() const override { return "function"; }
   std::string repr() const override { return fn.repr(); }
@@ -32,7 +35,8 @@ struct JitKernelObj : Object {
 // (`@nki.jit(mode=...)`), or direct call `nki.baremetal(fn, save_neff_name=...)`.
 struct JitDecoratorObj : Object {
   std::string label;
-  explicit JitDecoratorObj(std::string l) : label(std::move(l)) {}
+  bool harness = false;  // nki.benchmark / nki.profile / nki.baremetal: how a kernel is launched
+  JitDecoratorObj(std::string l, bool h) : label(std::move(l)), harness(h) {}
   std::string type_name() const override { return "function"; }
   std::string repr() const override { return "<" + label + ">"; }
   Value call(Interpreter& in, CallArgs& args) override;

@@ -1,11 +1,9 @@
 #include "nki/lib/kernel_runner.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "nki/interp_impl.h"
 #include "nki/interpreter.h"
@@ -96,38 +94,6 @@ tensor::Array output_array(const Value& v, bool returned = true, bool in_out = f
 }
 
 }  // namespace
-
-Value find_kernel_entry(const ModuleObj& module, const std::string& entry, std::string* problem) {
-  auto say = [&](std::string why) {
-    if (problem) *problem = std::move(why);
-    return Value();
-  };
-  if (!entry.empty()) {
-    auto it = module.attrs.find(entry);
-    if (it != module.attrs.end()) return it->second;
-    return say(fmt::format("the kernel file defines no function named '{}'", entry));
-  }
-  for (const char* name : {"kernel", "optimized_kernel"}) {
-    auto it = module.attrs.find(name);
-    if (it != module.attrs.end()) return it->second;
-  }
-  // The decorators return a JitKernelObj; imported modules and plain helpers are other values.
-  // Aliases (`fwd = my_kernel`) name one object: kernels are counted by object, under their first
-  // name (attrs iterate in name order).
-  std::map<const Object*, std::pair<std::string, Value>> kernels;
-  for (const auto& [name, value] : module.attrs)
-    if (auto* k = dynamic_cast<const JitKernelObj*>(value.object().get())) kernels.try_emplace(k, name, value);
-  if (kernels.size() == 1) return kernels.begin()->second.second;
-  if (kernels.empty())
-    return say("kernel file defines no function 'kernel' (or 'optimized_kernel') and no @nki.jit function");
-  std::vector<std::string> names;
-  for (const auto& [k, named] : kernels) names.push_back("'" + named.first + "'");
-  std::sort(names.begin(), names.end());
-  std::string list = fmt::format("{}", fmt::join(names, ", "));
-  return say(fmt::format("kernel file defines several @nki.jit functions ({}) and none named 'kernel': name the one "
-                         "to run 'kernel'",
-                         list));
-}
 
 KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std::vector<Value>& inputs,
                            const KernelRunOptions& options) {

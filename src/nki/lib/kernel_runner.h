@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "nki/lib/kernel_context.h"
+#include "nki/lib/kernel_entry.h"
 #include "nki/value.h"
 #include "tensor/array.h"
 #include "trn/trace.h"
@@ -44,13 +45,6 @@ struct KernelRunResult {
   std::vector<size_t> mutated_inputs;
   std::vector<NarrowFormatUse> narrow_formats;  // see KernelContext
 };
-
-// The function a kernel file's run calls: `entry` when given; else `kernel` (or
-// `optimized_kernel`); else the one function of the file decorated as a kernel (@nki.jit,
-// @nki.baremetal, ...), so a user's `@nki.jit def silu_fwd(x)` runs as written. Returns none
-// when there is no such function; `problem` (if given) then says why, naming the decorated
-// functions when several compete.
-Value find_kernel_entry(const ModuleObj& kernel_module, const std::string& entry, std::string* problem = nullptr);
 
 // Finds the kernel function (find_kernel_entry) in the loaded kernel module, turns
 // ndarray inputs into HBM tensors (Python scalars pass through), runs it, returns the returned HBM

@@ -2,6 +2,7 @@
 #include "nki/lib/modules.h"
 
 #include "nki/interpreter.h"
+#include "nki/lib/host_module.h"
 #include "nki/lib/loop_range.h"
 
 namespace nki::lib {
@@ -27,6 +28,7 @@ void install_builtin_modules(Interpreter& in) {
     in.register_module(r + ".compiler", make_compiler_module);
   }
   install_range_loop_recorder(in);
+  install_host_modules(in);
 }
 
 }  // namespace nki::lib

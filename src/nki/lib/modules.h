@@ -8,7 +8,7 @@
 //   neuronxcc.nki.compiler, nki.compiler  -> make_compiler_module
 //   neuronxcc                             -> make_neuronxcc_module
 //   typing, functools, itertools, ml_dtypes -> python_modules.cpp
-// Any other import is an Import error raised by the interpreter.
+// Any other import binds a host-only placeholder (host_module.h): harness code, never loaded.
 #pragma once
 
 #include "nki/value.h"

@@ -45,8 +45,12 @@ ObjectPtr make_neuronxcc_module(Interpreter& in) {
 
 ObjectPtr make_nki_module(Interpreter& in) {
   auto m = std::make_shared<ModuleObj>("nki");
-  for (const char* name : {"jit", "baremetal", "benchmark", "profile", "simulate"})
-    m->attrs[name] = Value(std::make_shared<JitDecoratorObj>(std::string("nki.") + name));
+  for (const char* name : {"jit", "simulate"})
+    m->attrs[name] = Value(std::make_shared<JitDecoratorObj>(std::string("nki.") + name, false));
+  // How a kernel is launched and measured on a device: on a function that only launches another
+  // kernel of the file, the decorator marks a host wrapper (find_kernel_entry).
+  for (const char* name : {"baremetal", "benchmark", "profile"})
+    m->attrs[name] = Value(std::make_shared<JitDecoratorObj>(std::string("nki.") + name, true));
   m->attrs["trace"] = Value(std::make_shared<PassthroughObj>("nki.trace"));
   m->attrs["tensor"] = Value(std::make_shared<AnnotationObj>("nki.tensor"));
   m->attrs["compiler"] = submodule(in, "nki.compiler", make_compiler_module);

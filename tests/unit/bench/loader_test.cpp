@@ -121,7 +121,8 @@ TEST(Loader, KernelEntryIsFindKernelEntrysRule) {
   std::string helper = check("@functools.cache\ndef helper(a):\n  pass\n");
   EXPECT_NE(helper.find("k.py: kernel file defines no function 'kernel'"), std::string::npos) << helper;
   std::string two = check("@nki.jit\ndef a(x):\n  pass\n@nki.jit\ndef b(x):\n  pass\n");
-  EXPECT_NE(two.find("several @nki.jit functions ('a', 'b')"), std::string::npos) << two;
+  EXPECT_NE(two.find("several kernels ('a', 'b') and none named 'kernel': name the one to run 'kernel' (or add `kernel = a`)"),
+            std::string::npos) << two;
   // A file that does not load is judged by the evaluation (its error has a line and a status).
   EXPECT_EQ(check("def kernel(:\n"), "");
 }

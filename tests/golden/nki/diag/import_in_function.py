@@ -1,6 +1,6 @@
 def f():
     from subprocess import run
-    return run
+    return run(["ls"])
 
 
 f()

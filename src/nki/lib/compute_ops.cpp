@@ -270,8 +270,8 @@ Value scalar_tensor_tensor_core(const NkiTensorObj& data, const ScalarStep& s0, 
   }
   if (auto* info = ins.info()) {
     info->flops = uint64_t(ins.box().elements()) * 2;
-    info->scalar_alu = trace_alu(*s0.op->binary);
-    info->alu = trace_alu(*op1.binary);
+    info->scalar_alu = trn::alu_of(*s0.op->binary);
+    info->alu = trn::alu_of(*op1.binary);
   }
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }

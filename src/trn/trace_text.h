@@ -17,8 +17,8 @@
 // strided, sN (first partition), oN (offset of the first element), rN (HBM row stride), pN
 // (pitch between contiguous runs), eN (extent of a row); offsets and strides are in elements.
 // Instruction flags: acc, reduce, user (engine chosen by the user), line=N, mm=K,M,N, flops=N,
-// func=N, alu=add|subtract|multiply|max|min|other|power|bitwise. Loop kinds: affine_range, sequential_range,
-// static_range, range. Parse errors name the line: "trace:12: unknown opcode 'foo'".
+// func=N, alu=add|subtract|multiply|max|min|other|power|bitwise, salu= (scalar_tensor_tensor's op0, the
+// same names). Loop kinds: affine_range, sequential_range, static_range, range. Parse errors name the line: "trace:12: unknown opcode 'foo'".
 #pragma once
 
 #include <istream>

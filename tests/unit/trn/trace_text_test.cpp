@@ -81,9 +81,11 @@ TEST(TrnTraceText, LoopsKernelAttributesAndLayoutRoundTrip) {
       "loop iter 3 0\n"
       "inst tensor_tensor dve acc user alu=add line=2 in sbuf:1.0:64x4:f32:c4:d256:strided:s64:o3:p16:e49 "
       "hbm:2:64x4:f32:r128:o-8 out sbuf:1.0:64x4:f32  # a note\n"
-      "loop end 3\n";
+      "loop end 3\n"
+      "inst scalar_tensor_tensor dve alu=multiply salu=subtract line=3 in sbuf:1.0:64x4:bf16 sbuf:1.1:64x4:bf16 "
+      "out sbuf:3:64x4:bf16\n";
   auto t = parse(text);
-  ASSERT_EQ(t.records.size(), 5u);
+  ASSERT_EQ(t.records.size(), 6u);
   EXPECT_TRUE(t.records[0].kernel.skip_middle_end_transformations);
   EXPECT_EQ(t.records[1].kind, trn::RecordKind::LoopBegin);
   EXPECT_EQ(t.records[1].loop.kind, trn::LoopKind::Affine);
@@ -99,6 +101,10 @@ TEST(TrnTraceText, LoopsKernelAttributesAndLayoutRoundTrip) {
   EXPECT_EQ(inst.inputs[0].extent, 49u);
   EXPECT_EQ(inst.inputs[1].row_stride, 128);
   EXPECT_EQ(inst.inputs[1].offset, -8);
+  // scalar_tensor_tensor's two operations (its cost depends on both).
+  EXPECT_EQ(t.records[5].inst.opcode, trn::Opcode::ScalarTensorTensor);
+  EXPECT_EQ(t.records[5].inst.alu, trn::AluOp::Multiply);
+  EXPECT_EQ(t.records[5].inst.scalar_alu, trn::AluOp::Subtract);
   std::string formatted;
   for (const auto& r : t.records) formatted += trn::format_record(r) + "\n";
   auto again = parse(formatted);
@@ -106,4 +112,5 @@ TEST(TrnTraceText, LoopsKernelAttributesAndLayoutRoundTrip) {
   for (size_t i = 0; i < t.records.size(); ++i)
     EXPECT_EQ(trn::format_record(again.records[i]), trn::format_record(t.records[i]));
   EXPECT_EQ(again.records[3].inst.inputs, t.records[3].inst.inputs);
+  EXPECT_EQ(again.records[5].inst.scalar_alu, trn::AluOp::Subtract);
 }

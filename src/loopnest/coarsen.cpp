@@ -161,7 +161,8 @@ class Coarsen : public Transform {
     std::set<int> inner_loops = {l};
     for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
       if (n.kind == NodeKind::Loop) inner_loops.insert(n.loop);
-      if (n.frozen || n.kind == NodeKind::If || n.kind == NodeKind::Inline) inner_loops.insert(-1000);  // refuse
+      if (n.frozen || (n.kind == NodeKind::If && !directive_block(n)) || n.kind == NodeKind::Inline)
+        inner_loops.insert(-1000);  // refuse
     });
     if (inner_loops.count(-1000)) return std::nullopt;
     auto scaled = [&](const IExpr& e) -> std::optional<IExpr> {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "nki/ast.h"
+
 namespace loopnest {
 
 const char* to_string(Memory m) {
@@ -177,6 +179,10 @@ void for_each_node(const std::vector<Node>& body, const std::function<void(const
 void for_each_node(std::vector<Node>& body, const std::function<void(Node&, const std::vector<int>&)>& fn) {
   std::vector<int> loops;
   visit(body, loops, fn);
+}
+
+bool directive_block(const Node& n) {
+  return n.kind == NodeKind::If && n.origin && n.origin->kind == nki::StmtKind::With && n.orelse.empty();
 }
 
 void freeze(Node& n) {

@@ -282,6 +282,10 @@ void for_each_node(const std::vector<Node>& body, const std::function<void(const
 void for_each_node(std::vector<Node>& body, const std::function<void(Node&, const std::vector<int>&)>& fn);
 // Marks `n` and every node under it (body and orelse) frozen: printed as written, never transformed.
 void freeze(Node& n);
+// A `with nki.compiler.<directive>():` block (no_reorder, ...): lifted as a conditional that is
+// always taken. Its directives order or place instructions and change no value, so a transformation
+// that rewrites the statements inside it as if the block were not there keeps the program.
+bool directive_block(const Node& n);
 // The node of loop id `loop`; nullptr when no node holds it (a launch grid's loop).
 Node* loop_node(Kernel& k, int loop);
 const Node* loop_node(const Kernel& k, int loop);

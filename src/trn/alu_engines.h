@@ -81,10 +81,8 @@ struct AluEngineRow {
 // First matching row wins. Not encoded, and why: the ISA operator table's engines column
 // (nki-language.md 9.1) also lists subtract, max/min and the comparisons as "Vector" only, but
 // 8.3 runs 32-bit integer subtract on GpSimd and tensor_tensor/tensor_scalar take engine=gpsimd
-// for any arithmetic op, so the column is not read as exhaustive; ScalarE's tensor_scalar is
-// documented for NeuronCore-v3+ and for add / multiply / multiply-then-add only (8.3), an
-// arch-dependent restriction no reader here knows the arch for (the cost model's balancing
-// keeps its calibrated behaviour, docs/simulator.md "Engine choice").
+// for any arithmetic op, so the column is not read as exhaustive. ScalarE's tensor_scalar is a
+// restriction on the PAIR of steps, not on one operation: scalar_engine_tensor_scalar below.
 inline constexpr std::array<AluEngineRow, 5> alu_engine_table = {{
     {alu_bits({AluOp::Bitwise}), kBothForms, AluData::Any, engine_set({Engine::Vector}), Engine::Vector,
      "a bitvec operator",
@@ -126,6 +124,26 @@ struct AluPlacement {
   Engine chosen = Engine::Vector;
   const AluEngineRow* row = nullptr;
 };
+// The Scalar Engine runs a tensor_scalar only as (multiply, add), (multiply) or (add) (ISA
+// tensor_scalar: "(multiply, add), (multiply, none), (add, none)"; trainium-performance.md 1.2):
+// the arithmetic its activation datapath gives as func(data * scale + bias) with the identity.
+// Add/multiply ALU ops on ScalarE are NC-v3 instructions (SHARED note); on NC-v2 the compiler has
+// the same arithmetic as an identity activation with scale and bias, so one rule serves both
+// generations. An operation the record does not name (Unknown, records built without one) is
+// not judged.
+inline bool scalar_engine_tensor_scalar(std::span<const AluOp> ops) {
+  auto is = [](AluOp op, AluOp want) { return op == want || op == AluOp::Unknown; };
+  if (ops.size() == 1) return is(ops[0], AluOp::Multiply) || is(ops[0], AluOp::Add);
+  if (ops.size() == 2) return is(ops[0], AluOp::Multiply) && is(ops[1], AluOp::Add);
+  return ops.empty();
+}
+
+// The row an error names when only the pair keeps ScalarE out.
+inline constexpr AluEngineRow scalar_tensor_scalar_row = {
+    kAnyAlu, form_bit(AluForm::TensorScalar), AluData::Any, engine_set({Engine::Vector, Engine::GpSimd}),
+    Engine::Vector, "an operation other than multiply-then-add, multiply or add",
+    "ISA tensor_scalar (ScalarE: (multiply, add), (multiply, none), (add, none)); trainium-performance.md 1.2"};
+
 inline AluPlacement alu_placement(AluForm form, std::span<const AluOp> ops, bool integer32) {
   AluPlacement p;
   p.allowed = 0xff;
@@ -133,6 +151,11 @@ inline AluPlacement alu_placement(AluForm form, std::span<const AluOp> ops, bool
     const AluEngineRow& r = alu_engines(form, op, integer32);
     p.allowed &= r.allowed;
     if (!p.row || std::popcount(r.allowed) < std::popcount(p.row->allowed)) p.row = &r;
+  }
+  if (form == AluForm::TensorScalar && (p.allowed & engine_bit(Engine::Scalar)) && !scalar_engine_tensor_scalar(ops)) {
+    p.allowed &= EngineSet(~engine_bit(Engine::Scalar));
+    if (!p.row || std::popcount(scalar_tensor_scalar_row.allowed) <= std::popcount(p.row->allowed))
+      p.row = &scalar_tensor_scalar_row;
   }
   for (AluOp op : ops) {
     Engine c = alu_engines(form, op, integer32).chosen;

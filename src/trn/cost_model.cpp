@@ -18,10 +18,14 @@ bool any_strided(const InstructionInfo& inst) {
          std::any_of(inst.outputs.begin(), inst.outputs.end(), strided);
 }
 
+bool narrow_operand(const Operand& o) { return o.dtype_bytes <= 2 && !o.fp32; }
+
+bool all_16bit_outputs(const InstructionInfo& inst) {
+  return std::all_of(inst.outputs.begin(), inst.outputs.end(), narrow_operand);
+}
+
 bool all_16bit(const InstructionInfo& inst) {
-  auto narrow = [](const Operand& o) { return o.dtype_bytes <= 2 && !o.fp32; };
-  return std::all_of(inst.inputs.begin(), inst.inputs.end(), narrow) &&
-         std::all_of(inst.outputs.begin(), inst.outputs.end(), narrow);
+  return std::all_of(inst.inputs.begin(), inst.inputs.end(), narrow_operand) && all_16bit_outputs(inst);
 }
 
 // N of the ISA formulas: elements per partition of the main input (the output if none).
@@ -109,10 +113,18 @@ bool fast_alu(AluOp op) {
   return op == AluOp::Unknown || op == AluOp::Add || op == AluOp::Subtract || op == AluOp::Multiply;
 }
 
+// The data an instruction streams is 16-bit: its tile inputs and its outputs. A tensor_scalar's
+// per-partition operand ([P, 1], read once per partition like an immediate) is not streamed, so
+// its dtype does not take the instruction off the 16-bit path (ARCH3 names "input and output").
+bool streamed_16bit(const InstructionInfo& inst) {
+  auto narrow = [](const Operand& o) { return o.free_elements <= 1 || (o.dtype_bytes <= 2 && !o.fp32); };
+  return std::all_of(inst.inputs.begin(), inst.inputs.end(), narrow) && all_16bit_outputs(inst);
+}
+
 // NC-v3 VectorE performance mode (ARCH3): 16-bit tensor_copy / tensor_scalar reach 4x with SBUF
 // in and out and contiguous data, 2x when not contiguous or with one side in PSUM.
 uint32_t perf_mode_copy(const InstructionInfo& inst, const ArchConfig& arch) {
-  if (inst.engine != Engine::Vector || !all_16bit(inst)) return 1;
+  if (inst.engine != Engine::Vector || !streamed_16bit(inst)) return 1;
   const bool sbuf = all_in_sbuf(inst.inputs) && all_in_sbuf(inst.outputs);
   return sbuf && all_contiguous(inst) ? arch.vector_perf_mode_copy : arch.vector_perf_mode_copy_partial;
 }
@@ -155,7 +167,7 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
     case Opcode::ScalarTensorTensor:
       // ISA cost table: N when data and operand1 are bf16 (here: 16-bit), op0 subtract, op1 multiply
       // and N even; otherwise 2N, one instruction (trainium-performance.md 2, trainium-measurements 2.3).
-      cycles = all_16bit(inst) && inst.scalar_alu == AluOp::Subtract && inst.alu == AluOp::Multiply && n % 2 == 0
+      cycles = streamed_16bit(inst) && inst.scalar_alu == AluOp::Subtract && inst.alu == AluOp::Multiply && n % 2 == 0
                    ? floor_ii(n, arch)
                    : floor_ii(2 * n, arch);
       break;
@@ -208,12 +220,16 @@ bool movable(const InstructionInfo& inst) {
   if (inst.engine_chosen_by_user) return false;
   if (inst.engine != Engine::Vector && inst.engine != Engine::Scalar) return false;
   if (inst.opcode != Opcode::TensorScalar && inst.opcode != Opcode::TensorCopy) return false;
-  // Only to an engine the ISA table lets run its operation (a bitvec tensor_scalar stays on
+  // Only to an engine the ISA table lets run its operations (a bitvec or subtract tensor_scalar stays on
   // VectorE). Asked as non-integer data: the one row that depends on the data (32-bit integer
   // add/subtract/multiply) puts the instruction on GpSimd, which never gets here.
   if (inst.opcode == Opcode::TensorScalar) {
     const Engine other = inst.engine == Engine::Vector ? Engine::Scalar : Engine::Vector;
-    if (!alu_runs_on(AluForm::TensorScalar, inst.alu, false, other)) return false;
+    const std::array<AluOp, 2> steps{inst.alu, inst.alu1};
+    const size_t n = inst.alu1 == AluOp::Unknown ? 1 : 2;
+    if (!(alu_placement(AluForm::TensorScalar, std::span<const AluOp>(steps.data(), n), false).allowed &
+          engine_bit(other)))
+      return false;
   }
   // GpSimd cannot read PSUM and ScalarE reads one input: only single-input forms move.
   for (size_t idx = 1; idx < inst.inputs.size(); ++idx)
@@ -361,15 +377,15 @@ DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch) {
   const double rate = std::min(engines * arch.dma_engine_bytes_per_ns, arch.dma_bytes_per_ns());
   double descriptors = double(shape.descriptors);
   double data_ns = double(shape.bytes) / rate;
-  if (shape.transpose != DmaTransposeKind::None) {
-    const double mode = shape.transpose == DmaTransposeKind::FromHbm ? arch.dma_transpose_from_hbm
+  const double mode = shape.transpose == DmaTransposeKind::None     ? 0
+                      : shape.transpose == DmaTransposeKind::FromHbm ? arch.dma_transpose_from_hbm
                                                                      : arch.dma_transpose_on_chip;
-    // NC-v3 transposes in hardware at a share of copy throughput (ARCH3); NC-v2 moves one element
-    // per descriptor (PERF: far below load bandwidth).
-    if (mode > 0) data_ns /= mode, descriptors = double(shape.partitions);
-  } else {
+  if (shape.transpose == DmaTransposeKind::None || mode > 0)
     data_ns = std::max(data_ns, descriptor_floor_ns(shape, engines, arch));
-  }
+  // NC-v3 transposes in hardware at a share of the throughput of the same copy (ARCH3: "up to
+  // 90%"), so at least as long as that copy with its short-row floor; NC-v2 moves one element per
+  // descriptor (PERF: far below load bandwidth).
+  if (mode > 0) data_ns /= mode, descriptors = double(shape.partitions);
   t.duration_ns = data_ns + descriptors / engines * arch.dma_descriptor_ns;
   t.fabric_ns = t.duration_ns * double(engines) / arch.dma_engines;
   return t;

@@ -131,6 +131,7 @@ struct InstructionInfo {
   bool has_reduce = false;       // activation with reduce / tensor_scalar_reduce
   AluOp alu = AluOp::Unknown;    // tensor_tensor / tensor_scalar (op0) / in-place update: the operation
   AluOp scalar_alu = AluOp::Unknown;  // scalar_tensor_tensor: its scalar step (op0); `alu` is op1
+  AluOp alu1 = AluOp::Unknown;   // tensor_scalar: its second step (op1); Unknown when it has none
 };
 
 struct LoopInfo {

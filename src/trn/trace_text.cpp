@@ -181,6 +181,7 @@ Record parse_inst(std::istringstream& words, const LineParser& p) {
     else if (word == "user") r.inst.engine_chosen_by_user = true;
     else if (key == "alu") r.inst.alu = p.alu(value);
     else if (key == "salu") r.inst.scalar_alu = p.alu(value);
+    else if (key == "alu1") r.inst.alu1 = p.alu(value);
     else if (key == "line") r.line = uint32_t(p.number(value, "line"));
     else if (key == "mm") parse_mm(value, r.inst, p);
     else if (key == "flops") r.inst.flops = p.number(value, "flops");
@@ -323,6 +324,7 @@ std::string format_record(const Record& r) {
   if (inst.engine_chosen_by_user) s += " user";
   if (inst.alu != AluOp::Unknown) s += fmt::format(" alu={}", to_string(inst.alu));
   if (inst.scalar_alu != AluOp::Unknown) s += fmt::format(" salu={}", to_string(inst.scalar_alu));
+  if (inst.alu1 != AluOp::Unknown) s += fmt::format(" alu1={}", to_string(inst.alu1));
   if (inst.activation_func) s += fmt::format(" func={}", inst.activation_func);
   if (inst.flops) s += fmt::format(" flops={}", inst.flops);
   if (inst.matmul_moving_cols)

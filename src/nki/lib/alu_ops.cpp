@@ -153,8 +153,9 @@ trn::Engine place_alu(trn::AluForm form, std::initializer_list<tensor::BinaryOp>
   trn::AluPlacement p = trn::alu_placement(form, alus, trn::is_integer32(out));
   if (!user) return p.chosen;
   if (!(p.allowed & trn::engine_bit(*user))) {
-    // One engine: the operation is the reason ("with a bitvec operator runs on the Vector Engine only").
-    if (std::popcount(p.allowed) == 1)
+    // One engine, or ScalarE's pair rule: the operation is the reason ("with a bitvec operator runs
+    // on the Vector Engine only").
+    if (std::popcount(p.allowed) == 1 || p.row == &trn::scalar_tensor_scalar_row)
       throw NkiError(ErrorKind::Rule, fmt::format("{} with {} runs on the {} Engine only, not on the {} Engine", api,
                                                   p.row->what, engine_list(p.allowed), engine_name(*user)));
     throw NkiError(ErrorKind::Rule, fmt::format("{} runs on the {} Engine, not on the {} Engine", api,

@@ -239,8 +239,10 @@ Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const S
   }
   if (auto* info = ins.info()) {
     info->flops = uint64_t(ins.box().elements()) * (s1.op ? 2 : 1);
-    // op0 says which engines may run it (an op1 is of op0's class: both arithmetic or both bitvec).
+    // Both steps: which engines may run the instruction depends on the pair (ScalarE runs only
+    // multiply-then-add, multiply or add; trn/alu_engines.h).
     info->alu = trn::alu_of(*s0.op->binary);
+    if (s1.op) info->alu1 = trn::alu_of(*s1.op->binary);
   }
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }

@@ -146,6 +146,7 @@ Value memset_call(Interpreter& in, CallArgs& args) {
   if (shape.empty()) throw NkiError(ErrorKind::Value, "shape of nisa.memset must be a tuple of dimensions");
   auto user = engine_of(a["engine"]);
   Instruction ins(api, trn::Opcode::Memset, user.value_or(trn::Engine::GpSimd), shape, to_predicate(a["mask"], api));
+  if (auto* info = ins.info()) info->engine_chosen_by_user = user.has_value();
   tensor::Array r = no_values();
   if (ins.computing()) r = tensor::Array::scalar(tensor::DType::Float64, *value);
   return ins.result(dtype_arg(a["dtype"], tensor::DType::Float32, api), trn::BufferKind::Sbuf, r);

@@ -257,10 +257,17 @@ void assign_into(Interpreter& in, const NkiTensorObj& dst0, const Value& value) 
   KernelContext& ctx = KernelContext::current();
   bool reduce = v->loop_reduce && !v->loop_reduce->first_iteration;
   if (v->produced_by) check_destination(*v->produced_by, dst);
-  // The instruction writes `dst` itself, so its engine must reach dst's memory.
-  if (v->produced_on == trn::Engine::GpSimd && dst.storage->buffer == trn::BufferKind::Psum)
-    throw NkiError(ErrorKind::Rule, "the GpSimd engine cannot access PSUM (its result is assigned into a PSUM tile); "
-                                    "run it on the Vector or Scalar engine");
+  // The instruction writes `dst` itself, so its engine must reach dst's memory. A memset the
+  // kernel left to the compiler ("Vector or GpSimd engine", nki-language.md 8.3) is placed where it
+  // can: zeroing a PSUM accumulator is a Vector Engine memset.
+  if (v->produced_on == trn::Engine::GpSimd && dst.storage->buffer == trn::BufferKind::Psum) {
+    trn::Record* pending = ctx.pending_for(v);
+    if (!pending || pending->inst.opcode != trn::Opcode::Memset || pending->inst.engine_chosen_by_user)
+      throw NkiError(ErrorKind::Rule, "the GpSimd engine cannot access PSUM (its result is assigned into a PSUM tile); "
+                                      "run it on the Vector or Scalar engine");
+    pending->inst.engine = trn::Engine::Vector;
+    v->produced_on = trn::Engine::Vector;
+  }
   if (trn::Record* pending = ctx.pending_for(v)) {
     if (ctx.numerics && !region.box.empty()) {
       tensor::Array val = read_region(src, operand_box(src.shape(), dst.shape(), region.box));

@@ -115,7 +115,7 @@ TEST(AluEngineTable, TraceLiftAndEngineAssignAgreeWithTheTableForEveryOperationA
       for (uint32_t line = 12; line <= 15; ++line) {
         SCOPED_TRACE(fmt::format("line {}", line));
         auto form = line == 12 || line == 13 ? trn::AluForm::TensorTensor : trn::AluForm::TensorScalar;
-        const trn::AluEngineRow& row = trn::alu_engines(form, trn::alu_of(c.binary), int32);
+        const trn::AluPlacement row = trn::alu_placement(form, {trn::alu_of(c.binary)}, int32);
         ASSERT_TRUE(traced.count(line));
         ASSERT_TRUE(lifted.count(line));
         EXPECT_EQ(traced.at(line), row.chosen);
@@ -205,6 +205,56 @@ TEST(AluEngineTable, AnInt32AddLiftsOntoTheEngineTheTraceRunsItOnInEveryStyle) {
       ++adds;
     }
     EXPECT_EQ(adds, 1);
+  }
+}
+
+// ScalarE's tensor_scalar is a pair rule (ISA tensor_scalar: (multiply, add), (multiply, none),
+// (add, none)): the table allows it for the pair, not for each step.
+TEST(AluEngineTable, TheScalarEngineRunsOnlyMultiplyAddTensorScalars) {
+  using A = trn::AluOp;
+  auto on_scalar = [](std::initializer_list<A> ops) {
+    return bool(trn::alu_placement(trn::AluForm::TensorScalar, ops, false).allowed & trn::engine_bit(trn::Engine::Scalar));
+  };
+  EXPECT_TRUE(on_scalar({A::Multiply}));
+  EXPECT_TRUE(on_scalar({A::Add}));
+  EXPECT_TRUE(on_scalar({A::Multiply, A::Add}));
+  EXPECT_FALSE(on_scalar({A::Add, A::Multiply}));
+  EXPECT_FALSE(on_scalar({A::Subtract}));
+  EXPECT_FALSE(on_scalar({A::Max}));
+  EXPECT_FALSE(on_scalar({A::Multiply, A::Max}));
+  // The other engines are not touched by it, and a two-tile operation never runs on ScalarE.
+  EXPECT_TRUE(trn::alu_placement(trn::AluForm::TensorScalar, {A::Subtract}, false).allowed &
+              trn::engine_bit(trn::Engine::GpSimd));
+  EXPECT_FALSE(trn::alu_placement(trn::AluForm::TensorTensor, {A::Add}, false).allowed &
+               trn::engine_bit(trn::Engine::Scalar));
+}
+
+TEST(AluEngineTable, TheCheckRefusesASubtractTensorScalarOnTheScalarEngine) {
+  const char* text = R"(import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    s = nisa.tensor_scalar(x, np.subtract, 1.0, engine=nisa.scalar_engine)
+    t = nisa.tensor_scalar(s, np.multiply, 2.0, op1=np.add, operand1=1.0, engine=nisa.scalar_engine)
+    nl.store(out, value=t)
+    return out
+)";
+  nki::lib::testing::Harness h;
+  trn::TraceBuffer trace;
+  try {
+    h.run_module(*h.load_text("refuse.py", text), {input_of("float32"), input_of("float32")}, false, &trace);
+    FAIL() << "a subtract tensor_scalar ran on the Scalar Engine";
+  } catch (const nki::NkiError& e) {
+    EXPECT_EQ(e.diag.kind, nki::ErrorKind::Rule);
+    EXPECT_EQ(e.diag.loc.line, 11u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("other than multiply-then-add, multiply or add"), std::string::npos)
+        << e.what();
   }
 }
 

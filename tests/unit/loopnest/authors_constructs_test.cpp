@@ -340,3 +340,33 @@ TEST(LoopNestTransforms, AStepLoopCoarsensByItsStepInEveryStyle) {
                        "    return out\n";
   EXPECT_FALSE(coarsen_site(loopnest::lift_source("k.py", ragged, arrays({{128, 4096}}))));
 }
+
+// `with nki.compiler.no_reorder():` around a tile body orders its instructions and changes no
+// value. An outside author's silu with such a block was offered no tile_size site (the block lifts
+// as an always-taken conditional, which coarsening refused), so the agent never widened its
+// 128-column tiles. The block is now transparent to coarsening: the same site as without it, and
+// the printed kernel keeps the `with` line around the wider tiles.
+TEST(LoopNestTransforms, ANoReorderBlockDoesNotHideTheCoarseningOfItsLoop) {
+  auto body = [](bool with_block) {
+    std::string pad = with_block ? "    " : "";
+    return std::string(kHead) +
+           "def kernel(a):\n"
+           "    out = nl.ndarray((128, 4096), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+           "    for j in nl.affine_range(32):\n" +
+           (with_block ? "        with nki.compiler.no_reorder():\n" : "") + pad +
+           "        t = nl.load(a[0:128, j * 128:(j + 1) * 128])\n" + pad +
+           "        u = nl.multiply(t, 2.0)\n" + pad +
+           "        nl.store(out[0:128, j * 128:(j + 1) * 128], value=u)\n"
+           "    return out\n";
+  };
+  auto args = arrays({{128, 4096}});
+  auto plain = coarsen_site(loopnest::lift_source("k.py", body(false), args));
+  auto blocked = coarsen_site(loopnest::lift_source("k.py", body(true), args));
+  ASSERT_TRUE(plain);
+  ASSERT_TRUE(blocked);
+  EXPECT_EQ(blocked->key(), plain->key());
+  std::string after = loopnest::apply_site("k.py", body(true), args, *blocked);
+  EXPECT_NE(after.find("        with nki.compiler.no_reorder():\n"), std::string::npos) << after;
+  std::string dump = loopnest::dump(loopnest::lift_source("k.py", after, args));
+  EXPECT_NE(dump.find("affine_range(16)"), std::string::npos) << dump;
+}

@@ -54,6 +54,10 @@ const RuleCase kCases[] = {
      "    y = nl.load(a[0:128, 0:512])\n    p = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.psum)\n"
      "    nisa.tensor_scalar(data=y, op0=nl.multiply, operand0=2.0, engine=nisa.gpsimd_engine, dst=p)",
      ErrorKind::Rule, "the GpSimd engine cannot access PSUM"},
+    {"gpsimd_memset_into_psum",
+     "    p = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.psum)\n"
+     "    p[...] = nisa.memset(shape=(128, 512), value=0.0, dtype=np.float32, engine=nisa.gpsimd_engine)",
+     ErrorKind::Rule, "the GpSimd engine cannot access PSUM"},
     {"out_of_bounds", "    t = nl.load(a[nl.arange(128)[:, None] + 200, nl.arange(512)[None, :]])", ErrorKind::Index,
      "tensor access out of bound: dimension 0 has size 256 but indices [200, 327] are accessed (nl.load)"},
     {"block_dims_not_indexed",
@@ -90,6 +94,27 @@ TEST_P(RuleTest, ReportsTheRule) {
 
 INSTANTIATE_TEST_SUITE_P(Rules, RuleTest, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// nisa.memset runs on "the Vector or GpSimd engine" (nki-language.md 8.3), the compiler's choice
+// when the kernel names none: zeroing a PSUM accumulator before `+=` of matmuls (an outside
+// author's kernel) is a Vector Engine memset, not a GpSimd one that cannot reach PSUM.
+TEST(Rules, AMemsetLeftToTheCompilerZeroesAPsumTileOnTheVectorEngine) {
+  Harness h;
+  trn::TraceBuffer trace;
+  auto mod = h.load_text("memset_psum.py", kernel_text(
+      "    x = nl.load(a[0:128, 0:128])\n"
+      "    y = nl.load(a[0:128, 0:512])\n"
+      "    acc = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.psum)\n"
+      "    acc[...] = nisa.memset(shape=(128, 512), value=0.0, dtype=np.float32)\n"
+      "    acc += nisa.nc_matmul(x, y)\n"
+      "    z = nisa.memset(shape=(128, 1), value=0.0, dtype=np.float32)"));
+  ASSERT_NO_THROW(h.run_module(*mod, {test_input({256, 1024}, 0)}, true, &trace));
+  std::vector<trn::Engine> memsets;
+  for (const auto& r : trace.records)
+    if (r.kind == trn::RecordKind::Instruction && r.inst.opcode == trn::Opcode::Memset) memsets.push_back(r.inst.engine);
+  // The PSUM one on VectorE; one into SBUF keeps the library's GpSimd placement.
+  EXPECT_EQ(memsets, (std::vector<trn::Engine>{trn::Engine::Vector, trn::Engine::GpSimd}));
+}
 
 TEST(Rules, MaskedOutOfBoundsElementsAreNotErrors) {
   Harness h;

@@ -149,7 +149,9 @@ Value memset_call(Interpreter& in, CallArgs& args) {
   if (auto* info = ins.info()) info->engine_chosen_by_user = user.has_value();
   tensor::Array r = no_values();
   if (ins.computing()) r = tensor::Array::scalar(tensor::DType::Float64, *value);
-  return ins.result(dtype_arg(a["dtype"], tensor::DType::Float32, api), trn::BufferKind::Sbuf, r);
+  Value result = ins.result(dtype_arg(a["dtype"], tensor::DType::Float32, api), trn::BufferKind::Sbuf, r);
+  if (auto* t = result.as<NkiTensorObj>()) t->engine_left_to_compiler = !user;
+  return result;
 }
 
 Value iota_fn(Interpreter& in, BoundArgs& a) {

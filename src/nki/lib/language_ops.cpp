@@ -261,11 +261,10 @@ void assign_into(Interpreter& in, const NkiTensorObj& dst0, const Value& value) 
   // kernel left to the compiler ("Vector or GpSimd engine", nki-language.md 8.3) is placed where it
   // can: zeroing a PSUM accumulator is a Vector Engine memset.
   if (v->produced_on == trn::Engine::GpSimd && dst.storage->buffer == trn::BufferKind::Psum) {
-    trn::Record* pending = ctx.pending_for(v);
-    if (!pending || pending->inst.opcode != trn::Opcode::Memset || pending->inst.engine_chosen_by_user)
+    if (v->produced_by != trn::Opcode::Memset || !v->engine_left_to_compiler)
       throw NkiError(ErrorKind::Rule, "the GpSimd engine cannot access PSUM (its result is assigned into a PSUM tile); "
                                       "run it on the Vector or Scalar engine");
-    pending->inst.engine = trn::Engine::Vector;
+    if (trn::Record* pending = ctx.pending_for(v)) pending->inst.engine = trn::Engine::Vector;
     v->produced_on = trn::Engine::Vector;
   }
   if (trn::Record* pending = ctx.pending_for(v)) {

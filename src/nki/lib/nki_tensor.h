@@ -64,6 +64,9 @@ struct NkiTensorObj : Object {
   // The instruction that produced this fresh result tile (rules on where it may be assigned).
   std::optional<trn::Opcode> produced_by;
   std::optional<trn::Engine> produced_on;  // the engine of that instruction
+  // The kernel left that engine to the compiler, which may place the instruction where its result
+  // can go (a memset assigned into PSUM runs on VectorE).
+  bool engine_left_to_compiler = false;
 
   NkiTensorObj(std::shared_ptr<TensorStorage> s, AffineView v) : storage(std::move(s)), view(std::move(v)) {}
   ObjType type() const override { return kType; }

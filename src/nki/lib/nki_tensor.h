@@ -47,6 +47,8 @@ struct TensorStorage {
 std::shared_ptr<TensorStorage> new_storage(const tensor::Shape& shape, tensor::DType dtype,
                                            trn::BufferKind buffer, int partition_axis);
 
+struct IndirectIndex;  // indirect_access.h
+
 // What a loop_reduce result carries until it is assigned into its destination.
 struct LoopReduceInfo {
   tensor::BinaryOp op;
@@ -64,6 +66,9 @@ struct NkiTensorObj : Object {
   // The instruction that produced this fresh result tile (rules on where it may be assigned).
   std::optional<trn::Opcode> produced_by;
   std::optional<trn::Engine> produced_on;  // the engine of that instruction
+  // An HBM view indexed on its partition dim by an index tile (indirect DMA, indirect_access.h):
+  // `view` is the access with that index at 0, the index tile adds its row at run time.
+  std::shared_ptr<const IndirectIndex> indirect;
 
   NkiTensorObj(std::shared_ptr<TensorStorage> s, AffineView v) : storage(std::move(s)), view(std::move(v)) {}
   ObjType type() const override { return kType; }

@@ -233,15 +233,16 @@ TEST(TrnCost, DmaShapeCountsContiguousChunks) {
 }
 
 TEST(TrnCost, AnIndirectGatherMovesOneRunPerIndexEvenWhenItsRowsWouldFollowEachOther) {
-  // A direct load of 128 rows that follow each other in HBM is one run; the same shape gathered
-  // through an index tile is 128 runs (each index its own row), with the short-row floor per row.
+  // A direct load of 128 rows that follow each other in HBM is one HBM run; the same shape
+  // gathered through an index tile is 128 runs (each index its own row), with the short-row floor
+  // per row.
   trn::Operand sbuf = tile(128);
   trn::Operand rows = tile(128, 4, trn::BufferKind::Hbm);
   rows.contiguous_bytes = 512;
   rows.row_stride = 128;
   trn::Operand index = tile(1, 4);
   auto direct = inst(trn::Opcode::DmaLoad, trn::Engine::Dma, {rows}, {sbuf});
-  EXPECT_EQ(trn::dma_shape(direct).descriptors, 1u);
+  EXPECT_EQ(trn::dma_shape(direct).descriptors, 128u);  // the SBUF side: one per partition
   EXPECT_EQ(trn::dma_shape(direct).hbm_runs, 1u);
   rows.indirect = true;
   rows.row_stride = 0;

@@ -421,6 +421,12 @@ Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at) 
         idx[j] = std::move(d);
         break;
       }
+      case K::Tile:
+        // Indirect DMA (docs/language.md, "Indirect DMA"): the rows are data read at run time, so
+        // the access has no affine form; refused by name, the kernel then offers its text sites.
+        fail(items[std::min(j, items.size() - 1)]->span,
+             fmt::format("'{}': an indirect (index-tile) access, whose rows are read from a tile at run time, "
+                         "as an index", print_expr(at)));
       default: fail(items[std::min(j, items.size() - 1)]->span, fmt::format("'{}' as an index", print_expr(at)));
     }
   }

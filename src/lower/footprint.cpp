@@ -54,7 +54,7 @@ bool same_shape(const Operand& a, const Operand& b) {
   return a.buffer == b.buffer && a.partitions == b.partitions && a.free_elements == b.free_elements &&
          a.dtype_bytes == b.dtype_bytes && a.fp32 == b.fp32 && a.contiguous_bytes == b.contiguous_bytes &&
          a.descriptors == b.descriptors && a.strided == b.strided && a.row_stride == b.row_stride &&
-         a.pitch == b.pitch && row_extent(a) == row_extent(b);
+         a.pitch == b.pitch && a.indirect == b.indirect && row_extent(a) == row_extent(b);
 }
 
 Shift shift_between(const Operand& a, const Operand& b) {
@@ -64,6 +64,8 @@ Shift shift_between(const Operand& a, const Operand& b) {
 bool may_overlap(const Operand& a, const Operand& b, Shift s) {
   if (!same_tile(a, b)) return false;
   if (a.free_elements == 0 || b.free_elements == 0 || a.partitions == 0 || b.partitions == 0) return false;
+  // The rows of an indirect access are read from an index tile at run time: any row may be hit.
+  if (a.indirect || b.indirect) return true;
   const int64_t d = b.offset + s.elements - a.offset;
   if (!on_chip(a)) {
     // HBM rows `row_stride` apart: exact per row when both step alike and rows do not overlap.

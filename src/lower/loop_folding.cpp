@@ -241,7 +241,8 @@ class LoopFolding : public Stage {
       if (inst.opcode == Opcode::DmaTranspose) return false;
       for (const auto* ops : {&inst.inputs, &inst.outputs})
         for (const auto& op : *ops)
-          if (uint64_t(op.free_elements) * op.dtype_bytes >= options().small_dma_row_bytes) return false;
+          // An indirect access has no shift between iterations to fold along (its rows are data).
+          if (op.indirect || uint64_t(op.free_elements) * op.dtype_bytes >= options().small_dma_row_bytes) return false;
       return !inst.inputs.empty() && !inst.outputs.empty();
     }
     if (inst.engine != Engine::Vector && inst.engine != Engine::Scalar && inst.engine != Engine::GpSimd)

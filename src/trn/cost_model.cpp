@@ -299,8 +299,10 @@ uint64_t chunks(const Operand& op) {
   const uint64_t row = uint64_t(op.free_elements) * op.dtype_bytes;
   uint64_t run = op.contiguous_bytes ? std::min<uint64_t>(op.contiguous_bytes, row) : row;
   run = std::max<uint64_t>(run, 1);
-  // HBM rows that follow each other (row stride = row length) make one contiguous region.
-  if (op.buffer == BufferKind::Hbm && run == row && uint64_t(op.row_stride) == op.free_elements) return 1;
+  // HBM rows that follow each other (row stride = row length) make one contiguous region; the
+  // rows of an indirect access are each their own (one descriptor per index at the least).
+  if (op.buffer == BufferKind::Hbm && !op.indirect && run == row && uint64_t(op.row_stride) == op.free_elements)
+    return 1;
   return uint64_t(std::max<uint16_t>(op.partitions, 1)) * ((row + run - 1) / run);
 }
 
@@ -351,7 +353,7 @@ DmaShape dma_shape(const InstructionInfo& inst) {
   // its layout (a row stride; records built without one, in tests, say nothing about it) and each
   // row is contiguous: a strided row is an access pattern, priced per element (descriptors).
   for (const Operand* op : {src, dst})
-    if (op && op->buffer == BufferKind::Hbm && (op->partitions <= 1 || op->row_stride != 0) &&
+    if (op && op->buffer == BufferKind::Hbm && (op->partitions <= 1 || op->row_stride != 0 || op->indirect) &&
         (op->contiguous_bytes == 0 || op->contiguous_bytes >= uint64_t(op->free_elements) * op->dtype_bytes)) {
       s.hbm_runs = chunks(*op);
       s.hbm_run_bytes = (op->bytes() + s.hbm_runs - 1) / s.hbm_runs;

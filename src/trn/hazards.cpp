@@ -18,6 +18,8 @@ constexpr size_t kMaxEntries = 32;
 
 Region Region::of(const Operand& op) {
   Region r;
+  // An indirect access's rows are data (an index tile read at run time): the whole tensor.
+  if (op.indirect) return r;
   r.lo = uint32_t(std::max<int64_t>(op.offset, 0));
   r.hi = r.lo + std::max<uint32_t>(op.extent ? op.extent : op.free_elements, 1);
   r.p_lo = op.partition_start;

@@ -62,6 +62,10 @@ struct Operand {
   uint32_t pitch = 0;       // elements between consecutive contiguous runs of a row (0: one run)
   uint32_t extent = 0;      // elements from the first to one past the last accessed of a row
                             // (0: unknown, taken as free_elements)
+  // HBM: an indirect (dynamic) access, one row per partition at an address read from an index
+  // tile at run time (gather/scatter, nl.load(t[idx[i_p, 0], i_f])). Its rows are nowhere known
+  // before the run: offset and row_stride say nothing, the access may touch any row of the tensor.
+  bool indirect = false;
 
   uint64_t bytes() const { return uint64_t(partitions) * free_elements * dtype_bytes; }
   bool operator==(const Operand&) const = default;

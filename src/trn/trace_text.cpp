@@ -108,6 +108,7 @@ class LineParser {
     char key = m.empty() ? '\0' : m[0];
     std::string_view rest = m.empty() ? m : m.substr(1);
     if (m == "strided") op.strided = true;
+    else if (m == "indirect") op.indirect = true;
     else if (key == 'c') op.contiguous_bytes = uint32_t(number(rest, "contiguous bytes"));
     else if (key == 'd') op.descriptors = uint32_t(number(rest, "descriptor count"));
     else if (key == 's') op.partition_start = uint16_t(number(rest, "partition start"));
@@ -205,6 +206,7 @@ std::string format_operand(const Operand& op) {
   if (op.contiguous_bytes) s += fmt::format(":c{}", op.contiguous_bytes);
   if (op.descriptors != 1) s += fmt::format(":d{}", op.descriptors);
   if (op.strided) s += ":strided";
+  if (op.indirect) s += ":indirect";
   if (op.partition_start) s += fmt::format(":s{}", op.partition_start);
   if (op.offset) s += fmt::format(":o{}", op.offset);
   if (op.row_stride) s += fmt::format(":r{}", op.row_stride);

@@ -14,7 +14,7 @@
 //
 // An operand is buffer:tensor[.block]:PARTITIONSxFREE followed by optional modifiers: a dtype
 // (f32 default, bf16, fp16, fp8, i32, u8), cBYTES (contiguous bytes per row), dN (descriptors),
-// strided, sN (first partition), oN (offset of the first element), rN (HBM row stride), pN
+// strided, indirect (HBM rows read from an index tile), sN (first partition), oN (offset of the first element), rN (HBM row stride), pN
 // (pitch between contiguous runs), eN (extent of a row); offsets and strides are in elements.
 // Instruction flags: acc, reduce, user (engine chosen by the user), line=N, mm=K,M,N, flops=N,
 // func=N, alu=add|subtract|multiply|max|min|other|power|bitwise, salu= (scalar_tensor_tensor's op0, the

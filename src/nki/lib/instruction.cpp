@@ -38,6 +38,7 @@ void Instruction::check_engine_reaches(trn::BufferKind buffer) const {
 }
 
 tensor::Array Instruction::input_box(const NkiTensorObj& t, const Box& box) {
+  if (t.indirect) return input_indirect(t, box);
   if (!(psum_inputs_copied_ && t.storage->buffer == trn::BufferKind::Psum)) check_engine_reaches(t.storage->buffer);
   ctx_.note_format(t.storage->dtype, api_);
   if (box.empty()) return no_values();
@@ -93,6 +94,7 @@ Value Instruction::result_shaped(const tensor::Shape& shape, const Box& box, ten
 void Instruction::output_to(const NkiTensorObj& dst, const tensor::Array& values, bool accumulate) {
   PaddedRef padref(dst, int(space_.size()));
   const NkiTensorObj& pad = *padref;
+  if (pad.indirect) return output_indirect(pad, values, accumulate);
   check_engine_reaches(pad.storage->buffer);
   ctx_.note_format(pad.storage->dtype, api_);
   if (pad.view.shape != space_)

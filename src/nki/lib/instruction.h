@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "nki/lib/kernel_context.h"
 #include "nki/lib/nki_tensor.h"
@@ -37,6 +38,9 @@ class Instruction {
   // the PSUM scores), so only outputs are held to the engine's reach. The trace keeps the PSUM
   // operand as written.
   void psum_inputs_copied_by_compiler() { psum_inputs_copied_ = true; }
+  // nisa.dma_copy(oob_mode=nisa.oob_mode.skip): an out-of-bounds indirect index skips its row
+  // instead of raising.
+  void skip_out_of_bounds_indices() { oob_skip_ = true; }
 
   // Adds `t` (shape broadcastable to the space after padding with trailing unit axes) as an
   // input; returns its elements over the active region (empty when not computing).
@@ -57,6 +61,17 @@ class Instruction {
   // GpSimd has no path to PSUM (nki-language.md, trainium-performance.md): a compile error.
   void check_engine_reaches(trn::BufferKind buffer) const;
 
+  // Indirect DMA (indirect_access.cpp): views indexed by an index tile, one row per partition.
+  struct IndexedRow {
+    NkiTensorObj row;  // the view with the partition's index applied
+    Box box;           // that partition's part of the instruction box
+  };
+  void check_indirect_allowed() const;
+  // Traces the access (and the index tile read), checks each index; the rows to move.
+  std::vector<IndexedRow> indirect_rows(const NkiTensorObj& t, const Box& box, bool written);
+  tensor::Array input_indirect(const NkiTensorObj& t, const Box& box);
+  void output_indirect(const NkiTensorObj& dst, const tensor::Array& values, bool accumulate);
+
   std::string_view api_;
   trn::Opcode opcode_;
   trn::Engine engine_;
@@ -65,6 +80,7 @@ class Instruction {
   MaskRegion region_;
   trn::Record* record_ = nullptr;
   bool psum_inputs_copied_ = false;
+  bool oob_skip_ = false;
 };
 
 // An array value for "no numerics" (trace-only mode): shape-only, so no buffer is allocated.

@@ -230,6 +230,8 @@ Value dma_copy_fn(Interpreter& in, BoundArgs& a) {
                                                                                        : trn::Opcode::DmaCopy);
   if (dst->on_chip()) check_partition_limit(d.shape(), api);
   Instruction ins(api, op, trn::Engine::Dma, d.shape(), to_predicate(a["mask"], api));
+  // oob_mode=nisa.oob_mode.skip (1): out-of-bounds indirect indices skip their rows.
+  if (a["oob_mode"].is_int() && a["oob_mode"].as_int() == 1) ins.skip_out_of_bounds_indices();
   tensor::Array v = ins.input(s);
   bool rmw = !a["dst_rmw_op"].is_none();
   if (rmw) alu_op(a["dst_rmw_op"], api, "dst_rmw_op");

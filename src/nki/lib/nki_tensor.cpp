@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "nki/lib/array_value.h"
+#include "nki/lib/indirect_access.h"
 #include "nki/lib/kernel_context.h"
 #include "nki/lib/language_ops.h"
 #include "nki/lib/module_util.h"
@@ -233,16 +234,25 @@ Value NkiTensorObj::get_attr(Interpreter& in, std::string_view name) {
     return make_builtin(Signature{"tensor.ap", {{"pattern", std::nullopt}, {"offset", Value::from_int(0)}, {"dtype", Value()}},
                                   false, true},
                         [self](Interpreter&, BoundArgs& a) {
-                          if (!a.extra_kwargs.empty())
-                            throw NkiError(ErrorKind::Unsupported,
-                                           fmt::format("tensor.ap: '{}' (dynamic access patterns) is not supported",
-                                                       a.extra_kwargs[0].first));
+                          Value vector_offset;
+                          int64_t indirect_dim = 0;
+                          for (const auto& [key, value] : a.extra_kwargs) {
+                            if (key == "vector_offset") vector_offset = value;
+                            else if (key == "indirect_dim") indirect_dim = to_int(value, "indirect_dim");
+                            else
+                              throw NkiError(ErrorKind::Unsupported,
+                                             fmt::format("tensor.ap: '{}' (dynamic access patterns) is not supported", key));
+                          }
                           if (!a["dtype"].is_none()) {
                             auto d = to_dtype(a["dtype"], "tensor.ap");
                             if (d && *d != self->dtype())
                               throw NkiError(ErrorKind::Unsupported, "tensor.ap: reinterpreting the dtype is not supported");
                           }
-                          return make_view(*self, access_pattern_view(*self, a["pattern"], to_int(a["offset"], "offset")));
+                          AffineView v = access_pattern_view(*self, a["pattern"], to_int(a["offset"], "offset"));
+                          if (!vector_offset.is_none())
+                            return Value(std::make_shared<NkiTensorObj>(
+                                indirect_access_pattern(*self, std::move(v), vector_offset, indirect_dim)));
+                          return make_view(*self, std::move(v));
                         });
   }
   if (name == "strides" || name == "offset") {
@@ -279,7 +289,8 @@ Value NkiTensorObj::get_attr(Interpreter& in, std::string_view name) {
     return make_builtin(Signature{"tensor.is_contiguous", {}},
                         [self](Interpreter&, BoundArgs&) { return Value::from_bool(is_contiguous(*self)); });
   if (name == "is_indirect")
-    return make_builtin(Signature{"tensor.is_indirect", {}}, [](Interpreter&, BoundArgs&) { return Value::from_bool(false); });
+    return make_builtin(Signature{"tensor.is_indirect", {}},
+                        [self](Interpreter&, BoundArgs&) { return Value::from_bool(self->indirect != nullptr); });
   if (name == "assert_shape")
     return make_builtin(Signature{"tensor.assert_shape", {{"shape", std::nullopt}}}, [self](Interpreter&, BoundArgs& a) {
       std::vector<int64_t> want = to_int_list(a["shape"], "assert_shape shape");
@@ -315,15 +326,18 @@ bool NkiTensorObj::has_attr(std::string_view name) const {
 }
 
 Value NkiTensorObj::get_item(Interpreter& in, const Value& index) {
+  if (auto v = indirect_view(*this, index)) return Value(std::make_shared<NkiTensorObj>(std::move(*v)));
   return make_view(*this, index_view(view, index, on_chip()));
 }
 
 void NkiTensorObj::set_item(Interpreter& in, const Value& index, const Value& value) {
+  refuse_indirect_assignment(*this, index);
   NkiTensorObj dst(storage, index_view(view, index, on_chip()));
   assign_into(in, dst, value);
 }
 
 bool NkiTensorObj::aug_set_item(Interpreter& in, BinOp op, const Value& index, const Value& value) {
+  refuse_indirect_assignment(*this, index);
   NkiTensorObj dst(storage, index_view(view, index, on_chip()));
   accumulate_into(in, op, dst, value);
   return true;

@@ -47,6 +47,8 @@ struct TensorStorage {
 std::shared_ptr<TensorStorage> new_storage(const tensor::Shape& shape, tensor::DType dtype,
                                            trn::BufferKind buffer, int partition_axis);
 
+struct IndirectIndex;  // indirect_access.h
+
 // What a loop_reduce result carries until it is assigned into its destination.
 struct LoopReduceInfo {
   tensor::BinaryOp op;
@@ -67,6 +69,9 @@ struct NkiTensorObj : Object {
   // The kernel left that engine to the compiler, which may place the instruction where its result
   // can go (a memset assigned into PSUM runs on VectorE).
   bool engine_left_to_compiler = false;
+  // An HBM view indexed on its partition dim by an index tile (indirect DMA, indirect_access.h):
+  // `view` is the access with that index at 0, the index tile adds its row at run time.
+  std::shared_ptr<const IndirectIndex> indirect;
 
   NkiTensorObj(std::shared_ptr<TensorStorage> s, AffineView v) : storage(std::move(s)), view(std::move(v)) {}
   ObjType type() const override { return kType; }

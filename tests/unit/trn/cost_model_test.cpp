@@ -5,6 +5,7 @@
 
 #include "trn/arch_config.h"
 #include "trn/cost_model.h"
+#include "trn/hazards.h"
 
 namespace {
 
@@ -291,6 +292,30 @@ TEST(TrnCost, ADmaTransposeOfShortRowsTakesAtLeastTheCopyOfThemOnTrn2) {
               (copy_ns - 128.0 / 16 * trn2.dma_descriptor_ns) / trn2.dma_transpose_from_hbm, 1e-6);
 }
 
+TEST(TrnCost, AnIndirectGatherMovesOneRunPerIndexEvenWhenItsRowsWouldFollowEachOther) {
+  // A direct load of 128 rows that follow each other in HBM is one HBM run; the same shape
+  // gathered through an index tile is 128 runs (each index its own row), with the short-row floor
+  // per row.
+  trn::Operand sbuf = tile(128);
+  trn::Operand rows = tile(128, 4, trn::BufferKind::Hbm);
+  rows.contiguous_bytes = 512;
+  rows.row_stride = 128;
+  trn::Operand index = tile(1, 4);
+  auto direct = inst(trn::Opcode::DmaLoad, trn::Engine::Dma, {rows}, {sbuf});
+  EXPECT_EQ(trn::dma_shape(direct).descriptors, 128u);  // the SBUF side: one per partition
+  EXPECT_EQ(trn::dma_shape(direct).hbm_runs, 1u);
+  rows.indirect = true;
+  rows.row_stride = 0;
+  auto gather = inst(trn::Opcode::DmaLoad, trn::Engine::Dma, {rows, index}, {sbuf});
+  const trn::DmaShape g = trn::dma_shape(gather);
+  EXPECT_EQ(g.descriptors, 128u);
+  EXPECT_EQ(g.hbm_runs, 128u);
+  EXPECT_EQ(g.hbm_run_bytes, 512u);
+  EXPECT_EQ(g.bytes, 128u * 512);  // the index tile is not payload
+  // 512 B rows are under trn1's 1536 B floor: each costs its engine a floor's worth.
+  EXPECT_GT(trn::dma_timing(g, trn1()).duration_ns, trn::dma_timing(trn::dma_shape(direct), trn1()).duration_ns);
+}
+
 TEST(TrnCost, DmaDirectionIsTheWayItsBytesCrossTheHbmInterface) {
   trn::Operand sbuf = tile(512), rows = tile(512, 4, trn::BufferKind::Hbm);
   auto load = trn::dma_shape(inst(trn::Opcode::DmaLoad, trn::Engine::Dma, {rows}, {sbuf}));
@@ -374,4 +399,15 @@ TEST(TrnCost, PsumEvacuationsThatTheCompilerPlacesGoToScalar) {
   auto add = inst(trn::Opcode::TensorTensor, trn::Engine::Vector, {tile(512, 4, trn::BufferKind::Psum), tile(512)},
                   {tile(512)});
   EXPECT_EQ(trn::placed_engine(add), trn::Engine::Vector);
+}
+
+TEST(TrnHazards, AnIndirectAccessMayTouchAnyRowOfItsTensor) {
+  // A scatter's rows are data: a later read of any part of the tensor waits for it, where the
+  // same access made direct (offset 0, one 128-row run) misses a read at offset 1 << 20.
+  trn::Operand scatter = tile(512, 4, trn::BufferKind::Hbm);
+  trn::Operand far = scatter;
+  far.offset = 1 << 20;
+  EXPECT_FALSE(trn::Region::of(scatter).overlaps(trn::Region::of(far)));
+  scatter.indirect = true;
+  EXPECT_TRUE(trn::Region::of(scatter).overlaps(trn::Region::of(far)));
 }

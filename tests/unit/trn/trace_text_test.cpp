@@ -64,6 +64,15 @@ TEST(TrnTraceText, OnezeroFlagsRoundTrip) {
   EXPECT_EQ(error_of("inst matmul pe onezero=left in\n"), "t.trace:1: onezero= needs stationary, moving or both, got 'left'");
 }
 
+TEST(TrnTraceText, IndirectOperandsRoundTrip) {
+  auto t = parse("inst dma_load dma line=4 in hbm:1.0:128x512:c2048:d128:indirect sbuf:2.0:128x1:i32 out sbuf:3.0:128x512\n");
+  const auto& inst = t.records[0].inst;
+  ASSERT_EQ(inst.inputs.size(), 2u);
+  EXPECT_TRUE(inst.inputs[0].indirect);
+  EXPECT_FALSE(inst.inputs[1].indirect);
+  EXPECT_NE(trn::format_record(t.records[0]).find(":d128:indirect "), std::string::npos);
+}
+
 TEST(TrnTraceText, ErrorsNameTheLine) {
   EXPECT_EQ(error_of("\ninst frobnicate pe in out\n"), "t.trace:2: unknown opcode 'frobnicate'");
   EXPECT_EQ(error_of("inst matmul gpu\n"), "t.trace:1: unknown engine 'gpu' (pe, dve, act, pool, sp, dma)");

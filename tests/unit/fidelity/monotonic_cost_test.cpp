@@ -32,9 +32,11 @@ constexpr size_t kMaxProbes = 60;
 // A greedy list scheduler keeps small anomalies (Graham 1969: shortening a task can lengthen a
 // list schedule): which of two ready instructions goes first, and the compiler's VectorE/ScalarE
 // balance for movable instructions, follow the costs. Measured worst on these kernels: 1.8%
-// (docs/performance/simulator.md); the cliffs this guards against were 20% (adamw) and 22%
-// (silu_row_views: a load that no longer fitted a DMA gap before an earlier-placed store).
-constexpr double kTolerance = 0.025;
+// (docs/performance/simulator.md), 2.6% since session 16 (softmax_rows on trn2, once its
+// subtract tensor_scalars may no longer balance onto ScalarE: ISA pair rule, trn/alu_engines.h);
+// the cliffs this guards against were 20% (adamw) and 22% (silu_row_views: a load that no longer
+// fitted a DMA gap before an earlier-placed store).
+constexpr double kTolerance = 0.03;
 
 struct Kernel {
   const char* file;  // under tests/kernels

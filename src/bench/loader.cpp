@@ -9,9 +9,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "nki/interpreter.h"
-#include "nki/lib/kernel_runner.h"
-#include "nki/lib/modules.h"
+#include "nki/lib/kernel_choice.h"
 
 namespace bench {
 namespace fs = std::filesystem;
@@ -121,26 +119,12 @@ std::string check_reference_text(const std::string& path, const std::string& tex
 }
 
 std::string check_kernel_text(const std::string& path, const std::string& text) {
-  // One rule for the kernel to run, everywhere (the evaluation, optimize, the corpus harness):
-  // nki::lib::find_kernel_entry, asked of the loaded module. A file that does not load is left to
-  // the evaluation, which reports the error where it is, with its status.
-  nki::Limits limits;
-  limits.max_seconds = 20;
-  limits.max_steps = 20'000'000;
-  nki::Interpreter in(limits);
-  nki::lib::install_builtin_modules(in);
-  auto src = std::make_shared<nki::SourceFile>();
-  src->path = path;
-  src->text = text;
-  std::shared_ptr<nki::ModuleObj> module;
-  try {
-    module = in.load_module(std::move(src));
-  } catch (const std::exception&) {  // NkiError, or an array error from top-level numpy code
-    return "";
-  }
-  std::string problem;
-  if (!nki::lib::find_kernel_entry(*module, "", &problem).is_none()) return "";
-  return fmt::format("{}: {}", path, problem);
+  // One rule for the kernel to run, everywhere (the evaluation, optimize, the rewrites, the corpus
+  // harness): nki::lib::choose_kernel, asked of the loaded module. A file that does not load is
+  // left to the evaluation, which reports the error where it is, with its status.
+  nki::lib::KernelChoice choice = nki::lib::choose_kernel(path, text);
+  if (choice.load_error || choice.problem.kind == nki::lib::EntryProblem::Kind::None) return "";
+  return fmt::format("{}: {}", path, choice.problem.message());
 }
 
 Suite load_suite(const std::string& root) {

@@ -3,7 +3,8 @@
 //   tokens  one token per line with its span (golden format of tests/golden/nki/lex)
 //   ast     the AST with line:col on every node (tests/golden/nki/parse)
 //   python  the AST printed back as Python (what the rewrite agent emits)
-//   loops   the kernel's loop-nest form (src/loopnest/dump.h); the argument shapes come from
+//   loops   the kernel's loop-nest form (src/loopnest/dump.h) of the function --entry names (as
+//           `eval --entry`: the same function, the same errors); the argument shapes come from
 //           --reference, else from the reference its file name has in a benchmark directory,
 //           else from a first line `# inputs: 128x512 ...`
 //   loops-source  the kernel printed back from its loop-nest form, every operation written
@@ -13,6 +14,7 @@
 #include "bench/arg_specs.h"
 #include "eval/profile_run.h"
 #include "cli/command.h"
+#include "cli/kernel_entry_check.h"
 #include "cli/read_source.h"
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
@@ -28,9 +30,11 @@ struct ParseOptions {
   std::string file;
   std::string emit = "ast";
   std::string reference;
+  std::string entry;
 };
 
 int emit_loops(const ParseOptions& o, const std::string& text) {
+  if (!cli::check_entry(o.file, text, o.entry)) return 1;
   std::string reference = o.reference.empty() ? bench::reference_for_kernel(o.file) : o.reference;
   std::vector<loopnest::ArgSpec> args;
   if (reference.empty()) args = loopnest::arg_specs_from_header(text);
@@ -45,7 +49,7 @@ int emit_loops(const ParseOptions& o, const std::string& text) {
     }
   }
   try {
-    loopnest::Kernel k = loopnest::lift_source(o.file, text, args);
+    loopnest::Kernel k = loopnest::lift_source(o.file, text, args, o.entry);
     if (o.emit == "loops") fmt::print("{}", loopnest::dump(k));
     else fmt::print("{}", loopnest::emit_checked(k, args, {.regenerate = true}));
     return 0;
@@ -83,6 +87,7 @@ cli::RunFn setup_parse(CLI::App& sub) {
   sub.add_option("--emit", o->emit, "stage to print: tokens, ast, python or loops")
       ->check(CLI::IsMember({"tokens", "ast", "python", "loops", "loops-source"}));
   sub.add_option("--reference", o->reference, "reference .py giving the kernel's argument shapes (--emit loops)");
+  cli::add_entry_option(sub, o->entry);
   return [o] { return run_parse(*o); };
 }
 

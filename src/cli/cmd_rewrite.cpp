@@ -4,6 +4,8 @@
 //                       point) and prints the rewritten kernel, like the agent's executor does
 //   --json              the list as [{"key", "transform", "params", "summary"}], with "relieves" and
 //                       "feeds" (engine families) where the loop-nest form says where the move saves time
+//   --entry NAME        the function of the file to rewrite, as `eval --entry` names the one to run
+//                       (the same default and errors: a file with several kernels needs it)
 //   --reference REF     the task reference giving the kernel's argument shapes, for the sites of
 //                       the loop-nest form (default: the reference its file name has in a
 //                       benchmark directory, as `accelopt parse --emit loops` finds it)
@@ -18,6 +20,7 @@
 #include "bench/arg_specs.h"
 #include "eval/profile_run.h"
 #include "cli/command.h"
+#include "cli/kernel_entry_check.h"
 #include "cli/read_source.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
@@ -26,6 +29,7 @@ namespace {
 
 struct RewriteOptions {
   std::string kernel;
+  std::string entry;
   std::vector<std::string> apply;
   std::string transform;  // list only this transformation's sites
   std::string reference;
@@ -35,7 +39,7 @@ struct RewriteOptions {
 
 int list_sites(const std::string& text, const RewriteOptions& o) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& site : agents::builtin::find_sites(text, o.args)) {
+  for (const auto& site : agents::builtin::find_sites(text, o.args, o.entry)) {
     if (!o.transform.empty() && site.transform != o.transform) continue;
     if (o.json) {
       nlohmann::json j = {{"key", site.key()}, {"transform", site.transform}, {"params", site.params},
@@ -50,7 +54,7 @@ int list_sites(const std::string& text, const RewriteOptions& o) {
   // Sites inside helper functions need the helpers opened: say what stopped that.
   if (!o.args.empty()) {
     try {
-      if (auto why = loopnest::helpers_stay_closed(loopnest::lift_source(o.kernel, text, o.args)))
+      if (auto why = loopnest::helpers_stay_closed(loopnest::lift_source(o.kernel, text, o.args, o.entry)))
         fmt::print(stderr, "accelopt: note: {}: the helpers called in its loops stay closed (no site inside them): {}\n",
                    o.kernel, *why);
     } catch (const loopnest::LiftError&) {
@@ -68,7 +72,7 @@ int apply_sites(std::string text, const RewriteOptions& o) {
       return 1;
     }
     try {
-      text = agents::builtin::apply_site(text, *site, o.args);
+      text = agents::builtin::apply_site(text, *site, o.args, o.entry);
     } catch (const agents::builtin::RewriteError& e) {
       fmt::print(stderr, "accelopt: error: {}: cannot apply '{}': {}\n", o.kernel, key, e.what());
       return 1;
@@ -80,7 +84,7 @@ int apply_sites(std::string text, const RewriteOptions& o) {
 
 int run_rewrite(RewriteOptions& o) {
   auto text = cli::read_source_file(o.kernel);
-  if (!text) return 1;
+  if (!text || !cli::check_entry(o.kernel, *text, o.entry)) return 1;
   std::string reference = o.reference.empty() ? bench::reference_for_kernel(o.kernel) : o.reference;
   if (!reference.empty()) {
     auto ref_text = cli::read_source_file(reference);
@@ -98,6 +102,7 @@ int run_rewrite(RewriteOptions& o) {
 cli::RunFn setup_rewrite(CLI::App& sub) {
   auto o = std::make_shared<RewriteOptions>();
   sub.add_option("--kernel", o->kernel, "kernel file (.py: @nki.jit def kernel)")->required();
+  cli::add_entry_option(sub, o->entry);
   sub.add_option("--apply", o->apply, "site key to apply (repeat to apply several in order)");
   sub.add_option("--transform", o->transform, "list only the sites of this transformation");
   sub.add_flag("--json", o->json, "list the sites as JSON");

@@ -32,7 +32,7 @@ constexpr std::array<std::pair<Stage, const char*>, 10> kStageNames = {{
 // The kernel file is not a program we accept: it never ran.
 bool is_compile_kind(ErrorKind k) {
   return k == ErrorKind::Syntax || k == ErrorKind::Unsupported || k == ErrorKind::Import || k == ErrorKind::Name ||
-         k == ErrorKind::Sandbox || k == ErrorKind::HostOnly;
+         k == ErrorKind::Sandbox || k == ErrorKind::HostOnly || k == ErrorKind::UnknownKeyword;
 }
 
 // A limit reached by the kernel: time and steps are a timeout, memory and output a resource

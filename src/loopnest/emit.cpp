@@ -715,7 +715,7 @@ std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, cons
   std::string text = emit(k, options);
   Kernel again;
   try {
-    again = lift_source(k.module->file->path, text, args);
+    again = lift_source(k.module->file->path, text, args, k.entry);
   } catch (const LiftError& e) {
     throw EmitError("the printed kernel does not lift:\n" + e.render());
   }

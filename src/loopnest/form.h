@@ -243,6 +243,9 @@ struct Dialect {
 
 struct Kernel {
   std::string name;
+  // The function of the file it was lifted for (`--entry`; "" = the file's default): a move's
+  // printed result is lifted again for the same one.
+  std::string entry;
   std::vector<Param> params;
   std::vector<Tensor> tensors;
   std::map<int, Loop> loops;

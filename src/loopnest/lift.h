@@ -24,12 +24,18 @@ struct LiftError : std::runtime_error {
   std::string render() const;  // "path:line:col: error: cannot lift ...", the line, a caret
 };
 
-// The kernel function of a module: the @nki.jit def, else the def named kernel / optimized_kernel.
-const nki::FunctionCode* find_kernel_function(const nki::ModuleAst& module);
+// The def a run of the module's file calls for `entry` (as `eval --entry`; "" = the file's default):
+// nki::lib::choose_kernel, which loads the file and asks find_kernel_entry. The one rule that
+// picks the kernel of a file, for running it and for lifting and rewriting it. Throws LiftError
+// (the file does not load, no function or several compete, or it is not a top-level def).
+const nki::FunctionCode& kernel_definition(const nki::ModuleAst& module, const std::string& entry);
 
-// Lifts the kernel of `module` for arguments `args` (in parameter order). Throws LiftError.
-Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args);
+// Lifts the function the run calls (kernel_definition) for arguments `args` (in parameter order).
+// Throws LiftError.
+Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args,
+            const std::string& entry = "");
 // Parses and lifts; a parse error is reported as a LiftError too.
-Kernel lift_source(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args);
+Kernel lift_source(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
+                   const std::string& entry = "");
 
 }  // namespace loopnest

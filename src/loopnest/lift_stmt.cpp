@@ -12,6 +12,7 @@
 #include "loopnest/analysis.h"
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
+#include "nki/lib/kernel_choice.h"
 #include "nki/parser.h"
 
 namespace loopnest {
@@ -19,39 +20,6 @@ namespace loopnest {
 LiftError::LiftError(nki::Diagnostic d) : std::runtime_error(d.message), diag(std::move(d)) {}
 
 std::string LiftError::render() const { return nki::render(diag); }
-
-// The function a run calls: `kernel` (or `optimized_kernel`), as the kernel runner looks it up,
-// also when it is a module-level alias (`kernel = nki_matmul_basic_`) or a plain wrapper calling
-// a decorated kernel with its tile parameters (lifted through the call); else the first function
-// decorated as a kernel (@nki.jit, @nki.baremetal, ...).
-const nki::FunctionCode* find_kernel_function(const nki::ModuleAst& module) {
-  std::map<std::string, const nki::FunctionCode*> defs;
-  const nki::FunctionCode* decorated = nullptr;
-  for (const auto& s : module.body) {
-    if (s->kind != nki::StmtKind::FunctionDef) continue;
-    auto& def = static_cast<const nki::FunctionDefStmt&>(*s);
-    defs[def.code->name] = def.code.get();
-    for (const auto& d : def.decorators) {
-      std::string t = nki::print_expr(*d);
-      bool kernel_decorator = t.find("jit") != std::string::npos || t.find("baremetal") != std::string::npos;
-      if (kernel_decorator && !decorated) decorated = def.code.get();
-    }
-  }
-  for (const char* name : {"kernel", "optimized_kernel"}) {
-    const nki::FunctionCode* found = defs.count(name) ? defs.at(name) : nullptr;
-    for (const auto& s : module.body) {
-      if (s->kind != nki::StmtKind::Assign) continue;
-      auto& a = static_cast<const nki::AssignStmt&>(*s);
-      if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name || a.value->kind != nki::ExprKind::Name)
-        continue;
-      if (static_cast<const nki::NameExpr&>(*a.targets[0]).id != name) continue;
-      auto it = defs.find(static_cast<const nki::NameExpr&>(*a.value).id);
-      if (it != defs.end()) found = it->second;
-    }
-    if (found) return found;
-  }
-  return decorated;
-}
 
 namespace detail {
 
@@ -75,16 +43,10 @@ AValue scalar_value(const ArgSpec& a) {
 
 }  // namespace
 
-Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& args) : module(std::move(m)) {
+Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& args, const FunctionCode& kernel)
+    : module(std::move(m)) {
   k.module = module;
-  fn = find_kernel_function(*module);
-  if (!fn) {
-    Diagnostic d;
-    d.kind = ErrorKind::Unsupported;
-    d.loc = loc_of(module->file, Span{1, 1, 1, 1});
-    d.message = "cannot lift: no kernel function (`kernel`, or a @nki.jit def) in the file";
-    throw LiftError(std::move(d));
-  }
+  fn = &kernel;
   k.function = fn;
   k.name = fn->name;
   // Module level: imports, constants and helper functions the kernel may use.
@@ -1364,12 +1326,30 @@ Kernel Lifter::run() {
 
 }  // namespace detail
 
-Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args) {
-  detail::Lifter l(std::move(module), args);
-  return l.run();
+const nki::FunctionCode& kernel_definition(const nki::ModuleAst& module, const std::string& entry) {
+  const nki::SourceFile& file = *module.file;
+  nki::lib::KernelChoice choice = nki::lib::choose_kernel(file.path, file.text, entry);
+  if (choice.load_error) throw LiftError(*choice.load_error);
+  if (const nki::FunctionCode* def = nki::lib::chosen_definition(module, choice)) return *def;
+  nki::Diagnostic d;
+  d.kind = choice.ok() ? nki::ErrorKind::Unsupported : nki::ErrorKind::Name;
+  d.loc.file = module.file;  // the file, no line: the choice is the file's
+  d.message = choice.ok() ? fmt::format("cannot lift: the function to run, '{}', is not a def at the module's top level",
+                                        choice.function)
+                          : choice.message();
+  throw LiftError(std::move(d));
 }
 
-Kernel lift_source(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args) {
+Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args, const std::string& entry) {
+  const nki::FunctionCode& def = kernel_definition(*module, entry);
+  detail::Lifter l(std::move(module), args, def);
+  Kernel k = l.run();
+  k.entry = entry;
+  return k;
+}
+
+Kernel lift_source(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
+                   const std::string& entry) {
   auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{path, text});
   std::shared_ptr<nki::ModuleAst> module;
   try {
@@ -1377,7 +1357,7 @@ Kernel lift_source(const std::string& path, const std::string& text, const std::
   } catch (const nki::NkiError& e) {
     throw LiftError(e.diag);
   }
-  return lift(module, args);
+  return lift(module, args, entry);
 }
 
 }  // namespace loopnest

@@ -84,7 +84,7 @@ constexpr int kHostIndex = 1 << 28;
 
 class Lifter {
  public:
-  Lifter(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args);
+  Lifter(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args, const nki::FunctionCode& kernel);
   Kernel run();
 
   // ---- errors ----

@@ -173,7 +173,7 @@ Kernel reprinted(const Kernel& k) {
   auto args = own_args(k);
   if (!args) throw TransformError("an argument is not an array of known shape");
   try {
-    return lift_source(k.module->file->path, emit_checked(k, *args), *args);
+    return lift_source(k.module->file->path, emit_checked(k, *args), *args, k.entry);
   } catch (const EmitError& e) {
     throw TransformError(e.what());
   } catch (const LiftError& e) {
@@ -242,10 +242,10 @@ std::vector<Site> sites_of(const Kernel& k) {
 }  // namespace
 
 std::string apply_site(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
-                       const Site& site) {
+                       const Site& site, const std::string& entry) {
   const Transform* t = find_transform(site.transform);
   if (!t) throw TransformError(fmt::format("unknown transformation '{}'", site.transform));
-  return apply_site(*t, path, text, args, site);
+  return apply_site(*t, path, text, args, site, entry);
 }
 
 namespace {
@@ -284,7 +284,7 @@ std::optional<std::string> rebound_size(const Kernel& after, const std::string& 
       edited += (i + 1 == sp.line ? line.substr(0, at) + value->second + line.substr(at + from->second.size()) : lines[i]) +
                 (i + 1 < lines.size() || (!text.empty() && text.back() == '\n') ? "\n" : "");
     try {
-      if (dump(lift_source(path, edited, args)) == want) return edited;
+      if (dump(lift_source(path, edited, args, after.entry)) == want) return edited;
     } catch (const LiftError&) {
     }
   }
@@ -294,8 +294,8 @@ std::optional<std::string> rebound_size(const Kernel& after, const std::string& 
 }  // namespace
 
 std::string apply_site(const Transform& t, const std::string& path, const std::string& text,
-                       const std::vector<ArgSpec>& args, const Site& site) {
-  Kernel k = lift_source(path, text, args);
+                       const std::vector<ArgSpec>& args, const Site& site, const std::string& entry) {
+  Kernel k = lift_source(path, text, args, entry);
   Site inner = site;
   if (inner.params.erase("helpers")) open_helpers(k);
   if (inner.params.erase("composites")) open_composites(k);
@@ -311,14 +311,14 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
 }
 
 std::string apply_every_site(const std::string& name, const std::string& path, std::string text,
-                             const std::vector<ArgSpec>& args) {
+                             const std::vector<ArgSpec>& args, const std::string& entry) {
   const Transform* t = find_transform(name);
   if (!t) throw TransformError(fmt::format("no transformation '{}'", name));
   for (;;) {
-    std::vector<Site> sites = find_sites(lift_source(path, text, args));
+    std::vector<Site> sites = find_sites(lift_source(path, text, args, entry));
     auto site = std::find_if(sites.begin(), sites.end(), [&](const Site& s) { return s.transform == name; });
     if (site == sites.end()) return text;
-    text = apply_site(*t, path, text, args, *site);
+    text = apply_site(*t, path, text, args, *site, entry);
   }
 }
 

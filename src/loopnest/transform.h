@@ -102,19 +102,20 @@ std::optional<std::string> helpers_stay_closed(const Kernel& k);
 // only the kernel with its helpers opened offers, with the parameter helpers=open (apply_site opens
 // them first; the printed kernel has their code in place of the calls).
 std::vector<Site> find_sites(const Kernel& k);
-// Lifts `text`, applies `site` (matched by node id, or by anchor and parameters when the id no
-// longer names it) and prints the kernel back, checked. Throws TransformError / LiftError.
+// Lifts `text` (the function `entry` names, as `eval --entry`; "" = the file's default:
+// kernel_definition), applies `site` (matched by node id, or by anchor and parameters when the id
+// no longer names it) and prints the kernel back, checked. Throws TransformError / LiftError.
 std::string apply_site(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
-                       const Site& site);
+                       const Site& site, const std::string& entry = "");
 // The same with the transformation given (apply_site above finds it by the site's name). Refuses a
 // result with more `//` / `%` index terms than the kernel had (quasi_affine_terms).
 std::string apply_site(const Transform& t, const std::string& path, const std::string& text,
-                       const std::vector<ArgSpec>& args, const Site& site);
+                       const std::vector<ArgSpec>& args, const Site& site, const std::string& entry = "");
 // `text` with every site of the transformation `name` applied, one after the other (each found on
 // the kernel the one before printed) until none is left: e.g. every loop affine_loop may rewrite.
 // Throws like apply_site.
 std::string apply_every_site(const std::string& name, const std::string& path, std::string text,
-                             const std::vector<ArgSpec>& args);
+                             const std::vector<ArgSpec>& args, const std::string& entry = "");
 
 // ---- helpers for transformations ----
 Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::string summary,

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "nki/core_ops.h"
 #include "nki/classes.h"
@@ -77,7 +78,7 @@ const Value* kwarg(const CallArgs& a, std::string_view name) {
 void only_kwargs(const CallArgs& a, std::initializer_list<std::string_view> allowed, const char* name) {
   for (auto& [k, v] : a.kwargs)
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-      throw NkiError(ErrorKind::Type, fmt::format("{}() got an unexpected keyword argument '{}'", name, k));
+      throw unknown_keyword(name, k, fmt::format("{}", fmt::join(allowed, ", ")));
 }
 
 // Materialises an iterable, charging one step per item so huge iterables hit the step limit.

@@ -36,10 +36,18 @@ const char* to_string(ErrorKind k) {
     case ErrorKind::Assertion: return "assertion";
     case ErrorKind::Sandbox: return "sandbox";
     case ErrorKind::HostOnly: return "host_only";
+    case ErrorKind::UnknownKeyword: return "unknown_keyword";
     case ErrorKind::Limit: return "limit";
     case ErrorKind::Internal: return "internal";
   }
   return "internal";
+}
+
+NkiError unknown_keyword(std::string_view function, std::string_view keyword, std::string_view accepted) {
+  NkiError e(ErrorKind::UnknownKeyword, fmt::format("{} has no keyword '{}'; accepted: {}", function, keyword,
+                                                    accepted.empty() ? std::string_view("none") : accepted));
+  e.diag.keyword = std::string(keyword);
+  return e;
 }
 
 const char* to_string(LimitKind k) {

@@ -27,8 +27,8 @@ struct SourceLoc {
 };
 
 // What kind of mistake: the category decides the status an evaluation reports
-// (Syntax/Unsupported/Import/Name at load time -> compile_error; Sandbox and HostOnly too;
-// others -> runtime_error).
+// (Syntax/Unsupported/Import/Name at load time -> compile_error; Sandbox, HostOnly and
+// UnknownKeyword too; others -> runtime_error).
 enum class ErrorKind : uint8_t {
   Syntax,       // not valid Python
   Unsupported,  // valid Python outside the accepted subset (says which feature)
@@ -41,6 +41,10 @@ enum class ErrorKind : uint8_t {
   Assertion,    // assert failed
   Sandbox,      // forbidden facility (open, eval, dunder access, ...)
   HostOnly,     // a module outside the allowlist (os, argparse, torch) used: harness code, never run
+  // A call with a keyword its function does not take (`nl.exp(x, bogus=1)`, a helper called with a
+  // misspelt parameter): the program is not a call anyone can run, so it is a compile error, at
+  // the keyword. Python's TypeError for `except` (Python semantics kept for user functions).
+  UnknownKeyword,
   Limit,        // steps, memory or wall-time limit reached (which one: LimitKind)
   Internal,     // a bug in accelopt, never the user's fault
 };
@@ -96,6 +100,11 @@ struct NkiError : std::runtime_error {
 };
 
 [[noreturn]] void throw_error(ErrorKind kind, std::string message);
+
+// The error of a call with a keyword its function does not take: UnknownKeyword, diag.keyword
+// naming it (the interpreter puts the caret under it), "nl.exp has no keyword 'bogus'; accepted:
+// x, dtype, mask". `accepted`: the keywords it takes, comma-separated ("" when none).
+NkiError unknown_keyword(std::string_view function, std::string_view keyword, std::string_view accepted);
 
 // Byte offset of the first byte that does not belong to a well-formed UTF-8 sequence (overlong
 // forms and surrogates included); npos when the text is valid UTF-8.

@@ -76,7 +76,8 @@ ExceptionClasses& classes(InterpState& st) {
 // The Python class of an error raised by the interpreter or a library.
 const char* class_of_kind(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::Type: return "TypeError";
+    case ErrorKind::Type:
+    case ErrorKind::UnknownKeyword: return "TypeError";
     case ErrorKind::Value: return "ValueError";
     case ErrorKind::Index: return "IndexError";
     case ErrorKind::Assertion: return "AssertionError";
@@ -131,7 +132,7 @@ void install_exceptions(InterpState& st) {
 bool catchable(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::Type: case ErrorKind::Value: case ErrorKind::Index: case ErrorKind::Rule:
-    case ErrorKind::Assertion: case ErrorKind::Name:
+    case ErrorKind::Assertion: case ErrorKind::Name: case ErrorKind::UnknownKeyword:
       return true;
     default: return false;  // syntax, unsupported, import, sandbox, host-only, limit, internal
   }

@@ -340,6 +340,14 @@ std::string quoted_names(const std::vector<std::string>& names) {
   return out;
 }
 
+// "t, scale": the parameters a call can name, for an unknown keyword's message.
+std::string keyword_parameters(const FunctionCode& code) {
+  std::string out;
+  for (const Parameter& p : code.params)
+    if (p.kind == ParamKind::Positional || p.kind == ParamKind::KeywordOnly) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
 // Binds call arguments to parameter slots with Python's rules and messages.
 void bind_parameters(const FunctionObj& fn, CallArgs& args, Value* slots) {
   const FunctionCode& code = *fn.code;
@@ -367,7 +375,7 @@ void bind_parameters(const FunctionObj& fn, CallArgs& args, Value* slots) {
     for (const Parameter& p : params)
       if (p.name == name && (p.kind == ParamKind::Positional || p.kind == ParamKind::KeywordOnly)) target = &p;
     if (!target) {
-      if (!extra) arity_error(code, fmt::format("got an unexpected keyword argument '{}'", name), name);
+      if (!extra) throw unknown_keyword(code.name, name, keyword_parameters(code));
       extra->items.emplace_back(make_str(name), std::move(value));
       continue;
     }

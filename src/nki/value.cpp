@@ -168,7 +168,6 @@ void bind_positional(const Signature& sig, const CallArgs& call, BoundArgs& boun
 
 // "x, y, transpose_x, mask": what the function takes, for an unexpected keyword's message.
 std::string parameter_list(const Signature& sig) {
-  if (sig.params.empty()) return "no keyword arguments";
   std::string out;
   for (const Param& p : sig.params) out += (out.empty() ? "" : ", ") + p.name;
   return out;
@@ -192,8 +191,7 @@ BoundArgs bind_args(const Signature& sig, const CallArgs& call) {
     size_t idx = 0;
     while (idx < sig.params.size() && sig.params[idx].name != name) ++idx;
     if (idx == sig.params.size()) {
-      if (!sig.var_kwargs) throw keyword_error(fmt::format("{}() got an unexpected keyword argument '{}'; it takes {}",
-                                                           sig.name, name, parameter_list(sig)), name);
+      if (!sig.var_kwargs) throw unknown_keyword(sig.name, name, parameter_list(sig));
       bound.extra_kwargs.emplace_back(name, value);
       continue;
     }

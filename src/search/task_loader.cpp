@@ -71,18 +71,24 @@ std::vector<TaskSpec> load_tasks(const std::string& bench_root, const std::strin
   // 'all' is the benchmark's order. A case named twice (as task and task_config) runs once.
   std::vector<TaskSpec> specs;
   std::set<std::string> taken;
+  // A named task's kernel that cannot be used is an error; with 'all' the task is skipped.
+  auto refuse = [&](const std::string& message) {
+    if (!all) throw std::invalid_argument(message);
+    warnings.push_back(message + " (skipped)");
+  };
   auto take = [&](const bench::TaskCase& c) {
     if (!taken.insert(c.name()).second) return;
     std::string kernel = c.kernel_path;
     if (!kernels_dir.empty()) {
       kernel = bench::find_kernel_in(kernels_dir, c);
-      if (kernel.empty()) {
-        std::string message = fmt::format("--kernels {}: no {} or {}.py for task {}", kernels_dir,
-                                          std::filesystem::path(c.kernel_path).filename().string(), c.task, c.name());
-        if (!all) throw std::invalid_argument(message);
-        warnings.push_back(message + " (skipped)");
-        return;
-      }
+      if (kernel.empty())
+        return refuse(fmt::format("--kernels {}: no {} or {}.py for task {}", kernels_dir,
+                                  std::filesystem::path(c.kernel_path).filename().string(), c.task, c.name()));
+      // A task's kernel file names the one kernel it runs (the benchmark's own files are checked
+      // as the suite loads): several kernels and none named 'kernel' is refused before the run
+      // starts, with the rule (`kernel = NAME`), never guessed.
+      if (std::string problem = bench::check_kernel_text(kernel, bench::read_file(kernel)); !problem.empty())
+        return refuse(fmt::format("--kernels {}: {}", kernels_dir, problem));
     }
     specs.push_back(to_spec(c, kernel, arch));
   };

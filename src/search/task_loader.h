@@ -14,8 +14,9 @@ namespace search {
 // Suite entries that fail to load are reported in `warnings` and skipped.
 // `kernels_dir` (optional, `optimize --kernels`): the baseline kernel of each task comes from this
 // directory (bench::find_kernel_in: the bundled file name, else <task>.py) instead of the
-// benchmark's kernels/. A task named in `selection` with no kernel there is an error; with "all"
-// it is skipped with a warning.
+// benchmark's kernels/. A task named in `selection` with no kernel there, or with a kernel file
+// that does not name the one kernel it runs (several kernels, none named 'kernel':
+// bench::check_kernel_text), is an error; with "all" it is skipped with a warning.
 std::vector<TaskSpec> load_tasks(const std::string& bench_root, const std::string& selection, const std::string& arch,
                                  std::vector<std::string>& warnings, const std::string& kernels_dir = "");
 

@@ -47,6 +47,31 @@ TEST(EvalCli, WrongKernelReportsMismatch) {
   EXPECT_NE(j["diagnostics"][0].get<std::string>().find("output mismatch at seed 0"), std::string::npos);
 }
 
+// A keyword the NKI function does not take is a compile error at the keyword (kind
+// unknown_keyword, decided where the call binds), not a runtime error.
+TEST(EvalCli, AnUnknownKeywordIsACompileErrorAtTheKeyword) {
+  TempDir tmp;
+  std::string bad = slurp(source(kKernel));
+  const std::string call = "nisa.tensor_tensor(x_tile, y_tile, nl.add)";
+  ASSERT_NE(bad.find(call), std::string::npos);
+  bad.replace(bad.find(call), call.size(), "nisa.tensor_tensor(x_tile, y_tile, nl.add, bogus=1)");
+  spit(tmp.path() + "/bad.py", bad);
+  CliRun r = accelopt(tmp.path(), "eval --reference " + kRef + " --kernel " + tmp.path() + "/bad.py --json --seeds 0");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto j = r.json();
+  EXPECT_EQ(j["status"], "compile_error") << r.out;
+  EXPECT_EQ(j["failure"]["kind"], "unknown_keyword") << r.out;
+  ASSERT_FALSE(j["diagnostics"].empty());
+  std::string d = j["diagnostics"][0];
+  EXPECT_NE(d.find("error: nisa.tensor_tensor has no keyword 'bogus'; accepted: "), std::string::npos) << d;
+  size_t caret_line = d.rfind('\n', d.find('^'));
+  size_t code_line = d.rfind('\n', caret_line - 1);
+  std::string code = d.substr(code_line + 1, caret_line - code_line - 1);
+  std::string carets = d.substr(caret_line + 1);
+  EXPECT_EQ(carets.find('^'), code.find("bogus")) << d;  // the caret under the keyword
+  EXPECT_NE(carets.find("^~~~~"), std::string::npos) << d;
+}
+
 TEST(EvalCli, MissingKernelFileAndBadSeeds) {
   TempDir tmp;
   CliRun missing = accelopt(tmp.path(), "eval --reference " + kRef + " --kernel /nonexistent/k.py --json");

@@ -87,4 +87,26 @@ TEST(OptimizeKernels, ANamedTaskWithoutAKernelThereIsRefused) {
   EXPECT_FALSE(fs::exists(tmp.path() + "/run/config.json"));  // a failed start leaves no run behind
 }
 
+// A task's kernel file with two versions and none named 'kernel': refused before the run starts,
+// with the rule (`kernel = NAME`), not run on a guess.
+TEST(OptimizeKernels, AKernelFileWithSeveralKernelsIsRefusedWithTheRule) {
+  TempDir tmp;
+  std::string root = small_silu_bench(tmp);
+  std::string mine = slurp(source("nkibench/styles/nki_api/silu_M4096_N7168_0.py"));
+  size_t at = mine.find("def kernel(");
+  ASSERT_NE(at, std::string::npos);
+  std::string v1 = mine;
+  v1.replace(at, 11, "def silu_v1(");
+  std::string v2 = mine.substr(mine.find("@nki.jit"));  // the decorated def again, imports left out
+  v2.replace(v2.find("def kernel("), 11, "def silu_v2(");
+  spit(tmp.path() + "/mine/silu.py", v1 + "\n\n" + v2);
+  CliRun r = accelopt(tmp.path(), optimize_silu(root, tmp.path() + "/mine", tmp.path() + "/run", "1"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("several kernels ('silu_v1', 'silu_v2') and none named 'kernel': name the one to run 'kernel' "
+                       "(or add `kernel = silu_v1`)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(tmp.path() + "/run/config.json"));
+}
+
 }  // namespace

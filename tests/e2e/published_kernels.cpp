@@ -79,6 +79,54 @@ TEST(PublishedKernels, CourseAssignmentRunsByEntry) {
   check_golden("course_wrong_entry.txt", diagnostics(wrong));
 }
 
+// `rewrite` and `parse --emit loops` read the function `eval --entry` runs: the same option, the
+// same default and the same errors, and the rewrite edits that function only.
+TEST(PublishedKernels, RewriteAndLoopsReadTheFunctionTheEntryRuns) {
+  TempDir tmp;
+  const std::string file = kDir + "tutorial_versions.py";
+  const std::string text = slurp(source(file));
+  for (const std::string& command : {"rewrite --kernel " + file, "parse " + file + " --emit loops"}) {
+    CliRun none = accelopt(tmp.path(), command + " --reference " + kRef);
+    EXPECT_EQ(none.exit_code, 1) << command << "\n" << none.out;
+    EXPECT_TRUE(none.out.empty()) << command << "\n" << none.out;
+    check_golden("tutorial_without_entry.txt", none.err);  // eval's own diagnostic, word for word
+    CliRun wrong = accelopt(tmp.path(), command + " --reference " + kRef + " --entry add_v9");
+    EXPECT_EQ(wrong.exit_code, 1) << command;
+    EXPECT_NE(wrong.err.find("no function named 'add_v9' (its kernels: 'add_v1', 'add_v2', 'add_v3')"),
+              std::string::npos)
+        << command << "\n" << wrong.err;
+  }
+  CliRun loops = accelopt(tmp.path(), "parse " + file + " --emit loops --reference " + kRef + " --entry add_v3");
+  ASSERT_EQ(loops.exit_code, 0) << loops.err;
+  check_golden("tutorial_add_v3.loops.txt", loops.out);
+  CliRun sites = accelopt(tmp.path(), "rewrite --kernel " + file + " --reference " + kRef + " --entry add_v2");
+  ASSERT_EQ(sites.exit_code, 0) << sites.err;
+  check_golden("tutorial_add_v2.sites.txt", sites.out);
+  // Every site applies to add_v2 alone: add_v1 before it and the rest after it stay as they were.
+  const size_t v2 = text.find("@nki.jit\ndef add_v2"), v3 = text.find("@nki.jit\ndef add_v3");
+  ASSERT_NE(v2, std::string::npos);
+  ASSERT_NE(v3, std::string::npos);
+  CliRun listed = accelopt(tmp.path(), "rewrite --kernel " + file + " --reference " + kRef + " --entry add_v2 --json");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  ASSERT_FALSE(listed.json().empty());
+  for (const auto& site : listed.json()) {
+    std::string key = site["key"];
+    CliRun applied = accelopt(tmp.path(), "rewrite --kernel " + file + " --reference " + kRef + " --entry add_v2 --apply " +
+                                              quote(key));
+    ASSERT_EQ(applied.exit_code, 0) << key << "\n" << applied.err;
+    EXPECT_EQ(applied.out.substr(0, v2), text.substr(0, v2)) << key;
+    size_t out_v3 = applied.out.find("@nki.jit\ndef add_v3");
+    ASSERT_NE(out_v3, std::string::npos) << key;
+    EXPECT_EQ(applied.out.substr(out_v3), text.substr(v3)) << key;
+    EXPECT_NE(applied.out, text) << key;
+    // The rewritten file still runs that version correctly.
+    spit(tmp.path() + "/rewritten.py", applied.out);
+    expect_correct(accelopt(tmp.path(), "eval --reference " + kRef + " --kernel " + tmp.path() +
+                                            "/rewritten.py --seeds 0,21 --json --no-profile --entry add_v2"),
+                   key);
+  }
+}
+
 // A harness module used inside the kernel: refused at the use, compile_error, typed.
 TEST(PublishedKernels, HostModuleUsedInTheKernelIsACompileErrorAtTheUse) {
   TempDir tmp;

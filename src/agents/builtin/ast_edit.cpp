@@ -48,11 +48,14 @@ ExprPtr clone(const Expr& e) { return parse_expr(print_expr(e)); }
 
 std::string text(const Expr& e) { return print_expr(e); }
 
-// The lifter's rule (loopnest::find_kernel_function: `kernel` or an alias of it first, as the run
-// picks it), so the AST rewrites edit the function that runs, also in a file with several kernels
-// and `kernel = add_v2`.
-FunctionCode* find_kernel(ModuleAst& module) {
-  return const_cast<FunctionCode*>(loopnest::find_kernel_function(module));
+// The run's choice (loopnest::kernel_definition, as the lifter reads it), so the AST rewrites edit
+// the function that runs, also in a file with several kernels, `kernel = add_v2` or --entry.
+FunctionCode& find_kernel(ModuleAst& module, const std::string& entry) {
+  try {
+    return const_cast<FunctionCode&>(loopnest::kernel_definition(module, entry));
+  } catch (const loopnest::LiftError& e) {
+    throw RewriteError(e.render());
+  }
 }
 
 std::string call_name(const Expr& e) {

@@ -25,9 +25,10 @@ nki::ExprPtr parse_expr(const std::string& text);                       // one e
 nki::StmtPtr parse_stmt(const std::string& text);                       // one (simple) statement
 nki::ExprPtr clone(const nki::Expr& e);
 
-// The kernel function, by the lifter's rule (loopnest::find_kernel_function): the def named, or
-// aliased as, kernel / optimized_kernel, else the first decorated kernel def.
-nki::FunctionCode* find_kernel(nki::ModuleAst& module);
+// The kernel function: the def a run of the module's file calls for `entry` ("" = the file's
+// default; loopnest::kernel_definition, the one rule eval, the lifter and the rewrites share).
+// Throws RewriteError saying why there is none (the file does not load, several kernels compete).
+nki::FunctionCode& find_kernel(nki::ModuleAst& module, const std::string& entry = "");
 
 // The rewrites spell what they insert with the usual aliases, `nl.` and `nisa.`. A module that
 // uses one without binding it (a kernel written with nl.* only, or importing nki.isa under another

@@ -51,10 +51,11 @@ std::string site_description(const Site& site) {
   return t ? t->description() : loopnest_description(site.transform);
 }
 
-std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args) {
+std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args,
+                                                const std::string& entry) {
   loopnest::Kernel k;
   try {
-    k = loopnest::lift_source("kernel.py", source, args);
+    k = loopnest::lift_source("kernel.py", source, args, entry);
   } catch (const loopnest::LiftError&) {
     return std::nullopt;
   }
@@ -73,7 +74,8 @@ std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const
   return out;
 }
 
-std::string apply_loopnest_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args) {
+std::string apply_loopnest_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args,
+                                const std::string& entry) {
   loopnest::Site s;
   s.transform = site.transform;
   for (const auto& [k, v] : site.params)
@@ -82,7 +84,7 @@ std::string apply_loopnest_site(const std::string& source, const Site& site, con
   if (anchor == site.params.end()) throw RewriteError("a loop-nest site without its anchor");
   s.anchor = anchor->second;
   try {
-    return loopnest::apply_site("kernel.py", source, args, s);
+    return loopnest::apply_site("kernel.py", source, args, s, entry);
   } catch (const loopnest::LiftError& e) {
     throw RewriteError(e.render());
   } catch (const loopnest::TransformError& e) {

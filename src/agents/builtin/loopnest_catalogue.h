@@ -28,8 +28,10 @@ std::string loopnest_description(const std::string& name);
 std::string site_description(const Site& site);
 
 // The form's sites, or nullopt when the kernel does not lift (then the AST rewrites apply alone).
-std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args);
+std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args,
+                                                const std::string& entry = "");
 // Applies a form site. Throws RewriteError when it does not apply or cannot be printed back.
-std::string apply_loopnest_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args);
+std::string apply_loopnest_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args,
+                                const std::string& entry = "");
 
 }  // namespace agents::builtin

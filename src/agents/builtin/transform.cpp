@@ -85,10 +85,10 @@ namespace {
 // loopnest::limit_violation on the lifted result) is dropped: the interpreter would refuse the
 // kernel, an evaluation lost. Kept when the kernel or the result does not lift (nothing to judge).
 void drop_sites_beyond_limits(const std::string& source, const std::vector<loopnest::ArgSpec>& args,
-                              std::vector<Site>& sites) {
+                              const std::string& entry, std::vector<Site>& sites) {
   auto lifted = [&](const std::string& text) -> std::optional<loopnest::Kernel> {
     try {
-      return loopnest::lift_source("kernel.py", text, args);
+      return loopnest::lift_source("kernel.py", text, args, entry);
     } catch (const loopnest::LiftError&) {
       return std::nullopt;
     }
@@ -104,7 +104,7 @@ void drop_sites_beyond_limits(const std::string& source, const std::vector<loopn
     if (!within) return false;
     std::optional<loopnest::Kernel> after;
     try {
-      after = lifted(apply_site(source, s, args));
+      after = lifted(apply_site(source, s, args, entry));
     } catch (const RewriteError&) {
       return false;
     }
@@ -114,17 +114,18 @@ void drop_sites_beyond_limits(const std::string& source, const std::vector<loopn
 
 }  // namespace
 
-std::vector<Site> find_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args) {
+std::vector<Site> find_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args,
+                             const std::string& entry) {
   std::vector<Site> sites;
-  auto form_sites = loopnest_sites(source, args);
+  auto form_sites = loopnest_sites(source, args, entry);
   std::shared_ptr<nki::ModuleAst> module;
+  nki::FunctionCode* kernel = nullptr;
   try {
     module = parse_source(source);
+    kernel = &find_kernel(*module, entry);
   } catch (const RewriteError&) {
     return sites;
   }
-  nki::FunctionCode* kernel = find_kernel(*module);
-  if (!kernel) return sites;
   // An AST rewrite the form covers is not offered twice (retired_by_form, covered_by_form): each
   // style gets the form's sites alike. reorder_reuse exists under one name in both: the form's
   // replaces the AST one on the kernels where it finds sites.
@@ -144,24 +145,23 @@ std::vector<Site> find_sites(const std::string& source, const std::vector<loopne
     } catch (const RewriteError&) {
     }
   }
-  drop_sites_beyond_limits(source, args, sites);
+  drop_sites_beyond_limits(source, args, entry, sites);
   if (form_sites) sites.insert(sites.end(), form_sites->begin(), form_sites->end());
   return sites;
 }
 
-std::string apply_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args) {
+std::string apply_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args,
+                       const std::string& entry) {
   // A loop-nest site names its op by its anchor in the nest; a catalogue site by its line.
   if (site.params.count("anchor") && is_loopnest_transform(site.transform)) {
-    std::string out = apply_loopnest_site(source, site, args);
+    std::string out = apply_loopnest_site(source, site, args, entry);
     auto printed = parse_source(out);
     return import_used_aliases(*printed) ? nki::print_module(*printed) : out;
   }
   const Transform* t = find_transform(site.transform);
   if (!t) throw RewriteError(fmt::format("unknown transformation '{}'", site.transform));
   auto module = parse_source(source);
-  nki::FunctionCode* kernel = find_kernel(*module);
-  if (!kernel) throw RewriteError("no kernel function (@nki.jit def) in the source");
-  t->apply(kernel->body, site);
+  t->apply(find_kernel(*module, entry).body, site);
   import_used_aliases(*module);
   return nki::print_module(*module);
 }

@@ -46,12 +46,16 @@ class Transform {
 const std::vector<std::unique_ptr<Transform>>& catalogue();
 const Transform* find_transform(const std::string& name);  // null when unknown
 
-// All sites of every transform in `source` (empty when it does not parse). With the task's kernel
-// arguments, a kernel that lifts to the loop-nest form gets the form's sites (loopnest_catalogue.h)
-// in place of the AST rewrites the form covers.
-std::vector<Site> find_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args = {});
-// Parses `source`, applies `site` and prints the kernel back. Throws RewriteError.
-std::string apply_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args = {});
+// All sites of every transform in `source` (empty when it does not parse or has no function to
+// run). With the task's kernel arguments, a kernel that lifts to the loop-nest form gets the form's
+// sites (loopnest_catalogue.h) in place of the AST rewrites the form covers. `entry`: the function
+// of the file, as `eval --entry` names it ("" = the file's default: find_kernel).
+std::vector<Site> find_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args = {},
+                             const std::string& entry = "");
+// Parses `source`, applies `site` to the function `entry` names and prints the kernel back.
+// Throws RewriteError.
+std::string apply_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args = {},
+                       const std::string& entry = "");
 
 // Factories (one file each, or grouped by theme).
 std::unique_ptr<Transform> make_fuse_silu();

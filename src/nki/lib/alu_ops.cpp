@@ -121,6 +121,12 @@ const AluOp& alu_op(const Value& v, std::string_view api, std::string_view what)
   return *op;
 }
 
+const AluOp& binary_alu_op(const Value& v, std::string_view api, std::string_view what) {
+  const AluOp& op = alu_op(v, api, what);
+  if (!op.binary) throw NkiError(ErrorKind::Type, fmt::format("{} of {} must be a binary ALU operator", what, api));
+  return op;
+}
+
 bool is_bitvec(tensor::BinaryOp op) {
   return op == B::BitAnd || op == B::BitOr || op == B::BitXor || op == B::LShift || op == B::RShift;
 }

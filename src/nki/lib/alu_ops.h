@@ -25,6 +25,10 @@ struct AluOp {
 
 // The operator an argument names; Type error naming `api`/`what` when it names none.
 const AluOp& alu_op(const Value& v, std::string_view api, std::string_view what);
+// The same for an operand slot that takes a binary operator (an instruction's op0/op1, a
+// reduction's op): Type error "op0 of nisa.tensor_scalar must be a binary ALU operator" when it
+// has no binary form. The one place this is checked: the cores take the operator as given.
+const AluOp& binary_alu_op(const Value& v, std::string_view api, std::string_view what);
 // Lookup by bare name ("add", "amax", "true_divide"); nullptr if unknown.
 const AluOp* find_alu_op(std::string_view name);
 

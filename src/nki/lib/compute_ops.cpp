@@ -219,8 +219,6 @@ Value binary_core(tensor::BinaryOp op, const Value& x, const Value& y, std::stri
 
 Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const ScalarStep& s1, std::string_view api,
                          std::optional<tensor::DType> dtype, MaskPtr mask, trn::Engine engine, bool user_engine) {
-  if (!s0.op->binary) throw NkiError(ErrorKind::Type, fmt::format("op0 of {} must be a binary ALU operator", api));
-  if (s1.op && !s1.op->binary) throw NkiError(ErrorKind::Type, fmt::format("op1 of {} must be a binary ALU operator", api));
   Instruction ins(api, trn::Opcode::TensorScalar, engine, data.shape(), std::move(mask));
   if (auto* info = ins.info()) info->engine_chosen_by_user = user_engine;
   tensor::Array d = ins.input(data);
@@ -249,8 +247,6 @@ Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const S
 
 Value scalar_tensor_tensor_core(const NkiTensorObj& data, const ScalarStep& s0, const AluOp& op1, const Value& operand1,
                                 bool reverse1, std::string_view api, std::optional<tensor::DType> dtype, MaskPtr mask) {
-  if (!s0.op->binary) throw NkiError(ErrorKind::Type, fmt::format("op0 of {} must be a binary ALU operator", api));
-  if (!op1.binary) throw NkiError(ErrorKind::Type, fmt::format("op1 of {} must be a binary ALU operator", api));
   NkiTensorObj& other = tile_arg(operand1, api, "operand1");
   check_same_partitions(data, other, api, "data", "operand1");
   if (data.storage->buffer == trn::BufferKind::Psum && other.storage->buffer == trn::BufferKind::Psum)

@@ -30,11 +30,12 @@ Value binary_core(tensor::BinaryOp op, const Value& x, const Value& y, std::stri
                   std::optional<tensor::DType> dtype, MaskPtr mask, trn::Opcode opcode, trn::Engine engine,
                   bool same_partitions);
 struct ScalarStep {
-  const AluOp* op = nullptr;
+  const AluOp* op = nullptr;  // a binary operator (binary_alu_op), or null for no step
   Value operand;
   bool reverse = false;
 };
-// data <op0> operand0 [<op1> operand1] with scalar or per-partition vector operands.
+// data <op0> operand0 [<op1> operand1] with scalar or per-partition vector operands. The steps'
+// operators are binary (the callers take them with binary_alu_op, the one check).
 Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const ScalarStep& s1, std::string_view api,
                          std::optional<tensor::DType> dtype, MaskPtr mask, trn::Engine engine, bool user_engine);
 // (data <op0> operand0) <op1> operand1 as ONE Vector Engine instruction (nisa.scalar_tensor_tensor):

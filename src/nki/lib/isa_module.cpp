@@ -95,8 +95,7 @@ std::optional<trn::Engine> engine_of(const Value& v) {
 
 Value isa_tensor_tensor(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.tensor_tensor";
-  const AluOp& op = alu_op(a["op"], api, "op");
-  if (!op.binary) throw NkiError(ErrorKind::Type, "op of nisa.tensor_tensor must be a binary ALU operator");
+  const AluOp& op = binary_alu_op(a["op"], api, "op");
   auto dtype = opt_dtype(a["dtype"], api);
   tensor::DType out = dtype.value_or(tensor::nki_promote(tile_arg(a["data1"], api, "data1").dtype(),
                                                          tile_arg(a["data2"], api, "data2").dtype()));
@@ -108,13 +107,11 @@ Value isa_tensor_tensor(Interpreter& in, BoundArgs& a) {
 Value isa_tensor_scalar(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.tensor_scalar";
   NkiTensorObj& data = tile_arg(a["data"], api, "data");
-  ScalarStep s0{&alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
+  ScalarStep s0{&binary_alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
   ScalarStep s1;
-  if (!a["op1"].is_none()) s1 = ScalarStep{&alu_op(a["op1"], api, "op1"), a["operand1"], a["reverse1"].truthy()};
+  if (!a["op1"].is_none()) s1 = ScalarStep{&binary_alu_op(a["op1"], api, "op1"), a["operand1"], a["reverse1"].truthy()};
   auto user = engine_of(a["engine"]);
   auto dtype = opt_dtype(a["dtype"], api);
-  if (!s0.op->binary) throw NkiError(ErrorKind::Type, fmt::format("op0 of {} must be a binary ALU operator", api));
-  if (s1.op && !s1.op->binary) throw NkiError(ErrorKind::Type, fmt::format("op1 of {} must be a binary ALU operator", api));
   trn::Engine engine = s1.op ? place_alu(trn::AluForm::TensorScalar, {*s0.op->binary, *s1.op->binary},
                                          dtype.value_or(data.dtype()), user, api)
                              : place_alu(trn::AluForm::TensorScalar, {*s0.op->binary}, dtype.value_or(data.dtype()),
@@ -147,7 +144,7 @@ Value isa_tensor_reduce(Interpreter& in, BoundArgs& a) {
 Value isa_tensor_scalar_reduce(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.tensor_scalar_reduce";
   NkiTensorObj& data = tile_arg(a["data"], api, "data");
-  ScalarStep s0{&alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
+  ScalarStep s0{&binary_alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
   Value r = tensor_scalar_core(data, s0, ScalarStep{}, api, opt_dtype(a["dtype"], api), mask_of(a, api),
                                trn::Engine::Vector, false);
   if (auto* res = a["reduce_res"].as<NkiTensorObj>()) {
@@ -171,8 +168,8 @@ Value isa_scan(Interpreter& in, BoundArgs& a) {
 Value isa_scalar_tensor_tensor(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.scalar_tensor_tensor";
   NkiTensorObj& data = tile_arg(a["data"], api, "data");
-  ScalarStep s0{&alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
-  return scalar_tensor_tensor_core(data, s0, alu_op(a["op1"], api, "op1"), a["operand1"], a["reverse1"].truthy(), api,
+  ScalarStep s0{&binary_alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
+  return scalar_tensor_tensor_core(data, s0, binary_alu_op(a["op1"], api, "op1"), a["operand1"], a["reverse1"].truthy(), api,
                                    opt_dtype(a["dtype"], api), mask_of(a, api));
 }
 

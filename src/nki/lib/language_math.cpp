@@ -88,8 +88,7 @@ Value nl_where(Interpreter& in, BoundArgs& a) {
 Value nl_loop_reduce(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nl.loop_reduce";
   NkiTensorObj& t = tile_arg(a["x"], api, "x");
-  const AluOp& op = alu_op(a["op"], api, "op");
-  if (!op.binary) throw NkiError(ErrorKind::Type, "op of nl.loop_reduce must be a binary ALU operator");
+  const AluOp& op = binary_alu_op(a["op"], api, "op");
   // First iteration of every listed loop: the destination is overwritten (nki-language.md 3.6).
   bool first = true;
   std::vector<Value> indices;

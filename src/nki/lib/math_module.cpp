@@ -73,7 +73,7 @@ Value math_isclose(Interpreter&, CallArgs& a) {
   for (auto& [k, v] : a.kwargs) {
     if (k == "rel_tol") rel = to_float(v, "rel_tol");
     else if (k == "abs_tol") abs_tol = to_float(v, "abs_tol");
-    else throw NkiError(ErrorKind::Type, fmt::format("math.isclose() got an unexpected keyword argument '{}'", k));
+    else throw unknown_keyword("math.isclose", k, "rel_tol, abs_tol");
   }
   if (rel < 0 || abs_tol < 0) throw NkiError(ErrorKind::Value, "tolerances must be non-negative");
   double x = to_float(a.args[0], "math.isclose() argument"), y = to_float(a.args[1], "math.isclose() argument");
@@ -87,7 +87,7 @@ Value math_prod(Interpreter& in, CallArgs& a) {
   if (a.args.size() != 1) throw NkiError(ErrorKind::Type, fmt::format("math.prod() takes exactly 1 positional argument ({} given)", a.args.size()));
   Value result = Value::from_int(1);
   for (auto& [k, v] : a.kwargs) {
-    if (k != "start") throw NkiError(ErrorKind::Type, fmt::format("math.prod() got an unexpected keyword argument '{}'", k));
+    if (k != "start") throw unknown_keyword("math.prod", k, "start");
     result = v;
   }
   auto it = in.iterate(a.args[0]);

@@ -340,7 +340,11 @@ ObjectPtr make_dataclasses_module(Interpreter& in) {
       bool found = false;
       for (auto& kw : call.kwargs)
         if (kw.first == k) kw.second = v, found = true;
-      if (!found) throw NkiError(ErrorKind::Type, fmt::format("replace() got an unexpected keyword argument '{}'", k));
+      if (!found) {
+        std::string fields;
+        for (const auto& kw : call.kwargs) fields += (fields.empty() ? "" : ", ") + kw.first;
+        throw unknown_keyword("dataclasses.replace", k, fields);
+      }
     }
     return in.call(Value(inst.cls), std::move(call));
   }));

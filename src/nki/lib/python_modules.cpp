@@ -124,7 +124,7 @@ ObjectPtr make_itertools_module(Interpreter& in) {
   add(*m, "itertools", "product", [](Interpreter& in2, CallArgs& a) {
     int64_t repeat = 1;
     for (auto& [k, v] : a.kwargs) {
-      if (k != "repeat") throw NkiError(ErrorKind::Type, fmt::format("product() got an unexpected keyword argument '{}'", k));
+      if (k != "repeat") throw unknown_keyword("itertools.product", k, "repeat");
       repeat = to_int(v, "product() repeat");
     }
     std::vector<std::vector<Value>> pools;

@@ -1,7 +1,7 @@
 // Keywords of the nl.* / nisa.* builtins are bound against the signature nki-language.md
-// documents for each function (docs/language.md "Keywords"): an unknown keyword is a TypeError
-// at the call with the caret under it (diag.keyword names it), never silently dropped, and every
-// documented keyword binds.
+// documents for each function (docs/language.md "Keywords"): an unknown keyword is a compile
+// error (ErrorKind::UnknownKeyword, Python's TypeError for `except`) at the call with the caret
+// under it (diag.keyword names it), never silently dropped, and every documented keyword binds.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -119,8 +119,8 @@ TEST(KeywordBinding, EveryDocumentedKeywordBinds) {
   }
 }
 
-// Every registered function refuses a keyword it does not take: a TypeError naming the keyword
-// (typed, diag.keyword) that lists what it takes; the APIs refused as a whole are Unsupported.
+// Every registered function refuses a keyword it does not take: UnknownKeyword naming the keyword
+// (typed, diag.keyword) and listing what it takes; the APIs refused as a whole are Unsupported.
 TEST(KeywordBinding, EveryFunctionRefusesAnUnknownKeyword) {
   Harness h;
   int with_signature = 0;
@@ -137,12 +137,13 @@ TEST(KeywordBinding, EveryFunctionRefusesAnUnknownKeyword) {
         continue;
       }
       ++with_signature;
-      EXPECT_EQ(e.diag.kind, ErrorKind::Type) << name << ": " << e.diag.message;
+      EXPECT_EQ(e.diag.kind, ErrorKind::UnknownKeyword) << name << ": " << e.diag.message;
       EXPECT_EQ(e.diag.keyword, kUnknown) << name << ": " << e.diag.message;
-      EXPECT_NE(e.diag.message.find(sig->name + "() got an unexpected keyword argument"), std::string::npos)
+      EXPECT_NE(e.diag.message.find(sig->name + " has no keyword '" + kUnknown + "'"), std::string::npos)
           << e.diag.message;
-      if (!sig->params.empty())
-        EXPECT_NE(e.diag.message.find("it takes " + sig->params[0].name), std::string::npos) << e.diag.message;
+      EXPECT_NE(e.diag.message.find("accepted: " + (sig->params.empty() ? std::string("none") : sig->params[0].name)),
+                std::string::npos)
+          << e.diag.message;
     }
   }
   EXPECT_GT(with_signature, 100) << "the nl and nisa modules should be walked";
@@ -169,10 +170,9 @@ TEST(KeywordBinding, AMisspelledKeywordIsReportedAtTheKeyword) {
   Harness h;
   const std::string line = "    y = nl.matmul(x, x, transpose_y=True)";
   NkiError e = run_expecting_error(h, kernel_with(line));
-  EXPECT_EQ(e.diag.kind, ErrorKind::Type);
+  EXPECT_EQ(e.diag.kind, ErrorKind::UnknownKeyword);
   EXPECT_EQ(e.diag.keyword, "transpose_y");
-  EXPECT_EQ(e.diag.message,
-            "nl.matmul() got an unexpected keyword argument 'transpose_y'; it takes x, y, transpose_x, mask");
+  EXPECT_EQ(e.diag.message, "nl.matmul has no keyword 'transpose_y'; accepted: x, y, transpose_x, mask");
   EXPECT_EQ(e.diag.loc.line, 9u);
   EXPECT_EQ(e.diag.loc.col, line.find("transpose_y") + 1);
   EXPECT_EQ(e.diag.loc.end_col, line.find("transpose_y") + 1 + std::string("transpose_y").size());
@@ -184,7 +184,7 @@ TEST(KeywordBinding, AMisspelledKeywordIsReportedAtTheKeyword) {
 TEST(KeywordBinding, AReductionsUndocumentedKeywordIsRefused) {
   Harness h;
   NkiError e = run_expecting_error(h, kernel_with("    y = nl.max(x, axis=1, initial=0.0)"));
-  EXPECT_EQ(e.diag.kind, ErrorKind::Type);
+  EXPECT_EQ(e.diag.kind, ErrorKind::UnknownKeyword);
   EXPECT_EQ(e.diag.keyword, "initial");
 }
 
@@ -214,9 +214,49 @@ TEST(KeywordBinding, AUserFunctionsUnknownKeywordPointsAtIt) {
   Harness h;
   const std::string line = "    y = helper(x, scael=2.0)";
   NkiError e = run_expecting_error(
-      h, kernel_with(line).replace(0, 0, "def helper(t, scale=1.0):\n    return t\n"));
+      h, kernel_with(line).replace(0, 0, "def helper(t, scale=1.0, *, mode=None):\n    return t\n"));
+  EXPECT_EQ(e.diag.kind, ErrorKind::UnknownKeyword);
   EXPECT_EQ(e.diag.keyword, "scael");
+  EXPECT_EQ(e.diag.message, "helper has no keyword 'scael'; accepted: t, scale, mode");
   EXPECT_EQ(e.diag.loc.col, line.find("scael") + 1);
+}
+
+// Python semantics for user code: the binding fails when the call runs, as Python's TypeError,
+// so `except TypeError` catches it (and a call that never runs is no error); a helper taking
+// **kwargs takes any keyword.
+TEST(KeywordBinding, AnUnknownKeywordIsPythonsTypeErrorForExcept) {
+  Harness h;
+  auto mod = h.load_text("caught.py", R"(
+def helper(t, scale=1.0):
+  return t
+
+
+def never_called():
+  return helper(1, scael=2.0)
+
+
+def extras(t, **options):
+  return sorted(options)
+
+
+caught = []
+try:
+  helper(1, scael=2.0)
+except TypeError as e:
+  caught.append('helper')
+try:
+  import math
+  math.isclose(1.0, 1.0, rel=1e-3)
+except TypeError as e:
+  caught.append('isclose')
+names = extras(1, scael=2.0, mode=3)
+)");
+  auto caught = mod->attrs.at("caught").as<ListObj>();
+  ASSERT_NE(caught, nullptr);
+  ASSERT_EQ(caught->items.size(), 2u);
+  EXPECT_EQ(caught->items[0].repr(), "'helper'");
+  EXPECT_EQ(caught->items[1].repr(), "'isclose'");
+  EXPECT_EQ(mod->attrs.at("names").repr(), "['mode', 'scael']");
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ TEST(NumpyModule, BadInputGivesLocatedErrors) {
   expect_error("a = np.zeros(3, np.int32)\na += 0.5", ErrorKind::Type, "same_kind");
   expect_error("bool(np.zeros(3))", ErrorKind::Value, "ambiguous");
   expect_error("np.max(np.zeros((0,)))", ErrorKind::Value, "zero-size array");
-  expect_error("np.exp(np.zeros(2), foo=1)", ErrorKind::Type, "foo");
+  expect_error("np.exp(np.zeros(2), foo=1)", ErrorKind::UnknownKeyword, "np.exp has no keyword 'foo'");
 }
 
 TEST(NumpyModule, ScalarsAndViews) {

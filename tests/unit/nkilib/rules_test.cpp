@@ -74,6 +74,19 @@ const RuleCase kCases[] = {
      "err_hbm_tensor_with_init_value_not_supported"},
     {"not_an_alu_op", "    t = nl.load(a[0:128, 0:64])\n    u = nisa.tensor_tensor(t, t, op=3)", ErrorKind::Type,
      "op of nisa.tensor_tensor must be an ALU operator"},
+    // An operand slot of a binary operator named a unary one: one check (binary_alu_op), at the
+    // call, for every instruction taking such a slot.
+    {"tensor_scalar_unary_op0", "    t = nl.load(a[0:128, :])\n    u = nisa.tensor_scalar(t, op0=nl.exp, operand0=1.0)",
+     ErrorKind::Type, "op0 of nisa.tensor_scalar must be a binary ALU operator"},
+    {"tensor_scalar_unary_op1",
+     "    t = nl.load(a[0:128, :])\n    u = nisa.tensor_scalar(t, op0=nl.add, operand0=1.0, op1=nl.exp, operand1=2.0)",
+     ErrorKind::Type, "op1 of nisa.tensor_scalar must be a binary ALU operator"},
+    {"tensor_scalar_reduce_unary_op0",
+     "    t = nl.load(a[0:128, :])\n    r = nl.ndarray((128, 1), dtype=np.float32, buffer=nl.sbuf)\n"
+     "    u = nisa.tensor_scalar_reduce(data=t, op0=nl.exp, operand0=1.0, reduce_op=nl.add, reduce_res=r)",
+     ErrorKind::Type, "op0 of nisa.tensor_scalar_reduce must be a binary ALU operator"},
+    {"tensor_tensor_unary_op", "    t = nl.load(a[0:128, :])\n    u = nisa.tensor_tensor(t, t, op=nl.exp)",
+     ErrorKind::Type, "op of nisa.tensor_tensor must be a binary ALU operator"},
 };
 
 class RuleTest : public ::testing::TestWithParam<RuleCase> {};

@@ -194,8 +194,28 @@ void check_bitvec_dtypes(tensor::BinaryOp op, std::initializer_list<tensor::DTyp
                                               api, name, tensor::name(out), why));
 }
 
+namespace {
+
+// A 32-bit integer add, subtract or multiply runs on GpSimd's integer lanes ("32-bit integer
+// add/subtract/multiply run on GpSimd", nki-language.md 8.3; "16x FP32/INT32 lanes",
+// trainium-performance.md §2, the ALU table's row in trn/alu_engines.h): exact, where the fp32
+// datapath of the other engines rounds above 2^24. An outside author's gather index, a row base
+// of up to 33.5M plus a label, came out one element off. A scalar operand counts as integer when
+// its value is whole.
+bool integer_lanes(tensor::BinaryOp op, const tensor::Array& a, const tensor::Array& b, tensor::DType out) {
+  if (op != B::Add && op != B::Sub && op != B::Mul) return false;
+  if (!trn::is_integer32(out) || !tensor::is_integer(a.dtype())) return false;
+  if (tensor::is_integer(b.dtype())) return true;
+  if (b.size() != 1) return false;
+  double v = b.item();
+  return std::isfinite(v) && v == std::trunc(v);
+}
+
+}  // namespace
+
 tensor::Array apply_binary(tensor::BinaryOp op, const tensor::Array& a, const tensor::Array& b, tensor::DType out) {
-  return tensor::binary(op, a, b, is_bitvec(op) ? tensor::DType::Int64 : tensor::DType::Float32, out);
+  const bool exact = is_bitvec(op) || integer_lanes(op, a, b, out) || integer_lanes(op, b, a, out);
+  return tensor::binary(op, a, b, exact ? tensor::DType::Int64 : tensor::DType::Float32, out);
 }
 
 double apply_scalar(tensor::BinaryOp op, double a, double b) {

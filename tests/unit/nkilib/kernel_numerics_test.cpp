@@ -208,3 +208,47 @@ def kernel(x, y):
 
 }  // namespace
 }  // namespace nki::lib
+
+namespace nki::lib {
+namespace {
+
+// 32-bit integer add / subtract / multiply run on GpSimd's integer lanes: exact above 2^24, where
+// the fp32 datapath rounds. A gather index computed as a row base (iota) plus a label must name
+// the element it means (an outside author's cross-entropy ladder picked a neighbour).
+TEST(KernelNumerics, Int32AddSubtractMultiplyAreExactAboveTwoToThe24) {
+  Harness h;
+  auto mod = h.load_text("int_index.py", R"(import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def kernel(lab):
+    out = nl.ndarray((128, 3), dtype=nl.int32, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    l = nl.load(lab)
+    base = nisa.iota((3968 + i_p) * 8192, dtype=nl.int32)
+    s = nisa.tensor_tensor(base, l, np.add, engine=nisa.gpsimd_engine)
+    d = nl.subtract(base, l)
+    m = nisa.tensor_scalar(l, np.multiply, 1000003, dtype=nl.int32)
+    nl.store(out[:, 0:1], value=s)
+    nl.store(out[:, 1:2], value=d)
+    nl.store(out[:, 2:3], value=m)
+    return out
+)");
+  std::vector<double> labels(128);
+  for (int64_t i = 0; i < 128; ++i) labels[size_t(i)] = double(3 * i + 1);
+  auto lab = tensor::Array::from_values({128, 1}, tensor::DType::Int32, labels);
+  auto r = h.run_module(*mod, {lab});
+  ASSERT_EQ(r.outputs.size(), 1u);
+  for (int64_t i = 0; i < 128; ++i) {
+    const int64_t base = (3968 + i) * 8192, l = 3 * i + 1;
+    EXPECT_EQ(int64_t(at(r.outputs[0], i, 0)), base + l) << i;
+    EXPECT_EQ(int64_t(at(r.outputs[0], i, 1)), base - l) << i;
+    EXPECT_EQ(int64_t(at(r.outputs[0], i, 2)), l * 1000003) << i;
+  }
+}
+
+}  // namespace
+}  // namespace nki::lib

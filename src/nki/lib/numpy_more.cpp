@@ -1,5 +1,5 @@
 // More numpy functions that references by other authors use: var/std, cumsum/cumprod,
-// argmax/argmin, round, tile, hstack/vstack, flip, outer, take_along_axis, moveaxis, arctan2,
+// argmax/argmin, round, tile, hstack/vstack, flip, outer, take, take_along_axis, moveaxis, arctan2,
 // finfo/iinfo. Each follows numpy 1.24's result dtypes; the ndarray methods of the same names
 // call these (numpy_ndarray_methods.cpp).
 #include <cmath>
@@ -209,6 +209,39 @@ Value take_along_axis(Interpreter& in, BoundArgs& a) {
   return make_array(Array::from_values(shape, x.dtype(), vals));
 }
 
+// np.take(a, indices, axis=None): the elements (axis None: of the flattened array) or the slices
+// along `axis` at `indices`, in the shape a.shape[:axis] + indices.shape + a.shape[axis + 1:]
+// (references of gather kernels: an embedding lookup, a label pick).
+Value take(Interpreter& in, BoundArgs& a) {
+  Array x = to_array(in, a["a"]), idx = to_array(in, a["indices"]);
+  if (!tensor::is_integer(idx.dtype()) && idx.size() > 0)
+    throw NkiError(ErrorKind::Type, "`indices` of np.take must be an integer array");
+  const bool flat = a["axis"].is_none();
+  if (flat) x = tensor::reshape(x.contiguous(), {x.size()});
+  int axis = flat ? 0 : normal_axis(to_int(a["axis"], "axis"), x.ndim(), "take");
+  tensor::Shape shape(x.shape().begin(), x.shape().begin() + axis);
+  shape.insert(shape.end(), idx.shape().begin(), idx.shape().end());
+  shape.insert(shape.end(), x.shape().begin() + axis + 1, x.shape().end());
+  Array src = tensor::astype(x, DType::Float64).contiguous();
+  Array ix = tensor::astype(idx, DType::Int64).contiguous();
+  int64_t srclen = x.shape()[size_t(axis)], inner = 1, outer = 1;
+  for (size_t k = size_t(axis) + 1; k < x.shape().size(); ++k) inner *= x.shape()[k];
+  for (int k = 0; k < axis; ++k) outer *= x.shape()[size_t(k)];
+  std::vector<double> vals;
+  vals.reserve(size_t(outer * ix.size() * inner));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < ix.size(); ++j) {
+      int64_t k = ix.i64()[j];
+      if (k < -srclen || k >= srclen)
+        throw NkiError(ErrorKind::Index, fmt::format("index {} is out of bounds for axis {} with size {}", k, axis, srclen));
+      if (k < 0) k += srclen;
+      for (int64_t i = 0; i < inner; ++i) vals.push_back(src.f64()[(o * srclen + k) * inner + i]);
+    }
+  // A scalar index into the flattened array is a numpy scalar, as numpy gives it.
+  if (flat && idx.ndim() == 0) return make_scalar(x.dtype(), vals.at(0));
+  return make_array(Array::from_values(shape, x.dtype(), vals));
+}
+
 // np.moveaxis(a, source, destination) for one axis.
 Value moveaxis(Interpreter& in, BoundArgs& a) {
   Array x = to_array(in, a["a"]);
@@ -287,6 +320,7 @@ void add_more_functions(ModuleObj& m) {
     return binary_ufunc(in, BinaryOp::Mul, make_array(x), make_array(y), "multiply");
   });
   add_function(m, "take_along_axis", {req("arr"), req("indices"), req("axis")}, take_along_axis);
+  add_function(m, "take", {req("a"), req("indices"), opt("axis")}, take);
   add_function(m, "moveaxis", {req("a"), req("source"), req("destination")}, moveaxis);
   add_function(m, "finfo", {req("dtype")}, [](Interpreter&, BoundArgs& a) { return type_info(a["dtype"], true); });
   add_function(m, "iinfo", {req("int_type")}, [](Interpreter&, BoundArgs& a) { return type_info(a["int_type"], false); });

@@ -1,5 +1,5 @@
 # numpy functions that references by other authors use beyond the NKIBench subset: var/std,
-# cumsum/cumprod, argmax/argmin, round, tile, hstack/vstack, stack, flip, outer, take_along_axis,
+# cumsum/cumprod, argmax/argmin, round, tile, hstack/vstack, stack, flip, outer, take, take_along_axis,
 # moveaxis, fmod, finfo/iinfo, and the ndarray methods of the same names.
 import numpy as np
 
@@ -18,6 +18,8 @@ print(np.flip(y), np.flip(y, axis=1), np.flip(np.arange(4)))
 print(np.outer(np.arange(3), np.array([1.0, 2.0], dtype=np.float32)))
 idx = np.array([[2, 0], [1, 1]])
 print(np.take_along_axis(y, idx, axis=1), np.take_along_axis(y, np.argmax(y, axis=1)[:, None], axis=1))
+print(np.take(y, [2, 0]), np.take(y, idx, axis=1), np.take(y, np.array([1, 1, 0]), axis=0), np.take(np.arange(10), [[1, 2], [3, -1]]))
+print(np.take(y, np.array([0, 2]), axis=-1).dtype, np.take(y, 4), np.take(np.arange(6).reshape(1, 2, 3), [2, 0], axis=2).shape)
 print(np.moveaxis(np.zeros((2, 3, 4)), 0, -1).shape, np.moveaxis(np.zeros((2, 3, 4)), -1, 0).shape)
 print(np.fmod(np.array([-3.5, 3.5, -7.0]), 2.0), np.remainder(np.array([-3.5, 3.5]), 2.0), np.fmod(np.array([-7, 7]), 3))
 print(np.finfo(np.float32).max, np.finfo(np.float32).min, np.finfo(np.float32).eps, np.finfo(np.float16).max == 65504, np.finfo(np.float64).bits)

@@ -112,10 +112,6 @@ inline const AluEngineRow& alu_engines(AluForm form, AluOp op, bool integer32) {
   return alu_engine_table.back();  // not reached: the last two rows cover every operation
 }
 
-inline bool alu_runs_on(AluForm form, AluOp op, bool integer32, Engine e) {
-  return alu_engines(form, op, integer32).allowed & engine_bit(e);
-}
-
 // An instruction applying several operations (tensor_scalar's op0 and op1): the engines all of
 // them may run on, and the compiler's pick among those (the first operation's when it is one of
 // them, else the next's). `row` is the most restrictive operation's row, for error messages.

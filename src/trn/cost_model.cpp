@@ -117,8 +117,8 @@ bool fast_alu(AluOp op) {
 // per-partition operand ([P, 1], read once per partition like an immediate) is not streamed, so
 // its dtype does not take the instruction off the 16-bit path (ARCH3 names "input and output").
 bool streamed_16bit(const InstructionInfo& inst) {
-  auto narrow = [](const Operand& o) { return o.free_elements <= 1 || (o.dtype_bytes <= 2 && !o.fp32); };
-  return std::all_of(inst.inputs.begin(), inst.inputs.end(), narrow) && all_16bit_outputs(inst);
+  auto streamed_narrow = [](const Operand& o) { return o.free_elements <= 1 || narrow_operand(o); };
+  return std::all_of(inst.inputs.begin(), inst.inputs.end(), streamed_narrow) && all_16bit_outputs(inst);
 }
 
 // NC-v3 VectorE performance mode (ARCH3): 16-bit tensor_copy / tensor_scalar reach 4x with SBUF

@@ -257,6 +257,7 @@ void assign_into(Interpreter& in, const NkiTensorObj& dst0, const Value& value) 
   KernelContext& ctx = KernelContext::current();
   bool reduce = v->loop_reduce && !v->loop_reduce->first_iteration;
   if (v->produced_by) check_destination(*v->produced_by, dst);
+  trn::Record* pending = ctx.pending_for(v);
   // The instruction writes `dst` itself, so its engine must reach dst's memory. A memset the
   // kernel left to the compiler ("Vector or GpSimd engine", nki-language.md 8.3) is placed where it
   // can: zeroing a PSUM accumulator is a Vector Engine memset.
@@ -264,10 +265,10 @@ void assign_into(Interpreter& in, const NkiTensorObj& dst0, const Value& value) 
     if (v->produced_by != trn::Opcode::Memset || !v->engine_left_to_compiler)
       throw NkiError(ErrorKind::Rule, "the GpSimd engine cannot access PSUM (its result is assigned into a PSUM tile); "
                                       "run it on the Vector or Scalar engine");
-    if (trn::Record* pending = ctx.pending_for(v)) pending->inst.engine = trn::Engine::Vector;
+    if (pending) pending->inst.engine = trn::Engine::Vector;
     v->produced_on = trn::Engine::Vector;
   }
-  if (trn::Record* pending = ctx.pending_for(v)) {
+  if (pending) {
     if (ctx.numerics && !region.box.empty()) {
       tensor::Array val = read_region(src, operand_box(src.shape(), dst.shape(), region.box));
       if (reduce) val = apply_binary(v->loop_reduce->op, read_region(dst, region.box), val, dst.dtype());

@@ -179,6 +179,14 @@ Value flip_values(Interpreter& in, BoundArgs& a) {
   return make_array(Array::from_values(x.shape(), x.dtype(), vals));
 }
 
+// An index along `axis` of length `len` as numpy reads it: negative counts from the end, outside
+// [-len, len) is an IndexError.
+int64_t index_on_axis(int64_t k, int axis, int64_t len) {
+  if (k < -len || k >= len)
+    throw NkiError(ErrorKind::Index, fmt::format("index {} is out of bounds for axis {} with size {}", k, axis, len));
+  return k < 0 ? k + len : k;
+}
+
 // np.take_along_axis(arr, indices, axis): arr's elements at `indices` along `axis`.
 Value take_along_axis(Interpreter& in, BoundArgs& a) {
   Array x = to_array(in, a["arr"]), idx = to_array(in, a["indices"]);
@@ -200,10 +208,7 @@ Value take_along_axis(Interpreter& in, BoundArgs& a) {
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < len; ++j)
       for (int64_t i = 0; i < inner; ++i) {
-        int64_t k = ix.i64()[(o * len + j) * inner + i];
-        if (k < -srclen || k >= srclen)
-          throw NkiError(ErrorKind::Index, fmt::format("index {} is out of bounds for axis {} with size {}", k, axis, srclen));
-        if (k < 0) k += srclen;
+        int64_t k = index_on_axis(ix.i64()[(o * len + j) * inner + i], axis, srclen);
         vals[size_t((o * len + j) * inner + i)] = src.f64()[(o * srclen + k) * inner + i];
       }
   return make_array(Array::from_values(shape, x.dtype(), vals));
@@ -231,10 +236,7 @@ Value take(Interpreter& in, BoundArgs& a) {
   vals.reserve(size_t(outer * ix.size() * inner));
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < ix.size(); ++j) {
-      int64_t k = ix.i64()[j];
-      if (k < -srclen || k >= srclen)
-        throw NkiError(ErrorKind::Index, fmt::format("index {} is out of bounds for axis {} with size {}", k, axis, srclen));
-      if (k < 0) k += srclen;
+      int64_t k = index_on_axis(ix.i64()[j], axis, srclen);
       for (int64_t i = 0; i < inner; ++i) vals.push_back(src.f64()[(o * srclen + k) * inner + i]);
     }
   // A scalar index into the flattened array is a numpy scalar, as numpy gives it.

@@ -5,6 +5,7 @@
 // an int32 add written in the three styles (legacy nl, nisa, the newer destination-first API)
 // lifts onto the engine the trace runs it on.
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -229,6 +230,19 @@ TEST(AluEngineTable, TheScalarEngineRunsOnlyMultiplyAddTensorScalars) {
                trn::engine_bit(trn::Engine::Scalar));
 }
 
+// The error the interpreter's engine check raises tracing `text` on two inputs of `dtype`; none
+// when it runs.
+std::optional<nki::NkiError> refusal(const char* text, const std::string& dtype) {
+  nki::lib::testing::Harness h;
+  trn::TraceBuffer trace;
+  try {
+    h.run_module(*h.load_text("refuse.py", text), {input_of(dtype), input_of(dtype)}, false, &trace);
+  } catch (const nki::NkiError& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
 TEST(AluEngineTable, TheCheckRefusesASubtractTensorScalarOnTheScalarEngine) {
   const char* text = R"(import numpy as np
 import neuronxcc.nki as nki
@@ -245,17 +259,12 @@ def kernel(a, b):
     nl.store(out, value=t)
     return out
 )";
-  nki::lib::testing::Harness h;
-  trn::TraceBuffer trace;
-  try {
-    h.run_module(*h.load_text("refuse.py", text), {input_of("float32"), input_of("float32")}, false, &trace);
-    FAIL() << "a subtract tensor_scalar ran on the Scalar Engine";
-  } catch (const nki::NkiError& e) {
-    EXPECT_EQ(e.diag.kind, nki::ErrorKind::Rule);
-    EXPECT_EQ(e.diag.loc.line, 11u) << e.what();
-    EXPECT_NE(std::string(e.what()).find("other than multiply-then-add, multiply or add"), std::string::npos)
-        << e.what();
-  }
+  auto e = refusal(text, "float32");
+  ASSERT_TRUE(e) << "a subtract tensor_scalar ran on the Scalar Engine";
+  EXPECT_EQ(e->diag.kind, nki::ErrorKind::Rule);
+  EXPECT_EQ(e->diag.loc.line, 11u) << e->what();
+  EXPECT_NE(std::string(e->what()).find("other than multiply-then-add, multiply or add"), std::string::npos)
+      << e->what();
 }
 
 // The check refuses an engine= the table does not allow, naming the operation.
@@ -275,15 +284,10 @@ def kernel(a, b):
     nl.store(out, value=s)
     return out
 )";
-  nki::lib::testing::Harness h;
-  trn::TraceBuffer trace;
-  try {
-    h.run_module(*h.load_text("refuse.py", text), {input_of("int32"), input_of("int32")}, false, &trace);
-    FAIL() << "an int32 add on the Vector Engine ran";
-  } catch (const nki::NkiError& e) {
-    EXPECT_EQ(e.diag.kind, nki::ErrorKind::Rule);
-    EXPECT_NE(std::string(e.what()).find("GpSimd Engine only, not on the Vector Engine"), std::string::npos) << e.what();
-  }
+  auto e = refusal(text, "int32");
+  ASSERT_TRUE(e) << "an int32 add on the Vector Engine ran";
+  EXPECT_EQ(e->diag.kind, nki::ErrorKind::Rule);
+  EXPECT_NE(std::string(e->what()).find("GpSimd Engine only, not on the Vector Engine"), std::string::npos) << e->what();
 }
 
 }  // namespace

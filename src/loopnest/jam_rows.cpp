@@ -346,6 +346,10 @@ class UnrollJam : public Transform {
             bool touches_block = false;
             for (auto& op : n.ops)
               for (const Access* w : writes(op)) touches_block = touches_block || uses_loop(*w, c.l);
+            // Printed from the form, too, when its text names a binding of the row that is no
+            // longer printed (`rb = t // ncb` after `t = t_blk * 8 + t_in`: the row block's scale
+            // load depends on t_blk alone, yet its text reads rb).
+            for (const auto& name : c.var_names) touches_block = touches_block || mentions(*c.k, n, name);
             if (touches_block) out.push_back(copy_node(c, n, 0));
             else out.push_back(std::move(n));
             break;

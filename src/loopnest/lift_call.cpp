@@ -502,6 +502,20 @@ AValue Lifter::access_pattern(const AValue& self, const std::vector<AValue>& pos
 
 AValue Lifter::call(const CallExpr& c) {
   AValue f = eval(*c.func);
+  // A call with a mask: its operands may reach past a dim where the mask leaves them out (a ragged
+  // last row block `x[nl.ds(i * 128, 128), c]` under `mask=(i * 128 + p < M)`, nki-language.md 3.9:
+  // bounds checking applies only to unmasked elements). Their slices are not refused while they are
+  // read; the masked operation is not bounds-checked as a whole (check_access).
+  const bool masked = std::any_of(c.keywords.begin(), c.keywords.end(), [](const Keyword& k) {
+    return k.name == "mask" && k.value &&
+           !(k.value->kind == ExprKind::Constant && static_cast<const ConstantExpr&>(*k.value).value.is_none());
+  });
+  struct Guard {
+    int& n;
+    bool on;
+    ~Guard() { n -= on ? 1 : 0; }
+  } guard{guarded, masked};
+  guarded += masked ? 1 : 0;
   std::vector<AValue> pos;
   std::vector<const Expr*> pos_exprs;
   for (auto& a : c.args) {

@@ -650,6 +650,19 @@ AValue Lifter::eval(const Expr& e) {
           if (x < 0 || x >= n) fail(e.span, fmt::format("'{}': index out of range", print_expr(e)));
           return base.items[static_cast<size_t>(x)];
         }
+        // A list of integers in arithmetic progression indexed by a loop variable (`col_offsets[j]`
+        // of `col_offsets = [j * COLS for j in range(n)]`): item a + b * k at index k, for every
+        // index the loops give.
+        if (i.k == K::Int && !base.items.empty() &&
+            std::all_of(base.items.begin(), base.items.end(),
+                        [](const AValue& v) { return v.k == K::Int && v.i.is_constant(); })) {
+          const int64_t n = static_cast<int64_t>(base.items.size()), a = base.items[0].i.constant();
+          const int64_t b = n > 1 ? base.items[1].i.constant() - a : 0;
+          bool progression = true;
+          for (int64_t k = 0; k < n; ++k) progression = progression && base.items[static_cast<size_t>(k)].i.constant() == a + b * k;
+          auto r = value_range(i.i, ranges());
+          if (progression && r && r->first >= 0 && r->second < n) return AValue::of_int(i.i * b + IExpr(a));
+        }
         fail(e.span, fmt::format("'{}': a tuple indexed by a loop-dependent value", print_expr(e)));
       }
       fail(e.span, fmt::format("the subscript '{}'", print_expr(e)));

@@ -167,6 +167,25 @@ std::optional<std::string> open_checked(Kernel& opened, int& count, int* composi
   return std::nullopt;
 }
 
+// `k` with its flattened loops split (unflatten_loops), printed and lifted again: the moves then
+// see the split nest as an author who wrote it would give it (a move that copies a statement as
+// written copies the printed one). The number split (0, `k` unchanged, when none is or the result
+// does not print back).
+int unflatten_checked(Kernel& k) {
+  auto args = own_args(k);
+  if (!args) return 0;
+  Kernel split = k;
+  try {
+    const int count = unflatten_loops(split);
+    if (count) k = lift_source(k.module->file->path, emit_checked(split, *args), *args, k.entry);
+    return count;
+  } catch (const TransformError&) {
+  } catch (const EmitError&) {
+  } catch (const LiftError&) {
+  }
+  return 0;
+}
+
 }  // namespace
 
 Kernel reprinted(const Kernel& k) {
@@ -195,15 +214,29 @@ std::vector<Site> find_sites(const Kernel& k) {
   // Also with its composite calls (nl.softmax) spelled out: a move on their instructions (the row
   // sum into the activation) is offered on the kernel as written, with the parameter
   // composites=open, rather than only after an opening that by itself gains nothing.
+  // And with its flattened loops split into their nest (unflatten.cpp), when that prints back: a
+  // flattened loop's anchors name its one trip (`448/load#0`) where the nest's name two
+  // (`32x14/load#0`), so a site of the split kernel repeats one of the kernel's when the move, its
+  // parameters (but the loop's name) and the anchor's operation are the same.
   Kernel opened = k;
   int count = 0, composites = 0;
-  if (open_checked(opened, count, &composites) || count + composites == 0) return out;
+  if (open_checked(opened, count, &composites)) opened = k, count = composites = 0;
+  const int split = unflatten_checked(opened);
+  if (count + composites + split == 0) return out;
+  auto repeat_key = [&](const Site& s) {
+    if (!split) return s.transform + " " + s.anchor;
+    std::string key = s.transform + " " + s.anchor.substr(s.anchor.find('/') + 1);
+    for (const auto& [name, value] : s.params)
+      if (name != "loop") key += " " + name + "=" + value;
+    return key;
+  };
   std::set<std::string> seen;
-  for (const auto& s : out) seen.insert(s.transform + " " + s.anchor);
+  for (const auto& s : out) seen.insert(repeat_key(s));
   for (auto& s : sites_of(opened)) {
-    if (seen.count(s.transform + " " + s.anchor)) continue;
+    if (seen.count(repeat_key(s))) continue;
     if (count) s.params["helpers"] = "open";
     if (composites) s.params["composites"] = "open";
+    if (split) s.params["flat_loops"] = "split";
     out.push_back(std::move(s));
   }
   return out;
@@ -299,10 +332,21 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   Site inner = site;
   if (inner.params.erase("helpers")) open_helpers(k);
   if (inner.params.erase("composites")) open_composites(k);
+  // The split nest printed and lifted again, as find_sites offered its sites (unflatten_checked).
+  std::string source = text;
+  if (inner.params.erase("flat_loops") && unflatten_loops(k) > 0) {
+    try {
+      source = emit_checked(k, args);
+    } catch (const EmitError& e) {
+      throw TransformError(fmt::format("{}: the kernel with its flattened loops split cannot be printed back: {}",
+                                       site.key(), e.what()));
+    }
+    k = lift_source(path, source, args, entry);
+  }
   const ResultBaseline base = baseline_of(k);
   t.apply(k, inner);
   if (auto why = result_refusal(base, k)) throw TransformError(site.key() + *why);
-  if (auto edited = rebound_size(k, path, text, args, site)) return *edited;
+  if (auto edited = rebound_size(k, path, source, args, site)) return *edited;
   try {
     return emit_checked(k, args);
   } catch (const EmitError& e) {
@@ -541,15 +585,20 @@ std::string symbol_of(const Op& op, const char* name) {
 }
 
 bool mentions(const Kernel& k, const Node& n, const std::string& name) {
-  if (!n.origin || name.empty()) return false;
+  if (name.empty()) return false;
   auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-  for (uint32_t line = n.origin->span.line; line <= n.origin->span.end_line; ++line) {
-    std::string text = k.module->file->line_text(line);
+  auto names = [&](const std::string& text) {
     for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
       bool left = at == 0 || !word(text[at - 1]), right = at + name.size() >= text.size() || !word(text[at + name.size()]);
       if (left && right) return true;
     }
-  }
+    return false;
+  };
+  // A node a transformation wrote (a binding `t = t_blk * 14 + t_in`) is printed from its patch.
+  if (n.kind == NodeKind::Meta && !n.patch.empty()) return names(n.patch);
+  if (!n.origin) return false;
+  for (uint32_t line = n.origin->span.line; line <= n.origin->span.end_line; ++line)
+    if (names(k.module->file->line_text(line))) return true;
   return false;
 }
 

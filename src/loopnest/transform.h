@@ -86,6 +86,10 @@ ResultBaseline baseline_of(const Kernel& k);
 // site is listed that applying refuses. nullopt when the result stands.
 std::optional<std::string> result_refusal(const ResultBaseline& before, Kernel& after);
 
+// Splits every flattened loop (`for t in range(R * NJ)` indexed by `t // NJ` and `t % NJ`) into
+// its nest, t_blk over R around t_in over NJ, the body as written under `t = t_blk * NJ + t_in`
+// (unflatten.cpp). Returns how many loops it split.
+int unflatten_loops(Kernel& k);
 // Opens the calls of module helper functions inside loops (open_helpers.cpp): their nodes become
 // the kernel's own, printed from the form in place of the call. Returns how many it opened.
 int open_helpers(Kernel& k);
@@ -141,7 +145,8 @@ void ops_of(Node& n, std::vector<Op*>& out);
 // Moves the first `count` ops of the statement block[position] (its leading inner calls) into a
 // statement of their own inserted before it; the last of them is that statement's operation.
 void split_leading_ops(Kernel& k, std::vector<Node>& block, size_t position, size_t count);
-// Whether the source of node `n` names `name` as a whole word.
+// Whether the source of node `n` names `name` as a whole word (a binding a transformation wrote:
+// its text).
 bool mentions(const Kernel& k, const Node& n, const std::string& name);
 // Removes the node with id `id` wherever it is; false when there is none.
 bool erase_node(Kernel& k, int id);
@@ -182,9 +187,11 @@ void jam_rows(Kernel& k, int id, int64_t factor);
 void fuse_loops(Kernel& k, int a_id, int b_id);
 
 // Loop variable `from` replaced by `with` in every index, mask, condition and bound of `nodes`
-// (fusion.cpp); `substitute_access` in one access.
-void substitute_access(Access& a, int from, const IExpr& with);
-void substitute_nodes(Kernel& k, std::vector<Node>& nodes, int from, const IExpr& with);
+// (fusion.cpp); `substitute_access` in one access. Given `ranges` (the loops' values), the `//`,
+// `%`, min and max the substitution makes are simplified over them.
+void substitute_access(Access& a, int from, const IExpr& with, const Ranges* ranges = nullptr);
+void substitute_nodes(Kernel& k, std::vector<Node>& nodes, int from, const IExpr& with,
+                      const Ranges* ranges = nullptr);
 void rename_nodes(Kernel& k, std::vector<Node>& nodes, int from, int to);
 // A name for a new loop variable or tensor that no loop, tensor or text of the source uses (`base`,
 // `base2`, ...): the source may hold names the form does not (helpers, host code, comments), and a

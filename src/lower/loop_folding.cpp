@@ -13,9 +13,9 @@
 //
 // When a loop folds (decided from the trace: loop records and operand offsets):
 //   - the loop is affine_range (never sequential_range, static_range or Python range);
-//   - every record of its body is foldable: an SBUF/PSUM allocation, a VectorE/ScalarE/GpSimd
-//     instruction on fewer than 128 elements per partition, or a DMA moving less than 2 KiB
-//     per partition row; Tensor Engine instructions never fold;
+//   - its body issues an instruction, and every record of it is foldable: an SBUF/PSUM
+//     allocation, a VectorE/ScalarE/GpSimd instruction on fewer than 128 elements per partition,
+//     or a DMA moving less than 2 KiB per partition row; Tensor Engine instructions never fold;
 //   - iterations issue the same records, each operand either a tile the iteration allocates,
 //     the same region in every iteration (read only), or a region that moves by a fixed step:
 //     by its own partition count (stacking across partitions) or along the partition rows
@@ -26,9 +26,10 @@
 //   - a folded instruction stays within 128 partitions and 4K elements per partition (ARCH2).
 // Iterations fold in chunks as large as those limits allow; the rest of the loop continues
 // with the next chunk. Nested loops fold from the inside out (a folded inner loop leaves flat
-// records to its parent). Not modelled: stacking tiles of a block dimension, reductions across
-// iterations (accumulations stay per iteration), folding matmuls, and the compiler's real
-// cost heuristics (it may fold larger instructions too).
+// records to its parent). A tile of a later iteration that an instruction after the loop reads
+// (kept in a Python list) is read as its part of the folded tile. Not modelled: stacking tiles
+// of a block dimension, reductions across iterations (accumulations stay per iteration), folding
+// matmuls, and the compiler's real cost heuristics (it may fold larger instructions too).
 #include "lower/rules.h"
 
 #include <algorithm>
@@ -118,7 +119,8 @@ class LoopFolding : public Stage {
 
  private:
   // ---- the loop structure ----------------------------------------------------------------------
-  void on_record(const Record& r) override {
+  void on_record(const Record& incoming) override {
+    const Record& r = folded_tiles_.empty() ? incoming : renamed(incoming);
     if (r.kind == RecordKind::LoopBegin) {
       Frame f;
       f.begin = r;
@@ -294,6 +296,10 @@ class LoopFolding : public Stage {
   // which axis each statement stacks; false when they cannot stack.
   bool plan(Chunk& c, const Iteration& second) {
     const auto& tmpl = c.iterations[0].records;
+    // Allocations alone are no instructions to fold (a Python loop filling a list of PSUM
+    // accumulators: one 16 KiB tile for eight banks would be no gain and no bank's tile).
+    if (std::none_of(tmpl.begin(), tmpl.end(), [](const Record& r) { return r.kind == RecordKind::Instruction; }))
+      return false;
     const auto fresh0 = fresh_tiles(tmpl);
     const std::vector<bool> across = needs_across(tmpl, second, fresh0);
     c.moves.assign(tmpl.size(), {});
@@ -482,6 +488,11 @@ class LoopFolding : public Stage {
     Record r = c.iterations[0].records[j];
     const Axis axis = c.axis[j];
     if (r.kind == RecordKind::Alloc) {
+      // The later iterations' tiles are parts of the template's now: an instruction after the loop
+      // that reads one (a tile kept in a Python list) reads that part.
+      for (uint32_t k = 1; k < g; ++k)
+        folded_tiles_[c.iterations[k].records[j].alloc.tensor_id] =
+            FoldedTile{r.alloc.tensor_id, axis == Axis::Across, k, r.alloc.partitions, r.alloc.bytes_per_partition};
       if (axis == Axis::Across) r.alloc.partitions = uint16_t(r.alloc.partitions * g);
       else r.alloc.bytes_per_partition *= g;
     } else {
@@ -502,6 +513,32 @@ class LoopFolding : public Stage {
     return r;
   }
 
+  // A record whose operands name a tile that was folded into another, naming its part instead.
+  Record renamed(const Record& in) const {
+    Record r = in;
+    if (r.kind != RecordKind::Instruction) return r;
+    for (auto* ops : {&r.inst.inputs, &r.inst.outputs})
+      for (auto& op : *ops) {
+        auto it = folded_tiles_.find(op.tensor_id);
+        if (it == folded_tiles_.end() || !on_chip(op)) continue;
+        const FoldedTile& f = it->second;
+        op.tensor_id = f.into;
+        if (f.across) op.partition_start = uint16_t(op.partition_start + f.part * f.partitions);
+        else op.offset += int64_t(f.part * f.bytes_per_partition / std::max<uint32_t>(1, op.dtype_bytes));
+      }
+    return r;
+  }
+
+  // A tile allocated by a folded iteration: part `part` of tile `into`, stacked across partitions
+  // (`partitions` per part) or along the rows (`bytes_per_partition` per part).
+  struct FoldedTile {
+    uint32_t into = 0;
+    bool across = false;
+    uint32_t part = 0;
+    uint32_t partitions = 0;
+    uint64_t bytes_per_partition = 0;
+  };
+  std::unordered_map<uint32_t, FoldedTile> folded_tiles_;
   std::vector<Frame> frames_;
 };
 

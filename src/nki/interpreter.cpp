@@ -47,6 +47,15 @@ std::string module_name_of(const std::string& path) {
   return dot == std::string::npos ? base : base.substr(0, dot);
 }
 
+// The module's docstring (a string literal as its first statement), else None: Python's __doc__.
+Value module_docstring(const ModuleAst& ast) {
+  if (ast.body.empty() || ast.body.front()->kind != StmtKind::Expr) return Value();
+  const auto& e = static_cast<const ExprStmt&>(*ast.body.front());
+  if (!e.value || e.value->kind != ExprKind::Constant) return Value();
+  const Value& v = static_cast<const ConstantExpr&>(*e.value).value;
+  return v.as<StrObj>() ? v : Value();
+}
+
 // Turns any exception escaping a run into an NkiError located at the innermost user code.
 [[noreturn]] void rethrow_as_diagnostic(InterpState& st) {
   auto where = [&]() -> SourceLoc { return st.current_span && st.current_file ? st.loc(*st.current_span) : SourceLoc{}; };
@@ -280,6 +289,7 @@ std::shared_ptr<ModuleObj> Interpreter::load_module(const std::shared_ptr<const 
   env->globals.assign(env->ast->global_names.size(), unbound());
   env->module = std::make_shared<ModuleObj>(module_name_of(env->ast->file->path));
   env->globals[0] = make_str(name.empty() ? env->module->name : std::move(name));  // __name__ (resolver)
+  env->globals[1] = module_docstring(*env->ast);                                    // __doc__ (resolver)
   st.loaded_envs.push_back(env);
   std::vector<Value> slots(env->ast->info.num_slots, unbound());
   for (uint32_t c : env->ast->info.cell_slots) slots[c] = Value(std::make_shared<CellObj>());

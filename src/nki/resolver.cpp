@@ -41,6 +41,7 @@ class Resolver {
     postponed_annotations_ = has_future_annotations(module_.body);
     module_scope_ = &scope;
     declare(scope, "__name__");  // global 0: the module's name (load_module binds it)
+    declare(scope, "__doc__");   // global 1: its docstring or None (a host harness's argparse description)
     collect_declarations(module_.body, scope);
     declare_block(module_.body, scope);
     resolve_block(module_.body, scope);
@@ -249,7 +250,7 @@ class Resolver {
   }
 
   void resolve_name(NameExpr& n, Scope& s, bool allow_protocol_method = false) {
-    if (is_dunder(n.id) && !allow_protocol_method && n.id != "__name__")
+    if (is_dunder(n.id) && !allow_protocol_method && n.id != "__name__" && n.id != "__doc__")
       throw NkiError(ErrorKind::Sandbox, fmt::format("'{}' is not available in kernels: dunder names are not allowed", n.id),
                      loc_of(module_.file, n.span));
     std::optional<Found> found;

@@ -14,11 +14,6 @@ namespace nki::lib {
 
 namespace {
 
-std::optional<trn::Engine> engine_of(const Value& v) {
-  auto* e = v.is_object() ? dynamic_cast<EngineObj*>(v.object().get()) : nullptr;
-  return e ? e->engine : std::nullopt;
-}
-
 // PSUM region key for "first matmul write overwrites": (block, partition start, free offset).
 uint64_t psum_region_key(const NkiTensorObj& dst) {
   trn::Operand op = make_operand(dst, Box::full(dst.shape()));

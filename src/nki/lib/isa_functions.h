@@ -2,12 +2,17 @@
 // instructions (isa_engines.cpp) and the enum constants.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "nki/lib/module_util.h"
 
 namespace nki::lib {
+
+// The engine an `engine=` argument names (nisa.vector_engine, ...); nullopt for engine.unknown
+// or no argument: the compiler's choice.
+std::optional<trn::Engine> engine_of(const Value& v);
 
 // def_isa(module, name, legacy params, number of leading tensor params of the legacy form, fn).
 using DefIsa = void (*)(ModuleObj&, const std::string&, std::vector<Param>, int, LibFn);

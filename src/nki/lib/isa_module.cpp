@@ -15,6 +15,11 @@
 
 namespace nki::lib {
 
+std::optional<trn::Engine> engine_of(const Value& v) {
+  auto* e = v.is_object() ? dynamic_cast<EngineObj*>(v.object().get()) : nullptr;
+  return e ? e->engine : std::nullopt;
+}
+
 namespace {
 
 bool has_kwarg(const CallArgs& args, std::string_view name) {
@@ -87,11 +92,6 @@ void def_isa(ModuleObj& m, const std::string& name, std::vector<Param> params, i
 }
 
 MaskPtr mask_of(BoundArgs& a, std::string_view api) { return to_predicate(a["mask"], api); }
-
-std::optional<trn::Engine> engine_of(const Value& v) {
-  auto* e = v.is_object() ? dynamic_cast<EngineObj*>(v.object().get()) : nullptr;
-  return e ? e->engine : std::nullopt;
-}
 
 Value isa_tensor_tensor(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.tensor_tensor";
@@ -217,7 +217,8 @@ ObjectPtr make_isa_module(Interpreter& in) {
   });
   def_isa(mod, "tensor_copy", {req("src"), kwonly("mask"), kwonly("dtype"), kwonly("engine")}, 1,
           [](Interpreter& in, BoundArgs& a) {
-            return copy_tile(in, a["src"], a["dtype"], "nisa.tensor_copy", mask_of(a, "nisa.tensor_copy"));
+            return copy_tile(in, a["src"], a["dtype"], "nisa.tensor_copy", mask_of(a, "nisa.tensor_copy"),
+                             engine_of(a["engine"]));
           });
   add_isa_engine_functions(mod, def_isa);
   add_isa_constants(mod);

@@ -145,10 +145,17 @@ Value elementwise_unary(Interpreter& in, tensor::UnaryOp op, const Value& x, std
 }
 
 Value copy_tile(Interpreter& in, const Value& tile, const Value& dtype, std::string_view api,
-                std::shared_ptr<const Predicate> mask) {
+                std::shared_ptr<const Predicate> mask, std::optional<trn::Engine> engine) {
   NkiTensorObj& t = tile_arg(tile, api, "x");
   DType out = dtype_arg(dtype, t.dtype(), api);
-  Instruction ins(api, trn::Opcode::TensorCopy, trn::Engine::Vector, t.shape(), std::move(mask));
+  // nisa.tensor_copy runs on the Vector, Scalar or GpSimd engine (nki-language.md, nisa.tensor_copy:
+  // "Vector and GpSimd copy bit-exactly ... the Scalar Engine (v2) always goes through fp32");
+  // GpSimd cannot access PSUM (the instruction's engine check says so).
+  if (engine && *engine != trn::Engine::Vector && *engine != trn::Engine::Scalar && *engine != trn::Engine::GpSimd)
+    throw NkiError(ErrorKind::Rule, fmt::format("{} runs on the Vector, Scalar or GpSimd engine, not the {} engine",
+                                                api, trn::to_string(*engine)));
+  Instruction ins(api, trn::Opcode::TensorCopy, engine.value_or(trn::Engine::Vector), t.shape(), std::move(mask));
+  if (auto* info = ins.info()) info->engine_chosen_by_user = engine.has_value();
   tensor::Array a = ins.input(t);
   return ins.result(out, trn::BufferKind::Sbuf, a);
 }

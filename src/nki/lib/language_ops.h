@@ -23,9 +23,10 @@ Value elementwise_unary(Interpreter& in, tensor::UnaryOp op, const Value& x, std
                         const Value& dtype = Value(), std::shared_ptr<const Predicate> mask = nullptr);
 // tile.broadcast_to(shape) / nl.broadcast_to: the tile itself when the shape already matches.
 Value broadcast_tile(Interpreter& in, const Value& tile, const Value& shape);
-// nl.copy(x, dtype=): a Vector copy into a fresh SBUF tile.
+// nl.copy(x, dtype=): a Vector copy into a fresh SBUF tile; nisa.tensor_copy(engine=) on the
+// engine the kernel names (Vector, Scalar or GpSimd; the compiler's choice when none is given).
 Value copy_tile(Interpreter& in, const Value& tile, const Value& dtype, std::string_view api,
-                std::shared_ptr<const Predicate> mask = nullptr);
+                std::shared_ptr<const Predicate> mask = nullptr, std::optional<trn::Engine> engine = std::nullopt);
 
 // `dst = value` for an index view `dst` (t[idx] = value): retargets the pending instruction that
 // produced `value`, else copies (tile) or fills (scalar).

@@ -12,8 +12,12 @@ namespace nki::lib {
 namespace {
 
 
-// Python slice semantics on an axis of `size`, except that reaching past the end is an error
-// (the NKI compiler reports out-of-bound accesses instead of clipping).
+// Python slice semantics on an axis of `size`, except that nothing is clipped: a slice reaching
+// past the end keeps its length (the NKI compiler reports out-of-bound accesses instead of
+// clipping). Whether its elements past the end are accessed is the instruction's to check, after
+// its mask ("bounds checking applies only to unmasked elements", nki-language.md 3.9: a ragged
+// last row block `x[nl.ds(i * 128, 128), c]` under `mask=(i * 128 + p < M)`); a slice starting
+// outside the axis or below 0 is an error here.
 void resolve_slice(const SliceObj& s, int64_t size, int64_t& start, int64_t& count, int64_t& step) {
   step = s.step.is_none() ? 1 : to_int(s.step, "slice step");
   if (step == 0) throw NkiError(ErrorKind::Value, "slice step cannot be zero");
@@ -25,7 +29,7 @@ void resolve_slice(const SliceObj& s, int64_t size, int64_t& start, int64_t& cou
   start = wrap(s.start, step > 0 ? 0 : size - 1);
   int64_t stop = wrap(s.stop, step > 0 ? size : -1);
   if (s.stop.is_none() && step < 0) stop = -1;
-  if (step > 0 && (start < 0 || stop > size))
+  if (step > 0 && start < 0)
     throw NkiError(ErrorKind::Index, fmt::format("slice [{}:{}] is out of bounds for a dimension of size {}",
                                                  start, stop, size));
   count = step > 0 ? std::max<int64_t>(0, (stop - start + step - 1) / step)

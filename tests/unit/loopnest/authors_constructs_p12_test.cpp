@@ -267,7 +267,8 @@ TEST(LoopNestTransforms, TheListingRefusesWhatApplyingRefuses) {
   std::set<std::string> jam_factors;
   auto sites = loopnest::find_sites(form);
   for (const auto& s : sites) {
-    if (s.transform == "jam_rows") jam_factors.insert(s.params.at("factor"));
+    // (The loop split by its `i // 4` offers its own jam of the outer loop: flat_loops=split.)
+    if (s.transform == "jam_rows" && !s.params.count("flat_loops")) jam_factors.insert(s.params.at("factor"));
     EXPECT_NO_THROW(loopnest::apply_site("k.py", text, args, s)) << s.key();
   }
   EXPECT_EQ(jam_factors, (std::set<std::string>{"4"}));

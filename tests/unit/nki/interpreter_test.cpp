@@ -141,6 +141,13 @@ TEST(Interpreter, LimitsEndInCleanErrors) {
   EXPECT_NE(slow.diag.message.find("time limit"), std::string::npos);
 }
 
+// A public kernel file's host harness reads the module docstring (`argparse.ArgumentParser(
+// description=__doc__)` under `if __name__ == "__main__":`): __doc__ is the docstring, or None.
+TEST(Interpreter, DocIsTheModulesDocstring) {
+  EXPECT_EQ(run("\"\"\"Row sums.\"\"\"\nprint(__doc__)\n"), "Row sums.\n");
+  EXPECT_EQ(run("x = 1\nprint(__doc__)\n"), "None\n");
+}
+
 TEST(Interpreter, SandboxRefusesForbiddenFacilities) {
   struct Case {
     const char* code;

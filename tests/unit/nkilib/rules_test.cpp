@@ -139,6 +139,52 @@ TEST(Rules, MaskedOutOfBoundsElementsAreNotErrors) {
   EXPECT_NO_THROW(h.run_module(*mod, {test_input({256, 1024}, 0)}));
 }
 
+// The same ragged last row block written as a slice (`nl.ds`): the mask gates the bounds check of
+// the elements it leaves out (nki-language.md 3.9), and the masked-in rows are read.
+TEST(Rules, AMaskedSliceReachingPastTheEndIsNotAnError) {
+  Harness h;
+  auto mod = h.load_text("masked_slice.py", kernel_text(
+      "    t = nl.load(a[nl.ds(200, 128), 0:512], mask=(nl.arange(128)[:, None] + 200 < 256))"));
+  EXPECT_NO_THROW(h.run_module(*mod, {test_input({256, 1024}, 0)}));
+  // Unmasked, the rows past the end are accessed: an error, not a clipped read.
+  auto bad = h.load_text("unmasked_slice.py", kernel_text("    t = nl.load(a[nl.ds(200, 128), 0:512])"));
+  try {
+    h.run_module(*bad, {test_input({256, 1024}, 0)});
+    ADD_FAILURE() << "an unmasked slice past the end was read";
+  } catch (const NkiError& e) {
+    EXPECT_EQ(e.diag.kind, ErrorKind::Index);
+    EXPECT_NE(std::string(e.what()).find("out of bound"), std::string::npos) << e.what();
+  }
+}
+
+// nisa.tensor_copy(engine=) runs where the kernel says (Vector, Scalar or GpSimd), and the cost
+// model may not move it (engine_chosen_by_user); without engine= the compiler's default.
+TEST(Rules, TensorCopyRunsOnTheEngineTheKernelNames) {
+  Harness h;
+  trn::TraceBuffer trace;
+  auto mod = h.load_text("copy_engines.py", kernel_text(
+      "    x = nl.load(a[0:128, 0:512])\n"
+      "    y = nisa.tensor_copy(x, engine=nisa.gpsimd_engine)\n"
+      "    z = nisa.tensor_copy(y, engine=nisa.scalar_engine)\n"
+      "    w = nisa.tensor_copy(z)"));
+  ASSERT_NO_THROW(h.run_module(*mod, {test_input({256, 1024}, 0)}, true, &trace));
+  std::vector<std::pair<trn::Engine, bool>> copies;
+  for (const auto& r : trace.records)
+    if (r.kind == trn::RecordKind::Instruction && r.inst.opcode == trn::Opcode::TensorCopy)
+      copies.push_back({r.inst.engine, r.inst.engine_chosen_by_user});
+  EXPECT_EQ(copies, (std::vector<std::pair<trn::Engine, bool>>{
+                        {trn::Engine::GpSimd, true}, {trn::Engine::Scalar, true}, {trn::Engine::Vector, false}}));
+  auto pe = h.load_text("copy_pe.py", kernel_text(
+      "    x = nl.load(a[0:128, 0:512])\n"
+      "    y = nisa.tensor_copy(x, engine=nisa.tensor_engine)"));
+  try {
+    h.run_module(*pe, {test_input({256, 1024}, 0)});
+    ADD_FAILURE() << "a tensor_copy on the Tensor Engine ran";
+  } catch (const NkiError& e) {
+    EXPECT_EQ(e.diag.kind, ErrorKind::Rule) << e.what();
+  }
+}
+
 // Block dims are logical: a huge declaration is fine in trace-only mode but a numerics run hits
 // the memory limit with a Limit diagnostic instead of exhausting the machine.
 TEST(Rules, GiantNdarrayHitsTheMemoryLimitCleanly) {

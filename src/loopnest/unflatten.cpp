@@ -1,0 +1,265 @@
+// Flattened loops split back into their nest. Authors coming from CUDA or tensor compilers walk a
+// tile grid with one loop and recover the coordinates by division:
+//
+//   for t in nl.affine_range(R * NJ):        # one loop over all tiles
+//     i = t // NJ
+//     j = t % NJ
+//     a = nl.load(x[:, i, nl.ds(j * F, F)])
+//
+// The form then holds `t // 14` and `t % 14` (quasi-affine starts), and the moves that change one
+// coordinate's loop (tile_size coarsens the column loop, interchange swaps the two, hoist takes a
+// load that depends on i alone out of the j loop) find no site: there is no j loop. Splitting t
+// into `t_blk` over R and `t_in` over NJ with t = t_blk * NJ + t_in runs the same iterations in
+// the same order (so it is legal for every loop kind, in order or not), and the divisions simplify
+// over the new loops' ranges (t // NJ is t_blk, t % NJ is t_in): the same nest as the author who
+// wrote two loops, with the same sites. The statements naming t (or a name computed from it) are
+// printed over t_blk and t_in, the bindings of those names dropped; the rest is kept as written.
+//
+// find_sites (transform.cpp) offers, besides the kernel's own sites, the ones its unflattened form
+// adds, with the parameter flat_loops=split; apply_site splits the loops before the move.
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <set>
+
+#include "loopnest/nest_walk.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+// Every index expression of `nodes` (accesses, index and grid operands, masks, conditions, inner
+// loop bounds, views): what substitute_nodes rewrites.
+void for_each_expr(const Kernel& k, const std::vector<Node>& nodes, const std::function<void(const IExpr&)>& fn) {
+  auto access = [&](const Access& a) {
+    for (const auto& d : a.dims) {
+      fn(d.start);
+      for (const auto& t : d.terms) fn(t.size);
+    }
+  };
+  for_each_node(nodes, [&](const Node& n, const std::vector<int>&) {
+    for (const auto& op : n.ops) {
+      if (op.dst) access(*op.dst);
+      for (const auto& a : op.args) {
+        const Operand& o = a.value;
+        if (o.kind == Operand::Kind::Tile) access(o.access);
+        if (o.number_when) fn(*o.number_when);
+        if (o.kind == Operand::Kind::Index) fn(o.index);
+        if (o.kind == Operand::Kind::Shape)
+          for (const auto& d : o.shape) fn(d);
+        if (o.kind == Operand::Kind::Grid) {
+          fn(o.grid.start);
+          for (const auto& t : o.grid.terms) fn(t.size);
+        }
+      }
+      for (const auto& c : op.mask) fn(c.expr);
+    }
+    if (n.view) access(*n.view);
+    if (n.kind == NodeKind::If) fn(n.cond_l), fn(n.cond_r);
+    if (n.kind == NodeKind::Loop) {
+      const Loop& l = k.loops.at(n.loop);
+      fn(l.start), fn(l.stop);
+    }
+  });
+}
+
+// Calls fn(term) for every `//` and `%` term of `e`, nested ones too.
+void for_each_quasi_term(const IExpr& e, const std::function<void(const Term&)>& fn) {
+  for (const auto& [key, tc] : e.terms()) {
+    const Term& t = tc.first;
+    if (t.kind == TermKind::FloorDiv || t.kind == TermKind::Mod) fn(t);
+    for (const auto& a : t.args) for_each_quasi_term(a, fn);
+  }
+}
+
+// How many `//` / `%` terms of the body's expressions involve one of `vars`.
+int quasi_terms_using(const Kernel& k, const std::vector<Node>& body, const std::set<int>& vars) {
+  int n = 0;
+  for_each_expr(k, body, [&](const IExpr& e) {
+    for_each_quasi_term(e, [&](const Term& t) {
+      if (std::any_of(vars.begin(), vars.end(), [&](int v) { return t.args[0].uses(v); })) ++n;
+    });
+  });
+  return n;
+}
+
+// The divisors d of the loop's `// d` and `% d` terms that split its trip (1 < d < trip, d | trip),
+// largest first: the outermost coordinate comes off first.
+std::vector<int64_t> split_divisors(const Kernel& k, const Node& n, int64_t trip) {
+  std::set<int64_t> ds;
+  for_each_expr(k, n.body, [&](const IExpr& e) {
+    for_each_quasi_term(e, [&](const Term& t) {
+      if (t.args[0].uses(n.loop) && t.divisor > 1 && t.divisor < trip && trip % t.divisor == 0) ds.insert(t.divisor);
+    });
+  });
+  return {ds.rbegin(), ds.rend()};
+}
+
+// Whether the loop may be split at all: a known trip from 0 by 1, not a host sequence, no tile
+// carried through its iterations and no Python list built by them (the form's carries and lists
+// name the loop; a split would have to re-derive them), not frozen.
+std::optional<int64_t> splittable_trip(const Kernel& k, const Node& n) {
+  const Loop& l = k.loops.at(n.loop);
+  auto trip = l.trip();
+  if (!trip || *trip < 4 || l.step != 1 || !(l.start == IExpr(0)) || l.host_items || n.frozen) return std::nullopt;
+  if (!carried_tensors(k, n.loop).empty()) return std::nullopt;
+  for (const auto& t : k.tensors) {
+    if (t.list_loop == n.loop) return std::nullopt;
+    for (const auto& [name, loop] : t.outer_lists)
+      if (loop == n.loop) return std::nullopt;
+  }
+  return trip;
+}
+
+// Whether `text` names `name` as a whole word.
+bool names_word(const std::string& text, const std::string& name) {
+  auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1))
+    if ((at == 0 || !word(text[at - 1])) && (at + name.size() >= text.size() || !word(text[at + name.size()])))
+      return true;
+  return false;
+}
+
+// Whether the source line `line` names one of `names`.
+bool line_names(const Kernel& k, uint32_t line, const std::set<std::string>& names) {
+  const std::string text = k.module->file->line_text(line);
+  return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return names_word(text, n); });
+}
+
+// The author's text of the body names the flattened variable and what was computed from it (`r = t
+// // C`, then `x[r * P:(r + 1) * P]`): those bindings go, and every node naming them is printed
+// from the form (over t_blk and t_in), so no move later copies a statement reading a name that is
+// no longer bound. False when a node cannot be printed from the form (a condition, a helper call,
+// an operand kept only as text, a list append naming them).
+bool print_over_new_loops(Kernel& k, std::vector<Node>& body, const std::string& var) {
+  std::set<std::string> names = {var};
+  bool ok = true;
+  std::set<int> dropped;
+  for_each_node(body, [&](Node& n, const std::vector<int>&) {
+    bool named = false;
+    for (const auto& name : names) named = named || mentions(k, n, name);
+    if (n.kind == NodeKind::Meta && (n.meta == MetaKind::Binding || n.meta == MetaKind::View) && named) {
+      dropped.insert(n.id);
+      names.insert(n.binds.begin(), n.binds.end());
+    }
+  });
+  for_each_node(body, [&](Node& n, const std::vector<int>&) {
+    if (dropped.count(n.id) || !n.origin) return;
+    switch (n.kind) {
+      case NodeKind::Loop:
+        if (line_names(k, n.origin->span.line, names)) n.dirty = true;  // its header
+        return;
+      case NodeKind::If: case NodeKind::Inline:
+        if (line_names(k, n.origin->span.line, names)) ok = false;
+        return;
+      case NodeKind::Meta: {
+        // A string statement (`''' end loop i1 '''`, a tool's loop marker) names nothing it reads.
+        if (n.meta == MetaKind::Docstring || n.meta == MetaKind::Pass || n.meta == MetaKind::Import) return;
+        bool named = false;
+        for (const auto& name : names) named = named || mentions(k, n, name);
+        if (named) ok = false;
+        return;
+      }
+      case NodeKind::Stmt: {
+        bool named = false;
+        for (const auto& name : names) named = named || mentions(k, n, name);
+        if (!named) return;
+        n.dirty = true;
+        for (auto& op : n.ops) {
+          op.dst_origin = nullptr;
+          for (auto& a : op.args) {
+            if (a.value.kind == Operand::Kind::Other &&
+                std::any_of(names.begin(), names.end(), [&](const std::string& x) { return names_word(a.value.text, x); }))
+              ok = false;
+            a.value.origin = nullptr;
+          }
+        }
+        return;
+      }
+    }
+  });
+  if (!ok) return false;
+  std::function<void(std::vector<Node>&)> drop = [&](std::vector<Node>& nodes) {
+    nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const Node& n) { return dropped.count(n.id) > 0; }),
+                nodes.end());
+    for (auto& n : nodes) drop(n.body), drop(n.orelse);
+  };
+  drop(body);
+  return true;
+}
+
+// Splits loop node `id` (variable t, trip T) into t_blk over T / d around t_in over d, every index
+// rewritten over the new loops' ranges; false (the kernel unchanged) when its body cannot be
+// printed over them.
+bool split(Kernel& k, int id, int64_t d) {
+  Node* n = find_node(k, id);
+  const Loop old = k.loops.at(n->loop);
+  Loop outer = old, inner = old;
+  outer.var = fresh_loop_var(k, old.var + "_blk");
+  outer.stop = IExpr(*old.trip() / d);
+  inner.var = fresh_loop_var(k, old.var + "_in");
+  inner.stop = IExpr(d);
+  Kernel before = k;
+  int outer_id = add_loop(k, outer);
+  int inner_id = add_loop(k, inner);
+  IExpr index = IExpr::var(outer_id) * d + IExpr::var(inner_id);
+  std::vector<Node> body = std::move(n->body);
+  Ranges ranges = k.ranges();
+  substitute_nodes(k, body, old.id, index, &ranges);
+  if (!print_over_new_loops(k, body, old.var)) {
+    k = std::move(before);
+    return false;
+  }
+  for (auto& t : k.tensors)
+    if (t.scope_loop == old.id) t.scope_loop = inner_id;
+  Node loop;
+  loop.kind = NodeKind::Loop;
+  loop.id = k.next_node++;
+  loop.loop = inner_id;
+  loop.dirty = true;
+  loop.body = std::move(body);
+  n = find_node(k, id);
+  n->loop = outer_id;
+  n->dirty = true;
+  n->patch.clear();
+  n->origin = nullptr;  // its header is no longer the author's (interchange copies an origin's header)
+  n->body.clear();
+  n->body.push_back(std::move(loop));
+  k.loops.erase(old.id);
+  return true;
+}
+
+// Splits one loop whose split removes `//` / `%` terms (by its largest such divisor); false when
+// no loop has one.
+bool split_one(Kernel& k) {
+  for (int id : open_loop_ids(k)) {
+    Node* n = find_node(k, id);
+    auto trip = splittable_trip(k, *n);
+    if (!trip) continue;
+    const int before = quasi_terms_using(k, n->body, {n->loop});
+    if (before == 0) continue;
+    for (int64_t d : split_divisors(k, *n, *trip)) {
+      Kernel trial = k;
+      if (!split(trial, id, d)) continue;
+      const Node* t = find_node(trial, id);
+      const Node& in = t->body.front();
+      if (quasi_terms_using(trial, t->body, {t->loop, in.loop}) < before) {
+        k = std::move(trial);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+int unflatten_loops(Kernel& k) {
+  int count = 0;
+  // Each split leaves fewer `//` / `%` terms on its loops; a three-level flattening takes two.
+  while (count < 16 && split_one(k)) ++count;
+  return count;
+}
+
+}  // namespace loopnest

@@ -84,6 +84,27 @@ int quasi_terms_using(const Kernel& k, const std::vector<Node>& body, const std:
   return n;
 }
 
+// Whether `e` reads variable `v` other than through a `//` or `%` term (`t * 128`, `min(t, 3)`).
+bool reads_directly(const IExpr& e, int v) {
+  for (const auto& [key, tc] : e.terms()) {
+    const Term& t = tc.first;
+    if (t.kind == TermKind::Var && t.var == v) return true;
+    if (t.kind == TermKind::FloorDiv || t.kind == TermKind::Mod) continue;
+    for (const auto& a : t.args)
+      if (reads_directly(a, v)) return true;
+  }
+  return false;
+}
+
+// A flattened loop reads its variable only through quotients and remainders (`t // NJ`, `t % NJ`):
+// the coordinates it packs. A loop that also reads it whole (`x[h]` beside `kv = h // group`) walks
+// a dim of its own, and is left as written.
+bool only_packed_coordinates(const Kernel& k, const Node& n) {
+  bool packed = true;
+  for_each_expr(k, n.body, [&](const IExpr& e) { packed = packed && !reads_directly(e, n.loop); });
+  return packed;
+}
+
 // The divisors d of the loop's `// d` and `% d` terms that split its trip (1 < d < trip, d | trip),
 // largest first: the outermost coordinate comes off first.
 std::vector<int64_t> split_divisors(const Kernel& k, const Node& n, int64_t trip) {
@@ -236,7 +257,7 @@ bool split_one(Kernel& k) {
   for (int id : open_loop_ids(k)) {
     Node* n = find_node(k, id);
     auto trip = splittable_trip(k, *n);
-    if (!trip) continue;
+    if (!trip || !only_packed_coordinates(k, *n)) continue;
     const int before = quasi_terms_using(k, n->body, {n->loop});
     if (before == 0) continue;
     for (int64_t d : split_divisors(k, *n, *trip)) {

@@ -120,19 +120,11 @@ TEST(LoopNestTransforms, EverySiteOfTheTestKernelsKeepsTheirResult) {
   EXPECT_GE(launched, 3);
 }
 
-// The sites of the kernel as written. Those of its flattened loops split (flat_loops=split,
-// unflatten.cpp) are left out of the style comparisons: gqa_full's head loop split by its group
-// (`kv = h // group`) offers the hoist of the K/V transposes out of the group in the bundled and
-// nki_api kernels, not in legacy_grid's block buffers indexed by the head, and jam_rows in the
-// bundled kernel only (docs/performance/builtin_agent.md, "Flattened loops").
-bool split_site(const std::string& key) { return key.find("flat_loops=split") != std::string::npos; }
-
 std::set<std::string> site_keys(const CorpusKernel& k) {
   std::set<std::string> keys;
   auto form = lifted(k);
   if (!form) return keys;
-  for (const auto& s : loopnest::find_sites(*form))
-    if (!split_site(s.key())) keys.insert(s.key());
+  for (const auto& s : loopnest::find_sites(*form)) keys.insert(s.key());
   return keys;
 }
 
@@ -785,7 +777,6 @@ TEST(LoopNestTransforms, TheSameNestOffersTheSameSitesAlongTheAgentsChainInEvery
       const loopnest::Site* take = nullptr;
       auto sites = loopnest::find_sites(form);
       for (const auto& s : sites) {
-        if (split_site(s.key())) continue;
         keys.insert(s.key());
         if (!take && s.transform == transform && s.key().find(mark) != std::string::npos) take = &s;
       }

@@ -282,6 +282,53 @@ static std::optional<std::pair<int64_t, int64_t>> value_range(const IExpr& e, co
   return out;
 }
 
+// Item `index` of a host sequence whose items step alike (`col_offsets[j]` of `[j * COLS for j in
+// range(n)]`: integers a + b * k; `v_blk[k]` of `[v_all[:, j * subs + s, :] for s in range(subs)]`:
+// views of one tensor whose starts step by the same amounts), for an index the loops give within
+// the sequence: the first item stepped `index` times. nullopt when the items do not step alike.
+static std::optional<AValue> progression_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg) {
+  using K = AValue::K;
+  if (items.empty()) return std::nullopt;
+  const int64_t n = static_cast<int64_t>(items.size());
+  auto r = value_range(index, rg);
+  if (!r || r->first < 0 || r->second >= n) return std::nullopt;
+  const AValue& first = items[0];
+  if (first.k == K::Int) {
+    for (const auto& v : items)
+      if (v.k != K::Int) return std::nullopt;
+    const IExpr step = n > 1 ? items[1].i - first.i : IExpr(0);
+    if (!step.is_constant()) return std::nullopt;
+    for (int64_t k = 0; k < n; ++k)
+      if (items[static_cast<size_t>(k)].i != first.i + step * k) return std::nullopt;
+    return AValue::of_int(first.i + index * step.constant());
+  }
+  if (first.k == K::Tile) {
+    std::vector<int64_t> step(first.access.dims.size(), 0);
+    for (int64_t k = 0; k < n; ++k) {
+      const AValue& v = items[static_cast<size_t>(k)];
+      if (v.k != K::Tile || v.access.tensor != first.access.tensor || v.access.rank != first.access.rank ||
+          v.access.dims.size() != first.access.dims.size())
+        return std::nullopt;
+      for (size_t d = 0; d < step.size(); ++d) {
+        const DimIndex &x = v.access.dims[d], &f = first.access.dims[d];
+        if (x.terms.size() != f.terms.size()) return std::nullopt;
+        for (size_t t = 0; t < x.terms.size(); ++t)
+          if (x.terms[t].axis != f.terms[t].axis || !(x.terms[t].size == f.terms[t].size) ||
+              x.terms[t].stride != f.terms[t].stride || x.terms[t].div != f.terms[t].div || x.terms[t].mod != f.terms[t].mod)
+            return std::nullopt;
+        IExpr diff = x.start - f.start;
+        if (!diff.is_constant()) return std::nullopt;
+        if (k == 1) step[d] = diff.constant();
+        if (diff.constant() != step[d] * k) return std::nullopt;
+      }
+    }
+    Access a = first.access;
+    for (size_t d = 0; d < step.size(); ++d) a.dims[d].start = a.dims[d].start + index * step[d];
+    return AValue::of_tile(std::move(a));
+  }
+  return std::nullopt;
+}
+
 // An index [lo, hi] (over the loops' values) within a dim of `size`, else a LiftError at `at`.
 void Lifter::check_in_bounds(const IExpr& lo, const IExpr& hi, const IExpr& size, const Expr& at, const char* what) {
   if (guarded > 0) return;
@@ -650,19 +697,8 @@ AValue Lifter::eval(const Expr& e) {
           if (x < 0 || x >= n) fail(e.span, fmt::format("'{}': index out of range", print_expr(e)));
           return base.items[static_cast<size_t>(x)];
         }
-        // A list of integers in arithmetic progression indexed by a loop variable (`col_offsets[j]`
-        // of `col_offsets = [j * COLS for j in range(n)]`): item a + b * k at index k, for every
-        // index the loops give.
-        if (i.k == K::Int && !base.items.empty() &&
-            std::all_of(base.items.begin(), base.items.end(),
-                        [](const AValue& v) { return v.k == K::Int && v.i.is_constant(); })) {
-          const int64_t n = static_cast<int64_t>(base.items.size()), a = base.items[0].i.constant();
-          const int64_t b = n > 1 ? base.items[1].i.constant() - a : 0;
-          bool progression = true;
-          for (int64_t k = 0; k < n; ++k) progression = progression && base.items[static_cast<size_t>(k)].i.constant() == a + b * k;
-          auto r = value_range(i.i, ranges());
-          if (progression && r && r->first >= 0 && r->second < n) return AValue::of_int(i.i * b + IExpr(a));
-        }
+        if (i.k == K::Int)
+          if (auto item = progression_item(base.items, i.i, ranges())) return *item;
         fail(e.span, fmt::format("'{}': a tuple indexed by a loop-dependent value", print_expr(e)));
       }
       fail(e.span, fmt::format("the subscript '{}'", print_expr(e)));

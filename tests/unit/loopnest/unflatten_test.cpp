@@ -116,3 +116,24 @@ TEST(HostLists, AnOffsetListIndexedByALoopIsAnAffineIndex) {
 }
 
 }  // namespace
+
+namespace {
+
+// A list of views of one buffer whose starts step alike (`[buf[:, j * 2 + s, :] for s in range(2)]`)
+// indexed by a loop variable is the view at the stepped start: the kernel lifts, the read in the
+// helper is `buf[:, 2*j + s, :]`.
+TEST(HostLists, AListOfViewsIndexedByALoopIsAView) {
+  std::string path = source_dir() + "/tests/kernels/corpus/con_view_list_loop.py";
+  loopnest::Kernel k = loopnest::lift_source(path, read(path), arrays({{128, 1024}}));
+  bool stepped = false;
+  loopnest::for_each_node(k.body, [&](const loopnest::Node& n, const std::vector<int>& loops) {
+    for (const auto& op : n.ops)
+      for (const auto& a : op.args)
+        if (a.value.kind == loopnest::Operand::Kind::Tile && loops.size() == 2 &&
+            k.tensor(a.value.access.tensor).name == "buf")
+          stepped = a.value.access.dims[1].start == loopnest::IExpr::var(loops[0]) * 2 + loopnest::IExpr::var(loops[1]);
+  });
+  EXPECT_TRUE(stepped);
+}
+
+}  // namespace

@@ -30,6 +30,18 @@ struct Plan {
   std::map<int, int> shared_blocks;  // buffer written once per block into the first row's block -> its dim
 };
 
+// Whether the loop's body runs a loop in order (a sequential_range, a Python range in legacy code)
+// that carries a tile from one iteration to the next: a dependence chain per row.
+bool has_ordered_chain(const Kernel& k, const Node& loop_node) {
+  bool chain = false;
+  for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind != NodeKind::Loop || n.loop == loop_node.loop) return;
+    const LoopKind kind = k.loops.at(n.loop).kind;
+    if ((kind == LoopKind::Sequential || kind == LoopKind::Range) && !carried_tensors(k, n.loop).empty()) chain = true;
+  });
+  return chain;
+}
+
 std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   Plan p;
   p.loop = loop_node.loop;
@@ -127,7 +139,10 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
       p.shared_blocks[t] = dim;
     }
   }
-  if (shared_work == 0 || p.per_row.empty()) return std::nullopt;
+  // Without shared work the rows gain only where each runs an in-order chain (a loop run in order
+  // carrying a running value: online softmax over key blocks, a scan): F chains interleave, each
+  // engine has F independent instructions where it had one waiting on the last.
+  if (p.per_row.empty() || (shared_work == 0 && !has_ordered_chain(k, loop_node))) return std::nullopt;
   // A shared block is read only in the loop, by the row's index.
   Analysis an(k);
   for (const auto& [t, dim] : p.shared_blocks) {
@@ -209,8 +224,10 @@ class UnrollJam : public Transform {
                                             f, k.loops.at(n->loop).var),
                                 {{"factor", std::to_string(f)}});
         if (!s) continue;
-        // What the rows can share runs once per block: its engines are what the move relieves.
+        // What the rows can share runs once per block: its engines are what the move relieves; with
+        // nothing shared, the rows' in-order chains overlap (the waiting between their steps).
         note_relief(k, an, row_independent(k, *n), *s);
+        if (s->relieves.empty()) s->relieves.insert("serial");
         Plan p = *plan;
         if (sink(*s, [&k, id, p] { apply(k, id, p); })) return true;
       }

@@ -264,6 +264,18 @@ void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<st
     t.name = fresh_copy_name(k, t.name, taken);
     taken.insert(t.name);
   }
+  // So does a loop variable of the helper that names a kernel parameter or tile (`for k in
+  // range(4)` in a helper of `kernel(q, k, v)`): opened in the kernel's loop, it would rebind the
+  // parameter for the kernel's next iteration.
+  std::set<std::string> kernel_names;
+  for (const auto& t : k.tensors)
+    if (!mine.count(t.id) && !t.name.empty()) kernel_names.insert(t.name);
+  for (const auto& p : k.params) kernel_names.insert(p.name);
+  for_each_node(nodes, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind != NodeKind::Loop) return;
+    Loop& l = k.loops.at(n.loop);
+    if (kernel_names.count(l.var)) l.var = fresh_loop_var(k, l.var + "_idx");
+  });
 }
 
 }  // namespace

@@ -82,3 +82,46 @@ TEST(JamRows, SharesTheWeightLoadOfABlockNdarrayKernel) {
   EXPECT_EQ(loads_of(after, args, 1), 4) << after;
   EXPECT_EQ(loads_of(after, args, 0), loads_of(text, args, 0)) << after;
 }
+
+namespace {
+
+// Rows that share nothing but each run an in-order chain (a running max and sum carried through a
+// sequential_range): jam_rows is offered, relieving the waiting ("serial"), and the jammed kernel
+// runs two chains side by side. A loop with neither shared work nor a chain is not offered.
+TEST(JamRows, InterleavesTheRowsInOrderChains) {
+  std::string path = source_dir() + "/tests/kernels/corpus/con_carried_rows.py";
+  std::string text = read(path);
+  auto args = arrays({{512, 1024}});
+  loopnest::Kernel k = loopnest::lift_source(path, text, args);
+  const loopnest::Site* jam = nullptr;
+  auto sites = loopnest::find_sites(k);
+  for (const auto& s : sites)
+    if (s.transform == "jam_rows" && s.params.at("factor") == "2") jam = &s;
+  ASSERT_TRUE(jam);
+  EXPECT_EQ(jam->relieves, (std::set<std::string>{"serial"}));
+  std::string after = loopnest::apply_site(path, text, args, *jam);
+  EXPECT_NE(after.find("acc_1[...] = nl.add("), std::string::npos) << after;
+  std::string flat = source_dir() + "/tests/kernels/silu.py";
+  for (const auto& s : loopnest::find_sites(loopnest::lift_source(flat, read(flat), arrays({{128, 256}}))))
+    EXPECT_NE(s.transform, "jam_rows") << s.key();
+}
+
+// A helper's loop variable named like a kernel parameter is renamed when the helper opens into the
+// kernel (it would rebind the parameter for the kernel's next iteration).
+TEST(JamRows, AnOpenedHelpersLoopVariableDoesNotRebindAParameter) {
+  std::string path = source_dir() + "/tests/kernels/corpus/con_helper_loop_var.py";
+  std::string text = read(path);
+  auto args = arrays({{256, 128}, {256, 64}});
+  loopnest::Kernel k = loopnest::lift_source(path, text, args);
+  const loopnest::Site* jam = nullptr;
+  auto sites = loopnest::find_sites(k);
+  for (const auto& s : sites)
+    if (s.transform == "jam_rows" && s.params.count("helpers")) jam = &s;
+  ASSERT_TRUE(jam);
+  std::string after = loopnest::apply_site(path, text, args, *jam);
+  std::string body = after.substr(after.find("def kernel"));
+  EXPECT_NE(body.find("for k_idx in range(2):"), std::string::npos) << after;
+  EXPECT_EQ(body.find("for k in "), std::string::npos) << after;
+}
+
+}  // namespace

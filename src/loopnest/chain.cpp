@@ -19,11 +19,15 @@ namespace loopnest {
 
 namespace {
 
-// One step of a chain: a transformation, and whether the chain may end before it (the step is
-// taken where the kernel offers a new site of it, and the chain is a site without it otherwise).
+// One step of a chain: a transformation; whether the chain may end before it (the step is taken
+// where the kernel offers a site of it, and the chain is a site without it otherwise); whether only
+// the sites the previous step made are taken (the step's enabling), or any (a hoist after an
+// interchange is another kernel than the same hoist without it, even where both sites read alike:
+// same trips, same anchor).
 struct Step {
   std::string transform;
   bool optional = false;
+  bool enabled_only = true;
 };
 
 class Chain : public Transform {
@@ -68,14 +72,14 @@ class Chain : public Transform {
     return sink(s, act);
   }
 
-  // Takes step `taken.size()` on `now` (the kernel after the steps taken): every site of it that
-  // the kernel before the previous step did not offer (not that step's enabling otherwise).
+  // Takes step `taken.size()` on `now` (the kernel after the steps taken): every site of it, or
+  // (enabled_only) every one that the kernel before the previous step did not offer.
   bool extend(Kernel& k, const Kernel& now, const std::vector<const Transform*>& moves, std::vector<Site>& taken,
               const SiteSink& sink, const Kernel* before = nullptr) const {
     size_t i = taken.size();
     if (i == steps_.size()) return offer(k, moves, taken, sink);
     std::set<std::string> old;
-    if (before)
+    if (before && steps_[i].enabled_only)
       for (const Site& s : moves[i]->find(*before)) old.insert(s.key());
     bool any = false;
     for (const Site& site : moves[i]->find(now)) {
@@ -123,7 +127,7 @@ std::unique_ptr<Transform> make_forward_defer() {
 std::unique_ptr<Transform> make_reuse_operand() {
   return std::make_unique<Chain>(
       "reuse_operand",
-      std::vector<Step>{{"interchange_loops"}, {"hoist_expand"}, {"hoist_transpose", true}},
+      std::vector<Step>{{"interchange_loops"}, {"hoist_expand", false, false}, {"hoist_transpose", true}},
       "make the loop an operand's load does not use the inner one, load the operand once per outer iteration into "
       "a buffer (and transpose each of its tiles once where a matmul took them untransposed)");
 }

@@ -9,6 +9,7 @@
 //
 // Legality is each transformation's own, decided on the form it is applied to; the site is the
 // first one's anchor with the second's move as parameters (`then=...`), the same in every style.
+#include <algorithm>
 #include <set>
 
 #include <fmt/core.h>
@@ -24,10 +25,12 @@ namespace {
 // the sites the previous step made are taken (the step's enabling), or any (a hoist after an
 // interchange is another kernel than the same hoist without it, even where both sites read alike:
 // same trips, same anchor).
+// `without`: sites carrying one of these parameters are not taken.
 struct Step {
   std::string transform;
   bool optional = false;
   bool enabled_only = true;
+  std::set<std::string> without = {};
 };
 
 class Chain : public Transform {
@@ -84,6 +87,9 @@ class Chain : public Transform {
     bool any = false;
     for (const Site& site : moves[i]->find(now)) {
       if (old.count(site.key())) continue;
+      if (std::any_of(steps_[i].without.begin(), steps_[i].without.end(),
+                      [&](const std::string& p) { return site.params.count(p) > 0; }))
+        continue;
       Kernel after = now;
       try {
         moves[i]->apply(after, site);
@@ -127,7 +133,11 @@ std::unique_ptr<Transform> make_forward_defer() {
 std::unique_ptr<Transform> make_reuse_operand() {
   return std::make_unique<Chain>(
       "reuse_operand",
-      std::vector<Step>{{"interchange_loops"}, {"hoist_expand", false, false}, {"hoist_transpose", true}},
+      // A hoist that still cuts a loop into chunks (its buffer too large for one row of blocks) is
+      // not what the interchange was for; applied to the interchanged form in memory it also prints
+      // a chunk loop of another trip count than the form's (tutorial matmul: 3 for 4), which the
+      // print-back check refuses.
+      std::vector<Step>{{"interchange_loops"}, {"hoist_expand", false, false, {"chunk"}}, {"hoist_transpose", true}},
       "make the loop an operand's load does not use the inner one, load the operand once per outer iteration into "
       "a buffer (and transpose each of its tiles once where a matmul took them untransposed)");
 }

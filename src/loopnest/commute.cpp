@@ -27,12 +27,16 @@ Touches touched(const Node& n) {
 }  // namespace
 
 bool depend(const Kernel& k, const Node& x, const Node& y, int ignore) {
+  return depend(k, x, y, ignore >= 0 ? std::set<int>{ignore} : std::set<int>{});
+}
+
+bool depend(const Kernel& k, const Node& x, const Node& y, const std::set<int>& ignore) {
   Touches a = touched(x), b = touched(y);
   Ranges ranges = k.ranges();
   auto clash = [&](const std::vector<const Access*>& w, const std::vector<const Access*>& other) {
     for (const Access* p : w)
       for (const Access* q : other)
-        if (storage_of(k, p->tensor) != ignore && may_overlap_across(k, *p, *q, ranges)) return true;
+        if (!ignore.count(storage_of(k, p->tensor)) && may_overlap_across(k, *p, *q, ranges)) return true;
     return false;
   };
   return clash(a.writes, b.reads) || clash(a.writes, b.writes) || clash(b.writes, a.reads);

@@ -6,7 +6,9 @@
 // add_rmsnorm_matmul, swiglu).
 //
 // Legality comes from dependences on the form, whatever the style: S has one writer (a store) and
-// one reader (a load); at every level the nodes between the two nests move out of the way only
+// one reader (a load), masked alike when at all (a ragged last block); the scratch tensors stored
+// by the same nest and loaded by the same later nest (m' and v' of a two-pass update) go together,
+// each one's round trip ignored by the dependence test of the fusion; at every level the nodes between the two nests move out of the way only
 // when they commute (neither writes a tensor the other touches), and the fusion of each level is
 // fuse_nests's (every dependence between the bodies within one iteration); the loaded tile T and
 // the stored tile V have the same shape, layout and dtype, the load's region of T is the store's
@@ -117,7 +119,14 @@ struct Ends {
   const OpRef* load = nullptr;
 };
 
-// S's one store and one load (each the only op of its statement, unmasked), or none.
+bool same_mask(const std::vector<Constraint>& a, const std::vector<Constraint>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Constraint& x, const Constraint& y) {
+    return x.expr == y.expr && x.axes == y.axes && x.cmp == y.cmp;
+  });
+}
+
+// S's one store and one load (each the only op of its statement), or none. Either may be masked
+// (a ragged last row block, `rows < M`); the masks are compared where the two meet.
 std::optional<Ends> ends_of(const Kernel& k, const Analysis& an, int s) {
   if (std::count(k.outputs.begin(), k.outputs.end(), s)) return std::nullopt;
   for (const auto& t : k.tensors)
@@ -127,64 +136,80 @@ std::optional<Ends> ends_of(const Kernel& k, const Analysis& an, int s) {
   Ends e{w[0], r[0]};
   const Op &st = e.store->op(), &ld = e.load->op();
   if (st.cls != OpClass::Store || ld.cls != OpClass::Load || st.accumulate || ld.accumulate) return std::nullopt;
-  if (!st.mask.empty() || !ld.mask.empty() || e.store->node->ops.size() != 1 || e.load->node->ops.size() != 1)
-    return std::nullopt;
+  if (e.store->node->ops.size() != 1 || e.load->node->ops.size() != 1) return std::nullopt;
   if (reads(st).size() != 1 || writes(st).size() != 1 || reads(ld).size() != 1 || writes(ld).size() != 1) return std::nullopt;
   if (e.store->loops.empty() || e.store->loops.size() != e.load->loops.size() || e.store->order >= e.load->order)
     return std::nullopt;
   return e;
 }
 
-// Whether the whole nests around S's store (A) and load (B) may be fused level by level: the same
-// loops (kind, range) at every level; apart from S and what both only read, neither nest touches
-// what the other writes; B loads, in each iteration of its path loops, exactly the region A stored
-// in the same iteration of its own (B's variables renamed to A's), and distinct iterations store
-// disjoint regions (enumerated: the load sees the tile of its own iteration, never another's).
-bool nests_align(Kernel& k, const Ends& e, int s) {
-  const std::vector<int> &la = e.store->loops, &lb = e.load->loops;
-  for (size_t d = 0; d < la.size(); ++d) {
-    const Loop &x = k.loops.at(la[d]), &y = k.loops.at(lb[d]);
-    if (x.kind != y.kind || x.start != y.start || x.stop != y.stop || x.step != y.step || !x.trip() || x.step <= 0 ||
-        !x.start.is_constant())
-      return false;
+// The scratch tensors stored by the nest that stores S and loaded back by the nest that loads S,
+// at the same loop depth (m' and v' of a two-pass update): they are forwarded together, since
+// fusing the two nests for one of them is blocked by the other's round trip. S first among them
+// (the lowest id) or none: the group is one site.
+struct Group {
+  std::vector<int> scratch;
+  std::vector<int> la, lb;  // the loops around the stores, around the loads
+};
+
+std::optional<Group> group_of(const Kernel& k, const Analysis& an, int s) {
+  auto e = ends_of(k, an, s);
+  if (!e) return std::nullopt;
+  Group g{{}, e->store->loops, e->load->loops};
+  for (const auto& t : k.tensors) {
+    if (t.role != TensorRole::Scratch) continue;
+    auto f = ends_of(k, an, t.id);
+    if (f && f->store->loops == g.la && f->load->loops == g.lb) g.scratch.push_back(t.id);
   }
-  Node* a = loop_node(k, la[0]);
-  Node* b = loop_node(k, lb[0]);
-  if (!a || !b) return false;
-  if (depend(k, *a, *b, s)) return false;
-  // The same region, B's path variables renamed to A's.
+  if (g.scratch.empty() || g.scratch.front() != s) return std::nullopt;
+  return g;
+}
+
+// Whether B loads, in each iteration of its path loops, exactly the region (and under the same
+// mask) A stored in the same iteration of its own (B's variables renamed to A's), and distinct
+// iterations store disjoint regions (enumerated: the load sees the tile of its own iteration,
+// never another's).
+bool round_trip_aligns(Kernel& k, const Ends& e, const Group& g) {
+  const std::vector<int> &la = g.la, &lb = g.lb;
+  auto rename = [&](IExpr x) {
+    for (size_t d = 0; d < la.size(); ++d) x = x.substitute(lb[d], IExpr::var(la[d]));
+    return x;
+  };
   Access stored = *e.store->op().dst, loaded = *reads(e.load->op())[0];
   for (auto& dim : loaded.dims) {
-    for (size_t d = 0; d < la.size(); ++d) {
-      dim.start = dim.start.substitute(lb[d], IExpr::var(la[d]));
-      for (auto& t : dim.terms) t.size = t.size.substitute(lb[d], IExpr::var(la[d]));
-    }
+    dim.start = rename(dim.start);
+    for (auto& t : dim.terms) t.size = rename(t.size);
   }
   if (!(stored == loaded)) return false;
-  // Each iteration's region as a box of element intervals; no two boxes meet.
-  std::vector<int64_t> extent;
-  for (const auto& dim : stored.dims) {
-    int64_t ext = 0;
-    for (const auto& t : dim.terms) {
-      auto m = t.max_index();
-      if (!m) return false;
-      ext += std::llabs(t.stride) * *m;
-    }
-    extent.push_back(ext);
-  }
-  std::vector<std::vector<int64_t>> starts;
+  std::vector<Constraint> load_mask = e.load->op().mask;
+  for (auto& c : load_mask) c.expr = rename(c.expr);
+  if (!same_mask(e.store->op().mask, load_mask)) return false;
+  // Each iteration's region as a box of element intervals (a ragged window's extent evaluated in
+  // its iteration); no two boxes meet.
+  struct Box {
+    std::vector<int64_t> start, extent;
+  };
+  std::vector<Box> boxes;
   std::map<int, int64_t> at;
   constexpr size_t kMaxIterations = 4096;
   std::function<bool(size_t)> walk = [&](size_t d) {
     if (d == la.size()) {
-      std::vector<int64_t> box;
+      Box box;
       for (const auto& dim : stored.dims) {
         auto v = dim.start.eval(at);
         if (!v) return false;
-        box.push_back(*v);
+        int64_t ext = 0;
+        for (const auto& t : dim.terms) {
+          auto size = t.size.eval(at);
+          if (!size || *size < 1) return false;
+          int64_t top = (*size - 1) / t.div;
+          ext += std::llabs(t.stride) * (t.mod > 0 ? std::min(top, t.mod - 1) : top);
+        }
+        box.start.push_back(*v);
+        box.extent.push_back(ext);
       }
-      starts.push_back(std::move(box));
-      return starts.size() <= kMaxIterations;
+      boxes.push_back(std::move(box));
+      return boxes.size() <= kMaxIterations;
     }
     const Loop& l = k.loops.at(la[d]);
     for (int64_t i = 0; i < *l.trip(); ++i) {
@@ -194,43 +219,48 @@ bool nests_align(Kernel& k, const Ends& e, int s) {
     return true;
   };
   if (!walk(0)) return false;
-  for (size_t x = 0; x < starts.size(); ++x)
-    for (size_t y = x + 1; y < starts.size(); ++y) {
+  for (size_t x = 0; x < boxes.size(); ++x)
+    for (size_t y = x + 1; y < boxes.size(); ++y) {
       bool apart = false;
-      for (size_t d = 0; d < extent.size() && !apart; ++d)
-        apart = starts[x][d] + extent[d] < starts[y][d] || starts[y][d] + extent[d] < starts[x][d];
+      for (size_t d = 0; d < boxes[x].start.size() && !apart; ++d)
+        apart = boxes[x].start[d] + boxes[x].extent[d] < boxes[y].start[d] ||
+                boxes[y].start[d] + boxes[y].extent[d] < boxes[x].start[d];
       if (!apart) return false;
     }
   return true;
 }
 
-// Fuses the two nests around S's store and load level by level, then forwards the tile. False
-// (with `k` in any state) when a step is not legal.
-bool forward(Kernel& k, int s) {
-  std::vector<int> la, lb;
-  {
-    Analysis an(k);
-    auto e = ends_of(k, an, s);
-    if (!e) return false;
-    la = e->store->loops, lb = e->load->loops;
-    if (!nests_align(k, *e, s)) return false;
-  }
+// Whether the whole nests around the group's stores (A) and loads (B) may be fused level by level:
+// the same loops (kind, range) at every level; apart from the group's tensors and what both only
+// read, neither nest touches what the other writes; every round trip aligns.
+bool nests_align(Kernel& k, const Analysis& an, const Group& g) {
+  const std::vector<int> &la = g.la, &lb = g.lb;
   for (size_t d = 0; d < la.size(); ++d) {
-    Node* a = loop_node(k, la[d]);
-    Node* b = loop_node(k, lb[d]);
-    if (!a || !b || a->frozen || b->frozen) return false;
-    int a_id = a->id, b_id = b->id;
-    if (!make_adjacent(k, a_id, b_id)) return false;
-    a = find_node(k, a_id), b = find_node(k, b_id);
-    rename_clashes(k, *a, *b);
-    fuse_loops(k, a_id, b_id);
+    const Loop &x = k.loops.at(la[d]), &y = k.loops.at(lb[d]);
+    if (x.kind != y.kind || x.start != y.start || x.stop != y.stop || x.step != y.step || !x.trip() || x.step <= 0 ||
+        !x.start.is_constant())
+      return false;
   }
+  Node* a = loop_node(k, la[0]);
+  Node* b = loop_node(k, lb[0]);
+  if (!a || !b) return false;
+  if (depend(k, *a, *b, std::set<int>(g.scratch.begin(), g.scratch.end()))) return false;
+  for (int s : g.scratch) {
+    auto e = ends_of(k, an, s);
+    if (!e || !round_trip_aligns(k, *e, g)) return false;
+  }
+  return true;
+}
+
+// With S's store and load in one iteration of the fused nest: the loaded tile becomes the stored
+// one, and the store, the load and S go. False (with `k` in any state) when that is not legal.
+bool forward_tile(Kernel& k, int s) {
   Analysis an(k);
   auto e = ends_of(k, an, s);
   if (!e) return false;
   const Op &st = e->store->op(), &ld = e->load->op();
-  // The same region of S, now in the same iteration.
-  if (!(*st.dst == *reads(ld)[0])) return false;
+  // The same region of S under the same mask, now in the same iteration.
+  if (!(*st.dst == *reads(ld)[0]) || !same_mask(st.mask, ld.mask)) return false;
   const Access v = *reads(st)[0], t = *writes(ld)[0];
   const Tensor &tv = k.tensor(v.tensor), &tt = k.tensor(t.tensor), &ts = k.tensor(s);
   if (!tv.on_chip() || tv.memory != tt.memory || tv.base >= 0 || tt.base >= 0 || tv.dtype.empty() ||
@@ -244,12 +274,20 @@ bool forward(Kernel& k, int s) {
   });
   if (viewed) return false;
   Ranges ranges = k.ranges();
-  // V keeps the stored tile while it is read: its producer is the only op writing that region, and
-  // the load is the only one writing T's region.
+  // V keeps the stored tile while it is read: every op writing that region runs before the store in
+  // the same iteration of the loops around it (a producer, and any update in place after it:
+  // `a = a * 0.2` in the destination-first style), and the load is the only one writing T's region.
   int v_writers = 0;
+  const std::vector<int>& around = e->store->loops;
   for (const OpRef* w : an.writers(k, v.tensor))
-    for (const Access* x : writes(w->op())) v_writers += may_overlap_across(k, *x, v, ranges) ? 1 : 0;
-  if (v_writers != 1) return false;
+    for (const Access* x : writes(w->op())) {
+      if (!may_overlap_across(k, *x, v, ranges)) continue;
+      if (w->order > e->store->order || w->loops.size() < around.size() ||
+          !std::equal(around.begin(), around.end(), w->loops.begin()))
+        return false;
+      ++v_writers;
+    }
+  if (v_writers < 1) return false;
   for (const OpRef* w : an.writers(k, t.tensor))
     for (const Access* x : writes(w->op()))
       if (w != e->load && may_overlap_across(k, *x, t, ranges)) return false;
@@ -295,6 +333,31 @@ bool forward(Kernel& k, int s) {
       decls.push_back(n.id);
   });
   for (int id : decls) erase_node(k, id);
+  return true;
+}
+
+// Fuses the two nests around the stores and loads of S's group level by level, then forwards each
+// tile. False (with `k` in any state) when a step is not legal.
+bool forward(Kernel& k, int s) {
+  Group g;
+  {
+    Analysis an(k);
+    auto found = group_of(k, an, s);
+    if (!found || !nests_align(k, an, *found)) return false;
+    g = *found;
+  }
+  for (size_t d = 0; d < g.la.size(); ++d) {
+    Node* a = loop_node(k, g.la[d]);
+    Node* b = loop_node(k, g.lb[d]);
+    if (!a || !b || a->frozen || b->frozen) return false;
+    int a_id = a->id, b_id = b->id;
+    if (!make_adjacent(k, a_id, b_id)) return false;
+    a = find_node(k, a_id), b = find_node(k, b_id);
+    rename_clashes(k, *a, *b);
+    fuse_loops(k, a_id, b_id);
+  }
+  for (int x : g.scratch)
+    if (!forward_tile(k, x)) return false;
   remove_dead_buffers(k);
   return true;
 }
@@ -317,12 +380,17 @@ class ForwardScratch : public Transform {
       if (!forward(trial, s)) continue;
       Analysis an(k);
       auto e = ends_of(k, an, s);
-      if (!e) continue;
-      std::string scratch = t.name.empty() ? t.label : t.name;
+      auto g = group_of(k, an, s);
+      if (!e || !g) continue;
+      std::string names;
+      for (int x : g->scratch) {
+        const Tensor& u = k.tensor(x);
+        names += fmt::format("{}`{}`", names.empty() ? "" : ", ", u.name.empty() ? u.label : u.name);
+      }
       Site site = make_site(k, an, *e->store,
-                            fmt::format("forward the tiles of HBM scratch `{}` on chip: fuse the nest storing them with "
+                            fmt::format("forward the tiles of HBM scratch {} on chip: fuse the nest storing them with "
                                         "the nest loading them back",
-                                        scratch));
+                                        names));
       if (sink(site, [&k, s] {
             if (!forward(k, s)) throw TransformError("forward_scratch: the site is no longer legal");
           }))

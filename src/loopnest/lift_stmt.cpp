@@ -1072,6 +1072,11 @@ std::vector<Op> Lifter::append(const CallExpr& c) {
   }
   if (loop_stack.empty() || !it->second.items.empty())
     fail(c.span, "a list appended more than once per iteration of one loop");
+  // `xT = []` bound outside a loop that encloses the appending one (`xT = []; for g: for kb:
+  // xT.append(..)`) grows across that loop's iterations: `xT[kb]` then reads the first iteration's
+  // tiles, not a tile per iteration of the appending loop.
+  if (auto d = list_depth.find(list); d != list_depth.end() && d->second + 1 < loop_stack.size())
+    fail(c.span, "a list bound empty outside a loop around the loop appending to it (it grows across that loop)");
   int l = loop_stack.back();
   const Loop& loop = k.loops.at(l);
   auto trip = loop.trip();

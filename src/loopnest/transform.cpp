@@ -93,6 +93,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_fill_partitions());
     v.push_back(make_hoist_transpose());
     v.push_back(make_forward_defer());
+    v.push_back(make_reuse_operand());
     v.push_back(make_feed_pe_first());
     v.push_back(make_open_composite());
     v.push_back(make_psum_accumulate());

@@ -244,6 +244,7 @@ std::unique_ptr<Transform> make_expand_interchange();  // expand_interchange.cpp
 std::unique_ptr<Transform> make_coalesce_stores();
 std::unique_ptr<Transform> make_hoist_transpose();
 std::unique_ptr<Transform> make_forward_defer();  // chain.cpp: forward_scratch, then defer_normalization
+std::unique_ptr<Transform> make_reuse_operand();  // chain.cpp: interchange, hoist_expand, hoist_transpose
 std::unique_ptr<Transform> make_feed_pe_first();
 
 }  // namespace loopnest

@@ -141,6 +141,10 @@ const std::map<std::string, Affinity>& affinities() {
       // The norm-matmul nest (chain.cpp, feed_first.cpp): the Tensor Engine waits for each row's
       // ScalarE/VectorE normalization, or for PSUM copies queued behind independent work.
       {"forward_defer", {3.0, {{"pe_idle", 1.5}, {"spill", 2}, {"dma_bound", 1.3}}}},
+      // An operand re-read per iteration of a loop it does not use (and, fed to a matmul
+      // untransposed, re-transposed there): hoist_expand's inputs read many times over, and
+      // hoist_transpose's Tensor Engine time.
+      {"reuse_operand", {2.0, {{"rereads_inputs", 4}, {"dma_bound", 2}, {"pe_busy", 1.5}}}},
       {"feed_pe_first", {2.0, {{"pe_idle", 1.5}, {"pe_busy", 1.3}, {"latency_bound", 1.3}}}},
       // A composite call (nl.softmax) spelled out: the same instructions, so by itself no gain, but
       // its Vector / Scalar Engine passes become movable (fold_activation_reduce, engine_assign).

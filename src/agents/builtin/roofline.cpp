@@ -81,6 +81,7 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"chunk_free_axis", {"serial"}},
       {"in_place", {"serial"}},
       {"forward_defer", {"dma", "serial"}},
+      {"reuse_operand", {"dma", "pe"}},
       // Work is unchanged, but the Tensor Engine stops waiting behind other engines' queues: what
       // a kernel bound by the Tensor Engine with idle gaps needs.
       {"feed_pe_first", {"serial", "pe"}},

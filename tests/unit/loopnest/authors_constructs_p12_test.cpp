@@ -61,6 +61,36 @@ TEST(LoopNestLift, EmptyListsMadeByATupleAssignmentTakeAppendsLikeOneMadeByName)
   }
 }
 
+// A list bound empty outside a loop that encloses the appending one grows across that loop, so
+// `tiles[k]` reads the first iteration's tiles: refused with its reason (it lifted as a tile per
+// iteration of the appending loop, and an interchange that moved a list's binding out of the outer
+// loop printed such a kernel unnoticed). Bound inside that loop, it lifts.
+TEST(LoopNestLift, AListBoundOutsideALoopAroundItsAppendsIsRefused) {
+  auto kernel_binding_at = [](const std::string& outer, const std::string& inner) {
+    return std::string(kHead) +
+           "@nki.jit\n"
+           "def kernel(x):\n"
+           "    out = nl.ndarray((2, 128, 64), dtype=x.dtype, buffer=nl.shared_hbm)\n" +
+           outer +
+           "    for g in nl.affine_range(2):\n" + inner +
+           "        for k in nl.affine_range(2):\n"
+           "            tiles.append(nl.load(x[g, k]))\n"
+           "        nl.store(out[g], value=nl.add(tiles[0], tiles[1]))\n"
+           "    return out\n";
+  };
+  auto args = arrays({{2, 2, 128, 64}});
+  EXPECT_NO_THROW(loopnest::lift_source("k.py", kernel_binding_at("", "        tiles = []\n"), args));
+  try {
+    loopnest::lift_source("k.py", kernel_binding_at("    tiles = []\n", ""), args);
+    FAIL() << "a list growing across `for g` lifted";
+  } catch (const loopnest::LiftError& e) {
+    EXPECT_NE(e.render().find("k.py:13:13: error: cannot lift a list bound empty outside a loop around the loop "
+                              "appending to it"),
+              std::string::npos)
+        << e.render();
+  }
+}
+
 // A site offered with the kernel's helpers opened, applied: the printed kernel in `after`, its
 // `def kernel` onwards returned (the helpers stay defined above it); "" when no such site is
 // offered (the helpers stay closed, the reason in `after`).

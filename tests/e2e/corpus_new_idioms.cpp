@@ -98,7 +98,7 @@ const std::vector<Case> kCases = {
     {"p10_newapi_spmd_bias_dst", "", false},       // a launched body of dst-first copies and two ops
     // the scan's carry lifts as a buffer the loop carries; load, scan, store and the carry copy
     // offer no move (the text-level free_size of the unlifted kernel is gone with the lift)
-    {"p10_cummax_scan_carry", "", false},
+    {"p10_cummax_scan_carry", "", true},  // jam_rows: two row blocks' scan chains interleaved (session 17)
     // session 11 (docs/language.md, "Kernels by idiom, session 11"): decompiled, assistant-written
     // and newer-API kernels
     {"p11_gen_offset_grid_swish", "", true},
@@ -117,7 +117,7 @@ const std::vector<Case> kCases = {
     {"p11_new_softplus_dst", "", true},
     {"p11_new_matmul_gelu_dst", "", true},
     {"p11_new_iota_position_dst", "", false},        // iota, copy, two dst-first ops on one tile in place
-    {"p11_new_scan_cumsum_dst", "", false},          // a dst-first scan whose carry is refreshed in place
+    {"p11_new_scan_cumsum_dst", "", true},            // a dst-first scan whose carry is refreshed in place
     {"p11_new_transpose_psum_dst", "", true},
     // session 12 (docs/language.md, "Kernels by idiom, session 12"): the newer API with ragged
     // tiles by min(), assistant-written pipelines, legacy kernels mixing masks and ISA selections

@@ -8,9 +8,10 @@
 // Legality comes from dependences on the form, whatever the style: S has one writer (a store) and
 // one reader (a load), masked alike when at all (a ragged last block); the scratch tensors stored
 // by the same nest and loaded by the same later nest (m' and v' of a two-pass update) go together,
-// each one's round trip ignored by the dependence test of the fusion; at every level the nodes between the two nests move out of the way only
-// when they commute (neither writes a tensor the other touches), and the fusion of each level is
-// fuse_nests's (every dependence between the bodies within one iteration); the loaded tile T and
+// each one's round trip ignored by the dependence test of the fusion; at every level the nodes
+// between the two nests move out of the way only when they commute (neither writes a tensor the
+// other touches), and the fusion of each level is fuse_nests's (every dependence between the
+// bodies within one iteration); the loaded tile T and
 // the stored tile V have the same shape, layout and dtype, the load's region of T is the store's
 // region of V, V has no other writer and T no other writer than the load, so every element of T a
 // reader sees holds the same value in V.
@@ -202,8 +203,9 @@ bool round_trip_aligns(Kernel& k, const Ends& e, const Group& g) {
         for (const auto& t : dim.terms) {
           auto size = t.size.eval(at);
           if (!size || *size < 1) return false;
-          int64_t top = (*size - 1) / t.div;
-          ext += std::llabs(t.stride) * (t.mod > 0 ? std::min(top, t.mod - 1) : top);
+          AxisTerm here = t;  // the term with its size in this iteration
+          here.size = IExpr(*size);
+          ext += std::llabs(t.stride) * *here.max_index();
         }
         box.start.push_back(*v);
         box.extent.push_back(ext);

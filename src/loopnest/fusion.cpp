@@ -55,40 +55,11 @@ void substitute_access(Access& a, int from, const IExpr& with, const Ranges* ran
     for (auto& t : d.terms) t.size = t.size.substitute(from, with, ranges);
   }
 }
-// A tile's access, or an index / grid operand (an expression of the loop variables).
-void substitute_operand(Operand& o, int from, const IExpr& with, const Ranges* ranges) {
-  if (o.kind == Operand::Kind::Tile) substitute_access(o.access, from, with, ranges);
-  if (o.number_when) o.number_when = o.number_when->substitute(from, with, ranges);
-  if (o.kind == Operand::Kind::Index) o.index = o.index.substitute(from, with, ranges);
-  if (o.kind == Operand::Kind::Shape)
-    for (auto& d : o.shape) d = d.substitute(from, with, ranges);
-  if (o.kind == Operand::Kind::Grid) {
-    o.grid.start = o.grid.start.substitute(from, with, ranges);
-    for (auto& t : o.grid.terms) t.size = t.size.substitute(from, with, ranges);
-  }
-}
 void rename_access(Access& a, int from, int to) { substitute_access(a, from, IExpr::var(to)); }
 
 // Loop variable `from` replaced by `with` in every index, mask, condition and bound of `nodes`.
 void substitute_nodes(Kernel& k, std::vector<Node>& nodes, int from, const IExpr& with, const Ranges* ranges) {
-  for_each_node(nodes, [&](Node& n, const std::vector<int>&) {
-    for (auto& op : n.ops) {
-      if (op.dst) substitute_access(*op.dst, from, with, ranges);
-      for (auto& a : op.args)
-        substitute_operand(a.value, from, with, ranges);
-      for (auto& c : op.mask) c.expr = c.expr.substitute(from, with, ranges);
-    }
-    if (n.view) substitute_access(*n.view, from, with, ranges);
-    if (n.kind == NodeKind::If) {
-      n.cond_l = n.cond_l.substitute(from, with, ranges);
-      n.cond_r = n.cond_r.substitute(from, with, ranges);
-    }
-    if (n.kind == NodeKind::Loop) {
-      Loop& l = k.loops.at(n.loop);
-      l.start = l.start.substitute(from, with, ranges);
-      l.stop = l.stop.substitute(from, with, ranges);
-    }
-  });
+  for_each_index_expr(k, nodes, [&](IExpr& e) { e = e.substitute(from, with, ranges); });
 }
 void rename_nodes(Kernel& k, std::vector<Node>& nodes, int from, int to) { substitute_nodes(k, nodes, from, IExpr::var(to)); }
 

@@ -249,11 +249,12 @@ std::set<std::string> call_binds(const Node& call) {
 void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<std::string>& bound) {
   std::set<int> mine;
   defined(nodes, mine);
-  std::set<std::string> taken;
+  std::set<std::string> kernel_names;  // the kernel's own tiles and parameters
   for (const auto& t : k.tensors)
-    if (!mine.count(t.id) && !t.name.empty()) taken.insert(t.name);
+    if (!mine.count(t.id) && !t.name.empty()) kernel_names.insert(t.name);
+  for (const auto& p : k.params) kernel_names.insert(p.name);
+  std::set<std::string> taken = kernel_names;
   for (const auto& [id, l] : k.loops) taken.insert(l.var);
-  for (const auto& p : k.params) taken.insert(p.name);
   for (int id : mine) {
     Tensor& t = k.tensor(id);
     if (t.name.empty() || bound.count(t.name)) continue;
@@ -267,10 +268,6 @@ void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<st
   // So does a loop variable of the helper that names a kernel parameter or tile (`for k in
   // range(4)` in a helper of `kernel(q, k, v)`): opened in the kernel's loop, it would rebind the
   // parameter for the kernel's next iteration.
-  std::set<std::string> kernel_names;
-  for (const auto& t : k.tensors)
-    if (!mine.count(t.id) && !t.name.empty()) kernel_names.insert(t.name);
-  for (const auto& p : k.params) kernel_names.insert(p.name);
   for_each_node(nodes, [&](const Node& n, const std::vector<int>&) {
     if (n.kind != NodeKind::Loop) return;
     Loop& l = k.loops.at(n.loop);

@@ -585,21 +585,22 @@ std::string symbol_of(const Op& op, const char* name) {
   return o && o->kind == Operand::Kind::Symbol ? o->symbol : "";
 }
 
-bool mentions(const Kernel& k, const Node& n, const std::string& name) {
+bool names_word(const std::string& text, const std::string& name) {
   if (name.empty()) return false;
   auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-  auto names = [&](const std::string& text) {
-    for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-      bool left = at == 0 || !word(text[at - 1]), right = at + name.size() >= text.size() || !word(text[at + name.size()]);
-      if (left && right) return true;
-    }
-    return false;
-  };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    bool left = at == 0 || !word(text[at - 1]), right = at + name.size() >= text.size() || !word(text[at + name.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
+bool mentions(const Kernel& k, const Node& n, const std::string& name) {
   // A node a transformation wrote (a binding `t = t_blk * 14 + t_in`) is printed from its patch.
-  if (n.kind == NodeKind::Meta && !n.patch.empty()) return names(n.patch);
+  if (n.kind == NodeKind::Meta && !n.patch.empty()) return names_word(n.patch, name);
   if (!n.origin) return false;
   for (uint32_t line = n.origin->span.line; line <= n.origin->span.end_line; ++line)
-    if (names(k.module->file->line_text(line))) return true;
+    if (names_word(k.module->file->line_text(line), name)) return true;
   return false;
 }
 

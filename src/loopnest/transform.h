@@ -12,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "loopnest/analysis.h"
@@ -86,9 +87,10 @@ ResultBaseline baseline_of(const Kernel& k);
 // site is listed that applying refuses. nullopt when the result stands.
 std::optional<std::string> result_refusal(const ResultBaseline& before, Kernel& after);
 
-// Splits every flattened loop (`for t in range(R * NJ)` indexed by `t // NJ` and `t % NJ`) into
-// its nest, t_blk over R around t_in over NJ, the body as written under `t = t_blk * NJ + t_in`
-// (unflatten.cpp). Returns how many loops it split.
+// Splits every flattened loop (`for t in range(R * NJ)` read only through `t // NJ` and `t % NJ`)
+// into its nest, t_blk over R around t_in over NJ; the statements naming t, or a name computed
+// from it, are printed over the new loops and those bindings dropped (unflatten.cpp). Returns how
+// many loops it split.
 int unflatten_loops(Kernel& k);
 // Opens the calls of module helper functions inside loops (open_helpers.cpp): their nodes become
 // the kernel's own, printed from the form in place of the call. Returns how many it opened.
@@ -145,6 +147,8 @@ void ops_of(Node& n, std::vector<Op*>& out);
 // Moves the first `count` ops of the statement block[position] (its leading inner calls) into a
 // statement of their own inserted before it; the last of them is that statement's operation.
 void split_leading_ops(Kernel& k, std::vector<Node>& block, size_t position, size_t count);
+// Whether `text` names `name` as a whole word (not inside a longer identifier).
+bool names_word(const std::string& text, const std::string& name);
 // Whether the source of node `n` names `name` as a whole word (a binding a transformation wrote:
 // its text).
 bool mentions(const Kernel& k, const Node& n, const std::string& name);
@@ -185,6 +189,45 @@ void jam_rows(Kernel& k, int id, int64_t factor);
 // Loop fusion (fusion.cpp) of the adjacent loop nodes `a` and `b` over the same range, legality
 // decided by the caller: b's body after a's, b's variable renamed to a's; b's node goes away.
 void fuse_loops(Kernel& k, int a_id, int b_id);
+
+// Calls fn on every index expression of `nodes` (access starts and sizes, index, grid and shape
+// operands, per-iteration choices, masks, conditions, inner loop bounds, views): what
+// substitute_nodes rewrites, and what a move reading the loops' use of a variable reads
+// (unflatten.cpp). `k` and `nodes` const or not, fn taking the expression alike.
+template <class K, class Nodes, class F>
+void for_each_index_expr(K& k, Nodes& nodes, F&& fn) {
+  auto access = [&](auto& a) {
+    for (auto& d : a.dims) {
+      fn(d.start);
+      for (auto& t : d.terms) fn(t.size);
+    }
+  };
+  using NodeRef = std::conditional_t<std::is_const_v<Nodes>, const Node&, Node&>;
+  for_each_node(nodes, [&](NodeRef n, const std::vector<int>&) {
+    for (auto& op : n.ops) {
+      if (op.dst) access(*op.dst);
+      for (auto& a : op.args) {
+        auto& o = a.value;
+        if (o.kind == Operand::Kind::Tile) access(o.access);
+        if (o.number_when) fn(*o.number_when);
+        if (o.kind == Operand::Kind::Index) fn(o.index);
+        if (o.kind == Operand::Kind::Shape)
+          for (auto& d : o.shape) fn(d);
+        if (o.kind == Operand::Kind::Grid) {
+          fn(o.grid.start);
+          for (auto& t : o.grid.terms) fn(t.size);
+        }
+      }
+      for (auto& c : op.mask) fn(c.expr);
+    }
+    if (n.view) access(*n.view);
+    if (n.kind == NodeKind::If) fn(n.cond_l), fn(n.cond_r);
+    if (n.kind == NodeKind::Loop) {
+      auto& l = k.loops.at(n.loop);
+      fn(l.start), fn(l.stop);
+    }
+  });
+}
 
 // Loop variable `from` replaced by `with` in every index, mask, condition and bound of `nodes`
 // (fusion.cpp); `substitute_access` in one access. Given `ranges` (the loops' values), the `//`,

@@ -18,7 +18,6 @@
 // find_sites (transform.cpp) offers, besides the kernel's own sites, the ones its unflattened form
 // adds, with the parameter flat_loops=split; apply_site splits the loops before the move.
 #include <algorithm>
-#include <cctype>
 #include <functional>
 #include <set>
 
@@ -28,41 +27,6 @@
 namespace loopnest {
 
 namespace {
-
-// Every index expression of `nodes` (accesses, index and grid operands, masks, conditions, inner
-// loop bounds, views): what substitute_nodes rewrites.
-void for_each_expr(const Kernel& k, const std::vector<Node>& nodes, const std::function<void(const IExpr&)>& fn) {
-  auto access = [&](const Access& a) {
-    for (const auto& d : a.dims) {
-      fn(d.start);
-      for (const auto& t : d.terms) fn(t.size);
-    }
-  };
-  for_each_node(nodes, [&](const Node& n, const std::vector<int>&) {
-    for (const auto& op : n.ops) {
-      if (op.dst) access(*op.dst);
-      for (const auto& a : op.args) {
-        const Operand& o = a.value;
-        if (o.kind == Operand::Kind::Tile) access(o.access);
-        if (o.number_when) fn(*o.number_when);
-        if (o.kind == Operand::Kind::Index) fn(o.index);
-        if (o.kind == Operand::Kind::Shape)
-          for (const auto& d : o.shape) fn(d);
-        if (o.kind == Operand::Kind::Grid) {
-          fn(o.grid.start);
-          for (const auto& t : o.grid.terms) fn(t.size);
-        }
-      }
-      for (const auto& c : op.mask) fn(c.expr);
-    }
-    if (n.view) access(*n.view);
-    if (n.kind == NodeKind::If) fn(n.cond_l), fn(n.cond_r);
-    if (n.kind == NodeKind::Loop) {
-      const Loop& l = k.loops.at(n.loop);
-      fn(l.start), fn(l.stop);
-    }
-  });
-}
 
 // Calls fn(term) for every `//` and `%` term of `e`, nested ones too.
 void for_each_quasi_term(const IExpr& e, const std::function<void(const Term&)>& fn) {
@@ -76,7 +40,7 @@ void for_each_quasi_term(const IExpr& e, const std::function<void(const Term&)>&
 // How many `//` / `%` terms of the body's expressions involve one of `vars`.
 int quasi_terms_using(const Kernel& k, const std::vector<Node>& body, const std::set<int>& vars) {
   int n = 0;
-  for_each_expr(k, body, [&](const IExpr& e) {
+  for_each_index_expr(k, body, [&](const IExpr& e) {
     for_each_quasi_term(e, [&](const Term& t) {
       if (std::any_of(vars.begin(), vars.end(), [&](int v) { return t.args[0].uses(v); })) ++n;
     });
@@ -101,7 +65,7 @@ bool reads_directly(const IExpr& e, int v) {
 // a dim of its own, and is left as written.
 bool only_packed_coordinates(const Kernel& k, const Node& n) {
   bool packed = true;
-  for_each_expr(k, n.body, [&](const IExpr& e) { packed = packed && !reads_directly(e, n.loop); });
+  for_each_index_expr(k, n.body, [&](const IExpr& e) { packed = packed && !reads_directly(e, n.loop); });
   return packed;
 }
 
@@ -109,7 +73,7 @@ bool only_packed_coordinates(const Kernel& k, const Node& n) {
 // largest first: the outermost coordinate comes off first.
 std::vector<int64_t> split_divisors(const Kernel& k, const Node& n, int64_t trip) {
   std::set<int64_t> ds;
-  for_each_expr(k, n.body, [&](const IExpr& e) {
+  for_each_index_expr(k, n.body, [&](const IExpr& e) {
     for_each_quasi_term(e, [&](const Term& t) {
       if (t.args[0].uses(n.loop) && t.divisor > 1 && t.divisor < trip && trip % t.divisor == 0) ds.insert(t.divisor);
     });
@@ -133,15 +97,6 @@ std::optional<int64_t> splittable_trip(const Kernel& k, const Node& n) {
   return trip;
 }
 
-// Whether `text` names `name` as a whole word.
-bool names_word(const std::string& text, const std::string& name) {
-  auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1))
-    if ((at == 0 || !word(text[at - 1])) && (at + name.size() >= text.size() || !word(text[at + name.size()])))
-      return true;
-  return false;
-}
-
 // Whether the source line `line` names one of `names`.
 bool line_names(const Kernel& k, uint32_t line, const std::set<std::string>& names) {
   const std::string text = k.module->file->line_text(line);
@@ -155,12 +110,13 @@ bool line_names(const Kernel& k, uint32_t line, const std::set<std::string>& nam
 // an operand kept only as text, a list append naming them).
 bool print_over_new_loops(Kernel& k, std::vector<Node>& body, const std::string& var) {
   std::set<std::string> names = {var};
+  auto named = [&](const Node& n) {
+    return std::any_of(names.begin(), names.end(), [&](const std::string& x) { return mentions(k, n, x); });
+  };
   bool ok = true;
   std::set<int> dropped;
   for_each_node(body, [&](Node& n, const std::vector<int>&) {
-    bool named = false;
-    for (const auto& name : names) named = named || mentions(k, n, name);
-    if (n.kind == NodeKind::Meta && (n.meta == MetaKind::Binding || n.meta == MetaKind::View) && named) {
+    if (n.kind == NodeKind::Meta && (n.meta == MetaKind::Binding || n.meta == MetaKind::View) && named(n)) {
       dropped.insert(n.id);
       names.insert(n.binds.begin(), n.binds.end());
     }
@@ -177,15 +133,11 @@ bool print_over_new_loops(Kernel& k, std::vector<Node>& body, const std::string&
       case NodeKind::Meta: {
         // A string statement (`''' end loop i1 '''`, a tool's loop marker) names nothing it reads.
         if (n.meta == MetaKind::Docstring || n.meta == MetaKind::Pass || n.meta == MetaKind::Import) return;
-        bool named = false;
-        for (const auto& name : names) named = named || mentions(k, n, name);
-        if (named) ok = false;
+        if (named(n)) ok = false;
         return;
       }
       case NodeKind::Stmt: {
-        bool named = false;
-        for (const auto& name : names) named = named || mentions(k, n, name);
-        if (!named) return;
+        if (!named(n)) return;
         n.dirty = true;
         for (auto& op : n.ops) {
           op.dst_origin = nullptr;
@@ -211,8 +163,8 @@ bool print_over_new_loops(Kernel& k, std::vector<Node>& body, const std::string&
 }
 
 // Splits loop node `id` (variable t, trip T) into t_blk over T / d around t_in over d, every index
-// rewritten over the new loops' ranges; false (the kernel unchanged) when its body cannot be
-// printed over them.
+// rewritten over the new loops' ranges; false (`k` then partly changed: split_one tries it on a
+// copy) when its body cannot be printed over them.
 bool split(Kernel& k, int id, int64_t d) {
   Node* n = find_node(k, id);
   const Loop old = k.loops.at(n->loop);
@@ -221,17 +173,13 @@ bool split(Kernel& k, int id, int64_t d) {
   outer.stop = IExpr(*old.trip() / d);
   inner.var = fresh_loop_var(k, old.var + "_in");
   inner.stop = IExpr(d);
-  Kernel before = k;
   int outer_id = add_loop(k, outer);
   int inner_id = add_loop(k, inner);
   IExpr index = IExpr::var(outer_id) * d + IExpr::var(inner_id);
   std::vector<Node> body = std::move(n->body);
   Ranges ranges = k.ranges();
   substitute_nodes(k, body, old.id, index, &ranges);
-  if (!print_over_new_loops(k, body, old.var)) {
-    k = std::move(before);
-    return false;
-  }
+  if (!print_over_new_loops(k, body, old.var)) return false;
   for (auto& t : k.tensors)
     if (t.scope_loop == old.id) t.scope_loop = inner_id;
   Node loop;

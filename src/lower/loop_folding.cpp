@@ -119,8 +119,10 @@ class LoopFolding : public Stage {
 
  private:
   // ---- the loop structure ----------------------------------------------------------------------
-  void on_record(const Record& incoming) override {
-    const Record& r = folded_tiles_.empty() ? incoming : renamed(incoming);
+  void on_record(const Record& r) override {
+    // A record naming a folded iteration's tile is taken as naming its part (copied only then:
+    // every record of a trace passes here).
+    if (names_folded_tile(r)) return on_record(renamed(r));
     if (r.kind == RecordKind::LoopBegin) {
       Frame f;
       f.begin = r;
@@ -513,10 +515,17 @@ class LoopFolding : public Stage {
     return r;
   }
 
+  bool names_folded_tile(const Record& r) const {
+    if (folded_tiles_.empty() || r.kind != RecordKind::Instruction) return false;
+    for (const auto* ops : {&r.inst.inputs, &r.inst.outputs})
+      for (const auto& op : *ops)
+        if (on_chip(op) && folded_tiles_.count(op.tensor_id)) return true;
+    return false;
+  }
+
   // A record whose operands name a tile that was folded into another, naming its part instead.
   Record renamed(const Record& in) const {
     Record r = in;
-    if (r.kind != RecordKind::Instruction) return r;
     for (auto* ops : {&r.inst.inputs, &r.inst.outputs})
       for (auto& op : *ops) {
         auto it = folded_tiles_.find(op.tensor_id);

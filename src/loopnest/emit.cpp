@@ -183,7 +183,7 @@ class Emitter {
   }
 
   void leading(const Node& n, int depth, std::string& out) const {
-    if (!n.origin) return;
+    if (!n.origin || n.repeat_copy) return;
     auto it = leading_.find(n.origin);
     if (it == leading_.end() || it->second >= n.origin->span.line) return;
     copy(it->second, n.origin->span.line - 1, n.origin->span.line, depth, out);

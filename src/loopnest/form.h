@@ -218,6 +218,9 @@ struct Node {
   size_t inline_split = 0;
   bool frozen = false;  // inside a helper function: a transformation must leave it alone
   bool dirty = false;  // printed from the form rather than copied
+  // A second or later copy of one authored statement (jam_rows' rows): the comments above the
+  // author's statement print above the first copy only.
+  bool repeat_copy = false;
   std::string patch;   // a dirty node's source text (first line unindented), when a transform wrote it
   // Identifiers to rename when the node's source is copied (a loop variable after fusion).
   std::map<std::string, std::string> renames;

@@ -85,6 +85,7 @@ struct Plan {
   std::set<std::pair<int, int>> block_dims;    // (buffer, dim) indexed by the loop: size * div / mul
   std::map<std::pair<Access*, int>, int> hit;  // index already changed -> how (piece key)
   std::vector<std::pair<AccessRef, int>> contiguous;  // (access, dim) whose coefficient of the loop scales
+  std::vector<std::string> reprint_vars;  // loop variables whose bindings are dropped (drop_stale_bindings)
 };
 
 class FreeSize : public Transform {
@@ -344,7 +345,28 @@ class FreeSize : public Transform {
       }
     });
     if (bad) return std::nullopt;
+    if (!drop_stale_bindings(k, loop_node, p)) return std::nullopt;
     return p;
+  }
+
+  // A binding computed from the loops whose trips change (`qt = qt_blk * 4 + qt_in`, written by a
+  // blocked fusion) would keep the old block size in its text: such bindings go and what names
+  // them prints from the form (unflatten's rule); no site when something cannot.
+  static bool drop_stale_bindings(Kernel& k, const Node& loop_node, Plan& p) {
+    std::vector<std::string> changing = {k.loops.at(p.loop).var};
+    for (int v : p.loops) changing.push_back(k.loops.at(v).var);
+    bool stale = false;
+    for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
+      if (n.kind != NodeKind::Meta || n.meta != MetaKind::Binding) return;
+      for (const auto& var : changing) stale = stale || mentions(k, n, var);
+    });
+    if (!stale) return true;
+    Kernel trial = k;
+    Node* body = find_node(trial, loop_node.id);
+    for (const auto& var : changing)
+      if (!body || !print_over_new_loops(trial, body->body, var)) return false;
+    p.reprint_vars = changing;
+    return true;
   }
 
   static void apply_plan(Kernel& k, Plan& p) {
@@ -401,6 +423,15 @@ class FreeSize : public Transform {
       }
     });
     redeclare(k, reshaped);
+    // Last: dropping bindings moves the nodes the plan points into.
+    for (const auto& var : p.reprint_vars) {
+      Node* n = nullptr;
+      for_each_node(k.body, [&](Node& m, const std::vector<int>&) {
+        if (m.kind == NodeKind::Loop && m.loop == p.loop) n = &m;
+      });
+      if (!n || !print_over_new_loops(k, n->body, var))
+        throw TransformError("free_size: a binding of the loop cannot be printed over the new trips");
+    }
   }
 
   static bool whole(const Kernel& k, const Access& a) {

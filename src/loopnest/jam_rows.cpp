@@ -28,6 +28,11 @@ struct Plan {
   std::set<const Op*> per_row;     // ops replicated per row
   std::set<int> row_tensors;       // tensors defined in the loop whose content differs per row (copied)
   std::map<int, int> shared_blocks;  // buffer written once per block into the first row's block -> its dim
+  // Admitted because each row goes from an engine to another and back (nothing shared, no
+  // in-order loop): a nested loop doing only the row's work is copied whole per row, so one row's
+  // loop completes (and its consumer on the next engine can start) while the next row's runs.
+  // Jammed, both rows' results would be ready only at the end of the joint loop.
+  bool whole_inner_loops = false;
 };
 
 // Whether the loop's body runs a loop in order (a sequential_range, a Python range in legacy code)
@@ -40,6 +45,31 @@ bool has_ordered_chain(const Kernel& k, const Node& loop_node) {
     if ((kind == LoopKind::Sequential || kind == LoopKind::Range) && !carried_tensors(k, n.loop).empty()) chain = true;
   });
   return chain;
+}
+
+bool compute_engine(Engine e) { return e == Engine::Tensor || e == Engine::Vector || e == Engine::Scalar || e == Engine::GpSimd; }
+
+// Whether the row's work leaves a compute engine and comes back to it through a dependence
+// (scores on the Tensor Engine -> exp on the Scalar Engine -> transposes and P @ V on the Tensor
+// Engine): engines run their instructions in program order, so with one row per iteration the
+// first engine waits while the second works on the same row. F rows interleaved give it another
+// row's independent instruction to run meanwhile (the row's engines overlap).
+bool has_engine_round_trip(const Kernel& k, const std::vector<Op*>& ops) {
+  std::vector<std::set<Engine>> upstream(ops.size());  // engines of the ops each op depends on
+  for (size_t c = 0; c < ops.size(); ++c) {
+    std::set<int> read;
+    for (const Access* r : reads(*ops[c])) read.insert(storage_of(k, r->tensor));
+    for (size_t b = 0; b < c; ++b) {
+      bool feeds = false;
+      for (const Access* w : writes(*ops[b])) feeds = feeds || read.count(storage_of(k, w->tensor));
+      if (!feeds) continue;
+      const Engine eb = ops[b]->engine, ec = ops[c]->engine;
+      if (compute_engine(eb) && compute_engine(ec) && eb != ec && upstream[b].count(ec)) return true;
+      upstream[c].insert(upstream[b].begin(), upstream[b].end());
+      if (compute_engine(eb)) upstream[c].insert(eb);
+    }
+  }
+  return false;
 }
 
 std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
@@ -79,6 +109,14 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   };
   for (Op* op : ops) {
     if (mask_uses(*op, l) || index_operand_uses(*op, l)) return std::nullopt;
+    // A Python list of tiles read by the row (`scores[m]`, appended by an earlier loop) would print
+    // as `scores[2 * m_blk]`: a list index is a loop variable, nothing else.
+    for (const Access* r : reads(*op))
+      if (k.tensor(r->tensor).list_loop >= 0 && uses_loop(*r, l)) return std::nullopt;
+    // An argument kept as the author's text (affine_select's `pred=`) naming the row's variable
+    // cannot be written per row.
+    for (const auto& a : op->args)
+      if (a.value.kind == Operand::Kind::Other && names_word(a.value.text, loop.var)) return std::nullopt;
     // A tile whose size depends on the row (`min(128, M - 128 * m)`, a ragged last tile): the rows'
     // copies print one size for all (p12_new_matmul_ragged_min).
     for (const Access* a : reads(*op))
@@ -140,9 +178,17 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     }
   }
   // Without shared work the rows gain only where each runs an in-order chain (a loop run in order
-  // carrying a running value: online softmax over key blocks, a scan): F chains interleave, each
-  // engine has F independent instructions where it had one waiting on the last.
-  if (p.per_row.empty() || (shared_work == 0 && !has_ordered_chain(k, loop_node))) return std::nullopt;
+  // carrying a running value: online softmax over key blocks, a scan) or goes from an engine to
+  // another and back: F chains interleave, each engine has F independent instructions where it had
+  // one waiting on the last.
+  if (p.per_row.empty()) return std::nullopt;
+  if (shared_work == 0 && !has_ordered_chain(k, loop_node)) {
+    std::vector<Op*> row_ops;
+    for (Op* op : ops)
+      if (p.per_row.count(op)) row_ops.push_back(op);
+    if (!has_engine_round_trip(k, row_ops)) return std::nullopt;
+    p.whole_inner_loops = true;
+  }
   // A shared block is read only in the loop, by the row's index.
   Analysis an(k);
   for (const auto& [t, dim] : p.shared_blocks) {
@@ -274,6 +320,7 @@ class UnrollJam : public Transform {
     n.id = c.k->next_node++;
     n.dirty = true;
     n.origin = src.origin;
+    n.repeat_copy = src.repeat_copy || j > 0;
     // The statement's inner calls make their own (unnamed) tiles in every copy.
     // So does an allocation's unnamed tile: `acc[i0, j] = nl.zeros(...)` lifts as `%1 = nl.zeros(...)`
     // then `acc[i0, j] = %1`, and each printed copy allocates its own.
@@ -324,10 +371,59 @@ class UnrollJam : public Transform {
   }
   static bool node_per_row(const Ctx& c, const Node& n) { return node_per_row(*c.p, n); }
 
+  // Whether a view or binding names the row: its loop variable, a name computed from it, or a tile
+  // of the row (`g_h = grad_tile[:, f0:f0 + 512]`: the row's tile is a copy per row now). The
+  // copies' accesses write it out instead.
+  static bool of_row(const Ctx& c, const Node& n) {
+    if (n.meta != MetaKind::Binding && n.meta != MetaKind::View) return false;
+    if (n.view && uses_loop(*n.view, c.l)) return true;
+    if (n.view && c.p->row_tensors.count(storage_of(*c.k, n.view->tensor))) return true;
+    if (mentions(*c.k, n, c.k->loops.at(c.l).var)) return true;
+    for (const auto& name : c.var_names)
+      if (mentions(*c.k, n, name)) return true;
+    return false;
+  }
+
+  // Whether every statement under the loop is the row's work (and no condition or helper call).
+  static bool only_row_work(const Ctx& c, const Node& loop) {
+    bool only = true;
+    for_each_node(loop.body, [&](const Node& n, const std::vector<int>&) {
+      if (n.kind == NodeKind::If || n.kind == NodeKind::Inline) only = false;
+      if (n.kind == NodeKind::Stmt && !node_per_row(c, n)) only = false;
+    });
+    return only;
+  }
+
+  // Row j's copy of a loop holding only the row's work: the loop and its nested loops get ids of
+  // their own (same variable names: the copies run one after another), the statements are row j's.
+  static Node copy_loop(Ctx& c, const Node& src, int64_t j) {
+    Node m = src;
+    m.id = c.k->next_node++;
+    m.dirty = true;
+    m.repeat_copy = src.repeat_copy || j > 0;
+    m.loop = add_loop(*c.k, c.k->loops.at(src.loop));
+    rename_nodes(*c.k, m.body, src.loop, m.loop);
+    for (const auto& [t, copy] : c.copies[static_cast<size_t>(j)])
+      if (c.k->tensor(copy).scope_loop == src.loop) c.k->tensors[static_cast<size_t>(copy)].scope_loop = m.loop;
+    std::vector<Node> body;
+    for (const Node& n : m.body) {
+      if (n.kind == NodeKind::Loop) body.push_back(copy_loop(c, n, j));
+      else if (n.kind == NodeKind::Stmt) body.push_back(copy_node(c, n, j));
+      else if (n.kind != NodeKind::Meta || !of_row(c, n)) body.push_back(n);
+      else c.var_names.insert(n.binds.begin(), n.binds.end());
+    }
+    m.body = std::move(body);
+    return m;
+  }
+
   static void build(Ctx& c, std::vector<Node>& src, std::vector<Node>& out) {
     for (auto& n : src) {
       switch (n.kind) {
         case NodeKind::Loop: case NodeKind::If: {
+          if (c.p->whole_inner_loops && n.kind == NodeKind::Loop && only_row_work(c, n)) {
+            for (int64_t j = 0; j < c.p->factor; ++j) out.push_back(copy_loop(c, n, j));
+            break;
+          }
           Node m = std::move(n);
           std::vector<Node> body, orelse;
           build(c, m.body, body);
@@ -342,15 +438,7 @@ class UnrollJam : public Transform {
           // copies are printed from the form), and so are the bindings that name them in turn
           // (`n_end = n_start + BLOCK_N` after `n_start = n * BLOCK_N`: kept, it named a binding
           // no longer printed, and the printed kernel failed its re-lift check).
-          auto of_row = [&] {
-            if (n.meta == MetaKind::View && n.view && uses_loop(*n.view, c.l)) return true;
-            if (n.meta != MetaKind::Binding && n.meta != MetaKind::View) return false;
-            if (mentions(*c.k, n, c.k->loops.at(c.l).var)) return true;
-            for (const auto& name : c.var_names)
-              if (mentions(*c.k, n, name)) return true;
-            return false;
-          };
-          if (of_row()) {
+          if (of_row(c, n)) {
             c.var_names.insert(n.binds.begin(), n.binds.end());
             break;
           }

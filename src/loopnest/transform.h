@@ -92,6 +92,10 @@ std::optional<std::string> result_refusal(const ResultBaseline& before, Kernel& 
 // from it, are printed over the new loops and those bindings dropped (unflatten.cpp). Returns how
 // many loops it split.
 int unflatten_loops(Kernel& k);
+// Drops the bindings in `body` computed from loop variable `var` (transitively) and marks every node
+// naming them to print from the form; false (k then partly changed: try it on a copy) when a node
+// cannot be printed from the form (unflatten.cpp).
+bool print_over_new_loops(Kernel& k, std::vector<Node>& body, const std::string& var);
 // Opens the calls of module helper functions inside loops (open_helpers.cpp): their nodes become
 // the kernel's own, printed from the form in place of the call. Returns how many it opened.
 int open_helpers(Kernel& k);

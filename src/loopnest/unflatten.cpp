@@ -97,8 +97,70 @@ std::optional<int64_t> splittable_trip(const Kernel& k, const Node& n) {
   return trip;
 }
 
+// Splits loop node `id` (variable t, trip T) into t_blk over T / d around t_in over d, every index
+// rewritten over the new loops' ranges; false (`k` then partly changed: split_one tries it on a
+// copy) when its body cannot be printed over them.
+bool split(Kernel& k, int id, int64_t d) {
+  Node* n = find_node(k, id);
+  const Loop old = k.loops.at(n->loop);
+  Loop outer = old, inner = old;
+  outer.var = fresh_loop_var(k, old.var + "_blk");
+  outer.stop = IExpr(*old.trip() / d);
+  inner.var = fresh_loop_var(k, old.var + "_in");
+  inner.stop = IExpr(d);
+  int outer_id = add_loop(k, outer);
+  int inner_id = add_loop(k, inner);
+  IExpr index = IExpr::var(outer_id) * d + IExpr::var(inner_id);
+  std::vector<Node> body = std::move(n->body);
+  Ranges ranges = k.ranges();
+  substitute_nodes(k, body, old.id, index, &ranges);
+  if (!print_over_new_loops(k, body, old.var)) return false;
+  for (auto& t : k.tensors)
+    if (t.scope_loop == old.id) t.scope_loop = inner_id;
+  Node loop;
+  loop.kind = NodeKind::Loop;
+  loop.id = k.next_node++;
+  loop.loop = inner_id;
+  loop.dirty = true;
+  loop.body = std::move(body);
+  n = find_node(k, id);
+  n->loop = outer_id;
+  n->dirty = true;
+  n->patch.clear();
+  n->origin = nullptr;  // its header is no longer the author's (interchange copies an origin's header)
+  n->body.clear();
+  n->body.push_back(std::move(loop));
+  k.loops.erase(old.id);
+  return true;
+}
+
+// Splits one loop whose split removes `//` / `%` terms (by its largest such divisor); false when
+// no loop has one.
+bool split_one(Kernel& k) {
+  for (int id : open_loop_ids(k)) {
+    Node* n = find_node(k, id);
+    auto trip = splittable_trip(k, *n);
+    if (!trip || !only_packed_coordinates(k, *n)) continue;
+    const int before = quasi_terms_using(k, n->body, {n->loop});
+    if (before == 0) continue;
+    for (int64_t d : split_divisors(k, *n, *trip)) {
+      Kernel trial = k;
+      if (!split(trial, id, d)) continue;
+      const Node* t = find_node(trial, id);
+      const Node& in = t->body.front();
+      if (quasi_terms_using(trial, t->body, {t->loop, in.loop}) < before) {
+        k = std::move(trial);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 // Whether the source line `line` names one of `names`.
-bool line_names(const Kernel& k, uint32_t line, const std::set<std::string>& names) {
+static bool line_names(const Kernel& k, uint32_t line, const std::set<std::string>& names) {
   const std::string text = k.module->file->line_text(line);
   return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return names_word(text, n); });
 }
@@ -162,67 +224,6 @@ bool print_over_new_loops(Kernel& k, std::vector<Node>& body, const std::string&
   return true;
 }
 
-// Splits loop node `id` (variable t, trip T) into t_blk over T / d around t_in over d, every index
-// rewritten over the new loops' ranges; false (`k` then partly changed: split_one tries it on a
-// copy) when its body cannot be printed over them.
-bool split(Kernel& k, int id, int64_t d) {
-  Node* n = find_node(k, id);
-  const Loop old = k.loops.at(n->loop);
-  Loop outer = old, inner = old;
-  outer.var = fresh_loop_var(k, old.var + "_blk");
-  outer.stop = IExpr(*old.trip() / d);
-  inner.var = fresh_loop_var(k, old.var + "_in");
-  inner.stop = IExpr(d);
-  int outer_id = add_loop(k, outer);
-  int inner_id = add_loop(k, inner);
-  IExpr index = IExpr::var(outer_id) * d + IExpr::var(inner_id);
-  std::vector<Node> body = std::move(n->body);
-  Ranges ranges = k.ranges();
-  substitute_nodes(k, body, old.id, index, &ranges);
-  if (!print_over_new_loops(k, body, old.var)) return false;
-  for (auto& t : k.tensors)
-    if (t.scope_loop == old.id) t.scope_loop = inner_id;
-  Node loop;
-  loop.kind = NodeKind::Loop;
-  loop.id = k.next_node++;
-  loop.loop = inner_id;
-  loop.dirty = true;
-  loop.body = std::move(body);
-  n = find_node(k, id);
-  n->loop = outer_id;
-  n->dirty = true;
-  n->patch.clear();
-  n->origin = nullptr;  // its header is no longer the author's (interchange copies an origin's header)
-  n->body.clear();
-  n->body.push_back(std::move(loop));
-  k.loops.erase(old.id);
-  return true;
-}
-
-// Splits one loop whose split removes `//` / `%` terms (by its largest such divisor); false when
-// no loop has one.
-bool split_one(Kernel& k) {
-  for (int id : open_loop_ids(k)) {
-    Node* n = find_node(k, id);
-    auto trip = splittable_trip(k, *n);
-    if (!trip || !only_packed_coordinates(k, *n)) continue;
-    const int before = quasi_terms_using(k, n->body, {n->loop});
-    if (before == 0) continue;
-    for (int64_t d : split_divisors(k, *n, *trip)) {
-      Kernel trial = k;
-      if (!split(trial, id, d)) continue;
-      const Node* t = find_node(trial, id);
-      const Node& in = t->body.front();
-      if (quasi_terms_using(trial, t->body, {t->loop, in.loop}) < before) {
-        k = std::move(trial);
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
-}  // namespace
 
 int unflatten_loops(Kernel& k) {
   int count = 0;

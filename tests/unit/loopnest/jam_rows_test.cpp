@@ -106,6 +106,32 @@ TEST(JamRows, InterleavesTheRowsInOrderChains) {
     EXPECT_NE(s.transform, "jam_rows") << s.key();
 }
 
+// Rows that share nothing but go from the Tensor Engine to the Scalar Engine and back (scores,
+// exp, P^T and P @ V) are interleaved: each nested loop of the row's work is copied whole per row
+// (one row's transposes run while the next row's exp does), the author's comments print once.
+TEST(JamRows, InterleavesRowsThatGoFromAnEngineToAnotherAndBack) {
+  std::string path = source_dir() + "/tests/kernels/corpus/con_engine_round_trip.py";
+  std::string text = read(path);
+  auto args = arrays({{128, 512}, {128, 512}, {512, 128}});
+  loopnest::Kernel k = loopnest::lift_source(path, text, args);
+  const loopnest::Site* jam = nullptr;
+  auto sites = loopnest::find_sites(k);
+  for (const auto& s : sites)
+    if (s.transform == "jam_rows" && s.params.at("factor") == "2" && s.summary.find("`for r`") != std::string::npos)
+      jam = &s;
+  ASSERT_TRUE(jam);
+  EXPECT_EQ(jam->relieves, (std::set<std::string>{"serial"}));
+  std::string after = loopnest::apply_site(path, text, args, *jam);
+  auto count = [&](const std::string& what) {
+    int n = 0;
+    for (size_t at = after.find(what); at != std::string::npos; at = after.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("for j in nl.affine_range("), 3) << after;  // the V loads', then one per row
+  EXPECT_LT(after.find("nisa.nc_matmul(dst=o_ps_0"), after.find("nisa.nc_transpose(dst=pt_ps_1")) << after;
+  EXPECT_EQ(count("# scores, then exp on the Scalar Engine"), 1) << after;
+}
+
 // A helper's loop variable named like a kernel parameter is renamed when the helper opens into the
 // kernel (it would rebind the parameter for the kernel's next iteration).
 TEST(JamRows, AnOpenedHelpersLoopVariableDoesNotRebindAParameter) {

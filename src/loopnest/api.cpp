@@ -110,6 +110,9 @@ std::map<std::string, ApiSpec> build() {
   add({"nisa.tensor_scalar_cumulative", C::Scan, E::Vector,
        {"src", "op0", "op1", "imm0", "imm1", "reduce_cmd", "mask", "dtype"}, S::Same, {"src"}});
   add({"nisa.nc_stream_shuffle", C::Other, E::Vector, {"src", "dst", "shuffle_mask", "mask", "dtype"}, S::None, {}});
+  // nl.device_print(prefix, x): prints a tile in simulation only (nki-language.md 7.7), no device
+  // instruction; kept in the form as a read of `x`, so no move reorders it past a write of `x`.
+  add({"nl.device_print", C::Other, E::None, {"prefix", "x", "mask"}, S::None, {}});
   // GpSimd: segment bounds of a row of ids, and the gather of each core's 16 partitions by index.
   add({"nisa.sequence_bounds", C::Other, E::GpSimd, {"segment_ids", "mask", "dtype"}, S::Bounds, {"segment_ids"},
        false, 0, "int32"});

@@ -336,7 +336,8 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   }
   // Seeding the random-number generator writes no tile: its effect is the generator's state,
   // which the statement's place in the order keeps (an ordered effect, lift_stmt.cpp).
-  if (spec->shape == ShapeRule::None && is_random(api)) {
+  // nl.device_print writes no tile either: a read of its tile, in its place among the statements.
+  if (spec->shape == ShapeRule::None && (is_random(api) || api == "nl.device_print")) {
     current_ops->push_back(std::move(op));
     return AValue::of_kind(K::None);
   }
@@ -697,16 +698,36 @@ AValue Lifter::call(const CallExpr& c) {
     }
     return AValue::of_int(n);
   }
-  if ((p == "nki.language.program_id" || p == "nki.language.num_programs") && pos.size() <= 1) {
-    // The axis by position or keyword (`nl.program_id(axis=1)`; num_programs names it `axes`).
-    const AValue* axis_kw = kwarg(p == "nki.language.program_id" ? "axis" : "axes");
-    if (!axis_kw) axis_kw = kwarg("axis");
+  // nl.num_programs(axes): the number of programs along the given axes (an int, a tuple or a
+  // list); without axes, the whole grid's (nki-language.md 3.10), as the language core counts them
+  // (kernel_launch.cpp). An axis past the grid's dims counts as 1, as program_id's is 0 there.
+  if (p == "nki.language.num_programs" && pos.size() <= 1) {
+    const AValue* axes = !pos.empty() ? &pos[0] : kwarg("axes") ? kwarg("axes") : kwarg("axis");
+    std::vector<AValue> each;
+    if (!axes || axes->k == K::None) {
+      for (size_t a = 0; a < program_sizes.size(); ++a) each.push_back(AValue::of_int(static_cast<int64_t>(a)));
+    } else {
+      each = axes->k == K::Tuple || axes->k == K::List ? axes->items : std::vector<AValue>{*axes};
+    }
+    IExpr n(1);
+    for (const AValue& a : each) {
+      IExpr axis = int_of(a, c);
+      if (!axis.is_constant()) fail(c.span, "a program count of an axis that is not a constant");
+      size_t ax = static_cast<size_t>(axis.constant());
+      if (ax >= program_sizes.size()) continue;
+      auto prod = n.times(program_sizes[ax]);
+      if (!prod) fail(c.span, "a program count of loop-dependent grid sizes");
+      n = *prod;
+    }
+    return AValue::of_int(n);
+  }
+  if (p == "nki.language.program_id" && pos.size() <= 1) {
+    // The axis by position or keyword (`nl.program_id(axis=1)`).
+    const AValue* axis_kw = kwarg("axis");
     IExpr axis = !pos.empty() ? ints(0) : axis_kw ? int_of(*axis_kw, c) : IExpr(0);
     if (!axis.is_constant()) fail(c.span, "a program id of an axis that is not a constant");
     size_t a = static_cast<size_t>(axis.constant());
-    if (p == "nki.language.program_id")
-      return a < program_loops.size() ? AValue::of_int(IExpr::var(program_loops[a])) : AValue::of_int(0);
-    return a < program_sizes.size() ? AValue::of_int(program_sizes[a]) : AValue::of_int(1);
+    return a < program_loops.size() ? AValue::of_int(IExpr::var(program_loops[a])) : AValue::of_int(0);
   }
   // nki.compiler: direct allocations of on-chip buffers (`buffer=ncc.sbuf.mod_alloc(...)`) place a
   // tensor in SBUF / PSUM; directives (no_reorder, multi_buffer, ...) are scheduling hints.
@@ -888,6 +909,10 @@ AValue Lifter::call(const CallExpr& c) {
                               : std::vector<AValue>{pos[0], pos[1], pos.size() == 3 ? pos[2] : none};
     return s;
   }
+  // abs(tile) is nl.abs (nki-language.md 7.9: Python operators and builtins on tiles are the
+  // language's element-wise APIs), as the language core runs it.
+  if (p == "builtins.abs" && pos.size() == 1 && pos[0].k == K::Tile)
+    return apply("nl.abs", {{"x", pos[0]}}, {{"x", pos_exprs[0]}}, c, nullptr);
   if (p == "builtins.abs" && pos.size() == 1) {
     double x = number_of(pos[0]);
     if (pos[0].k == K::Int && pos[0].i.is_constant()) return AValue::of_int(std::llabs(pos[0].i.constant()));

@@ -517,7 +517,20 @@ std::optional<bool> host_truth(const AValue& v) {
   }
 }
 
+// An expression the lift's own rules cannot evaluate may still be a host value the kernel's
+// Python computes at trace time (lift_fold.cpp): calls, attributes and subscripts get a second
+// try through the language core before the refusal stands.
 AValue Lifter::eval(const Expr& e) {
+  if (e.kind != ExprKind::Call && e.kind != ExprKind::Attribute && e.kind != ExprKind::Subscript) return eval_node(e);
+  try {
+    return eval_node(e);
+  } catch (const LiftError&) {
+    if (auto v = host_fold(e)) return *v;
+    throw;
+  }
+}
+
+AValue Lifter::eval_node(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Name: {
       const std::string& id = static_cast<const NameExpr&>(e).id;

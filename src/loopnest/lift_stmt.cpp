@@ -537,7 +537,8 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
     case StmtKind::Raise: fail(s.span, "a raise the kernel reaches for these arguments");
     case StmtKind::Try: fail(s.span, "a try statement");
     case StmtKind::ClassDef: fail(s.span, "a class defined inside the kernel");
-    case StmtKind::Global: fail(s.span, "a global declaration");
+    case StmtKind::Global:
+      fail(s.span, static_cast<const GlobalStmt&>(s).nonlocal ? "a nonlocal declaration" : "a global declaration");
     case StmtKind::Delete: fail(s.span, "a del statement");
   }
   fail(s.span, "this statement");

@@ -92,6 +92,11 @@ class Lifter {
 
   // ---- expressions (lift_expr.cpp) ----
   AValue eval(const nki::Expr& e);
+  AValue eval_node(const nki::Expr& e);  // eval without the trace-time fold
+  // The value of a host expression computed by the language core (lift_fold.cpp); nullopt when the
+  // expression reads anything but host values or its value is not one.
+  std::optional<AValue> host_fold(const nki::Expr& e);
+  std::optional<std::string> tile_stand_in(const AValue& tile) const;
   std::string binary_result_dtype(const std::string& api, const Op& op) const;
   AValue comprehension(const nki::ComprehensionExpr& c);
   AValue compare(const AValue& l, nki::CmpKind op, const AValue& r, const nki::Expr& le, const nki::Expr& re,

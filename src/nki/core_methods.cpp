@@ -1,5 +1,6 @@
 // Methods of the core containers: list.append, dict.get, str.join, ...
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/core.h>
 
@@ -255,6 +256,55 @@ Value str_find(Interpreter&, const ObjectPtr& self, CallArgs& a) {
   size_t pos = str_of(self).find(str_arg(a.args[0], "str.find"));
   return Value::from_int(pos == std::string::npos ? -1 : int64_t(pos));
 }
+// str.isdigit / isalpha / isalnum / isspace: every character of the class, and at least one;
+// str.isupper / islower: at least one cased character, and none of the other case (ASCII, as the
+// sizes and names kernels test are).
+Value str_all_chars(const ObjectPtr& self, CallArgs& a, const char* name, int (*is)(int)) {
+  expect_args(a, 0, 0, name);
+  const std::string& s = str_of(self);
+  bool all = !s.empty();
+  for (char c : s) all = all && is(static_cast<unsigned char>(c));
+  return Value::from_bool(all);
+}
+Value str_isdigit(Interpreter&, const ObjectPtr& self, CallArgs& a) {
+  return str_all_chars(self, a, "str.isdigit", [](int c) { return std::isdigit(c); });
+}
+Value str_isalpha(Interpreter&, const ObjectPtr& self, CallArgs& a) {
+  return str_all_chars(self, a, "str.isalpha", [](int c) { return std::isalpha(c); });
+}
+Value str_isalnum(Interpreter&, const ObjectPtr& self, CallArgs& a) {
+  return str_all_chars(self, a, "str.isalnum", [](int c) { return std::isalnum(c); });
+}
+Value str_isspace(Interpreter&, const ObjectPtr& self, CallArgs& a) {
+  return str_all_chars(self, a, "str.isspace", [](int c) { return std::isspace(c); });
+}
+Value str_case(const ObjectPtr& self, CallArgs& a, bool upper, const char* name) {
+  expect_args(a, 0, 0, name);
+  bool cased = false;
+  for (char ch : str_of(self)) {
+    int c = static_cast<unsigned char>(ch);
+    if (upper ? std::islower(c) : std::isupper(c)) return Value::from_bool(false);
+    cased = cased || std::isupper(c) || std::islower(c);
+  }
+  return Value::from_bool(cased);
+}
+Value str_isupper(Interpreter&, const ObjectPtr& self, CallArgs& a) { return str_case(self, a, true, "str.isupper"); }
+Value str_islower(Interpreter&, const ObjectPtr& self, CallArgs& a) { return str_case(self, a, false, "str.islower"); }
+Value str_rfind(Interpreter&, const ObjectPtr& self, CallArgs& a) {
+  expect_args(a, 1, 1, "str.rfind");
+  size_t pos = str_of(self).rfind(str_arg(a.args[0], "str.rfind"));
+  return Value::from_int(pos == std::string::npos ? -1 : int64_t(pos));
+}
+// str.count: non-overlapping occurrences; an empty substring occurs len + 1 times.
+Value str_count(Interpreter&, const ObjectPtr& self, CallArgs& a) {
+  expect_args(a, 1, 1, "str.count");
+  const std::string &s = str_of(self), &sub = str_arg(a.args[0], "str.count");
+  if (sub.empty()) return Value::from_int(int64_t(s.size()) + 1);
+  int64_t n = 0;
+  for (size_t pos = s.find(sub); pos != std::string::npos; pos = s.find(sub, pos + sub.size())) ++n;
+  return Value::from_int(n);
+}
+
 Value str_format(Interpreter& in, const ObjectPtr& self, CallArgs& a) {
   return make_str(format_str(in, str_of(self), a));
 }
@@ -282,6 +332,10 @@ const MethodEntry kMethods[] = {
     {ObjType::Str, "lstrip", str_lstrip},       {ObjType::Str, "rstrip", str_rstrip},
     {ObjType::Str, "upper", str_upper},         {ObjType::Str, "lower", str_lower},
     {ObjType::Str, "find", str_find},           {ObjType::Str, "format", str_format},
+    {ObjType::Str, "rfind", str_rfind},         {ObjType::Str, "count", str_count},
+    {ObjType::Str, "isdigit", str_isdigit},     {ObjType::Str, "isalpha", str_isalpha},
+    {ObjType::Str, "isalnum", str_isalnum},     {ObjType::Str, "isspace", str_isspace},
+    {ObjType::Str, "isupper", str_isupper},     {ObjType::Str, "islower", str_islower},
 };
 
 }  // namespace

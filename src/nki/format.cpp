@@ -239,4 +239,134 @@ std::string format_str(Interpreter& in, const std::string& text, const CallArgs&
   return out;
 }
 
+// printf-style formatting, `fmt % args`: %[(key)][flags][width][.precision][length]type with
+// flags - + space # 0, `*` width and precision taken from the arguments, types d i u o x X e E f
+// F g G c r s a %. `args` is a tuple of positional values, a mapping for %(key) fields, or one
+// value. Numbers are formatted by the same routines as the format mini-language.
+std::string percent_format(Interpreter& in, const std::string& text, const Value& args) {
+  const std::vector<Value>* items = nullptr;
+  std::vector<Value> single;
+  if (auto* t = args.as<TupleObj>()) items = &t->items;
+  else single.push_back(args), items = &single;
+  const bool mapping = args.is(ObjType::Dict);
+  size_t next = 0;
+  bool used_mapping = false;
+  auto take = [&]() -> Value {
+    if (next >= items->size()) throw NkiError(ErrorKind::Type, "not enough arguments for format string");
+    return (*items)[next++];
+  };
+  auto take_int = [&](const char* what) {
+    Value v = take();
+    if (!v.is_int() && !v.is_bool()) throw NkiError(ErrorKind::Type, fmt::format("* wants int ({})", what));
+    return v.as_int();
+  };
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (++i >= text.size()) throw NkiError(ErrorKind::Value, "incomplete format");
+    std::optional<Value> keyed;
+    if (text[i] == '(') {
+      size_t close = text.find(')', i);
+      if (close == std::string::npos) throw NkiError(ErrorKind::Value, "incomplete format key");
+      if (!mapping) throw NkiError(ErrorKind::Type, "format requires a mapping");
+      keyed = in.get_item(args, make_str(text.substr(i + 1, close - i - 1)));
+      used_mapping = true;
+      i = close + 1;
+    }
+    Spec spec;
+    bool left = false, alternate = false;
+    for (; i < text.size() && std::string_view("-+ #0").find(text[i]) != std::string_view::npos; ++i) {
+      switch (text[i]) {
+        case '-': left = true; break;
+        case '+': spec.sign = '+'; break;
+        case ' ': if (spec.sign != '+') spec.sign = ' '; break;
+        case '#': alternate = true; break;
+        case '0': spec.zero = true; break;
+      }
+    }
+    auto number = [&]() {
+      int n = -1;
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+        n = std::min((n < 0 ? 0 : n) * 10 + (text[i++] - '0'), 10000);
+      return n;
+    };
+    if (i < text.size() && text[i] == '*') {
+      int64_t w = take_int("width");
+      if (w < 0) left = true, w = -w;
+      spec.width = int(std::min<int64_t>(w, 10000));
+      ++i;
+    } else {
+      spec.width = number();
+    }
+    if (i < text.size() && text[i] == '.') {
+      ++i;
+      if (i < text.size() && text[i] == '*') spec.precision = int(std::clamp<int64_t>(take_int("precision"), 0, 10000)), ++i;
+      else spec.precision = std::max(number(), 0);
+    }
+    while (i < text.size() && (text[i] == 'h' || text[i] == 'l' || text[i] == 'L')) ++i;  // length: ignored
+    if (i >= text.size()) throw NkiError(ErrorKind::Value, "incomplete format");
+    char type = text[i];
+    if (type == '%') {
+      out += '%';
+      continue;
+    }
+    if (left) spec.align = '<', spec.zero = false;
+    Value v = keyed ? *keyed : take();
+    std::optional<Value> num = v.is_object() ? to_python_scalar(v) : std::optional<Value>(v);
+    bool is_num = num && num->is_number();
+    switch (type) {
+      case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': {
+        if (!is_num)
+          throw NkiError(ErrorKind::Type, fmt::format("%{} format: a real number is required, not {}", type, v.type_name()));
+        if ((type == 'o' || type == 'x' || type == 'X') && num->is_float())
+          throw NkiError(ErrorKind::Type, fmt::format("%{} format: an integer is required, not float", type));
+        double x = num->as_float();
+        if (num->is_float() && !std::isfinite(x))
+          throw NkiError(ErrorKind::Value, "cannot convert float infinity or NaN to integer");
+        int64_t n = num->is_float() ? int64_t(std::trunc(x)) : num->as_int();
+        spec.type = type == 'o' || type == 'x' || type == 'X' ? type : 'd';
+        // Precision of an integer is its minimum number of digits.
+        Spec digits = spec;
+        digits.width = -1, digits.sign = '-', digits.zero = false, digits.align = 0;
+        std::string body = format_int(n < 0 ? -n : n, digits);
+        if (spec.precision > int(body.size())) body = std::string(size_t(spec.precision) - body.size(), '0') + body;
+        if (alternate && type != 'd') body = (type == 'o' ? "0o" : type == 'x' ? "0x" : "0X") + body;
+        out += pad(with_sign(body, n < 0, spec), spec, '>');
+        break;
+      }
+      case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': {
+        if (!is_num)
+          throw NkiError(ErrorKind::Type, fmt::format("must be real number, not {}", v.type_name()));
+        spec.type = type;
+        out += format_float(num->as_float(), spec);
+        break;
+      }
+      case 'c': {
+        std::string c;
+        if (auto* str = v.as<StrObj>(); str && str->s.size() == 1) c = str->s;
+        else if (is_num && !num->is_float() && num->as_int() >= 0 && num->as_int() < 128) c = std::string(1, char(num->as_int()));
+        else throw NkiError(ErrorKind::Type, "%c requires an ASCII int or a char");
+        out += pad(c, spec, '>');
+        break;
+      }
+      case 's': case 'r': case 'a': {
+        std::string body = type == 's' ? v.str() : v.repr();
+        if (spec.precision >= 0 && size_t(spec.precision) < body.size()) body.resize(size_t(spec.precision));
+        spec.zero = false;
+        out += pad(body, spec, '>');
+        break;
+      }
+      default:
+        throw NkiError(ErrorKind::Value, fmt::format("unsupported format character '{}'", type));
+    }
+    check_container_size(out.size(), 1);
+  }
+  if (!used_mapping && !mapping && next < items->size())
+    throw NkiError(ErrorKind::Type, "not all arguments converted during string formatting");
+  return out;
+}
+
 }  // namespace nki::core

@@ -1,4 +1,5 @@
 // Expression evaluation: a switch over node kinds with fast paths for ints, floats and lists.
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -433,7 +434,41 @@ std::unique_ptr<Iterator> iterate(InterpState& st, const Value& v) {
   return v.object()->iter(st.in);
 }
 
+namespace {
+
+// Methods and attributes of the unboxed numbers: int.bit_length (`F.bit_length()` sizing a
+// power-of-two tile), float.is_integer, and the real / imag parts of both.
+std::optional<Value> number_attribute(const Value& obj, std::string_view name) {
+  const bool integral = obj.is_int() || obj.is_bool();  // bool is an int in Python
+  if ((name == "real" || name == "numerator") && integral) return Value::from_int(obj.as_int());
+  if (name == "real" && obj.is_float()) return obj;
+  if (name == "imag") return integral ? Value::from_int(0) : Value::from_float(0.0);
+  if (name == "denominator" && integral) return Value::from_int(1);
+  auto method = [&](const char* qualified, NativeFn fn) { return Value(std::make_shared<BuiltinObj>(qualified, std::move(fn))); };
+  if (name == "bit_length" && integral) {
+    int64_t v = obj.as_int();
+    return method("int.bit_length", [v](Interpreter&, CallArgs& a) {
+      if (!a.args.empty() || !a.kwargs.empty()) throw NkiError(ErrorKind::Type, "int.bit_length() takes no arguments");
+      uint64_t m = v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v);
+      int64_t n = 0;
+      for (; m; m >>= 1) ++n;
+      return Value::from_int(n);
+    });
+  }
+  if (name == "is_integer" && obj.is_float()) {
+    double v = obj.as_float();
+    return method("float.is_integer", [v](Interpreter&, CallArgs& a) {
+      if (!a.args.empty() || !a.kwargs.empty()) throw NkiError(ErrorKind::Type, "float.is_integer() takes no arguments");
+      return Value::from_bool(std::isfinite(v) && std::trunc(v) == v);
+    });
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Value get_attribute(InterpState& st, const Value& obj, std::string_view name) {
+  if (auto v = obj.is_int() || obj.is_float() || obj.is_bool() ? number_attribute(obj, name) : std::nullopt) return *v;
   if (!obj.is_object())
     throw NkiError(ErrorKind::Name, "AttributeError", fmt::format("'{}' object has no attribute '{}'", obj.type_name(), name));
   return obj.object()->get_attr(st.in, name);

@@ -8,6 +8,11 @@
 #include "nki/interp_impl.h"
 #include "nki/nesting.h"
 
+namespace nki::core {
+// "%d rows of %-8s" % (n, name): printf-style formatting of a str's `%` operator (format.cpp).
+std::string percent_format(Interpreter& in, const std::string& fmt, const Value& args);
+}  // namespace nki::core
+
 namespace nki::detail {
 
 namespace {
@@ -224,8 +229,7 @@ Value binary_op(InterpState& st, BinOp op, const Value& a, const Value& b) {
   if (b.is_object() && !is_core(b))
     if (auto r = b.object()->binary_op(st.in, op, a, true)) return *r;
   if (auto r = core_binary(op, a, b)) return *r;
-  if (op == BinOp::Mod && a.is(ObjType::Str))
-    throw NkiError(ErrorKind::Unsupported, "'%' string formatting is not supported in kernels; use an f-string");
+  if (op == BinOp::Mod && a.is(ObjType::Str)) return make_str(core::percent_format(st.in, a.as<StrObj>()->s, b));
   unsupported_operands(symbol(op), a, b);
 }
 

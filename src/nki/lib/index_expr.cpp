@@ -236,6 +236,22 @@ bool tighten(Box& box, int axis, int64_t a, int64_t c, CmpOp op) {
   return false;
 }
 
+// A mask of more axes than the instruction's space whose extra axes are trailing and of size 1:
+// the same mask over the first `n` axes. An on-chip partition vector (P,) is the (P, 1) tile
+// (nki-language.md 3.7), so `mask=(nl.arange(P)[:, None] < k)` over an instruction iterating a
+// (P,) reduce result places the arange on the partition axis as written. A term on a size-1 axis
+// is always coef * 0 (a digit of index 0 too), so dropping the axis drops the term. nullopt when
+// an extra axis is larger than 1 (the mask does not fit the space).
+std::optional<IndexExpr> without_trailing_unit_axes(const IndexExpr& e, int n) {
+  if (e.ndim() <= n) return e;
+  for (int a = n; a < e.ndim(); ++a)
+    if (e.shape[size_t(a)] != 1) return std::nullopt;
+  IndexExpr r = e;
+  r.shape.resize(size_t(n));
+  erase_if(r.terms, [n](const IndexTerm& t) { return t.first >= n; });
+  return r;
+}
+
 }  // namespace
 
 MaskRegion mask_region(const Predicate* pred, const tensor::Shape& shape) {
@@ -246,11 +262,12 @@ MaskRegion mask_region(const Predicate* pred, const tensor::Shape& shape) {
   auto residual = std::make_shared<Predicate>();
   int n = int(shape.size());
   for (auto& c : pred->constraints) {
-    if (c.expr.ndim() > n) {
+    auto trimmed = without_trailing_unit_axes(c.expr, n);
+    if (!trimmed) {
       throw NkiError(ErrorKind::Value, fmt::format("mask has {} index dimensions but the instruction "
                                                    "iterates over {}", c.expr.ndim(), n));
     }
-    IndexExpr e = c.expr.aligned_to(n);
+    IndexExpr e = trimmed->aligned_to(n);
     if (e.terms.empty()) {
       if (!compare_zero(e.c0, c.op)) region.box.hi = region.box.lo;  // always false: nothing runs
       continue;

@@ -144,8 +144,12 @@ TEST(Robustness, FormatFieldAttributesAndIndices) {
   Outcome r = run("print('{0[1]} {k[a]}'.format([5, 6], k={'a': 7}))\n");
   ASSERT_FALSE(r.error) << r.error->message;
   EXPECT_EQ(r.output, "6 7\n");
-  // An attribute is looked up (ints have none here): an error, never the number silently.
-  Outcome attr = run("print('{0.imag}'.format(1))\n");
+  // An attribute is looked up: an int's own (CPython prints 0), an error for one it has not,
+  // never the number silently.
+  Outcome imag = run("print('{0.imag}'.format(1))\n");
+  ASSERT_FALSE(imag.error) << imag.error->message;
+  EXPECT_EQ(imag.output, "0\n");
+  Outcome attr = run("print('{0.nope}'.format(1))\n");
   ASSERT_TRUE(attr.error);
   Outcome dunder = run("print('{0.__class__}'.format(1))\n");
   ASSERT_TRUE(dunder.error);

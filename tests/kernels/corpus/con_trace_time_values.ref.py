@@ -1,0 +1,26 @@
+import numpy as np
+
+
+def get_inputs():
+    return [(np.random.normal(size=(512, 128)) * 50.0).astype(np.float32)]
+
+
+def forward(x):
+    return (np.maximum(x * 7.0, -256.0) + 2.0).astype(np.float32)
+
+
+def transform_to_nki_inputs(inputs):
+    return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+    if not isinstance(k_res, tuple):
+        k_res = (k_res,)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    outputs = []
+    for v, r in zip(k_res, refs):
+        if hasattr(r, "shape"):
+            outputs.append(np.reshape(v, r.shape))
+        else:
+            outputs.append(v)
+    return outputs

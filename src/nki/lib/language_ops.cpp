@@ -80,8 +80,32 @@ int64_t free_size(const tensor::Shape& s) {
 
 }  // namespace
 
-Value elementwise_binary(Interpreter& in, tensor::BinaryOp op, const Value& x, const Value& y, std::string_view api,
+namespace {
+
+// A one-partition tile meeting a many-partition one in an nl.* operation is copied to every
+// partition first: an engine reads its own partitions only, and the compiler lowers a partition
+// broadcast to a Tensor Engine matmul with a ones row (trainium-performance.md, ARCH2), as
+// `broadcast_to` is written. The same program written either way costs the same.
+Value spread_over_partitions(Interpreter& in, const Value& v, int64_t partitions) {
+  auto* t = v.as<NkiTensorObj>();
+  if (!t || t->shape().empty() || t->shape()[0] != 1 || partitions <= 1) return v;
+  std::vector<Value> dims;
+  dims.push_back(Value::from_int(partitions));
+  for (size_t k = 1; k < t->shape().size(); ++k) dims.push_back(Value::from_int(t->shape()[k]));
+  return broadcast_tile(in, v, make_tuple(std::move(dims)));
+}
+
+}  // namespace
+
+Value elementwise_binary(Interpreter& in, tensor::BinaryOp op, const Value& x_in, const Value& y_in, std::string_view api,
                          const Value& dtype, std::shared_ptr<const Predicate> mask) {
+  Value x = x_in, y = y_in;
+  if (x.as<NkiTensorObj>() && y.as<NkiTensorObj>()) {
+    int64_t partitions = std::max(x.as<NkiTensorObj>()->shape().empty() ? 1 : x.as<NkiTensorObj>()->shape()[0],
+                                  y.as<NkiTensorObj>()->shape().empty() ? 1 : y.as<NkiTensorObj>()->shape()[0]);
+    x = spread_over_partitions(in, x, partitions);
+    y = spread_over_partitions(in, y, partitions);
+  }
   EwOperand a = ew_operand(x, api, "x"), b = ew_operand(y, api, "y");
   if (!a.tile && !b.tile)
     throw NkiError(ErrorKind::Type, fmt::format("{} needs at least one tile operand", api));

@@ -131,6 +131,11 @@ const Pair kPairs[] = {
     // and nl.full(0) against nl.zeros.
     {"sbuf_iadd_vs_nl_add", "accsum.ref.py", "accsum_iadd.py", "accsum_add.py", 0.001},
     {"nl_full_vs_nl_zeros", "accsum.ref.py", "accsum_full.py", "accsum_iadd.py", 0.001},
+    // A [1, F] row meeting a [128, F] tile in an nl.* operation against the row broadcast to the
+    // partitions with broadcast_to first: both are the Tensor Engine's ones-row matmul (ARCH2); the
+    // implicit one was free (session 18).
+    {"implicit_partition_broadcast_vs_broadcast_to", "rowbcast.ref.py", "rowbcast_implicit.py",
+     "rowbcast_broadcast_to.py", 0.001},
     // `nl.copy` against `nisa.tensor_copy` (7.1: a copy instruction whose engine the compiler picks).
     {"nl_copy_vs_tensor_copy", "copy.ref.py", "copy_nl.py", "copy_isa.py", 0.001},
     // `nl.where` against `nisa.select_reduce` without a reduction.

@@ -265,10 +265,13 @@ class UnrollJam : public Transform {
         auto plan = make_plan(k, *n, f);
         if (!plan) continue;
         Analysis an(k);
+        std::map<std::string, std::string> params = {{"factor", std::to_string(f)}};
+        // Admitted for the rows' engine round trips alone: the planner weighs it by the waiting.
+        if (plan->whole_inner_loops) params["overlap"] = "engines";
         auto s = make_loop_site(k, an, *n,
                                 fmt::format("run {} iterations of `for {}` at once, sharing what does not depend on it",
                                             f, k.loops.at(n->loop).var),
-                                {{"factor", std::to_string(f)}});
+                                params);
         if (!s) continue;
         // What the rows can share runs once per block: its engines are what the move relieves; with
         // nothing shared, the rows' in-order chains overlap (the waiting between their steps).

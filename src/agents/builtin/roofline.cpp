@@ -156,6 +156,9 @@ double roofline_weight(const std::string& transform, const std::map<std::string,
     double gap = (src_busy - timeline_busy(r, dst)) / r.latency;
     return std::clamp(0.3 + 3 * gap, 0.1, 2.5);
   }
+  // jam_rows admitted for its rows' engine round trips alone shares nothing: it wins back waiting
+  // (a Tensor Engine idle while the Scalar Engine works on the same row), nothing on a busy engine.
+  if (transform == "jam_rows" && params.count("overlap") && !serial && r.serialization <= 0.15) return 0.2;
   auto it = relieves().find(transform);
   if (it == relieves().end() && relief.relieves.empty()) return 1;
   // The families measured on the form's site win over the table (which keeps "serial": waiting is

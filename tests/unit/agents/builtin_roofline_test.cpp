@@ -155,7 +155,9 @@ TEST(BuiltinRoofline, TheFormSaysWhichEnginesAMoveRelievesAndWhoWaitsOnThem) {
   for (const auto& s : task_sites("rope_single_freq_apply_B1_H64_N4096_D128_0.py", "chunk_rows"))
     EXPECT_TRUE(s.relieves.empty()) << s.key();
   // matmul: the column block's rows share its transposes on the Tensor Engine as well as its loads.
-  for (const auto& s : task_sites("matmul_M4096_N12288_K5120_0.py", "jam_rows")) EXPECT_TRUE(s.relieves.count("pe")) << s.key();
+  // (Its inner loops' jam_rows sites admitted for their engine round trips share nothing: serial.)
+  for (const auto& s : task_sites("matmul_M4096_N12288_K5120_0.py", "jam_rows"))
+    EXPECT_TRUE(s.params.count("overlap") ? s.relieves.count("serial") : s.relieves.count("pe")) << s.key();
 }
 
 TEST(BuiltinRoofline, AMoveShorteningOnlyDmaNobodyWaitsOnCannotGainWhereAnotherFamilyBounds) {
@@ -231,7 +233,10 @@ TEST(BuiltinRoofline, ThePlannerDrawsStoreCoalescingLastUnlessDmaBoundsTheKernel
       for (auto it = first; it != order.end(); ++it) EXPECT_TRUE(last_placed(*it)) << "drawn after it: " << it->transform;
     }
     // DMA-bound: drawn by weight among the others (store_rows offers it and pipeline_prep).
+    // (jam_rows of the rows' engine round trips is offered too, weighed by the waiting: the
+    // DMA-bound kernel hardly waits, so it is drawn after both.)
     auto order = draw_order(rows, bmm, dma, seed);
+    order.erase(std::remove(order.begin(), order.end(), "jam_rows"), order.end());
     ASSERT_EQ(order.size(), 2u);
     first_where_dma_bounds = first_where_dma_bounds || order.front() == "coalesce_stores";
   }

@@ -131,6 +131,11 @@ bool mostly_waiting(const Roofline& r) { return r.serialization > 0.3; }
 
 }  // namespace
 
+bool overlaps_rows_without_waiting(const std::string& transform, const std::map<std::string, std::string>& params,
+                                   const Roofline& r) {
+  return transform == "jam_rows" && params.count("overlap") && r.latency > 0 && !mostly_waiting(r);
+}
+
 bool shortens_only_unbinding_dma(const Roofline& r, const SiteRelief& relief) {
   if (r.latency <= 0 || r.limiter.empty() || r.limiter == "dma" || mostly_waiting(r)) return false;
   return relief.relieves == std::set<std::string>{"dma"} && relief.feeds.empty();

@@ -63,6 +63,12 @@ bool gains_by_clock_on_one_timeline(const std::string& transform, const std::map
 // to coalesce_stores). The planner draws such sites after every other.
 bool shortens_only_unbinding_dma(const Roofline& r, const SiteRelief& relief);
 
+// jam_rows admitted for its rows' engine round trips alone (param `overlap`) shares nothing: where
+// the kernel is not mostly waiting it is drawn after every other site, so it never takes a round's
+// plan from a move that removes work or a known wait.
+bool overlaps_rows_without_waiting(const std::string& transform, const std::map<std::string, std::string>& params,
+                                   const Roofline& r);
+
 // A move that adds no instruction and changes no cost, only lifts ordering constraints of the
 // schedule (affine_loop: a loop run in order written affine_range), on a kernel that waits part
 // of the time (serialization above 0.15, where roofline_weight starts to favour moves against

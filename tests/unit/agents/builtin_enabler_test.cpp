@@ -73,7 +73,9 @@ TEST(BuiltinEnabler, ANeutralInterchangeIsEvaluatedWithTheStoreCoalescingItOpens
   for (const char* style : {"tiles", "api"}) {
     std::string text = kernel(style);
     // The parent offers the interchange alone; its result offers coalesce_stores.
+    // (Besides jam_rows of the rows' engine round trips, drawn after it on this kernel that hardly waits.)
     std::vector<Site> sites = find_sites(text, kArgs);
+    std::erase_if(sites, [](const Site& s) { return s.transform == "jam_rows" && s.params.count("overlap"); });
     ASSERT_EQ(sites.size(), 1u) << style;
     ASSERT_EQ(sites[0].transform, "interchange_loops") << style;
     std::string swapped = apply_site(text, sites[0], kArgs);
@@ -106,7 +108,10 @@ TEST(BuiltinEnabler, ANeutralInterchangeIsEvaluatedWithTheStoreCoalescingItOpens
 
 TEST(BuiltinEnabler, AMoveThatEnabledAGainIsNotADeadEndInMemory) {
   std::string text = kernel("tiles");
-  Site interchange = find_sites(text, kArgs).at(0);
+  Site interchange;
+  for (const auto& s : find_sites(text, kArgs))
+    if (s.transform == "interchange_loops") interchange = s;
+  ASSERT_EQ(interchange.transform, "interchange_loops");
   std::string swapped = apply_site(text, interchange, kArgs);
   Site coalesce;
   for (const auto& s : find_sites(swapped, kArgs))

@@ -86,6 +86,7 @@ struct Plan {
   std::map<std::pair<Access*, int>, int> hit;  // index already changed -> how (piece key)
   std::vector<std::pair<AccessRef, int>> contiguous;  // (access, dim) whose coefficient of the loop scales
   std::vector<std::string> reprint_vars;  // loop variables whose bindings are dropped (drop_stale_bindings)
+  int node = -1;                          // the loop's node
 };
 
 class FreeSize : public Transform {
@@ -366,6 +367,7 @@ class FreeSize : public Transform {
     for (const auto& var : changing)
       if (!body || !print_over_new_loops(trial, body->body, var)) return false;
     p.reprint_vars = changing;
+    p.node = loop_node.id;
     return true;
   }
 
@@ -425,10 +427,7 @@ class FreeSize : public Transform {
     redeclare(k, reshaped);
     // Last: dropping bindings moves the nodes the plan points into.
     for (const auto& var : p.reprint_vars) {
-      Node* n = nullptr;
-      for_each_node(k.body, [&](Node& m, const std::vector<int>&) {
-        if (m.kind == NodeKind::Loop && m.loop == p.loop) n = &m;
-      });
+      Node* n = find_node(k, p.node);
       if (!n || !print_over_new_loops(k, n->body, var))
         throw TransformError("free_size: a binding of the loop cannot be printed over the new trips");
     }

@@ -47,6 +47,8 @@ bool has_ordered_chain(const Kernel& k, const Node& loop_node) {
   return chain;
 }
 
+constexpr const char* kOverlap = "overlap";  // the site parameter of a round-trip-only jam
+
 bool compute_engine(Engine e) { return e == Engine::Tensor || e == Engine::Vector || e == Engine::Scalar || e == Engine::GpSimd; }
 
 // Whether the row's work leaves a compute engine and comes back to it through a dependence
@@ -55,14 +57,14 @@ bool compute_engine(Engine e) { return e == Engine::Tensor || e == Engine::Vecto
 // first engine waits while the second works on the same row. F rows interleaved give it another
 // row's independent instruction to run meanwhile (the row's engines overlap).
 bool has_engine_round_trip(const Kernel& k, const std::vector<Op*>& ops) {
+  std::vector<std::set<int>> written(ops.size());     // storages each op writes
   std::vector<std::set<Engine>> upstream(ops.size());  // engines of the ops each op depends on
   for (size_t c = 0; c < ops.size(); ++c) {
+    for (const Access* w : writes(*ops[c])) written[c].insert(storage_of(k, w->tensor));
     std::set<int> read;
     for (const Access* r : reads(*ops[c])) read.insert(storage_of(k, r->tensor));
     for (size_t b = 0; b < c; ++b) {
-      bool feeds = false;
-      for (const Access* w : writes(*ops[b])) feeds = feeds || read.count(storage_of(k, w->tensor));
-      if (!feeds) continue;
+      if (!std::any_of(written[b].begin(), written[b].end(), [&](int t) { return read.count(t) > 0; })) continue;
       const Engine eb = ops[b]->engine, ec = ops[c]->engine;
       if (compute_engine(eb) && compute_engine(ec) && eb != ec && upstream[b].count(ec)) return true;
       upstream[c].insert(upstream[b].begin(), upstream[b].end());
@@ -267,7 +269,7 @@ class UnrollJam : public Transform {
         Analysis an(k);
         std::map<std::string, std::string> params = {{"factor", std::to_string(f)}};
         // Admitted for the rows' engine round trips alone: the planner weighs it by the waiting.
-        if (plan->whole_inner_loops) params["overlap"] = "engines";
+        if (plan->whole_inner_loops) params[kOverlap] = "engines";
         auto s = make_loop_site(k, an, *n,
                                 fmt::format("run {} iterations of `for {}` at once, sharing what does not depend on it",
                                             f, k.loops.at(n->loop).var),
@@ -568,6 +570,10 @@ class UnrollJam : public Transform {
 }  // namespace
 
 std::unique_ptr<Transform> make_jam_rows() { return std::make_unique<UnrollJam>(); }
+
+bool overlaps_rows_only(const std::string& transform, const std::map<std::string, std::string>& params) {
+  return transform == "jam_rows" && params.count(kOverlap) > 0;
+}
 
 bool can_jam_rows(Kernel& k, int id, int64_t factor) {
   Node* n = find_node(k, id);

@@ -188,6 +188,9 @@ void redeclare(Kernel& k, const std::set<int>& tensors);
 // Unroll and jam (jam_rows.cpp) of the loop node `id` by `factor`: whether it is legal, and doing it
 // (throws TransformError when it is not).
 bool can_jam_rows(Kernel& k, int id, int64_t factor);
+// A jam_rows site admitted for its rows' engine round trips alone (parameter overlap=engines): it
+// shares nothing between the rows, so the planner weighs it by how much the kernel waits.
+bool overlaps_rows_only(const std::string& transform, const std::map<std::string, std::string>& params);
 void jam_rows(Kernel& k, int id, int64_t factor);
 
 // Loop fusion (fusion.cpp) of the adjacent loop nodes `a` and `b` over the same range, legality

@@ -14,6 +14,7 @@
 #include "agents/builtin/roofline.h"
 #include "base/content_hash.h"
 #include "base/plural.h"
+#include "loopnest/transform.h"
 
 namespace agents::builtin {
 
@@ -33,7 +34,7 @@ std::string draw_identity(const std::vector<Site>& sites, const std::string& ker
   for (const auto& s : sites)
     // jam_rows of the rows' engine round trips (session 18) is offered on loops no other site
     // anchors on: left out, the other sites keep the ranks they had before it existed.
-    if (auto a = s.params.find("anchor"); a != s.params.end() && !(s.transform == "jam_rows" && s.params.count("overlap")))
+    if (auto a = s.params.find("anchor"); a != s.params.end() && !loopnest::overlaps_rows_only(s.transform, s.params))
       anchors.insert(a->second);
   if (anchors.empty()) return base::content_hash({kernel_text});
   std::string all;
@@ -362,7 +363,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   // per instruction) is not drawn more often just for being applicable everywhere.
   // (jam_rows of engine round trips shares among its own kind: how many a style offers leaves the
   // weight of the other jam_rows sites alone.)
-  auto family = [](const Site& s) { return s.transform == "jam_rows" && s.params.count("overlap") ? "jam_rows/overlap" : s.transform; };
+  auto family = [](const Site& s) { return loopnest::overlaps_rows_only(s.transform, s.params) ? "jam_rows/overlap" : s.transform; };
   std::map<std::string, int> per_transform;
   for (const auto& s : sites) per_transform[family(s)]++;
   auto weight = [&](const Site& s, int sharing) {

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/transform.h"
 #include "tensor/dtype.h"
 
 namespace agents::builtin {
@@ -133,7 +134,7 @@ bool mostly_waiting(const Roofline& r) { return r.serialization > 0.3; }
 
 bool overlaps_rows_without_waiting(const std::string& transform, const std::map<std::string, std::string>& params,
                                    const Roofline& r) {
-  return transform == "jam_rows" && params.count("overlap") && r.latency > 0 && !mostly_waiting(r);
+  return loopnest::overlaps_rows_only(transform, params) && r.latency > 0 && !mostly_waiting(r);
 }
 
 bool shortens_only_unbinding_dma(const Roofline& r, const SiteRelief& relief) {
@@ -166,7 +167,7 @@ double roofline_weight(const std::string& transform, const std::map<std::string,
   // and where the kernel waits it comes after the moves that remove a known wait or work
   // (pipeline_prep, folds), which it would otherwise crowd out of a round's few plans (the bundled
   // bmm_softmax 2.723x -> 2.495x at weight 2).
-  if (transform == "jam_rows" && params.count("overlap")) return !serial && r.serialization <= 0.15 ? 0.2 : 0.7;
+  if (loopnest::overlaps_rows_only(transform, params)) return !serial && r.serialization <= 0.15 ? 0.2 : 0.7;
   auto it = relieves().find(transform);
   if (it == relieves().end() && relief.relieves.empty()) return 1;
   // The families measured on the form's site win over the table (which keeps "serial": waiting is

@@ -86,6 +86,11 @@ namespace {
 // partition first: an engine reads its own partitions only, and the compiler lowers a partition
 // broadcast to a Tensor Engine matmul with a ones row (trainium-performance.md, ARCH2), as
 // `broadcast_to` is written. The same program written either way costs the same.
+int64_t partitions_of(const Value& v) {
+  auto* t = v.as<NkiTensorObj>();
+  return t && !t->shape().empty() ? t->shape()[0] : 1;
+}
+
 Value spread_over_partitions(Interpreter& in, const Value& v, int64_t partitions) {
   auto* t = v.as<NkiTensorObj>();
   if (!t || t->shape().empty() || t->shape()[0] != 1 || partitions <= 1) return v;
@@ -101,8 +106,7 @@ Value elementwise_binary(Interpreter& in, tensor::BinaryOp op, const Value& x_in
                          const Value& dtype, std::shared_ptr<const Predicate> mask) {
   Value x = x_in, y = y_in;
   if (x.as<NkiTensorObj>() && y.as<NkiTensorObj>()) {
-    int64_t partitions = std::max(x.as<NkiTensorObj>()->shape().empty() ? 1 : x.as<NkiTensorObj>()->shape()[0],
-                                  y.as<NkiTensorObj>()->shape().empty() ? 1 : y.as<NkiTensorObj>()->shape()[0]);
+    int64_t partitions = std::max(partitions_of(x), partitions_of(y));
     x = spread_over_partitions(in, x, partitions);
     y = spread_over_partitions(in, y, partitions);
   }

@@ -12,6 +12,7 @@
 #include "agents/builtin/roofline.h"
 #include "builtin_test_support.h"
 #include "eval/profile_run.h"
+#include "loopnest/transform.h"
 #include "support/test_paths.h"
 
 namespace agents::builtin {
@@ -157,7 +158,7 @@ TEST(BuiltinRoofline, TheFormSaysWhichEnginesAMoveRelievesAndWhoWaitsOnThem) {
   // matmul: the column block's rows share its transposes on the Tensor Engine as well as its loads.
   // (Its inner loops' jam_rows sites admitted for their engine round trips share nothing: serial.)
   for (const auto& s : task_sites("matmul_M4096_N12288_K5120_0.py", "jam_rows"))
-    EXPECT_TRUE(s.params.count("overlap") ? s.relieves.count("serial") : s.relieves.count("pe")) << s.key();
+    EXPECT_TRUE(loopnest::overlaps_rows_only(s.transform, s.params) ? s.relieves.count("serial") : s.relieves.count("pe")) << s.key();
 }
 
 TEST(BuiltinRoofline, AMoveShorteningOnlyDmaNobodyWaitsOnCannotGainWhereAnotherFamilyBounds) {
@@ -226,7 +227,7 @@ TEST(BuiltinRoofline, ThePlannerDrawsStoreCoalescingLastUnlessDmaBoundsTheKernel
                                           "nkibench/reference/rmsnorm_matmul_M4096_N2048_K1024.py", pe, seed),
                               drawn_sites(rows, bmm, pe, seed)}) {
       auto last_placed = [](const Site& s) {
-        return s.transform == "coalesce_stores" || onto_gpsimd(s) || (s.transform == "jam_rows" && s.params.count("overlap"));
+        return s.transform == "coalesce_stores" || onto_gpsimd(s) || loopnest::overlaps_rows_only(s.transform, s.params);
       };
       auto first = std::find_if(order.begin(), order.end(), last_placed);
       ASSERT_TRUE(std::any_of(order.begin(), order.end(),

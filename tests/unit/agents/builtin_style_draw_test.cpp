@@ -49,7 +49,7 @@ std::string portable(const Site& s) {
 std::vector<std::string> portable_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args) {
   std::vector<std::string> out;
   for (const auto& s : find_sites(source, args))
-    if (!(s.transform == "jam_rows" && s.params.count("overlap"))) out.push_back(portable(s));
+    if (!loopnest::overlaps_rows_only(s.transform, s.params)) out.push_back(portable(s));
   std::sort(out.begin(), out.end());
   return out;
 }

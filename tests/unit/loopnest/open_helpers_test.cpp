@@ -32,7 +32,8 @@ TEST(OpenHelpers, OpensAHelperCalledInsideAnExpression) {
   const loopnest::Site* jam = nullptr;
   auto sites = loopnest::find_sites(form);
   for (const auto& s : sites)
-    if (s.transform == "jam_rows" && s.params.at("factor") == "2" && s.params.count("helpers") && !s.params.count("overlap"))
+    if (s.transform == "jam_rows" && s.params.at("factor") == "2" && s.params.count("helpers") &&
+        !loopnest::overlaps_rows_only(s.transform, s.params))
       jam = &s;
   ASSERT_TRUE(jam) << "no jam_rows site with the helpers opened";
   std::string after = loopnest::apply_site(path, text, kArgs, *jam);

@@ -68,7 +68,7 @@ int Scheduler::statement_queue(uint64_t stream) {
 
 // NC-v2: VectorE and GpSimd cannot access SBUF at the same time (ARCH2), so their instructions
 // take turns on one timeline; each engine's active time is still counted apart.
-ResourceTimeline& Scheduler::engine_timeline(int track) {
+EngineTimeline& Scheduler::engine_timeline(int track) {
   if (arch_.shared_engine_ports && track == kPool) return engines_[kDve];
   return engines_[track];
 }
@@ -249,19 +249,20 @@ double Scheduler::order_floor(const PendingOp& op, int track) const {
 // access overheads), but it occupies nothing: independent instructions of other iterations may
 // stream meanwhile (the compiler interleaves them, "partly hidden by ILP"), and then it is hidden.
 double Scheduler::place(int track, bool psum_port, double ready, double fixed_ns, double busy_ns,
-                        const char* name) {
-  ResourceTimeline& engine = engine_timeline(track);
-  double start = engine.first_fit(ready + fixed_ns, busy_ns);
+                        const char* name, PeCells pe_cells) {
+  EngineTimeline& engine = engine_timeline(track);
+  double start = engine.first_fit(pe_cells, ready + fixed_ns, busy_ns);
   if (psum_port) {
     // Find a slot free on both the engine and the PSUM port.
     for (double port = psum_port_.first_fit(start, busy_ns); port != start;
          port = psum_port_.first_fit(start, busy_ns))
-      start = engine.first_fit(port, busy_ns);
+      start = engine.first_fit(pe_cells, port, busy_ns);
     psum_port_.occupy(start, busy_ns);
   }
-  // The part of the fixed cost not hidden behind earlier streaming on this engine.
-  double exposed_from = std::max({ready, start - fixed_ns, engine.busy_end_before(start)});
-  engine.occupy(start, busy_ns);
+  // The part of the fixed cost not hidden behind earlier streaming on this engine (on the PE
+  // cells it uses).
+  double exposed_from = std::max({ready, start - fixed_ns, engine.busy_end_before(pe_cells, start)});
+  engine.occupy(pe_cells, start, busy_ns);
   active_[size_t(track)].add(std::min(exposed_from, start), start + busy_ns);
   if (timeline_) timeline_->event(track, name, start, busy_ns, current_line_);
   return start;
@@ -287,14 +288,14 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
     // needs no data, so it runs as soon as ScalarE is free, while the inputs are still arriving.
     const double load_ns = arch_.act_table_load_cycles / arch_.scalar_ghz;
     // Not before the instructions using the previous table are done with it.
-    table_end = place(track, false, std::max(order, act_table_used_until_), 0, load_ns, "act_table_load") + load_ns;
+    table_end = place(track, false, std::max(order, act_table_used_until_), 0, load_ns, "act_table_load", 0) + load_ns;
     assigned_ns_[size_t(track)] += load_ns;
     act_table_ = op.activation_func;
   }
   const bool psum_port = arch_.shared_engine_ports && (track == kAct || track == kDve) && touches_psum(op);
   // The fixed cost overlaps the table load, as it overlaps an earlier instruction's streaming.
   double at = std::max({ready.on(track, arch_.semaphore_ns), order, table_end - fixed});
-  double start = place(track, psum_port, at, fixed, busy, to_string(op.opcode));
+  double start = place(track, psum_port, at, fixed, busy, to_string(op.opcode), track == kPe ? op.pe_cells : 0);
   last_start_[size_t(track)] = std::max(last_start_[size_t(track)], start);
   // A TensorE instruction that waits for a result of another compute engine (a transpose's
   // PSUM copy, a VectorE-scaled operand) holds the Tensor Engine's queue: the PE instructions

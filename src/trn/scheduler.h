@@ -11,6 +11,7 @@
 
 #include "trn/arch_config.h"
 #include "trn/cost_model.h"
+#include "trn/engine_timeline.h"
 #include "trn/resource_timeline.h"
 #include "trn/memory_model.h"
 #include "trn/profile.h"
@@ -46,6 +47,7 @@ struct PendingOp {
   // the last sequential iteration boundary (`epoch` counts those boundaries).
   bool in_order = false;
   uint32_t epoch = 0;
+  PeCells pe_cells = 0;       // TensorE: the PE sub-arrays it occupies (trace.h), 0 = all
   bool fp32_passes = false;   // TensorE fp32: two passes, counted twice by the profiler
   double compute_ns = 0;
   double fixed_ns = 0;        // fixed cost paid when the instruction waits for its inputs
@@ -156,7 +158,8 @@ class Scheduler {
   }
   void dependencies(const PendingOp& op, Ready& ready);
   double schedule_compute(const PendingOp& op, const Ready& ready, int& track);
-  double place(int track, bool psum_port, double ready, double fixed_ns, double busy_ns, const char* name);
+  double place(int track, bool psum_port, double ready, double fixed_ns, double busy_ns, const char* name,
+               PeCells pe_cells);
   double schedule_dma(int queue, const DmaTiming& timing, double ready, const char* name, uint32_t line,
                       bool in_order);
   double memory_transfer(const MemoryTransfer& transfer);
@@ -172,7 +175,7 @@ class Scheduler {
   int statement_queue(uint64_t stream);
   int queue_track(int queue) const { return kEngineCount + queue; }
   size_t io_queues() const { return queues_.size() / 2; }  // queues per class
-  ResourceTimeline& engine_timeline(int track);
+  EngineTimeline& engine_timeline(int track);
 
   const ArchConfig& arch_;
   TimelineWriter* timeline_;
@@ -183,7 +186,7 @@ class Scheduler {
   // Reserves a transfer's data time on the capacities it uses, at the first time all are free.
   double reserve_data(const DmaTiming& timing, double earliest);
   IntervalUnion dma_active_;
-  std::array<ResourceTimeline, kEngineCount> engines_;
+  std::array<EngineTimeline, kEngineCount> engines_;
   ResourceTimeline psum_port_;  // NC-v2: VectorE and ScalarE take turns on PSUM
   std::array<IntervalUnion, kEngineCount> active_;  // active time per engine (SCHEMA)
   std::array<double, kEngineCount> assigned_ns_{};  // work given to each compute engine

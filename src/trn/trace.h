@@ -5,6 +5,7 @@
 // to a TraceSink. Records never refer to the AST; `line` is kept only for timelines and reports.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -116,6 +117,24 @@ struct KernelInfo {
   bool multi_buffer = false;            // nki.compiler.multi_buffer(n) on a loop
 };
 
+// The 32x32 sub-arrays of the Tensor Engine's 128x128 PE grid an instruction occupies (PE
+// tiling: nc_matmul's tile_position / tile_size), bit 4 * row_quadrant + column_quadrant.
+using PeCells = uint16_t;
+inline constexpr PeCells kWholePeGrid = 0xFFFF;
+inline constexpr int kPeQuadrants = 4;
+
+// The cells of a tile at (row, col) of size (rows, cols), in PE rows and columns (rows hold the
+// contraction dim, columns the stationary's free dim); 0 when no tile is given.
+inline PeCells pe_cells_of_tile(int64_t row, int64_t col, int64_t rows, int64_t cols) {
+  constexpr int64_t quadrant = 128 / kPeQuadrants;
+  if (rows <= 0 || cols <= 0) return 0;
+  auto last = [](int64_t at, int64_t size) { return std::min<int64_t>((at + size + quadrant - 1) / quadrant, kPeQuadrants); };
+  PeCells cells = 0;
+  for (int64_t r = row / quadrant; r < last(row, rows); ++r)
+    for (int64_t c = col / quadrant; c < last(col, cols); ++c) cells |= PeCells(1u << (r * kPeQuadrants + c));
+  return cells;
+}
+
 struct InstructionInfo {
   Opcode opcode = Opcode::Other;
   Engine engine = Engine::Vector;
@@ -131,6 +150,8 @@ struct InstructionInfo {
   // ones and zeros (an identity for a transpose, a ones vector), so its fp32 passes halve (ISA).
   bool stationary_onezero = false;
   bool moving_onezero = false;
+  // nc_matmul's PE tile (tile_position / tile_size): the sub-arrays it occupies; 0 = the whole grid.
+  PeCells pe_cells = 0;
   uint16_t activation_func = 0;  // which function (table switch costs), 0 = none/identity
   bool has_reduce = false;       // activation with reduce / tensor_scalar_reduce
   AluOp alu = AluOp::Unknown;    // tensor_tensor / tensor_scalar (op0) / in-place update: the operation

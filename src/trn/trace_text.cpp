@@ -188,6 +188,7 @@ Record parse_inst(std::istringstream& words, const LineParser& p) {
     else if (key == "flops") r.inst.flops = p.number(value, "flops");
     else if (key == "func") r.inst.activation_func = uint16_t(p.number(value, "function"));
     else if (key == "onezero") parse_onezero(value, r.inst, p);
+    else if (key == "pe_cells") r.inst.pe_cells = uint16_t(p.number(value, "pe_cells"));
     else if (target) target->push_back(p.operand(word));
     else p.fail(fmt::format("operand '{}' before 'in' or 'out'", word));
   }
@@ -333,6 +334,7 @@ std::string format_record(const Record& r) {
     s += fmt::format(" mm={},{},{}", inst.matmul_rows, inst.matmul_stationary_cols, inst.matmul_moving_cols);
   if (inst.stationary_onezero || inst.moving_onezero)
     s += inst.stationary_onezero ? (inst.moving_onezero ? " onezero=both" : " onezero=stationary") : " onezero=moving";
+  if (inst.pe_cells) s += fmt::format(" pe_cells={}", inst.pe_cells);
   s += " in";
   for (const auto& op : inst.inputs) s.append(" ").append(format_operand(op));
   s += " out";

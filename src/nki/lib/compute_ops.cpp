@@ -80,7 +80,7 @@ tensor::Array step_operand(Instruction& ins, const NkiTensorObj& data, const Val
 }  // namespace
 
 Value matmul_core(const NkiTensorObj& stationary0, const NkiTensorObj& moving0, std::string_view api, MaskPtr mask,
-                  bool is_transpose, bool stationary_onezero, bool moving_onezero) {
+                  bool is_transpose, bool stationary_onezero, bool moving_onezero, trn::PeCells pe_cells) {
   // References, not as_2d copies (a copy of a tensor object copies its view): operands are 2-D
   // tiles already except for a 1-D partition vector.
   PaddedRef sref(stationary0, 2), mref(moving0, 2);
@@ -120,6 +120,7 @@ Value matmul_core(const NkiTensorObj& stationary0, const NkiTensorObj& moving0, 
     info->matmul_moving_cols = uint32_t(box.extent(1));
     info->stationary_onezero = stationary_onezero;
     info->moving_onezero = moving_onezero;
+    info->pe_cells = pe_cells;
     info->flops = uint64_t(2) * uint64_t(k) * uint64_t(box.elements());
   }
   return ins.result(DType::Float32, trn::BufferKind::Psum, r);

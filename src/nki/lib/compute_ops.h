@@ -16,9 +16,11 @@ using MaskPtr = std::shared_ptr<const Predicate>;
 
 // stationary (K, M), moving (K, N) -> PSUM (M, N) = stationary.T @ moving, fp32.
 // `stationary_onezero` / `moving_onezero`: nc_matmul's hints that the operand holds only ones and
-// zeros (recorded in the trace: the cost model halves fp32 passes for them).
+// zeros (recorded in the trace: the cost model halves fp32 passes for them). `pe_cells`: the PE
+// sub-arrays of its tile_position / tile_size (trn/engine_timeline.h), 0 for the whole grid.
 Value matmul_core(const NkiTensorObj& stationary, const NkiTensorObj& moving, std::string_view api, MaskPtr mask,
-                  bool is_transpose, bool stationary_onezero = false, bool moving_onezero = false);
+                  bool is_transpose, bool stationary_onezero = false, bool moving_onezero = false,
+                  trn::PeCells pe_cells = 0);
 // (P, F) -> (F, P): Tensor Engine (PSUM result) or Vector Engine (SBUF result, <= 32x32).
 Value transpose_core(const NkiTensorObj& t, std::string_view api, std::optional<trn::Engine> engine,
                      std::optional<tensor::DType> dtype, MaskPtr mask);

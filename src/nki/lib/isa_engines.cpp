@@ -24,10 +24,11 @@ uint64_t psum_region_key(const NkiTensorObj& dst) {
 }
 
 // PE tiling (tile_position=(row, col), tile_size=(rows, cols)): the documented rules are
-// checked; the result is the same matmul (the simulator does not model sub-array concurrency).
-// `()` and None both mean "not given". Our reading of the grid: rows hold the contraction
+// checked; the result is the same matmul, on the PE sub-arrays of its tile (the simulator runs
+// matmuls on disjoint tiles at the same time, trn/engine_timeline.h). `()` and None both mean
+// "not given" (0: the whole grid). Our reading of the grid: rows hold the contraction
 // (partition) dim K, columns the stationary free size M.
-void check_pe_tiling(const Value& position_v, const Value& size_v, int64_t k, int64_t m) {
+trn::PeCells pe_tile_cells(const Value& position_v, const Value& size_v, int64_t k, int64_t m) {
   constexpr std::string_view api = "nisa.nc_matmul";
   auto pair_of = [&](const Value& v, const char* what) {
     std::vector<int64_t> p = v.is_none() ? std::vector<int64_t>{} : to_int_list(v, what);
@@ -36,7 +37,7 @@ void check_pe_tiling(const Value& position_v, const Value& size_v, int64_t k, in
     return p;
   };
   std::vector<int64_t> pos = pair_of(position_v, "tile_position"), size = pair_of(size_v, "tile_size");
-  if (pos.empty() && size.empty()) return;
+  if (pos.empty() && size.empty()) return 0;
   if (pos.empty() != size.empty())
     throw NkiError(ErrorKind::Rule, fmt::format("{}: tile_position and tile_size go together (both or neither)", api));
   for (int64_t v : {pos[0], pos[1], size[0], size[1]})
@@ -49,6 +50,7 @@ void check_pe_tiling(const Value& position_v, const Value& size_v, int64_t k, in
   if (k > size[0] || m > size[1])
     throw NkiError(ErrorKind::Rule, fmt::format("{}: a (K={}, M={}) stationary does not fit the PE tile of size "
                                                 "({})", api, k, m, fmt::join(size, ", ")));
+  return trn::pe_cells_of_tile(pos[0], pos[1], size[0], size[1]);
 }
 
 // nisa.nc_matmul: the legacy keywords (8.1) and the destination-first ones (12.2: dst,
@@ -77,9 +79,10 @@ Value nc_matmul_call(Interpreter& in, CallArgs& args) {
   constexpr std::string_view api = "nisa.nc_matmul";
   NkiTensorObj& s = tile_arg(a["stationary"], api, "stationary");
   NkiTensorObj& m = tile_arg(a["moving"], api, "moving");
-  if (s.view.ndim() >= 2) check_pe_tiling(a["tile_position"], a["tile_size"], s.shape()[0], s.shape()[1]);
+  trn::PeCells pe_cells =
+      s.view.ndim() >= 2 ? pe_tile_cells(a["tile_position"], a["tile_size"], s.shape()[0], s.shape()[1]) : 0;
   Value r = matmul_core(s, m, api, to_predicate(a["mask"], api), a["is_transpose"].truthy(),
-                        a["is_stationary_onezero"].truthy(), a["is_moving_onezero"].truthy());
+                        a["is_stationary_onezero"].truthy(), a["is_moving_onezero"].truthy(), pe_cells);
   if (a["dst"].is_none()) return r;
   auto* dst = a["dst"].as<NkiTensorObj>();
   if (!dst) throw NkiError(ErrorKind::Type, "dst of nisa.nc_matmul must be a PSUM tensor");

@@ -280,6 +280,24 @@ TEST(SpellingPairs, NlMatmulWithoutTransposeXCostsItsDocumentedTransposes) {
   }
 }
 
+// PE tiling (ISA nc_matmul tile_position / tile_size; trainium-performance.md, Tensor Engine: "the
+// 128 rows can be split 2x64 (NC-v2+) ... parallel small matmuls on disjoint tiles"): the K=64
+// matmuls of two independent products on the two row halves of the grid run side by side, so the
+// PE is active about half as long as with the same matmuls on the whole grid, which take turns.
+TEST(SpellingPairs, MatmulsOnDisjointPeTilesRunSideBySide) {
+  const Pair p{"pe_tiles_rows_vs_whole", "pe_tiles.ref.py", "pe_tiles_rows.py", "pe_tiles_whole.py", 0};
+  expect_both_compute_the_reference(p);
+  for (const std::string arch : {"trn1", "trn2"}) {
+    const Simulated rows = simulate(p, p.first, arch), whole = simulate(p, p.second, arch);
+    // Half, and on trn1 a little more: each product's chain of accumulating matmuls waits the
+    // accumulation turnaround (64 of every 512 + 64 cycles) that the other half does not fill.
+    const double ratio = rows.pe_busy_us / whole.pe_busy_us;
+    EXPECT_GT(ratio, 0.48) << arch << ": " << rows.pe_busy_us << " vs " << whole.pe_busy_us << " us of PE";
+    EXPECT_LT(ratio, 0.6) << arch << ": " << rows.pe_busy_us << " vs " << whole.pe_busy_us << " us of PE";
+    EXPECT_LT(rows.latency_us, 0.8 * whole.latency_us) << arch << ": " << rows.latency_us << " vs " << whole.latency_us;
+  }
+}
+
 // `t * 2.0` on an fp16 tile against `nisa.tensor_scalar(t, nl.multiply, 2.0)`: the documentation
 // says they differ. A Python float is weakly typed as float32, so the operator's product is a
 // float32 tile ("fp16_tile + 1.2 -> float32"), while a single-input API keeps its input's dtype

@@ -101,6 +101,7 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   KernelContext ctx;
   ctx.numerics = options.numerics;
   ctx.sink = options.sink;
+  ctx.nc_version = options.nc_version;
   ctx.interpreter = &in;
   ContextScope scope(ctx);
   CallArgs call;
@@ -132,9 +133,14 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
     for (size_t i = 0; mutable_argument && i < arguments.size(); ++i)
       if (auto* a = arguments[i].as<NkiTensorObj>(); a && a->storage == t->storage) result.written_arguments.push_back(i);
   };
-  if (auto* t = ret.as<TupleObj>()) {
+  // Several outputs: a tuple, or a list (`return [out, stats]`; the newer front end takes tuples and
+  // lists alike as kernel values, nki-language.md 12.1), handed to the harness as a tuple.
+  const std::vector<Value>* several = nullptr;
+  if (auto* t = ret.as<TupleObj>()) several = &t->items;
+  else if (auto* l = ret.as<ListObj>()) several = &l->items;
+  if (several) {
     result.returned_tuple = true;
-    for (auto& item : t->items) returned_output(item);
+    for (auto& item : *several) returned_output(item);
   } else if (!ret.is_none()) {
     returned_output(ret);
   } else {

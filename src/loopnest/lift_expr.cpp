@@ -1067,7 +1067,8 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
   }
   // One generator over a constant range without condition: the item as an expression of its
   // index too (AValue::per_item), when the element evaluates that way to every item.
-  if (!item_nodes.empty()) {
+  const bool computes_tiles = !item_nodes.empty();
+  if (computes_tiles) {
     if (!current_ops) fail(c.span, "a comprehension computing tiles outside a statement of the kernel");
     pending_inline.push_back({kComprehensionHelper, std::move(item_nodes), current_ops->size()});
   }
@@ -1078,7 +1079,7 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
   }
   std::shared_ptr<AValue> per_item;
   if (range_of_first && c.generators.size() == 1 && c.generators[0].ifs.empty() && !items.empty() &&
-      pending_inline.empty()) {
+      !computes_tiles) {
     auto env_before = env;
     try {
       bind_target(*c.generators[0].target,

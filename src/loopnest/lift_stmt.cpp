@@ -947,6 +947,9 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   if (!ops.empty()) fail(s.iter->span, "a loop range computed by an operation");
   if (r.k != K::Range) return host_for(s, r, out);
   if (s.target->kind != ExprKind::Name) fail(s.target->span, "a loop with a target that is not one name");
+  // `for k in nl.affine_range(n): ... else: LIMIT = 2`: the else block runs once the loop ends; a
+  // loop node has no place for it, and dropping it would print a different kernel back.
+  if (!s.orelse.empty()) fail(s.span, "a for ... else on a loop of the kernel");
   const std::string& var = static_cast<const NameExpr&>(*s.target).id;
   std::map<std::string, int> carried_here;
   if (auto name = carried_value(s.body, var)) {

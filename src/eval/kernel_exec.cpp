@@ -6,6 +6,7 @@
 #include "nki/lib/array_value.h"
 #include "nki/lib/kernel_runner.h"
 #include "nki/lib/modules.h"
+#include "trn/arch_config.h"
 
 namespace eval {
 
@@ -17,8 +18,9 @@ void install_modules(nki::Interpreter& in) {
 }
 
 KernelRun run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
-                              trn::TraceSink* sink, const KernelEntry& entry) {
+                              trn::TraceSink* sink, const KernelEntry& entry, const std::string& arch) {
   nki::lib::KernelRunOptions options;
+  options.nc_version = trn::arch_config(arch).nc_version;
   options.numerics = true;
   options.sink = sink;
   options.entry = entry.function;
@@ -35,8 +37,9 @@ KernelRun run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_modul
 }
 
 void run_kernel_traced(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
-                       trn::TraceSink& sink, const KernelEntry& entry) {
+                       trn::TraceSink& sink, const KernelEntry& entry, const std::string& arch) {
   nki::lib::KernelRunOptions options;
+  options.nc_version = trn::arch_config(arch).nc_version;
   options.numerics = false;
   options.entry = entry.function;
   options.sink = &sink;

@@ -40,12 +40,13 @@ struct KernelRun {
 // The array arguments are the kernel's HBM inputs in place (no private copies): the caller must
 // not read them afterwards (mutated_inputs says whether the kernel wrote one). Throws nki::NkiError.
 KernelRun run_kernel_numerics(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
-                              trn::TraceSink* sink = nullptr, const KernelEntry& entry = {});
+                              trn::TraceSink* sink = nullptr, const KernelEntry& entry = {},
+                              const std::string& arch = "trn1");
 
 // Runs it without numerics (array arguments may be shape-only), sending the instruction trace
 // to `sink`; sink.finish() has been called when this returns. Throws nki::NkiError.
 void run_kernel_traced(nki::Interpreter& in, nki::ModuleObj& kernel_module, const std::vector<nki::Value>& args,
-                       trn::TraceSink& sink, const KernelEntry& entry = {});
+                       trn::TraceSink& sink, const KernelEntry& entry = {}, const std::string& arch = "trn1");
 
 // Why the kernel module has no function to run for `entry` (nki::lib::find_kernel_entry's
 // rule: the named entry, else `kernel` / `optimized_kernel`, else the file's one @nki.jit

@@ -197,7 +197,7 @@ class Pipeline {
       if (std::string why = missing_entry(*module, req_.entry); !why.empty())
         throw failed(Failure{Stage::ParseKernel, nki::ErrorKind::Name, nki::LimitKind::None, kernel_path_, 0, 0, why});
       return run_kernel_numerics(session.interpreter(), *module, reference.kernel_args,
-                                 traced ? &chain_->sink() : nullptr, req_.entry);
+                                 traced ? &chain_->sink() : nullptr, req_.entry, req_.arch);
     });
   }
 

@@ -30,7 +30,7 @@ TraceRun trace_kernel(const TraceRequest& request, trn::TraceSink& sink) {
     auto module = session.load(compiled);
     if (std::string why = missing_entry(*module, request.entry); !why.empty())
       throw failed(Failure{Stage::RunKernel, nki::ErrorKind::Name, nki::LimitKind::None, request.kernel_path, 0, 0, why});
-    run_kernel_traced(session.interpreter(), *module, request.args, sink, request.entry);
+    run_kernel_traced(session.interpreter(), *module, request.args, sink, request.entry, request.arch);
     TraceRun run;
     run.status = Status::Ok;
     return run;
@@ -48,7 +48,9 @@ ProfileRun profile_kernel(const TraceRequest& request, const trn::ArchConfig& ar
                           const lower::Options& lowering) {
   ProfileChain chain(arch, request.kernel_path, timeline_path, lowering);
   ProfileRun run;
-  static_cast<TraceRun&>(run) = trace_kernel(request, chain.sink());
+  TraceRequest on_arch = request;
+  on_arch.arch = arch.name;
+  static_cast<TraceRun&>(run) = trace_kernel(on_arch, chain.sink());
   run.lowering = chain.lowering_stats();
   if (run.status != Status::Ok) return run;
   if (chain.failure()) {

@@ -25,6 +25,7 @@ struct TraceRequest {
   std::vector<nki::Value> args;  // kernel arguments; arrays shape-only
   Limits limits = default_limits();
   KernelEntry entry;             // which function runs (default: kernel)
+  std::string arch = "trn1";     // the target nisa.get_nc_version() reports (profile_kernel: its arch)
 };
 
 struct TraceRun {

@@ -39,7 +39,7 @@ std::map<std::string, ApiSpec> build() {
   add({"nl.load", C::Load, E::Dma, {"src", "mask", "dtype"}, S::Same, {"src"}});
   add({"nl.store", C::Store, E::Dma, {"dst", "value", "mask"}, S::None, {}});
   add({"nl.load_transpose2d", C::Load, E::Dma, {"src", "mask", "dtype"}, S::Transpose, {"src"}});
-  add({"nisa.dma_copy", C::DmaCopy, E::Dma, {"dst", "src", "mask", "dst_rmw_op", "oob_mode", "dge_mode"}, S::None, {}});
+  add({"nisa.dma_copy", C::DmaCopy, E::Dma, {"dst", "src", "mask", "dst_rmw_op", "oob_mode", "dge_mode", "priority", "engine", "name"}, S::None, {}});
   add({"nisa.dma_transpose", C::Load, E::Dma, {"src", "axes", "mask", "dtype"}, S::Transpose, {"src"}});
   add({"nl.copy", C::Copy, E::Vector, {"src", "mask", "dtype"}, S::Same, {"src"}});
   add({"nisa.tensor_copy", C::Copy, E::Vector, {"src", "mask", "dtype", "engine"}, S::Same, {"src"}});

@@ -202,6 +202,11 @@ enum class NodeKind : uint8_t { Stmt, Loop, If, Meta, Inline };
 // list, view the iteration's element).
 enum class MetaKind : uint8_t { None, Import, Docstring, Binding, View, Assert, Return, Pass, Append };
 
+// The helper name of the Inline node of a comprehension computing tiles (`{k: nl.load(v[r]) for k,
+// v in srcs.items()}`, one statement per item): no Python name, so it is never opened as a helper
+// function's call is (open_helpers.cpp); it stays the statement as written.
+inline constexpr const char* kComprehensionHelper = "<comprehension>";
+
 struct Node {
   NodeKind kind = NodeKind::Meta;
   int id = -1;

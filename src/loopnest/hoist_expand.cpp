@@ -51,6 +51,23 @@ bool loop_dim(const DimIndex& d, int l) { return d.terms.empty() && d.start == I
 
 using Plan = ExpandPlan;
 
+// Whether a comprehension computing tiles (an Inline node of kComprehensionHelper, printed as
+// written) touches storage `t`: its text names the tile as the author wrote it (often through a
+// helper's views), so a tile it reads cannot become a slot of a bigger buffer.
+bool touched_by_comprehension(const Kernel& k, const std::vector<Node>& body, int t, bool inside = false) {
+  for (const Node& n : body) {
+    bool here = inside || (n.kind == NodeKind::Inline && n.helper.find(kComprehensionHelper) != std::string::npos);
+    if (here)
+      for (const Op& op : n.ops) {
+        for (const Access* a : reads(op))
+          if (storage_of(k, a->tensor) == t) return true;
+        if (op.dst && storage_of(k, op.dst->tensor) == t) return true;
+      }
+    if (touched_by_comprehension(k, n.body, t, here) || touched_by_comprehension(k, n.orelse, t, here)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // Pure on-chip computations whose only effect is the tile they write. A matmul or transpose (PSUM,
@@ -157,6 +174,7 @@ class HoistExpand : public Transform {
     const Tensor& tt = k.tensor(t);
     if (tt.memory != Memory::Sbuf || tt.role == TensorRole::View || !tt.list_name.empty() || tt.list_loop >= 0)
       return out;
+    if (touched_by_comprehension(k, k.body, t)) return out;
     for (const auto& other : k.tensors)
       if (other.id != t && storage_of(k, other.id) == t) return out;
     // Nothing writes the HBM tensor it reads; nothing but it (and a declaration) writes its tile.

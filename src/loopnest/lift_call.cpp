@@ -926,6 +926,11 @@ AValue Lifter::call(const CallExpr& c) {
   }
   // An NKI API.
   std::string api = short_api(p);
+  // Its value is the target's generation: one loop-nest form serves every target, so a kernel
+  // choosing its code by it has no single form (the interpreter runs it on the simulated one).
+  if (api == "nisa.get_nc_version")
+    fail(c.span, fmt::format("'{}' (its value depends on the target NeuronCore, and the loop-nest form is "
+                             "the same for every target)", print_expr(c)));
   const ApiSpec* spec = find_api(api);
   if (!spec) fail(c.span, fmt::format("the call of '{}'", print_expr(*c.func)));
   std::vector<std::string> params = spec->params;

@@ -80,10 +80,12 @@ AValue module_attr(const std::string& path, const std::string& attr) {
       if (e == n && (path == "nki.isa.engine" || attr != e)) return AValue::of_kind(K::Symbol, "engine:" + e);
     if (attr == "engine") return AValue::of_kind(K::Module, "nki.isa.engine");
     // Enumerations of instruction arguments: nisa.reduce_cmd.reset_reduce, nisa.dge_mode.none, ...
-    for (const char* en : {"reduce_cmd", "dge_mode", "oob_mode"})
+    for (const char* en : {"reduce_cmd", "dge_mode", "oob_mode", "matmul_perf_mode", "nc_version"})
       if (attr == en && path == "nki.isa") return AValue::of_kind(K::Module, full);
   }
-  for (const char* en : {"reduce_cmd", "dge_mode", "oob_mode"})
+  // nisa.nc_version.gen2 / gen3: the integers nisa.get_nc_version() is compared with (8.5).
+  if (path == "nki.isa.nc_version" && (attr == "gen2" || attr == "gen3")) return AValue::of_int(attr == "gen2" ? 2 : 3);
+  for (const char* en : {"reduce_cmd", "dge_mode", "oob_mode", "matmul_perf_mode"})
     if (path == std::string("nki.isa.") + en) return AValue::of_kind(K::Symbol, std::string("isa.") + en + ":" + attr);
   if ((path == "math" || path == "numpy") && attr == "pi") return AValue::of_float(M_PI);
   // `nl.minimum(res, np.inf)`: a number (printed `float('inf')` from the form), not a function.
@@ -99,7 +101,8 @@ AValue enum_as_int(AValue v) {
   static const std::map<std::string, int64_t> values = {
       {"isa.reduce_cmd:idle", 0}, {"isa.reduce_cmd:reset", 1}, {"isa.reduce_cmd:reduce", 2},
       {"isa.reduce_cmd:reset_reduce", 3}, {"isa.dge_mode:none", 0}, {"isa.dge_mode:swdge", 1},
-      {"isa.dge_mode:hwdge", 2}, {"isa.dge_mode:unknown", 3}, {"isa.oob_mode:error", 0}, {"isa.oob_mode:skip", 1}};
+      {"isa.dge_mode:hwdge", 2}, {"isa.dge_mode:unknown", 3}, {"isa.oob_mode:error", 0}, {"isa.oob_mode:skip", 1},
+      {"isa.matmul_perf_mode:none", 0}};
   if (v.k != K::Symbol) return v;
   auto it = values.find(v.s);
   return it == values.end() ? v : AValue::of_int(it->second);
@@ -913,7 +916,8 @@ AValue Lifter::eval_node(const Expr& e) {
       }
       return cond ? *cond : x;
     }
-    case ExprKind::ListComp: case ExprKind::GeneratorExp: return comprehension(static_cast<const ComprehensionExpr&>(e));
+    case ExprKind::ListComp: case ExprKind::GeneratorExp: case ExprKind::DictComp:
+      return comprehension(static_cast<const ComprehensionExpr&>(e));
     case ExprKind::SetComp: return make_set(comprehension(static_cast<const ComprehensionExpr&>(e)).items, e);
     case ExprKind::Set: {
       std::vector<AValue> items;
@@ -971,9 +975,14 @@ bool template_matches(const AValue& t, const std::vector<AValue>& items) {
 
 // `[f(d) for d in x.shape if ...]`: a Python list computed while lifting, over tuples, lists and
 // constant ranges (host values: shapes, sizes, flags). Its variables are its own (Python 3); a
-// walrus inside binds in the kernel. A comprehension computing tiles is refused.
+// walrus inside binds in the kernel. `{k: nl.load(v[rows]) for k, v in srcs.items()}` computes a
+// tile per item: Python runs the element once per item while tracing, so each item's operations
+// are a statement of their own, and the statement holding the comprehension is an inline node of
+// them (kComprehensionHelper), printed as written, as a helper call doing tile work is. Its
+// iterables and conditions are host values; one computing a tile is refused.
 AValue Lifter::comprehension(const ComprehensionExpr& c) {
-  std::vector<AValue> items;
+  std::vector<AValue> items, keys;
+  std::vector<Node> item_nodes;  // the operations of each item computing tiles
   std::optional<std::pair<int64_t, int64_t>> range_of_first;  // start, step of a constant range
   size_t ops_before = current_ops ? current_ops->size() : 0;
   std::map<std::string, std::optional<AValue>> saved;
@@ -988,7 +997,35 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
   for (const auto& g : c.generators) note(*g.target);
   std::function<void(size_t)> gen = [&](size_t g) {
     if (g == c.generators.size()) {
-      items.push_back(eval(*c.elt));
+      std::vector<Op> ops;
+      auto* saved_ops = current_ops;
+      size_t pending_before = pending_inline.size();
+      if (saved_ops) current_ops = &ops;
+      if (c.kind == ExprKind::DictComp) {
+        AValue key = eval(*c.elt);
+        if (!hashable_key(key))
+          fail(c.elt->span, fmt::format("the dict key '{}' (a string or a constant integer is expected)", print_expr(*c.elt)));
+        keys.push_back(key);
+      }
+      items.push_back(eval(c.kind == ExprKind::DictComp ? *c.value : *c.elt));
+      current_ops = saved_ops;
+      if (!ops.empty() || pending_inline.size() > pending_before) {
+        Node n;
+        n.kind = NodeKind::Stmt;
+        n.id = k.next_node++;
+        n.ops = std::move(ops);
+        if (pending_inline.size() > pending_before) {  // the item calls a helper doing tile work
+          n.kind = NodeKind::Inline;
+          n.inline_split = pending_inline[pending_before].ops_before;
+          for (size_t p = pending_before; p < pending_inline.size(); ++p) {
+            n.helper += (n.helper.empty() ? "" : ",") + pending_inline[p].name;
+            for (auto& x : pending_inline[p].nodes) n.body.push_back(std::move(x));
+          }
+          pending_inline.resize(pending_before);
+          freeze(n);
+        }
+        item_nodes.push_back(std::move(n));
+      }
       if (items.size() > 100000) fail(c.span, "a comprehension of more than 100000 items");
       return;
     }
@@ -1022,15 +1059,27 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
     }
   };
   gen(0);
-  if (current_ops && current_ops->size() != ops_before) fail(c.span, "a comprehension computing tiles");
+  if (current_ops && current_ops->size() != ops_before)
+    fail(c.span, "a comprehension whose iterable or condition computes a tile");
   for (auto& [id, v] : saved) {
     if (v) env[id] = *v;
     else env.erase(id);
   }
   // One generator over a constant range without condition: the item as an expression of its
   // index too (AValue::per_item), when the element evaluates that way to every item.
+  const bool computes_tiles = !item_nodes.empty();
+  if (computes_tiles) {
+    if (!current_ops) fail(c.span, "a comprehension computing tiles outside a statement of the kernel");
+    pending_inline.push_back({kComprehensionHelper, std::move(item_nodes), current_ops->size()});
+  }
+  if (c.kind == ExprKind::DictComp) {
+    AValue out = AValue::of_kind(K::Dict);
+    for (size_t i = 0; i < keys.size(); ++i) dict_put(out, keys[i], items[i]);
+    return out;
+  }
   std::shared_ptr<AValue> per_item;
-  if (range_of_first && c.generators.size() == 1 && c.generators[0].ifs.empty() && !items.empty()) {
+  if (range_of_first && c.generators.size() == 1 && c.generators[0].ifs.empty() && !items.empty() &&
+      !computes_tiles) {
     auto env_before = env;
     try {
       bind_target(*c.generators[0].target,
@@ -1115,6 +1164,14 @@ AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const 
         return std::nullopt;
       }
       if (x.k == y.k && (x.k == K::Str || x.k == K::DType || x.k == K::Symbol)) return x.s == y.s;
+      // A dtype equals its name (`x.dtype == "float32"`, numpy's dtype comparison; 6: every
+      // spelling of a dtype compares equal).
+      if ((x.k == K::DType && y.k == K::Str) || (x.k == K::Str && y.k == K::DType)) return x.s == y.s;
+      // A string is never a number or None.
+      auto number = [](const AValue& v) {
+        return v.k == K::Int || v.k == K::Float || v.k == K::Bool || v.k == K::None;
+      };
+      if ((x.k == K::Str && number(y)) || (y.k == K::Str && number(x))) return false;
       if (x.k == K::Float && y.k == K::Float) return x.f == y.f;
       if (x.k == K::None || y.k == K::None) return x.k == y.k;
       return std::nullopt;
@@ -1129,13 +1186,29 @@ AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const 
                                                    {Cmp::Eq, "nl.equal"},   {Cmp::Ne, "nl.not_equal"}};
     return apply(fns.at(it->second), {{"x", l}, {"y", r}}, {{"x", &le}, {"y", &re}}, e, nullptr);
   }
-  if (op == CmpKind::In || op == CmpKind::NotIn) {  // `"rows" in cfg`, `c in (0, 3)`
+  if (op == CmpKind::In || op == CmpKind::NotIn) {  // `"rows" in cfg`, `c in (0, 3)`, `x.dtype in (np.float32, "float32")`
     auto items = host_items(r);
     if (items && (l.k == K::Str || l.k == K::Bool || (l.k == K::Int && l.i.is_constant()))) {
       AValue probe = AValue::of_kind(K::Dict);
       probe.keys = *items;
       probe.items = *items;
       bool in = dict_get(probe, l) != nullptr;
+      return AValue::of_bool(op == CmpKind::In ? in : !in);
+    }
+    // Other host values (dtypes, tuples, None): Python's `==` with each item, in order.
+    if (items && (l.k == K::DType || l.k == K::Tuple || l.k == K::None || l.k == K::Float || l.k == K::Symbol)) {
+      bool in = false;
+      for (const AValue& item : *items) {
+        if (item.k == K::Tile || item.k == K::Grid || item.k == K::Pred || item.k == K::Cond) {
+          fail(e.span, fmt::format("the comparison '{}' (a member that is not a host value)", print_expr(e)));
+        }
+        AValue eq = compare(l, CmpKind::Eq, item, le, re, e);
+        if (eq.k != K::Bool) fail(e.span, fmt::format("the comparison '{}'", print_expr(e)));
+        if (eq.b) {
+          in = true;
+          break;
+        }
+      }
       return AValue::of_bool(op == CmpKind::In ? in : !in);
     }
   }

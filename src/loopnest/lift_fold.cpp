@@ -53,6 +53,8 @@ std::string py_float(double x) {
   return s;
 }
 
+}  // namespace
+
 // Python source for a host value of the lift, or nullopt when it is not one (a tile, a grid, a
 // loop-dependent integer, a module other than numpy / math, ...). Modules of the fold's source:
 // __np (numpy), __math, __nl (nki.language, for its dtypes only).
@@ -115,6 +117,8 @@ std::optional<std::string> py_literal(const AValue& v) {
     default: return std::nullopt;
   }
 }
+
+namespace {
 
 // The value computed by the interpreter as a host value of the lift, or nullopt.
 std::optional<AValue> from_value(const Value& v) {

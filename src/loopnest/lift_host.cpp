@@ -26,6 +26,8 @@ bool same_key(const AValue& a, const AValue& b) {
   return x && y && *x == *y;
 }
 
+}  // namespace
+
 bool hashable_key(const AValue& v) { return v.k == K::Str || v.k == K::Bool || (v.k == K::Int && v.i.is_constant()); }
 
 // d[key] = value: a key already there keeps its place and takes the value (Python's dict order).
@@ -38,6 +40,8 @@ void dict_put(AValue& d, const AValue& key, const AValue& value) {
   d.keys.push_back(key);
   d.items.push_back(value);
 }
+
+namespace {
 
 // The (key, value) pairs of `dict.update(...)` / `dict(...)`'s arguments: a dict, then keywords.
 bool merge_into(AValue& d, const std::vector<AValue>& pos, const std::vector<std::pair<std::string, AValue>>& kw) {

@@ -237,6 +237,41 @@ const Block* Lifter::decided_branch_returning(const IfStmt& s) {
   return t.b ? &s.body : &s.orelse;
 }
 
+namespace {
+
+// The names a function's `global` / `nonlocal` statements declare, wherever in its body they are
+// written (Python applies them to the whole function; a nested def has its own).
+void declared_outer_names(const Block& body, std::set<std::string>& globals, std::set<std::string>& nonlocals) {
+  for (const auto& s : body) {
+    switch (s->kind) {
+      case StmtKind::Global: {
+        auto& g = static_cast<const GlobalStmt&>(*s);
+        (g.nonlocal ? nonlocals : globals).insert(g.names.begin(), g.names.end());
+        break;
+      }
+      case StmtKind::If: {
+        auto& x = static_cast<const IfStmt&>(*s);
+        declared_outer_names(x.body, globals, nonlocals), declared_outer_names(x.orelse, globals, nonlocals);
+        break;
+      }
+      case StmtKind::For: {
+        auto& x = static_cast<const ForStmt&>(*s);
+        declared_outer_names(x.body, globals, nonlocals), declared_outer_names(x.orelse, globals, nonlocals);
+        break;
+      }
+      case StmtKind::While: {
+        auto& x = static_cast<const WhileStmt&>(*s);
+        declared_outer_names(x.body, globals, nonlocals), declared_outer_names(x.orelse, globals, nonlocals);
+        break;
+      }
+      case StmtKind::With: declared_outer_names(static_cast<const WithStmt&>(*s).body, globals, nonlocals); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
 AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
                            std::vector<std::pair<std::string, AValue>> kw, const CallExpr& c,
                            const std::vector<AValue>& grid, const std::map<std::string, AValue>* captured) {
@@ -377,6 +412,32 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   }
   std::tie(program_loops, program_sizes) = saved_programs;
   --inline_depth;
+  // `global SCALE` / `nonlocal shift` (nki-language.md 3.1: ordinary Python runs while tracing): what
+  // the helper bound to such a name is the module's or the enclosing function's from here on. A
+  // helper called inside a loop of the kernel rebinding one would carry a host value across the
+  // loop's iterations, which one lifted copy of the body cannot: refused.
+  std::set<std::string> outer_globals, outer_nonlocals;
+  declared_outer_names(code.body, outer_globals, outer_nonlocals);
+  for (const auto* names : {&outer_globals, &outer_nonlocals}) {
+    for (const std::string& name : *names) {
+      auto now = env.find(name);
+      if (now == env.end()) continue;
+      bool global = names == &outer_globals;
+      const AValue* before = nullptr;
+      if (!global) {
+        if (auto b = saved_env.find(name); b != saved_env.end()) before = &b->second;
+      } else if (auto b = globals.find(name); b != globals.end()) {
+        before = &b->second;
+      }
+      if (before && py_literal(*before) && py_literal(now->second) && *py_literal(*before) == *py_literal(now->second))
+        continue;  // unchanged
+      if (!loop_stack.empty())
+        fail(c.span, fmt::format("the call of '{}' rebinding the {} name '{}' inside a loop (a host value carried "
+                                 "across the loop's iterations)", code.name, global ? "global" : "nonlocal", name));
+      if (global) globals[name] = now->second;
+      else saved_env[name] = now->second;
+    }
+  }
   env = saved_env;
   carried = std::move(saved_carried);
   current_ops = saved_ops;
@@ -538,7 +599,10 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
     case StmtKind::Try: fail(s.span, "a try statement");
     case StmtKind::ClassDef: fail(s.span, "a class defined inside the kernel");
     case StmtKind::Global:
-      fail(s.span, static_cast<const GlobalStmt&>(s).nonlocal ? "a nonlocal declaration" : "a global declaration");
+      // Resolved when the function is called (Lifter::inline_call writes the names back); the
+      // declaration itself is kept as written.
+      push_meta(s, MetaKind::Binding, out);
+      return;
     case StmtKind::Delete: fail(s.span, "a del statement");
   }
   fail(s.span, "this statement");
@@ -883,6 +947,9 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   if (!ops.empty()) fail(s.iter->span, "a loop range computed by an operation");
   if (r.k != K::Range) return host_for(s, r, out);
   if (s.target->kind != ExprKind::Name) fail(s.target->span, "a loop with a target that is not one name");
+  // `for k in nl.affine_range(n): ... else: LIMIT = 2`: the else block runs once the loop ends; a
+  // loop node has no place for it, and dropping it would print a different kernel back.
+  if (!s.orelse.empty()) fail(s.span, "a for ... else on a loop of the kernel");
   const std::string& var = static_cast<const NameExpr&>(*s.target).id;
   std::map<std::string, int> carried_here;
   if (auto name = carried_value(s.body, var)) {
@@ -1170,27 +1237,36 @@ bool Lifter::same_binding(const AValue& a, const AValue& b) const {
 // A while loop of host Python (counters, shape arithmetic): run while lifting, its condition known
 // at every step; kept as one verbatim statement. A while loop doing tile work is refused (its trip
 // count would be a loop of the form only if the condition were a range).
+// A while loop whose condition is a host value (a trace-time bound: `while r * 128 < M`) runs while
+// tracing as Python runs it. Host work only: nothing of it stays in the form but the statement.
+// Tile work: its copies of the body are one Inline node, printed as the loop written, as a loop
+// over a host sequence is (host_for).
 void Lifter::host_while(const WhileStmt& s, std::vector<Node>& out) {
-  auto host_only = [&](const std::vector<Node>& nodes) {
-    for (const auto& n : nodes)
-      if (n.kind != NodeKind::Meta) fail(s.span, "a while loop doing tile work");
-  };
+  std::vector<Node> copies;
   for (int step = 0;; ++step) {
     if (step > 100000) fail(s.span, "a while loop running more than 100000 times while lifting");
     std::vector<Op> ops;
     current_ops = &ops;
     AValue t = eval(*s.test);
     if (!ops.empty() || t.k != K::Bool) fail(s.test->span, fmt::format("the while condition '{}'", print_expr(*s.test)));
-    std::vector<Node> scratch;
     if (!t.b) {
-      block(s.orelse, scratch);
-      host_only(scratch);
+      block(s.orelse, copies);
       break;
     }
-    block(s.body, scratch);
-    host_only(scratch);
+    if (step >= 1024 && std::any_of(copies.begin(), copies.end(), [](const Node& n) { return n.kind != NodeKind::Meta; }))
+      fail(s.span, "a while loop doing tile work more than 1024 times while lifting");
+    block(s.body, copies);
   }
-  push_meta(s, MetaKind::Assert, out);
+  bool tile_work = std::any_of(copies.begin(), copies.end(), [](const Node& n) { return n.kind != NodeKind::Meta; });
+  if (!tile_work) {
+    push_meta(s, MetaKind::Assert, out);
+    return;
+  }
+  Node n = new_node(NodeKind::Inline, s);
+  n.helper = "while";
+  n.body = std::move(copies);
+  freeze(n);
+  out.push_back(std::move(n));
 }
 
 // `with nki.compiler.no_reorder():` and the other compiler directives: scheduling hints around a

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "loopnest/lift.h"
 
 namespace loopnest::detail {
+
 
 // An index grid: base + sum of coef * a over its axes, in a grid of `ndim` dims (numpy aligns
 // grids of fewer dims to the right). ndim 0: a 1-D nl.arange not yet placed by [:, None].
@@ -81,6 +83,13 @@ std::optional<bool> host_truth(const AValue& v);
 
 // The placeholder variable of AValue::per_item: no loop has this id.
 constexpr int kHostIndex = 1 << 28;
+
+// A dict key the form can hold (a string, a bool or a constant integer), and `d[key] = value` in
+// Python's dict order (lift_host.cpp).
+bool hashable_key(const AValue& v);
+void dict_put(AValue& d, const AValue& key, const AValue& value);
+// Python source for a host value, nullopt for a tile, a grid, a loop-dependent integer (lift_fold.cpp).
+std::optional<std::string> py_literal(const AValue& v);
 
 class Lifter {
  public:

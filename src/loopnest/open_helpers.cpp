@@ -26,7 +26,9 @@ namespace loopnest {
 
 namespace {
 
-bool openable(const Node& n) { return n.kind == NodeKind::Inline; }
+bool openable(const Node& n) {
+  return n.kind == NodeKind::Inline && n.helper.find(kComprehensionHelper) == std::string::npos;
+}
 
 // The helper's nodes as the kernel's: unfrozen, printed from the form (their source is the
 // helper's text, whose names are not the caller's); bindings of host values and docstrings go

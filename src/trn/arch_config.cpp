@@ -58,6 +58,7 @@ ArchConfig make_trn1() {
 ArchConfig make_trn2() {
   ArchConfig a = make_trn1();
   a.name = "trn2";
+  a.nc_version = 3;
   a.tensor_ghz = 2.4;   // ARCH3
   a.vector_ghz = 0.96;  // ARCH3
   a.scalar_ghz = 1.2;   // ARCH3

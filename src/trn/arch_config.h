@@ -22,6 +22,7 @@ struct DmaEfficiencyPoint {
 
 struct ArchConfig {
   std::string name;  // "trn1" | "trn2"
+  int nc_version = 2;  // NeuronCore generation, nisa.nc_version: gen2 (trn1, NeuronCore-v2), gen3 (trn2, v3)
 
   // Engine clocks in GHz (ARCH2 / ARCH3 engine tables).
   double tensor_ghz = 0, vector_ghz = 0, scalar_ghz = 0, gpsimd_ghz = 0;

@@ -504,8 +504,10 @@ void add_isa_engine_functions(ModuleObj& m, DefIsa def_isa) {
   def_isa(m, "dma_transpose", {req("src"), kwonly("axes"), kwonly("mask"), kwonly("dtype")}, 1, dma_transpose_fn);
   def_isa(m, "tensor_partition_reduce", {req("op"), req("data"), kwonly("mask"), kwonly("dtype")}, 0,
           partition_reduce_fn);
-  def(m, "nisa", "dma_copy", {kwonly("dst"), kwonly("src"), kwonly("mask"), kwonly("dst_rmw_op"), kwonly("oob_mode"),
-                              kwonly("dge_mode")},
+  // Legacy: keyword-only dst/src (8.4); newer API: `dma_copy(dst, src, priority=None, oob_mode=,
+  // dge_mode=, engine=, name=)` (12.2). priority, engine and name are scheduling hints and labels.
+  def(m, "nisa", "dma_copy", {req("dst"), req("src"), kwonly("mask"), kwonly("dst_rmw_op"), kwonly("oob_mode"),
+                              kwonly("dge_mode"), kwonly("priority"), kwonly("engine"), kwonly("name")},
       dma_copy_fn);
 }
 
@@ -537,7 +539,10 @@ void add_isa_constants(ModuleObj& m) {
   enum_ns("nc_version", {{"gen2", 2}, {"gen3", 3}});
   // nc_matmul(perf_mode=): only `none` is documented (12.2); a mode changes speed, not values.
   enum_ns("matmul_perf_mode", {{"none", 0}});
-  def(m, "nisa", "get_nc_version", {}, [](Interpreter&, BoundArgs&) { return Value::from_int(2); });
+  // The generation of the NeuronCore the kernel runs on (nisa.nc_version: gen2 = trn1, gen3 = trn2).
+  def(m, "nisa", "get_nc_version", {}, [](Interpreter&, BoundArgs&) {
+    return Value::from_int(KernelContext::current().nc_version);
+  });
   auto fp32 = std::make_shared<NamespaceObj>("fp32");
   fp32->set("min", Value::from_float(-3.4028234663852886e38));
   m.attrs["fp32"] = Value(fp32);

@@ -50,6 +50,7 @@ class KernelContext {
   uint64_t instructions = 0;  // instruction records emitted
   std::vector<double> act_registers;  // Scalar Engine accumulation registers (one per partition)
   std::vector<double> vector_accumulators;  // Vector Engine ones (nisa.tensor_scalar_cumulative)
+  int nc_version = 2;  // nisa.get_nc_version() (KernelRunOptions::nc_version)
   uint64_t rng_state = 0x853C49E6748FEA9BULL;  // nl.rand / dropout generator (nl.random_seed sets it)
   std::vector<NarrowFormatUse> narrow_formats;  // one entry per narrow format used, in order of first use
 

@@ -1,6 +1,7 @@
 #include "nki/lib/kernel_runner.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -67,13 +68,40 @@ std::set<const TensorStorage*> mutable_arguments(const Value& kernel, const Call
   return out;
 }
 
+// Where the kernel function returns its value: the value of its last `return` with one (in its
+// body or the branches of an `if`), for a diagnostic about what it returned; unknown otherwise.
+SourceLoc return_location(const Value& kernel) {
+  Value fn = kernel;
+  if (kernel.is_object())
+    if (auto* jit = dynamic_cast<JitKernelObj*>(kernel.object().get())) fn = jit->fn;
+  auto* f = fn.as<FunctionObj>();
+  if (!f || !f->env || !f->env->ast) return {};
+  const Expr* found = nullptr;
+  std::function<void(const Block&)> walk = [&](const Block& body) {
+    for (const auto& s : body) {
+      if (s->kind == StmtKind::Return && static_cast<const ReturnStmt&>(*s).value)
+        found = static_cast<const ReturnStmt&>(*s).value.get();
+      if (s->kind == StmtKind::If) {
+        walk(static_cast<const IfStmt&>(*s).body);
+        walk(static_cast<const IfStmt&>(*s).orelse);
+      }
+    }
+  };
+  walk(f->code->body);
+  return found ? loc_of(f->env->ast->file, found->span) : SourceLoc{};
+}
+
 // `returned`: the kernel returned it (an output argument of a baremetal kernel is not returned).
-// `in_out`: it is an argument annotated nt.mutable_tensor.
-tensor::Array output_array(const Value& v, bool returned = true, bool in_out = false) {
+// `in_out`: it is an argument annotated nt.mutable_tensor. `at`: the kernel's return, for errors.
+tensor::Array output_array(const Value& v, bool returned = true, bool in_out = false, const SourceLoc& at = {}) {
   // A host wrapper's own numpy array, filled by the kernel it launched (call_within_run).
   if (auto* a = v.as<NdArrayObj>(); a && !a->is_scalar) return a->array.copy();
   auto* t = v.as<NkiTensorObj>();
-  if (!t) throw NkiError(ErrorKind::Type, fmt::format("the kernel must return HBM tensors, got {}", v.type_name()));
+  if (!t)
+    throw NkiError(ErrorKind::Type,
+                   fmt::format("the kernel must return its output HBM tensors (one, or a tuple or list of them), got {}",
+                               v.type_name()),
+                   at);
   // An argument the kernel wrote and returns is an in/out argument (`param: nt.mutable_tensor`,
   // which the compiler requires to be returned: err_mutable_parameter_not_returned); an input
   // returned unwritten is no output at all.
@@ -101,6 +129,7 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   KernelContext ctx;
   ctx.numerics = options.numerics;
   ctx.sink = options.sink;
+  ctx.nc_version = options.nc_version;
   ctx.interpreter = &in;
   ContextScope scope(ctx);
   CallArgs call;
@@ -128,13 +157,18 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   auto returned_output = [&](const Value& item) {
     auto* t = item.as<NkiTensorObj>();
     bool mutable_argument = t && in_out.count(t->storage.get());
-    result.outputs.push_back(output_array(item, true, mutable_argument));
+    result.outputs.push_back(output_array(item, true, mutable_argument, return_location(fn)));
     for (size_t i = 0; mutable_argument && i < arguments.size(); ++i)
       if (auto* a = arguments[i].as<NkiTensorObj>(); a && a->storage == t->storage) result.written_arguments.push_back(i);
   };
-  if (auto* t = ret.as<TupleObj>()) {
+  // Several outputs: a tuple, or a list (`return [out, stats]`; the newer front end takes tuples and
+  // lists alike as kernel values, nki-language.md 12.1), handed to the harness as a tuple.
+  const std::vector<Value>* several = nullptr;
+  if (auto* t = ret.as<TupleObj>()) several = &t->items;
+  else if (auto* l = ret.as<ListObj>()) several = &l->items;
+  if (several) {
     result.returned_tuple = true;
-    for (auto& item : t->items) returned_output(item);
+    for (auto& item : *several) returned_output(item);
   } else if (!ret.is_none()) {
     returned_output(ret);
   } else {

@@ -22,7 +22,10 @@ namespace nki::lib {
 struct KernelRunOptions {
   bool numerics = true;            // false: trace-only mode (shape-only arrays, no arithmetic)
   trn::TraceSink* sink = nullptr;  // receives every record in program order; finish() is called at the end
-  std::string arch = "trn1";
+  // What nisa.get_nc_version() returns: the simulated NeuronCore's generation (2: trn1, 3: trn2;
+  // trn::ArchConfig::nc_version), so a kernel choosing its code by target takes the branch the
+  // simulated target would.
+  int nc_version = 2;
   // The function to run; empty: `kernel`, else `optimized_kernel` (the NKIBench protocol).
   std::string entry;
   // The caller never reads the input arrays again (the evaluation builds them afresh for every

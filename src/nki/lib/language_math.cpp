@@ -55,12 +55,15 @@ Value nl_matmul(Interpreter& in, BoundArgs& a) {
 
 Value nl_where(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nl.where";
-  NkiTensorObj& c = tile_arg(a["condition"], api, "condition");
-  NkiTensorObj* x = a["x"].as<NkiTensorObj>();
-  NkiTensorObj* y = a["y"].as<NkiTensorObj>();
+  // A [1, F] row among the operands reaches the partitions as in every nl.* API (3.7).
+  Value cond_v = a["condition"], x_v = a["x"], y_v = a["y"];
+  spread_over_partitions(in, {&cond_v, &x_v, &y_v});
+  NkiTensorObj& c = tile_arg(cond_v, api, "condition");
+  NkiTensorObj* x = x_v.as<NkiTensorObj>();
+  NkiTensorObj* y = y_v.as<NkiTensorObj>();
   tensor::Shape space = c.shape();
-  if (x) space = partition_broadcast(space, tile_arg(a["x"], api, "x").shape(), api);
-  if (y) space = partition_broadcast(space, tile_arg(a["y"], api, "y").shape(), api);
+  if (x) space = partition_broadcast(space, tile_arg(x_v, api, "x").shape(), api);
+  if (y) space = partition_broadcast(space, tile_arg(y_v, api, "y").shape(), api);
   tensor::DType dflt = x ? x->dtype() : y ? y->dtype() : tensor::DType::Float32;
   tensor::DType out = dtype_arg(a["dtype"], dflt, api);
   Instruction ins(api, trn::Opcode::Select, trn::Engine::Vector, space, to_predicate(a["mask"], api));
@@ -70,7 +73,7 @@ Value nl_where(Interpreter& in, BoundArgs& a) {
     if (!s) throw NkiError(ErrorKind::Type, "x and y of nl.where must be tiles or scalars");
     return tensor::Array::scalar(tensor::DType::Float64, *s);
   };
-  tensor::Array cv = ins.input(c), xv = operand(a["x"], x), yv = operand(a["y"], y);
+  tensor::Array cv = ins.input(c), xv = operand(x_v, x), yv = operand(y_v, y);
   tensor::Array r = no_values();
   if (ins.computing()) {
     tensor::Shape s = ins.box().shape();

@@ -91,7 +91,7 @@ int64_t partitions_of(const Value& v) {
   return t && !t->shape().empty() ? t->shape()[0] : 1;
 }
 
-Value spread_over_partitions(Interpreter& in, const Value& v, int64_t partitions) {
+Value spread_to(Interpreter& in, const Value& v, int64_t partitions) {
   auto* t = v.as<NkiTensorObj>();
   if (!t || t->shape().empty() || t->shape()[0] != 1 || partitions <= 1) return v;
   std::vector<Value> dims;
@@ -102,14 +102,18 @@ Value spread_over_partitions(Interpreter& in, const Value& v, int64_t partitions
 
 }  // namespace
 
+void spread_over_partitions(Interpreter& in, std::initializer_list<Value*> operands) {
+  int64_t partitions = 1, tiles = 0;
+  for (Value* v : operands)
+    if (v->as<NkiTensorObj>()) partitions = std::max(partitions, partitions_of(*v)), ++tiles;
+  if (tiles < 2) return;
+  for (Value* v : operands) *v = spread_to(in, *v, partitions);
+}
+
 Value elementwise_binary(Interpreter& in, tensor::BinaryOp op, const Value& x_in, const Value& y_in, std::string_view api,
                          const Value& dtype, std::shared_ptr<const Predicate> mask) {
   Value x = x_in, y = y_in;
-  if (x.as<NkiTensorObj>() && y.as<NkiTensorObj>()) {
-    int64_t partitions = std::max(partitions_of(x), partitions_of(y));
-    x = spread_over_partitions(in, x, partitions);
-    y = spread_over_partitions(in, y, partitions);
-  }
+  spread_over_partitions(in, {&x, &y});
   EwOperand a = ew_operand(x, api, "x"), b = ew_operand(y, api, "y");
   if (!a.tile && !b.tile)
     throw NkiError(ErrorKind::Type, fmt::format("{} needs at least one tile operand", api));

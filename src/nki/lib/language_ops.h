@@ -2,6 +2,7 @@
 // element-wise math, copies, broadcasts, and writing a value into an existing tensor view.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -23,6 +24,12 @@ Value elementwise_unary(Interpreter& in, tensor::UnaryOp op, const Value& x, std
                         const Value& dtype = Value(), std::shared_ptr<const Predicate> mask = nullptr);
 // tile.broadcast_to(shape) / nl.broadcast_to: the tile itself when the shape already matches.
 Value broadcast_tile(Interpreter& in, const Value& tile, const Value& shape);
+// The implicit partition broadcast of the nl.* APIs (3.7): when tiles of one operation have
+// different partition counts, each one-partition tile among `operands` is replaced by its
+// broadcast_to over the most partitions (a Tensor Engine ones-row matmul, as the compiler
+// lowers it); scalars and other tiles are left as they are. Every nl.* API taking several tiles
+// calls it, so an operation costs the same whether the author wrote broadcast_to or not.
+void spread_over_partitions(Interpreter& in, std::initializer_list<Value*> operands);
 // nl.copy(x, dtype=): a Vector copy into a fresh SBUF tile; nisa.tensor_copy(engine=) on the
 // engine the kernel names (Vector, Scalar or GpSimd; the compiler's choice when none is given).
 Value copy_tile(Interpreter& in, const Value& tile, const Value& dtype, std::string_view api,

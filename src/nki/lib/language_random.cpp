@@ -44,9 +44,11 @@ double next_uniform(uint64_t& state) {
 // broadcasting; ties keep x.
 Value abs_extreme(Interpreter& in, BoundArgs& a, bool larger) {
   std::string_view api = larger ? "nl.abs_max" : "nl.abs_min";
-  NkiTensorObj& x = tile_arg(a["x"], api, "x");
-  auto ys = scalar_arg(a["y"]);
-  NkiTensorObj* y = ys ? nullptr : &tile_arg(a["y"], api, "y");
+  Value x_v = a["x"], y_v = a["y"];
+  spread_over_partitions(in, {&x_v, &y_v});  // a [1, F] row reaches the partitions (3.7)
+  NkiTensorObj& x = tile_arg(x_v, api, "x");
+  auto ys = scalar_arg(y_v);
+  NkiTensorObj* y = ys ? nullptr : &tile_arg(y_v, api, "y");
   tensor::Shape space = y ? partition_broadcast(x.shape(), y->shape(), api) : x.shape();
   Instruction ins(api, trn::Opcode::TensorTensor, trn::Engine::Vector, space, to_predicate(a["mask"], api));
   Array xv = ins.input(x), yv = y ? ins.input(*y) : no_values();

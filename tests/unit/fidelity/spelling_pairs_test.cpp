@@ -136,6 +136,10 @@ const Pair kPairs[] = {
     // implicit one was free (session 18).
     {"implicit_partition_broadcast_vs_broadcast_to", "rowbcast.ref.py", "rowbcast_implicit.py",
      "rowbcast_broadcast_to.py", 0.001},
+    // The same row as nl.where's `y` (7.6: an element-wise select, broadcast like the other nl.*
+    // APIs, 3.7): the implicit one was free there until session 19.
+    {"where_implicit_partition_broadcast_vs_broadcast_to", "rowwhere.ref.py", "rowwhere_implicit.py",
+     "rowwhere_broadcast_to.py", 0.02},
     // `nl.copy` against `nisa.tensor_copy` (7.1: a copy instruction whose engine the compiler picks).
     {"nl_copy_vs_tensor_copy", "copy.ref.py", "copy_nl.py", "copy_isa.py", 0.001},
     // `nl.where` against `nisa.select_reduce` without a reduction.

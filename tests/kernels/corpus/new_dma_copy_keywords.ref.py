@@ -1,0 +1,21 @@
+import numpy as np
+TOLERANCE = 1e-4
+
+
+def get_inputs():
+    return [np.random.normal(size=(256, 128)).astype(np.float32), np.random.normal(size=(256, 256)).astype(np.float32)]
+
+
+def forward(a, b):
+    return a.T @ b
+
+
+def transform_to_nki_inputs(inputs):
+    return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+    if not isinstance(k_res, (tuple, list)):
+        k_res = (k_res,)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    return [np.reshape(v, r.shape) for v, r in zip(k_res, refs)]

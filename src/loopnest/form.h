@@ -58,7 +58,11 @@ struct Tensor {
   // loop `for n in nl.affine_range(N // NB)`), printed in the declaration while the dim still has
   // that value; one per dim of `shape` ("" where the form's number is printed) or empty.
   std::vector<std::pair<IExpr, std::string>> dim_text;
-  size_t list_levels() const { return list_loop < 0 ? 0 : outer_lists.size() + 1; }
+  // A Python list of fresh tiles of one shape made by a comprehension (`bufs = [nl.ndarray((P, F),
+  // ...) for _ in range(2)]`, multi-buffering): its items along the first dim, `bufs[i % 2]` block
+  // `i % 2`; printed as `list_name[index]` (lift_expr.cpp, merge_fresh_tiles).
+  bool host_list = false;
+  size_t list_levels() const { return list_loop < 0 ? (host_list ? 1 : 0) : outer_lists.size() + 1; }
   bool on_chip() const { return memory != Memory::Hbm; }
 };
 

@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/analysis.h"
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
 #include "tensor/dtype.h"
@@ -739,8 +740,15 @@ AValue Lifter::eval_node(const Expr& e) {
         if (v.k == K::Tile) return apply("nl.negative", {{"x", v}}, {{"x", u.operand.get()}}, e, nullptr);
       }
       if (u.op == UnOp::Pos) return v;
-      if (u.op == UnOp::Not)
+      if (u.op == UnOp::Not) {
         if (auto t = host_truth(v)) return AValue::of_bool(!*t);
+        // `not first` of a loop-dependent condition (`first = k == 0`): the opposite comparison.
+        if (v.k == K::Cond) {
+          static constexpr Cmp kOpposite[] = {Cmp::Ge, Cmp::Gt, Cmp::Le, Cmp::Lt, Cmp::Ne, Cmp::Eq};
+          v.cmp = kOpposite[static_cast<size_t>(v.cmp)];
+          return v;
+        }
+      }
       fail(e.span, fmt::format("the unary operation '{}'", print_expr(e)));
     }
     case ExprKind::BinOp: {
@@ -973,6 +981,58 @@ bool template_matches(const AValue& t, const std::vector<AValue>& items) {
 
 }  // namespace
 
+// `[nl.ndarray((P, F), ...) for _ in range(2)]`: a list of fresh on-chip tiles of one shape, dtype
+// and buffer (multi-buffering) is one tensor with the items along a leading dim (Tensor::host_list),
+// declared once, so that an item chosen by a loop-dependent index (`bufs[i % 2]`, `tiles[i]`) is
+// a block of it like any other access. The comprehension still prints as written.
+bool Lifter::merge_fresh_tiles(std::vector<AValue>& items, std::vector<Node>& item_nodes) {
+  using K = AValue::K;
+  if (items.size() < 2 || item_nodes.size() != items.size()) return false;
+  int first = -1;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const AValue& v = items[i];
+    const Node& n = item_nodes[i];
+    if (v.k != K::Tile || !whole_access(v.access) || n.kind != NodeKind::Stmt || n.ops.size() != 1 ||
+        !is_declaration(n.ops[0]))
+      return false;
+    const Op& op = n.ops[0];
+    const int made = op.result >= 0 ? op.result : op.dst ? op.dst->tensor : -1;
+    if (made != v.access.tensor) return false;
+    const Tensor& t = k.tensor(made);
+    if (!t.on_chip() || t.role == TensorRole::View || t.list_loop >= 0 || t.host_list || t.base >= 0) return false;
+    if (first < 0) {
+      first = made;
+      continue;
+    }
+    const Tensor& f = k.tensor(first);
+    if (t.shape != f.shape || t.dtype != f.dtype || t.memory != f.memory || t.partition_dim != f.partition_dim ||
+        t.role != f.role || t.scope_loop != f.scope_loop)
+      return false;
+  }
+  Tensor merged = k.tensor(first);
+  merged.shape.insert(merged.shape.begin(), IExpr(static_cast<int64_t>(items.size())));
+  merged.partition_dim += 1;
+  merged.host_list = true;
+  merged.name.clear();
+  merged.label.clear();
+  merged.dim_text.clear();
+  const int id = add_tensor(k, std::move(merged));
+  Op decl = item_nodes[0].ops[0];
+  if (decl.result >= 0) decl.result = id;
+  else decl.dst = whole(id);
+  item_nodes.resize(1);
+  item_nodes[0].ops = {std::move(decl)};
+  const size_t rank = k.tensor(id).shape.size();
+  for (size_t i = 0; i < items.size(); ++i) {
+    Access a;
+    a.tensor = id;
+    a.dims.push_back({IExpr(static_cast<int64_t>(i)), {}});
+    for (size_t d = 1; d < rank; ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d - 1), k.tensor(id).shape[d], 1}}});
+    items[i] = AValue::of_tile(a);
+  }
+  return true;
+}
+
 // `[f(d) for d in x.shape if ...]`: a Python list computed while lifting, over tuples, lists and
 // constant ranges (host values: shapes, sizes, flags). Its variables are its own (Python 3); a
 // walrus inside binds in the kernel. `{k: nl.load(v[rows]) for k, v in srcs.items()}` computes a
@@ -1068,6 +1128,7 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
   // One generator over a constant range without condition: the item as an expression of its
   // index too (AValue::per_item), when the element evaluates that way to every item.
   const bool computes_tiles = !item_nodes.empty();
+  if (computes_tiles && c.kind == ExprKind::ListComp) merge_fresh_tiles(items, item_nodes);
   if (computes_tiles) {
     if (!current_ops) fail(c.span, "a comprehension computing tiles outside a statement of the kernel");
     pending_inline.push_back({kComprehensionHelper, std::move(item_nodes), current_ops->size()});

@@ -726,6 +726,11 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
       env[id] = v;
       // The helper's result is known by this name from here on (its own name is local to it).
       if (v.k == K::Tile && whole_access(v.access)) k.tensor(v.access.tensor).name = id;
+      // A list of fresh tiles made by a comprehension (Tensor::host_list) is printed by its name.
+      if (v.k == K::List && !v.items.empty() && v.items[0].k == K::Tile) {
+        Tensor& t = k.tensor(v.items[0].access.tensor);
+        if (t.host_list && t.list_name.empty()) t.list_name = t.name = id;
+      }
       out.push_back(ops_node(s, std::move(ops)));
       return;
     }

@@ -107,6 +107,7 @@ class Lifter {
   std::optional<AValue> host_fold(const nki::Expr& e);
   std::optional<std::string> tile_stand_in(const AValue& tile) const;
   std::string binary_result_dtype(const std::string& api, const Op& op) const;
+  bool merge_fresh_tiles(std::vector<AValue>& items, std::vector<Node>& item_nodes);
   AValue comprehension(const nki::ComprehensionExpr& c);
   AValue compare(const AValue& l, nki::CmpKind op, const AValue& r, const nki::Expr& le, const nki::Expr& re,
                  const nki::Expr& e);

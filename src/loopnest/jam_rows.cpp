@@ -74,6 +74,29 @@ bool has_engine_round_trip(const Kernel& k, const std::vector<Op*>& ops) {
   return false;
 }
 
+// Whether the rows of each jammed block write different blocks of `w`'s tensor: its index as a
+// function of the row (the other variables held at 0) takes `factor` different values in every
+// block of rows (`out[kv, h % group]` with `kv = h // group` does; `bufs[i % 2]` at factor 4 does not).
+bool distinct_per_row(const Access& w, int l, int64_t trip, int64_t factor) {
+  std::map<int, int64_t> values;
+  for (const DimIndex& d : w.dims)
+    for (int v : d.start.vars()) values[v] = 0;
+  for (int64_t block = 0; block < trip / factor; ++block) {
+    std::set<std::vector<int64_t>> seen;
+    for (int64_t j = 0; j < factor; ++j) {
+      values[l] = block * factor + j;
+      std::vector<int64_t> index;
+      for (const DimIndex& d : w.dims) {
+        auto x = d.start.eval(values);
+        if (!x) return false;
+        index.push_back(*x);
+      }
+      if (!seen.insert(index).second) return false;
+    }
+  }
+  return true;
+}
+
 std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   Plan p;
   p.loop = loop_node.loop;
@@ -160,6 +183,9 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
         continue;
       }
       if (!uses_loop(*w, l) && !op->accumulate) return std::nullopt;
+      // A block chosen by the row must be the row's own: `bufs[i % 2]` (a list of buffers used in
+      // turn) gives rows i and i + 2 of one jammed block the same buffer.
+      if (uses_loop(*w, l) && !op->accumulate && !distinct_per_row(*w, l, *trip, factor)) return std::nullopt;
     }
   // Row-independent ops writing a row's block: once, into the first row's block.
   int shared_work = 0;

@@ -354,7 +354,10 @@ class Emitter {
     }
     if (whole_rest) return write ? t.name + "[...]" : t.name;
     std::string out = t.name + "[";
-    bool slices = !k_.dialect.grid_indexing && rest.rank < 0 && affine(rest);
+    // Slices only when every dim is one axis (a reshaped item, `ps.reshape((P, 4, P))`, has a dim
+    // of two axes: an index grid throughout, slices and grids do not mix).
+    bool slices = !k_.dialect.grid_indexing && rest.rank < 0 && affine(rest) &&
+                  std::all_of(rest.dims.begin(), rest.dims.end(), [](const DimIndex& d) { return d.terms.size() <= 1; });
     size_t rank = rest.tile_shape().size();
     for (size_t d = 0; d < rest.dims.size(); ++d) {
       const DimIndex& di = rest.dims[d];

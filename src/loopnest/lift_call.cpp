@@ -589,8 +589,16 @@ AValue Lifter::call(const CallExpr& c) {
       return view_method(self, f.s, pos, kw, c);
     if (self.k == K::Tile && f.s == "reshape" && pos.size() >= 1 && !whole_access(self.access)) {
       // A part of a tensor reshaped (a view of the same elements): all its dims flattened, then split.
-      AValue flat = view_method(self, "flatten_dims", {}, {}, c);
       std::vector<AValue> shape = pos.size() == 1 && (pos[0].k == K::Tuple || pos[0].k == K::List) ? pos[0].items : pos;
+      // Keeping its first (partition) dim (`ps.reshape((P, 4, P))` of a [P, 4P] PSUM tile, an item
+      // of a list of buffers): only the free dims are flattened and split, as the partitions stay.
+      const std::vector<IExpr> tile = self.access.tile_shape();
+      if (tile.size() >= 2 && shape.size() >= 2 && shape[0].k == K::Int && shape[0].i == tile[0]) {
+        AValue free = tile.size() > 2 ? view_method(self, "flatten_dims", {AValue::of_int(1)}, {}, c) : self;
+        std::vector<AValue> rest(shape.begin() + 1, shape.end());
+        return view_method(free, "reshape_dim", {AValue::of_int(1), AValue::of_tuple(rest)}, {}, c);
+      }
+      AValue flat = view_method(self, "flatten_dims", {}, {}, c);
       return view_method(flat, "reshape_dim", {AValue::of_int(0), AValue::of_tuple(shape)}, {}, c);
     }
     if (self.k == K::Tile && f.s == "reshape" && pos.size() >= 1) {

@@ -461,8 +461,6 @@ class Emitter {
       Access rest = a;
       rest.dims.erase(rest.dims.begin(), rest.dims.begin() + static_cast<long>(levels));
       std::string inner = list_element(t, rest, write);
-      // A list of fresh tiles (Tensor::host_list): its item by the index as computed.
-      if (t.host_list) return t.list_name + "[" + str(a.dims[0].start) + "]" + inner.substr(std::min(inner.size(), t.name.size()));
       std::vector<std::pair<std::string, int>> lists = t.outer_lists;
       lists.push_back({t.list_name, t.list_loop});
       size_t in_scope = 0;

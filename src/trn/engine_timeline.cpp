@@ -5,20 +5,18 @@
 namespace trn {
 namespace {
 
-constexpr int kQuadrants = kPeQuadrants;
-
 bool whole(PeCells cells) { return cells == 0 || cells == kWholePeGrid; }
 
 template <typename F>
 void for_each_cell(PeCells cells, F&& f) {
-  for (int c = 0; c < kQuadrants * kQuadrants; ++c)
+  for (int c = 0; c < kPeQuadrants * kPeQuadrants; ++c)
     if (cells & (1u << c)) f(c);
 }
 
 }  // namespace
 
 void EngineTimeline::split() {
-  if (cells_.empty()) cells_.assign(kQuadrants * kQuadrants, whole_);
+  if (cells_.empty()) cells_.assign(kPeQuadrants * kPeQuadrants, whole_);
 }
 
 double EngineTimeline::first_fit(PeCells cells, double earliest, double duration) const {

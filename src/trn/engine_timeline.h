@@ -5,7 +5,6 @@
 // trainium-performance.md, Tensor Engine). Every other PE instruction takes the whole grid.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <vector>
 

@@ -295,7 +295,7 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
   const bool psum_port = arch_.shared_engine_ports && (track == kAct || track == kDve) && touches_psum(op);
   // The fixed cost overlaps the table load, as it overlaps an earlier instruction's streaming.
   double at = std::max({ready.on(track, arch_.semaphore_ns), order, table_end - fixed});
-  double start = place(track, psum_port, at, fixed, busy, to_string(op.opcode), track == kPe ? op.pe_cells : 0);
+  double start = place(track, psum_port, at, fixed, busy, to_string(op.opcode), op.pe_cells);
   last_start_[size_t(track)] = std::max(last_start_[size_t(track)], start);
   // A TensorE instruction that waits for a result of another compute engine (a transpose's
   // PSUM copy, a VectorE-scaled operand) holds the Tensor Engine's queue: the PE instructions

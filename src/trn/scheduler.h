@@ -47,7 +47,7 @@ struct PendingOp {
   // the last sequential iteration boundary (`epoch` counts those boundaries).
   bool in_order = false;
   uint32_t epoch = 0;
-  PeCells pe_cells = 0;       // TensorE: the PE sub-arrays it occupies (trace.h), 0 = all
+  PeCells pe_cells = 0;       // TensorE: the PE sub-arrays it occupies (trace.h), 0 = all; 0 on other engines
   bool fp32_passes = false;   // TensorE fp32: two passes, counted twice by the profiler
   double compute_ns = 0;
   double fixed_ns = 0;        // fixed cost paid when the instruction waits for its inputs

@@ -113,8 +113,7 @@ double Scheduler::start_estimate(Waiting& w) {
     w.ready_known = true;
   }
   if (track < 0) return w.ready_at;
-  return engine_timeline(track).first_fit(track == kPe ? op.pe_cells : 0, std::max(w.ready_at, order_floor(op, track)),
-                                          op.compute_ns);
+  return engine_timeline(track).first_fit(op.pe_cells, std::max(w.ready_at, order_floor(op, track)), op.compute_ns);
 }
 
 void Scheduler::place_first_ready() {

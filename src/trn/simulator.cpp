@@ -123,7 +123,7 @@ void Simulator::Impl::add_instruction(const Record& r) {
   op.opcode = inst.opcode;
   op.engine = inst.engine;
   op.accumulate = inst.accumulate;
-  op.pe_cells = inst.pe_cells;
+  op.pe_cells = inst.engine == Engine::Tensor ? inst.pe_cells : 0;
   op.in_order = program_order || (!loops.empty() && loops.back() == LoopKind::Sequential);
   op.epoch = epoch;
   if (inst.engine == Engine::Dma) {

@@ -92,8 +92,9 @@ SourceLoc return_location(const Value& kernel) {
 }
 
 // `returned`: the kernel returned it (an output argument of a baremetal kernel is not returned).
-// `in_out`: it is an argument annotated nt.mutable_tensor. `at`: the kernel's return, for errors.
-tensor::Array output_array(const Value& v, bool returned = true, bool in_out = false, const SourceLoc& at = {}) {
+// `in_out`: it is an argument annotated nt.mutable_tensor. `kernel`: the kernel function that
+// returned it, whose return statement an error points at (found only when there is an error).
+tensor::Array output_array(const Value& v, bool returned = true, bool in_out = false, const Value* kernel = nullptr) {
   // A host wrapper's own numpy array, filled by the kernel it launched (call_within_run).
   if (auto* a = v.as<NdArrayObj>(); a && !a->is_scalar) return a->array.copy();
   auto* t = v.as<NkiTensorObj>();
@@ -101,7 +102,7 @@ tensor::Array output_array(const Value& v, bool returned = true, bool in_out = f
     throw NkiError(ErrorKind::Type,
                    fmt::format("the kernel must return its output HBM tensors (one, or a tuple or list of them), got {}",
                                v.type_name()),
-                   at);
+                   kernel ? return_location(*kernel) : SourceLoc{});
   // An argument the kernel wrote and returns is an in/out argument (`param: nt.mutable_tensor`,
   // which the compiler requires to be returned: err_mutable_parameter_not_returned); an input
   // returned unwritten is no output at all.
@@ -157,7 +158,7 @@ KernelRunResult run_kernel(Interpreter& in, ModuleObj& kernel_module, const std:
   auto returned_output = [&](const Value& item) {
     auto* t = item.as<NkiTensorObj>();
     bool mutable_argument = t && in_out.count(t->storage.get());
-    result.outputs.push_back(output_array(item, true, mutable_argument, return_location(fn)));
+    result.outputs.push_back(output_array(item, true, mutable_argument, &fn));
     for (size_t i = 0; mutable_argument && i < arguments.size(); ++i)
       if (auto* a = arguments[i].as<NkiTensorObj>(); a && a->storage == t->storage) result.written_arguments.push_back(i);
   };

@@ -27,6 +27,10 @@ struct Plan {
   int64_t factor = 2;
   std::set<const Op*> per_row;     // ops replicated per row
   std::set<int> row_tensors;       // tensors defined in the loop whose content differs per row (copied)
+  // Scratch buffers declared before the loop that the rows write and read inside it only (the
+  // iterations are independent, so no value goes from a row to the next): row j >= 1 gets a copy,
+  // declared before the loop (privatization: `nbias`, `rsum` of a per-row softmax).
+  std::set<int> private_tensors;
   std::map<int, int> shared_blocks;  // buffer written once per block into the first row's block -> its dim
   // Admitted because each row goes from an engine to another and back (nothing shared, no
   // in-order loop): a nested loop doing only the row's work is copied whole per row, so one row's
@@ -151,7 +155,20 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     }
   }
   // What per-row ops write: tiles defined in the loop (copied per row), blocks indexed by the
-  // row, or an accumulation across rows.
+  // row, scratch buffers only the rows use (a copy per row), or an accumulation across rows.
+  std::optional<Analysis> deps;
+  auto private_scratch = [&](int t) {
+    const Tensor& tensor = k.tensor(t);
+    if (tensor.role != TensorRole::Buffer || !tensor.on_chip() || tensor.base >= 0 || tensor.list_loop >= 0 ||
+        (!tensor.host_list && !tensor.list_name.empty()) || (tensor.host_list && tensor.list_name.empty()))
+      return false;
+    if (!deps) deps.emplace(k);
+    for (const OpRef* r : deps->readers(k, t))
+      if (!inside(r->loops, l)) return false;
+    for (const OpRef* w : deps->writers(k, t))
+      if (!is_declaration(w->op()) && (!inside(w->loops, l) || !p.per_row.count(&w->op()))) return false;
+    return true;
+  };
   for (const Op* op : p.per_row)
     for (const Access* w : writes(*op)) {
       int t = storage_of(k, w->tensor);
@@ -159,7 +176,10 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
         p.row_tensors.insert(t);
         continue;
       }
-      if (!uses_loop(*w, l) && !op->accumulate) return std::nullopt;
+      if (!uses_loop(*w, l) && !op->accumulate) {
+        if (!private_scratch(t)) return std::nullopt;
+        p.private_tensors.insert(t);
+      }
     }
   // Row-independent ops writing a row's block: once, into the first row's block.
   int shared_work = 0;
@@ -554,8 +574,30 @@ class UnrollJam : public Transform {
         c.copies[static_cast<size_t>(j)][t] = add_tensor(k, std::move(copy));
       }
     }
+    // Private scratch: row 0 keeps the author's buffer, the others get copies declared before
+    // the loop.
+    std::vector<Node> private_decls;
+    for (int t : p.private_tensors)
+      for (int64_t j = 1; j < p.factor; ++j) {
+        Tensor copy = k.tensor(t);
+        copy.name = fmt::format("{}_{}", copy.name.empty() ? "scratch" : copy.name, j);
+        if (copy.host_list) copy.list_name = copy.name;
+        copy.label.clear();
+        copy.dim_text.clear();
+        int id_copy = add_tensor(k, std::move(copy));
+        c.copies[static_cast<size_t>(j)][t] = id_copy;
+        private_decls.push_back(declaration_node(k, id_copy));
+      }
     for (auto& t : k.tensors)
       if (t.scope_loop == p.loop) t.scope_loop = nl.id;
+    if (!private_decls.empty()) {
+      size_t at = 0;
+      std::vector<Node>* block = parent_block(k.body, id, at);
+      if (!block) throw TransformError("jam_rows: the loop's block was not found");
+      block->insert(block->begin() + static_cast<long>(at), std::make_move_iterator(private_decls.begin()),
+                    std::make_move_iterator(private_decls.end()));
+      loop_node = find_node(k, id);
+    }
     std::vector<Node> body;
     build(c, loop_node->body, body);
     loop_node->body = std::move(body);

@@ -78,6 +78,29 @@ bool has_engine_round_trip(const Kernel& k, const std::vector<Op*>& ops) {
   return false;
 }
 
+// Whether the rows of each jammed block write different blocks of `w`'s tensor: its index as a
+// function of the row (the other variables held at 0) takes `factor` different values in every
+// block of rows (`out[kv, h % group]` with `kv = h // group` does; `bufs[i % 2]` at factor 4 does not).
+bool distinct_per_row(const Access& w, int l, int64_t trip, int64_t factor) {
+  std::map<int, int64_t> values;
+  for (const DimIndex& d : w.dims)
+    for (int v : d.start.vars()) values[v] = 0;
+  for (int64_t block = 0; block < trip / factor; ++block) {
+    std::set<std::vector<int64_t>> seen;
+    for (int64_t j = 0; j < factor; ++j) {
+      values[l] = block * factor + j;
+      std::vector<int64_t> index;
+      for (const DimIndex& d : w.dims) {
+        auto x = d.start.eval(values);
+        if (!x) return false;
+        index.push_back(*x);
+      }
+      if (!seen.insert(index).second) return false;
+    }
+  }
+  return true;
+}
+
 std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   Plan p;
   p.loop = loop_node.loop;
@@ -85,9 +108,17 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   int l = loop_node.loop;
   const Loop& loop = k.loops.at(l);
   auto trip = loop.trip();
-  if (!independent_iterations(k, l) || !trip || *trip % factor || *trip / factor < 1 || !(loop.start == IExpr(0)) ||
-      loop.step != 1)
+  if (!trip || *trip % factor || *trip / factor < 1 || !(loop.start == IExpr(0)) || loop.step != 1)
     return std::nullopt;
+  // An unrolled loop (a range of the newer API, a static_range) whose iterations do not commute
+  // only because they reuse scratch buffers declared before it: the rows' copies of those are
+  // private (checked below), and nothing is carried from a row to the next.
+  bool reuses_scratch = false;
+  if (!independent_iterations(k, l)) {
+    const bool unrolled = loop.kind == LoopKind::Static || (loop.kind == LoopKind::Range && k.dialect.new_api);
+    if (!unrolled || !carried_tensors(k, l).empty()) return std::nullopt;
+    reuses_scratch = true;
+  }
   std::set<int> inner = {l};
   bool bad = false;
   for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
@@ -162,11 +193,31 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     if (tensor.role != TensorRole::Buffer || !tensor.on_chip() || tensor.base >= 0 || tensor.list_loop >= 0 ||
         (!tensor.host_list && !tensor.list_name.empty()) || (tensor.host_list && tensor.list_name.empty()))
       return false;
+    // The rows read only what they wrote: the loop carries nothing through the buffer.
+    if (carried_tensors(k, l).count(t)) return false;
     if (!deps) deps.emplace(k);
+    const OpRef* first = first_op_in(*deps, l);
+    if (!first) return false;
+    int last_order = first->order;
+    for (const OpRef& r : deps->ops)
+      if (inside(r.loops, l)) last_order = std::max(last_order, r.order);
+    // Accesses outside the loop come before it and see nothing the loop wrote: none after it, and
+    // no loop around both carries the buffer to its next iteration (the K^T preparation before
+    // the row loop writes its own PSUM tile before reading it).
+    auto outside_is_before = [&](const OpRef& x) {
+      if (inside(x.loops, l)) return true;
+      if (x.order > last_order) return false;
+      for (int e : x.loops)
+        if (inside(first->loops, e) && carried_tensors(k, e).count(t)) return false;
+      return true;
+    };
     for (const OpRef* r : deps->readers(k, t))
-      if (!inside(r->loops, l)) return false;
-    for (const OpRef* w : deps->writers(k, t))
-      if (!is_declaration(w->op()) && (!inside(w->loops, l) || !p.per_row.count(&w->op()))) return false;
+      if (!outside_is_before(*r)) return false;
+    for (const OpRef* w : deps->writers(k, t)) {
+      if (is_declaration(w->op())) continue;
+      if (!outside_is_before(*w)) return false;
+      if (inside(w->loops, l) && !p.per_row.count(&w->op())) return false;
+    }
     return true;
   };
   for (const Op* op : p.per_row)
@@ -180,6 +231,9 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
         if (!private_scratch(t)) return std::nullopt;
         p.private_tensors.insert(t);
       }
+      // A block chosen by the row must be the row's own: `bufs[i % 2]` (a list of buffers used in
+      // turn) gives rows i and i + 2 of one jammed block the same buffer.
+      if (uses_loop(*w, l) && !op->accumulate && !distinct_per_row(*w, l, *trip, factor)) return std::nullopt;
     }
   // Row-independent ops writing a row's block: once, into the first row's block.
   int shared_work = 0;
@@ -199,6 +253,16 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
       p.shared_blocks[t] = dim;
     }
   }
+  // What the iterations of such a loop write outside their own tiles is a row's own block or
+  // private scratch (or an accumulation, whose order only rounds differently).
+  if (reuses_scratch)
+    for (Op* op : ops)
+      for (const Access* w : writes(*op)) {
+        const int t = storage_of(k, w->tensor);
+        if (defined_inside(t) || p.private_tensors.count(t) || op->accumulate || is_declaration(*op)) continue;
+        if (uses_loop(*w, l) && distinct_per_row(*w, l, *trip, factor)) continue;
+        return std::nullopt;
+      }
   // Without shared work the rows gain only where each runs an in-order chain (a loop run in order
   // carrying a running value: online softmax over key blocks, a scan) or goes from an engine to
   // another and back: F chains interleave, each engine has F independent instructions where it had

@@ -6,6 +6,9 @@
 // (tests/kernels/inline_load_rows.py); the printed kernel is GoldenRewrites'.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "corpus.h"
 #include "count_loads.h"
 #include "loopnest/lift.h"
@@ -151,3 +154,16 @@ TEST(JamRows, AnOpenedHelpersLoopVariableDoesNotRebindAParameter) {
 }
 
 }  // namespace
+
+// A list of buffers used in turn (`x_sb[i % 2]`): two rows at once get one buffer each; four would
+// give rows i and i + 2 the same one (the printed kernel computed the wrong result), so there is no
+// site at four (distinct_per_row).
+TEST(JamRows, RowsOfABlockNeverShareABufferTheyUseInTurn) {
+  std::string path = source_dir() + "/tests/kernels/multibuffer_rows.py";
+  std::string text = read(path);
+  const auto args = arrays({{512, 256}, {128, 1}});
+  std::set<std::string> factors;
+  for (const auto& s : loopnest::find_sites(loopnest::lift_source(path, text, args)))
+    if (s.transform == "jam_rows") factors.insert(s.params.at("factor"));
+  EXPECT_EQ(factors, (std::set<std::string>{"2"}));
+}

@@ -27,6 +27,10 @@ struct Plan {
   int64_t factor = 2;
   std::set<const Op*> per_row;     // ops replicated per row
   std::set<int> row_tensors;       // tensors defined in the loop whose content differs per row (copied)
+  // Scratch buffers declared before the loop that the rows write and read inside it only (the
+  // iterations are independent, so no value goes from a row to the next): row j >= 1 gets a copy,
+  // declared before the loop (privatization: `nbias`, `rsum` of a per-row softmax).
+  std::set<int> private_tensors;
   std::map<int, int> shared_blocks;  // buffer written once per block into the first row's block -> its dim
   // Admitted because each row goes from an engine to another and back (nothing shared, no
   // in-order loop): a nested loop doing only the row's work is copied whole per row, so one row's
@@ -104,9 +108,17 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   int l = loop_node.loop;
   const Loop& loop = k.loops.at(l);
   auto trip = loop.trip();
-  if (!independent_iterations(k, l) || !trip || *trip % factor || *trip / factor < 1 || !(loop.start == IExpr(0)) ||
-      loop.step != 1)
+  if (!trip || *trip % factor || *trip / factor < 1 || !(loop.start == IExpr(0)) || loop.step != 1)
     return std::nullopt;
+  // An unrolled loop (a range of the newer API, a static_range) whose iterations do not commute
+  // only because they reuse scratch buffers declared before it: the rows' copies of those are
+  // private (checked below), and nothing is carried from a row to the next.
+  bool reuses_scratch = false;
+  if (!independent_iterations(k, l)) {
+    const bool unrolled = loop.kind == LoopKind::Static || (loop.kind == LoopKind::Range && k.dialect.new_api);
+    if (!unrolled || !carried_tensors(k, l).empty()) return std::nullopt;
+    reuses_scratch = true;
+  }
   std::set<int> inner = {l};
   bool bad = false;
   for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
@@ -174,7 +186,40 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     }
   }
   // What per-row ops write: tiles defined in the loop (copied per row), blocks indexed by the
-  // row, or an accumulation across rows.
+  // row, scratch buffers only the rows use (a copy per row), or an accumulation across rows.
+  std::optional<Analysis> deps;
+  auto private_scratch = [&](int t) {
+    const Tensor& tensor = k.tensor(t);
+    if (tensor.role != TensorRole::Buffer || !tensor.on_chip() || tensor.base >= 0 || tensor.list_loop >= 0 ||
+        (!tensor.host_list && !tensor.list_name.empty()) || (tensor.host_list && tensor.list_name.empty()))
+      return false;
+    // The rows read only what they wrote: the loop carries nothing through the buffer.
+    if (carried_tensors(k, l).count(t)) return false;
+    if (!deps) deps.emplace(k);
+    const OpRef* first = first_op_in(*deps, l);
+    if (!first) return false;
+    int last_order = first->order;
+    for (const OpRef& r : deps->ops)
+      if (inside(r.loops, l)) last_order = std::max(last_order, r.order);
+    // Accesses outside the loop come before it and see nothing the loop wrote: none after it, and
+    // no loop around both carries the buffer to its next iteration (the K^T preparation before
+    // the row loop writes its own PSUM tile before reading it).
+    auto outside_is_before = [&](const OpRef& x) {
+      if (inside(x.loops, l)) return true;
+      if (x.order > last_order) return false;
+      for (int e : x.loops)
+        if (inside(first->loops, e) && carried_tensors(k, e).count(t)) return false;
+      return true;
+    };
+    for (const OpRef* r : deps->readers(k, t))
+      if (!outside_is_before(*r)) return false;
+    for (const OpRef* w : deps->writers(k, t)) {
+      if (is_declaration(w->op())) continue;
+      if (!outside_is_before(*w)) return false;
+      if (inside(w->loops, l) && !p.per_row.count(&w->op())) return false;
+    }
+    return true;
+  };
   for (const Op* op : p.per_row)
     for (const Access* w : writes(*op)) {
       int t = storage_of(k, w->tensor);
@@ -182,7 +227,10 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
         p.row_tensors.insert(t);
         continue;
       }
-      if (!uses_loop(*w, l) && !op->accumulate) return std::nullopt;
+      if (!uses_loop(*w, l) && !op->accumulate) {
+        if (!private_scratch(t)) return std::nullopt;
+        p.private_tensors.insert(t);
+      }
       // A block chosen by the row must be the row's own: `bufs[i % 2]` (a list of buffers used in
       // turn) gives rows i and i + 2 of one jammed block the same buffer.
       if (uses_loop(*w, l) && !op->accumulate && !distinct_per_row(*w, l, *trip, factor)) return std::nullopt;
@@ -205,6 +253,16 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
       p.shared_blocks[t] = dim;
     }
   }
+  // What the iterations of such a loop write outside their own tiles is a row's own block or
+  // private scratch (or an accumulation, whose order only rounds differently).
+  if (reuses_scratch)
+    for (Op* op : ops)
+      for (const Access* w : writes(*op)) {
+        const int t = storage_of(k, w->tensor);
+        if (defined_inside(t) || p.private_tensors.count(t) || op->accumulate || is_declaration(*op)) continue;
+        if (uses_loop(*w, l) && distinct_per_row(*w, l, *trip, factor)) continue;
+        return std::nullopt;
+      }
   // Without shared work the rows gain only where each runs an in-order chain (a loop run in order
   // carrying a running value: online softmax over key blocks, a scan) or goes from an engine to
   // another and back: F chains interleave, each engine has F independent instructions where it had
@@ -580,8 +638,30 @@ class UnrollJam : public Transform {
         c.copies[static_cast<size_t>(j)][t] = add_tensor(k, std::move(copy));
       }
     }
+    // Private scratch: row 0 keeps the author's buffer, the others get copies declared before
+    // the loop.
+    std::vector<Node> private_decls;
+    for (int t : p.private_tensors)
+      for (int64_t j = 1; j < p.factor; ++j) {
+        Tensor copy = k.tensor(t);
+        copy.name = fmt::format("{}_{}", copy.name.empty() ? "scratch" : copy.name, j);
+        if (copy.host_list) copy.list_name = copy.name;
+        copy.label.clear();
+        copy.dim_text.clear();
+        int id_copy = add_tensor(k, std::move(copy));
+        c.copies[static_cast<size_t>(j)][t] = id_copy;
+        private_decls.push_back(declaration_node(k, id_copy));
+      }
     for (auto& t : k.tensors)
       if (t.scope_loop == p.loop) t.scope_loop = nl.id;
+    if (!private_decls.empty()) {
+      size_t at = 0;
+      std::vector<Node>* block = parent_block(k.body, id, at);
+      if (!block) throw TransformError("jam_rows: the loop's block was not found");
+      block->insert(block->begin() + static_cast<long>(at), std::make_move_iterator(private_decls.begin()),
+                    std::make_move_iterator(private_decls.end()));
+      loop_node = find_node(k, id);
+    }
     std::vector<Node> body;
     build(c, loop_node->body, body);
     loop_node->body = std::move(body);

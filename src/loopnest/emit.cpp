@@ -649,10 +649,6 @@ class Emitter {
       // `outs.append(nl.ndarray(...))`: the allocation goes into the list as the author wrote it.
       if (std::string list = appended_list(n); !list.empty()) return list + ".append(" + call(root, n) + ")";
       const Tensor& t = k_.tensor(root.dst->tensor);
-      // A list of fresh tiles (Tensor::host_list) made here, not by the author's comprehension
-      // (jam_rows' private copy of one): the comprehension of its item's declaration.
-      if (t.host_list)
-        return t.list_name + " = [" + call(root, n) + " for _ in range(" + str(t.shape.front()) + ")]";
       return t.name + " = " + call(root, n);
     }
     if (root.dst_first || root.cls == OpClass::Store || root.cls == OpClass::DmaCopy) return call(root, n);

@@ -6,6 +6,7 @@
 // A row-independent instruction that writes a per-row block of a buffer (`v6[i0, i1, ...]` in the
 // published style) is done once into the first row's block and the other rows read that block.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -99,6 +100,39 @@ bool distinct_per_row(const Access& w, int l, int64_t trip, int64_t factor) {
     }
   }
   return true;
+}
+
+// The id of the statement of `block` (searched through loops and conditionals) declaring tensor
+// t: its declaration, or the comprehension (an inline node) making a list of fresh tiles. -1: none.
+int declaring_node(const std::vector<Node>& block, int t) {
+  std::function<bool(const Node&)> declares = [&](const Node& n) {
+    for (const Op& op : n.ops)
+      if (is_declaration(op) && (op.result == t || (op.result < 0 && op.dst && op.dst->tensor == t))) return true;
+    for (const Node& b : n.body)
+      if (b.kind != NodeKind::Loop && declares(b)) return true;
+    return false;
+  };
+  for (const Node& n : block) {
+    if (n.kind == NodeKind::Stmt || n.kind == NodeKind::Inline) {
+      if (declares(n)) return n.id;
+      continue;
+    }
+    for (const auto* b : {&n.body, &n.orelse})
+      if (int id = declaring_node(*b, t); id >= 0) return id;
+  }
+  return -1;
+}
+
+// `n` (a copy of a declaration statement) with fresh node ids, printed as a copy (no comments
+// again), declaring tensor `to` where it declared `from`.
+void renumber(Kernel& k, Node& n, int from, int to) {
+  n.id = k.next_node++;
+  n.repeat_copy = true;
+  for (Op& op : n.ops) {
+    if (op.result == from) op.result = to;
+    if (op.dst && op.dst->tensor == from) op.dst->tensor = to;
+  }
+  for (Node& b : n.body) renumber(k, b, from, to);
 }
 
 std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
@@ -638,30 +672,37 @@ class UnrollJam : public Transform {
         c.copies[static_cast<size_t>(j)][t] = add_tensor(k, std::move(copy));
       }
     }
-    // Private scratch: row 0 keeps the author's buffer, the others get copies declared before
-    // the loop.
-    std::vector<Node> private_decls;
-    for (int t : p.private_tensors)
+    // Private scratch: row 0 keeps the author's buffer, the others get copies declared next to it:
+    // its declaration statement (a comprehension making a list of them too) printed again under
+    // the copy's name.
+    for (int t : p.private_tensors) {
+      size_t at = 0;
+      const int decl = declaring_node(k.body, t);
+      std::vector<Node>* block = decl >= 0 ? parent_block(k.body, decl, at) : nullptr;
+      if (!block) throw TransformError("jam_rows: the declaration of a private scratch buffer was not found");
+      const Node original = (*block)[at];
+      const std::string name = k.tensor(t).host_list ? k.tensor(t).list_name : k.tensor(t).name;
+      std::vector<Node> copies;
       for (int64_t j = 1; j < p.factor; ++j) {
         Tensor copy = k.tensor(t);
-        copy.name = fmt::format("{}_{}", copy.name.empty() ? "scratch" : copy.name, j);
+        copy.name = fresh_loop_var(k, fmt::format("{}_{}", name, j));
         if (copy.host_list) copy.list_name = copy.name;
         copy.label.clear();
         copy.dim_text.clear();
-        int id_copy = add_tensor(k, std::move(copy));
+        const std::string copy_name = copy.name;
+        const int id_copy = add_tensor(k, std::move(copy));
         c.copies[static_cast<size_t>(j)][t] = id_copy;
-        private_decls.push_back(declaration_node(k, id_copy));
+        Node n = original;
+        renumber(k, n, t, id_copy);
+        n.renames[name] = copy_name;
+        copies.push_back(std::move(n));
       }
+      block->insert(block->begin() + static_cast<long>(at) + 1, std::make_move_iterator(copies.begin()),
+                    std::make_move_iterator(copies.end()));
+    }
     for (auto& t : k.tensors)
       if (t.scope_loop == p.loop) t.scope_loop = nl.id;
-    if (!private_decls.empty()) {
-      size_t at = 0;
-      std::vector<Node>* block = parent_block(k.body, id, at);
-      if (!block) throw TransformError("jam_rows: the loop's block was not found");
-      block->insert(block->begin() + static_cast<long>(at), std::make_move_iterator(private_decls.begin()),
-                    std::make_move_iterator(private_decls.end()));
-      loop_node = find_node(k, id);
-    }
+    loop_node = find_node(k, id);
     std::vector<Node> body;
     build(c, loop_node->body, body);
     loop_node->body = std::move(body);

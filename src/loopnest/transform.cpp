@@ -255,7 +255,7 @@ std::vector<Site> sites_of(const Kernel& k) {
         // any move on a kernel with `//` / `%` indices (a row substituted into `i // 4` by jam_rows
         // stays a `//` in every copy). Without such indices no substitution of an affine loop
         // variable makes one.
-        if ((t->resizes_tiles() && base.within_limits) || base.quasi_terms > 0) {
+        if ((t->resizes_tiles() && base.within_limits) || !base.quasi_kinds.empty()) {
           Kernel after = k;
           try {
             t->apply(after, s);
@@ -472,28 +472,36 @@ void redeclare(Kernel& k, const std::set<int>& tensors) {
   });
 }
 
-ResultBaseline baseline_of(const Kernel& k) { return {!limit_violation(k), quasi_affine_terms(k)}; }
+ResultBaseline baseline_of(const Kernel& k) { return {!limit_violation(k), quasi_affine_kinds(k)}; }
 
 std::optional<std::string> result_refusal(const ResultBaseline& before, Kernel& after) {
   if (before.within_limits)
     if (auto v = limit_violation(after)) return ": the hardware would refuse it: " + *v;
   remove_dead_buffers(after);
-  // A `//` or `%` index the kernel did not have is a layout no move here was made for.
-  if (quasi_affine_terms(after) > before.quasi_terms)
-    return std::string(" would add a `//` or `%` index term the kernel does not have");
+  // A kind of `//` or `%` index the kernel did not have is a layout no move here was made for. More
+  // of a kind it has are the copies of its statements (jam_rows, splits) and stand.
+  for (const std::string& kind : quasi_affine_kinds(after))
+    if (!before.quasi_kinds.count(kind))
+      return std::string(" would add a `//` or `%` index term the kernel does not have");
   return std::nullopt;
 }
 
-int quasi_affine_terms(const Kernel& k) {
-  int n = 0;
+namespace {
+
+// Calls `seen` with every `//` / `%` piece of the kernel's accesses: the kind of each (an IExpr
+// term `//4`, `%2`; an axis term `a//128%4`), whatever variable or axis it applies to.
+void for_each_quasi_affine(const Kernel& k, const std::function<void(const std::string&)>& seen) {
   auto in_expr = [&](const IExpr& e) {
-    for (const auto& [key, term] : e.terms())
-      if (term.first.kind == TermKind::FloorDiv || term.first.kind == TermKind::Mod) ++n;
+    for (const auto& [key, term] : e.terms()) {
+      if (term.first.kind == TermKind::FloorDiv) seen(fmt::format("//{}", term.first.divisor));
+      if (term.first.kind == TermKind::Mod) seen(fmt::format("%{}", term.first.divisor));
+    }
   };
   auto in_access = [&](const Access& a) {
     for (const auto& d : a.dims) {
       in_expr(d.start);
-      for (const auto& t : d.terms) n += t.affine() ? 0 : 1;
+      for (const auto& t : d.terms)
+        if (!t.affine()) seen(fmt::format("a//{}%{}", t.div, t.mod));
     }
   };
   for_each_node(k.body, [&](const Node& node, const std::vector<int>&) {
@@ -504,7 +512,20 @@ int quasi_affine_terms(const Kernel& k) {
     }
     if (node.view) in_access(*node.view);
   });
+}
+
+}  // namespace
+
+int quasi_affine_terms(const Kernel& k) {
+  int n = 0;
+  for_each_quasi_affine(k, [&](const std::string&) { ++n; });
   return n;
+}
+
+std::set<std::string> quasi_affine_kinds(const Kernel& k) {
+  std::set<std::string> kinds;
+  for_each_quasi_affine(k, [&](const std::string& kind) { kinds.insert(kind); });
+  return kinds;
 }
 
 Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::string summary,

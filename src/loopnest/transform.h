@@ -72,17 +72,19 @@ std::optional<std::string> limit_violation(const Kernel& k);
 // How many `//` / `%` index pieces the kernel's accesses hold (quasi-affine terms of tile axes and
 // of starts): a transformation must not add any.
 int quasi_affine_terms(const Kernel& k);
+// The kinds of those pieces (`//4`, `%2`, an axis split `a//128%4`), whatever they apply to.
+std::set<std::string> quasi_affine_kinds(const Kernel& k);
 
 // What a transformed kernel is measured against: whether the kernel kept the hardware limits, and
-// its `//` / `%` index terms.
+// the kinds of its `//` / `%` index terms.
 struct ResultBaseline {
   bool within_limits = true;
-  int quasi_terms = 0;
+  std::set<std::string> quasi_kinds;
 };
 ResultBaseline baseline_of(const Kernel& k);
 // Why a transformation's result is refused however it prints, as the end of a sentence naming the
 // site (": the hardware would refuse it: ...", " would add a `//` ..."): a hardware limit the
-// kernel kept and the result breaks, or a `//` / `%` index term it adds. Removes the result's dead
+// kernel kept and the result breaks, or a kind of `//` / `%` index term it adds. Removes the result's dead
 // buffers first. The listing (find_sites, on a copy) and apply_site ask the same question, so no
 // site is listed that applying refuses. nullopt when the result stands.
 std::optional<std::string> result_refusal(const ResultBaseline& before, Kernel& after);
@@ -118,7 +120,7 @@ std::vector<Site> find_sites(const Kernel& k);
 std::string apply_site(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
                        const Site& site, const std::string& entry = "");
 // The same with the transformation given (apply_site above finds it by the site's name). Refuses a
-// result with more `//` / `%` index terms than the kernel had (quasi_affine_terms).
+// result with a kind of `//` / `%` index term the kernel did not have (quasi_affine_kinds).
 std::string apply_site(const Transform& t, const std::string& path, const std::string& text,
                        const std::vector<ArgSpec>& args, const Site& site, const std::string& entry = "");
 // `text` with every site of the transformation `name` applied, one after the other (each found on

@@ -101,6 +101,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"transpose_multiply_rows.py", arrays({{256, 256}, {2, 128, 1024}, {256, 1}})},
       {"inline_load_rows.py", arrays({{256, 256}, {2, 128, 1024}})},
       {"multibuffer_rows.py", arrays({{512, 256}, {128, 1}})},
+      {"carried_scratch_rows.py", arrays({{512, 256}})},
       {"block_ndarray_rows.py", arrays({{2, 128, 2, 128}, {2, 128, 1024}})},
       {"nested_helper_rows.py", arrays({{256, 256}, {2, 128, 1024}})},
       {"tuple_helper_rows.py", arrays({{128, 2048}, {64, 2048}, {64, 2048}})},

@@ -155,6 +155,36 @@ TEST(JamRows, AnOpenedHelpersLoopVariableDoesNotRebindAParameter) {
 
 }  // namespace
 
+// Scratch tiles an ISA-level author declares once before the row loop and every row rewrites (the
+// scores in PSUM, the row max and sum, a list of two PSUM tiles for the transposes): the rows
+// carry nothing through them, so each row of a jammed block gets its own copy, declared next to
+// the author's (tests/kernels/corpus/con_private_scratch_rows.py; that the site keeps the
+// kernel's result is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's).
+TEST(JamRows, RowsGetTheirOwnCopiesOfScratchDeclaredBeforeTheLoop) {
+  std::string path = source_dir() + "/tests/kernels/corpus/con_private_scratch_rows.py";
+  std::string text = read(path);
+  const auto args = arrays({{128, 512}, {128, 512}, {512, 128}});
+  const auto sites = loopnest::find_sites(loopnest::lift_source(path, text, args));
+  const loopnest::Site* jam = jam_by_two(sites);
+  ASSERT_TRUE(jam) << "no jam_rows site on `for r`";
+  std::string after = loopnest::apply_site(path, text, args, *jam);
+  EXPECT_NE(after.find("    nmax_1 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)\n"), std::string::npos) << after;
+  EXPECT_NE(after.find("    pt_ps_1 = [nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum) for _ in range(2)]\n"),
+            std::string::npos) << after;
+  EXPECT_NE(after.find("reduce_res=rsum_1"), std::string::npos) << after;
+  // Declared where the author declares the scratch: before the loop, once.
+  EXPECT_LT(after.find("nmax_1 = nl.ndarray("), after.find("for r_blk in")) << after;
+}
+
+// A scratch tile carrying a value from a row to the next (a running sum) is not scratch: no copy
+// per row, no site.
+TEST(JamRows, ATileCarriedFromRowToRowIsNotPrivatized) {
+  std::string path = source_dir() + "/tests/kernels/carried_scratch_rows.py";
+  std::string text = read(path);
+  for (const auto& s : loopnest::find_sites(loopnest::lift_source(path, text, arrays({{512, 256}}))))
+    EXPECT_NE(s.transform, "jam_rows") << s.key();
+}
+
 // A list of buffers used in turn (`x_sb[i % 2]`): two rows at once get one buffer each; four would
 // give rows i and i + 2 the same one (the printed kernel computed the wrong result), so there is no
 // site at four (distinct_per_row).

@@ -218,8 +218,46 @@ Value binary_core(tensor::BinaryOp op, const Value& x, const Value& y, std::stri
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
 
+namespace {
+
+// nisa.tensor_scalar_reduce is ONE Vector Engine instruction, `max(MIN_II, N) + MIN_II` (ISA
+// tensor_scalar_reduce, trainium-performance.md 2): the reduction is written by the instruction
+// itself, so reduce_res is a second output of it (has_reduce adds the MIN_II), not a tensor_reduce
+// pass over the result. Numerics: the reduction of the result as the instruction returns it,
+// accumulated in fp32, then stored in reduce_res's dtype.
+void write_scalar_reduction(Instruction& ins, const ScalarReduce& red, const tensor::Array& result,
+                            std::string_view api) {
+  if (red.op && !red.op->reduce)
+    throw NkiError(ErrorKind::Type, fmt::format("{} is not a reduction operator ({})", red.op->name, api));
+  if (auto* info = ins.info()) info->has_reduce = true;
+  if (!red.res) return;
+  if (!red.op) throw NkiError(ErrorKind::Type, fmt::format("reduce_res of {} needs a reduce_op", api));
+  NkiTensorObj res = padded(*red.res, 2);
+  const tensor::Shape& rs = res.shape();
+  int64_t res_free = 1;
+  for (size_t k = 1; k < rs.size(); ++k) res_free *= rs[k];
+  if (res_free != 1 || rs[0] != ins.space()[0])
+    throw NkiError(ErrorKind::Value, fmt::format("reduce_res{} of {} must have shape ({}, 1)", tensor::shape_str(rs),
+                                                 api, ins.space()[0]));
+  Box rb = Box::full(rs);
+  rb.lo[0] = ins.box().lo[0];
+  rb.hi[0] = ins.box().hi[0];
+  res.view.check_bounds(res.storage->shape, rb, api);
+  if (ins.computing()) {
+    std::vector<int> axes;
+    for (int k = 1; k < result.ndim(); ++k) axes.push_back(k);
+    tensor::Array v = tensor::reduce(*red.op->reduce, result, axes, false, DType::Float32);
+    write_region(res, rb, tensor::reshape(v, rb.shape()), nullptr);
+  }
+  if (auto* info = ins.info()) info->outputs.push_back(make_operand(res, rb));
+  res.storage->written = true;
+}
+
+}  // namespace
+
 Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const ScalarStep& s1, std::string_view api,
-                         std::optional<tensor::DType> dtype, MaskPtr mask, trn::Engine engine, bool user_engine) {
+                         std::optional<tensor::DType> dtype, MaskPtr mask, trn::Engine engine, bool user_engine,
+                         const ScalarReduce* reduce) {
   Instruction ins(api, trn::Opcode::TensorScalar, engine, data.shape(), std::move(mask));
   if (auto* info = ins.info()) info->engine_chosen_by_user = user_engine;
   tensor::Array d = ins.input(data);
@@ -243,6 +281,7 @@ Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const S
     info->alu = trn::alu_of(*s0.op->binary);
     if (s1.op) info->alu1 = trn::alu_of(*s1.op->binary);
   }
+  if (reduce) write_scalar_reduction(ins, *reduce, r, api);
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
 

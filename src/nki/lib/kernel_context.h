@@ -11,7 +11,7 @@
 // assignment of a result one of them produced retargets that instruction's output operand to the
 // destination instead of emitting a copy. The rule is per call, not per instruction: a call may
 // emit more instructions after the one whose result it returns (activation_reduce reads its
-// accumulator into reduce_res, tensor_scalar_reduce reduces its result), and
+// accumulator into reduce_res), and
 // `t[i] = nisa.activation_reduce(...)` writes `t[i]` as directly as `t[i] = nisa.activation(...)`.
 #pragma once
 

@@ -356,7 +356,11 @@ Value activation_core(const NkiTensorObj& data, const ActivationArgs& a, std::st
   if (auto* info = ins.info()) {
     info->activation_func = a.func->activation_id;
     info->flops = uint64_t(ins.box().elements());
-    info->has_reduce = a.reduce_cmd >= 2;
+    // The reduction into the accumulation registers is free ("scale/bias/reduction are free", ISA
+    // activation); reading the registers into reduce_res is ActReadAccumulator, about 64 ScalarE
+    // cycles (ARCH2), which the call's one cost includes: `max(MIN_II, N) + MIN_II` (ISA
+    // activation_reduce = activation + ActReadAccumulator).
+    info->has_reduce = a.reduce_res != nullptr;
   }
   if (a.reduce_cmd != 0 && ctx.numerics) {
     int64_t p = data.shape().empty() ? 1 : data.shape()[0];
@@ -369,29 +373,25 @@ Value activation_core(const NkiTensorObj& data, const ActivationArgs& a, std::st
       for (int64_t i = 0; i < sums.size(); ++i) ctx.act_registers[size_t(ins.box().lo[0] + i)] += sums.get({i});
     }
   }
-  Value result = ins.result(out, trn::BufferKind::Sbuf, r);
+  // reduce_res is written by this instruction (a second output), after its reduction: the
+  // readout is ScalarE's own (the registers are ScalarE's) and costs the has_reduce cycles above.
+  // Until session 20 it was a separate one-element tensor_copy, which the engine balancing moved
+  // to VectorE (semaphore + VectorE fixed cost + MIN_II) on top of the activation's 64.
   if (a.reduce_res) {
     NkiTensorObj res = padded(*a.reduce_res, 2);
-    int64_t p = res.shape()[0];
-    Instruction w(api, trn::Opcode::TensorCopy, trn::Engine::Scalar, res.shape(), nullptr);
-    // The registers it copies out are filled by the activation above. They are not a tile, so the
-    // copy reads one column of the activation's result to carry that dependence in the trace
-    // (without it the copy, and everything computed from reduce_res, could run before the
-    // activation). Its cost is unchanged: one element per partition.
-    if (auto* produced = result.as<NkiTensorObj>(); produced && !ins.box().empty()) {
-      Box column = ins.box();
-      for (size_t k = 1; k < column.hi.size(); ++k) column.hi[k] = column.lo[k] + 1;
-      w.input_box(*produced, column);
-    }
-    tensor::Array vals = no_values();
-    if (w.computing()) {
+    const int64_t p = res.shape()[0];
+    const Box box = Box::full(res.shape());
+    ctx.note_format(res.storage->dtype, api);
+    res.view.check_bounds(res.storage->shape, box, api);
+    if (ctx.numerics && !box.empty()) {
       std::vector<double> col(static_cast<size_t>(p), 0.0);
       for (int64_t i = 0; i < p; ++i) col[size_t(i)] = i < int64_t(ctx.act_registers.size()) ? ctx.act_registers[size_t(i)] : 0.0;
-      vals = tensor::Array::from_values({p, 1}, DType::Float32, col);
+      write_region(res, box, tensor::Array::from_values({p, 1}, DType::Float32, col), nullptr);
     }
-    w.output_to(res, vals, false);
+    if (auto* info = ins.info()) info->outputs.push_back(make_operand(res, box));
+    res.storage->written = true;
   }
-  return result;
+  return ins.result(out, trn::BufferKind::Sbuf, r);
 }
 
 Value scan_core(const NkiTensorObj& d0, const NkiTensorObj& d1, const Value& initial, const AluOp& op0,

@@ -363,4 +363,40 @@ TEST(SpellingPairs, TensorScalarReduceIsOneVectorInstructionOfNPlusMinII) {
   }
 }
 
+// nisa.activation_reduce (and activation with reduce_res) is one ScalarE instruction costing
+// `max(MIN_II, N) + MIN_II` (ISA activation_reduce = activation + ActReadAccumulator, about 64
+// ScalarE cycles, ARCH2), writing its result and reduce_res. Until session 20 the readout was a
+// separate one-element tensor_copy which the engine balancing moved to VectorE (whose SBUF
+// port it then waited for, with a semaphore), on top of the 64 cycles already on the activation.
+TEST(SpellingPairs, ActivationReduceIsOneScalarInstructionOfNPlusMinII) {
+  const Pair p{"activation_reduce_vs_explicit", "expsum.ref.py", "expsum_fused.py", "expsum_explicit.py", 0};
+  expect_both_compute_the_reference(p);
+  const uint64_t n = 2048, tiles = 4;  // expsum.ref.py: COLS, TILES
+  eval::TraceRequest req = eval::trace_request_from_files((kDir / p.reference).string(), (kDir / p.first).string());
+  trn::TraceBuffer trace;
+  ASSERT_EQ(eval::trace_kernel(req, trace).status, eval::Status::Ok);
+  std::vector<trn::InstructionInfo> fused;
+  for (const trn::Record& r : trace.records) {
+    if (r.kind != trn::RecordKind::Instruction) continue;
+    EXPECT_NE(r.inst.opcode, trn::Opcode::TensorCopy) << "no separate readout of the accumulators";
+    EXPECT_NE(r.inst.opcode, trn::Opcode::TensorReduce);
+    if (r.inst.has_reduce) fused.push_back(r.inst);
+  }
+  ASSERT_EQ(fused.size(), tiles);
+  for (const std::string arch : {"trn1", "trn2"}) {
+    const trn::ArchConfig& a = trn::arch_config(arch);
+    for (const trn::InstructionInfo& inst : fused) {
+      EXPECT_EQ(inst.opcode, trn::Opcode::Activation);
+      EXPECT_EQ(trn::placed_engine(inst), trn::Engine::Scalar);
+      EXPECT_EQ(inst.outputs.size(), 2u) << "the result and reduce_res";
+      EXPECT_EQ(trn::instruction_cycles(inst, a), std::max<uint64_t>(a.min_ii, n) + a.act_read_accumulator) << arch;
+    }
+    // The explicit tensor_reduces' N VectorE cycles each, less the fused readout's 64 ScalarE ones.
+    const Simulated one = simulate(p, p.first, arch), two = simulate(p, p.second, arch);
+    const double saved_us = double(tiles * n) / a.vector_ghz * 1e-3 - double(tiles * a.act_read_accumulator) / a.scalar_ghz * 1e-3;
+    EXPECT_GT(two.vector_scalar_us - one.vector_scalar_us, saved_us)
+        << arch << ": " << one.vector_scalar_us << " vs " << two.vector_scalar_us << " us of VectorE + ScalarE";
+  }
+}
+
 }  // namespace

@@ -220,6 +220,8 @@ bool movable(const InstructionInfo& inst) {
   if (inst.engine_chosen_by_user) return false;
   if (inst.engine != Engine::Vector && inst.engine != Engine::Scalar) return false;
   if (inst.opcode != Opcode::TensorScalar && inst.opcode != Opcode::TensorCopy) return false;
+  // tensor_scalar_reduce (a tensor_scalar with its reduction fused) is VectorE's alone (ISA).
+  if (inst.has_reduce) return false;
   // Only to an engine the ISA table lets run its operations (a bitvec or subtract tensor_scalar stays on
   // VectorE). Asked as non-integer data: the one row that depends on the data (32-bit integer
   // add/subtract/multiply) puts the instruction on GpSimd, which never gets here.

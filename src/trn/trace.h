@@ -153,7 +153,7 @@ struct InstructionInfo {
   // nc_matmul's PE tile (tile_position / tile_size): the sub-arrays it occupies; 0 = the whole grid.
   PeCells pe_cells = 0;
   uint16_t activation_func = 0;  // which function (table switch costs), 0 = none/identity
-  bool has_reduce = false;       // activation with reduce / tensor_scalar_reduce
+  bool has_reduce = false;       // activation writing reduce_res / tensor_scalar_reduce
   AluOp alu = AluOp::Unknown;    // tensor_tensor / tensor_scalar (op0) / in-place update: the operation
   AluOp scalar_alu = AluOp::Unknown;  // scalar_tensor_tensor: its scalar step (op0); `alu` is op1
   AluOp alu1 = AluOp::Unknown;   // tensor_scalar: its second step (op1); Unknown when it has none

@@ -218,8 +218,46 @@ Value binary_core(tensor::BinaryOp op, const Value& x, const Value& y, std::stri
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
 
+namespace {
+
+// nisa.tensor_scalar_reduce is ONE Vector Engine instruction, `max(MIN_II, N) + MIN_II` (ISA
+// tensor_scalar_reduce, trainium-performance.md 2): the reduction is written by the instruction
+// itself, so reduce_res is a second output of it (has_reduce adds the MIN_II), not a tensor_reduce
+// pass over the result. Numerics: the reduction of the result as the instruction returns it,
+// accumulated in fp32, then stored in reduce_res's dtype.
+void write_scalar_reduction(Instruction& ins, const ScalarReduce& red, const tensor::Array& result,
+                            std::string_view api) {
+  if (red.op && !red.op->reduce)
+    throw NkiError(ErrorKind::Type, fmt::format("{} is not a reduction operator ({})", red.op->name, api));
+  if (auto* info = ins.info()) info->has_reduce = true;
+  if (!red.res) return;
+  if (!red.op) throw NkiError(ErrorKind::Type, fmt::format("reduce_res of {} needs a reduce_op", api));
+  NkiTensorObj res = padded(*red.res, 2);
+  const tensor::Shape& rs = res.shape();
+  int64_t res_free = 1;
+  for (size_t k = 1; k < rs.size(); ++k) res_free *= rs[k];
+  if (res_free != 1 || rs[0] != ins.space()[0])
+    throw NkiError(ErrorKind::Value, fmt::format("reduce_res{} of {} must have shape ({}, 1)", tensor::shape_str(rs),
+                                                 api, ins.space()[0]));
+  Box rb = Box::full(rs);
+  rb.lo[0] = ins.box().lo[0];
+  rb.hi[0] = ins.box().hi[0];
+  res.view.check_bounds(res.storage->shape, rb, api);
+  if (ins.computing()) {
+    std::vector<int> axes;
+    for (int k = 1; k < result.ndim(); ++k) axes.push_back(k);
+    tensor::Array v = tensor::reduce(*red.op->reduce, result, axes, false, DType::Float32);
+    write_region(res, rb, tensor::reshape(v, rb.shape()), nullptr);
+  }
+  if (auto* info = ins.info()) info->outputs.push_back(make_operand(res, rb));
+  res.storage->written = true;
+}
+
+}  // namespace
+
 Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const ScalarStep& s1, std::string_view api,
-                         std::optional<tensor::DType> dtype, MaskPtr mask, trn::Engine engine, bool user_engine) {
+                         std::optional<tensor::DType> dtype, MaskPtr mask, trn::Engine engine, bool user_engine,
+                         const ScalarReduce* reduce) {
   Instruction ins(api, trn::Opcode::TensorScalar, engine, data.shape(), std::move(mask));
   if (auto* info = ins.info()) info->engine_chosen_by_user = user_engine;
   tensor::Array d = ins.input(data);
@@ -243,6 +281,7 @@ Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const S
     info->alu = trn::alu_of(*s0.op->binary);
     if (s1.op) info->alu1 = trn::alu_of(*s1.op->binary);
   }
+  if (reduce) write_scalar_reduction(ins, *reduce, r, api);
   return ins.result(out, trn::BufferKind::Sbuf, r);
 }
 
@@ -317,7 +356,11 @@ Value activation_core(const NkiTensorObj& data, const ActivationArgs& a, std::st
   if (auto* info = ins.info()) {
     info->activation_func = a.func->activation_id;
     info->flops = uint64_t(ins.box().elements());
-    info->has_reduce = a.reduce_cmd >= 2;
+    // The reduction into the accumulation registers is free ("scale/bias/reduction are free", ISA
+    // activation); reading the registers into reduce_res is ActReadAccumulator, about 64 ScalarE
+    // cycles (ARCH2), which the call's one cost includes: `max(MIN_II, N) + MIN_II` (ISA
+    // activation_reduce = activation + ActReadAccumulator).
+    info->has_reduce = a.reduce_res != nullptr;
   }
   if (a.reduce_cmd != 0 && ctx.numerics) {
     int64_t p = data.shape().empty() ? 1 : data.shape()[0];
@@ -330,29 +373,25 @@ Value activation_core(const NkiTensorObj& data, const ActivationArgs& a, std::st
       for (int64_t i = 0; i < sums.size(); ++i) ctx.act_registers[size_t(ins.box().lo[0] + i)] += sums.get({i});
     }
   }
-  Value result = ins.result(out, trn::BufferKind::Sbuf, r);
+  // reduce_res is written by this instruction (a second output), after its reduction: the
+  // readout is ScalarE's own (the registers are ScalarE's) and costs the has_reduce cycles above.
+  // Until session 20 it was a separate one-element tensor_copy, which the engine balancing moved
+  // to VectorE (semaphore + VectorE fixed cost + MIN_II) on top of the activation's 64.
   if (a.reduce_res) {
     NkiTensorObj res = padded(*a.reduce_res, 2);
-    int64_t p = res.shape()[0];
-    Instruction w(api, trn::Opcode::TensorCopy, trn::Engine::Scalar, res.shape(), nullptr);
-    // The registers it copies out are filled by the activation above. They are not a tile, so the
-    // copy reads one column of the activation's result to carry that dependence in the trace
-    // (without it the copy, and everything computed from reduce_res, could run before the
-    // activation). Its cost is unchanged: one element per partition.
-    if (auto* produced = result.as<NkiTensorObj>(); produced && !ins.box().empty()) {
-      Box column = ins.box();
-      for (size_t k = 1; k < column.hi.size(); ++k) column.hi[k] = column.lo[k] + 1;
-      w.input_box(*produced, column);
-    }
-    tensor::Array vals = no_values();
-    if (w.computing()) {
+    const int64_t p = res.shape()[0];
+    const Box box = Box::full(res.shape());
+    ctx.note_format(res.storage->dtype, api);
+    res.view.check_bounds(res.storage->shape, box, api);
+    if (ctx.numerics && !box.empty()) {
       std::vector<double> col(static_cast<size_t>(p), 0.0);
       for (int64_t i = 0; i < p; ++i) col[size_t(i)] = i < int64_t(ctx.act_registers.size()) ? ctx.act_registers[size_t(i)] : 0.0;
-      vals = tensor::Array::from_values({p, 1}, DType::Float32, col);
+      write_region(res, box, tensor::Array::from_values({p, 1}, DType::Float32, col), nullptr);
     }
-    w.output_to(res, vals, false);
+    if (auto* info = ins.info()) info->outputs.push_back(make_operand(res, box));
+    res.storage->written = true;
   }
-  return result;
+  return ins.result(out, trn::BufferKind::Sbuf, r);
 }
 
 Value scan_core(const NkiTensorObj& d0, const NkiTensorObj& d1, const Value& initial, const AluOp& op0,

@@ -36,10 +36,18 @@ struct ScalarStep {
   Value operand;
   bool reverse = false;
 };
+// The fused per-partition reduction of nisa.tensor_scalar_reduce: reduce_op over the free axes of
+// the instruction's result, written into reduce_res by the same instruction.
+struct ScalarReduce {
+  const AluOp* op = nullptr;          // a reduction operator (op->reduce)
+  const NkiTensorObj* res = nullptr;  // (P, 1) destination, or null: the result is not kept
+};
 // data <op0> operand0 [<op1> operand1] with scalar or per-partition vector operands. The steps'
-// operators are binary (the callers take them with binary_alu_op, the one check).
+// operators are binary (the callers take them with binary_alu_op, the one check). With `reduce`,
+// the one instruction also reduces its result into reduce_res (tensor_scalar_reduce).
 Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const ScalarStep& s1, std::string_view api,
-                         std::optional<tensor::DType> dtype, MaskPtr mask, trn::Engine engine, bool user_engine);
+                         std::optional<tensor::DType> dtype, MaskPtr mask, trn::Engine engine, bool user_engine,
+                         const ScalarReduce* reduce = nullptr);
 // (data <op0> operand0) <op1> operand1 as ONE Vector Engine instruction (nisa.scalar_tensor_tensor):
 // the ISA prices it as one (2N, or N on the bf16 subtract-multiply path), not as the tensor_scalar
 // and tensor_tensor it computes.

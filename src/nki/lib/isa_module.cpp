@@ -145,16 +145,12 @@ Value isa_tensor_scalar_reduce(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.tensor_scalar_reduce";
   NkiTensorObj& data = tile_arg(a["data"], api, "data");
   ScalarStep s0{&binary_alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
-  Value r = tensor_scalar_core(data, s0, ScalarStep{}, api, opt_dtype(a["dtype"], api), mask_of(a, api),
-                               trn::Engine::Vector, false);
-  if (auto* res = a["reduce_res"].as<NkiTensorObj>()) {
-    std::vector<Value> axes;
-    for (int k = 1; k < r.as<NkiTensorObj>()->view.ndim(); ++k) axes.push_back(Value::from_int(k));
-    Value red = reduce_core(alu_op(a["reduce_op"], api, "reduce_op"), *r.as<NkiTensorObj>(), make_list(axes), true,
-                            false, res->dtype(), api, nullptr);
-    assign_into(in, *res, red);
-  }
-  return r;
+  // One Vector Engine instruction with the reduction fused (ISA: Vector only, so not movable).
+  ScalarReduce red;
+  if (!a["reduce_op"].is_none()) red.op = &alu_op(a["reduce_op"], api, "reduce_op");
+  if (a["reduce_res"].as<NkiTensorObj>()) red.res = &tile_arg(a["reduce_res"], api, "reduce_res");
+  return tensor_scalar_core(data, s0, ScalarStep{}, api, opt_dtype(a["dtype"], api), mask_of(a, api),
+                            trn::Engine::Vector, false, &red);
 }
 
 Value isa_scan(Interpreter& in, BoundArgs& a) {

@@ -10,8 +10,8 @@
 // the instructions of the newest library call stay pending until the next library event; an
 // assignment of a result one of them produced retargets that instruction's output operand to the
 // destination instead of emitting a copy. The rule is per call, not per instruction: a call may
-// emit more instructions after the one whose result it returns (activation_reduce reads its
-// accumulator into reduce_res, tensor_scalar_reduce reduces its result), and
+// emit several instructions (nl.matmul without transpose_x inserts transposes before its matmul),
+// an instruction may write other outputs besides its result (reduce_res), and
 // `t[i] = nisa.activation_reduce(...)` writes `t[i]` as directly as `t[i] = nisa.activation(...)`.
 #pragma once
 

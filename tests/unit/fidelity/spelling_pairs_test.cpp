@@ -14,6 +14,8 @@
 
 #include "bench/loader.h"
 #include "trn/arch_config.h"
+#include "trn/cost_model.h"
+#include "trn/trace.h"
 #include "eval/evaluate.h"
 #include "eval/profile_run.h"
 #include "support/test_paths.h"
@@ -320,6 +322,80 @@ TEST(SpellingPairs, WeakFloatScalarWidensA16BitTileAsDocumented) {
     ASSERT_GT(trn::arch_config("trn2").vector_perf_mode_copy, 1u);
     const Simulated weak = simulate(p, p.first, "trn2"), kept = simulate(p, p.second, "trn2");
     EXPECT_GT(weak.vector_scalar_us, 1.5 * kept.vector_scalar_us) << weak.vector_scalar_us << " vs " << kept.vector_scalar_us;
+  }
+}
+
+// nisa.tensor_scalar_reduce is ONE Vector Engine instruction costing `max(MIN_II, N) + MIN_II`
+// (ISA tensor_scalar_reduce; trainium-performance.md 2), with reduce_res written by that
+// instruction. Until session 20 it was traced as a tensor_scalar followed by a tensor_reduce over
+// its result (about 2N, and the tensor_scalar could move to ScalarE). Against the explicit pair
+// it computes: the same values, one instruction per tile at N + MIN_II, and the explicit
+// tensor_reduce's N cycles less on the compute engines.
+TEST(SpellingPairs, TensorScalarReduceIsOneVectorInstructionOfNPlusMinII) {
+  const Pair p{"tensor_scalar_reduce_vs_explicit", "scalered.ref.py", "scalered_fused.py", "scalered_explicit.py", 0};
+  expect_both_compute_the_reference(p);
+  const uint64_t n = 2048, tiles = 4;  // scalered.ref.py: COLS, TILES
+  eval::TraceRequest req = eval::trace_request_from_files((kDir / p.reference).string(), (kDir / p.first).string());
+  trn::TraceBuffer trace;
+  ASSERT_EQ(eval::trace_kernel(req, trace).status, eval::Status::Ok);
+  std::vector<trn::InstructionInfo> fused;
+  for (const trn::Record& r : trace.records) {
+    if (r.kind != trn::RecordKind::Instruction) continue;
+    EXPECT_NE(r.inst.opcode, trn::Opcode::TensorReduce) << "no separate reduction pass";
+    if (r.inst.has_reduce) fused.push_back(r.inst);
+  }
+  ASSERT_EQ(fused.size(), tiles);
+  for (const std::string arch : {"trn1", "trn2"}) {
+    const trn::ArchConfig& a = trn::arch_config(arch);
+    for (const trn::InstructionInfo& inst : fused) {
+      EXPECT_EQ(inst.opcode, trn::Opcode::TensorScalar);
+      EXPECT_EQ(inst.outputs.size(), 2u) << "the result and reduce_res";
+      EXPECT_FALSE(trn::engine_is_flexible(inst)) << "Vector Engine only (ISA)";
+      EXPECT_EQ(trn::placed_engine(inst), trn::Engine::Vector);
+      EXPECT_EQ(trn::instruction_cycles(inst, a), std::max<uint64_t>(a.min_ii, n) + a.min_ii) << arch;
+    }
+    // The explicit tensor_reduces' N cycles each, less the fused MIN_II, counted at the faster of
+    // the two engines' clocks (the explicit pair's tensor_scalar may run on ScalarE).
+    const Simulated one = simulate(p, p.first, arch), two = simulate(p, p.second, arch);
+    const double reduce_us = double(tiles * (n - a.min_ii)) / std::max(a.vector_ghz, a.scalar_ghz) * 1e-3;
+    EXPECT_GT(two.vector_scalar_us - one.vector_scalar_us, reduce_us)
+        << arch << ": " << one.vector_scalar_us << " vs " << two.vector_scalar_us << " us of VectorE + ScalarE";
+  }
+}
+
+// nisa.activation_reduce (and activation with reduce_res) is one ScalarE instruction costing
+// `max(MIN_II, N) + MIN_II` (ISA activation_reduce = activation + ActReadAccumulator, about 64
+// ScalarE cycles, ARCH2), writing its result and reduce_res. Until session 20 the readout was a
+// separate one-element tensor_copy which the engine balancing moved to VectorE (whose SBUF
+// port it then waited for, with a semaphore), on top of the 64 cycles already on the activation.
+TEST(SpellingPairs, ActivationReduceIsOneScalarInstructionOfNPlusMinII) {
+  const Pair p{"activation_reduce_vs_explicit", "expsum.ref.py", "expsum_fused.py", "expsum_explicit.py", 0};
+  expect_both_compute_the_reference(p);
+  const uint64_t n = 2048, tiles = 4;  // expsum.ref.py: COLS, TILES
+  eval::TraceRequest req = eval::trace_request_from_files((kDir / p.reference).string(), (kDir / p.first).string());
+  trn::TraceBuffer trace;
+  ASSERT_EQ(eval::trace_kernel(req, trace).status, eval::Status::Ok);
+  std::vector<trn::InstructionInfo> fused;
+  for (const trn::Record& r : trace.records) {
+    if (r.kind != trn::RecordKind::Instruction) continue;
+    EXPECT_NE(r.inst.opcode, trn::Opcode::TensorCopy) << "no separate readout of the accumulators";
+    EXPECT_NE(r.inst.opcode, trn::Opcode::TensorReduce);
+    if (r.inst.has_reduce) fused.push_back(r.inst);
+  }
+  ASSERT_EQ(fused.size(), tiles);
+  for (const std::string arch : {"trn1", "trn2"}) {
+    const trn::ArchConfig& a = trn::arch_config(arch);
+    for (const trn::InstructionInfo& inst : fused) {
+      EXPECT_EQ(inst.opcode, trn::Opcode::Activation);
+      EXPECT_EQ(trn::placed_engine(inst), trn::Engine::Scalar);
+      EXPECT_EQ(inst.outputs.size(), 2u) << "the result and reduce_res";
+      EXPECT_EQ(trn::instruction_cycles(inst, a), std::max<uint64_t>(a.min_ii, n) + a.act_read_accumulator) << arch;
+    }
+    // The explicit tensor_reduces' N VectorE cycles each, less the fused readout's 64 ScalarE ones.
+    const Simulated one = simulate(p, p.first, arch), two = simulate(p, p.second, arch);
+    const double saved_us = double(tiles * n) / a.vector_ghz * 1e-3 - double(tiles * a.act_read_accumulator) / a.scalar_ghz * 1e-3;
+    EXPECT_GT(two.vector_scalar_us - one.vector_scalar_us, saved_us)
+        << arch << ": " << one.vector_scalar_us << " vs " << two.vector_scalar_us << " us of VectorE + ScalarE";
   }
 }
 

@@ -140,24 +140,44 @@ TEST(AssignRetarget, AnIsaResultAssignedIntoATileIsWrittenThereInEveryStyle) {
   }
 }
 
-// The follow-on instruction of a call that reads the result (tensor_scalar_reduce reduces what its
-// tensor_scalar wrote) reads the destination the result was retargeted to.
-TEST(AssignRetarget, TheCallsLaterInstructionsReadTheRetargetedDestination) {
+// activation_reduce is one ScalarE instruction (activation + ActReadAccumulator, one ISA cost)
+// writing its result and reduce_res: assigned into t[1] it writes t[1] directly.
+TEST(AssignRetarget, ActivationReduceWritesBothOutputsFromOneInstruction) {
+  Traced r = run(
+      "    t[1] = nisa.activation_reduce(op=np.exp, data=xt, reduce_op=np.add, reduce_res=s)\n"
+      "    y = t[1]\n");
+  std::vector<const trn::InstructionInfo*> insts;
+  for (const auto& rec : r.records)
+    if (rec.kind == trn::RecordKind::Instruction && rec.inst.engine != trn::Engine::Dma) insts.push_back(&rec.inst);
+  ASSERT_EQ(insts.size(), 1u);
+  const trn::InstructionInfo& inst = *insts[0];
+  EXPECT_EQ(inst.opcode, trn::Opcode::Activation);
+  EXPECT_EQ(inst.engine, trn::Engine::Scalar);
+  EXPECT_TRUE(inst.has_reduce);
+  ASSERT_EQ(inst.outputs.size(), 2u);
+  EXPECT_EQ(inst.outputs[0].free_elements, 1u);  // reduce_res s
+  EXPECT_EQ(inst.outputs[1].block, 1u);          // t[1]
+  EXPECT_EQ(inst.outputs[1].free_elements, 512u);
+}
+
+// nisa.tensor_scalar_reduce is one instruction writing its result and reduce_res (ISA: one
+// cost): assigned into t[1] it writes t[1] directly, and reduce_res keeps its own tile.
+TEST(AssignRetarget, TensorScalarReduceWritesBothOutputsFromOneInstruction) {
   Traced r = run(
       "    t[1] = nisa.tensor_scalar_reduce(data=xt, op0=np.multiply, operand0=2.0, reduce_op=np.max, reduce_res=s)\n"
       "    y = t[1]\n");
   std::vector<const trn::InstructionInfo*> insts;
   for (const auto& rec : r.records)
-    if (rec.kind == trn::RecordKind::Instruction) insts.push_back(&rec.inst);
-  const trn::InstructionInfo* scalar = nullptr;
-  const trn::InstructionInfo* reduce = nullptr;
-  for (size_t i = 0; i + 1 < insts.size(); ++i)
-    if (insts[i]->opcode == trn::Opcode::TensorScalar) scalar = insts[i], reduce = insts[i + 1];
-  ASSERT_TRUE(scalar && reduce);
-  ASSERT_EQ(reduce->opcode, trn::Opcode::TensorReduce);
-  ASSERT_FALSE(reduce->inputs.empty());
-  EXPECT_EQ(reduce->inputs[0], scalar->outputs[0]);
-  EXPECT_EQ(scalar->outputs[0].block, 1u);  // t[1]
+    if (rec.kind == trn::RecordKind::Instruction && rec.inst.engine != trn::Engine::Dma) insts.push_back(&rec.inst);
+  ASSERT_EQ(insts.size(), 1u);
+  const trn::InstructionInfo& inst = *insts[0];
+  EXPECT_EQ(inst.opcode, trn::Opcode::TensorScalar);
+  EXPECT_TRUE(inst.has_reduce);
+  ASSERT_EQ(inst.outputs.size(), 2u);
+  EXPECT_EQ(inst.outputs[0].free_elements, 1u);    // reduce_res s
+  EXPECT_EQ(inst.outputs[1].block, 1u);            // t[1]
+  EXPECT_EQ(inst.outputs[1].free_elements, 512u);
+  EXPECT_NE(inst.outputs[0].tensor_id, inst.outputs[1].tensor_id);
 }
 
 // An operator's result is retargeted only while nothing else ran: `t[1] = a * 2` still writes

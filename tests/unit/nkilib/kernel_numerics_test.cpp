@@ -250,5 +250,84 @@ def kernel(lab):
   }
 }
 
+// nisa.tensor_scalar_reduce traced as one instruction (session 20) computes what the
+// tensor_scalar + tensor_reduce it used to be traced as computed, bit for bit: the result in its
+// dtype, and reduce_res the fp32 reduction of that result (an fp32 result, and a bf16 one whose
+// rounded values are reduced), for an add and a max reduction.
+TEST(KernelNumerics, TensorScalarReduceComputesWhatTheExplicitPairComputes) {
+  const char* fused = R"(
+import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+@nki.jit
+def kernel(x):
+    y_out = nl.ndarray((128, 4, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    r_out = nl.ndarray((128, 4), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    m = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    b = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    h = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    y0 = nisa.tensor_scalar_reduce(data=t[:, 0, :], op0=np.multiply, operand0=0.37, reduce_op=np.add, reduce_res=s)
+    y1 = nisa.tensor_scalar_reduce(data=t[:, 1, :], op0=np.add, operand0=0.11, reduce_op=np.max, reduce_res=m)
+    y2 = nisa.tensor_scalar_reduce(data=t[:, 2, :], op0=np.multiply, operand0=1.37, reduce_op=np.add, reduce_res=b,
+                                   dtype=nl.bfloat16)
+    y3 = nisa.tensor_scalar_reduce(data=t[:, 3, :], op0=np.subtract, operand0=0.5, reduce_op=np.max, reduce_res=h[:, 0],
+                                   dtype=nl.bfloat16)
+    nl.store(y_out[:, 0, :], value=y0)
+    nl.store(y_out[:, 1, :], value=y1)
+    nl.store(y_out[:, 2, :], value=y2)
+    nl.store(y_out[:, 3, :], value=y3)
+    nl.store(r_out[:, 0:1], value=s)
+    nl.store(r_out[:, 1:2], value=m)
+    nl.store(r_out[:, 2:3], value=b)
+    nl.store(r_out[:, 3:4], value=h)
+    return y_out, r_out
+)";
+  const char* explicit_pair = R"(
+import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+@nki.jit
+def kernel(x):
+    y_out = nl.ndarray((128, 4, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    r_out = nl.ndarray((128, 4), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    y0 = nisa.tensor_scalar(t[:, 0, :], np.multiply, 0.37)
+    s = nisa.tensor_reduce(np.add, y0, axis=(1,), keepdims=True, dtype=nl.float32)
+    y1 = nisa.tensor_scalar(t[:, 1, :], np.add, 0.11)
+    m = nisa.tensor_reduce(np.max, y1, axis=(1,), keepdims=True, dtype=nl.float32)
+    y2 = nisa.tensor_scalar(t[:, 2, :], np.multiply, 1.37, dtype=nl.bfloat16)
+    b = nisa.tensor_reduce(np.add, y2, axis=(1,), keepdims=True, dtype=nl.float32)
+    y3 = nisa.tensor_scalar(t[:, 3, :], np.subtract, 0.5, dtype=nl.bfloat16)
+    h = nisa.tensor_reduce(np.max, y3, axis=(1,), keepdims=True, dtype=nl.float32)
+    nl.store(y_out[:, 0, :], value=y0)
+    nl.store(y_out[:, 1, :], value=y1)
+    nl.store(y_out[:, 2, :], value=y2)
+    nl.store(y_out[:, 3, :], value=y3)
+    nl.store(r_out[:, 0:1], value=s)
+    nl.store(r_out[:, 1:2], value=m)
+    nl.store(r_out[:, 2:3], value=b)
+    nl.store(r_out[:, 3:4], value=h)
+    return y_out, r_out
+)";
+  auto x = test_input({128, 4, 512}, 7);
+  Harness h1, h2;
+  auto a = h1.run_module(*h1.load_text("fused.py", fused), {x});
+  auto b = h2.run_module(*h2.load_text("explicit.py", explicit_pair), {x});
+  ASSERT_EQ(a.outputs.size(), 2u);
+  ASSERT_EQ(b.outputs.size(), 2u);
+  const auto fa = testing::flattened(a.outputs), fb = testing::flattened(b.outputs);
+  for (size_t k = 0; k < 2; ++k) {
+    ASSERT_EQ(fa[k].size(), fb[k].size());
+    for (size_t i = 0; i < fa[k].size(); ++i) ASSERT_EQ(fa[k][i], fb[k][i]) << "output " << k << " element " << i;
+  }
+  EXPECT_LT(a.instructions, b.instructions);  // four tensor_reduce fewer
+}
+
 }  // namespace
 }  // namespace nki::lib

@@ -480,18 +480,54 @@ std::string try_source(const TryStmt& t, int indent) {
   return out;
 }
 
+// A try statement or a loop as Python source at `indent`.
+std::string statement_source(const Stmt& s, int indent) {
+  if (s.kind == StmtKind::Try) return try_source(static_cast<const TryStmt&>(s), indent);
+  std::string pad(size_t(indent) * 4, ' ');
+  const Block* body = nullptr;
+  const Block* orelse = nullptr;
+  std::string out;
+  if (s.kind == StmtKind::While) {
+    auto& w = static_cast<const WhileStmt&>(s);
+    out = pad + "while " + print_expr(*w.test) + ":\n";
+    body = &w.body, orelse = &w.orelse;
+  } else {
+    auto& f = static_cast<const ForStmt&>(s);
+    out = pad + "for " + print_expr(*f.target) + " in " + print_expr(*f.iter) + ":\n";
+    body = &f.body, orelse = &f.orelse;
+  }
+  out += indented_block(*body, indent + 1);
+  if (!orelse->empty()) out += pad + "else:\n" + indented_block(*orelse, indent + 1);
+  return out;
+}
+
 }  // namespace
 
-std::optional<AValue> Lifter::host_try(const TryStmt& s, std::vector<Node>& out) {
-  TryNames names;
-  if (!walk_try_block(s.body, names) || !walk_try_block(s.orelse, names) || !walk_try_block(s.finalbody, names))
-    fail(s.span, fmt::format("a try statement holding {} (only host statements run at trace time)",
-                             names.refused.empty() ? "a lambda, a := or np.random" : names.refused));
-  for (const auto& h : s.handlers) {
-    if (!read_expr(h.type.get(), names) || !walk_try_block(h.body, names))
-      fail(s.span, fmt::format("a try statement holding {} (only host statements run at trace time)",
-                               names.refused.empty() ? "a lambda, a := or np.random" : names.refused));
+bool has_jump(const Block& b) {
+  for (const auto& s : b) {
+    switch (s->kind) {
+      case StmtKind::Break: case StmtKind::Continue: return true;
+      case StmtKind::If:
+        if (has_jump(static_cast<const IfStmt&>(*s).body) || has_jump(static_cast<const IfStmt&>(*s).orelse)) return true;
+        break;
+      case StmtKind::For: if (has_jump(static_cast<const ForStmt&>(*s).body)) return true; break;
+      case StmtKind::While: if (has_jump(static_cast<const WhileStmt&>(*s).body)) return true; break;
+      case StmtKind::With: if (has_jump(static_cast<const WithStmt&>(*s).body)) return true; break;
+      default: break;
+    }
   }
+  return false;
+}
+
+std::optional<AValue> Lifter::host_statement(const Stmt& s, std::vector<Node>& out) {
+  const std::string what = s.kind == StmtKind::Try     ? "a try statement"
+                           : s.kind == StmtKind::While ? "a while loop with break / continue"
+                                                       : "a for loop with break / continue";
+  TryNames names;
+  if (!walk_try_stmt(s, names))
+    fail(s.span, fmt::format("{} holding {} (only host statements run at trace time)", what,
+                             names.refused.empty() ? "a lambda, a := or np.random" : names.refused));
+  const bool broad = s.kind == StmtKind::Try && catches_broadly(static_cast<const TryStmt&>(s));
   std::string src =
       "import numpy as __np\nimport math as __math\nimport neuronxcc.nki.language as __nl\n"
       "import neuronxcc.nki.isa as __nisa\n"
@@ -515,14 +551,14 @@ std::optional<AValue> Lifter::host_try(const TryStmt& s, std::vector<Node>& out)
   // Names the try reads see the kernel's (or the helper's) names; a module-level host helper it
   // calls runs as written, its own names the module's.
   std::function<void(const std::string&, bool, bool)> resolve = [&](const std::string& name, bool local, bool bare) {
-    if (name.rfind("__", 0) == 0) fail(s.span, fmt::format("a try statement reading the name '{}'", name));
+    if (name.rfind("__", 0) == 0) fail(s.span, fmt::format("{} reading the name '{}'", what, name));
     const AValue* v = nullptr;
     if (auto it = env.find(name); local && it != env.end()) v = &it->second;
     else if (auto g = globals.find(name); g != globals.end()) v = &g->second;
     if (auto d = done.find(name); d != done.end()) {
       // One namespace runs the fold: a helper reading the module's name the kernel shadows differs.
       if (v && d->second && v != d->second && py_literal(*v) != py_literal(*d->second))
-        fail(s.span, fmt::format("a try statement reading '{}' both as the kernel's and as the module's", name));
+        fail(s.span, fmt::format("{} reading '{}' both as the kernel's and as the module's", what, name));
       return;
     }
     done[name] = v;
@@ -537,7 +573,7 @@ std::optional<AValue> Lifter::host_try(const TryStmt& s, std::vector<Node>& out)
         for (const auto& p : def->code->params)
           if (p.default_value && !read_expr(p.default_value.get(), inner)) def = nullptr;
         if (def && !walk_try_block(def->code->body, inner))
-          fail(s.span, fmt::format("a try statement calling '{}', which holds {} (only host statements run at trace time)",
+          fail(s.span, fmt::format("{} calling '{}', which holds {} (only host statements run at trace time)", what,
                                    name, inner.refused.empty() ? "a lambda, a := or np.random" : inner.refused));
         if (def) {
           queued.push_back(def);
@@ -549,11 +585,11 @@ std::optional<AValue> Lifter::host_try(const TryStmt& s, std::vector<Node>& out)
     // nki.language / nki.isa for their functions as values and their enums (`act = nl.tanh`): a call
     // of one on a host value raises outside a kernel, which only a handler catching broadly could
     // mistake for the trace's own path.
-    if (v->k == K::Module && (v->s == "nki.language" || v->s == "nki.isa") && !catches_broadly(s))
+    if (v->k == K::Module && (v->s == "nki.language" || v->s == "nki.isa") && !broad)
       lit = v->s == "nki.language" ? "__nl" : "__nisa";
     // A tile stands in by its shape and dtype; used as more (device work), the stand-in raises, which
     // only a handler catching broadly could mistake for the trace's own path.
-    if (v->k == K::Tile && (!bare || !catches_broadly(s))) lit = tile_stand_in(*v);
+    if (v->k == K::Tile && (!bare || !broad)) lit = tile_stand_in(*v);
     if (v->k == K::Tile && bare && lit && device_read.empty()) device_read = name;
     if (lit) {
       src += fmt::format("{} = {}\n", name, *lit);
@@ -562,9 +598,8 @@ std::optional<AValue> Lifter::host_try(const TryStmt& s, std::vector<Node>& out)
     if (local && std::find(names.bound.begin(), names.bound.end(), name) != names.bound.end() &&
         !names.reads.bare.count(name) && !names.reads.attr_only.count(name))
       return;  // only bound here: its old value is not read
-    fail(s.span, fmt::format("a try statement reading '{}' ({}: a try statement lifts when it runs only on host "
-                             "values, decided at trace time)",
-                             name, v->k == K::Tile ? "a tile whose values it uses"
+    fail(s.span, fmt::format("{} reading '{}' ({}: it lifts when it runs only on host values, decided at trace time)",
+                             what, name, v->k == K::Tile ? "a tile whose values it uses"
                                    : v->k == K::Func || v->k == K::Method ? "a function of the kernel or an NKI API"
                                    : v->k == K::Module                    ? "a module"
                                    : depends_on_loops(*v) ? "a value depending on a loop of the kernel"
@@ -590,7 +625,7 @@ std::optional<AValue> Lifter::host_try(const TryStmt& s, std::vector<Node>& out)
   src += defs + "__fell = False\n";
   src += "def __try():\n    global __fell";
   for (const std::string& b : names.bound) src += ", " + b;
-  src += "\n" + try_source(s, 1) + "    __fell = True\n__result = __try()\n";
+  src += "\n" + statement_source(s, 1) + "    __fell = True\n__result = __try()\n";
   // The interpreter clears its modules when it goes: the values are read while it lives.
   Limits limits;
   limits.max_steps = 1'000'000;
@@ -608,8 +643,8 @@ std::optional<AValue> Lifter::host_try(const TryStmt& s, std::vector<Node>& out)
     // A tile stood in by its shape: what raised is the tile work (or a read of its values) the
     // stand-in cannot do, not the kernel.
     if (!device_read.empty())
-      fail(s.span, fmt::format("a try statement doing tile work on '{}' (only host code runs at trace time)", device_read));
-    fail(s.span, fmt::format("a try statement that raises for these arguments ({})", why));
+      fail(s.span, fmt::format("{} doing tile work on '{}' (only host code runs at trace time)", what, device_read));
+    fail(s.span, fmt::format("{} that raises for these arguments ({})", what, why));
   }
   Node n = new_node(NodeKind::Meta, s);
   n.meta = MetaKind::Binding;
@@ -617,8 +652,8 @@ std::optional<AValue> Lifter::host_try(const TryStmt& s, std::vector<Node>& out)
     auto it = mod->attrs.find(b);
     if (it == mod->attrs.end()) continue;  // not bound on the path taken
     auto v = from_value(it->second);
-    if (!v) fail(s.span, fmt::format("a try statement binding '{}' to a value that is not a number, string, "
-                                     "dtype or a tuple or list of them", b));
+    if (!v) fail(s.span, fmt::format("{} binding '{}' to a value that is not a number, string, dtype or a tuple or "
+                                     "list of them", what, b));
     env[b] = *v;
     n.binds.push_back(b);
   }
@@ -627,7 +662,7 @@ std::optional<AValue> Lifter::host_try(const TryStmt& s, std::vector<Node>& out)
   if (f != mod->attrs.end() && f->second.is_bool() && f->second.as_bool()) return std::nullopt;
   auto r = mod->attrs.find("__result");
   std::optional<AValue> v = r == mod->attrs.end() ? std::nullopt : from_value(r->second);
-  if (!v) fail(s.span, "a try statement returning a value that is not a number, string, dtype or a tuple or list of them");
+  if (!v) fail(s.span, fmt::format("{} returning a value that is not a number, string, dtype or a tuple or list of them", what));
   return v;
 }
 

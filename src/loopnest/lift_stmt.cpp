@@ -404,8 +404,10 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
           continue;
         }
       }
-      if (s->kind == StmtKind::Try) {  // a helper's `try: return TABLE[key] except KeyError: ...`
-        if (auto returned = host_try(static_cast<const TryStmt&>(*s), nodes)) {
+      bool jumps = (s->kind == StmtKind::For && has_jump(static_cast<const ForStmt&>(*s).body)) ||
+                   (s->kind == StmtKind::While && has_jump(static_cast<const WhileStmt&>(*s).body));
+      if (s->kind == StmtKind::Try || jumps) {  // a helper's `try: return TABLE[key] except KeyError: ...`
+        if (auto returned = host_statement(*s, nodes)) {
           result = *returned;
           return true;
         }
@@ -567,7 +569,13 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
     }
     case StmtKind::Assign: assign(static_cast<const AssignStmt&>(s), out); return;
     case StmtKind::AugAssign: aug_assign(static_cast<const AugAssignStmt&>(s), out); return;
-    case StmtKind::For: for_loop(static_cast<const ForStmt&>(s), out); return;
+    case StmtKind::For:
+      if (has_jump(static_cast<const ForStmt&>(s).body)) {  // a search over host values with break
+        if (host_statement(s, out)) fail(s.span, "a return inside a loop of the kernel");
+        return;
+      }
+      for_loop(static_cast<const ForStmt&>(s), out);
+      return;
     case StmtKind::If: if_stmt(static_cast<const IfStmt&>(s), out); return;
     case StmtKind::Return: {
       auto& r = static_cast<const ReturnStmt&>(s);
@@ -653,11 +661,18 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       out.push_back(std::move(n));
       return;
     }
-    case StmtKind::While: host_while(static_cast<const WhileStmt&>(s), out); return;
+    case StmtKind::While:
+      // `while True: ... if n * 128 >= M: break` of host code: run as Python runs it.
+      if (has_jump(static_cast<const WhileStmt&>(s).body)) {
+        if (host_statement(s, out)) fail(s.span, "a return inside a loop of the kernel");
+        return;
+      }
+      host_while(static_cast<const WhileStmt&>(s), out);
+      return;
     case StmtKind::Break: case StmtKind::Continue: fail(s.span, "break / continue");
     case StmtKind::Raise: fail(s.span, "a raise the kernel reaches for these arguments");
     case StmtKind::Try:
-      if (host_try(static_cast<const TryStmt&>(s), out)) fail(s.span, "a return inside a try statement of the kernel");
+      if (host_statement(s, out)) fail(s.span, "a return inside a try statement of the kernel");
       return;
     case StmtKind::ClassDef: fail(s.span, "a class defined inside the kernel");
     case StmtKind::Global:

@@ -88,6 +88,8 @@ constexpr int kHostIndex = 1 << 28;
 // Python's dict order (lift_host.cpp).
 bool hashable_key(const AValue& v);
 void dict_put(AValue& d, const AValue& key, const AValue& value);
+// A break or continue in the block (nested blocks included).
+bool has_jump(const nki::Block& b);
 // Python source for a host value, nullopt for a tile, a grid, a loop-dependent integer (lift_fold.cpp).
 std::optional<std::string> py_literal(const AValue& v);
 // The string an f-string makes of its fields' values (Python sources, py_literal), formatted by the
@@ -110,10 +112,11 @@ class Lifter {
   // The value of a host expression computed by the language core (lift_fold.cpp); nullopt when the
   // expression reads anything but host values or its value is not one.
   std::optional<AValue> host_fold(const nki::Expr& e);
-  // A try statement of host code run by the language core on the host values it reads (lift_fold.cpp):
-  // binds what it binds, pushes a node keeping it as written; the value a `return` inside it
-  // returned, nullopt when it runs to its end. Fails naming what it reads that is not a host value.
-  std::optional<AValue> host_try(const nki::TryStmt& s, std::vector<Node>& out);
+  // A try statement, or a loop with break / continue, of host code run by the language core on the
+  // host values it reads (lift_fold.cpp): binds what it binds, pushes a node keeping it as written;
+  // the value a `return` inside it returned, nullopt when it runs to its end. Fails naming what it
+  // reads that is not a host value (a tile it works on, a loop-dependent value, a function).
+  std::optional<AValue> host_statement(const nki::Stmt& s, std::vector<Node>& out);
   std::optional<std::string> tile_stand_in(const AValue& tile) const;
   std::string binary_result_dtype(const std::string& api, const Op& op) const;
   bool merge_fresh_tiles(std::vector<AValue>& items, std::vector<Node>& item_nodes);

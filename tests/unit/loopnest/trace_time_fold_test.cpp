@@ -136,3 +136,32 @@ TEST(LoopNestLift, TheTargetsGenerationIsATraceTimeConstant) {
   EXPECT_NE(gen3.find("nl.exp"), std::string::npos) << gen3;
   EXPECT_EQ(refusal_of(text, 3), "lifted");
 }
+
+// A loop of host code leaving by break / continue (`while True: ... if n * 128 >= R: break`, a
+// search over host values) runs as Python runs it; one doing tile work is refused, named.
+TEST(LoopNestLift, AHostLoopWithBreakRunsAtTraceTime) {
+  std::string text = kernel_with(
+      "    n = 0\n"
+      "    while True:\n"
+      "        n += 1\n"
+      "        if n * 128 >= R:\n"
+      "            break\n"
+      "    for big in (3.0, 2.0, 1.0):\n"
+      "        if big * n < 5:\n"
+      "            break\n"
+      "        continue\n",
+      "n");
+  std::string dump = loopnest::dump(loopnest::lift_source("k.py", text, arrays({{256, 512}})));
+  EXPECT_NE(dump.find("for i in affine_range(2):"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("y=2.0"), std::string::npos) << dump;  // nl.minimum(t, big) with big = 2.0
+  std::string tiles = refusal_of(std::string(kHead) +
+                                 "def kernel(x):\n"
+                                 "    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                                 "    for i in range(2):\n"
+                                 "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+                                 "        if i == 1:\n"
+                                 "            continue\n"
+                                 "        nl.store(out[i * 128:(i + 1) * 128, :], value=t)\n"
+                                 "    return out\n");
+  EXPECT_NE(tiles.find("cannot lift a for loop with break / continue doing tile work on '"), std::string::npos) << tiles;
+}

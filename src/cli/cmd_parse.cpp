@@ -6,7 +6,8 @@
 //   loops   the kernel's loop-nest form (src/loopnest/dump.h) of the function --entry names (as
 //           `eval --entry`: the same function, the same errors); the argument shapes come from
 //           --reference, else from the reference its file name has in a benchmark directory,
-//           else from a first line `# inputs: 128x512 ...`
+//           else from a first line `# inputs: 128x512 ...`; --arch the target whose
+//           nisa.get_nc_version() the trace sees (trn1 by default)
 //   loops-source  the kernel printed back from its loop-nest form, every operation written
 //           from the form in the kernel's dialect (checked: it lifts to the same form)
 #include <fmt/core.h>
@@ -23,6 +24,7 @@
 #include "nki/ast_printer.h"
 #include "nki/lexer.h"
 #include "nki/parser.h"
+#include "trn/arch_config.h"
 
 namespace {
 
@@ -31,6 +33,7 @@ struct ParseOptions {
   std::string emit = "ast";
   std::string reference;
   std::string entry;
+  std::string arch = "trn1";  // the target nisa.get_nc_version() reports while lifting
 };
 
 int emit_loops(const ParseOptions& o, const std::string& text) {
@@ -49,7 +52,7 @@ int emit_loops(const ParseOptions& o, const std::string& text) {
     }
   }
   try {
-    loopnest::Kernel k = loopnest::lift_source(o.file, text, args, o.entry);
+    loopnest::Kernel k = loopnest::lift_source(o.file, text, args, o.entry, trn::arch_config(o.arch).nc_version);
     if (o.emit == "loops") fmt::print("{}", loopnest::dump(k));
     else fmt::print("{}", loopnest::emit_checked(k, args, {.regenerate = true}));
     return 0;
@@ -88,6 +91,8 @@ cli::RunFn setup_parse(CLI::App& sub) {
       ->check(CLI::IsMember({"tokens", "ast", "python", "loops", "loops-source"}));
   sub.add_option("--reference", o->reference, "reference .py giving the kernel's argument shapes (--emit loops)");
   cli::add_entry_option(sub, o->entry);
+  sub.add_option("--arch", o->arch, "target whose nisa.get_nc_version() the lift takes (--emit loops): trn1 or trn2")
+      ->check(CLI::IsMember({"trn1", "trn2"}));
   return [o] { return run_parse(*o); };
 }
 

@@ -47,6 +47,13 @@ uint32_t last_line(const Stmt& s) {
   if (s.kind == StmtKind::While) deepest(static_cast<const WhileStmt&>(s).body);
   if (s.kind == StmtKind::With) deepest(static_cast<const WithStmt&>(s).body);
   if (s.kind == StmtKind::FunctionDef) deepest(static_cast<const FunctionDefStmt&>(s).code->body);
+  if (s.kind == StmtKind::Try) {
+    auto& t = static_cast<const TryStmt&>(s);
+    deepest(t.body);
+    for (const auto& h : t.handlers) deepest(h.body);
+    deepest(t.orelse);
+    deepest(t.finalbody);
+  }
   return last;
 }
 
@@ -718,7 +725,7 @@ std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, cons
   std::string text = emit(k, options);
   Kernel again;
   try {
-    again = lift_source(k.module->file->path, text, args, k.entry);
+    again = lift_source(k.module->file->path, text, args, k.entry, k.nc_version);
   } catch (const LiftError& e) {
     throw EmitError("the printed kernel does not lift:\n" + e.render());
   }

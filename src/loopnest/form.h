@@ -258,6 +258,10 @@ struct Kernel {
   // The function of the file it was lifted for (`--entry`; "" = the file's default): a move's
   // printed result is lifted again for the same one.
   std::string entry;
+  // The NeuronCore generation it was lifted for (nisa.get_nc_version(): 2 trn1, 3 trn2): a kernel
+  // choosing its code by target lifts the branch that target's trace runs; the other branch is
+  // kept as written when the form is printed back, so the printed kernel still serves every target.
+  int nc_version = 2;
   std::vector<Param> params;
   std::vector<Tensor> tensors;
   std::map<int, Loop> loops;

@@ -30,12 +30,13 @@ struct LiftError : std::runtime_error {
 // (the file does not load, no function or several compete, or it is not a top-level def).
 const nki::FunctionCode& kernel_definition(const nki::ModuleAst& module, const std::string& entry);
 
-// Lifts the function the run calls (kernel_definition) for arguments `args` (in parameter order).
-// Throws LiftError.
+// Lifts the function the run calls (kernel_definition) for arguments `args` (in parameter order),
+// on the NeuronCore generation `nc_version` (what nisa.get_nc_version() returns while tracing, as
+// the interpreter does for the simulated target: 2 trn1, 3 trn2). Throws LiftError.
 Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args,
-            const std::string& entry = "");
+            const std::string& entry = "", int nc_version = 2);
 // Parses and lifts; a parse error is reported as a LiftError too.
 Kernel lift_source(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
-                   const std::string& entry = "");
+                   const std::string& entry = "", int nc_version = 2);
 
 }  // namespace loopnest

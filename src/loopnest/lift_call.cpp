@@ -864,6 +864,18 @@ AValue Lifter::call(const CallExpr& c) {
   }
   if (auto seq = host_sequence_call(p, pos, kw, c)) return *seq;
   if (auto fv = functools_call(p, pos, kw, c)) return *fv;
+  // repr() / str() of an instance of the module's classes: its __repr__ / __str__, inlined as any
+  // method (str falls back on __repr__, as Python's object.__str__ does). Of a host value, the fold.
+  if ((p == "builtins.repr" || p == "builtins.str") && pos.size() == 1 && kw.empty() && pos[0].k == K::Instance) {
+    const auto& info = classes.at(pos[0].s);
+    auto has = [&](const char* m) {
+      for (const auto& st : info.def->code->body)
+        if (st->kind == StmtKind::FunctionDef && static_cast<const FunctionDefStmt&>(*st).code->name == m) return true;
+      return false;
+    };
+    if (p == "builtins.str" && has("__str__")) return call_method(pos[0], "__str__", {}, {}, c);
+    if (has("__repr__")) return call_method(pos[0], "__repr__", {}, {}, c);
+  }
   if (p == "builtins.len" && pos.size() == 1 && pos[0].k == K::Dict) return AValue::of_int(static_cast<int64_t>(pos[0].keys.size()));
   if (p == "builtins.len" && pos.size() == 1) {
     // A list appended one tile per iteration of a loop is one tensor with a block dim over that
@@ -934,11 +946,13 @@ AValue Lifter::call(const CallExpr& c) {
   }
   // An NKI API.
   std::string api = short_api(p);
-  // Its value is the target's generation: one loop-nest form serves every target, so a kernel
-  // choosing its code by it has no single form (the interpreter runs it on the simulated one).
-  if (api == "nisa.get_nc_version")
-    fail(c.span, fmt::format("'{}' (its value depends on the target NeuronCore, and the loop-nest form is "
-                             "the same for every target)", print_expr(c)));
+  // The target's generation, a trace-time constant as in the interpreter (8.5): the form is the one
+  // the trace on that target runs (Kernel::nc_version); a branch taken on another target is kept
+  // as written when the form is printed back.
+  if (api == "nisa.get_nc_version") {
+    if (!pos.empty() || !kw.empty()) fail(c.span, fmt::format("'{}' with arguments", print_expr(c)));
+    return AValue::of_int(k.nc_version);
+  }
   const ApiSpec* spec = find_api(api);
   if (!spec) fail(c.span, fmt::format("the call of '{}'", print_expr(*c.func)));
   std::vector<std::string> params = spec->params;

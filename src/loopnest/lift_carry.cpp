@@ -6,6 +6,8 @@
 // new one, as Python's name does; after the loop the name holds the last value. The dependence
 // analysis then sees the carried value as what it is: a tensor written in every iteration and read
 // in the next, so a move that reorders or separates the iterations sees it (analysis.h).
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "loopnest/lifter.h"
@@ -28,8 +30,15 @@ std::map<std::string, int> Lifter::carry_buffers(const ForStmt& s, const std::ve
     if (v.k != K::Tile) refuse("a Python number, whose value differs per iteration");
     const Tensor& t = k.tensor(v.access.tensor);
     if (!whole_access(v.access)) refuse("it holds part of a tensor, not a whole tile");
-    if (!t.on_chip() || t.role != TensorRole::Buffer || !t.list_name.empty())
-      refuse("it holds no tile declared on chip before the loop (nl.zeros / nl.full / nl.ndarray)");
+    // A tile an instruction made before the loop (`cur = nl.load(x[0:128, :])`, the prologue of a
+    // hand-pipelined loop whose body loads the next tile and ends with `cur = nxt`) is carried as
+    // a declared buffer is: written by that instruction and by every rebinding in the body (as the
+    // printed `cur[...] = nxt` writes it, which lifts to the same form).
+    bool made_before = t.role == TensorRole::Value &&
+                       (t.scope_loop < 0 || std::find(loop_stack.begin(), loop_stack.end(), t.scope_loop) != loop_stack.end());
+    if (!t.on_chip() || (t.role != TensorRole::Buffer && !made_before) || !t.list_name.empty())
+      refuse("it holds no tile declared or made on chip before the loop (nl.zeros / nl.full / nl.ndarray / an "
+             "instruction's result)");
     if (t.partition_dim != 0) refuse("it holds a buffer with block dims, not one tile");
     for (const auto& [other, w] : env)
       if (other != name && w.k == K::Tile && w.access.tensor == v.access.tensor)

@@ -138,7 +138,7 @@ std::optional<AValue> number_or_tile(const AValue& cond, const AValue& then, con
 AValue builtin(const std::string& id) {
   static const std::set<std::string> funcs = {"range", "min", "max", "len", "int", "float", "tuple", "list", "abs",
                                               "isinstance", "print", "bool", "round", "divmod", "zip",
-                                              "enumerate", "sorted", "reversed", "slice", "set", "frozenset", "sum", "dict"};
+                                              "enumerate", "sorted", "reversed", "slice", "set", "frozenset", "sum", "dict", "repr", "str"};
   if (funcs.count(id)) return AValue::of_kind(K::Func, "builtins." + id);
   return AValue::of_kind(K::Unknown);
 }
@@ -549,6 +549,19 @@ AValue Lifter::eval_node(const Expr& e) {
       if (b.k != K::Unknown) return b;
       fail(e.span, fmt::format("the name '{}' (not defined in the kernel or its module)", id));
     }
+    case ExprKind::FString: {
+      // An f-string of host values (an assertion's or a __repr__'s text): its fields evaluated here
+      // (an instance's attribute, a shape), then formatted by the language core as Python does.
+      std::vector<std::optional<std::string>> fields;
+      for (const auto& part : static_cast<const FStringExpr&>(e).parts) {
+        if (!part.expr) continue;
+        AValue v = eval(*part.expr);
+        fields.push_back(py_literal(v));
+        if (!fields.back()) fail(part.expr->span, fmt::format("the f-string field '{}' (not a host value)", print_expr(*part.expr)));
+      }
+      if (auto v = format_fstring(static_cast<const FStringExpr&>(e), fields)) return *v;
+      fail(e.span, fmt::format("the expression '{}'", print_expr(e)));
+    }
     case ExprKind::Constant: {
       const Value& v = static_cast<const ConstantExpr&>(e).value;
       if (v.is_none()) return AValue::of_kind(K::None);
@@ -591,6 +604,14 @@ AValue Lifter::eval_node(const Expr& e) {
       if (base.k == K::Tuple && (a.attr == "p" || a.attr == "x" || a.attr == "y" || a.attr == "z")) {
         size_t i = a.attr == "p" ? 0 : a.attr == "x" ? 1 : a.attr == "y" ? 2 : 3;
         if (i < base.items.size()) return base.items[i];
+      }
+      // A dtype's data attributes (numpy's): `2048 // dt.itemsize`, `dt.name`.
+      if (base.k == K::DType && (a.attr == "itemsize" || a.attr == "name")) {
+        auto d = tensor::parse_dtype(base.s);
+        if (!d) fail(e.span, fmt::format("the attribute '{}' of the dtype '{}'", a.attr, base.s));
+        if (a.attr == "itemsize") return AValue::of_int(static_cast<int64_t>(tensor::itemsize(*d)));
+        std::string name(tensor::name(*d));
+        return AValue::of_kind(K::Str, name == "bool" ? "bool" : name);
       }
       if (base.k == K::DType || base.k == K::List || base.k == K::Tuple || base.k == K::Dict || base.k == K::Set) {
         AValue m = AValue::of_kind(K::Method, a.attr);

@@ -43,9 +43,11 @@ AValue scalar_value(const ArgSpec& a) {
 
 }  // namespace
 
-Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& args, const FunctionCode& kernel)
+Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& args, const FunctionCode& kernel,
+               int nc_version, const std::string& bound_as)
     : module(std::move(m)) {
   k.module = module;
+  k.nc_version = nc_version;
   fn = &kernel;
   k.function = fn;
   k.name = fn->name;
@@ -76,6 +78,8 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
           for (const auto& e : static_cast<const SequenceExpr&>(*t).elts) names_only = names_only && e->kind == ExprKind::Name;
       }
       if (!names_only) continue;
+      // A helper the value calls (a kernel factory) sees the module's imports and helpers so far.
+      for (const auto& [name, value] : env) globals[name] = value;
       try {
         std::vector<Op> ignored;
         current_ops = &ignored;
@@ -92,13 +96,21 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
         }
         env.swap(module_env);
         for (auto& [name, value] : module_env) globals[name] = value;
-      } catch (const LiftError&) {
-        // Not a constant the kernel can use: it stays module code.
+      } catch (const LiftError& e) {
+        // Not a constant the kernel can use: it stays module code (why, for a kernel a factory
+        // makes there: factory_scope).
+        for (const auto& t : a.targets)
+          if (t->kind == ExprKind::Name) module_refusals.insert_or_assign(static_cast<const NameExpr&>(*t).id, e.diag);
       }
     }
   }
   globals.insert(env.begin(), env.end());
   env.clear();
+  launches.clear();  // the module's calls of helpers (a factory) are no launches of the kernel
+  bool top_level = false;
+  for (const auto& s : module->body)
+    top_level = top_level || (s->kind == StmtKind::FunctionDef && static_cast<const FunctionDefStmt&>(*s).code.get() == fn);
+  if (!top_level) factory_scope(bound_as);
   for (size_t i = 0; i < fn->params.size(); ++i) {
     const Parameter& p = fn->params[i];
     Param param;
@@ -138,6 +150,27 @@ Lifter::Lifter(std::shared_ptr<const ModuleAst> m, const std::vector<ArgSpec>& a
     }
     env[p.name] = bind_argument(args[i], p.name);
   }
+}
+
+// A kernel made by a factory (`def make_kernel(tile=512): @nki.jit def k(x): ...; return k`, bound
+// at the top level by `kernel = make_kernel()`): the module-level evaluation of that call (the
+// constructor's pass over the module) ran the factory and returned the def with the factory's
+// names (Python's closure: its arguments and locals as they are when it returns). The kernel's
+// body sees them as constants of the trace, as the interpreter's run does.
+void Lifter::factory_scope(const std::string& bound_as) {
+  auto it = globals.find(bound_as);
+  bool made = it != globals.end() && it->second.k == K::Func && it->second.attrs &&
+              it->second.s == "user." + fn->name && helpers.count(fn->name) && helpers.at(fn->name) == fn;
+  // The factory's call failing to lift is why: its error points at the construct.
+  if (!made && module_refusals.count(bound_as)) throw LiftError(module_refusals.at(bound_as));
+  if (!made)
+    fail(fn->span, fmt::format("the kernel '{}' defined inside a function: the module's '{}' is not "
+                               "bound at its top level to a call of that function returning it",
+                               fn->name, bound_as.empty() ? fn->name : bound_as));
+  env = *it->second.attrs;
+  // The kernel's own name in there is the factory's local (a plain function value): not a helper
+  // the body may inline.
+  env.erase(fn->name);
 }
 
 AValue Lifter::bind_argument(const ArgSpec& a, const std::string& name) {
@@ -280,6 +313,7 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   auto* saved_ops = current_ops;
   // The helper's names are its own: a carried name of the caller is not one of them.
   auto saved_carried = std::exchange(carried, {});
+  size_t scopes_before = closure_scopes.size();
   // A closure (or a lambda) sees the enclosing kernel's names; a module-level helper only its parameters.
   bool closure = closures.count(code.name) || code.lambda_body;
   std::map<std::string, AValue> local = captured ? *captured : closure ? env : std::map<std::string, AValue>{};
@@ -370,6 +404,15 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
           continue;
         }
       }
+      bool jumps = (s->kind == StmtKind::For && has_jump(static_cast<const ForStmt&>(*s).body)) ||
+                   (s->kind == StmtKind::While && has_jump(static_cast<const WhileStmt&>(*s).body));
+      if (s->kind == StmtKind::Try || jumps) {  // a helper's `try: return TABLE[key] except KeyError: ...`
+        if (auto returned = host_statement(*s, nodes)) {
+          result = *returned;
+          return true;
+        }
+        continue;
+      }
       if (s->kind != StmtKind::Return) {
         statement(*s, nodes);
         continue;
@@ -416,6 +459,14 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   // the helper bound to such a name is the module's or the enclosing function's from here on. A
   // helper called inside a loop of the kernel rebinding one would carry a host value across the
   // loop's iterations, which one lifted copy of the body cannot: refused.
+  // A function this call defined sees the helper's names as they are when it returns (Python's
+  // late binding of free variables): a factory's locals bound after its `def` included.
+  while (closure_scopes.size() > scopes_before) {
+    auto scope = closure_scopes.back();
+    closure_scopes.pop_back();
+    for (const auto& [name, v] : env)
+      if (v.attrs != scope) (*scope)[name] = v;
+  }
   std::set<std::string> outer_globals, outer_nonlocals;
   declared_outer_names(code.body, outer_globals, outer_nonlocals);
   for (const auto* names : {&outer_globals, &outer_nonlocals}) {
@@ -518,7 +569,13 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
     }
     case StmtKind::Assign: assign(static_cast<const AssignStmt&>(s), out); return;
     case StmtKind::AugAssign: aug_assign(static_cast<const AugAssignStmt&>(s), out); return;
-    case StmtKind::For: for_loop(static_cast<const ForStmt&>(s), out); return;
+    case StmtKind::For:
+      if (has_jump(static_cast<const ForStmt&>(s).body)) {  // a search over host values with break
+        if (host_statement(s, out)) fail(s.span, "a return inside a loop of the kernel");
+        return;
+      }
+      for_loop(static_cast<const ForStmt&>(s), out);
+      return;
     case StmtKind::If: if_stmt(static_cast<const IfStmt&>(s), out); return;
     case StmtKind::Return: {
       auto& r = static_cast<const ReturnStmt&>(s);
@@ -570,7 +627,15 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       // A closure: a function defined inside the kernel. Its calls inline like a helper's, seeing
       // the kernel's names as they are at the call (Python's late binding of free variables).
       auto& def = static_cast<const FunctionDefStmt&>(s);
-      if (!def.decorators.empty()) fail(s.span, "a decorated function defined inside the kernel");
+      // A helper (a kernel factory) defining an @nki.jit kernel it returns: the decorator marks the
+      // def a kernel, which changes nothing of how its body runs when called.
+      for (const auto& d : def.decorators) {
+        const Expr& callee = d->kind == ExprKind::Call ? *static_cast<const CallExpr&>(*d).func : *d;
+        AValue dv = inline_depth > 0 ? eval(callee) : AValue{};
+        if (dv.k != K::Func || dv.s != "nki.jit")
+          fail(d->span, inline_depth > 0 ? fmt::format("the decorator '{}' of a function defined inside a helper", print_expr(*d))
+                                         : std::string("a decorated function defined inside the kernel"));
+      }
       helpers[def.code->name] = def.code.get();
       closures.insert(def.code->name);
       auto& defaults = closure_defaults[def.code->name];
@@ -586,17 +651,29 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       }
       env[def.code->name] = AValue::of_kind(K::Func, "user." + def.code->name);
       // Defined inside a helper (a factory returning it): it keeps the helper's names.
-      if (inline_depth > 0) env[def.code->name].attrs = std::make_shared<std::map<std::string, AValue>>(env);
+      if (inline_depth > 0) {
+        env[def.code->name].attrs = std::make_shared<std::map<std::string, AValue>>(env);
+        closure_scopes.push_back(env[def.code->name].attrs);
+      }
       Node n = new_node(NodeKind::Meta, s);
       n.meta = MetaKind::Binding;
       n.binds = {def.code->name};
       out.push_back(std::move(n));
       return;
     }
-    case StmtKind::While: host_while(static_cast<const WhileStmt&>(s), out); return;
+    case StmtKind::While:
+      // `while True: ... if n * 128 >= M: break` of host code: run as Python runs it.
+      if (has_jump(static_cast<const WhileStmt&>(s).body)) {
+        if (host_statement(s, out)) fail(s.span, "a return inside a loop of the kernel");
+        return;
+      }
+      host_while(static_cast<const WhileStmt&>(s), out);
+      return;
     case StmtKind::Break: case StmtKind::Continue: fail(s.span, "break / continue");
     case StmtKind::Raise: fail(s.span, "a raise the kernel reaches for these arguments");
-    case StmtKind::Try: fail(s.span, "a try statement");
+    case StmtKind::Try:
+      if (host_statement(s, out)) fail(s.span, "a return inside a try statement of the kernel");
+      return;
     case StmtKind::ClassDef: fail(s.span, "a class defined inside the kernel");
     case StmtKind::Global:
       // Resolved when the function is called (Lifter::inline_call writes the names back); the
@@ -1418,25 +1495,29 @@ const nki::FunctionCode& kernel_definition(const nki::ModuleAst& module, const s
   nki::lib::KernelChoice choice = nki::lib::choose_kernel(file.path, file.text, entry);
   if (choice.load_error) throw LiftError(*choice.load_error);
   if (const nki::FunctionCode* def = nki::lib::chosen_definition(module, choice)) return *def;
+  // A kernel a factory made and the module bound (`kernel = make_kernel(tile=512)`).
+  if (const nki::FunctionCode* def = nki::lib::nested_definition(module, choice)) return *def;
   nki::Diagnostic d;
   d.kind = choice.ok() ? nki::ErrorKind::Unsupported : nki::ErrorKind::Name;
   d.loc.file = module.file;  // the file, no line: the choice is the file's
-  d.message = choice.ok() ? fmt::format("cannot lift: the function to run, '{}', is not a def at the module's top level",
+  d.message = choice.ok() ? fmt::format("cannot lift: the function to run, '{}', is not a def of the file",
                                         choice.function)
                           : choice.message();
   throw LiftError(std::move(d));
 }
 
-Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args, const std::string& entry) {
+Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args, const std::string& entry,
+            int nc_version) {
   const nki::FunctionCode& def = kernel_definition(*module, entry);
-  detail::Lifter l(std::move(module), args, def);
+  std::string bound_as = nki::lib::choose_kernel(module->file->path, module->file->text, entry).attribute;
+  detail::Lifter l(std::move(module), args, def, nc_version, bound_as);
   Kernel k = l.run();
   k.entry = entry;
   return k;
 }
 
 Kernel lift_source(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
-                   const std::string& entry) {
+                   const std::string& entry, int nc_version) {
   auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{path, text});
   std::shared_ptr<nki::ModuleAst> module;
   try {
@@ -1444,7 +1525,7 @@ Kernel lift_source(const std::string& path, const std::string& text, const std::
   } catch (const nki::NkiError& e) {
     throw LiftError(e.diag);
   }
-  return lift(module, args, entry);
+  return lift(module, args, entry, nc_version);
 }
 
 }  // namespace loopnest

@@ -88,12 +88,19 @@ constexpr int kHostIndex = 1 << 28;
 // Python's dict order (lift_host.cpp).
 bool hashable_key(const AValue& v);
 void dict_put(AValue& d, const AValue& key, const AValue& value);
+// A break or continue in the block (nested blocks included).
+bool has_jump(const nki::Block& b);
 // Python source for a host value, nullopt for a tile, a grid, a loop-dependent integer (lift_fold.cpp).
 std::optional<std::string> py_literal(const AValue& v);
+// The string an f-string makes of its fields' values (Python sources, py_literal), formatted by the
+// language core (conversions and format specs as Python's); nullopt when formatting fails.
+std::optional<AValue> format_fstring(const nki::FStringExpr& f, const std::vector<std::optional<std::string>>& fields);
 
 class Lifter {
  public:
-  Lifter(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args, const nki::FunctionCode& kernel);
+  // bound_as: the module-level name the run finds the kernel by (KernelChoice::attribute).
+  Lifter(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args, const nki::FunctionCode& kernel,
+         int nc_version, const std::string& bound_as);
   Kernel run();
 
   // ---- errors ----
@@ -105,6 +112,11 @@ class Lifter {
   // The value of a host expression computed by the language core (lift_fold.cpp); nullopt when the
   // expression reads anything but host values or its value is not one.
   std::optional<AValue> host_fold(const nki::Expr& e);
+  // A try statement, or a loop with break / continue, of host code run by the language core on the
+  // host values it reads (lift_fold.cpp): binds what it binds, pushes a node keeping it as written;
+  // the value a `return` inside it returned, nullopt when it runs to its end. Fails naming what it
+  // reads that is not a host value (a tile it works on, a loop-dependent value, a function).
+  std::optional<AValue> host_statement(const nki::Stmt& s, std::vector<Node>& out);
   std::optional<std::string> tile_stand_in(const AValue& tile) const;
   std::string binary_result_dtype(const std::string& api, const Op& op) const;
   bool merge_fresh_tiles(std::vector<AValue>& items, std::vector<Node>& item_nodes);
@@ -178,6 +190,11 @@ class Lifter {
   // Module-level helper functions the kernel calls; their tile work is inlined (NodeKind::Inline).
   std::map<std::string, const nki::FunctionCode*> helpers;
   std::set<std::string> closures;  // helpers defined inside the kernel
+  // The scopes of the functions the helpers being inlined defined (AValue::attrs), refreshed with
+  // the helper's names when it returns.
+  std::vector<std::shared_ptr<std::map<std::string, AValue>>> closure_scopes;
+  void factory_scope(const std::string& bound_as);
+  std::map<std::string, nki::Diagnostic> module_refusals;  // module-level names whose value did not lift
   // The default values of a closure's parameters, evaluated where the def runs (Python binds a
   // default once, in the enclosing scope: `def f(t, *, alpha=slope)` reads the kernel's `slope`).
   std::map<std::string, std::map<std::string, AValue>> closure_defaults;

@@ -47,6 +47,19 @@ KernelChoice choose_uncached(const std::string& path, const std::string& text, c
   }
   choice.function = def->name;
   choice.line = def->span.line;
+  // The name it is found by, as find_kernel_entry looks: --entry, the default names, else any
+  // module-level name holding the same object (the file's one kernel).
+  auto same = [&](const Value& v) {
+    return v.is_object() && fn.is_object() ? v.object().get() == fn.object().get() : false;
+  };
+  std::vector<std::string> names;
+  if (!entry.empty()) names.push_back(entry);
+  names.insert(names.end(), {"kernel", "optimized_kernel"});
+  for (const auto& name : names)
+    if (auto it = module->attrs.find(name); choice.attribute.empty() && it != module->attrs.end() && same(it->second))
+      choice.attribute = name;
+  for (const auto& [name, value] : module->attrs)
+    if (choice.attribute.empty() && same(value)) choice.attribute = name;
   return choice;
 }
 
@@ -90,6 +103,53 @@ const FunctionCode* chosen_definition(const ModuleAst& module, const KernelChoic
     if (s->kind != StmtKind::FunctionDef) continue;
     const FunctionCode* code = static_cast<const FunctionDefStmt&>(*s).code.get();
     if (code->name == choice.function && static_cast<int>(code->span.line) == choice.line) return code;
+  }
+  return nullptr;
+}
+
+namespace {
+
+const FunctionCode* find_def(const Block& block, const KernelChoice& choice) {
+  for (const auto& s : block) {
+    const FunctionCode* found = nullptr;
+    switch (s->kind) {
+      case StmtKind::FunctionDef: {
+        const FunctionCode* code = static_cast<const FunctionDefStmt&>(*s).code.get();
+        if (code->name == choice.function && static_cast<int>(code->span.line) == choice.line) return code;
+        found = find_def(code->body, choice);
+        break;
+      }
+      case StmtKind::If: {
+        auto& i = static_cast<const IfStmt&>(*s);
+        found = find_def(i.body, choice);
+        if (!found) found = find_def(i.orelse, choice);
+        break;
+      }
+      case StmtKind::For: found = find_def(static_cast<const ForStmt&>(*s).body, choice); break;
+      case StmtKind::While: found = find_def(static_cast<const WhileStmt&>(*s).body, choice); break;
+      case StmtKind::With: found = find_def(static_cast<const WithStmt&>(*s).body, choice); break;
+      case StmtKind::Try: {
+        auto& t = static_cast<const TryStmt&>(*s);
+        found = find_def(t.body, choice);
+        for (const auto& h : t.handlers) found = found ? found : find_def(h.body, choice);
+        if (!found) found = find_def(t.orelse, choice);
+        if (!found) found = find_def(t.finalbody, choice);
+        break;
+      }
+      default: break;
+    }
+    if (found) return found;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const FunctionCode* nested_definition(const ModuleAst& module, const KernelChoice& choice) {
+  if (!choice.ok()) return nullptr;
+  for (const auto& s : module.body) {
+    if (s->kind != StmtKind::FunctionDef) continue;
+    if (const FunctionCode* code = find_def(static_cast<const FunctionDefStmt&>(*s).code->body, choice)) return code;
   }
   return nullptr;
 }

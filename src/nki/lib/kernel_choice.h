@@ -18,6 +18,10 @@ struct KernelChoice {
   // --entry is its own def: running it launches its kernel). Empty / 0 when there is none.
   std::string function;
   int line = 0;  // where the def starts in `text` (its first decorator)
+  // The module-level name the run finds it by (`kernel`, --entry's name, or the file's one kernel):
+  // a kernel a factory made (`kernel = make_kernel(512)`) is a def nested in the factory, known to
+  // the module only through this name.
+  std::string attribute;
   EntryProblem problem;                  // why no function runs (kind None when one does)
   std::optional<Diagnostic> load_error;  // the file does not load: its first error
   // The function runs but is not one a `def` of the file made (a class instance, a builtin).
@@ -39,5 +43,8 @@ const FunctionCode* entry_definition(const Value& fn);
 // The module-level def of `module` that `choice` names (same name, same line; the module must be
 // a parse of the text the choice was made on). Null when there is none.
 const FunctionCode* chosen_definition(const ModuleAst& module, const KernelChoice& choice);
+// The def `choice` names nested inside a module-level function (a kernel factory's `@nki.jit def
+// kernel` it returns), at any depth of its blocks. Null when there is none.
+const FunctionCode* nested_definition(const ModuleAst& module, const KernelChoice& choice);
 
 }  // namespace nki::lib

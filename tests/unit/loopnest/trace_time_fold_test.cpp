@@ -59,3 +59,109 @@ TEST(LoopNestLift, AFoldNeverReadsATilesValuesALoopIndexOrARandomDraw) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string refusal_of(const std::string& text, int nc_version = 2) {
+  try {
+    loopnest::lift_source("k.py", text, arrays({{256, 512}}), "", nc_version);
+  } catch (const loopnest::LiftError& e) {
+    return e.render();
+  }
+  return "lifted";
+}
+
+}  // namespace
+
+// A try statement of host code runs in the language core on the host values it reads, so its
+// handler is the one Python takes (the KeyError the dict lookup raises); what it binds is a
+// constant of the form.
+TEST(LoopNestLift, ATryOfHostCodeIsDecidedAtTraceTime) {
+  std::string text = kernel_with(
+      "    table = {'a': 4}\n"
+      "    try:\n"
+      "        n = table['b']\n"
+      "    except KeyError:\n"
+      "        n = 2\n"
+      "    else:\n"
+      "        n = 8\n"
+      "    finally:\n"
+      "        big = 1.0\n",
+      "n");
+  std::string dump = loopnest::dump(loopnest::lift_source("k.py", text, arrays({{256, 512}})));
+  EXPECT_NE(dump.find("for i in affine_range(2):"), std::string::npos) << dump;
+  // A try reading a tile's values, or doing tile work, is refused naming what it reads.
+  std::string tile = refusal_of(kernel_with(
+      "    big = 1.0\n"
+      "    try:\n"
+      "        u = nl.load(x[0:128, :])\n"
+      "    except ValueError:\n"
+      "        pass\n",
+      "2"));
+  EXPECT_NE(tile.find("cannot lift a try statement doing tile work on 'x'"), std::string::npos) << tile;
+  EXPECT_NE(tile.find("k.py:"), std::string::npos) << tile;
+  // A try inside a loop of the kernel reading the loop's index depends on it: refused, named.
+  std::string loop = refusal_of(std::string(kHead) +
+                                "def kernel(x):\n"
+                                "    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                                "    for i in nl.affine_range(2):\n"
+                                "        try:\n"
+                                "            s = [1.0, 2.0][i]\n"
+                                "        except IndexError:\n"
+                                "            s = 0.0\n"
+                                "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+                                "        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.multiply(t, s))\n"
+                                "    return out\n");
+  EXPECT_NE(loop.find("a value depending on a loop of the kernel"), std::string::npos) << loop;
+}
+
+// nisa.get_nc_version() is the target's generation while tracing (8.5), as in the interpreter: the
+// form is the branch that target's trace runs.
+TEST(LoopNestLift, TheTargetsGenerationIsATraceTimeConstant) {
+  std::string text = std::string(kHead) +
+                     "def kernel(x):\n"
+                     "    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    import neuronxcc.nki.isa as nisa\n"
+                     "    for i in nl.affine_range(2):\n"
+                     "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+                     "        if nisa.get_nc_version() >= nisa.nc_version.gen3:\n"
+                     "            y = nl.exp(t)\n"
+                     "        else:\n"
+                     "            y = nl.tanh(t)\n"
+                     "        nl.store(out[i * 128:(i + 1) * 128, :], value=y)\n"
+                     "    return out\n";
+  std::string gen2 = loopnest::dump(loopnest::lift_source("k.py", text, arrays({{256, 512}}), "", 2));
+  std::string gen3 = loopnest::dump(loopnest::lift_source("k.py", text, arrays({{256, 512}}), "", 3));
+  EXPECT_NE(gen2.find("nl.tanh"), std::string::npos) << gen2;
+  EXPECT_NE(gen3.find("nl.exp"), std::string::npos) << gen3;
+  EXPECT_EQ(refusal_of(text, 3), "lifted");
+}
+
+// A loop of host code leaving by break / continue (`while True: ... if n * 128 >= R: break`, a
+// search over host values) runs as Python runs it; one doing tile work is refused, named.
+TEST(LoopNestLift, AHostLoopWithBreakRunsAtTraceTime) {
+  std::string text = kernel_with(
+      "    n = 0\n"
+      "    while True:\n"
+      "        n += 1\n"
+      "        if n * 128 >= R:\n"
+      "            break\n"
+      "    for big in (3.0, 2.0, 1.0):\n"
+      "        if big * n < 5:\n"
+      "            break\n"
+      "        continue\n",
+      "n");
+  std::string dump = loopnest::dump(loopnest::lift_source("k.py", text, arrays({{256, 512}})));
+  EXPECT_NE(dump.find("for i in affine_range(2):"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("y=2.0"), std::string::npos) << dump;  // nl.minimum(t, big) with big = 2.0
+  std::string tiles = refusal_of(std::string(kHead) +
+                                 "def kernel(x):\n"
+                                 "    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                                 "    for i in range(2):\n"
+                                 "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+                                 "        if i == 1:\n"
+                                 "            continue\n"
+                                 "        nl.store(out[i * 128:(i + 1) * 128, :], value=t)\n"
+                                 "    return out\n");
+  EXPECT_NE(tiles.find("cannot lift a for loop with break / continue doing tile work on '"), std::string::npos) << tiles;
+}

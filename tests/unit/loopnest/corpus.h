@@ -70,6 +70,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"column_outer_matmul_grid.py", arrays({{256, 256}, {256, 1024}})},
       {"column_outer_matmul_api.py", arrays({{256, 256}, {256, 1024}})},
       {"norm_rows_deferred.py", arrays({{2, 128, 256}, {2, 128, 512}})},
+      {"norm_rows_view.py", arrays({{2, 128, 256}, {2, 128, 512}})},
       {"colblock_matmul_tiles.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},
       {"colblock_matmul_grid.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},
       {"colblock_matmul_api.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},

@@ -28,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include <fmt/core.h>
 
@@ -83,6 +84,10 @@ bool viewed_or_listed(const Kernel& k, const Tensor& t) {
   bool named = false;
   for_each_node(k.body, [&](const Node& n, const std::vector<int>&) { named = named || (n.view && n.view->tensor == t.id); });
   return named;
+}
+
+bool inside_loop(const std::vector<int>& loops, int loop) {
+  return std::find(loops.begin(), loops.end(), loop) != loops.end();
 }
 
 // Whether `a` reads one whole tile of its tensor: one index in each block dim (a list's item,
@@ -292,6 +297,7 @@ class PsumAccumulate : public Transform {
           for_each_node(n.body, [&](Node& item, const std::vector<int>&) { item_of[item.id] = n.id; });
       });
     Found f;
+    std::vector<const OpRef*> plain_writes;
     auto writers = an.writers(k, t.id);
     for (const OpRef* w : writers) {
       const Op& op = w->op();
@@ -315,8 +321,25 @@ class PsumAccumulate : public Transform {
       // first term rather than from zero): the move changes where the tile lives, not what is
       // written into it, and both engines write PSUM. A GpSimd writer keeps it in SBUF.
       if (!accumulates && !in_place && !computes_on_vector_or_scalar(op)) return std::nullopt;
-      if (!accumulates && !in_place) continue;
+      if (!accumulates && !in_place) {
+        plain_writes.push_back(w);
+        continue;
+      }
       if (!f.accumulating && !w->loops.empty()) f.accumulating = w;
+    }
+    // ... but only as a start: before the accumulating loop, or in a branch of it (the first
+    // iteration's). A plain write in every iteration of that loop (`nbias = reduce(...)` then
+    // `nbias = nbias * c`) makes no sum across its iterations.
+    if (f.accumulating && !plain_writes.empty()) {
+      std::set<int> in_branch;
+      for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+        if (n.kind != NodeKind::If) return;
+        for (const auto* b : {&n.body, &n.orelse})
+          for_each_node(*b, [&](const Node& x, const std::vector<int>&) { in_branch.insert(x.id); });
+      });
+      const int loop = f.accumulating->loops.back();
+      for (const OpRef* w : plain_writes)
+        if (inside_loop(w->loops, loop) && !in_branch.count(w->node->id)) return std::nullopt;
     }
     bool plain = true;
     for_each_node(k.body, [&](Node& n, const std::vector<int>&) {

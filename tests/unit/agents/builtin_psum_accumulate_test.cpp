@@ -177,6 +177,15 @@ TEST(BuiltinPsumAccumulate, TakesASumStartedFromItsFirstTerm) {
                  "acc[...] = nisa.tensor_tensor(h_tile, c_tile, op=nl.multiply, engine=nisa.gpsimd_engine)");
   pooled.replace(pooled.find("import neuronxcc.nki.language as nl\n"), 0, "import neuronxcc.nki.isa as nisa\n");
   EXPECT_TRUE(sites(pooled, args, "psum_accumulate").empty());
+  // Written afresh in every iteration (no branch): no sum across the iterations, no site.
+  std::string afresh = source;
+  const std::string branch =
+      "        if s == 0:\n            acc[...] = nl.multiply(h_tile, c_tile)\n        else:\n"
+      "            acc[...] = nl.add(acc, nl.multiply(h_tile, c_tile))\n";
+  ASSERT_NE(afresh.find(branch), std::string::npos);
+  afresh.replace(afresh.find(branch), branch.size(),
+                 "        acc[...] = nl.multiply(h_tile, c_tile)\n        acc[...] = nl.add(acc, nl.multiply(h_tile, c_tile))\n");
+  EXPECT_TRUE(sites(afresh, args, "psum_accumulate").empty());
 }
 
 TEST(BuiltinPsumAccumulate, MovesAListOfAccumulatorTiles) {

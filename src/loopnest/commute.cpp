@@ -1,5 +1,7 @@
 #include "loopnest/commute.h"
 
+#include "loopnest/transform.h"
+
 namespace loopnest {
 
 namespace {
@@ -24,6 +26,22 @@ Touches touched(const Node& n) {
   return t;
 }
 
+// A view (`y = ys[mt % 2]`, `ps = tps[kq % 2]`: a name for a region, as the newer API's lists of
+// buffers are picked) copies no data: Python binds a reference, and every access through it is
+// written out in the form as the region itself. Swapping it with another node changes only which
+// names each sees: the other node must not mention the name the view binds, nor bind a name the
+// view's text reads (`r0 = mt * P` before `xv = x[r0:r0 + P]`). Its region counts as read
+// (depend), so it never passes a write of the tensor it names either.
+bool view_swaps(const Kernel& k, const Node& view, const Node& other) {
+  for (const std::string& name : view.binds)
+    if (mentions(k, other, name)) return false;
+  std::vector<std::string> bound = other.kind == NodeKind::Meta ? other.binds : std::vector<std::string>{};
+  if (other.kind == NodeKind::Loop) bound.push_back(k.loops.at(other.loop).var);
+  for (const std::string& name : bound)
+    if (mentions(k, view, name)) return false;
+  return true;
+}
+
 }  // namespace
 
 bool depend(const Kernel& k, const Node& x, const Node& y, int ignore) {
@@ -43,10 +61,13 @@ bool depend(const Kernel& k, const Node& x, const Node& y, const std::set<int>& 
 }
 
 bool commute(const Kernel& k, const Node& x, const Node& y) {
+  auto is_view = [](const Node& n) { return n.kind == NodeKind::Meta && n.meta == MetaKind::View && n.view; };
   for (const Node* n : {&x, &y})
     if (n->frozen || n->kind == NodeKind::Inline ||
-        (n->kind == NodeKind::Meta && n->meta != MetaKind::Docstring && n->meta != MetaKind::Binding))
+        (n->kind == NodeKind::Meta && n->meta != MetaKind::Docstring && n->meta != MetaKind::Binding && !is_view(*n)))
       return false;
+  if (is_view(x) && !view_swaps(k, x, y)) return false;
+  if (is_view(y) && !view_swaps(k, y, x)) return false;
   return !depend(k, x, y);
 }
 

@@ -214,6 +214,11 @@ class Emitter {
     leading(n, depth, out);
     switch (n.kind) {
       case NodeKind::Inline:
+        // A comprehension of fresh tiles whose declaration a move rewrote (psum_accumulate's buffer).
+        if (n.dirty && !n.patch.empty()) {
+          out += indent(depth) + n.patch + "\n";
+          return;
+        }
         if (n.dirty || !n.origin) throw EmitError("a changed call of a helper function cannot be printed");
         copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
         return;

@@ -24,6 +24,7 @@
 #include <fmt/core.h>
 
 #include "loopnest/api.h"
+#include "loopnest/param_size.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -120,7 +121,7 @@ class FreeSize : public Transform {
         if (sink(*s, [&k, p]() mutable { apply_plan(k, p); })) return true;
       }
     }
-    return false;
+    return visit_parameter_sizes(k, sink);
   }
 
  private:

@@ -13,8 +13,10 @@
 //     bank (2 KiB per partition: 512 fp32 columns), so the declaration is a legal PSUM tile;
 //   - every write is its declaration or zeroing, an accumulating write (`+=`) of a Vector / Scalar
 //     Engine result or of a matmul (whose PSUM result the compiler otherwise copies out and adds
-//     into the SBUF tile on the Vector Engine, once per step), or a Vector Engine elementwise instruction reading the tensor itself (an
-//     in-place update); at least one write accumulates inside a loop (what makes it repeated);
+//     into the SBUF tile on the Vector Engine, once per step), a Vector Engine elementwise instruction reading the tensor itself (an
+//     in-place update), or another Vector / Scalar Engine result (the sum started from its first
+//     term: `if s == 0: acc = h * c`); at least one write accumulates inside a loop (what makes it
+//     repeated);
 //   - every other read is an `nl.store` (which copies a PSUM tile to SBUF before the DMA), a
 //     Vector / Scalar Engine instruction, or a DMA of the whole tile to HBM (`nisa.dma_copy`), which
 //     cannot read PSUM (ARCH2; the interpreter refuses it): the move puts a copy to a new SBUF tile
@@ -26,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include <fmt/core.h>
 
@@ -69,13 +72,40 @@ bool plain_sbuf_declaration(const Op& op) {
   return !b || (b->value.kind == Operand::Kind::Symbol && b->value.symbol == "buffer:sbuf");
 }
 
+// A Python list of fresh tiles made by a comprehension (`accs = [nl.ndarray(...) for _ in
+// range(2)]`, the newer API's multi-buffering): each item is a tile of its own, allocated apart,
+// so the list moves to PSUM when one item fits a bank.
+bool comprehension_list(const Tensor& t) { return t.host_list && t.list_loop < 0 && t.outer_lists.empty(); }
+
 bool viewed_or_listed(const Kernel& k, const Tensor& t) {
-  if (!t.list_name.empty()) return true;
+  if (!t.list_name.empty() && !comprehension_list(t)) return true;
   for (const auto& u : k.tensors)
     if (u.base == t.id) return true;
   bool named = false;
   for_each_node(k.body, [&](const Node& n, const std::vector<int>&) { named = named || (n.view && n.view->tensor == t.id); });
   return named;
+}
+
+bool inside_loop(const std::vector<int>& loops, int loop) {
+  return std::find(loops.begin(), loops.end(), loop) != loops.end();
+}
+
+// Whether `a` reads one whole tile of its tensor: one index in each block dim (a list's item,
+// `accs[ct]`), every element of the others.
+bool whole_item(const Kernel& k, const Access& a) {
+  const Tensor& t = k.tensor(a.tensor);
+  if (a.dims.size() != t.shape.size()) return false;
+  for (size_t d = 0; d < a.dims.size(); ++d) {
+    const DimIndex& di = a.dims[d];
+    if (static_cast<int>(d) < t.partition_dim) {
+      if (!di.terms.empty()) return false;
+      continue;
+    }
+    if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].stride != 1 || !di.terms[0].affine() ||
+        !(di.terms[0].size == t.shape[d]))
+      return false;
+  }
+  return true;
 }
 
 // Bytes per partition of the whole tensor; nullopt when a dim is not constant.
@@ -91,8 +121,8 @@ std::optional<int64_t> partition_bytes(const Tensor& t) {
 // The declaration as its author wrote it with the buffer changed to PSUM (`buffer=nl.sbuf` ->
 // `buffer=nl.psum`, or the keyword added), so the diff shows that word only; "" (printed from the
 // form) when the statement's text does not show its buffer plainly.
-std::string psum_declaration_text(const Kernel& k, const Node& n) {
-  if (!n.origin || n.ops.size() != 1 || !k.module || !k.module->file) return "";
+std::string psum_declaration_text(const Kernel& k, const Node& n, bool comprehension = false) {
+  if (!n.origin || (!comprehension && n.ops.size() != 1) || !k.module || !k.module->file) return "";
   std::string text;
   for (uint32_t l = n.origin->span.line; l <= n.origin->span.end_line; ++l)
     text += (text.empty() ? "" : "\n") + k.module->file->line_text(l);
@@ -103,7 +133,8 @@ std::string psum_declaration_text(const Kernel& k, const Node& n) {
     if (std::regex_search(m.suffix().first, text.cend(), buffer)) return "";  // two of them
     return std::string(text.cbegin(), m[0].first) + m[1].str() + "psum" + std::string(m[0].second, text.cend());
   }
-  if (text.find("buffer") != std::string::npos) return "";
+  // A comprehension's last `)` closes its `range(...)`: the keyword must be there to change.
+  if (comprehension || text.find("buffer") != std::string::npos) return "";
   size_t close = text.rfind(')');
   auto alias = k.dialect.alias.find("nki.language");
   if (close == std::string::npos || alias == k.dialect.alias.end()) return "";
@@ -112,7 +143,7 @@ std::string psum_declaration_text(const Kernel& k, const Node& n) {
 
 // Before the DMA statement `node_id` reading PSUM accumulator `t` whole: a new SBUF tile of its shape,
 // `tile[...] = t` (a Vector Engine copy), and the DMA reading that tile instead.
-void copy_out_before(Kernel& k, int t, int node_id, size_t index) {
+void copy_out_before(Kernel& k, int t, int node_id, size_t index, const Access& source) {
   std::vector<Node>* block = nullptr;
   size_t position = 0;
   int scope = -1;
@@ -131,10 +162,16 @@ void copy_out_before(Kernel& k, int t, int node_id, size_t index) {
   copy.role = TensorRole::Buffer;
   copy.scope_loop = scope;
   copy.dim_text.clear();
+  // One item of a list of tiles: the copy is a tile of the item's shape.
+  copy.shape.erase(copy.shape.begin(), copy.shape.begin() + copy.partition_dim);
+  copy.partition_dim = 0;
+  copy.list_name.clear();
+  copy.list_loop = -1;
+  copy.outer_lists.clear();
+  copy.host_list = false;
   const int sbuf = add_tensor(k, std::move(copy));
   Access whole = whole_of(k, sbuf);
-  Access from = whole;
-  from.tensor = t;
+  Access from = source;
   Op move;
   move.api = "assign";
   move.cls = OpClass::Copy;
@@ -173,6 +210,8 @@ class PsumAccumulate : public Transform {
       const OpRef* accumulating;
       std::vector<std::pair<Node*, size_t>> declarations;
       std::vector<std::pair<int, size_t>> dma_readers;  // (node id, op index)
+      std::vector<Access> dma_sources;                  // what each of them reads
+      std::vector<int> comprehensions;                  // Inline nodes declaring the list's items
     };
     std::map<int, std::vector<Candidate>> by_loop;
     std::vector<int> loop_order;
@@ -180,7 +219,8 @@ class PsumAccumulate : public Transform {
       if (auto c = candidate(k, an, t)) {
         int loop = c->accumulating->loops.back();
         if (!by_loop.count(loop)) loop_order.push_back(loop);
-        by_loop[loop].push_back(Candidate{t.id, c->accumulating, c->declarations, c->dma_readers});
+        by_loop[loop].push_back(
+            Candidate{t.id, c->accumulating, c->declarations, c->dma_readers, c->dma_sources, c->comprehensions});
       }
     for (int loop : loop_order) {
       const std::vector<Candidate>& group = by_loop[loop];
@@ -202,6 +242,10 @@ class PsumAccumulate : public Transform {
             for (const auto& c : group) {
               k.tensor(c.tensor).memory = Memory::Psum;
               for_each_node(k.body, [&](Node& node, const std::vector<int>&) {
+                if (std::find(c.comprehensions.begin(), c.comprehensions.end(), node.id) != c.comprehensions.end()) {
+                  node.patch = psum_declaration_text(k, node, true);
+                  node.dirty = true;
+                }
                 for (auto& op : node.ops) {
                   const ApiSpec* spec = find_api(op.api);
                   if (!spec || !spec->creates || !op.dst || op.dst->tensor != c.tensor) continue;
@@ -213,7 +257,8 @@ class PsumAccumulate : public Transform {
                   node.dirty = true;
                 }
               });
-              for (auto [node_id, index] : c.dma_readers) copy_out_before(k, c.tensor, node_id, index);
+              for (size_t r = 0; r < c.dma_readers.size(); ++r)
+                copy_out_before(k, c.tensor, c.dma_readers[r].first, c.dma_readers[r].second, c.dma_sources[r]);
             }
           }))
         return true;
@@ -226,6 +271,8 @@ class PsumAccumulate : public Transform {
     const OpRef* accumulating = nullptr;
     std::vector<std::pair<Node*, size_t>> declarations;
     std::vector<std::pair<int, size_t>> dma_readers;
+    std::vector<Access> dma_sources;
+    std::vector<int> comprehensions;
   };
 
   // Whether `t` may move to PSUM (the conditions above): its first accumulating write in a loop and
@@ -235,16 +282,26 @@ class PsumAccumulate : public Transform {
     if (t.shape.size() < static_cast<size_t>(t.partition_dim) + 2 || viewed_or_listed(k, t)) return std::nullopt;
     // A block buffer (legacy style: every chunk's accumulator declared up front) moves once each
     // iteration's block is a tile of its own (contract.cpp): one block, not the buffer, must fit.
-    if (t.partition_dim != 0 && !contract_block_buffer(k, t.id, false)) return std::nullopt;
+    const bool listed = comprehension_list(t);
+    if (t.partition_dim != 0 && !listed && !contract_block_buffer(k, t.id, false)) return std::nullopt;
     const IExpr& p = t.shape[static_cast<size_t>(t.partition_dim)];
     if (!p.is_constant() || p.constant() > lim::pmax) return std::nullopt;
     auto bytes = partition_bytes(t);
     if (!bytes || *bytes > lim::psum_bank_bytes) return std::nullopt;
+    // The items of a comprehension list are declared inside its Inline node (frozen: printed as
+    // written): that statement gets the new buffer, and a zeroing there (`nl.zeros`) is a write.
+    std::map<int, int> item_of;  // item node id -> comprehension node id
+    if (listed)
+      for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+        if (n.kind == NodeKind::Inline && n.helper.find(kComprehensionHelper) != std::string::npos)
+          for_each_node(n.body, [&](Node& item, const std::vector<int>&) { item_of[item.id] = n.id; });
+      });
     Found f;
+    std::vector<const OpRef*> plain_writes;
     auto writers = an.writers(k, t.id);
     for (const OpRef* w : writers) {
       const Op& op = w->op();
-      if (w->node->frozen) return std::nullopt;
+      if (w->node->frozen && !item_of.count(w->node->id)) return std::nullopt;
       if (is_declaration(op) || op.cls == OpClass::Memset) {
         const ApiSpec* spec = find_api(op.api);
         if (spec && spec->creates) {
@@ -260,15 +317,44 @@ class PsumAccumulate : public Transform {
       // SBUF); in PSUM the Tensor Engine accumulates it itself.
       bool accumulates = op.accumulate && (computes_on_vector_or_scalar(op) || op.cls == OpClass::Matmul);
       bool in_place = op.cls == OpClass::Elementwise && op.engine == Engine::Vector && reads_tensor(k, op, t.id);
-      if (!accumulates && !in_place) return std::nullopt;
+      // Any other Vector / Scalar Engine write (`if s == 0: acc = h * c`, the sum started from its
+      // first term rather than from zero): the move changes where the tile lives, not what is
+      // written into it, and both engines write PSUM. A GpSimd writer keeps it in SBUF.
+      if (!accumulates && !in_place && !computes_on_vector_or_scalar(op)) return std::nullopt;
+      if (!accumulates && !in_place) {
+        plain_writes.push_back(w);
+        continue;
+      }
       if (!f.accumulating && !w->loops.empty()) f.accumulating = w;
+    }
+    // ... but only as a start: before the accumulating loop, or in a branch of it (the first
+    // iteration's). A plain write in every iteration of that loop (`nbias = reduce(...)` then
+    // `nbias = nbias * c`) makes no sum across its iterations.
+    if (f.accumulating && !plain_writes.empty()) {
+      std::set<int> in_branch;
+      for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+        if (n.kind != NodeKind::If) return;
+        for (const auto* b : {&n.body, &n.orelse})
+          for_each_node(*b, [&](const Node& x, const std::vector<int>&) { in_branch.insert(x.id); });
+      });
+      const int loop = f.accumulating->loops.back();
+      for (const OpRef* w : plain_writes)
+        if (inside_loop(w->loops, loop) && !in_branch.count(w->node->id)) return std::nullopt;
     }
     bool plain = true;
     for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
       for (size_t i = 0; i < n.ops.size(); ++i) {
         const ApiSpec* spec = find_api(n.ops[i].api);
         if (!spec || !spec->creates || !n.ops[i].dst || n.ops[i].dst->tensor != t.id) continue;
-        plain = plain && plain_sbuf_declaration(n.ops[i]) && !n.frozen;
+        auto in_list = item_of.find(n.id);
+        if (in_list != item_of.end()) {
+          const Node* decl = find_node(k, in_list->second);
+          plain = plain && plain_sbuf_declaration(n.ops[i]) && decl && !psum_declaration_text(k, *decl, true).empty();
+          if (std::find(f.comprehensions.begin(), f.comprehensions.end(), in_list->second) == f.comprehensions.end())
+            f.comprehensions.push_back(in_list->second);
+        } else {
+          plain = plain && plain_sbuf_declaration(n.ops[i]) && !n.frozen;
+        }
         f.declarations.push_back({&n, i});
       }
     });
@@ -283,9 +369,10 @@ class PsumAccumulate : public Transform {
       // per accumulation, where nl.store does it itself).
       const Operand* src = operand(op, "src");
       bool whole_dma = (op.cls == OpClass::Store || op.cls == OpClass::DmaCopy) && op.dst && k.tensor(op.dst->tensor).memory == Memory::Hbm && src &&
-                       src->kind == Operand::Kind::Tile && src->access.tensor == t.id && accesses_whole(k, src->access);
+                       src->kind == Operand::Kind::Tile && src->access.tensor == t.id && whole_item(k, src->access);
       if (!whole_dma || r->node->kind != NodeKind::Stmt || r->node->ops.size() != 1) return std::nullopt;
       f.dma_readers.push_back({r->node->id, r->index});
+      f.dma_sources.push_back(src->access);
     }
     return f;
   }

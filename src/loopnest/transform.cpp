@@ -189,6 +189,8 @@ int unflatten_checked(Kernel& k) {
 
 }  // namespace
 
+std::optional<std::vector<ArgSpec>> own_arguments(const Kernel& k) { return own_args(k); }
+
 Kernel reprinted(const Kernel& k) {
   auto args = own_args(k);
   if (!args) throw TransformError("an argument is not an array of known shape");

@@ -105,6 +105,10 @@ int open_helpers(Kernel& k);
 // next of several moves applied as one, since the printer keeps the author's text of the nodes a
 // move did not mark, which a second move of the same nodes would print wrongly.
 Kernel reprinted(const Kernel& k);
+// The kernel's own arguments as a lift of it takes them (the arrays at their shapes, the scalars the
+// task passed); nullopt when an array's shape is not constant. A source edited by a move is lifted
+// again on them.
+std::optional<std::vector<ArgSpec>> own_arguments(const Kernel& k);
 
 // Why the helpers the kernel calls in its loops cannot be opened (open_helpers, then printed back
 // and lifted again on the kernel's own arguments): the first error; nullopt when they open or there

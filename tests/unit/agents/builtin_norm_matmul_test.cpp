@@ -90,6 +90,64 @@ TEST(BuiltinNormMatmul, TheMovesKeepTheResult) {
   }
 }
 
+// A name bound to one slot of a multi-buffered tile (`x_t = x_t_bufs[m % 2]`, as kernels written
+// with lists of buffers pick theirs) between the row's statistics and the transposes copies no
+// data: the statistics move past it (before session 20 a view was never passed, so the site was
+// not offered on such kernels). tests/kernels/norm_rows_view.py.
+TEST(BuiltinNormMatmul, FeedFirstPassesANameForABufferSlot) {
+  std::string kernel = "# inputs: 2x128x256 2x128x512\n" +
+                       read(std::string(ACCELOPT_SOURCE_DIR) + "/tests/kernels/norm_rows_view.py");
+  Args args = loopnest::arg_specs_from_header(kernel);
+  std::string fed = apply_site(kernel, only_site(kernel, args, "feed_pe_first"), args);
+  // The three statistics statements now follow the transposes' loop, after the view.
+  EXPECT_LT(fed.find("x_t = x_t_bufs[m % 2]"), fed.find("squares = nisa.activation"));
+  EXPECT_LT(fed.find("x_t[k] = nl.copy"), fed.find("squares = nisa.activation"));
+  auto shapes = builtin_test::input_shapes(kernel);
+  EXPECT_LT(builtin_test::rel_error(builtin_test::run_source(fed, shapes), builtin_test::run_source(kernel, shapes)),
+            1e-5);
+}
+
+// A statement that reads the name a view binds does not pass a later rebinding of the name
+// (`slot = bufs[m % 2, 1]`): printed after it, `slot` would denote the other slot. The row's square
+// and sum (which the transposes do not need) both name `slot`, so nothing moves.
+const char* kRebound = R"(# inputs: 2x128x256 2x128x512
+import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def kernel(x, w):
+    out = nl.ndarray((2, 128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    ident = nl.load(nl.shared_constant(np.identity(128, dtype=np.float32)))
+    w_tiles = nl.ndarray((2, nl.par_dim(128), 512), dtype=w.dtype, buffer=nl.sbuf)
+    for k in nl.affine_range(2):
+        w_tiles[k] = nl.load(w[k])
+    bufs = nl.ndarray((2, 2, nl.par_dim(128), 256), dtype=x.dtype, buffer=nl.sbuf)
+    for m in nl.affine_range(2):
+        x_tile = nl.load(x[m])
+        slot = bufs[m % 2, 0]
+        slot[...] = nisa.activation(op=nl.square, data=x_tile)
+        total = nisa.tensor_reduce(nl.add, data=slot, axis=[1], keepdims=True)
+        slot = bufs[m % 2, 1]
+        x_t = nl.ndarray((2, nl.par_dim(128), 128), dtype=x.dtype, buffer=nl.sbuf)
+        for k in nl.affine_range(2):
+            t_psum = nisa.nc_matmul(x_tile[:, 128 * k:128 * k + 128], ident, is_moving_onezero=True, is_transpose=True)
+            x_t[k] = nl.copy(t_psum, dtype=x.dtype)
+        acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+        for k in nl.affine_range(2):
+            acc += nisa.nc_matmul(x_t[k], w_tiles[k])
+        res = nisa.tensor_scalar(data=acc, op0=nl.multiply, operand0=total, dtype=x.dtype)
+        nl.store(out[m], value=res)
+    return out
+)";
+
+TEST(BuiltinNormMatmul, FeedFirstKeepsAStatementBeforeARebindingOfTheNameItReads) {
+  Args args = loopnest::arg_specs_from_header(kRebound);
+  for (auto& s : find_sites(kRebound, args)) EXPECT_NE(s.transform, "feed_pe_first") << s.summary;
+}
+
 // The scale cannot be deferred when the accumulator sums over rows of different scales (zeroed
 // once before the row loop), nor when the row's statements are needed by the transposes.
 const char* kAcrossRows = R"(# inputs: 2x128x256 2x128x512

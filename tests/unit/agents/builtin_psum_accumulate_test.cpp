@@ -156,5 +156,97 @@ TEST(BuiltinPsumAccumulate, ContractsTheLegacyBlockBufferFirst) {
   EXPECT_LT(simulated_ms(kMamba, moved), 0.92 * simulated_ms(kMamba, chunked));
 }
 
+TEST(BuiltinPsumAccumulate, TakesASumStartedFromItsFirstTerm) {
+  // `if s == 0: acc = h * c` then `acc = acc + h * c`: the first write is a plain Vector Engine
+  // result, which PSUM takes as well as the adds (before session 20 any write but a zeroing, an
+  // accumulation or an in-place update kept the tile in SBUF). The result is unchanged.
+  std::string source = "# inputs: 4x128x512 4x128x512\n" +
+                       builtin_test::read(std::string(ACCELOPT_SOURCE_DIR) + "/tests/kernels/first_term_sum.py");
+  Args args = loopnest::arg_specs_from_header(source);
+  auto found = sites(source, args, "psum_accumulate");
+  ASSERT_EQ(found.size(), 1u);
+  std::string moved = apply_site(source, found[0], args);
+  EXPECT_NE(moved.find("acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)"), std::string::npos) << moved;
+  auto shapes = builtin_test::input_shapes(source);
+  EXPECT_LT(builtin_test::rel_error(builtin_test::run_source(moved, shapes), builtin_test::run_source(source, shapes)),
+            1e-6);
+  // The first term computed on GpSimd, which cannot write PSUM: the tile stays in SBUF.
+  std::string pooled = source;
+  pooled.replace(pooled.find("acc[...] = nl.multiply(h_tile, c_tile)"),
+                 std::string("acc[...] = nl.multiply(h_tile, c_tile)").size(),
+                 "acc[...] = nisa.tensor_tensor(h_tile, c_tile, op=nl.multiply, engine=nisa.gpsimd_engine)");
+  pooled.replace(pooled.find("import neuronxcc.nki.language as nl\n"), 0, "import neuronxcc.nki.isa as nisa\n");
+  EXPECT_TRUE(sites(pooled, args, "psum_accumulate").empty());
+  // Written afresh in every iteration (no branch): no sum across the iterations, no site.
+  std::string afresh = source;
+  const std::string branch =
+      "        if s == 0:\n            acc[...] = nl.multiply(h_tile, c_tile)\n        else:\n"
+      "            acc[...] = nl.add(acc, nl.multiply(h_tile, c_tile))\n";
+  ASSERT_NE(afresh.find(branch), std::string::npos);
+  afresh.replace(afresh.find(branch), branch.size(),
+                 "        acc[...] = nl.multiply(h_tile, c_tile)\n        acc[...] = nl.add(acc, nl.multiply(h_tile, c_tile))\n");
+  EXPECT_TRUE(sites(afresh, args, "psum_accumulate").empty());
+}
+
+TEST(BuiltinPsumAccumulate, MovesAListOfAccumulatorTiles) {
+  // `accs = [nl.zeros((128, cols), ..., buffer=nl.sbuf) for _ in range(2)]`: each item is a tile
+  // allocated apart, so the list moves when one item fits a bank (before session 20 a list was
+  // never moved). The comprehension's keyword changes; the result does not.
+  std::string source = "# inputs: 4x256x512 4x256x512\n" +
+                       builtin_test::read(std::string(ACCELOPT_SOURCE_DIR) + "/tests/kernels/listed_accumulators.py");
+  Args args = loopnest::arg_specs_from_header(source);
+  auto found = sites(source, args, "psum_accumulate");
+  ASSERT_EQ(found.size(), 1u);
+  std::string moved = apply_site(source, found[0], args);
+  EXPECT_NE(moved.find("accs = [nl.zeros((128, cols), dtype=nl.float32, buffer=nl.psum) for _ in range(rows // 128)]"),
+            std::string::npos)
+      << moved;
+  auto shapes = builtin_test::input_shapes(source);
+  EXPECT_LT(builtin_test::rel_error(builtin_test::run_source(moved, shapes), builtin_test::run_source(source, shapes)),
+            1e-6);
+}
+
+// The same sums written with the newer API: the items are written destination-first and leave by
+// nisa.dma_copy, which cannot read PSUM, so each store first copies its item to an SBUF tile.
+const char* kListedApi = R"(# inputs: 4x256x512 4x256x512
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+
+@nki.jit
+def kernel(h, c):
+    states, rows, cols = h.shape
+    out = nl.ndarray((rows, cols), dtype=h.dtype, buffer=nl.shared_hbm)
+    accs = [nl.ndarray((128, cols), dtype=nl.float32, buffer=nl.sbuf) for _ in range(2)]
+    prod = nl.ndarray((128, cols), dtype=nl.float32, buffer=nl.sbuf)
+    h_t = nl.ndarray((128, cols), dtype=nl.float32, buffer=nl.sbuf)
+    c_t = nl.ndarray((128, cols), dtype=nl.float32, buffer=nl.sbuf)
+    for r in range(2):
+        nisa.memset(dst=accs[r], value=0.0)
+    for s in nl.sequential_range(states):
+        for r in range(2):
+            nisa.dma_copy(dst=h_t, src=h[s, r * 128:(r + 1) * 128, :])
+            nisa.dma_copy(dst=c_t, src=c[s, r * 128:(r + 1) * 128, :])
+            nisa.tensor_tensor(dst=prod, data1=h_t, data2=c_t, op=nl.multiply)
+            nisa.tensor_tensor(dst=accs[r], data1=accs[r], data2=prod, op=nl.add)
+    for r in range(2):
+        nisa.dma_copy(dst=out[r * 128:(r + 1) * 128, :], src=accs[r])
+    return out
+)";
+
+TEST(BuiltinPsumAccumulate, CopiesAListItemOutOfPsumBeforeItsDma) {
+  std::string source = kListedApi;
+  Args args = loopnest::arg_specs_from_header(source);
+  auto found = sites(source, args, "psum_accumulate");
+  ASSERT_EQ(found.size(), 1u);
+  std::string moved = apply_site(source, found[0], args);
+  EXPECT_NE(moved.find("buffer=nl.psum) for _ in range(2)]"), std::string::npos) << moved;
+  EXPECT_NE(moved.find("= accs[r]"), std::string::npos) << moved;  // the copy to SBUF
+  auto shapes = builtin_test::input_shapes(source);
+  EXPECT_LT(builtin_test::rel_error(builtin_test::run_source(moved, shapes), builtin_test::run_source(source, shapes)),
+            1e-6);
+}
+
 }  // namespace
 }  // namespace agents::builtin

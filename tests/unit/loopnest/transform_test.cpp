@@ -781,6 +781,13 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"nkibench/styles/legacy_grid/add_rmsnorm_matmul_M4096_N2048_K1024_0.py", "published_add_rmsnorm_matmul.forward_defer",
        "forward_defer", {}},
       {"tests/kernels/norm_rows_deferred.py", "norm_rows_deferred.feed_pe_first", "feed_pe_first", {}},
+      // The row's statistics pass a name bound to a buffer slot (`x_t = x_t_bufs[m % 2]`).
+      {"tests/kernels/norm_rows_view.py", "norm_rows_view.feed_pe_first", "feed_pe_first", {}},
+      // A list of accumulator tiles made by a comprehension: its buffer keyword changes.
+      {"tests/kernels/listed_accumulators.py", "listed_accumulators.psum_accumulate", "psum_accumulate", {}},
+      // A size given as a parameter's default: the default changes.
+      {"tests/kernels/param_chunk_rows.py", "param_chunk_rows.free_size_default", "free_size",
+       {{"var", "chunk"}, {"value", "1024"}}},
       {"nkibench/styles/tutorial/transpose_matmul_M4096_K2048_N10944_0.py", "tutorial_transpose_matmul.hoist_expand_chunk",
        "hoist_expand", {{"chunk", "2"}}},
       {"nkibench/styles/tutorial/silu_M4096_N7168_0.py", "tutorial_silu.fold_silu", "fold_silu",

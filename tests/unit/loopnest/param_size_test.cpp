@@ -1,0 +1,66 @@
+// free_size on a size the kernel takes as a parameter with a default the task leaves
+// (src/loopnest/param_size.cpp): the default doubled or halved in the source, every use following
+// it. Before session 20 such a size (`def kernel(..., chunk=1024)`) offered no site: on the form it
+// is literal shapes and trips, and other literals derived from it (`h[:, chunk - 1:chunk]`) that no
+// move on the form rescales. That the sites keep the result is
+// LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/param_chunk_rows.py).
+#include <gtest/gtest.h>
+
+#include "corpus.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
+
+namespace {
+
+using loopnest_test::arrays;
+using loopnest_test::read;
+using loopnest_test::source_dir;
+
+std::vector<loopnest::Site> free_size_sites(const std::string& path, const std::string& text,
+                                            const std::vector<loopnest::ArgSpec>& args) {
+  std::vector<loopnest::Site> out;
+  for (auto& s : loopnest::find_sites(loopnest::lift_source(path, text, args)))
+    if (s.transform == "free_size" && s.params.count("var")) out.push_back(s);
+  return out;
+}
+
+TEST(ParamSize, ChangesADefaultSizeTheTaskLeaves) {
+  std::string path = source_dir() + "/tests/kernels/param_chunk_rows.py";
+  std::string text = read(path);
+  auto args = arrays({{128, 2048}});
+  auto sites = free_size_sites(path, text, args);
+  ASSERT_EQ(sites.size(), 2u);
+  std::set<std::string> values;
+  for (const auto& s : sites) {
+    EXPECT_EQ(s.params.at("var"), "chunk");
+    EXPECT_EQ(s.params.at("from"), "512");
+    values.insert(s.params.at("value"));
+    std::string after = loopnest::apply_site(path, text, args, s);
+    // The default alone changes: the kernel as written, with its own names.
+    std::string want = text;
+    want.replace(want.find("def kernel(x, chunk=512)"), 24, "def kernel(x, chunk=" + s.params.at("value") + ")");
+    EXPECT_EQ(after, want);
+  }
+  EXPECT_EQ(values, (std::set<std::string>{"256", "1024"}));
+}
+
+TEST(ParamSize, LeavesDefaultsThatAreNotSizesOrSizeNothing) {
+  // `bufs=3` is no power of two; `spare=512` sizes nothing the form holds; `block=64` is below a
+  // partition's width of columns.
+  const std::string text = R"(import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(x, bufs=3, spare=512, block=64):
+    rows, cols = x.shape
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    for j in nl.affine_range(cols // 512):
+        tile = nl.load(x[:, j * 512:(j + 1) * 512])
+        nl.store(out[:, j * 512:(j + 1) * 512], value=nl.exp(tile))
+    return out
+)";
+  EXPECT_TRUE(free_size_sites("kernel.py", text, arrays({{128, 2048}})).empty());
+}
+
+}  // namespace

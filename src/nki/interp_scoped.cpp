@@ -77,12 +77,24 @@ Flow exec_try(InterpState& st, const TryStmt& t, Frame& f) {
       }
       if (!handler) throw;
       if (handler->target) assign(st, *handler->target, exception_value(st, e), f);
+      // `except E as name:` ends as if by `del name` in a `finally` (Python): the name is unbound
+      // after the handler, however it leaves.
+      auto unbind_target = [&] {
+        if (handler->target && handler->target->kind == ExprKind::Name)
+          store_name(st, static_cast<const NameExpr&>(*handler->target), unbound(), f);
+      };
       st.handling.push_back(e);
       struct Pop {
         InterpState& st;
         ~Pop() { st.handling.pop_back(); }
       } pop{st};
-      fl = exec_block(st, handler->body, f);
+      try {
+        fl = exec_block(st, handler->body, f);
+      } catch (...) {
+        unbind_target();
+        throw;
+      }
+      unbind_target();
     }
     if (!raised && fl == Flow::Normal && !t.orelse.empty()) fl = exec_block(st, t.orelse, f);
   } catch (const NkiError& e) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <tuple>
 
@@ -325,6 +326,22 @@ TEST(SpellingPairs, WeakFloatScalarWidensA16BitTileAsDocumented) {
   }
 }
 
+// The instructions with a fused reduction (has_reduce) in the trace of the pair's first kernel;
+// fails the test when the trace holds an instruction of one of the `absent` opcodes (the separate
+// pass the fusion replaces).
+std::vector<trn::InstructionInfo> fused_reductions(const Pair& p, std::initializer_list<trn::Opcode> absent) {
+  eval::TraceRequest req = eval::trace_request_from_files((kDir / p.reference).string(), (kDir / p.first).string());
+  trn::TraceBuffer trace;
+  EXPECT_EQ(eval::trace_kernel(req, trace).status, eval::Status::Ok);
+  std::vector<trn::InstructionInfo> fused;
+  for (const trn::Record& r : trace.records) {
+    if (r.kind != trn::RecordKind::Instruction) continue;
+    for (trn::Opcode o : absent) EXPECT_NE(r.inst.opcode, o) << "a separate pass the fused instruction replaces";
+    if (r.inst.has_reduce) fused.push_back(r.inst);
+  }
+  return fused;
+}
+
 // nisa.tensor_scalar_reduce is ONE Vector Engine instruction costing `max(MIN_II, N) + MIN_II`
 // (ISA tensor_scalar_reduce; trainium-performance.md 2), with reduce_res written by that
 // instruction. Until session 20 it was traced as a tensor_scalar followed by a tensor_reduce over
@@ -335,15 +352,7 @@ TEST(SpellingPairs, TensorScalarReduceIsOneVectorInstructionOfNPlusMinII) {
   const Pair p{"tensor_scalar_reduce_vs_explicit", "scalered.ref.py", "scalered_fused.py", "scalered_explicit.py", 0};
   expect_both_compute_the_reference(p);
   const uint64_t n = 2048, tiles = 4;  // scalered.ref.py: COLS, TILES
-  eval::TraceRequest req = eval::trace_request_from_files((kDir / p.reference).string(), (kDir / p.first).string());
-  trn::TraceBuffer trace;
-  ASSERT_EQ(eval::trace_kernel(req, trace).status, eval::Status::Ok);
-  std::vector<trn::InstructionInfo> fused;
-  for (const trn::Record& r : trace.records) {
-    if (r.kind != trn::RecordKind::Instruction) continue;
-    EXPECT_NE(r.inst.opcode, trn::Opcode::TensorReduce) << "no separate reduction pass";
-    if (r.inst.has_reduce) fused.push_back(r.inst);
-  }
+  const auto fused = fused_reductions(p, {trn::Opcode::TensorReduce});
   ASSERT_EQ(fused.size(), tiles);
   for (const std::string arch : {"trn1", "trn2"}) {
     const trn::ArchConfig& a = trn::arch_config(arch);
@@ -372,16 +381,8 @@ TEST(SpellingPairs, ActivationReduceIsOneScalarInstructionOfNPlusMinII) {
   const Pair p{"activation_reduce_vs_explicit", "expsum.ref.py", "expsum_fused.py", "expsum_explicit.py", 0};
   expect_both_compute_the_reference(p);
   const uint64_t n = 2048, tiles = 4;  // expsum.ref.py: COLS, TILES
-  eval::TraceRequest req = eval::trace_request_from_files((kDir / p.reference).string(), (kDir / p.first).string());
-  trn::TraceBuffer trace;
-  ASSERT_EQ(eval::trace_kernel(req, trace).status, eval::Status::Ok);
-  std::vector<trn::InstructionInfo> fused;
-  for (const trn::Record& r : trace.records) {
-    if (r.kind != trn::RecordKind::Instruction) continue;
-    EXPECT_NE(r.inst.opcode, trn::Opcode::TensorCopy) << "no separate readout of the accumulators";
-    EXPECT_NE(r.inst.opcode, trn::Opcode::TensorReduce);
-    if (r.inst.has_reduce) fused.push_back(r.inst);
-  }
+  // No separate readout of the accumulators (a tensor_copy) and no reduction pass.
+  const auto fused = fused_reductions(p, {trn::Opcode::TensorCopy, trn::Opcode::TensorReduce});
   ASSERT_EQ(fused.size(), tiles);
   for (const std::string arch : {"trn1", "trn2"}) {
     const trn::ArchConfig& a = trn::arch_config(arch);

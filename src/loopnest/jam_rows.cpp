@@ -147,10 +147,18 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   // An unrolled loop (a range of the newer API, a static_range) whose iterations do not commute
   // only because they reuse scratch buffers declared before it: the rows' copies of those are
   // private (checked below), and nothing is carried from a row to the next.
+  // The tensors each loop carries to its next iteration (carried_tensors walks the loop's body),
+  // found once per loop: the checks below ask for this loop's and its enclosing loops' per buffer.
+  std::map<int, std::set<int>> carried_by;
+  auto carried = [&](int loop_id) -> const std::set<int>& {
+    auto it = carried_by.find(loop_id);
+    if (it == carried_by.end()) it = carried_by.emplace(loop_id, carried_tensors(k, loop_id)).first;
+    return it->second;
+  };
   bool reuses_scratch = false;
   if (!independent_iterations(k, l)) {
     const bool unrolled = loop.kind == LoopKind::Static || (loop.kind == LoopKind::Range && k.dialect.new_api);
-    if (!unrolled || !carried_tensors(k, l).empty()) return std::nullopt;
+    if (!unrolled || !carried(l).empty()) return std::nullopt;
     reuses_scratch = true;
   }
   std::set<int> inner = {l};
@@ -221,20 +229,26 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   }
   // What per-row ops write: tiles defined in the loop (copied per row), blocks indexed by the
   // row, scratch buffers only the rows use (a copy per row), or an accumulation across rows.
+  // The kernel's dependences and the loop's first and last operations in program order, made
+  // once, on the first buffer that may be private scratch.
   std::optional<Analysis> deps;
+  const OpRef* first = nullptr;
+  int last_order = 0;
   auto private_scratch = [&](int t) {
     const Tensor& tensor = k.tensor(t);
     if (tensor.role != TensorRole::Buffer || !tensor.on_chip() || tensor.base >= 0 || tensor.list_loop >= 0 ||
         (!tensor.host_list && !tensor.list_name.empty()) || (tensor.host_list && tensor.list_name.empty()))
       return false;
     // The rows read only what they wrote: the loop carries nothing through the buffer.
-    if (carried_tensors(k, l).count(t)) return false;
-    if (!deps) deps.emplace(k);
-    const OpRef* first = first_op_in(*deps, l);
+    if (carried(l).count(t)) return false;
+    if (!deps) {
+      deps.emplace(k);
+      first = first_op_in(*deps, l);
+      if (first) last_order = first->order;
+      for (const OpRef& r : deps->ops)
+        if (first && inside(r.loops, l)) last_order = std::max(last_order, r.order);
+    }
     if (!first) return false;
-    int last_order = first->order;
-    for (const OpRef& r : deps->ops)
-      if (inside(r.loops, l)) last_order = std::max(last_order, r.order);
     // Accesses outside the loop come before it and see nothing the loop wrote: none after it, and
     // no loop around both carries the buffer to its next iteration (the K^T preparation before
     // the row loop writes its own PSUM tile before reading it).
@@ -242,7 +256,7 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
       if (inside(x.loops, l)) return true;
       if (x.order > last_order) return false;
       for (int e : x.loops)
-        if (inside(first->loops, e) && carried_tensors(k, e).count(t)) return false;
+        if (inside(first->loops, e) && carried(e).count(t)) return false;
       return true;
     };
     for (const OpRef* r : deps->readers(k, t))

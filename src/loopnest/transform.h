@@ -70,7 +70,8 @@ const Transform* find_transform(const std::string& name);
 std::optional<std::string> limit_violation(const Kernel& k);
 
 // How many `//` / `%` index pieces the kernel's accesses hold (quasi-affine terms of tile axes and
-// of starts): a transformation must not add any.
+// of starts; unflatten's tests count them). What a transformation must not add is a kind of them
+// (quasi_affine_kinds, result_refusal).
 int quasi_affine_terms(const Kernel& k);
 // The kinds of those pieces (`//4`, `%2`, an axis split `a//128%4`), whatever they apply to.
 std::set<std::string> quasi_affine_kinds(const Kernel& k);

@@ -196,6 +196,22 @@ bool collect_names(const Expr& e, Names& n) {
   return ok;
 }
 
+// Runs `src` (a module binding `__fold_result`) in a fresh interpreter under `limits`: the value it
+// binds, as the lift's value; nullopt when it fails or binds none.
+std::optional<AValue> run_fold(const std::string& src, const char* file_name, const char* module, const Limits& limits) {
+  try {
+    Interpreter in(limits);
+    lib::install_builtin_modules(in);
+    auto file = std::make_shared<SourceFile>(SourceFile{file_name, src});
+    auto mod = in.load_module(file, module);
+    auto it = mod->attrs.find("__fold_result");
+    if (it == mod->attrs.end()) return std::nullopt;
+    return from_value(it->second);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 // A tile read by a host expression stands in as its shape, dtype, ndim and itemsize (what
@@ -241,21 +257,11 @@ std::optional<AValue> Lifter::host_fold(const Expr& e) {
     src += fmt::format("{} = {}\n", name, *lit);
   }
   src += "__fold_result = (" + print_expr(e) + ")\n";
-  try {
-    Limits limits;
-    limits.max_steps = 1'000'000;
-    limits.max_bytes = 64ull << 20;
-    limits.max_seconds = 5;
-    Interpreter in(limits);
-    lib::install_builtin_modules(in);
-    auto file = std::make_shared<SourceFile>(SourceFile{"<trace-time value>", src});
-    auto mod = in.load_module(file, "__fold__");
-    auto it = mod->attrs.find("__fold_result");
-    if (it == mod->attrs.end()) return std::nullopt;
-    return from_value(it->second);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  Limits limits;
+  limits.max_steps = 1'000'000;
+  limits.max_bytes = 64ull << 20;
+  limits.max_seconds = 5;
+  return run_fold(src, "<trace-time value>", "__fold__", limits);
 }
 
 std::optional<AValue> format_fstring(const FStringExpr& f, const std::vector<std::optional<std::string>>& fields) {
@@ -278,20 +284,10 @@ std::optional<AValue> format_fstring(const FStringExpr& f, const std::vector<std
   }
   src += "__fold_result = f'" + text + "'";
   src += "\n";
-  try {
-    Limits limits;
-    limits.max_steps = 100'000;
-    limits.max_seconds = 5;
-    Interpreter in(limits);
-    lib::install_builtin_modules(in);
-    auto file = std::make_shared<SourceFile>(SourceFile{"<trace-time f-string>", src});
-    auto mod = in.load_module(file, "__fstring__");
-    auto it = mod->attrs.find("__fold_result");
-    if (it == mod->attrs.end()) return std::nullopt;
-    return from_value(it->second);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  Limits limits;
+  limits.max_steps = 100'000;
+  limits.max_seconds = 5;
+  return run_fold(src, "<trace-time f-string>", "__fstring__", limits);
 }
 
 // ---- try statements of host code ----

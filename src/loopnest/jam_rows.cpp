@@ -188,10 +188,13 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   };
   for (Op* op : ops) {
     if (mask_uses(*op, l) || index_operand_uses(*op, l)) return std::nullopt;
-    // A Python list of tiles read by the row (`scores[m]`, appended by an earlier loop) would print
-    // as `scores[2 * m_blk]`: a list index is a loop variable, nothing else.
+    // A Python list of tiles the rows append themselves (`rows.append(s)` in this loop) and read
+    // by the row (`rows[m]`): F rows would append F tiles per iteration, which the form's list (one
+    // tile per iteration) does not hold. A list an earlier loop completed is read as any block:
+    // `scores[2 * m_blk + 1]` (the lifter reads a complete list by any index).
     for (const Access* r : reads(*op))
-      if (k.tensor(r->tensor).list_loop >= 0 && uses_loop(*r, l)) return std::nullopt;
+      if (k.tensor(r->tensor).list_loop >= 0 && uses_loop(*r, l) && inner.count(k.tensor(r->tensor).list_loop))
+        return std::nullopt;
     // An argument kept as the author's text (affine_select's `pred=`) naming the row's variable
     // cannot be written per row.
     for (const auto& a : op->args)

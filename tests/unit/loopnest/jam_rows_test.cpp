@@ -197,3 +197,27 @@ TEST(JamRows, RowsOfABlockNeverShareABufferTheyUseInTurn) {
     if (s.transform == "jam_rows") factors.insert(s.params.at("factor"));
   EXPECT_EQ(factors, (std::set<std::string>{"2"}));
 }
+
+// A Python list of row tiles completed by an earlier loop (`rows.append(s)`) is read two rows at a
+// time by the loop that consumes it (`rows[2*r_blk + 1]`): the consumer's rows go from the Scalar
+// Engine back to the Tensor Engine, so it is offered like the same loop reading a block buffer.
+// The loop appending to the list is not (F rows would append F tiles per iteration).
+TEST(JamRows, RowsReadAListAnEarlierLoopCompleted) {
+  std::string path = source_dir() + "/tests/kernels/corpus/con_list_rows_consumer.py";
+  std::string text = read(path);
+  const auto args = arrays({{128, 512}, {128, 512}, {512, 128}});
+  const auto sites = loopnest::find_sites(loopnest::lift_source(path, text, args));
+  const loopnest::Site* jam = nullptr;
+  std::set<std::string> anchors;
+  for (const auto& s : sites)
+    if (s.transform == "jam_rows") {
+      anchors.insert(s.anchor);
+      if (s.params.at("factor") == "2" && s.anchor == "4/act(exp)#0") jam = &s;
+    }
+  // The consumer's rows and its P^T blocks (reading `v_blocks[j]`, complete too); not the producer.
+  EXPECT_EQ(anchors, (std::set<std::string>{"4/act(exp)#0", "4x4/transpose#0"}));
+  ASSERT_TRUE(jam) << "no jam_rows site on the loop reading `rows[r]`";
+  std::string after = loopnest::apply_site(path, text, args, *jam);
+  EXPECT_NE(after.find("data=rows[2*r_blk + 1]"), std::string::npos) << after;
+  EXPECT_NE(after.find("rows.append(s)"), std::string::npos) << after;
+}

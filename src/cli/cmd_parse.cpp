@@ -86,7 +86,8 @@ int run_parse(const ParseOptions& o) {
 
 cli::RunFn setup_parse(CLI::App& sub) {
   auto o = std::make_shared<ParseOptions>();
-  sub.add_option("file", o->file, "Python source (kernel or reference)")->required();
+  // `--kernel FILE` as every other command names the kernel file; the positional form stays.
+  sub.add_option("file,--kernel", o->file, "Python source (kernel or reference)")->required();
   sub.add_option("--emit", o->emit, "stage to print: tokens, ast, python or loops")
       ->check(CLI::IsMember({"tokens", "ast", "python", "loops", "loops-source"}));
   sub.add_option("--reference", o->reference, "reference .py giving the kernel's argument shapes (--emit loops)");

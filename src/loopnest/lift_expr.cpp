@@ -737,7 +737,8 @@ AValue Lifter::eval_node(const Expr& e) {
         }
         if (i.k == K::Int)
           if (auto item = progression_item(base.items, i.i, ranges())) return *item;
-        fail(e.span, fmt::format("'{}': a tuple indexed by a loop-dependent value", print_expr(e)));
+        fail(e.span, fmt::format("'{}': a {} indexed by a loop-dependent value", print_expr(e),
+                                 base.k == K::List ? "Python list" : "tuple"));
       }
       fail(e.span, fmt::format("the subscript '{}'", print_expr(e)));
     }

@@ -46,6 +46,18 @@ TEST(RewriteCli, ListsSitesAndAppliesOneThatStillPassesTheCheck) {
   EXPECT_EQ(check.json()["correct"], true);
 }
 
+// `parse` names its file as every other command does (`--kernel FILE`), or positionally: one form
+// either way (an outside author's first try was `parse --emit loops --kernel FILE`).
+TEST(RewriteCli, ParseTakesTheKernelFileByNameOrPosition) {
+  TempDir tmp;
+  const std::string kernel = small_silu_kernel(), reference = small_silu_reference();
+  CliRun named = accelopt(tmp.path(), "parse --emit loops --kernel " + kernel + " --reference " + reference);
+  CliRun positional = accelopt(tmp.path(), "parse --emit loops " + kernel + " --reference " + reference);
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_NE(named.out.find("kernel "), std::string::npos) << named.out;
+  EXPECT_EQ(named.out, positional.out);
+}
+
 TEST(RewriteCli, TextListingShowsKeyAndSummary) {
   TempDir tmp;
   CliRun list = accelopt(tmp.path(), "rewrite --kernel " + small_silu_kernel());

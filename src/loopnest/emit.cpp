@@ -364,7 +364,8 @@ class Emitter {
       whole_rest = di.start == IExpr(0) && di.terms.size() == 1 && di.terms[0].axis == static_cast<int>(d) &&
                    di.terms[0].stride == 1 && di.terms[0].affine() && di.terms[0].size == element.shape[d];
     }
-    if (whole_rest) return write ? t.name + "[...]" : t.name;
+    // An item the kernel binds (Tensor::bound_items) is rebound, never written into.
+    if (whole_rest) return write && !t.bound_items ? t.name + "[...]" : t.name;
     std::string out = t.name + "[";
     // Slices only when every dim is one axis (a reshaped item, `ps.reshape((P, 4, P))`, has a dim
     // of two axes: an index grid throughout, slices and grids do not mix).

@@ -62,6 +62,10 @@ struct Tensor {
   // ...) for _ in range(2)]`, multi-buffering): its items along the first dim, `bufs[i % 2]` block
   // `i % 2`; printed as `list_name[index]` (lift_expr.cpp, merge_fresh_tiles).
   bool host_list = false;
+  // A host list whose items the kernel binds to tiles by item assignment (`carry[s] = nl.copy(h)`
+  // after `carry = [0.0] * S`, lift_filled_list.cpp): a whole item is written by binding it, printed
+  // `carry[s] = ...`, never written into (`carry[s][...]`: its first value is a number).
+  bool bound_items = false;
   size_t list_levels() const { return list_loop < 0 ? (host_list ? 1 : 0) : outer_lists.size() + 1; }
   bool on_chip() const { return memory != Memory::Hbm; }
 };

@@ -275,6 +275,9 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     for (const Access* w : writes(*op)) {
       int t = storage_of(k, w->tensor);
       if (defined_inside(t)) {
+        // A list of numbers the row binds to tiles (`carry = [0.0] * S`, Tensor::bound_items): a
+        // copy per row would need the list statement printed again per row, which copies do not.
+        if (k.tensor(t).bound_items) return std::nullopt;
         p.row_tensors.insert(t);
         continue;
       }

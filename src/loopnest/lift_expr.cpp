@@ -126,12 +126,24 @@ Cmp negated(Cmp c) {
 // (AValue::instead). None when the branches are not one number and one tile.
 std::optional<AValue> number_or_tile(const AValue& cond, const AValue& then, const AValue& otherwise) {
   auto is_number = [](const AValue& v) { return v.k == K::Float || (v.k == K::Int && v.i.is_constant()); };
-  bool number_first = is_number(then) && otherwise.k == K::Tile && !otherwise.instead;
-  bool tile_first = then.k == K::Tile && !then.instead && is_number(otherwise);
+  auto same_number = [](const AValue& a, const AValue& b) {
+    return a.k == b.k && (a.k == K::Float ? a.f == b.f && a.type == b.type : a.i == b.i);
+  };
+  const AValue& number = is_number(then) ? then : otherwise;
+  const Cmp cmp = is_number(then) ? cond.cmp : negated(cond.cmp);
+  // A tile that already gives way to this number under this very condition (an item of a list a
+  // loop fills, lift_filled_list.cpp, printed back as `0.0 if c == 0 else carry[s]`): the choice is
+  // the one it carries.
+  auto plain = [&](const AValue& v) {
+    return v.k == K::Tile && (!v.instead || (same_number(*v.instead, number) && v.cl == cond.cl && v.cr == cond.cr &&
+                                             v.cmp == cmp));
+  };
+  bool number_first = is_number(then) && plain(otherwise);
+  bool tile_first = plain(then) && is_number(otherwise);
   if (!number_first && !tile_first) return std::nullopt;
   AValue v = number_first ? otherwise : then;
-  v.instead = std::make_shared<AValue>(number_first ? then : otherwise);
-  v.cl = cond.cl, v.cr = cond.cr, v.cmp = number_first ? cond.cmp : negated(cond.cmp);
+  v.instead = std::make_shared<AValue>(number);
+  v.cl = cond.cl, v.cr = cond.cr, v.cmp = cmp;
   return v;
 }
 
@@ -729,6 +741,9 @@ AValue Lifter::eval_node(const Expr& e) {
         return sequence_slice(base, static_cast<const SliceExpr&>(*s.index), e);
       if (base.k == K::Tuple || base.k == K::List) {
         AValue i = eval(*s.index);
+        // An item of a list of numbers a loop fills with tiles (lift_filled_list.cpp).
+        if (base.k == K::List && s.value->kind == ExprKind::Name)
+          if (auto v = read_filled(static_cast<const NameExpr&>(*s.value).id, base, i, e)) return *v;
         if (i.k == K::Int && i.i.is_constant()) {
           int64_t n = static_cast<int64_t>(base.items.size()), x = i.i.constant();
           if (x < 0) x += n;

@@ -246,6 +246,9 @@ std::optional<AValue> Lifter::host_fold(const Expr& e) {
     if (auto it = env.find(name); it != env.end()) v = &it->second;
     else if (auto g = globals.find(name); g != globals.end()) v = &g->second;
     if (!v) continue;  // a builtin (or a name the interpreter does not know either: no fold)
+    // A list a loop fills with tiles holds numbers only until its items are bound
+    // (lift_filled_list.cpp): never folded as the numbers.
+    if (auto f = filled.find(name); f != filled.end() && f->second.depth == inline_depth) return std::nullopt;
     // A tile only through its shape and dtype: its values are not known at trace time (a tile's
     // truth, comparison or arithmetic is device work, never folded).
     std::optional<std::string> lit =

@@ -737,9 +737,6 @@ namespace {
 
 bool Lifter::whole_access(const Access& a) const { return accesses_whole(k, a); }
 
-namespace {
-
-// The op of `ops` whose result (or created tensor) `v` denotes whole, or null.
 Op* producer(std::vector<Op>& ops, const AValue& v, const Kernel& k) {
   if (ops.empty() || v.k != K::Tile) return nullptr;
   Op& root = ops.back();
@@ -756,8 +753,6 @@ Op* producer(std::vector<Op>& ops, const AValue& v, const Kernel& k) {
   return &root;
 }
 
-}  // namespace
-
 void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   if (s.targets.size() != 1) fail(s.span, "a chained assignment");
   const Expr& target = *s.targets[0];
@@ -766,6 +761,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   AValue v = eval(*s.value);
   if (target.kind == ExprKind::Subscript) {
     auto& sub = static_cast<const SubscriptExpr&>(target);
+    if (bind_filled(s, sub, v, ops, out)) return;
     AValue base = eval(*sub.value);
     if (base.k != K::Tile) fail(target.span, fmt::format("the assignment to '{}'", print_expr(target)));
     Access dst = subscript(base.access, *sub.index, target);
@@ -793,6 +789,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   }
   if (target.kind == ExprKind::Name) {
     const std::string& id = static_cast<const NameExpr&>(target).id;
+    filled.erase(id);  // a new list under the name
     if (carried.count(id)) {
       rebind_carried(s, id, v, producer(ops, v, k), ops);
       out.push_back(ops_node(s, std::move(ops)));
@@ -1072,7 +1069,9 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   auto before = env;
   auto outer_carried = carried;
   for (const auto& [name, t] : carried_here) carried[name] = t;
+  const std::vector<std::string> fills = fill_lists(s);
   block(s.body, n.body);
+  for (const auto& name : fills) filled.at(name).done = true;
   carried = std::move(outer_carried);
   loop_stack.pop_back();
   env.erase(var);

@@ -300,6 +300,40 @@ class Lifter {
   // under it where Python's name would keep the old tile.
   void check_not_alias_of_carried(const nki::Expr& target, const AValue& v) const;
   std::map<std::string, int> carried;  // carried names of the loops being lifted -> their buffer
+  // ---- lists of numbers a loop fills with tiles by item assignment (lift_filled_list.cpp) ----
+  // `carry = [0.0] * S` before a loop whose body reads `carry[s]` and binds `carry[s] = tile`: a
+  // value carried from one iteration to the next through a list item. The list is one on-chip
+  // buffer with a block dim over its items (Tensor::host_list, bound_items), read as the number in
+  // the iterations before its first binding (Operand::number_when) and as the item's tile after.
+  struct ItemShape {
+    std::vector<IExpr> shape;
+    std::string dtype;
+    Memory memory = Memory::Sbuf;
+    IExpr index;              // the item the body binds (of its loop variables)
+    bool one_index = true;    // every binding names that item
+  };
+  struct FilledList {
+    int tensor = -1;
+    int loop = -1;          // the outermost loop that binds its items
+    int depth = 0;          // inline_depth of the scope naming it
+    AValue number;          // the items' value before their first binding
+    IExpr index;            // the item every iteration binds, before it is bound: reads name it
+    std::optional<IExpr> bound_at;  // the item index bound so far in this pass over the body
+    bool done = false;      // the loop has ended: the list's items are the loops' last tiles
+  };
+  std::map<std::string, FilledList> filled;
+  // Probing a loop body (a copy of the lifter, thrown away): the shape of the first tile bound to an
+  // item of each list, by name.
+  std::map<std::string, ItemShape>* fill_probe = nullptr;
+  // Registers the lists of numbers the loop's body fills (probing the body for their tiles' shape);
+  // returns their names.
+  std::vector<std::string> fill_lists(const nki::ForStmt& s);
+  // `name[index]` of such a list: its item's tile (with the number where it is not bound yet); in a
+  // probe, the number. Nullopt when `name` is no such list.
+  std::optional<AValue> read_filled(const std::string& name, const AValue& base, const AValue& index, const nki::Expr& at);
+  // `name[index] = v` of such a list; false when `name` is no such list.
+  bool bind_filled(const nki::AssignStmt& s, const nki::SubscriptExpr& target, const AValue& v, std::vector<Op>& ops,
+                   std::vector<Node>& out);
   // Drops the names the loop `loop` (re)bound to values depending on it (env before it: `before`).
   void forget_loop_bindings(const std::map<std::string, AValue>& before, int loop);
   Node ops_node(const nki::Stmt& s, std::vector<Op> ops);
@@ -308,6 +342,8 @@ class Lifter {
 
 // An abstract value as an operand of an operation.
 Operand to_operand(Lifter& lifter, const AValue& v, const nki::Expr* origin);
+// The op of `ops` whose result (or created tensor) `v` denotes whole, or null.
+Op* producer(std::vector<Op>& ops, const AValue& v, const Kernel& k);
 
 // Canonical module path of an import ("neuronxcc.nki.language" -> "nki.language"); "" if unknown.
 std::string canonical_module(const std::string& dotted);

@@ -109,6 +109,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"block_ndarray_rows.py", arrays({{2, 128, 2, 128}, {2, 128, 1024}})},
       {"nested_helper_rows.py", arrays({{256, 256}, {2, 128, 1024}})},
       {"tuple_helper_rows.py", arrays({{128, 2048}, {64, 2048}, {64, 2048}})},
+      {"paired_halves_api.py", arrays({{128, 2048}, {64, 2048}})},
+      {"paired_halves_unpacked_api.py", arrays({{128, 2048}, {64, 2048}})},
       {"softmax_named_rows.py", arrays({{256, 512}})},
       {"shared_row_operand.py", arrays({{256, 256}, {2, 128, 1024}, {2, 128, 1024}})},
       {"accumulate_rows.py", arrays({{256, 512}, {4, 512}})},

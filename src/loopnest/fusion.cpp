@@ -420,6 +420,9 @@ class PipelinePrep : public Transform {
     std::set<int> expand;     // per-iteration tiles HEAD writes and TAIL reads
     std::set<int> tail_decl;  // per-iteration tiles declared in HEAD but used only in TAIL
     std::set<int> handed;     // what HEAD prepares for TAIL: `expand`, or block buffers indexed by the loop
+    // Slot lists HEAD fills and TAIL reads, one slot per iteration in turn (`pt = pT[kq % 2]`, the
+    // newer API's multi-buffering): each gets a buffer with one slot per iteration instead.
+    std::set<int> slots;
   };
 
   // The tile `op` transposes is written only outside loop `n` (before it: read in every iteration).
@@ -441,6 +444,64 @@ class PipelinePrep : public Transform {
     return op.cls == OpClass::Transpose || (op.api == "nisa.nc_matmul" && symbol_of(op, "is_transpose") == "True");
   }
 
+  // Whether `t` is a list of slots (`pT = [nl.ndarray(...) for _ in range(2)]`) used only inside loop
+  // `n`, always at slot `var % m` of its m slots, written whole by HEAD alone and read by nothing in
+  // HEAD: each iteration fills its slot and TAIL reads it in the same iteration, so after the split
+  // one slot per iteration (a block buffer over the loop) holds what every TAIL iteration reads.
+  static bool rotating_slots(const Kernel& k, const Analysis& an, const Node& n, const std::set<const Node*>& head_nodes,
+                             int t) {
+    const Tensor& tt = k.tensor(t);
+    if (!tt.host_list || tt.memory != Memory::Sbuf || tt.partition_dim != 1 || !tt.shape[0].is_constant() ||
+        tt.list_loop >= 0)
+      return false;
+    const int64_t m = tt.shape[0].constant();
+    const IExpr slot = IExpr::mod(IExpr::var(n.loop), m);
+    auto at_slot = [&](const Access& a) { return !a.dims.empty() && a.dims[0].terms.empty() && a.dims[0].start == slot; };
+    auto whole_slot = [&](const Access& a) {
+      if (a.dims.size() != tt.shape.size()) return false;
+      for (size_t d = 1; d < a.dims.size(); ++d)
+        if (!(a.dims[d].start == IExpr(0)) || a.dims[d].terms.size() != 1 || !a.dims[d].terms[0].affine() ||
+            a.dims[d].terms[0].stride != 1 || !(a.dims[d].terms[0].size == tt.shape[d]))
+          return false;
+      return true;
+    };
+    bool written = false;
+    for (const auto& r : an.ops) {
+      for (const Access* a : writes(r.op())) {
+        if (storage_of(k, a->tensor) != t) continue;
+        if (a->tensor != t || !inside(r.loops, n.loop) || !head_nodes.count(r.node) || !at_slot(*a) || !whole_slot(*a)) return false;
+        written = true;
+      }
+      for (const Access* a : reads(r.op())) {
+        if (storage_of(k, a->tensor) != t) continue;
+        if (a->tensor != t || !inside(r.loops, n.loop) || head_nodes.count(r.node) || !at_slot(*a)) return false;
+      }
+    }
+    for (const auto& other : k.tensors)
+      if (other.id != t && other.role == TensorRole::View && storage_of(k, other.id) == t) return false;
+    // Names bound to a slot sit in the loop's own body.
+    bool outside = false;
+    for_each_node(k.body, [&](const Node& x, const std::vector<int>& loops) {
+      if (x.kind == NodeKind::Meta && x.meta == MetaKind::View && x.view && storage_of(k, x.view->tensor) == t &&
+          !(inside(loops, n.loop) && !loops.empty() && loops.back() == n.loop && at_slot(*x.view)))
+        outside = true;
+    });
+    return written && !outside;
+  }
+
+  // A loop whose body is only transposes (statements of one operation each), none of them frozen.
+  static bool transpose_loop(const Node& x) {
+    if (x.kind != NodeKind::Loop || x.body.empty()) return false;
+    bool any = false;
+    for (const Node& b : x.body) {
+      // Index arithmetic (`kt = kq * 4 + i`) binds no tile.
+      if (b.kind == NodeKind::Meta && b.meta == MetaKind::Binding) continue;
+      if (b.kind != NodeKind::Stmt || b.frozen || b.ops.size() != 1 || !is_transpose(b.ops[0])) return false;
+      any = true;
+    }
+    return any;
+  }
+
   static std::optional<Plan> make_plan(Kernel& k, Node& n) {
     const Loop& loop = k.loops.at(n.loop);
     auto trip = loop.trip();
@@ -454,9 +515,19 @@ class PipelinePrep : public Transform {
     size_t i = 0;
     for (; i < n.body.size(); ++i) {
       Node& x = n.body[i];
-      if (x.kind == NodeKind::Loop || x.kind == NodeKind::If || x.kind == NodeKind::Inline || x.frozen) return std::nullopt;
+      if (x.kind == NodeKind::If || x.kind == NodeKind::Inline || x.frozen) return std::nullopt;
+      // A loop of transposes (`for i in range(4): nc_transpose(dst=tp[:, i*P:(i+1)*P], data=s[...])`:
+      // several blocks into one PSUM bank, copied out by one instruction) is one transpose step.
+      std::vector<Op*> step;
+      if (x.kind == NodeKind::Loop) {
+        if (!transpose_loop(x)) return std::nullopt;
+        ops_of(x, step);
+      } else {
+        for (auto& op : x.ops) step.push_back(&op);
+      }
       bool transpose = false, made_before = false;
-      for (const auto& op : x.ops) {
+      for (const Op* opp : step) {
+        const Op& op = *opp;
         bool from_hbm = op.cls == OpClass::DmaCopy && operand(op, "src") && operand(op, "src")->kind == Operand::Kind::Tile &&
                         !k.tensor(operand(op, "src")->access.tensor).on_chip();
         load = load || op.cls == OpClass::Load || from_hbm;
@@ -473,19 +544,23 @@ class PipelinePrep : public Transform {
     // The copy of the transposed tile out of PSUM, after the declaration of its destination.
     size_t next = p.head;
     auto single = [&](size_t at) { return n.body[at].kind == NodeKind::Stmt && n.body[at].ops.size() == 1; };
-    while (next < n.body.size() && single(next) && n.body[next].ops[0].cls == OpClass::Alloc) ++next;
+    auto view = [&](size_t at) { return n.body[at].kind == NodeKind::Meta && n.body[at].meta == MetaKind::View; };
+    while (next < n.body.size() && (view(next) || (single(next) && n.body[next].ops[0].cls == OpClass::Alloc))) ++next;
     if (next < n.body.size() && single(next) && n.body[next].ops[0].cls == OpClass::Copy) p.head = next + 1;
     if (p.head >= n.body.size()) return std::nullopt;
     // Who touches what, per half.
     Analysis an(k);
     std::set<const Node*> head_nodes;
-    for (size_t h = 0; h < p.head; ++h) head_nodes.insert(&n.body[h]);
+    for (size_t h = 0; h < p.head; ++h) {
+      head_nodes.insert(&n.body[h]);
+      for_each_node(n.body[h].body, [&](const Node& x, const std::vector<int>&) { head_nodes.insert(&x); });
+    }
     std::vector<const OpRef*> head, tail;
     bool matmul = false;
     for (const auto& r : an.ops) {
       if (!inside(r.loops, n.loop)) continue;
       if (r.node->frozen) return std::nullopt;
-      if (r.loops.back() == n.loop && head_nodes.count(r.node)) head.push_back(&r);
+      if (head_nodes.count(r.node)) head.push_back(&r);
       else tail.push_back(&r);
       if (!head_nodes.count(r.node) && r.op().cls == OpClass::Matmul && !is_transpose(r.op())) matmul = true;
     }
@@ -499,6 +574,9 @@ class PipelinePrep : public Transform {
       for (const Access* a : reads(r->op())) tail_touch.insert(storage_of(k, a->tensor));
       for (const Access* a : writes(r->op())) tail_touch.insert(storage_of(k, a->tensor));
     }
+    for (const OpRef* h : head)
+      for (const Access* w : writes(h->op()))
+        if (rotating_slots(k, an, n, head_nodes, storage_of(k, w->tensor))) p.slots.insert(storage_of(k, w->tensor));
     for (const OpRef* h : head) {
       if (is_declaration(h->op())) {
         int t = h->op().dst ? h->op().dst->tensor : -1;
@@ -521,6 +599,7 @@ class PipelinePrep : public Transform {
           if (sx != storage_of(k, y.tensor)) return false;
           const Tensor& tt = k.tensor(sx);
           if (tt.scope_loop == n.loop && tt.on_chip() && tt.role != TensorRole::View) return false;  // decided below
+          if (p.slots.count(sx)) return false;  // one slot per iteration after the split
           return !same_iteration_only(x, y, n.loop);
         };
         for (const Access* w : writes(h->op())) {
@@ -561,11 +640,22 @@ class PipelinePrep : public Transform {
     }
     for (size_t h = 0; h < p.head; ++h) {
       const Node& x = n.body[h];
-      if (x.kind == NodeKind::Meta && x.meta == MetaKind::View) return std::nullopt;
+      // A name for a slot of a list of buffers (`tp = tps[kq % 2]`) stays with HEAD; TAIL must not
+      // name it (its statements would lose the binding).
+      if (x.kind == NodeKind::Meta && x.meta == MetaKind::View) {
+        bool named_in_tail = x.binds.empty();
+        for (size_t t = p.head; t < n.body.size() && !named_in_tail; ++t)
+          for_each_node(std::vector<Node>{n.body[t]}, [&](const Node& y, const std::vector<int>&) {
+            for (const auto& name : x.binds) named_in_tail = named_in_tail || mentions(k, y, name);
+          });
+        if (x.view && p.slots.count(storage_of(k, x.view->tensor))) named_in_tail = false;  // TAIL's reads are reprinted
+        if (named_in_tail) return std::nullopt;
+      }
     }
     // Something HEAD prepares must reach TAIL (a tile to expand, or a block buffer already indexed
     // by the loop, as the legacy style writes them).
     p.handed = p.expand;
+    p.handed.insert(p.slots.begin(), p.slots.end());
     for (const OpRef* h : head)
       for (const Access* w : writes(h->op()))
         for (const OpRef* t : tail)
@@ -691,6 +781,49 @@ class PipelinePrep : public Transform {
       if (value || !declared) {
         if (!declared) outer_decls.push_back(declaration_node(k, t));
       }
+    }
+    // Slot lists: a new buffer with one slot per iteration takes every access.
+    for (int t : p.slots) {
+      Tensor nt = k.tensor(t);
+      nt.host_list = false;
+      nt.list_name.clear();
+      nt.name = fresh_loop_var(k, (nt.name.empty() ? std::string("slots") : nt.name) + "_all");
+      nt.label.clear();
+      nt.dim_text.clear();
+      nt.shape[0] = trip;
+      nt.scope_loop = parent;
+      nt.role = TensorRole::Buffer;
+      const int made = add_tensor(k, std::move(nt));
+      auto retarget = [&](std::vector<Node>& nodes, int var) {
+        for_each_node(nodes, [&](Node& x, const std::vector<int>&) {
+          if (x.kind == NodeKind::Meta) return;
+          bool touched = false;
+          auto fix = [&](Access& a) {
+            if (a.tensor != t) return;
+            a.tensor = made;
+            a.dims[0] = DimIndex{IExpr::var(var), {}};
+            touched = true;
+          };
+          for (auto& op : x.ops) {
+            if (op.dst && op.dst->tensor == t) {
+              fix(*op.dst);
+              op.dst_origin = nullptr;
+            }
+            for (auto& a : op.args)
+              if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) {
+                fix(a.value.access);
+                a.value.origin = nullptr;
+              }
+          }
+          if (touched) {
+            x.dirty = true;
+            x.patch.clear();
+          }
+        });
+      };
+      retarget(head, l);
+      retarget(tail, second.id);
+      outer_decls.push_back(declaration_node(k, made));
     }
     Node loop2;
     loop2.kind = NodeKind::Loop;

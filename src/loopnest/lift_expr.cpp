@@ -1165,7 +1165,10 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
   // One generator over a constant range without condition: the item as an expression of its
   // index too (AValue::per_item), when the element evaluates that way to every item.
   const bool computes_tiles = !item_nodes.empty();
-  if (computes_tiles && c.kind == ExprKind::ListComp) merge_fresh_tiles(items, item_nodes);
+  // A generator too: `bufs = tuple(nl.ndarray(...) for _ in range(4))`, unpacked later by a helper
+  // (`X, XS, C2, S2 = bufs`), is the list of buffers `bufs` whose items print as `bufs[1]`.
+  if (computes_tiles && (c.kind == ExprKind::ListComp || c.kind == ExprKind::GeneratorExp) && &c != unpacked_comprehension)
+    merge_fresh_tiles(items, item_nodes);
   if (computes_tiles) {
     if (!current_ops) fail(c.span, "a comprehension computing tiles outside a statement of the kernel");
     pending_inline.push_back({kComprehensionHelper, std::move(item_nodes), current_ops->size()});

@@ -758,7 +758,26 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   const Expr& target = *s.targets[0];
   std::vector<Op> ops;
   current_ops = &ops;
-  AValue v = eval(*s.value);
+  const nki::Expr* outer_unpacked = unpacked_comprehension;
+  unpacked_comprehension = nullptr;
+  if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
+    const Expr* made = s.value.get();
+    if (made->kind == ExprKind::Call) {  // `tuple(<generator>)`, `list(<comprehension>)`
+      auto& call = static_cast<const CallExpr&>(*made);
+      bool wraps = call.func->kind == ExprKind::Name && call.args.size() == 1 && call.keywords.empty() &&
+                   (static_cast<const NameExpr&>(*call.func).id == "tuple" || static_cast<const NameExpr&>(*call.func).id == "list");
+      made = wraps ? call.args[0].get() : nullptr;
+    }
+    if (made && (made->kind == ExprKind::ListComp || made->kind == ExprKind::GeneratorExp)) unpacked_comprehension = made;
+  }
+  AValue v;
+  try {
+    v = eval(*s.value);
+  } catch (...) {
+    unpacked_comprehension = outer_unpacked;
+    throw;
+  }
+  unpacked_comprehension = outer_unpacked;
   if (target.kind == ExprKind::Subscript) {
     auto& sub = static_cast<const SubscriptExpr&>(target);
     if (bind_filled(s, sub, v, ops, out)) return;
@@ -801,7 +820,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
       // The helper's result is known by this name from here on (its own name is local to it).
       if (v.k == K::Tile && whole_access(v.access)) k.tensor(v.access.tensor).name = id;
       // A list of fresh tiles made by a comprehension (Tensor::host_list) is printed by its name.
-      if (v.k == K::List && !v.items.empty() && v.items[0].k == K::Tile) {
+      if ((v.k == K::List || v.k == K::Tuple) && !v.items.empty() && v.items[0].k == K::Tile) {
         Tensor& t = k.tensor(v.items[0].access.tensor);
         if (t.host_list && t.list_name.empty()) t.list_name = t.name = id;
       }

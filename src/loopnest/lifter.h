@@ -204,6 +204,11 @@ class Lifter {
     size_t ops_before = 0;
   };
   std::vector<PendingInline> pending_inline;
+  // The comprehension a statement unpacks into names as it is made (`a, b = [nl.ndarray(...) for
+  // ...]`, or the argument of `tuple(...)` / `list(...)` there): its fresh tiles stay one tensor per
+  // item, each named by its target, instead of one tensor with the items along a dim the text
+  // never names. A comprehension returned by a helper the statement calls is not it.
+  const nki::Expr* unpacked_comprehension = nullptr;
   int inline_depth = 0;
   // grid: the SPMD launch grid of `f[g0, g1](...)` (its sizes), empty for a plain call. The
   // launch lifts as parallel loops over the program ids around the helper's body.

@@ -167,6 +167,9 @@ const std::map<std::string, Affinity>& affinities() {
       // (each reads the region back) and the per-chunk PSUM copies go (usr_splitk_dma_accumulate:
       // DMA 3.32 us busy, three copies on ACT).
       {"rmw_to_psum", {2.0, {{"dma_bound", 2}, {"act_busy", 1.3}, {"latency_bound", 1.3}}}},
+      // A region read from HBM twice in one block (a table duplicated onto both partition halves),
+      // copied on chip the second time: DMA bytes for one engine pass (reuse_loaded.cpp).
+      {"reuse_loaded", {2.0, {{"dma_bound", 2}, {"rereads_inputs", 2}, {"narrow_dma", 1.5}}}},
   };
   return table;
 }

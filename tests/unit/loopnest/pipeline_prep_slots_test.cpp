@@ -1,0 +1,40 @@
+// pipeline_prep (src/loopnest/fusion.cpp) on a loop whose preparation is a loop of transposes into
+// one PSUM tile, copied out into a rotating slot of a list of buffers (`pt = p_slots[b % 2]`):
+// before session 21 neither was accepted (a loop in HEAD, a slot shared by iterations b and b + 2),
+// and an ISA-level attention kernel written that way had no site. The copies now land in a buffer
+// with one slot per iteration. That the site keeps the result is
+// LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/slotted_pv_blocks.py).
+#include <gtest/gtest.h>
+
+#include "corpus.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
+
+namespace {
+
+using loopnest_test::arrays;
+using loopnest_test::read;
+using loopnest_test::source_dir;
+
+TEST(PipelinePrepSlots, TransposeGroupsCopiedIntoRotatingSlotsGetOneSlotPerIteration) {
+  const auto args = arrays({{128, 2048}, {2048, 64}});
+  std::string path = source_dir() + "/tests/kernels/slotted_pv_blocks.py";
+  std::string text = read(path);
+  loopnest::Kernel form = loopnest::lift_source(path, text, args);
+  const loopnest::Site* prep = nullptr;
+  auto sites = loopnest::find_sites(form);
+  for (const auto& s : sites)
+    if (s.transform == "pipeline_prep") prep = &s;
+  ASSERT_TRUE(prep) << "no pipeline_prep site";
+  EXPECT_EQ(prep->params.at("source"), "on_chip");
+  std::string after = loopnest::apply_site(path, text, args, *prep);
+  EXPECT_NE(after.find("p_slots_all = nl.ndarray(shape=(4, nl.par_dim(128), 512)"), std::string::npos) << after;
+  EXPECT_NE(after.find("p_slots_all[b, :, :] = nl.copy(tp)"), std::string::npos) << after;
+  EXPECT_NE(after.find("acc += nisa.nc_matmul(p_slots_all[b, :, 128*i:128*i + 128]"), std::string::npos) << after;
+  // The transposes and the matmuls in two loops over b.
+  size_t first = after.find("for b in nl.affine_range(4):");
+  ASSERT_NE(first, std::string::npos) << after;
+  EXPECT_NE(after.find("for b in nl.affine_range(4):", first + 1), std::string::npos) << after;
+}
+
+}  // namespace

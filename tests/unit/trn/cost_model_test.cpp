@@ -79,6 +79,14 @@ TEST(TrnCost, AnFp32OperandOfOnesAndZerosHalvesTheFp32Factor) {
   auto broadcast = matmul(128, 512, 4);
   broadcast.stationary_onezero = true;
   EXPECT_EQ(trn::instruction_cycles(broadcast, trn1()), 2u * 512);
+  // A partition broadcast is that matmul with the compiler's ones as the flagged stationary (ARCH2:
+  // "partition broadcast = matmul with a ones row (is_stationary_onezero=True)"): the record carries
+  // only the data row, whose type the ones take.
+  auto row_broadcast = inst(trn::Opcode::Broadcast, trn::Engine::Tensor, {tile(512)}, {tile(512, 4, trn::BufferKind::Psum)});
+  row_broadcast.inputs[0].partitions = 1;
+  EXPECT_EQ(trn::instruction_cycles(row_broadcast, trn1()), 2u * 512);
+  auto row_broadcast16 = inst(trn::Opcode::Broadcast, trn::Engine::Tensor, {tile(512, 2)}, {tile(512, 4, trn::BufferKind::Psum)});
+  EXPECT_EQ(trn::instruction_cycles(row_broadcast16, trn1()), 512u);
   // A flag on a 16-bit operand changes nothing; the rule can be switched off.
   auto narrow = matmul(128, 512, 2);
   narrow.moving_onezero = true;
@@ -86,6 +94,7 @@ TEST(TrnCost, AnFp32OperandOfOnesAndZerosHalvesTheFp32Factor) {
   trn::ArchConfig off = trn1();
   off.onezero_halves_fp32 = false;
   EXPECT_EQ(trn::instruction_cycles(broadcast, off), 4u * 512);
+  EXPECT_EQ(trn::instruction_cycles(row_broadcast, off), 4u * 512);
 }
 
 TEST(TrnCost, ElementwiseFormulasWithFloor) {

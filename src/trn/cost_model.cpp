@@ -279,6 +279,14 @@ double instruction_ns(const InstructionInfo& inst, const ArchConfig& arch) {
   return double(instruction_cycles(inst, arch)) / engine_ghz(inst.engine, arch);
 }
 
+double small_static_ns(const InstructionInfo& inst, const ArchConfig& arch) {
+  if (!arch.small_instruction_elements) return 0;
+  if (inst.engine == Engine::Tensor || inst.engine == Engine::Sync || inst.engine == Engine::Dma) return 0;
+  if (free_size(inst) >= arch.small_instruction_elements) return 0;
+  const uint32_t static_cycles = inst.engine == Engine::Scalar ? arch.scalar_static_overhead : arch.static_overhead;
+  return double(static_cycles) / engine_ghz(inst.engine, arch);
+}
+
 double fixed_overhead_ns(const InstructionInfo& inst, const ArchConfig& arch) {
   if (inst.engine == Engine::Tensor || inst.engine == Engine::Sync || inst.engine == Engine::Dma) return 0;
   // One access request exposed: the operand the instruction waited on (ArchConfig).

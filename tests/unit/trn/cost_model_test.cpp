@@ -420,3 +420,19 @@ TEST(TrnHazards, AnIndirectAccessMayTouchAnyRowOfItsTensor) {
   scatter.indirect = true;
   EXPECT_TRUE(trn::Region::of(scatter).overlaps(trn::Region::of(far)));
 }
+
+TEST(TrnCost, SmallInstructionStaticOverheadIsASwitchOffByDefault) {
+  // ARCH2: about 100 cycles of static overhead for back-to-back instructions with N << 128. The
+  // model charges it to waiting instructions only (fixed_overhead_ns); the switch charges it to
+  // every instruction below the threshold as streaming time (docs/simulator.md, session-21 audit).
+  auto tiny = inst(trn::Opcode::TensorScalar, trn::Engine::Vector, {tile(8)}, {tile(8)});
+  auto big = inst(trn::Opcode::TensorScalar, trn::Engine::Vector, {tile(512)}, {tile(512)});
+  EXPECT_EQ(trn1().small_instruction_elements, 0u);
+  EXPECT_EQ(trn::small_static_ns(tiny, trn1()), 0.0);
+  trn::ArchConfig on = trn1();
+  on.small_instruction_elements = 64;
+  EXPECT_DOUBLE_EQ(trn::small_static_ns(tiny, on), on.static_overhead / on.vector_ghz);
+  EXPECT_EQ(trn::small_static_ns(big, on), 0.0);
+  auto act = inst(trn::Opcode::Activation, trn::Engine::Scalar, {tile(1)}, {tile(1)});
+  EXPECT_DOUBLE_EQ(trn::small_static_ns(act, on), on.scalar_static_overhead / on.scalar_ghz);
+}

@@ -158,6 +158,7 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
       {"mm_init_latency", &ArchConfig::mm_init_latency},
       {"min_ii", &ArchConfig::min_ii},
       {"static_overhead", &ArchConfig::static_overhead},
+      {"small_instruction_elements", &ArchConfig::small_instruction_elements},
       {"scalar_static_overhead", &ArchConfig::scalar_static_overhead},
       {"access_overhead", &ArchConfig::access_overhead},
       {"pe_latency", &ArchConfig::pe_latency},

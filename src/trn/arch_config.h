@@ -52,6 +52,13 @@ struct ArchConfig {
   // number, dependent 1-element activations at an II of 264 cycles (PERF Opt #5a), leaves
   // 264 - MIN_II - 60 = 140 cycles.
   uint32_t static_overhead = 100;
+  // ARCH2's static overhead applies to back-to-back instructions "with N << 128 or each depending
+  // on the previous one"; the model charges it to waiting instructions only (fixed_overhead_ns).
+  // When non-zero, an instruction streaming fewer elements per partition than this pays the
+  // static overhead as streaming time, waiting or not. Off (0): no threshold for "N << 128" is
+  // published, and at 64 the Mamba v3 entries move away from the device (trn1 median 0.05448 ->
+  // 0.05608, docs/simulator.md, session-21 audit). Kept as a switch (`--set`) for the experiment.
+  uint32_t small_instruction_elements = 0;
   uint32_t scalar_static_overhead = 140;
   uint32_t access_overhead = 60;
   uint32_t gpsimd_start = 150;      // GPSIMD_START (ISA iota/affine_select)

@@ -76,8 +76,14 @@ MatmulDims matmul_dims(const InstructionInfo& inst) {
 
 // Whether an fp32 operand of a matmul is one the kernel marked as holding only ones and zeros
 // (is_stationary_onezero / is_moving_onezero; inputs are ordered stationary, moving).
+// A partition broadcast is that matmul too: the data row (moving) against a row of ones the
+// compiler makes, flagged is_stationary_onezero (ARCH2: "partition broadcast = matmul with a ones
+// row (`is_stationary_onezero=True`; `broadcast_to` along partitions lowers to this)",
+// trainium-performance.md 1.4). The record carries only the data row; the ones take its type (an
+// fp32 matmul needs both operands fp32), so fp32 data means an fp32 ones operand, flagged.
 bool fp32_onezero(const InstructionInfo& inst) {
   const auto& in = inst.inputs;
+  if (inst.opcode == Opcode::Broadcast) return any_fp32(in);
   return (inst.stationary_onezero && !in.empty() && in[0].fp32) ||
          (inst.moving_onezero && in.size() >= 2 && in[1].fp32);
 }
@@ -271,6 +277,14 @@ uint64_t instruction_cycles(const InstructionInfo& inst, const ArchConfig& arch)
 
 double instruction_ns(const InstructionInfo& inst, const ArchConfig& arch) {
   return double(instruction_cycles(inst, arch)) / engine_ghz(inst.engine, arch);
+}
+
+double small_static_ns(const InstructionInfo& inst, const ArchConfig& arch) {
+  if (!arch.small_instruction_elements) return 0;
+  if (inst.engine == Engine::Tensor || inst.engine == Engine::Sync || inst.engine == Engine::Dma) return 0;
+  if (free_size(inst) >= arch.small_instruction_elements) return 0;
+  const uint32_t static_cycles = inst.engine == Engine::Scalar ? arch.scalar_static_overhead : arch.static_overhead;
+  return double(static_cycles) / engine_ghz(inst.engine, arch);
 }
 
 double fixed_overhead_ns(const InstructionInfo& inst, const ArchConfig& arch) {

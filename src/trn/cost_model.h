@@ -22,6 +22,9 @@ double instruction_ns(const InstructionInfo& inst, const ArchConfig& arch);
 // static overhead plus the per-access overhead of each tensor operand (ArchConfig). An
 // instruction whose inputs were ready while its engine was still busy hides it (0 on TensorE,
 // whose pipeline latency is result_latency_ns).
+// The static overhead an instruction below ArchConfig::small_instruction_elements pays while
+// streaming (0 when the switch is off, for other engines and larger instructions).
+double small_static_ns(const InstructionInfo& inst, const ArchConfig& arch);
 double fixed_overhead_ns(const InstructionInfo& inst, const ArchConfig& arch);
 
 // Result latency in ns of an instruction on `engine` after its streaming ends (TensorE only).

@@ -132,6 +132,7 @@ void Simulator::Impl::add_instruction(const Record& r) {
   } else {
     op.compute_ns = instruction_ns(inst, arch);
     op.fixed_ns = fixed_overhead_ns(inst, arch);
+    if (double s = small_static_ns(inst, arch); s > 0) op.compute_ns += s, op.fixed_ns -= s;
     if (inst.opcode == Opcode::Activation) op.activation_func = inst.activation_func;
   }
   op.fp32_passes = inst.engine == Engine::Tensor &&
@@ -142,6 +143,7 @@ void Simulator::Impl::add_instruction(const Record& r) {
     other.engine = inst.engine == Engine::Vector ? Engine::Scalar : Engine::Vector;
     op.alternate_ns = instruction_ns(other, arch);
     op.alternate_fixed_ns = fixed_overhead_ns(other, arch);
+    if (double s = small_static_ns(other, arch); s > 0) op.alternate_ns += s, op.alternate_fixed_ns -= s;
   }
   if (op.pos == options.probe_instruction) {
     const double f = options.probe_factor;

@@ -139,6 +139,14 @@ const Pair kPairs[] = {
     // implicit one was free (session 18).
     {"implicit_partition_broadcast_vs_broadcast_to", "rowbcast.ref.py", "rowbcast_implicit.py",
      "rowbcast_broadcast_to.py", 0.001},
+    // broadcast_to against the instruction ARCH2 says it lowers to, written out: the matmul of the
+    // row (moving) with a row of ones flagged is_stationary_onezero. Until session 21 the flag of the
+    // written-out matmul halved its fp32 rate ("may give 2x better performance when that operand is
+    // FP32", ISA nc_matmul) and the compiler's own ones did not: broadcast_to simulated 22.08 against
+    // 18.61 us on trn1 (23.43 / 19.06 us trn2): rewriting it as the ones-matmul looked like a 1.19x
+    // (1.23x) gain for the same instruction. The written-out ones are one memset more.
+    {"broadcast_to_vs_onezero_ones_matmul", "rowbcast.ref.py", "rowbcast_broadcast_to.py", "rowbcast_ones_matmul.py",
+     0.02},
     // The same row as nl.where's `y` (7.6: an element-wise select, broadcast like the other nl.*
     // APIs, 3.7): the implicit one was free there until session 19.
     {"where_implicit_partition_broadcast_vs_broadcast_to", "rowwhere.ref.py", "rowwhere_implicit.py",

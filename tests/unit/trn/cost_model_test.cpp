@@ -79,6 +79,14 @@ TEST(TrnCost, AnFp32OperandOfOnesAndZerosHalvesTheFp32Factor) {
   auto broadcast = matmul(128, 512, 4);
   broadcast.stationary_onezero = true;
   EXPECT_EQ(trn::instruction_cycles(broadcast, trn1()), 2u * 512);
+  // A partition broadcast is that matmul with the compiler's ones as the flagged stationary (ARCH2:
+  // "partition broadcast = matmul with a ones row (is_stationary_onezero=True)"): the record carries
+  // only the data row, whose type the ones take.
+  auto row_broadcast = inst(trn::Opcode::Broadcast, trn::Engine::Tensor, {tile(512)}, {tile(512, 4, trn::BufferKind::Psum)});
+  row_broadcast.inputs[0].partitions = 1;
+  EXPECT_EQ(trn::instruction_cycles(row_broadcast, trn1()), 2u * 512);
+  auto row_broadcast16 = inst(trn::Opcode::Broadcast, trn::Engine::Tensor, {tile(512, 2)}, {tile(512, 4, trn::BufferKind::Psum)});
+  EXPECT_EQ(trn::instruction_cycles(row_broadcast16, trn1()), 512u);
   // A flag on a 16-bit operand changes nothing; the rule can be switched off.
   auto narrow = matmul(128, 512, 2);
   narrow.moving_onezero = true;
@@ -86,6 +94,7 @@ TEST(TrnCost, AnFp32OperandOfOnesAndZerosHalvesTheFp32Factor) {
   trn::ArchConfig off = trn1();
   off.onezero_halves_fp32 = false;
   EXPECT_EQ(trn::instruction_cycles(broadcast, off), 4u * 512);
+  EXPECT_EQ(trn::instruction_cycles(row_broadcast, off), 4u * 512);
 }
 
 TEST(TrnCost, ElementwiseFormulasWithFloor) {
@@ -410,4 +419,20 @@ TEST(TrnHazards, AnIndirectAccessMayTouchAnyRowOfItsTensor) {
   EXPECT_FALSE(trn::Region::of(scatter).overlaps(trn::Region::of(far)));
   scatter.indirect = true;
   EXPECT_TRUE(trn::Region::of(scatter).overlaps(trn::Region::of(far)));
+}
+
+TEST(TrnCost, SmallInstructionStaticOverheadIsASwitchOffByDefault) {
+  // ARCH2: about 100 cycles of static overhead for back-to-back instructions with N << 128. The
+  // model charges it to waiting instructions only (fixed_overhead_ns); the switch charges it to
+  // every instruction below the threshold as streaming time (docs/simulator.md, session-21 audit).
+  auto tiny = inst(trn::Opcode::TensorScalar, trn::Engine::Vector, {tile(8)}, {tile(8)});
+  auto big = inst(trn::Opcode::TensorScalar, trn::Engine::Vector, {tile(512)}, {tile(512)});
+  EXPECT_EQ(trn1().small_instruction_elements, 0u);
+  EXPECT_EQ(trn::small_static_ns(tiny, trn1()), 0.0);
+  trn::ArchConfig on = trn1();
+  on.small_instruction_elements = 64;
+  EXPECT_DOUBLE_EQ(trn::small_static_ns(tiny, on), on.static_overhead / on.vector_ghz);
+  EXPECT_EQ(trn::small_static_ns(big, on), 0.0);
+  auto act = inst(trn::Opcode::Activation, trn::Engine::Scalar, {tile(1)}, {tile(1)});
+  EXPECT_DOUBLE_EQ(trn::small_static_ns(act, on), on.scalar_static_overhead / on.scalar_ghz);
 }

@@ -335,6 +335,13 @@ class Emitter {
         block(n.orelse, depth, out);
         return;
       }
+      // `elif c:` after the guard: the chain as written, the statements after it at the if's depth.
+      if (elif_of(i) && !n.orelse.empty() && n.orelse.front().kind == NodeKind::If &&
+          n.orelse.front().origin == i.orelse.front().get()) {
+        elif_node_ = &n.orelse.front();
+        block(n.orelse, depth, out);
+        return;
+      }
     } else if (n.body.empty()) {
       out += indent(depth + 1) + "pass\n";
     }

@@ -6,6 +6,8 @@
 //                       "feeds" (engine families) where the loop-nest form says where the move saves time
 //   --entry NAME        the function of the file to rewrite, as `eval --entry` names the one to run
 //                       (the same default and errors: a file with several kernels needs it)
+//   --arch trn1|trn2    the target whose nisa.get_nc_version() the loop-nest form is lifted for (a
+//                       kernel branching on it is rewritten in that target's branch); default trn1
 //   --reference REF     the task reference giving the kernel's argument shapes, for the sites of
 //                       the loop-nest form (default: the reference its file name has in a
 //                       benchmark directory, as `accelopt parse --emit loops` finds it)
@@ -33,13 +35,14 @@ struct RewriteOptions {
   std::vector<std::string> apply;
   std::string transform;  // list only this transformation's sites
   std::string reference;
+  std::string arch = "trn1";
   bool json = false;
   std::vector<loopnest::ArgSpec> args;
 };
 
 int list_sites(const std::string& text, const RewriteOptions& o) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& site : agents::builtin::find_sites(text, o.args, o.entry)) {
+  for (const auto& site : agents::builtin::find_sites(text, o.args, o.entry, agents::builtin::nc_version_of(o.arch))) {
     if (!o.transform.empty() && site.transform != o.transform) continue;
     if (o.json) {
       nlohmann::json j = {{"key", site.key()}, {"transform", site.transform}, {"params", site.params},
@@ -54,7 +57,8 @@ int list_sites(const std::string& text, const RewriteOptions& o) {
   // Sites inside helper functions need the helpers opened: say what stopped that.
   if (!o.args.empty()) {
     try {
-      if (auto why = loopnest::helpers_stay_closed(loopnest::lift_source(o.kernel, text, o.args, o.entry)))
+      if (auto why = loopnest::helpers_stay_closed(loopnest::lift_source(o.kernel, text, o.args, o.entry,
+                                                                               agents::builtin::nc_version_of(o.arch))))
         fmt::print(stderr, "accelopt: note: {}: the helpers called in its loops stay closed (no site inside them): {}\n",
                    o.kernel, *why);
     } catch (const loopnest::LiftError&) {
@@ -72,7 +76,7 @@ int apply_sites(std::string text, const RewriteOptions& o) {
       return 1;
     }
     try {
-      text = agents::builtin::apply_site(text, *site, o.args, o.entry);
+      text = agents::builtin::apply_site(text, *site, o.args, o.entry, agents::builtin::nc_version_of(o.arch));
     } catch (const agents::builtin::RewriteError& e) {
       fmt::print(stderr, "accelopt: error: {}: cannot apply '{}': {}\n", o.kernel, key, e.what());
       return 1;
@@ -106,6 +110,8 @@ cli::RunFn setup_rewrite(CLI::App& sub) {
   sub.add_option("--apply", o->apply, "site key to apply (repeat to apply several in order)");
   sub.add_option("--transform", o->transform, "list only the sites of this transformation");
   sub.add_flag("--json", o->json, "list the sites as JSON");
+  sub.add_option("--arch", o->arch, "target whose nisa.get_nc_version() the loop-nest form takes: trn1 or trn2")
+      ->check(CLI::IsMember({"trn1", "trn2"}));
   sub.add_option("--reference", o->reference, "task reference giving the kernel's argument shapes (loop-nest sites)");
   return [o] { return run_rewrite(*o); };
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <fmt/core.h>
 
@@ -93,6 +94,7 @@ class Emitter {
 
   std::string run() {
     std::string out;
+    tail_ = false;
     std::string imports = missing_imports();
     for (uint32_t l = 1; l < first_; ++l) {
       out += line(l) + "\n";
@@ -197,7 +199,14 @@ class Emitter {
   }
 
   void block(const std::vector<Node>& nodes, int depth, std::string& out) {
-    for (const Node& n : nodes) node(n, depth, out);
+    // tail_: the node is the last the loop around it runs in an iteration (a `continue` there skips
+    // nothing the form runs).
+    bool parent = tail_;
+    for (size_t j = 0; j < nodes.size(); ++j) {
+      tail_ = parent && j + 1 == nodes.size();
+      node(nodes[j], depth, out);
+    }
+    tail_ = parent;
   }
 
   void node(const Node& n, int depth, std::string& out) {
@@ -245,9 +254,14 @@ class Emitter {
         else
           out += indent(depth) + loop_header(k_.loops.at(n.loop)) + "\n";
         if (n.body.empty()) out += indent(depth + 1) + "pass\n";
-        block(n.body, depth + 1, out);
+        {
+          bool saved = std::exchange(tail_, true);
+          block(n.body, depth + 1, out);
+          tail_ = saved;
+        }
         return;
       case NodeKind::If: {
+        if (n.continues) return guard_continue(n, depth, out);
         if (!n.origin) throw EmitError("a new conditional cannot be printed");
         if (n.origin->kind == StmtKind::With) {  // a `with` block: lifted as a block always taken
           copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
@@ -256,12 +270,25 @@ class Emitter {
           return;
         }
         auto& i = static_cast<const IfStmt&>(*n.origin);
-        copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
+        if_header(n, depth, out);
         bool static_cond = n.cond_l.is_constant() && n.cond_r.is_constant();
         bool taken = static_cond && n.cond_l == n.cond_r;  // lifted as `0 == 0` when true
         if (static_cond && !taken) copy_block(i.body, depth + 1, out);
         else block(n.body, depth + 1, out);
         if (i.body.empty() && n.body.empty()) out += indent(depth + 1) + "pass\n";
+        // `elif c:` (the else branch one if whose header the author wrote as elif): the chain as written.
+        if (!i.orelse.empty() && elif_of(i)) {
+          if (static_cond && taken) {
+            copy(leading_.count(i.orelse.front().get()) ? leading_.at(i.orelse.front().get()) : i.orelse.front()->span.line,
+                 last_line(*i.orelse.back()), i.orelse.front()->span.line, depth, out);
+            return;
+          }
+          if (n.orelse.size() == 1 && n.orelse.front().kind == NodeKind::If && n.orelse.front().origin == i.orelse.front().get()) {
+            elif_node_ = &n.orelse.front();
+            node(n.orelse.front(), depth, out);
+            return;
+          }
+        }
         if (!i.orelse.empty()) {
           auto el = else_line(i);
           if (el) copy(*el, *el, n.origin->span.line, depth, out);
@@ -272,6 +299,55 @@ class Emitter {
         return;
       }
     }
+  }
+
+  // The if's else branch is one if statement written `elif c:` (its header line starts so).
+  bool elif_of(const IfStmt& i) const {
+    if (i.orelse.size() != 1 || i.orelse.front()->kind != StmtKind::If) return false;
+    const std::string& l = line(i.orelse.front()->span.line);
+    return l.compare(indent_of(l), 4, "elif") == 0;
+  }
+
+  // An if node's header as written; `elif c:` printed as `if c:` unless it continues the chain of
+  // the if printed just before it (elif_node_).
+  void if_header(const Node& n, int depth, std::string& out) {
+    std::string h;
+    copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, h);
+    bool chained = elif_node_ == &n;
+    elif_node_ = nullptr;
+    size_t at = h.find_first_not_of(' ');
+    if (!chained && at != std::string::npos && h.compare(at, 4, "elif") == 0) h.replace(at, 4, "if");
+    out += h;
+  }
+
+  // `if c: ...; continue` and the statements after it (Node::continues): as the author wrote it when
+  // the if is the last thing its loop runs, else as the if/else the form reads.
+  void guard_continue(const Node& n, int depth, std::string& out) {
+    auto& i = static_cast<const IfStmt&>(*n.origin);
+    bool tail = tail_;
+    if_header(n, depth, out);
+    block(n.body, depth + 1, out);
+    if (tail) {
+      const Stmt& jump = *i.body.back();
+      uint32_t from = leading_.count(&jump) ? leading_.at(&jump) : jump.span.line;
+      copy(from, jump.span.end_line, jump.span.line, depth + 1, out);
+      if (i.orelse.empty()) {
+        block(n.orelse, depth, out);
+        return;
+      }
+      // `elif c:` after the guard: the chain as written, the statements after it at the if's depth.
+      if (elif_of(i) && !n.orelse.empty() && n.orelse.front().kind == NodeKind::If &&
+          n.orelse.front().origin == i.orelse.front().get()) {
+        elif_node_ = &n.orelse.front();
+        block(n.orelse, depth, out);
+        return;
+      }
+    } else if (n.body.empty()) {
+      out += indent(depth + 1) + "pass\n";
+    }
+    out += indent(depth) + "else:\n";
+    if (n.orelse.empty()) out += indent(depth + 1) + "pass\n";
+    block(n.orelse, depth + 1, out);
   }
 
   // The statement (a loop: its header) binds a name with `:=`, which its operations in the form do
@@ -707,6 +783,8 @@ class Emitter {
   std::string base_;
   std::map<const Stmt*, uint32_t> leading_;
   std::set<std::string> needed_;
+  bool tail_ = false;  // the node being printed is the last its loop runs (block)
+  const Node* elif_node_ = nullptr;  // the if node being printed as the `elif` of the one before
   std::set<std::string> names_in_scope_;
   std::map<int, GridName> grid_bindings_;          // the author's grid names, by binding node
   std::map<std::string, std::string> grid_names_;  // grid_key -> name, once its binding is printed

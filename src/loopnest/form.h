@@ -230,6 +230,11 @@ struct Node {
   std::string helper;    // Inline: the helper's name
   size_t inline_split = 0;
   bool frozen = false;  // inside a helper function: a transformation must leave it alone
+  // If: the author's `if c: ...; continue` in a loop's body, the statements after it (and its own
+  // else branch) being `orelse`: the body holds the branch without its `continue`. The form reads
+  // it as the if/else it means; printed back as written (the `continue`, then the rest after the
+  // if) where nothing follows it in the loop's body, as an if/else otherwise (emit.cpp).
+  bool continues = false;
   bool dirty = false;  // printed from the form rather than copied
   // A second or later copy of one authored statement (jam_rows' rows): the comments above the
   // author's statement print above the first copy only.

@@ -642,7 +642,10 @@ std::optional<AValue> Lifter::host_statement(const Stmt& s, std::vector<Node>& o
     // A tile stood in by its shape: what raised is the tile work (or a read of its values) the
     // stand-in cannot do, not the kernel.
     if (!device_read.empty())
-      fail(s.span, fmt::format("{} doing tile work on '{}' (only host code runs at trace time)", what, device_read));
+      fail(s.span, fmt::format("{} doing tile work on '{}' (only host code runs at trace time{})", what, device_read,
+                               s.kind == StmtKind::For ? "; a loop doing tile work lifts a continue only as the last "
+                                                         "statement of an if at the top of its body"
+                                                       : ""));
     fail(s.span, fmt::format("{} that raises for these arguments ({})", what, why));
   }
   Node n = new_node(NodeKind::Meta, s);

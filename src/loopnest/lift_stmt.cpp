@@ -406,6 +406,13 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
       }
       bool jumps = (s->kind == StmtKind::For && has_jump(static_cast<const ForStmt&>(*s).body)) ||
                    (s->kind == StmtKind::While && has_jump(static_cast<const WhileStmt&>(*s).body));
+      if (jumps && s->kind == StmtKind::For) {
+        if (auto returned = jump_loop(static_cast<const ForStmt&>(*s), nodes)) {
+          result = *returned;
+          return true;
+        }
+        continue;
+      }
       if (s->kind == StmtKind::Try || jumps) {  // a helper's `try: return TABLE[key] except KeyError: ...`
         if (auto returned = host_statement(*s, nodes)) {
           result = *returned;
@@ -571,7 +578,8 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
     case StmtKind::AugAssign: aug_assign(static_cast<const AugAssignStmt&>(s), out); return;
     case StmtKind::For:
       if (has_jump(static_cast<const ForStmt&>(s).body)) {  // a search over host values with break
-        if (host_statement(s, out)) fail(s.span, "a return inside a loop of the kernel");
+        if (jump_loop(static_cast<const ForStmt&>(s), out))
+          fail(s.span, "a return inside a loop of the kernel");
         return;
       }
       for_loop(static_cast<const ForStmt&>(s), out);
@@ -669,7 +677,10 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       }
       host_while(static_cast<const WhileStmt&>(s), out);
       return;
-    case StmtKind::Break: case StmtKind::Continue: fail(s.span, "break / continue");
+    case StmtKind::Break: case StmtKind::Continue:
+      fail(s.span, fmt::format("a {} of a loop doing tile work where it is not the last statement of an if at the top "
+                               "of the loop's body (`if c: ...; continue` lifts)",
+                               s.kind == StmtKind::Break ? "break" : "continue"));
     case StmtKind::Raise: fail(s.span, "a raise the kernel reaches for these arguments");
     case StmtKind::Try:
       if (host_statement(s, out)) fail(s.span, "a return inside a try statement of the kernel");
@@ -1050,10 +1061,10 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   if (!s.orelse.empty()) fail(s.span, "a for ... else on a loop of the kernel");
   const std::string& var = static_cast<const NameExpr&>(*s.target).id;
   std::map<std::string, int> carried_here;
-  if (auto name = carried_value(s.body, var)) {
-    // nl.static_range is unrolled while tracing (nki-language.md 5): a name carried from one copy
-    // of the body to the next (Horner's `acc = nl.add(nl.multiply(acc, x), c[k])`) is Python
-    // rebinding, as in a loop over a host sequence, and lifts as one (each copy frozen).
+  // nl.static_range is unrolled while tracing (nki-language.md 5): its copies of the body, each
+  // with the variable a host int, are what the trace runs (host_for lifts them, each copy frozen).
+  std::optional<AValue> copies;
+  {
     IExpr lo = int_of(r.items[0], *s.iter), hi = int_of(r.items[1], *s.iter), st = int_of(r.items[2], *s.iter);
     if (r.range_kind == LoopKind::Static && lo.is_constant() && hi.is_constant() && st.is_constant() &&
         st.constant() != 0) {
@@ -1062,8 +1073,59 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
         if (items.size() > 1024) break;  // host_for refuses it by its size
         items.push_back(AValue::of_int(i));
       }
-      return host_for(s, AValue::of_tuple(std::move(items)), out);
+      copies = AValue::of_tuple(std::move(items));
     }
+  }
+  if (copies && !unrolling_static) {
+    // The body lifts as one loop where it can (the moves see a loop); where it cannot (float
+    // arithmetic on the variable, `nl.add(t, j * 10.0)`, has no integer form) it lifts as the copies.
+    Kernel saved_k = k;
+    auto saved_env = env;
+    auto saved_stack = loop_stack;
+    auto saved_pending = pending_inline;
+    auto saved_ranks = list_ranks;
+    auto saved_depths = list_depth;
+    auto saved_branch = branch_bound;
+    auto saved_carried = carried;
+    int saved_counts[5] = {grid_statements, slice_statements, block_writes, name_writes, guarded};
+    int saved_depth = inline_depth;
+    auto restore = [&] {
+      k = saved_k;
+      env = saved_env;
+      loop_stack = saved_stack;
+      pending_inline = saved_pending;
+      list_ranks = saved_ranks;
+      list_depth = saved_depths;
+      branch_bound = saved_branch;
+      carried = saved_carried;
+      grid_statements = saved_counts[0], slice_statements = saved_counts[1];
+      block_writes = saved_counts[2], name_writes = saved_counts[3], guarded = saved_counts[4];
+      inline_depth = saved_depth;
+    };
+    size_t before = out.size();
+    try {
+      unrolling_static = true;
+      for_loop(s, out);
+      unrolling_static = false;
+      return;
+    } catch (const LiftError& as_loop) {
+      unrolling_static = false;
+      restore();
+      out.resize(before);
+      try {
+        return host_for(s, *copies, out);
+      } catch (const LiftError&) {
+        restore();
+        out.resize(before);
+        throw as_loop;  // the copies fail too: the loop's own error says more
+      }
+    }
+  }
+  unrolling_static = false;
+  if (auto name = carried_value(s.body, var)) {
+    // A name carried from one copy of the body to the next (Horner's `acc = nl.add(nl.multiply(acc,
+    // x), c[k])`) is Python rebinding, as in a loop over a host sequence, and lifts as one.
+    if (copies) return host_for(s, *copies, out);
     // Through an affine or sequential loop the carried tile is a buffer of the form (lift_carry.cpp).
     carried_here = carry_buffers(s, carried_values(s.body, var));
   }
@@ -1089,7 +1151,9 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   auto outer_carried = carried;
   for (const auto& [name, t] : carried_here) carried[name] = t;
   const std::vector<std::string> fills = fill_lists(s);
-  block(s.body, n.body);
+  std::vector<const Stmt*> body;
+  for (const auto& x : s.body) body.push_back(x.get());
+  loop_body(body, n.body);
   for (const auto& name : fills) filled.at(name).done = true;
   carried = std::move(outer_carried);
   loop_stack.pop_back();
@@ -1184,7 +1248,9 @@ bool Lifter::host_for_as_loop(const ForStmt& s, const AValue& seq, std::vector<N
     auto before = env;  // before the target's names are bound: after the loop they are unusable
     bind_target(*s.target, substitute_value(*seq.per_item, kHostIndex, IExpr::var(loop.id)));
     loop_stack.push_back(loop.id);
-    block(s.body, n.body);
+    std::vector<const Stmt*> body;
+    for (const auto& x : s.body) body.push_back(x.get());
+    loop_body(body, n.body);
     loop_stack.pop_back();
     forget_loop_bindings(before, loop.id);
     out.push_back(std::move(n));
@@ -1394,6 +1460,12 @@ void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
   current_ops = &ops;
   AValue t = eval(*s.test);
   if (!ops.empty()) fail(s.test->span, "a condition computed by an operation");
+  out.push_back(if_node(s, std::move(t), [&](std::vector<Node>& o) { block(s.body, o); },
+                        [&](std::vector<Node>& o) { block(s.orelse, o); }));
+}
+
+Node Lifter::if_node(const IfStmt& s, AValue t, const std::function<void(std::vector<Node>&)>& then_part,
+                     const std::function<void(std::vector<Node>&)>& else_part) {
   // A host value as a condition: its Python truth (`if tail:`, `if cfg:`).
   if (t.k != K::Cond)
     if (auto truth = host_truth(t)) t = AValue::of_bool(*truth);
@@ -1407,10 +1479,10 @@ void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
   }
   auto before = env;
   if (t.k == K::Cond) ++guarded;
-  if (t.k != K::Bool || t.b) block(s.body, n.body);
+  if (t.k != K::Bool || t.b) then_part(n.body);
   auto after_then = env;
   env = before;
-  if (t.k != K::Bool || !t.b) block(s.orelse, n.orelse);
+  if (t.k != K::Bool || !t.b) else_part(n.orelse);
   if (t.k == K::Cond) --guarded;
   if (t.k == K::Bool) {
     if (t.b) env = after_then;
@@ -1437,7 +1509,99 @@ void Lifter::if_stmt(const IfStmt& s, std::vector<Node>& out) {
     }
     if (chosen_tile) freeze(n);
   }
-  out.push_back(std::move(n));
+  return n;
+}
+
+std::optional<AValue> Lifter::jump_loop(const ForStmt& s, std::vector<Node>& out) {
+  if (!guard_continues_only(s.body)) return host_statement(s, out);
+  // Host code (a search over a tuple skipping some items) runs at trace time; a loop doing tile work
+  // whose continues guard the rest of its body lifts as a loop (loop_body).
+  auto saved_env = env;
+  size_t before = out.size();
+  try {
+    return host_statement(s, out);
+  } catch (const LiftError&) {
+    env = std::move(saved_env);
+    out.resize(before);
+  }
+  for_loop(s, out);
+  return std::nullopt;
+}
+
+// `for r in range(T): if r == 1: ...; continue` then the rest of the body: Python runs the rest
+// only where the condition is false, which is the if/else the form has a node for (Node::continues).
+// The condition is any the form holds (a comparison of loop-dependent integers, or a host value).
+void Lifter::loop_body(const std::vector<const Stmt*>& stmts, std::vector<Node>& out) {
+  bool outer = reads_branch_bound;
+  for (size_t j = 0; j < stmts.size(); ++j) {
+    const Stmt& s = *stmts[j];
+    reads_branch_bound = false;
+    size_t first = out.size();
+    if (s.kind != StmtKind::If || !guard_continue(static_cast<const IfStmt&>(s))) {
+      statement(s, out);
+    } else {
+      auto& i = static_cast<const IfStmt&>(s);
+      std::vector<Op> ops;
+      current_ops = &ops;
+      AValue t = eval(*i.test);
+      if (!ops.empty()) fail(i.test->span, "a condition computed by an operation");
+      if (t.k != K::Cond)
+        if (auto truth = host_truth(t)) t = AValue::of_bool(*truth);
+      if (t.k == K::Bool && t.b)
+        fail(i.body.back()->span, "a continue taken on every iteration (its condition holds for these arguments: "
+                                  "the statements after it never run)");
+      std::vector<const Stmt*> taken;
+      for (size_t x = 0; x + 1 < i.body.size(); ++x) taken.push_back(i.body[x].get());
+      std::vector<const Stmt*> rest;
+      for (const auto& x : i.orelse) rest.push_back(x.get());
+      for (size_t x = j + 1; x < stmts.size(); ++x) rest.push_back(stmts[x]);
+      Node n = if_node(i, std::move(t), [&](std::vector<Node>& o) { loop_body(taken, o); },
+                       [&](std::vector<Node>& o) { loop_body(rest, o); });
+      n.continues = true;
+      out.push_back(std::move(n));
+      j = stmts.size();  // the rest is the if's
+    }
+    if (!reads_branch_bound) continue;
+    for (size_t x = first; x < out.size(); ++x) freeze(out[x]);
+  }
+  reads_branch_bound = outer;
+}
+
+namespace {
+
+// A break or continue of the loop around the statement (not of a loop nested in it).
+bool own_jump(const Stmt& s) {
+  auto any = [](const Block& b) {
+    for (const auto& x : b)
+      if (own_jump(*x)) return true;
+    return false;
+  };
+  switch (s.kind) {
+    case StmtKind::Break: case StmtKind::Continue: return true;
+    case StmtKind::If: return any(static_cast<const IfStmt&>(s).body) || any(static_cast<const IfStmt&>(s).orelse);
+    case StmtKind::With: return any(static_cast<const WithStmt&>(s).body);
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool guard_continue(const IfStmt& s) {
+  if (s.body.empty() || s.body.back()->kind != StmtKind::Continue) return false;
+  for (size_t j = 0; j + 1 < s.body.size(); ++j)
+    if (own_jump(*s.body[j])) return false;
+  return true;
+}
+
+bool guard_continues_only(const Block& b) {
+  for (const auto& s : b) {
+    if (s->kind == StmtKind::If && guard_continue(static_cast<const IfStmt&>(*s))) {
+      if (!guard_continues_only(static_cast<const IfStmt&>(*s).orelse)) return false;
+      continue;
+    }
+    if (own_jump(*s)) return false;
+  }
+  return true;
 }
 
 // A wrapper whose only tile work is one SPMD launch (`return gated_relu[grid](x, y)`, with host

@@ -2,6 +2,7 @@
 // class that walks the AST. lift.h is the interface.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -90,6 +91,11 @@ bool hashable_key(const AValue& v);
 void dict_put(AValue& d, const AValue& key, const AValue& value);
 // A break or continue in the block (nested blocks included).
 bool has_jump(const nki::Block& b);
+// `if c: ...; continue` whose other statements hold no break / continue of the loop (lift_stmt.cpp).
+bool guard_continue(const nki::IfStmt& s);
+// Every break / continue of the loop whose body is `b` (not of a loop nested in it) ends the body of
+// an `if` at the top of it (guard_continue), or of one at the top of such an if's else branch.
+bool guard_continues_only(const nki::Block& b);
 // Python source for a host value, nullopt for a tile, a grid, a loop-dependent integer (lift_fold.cpp).
 std::optional<std::string> py_literal(const AValue& v);
 // The string an f-string makes of its fields' values (Python sources, py_literal), formatted by the
@@ -268,7 +274,21 @@ class Lifter {
   void assign(const nki::AssignStmt& s, std::vector<Node>& out);
   void aug_assign(const nki::AugAssignStmt& s, std::vector<Node>& out);
   void for_loop(const nki::ForStmt& s, std::vector<Node>& out);
+  // for_loop is lifting a static_range as one loop, its copies being the fallback (set for that
+  // loop's own statement only: a static_range nested in its body gets its own fallback).
+  bool unrolling_static = false;
   void if_stmt(const nki::IfStmt& s, std::vector<Node>& out);
+  // The if node of a test already evaluated (`t`), its branches lifted by then_part / else_part:
+  // names bound differently by the two merged as an `a if c else b` (lift_stmt.cpp).
+  Node if_node(const nki::IfStmt& s, AValue t, const std::function<void(std::vector<Node>&)>& then_part,
+               const std::function<void(std::vector<Node>&)>& else_part);
+  // A loop's body whose `if c: ...; continue` statements (guard_continue) take the statements after
+  // them as their else branch (Node::continues); any other statement as Lifter::block lifts it.
+  void loop_body(const std::vector<const nki::Stmt*>& stmts, std::vector<Node>& out);
+  // A for loop holding break / continue: host code run at trace time (host_statement), or, when it
+  // does tile work and its continues only guard the rest of its body, a loop of the form. The value
+  // a `return` inside it returned; nullopt when it ran to its end or lifted as a loop.
+  std::optional<AValue> jump_loop(const nki::ForStmt& s, std::vector<Node>& out);
   void with_block(const nki::WithStmt& s, std::vector<Node>& out);
   void import(const nki::ImportStmt& s);
   bool depends_on(const AValue& v, int loop) const;

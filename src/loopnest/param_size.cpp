@@ -65,7 +65,7 @@ bool visit_parameter_sizes(Kernel& k, const SiteSink& sink) {
       if (!edited) continue;
       Kernel after;
       try {
-        after = lift_source(k.module->file->path, *edited, *args, k.entry);
+        after = lift_source(k.module->file->path, *edited, *args, k.entry, k.nc_version);
       } catch (const LiftError&) {
         continue;
       }

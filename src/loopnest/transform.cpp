@@ -180,7 +180,7 @@ int unflatten_checked(Kernel& k) {
   Kernel split = k;
   try {
     const int count = unflatten_loops(split);
-    if (count) k = lift_source(k.module->file->path, emit_checked(split, *args), *args, k.entry);
+    if (count) k = lift_source(k.module->file->path, emit_checked(split, *args), *args, k.entry, k.nc_version);
     return count;
   } catch (const TransformError&) {
   } catch (const EmitError&) {
@@ -197,7 +197,7 @@ Kernel reprinted(const Kernel& k) {
   auto args = own_args(k);
   if (!args) throw TransformError("an argument is not an array of known shape");
   try {
-    return lift_source(k.module->file->path, emit_checked(k, *args), *args, k.entry);
+    return lift_source(k.module->file->path, emit_checked(k, *args), *args, k.entry, k.nc_version);
   } catch (const EmitError& e) {
     throw TransformError(e.what());
   } catch (const LiftError& e) {
@@ -280,10 +280,10 @@ std::vector<Site> sites_of(const Kernel& k) {
 }  // namespace
 
 std::string apply_site(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
-                       const Site& site, const std::string& entry) {
+                       const Site& site, const std::string& entry, int nc_version) {
   const Transform* t = find_transform(site.transform);
   if (!t) throw TransformError(fmt::format("unknown transformation '{}'", site.transform));
-  return apply_site(*t, path, text, args, site, entry);
+  return apply_site(*t, path, text, args, site, entry, nc_version);
 }
 
 namespace {
@@ -322,7 +322,7 @@ std::optional<std::string> rebound_size(const Kernel& after, const std::string& 
       edited += (i + 1 == sp.line ? line.substr(0, at) + value->second + line.substr(at + from->second.size()) : lines[i]) +
                 (i + 1 < lines.size() || (!text.empty() && text.back() == '\n') ? "\n" : "");
     try {
-      if (dump(lift_source(path, edited, args, after.entry)) == want) return edited;
+      if (dump(lift_source(path, edited, args, after.entry, after.nc_version)) == want) return edited;
     } catch (const LiftError&) {
     }
   }
@@ -332,8 +332,9 @@ std::optional<std::string> rebound_size(const Kernel& after, const std::string& 
 }  // namespace
 
 std::string apply_site(const Transform& t, const std::string& path, const std::string& text,
-                       const std::vector<ArgSpec>& args, const Site& site, const std::string& entry) {
-  Kernel k = lift_source(path, text, args, entry);
+                       const std::vector<ArgSpec>& args, const Site& site, const std::string& entry,
+                       int nc_version) {
+  Kernel k = lift_source(path, text, args, entry, nc_version);
   Site inner = site;
   if (inner.params.erase("helpers")) open_helpers(k);
   if (inner.params.erase("composites")) open_composites(k);
@@ -346,7 +347,7 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
       throw TransformError(fmt::format("{}: the kernel with its flattened loops split cannot be printed back: {}",
                                        site.key(), e.what()));
     }
-    k = lift_source(path, source, args, entry);
+    k = lift_source(path, source, args, entry, nc_version);
   }
   const ResultBaseline base = baseline_of(k);
   t.apply(k, inner);
@@ -360,14 +361,14 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
 }
 
 std::string apply_every_site(const std::string& name, const std::string& path, std::string text,
-                             const std::vector<ArgSpec>& args, const std::string& entry) {
+                             const std::vector<ArgSpec>& args, const std::string& entry, int nc_version) {
   const Transform* t = find_transform(name);
   if (!t) throw TransformError(fmt::format("no transformation '{}'", name));
   for (;;) {
-    std::vector<Site> sites = find_sites(lift_source(path, text, args, entry));
+    std::vector<Site> sites = find_sites(lift_source(path, text, args, entry, nc_version));
     auto site = std::find_if(sites.begin(), sites.end(), [&](const Site& s) { return s.transform == name; });
     if (site == sites.end()) return text;
-    text = apply_site(*t, path, text, args, *site, entry);
+    text = apply_site(*t, path, text, args, *site, entry, nc_version);
   }
 }
 

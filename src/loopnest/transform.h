@@ -122,17 +122,19 @@ std::vector<Site> find_sites(const Kernel& k);
 // Lifts `text` (the function `entry` names, as `eval --entry`; "" = the file's default:
 // kernel_definition), applies `site` (matched by node id, or by anchor and parameters when the id
 // no longer names it) and prints the kernel back, checked. Throws TransformError / LiftError.
+// `nc_version`: the target whose nisa.get_nc_version() the lift takes (2 trn1, 3 trn2), the run's.
 std::string apply_site(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
-                       const Site& site, const std::string& entry = "");
+                       const Site& site, const std::string& entry = "", int nc_version = 2);
 // The same with the transformation given (apply_site above finds it by the site's name). Refuses a
 // result with a kind of `//` / `%` index term the kernel did not have (quasi_affine_kinds).
 std::string apply_site(const Transform& t, const std::string& path, const std::string& text,
-                       const std::vector<ArgSpec>& args, const Site& site, const std::string& entry = "");
+                       const std::vector<ArgSpec>& args, const Site& site, const std::string& entry = "",
+                       int nc_version = 2);
 // `text` with every site of the transformation `name` applied, one after the other (each found on
 // the kernel the one before printed) until none is left: e.g. every loop affine_loop may rewrite.
 // Throws like apply_site.
 std::string apply_every_site(const std::string& name, const std::string& path, std::string text,
-                             const std::vector<ArgSpec>& args, const std::string& entry = "");
+                             const std::vector<ArgSpec>& args, const std::string& entry = "", int nc_version = 2);
 
 // ---- helpers for transformations ----
 Site make_site(const Kernel& k, const Analysis& an, const OpRef& anchor, std::string summary,

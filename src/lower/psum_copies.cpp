@@ -222,6 +222,10 @@ class PsumCopies : public Stage {
     op.free_elements = like.free_elements;
     op.dtype_bytes = dtype_bytes;
     op.fp32 = fp32;
+    // The format of `like` when it has the same one (a PSUM copy of a bf16 tile is bf16).
+    op.elem = dtype_bytes == like.dtype_bytes && fp32 == like.fp32 ? like.elem
+              : fp32 && dtype_bytes == 4                          ? trn::ElemType::F32
+                                                                  : trn::ElemType::Unset;
     op.contiguous_bytes = like.free_elements * dtype_bytes;
     op.descriptors = like.partitions;
     op.extent = like.free_elements;

@@ -90,6 +90,7 @@ class TransposeIdentity : public Stage {
     o.free_elements = partitions;
     o.dtype_bytes = data.dtype_bytes;
     o.fp32 = data.fp32;
+    o.elem = data.elem;
     o.contiguous_bytes = uint32_t(partitions) * data.dtype_bytes;
     o.extent = partitions;
     return o;

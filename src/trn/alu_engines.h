@@ -40,6 +40,17 @@ inline AluOp alu_of(tensor::BinaryOp op) {
     case tensor::BinaryOp::BitXor:
     case tensor::BinaryOp::LShift:
     case tensor::BinaryOp::RShift: return AluOp::Bitwise;
+    case tensor::BinaryOp::Div: return AluOp::Divide;
+    case tensor::BinaryOp::Mod: case tensor::BinaryOp::Fmod: return AluOp::Mod;
+    case tensor::BinaryOp::Eq: return AluOp::Equal;
+    case tensor::BinaryOp::Ne: return AluOp::NotEqual;
+    case tensor::BinaryOp::Lt: return AluOp::Less;
+    case tensor::BinaryOp::Le: return AluOp::LessEqual;
+    case tensor::BinaryOp::Gt: return AluOp::Greater;
+    case tensor::BinaryOp::Ge: return AluOp::GreaterEqual;
+    case tensor::BinaryOp::LogicalAnd: return AluOp::LogicalAnd;
+    case tensor::BinaryOp::LogicalOr: return AluOp::LogicalOr;
+    case tensor::BinaryOp::LogicalXor: return AluOp::LogicalXor;
     default: return AluOp::Other;
   }
 }
@@ -59,17 +70,18 @@ constexpr EngineSet engine_set(std::initializer_list<Engine> es) {
   for (Engine e : es) s |= engine_bit(e);
   return s;
 }
-constexpr uint16_t alu_bits(std::initializer_list<AluOp> ops) {
-  uint16_t s = 0;
-  for (AluOp op : ops) s |= uint16_t(1u << unsigned(op));
+constexpr uint32_t alu_bits(std::initializer_list<AluOp> ops) {
+  static_assert(unsigned(kLastAluOp) < 32, "one bit per AluOp");
+  uint32_t s = 0;
+  for (AluOp op : ops) s |= uint32_t(1u << unsigned(op));
   return s;
 }
-constexpr uint16_t kAnyAlu = 0xffff;
+constexpr uint32_t kAnyAlu = 0xffffffffu;
 constexpr uint8_t kBothForms = 3;  // bit per AluForm
 constexpr uint8_t form_bit(AluForm f) { return uint8_t(1u << unsigned(f)); }
 
 struct AluEngineRow {
-  uint16_t ops;        // the operations it covers (alu_bits)
+  uint32_t ops;        // the operations it covers (alu_bits)
   uint8_t forms;       // the instructions it covers (form_bit)
   AluData data;
   EngineSet allowed;   // the engines that may run it (an engine= outside is refused)

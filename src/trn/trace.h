@@ -41,6 +41,14 @@ enum class Opcode : uint8_t {
   Other,
 };
 
+// The element format of an operand as the kernel declared it (uint8 and float8 are both one byte,
+// bf16 and fp16 two: the byte count alone cannot tell them apart). Unset: a record that does not
+// name it (built by hand, or read from a trace text without it); dtype_bytes / fp32 then name it.
+enum class ElemType : uint8_t {
+  Unset, F32, BF16, FP16, FP8, FP8E4M3FN, FP8E5M2, TF32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Bool,
+};
+inline constexpr ElemType kLastElemType = ElemType::Bool;
+
 // One operand access: which tile of which tensor, and the shape of the access.
 struct Operand {
   BufferKind buffer = BufferKind::Sbuf;
@@ -51,6 +59,7 @@ struct Operand {
   uint32_t free_elements = 1; // elements per partition touched
   uint8_t dtype_bytes = 4;
   bool fp32 = true;           // element format is float32 (Tensor Engine runs fp32 at 1/4 rate)
+  ElemType elem = ElemType::Unset;  // what the trace prints; costs read dtype_bytes and fp32
   // Access-pattern facts that change costs:
   uint32_t contiguous_bytes = 0;  // longest contiguous run per partition/row (DMA efficiency)
   uint32_t descriptors = 1;       // number of contiguous chunks the DMA must move
@@ -102,7 +111,15 @@ struct AllocInfo {
 // The ALU operation of a two-input elementwise instruction, where the trace records it
 // (tensor_tensor, tensor_scalar's op0, in-place updates). Power and the bitvec operators are named
 // because they decide the engine (trn/alu_engines.h); Other is every other operation.
-enum class AluOp : uint8_t { Unknown, Add, Subtract, Multiply, Max, Min, Other, Power, Bitwise };
+// The ALU operation an instruction applies, as the kernel names it (nl.greater is `greater`, not a
+// class of operations): the trace says what runs. Costs key on classes of them (cost_model.cpp
+// fast_alu, alu_engines.h); a name added here costs what `other` costs unless a row says otherwise.
+enum class AluOp : uint8_t {
+  Unknown, Add, Subtract, Multiply, Max, Min, Other, Power, Bitwise,
+  Divide, Mod, Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd, LogicalOr, LogicalXor,
+};
+inline constexpr AluOp kLastAluOp = AluOp::LogicalXor;
+
 
 // Kernel-level attributes: compiler directives given as decorators.
 struct KernelInfo {
@@ -249,8 +266,48 @@ inline const char* to_string(AluOp op) {
     case AluOp::Other: return "other";
     case AluOp::Power: return "power";
     case AluOp::Bitwise: return "bitwise";
+    case AluOp::Divide: return "divide";
+    case AluOp::Mod: return "mod";
+    case AluOp::Equal: return "equal";
+    case AluOp::NotEqual: return "not_equal";
+    case AluOp::Less: return "less";
+    case AluOp::LessEqual: return "less_equal";
+    case AluOp::Greater: return "greater";
+    case AluOp::GreaterEqual: return "greater_equal";
+    case AluOp::LogicalAnd: return "logical_and";
+    case AluOp::LogicalOr: return "logical_or";
+    case AluOp::LogicalXor: return "logical_xor";
   }
   return "?";
+}
+// The trace text's name of an element format, its bytes and whether it is float32; "" for Unset.
+struct ElemTypeInfo {
+  const char* name;
+  uint8_t bytes;
+  bool fp32;
+};
+inline ElemTypeInfo elem_info(ElemType t) {
+  switch (t) {
+    case ElemType::Unset: return {"", 4, true};
+    case ElemType::F32: return {"f32", 4, true};
+    case ElemType::BF16: return {"bf16", 2, false};
+    case ElemType::FP16: return {"fp16", 2, false};
+    case ElemType::FP8: return {"fp8", 1, false};
+    case ElemType::FP8E4M3FN: return {"fp8e4m3fn", 1, false};
+    case ElemType::FP8E5M2: return {"fp8e5m2", 1, false};
+    case ElemType::TF32: return {"tf32", 4, false};
+    case ElemType::F64: return {"f64", 8, false};
+    case ElemType::I8: return {"i8", 1, false};
+    case ElemType::I16: return {"i16", 2, false};
+    case ElemType::I32: return {"i32", 4, false};
+    case ElemType::I64: return {"i64", 8, false};
+    case ElemType::U8: return {"u8", 1, false};
+    case ElemType::U16: return {"u16", 2, false};
+    case ElemType::U32: return {"u32", 4, false};
+    case ElemType::U64: return {"u64", 8, false};
+    case ElemType::Bool: return {"bool", 1, false};
+  }
+  return {"", 4, true};
 }
 inline const char* to_string(Opcode op) {
   switch (op) {

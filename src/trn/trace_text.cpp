@@ -9,13 +9,8 @@
 namespace trn {
 namespace {
 
-struct DtypeName {
-  const char* name;
-  uint8_t bytes;
-  bool fp32;
-};
-constexpr DtypeName kDtypes[] = {{"f32", 4, true}, {"bf16", 2, false}, {"fp16", 2, false},
-                                 {"fp8", 1, false}, {"i32", 4, false},  {"u8", 1, false}};
+// The name an operand without a recorded element format prints (the first format of its size).
+constexpr ElemType kByBytes[] = {ElemType::F32, ElemType::BF16, ElemType::FP8, ElemType::I32, ElemType::F64};
 
 class LineParser {
  public:
@@ -48,7 +43,7 @@ class LineParser {
   }
 
   AluOp alu(std::string_view text) const {
-    for (int op = 0; op <= int(AluOp::Bitwise); ++op)
+    for (int op = 0; op <= int(kLastAluOp); ++op)
       if (text == to_string(AluOp(op))) return AluOp(op);
     fail(fmt::format("unknown alu operation '{}'", text));
   }
@@ -99,12 +94,15 @@ class LineParser {
 
  private:
   void modifier(Operand& op, std::string_view m) const {
-    for (const auto& d : kDtypes)
+    for (int e = 1; e <= int(kLastElemType); ++e) {
+      ElemTypeInfo d = elem_info(ElemType(e));
       if (m == d.name) {
         op.dtype_bytes = d.bytes;
         op.fp32 = d.fp32;
+        op.elem = ElemType(e);
         return;
       }
+    }
     char key = m.empty() ? '\0' : m[0];
     std::string_view rest = m.empty() ? m : m.substr(1);
     if (m == "strided") op.strided = true;
@@ -197,11 +195,15 @@ Record parse_inst(std::istringstream& words, const LineParser& p) {
 
 std::string format_operand(const Operand& op) {
   std::string dtype = "f32";
-  for (const auto& d : kDtypes)
-    if (d.bytes == op.dtype_bytes && d.fp32 == op.fp32) {
-      dtype = d.name;
-      break;
-    }
+  if (op.elem != ElemType::Unset) {
+    dtype = elem_info(op.elem).name;
+  } else {
+    for (ElemType e : kByBytes)
+      if (elem_info(e).bytes == op.dtype_bytes && elem_info(e).fp32 == op.fp32) {
+        dtype = elem_info(e).name;
+        break;
+      }
+  }
   std::string s = fmt::format("{}:{}.{}:{}x{}:{}", to_string(op.buffer), op.tensor_id, op.block,
                               op.partitions, op.free_elements, dtype);
   if (op.contiguous_bytes) s += fmt::format(":c{}", op.contiguous_bytes);

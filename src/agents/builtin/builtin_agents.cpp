@@ -26,9 +26,12 @@ class BuiltinExecutor : public Executor {
     }
     try {
       // A two-step plan: the enabler first (the planner found the site on its result).
-      std::string text = parsed->enabler ? apply_site(candidate.kernel_text, *parsed->enabler, ctx.task.kernel_args)
-                                         : candidate.kernel_text;
-      draft.code = apply_site(text, parsed->site, ctx.task.kernel_args);
+      // Lifted for the run's target, as the planner found the sites (its branch of get_nc_version()).
+      const int nc_version = nc_version_of(ctx.task.arch);
+      std::string text = parsed->enabler
+                             ? apply_site(candidate.kernel_text, *parsed->enabler, ctx.task.kernel_args, "", nc_version)
+                             : candidate.kernel_text;
+      draft.code = apply_site(text, parsed->site, ctx.task.kernel_args, "", nc_version);
       draft.ok = true;
       draft.raw = plan.title;
     } catch (const RewriteError& e) {

@@ -52,10 +52,10 @@ std::string site_description(const Site& site) {
 }
 
 std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args,
-                                                const std::string& entry) {
+                                                const std::string& entry, int nc_version) {
   loopnest::Kernel k;
   try {
-    k = loopnest::lift_source("kernel.py", source, args, entry);
+    k = loopnest::lift_source("kernel.py", source, args, entry, nc_version);
   } catch (const loopnest::LiftError&) {
     return std::nullopt;
   }
@@ -75,7 +75,7 @@ std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const
 }
 
 std::string apply_loopnest_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args,
-                                const std::string& entry) {
+                                const std::string& entry, int nc_version) {
   loopnest::Site s;
   s.transform = site.transform;
   for (const auto& [k, v] : site.params)
@@ -84,7 +84,7 @@ std::string apply_loopnest_site(const std::string& source, const Site& site, con
   if (anchor == site.params.end()) throw RewriteError("a loop-nest site without its anchor");
   s.anchor = anchor->second;
   try {
-    return loopnest::apply_site("kernel.py", source, args, s, entry);
+    return loopnest::apply_site("kernel.py", source, args, s, entry, nc_version);
   } catch (const loopnest::LiftError& e) {
     throw RewriteError(e.render());
   } catch (const loopnest::TransformError& e) {

@@ -28,10 +28,11 @@ std::string loopnest_description(const std::string& name);
 std::string site_description(const Site& site);
 
 // The form's sites, or nullopt when the kernel does not lift (then the AST rewrites apply alone).
+// `nc_version`: the target the kernel is lifted for (what nisa.get_nc_version() returns: 2 trn1, 3 trn2).
 std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args,
-                                                const std::string& entry = "");
+                                                const std::string& entry = "", int nc_version = 2);
 // Applies a form site. Throws RewriteError when it does not apply or cannot be printed back.
 std::string apply_loopnest_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args,
-                                const std::string& entry = "");
+                                const std::string& entry = "", int nc_version = 2);
 
 }  // namespace agents::builtin

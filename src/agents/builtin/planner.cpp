@@ -306,9 +306,9 @@ double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profi
 }
 
 std::optional<std::string> BuiltinPlanner::new_kernel_of(const std::string& kernel_text, const Site& site,
-                                                          const std::vector<loopnest::ArgSpec>& args) {
+                                                          const std::vector<loopnest::ArgSpec>& args, int nc_version) {
   try {
-    std::string result = apply_site(kernel_text, site, args);
+    std::string result = apply_site(kernel_text, site, args, "", nc_version);
     if (known_kernels_.insert(text_hash(result)).second) return result;
   } catch (const RewriteError&) {
     // the site does not apply after all: the executor would fail too
@@ -335,7 +335,8 @@ std::optional<BoundStop> BuiltinPlanner::at_bound(const AgentContext& ctx, const
 std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
                                           int n) {
   if (at_bound(ctx, candidate)) return {};
-  std::vector<Site> sites = find_sites(candidate.kernel_text, ctx.task.kernel_args);
+  const int nc_version = nc_version_of(ctx.task.arch);  // the run's target: its branch of get_nc_version()
+  std::vector<Site> sites = find_sites(candidate.kernel_text, ctx.task.kernel_args, "", nc_version);
   size_t found = sites.size();
   std::set<int64_t> dims = task_dimensions(ctx.task);
   std::erase_if(sites, [&](const Site& s) { return !plausible(s, dims, candidate.kernel_text); });
@@ -428,7 +429,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     bool drawn = false;
   };
   auto draw_follow_ups = [&](FollowUps& f) {
-    f.next = find_sites(f.result, ctx.task.kernel_args);
+    f.next = find_sites(f.result, ctx.task.kernel_args, "", nc_version);
     std::erase_if(f.next, [&](const Site& s) {
       return menu.count(menu_key(s)) || !plausible(s, dims, f.result) ||
              stays_on_one_timeline(s, bounds) ||
@@ -451,7 +452,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     std::set<std::string>& tried_next = tried_[text_hash(f.result)];
     while (f.at < f.order.size()) {
       const Site& s = f.next[f.order[f.at++].second];
-      if (!tried_next.insert(s.key()).second || !new_kernel_of(f.result, s, ctx.task.kernel_args)) continue;
+      if (!tried_next.insert(s.key()).second || !new_kernel_of(f.result, s, ctx.task.kernel_args, nc_version)) continue;
       return make_two_step_plan(f.enabler, s, symptoms, rationale(s, symptoms, profile));
     }
     return std::nullopt;
@@ -461,7 +462,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   for (const auto& [key, i] : order) {
     if (static_cast<int>(plans.size()) >= n) break;
     tried.insert(open[i].key());
-    std::optional<std::string> result = new_kernel_of(candidate.kernel_text, open[i], ctx.task.kernel_args);
+    std::optional<std::string> result = new_kernel_of(candidate.kernel_text, open[i], ctx.task.kernel_args, nc_version);
     if (!result) {
       ++known_result;
       continue;
@@ -476,7 +477,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
   if (static_cast<int>(plans.size()) < n)
     for (const auto& s : earlier) {
       try {
-        enablers.push_back({s, apply_site(candidate.kernel_text, s, ctx.task.kernel_args)});
+        enablers.push_back({s, apply_site(candidate.kernel_text, s, ctx.task.kernel_args, "", nc_version)});
       } catch (const RewriteError&) {
         // no longer applies: no follow-ups
       }

@@ -42,7 +42,7 @@ class BuiltinPlanner : public Planner {
  private:
   // The rewrite's result, recorded as known; nullopt when it is a kernel already known (or does not apply).
   std::optional<std::string> new_kernel_of(const std::string& kernel_text, const Site& site,
-                                           const std::vector<loopnest::ArgSpec>& args);
+                                           const std::vector<loopnest::ArgSpec>& args, int nc_version);
 
   uint64_t seed_;
   bool use_memory_;

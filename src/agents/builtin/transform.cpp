@@ -11,6 +11,7 @@
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
 #include "nki/ast_printer.h"
+#include "trn/arch_config.h"
 
 namespace agents::builtin {
 
@@ -85,10 +86,10 @@ namespace {
 // loopnest::limit_violation on the lifted result) is dropped: the interpreter would refuse the
 // kernel, an evaluation lost. Kept when the kernel or the result does not lift (nothing to judge).
 void drop_sites_beyond_limits(const std::string& source, const std::vector<loopnest::ArgSpec>& args,
-                              const std::string& entry, std::vector<Site>& sites) {
+                              const std::string& entry, int nc_version, std::vector<Site>& sites) {
   auto lifted = [&](const std::string& text) -> std::optional<loopnest::Kernel> {
     try {
-      return loopnest::lift_source("kernel.py", text, args, entry);
+      return loopnest::lift_source("kernel.py", text, args, entry, nc_version);
     } catch (const loopnest::LiftError&) {
       return std::nullopt;
     }
@@ -104,7 +105,7 @@ void drop_sites_beyond_limits(const std::string& source, const std::vector<loopn
     if (!within) return false;
     std::optional<loopnest::Kernel> after;
     try {
-      after = lifted(apply_site(source, s, args, entry));
+      after = lifted(apply_site(source, s, args, entry, nc_version));
     } catch (const RewriteError&) {
       return false;
     }
@@ -114,10 +115,18 @@ void drop_sites_beyond_limits(const std::string& source, const std::vector<loopn
 
 }  // namespace
 
+int nc_version_of(const std::string& arch) {
+  try {
+    return trn::arch_config(arch).nc_version;
+  } catch (const std::invalid_argument&) {
+    return 2;
+  }
+}
+
 std::vector<Site> find_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args,
-                             const std::string& entry) {
+                             const std::string& entry, int nc_version) {
   std::vector<Site> sites;
-  auto form_sites = loopnest_sites(source, args, entry);
+  auto form_sites = loopnest_sites(source, args, entry, nc_version);
   std::shared_ptr<nki::ModuleAst> module;
   nki::FunctionCode* kernel = nullptr;
   try {
@@ -145,16 +154,16 @@ std::vector<Site> find_sites(const std::string& source, const std::vector<loopne
     } catch (const RewriteError&) {
     }
   }
-  drop_sites_beyond_limits(source, args, entry, sites);
+  drop_sites_beyond_limits(source, args, entry, nc_version, sites);
   if (form_sites) sites.insert(sites.end(), form_sites->begin(), form_sites->end());
   return sites;
 }
 
 std::string apply_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args,
-                       const std::string& entry) {
+                       const std::string& entry, int nc_version) {
   // A loop-nest site names its op by its anchor in the nest; a catalogue site by its line.
   if (site.params.count("anchor") && is_loopnest_transform(site.transform)) {
-    std::string out = apply_loopnest_site(source, site, args, entry);
+    std::string out = apply_loopnest_site(source, site, args, entry, nc_version);
     auto printed = parse_source(out);
     return import_used_aliases(*printed) ? nki::print_module(*printed) : out;
   }

@@ -50,12 +50,17 @@ const Transform* find_transform(const std::string& name);  // null when unknown
 // run). With the task's kernel arguments, a kernel that lifts to the loop-nest form gets the form's
 // sites (loopnest_catalogue.h) in place of the AST rewrites the form covers. `entry`: the function
 // of the file, as `eval --entry` names it ("" = the file's default: find_kernel).
+// `nc_version`: the target the form is lifted for (nisa.get_nc_version(): 2 trn1, 3 trn2): a kernel
+// branching on it is rewritten in the branch the run's target takes (nc_version_of(arch)).
 std::vector<Site> find_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args = {},
-                             const std::string& entry = "");
+                             const std::string& entry = "", int nc_version = 2);
 // Parses `source`, applies `site` to the function `entry` names and prints the kernel back.
 // Throws RewriteError.
 std::string apply_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args = {},
-                       const std::string& entry = "");
+                       const std::string& entry = "", int nc_version = 2);
+// The NeuronCore generation of a target ("trn1" 2, "trn2" 3: trn::ArchConfig::nc_version); 2 for a
+// name the simulator does not know (its evaluations fail on their own).
+int nc_version_of(const std::string& arch);
 
 // Factories (one file each, or grouped by theme).
 std::unique_ptr<Transform> make_fuse_silu();

@@ -96,7 +96,11 @@ trn::Record* KernelContext::begin_instruction(trn::Opcode op, trn::Engine engine
   i.matmul_rows = i.matmul_stationary_cols = i.matmul_moving_cols = 0;
   i.activation_func = 0;
   i.has_reduce = false;
-  i.alu = trn::AluOp::Unknown;
+  // Every field an instruction may set: the record is reused, and a field left from the last
+  // instruction in this slot (a tensor_scalar's op1) was traced on the next ones.
+  i.stationary_onezero = i.moving_onezero = false;
+  i.pe_cells = 0;
+  i.alu = i.scalar_alu = i.alu1 = trn::AluOp::Unknown;
   return &r;
 }
 

@@ -89,6 +89,7 @@ void emit_fill(const NkiTensorObj& t, double value) {
     op.free_elements = uint32_t(st.free_elements());
     op.dtype_bytes = uint8_t(tensor::itemsize(st.dtype));
     op.fp32 = st.dtype == tensor::DType::Float32;
+    op.elem = trace_elem(st.dtype);
     op.contiguous_bytes = uint32_t(st.free_elements() * op.dtype_bytes);
     op.descriptors = uint32_t(st.partitions());
     r->inst.outputs.push_back(op);

@@ -71,8 +71,11 @@ Value abs_extreme(Interpreter& in, BoundArgs& a, bool larger) {
 void seed_generator(const Value& given, std::string_view api) {
   double seed;
   if (auto* t = given.as<NkiTensorObj>()) {
-    Array v = read_region(*t, Box::full(t->shape()));
-    if (v.size() != 1) throw NkiError(ErrorKind::Value, fmt::format("the seed of {} must be a scalar or a one-element tile", api));
+    if (tensor::num_elements(t->shape()) != 1)
+      throw NkiError(ErrorKind::Value, fmt::format("the seed of {} must be a scalar or a one-element tile", api));
+    // A trace without numerics (accelopt profile) holds no values: the seed is then any one, the
+    // draws' values being unused (reading the storage there crashed).
+    Array v = KernelContext::current().numerics ? read_region(*t, Box::full(t->shape())) : no_values();
     seed = v.has_data() ? tensor::astype(v, DType::Float64).contiguous().f64()[0] : 0.0;
   } else {
     seed = to_float(given, "seed");

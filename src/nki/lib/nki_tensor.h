@@ -112,6 +112,8 @@ void write_region(const NkiTensorObj& t, const Box& box, const tensor::Array& va
                   const MaskRegion* region);
 // The trace operand describing the access of `t` over `box`.
 trn::Operand make_operand(const NkiTensorObj& t, const Box& box);
+// The trace's name of a tensor's element format (a uint8 tile is u8, not the one-byte float8).
+trn::ElemType trace_elem(tensor::DType d);
 // The box of an operand of shape `shape` inside an iteration box over `space` (broadcast axes -> [0, 1)).
 Box operand_box(const tensor::Shape& shape, const tensor::Shape& space, const Box& box);
 // The same, written into `out` (reuses its storage).

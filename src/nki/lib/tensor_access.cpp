@@ -444,6 +444,31 @@ trn::Operand operand_of(const TensorStorage& st, const AffineView& v, const Box&
 
 }  // namespace
 
+trn::ElemType trace_elem(tensor::DType d) {
+  using tensor::DType;
+  using E = trn::ElemType;
+  switch (d) {
+    case DType::Bool: return E::Bool;
+    case DType::Int8: return E::I8;
+    case DType::Int16: return E::I16;
+    case DType::Int32: return E::I32;
+    case DType::Int64: return E::I64;
+    case DType::UInt8: return E::U8;
+    case DType::UInt16: return E::U16;
+    case DType::UInt32: return E::U32;
+    case DType::UInt64: return E::U64;
+    case DType::Float8E4M3: return E::FP8;
+    case DType::Float8E4M3FN: return E::FP8E4M3FN;
+    case DType::Float8E5M2: return E::FP8E5M2;
+    case DType::Float16: return E::FP16;
+    case DType::BFloat16: return E::BF16;
+    case DType::TFloat32: return E::TF32;
+    case DType::Float32: return E::F32;
+    case DType::Float64: return E::F64;
+  }
+  return E::Unset;
+}
+
 trn::Operand make_operand(const NkiTensorObj& t, const Box& box) {
   if (!t.view.split()) return operand_of(*t.storage, t.view, box, 1);
   // Digit-split view: the same access over the internal (digit) axes.
@@ -458,6 +483,7 @@ trn::Operand operand_of(const TensorStorage& st, const AffineView& v, const Box&
   op.tensor_id = st.id;
   op.dtype_bytes = uint8_t(tensor::itemsize(st.dtype));
   op.fp32 = st.dtype == tensor::DType::Float32;
+  op.elem = trace_elem(st.dtype);
   int m = v.ndim();
   int64_t elements = box.elements();
   auto coord = [&](int d) {

@@ -5,6 +5,7 @@
 
 #include "corpus.h"
 #include "loopnest/dump.h"
+#include "loopnest/emit.h"
 #include "loopnest/lift.h"
 
 namespace {
@@ -138,7 +139,9 @@ TEST(LoopNestLift, TheTargetsGenerationIsATraceTimeConstant) {
 }
 
 // A loop of host code leaving by break / continue (`while True: ... if n * 128 >= R: break`, a
-// search over host values) runs as Python runs it; one doing tile work is refused, named.
+// search over host values) runs as Python runs it; one doing tile work lifts when its continues
+// guard the rest of its body (`if i == 1: continue`: an if / else of the form), and is refused,
+// named, with a break.
 TEST(LoopNestLift, AHostLoopWithBreakRunsAtTraceTime) {
   std::string text = kernel_with(
       "    n = 0\n"
@@ -160,8 +163,23 @@ TEST(LoopNestLift, AHostLoopWithBreakRunsAtTraceTime) {
                                  "    for i in range(2):\n"
                                  "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
                                  "        if i == 1:\n"
-                                 "            continue\n"
+                                 "            break\n"
                                  "        nl.store(out[i * 128:(i + 1) * 128, :], value=t)\n"
                                  "    return out\n");
   EXPECT_NE(tiles.find("cannot lift a for loop with break / continue doing tile work on '"), std::string::npos) << tiles;
+  EXPECT_NE(tiles.find("lifts a continue only as the last statement of an if"), std::string::npos) << tiles;
+  std::string guard = std::string(kHead) +
+                      "def kernel(x):\n"
+                      "    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                      "    for i in range(2):\n"
+                      "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+                      "        if i == 1:\n"
+                      "            continue\n"
+                      "        nl.store(out[i * 128:(i + 1) * 128, :], value=t)\n"
+                      "    return out\n";
+  auto form = loopnest::lift_source("k.py", guard, arrays({{256, 512}}));
+  std::string guarded = loopnest::dump(form);
+  EXPECT_NE(guarded.find("if i == 1:"), std::string::npos) << guarded;
+  EXPECT_NE(guarded.find("else:"), std::string::npos) << guarded;
+  EXPECT_EQ(loopnest::emit(form), guard);  // printed back as written
 }

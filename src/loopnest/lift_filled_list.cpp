@@ -63,6 +63,15 @@ void bound_names(const Block& b, std::set<std::string>& items, std::set<std::str
   }
 }
 
+// The whole item `index` of the list's buffer `t` (tensor id `id`).
+Access item_access(const Tensor& t, int id, const IExpr& index) {
+  Access a;
+  a.tensor = id;
+  a.dims.push_back({index, {}});
+  for (size_t d = 1; d < t.shape.size(); ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d - 1), t.shape[d], 1}}});
+  return a;
+}
+
 }  // namespace
 
 std::vector<std::string> Lifter::fill_lists(const ForStmt& s) {
@@ -133,12 +142,7 @@ std::optional<AValue> Lifter::read_filled(const std::string& name, const AValue&
     fail(at.span, fmt::format("'{}': an item of a list a loop filled with tiles, read after that loop (the form holds "
                               "its items only inside it)",
                               print_expr(at)));
-  const Tensor& t = k.tensor(f.tensor);
-  Access a;
-  a.tensor = f.tensor;
-  a.dims.push_back({index.i, {}});
-  for (size_t d = 1; d < t.shape.size(); ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d - 1), t.shape[d], 1}}});
-  AValue v = AValue::of_tile(std::move(a));
+  AValue v = AValue::of_tile(item_access(k.tensor(f.tensor), f.tensor, index.i));
   if (f.bound_at) {
     // Read after this pass's binding: the tile just bound, when it is the same item.
     if (!(*f.bound_at == index.i))
@@ -197,28 +201,7 @@ bool Lifter::bind_filled(const AssignStmt& s, const SubscriptExpr& target, const
   const Tensor& t = k.tensor(f.tensor);
   std::vector<IExpr> item(t.shape.begin() + 1, t.shape.end());
   if (v.access.tile_shape() != item) refuse("to a tile of another shape than the list's first");
-  Access dst;
-  dst.tensor = f.tensor;
-  dst.dims.push_back({index.i, {}});
-  for (size_t d = 1; d < t.shape.size(); ++d) dst.dims.push_back({IExpr(0), {{static_cast<int>(d - 1), t.shape[d], 1}}});
-  Op* root = producer(ops, v, k);
-  if (root && root->result >= 0 && whole_access(v.access)) {
-    // `carry[s] = nl.copy(...)`: the instruction writes the item.
-    k.tensor(root->result).role = TensorRole::Value;
-    k.tensor(root->result).name = "";
-    root->result = -1;
-    root->dst = dst;
-    root->dst_origin = &target;
-  } else {
-    Op copy;
-    copy.api = "assign";
-    copy.cls = OpClass::Copy;
-    copy.engine = Engine::Vector;
-    copy.dst = dst;
-    copy.dst_origin = &target;
-    copy.args.push_back({"src", to_operand(*this, v, s.value.get())});
-    ops.push_back(std::move(copy));
-  }
+  write_value(ops, v, item_access(t, f.tensor, index.i), target, s.value.get());
   f.bound_at = index.i;
   out.push_back(ops_node(s, std::move(ops)));
   return true;

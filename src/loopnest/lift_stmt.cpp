@@ -748,6 +748,29 @@ namespace {
 
 bool Lifter::whole_access(const Access& a) const { return accesses_whole(k, a); }
 
+bool Lifter::write_value(std::vector<Op>& ops, const AValue& v, const Access& dst, const Expr& target,
+                         const Expr* value) {
+  Op* root = producer(ops, v, k);
+  if (root && root->result >= 0) {
+    // `t[i] = op(...)`: the instruction writes the region directly.
+    k.tensor(root->result).role = TensorRole::Value;
+    k.tensor(root->result).name = "";
+    root->result = -1;
+    root->dst = dst;
+    root->dst_origin = &target;
+    return true;
+  }
+  Op copy;
+  copy.api = "assign";
+  copy.cls = OpClass::Copy;
+  copy.engine = Engine::Vector;
+  copy.dst = dst;
+  copy.dst_origin = &target;
+  copy.args.push_back({"src", to_operand(*this, v, value)});
+  ops.push_back(std::move(copy));
+  return false;
+}
+
 Op* producer(std::vector<Op>& ops, const AValue& v, const Kernel& k) {
   if (ops.empty() || v.k != K::Tile) return nullptr;
   Op& root = ops.back();
@@ -795,25 +818,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     AValue base = eval(*sub.value);
     if (base.k != K::Tile) fail(target.span, fmt::format("the assignment to '{}'", print_expr(target)));
     Access dst = subscript(base.access, *sub.index, target);
-    Op* root = producer(ops, v, k);
-    if (root && root->result >= 0) {
-      // `t[i] = op(...)`: the instruction writes the region directly.
-      k.tensor(root->result).role = TensorRole::Value;
-      k.tensor(root->result).name = "";
-      root->result = -1;
-      root->dst = dst;
-      root->dst_origin = &target;
-      ++block_writes;
-    } else {
-      Op copy;
-      copy.api = "assign";
-      copy.cls = OpClass::Copy;
-      copy.engine = Engine::Vector;
-      copy.dst = dst;
-      copy.dst_origin = &target;
-      copy.args.push_back({"src", to_operand(*this, v, s.value.get())});
-      ops.push_back(std::move(copy));
-    }
+    if (write_value(ops, v, dst, target, s.value.get())) ++block_writes;
     out.push_back(ops_node(s, std::move(ops)));
     return;
   }

@@ -272,6 +272,10 @@ class Lifter {
   bool host_for_as_loop(const nki::ForStmt& s, const AValue& items, std::vector<Node>& out);
   void statement(const nki::Stmt& s, std::vector<Node>& out);
   void assign(const nki::AssignStmt& s, std::vector<Node>& out);
+  // `target = v` writing the region `dst`: the statement's operation making `v` writes it directly
+  // (true), or a copy does (false).
+  bool write_value(std::vector<Op>& ops, const AValue& v, const Access& dst, const nki::Expr& target,
+                   const nki::Expr* value);
   void aug_assign(const nki::AugAssignStmt& s, std::vector<Node>& out);
   void for_loop(const nki::ForStmt& s, std::vector<Node>& out);
   // for_loop is lifting a static_range as one loop, its copies being the fallback (set for that

@@ -93,16 +93,17 @@ std::vector<IExpr> Access::tile_shape() const {
   return out;
 }
 
-bool Access::operator==(const Access& o) const {
-  if (tensor != o.tensor || dims.size() != o.dims.size() || tile_shape().size() != o.tile_shape().size()) return false;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (dims[d].start != o.dims[d].start || dims[d].terms.size() != o.dims[d].terms.size()) return false;
-    for (size_t t = 0; t < dims[d].terms.size(); ++t) {
-      const AxisTerm &a = dims[d].terms[t], &b = o.dims[d].terms[t];
-      if (a.axis != b.axis || a.size != b.size || a.stride != b.stride || a.div != b.div || a.mod != b.mod) return false;
-    }
+bool DimIndex::operator==(const DimIndex& o) const {
+  if (start != o.start || terms.size() != o.terms.size()) return false;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    const AxisTerm &a = terms[t], &b = o.terms[t];
+    if (a.axis != b.axis || a.size != b.size || a.stride != b.stride || a.div != b.div || a.mod != b.mod) return false;
   }
   return true;
+}
+
+bool Access::operator==(const Access& o) const {
+  return tensor == o.tensor && dims == o.dims && tile_shape().size() == o.tile_shape().size();
 }
 
 const Arg* Op::arg(const std::string& name) const {

@@ -89,6 +89,7 @@ struct AxisTerm {
 struct DimIndex {
   IExpr start;
   std::vector<AxisTerm> terms;
+  bool operator==(const DimIndex& o) const;  // the same start and terms, term by term
 };
 struct Access {
   int tensor = -1;

@@ -92,9 +92,7 @@ std::vector<std::string> Lifter::fill_lists(const ForStmt& s) {
     probe.fill_probe = &shapes;
     std::vector<Node> scratch;
     try {
-      std::vector<const Stmt*> body;
-      for (const auto& x : s.body) body.push_back(x.get());
-      probe.loop_body(body, scratch);  // as for_loop lifts it (a guard clause's continue)
+      probe.loop_body(s.body, scratch);  // as for_loop lifts it (a guard clause's continue)
     } catch (...) {
       // The real lift meets the same construct and names it.
     }

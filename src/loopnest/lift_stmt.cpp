@@ -1156,9 +1156,7 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   auto outer_carried = carried;
   for (const auto& [name, t] : carried_here) carried[name] = t;
   const std::vector<std::string> fills = fill_lists(s);
-  std::vector<const Stmt*> body;
-  for (const auto& x : s.body) body.push_back(x.get());
-  loop_body(body, n.body);
+  loop_body(s.body, n.body);
   for (const auto& name : fills) filled.at(name).done = true;
   carried = std::move(outer_carried);
   loop_stack.pop_back();
@@ -1253,9 +1251,7 @@ bool Lifter::host_for_as_loop(const ForStmt& s, const AValue& seq, std::vector<N
     auto before = env;  // before the target's names are bound: after the loop they are unusable
     bind_target(*s.target, substitute_value(*seq.per_item, kHostIndex, IExpr::var(loop.id)));
     loop_stack.push_back(loop.id);
-    std::vector<const Stmt*> body;
-    for (const auto& x : s.body) body.push_back(x.get());
-    loop_body(body, n.body);
+    loop_body(s.body, n.body);
     loop_stack.pop_back();
     forget_loop_bindings(before, loop.id);
     out.push_back(std::move(n));
@@ -1536,6 +1532,12 @@ std::optional<AValue> Lifter::jump_loop(const ForStmt& s, std::vector<Node>& out
 // `for r in range(T): if r == 1: ...; continue` then the rest of the body: Python runs the rest
 // only where the condition is false, which is the if/else the form has a node for (Node::continues).
 // The condition is any the form holds (a comparison of loop-dependent integers, or a host value).
+void Lifter::loop_body(const Block& b, std::vector<Node>& out) {
+  std::vector<const Stmt*> stmts;
+  for (const auto& x : b) stmts.push_back(x.get());
+  loop_body(stmts, out);
+}
+
 void Lifter::loop_body(const std::vector<const Stmt*>& stmts, std::vector<Node>& out) {
   bool outer = reads_branch_bound;
   for (size_t j = 0; j < stmts.size(); ++j) {

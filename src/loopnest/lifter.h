@@ -289,6 +289,7 @@ class Lifter {
   // A loop's body whose `if c: ...; continue` statements (guard_continue) take the statements after
   // them as their else branch (Node::continues); any other statement as Lifter::block lifts it.
   void loop_body(const std::vector<const nki::Stmt*>& stmts, std::vector<Node>& out);
+  void loop_body(const nki::Block& b, std::vector<Node>& out);  // a loop statement's whole body
   // A for loop holding break / continue: host code run at trace time (host_statement), or, when it
   // does tile work and its continues only guard the rest of its body, a loop of the form. The value
   // a `return` inside it returned; nullopt when it ran to its end or lifted as a loop.

@@ -55,15 +55,6 @@ std::optional<std::pair<int64_t, int64_t>> span(const DimIndex& d) {
   return std::make_pair(d.start.constant(), d.terms[0].size.constant());
 }
 
-bool same_dim(const DimIndex& a, const DimIndex& b) {
-  if (!(a.start == b.start) || a.terms.size() != b.terms.size()) return false;
-  for (size_t i = 0; i < a.terms.size(); ++i) {
-    const AxisTerm &x = a.terms[i], &y = b.terms[i];
-    if (x.axis != y.axis || !(x.size == y.size) || x.stride != y.stride || x.div != y.div || x.mod != y.mod) return false;
-  }
-  return true;
-}
-
 // Engines keep partitions one to one, and cross them only by halves or quadrants (ARCH2).
 bool engine_can_move(int64_t from, int64_t to, int64_t n) {
   if (from == to) return true;
@@ -78,7 +69,7 @@ std::optional<Access> region_on_chip(const Kernel& k, const Op& first, const Op&
   const Access& h2 = operand(second, "src")->access;
   if (h1.tensor != h2.tensor || h1.dims.size() != h2.dims.size() || h1.dims.empty() || h1.rank != h2.rank) return std::nullopt;
   for (size_t d = 1; d < h1.dims.size(); ++d)
-    if (!same_dim(h1.dims[d], h2.dims[d])) return std::nullopt;
+    if (!(h1.dims[d] == h2.dims[d])) return std::nullopt;
   auto s1 = span(h1.dims[0]), s2 = span(h2.dims[0]);
   if (!s1 || !s2 || h1.dims[0].terms[0].axis != h2.dims[0].terms[0].axis) return std::nullopt;
   const int64_t off = s2->first - s1->first, n = s2->second;

@@ -408,11 +408,44 @@ std::string nl_activation_function(const Op& op) {
   return functions.count(f) ? f : "";
 }
 
+// `x - c`, `x + c` or `x * c` with c a column ([P, 1], broadcast along the rows) read only by an
+// activation: (x, c, the operation). The column may be a tile operand of a tensor_scalar or of an
+// `nl.*` binary operator.
+struct ColumnStep {
+  Operand x, c;
+  std::string op;  // "add", "subtract" (x - c) or "multiply"
+  bool subtract() const { return op == "subtract"; }
+};
+std::optional<ColumnStep> column_step(const Op& op) {
+  auto is_column = [](const Operand* o) {
+    if (!o || o->kind != Operand::Kind::Tile) return false;
+    auto s = o->access.tile_shape();
+    return s.size() == 2 && s[1] == IExpr(1);
+  };
+  auto is_rows = [](const Operand* o, const Operand* c) {
+    if (!o || o->kind != Operand::Kind::Tile) return false;
+    auto s = o->access.tile_shape();
+    return s.size() == 2 && s[0] == c->access.tile_shape()[0] && !(s[1] == IExpr(1));
+  };
+  auto known = [](const std::string& o) { return o == "add" || o == "subtract" || o == "multiply"; };
+  if (auto st = scalar_step(op); st && !st->reverse && known(st->op) && is_column(&st->operand) &&
+                                 is_rows(st->data, &st->operand))
+    return ColumnStep{*st->data, st->operand, st->op};
+  if (is_binary_language_op(op.api) && !op.has_mask) {
+    const Operand *x = operand(op, "x"), *y = operand(op, "y");
+    std::string o = operator_symbol(op.api);
+    if (known(o) && is_column(y) && is_rows(x, y)) return ColumnStep{*x, *y, o};
+    if ((o == "add" || o == "multiply") && is_column(x) && is_rows(y, x)) return ColumnStep{*y, *x, o};
+  }
+  return std::nullopt;
+}
+
 class FoldScale : public Transform {
  public:
   std::string name() const override { return "fold_scale"; }
   std::string description() const override {
-    return "fold a multiplication by a constant into the consuming activation's scale (one instruction fewer)";
+    return "fold a multiplication by a constant or a per-row column into the consuming activation's scale (one "
+           "instruction fewer)";
   }
 
  protected:
@@ -429,62 +462,48 @@ class FoldScale : public Transform {
       if (scale && scale->kind != Operand::Kind::Number) continue;
       const OpRef* p = producer(k, an, r, data);
       if (!p) continue;
-      auto step = scalar_step(p->op());
-      if (!step || step->op != "multiply" || step->operand.kind != Operand::Kind::Number) continue;
-      double s = (scale ? scale->number : 1.0) * step->operand.number;
-      Operand x = *step->data;
-      Site site = make_site(k, an, *p, fmt::format("fold `* {}` into the activation's scale", step->operand.number));
+      auto factor = scale_factor(k, p->op(), scale ? scale->number : 1.0);
+      if (!factor) continue;
+      Site site = make_site(k, an, *p, fmt::format("fold `* {}` into the activation's scale", factor->what));
       const OpRef* target = &r;
       Gone gone = gone_of(*p);
+      Operand x = factor->x, s = factor->scale;
       if (sink(site, [&k, target, x, s, gone, func] {
             if (!func.empty()) {
               replace(k, *target,
-                      rebuild(target->op(), "nisa.activation",
-                              {arg("op", symbol(func)), arg("data", x), arg("scale", number(s))}),
+                      rebuild(target->op(), "nisa.activation", {arg("op", symbol(func)), arg("data", x), arg("scale", s)}),
                       {gone});
               return;
             }
             Op op = target->op();
             op.arg("data")->value = x;
-            if (Arg* sc = op.arg("scale")) sc->value = number(s);
-            else op.args.push_back(arg("scale", number(s)));
+            if (Arg* sc = op.arg("scale")) sc->value = s;
+            else op.args.push_back(arg("scale", s));
             replace(k, *target, std::move(op), {gone});
           }))
         return true;
     }
     return false;
   }
-};
 
-// `x - c` or `x + c` with c a column ([P, 1], broadcast along the rows) read only by an activation:
-// (x, c, whether c is subtracted). The column may be a tile operand of a tensor_scalar or of an
-// `nl.*` binary operator.
-struct ColumnStep {
-  Operand x, c;
-  bool subtract = false;
-};
-std::optional<ColumnStep> column_step(const Op& op) {
-  auto is_column = [](const Operand* o) {
-    if (!o || o->kind != Operand::Kind::Tile) return false;
-    auto s = o->access.tile_shape();
-    return s.size() == 2 && s[1] == IExpr(1);
+ private:
+  // What the activation computes with once the producer's multiplication moves into its scale: its
+  // new data and scale. A number multiplies the activation's own scale; a per-row column (`[P, 1]`,
+  // float32: the only vector scale the instruction takes, nki-language.md nisa.activation) replaces a
+  // scale of 1 (a number and a column would need an instruction of their own to combine).
+  struct Factor {
+    Operand x, scale;
+    std::string what;
   };
-  auto is_rows = [](const Operand* o, const Operand* c) {
-    if (!o || o->kind != Operand::Kind::Tile) return false;
-    auto s = o->access.tile_shape();
-    return s.size() == 2 && s[0] == c->access.tile_shape()[0] && !(s[1] == IExpr(1));
-  };
-  if (auto st = scalar_step(op); st && !st->reverse && (st->op == "add" || st->op == "subtract") &&
-                                 is_column(&st->operand) && is_rows(st->data, &st->operand))
-    return ColumnStep{*st->data, st->operand, st->op == "subtract"};
-  if (is_binary_language_op(op.api) && !op.has_mask) {
-    const Operand *x = operand(op, "x"), *y = operand(op, "y");
-    std::string o = operator_symbol(op.api);
-    if ((o == "add" || o == "subtract") && is_column(y) && is_rows(x, y)) return ColumnStep{*x, *y, o == "subtract"};
-    if (o == "add" && is_column(x) && is_rows(y, x)) return ColumnStep{*y, *x, false};
+  static std::optional<Factor> scale_factor(const Kernel& k, const Op& producer, double own_scale) {
+    if (auto step = scalar_step(producer); step && step->op == "multiply" && step->operand.kind == Operand::Kind::Number)
+      return Factor{*step->data, number(own_scale * step->operand.number), fmt::format("{}", step->operand.number)};
+    auto col = column_step(producer);
+    if (!col || col->op != "multiply" || own_scale != 1.0) return std::nullopt;
+    if (k.tensor(col->c.access.tensor).dtype != "float32") return std::nullopt;
+    return Factor{col->x, col->c, name_of(k, col->c)};
   }
-  return std::nullopt;
-}
+};
 
 // The activation function and scale of `act` when it is an activation without a bias of its own.
 struct PlainActivation {
@@ -523,10 +542,10 @@ class FoldBias : public Transform {
       const OpRef* p = producer(k, an, r, data);
       if (!p || p->node->frozen) continue;
       auto step = column_step(p->op());
-      if (!step || p->op().result < 0) continue;
+      if (!step || step->op == "multiply" || p->op().result < 0) continue;
       Site site = make_site(k, an, *p,
                             fmt::format("compute {}({} {} {}) as one activation with the column as its bias", act->func,
-                                        name_of(k, step->x), step->subtract ? "-" : "+", name_of(k, step->c)));
+                                        name_of(k, step->x), step->subtract() ? "-" : "+", name_of(k, step->c)));
       const OpRef *target = &r, *prod = p;
       if (sink(site, [&k, target, prod, step, act] { apply(k, *target, *prod, *step, *act); })) return true;
     }
@@ -537,7 +556,7 @@ class FoldBias : public Transform {
   static void apply(Kernel& k, const OpRef& target, const OpRef& prod, const ColumnStep& step, const PlainActivation& act) {
     Operand bias = step.c;
     std::vector<Gone> gone;
-    if (step.subtract) {
+    if (step.subtract()) {
       // The producer becomes the negated column (its result, read only by the activation, shrinks
       // to the column's shape): bias = -c.
       int t = prod.op().result;

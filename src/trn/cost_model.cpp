@@ -372,7 +372,7 @@ DmaShape dma_shape(const InstructionInfo& inst) {
     if (op && op->buffer == BufferKind::Hbm && (op->partitions <= 1 || op->row_stride != 0 || op->indirect) &&
         (op->contiguous_bytes == 0 || op->contiguous_bytes >= uint64_t(op->free_elements) * op->dtype_bytes)) {
       s.hbm_runs = chunks(*op);
-      s.hbm_run_bytes = (op->bytes() + s.hbm_runs - 1) / s.hbm_runs;
+      s.hbm_run_bytes = s.hbm_runs ? (op->bytes() + s.hbm_runs - 1) / s.hbm_runs : 0;  // no runs: nothing moves
     }
   if (inst.opcode == Opcode::DmaTranspose) {
     s.transpose = on_chip_src ? DmaTransposeKind::OnChip : DmaTransposeKind::FromHbm;

@@ -185,13 +185,26 @@ void KernelContext::add_directives(const trn::KernelInfo& info) {
   emit_kernel(directives_);
 }
 
+namespace {
+
+// An instruction whose mask is false everywhere writes no element: the compiler skips it at no
+// runtime cost (nki-language.md 3.9), so the trace holds no instruction for it (a store of zero
+// bytes divided by its zero rows in the DMA cost).
+bool writes_nothing(const trn::InstructionInfo& inst) {
+  return !inst.outputs.empty() && std::all_of(inst.outputs.begin(), inst.outputs.end(), [](const trn::Operand& o) {
+           return o.partitions == 0 || o.free_elements == 0;
+         });
+}
+
+}  // namespace
+
 void KernelContext::flush() {
   size_t n = pending_count_;
   pending_count_ = 0;
   if (!sink) return;
   for (size_t k = 0; k < n; ++k) {
     if (pending_[k].has_alloc) send(pending_[k].alloc);
-    send(pending_[k].inst);
+    if (!writes_nothing(pending_[k].inst.inst)) send(pending_[k].inst);
   }
 }
 

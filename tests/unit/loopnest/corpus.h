@@ -116,6 +116,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"shared_row_operand.py", arrays({{256, 256}, {2, 128, 1024}, {2, 128, 1024}})},
       {"accumulate_rows.py", arrays({{256, 512}, {4, 512}})},
       {"sigmoid_times_rows.py", arrays({{128, 4, 1024}})},
+      {"scaled_exp_rows.py", arrays({{256, 512}, {256, 4}})},
       {"colblock_first_matmul.py", arrays({{128, 2, 512}, {128, 2, 4096}})},
       {"stepped_chunks.py", arrays({{128, 4096}, {128, 4096}})},
       {"stepped_chunks_grid.py", arrays({{128, 4096}, {128, 4096}})},

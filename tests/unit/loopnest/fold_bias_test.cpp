@@ -55,3 +55,30 @@ TEST(FoldBias, OnlyADifferenceReadByTheActivationAloneFolds) {
 }
 
 }  // namespace
+
+namespace {
+
+// fold_scale takes a per-row float32 column (`x * a[:, j]`) as the activation's scale, spelled as a
+// tensor_scalar or as an nl.* product with the column on either side; an activation with a scale of
+// its own keeps the product (a number times a column is another instruction), and the number chain
+// folds as before (tests/kernels/scaled_exp_rows.py). EverySiteOfTheTestKernelsKeepsTheirResult runs
+// every site for its numbers.
+TEST(FoldScale, APerRowColumnBecomesTheActivationsScale) {
+  const std::vector<loopnest::ArgSpec> args = arrays({{256, 512}, {256, 4}});
+  std::string path = source_dir() + "/tests/kernels/scaled_exp_rows.py";
+  std::string text = read(path);
+  auto form = loopnest::lift_source(path, text, args);
+  std::vector<std::string> summaries;
+  for (const auto& s : loopnest::find_sites(form))
+    if (s.transform == "fold_scale") summaries.push_back(s.summary);
+  ASSERT_EQ(summaries.size(), 3u) << ::testing::PrintToString(summaries);
+  std::string after = text;
+  for (int n = 0; n < 3; ++n) after = apply_first(path, after, args, "fold_scale");
+  EXPECT_NE(after.find("e0 = nisa.activation(op=nl.exp, data=t, scale=a_t[:, 0:1])"), std::string::npos) << after;
+  EXPECT_NE(after.find("nisa.activation(op=nl.exp, data=t, scale=a_t[:, 1:2])"), std::string::npos) << after;
+  EXPECT_NE(after.find("d2 = nl.multiply(t, a_t[:, 2:3])"), std::string::npos) << after;
+  EXPECT_NE(after.find("nisa.activation(op=nl.exp, data=t, scale=0.25)"), std::string::npos) << after;
+  EXPECT_EQ(apply_first(path, after, args, "fold_scale"), "");
+}
+
+}  // namespace

@@ -688,6 +688,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py", "published_bmm_softmax.fuse_nests", "fuse_nests", {}},
       {"tests/golden/rewrite/scalar_chain.py", "scalar_chain.fold_scale", "fold_scale", {}},
       {"tests/golden/rewrite/nl_math_chain.py", "nl_math_chain.fold_scale", "fold_scale", {}},
+      // A per-row column as the activation's scale (exp(x * a[:, j]), a selective scan's decay).
+      {"tests/kernels/scaled_exp_rows.py", "scaled_exp_rows.fold_scale", "fold_scale", {}},
       {"nkibench/kernels/add_rmsnorm_matmul_M4096_N2048_K1024_0.py", "bundled_add_rmsnorm_matmul.fold_activation_reduce",
        "fold_activation_reduce", {}},
       {"nkibench/styles/nki_api/rmsnorm_matmul_M4096_N2048_K1024_0.py", "nki_api_rmsnorm_matmul.fold_activation_reduce",

@@ -139,6 +139,27 @@ TEST(Rules, MaskedOutOfBoundsElementsAreNotErrors) {
   EXPECT_NO_THROW(h.run_module(*mod, {test_input({256, 1024}, 0)}));
 }
 
+// A mask false everywhere (a library kernel's loop one chunk past the end): the compiler skips the
+// instruction at no runtime cost (nki-language.md 3.9), so the trace holds none for the store and
+// the compute; the store of zero bytes used to divide by its zero rows in the DMA cost (SIGFPE).
+TEST(Rules, AnInstructionMaskedEverywhereIsSkipped) {
+  Harness h;
+  trn::TraceBuffer trace;
+  auto mod = h.load_text("all_masked.py", kernel_text(
+      "    i_p = nl.arange(128)[:, None]\n"
+      "    i_f = nl.arange(512)[None, :]\n"
+      "    t = nl.load(a[i_p, i_f])\n"
+      "    o = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+      "    e = nl.exp(t, mask=(i_f < 0))\n"
+      "    nl.store(o[i_p, i_f], value=t, mask=(i_f < 0))\n"
+      "    nl.store(o[i_p, i_f], value=t, mask=(i_f < 1))"));
+  ASSERT_NO_THROW(h.run_module(*mod, {test_input({256, 1024}, 0)}, true, &trace));
+  std::vector<trn::Opcode> ops;
+  for (const auto& r : trace.records)
+    if (r.kind == trn::RecordKind::Instruction) ops.push_back(r.inst.opcode);
+  EXPECT_EQ(ops, (std::vector<trn::Opcode>{trn::Opcode::DmaLoad, trn::Opcode::DmaStore}));
+}
+
 // The same ragged last row block written as a slice (`nl.ds`): the mask gates the bounds check of
 // the elements it leaves out (nki-language.md 3.9), and the masked-in rows are read.
 TEST(Rules, AMaskedSliceReachingPastTheEndIsNotAnError) {

@@ -10,8 +10,9 @@
 // (`h[...] = nl.multiply(silu(g), u)`) becomes the statement's inner calls evaluated before the
 // helper, each named and on its own line, then the helper's nodes with the value it returns named
 // (`silu_result`), then the statement reading those names: the same operations in the same order,
-// so the helper's work is the kernel's own whatever the author's style of calling it. A wrapper
-// launching the kernel (the whole kernel body inlined at the top level) stays as written.
+// so the helper's work is the kernel's own whatever the author's style of calling it. So does a
+// call at the kernel's top level: a library kernel's entry point that checks its inputs and calls
+// its implementation (`_impl(x, out, tile_sizes)`) holds all its work in that one call.
 #include <cctype>
 #include <functional>
 #include <set>
@@ -88,9 +89,12 @@ void split_results(Kernel& k, Node n, std::vector<Node>& out) {
 // parameters (`axis=axis`), which the kernel does not bind.
 void forget_source(std::vector<Op>& ops) {
   for (auto& op : ops) {
-    // Text kept as the helper wrote it (a mask, a tuple) names the helper's parameters.
+    // Text kept as the helper wrote it (a tuple) names the helper's parameters. A mask prints from
+    // its constraints once its text is forgotten (`mask=valid`, a name of the helper's, becomes the
+    // comparisons it stands for).
     for (const auto& a : op.args)
-      if (a.value.kind == Operand::Kind::Other) throw TransformError("a helper operand kept as its text");
+      if (a.value.kind == Operand::Kind::Other && !(a.name == "mask" && !op.mask.empty()))
+        throw TransformError("a helper operand kept as its text");
     op.origin = nullptr;
     op.origin_api.clear();
     op.dst_origin = nullptr;
@@ -281,13 +285,13 @@ void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<st
 
 int open_helpers(Kernel& k) {
   int opened = 0;
-  std::function<void(std::vector<Node>&, bool)> walk = [&](std::vector<Node>& block, bool in_loop) {
+  std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
     std::vector<Node> out;
     for (auto& n : block) {
-      if (!in_loop || !openable(n)) {
+      if (!openable(n)) {
         if (!n.frozen) {
-          walk(n.body, in_loop || n.kind == NodeKind::Loop);
-          walk(n.orelse, in_loop || n.kind == NodeKind::Loop);
+          walk(n.body);
+          walk(n.orelse);
         }
         out.push_back(std::move(n));
         continue;
@@ -300,7 +304,7 @@ int open_helpers(Kernel& k) {
     }
     block = std::move(out);
   };
-  walk(k.body, false);
+  walk(k.body);
   return opened;
 }
 

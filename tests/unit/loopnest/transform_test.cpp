@@ -690,6 +690,9 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/golden/rewrite/nl_math_chain.py", "nl_math_chain.fold_scale", "fold_scale", {}},
       // A per-row column as the activation's scale (exp(x * a[:, j]), a selective scan's decay).
       {"tests/kernels/scaled_exp_rows.py", "scaled_exp_rows.fold_scale", "fold_scale", {}},
+      // A library kernel: the entry point's one top-level call of its implementation, opened; the
+      // named mask prints as the comparisons it stands for.
+      {"tests/kernels/impl_wrapper_rows.py", "impl_wrapper_rows.fold_scalar_ops", "fold_scalar_ops", {{"helpers", "open"}}},
       {"nkibench/kernels/add_rmsnorm_matmul_M4096_N2048_K1024_0.py", "bundled_add_rmsnorm_matmul.fold_activation_reduce",
        "fold_activation_reduce", {}},
       {"nkibench/styles/nki_api/rmsnorm_matmul_M4096_N2048_K1024_0.py", "nki_api_rmsnorm_matmul.fold_activation_reduce",

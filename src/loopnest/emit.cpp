@@ -239,7 +239,7 @@ class Emitter {
         } else if (n.kind == NodeKind::Stmt) {
           out += indent(depth) + statement(n) + "\n";
         } else if (n.meta == MetaKind::View && n.view && !n.binds.empty()) {
-          out += indent(depth) + n.binds[0] + " = " + access(*n.view) + "\n";
+          out += indent(depth) + n.binds[0] + " = " + view_binding(*n.view, n.binds[0]) + "\n";
         } else if (n.meta == MetaKind::Append && n.view && !n.binds.empty()) {
           out += indent(depth) + n.binds[0] + ".append(" + access(*n.view) + ")\n";
         } else {
@@ -526,14 +526,26 @@ class Emitter {
     return true;
   }
 
+  // What a view statement binds `name` to: the access, or, where the access is the whole view the
+  // statement names (`g_col = g.reshape((K, 1))` of an opened helper, printed from the form), the
+  // reshape it is (its own name would print `g_col = g_col`).
+  std::string view_binding(const Access& a, const std::string& name) {
+    std::string text = access(a);
+    const Tensor& t = k_.tensor(a.tensor);
+    if (text != name || t.name != name || t.role != TensorRole::View || t.base < 0) return text;
+    return reshape_text(t);
+  }
+
+  std::string reshape_text(const Tensor& t) {
+    std::string shape;
+    for (size_t d = 0; d < t.shape.size(); ++d) shape += (d ? ", " : "") + str(t.shape[d]);
+    return fmt::format("{}.reshape(({}{}))", tensor_text(k_.tensor(t.base)), shape, t.shape.size() == 1 ? "," : "");
+  }
+
   // A tensor's name in the text: views of HBM tensors are written as the reshape they are.
   std::string tensor_text(const Tensor& t) {
     if (!t.name.empty()) return t.name;
-    if (t.role == TensorRole::View && t.base >= 0) {
-      std::string shape;
-      for (size_t d = 0; d < t.shape.size(); ++d) shape += (d ? ", " : "") + str(t.shape[d]);
-      return fmt::format("{}.reshape(({}{}))", tensor_text(k_.tensor(t.base)), shape, t.shape.size() == 1 ? "," : "");
-    }
+    if (t.role == TensorRole::View && t.base >= 0) return reshape_text(t);
     throw EmitError("an access to an unnamed tensor outside its statement");
   }
 

@@ -118,6 +118,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"sigmoid_times_rows.py", arrays({{128, 4, 1024}})},
       {"scaled_exp_rows.py", arrays({{256, 512}, {256, 4}})},
       {"impl_wrapper_rows.py", arrays({{200, 512}})},
+      {"impl_wrapper_view.py", arrays({{200, 512}, {200}})},
       {"colblock_first_matmul.py", arrays({{128, 2, 512}, {128, 2, 4096}})},
       {"stepped_chunks.py", arrays({{128, 4096}, {128, 4096}})},
       {"stepped_chunks_grid.py", arrays({{128, 4096}, {128, 4096}})},

@@ -693,6 +693,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // A library kernel: the entry point's one top-level call of its implementation, opened; the
       // named mask prints as the comparisons it stands for.
       {"tests/kernels/impl_wrapper_rows.py", "impl_wrapper_rows.fold_scalar_ops", "fold_scalar_ops", {{"helpers", "open"}}},
+      // ... with an HBM view the implementation makes: its statement prints the reshape.
+      {"tests/kernels/impl_wrapper_view.py", "impl_wrapper_view.in_place", "in_place", {{"helpers", "open"}}},
       {"nkibench/kernels/add_rmsnorm_matmul_M4096_N2048_K1024_0.py", "bundled_add_rmsnorm_matmul.fold_activation_reduce",
        "fold_activation_reduce", {}},
       {"nkibench/styles/nki_api/rmsnorm_matmul_M4096_N2048_K1024_0.py", "nki_api_rmsnorm_matmul.fold_activation_reduce",

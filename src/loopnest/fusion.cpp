@@ -13,6 +13,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/api.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -427,8 +428,7 @@ class PipelinePrep : public Transform {
 
   // The tile `op` transposes is written only outside loop `n` (before it: read in every iteration).
   static bool before_loop(Kernel& k, Node& n, const Op& op) {
-    const Operand* data = operand(op, "data");
-    if (!data) data = operand(op, "stationary");
+    const Operand* data = transposed_operand(op);
     if (!data || data->kind != Operand::Kind::Tile) return false;
     int t = storage_of(k, data->access.tensor);
     if (!k.tensor(t).on_chip()) return false;
@@ -438,6 +438,16 @@ class PipelinePrep : public Transform {
         for (const Access* w : writes(o)) written_inside = written_inside || storage_of(k, w->tensor) == t;
     });
     return !written_inside;
+  }
+
+  // The tile a transpose reads, whatever the API names it: `data` (nisa.nc_transpose), `x`
+  // (nl.transpose: before session 22 a probabilities tile transposed by `nl.transpose(x=p[...])`
+  // was not seen as made before the loop, and the P @ V loop had no site), `stationary` (a
+  // matmul by the identity).
+  static const Operand* transposed_operand(const Op& op) {
+    const ApiSpec* spec = find_api(op.api);
+    if (!spec || spec->shape_from.empty()) return nullptr;
+    return operand(op, spec->shape_from[0].c_str());
   }
 
   static bool is_transpose(const Op& op) {

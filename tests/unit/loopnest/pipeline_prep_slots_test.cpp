@@ -61,4 +61,28 @@ TEST(PipelinePrepSlots, ALanguageTransposeOfATileMadeBeforeTheLoopIsPipelined) {
   EXPECT_NE(after.find("acc += nl.matmul(p_t[b, :, :], v_tile, transpose_x=True)"), std::string::npos) << after;
 }
 
+// The newer API has no block dims (the partition dim comes first; nki-language.md section 2): the
+// tiles pipeline_prep hands over get the loop's dim after the partition dim there (`pt_sb[:, j, :]`),
+// as hoist_expand's do. Before session 22 a newer-API kernel got `nl.ndarray((4, nl.par_dim(128),
+// 128))`, which the interpreter ran but that API refuses; the simulator costs both layouts alike
+// (held-out newer-API gqa_full kernels: the same latency either way).
+TEST(PipelinePrepSlots, TheNewerApiGetsTheLoopsDimAfterThePartitionDim) {
+  const auto args = arrays({{128, 512}, {128, 512}, {512, 128}});
+  std::string path = source_dir() + "/tests/kernels/corpus/con_engine_round_trip.py";
+  std::string text = read(path);
+  loopnest::Kernel form = loopnest::lift_source(path, text, args);
+  const loopnest::Site* prep = nullptr;
+  auto sites = loopnest::find_sites(form);
+  for (const auto& s : sites)
+    if (s.transform == "pipeline_prep") prep = &s;
+  ASSERT_TRUE(prep) << "no pipeline_prep site";
+  std::string after = loopnest::apply_site(path, text, args, *prep);
+  EXPECT_EQ(after.find("par_dim"), std::string::npos) << after;
+  EXPECT_NE(after.find("pt_sb = nl.ndarray((128, 4, 128), dtype=nl.float32, buffer=nl.sbuf)"), std::string::npos)
+      << after;
+  EXPECT_NE(after.find("nisa.tensor_copy(dst=pt_sb[:, j, :], src=pt_ps)"), std::string::npos) << after;
+  EXPECT_NE(after.find("nisa.nc_matmul(dst=o_ps, stationary=pt_sb[:, j, :], moving=v_sb[:, j, :])"), std::string::npos)
+      << after;
+}
+
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/api.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -427,8 +428,7 @@ class PipelinePrep : public Transform {
 
   // The tile `op` transposes is written only outside loop `n` (before it: read in every iteration).
   static bool before_loop(Kernel& k, Node& n, const Op& op) {
-    const Operand* data = operand(op, "data");
-    if (!data) data = operand(op, "stationary");
+    const Operand* data = transposed_operand(op);
     if (!data || data->kind != Operand::Kind::Tile) return false;
     int t = storage_of(k, data->access.tensor);
     if (!k.tensor(t).on_chip()) return false;
@@ -438,6 +438,16 @@ class PipelinePrep : public Transform {
         for (const Access* w : writes(o)) written_inside = written_inside || storage_of(k, w->tensor) == t;
     });
     return !written_inside;
+  }
+
+  // The tile a transpose reads, whatever the API names it: `data` (nisa.nc_transpose), `x`
+  // (nl.transpose: before session 22 a probabilities tile transposed by `nl.transpose(x=p[...])`
+  // was not seen as made before the loop, and the P @ V loop had no site), `stationary` (a
+  // matmul by the identity).
+  static const Operand* transposed_operand(const Op& op) {
+    const ApiSpec* spec = find_api(op.api);
+    if (!spec || spec->shape_from.empty()) return nullptr;
+    return operand(op, spec->shape_from[0].c_str());
   }
 
   static bool is_transpose(const Op& op) {
@@ -723,12 +733,17 @@ class PipelinePrep : public Transform {
       if (t.scope_loop == l && in_tail.count(t.id) && !in_head.count(t.id) && !p.expand.count(t.id)) t.scope_loop = second.id;
       if (t.list_loop == l) t.list_loop = second.id;
     }
-    // Expand the handed-over tiles: a block dim over the loop in front.
+    // Expand the handed-over tiles: a block dim over the loop in front, or in the newer API (which
+    // has no block dims: the partition dim comes first) a free dim right after the partition dim
+    // (`pT[:, t, :]`), as hoist_expand places its new dims. Before session 22 a newer-API kernel got
+    // `nl.ndarray((32, nl.par_dim(128), 128))`, which that API refuses (the simulator costs both the same).
     IExpr trip = k.loops.at(l).stop;
+    const bool free_dim = k.dialect.new_api;
     for (int t : p.expand) {
       Tensor& tt = k.tensor(t);
-      tt.shape.insert(tt.shape.begin(), trip);
-      tt.partition_dim += 1;
+      const size_t pos = free_dim ? static_cast<size_t>(tt.partition_dim) + 1 : 0;
+      tt.shape.insert(tt.shape.begin() + static_cast<long>(pos), trip);
+      if (!free_dim) tt.partition_dim += 1;
       tt.scope_loop = parent;
       bool value = tt.role == TensorRole::Value;
       tt.role = TensorRole::Buffer;
@@ -736,25 +751,28 @@ class PipelinePrep : public Transform {
         for_each_node(nodes, [&](Node& x, const std::vector<int>&) {
           for (auto& op : x.ops) {
             bool touched = false;
+            auto at_loop = [&](std::vector<DimIndex>& dims) {
+              dims.insert(dims.begin() + static_cast<long>(pos), DimIndex{IExpr::var(var), {}});
+            };
             if (op.result == t) {
               Access whole;
               whole.tensor = t;
-              for (size_t d = 1; d < tt.shape.size(); ++d)
-                whole.dims.push_back(DimIndex{IExpr(0), {AxisTerm{static_cast<int>(d - 1), tt.shape[d], 1}}});
+              for (size_t d = 0, axis = 0; d < tt.shape.size(); ++d)
+                if (d != pos) whole.dims.push_back(DimIndex{IExpr(0), {AxisTerm{static_cast<int>(axis++), tt.shape[d], 1}}});
               op.result = -1;
               op.dst = whole;
               op.dst_first = false;
-              op.dst->dims.insert(op.dst->dims.begin(), DimIndex{IExpr::var(var), {}});
+              at_loop(op.dst->dims);
               op.dst_origin = nullptr;
               touched = true;
             } else if (op.dst && op.dst->tensor == t) {
-              op.dst->dims.insert(op.dst->dims.begin(), DimIndex{IExpr::var(var), {}});
+              at_loop(op.dst->dims);
               op.dst_origin = nullptr;
               touched = true;
             }
             for (auto& a : op.args)
               if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) {
-                a.value.access.dims.insert(a.value.access.dims.begin(), DimIndex{IExpr::var(var), {}});
+                at_loop(a.value.access.dims);
                 a.value.origin = nullptr;
                 touched = true;
               }
@@ -769,11 +787,13 @@ class PipelinePrep : public Transform {
         if (d.ops[0].dst->tensor != t) continue;
         declared = true;
         Op& op = d.ops[0];
-        op.dst->dims.insert(op.dst->dims.begin(), DimIndex{IExpr(0), {AxisTerm{0, trip, 1}}});
-        for (size_t di = 1; di < op.dst->dims.size(); ++di)
-          for (auto& term : op.dst->dims[di].terms) term.axis += 1;
+        for (auto& di : op.dst->dims)
+          for (auto& term : di.terms)
+            if (term.axis >= static_cast<int>(pos)) term.axis += 1;
+        op.dst->dims.insert(op.dst->dims.begin() + static_cast<long>(pos),
+                            DimIndex{IExpr(0), {AxisTerm{static_cast<int>(pos), trip, 1}}});
         if (Arg* shape = op.arg("shape"); shape && shape->value.kind == Operand::Kind::Shape) {
-          shape->value.shape.insert(shape->value.shape.begin(), trip);
+          shape->value.shape.insert(shape->value.shape.begin() + static_cast<long>(pos), trip);
           shape->value.origin = nullptr;
         }
         d.dirty = true;
@@ -791,6 +811,11 @@ class PipelinePrep : public Transform {
       nt.label.clear();
       nt.dim_text.clear();
       nt.shape[0] = trip;
+      if (free_dim) {  // the slots after the partition dim (see the expanded tiles above)
+        nt.shape.erase(nt.shape.begin());
+        nt.shape.insert(nt.shape.begin() + 1, trip);
+        nt.partition_dim = 0;
+      }
       nt.scope_loop = parent;
       nt.role = TensorRole::Buffer;
       const int made = add_tensor(k, std::move(nt));
@@ -802,6 +827,7 @@ class PipelinePrep : public Transform {
             if (a.tensor != t) return;
             a.tensor = made;
             a.dims[0] = DimIndex{IExpr::var(var), {}};
+            if (free_dim) std::swap(a.dims[0], a.dims[1]);
             touched = true;
           };
           for (auto& op : x.ops) {

@@ -112,6 +112,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"paired_halves_api.py", arrays({{128, 2048}, {64, 2048}})},
       {"paired_halves_unpacked_api.py", arrays({{128, 2048}, {64, 2048}})},
       {"slotted_pv_blocks.py", arrays({{128, 2048}, {2048, 64}})},
+      {"probs_rows_nl_transpose.py", arrays({{256, 512}, {512, 64}})},
       {"softmax_named_rows.py", arrays({{256, 512}})},
       {"shared_row_operand.py", arrays({{256, 256}, {2, 128, 1024}, {2, 128, 1024}})},
       {"accumulate_rows.py", arrays({{256, 512}, {4, 512}})},

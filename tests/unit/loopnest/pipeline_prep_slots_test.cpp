@@ -37,4 +37,52 @@ TEST(PipelinePrepSlots, TransposeGroupsCopiedIntoRotatingSlotsGetOneSlotPerItera
   EXPECT_NE(after.find("for b in nl.affine_range(4):", first + 1), std::string::npos) << after;
 }
 
+// The language-level transpose names its operand `x` (`nl.copy(nl.transpose(probs[:, b*128:...]))`):
+// pipeline_prep took only `data` / `stationary` for the tile a transpose reads, so a P @ V loop
+// transposing probabilities made before it with nl.transpose had no site (a held-out newer-API
+// attention kernel written so stayed at 47% of peak; with the split 23.49 -> 16.09 ms alone).
+TEST(PipelinePrepSlots, ALanguageTransposeOfATileMadeBeforeTheLoopIsPipelined) {
+  const auto args = arrays({{256, 512}, {512, 64}});
+  std::string path = source_dir() + "/tests/kernels/probs_rows_nl_transpose.py";
+  std::string text = read(path);
+  loopnest::Kernel form = loopnest::lift_source(path, text, args);
+  const loopnest::Site* prep = nullptr;
+  auto sites = loopnest::find_sites(form);
+  for (const auto& s : sites)
+    if (s.transform == "pipeline_prep") prep = &s;
+  ASSERT_TRUE(prep) << "no pipeline_prep site";
+  EXPECT_EQ(prep->params.at("source"), "on_chip");
+  std::string after = loopnest::apply_site(path, text, args, *prep);
+  EXPECT_NE(after.find("p_t = nl.ndarray(shape=(4, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)"),
+            std::string::npos)
+      << after;
+  EXPECT_NE(after.find("p_t[b, :, :] = nl.copy(nl.transpose(probs[:, b * 128:(b + 1) * 128]))"), std::string::npos)
+      << after;
+  EXPECT_NE(after.find("acc += nl.matmul(p_t[b, :, :], v_tile, transpose_x=True)"), std::string::npos) << after;
+}
+
+// The newer API has no block dims (the partition dim comes first; nki-language.md section 2): the
+// tiles pipeline_prep hands over get the loop's dim after the partition dim there (`pt_sb[:, j, :]`),
+// as hoist_expand's do. Before session 22 a newer-API kernel got `nl.ndarray((4, nl.par_dim(128),
+// 128))`, which the interpreter ran but that API refuses; the simulator costs both layouts alike
+// (held-out newer-API gqa_full kernels: the same latency either way).
+TEST(PipelinePrepSlots, TheNewerApiGetsTheLoopsDimAfterThePartitionDim) {
+  const auto args = arrays({{128, 512}, {128, 512}, {512, 128}});
+  std::string path = source_dir() + "/tests/kernels/corpus/con_engine_round_trip.py";
+  std::string text = read(path);
+  loopnest::Kernel form = loopnest::lift_source(path, text, args);
+  const loopnest::Site* prep = nullptr;
+  auto sites = loopnest::find_sites(form);
+  for (const auto& s : sites)
+    if (s.transform == "pipeline_prep") prep = &s;
+  ASSERT_TRUE(prep) << "no pipeline_prep site";
+  std::string after = loopnest::apply_site(path, text, args, *prep);
+  EXPECT_EQ(after.find("par_dim"), std::string::npos) << after;
+  EXPECT_NE(after.find("pt_sb = nl.ndarray((128, 4, 128), dtype=nl.float32, buffer=nl.sbuf)"), std::string::npos)
+      << after;
+  EXPECT_NE(after.find("nisa.tensor_copy(dst=pt_sb[:, j, :], src=pt_ps)"), std::string::npos) << after;
+  EXPECT_NE(after.find("nisa.nc_matmul(dst=o_ps, stationary=pt_sb[:, j, :], moving=v_sb[:, j, :])"), std::string::npos)
+      << after;
+}
+
 }  // namespace

@@ -1156,7 +1156,9 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   auto outer_carried = carried;
   for (const auto& [name, t] : carried_here) carried[name] = t;
   const std::vector<std::string> fills = fill_lists(s);
+  break_loop = loop.id;
   loop_body(s.body, n.body);
+  break_loop = -1;
   for (const auto& name : fills) filled.at(name).done = true;
   carried = std::move(outer_carried);
   loop_stack.pop_back();
@@ -1540,6 +1542,7 @@ void Lifter::loop_body(const Block& b, std::vector<Node>& out) {
 
 void Lifter::loop_body(const std::vector<const Stmt*>& stmts, std::vector<Node>& out) {
   bool outer = reads_branch_bound;
+  int own_loop = std::exchange(break_loop, -1);  // nested bodies (a guard's branches) are not the top
   for (size_t j = 0; j < stmts.size(); ++j) {
     const Stmt& s = *stmts[j];
     reads_branch_bound = false;
@@ -1554,9 +1557,22 @@ void Lifter::loop_body(const std::vector<const Stmt*>& stmts, std::vector<Node>&
       if (!ops.empty()) fail(i.test->span, "a condition computed by an operation");
       if (t.k != K::Cond)
         if (auto truth = host_truth(t)) t = AValue::of_bool(*truth);
-      if (t.k == K::Bool && t.b)
+      if (i.body.back()->kind == StmtKind::Break) {
+        // `if c: ...; break`: Python runs the iterations up to the first where c holds, that one up
+        // to the break. The loop ends after it (stop_at_break); in that loop the break is taken at
+        // most on the last iteration, where it is the continue the form reads (Node::continues).
+        if (own_loop < 0)
+          fail(i.body.back()->span, "a break that is not in an if at the top of a tile loop's body "
+                                    "(`if c: ...; break` lifts there, its condition on loop variables and constants)");
+        if (t.k == K::Bool) stop_at_break(own_loop, IExpr(t.b ? 0 : 1), Cmp::Eq, IExpr(0), i.test->span);
+        else if (t.k == K::Cond) stop_at_break(own_loop, t.cl, t.cmp, t.cr, i.test->span);
+        else fail(i.test->span, fmt::format("a break under the condition '{}' (it lifts when the condition compares "
+                                            "loop variables and constants)", print_expr(*i.test)));
+        own_loop = -1;
+      } else if (t.k == K::Bool && t.b) {
         fail(i.body.back()->span, "a continue taken on every iteration (its condition holds for these arguments: "
                                   "the statements after it never run)");
+      }
       std::vector<const Stmt*> taken;
       for (size_t x = 0; x + 1 < i.body.size(); ++x) taken.push_back(i.body[x].get());
       std::vector<const Stmt*> rest;
@@ -1594,7 +1610,8 @@ bool own_jump(const Stmt& s) {
 }  // namespace
 
 bool guard_continue(const IfStmt& s) {
-  if (s.body.empty() || s.body.back()->kind != StmtKind::Continue) return false;
+  if (s.body.empty() || (s.body.back()->kind != StmtKind::Continue && s.body.back()->kind != StmtKind::Break))
+    return false;
   for (size_t j = 0; j + 1 < s.body.size(); ++j)
     if (own_jump(*s.body[j])) return false;
   return true;

@@ -1092,6 +1092,7 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
     auto saved_depths = list_depth;
     auto saved_branch = branch_bound;
     auto saved_carried = carried;
+    const AttrsSnapshot saved_attrs = save_attrs();
     int saved_counts[5] = {grid_statements, slice_statements, block_writes, name_writes, guarded};
     int saved_depth = inline_depth;
     auto restore = [&] {
@@ -1103,6 +1104,7 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
       list_depth = saved_depths;
       branch_bound = saved_branch;
       carried = saved_carried;
+      restore_attrs(saved_attrs);
       grid_statements = saved_counts[0], slice_statements = saved_counts[1];
       block_writes = saved_counts[2], name_writes = saved_counts[3], guarded = saved_counts[4];
       inline_depth = saved_depth;
@@ -1157,8 +1159,10 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   for (const auto& [name, t] : carried_here) carried[name] = t;
   const std::vector<std::string> fills = fill_lists(s);
   break_loop = loop.id;
+  const AttrsSnapshot attrs_before = save_attrs();
   loop_body(s.body, n.body);
   break_loop = -1;
+  check_carried_attrs(s, attrs_before);
   for (const auto& name : fills) filled.at(name).done = true;
   carried = std::move(outer_carried);
   loop_stack.pop_back();
@@ -1520,11 +1524,13 @@ std::optional<AValue> Lifter::jump_loop(const ForStmt& s, std::vector<Node>& out
   // Host code (a search over a tuple skipping some items) runs at trace time; a loop doing tile work
   // whose continues guard the rest of its body lifts as a loop (loop_body).
   auto saved_env = env;
+  const AttrsSnapshot saved_attrs = save_attrs();
   size_t before = out.size();
   try {
     return host_statement(s, out);
   } catch (const LiftError&) {
     env = std::move(saved_env);
+    restore_attrs(saved_attrs);
     out.resize(before);
   }
   for_loop(s, out);

@@ -295,6 +295,15 @@ class Lifter {
   // `if c: ...; break` there ends the loop after the first iteration where c holds (stop_at_break);
   // -1 elsewhere (a break in the rest after a continue guard, or in a loop that is not the form's).
   int break_loop = -1;
+  // The contents of every instance's attributes (and closure scope) reachable from the names, to
+  // put back after a throw-away lift (lift_attrs.cpp).
+  struct AttrsSnapshot {
+    std::vector<std::pair<std::shared_ptr<std::map<std::string, AValue>>, std::map<std::string, AValue>>> maps;
+  };
+  AttrsSnapshot save_attrs() const;
+  void restore_attrs(const AttrsSnapshot& s);
+  // A loop of the form whose body changed an attribute it reads before setting: refused by name.
+  void check_carried_attrs(const nki::ForStmt& s, const AttrsSnapshot& before);
   // The loop `id` ends after its first iteration where `l c r` holds: its stop becomes an expression
   // of the outer loops' variables, checked against the condition on every value they take.
   void stop_at_break(int id, const IExpr& l, Cmp c, const IExpr& r, const nki::Span& at);

@@ -25,6 +25,7 @@ std::string canonical_module(const std::string& dotted) {
       {"neuronxcc.nki.typing", "nki.typing"}, {"nki.typing", "nki.typing"},
       {"numpy", "numpy"},                 {"math", "math"},
       {"neuronxcc", "neuronxcc"},         {"functools", "functools"},
+      {"itertools", "itertools"},
       {"neuronxcc.nki.compiler", "nki.compiler"}, {"nki.compiler", "nki.compiler"},
   };
   auto it = known.find(dotted);

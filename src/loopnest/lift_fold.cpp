@@ -208,7 +208,26 @@ struct Names {
 };
 
 bool collect_names(const Expr& e, Names& n) {
-  if (e.kind == ExprKind::Lambda || e.kind == ExprKind::NamedExpr) return false;
+  if (e.kind == ExprKind::NamedExpr) return false;
+  if (e.kind == ExprKind::Lambda) {
+    // A lambda written in the folded expression itself (`sorted(range(T), key=lambda i: -i)`): its
+    // parameters are its own names; the names its body reads must be host values like any other.
+    auto& code = *static_cast<const LambdaExpr&>(e).code;
+    if (!code.lambda_body) return false;
+    Names body;
+    if (!collect_names(*code.lambda_body, body)) return false;
+    std::set<std::string> params;
+    for (const auto& p : code.params) {
+      if (p.default_value) return false;
+      params.insert(p.name);
+    }
+    for (const auto& x : body.bare)
+      if (!params.count(x) && !body.bound.count(x)) n.bare.insert(x);
+    for (const auto& x : body.attr_only)
+      if (!params.count(x)) n.attr_only.insert(x);
+    n.bound.insert(params.begin(), params.end());
+    return true;
+  }
   if (e.kind == ExprKind::Name) n.bare.insert(static_cast<const NameExpr&>(e).id);
   if (e.kind == ExprKind::Attribute) {
     auto& a = static_cast<const AttributeExpr&>(e);

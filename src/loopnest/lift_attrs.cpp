@@ -149,13 +149,60 @@ void Lifter::check_carried_attrs(const ForStmt& s, const AttrsSnapshot& before) 
         if (v.k != K::Instance || v.attrs != m) continue;
         FirstUse use{name, key, std::nullopt};
         use.block(s.body);
-        if (use.read != false)
+        if (use.read != false) {
+          carried_attr_refused = true;
           fail(s.span, fmt::format("a loop of the kernel whose body sets the attribute '{}.{}' after reading it (later "
                                    "iterations see another value than the first; the form lifts the body once)",
                                    name, key));
+        }
       }
     }
   }
+}
+
+bool Lifter::sets_attributes(const Block& b) const {
+  std::function<bool(const Expr&)> method_call = [&](const Expr& e) -> bool {
+    if (e.kind == ExprKind::Call) {
+      auto& c = static_cast<const CallExpr&>(e);
+      if (c.func->kind == ExprKind::Attribute) {
+        auto& a = static_cast<const AttributeExpr&>(*c.func);
+        if (a.value->kind == ExprKind::Name) {
+          auto it = env.find(static_cast<const NameExpr&>(*a.value).id);
+          if (it != env.end() && it->second.k == K::Instance) return true;
+        }
+      }
+    }
+    bool found = false;
+    for_each_child(const_cast<Expr&>(e), [&](ExprPtr& c) { found = found || method_call(*c); });
+    return found;
+  };
+  for (const auto& s : b) {
+    switch (s->kind) {
+      case StmtKind::Assign: {
+        auto& x = static_cast<const AssignStmt&>(*s);
+        for (const auto& t : x.targets)
+          if (t->kind == ExprKind::Attribute) return true;
+        if (method_call(*x.value)) return true;
+        break;
+      }
+      case StmtKind::AugAssign:
+        if (static_cast<const AugAssignStmt&>(*s).target->kind == ExprKind::Attribute) return true;
+        if (method_call(*static_cast<const AugAssignStmt&>(*s).value)) return true;
+        break;
+      case StmtKind::Expr:
+        if (method_call(*static_cast<const ExprStmt&>(*s).value)) return true;
+        break;
+      case StmtKind::If:
+        if (sets_attributes(static_cast<const IfStmt&>(*s).body) || sets_attributes(static_cast<const IfStmt&>(*s).orelse))
+          return true;
+        break;
+      case StmtKind::For: if (sets_attributes(static_cast<const ForStmt&>(*s).body)) return true; break;
+      case StmtKind::While: if (sets_attributes(static_cast<const WhileStmt&>(*s).body)) return true; break;
+      case StmtKind::With: if (sets_attributes(static_cast<const WithStmt&>(*s).body)) return true; break;
+      default: break;
+    }
+  }
+  return false;
 }
 
 }  // namespace loopnest::detail

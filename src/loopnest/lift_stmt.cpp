@@ -920,6 +920,35 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
     AValue base = eval(*sub.value);
     if (base.k != K::Tile) fail(s.target->span, fmt::format("the accumulation into '{}'", print_expr(*s.target)));
     t = AValue::of_tile(subscript(base.access, *sub.index, *s.target));
+  } else if (s.target->kind == ExprKind::Attribute &&
+             eval(*static_cast<const AttributeExpr&>(*s.target).value).k == K::Instance) {
+    // `self.k += 1` of a helper object: its attribute updated as Python does. In a loop of the form
+    // the value then differs per iteration, which check_carried_attrs sees after the body.
+    auto& a = static_cast<const AttributeExpr&>(*s.target);
+    AValue obj = eval(*a.value);
+    if (!ops.empty()) fail(s.span, fmt::format("'{}' updated by a tile operation", print_expr(*s.target)));
+    AValue cur = eval(*s.target);
+    auto num = [](const AValue& x) -> std::optional<double> {
+      if (x.k == K::Float) return x.f;
+      if (x.k == K::Int && x.i.is_constant()) return static_cast<double>(x.i.constant());
+      return std::nullopt;
+    };
+    AValue r;
+    if (cur.k == K::Int && v.k == K::Int && (s.op == BinOp::Add || s.op == BinOp::Sub)) {
+      r = AValue::of_int(s.op == BinOp::Add ? cur.i + v.i : cur.i - v.i);
+    } else if (cur.k == K::Int && v.k == K::Int && s.op == BinOp::Mul && v.i.is_constant()) {
+      r = AValue::of_int(cur.i * v.i.constant());
+    } else if (auto x = num(cur), y = num(v); x && y && (cur.k == K::Float || v.k == K::Float || s.op == BinOp::Div) &&
+                                              (s.op == BinOp::Add || s.op == BinOp::Sub || s.op == BinOp::Mul ||
+                                               (s.op == BinOp::Div && *y != 0))) {
+      double z = s.op == BinOp::Add ? *x + *y : s.op == BinOp::Sub ? *x - *y : s.op == BinOp::Mul ? *x * *y : *x / *y;
+      r = AValue::of_float(z);
+    } else {
+      fail(s.span, fmt::format("the augmented assignment '{} {}= ...' of an attribute", print_expr(*s.target), symbol(s.op)));
+    }
+    set_instance_attr(obj, a.attr, r, *s.target);
+    push_meta(s, MetaKind::Binding, out);
+    return;
   } else {
     fail(s.target->span, "this accumulation target");
   }
@@ -1068,7 +1097,7 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   std::map<std::string, int> carried_here;
   // nl.static_range is unrolled while tracing (nki-language.md 5): its copies of the body, each
   // with the variable a host int, are what the trace runs (host_for lifts them, each copy frozen).
-  std::optional<AValue> copies;
+  std::optional<AValue> copies, attr_copies;
   {
     IExpr lo = int_of(r.items[0], *s.iter), hi = int_of(r.items[1], *s.iter), st = int_of(r.items[2], *s.iter);
     if (r.range_kind == LoopKind::Static && lo.is_constant() && hi.is_constant() && st.is_constant() &&
@@ -1079,9 +1108,20 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
         items.push_back(AValue::of_int(i));
       }
       copies = AValue::of_tuple(std::move(items));
+    } else if (lo.is_constant() && hi.is_constant() && st.is_constant() && st.constant() != 0 &&
+               sets_attributes(s.body)) {
+      // A body setting an instance's attribute (`self.step += 1` of a helper object) may carry a
+      // host value from one iteration to the next, which one loop of the form cannot hold
+      // (check_carried_attrs): then the loop lifts as the copies Python's trace runs.
+      std::vector<AValue> items;
+      for (int64_t i = lo.constant(); st.constant() > 0 ? i < hi.constant() : i > hi.constant(); i += st.constant()) {
+        if (items.size() > 1024) break;
+        items.push_back(AValue::of_int(i));
+      }
+      attr_copies = AValue::of_tuple(std::move(items));
     }
   }
-  if (copies && !unrolling_static) {
+  if ((copies || attr_copies) && !unrolling_static) {
     // The body lifts as one loop where it can (the moves see a loop); where it cannot (float
     // arithmetic on the variable, `nl.add(t, j * 10.0)`, has no integer form) it lifts as the copies.
     Kernel saved_k = k;
@@ -1110,6 +1150,7 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
       inline_depth = saved_depth;
     };
     size_t before = out.size();
+    carried_attr_refused = false;
     try {
       unrolling_static = true;
       for_loop(s, out);
@@ -1119,8 +1160,9 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
       unrolling_static = false;
       restore();
       out.resize(before);
+      if (!copies && !std::exchange(carried_attr_refused, false)) throw;  // not an attribute's doing
       try {
-        return host_for(s, *copies, out);
+        return host_for(s, copies ? *copies : *attr_copies, out);
       } catch (const LiftError&) {
         restore();
         out.resize(before);

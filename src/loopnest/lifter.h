@@ -304,6 +304,10 @@ class Lifter {
   void restore_attrs(const AttrsSnapshot& s);
   // A loop of the form whose body changed an attribute it reads before setting: refused by name.
   void check_carried_attrs(const nki::ForStmt& s, const AttrsSnapshot& before);
+  bool carried_attr_refused = false;  // check_carried_attrs refused the loop being lifted
+  // Whether the block assigns an attribute (`obj.x = ...`, `obj.x += ...`) or calls a method of an
+  // instance of the kernel's names (which may set one through self).
+  bool sets_attributes(const nki::Block& b) const;
   // The loop `id` ends after its first iteration where `l c r` holds: its stop becomes an expression
   // of the outer loops' variables, checked against the condition on every value they take.
   void stop_at_break(int id, const IExpr& l, Cmp c, const IExpr& r, const nki::Span& at);

@@ -246,20 +246,26 @@ class Emitter {
           throw EmitError("a changed meta statement without its new text");
         }
         return;
-      case NodeKind::Loop:
-        if (!n.dirty && n.origin && (!o_.regenerate || walrus(*n.origin) || k_.loops.at(n.loop).host_items))
+      case NodeKind::Loop: {
+        bool as_written = false;
+        if (!n.dirty && n.origin && (!o_.regenerate || walrus(*n.origin) || k_.loops.at(n.loop).host_items)) {
           copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
-        else if (!n.patch.empty() && !o_.regenerate)
+          as_written = true;
+        } else if (!n.patch.empty() && !o_.regenerate) {
           out += indent(depth) + n.patch + "\n";
-        else
+        } else {
           out += indent(depth) + loop_header(k_.loops.at(n.loop)) + "\n";
+        }
         if (n.body.empty()) out += indent(depth + 1) + "pass\n";
         {
           bool saved = std::exchange(tail_, true);
+          bool saved_header = std::exchange(header_as_written_, as_written);
           block(n.body, depth + 1, out);
           tail_ = saved;
+          header_as_written_ = saved_header;
         }
         return;
+      }
       case NodeKind::If: {
         if (n.continues) return guard_continue(n, depth, out);
         if (!n.origin) throw EmitError("a new conditional cannot be printed");
@@ -330,7 +336,11 @@ class Emitter {
     if (tail) {
       const Stmt& jump = *i.body.back();
       uint32_t from = leading_.count(&jump) ? leading_.at(&jump) : jump.span.line;
-      copy(from, jump.span.end_line, jump.span.line, depth + 1, out);
+      // A break under its loop's header as written; under a header printed from the form (whose
+      // stop ends the loop at the break, lift_break.cpp) or after a move changed the loop, the
+      // continue the form reads: a break there could cut iterations a move put after it.
+      if (jump.kind == StmtKind::Break && !header_as_written_) out += indent(depth + 1) + "continue\n";
+      else copy(from, jump.span.end_line, jump.span.line, depth + 1, out);
       if (i.orelse.empty()) {
         block(n.orelse, depth, out);
         return;
@@ -796,6 +806,7 @@ class Emitter {
   std::map<const Stmt*, uint32_t> leading_;
   std::set<std::string> needed_;
   bool tail_ = false;  // the node being printed is the last its loop runs (block)
+  bool header_as_written_ = true;  // the loop around the node printed its header as the author wrote it
   const Node* elif_node_ = nullptr;  // the if node being printed as the `elif` of the one before
   std::set<std::string> names_in_scope_;
   std::map<int, GridName> grid_bindings_;          // the author's grid names, by binding node

@@ -25,6 +25,7 @@ std::string canonical_module(const std::string& dotted) {
       {"neuronxcc.nki.typing", "nki.typing"}, {"nki.typing", "nki.typing"},
       {"numpy", "numpy"},                 {"math", "math"},
       {"neuronxcc", "neuronxcc"},         {"functools", "functools"},
+      {"itertools", "itertools"},
       {"neuronxcc.nki.compiler", "nki.compiler"}, {"nki.compiler", "nki.compiler"},
   };
   auto it = known.find(dotted);
@@ -535,9 +536,12 @@ std::optional<bool> host_truth(const AValue& v) {
 
 // An expression the lift's own rules cannot evaluate may still be a host value the kernel's
 // Python computes at trace time (lift_fold.cpp): calls, attributes and subscripts get a second
-// try through the language core before the refusal stands.
+// try through the language core before the refusal stands; so does arithmetic, which the lift's
+// rules do not do on a host array (`np.arange(N, dtype=np.float32).reshape(1, N) / N`).
 AValue Lifter::eval(const Expr& e) {
-  if (e.kind != ExprKind::Call && e.kind != ExprKind::Attribute && e.kind != ExprKind::Subscript) return eval_node(e);
+  if (e.kind != ExprKind::Call && e.kind != ExprKind::Attribute && e.kind != ExprKind::Subscript &&
+      e.kind != ExprKind::BinOp && e.kind != ExprKind::UnaryOp)
+    return eval_node(e);
   try {
     return eval_node(e);
   } catch (const LiftError&) {

@@ -88,6 +88,7 @@ std::vector<std::string> Lifter::fill_lists(const ForStmt& s) {
   if (candidates.empty()) return out;
   std::map<std::string, ItemShape> shapes;
   {
+    const AttrsSnapshot attrs = save_attrs();  // what the probe sets through `self` is not the lift's
     Lifter probe = *this;
     probe.fill_probe = &shapes;
     std::vector<Node> scratch;
@@ -96,6 +97,7 @@ std::vector<std::string> Lifter::fill_lists(const ForStmt& s) {
     } catch (...) {
       // The real lift meets the same construct and names it.
     }
+    restore_attrs(attrs);
   }
   for (const auto& name : candidates) {
     auto shape = shapes.find(name);

@@ -106,6 +106,9 @@ std::optional<std::string> py_literal(const AValue& v) {
       }
       return out + ")";
     }
+    case K::HostArray:  // its values when it keeps them (lift_fold.cpp host_array)
+      if (v.s.empty()) return std::nullopt;
+      return v.s;
     case K::Module:
       if (v.s == "numpy") return "__np";
       if (v.s == "math") return "__math";
@@ -125,6 +128,39 @@ std::optional<std::string> py_literal(const AValue& v) {
 
 namespace {
 
+// Up to this many elements a host array keeps its values as numpy source (AValue::s), so an
+// expression reading it folds again (`w = np.arange(N) / N` then `w.reshape(1, N)`); a larger
+// one keeps its shape and dtype only (a constant folded in one expression still lifts).
+constexpr int64_t kMaxArrayLiteral = 4096;
+
+// A numpy array made at trace time (`np.arange(N, dtype=np.float32).reshape(1, N) / N`, a module
+// constant built with numpy): a host array of the form, for nl.shared_constant (an HBM constant
+// tensor, its statement printed back as written).
+AValue host_array(const tensor::Array& a) {
+  AValue h = AValue::of_kind(K::HostArray);
+  for (int64_t d : a.shape()) h.items.push_back(AValue::of_int(d));
+  tensor::DType dt = a.dtype();
+  h.type = std::string(tensor::name(dt));
+  bool numpy_dtype = dt == tensor::DType::Float32 || dt == tensor::DType::Float64 || dt == tensor::DType::Int32 ||
+                     dt == tensor::DType::Int64 || dt == tensor::DType::UInt8;
+  if (!numpy_dtype || a.size() > kMaxArrayLiteral) return h;
+  bool ints = dt != tensor::DType::Float32 && dt != tensor::DType::Float64;
+  std::string values;
+  std::vector<int64_t> idx(a.shape().size(), 0);
+  for (int64_t n = 0; n < a.size(); ++n) {
+    double x = a.get(idx);
+    values += (ints ? std::to_string(static_cast<int64_t>(x)) : py_float(x)) + ", ";
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < a.shape()[d]) break;
+      idx[d] = 0;
+    }
+  }
+  std::string shape = "(";
+  for (int64_t d : a.shape()) shape += std::to_string(d) + ", ";
+  h.s = fmt::format("__np.array([{}], dtype=__np.{}).reshape({}))", values, h.type, shape);
+  return h;
+}
+
 // The value computed by the interpreter as a host value of the lift, or nullopt.
 std::optional<AValue> from_value(const Value& v) {
   if (v.is_none()) return AValue::of_kind(K::None);
@@ -143,6 +179,7 @@ std::optional<AValue> from_value(const Value& v) {
     std::string type = dt == tensor::DType::Float64 ? "" : std::string(tensor::name(dt));
     return AValue::of_float(s->as_float(), type);
   }
+  if (auto* a = v.as<lib::NdArrayObj>(); a && !a->is_scalar) return host_array(a->array);
   if (auto* b = v.as<BuiltinObj>()) {
     if (b->name.rfind("nl.", 0) == 0) return AValue::of_kind(K::Func, "nki.language." + b->name.substr(3));
     if (b->name.rfind("np.", 0) == 0) return AValue::of_kind(K::Func, "numpy." + b->name.substr(3));
@@ -171,7 +208,26 @@ struct Names {
 };
 
 bool collect_names(const Expr& e, Names& n) {
-  if (e.kind == ExprKind::Lambda || e.kind == ExprKind::NamedExpr) return false;
+  if (e.kind == ExprKind::NamedExpr) return false;
+  if (e.kind == ExprKind::Lambda) {
+    // A lambda written in the folded expression itself (`sorted(range(T), key=lambda i: -i)`): its
+    // parameters are its own names; the names its body reads must be host values like any other.
+    auto& code = *static_cast<const LambdaExpr&>(e).code;
+    if (!code.lambda_body) return false;
+    Names body;
+    if (!collect_names(*code.lambda_body, body)) return false;
+    std::set<std::string> params;
+    for (const auto& p : code.params) {
+      if (p.default_value) return false;
+      params.insert(p.name);
+    }
+    for (const auto& x : body.bare)
+      if (!params.count(x) && !body.bound.count(x)) n.bare.insert(x);
+    for (const auto& x : body.attr_only)
+      if (!params.count(x)) n.attr_only.insert(x);
+    n.bound.insert(params.begin(), params.end());
+    return true;
+  }
   if (e.kind == ExprKind::Name) n.bare.insert(static_cast<const NameExpr&>(e).id);
   if (e.kind == ExprKind::Attribute) {
     auto& a = static_cast<const AttributeExpr&>(e);
@@ -643,7 +699,7 @@ std::optional<AValue> Lifter::host_statement(const Stmt& s, std::vector<Node>& o
     // stand-in cannot do, not the kernel.
     if (!device_read.empty())
       fail(s.span, fmt::format("{} doing tile work on '{}' (only host code runs at trace time{})", what, device_read,
-                               s.kind == StmtKind::For ? "; a loop doing tile work lifts a continue only as the last "
+                               s.kind == StmtKind::For ? "; a loop doing tile work lifts a continue or break only as the last "
                                                          "statement of an if at the top of its body"
                                                        : ""));
     fail(s.span, fmt::format("{} that raises for these arguments ({})", what, why));

@@ -236,6 +236,32 @@ std::optional<AValue> Lifter::host_sequence_call(const std::string& fn, const st
           AValue::of_tuple({AValue::of_int(IExpr::var(kHostIndex) + start.constant()), *pos[0].per_item}));
     return out;
   }
+  // itertools.product(range(T), range(U)) over tile indices: the tuples in Python's order (the
+  // last sequence fastest), a host sequence a loop unrolls as a loop over a host list does.
+  if (fn == "itertools.product") {
+    int64_t repeat = 1;
+    for (auto& [name, v] : kw) {
+      if (name != "repeat" || v.k != K::Int || !v.i.is_constant() || v.i.constant() < 0)
+        fail(c.span, fmt::format("'{}' (only a constant repeat= is known to itertools.product)", print_expr(c)));
+      repeat = v.i.constant();
+    }
+    std::vector<std::vector<AValue>> pools;
+    for (int64_t r = 0; r < repeat; ++r)
+      for (size_t i = 0; i < pos.size(); ++i) pools.push_back(items_of(pos[i], i));
+    std::vector<std::vector<AValue>> rows(1);
+    for (const auto& pool : pools) {
+      std::vector<std::vector<AValue>> next;
+      for (const auto& prefix : rows)
+        for (const auto& v : pool) {
+          next.push_back(prefix);
+          next.back().push_back(v);
+          if (next.size() > 4096) fail(c.span, fmt::format("'{}' of more than 4096 tuples", print_expr(c)));
+        }
+      rows = std::move(next);
+    }
+    for (auto& r : rows) out.items.push_back(AValue::of_tuple(std::move(r)));
+    return out;
+  }
   if ((fn == "builtins.sorted" || fn == "builtins.reversed") && pos.size() == 1 && kw.empty()) {
     auto items = items_of(pos[0], 0);
     if (fn == "builtins.reversed") {

@@ -920,6 +920,35 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
     AValue base = eval(*sub.value);
     if (base.k != K::Tile) fail(s.target->span, fmt::format("the accumulation into '{}'", print_expr(*s.target)));
     t = AValue::of_tile(subscript(base.access, *sub.index, *s.target));
+  } else if (s.target->kind == ExprKind::Attribute &&
+             eval(*static_cast<const AttributeExpr&>(*s.target).value).k == K::Instance) {
+    // `self.k += 1` of a helper object: its attribute updated as Python does. In a loop of the form
+    // the value then differs per iteration, which check_carried_attrs sees after the body.
+    auto& a = static_cast<const AttributeExpr&>(*s.target);
+    AValue obj = eval(*a.value);
+    if (!ops.empty()) fail(s.span, fmt::format("'{}' updated by a tile operation", print_expr(*s.target)));
+    AValue cur = eval(*s.target);
+    auto num = [](const AValue& x) -> std::optional<double> {
+      if (x.k == K::Float) return x.f;
+      if (x.k == K::Int && x.i.is_constant()) return static_cast<double>(x.i.constant());
+      return std::nullopt;
+    };
+    AValue r;
+    if (cur.k == K::Int && v.k == K::Int && (s.op == BinOp::Add || s.op == BinOp::Sub)) {
+      r = AValue::of_int(s.op == BinOp::Add ? cur.i + v.i : cur.i - v.i);
+    } else if (cur.k == K::Int && v.k == K::Int && s.op == BinOp::Mul && v.i.is_constant()) {
+      r = AValue::of_int(cur.i * v.i.constant());
+    } else if (auto x = num(cur), y = num(v); x && y && (cur.k == K::Float || v.k == K::Float || s.op == BinOp::Div) &&
+                                              (s.op == BinOp::Add || s.op == BinOp::Sub || s.op == BinOp::Mul ||
+                                               (s.op == BinOp::Div && *y != 0))) {
+      double z = s.op == BinOp::Add ? *x + *y : s.op == BinOp::Sub ? *x - *y : s.op == BinOp::Mul ? *x * *y : *x / *y;
+      r = AValue::of_float(z);
+    } else {
+      fail(s.span, fmt::format("the augmented assignment '{} {}= ...' of an attribute", print_expr(*s.target), symbol(s.op)));
+    }
+    set_instance_attr(obj, a.attr, r, *s.target);
+    push_meta(s, MetaKind::Binding, out);
+    return;
   } else {
     fail(s.target->span, "this accumulation target");
   }
@@ -1068,7 +1097,7 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   std::map<std::string, int> carried_here;
   // nl.static_range is unrolled while tracing (nki-language.md 5): its copies of the body, each
   // with the variable a host int, are what the trace runs (host_for lifts them, each copy frozen).
-  std::optional<AValue> copies;
+  std::optional<AValue> copies, attr_copies;
   {
     IExpr lo = int_of(r.items[0], *s.iter), hi = int_of(r.items[1], *s.iter), st = int_of(r.items[2], *s.iter);
     if (r.range_kind == LoopKind::Static && lo.is_constant() && hi.is_constant() && st.is_constant() &&
@@ -1079,9 +1108,20 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
         items.push_back(AValue::of_int(i));
       }
       copies = AValue::of_tuple(std::move(items));
+    } else if (lo.is_constant() && hi.is_constant() && st.is_constant() && st.constant() != 0 &&
+               sets_attributes(s.body)) {
+      // A body setting an instance's attribute (`self.step += 1` of a helper object) may carry a
+      // host value from one iteration to the next, which one loop of the form cannot hold
+      // (check_carried_attrs): then the loop lifts as the copies Python's trace runs.
+      std::vector<AValue> items;
+      for (int64_t i = lo.constant(); st.constant() > 0 ? i < hi.constant() : i > hi.constant(); i += st.constant()) {
+        if (items.size() > 1024) break;
+        items.push_back(AValue::of_int(i));
+      }
+      attr_copies = AValue::of_tuple(std::move(items));
     }
   }
-  if (copies && !unrolling_static) {
+  if ((copies || attr_copies) && !unrolling_static) {
     // The body lifts as one loop where it can (the moves see a loop); where it cannot (float
     // arithmetic on the variable, `nl.add(t, j * 10.0)`, has no integer form) it lifts as the copies.
     Kernel saved_k = k;
@@ -1092,6 +1132,7 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
     auto saved_depths = list_depth;
     auto saved_branch = branch_bound;
     auto saved_carried = carried;
+    const AttrsSnapshot saved_attrs = save_attrs();
     int saved_counts[5] = {grid_statements, slice_statements, block_writes, name_writes, guarded};
     int saved_depth = inline_depth;
     auto restore = [&] {
@@ -1103,11 +1144,13 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
       list_depth = saved_depths;
       branch_bound = saved_branch;
       carried = saved_carried;
+      restore_attrs(saved_attrs);
       grid_statements = saved_counts[0], slice_statements = saved_counts[1];
       block_writes = saved_counts[2], name_writes = saved_counts[3], guarded = saved_counts[4];
       inline_depth = saved_depth;
     };
     size_t before = out.size();
+    carried_attr_refused = false;
     try {
       unrolling_static = true;
       for_loop(s, out);
@@ -1117,8 +1160,9 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
       unrolling_static = false;
       restore();
       out.resize(before);
+      if (!copies && !std::exchange(carried_attr_refused, false)) throw;  // not an attribute's doing
       try {
-        return host_for(s, *copies, out);
+        return host_for(s, copies ? *copies : *attr_copies, out);
       } catch (const LiftError&) {
         restore();
         out.resize(before);
@@ -1156,7 +1200,11 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   auto outer_carried = carried;
   for (const auto& [name, t] : carried_here) carried[name] = t;
   const std::vector<std::string> fills = fill_lists(s);
+  break_loop = loop.id;
+  const AttrsSnapshot attrs_before = save_attrs();
   loop_body(s.body, n.body);
+  break_loop = -1;
+  check_carried_attrs(s, attrs_before);
   for (const auto& name : fills) filled.at(name).done = true;
   carried = std::move(outer_carried);
   loop_stack.pop_back();
@@ -1518,11 +1566,13 @@ std::optional<AValue> Lifter::jump_loop(const ForStmt& s, std::vector<Node>& out
   // Host code (a search over a tuple skipping some items) runs at trace time; a loop doing tile work
   // whose continues guard the rest of its body lifts as a loop (loop_body).
   auto saved_env = env;
+  const AttrsSnapshot saved_attrs = save_attrs();
   size_t before = out.size();
   try {
     return host_statement(s, out);
   } catch (const LiftError&) {
     env = std::move(saved_env);
+    restore_attrs(saved_attrs);
     out.resize(before);
   }
   for_loop(s, out);
@@ -1540,6 +1590,7 @@ void Lifter::loop_body(const Block& b, std::vector<Node>& out) {
 
 void Lifter::loop_body(const std::vector<const Stmt*>& stmts, std::vector<Node>& out) {
   bool outer = reads_branch_bound;
+  int own_loop = std::exchange(break_loop, -1);  // nested bodies (a guard's branches) are not the top
   for (size_t j = 0; j < stmts.size(); ++j) {
     const Stmt& s = *stmts[j];
     reads_branch_bound = false;
@@ -1554,9 +1605,22 @@ void Lifter::loop_body(const std::vector<const Stmt*>& stmts, std::vector<Node>&
       if (!ops.empty()) fail(i.test->span, "a condition computed by an operation");
       if (t.k != K::Cond)
         if (auto truth = host_truth(t)) t = AValue::of_bool(*truth);
-      if (t.k == K::Bool && t.b)
+      if (i.body.back()->kind == StmtKind::Break) {
+        // `if c: ...; break`: Python runs the iterations up to the first where c holds, that one up
+        // to the break. The loop ends after it (stop_at_break); in that loop the break is taken at
+        // most on the last iteration, where it is the continue the form reads (Node::continues).
+        if (own_loop < 0)
+          fail(i.body.back()->span, "a break that is not in an if at the top of a tile loop's body "
+                                    "(`if c: ...; break` lifts there, its condition on loop variables and constants)");
+        if (t.k == K::Bool) stop_at_break(own_loop, IExpr(t.b ? 0 : 1), Cmp::Eq, IExpr(0), i.test->span);
+        else if (t.k == K::Cond) stop_at_break(own_loop, t.cl, t.cmp, t.cr, i.test->span);
+        else fail(i.test->span, fmt::format("a break under the condition '{}' (it lifts when the condition compares "
+                                            "loop variables and constants)", print_expr(*i.test)));
+        own_loop = -1;
+      } else if (t.k == K::Bool && t.b) {
         fail(i.body.back()->span, "a continue taken on every iteration (its condition holds for these arguments: "
                                   "the statements after it never run)");
+      }
       std::vector<const Stmt*> taken;
       for (size_t x = 0; x + 1 < i.body.size(); ++x) taken.push_back(i.body[x].get());
       std::vector<const Stmt*> rest;
@@ -1594,7 +1658,8 @@ bool own_jump(const Stmt& s) {
 }  // namespace
 
 bool guard_continue(const IfStmt& s) {
-  if (s.body.empty() || s.body.back()->kind != StmtKind::Continue) return false;
+  if (s.body.empty() || (s.body.back()->kind != StmtKind::Continue && s.body.back()->kind != StmtKind::Break))
+    return false;
   for (size_t j = 0; j + 1 < s.body.size(); ++j)
     if (own_jump(*s.body[j])) return false;
   return true;

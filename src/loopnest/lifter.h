@@ -91,7 +91,8 @@ bool hashable_key(const AValue& v);
 void dict_put(AValue& d, const AValue& key, const AValue& value);
 // A break or continue in the block (nested blocks included).
 bool has_jump(const nki::Block& b);
-// `if c: ...; continue` whose other statements hold no break / continue of the loop (lift_stmt.cpp).
+// `if c: ...; continue` (or `...; break`) whose other statements hold no break / continue of the loop
+// (lift_stmt.cpp).
 bool guard_continue(const nki::IfStmt& s);
 // Every break / continue of the loop whose body is `b` (not of a loop nested in it) ends the body of
 // an `if` at the top of it (guard_continue), or of one at the top of such an if's else branch.
@@ -290,6 +291,26 @@ class Lifter {
   // them as their else branch (Node::continues); any other statement as Lifter::block lifts it.
   void loop_body(const std::vector<const nki::Stmt*>& stmts, std::vector<Node>& out);
   void loop_body(const nki::Block& b, std::vector<Node>& out);  // a loop statement's whole body
+  // The loop of the form whose body for_loop is lifting, for the top level of that body only: an
+  // `if c: ...; break` there ends the loop after the first iteration where c holds (stop_at_break);
+  // -1 elsewhere (a break in the rest after a continue guard, or in a loop that is not the form's).
+  int break_loop = -1;
+  // The contents of every instance's attributes (and closure scope) reachable from the names, to
+  // put back after a throw-away lift (lift_attrs.cpp).
+  struct AttrsSnapshot {
+    std::vector<std::pair<std::shared_ptr<std::map<std::string, AValue>>, std::map<std::string, AValue>>> maps;
+  };
+  AttrsSnapshot save_attrs() const;
+  void restore_attrs(const AttrsSnapshot& s);
+  // A loop of the form whose body changed an attribute it reads before setting: refused by name.
+  void check_carried_attrs(const nki::ForStmt& s, const AttrsSnapshot& before);
+  bool carried_attr_refused = false;  // check_carried_attrs refused the loop being lifted
+  // Whether the block assigns an attribute (`obj.x = ...`, `obj.x += ...`) or calls a method of an
+  // instance of the kernel's names (which may set one through self).
+  bool sets_attributes(const nki::Block& b) const;
+  // The loop `id` ends after its first iteration where `l c r` holds: its stop becomes an expression
+  // of the outer loops' variables, checked against the condition on every value they take.
+  void stop_at_break(int id, const IExpr& l, Cmp c, const IExpr& r, const nki::Span& at);
   // A for loop holding break / continue: host code run at trace time (host_statement), or, when it
   // does tile work and its continues only guard the rest of its body, a loop of the form. The value
   // a `return` inside it returned; nullopt when it ran to its end or lifted as a loop.

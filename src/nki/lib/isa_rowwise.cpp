@@ -414,6 +414,9 @@ Value stream_shuffle_fn(Interpreter& in, BoundArgs& a) {
   // waits for dst's last writer nor keeps dst's buffer from being renamed.
   const bool keeps_some = std::find(mask.begin(), mask.end(), int64_t(255)) != mask.end();
   Array s = ins.input_box(src, whole), old = keeps_some ? ins.input_box(dst, whole) : no_values();
+  // A shuffle across partitions is VectorE's (its reshape banks, ARCH2), not a copy the compiler
+  // may balance onto ScalarE, which reads its own partitions only.
+  if (auto* info = ins.info()) info->engine_chosen_by_user = true;
   Array r = no_values();
   if (ins.computing()) {
     std::vector<double> sv = values_of(s), ov = keeps_some ? values_of(old) : std::vector<double>{}, out;

@@ -193,7 +193,7 @@ const Pair kPairs[] = {
 struct Simulated {
   // vector_scalar_us: VectorE and ScalarE busy time together (the compiler balances movable
   // instructions between the two, so only their sum is a property of the program).
-  double latency_us = 0, pe_busy_us = 0, dma_load_us = 0, dma_store_us = 0, vector_scalar_us = 0;
+  double latency_us = 0, pe_busy_us = 0, dma_load_us = 0, dma_store_us = 0, vector_scalar_us = 0, scalar_us = 0;
 };
 
 Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
@@ -213,6 +213,8 @@ Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
     auto e = run.profile->engine_busy_ms.find(engine);
     if (e != run.profile->engine_busy_ms.end()) s.vector_scalar_us += e->second * 1e3;
   }
+  if (auto act = run.profile->engine_busy_ms.find("act"); act != run.profile->engine_busy_ms.end())
+    s.scalar_us = act->second * 1e3;
   return s;
 }
 
@@ -324,6 +326,19 @@ TEST(SpellingPairs, AnAccumulatingDmaCostsTwiceAStoreOfItsTile) {
         << arch << ": " << dma.dma_store_us << " vs one store " << vec.dma_store_us << " us";
     EXPECT_NEAR(dma.dma_load_us, vec.dma_load_us, 1e-6) << arch;
   }
+}
+
+// A stream shuffle moves data across partitions in VectorE's reshape banks (ARCH2): with src as
+// its one input it must not look like a single-input copy the compiler may balance onto ScalarE
+// (which reads its own partitions only).
+TEST(SpellingPairs, AStreamShuffleStaysOnVectorE) {
+  const Pair p{"stream_shuffle", "shuffle.ref.py", "shuffle_fresh_dst.py", "shuffle_reused_dst.py", 0};
+  for (const std::string arch : {"trn1", "trn2"})
+    for (const char* kernel : {p.first, p.second}) {
+      const Simulated s = simulate(p, kernel, arch);
+      EXPECT_GT(s.vector_scalar_us, 0) << kernel << " " << arch;
+      EXPECT_EQ(s.scalar_us, 0) << kernel << " " << arch;
+    }
 }
 
 TEST(SpellingPairs, MatmulsOnDisjointPeTilesRunSideBySide) {

@@ -205,6 +205,14 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
     a.dma_directions = value != 0;
     return;
   }
+  if (name == "dma_element_runs_floor") {
+    a.dma_element_runs_floor = value != 0;
+    return;
+  }
+  if (name == "dma_rmw_reads_dst") {
+    a.dma_rmw_reads_dst = value != 0;
+    return;
+  }
   if (name == "dma_queue_per_statement") {
     a.dma_queue_per_statement = value != 0;
     return;

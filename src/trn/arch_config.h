@@ -150,6 +150,16 @@ struct ArchConfig {
   // NC-v3 DMA transpose (ARCH3): HBM->SBUF at 90% and SBUF->SBUF at 50% of copy throughput. 0 on
   // NC-v2, where a DMA transpose moves one element per descriptor (PERF: far below load rate).
   double dma_transpose_from_hbm = 0, dma_transpose_on_chip = 0;
+  // An element-granular HBM access (a DMA transpose without NC-v3's transposer, a row strided
+  // inside) is made of runs of one element: true, each pays the short-row floor
+  // (dma_min_descriptor_bytes) as short HBM rows do, ~90 ns per element on Trn1; false (kept),
+  // one dma_descriptor_ns each. Off: no suite entry separates the two, and the transposing store
+  // of issue 11 costs microseconds, not the floor's hundreds (docs/simulator.md, DMA, session 22).
+  bool dma_element_runs_floor = false;
+  // A DMA with dst_rmw_op (accumulate into the destination) reads the destination as well as its
+  // source: its engines move the bytes twice and an HBM destination is read and written (true);
+  // false: priced as a plain copy (the rule until 4 Dec 2026, session 22).
+  bool dma_rmw_reads_dst = true;
   std::array<DmaEfficiencyPoint, 11> dma_efficiency{};
 
   // Fixed cost of starting a kernel run on the device, inside every measured whole-run latency:

@@ -374,12 +374,23 @@ DmaShape dma_shape(const InstructionInfo& inst) {
       s.hbm_runs = chunks(*op);
       s.hbm_run_bytes = s.hbm_runs ? (op->bytes() + s.hbm_runs - 1) / s.hbm_runs : 0;  // no runs: nothing moves
     }
+  // An HBM row strided inside (a transposing store `out[jf, ip]`, a column gather) is a list of
+  // short contiguous runs, one descriptor each.
+  for (const Operand* op : {src, dst})
+    if (op && op->buffer == BufferKind::Hbm && !op->indirect && op->contiguous_bytes != 0 &&
+        op->contiguous_bytes < uint64_t(op->free_elements) * op->dtype_bytes && chunks(*op) > s.element_runs) {
+      s.element_runs = chunks(*op);
+      s.element_bytes = uint32_t(op->contiguous_bytes);
+    }
   if (inst.opcode == Opcode::DmaTranspose) {
     s.transpose = on_chip_src ? DmaTransposeKind::OnChip : DmaTransposeKind::FromHbm;
     // The transposed side is written (or read) one element per row.
     uint64_t elements = any->dtype_bytes ? s.bytes / any->dtype_bytes : s.bytes;
     s.descriptors = std::max(s.descriptors, elements);
+    s.element_runs = elements;
+    s.element_bytes = std::max<uint8_t>(any->dtype_bytes, 1);
   }
+  s.rmw = inst.accumulate;
   return s;
 }
 
@@ -388,18 +399,35 @@ DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch) {
   t.setup_ns = arch.dma_fixed_ns;
   t.direction = shape.direction;
   if (shape.bytes == 0) return t;
-  const double hbm_sides = shape.direction == DmaDirection::Both ? 2 : shape.direction == DmaDirection::OnChip ? 0 : 1;
+  // An accumulating DMA (dst_rmw_op) reads its destination before writing it: its engines move
+  // the payload twice (source and destination reads), and an HBM destination is both read and
+  // written (nki-language.md 8.4: it "accumulates into the destination instead of overwriting").
+  const bool rmw = shape.rmw && arch.dma_rmw_reads_dst;
+  if (rmw && shape.direction == DmaDirection::ToHbm) t.direction = DmaDirection::Both;
+  const double moved = rmw ? 2 : 1;
+  const double hbm_sides = (shape.direction == DmaDirection::Both ? 2 : shape.direction == DmaDirection::OnChip ? 0 : 1) +
+                           (rmw && shape.direction == DmaDirection::ToHbm ? 1 : 0);
   t.hbm_ns = hbm_sides * double(shape.bytes) / arch.hbm_bytes_per_ns;
   const uint32_t engines = dma_engines_for(shape.partitions, arch);
   // The engines share the core's bandwidth (HBM cap included).
   const double rate = std::min(engines * arch.dma_engine_bytes_per_ns, arch.dma_bytes_per_ns());
-  double descriptors = double(shape.descriptors);
-  double data_ns = double(shape.bytes) / rate;
+  double descriptors = moved * double(shape.descriptors);
+  double data_ns = moved * double(shape.bytes) / rate;
   const double mode = shape.transpose == DmaTransposeKind::None     ? 0
                       : shape.transpose == DmaTransposeKind::FromHbm ? arch.dma_transpose_from_hbm
                                                                      : arch.dma_transpose_on_chip;
   if (shape.transpose == DmaTransposeKind::None || mode > 0)
     data_ns = std::max(data_ns, descriptor_floor_ns(shape, engines, arch));
+  // Element-granular runs (NC-v2's DMA transpose, HBM rows strided inside) are descriptors far
+  // shorter than the floor, each paying it like a short HBM row: DMABW ("< 256 B per partition:
+  // severely overhead-bound"), PERF Opt #10 (load_transpose2d "much lower bandwidth"). NC-v3's
+  // transposer (mode > 0) moves whole rows at its published share of the copy instead.
+  if (arch.dma_element_runs_floor && shape.element_runs > 0 && mode == 0) {
+    DmaShape runs = shape;
+    runs.hbm_runs = shape.element_runs;
+    runs.hbm_run_bytes = shape.element_bytes;
+    data_ns = std::max(data_ns, moved * descriptor_floor_ns(runs, engines, arch));
+  }
   // NC-v3 transposes in hardware at a share of the throughput of the same copy (ARCH3: "up to
   // 90%"), so at least as long as that copy with its short-row floor; NC-v2 moves one element per
   // descriptor (PERF: far below load bandwidth).

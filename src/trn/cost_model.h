@@ -76,6 +76,13 @@ struct DmaShape {
   uint64_t hbm_runs = 0;
   uint64_t hbm_run_bytes = 0;
   DmaDirection direction = DmaDirection::FromHbm;
+  // Element-granular access (a DMA transpose, or an HBM row strided inside): its elements and
+  // their size; each element is a contiguous run of its own (ARCH2: a transfer is a list of
+  // contiguous DMA buffers).
+  uint64_t element_runs = 0;
+  uint32_t element_bytes = 0;
+  // dst_rmw_op: the transfer also reads its destination (accumulates into it).
+  bool rmw = false;
 };
 
 DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch);

@@ -408,10 +408,18 @@ Value stream_shuffle_fn(Interpreter& in, BoundArgs& a) {
     if (m != 255 && (m < 0 || m >= 32)) throw NkiError(ErrorKind::Value, fmt::format("shuffle_mask entries of {} must be 0..31 or 255, got {}", api, m));
   Instruction ins(api, trn::Opcode::TensorCopy, trn::Engine::Vector, dst.shape(), mask_arg(a, api));
   Box whole = Box::full(src.shape());
-  Array s = ins.input_box(src, whole), old = ins.input_box(dst, whole);
+  // The shuffle reads src only (ISA: max(MIN_II, N), a one-input stream). dst is an input only
+  // when a 255 entry leaves some of its partitions as they were: then the instruction writes part
+  // of dst, which must follow dst's earlier writes. A full shuffle overwrites dst, so it neither
+  // waits for dst's last writer nor keeps dst's buffer from being renamed.
+  const bool keeps_some = std::find(mask.begin(), mask.end(), int64_t(255)) != mask.end();
+  Array s = ins.input_box(src, whole), old = keeps_some ? ins.input_box(dst, whole) : no_values();
+  // A shuffle across partitions is VectorE's (its reshape banks, ARCH2), not a copy the compiler
+  // may balance onto ScalarE, which reads its own partitions only.
+  if (auto* info = ins.info()) info->engine_chosen_by_user = true;
   Array r = no_values();
   if (ins.computing()) {
-    std::vector<double> sv = values_of(s), ov = values_of(old), out;
+    std::vector<double> sv = values_of(s), ov = keeps_some ? values_of(old) : std::vector<double>{}, out;
     int64_t parts = src.shape()[0], width = free_size(src.shape());
     const Box& b = ins.box();
     for (int64_t p = b.lo[0]; p < b.hi[0]; ++p) {

@@ -182,12 +182,18 @@ const Pair kPairs[] = {
     {"typed_scalar_vs_tensor_scalar", "scale16.ref.py", "scale16_typed.py", "scale16_isa.py", 0.001},
     {"loop_reduce_matmul_vs_iadd", "matmul.ref.py", "matmul_loop_reduce.py", "../../golden/lower/nki/sbuf_accumulation.py",
      0.001},
+    // `nisa.nc_stream_shuffle` into a destination allocated once before the loop against one per
+    // iteration: a shuffle with no 255 entry overwrites its whole destination and reads only src
+    // (ISA: max(MIN_II, N)), so the reused tile is renamed like any overwritten one. Until session
+    // 22 the trace also read dst, which chained the iterations through it: trn1 30.55 against
+    // 19.15 us, trn2 21.40 against 12.30 us.
+    {"stream_shuffle_reused_vs_fresh_dst", "shuffle.ref.py", "shuffle_reused_dst.py", "shuffle_fresh_dst.py", 0.001},
 };
 
 struct Simulated {
   // vector_scalar_us: VectorE and ScalarE busy time together (the compiler balances movable
   // instructions between the two, so only their sum is a property of the program).
-  double latency_us = 0, pe_busy_us = 0, dma_load_us = 0, vector_scalar_us = 0;
+  double latency_us = 0, pe_busy_us = 0, dma_load_us = 0, dma_store_us = 0, vector_scalar_us = 0, scalar_us = 0;
 };
 
 Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
@@ -201,10 +207,14 @@ Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
   if (pe != run.profile->engine_busy_ms.end()) s.pe_busy_us = pe->second * 1e3;
   auto load = run.profile->engine_busy_ms.find("dma_load");
   if (load != run.profile->engine_busy_ms.end()) s.dma_load_us = load->second * 1e3;
+  auto store = run.profile->engine_busy_ms.find("dma_store");
+  if (store != run.profile->engine_busy_ms.end()) s.dma_store_us = store->second * 1e3;
   for (const char* engine : {"dve", "act"}) {
     auto e = run.profile->engine_busy_ms.find(engine);
     if (e != run.profile->engine_busy_ms.end()) s.vector_scalar_us += e->second * 1e3;
   }
+  if (auto act = run.profile->engine_busy_ms.find("act"); act != run.profile->engine_busy_ms.end())
+    s.scalar_us = act->second * 1e3;
   return s;
 }
 
@@ -299,6 +309,38 @@ TEST(SpellingPairs, NlMatmulWithoutTransposeXCostsItsDocumentedTransposes) {
 // 128 rows can be split 2x64 (NC-v2+) ... parallel small matmuls on disjoint tiles"): the K=64
 // matmuls of two independent products on the two row halves of the grid run side by side, so the
 // PE is active about half as long as with the same matmuls on the whole grid, which take turns.
+// The sum of four row tiles accumulated in HBM by DMA read-modify-writes (`dma_copy(dst=out,
+// src=t, dst_rmw_op=np.add)`) against VectorE adds into an SBUF accumulator and one store: both
+// compute the sum; the accumulating DMAs read the output back (nki-language.md 8.4), so each of
+// the three costs the DMA engines twice a plain store of the tile, and the HBM counters see the
+// output read three times. Until session 22 an accumulating store cost a plain store's time.
+TEST(SpellingPairs, AnAccumulatingDmaCostsTwiceAStoreOfItsTile) {
+  const Pair p{"dma_accumulate_vs_vector_add", "rowsum.ref.py", "rowsum_dma_accumulate.py", "rowsum_vector_add.py", 0};
+  expect_both_compute_the_reference(p);
+  for (const std::string arch : {"trn1", "trn2"}) {
+    const Simulated dma = simulate(p, p.first, arch), vec = simulate(p, p.second, arch);
+    // vec stores the tile once: one plain store's data time. dma stores it once and accumulates
+    // three times.
+    ASSERT_GT(vec.dma_store_us, 0) << arch;
+    EXPECT_NEAR(dma.dma_store_us, (1 + 3 * 2) * vec.dma_store_us, 0.01 * dma.dma_store_us)
+        << arch << ": " << dma.dma_store_us << " vs one store " << vec.dma_store_us << " us";
+    EXPECT_NEAR(dma.dma_load_us, vec.dma_load_us, 1e-6) << arch;
+  }
+}
+
+// A stream shuffle moves data across partitions in VectorE's reshape banks (ARCH2): with src as
+// its one input it must not look like a single-input copy the compiler may balance onto ScalarE
+// (which reads its own partitions only).
+TEST(SpellingPairs, AStreamShuffleStaysOnVectorE) {
+  const Pair p{"stream_shuffle", "shuffle.ref.py", "shuffle_fresh_dst.py", "shuffle_reused_dst.py", 0};
+  for (const std::string arch : {"trn1", "trn2"})
+    for (const char* kernel : {p.first, p.second}) {
+      const Simulated s = simulate(p, kernel, arch);
+      EXPECT_GT(s.vector_scalar_us, 0) << kernel << " " << arch;
+      EXPECT_EQ(s.scalar_us, 0) << kernel << " " << arch;
+    }
+}
+
 TEST(SpellingPairs, MatmulsOnDisjointPeTilesRunSideBySide) {
   const Pair p{"pe_tiles_rows_vs_whole", "pe_tiles.ref.py", "pe_tiles_rows.py", "pe_tiles_whole.py", 0};
   expect_both_compute_the_reference(p);

@@ -342,6 +342,33 @@ TEST(TrnCost, DmaDirectionIsTheWayItsBytesCrossTheHbmInterface) {
   EXPECT_DOUBLE_EQ(trn::dma_timing(copy, a).hbm_ns, 0);
 }
 
+// An accumulating DMA (`nisa.dma_copy(dst=, src=, dst_rmw_op=np.add)`, traced with `acc`) reads
+// its destination before it writes it (nki-language.md 8.4, "accumulates into the destination
+// instead of overwriting"): its engines move the payload twice and an HBM destination is read
+// and written. Until session 22 it cost what a plain store costs.
+TEST(TrnCost, AnAccumulatingDmaReadsItsDestinationToo) {
+  trn::Operand sbuf = tile(512), rows = tile(512, 4, trn::BufferKind::Hbm);
+  auto store = inst(trn::Opcode::DmaStore, trn::Engine::Dma, {sbuf}, {rows});
+  auto rmw = store;
+  rmw.accumulate = true;
+  const trn::DmaShape plain = trn::dma_shape(store), acc = trn::dma_shape(rmw);
+  EXPECT_FALSE(plain.rmw);
+  EXPECT_TRUE(acc.rmw);
+  for (const char* name : {"trn1", "trn2"}) {
+    const auto& a = trn::arch_config(name);
+    ASSERT_TRUE(a.dma_rmw_reads_dst) << name;
+    const trn::DmaTiming p = trn::dma_timing(plain, a), r = trn::dma_timing(acc, a);
+    EXPECT_NEAR(r.duration_ns, 2 * p.duration_ns, 1e-6) << name;
+    EXPECT_NEAR(r.fabric_ns, 2 * p.fabric_ns, 1e-6) << name;
+    EXPECT_DOUBLE_EQ(r.setup_ns, p.setup_ns) << name;  // one transfer, one fixed cost
+    EXPECT_EQ(r.direction, trn::DmaDirection::Both) << name;
+    EXPECT_DOUBLE_EQ(r.hbm_ns, 2 * p.hbm_ns) << name;
+    trn::ArchConfig off = a;
+    trn::set_parameter(off, "dma_rmw_reads_dst", 0);
+    EXPECT_DOUBLE_EQ(trn::dma_timing(acc, off).duration_ns, p.duration_ns) << name;
+  }
+}
+
 // A [128 x 128] bf16 tile cut from a wide HBM matrix is 128 runs of 256 B there; each costs its
 // engine as long as a dma_min_descriptor_bytes run. The same tile from a matrix of its own width is
 // one contiguous run (the DMAO timeline: one engine moves its 2 KiB of it in 97 ns), and rows of

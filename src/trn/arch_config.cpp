@@ -139,6 +139,10 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
     const char* name;
     uint32_t ArchConfig::*member;
   };
+  struct Switch {  // a mechanism on (any value but 0) or off
+    const char* name;
+    bool ArchConfig::*member;
+  };
   static const Real reals[] = {
       {"tensor_ghz", &ArchConfig::tensor_ghz},
       {"vector_ghz", &ArchConfig::vector_ghz},
@@ -168,6 +172,17 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
       {"dma_queues", &ArchConfig::dma_queues},
       {"reorder_window", &ArchConfig::reorder_window},
   };
+  static const Switch switches[] = {
+      {"shared_engine_ports", &ArchConfig::shared_engine_ports},
+      {"act_table_switch_in_order", &ArchConfig::act_table_switch_in_order},
+      {"onezero_halves_fp32", &ArchConfig::onezero_halves_fp32},
+      {"dma_queue_per_tensor", &ArchConfig::dma_queue_per_tensor},
+      {"dma_round_robin", &ArchConfig::dma_round_robin},
+      {"dma_directions", &ArchConfig::dma_directions},
+      {"dma_element_runs_floor", &ArchConfig::dma_element_runs_floor},
+      {"dma_rmw_reads_dst", &ArchConfig::dma_rmw_reads_dst},
+      {"dma_queue_per_statement", &ArchConfig::dma_queue_per_statement},
+  };
   for (const Real& r : reals)
     if (name == r.name) {
       a.*r.member = value;
@@ -181,42 +196,11 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
       if (a.dma_queues == 0) throw std::invalid_argument("dma_queues must be at least 1");
       return;
     }
-  if (name == "shared_engine_ports") {
-    a.shared_engine_ports = value != 0;
-    return;
-  }
-  if (name == "act_table_switch_in_order") {
-    a.act_table_switch_in_order = value != 0;
-    return;
-  }
-  if (name == "onezero_halves_fp32") {
-    a.onezero_halves_fp32 = value != 0;
-    return;
-  }
-  if (name == "dma_queue_per_tensor") {
-    a.dma_queue_per_tensor = value != 0;
-    return;
-  }
-  if (name == "dma_round_robin") {
-    a.dma_round_robin = value != 0;
-    return;
-  }
-  if (name == "dma_directions") {
-    a.dma_directions = value != 0;
-    return;
-  }
-  if (name == "dma_element_runs_floor") {
-    a.dma_element_runs_floor = value != 0;
-    return;
-  }
-  if (name == "dma_rmw_reads_dst") {
-    a.dma_rmw_reads_dst = value != 0;
-    return;
-  }
-  if (name == "dma_queue_per_statement") {
-    a.dma_queue_per_statement = value != 0;
-    return;
-  }
+  for (const Switch& w : switches)
+    if (name == w.name) {
+      a.*w.member = value != 0;
+      return;
+    }
   throw std::invalid_argument("unknown simulator parameter '" + std::string(name) + "'");
 }
 

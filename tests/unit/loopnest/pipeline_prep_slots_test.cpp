@@ -6,6 +6,9 @@
 // LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/slotted_pv_blocks.py).
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <utility>
+
 #include "corpus.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
@@ -16,18 +19,23 @@ using loopnest_test::arrays;
 using loopnest_test::read;
 using loopnest_test::source_dir;
 
+// The kernel's pipeline_prep site (its last, if several) and the kernel after it; no site: {}, "".
+std::pair<std::optional<loopnest::Site>, std::string> apply_pipeline_prep(const std::string& path,
+                                                                         const std::vector<loopnest::ArgSpec>& args) {
+  std::string text = read(path);
+  std::optional<loopnest::Site> prep;
+  for (const auto& s : loopnest::find_sites(loopnest::lift_source(path, text, args)))
+    if (s.transform == "pipeline_prep") prep = s;
+  if (!prep) return {};
+  return {prep, loopnest::apply_site(path, text, args, *prep)};
+}
+
 TEST(PipelinePrepSlots, TransposeGroupsCopiedIntoRotatingSlotsGetOneSlotPerIteration) {
   const auto args = arrays({{128, 2048}, {2048, 64}});
   std::string path = source_dir() + "/tests/kernels/slotted_pv_blocks.py";
-  std::string text = read(path);
-  loopnest::Kernel form = loopnest::lift_source(path, text, args);
-  const loopnest::Site* prep = nullptr;
-  auto sites = loopnest::find_sites(form);
-  for (const auto& s : sites)
-    if (s.transform == "pipeline_prep") prep = &s;
+  auto [prep, after] = apply_pipeline_prep(path, args);
   ASSERT_TRUE(prep) << "no pipeline_prep site";
   EXPECT_EQ(prep->params.at("source"), "on_chip");
-  std::string after = loopnest::apply_site(path, text, args, *prep);
   EXPECT_NE(after.find("p_slots_all = nl.ndarray(shape=(4, nl.par_dim(128), 512)"), std::string::npos) << after;
   EXPECT_NE(after.find("p_slots_all[b, :, :] = nl.copy(tp)"), std::string::npos) << after;
   EXPECT_NE(after.find("acc += nisa.nc_matmul(p_slots_all[b, :, 128*i:128*i + 128]"), std::string::npos) << after;
@@ -44,15 +52,9 @@ TEST(PipelinePrepSlots, TransposeGroupsCopiedIntoRotatingSlotsGetOneSlotPerItera
 TEST(PipelinePrepSlots, ALanguageTransposeOfATileMadeBeforeTheLoopIsPipelined) {
   const auto args = arrays({{256, 512}, {512, 64}});
   std::string path = source_dir() + "/tests/kernels/probs_rows_nl_transpose.py";
-  std::string text = read(path);
-  loopnest::Kernel form = loopnest::lift_source(path, text, args);
-  const loopnest::Site* prep = nullptr;
-  auto sites = loopnest::find_sites(form);
-  for (const auto& s : sites)
-    if (s.transform == "pipeline_prep") prep = &s;
+  auto [prep, after] = apply_pipeline_prep(path, args);
   ASSERT_TRUE(prep) << "no pipeline_prep site";
   EXPECT_EQ(prep->params.at("source"), "on_chip");
-  std::string after = loopnest::apply_site(path, text, args, *prep);
   EXPECT_NE(after.find("p_t = nl.ndarray(shape=(4, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)"),
             std::string::npos)
       << after;
@@ -69,14 +71,8 @@ TEST(PipelinePrepSlots, ALanguageTransposeOfATileMadeBeforeTheLoopIsPipelined) {
 TEST(PipelinePrepSlots, TheNewerApiGetsTheLoopsDimAfterThePartitionDim) {
   const auto args = arrays({{128, 512}, {128, 512}, {512, 128}});
   std::string path = source_dir() + "/tests/kernels/corpus/con_engine_round_trip.py";
-  std::string text = read(path);
-  loopnest::Kernel form = loopnest::lift_source(path, text, args);
-  const loopnest::Site* prep = nullptr;
-  auto sites = loopnest::find_sites(form);
-  for (const auto& s : sites)
-    if (s.transform == "pipeline_prep") prep = &s;
+  auto [prep, after] = apply_pipeline_prep(path, args);
   ASSERT_TRUE(prep) << "no pipeline_prep site";
-  std::string after = loopnest::apply_site(path, text, args, *prep);
   EXPECT_EQ(after.find("par_dim"), std::string::npos) << after;
   EXPECT_NE(after.find("pt_sb = nl.ndarray((128, 4, 128), dtype=nl.float32, buffer=nl.sbuf)"), std::string::npos)
       << after;

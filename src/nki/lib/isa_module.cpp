@@ -127,6 +127,12 @@ Value isa_activation(Interpreter& in, BoundArgs& a, bool force_reduce) {
   args.bias = a["bias"];
   args.scale = a["scale"].is_none() ? Value::from_float(1.0) : a["scale"];
   if (!a["reduce_op"].is_none()) args.reduce_op = &alu_op(a["reduce_op"], api, "reduce_op");
+  // The Scalar Engine's accumulation registers add ("only add on NeuronCore-v2", nki-language.md
+  // nisa.activation): another reduce_op was summed all the same, a row max computed as a row sum.
+  if (args.reduce_op && args.reduce_op->binary != tensor::BinaryOp::Add)
+    throw NkiError(ErrorKind::Rule, fmt::format("reduce_op of {} must be an add: the Scalar Engine's accumulation "
+                                                "registers only add (NeuronCore-v2); reduce the rows with "
+                                                "nisa.tensor_reduce instead", api));
   if (a["reduce_res"].as<NkiTensorObj>()) args.reduce_res = &tile_arg(a["reduce_res"], api, "reduce_res");
   args.reduce_cmd = force_reduce ? 3 : int(to_int(a["reduce_cmd"], "reduce_cmd"));
   // reduce_op and reduce_res without a reduce_cmd: this instruction's reduction (reset_reduce).

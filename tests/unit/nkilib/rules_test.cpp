@@ -36,6 +36,10 @@ const RuleCase kCases[] = {
     {"one_dim_sbuf", "    s = nl.ndarray((128,), dtype=np.float32, buffer=nl.sbuf)", ErrorKind::Rule, "Insufficient rank"},
     {"moving_too_wide", "    x = nl.load(a[0:128, 0:128])\n    y = nl.load(a[0:128, :])\n    p = nisa.nc_matmul(x, y)",
      ErrorKind::Rule, "moving free size 1024 exceeds 512 (gemm_moving_fmax)"},
+    {"activation_reduce_max",
+     "    x = nl.load(a[0:128, 0:512])\n    r = nl.ndarray((128, 1), dtype=np.float32, buffer=nl.sbuf)\n"
+     "    y = nisa.activation(op=nl.copy, data=x, reduce_op=nl.maximum, reduce_res=r)",
+     ErrorKind::Rule, "reduce_op of nisa.activation must be an add"},
     {"stationary_too_wide", "    y = nl.load(a[0:128, :])\n    p = nisa.nc_matmul(y[:, 0:256], y[:, 0:512])",
      ErrorKind::Rule, "stationary free size 256 exceeds 128 (gemm_stationary_fmax)"},
     {"contraction_mismatch", "    x = nl.load(a[0:64, 0:128])\n    y = nl.load(a[0:128, 0:512])\n    p = nisa.nc_matmul(x, y)",

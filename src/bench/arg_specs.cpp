@@ -33,7 +33,7 @@ std::vector<loopnest::ArgSpec> arg_specs(const std::vector<nki::Value>& args) {
   return out;
 }
 
-std::string reference_for_kernel(const std::string& kernel_path) {
+std::string reference_for_kernel(const std::string& kernel_path, const std::string& bench_root) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path file = fs::absolute(kernel_path, ec);
@@ -44,6 +44,7 @@ std::string reference_for_kernel(const std::string& kernel_path) {
   std::vector<std::pair<std::string, bool>> roots;
   for (fs::path dir = file.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
     if (fs::is_regular_file(dir / "summary.json", ec)) roots.push_back({dir.string(), true});
+  if (!bench_root.empty()) roots.push_back({bench_root, false});
   if (std::string root = default_bench_root(); !root.empty()) roots.push_back({root, false});
   std::string name = file.filename().string(), stem = file.stem().string();
   for (const auto& [root, by_task] : roots) {

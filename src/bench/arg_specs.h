@@ -16,7 +16,8 @@ std::vector<loopnest::ArgSpec> arg_specs(const std::vector<nki::Value>& args);
 // by its name in a benchmark directory: the nearest ancestor
 // of the file holding summary.json, else the default benchmark root. A case matches when its
 // kernel has the same file name (`silu_M4096_N7168_0.py`, also under nkibench/styles/<style>/) or
-// the file is named after the task (`silu.py`). "" when none does.
-std::string reference_for_kernel(const std::string& kernel_path);
+// the file is named after the task (`silu.py`). "" when none does. `bench_root` (a user's
+// --bench-root) is looked in before the default root, by file name like it.
+std::string reference_for_kernel(const std::string& kernel_path, const std::string& bench_root = "");
 
 }  // namespace bench

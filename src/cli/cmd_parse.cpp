@@ -32,13 +32,14 @@ struct ParseOptions {
   std::string file;
   std::string emit = "ast";
   std::string reference;
+  std::string bench_root;  // where the reference is found by the kernel's file name (default: the bundled one)
   std::string entry;
   std::string arch = "trn1";  // the target nisa.get_nc_version() reports while lifting
 };
 
 int emit_loops(const ParseOptions& o, const std::string& text) {
   if (!cli::check_entry(o.file, text, o.entry)) return 1;
-  std::string reference = o.reference.empty() ? bench::reference_for_kernel(o.file) : o.reference;
+  std::string reference = o.reference.empty() ? bench::reference_for_kernel(o.file, o.bench_root) : o.reference;
   std::vector<loopnest::ArgSpec> args;
   if (reference.empty()) args = loopnest::arg_specs_from_header(text);
   if (!reference.empty()) {
@@ -91,6 +92,7 @@ cli::RunFn setup_parse(CLI::App& sub) {
   sub.add_option("--emit", o->emit, "stage to print: tokens, ast, python or loops")
       ->check(CLI::IsMember({"tokens", "ast", "python", "loops", "loops-source"}));
   sub.add_option("--reference", o->reference, "reference .py giving the kernel's argument shapes (--emit loops)");
+  sub.add_option("--bench-root", o->bench_root, "benchmark directory whose task references the kernel's file name finds (default: the bundled nkibench)");
   cli::add_entry_option(sub, o->entry);
   sub.add_option("--arch", o->arch, "target whose nisa.get_nc_version() the lift takes (--emit loops): trn1 or trn2")
       ->check(CLI::IsMember({"trn1", "trn2"}));

@@ -35,6 +35,7 @@ struct RewriteOptions {
   std::vector<std::string> apply;
   std::string transform;  // list only this transformation's sites
   std::string reference;
+  std::string bench_root;  // where the reference is found by the kernel's file name (default: the bundled one)
   std::string arch = "trn1";
   bool json = false;
   std::vector<loopnest::ArgSpec> args;
@@ -89,7 +90,7 @@ int apply_sites(std::string text, const RewriteOptions& o) {
 int run_rewrite(RewriteOptions& o) {
   auto text = cli::read_source_file(o.kernel);
   if (!text || !cli::check_entry(o.kernel, *text, o.entry)) return 1;
-  std::string reference = o.reference.empty() ? bench::reference_for_kernel(o.kernel) : o.reference;
+  std::string reference = o.reference.empty() ? bench::reference_for_kernel(o.kernel, o.bench_root) : o.reference;
   if (!reference.empty()) {
     auto ref_text = cli::read_source_file(reference);
     if (!ref_text) return 1;
@@ -113,6 +114,7 @@ cli::RunFn setup_rewrite(CLI::App& sub) {
   sub.add_option("--arch", o->arch, "target whose nisa.get_nc_version() the loop-nest form takes: trn1 or trn2")
       ->check(CLI::IsMember({"trn1", "trn2"}));
   sub.add_option("--reference", o->reference, "task reference giving the kernel's argument shapes (loop-nest sites)");
+  sub.add_option("--bench-root", o->bench_root, "benchmark directory whose task references the kernel's file name finds (default: the bundled nkibench)");
   return [o] { return run_rewrite(*o); };
 }
 

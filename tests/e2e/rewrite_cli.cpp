@@ -58,6 +58,26 @@ TEST(RewriteCli, ParseTakesTheKernelFileByNameOrPosition) {
   EXPECT_EQ(named.out, positional.out);
 }
 
+// A kernel file away from any benchmark directory, named after its task: `--bench-root` says where
+// its reference is found by that name (an installed binary has no bundled benchmark beside it:
+// outside authors' `parse --emit loops --kernel FILE` failed with "give the task's reference").
+TEST(RewriteCli, ParseAndRewriteFindTheReferenceInTheBenchRootGiven) {
+  TempDir tmp;
+  const std::string kernel = small_silu_kernel();
+  const std::string copy = tmp.path() + "/" + fs::path(kernel).filename().string();
+  fs::copy_file(kernel, copy);
+  CliRun lost = accelopt(tmp.path(), "parse --emit loops --kernel " + copy);
+  EXPECT_NE(lost.exit_code, 0);
+  EXPECT_NE(lost.err.find("give the task's reference"), std::string::npos) << lost.err;
+  CliRun parsed = accelopt(tmp.path(), "parse --emit loops --kernel " + copy + " --bench-root " + source(kBench));
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
+  EXPECT_NE(parsed.out.find("kernel "), std::string::npos) << parsed.out;
+  CliRun listed = accelopt(tmp.path(), "rewrite --kernel " + copy + " --transform fold_silu --json --bench-root " +
+                                           source(kBench));
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(listed.json().size(), 2u) << listed.out;
+}
+
 TEST(RewriteCli, TextListingShowsKeyAndSummary) {
   TempDir tmp;
   CliRun list = accelopt(tmp.path(), "rewrite --kernel " + small_silu_kernel());

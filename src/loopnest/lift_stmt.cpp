@@ -1100,25 +1100,23 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   std::optional<AValue> copies, attr_copies;
   {
     IExpr lo = int_of(r.items[0], *s.iter), hi = int_of(r.items[1], *s.iter), st = int_of(r.items[2], *s.iter);
-    if (r.range_kind == LoopKind::Static && lo.is_constant() && hi.is_constant() && st.is_constant() &&
-        st.constant() != 0) {
+    const bool constant_range = lo.is_constant() && hi.is_constant() && st.is_constant() && st.constant() != 0;
+    // The values the loop variable takes, as the copies' host ints.
+    auto values = [&] {
       std::vector<AValue> items;
       for (int64_t i = lo.constant(); st.constant() > 0 ? i < hi.constant() : i > hi.constant(); i += st.constant()) {
         if (items.size() > 1024) break;  // host_for refuses it by its size
         items.push_back(AValue::of_int(i));
       }
-      copies = AValue::of_tuple(std::move(items));
-    } else if (lo.is_constant() && hi.is_constant() && st.is_constant() && st.constant() != 0 &&
-               sets_attributes(s.body)) {
+      return AValue::of_tuple(std::move(items));
+    };
+    if (r.range_kind == LoopKind::Static && constant_range) {
+      copies = values();
+    } else if (constant_range && sets_attributes(s.body)) {
       // A body setting an instance's attribute (`self.step += 1` of a helper object) may carry a
       // host value from one iteration to the next, which one loop of the form cannot hold
       // (check_carried_attrs): then the loop lifts as the copies Python's trace runs.
-      std::vector<AValue> items;
-      for (int64_t i = lo.constant(); st.constant() > 0 ? i < hi.constant() : i > hi.constant(); i += st.constant()) {
-        if (items.size() > 1024) break;
-        items.push_back(AValue::of_int(i));
-      }
-      attr_copies = AValue::of_tuple(std::move(items));
+      attr_copies = values();
     }
   }
   if ((copies || attr_copies) && !unrolling_static) {

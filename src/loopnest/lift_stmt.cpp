@@ -1122,31 +1122,8 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   if ((copies || attr_copies) && !unrolling_static) {
     // The body lifts as one loop where it can (the moves see a loop); where it cannot (float
     // arithmetic on the variable, `nl.add(t, j * 10.0)`, has no integer form) it lifts as the copies.
-    Kernel saved_k = k;
-    auto saved_env = env;
-    auto saved_stack = loop_stack;
-    auto saved_pending = pending_inline;
-    auto saved_ranks = list_ranks;
-    auto saved_depths = list_depth;
-    auto saved_branch = branch_bound;
-    auto saved_carried = carried;
-    const AttrsSnapshot saved_attrs = save_attrs();
-    int saved_counts[5] = {grid_statements, slice_statements, block_writes, name_writes, guarded};
-    int saved_depth = inline_depth;
-    auto restore = [&] {
-      k = saved_k;
-      env = saved_env;
-      loop_stack = saved_stack;
-      pending_inline = saved_pending;
-      list_ranks = saved_ranks;
-      list_depth = saved_depths;
-      branch_bound = saved_branch;
-      carried = saved_carried;
-      restore_attrs(saved_attrs);
-      grid_statements = saved_counts[0], slice_statements = saved_counts[1];
-      block_writes = saved_counts[2], name_writes = saved_counts[3], guarded = saved_counts[4];
-      inline_depth = saved_depth;
-    };
+    const Checkpoint saved = checkpoint();
+    auto restore = [&] { rollback(saved); };
     size_t before = out.size();
     carried_attr_refused = false;
     try {
@@ -1275,13 +1252,7 @@ bool Lifter::host_for_as_loop(const ForStmt& s, const AValue& seq, std::vector<N
   std::string var = index_name(*s.target, *seq.per_item);
   if (var.empty()) return false;
   if (carried_value(s.body, var)) return false;
-  Kernel saved_k = k;
-  auto saved_env = env;
-  auto saved_stack = loop_stack;
-  auto saved_pending = pending_inline;
-  auto saved_ranks = list_ranks;
-  int saved_counts[4] = {grid_statements, slice_statements, block_writes, name_writes};
-  int saved_depth = inline_depth;
+  const Checkpoint saved = checkpoint();
   try {
     Loop loop;
     loop.id = static_cast<int>(k.loops.size());
@@ -1303,14 +1274,7 @@ bool Lifter::host_for_as_loop(const ForStmt& s, const AValue& seq, std::vector<N
     out.push_back(std::move(n));
     return true;
   } catch (const LiftError&) {
-    k = std::move(saved_k);
-    env = std::move(saved_env);
-    loop_stack = std::move(saved_stack);
-    pending_inline = std::move(saved_pending);
-    list_ranks = std::move(saved_ranks);
-    grid_statements = saved_counts[0], slice_statements = saved_counts[1];
-    block_writes = saved_counts[2], name_writes = saved_counts[3];
-    inline_depth = saved_depth;
+    rollback(saved);
     return false;
   }
 }
@@ -1559,18 +1523,36 @@ Node Lifter::if_node(const IfStmt& s, AValue t, const std::function<void(std::ve
   return n;
 }
 
+Lifter::Checkpoint Lifter::checkpoint() const {
+  return {k, env, loop_stack, pending_inline, list_ranks, list_depth, branch_bound, carried, save_attrs(),
+          grid_statements, slice_statements, block_writes, name_writes, guarded, inline_depth};
+}
+
+void Lifter::rollback(const Checkpoint& c) {
+  k = c.k;
+  env = c.env;
+  loop_stack = c.loop_stack;
+  pending_inline = c.pending_inline;
+  list_ranks = c.list_ranks;
+  list_depth = c.list_depth;
+  branch_bound = c.branch_bound;
+  carried = c.carried;
+  restore_attrs(c.attrs);
+  grid_statements = c.grid_statements, slice_statements = c.slice_statements;
+  block_writes = c.block_writes, name_writes = c.name_writes, guarded = c.guarded;
+  inline_depth = c.inline_depth;
+}
+
 std::optional<AValue> Lifter::jump_loop(const ForStmt& s, std::vector<Node>& out) {
   if (!guard_continues_only(s.body)) return host_statement(s, out);
   // Host code (a search over a tuple skipping some items) runs at trace time; a loop doing tile work
   // whose continues guard the rest of its body lifts as a loop (loop_body).
-  auto saved_env = env;
-  const AttrsSnapshot saved_attrs = save_attrs();
+  const Checkpoint saved = checkpoint();
   size_t before = out.size();
   try {
     return host_statement(s, out);
   } catch (const LiftError&) {
-    env = std::move(saved_env);
-    restore_attrs(saved_attrs);
+    rollback(saved);
     out.resize(before);
   }
   for_loop(s, out);

@@ -302,6 +302,22 @@ class Lifter {
   };
   AttrsSnapshot save_attrs() const;
   void restore_attrs(const AttrsSnapshot& s);
+  // What a lift of some statements changes in the lifter, to put back when that lift is thrown away
+  // (a static_range tried as one loop, a host loop tried as a loop of the form, a loop with break /
+  // continue tried as host code): the form, the names, the attribute maps and the style counts.
+  struct Checkpoint {
+    Kernel k;
+    std::map<std::string, AValue> env;
+    std::vector<int> loop_stack;
+    std::vector<PendingInline> pending_inline;
+    std::map<int, size_t> list_ranks;
+    std::map<std::string, size_t> list_depth;
+    std::map<std::string, int> branch_bound, carried;
+    AttrsSnapshot attrs;
+    int grid_statements, slice_statements, block_writes, name_writes, guarded, inline_depth;
+  };
+  Checkpoint checkpoint() const;
+  void rollback(const Checkpoint& c);
   // A loop of the form whose body changed an attribute it reads before setting: refused by name.
   void check_carried_attrs(const nki::ForStmt& s, const AttrsSnapshot& before);
   bool carried_attr_refused = false;  // check_carried_attrs refused the loop being lifted

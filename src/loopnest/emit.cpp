@@ -96,7 +96,9 @@ class Emitter {
     std::string out;
     tail_ = false;
     std::string imports = missing_imports();
+    const uint32_t decorate_at = undecorated_def_line();
     for (uint32_t l = 1; l < first_; ++l) {
+      if (l == decorate_at) out += line(l).substr(0, line(l).find("def")) + "@" + k_.dialect.decorate + "\n";
       out += line(l) + "\n";
       if (l == imports_after_) out += imports;
     }
@@ -539,6 +541,17 @@ class Emitter {
   // What a view statement binds `name` to: the access, or, where the access is the whole view the
   // statement names (`g_col = g.reshape((K, 1))` of an opened helper, printed from the form), the
   // reshape it is (its own name would print `g_col = g_col`).
+  // The line of the kernel's `def` when it must get Dialect::decorate (it has no decorator), else 0.
+  uint32_t undecorated_def_line() const {
+    if (k_.dialect.decorate.empty()) return 0;
+    for (const auto& s : k_.module->body) {
+      if (s->kind != StmtKind::FunctionDef) continue;
+      const auto& def = static_cast<const nki::FunctionDefStmt&>(*s);
+      if (def.code.get() == k_.function && def.decorators.empty()) return def.span.line;
+    }
+    return 0;
+  }
+
   std::string view_binding(const Access& a, const std::string& name) {
     std::string text = access(a);
     const Tensor& t = k_.tensor(a.tensor);

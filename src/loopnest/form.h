@@ -200,6 +200,10 @@ struct Loop {
   // random numbers' generator state of sequential_random_loops, an nl.fori_loop): no move may
   // reorder its iterations, whatever the dependences on tiles say (affine_loop.cpp).
   bool ordered = false;
+  // A program id of an SPMD launch (`f[grid](...)`, lifted with the launch kept: lift's
+  // Launch::Kept): each iteration is one program, and NKI's shared HBM tensors the launched
+  // function declares are one tensor for all of them (open_helpers pulls them out of the loops).
+  bool program = false;
   std::optional<int64_t> trip() const;  // when start and stop are constants
 };
 
@@ -261,6 +265,10 @@ struct Dialect {
   bool grid_indexing = false;     // nl.arange index grids rather than slices, for new accesses
   bool block_buffers = false;     // results written into declared block-dim buffers rather than names
   std::string indent = "    ";    // one level of the kernel body
+  // The decorator the printed kernel's def gets when it has none (`nki.jit`): a wrapper that only
+  // launched a decorated kernel holds that kernel's work once its launch is opened
+  // (open_helpers), so it is the traced kernel now.
+  std::string decorate;
 };
 
 struct Kernel {

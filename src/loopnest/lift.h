@@ -33,10 +33,15 @@ const nki::FunctionCode& kernel_definition(const nki::ModuleAst& module, const s
 // Lifts the function the run calls (kernel_definition) for arguments `args` (in parameter order),
 // on the NeuronCore generation `nc_version` (what nisa.get_nc_version() returns while tracing, as
 // the interpreter does for the simulated target: 2 trn1, 3 trn2). Throws LiftError.
+// A wrapper whose only tile work is one SPMD launch lifts as the launched function's form (its
+// program ids node-less loops, Kernel::grid: adopt_launch) unless `launch` is Launch::Kept: then
+// the launch is the wrapper's call, one helper node whose program-id loops open_helpers opens into
+// the wrapper's own nest (the form of a move across programs: find_sites' launch=open).
+enum class Launch { Adopted, Kept };
 Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args,
-            const std::string& entry = "", int nc_version = 2);
+            const std::string& entry = "", int nc_version = 2, Launch launch = Launch::Adopted);
 // Parses and lifts; a parse error is reported as a LiftError too.
 Kernel lift_source(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
-                   const std::string& entry = "", int nc_version = 2);
+                   const std::string& entry = "", int nc_version = 2, Launch launch = Launch::Adopted);
 
 }  // namespace loopnest

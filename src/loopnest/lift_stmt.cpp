@@ -370,6 +370,7 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
       loop.id = static_cast<int>(k.loops.size());
       loop.var = fmt::format("program_id_{}", d);
       loop.kind = LoopKind::Affine;
+      loop.program = true;
       loop.start = IExpr(0);
       loop.stop = int_of(grid[d], c);
       k.loops[loop.id] = loop;
@@ -1709,7 +1710,20 @@ void sequential_random_loops(Kernel& k) {
 
 Kernel Lifter::run() {
   block(fn->body, k.body);
-  adopt_launch();
+  if (adopt_launches) adopt_launch();
+  // A shared HBM tensor the kernel declares and does not return is its scratch (a pass of a
+  // multi-pass kernel staging a stage's result for the next, `buffer=nl.shared_hbm` as for an
+  // output): what it holds is lost when the kernel ends, so it is not the kernel's result and
+  // forwarding it on chip (forward_scratch) changes no output. Judged only when the kernel returns
+  // something (its outputs known).
+  // (A returned view returns what it views: `return out.reshape(...)`.)
+  std::set<int> returned;
+  for (int t : k.outputs)
+    for (int x = t; x >= 0 && returned.insert(x).second; x = k.tensor(x).base) {
+    }
+  if (!k.outputs.empty())
+    for (auto& t : k.tensors)
+      if (t.role == TensorRole::Output && !returned.count(t.id)) t.role = TensorRole::Scratch;
   finish_lists(k.body);
   sequential_random_loops(k);
   k.dialect.grid_indexing = grid_statements > slice_statements;
@@ -1741,17 +1755,18 @@ const nki::FunctionCode& kernel_definition(const nki::ModuleAst& module, const s
 }
 
 Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args, const std::string& entry,
-            int nc_version) {
+            int nc_version, Launch launch) {
   const nki::FunctionCode& def = kernel_definition(*module, entry);
   std::string bound_as = nki::lib::choose_kernel(module->file->path, module->file->text, entry).attribute;
   detail::Lifter l(std::move(module), args, def, nc_version, bound_as);
+  l.adopt_launches = launch == Launch::Adopted;
   Kernel k = l.run();
   k.entry = entry;
   return k;
 }
 
 Kernel lift_source(const std::string& path, const std::string& text, const std::vector<ArgSpec>& args,
-                   const std::string& entry, int nc_version) {
+                   const std::string& entry, int nc_version, Launch launch) {
   auto src = std::make_shared<nki::SourceFile>(nki::SourceFile{path, text});
   std::shared_ptr<nki::ModuleAst> module;
   try {
@@ -1759,7 +1774,7 @@ Kernel lift_source(const std::string& path, const std::string& text, const std::
   } catch (const nki::NkiError& e) {
     throw LiftError(e.diag);
   }
-  return lift(module, args, entry, nc_version);
+  return lift(module, args, entry, nc_version, launch);
 }
 
 }  // namespace loopnest

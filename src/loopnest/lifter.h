@@ -109,6 +109,7 @@ class Lifter {
   Lifter(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgSpec>& args, const nki::FunctionCode& kernel,
          int nc_version, const std::string& bound_as);
   Kernel run();
+  bool adopt_launches = true;  // lift's Launch: a wrapper's one SPMD launch is the form (adopt_launch)
 
   // ---- errors ----
   [[noreturn]] void fail(const nki::Span& at, const std::string& what) const;

@@ -19,9 +19,11 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/analysis.h"
 #include "loopnest/api.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
+#include "nki/ast_printer.h"
 
 namespace loopnest {
 
@@ -190,6 +192,32 @@ void append_result(Kernel& k, const Node& call, std::vector<Node>& opened) {
   throw TransformError("a helper result appended to a list that is not one tile per iteration");
 }
 
+// `return launch[grid](x, y)` / `return _impl(x)` of the kernel's top level: opened, the call's
+// statement is gone, so the kernel returns what the helper returned (the kernel's outputs) by
+// name after the helper's nodes. A launched function's decorator goes to the kernel's def when it
+// has none (Dialect::decorate): the wrapper is the traced kernel now.
+void return_result(Kernel& k, const Node& call, std::vector<Node>& out) {
+  if (!call.origin || call.origin->kind != nki::StmtKind::Return) return;
+  if (!static_cast<const nki::ReturnStmt&>(*call.origin).value) return;
+  std::string names;
+  for (int t : k.outputs) {
+    if (k.tensor(t).name.empty()) throw TransformError("a helper returning an unnamed output");
+    names += (names.empty() ? "" : ", ") + k.tensor(t).name;
+  }
+  if (names.empty()) throw TransformError("a returned helper call whose result is not the kernel's output");
+  Node r = new_statement(k, {});
+  r.kind = NodeKind::Meta;
+  r.meta = MetaKind::Return;
+  r.patch = "return " + names;
+  out.push_back(std::move(r));
+  for (const auto& s : k.module->body) {
+    if (s->kind != nki::StmtKind::FunctionDef) continue;
+    const auto& def = static_cast<const nki::FunctionDefStmt&>(*s);
+    if (def.code->name == call.helper.substr(0, call.helper.find(',')) && def.decorators.size() == 1)
+      k.dialect.decorate = nki::print_expr(*def.decorators.front());
+  }
+}
+
 // The helper's nodes in place of the call; a call inside an expression of the statement (it has
 // operations of its own) is split as the header says. Names for the values the statement's
 // remaining operations read from the parts before them, and those reads print the names instead
@@ -200,6 +228,7 @@ void open_call(Kernel& k, Node& call, std::vector<Node>& out) {
     adopt(k, call.body, opened);
     append_result(k, call, opened);
     for (auto& x : opened) out.push_back(std::move(x));
+    return_result(k, call, out);
     return;
   }
   size_t split = std::min(call.inline_split, call.ops.size());
@@ -281,17 +310,73 @@ void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<st
   });
 }
 
+bool reads_loops(const Access& a, const std::set<int>& loops) {
+  for (const auto& d : a.dims) {
+    for (int v : d.start.vars())
+      if (loops.count(v)) return true;
+  }
+  return false;
+}
+
+// An opened SPMD launch (its program ids the kernel's loops, Loop::program): the HBM tensors the
+// launched function declares are one for all programs (NKI's shared HBM, as the output it returns:
+// nki-language.md's SPMD launch), and a view of a parameter (`x2 = x.reshape((M, K))`) is the same
+// in every program; in the loop as Python reads it they would be one per program (the output of
+// the last one returned). They go before the outermost program loop, in their order, so a move
+// that takes a load out of the programs still finds the view it reads. `scope`: the loop around
+// the nest.
+void pull_out_of_programs(Kernel& k, std::vector<Node>& nodes, int scope) {
+  std::vector<Node> out;
+  for (auto& n : nodes) {
+    if (n.kind != NodeKind::Loop || !k.loops.at(n.loop).program) {
+      out.push_back(std::move(n));
+      continue;
+    }
+    std::set<int> programs{n.loop};
+    Node* inner = &n;
+    while (inner->body.size() == 1 && inner->body[0].kind == NodeKind::Loop && k.loops.at(inner->body[0].loop).program) {
+      inner = &inner->body[0];
+      programs.insert(inner->loop);
+    }
+    std::set<int> pulled_tensors;
+    auto invariant_base = [&](int t) {
+      return k.tensor(t).scope_loop < 0 || !programs.count(k.tensor(t).scope_loop) || pulled_tensors.count(t);
+    };
+    std::vector<Node> kept;
+    for (auto& m : inner->body) {
+      bool pull = false;
+      if (m.kind == NodeKind::Meta && m.meta == MetaKind::View && m.view && !reads_loops(*m.view, programs)) {
+        const Tensor& t = k.tensor(m.view->tensor);
+        pull = t.role == TensorRole::View ? invariant_base(t.base) : invariant_base(t.id);
+        if (pull) pulled_tensors.insert(m.view->tensor);
+      } else if (m.kind == NodeKind::Stmt && m.ops.size() == 1 && is_declaration(m.ops[0]) && m.ops[0].dst) {
+        Tensor& t = k.tensor(m.ops[0].dst->tensor);
+        pull = t.memory == Memory::Hbm;
+        for (const auto& d : t.shape) pull = pull && d.is_constant();
+        if (pull) {
+          t.scope_loop = scope;
+          pulled_tensors.insert(t.id);
+        }
+      }
+      (pull ? out : kept).push_back(std::move(m));
+    }
+    inner->body = std::move(kept);
+    out.push_back(std::move(n));
+  }
+  nodes = std::move(out);
+}
+
 }  // namespace
 
 int open_helpers(Kernel& k) {
   int opened = 0;
-  std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
+  std::function<void(std::vector<Node>&, int)> walk = [&](std::vector<Node>& block, int scope) {
     std::vector<Node> out;
     for (auto& n : block) {
       if (!openable(n)) {
         if (!n.frozen) {
-          walk(n.body);
-          walk(n.orelse);
+          walk(n.body, n.kind == NodeKind::Loop ? n.loop : scope);
+          walk(n.orelse, scope);
         }
         out.push_back(std::move(n));
         continue;
@@ -299,12 +384,13 @@ int open_helpers(Kernel& k) {
       std::vector<Node> nodes;
       open_call(k, n, nodes);
       rename_clashes(k, nodes, call_binds(n));
+      pull_out_of_programs(k, nodes, scope);
       for (auto& x : nodes) out.push_back(std::move(x));
       ++opened;
     }
     block = std::move(out);
   };
-  walk(k.body);
+  walk(k.body, -1);
   return opened;
 }
 

@@ -211,6 +211,45 @@ std::optional<std::string> helpers_stay_closed(const Kernel& k) {
   return open_checked(opened, count);
 }
 
+namespace {
+
+// A kernel launched on a grid by a wrapper (Kernel::grid: every program runs the form on its own)
+// offers no move across programs: a load that every program of one grid row repeats (`x` of its row
+// block, the `x @ a` every column block recomputes) cannot leave them. Lifted with the launch kept
+// as the wrapper's call and that call opened (its program ids the wrapper's loops, open_helpers),
+// it can: the sites only that form offers, with the parameter launch=open (apply_site lifts and
+// opens it so; the printed kernel is the wrapper holding the program loops, @nki.jit as the launched
+// function was). A site both forms offer (same move, operation and parameters, the program loops
+// aside) is the adopted form's.
+void launch_sites(const Kernel& k, std::vector<Site>& out) {
+  if (k.grid.empty()) return;
+  auto args = own_args(k);
+  if (!args) return;
+  Kernel opened;
+  try {
+    opened = lift(k.module, *args, k.entry, k.nc_version, Launch::Kept);
+  } catch (const LiftError&) {
+    return;
+  }
+  int count = 0;
+  if (open_checked(opened, count) || count == 0) return;
+  auto key = [](const Site& s) {
+    std::string key = s.transform + " " + s.anchor.substr(s.anchor.find('/') + 1);
+    for (const auto& [name, value] : s.params)
+      if (name != "loop") key += " " + name + "=" + value;
+    return key;
+  };
+  std::set<std::string> seen;
+  for (const auto& s : out) seen.insert(key(s));
+  for (auto& s : sites_of(opened)) {
+    if (seen.count(key(s))) continue;
+    s.params["launch"] = "open";
+    out.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
 std::vector<Site> find_sites(const Kernel& k) {
   std::vector<Site> out = sites_of(k);
   // The opened kernel must print back to itself (its helpers' code in place of the calls): checked
@@ -227,6 +266,7 @@ std::vector<Site> find_sites(const Kernel& k) {
   int count = 0, composites = 0;
   if (open_checked(opened, count, &composites)) opened = k, count = composites = 0;
   const int split = unflatten_checked(opened);
+  launch_sites(k, out);
   if (count + composites + split == 0) return out;
   auto repeat_key = [&](const Site& s) {
     if (!split) return s.transform + " " + s.anchor;
@@ -334,8 +374,10 @@ std::optional<std::string> rebound_size(const Kernel& after, const std::string& 
 std::string apply_site(const Transform& t, const std::string& path, const std::string& text,
                        const std::vector<ArgSpec>& args, const Site& site, const std::string& entry,
                        int nc_version) {
-  Kernel k = lift_source(path, text, args, entry, nc_version);
   Site inner = site;
+  const bool launch = inner.params.erase("launch") > 0;
+  Kernel k = lift_source(path, text, args, entry, nc_version, launch ? Launch::Kept : Launch::Adopted);
+  if (launch) open_helpers(k);
   if (inner.params.erase("helpers")) open_helpers(k);
   if (inner.params.erase("composites")) open_composites(k);
   // The split nest printed and lifted again, as find_sites offered its sites (unflatten_checked).

@@ -200,6 +200,16 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
     case Opcode::Select:
       cycles = gpsimd ? arch.gpsimd_start + n : floor_ii(n, arch);
       break;
+    case Opcode::CopyPredicated:
+      // ISA tensor_copy_predicated: max(MIN_II, N) when src and predicate are split between SBUF
+      // and PSUM, max(MIN_II, 2N) when both are in SBUF (trainium-performance.md 2; the
+      // tensor_tensor rule: two streams from one SRAM). Inputs: predicate, src tile (absent for a
+      // scalar src, then only the predicate streams), dst. Until session 23 it was a select at N.
+      cycles = inst.inputs.size() >= 3 && inst.inputs[0].buffer == BufferKind::Sbuf &&
+                       inst.inputs[1].buffer == BufferKind::Sbuf
+                   ? floor_ii(2 * n, arch)
+                   : floor_ii(n, arch);
+      break;
     case Opcode::TensorPartitionReduce:
       // Not published; a GpSimd pass over the data after its start-up, like affine_select.
       cycles = arch.gpsimd_start + n;

@@ -386,6 +386,24 @@ TEST(SpellingPairs, AMemsetCostsTheSameCyclesOnGpSimdAsOnVectorE) {
   }
 }
 
+// nisa.tensor_copy_predicated streams src and predicate: N cycles when one of them is in PSUM,
+// 2N when both are in SBUF (ISA; the same two-SRAM rule as tensor_tensor). The same program with
+// the matmul product as src straight from PSUM, and evacuated to SBUF first: the second costs the
+// evacuation (a PSUM copy, on ScalarE: Engine choice) plus N more VectorE cycles for its
+// predicated copy. Until session 23 the predicated copy was a select at N either way.
+TEST(SpellingPairs, APredicatedCopyFromSbufStreamsTwoInputs) {
+  const Pair p{"predcopy_from_psum_vs_sbuf", "predcopy.ref.py", "predcopy_from_psum.py", "predcopy_from_sbuf.py", 0};
+  expect_both_compute_the_reference(p);
+  for (const std::string arch : {"trn1", "trn2"}) {
+    const trn::ArchConfig cfg = trn::arch_config(arch);
+    const Simulated psum = simulate(p, p.first, arch), sbuf = simulate(p, p.second, arch);
+    const double n = 512;  // columns of the tiles
+    const double expected_us = (n / cfg.scalar_ghz + n / cfg.vector_ghz) * 1e-3;
+    EXPECT_NEAR(sbuf.vector_scalar_us - psum.vector_scalar_us, expected_us, 1e-3)
+        << arch << ": " << sbuf.vector_scalar_us << " vs " << psum.vector_scalar_us << " us of VectorE + ScalarE";
+  }
+}
+
 TEST(SpellingPairs, MatmulsOnDisjointPeTilesRunSideBySide) {
   const Pair p{"pe_tiles_rows_vs_whole", "pe_tiles.ref.py", "pe_tiles_rows.py", "pe_tiles_whole.py", 0};
   expect_both_compute_the_reference(p);

@@ -233,8 +233,12 @@ class Emitter {
         if (n.dirty || !n.origin) throw EmitError("a changed call of a helper function cannot be printed");
         copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
         return;
-      case NodeKind::Stmt: case NodeKind::Meta:
-        if (!n.dirty && n.origin && !(o_.regenerate && n.kind == NodeKind::Stmt && !walrus(*n.origin))) {
+      case NodeKind::Stmt: case NodeKind::Meta: {
+        // A gather's source operand is the whole tensor it may read (loopnest::gathers): only the
+        // author's text says which rows, so it is always copied, and a changed one is not printed.
+        const bool gather = std::any_of(n.ops.begin(), n.ops.end(), [](const Op& op) { return gathers(op); });
+        if (gather && (n.dirty || !n.origin)) throw EmitError("a changed gather (an indirect DMA) cannot be printed");
+        if (!n.dirty && n.origin && (gather || !(o_.regenerate && n.kind == NodeKind::Stmt && !walrus(*n.origin)))) {
           copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
         } else if (!n.patch.empty()) {
           out += indent(depth) + n.patch + "\n";
@@ -248,6 +252,7 @@ class Emitter {
           throw EmitError("a changed meta statement without its new text");
         }
         return;
+      }
       case NodeKind::Loop: {
         bool as_written = false;
         if (!n.dirty && n.origin && (!o_.regenerate || walrus(*n.origin) || k_.loops.at(n.loop).host_items)) {

@@ -186,6 +186,11 @@ bool directive_block(const Node& n) {
   return n.kind == NodeKind::If && n.origin && n.origin->kind == nki::StmtKind::With && n.orelse.empty();
 }
 
+bool gathers(const Op& op) {
+  const Arg* a = op.arg(kGatherIndex);
+  return a && a->value.kind == Operand::Kind::Tile;
+}
+
 void freeze(Node& n) {
   n.frozen = true;
   for (auto* nodes : {&n.body, &n.orelse})

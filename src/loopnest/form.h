@@ -183,6 +183,13 @@ struct Op {
   Arg* arg(const std::string& name);
 };
 
+// A gather (an indirect DMA: `nl.load(x[idx, i_f])`, rows chosen by an index tile at run time): its
+// source operand is the whole HBM tensor (it may read any row) and the index tile is the operand
+// named kGatherIndex. Its statement is frozen (printed as written, never rewritten): no move has a
+// rule for rows that are data.
+inline constexpr const char* kGatherIndex = "indirect_rows";
+bool gathers(const Op& op);
+
 enum class LoopKind : uint8_t { Affine, Sequential, Static, Range };
 const char* to_string(LoopKind k);
 

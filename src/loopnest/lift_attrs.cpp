@@ -205,4 +205,56 @@ bool Lifter::sets_attributes(const Block& b) const {
   return false;
 }
 
+// Whether the block may read a host value that differs per iteration, which one loop of the form
+// cannot hold: a Python number updated by `+=`, a conditional expression (a function or dtype chosen
+// by the loop variable), or a call of a function of the module or the kernel (which may update a
+// number through `nonlocal` / `global`). Only a guess at what to try: the loop still lifts as one
+// where it can, and as its copies only where that fails for such a value (for_loop).
+bool Lifter::may_vary_per_iteration(const Block& b) const {
+  std::function<bool(const Expr&)> in_expr = [&](const Expr& e) -> bool {
+    if (e.kind == ExprKind::IfExp) return true;
+    if (e.kind == ExprKind::Call) {
+      auto& c = static_cast<const CallExpr&>(e);
+      if (c.func->kind == ExprKind::Name) {
+        auto it = env.find(static_cast<const NameExpr&>(*c.func).id);
+        if (it != env.end() && it->second.k == K::Func && it->second.s.rfind("user.", 0) == 0) return true;
+      }
+    }
+    bool found = false;
+    for_each_child(const_cast<Expr&>(e), [&](ExprPtr& c) { found = found || in_expr(*c); });
+    return found;
+  };
+  for (const auto& s : b) {
+    switch (s->kind) {
+      case StmtKind::Assign: {
+        auto& x = static_cast<const AssignStmt&>(*s);
+        if (in_expr(*x.value)) return true;
+        break;
+      }
+      case StmtKind::AugAssign: {
+        auto& x = static_cast<const AugAssignStmt&>(*s);
+        if (x.target->kind == ExprKind::Name) {
+          auto it = env.find(static_cast<const NameExpr&>(*x.target).id);
+          if (it != env.end() && (it->second.k == K::Int || it->second.k == K::Float)) return true;
+        }
+        if (in_expr(*x.value)) return true;
+        break;
+      }
+      case StmtKind::Expr:
+        if (in_expr(*static_cast<const ExprStmt&>(*s).value)) return true;
+        break;
+      case StmtKind::If: {
+        auto& x = static_cast<const IfStmt&>(*s);
+        if (may_vary_per_iteration(x.body) || may_vary_per_iteration(x.orelse)) return true;
+        break;
+      }
+      case StmtKind::For: if (may_vary_per_iteration(static_cast<const ForStmt&>(*s).body)) return true; break;
+      case StmtKind::While: if (may_vary_per_iteration(static_cast<const WhileStmt&>(*s).body)) return true; break;
+      case StmtKind::With: if (may_vary_per_iteration(static_cast<const WithStmt&>(*s).body)) return true; break;
+      default: break;
+    }
+  }
+  return false;
+}
+
 }  // namespace loopnest::detail

@@ -70,6 +70,10 @@ Operand to_operand(Lifter& L, const AValue& v, const Expr* origin) {
   o.origin = origin;
   switch (v.k) {
     case K::Tile:
+      if (v.gather && origin)  // Lifter::apply takes a gather's source; anywhere else it has no form
+        L.fail(origin->span, fmt::format("'{}': an indirect (index-tile) access, whose rows are read from a tile at "
+                                         "run time, as an operand (the form lifts one only as a load's source)",
+                                         print_expr(*origin)));
       o.kind = Operand::Kind::Tile;
       o.access = v.access;
       if (v.instead) {
@@ -228,7 +232,7 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   op.origin_api = origin ? api : "";
   const AValue* dst = nullptr;
   for (auto& [name, v] : args) {
-    if (name == "dst") {
+    if (name == "dst" && !v.gather) {
       dst = &v;
       continue;
     }
@@ -237,6 +241,21 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
     if (name == "engine" && v.k == K::Symbol) {
       Engine e = engine_named(v.s);
       if (e != Engine::None) op.engine = e, op.engine_explicit = true;
+    }
+    if (v.k == K::Tile && v.gather) {
+      // A gather (an indirect DMA's source, `nl.load(x[idx, i_f])`): the rows it reads are the
+      // index tile's values, known only at run time, so for the dependences it reads all of the
+      // HBM tensor, and the index tile is an operand like any other. The statement is frozen
+      // (ops_node): a move that would rewrite its access refuses it, as one on a random draw does.
+      const Expr* o = origin_of(name);
+      if (name != "src" || (api != "nl.load" && api != "nisa.dma_copy"))
+        fail(o ? o->span : at.span,
+             fmt::format("'{}': an indirect (index-tile) access as '{}' of {} (the form lifts one only as the "
+                         "source of a load, a gather of rows)", o ? print_expr(*o) : print_expr(at), name, api));
+      Operand src = to_operand(*this, AValue::of_tile(whole(v.access.tensor)), o);
+      op.args.push_back({name, std::move(src), positional_.count(name) > 0, false});
+      op.args.push_back({kGatherIndex, to_operand(*this, *v.gather, nullptr), false, false});
+      continue;
     }
     op.args.push_back({name, to_operand(*this, v, origin_of(name)), positional_.count(name) > 0,
                        is_output_param(*spec, name)});
@@ -264,7 +283,7 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   };
   if (!op.has_mask) {
     for (const auto& [name, v] : args) {
-      if (v.k != K::Tile) continue;
+      if (v.k != K::Tile || v.gather) continue;  // a gather's rows are data: no bound to check here
       const Expr* o = origin_of(name);
       check_access(v.access, o ? *o : at);
     }

@@ -392,7 +392,7 @@ void Lifter::check_access(const Access& a, const Expr& at) {
 
 // Subscripting a tile (or a tensor's whole access): basic items (integers, slices, `...`) or
 // advanced ones (index grids and integers); the result is composed onto `base`.
-Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at) {
+Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at, std::shared_ptr<AValue>* gather) {
   std::vector<const Expr*> items;
   if (index.kind == ExprKind::Tuple) {
     for (auto& e : static_cast<const SequenceExpr&>(index).elts) items.push_back(e.get());
@@ -485,12 +485,31 @@ Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at) 
         idx[j] = std::move(d);
         break;
       }
-      case K::Tile:
-        // Indirect DMA (docs/language.md, "Indirect DMA"): the rows are data read at run time, so
-        // the access has no affine form; refused by name, the kernel then offers its text sites.
-        fail(items[std::min(j, items.size() - 1)]->span,
-             fmt::format("'{}': an indirect (index-tile) access, whose rows are read from a tile at run time, "
-                         "as an index", print_expr(at)));
+      case K::Tile: {
+        // Indirect DMA (nki-language.md 7.1, nl.load: "an SBUF index tile can index the
+        // partition/block dim of the HBM view"): the rows are data read at run time, so the access
+        // has no affine form. Where the caller takes a gather (a DMA's source, Lifter::apply), the
+        // dim gets the tile's rows as an axis (the gathered tile's shape) and the index tile goes
+        // back to the caller; anywhere else, and on a dim other than the view's first, refused.
+        const Expr& ix = *items[std::min(j, items.size() - 1)];
+        auto refuse = [&](const std::string& why) {
+          fail(ix.span, fmt::format("'{}': an indirect (index-tile) access, whose rows are read from a tile at run time, "
+                                    "as an index{}", print_expr(at), why));
+        };
+        if (!gather) refuse("");
+        if (*gather) refuse(" (a second index tile)");
+        if (k.tensor(base.tensor).on_chip()) refuse(" of an on-chip tile (only an HBM view's rows are gathered)");
+        for (size_t e = 0; e < j; ++e)
+          if (vals[e].k != K::Int && vals[e].k != K::Bool) refuse(" on a dim after the view's first (the partition dim)");
+        std::vector<IExpr> ishape = v.access.tile_shape();
+        bool column = !ishape.empty();
+        for (size_t e = 1; e < ishape.size(); ++e) column = column && ishape[e] == IExpr(1);
+        if (!column || !k.tensor(v.access.tensor).on_chip())
+          refuse(" (the index tile must be an on-chip [P, 1] tile, one row index per partition)");
+        *gather = std::make_shared<AValue>(v);
+        idx[j] = {IExpr(0), {{advanced ? 0 : next_axis++, ishape[0], 1}}};
+        break;
+      }
       default: fail(items[std::min(j, items.size() - 1)]->span, fmt::format("'{}' as an index", print_expr(at)));
     }
   }
@@ -692,7 +711,11 @@ AValue Lifter::eval_node(const Expr& e) {
         return launch;
       }
       if (base.k == K::Tile) {
-        return AValue::of_tile(subscript(base.access, *s.index, e));
+        if (base.gather) fail(e.span, fmt::format("'{}': a subscript of an indirect (index-tile) access", print_expr(e)));
+        std::shared_ptr<AValue> gather;
+        AValue r = AValue::of_tile(subscript(base.access, *s.index, e, &gather));
+        r.gather = std::move(gather);
+        return r;
       }
       if (base.k == K::Grid && base.grid.ndim == 0) {
         // nl.arange(n)[:, None]: the position of ':' is the axis, the item count the ndim.
@@ -991,6 +1014,15 @@ AValue Lifter::eval_node(const Expr& e) {
         // reduce_cmd.reduce`) is the choice between the enum's integer values, which every API
         // taking it accepts.
         a = enum_as_int(a), b = enum_as_int(b);
+        auto number = [](const AValue& v) { return v.k == K::Int || v.k == K::Bool || v.k == K::Float; };
+        if (!number(a) || !number(b)) {
+          // `(nl.maximum if k == 0 else nl.minimum)(r, c)`: a function, dtype or string chosen per
+          // iteration; the loop may still lift as its copies (for_loop).
+          per_iteration_host_refused = true;
+          fail(x.test->span, fmt::format("a choice between host values ('{}' or '{}') under the condition '{}' on a loop "
+                                         "variable (one loop of the form holds one of them)",
+                                         print_expr(*x.body), print_expr(*x.orelse), print_expr(*x.test)));
+        }
         Ranges rg = ranges();
         return AValue::of_int(IExpr::select(t.cl, t.cmp, t.cr, int_of(a, *x.body), int_of(b, *x.orelse), &rg));
       }

@@ -222,8 +222,9 @@ Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
   // seed and draw before it, which no dependence on tiles shows. A statement seeding or drawing
   // stays as written, where it is (frozen: no move changes it, and the moves that reorder, fuse,
   // split or coarsen loops refuse a loop holding a frozen statement), and the loops around it
-  // carry the state from one iteration to the next (sequential_random_loops).
-  for (const auto& op : n.ops) n.frozen = n.frozen || is_random(op.api);
+  // carry the state from one iteration to the next (sequential_random_loops). A gather's rows are
+  // data (loopnest::gathers): frozen the same way, no move has a rule for them.
+  for (const auto& op : n.ops) n.frozen = n.frozen || is_random(op.api) || gathers(op);
   if (!pending_inline.empty()) {
     n.kind = NodeKind::Inline;
     n.inline_split = pending_inline.front().ops_before;
@@ -817,6 +818,32 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     auto& sub = static_cast<const SubscriptExpr&>(target);
     if (bind_filled(s, sub, v, ops, out)) return;
     AValue base = eval(*sub.value);
+    if (base.k == K::Dict && sub.value->kind == ExprKind::Name && env.count(static_cast<const NameExpr&>(*sub.value).id)) {
+      // `tiles["a"] = nl.load(a)`: Python's item assignment into a dict of the kernel, a host
+      // value holding tiles as a list does; the statement's operations are its own. In a loop of
+      // the form the item would hold one iteration's value after it, which no name of the form is.
+      AValue key = eval(*sub.index);
+      if (!hashable_key(key))
+        fail(sub.index->span, fmt::format("'{}': a dict key that is not a string, a bool or a constant integer",
+                                          print_expr(*sub.index)));
+      if (!loop_stack.empty())
+        fail(target.span, fmt::format("the assignment to '{}', an item of a dict, in a loop of the kernel (after the "
+                                      "loop it would hold one iteration's value)", print_expr(target)));
+      dict_put(env[static_cast<const NameExpr&>(*sub.value).id], key, v);
+      if (ops.empty()) {
+        push_meta(s, MetaKind::Binding, out);
+        return;
+      }
+      // The tile the statement makes is known by the item's text (`tiles['a']`), as a name's is by
+      // the name: a regenerated statement writes it there and its readers read it there.
+      if (Op* root = producer(ops, v, k); root && root->result >= 0) {
+        Tensor& t = k.tensor(root->result);
+        if (t.name.empty()) t.name = print_expr(target);
+        ++name_writes;
+      }
+      out.push_back(ops_node(s, std::move(ops)));
+      return;
+    }
     if (base.k != K::Tile) fail(target.span, fmt::format("the assignment to '{}'", print_expr(target)));
     Access dst = subscript(base.access, *sub.index, target);
     if (write_value(ops, v, dst, target, s.value.get())) ++block_writes;
@@ -906,7 +933,10 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
       return;
     }
     if (t.k == K::Int || t.k == K::Float) {
-      if (!loop_stack.empty()) fail(s.span, "a Python value updated in a loop (its value differs per iteration)");
+      if (!loop_stack.empty()) {
+        per_iteration_host_refused = true;  // the loop may still lift as its copies (for_loop)
+        fail(s.span, "a Python value updated in a loop (its value differs per iteration)");
+      }
       AValue r;
       if (t.k == K::Int && v.k == K::Int && s.op == BinOp::Add) r = AValue::of_int(t.i + v.i);
       else if (t.k == K::Int && v.k == K::Int && s.op == BinOp::Sub) r = AValue::of_int(t.i - v.i);
@@ -1113,10 +1143,13 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
     };
     if (r.range_kind == LoopKind::Static && constant_range) {
       copies = values();
-    } else if (constant_range && sets_attributes(s.body)) {
+    } else if (constant_range && (sets_attributes(s.body) || (!fill_probe && may_vary_per_iteration(s.body)))) {
       // A body setting an instance's attribute (`self.step += 1` of a helper object) may carry a
       // host value from one iteration to the next, which one loop of the form cannot hold
-      // (check_carried_attrs): then the loop lifts as the copies Python's trace runs.
+      // (check_carried_attrs); so may one updating a Python number (`count += 1`, also through a
+      // helper's `nonlocal`) or choosing a function by the loop variable: then the loop lifts as
+      // the copies Python's trace runs. (Not in the filled-list probe's first-iteration lift: its
+      // copies would bind the list's items one by one, which is not what the loop does.)
       attr_copies = values();
     }
   }
@@ -1127,6 +1160,7 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
     auto restore = [&] { rollback(saved); };
     size_t before = out.size();
     carried_attr_refused = false;
+    per_iteration_host_refused = false;
     try {
       unrolling_static = true;
       for_loop(s, out);
@@ -1136,7 +1170,9 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
       unrolling_static = false;
       restore();
       out.resize(before);
-      if (!copies && !std::exchange(carried_attr_refused, false)) throw;  // not an attribute's doing
+      bool host_doing = std::exchange(carried_attr_refused, false);
+      host_doing = std::exchange(per_iteration_host_refused, false) || host_doing;
+      if (!copies && !host_doing) throw;  // not an attribute's or a per-iteration host value's doing
       try {
         return host_for(s, copies ? *copies : *attr_copies, out);
       } catch (const LiftError&) {

@@ -69,6 +69,10 @@ struct AValue {
   // Tile chosen per iteration against a number (`0.0 if blk == 0 else carry`): the number (Int or
   // Float), taken where cl cmp cr holds (Operand::number_when).
   std::shared_ptr<AValue> instead;
+  // Tile of an HBM view indexed by a tile (`x[idx, i_f]`, an indirect DMA's rows): the index tile.
+  // `access` then has the gathered tile's shape (the gathered dim's term as if the index tile were
+  // an arange of its partitions); only a DMA's source takes it, as a gather (Lifter::apply).
+  std::shared_ptr<AValue> gather;
 
   static AValue of_int(IExpr v) { AValue a; a.k = K::Int; a.i = std::move(v); return a; }
   static AValue of_float(double v, std::string type = "") { AValue a; a.k = K::Float; a.f = v; a.type = std::move(type); return a; }
@@ -134,7 +138,10 @@ class Lifter {
   IExpr int_of(const nki::Expr& e);  // an integer-valued expression
   IExpr int_of(const AValue& v, const nki::Expr& at);
   std::vector<IExpr> shape_of(const AValue& v, const nki::Expr& at, int* partition_dim = nullptr);
-  Access subscript(const Access& base, const nki::Expr& index, const nki::Expr& at);
+  // `gather`: where an index tile (an indirect DMA's rows) is accepted, it is set to that tile;
+  // null: an index tile is refused by name.
+  Access subscript(const Access& base, const nki::Expr& index, const nki::Expr& at,
+                   std::shared_ptr<AValue>* gather = nullptr);
   void check_in_bounds(const IExpr& lo, const IExpr& hi, const IExpr& size, const nki::Expr& at, const char* what);
   void check_access(const Access& a, const nki::Expr& at);
   int guarded = 0;  // inside branches of loop-dependent conditions: accesses may be out of range when not taken
@@ -322,9 +329,14 @@ class Lifter {
   // A loop of the form whose body changed an attribute it reads before setting: refused by name.
   void check_carried_attrs(const nki::ForStmt& s, const AttrsSnapshot& before);
   bool carried_attr_refused = false;  // check_carried_attrs refused the loop being lifted
+  // The body of the loop being lifted read a host value that differs per iteration (a Python int
+  // updated by `+=`, a function or dtype chosen by a condition on the loop variable): one loop of
+  // the form cannot hold it, the copies the trace runs can (for_loop).
+  bool per_iteration_host_refused = false;
   // Whether the block assigns an attribute (`obj.x = ...`, `obj.x += ...`) or calls a method of an
   // instance of the kernel's names (which may set one through self).
   bool sets_attributes(const nki::Block& b) const;
+  bool may_vary_per_iteration(const nki::Block& b) const;
   // The loop `id` ends after its first iteration where `l c r` holds: its stop becomes an expression
   // of the outer loops' variables, checked against the condition on every value they take.
   void stop_at_break(int id, const IExpr& l, Cmp c, const IExpr& r, const nki::Span& at);

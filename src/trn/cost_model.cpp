@@ -189,6 +189,9 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
                                              : floor_ii(n, arch);
       break;
     case Opcode::Memset:
+      // ISA memset ("Vector (or GpSimd)"): max(MIN_II, N), N/2 for a zero fill of 16-bit data, on
+      // whichever engine runs it. GPSIMD_START is published for iota, affine_select and
+      // local_gather only, so a GpSimd memset does not pay it (until session 23 it did: 150 + N).
       cycles = floor_ii(all_16bit(inst) ? n / 2 : n, arch);
       break;
     case Opcode::Iota:
@@ -196,6 +199,16 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
       break;
     case Opcode::Select:
       cycles = gpsimd ? arch.gpsimd_start + n : floor_ii(n, arch);
+      break;
+    case Opcode::CopyPredicated:
+      // ISA tensor_copy_predicated: max(MIN_II, N) when src and predicate are split between SBUF
+      // and PSUM, max(MIN_II, 2N) when both are in SBUF (trainium-performance.md 2; the
+      // tensor_tensor rule: two streams from one SRAM). Inputs: predicate, src tile (absent for a
+      // scalar src, then only the predicate streams), dst. Until session 23 it was a select at N.
+      cycles = inst.inputs.size() >= 3 && inst.inputs[0].buffer == BufferKind::Sbuf &&
+                       inst.inputs[1].buffer == BufferKind::Sbuf
+                   ? floor_ii(2 * n, arch)
+                   : floor_ii(n, arch);
       break;
     case Opcode::TensorPartitionReduce:
       // Not published; a GpSimd pass over the data after its start-up, like affine_select.
@@ -206,7 +219,7 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
       break;
   }
   if (gpsimd && inst.opcode != Opcode::Iota && inst.opcode != Opcode::Select &&
-      inst.opcode != Opcode::TensorPartitionReduce)
+      inst.opcode != Opcode::TensorPartitionReduce && inst.opcode != Opcode::Memset)
     cycles = std::max<uint64_t>(cycles, arch.gpsimd_start + n);
   // Innermost stride above 16 bytes halves the SBUF/PSUM interface rate (ARCH2 1.3).
   if (any_strided(inst)) cycles *= 2;

@@ -36,7 +36,8 @@ struct Simulator::Impl {
   std::unordered_map<TileKey, std::pair<uint64_t, uint32_t>> last_access;
   bool finished = false;
   Profile result;
-  // The PSUM tensor whose nl.zeros allocation was the last record, if any (see consume()).
+  // The PSUM tensor whose nl.zeros allocation was the last record, or whose block fills are the
+  // records since it, if any (see consume()).
   std::optional<uint32_t> zeroed_psum;
   // SBUF tensors whose tiles are several units of residency (AllocInfo::regions): tensor id ->
   // (regions per tile, bytes per partition of a region).
@@ -244,9 +245,15 @@ void Simulator::consume(const Record& record) {
         impl_->zeroed_psum = record.alloc.tensor_id;
       break;
     case RecordKind::Instruction: {
+      // nl.zeros emits one fill per block of the tensor (one tile each), one after the other:
+      // every block is an accumulation group's bank, so none of them runs (until session 23 only
+      // the first block's was skipped: a [4, par 128, 512] PSUM accumulator cost three VectorE
+      // memsets that four [128, 512] ones did not).
       const bool skip = impl_->zeroed_psum && is_psum_zero_fill(record, *impl_->zeroed_psum);
-      impl_->zeroed_psum.reset();
-      if (!skip) impl_->add_instruction(record);
+      if (!skip) {
+        impl_->zeroed_psum.reset();
+        impl_->add_instruction(record);
+      }
       break;
     }
     // Dependences come from the operands; loops only say where the compiler may reorder.

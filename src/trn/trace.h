@@ -36,8 +36,9 @@ enum class Opcode : uint8_t {
   Reciprocal,
   Memset,
   Iota,
-  Select,            // affine_select, range_select, where, tensor_copy_predicated
+  Select,            // affine_select, range_select, where, select_reduce
   Broadcast,         // partition broadcast (tile.broadcast_to of a (1,F) tile)
+  CopyPredicated,    // nisa.tensor_copy_predicated: inputs predicate, src (a tile, when not a scalar), dst
   Other,
 };
 
@@ -330,6 +331,7 @@ inline const char* to_string(Opcode op) {
     case Opcode::Iota: return "iota";
     case Opcode::Select: return "select";
     case Opcode::Broadcast: return "broadcast";
+    case Opcode::CopyPredicated: return "copy_predicated";
     case Opcode::Other: return "other";
   }
   return "?";

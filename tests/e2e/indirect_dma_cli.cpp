@@ -40,8 +40,8 @@ TEST(IndirectDmaCli, ProfileReadsTheGatheredRowsOnce) {
 }
 
 TEST(IndirectDmaCli, RewriteListsTheSitesItCanWithoutCrashing) {
-  // The gather does not lift (tests/unit/loopnest/indirect_access_test.cpp): the listing is
-  // what the text-level transformations offer, and the command succeeds.
+  // The gather lifts as a frozen load of the whole table (tests/unit/loopnest/
+  // indirect_access_test.cpp): no move rewrites it, the others are listed, and the command succeeds.
   TempDir tmp;
   CliRun r = accelopt(tmp.path(), "rewrite --kernel tests/kernels/gather_rows.py --reference " + kGatherRef + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;

@@ -23,7 +23,9 @@ Value tensor_copy_predicated_fn(Interpreter& in, BoundArgs& a) {
   if (src) check_same_partitions(dst, *src, api, "dst", "src");
   check_same_partitions(dst, pred, api, "dst", "predicate");
   bool reverse = a["reverse_pred"].truthy();
-  Instruction ins(api, trn::Opcode::Select, trn::Engine::Vector, dst.shape(), to_predicate(a["mask"], api));
+  // Its own opcode: the ISA prices it by where src and predicate are (N split between SBUF and PSUM,
+  // 2N both in SBUF), which no other select has. Inputs in this order: predicate, src, dst.
+  Instruction ins(api, trn::Opcode::CopyPredicated, trn::Engine::Vector, dst.shape(), to_predicate(a["mask"], api));
   tensor::Array p = ins.input(pred);
   tensor::Array s = src ? ins.input(*src) : no_values();
   tensor::Array old = ins.input(dst);

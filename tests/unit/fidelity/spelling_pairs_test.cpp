@@ -188,12 +188,17 @@ const Pair kPairs[] = {
     // 22 the trace also read dst, which chained the iterations through it: trn1 30.55 against
     // 19.15 us, trn2 21.40 against 12.30 us.
     {"stream_shuffle_reused_vs_fresh_dst", "shuffle.ref.py", "shuffle_reused_dst.py", "shuffle_fresh_dst.py", 0.001},
+    // Four row tiles' PSUM accumulators as one zeroed block-dimension tensor, against a zeroed
+    // [128, N] PSUM tile per row tile (session 23): no zero fill of either runs (PSUM zeros start an
+    // accumulation group, ARCH2/MM), block by block (PsumAccumulatorBlocksAreNotZeroFilled).
+    {"psum_block_zeros_vs_tile_zeros", "matmul.ref.py", "matmul_psum_blocks.py", "matmul_nc_matmul.py", 0.001},
 };
 
 struct Simulated {
   // vector_scalar_us: VectorE and ScalarE busy time together (the compiler balances movable
   // instructions between the two, so only their sum is a property of the program).
   double latency_us = 0, pe_busy_us = 0, dma_load_us = 0, dma_store_us = 0, vector_scalar_us = 0, scalar_us = 0;
+  double vector_us = 0, gpsimd_us = 0;
 };
 
 Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
@@ -215,6 +220,10 @@ Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
   }
   if (auto act = run.profile->engine_busy_ms.find("act"); act != run.profile->engine_busy_ms.end())
     s.scalar_us = act->second * 1e3;
+  if (auto dve = run.profile->engine_busy_ms.find("dve"); dve != run.profile->engine_busy_ms.end())
+    s.vector_us = dve->second * 1e3;
+  if (auto pool = run.profile->engine_busy_ms.find("pool"); pool != run.profile->engine_busy_ms.end())
+    s.gpsimd_us = pool->second * 1e3;
   return s;
 }
 
@@ -339,6 +348,60 @@ TEST(SpellingPairs, AStreamShuffleStaysOnVectorE) {
       EXPECT_GT(s.vector_scalar_us, 0) << kernel << " " << arch;
       EXPECT_EQ(s.scalar_us, 0) << kernel << " " << arch;
     }
+}
+
+// The zero fill nl.zeros(..., buffer=nl.psum) emits is one memset per block of the tensor; none of
+// them runs, since the first matmul of each accumulation group writes its bank (ARCH2, MM; a matmul
+// accumulating into PSUM a memset wrote is undefined, ISA-NEW). Until session 23 only the first
+// block's fill was skipped: the block-dim spelling cost three VectorE memsets of [128, 512] fp32
+// (1.51 us on trn1) that the tile-per-row-tile spelling did not.
+TEST(SpellingPairs, PsumAccumulatorBlocksAreNotZeroFilled) {
+  const Pair p{"psum_block_zeros_vs_tile_zeros", "matmul.ref.py", "matmul_psum_blocks.py", "matmul_nc_matmul.py", 0};
+  for (const std::string arch : {"trn1", "trn2"}) {
+    const Simulated blocks = simulate(p, p.first, arch), tiles = simulate(p, p.second, arch);
+    EXPECT_EQ(tiles.vector_us, 0) << arch;
+    EXPECT_EQ(blocks.vector_us, 0) << arch << ": " << blocks.vector_us << " us of VectorE (zero fills)";
+    EXPECT_NEAR(blocks.latency_us, tiles.latency_us, 1e-3 * tiles.latency_us) << arch;
+  }
+}
+
+// A memset costs max(MIN_II, N) of the engine that runs it ("Vector (or GpSimd)", ISA memset;
+// trainium-performance.md 2). The same zeroed SBUF accumulator written `nl.zeros` (engine left to
+// the compiler: GpSimd) and `nisa.memset(engine=nisa.vector_engine)`: the fill streams the same
+// cycles on either engine, each at its own clock. GPSIMD_START (~150 cycles) is published for
+// iota, affine_select and local_gather, not memset; until session 23 the GpSimd memset paid it
+// (150 + N).
+TEST(SpellingPairs, AMemsetCostsTheSameCyclesOnGpSimdAsOnVectorE) {
+  const Pair p{"nl_zeros_vs_vector_memset", "accsum.ref.py", "accsum_iadd.py", "accsum_vector_memset.py", 0};
+  expect_both_compute_the_reference(p);
+  for (const std::string arch : {"trn1", "trn2"}) {
+    const trn::ArchConfig cfg = trn::arch_config(arch);
+    const Simulated zeros = simulate(p, p.first, arch), memset = simulate(p, p.second, arch);
+    // The adds are the same VectorE instructions in both; the vector memset adds its fill to them.
+    const double gpsimd_cycles = zeros.gpsimd_us * 1e3 * cfg.gpsimd_ghz;
+    const double vector_cycles = (memset.vector_us - zeros.vector_us) * 1e3 * cfg.vector_ghz;
+    EXPECT_EQ(memset.gpsimd_us, 0) << arch;
+    ASSERT_GT(gpsimd_cycles, 512) << arch;  // N = 512 columns
+    EXPECT_NEAR(gpsimd_cycles, vector_cycles, 1.0) << arch;
+  }
+}
+
+// nisa.tensor_copy_predicated streams src and predicate: N cycles when one of them is in PSUM,
+// 2N when both are in SBUF (ISA; the same two-SRAM rule as tensor_tensor). The same program with
+// the matmul product as src straight from PSUM, and evacuated to SBUF first: the second costs the
+// evacuation (a PSUM copy, on ScalarE: Engine choice) plus N more VectorE cycles for its
+// predicated copy. Until session 23 the predicated copy was a select at N either way.
+TEST(SpellingPairs, APredicatedCopyFromSbufStreamsTwoInputs) {
+  const Pair p{"predcopy_from_psum_vs_sbuf", "predcopy.ref.py", "predcopy_from_psum.py", "predcopy_from_sbuf.py", 0};
+  expect_both_compute_the_reference(p);
+  for (const std::string arch : {"trn1", "trn2"}) {
+    const trn::ArchConfig cfg = trn::arch_config(arch);
+    const Simulated psum = simulate(p, p.first, arch), sbuf = simulate(p, p.second, arch);
+    const double n = 512;  // columns of the tiles
+    const double expected_us = (n / cfg.scalar_ghz + n / cfg.vector_ghz) * 1e-3;
+    EXPECT_NEAR(sbuf.vector_scalar_us - psum.vector_scalar_us, expected_us, 1e-3)
+        << arch << ": " << sbuf.vector_scalar_us << " vs " << psum.vector_scalar_us << " us of VectorE + ScalarE";
+  }
 }
 
 TEST(SpellingPairs, MatmulsOnDisjointPeTilesRunSideBySide) {

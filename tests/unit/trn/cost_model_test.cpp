@@ -127,6 +127,19 @@ TEST(TrnCost, ElementwiseFormulasWithFloor) {
   EXPECT_NEAR(trn::instruction_ns(copy, trn1()), 2 * 512 / 1.12, 1e-9);
 }
 
+// ISA memset, "Vector (or GpSimd)": max(MIN_II, N), N/2 for 16-bit, on the engine that runs it;
+// the GpSimd start-up (150) is published for iota / affine_select / local_gather only (session 23:
+// a GpSimd memset cost 150 + N).
+TEST(TrnCost, AMemsetIsMaxMinIiNOnEitherEngine) {
+  for (auto engine : {trn::Engine::Vector, trn::Engine::GpSimd}) {
+    EXPECT_EQ(trn::instruction_cycles(inst(trn::Opcode::Memset, engine, {}, {tile(2048)}), trn1()), 2048u);
+    EXPECT_EQ(trn::instruction_cycles(inst(trn::Opcode::Memset, engine, {}, {tile(2048, 2)}), trn1()), 1024u);
+    EXPECT_EQ(trn::instruction_cycles(inst(trn::Opcode::Memset, engine, {}, {tile(1)}), trn1()), 64u);
+  }
+  auto select = inst(trn::Opcode::Select, trn::Engine::GpSimd, {tile(2048)}, {tile(2048)});
+  EXPECT_EQ(trn::instruction_cycles(select, trn1()), 150u + 2048);
+}
+
 TEST(TrnCost, ScalarTensorTensorIsOneInstructionOf2NOrNOnTheBf16SubtractMultiplyPath) {
   // ISA cost table: 2N, or N when data and operand1 are bf16, op0 subtract, op1 multiply, N even;
   // not the tensor_scalar (N) plus tensor_tensor (2N) it computes.

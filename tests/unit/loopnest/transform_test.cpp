@@ -695,6 +695,13 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/impl_wrapper_rows.py", "impl_wrapper_rows.fold_scalar_ops", "fold_scalar_ops", {{"helpers", "open"}}},
       // ... with an HBM view the implementation makes: its statement prints the reshape.
       {"tests/kernels/impl_wrapper_view.py", "impl_wrapper_view.in_place", "in_place", {{"helpers", "open"}}},
+      // A Triton-style SPMD port (an undecorated wrapper launching one program per output block):
+      // the x row block every program of a grid row loads, hoisted out of the column programs; the
+      // wrapper holds the program loops and gets the launched kernel's decorator.
+      {"tests/kernels/spmd_launch_blocks.py", "spmd_launch_blocks.hoist_expand", "hoist_expand", {{"launch", "open"}}},
+      // Passes staging through a shared HBM tensor the kernel does not return: scratch, forwarded.
+      {"tests/kernels/staged_passes_shared.py", "staged_passes_shared.forward_scratch", "forward_scratch",
+       {{"helpers", "open"}}},
       {"nkibench/kernels/add_rmsnorm_matmul_M4096_N2048_K1024_0.py", "bundled_add_rmsnorm_matmul.fold_activation_reduce",
        "fold_activation_reduce", {}},
       {"nkibench/styles/nki_api/rmsnorm_matmul_M4096_N2048_K1024_0.py", "nki_api_rmsnorm_matmul.fold_activation_reduce",

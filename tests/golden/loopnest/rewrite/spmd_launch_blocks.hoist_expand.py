@@ -1,0 +1,52 @@
+# A CUDA/Triton-style port: the entry point only computes the grid and launches one program per
+# (row block, column block) of the output; each program loads the row block of x it needs, so the
+# programs of one grid row load the same x tiles (a move across programs hoists them: launch=open).
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+M, K, N = 256, 256, 1024
+BLOCK_M = 128
+BLOCK_N = 512
+BLOCK_K = 128
+
+
+@nki.jit
+def _block_kernel(x, w):
+    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    x2 = x.reshape((M, K))
+    pid_m = nl.program_id(0)
+    pid_n = nl.program_id(1)
+    offs_m = pid_m * BLOCK_M + nl.arange(BLOCK_M)[:, None]
+    offs_n = pid_n * BLOCK_N + nl.arange(BLOCK_N)[None, :]
+    acc = nl.zeros((BLOCK_M, BLOCK_N), nl.float32, buffer=nl.psum)
+    for k in nl.affine_range(K // BLOCK_K):
+        offs_kf = k * BLOCK_K + nl.arange(BLOCK_K)[None, :]
+        offs_kp = k * BLOCK_K + nl.arange(BLOCK_K)[:, None]
+        x_tile = nl.load(x2[offs_m, offs_kf], mask=(offs_m < M) & (offs_kf < K))
+        xT = nl.copy(nl.transpose(x_tile))
+        w_tile = nl.load(w[offs_kp, offs_n], mask=(offs_kp < K) & (offs_n < N))
+        acc += nl.matmul(xT, w_tile, transpose_x=True)
+    res = nl.copy(acc)
+    nl.store(out[offs_m, offs_n], value=res, mask=(offs_m < M) & (offs_n < N))
+    return out
+
+
+@nki.jit
+def kernel(x, w):
+    grid_m = (M + BLOCK_M - 1) // BLOCK_M
+    grid_n = (N + BLOCK_N - 1) // BLOCK_N
+    out = nl.ndarray(shape=(256, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
+    x2 = x.reshape((256, 256))
+    for program_id_0 in nl.affine_range(2):
+        x_tile = nl.ndarray(shape=(2, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
+        for k in nl.affine_range(2):
+            x_tile[k, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.load(src=x2[128*program_id_0 + nl.arange(128)[:, None], 128*k + nl.arange(128)[None, :]], mask=((128*program_id_0 - 256 + nl.arange(128)[:, None] < 0) & (128*k - 256 + nl.arange(128)[None, :] < 0)))
+        for program_id_1 in nl.affine_range(2):
+            acc = nl.zeros(shape=(128, 512), dtype=nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(2):
+                xT = nl.copy(src=nl.transpose(x=x_tile[k, nl.arange(128)[:, None], nl.arange(128)[None, :]]))
+                w_tile = nl.load(src=w[128*k + nl.arange(128)[:, None], 512*program_id_1 + nl.arange(512)[None, :]], mask=((128*k - 256 + nl.arange(128)[:, None] < 0) & (512*program_id_1 - 1024 + nl.arange(512)[None, :] < 0)))
+                acc[...] += nl.matmul(x=xT, y=w_tile, transpose_x=True)
+            res = nl.copy(src=acc)
+            nl.store(dst=out[128*program_id_0 + nl.arange(128)[:, None], 512*program_id_1 + nl.arange(512)[None, :]], value=res, mask=((128*program_id_0 - 256 + nl.arange(128)[:, None] < 0) & (512*program_id_1 - 1024 + nl.arange(512)[None, :] < 0)))
+    return out

@@ -74,6 +74,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"first_term_sum.py", arrays({{4, 128, 512}, {4, 128, 512}})},
       {"listed_accumulators.py", arrays({{4, 256, 512}, {4, 256, 512}})},
       {"param_chunk_rows.py", arrays({{128, 2048}})},
+      {"module_chunk_rows.py", arrays({{128, 2048}})},
+      {"masked_scan_rows.py", arrays({{192, 1024}, {192, 1024}})},
       {"colblock_matmul_tiles.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},
       {"colblock_matmul_grid.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},
       {"colblock_matmul_api.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},

@@ -12,13 +12,14 @@
 //
 // Offered when the literal is an integer power of two in [128, 8192], a parameter is not passed
 // by the task (the lift used the default), a module constant is bound by that one statement of the
-// module, the new value lifts, and the new form differs from the old one (the literal sizes
-// something). That the new size tiles the task's dimensions is the
+// module and passed by the kernel to a function of the module (its implementation), the new value
+// lifts, and the new form differs from the old one (the literal sizes something). That the new size tiles the task's dimensions is the
 // planner's pre-check (agents/builtin/legality.cpp, as for every free_size site); the hardware
 // tile limits are checked on the result (find_sites, resizes_tiles); the five-seed check is final.
 #include "loopnest/param_size.h"
 
 #include <map>
+#include <set>
 
 #include <fmt/core.h>
 
@@ -116,6 +117,35 @@ std::vector<std::pair<std::string, const nki::Expr*>> module_size_constants(cons
   return out;
 }
 
+// Whether the kernel's own statements pass the module constant `name` to a function of the module
+// (`_impl(x, out, ROWS, COLS)`): an implementation taking the size as a parameter is written for
+// other values of it. A constant the kernel only reads (a corpus kernel's `CHUNK` in its slices,
+// a partition count) may be tied to the rest of its text, so it is no site.
+bool passed_to_helper(const nki::FunctionCode& fn, const nki::ModuleAst& module, const std::string& name) {
+  std::set<std::string> functions;
+  for (const auto& s : module.body)
+    if (s->kind == nki::StmtKind::FunctionDef) functions.insert(static_cast<const nki::FunctionDefStmt&>(*s).code->name);
+  auto names_it = [&](const nki::Expr* e) {
+    return e && e->kind == nki::ExprKind::Name && static_cast<const nki::NameExpr&>(*e).id == name;
+  };
+  for (const auto& st : fn.body) {
+    const nki::Expr* v = nullptr;
+    if (st->kind == nki::StmtKind::Expr) v = static_cast<const nki::ExprStmt&>(*st).value.get();
+    else if (st->kind == nki::StmtKind::Assign) v = static_cast<const nki::AssignStmt&>(*st).value.get();
+    else if (st->kind == nki::StmtKind::Return) v = static_cast<const nki::ReturnStmt&>(*st).value.get();
+    if (!v || v->kind != nki::ExprKind::Call) continue;
+    const auto& call = static_cast<const nki::CallExpr&>(*v);
+    if (!call.func || call.func->kind != nki::ExprKind::Name ||
+        !functions.count(static_cast<const nki::NameExpr&>(*call.func).id))
+      continue;
+    for (const auto& a : call.args)
+      if (names_it(a.get())) return true;
+    for (const auto& kw : call.keywords)
+      if (names_it(kw.value.get())) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool visit_parameter_sizes(Kernel& k, const SiteSink& sink) {
@@ -135,7 +165,7 @@ bool visit_parameter_sizes(Kernel& k, const SiteSink& sink) {
       return true;
   }
   for (const auto& [id, e] : module_size_constants(*k.module))
-    if (visit_size_literal(k, *args, before, {id, "module", "the module constant", " (a tile size its masks and trip counts follow)", e}, sink)) return true;
+    if (passed_to_helper(*k.function, *k.module, id) && visit_size_literal(k, *args, before, {id, "module", "the module constant", " (a tile size its masks and trip counts follow)", e}, sink)) return true;
   return false;
 }
 

@@ -76,6 +76,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"param_chunk_rows.py", arrays({{128, 2048}})},
       {"module_chunk_rows.py", arrays({{128, 2048}})},
       {"masked_scan_rows.py", arrays({{192, 1024}, {192, 1024}})},
+      {"masked_softmax_rows.py", arrays({{192, 512}})},
       {"colblock_matmul_tiles.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},
       {"colblock_matmul_grid.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},
       {"colblock_matmul_api.py", arrays({{2, 128, 2, 128}, {2, 128, 2048}})},

@@ -341,6 +341,25 @@ bool mask_uses(const Op& op, int loop) {
   return false;
 }
 
+bool same_mask(const Op& a, const Op& b) {
+  if (a.has_mask != b.has_mask || a.mask.size() != b.mask.size()) return false;
+  for (size_t i = 0; i < a.mask.size(); ++i)
+    if (!(a.mask[i].expr == b.mask[i].expr) || a.mask[i].axes != b.mask[i].axes || a.mask[i].cmp != b.mask[i].cmp)
+      return false;
+  return true;
+}
+
+bool mask_implies(const Op& consumer, const Op& producer) {
+  return !producer.has_mask || same_mask(consumer, producer);
+}
+
+bool masks_rows_only(const Op& op) {
+  for (const auto& c : op.mask)
+    for (const auto& [axis, coeff] : c.axes)
+      if (axis != 0 && coeff != 0) return false;
+  return true;
+}
+
 const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& consumer, const Access& a) {
   const Tensor& t = k.tensor(a.tensor);
   if (t.role != TensorRole::Value && t.role != TensorRole::Buffer) return nullptr;

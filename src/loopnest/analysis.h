@@ -94,6 +94,14 @@ bool size_uses_loop(const Access& a, int loop);
 bool uses_loop(const Op& op, int loop);
 // Whether a constraint of the op's mask reads loop variable `loop`.
 bool mask_uses(const Op& op, int loop);
+// Whether two operations are guarded by the same mask (the same constraints, or both unmasked).
+bool same_mask(const Op& a, const Op& b);
+// Whether every element `consumer` computes is one `producer` computed: the producer is unmasked,
+// or both carry the same mask (a library kernel's guard of a ragged tile on every instruction).
+// Folding the two into one instruction that keeps the consumer's mask is then exact.
+bool mask_implies(const Op& consumer, const Op& producer);
+// Whether the operation's mask constrains only the partition axis (whole rows kept or left out).
+bool masks_rows_only(const Op& op);
 // A non-tile operand that is an expression of loop `loop` (Operand::Kind::Index / Grid): a
 // transformation that rewrites the loop's variable in accesses must rewrite it too, or refuse.
 bool index_operand_uses(const Operand& o, int loop);

@@ -416,7 +416,7 @@ struct ColumnStep {
   std::string op;  // "add", "subtract" (x - c) or "multiply"
   bool subtract() const { return op == "subtract"; }
 };
-std::optional<ColumnStep> column_step(const Op& op) {
+std::optional<ColumnStep> column_step(const Op& op, bool masked = false) {
   auto is_column = [](const Operand* o) {
     if (!o || o->kind != Operand::Kind::Tile) return false;
     auto s = o->access.tile_shape();
@@ -431,7 +431,7 @@ std::optional<ColumnStep> column_step(const Op& op) {
   if (auto st = scalar_step(op); st && !st->reverse && known(st->op) && is_column(&st->operand) &&
                                  is_rows(st->data, &st->operand))
     return ColumnStep{*st->data, st->operand, st->op};
-  if (is_binary_language_op(op.api) && !op.has_mask) {
+  if (is_binary_language_op(op.api) && (masked || !op.has_mask)) {
     const Operand *x = operand(op, "x"), *y = operand(op, "y");
     std::string o = operator_symbol(op.api);
     if (known(o) && is_column(y) && is_rows(x, y)) return ColumnStep{*x, *y, o};
@@ -511,7 +511,7 @@ struct PlainActivation {
   std::optional<Operand> scale;
 };
 std::optional<PlainActivation> unbiased_activation(const Kernel& k, const Analysis& an, const Op& act) {
-  if (act.accumulate || act.has_mask) return std::nullopt;
+  if (act.accumulate) return std::nullopt;
   if (act.api == "nisa.activation") {
     const Operand* scale = operand(act, "scale");
     if (operand(act, "reduce_res") || !zero_bias(k, an, act)) return std::nullopt;
@@ -541,7 +541,10 @@ class FoldBias : public Transform {
       const Operand* data = operand(r.op(), r.op().api == "nisa.activation" ? "data" : "x");
       const OpRef* p = producer(k, an, r, data);
       if (!p || p->node->frozen) continue;
-      auto step = column_step(p->op());
+      // Masks (a library kernel's guard of a ragged tile on every instruction): the activation
+      // keeps its own, so every element it computes must be one the producer computed.
+      if (!mask_implies(r.op(), p->op())) continue;
+      auto step = column_step(p->op(), true);
       if (!step || step->op == "multiply" || p->op().result < 0) continue;
       Site site = make_site(k, an, *p,
                             fmt::format("compute {}({} {} {}) as one activation with the column as its bias", act->func,

@@ -126,14 +126,6 @@ struct Move {
   bool twins = false;
 };
 
-bool same_mask(const Op& a, const Op& b) {
-  if (a.has_mask != b.has_mask || a.mask.size() != b.mask.size()) return false;
-  for (size_t i = 0; i < a.mask.size(); ++i)
-    if (!(a.mask[i].expr == b.mask[i].expr) || a.mask[i].axes != b.mask[i].axes || a.mask[i].cmp != b.mask[i].cmp)
-      return false;
-  return true;
-}
-
 bool elementwise(const Op& op) {
   if (op.cls != OpClass::Elementwise && op.cls != OpClass::Activation) return false;
   if (op.accumulate || !op.dst) return false;

@@ -2,7 +2,8 @@
 // one header (jammed), and the work that does not depend on the row (a streamed operand's load,
 // its transpose) is done once for the F rows instead of once per row: reuse across iterations.
 // Rows' own work is replicated with per-row tiles. Legal for an affine loop (its iterations are
-// independent), with inner loop bounds that do not depend on the row and no mask using the row.
+// independent), with inner loop bounds that do not depend on the row; a mask using the row is
+// written per row (each copy keeps its row's guard).
 // A row-independent instruction that writes a per-row block of a buffer (`v6[i0, i1, ...]` in the
 // published style) is done once into the first row's block and the other rows read that block.
 #include <algorithm>
@@ -187,7 +188,10 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     return false;
   };
   for (Op* op : ops) {
-    if (mask_uses(*op, l) || index_operand_uses(*op, l)) return std::nullopt;
+    // A mask naming the row (a ragged last row tile guarded by `rows < M`, a library kernel's mask
+    // on every instruction) is written per row like the op's accesses: each copy keeps its row's
+    // guard. An index operand naming it is not (no move rewrites those per copy).
+    if (index_operand_uses(*op, l)) return std::nullopt;
     // A Python list of tiles the rows append themselves (`rows.append(s)` in this loop) and read
     // by the row (`rows[m]`): F rows would append F tiles per iteration, which the form's list (one
     // tile per iteration) does not hold. A list an earlier loop completed is read as any block:
@@ -196,9 +200,10 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
       if (k.tensor(r->tensor).list_loop >= 0 && uses_loop(*r, l) && inner.count(k.tensor(r->tensor).list_loop))
         return std::nullopt;
     // An argument kept as the author's text (affine_select's `pred=`) naming the row's variable
-    // cannot be written per row.
+    // cannot be written per row. A mask is the form's constraints (written per row below).
     for (const auto& a : op->args)
-      if (a.value.kind == Operand::Kind::Other && names_word(a.value.text, loop.var)) return std::nullopt;
+      if (a.value.kind == Operand::Kind::Other && names_word(a.value.text, loop.var) && !(a.name == "mask" && op->has_mask))
+        return std::nullopt;
     // A tile whose size depends on the row (`min(128, M - 128 * m)`, a ragged last tile): the rows'
     // copies print one size for all (p12_new_matmul_ragged_min).
     for (const Access* a : reads(*op))
@@ -213,7 +218,7 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     changed = false;
     for (Op* op : ops) {
       if (p.per_row.count(op)) continue;
-      bool row = reads_use_row(*op);
+      bool row = reads_use_row(*op) || mask_uses(*op, l);
       for (const Access* r : reads(*op)) row = row || varying.count(storage_of(k, r->tensor));
       // Writing a tile that differs per row: one defined in the loop, or the row's block of a
       // buffer declared up front (`acc[i0, ...] = 0.0` before a per-row `acc[i0, ...] += ...`).
@@ -483,6 +488,11 @@ class UnrollJam : public Transform {
         if (a.value.kind == Operand::Kind::Tile) rename_inner(a.value.access);
     }
     for (auto& op : n.ops) {
+      // The row's guard: printed from its constraints (a mask the author named, `mask=ok`, may name the row).
+      if (mask_uses(op, c.l)) {
+        for (auto& con : op.mask) con.expr = con.expr.substitute(c.l, row(c, j));
+        if (Arg* m = op.arg("mask")) m->value.origin = nullptr;
+      }
       auto shared = [&](const Access& a) { return c.p->shared_blocks.count(storage_of(*c.k, a.tensor)) > 0; };
       if (op.dst) {
         remap(c, *op.dst, j, false);
@@ -671,6 +681,9 @@ class UnrollJam : public Transform {
       }
     }
     Node* loop_node = find_node(k, id);
+    // A loop already printed from the form (an opened helper's `for ct in nl.affine_range(
+    // ceil_div(M, rows))`, whose bound names the helper's locals) keeps being printed so.
+    const bool header_from_form = loop_node->dirty && loop_node->patch.empty();
     Ctx c;
     c.k = &k;
     c.p = &p;
@@ -730,7 +743,7 @@ class UnrollJam : public Transform {
     loop_node->dirty = true;
     // The blocked loop's header keeps the author's bound when it is an expression:
     // `for m in nl.affine_range(m_tiles)` -> `for m_blk in nl.affine_range(m_tiles // 2)`.
-    loop_node->patch = authored_header(*loop_node, nl.var, p.factor);
+    loop_node->patch = header_from_form ? "" : authored_header(*loop_node, nl.var, p.factor);
   }
 };
 

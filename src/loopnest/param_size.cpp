@@ -1,17 +1,25 @@
 // A size the kernel takes as a parameter with a default (`def kernel(delta, u, ..., chunk=1024)`)
-// that the task does not pass: free_size's site on it sets the default to twice or half the value.
+// that the task does not pass, or a module constant (`COLS = 2048`, which a library kernel's
+// entry point passes to its implementation, `_impl(x, out, ROWS, COLS)`, whose trips are
+// ceil-divided and tails masked for any value): free_size's site on it sets the literal to twice,
+// half or a quarter of the value (a quarter: a size whose halving alone is slower, 2048 -> 1024 on
+// a scan kernel, can still gain at 512, where an accumulator fits one PSUM bank).
 // An author who makes a tile size a parameter writes the kernel for other values of it, and the
 // default is where the size is decided; on the form it shows as literal shapes and trips (1024,
 // 7), and as other literals derived from it (`h[:, chunk - 1:chunk]` is column 1023), which no move
 // on the form may rescale, so the move edits the default in the source and lifts the kernel again:
 // every use follows.
 //
-// Offered when the default is an integer power of two in [128, 8192], the parameter is not passed
-// by the task (the lift used the default), the new value lifts, and the new form differs from the
-// old one (the parameter sizes something). That the new size tiles the task's dimensions is the
+// Offered when the literal is an integer power of two in [128, 8192], a parameter is not passed
+// by the task (the lift used the default), a module constant is bound by that one statement of the
+// module and passed by the kernel to a function of the module (its implementation), the new value
+// lifts, and the new form differs from the old one (the literal sizes something). That the new size tiles the task's dimensions is the
 // planner's pre-check (agents/builtin/legality.cpp, as for every free_size site); the hardware
 // tile limits are checked on the result (find_sites, resizes_tiles); the five-seed check is final.
 #include "loopnest/param_size.h"
+
+#include <map>
+#include <set>
 
 #include <fmt/core.h>
 
@@ -37,54 +45,127 @@ std::optional<std::string> replaced(const std::string& text, uint32_t line, uint
   return text.substr(0, at) + with + text.substr(at + count);
 }
 
+// A size written as one integer literal in the source (a parameter's default, a module
+// constant): the literal halved and doubled, the kernel lifted again from the edited text. A site
+// per new value whose form differs; true when the sink stopped.
+struct SizeLiteral {
+  std::string var;    // the parameter's or the constant's name
+  std::string where;  // site parameter `default`: "param" or "module"
+  std::string what;   // how the description names it
+  std::string note;   // said after the values
+  const nki::Expr* value = nullptr;
+};
+
+bool visit_size_literal(Kernel& k, const std::vector<ArgSpec>& args, const std::string& before,
+                        const SizeLiteral& lit, const SiteSink& sink) {
+  const std::string& text = k.module->file->text;
+  if (!lit.value || lit.value->kind != nki::ExprKind::Constant) return false;
+  const nki::Value& v = static_cast<const nki::ConstantExpr&>(*lit.value).value;
+  const nki::Span& sp = lit.value->span;
+  if (!v.is_int() || sp.line == 0 || sp.line != sp.end_line || sp.col == 0) return false;
+  const int64_t from = v.as_int();
+  if (from < 128 || from > 8192 || (from & (from - 1)) != 0) return false;
+  const std::string from_text = std::to_string(from);
+  if (k.module->file->line_text(sp.line).compare(sp.col - 1, from_text.size(), from_text) != 0) return false;
+  for (int64_t to : {from / 4, from / 2, from * 2}) {
+    if (to < 128 || to > 8192) continue;
+    auto edited = replaced(text, sp.line, sp.col, from_text.size(), std::to_string(to));
+    if (!edited) continue;
+    Kernel after;
+    try {
+      after = lift_source(k.module->file->path, *edited, args, k.entry, k.nc_version);
+    } catch (const LiftError&) {
+      continue;
+    }
+    if (dump(after) == before) continue;  // the literal sizes nothing the form holds
+    // Anchored at the kernel's first loop (the literal has no statement of the form).
+    std::vector<int> loops = open_loop_ids(k);
+    Node* first = loops.empty() ? nullptr : find_node(k, loops.front());
+    if (!first) return false;
+    Analysis an(k);
+    auto s = make_loop_site(k, an, *first, fmt::format("set {} `{}` from {} to {}{}", lit.what, lit.var, from, to, lit.note),
+                            {{"var", lit.var}, {"from", from_text}, {"value", std::to_string(to)}, {"default", lit.where}});
+    if (!s) continue;
+    auto shared = std::make_shared<Kernel>(std::move(after));
+    if (sink(*s, [&k, shared] { k = *shared; })) return true;
+  }
+  return false;
+}
+
+// `NAME = 2048` at module level, bound by no other module statement: a library kernel's tile
+// size, passed by its entry point to the implementation (`_impl(x, out, ROWS, COLS)`), whose
+// ceil-div trips and tail masks are written for any value of it.
+std::vector<std::pair<std::string, const nki::Expr*>> module_size_constants(const nki::ModuleAst& module) {
+  std::map<std::string, int> bound;
+  std::vector<std::pair<std::string, const nki::Expr*>> single;
+  for (const auto& s : module.body) {
+    if (s->kind != nki::StmtKind::Assign) continue;
+    const auto& a = static_cast<const nki::AssignStmt&>(*s);
+    for (const auto& t : a.targets) {
+      if (t->kind != nki::ExprKind::Name) {
+        bound[""]++;
+        continue;
+      }
+      const std::string& id = static_cast<const nki::NameExpr&>(*t).id;
+      if (bound[id]++ == 0 && a.targets.size() == 1 && a.value && a.value->kind == nki::ExprKind::Constant)
+        single.emplace_back(id, a.value.get());
+    }
+  }
+  std::vector<std::pair<std::string, const nki::Expr*>> out;
+  for (auto& [id, e] : single)
+    if (bound[id] == 1) out.emplace_back(id, e);
+  return out;
+}
+
+// Whether the kernel's own statements pass the module constant `name` to a function of the module
+// (`_impl(x, out, ROWS, COLS)`): an implementation taking the size as a parameter is written for
+// other values of it. A constant the kernel only reads (a corpus kernel's `CHUNK` in its slices,
+// a partition count) may be tied to the rest of its text, so it is no site.
+bool passed_to_helper(const nki::FunctionCode& fn, const nki::ModuleAst& module, const std::string& name) {
+  std::set<std::string> functions;
+  for (const auto& s : module.body)
+    if (s->kind == nki::StmtKind::FunctionDef) functions.insert(static_cast<const nki::FunctionDefStmt&>(*s).code->name);
+  auto names_it = [&](const nki::Expr* e) {
+    return e && e->kind == nki::ExprKind::Name && static_cast<const nki::NameExpr&>(*e).id == name;
+  };
+  for (const auto& st : fn.body) {
+    const nki::Expr* v = nullptr;
+    if (st->kind == nki::StmtKind::Expr) v = static_cast<const nki::ExprStmt&>(*st).value.get();
+    else if (st->kind == nki::StmtKind::Assign) v = static_cast<const nki::AssignStmt&>(*st).value.get();
+    else if (st->kind == nki::StmtKind::Return) v = static_cast<const nki::ReturnStmt&>(*st).value.get();
+    if (!v || v->kind != nki::ExprKind::Call) continue;
+    const auto& call = static_cast<const nki::CallExpr&>(*v);
+    if (!call.func || call.func->kind != nki::ExprKind::Name ||
+        !functions.count(static_cast<const nki::NameExpr&>(*call.func).id))
+      continue;
+    for (const auto& a : call.args)
+      if (names_it(a.get())) return true;
+    for (const auto& kw : call.keywords)
+      if (names_it(kw.value.get())) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool visit_parameter_sizes(Kernel& k, const SiteSink& sink) {
   if (!k.function || !k.module || !k.module->file) return false;
   auto args = own_arguments(k);
   if (!args) return false;
-  const std::string& text = k.module->file->text;
   const std::string before = dump(k);
   const auto& params = k.function->params;
   for (size_t i = 0; i < params.size() && i < k.params.size(); ++i) {
     const Param& p = k.params[i];
     const nki::Parameter& decl = params[i];
-    if (p.tensor >= 0 || p.passed || p.name != decl.name || !decl.default_value ||
-        decl.default_value->kind != nki::ExprKind::Constant)
-      continue;
-    const nki::Value& v = static_cast<const nki::ConstantExpr&>(*decl.default_value).value;
-    const nki::Span& sp = decl.default_value->span;
-    if (!v.is_int() || sp.line == 0 || sp.line != sp.end_line || sp.col == 0) continue;
-    const int64_t from = v.as_int();
-    if (from < 128 || from > 8192 || (from & (from - 1)) != 0) continue;
-    const std::string from_text = std::to_string(from);
-    if (k.module->file->line_text(sp.line).compare(sp.col - 1, from_text.size(), from_text) != 0) continue;
-    for (int64_t to : {from / 2, from * 2}) {
-      if (to < 128 || to > 8192) continue;
-      auto edited = replaced(text, sp.line, sp.col, from_text.size(), std::to_string(to));
-      if (!edited) continue;
-      Kernel after;
-      try {
-        after = lift_source(k.module->file->path, *edited, *args, k.entry, k.nc_version);
-      } catch (const LiftError&) {
-        continue;
-      }
-      if (dump(after) == before) continue;  // the parameter sizes nothing the form holds
-      // Anchored at the kernel's first loop (the parameter has no statement of its own).
-      std::vector<int> loops = open_loop_ids(k);
-      Node* first = loops.empty() ? nullptr : find_node(k, loops.front());
-      if (!first) return false;
-      Analysis an(k);
-      auto s = make_loop_site(k, an, *first,
-                              fmt::format("set the kernel parameter `{}` from {} to {} (its default; the task "
-                                          "does not pass it)",
-                                          p.name, from, to),
-                              {{"var", p.name}, {"from", from_text}, {"value", std::to_string(to)}, {"default", "param"}});
-      if (!s) continue;
-      auto shared = std::make_shared<Kernel>(std::move(after));
-      if (sink(*s, [&k, shared] { k = *shared; })) return true;
-    }
+    if (p.tensor >= 0 || p.passed || p.name != decl.name || !decl.default_value) continue;
+    if (visit_size_literal(k, *args, before,
+                           {p.name, "param", "the kernel parameter", " (its default; the task does not pass it)",
+                            decl.default_value.get()},
+                           sink))
+      return true;
   }
+  for (const auto& [id, e] : module_size_constants(*k.module))
+    if (passed_to_helper(*k.function, *k.module, id) && visit_size_literal(k, *args, before, {id, "module", "the module constant", " (a tile size its masks and trip counts follow)", e}, sink)) return true;
   return false;
 }
 

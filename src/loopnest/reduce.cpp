@@ -65,7 +65,7 @@ class FoldActivationReduce : public Transform {
     Ranges ranges = k.ranges();
     for (const OpRef& r : an.ops) {
       const Op& red = r.op();
-      if (r.node->frozen || !row_sum(red) || reduced_axis(red) < 0 || red.has_mask || has_index_operand(red) || red.accumulate) continue;
+      if (r.node->frozen || !row_sum(red) || reduced_axis(red) < 0 || has_index_operand(red) || red.accumulate) continue;
       // Where the sum goes: its destination, or its whole result (`total = nl.sum(e, ...)`).
       // A result must be the statement's named value (`s = nl.sum(e, ...)`): it becomes a declared
       // buffer, which an anonymous inner value (`nl.divide(nl.sum(...), w)`) cannot be.
@@ -81,6 +81,10 @@ class FoldActivationReduce : public Transform {
         for (const Access* wa : writes(w->op()))
           if (may_overlap_across(k, *wa, e, ranges)) ++writers, act = w;
       if (writers != 1 || !plain_activation(act->op())) continue;
+      // A masked sum (a ragged tile's guard): the activation that reduces keeps its own mask, so the
+      // two must guard the same elements, and only whole rows (a mask on the partition axis alone:
+      // the rows left out are neither computed nor summed, in both forms).
+      if (red.has_mask && !(same_mask(red, act->op()) && masks_rows_only(act->op()))) continue;
       // The activation writes exactly the summed tile: its destination, or its whole result (`e =
       // nl.exp(x)`, the style that names values instead of writing into tiles).
       const Op& a_op = act->op();

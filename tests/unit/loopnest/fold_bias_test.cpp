@@ -82,3 +82,30 @@ TEST(FoldScale, APerRowColumnBecomesTheActivationsScale) {
 }
 
 }  // namespace
+
+namespace {
+
+// A library author guards the ragged last row tile with the same mask on every instruction
+// (tests/kernels/masked_softmax_rows.py, 192 rows). The mask does not stop the folds: every element
+// the folded instruction computes (the consumer's mask, which it keeps) is one the producer
+// computed. Before session 23 any mask refused fold_bias and fold_activation_reduce. The result is
+// EverySiteOfTheTestKernelsKeepsTheirResult's.
+TEST(FoldBias, TheSameMaskOnBothInstructionsFoldsAndIsKept) {
+  const std::vector<loopnest::ArgSpec> args = arrays({{192, 512}});
+  std::string path = source_dir() + "/tests/kernels/masked_softmax_rows.py";
+  std::string text = read(path);
+  std::string biased = apply_first(path, text, args, "fold_bias");
+  EXPECT_NE(biased.find("e = nisa.activation(op=nl.exp, data=xt, bias=neg_max, mask=ok)"), std::string::npos) << biased;
+  std::string summed = apply_first(path, text, args, "fold_activation_reduce");
+  EXPECT_NE(summed.find("e = nisa.activation_reduce(op=nl.exp, data=shifted, mask=ok, reduce_op=nl.add, reduce_res=total)"),
+            std::string::npos) << summed;
+  // The activation unmasked: it would compute (and sum) rows the masked producer left unwritten.
+  std::string unmasked = text;
+  const std::string act = "e = nisa.activation(op=nl.exp, data=shifted, mask=ok)";
+  ASSERT_NE(unmasked.find(act), std::string::npos);
+  unmasked.replace(unmasked.find(act), act.size(), "e = nisa.activation(op=nl.exp, data=shifted)");
+  EXPECT_EQ(apply_first(path, unmasked, args, "fold_bias"), "");
+  EXPECT_EQ(apply_first(path, unmasked, args, "fold_activation_reduce"), "");
+}
+
+}  // namespace

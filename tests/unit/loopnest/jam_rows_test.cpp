@@ -221,3 +221,23 @@ TEST(JamRows, RowsReadAListAnEarlierLoopCompleted) {
   EXPECT_NE(after.find("data=rows[2*r_blk + 1]"), std::string::npos) << after;
   EXPECT_NE(after.find("rows.append(s)"), std::string::npos) << after;
 }
+
+// A mask naming the row (the ragged last row tile guarded by `r * 128 + i_p < M` on every load,
+// instruction and store, as library authors write it) is written per row: each copy keeps its
+// row's guard, printed from the constraints. Before session 23 any such mask refused the site, so
+// a masked kernel's rows never ran together (tests/kernels/masked_scan_rows.py: 192 rows, the
+// second tile 64 rows; the result is EverySiteOfTheTestKernelsKeepsTheirResult's).
+TEST(JamRows, WritesAMaskUsingTheRowPerCopy) {
+  std::string path = source_dir() + "/tests/kernels/masked_scan_rows.py";
+  std::string text = read(path);
+  auto args = arrays({{192, 1024}, {192, 1024}});
+  loopnest::Kernel k = loopnest::lift_source(path, text, args);
+  auto sites = loopnest::find_sites(k);
+  const loopnest::Site* jam = jam_by_two(sites);
+  ASSERT_TRUE(jam) << "no jam_rows site on `for r`";
+  std::string after = loopnest::apply_site(path, text, args, *jam);
+  // Row 2 * r_blk + 1's guard: 128 * (2 * r_blk + 1) + i_p < 192.
+  EXPECT_NE(after.find("mask=(256*r_blk - 64 + i_p < 0)"), std::string::npos) << after;
+  EXPECT_NE(after.find("mask=(256*r_blk - 192 + i_p < 0)"), std::string::npos) << after;
+  EXPECT_NE(after.find("h_1 = nisa.tensor_tensor_scan("), std::string::npos) << after;
+}

@@ -29,7 +29,7 @@ TEST(ParamSize, ChangesADefaultSizeTheTaskLeaves) {
   std::string text = read(path);
   auto args = arrays({{128, 2048}});
   auto sites = free_size_sites(path, text, args);
-  ASSERT_EQ(sites.size(), 2u);
+  ASSERT_EQ(sites.size(), 3u);
   std::set<std::string> values;
   for (const auto& s : sites) {
     EXPECT_EQ(s.params.at("var"), "chunk");
@@ -41,7 +41,7 @@ TEST(ParamSize, ChangesADefaultSizeTheTaskLeaves) {
     want.replace(want.find("def kernel(x, chunk=512)"), 24, "def kernel(x, chunk=" + s.params.at("value") + ")");
     EXPECT_EQ(after, want);
   }
-  EXPECT_EQ(values, (std::set<std::string>{"256", "1024"}));
+  EXPECT_EQ(values, (std::set<std::string>{"128", "256", "1024"}));
 }
 
 TEST(ParamSize, LeavesDefaultsThatAreNotSizesOrSizeNothing) {
@@ -61,6 +61,32 @@ def kernel(x, bufs=3, spare=512, block=64):
     return out
 )";
   EXPECT_TRUE(free_size_sites("kernel.py", text, arrays({{128, 2048}})).empty());
+}
+
+// A library kernel's tile size is a module constant its entry point passes on (`COLS = 2048`,
+// `_impl(x, out, ROWS, COLS)`), its trips ceil-divided and its tails masked for any value: the
+// constant halved and doubled, the kernel lifted again. Before session 23 only a parameter's
+// default was a site, and such a kernel kept its first chunk width (tests/kernels/module_chunk_rows.py;
+// a constant sizing nothing, or no power of two, is no site).
+TEST(ParamSize, ChangesAModuleConstantSize) {
+  std::string path = source_dir() + "/tests/kernels/module_chunk_rows.py";
+  std::string text = read(path);
+  auto args = arrays({{128, 2048}});
+  auto sites = free_size_sites(path, text, args);
+  ASSERT_EQ(sites.size(), 3u);
+  std::set<std::string> values;
+  for (const auto& s : sites) {
+    EXPECT_EQ(s.params.at("var"), "CHUNK");
+    EXPECT_EQ(s.params.at("default"), "module");
+    EXPECT_EQ(s.params.at("from"), "512");
+    values.insert(s.params.at("value"));
+    std::string after = loopnest::apply_site(path, text, args, s);
+    // The constant alone changes: the kernel as written.
+    std::string want = text;
+    want.replace(want.find("\nCHUNK = 512\n") + 1, 11, "CHUNK = " + s.params.at("value"));
+    EXPECT_EQ(after, want);
+  }
+  EXPECT_EQ(values, (std::set<std::string>{"128", "256", "1024"}));
 }
 
 }  // namespace

@@ -255,7 +255,10 @@ class Emitter {
       }
       case NodeKind::Loop: {
         bool as_written = false;
-        if (!n.dirty && n.origin && (!o_.regenerate || walrus(*n.origin) || k_.loops.at(n.loop).host_items)) {
+        // A launch's program loop has no header in the text (its origin is the launched body's
+        // first statement, for its line): always printed from the form.
+        const bool has_header = n.origin && !k_.loops.at(n.loop).program;
+        if (!n.dirty && has_header && (!o_.regenerate || walrus(*n.origin) || k_.loops.at(n.loop).host_items)) {
           copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
           as_written = true;
         } else if (!n.patch.empty() && !o_.regenerate) {

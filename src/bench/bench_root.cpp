@@ -18,10 +18,13 @@ std::string default_bench_root() {
   if (is_bench_dir("nkibench")) return "nkibench";
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
-    if (is_bench_dir(dir / "nkibench")) return (dir / "nkibench").string();
-  }
+  if (!ec)
+    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
+      if (is_bench_dir(dir / "nkibench")) return (dir / "nkibench").string();
+#ifdef ACCELOPT_SOURCE_BENCH_ROOT
+  // The checkout the binary was built from (a binary copied elsewhere, run from any directory).
+  if (is_bench_dir(ACCELOPT_SOURCE_BENCH_ROOT)) return ACCELOPT_SOURCE_BENCH_ROOT;
+#endif
   return "";
 }
 

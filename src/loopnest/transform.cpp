@@ -213,6 +213,15 @@ std::optional<std::string> helpers_stay_closed(const Kernel& k) {
 
 namespace {
 
+// A site's move, its anchor's operation and its parameters but the loop's name: the same site in a
+// form of the kernel whose loops are named otherwise (its flattened loops split, its launch opened).
+std::string key_by_operation(const Site& s) {
+  std::string key = s.transform + " " + s.anchor.substr(s.anchor.find('/') + 1);
+  for (const auto& [name, value] : s.params)
+    if (name != "loop") key += " " + name + "=" + value;
+  return key;
+}
+
 // A kernel launched on a grid by a wrapper (Kernel::grid: every program runs the form on its own)
 // offers no move across programs: a load that every program of one grid row repeats (`x` of its row
 // block, the `x @ a` every column block recomputes) cannot leave them. Lifted with the launch kept
@@ -233,16 +242,10 @@ void launch_sites(const Kernel& k, std::vector<Site>& out) {
   }
   int count = 0;
   if (open_checked(opened, count) || count == 0) return;
-  auto key = [](const Site& s) {
-    std::string key = s.transform + " " + s.anchor.substr(s.anchor.find('/') + 1);
-    for (const auto& [name, value] : s.params)
-      if (name != "loop") key += " " + name + "=" + value;
-    return key;
-  };
   std::set<std::string> seen;
-  for (const auto& s : out) seen.insert(key(s));
+  for (const auto& s : out) seen.insert(key_by_operation(s));
   for (auto& s : sites_of(opened)) {
-    if (seen.count(key(s))) continue;
+    if (seen.count(key_by_operation(s))) continue;
     s.params["launch"] = "open";
     out.push_back(std::move(s));
   }
@@ -268,13 +271,7 @@ std::vector<Site> find_sites(const Kernel& k) {
   const int split = unflatten_checked(opened);
   launch_sites(k, out);
   if (count + composites + split == 0) return out;
-  auto repeat_key = [&](const Site& s) {
-    if (!split) return s.transform + " " + s.anchor;
-    std::string key = s.transform + " " + s.anchor.substr(s.anchor.find('/') + 1);
-    for (const auto& [name, value] : s.params)
-      if (name != "loop") key += " " + name + "=" + value;
-    return key;
-  };
+  auto repeat_key = [&](const Site& s) { return split ? key_by_operation(s) : s.transform + " " + s.anchor; };
   std::set<std::string> seen;
   for (const auto& s : out) seen.insert(repeat_key(s));
   for (auto& s : sites_of(opened)) {
@@ -600,6 +597,9 @@ std::optional<Site> make_loop_site(const Kernel& k, const Analysis& an, const No
                                    std::map<std::string, std::string> params) {
   const OpRef* anchor = first_op_in(an, loop.loop);
   if (!anchor) return std::nullopt;
+  // The program loops of an opened launch share their first operation and their line (the launched
+  // body's first): the loop is named (`program=program_id_1`), or their sites would read alike.
+  if (k.loops.at(loop.loop).program) params["program"] = k.loops.at(loop.loop).var;
   Site s = make_site(k, an, *anchor, std::move(summary), std::move(params));
   s.node = loop.id;
   s.line = loop.origin ? static_cast<int>(loop.origin->span.line) : 0;

@@ -139,7 +139,7 @@ const std::vector<Case> kCases = {
     {"p12_llm_residual_rmsnorm_tuple", "", true},
     {"p12_llm_matmul_helper_static_k", "", true},
     {"p12_mix_mgrid_where_tail", "", true},          // the wrapper passing slope= lifts as the kernel
-    {"p12_mix_scan_decay_masked", "", false},        // a carried scan: tile_size no longer offered
+    {"p12_mix_scan_decay_masked", "", true},         // jam_rows of the masked row blocks (session 23)
     {"p12_mix_select_reduce_lengths", "", true},
     {"p12_mix_mgrid_sequential_colmax", "", true},
     // session 13: the high-level nki.language API (p13_api_), decompiled legacy (p13_gen_), first

@@ -24,6 +24,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/api.h"
 #include "loopnest/commute.h"
 #include "loopnest/emit.h"
 #include "loopnest/transform.h"
@@ -338,6 +339,35 @@ bool forward_tile(Kernel& k, int s) {
   return true;
 }
 
+// `nl.store(s[...], value=nl.sigmoid(t))`: the stored value computed in the store's own statement (two
+// operations in one node, which the forwarding cannot take apart) becomes a statement of its own
+// binding it to a name (`sig_tile = nl.sigmoid(t)`), read by the store; the same operations in the
+// same order. Every store of S so written is split (none: `k` unchanged).
+void split_computed_stores(Kernel& k, int s) {
+  Analysis an(k);
+  for (const OpRef* w : an.writers(k, s)) {
+    Node& n = *w->node;
+    if (w->op().cls != OpClass::Store || w->index + 1 != n.ops.size() || n.ops.size() < 2 || n.kind != NodeKind::Stmt)
+      continue;
+    const Op& store = n.ops.back();
+    const Arg* value = store.arg("value");
+    const int t = made_tile(n.ops[n.ops.size() - 2]);
+    if (!value || value->value.kind != Operand::Kind::Tile || value->value.access.tensor != t || t < 0 ||
+        !k.tensor(t).name.empty())
+      continue;
+    const std::string base = k.tensor(s).name.empty() ? "stored" : k.tensor(s).name;
+    k.tensor(t).name = fresh_loop_var(k, base + "_tile");
+    std::vector<Op> compute(n.ops.begin(), n.ops.end() - 1);
+    Node value_node = new_statement(k, std::move(compute));
+    n.ops.erase(n.ops.begin(), n.ops.end() - 1);
+    for (auto& a : n.ops.back().args) a.value.origin = nullptr;
+    n.dirty = true;
+    n.patch.clear();
+    w->block->insert(w->block->begin() + static_cast<long>(w->position), std::move(value_node));
+    return split_computed_stores(k, s);  // the analysis is stale after an insertion
+  }
+}
+
 // Fuses the two nests around the stores and loads of S's group level by level, then forwards each
 // tile. False (with `k` in any state) when a step is not legal.
 bool forward(Kernel& k, int s) {
@@ -378,22 +408,25 @@ class ForwardScratch : public Transform {
     for (const auto& t : k.tensors) {
       if (t.role != TensorRole::Scratch) continue;
       int s = t.id;
-      Kernel trial = k;
+      Kernel split = k;  // its stores of computed values split (split_computed_stores)
+      split_computed_stores(split, s);
+      Kernel trial = split;
       if (!forward(trial, s)) continue;
-      Analysis an(k);
-      auto e = ends_of(k, an, s);
-      auto g = group_of(k, an, s);
+      Analysis an(split);
+      auto e = ends_of(split, an, s);
+      auto g = group_of(split, an, s);
       if (!e || !g) continue;
       std::string names;
       for (int x : g->scratch) {
-        const Tensor& u = k.tensor(x);
+        const Tensor& u = split.tensor(x);
         names += fmt::format("{}`{}`", names.empty() ? "" : ", ", u.name.empty() ? u.label : u.name);
       }
-      Site site = make_site(k, an, *e->store,
+      Site site = make_site(split, an, *e->store,
                             fmt::format("forward the tiles of HBM scratch {} on chip: fuse the nest storing them with "
                                         "the nest loading them back",
                                         names));
       if (sink(site, [&k, s] {
+            split_computed_stores(k, s);
             if (!forward(k, s)) throw TransformError("forward_scratch: the site is no longer legal");
           }))
         return true;

@@ -702,6 +702,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // Passes staging through a shared HBM tensor the kernel does not return: scratch, forwarded.
       {"tests/kernels/staged_passes_shared.py", "staged_passes_shared.forward_scratch", "forward_scratch",
        {{"helpers", "open"}}},
+      // ... and a stage whose store computes its value in the same statement (split, then forwarded).
+      {"tests/kernels/staged_computed_store.py", "staged_computed_store.forward_scratch", "forward_scratch", {}},
       {"nkibench/kernels/add_rmsnorm_matmul_M4096_N2048_K1024_0.py", "bundled_add_rmsnorm_matmul.fold_activation_reduce",
        "fold_activation_reduce", {}},
       {"nkibench/styles/nki_api/rmsnorm_matmul_M4096_N2048_K1024_0.py", "nki_api_rmsnorm_matmul.fold_activation_reduce",

@@ -1,0 +1,19 @@
+# Two passes through a private HBM scratch tensor, the first storing a value it computes in the
+# store's own statement (`value=nl.sigmoid(t)`): forwarded on chip like a named stored tile.
+from neuronxcc import nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(x):
+    rows, cols = x.shape
+    sig = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.hbm)
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(rows // 128):
+        t = nl.load(x[i * 128:(i + 1) * 128, :])
+        nl.store(sig[i * 128:(i + 1) * 128, :], value=nl.sigmoid(t))
+    for i in nl.affine_range(rows // 128):
+        t = nl.load(x[i * 128:(i + 1) * 128, :])
+        s = nl.load(sig[i * 128:(i + 1) * 128, :])
+        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.multiply(t, s))
+    return out

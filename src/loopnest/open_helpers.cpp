@@ -148,12 +148,15 @@ void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
   }
 }
 
+// The function an Inline node calls: its `helper` up to the first comma.
+std::string called_function(const std::string& helper) { return helper.substr(0, helper.find(',')); }
+
 // The stem of the name given to a helper's result: the helper's name up to its first comma,
 // without leading underscores and with what is not an identifier character dropped, so a lambda
 // (`<lambda>`) gives `lambda_result`, never a name Python cannot parse.
 std::string result_base(const std::string& helper) {
   std::string base;
-  for (char c : helper.substr(0, helper.find(',')))
+  for (char c : called_function(helper))
     if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') base += c;
   base.erase(0, base.find_first_not_of('_'));
   if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) return "helper";
@@ -213,7 +216,7 @@ void return_result(Kernel& k, const Node& call, std::vector<Node>& out) {
   for (const auto& s : k.module->body) {
     if (s->kind != nki::StmtKind::FunctionDef) continue;
     const auto& def = static_cast<const nki::FunctionDefStmt&>(*s);
-    if (def.code->name == call.helper.substr(0, call.helper.find(',')) && def.decorators.size() == 1)
+    if (def.code->name == called_function(call.helper) && def.decorators.size() == 1)
       k.dialect.decorate = nki::print_expr(*def.decorators.front());
   }
 }
@@ -310,14 +313,6 @@ void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<st
   });
 }
 
-bool reads_loops(const Access& a, const std::set<int>& loops) {
-  for (const auto& d : a.dims) {
-    for (int v : d.start.vars())
-      if (loops.count(v)) return true;
-  }
-  return false;
-}
-
 // An opened SPMD launch (its program ids the kernel's loops, Loop::program): the HBM tensors the
 // launched function declares are one for all programs (NKI's shared HBM, as the output it returns:
 // nki-language.md's SPMD launch), and a view of a parameter (`x2 = x.reshape((M, K))`) is the same
@@ -345,7 +340,8 @@ void pull_out_of_programs(Kernel& k, std::vector<Node>& nodes, int scope) {
     std::vector<Node> kept;
     for (auto& m : inner->body) {
       bool pull = false;
-      if (m.kind == NodeKind::Meta && m.meta == MetaKind::View && m.view && !reads_loops(*m.view, programs)) {
+      if (m.kind == NodeKind::Meta && m.meta == MetaKind::View && m.view && 
+          std::none_of(programs.begin(), programs.end(), [&](int p) { return uses_loop(*m.view, p); })) {
         const Tensor& t = k.tensor(m.view->tensor);
         pull = t.role == TensorRole::View ? invariant_base(t.base) : invariant_base(t.id);
         if (pull) pulled_tensors.insert(m.view->tensor);

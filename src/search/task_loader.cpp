@@ -1,6 +1,8 @@
 #include "search/task_loader.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -24,12 +26,12 @@ std::vector<std::string> split_names(const std::string& text) {
   return names;
 }
 
-double peak_latency_ms(const bench::TaskCase& c, const std::string& arch) {
-  if (!bench::has_peak_formula(c.task)) return 0;
+std::optional<bench::PeakEstimate> peak_of(const bench::TaskCase& c, const std::string& arch) {
+  if (!bench::has_peak_formula(c.task)) return std::nullopt;
   try {
-    return bench::estimate_peak(c.task, c.values, bench::peak_constants(arch)).latency_ms;
+    return bench::estimate_peak(c.task, c.values, bench::peak_constants(arch));
   } catch (const std::invalid_argument&) {
-    return 0;  // a case without the values the formula needs: no percentage of peak
+    return std::nullopt;  // a case without the values the formula needs: no percentage of peak
   }
 }
 
@@ -43,7 +45,10 @@ TaskSpec to_spec(const bench::TaskCase& c, const std::string& kernel_path, const
   // is called in --kernels (a <task>.py there is still this case's kernel).
   spec.info.kernel_file_name = std::filesystem::path(c.kernel_path).filename().string();
   spec.info.arch = arch;
-  spec.info.peak_latency_ms = peak_latency_ms(c, arch);
+  if (auto peak = peak_of(c, arch)) {
+    spec.info.peak_latency_ms = peak->latency_ms;
+    spec.info.firm_peak_ms = std::max(peak->matmul_ms, peak->memory_ms);
+  }
   try {
     // Shape-only: the reference's inputs cost nothing per element.
     spec.info.kernel_args = eval::reference_arg_specs(c.reference_path, spec.info.reference_text);

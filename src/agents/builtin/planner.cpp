@@ -317,9 +317,10 @@ std::optional<std::string> BuiltinPlanner::new_kernel_of(const std::string& kern
 }
 
 std::optional<BoundStop> BuiltinPlanner::at_bound(const AgentContext& ctx, const Candidate& candidate) const {
-  // Within a few percent of the task's peak (the published bound): nothing left to gain.
-  if (near_peak(candidate.latency_ms, ctx.task.peak_latency_ms))
-    return BoundStop{BoundStop::Kind::NearPeak, near_peak_detail(candidate.latency_ms, ctx.task.peak_latency_ms)};
+  // Within a few percent of the part of the task's peak no kernel beats (its matmul FLOPs, its
+  // compulsory bytes): nothing left to gain. The published peak's vector part is no such bound.
+  if (near_peak(candidate.latency_ms, ctx.task.firm_peak_ms))
+    return BoundStop{BoundStop::Kind::NearPeak, near_peak_detail(candidate.latency_ms, ctx.task.firm_peak_ms)};
   if (!candidate.profile) return std::nullopt;
   try {
     // At its memory bound (inputs read once, the DMA engines at their aggregate rate).

@@ -26,7 +26,7 @@ class BuiltinPlanner : public Planner {
       : seed_(seed), use_memory_(use_memory), failures_(std::move(failures)) {}
   std::vector<Plan> propose(const AgentContext& ctx, const Candidate& candidate, const Memory& memory,
                             int n) override;
-  // Within 3% of the task's peak (near_peak), or at its memory floor (at_dma_floor): propose()
+  // Within 3% of the task's firm peak (near_peak), or at its memory floor (at_dma_floor): propose()
   // returns nothing for such a candidate.
   std::optional<BoundStop> at_bound(const AgentContext& ctx, const Candidate& candidate) const override;
   // What emptied the draw: no site, none fitting the task, or every site planned before, known

@@ -238,8 +238,9 @@ std::string dma_floor_detail(const trn::Profile& p, const trn::ArchConfig& arch,
 }
 
 std::string near_peak_detail(double latency_ms, double peak_ms, double margin) {
-  return fmt::format("{:.4f} ms is within {:.0f}% of the task's peak ({:.4f} ms, {:.1f}% of peak)", latency_ms,
-                     100 * margin, peak_ms, 100 * peak_ms / latency_ms);
+  return fmt::format("{:.4f} ms is within {:.0f}% of the task's firm peak ({:.4f} ms: its matmul FLOPs and "
+                     "compulsory bytes, {:.1f}% of it)",
+                     latency_ms, 100 * margin, peak_ms, 100 * peak_ms / latency_ms);
 }
 
 bool near_peak(double latency_ms, double peak_ms, double margin) {

@@ -80,8 +80,9 @@ bool waits_and_only_order_is_lifted(const std::string& transform, const Roofline
 double roofline_weight(const std::string& transform, const std::map<std::string, std::string>& params,
                        const Roofline& r, const SiteRelief& relief = {});
 
-// A kernel within `margin` of the task's peak latency (the published bound) has nothing left a
-// rewrite could gain: the planner stops the task.
+// A kernel within `margin` of the task's firm peak (TaskInfo::firm_peak_ms: the matmul and HBM
+// parts of the published bound, which no kernel beats) has nothing left a rewrite could gain: the
+// planner stops the task.
 bool near_peak(double latency_ms, double peak_ms, double margin = 0.03);
 
 // Bytes a kernel must read from HBM: each array argument once.

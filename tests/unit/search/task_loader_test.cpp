@@ -48,6 +48,19 @@ TEST(TaskLoader, KernelsDirectoryGivesTheBaselines) {
   EXPECT_GT(specs[1].info.peak_latency_ms, 0);  // the task's own peak, whatever the kernel
 }
 
+// The planner stops near the firm peak: the published peak's matmul and HBM parts. A softmax's
+// peak is its vector part, which fused instructions beat, so its firm peak is below it; a matmul's
+// peak is its matmul part, firm as it is.
+TEST(TaskLoader, TheFirmPeakIsThePublishedPeaksMatmulAndMemoryParts) {
+  std::vector<std::string> warnings;
+  auto specs = load_tasks(bench_root(), "bmm_softmax,matmul,silu", "trn1", warnings);
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_GT(specs[0].info.firm_peak_ms, 0);
+  EXPECT_LT(specs[0].info.firm_peak_ms, 0.9 * specs[0].info.peak_latency_ms);
+  EXPECT_DOUBLE_EQ(specs[1].info.firm_peak_ms, specs[1].info.peak_latency_ms);
+  EXPECT_DOUBLE_EQ(specs[2].info.firm_peak_ms, specs[2].info.peak_latency_ms);  // memory-bound
+}
+
 TEST(TaskLoader, KernelsDirectoryWithoutATasksKernel) {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("accelopt_task_loader_" + std::to_string(::getpid()));

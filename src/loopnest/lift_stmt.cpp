@@ -789,6 +789,28 @@ Op* producer(std::vector<Op>& ops, const AValue& v, const Kernel& k) {
   return &root;
 }
 
+// `pid_m = nl.program_id(0)` in a launched function: its program loop, printed when the launch
+// opens (`for pid_m in nl.affine_range(2)`), may take the author's name for the program's id
+// instead of `program_id_0` (the first name bound to it; name_program_loops decides at the end).
+void Lifter::name_program_loop(const std::string& id, const AValue& v) {
+  if (v.k != K::Int || v.i.is_constant() || env.count(id)) return;
+  std::vector<int> vars = v.i.vars();
+  if (vars.size() != 1 || !(v.i == IExpr::var(vars[0])) || !k.loops.at(vars[0]).program) return;
+  program_names.emplace(vars[0], id);
+}
+
+// The names name_program_loop found, where no other loop and no tensor of the kernel has it (a body
+// rebinding `row` to a tile, or looping `for i` where `i = nl.program_id(1)`, keeps `program_id_N`).
+void Lifter::name_program_loops() {
+  for (const auto& [loop_id, name] : program_names) {
+    bool taken = std::any_of(k.loops.begin(), k.loops.end(), [&](const auto& l) { return l.second.var == name; }) ||
+                 std::any_of(k.tensors.begin(), k.tensors.end(), [&](const Tensor& t) {
+                   return t.name == name || t.list_name == name;
+                 });
+    if (!taken) k.loops.at(loop_id).var = name;
+  }
+}
+
 void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   if (s.targets.size() != 1) fail(s.span, "a chained assignment");
   const Expr& target = *s.targets[0];
@@ -893,6 +915,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
       if (whole_access(v.access) && k.tensor(v.access.tensor).name.empty()) k.tensor(v.access.tensor).name = id;
     } else {
       n.meta = MetaKind::Binding;
+      name_program_loop(id, v);
     }
     env[id] = v;
     out.push_back(std::move(n));
@@ -1746,6 +1769,7 @@ void sequential_random_loops(Kernel& k) {
 
 Kernel Lifter::run() {
   block(fn->body, k.body);
+  name_program_loops();
   if (adopt_launches) adopt_launch();
   // A shared HBM tensor the kernel declares and does not return is its scratch (a pass of a
   // multi-pass kernel staging a stage's result for the next, `buffer=nl.shared_hbm` as for an

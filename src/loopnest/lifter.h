@@ -232,6 +232,7 @@ class Lifter {
                      const std::vector<AValue>& grid = {}, const std::map<std::string, AValue>* captured = nullptr);
   bool depends_on_loops(const AValue& v) const;  // an Int or Grid using a loop variable (not a program id)
   std::vector<int> program_loops;  // the loop of each program id of the enclosing launch grid
+  std::map<int, std::string> program_names;  // program loop -> the name its id was first bound to
   std::vector<IExpr> program_sizes;
   // The SPMD launches the kernel function makes at its top level (`f[grid](...)` outside loops and
   // helpers): the launched function, its nodes as its own body (its `return` a node, no grid loop
@@ -280,6 +281,8 @@ class Lifter {
   // false (nothing changed) when it does not lift that way.
   bool host_for_as_loop(const nki::ForStmt& s, const AValue& items, std::vector<Node>& out);
   void statement(const nki::Stmt& s, std::vector<Node>& out);
+  void name_program_loop(const std::string& id, const AValue& v);
+  void name_program_loops();
   void assign(const nki::AssignStmt& s, std::vector<Node>& out);
   // `target = v` writing the region `dst`: the statement's operation making `v` writes it directly
   // (true), or a copy does (false).

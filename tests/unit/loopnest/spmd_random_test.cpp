@@ -70,6 +70,20 @@ TEST(LoopNestSpmd, ALaunchedKernelIsTheFormWithTheGridAsItsOutermostLoops) {
   for (const auto& n : k.body) EXPECT_NE(n.kind, loopnest::NodeKind::Loop);
 }
 
+// The program ids the author binds to a name (`row = nl.program_id(0)`) name the program loops, as
+// the opened launch prints them; one whose name a loop of the body also has keeps `program_id_N`.
+TEST(LoopNestSpmd, AProgramLoopTakesTheNameItsIdIsBoundTo) {
+  std::string src = kLaunchByKeyword;
+  auto replace = [&](const std::string& from, const std::string& to) { src.replace(src.find(from), from.size(), to); };
+  replace("    r0 = nl.program_id(axis=0) * r\n", "    row = nl.program_id(axis=0)\n    r0 = row * r\n");
+  replace("    c0 = nl.program_id(axis=1) * c\n", "    i = nl.program_id(axis=1)\n    c0 = i * c\n");
+  replace("    t = nl.load(", "    for i in nl.affine_range(1):\n        pass\n    t = nl.load(");
+  auto k = loopnest::lift_source("launch.py", src, arrays({{256, 512}}));
+  std::string d = loopnest::dump(k);
+  EXPECT_NE(d.find("for row in affine_range(2):\n  for program_id_1 in affine_range(4):\n"), std::string::npos) << d;
+  EXPECT_NE(d.find("t = nl.load(src=x[128*row + a0[128], 128*program_id_1 + a1[128]])"), std::string::npos) << d;
+}
+
 TEST(LoopNestSpmd, TheBodyPrintsBackInTheLaunchedFunctionWithTheWrapperAsWritten) {
   auto args = arrays({{256, 512}});
   auto k = loopnest::lift_source("launch.py", kLaunchByKeyword, args);

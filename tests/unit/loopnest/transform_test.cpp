@@ -828,6 +828,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/golden/rewrite/sum_then_project_api.py", "sum_then_project_api.matmul_accumulate", "matmul_accumulate", {}},
       {"tests/golden/rewrite/load_both_ways.py", "load_both_ways.transpose_on_pe", "transpose_on_pe", {}},
       {"tests/golden/rewrite/load_both_ways_grid.py", "load_both_ways_grid.transpose_on_pe", "transpose_on_pe", {}},
+      // A transposing access written as a load (an index grid with the partitions on the last dim).
+      {"tests/kernels/transposed_operand_grid.py", "transposed_operand_grid.transpose_on_pe", "transpose_on_pe", {}},
       // A kernel launched on an SPMD grid by a wrapper: the launched function's body changes, the
       // wrapper and its launch stay as written.
       {"tests/kernels/corpus/usr_spmd_mgrid_tail.py", "spmd_mgrid_tail.fold_scalar_tensor_tensor",

@@ -1,5 +1,5 @@
 # Two passes through a private HBM tensor over rows that do not fill the last 128-row tile: each
-# pass walks the full tiles in one loop nest and the 64 rows left in a loop of its own, so the
+# pass walks the full tiles in one loop nest and the rows left (96 of 480) in a loop of its own, so the
 # scratch has two stores (of disjoint rows) and two loads.
 from neuronxcc import nki
 import neuronxcc.nki.language as nl

@@ -27,14 +27,13 @@
 #include "loopnest/api.h"
 #include "loopnest/commute.h"
 #include "loopnest/emit.h"
+#include "loopnest/forward_scratch.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
 
-namespace {
-
 // The block holding node `id` and its position there.
-std::optional<std::pair<std::vector<Node>*, size_t>> locate(std::vector<Node>& block, int id) {
+static std::optional<std::pair<std::vector<Node>*, size_t>> locate(std::vector<Node>& block, int id) {
   for (size_t i = 0; i < block.size(); ++i) {
     if (block[i].id == id) return std::make_pair(&block, i);
     if (auto r = locate(block[i].body, id)) return r;
@@ -74,7 +73,7 @@ bool make_adjacent(Kernel& k, int a_id, int b_id) {
 }
 
 // The tensors an op defines (a named result, a declared tile): what a name in its nest denotes.
-void defined_in(const Kernel& k, const Node& n, std::map<std::string, int>& out) {
+static void defined_in(const Kernel& k, const Node& n, std::map<std::string, int>& out) {
   auto one = [&](const Node& x) {
     for (const auto& op : x.ops) {
       int t = op.result >= 0 ? op.result : (op.cls == OpClass::Alloc && op.dst ? op.dst->tensor : -1);
@@ -115,6 +114,8 @@ void rename_clashes(Kernel& k, Node& a, Node& b) {
   for (auto& n : b.body)
     for (const auto& [from, to] : renames) n.renames[from] = to;
 }
+
+namespace {
 
 struct Ends {
   const OpRef* store = nullptr;
@@ -255,11 +256,26 @@ bool nests_align(Kernel& k, const Analysis& an, const Group& g) {
   return true;
 }
 
+}  // namespace
+
 // With S's store and load in one iteration of the fused nest: the loaded tile becomes the stored
 // one, and the store, the load and S go. False (with `k` in any state) when that is not legal.
-bool forward_tile(Kernel& k, int s) {
+bool forward_tile(Kernel& k, int s, int store_node, int load_node) {
   Analysis an(k);
-  auto e = ends_of(k, an, s);
+  std::optional<Ends> e;
+  if (store_node < 0) {
+    e = ends_of(k, an, s);
+  } else {  // one of several stores of S and its load (forward_stages checked that they pair up)
+    Ends pair;
+    for (const auto& r : an.ops) {
+      if (r.node->id == store_node && r.op().cls == OpClass::Store && r.node->ops.size() == 1) pair.store = &r;
+      if (r.node->id == load_node && r.op().cls == OpClass::Load && r.node->ops.size() == 1) pair.load = &r;
+    }
+    if (pair.store && pair.load && pair.store->op().dst && pair.store->op().dst->tensor == s &&
+        reads(pair.load->op()).size() == 1 && reads(pair.load->op())[0]->tensor == s && !pair.store->op().accumulate &&
+        !pair.load->op().accumulate && pair.store->order < pair.load->order)
+      e = pair;
+  }
   if (!e) return false;
   const Op &st = e->store->op(), &ld = e->load->op();
   // The same region of S under the same mask, now in the same iteration.
@@ -311,7 +327,7 @@ bool forward_tile(Kernel& k, int s) {
   bool twins = tv.shape == tt.shape && tv.partition_dim == tt.partition_dim && twin == v &&
                an.writers(k, t.tensor).size() == 1;
   if (!whole_region && !twins) return false;
-  int store_node = e->store->node->id, load_node = e->load->node->id;
+  int store_node_id = e->store->node->id, load_node_id = e->load->node->id;
   for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
     for (auto& op : n.ops)
       for (auto& a : op.args) {
@@ -326,9 +342,13 @@ bool forward_tile(Kernel& k, int s) {
         n.dirty = true;
       }
   });
-  erase_node(k, load_node);
-  erase_node(k, store_node);
+  erase_node(k, load_node_id);
+  erase_node(k, store_node_id);
   // S's declaration goes with its last use.
+  {
+    Analysis left(k);
+    if (!left.writers(k, s).empty() || !left.readers(k, s).empty()) return true;
+  }
   std::vector<int> decls;
   for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
     if (n.kind == NodeKind::Stmt && n.ops.size() == 1 && n.ops[0].cls == OpClass::Alloc && n.ops[0].dst &&
@@ -368,6 +388,8 @@ void split_computed_stores(Kernel& k, int s) {
   }
 }
 
+namespace {
+
 // Fuses the two nests around the stores and loads of S's group level by level, then forwards each
 // tile. False (with `k` in any state) when a step is not legal.
 bool forward(Kernel& k, int s) {
@@ -405,6 +427,7 @@ class ForwardScratch : public Transform {
 
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
+    std::set<int> offered;  // the scratch tensors forwarded the plain way
     for (const auto& t : k.tensors) {
       if (t.role != TensorRole::Scratch) continue;
       int s = t.id;
@@ -430,8 +453,54 @@ class ForwardScratch : public Transform {
             if (!forward(k, s)) throw TransformError("forward_scratch: the site is no longer legal");
           }))
         return true;
+      offered.insert(s);
+    }
+    // The passes of an eager-mode port (forward_stages.cpp): a scratch loaded by several later
+    // passes, or walked by them in inner loops of their own, kept on chip per iteration of the loops
+    // they share; `stages=one` for one scratch, `stages=all` for every one in turn.
+    for (const auto& t : k.tensors) {
+      if (t.role != TensorRole::Scratch || offered.count(t.id)) continue;
+      const int s = t.id;
+      Kernel split = k;
+      split_computed_stores(split, s);
+      Kernel trial = split;
+      if (!forward_stage(trial, s)) continue;
+      if (auto site = stage_site(split, s, "one")) {
+        if (sink(*site, [&k, s] {
+              if (!forward_stage(k, s)) throw TransformError("forward_scratch: the site is no longer legal");
+            }))
+          return true;
+      }
+    }
+    Kernel all = k;
+    std::vector<int> done = forward_all_stages(all);
+    if (done.size() >= 2) {
+      Kernel split = k;
+      split_computed_stores(split, done.front());
+      if (auto site = stage_site(split, done.front(), "all")) {
+        site->summary = fmt::format("forward {} HBM scratch tensors on chip one after the other, fusing the passes "
+                                    "that store and load them",
+                                    done.size());
+        if (sink(*site, [&k] {
+              if (forward_all_stages(k).empty()) throw TransformError("forward_scratch: the site is no longer legal");
+            }))
+          return true;
+      }
     }
     return false;
+  }
+
+ private:
+  static std::optional<Site> stage_site(Kernel& split, int s, const std::string& stages) {
+    Analysis an(split);
+    auto w = an.writers(split, s);  // several: a ragged tail's store beside the full tiles'; the first names it
+    if (w.empty()) return std::nullopt;
+    const Tensor& u = split.tensor(s);
+    return make_site(split, an, *w[0],
+                     fmt::format("fuse the passes storing and loading HBM scratch `{}` down to the loops they share and "
+                                 "keep its tiles on chip",
+                                 u.name.empty() ? u.label : u.name),
+                     {{"stages", stages}});
   }
 };
 

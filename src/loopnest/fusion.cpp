@@ -14,6 +14,7 @@
 #include <fmt/core.h>
 
 #include "loopnest/api.h"
+#include "loopnest/forward_scratch.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -344,7 +345,8 @@ class FuseNests : public Transform {
     contract_block_buffers(k, outer_id);
   }
 
- public:  // fuse_loops() (forward_scratch) fuses with its own legality
+ public:  // fuse_loops() (forward_scratch) fuses with its own legality; fusable_loops() (forward_stages) asks fuse_nests' rule
+  static bool can_fuse(Kernel& k, Node& a, Node& b) { return legal(k, a, b); }
   static void fuse(Kernel& k, int a_id, int b_id) {
     Node* a = find_node(k, a_id);
     Node* b = find_node(k, b_id);
@@ -885,5 +887,16 @@ std::unique_ptr<Transform> make_pipeline_prep() { return std::make_unique<Pipeli
 std::unique_ptr<Transform> make_fuse_nests() { return std::make_unique<FuseNests>(); }
 
 void fuse_loops(Kernel& k, int a_id, int b_id) { FuseNests::fuse(k, a_id, b_id); }
+
+bool fusable_loops(Kernel& k, int a_id, int b_id) {
+  Node* a = find_node(k, a_id);
+  Node* b = find_node(k, b_id);
+  if (!a || !b || a->kind != NodeKind::Loop || b->kind != NodeKind::Loop || a->frozen || b->frozen) return false;
+  const Loop &la = k.loops.at(a->loop), &lb = k.loops.at(b->loop);
+  if (la.kind != lb.kind || la.start != lb.start || la.stop != lb.stop || la.step != lb.step || la.step <= 0 || !la.trip() ||
+      la.program || lb.program || la.host_items || lb.host_items || la.ordered || lb.ordered)
+    return false;
+  return FuseNests::can_fuse(k, *a, *b);
+}
 
 }  // namespace loopnest

@@ -127,6 +127,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"staged_passes_shared.py", arrays({{256, 1024}})},
       {"staged_computed_store.py", arrays({{256, 1024}})},
       {"transposed_operand_grid.py", arrays({{2, 256, 64}, {2, 64, 512}})},
+      {"staged_row_passes.py", arrays({{256, 1024}})},
+      {"staged_tail_passes.py", arrays({{480, 1024}, {480, 1024}})},
       {"colblock_first_matmul.py", arrays({{128, 2, 512}, {128, 2, 4096}})},
       {"stepped_chunks.py", arrays({{128, 4096}, {128, 4096}})},
       {"stepped_chunks_grid.py", arrays({{128, 4096}, {128, 4096}})},

@@ -61,11 +61,13 @@ struct Entry {
   trn::Operand dst;
   bool fresh = false;       // dst is the whole of a tile allocated for this load
   int64_t iteration = 0;
+  uint32_t ordinal = 0;     // its place among the hoistable instructions of its iteration
 };
 
 struct Frame {
   trn::LoopKind kind;
   int64_t iteration = 0;
+  uint32_t ordinal = 0;  // hoistable instructions seen in the current iteration
   std::vector<Entry> entries;
   std::vector<uint32_t> renamed;  // fresh tiles renamed in this loop
 };
@@ -98,7 +100,10 @@ class HoistLoads : public Stage {
         break;
       case RecordKind::LoopIteration:
         release_alloc();
-        if (!frames_.empty()) frames_.back().iteration = r.loop.iteration;
+        if (!frames_.empty()) {
+          frames_.back().iteration = r.loop.iteration;
+          frames_.back().ordinal = 0;
+        }
         break;
       case RecordKind::LoopEnd:
         release_alloc();
@@ -177,12 +182,16 @@ class HoistLoads : public Stage {
     Frame* target = innermost_loop();
     if (!hoistable(r.inst) || !target || target->kind != trn::LoopKind::Affine) return false;
     Frame& f = *target;
+    const uint32_t ordinal = f.ordinal++;
     const trn::Operand& dst = r.inst.outputs[0];
     const bool fresh = held_alloc_ && held_alloc_->alloc.tensor_id == dst.tensor_id && dst.block == 0 &&
                        dst.partitions == held_alloc_->alloc.partitions &&
                        uint64_t(dst.free_elements) * dst.dtype_bytes == held_alloc_->alloc.bytes_per_partition;
     for (Entry& e : f.entries) {
-      if (!same_work(e, r.inst) || e.iteration >= f.iteration) continue;
+      // Only the statement that repeats itself: the same place in an earlier iteration. Another
+      // statement's earlier load of the region (a window sliding by one tile per iteration)
+      // is not reused: no publication shows the compiler forwarding across statements.
+      if (!same_work(e, r.inst) || e.iteration >= f.iteration || e.ordinal != ordinal) continue;
       if (fresh && e.fresh && same_shape(e.dst, dst)) {
         renames_[dst.tensor_id] = e.dst.tensor_id;
         f.renamed.push_back(dst.tensor_id);
@@ -196,8 +205,8 @@ class HoistLoads : public Stage {
       }
     }
     // A first load of this region in this loop (or one that changed): later iterations may reuse it.
-    std::erase_if(f.entries, [&](const Entry& e) { return same_work(e, r.inst); });
-    f.entries.push_back({r.inst.opcode, r.inst.alu, r.inst.inputs, dst, fresh, f.iteration});
+    std::erase_if(f.entries, [&](const Entry& e) { return same_work(e, r.inst) && e.ordinal == ordinal; });
+    f.entries.push_back({r.inst.opcode, r.inst.alu, r.inst.inputs, dst, fresh, f.iteration, ordinal});
     return false;
   }
 

@@ -14,8 +14,10 @@
 // When a loop folds (decided from the trace: loop records and operand offsets):
 //   - the loop is affine_range (never sequential_range, static_range or Python range);
 //   - its body issues an instruction, and every record of it is foldable: an SBUF/PSUM
-//     allocation, a VectorE/ScalarE/GpSimd instruction on fewer than 128 elements per partition,
-//     or a DMA moving less than 2 KiB per partition row; Tensor Engine instructions never fold;
+//     allocation or a VectorE/ScalarE/GpSimd instruction on fewer than 128 elements per
+//     partition; Tensor Engine instructions and DMAs never fold (a DMA keeps its per-transfer
+//     cost: see foldable; until session 24 DMAs under 2 KiB per row folded too, and a kernel
+//     simulated faster with 64- than with 512-column tiles);
 //   - iterations issue the same records, each operand either a tile the iteration allocates,
 //     the same region in every iteration (read only), or a region that moves by a fixed step:
 //     by its own partition count (stacking across partitions) or along the partition rows
@@ -241,14 +243,13 @@ class LoopFolding : public Stage {
       return r.alloc.buffer != BufferKind::Hbm && !r.alloc.is_kernel_input && !r.alloc.is_kernel_output;
     if (r.kind != RecordKind::Instruction) return false;
     const auto& inst = r.inst;
-    if (inst.engine == Engine::Dma) {
-      if (inst.opcode == Opcode::DmaTranspose) return false;
-      for (const auto* ops : {&inst.inputs, &inst.outputs})
-        for (const auto& op : *ops)
-          // An indirect access has no shift between iterations to fold along (its rows are data).
-          if (op.indirect || uint64_t(op.free_elements) * op.dtype_bytes >= options().small_dma_row_bytes) return false;
-      return !inst.inputs.empty() && !inst.outputs.empty();
-    }
+    // A DMA never folds, so neither does a loop that issues one: vectorization is published for
+    // instructions (LANG), and a small transfer keeps its per-transfer cost (DMABW ~1300 ns,
+    // < 256 B per partition "severely overhead-bound"); the device profile of NAD V0/V1 keeps one
+    // transfer per [128, 128] bf16 tile (256 B rows) inside the loops, and V2's row loads are
+    // 1.36x faster with the same bytes (trainium-measurements 1.3). Adjacent transfers into one
+    // tile are dma_coalescing's question, not this rule's.
+    if (inst.engine == Engine::Dma) return false;
     if (inst.engine != Engine::Vector && inst.engine != Engine::Scalar && inst.engine != Engine::GpSimd)
       return false;
     for (const auto* ops : {&inst.inputs, &inst.outputs})

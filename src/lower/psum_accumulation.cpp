@@ -105,7 +105,7 @@ class PsumAccumulation : public Stage {
       if (may_overlap(op, c.acc) || same_tile(op, c.psum)) return true;
     // Tensor Engine writes and zero fills of the PSUM tile may be part of the next round
     // (extend() decides); they come after the pending add either way.
-    const bool fill = inst.opcode == Opcode::Memset && inst.inputs.empty();
+    const bool fill = inst.opcode == Opcode::Memset && inst.inputs.empty() && !inst.nonzero_fill;
     for (const auto& op : inst.outputs) {
       if (may_overlap(op, c.acc)) return true;
       if (same_tile(op, c.psum) && inst.engine != Engine::Tensor && !fill) return true;
@@ -186,7 +186,7 @@ class PsumAccumulation : public Stage {
       if (rec.inst.engine == Engine::Tensor && rec.inst.outputs.size() == 1 &&
           same_shape(rec.inst.outputs[0], chain.psum) && rec.inst.outputs[0].offset == psum.offset)
         writes.push_back(idx);
-      else if (rec.inst.opcode == Opcode::Memset && rec.inst.inputs.empty())
+      else if (rec.inst.opcode == Opcode::Memset && rec.inst.inputs.empty() && !rec.inst.nonzero_fill)
         fills.push_back(idx);
       else
         return false;

@@ -28,6 +28,13 @@ bool all_16bit(const InstructionInfo& inst) {
   return std::all_of(inst.inputs.begin(), inst.inputs.end(), narrow_operand) && all_16bit_outputs(inst);
 }
 
+// tensor_reduce's fast case (ISA): 16-bit in and out, op add or max. The row names bf16; fp16 is
+// kept on it as every other 16-bit row of the model (memset's "bf16/fp16", tensor_tensor): read
+// as bf16 only, the fp16 CS149 conv2d's max pool (trn2, already 2.29x the device) gets 2.35x.
+bool fast_reduction(const InstructionInfo& inst) {
+  return (inst.alu == AluOp::Add || inst.alu == AluOp::Max) && !inst.inputs.empty() && all_16bit(inst);
+}
+
 // N of the ISA formulas: elements per partition of the main input (the output if none).
 uint64_t free_size(const InstructionInfo& inst) {
   if (!inst.inputs.empty()) {
@@ -178,7 +185,18 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
                    : floor_ii(2 * n, arch);
       break;
     case Opcode::TensorReduce:
-      cycles = floor_ii(all_16bit(inst) ? n / 2 : n, arch);
+      // ISA tensor_reduce: N/2 when input and output are bf16 (here 16-bit) and the operation is
+      // add or max; otherwise N (until session 24: N/2 for any 16-bit reduction, op unrecorded).
+      cycles = floor_ii(fast_reduction(inst) ? n / 2 : n, arch);
+      break;
+    case Opcode::BnStats:
+      // ISA bn_stats: max(MIN_II, N), whatever the data type (traced as a tensor_reduce until session 24).
+      cycles = floor_ii(n, arch);
+      break;
+    case Opcode::BnAggr:
+      // ISA bn_aggr: max(MIN_II, 13 (N / 3)), N the bn_stats values (6 per group) per partition
+      // (a tensor_reduce at N until session 24).
+      cycles = floor_ii(13 * (n / 3), arch);
       break;
     case Opcode::TensorCopy:
       cycles = floor_ii(ceil_div(n, perf_mode_copy(inst, arch)), arch);
@@ -192,7 +210,7 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
       // ISA memset ("Vector (or GpSimd)"): max(MIN_II, N), N/2 for a zero fill of 16-bit data, on
       // whichever engine runs it. GPSIMD_START is published for iota, affine_select and
       // local_gather only, so a GpSimd memset does not pay it (until session 23 it did: 150 + N).
-      cycles = floor_ii(all_16bit(inst) ? n / 2 : n, arch);
+      cycles = floor_ii(all_16bit(inst) && !inst.nonzero_fill ? n / 2 : n, arch);
       break;
     case Opcode::Iota:
       cycles = arch.gpsimd_start + n;

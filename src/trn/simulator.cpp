@@ -59,7 +59,7 @@ namespace {
 // memset runs on the device.
 bool is_psum_zero_fill(const Record& r, uint32_t tensor_id) {
   const InstructionInfo& inst = r.inst;
-  if (inst.opcode != Opcode::Memset || !inst.inputs.empty() || inst.outputs.empty()) return false;
+  if (inst.opcode != Opcode::Memset || inst.nonzero_fill || !inst.inputs.empty() || inst.outputs.empty()) return false;
   return std::all_of(inst.outputs.begin(), inst.outputs.end(), [&](const Operand& o) {
     return o.buffer == BufferKind::Psum && o.tensor_id == tensor_id;
   });

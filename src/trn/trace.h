@@ -39,6 +39,8 @@ enum class Opcode : uint8_t {
   Select,            // affine_select, range_select, where, select_reduce
   Broadcast,         // partition broadcast (tile.broadcast_to of a (1,F) tile)
   CopyPredicated,    // nisa.tensor_copy_predicated: inputs predicate, src (a tile, when not a scalar), dst
+  BnStats,           // nisa.bn_stats (ISA: max(MIN_II, N), no 16-bit rate)
+  BnAggr,            // nisa.bn_aggr (ISA: max(MIN_II, 13 (N / 3)))
   Other,
 };
 
@@ -175,6 +177,8 @@ struct InstructionInfo {
   AluOp alu = AluOp::Unknown;    // tensor_tensor / tensor_scalar (op0) / in-place update: the operation
   AluOp scalar_alu = AluOp::Unknown;  // scalar_tensor_tensor: its scalar step (op0); `alu` is op1
   AluOp alu1 = AluOp::Unknown;   // tensor_scalar: its second step (op1); Unknown when it has none
+  // memset: the value is not zero (ISA memset: only a zero fill of 16-bit data runs at N/2).
+  bool nonzero_fill = false;
 };
 
 struct LoopInfo {
@@ -332,6 +336,8 @@ inline const char* to_string(Opcode op) {
     case Opcode::Select: return "select";
     case Opcode::Broadcast: return "broadcast";
     case Opcode::CopyPredicated: return "copy_predicated";
+    case Opcode::BnStats: return "bn_stats";
+    case Opcode::BnAggr: return "bn_aggr";
     case Opcode::Other: return "other";
   }
   return "?";

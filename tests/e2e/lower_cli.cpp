@@ -39,14 +39,18 @@ TEST(LowerCli, LoweredTraceNamesTheRulesThatFired) {
   EXPECT_NE(run.out.find("inst activation act"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("  # loop_folding"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("# lowering: all"), std::string::npos) << run.out;
-  EXPECT_EQ(run.out.find("loop begin"), std::string::npos) << "every loop folded:\n" << run.out;
+  // The column loop folds; the block loop, which issues a load and a store, keeps its iterations
+  // (a small DMA keeps its per-transfer cost, session 24).
+  const size_t first = run.out.find("loop begin");
+  EXPECT_NE(first, std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("loop begin", first + 1), std::string::npos) << "only the block loop left:\n" << run.out;
 }
 
 TEST(LowerCli, FoldingSpeedsUpTheColumnLoopUnlessTheKernelSkipsTheMiddleEnd) {
   TempDir tmp;
   double unfolded = latency(tmp.path(), "plain", "none");
   double folded = latency(tmp.path(), "plain", "all");
-  EXPECT_LT(folded * 4, unfolded);
+  EXPECT_LT(folded * 1.5, unfolded);  // the 64 one-column instructions of a block become one
   EXPECT_DOUBLE_EQ(latency(tmp.path(), "plain", "psum_copies,hoist_loads"), unfolded);
   // Under the decorator no middle-end rule runs (the simulator keeps its program order too).
   EXPECT_DOUBLE_EQ(latency(tmp.path(), "skip", "all"), latency(tmp.path(), "skip", "none"));

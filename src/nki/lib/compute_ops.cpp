@@ -192,7 +192,11 @@ Value reduce_core(const AluOp& op, const NkiTensorObj& t, const Value& axis_v, b
     if (negate) r = tensor::unary(tensor::UnaryOp::Neg, r, DType::Float32, DType::Float32);
     r = tensor::reshape(r, out_box.shape());
   }
-  if (auto* info = ins.info()) info->flops = uint64_t(ins.box().elements());
+  if (auto* info = ins.info()) {
+    info->flops = uint64_t(ins.box().elements());
+    // The operation decides the cost (ISA tensor_reduce: bf16 add / max at N/2, the rest N).
+    if (op.binary) info->alu = trn::alu_of(*op.binary);
+  }
   return ins.result_shaped(out_shape, out_box, out, trn::BufferKind::Sbuf, r);
 }
 

@@ -144,7 +144,10 @@ Value memset_call(Interpreter& in, CallArgs& args) {
   if (shape.empty()) throw NkiError(ErrorKind::Value, "shape of nisa.memset must be a tuple of dimensions");
   auto user = engine_of(a["engine"]);
   Instruction ins(api, trn::Opcode::Memset, user.value_or(trn::Engine::GpSimd), shape, to_predicate(a["mask"], api));
-  if (auto* info = ins.info()) info->engine_chosen_by_user = user.has_value();
+  if (auto* info = ins.info()) {
+    info->engine_chosen_by_user = user.has_value();
+    info->nonzero_fill = *value != 0.0;  // ISA memset: a zero fill of 16-bit data is N/2
+  }
   tensor::Array r = no_values();
   if (ins.computing()) r = tensor::Array::scalar(tensor::DType::Float64, *value);
   Value result = ins.result(dtype_arg(a["dtype"], tensor::DType::Float32, api), trn::BufferKind::Sbuf, r);
@@ -389,7 +392,7 @@ Value bn_stats_fn(Interpreter& in, BoundArgs& a) {
   for (size_t k = 1; k < t.shape().size(); ++k) free *= t.shape()[k];
   if (free > 512)
     throw NkiError(ErrorKind::Rule, fmt::format("free size {} of {} exceeds 512 (bn_stats_fmax)", free, api));
-  Instruction ins(api, trn::Opcode::TensorReduce, trn::Engine::Vector, t.shape(), to_predicate(a["mask"], api));
+  Instruction ins(api, trn::Opcode::BnStats, trn::Engine::Vector, t.shape(), to_predicate(a["mask"], api));
   tensor::Array v = ins.input(t);
   int64_t p = t.shape()[0];
   tensor::Array r = no_values();
@@ -442,7 +445,7 @@ Value bn_aggr_fn(Interpreter& in, BoundArgs& a) {
   if (free % 6 != 0)
     throw NkiError(ErrorKind::Value, fmt::format("data of {} must hold groups of 6 bn_stats values per partition, got "
                                                  "{} values", api, free));
-  Instruction ins(api, trn::Opcode::TensorReduce, trn::Engine::Vector, t.shape(), to_predicate(a["mask"], api));
+  Instruction ins(api, trn::Opcode::BnAggr, trn::Engine::Vector, t.shape(), to_predicate(a["mask"], api));
   tensor::Array v = ins.input(t);
   int64_t p = t.shape()[0];
   tensor::Array r = no_values();

@@ -101,6 +101,7 @@ trn::Record* KernelContext::begin_instruction(trn::Opcode op, trn::Engine engine
   i.stationary_onezero = i.moving_onezero = false;
   i.pe_cells = 0;
   i.alu = i.scalar_alu = i.alu1 = trn::AluOp::Unknown;
+  i.nonzero_fill = false;
   return &r;
 }
 

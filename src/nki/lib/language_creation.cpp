@@ -81,6 +81,7 @@ void emit_fill(const NkiTensorObj& t, double value) {
       return;
     }
     r->line = current_line(ctx);
+    r->inst.nonzero_fill = value != 0.0;  // ISA memset: only a zero fill of 16-bit data runs at N/2
     trn::Operand op;
     op.buffer = st.buffer;
     op.tensor_id = st.id;

@@ -271,6 +271,7 @@ void fill_scalar(const NkiTensorObj& dst, double value) {
   KernelContext& ctx = KernelContext::current();
   auto engine = dst.storage->buffer == trn::BufferKind::Psum ? trn::Engine::Vector : trn::Engine::GpSimd;
   Instruction ins("assignment", trn::Opcode::Memset, engine, dst.shape(), nullptr);
+  if (auto* info = ins.info()) info->nonzero_fill = value != 0.0;  // ISA memset: a zero fill of 16-bit data is N/2
   ins.output_to(dst, ctx.numerics ? tensor::Array::scalar(DType::Float64, value) : no_values(), false);
 }
 

@@ -40,8 +40,10 @@ TEST(LoweringStyles, ColumnLoopsFoldInEveryStyle) {
     const Folded folded = profile(name);
     const Folded unfolded = profile(name, "none");
     EXPECT_GT(folded.changes, 0u);
-    // 64 one-column activations per block become one [128 x 64] instruction (5.17 vs 26.52 us).
-    EXPECT_LT(folded.latency_us * 4, unfolded.latency_us);
+    // 64 one-column activations per block become one [128 x 64] instruction (16.98 vs 27.71 us;
+    // the block loop's [128 x 64] loads and stores stay one transfer each: a loop that issues a
+    // DMA does not fold, session 24; with them merged it was 5.17 us).
+    EXPECT_LT(folded.latency_us * 1.5, unfolded.latency_us);
     // The column loop made a sequential_range is not folded (it keeps its program order).
     const fs::path seq = lowered_profile::with_sequential_loop(name, "for c in nl.affine_range(64)");
     const Folded sequential = profile(seq);

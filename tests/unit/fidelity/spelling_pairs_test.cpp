@@ -514,3 +514,22 @@ TEST(SpellingPairs, ActivationReduceIsOneScalarInstructionOfNPlusMinII) {
 }
 
 }  // namespace
+
+// The same pass over 64- instead of 512-column tiles: 256 B per partition row per transfer
+// instead of 2 KiB. Loop vectorization (LANG, the only published middle-end transformation) is
+// published for instructions; a loop that issues DMAs keeps its iterations, each small DMA its
+// per-transfer cost: DMABW (< 256 B per partition "severely overhead-bound", ~1300 ns
+// per transfer), the DMA overview's curve (256 B at 0.10 of the 32 KiB rate, 2 KiB at 0.80), and
+// NAD V0/V1 (trainium-measurements 1.3: the device profile keeps one transfer per [128, 128]
+// bf16 tile, 256 B rows, V2's row loads 1.36x faster with the same bytes). Until session 24
+// loop_folding merged the column loop's loads and stores too, and the 64-column pass simulated
+// faster than the 512-column one (trn1 47.66 vs 47.94 us, trn2 35.41 vs 35.70 us); now 333.5 vs
+// 47.9 us trn1 (one queue per statement, 1.3 us a transfer), 115.8 vs 35.7 us trn2.
+TEST(SpellingPairs, SmallTilesKeepTheirPerTransferDmaCost) {
+  const Pair p{"mix_cols512_vs_cols64", "mix.ref.py", "mix_cols512.py", "mix_cols64.py", 0};
+  expect_both_compute_the_reference(p);
+  for (const std::string arch : {"trn1", "trn2"}) {
+    const Simulated wide = simulate(p, p.first, arch), narrow = simulate(p, p.second, arch);
+    EXPECT_GT(narrow.latency_us, 2.0 * wide.latency_us) << arch << ": " << narrow.latency_us << " vs " << wide.latency_us;
+  }
+}

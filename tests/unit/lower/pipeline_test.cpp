@@ -48,7 +48,7 @@ struct CountingSink : trn::TraceSink {
 }  // namespace
 
 TEST(LowerPipeline, FoldingAndMergingKeepWorkAndTraffic) {
-  for (const char* name : {"loop_folding_columns", "loop_folding_tiny_dma_loop", "loop_folding_partition_slices",
+  for (const char* name : {"loop_folding_columns", "loop_folding_partition_slices",
                            "loop_folding_nested", "dma_coalescing_adjacent_columns", "dma_coalescing_row_blocks",
                            "dma_coalescing_adjacent_stores"}) {
     auto t = golden(name);

@@ -476,3 +476,41 @@ TEST(TrnCost, SmallInstructionStaticOverheadIsASwitchOffByDefault) {
   auto act = inst(trn::Opcode::Activation, trn::Engine::Scalar, {tile(1)}, {tile(1)});
   EXPECT_DOUBLE_EQ(trn::small_static_ns(act, on), on.scalar_static_overhead / on.scalar_ghz);
 }
+
+namespace {
+
+// The published table rows simaudit23 left (session 24): tensor_reduce's N/2 is for bf16 add or
+// max only; bn_stats is N whatever the type; bn_aggr 13 (N / 3); a 16-bit memset is N/2 only
+// when it fills zeros (ISA tensor_reduce, bn_stats, bn_aggr, memset; trainium-performance.md 2).
+TEST(TrnCost, ReductionsAndFillsFollowTheirOwnTableRows) {
+  auto reduce = [](trn::AluOp alu, uint8_t bytes) {
+    auto r = inst(trn::Opcode::TensorReduce, trn::Engine::Vector, {tile(1024, bytes)}, {tile(1, bytes)});
+    r.alu = alu;
+    return trn::instruction_cycles(r, trn1());
+  };
+  EXPECT_EQ(reduce(trn::AluOp::Add, 2), 512u);
+  EXPECT_EQ(reduce(trn::AluOp::Max, 2), 512u);
+  EXPECT_EQ(reduce(trn::AluOp::Min, 2), 1024u);       // until session 24: 512
+  EXPECT_EQ(reduce(trn::AluOp::Multiply, 2), 1024u);  // until session 24: 512
+  EXPECT_EQ(reduce(trn::AluOp::Add, 4), 1024u);
+  auto fp16 = inst(trn::Opcode::TensorReduce, trn::Engine::Vector, {tile(1024, 2)}, {tile(1, 2)});
+  fp16.alu = trn::AluOp::Add;
+  fp16.inputs[0].elem = fp16.outputs[0].elem = trn::ElemType::FP16;  // the row says bf16; kept 16-bit
+  EXPECT_EQ(trn::instruction_cycles(fp16, trn1()), 512u);
+  fp16.alu = trn::AluOp::Unknown;  // an unrecorded operation is not add or max
+  EXPECT_EQ(trn::instruction_cycles(fp16, trn1()), 1024u);
+
+  auto stats = inst(trn::Opcode::BnStats, trn::Engine::Vector, {tile(512, 2)}, {tile(6)});
+  EXPECT_EQ(trn::instruction_cycles(stats, trn1()), 512u);
+  auto aggr = inst(trn::Opcode::BnAggr, trn::Engine::Vector, {tile(96)}, {tile(2)});
+  EXPECT_EQ(trn::instruction_cycles(aggr, trn1()), 13u * 32);  // 16 groups of 6: 416 (was 96)
+  auto one_group = inst(trn::Opcode::BnAggr, trn::Engine::Vector, {tile(6)}, {tile(2)});
+  EXPECT_EQ(trn::instruction_cycles(one_group, trn1()), 64u);  // 26, floored at MIN_II
+
+  auto fill = inst(trn::Opcode::Memset, trn::Engine::Vector, {}, {tile(2048, 2)});
+  EXPECT_EQ(trn::instruction_cycles(fill, trn1()), 1024u);
+  fill.nonzero_fill = true;
+  EXPECT_EQ(trn::instruction_cycles(fill, trn1()), 2048u);  // until session 24: 1024
+}
+
+}  // namespace

@@ -189,6 +189,17 @@ struct Op {
 // rule for rows that are data.
 inline constexpr const char* kGatherIndex = "indirect_rows";
 bool gathers(const Op& op);
+// A scatter (an indirect DMA's destination: `nl.store(out[idx, i_f], value=t)`, rows chosen by an
+// index tile at run time): its dst is the whole HBM tensor, an upper bound of what it writes (a
+// "may write": the dependences see every row touched, but it writes only the rows the index tile
+// names, so it is no kill of earlier writes), and the index tile is the operand named
+// kScatterIndex. Frozen like a gather; every reasoning that takes a dst as the value of its region
+// (sole_producer, forward_scratch's round trip) skips a frozen statement or one with more than one
+// read, which a scatter always is.
+inline constexpr const char* kScatterIndex = "indirect_dst_rows";
+bool scatters(const Op& op);
+// A gather or a scatter: an access whose rows are data.
+inline bool indirect_dma(const Op& op) { return gathers(op) || scatters(op); }
 
 enum class LoopKind : uint8_t { Affine, Sequential, Static, Range };
 const char* to_string(LoopKind k);

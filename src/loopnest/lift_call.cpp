@@ -231,9 +231,20 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   op.origin = origin;
   op.origin_api = origin ? api : "";
   const AValue* dst = nullptr;
+  AValue scatter_dst;  // a scatter's dst: the whole tensor (dst points here)
   for (auto& [name, v] : args) {
     if (name == "dst" && !v.gather) {
       dst = &v;
+      continue;
+    }
+    if (name == "dst" && v.k == K::Tile && v.gather && (api == "nl.store" || api == "nisa.dma_copy")) {
+      // A scatter (nki-language.md 7.1, nl.store: "the dst view can be an indirect (dynamic) row
+      // scatter like nl.load"): the rows it writes are the index tile's values, so its dst is the
+      // whole HBM tensor, a may-write (loopnest::scatters), and the index tile an operand it reads.
+      // The statement is frozen (ops_node) and printed as written.
+      scatter_dst = AValue::of_tile(whole(v.access.tensor));
+      dst = &scatter_dst;
+      op.args.push_back({kScatterIndex, to_operand(*this, *v.gather, nullptr), false, false});
       continue;
     }
     if (name == "mask" && v.k == K::Pred) op.mask = v.pred, op.has_mask = true;
@@ -251,7 +262,8 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
       if (name != "src" || (api != "nl.load" && api != "nisa.dma_copy"))
         fail(o ? o->span : at.span,
              fmt::format("'{}': an indirect (index-tile) access as '{}' of {} (the form lifts one only as the "
-                         "source of a load, a gather of rows)", o ? print_expr(*o) : print_expr(at), name, api));
+                         "source of a load, a gather of rows, or the destination of a store, a scatter of rows)",
+                         o ? print_expr(*o) : print_expr(at), name, api));
       Operand src = to_operand(*this, AValue::of_tile(whole(v.access.tensor)), o);
       op.args.push_back({name, std::move(src), positional_.count(name) > 0, false});
       op.args.push_back({kGatherIndex, to_operand(*this, *v.gather, nullptr), false, false});

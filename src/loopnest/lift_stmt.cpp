@@ -224,7 +224,7 @@ Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
   // split or coarsen loops refuse a loop holding a frozen statement), and the loops around it
   // carry the state from one iteration to the next (sequential_random_loops). A gather's rows are
   // data (loopnest::gathers): frozen the same way, no move has a rule for them.
-  for (const auto& op : n.ops) n.frozen = n.frozen || is_random(op.api) || gathers(op);
+  for (const auto& op : n.ops) n.frozen = n.frozen || is_random(op.api) || indirect_dma(op);
   if (!pending_inline.empty()) {
     n.kind = NodeKind::Inline;
     n.inline_split = pending_inline.front().ops_before;

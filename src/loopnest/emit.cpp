@@ -792,7 +792,9 @@ class Emitter {
   }
 
   std::string loop_header(const Loop& l) {
-    std::string fn = l.kind == LoopKind::Range ? "range" : alias("nki.language") + "." + to_string(l.kind);
+    std::string fn = l.kind == LoopKind::Range ? "range"
+                     : l.dynamic && l.kind == LoopKind::Sequential ? alias("nki.language") + ".dynamic_range"
+                                                                   : alias("nki.language") + "." + to_string(l.kind);
     std::string range = l.start.is_constant() && l.start.constant() == 0 && l.step == 1
                             ? str(l.stop)
                             : fmt::format("{}, {}{}", str(l.start), str(l.stop), l.step == 1 ? "" : fmt::format(", {}", l.step));

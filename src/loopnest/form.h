@@ -222,6 +222,10 @@ struct Loop {
   // Launch::Kept): each iteration is one program, and NKI's shared HBM tensors the launched
   // function declares are one tensor for all of them (open_helpers pulls them out of the loops).
   bool program = false;
+  // Written `nl.dynamic_range(...)` (newer API: a runtime loop driven by a register, in order):
+  // lifted as a sequential loop; a regenerated header of it, still sequential, keeps that name. A
+  // move that makes it affine prints affine_range (the iterations unrolled at specialization).
+  bool dynamic = false;
   std::optional<int64_t> trip() const;  // when start and stop are constants
 };
 

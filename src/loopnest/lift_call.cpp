@@ -778,13 +778,17 @@ AValue Lifter::call(const CallExpr& c) {
     if (!std::isnan(x)) return AValue::of_int(static_cast<int64_t>(p.find("ceil") != std::string::npos ? std::ceil(x) : std::floor(x)));
   }
   if (p == "builtins.range" || p == "nki.language.affine_range" || p == "nki.language.sequential_range" ||
-      p == "nki.language.static_range") {
+      p == "nki.language.static_range" || p == "nki.language.dynamic_range") {
     AValue r;
     r.k = K::Range;
+    // nl.dynamic_range (newer API 0.2-0.5, nki-language.md 5 and 12.1): a loop the device runs by
+    // a register, in order; the interpreter runs it as a sequential_range, the form holds it as one
+    // (Loop::dynamic keeps its name in a regenerated header).
     r.range_kind = p == "builtins.range"                    ? LoopKind::Range
                    : p == "nki.language.affine_range"       ? LoopKind::Affine
-                   : p == "nki.language.sequential_range"   ? LoopKind::Sequential
+                   : p == "nki.language.sequential_range" || p == "nki.language.dynamic_range" ? LoopKind::Sequential
                                                             : LoopKind::Static;
+    r.range_dynamic = p == "nki.language.dynamic_range";
     if (pos.empty() || pos.size() > 3) fail(c.span, fmt::format("'{}' with {} arguments", print_expr(c), pos.size()));
     IExpr start = pos.size() >= 2 ? ints(0) : IExpr(0), stop = pos.size() >= 2 ? ints(1) : ints(0);
     IExpr step = pos.size() == 3 ? ints(2) : IExpr(1);

@@ -1194,6 +1194,7 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   loop.id = static_cast<int>(k.loops.size());
   loop.var = var;
   loop.kind = r.range_kind;
+  loop.dynamic = r.range_dynamic;
   loop.start = int_of(r.items[0], *s.iter);
   loop.stop = int_of(r.items[1], *s.iter);
   IExpr step = int_of(r.items[2], *s.iter);

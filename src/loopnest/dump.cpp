@@ -208,7 +208,7 @@ class Dumper {
                                   ? k_.str(l.stop)
                                   : fmt::format("{}, {}{}", k_.str(l.start), k_.str(l.stop),
                                                 l.step == 1 ? "" : fmt::format(", {}", l.step));
-          out += fmt::format("{}for {} in {}({}):\n", pad, l.var, to_string(l.kind), range);
+          out += fmt::format("{}for {} in {}({}):\n", pad, l.var, l.dynamic && l.kind == LoopKind::Sequential ? "dynamic_range" : to_string(l.kind), range);
           block(n.body, depth + 1, out);
           break;
         }

@@ -234,10 +234,12 @@ class Emitter {
         copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
         return;
       case NodeKind::Stmt: case NodeKind::Meta: {
-        // A gather's source operand is the whole tensor it may read (loopnest::gathers): only the
-        // author's text says which rows, so it is always copied, and a changed one is not printed.
-        const bool gather = std::any_of(n.ops.begin(), n.ops.end(), [](const Op& op) { return gathers(op); });
-        if (gather && (n.dirty || !n.origin)) throw EmitError("a changed gather (an indirect DMA) cannot be printed");
+        // A gather's source operand (a scatter's dst) is the whole tensor it may read (write)
+        // (loopnest::gathers, scatters): only the author's text says which rows, so it is always
+        // copied, and a changed one is not printed.
+        const bool gather = std::any_of(n.ops.begin(), n.ops.end(), [](const Op& op) { return indirect_dma(op); });
+        if (gather && (n.dirty || !n.origin))
+          throw EmitError("a changed gather or scatter (an indirect DMA) cannot be printed");
         if (!n.dirty && n.origin && (gather || !(o_.regenerate && n.kind == NodeKind::Stmt && !walrus(*n.origin)))) {
           copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
         } else if (!n.patch.empty()) {
@@ -790,7 +792,9 @@ class Emitter {
   }
 
   std::string loop_header(const Loop& l) {
-    std::string fn = l.kind == LoopKind::Range ? "range" : alias("nki.language") + "." + to_string(l.kind);
+    std::string fn = l.kind == LoopKind::Range ? "range"
+                     : l.dynamic && l.kind == LoopKind::Sequential ? alias("nki.language") + ".dynamic_range"
+                                                                   : alias("nki.language") + "." + to_string(l.kind);
     std::string range = l.start.is_constant() && l.start.constant() == 0 && l.step == 1
                             ? str(l.stop)
                             : fmt::format("{}, {}{}", str(l.start), str(l.stop), l.step == 1 ? "" : fmt::format(", {}", l.step));

@@ -61,6 +61,11 @@ class EngineAssign : public Transform {
         if (tensor_scalar_form(*x, *y)) tensor_scalar = true;
         else if (xt && yt) tensor_tensor = true;
         else continue;
+        // nl.add of a [P, F] tile and a [1, F] row broadcasts the row over the partitions (nl.*
+        // APIs do, nki-language.md 3.7); nisa.tensor_tensor does not ("same partition size and the
+        // same number of elements per partition", 8.3; err_num_partition_mismatch): a broadcast
+        // pair has no tensor_tensor spelling.
+        if (tensor_tensor && !(x->access.tile_shape() == y->access.tile_shape())) continue;
       }
       if (!tensor_scalar && !tensor_tensor) continue;
       // An in-place update (`acc = acc + x` written destination-first) stays where the

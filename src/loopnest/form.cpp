@@ -191,6 +191,11 @@ bool gathers(const Op& op) {
   return a && a->value.kind == Operand::Kind::Tile;
 }
 
+bool scatters(const Op& op) {
+  const Arg* a = op.arg(kScatterIndex);
+  return a && a->value.kind == Operand::Kind::Tile;
+}
+
 void freeze(Node& n) {
   n.frozen = true;
   for (auto* nodes : {&n.body, &n.orelse})

@@ -189,6 +189,17 @@ struct Op {
 // rule for rows that are data.
 inline constexpr const char* kGatherIndex = "indirect_rows";
 bool gathers(const Op& op);
+// A scatter (an indirect DMA's destination: `nl.store(out[idx, i_f], value=t)`, rows chosen by an
+// index tile at run time): its dst is the whole HBM tensor, an upper bound of what it writes (a
+// "may write": the dependences see every row touched, but it writes only the rows the index tile
+// names, so it is no kill of earlier writes), and the index tile is the operand named
+// kScatterIndex. Frozen like a gather; every reasoning that takes a dst as the value of its region
+// (sole_producer, forward_scratch's round trip) skips a frozen statement or one with more than one
+// read, which a scatter always is.
+inline constexpr const char* kScatterIndex = "indirect_dst_rows";
+bool scatters(const Op& op);
+// A gather or a scatter: an access whose rows are data.
+inline bool indirect_dma(const Op& op) { return gathers(op) || scatters(op); }
 
 enum class LoopKind : uint8_t { Affine, Sequential, Static, Range };
 const char* to_string(LoopKind k);
@@ -211,6 +222,10 @@ struct Loop {
   // Launch::Kept): each iteration is one program, and NKI's shared HBM tensors the launched
   // function declares are one tensor for all of them (open_helpers pulls them out of the loops).
   bool program = false;
+  // Written `nl.dynamic_range(...)` (newer API: a runtime loop driven by a register, in order):
+  // lifted as a sequential loop; a regenerated header of it, still sequential, keeps that name. A
+  // move that makes it affine prints affine_range (the iterations unrolled at specialization).
+  bool dynamic = false;
   std::optional<int64_t> trip() const;  // when start and stop are constants
 };
 

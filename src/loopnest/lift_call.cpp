@@ -231,9 +231,20 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   op.origin = origin;
   op.origin_api = origin ? api : "";
   const AValue* dst = nullptr;
+  AValue scatter_dst;  // a scatter's dst: the whole tensor (dst points here)
   for (auto& [name, v] : args) {
     if (name == "dst" && !v.gather) {
       dst = &v;
+      continue;
+    }
+    if (name == "dst" && v.k == K::Tile && v.gather && (api == "nl.store" || api == "nisa.dma_copy")) {
+      // A scatter (nki-language.md 7.1, nl.store: "the dst view can be an indirect (dynamic) row
+      // scatter like nl.load"): the rows it writes are the index tile's values, so its dst is the
+      // whole HBM tensor, a may-write (loopnest::scatters), and the index tile an operand it reads.
+      // The statement is frozen (ops_node) and printed as written.
+      scatter_dst = AValue::of_tile(whole(v.access.tensor));
+      dst = &scatter_dst;
+      op.args.push_back({kScatterIndex, to_operand(*this, *v.gather, nullptr), false, false});
       continue;
     }
     if (name == "mask" && v.k == K::Pred) op.mask = v.pred, op.has_mask = true;
@@ -251,7 +262,8 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
       if (name != "src" || (api != "nl.load" && api != "nisa.dma_copy"))
         fail(o ? o->span : at.span,
              fmt::format("'{}': an indirect (index-tile) access as '{}' of {} (the form lifts one only as the "
-                         "source of a load, a gather of rows)", o ? print_expr(*o) : print_expr(at), name, api));
+                         "source of a load, a gather of rows, or the destination of a store, a scatter of rows)",
+                         o ? print_expr(*o) : print_expr(at), name, api));
       Operand src = to_operand(*this, AValue::of_tile(whole(v.access.tensor)), o);
       op.args.push_back({name, std::move(src), positional_.count(name) > 0, false});
       op.args.push_back({kGatherIndex, to_operand(*this, *v.gather, nullptr), false, false});
@@ -766,13 +778,17 @@ AValue Lifter::call(const CallExpr& c) {
     if (!std::isnan(x)) return AValue::of_int(static_cast<int64_t>(p.find("ceil") != std::string::npos ? std::ceil(x) : std::floor(x)));
   }
   if (p == "builtins.range" || p == "nki.language.affine_range" || p == "nki.language.sequential_range" ||
-      p == "nki.language.static_range") {
+      p == "nki.language.static_range" || p == "nki.language.dynamic_range") {
     AValue r;
     r.k = K::Range;
+    // nl.dynamic_range (newer API 0.2-0.5, nki-language.md 5 and 12.1): a loop the device runs by
+    // a register, in order; the interpreter runs it as a sequential_range, the form holds it as one
+    // (Loop::dynamic keeps its name in a regenerated header).
     r.range_kind = p == "builtins.range"                    ? LoopKind::Range
                    : p == "nki.language.affine_range"       ? LoopKind::Affine
-                   : p == "nki.language.sequential_range"   ? LoopKind::Sequential
+                   : p == "nki.language.sequential_range" || p == "nki.language.dynamic_range" ? LoopKind::Sequential
                                                             : LoopKind::Static;
+    r.range_dynamic = p == "nki.language.dynamic_range";
     if (pos.empty() || pos.size() > 3) fail(c.span, fmt::format("'{}' with {} arguments", print_expr(c), pos.size()));
     IExpr start = pos.size() >= 2 ? ints(0) : IExpr(0), stop = pos.size() >= 2 ? ints(1) : ints(0);
     IExpr step = pos.size() == 3 ? ints(2) : IExpr(1);

@@ -224,7 +224,7 @@ Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
   // split or coarsen loops refuse a loop holding a frozen statement), and the loops around it
   // carry the state from one iteration to the next (sequential_random_loops). A gather's rows are
   // data (loopnest::gathers): frozen the same way, no move has a rule for them.
-  for (const auto& op : n.ops) n.frozen = n.frozen || is_random(op.api) || gathers(op);
+  for (const auto& op : n.ops) n.frozen = n.frozen || is_random(op.api) || indirect_dma(op);
   if (!pending_inline.empty()) {
     n.kind = NodeKind::Inline;
     n.inline_split = pending_inline.front().ops_before;
@@ -1217,6 +1217,7 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   loop.id = static_cast<int>(k.loops.size());
   loop.var = var;
   loop.kind = r.range_kind;
+  loop.dynamic = r.range_dynamic;
   loop.start = int_of(r.items[0], *s.iter);
   loop.stop = int_of(r.items[1], *s.iter);
   IExpr step = int_of(r.items[2], *s.iter);

@@ -57,6 +57,7 @@ struct AValue {
   IExpr cl, cr;                  // Cond: cl cmp cr (a comparison of loop-dependent integers)
   Cmp cmp = Cmp::Lt;
   LoopKind range_kind = LoopKind::Range;
+  bool range_dynamic = false;  // nl.dynamic_range (Loop::dynamic)
   // Instance (s: its class): its attributes, shared by every copy of the value (Python objects are
   // references: what a method sets through `self` the caller sees). Func of a function defined
   // inside a helper: the helper's names it closes over (null: a module-level function, or a

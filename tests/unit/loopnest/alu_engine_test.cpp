@@ -291,3 +291,38 @@ def kernel(a, b):
 }
 
 }  // namespace
+
+namespace {
+
+// nl.add of a [P, F] tile and a [1, F] row broadcasts the row over the partitions (nki-language.md
+// 3.7); nisa.tensor_tensor takes no partition broadcast (8.3, err_num_partition_mismatch). So
+// engine_assign, which spells a two-tile nl.* op as nisa.tensor_tensor(..., engine=), is not
+// offered for the broadcast pair (it was, and the rewritten kernel raised
+// err_num_partition_mismatch), and still is for two tiles of one shape.
+TEST(AluEngineTable, APartitionBroadcastPairHasNoTensorTensorSpelling) {
+  const std::string text =
+      "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n"
+      "@nki.jit\ndef kernel(x, row):\n"
+      "    out = nl.ndarray((128, 96), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+      "    a = nl.load(x)\n"
+      "    r = nl.load(row)\n"
+      "    b = nl.add(a, r)\n"          // line 10: a [1, 96] row broadcast over 128 partitions
+      "    c = nl.multiply(b, a)\n"     // line 11: two [128, 96] tiles
+      "    nl.store(out, value=c)\n"
+      "    return out\n";
+  loopnest::ArgSpec x, row;
+  x.shape = {128, 96};
+  x.dtype = row.dtype = "float32";
+  row.shape = {1, 96};
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, {x, row});
+  bool same_shape_offered = false;
+  for (const auto& site : loopnest::find_sites(k)) {
+    const std::string key = site.key();
+    if (key.rfind("engine_assign", 0) != 0) continue;
+    EXPECT_EQ(key.find("/add#0"), std::string::npos) << key;
+    same_shape_offered = same_shape_offered || key.find("/multiply#0") != std::string::npos;
+  }
+  EXPECT_TRUE(same_shape_offered);
+}
+
+}  // namespace

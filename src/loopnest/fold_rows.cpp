@@ -202,10 +202,12 @@ class FoldRows : public Transform {
       tensor.shape[static_cast<size_t>(bd)] = IExpr(tensor.shape[static_cast<size_t>(bd)].constant() / 2);
       tensor.shape[static_cast<size_t>(tensor.partition_dim)] = tensor.shape[static_cast<size_t>(tensor.partition_dim)] * 2;
     }
-    auto fold = [&](Access& a, const nki::Expr** origin) {
+    // The views are the loop's: an access of the same HBM tensor elsewhere (another nest over the
+    // full row tiles, before the ragged rows' loop) keeps the tensor as declared.
+    auto fold = [&](Access& a, const nki::Expr** origin, bool in_loop) {
       int s = storage_of(k, a.tensor);
       bool changed = false;
-      if (view_of.count(s)) {
+      if (view_of.count(s) && in_loop) {
         a.tensor = view_of[s];
         a.dims[0].start = a.dims[0].start * 2;
         a.dims[0].terms[0].size = a.dims[0].terms[0].size * 2;
@@ -220,7 +222,8 @@ class FoldRows : public Transform {
       if (changed && origin) *origin = nullptr;
       return changed;
     };
-    for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for_each_node(k.body, [&](Node& n, const std::vector<int>& loops) {
+      const bool in_loop = std::find(loops.begin(), loops.end(), l) != loops.end();
       for (auto& op : n.ops) {
         bool changed = false;
         if (is_declaration(op) && op.dst && (p.tiles.count(op.dst->tensor) || p.blocks.count(op.dst->tensor))) {
@@ -231,9 +234,9 @@ class FoldRows : public Transform {
           continue;
         }
         if (is_declaration(op)) continue;  // the HBM tensors themselves stay as declared
-        if (op.dst) changed = fold(*op.dst, &op.dst_origin) || changed;
+        if (op.dst) changed = fold(*op.dst, &op.dst_origin, in_loop) || changed;
         for (auto& a : op.args)
-          if (a.value.kind == Operand::Kind::Tile) changed = fold(a.value.access, &a.value.origin) || changed;
+          if (a.value.kind == Operand::Kind::Tile) changed = fold(a.value.access, &a.value.origin, in_loop) || changed;
         if (op.result >= 0 && p.tiles.count(op.result)) changed = true;
         if (changed) n.dirty = true;
       }

@@ -121,6 +121,25 @@ TEST(LoopNestTransforms, EverySiteOfTheTestKernelsKeepsTheirResult) {
   EXPECT_GE(launched, 3);
 }
 
+// fold_rows on the ragged rows' loop (64 of 448 rows) views the HBM tensors it folds there only:
+// the nest over the full row tiles before it read `x_fold` before its declaration (the printed
+// kernel did not lift, found by agentgap24).
+TEST(LoopNestTransforms, FoldRowsViewsOnlyTheFoldedLoopsAccesses) {
+  std::string path = loopnest_test::source_dir() + "/tests/kernels/staged_tail_passes.py";
+  std::string text = loopnest_test::read(path);
+  std::vector<loopnest::ArgSpec> args(2);
+  for (auto& a : args) a.shape = {448, 1024};
+  auto want = run(path, text, args);
+  int folded = 0;
+  for (const auto& site : loopnest::find_sites(loopnest::lift_source(path, text, args))) {
+    if (site.transform != "fold_rows") continue;
+    std::string after = loopnest::apply_site(path, text, args, site);
+    EXPECT_LT(rel_error(run(path, after, args), want), 1e-6) << site.key() << "\n" << after;
+    ++folded;
+  }
+  EXPECT_EQ(folded, 2);  // the tail loops of both passes
+}
+
 // Known gap (session 18): jam_rows admitted for the rows' engine round trips alone
 // (`overlap=engines`) is not yet offered alike in every style (a style's Python list of score
 // tiles refuses it, another's inner loop offers one more); the same-sites tests leave it out.

@@ -22,11 +22,7 @@ struct TaskInfo {
   std::string arch = "trn1";
   double baseline_latency_ms = 0;
   double peak_latency_ms = 0;     // published "percentage of peak" bound (0 = unknown)
-  // The parts of that bound no correct kernel beats: its matmul FLOPs at the Tensor Engine's fp32
-  // rate and its compulsory bytes at HBM's (0 = unknown). The vector part counts one operation per
-  // lane-cycle of two engines, which fused instructions (exp with a bias, a row sum inside the
-  // activation) and a third engine beat: a softmax reaches 110% of that peak.
-  double firm_peak_ms = 0;
+  double firm_peak_ms = 0;        // the parts of that bound no kernel beats (PeakEstimate::firm_latency_ms)
   // The kernel's arguments (shapes, dtypes, scalars) for the loop-nest form; empty = unknown.
   std::vector<loopnest::ArgSpec> kernel_args;
 };

@@ -103,15 +103,15 @@ class TransposeOnPe : public Transform {
       return std::nullopt;
     // The region a plain load of the rows reads: load_transpose2d's source as written, a
     // transposing load's with its axes exchanged.
-    std::optional<Operand> plain_src = *written;
+    Operand plain_src = *written;
     if (op.api == "nl.load") {
       auto plain = k.tensor(storage_of(k, written->access.tensor)).on_chip() ? std::nullopt
                                                                               : plain_of_transposing(written->access);
       if (!plain) return std::nullopt;
-      plain_src->access = *plain;
-      plain_src->origin = nullptr;
+      plain_src.access = *plain;
+      plain_src.origin = nullptr;
     }
-    const Operand* src = &*plain_src;
+    const Operand* src = &plain_src;
     const Tensor& x = k.tensor(op.result);
     if (x.name.empty() || !fits_one_transpose(x)) return std::nullopt;
     for (const OpRef& l : an.ops) {

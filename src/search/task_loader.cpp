@@ -1,6 +1,5 @@
 #include "search/task_loader.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -47,7 +46,7 @@ TaskSpec to_spec(const bench::TaskCase& c, const std::string& kernel_path, const
   spec.info.arch = arch;
   if (auto peak = peak_of(c, arch)) {
     spec.info.peak_latency_ms = peak->latency_ms;
-    spec.info.firm_peak_ms = std::max(peak->matmul_ms, peak->memory_ms);
+    spec.info.firm_peak_ms = peak->firm_latency_ms();
   }
   try {
     // Shape-only: the reference's inputs cost nothing per element.

@@ -523,6 +523,16 @@ std::optional<PlainActivation> unbiased_activation(const Kernel& k, const Analys
   return PlainActivation{f, std::nullopt};
 }
 
+// Whether the producer of `x - c` can become `-c` in place: it returns a value of its own, or it
+// writes a whole on-chip buffer of its own (destination-first; sole_producer made the activation
+// its only reader) that can shrink to the column.
+bool negation_fits(const Kernel& k, const Op& prod, const ColumnStep& step) {
+  if (!step.subtract() || prod.result >= 0) return true;
+  if (!prod.dst || !prod.dst_first) return false;
+  const Tensor& t = k.tensor(prod.dst->tensor);
+  return t.role == TensorRole::Buffer && t.on_chip() && *prod.dst == whole_of(k, t.id);
+}
+
 class FoldBias : public Transform {
  public:
   std::string name() const override { return "fold_bias"; }
@@ -545,7 +555,7 @@ class FoldBias : public Transform {
       // keeps its own, so every element it computes must be one the producer computed.
       if (!mask_implies(r.op(), p->op())) continue;
       auto step = column_step(p->op(), true);
-      if (!step || step->op == "multiply" || p->op().result < 0) continue;
+      if (!step || step->op == "multiply" || !negation_fits(k, p->op(), *step)) continue;
       Site site = make_site(k, an, *p,
                             fmt::format("compute {}({} {} {}) as one activation with the column as its bias", act->func,
                                         name_of(k, step->x), step->subtract() ? "-" : "+", name_of(k, step->c)));
@@ -560,9 +570,11 @@ class FoldBias : public Transform {
     Operand bias = step.c;
     std::vector<Gone> gone;
     if (step.subtract()) {
-      // The producer becomes the negated column (its result, read only by the activation, shrinks
-      // to the column's shape): bias = -c.
-      int t = prod.op().result;
+      // The producer becomes the negated column (what it writes, read only by the activation,
+      // shrinks to the column's shape): bias = -c. A destination-first producer (the newer API's
+      // `nisa.tensor_scalar(dst=shifted, ...)`) keeps writing its own buffer, redeclared.
+      const bool into_buffer = prod.op().result < 0;
+      int t = into_buffer ? prod.op().dst->tensor : prod.op().result;
       Tensor& neg = k.tensors[static_cast<size_t>(t)];
       const Tensor& col = k.tensor(step.c.access.tensor);
       neg.shape = step.c.access.tile_shape();
@@ -570,11 +582,19 @@ class FoldBias : public Transform {
       neg.dim_text.clear();
       neg.dtype = col.dtype;
       if (!neg.name.empty()) neg.name = fresh_loop_var(k, "neg_" + (col.name.empty() ? std::string("bias") : col.name));
-      Op negate = rebuild(prod.op(), "nl.multiply", {arg("x", step.c), arg("y", number(-1.0))});
+      Op negate = into_buffer ? rebuild(prod.op(), "nisa.tensor_scalar",
+                                        {arg("data", step.c), arg("op0", symbol("multiply")),
+                                         arg("operand0", number(-1.0))})
+                              : rebuild(prod.op(), "nl.multiply", {arg("x", step.c), arg("y", number(-1.0))});
       negate.args[0].value.origin = nullptr;
+      if (into_buffer) {
+        negate.dst = whole_of(k, t);
+        negate.dst_origin = nullptr;
+      }
       Node& pn = *prod.node;
       pn.ops[prod.index] = std::move(negate);
       pn.dirty = true;
+      if (into_buffer) redeclare(k, {t});
       bias = tile_operand(whole_of(k, t));
     } else {
       gone.push_back(gone_of(prod));

@@ -12,7 +12,8 @@
 //
 // Offered when the literal is an integer power of two in [128, 8192], a parameter is not passed
 // by the task (the lift used the default), a module constant is bound by that one statement of the
-// module and passed by the kernel to a function of the module (its implementation), the new value
+// module and passed by the kernel to a function of the module (its implementation) or used by the
+// kernel in a ceil-division or a `min` clamp (its ragged last tile written for any value), the new value
 // lifts, and the new form differs from the old one (the literal sizes something). That the new size tiles the task's dimensions is the
 // planner's pre-check (agents/builtin/legality.cpp, as for every free_size site); the hardware
 // tile limits are checked on the result (find_sites, resizes_tiles); the five-seed check is final.
@@ -25,6 +26,7 @@
 
 #include "loopnest/dump.h"
 #include "loopnest/lift.h"
+#include "nki/ast_walk.h"
 
 namespace loopnest {
 
@@ -146,6 +148,36 @@ bool passed_to_helper(const nki::FunctionCode& fn, const nki::ModuleAst& module,
   return false;
 }
 
+// Whether the kernel's own text handles any value of the module constant `name`: it ceil-divides
+// by it (`(seq + CHUNK - 1) // CHUNK`) or clamps a tile to it (`min(CHUNK, seq - t0)`), the two
+// spellings of a ragged last tile. An author who writes the tail is writing for sizes that do not
+// divide the data, so the constant is a tile size to choose, like one passed to an implementation.
+bool written_for_any_value(const nki::FunctionCode& fn, const std::string& name) {
+  auto names_it = [&](const nki::Expr* e) {
+    return e && e->kind == nki::ExprKind::Name && static_cast<const nki::NameExpr&>(*e).id == name;
+  };
+  auto mentions_it = [&](nki::Expr& e) {
+    bool found = false;
+    nki::walk(e, [&](nki::Expr& x) { found = found || names_it(&x); });
+    return found;
+  };
+  bool handled = false;
+  // The walk only reads; it takes mutable trees because the rewrites share it.
+  auto& body = const_cast<nki::Block&>(fn.body);
+  nki::for_each_expr(body, [&](nki::ExprPtr& p) {
+    if (handled || !p) return;
+    if (p->kind == nki::ExprKind::BinOp) {
+      auto& b = static_cast<nki::BinOpExpr&>(*p);
+      handled = b.op == nki::BinOp::FloorDiv && names_it(b.right.get()) && b.left && mentions_it(*b.left);
+    } else if (p->kind == nki::ExprKind::Call) {
+      auto& c = static_cast<nki::CallExpr&>(*p);
+      if (c.func && c.func->kind == nki::ExprKind::Name && static_cast<const nki::NameExpr&>(*c.func).id == "min")
+        for (const auto& a : c.args) handled = handled || names_it(a.get());
+    }
+  });
+  return handled;
+}
+
 }  // namespace
 
 bool visit_parameter_sizes(Kernel& k, const SiteSink& sink) {
@@ -165,7 +197,11 @@ bool visit_parameter_sizes(Kernel& k, const SiteSink& sink) {
       return true;
   }
   for (const auto& [id, e] : module_size_constants(*k.module))
-    if (passed_to_helper(*k.function, *k.module, id) && visit_size_literal(k, *args, before, {id, "module", "the module constant", " (a tile size its masks and trip counts follow)", e}, sink)) return true;
+    if ((passed_to_helper(*k.function, *k.module, id) || written_for_any_value(*k.function, id)) &&
+        visit_size_literal(k, *args, before,
+                           {id, "module", "the module constant", " (a tile size its masks and trip counts follow)", e},
+                           sink))
+      return true;
   return false;
 }
 

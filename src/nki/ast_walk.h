@@ -10,5 +10,10 @@ namespace nki {
 
 // Calls `fn` on each direct, non-null child expression slot of `e` (a lambda's body included).
 void for_each_child(Expr& e, const std::function<void(ExprPtr&)>& fn);
+// Calls `fn` on `e` and every expression nested in it (pre-order).
+void walk(Expr& e, const std::function<void(Expr&)>& fn);
+// Calls `fn` on every expression slot of a statement tree (recursively, pre-order; targets too).
+void for_each_expr(Stmt& s, const std::function<void(ExprPtr&)>& fn);
+void for_each_expr(Block& b, const std::function<void(ExprPtr&)>& fn);
 
 }  // namespace nki

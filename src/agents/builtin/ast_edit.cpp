@@ -133,72 +133,6 @@ Expr* assigned_value(Stmt& s) {
   return static_cast<AssignStmt&>(s).value.get();
 }
 
-namespace {
-
-void walk_expr(ExprPtr& p, const std::function<void(ExprPtr&)>& fn) {
-  fn(p);
-  if (p) for_each_child(*p, [&](ExprPtr& c) { walk_expr(c, fn); });
-}
-
-}  // namespace
-
-void walk(Expr& e, const std::function<void(Expr&)>& fn) {
-  fn(e);
-  for_each_child(e, [&](ExprPtr& c) {
-    if (c) walk(*c, fn);
-  });
-}
-
-void for_each_expr(Stmt& s, const std::function<void(ExprPtr&)>& fn) {
-  auto visit = [&](ExprPtr& p) {
-    if (p) walk_expr(p, fn);
-  };
-  switch (s.kind) {
-    case StmtKind::Expr: visit(static_cast<ExprStmt&>(s).value); return;
-    case StmtKind::Assign: {
-      auto& a = static_cast<AssignStmt&>(s);
-      for (auto& t : a.targets) visit(t);
-      visit(a.value);
-      return;
-    }
-    case StmtKind::AugAssign: {
-      auto& a = static_cast<AugAssignStmt&>(s);
-      visit(a.target), visit(a.value);
-      return;
-    }
-    case StmtKind::Return: visit(static_cast<ReturnStmt&>(s).value); return;
-    case StmtKind::If: {
-      auto& i = static_cast<IfStmt&>(s);
-      visit(i.test);
-      for_each_expr(i.body, fn);
-      for_each_expr(i.orelse, fn);
-      return;
-    }
-    case StmtKind::For: {
-      auto& f = static_cast<ForStmt&>(s);
-      visit(f.target), visit(f.iter);
-      for_each_expr(f.body, fn);
-      return;
-    }
-    case StmtKind::While: {
-      auto& w = static_cast<WhileStmt&>(s);
-      visit(w.test);
-      for_each_expr(w.body, fn);
-      return;
-    }
-    case StmtKind::Assert: {
-      auto& a = static_cast<AssertStmt&>(s);
-      visit(a.test), visit(a.msg);
-      return;
-    }
-    default: return;  // imports, nested defs, pass/break/continue: nothing a rewrite touches
-  }
-}
-
-void for_each_expr(Block& b, const std::function<void(ExprPtr&)>& fn) {
-  for (auto& s : b) for_each_expr(*s, fn);
-}
-
 Block* child_block(Stmt& s) {
   switch (s.kind) {
     case StmtKind::For: return &static_cast<ForStmt&>(s).body;
@@ -218,11 +152,8 @@ void for_each_block(Block& b, const std::function<void(Block&)>& fn) {
 
 std::set<std::string> names_in(Expr& e) {
   std::set<std::string> out;
-  if (e.kind == ExprKind::Name) out.insert(static_cast<NameExpr&>(e).id);
-  for_each_child(e, [&](ExprPtr& c) {
-    walk_expr(c, [&](ExprPtr& p) {
-      if (p && p->kind == ExprKind::Name) out.insert(static_cast<NameExpr&>(*p).id);
-    });
+  walk(e, [&](Expr& x) {
+    if (x.kind == ExprKind::Name) out.insert(static_cast<NameExpr&>(x).id);
   });
   return out;
 }

@@ -57,11 +57,8 @@ nki::Expr* assigned_value(nki::Stmt& s);
 // Calls `fn` on each direct child expression slot of `e` (lives with the AST, so that every node
 // kind is covered in one place).
 using nki::for_each_child;
-// Calls `fn` on `e` and every expression nested in it (pre-order).
-void walk(nki::Expr& e, const std::function<void(nki::Expr&)>& fn);
-// Calls `fn` on every expression slot of a statement tree (recursively, pre-order; targets too).
-void for_each_expr(nki::Stmt& s, const std::function<void(nki::ExprPtr&)>& fn);
-void for_each_expr(nki::Block& b, const std::function<void(nki::ExprPtr&)>& fn);
+using nki::for_each_expr;
+using nki::walk;
 // Calls `fn` on `b` and every block nested in it.
 void for_each_block(nki::Block& b, const std::function<void(nki::Block&)>& fn);
 nki::Block* child_block(nki::Stmt& s);  // the body of a for / while / if (then-branch), else null

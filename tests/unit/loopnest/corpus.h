@@ -117,6 +117,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"slotted_pv_blocks.py", arrays({{128, 2048}, {2048, 64}})},
       {"probs_rows_nl_transpose.py", arrays({{256, 512}, {512, 64}})},
       {"softmax_named_rows.py", arrays({{256, 512}})},
+      {"softmax_dst_first_rows.py", arrays({{256, 512}})},
+      {"ragged_chunk_rows.py", arrays({{128, 2560}})},
       {"shared_row_operand.py", arrays({{256, 256}, {2, 128, 1024}, {2, 128, 1024}})},
       {"accumulate_rows.py", arrays({{256, 512}, {4, 512}})},
       {"sigmoid_times_rows.py", arrays({{128, 4, 1024}})},

@@ -90,3 +90,30 @@ TEST(ParamSize, ChangesAModuleConstantSize) {
 }
 
 }  // namespace
+
+namespace {
+
+// A module constant the kernel reads itself, but with its ragged last chunk written out
+// (`(cols + CHUNK - 1) // CHUNK` chunks, the last clamped by `min(CHUNK, cols - c0)`): written
+// for any width, so a site like a constant passed to an implementation (an outside author's scan
+// kept its 2048-column chunks, whose tail stopped every hoisting move, before session 25). The
+// partition count it only reads stays no site (tests/kernels/ragged_chunk_rows.py).
+TEST(ParamSize, ChangesAModuleConstantWhoseRaggedTailTheKernelWrites) {
+  std::string path = source_dir() + "/tests/kernels/ragged_chunk_rows.py";
+  std::string text = read(path);
+  auto args = arrays({{128, 2560}});
+  auto sites = free_size_sites(path, text, args);
+  std::set<std::string> values;
+  for (const auto& s : sites) {
+    EXPECT_EQ(s.params.at("var"), "CHUNK");
+    EXPECT_EQ(s.params.at("default"), "module");
+    values.insert(s.params.at("value"));
+    std::string after = loopnest::apply_site(path, text, args, s);
+    std::string want = text;
+    want.replace(want.find("\nCHUNK = 1024\n") + 1, 12, "CHUNK = " + s.params.at("value"));
+    EXPECT_EQ(after, want);
+  }
+  EXPECT_EQ(values, (std::set<std::string>{"256", "512", "2048"}));
+}
+
+}  // namespace

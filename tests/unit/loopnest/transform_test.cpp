@@ -903,6 +903,7 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        {{"factor", "2"}, {"helpers", "open"}}},
       {"tests/kernels/tuple_helper_rows.py", "tuple_helper_rows.fold_rows", "fold_rows", {{"helpers", "open"}}},
       {"tests/kernels/softmax_named_rows.py", "softmax_named_rows.fold_bias", "fold_bias", {}},
+      {"tests/kernels/softmax_dst_first_rows.py", "softmax_dst_first_rows.fold_bias", "fold_bias", {}},
       {"tests/kernels/sigmoid_times_rows.py", "sigmoid_times_rows.fold_silu", "fold_silu", {{"func", "silu"}}},
       {"tests/kernels/accumulate_rows.py", "accumulate_rows.psum_accumulate", "psum_accumulate", {}},
       {"tests/golden/rewrite/sum_then_project.py", "sum_then_project.matmul_accumulate", "matmul_accumulate", {}},

@@ -181,6 +181,7 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
       {"dma_directions", &ArchConfig::dma_directions},
       {"dma_element_runs_floor", &ArchConfig::dma_element_runs_floor},
       {"dma_rmw_reads_dst", &ArchConfig::dma_rmw_reads_dst},
+      {"dma_engine_occupancy", &ArchConfig::dma_engine_occupancy},
       {"dma_queue_per_statement", &ArchConfig::dma_queue_per_statement},
   };
   for (const Real& r : reals)

@@ -160,6 +160,13 @@ struct ArchConfig {
   // source: its engines move the bytes twice and an HBM destination is read and written (true);
   // false: priced as a plain copy (the rule until 4 Dec 2026, session 22).
   bool dma_rmw_reads_dst = true;
+  // Each DMA engine moves one transfer at a time (ARCH2: "one transfer at a time per engine;
+  // engines run in parallel") and serves its 8 consecutive SBUF partitions (DMAO): true, a
+  // transfer occupies the engines of its SBUF partitions for its data time, so two transfers on
+  // the same partitions take turns there even when the core's capacity has room; false, every
+  // transfer only shares the core's capacity (the rule until session 25: eight [16, N] tiles on
+  // partitions 0-15 moved side by side on "their" 2 engines).
+  bool dma_engine_occupancy = true;
   std::array<DmaEfficiencyPoint, 11> dma_efficiency{};
 
   // Fixed cost of starting a kernel run on the device, inside every measured whole-run latency:

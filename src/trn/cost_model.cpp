@@ -52,6 +52,16 @@ bool all_contiguous(const InstructionInfo& inst) {
          std::all_of(inst.outputs.begin(), inst.outputs.end(), unit);
 }
 
+// Every input read with unit stride along its innermost free dimension (ISA tensor_tensor's
+// "stride-1 inputs"). A record that leaves contiguous_bytes unset says nothing about its layout
+// and counts as unit stride (records built in tests; the interpreter always sets it).
+bool unit_stride_inputs(const InstructionInfo& inst) {
+  auto unit = [](const Operand& o) {
+    return o.free_elements <= 1 || o.contiguous_bytes == 0 || o.contiguous_bytes > o.dtype_bytes;
+  };
+  return std::all_of(inst.inputs.begin(), inst.inputs.end(), unit);
+}
+
 bool all_in_sbuf(const std::vector<Operand>& ops) {
   return std::all_of(ops.begin(), ops.end(), [](const Operand& o) { return o.buffer == BufferKind::Sbuf; });
 }
@@ -169,9 +179,15 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
       break;
     case Opcode::TensorTensor:
       // One PSUM input or all-16-bit SBUF inputs stream at 1 element/cycle, otherwise 2 (ISA).
-      // The 16-bit fast path is for add, subtract and multiply (an unrecorded operation counts).
+      // The 16-bit fast path is for add, subtract and multiply (an unrecorded operation counts)
+      // on stride-1 inputs (until session 25 any stride: two bf16 multiplies on the interleaved
+      // halves t[:, k::2] cost N where the ISA gives 2N). NC-v3's performance mode still doubles
+      // such a strided one (ARCH3 names no contiguity for tensor_tensor).
       if (has_psum_input(inst)) cycles = floor_ii(n, arch);
-      else if (all_16bit(inst) && fast_alu(inst.alu)) cycles = floor_ii(ceil_div(n, perf_mode_tt(inst, arch)), arch);
+      else if (all_16bit(inst) && fast_alu(inst.alu) && unit_stride_inputs(inst))
+        cycles = floor_ii(ceil_div(n, perf_mode_tt(inst, arch)), arch);
+      else if (all_16bit(inst) && fast_alu(inst.alu))
+        cycles = floor_ii(ceil_div(2 * n, perf_mode_tt(inst, arch)), arch);
       else cycles = floor_ii(2 * n, arch);
       break;
     case Opcode::TensorTensorScan:
@@ -387,7 +403,10 @@ DmaShape dma_shape(const InstructionInfo& inst) {
   bool on_chip_src = false;
   for (const Operand* op : {src, dst}) {
     if (!op) continue;
-    if (op->buffer != BufferKind::Hbm) s.partitions = std::max<uint32_t>(s.partitions, op->partitions);
+    if (op->buffer != BufferKind::Hbm) {
+      if (op->partitions >= s.partitions) s.first_partition = op->partition_start;
+      s.partitions = std::max<uint32_t>(s.partitions, op->partitions);
+    }
     s.descriptors = std::max(s.descriptors, chunks(*op));
   }
   on_chip_src = src && src->buffer != BufferKind::Hbm;
@@ -440,6 +459,9 @@ DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch) {
                            (rmw && shape.direction == DmaDirection::ToHbm ? 1 : 0);
   t.hbm_ns = hbm_sides * double(shape.bytes) / arch.hbm_bytes_per_ns;
   const uint32_t engines = dma_engines_for(shape.partitions, arch);
+  const uint32_t per_engine = std::max<uint32_t>(1, arch.partitions / arch.dma_engines);
+  t.engines = engines;
+  t.first_engine = std::min<uint32_t>(shape.first_partition / per_engine, arch.dma_engines - engines);
   // The engines share the core's bandwidth (HBM cap included).
   const double rate = std::min(engines * arch.dma_engine_bytes_per_ns, arch.dma_bytes_per_ns());
   double descriptors = moved * double(shape.descriptors);

@@ -58,6 +58,9 @@ struct DmaTiming {
   double setup_ns = 0;
   double duration_ns = 0;
   double fabric_ns = 0;
+  // The DMA engines the transfer moves on, each for duration_ns: `engines` of them from
+  // `first_engine` (the ones serving its SBUF partitions, DMAO).
+  uint32_t first_engine = 0, engines = 0;
   // With separate directions (ArchConfig::dma_directions): how long its HBM bytes occupy the
   // core's HBM bandwidth, which the two directions share.
   double hbm_ns = 0;
@@ -83,6 +86,8 @@ struct DmaShape {
   uint32_t element_bytes = 0;
   // dst_rmw_op: the transfer also reads its destination (accumulates into it).
   bool rmw = false;
+  // The first SBUF partition it spans (0 without an SBUF side): which DMA engines move it.
+  uint32_t first_partition = 0;
 };
 
 DmaTiming dma_timing(const DmaShape& shape, const ArchConfig& arch);

@@ -20,7 +20,7 @@ bool touches_psum(const PendingOp& op) {
 
 Scheduler::Scheduler(const ArchConfig& arch, TimelineWriter* timeline)
     : arch_(arch), timeline_(timeline), memory_(arch),
-      queues_(2 * size_t(std::max<uint32_t>(arch.dma_queues, 1))) {
+      dma_engine_lines_(2 * size_t(arch.dma_engines)), queues_(2 * size_t(std::max<uint32_t>(arch.dma_queues, 1))) {
   if (!timeline_) return;
   for (int track = 0; track < kEngineCount; ++track) timeline_->name_track(track, engine_track_name(track));
   static const char* classes[] = {"dma_io", "dma_spill"};
@@ -167,11 +167,33 @@ bool Scheduler::add_hazards(const PendingOp& op, const Access& a, const TileStat
   return true;
 }
 
+// The engine lines a transfer occupies: lines [0, dma_engines) for one shared path, and with
+// ArchConfig::dma_directions [dma_engines, 2 dma_engines) for the to-HBM path (each direction has
+// the engines' full rate there). Each engine moves its share of the transfer on its own, first-fit
+// from `start` (DMAO: in order within a queue on an engine, the engines in parallel; the transfer
+// completes when every engine has signalled), so the data is done when the last share is; returns
+// when that share starts.
+double Scheduler::place_on_engines(const DmaTiming& timing, bool from, bool to, double start) {
+  if (!arch_.dma_engine_occupancy) return start;
+  const uint32_t n = arch_.dma_engines;
+  double last = start;
+  for (auto [base, used] : {std::pair{0u, from}, std::pair{n, to}}) {
+    if (!used) continue;
+    for (uint32_t e = timing.first_engine; e < timing.first_engine + timing.engines && e < n; ++e) {
+      const double at = dma_engine_lines_[base + e].reserve(start, timing.duration_ns);
+      last = std::max(last, at);
+    }
+  }
+  return last;
+}
+
 double Scheduler::reserve_data(const DmaTiming& timing, double earliest) {
-  if (!arch_.dma_directions) return fabric_.reserve(earliest, timing.fabric_ns);
-  // Each direction has the engines' full rate; an SBUF-to-SBUF or HBM-to-HBM copy reads and
-  // writes through both paths, at the first time both are free.
-  const bool from = timing.direction != DmaDirection::ToHbm, to = timing.direction != DmaDirection::FromHbm;
+  // Each direction has the engines' full rate (dma_directions; else one path for both); an
+  // SBUF-to-SBUF or HBM-to-HBM copy reads and writes through both paths, at the first time both
+  // have room. Then each of its engines moves its share when that engine is free (one transfer at
+  // a time each).
+  const bool from = !arch_.dma_directions || timing.direction != DmaDirection::ToHbm;
+  const bool to = arch_.dma_directions && timing.direction != DmaDirection::FromHbm;
   double start = earliest;
   for (bool moved = true; moved;) {
     moved = false;
@@ -182,6 +204,8 @@ double Scheduler::reserve_data(const DmaTiming& timing, double earliest) {
   }
   if (from) fabric_.occupy(start, timing.fabric_ns);
   if (to) fabric_to_hbm_.occupy(start, timing.fabric_ns);
+  start = place_on_engines(timing, from, to, start);
+  if (!arch_.dma_directions) return start;
   // The HBM bandwidth (both directions together) is a capacity served in its own first-fit order:
   // the data ends no earlier than its bytes' turn there. Tying the HBM time to the path's start
   // would leave gaps between the transfers of one direction (its 272 B/ns against 410) that no

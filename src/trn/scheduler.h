@@ -183,6 +183,12 @@ class Scheduler {
   // The DMA capacity of the core: one for all transfers, or with ArchConfig::dma_directions the
   // from-HBM path (fabric_), the to-HBM path (fabric_to_hbm_) and the HBM bandwidth they share.
   ResourceTimeline fabric_, fabric_to_hbm_, hbm_;
+  // Each DMA engine, one transfer at a time (ArchConfig::dma_engine_occupancy); a second set for
+  // the to-HBM path with ArchConfig::dma_directions.
+  std::vector<ResourceTimeline> dma_engine_lines_;
+  // Places the transfer's share on each of its engines at or after `start`; returns the latest
+  // share's start (the data is done one duration after it).
+  double place_on_engines(const DmaTiming& timing, bool from, bool to, double start);
   // Reserves a transfer's data time on the capacities it uses, at the first time all are free.
   double reserve_data(const DmaTiming& timing, double earliest);
   IntervalUnion dma_active_;

@@ -19,6 +19,7 @@
 #include "trn/trace.h"
 #include "eval/evaluate.h"
 #include "eval/profile_run.h"
+#include "simulated_pair.h"
 #include "support/test_paths.h"
 
 namespace {
@@ -194,50 +195,15 @@ const Pair kPairs[] = {
     {"psum_block_zeros_vs_tile_zeros", "matmul.ref.py", "matmul_psum_blocks.py", "matmul_nc_matmul.py", 0.001},
 };
 
-struct Simulated {
-  // vector_scalar_us: VectorE and ScalarE busy time together (the compiler balances movable
-  // instructions between the two, so only their sum is a property of the program).
-  double latency_us = 0, pe_busy_us = 0, dma_load_us = 0, dma_store_us = 0, vector_scalar_us = 0, scalar_us = 0;
-  double vector_us = 0, gpsimd_us = 0;
-};
+using simulated_pair::Simulated;
 
 Simulated simulate(const Pair& p, const char* kernel, const std::string& arch) {
-  eval::TraceRequest req = eval::trace_request_from_files((kDir / p.reference).string(), (kDir / kernel).string());
-  eval::ProfileRun run = eval::profile_kernel(req, arch);
-  EXPECT_EQ(run.status, eval::Status::Ok) << kernel << ": " << (run.diagnostics.empty() ? "" : run.diagnostics.front());
-  Simulated s;
-  if (!run.profile) return s;
-  s.latency_us = run.profile->latency * 1e3;
-  auto pe = run.profile->engine_busy_ms.find("pe");
-  if (pe != run.profile->engine_busy_ms.end()) s.pe_busy_us = pe->second * 1e3;
-  auto load = run.profile->engine_busy_ms.find("dma_load");
-  if (load != run.profile->engine_busy_ms.end()) s.dma_load_us = load->second * 1e3;
-  auto store = run.profile->engine_busy_ms.find("dma_store");
-  if (store != run.profile->engine_busy_ms.end()) s.dma_store_us = store->second * 1e3;
-  for (const char* engine : {"dve", "act"}) {
-    auto e = run.profile->engine_busy_ms.find(engine);
-    if (e != run.profile->engine_busy_ms.end()) s.vector_scalar_us += e->second * 1e3;
-  }
-  if (auto act = run.profile->engine_busy_ms.find("act"); act != run.profile->engine_busy_ms.end())
-    s.scalar_us = act->second * 1e3;
-  if (auto dve = run.profile->engine_busy_ms.find("dve"); dve != run.profile->engine_busy_ms.end())
-    s.vector_us = dve->second * 1e3;
-  if (auto pool = run.profile->engine_busy_ms.find("pool"); pool != run.profile->engine_busy_ms.end())
-    s.gpsimd_us = pool->second * 1e3;
-  return s;
+  return simulated_pair::simulate(kDir, p.reference, kernel, arch);
 }
 
 // Both spellings compute the reference (seed 0, numerics on, no profile).
 void expect_both_compute_the_reference(const Pair& p) {
-  for (const char* kernel : {p.first, p.second}) {
-    eval::EvalRequest req;
-    req.reference_path = (kDir / p.reference).string();
-    req.kernel_path = (kDir / kernel).string();
-    req.seeds = {0};
-    req.tolerance = 1e-4;
-    req.profile = false;
-    EXPECT_EQ(eval::evaluate(req).status, eval::Status::Ok) << kernel;
-  }
+  for (const char* kernel : {p.first, p.second}) simulated_pair::expect_computes_the_reference(kDir, p.reference, kernel);
 }
 
 // Numerics do not depend on the arch: once per pair.

@@ -513,4 +513,28 @@ TEST(TrnCost, ReductionsAndFillsFollowTheirOwnTableRows) {
   EXPECT_EQ(trn::instruction_cycles(fill, trn1()), 2048u);  // until session 24: 1024
 }
 
+// ISA tensor_tensor: N cycles for 16-bit SBUF inputs with add, subtract or multiply only on
+// stride-1 inputs; otherwise 2N. A view t[:, k::2] of bf16 data (4 B stride, below the 16 B of the
+// half-rate rule) reads with stride 2: 2N (until session 25 N). NC-v3's performance mode halves
+// either (ARCH3). A record without a recorded run length says nothing: unit stride.
+TEST(TrnCost, A16BitTensorTensorIsNOnlyOnStrideOneInputs) {
+  auto mul = [](uint32_t contiguous_bytes) {
+    auto in = tile(1024, 2);
+    in.contiguous_bytes = contiguous_bytes;
+    auto t = inst(trn::Opcode::TensorTensor, trn::Engine::Vector, {in, in}, {tile(1024, 2)});
+    t.alu = trn::AluOp::Multiply;
+    return t;
+  };
+  const auto& trn2 = trn::arch_config("trn2");
+  EXPECT_EQ(trn::instruction_cycles(mul(2048), trn1()), 1024u);
+  EXPECT_EQ(trn::instruction_cycles(mul(0), trn1()), 1024u);
+  EXPECT_EQ(trn::instruction_cycles(mul(2), trn1()), 2048u);  // stride 2 elements
+  EXPECT_EQ(trn::instruction_cycles(mul(2048), trn2), 1024u / trn2.vector_perf_mode_tt);
+  EXPECT_EQ(trn::instruction_cycles(mul(2), trn2), 2048u / trn2.vector_perf_mode_tt);
+  auto fp32 = mul(4);  // fp32 is 2N whatever its stride
+  for (auto& o : fp32.inputs) o.dtype_bytes = 4, o.fp32 = true;
+  fp32.outputs[0].dtype_bytes = 4, fp32.outputs[0].fp32 = true;
+  EXPECT_EQ(trn::instruction_cycles(fp32, trn1()), 2048u);
+}
+
 }  // namespace

@@ -106,6 +106,35 @@ TEST(TrnSimulator, LatencyIsNeverBelowTheRooflineBound) {
   }
 }
 
+// Each DMA engine moves one transfer at a time and serves 8 consecutive SBUF partitions (ARCH2,
+// DMAO). Eight loads of [16 x 2048] fp32 into tiles on partitions 0-15 all move on engines 0-1,
+// one after the other; the same eight loads spread over the 128 partitions move on engines of
+// their own, side by side. Until session 25 only the core's capacity was shared, so both took
+// the same time (the rule off: `dma_engine_occupancy`).
+TEST(TrnSimulator, TransfersOnTheSamePartitionsTakeTurnsOnTheirEngines) {
+  auto eight_loads = [](bool spread) {
+    return build([spread](trn::TraceBuilder& b) {
+      auto x = b.hbm("x", 128 * 2048 * 4, true);
+      for (int g = 0; g < 8; ++g) {
+        auto t = b.tile(b.sbuf("t", 128, 2048 * 4), 0, 16, 2048);
+        if (spread) t.partition_start = uint16_t(16 * g);
+        auto src = b.hbm_rows(x, 16, 2048);
+        src.offset = int64_t(g) * 16 * 2048;
+        b.set_line(uint32_t(10 + g));  // a statement (an IO queue) each
+        b.load(t, src);
+      }
+    });
+  };
+  const trn::Profile same = trn::simulate(eight_loads(false), trn1());
+  const trn::Profile spread = trn::simulate(eight_loads(true), trn1());
+  const double one_ms = 16.0 * 2048 * 4 / (2 * trn1().dma_engine_bytes_per_ns) * 1e-6;  // one load's data on 2 engines
+  EXPECT_GE(same.latency, 8 * one_ms);
+  EXPECT_LT(spread.latency, 0.5 * same.latency) << spread.latency << " vs " << same.latency << " ms";
+  trn::ArchConfig off = trn1();
+  trn::set_parameter(off, "dma_engine_occupancy", 0);
+  EXPECT_NEAR(trn::simulate(eight_loads(false), off).latency, spread.latency, 1e-9);
+}
+
 TEST(TrnSimulator, RemovingARedundantLoadNeverSlowsDown) {
   for (uint32_t free : {256u, 1024u, 4096u}) {
     auto with = trn::simulate(build([&](trn::TraceBuilder& b) { elementwise(b, 5, free, true); }), trn1());

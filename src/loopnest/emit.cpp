@@ -240,7 +240,15 @@ class Emitter {
         const bool gather = std::any_of(n.ops.begin(), n.ops.end(), [](const Op& op) { return indirect_dma(op); });
         if (gather && (n.dirty || !n.origin))
           throw EmitError("a changed gather or scatter (an indirect DMA) cannot be printed");
-        if (!n.dirty && n.origin && (gather || !(o_.regenerate && n.kind == NodeKind::Stmt && !walrus(*n.origin)))) {
+        // A statement making several named results (a dict display of calls: lift_stmt.cpp
+        // display_of_results) has no spelling of its own in the form: always copied as written.
+        const bool several = std::count_if(n.ops.begin(), n.ops.end(), [&](const Op& op) {
+                               return op.result >= 0 && !k_.tensor(op.result).name.empty();
+                             }) > 1;
+        if (several && (n.dirty || !n.origin))
+          throw EmitError("a changed statement making several named results cannot be printed");
+        if (!n.dirty && n.origin &&
+            (gather || several || !(o_.regenerate && n.kind == NodeKind::Stmt && !walrus(*n.origin)))) {
           copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
         } else if (!n.patch.empty()) {
           out += indent(depth) + n.patch + "\n";

@@ -386,7 +386,9 @@ class FoldScalarOps : public Transform {
             args.push_back(arg("operand1", b.operand));
             if (b.reverse) args.push_back(arg("reverse1", symbol("True")));
             for (auto& x : args) x.value.origin = x.name == "data" ? x.value.origin : nullptr;
-            replace(k, *target, rebuild(target->op(), "nisa.tensor_scalar", std::move(args)), {gone});
+            Op op = rebuild(target->op(), "nisa.tensor_scalar", std::move(args));
+            say_result_dtype(k, op);
+            replace(k, *target, std::move(op), {gone});
           }))
         return true;
     }
@@ -649,7 +651,9 @@ class FoldScalarTensorTensor : public Transform {
               args[2].value.origin = nullptr;
               if (reverse0) args.push_back(arg("reverse0", symbol("True")));
               if (reverse1) args.push_back(arg("reverse1", symbol("True")));
-              replace(k, *target, rebuild(target->op(), "nisa.scalar_tensor_tensor", std::move(args)), {gone});
+              Op op = rebuild(target->op(), "nisa.scalar_tensor_tensor", std::move(args));
+              say_result_dtype(k, op);
+              replace(k, *target, std::move(op), {gone});
             }))
           return true;
       }

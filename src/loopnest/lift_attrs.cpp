@@ -207,12 +207,21 @@ bool Lifter::sets_attributes(const Block& b) const {
 
 // Whether the block may read a host value that differs per iteration, which one loop of the form
 // cannot hold: a Python number updated by `+=`, a conditional expression (a function or dtype chosen
-// by the loop variable), or a call of a function of the module or the kernel (which may update a
-// number through `nonlocal` / `global`). Only a guess at what to try: the loop still lifts as one
+// by the loop variable), a call of a function of the module or the kernel (which may update a
+// number through `nonlocal` / `global`), or an item of a Python list or tuple of the kernel's names
+// at a computed index (`outs[k]`, `fns[k]`). Only a guess at what to try: the loop still lifts as one
 // where it can, and as its copies only where that fails for such a value (for_loop).
 bool Lifter::may_vary_per_iteration(const Block& b) const {
   std::function<bool(const Expr&)> in_expr = [&](const Expr& e) -> bool {
     if (e.kind == ExprKind::IfExp) return true;
+    if (e.kind == ExprKind::Subscript) {
+      auto& s = static_cast<const SubscriptExpr&>(e);
+      if (s.value->kind == ExprKind::Name && s.index->kind != ExprKind::Constant && s.index->kind != ExprKind::Slice) {
+        auto it = env.find(static_cast<const NameExpr&>(*s.value).id);
+        if (it != env.end() && (it->second.k == K::List || it->second.k == K::Tuple) && it->second.items.size() > 1)
+          return true;
+      }
+    }
     if (e.kind == ExprKind::Call) {
       auto& c = static_cast<const CallExpr&>(e);
       if (c.func->kind == ExprKind::Name) {

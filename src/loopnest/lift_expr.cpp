@@ -779,6 +779,9 @@ AValue Lifter::eval_node(const Expr& e) {
         }
         if (i.k == K::Int)
           if (auto item = progression_item(base.items, i.i, ranges())) return *item;
+        // `outs[k]` in `for k in range(3)`: the loop may still lift as its copies, each with its
+        // item (for_loop), as the trace runs it.
+        if (i.k == K::Int) per_iteration_host_refused = true;
         fail(e.span, fmt::format("'{}': a {} indexed by a loop-dependent value", print_expr(e),
                                  base.k == K::List ? "Python list" : "tuple"));
       }
@@ -804,6 +807,13 @@ AValue Lifter::eval_node(const Expr& e) {
         if (v.k == K::Tile) return apply("nl.negative", {{"x", v}}, {{"x", u.operand.get()}}, e, nullptr);
       }
       if (u.op == UnOp::Pos) return v;
+      if (u.op == UnOp::Invert) {
+        // `~a` of a tile is nl.invert, as the language core runs it (nki_tensor.cpp unary_op); of a
+        // Python int, Python's `-a - 1`.
+        if (v.k == K::Tile) return apply("nl.invert", {{"x", v}}, {{"x", u.operand.get()}}, e, nullptr);
+        if (v.k == K::Int) return AValue::of_int(-v.i - IExpr(1));
+        if (v.k == K::Bool) return AValue::of_int(IExpr(v.b ? -2 : -1));
+      }
       if (u.op == UnOp::Not) {
         if (auto t = host_truth(v)) return AValue::of_bool(!*t);
         // `not first` of a loop-dependent condition (`first = k == 0`): the opposite comparison.

@@ -698,14 +698,20 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
   fail(s.span, "this statement");
 }
 
+void Lifter::note_binding_depth(const std::string& id, const AValue& v) {
+  if (v.k == K::List && v.items.empty()) list_depth[id] = loop_stack.size();
+  else list_depth.erase(id);
+  if (v.k == K::Int || v.k == K::Float) number_loop[id] = loop_stack.empty() ? -1 : loop_stack.back();
+  else number_loop.erase(id);
+}
+
 void Lifter::bind_target(const Expr& target, const AValue& v) {
   if (target.kind == ExprKind::Name) {
     const std::string& id = static_cast<const NameExpr&>(target).id;
     env[id] = v;
     // `s_parts, q_parts = [], []`: empty lists made here, appended per iteration at this depth
     // as `s_parts = []` is (Lifter::append).
-    if (v.k == K::List && v.items.empty()) list_depth[id] = loop_stack.size();
-    else list_depth.erase(id);
+    note_binding_depth(id, v);
     return;
   }
   if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
@@ -895,6 +901,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     }
     if (!ops.empty()) {
       Op* root = producer(ops, v, k);
+      if (!root && display_of_results(s, id, v, ops, out)) return;
       if (!root) fail(s.span, fmt::format("the assignment '{} = {}' (a value taken from an operation's result)", id,
                                           print_expr(*s.value)));
       Tensor& t = k.tensor(root->result >= 0 ? root->result : root->dst->tensor);
@@ -906,8 +913,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     }
     Node n = new_node(NodeKind::Meta, s);
     n.binds = {id};
-    if ((v.k == K::List) && v.items.empty()) list_depth[id] = loop_stack.size();
-    else list_depth.erase(id);
+    note_binding_depth(id, v);
     if (v.k == K::Tile) {
       n.meta = MetaKind::View;
       n.view = v.access;
@@ -941,6 +947,32 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   push_meta(s, MetaKind::Binding, out);
 }
 
+bool Lifter::display_of_results(const AssignStmt& s, const std::string& id, const AValue& v, std::vector<Op>& ops,
+                                std::vector<Node>& out) {
+  if ((v.k != K::Dict && v.k != K::Tuple && v.k != K::List) || v.items.empty()) return false;
+  if (s.value->kind != ExprKind::Dict && s.value->kind != ExprKind::Tuple && s.value->kind != ExprKind::List)
+    return false;
+  std::vector<std::pair<int, std::string>> names;  // result tensor -> the item's text
+  for (size_t i = 0; i < v.items.size(); ++i) {
+    if (v.items[i].k != K::Tile) continue;
+    const int t = v.items[i].access.tensor;
+    bool made = std::any_of(ops.begin(), ops.end(), [&](const Op& op) { return op.result == t; });
+    if (!made || !accesses_whole(k, v.items[i].access)) return false;
+    std::optional<std::string> key =
+        v.k == K::Dict ? py_literal(v.keys[i]) : std::optional<std::string>(std::to_string(i));
+    if (!key) return false;
+    names.push_back({t, fmt::format("{}[{}]", id, *key)});
+  }
+  if (names.empty()) return false;
+  for (const auto& [t, name] : names)
+    if (k.tensor(t).name.empty()) k.tensor(t).name = name;
+  env[id] = v;
+  Node n = ops_node(s, std::move(ops));
+  freeze(n);
+  out.push_back(std::move(n));
+  return true;
+}
+
 void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
   std::vector<Op> ops;
   current_ops = &ops;
@@ -956,7 +988,8 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
       return;
     }
     if (t.k == K::Int || t.k == K::Float) {
-      if (!loop_stack.empty()) {
+      auto bound = number_loop.find(static_cast<const NameExpr&>(*s.target).id);
+      if (!loop_stack.empty() && (bound == number_loop.end() || bound->second != loop_stack.back())) {
         per_iteration_host_refused = true;  // the loop may still lift as its copies (for_loop)
         fail(s.span, "a Python value updated in a loop (its value differs per iteration)");
       }
@@ -1585,7 +1618,7 @@ Node Lifter::if_node(const IfStmt& s, AValue t, const std::function<void(std::ve
 }
 
 Lifter::Checkpoint Lifter::checkpoint() const {
-  return {k, env, loop_stack, pending_inline, list_ranks, list_depth, branch_bound, carried, save_attrs(),
+  return {k, env, loop_stack, pending_inline, list_ranks, list_depth, number_loop, branch_bound, carried, save_attrs(),
           grid_statements, slice_statements, block_writes, name_writes, guarded, inline_depth};
 }
 
@@ -1596,6 +1629,7 @@ void Lifter::rollback(const Checkpoint& c) {
   pending_inline = c.pending_inline;
   list_ranks = c.list_ranks;
   list_depth = c.list_depth;
+  number_loop = c.number_loop;
   branch_bound = c.branch_bound;
   carried = c.carried;
   restore_attrs(c.attrs);

@@ -289,6 +289,12 @@ class Lifter {
   // (true), or a copy does (false).
   bool write_value(std::vector<Op>& ops, const AValue& v, const Access& dst, const nki::Expr& target,
                    const nki::Expr* value);
+  // `st = {"max": nl.max(t, axis=1), "sum": nl.sum(t, axis=1)}` (or a tuple or list display of
+  // calls): every tile item an operation's fresh result, known by the item's text (`st['max']`). The
+  // statement is frozen (printed as written: the form prints no statement making several results);
+  // false (nothing changed) for any other value.
+  bool display_of_results(const nki::AssignStmt& s, const std::string& id, const AValue& v, std::vector<Op>& ops,
+                          std::vector<Node>& out);
   void aug_assign(const nki::AugAssignStmt& s, std::vector<Node>& out);
   void for_loop(const nki::ForStmt& s, std::vector<Node>& out);
   // for_loop is lifting a static_range as one loop, its copies being the fallback (set for that
@@ -324,6 +330,7 @@ class Lifter {
     std::vector<PendingInline> pending_inline;
     std::map<int, size_t> list_ranks;
     std::map<std::string, size_t> list_depth;
+    std::map<std::string, int> number_loop;
     std::map<std::string, int> branch_bound, carried;
     AttrsSnapshot attrs;
     int grid_statements, slice_statements, block_writes, name_writes, guarded, inline_depth;
@@ -363,6 +370,12 @@ class Lifter {
   // the list is a host list of that iteration's values (a Python list the trace unrolls), not a
   // tile per iteration of a loop.
   std::map<std::string, size_t> list_depth;
+  // Names bound to a Python number -> the innermost loop of the form around that binding (-1: none).
+  // Updated (`off += w`) directly in that loop's body, the number is host code of one iteration (a
+  // column offset walked by a host while loop inside a tile loop), the same in every iteration;
+  // updated in another loop, it differs per iteration.
+  std::map<std::string, int> number_loop;
+  void note_binding_depth(const std::string& id, const AValue& v);
   bool same_binding(const AValue& a, const AValue& b) const;
   const nki::Block* decided_branch_returning(const nki::IfStmt& s);
   // The names (the first one) the loop body reads before rebinding them while they hold a tile or a

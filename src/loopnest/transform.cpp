@@ -736,6 +736,21 @@ Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args) {
   return op;
 }
 
+void say_result_dtype(const Kernel& k, Op& op) {
+  if (op.result < 0 || op.dst_first || op.arg("dtype") || op.api.rfind("nisa.", 0) != 0) return;
+  const ApiSpec* spec = find_api(op.api);
+  if (!spec || std::find(spec->params.begin(), spec->params.end(), "dtype") == spec->params.end()) return;
+  std::string inferred = spec->result_dtype;
+  for (const auto& a : op.args)
+    if (inferred.empty() && a.value.kind == Operand::Kind::Tile) inferred = k.tensor(a.value.access.tensor).dtype;
+  if (inferred.empty()) inferred = "float32";
+  const std::string& have = k.tensor(op.result).dtype;
+  if (have == inferred) return;
+  op.args.push_back(arg("dtype", symbol("dtype:" + have)));
+  op.args.back().positional = false;
+  op.dtype = have;
+}
+
 void remove_dead_buffers(Kernel& k) {
   std::set<int> used;
   for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {

@@ -173,6 +173,11 @@ Node* find_node(Kernel& k, int id);
 std::vector<int> open_loop_ids(Kernel& k);
 // `like` with another API and main arguments; keeps its destination, mask, dtype and engine.
 Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args);
+// A rebuilt nisa.* instruction without dtype= writes its first tile operand's dtype (the lift's rule,
+// lift_call.cpp Lifter::apply): where the op's result has another (a comparison folded into an
+// instruction whose data is float32 gives bool), says it with dtype=, so the print-back lifts to the
+// form the move made.
+void say_result_dtype(const Kernel& k, Op& op);
 // A new statement of `ops` (inner calls first, its own operation last), printed from the form.
 Node new_statement(Kernel& k, std::vector<Op> ops);
 // `nl.zeros(shape, dtype=nl.float32, buffer=<memory>)` writing the whole of tensor `t` (its shape):

@@ -63,6 +63,7 @@ struct Found {
   int transposed_node = -1, plain_node = -1;  // plain_node -1: a load is added
   int transposed = -1, plain = -1;  // result tensors
   Operand src;                      // the region both read
+  bool dst_first = false;           // the newer API's `nisa.dma_copy(dst=xt, src=...)` into a declared tile
 };
 
 class TransposeOnPe : public Transform {
@@ -95,6 +96,12 @@ class TransposeOnPe : public Transform {
  private:
   static std::optional<Found> candidate(Kernel& k, const Analysis& an, const OpRef& t) {
     const Op& op = t.op();
+    // The newer API's transposing load (`nisa.dma_copy(dst=xt, src=x[rows, cols].permute((1, 0)))`)
+    // is the same DMA written destination-first into a declared tile: the same move, printed in
+    // that dialect (a declared rows tile, nc_transpose into a declared PSUM tile, tensor_copy out).
+    if (op.api == "nisa.dma_copy" && op.dst_first && op.cls == OpClass::Load && !t.node->frozen &&
+        t.node->ops.size() == 1 && !op.has_mask)
+      return dst_first_candidate(k, an, op, *t.node);
     if ((op.api != "nl.load_transpose2d" && op.api != "nl.load") || t.node->frozen || t.node->ops.size() != 1 ||
         op.result < 0 || op.has_mask || (op.api == "nl.load" && !op.dtype.empty()))
       return std::nullopt;
@@ -131,6 +138,71 @@ class TransposeOnPe : public Transform {
     return Found{t.node->id, -1, op.result, -1, *src};
   }
 
+  static std::optional<Found> dst_first_candidate(Kernel& k, const Analysis& an, const Op& op, const Node& node) {
+    const Operand* written = operand(op, "src");
+    if (!written || written->kind != Operand::Kind::Tile || !op.dst || !accesses_whole(k, *op.dst) ||
+        !an.writers(k, storage_of(k, written->access.tensor)).empty())
+      return std::nullopt;
+    const Tensor& src = k.tensor(storage_of(k, written->access.tensor));
+    const Tensor& x = k.tensor(op.dst->tensor);
+    if (src.on_chip() || !x.on_chip() || x.memory != Memory::Sbuf || x.name.empty() || x.dtype != src.dtype ||
+        !fits_one_transpose(x))
+      return std::nullopt;
+    auto plain = plain_of_transposing(written->access);
+    if (!plain) return std::nullopt;
+    Operand plain_src = *written;
+    plain_src.access = *plain;
+    plain_src.origin = nullptr;
+    return Found{node.id, -1, op.dst->tensor, -1, plain_src, true};
+  }
+
+  // `xt_rows = nl.ndarray(...)`, `nisa.dma_copy(dst=xt_rows, src=<plain>)`, `xt_ps = nl.ndarray(...,
+  // buffer=nl.psum)`, `nisa.nc_transpose(dst=xt_ps, data=xt_rows)` before the transposing copy, which
+  // becomes `nisa.tensor_copy(dst=xt, src=xt_ps)`.
+  static void apply_dst_first(Kernel& k, const Found& f, std::vector<Node>& block, size_t at) {
+    // Copies: add_tensor may move the tensors.
+    const std::string base = k.tensor(f.transposed).name, dtype = k.tensor(f.transposed).dtype;
+    const int scope = k.tensor(f.transposed).scope_loop;
+    const std::vector<IExpr> shape = k.tensor(f.transposed).shape;
+    auto declared = [&](const std::string& name, Memory memory, std::vector<IExpr> dims) {
+      Tensor t;
+      t.name = fresh_loop_var(k, name);
+      t.role = TensorRole::Buffer;
+      t.memory = memory;
+      t.shape = std::move(dims);
+      t.dtype = dtype;
+      t.scope_loop = scope;
+      return add_tensor(k, std::move(t));
+    };
+    const int rows = declared(base + "_rows", Memory::Sbuf, f.src.access.tile_shape());
+    const int psum = declared(base + "_ps", Memory::Psum, shape);
+    auto dst_first_op = [&](const std::string& api, OpClass cls, Engine engine, int dst, std::vector<Arg> args) {
+      Op op;
+      op.api = api;
+      op.cls = cls;
+      op.engine = engine;
+      op.dst = whole_of(k, dst);
+      op.dst_first = true;
+      op.args = std::move(args);
+      for (auto& a : op.args) a.positional = false;
+      return op;
+    };
+    std::vector<Node> added;
+    added.push_back(declaration_node(k, rows));
+    added.push_back(
+        new_statement(k, {dst_first_op("nisa.dma_copy", OpClass::Load, Engine::Dma, rows, {arg("src", f.src)})}));
+    added.push_back(declaration_node(k, psum));
+    added.push_back(new_statement(k, {dst_first_op("nisa.nc_transpose", OpClass::Transpose, Engine::Tensor, psum,
+                                                   {arg("data", tile_operand(whole_of(k, rows)))})}));
+    Node& n = block[at];
+    n.ops = {dst_first_op("nisa.tensor_copy", OpClass::Copy, Engine::Vector, f.transposed,
+                          {arg("src", tile_operand(whole_of(k, psum)))})};
+    n.dirty = true;
+    n.patch.clear();
+    block.insert(block.begin() + static_cast<long>(at), std::make_move_iterator(added.begin()),
+                 std::make_move_iterator(added.end()));
+  }
+
   static void apply(Kernel& k, const Found& f) {
     std::vector<Node>* block = nullptr;
     size_t at = 0, plain_at = 0;
@@ -146,6 +218,7 @@ class TransposeOnPe : public Transform {
       if (!block) locate(n.orelse);
     });
     if (!block) throw TransformError("transpose_on_pe: the transposing load is gone");
+    if (f.dst_first) return apply_dst_first(k, f, *block, at);
     Found g = f;
     if (g.plain_node < 0) {
       // `<name>_rows = nl.load(src)` before the transposing load.

@@ -50,10 +50,18 @@ Value load_name(InterpState& st, const NameExpr& n, Frame& f) {
   }
 }
 
+[[noreturn]] void rethrow_located(InterpState& st, const Span& span, std::string_view what);
+
 bool truth(InterpState& st, const Value& v, const Span& span) {
   if (!v.is_object()) return v.truthy();
   st.current_span = &span;
-  return v.object()->truthy();
+  try {
+    return v.object()->truthy();
+  } catch (...) {
+    // A tile's truth (`a and b`, `not t`, `x if t else y`) is err_ambiguous_tensor_truth_value:
+    // reported at the operand, compiler-style, as the statements' conditions are.
+    rethrow_located(st, span, "truth value");
+  }
 }
 
 // Converts exceptions escaping library code into located diagnostics (never a crash).

@@ -110,10 +110,12 @@ tensor::Array output_array(const Value& v, bool returned = true, bool in_out = f
     throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned its input tensor '{}'; outputs must be tensors "
                                                 "the kernel creates (nl.ndarray(..., buffer=nl.shared_hbm)) or "
                                                 "arguments annotated nt.mutable_tensor that it updates in place",
-                                                t->storage->name));
+                                                t->storage->name),
+                   kernel ? return_location(*kernel) : SourceLoc{});
   if (t->on_chip())
     throw NkiError(ErrorKind::Rule, fmt::format("the kernel returned an {} tensor; outputs must be HBM tensors created "
-                                                "with buffer=nl.shared_hbm", trn::to_string(t->storage->buffer)));
+                                                "with buffer=nl.shared_hbm", trn::to_string(t->storage->buffer)),
+                   kernel ? return_location(*kernel) : SourceLoc{});
   if (!t->storage->data.has_data()) return tensor::Array::shape_only(t->shape(), t->dtype());
   // The whole of a tensor's storage is handed over as it is (the run is over: nothing writes it
   // again); a part of one, or a digit-split view, is copied.

@@ -88,6 +88,7 @@ TEST(KernelRunner, ReturningAnInputIsARuleError) {
   } catch (const NkiError& e) {
     EXPECT_EQ(e.diag.kind, ErrorKind::Rule);
     EXPECT_NE(e.diag.message.find("returned its input tensor"), std::string::npos) << e.diag.message;
+    EXPECT_EQ(e.diag.loc.line, 9u);  // at the return, compiler-style
   }
 }
 

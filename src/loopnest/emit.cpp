@@ -727,18 +727,8 @@ class Emitter {
         if (kw.name == "dst") return false;
       return true;
     };
-    // A whole on-chip tile passed as a call's destination is named plainly (`dst=t`, as authors
-    // write it): only an assignment needs `t[...]`, where a bare name would rebind the tile.
-    auto whole_tile = [&](const Access& a) {
-      const Tensor& t = k_.tensor(a.tensor);
-      return t.on_chip() && !t.name.empty() && !t.bound_items && a == whole_of(k_, a.tensor);
-    };
     if (op.dst_first && op.dst && op.api != "nl.store")
-      add("dst",
-          kept(op.dst_origin)       ? source(*op.dst_origin)
-          : whole_tile(*op.dst)     ? k_.tensor(op.dst->tensor).name
-                                    : access(*op.dst, true),
-          dst_positional());
+      add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : access(*op.dst, true), dst_positional());
     if (op.api == "nl.store" && op.dst)
       add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : access(*op.dst, true), dst_positional() || !same_call);
     const Tensor* created = nullptr;

@@ -56,6 +56,7 @@ struct SizeLiteral {
   std::string what;   // how the description names it
   std::string note;   // said after the values
   const nki::Expr* value = nullptr;
+  int64_t above = 0;  // offered only when the literal is larger (a free-axis size)
 };
 
 bool visit_size_literal(Kernel& k, const std::vector<ArgSpec>& args, const std::string& before,
@@ -66,7 +67,7 @@ bool visit_size_literal(Kernel& k, const std::vector<ArgSpec>& args, const std::
   const nki::Span& sp = lit.value->span;
   if (!v.is_int() || sp.line == 0 || sp.line != sp.end_line || sp.col == 0) return false;
   const int64_t from = v.as_int();
-  if (from < 128 || from > 8192 || (from & (from - 1)) != 0) return false;
+  if (from < 128 || from > 8192 || (from & (from - 1)) != 0 || from <= lit.above) return false;
   const std::string from_text = std::to_string(from);
   if (k.module->file->line_text(sp.line).compare(sp.col - 1, from_text.size(), from_text) != 0) return false;
   for (int64_t to : {from / 4, from / 2, from * 2}) {
@@ -196,12 +197,17 @@ bool visit_parameter_sizes(Kernel& k, const SiteSink& sink) {
                            sink))
       return true;
   }
-  for (const auto& [id, e] : module_size_constants(*k.module))
-    if ((passed_to_helper(*k.function, *k.module, id) || written_for_any_value(*k.function, id)) &&
-        visit_size_literal(k, *args, before,
-                           {id, "module", "the module constant", " (a tile size its masks and trip counts follow)", e},
-                           sink))
-      return true;
+  for (const auto& [id, e] : module_size_constants(*k.module)) {
+    SizeLiteral lit{id, "module", "the module constant", " (a tile size its masks and trip counts follow)", e};
+    // A constant the kernel reads itself is a site when its ragged tail is written, and only above
+    // 128: a partition count (`TILE_ROWS = 128` clamped by `min`) cannot grow, and where it is
+    // clamped the lifted form cannot see its size to refuse it.
+    if (!passed_to_helper(*k.function, *k.module, id)) {
+      if (!written_for_any_value(*k.function, id)) continue;
+      lit.above = 128;
+    }
+    if (visit_size_literal(k, *args, before, lit, sink)) return true;
+  }
   return false;
 }
 

@@ -20,7 +20,7 @@ def kernel(x):
         m = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
         nisa.tensor_reduce(dst=m, op=nl.max, data=t, axis=1, keepdims=True)
         neg_m = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.tensor_scalar(dst=neg_m, data=m, op0=nl.multiply, operand0=-1.0)
+        nisa.tensor_scalar(dst=neg_m[...], data=m, op0=nl.multiply, operand0=-1.0)
         e = nl.ndarray((128, C), dtype=nl.float32, buffer=nl.sbuf)
         nisa.activation(dst=e, op=nl.exp, data=t, bias=neg_m, scale=1.0)
         s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)

@@ -17,11 +17,11 @@ def kernel(a, b):
         end = col + STEP
         ta = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
         tb = nl.ndarray((128, 512), dtype=b.dtype, buffer=nl.sbuf)
-        nisa.dma_copy(dst=ta, src=a[:, col:col + 512])
-        nisa.dma_copy(dst=tb, src=b[:, col:col + 512])
+        nisa.dma_copy(dst=ta[...], src=a[:, col:col + 512])
+        nisa.dma_copy(dst=tb[...], src=b[:, col:col + 512])
         prod = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.tensor_tensor(dst=prod, data1=ta, data2=tb, op=nl.multiply)
+        nisa.tensor_tensor(dst=prod[...], data1=ta, data2=tb, op=nl.multiply)
         total = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.tensor_tensor(dst=total, data1=prod, data2=ta, op=nl.add)
+        nisa.tensor_tensor(dst=total[...], data1=prod, data2=ta, op=nl.add)
         nisa.dma_copy(dst=out[:, col:col + 512], src=total)
     return out

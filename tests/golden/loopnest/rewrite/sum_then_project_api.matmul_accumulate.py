@@ -13,7 +13,7 @@ def kernel(x):
     for r in nl.affine_range(2):
         tile = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
         nisa.dma_copy(dst=tile, src=x[r * 128:(r + 1) * 128, :])
-        nisa.nc_matmul(dst=total, stationary=ones, moving=tile)
+        nisa.nc_matmul(dst=total[...], stationary=ones, moving=tile)
     res = nl.ndarray((1, 256), dtype=nl.float32, buffer=nl.sbuf)
     nisa.tensor_copy(dst=res, src=total)
     nisa.dma_copy(dst=out, src=res)

@@ -10,11 +10,15 @@ namespace loopnest {
 
 namespace {
 
-// "add", "nl.add", "np.add" -> the trace's operation; nullopt when no binary ALU operator.
-std::optional<trn::AluOp> alu_named(const std::string& symbol) {
+// "add", "nl.add", "np.add" -> the trace's operation; nullopt when no binary ALU operator (nor,
+// in a tensor_scalar step, a unary ALU one: rsqrt, reciprocal, abs).
+std::optional<trn::AluStep> alu_named(const std::string& symbol, trn::AluForm form) {
   const nki::lib::AluOp* alu = nki::lib::find_alu_op(operator_symbol(symbol));
-  if (!alu || !alu->binary) return std::nullopt;
-  return trn::alu_of(*alu->binary);
+  if (!alu) return std::nullopt;
+  if (alu->binary) return trn::AluStep{trn::alu_of(*alu->binary), std::nullopt};
+  if (form == trn::AluForm::TensorScalar && alu->unary && trn::unary_alu_row(*alu->unary))
+    return nki::lib::step_alu(*alu);
+  return std::nullopt;
 }
 
 std::string written_dtype(const Kernel& k, const Op& op) {
@@ -65,7 +69,7 @@ std::optional<AluUse> alu_use(const Kernel& k, const Op& op, const std::string& 
     return std::nullopt;
   }
   for (const auto& n : names) {
-    auto alu = alu_named(n);
+    auto alu = alu_named(n, use.form);
     if (!alu) return std::nullopt;
     use.ops.push_back(*alu);
   }

@@ -15,7 +15,7 @@ namespace loopnest {
 
 struct AluUse {
   trn::AluForm form = trn::AluForm::TensorTensor;
-  std::vector<trn::AluOp> ops;  // tensor_scalar: op0 then op1
+  std::vector<trn::AluStep> ops;  // tensor_scalar: op0 then op1 (a unary ALU operator there too)
   bool integer32 = false;       // the result is a 32-bit integer (int32, uint32)
   trn::AluPlacement placement() const { return trn::alu_placement(form, ops, integer32); }
 };

@@ -20,6 +20,7 @@
 #include "loopnest/api.h"
 #include "loopnest/dump.h"
 #include "loopnest/transform.h"
+#include "nki/lib/alu_ops.h"
 
 namespace loopnest {
 
@@ -65,6 +66,9 @@ std::optional<ScalarStep> scalar_step(const Op& op) {
     const Operand* c = operand(op, "operand0");
     if (!c || (c->kind != Operand::Kind::Number && c->kind != Operand::Kind::Tile)) return std::nullopt;
     ScalarStep s{data, symbol_of(op, "op0"), *c, symbol_of(op, "reverse0") == "True", "data"};
+    // A unary ALU step (op0=nl.rsqrt with a dummy operand) is no `data op operand`: the folds
+    // would carry it into a scalar_tensor_tensor, which takes binary operators only.
+    if (const auto* alu = nki::lib::find_alu_op(operator_symbol(s.op)); alu && !alu->binary) return std::nullopt;
     return s.op.empty() ? std::nullopt : std::optional<ScalarStep>(s);
   }
   if (op.api == "nisa.reciprocal" || op.api == "nl.reciprocal") {

@@ -17,8 +17,10 @@
 #include <bit>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "tensor/dtype.h"
 #include "tensor/ops.h"
@@ -124,6 +126,42 @@ inline const AluEngineRow& alu_engines(AluForm form, AluOp op, bool integer32) {
   return alu_engine_table.back();  // not reached: the last two rows cover every operation
 }
 
+// The unary ALU operators (nki-language.md 9.1: rsqrt, reciprocal, absolute, no second operand), a
+// tensor_scalar step with a dummy operand; the trace records such a step as AluOp::Other. Not
+// listed, and why: 9.1's bitvec not and logical_not have no tensor_scalar form in the docs.
+struct UnaryAluRow {
+  tensor::UnaryOp op;
+  AluEngineRow row;
+};
+inline constexpr std::array<UnaryAluRow, 3> unary_alu_table = {{
+    // The compiler's pick for rsqrt is GpSimd, where 8.3 places it ("or GpSimd (rsqrt)") and where
+    // NKI 0.5 moved nl.rsqrt (12.1).
+    {tensor::UnaryOp::Rsqrt,
+     {0, form_bit(AluForm::TensorScalar), AluData::Any, engine_set({Engine::GpSimd, Engine::Scalar}), Engine::GpSimd,
+      "op rsqrt",
+      "nki-language.md 9.1 (rsqrt: GpSimd / Scalar, \"in tensor_scalar with a dummy operand\"), 8.3 tensor_scalar "
+      "(\"or GpSimd (rsqrt)\"), 12.1 (nl.rsqrt moved to GpSimd in 0.5)"}},
+    {tensor::UnaryOp::Reciprocal,
+     {0, form_bit(AluForm::TensorScalar), AluData::Any, engine_set({Engine::Vector, Engine::Scalar}), Engine::Vector,
+      "op reciprocal", "nki-language.md 9.1 (reciprocal: Vector / Scalar)"}},
+    {tensor::UnaryOp::Abs,
+     {0, form_bit(AluForm::TensorScalar), AluData::Any, engine_set({Engine::Vector, Engine::Scalar}), Engine::Vector,
+      "op abs", "nki-language.md 9.1 (absolute: Vector / Scalar)"}},
+}};
+// The row of a unary ALU operator; nullptr for the others (activation-only functions: nl.exp).
+inline const AluEngineRow* unary_alu_row(tensor::UnaryOp op) {
+  for (const UnaryAluRow& r : unary_alu_table)
+    if (r.op == op) return &r.row;
+  return nullptr;
+}
+
+// One step of an instruction: a binary ALU operation, or a unary ALU operator (`unary` set, `op`
+// then AluOp::Other as the trace records it).
+struct AluStep {
+  AluOp op = AluOp::Unknown;
+  std::optional<tensor::UnaryOp> unary;
+};
+
 // An instruction applying several operations (tensor_scalar's op0 and op1): the engines all of
 // them may run on, and the compiler's pick among those (the first operation's when it is one of
 // them, else the next's). `row` is the most restrictive operation's row, for error messages.
@@ -139,11 +177,19 @@ struct AluPlacement {
 // the same arithmetic as an identity activation with scale and bias, so one rule serves both
 // generations. An operation the record does not name (Unknown, records built without one) is
 // not judged.
-inline bool scalar_engine_tensor_scalar(std::span<const AluOp> ops) {
-  auto is = [](AluOp op, AluOp want) { return op == want || op == AluOp::Unknown; };
-  if (ops.size() == 1) return is(ops[0], AluOp::Multiply) || is(ops[0], AluOp::Add);
-  if (ops.size() == 2) return is(ops[0], AluOp::Multiply) && is(ops[1], AluOp::Add);
-  return ops.empty();
+// A unary ALU operator the table lets ScalarE run (rsqrt, reciprocal, abs: 9.1) is that
+// datapath's func: alone, or after one multiply or add (func(data * scale + bias)).
+inline bool scalar_engine_tensor_scalar(std::span<const AluStep> steps) {
+  auto is = [](const AluStep& s, AluOp want) { return !s.unary && (s.op == want || s.op == AluOp::Unknown); };
+  auto affine = [&](const AluStep& s) { return is(s, AluOp::Multiply) || is(s, AluOp::Add); };
+  auto func = [](const AluStep& s) {
+    const AluEngineRow* r = s.unary ? unary_alu_row(*s.unary) : nullptr;
+    return r && (r->allowed & engine_bit(Engine::Scalar));
+  };
+  if (steps.size() == 1) return affine(steps[0]) || func(steps[0]);
+  if (steps.size() == 2)
+    return (is(steps[0], AluOp::Multiply) && is(steps[1], AluOp::Add)) || (affine(steps[0]) && func(steps[1]));
+  return steps.empty();
 }
 
 // The row an error names when only the pair keeps ScalarE out.
@@ -152,27 +198,37 @@ inline constexpr AluEngineRow scalar_tensor_scalar_row = {
     Engine::Vector, "an operation other than multiply-then-add, multiply or add",
     "ISA tensor_scalar (ScalarE: (multiply, add), (multiply, none), (add, none)); trainium-performance.md 1.2"};
 
-inline AluPlacement alu_placement(AluForm form, std::span<const AluOp> ops, bool integer32) {
+inline AluPlacement alu_placement(AluForm form, std::span<const AluStep> steps, bool integer32) {
+  auto row_of = [&](const AluStep& s) -> const AluEngineRow& {
+    const AluEngineRow* u = s.unary ? unary_alu_row(*s.unary) : nullptr;
+    return u ? *u : alu_engines(form, s.op, integer32);
+  };
   AluPlacement p;
   p.allowed = 0xff;
-  for (AluOp op : ops) {
-    const AluEngineRow& r = alu_engines(form, op, integer32);
+  for (const AluStep& s : steps) {
+    const AluEngineRow& r = row_of(s);
     p.allowed &= r.allowed;
     if (!p.row || std::popcount(r.allowed) < std::popcount(p.row->allowed)) p.row = &r;
   }
-  if (form == AluForm::TensorScalar && (p.allowed & engine_bit(Engine::Scalar)) && !scalar_engine_tensor_scalar(ops)) {
+  if (form == AluForm::TensorScalar && (p.allowed & engine_bit(Engine::Scalar)) &&
+      !scalar_engine_tensor_scalar(steps)) {
     p.allowed &= EngineSet(~engine_bit(Engine::Scalar));
     if (!p.row || std::popcount(scalar_tensor_scalar_row.allowed) <= std::popcount(p.row->allowed))
       p.row = &scalar_tensor_scalar_row;
   }
-  for (AluOp op : ops) {
-    Engine c = alu_engines(form, op, integer32).chosen;
+  for (const AluStep& s : steps) {
+    Engine c = row_of(s).chosen;
     if (p.allowed & engine_bit(c)) {
       p.chosen = c;
       break;
     }
   }
   return p;
+}
+inline AluPlacement alu_placement(AluForm form, std::span<const AluOp> ops, bool integer32) {
+  std::vector<AluStep> steps;
+  for (AluOp op : ops) steps.push_back({op, std::nullopt});
+  return alu_placement(form, steps, integer32);
 }
 inline AluPlacement alu_placement(AluForm form, std::initializer_list<AluOp> ops, bool integer32) {
   return alu_placement(form, std::span<const AluOp>(ops.begin(), ops.size()), integer32);

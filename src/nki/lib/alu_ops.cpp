@@ -127,6 +127,19 @@ const AluOp& binary_alu_op(const Value& v, std::string_view api, std::string_vie
   return op;
 }
 
+const AluOp& scalar_step_op(const Value& v, std::string_view api, std::string_view what) {
+  const AluOp& op = alu_op(v, api, what);
+  if (op.binary || (op.unary && trn::unary_alu_row(*op.unary))) return op;
+  throw NkiError(ErrorKind::Type, fmt::format("{} of {} must be an ALU operator (a binary one, or rsqrt, reciprocal "
+                                              "or abs), got {}: an activation function runs in nisa.activation",
+                                              what, api, op.name));
+}
+
+trn::AluStep step_alu(const AluOp& op) {
+  if (op.binary) return {trn::alu_of(*op.binary), std::nullopt};
+  return {trn::AluOp::Other, op.unary};
+}
+
 bool is_bitvec(tensor::BinaryOp op) {
   return op == B::BitAnd || op == B::BitOr || op == B::BitXor || op == B::LShift || op == B::RShift;
 }
@@ -154,14 +167,19 @@ std::string engine_list(trn::EngineSet set) {
 
 trn::Engine place_alu(trn::AluForm form, std::initializer_list<tensor::BinaryOp> ops, tensor::DType out,
                       std::optional<trn::Engine> user, std::string_view api) {
-  std::vector<trn::AluOp> alus;
-  for (auto op : ops) alus.push_back(trn::alu_of(op));
-  trn::AluPlacement p = trn::alu_placement(form, alus, trn::is_integer32(out));
+  std::vector<trn::AluStep> steps;
+  for (auto op : ops) steps.push_back({trn::alu_of(op), std::nullopt});
+  return place_alu(form, steps, out, user, api);
+}
+
+trn::Engine place_alu(trn::AluForm form, std::span<const trn::AluStep> steps, tensor::DType out,
+                      std::optional<trn::Engine> user, std::string_view api) {
+  trn::AluPlacement p = trn::alu_placement(form, steps, trn::is_integer32(out));
   if (!user) return p.chosen;
   if (!(p.allowed & trn::engine_bit(*user))) {
-    // One engine, or ScalarE's pair rule: the operation is the reason ("with a bitvec operator runs
-    // on the Vector Engine only").
-    if (std::popcount(p.allowed) == 1 || p.row == &trn::scalar_tensor_scalar_row)
+    // One engine, an operator's own row or ScalarE's pair rule: the operation is the reason ("with
+    // a bitvec operator runs on the Vector Engine only", "with op rsqrt runs on the Scalar or GpSimd").
+    if (std::popcount(p.allowed) == 1 || p.row == &trn::scalar_tensor_scalar_row || p.row->ops != trn::kAnyAlu)
       throw NkiError(ErrorKind::Rule, fmt::format("{} with {} runs on the {} Engine only, not on the {} Engine", api,
                                                   p.row->what, engine_list(p.allowed), engine_name(*user)));
     throw NkiError(ErrorKind::Rule, fmt::format("{} runs on the {} Engine, not on the {} Engine", api,

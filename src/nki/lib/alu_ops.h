@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "nki/value.h"
@@ -29,6 +30,12 @@ const AluOp& alu_op(const Value& v, std::string_view api, std::string_view what)
 // reduction's op): Type error "op0 of nisa.tensor_scalar must be a binary ALU operator" when it
 // has no binary form. The one place this is checked: the cores take the operator as given.
 const AluOp& binary_alu_op(const Value& v, std::string_view api, std::string_view what);
+// The same for a tensor_scalar step (op0/op1): a binary operator, or a unary ALU operator (rsqrt,
+// reciprocal, abs: nki-language.md 9.1), which computes op(data) and ignores its dummy operand.
+// An activation-only function (nl.exp) is a Type error saying so.
+const AluOp& scalar_step_op(const Value& v, std::string_view api, std::string_view what);
+// The step a step operator (binary or unary ALU operator) is to the engine table and the trace.
+trn::AluStep step_alu(const AluOp& op);
 // Lookup by bare name ("add", "amax", "true_divide"); nullptr if unknown.
 const AluOp* find_alu_op(std::string_view name);
 
@@ -47,6 +54,8 @@ bool is_bitvec(tensor::BinaryOp op);
 // (trn/alu_engines.h): the kernel's engine= when given, refused with a Rule error naming `api`
 // when the table does not let that engine run it; otherwise the compiler's pick.
 trn::Engine place_alu(trn::AluForm form, std::initializer_list<tensor::BinaryOp> ops, tensor::DType out,
+                      std::optional<trn::Engine> user, std::string_view api);
+trn::Engine place_alu(trn::AluForm form, std::span<const trn::AluStep> steps, tensor::DType out,
                       std::optional<trn::Engine> user, std::string_view api);
 
 // One ALU op on two scalars in double (callers round to float32 per step).

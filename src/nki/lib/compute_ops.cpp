@@ -259,6 +259,17 @@ void write_scalar_reduction(Instruction& ins, const ScalarReduce& red, const ten
 
 }  // namespace
 
+namespace {
+
+// One tensor_scalar step on `x`: `x op operand` (reversed: `operand op x`), or a unary ALU
+// operator's op(x) in fp32 as the activation computes it, its dummy operand ignored (9.1).
+tensor::Array apply_step(const ScalarStep& s, const tensor::Array& x, const tensor::Array& operand, DType out) {
+  if (!s.op->binary) return tensor::unary(*s.op->unary, x, DType::Float32, out);
+  return s.reverse ? apply_binary(*s.op->binary, operand, x, out) : apply_binary(*s.op->binary, x, operand, out);
+}
+
+}  // namespace
+
 Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const ScalarStep& s1, std::string_view api,
                          std::optional<tensor::DType> dtype, MaskPtr mask, trn::Engine engine, bool user_engine,
                          const ScalarReduce* reduce) {
@@ -268,22 +279,23 @@ Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const S
   tensor::Array o0 = step_operand(ins, data, s0.operand, api, "operand0");
   tensor::Array o1 = s1.op ? step_operand(ins, data, s1.operand, api, "operand1") : no_values();
   DType out = dtype.value_or(data.dtype());
-  check_bitvec_dtypes(*s0.op->binary, {data.dtype()}, out, api);
-  if (s1.op) check_bitvec_dtypes(*s1.op->binary, {data.dtype()}, out, api);
+  if (s0.op->binary) check_bitvec_dtypes(*s0.op->binary, {data.dtype()}, out, api);
+  if (s1.op && s1.op->binary) check_bitvec_dtypes(*s1.op->binary, {data.dtype()}, out, api);
   tensor::Array r = no_values();
   if (ins.computing()) {
     bool two = s1.op != nullptr;
     // Between two bitvec ops the bits stay integer; arithmetic goes through fp32.
-    DType mid = !two ? out : is_bitvec(*s0.op->binary) ? DType::Int64 : DType::Float32;
-    r = s0.reverse ? apply_binary(*s0.op->binary, o0, d, mid) : apply_binary(*s0.op->binary, d, o0, mid);
-    if (two) r = s1.reverse ? apply_binary(*s1.op->binary, o1, r, out) : apply_binary(*s1.op->binary, r, o1, out);
+    DType mid = !two ? out : s0.op->binary && is_bitvec(*s0.op->binary) ? DType::Int64 : DType::Float32;
+    r = apply_step(s0, d, o0, mid);
+    if (two) r = apply_step(s1, r, o1, out);
   }
   if (auto* info = ins.info()) {
     info->flops = uint64_t(ins.box().elements()) * (s1.op ? 2 : 1);
     // Both steps: which engines may run the instruction depends on the pair (ScalarE runs only
-    // multiply-then-add, multiply or add; trn/alu_engines.h).
-    info->alu = trn::alu_of(*s0.op->binary);
-    if (s1.op) info->alu1 = trn::alu_of(*s1.op->binary);
+    // multiply-then-add, multiply or add; trn/alu_engines.h). A unary ALU step records as Other,
+    // which the cost model never moves off the engine it was placed on.
+    info->alu = step_alu(*s0.op).op;
+    if (s1.op) info->alu1 = step_alu(*s1.op).op;
   }
   if (reduce) write_scalar_reduction(ins, *reduce, r, api);
   return ins.result(out, trn::BufferKind::Sbuf, r);

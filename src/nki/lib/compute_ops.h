@@ -32,7 +32,7 @@ Value binary_core(tensor::BinaryOp op, const Value& x, const Value& y, std::stri
                   std::optional<tensor::DType> dtype, MaskPtr mask, trn::Opcode opcode, trn::Engine engine,
                   bool same_partitions);
 struct ScalarStep {
-  const AluOp* op = nullptr;  // a binary operator (binary_alu_op), or null for no step
+  const AluOp* op = nullptr;  // binary (binary_alu_op) or, in tensor_scalar, unary ALU (scalar_step_op); null: none
   Value operand;
   bool reverse = false;
 };
@@ -43,7 +43,8 @@ struct ScalarReduce {
   const NkiTensorObj* res = nullptr;  // (P, 1) destination, or null: the result is not kept
 };
 // data <op0> operand0 [<op1> operand1] with scalar or per-partition vector operands. The steps'
-// operators are binary (the callers take them with binary_alu_op, the one check). With `reduce`,
+// operators are binary or unary ALU ones (the callers take them with binary_alu_op or
+// scalar_step_op, the one check). With `reduce`,
 // the one instruction also reduces its result into reduce_res (tensor_scalar_reduce).
 Value tensor_scalar_core(const NkiTensorObj& data, const ScalarStep& s0, const ScalarStep& s1, std::string_view api,
                          std::optional<tensor::DType> dtype, MaskPtr mask, trn::Engine engine, bool user_engine,

@@ -2,6 +2,7 @@
 // the newer destination-first style (`nisa.x(dst, ...)` or `dst=`), which is the legacy
 // instruction assigned into `dst` (output dtype = dst.dtype) -- see isa_dispatch below.
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -107,15 +108,14 @@ Value isa_tensor_tensor(Interpreter& in, BoundArgs& a) {
 Value isa_tensor_scalar(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.tensor_scalar";
   NkiTensorObj& data = tile_arg(a["data"], api, "data");
-  ScalarStep s0{&binary_alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
+  ScalarStep s0{&scalar_step_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
   ScalarStep s1;
-  if (!a["op1"].is_none()) s1 = ScalarStep{&binary_alu_op(a["op1"], api, "op1"), a["operand1"], a["reverse1"].truthy()};
+  if (!a["op1"].is_none()) s1 = ScalarStep{&scalar_step_op(a["op1"], api, "op1"), a["operand1"], a["reverse1"].truthy()};
   auto user = engine_of(a["engine"]);
   auto dtype = opt_dtype(a["dtype"], api);
-  trn::Engine engine = s1.op ? place_alu(trn::AluForm::TensorScalar, {*s0.op->binary, *s1.op->binary},
-                                         dtype.value_or(data.dtype()), user, api)
-                             : place_alu(trn::AluForm::TensorScalar, {*s0.op->binary}, dtype.value_or(data.dtype()),
-                                         user, api);
+  const std::array<trn::AluStep, 2> steps{step_alu(*s0.op), s1.op ? step_alu(*s1.op) : trn::AluStep{}};
+  trn::Engine engine = place_alu(trn::AluForm::TensorScalar, std::span<const trn::AluStep>(steps.data(), s1.op ? 2 : 1),
+                                 dtype.value_or(data.dtype()), user, api);
   return tensor_scalar_core(data, s0, s1, api, dtype, mask_of(a, api), engine, user.has_value());
 }
 

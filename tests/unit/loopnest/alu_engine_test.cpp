@@ -230,6 +230,28 @@ TEST(AluEngineTable, TheScalarEngineRunsOnlyMultiplyAddTensorScalars) {
                trn::engine_bit(trn::Engine::Scalar));
 }
 
+// The unary ALU operators as tensor_scalar steps (nki-language.md 9.1 engines column): rsqrt on
+// GpSimd or Scalar (GpSimd the pick), reciprocal and abs on Vector or Scalar; on ScalarE alone or
+// after a multiply or add (func(data * scale + bias)). An activation-only function has no row.
+TEST(AluEngineTable, UnaryAluStepsRunWhereTheOperatorTableSays) {
+  using U = tensor::UnaryOp;
+  auto place = [](std::initializer_list<trn::AluStep> steps) {
+    return trn::alu_placement(trn::AluForm::TensorScalar, std::span<const trn::AluStep>(steps.begin(), steps.size()),
+                              false);
+  };
+  const trn::AluStep rsqrt{trn::AluOp::Other, U::Rsqrt}, recip{trn::AluOp::Other, U::Reciprocal};
+  const trn::AluStep add{trn::AluOp::Add, std::nullopt}, sub{trn::AluOp::Subtract, std::nullopt};
+  EXPECT_EQ(place({rsqrt}).allowed, trn::engine_set({trn::Engine::GpSimd, trn::Engine::Scalar}));
+  EXPECT_EQ(place({rsqrt}).chosen, trn::Engine::GpSimd);
+  EXPECT_EQ(place({recip}).allowed, trn::engine_set({trn::Engine::Vector, trn::Engine::Scalar}));
+  EXPECT_EQ(place({recip}).chosen, trn::Engine::Vector);
+  EXPECT_EQ(place({add, recip}).allowed, trn::engine_set({trn::Engine::Vector, trn::Engine::Scalar}));
+  EXPECT_EQ(place({recip, add}).allowed, trn::engine_set({trn::Engine::Vector}));
+  EXPECT_EQ(place({sub, recip}).allowed, trn::engine_set({trn::Engine::Vector}));
+  EXPECT_EQ(place({add, rsqrt}).allowed, trn::engine_set({trn::Engine::GpSimd, trn::Engine::Scalar}));
+  EXPECT_EQ(trn::unary_alu_row(U::Exp), nullptr);
+}
+
 // The error the interpreter's engine check raises tracing `text` on two inputs of `dtype`; none
 // when it runs.
 std::optional<nki::NkiError> refusal(const char* text, const std::string& dtype) {

@@ -54,6 +54,16 @@ TEST(FoldBias, OnlyADifferenceReadByTheActivationAloneFolds) {
   EXPECT_EQ(apply_first("f.py", kernel("        d = nl.subtract(t, t)\n        e = nl.exp(d)\n" + store), args, "fold_bias"), "");
 }
 
+// A unary ALU step (tensor_scalar op0=nl.rsqrt with a dummy operand, nki-language.md 9.1) is no
+// `data op operand` step: folding it into a scalar_tensor_tensor (x * rsqrt(d)) would print an
+// instruction that takes binary operators only, and no fold is offered for it.
+TEST(FoldBias, AUnaryAluStepIsNotFolded) {
+  const std::vector<loopnest::ArgSpec> args = arrays({{256, 512}});
+  std::string path = source_dir() + "/tests/kernels/corpus/new_unary_alu_steps.py";
+  auto form = loopnest::lift_source(path, read(path), args);
+  for (const auto& s : loopnest::find_sites(form)) EXPECT_NE(s.transform.rfind("fold_", 0), 0u) << s.transform;
+}
+
 }  // namespace
 
 namespace {

@@ -79,12 +79,29 @@ const RuleCase kCases[] = {
     {"not_an_alu_op", "    t = nl.load(a[0:128, 0:64])\n    u = nisa.tensor_tensor(t, t, op=3)", ErrorKind::Type,
      "op of nisa.tensor_tensor must be an ALU operator"},
     // An operand slot of a binary operator named a unary one: one check (binary_alu_op), at the
-    // call, for every instruction taking such a slot.
+    // call, for every instruction taking such a slot. tensor_scalar's steps also take the unary
+    // ALU operators (rsqrt, reciprocal, abs: scalar_step_op), never an activation function.
     {"tensor_scalar_unary_op0", "    t = nl.load(a[0:128, :])\n    u = nisa.tensor_scalar(t, op0=nl.exp, operand0=1.0)",
-     ErrorKind::Type, "op0 of nisa.tensor_scalar must be a binary ALU operator"},
+     ErrorKind::Type, "op0 of nisa.tensor_scalar must be an ALU operator (a binary one, or rsqrt, reciprocal or abs), "
+     "got exp"},
     {"tensor_scalar_unary_op1",
      "    t = nl.load(a[0:128, :])\n    u = nisa.tensor_scalar(t, op0=nl.add, operand0=1.0, op1=nl.exp, operand1=2.0)",
-     ErrorKind::Type, "op1 of nisa.tensor_scalar must be a binary ALU operator"},
+     ErrorKind::Type, "op1 of nisa.tensor_scalar must be an ALU operator (a binary one"},
+    // rsqrt runs on GpSimd or Scalar (9.1 engines column): not on the Vector Engine.
+    {"tensor_scalar_rsqrt_on_vector",
+     "    t = nl.load(a[0:128, :])\n"
+     "    u = nisa.tensor_scalar(t, op0=nl.rsqrt, operand0=0.0, engine=nisa.vector_engine)",
+     ErrorKind::Rule, "nisa.tensor_scalar with op rsqrt runs on the Scalar or GpSimd Engine only, not on the Vector "
+     "Engine"},
+    {"tensor_scalar_reciprocal_on_gpsimd",
+     "    t = nl.load(a[0:128, :])\n"
+     "    u = nisa.tensor_scalar(t, op0=nl.add, operand0=1.0, op1=nl.reciprocal, operand1=0.0, engine=nisa.gpsimd_engine)",
+     ErrorKind::Rule, "nisa.tensor_scalar with op reciprocal runs on the Vector or Scalar Engine only, not on "
+     "the GpSimd Engine"},
+    {"scalar_tensor_tensor_rsqrt",
+     "    t = nl.load(a[0:128, :])\n"
+     "    u = nisa.scalar_tensor_tensor(data=t, op0=nl.rsqrt, operand0=0.0, op1=nl.add, operand1=t)",
+     ErrorKind::Type, "op0 of nisa.scalar_tensor_tensor must be a binary ALU operator"},
     {"tensor_scalar_reduce_unary_op0",
      "    t = nl.load(a[0:128, :])\n    r = nl.ndarray((128, 1), dtype=np.float32, buffer=nl.sbuf)\n"
      "    u = nisa.tensor_scalar_reduce(data=t, op0=nl.exp, operand0=1.0, reduce_op=nl.add, reduce_res=r)",

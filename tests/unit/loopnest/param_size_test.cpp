@@ -68,25 +68,29 @@ def kernel(x, bufs=3, spare=512, block=64):
 // constant halved and doubled, the kernel lifted again. Before session 23 only a parameter's
 // default was a site, and such a kernel kept its first chunk width (tests/kernels/module_chunk_rows.py;
 // a constant sizing nothing, or no power of two, is no site).
-TEST(ParamSize, ChangesAModuleConstantSize) {
-  std::string path = source_dir() + "/tests/kernels/module_chunk_rows.py";
+// The free_size sites of kernel file `name` (tests/kernels/) on the module constant `CHUNK = from`:
+// each applied changes the constant alone (the kernel as written); the values offered.
+std::set<std::string> module_chunk_values(const std::string& name, const std::vector<loopnest::ArgSpec>& args,
+                                          const std::string& from) {
+  std::string path = source_dir() + "/tests/kernels/" + name;
   std::string text = read(path);
-  auto args = arrays({{128, 2048}});
-  auto sites = free_size_sites(path, text, args);
-  ASSERT_EQ(sites.size(), 3u);
   std::set<std::string> values;
-  for (const auto& s : sites) {
+  for (const auto& s : free_size_sites(path, text, args)) {
     EXPECT_EQ(s.params.at("var"), "CHUNK");
     EXPECT_EQ(s.params.at("default"), "module");
-    EXPECT_EQ(s.params.at("from"), "512");
+    EXPECT_EQ(s.params.at("from"), from);
     values.insert(s.params.at("value"));
-    std::string after = loopnest::apply_site(path, text, args, s);
-    // The constant alone changes: the kernel as written.
     std::string want = text;
-    want.replace(want.find("\nCHUNK = 512\n") + 1, 11, "CHUNK = " + s.params.at("value"));
-    EXPECT_EQ(after, want);
+    const std::string line = "CHUNK = " + from;
+    want.replace(want.find("\n" + line + "\n") + 1, line.size(), "CHUNK = " + s.params.at("value"));
+    EXPECT_EQ(loopnest::apply_site(path, text, args, s), want);
   }
-  EXPECT_EQ(values, (std::set<std::string>{"128", "256", "1024"}));
+  return values;
+}
+
+TEST(ParamSize, ChangesAModuleConstantSize) {
+  EXPECT_EQ(module_chunk_values("module_chunk_rows.py", arrays({{128, 2048}}), "512"),
+            (std::set<std::string>{"128", "256", "1024"}));
 }
 
 }  // namespace
@@ -99,21 +103,8 @@ namespace {
 // kept its 2048-column chunks, whose tail stopped every hoisting move, before session 25). The
 // partition count it only reads stays no site (tests/kernels/ragged_chunk_rows.py).
 TEST(ParamSize, ChangesAModuleConstantWhoseRaggedTailTheKernelWrites) {
-  std::string path = source_dir() + "/tests/kernels/ragged_chunk_rows.py";
-  std::string text = read(path);
-  auto args = arrays({{128, 2560}});
-  auto sites = free_size_sites(path, text, args);
-  std::set<std::string> values;
-  for (const auto& s : sites) {
-    EXPECT_EQ(s.params.at("var"), "CHUNK");
-    EXPECT_EQ(s.params.at("default"), "module");
-    values.insert(s.params.at("value"));
-    std::string after = loopnest::apply_site(path, text, args, s);
-    std::string want = text;
-    want.replace(want.find("\nCHUNK = 1024\n") + 1, 12, "CHUNK = " + s.params.at("value"));
-    EXPECT_EQ(after, want);
-  }
-  EXPECT_EQ(values, (std::set<std::string>{"256", "512", "2048"}));
+  EXPECT_EQ(module_chunk_values("ragged_chunk_rows.py", arrays({{128, 2560}}), "1024"),
+            (std::set<std::string>{"256", "512", "2048"}));
 }
 
 }  // namespace

@@ -400,19 +400,6 @@ class FoldScalarOps : public Transform {
   }
 };
 
-// The activation function an `nl.*` unary call computes when it is one `nisa.activation` accepts as
-// its `op` (nki-language.md 9.2), else "". `nl.copy` lifts as a copy, not an activation, so it is
-// not listed. The list is local: the loop-nest module depends on the language core only, not on
-// the interpreter library's operator table (nki/lib/alu_ops).
-std::string nl_activation_function(const Op& op) {
-  static const std::set<std::string> functions = {
-      "square", "sigmoid", "relu", "gelu", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid", "silu", "silu_dx",
-      "tanh", "softplus", "mish", "erf", "erf_dx", "exp", "log", "sin", "arctan", "sqrt", "rsqrt", "reciprocal", "sign",
-      "abs"};
-  if (op.cls != OpClass::Activation || op.api.rfind("nl.", 0) != 0) return "";
-  std::string f = op.api.substr(3);
-  return functions.count(f) ? f : "";
-}
 
 // `x - c`, `x + c` or `x * c` with c a column ([P, 1], broadcast along the rows) read only by an
 // activation: (x, c, the operation). The column may be a tile operand of a tensor_scalar or of an
@@ -707,6 +694,20 @@ class FoldReciprocal : public Transform {
 };
 
 }  // namespace
+
+// The activation function an `nl.*` unary call computes when it is one `nisa.activation` accepts as
+// its `op` (nki-language.md 9.2), else "". `nl.copy` lifts as a copy, not an activation, so it is
+// not listed. The list is local: the loop-nest module depends on the language core only, not on
+// the interpreter library's operator table (nki/lib/alu_ops).
+std::string nl_activation_function(const Op& op) {
+  static const std::set<std::string> functions = {
+      "square", "sigmoid", "relu", "gelu", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid", "silu", "silu_dx",
+      "tanh", "softplus", "mish", "erf", "erf_dx", "exp", "log", "sin", "arctan", "sqrt", "rsqrt", "reciprocal", "sign",
+      "abs"};
+  if (op.cls != OpClass::Activation || op.api.rfind("nl.", 0) != 0) return "";
+  std::string f = op.api.substr(3);
+  return functions.count(f) ? f : "";
+}
 
 std::unique_ptr<Transform> make_fold_silu() { return std::make_unique<FoldSilu>(); }
 std::unique_ptr<Transform> make_fold_scalar_ops() { return std::make_unique<FoldScalarOps>(); }

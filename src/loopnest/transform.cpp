@@ -69,6 +69,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_fold_scalar_tensor_tensor());
     v.push_back(make_fold_reciprocal());
     v.push_back(make_fold_bias());
+    v.push_back(make_fold_scale_through_reduce());
     v.push_back(make_engine_assign());
     v.push_back(make_coarsen());
     v.push_back(make_fuse_nests());

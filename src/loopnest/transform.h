@@ -150,6 +150,8 @@ std::optional<Site> make_loop_site(const Kernel& k, const Analysis& an, const No
 // The operand `name` of `op` (null when it has none), its symbol ("" when it is not one).
 const Operand* operand(const Op& op, const char* name);
 std::string symbol_of(const Op& op, const char* name);
+// The activation function an `nl.*` unary call computes (`nl.exp(x)` -> "exp"), "" if none (fold.cpp).
+std::string nl_activation_function(const Op& op);
 // New operands and arguments of rewritten operations.
 Operand symbol(const std::string& s);
 // An operand reading the tile `a` names (no source expression: printed from the access).
@@ -284,6 +286,7 @@ std::unique_ptr<Transform> make_fold_scale();
 std::unique_ptr<Transform> make_fold_scalar_tensor_tensor();
 std::unique_ptr<Transform> make_fold_reciprocal();
 std::unique_ptr<Transform> make_fold_bias();
+std::unique_ptr<Transform> make_fold_scale_through_reduce();
 std::unique_ptr<Transform> make_engine_assign();
 std::unique_ptr<Transform> make_coarsen();
 std::unique_ptr<Transform> make_fuse_nests();

@@ -107,6 +107,8 @@ const std::map<std::string, Affinity>& affinities() {
       {"fold_reciprocal", {2.0, {{"dve_busy", 1.5}}}},
       // A Vector Engine pass over the whole tile (x - rowmax) becomes the activation's bias.
       {"fold_bias", {2.0, {{"dve_busy", 2}, {"many_instructions", 1.3}}}},
+      // The pass scaling the tile before a row max and an activation rides on the activation.
+      {"fold_scale_through_reduce", {2.0, {{"dve_busy", 2}, {"many_instructions", 1.3}}}},
       {"engine_assign", {0.8, {{"engine_imbalance", 2.5}, {"dve_busy", 1.3}, {"act_busy", 1.3}}}},
       {"tile_size", {2.0, {{"many_instructions", 2}, {"dma_bound", 1.5}, {"latency_bound", 1.3}}}},
       {"fuse_nests", {1.0, {{"spill", 4}, {"dma_bound", 1.3}}}},

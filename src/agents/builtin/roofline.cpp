@@ -42,6 +42,7 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"fold_scalar_tensor_tensor", {"dve"}},
       {"fold_reciprocal", {"dve"}},
       {"fold_bias", {"dve"}},
+      {"fold_scale_through_reduce", {"dve"}},
       {"fold_activation_reduce", {"dve"}},
       {"whole_row_reduce", {"dve"}},
       {"reduce_row_once", {"dve"}},

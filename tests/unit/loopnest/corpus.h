@@ -119,6 +119,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"softmax_named_rows.py", arrays({{256, 512}})},
       {"softmax_dst_first_rows.py", arrays({{256, 512}})},
       {"ragged_chunk_rows.py", arrays({{128, 2560}})},
+      {"scaled_softmax_rows.py", arrays({{256, 512}})},
+      {"scaled_softmax_dst_first_rows.py", arrays({{256, 512}})},
       {"shared_row_operand.py", arrays({{256, 256}, {2, 128, 1024}, {2, 128, 1024}})},
       {"accumulate_rows.py", arrays({{256, 512}, {4, 512}})},
       {"sigmoid_times_rows.py", arrays({{128, 4, 1024}})},

@@ -1,0 +1,190 @@
+// fold_scale_through_reduce: a scaled tile read by an activation and by a row reduction,
+//
+//   s_t = x * c                       (c > 0; any c != 0 for a sum)
+//   m   = max(s_t, axis=1)            (max / min / sum along the free axis)
+//   nm  = m * k                       (every reader of m multiplies it by a number)
+//   e   = activation(f, s_t, bias=nm, scale=a)
+//
+// becomes m = max(x), nm = m * (k * c), e = activation(f, x, bias=nm, scale=a * c): max(c x) =
+// c max(x) for c > 0 and sum(c x) = c sum(x), so every value is the same, and the Vector Engine
+// pass that scaled the whole tile disappears (the scale rides on the activation, the [P, 1]
+// multiply that negated the row statistic takes the factor). An attention or softmax kernel that
+// scales its scores by 1/sqrt(d) before the max subtraction is this shape once fold_bias has made
+// the subtraction the activation's bias. fold_scale cannot take it: the reduction also reads s_t.
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "loopnest/analysis.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+// The tensor an op writes whole: its result, or the whole on-chip buffer it writes
+// destination-first; -1 otherwise.
+int written_whole(const Kernel& k, const Op& op) {
+  if (op.accumulate) return -1;
+  if (op.result >= 0) return op.result;
+  if (!op.dst || !op.dst_first) return -1;
+  const Tensor& t = k.tensor(op.dst->tensor);
+  return t.on_chip() && t.role == TensorRole::Buffer && *op.dst == whole_of(k, t.id) ? t.id : -1;
+}
+
+const Operand* tile_param(const Op& op, const char* name) {
+  const Operand* o = operand(op, name);
+  return o && o->kind == Operand::Kind::Tile ? o : nullptr;
+}
+
+// `data * number` (tensor_scalar multiply with one step, or nl.multiply of a tile and a number).
+struct Scaling {
+  Operand data;
+  double factor = 0;
+  std::string number_param;  // where the number sits: operand0, x or y
+};
+std::optional<Scaling> scaling(const Op& op) {
+  if (op.has_mask || op.accumulate) return std::nullopt;
+  if (op.api == "nisa.tensor_scalar") {
+    const Operand* d = tile_param(op, "data");
+    const Operand* c = operand(op, "operand0");
+    const Operand* o1 = operand(op, "op1");
+    if (!d || !c || c->kind != Operand::Kind::Number || symbol_of(op, "op0") != "multiply") return std::nullopt;
+    if (o1 && o1->kind != Operand::Kind::None) return std::nullopt;
+    return Scaling{*d, c->number, "operand0"};
+  }
+  if (op.api == "nl.multiply") {
+    const Operand *x = operand(op, "x"), *y = operand(op, "y");
+    if (!x || !y) return std::nullopt;
+    if (x->kind == Operand::Kind::Tile && y->kind == Operand::Kind::Number) return Scaling{*x, y->number, "y"};
+    if (y->kind == Operand::Kind::Tile && x->kind == Operand::Kind::Number) return Scaling{*y, x->number, "x"};
+  }
+  return std::nullopt;
+}
+
+// The reduction operator of a row reduction (tensor_reduce or nl.max / nl.min / nl.sum), "" if none.
+std::string row_reduction(const Op& op) {
+  if (op.has_mask) return "";
+  if (op.api == "nisa.tensor_reduce") {
+    const Operand* neg = operand(op, "negate");
+    if (neg && neg->kind == Operand::Kind::Symbol && neg->symbol == "True") return "";  // -max
+    return symbol_of(op, "op");
+  }
+  if (op.api == "nl.max") return "max";
+  if (op.api == "nl.min") return "min";
+  if (op.api == "nl.sum") return "add";
+  return "";
+}
+const char* reduction_data(const Op& op) { return op.api == "nisa.tensor_reduce" ? "data" : "x"; }
+
+// An activation whose data the fold may replace and whose scale is a number (or absent).
+bool scalable_activation(const Op& op) {
+  if (op.has_mask || op.accumulate) return false;
+  if (op.api == "nisa.activation" || op.api == "nisa.activation_reduce") {
+    const Operand* s = operand(op, "scale");
+    return !s || s->kind == Operand::Kind::Number;
+  }
+  return !nl_activation_function(op).empty();
+}
+
+class FoldScaleThroughReduce : public Transform {
+ public:
+  std::string name() const override { return "fold_scale_through_reduce"; }
+  std::string description() const override {
+    return "scale inside the activation and on the row statistic instead of a pass over the whole tile "
+           "(max(c x) = c max(x) for c > 0): one Vector Engine pass fewer";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    Analysis an(k);
+    for (const OpRef& p : an.ops) {
+      if (p.node->frozen || p.node->ops.size() != 1) continue;
+      auto sc = scaling(p.op());
+      const int t = written_whole(k, p.op());
+      if (!sc || t < 0 || sc->factor == 0 || storage_of(k, t) != t) continue;
+      if (an.writers(k, t).size() != 1) continue;
+      // x keeps its value from the scaling to every reader: written only before it, in its block
+      // or in loops nested there (a score row filled chunk by chunk), never again in the iteration.
+      const int x = storage_of(k, sc->data.access.tensor);
+      bool steady = k.tensor(x).on_chip();
+      for (const OpRef* w : an.writers(k, x))
+        steady = steady && w->order < p.order && w->loops.size() >= p.loops.size() &&
+                 std::equal(p.loops.begin(), p.loops.end(), w->loops.begin());
+      if (!steady) continue;
+      std::vector<const OpRef*> acts, reds, muls;
+      bool ok = true;
+      for (const OpRef* r : an.readers(k, t)) {
+        ok = ok && !r->node->frozen && r->block == p.block && r->position > p.position;
+        const std::string red = ok ? row_reduction(r->op()) : "";
+        const Operand* rd = red.empty() ? nullptr : tile_param(r->op(), reduction_data(r->op()));
+        if (rd && rd->access == whole_of(k, t) && (red == "add" || ((red == "max" || red == "min") && sc->factor > 0))) {
+          const int m = written_whole(k, r->op());
+          ok = ok && m >= 0 && an.writers(k, m).size() == 1;
+          for (const OpRef* u : ok ? an.readers(k, m) : std::vector<const OpRef*>{}) {
+            auto us = scaling(u->op());
+            ok = ok && !u->node->frozen && us && us->data.access == whole_of(k, m);
+            muls.push_back(u);
+          }
+          reds.push_back(r);
+          continue;
+        }
+        const char* dp = r->op().api.rfind("nisa.", 0) == 0 ? "data" : "x";
+        const Operand* ad = tile_param(r->op(), dp);
+        ok = ok && scalable_activation(r->op()) && ad && ad->access == whole_of(k, t);
+        acts.push_back(r);
+      }
+      if (!ok || acts.empty() || reds.empty()) continue;
+      Site site = make_site(k, an, p, fmt::format("scale by {} in the activation and on the row statistic instead of a "
+                                                 "pass over the tile", sc->factor));
+      const OpRef* prod = &p;
+      if (sink(site, [&k, prod, sc, acts, reds, muls] { apply(k, *prod, *sc, acts, reds, muls); })) return true;
+    }
+    return false;
+  }
+
+ private:
+  static void apply(Kernel& k, const OpRef& prod, const Scaling& sc, const std::vector<const OpRef*>& acts,
+                    const std::vector<const OpRef*>& reds, const std::vector<const OpRef*>& muls) {
+    for (const OpRef* r : reds) {
+      r->op().arg(reduction_data(r->op()))->value = sc.data;
+      r->node->dirty = true;
+    }
+    for (const OpRef* u : muls) {
+      auto us = scaling(u->op());
+      Operand& n = u->op().arg(us->number_param.c_str())->value;
+      n.number *= sc.factor;
+      n.origin = nullptr;
+      u->node->dirty = true;
+    }
+    for (const OpRef* a : acts) {
+      Op& op = a->op();
+      const std::string func = nl_activation_function(op);
+      if (!func.empty()) {
+        op = rebuild(op, "nisa.activation", {arg("op", symbol(func)), arg("data", sc.data), arg("scale", number_operand(sc.factor))});
+      } else {
+        op.arg("data")->value = sc.data;
+        if (Arg* s = op.arg("scale")) {
+          s->value.number *= sc.factor;
+          s->value.origin = nullptr;
+        } else {
+          op.args.push_back(arg("scale", number_operand(sc.factor)));
+        }
+      }
+      a->node->dirty = true;
+    }
+    erase_node(k, prod.node->id);
+  }
+  static Operand number_operand(double v) {
+    Operand o;
+    o.kind = Operand::Kind::Number;
+    o.number = v;
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_fold_scale_through_reduce() { return std::make_unique<FoldScaleThroughReduce>(); }
+
+}  // namespace loopnest

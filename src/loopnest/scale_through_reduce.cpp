@@ -96,68 +96,94 @@ class FoldScaleThroughReduce : public Transform {
   }
 
  protected:
+  // One scaling with what reads it: the activations, the row reductions, the statistic's users.
+  struct Group {
+    const OpRef* prod = nullptr;
+    Scaling sc;
+    std::vector<const OpRef*> acts, reds, muls;
+  };
+
   bool visit(Kernel& k, const SiteSink& sink) const override {
     Analysis an(k);
-    for (const OpRef& p : an.ops) {
-      if (p.node->frozen || p.node->ops.size() != 1) continue;
-      auto sc = scaling(p.op());
-      const int t = written_whole(k, p.op());
-      if (!sc || t < 0 || sc->factor == 0 || storage_of(k, t) != t) continue;
-      if (an.writers(k, t).size() != 1) continue;
-      // x keeps its value from the scaling to every reader: written only before it, in its block
-      // or in loops nested there (a score row filled chunk by chunk), never again in the iteration.
-      const int x = storage_of(k, sc->data.access.tensor);
-      bool steady = k.tensor(x).on_chip();
-      for (const OpRef* w : an.writers(k, x))
-        steady = steady && w->order < p.order && w->loops.size() >= p.loops.size() &&
-                 std::equal(p.loops.begin(), p.loops.end(), w->loops.begin());
-      if (!steady) continue;
-      std::vector<const OpRef*> acts, reds, muls;
-      bool ok = true;
-      for (const OpRef* r : an.readers(k, t)) {
-        ok = ok && !r->node->frozen && r->block == p.block && r->position > p.position;
-        const std::string red = ok ? row_reduction(r->op()) : "";
-        const Operand* rd = red.empty() ? nullptr : tile_param(r->op(), reduction_data(r->op()));
-        if (rd && rd->access == whole_of(k, t) && (red == "add" || ((red == "max" || red == "min") && sc->factor > 0))) {
-          const int m = written_whole(k, r->op());
-          ok = ok && m >= 0 && an.writers(k, m).size() == 1;
-          for (const OpRef* u : ok ? an.readers(k, m) : std::vector<const OpRef*>{}) {
-            auto us = scaling(u->op());
-            ok = ok && !u->node->frozen && us && us->data.access == whole_of(k, m);
-            muls.push_back(u);
-          }
-          reds.push_back(r);
-          continue;
-        }
-        const char* dp = r->op().api.rfind("nisa.", 0) == 0 ? "data" : "x";
-        const Operand* ad = tile_param(r->op(), dp);
-        ok = ok && scalable_activation(r->op()) && ad && ad->access == whole_of(k, t);
-        acts.push_back(r);
-      }
-      if (!ok || acts.empty() || reds.empty()) continue;
-      Site site = make_site(k, an, p, fmt::format("scale by {} in the activation and on the row statistic instead of a "
-                                                 "pass over the tile", sc->factor));
-      const OpRef* prod = &p;
-      if (sink(site, [&k, prod, sc, acts, reds, muls] { apply(k, *prod, *sc, acts, reds, muls); })) return true;
-    }
-    return false;
+    std::vector<Group> groups;
+    for (const OpRef& p : an.ops)
+      if (auto g = group_of(k, an, p)) groups.push_back(*g);
+    if (groups.empty()) return false;
+    // Every group at once: copies of one row's softmax (jam_rows) are one move, not one per copy.
+    const std::string where = groups.size() == 1 ? "" : fmt::format(" (at {} places)", groups.size());
+    Site site = make_site(k, an, *groups.front().prod,
+                          fmt::format("scale by {} in the activation and on the row statistic instead of a pass over "
+                                      "the tile{}",
+                                      groups.front().sc.factor, where));
+    if (groups.size() > 1) site.params["places"] = std::to_string(groups.size());
+    return sink(site, [&k, groups] { apply(k, groups); });
   }
 
  private:
-  static void apply(Kernel& k, const OpRef& prod, const Scaling& sc, const std::vector<const OpRef*>& acts,
-                    const std::vector<const OpRef*>& reds, const std::vector<const OpRef*>& muls) {
-    for (const OpRef* r : reds) {
+  static std::optional<Group> group_of(Kernel& k, const Analysis& an, const OpRef& p) {
+    if (p.node->frozen || p.node->ops.size() != 1) return std::nullopt;
+    auto sc = scaling(p.op());
+    const int t = written_whole(k, p.op());
+    if (!sc || t < 0 || sc->factor == 0 || storage_of(k, t) != t) return std::nullopt;
+    if (an.writers(k, t).size() != 1) return std::nullopt;
+    // x keeps its value from the scaling to every reader: written only before it, in its block
+    // or in loops nested there (a score row filled chunk by chunk), never again in the iteration.
+    const int x = storage_of(k, sc->data.access.tensor);
+    bool ok = k.tensor(x).on_chip();
+    for (const OpRef* w : an.writers(k, x))
+      ok = ok && w->order < p.order && w->loops.size() >= p.loops.size() &&
+           std::equal(p.loops.begin(), p.loops.end(), w->loops.begin());
+    if (!ok) return std::nullopt;
+    Group g{&p, *sc, {}, {}, {}};
+    for (const OpRef* r : an.readers(k, t)) {
+      ok = ok && !r->node->frozen && r->block == p.block && r->position > p.position;
+      const std::string red = ok ? row_reduction(r->op()) : "";
+      const Operand* rd = red.empty() ? nullptr : tile_param(r->op(), reduction_data(r->op()));
+      if (rd && rd->access == whole_of(k, t) && (red == "add" || ((red == "max" || red == "min") && sc->factor > 0))) {
+        const int m = written_whole(k, r->op());
+        ok = ok && m >= 0 && an.writers(k, m).size() == 1;
+        for (const OpRef* u : ok ? an.readers(k, m) : std::vector<const OpRef*>{}) {
+          auto us = scaling(u->op());
+          ok = ok && !u->node->frozen && us && us->data.access == whole_of(k, m);
+          g.muls.push_back(u);
+        }
+        g.reds.push_back(r);
+        continue;
+      }
+      const char* dp = r->op().api.rfind("nisa.", 0) == 0 ? "data" : "x";
+      const Operand* ad = tile_param(r->op(), dp);
+      ok = ok && scalable_activation(r->op()) && ad && ad->access == whole_of(k, t);
+      g.acts.push_back(r);
+    }
+    if (!ok || g.acts.empty() || g.reds.empty()) return std::nullopt;
+    return g;
+  }
+
+  // Every group's readers rewritten first, then the scalings erased by node id (erasing moves the
+  // nodes the other groups' references point into).
+  static void apply(Kernel& k, const std::vector<Group>& groups) {
+    std::vector<int> gone;
+    for (const Group& g : groups) {
+      rewrite_readers(g);
+      gone.push_back(g.prod->node->id);
+    }
+    for (int id : gone) erase_node(k, id);
+  }
+
+  static void rewrite_readers(const Group& g) {
+    const Scaling& sc = g.sc;
+    for (const OpRef* r : g.reds) {
       r->op().arg(reduction_data(r->op()))->value = sc.data;
       r->node->dirty = true;
     }
-    for (const OpRef* u : muls) {
+    for (const OpRef* u : g.muls) {
       auto us = scaling(u->op());
       Operand& n = u->op().arg(us->number_param.c_str())->value;
       n.number *= sc.factor;
       n.origin = nullptr;
       u->node->dirty = true;
     }
-    for (const OpRef* a : acts) {
+    for (const OpRef* a : g.acts) {
       Op& op = a->op();
       const std::string func = nl_activation_function(op);
       if (!func.empty()) {
@@ -173,7 +199,6 @@ class FoldScaleThroughReduce : public Transform {
       }
       a->node->dirty = true;
     }
-    erase_node(k, prod.node->id);
   }
   static Operand number_operand(double v) {
     Operand o;

@@ -405,10 +405,7 @@ class ChunkRows : public Transform {
       zero.engine = Engine::Vector;
       zero.dst = *it;
       chunk_access(*zero.dst);
-      Operand z;
-      z.kind = Operand::Kind::Number;
-      z.number = 0;
-      zero.args = {arg("src", z)};
+      zero.args = {arg("src", number_operand(0))};
       inside.insert(inside.begin(), new_statement(k, {zero}));
     }
     // The declarations that belong to the chunk loop open its body (their shapes are the chunk's

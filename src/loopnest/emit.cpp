@@ -870,6 +870,7 @@ std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, cons
     throw EmitError("the printed kernel does not lift:\n" + e.render());
   }
   std::string want = dump(k), got = dump(again);
+  if (want != got && std::getenv("ACCELOPT_DUMP_FORMS")) fmt::print(stderr, "--- form\n{}--- printed\n{}", want, got);
   if (want != got) throw EmitError("the printed kernel has another loop-nest form than the transformed one, at " +
                                    first_difference(want, got));
   return text;

@@ -19,6 +19,8 @@
 
 #include "loopnest/api.h"
 #include "loopnest/dump.h"
+#include "loopnest/nest_walk.h"
+#include "loopnest/scalar_step.h"
 #include "loopnest/transform.h"
 #include "nki/lib/alu_ops.h"
 
@@ -28,8 +30,6 @@ namespace {
 
 
 bool is_number(const Operand* o, double v) { return o && o->kind == Operand::Kind::Number && o->number == v; }
-
-bool commutative(const std::string& op) { return op == "add" || op == "multiply" || op == "maximum" || op == "minimum"; }
 
 // A binary elementwise op on two tiles: (x, y, operator).
 struct Binary {
@@ -49,54 +49,8 @@ std::optional<Binary> binary(const Op& op) {
   return std::nullopt;
 }
 
-// One scalar step `data op operand` (reverse: `operand op data`): a single-op tensor_scalar, an
-// nl.X of a tile and a number, or a reciprocal (1 / data).
-struct ScalarStep {
-  const Operand* data = nullptr;
-  std::string op;
-  Operand operand;
-  bool reverse = false;
-  std::string data_param;  // the parameter holding `data`
-};
-std::optional<ScalarStep> scalar_step(const Op& op) {
-  if (op.api == "nisa.tensor_scalar") {
-    const Operand* data = operand(op, "data");
-    if (!data || data->kind != Operand::Kind::Tile || op.arg("op1")) return std::nullopt;
-    if (const Operand* o1 = operand(op, "op1"); o1 && o1->kind != Operand::Kind::None) return std::nullopt;
-    const Operand* c = operand(op, "operand0");
-    if (!c || (c->kind != Operand::Kind::Number && c->kind != Operand::Kind::Tile)) return std::nullopt;
-    ScalarStep s{data, symbol_of(op, "op0"), *c, symbol_of(op, "reverse0") == "True", "data"};
-    // A unary ALU step (op0=nl.rsqrt with a dummy operand) is no `data op operand`: the folds
-    // would carry it into a scalar_tensor_tensor, which takes binary operators only.
-    if (const auto* alu = nki::lib::find_alu_op(operator_symbol(s.op)); alu && !alu->binary) return std::nullopt;
-    return s.op.empty() ? std::nullopt : std::optional<ScalarStep>(s);
-  }
-  if (op.api == "nisa.reciprocal" || op.api == "nl.reciprocal") {
-    const char* p = op.api == "nisa.reciprocal" ? "data" : "x";
-    const Operand* data = operand(op, p);
-    if (!data || data->kind != Operand::Kind::Tile) return std::nullopt;
-    Operand one;
-    one.kind = Operand::Kind::Number;
-    one.number = 1.0;
-    return ScalarStep{data, "divide", one, true, p};
-  }
-  if (is_binary_language_op(op.api)) {
-    const Operand *x = operand(op, "x"), *y = operand(op, "y");
-    if (!x || !y) return std::nullopt;
-    std::string o = operator_symbol(op.api);
-    if (x->kind == Operand::Kind::Tile && y->kind == Operand::Kind::Number) return ScalarStep{x, o, *y, false, "x"};
-    if (y->kind == Operand::Kind::Tile && x->kind == Operand::Kind::Number) return ScalarStep{y, o, *x, !commutative(o), "y"};
-  }
-  return std::nullopt;
-}
 
 
-Operand number(double v) {
-  Operand o;
-  o.kind = Operand::Kind::Number;
-  o.number = v;
-  return o;
-}
 
 
 
@@ -490,7 +444,7 @@ class FoldScale : public Transform {
   };
   static std::optional<Factor> scale_factor(const Kernel& k, const Op& producer, double own_scale) {
     if (auto step = scalar_step(producer); step && step->op == "multiply" && step->operand.kind == Operand::Kind::Number)
-      return Factor{*step->data, number(own_scale * step->operand.number), fmt::format("{}", step->operand.number)};
+      return Factor{*step->data, number_operand(own_scale * step->operand.number), fmt::format("{}", step->operand.number)};
     auto col = column_step(producer);
     if (!col || col->op != "multiply" || own_scale != 1.0) return std::nullopt;
     if (k.tensor(col->c.access.tensor).dtype != "float32") return std::nullopt;
@@ -516,14 +470,33 @@ std::optional<PlainActivation> unbiased_activation(const Kernel& k, const Analys
   return PlainActivation{f, std::nullopt};
 }
 
-// Whether the producer of `x - c` can become `-c` in place: it returns a value of its own, or it
-// writes a whole on-chip buffer of its own (destination-first; sole_producer made the activation
-// its only reader) that can shrink to the column.
+// Whether the producer of `x - c` can become `-c`: it returns a value of its own, or it writes an
+// on-chip buffer destination-first (sole_producer made the activation the only reader of what it
+// writes). A whole buffer of its own shrinks to the column in place; a slice of a row buffer
+// (`dst=shifted[:, j * CH:(j + 1) * CH]`, a pass chunked along the row) gives way to a fresh column.
 bool negation_fits(const Kernel& k, const Op& prod, const ColumnStep& step) {
-  if (!step.subtract() || prod.result >= 0) return true;
-  if (!prod.dst || !prod.dst_first) return false;
+  if (!step.subtract() || written_whole(k, prod) >= 0) return true;
+  if (!prod.dst || !prod.dst_first || prod.accumulate) return false;
   const Tensor& t = k.tensor(prod.dst->tensor);
-  return t.role == TensorRole::Buffer && t.on_chip() && *prod.dst == whole_of(k, t.id);
+  return t.on_chip() && t.role == TensorRole::Buffer;
+}
+
+// The outermost loop around `prod` out of which the negation of column `c` may move: `c` does not
+// move with it or any loop inside it, nothing in them writes `c`, and the producer is unmasked and
+// its statement's only operation; -1 when none (the negation stays where the subtraction was).
+int invariant_outer_loop(const Kernel& k, const Analysis& an, const OpRef& prod, const Access& c) {
+  if (prod.op().has_mask || prod.node->ops.size() != 1) return -1;
+  const auto writers = an.writers(k, c.tensor);
+  int out = -1;
+  for (auto it = prod.loops.rbegin(); it != prod.loops.rend(); ++it) {
+    const int l = *it;
+    const bool written = std::any_of(writers.begin(), writers.end(), [l](const OpRef* w) {
+      return std::find(w->loops.begin(), w->loops.end(), l) != w->loops.end();
+    });
+    if (uses_loop(c, l) || written) break;
+    out = l;
+  }
+  return out;
 }
 
 class FoldBias : public Transform {
@@ -549,45 +522,82 @@ class FoldBias : public Transform {
       if (!mask_implies(r.op(), p->op())) continue;
       auto step = column_step(p->op(), true);
       if (!step || step->op == "multiply" || !negation_fits(k, p->op(), *step)) continue;
+      // A subtraction into a slice of a row buffer (a pass chunked along the row) negates the
+      // column into a fresh one; once per chunk would cost more than the pass it saves, so the
+      // negation moves out of the loops the column does not change in.
+      const bool fresh = step->subtract() && written_whole(k, p->op()) < 0;
+      const int hoist = fresh ? invariant_outer_loop(k, an, *p, step->c.access) : -1;
       Site site = make_site(k, an, *p,
                             fmt::format("compute {}({} {} {}) as one activation with the column as its bias", act->func,
                                         name_of(k, step->x), step->subtract() ? "-" : "+", name_of(k, step->c)));
       const OpRef *target = &r, *prod = p;
-      if (sink(site, [&k, target, prod, step, act] { apply(k, *target, *prod, *step, *act); })) return true;
+      if (sink(site, [&k, target, prod, step, act, hoist] { apply(k, *target, *prod, *step, *act, hoist); })) return true;
     }
     return false;
   }
 
  private:
-  static void apply(Kernel& k, const OpRef& target, const OpRef& prod, const ColumnStep& step, const PlainActivation& act) {
+  // `hoist`: the loop before which a fresh negated column is computed (-1: where the subtraction was).
+  static void apply(Kernel& k, const OpRef& target, const OpRef& prod, const ColumnStep& step, const PlainActivation& act,
+                    int hoist) {
     Operand bias = step.c;
     std::vector<Gone> gone;
+    // A fresh column's declaration (and, hoisted, its negation) go in after the rewrite: inserting
+    // moves the nodes `target` points into.
+    int declare_before = -1;
+    std::optional<Op> moved_negation;
     if (step.subtract()) {
       // The producer becomes the negated column (what it writes, read only by the activation,
       // shrinks to the column's shape): bias = -c. A destination-first producer (the newer API's
-      // `nisa.tensor_scalar(dst=shifted, ...)`) keeps writing its own buffer, redeclared.
+      // `nisa.tensor_scalar(dst=shifted, ...)`) keeps writing its own buffer, redeclared; one that
+      // writes a slice of a row buffer writes a fresh column declared just before it.
       const bool into_buffer = prod.op().result < 0;
-      int t = into_buffer ? prod.op().dst->tensor : prod.op().result;
-      Tensor& neg = k.tensors[static_cast<size_t>(t)];
+      const bool fresh = into_buffer && written_whole(k, prod.op()) < 0;
       const Tensor& col = k.tensor(step.c.access.tensor);
-      neg.shape = step.c.access.tile_shape();
-      neg.partition_dim = 0;
-      neg.dim_text.clear();
-      neg.dtype = col.dtype;
-      if (!neg.name.empty()) neg.name = fresh_loop_var(k, "neg_" + (col.name.empty() ? std::string("bias") : col.name));
+      const std::string neg_name = col.name.empty() ? std::string("neg_bias") : "neg_" + col.name;
+      int t = -1;
+      if (fresh) {
+        Tensor nt;
+        nt.role = TensorRole::Buffer;
+        nt.memory = Memory::Sbuf;
+        nt.shape = step.c.access.tile_shape();
+        nt.dtype = col.dtype;
+        nt.name = fresh_loop_var(k, neg_name);
+        int scope = -1;
+        for (int l : prod.loops) {
+          if (l == hoist) break;
+          scope = l;
+        }
+        nt.scope_loop = scope;
+        t = add_tensor(k, std::move(nt));
+      } else {
+        t = into_buffer ? prod.op().dst->tensor : prod.op().result;
+        Tensor& neg = k.tensors[static_cast<size_t>(t)];
+        neg.shape = step.c.access.tile_shape();
+        neg.partition_dim = 0;
+        neg.dim_text.clear();
+        neg.dtype = col.dtype;
+        if (!neg.name.empty()) neg.name = fresh_loop_var(k, neg_name);
+      }
       Op negate = into_buffer ? rebuild(prod.op(), "nisa.tensor_scalar",
                                         {arg("data", step.c), arg("op0", symbol("multiply")),
-                                         arg("operand0", number(-1.0))})
-                              : rebuild(prod.op(), "nl.multiply", {arg("x", step.c), arg("y", number(-1.0))});
+                                         arg("operand0", number_operand(-1.0))})
+                              : rebuild(prod.op(), "nl.multiply", {arg("x", step.c), arg("y", number_operand(-1.0))});
       negate.args[0].value.origin = nullptr;
       if (into_buffer) {
         negate.dst = whole_of(k, t);
         negate.dst_origin = nullptr;
       }
       Node& pn = *prod.node;
-      pn.ops[prod.index] = std::move(negate);
-      pn.dirty = true;
-      if (into_buffer) redeclare(k, {t});
+      if (fresh) declare_before = hoist >= 0 ? loop_node(k, hoist)->id : pn.id;
+      if (fresh && hoist >= 0) {
+        moved_negation = std::move(negate);
+        gone.push_back(gone_of(prod));
+      } else {
+        pn.ops[prod.index] = std::move(negate);
+        pn.dirty = true;
+        if (into_buffer && !fresh) redeclare(k, {t});
+      }
       bias = tile_operand(whole_of(k, t));
     } else {
       gone.push_back(gone_of(prod));
@@ -596,6 +606,15 @@ class FoldBias : public Transform {
     std::vector<Arg> args = {arg("op", symbol(act.func)), arg("data", x), arg("bias", bias)};
     if (act.scale) args.push_back(arg("scale", *act.scale));
     replace(k, target, rebuild(target.op(), "nisa.activation", std::move(args)), std::move(gone));
+    if (declare_before >= 0) {
+      size_t at = 0;
+      std::vector<Node>* block = parent_block(k.body, declare_before, at);
+      std::vector<Node> fresh_nodes;
+      fresh_nodes.push_back(declaration_node(k, bias.access.tensor));
+      if (moved_negation) fresh_nodes.push_back(new_statement(k, {std::move(*moved_negation)}));
+      block->insert(block->begin() + static_cast<long>(at), std::make_move_iterator(fresh_nodes.begin()),
+                    std::make_move_iterator(fresh_nodes.end()));
+    }
   }
 };
 

@@ -185,6 +185,40 @@ void private_tile(Kernel& k, const ExpandPlan& p, int fill_id, bool was_value) {
   }
 }
 
+// A tile the expansion turned into a declared buffer although it gained no dim (hoisted out of the
+// loop right around it alone) is the value it was again (`x_t = nl.load(...)`, as the author wrote
+// it): its writer returns it and its declaration goes.
+void value_again(Kernel& k, const ExpandPlan& p) {
+  if (!p.added.empty() || !p.dropped.empty()) return;
+  std::vector<int> decls;
+  int writers = 0;
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for (auto& op : n.ops) {
+      if (!op.dst || op.dst->tensor != p.tensor) continue;
+      if (is_declaration(op)) {
+        if (n.ops.size() == 1) decls.push_back(n.id);
+        continue;
+      }
+      ++writers;
+    }
+  });
+  if (writers != 1 || decls.size() != 1) return;
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for (auto& op : n.ops)
+      if (op.dst && op.dst->tensor == p.tensor && !is_declaration(op) && *op.dst == whole_of(k, p.tensor) &&
+          !op.accumulate) {
+        op.dst = whole_of(k, p.tensor);  // a value's writer writes it whole (the lift's form)
+        op.dst_origin = nullptr;
+        op.dst_first = false;
+        op.result = p.tensor;
+        n.dirty = true;
+        k.tensor(p.tensor).role = TensorRole::Value;
+        erase_node(k, decls[0]);
+        return;
+      }
+  });
+}
+
 // Applies the move on `k`; the instruction's plan, or nullopt when a step is not legal (`k` is then
 // partly changed: callers try on a copy first).
 std::optional<ExpandPlan> perform(Kernel& k, const Move& m) {
@@ -201,7 +235,12 @@ std::optional<ExpandPlan> perform(Kernel& k, const Move& m) {
   int stmt = m.split ? split_first_call(k, m.stmt) : m.stmt;
   auto p = whole_plan(k, stmt, m.outer, true);
   if (!p) return std::nullopt;
+  const Op* x = sole_op(*find_node(k, stmt));
+  const bool x_value = x && x->result >= 0;
   apply_expand(k, *p);
+  for (const auto& [lp, value] : loads)
+    if (value) value_again(k, lp);
+  if (x_value) value_again(k, *p);
   size_t after = 0;
   std::vector<Node>* block = parent_block(k.body, m.outer, after);
   int fill = merge_fills(k, *block, before, after);
@@ -234,8 +273,10 @@ class HoistCompute : public Transform {
         x = &n.ops[0];
         split = true;
       }
-      for (size_t p = 0; p + 1 < path.size(); ++p) {
+      for (size_t p = 0; p < path.size(); ++p) {
         if (path[p]->kind != NodeKind::Loop) continue;
+        const bool innermost = std::none_of(path.begin() + static_cast<long>(p) + 1, path.end(),
+                                            [](const Node* q) { return q->kind == NodeKind::Loop; });
         int l = path[p]->loop;
         Move m{n.id, split, path[p]->id, {}, {}};
         for (size_t q = p; q < path.size(); ++q)
@@ -253,7 +294,8 @@ class HoistCompute : public Transform {
           }
           ok = ok && (fed || !uses_loop(*r, l));
         }
-        if (ok) moves.push_back(m);
+        // Out of the innermost loop with nothing loaded there to take along, `hoist` is the move.
+        if (ok && !(innermost && m.loads.empty())) moves.push_back(m);
       }
     });
     for (const Move& m : moves) {

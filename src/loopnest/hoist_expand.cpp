@@ -142,8 +142,11 @@ class HoistExpand : public Transform {
   // `copied`: names a binding copied with the fill binds (cut_into_chunks), printable there.
   // `compute`: the statement is an on-chip instruction (hoist_compute) rather than a load; its
   // operands then must not be written inside the loop it leaves (checked per loop below).
+  // `innermost`: also out of the loop right around it (plain hoisting, no block dim; hoist_compute
+  // takes the loads feeding an instruction out of that loop with it).
   static std::vector<Plan> plans_for(Kernel& k, Node& s, const std::vector<const Node*>& path,
-                                     const std::set<std::string>& copied = {}, bool compute = false) {
+                                     const std::set<std::string>& copied = {}, bool compute = false,
+                                     bool innermost = false) {
     std::vector<Plan> out;
     const Op* load = sole_op(s);
     if (!load || load->accumulate || has_index_operand(*load)) return out;
@@ -194,10 +197,11 @@ class HoistExpand : public Transform {
       for (const auto& term : r->dims)
         for (const auto& x : term.terms)
           if (!x.size.is_constant()) return out;  // a loop-dependent partial tile
-    // Each enclosing loop it does not use (with at least one loop inside it around the load).
+    // Each enclosing loop it does not use (with at least one loop inside it around the load, unless
+    // `innermost`).
     std::vector<int> loops;
     for (const Node* p : path) loops.push_back(p->kind == NodeKind::Loop ? p->loop : -1);
-    for (size_t p = 0; p + 1 < path.size(); ++p) {
+    for (size_t p = 0; p + (innermost ? 0 : 1) < path.size(); ++p) {
       if (path[p]->kind != NodeKind::Loop) continue;
       int m = path[p]->loop;
       if (uses(m) || written_in.count(m)) continue;
@@ -575,7 +579,7 @@ class HoistExpand : public Transform {
 }  // namespace
 
 std::vector<ExpandPlan> expand_plans(Kernel& k, Node& s, const std::vector<const Node*>& path, bool compute) {
-  return HoistExpand::plans_for(k, s, path, {}, compute);
+  return HoistExpand::plans_for(k, s, path, {}, compute, true);
 }
 
 void apply_expand(Kernel& k, const ExpandPlan& p) { HoistExpand::apply(k, p); }

@@ -23,8 +23,8 @@ struct ExpandPlan {
 };
 
 // Every legal expansion of statement `s` (with `path`, the loops and conditions around it) out of
-// an enclosing loop: a load of an HBM tensor nothing writes, or (`compute`) a pure on-chip
-// instruction (elementwise, activation, copy, broadcast, reduce) none of whose operands is written
+// an enclosing loop (the loop right around it too: a plain hoist): a load of an HBM tensor nothing
+// writes, or (`compute`) a pure on-chip instruction (elementwise, activation, copy, broadcast, reduce) none of whose operands is written
 // inside that loop. A load's plan whose buffer does not fit comes cut into chunks (chunk > 0) when
 // that is legal and pays, or not at all; an instruction's plan comes whole, whatever its size (the
 // caller judges the capacity on the kernel it makes).

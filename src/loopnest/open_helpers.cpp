@@ -130,9 +130,25 @@ void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
       // `if D <= MAX_FREE:` on a shape or a module constant: Python chose the branch while tracing,
       // and the branch taken is the helper's code (a `with` directive stays a condition).
       IExpr d = n.cond_l - n.cond_r;
-      if (!n.origin || n.origin->kind != nki::StmtKind::If || !d.is_constant())
+      if (!n.origin || n.origin->kind != nki::StmtKind::If || n.continues)
         throw TransformError("a helper with a condition cannot be opened");
-      adopt(k, holds(d.constant(), n.cond, 0) ? n.body : n.orelse, out);
+      if (d.is_constant()) {
+        adopt(k, holds(d.constant(), n.cond, 0) ? n.body : n.orelse, out);
+        continue;
+      }
+      // A condition on the helper's loop variables (`if jb % 2 == 0:` alternating the engine that
+      // evacuates PSUM): it stays a condition of the kernel, its header as written, its branches
+      // opened. Its text names the helper's variables; where opening renamed one, the printed kernel
+      // does not lift to the form and the move is refused (emit_checked), never printed wrong.
+      n.frozen = false;
+      n.patch.clear();
+      n.renames.clear();
+      std::vector<Node> body = std::move(n.body), orelse = std::move(n.orelse);
+      n.body.clear();
+      n.orelse.clear();
+      adopt(k, body, n.body);
+      adopt(k, orelse, n.orelse);
+      out.push_back(std::move(n));
       continue;
     }
     n.frozen = false;

@@ -16,21 +16,12 @@
 #include <fmt/core.h>
 
 #include "loopnest/analysis.h"
+#include "loopnest/scalar_step.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
 
 namespace {
-
-// The tensor an op writes whole: its result, or the whole on-chip buffer it writes
-// destination-first; -1 otherwise.
-int written_whole(const Kernel& k, const Op& op) {
-  if (op.accumulate) return -1;
-  if (op.result >= 0) return op.result;
-  if (!op.dst || !op.dst_first) return -1;
-  const Tensor& t = k.tensor(op.dst->tensor);
-  return t.on_chip() && t.role == TensorRole::Buffer && *op.dst == whole_of(k, t.id) ? t.id : -1;
-}
 
 const Operand* tile_param(const Op& op, const char* name) {
   const Operand* o = operand(op, name);
@@ -45,21 +36,11 @@ struct Scaling {
 };
 std::optional<Scaling> scaling(const Op& op) {
   if (op.has_mask || op.accumulate) return std::nullopt;
-  if (op.api == "nisa.tensor_scalar") {
-    const Operand* d = tile_param(op, "data");
-    const Operand* c = operand(op, "operand0");
-    const Operand* o1 = operand(op, "op1");
-    if (!d || !c || c->kind != Operand::Kind::Number || symbol_of(op, "op0") != "multiply") return std::nullopt;
-    if (o1 && o1->kind != Operand::Kind::None) return std::nullopt;
-    return Scaling{*d, c->number, "operand0"};
-  }
-  if (op.api == "nl.multiply") {
-    const Operand *x = operand(op, "x"), *y = operand(op, "y");
-    if (!x || !y) return std::nullopt;
-    if (x->kind == Operand::Kind::Tile && y->kind == Operand::Kind::Number) return Scaling{*x, y->number, "y"};
-    if (y->kind == Operand::Kind::Tile && x->kind == Operand::Kind::Number) return Scaling{*y, x->number, "x"};
-  }
-  return std::nullopt;
+  if (op.api != "nisa.tensor_scalar" && op.api != "nl.multiply") return std::nullopt;
+  auto st = scalar_step(op);
+  if (!st || st->op != "multiply" || st->operand.kind != Operand::Kind::Number) return std::nullopt;
+  const char* number_param = op.api == "nisa.tensor_scalar" ? "operand0" : st->data_param == "x" ? "y" : "x";
+  return Scaling{*st->data, st->operand.number, number_param};
 }
 
 // The reduction operator of a row reduction (tensor_reduce or nl.max / nl.min / nl.sum), "" if none.
@@ -199,12 +180,6 @@ class FoldScaleThroughReduce : public Transform {
       }
       a->node->dirty = true;
     }
-  }
-  static Operand number_operand(double v) {
-    Operand o;
-    o.kind = Operand::Kind::Number;
-    o.number = v;
-    return o;
   }
 };
 

@@ -688,6 +688,21 @@ Operand symbol(const std::string& s) {
   return o;
 }
 
+Operand number_operand(double v) {
+  Operand o;
+  o.kind = Operand::Kind::Number;
+  o.number = v;
+  return o;
+}
+
+int written_whole(const Kernel& k, const Op& op) {
+  if (op.accumulate) return -1;
+  if (op.result >= 0) return op.result;
+  if (!op.dst || !op.dst_first) return -1;
+  const Tensor& t = k.tensor(op.dst->tensor);
+  return t.on_chip() && t.role == TensorRole::Buffer && *op.dst == whole_of(k, t.id) ? t.id : -1;
+}
+
 Operand tile_operand(const Access& a) {
   Operand o;
   o.kind = Operand::Kind::Tile;

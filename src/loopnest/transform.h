@@ -154,9 +154,13 @@ std::string symbol_of(const Op& op, const char* name);
 std::string nl_activation_function(const Op& op);
 // New operands and arguments of rewritten operations.
 Operand symbol(const std::string& s);
+Operand number_operand(double v);
 // An operand reading the tile `a` names (no source expression: printed from the access).
 Operand tile_operand(const Access& a);
 Arg arg(const std::string& name, Operand value, bool output = false);
+// The tensor `op` writes whole: its result, or the whole on-chip buffer it writes
+// destination-first (the newer API's `dst=`); -1 otherwise (a slice, HBM, an accumulation).
+int written_whole(const Kernel& k, const Op& op);
 // Every operation of node `n` and of the nodes below it, in program order.
 void ops_of(Node& n, std::vector<Op*>& out);
 // Moves the first `count` ops of the statement block[position] (its leading inner calls) into a

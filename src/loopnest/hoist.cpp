@@ -84,6 +84,107 @@ void share_block(Kernel& k, int t, int dim, int l) {
   });
 }
 
+// The statements of loop node `id`'s body that compute the same thing in every iteration and may
+// move before it (the rule above), in body order: each with the declarations that move with it and
+// the per-iteration blocks it writes that become one shared block.
+struct Candidate {
+  int stmt = -1;
+  std::vector<int> decls;
+  std::map<int, int> shared_blocks;
+  std::set<const Op*> own;
+  std::string what;  // "loop" or "statement"
+  std::string kind;  // for the summary
+};
+std::vector<Candidate> candidates(Kernel& k, int id) {
+  std::vector<Candidate> out;
+  Ranges ranges = k.ranges();
+  Node* loop = find_node(k, id);
+  if (!loop) return out;
+  int l = loop->loop;
+  // Everything the loop writes (storage), with where in its body.
+  std::vector<Op*> all;
+  ops_of(*loop, all);
+  for (size_t i = 0; i < loop->body.size(); ++i) {
+    Node& s = loop->body[i];
+    if (s.frozen || (s.kind != NodeKind::Stmt && s.kind != NodeKind::Loop)) continue;
+    std::vector<Op*> mine;
+    ops_of(s, mine);
+    if (mine.empty()) continue;
+    bool ok = true;
+    bool work = false;  // a declaration alone moves nothing (tiles are allocated where used)
+    // A per-iteration block it writes (`v11[i0, k, ...]` in the published style: a buffer
+    // whose every access indexes one dim by the loop variable) becomes one shared block.
+    std::map<int, int> shared_blocks;
+    for (Op* op : mine) {
+      Op probe = *op;
+      probe.dst.reset();
+      for (auto& a : probe.args)
+        if (a.output) a.value.kind = Operand::Kind::Other;
+      ok = ok && pure(*op) && !uses_loop(probe, l);
+      work = work || !is_declaration(*op);
+      for (const Access* w : writes(*op)) {
+        if (!uses_loop(*w, l)) continue;
+        auto dim = block_dim(k, *w, l);
+        if (!dim) ok = false;
+        else shared_blocks[storage_of(k, w->tensor)] = *dim;
+      }
+    }
+    if (!work || !ok) continue;
+    // Its text naming a binding of the loop's body (`cols = nl.ds(blk * W, W)` before it), which
+    // is not bound before the loop, even where the binding does not use the loop's variable.
+    for (size_t j = 0; j < i && ok; ++j)
+      if (loop->body[j].kind == NodeKind::Meta)
+        for (const std::string& name : loop->body[j].binds) ok = ok && !mentions(k, s, name);
+    if (!ok) continue;
+    for (const auto& [t, dim] : shared_blocks) ok = ok && only_block_accesses(k, *loop, t, dim, l);
+    // A buffer it fills that is declared in the loop moves with it.
+    std::vector<int> decls;
+    if (!ok) continue;
+    // Nothing else in the loop writes what it reads; nothing before it in the body reads what
+    // it writes; it does not write what it reads in place.
+    std::set<const Op*> own(mine.begin(), mine.end());
+    for (Op* op : mine) {
+      for (const Access* r : reads(*op)) {
+        for (Op* other : all)
+          if (!own.count(other))
+            for (const Access* w : writes(*other)) ok = ok && !may_overlap_across(k, *w, *r, ranges);
+        // `acc = acc + b` every iteration (a value the loop carries): run once, it adds b once.
+        for (const Access* w : writes(*op)) ok = ok && !may_overlap_across(k, *w, *r, ranges);
+      }
+      for (const Access* w : writes(*op)) {
+        // Nothing else in the loop writes it (an accumulator zeroed per iteration stays).
+        for (Op* other : all)
+          if (!own.count(other))
+            for (const Access* w2 : writes(*other)) ok = ok && !may_overlap_across(k, *w, *w2, ranges);
+        for (size_t j = 0; j < i && ok; ++j) {
+          std::vector<Op*> before;
+          ops_of(loop->body[j], before);
+          for (Op* b : before)
+            for (const Access* r : reads(*b)) ok = ok && !may_overlap_across(k, *w, *r, ranges);
+        }
+        // A buffer declared in the loop (per iteration) moves with its declaration: a
+        // statement of the loop's body before this one that only declares it.
+        const Tensor& t = k.tensor(storage_of(k, w->tensor));
+        if (t.scope_loop != l || t.role != TensorRole::Buffer) continue;
+        bool found = false;
+        for (size_t j = 0; j < i; ++j) {
+          Node& d = loop->body[j];
+          if (d.kind == NodeKind::Stmt && d.ops.size() == 1 && is_declaration(d.ops[0]) && d.ops[0].dst &&
+              d.ops[0].dst->tensor == t.id && reads(d.ops[0]).empty()) {
+            found = true;
+            if (std::find(decls.begin(), decls.end(), d.id) == decls.end()) decls.push_back(d.id);
+          }
+        }
+        ok = ok && found;
+      }
+    }
+    if (!ok) continue;
+    out.push_back({s.id, decls, shared_blocks, own, s.kind == NodeKind::Loop ? "loop" : "statement",
+                   s.kind == NodeKind::Loop ? "the loop " + k.loops.at(s.loop).var : op_kind(*mine.back())});
+  }
+  return out;
+}
+
 class Hoist : public Transform {
  public:
   std::string name() const override { return "hoist"; }
@@ -94,109 +195,39 @@ class Hoist : public Transform {
 
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
-    std::vector<int> loops = open_loop_ids(k);
-    Ranges ranges = k.ranges();
-    for (int id : loops) {
-      Node* loop = find_node(k, id);
-      if (!loop) continue;
-      int l = loop->loop;
-      // Everything the loop writes (storage), with where in its body.
-      std::vector<Op*> all;
-      ops_of(*loop, all);
-      for (size_t i = 0; i < loop->body.size(); ++i) {
-        Node& s = loop->body[i];
-        if (s.frozen || (s.kind != NodeKind::Stmt && s.kind != NodeKind::Loop)) continue;
-        std::vector<Op*> mine;
-        ops_of(s, mine);
-        if (mine.empty()) continue;
-        bool ok = true;
-        bool work = false;  // a declaration alone moves nothing (tiles are allocated where used)
-        // A per-iteration block it writes (`v11[i0, k, ...]` in the published style: a buffer
-        // whose every access indexes one dim by the loop variable) becomes one shared block.
-        std::map<int, int> shared_blocks;
-        for (Op* op : mine) {
-          Op probe = *op;
-          probe.dst.reset();
-          for (auto& a : probe.args)
-            if (a.output) a.value.kind = Operand::Kind::Other;
-          ok = ok && pure(*op) && !uses_loop(probe, l);
-          work = work || !is_declaration(*op);
-          for (const Access* w : writes(*op)) {
-            if (!uses_loop(*w, l)) continue;
-            auto dim = block_dim(k, *w, l);
-            if (!dim) ok = false;
-            else shared_blocks[storage_of(k, w->tensor)] = *dim;
-          }
-        }
-        if (!work || !ok) continue;
-        // Its text naming a binding of the loop's body (`cols = nl.ds(blk * W, W)` before it), which
-        // is not bound before the loop, even where the binding does not use the loop's variable.
-        for (size_t j = 0; j < i && ok; ++j)
-          if (loop->body[j].kind == NodeKind::Meta)
-            for (const std::string& name : loop->body[j].binds) ok = ok && !mentions(k, s, name);
-        if (!ok) continue;
-        for (const auto& [t, dim] : shared_blocks) ok = ok && only_block_accesses(k, *loop, t, dim, l);
-        // A buffer it fills that is declared in the loop moves with it.
-        std::vector<int> decls;
-        if (!ok) continue;
-        // Nothing else in the loop writes what it reads; nothing before it in the body reads what
-        // it writes; it does not write what it reads in place.
-        std::set<const Op*> own(mine.begin(), mine.end());
-        for (Op* op : mine) {
-          for (const Access* r : reads(*op)) {
-            for (Op* other : all)
-              if (!own.count(other))
-                for (const Access* w : writes(*other)) ok = ok && !may_overlap_across(k, *w, *r, ranges);
-            // `acc = acc + b` every iteration (a value the loop carries): run once, it adds b once.
-            for (const Access* w : writes(*op)) ok = ok && !may_overlap_across(k, *w, *r, ranges);
-          }
-          for (const Access* w : writes(*op)) {
-            // Nothing else in the loop writes it (an accumulator zeroed per iteration stays).
-            for (Op* other : all)
-              if (!own.count(other))
-                for (const Access* w2 : writes(*other)) ok = ok && !may_overlap_across(k, *w, *w2, ranges);
-            for (size_t j = 0; j < i && ok; ++j) {
-              std::vector<Op*> before;
-              ops_of(loop->body[j], before);
-              for (Op* b : before)
-                for (const Access* r : reads(*b)) ok = ok && !may_overlap_across(k, *w, *r, ranges);
-            }
-            // A buffer declared in the loop (per iteration) moves with its declaration: a
-            // statement of the loop's body before this one that only declares it.
-            const Tensor& t = k.tensor(storage_of(k, w->tensor));
-            if (t.scope_loop != l || t.role != TensorRole::Buffer) continue;
-            bool found = false;
-            for (size_t j = 0; j < i; ++j) {
-              Node& d = loop->body[j];
-              if (d.kind == NodeKind::Stmt && d.ops.size() == 1 && is_declaration(d.ops[0]) && d.ops[0].dst &&
-                  d.ops[0].dst->tensor == t.id && reads(d.ops[0]).empty()) {
-                found = true;
-                if (std::find(decls.begin(), decls.end(), d.id) == decls.end()) decls.push_back(d.id);
-              }
-            }
-            ok = ok && found;
-          }
-        }
-        if (!ok) continue;
+    for (int id : open_loop_ids(k)) {
+      std::vector<Candidate> found = candidates(k, id);
+      for (size_t n = 0; n < found.size(); ++n) {
+        const Candidate& c = found[n];
         Analysis an(k);
         const OpRef* anchor = nullptr;
         for (const auto& r : an.ops)
-          if (own.count(&r.op())) {
+          if (c.own.count(&r.op())) {
             anchor = &r;
             break;
           }
         if (!anchor) continue;
+        const int l = find_node(k, id)->loop;
         Site site = make_site(k, an, *anchor,
-                              fmt::format("move `{}` before `for {}`: it is the same in every iteration",
-                                          s.kind == NodeKind::Loop ? "the loop " + k.loops.at(s.loop).var : op_kind(*mine.back()),
+                              fmt::format("move `{}` before `for {}`: it is the same in every iteration", c.kind,
                                           k.loops.at(l).var),
-                              {{"what", s.kind == NodeKind::Loop ? "loop" : "statement"}});
-        note_relief(k, an, own, site);
-        int loop_id = id, stmt_id = s.id;
-        if (sink(site, [&k, loop_id, stmt_id, decls, shared_blocks, l] {
-              for (const auto& [t, dim] : shared_blocks) share_block(k, t, dim, l);
-              for (int d : decls) apply(k, loop_id, d);
-              apply(k, loop_id, stmt_id);
+                              {{"what", c.what}});
+        note_relief(k, an, c.own, site);
+        if (sink(site, [&k, id, c] { move(k, id, c); })) return true;
+        // Everything invariant in the loop, moved one statement after another (each making the next
+        // one's operands invariant: a norm's statistics, then the scaled rows, then their transposes,
+        // recomputed per output column tile by generated code): one site, `all=N` statements.
+        if (n != 0) continue;
+        Kernel trial = k;
+        const int all = move_all(trial, id);
+        if (all < 2) continue;
+        Site every = site;
+        every.params["all"] = std::to_string(all);
+        every.summary = fmt::format("move the {} statements that are the same in every iteration of `for {}` before it, "
+                                    "one after another (each making the next one's operands invariant)",
+                                    all, k.loops.at(l).var);
+        if (sink(every, [&k, id, all] {
+              if (move_all(k, id) != all) throw TransformError("hoist: the statements to move changed");
             }))
           return true;
       }
@@ -205,6 +236,22 @@ class Hoist : public Transform {
   }
 
  private:
+  static void move(Kernel& k, int loop_id, const Candidate& c) {
+    for (const auto& [t, dim] : c.shared_blocks) share_block(k, t, dim, find_node(k, loop_id)->loop);
+    for (int d : c.decls) apply(k, loop_id, d);
+    apply(k, loop_id, c.stmt);
+  }
+  // Moves the loop's invariant statements one at a time (the first in body order each time, the
+  // analysis redone on what the last move made) until none is left; how many.
+  static int move_all(Kernel& k, int loop_id) {
+    int moved = 0;
+    for (; moved < 64; ++moved) {
+      std::vector<Candidate> found = candidates(k, loop_id);
+      if (found.empty()) break;
+      move(k, loop_id, found.front());
+    }
+    return moved;
+  }
   static std::vector<Node>* parent_of(std::vector<Node>& block, int id) {
     for (auto& n : block) {
       if (n.id == id) return &block;

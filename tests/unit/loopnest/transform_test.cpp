@@ -938,6 +938,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/reloaded_operand_rows.py", "reloaded_operand_rows.reuse_loaded", "reuse_loaded", {}},
       // An instruction and the loads feeding it out of the innermost loop: the values stay values.
       {"tests/kernels/state_inner_product_rows.py", "state_inner_product_rows.hoist_compute", "hoist_compute", {}},
+      // Every invariant statement of the state loop in one move, each making the next invariant.
+      {"tests/kernels/state_inner_product_rows.py", "state_inner_product_rows.hoist_all", "hoist", {{"all", "3"}}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

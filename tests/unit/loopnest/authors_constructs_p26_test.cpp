@@ -52,6 +52,36 @@ TEST(LoopNestAuthors26, AMoveOnAnOpenedHelperPrintsItsLoopHeadersFromTheForm) {
   EXPECT_EQ(interchanges, 1);
 }
 
+TEST(LoopNestAuthors26, AMoveOnAnOpenedClosurePrintsItsLoopHeadersFromTheForm) {
+  // A def nested in the kernel: its loop bound names the closure's parameters (`hi - lo`).
+  std::string text = std::string(kImports) +
+                     "@nki.jit\n"
+                     "def kernel(x):\n"
+                     "    n, d = x.shape\n"
+                     "    out = nl.ndarray((n, d), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "\n"
+                     "    def band(lo, hi):\n"
+                     "        for r in nl.affine_range(n // 128):\n"
+                     "            for c in nl.affine_range((hi - lo) // 64):\n"
+                     "                t = nl.load(x[r * 128:(r + 1) * 128, lo + c * 64:lo + (c + 1) * 64])\n"
+                     "                nl.store(out[r * 128:(r + 1) * 128, lo + c * 64:lo + (c + 1) * 64], value=nl.exp(t))\n"
+                     "\n"
+                     "    band(0, 128)\n"
+                     "    band(128, d)\n"
+                     "    return out\n";
+  std::vector<loopnest::ArgSpec> args = arrays({{256, 256}});
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  int interchanges = 0;
+  for (const auto& s : loopnest::find_sites(k)) {
+    if (s.transform != "interchange_loops" || s.params.count("helpers") == 0) continue;
+    ++interchanges;
+    std::string printed;
+    ASSERT_NO_THROW(printed = loopnest::apply_site("k.py", text, args, s)) << s.key();
+    EXPECT_EQ(printed.rfind("(hi - lo) // 64"), printed.find("(hi - lo) // 64")) << printed;  // the def's own text only
+  }
+  EXPECT_EQ(interchanges, 2);  // one per call
+}
+
 TEST(LoopNestAuthors26, FunctoolsReduceOfAnApiLiftsAsTheChainTheTraceRuns) {
   std::string text = std::string(kImports) +
                      "@nki.jit\n"

@@ -4,6 +4,7 @@
 // header or declaration "as the author spelled it" must print such a node from the form instead.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "loopnest/form.h"
@@ -13,10 +14,48 @@ namespace loopnest {
 
 namespace scope_text_detail {
 
-// Whether `line` lies in a def nested anywhere in `body` (a closure of the kernel).
+inline uint32_t block_end(const nki::Block& b);
+
+// The last line of `s`: a compound statement's span is its header only, so its blocks decide.
+inline uint32_t stmt_end(const nki::Stmt& s) {
+  uint32_t end = s.span.end_line;
+  auto more = [&](const nki::Block& b) { end = std::max(end, block_end(b)); };
+  switch (s.kind) {
+    case nki::StmtKind::FunctionDef: more(static_cast<const nki::FunctionDefStmt&>(s).code->body); break;
+    case nki::StmtKind::ClassDef: more(static_cast<const nki::ClassDefStmt&>(s).code->body); break;
+    case nki::StmtKind::If: {
+      auto& i = static_cast<const nki::IfStmt&>(s);
+      more(i.body), more(i.orelse);
+      break;
+    }
+    case nki::StmtKind::For: {
+      auto& f = static_cast<const nki::ForStmt&>(s);
+      more(f.body), more(f.orelse);
+      break;
+    }
+    case nki::StmtKind::While: {
+      auto& w = static_cast<const nki::WhileStmt&>(s);
+      more(w.body), more(w.orelse);
+      break;
+    }
+    case nki::StmtKind::With: more(static_cast<const nki::WithStmt&>(s).body); break;
+    case nki::StmtKind::Try: {
+      auto& t = static_cast<const nki::TryStmt&>(s);
+      more(t.body), more(t.orelse), more(t.finalbody);
+      for (const auto& h : t.handlers) more(h.body);
+      break;
+    }
+    default: break;
+  }
+  return end;
+}
+
+inline uint32_t block_end(const nki::Block& b) { return b.empty() ? 0 : stmt_end(*b.back()); }
+
+// Whether `line` lies in a def (or class) nested anywhere in `body`: a closure of the kernel.
 inline bool in_nested_def(const nki::Block& body, uint32_t line) {
   for (const auto& s : body) {
-    if (line < s->span.line || line > s->span.end_line) continue;
+    if (line < s->span.line || line > stmt_end(*s)) continue;
     switch (s->kind) {
       case nki::StmtKind::FunctionDef:
       case nki::StmtKind::ClassDef: return true;
@@ -54,7 +93,7 @@ inline bool text_outside_kernel(const Kernel& k, const Node& n) {
   if (!n.origin || !k.function || k.function->body.empty()) return false;
   const uint32_t line = n.origin->span.line;
   const nki::Block& body = k.function->body;
-  if (line < body.front()->span.line || line > body.back()->span.end_line) return true;
+  if (line < body.front()->span.line || line > scope_text_detail::block_end(body)) return true;
   return scope_text_detail::in_nested_def(body, line);
 }
 

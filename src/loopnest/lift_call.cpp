@@ -580,10 +580,11 @@ AValue Lifter::call(const CallExpr& c) {
       }
       continue;
     }
-    // An instruction's debug label (`name=f"scaled_{i}"`) changes no value: one spelled from loop
+    // An NKI call's debug label (`name=f"scaled_{i}"`) changes no value: one spelled from loop
     // variables is left out of the form (a statement printed from it has no label; one copied as
-    // written keeps it).
-    if (k.name == "name" && k.value->kind == ExprKind::FString && f.k == K::Func && varies_per_iteration(*k.value))
+    // written keeps it). A function of the kernel gets every argument it is given.
+    if (k.name == "name" && k.value->kind == ExprKind::FString && f.k == K::Func && f.s.rfind("user.", 0) != 0 &&
+        varies_per_iteration(*k.value))
       continue;
     kw.push_back({k.name, eval(*k.value)});
     kw_exprs.push_back({k.name, k.value.get()});

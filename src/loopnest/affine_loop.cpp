@@ -14,6 +14,7 @@
 // nki.language.
 #include <fmt/core.h>
 
+#include "loopnest/scope_text.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -63,11 +64,15 @@ class AffineLoop : public Transform {
       const nki::CallExpr* call = header_call(*n);
       if (!call || !iterations_commute(k, n->loop)) continue;
       // The header as written, the callee's name replaced (columns count characters, 1-based).
-      std::string line = k.module->file->line_text(n->origin->span.line);
-      const nki::Span& fn = call->func->span;
-      if (fn.end_col - 1 > line.size()) continue;
-      std::string header = line.substr(0, fn.col - 1) + nl->second + ".affine_range" + line.substr(fn.end_col - 1);
-      header = header.substr(header.find_first_not_of(' '));
+      // An opened helper's header names the helper's scope: printed from the form instead.
+      std::string header;
+      if (!text_outside_kernel(k, *n)) {
+        std::string line = k.module->file->line_text(n->origin->span.line);
+        const nki::Span& fn = call->func->span;
+        if (fn.end_col - 1 > line.size()) continue;
+        header = line.substr(0, fn.col - 1) + nl->second + ".affine_range" + line.substr(fn.end_col - 1);
+        header = header.substr(header.find_first_not_of(' '));
+      }
       Analysis an(k);
       std::optional<Site> s = make_loop_site(
           k, an, *n,

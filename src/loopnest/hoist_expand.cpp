@@ -39,6 +39,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/scope_text.h"
 #include "loopnest/hoist_expand.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
@@ -438,7 +439,7 @@ class HoistExpand : public Transform {
       around.id = k.next_node++;
       around.loop = nc;
       around.dirty = true;
-      if (!reads_any(bound_names(*at), names_local_to(k, *m, {}))) around.patch = authored_header(*at, outer.var, p.chunk);
+      if (!text_outside_kernel(k, *at) && !reads_any(bound_names(*at), names_local_to(k, *m, {}))) around.patch = authored_header(*at, outer.var, p.chunk);
       at->loop = ni;
       at->dirty = true;
       at->patch.clear();

@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/scope_text.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 
@@ -31,7 +32,8 @@ Node* sole_inner_loop(Node& n) {
 // The source of a loop's `for ...:` line, "" when it spans lines or has no source.
 std::string header_text(const Kernel& k, const Node& n) {
   // (A launch's program loop has no header of its own: its origin is the launched body's first line.)
-  if (!n.origin || n.origin->kind != nki::StmtKind::For || n.origin->span.line != n.origin->span.end_line) return "";
+  if (!n.origin || text_outside_kernel(k, n) || n.origin->kind != nki::StmtKind::For || n.origin->span.line != n.origin->span.end_line)
+    return "";
   std::string line = k.module->file->line_text(n.origin->span.line);
   size_t start = line.find_first_not_of(' ');
   return start == std::string::npos ? "" : line.substr(start);

@@ -14,6 +14,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/scope_text.h"
 #include "loopnest/api.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
@@ -743,7 +744,7 @@ class UnrollJam : public Transform {
     loop_node->dirty = true;
     // The blocked loop's header keeps the author's bound when it is an expression:
     // `for m in nl.affine_range(m_tiles)` -> `for m_blk in nl.affine_range(m_tiles // 2)`.
-    loop_node->patch = header_from_form ? "" : authored_header(*loop_node, nl.var, p.factor);
+    loop_node->patch = header_from_form || text_outside_kernel(k, *loop_node) ? "" : authored_header(*loop_node, nl.var, p.factor);
   }
 };
 

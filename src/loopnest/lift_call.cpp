@@ -532,6 +532,12 @@ AValue Lifter::access_pattern(const AValue& self, const std::vector<AValue>& pos
   return AValue::of_tile(std::move(out));
 }
 
+bool Lifter::varies_per_iteration(const Expr& fstring) {
+  for (const auto& part : static_cast<const FStringExpr&>(fstring).parts)
+    if (part.expr && depends_on_loops(eval(*part.expr))) return true;
+  return false;
+}
+
 AValue Lifter::call(const CallExpr& c) {
   AValue f = eval(*c.func);
   // A call with a mask: its operands may reach past a dim where the mask leaves them out (a ragged
@@ -574,6 +580,12 @@ AValue Lifter::call(const CallExpr& c) {
       }
       continue;
     }
+    // An NKI call's debug label (`name=f"scaled_{i}"`) changes no value: one spelled from loop
+    // variables is left out of the form (a statement printed from it has no label; one copied as
+    // written keeps it). A function of the kernel gets every argument it is given.
+    if (k.name == "name" && k.value->kind == ExprKind::FString && f.k == K::Func && f.s.rfind("user.", 0) != 0 &&
+        varies_per_iteration(*k.value))
+      continue;
     kw.push_back({k.name, eval(*k.value)});
     kw_exprs.push_back({k.name, k.value.get()});
   }

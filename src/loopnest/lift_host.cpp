@@ -4,6 +4,7 @@
 // such sequences, which the kernel's Python unrolls while tracing.
 #include <fmt/core.h>
 
+#include "loopnest/api.h"
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
 
@@ -299,16 +300,33 @@ std::optional<AValue> Lifter::functools_call(const std::string& fn, const std::v
     return part;
   }
   if (fn == "functools.reduce" && (pos.size() == 2 || pos.size() == 3) && kw.empty()) {
-    // reduce(f, items[, initial]): f of the kernel (a def or a lambda) inlined once per item.
-    if (pos[0].k != K::Func || pos[0].s.rfind("user.", 0) != 0)
+    // reduce(f, items[, initial]): f of the kernel (a def or a lambda) inlined once per item, or an
+    // NKI API of two tiles (`functools.reduce(nl.maximum, tiles)`) applied once per item, as the
+    // trace runs it: the statement holds the chain of operations.
+    const ApiSpec* spec = nullptr;
+    if (pos[0].k == K::Func && pos[0].s.rfind("user.", 0) != 0) {
+      spec = find_api(short_api(pos[0].s));
+      bool binary = spec && spec->shape == ShapeRule::Broadcast && spec->shape_from.size() == 2 &&
+                    spec->params.size() >= 2 && spec->params[0] == spec->shape_from[0] &&
+                    spec->params[1] == spec->shape_from[1];
+      if (!binary)
+        fail(c.args[0]->span, "a functools.reduce of a function that is neither the kernel's nor an NKI API of two operands");
+    } else if (pos[0].k != K::Func) {
       fail(c.args[0]->span, "a functools.reduce of a function the kernel does not define");
+    }
     auto items = host_items(pos[1]);
     if (!items) fail(c.args[1]->span, fmt::format("'{}': a host sequence was expected here", print_expr(*c.args[1])));
     size_t first = pos.size() == 3 ? 0 : 1;
     if (first == 1 && items->empty()) fail(c.span, "a functools.reduce of an empty sequence without an initial value");
     AValue acc = pos.size() == 3 ? pos[2] : (*items)[0];
-    const FunctionCode& code = *helpers.at(pos[0].s.substr(5));
-    for (size_t i = first; i < items->size(); ++i) acc = inline_call(code, {acc, (*items)[i]}, {}, c);
+    for (size_t i = first; i < items->size(); ++i) {
+      if (spec) {
+        acc = apply(short_api(pos[0].s), {{spec->params[0], acc}, {spec->params[1], (*items)[i]}},
+                    {{spec->params[0], nullptr}, {spec->params[1], nullptr}}, c, nullptr);
+        continue;
+      }
+      acc = inline_call(*helpers.at(pos[0].s.substr(5)), {acc, (*items)[i]}, {}, c);
+    }
     return acc;
   }
   return std::nullopt;

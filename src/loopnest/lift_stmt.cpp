@@ -894,7 +894,19 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
       // A list of fresh tiles made by a comprehension (Tensor::host_list) is printed by its name.
       if ((v.k == K::List || v.k == K::Tuple) && !v.items.empty() && v.items[0].k == K::Tile) {
         Tensor& t = k.tensor(v.items[0].access.tensor);
-        if (t.host_list && t.list_name.empty()) t.list_name = t.name = id;
+        if (t.host_list && t.list_name.empty()) {
+          t.list_name = t.name = id;
+        } else if (!t.host_list) {
+          // A list of the results of a comprehension's calls (`tiles = [nl.load(x[s]) for s in
+          // range(3)]`): each item is known by its subscript, so an operation reading one prints
+          // (`nl.maximum(tiles[0], tiles[1])` of a functools.reduce printed from the form).
+          for (size_t i = 0; i < v.items.size(); ++i) {
+            const AValue& item = v.items[i];
+            if (item.k != K::Tile || !whole_access(item.access)) continue;
+            Tensor& it = k.tensor(item.access.tensor);
+            if (it.name.empty() && !it.host_list && it.list_loop < 0) it.name = fmt::format("{}[{}]", id, i);
+          }
+        }
       }
       out.push_back(ops_node(s, std::move(ops)));
       return;

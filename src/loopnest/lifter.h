@@ -231,6 +231,8 @@ class Lifter {
   AValue inline_call(const nki::FunctionCode& code, std::vector<AValue> pos,
                      std::vector<std::pair<std::string, AValue>> kw, const nki::CallExpr& c,
                      const std::vector<AValue>& grid = {}, const std::map<std::string, AValue>* captured = nullptr);
+  // An f-string one of whose fields is a loop-dependent value (`f"tile_{i}"`).
+  bool varies_per_iteration(const nki::Expr& fstring);
   bool depends_on_loops(const AValue& v) const;  // an Int or Grid using a loop variable (not a program id)
   std::vector<int> program_loops;  // the loop of each program id of the enclosing launch grid
   std::map<int, std::string> program_names;  // program loop -> the name its id was first bound to

@@ -32,6 +32,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/scope_text.h"
 #include "loopnest/api.h"
 #include "loopnest/transform.h"
 #include "trn/tile_limits.h"
@@ -122,7 +123,7 @@ std::optional<int64_t> partition_bytes(const Tensor& t) {
 // `buffer=nl.psum`, or the keyword added), so the diff shows that word only; "" (printed from the
 // form) when the statement's text does not show its buffer plainly.
 std::string psum_declaration_text(const Kernel& k, const Node& n, bool comprehension = false) {
-  if (!n.origin || (!comprehension && n.ops.size() != 1) || !k.module || !k.module->file) return "";
+  if (!n.origin || text_outside_kernel(k, n) || (!comprehension && n.ops.size() != 1) || !k.module || !k.module->file) return "";
   std::string text;
   for (uint32_t l = n.origin->span.line; l <= n.origin->span.end_line; ++l)
     text += (text.empty() ? "" : "\n") + k.module->file->line_text(l);

@@ -1,6 +1,6 @@
 // The corpus kernels written on 2 Dec (sessions 6 and 7, and the SPMD launches of session 8) and on 3 Dec
 // (session 9, the p9_ kernels; session 10, the p10_ kernels; session 11, the p11_ kernels; session
-// 12, the p12_ kernels; session 13, the p13_ kernels; session 25, the p25_ kernels) in idioms
+// 12, the p12_ kernels; session 13, the p13_ kernels; session 25, the p25_ kernels; session 26, the p26_ kernels) in idioms
 // the repository did not hold (docs/language.md, "Kernels by idiom"), taken as a new user takes them
 // through the binary:
 // `accelopt eval` checks each against its numpy reference, `accelopt parse --emit loops` lifts it
@@ -172,13 +172,18 @@ const std::vector<Case> kCases = {
     {"p13_trio_softmax_gen", "", true},
     // session 25 (probe25): each lifted no loop-nest form, or listed a site its apply refused
     {"p25_invert_sign_bits", "", true},     // `~t` of a tile lifts as nl.invert
-    // outs[h] in a `range` loop: the loop lifts as its copies (frozen, printed as written), the
-    // outputs unnamed items of a comprehension: no site
-    {"p25_head_outputs_list", "", false},
+    // outs[h] in a `range` loop: the loop lifts as its copies (frozen, printed as written); since
+    // session 26 the comprehension's outputs are known as outs[0], outs[1], ..., so the copies open
+    // (helpers=open: engine_assign, in_place); before, no site
+    {"p25_head_outputs_list", "", true},
     {"p25_while_column_walk", "", true},    // `col += width` in the row loop's body that binds col
     {"p25_dict_row_stats", "", true},       // a dict display of results (frozen, read by key)
     {"p25_band_mask_fraction", "", true},   // the comparison folds print dtype=nl.bool_ and apply
     {"p25_new_permute_rows_relu", "", true},  // transpose_on_pe of a dst-first dma_copy of a permuted view
+    // session 26 (probe26)
+    {"p26_helper_keyword_tiles", "", true},  // interchange of the opened helper's loops applies (headers from the form)
+    {"p26_reduce_api_tiles", "", true},      // functools.reduce of nl.maximum / nl.add lifts as its chain
+    {"p26_loop_name_labels", "", true},      // name=f"row{i}_exp" labels are left out of the form
 };
 
 TEST(CorpusNewIdioms, EachKernelChecksLiftsAsRecordedAndOffersTheRecordedSites) {

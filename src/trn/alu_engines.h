@@ -127,8 +127,9 @@ inline const AluEngineRow& alu_engines(AluForm form, AluOp op, bool integer32) {
 }
 
 // The unary ALU operators (nki-language.md 9.1: rsqrt, reciprocal, absolute, no second operand), a
-// tensor_scalar step with a dummy operand; the trace records such a step as AluOp::Other. Not
-// listed, and why: 9.1's bitvec not and logical_not have no tensor_scalar form in the docs.
+// tensor_scalar step with a dummy operand; the trace records such a step by its name (AluOp::Rsqrt,
+// Reciprocal, Abs; AluOp::Other until session 26). Not listed, and why: 9.1's bitvec not and
+// logical_not have no tensor_scalar form in the docs.
 struct UnaryAluRow {
   tensor::UnaryOp op;
   AluEngineRow row;
@@ -155,8 +156,26 @@ inline const AluEngineRow* unary_alu_row(tensor::UnaryOp op) {
   return nullptr;
 }
 
+// The trace's name of a unary ALU operator of the table, and back (AluOp::Other for the others).
+inline AluOp alu_of(tensor::UnaryOp op) {
+  switch (op) {
+    case tensor::UnaryOp::Rsqrt: return AluOp::Rsqrt;
+    case tensor::UnaryOp::Reciprocal: return AluOp::Reciprocal;
+    case tensor::UnaryOp::Abs: return AluOp::Abs;
+    default: return AluOp::Other;
+  }
+}
+inline std::optional<tensor::UnaryOp> unary_of(AluOp op) {
+  switch (op) {
+    case AluOp::Rsqrt: return tensor::UnaryOp::Rsqrt;
+    case AluOp::Reciprocal: return tensor::UnaryOp::Reciprocal;
+    case AluOp::Abs: return tensor::UnaryOp::Abs;
+    default: return std::nullopt;
+  }
+}
+
 // One step of an instruction: a binary ALU operation, or a unary ALU operator (`unary` set, `op`
-// then AluOp::Other as the trace records it).
+// then its trace name, alu_of(unary)).
 struct AluStep {
   AluOp op = AluOp::Unknown;
   std::optional<tensor::UnaryOp> unary;
@@ -225,9 +244,10 @@ inline AluPlacement alu_placement(AluForm form, std::span<const AluStep> steps, 
   }
   return p;
 }
+// From what the trace records (the cost model's question): a unary operator's name is its step.
 inline AluPlacement alu_placement(AluForm form, std::span<const AluOp> ops, bool integer32) {
   std::vector<AluStep> steps;
-  for (AluOp op : ops) steps.push_back({op, std::nullopt});
+  for (AluOp op : ops) steps.push_back({op, unary_of(op)});
   return alu_placement(form, steps, integer32);
 }
 inline AluPlacement alu_placement(AluForm form, std::initializer_list<AluOp> ops, bool integer32) {

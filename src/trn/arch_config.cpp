@@ -149,6 +149,7 @@ void set_parameter(ArchConfig& a, std::string_view name, double value) {
       {"scalar_ghz", &ArchConfig::scalar_ghz},
       {"gpsimd_ghz", &ArchConfig::gpsimd_ghz},
       {"vector_reciprocal_factor", &ArchConfig::vector_reciprocal_factor},
+      {"gpsimd_rsqrt_factor", &ArchConfig::gpsimd_rsqrt_factor},
       {"semaphore_ns", &ArchConfig::semaphore_ns},
       {"dma_engine_bytes_per_ns", &ArchConfig::dma_engine_bytes_per_ns},
       {"hbm_bytes_per_ns", &ArchConfig::hbm_bytes_per_ns},

@@ -70,6 +70,10 @@ struct ArchConfig {
   uint32_t act_table_load_cycles = 1600;
   // nisa.reciprocal on VectorE, cycles per element (calibrated on silu and adamw; ISA says 8N).
   double vector_reciprocal_factor = 3.0;
+  // rsqrt as a GpSimd tensor_scalar step, cycles per element: "4x lower throughput than ScalarE"
+  // (SHARED, trainium-performance.md 2: rsqrt via tensor_scalar(op0=rsqrt) on GpSimd), whose
+  // activation(rsqrt) is N; NC-v2's statement, used for NC-v3 like the other formulas.
+  double gpsimd_rsqrt_factor = 4.0;
   // NC-v3 VectorE performance mode for 16-bit data (ARCH3): tensor_copy / tensor_scalar 4x with
   // SBUF in and out and a contiguous innermost dimension, 2x otherwise; tensor_tensor 2x with
   // both inputs in SBUF. 1 = no performance mode (NC-v2).

@@ -165,6 +165,17 @@ uint64_t floor_ii(uint64_t cycles, const ArchConfig& arch) {
 // n elements at a calibrated (possibly fractional) cycles-per-element rate, rounded up.
 uint64_t scaled(double factor, uint64_t n) { return uint64_t(std::ceil(factor * double(n))); }
 
+// Cycles per element of a tensor_scalar's costliest unary step on its engine (1: none costs more
+// than the instruction's N).
+double unary_step_rate(const InstructionInfo& inst, const ArchConfig& arch) {
+  double rate = 1;
+  for (AluOp op : {inst.alu, inst.alu1}) {
+    if (op == AluOp::Reciprocal && inst.engine == Engine::Vector) rate = std::max(rate, arch.vector_reciprocal_factor);
+    if (op == AluOp::Rsqrt && inst.engine == Engine::GpSimd) rate = std::max(rate, arch.gpsimd_rsqrt_factor);
+  }
+  return rate;
+}
+
 // Vector/Scalar/GpSimd instructions (ISA "Estimated instruction cost" table).
 uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch) {
   const uint64_t n = free_size(inst);
@@ -174,9 +185,18 @@ uint64_t elementwise_cycles(const InstructionInfo& inst, const ArchConfig& arch)
     case Opcode::Activation:
       cycles = floor_ii(n, arch) + (inst.has_reduce ? arch.act_read_accumulator : 0);
       break;
-    case Opcode::TensorScalar:
-      cycles = floor_ii(ceil_div(n, perf_mode_copy(inst, arch)), arch) + (inst.has_reduce ? arch.min_ii : 0);
+    case Opcode::TensorScalar: {
+      // A unary ALU step costs what the operator costs on the engine running it (since session 26,
+      // when the trace began to name it): a reciprocal on VectorE is the VectorE reciprocal (ISA
+      // reciprocal 8N, "VectorE ~8x lower throughput", SHARED; the model's calibrated factor), an
+      // rsqrt on GpSimd 4x ScalarE's N (SHARED). Otherwise N for one or two steps (ISA), through
+      // NC-v3's performance mode.
+      const double step_rate = unary_step_rate(inst, arch);
+      cycles = step_rate > 1 ? floor_ii(scaled(step_rate, n), arch)
+                             : floor_ii(ceil_div(n, perf_mode_copy(inst, arch)), arch);
+      cycles += inst.has_reduce ? arch.min_ii : 0;
       break;
+    }
     case Opcode::TensorTensor:
       // One PSUM input or all-16-bit SBUF inputs stream at 1 element/cycle, otherwise 2 (ISA).
       // The 16-bit fast path is for add, subtract and multiply (an unrecorded operation counts)

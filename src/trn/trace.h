@@ -114,14 +114,18 @@ struct AllocInfo {
 // The ALU operation of a two-input elementwise instruction, where the trace records it
 // (tensor_tensor, tensor_scalar's op0, in-place updates). Power and the bitvec operators are named
 // because they decide the engine (trn/alu_engines.h); Other is every other operation.
+// Rsqrt, Reciprocal and Abs are the unary ALU operators a tensor_scalar step takes with a dummy
+// operand (nki-language.md 9.1); named since session 26 (before: Other), because they decide the
+// engines that may run the step and its cost (trn/alu_engines.h, cost_model.cpp).
 // The ALU operation an instruction applies, as the kernel names it (nl.greater is `greater`, not a
 // class of operations): the trace says what runs. Costs key on classes of them (cost_model.cpp
 // fast_alu, alu_engines.h); a name added here costs what `other` costs unless a row says otherwise.
 enum class AluOp : uint8_t {
   Unknown, Add, Subtract, Multiply, Max, Min, Other, Power, Bitwise,
   Divide, Mod, Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd, LogicalOr, LogicalXor,
+  Rsqrt, Reciprocal, Abs,
 };
-inline constexpr AluOp kLastAluOp = AluOp::LogicalXor;
+inline constexpr AluOp kLastAluOp = AluOp::Abs;
 
 
 // Kernel-level attributes: compiler directives given as decorators.
@@ -282,6 +286,9 @@ inline const char* to_string(AluOp op) {
     case AluOp::LogicalAnd: return "logical_and";
     case AluOp::LogicalOr: return "logical_or";
     case AluOp::LogicalXor: return "logical_xor";
+    case AluOp::Rsqrt: return "rsqrt";
+    case AluOp::Reciprocal: return "reciprocal";
+    case AluOp::Abs: return "abs";
   }
   return "?";
 }

@@ -137,7 +137,7 @@ const AluOp& scalar_step_op(const Value& v, std::string_view api, std::string_vi
 
 trn::AluStep step_alu(const AluOp& op) {
   if (op.binary) return {trn::alu_of(*op.binary), std::nullopt};
-  return {trn::AluOp::Other, op.unary};
+  return {trn::alu_of(*op.unary), op.unary};
 }
 
 bool is_bitvec(tensor::BinaryOp op) {

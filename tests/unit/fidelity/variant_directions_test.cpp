@@ -22,7 +22,7 @@ using simulated_pair::Simulated;
 const fs::path kDir = fs::path(ACCELOPT_SOURCE_DIR) / "tests/kernels/variants";
 
 // The time a rule is about: the whole run, or one engine's busy time.
-enum class Metric { Latency, Vector, Scalar, VectorScalar, Pe };
+enum class Metric { Latency, Vector, Scalar, VectorScalar, GpSimdScalar, Pe };
 
 double metric_us(const Simulated& s, Metric m) {
   switch (m) {
@@ -30,6 +30,7 @@ double metric_us(const Simulated& s, Metric m) {
     case Metric::Vector: return s.vector_us;
     case Metric::Scalar: return s.scalar_us;
     case Metric::VectorScalar: return s.vector_scalar_us;
+    case Metric::GpSimdScalar: return s.gpsimd_us + s.scalar_us;
     case Metric::Pe: return s.pe_busy_us;
   }
   return 0;
@@ -41,6 +42,7 @@ const char* metric_name(Metric m) {
     case Metric::Vector: return "VectorE";
     case Metric::Scalar: return "ScalarE";
     case Metric::VectorScalar: return "VectorE + ScalarE";
+    case Metric::GpSimdScalar: return "GpSimd + ScalarE";
     case Metric::Pe: return "PE";
   }
   return "";
@@ -123,6 +125,22 @@ const Variant kVariants[] = {
     // reciprocal is the calibrated 3N (docs/simulator.md, Calibrated constants): 6N against 3N + N.
     {"vector_vs_scalar_reciprocal", "recip.ref.py", "recip_vector.py", "recip_scalar.py", "trn1", Metric::VectorScalar,
      1.3, 3.0},
+    // The same VectorE reciprocal written as a tensor_scalar step with a dummy operand (nki-language.md
+    // 9.1, the newer API's unary ALU operators): the operator costs what it costs on its engine.
+    // Simulated 1.01x before session 26 (the trace recorded the step as alu=other, priced N).
+    {"vector_tensor_scalar_vs_scalar_reciprocal", "recip.ref.py", "recip_ts_vector.py", "recip_scalar.py", "trn1",
+     Metric::VectorScalar, 1.3, 3.0},
+    {"vector_tensor_scalar_vs_scalar_reciprocal", "recip.ref.py", "recip_ts_vector.py", "recip_scalar.py", "trn2",
+     Metric::VectorScalar, 1.3, 3.0},
+    // SHARED: rsqrt as a GpSimd tensor_scalar step (the compiler's pick, nki-language.md 8.3) has 4x
+    // lower throughput than ScalarE's activation(rsqrt): 4 x (4N + 150) GpSimd cycles against 4N
+    // ScalarE cycles and one table load, ~3.4x. Simulated 0.84x (inverted) before session 26.
+    {"gpsimd_tensor_scalar_vs_scalar_rsqrt", "rsqrt.ref.py", "rsqrt_ts_gpsimd.py", "rsqrt_act_scalar.py", "trn1",
+     Metric::GpSimdScalar, 2.5, 4.5},
+    // NC-v3: GpSimd has its own SBUF port and runs beside VectorE (ARCH3), so the GpSimd variant's
+    // ~28 us of rsqrt overlaps the ~26 us VectorE stream: engines only, the run may tie.
+    {"gpsimd_tensor_scalar_vs_scalar_rsqrt", "rsqrt.ref.py", "rsqrt_ts_gpsimd.py", "rsqrt_act_scalar.py", "trn2",
+     Metric::GpSimdScalar, 2.5, 4.5, 1e-4, false},
     // ISA tensor_tensor: N with one input in PSUM, 2N with both in SBUF; evacuating the product first
     // adds a copy of N: 3N against N.
     {"psum_copy_first_vs_psum_operand", "mmscale.ref.py", "mmscale_via_sbuf.py", "mmscale_from_psum.py", "trn1",

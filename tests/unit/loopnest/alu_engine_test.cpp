@@ -239,7 +239,7 @@ TEST(AluEngineTable, UnaryAluStepsRunWhereTheOperatorTableSays) {
     return trn::alu_placement(trn::AluForm::TensorScalar, std::span<const trn::AluStep>(steps.begin(), steps.size()),
                               false);
   };
-  const trn::AluStep rsqrt{trn::AluOp::Other, U::Rsqrt}, recip{trn::AluOp::Other, U::Reciprocal};
+  const trn::AluStep rsqrt{trn::AluOp::Rsqrt, U::Rsqrt}, recip{trn::AluOp::Reciprocal, U::Reciprocal};
   const trn::AluStep add{trn::AluOp::Add, std::nullopt}, sub{trn::AluOp::Subtract, std::nullopt};
   EXPECT_EQ(place({rsqrt}).allowed, trn::engine_set({trn::Engine::GpSimd, trn::Engine::Scalar}));
   EXPECT_EQ(place({rsqrt}).chosen, trn::Engine::GpSimd);
@@ -250,6 +250,14 @@ TEST(AluEngineTable, UnaryAluStepsRunWhereTheOperatorTableSays) {
   EXPECT_EQ(place({sub, recip}).allowed, trn::engine_set({trn::Engine::Vector}));
   EXPECT_EQ(place({add, rsqrt}).allowed, trn::engine_set({trn::Engine::GpSimd, trn::Engine::Scalar}));
   EXPECT_EQ(trn::unary_alu_row(U::Exp), nullptr);
+  // The cost model asks with what the trace records: the operator's name alone places the same.
+  EXPECT_EQ(trn::alu_placement(trn::AluForm::TensorScalar, {trn::AluOp::Reciprocal}, false).allowed,
+            trn::engine_set({trn::Engine::Vector, trn::Engine::Scalar}));
+  EXPECT_EQ(trn::alu_placement(trn::AluForm::TensorScalar, {trn::AluOp::Add, trn::AluOp::Rsqrt}, false).allowed,
+            trn::engine_set({trn::Engine::GpSimd, trn::Engine::Scalar}));
+  EXPECT_EQ(trn::alu_of(U::Abs), trn::AluOp::Abs);
+  EXPECT_EQ(trn::unary_of(trn::AluOp::Abs), U::Abs);
+  EXPECT_EQ(trn::alu_of(U::Exp), trn::AluOp::Other);
 }
 
 // The error the interpreter's engine check raises tracing `text` on two inputs of `dtype`; none

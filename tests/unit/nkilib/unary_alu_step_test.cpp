@@ -30,21 +30,25 @@ TEST(UnaryAluSteps, ComputeTheOperatorAndIgnoreTheDummyOperand) {
 }
 
 // Placement: rsqrt on GpSimd as the kernel asks, add-then-reciprocal where the compiler picks
-// (Vector), abs on the Scalar Engine as asked; a unary step records as AluOp::Other.
+// (Vector), abs on the Scalar Engine as asked; a unary step records by its name (since session 26;
+// AluOp::Other before), so that the cost model and the engine balance see the operator.
 TEST(UnaryAluSteps, RunOnTheEnginesTheOperatorTableNames) {
   Harness h;
   trn::TraceBuffer trace;
   h.run("corpus/new_unary_alu_steps.py", {test_input({128, 512}, 1)}, false, &trace);
   std::vector<trn::Engine> engines;
-  std::vector<trn::AluOp> alus;
+  std::vector<trn::AluOp> alus, alus1;
   for (const auto& rec : trace.records)
     if (rec.kind == trn::RecordKind::Instruction && rec.inst.opcode == trn::Opcode::TensorScalar) {
       engines.push_back(rec.inst.engine);
       alus.push_back(rec.inst.alu);
+      alus1.push_back(rec.inst.alu1);
     }
   EXPECT_EQ(engines, (std::vector<trn::Engine>{trn::Engine::Vector, trn::Engine::GpSimd, trn::Engine::Vector,
                                                trn::Engine::Scalar}));
-  EXPECT_EQ(alus, (std::vector<trn::AluOp>{trn::AluOp::Add, trn::AluOp::Other, trn::AluOp::Add, trn::AluOp::Other}));
+  using A = trn::AluOp;
+  EXPECT_EQ(alus, (std::vector<A>{A::Add, A::Rsqrt, A::Add, A::Abs}));
+  EXPECT_EQ(alus1, (std::vector<A>{A::Unknown, A::Unknown, A::Reciprocal, A::Unknown}));
 }
 
 }  // namespace

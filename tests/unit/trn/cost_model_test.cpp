@@ -257,6 +257,37 @@ TEST(TrnCost, OnlyMultiplyAddTensorScalarsMoveToTheScalarEngine) {
   }
 }
 
+// The unary ALU operators of a tensor_scalar step (nki-language.md 9.1), named in the trace since
+// session 26: a VectorE reciprocal costs the VectorE reciprocal (the calibrated factor for the ISA's
+// 8N), GpSimd's rsqrt 4x ScalarE's N (SHARED), abs and the ScalarE forms the instruction's N; a
+// reciprocal or abs left to the compiler may move to ScalarE (9.1: Vector / Scalar), a step the
+// ALU table does not know (Other) may not.
+TEST(TrnCost, UnaryTensorScalarStepsCostWhatTheOperatorCostsOnItsEngine) {
+  using A = trn::AluOp;
+  auto ts = inst(trn::Opcode::TensorScalar, trn::Engine::Vector, {tile(512)}, {tile(512)});
+  ts.alu = A::Reciprocal;
+  EXPECT_EQ(trn::instruction_cycles(ts, trn1()), uint64_t(trn1().vector_reciprocal_factor * 512));
+  EXPECT_TRUE(trn::engine_is_flexible(ts));
+  ts.alu = A::Add, ts.alu1 = A::Reciprocal;  // the costlier step sets the rate
+  EXPECT_EQ(trn::instruction_cycles(ts, trn1()), uint64_t(trn1().vector_reciprocal_factor * 512));
+  EXPECT_TRUE(trn::engine_is_flexible(ts));
+  ts.alu = A::Abs, ts.alu1 = A::Unknown;
+  EXPECT_EQ(trn::instruction_cycles(ts, trn1()), 512u);
+  EXPECT_TRUE(trn::engine_is_flexible(ts));
+  ts.alu = A::Other;
+  EXPECT_FALSE(trn::engine_is_flexible(ts));
+  auto on_scalar = ts;
+  on_scalar.engine = trn::Engine::Scalar, on_scalar.alu = A::Reciprocal;
+  EXPECT_EQ(trn::instruction_cycles(on_scalar, trn1()), 512u);
+  auto rsqrt = inst(trn::Opcode::TensorScalar, trn::Engine::GpSimd, {tile(512)}, {tile(512)});
+  rsqrt.alu = A::Rsqrt;
+  EXPECT_EQ(trn::instruction_cycles(rsqrt, trn1()), uint64_t(trn1().gpsimd_rsqrt_factor * 512));
+  EXPECT_EQ(trn1().gpsimd_rsqrt_factor, 4.0);
+  rsqrt.engine = trn::Engine::Scalar;
+  EXPECT_EQ(trn::instruction_cycles(rsqrt, trn1()), 512u);
+  EXPECT_FALSE(trn::engine_is_flexible(rsqrt));  // 9.1: GpSimd / Scalar, never VectorE
+}
+
 TEST(TrnCost, DmaTimeFromBytesEnginesAndDescriptors) {
   const double engine = trn1().dma_engine_bytes_per_ns, desc = trn1().dma_descriptor_ns;
   trn::DmaShape full{524288, 128, 128, trn::DmaTransposeKind::None};

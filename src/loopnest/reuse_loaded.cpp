@@ -22,6 +22,7 @@
 // that reads its tables twice per pipeline stage loses all its duplicated reads in one move.
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include <fmt/core.h>
 
@@ -149,6 +150,7 @@ class ReuseLoaded : public Transform {
   bool visit(Kernel& k, const SiteSink& sink) const override {
     Analysis an(k);
     std::vector<Reuse> found;
+    std::set<int> forwarded;  // tiles of the twins found so far
     const OpRef* anchor = nullptr;
     const Ranges ranges = k.ranges();
     for (const OpRef& second : an.ops) {
@@ -158,6 +160,8 @@ class ReuseLoaded : public Transform {
       for (const OpRef& first : an.ops) {
         if (first.order >= second.order) break;
         if (first.block != second.block || !plain_load(k, first)) continue;
+        // A tile whose reload already goes (its readers read its twin) is filled by nothing.
+        if (forwarded.count(first.op().dst->tensor)) continue;
         auto from = region_on_chip(k, first.op(), second.op());
         if (!from || !same_mask(first.op(), second.op())) continue;
         const bool twin = twin_tiles(k, an, first, second, *from);
@@ -180,6 +184,7 @@ class ReuseLoaded : public Transform {
         }
         if (clobbered) continue;
         found.push_back({second.node->id, *from, twin});
+        if (twin) forwarded.insert(second.op().dst->tensor);
         if (!anchor) anchor = &second;
         break;
       }

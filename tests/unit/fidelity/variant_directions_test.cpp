@@ -147,6 +147,16 @@ const Variant kVariants[] = {
      Metric::Vector, 2.3, 3.2, 1e-2},
     {"psum_copy_first_vs_psum_operand", "mmscale.ref.py", "mmscale_via_sbuf.py", "mmscale_from_psum.py", "trn2",
      Metric::Vector, 2.3, 3.2, 1e-2},
+    // ARCH2: a matmul output fits one PSUM bank (512 fp32), so a [1, 1024] row broadcast to 128
+    // partitions reaches SBUF before its readers and each fp32 multiply reads two SBUF inputs (2N);
+    // broadcast 512 columns at a time it stays in PSUM (N, ISA tensor_tensor): 4 x 2N against
+    // 2 x 4 x N per 1024 columns, ~2x less the fixed costs. The device step this pins: Mamba v2 ->
+    // v3 at seq 1024 (1024-wide rows -> 512-column chunks), 4.4 -> 3.3 ms (measurements 1.7; the
+    // model's -17.5% of the device's -25% is this rule; session 27). Written before simulating.
+    {"broadcast_two_banks_vs_one_bank", "bcast.ref.py", "bcast_wide.py", "bcast_banks.py", "trn1", Metric::Vector, 1.5,
+     2.2},
+    {"broadcast_two_banks_vs_one_bank", "bcast.ref.py", "bcast_wide.py", "bcast_banks.py", "trn2", Metric::Vector, 1.5,
+     2.2},
     // PERF Opt #7 / ISA nc_matmul: with the vectors stationary one matmul per ~128 cycles per 128
     // rows; with the matrix stationary and the vectors moving max(min(64, 128), NV) = 64. The PE
     // only: the matrix-stationary variant stores its [128, NV] results through a transposing view

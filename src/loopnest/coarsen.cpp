@@ -8,9 +8,14 @@
 //     out again, block dim / factor, the free dim carrying the tile axis * factor;
 //   - a tile defined inside the loop, used whole: it grows with its producer;
 // and every instruction grows along one tile axis, with loop-invariant operands broadcast along it
-// (a [128, 1] bias). Reductions along that axis (also into a reduce_res), transposes, masks using
-// the loop variable and a partition axis beyond 128 are refused; a matmul grows only along its
-// moving free axis, to 512.
+// (a [128, 1] bias). Reductions along that axis (also into a reduce_res along a free axis) and
+// masks using the loop variable are refused; a matmul grows along its moving free axis, to 512,
+// or along its output partitions (the stationary's free axis), to 128.
+// The partition axis grows too, to 128 partitions: a GPU port's 64-row blocks become one
+// 128-row block (same instruction count, each instruction on twice the partitions for the same
+// time: trainium-performance, "instructions on fewer than 128 partitions"). Along it a 2-D
+// transpose turns the growing axis into its output's free axis (both at most 128), a broadcast
+// along partitions grows its shape, and reductions into a reduce_res follow, being per partition.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -29,6 +34,7 @@ namespace {
 
 constexpr int64_t kMaxFreeElems = 8192;    // a tile's free size after the change (32 KiB of fp32 per partition)
 constexpr int64_t kMaxMatmulMoving = 512;  // moving free size of the Tensor Engine (one PSUM bank of fp32)
+constexpr int64_t kMaxPartitions = 128;    // partitions of a tile; stationary free size and transposes too
 
 struct Plan {
   int loop = -1;
@@ -45,6 +51,12 @@ struct Plan {
   std::map<int, int> grown;           // inner tensor -> dim whose size scales
   std::map<int, std::pair<int, int>> relaid;  // block buffer -> (block dim, free dim)
   std::vector<Node*> views;           // view bindings inside the loop that change
+  struct ShapeChange {
+    Node* node;
+    size_t op;
+    int dim;
+  };
+  std::vector<ShapeChange> shapes;  // broadcast_to calls whose shape grows along a dim
   std::set<Node*> dirty;
 };
 
@@ -65,15 +77,22 @@ int output_axis(const Op& op, const std::string& param, int a) {
       return a;
     case OpClass::Reduce: return a;  // checked against the reduced axes below
     case OpClass::Matmul:
+      if (param == "dst") return a;
+      // The stationary's free axis is the output's partition axis; the contraction axis (the
+      // inputs' partitions) feeds none.
       if (op.api == "nisa.nc_matmul") {
         if (param == "moving") return a == 1 ? 1 : -2;
-        if (param == "stationary") return -2;
+        if (param == "stationary") return a == 1 ? 0 : -2;
       }
       if (op.api == "nl.matmul") {
         if (param == "y") return a == 1 ? 1 : -2;
-        if (param == "x") return -2;
+        if (param == "x") return a == (symbol_of(op, "transpose_x") == "True" ? 1 : 0) ? 0 : -2;
       }
       return a == 1 ? 1 : -2;
+    case OpClass::Transpose:
+      if (param == "dst") return a;
+      return a == 0 ? 1 : a == 1 ? 0 : -1;
+    case OpClass::Broadcast: return a;  // a one-partition source broadcasts along the growing axis
     default: return -1;
   }
 }
@@ -111,14 +130,23 @@ class Coarsen : public Transform {
       if (!has_matmul) options.push_back({1, 2});
       for (auto [mul, div] : options) {
         Analysis an(k);
-        auto plan = make_plan(k, an, *n, mul, div);
+        auto plan = plan_seeded(k, an, *n, mul, div, false);
+        // Row blocks grow to more partitions only: narrower ones only lose (the same instructions,
+        // each on fewer partitions in the same time).
+        const bool rows = !plan && mul > 1;
+        if (rows) plan = plan_seeded(k, an, *n, mul, div, true);
         if (!plan) continue;
         std::string dir = mul > 1 ? "coarsen" : "split";
         int64_t factor = mul > 1 ? mul : div;
+        std::map<std::string, std::string> params = {
+            {"direction", dir}, {"factor", std::to_string(factor)}, {"loop", loop_signature(k, an, *n)}};
+        if (rows) params["rows"] = "1";
         auto s = make_loop_site(k, an, *n,
-                                fmt::format("{} `for {}` by {}: {} iterations of {} tiles", dir, l.var, factor,
-                                            *trip * div / mul, mul > 1 ? "wider" : "narrower"),
-                                {{"direction", dir}, {"factor", std::to_string(factor)}, {"loop", loop_signature(k, an, *n)}});
+                                rows ? fmt::format("coarsen `for {}` by {}: {} iterations of tiles on {}x the partitions",
+                                                   l.var, factor, *trip / mul, factor)
+                                     : fmt::format("{} `for {}` by {}: {} iterations of {} tiles", dir, l.var, factor,
+                                                   *trip * div / mul, mul > 1 ? "wider" : "narrower"),
+                                params);
         if (!s) continue;
         Plan p = std::move(*plan);
         if (sink(*s, [&k, p]() mutable { apply_plan(k, p); })) return true;
@@ -146,12 +174,78 @@ class Coarsen : public Transform {
     return "?";
   }
 
+  static bool declares(const Op& op) {
+    const ApiSpec* spec = find_api(op.api);
+    return (spec && spec->creates) || op.cls == OpClass::Memset || op.cls == OpClass::Alloc;
+  }
+
+  // Ops whose result's size is their own to choose: declarations and broadcasts of one partition.
+  static bool fresh(const Op& op) { return declares(op) || op.cls == OpClass::Broadcast; }
+
+  // Whether the tile is made whole (nl.zeros, nl.full, nl.ndarray, broadcast_to) in loop `l`.
+  static bool declared_in_loop(const Kernel& k, const Analysis& an, int tensor, int l) {
+    for (const OpRef* w : an.writers(k, tensor))
+      if (fresh(w->op()) && inside(w->loops, l)) return true;
+    return false;
+  }
+
+  // Whether an on-chip tile made before loop `l` by fresh ops only (a gamma row broadcast to the
+  // block's rows once) is read in `l` alone and written nowhere else: it may grow with the loop's
+  // tiles. (One written in the loop carries something across its iterations, the rows of one
+  // block into the next: a wider tile would not sum them alike.)
+  static bool fresh_before_loop(const Kernel& k, const Analysis& an, int tensor, int l) {
+    const Tensor& t = k.tensor(tensor);
+    if (!t.on_chip() || (t.role != TensorRole::Value && t.role != TensorRole::Buffer)) return false;
+    bool made = false;
+    for (const OpRef* w : an.writers(k, tensor)) {
+      if (inside(w->loops, l) || !fresh(w->op())) return false;
+      made = true;
+    }
+    for (const OpRef* r : an.readers(k, tensor))
+      if (!inside(r->loops, l)) return false;
+    return made;
+  }
+
+  // The dim of `a` (a whole access of its tensor) that carries tile axis `axis`; -1 when none or
+  // the access is a part of it along that dim.
+  static int whole_dim(const Kernel& k, const Access& a, int axis) {
+    const Tensor& t = k.tensor(a.tensor);
+    if (a.dims.size() != t.shape.size()) return -1;
+    int dim = -1;
+    for (size_t d = 0; d < a.dims.size(); ++d)
+      for (const auto& term : a.dims[d].terms)
+        if (term.axis == axis) dim = static_cast<int>(d);
+    if (dim < 0) return -1;
+    const DimIndex& dd = a.dims[static_cast<size_t>(dim)];
+    if (dd.terms.size() != 1 || !(dd.start == IExpr(0)) || !(dd.terms[0].size == t.shape[static_cast<size_t>(dim)])) return -1;
+    return dim;
+  }
+
   static bool defined_inside(const Kernel& k, int tensor, const std::set<int>& inner_loops) {
     int s = k.tensor(tensor).scope_loop;
     return s >= 0 && inner_loops.count(s);
   }
 
-  static std::optional<Plan> make_plan(Kernel& k, const Analysis& an, Node& loop_node, int64_t mul, int64_t div) {
+  // make_plan, seeding the tiles declared in the loop that its refusals name, one at a time.
+  static std::optional<Plan> plan_seeded(Kernel& k, const Analysis& an, Node& loop_node, int64_t mul, int64_t div,
+                                         bool rows) {
+    std::map<int, int> seed;
+    for (int tries = 0; tries < 16; ++tries) {
+      std::optional<std::pair<int, int>> wanted;
+      auto plan = make_plan(k, an, loop_node, mul, div, rows, seed, wanted);
+      if (plan || !wanted) return plan;
+      seed[wanted->first] = wanted->second;
+    }
+    return std::nullopt;
+  }
+
+  // `rows`: the loop walks row blocks, and the partition axis may grow (to 128) with what
+  // follows it; else only free axes grow, as before partitions were taken.
+  // `seed`: tiles declared in the loop (`acc = nl.zeros(...)`) that grow along the given dim from
+  // their declaration on; a plan refused because such a tile is read before it grew names it in
+  // `wanted`, and the caller tries again with it seeded.
+  static std::optional<Plan> make_plan(Kernel& k, const Analysis& an, Node& loop_node, int64_t mul, int64_t div,
+                                       bool rows, const std::map<int, int>& seed, std::optional<std::pair<int, int>>& wanted) {
     Plan p;
     p.loop = loop_node.loop;
     p.mul = mul, p.div = div;
@@ -171,6 +265,24 @@ class Coarsen : public Transform {
       if (v % div) return std::nullopt;
       return IExpr(v / div);
     };
+    // Seeded tiles made before the loop grow there: a broadcast's shape, a declaration's shape.
+    for (const auto& [t, dim] : seed) {
+      if (defined_inside(k, t, inner_loops)) continue;
+      const Tensor& tensor = k.tensor(t);
+      auto s = scaled(tensor.shape[static_cast<size_t>(dim)]);
+      const int64_t limit = dim == tensor.partition_dim ? kMaxPartitions : kMaxFreeElems;
+      if (!s || s->constant() > limit) return std::nullopt;
+      for (const OpRef* w : an.writers(k, t)) {
+        if (inside(w->loops, l) || w->op().cls != OpClass::Broadcast) continue;
+        const Arg* shape = w->op().arg("shape");
+        if (!shape || shape->value.kind != Operand::Kind::Shape || shape->value.shape.size() != tensor.shape.size() ||
+            !scaled(shape->value.shape[static_cast<size_t>(dim)]))
+          return std::nullopt;
+        p.shapes.push_back({w->node, w->index, dim});
+        p.dirty.insert(w->node);
+      }
+      p.grown[t] = dim;
+    }
     // Block buffers declared outside the loop and walked by it: every access must be inside it.
     std::map<int, int> block_dim;  // buffer -> dim indexed by the loop variable
     std::map<int, int> grow_axis;  // per op (order) -> output axis that grows
@@ -192,6 +304,16 @@ class Coarsen : public Transform {
         Access* acc;
       };
       std::vector<Item> items;
+      // A declaration (or partition broadcast) of a seeded tile makes it grown; it follows the
+      // loop along that dim.
+      if (fresh(op) && op.dst && seed.count(op.dst->tensor)) {
+        const int dim = seed.at(op.dst->tensor);
+        const DimIndex& d = op.dst->dims[static_cast<size_t>(dim)];
+        if (d.terms.size() != 1) return std::nullopt;
+        p.grown[op.dst->tensor] = dim;
+        if (op.cls == OpClass::Alloc) continue;  // no work: nothing to size
+        agree(d.terms[0].axis);
+      }
       if (op.dst && op.cls != OpClass::Alloc) items.push_back({-1, "dst", &*op.dst});
       for (size_t i = 0; i < op.args.size(); ++i)
         if (op.args[i].value.kind == Operand::Kind::Tile) items.push_back({static_cast<int>(i), op.args[i].name, &op.args[i].value.access});
@@ -263,16 +385,29 @@ class Coarsen : public Transform {
           if (!x.is_constant() || x.constant() <= *axis) return std::nullopt;
         if (ax->kind == Operand::Kind::Number && ax->number <= *axis) return std::nullopt;
       }
-      if (op.cls == OpClass::Transpose || op.cls == OpClass::Broadcast || op.cls == OpClass::Other) return std::nullopt;
-      if (*axis == 0) return std::nullopt;  // the partition axis
+      const bool partitions = *axis == 0;
+      if (op.cls == OpClass::Other || (partitions && !rows)) return std::nullopt;
+      // Transposes and broadcast_to follow only where the partition axis grows (a loop over row
+      // blocks): a 2-D transpose turns it into its output's free axis, a broadcast along
+      // partitions grows its shape's first dim.
+      if ((op.cls == OpClass::Transpose && !rows) || (op.cls == OpClass::Broadcast && !partitions)) return std::nullopt;
+      if (op.cls == OpClass::Transpose && (!op.dst || op.dst->tile_shape().size() != 2)) return std::nullopt;
+      if (op.cls == OpClass::Broadcast) {
+        const Arg* shape = op.arg("shape");
+        if (!shape || shape->value.kind != Operand::Kind::Shape || shape->value.shape.empty() ||
+            !scaled(shape->value.shape[0]))
+          return std::nullopt;
+        p.shapes.push_back({r.node, r.index, 0});
+      }
       // A scan runs along the last free axis (nki-language.md 8.3, tensor_tensor_scan): a wider
       // tile continues one recurrence through blocks that each started their own.
       if (op.cls == OpClass::Scan && (!op.dst || static_cast<int>(op.dst->tile_shape().size()) == *axis + 1))
         return std::nullopt;
       // A reduction into an output operand (activation's / tensor_scalar_reduce's reduce_res) runs
       // along the free axes: a wider tile sums `factor` blocks into one where each block had its own.
+      // Along partitions each partition keeps its own: the output grows with the op.
       for (const auto& a : op.args)
-        if (a.output && a.value.kind == Operand::Kind::Tile) return std::nullopt;
+        if (a.output && a.value.kind == Operand::Kind::Tile && !partitions) return std::nullopt;
       // Pass 2: every other access grows along the axis or is broadcast along it.
       for (auto& it : items) {
         Access& a = *it.acc;
@@ -309,22 +444,37 @@ class Coarsen : public Transform {
         if (defined_inside(k, a.tensor, inner_loops) && (t.role == TensorRole::Value || t.role == TensorRole::Buffer)) {
           if (broadcast && it.which >= 0) continue;
           // Grows with its producer: only whole accesses, the growing axis one of its dims.
-          if (!(a.dims.size() == t.shape.size())) return std::nullopt;
-          int dim = -1;
-          for (size_t d = 0; d < a.dims.size(); ++d)
-            for (const auto& term : a.dims[d].terms)
-              if (term.axis == oa_from) dim = static_cast<int>(d);
+          const int dim = whole_dim(k, a, oa_from);
           if (dim < 0) return std::nullopt;
-          const DimIndex& dd = a.dims[static_cast<size_t>(dim)];
-          if (dd.terms.size() != 1 || !(dd.start == IExpr(0)) || !(dd.terms[0].size == t.shape[static_cast<size_t>(dim)]))
+          const bool written = it.which < 0 || op.args[static_cast<size_t>(it.which)].output;
+          if (!written) {  // read before anything in the loop grew it: its declaration may grow it
+            if (declared_in_loop(k, an, a.tensor, l) && !seed.count(a.tensor)) wanted = std::make_pair(a.tensor, dim);
             return std::nullopt;
-          if (it.which >= 0) return std::nullopt;  // read before anything in the loop grew it
+          }
           p.grown[a.tensor] = dim;
           continue;
         }
-        if (!broadcast) return std::nullopt;
+        if (!broadcast) {
+          const int dim = whole_dim(k, a, oa_from);
+          if (dim >= 0 && !seed.count(a.tensor) && fresh_before_loop(k, an, a.tensor, l)) wanted = std::make_pair(a.tensor, dim);
+          return std::nullopt;
+        }
       }
       // Sizes after the change.
+      // What grows along partitions (and both sides of a transpose, the stationary's free axis)
+      // stays within 128.
+      if (partitions || op.cls == OpClass::Transpose) {
+        for (auto& it : items) {
+          std::vector<IExpr> shape = it.acc->tile_shape();
+          for (size_t ax = 0; ax < shape.size(); ++ax) {
+            if (output_axis(op, it.param, static_cast<int>(ax)) != *axis || shape[ax] == IExpr(1)) continue;
+            auto s = scaled(shape[ax]);
+            if (!s || s->constant() < 1 || s->constant() > kMaxPartitions) return std::nullopt;
+          }
+        }
+        p.dirty.insert(r.node);
+        continue;
+      }
       if (op.cls == OpClass::Matmul) {
         for (auto& it : items) {
           std::vector<IExpr> shape = it.acc->tile_shape();
@@ -417,6 +567,13 @@ class Coarsen : public Transform {
       for (auto& d : v->view->dims)
         if (d.start.uses(p.loop)) scale_dim(d, p.loop, p.mul, p.div, !stepped);
       v->dirty = true;
+    }
+    for (auto& [node, index, dim] : p.shapes) {
+      Operand& shape = node->ops[index].arg("shape")->value;
+      IExpr& size = shape.shape[static_cast<size_t>(dim)];
+      size = IExpr(size.constant() * p.mul / p.div);
+      shape.origin = nullptr;
+      node->dirty = true;
     }
     // Tensors that change shape, and every access of them.
     std::map<int, int> grow = p.grown;  // tensor -> dim scaled by mul/div

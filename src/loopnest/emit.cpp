@@ -664,7 +664,8 @@ class Emitter {
       for (const Op& inner : n.ops)
         if (made_tile(inner) == o.access.tensor) return call(inner, n);
     // `(scale := 2.0)`: the span leaves out the parentheses an assignment expression needs.
-    if (kept(o.origin)) return o.origin->kind == ExprKind::NamedExpr ? "(" + source(*o.origin) + ")" : source(*o.origin);
+    if (kept(o.origin) && (!o.origin_moved || o_.moved_origins))
+      return o.origin->kind == ExprKind::NamedExpr ? "(" + source(*o.origin) + ")" : source(*o.origin);
     switch (o.kind) {
       case Operand::Kind::Tile:
         if (o.number_when)
@@ -861,7 +862,19 @@ std::string first_difference(const std::string& a, const std::string& b) {
 
 std::string emit(const Kernel& k, const EmitOptions& options) { return Emitter(k, options).run(); }
 
-std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
+namespace {
+
+bool has_moved_origin(const std::vector<Node>& nodes) {
+  for (const Node& n : nodes) {
+    for (const Op& op : n.ops)
+      for (const Arg& a : op.args)
+        if (a.value.origin_moved && a.value.origin) return true;
+    if (has_moved_origin(n.body) || has_moved_origin(n.orelse)) return true;
+  }
+  return false;
+}
+
+std::string emit_checked_once(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
   std::string text = emit(k, options);
   Kernel again;
   try {
@@ -874,6 +887,20 @@ std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, cons
   if (want != got) throw EmitError("the printed kernel has another loop-nest form than the transformed one, at " +
                                    first_difference(want, got));
   return text;
+}
+
+}  // namespace
+
+std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
+  if (!options.moved_origins || !has_moved_origin(k.body)) return emit_checked_once(k, args, options);
+  try {
+    return emit_checked_once(k, args, options);
+  } catch (const EmitError&) {
+    // A carried name is not in scope where the operand landed, or means another value there.
+    EmitOptions values = options;
+    values.moved_origins = false;
+    return emit_checked_once(k, args, values);
+  }
 }
 
 }  // namespace loopnest

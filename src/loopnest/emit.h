@@ -23,6 +23,9 @@ struct EmitOptions {
   // Print every operation from the form, as if every statement had changed, with operands,
   // destinations and callees written from the form rather than copied (tests the printer).
   bool regenerate = false;
+  // Print operands a move carried from another statement as the author wrote them (a name such
+  // as `scale`); emit_checked turns it off when that text means something else where it lands.
+  bool moved_origins = true;
 };
 
 // The kernel's source with the form's changes. Throws EmitError for a form it cannot print.
@@ -30,6 +33,7 @@ std::string emit(const Kernel& k, const EmitOptions& options = {});
 
 // emit(), then lifts the printed source (same arguments) and requires the same form (dump.h):
 // what is printed is exactly what the form says. Throws EmitError naming the first difference.
+// Operands carried from another statement print as written where that checks, else as values.
 std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options = {});
 
 }  // namespace loopnest

@@ -310,6 +310,15 @@ bool same_alu_class(const std::string& op0, const std::string& op1) {
   return bitvec.count(op0) == bitvec.count(op1);
 }
 
+// An operand a fold carries from the statement it came from into another one: the data tile
+// keeps its text; a number prints as the author wrote it (`scale`) where that still means the same
+// value there (emit_checked), else as its value; other kinds print from the form.
+void carried(Arg& a) {
+  if (a.name == "data") return;
+  if (a.value.kind == Operand::Kind::Number) a.value.origin_moved = true;
+  else a.value.origin = nullptr;
+}
+
 class FoldScalarOps : public Transform {
  public:
   std::string name() const override { return "fold_scalar_ops"; }
@@ -343,7 +352,7 @@ class FoldScalarOps : public Transform {
             args.push_back(arg("op1", symbol(b.op)));
             args.push_back(arg("operand1", b.operand));
             if (b.reverse) args.push_back(arg("reverse1", symbol("True")));
-            for (auto& x : args) x.value.origin = x.name == "data" ? x.value.origin : nullptr;
+            for (auto& x : args) carried(x);
             Op op = rebuild(target->op(), "nisa.tensor_scalar", std::move(args));
             say_result_dtype(k, op);
             replace(k, *target, std::move(op), {gone});
@@ -658,7 +667,7 @@ class FoldScalarTensorTensor : public Transform {
         if (sink(s, [&k, target, x, c, y, op0, op1, reverse0, reverse1, gone] {
               std::vector<Arg> args = {arg("data", x), arg("op0", symbol(op0)), arg("operand0", c),
                                        arg("op1", symbol(op1)), arg("operand1", y)};
-              args[2].value.origin = nullptr;
+              carried(args[2]);
               if (reverse0) args.push_back(arg("reverse0", symbol("True")));
               if (reverse1) args.push_back(arg("reverse1", symbol("True")));
               Op op = rebuild(target->op(), "nisa.scalar_tensor_tensor", std::move(args));

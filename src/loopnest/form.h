@@ -127,6 +127,10 @@ struct Operand {
   DimIndex grid;                 // Grid: start + its axis terms
   int grid_rank = 0;             // Grid: the number of axes of the grid (`[:, None]` is 2)
   const nki::Expr* origin = nullptr;  // the expression it was lifted from (printed while unchanged)
+  // The origin was written at another statement and a move carried the operand here (a fold's
+  // `scale`): printed as written only if the print-back still lifts to the same form there
+  // (emit_checked), else as its value.
+  bool origin_moved = false;
   std::string text;              // Other: the source text
   // Tile: a per-iteration choice between a number and the tile (`0.0 if blk == 0 else carry`, a
   // scan's initial value): in the iterations where this bool expression of the loop variables is 1

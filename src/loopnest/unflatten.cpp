@@ -19,6 +19,7 @@
 // adds, with the parameter flat_loops=split; apply_site splits the loops before the move.
 #include <algorithm>
 #include <functional>
+#include <numeric>
 #include <set>
 
 #include "loopnest/nest_walk.h"
@@ -69,16 +70,38 @@ bool only_packed_coordinates(const Kernel& k, const Node& n) {
   return packed;
 }
 
+// The loop's trip divisor that a `// d` or `% d` term packs: d for `t // d`; for a row offset
+// `(c * t) // d` (a GPU port's `row0 = t * 64` into 128-row HBM tiles, `row0 // 128`,
+// `row0 % 128`) d / gcd(c, d) iterations share a quotient. 0 when the term packs none.
+int64_t packed_divisor(const Term& t, int v) {
+  if (!t.args[0].uses(v) || t.divisor <= 1) return 0;
+  const int64_t c = t.args[0].coeff(v);
+  if (c <= 0 || (t.args[0] - IExpr::var(v) * c).uses(v)) return 0;
+  return t.divisor / std::gcd(c, t.divisor);
+}
+
 // The divisors d of the loop's `// d` and `% d` terms that split its trip (1 < d < trip, d | trip),
 // largest first: the outermost coordinate comes off first.
 std::vector<int64_t> split_divisors(const Kernel& k, const Node& n, int64_t trip) {
   std::set<int64_t> ds;
   for_each_index_expr(k, n.body, [&](const IExpr& e) {
     for_each_quasi_term(e, [&](const Term& t) {
-      if (t.args[0].uses(n.loop) && t.divisor > 1 && t.divisor < trip && trip % t.divisor == 0) ds.insert(t.divisor);
+      const int64_t d = packed_divisor(t, n.loop);
+      if (d > 1 && d < trip && trip % d == 0) ds.insert(d);
     });
   });
   return {ds.rbegin(), ds.rend()};
+}
+
+// Whether a `//` / `%` term packs the loop's variable scaled (`(64 * t) // 128`): the variable
+// is then a row-block count also read directly (`x[64 * t:64 * t + 64]`), and the split gives the
+// row blocks a loop of their own.
+bool packs_scaled(const Kernel& k, const Node& n) {
+  bool scaled = false;
+  for_each_index_expr(k, n.body, [&](const IExpr& e) {
+    for_each_quasi_term(e, [&](const Term& t) { scaled = scaled || (packed_divisor(t, n.loop) > 1 && t.args[0].coeff(n.loop) > 1); });
+  });
+  return scaled;
 }
 
 // Whether the loop may be split at all: a known trip from 0 by 1, not a host sequence, no tile
@@ -140,7 +163,7 @@ bool split_one(Kernel& k) {
   for (int id : open_loop_ids(k)) {
     Node* n = find_node(k, id);
     auto trip = splittable_trip(k, *n);
-    if (!trip || !only_packed_coordinates(k, *n)) continue;
+    if (!trip || !(only_packed_coordinates(k, *n) || packs_scaled(k, *n))) continue;
     const int before = quasi_terms_using(k, n->body, {n->loop});
     if (before == 0) continue;
     for (int64_t d : split_divisors(k, *n, *trip)) {

@@ -940,6 +940,17 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/state_inner_product_rows.py", "state_inner_product_rows.hoist_compute", "hoist_compute", {}},
       // Every invariant statement of the state loop in one move, each making the next invariant.
       {"tests/kernels/state_inner_product_rows.py", "state_inner_product_rows.hoist_all", "hoist", {{"all", "3"}}},
+      // 64-row blocks onto 128 partitions: an accumulator declared in the loop, a partition
+      // broadcast and a per-row scale column grow with the rows.
+      {"tests/kernels/half_row_blocks.py", "half_row_blocks.tile_size_rows", "tile_size", {{"rows", "1"}}},
+      // The query blocks packed two to a 128-row HBM tile (`(64 * qb) // 128`) split, then the
+      // halves coarsened: a transpose's output and a matmul's output partitions grow.
+      {"tests/kernels/half_row_attention.py", "half_row_attention.tile_size_rows", "tile_size",
+       {{"rows", "1"}, {"flat_loops", "split"}}},
+      // Operands a fold carries print as the author's names where they mean the same value, else
+      // as values.
+      {"tests/kernels/fold_named_scalars.py", "fold_named_scalars.fold_scalar_ops", "fold_scalar_ops", {}},
+      {"tests/kernels/fold_rebound_scalar.py", "fold_rebound_scalar.fold_scalar_ops", "fold_scalar_ops", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -878,8 +878,12 @@ AValue Lifter::eval_node(const Expr& e) {
         return (v.k == K::Float && v.type == "program") || (is_int && !v.i.is_constant());
       };
       if ((l.k == K::Float || li) && (r.k == K::Float || ri) && (program_float(l, li) || program_float(r, ri))) {
-        if ((li && depends_on_loops(l)) || (ri && depends_on_loops(r)))
+        if ((li && depends_on_loops(l)) || (ri && depends_on_loops(r))) {
+          // `k * 1.0` in `for k in nl.sequential_range(4)`: the loop may still lift as its copies
+          // (for_loop), each with k a host int, as the trace runs it.
+          per_iteration_host_refused = true;
           fail(e.span, fmt::format("the float operation '{}' on a loop variable", print_expr(e)));
+        }
         return AValue::of_float(NAN, "program");
       }
       bool lf = l.k == K::Float || (li && l.i.is_constant()), rf = r.k == K::Float || (ri && r.i.is_constant());

@@ -1029,9 +1029,10 @@ AValue Lifter::eval_node(const Expr& e) {
         // taking it accepts.
         a = enum_as_int(a), b = enum_as_int(b);
         auto number = [](const AValue& v) { return v.k == K::Int || v.k == K::Bool || v.k == K::Float; };
-        if (!number(a) || !number(b)) {
+        if (!number(a) || !number(b) || a.k == K::Float || b.k == K::Float) {
           // `(nl.maximum if k == 0 else nl.minimum)(r, c)`: a function, dtype or string chosen per
-          // iteration; the loop may still lift as its copies (for_loop).
+          // iteration, or a float (`2.0 if i == 0 else 0.5`: operand expressions are integer); the
+          // loop may still lift as its copies (for_loop).
           per_iteration_host_refused = true;
           fail(x.test->span, fmt::format("a choice between host values ('{}' or '{}') under the condition '{}' on a loop "
                                          "variable (one loop of the form holds one of them)",

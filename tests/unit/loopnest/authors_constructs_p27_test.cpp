@@ -3,7 +3,7 @@
 // iteration (`if k == 0: acc = t` / `else: acc = acc + t`, `acc = None` then `t if acc is None
 // else ...`, a host flag flipped after the first block), an early return decided by the shapes
 // with code after it, per-group accumulators in a Python list rebound by index, and float
-// arithmetic on a loop variable.
+// arithmetic on (or a float chosen by) a loop variable.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -50,7 +50,7 @@ TEST(LoopNestAuthors27, AValueBoundOnlyByTheFirstIterationLiftsAsTheTracesCopies
   std::string d = loopnest::dump(k);
   EXPECT_NE(d.find("inline for:"), std::string::npos) << d;
   EXPECT_EQ(count(d, "nl.maximum("), 3u) << d;  // the three later blocks, each reading the one before
-  EXPECT_NE(d.find("nl.store(dst=out, value=run#3)"), std::string::npos) << d;
+  EXPECT_NE(d.find("nl.store(dst=out, value=run#4)"), std::string::npos) << d;  // the last copy's
   EXPECT_EQ(loopnest::emit(k), text);
 }
 
@@ -165,6 +165,42 @@ TEST(LoopNestAuthors27, FloatArithmeticOnALoopVariableLiftsAsTheCopies) {
   loopnest::Kernel k = loopnest::lift_source("k.py", text, arrays({{128, 192}}));
   std::string d = loopnest::dump(k);
   EXPECT_EQ(count(d, "nl.where("), 3u) << d;
+  EXPECT_EQ(loopnest::emit(k), text);
+  // A float chosen per iteration: before, "cannot lift '0.5': an integer was expected here".
+  std::string choice = std::string(kImports) +
+                       "@nki.jit\n"
+                       "def kernel(x):\n"
+                       "    out = nl.ndarray((256, 64), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                       "    for i in nl.affine_range(2):\n"
+                       "        scale = 2.0 if i == 0 else 0.5\n"
+                       "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+                       "        nl.store(out[i * 128:(i + 1) * 128, :], value=nl.multiply(t, scale))\n"
+                       "    return out\n";
+  d = loopnest::dump(loopnest::lift_source("k.py", choice, arrays({{256, 64}})));
+  EXPECT_NE(d.find("y=2.0"), std::string::npos) << d;
+  EXPECT_NE(d.find("y=0.5"), std::string::npos) << d;
+}
+
+TEST(LoopNestAuthors27, CarriedTilesReboundByUnpackingAHelpersTupleLiftAsTheCopies) {
+  // Before: "the rebinding of 'm', a tile carried from one iteration to the next, by unpacking".
+  std::string text = std::string(kImports) +
+                     "def step(m, s, t):\n"
+                     "    m2 = nl.maximum(m, nl.max(t, axis=1, keepdims=True))\n"
+                     "    return m2, nl.add(s, nl.sum(nl.exp(nl.subtract(t, m2)), axis=1, keepdims=True))\n"
+                     "\n\n"
+                     "@nki.jit\n"
+                     "def kernel(x):\n"
+                     "    out = nl.ndarray((128, 1), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    m = nl.full((128, 1), -3.0e38, dtype=nl.float32)\n"
+                     "    s = nl.zeros((128, 1), dtype=nl.float32)\n"
+                     "    for c in nl.sequential_range(2):\n"
+                     "        m, s = step(m, s, nl.load(x[:, c * 64:(c + 1) * 64]))\n"
+                     "    nl.store(out, value=nl.add(m, s))\n"
+                     "    return out\n";
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, arrays({{128, 128}}));
+  std::string d = loopnest::dump(k);
+  EXPECT_NE(d.find("inline for:"), std::string::npos) << d;
+  EXPECT_EQ(count(d, "nl.maximum("), 2u) << d;
   EXPECT_EQ(loopnest::emit(k), text);
 }
 

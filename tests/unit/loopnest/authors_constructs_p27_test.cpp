@@ -204,4 +204,47 @@ TEST(LoopNestAuthors27, CarriedTilesReboundByUnpackingAHelpersTupleLiftAsTheCopi
   EXPECT_EQ(loopnest::emit(k), text);
 }
 
+TEST(LoopNestAuthors27, APythonNumberReboundPerIterationLiftsAsTheCopies) {
+  // `total = 0` becoming a tile, a decaying weight `w = w * 0.5`. Before: "cannot lift the name
+  // 'total', ... a Python number, whose value differs per iteration".
+  for (std::string body : {std::string("        total = 0\n"
+                                       "        for k in range(3):\n"
+                                       "            total = total + nl.load(x[i * 128:(i + 1) * 128, k * 64:(k + 1) * 64])\n"),
+                           std::string("        total = nl.zeros((128, 64), dtype=nl.float32)\n"
+                                       "        w = 1.0\n"
+                                       "        for k in range(3):\n"
+                                       "            t = nl.load(x[i * 128:(i + 1) * 128, k * 64:(k + 1) * 64])\n"
+                                       "            total = nl.add(total, nl.multiply(t, w))\n"
+                                       "            w = w * 0.5\n")}) {
+    std::string text = std::string(kImports) +
+                       "@nki.jit\n"
+                       "def kernel(x):\n"
+                       "    out = nl.ndarray((256, 64), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                       "    for i in nl.affine_range(2):\n" +
+                       body + "        nl.store(out[i * 128:(i + 1) * 128, :], value=total)\n    return out\n";
+    loopnest::Kernel k = loopnest::lift_source("k.py", text, arrays({{256, 192}}));
+    std::string d = loopnest::dump(k);
+    EXPECT_NE(d.find("for i in affine_range(2):"), std::string::npos) << d;
+    EXPECT_NE(d.find("inline for:"), std::string::npos) << d;
+    EXPECT_EQ(loopnest::emit(k), text);
+  }
+}
+
+TEST(LoopNestAuthors27, APreviousBlockRememberedThroughANoneSeededNameIsRead) {
+  // Before: lifted with `prev is None` true in every iteration: no subtraction in the form.
+  std::string text = std::string(kImports) +
+                     "@nki.jit\n"
+                     "def kernel(x):\n"
+                     "    out = nl.ndarray((128, 192), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    prev = None\n"
+                     "    for k in nl.sequential_range(3):\n"
+                     "        t = nl.load(x[:, k * 64:(k + 1) * 64])\n"
+                     "        d = t if prev is None else nl.subtract(t, prev)\n"
+                     "        nl.store(out[:, k * 64:(k + 1) * 64], value=d)\n"
+                     "        prev = t\n"
+                     "    return out\n";
+  std::string d = loopnest::dump(loopnest::lift_source("k.py", text, arrays({{128, 192}})));
+  EXPECT_EQ(count(d, "nl.subtract("), 2u) << d;
+}
+
 }  // namespace

@@ -185,12 +185,12 @@ const std::vector<Case> kCases = {
     {"p26_reduce_api_tiles", "", true},      // functools.reduce of nl.maximum / nl.add lifts as its chain
     {"p26_loop_name_labels", "", true},      // name=f"row{i}_exp" labels are left out of the form
     // session 27 (probe27)
-    // `if j == 0: run = ...` / `else: run = f(run, ...)`: the block loop lifts as its copies (frozen:
-    // no site yet); before, refused ("the name 'run'")
-    {"p27_first_block_seed", "", false},
-    // `total = None` then `sq if total is None else total + sq`: the copies (frozen: no site); before,
+    // `if j == 0: run = ...` / `else: run = f(run, ...)`: the block loop lifts as its copies, which
+    // open (helpers=open: engine_assign, in_place); before, refused ("the name 'run'")
+    {"p27_first_block_seed", "", true},
+    // `total = None` then `sq if total is None else total + sq`: the copies, opened as above; before,
     // lifted as the first iteration alone (no add), and a tile_size site printed a wrong kernel
-    {"p27_none_seeded_sum", "", false},
+    {"p27_none_seeded_sum", "", true},
     {"p27_shape_fast_path", "", true},   // code after an early return decided by the shapes is kept as written
 };
 

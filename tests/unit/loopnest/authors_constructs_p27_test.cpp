@@ -52,6 +52,18 @@ TEST(LoopNestAuthors27, AValueBoundOnlyByTheFirstIterationLiftsAsTheTracesCopies
   EXPECT_EQ(count(d, "nl.maximum("), 3u) << d;  // the three later blocks, each reading the one before
   EXPECT_NE(d.find("nl.store(dst=out, value=run#4)"), std::string::npos) << d;  // the last copy's
   EXPECT_EQ(loopnest::emit(k), text);
+  // The copies open (helpers=open): the last copy's tile keeps the name the store after the loop
+  // reads, the earlier ones are renamed. Before, the opened kernel printed `run_4` where the store
+  // read `run`, did not lift back to its form, and the copies stayed closed: no site.
+  int opened = 0;
+  for (const auto& s : loopnest::find_sites(k)) {
+    if (!s.params.count("helpers")) continue;
+    ++opened;
+    std::string printed;
+    ASSERT_NO_THROW(printed = loopnest::apply_site("k.py", text, arrays({{128, 256}}), s)) << s.key();
+    EXPECT_EQ(printed.find("if j == 0"), std::string::npos) << printed;  // the copies, printed from the form
+  }
+  EXPECT_GT(opened, 0);
 }
 
 TEST(LoopNestAuthors27, ALoopCarryingItsOwnFirstBindingDoesNotUnrollTheLoopAroundIt) {

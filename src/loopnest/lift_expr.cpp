@@ -1029,6 +1029,16 @@ AValue Lifter::eval_node(const Expr& e) {
         // taking it accepts.
         a = enum_as_int(a), b = enum_as_int(b);
         auto number = [](const AValue& v) { return v.k == K::Int || v.k == K::Bool || v.k == K::Float; };
+        // A float on either side: the same number both ways is no choice (`0.0 if c == 0 else
+        // state[r]` while a filled list's items are still its initial numbers); two different
+        // ones are refused below, as operand expressions are integer.
+        auto value = [](const AValue& v) -> std::optional<double> {
+          if (v.k == K::Float) return v.f;
+          if (v.k == K::Int && v.i.is_constant()) return static_cast<double>(v.i.constant());
+          return std::nullopt;
+        };
+        if ((a.k == K::Float || b.k == K::Float) && value(a) && value(b) && *value(a) == *value(b))
+          return a.k == K::Float ? a : b;
         if (!number(a) || !number(b) || a.k == K::Float || b.k == K::Float) {
           // `(nl.maximum if k == 0 else nl.minimum)(r, c)`: a function, dtype or string chosen per
           // iteration, or a float (`2.0 if i == 0 else 0.5`: operand expressions are integer); the

@@ -27,7 +27,12 @@ std::map<std::string, int> Lifter::carry_buffers(const ForStmt& s, const std::ve
                                "from one iteration to the next through a Python name{})",
                                name, why.empty() ? "" : ": " + why));
     };
-    if (v.k != K::Tile) refuse("a Python number, whose value differs per iteration");
+    if (v.k != K::Tile) {
+      // `total = 0` then `total = total + nl.load(...)`, a decaying weight `w = w * 0.5`: the loop
+      // may still lift as its copies (for_loop), the name rebound per copy as Python does.
+      per_iteration_host_refused = true;
+      refuse("a Python number, whose value differs per iteration");
+    }
     const Tensor& t = k.tensor(v.access.tensor);
     if (!whole_access(v.access)) refuse("it holds part of a tensor, not a whole tile");
     // A tile an instruction made before the loop (`cur = nl.load(x[0:128, :])`, the prologue of a

@@ -878,8 +878,12 @@ AValue Lifter::eval_node(const Expr& e) {
         return (v.k == K::Float && v.type == "program") || (is_int && !v.i.is_constant());
       };
       if ((l.k == K::Float || li) && (r.k == K::Float || ri) && (program_float(l, li) || program_float(r, ri))) {
-        if ((li && depends_on_loops(l)) || (ri && depends_on_loops(r)))
+        if ((li && depends_on_loops(l)) || (ri && depends_on_loops(r))) {
+          // `k * 1.0` in `for k in nl.sequential_range(4)`: the loop may still lift as its copies
+          // (for_loop), each with k a host int, as the trace runs it.
+          per_iteration_host_refused = true;
           fail(e.span, fmt::format("the float operation '{}' on a loop variable", print_expr(e)));
+        }
         return AValue::of_float(NAN, "program");
       }
       bool lf = l.k == K::Float || (li && l.i.is_constant()), rf = r.k == K::Float || (ri && r.i.is_constant());
@@ -1025,9 +1029,20 @@ AValue Lifter::eval_node(const Expr& e) {
         // taking it accepts.
         a = enum_as_int(a), b = enum_as_int(b);
         auto number = [](const AValue& v) { return v.k == K::Int || v.k == K::Bool || v.k == K::Float; };
-        if (!number(a) || !number(b)) {
+        // A float on either side: the same number both ways is no choice (`0.0 if c == 0 else
+        // state[r]` while a filled list's items are still its initial numbers); two different
+        // ones are refused below, as operand expressions are integer.
+        auto value = [](const AValue& v) -> std::optional<double> {
+          if (v.k == K::Float) return v.f;
+          if (v.k == K::Int && v.i.is_constant()) return static_cast<double>(v.i.constant());
+          return std::nullopt;
+        };
+        if ((a.k == K::Float || b.k == K::Float) && value(a) && value(b) && *value(a) == *value(b))
+          return a.k == K::Float ? a : b;
+        if (!number(a) || !number(b) || a.k == K::Float || b.k == K::Float) {
           // `(nl.maximum if k == 0 else nl.minimum)(r, c)`: a function, dtype or string chosen per
-          // iteration; the loop may still lift as its copies (for_loop).
+          // iteration, or a float (`2.0 if i == 0 else 0.5`: operand expressions are integer); the
+          // loop may still lift as its copies (for_loop).
           per_iteration_host_refused = true;
           fail(x.test->span, fmt::format("a choice between host values ('{}' or '{}') under the condition '{}' on a loop "
                                          "variable (one loop of the form holds one of them)",

@@ -533,9 +533,39 @@ void Lifter::import(const ImportStmt& s) {
   }
 }
 
+namespace {
+
+// Whether every path through `body` ends in a return (or a raise): what follows it never runs.
+bool always_returns(const Block& body) {
+  if (body.empty()) return false;
+  const Stmt& last = *body.back();
+  if (last.kind == StmtKind::Return || last.kind == StmtKind::Raise) return true;
+  if (last.kind != StmtKind::If) return false;
+  auto& i = static_cast<const IfStmt&>(last);
+  return always_returns(i.body) && always_returns(i.orelse);
+}
+
+}  // namespace
+
 void Lifter::block(const Block& b, std::vector<Node>& out) {
   bool outer = reads_branch_bound;
-  for (const auto& s : b) {
+  for (size_t j = 0; j < b.size(); ++j) {
+    const auto& s = b[j];
+    // `if N <= 512: ...; return out` decided by a host value (a shape): Python runs none of the
+    // statements after it, so they are not lifted (a tiling written for larger shapes may not even
+    // fit these); they stay in the form as written, verbatim.
+    if (s->kind == StmtKind::If) {
+      const Block* taken = decided_branch_returning(static_cast<const IfStmt&>(*s));
+      if (taken && always_returns(*taken) && j + 1 < b.size()) {
+        reads_branch_bound = false;
+        size_t first = out.size();
+        statement(*s, out);
+        if (reads_branch_bound)
+          for (size_t i = first; i < out.size(); ++i) freeze(out[i]);
+        for (size_t r = j + 1; r < b.size(); ++r) push_meta(*b[r], MetaKind::Assert, out);
+        break;
+      }
+    }
     reads_branch_bound = false;
     size_t first = out.size();
     statement(*s, out);
@@ -817,6 +847,40 @@ void Lifter::name_program_loops() {
   }
 }
 
+// `accs[g] = nl.add(accs[g], t)`: Python's item assignment into a list of the kernel (per-group
+// accumulators), a host value rebound as a name is. Only where the trace runs it once per copy:
+// in a loop of the form the item would hold one iteration's value in the next, a value carried
+// through a host list, so such a loop lifts as its copies (for_loop) or not at all.
+void Lifter::list_item_assign(const AssignStmt& s, const SubscriptExpr& sub, const AValue& v, std::vector<Op>& ops,
+                              std::vector<Node>& out) {
+  const std::string& id = static_cast<const NameExpr&>(*sub.value).id;
+  AValue index = eval(*sub.index);
+  if (!loop_stack.empty()) {
+    per_iteration_host_refused = true;
+    fail(s.targets[0]->span, fmt::format("the assignment to '{}', an item of a Python list, in a loop of the kernel "
+                                         "(the item would carry one iteration's value to the next)",
+                                         print_expr(*s.targets[0])));
+  }
+  AValue& list = env[id];
+  if (index.k != K::Int || !index.i.is_constant())
+    fail(sub.index->span, fmt::format("'{}': a list index that is not a constant integer", print_expr(*sub.index)));
+  int64_t n = static_cast<int64_t>(list.items.size()), i = index.i.constant();
+  if (i < 0) i += n;
+  if (i < 0 || i >= n) fail(sub.index->span, fmt::format("'{}': index out of range", print_expr(*s.targets[0])));
+  if (v.k == K::Tile) check_not_alias_of_carried(*s.targets[0], v);
+  list.items[static_cast<size_t>(i)] = v;
+  if (ops.empty()) {
+    push_meta(s, MetaKind::Binding, out);
+    return;
+  }
+  if (Op* root = producer(ops, v, k); root && root->result >= 0) {
+    Tensor& t = k.tensor(root->result);
+    if (t.name.empty()) t.name = fmt::format("{}[{}]", id, i);
+    ++name_writes;
+  }
+  out.push_back(ops_node(s, std::move(ops)));
+}
+
 void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   if (s.targets.size() != 1) fail(s.span, "a chained assignment");
   const Expr& target = *s.targets[0];
@@ -870,6 +934,10 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
         ++name_writes;
       }
       out.push_back(ops_node(s, std::move(ops)));
+      return;
+    }
+    if (base.k == K::List && sub.value->kind == ExprKind::Name && env.count(static_cast<const NameExpr&>(*sub.value).id)) {
+      list_item_assign(s, sub, v, ops, out);
       return;
     }
     if (base.k != K::Tile) fail(target.span, fmt::format("the assignment to '{}'", print_expr(target)));
@@ -942,6 +1010,12 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   // Operations of the statement itself are allowed only around a helper's work (`a, b =
   // rotate(x, nl.load(c))`: the loads are the helper's arguments, opened with it).
   if (!ops.empty() && pending_inline.empty()) fail(s.span, "an unpacking of an operation's results");
+  // `m_i, l_i = online_update(m_i, l_i, blk)`: tiles carried through the loop, rebound by unpacking
+  // (a helper's tuple), which the form's buffers cannot hold (one operation writes a carried
+  // tile): the loop may still lift as its copies (for_loop), the names rebound per copy as Python does.
+  if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List)
+    for (const auto& e : static_cast<const SequenceExpr&>(target).elts)
+      if (e->kind == ExprKind::Name && carried.count(static_cast<const NameExpr&>(*e).id)) per_iteration_host_refused = true;
   check_not_alias_of_carried(target, v);
   bind_target(target, v);
   if (!pending_inline.empty()) {
@@ -1078,7 +1152,11 @@ namespace {
 // Names a loop body reads before binding them itself and also binds: values carried from one
 // iteration to the next through a Python name (the form holds one tensor per name: a carried tile
 // becomes a buffer, lift_carry.cpp).
-std::set<std::string> carried_names(const Block& body, const std::set<std::string>& loop_vars) {
+// With `branches_apart`, the two branches of an `if` are walked each from the names bound before
+// it, as Python runs one of them: `if k == 0: acc = t` / `else: acc = acc + t` reads acc before
+// binding it (in the else branch, bound by an earlier iteration's then branch).
+std::set<std::string> carried_names(const Block& body, const std::set<std::string>& loop_vars,
+                                    bool branches_apart = false) {
   std::set<std::string> bound, carried;
   std::function<void(const Block&)> walk_block;
   auto names_read = [](const Expr& e, std::set<std::string>& out) {
@@ -1149,7 +1227,19 @@ std::set<std::string> carried_names(const Block& body, const std::set<std::strin
             if (!bound.count(n)) read_first.insert(n);
           r.clear();
           if (f.target->kind == ExprKind::Name) bound.insert(static_cast<const NameExpr&>(*f.target).id);
+          if (!branches_apart) {
+            walk_block(f.body);
+            break;
+          }
+          // A name the nested loop carries itself (read in a later iteration of it, bound in an
+          // earlier one) is that loop's concern, not a value carried by this one.
+          std::set<std::string> inner_vars = loop_vars;
+          if (f.target->kind == ExprKind::Name) inner_vars.insert(static_cast<const NameExpr&>(*f.target).id);
+          const std::set<std::string> inner = carried_names(f.body, inner_vars, true);
+          const std::set<std::string> read_before = read_first;
           walk_block(f.body);
+          for (const auto& n : inner)
+            if (!read_before.count(n)) read_first.erase(n), carried.erase(n);
           break;
         }
         case StmtKind::If: {
@@ -1158,8 +1248,18 @@ std::set<std::string> carried_names(const Block& body, const std::set<std::strin
           for (auto& n : r)
             if (!bound.count(n)) read_first.insert(n);
           r.clear();
+          if (!branches_apart) {
+            walk_block(i.body);
+            walk_block(i.orelse);
+            break;
+          }
+          const std::set<std::string> before = bound;
           walk_block(i.body);
+          std::set<std::string> after_then = std::exchange(bound, before);
           walk_block(i.orelse);
+          bound.insert(after_then.begin(), after_then.end());
+          for (const auto& n : bound)
+            if (!before.count(n) && read_first.count(n) && !loop_vars.count(n)) carried.insert(n);
           break;
         }
         default: break;
@@ -1209,14 +1309,24 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
       }
       return AValue::of_tuple(std::move(items));
     };
+    if (!unrolling_static) {
+      if (auto name = first_iteration_binding(s.body, var)) {
+        // The trace's copies of the body, each with its own host index, run as Python runs them.
+        if (constant_range) return host_for(s, values(), out);
+        fail(s.span, fmt::format("the name '{}', which this loop's body reads before binding it (bound only by an "
+                                 "earlier iteration), in a loop whose trip count is not a constant",
+                                 *name));
+      }
+    }
     if (r.range_kind == LoopKind::Static && constant_range) {
       copies = values();
-    } else if (constant_range && (sets_attributes(s.body) || (!fill_probe && may_vary_per_iteration(s.body)))) {
+    } else if (constant_range && (sets_attributes(s.body) || !fill_probe)) {
       // A body setting an instance's attribute (`self.step += 1` of a helper object) may carry a
       // host value from one iteration to the next, which one loop of the form cannot hold
       // (check_carried_attrs); so may one updating a Python number (`count += 1`, also through a
-      // helper's `nonlocal`) or choosing a function by the loop variable: then the loop lifts as
-      // the copies Python's trace runs. (Not in the filled-list probe's first-iteration lift: its
+      // helper's `nonlocal`), choosing a function by the loop variable, doing float arithmetic on
+      // it (`k * 1.0`) or rebinding an item of a host list (`accs[g] = ...`): then the loop lifts as
+      // the copies Python's trace runs (only when lifting it as one loop fails for such a value). (Not in the filled-list probe's first-iteration lift: its
       // copies would bind the list's items one by one, which is not what the loop does.)
       attr_copies = values();
     }
@@ -1303,6 +1413,18 @@ std::vector<std::string> Lifter::carried_values(const Block& body, const std::st
       out.push_back(name);
   }
   return out;
+}
+
+// A name the body reads before binding it whose value before the loop is no tile or number: unbound
+// (`if k == 0: acc = t else: acc = acc + t`) or a host marker (`acc = None`, then `acc = t if acc
+// is None else nl.add(acc, t)`). Python's first iteration runs other code than the later ones, so
+// one loop of the form, lifted once with the value before the loop, would hold only the first.
+std::optional<std::string> Lifter::first_iteration_binding(const Block& body, const std::string& var) const {
+  for (const auto& name : carried_names(body, {var}, true)) {
+    auto it = env.find(name);
+    if (it == env.end() || it->second.k == K::None || it->second.k == K::Bool) return name;
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> Lifter::carried_value(const Block& body, const std::string& var) const {

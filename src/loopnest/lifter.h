@@ -384,6 +384,9 @@ class Lifter {
   // number: values carried between iterations through a Python name (a static_range unrolls over
   // them; an affine or sequential loop carries a tile as a buffer, carry_buffers).
   std::optional<std::string> carried_value(const nki::Block& body, const std::string& var) const;
+  void list_item_assign(const nki::AssignStmt& s, const nki::SubscriptExpr& sub, const AValue& v, std::vector<Op>& ops,
+                        std::vector<Node>& out);
+  std::optional<std::string> first_iteration_binding(const nki::Block& body, const std::string& var) const;
   std::vector<std::string> carried_values(const nki::Block& body, const std::string& var) const;
   // ---- names carried through an affine / sequential loop (lift_carry.cpp) ----
   // The loop `s` carries `names` from one iteration to the next (`acc = nl.add(acc, t)`): each must

@@ -15,6 +15,7 @@
 // its implementation (`_impl(x, out, tile_sizes)`) holds all its work in that one call.
 #include <cctype>
 #include <functional>
+#include <map>
 #include <set>
 
 #include <fmt/core.h>
@@ -300,18 +301,30 @@ std::set<std::string> call_binds(const Node& call) {
 // A helper's local name that the kernel also uses gets a fresh one (`t` -> `t_2`); the names the
 // call binds stay (the kernel already binds them there, as the author wrote: `g = project(...)` in
 // two nests is two tiles named `g`, each read by its own nest's statements).
-void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<std::string>& bound) {
+//
+// The copies of a host loop (`copies`: a loop the trace unrolls, lifted as one Inline node) rebind
+// the kernel's own names, as Python runs them: the last copy's tile under each name is what the
+// statements after the loop read (copied as written), so it keeps the name (even where a tile of
+// the kernel's had it before the loop: Python rebinds it, and nothing after reads the old one), and
+// the earlier copies' tiles are the ones renamed.
+void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<std::string>& bound, bool copies) {
   std::set<int> mine;
   defined(nodes, mine);
+  std::map<std::string, int> last;  // a name -> the last tile of the copies bound under it
+  if (copies)
+    for (int id : mine)
+      if (!k.tensor(id).name.empty()) last[k.tensor(id).name] = std::max(last[k.tensor(id).name], id);
   std::set<std::string> kernel_names;  // the kernel's own tiles and parameters
   for (const auto& t : k.tensors)
     if (!mine.count(t.id) && !t.name.empty()) kernel_names.insert(t.name);
   for (const auto& p : k.params) kernel_names.insert(p.name);
   std::set<std::string> taken = kernel_names;
   for (const auto& [id, l] : k.loops) taken.insert(l.var);
+  for (const auto& [name, id] : last) taken.insert(name);
   for (int id : mine) {
     Tensor& t = k.tensor(id);
     if (t.name.empty() || bound.count(t.name)) continue;
+    if (auto l = last.find(t.name); l != last.end() && l->second == id) continue;
     if (!taken.count(t.name)) {
       taken.insert(t.name);  // a second tile of the helper's under this name is another one
       continue;
@@ -395,7 +408,8 @@ int open_helpers(Kernel& k) {
       }
       std::vector<Node> nodes;
       open_call(k, n, nodes);
-      rename_clashes(k, nodes, call_binds(n));
+      const bool copies = n.origin && (n.origin->kind == nki::StmtKind::For || n.origin->kind == nki::StmtKind::While);
+      rename_clashes(k, nodes, call_binds(n), copies);
       pull_out_of_programs(k, nodes, scope);
       for (auto& x : nodes) out.push_back(std::move(x));
       ++opened;

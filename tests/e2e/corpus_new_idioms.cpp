@@ -1,6 +1,6 @@
 // The corpus kernels written on 2 Dec (sessions 6 and 7, and the SPMD launches of session 8) and on 3 Dec
 // (session 9, the p9_ kernels; session 10, the p10_ kernels; session 11, the p11_ kernels; session
-// 12, the p12_ kernels; session 13, the p13_ kernels; session 25, the p25_ kernels; session 26, the p26_ kernels) in idioms
+// 12, the p12_ kernels; session 13, the p13_ kernels; session 25, the p25_ kernels; session 26, the p26_ kernels; session 27, the p27_ kernels) in idioms
 // the repository did not hold (docs/language.md, "Kernels by idiom"), taken as a new user takes them
 // through the binary:
 // `accelopt eval` checks each against its numpy reference, `accelopt parse --emit loops` lifts it
@@ -184,6 +184,14 @@ const std::vector<Case> kCases = {
     {"p26_helper_keyword_tiles", "", true},  // interchange of the opened helper's loops applies (headers from the form)
     {"p26_reduce_api_tiles", "", true},      // functools.reduce of nl.maximum / nl.add lifts as its chain
     {"p26_loop_name_labels", "", true},      // name=f"row{i}_exp" labels are left out of the form
+    // session 27 (probe27)
+    // `if j == 0: run = ...` / `else: run = f(run, ...)`: the block loop lifts as its copies, which
+    // open (helpers=open: engine_assign, in_place); before, refused ("the name 'run'")
+    {"p27_first_block_seed", "", true},
+    // `total = None` then `sq if total is None else total + sq`: the copies, opened as above; before,
+    // lifted as the first iteration alone (no add), and a tile_size site printed a wrong kernel
+    {"p27_none_seeded_sum", "", true},
+    {"p27_shape_fast_path", "", true},   // code after an early return decided by the shapes is kept as written
 };
 
 TEST(CorpusNewIdioms, EachKernelChecksLiftsAsRecordedAndOffersTheRecordedSites) {

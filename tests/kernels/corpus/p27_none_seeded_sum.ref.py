@@ -1,0 +1,19 @@
+import numpy as np
+
+TOLERANCE = 1e-5
+
+
+def get_inputs():
+    return [np.random.normal(size=(256, 384)).astype(np.float32)]
+
+
+def forward(x):
+    return (x.reshape(256, 3, 128) ** 2).sum(axis=1).astype(np.float32)
+
+
+def transform_to_nki_inputs(inputs):
+    return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+    return [k_res]

@@ -221,6 +221,13 @@ std::optional<int> blocks_of_a_bank(const Kernel& k, const Analysis& an, const T
   if (!t.shape[1].is_constant() || !t.shape[2].is_constant() || t.shape[1].constant() < 2 ||
       4 * t.shape[2].constant() > lim::psum_bank_bytes)
     return std::nullopt;
+  // A bank per block beside a bank for each of the kernel's other PSUM tiles (a list's per item):
+  // all must fit the PSUM's banks, or the blocks would wait on the Tensor Engine's results.
+  int64_t banks = t.shape[1].constant();
+  for (const auto& o : k.tensors)
+    if (o.id != t.id && o.memory == Memory::Psum && o.role != TensorRole::View)
+      banks += o.host_list && !o.shape.empty() && o.shape[0].is_constant() ? o.shape[0].constant() : 1;
+  if (banks > lim::psum_num_banks) return std::nullopt;
   int decl = -1;
   for (const auto& r : an.ops) {
     if (is_declaration(r.op())) {

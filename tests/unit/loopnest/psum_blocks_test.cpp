@@ -18,9 +18,9 @@ using loopnest_test::source_dir;
 
 const auto kArgs = arrays({{4, 256, 512}, {4, 256, 512}});
 
-std::vector<loopnest::Site> psum_sites(const std::string& text) {
+std::vector<loopnest::Site> psum_sites(const std::string& text, const std::vector<loopnest::ArgSpec>& args = kArgs) {
   std::vector<loopnest::Site> out;
-  for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, kArgs)))
+  for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, args)))
     if (s.transform == "psum_accumulate") out.push_back(s);
   return out;
 }
@@ -40,6 +40,13 @@ TEST(PsumBlocks, ABankPerBlockAlongAFreeDimBecomesAListOfPsumTiles) {
   bool psum_list = false;
   for (const auto& t : k.tensors) psum_list = psum_list || (t.name == "acc" && t.host_list && t.memory == loopnest::Memory::Psum);
   EXPECT_TRUE(psum_list) << after;
+}
+
+// Only when the blocks fit PSUM's 8 banks: 10 channel blocks do not.
+TEST(PsumBlocks, MoreBlocksThanBanksKeepTheBuffer) {
+  std::string text = read(source_dir() + "/tests/kernels/state_sum_blocks_api.py");
+  EXPECT_TRUE(psum_sites(text, arrays({{2, 1280, 512}, {2, 1280, 512}})).empty());
+  EXPECT_EQ(psum_sites(text, arrays({{2, 1024, 512}, {2, 1024, 512}})).size(), 1u);
 }
 
 // Only when every access takes one block whole: a read of two blocks at once (a slice of the

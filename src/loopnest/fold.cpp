@@ -540,15 +540,17 @@ class FoldBias : public Transform {
                             fmt::format("compute {}({} {} {}) as one activation with the column as its bias", act->func,
                                         name_of(k, step->x), step->subtract() ? "-" : "+", name_of(k, step->c)));
       const OpRef *target = &r, *prod = p;
-      if (sink(site, [&k, target, prod, step, act, hoist] { apply(k, *target, *prod, *step, *act, hoist); })) return true;
+      if (sink(site, [&k, target, prod, step, act, fresh, hoist] { apply(k, *target, *prod, *step, *act, fresh, hoist); }))
+        return true;
     }
     return false;
   }
 
  private:
-  // `hoist`: the loop before which a fresh negated column is computed (-1: where the subtraction was).
+  // `fresh`: the subtraction writes a slice of a row buffer, so the negated column is a tile of its
+  // own (visit's finding); `hoist`: the loop before which it is computed (-1: where the subtraction was).
   static void apply(Kernel& k, const OpRef& target, const OpRef& prod, const ColumnStep& step, const PlainActivation& act,
-                    int hoist) {
+                    bool fresh, int hoist) {
     Operand bias = step.c;
     std::vector<Gone> gone;
     // A fresh column's declaration (and, hoisted, its negation) go in after the rewrite: inserting
@@ -561,7 +563,6 @@ class FoldBias : public Transform {
       // `nisa.tensor_scalar(dst=shifted, ...)`) keeps writing its own buffer, redeclared; one that
       // writes a slice of a row buffer writes a fresh column declared just before it.
       const bool into_buffer = prod.op().result < 0;
-      const bool fresh = into_buffer && written_whole(k, prod.op()) < 0;
       const Tensor& col = k.tensor(step.c.access.tensor);
       const std::string neg_name = col.name.empty() ? std::string("neg_bias") : "neg_" + col.name;
       int t = -1;

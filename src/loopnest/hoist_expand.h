@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "loopnest/form.h"
@@ -34,5 +35,26 @@ std::vector<ExpandPlan> expand_plans(Kernel& k, Node& s, const std::vector<const
 bool movable_compute(const Op& op);
 // Applies a plan found on `k` as it is now.
 void apply_expand(Kernel& k, const ExpandPlan& p);
+
+// The statement node `id` with the loops and conditions around it (each_stmt's path); false when
+// there is none.
+bool locate_stmt(Kernel& k, int id, Node*& node, std::vector<const Node*>& path);
+// The whole (unchunked) expansion of statement `id` out of the loop node `outer`, if legal.
+std::optional<ExpandPlan> whole_expand_plan(Kernel& k, int id, int outer, bool compute);
+
+// After several hoists out of one loop (hoist_fill.cpp): the nodes they put before it,
+// block[from, to), declarations first, the fill loops fused into one where their ranges agree (each
+// fill writes its buffer's block of this iteration and reads the blocks of the same iteration, so
+// one loop computes the same); returns the fused fill's node id (-1: no fill loop).
+int merge_fills(Kernel& k, std::vector<Node>& block, size_t from, size_t to);
+// A load buffer of plan `p` only the fused fill `fill_id` touches (the block of its own iteration)
+// becomes one tile of the fill's iteration again, as the author wrote it (the load's value when
+// `was_value`, or a tile declared in the loop): only a buffer with one added dim and none dropped.
+void private_tile(Kernel& k, const ExpandPlan& p, int fill_id, bool was_value);
+// A tile plan `p` turned into a declared buffer although it gained no dim is the value it was again.
+void value_again(Kernel& k, const ExpandPlan& p);
+// The on-chip tile `tensor`, declared once (a statement of its own) and written whole once, is a
+// value again: its writer returns it and the declaration goes (nothing when it is not so).
+void value_again(Kernel& k, int tensor);
 
 }  // namespace loopnest

@@ -39,6 +39,18 @@
 // 1, no index operand. Capacity: the buffer plus one tile of every other SBUF tensor must fit an
 // SBUF partition of trn1 (as hoist_expand).
 //
+// The transposed tile may be loaded inside the loop the chain leaves (`loads=1`): generated code
+// loads, transposes and copies the stationary operand's tile per (row, column, contraction) tile,
+//   for m: for n: for k: x = load(lhs[m, k]); tp = nc_transpose(x); xT = copy(tp); acc += nc_matmul(xT, w[k, n])
+// =>
+//   for m: x_t = ndarray((KT, par_dim(128), 128)); for k: x = load(lhs[m, k]); x_t[k] = nc_transpose(x)
+//          for n: for k: acc += nc_matmul(x_t[k], w[k, n])
+// The load moves out first by hoist_expand's expansion (legal when it may leave the loop whole: its
+// HBM source written by nothing, its tile by it alone), then the chain as above, then the two fills
+// are fused and the load's buffer, read by the fill alone, is one tile of the fill's iteration
+// again (hoist_fill.cpp, as hoist_compute leaves its loads). Each step's legality is its own,
+// judged on the kernel the step before made; offered where the chain then leaves that loop.
+//
 // Printed in the kernel's dialect: `nisa.nc_transpose(data=...)` when the kernel imports nki.isa,
 // else `nl.transpose(...)` (legacy, the buffer's block dims before the partition dim); the newer API
 // writes destination-first into a partition-first buffer. The buffer's block dims and the fill
@@ -51,6 +63,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/hoist_expand.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 
@@ -83,6 +96,7 @@ struct Plan {
   int outer = -1;      // the loop node it leaves
   std::vector<int> used;  // loop ids its operand uses between `outer` and the transpose, outermost first
   int64_t bytes = 0, live = 0, budget = 0;
+  int load = -1;  // the statement loading the transposed tile inside `outer`, hoisted with the chain (-1: none)
 };
 
 // The operand a matmul transposes on the Tensor Engine before multiplying: x of `nl.matmul(x, y)`
@@ -208,9 +222,11 @@ std::optional<Chain> chain_at(Kernel& k, const Analysis& an, Node& s, size_t i) 
   }
   if (c.param.empty() || (mm.api == "nl.matmul" && symbol_of(mm, "transpose_x") != "True") || matmul_transpose(mm))
     return std::nullopt;
-  // Only a transpose op with at most its PSUM copy after it writes the buffer itself.
+  // Only a transpose op with at most its PSUM copy after it writes the buffer itself; in the newer
+  // API, whose Tensor Engine instructions write a PSUM dst (nki-language.md 12), the copy stays.
   c.moves = matmul_transpose(op) || c.erased.size() > 2 ||
-            (c.erased.size() == 2 && find_node(k, c.erased[1])->ops.back().cls != OpClass::Copy);
+            (c.erased.size() == 2 &&
+             (k.dialect.new_api || find_node(k, c.erased[1])->ops.back().cls != OpClass::Copy));
   c.reader = use->node->id;
   c.reader_op = use->index;
   c.dtype = k.tensor(tile).dtype;
@@ -266,8 +282,10 @@ class HoistTranspose : public Transform {
       Analysis an(k);
       each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
         for (size_t i = 0; i < n.ops.size(); ++i)
-          if (auto c = chain_at(k, an, n, i))
+          if (auto c = chain_at(k, an, n, i)) {
             if (auto p = plan_for(k, an, *c, path)) plans.push_back(*p);
+            if (auto p = plan_with_load(k, an, *c, path)) plans.push_back(*p);
+          }
       });
     }
     for (const Plan& p : plans) {
@@ -285,16 +303,23 @@ class HoistTranspose : public Transform {
       }
       const Tensor& x = k.tensor(src.tensor);
       const Node* outer = find_node(k, p.outer);
+      std::map<std::string, std::string> params;
+      if (p.load >= 0) {
+        params["out_of"] = std::to_string(loops_left(k, p.load, p.outer, p.used));
+        params["loads"] = "1";
+      } else {
+        params["out_of"] = std::to_string(loops_left(k, p.chain.stmt, p.outer, p.used));
+      }
       Site site = make_site(k, an, *anchor,
-                            fmt::format("transpose `{}` once before `for {}` into a buffer of {} tile(s) indexed by [{}] "
+                            fmt::format("{} `{}` once before `for {}` into a buffer of {} tile(s) indexed by [{}] "
                                         "({} KiB per partition, {} KiB with the other tiles, of {} KiB){}",
-                                        x.name.empty() ? "?" : x.name, k.var_name(outer->loop), tiles, vars,
+                                        p.load >= 0 ? "load and transpose" : "transpose", x.name.empty() ? "?" : x.name, k.var_name(outer->loop), tiles, vars,
                                         p.bytes / 1024, (p.bytes + p.live) / 1024, p.budget / 1024,
                                         p.chain.implicit ? "; the matmul reads it with transpose_x=True"
                                         : p.chain.moves  ? fmt::format("; with the {} step(s) after it up to the matmul",
                                                                        p.chain.erased.size() - 1)
                                                          : ""),
-                            {{"out_of", std::to_string(loops_left(k, p.chain.stmt, p.outer, p.used))}});
+                            params);
       // What runs fewer times: nl.matmul's own transpose (the Tensor Engine), or the explicit transpose
       // and its PSUM copy; the matmul reading the transposed tiles waits on them.
       if (p.chain.implicit) {
@@ -304,10 +329,12 @@ class HoistTranspose : public Transform {
         std::set<const Op*> fewer;
         for (int id : p.chain.erased)
           for (const auto& op : find_node(k, id)->ops) fewer.insert(&op);
+        if (p.load >= 0)
+          for (const auto& op : find_node(k, p.load)->ops) fewer.insert(&op);
         note_relief(k, an, fewer, site);
       }
       Plan plan = p;
-      if (sink(site, [&k, plan] { apply(k, plan); })) return true;
+      if (sink(site, [&k, plan] { plan.load >= 0 ? apply_with_load(k, plan) : apply(k, plan); })) return true;
     }
     return false;
   }
@@ -393,6 +420,75 @@ class HoistTranspose : public Transform {
       return plan;  // the outermost loop it can leave
     }
     return std::nullopt;
+  }
+
+  // The statement loading the tile the chain transposes inside one of the loops around it: the one
+  // writer of that tile but its declaration, a load alone in its statement. -1 when there is none.
+  static int feeding_load(Kernel& k, const Analysis& an, const Chain& c) {
+    int t = storage_of(k, source_of(k, c).tensor);
+    if (k.tensor(t).memory == Memory::Hbm) return -1;
+    int load = -1;
+    for (const auto& r : an.ops) {
+      if (is_declaration(r.op())) continue;
+      for (const Access* w : writes(r.op()))
+        if (storage_of(k, w->tensor) == t) {
+          if (load >= 0 || r.op().cls != OpClass::Load || sole_op(*r.node) != &r.op()) return -1;
+          load = r.node->id;
+        }
+    }
+    return load;
+  }
+
+  // The load hoisted out of loop node `outer` on `k` (hoist_expand's whole expansion), then the
+  // chain's plan out of the same loop on what that makes; nullopt when a step is not legal.
+  static std::optional<Plan> loaded_plan(Kernel& k, const Chain& c, int load, int outer) {
+    auto ep = whole_expand_plan(k, load, outer, false);
+    if (!ep) return std::nullopt;
+    apply_expand(k, *ep);
+    Node* s = nullptr;
+    std::vector<const Node*> path;
+    if (!locate_stmt(k, c.stmt, s, path)) return std::nullopt;
+    Analysis an(k);
+    auto again = chain_at(k, an, *s, c.op);
+    if (!again) return std::nullopt;
+    auto p = plan_for(k, an, *again, path);
+    if (!p || p->outer != outer) return std::nullopt;
+    p->load = load;
+    return p;
+  }
+
+  // The chain with the load of its tile, out of the outermost loop around both that the load may
+  // leave whole and the chain after it (tried on a copy of the kernel).
+  static std::optional<Plan> plan_with_load(Kernel& k, const Analysis& an, const Chain& c,
+                                            const std::vector<const Node*>& path) {
+    int load = feeding_load(k, an, c);
+    if (load < 0) return std::nullopt;
+    std::vector<int> around = loops_around(k, load);
+    for (const Node* p : path) {
+      if (p->kind != NodeKind::Loop || std::find(around.begin(), around.end(), p->loop) == around.end()) continue;
+      Kernel trial = k;
+      if (auto plan = loaded_plan(trial, c, load, p->id)) return plan;
+    }
+    return std::nullopt;
+  }
+
+  // The load out of the loop, the chain after it, the two fills fused and the load's buffer (read by
+  // the fill alone) one tile of the fill's iteration again.
+  static void apply_with_load(Kernel& k, const Plan& p) {
+    size_t before = 0, after = 0;
+    if (!parent_block(k.body, p.outer, before)) throw TransformError("hoist_transpose: the loop is gone");
+    const Op* load = sole_op(*find_node(k, p.load));
+    const bool was_value = load && load->result >= 0;
+    auto ep = whole_expand_plan(k, p.load, p.outer, false);
+    if (!ep) throw TransformError("hoist_transpose: the load cannot leave the loop on this kernel");
+    auto plan = loaded_plan(k, p.chain, p.load, p.outer);  // the load's expansion done on `k`
+    if (!plan) throw TransformError("hoist_transpose: the chain cannot leave the loop on this kernel");
+    apply(k, *plan);
+    std::vector<Node>* block = parent_block(k.body, p.outer, after);
+    int fill = merge_fills(k, *block, before, after);
+    if (fill >= 0) private_tile(k, *ep, fill, was_value);
+    // Fusing the fills may have contracted the load's buffer to a tile declared in the fill already.
+    if (was_value && k.tensor(ep->tensor).role == TensorRole::Buffer) value_again(k, ep->tensor);
   }
 
   // The transpose alone writing the buffer (its PSUM copy is the compiler's), in copies of the

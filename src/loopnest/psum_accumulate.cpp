@@ -24,6 +24,12 @@
 //     Tensor Engine do not read PSUM: such a reader keeps the tile in SBUF.
 //   - a zeroing memset is the author's on GpSimd only when written so (`engine=`): nisa.memset
 //     without an engine is placed where its destination is reachable.
+// A newer-API accumulator with one tile per iteration of a loop along a free dim (`acc =
+// nl.ndarray((P, n_ct, MT))`, every access `acc[:, ct, :]`: a state sum kept per channel tile) is
+// more than a bank as one tensor but one bank per block; that API has no block dims (nki-language.md
+// 12), so the move makes it a list of PSUM tiles, one per block, as an author of that API writes it
+// (`acc = [nl.ndarray((P, MT), ..., buffer=nl.psum) for _ in range(n_ct)]`, `acc[ct]`): legal when
+// every access but the declaration takes one point of that dim and all of the others.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -33,6 +39,7 @@
 #include <fmt/core.h>
 
 #include "loopnest/scope_text.h"
+#include "nki/ast_printer.h"
 #include "loopnest/api.h"
 #include "loopnest/transform.h"
 #include "trn/tile_limits.h"
@@ -194,6 +201,124 @@ void copy_out_before(Kernel& k, int t, int node_id, size_t index, const Access& 
   block->insert(block->begin() + static_cast<long>(position), std::move(decl));
 }
 
+// Whether `a` takes one point of dim 1 of `t` (P, B, F) and all of dims 0 and 2.
+bool one_block(const Tensor& t, const Access& a) {
+  if (a.dims.size() != 3 || !a.dims[1].terms.empty()) return false;
+  for (size_t d : {size_t{0}, size_t{2}}) {
+    const DimIndex& di = a.dims[d];
+    if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].stride != 1 || !di.terms[0].affine() ||
+        !(di.terms[0].size == t.shape[d]))
+      return false;
+  }
+  return true;
+}
+
+// The newer API's accumulator of one bank per block (top of the file): its declaration's node, when
+// `t` is one and every access (but the declaration) takes one block whole.
+std::optional<int> blocks_of_a_bank(const Kernel& k, const Analysis& an, const Tensor& t) {
+  if (!k.dialect.new_api || t.partition_dim != 0 || t.shape.size() != 3 || t.host_list || !t.list_name.empty())
+    return std::nullopt;
+  if (!t.shape[1].is_constant() || !t.shape[2].is_constant() || t.shape[1].constant() < 2 ||
+      4 * t.shape[2].constant() > lim::psum_bank_bytes)
+    return std::nullopt;
+  // A bank per block beside a bank for each of the kernel's other PSUM tiles (a list's per item):
+  // all must fit the PSUM's banks, or the blocks would wait on the Tensor Engine's results.
+  int64_t banks = t.shape[1].constant();
+  for (const auto& o : k.tensors)
+    if (o.id != t.id && o.memory == Memory::Psum && o.role != TensorRole::View)
+      banks += o.host_list && !o.shape.empty() && o.shape[0].is_constant() ? o.shape[0].constant() : 1;
+  if (banks > lim::psum_num_banks) return std::nullopt;
+  int decl = -1;
+  for (const auto& r : an.ops) {
+    if (is_declaration(r.op())) {
+      if (!r.op().dst || r.op().dst->tensor != t.id) continue;
+      const auto* as = r.node->origin && r.node->origin->kind == nki::StmtKind::Assign
+                           ? static_cast<const nki::AssignStmt*>(r.node->origin)
+                           : nullptr;
+      const auto* call = as && as->value && as->value->kind == nki::ExprKind::Call
+                             ? static_cast<const nki::CallExpr*>(as->value.get())
+                             : nullptr;
+      const auto* shape = call && !call->args.empty() && call->args[0]->kind == nki::ExprKind::Tuple
+                              ? static_cast<const nki::SequenceExpr*>(call->args[0].get())
+                              : nullptr;
+      if (decl >= 0 || r.node->ops.size() != 1 || r.node->frozen || !shape || shape->elts.size() != 3 ||
+          as->targets.size() != 1)
+        return std::nullopt;
+      decl = r.node->id;
+      continue;
+    }
+    for (const Access* a : reads(r.op()))
+      if (storage_of(k, a->tensor) == t.id && (a->tensor != t.id || !one_block(t, *a))) return std::nullopt;
+    for (const Access* a : writes(r.op()))
+      if (storage_of(k, a->tensor) == t.id && (a->tensor != t.id || !one_block(t, *a))) return std::nullopt;
+  }
+  if (decl < 0) return std::nullopt;
+  return decl;
+}
+
+// The accumulator (P, B, F) becomes a list of B PSUM tiles (P, F): the block dim first, every
+// access `acc[ct]`, the declaration a comprehension of the author's call without that dim.
+void into_list_of_banks(Kernel& k, int t, int decl_id) {
+  Node* decl = find_node(k, decl_id);
+  const auto& as = static_cast<const nki::AssignStmt&>(*decl->origin);
+  const auto& call = static_cast<const nki::CallExpr&>(*as.value);
+  const auto& shape = static_cast<const nki::SequenceExpr&>(*call.args[0]);
+  std::string args = "(" + nki::print_expr(*shape.elts[0]) + ", " + nki::print_expr(*shape.elts[2]) + ")";
+  for (size_t i = 1; i < call.args.size(); ++i) args += ", " + nki::print_expr(*call.args[i]);
+  for (const auto& kw : call.keywords) {
+    std::string v = nki::print_expr(*kw.value);
+    if (kw.name == "buffer") v = std::regex_replace(v, std::regex(R"(\bsbuf$)"), "psum");
+    args += ", " + (kw.name.empty() ? "**" : kw.name + "=") + v;
+  }
+  std::string text = fmt::format("{} = [{}({}) for _ in range({})]", nki::print_expr(*as.targets[0]),
+                                 nki::print_expr(*call.func), args, nki::print_expr(*shape.elts[1]));
+  Tensor& x = k.tensor(t);
+  x.shape = {x.shape[1], x.shape[0], x.shape[2]};
+  x.partition_dim = 1;
+  x.host_list = true;
+  x.list_name = x.name;  // printed `acc[ct]`, as the lift names a comprehension's list
+  x.dim_text.clear();
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    bool touched = false;
+    for (auto& op : n.ops) {
+      if (is_declaration(op)) continue;
+      if (op.dst && op.dst->tensor == t) {
+        std::swap(op.dst->dims[0], op.dst->dims[1]);
+        op.dst_origin = nullptr;
+        touched = true;
+      }
+      for (auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) {
+          std::swap(a.value.access.dims[0], a.value.access.dims[1]);
+          a.value.origin = nullptr;
+          touched = true;
+        }
+    }
+    if (touched) {
+      n.dirty = true;
+      n.patch.clear();
+    }
+  });
+  Node item = *decl;
+  Op& op = item.ops[0];
+  op.dst = whole_of(k, t);
+  op.dst_origin = nullptr;
+  if (Arg* sh = op.arg("shape"); sh && sh->value.kind == Operand::Kind::Shape)
+    sh->value.shape = {x.shape[1], x.shape[2]};
+  item.dirty = true;  // printed by the comprehension's text
+  item.patch = text;
+  Node list;
+  list.kind = NodeKind::Inline;
+  list.id = k.next_node++;
+  list.helper = kComprehensionHelper;
+  list.origin = decl->origin;
+  list.dirty = true;
+  list.patch = text;
+  list.body.push_back(std::move(item));
+  freeze(list);
+  *decl = std::move(list);
+}
+
 class PsumAccumulate : public Transform {
  public:
   std::string name() const override { return "psum_accumulate"; }
@@ -213,6 +338,7 @@ class PsumAccumulate : public Transform {
       std::vector<std::pair<int, size_t>> dma_readers;  // (node id, op index)
       std::vector<Access> dma_sources;                  // what each of them reads
       std::vector<int> comprehensions;                  // Inline nodes declaring the list's items
+      int split = -1;  // the declaration of a newer-API accumulator of a bank per block (made a list first)
     };
     std::map<int, std::vector<Candidate>> by_loop;
     std::vector<int> loop_order;
@@ -221,7 +347,8 @@ class PsumAccumulate : public Transform {
         int loop = c->accumulating->loops.back();
         if (!by_loop.count(loop)) loop_order.push_back(loop);
         by_loop[loop].push_back(
-            Candidate{t.id, c->accumulating, c->declarations, c->dma_readers, c->dma_sources, c->comprehensions});
+            Candidate{t.id, c->accumulating, c->declarations, c->dma_readers, c->dma_sources, c->comprehensions,
+                      c->split});
       }
     for (int loop : loop_order) {
       const std::vector<Candidate>& group = by_loop[loop];
@@ -239,7 +366,9 @@ class PsumAccumulate : public Transform {
       }
       if (sink(s, [&k, group] {
             for (const auto& c : group)
-              if (k.tensor(c.tensor).partition_dim != 0) contract_block_buffer(k, c.tensor, true);
+              if (c.split >= 0) into_list_of_banks(k, c.tensor, c.split);
+            for (const auto& c : group)
+              if (k.tensor(c.tensor).partition_dim != 0 && c.split < 0) contract_block_buffer(k, c.tensor, true);
             for (const auto& c : group) {
               k.tensor(c.tensor).memory = Memory::Psum;
               for_each_node(k.body, [&](Node& node, const std::vector<int>&) {
@@ -258,8 +387,11 @@ class PsumAccumulate : public Transform {
                   node.dirty = true;
                 }
               });
-              for (size_t r = 0; r < c.dma_readers.size(); ++r)
-                copy_out_before(k, c.tensor, c.dma_readers[r].first, c.dma_readers[r].second, c.dma_sources[r]);
+              for (size_t r = 0; r < c.dma_readers.size(); ++r) {
+                Access source = c.dma_sources[r];
+                if (c.split >= 0) std::swap(source.dims[0], source.dims[1]);  // the list's item
+                copy_out_before(k, c.tensor, c.dma_readers[r].first, c.dma_readers[r].second, source);
+              }
             }
           }))
         return true;
@@ -274,6 +406,7 @@ class PsumAccumulate : public Transform {
     std::vector<std::pair<int, size_t>> dma_readers;
     std::vector<Access> dma_sources;
     std::vector<int> comprehensions;
+    int split = -1;
   };
 
   // Whether `t` may move to PSUM (the conditions above): its first accumulating write in a loop and
@@ -288,7 +421,9 @@ class PsumAccumulate : public Transform {
     const IExpr& p = t.shape[static_cast<size_t>(t.partition_dim)];
     if (!p.is_constant() || p.constant() > lim::pmax) return std::nullopt;
     auto bytes = partition_bytes(t);
-    if (!bytes || *bytes > lim::psum_bank_bytes) return std::nullopt;
+    std::optional<int> split;
+    if (bytes && *bytes > lim::psum_bank_bytes && !listed) split = blocks_of_a_bank(k, an, t);
+    if (!bytes || (*bytes > lim::psum_bank_bytes && !split)) return std::nullopt;
     // The items of a comprehension list are declared inside its Inline node (frozen: printed as
     // written): that statement gets the new buffer, and a zeroing there (`nl.zeros`) is a write.
     std::map<int, int> item_of;  // item node id -> comprehension node id
@@ -298,6 +433,7 @@ class PsumAccumulate : public Transform {
           for_each_node(n.body, [&](Node& item, const std::vector<int>&) { item_of[item.id] = n.id; });
       });
     Found f;
+    f.split = split.value_or(-1);
     std::vector<const OpRef*> plain_writes;
     auto writers = an.writers(k, t.id);
     for (const OpRef* w : writers) {
@@ -370,7 +506,8 @@ class PsumAccumulate : public Transform {
       // per accumulation, where nl.store does it itself).
       const Operand* src = operand(op, "src");
       bool whole_dma = (op.cls == OpClass::Store || op.cls == OpClass::DmaCopy) && op.dst && k.tensor(op.dst->tensor).memory == Memory::Hbm && src &&
-                       src->kind == Operand::Kind::Tile && src->access.tensor == t.id && whole_item(k, src->access);
+                       src->kind == Operand::Kind::Tile && src->access.tensor == t.id &&
+                       (split ? one_block(t, src->access) : whole_item(k, src->access));
       if (!whole_dma || r->node->kind != NodeKind::Stmt || r->node->ops.size() != 1) return std::nullopt;
       f.dma_readers.push_back({r->node->id, r->index});
       f.dma_sources.push_back(src->access);

@@ -9,6 +9,7 @@
 // LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/helper_rows_matmul.py,
 // transpose_per_block.py, shared_row_operand.py).
 #include <functional>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -203,3 +204,49 @@ TEST(HoistTranspose, RefusesAChainThatReadsTheColumnBlockOrWhoseTilesAreReadElse
 }
 
 }  // namespace
+
+// The transposed block loaded inside the column loop itself (generated code: one flat loop over
+// (row, column) split by `//` / `%`; the newer API's dma_copy into a declared tile): the load moves
+// out with the transpose and its copy (`loads=1`), fused into one fill loop where the load's tile
+// is one tile of the iteration again. 2 row tiles x 2 column blocks x 2 K blocks: transposes and
+// loads of `a` 8 -> 4, `b`'s loads as they were. The same site in both styles (the flat one split).
+TEST(HoistTranspose, TakesTheLoadOfTheTransposedBlockAlongInEveryStyle) {
+  const auto args = arrays({{256, 256}, {256, 1024}});
+  auto loads = [&](const std::string& text) {
+    return executed(text, args, [](const loopnest::Op& op) { return op.cls == loopnest::OpClass::Load; });
+  };
+  std::set<std::string> keys;
+  for (const std::string path : {"/tests/kernels/flat_transpose_matmul.py", "/tests/kernels/transpose_per_column_api.py"}) {
+    SCOPED_TRACE(path);
+    std::string text = read(source_dir() + path);
+    auto sites = sites_of(text, args);
+    ASSERT_EQ(sites.size(), 1u);
+    EXPECT_EQ(sites[0].params.at("loads"), "1");
+    EXPECT_EQ(sites[0].params.at("out_of"), "1");
+    keys.insert(sites[0].anchor + " out_of=" + sites[0].params.at("out_of"));
+    EXPECT_EQ(transposes_of(text, args), 8);
+    EXPECT_EQ(loads(text), 16);  // a's 8 and b's 8
+    std::string after = loopnest::apply_site("k.py", text, args, sites[0]);
+    EXPECT_EQ(transposes_of(after, args), 4) << after;
+    EXPECT_EQ(loads(after), 12) << after;
+    // The fill writes the buffer: the transpose itself (legacy: the compiler's PSUM copy), or the
+    // author's copy out of PSUM (the newer API, whose Tensor Engine writes a PSUM dst).
+    bool legacy = after.find("a_blk_t[kk, :, :] = nisa.nc_transpose(data=a_blk)") != std::string::npos;
+    bool api = after.find("nisa.tensor_copy(dst=a_blk_t[:, kk, :], src=a_ps)") != std::string::npos;
+    EXPECT_TRUE(legacy != api) << after;
+    EXPECT_TRUE(sites_of(after, args).empty()) << after;
+  }
+  EXPECT_EQ(keys.size(), 1u);
+}
+
+// The load is taken along only when it is the tile's one writer: a block scaled in place after its
+// load (by a number: the same in every column block) is not hoisted with it.
+TEST(HoistTranspose, LeavesATransposedBlockWrittenByMoreThanItsLoad) {
+  const auto args = arrays({{256, 256}, {256, 1024}});
+  std::string text = read(source_dir() + "/tests/kernels/transpose_per_column_api.py");
+  const std::string load = "src=a[r * 128:(r + 1) * 128, kk * 128:(kk + 1) * 128])\n";
+  ASSERT_NE(text.find(load), std::string::npos);
+  text.insert(text.find(load) + load.size(),
+              "                nisa.tensor_scalar(dst=a_blk, data=a_blk, op0=nl.multiply, operand0=2.0)\n");
+  EXPECT_TRUE(sites_of(text, args).empty());
+}

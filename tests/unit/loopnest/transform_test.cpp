@@ -896,6 +896,12 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/transpose_scale_grid.py", "transpose_scale_grid.hoist_transpose", "hoist_transpose", {}},
       {"tests/kernels/transpose_scale_api.py", "transpose_scale_api.hoist_transpose", "hoist_transpose", {}},
       {"tests/kernels/transpose_multiply_rows.py", "transpose_multiply_rows.hoist_transpose", "hoist_transpose", {}},
+      // The transposed block loaded inside the column loop (a flat loop split by `//` / `%`; the
+      // newer API's dma_copy): the load moves with the transpose and its copy.
+      {"tests/kernels/flat_transpose_matmul.py", "flat_transpose_matmul.hoist_transpose_loads", "hoist_transpose",
+       {{"loads", "1"}}},
+      {"tests/kernels/transpose_per_column_api.py", "transpose_per_column_api.hoist_transpose_loads", "hoist_transpose",
+       {{"loads", "1"}}},
       {"tests/golden/rewrite/nl_softmax_bmm.py", "nl_softmax_bmm.open_composite", "open_composite", {}},
       {"tests/kernels/inline_load_rows.py", "inline_load_rows.jam_rows", "jam_rows", {{"factor", "2"}}},
       {"tests/kernels/block_ndarray_rows.py", "block_ndarray_rows.jam_rows", "jam_rows", {{"factor", "2"}}},
@@ -911,6 +917,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        "fold_scale_through_reduce", {}},
       {"tests/kernels/sigmoid_times_rows.py", "sigmoid_times_rows.fold_silu", "fold_silu", {{"func", "silu"}}},
       {"tests/kernels/accumulate_rows.py", "accumulate_rows.psum_accumulate", "psum_accumulate", {}},
+      // A newer-API accumulator of one bank per block along a free dim: a list of PSUM tiles.
+      {"tests/kernels/state_sum_blocks_api.py", "state_sum_blocks_api.psum_accumulate", "psum_accumulate", {}},
       {"tests/golden/rewrite/sum_then_project.py", "sum_then_project.matmul_accumulate", "matmul_accumulate", {}},
       {"tests/golden/rewrite/sum_then_project_api.py", "sum_then_project_api.matmul_accumulate", "matmul_accumulate", {}},
       {"tests/golden/rewrite/load_both_ways.py", "load_both_ways.transpose_on_pe", "transpose_on_pe", {}},

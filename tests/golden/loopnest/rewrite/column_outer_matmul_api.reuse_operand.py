@@ -21,7 +21,9 @@ def kernel(a, b):
             nisa.dma_copy(dst=a_blk[:, k, :], src=a[m * 128:(m + 1) * 128, k * 128:(k + 1) * 128])
         a_blk_t = nl.ndarray(shape=(128, K // 128, 128), dtype=nl.float32, buffer=nl.sbuf)
         for k in nl.affine_range(K // 128):
-            nisa.nc_transpose(dst=a_blk_t[:, k, :], data=a_blk[:, k, :])
+            tp = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+            nisa.nc_transpose(dst=tp, data=a_blk[:, k, :])
+            nisa.tensor_copy(dst=a_blk_t[:, k, :], src=tp)
         for n in nl.affine_range(N // NB):
             acc = nl.ndarray((128, NB), dtype=nl.float32, buffer=nl.psum)
             for k in nl.affine_range(K // 128):

@@ -373,9 +373,15 @@ class Coarsen : public Transform {
         if (oa < 0 || !agree(oa)) return std::nullopt;
       }
       if (!axis) {
-        // Nothing of this op follows the loop: it must not touch what grows.
-        for (auto& it : items)
+        // Nothing of this op follows the loop: it must not touch what grows, and it runs `factor`
+        // times less often, so it may write only what each iteration makes afresh (a tile
+        // declared in the loop): an update of state kept across iterations (`acc = acc * 2` on a
+        // tile from before the loop) or an HBM write would happen fewer times.
+        for (auto& it : items) {
           if (p.grown.count(it.acc->tensor) || block_dim.count(it.acc->tensor)) return std::nullopt;
+          const bool writes = it.which < 0 || op.args[static_cast<size_t>(it.which)].output;
+          if (writes && !defined_inside(k, it.acc->tensor, inner_loops)) return std::nullopt;
+        }
         continue;
       }
       if (op.cls == OpClass::Reduce) {

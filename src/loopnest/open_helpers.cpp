@@ -29,6 +29,8 @@ namespace loopnest {
 
 namespace {
 
+bool unrolled_loop(const Node& n) { return n.kind == NodeKind::Inline && (n.helper == "while" || n.helper == "for"); }
+
 bool openable(const Node& n) {
   return n.kind == NodeKind::Inline && n.helper.find(kComprehensionHelper) == std::string::npos;
 }
@@ -395,7 +397,19 @@ int open_helpers(Kernel& k) {
       }
       std::vector<Node> nodes;
       open_call(k, n, nodes);
-      rename_clashes(k, nodes, call_binds(n));
+      // A loop the kernel's Python unrolls while tracing (a `while` on host values, a `for` over a
+      // host sequence) runs in the kernel's own scope: the names its body binds are the kernel's,
+      // rebound copy after copy (`sq = nl.add(sq[:, 0:half], sq[:, half:2 * half])`), and what
+      // follows it reads the last one by that name. Renamed apart, a statement after it printed as
+      // written (`nl.sum(sq, ...)`) would read the first (F3, session 27).
+      std::set<std::string> bound = call_binds(n);
+      if (unrolled_loop(n))
+        for_each_node(nodes, [&](const Node& x, const std::vector<int>&) {
+          for (const auto& op : x.ops)
+            for (int t : {op.result, op.dst && is_declaration(op) ? op.dst->tensor : -1})
+              if (t >= 0 && !k.tensor(t).name.empty()) bound.insert(k.tensor(t).name);
+        });
+      rename_clashes(k, nodes, bound);
       pull_out_of_programs(k, nodes, scope);
       for (auto& x : nodes) out.push_back(std::move(x));
       ++opened;

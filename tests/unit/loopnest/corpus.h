@@ -147,6 +147,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"rope_ragged_api.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
       {"hidden_chunks_sum.py", arrays({{256, 128}, {256, 1024}, {1024, 256}})},
       {"hidden_chunks_exp.py", arrays({{256, 128}, {256, 1024}, {1024, 256}})},
+      {"max_tree_rows.py", arrays({{256, 1024}})},
   };
   return args;
 }

@@ -391,8 +391,10 @@ class FreeSize : public Transform {
       return -1;
     };
     auto outside_n = [&](int t) { return !in_n.count(k.tensor(storage_of(k, t)).scope_loop); };
+    // A region of a buffer declared up front that moves with `n` (`v19[i6, ...]`, the published
+    // style's per-iteration tiles) is no total across iterations: each iteration has its own.
     auto adds_into_total = [&](const Op& op) {
-      if (!op.dst || !outside_n(op.dst->tensor)) return false;
+      if (!op.dst || !outside_n(op.dst->tensor) || uses_loop(*op.dst, l)) return false;
       return op.accumulate || (sums.count(storage_of(k, op.dst->tensor)) && adds_into_destination(op));
     };
     // The partial sums: tensor -> the (outermost) changed loop it sums over, one region for all

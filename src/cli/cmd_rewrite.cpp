@@ -58,10 +58,12 @@ int list_sites(const std::string& text, const RewriteOptions& o) {
   // Sites inside helper functions need the helpers opened: say what stopped that.
   if (!o.args.empty()) {
     try {
-      if (auto why = loopnest::helpers_stay_closed(loopnest::lift_source(o.kernel, text, o.args, o.entry,
-                                                                               agents::builtin::nc_version_of(o.arch))))
-        fmt::print(stderr, "accelopt: note: {}: the helpers called in its loops stay closed (no site inside them): {}\n",
-                   o.kernel, *why);
+      // The note names what stays closed: a helper's call, or a loop the kernel's Python unrolls
+      // while tracing (a `while` rebinding a tile name had the helpers' note before session 27).
+      if (auto closed = loopnest::inlines_stay_closed(loopnest::lift_source(o.kernel, text, o.args, o.entry,
+                                                                           agents::builtin::nc_version_of(o.arch))))
+        fmt::print(stderr, "accelopt: note: {}: {} stay closed (no site inside them): {}\n", o.kernel,
+                   loopnest::describe(*closed), closed->why);
     } catch (const loopnest::LiftError&) {
       // A kernel the form cannot lift has no form sites at all; `accelopt parse --emit loops` says why.
     }

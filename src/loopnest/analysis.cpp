@@ -237,9 +237,58 @@ bool continues_engine_accumulator(const Op& op) {
   }
 }
 
-bool iterations_commute(const Kernel& k, int loop) {
+bool adds_into_destination(const Op& op) {
+  if (!op.dst) return false;
+  if (op.accumulate) return true;
+  if (op_kind(op) != "add" || op.mask.size()) return false;
+  int same = 0, tiles = 0;
+  for (const auto& a : op.args) {
+    if (a.value.kind != Operand::Kind::Tile || a.output) continue;
+    ++tiles;
+    if (a.value.access == *op.dst) ++same;
+  }
+  return tiles == 2 && same == 1;
+}
+
+std::set<int> summed_carries(const Kernel& k, int loop) {
+  std::set<int> sums;
   const Node* node = loop_node(k, loop);
-  if (!node || !carried_tensors(k, loop).empty()) return false;
+  if (!node) return sums;
+  for (int t : carried_tensors(k, loop)) {
+    bool ok = true;
+    for_each_node(node->body, [&](const Node& n, const std::vector<int>&) {
+      for (const auto& op : n.ops) {
+        bool touches = false;
+        for (const Access* a : reads(op)) touches = touches || storage_of(k, a->tensor) == t;
+        for (const Access* a : writes(op)) touches = touches || storage_of(k, a->tensor) == t;
+        if (!touches) continue;
+        // The add's own read of the region it writes is the only read: the other operand is no
+        // part of the sum, the region the same tensor (no view) and fixed across iterations.
+        bool adds = adds_into_destination(op) && op.dst->tensor == t && !uses_loop(*op.dst, loop) &&
+                    writes(op).size() == 1;
+        if (adds)
+          for (const auto& a : op.args)
+            if (a.value.kind == Operand::Kind::Tile && !a.output && !(a.value.access == *op.dst) &&
+                storage_of(k, a.value.access.tensor) == t)
+              adds = false;
+        ok = ok && adds;
+      }
+    });
+    if (ok) sums.insert(t);
+  }
+  return sums;
+}
+
+bool iterations_commute(const Kernel& k, int loop) { return iterations_commute(k, loop, {}); }
+
+bool iterations_commute(const Kernel& k, int loop, const std::set<int>& sums) {
+  const Node* node = loop_node(k, loop);
+  if (!node) return false;
+  for (int t : carried_tensors(k, loop))
+    if (!sums.count(t)) return false;
+  auto accumulates = [&](const Op& op) {
+    return op.accumulate || (op.dst && sums.count(storage_of(k, op.dst->tensor)) && adds_into_destination(op));
+  };
   const Loop& l = k.loops.at(loop);
   std::optional<int64_t> trip = l.trip();
   if (trip && *trip <= 1) return true;
@@ -277,7 +326,8 @@ bool iterations_commute(const Kernel& k, int loop) {
         touched.insert(touched.end(), written.begin(), written.end());
         for (const Access* x : touched) {
           if (storage_of(k, x->tensor) != t) continue;
-          bool both_accumulate = p->accumulate && q->accumulate && w == &*p->dst && x == &*q->dst;
+          bool both_accumulate = accumulates(*p) && accumulates(*q) && w == &*p->dst &&
+                                 (x == &*q->dst || (!q->accumulate && x->tensor == q->dst->tensor && *x == *q->dst));
           if (!both_accumulate && (meet_later(*w, *x) || meet_later(*x, *w))) return false;
         }
       }

@@ -79,6 +79,18 @@ bool independent_iterations(const Kernel& k, int loop);
 // declared in the loop are one per iteration. Conservative: false wherever the bounds cannot
 // decide. What a sequential loop needs to be written affine_range (affine_loop.cpp).
 bool iterations_commute(const Kernel& k, int loop);
+// The same where the tensors of `sums` (summed_carries) are carried: their adds count as
+// accumulations, each carried tensor outside `sums` still refuses.
+bool iterations_commute(const Kernel& k, int loop, const std::set<int>& sums);
+// Whether `op` adds a value into its destination: `T[r] += v`, or `T[r] = add(T[r], v)` / `T[r] =
+// add(v, T[r])` (one operand the destination's region itself): a running sum written as an
+// assignment, as a CUDA port accumulates a PSUM result into an SBUF row (`acc[...] = nl.add(acc, ps)`).
+bool adds_into_destination(const Op& op);
+// The tensors loop `loop` carries (carried_tensors) only as running sums: every operation of the
+// loop touching one adds into it (adds_into_destination) at a region that does not move with the
+// loop, and no other operation of the loop reads it. Merging iterations of the loop regroups the
+// sum: what an accumulation `+=` allows (only the order of the additions changes).
+std::set<int> summed_carries(const Kernel& k, int loop);
 // Whether `op` continues the accumulator its engine kept from an earlier instruction
 // (`reduce_cmd=reduce`, or a command chosen per iteration): a dependence on the engine's state,
 // which no tile access shows.

@@ -67,6 +67,8 @@ int axis_group(const Op& op, const std::string& param, int axis) {
     case OpClass::DmaCopy: case OpClass::Memset: case OpClass::Alloc:
       return axis;
     case OpClass::Matmul:
+      // nl.matmul(x, y): y [K, N] is the moving operand whatever transpose_x says of x.
+      if (op.api == "nl.matmul") return (param == "y" || param == "dst") && axis == 1 ? 1 : -1;
       if (op.api != "nisa.nc_matmul") return -1;
       return (param == "moving" || param == "dst") && axis == 1 ? 1 : -1;
     default:
@@ -106,10 +108,15 @@ class FreeSize : public Transform {
       if (!n) continue;
       const Loop& l = k.loops.at(n->loop);
       auto trip = l.trip();
-      if (!independent_iterations(k, n->loop) || !trip || !(l.start == IExpr(0)) || l.step != 1) continue;
+      if (!trip || !(l.start == IExpr(0)) || l.step != 1) continue;
+      // The move merges neighbouring iterations: they may depend on each other through a running
+      // sum (`acc[...] = nl.add(acc[...], o_ps)` in a sequential loop), which it regroups
+      // (sums_regroup), and through nothing else.
+      std::set<int> sums = summed_carries(k, n->loop);
+      if (!independent_iterations(k, n->loop) && !iterations_commute(k, n->loop, sums)) continue;
       for (auto [mul, div] : {std::pair<int64_t, int64_t>{1, 2}, {2, 1}}) {
         auto plan = make_plan(k, *n, mul, div);
-        if (!plan) continue;
+        if (!plan || lists_change(k, *plan) || !sums_regroup(k, *n, *plan, sums)) continue;
         int64_t to = plan->block * mul / div;
         Analysis an(k);
         auto s = make_loop_site(k, an, *n,
@@ -349,6 +356,87 @@ class FreeSize : public Transform {
     if (bad) return std::nullopt;
     if (!drop_stale_bindings(k, loop_node, p)) return std::nullopt;
     return p;
+  }
+
+  // A Python list appended once per iteration of a loop whose trip changes (`rhs_tiles.append(t)` in
+  // `for bk_r`) would hold another number of tiles: its dim follows the trip in the form, but the
+  // printer has no declaration to write it in (the newer-API fully optimized matmul's k blocks).
+  static bool lists_change(const Kernel& k, const Plan& p) {
+    for (const auto& t : k.tensors) {
+      if (t.list_loop >= 0 && p.loops.count(t.list_loop)) return true;
+      for (const auto& [name, loop] : t.outer_lists)
+        if (p.loops.count(loop)) return true;
+    }
+    return false;
+  }
+
+  // Merging iterations of `n` and lengthening the loops of p.loops with them regroups every sum
+  // over those loops: a tile accumulated (`+=`) in a loop whose trip changes and declared outside
+  // it holds, after the loop, the terms of more (or fewer) iterations. Exact where such a partial
+  // sum is read, outside its loop, only by adds into a tensor declared outside `n` (a `+=`, or a
+  // running sum `n` carries: `sums`): the same terms reach the total in other groups. Conversely an
+  // operation of `n` outside the changed loops that adds into a tensor declared outside `n` runs
+  // less (more) often: it must add such a partial sum. (`acc = acc + exp(o_ps)`, a count `c += 1`,
+  // a prefix sum read inside the loop: no site.)
+  static bool sums_regroup(Kernel& k, const Node& loop_node, const Plan& p, const std::set<int>& sums) {
+    const int l = loop_node.loop;
+    std::set<int> in_n = {l};
+    for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
+      if (n.kind == NodeKind::Loop) in_n.insert(n.loop);
+    });
+    Analysis an(k);
+    auto changed_around = [&](const std::vector<int>& loops) {
+      for (int v : loops)
+        if (p.loops.count(v)) return v;
+      return -1;
+    };
+    auto outside_n = [&](int t) { return !in_n.count(k.tensor(storage_of(k, t)).scope_loop); };
+    // A region of a buffer declared up front that moves with `n` (`v19[i6, ...]`, the published
+    // style's per-iteration tiles) is no total across iterations: each iteration has its own.
+    auto adds_into_total = [&](const Op& op) {
+      if (!op.dst || !outside_n(op.dst->tensor) || uses_loop(*op.dst, l)) return false;
+      return op.accumulate || (sums.count(storage_of(k, op.dst->tensor)) && adds_into_destination(op));
+    };
+    // The partial sums: tensor -> the (outermost) changed loop it sums over, one region for all
+    // its iterations (`acc[i5] += ...` per iteration of i5 is a sum over the loops inside only).
+    std::map<int, int> partial;
+    for (const OpRef& r : an.ops) {
+      const Op& op = r.op();
+      if (!op.dst || !adds_into_destination(op)) continue;
+      int t = storage_of(k, op.dst->tensor);
+      int scope = k.tensor(t).scope_loop;
+      for (size_t i = 0; i < r.loops.size(); ++i) {
+        int lc = r.loops[i];
+        if (!p.loops.count(lc) || uses_loop(*op.dst, lc)) continue;
+        bool declared_inside = false;
+        for (size_t j = i; j < r.loops.size(); ++j) declared_inside = declared_inside || r.loops[j] == scope;
+        if (!declared_inside && !partial.count(t)) partial[t] = lc;
+        break;
+      }
+    }
+    for (const OpRef& r : an.ops) {
+      if (!inside(r.loops, l)) continue;
+      const Op& op = r.op();
+      bool in_changed = changed_around(r.loops) >= 0;
+      for (const Access* a : reads(op)) {
+        auto pt = partial.find(storage_of(k, a->tensor));
+        if (pt == partial.end()) continue;
+        bool in_its_loop = inside(r.loops, pt->second);
+        if (in_its_loop && !(op.dst && a == &*op.dst && op.accumulate) &&
+            !(adds_into_destination(op) && storage_of(k, op.dst->tensor) == pt->first && *a == *op.dst))
+          return false;  // read while it sums
+        if (!in_its_loop && (!adds_into_total(op) || a == &*op.dst)) return false;
+      }
+      if (!in_changed && adds_into_total(op)) {
+        // What it adds must be a partial sum.
+        if (op.cls == OpClass::Matmul) return false;
+        for (const auto& arg : op.args) {
+          if (arg.value.kind != Operand::Kind::Tile || arg.output || arg.value.access == *op.dst) continue;
+          if (!partial.count(storage_of(k, arg.value.access.tensor))) return false;
+        }
+      }
+    }
+    return true;
   }
 
   // A binding computed from the loops whose trips change (`qt = qt_blk * 4 + qt_in`, written by a

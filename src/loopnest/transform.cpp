@@ -212,6 +212,38 @@ std::optional<std::string> helpers_stay_closed(const Kernel& k) {
   return open_checked(opened, count);
 }
 
+std::optional<ClosedInlines> inlines_stay_closed(const Kernel& k) {
+  auto why = helpers_stay_closed(k);
+  if (!why) return std::nullopt;
+  ClosedInlines out;
+  out.why = *why;
+  std::function<void(const std::vector<Node>&)> walk = [&](const std::vector<Node>& block) {
+    for (const auto& n : block) {
+      if (n.kind == NodeKind::Inline && n.helper.find(kComprehensionHelper) == std::string::npos) {
+        out.kinds.insert(n.helper == "while" ? InlineKind::TraceTimeWhile
+                         : n.helper == "for" ? InlineKind::HostSequenceFor
+                                             : InlineKind::HelperCall);
+        if (!out.line && n.origin) out.line = static_cast<int>(n.origin->span.line);
+        continue;
+      }
+      if (!n.frozen) walk(n.body), walk(n.orelse);
+    }
+  };
+  walk(k.body);
+  return out;
+}
+
+std::string describe(const ClosedInlines& c) {
+  std::vector<std::string> parts;
+  if (c.kinds.count(InlineKind::HelperCall)) parts.push_back("the helpers called in its loops");
+  if (c.kinds.count(InlineKind::TraceTimeWhile)) parts.push_back("the while loops run at trace time");
+  if (c.kinds.count(InlineKind::HostSequenceFor)) parts.push_back("the loops over host sequences");
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? (i + 1 == parts.size() ? " and " : ", ") : "") + parts[i];
+  if (c.line) out += fmt::format(" (the first at line {})", c.line);
+  return out;
+}
+
 namespace {
 
 // A site's move, its anchor's operation and its parameters but the loop's name: the same site in a

@@ -115,6 +115,19 @@ std::optional<std::vector<ArgSpec>> own_arguments(const Kernel& k);
 // and lifted again on the kernel's own arguments): the first error; nullopt when they open or there
 // are none.
 std::optional<std::string> helpers_stay_closed(const Kernel& k);
+// The constructs open_helpers opens, by kind: a helper function's call, and the two loops the
+// kernel's Python unrolls while tracing, kept as one Inline node (a `while` on host values, a
+// `for` over a host sequence). A note about them names the construct it is about.
+enum class InlineKind : uint8_t { HelperCall, TraceTimeWhile, HostSequenceFor };
+struct ClosedInlines {
+  std::set<InlineKind> kinds;  // the constructs that would have opened
+  int line = 0;                // the first one's line
+  std::string why;             // helpers_stay_closed's reason
+};
+// helpers_stay_closed with what stays closed, typed.
+std::optional<ClosedInlines> inlines_stay_closed(const Kernel& k);
+// "the helpers called in its loops", "the trace-time while loop at line 42", ...: what the note names.
+std::string describe(const ClosedInlines& c);
 // Every site of every transformation. On a kernel calling helpers in its loops, also the sites that
 // only the kernel with its helpers opened offers, with the parameter helpers=open (apply_site opens
 // them first; the printed kernel has their code in place of the calls).

@@ -152,6 +152,9 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"half_row_attention.py", arrays({{2, 128, 64}, {128, 64}, {128, 64}})},
       {"fold_named_scalars.py", arrays({{256, 512}})},
       {"fold_rebound_scalar.py", arrays({{128, 512}})},
+      {"hidden_chunks_sum.py", arrays({{256, 128}, {256, 1024}, {1024, 256}})},
+      {"hidden_chunks_exp.py", arrays({{256, 128}, {256, 1024}, {1024, 256}})},
+      {"max_tree_rows.py", arrays({{256, 1024}})},
   };
   return args;
 }

@@ -30,7 +30,6 @@ namespace loopnest {
 
 namespace {
 
-
 bool openable(const Node& n) {
   return n.kind == NodeKind::Inline && n.helper.find(kComprehensionHelper) == std::string::npos;
 }

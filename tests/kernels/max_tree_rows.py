@@ -1,8 +1,8 @@
 # Row maxima as a GPU programmer writes a shared-memory tree: a trace-time Python `while` halves the
 # row, rebinding one tile name (`m = nl.maximum(m[:, 0:w], m[:, w:2 * w])`), then one reduce of what
 # is left; the rows are then shifted by their maximum and exponentiated. The while unrolls while
-# tracing (an Inline node of the form); opened, its copies keep the kernel's name `m`, so the reduce
-# after it, printed as written, still reads the last one.
+# tracing (an Inline node of the form); opened, its last copy keeps the kernel's name `m`, so the
+# reduce after it, printed as written, still reads the last one.
 # Input: x (256, 1024).
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl

@@ -466,22 +466,11 @@ class Coarsen : public Transform {
           return std::nullopt;
         }
       }
-      // Sizes after the change.
-      // What grows along partitions (and both sides of a transpose, the stationary's free axis)
-      // stays within 128.
-      if (partitions || op.cls == OpClass::Transpose) {
-        for (auto& it : items) {
-          std::vector<IExpr> shape = it.acc->tile_shape();
-          for (size_t ax = 0; ax < shape.size(); ++ax) {
-            if (output_axis(op, it.param, static_cast<int>(ax)) != *axis || shape[ax] == IExpr(1)) continue;
-            auto s = scaled(shape[ax]);
-            if (!s || s->constant() < 1 || s->constant() > kMaxPartitions) return std::nullopt;
-          }
-        }
-        p.dirty.insert(r.node);
-        continue;
-      }
-      if (op.cls == OpClass::Matmul) {
+      // Sizes after the change. What grows along partitions (and both sides of a transpose, the
+      // stationary's free axis) stays within 128; a free axis within a tile's free size, a
+      // matmul's moving one within a PSUM bank.
+      const bool within_partitions = partitions || op.cls == OpClass::Transpose;
+      if (!within_partitions && op.cls == OpClass::Matmul) {
         for (auto& it : items) {
           std::vector<IExpr> shape = it.acc->tile_shape();
           if (shape.size() < 2) continue;
@@ -490,12 +479,13 @@ class Coarsen : public Transform {
             return std::nullopt;
         }
       }
+      const int64_t limit = within_partitions ? kMaxPartitions : kMaxFreeElems;
       for (auto& it : items) {
         std::vector<IExpr> shape = it.acc->tile_shape();
         for (size_t ax = 0; ax < shape.size(); ++ax) {
           if (output_axis(op, it.param, static_cast<int>(ax)) != *axis || shape[ax] == IExpr(1)) continue;
           auto s = scaled(shape[ax]);
-          if (!s || s->constant() < 1 || s->constant() > kMaxFreeElems) return std::nullopt;
+          if (!s || s->constant() < 1 || s->constant() > limit) return std::nullopt;
         }
       }
       p.dirty.insert(r.node);

@@ -174,13 +174,11 @@ class Coarsen : public Transform {
     return "?";
   }
 
-  static bool declares(const Op& op) {
-    const ApiSpec* spec = find_api(op.api);
-    return (spec && spec->creates) || op.cls == OpClass::Memset || op.cls == OpClass::Alloc;
+  // Ops whose result's size is their own to choose: declarations, memsets and broadcasts of one
+  // partition.
+  static bool fresh(const Op& op) {
+    return is_declaration(op) || op.cls == OpClass::Memset || op.cls == OpClass::Broadcast;
   }
-
-  // Ops whose result's size is their own to choose: declarations and broadcasts of one partition.
-  static bool fresh(const Op& op) { return declares(op) || op.cls == OpClass::Broadcast; }
 
   // Whether the tile is made whole (nl.zeros, nl.full, nl.ndarray, broadcast_to) in loop `l`.
   static bool declared_in_loop(const Kernel& k, const Analysis& an, int tensor, int l) {
@@ -226,7 +224,8 @@ class Coarsen : public Transform {
     return s >= 0 && inner_loops.count(s);
   }
 
-  // make_plan, seeding the tiles declared in the loop that its refusals name, one at a time.
+  // make_plan, seeding the fresh tiles (declared in the loop, or made before it and read only
+  // there) that its refusals name, one at a time.
   static std::optional<Plan> plan_seeded(Kernel& k, const Analysis& an, Node& loop_node, int64_t mul, int64_t div,
                                          bool rows) {
     std::map<int, int> seed;
@@ -307,9 +306,10 @@ class Coarsen : public Transform {
       // A declaration (or partition broadcast) of a seeded tile makes it grown; it follows the
       // loop along that dim.
       if (fresh(op) && op.dst && seed.count(op.dst->tensor)) {
+        // Written whole along that dim (a memset of a part would become one of the whole).
         const int dim = seed.at(op.dst->tensor);
         const DimIndex& d = op.dst->dims[static_cast<size_t>(dim)];
-        if (d.terms.size() != 1) return std::nullopt;
+        if (d.terms.size() != 1 || whole_dim(k, *op.dst, d.terms[0].axis) != dim) return std::nullopt;
         p.grown[op.dst->tensor] = dim;
         if (op.cls == OpClass::Alloc) continue;  // no work: nothing to size
         agree(d.terms[0].axis);

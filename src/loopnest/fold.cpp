@@ -49,11 +49,6 @@ std::optional<Binary> binary(const Op& op) {
   return std::nullopt;
 }
 
-
-
-
-
-
 // The writer of tile operand `o` of `r` when it flows only there; null otherwise.
 const OpRef* producer(const Kernel& k, const Analysis& an, const OpRef& r, const Operand* o) {
   if (!o || o->kind != Operand::Kind::Tile) return nullptr;

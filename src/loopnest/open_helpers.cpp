@@ -30,9 +30,7 @@ namespace loopnest {
 
 namespace {
 
-bool openable(const Node& n) {
-  return n.kind == NodeKind::Inline && n.helper.find(kComprehensionHelper) == std::string::npos;
-}
+bool openable(const Node& n) { return openable_kind(n).has_value(); }
 
 // The helper's nodes as the kernel's: unfrozen, printed from the form (their source is the
 // helper's text, whose names are not the caller's); bindings of host values and docstrings go
@@ -393,6 +391,15 @@ void pull_out_of_programs(Kernel& k, std::vector<Node>& nodes, int scope) {
 
 }  // namespace
 
+// The lifter names the Inline node of an unrolled host loop by its keyword (lift_stmt.cpp,
+// lift_host.cpp); a helper call's by the function's name, which no keyword can be.
+std::optional<InlineKind> openable_kind(const Node& n) {
+  if (n.kind != NodeKind::Inline || n.helper.find(kComprehensionHelper) != std::string::npos) return std::nullopt;
+  if (n.helper == "while") return InlineKind::TraceTimeWhile;
+  if (n.helper == "for") return InlineKind::HostSequenceFor;
+  return InlineKind::HelperCall;
+}
+
 int open_helpers(Kernel& k) {
   int opened = 0;
   std::function<void(std::vector<Node>&, int)> walk = [&](std::vector<Node>& block, int scope) {
@@ -408,7 +415,7 @@ int open_helpers(Kernel& k) {
       }
       std::vector<Node> nodes;
       open_call(k, n, nodes);
-      const bool copies = n.origin && (n.origin->kind == nki::StmtKind::For || n.origin->kind == nki::StmtKind::While);
+      const bool copies = openable_kind(n) != InlineKind::HelperCall;
       rename_clashes(k, nodes, call_binds(n), copies);
       pull_out_of_programs(k, nodes, scope);
       for (auto& x : nodes) out.push_back(std::move(x));

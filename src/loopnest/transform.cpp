@@ -219,10 +219,8 @@ std::optional<ClosedInlines> inlines_stay_closed(const Kernel& k) {
   out.why = *why;
   std::function<void(const std::vector<Node>&)> walk = [&](const std::vector<Node>& block) {
     for (const auto& n : block) {
-      if (n.kind == NodeKind::Inline && n.helper.find(kComprehensionHelper) == std::string::npos) {
-        out.kinds.insert(n.helper == "while" ? InlineKind::TraceTimeWhile
-                         : n.helper == "for" ? InlineKind::HostSequenceFor
-                                             : InlineKind::HelperCall);
+      if (auto kind = openable_kind(n)) {
+        out.kinds.insert(*kind);
         if (!out.line && n.origin) out.line = static_cast<int>(n.origin->span.line);
         continue;
       }

@@ -119,6 +119,9 @@ std::optional<std::string> helpers_stay_closed(const Kernel& k);
 // kernel's Python unrolls while tracing, kept as one Inline node (a `while` on host values, a
 // `for` over a host sequence). A note about them names the construct it is about.
 enum class InlineKind : uint8_t { HelperCall, TraceTimeWhile, HostSequenceFor };
+// What an Inline node opens as; nullopt for a node open_helpers leaves as written (not Inline, or
+// a comprehension computing tiles).
+std::optional<InlineKind> openable_kind(const Node& n);
 struct ClosedInlines {
   std::set<InlineKind> kinds;  // the constructs that would have opened
   int line = 0;                // the first one's line

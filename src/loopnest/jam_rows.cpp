@@ -670,6 +670,32 @@ class UnrollJam : public Transform {
     return any;
   }
 
+  // A view of a row's tile (`res.reshape((BM, 4, 128))` read by the row's store) is the row's too:
+  // each row's copy views that row's copy of the tile, printed as the reshape it is
+  // (`res_1.reshape(...)`); else every copy would read a view of the tile the rows no longer
+  // have. Views of views follow.
+  static void copy_views_of_row_tiles(Ctx& c) {
+    Kernel& k = *c.k;
+    for (bool more = true; more;) {
+      more = false;
+      const size_t known = k.tensors.size();
+      for (size_t v = 0; v < known; ++v) {
+        const Tensor& view = k.tensors[v];
+        const auto& first = c.copies[0];
+        if (view.role != TensorRole::View || view.base < 0 || !first.count(view.base) ||
+            first.count(static_cast<int>(v)))
+          continue;
+        for (size_t j = 0; j < c.copies.size(); ++j) {
+          Tensor copy = k.tensors[v];
+          copy.base = c.copies[j].at(copy.base);
+          copy.name.clear();  // its binding, if any, is not printed for the copies (build: views of the row)
+          c.copies[j][static_cast<int>(v)] = add_tensor(k, std::move(copy));
+        }
+        more = true;
+      }
+    }
+  }
+
   static void apply(Kernel& k, int id, const Plan& planned) {
     Plan p = planned;
     {
@@ -706,6 +732,7 @@ class UnrollJam : public Transform {
         c.copies[static_cast<size_t>(j)][t] = add_tensor(k, std::move(copy));
       }
     }
+    copy_views_of_row_tiles(c);
     // Private scratch: row 0 keeps the author's buffer, the others get copies declared next to it:
     // its declaration statement (a comprehension making a list of them too) printed again under
     // the copy's name.

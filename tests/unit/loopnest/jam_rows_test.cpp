@@ -11,6 +11,7 @@
 
 #include "corpus.h"
 #include "count_loads.h"
+#include "run_kernel.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
 
@@ -241,3 +242,36 @@ TEST(JamRows, WritesAMaskUsingTheRowPerCopy) {
   EXPECT_NE(after.find("mask=(256*r_blk - 192 + i_p < 0)"), std::string::npos) << after;
   EXPECT_NE(after.find("h_1 = nisa.tensor_tensor_scan("), std::string::npos) << after;
 }
+
+namespace {
+
+// A row's result stored through a reshape of it (`res.reshape((128, 4, 128))` written inline in the
+// store, a JAX-minded author's way of matching the output's blocked layout): each row's copy
+// stores a reshape of its own copy. Before, the copies kept the one view of `res`, which the rows
+// no longer bind, so the printed kernel did not lift and the weight-sharing jam was never applied.
+TEST(JamRows, EachRowStoresAReshapeOfItsOwnTile) {
+  std::string path = "k.py";
+  std::string text =
+      "import nki\n"
+      "import nki.language as nl\n\n\n"
+      "@nki.jit\n"
+      "def kernel(x, w):\n"
+      "    out = nl.ndarray((4, 128, 4, 128), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+      "    for i in nl.affine_range(4):\n"
+      "        xt = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+      "        wt = nl.load(w[:, :])\n"
+      "        res = nl.copy(nl.matmul(xt, wt, transpose_x=True), dtype=x.dtype)\n"
+      "        nl.store(out[i], res.reshape((128, 4, 128)))\n"
+      "    return out\n";
+  auto args = loopnest_test::arrays({{512, 128}, {128, 512}});
+  auto sites = loopnest::find_sites(loopnest::lift_source(path, text, args));
+  const loopnest::Site* jam = jam_by_two(sites);
+  ASSERT_TRUE(jam) << "no jam_rows site on `for i`";
+  std::string after = loopnest::apply_site(path, text, args, *jam);
+  EXPECT_NE(after.find("res_0.reshape((128, 4, 128))"), std::string::npos) << after;
+  EXPECT_NE(after.find("res_1.reshape((128, 4, 128))"), std::string::npos) << after;
+  EXPECT_EQ(loopnest_test::loads_of(after, args, 1), 2) << after;  // the weight once per two rows
+  EXPECT_LT(loopnest_test::rel_error(loopnest_test::run(path, after, args), loopnest_test::run(path, text, args)), 1e-6);
+}
+
+}  // namespace

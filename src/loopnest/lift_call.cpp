@@ -10,6 +10,7 @@
 #include "loopnest/lifter.h"
 #include "tensor/dtype.h"
 #include "nki/ast_printer.h"
+#include "nki/lib/isa_positional.h"
 
 namespace loopnest::detail {
 
@@ -1017,9 +1018,20 @@ AValue Lifter::call(const CallExpr& c) {
     dst_first = !legacy_tensor_first || tiles > legacy_tiles;
   }
   if (dst_first) {
-    if (api == "nisa.memset") params = {"dst", "value", "engine"};
-    else if (api == "nisa.tensor_copy") params = {"dst", "src", "engine"};
-    else if (params[0] != "dst") params.insert(params.begin(), "dst");
+    // Positional arguments after dst in the newer order (nki-language.md 12.2), which the
+    // interpreter binds by too: `nisa.scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1)`.
+    const auto* newer = api.rfind("nisa.", 0) == 0 ? nki::lib::isa_newer_positional(api.substr(5)) : nullptr;
+    if (api == "nisa.memset") {
+      params = {"dst", "value", "engine"};
+    } else if (newer) {
+      std::vector<std::string> ordered = {"dst"};
+      ordered.insert(ordered.end(), newer->begin(), newer->end());
+      for (const auto& p : params)
+        if (std::find(ordered.begin(), ordered.end(), p) == ordered.end()) ordered.push_back(p);
+      params = std::move(ordered);
+    } else if (params[0] != "dst") {
+      params.insert(params.begin(), "dst");
+    }
   }
   std::vector<std::pair<std::string, AValue>> args;
   std::vector<std::pair<std::string, const Expr*>> origins;

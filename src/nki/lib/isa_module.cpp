@@ -3,6 +3,8 @@
 // instruction assigned into `dst` (output dtype = dst.dtype) -- see isa_dispatch below.
 #include <algorithm>
 #include <array>
+#include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -10,6 +12,7 @@
 #include "nki/lib/compute_ops.h"
 #include "nki/lib/instruction.h"
 #include "nki/lib/isa_functions.h"
+#include "nki/lib/isa_positional.h"
 #include "nki/lib/language_ops.h"
 #include "nki/lib/modules.h"
 #include "nki/lib/module_util.h"
@@ -19,6 +22,25 @@ namespace nki::lib {
 std::optional<trn::Engine> engine_of(const Value& v) {
   auto* e = v.is_object() ? dynamic_cast<EngineObj*>(v.object().get()) : nullptr;
   return e ? e->engine : std::nullopt;
+}
+
+// 12.2's signatures where they take more by position than the legacy forms (8.3), which take e.g.
+// scalar_tensor_tensor's operands and activation's bias by keyword only.
+const std::vector<std::string>* isa_newer_positional(const std::string& instruction) {
+  static const std::map<std::string, std::vector<std::string>> order = {
+      {"nc_transpose", {"data", "engine"}},
+      {"activation", {"op", "data", "bias", "scale", "reduce_op", "reduce_res", "reduce_cmd"}},
+      {"activation_reduce", {"op", "data", "reduce_op", "reduce_res", "bias", "scale"}},
+      {"tensor_tensor", {"data1", "data2", "op", "engine"}},
+      {"tensor_scalar", {"data", "op0", "operand0", "reverse0", "op1", "operand1", "reverse1", "engine"}},
+      {"scalar_tensor_tensor", {"data", "op0", "operand0", "op1", "operand1", "reverse0", "reverse1"}},
+      {"tensor_reduce", {"op", "data", "axis", "negate", "keepdims"}},
+      {"tensor_partition_reduce", {"op", "data"}},
+      {"tensor_scalar_reduce", {"data", "op0", "operand0", "reduce_op", "reduce_res", "reverse0"}},
+      {"tensor_copy", {"src", "engine"}},
+  };
+  auto it = order.find(instruction);
+  return it == order.end() ? nullptr : &it->second;
 }
 
 namespace {
@@ -47,24 +69,33 @@ bool has_dst(const CallArgs& args, const Signature& sig, int legacy_leading_tens
   return true;
 }
 
-// Removes and returns the destination of a destination-first call (has_dst is true).
-Value take_dst(CallArgs& args) {
-  for (size_t i = 0; i < args.kwargs.size(); ++i) {
-    if (args.kwargs[i].first == "dst") {
-      Value d = args.kwargs[i].second;
-      args.kwargs.erase(args.kwargs.begin() + long(i));
-      return d;
-    }
+// What a destination-first call binds against: `dst` first, then the newer positional order (up to
+// the first parameter this instruction does not take), then the rest by keyword. Without an entry
+// above, the legacy parameters as they are. `dst` is bound like the others, so a message counts it
+// ("takes 7 positional arguments but 8 were given").
+std::shared_ptr<Signature> destination_first_signature(const Signature& legacy, const std::string& name) {
+  Signature s{legacy.name, {Param{"dst", std::nullopt, false}}, legacy.var_args, legacy.var_kwargs};
+  const auto* order = isa_newer_positional(name);
+  if (!order) {
+    s.params.insert(s.params.end(), legacy.params.begin(), legacy.params.end());
+    return std::make_shared<Signature>(std::move(s));
   }
-  Value d = args.args[0];
-  args.args.erase(args.args.begin());
-  return d;
-}
-
-bool has_param(const Signature& sig, std::string_view name) {
-  for (auto& p : sig.params)
-    if (p.name == name) return true;
-  return false;
+  std::vector<bool> placed(legacy.params.size(), false);
+  for (const auto& n : *order) {
+    auto it = std::find_if(legacy.params.begin(), legacy.params.end(), [&](const Param& p) { return p.name == n; });
+    if (it == legacy.params.end()) break;
+    Param p = *it;
+    p.keyword_only = false;
+    s.params.push_back(std::move(p));
+    placed[size_t(it - legacy.params.begin())] = true;
+  }
+  for (size_t i = 0; i < legacy.params.size(); ++i) {
+    if (placed[i]) continue;
+    Param p = legacy.params[i];
+    p.keyword_only = true;
+    s.params.push_back(std::move(p));
+  }
+  return std::make_shared<Signature>(std::move(s));
 }
 
 // Every instruction also takes name= (nki-language.md 12.2: "Common trailing argument name=None",
@@ -73,19 +104,19 @@ void def_isa(ModuleObj& m, const std::string& name, std::vector<Param> params, i
   if (std::none_of(params.begin(), params.end(), [](const Param& p) { return p.name == "name"; }))
     params.push_back(kwonly("name"));
   auto sig = std::make_shared<Signature>(Signature{"nisa." + name, std::move(params), false, false});
-  m.attrs[name] = Value(std::make_shared<DeclaredBuiltin>(sig, [sig, fn, leading_tensors](Interpreter& in, CallArgs& args) {
-    // The common legacy call (no dst) binds the caller's arguments directly: copying CallArgs
-    // copies every keyword name.
-    if (!has_dst(args, *sig, leading_tensors)) {
+  auto dst_sig = destination_first_signature(*sig, name);
+  m.attrs[name] = Value(std::make_shared<DeclaredBuiltin>(sig, [sig, dst_sig, fn, leading_tensors](Interpreter& in,
+                                                                                                      CallArgs& args) {
+    if (!has_dst(args, *sig, leading_tensors)) {  // the common legacy call
       BoundArgs bound = bind_args(*sig, args);
       return fn(in, bound);
     }
-    CallArgs call = args;
-    Value dst = take_dst(call);
-    auto* d = dst.as<NkiTensorObj>();
-    if (!d) throw NkiError(ErrorKind::Type, fmt::format("dst of {} must be a tensor, got {}", sig->name, dst.type_name()));
-    if (has_param(*sig, "dtype") && !has_kwarg(call, "dtype")) call.kwargs.push_back({"dtype", make_dtype(d->dtype())});
-    BoundArgs bound = bind_args(*sig, call);
+    BoundArgs bound = bind_args(*dst_sig, args);
+    auto* d = bound["dst"].as<NkiTensorObj>();
+    if (!d) throw NkiError(ErrorKind::Type, fmt::format("dst of {} must be a tensor, got {}", sig->name, bound["dst"].type_name()));
+    // The output dtype is dst's (12.2: the newer calls take no dtype=).
+    for (size_t i = 0; i < dst_sig->params.size(); ++i)
+      if (dst_sig->params[i].name == "dtype" && !bound.given[i]) bound.values[i] = make_dtype(d->dtype()), bound.given[i] = true;
     Value r = fn(in, bound);
     assign_into(in, *d, r);
     return Value();

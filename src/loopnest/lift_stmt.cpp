@@ -317,7 +317,20 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   size_t scopes_before = closure_scopes.size();
   // A closure (or a lambda) sees the enclosing kernel's names; a module-level helper only its parameters.
   bool closure = closures.count(code.name) || code.lambda_body;
-  std::map<std::string, AValue> local = captured ? *captured : closure ? env : std::map<std::string, AValue>{};
+  // A function the kernel itself defined (no captured scope) reached through a module helper's
+  // frame: its free names are the kernel's, and a nonlocal it rebinds is the kernel's too.
+  std::map<std::string, AValue>* defining_env =
+      closure && !captured && module_frames > 0 && kernel_env ? kernel_env : &saved_env;
+  std::map<std::string, AValue> local = captured ? *captured : closure ? *defining_env : std::map<std::string, AValue>{};
+  // Restored however the call ends (a refusal caught by a retry through the language core).
+  struct FrameGuard {
+    Lifter& l;
+    std::map<std::string, AValue>* kernel_env;
+    int module_frames;
+    ~FrameGuard() { l.kernel_env = kernel_env, l.module_frames = module_frames; }
+  } frame_guard{*this, kernel_env, module_frames};
+  if (inline_depth == 0) kernel_env = &saved_env;
+  if (!closure) ++module_frames;
   // Python's binding: positional parameters in order, *args the positional arguments left,
   // keyword-only parameters by name or default, **kwargs the keywords no parameter names.
   size_t next_pos = 0;
@@ -495,9 +508,10 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
         fail(c.span, fmt::format("the call of '{}' rebinding the {} name '{}' inside a loop (a host value carried "
                                  "across the loop's iterations)", code.name, global ? "global" : "nonlocal", name));
       if (global) globals[name] = now->second;
-      else saved_env[name] = now->second;
+      else (*defining_env)[name] = now->second;
     }
   }
+
   env = saved_env;
   carried = std::move(saved_carried);
   current_ops = saved_ops;
@@ -1030,7 +1044,18 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     out.push_back(ops_node(s, std::move(ops)));
     return;
   }
-  push_meta(s, MetaKind::Binding, out);
+  // `xr, xc = x_map(i, k)`: the names it binds, as a single name's binding has them, so a move
+  // taking a statement that reads them out of this loop knows they are not bound where it goes.
+  Node n = new_node(NodeKind::Meta, s);
+  n.meta = MetaKind::Binding;
+  std::function<void(const Expr&)> names = [&](const Expr& e) {
+    if (e.kind == ExprKind::Name) n.binds.push_back(static_cast<const NameExpr&>(e).id);
+    else if (e.kind == ExprKind::Starred) names(*static_cast<const StarredExpr&>(e).value);
+    else if (e.kind == ExprKind::Tuple || e.kind == ExprKind::List)
+      for (const auto& x : static_cast<const SequenceExpr&>(e).elts) names(*x);
+  };
+  names(target);
+  out.push_back(std::move(n));
 }
 
 bool Lifter::display_of_results(const AssignStmt& s, const std::string& id, const AValue& v, std::vector<Op>& ops,

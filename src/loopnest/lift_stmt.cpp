@@ -360,7 +360,9 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
       if (n == p.name) local[p.name] = v, found = true;
     if (found) continue;
     if (!p.default_value) fail(c.span, fmt::format("the call of '{}' without its argument '{}'", code.name, p.name));
-    if (auto d = closure_defaults.find(code.name); closure && d != closure_defaults.end() && d->second.count(p.name)) {
+    // A lambda's defaults are kept under its place in the text (every lambda is named `<lambda>`).
+    std::string defaults_of = code.lambda_body ? fmt::format("<lambda>@{}:{}", code.span.line, code.span.col) : code.name;
+    if (auto d = closure_defaults.find(defaults_of); closure && d != closure_defaults.end() && d->second.count(p.name)) {
       local[p.name] = d->second.at(p.name);
       continue;
     }

@@ -104,4 +104,47 @@ TEST(LoopNestAuthors28, NamesUnpackedFromAnIndexMapAreLocalToTheirLoop) {
   EXPECT_GT(hoisted, 0);
 }
 
+TEST(LoopNestAuthors28, ATupleOfSlicesBoundToANameIndexesLikeTheSlicesWritten) {
+  // Before: "cannot lift 'x[idx]' as an index" for `idx = blk(i)` returning a tuple of slices.
+  std::string text = std::string(kImports) +
+                     "def blk(i, bm=128):\n"
+                     "    return (slice(i * bm, (i + 1) * bm), slice(0, 64))\n"
+                     "\n\n"
+                     "@nki.jit\n"
+                     "def kernel(x):\n"
+                     "    out = nl.ndarray((256, 64), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    for i in nl.affine_range(2):\n"
+                     "        idx = blk(i)\n"
+                     "        t = nl.load(x[idx])\n"
+                     "        nl.store(out[idx], value=nl.exp(t))\n"
+                     "    return out\n";
+  auto args = arrays({{256, 64}});
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  std::string d = loopnest::dump(k);
+  EXPECT_NE(d.find("nl.load(src=x[128*i + a0[128], a1[64]])"), std::string::npos) << d;
+  EXPECT_NE(d.find("nl.store(dst=out[128*i + a0[128], a1[64]]"), std::string::npos) << d;
+  EXPECT_EQ(loopnest::emit(k), text);
+  for (const auto& s : loopnest::find_sites(k)) EXPECT_NO_THROW(loopnest::apply_site("k.py", text, args, s)) << s.key();
+}
+
+TEST(LoopNestAuthors28, ALambdasDefaultIsEvaluatedWhereTheLambdaIsMade) {
+  // Before: "cannot lift the name 'BM'": the default `bm=BM` was evaluated with no names at all.
+  std::string text = std::string(kImports) +
+                     "@nki.jit\n"
+                     "def kernel(x):\n"
+                     "    out = nl.ndarray((256, 64), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    BM = 128\n"
+                     "    row = lambda i, bm=BM: i * bm\n"
+                     "    BM = 64\n"
+                     "    for i in nl.affine_range(2):\n"
+                     "        r0 = row(i)\n"
+                     "        t = nl.load(x[r0:r0 + 128, :])\n"
+                     "        nl.store(out[r0:r0 + 128, :], value=nl.exp(t))\n"
+                     "    return out\n";
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, arrays({{256, 64}}));
+  std::string d = loopnest::dump(k);
+  // Python binds the default once, when the lambda is made: 128, not the later 64.
+  EXPECT_NE(d.find("nl.load(src=x[128*i + a0[128], a1[64]])"), std::string::npos) << d;
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "corpus.h"
+#include "run_kernel.h"
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
 #include "loopnest/lift.h"
@@ -145,6 +146,66 @@ TEST(LoopNestAuthors28, ALambdasDefaultIsEvaluatedWhereTheLambdaIsMade) {
   std::string d = loopnest::dump(k);
   // Python binds the default once, when the lambda is made: 128, not the later 64.
   EXPECT_NE(d.find("nl.load(src=x[128*i + a0[128], a1[64]])"), std::string::npos) << d;
+}
+
+TEST(LoopNestAuthors28, OpenedHelperLoopsNeverHideAnEnclosingLoopsVariable) {
+  // `_loop` runs twice, nested through lambdas: both levels loop over `t`. Before, opening the
+  // helpers printed `for t in ...: for t in ...:` and every block read the inner `t` twice: the
+  // kernel wrote the diagonal blocks only, and the check of the printed form could not see it
+  // (both loops print as `t`). Now the inner one is renamed.
+  std::string text = std::string(kImports) +
+                     "def _loop(n, f):\n"
+                     "    for t in nl.affine_range(n):\n"
+                     "        f(t)\n"
+                     "\n\n"
+                     "@nki.jit\n"
+                     "def kernel(x):\n"
+                     "    out = nl.ndarray((256, 512), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "\n"
+                     "    def body(i, j):\n"
+                     "        a = nl.load(x[i * 128:(i + 1) * 128, j * 256:(j + 1) * 256])\n"
+                     "        nl.store(out[i * 128:(i + 1) * 128, j * 256:(j + 1) * 256], value=a * 3.0 - 1.0)\n"
+                     "\n"
+                     "    _loop(2, lambda i: _loop(2, lambda j: body(i, j)))\n"
+                     "    return out\n";
+  auto args = arrays({{256, 512}});
+  auto want = loopnest_test::run("k.py", text, args);
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  int opened = 0;
+  for (const auto& s : loopnest::find_sites(k)) {
+    if (!s.params.count("helpers")) continue;
+    ++opened;
+    std::string printed;
+    ASSERT_NO_THROW(printed = loopnest::apply_site("k.py", text, args, s)) << s.key();
+    EXPECT_NE(printed.find("for t_idx in"), std::string::npos) << printed;
+    EXPECT_LT(loopnest_test::rel_error(loopnest_test::run("k.py", printed, args), want), 1e-6) << s.key() << "\n" << printed;
+  }
+  EXPECT_GT(opened, 0);
+}
+
+TEST(LoopNestAuthors28, AFoldedTensorScalarRunsOnTheEngineItsOperatorsNeed) {
+  // `t ** 2 * 0.25` folds into one tensor_scalar(power, multiply); power runs on GpSimd only.
+  // Before, the fold kept the multiply's Vector Engine and the site was refused ("another
+  // loop-nest form": the printed kernel lifts on GpSimd).
+  std::string text = std::string(kImports) +
+                     "@nki.jit\n"
+                     "def kernel(x):\n"
+                     "    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    t = nl.load(x)\n"
+                     "    nl.store(out, value=t ** 2 * 0.25)\n"
+                     "    return out\n";
+  auto args = arrays({{128, 64}});
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  int folds = 0;
+  for (const auto& s : loopnest::find_sites(k)) {
+    if (s.transform != "fold_scalar_ops" || s.params.at("ops") != "power+multiply") continue;
+    ++folds;
+    std::string printed;
+    ASSERT_NO_THROW(printed = loopnest::apply_site("k.py", text, args, s)) << s.key();
+    loopnest::Kernel again = loopnest::lift_source("k.py", printed, args);
+    EXPECT_NE(loopnest::dump(again).find("operand1=0.25) @pool"), std::string::npos) << loopnest::dump(again);
+  }
+  EXPECT_EQ(folds, 1);
 }
 
 }  // namespace

@@ -208,4 +208,30 @@ TEST(LoopNestAuthors28, AFoldedTensorScalarRunsOnTheEngineItsOperatorsNeed) {
   EXPECT_EQ(folds, 1);
 }
 
+TEST(LoopNestAuthors28, PositionalOnlyBodiesAndAProductOfTheLeadingDimsLift) {
+  // Before: the parser refused `/` in a helper's parameters, and `rows *= s` over the leading dims
+  // of a 3-D shape was "this augmented assignment of a Python value".
+  std::string text = std::string(kImports) +
+                     "def _body(i, /, x, out, *, scale):\n"
+                     "    t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+                     "    nl.store(out[i * 128:(i + 1) * 128, :], value=t * scale)\n"
+                     "\n\n"
+                     "@nki.jit\n"
+                     "def kernel(x):\n"
+                     "    *lead, D = x.shape\n"
+                     "    rows = 1\n"
+                     "    for s in lead:\n"
+                     "        rows *= s\n"
+                     "    x2 = x.reshape((rows, D))\n"
+                     "    out = nl.ndarray((rows, D), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    for i in nl.affine_range(rows // 128):\n"
+                     "        _body(i, x2, out, scale=0.5)\n"
+                     "    return out\n";
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, arrays({{2, 128, 64}}));
+  std::string d = loopnest::dump(k);
+  EXPECT_NE(d.find("for i in affine_range(2):"), std::string::npos) << d;
+  EXPECT_NE(d.find("y=0.5"), std::string::npos) << d;
+  EXPECT_EQ(loopnest::emit(k), text);
+}
+
 }  // namespace

@@ -234,4 +234,33 @@ TEST(LoopNestAuthors28, PositionalOnlyBodiesAndAProductOfTheLeadingDimsLift) {
   EXPECT_EQ(loopnest::emit(k), text);
 }
 
+TEST(LoopNestAuthors28, ATransposeOfBf16RowsOnTheTensorEngineKeepsTheirDtype) {
+  // nl.load_transpose2d of a bf16 block: transpose_on_pe loads the rows and transposes them with
+  // nisa.nc_transpose, whose result (no dtype=) is bf16 as its data. Before, the form typed the PSUM
+  // result float32, the printed kernel lifted bf16, and the site was refused.
+  std::string text = std::string(kImports) +
+                     "@nki.jit\n"
+                     "def kernel(x, w):\n"
+                     "    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+                     "    acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)\n"
+                     "    for k in nl.affine_range(2):\n"
+                     "        xt = nl.load_transpose2d(x[:, k * 128:(k + 1) * 128])\n"
+                     "        wt = nl.load(w[k * 128:(k + 1) * 128, :])\n"
+                     "        acc += nl.matmul(xt, wt, transpose_x=True)\n"
+                     "    nl.store(out, value=acc)\n"
+                     "    return out\n";
+  auto args = arrays({{128, 256}, {256, 512}});
+  for (auto& a : args) a.dtype = "bfloat16";
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  int moves = 0;
+  for (const auto& s : loopnest::find_sites(k)) {
+    if (s.transform != "transpose_on_pe") continue;
+    ++moves;
+    std::string printed;
+    ASSERT_NO_THROW(printed = loopnest::apply_site("k.py", text, args, s)) << s.key();
+    EXPECT_NE(printed.find("nisa.nc_transpose("), std::string::npos) << printed;
+  }
+  EXPECT_GT(moves, 0);
+}
+
 }  // namespace

@@ -874,7 +874,21 @@ bool has_moved_origin(const std::vector<Node>& nodes) {
   return false;
 }
 
+// A loop whose variable an enclosing loop's also names: printed, the inner one hides the outer one
+// from every statement under it, and the form printed back reads alike (both print as `t`), so
+// the comparison below cannot see the change of meaning.
+void check_no_hidden_loop_vars(const Kernel& k) {
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>& around) {
+    if (n.kind != NodeKind::Loop) return;
+    for (int o : around)
+      if (o != n.loop && k.var_name(o) == k.var_name(n.loop))
+        throw EmitError(fmt::format("the loop over '{}' would hide the enclosing loop's variable of that name",
+                                    k.var_name(n.loop)));
+  });
+}
+
 std::string emit_checked_once(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
+  check_no_hidden_loop_vars(k);
   std::string text = emit(k, options);
   Kernel again;
   try {

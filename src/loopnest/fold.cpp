@@ -17,6 +17,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/alu_engine.h"
 #include "loopnest/api.h"
 #include "loopnest/dump.h"
 #include "loopnest/nest_walk.h"
@@ -85,6 +86,10 @@ void order_inner_calls(Node& n) {
 
 // Replaces the op of `consumer` by `op` and removes the producers of `gone`.
 void replace(Kernel& k, const OpRef& consumer, Op op, std::vector<Gone> gone) {
+  // The folded instruction runs where the ISA table puts its operators, as the lift of the printed
+  // kernel places it (`t ** 2 * 0.25` folded is a tensor_scalar with power: GpSimd, not the
+  // Vector Engine the multiply it replaces ran on); an engine the author wrote stays.
+  if (!op.engine_explicit) op.engine = default_engine(k, op);
   Node& n = *consumer.node;
   const int stmt = n.id;
   n.ops[consumer.index] = std::move(op);

@@ -414,6 +414,14 @@ Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at, 
       continue;
     }
     AValue v = eval(*items[j]);
+    // `x[idx]` with `idx = (slice(r0, r1), slice(c0, c1))` bound before (an index map returning the
+    // block's tuple): Python indexes with the tuple's items, as if written in the brackets.
+    if (index.kind != ExprKind::Tuple && v.k == K::Tuple) {
+      bool ellipsis = std::any_of(v.items.begin(), v.items.end(), [](const AValue& x) { return x.k == K::Ellipsis; });
+      if (ellipsis) fail(at.span, fmt::format("'{}': a tuple index holding '...'", print_expr(at)));
+      for (auto& x : v.items) vals.push_back(x);
+      continue;
+    }
     if (v.k == K::Ellipsis) {
       size_t fill = rank + 1 > items.size() ? rank + 1 - items.size() : 0;
       for (size_t f = 0; f < fill; ++f) {

@@ -285,6 +285,19 @@ AValue Lifter::lambda(const LambdaExpr& l) {
   closures.insert(name);
   AValue f = AValue::of_kind(K::Func, "user." + name);
   if (inline_depth > 0) f.attrs = std::make_shared<std::map<std::string, AValue>>(env);  // inside a helper: its names
+  // `lambda i, bm=BM: i * bm`: Python evaluates the defaults where the lambda is made, in the
+  // scope making it, as a def's (closure_defaults); a default computing a tile is not a host value.
+  auto& defaults = closure_defaults[name];
+  defaults.clear();
+  for (const Parameter& p : l.code->params) {
+    if (!p.default_value) continue;
+    auto* saved_ops = current_ops;
+    std::vector<Op> ignored;
+    current_ops = &ignored;
+    defaults[p.name] = eval(*p.default_value);
+    current_ops = saved_ops;
+    if (!ignored.empty()) fail(p.default_value->span, fmt::format("the default of '{}' computing a tile", p.name));
+  }
   return f;
 }
 

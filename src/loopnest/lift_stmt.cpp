@@ -317,12 +317,26 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
   size_t scopes_before = closure_scopes.size();
   // A closure (or a lambda) sees the enclosing kernel's names; a module-level helper only its parameters.
   bool closure = closures.count(code.name) || code.lambda_body;
-  std::map<std::string, AValue> local = captured ? *captured : closure ? env : std::map<std::string, AValue>{};
+  // A function the kernel itself defined (no captured scope) reached through a module helper's
+  // frame: its free names are the kernel's, and a nonlocal it rebinds is the kernel's too.
+  std::map<std::string, AValue>* defining_env =
+      closure && !captured && module_frames > 0 && kernel_env ? kernel_env : &saved_env;
+  std::map<std::string, AValue> local = captured ? *captured : closure ? *defining_env : std::map<std::string, AValue>{};
+  // Restored however the call ends (a refusal caught by a retry through the language core).
+  struct FrameGuard {
+    Lifter& l;
+    std::map<std::string, AValue>* kernel_env;
+    int module_frames;
+    ~FrameGuard() { l.kernel_env = kernel_env, l.module_frames = module_frames; }
+  } frame_guard{*this, kernel_env, module_frames};
+  if (inline_depth == 0) kernel_env = &saved_env;
+  if (!closure) ++module_frames;
   // Python's binding: positional parameters in order, *args the positional arguments left,
   // keyword-only parameters by name or default, **kwargs the keywords no parameter names.
   size_t next_pos = 0;
   std::set<std::string> named;
-  for (const Parameter& p : code.params) named.insert(p.name);
+  for (const Parameter& p : code.params)
+    if (!p.positional_only) named.insert(p.name);
   for (size_t i = 0; i < code.params.size(); ++i) {
     const Parameter& p = code.params[i];
     if (p.kind == ParamKind::VarArgs) {
@@ -344,10 +358,12 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
     }
     bool found = false;
     for (auto& [n, v] : kw)
-      if (n == p.name) local[p.name] = v, found = true;
+      if (n == p.name && !p.positional_only) local[p.name] = v, found = true;
     if (found) continue;
     if (!p.default_value) fail(c.span, fmt::format("the call of '{}' without its argument '{}'", code.name, p.name));
-    if (auto d = closure_defaults.find(code.name); closure && d != closure_defaults.end() && d->second.count(p.name)) {
+    // A lambda's defaults are kept under its place in the text (every lambda is named `<lambda>`).
+    std::string defaults_of = code.lambda_body ? fmt::format("<lambda>@{}:{}", code.span.line, code.span.col) : code.name;
+    if (auto d = closure_defaults.find(defaults_of); closure && d != closure_defaults.end() && d->second.count(p.name)) {
       local[p.name] = d->second.at(p.name);
       continue;
     }
@@ -495,9 +511,10 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
         fail(c.span, fmt::format("the call of '{}' rebinding the {} name '{}' inside a loop (a host value carried "
                                  "across the loop's iterations)", code.name, global ? "global" : "nonlocal", name));
       if (global) globals[name] = now->second;
-      else saved_env[name] = now->second;
+      else (*defining_env)[name] = now->second;
     }
   }
+
   env = saved_env;
   carried = std::move(saved_carried);
   current_ops = saved_ops;
@@ -1030,7 +1047,18 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     out.push_back(ops_node(s, std::move(ops)));
     return;
   }
-  push_meta(s, MetaKind::Binding, out);
+  // `xr, xc = x_map(i, k)`: the names it binds, as a single name's binding has them, so a move
+  // taking a statement that reads them out of this loop knows they are not bound where it goes.
+  Node n = new_node(NodeKind::Meta, s);
+  n.meta = MetaKind::Binding;
+  std::function<void(const Expr&)> names = [&](const Expr& e) {
+    if (e.kind == ExprKind::Name) n.binds.push_back(static_cast<const NameExpr&>(e).id);
+    else if (e.kind == ExprKind::Starred) names(*static_cast<const StarredExpr&>(e).value);
+    else if (e.kind == ExprKind::Tuple || e.kind == ExprKind::List)
+      for (const auto& x : static_cast<const SequenceExpr&>(e).elts) names(*x);
+  };
+  names(target);
+  out.push_back(std::move(n));
 }
 
 bool Lifter::display_of_results(const AssignStmt& s, const std::string& id, const AValue& v, std::vector<Op>& ops,
@@ -1059,6 +1087,40 @@ bool Lifter::display_of_results(const AssignStmt& s, const std::string& id, cons
   return true;
 }
 
+namespace {
+
+// `cur op= v` of two Python numbers as Python computes it: integers stay integers (a product by a
+// constant, floor division and remainder of constants; sums of loop expressions), a float on
+// either side or a true division gives a float. nullopt for what the lift cannot compute.
+std::optional<AValue> host_number_update(const AValue& cur, BinOp op, const AValue& v) {
+  using K = AValue::K;
+  auto num = [](const AValue& x) -> std::optional<double> {
+    if (x.k == K::Float) return x.f;
+    if (x.k == K::Int && x.i.is_constant()) return static_cast<double>(x.i.constant());
+    return std::nullopt;
+  };
+  if (cur.k == K::Int && v.k == K::Int) {
+    if (op == BinOp::Add) return AValue::of_int(cur.i + v.i);
+    if (op == BinOp::Sub) return AValue::of_int(cur.i - v.i);
+    if (op == BinOp::Mul && v.i.is_constant()) return AValue::of_int(cur.i * v.i.constant());
+    if (op == BinOp::Mul && cur.i.is_constant()) return AValue::of_int(v.i * cur.i.constant());
+    if ((op == BinOp::FloorDiv || op == BinOp::Mod) && cur.i.is_constant() && v.i.is_constant() && v.i.constant() != 0) {
+      int64_t a = cur.i.constant(), b = v.i.constant();
+      int64_t q = a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);  // Python floors
+      return AValue::of_int(IExpr(op == BinOp::FloorDiv ? q : a - q * b));
+    }
+  }
+  auto x = num(cur), y = num(v);
+  if (!x || !y || !(cur.k == K::Float || v.k == K::Float || op == BinOp::Div)) return std::nullopt;
+  if (op == BinOp::Add) return AValue::of_float(*x + *y);
+  if (op == BinOp::Sub) return AValue::of_float(*x - *y);
+  if (op == BinOp::Mul) return AValue::of_float(*x * *y);
+  if (op == BinOp::Div && *y != 0) return AValue::of_float(*x / *y);
+  return std::nullopt;
+}
+
+}  // namespace
+
 void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
   std::vector<Op> ops;
   current_ops = &ops;
@@ -1079,11 +1141,10 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
         per_iteration_host_refused = true;  // the loop may still lift as its copies (for_loop)
         fail(s.span, "a Python value updated in a loop (its value differs per iteration)");
       }
-      AValue r;
-      if (t.k == K::Int && v.k == K::Int && s.op == BinOp::Add) r = AValue::of_int(t.i + v.i);
-      else if (t.k == K::Int && v.k == K::Int && s.op == BinOp::Sub) r = AValue::of_int(t.i - v.i);
-      else fail(s.span, "this augmented assignment of a Python value");
-      env[static_cast<const NameExpr&>(*s.target).id] = r;
+      // `rows *= s` over a shape's dims, `scale /= 2.0`: what Python computes.
+      auto r = host_number_update(t, s.op, v);
+      if (!r) fail(s.span, "this augmented assignment of a Python value");
+      env[static_cast<const NameExpr&>(*s.target).id] = *r;
       push_meta(s, MetaKind::Binding, out);
       return;
     }

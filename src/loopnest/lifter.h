@@ -226,6 +226,12 @@ class Lifter {
   // never names. A comprehension returned by a helper the statement calls is not it.
   const nki::Expr* unpacked_comprehension = nullptr;
   int inline_depth = 0;
+  // The kernel's own names while helpers are inlined (the outermost call's caller scope), and how
+  // many module-level helper frames are active: a closure of the kernel called from inside a
+  // module helper (`_grid(GM, GN, body)` calling `body(i, j)`) sees the kernel's names, as
+  // Python's closures do, not the helper's.
+  std::map<std::string, AValue>* kernel_env = nullptr;
+  int module_frames = 0;
   // grid: the SPMD launch grid of `f[g0, g1](...)` (its sizes), empty for a plain call. The
   // launch lifts as parallel loops over the program ids around the helper's body.
   AValue inline_call(const nki::FunctionCode& code, std::vector<AValue> pos,

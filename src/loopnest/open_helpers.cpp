@@ -305,7 +305,8 @@ std::set<std::string> call_binds(const Node& call) {
 // statements after the loop read (copied as written), so it keeps the name (even where a tile of
 // the kernel's had it before the loop: Python rebinds it, and nothing after reads the old one), and
 // the earlier copies' tiles are the ones renamed.
-void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<std::string>& bound, bool copies) {
+void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<std::string>& bound, bool copies,
+                    const std::vector<int>& around) {
   std::set<int> mine;
   defined(nodes, mine);
   std::map<std::string, int> last;  // a name -> the last tile of the copies bound under it
@@ -333,10 +334,16 @@ void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<st
   // So does a loop variable of the helper that names a kernel parameter or tile (`for k in
   // range(4)` in a helper of `kernel(q, k, v)`): opened in the kernel's loop, it would rebind the
   // parameter for the kernel's next iteration.
-  for_each_node(nodes, [&](const Node& n, const std::vector<int>&) {
+  // And one that an enclosing loop's variable already names (`_loop(n, f)` calling itself
+  // through a lambda: both levels `for t in ...`): opened, the inner `t` would hide the outer one
+  // from every statement under it. Python's frames kept them apart; the kernel's one scope cannot.
+  for_each_node(nodes, [&](const Node& n, const std::vector<int>& inside) {
     if (n.kind != NodeKind::Loop) return;
     Loop& l = k.loops.at(n.loop);
-    if (kernel_names.count(l.var)) l.var = fresh_loop_var(k, l.var + "_idx");
+    bool shadows = false;
+    for (const auto* loops : {&around, &inside})
+      for (int o : *loops) shadows = shadows || (o != n.loop && k.loops.at(o).var == l.var);
+    if (kernel_names.count(l.var) || shadows) l.var = fresh_loop_var(k, l.var + "_idx");
   });
 }
 
@@ -402,12 +409,15 @@ std::optional<InlineKind> openable_kind(const Node& n) {
 
 int open_helpers(Kernel& k) {
   int opened = 0;
+  std::vector<int> around;  // the loops around the block being walked, outermost first
   std::function<void(std::vector<Node>&, int)> walk = [&](std::vector<Node>& block, int scope) {
     std::vector<Node> out;
     for (auto& n : block) {
       if (!openable(n)) {
         if (!n.frozen) {
+          if (n.kind == NodeKind::Loop) around.push_back(n.loop);
           walk(n.body, n.kind == NodeKind::Loop ? n.loop : scope);
+          if (n.kind == NodeKind::Loop) around.pop_back();
           walk(n.orelse, scope);
         }
         out.push_back(std::move(n));
@@ -416,7 +426,7 @@ int open_helpers(Kernel& k) {
       std::vector<Node> nodes;
       open_call(k, n, nodes);
       const bool copies = openable_kind(n) != InlineKind::HelperCall;
-      rename_clashes(k, nodes, call_binds(n), copies);
+      rename_clashes(k, nodes, call_binds(n), copies, around);
       pull_out_of_programs(k, nodes, scope);
       for (auto& x : nodes) out.push_back(std::move(x));
       ++opened;

@@ -252,7 +252,9 @@ class TransposeOnPe : public Transform {
     p.role = TensorRole::Value;
     p.memory = Memory::Psum;
     p.shape = x.shape;
-    p.dtype = "float32";
+    // nisa.nc_transpose without dtype= gives its data's dtype (a bf16 tile transposes to bf16 in
+    // PSUM), as the lift of the printed call types it.
+    p.dtype = k.tensor(g.plain).dtype;
     p.scope_loop = x.scope_loop;
     const int psum = add_tensor(k, std::move(p));
     Op tr;
@@ -269,7 +271,8 @@ class TransposeOnPe : public Transform {
     cp.result = f.transposed;
     cp.dst = whole_of(k, f.transposed);
     cp.args = {arg("src", tile_operand(whole_of(k, psum)))};
-    if (k.tensor(f.transposed).dtype != "float32") cp.args.push_back(arg("dtype", symbol("dtype:" + k.tensor(f.transposed).dtype)));
+    if (k.tensor(f.transposed).dtype != k.tensor(psum).dtype)
+      cp.args.push_back(arg("dtype", symbol("dtype:" + k.tensor(f.transposed).dtype)));
     Node& n = (*block)[at];
     n.ops = {tr, cp};
     n.dirty = true;

@@ -182,6 +182,7 @@ enum class ParamKind : uint8_t { Positional, VarArgs, KeywordOnly, VarKwargs };
 struct Parameter {
   std::string name;
   ParamKind kind = ParamKind::Positional;
+  bool positional_only = false;  // before a `/` of the parameter list: never passed by keyword
   ExprPtr default_value, annotation;
   Span span;
   uint32_t slot = 0;  // resolver

@@ -58,7 +58,7 @@ class Dumper {
     if (code.params.empty()) return;
     label(depth, "params");
     for (const Parameter& p : code.params) {
-      line(depth + 1, fmt::format("{} {}", param_kind_name(p.kind), p.name), &p.span);
+      line(depth + 1, fmt::format("{} {}", p.positional_only ? "PositionalOnlyParam" : param_kind_name(p.kind), p.name), &p.span);
       child("default", p.default_value.get(), depth + 2);
       child("annotation", p.annotation.get(), depth + 2);
     }

@@ -157,6 +157,7 @@ class Printer {
       out += p.name;
       if (p.annotation && !lambda) out += ": " + expr(*p.annotation, kIfExp);
       if (p.default_value) out += (p.annotation && !lambda ? " = " : "=") + expr(*p.default_value, kIfExp);
+      if (p.positional_only && (i + 1 == code.params.size() || !code.params[i + 1].positional_only)) out += ", /";
     }
     return out;
   }

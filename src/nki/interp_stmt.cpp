@@ -344,7 +344,8 @@ std::string quoted_names(const std::vector<std::string>& names) {
 std::string keyword_parameters(const FunctionCode& code) {
   std::string out;
   for (const Parameter& p : code.params)
-    if (p.kind == ParamKind::Positional || p.kind == ParamKind::KeywordOnly) out += (out.empty() ? "" : ", ") + p.name;
+    if (!p.positional_only && (p.kind == ParamKind::Positional || p.kind == ParamKind::KeywordOnly))
+      out += (out.empty() ? "" : ", ") + p.name;
   return out;
 }
 
@@ -373,8 +374,12 @@ void bind_parameters(const FunctionObj& fn, CallArgs& args, Value* slots) {
   for (auto& [name, value] : args.kwargs) {
     const Parameter* target = nullptr;
     for (const Parameter& p : params)
-      if (p.name == name && (p.kind == ParamKind::Positional || p.kind == ParamKind::KeywordOnly)) target = &p;
+      if (p.name == name && !p.positional_only && (p.kind == ParamKind::Positional || p.kind == ParamKind::KeywordOnly))
+        target = &p;
     if (!target) {
+      for (const Parameter& p : params)
+        if (p.name == name && p.positional_only && !extra)
+          arity_error(code, fmt::format("got some positional-only arguments passed as keyword arguments: '{}'", name), name);
       if (!extra) throw unknown_keyword(code.name, name, keyword_parameters(code));
       extra->items.emplace_back(make_str(name), std::move(value));
       continue;

@@ -1,4 +1,6 @@
 // Statement grammar of the Python subset (one function per rule, the rule in its comment).
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "nki/parser.h"
@@ -539,7 +541,15 @@ void Parser::parse_parameters(FunctionCode& code, bool lambda) {
   while (!at_op(close)) {
     Parameter p;
     Span start = peek().span;
-    if (at_op("/")) fail_unsupported(peek().span, "positional-only parameters ('/') are not supported in kernels");
+    if (at_op("/")) {  // `def f(i, j, /, x)`: the parameters before it are positional-only (Python 3.8)
+      const Token& slash = peek();
+      bool first = std::none_of(code.params.begin(), code.params.end(), [](const Parameter& q) { return q.positional_only; });
+      if (code.params.empty() || keyword_only || !first) fail(slash, "'/' must follow at least one positional parameter, once, before '*'");
+      for (Parameter& q : code.params) q.positional_only = true;
+      advance();
+      if (!accept_op(",")) break;
+      continue;
+    }
     if (accept_op("**")) {
       p.kind = ParamKind::VarKwargs;
     } else if (accept_op("*")) {

@@ -6,6 +6,7 @@
 
 #include "nki/lib/alu_ops.h"
 #include "nki/lib/array_value.h"
+#include "nki/lib/index_expr.h"
 #include "nki/lib/instruction.h"
 #include "trn/unary_engine.h"
 
@@ -66,6 +67,12 @@ EwOperand ew_operand(const Value& v, std::string_view api, std::string_view what
     return o;
   }
   auto s = scalar_arg(v);
+  // `nl.greater_equal(i * 128 + ip, jf)` on aranges: an index expression only indexes and masks
+  // (nki-language.md 4.2); the rule says how to get its values as data.
+  if (!s && v.as<IndexExprObj>())
+    throw NkiError(ErrorKind::Type, fmt::format("{} of {} is an index expression (nl.arange / nl.mgrid), which only "
+                                                "indexes tensors and builds masks; make its values a tile with "
+                                                "nisa.iota(expr, dtype=...) first", what, api));
   if (!s) throw NkiError(ErrorKind::Type, fmt::format("{} of {} must be a tile or a scalar, got {}", what, api,
                                                       v.type_name()));
   o.scalar = *s;

@@ -170,6 +170,23 @@ TEST(Interpreter, SandboxRefusesForbiddenFacilities) {
   EXPECT_EQ(run_error("def f():\n    import sys\nf()\n").diag.loc.line, 2u);
 }
 
+TEST(Interpreter, PositionalOnlyParametersBindAsPythonBindsThem) {
+  // `def body(i, j, /, x, *, scale)`: a block body of another author's kernel. Before, refused at
+  // parse time ("positional-only parameters ('/') are not supported in kernels").
+  EXPECT_EQ(run("def body(i, j, /, x, *, scale=1):\n    return (i, j, x, scale)\n"
+                "print(body(1, 2, 3), body(1, 2, x=4, scale=5))\n"),
+            "(1, 2, 3, 1) (1, 2, 4, 5)\n");
+  // A keyword naming a positional-only parameter goes to **kwargs, or is Python's TypeError.
+  EXPECT_EQ(run("def f(a, /, **kw):\n    return (a, kw)\nprint(f(1, a=2))\n"), "(1, {'a': 2})\n");
+  NkiError e = run_error("def f(a, /, b):\n    return a + b\nf(a=1, b=2)\n");
+  EXPECT_EQ(e.diag.kind, ErrorKind::Type);
+  EXPECT_NE(e.diag.message.find("positional-only arguments passed as keyword arguments: 'a'"), std::string::npos)
+      << e.diag.message;
+  // The marker must follow a parameter, once, before `*`.
+  EXPECT_EQ(run_error("def f(/, a):\n    pass\n").diag.kind, ErrorKind::Syntax);
+  EXPECT_EQ(run_error("def f(a, *, b, /):\n    pass\n").diag.kind, ErrorKind::Syntax);
+}
+
 TEST(Interpreter, ImportsInsideFunctionsBindLocals) {
   Interpreter in;
   in.register_module("math", [](Interpreter&) {

@@ -108,6 +108,12 @@ const RuleCase kCases[] = {
      ErrorKind::Type, "op0 of nisa.tensor_scalar_reduce must be a binary ALU operator"},
     {"tensor_tensor_unary_op", "    t = nl.load(a[0:128, :])\n    u = nisa.tensor_tensor(t, t, op=nl.exp)",
      ErrorKind::Type, "op of nisa.tensor_tensor must be a binary ALU operator"},
+    // A causal mask computed from aranges as if they were tiles (nki-language.md 4.2): the rule
+    // says what an index expression is for and how to get its values as data.
+    {"arange_as_tile_data",
+     "    ip = nl.arange(128)[:, None]\n    jf = nl.arange(128)[None, :]\n    keep = nl.greater_equal(ip, jf)",
+     ErrorKind::Type, "x of nl.greater_equal is an index expression (nl.arange / nl.mgrid), which only indexes "
+     "tensors and builds masks; make its values a tile with nisa.iota(expr, dtype=...) first"},
 };
 
 class RuleTest : public ::testing::TestWithParam<RuleCase> {};

@@ -204,6 +204,25 @@ void freeze(Node& n) {
 
 Node* loop_node(Kernel& k, int loop) { return const_cast<Node*>(loop_node(std::as_const(k), loop)); }
 
+void note_written(Kernel& k) {
+  for_each_node(k.body, [](Node& n, const std::vector<int>&) {
+    for (auto& op : n.ops) {
+      if (op.dst && op.dst_origin) {
+        op.dst_written = op.dst_origin;
+        op.dst_written_access = std::make_shared<const Access>(*op.dst);
+      }
+      for (auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile && a.value.origin) {
+          a.value.written = a.value.origin;
+          a.value.written_access = std::make_shared<const Access>(a.value.access);
+        } else if (a.value.kind == Operand::Kind::Shape && a.value.origin) {
+          a.value.written = a.value.origin;
+          a.value.written_shape = std::make_shared<const std::vector<IExpr>>(a.value.shape);
+        }
+    }
+  });
+}
+
 const Node* loop_node(const Kernel& k, int loop) {
   const Node* found = nullptr;
   for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {

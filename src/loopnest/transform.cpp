@@ -12,6 +12,7 @@
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
 #include "loopnest/lift.h"
+#include "loopnest/tidy.h"
 #include "nki/ast_printer.h"
 
 namespace loopnest {
@@ -420,9 +421,21 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
     k = lift_source(path, source, args, entry, nc_version);
   }
   const ResultBaseline base = baseline_of(k);
+  const std::set<int> single_before = single_trip_loops(k);
   t.apply(k, inner);
   if (auto why = result_refusal(base, k)) throw TransformError(site.key() + *why);
   if (auto edited = rebound_size(k, path, source, args, site)) return *edited;
+  // Without the loops of one iteration and the bindings the move left behind, where that prints.
+  {
+    Kernel tidy = k;
+    const int dropped = drop_single_trip_loops(tidy, single_before);
+    if (dropped + drop_dead_bindings(tidy, text) > 0) {
+      try {
+        return emit_checked(tidy, args);
+      } catch (const EmitError&) {
+      }
+    }
+  }
   try {
     return emit_checked(k, args);
   } catch (const EmitError& e) {

@@ -156,6 +156,24 @@ int drop_single_trip_loops(Kernel& k, const std::set<int>& before) {
   return dropped;
 }
 
+int drop_empty_loops(Kernel& k) {
+  int dropped = 0;
+  std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& nodes) {
+    for (auto& n : nodes) walk(n.body), walk(n.orelse);
+    const size_t before = nodes.size();
+    nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
+                               [&](const Node& n) {
+                                 if (n.kind != NodeKind::Loop || !n.body.empty() || n.frozen) return false;
+                                 const Loop& l = k.loops.at(n.loop);
+                                 return !l.host_items && !l.program;
+                               }),
+                nodes.end());
+    dropped += static_cast<int>(before - nodes.size());
+  };
+  walk(k.body);
+  return dropped;
+}
+
 int drop_dead_bindings(Kernel& k, const std::string& input) {
   // Names bound once in the form (no loop variable, tensor or second binding of the same name).
   std::map<std::string, int> bound;

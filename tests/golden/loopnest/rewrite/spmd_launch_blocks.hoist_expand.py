@@ -33,8 +33,6 @@ def _block_kernel(x, w):
 
 @nki.jit
 def kernel(x, w):
-    grid_m = (M + BLOCK_M - 1) // BLOCK_M
-    grid_n = (N + BLOCK_N - 1) // BLOCK_N
     out = nl.ndarray(shape=(256, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
     x2 = x.reshape((256, 256))
     for pid_m in nl.affine_range(2):

@@ -724,7 +724,10 @@ class Emitter {
     for (size_t d = 0; d < a.dims.size(); ++d) {
       const DimIndex& di = a.dims[d];
       std::string s;
-      if (!elems.empty() && di == old->dims[d]) {
+      // (An index grid's text may carry extents on other axes the form does not show: `i_p` of
+      // `i_p, i_f = nl.mgrid[0:64, 0:768]` is (64, 768); only slices, `nl.ds` and integers copy.)
+      if (!elems.empty() && di == old->dims[d] &&
+          (di.terms.empty() || elems[d]->kind == ExprKind::Slice || !ds_callee(elems[d]).empty())) {
         s = source(*elems[d]);
       } else if (slices && di.terms.size() == 1) {
         const AxisTerm& term = di.terms[0];

@@ -41,11 +41,11 @@ def kernel(v1, v2):
         v8[1, i2, t0, t2] = nl.zeros((128, 512), dtype=np.float32, buffer=nl.psum)
         for i3 in nl.affine_range(2):
             """loop i3"""
-            v7[0, i2, i3, t0, t2] = nl.load(v2[i3, t0, t2 + 512 * i2])
+            v7[0, i2, i3, t0, t2] = nl.load(v2[i3, t0, 512*i2 + t2])
             v8[0, i2, t0, t2] += nisa.nc_matmul(v6[0, i3, t0, t1], v7[0, i2, i3, t0, t2])
             v8[1, i2, t0, t2] += nisa.nc_matmul(v6[1, i3, t0, t1], v7[0, i2, i3, t0, t2])
         v9[0, i2, t0, t2] = nl.copy(v8[0, i2, t0, t2], dtype=np.float32)
         v9[1, i2, t0, t2] = nl.copy(v8[1, i2, t0, t2], dtype=np.float32)
-        nl.store(v3[0, t0, t2 + 512 * i2], value=v9[0, i2, t0, t2])
-        nl.store(v3[1, t0, t2 + 512 * i2], value=v9[1, i2, t0, t2])
+        nl.store(v3[0, t0, 512*i2 + t2], value=v9[0, i2, t0, t2])
+        nl.store(v3[1, t0, 512*i2 + t2], value=v9[1, i2, t0, t2])
     return v3

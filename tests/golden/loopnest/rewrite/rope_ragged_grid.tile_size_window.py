@@ -10,22 +10,21 @@ import neuronxcc.nki.language as nl
 @nki.jit
 def kernel(x, cos, sin):
     d_size, seq = x.shape
-    half = d_size // 2
     out = nl.ndarray((d_size, seq), dtype=x.dtype, buffer=nl.shared_hbm)
     W = 768
     i_p, i_f = nl.mgrid[0:64, 0:768]
     for t in range(4):
         col = t * W + i_f
-        x0 = nl.load(x[i_p, 2048*t + nl.arange(2048)[None, :]])
-        x1 = nl.load(x[half + i_p, 2048*t + nl.arange(2048)[None, :]])
-        cos_tile = nl.load(cos[i_p, 2048*t + nl.arange(2048)[None, :]])
-        sin_tile = nl.load(sin[i_p, 2048*t + nl.arange(2048)[None, :]])
+        x0 = nl.load(x[nl.arange(64)[:, None], 2048*t + nl.arange(2048)[None, :]])
+        x1 = nl.load(x[64 + nl.arange(64)[:, None], 2048*t + nl.arange(2048)[None, :]])
+        cos_tile = nl.load(cos[nl.arange(64)[:, None], 2048*t + nl.arange(2048)[None, :]])
+        sin_tile = nl.load(sin[nl.arange(64)[:, None], 2048*t + nl.arange(2048)[None, :]])
         x0_cos = nl.multiply(x0, cos_tile)
         x1_sin = nl.multiply(x1, sin_tile)
         low = nl.subtract(x0_cos, x1_sin)
-        nl.store(out[i_p, 2048*t + nl.arange(2048)[None, :]], value=low)
+        nl.store(out[nl.arange(64)[:, None], 2048*t + nl.arange(2048)[None, :]], value=low)
         x0_sin = nl.multiply(x0, sin_tile)
         x1_cos = nl.multiply(x1, cos_tile)
         high = nl.add(x0_sin, x1_cos)
-        nl.store(out[half + i_p, 2048*t + nl.arange(2048)[None, :]], value=high)
+        nl.store(out[64 + nl.arange(64)[:, None], 2048*t + nl.arange(2048)[None, :]], value=high)
     return out

@@ -639,7 +639,7 @@ class Emitter {
   std::vector<const Expr*> written_elements(const Access& a, const std::string& name, const Expr* written,
                                             const Access* old) const {
     if (!o_.authored_dims || o_.regenerate || !written || !old || old->tensor != a.tensor ||
-        old->dims.size() != a.dims.size() || written->kind != ExprKind::Subscript)
+        old->dims.size() > a.dims.size() || written->kind != ExprKind::Subscript)
       return {};
     const auto& sub = static_cast<const SubscriptExpr&>(*written);
     if (!sub.value || sub.value->kind != ExprKind::Name || static_cast<const NameExpr&>(*sub.value).id != name) return {};
@@ -648,7 +648,7 @@ class Emitter {
       for (const auto& e : static_cast<const SequenceExpr&>(*sub.index).elts) elems.push_back(e.get());
     else
       elems.push_back(sub.index.get());
-    if (elems.size() != a.dims.size()) return {};
+    if (elems.size() != old->dims.size()) return {};
     for (const Expr* e : elems) {
       if (e->kind == ExprKind::Starred) return {};
       if (e->kind == ExprKind::Constant && !static_cast<const ConstantExpr&>(*e).value.is_int()) return {};  // None, ...
@@ -667,6 +667,17 @@ class Emitter {
       elems.push_back(e.get());
     }
     return elems.size() == rank ? elems : std::vector<const Expr*>{};
+  }
+
+  // The same index, or the same once loop variables are named (a copy of a loop, `for t` filling a
+  // hoisted buffer, has its own id and the author's name): the author's text names it alike.
+  bool same_dim(const DimIndex& now, const DimIndex& was) const {
+    if (now == was) return true;
+    DimIndex a = now, b = was;
+    a.start = IExpr(0), b.start = IExpr(0);
+    if (!(a == b)) return false;
+    std::string x = k_.str(now.start), y = k_.str(was.start);
+    return x == y && x.find('?') == std::string::npos;
   }
 
   // The author's `nl.ds(...)` call: its callee as written; "" when the element is not one.
@@ -718,15 +729,33 @@ class Emitter {
       for (const auto& term : d.terms) slices = slices && term.axis == next++ && !backward_stop(d, term);
     }
     // The author's elements, where the tile keeps its rank (a copied index grid names its axes).
-    std::vector<const Expr*> elems = written_elements(a, name, written, old);
-    if (!elems.empty() && (old->rank != a.rank || old->tile_shape().size() != rank)) elems.clear();
+    std::vector<const Expr*> written_elems = written_elements(a, name, written, old);
+    if (!written_elems.empty() && (old->rank != a.rank || old->tile_shape().size() != rank)) written_elems.clear();
+    // Each dim's author's element and old index: dims a move inserted (block dims of an expanded
+    // buffer) have none; the others keep their order around them.
+    std::vector<const Expr*> elems(a.dims.size(), nullptr);
+    std::vector<const DimIndex*> was(a.dims.size(), nullptr);
+    if (!written_elems.empty()) {
+      const size_t added = a.dims.size() - old->dims.size();
+      size_t best = 0, best_equal = 0;
+      for (size_t pos = 0; pos <= old->dims.size() && added > 0; ++pos) {
+        size_t equal = 0;
+        for (size_t i = 0; i < old->dims.size(); ++i) equal += old->dims[i] == a.dims[i < pos ? i : i + added];
+        if (equal > best_equal) best = pos, best_equal = equal;
+      }
+      for (size_t i = 0; i < old->dims.size(); ++i) {
+        const size_t d = i < best ? i : i + added;
+        elems[d] = written_elems[i];
+        was[d] = &old->dims[i];
+      }
+    }
     std::string out = name + "[";
     for (size_t d = 0; d < a.dims.size(); ++d) {
       const DimIndex& di = a.dims[d];
       std::string s;
       // (An index grid's text may carry extents on other axes the form does not show: `i_p` of
       // `i_p, i_f = nl.mgrid[0:64, 0:768]` is (64, 768); only slices, `nl.ds` and integers copy.)
-      if (!elems.empty() && di == old->dims[d] &&
+      if (elems[d] && same_dim(di, *was[d]) &&
           (di.terms.empty() || elems[d]->kind == ExprKind::Slice || !ds_callee(elems[d]).empty())) {
         s = source(*elems[d]);
       } else if (slices && di.terms.size() == 1) {
@@ -737,7 +766,7 @@ class Emitter {
         bool full = di.start == IExpr(0) && term.stride == 1 && d < t.shape.size() && hi == t.shape[d];
         s = full ? ":" : fmt::format("{}:{}", str(di.start), str(hi));
         // Where the author wrote `nl.ds(start, size)`, the new start and size in it.
-        if (std::string ds = elems.empty() ? "" : ds_callee(elems[d]); !full && !ds.empty() && term.stride == 1 && term.affine())
+        if (std::string ds = ds_callee(elems[d]); !full && !ds.empty() && term.stride == 1 && term.affine())
           s = fmt::format("{}({}, {})", ds, str(di.start), str(term.size));
         // Walking backwards the stop is one before the last element; past index 0 Python has no
         // number for it (-1 counts from the end), so it is left out (`255::-1`).

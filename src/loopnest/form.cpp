@@ -206,9 +206,16 @@ Node* loop_node(Kernel& k, int loop) { return const_cast<Node*>(loop_node(std::a
 
 void note_written(Kernel& k) {
   for_each_node(k.body, [](Node& n, const std::vector<int>&) {
+    // `X[...] = op(...)`: the statement's own operation writes the target as written.
+    const nki::Expr* target = nullptr;
+    if (n.kind == NodeKind::Stmt && n.origin && n.origin->kind == nki::StmtKind::Assign) {
+      const auto& a = static_cast<const nki::AssignStmt&>(*n.origin);
+      if (a.targets.size() == 1 && a.targets[0]->kind == nki::ExprKind::Subscript) target = a.targets[0].get();
+    }
     for (auto& op : n.ops) {
-      if (op.dst && op.dst_origin) {
-        op.dst_written = op.dst_origin;
+      const nki::Expr* dst = op.dst_origin ? op.dst_origin : (&op == &n.ops.back() ? target : nullptr);
+      if (op.dst && dst) {
+        op.dst_written = dst;
         op.dst_written_access = std::make_shared<const Access>(*op.dst);
       }
       for (auto& a : op.args)

@@ -535,6 +535,14 @@ class Coarsen : public Transform {
     for (auto& t : d.terms) t.size = IExpr(t.size.constant() * mul / div);
   }
 
+  // Whether node `n` is the author's `name = ...` of the whole tile `a` names (`acc = acc + t`).
+  static bool assigned_by_name(const Kernel& k, const Node& n, const Access& a) {
+    if (!n.origin || n.origin->kind != nki::StmtKind::Assign || !accesses_whole(k, a)) return false;
+    const auto& s = static_cast<const nki::AssignStmt&>(*n.origin);
+    return s.targets.size() == 1 && s.targets[0]->kind == nki::ExprKind::Name &&
+           static_cast<const nki::NameExpr&>(*s.targets[0]).id == k.tensor(a.tensor).name;
+  }
+
   static void apply_plan(Kernel& k, Plan& p) {
     Loop& loop = k.loops.at(p.loop);
     const bool stepped = loop.step != 1;
@@ -542,7 +550,16 @@ class Coarsen : public Transform {
       loop.step = loop.step * p.mul / p.div;
     else
       loop.stop = IExpr(loop.stop.constant() * p.div / p.mul);
-    if (Node* n = loop_node(k, p.loop)) n->dirty = true;
+    if (Node* n = loop_node(k, p.loop)) {
+      n->dirty = true;
+      // A bound the author named (`for cb in nl.affine_range(n_cblk)`) stays named: `n_cblk // 2`.
+      if (!stepped && p.div == 1 && n->origin && n->origin->kind == nki::StmtKind::For) {
+        const auto& f = static_cast<const nki::ForStmt&>(*n->origin);
+        const auto* call = f.iter && f.iter->kind == nki::ExprKind::Call ? static_cast<const nki::CallExpr*>(f.iter.get()) : nullptr;
+        if (call && call->args.size() == 1 && call->args[0]->kind == nki::ExprKind::Name)
+          n->patch = authored_header(*n, loop.var, p.mul);
+      }
+    }
     // Names bound to views that change keep naming them: operands spelled by such a name stay.
     std::map<std::string, Access> old_views;
     for (Node* v : p.views) old_views[v->binds.empty() ? "" : v->binds[0]] = *v->view;
@@ -598,8 +615,15 @@ class Coarsen : public Transform {
           if (g == grow.end()) return;
           DimIndex& d = a.dims[static_cast<size_t>(g->second)];
           for (auto& t : d.terms) t.size = k.tensor(a.tensor).shape[static_cast<size_t>(g->second)];
-          bool whole_value = k.tensor(a.tensor).role == TensorRole::Value;
-          if (origin && !(whole_value && *origin && (*origin)->kind == nki::ExprKind::Name)) *origin = nullptr;
+          // A tile named whole (`acc`, `h`) keeps its text: the statement reads as written.
+          const bool by_name = origin && *origin && (*origin)->kind == nki::ExprKind::Name && accesses_whole(k, a);
+          if (by_name || (origin == &op.dst_origin && !*origin && assigned_by_name(k, n, a))) return;
+          // An inner call's result (written by it, read by the statement's own operation) is that call
+          // in the text.
+          if (k.tensor(a.tensor).name.empty() &&
+              std::any_of(n.ops.begin(), n.ops.end(), [&](const Op& o) { return o.result == a.tensor; }))
+            return;
+          if (origin) *origin = nullptr;
           n.dirty = true;
         };
         if (op.dst) fix(*op.dst, &op.dst_origin);
@@ -608,7 +632,6 @@ class Coarsen : public Transform {
           if (arg.name == "shape" && op.dst && grow.count(op.dst->tensor) && find_api(op.api) && find_api(op.api)->creates)
             arg.value.origin = nullptr;
         }
-        if (op.result >= 0 && grow.count(op.result)) n.dirty = true;
       }
     });
   }

@@ -194,6 +194,11 @@ class Emitter {
   }
 
   void leading(const Node& n, int depth, std::string& out) const {
+    if (n.leading_of_removed && !n.repeat_copy) {
+      const nki::Stmt* gone = n.leading_of_removed;
+      auto it = leading_.find(gone);
+      if (it != leading_.end() && it->second < gone->span.line) copy(it->second, gone->span.line - 1, gone->span.line, depth, out);
+    }
     if (!n.origin || n.repeat_copy) return;
     auto it = leading_.find(n.origin);
     if (it == leading_.end() || it->second >= n.origin->span.line) return;
@@ -253,7 +258,13 @@ class Emitter {
         } else if (!n.patch.empty()) {
           out += indent(depth) + n.patch + "\n";
         } else if (n.kind == NodeKind::Stmt) {
-          out += indent(depth) + statement(n) + "\n";
+          std::string text = statement(n);
+          // A statement a move marked but whose text it left as it was (an operand named by a tile
+          // that grew): copied, with the author's comments and line breaks.
+          if (n.origin && !o_.regenerate && !walrus(*n.origin) && same_code(text, span_text(n.origin->span)))
+            copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
+          else
+            out += indent(depth) + text + "\n";
         } else if (n.meta == MetaKind::View && n.view && !n.binds.empty()) {
           out += indent(depth) + n.binds[0] + " = " + view_binding(*n.view, n.binds[0]) + "\n";
         } else if (n.meta == MetaKind::Append && n.view && !n.binds.empty()) {
@@ -395,6 +406,36 @@ class Emitter {
   }
 
   // ---- regenerated text ----
+
+  // The source text a span covers (lines joined), with the node's renames.
+  std::string span_text(const Span& s) const {
+    if (s.line == 0) return "";
+    if (s.line == s.end_line) return renamed(line(s.line).substr(s.col - 1, s.end_col - s.col));
+    std::string out = line(s.line).substr(s.col - 1);
+    for (uint32_t l = s.line + 1; l < s.end_line; ++l) out += " " + line(l);
+    return renamed(out + " " + line(s.end_line).substr(0, s.end_col - 1));
+  }
+
+  // The same code but for spaces and line breaks outside string literals.
+  static bool same_code(const std::string& a, const std::string& b) {
+    auto squeeze = [](const std::string& t) {
+      std::string out;
+      char quote = 0;
+      for (char c : t) {
+        if (quote) {
+          out += c;
+          if (c == quote) quote = 0;
+          continue;
+        }
+        if (c == '\'' || c == '"') quote = c;
+        if (c == '\\') return std::string();  // a continuation: compared as different
+        if (c != ' ' && c != '\t' && c != '\n') out += c;
+      }
+      return out;
+    };
+    std::string x = squeeze(a), y = squeeze(b);
+    return !x.empty() && x == y;
+  }
 
   // An unchanged expression of a changed statement, with the node's renames (a loop variable
   // after fusion), as a copied statement has them.
@@ -590,8 +631,69 @@ class Emitter {
     throw EmitError("an access to an unnamed tensor outside its statement");
   }
 
+  // A destination a move rewrote, spelled as the lift read it where it can (Op::dst_written).
+  std::string dst_text(const Op& op) { return access(*op.dst, true, op.dst_written, op.dst_written_access.get()); }
+
+  // The author's subscript elements of `written` (one per dim of `a`), when it subscripts the same
+  // tensor as `old` (what the lift read there) by name, one plain element per dim; else empty.
+  std::vector<const Expr*> written_elements(const Access& a, const std::string& name, const Expr* written,
+                                            const Access* old) const {
+    if (!o_.authored_dims || o_.regenerate || !written || !old || old->tensor != a.tensor ||
+        old->dims.size() > a.dims.size() || written->kind != ExprKind::Subscript)
+      return {};
+    const auto& sub = static_cast<const SubscriptExpr&>(*written);
+    if (!sub.value || sub.value->kind != ExprKind::Name || static_cast<const NameExpr&>(*sub.value).id != name) return {};
+    std::vector<const Expr*> elems;
+    if (sub.index->kind == ExprKind::Tuple)
+      for (const auto& e : static_cast<const SequenceExpr&>(*sub.index).elts) elems.push_back(e.get());
+    else
+      elems.push_back(sub.index.get());
+    if (elems.size() != old->dims.size()) return {};
+    for (const Expr* e : elems) {
+      if (e->kind == ExprKind::Starred) return {};
+      if (e->kind == ExprKind::Constant && !static_cast<const ConstantExpr&>(*e).value.is_int()) return {};  // None, ...
+    }
+    return elems;
+  }
+
+  // The author's elements of a shape a move rewrote (Operand::written_shape), `rank` of them; else empty.
+  std::vector<const Expr*> written_dims(const Operand& o, size_t rank) const {
+    if (!o_.authored_dims || o_.regenerate || !o.written || !o.written_shape || o.written_shape->size() != rank ||
+        (o.written->kind != ExprKind::Tuple && o.written->kind != ExprKind::List))
+      return {};
+    std::vector<const Expr*> elems;
+    for (const auto& e : static_cast<const SequenceExpr&>(*o.written).elts) {
+      if (e->kind == ExprKind::Starred) return {};
+      elems.push_back(e.get());
+    }
+    return elems.size() == rank ? elems : std::vector<const Expr*>{};
+  }
+
+  // The same index, or the same once loop variables are named (a copy of a loop, `for t` filling a
+  // hoisted buffer, has its own id and the author's name): the author's text names it alike.
+  bool same_dim(const DimIndex& now, const DimIndex& was) const {
+    if (now == was) return true;
+    DimIndex a = now, b = was;
+    a.start = IExpr(0), b.start = IExpr(0);
+    if (!(a == b)) return false;
+    std::string x = k_.str(now.start), y = k_.str(was.start);
+    return x == y && x.find('?') == std::string::npos;
+  }
+
+  // The author's `nl.ds(...)` call: its callee as written; "" when the element is not one.
+  std::string ds_callee(const Expr* e) const {
+    if (!e || e->kind != ExprKind::Call) return "";
+    const auto& c = static_cast<const CallExpr&>(*e);
+    const Expr& f = *c.func;
+    const bool ds = (f.kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(f).attr == "ds") ||
+                    (f.kind == ExprKind::Name && static_cast<const NameExpr&>(f).id == "ds");
+    return ds && c.args.size() == 2 && c.keywords.empty() ? source(f) : "";
+  }
+
   // `write`: the access is a destination, so a whole tensor is `t[...]` (a bare name would rebind).
-  std::string access(const Access& a, bool write = false) {
+  // `written` / `old`: the expression and access the lift read for it (Operand::written): the dims
+  // equal to the old ones print as the author wrote them, the others in the author's spelling.
+  std::string access(const Access& a, bool write = false, const Expr* written = nullptr, const Access* old = nullptr) {
     const Tensor& t = k_.tensor(a.tensor);
     size_t levels = t.list_levels();
     bool list_indexed = levels > 0 && a.dims.size() >= levels;
@@ -626,17 +728,46 @@ class Emitter {
       if (d.terms.size() > 1) slices = false;
       for (const auto& term : d.terms) slices = slices && term.axis == next++ && !backward_stop(d, term);
     }
+    // The author's elements, where the tile keeps its rank (a copied index grid names its axes).
+    std::vector<const Expr*> written_elems = written_elements(a, name, written, old);
+    if (!written_elems.empty() && (old->rank != a.rank || old->tile_shape().size() != rank)) written_elems.clear();
+    // Each dim's author's element and old index: dims a move inserted (block dims of an expanded
+    // buffer) have none; the others keep their order around them.
+    std::vector<const Expr*> elems(a.dims.size(), nullptr);
+    std::vector<const DimIndex*> was(a.dims.size(), nullptr);
+    if (!written_elems.empty()) {
+      const size_t added = a.dims.size() - old->dims.size();
+      size_t best = 0, best_equal = 0;
+      for (size_t pos = 0; pos <= old->dims.size() && added > 0; ++pos) {
+        size_t equal = 0;
+        for (size_t i = 0; i < old->dims.size(); ++i) equal += old->dims[i] == a.dims[i < pos ? i : i + added];
+        if (equal > best_equal) best = pos, best_equal = equal;
+      }
+      for (size_t i = 0; i < old->dims.size(); ++i) {
+        const size_t d = i < best ? i : i + added;
+        elems[d] = written_elems[i];
+        was[d] = &old->dims[i];
+      }
+    }
     std::string out = name + "[";
     for (size_t d = 0; d < a.dims.size(); ++d) {
       const DimIndex& di = a.dims[d];
       std::string s;
-      if (slices && di.terms.size() == 1) {
+      // (An index grid's text may carry extents on other axes the form does not show: `i_p` of
+      // `i_p, i_f = nl.mgrid[0:64, 0:768]` is (64, 768); only slices, `nl.ds` and integers copy.)
+      if (elems[d] && same_dim(di, *was[d]) &&
+          (di.terms.empty() || elems[d]->kind == ExprKind::Slice || !ds_callee(elems[d]).empty())) {
+        s = source(*elems[d]);
+      } else if (slices && di.terms.size() == 1) {
         const AxisTerm& term = di.terms[0];
         // The stop of a strided slice is one past its last element (`1::2` of 64 is 1:64:2, not
         // 1:65:2, which reaches outside the dim).
         IExpr hi = term.stride == 1 ? di.start + term.size : di.start + (term.size - 1) * term.stride + 1;
         bool full = di.start == IExpr(0) && term.stride == 1 && d < t.shape.size() && hi == t.shape[d];
         s = full ? ":" : fmt::format("{}:{}", str(di.start), str(hi));
+        // Where the author wrote `nl.ds(start, size)`, the new start and size in it.
+        if (std::string ds = ds_callee(elems[d]); !full && !ds.empty() && term.stride == 1 && term.affine())
+          s = fmt::format("{}({}, {})", ds, str(di.start), str(term.size));
         // Walking backwards the stop is one before the last element; past index 0 Python has no
         // number for it (-1 counts from the end), so it is left out (`255::-1`).
         if (term.stride < 0) {
@@ -669,13 +800,16 @@ class Emitter {
     switch (o.kind) {
       case Operand::Kind::Tile:
         if (o.number_when)
-          return fmt::format("({} if {} else {})", number_text(o), bool_text(*o.number_when), access(o.access));
-        return access(o.access);
+          return fmt::format("({} if {} else {})", number_text(o), bool_text(*o.number_when),
+                             access(o.access, false, o.written, o.written_access.get()));
+        return access(o.access, false, o.written, o.written_access.get());
       case Operand::Kind::Number: return number_text(o);
       case Operand::Kind::Symbol: return symbol_text(o.symbol);
       case Operand::Kind::Shape: {
+        std::vector<const Expr*> elems = written_dims(o, o.shape.size());
         std::string s = "(";
-        for (size_t i = 0; i < o.shape.size(); ++i) s += (i ? ", " : "") + str(o.shape[i]);
+        for (size_t i = 0; i < o.shape.size(); ++i)
+          s += (i ? ", " : "") + (elems.empty() || !(o.shape[i] == (*o.written_shape)[i]) ? str(o.shape[i]) : source(*elems[i]));
         return s + (o.shape.size() == 1 ? ",)" : ")");
       }
       case Operand::Kind::None: return "None";
@@ -698,8 +832,15 @@ class Emitter {
     }
     std::string s = "(";
     size_t first = t.list_levels();  // a list element is declared without the lists' dims
+    const Arg* shape_arg = op.arg("shape");
+    std::vector<const Expr*> elems = shape_arg ? written_dims(shape_arg->value, t.shape.size() - first) : std::vector<const Expr*>{};
     for (size_t d = first; d < t.shape.size(); ++d) {
       std::string dim = str(t.shape[d]);
+      // A dim the move left as it was: the author's text (`BLOCK_M`, `nl.par_dim(P)`).
+      if (!elems.empty() && t.shape[d] == (*shape_arg->value.written_shape)[d - first]) {
+        s += (d > first ? ", " : "") + source(*elems[d - first]);
+        continue;
+      }
       if (t.dim_text.size() == t.shape.size() && !t.dim_text[d].second.empty() && t.dim_text[d].first == t.shape[d])
         dim = t.dim_text[d].second;
       int pd = t.partition_dim - static_cast<int>(first);
@@ -729,9 +870,9 @@ class Emitter {
       return true;
     };
     if (op.dst_first && op.dst && op.api != "nl.store")
-      add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : access(*op.dst, true), dst_positional());
+      add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : dst_text(op), dst_positional());
     if (op.api == "nl.store" && op.dst)
-      add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : access(*op.dst, true), dst_positional() || !same_call);
+      add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : dst_text(op), dst_positional() || !same_call);
     const Tensor* created = nullptr;
     const ApiSpec* spec = find_api(op.api);
     if (spec && spec->creates && op.dst) created = &k_.tensor(op.dst->tensor);
@@ -779,7 +920,7 @@ class Emitter {
     if (root.api == "assign") {
       const Arg* src = root.arg("src");
       if (!src || !root.dst) throw EmitError("an assignment without source or destination");
-      std::string dst = kept(root.dst_origin) ? source(*root.dst_origin) : access(*root.dst, true);
+      std::string dst = kept(root.dst_origin) ? source(*root.dst_origin) : dst_text(root);
       return dst + (root.accumulate ? " += " : " = ") + operand(src->value, n);
     }
     if (root.result >= 0) {
@@ -796,7 +937,7 @@ class Emitter {
     }
     if (root.dst_first || root.cls == OpClass::Store || root.cls == OpClass::DmaCopy) return call(root, n);
     if (!root.dst) return call(root, n);
-    std::string dst = kept(root.dst_origin) ? source(*root.dst_origin) : access(*root.dst, true);
+    std::string dst = kept(root.dst_origin) ? source(*root.dst_origin) : dst_text(root);
     return dst + (root.accumulate ? " += " : " = ") + call(root, n);
   }
 
@@ -905,7 +1046,9 @@ std::string emit_checked_once(const Kernel& k, const std::vector<ArgSpec>& args,
 
 }  // namespace
 
-std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
+namespace {
+
+std::string emit_checked_origins(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
   if (!options.moved_origins || !has_moved_origin(k.body)) return emit_checked_once(k, args, options);
   try {
     return emit_checked_once(k, args, options);
@@ -914,6 +1057,20 @@ std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, cons
     EmitOptions values = options;
     values.moved_origins = false;
     return emit_checked_once(k, args, values);
+  }
+}
+
+}  // namespace
+
+std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
+  if (!options.authored_dims || options.regenerate) return emit_checked_origins(k, args, options);
+  try {
+    return emit_checked_origins(k, args, options);
+  } catch (const EmitError&) {
+    // An author's index text copied where it names another value (a name rebound, out of scope).
+    EmitOptions plain = options;
+    plain.authored_dims = false;
+    return emit_checked_origins(k, args, plain);
   }
 }
 

@@ -26,6 +26,10 @@ struct EmitOptions {
   // Print operands a move carried from another statement as the author wrote them (a name such
   // as `scale`); emit_checked turns it off when that text means something else where it lands.
   bool moved_origins = true;
+  // Print a rewritten access with the author's text of the dims a move left unchanged and the
+  // author's spelling of the others (Operand::written); emit_checked turns it off when that text
+  // means something else where it lands.
+  bool authored_dims = true;
 };
 
 // The kernel's source with the form's changes. Throws EmitError for a form it cannot print.

@@ -204,6 +204,32 @@ void freeze(Node& n) {
 
 Node* loop_node(Kernel& k, int loop) { return const_cast<Node*>(loop_node(std::as_const(k), loop)); }
 
+void note_written(Kernel& k) {
+  for_each_node(k.body, [](Node& n, const std::vector<int>&) {
+    // `X[...] = op(...)`: the statement's own operation writes the target as written.
+    const nki::Expr* target = nullptr;
+    if (n.kind == NodeKind::Stmt && n.origin && n.origin->kind == nki::StmtKind::Assign) {
+      const auto& a = static_cast<const nki::AssignStmt&>(*n.origin);
+      if (a.targets.size() == 1 && a.targets[0]->kind == nki::ExprKind::Subscript) target = a.targets[0].get();
+    }
+    for (auto& op : n.ops) {
+      const nki::Expr* dst = op.dst_origin ? op.dst_origin : (&op == &n.ops.back() ? target : nullptr);
+      if (op.dst && dst) {
+        op.dst_written = dst;
+        op.dst_written_access = std::make_shared<const Access>(*op.dst);
+      }
+      for (auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile && a.value.origin) {
+          a.value.written = a.value.origin;
+          a.value.written_access = std::make_shared<const Access>(a.value.access);
+        } else if (a.value.kind == Operand::Kind::Shape && a.value.origin) {
+          a.value.written = a.value.origin;
+          a.value.written_shape = std::make_shared<const std::vector<IExpr>>(a.value.shape);
+        }
+    }
+  });
+}
+
 const Node* loop_node(const Kernel& k, int loop) {
   const Node* found = nullptr;
   for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {

@@ -131,6 +131,12 @@ struct Operand {
   // `scale`): printed as written only if the print-back still lifts to the same form there
   // (emit_checked), else as its value.
   bool origin_moved = false;
+  // Tile, Shape: what the lift read (its expression and access or dims), kept when a move rewrites the operand and
+  // drops `origin`: a regenerated access copies the author's text of every dim the move left as it
+  // was and spells the others as the author did (`nl.ds(start, size)` where the author wrote one).
+  const nki::Expr* written = nullptr;
+  std::shared_ptr<const Access> written_access;
+  std::shared_ptr<const std::vector<IExpr>> written_shape;  // Shape: the dims as lifted
   std::string text;              // Other: the source text
   // Tile: a per-iteration choice between a number and the tile (`0.0 if blk == 0 else carry`, a
   // scan's initial value): in the iterations where this bool expression of the loop variables is 1
@@ -174,6 +180,9 @@ struct Op {
   bool engine_explicit = false;  // engine= given in the source
   std::optional<Access> dst;     // the region it writes
   const nki::Expr* dst_origin = nullptr;  // the expression naming dst (store / dma_copy / destination-first)
+  // dst as the lift read it (Operand::written): its spelling when a move rewrites it.
+  const nki::Expr* dst_written = nullptr;
+  std::shared_ptr<const Access> dst_written_access;
   bool accumulate = false;       // `dst += result` (PSUM / SBUF accumulation)
   int result = -1;               // the Value tensor it returns into (-1: writes dst directly)
   std::vector<Arg> args;
@@ -271,6 +280,9 @@ struct Node {
   // author's statement print above the first copy only.
   bool repeat_copy = false;
   std::string patch;   // a dirty node's source text (first line unindented), when a transform wrote it
+  // A statement a move removed just before this node (reuse_loaded's reload): the comment lines
+  // above it print above this node, before its own.
+  const nki::Stmt* leading_of_removed = nullptr;
   // Identifiers to rename when the node's source is copied (a loop variable after fusion).
   std::map<std::string, std::string> renames;
 };
@@ -349,6 +361,9 @@ void freeze(Node& n);
 // always taken. Its directives order or place instructions and change no value, so a transformation
 // that rewrites the statements inside it as if the block were not there keeps the program.
 bool directive_block(const Node& n);
+// Notes every tile operand's and destination's expression and access as lifted (Operand::written,
+// Op::dst_written): the lift's last step.
+void note_written(Kernel& k);
 // The node of loop id `loop`; nullptr when no node holds it (a launch grid's loop).
 Node* loop_node(Kernel& k, int loop);
 const Node* loop_node(const Kernel& k, int loop);

@@ -71,13 +71,16 @@ bool touched_by_comprehension(const Kernel& k, const std::vector<Node>& body, in
 
 }  // namespace
 
-// Pure on-chip computations whose only effect is the tile they write. A matmul or transpose (PSUM,
-// an accumulation group), a scan (hoist.cpp's `pure` leaves it too) and anything opaque stay.
+// Pure on-chip computations whose only effect is the tile they write. A matmul (PSUM, an
+// accumulation group), a scan (hoist.cpp's `pure` leaves it too) and anything opaque stay. A
+// transpose writing a tile whole or a block of one (`kT[:, t*128:(t+1)*128] = nl.transpose(kt)`,
+// a key block built per query block of an attention kernel) moves: its tile is the expansion's,
+// which is SBUF only (plans_for), so no PSUM tile is ever expanded.
 bool movable_compute(const Op& op) {
   if (op.accumulate || op.has_mask || has_index_operand(op)) return false;
   switch (op.cls) {
     case OpClass::Elementwise: case OpClass::Activation: case OpClass::Copy: case OpClass::Broadcast:
-    case OpClass::Reduce:
+    case OpClass::Reduce: case OpClass::Transpose:
       return true;
     default:
       return false;
@@ -319,6 +322,16 @@ class HoistExpand : public Transform {
     return ok;
   }
 
+  // Whether the loop `l` writes dim `d` of tile `t` in contiguous blocks that cover it (`kT[:, t *
+  // 128:(t + 1) * 128]` over `for t in range(4)` of a (D, 512) tile): the loop fills the tile along
+  // that dim, as a block dim over it would, and the buffer needs no new dim for it.
+  static bool walks_dim(const Kernel& k, const Tensor& t, size_t d, const DimIndex& di, int l) {
+    if (di.terms.size() != 1 || di.terms[0].stride != 1 || !di.terms[0].affine() || !di.terms[0].size.is_constant()) return false;
+    const int64_t c = di.terms[0].size.constant();
+    auto trip = k.loops.at(l).trip();
+    return trip && di.start == IExpr::var(l) * c && t.shape[d] == IExpr(*trip * c);
+  }
+
   // Which dims of the tile to drop and which loops get a new dim; readers in scope; the buffer's
   // bytes per partition and those of the other tiles (the caller judges the capacity).
   static bool plan_tensor(Kernel& k, const Analysis& an, const OpRef& me, Plan& plan, const std::set<int>& leaves) {
@@ -345,7 +358,7 @@ class HoistExpand : public Transform {
         if (by_used) {
           int which = -1;
           for (int l : plan.used)
-            if (loop_dim(di, l)) which = l;
+            if (loop_dim(di, l) || walks_dim(k, t, d, di, l)) which = l;
           if (which < 0 || reused.count(which)) return false;
           reused.insert(which);
         } else if (by_left) {

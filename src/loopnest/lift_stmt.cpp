@@ -2052,6 +2052,7 @@ Kernel lift(std::shared_ptr<const nki::ModuleAst> module, const std::vector<ArgS
   l.adopt_launches = launch == Launch::Adopted;
   Kernel k = l.run();
   k.entry = entry;
+  note_written(k);
   return k;
 }
 

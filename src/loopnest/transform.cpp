@@ -12,6 +12,7 @@
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
 #include "loopnest/lift.h"
+#include "loopnest/tidy.h"
 #include "nki/ast_printer.h"
 
 namespace loopnest {
@@ -360,18 +361,29 @@ namespace {
 // (`block = 1024`): the source with that binding alone changed, when it lifts to exactly the
 // transformed form. Printing it keeps the author's names (`n_size // block`, `n * block`) where
 // the form would print the new trips, shapes and indices as numbers; the diff is the move.
+// A tile_size site says no size: every integer the kernel body or the module binds by name
+// (`BLOCK = 64`, a GPU port's block size) is tried at `factor` times (coarsen) or a `factor`-th
+// (split) its value, the same proof deciding.
 std::optional<std::string> rebound_size(const Kernel& after, const std::string& path, const std::string& text,
                                         const std::vector<ArgSpec>& args, const Site& site) {
   auto from = site.params.find("from"), value = site.params.find("value");
+  auto factor = site.params.find("factor"), direction = site.params.find("direction");
+  const bool sized = from != site.params.end() && value != site.params.end();
+  const bool scaled = site.transform == "tile_size" && factor != site.params.end() && direction != site.params.end() &&
+                      (direction->second == "coarsen" || direction->second == "split");
   // The AST the form was lifted from (a transformation changes the form, never its source).
-  if (from == site.params.end() || value == site.params.end() || !after.function) return std::nullopt;
+  if ((!sized && !scaled) || !after.function || !after.module) return std::nullopt;
   std::vector<std::string> lines;
   {
     std::stringstream in(text);
     for (std::string line; std::getline(in, line);) lines.push_back(line);
   }
+  std::vector<const nki::Stmt*> bindings;
+  for (const auto& st : after.function->body) bindings.push_back(st.get());
+  if (scaled)
+    for (const auto& st : after.module->body) bindings.push_back(st.get());
   std::string want = dump(after);
-  for (const auto& st : after.function->body) {
+  for (const nki::Stmt* st : bindings) {
     if (st->kind != nki::StmtKind::Assign) continue;
     const auto& a = static_cast<const nki::AssignStmt&>(*st);
     if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name || !a.value ||
@@ -379,15 +391,25 @@ std::optional<std::string> rebound_size(const Kernel& after, const std::string& 
       continue;
     const nki::Value& v = static_cast<const nki::ConstantExpr&>(*a.value).value;
     const nki::Span& sp = a.value->span;
-    if (!v.is_int() || std::to_string(v.as_int()) != from->second || sp.line != sp.end_line || sp.line == 0 ||
-        sp.line > lines.size())
-      continue;
+    if (!v.is_int() || sp.line != sp.end_line || sp.line == 0 || sp.line > lines.size()) continue;
+    const std::string old_text = std::to_string(v.as_int());
+    std::string new_text;
+    if (sized) {
+      if (old_text != from->second) continue;
+      new_text = value->second;
+    } else {
+      const int64_t f = std::stoll(factor->second);
+      if (f < 2 || v.as_int() < 2) continue;
+      if (direction->second == "coarsen") new_text = std::to_string(v.as_int() * f);
+      else if (v.as_int() % f == 0) new_text = std::to_string(v.as_int() / f);
+      else continue;
+    }
     std::string& line = lines[sp.line - 1];
     size_t at = sp.col > 0 ? sp.col - 1 : 0;
-    if (line.compare(at, from->second.size(), from->second) != 0) continue;
+    if (line.compare(at, old_text.size(), old_text) != 0) continue;
     std::string edited;
     for (size_t i = 0; i < lines.size(); ++i)
-      edited += (i + 1 == sp.line ? line.substr(0, at) + value->second + line.substr(at + from->second.size()) : lines[i]) +
+      edited += (i + 1 == sp.line ? line.substr(0, at) + new_text + line.substr(at + old_text.size()) : lines[i]) +
                 (i + 1 < lines.size() || (!text.empty() && text.back() == '\n') ? "\n" : "");
     try {
       if (dump(lift_source(path, edited, args, after.entry, after.nc_version)) == want) return edited;
@@ -420,9 +442,21 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
     k = lift_source(path, source, args, entry, nc_version);
   }
   const ResultBaseline base = baseline_of(k);
+  const std::set<int> single_before = single_trip_loops(k);
   t.apply(k, inner);
   if (auto why = result_refusal(base, k)) throw TransformError(site.key() + *why);
   if (auto edited = rebound_size(k, path, source, args, site)) return *edited;
+  // Without the loops of one iteration and the bindings the move left behind, where that prints.
+  {
+    Kernel tidy = k;
+    const int dropped = drop_single_trip_loops(tidy, single_before) + drop_empty_loops(tidy);
+    if (dropped + drop_dead_bindings(tidy, text) > 0) {
+      try {
+        return emit_checked(tidy, args);
+      } catch (const EmitError&) {
+      }
+    }
+  }
   try {
     return emit_checked(k, args);
   } catch (const EmitError& e) {

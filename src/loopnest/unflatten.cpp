@@ -224,13 +224,21 @@ bool print_over_new_loops(Kernel& k, std::vector<Node>& body, const std::string&
       case NodeKind::Stmt: {
         if (!named(n)) return;
         n.dirty = true;
+        // Only the operands whose text names them are printed from the form: the others (`np.exp`,
+        // `dtype=np.float32`, a tile named whole) keep the author's text.
+        auto names_them = [&](const nki::Expr* e) {
+          if (!e) return false;
+          std::set<std::string> read;
+          names_of(*e, read);
+          return reads_any(read, names);
+        };
         for (auto& op : n.ops) {
-          op.dst_origin = nullptr;
+          if (names_them(op.dst_origin) || (op.dst && !op.dst_origin)) op.dst_origin = nullptr;
           for (auto& a : op.args) {
             if (a.value.kind == Operand::Kind::Other &&
                 std::any_of(names.begin(), names.end(), [&](const std::string& x) { return names_word(a.value.text, x); }))
               ok = false;
-            a.value.origin = nullptr;
+            if (names_them(a.value.origin)) a.value.origin = nullptr;
           }
         }
         return;

@@ -90,7 +90,7 @@ TEST(CoalesceStores, ANamedValueTileBecomesTheBuffer) {
             std::string::npos)
       << after;
   EXPECT_NE(after.find("                res[:, 512*ni:512*ni + 512] = nl.copy(ps)\n"
-                       "            nl.store(out[b, 128*mi:128*mi + 128, :], value=res)\n"),
+                       "            nl.store(out[b, mi * 128:(mi + 1) * 128, :], value=res)\n"),
             std::string::npos)
       << after;
 }

@@ -150,6 +150,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"rope_ragged_api.py", arrays({{128, 8192}, {64, 8192}, {64, 8192}})},
       {"half_row_blocks.py", arrays({{256, 512}, {256, 4}, {4, 512}})},
       {"half_row_attention.py", arrays({{2, 128, 64}, {128, 64}, {128, 64}})},
+      {"half_row_rmsnorm_api.py", arrays({{256, 512}, {1, 512}})},
+      {"key_blocks_per_query.py", arrays({{2, 128, 128}, {2, 4, 128, 128}})},
       {"fold_named_scalars.py", arrays({{256, 512}})},
       {"fold_rebound_scalar.py", arrays({{128, 512}})},
       {"hidden_chunks_sum.py", arrays({{256, 128}, {256, 1024}, {1024, 256}})},

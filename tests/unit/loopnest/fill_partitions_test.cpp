@@ -88,8 +88,8 @@ TEST(FillPartitions, FindsTheSameSiteInEveryStyleAndRunsEveryInstructionOn128Par
 TEST(FillPartitions, SplitsEachLoadIntoThePartitionBlocksOfADeclaredTile) {
   std::string after = loopnest::apply_site("k.py", kernel_text("tiles"), kArgs, sites_of(kernel_text("tiles"), kArgs).at(0));
   EXPECT_NE(after.find("        x0 = nl.ndarray(shape=(128, 1024), dtype=nl.float32, buffer=nl.sbuf)\n"
-                       "        x0[0:64, :] = nl.load(x[0:64, start:start + 1024])\n"
-                       "        x0[64:128, :] = nl.load(x[0:64, start + 1024:start + 2048])\n"),
+                       "        x0[0:64, :] = nl.load(x[0:half, start:start + 1024])\n"
+                       "        x0[64:128, :] = nl.load(x[0:half, start + 1024:start + 2048])\n"),
             std::string::npos)
       << after;
 }

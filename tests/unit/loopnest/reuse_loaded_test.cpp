@@ -90,4 +90,20 @@ TEST(ReuseLoaded, OnlyCopiesAnEngineCanMakeOfARegionNothingChanged) {
                        "reuse_loaded"));
 }
 
+// The comment lines above a reload the move erases stay where they were, above the statement after
+// it: the author's text goes with the statement only.
+TEST(ReuseLoaded, TheCommentsAboveAnErasedReloadStay) {
+  const std::string path = source_dir() + "/tests/kernels/reloaded_operand_rows.py";
+  std::string text = read(path);
+  const std::string reload = "        ld_g2 = nl.load(";
+  text.replace(text.find(reload), 0, "        # the second operand of the square\n");
+  const auto args = arrays({{200, 512}});
+  auto sites = loopnest::find_sites(loopnest::lift_source(path, text, args));
+  const loopnest::Site* s = site_of(sites, "reuse_loaded");
+  ASSERT_TRUE(s);
+  std::string after = loopnest::apply_site(path, text, args, *s);
+  EXPECT_EQ(after.find("ld_g2 = nl.load("), std::string::npos) << after;
+  EXPECT_NE(after.find("        # the second operand of the square\n        t_1 = nl.ndarray("), std::string::npos) << after;
+}
+
 }  // namespace

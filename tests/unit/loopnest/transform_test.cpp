@@ -955,6 +955,13 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // halves coarsened: a transpose's output and a matmul's output partitions grow.
       {"tests/kernels/half_row_attention.py", "half_row_attention.tile_size_rows", "tile_size",
        {{"rows", "1"}, {"flat_loops", "split"}}},
+      // The same move on a newer-API kernel (destination-first, buffers declared per step): the
+      // buffers declared in the loop, a zero bias set before it and a partition broadcast grow.
+      {"tests/kernels/half_row_rmsnorm_api.py", "half_row_rmsnorm_api.tile_size_rows", "tile_size", {{"rows", "1"}}},
+      // A key block transposed from tiles per query block: the transposes and the loads feeding
+      // them out of the query loop, the tile loop filling a block of the buffer along its free dim.
+      {"tests/kernels/key_blocks_per_query.py", "key_blocks_per_query.hoist_compute_transpose", "hoist_compute",
+       {{"loads", "1"}}},
       // Operands a fold carries print as the author's names where they mean the same value, else
       // as values.
       {"tests/kernels/fold_named_scalars.py", "fold_named_scalars.fold_scalar_ops", "fold_scalar_ops", {}},

@@ -26,27 +26,26 @@ def kernel(v1, v2):
     t0 = nl.arange(128)[:, None]
     t1 = nl.arange(128)[None, :]
     t2 = nl.arange(512)[None, :]
-    for i0_blk in nl.affine_range(1):
-        """loop i0"""
-        for i1 in nl.affine_range(2):
-            """loop i1"""
-            v4[2*i0_blk, i1, t0, t1] = nl.load(v1[2*i0_blk, t0, i1, t1])
-            v4[2*i0_blk + 1, i1, t0, t1] = nl.load(v1[2*i0_blk + 1, t0, i1, t1])
-            v5[2*i0_blk, i1, t0, t1] = nisa.nc_transpose(v4[2*i0_blk, i1, t0, t1])
-            v5[2*i0_blk + 1, i1, t0, t1] = nisa.nc_transpose(v4[2*i0_blk + 1, i1, t0, t1])
-            v6[2*i0_blk, i1, t0, t1] = nl.copy(v5[2*i0_blk, i1, t0, t1], dtype=np.float32)
-            v6[2*i0_blk + 1, i1, t0, t1] = nl.copy(v5[2*i0_blk + 1, i1, t0, t1], dtype=np.float32)
-        for i2 in nl.affine_range(2):
-            """loop i2"""
-            v8[2*i0_blk, i2, t0, t2] = nl.zeros((128, 512), dtype=np.float32, buffer=nl.psum)
-            v8[2*i0_blk + 1, i2, t0, t2] = nl.zeros((128, 512), dtype=np.float32, buffer=nl.psum)
-            for i3 in nl.affine_range(2):
-                """loop i3"""
-                v7[2*i0_blk, i2, i3, t0, t2] = nl.load(v2[i3, t0, 512*i2 + t2])
-                v8[2*i0_blk, i2, t0, t2] += nisa.nc_matmul(v6[2*i0_blk, i3, t0, t1], v7[2*i0_blk, i2, i3, t0, t2])
-                v8[2*i0_blk + 1, i2, t0, t2] += nisa.nc_matmul(v6[2*i0_blk + 1, i3, t0, t1], v7[2*i0_blk, i2, i3, t0, t2])
-            v9[2*i0_blk, i2, t0, t2] = nl.copy(v8[2*i0_blk, i2, t0, t2], dtype=np.float32)
-            v9[2*i0_blk + 1, i2, t0, t2] = nl.copy(v8[2*i0_blk + 1, i2, t0, t2], dtype=np.float32)
-            nl.store(v3[2*i0_blk, t0, 512*i2 + t2], value=v9[2*i0_blk, i2, t0, t2])
-            nl.store(v3[2*i0_blk + 1, t0, 512*i2 + t2], value=v9[2*i0_blk + 1, i2, t0, t2])
+    """loop i0"""
+    for i1 in nl.affine_range(2):
+        """loop i1"""
+        v4[0, i1, t0, t1] = nl.load(v1[0, t0, i1, t1])
+        v4[1, i1, t0, t1] = nl.load(v1[1, t0, i1, t1])
+        v5[0, i1, t0, t1] = nisa.nc_transpose(v4[0, i1, t0, t1])
+        v5[1, i1, t0, t1] = nisa.nc_transpose(v4[1, i1, t0, t1])
+        v6[0, i1, t0, t1] = nl.copy(v5[0, i1, t0, t1], dtype=np.float32)
+        v6[1, i1, t0, t1] = nl.copy(v5[1, i1, t0, t1], dtype=np.float32)
+    for i2 in nl.affine_range(2):
+        """loop i2"""
+        v8[0, i2, t0, t2] = nl.zeros((128, 512), dtype=np.float32, buffer=nl.psum)
+        v8[1, i2, t0, t2] = nl.zeros((128, 512), dtype=np.float32, buffer=nl.psum)
+        for i3 in nl.affine_range(2):
+            """loop i3"""
+            v7[0, i2, i3, t0, t2] = nl.load(v2[i3, t0, 512*i2 + t2])
+            v8[0, i2, t0, t2] += nisa.nc_matmul(v6[0, i3, t0, t1], v7[0, i2, i3, t0, t2])
+            v8[1, i2, t0, t2] += nisa.nc_matmul(v6[1, i3, t0, t1], v7[0, i2, i3, t0, t2])
+        v9[0, i2, t0, t2] = nl.copy(v8[0, i2, t0, t2], dtype=np.float32)
+        v9[1, i2, t0, t2] = nl.copy(v8[1, i2, t0, t2], dtype=np.float32)
+        nl.store(v3[0, t0, 512*i2 + t2], value=v9[0, i2, t0, t2])
+        nl.store(v3[1, t0, 512*i2 + t2], value=v9[1, i2, t0, t2])
     return v3

@@ -17,8 +17,8 @@ def kernel(delta, u, a, b, c):
         a_tile = nl.load(a[c0:c0 + 128, :])
         scan_carry = nl.zeros(shape=(128, 16), dtype=nl.float32, buffer=nl.sbuf)
         for chunk in nl.sequential_range(7):
-            delta_tile = nl.load(delta[128*ct:128*ct + 128, 1024*chunk:1024*chunk + 1024])
-            u_tile = nl.load(u[128*ct:128*ct + 128, 1024*chunk:1024*chunk + 1024])
+            delta_tile = nl.load(delta[c0:c0 + 128, 1024*chunk:1024*chunk + 1024])
+            u_tile = nl.load(u[c0:c0 + 128, 1024*chunk:1024*chunk + 1024])
             delta_u = nisa.tensor_tensor(delta_tile, u_tile, op=nl.multiply)
             acc = nl.zeros((128, 1024), dtype=nl.float32, buffer=nl.sbuf)
             for s in nl.affine_range(states):
@@ -29,5 +29,5 @@ def kernel(delta, u, a, b, c):
                 scan_carry[:, s:s + 1] = h[:, 1023:1024]
                 c_row = nl.broadcast_to(src=nl.load(c[s:s + 1, 1024*chunk:1024*chunk + 1024]), shape=(128, 1024))
                 acc[...] += nisa.tensor_tensor(h, c_row, op=nl.multiply)
-            nl.store(out[128*ct:128*ct + 128, 1024*chunk:1024*chunk + 1024], acc)
+            nl.store(out[c0:c0 + 128, 1024*chunk:1024*chunk + 1024], acc)
     return out

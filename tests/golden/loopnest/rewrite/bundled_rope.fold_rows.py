@@ -12,7 +12,6 @@ def kernel(x, cos, sin):
     half = d_size // 2
     assert tuple(cos.shape) == (half, seq)
     out = nl.ndarray((d_size, seq), dtype=x.dtype, buffer=nl.shared_hbm)
-    block = 1024
     x_fold = x.reshape((256, 131072))
     cos_fold = cos.reshape((128, 131072))
     sin_fold = sin.reshape((128, 131072))

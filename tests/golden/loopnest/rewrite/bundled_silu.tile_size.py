@@ -16,11 +16,9 @@ def kernel(x):
         for c in nl.affine_range(cols // block):
             x_tile = nl.load(x[:, r, c * block:(c + 1) * block])
             res = nl.ndarray((nl.par_dim(parts), block), dtype=x.dtype, buffer=nl.sbuf)
-            for h in nl.affine_range(1):
-                xs = x_tile[:, 1024*h:1024*h + 1024]
-                e = nisa.activation(op=nl.exp, data=xs, bias=zero_bias, scale=-1.0)
-                denom = nisa.tensor_scalar(data=e, op0=nl.add, operand0=1.0)
-                inv = nisa.reciprocal(data=denom)
-                res[:, 1024*h:1024*h + 1024] = nl.multiply(xs, inv)
+            e = nisa.activation(op=nl.exp, data=x_tile, bias=zero_bias, scale=-1.0)
+            denom = nisa.tensor_scalar(data=e, op0=nl.add, operand0=1.0)
+            inv = nisa.reciprocal(data=denom)
+            res[...] = nl.multiply(x_tile, inv)
             nl.store(out[:, r, c * block:(c + 1) * block], value=res)
     return out

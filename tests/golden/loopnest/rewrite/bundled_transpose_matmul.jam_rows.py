@@ -27,18 +27,18 @@ def kernel(lhs, rhs):
                 acc_1[...] += nisa.nc_matmul(lhs_tile_1[:, t, :], rhs_tile)
             res_0 = nl.copy(acc_0, dtype=lhs.dtype)
             res_1 = nl.copy(acc_1, dtype=lhs.dtype)
-            nl.store(out[2*m_blk, :, 512*n:512*n + 512], value=res_0)
-            nl.store(out[2*m_blk + 1, :, 512*n:512*n + 512], value=res_1)
+            nl.store(out[2*m_blk, :, n * 512:(n + 1) * 512], value=res_0)
+            nl.store(out[2*m_blk + 1, :, n * 512:(n + 1) * 512], value=res_1)
         if tail > 0:
             start = full_chunks * 512
-            acc_0 = nl.zeros((128, 192), dtype=nl.float32, buffer=nl.psum)
-            acc_1 = nl.zeros((128, 192), dtype=nl.float32, buffer=nl.psum)
+            acc_0 = nl.zeros((128, tail), dtype=nl.float32, buffer=nl.psum)
+            acc_1 = nl.zeros((128, tail), dtype=nl.float32, buffer=nl.psum)
             for t in nl.affine_range(k_tiles):
                 rhs_tile = nl.load(rhs[:, t, start:n_size])
                 acc_0[...] += nisa.nc_matmul(lhs_tile_0[:, t, :], rhs_tile)
                 acc_1[...] += nisa.nc_matmul(lhs_tile_1[:, t, :], rhs_tile)
             res_0 = nl.copy(acc_0, dtype=lhs.dtype)
             res_1 = nl.copy(acc_1, dtype=lhs.dtype)
-            nl.store(out[2*m_blk, :, 10752:10944], value=res_0)
-            nl.store(out[2*m_blk + 1, :, 10752:10944], value=res_1)
+            nl.store(out[2*m_blk, :, start:n_size], value=res_0)
+            nl.store(out[2*m_blk + 1, :, start:n_size], value=res_1)
     return out

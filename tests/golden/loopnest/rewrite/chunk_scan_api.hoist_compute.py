@@ -20,7 +20,7 @@ def kernel(delta, u, a, b, c):
         d = nl.ndarray((128, seq // CH, 512), dtype=delta.dtype, buffer=nl.sbuf)
         du = nl.ndarray((128, seq // CH, 512), dtype=nl.float32, buffer=nl.sbuf)
         for j in nl.sequential_range(seq // CH):
-            uu = nl.ndarray((128, 512), dtype=u.dtype, buffer=nl.sbuf)
+            uu = nl.ndarray((128, CH), dtype=u.dtype, buffer=nl.sbuf)
             nisa.dma_copy(dst=d[:, j, :], src=delta[c0:c0 + 128, j * CH:(j + 1) * CH])
             nisa.dma_copy(dst=uu[...], src=u[c0:c0 + 128, j * CH:(j + 1) * CH])
             nisa.tensor_tensor(dst=du[:, j, :], data1=d[:, j, :], data2=uu, op=nl.multiply)

@@ -14,19 +14,18 @@ def kernel(a, b):
     M, K = a.shape
     _, N = b.shape
     CB = 512
-    n_cols = N // CB
     c = nl.ndarray((M, N), dtype=a.dtype, buffer=nl.shared_hbm)
     for flat_blk in nl.affine_range(2):
         a_blk_t = nl.ndarray(shape=(K // 128, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
         for kk in nl.affine_range(K // 128):
-            a_blk = nl.load(a[128*flat_blk:128*flat_blk + 128, 128*kk:128*kk + 128])
+            a_blk = nl.load(a[nl.ds(128*flat_blk, 128), nl.ds(kk * 128, 128)])
             a_blk_t[kk, :, :] = nisa.nc_transpose(data=a_blk)
         for flat_in in nl.affine_range(2):
             acc = nl.zeros((128, CB), dtype=nl.float32, buffer=nl.psum)
             for kk in nl.affine_range(K // 128):
-                b_blk = nl.load(b[128*kk:128*kk + 128, 512*flat_in:512*flat_in + 512])
+                b_blk = nl.load(b[nl.ds(kk * 128, 128), nl.ds(512*flat_in, 512)])
                 acc[...] += nisa.nc_matmul(a_blk_t[kk, :, :], b_blk)
             res = nl.ndarray((128, CB), dtype=nl.float32, buffer=nl.sbuf)
             res[...] = nisa.tensor_copy(acc, dtype=nl.float32)
-            nl.store(c[128*flat_blk:128*flat_blk + 128, 512*flat_in:512*flat_in + 512], value=res)
+            nl.store(c[nl.ds(128*flat_blk, 128), nl.ds(512*flat_in, 512)], value=res)
     return c

@@ -18,14 +18,13 @@ def kernel(q, k, v):
     out = nl.ndarray((NT, TILE, D), dtype=nl.float32, buffer=nl.shared_hbm)
     kT = nl.transpose(nl.load(k))
     v_t = nl.load(v)
-    for qb_blk in nl.affine_range(2):
-        for qb_in in nl.affine_range(1):
-            q_t = nl.load(q[qb_blk, 128*qb_in:128*qb_in + 128, :])
-            qT = nl.copy(nl.transpose(q_t))
-            s = nl.matmul(qT, kT, transpose_x=True)
-            m = nl.max(s, axis=1, keepdims=True)
-            p = nl.exp(nl.subtract(s, m))
-            l = nl.sum(p, axis=1, keepdims=True)
-            o = nl.divide(nl.matmul(p, v_t), l)
-            nl.store(out[qb_blk, 128*qb_in:128*qb_in + 128, :], value=o)
+    for qb in nl.affine_range(2):
+        q_t = nl.load(q[qb, :, :])
+        qT = nl.copy(nl.transpose(q_t))
+        s = nl.matmul(qT, kT, transpose_x=True)
+        m = nl.max(s, axis=1, keepdims=True)
+        p = nl.exp(nl.subtract(s, m))
+        l = nl.sum(p, axis=1, keepdims=True)
+        o = nl.divide(nl.matmul(p, v_t), l)
+        nl.store(out[qb, :, :], value=o)
     return out

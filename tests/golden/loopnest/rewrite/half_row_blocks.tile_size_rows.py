@@ -7,7 +7,7 @@ import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
 import neuronxcc.nki.isa as nisa
 
-ROWS = 64
+ROWS = 128
 
 
 @nki.jit
@@ -15,15 +15,15 @@ def kernel(x, a, g):
     R, C = x.shape
     S = a.shape[1]
     out = nl.ndarray((R, C), dtype=nl.float32, buffer=nl.shared_hbm)
-    for blk in nl.affine_range(2):
+    for blk in nl.affine_range(R // ROWS):
         first = blk * ROWS
-        x_t = nl.load(x[128*blk:128*blk + 128, :])
-        a_t = nl.load(a[128*blk:128*blk + 128, :])
-        total = nl.zeros((128, 512), dtype=nl.float32)
+        x_t = nl.load(x[nl.ds(first, ROWS), :])
+        a_t = nl.load(a[nl.ds(first, ROWS), :])
+        total = nl.zeros((ROWS, C), dtype=nl.float32)
         for s in nl.sequential_range(S):
             g_row = nl.load(g[nl.ds(s, 1), :])
-            g_all = nl.broadcast_to(src=g_row, shape=(128, 512))
+            g_all = g_row.broadcast_to((ROWS, C))
             e = nisa.activation(op=nl.exp, data=x_t, scale=a_t[:, s])
             total[...] = nl.add(total, nl.multiply(e, g_all))
-        nl.store(out[128*blk:128*blk + 128, :], value=total)
+        nl.store(out[nl.ds(first, ROWS), :], value=total)
     return out

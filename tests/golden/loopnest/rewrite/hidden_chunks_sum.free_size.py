@@ -23,15 +23,15 @@ def kernel(xt, w1, w2):
         xt_tiles[kk] = nl.load(xt[kk * 128:(kk + 1) * 128, :])
     y = nl.zeros((m, n_out), dtype=nl.float32)
     for c in nl.sequential_range(2):
-        pre = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+        pre = nl.zeros((m, 512), dtype=nl.float32, buffer=nl.psum)
         for kk in nl.affine_range(k_size // 128):
-            w_blk = nl.load(w1[128*kk:128*kk + 128, 512*c:512*c + 512])
+            w_blk = nl.load(w1[kk * 128:(kk + 1) * 128, 512*c:512*c + 512])
             pre += nl.matmul(xt_tiles[kk], w_blk, transpose_x=True)
         act = nl.maximum(pre, 0.0)
         part = nl.zeros((m, n_out), dtype=nl.float32, buffer=nl.psum)
         for r in nl.affine_range(4):
             w2_blk = nl.load(w2[512*c + 128*r:512*c + 128*r + 128, :])
-            part[...] += nl.matmul(act[:, 128*r:128*r + 128], w2_blk)
+            part += nl.matmul(act[:, r * ROWS:(r + 1) * ROWS], w2_blk)
         y[...] = nl.add(y[...], part)
     nl.store(out, value=y)
     return out

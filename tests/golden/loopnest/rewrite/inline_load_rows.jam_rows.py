@@ -13,21 +13,20 @@ def kernel(x, w):
     KT, _, N = w.shape
     NB = 512
     out = nl.ndarray((M, N), dtype=x.dtype, buffer=nl.shared_hbm)
-    for m_blk in nl.affine_range((M // 128) // 2):
-        xt_0 = nl.load(x[256*m_blk:256*m_blk + 128, :])
-        xt_1 = nl.load(x[256*m_blk + 128:256*m_blk + 256, :])
-        xT_0 = nl.ndarray((2, nl.par_dim(128), 128), dtype=x.dtype, buffer=nl.sbuf)
-        xT_1 = nl.ndarray((2, nl.par_dim(128), 128), dtype=x.dtype, buffer=nl.sbuf)
+    xt_0 = nl.load(x[nl.ds(0, 128), :])
+    xt_1 = nl.load(x[nl.ds(128, 128), :])
+    xT_0 = nl.ndarray((KT, nl.par_dim(128), 128), dtype=x.dtype, buffer=nl.sbuf)
+    xT_1 = nl.ndarray((KT, nl.par_dim(128), 128), dtype=x.dtype, buffer=nl.sbuf)
+    for k in nl.affine_range(KT):
+        xT_0[k, :, :] = nisa.nc_transpose(xt_0[:, 128*k:128*k + 128])
+        xT_1[k, :, :] = nisa.nc_transpose(xt_1[:, 128*k:128*k + 128])
+    for n in nl.affine_range(N // NB):
+        acc_0 = nl.zeros((128, NB), dtype=nl.float32, buffer=nl.psum)
+        acc_1 = nl.zeros((128, NB), dtype=nl.float32, buffer=nl.psum)
         for k in nl.affine_range(KT):
-            xT_0[k, :, :] = nisa.nc_transpose(xt_0[:, 128*k:128*k + 128])
-            xT_1[k, :, :] = nisa.nc_transpose(xt_1[:, 128*k:128*k + 128])
-        for n in nl.affine_range(N // NB):
-            acc_0 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
-            acc_1 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
-            for k in nl.affine_range(KT):
-                w_tile = nl.load(w[k, :, nl.ds(n * NB, NB)])
-                acc_0[...] += nisa.nc_matmul(xT_0[k, :, :], w_tile)
-                acc_1[...] += nisa.nc_matmul(xT_1[k, :, :], w_tile)
-            nl.store(out[256*m_blk:256*m_blk + 128, 512*n:512*n + 512], value=nisa.tensor_copy(acc_0, dtype=x.dtype))
-            nl.store(out[256*m_blk + 128:256*m_blk + 256, 512*n:512*n + 512], value=nisa.tensor_copy(acc_1, dtype=x.dtype))
+            w_tile = nl.load(w[k, :, nl.ds(n * NB, NB)])
+            acc_0[...] += nisa.nc_matmul(xT_0[k, :, :], w_tile)
+            acc_1[...] += nisa.nc_matmul(xT_1[k, :, :], w_tile)
+        nl.store(out[nl.ds(0, 128), nl.ds(n * NB, NB)], value=nisa.tensor_copy(acc_0, dtype=x.dtype))
+        nl.store(out[nl.ds(128, 128), nl.ds(n * NB, NB)], value=nisa.tensor_copy(acc_1, dtype=x.dtype))
     return out

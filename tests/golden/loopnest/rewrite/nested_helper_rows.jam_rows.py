@@ -18,29 +18,28 @@ def kernel(x, w):
     KT, _, N = w.shape
     NB = 512
     out = nl.ndarray((M, N), dtype=x.dtype, buffer=nl.shared_hbm)
-    for m_blk in nl.affine_range((M // 128) // 2):
-        xt_0 = nl.load(x[256*m_blk:256*m_blk + 128, :])
-        xt_1 = nl.load(x[256*m_blk + 128:256*m_blk + 256, :])
-        xT_0 = nl.ndarray((2, nl.par_dim(128), 128), dtype=x.dtype, buffer=nl.sbuf)
-        xT_1 = nl.ndarray((2, nl.par_dim(128), 128), dtype=x.dtype, buffer=nl.sbuf)
+    xt_0 = nl.load(x[nl.ds(0, 128), :])
+    xt_1 = nl.load(x[nl.ds(128, 128), :])
+    xT_0 = nl.ndarray((KT, nl.par_dim(128), 128), dtype=x.dtype, buffer=nl.sbuf)
+    xT_1 = nl.ndarray((KT, nl.par_dim(128), 128), dtype=x.dtype, buffer=nl.sbuf)
+    for k in nl.affine_range(KT):
+        xT_0[k, :, :] = nisa.nc_transpose(xt_0[:, 128*k:128*k + 128])
+        xT_1[k, :, :] = nisa.nc_transpose(xt_1[:, 128*k:128*k + 128])
+    for n in nl.affine_range(N // NB):
+        acc_0 = nl.zeros((128, NB), dtype=nl.float32, buffer=nl.psum)
+        acc_1 = nl.zeros((128, NB), dtype=nl.float32, buffer=nl.psum)
         for k in nl.affine_range(KT):
-            xT_0[k, :, :] = nisa.nc_transpose(xt_0[:, 128*k:128*k + 128])
-            xT_1[k, :, :] = nisa.nc_transpose(xt_1[:, 128*k:128*k + 128])
-        for n in nl.affine_range(N // NB):
-            acc_0 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
-            acc_1 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
-            for k in nl.affine_range(KT):
-                w_tile = nl.load(w[k, :, nl.ds(n * NB, NB)])
-                acc_0[...] += nisa.nc_matmul(xT_0[k, :, :], w_tile)
-                acc_1[...] += nisa.nc_matmul(xT_1[k, :, :], w_tile)
-            inner_result_0 = nl.multiply(acc_0, 2.0)
-            inner_result_1 = nl.multiply(acc_1, 2.0)
-            gate_result_0 = nl.multiply(x=acc_0, y=nl.sigmoid(x=acc_0))
-            gate_result_1 = nl.multiply(x=acc_1, y=nl.sigmoid(x=acc_1))
-            y_0 = nl.add(inner_result_0, gate_result_0)
-            y_1 = nl.add(inner_result_1, gate_result_1)
-            gate_result2_0 = nl.multiply(x=y_0, y=nl.sigmoid(x=y_0))
-            gate_result2_1 = nl.multiply(x=y_1, y=nl.sigmoid(x=y_1))
-            nl.store(out[256*m_blk:256*m_blk + 128, 512*n:512*n + 512], value=nl.add(gate_result2_0, 1.0))
-            nl.store(out[256*m_blk + 128:256*m_blk + 256, 512*n:512*n + 512], value=nl.add(gate_result2_1, 1.0))
+            w_tile = nl.load(w[k, :, nl.ds(n * NB, NB)])
+            acc_0[...] += nisa.nc_matmul(xT_0[k, :, :], w_tile)
+            acc_1[...] += nisa.nc_matmul(xT_1[k, :, :], w_tile)
+        inner_result_0 = nl.multiply(acc_0, 2.0)
+        inner_result_1 = nl.multiply(acc_1, 2.0)
+        gate_result_0 = nl.multiply(x=acc_0, y=nl.sigmoid(x=acc_0))
+        gate_result_1 = nl.multiply(x=acc_1, y=nl.sigmoid(x=acc_1))
+        y_0 = nl.add(inner_result_0, gate_result_0)
+        y_1 = nl.add(inner_result_1, gate_result_1)
+        gate_result2_0 = nl.multiply(x=y_0, y=nl.sigmoid(x=y_0))
+        gate_result2_1 = nl.multiply(x=y_1, y=nl.sigmoid(x=y_1))
+        nl.store(out[nl.ds(0, 128), nl.ds(n * NB, NB)], value=nl.add(gate_result2_0, 1.0))
+        nl.store(out[nl.ds(128, 128), nl.ds(n * NB, NB)], value=nl.add(gate_result2_1, 1.0))
     return out

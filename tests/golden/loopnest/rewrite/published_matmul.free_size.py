@@ -41,13 +41,12 @@ def kernel(v1, v2):
           v9[i0, i2, 8*i3 + i4, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.copy(v8[i0, i2, 8*i3 + i4, nl.arange(128)[:, None], nl.arange(128)[None, :]], dtype=np.float32, mask=None)
           ''' end loop i4 '''
         ''' end loop i3 '''
-      for i5 in nl.affine_range(1):
-        for i6 in nl.affine_range(40):
-          v10[i0, i2, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]] += nisa.nc_matmul(v9[i0, i2, i6, nl.arange(128)[:, None], nl.arange(128)[None, :]], v6[i0, i6, nl.arange(128)[:, None], 512*i5 + nl.arange(512)[None, :]], is_stationary_onezero=False, is_moving_onezero=False, mask=None)
-          ''' end loop i6 '''
-        v11[i0, i2, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.copy(v10[i0, i2, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]], dtype=np.float32, mask=None)
-        nl.store(v3[i2, nl.arange(128)[:, None], 512*i0 + 512*i5 + nl.arange(512)[None, :]], value=v11[i0, i2, i5, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=None)
-        ''' end loop i5 '''
+      for i6 in nl.affine_range(40):
+        v10[i0, i2, 0, nl.arange(128)[:, None], nl.arange(512)[None, :]] += nisa.nc_matmul(v9[i0, i2, i6, nl.arange(128)[:, None], nl.arange(128)[None, :]], v6[i0, i6, nl.arange(128)[:, None], nl.arange(512)[None, :]], is_stationary_onezero=False, is_moving_onezero=False, mask=None)
+        ''' end loop i6 '''
+      v11[i0, i2, 0, nl.arange(128)[:, None], nl.arange(512)[None, :]] = nl.copy(v10[i0, i2, 0, nl.arange(128)[:, None], nl.arange(512)[None, :]], dtype=np.float32, mask=None)
+      nl.store(v3[i2, nl.arange(128)[:, None], 512*i0 + nl.arange(512)[None, :]], value=v11[i0, i2, 0, nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=None)
+      ''' end loop i5 '''
       ''' end loop i2 '''
     ''' end loop i0 '''
   return v3

@@ -26,12 +26,11 @@ def kernel(v1):
   for i0 in nl.affine_range(32):
     for i1 in nl.affine_range(7):
       v4[i0, i1, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nl.load(v1[nl.arange(128)[:, None], i0, 1024*i1 + nl.arange(1024)[None, :]], dtype=np.float32, mask=None)
-      for i2 in nl.affine_range(1):
-        v5[i0, i1, i2, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nisa.activation(op=np.exp, data=v4[i0, i1, nl.arange(128)[:, None], 1024*i2 + nl.arange(1024)[None, :]], bias=v3[nl.arange(128)[:, None], 0], scale=-1.0, mask=None, dtype=np.float32)
-        v6[i0, i1, i2, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nisa.tensor_scalar(data=v5[i0, i1, i2, nl.arange(128)[:, None], nl.arange(1024)[None, :]], op0=np.add, operand0=np.dtype(np.float32).type(1.0), reverse0=False, dtype=np.float32, mask=None, engine=nki.isa.unknown_engine)
-        v7[i0, i1, i2, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nisa.reciprocal(data=v6[i0, i1, i2, nl.arange(128)[:, None], nl.arange(1024)[None, :]], mask=None, dtype=np.float32)
-        v8[i0, i1, nl.arange(128)[:, None], 1024*i2 + nl.arange(1024)[None, :]] = nl.multiply(v4[i0, i1, nl.arange(128)[:, None], 1024*i2 + nl.arange(1024)[None, :]], v7[i0, i1, i2, nl.arange(128)[:, None], nl.arange(1024)[None, :]], mask=None, dtype=np.float32)
-        ''' end loop i2 '''
+      v5[i0, i1, 0, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nisa.activation(op=np.exp, data=v4[i0, i1, nl.arange(128)[:, None], nl.arange(1024)[None, :]], bias=v3[nl.arange(128)[:, None], 0], scale=-1.0, mask=None, dtype=np.float32)
+      v6[i0, i1, 0, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nisa.tensor_scalar(data=v5[i0, i1, 0, nl.arange(128)[:, None], nl.arange(1024)[None, :]], op0=np.add, operand0=np.dtype(np.float32).type(1.0), reverse0=False, dtype=np.float32, mask=None, engine=nki.isa.unknown_engine)
+      v7[i0, i1, 0, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nisa.reciprocal(data=v6[i0, i1, 0, nl.arange(128)[:, None], nl.arange(1024)[None, :]], mask=None, dtype=np.float32)
+      v8[i0, i1, nl.arange(128)[:, None], nl.arange(1024)[None, :]] = nl.multiply(v4[i0, i1, nl.arange(128)[:, None], nl.arange(1024)[None, :]], v7[i0, i1, 0, nl.arange(128)[:, None], nl.arange(1024)[None, :]], mask=None, dtype=np.float32)
+      ''' end loop i2 '''
       nl.store(v2[nl.arange(128)[:, None], i0, 1024*i1 + nl.arange(1024)[None, :]], value=v8[i0, i1, nl.arange(128)[:, None], nl.arange(1024)[None, :]], mask=None)
       ''' end loop i1 '''
     ''' end loop i0 '''

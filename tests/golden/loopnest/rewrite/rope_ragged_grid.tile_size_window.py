@@ -10,7 +10,6 @@ import neuronxcc.nki.language as nl
 @nki.jit
 def kernel(x, cos, sin):
     d_size, seq = x.shape
-    half = d_size // 2
     out = nl.ndarray((d_size, seq), dtype=x.dtype, buffer=nl.shared_hbm)
     W = 768
     i_p, i_f = nl.mgrid[0:64, 0:768]

@@ -11,12 +11,9 @@ def kernel(x, cos, sin):
     d_size, seq = x.shape
     half = d_size // 2
     out = nl.ndarray((d_size, seq), dtype=x.dtype, buffer=nl.shared_hbm)
-    block = 768
     for c in nl.affine_range(4):
-        c0 = c * block
-        w = min(block, seq - c0)
-        x0 = nl.load(x[0:64, 2048*c:2048*c + 2048])
-        x1 = nl.load(x[64:128, 2048*c:2048*c + 2048])
+        x0 = nl.load(x[0:half, 2048*c:2048*c + 2048])
+        x1 = nl.load(x[half:d_size, 2048*c:2048*c + 2048])
         cos_tile = nl.load(cos[:, 2048*c:2048*c + 2048])
         sin_tile = nl.load(sin[:, 2048*c:2048*c + 2048])
         x0_cos = nisa.tensor_tensor(x0, cos_tile, nl.multiply)
@@ -25,6 +22,6 @@ def kernel(x, cos, sin):
         x0_sin = nisa.tensor_tensor(x0, sin_tile, nl.multiply)
         x1_cos = nisa.tensor_tensor(x1, cos_tile, nl.multiply)
         high = nisa.tensor_tensor(x0_sin, x1_cos, nl.add)
-        nl.store(out[0:64, 2048*c:2048*c + 2048], low)
-        nl.store(out[64:128, 2048*c:2048*c + 2048], high)
+        nl.store(out[0:half, 2048*c:2048*c + 2048], low)
+        nl.store(out[half:d_size, 2048*c:2048*c + 2048], high)
     return out

@@ -31,7 +31,7 @@ def kernel(delta, u, a, b, c):
         t0 = blk * W
         b_row2 = nl.ndarray(shape=(128, states, 512), dtype=nl.float32, buffer=nl.sbuf)
         for s in nl.affine_range(states):
-            b_row = nl.ndarray((1, 512), dtype=b.dtype, buffer=nl.sbuf)
+            b_row = nl.ndarray((1, W), dtype=b.dtype, buffer=nl.sbuf)
             nisa.dma_copy(dst=b_row[...], src=b[s:s + 1, t0:t0 + W])
             b_row2[:, s, :] = nl.broadcast_to(b_row, shape=(128, W))
         for ct in nl.affine_range(n_ct):

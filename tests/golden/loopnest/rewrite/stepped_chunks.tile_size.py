@@ -6,22 +6,22 @@ import nki
 import nki.language as nl
 import nki.isa as nisa
 
-STEP = 256
+STEP = 512
 
 
 @nki.jit
 def kernel(a, b):
     rows, cols = a.shape
     out = nl.ndarray((rows, cols), dtype=a.dtype, buffer=nl.shared_hbm)
-    for col in range(0, 4096, 512):
+    for col in range(0, cols, STEP):
         end = col + STEP
-        ta = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
-        tb = nl.ndarray((128, 512), dtype=b.dtype, buffer=nl.sbuf)
-        nisa.dma_copy(dst=ta[...], src=a[:, col:col + 512])
-        nisa.dma_copy(dst=tb[...], src=b[:, col:col + 512])
-        prod = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.tensor_tensor(dst=prod[...], data1=ta, data2=tb, op=nl.multiply)
-        total = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.tensor_tensor(dst=total[...], data1=prod, data2=ta, op=nl.add)
-        nisa.dma_copy(dst=out[:, col:col + 512], src=total)
+        ta = nl.ndarray((rows, STEP), dtype=a.dtype, buffer=nl.sbuf)
+        tb = nl.ndarray((rows, STEP), dtype=b.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=ta, src=a[0:rows, col:end])
+        nisa.dma_copy(dst=tb, src=b[0:rows, col:end])
+        prod = nl.ndarray((rows, STEP), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_tensor(dst=prod, data1=ta, data2=tb, op=nl.multiply)
+        total = nl.ndarray((rows, STEP), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_tensor(dst=total, data1=prod, data2=ta, op=nl.add)
+        nisa.dma_copy(dst=out[0:rows, col:end], src=total)
     return out

@@ -9,7 +9,6 @@ import neuronxcc.nki.language as nl
 def kernel(a, b):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     i_p = nl.arange(128)[:, None]
-    i_f = nl.arange(256)[None, :]
     for c0 in range(0, 4096, 512):
         ta = nl.load(a[i_p, c0 + nl.arange(512)[None, :]])
         tb = nl.load(b[i_p, c0 + nl.arange(512)[None, :]])

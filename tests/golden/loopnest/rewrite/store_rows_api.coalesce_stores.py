@@ -25,5 +25,5 @@ def kernel(lhs, rhs):
                 ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
                 nisa.nc_matmul(dst=ps, stationary=lhs_t, moving=rhs_tile[:, ni * 512:(ni + 1) * 512])
                 nisa.tensor_copy(dst=res[:, 512*ni:512*ni + 512], src=ps)
-            nisa.dma_copy(dst=out[b, 128*mi:128*mi + 128, :], src=res)
+            nisa.dma_copy(dst=out[b, mi * 128:(mi + 1) * 128, :], src=res)
     return out

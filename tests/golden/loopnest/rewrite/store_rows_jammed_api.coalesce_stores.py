@@ -37,5 +37,5 @@ def kernel(lhs, rhs):
                 res_1 = nl.ndarray((128, 512), dtype=lhs.dtype, buffer=nl.sbuf)
                 nisa.tensor_copy(dst=res_1, src=ps_1)
                 nisa.dma_copy(dst=out[b, mi * 256 + 128:mi * 256 + 256, ni * 512:(ni + 1) * 512], src=res_1)
-            nisa.dma_copy(dst=out[b, 256*mi:256*mi + 128, :], src=res)
+            nisa.dma_copy(dst=out[b, mi * 256:mi * 256 + 128, :], src=res)
     return out

@@ -36,6 +36,6 @@ def kernel(lhs, rhs):
                 ps_1 = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
                 nisa.nc_matmul(dst=ps_1, stationary=lhs_t_1, moving=rhs_tile)
                 nisa.tensor_copy(dst=res_1[:, 512*ni:512*ni + 512], src=ps_1)
-            nisa.dma_copy(dst=out[b, 256*mi + 128:256*mi + 256, :], src=res_1)
-            nisa.dma_copy(dst=out[b, 256*mi:256*mi + 128, :], src=res)
+            nisa.dma_copy(dst=out[b, mi * 256 + 128:mi * 256 + 256, :], src=res_1)
+            nisa.dma_copy(dst=out[b, mi * 256:mi * 256 + 128, :], src=res)
     return out

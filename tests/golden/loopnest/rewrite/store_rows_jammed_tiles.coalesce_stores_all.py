@@ -31,6 +31,6 @@ def kernel(lhs, rhs):
                 out_buf[:, 512*ni:512*ni + 512] = nl.copy(ps)
                 ps_1 = nisa.nc_matmul(lhs_t_1, rhs_tile)
                 out_buf2[:, 512*ni:512*ni + 512] = nl.copy(ps_1)
-            nl.store(out[b, 256*mi + 128:256*mi + 256, :], value=out_buf2)
-            nl.store(out[b, 256*mi:256*mi + 128, :], value=out_buf)
+            nl.store(out[b, mi * 256 + 128:mi * 256 + 256, :], value=out_buf2)
+            nl.store(out[b, mi * 256:mi * 256 + 128, :], value=out_buf)
     return out

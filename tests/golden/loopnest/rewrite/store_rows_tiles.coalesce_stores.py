@@ -24,5 +24,5 @@ def kernel(lhs, rhs):
             for ni in nl.affine_range(n_size // 512):
                 ps = nisa.nc_matmul(lhs_t, rhs_tile[:, ni * 512:(ni + 1) * 512])
                 out_buf[:, 512*ni:512*ni + 512] = nl.copy(ps)
-            nl.store(out[b, 128*mi:128*mi + 128, :], value=out_buf)
+            nl.store(out[b, mi * 128:(mi + 1) * 128, :], value=out_buf)
     return out

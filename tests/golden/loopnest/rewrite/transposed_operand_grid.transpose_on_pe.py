@@ -12,8 +12,6 @@ def kernel(a, b):
     n_batch, n_rows, n_contract = a.shape
     n_cols = b.shape[2]
     result = nl.ndarray((n_batch, n_rows, n_cols), dtype=a.dtype, buffer=nl.shared_hbm)
-    ip = nl.arange(n_contract)[:, None]
-    jf = nl.arange(128)[None, :]
     for bi in nl.affine_range(n_batch):
         b_tile = nl.load(b[bi])
         for r in nl.affine_range(n_rows // 128):

@@ -15,14 +15,12 @@ def rotate(a, b, c, s):
 @nki.jit
 def kernel(x, c, s):
     D, S = x.shape
-    H = D // 2
     out = nl.ndarray((D, S), dtype=x.dtype, buffer=nl.shared_hbm)
     x_fold = x.reshape((256, 1024))
     c_fold = c.reshape((128, 1024))
     s_fold = s.reshape((128, 1024))
     out_fold = out.reshape((256, 1024))
     for j in nl.affine_range(2):
-        cols = nl.ds(j * 512, 512)
         lo = nl.load(x_fold[0:128, 512*j:512*j + 512])
         hi = nl.load(x_fold[128:256, 512*j:512*j + 512])
         c_tile = nl.load(c_fold[:, 512*j:512*j + 512])

@@ -278,6 +278,20 @@ std::optional<AValue> Lifter::host_sequence_call(const std::string& fn, const st
   return std::nullopt;
 }
 
+void Lifter::record_closure_defaults(const std::string& name, const FunctionCode& code) {
+  auto& defaults = closure_defaults[name];
+  defaults.clear();
+  for (const Parameter& p : code.params) {
+    if (!p.default_value) continue;
+    auto* saved_ops = current_ops;
+    std::vector<Op> ignored;
+    current_ops = &ignored;
+    defaults[p.name] = eval(*p.default_value);
+    current_ops = saved_ops;
+    if (!ignored.empty()) fail(p.default_value->span, fmt::format("the default of '{}' computing a tile", p.name));
+  }
+}
+
 // `lambda v: mul(v, nl.sigmoid(v))`: a function of the kernel, inlined at each call like a closure.
 AValue Lifter::lambda(const LambdaExpr& l) {
   std::string name = fmt::format("<lambda>@{}:{}", l.span.line, l.span.col);
@@ -287,17 +301,7 @@ AValue Lifter::lambda(const LambdaExpr& l) {
   if (inline_depth > 0) f.attrs = std::make_shared<std::map<std::string, AValue>>(env);  // inside a helper: its names
   // `lambda i, bm=BM: i * bm`: Python evaluates the defaults where the lambda is made, in the
   // scope making it, as a def's (closure_defaults); a default computing a tile is not a host value.
-  auto& defaults = closure_defaults[name];
-  defaults.clear();
-  for (const Parameter& p : l.code->params) {
-    if (!p.default_value) continue;
-    auto* saved_ops = current_ops;
-    std::vector<Op> ignored;
-    current_ops = &ignored;
-    defaults[p.name] = eval(*p.default_value);
-    current_ops = saved_ops;
-    if (!ignored.empty()) fail(p.default_value->span, fmt::format("the default of '{}' computing a tile", p.name));
-  }
+  record_closure_defaults(name, *l.code);
   return f;
 }
 

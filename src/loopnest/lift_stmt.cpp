@@ -695,17 +695,7 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       }
       helpers[def.code->name] = def.code.get();
       closures.insert(def.code->name);
-      auto& defaults = closure_defaults[def.code->name];
-      defaults.clear();
-      for (const Parameter& p : def.code->params) {
-        if (!p.default_value) continue;
-        auto* saved_ops = current_ops;
-        std::vector<Op> ignored;
-        current_ops = &ignored;
-        defaults[p.name] = eval(*p.default_value);
-        current_ops = saved_ops;
-        if (!ignored.empty()) fail(p.default_value->span, fmt::format("the default of '{}' computing a tile", p.name));
-      }
+      record_closure_defaults(def.code->name, *def.code);
       env[def.code->name] = AValue::of_kind(K::Func, "user." + def.code->name);
       // Defined inside a helper (a factory returning it): it keeps the helper's names.
       if (inline_depth > 0) {

@@ -214,6 +214,9 @@ class Lifter {
   // The default values of a closure's parameters, evaluated where the def runs (Python binds a
   // default once, in the enclosing scope: `def f(t, *, alpha=slope)` reads the kernel's `slope`).
   std::map<std::string, std::map<std::string, AValue>> closure_defaults;
+  // Evaluates the defaults of `code`'s parameters into closure_defaults[name], in the scope the
+  // def or lambda runs in; a default computing a tile is refused (no host value).
+  void record_closure_defaults(const std::string& name, const nki::FunctionCode& code);
   struct PendingInline {
     std::string name;
     std::vector<Node> nodes;

@@ -7,7 +7,6 @@
 #include "loopnest/tidy.h"
 
 #include <algorithm>
-#include <cctype>
 #include <functional>
 #include <map>
 
@@ -19,18 +18,6 @@
 namespace loopnest {
 
 namespace {
-
-// Whole-word occurrences of `name` in `text`.
-int count_words(const std::string& text, const std::string& name) {
-  if (name.empty()) return 0;
-  auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-  int n = 0;
-  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-    bool left = at == 0 || !word(text[at - 1]), right = at + name.size() >= text.size() || !word(text[at + name.size()]);
-    n += left && right;
-  }
-  return n;
-}
 
 // The source lines of node `n`'s statement.
 std::string own_text(const Kernel& k, const Node& n) {

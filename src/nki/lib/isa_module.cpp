@@ -105,18 +105,23 @@ void def_isa(ModuleObj& m, const std::string& name, std::vector<Param> params, i
     params.push_back(kwonly("name"));
   auto sig = std::make_shared<Signature>(Signature{"nisa." + name, std::move(params), false, false});
   auto dst_sig = destination_first_signature(*sig, name);
-  m.attrs[name] = Value(std::make_shared<DeclaredBuiltin>(sig, [sig, dst_sig, fn, leading_tensors](Interpreter& in,
-                                                                                                      CallArgs& args) {
+  // Where the destination-first signature holds dtype (found once, not per call): dst's dtype goes there.
+  const auto dtype_param = std::find_if(dst_sig->params.begin(), dst_sig->params.end(),
+                                        [](const Param& p) { return p.name == "dtype"; });
+  const size_t dtype_at = size_t(dtype_param - dst_sig->params.begin());
+  m.attrs[name] = Value(std::make_shared<DeclaredBuiltin>(sig, [sig, dst_sig, dtype_at, fn, leading_tensors](
+                                                                   Interpreter& in, CallArgs& args) {
     if (!has_dst(args, *sig, leading_tensors)) {  // the common legacy call
       BoundArgs bound = bind_args(*sig, args);
       return fn(in, bound);
     }
     BoundArgs bound = bind_args(*dst_sig, args);
-    auto* d = bound["dst"].as<NkiTensorObj>();
-    if (!d) throw NkiError(ErrorKind::Type, fmt::format("dst of {} must be a tensor, got {}", sig->name, bound["dst"].type_name()));
+    const Value& dst = bound.values[0];  // dst_sig's first parameter
+    auto* d = dst.as<NkiTensorObj>();
+    if (!d) throw NkiError(ErrorKind::Type, fmt::format("dst of {} must be a tensor, got {}", sig->name, dst.type_name()));
     // The output dtype is dst's (12.2: the newer calls take no dtype=).
-    for (size_t i = 0; i < dst_sig->params.size(); ++i)
-      if (dst_sig->params[i].name == "dtype" && !bound.given[i]) bound.values[i] = make_dtype(d->dtype()), bound.given[i] = true;
+    if (dtype_at < dst_sig->params.size() && !bound.given[dtype_at])
+      bound.values[dtype_at] = make_dtype(d->dtype()), bound.given[dtype_at] = true;
     Value r = fn(in, bound);
     assign_into(in, *d, r);
     return Value();

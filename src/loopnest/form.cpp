@@ -230,6 +230,10 @@ void note_written(Kernel& k) {
   });
 }
 
+void keep_leading_comments(const Node& gone, Node& to) {
+  if (gone.origin && !to.leading_of_removed) to.leading_of_removed = gone.origin;
+}
+
 const Node* loop_node(const Kernel& k, int loop) {
   const Node* found = nullptr;
   for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {

@@ -364,6 +364,9 @@ bool directive_block(const Node& n);
 // Notes every tile operand's and destination's expression and access as lifted (Operand::written,
 // Op::dst_written): the lift's last step.
 void note_written(Kernel& k);
+// The comment lines above `gone` (a statement a move removes) print above `to`, unless `to` already
+// carries another removed statement's (Node::leading_of_removed).
+void keep_leading_comments(const Node& gone, Node& to);
 // The node of loop id `loop`; nullptr when no node holds it (a launch grid's loop).
 Node* loop_node(Kernel& k, int loop);
 const Node* loop_node(const Kernel& k, int loop);

@@ -241,11 +241,9 @@ class ReuseLoaded : public Transform {
   // The comment lines above the reload `n` (removed next) print above the statement after it in
   // its block, when there is one that has none carried already.
   static void keep_comments(Kernel& k, const Node& n) {
-    if (!n.origin) return;
     size_t at = 0;
     std::vector<Node>* block = parent_block(k.body, n.id, at);
-    if (!block || at + 1 >= block->size() || (*block)[at + 1].leading_of_removed) return;
-    (*block)[at + 1].leading_of_removed = n.origin;
+    if (block && at + 1 < block->size()) keep_leading_comments(n, (*block)[at + 1]);
   }
   // Every read of tile `from` reads its twin `to` (same shape and layout: the same access).
   static void forward_twin(Kernel& k, int from, int to) {

@@ -126,8 +126,7 @@ int drop_single_trip_loops(Kernel& k, const std::set<int>& before) {
       for (auto& t : trial.tensors)
         if (t.scope_loop == l) t.scope_loop = parent;
       // The comment lines above the loop's header go above its first statement.
-      if (!body.empty() && loop_node_copy.origin && !body.front().leading_of_removed)
-        body.front().leading_of_removed = loop_node_copy.origin;
+      if (!body.empty()) keep_leading_comments(loop_node_copy, body.front());
       // A loop split into `v_blk` around `v_in` (unflatten) whose inner loop goes is the loop `v` again.
       rename_split_outer(trial, parent, gone.var, body);
       block->erase(block->begin() + static_cast<long>(at));
@@ -193,7 +192,7 @@ int drop_dead_bindings(Kernel& k, const std::string& input) {
       std::vector<Node>* block = parent_block(k.body, id, at);
       if (!block) continue;
       // The comment lines above it stay, above the statement after it.
-      if (at + 1 < block->size() && !(*block)[at + 1].leading_of_removed) (*block)[at + 1].leading_of_removed = (*block)[at].origin;
+      if (at + 1 < block->size()) keep_leading_comments((*block)[at], (*block)[at + 1]);
       block->erase(block->begin() + static_cast<long>(at));
       ++dropped;
       again = true;

@@ -1,0 +1,112 @@
+// The printer's internals (private to src/loopnest; emit.h is the interface): the class that
+// prints a kernel's form back over its source, its members split by job across
+//   emit.cpp         the file around the kernel's body (imports, decorator, the lines kept as they are),
+//   emit_block.cpp   the body's nodes: statements and loop headers copied as written or printed from the form,
+//   emit_call.cpp    a statement printed from the form: its calls, operands and symbols,
+//   emit_access.cpp  an access, in the author's text (dims a move left, `nl.ds`, index grids) where it can.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "loopnest/emit.h"
+#include "loopnest/form.h"
+#include "loopnest/grid_names.h"
+
+namespace loopnest::detail {
+
+using namespace nki;
+
+std::vector<std::string> split_lines(const std::string& text);
+size_t indent_of(const std::string& line);
+// The last source line of a statement, its nested blocks included.
+uint32_t last_line(const Stmt& s);
+
+class Emitter {
+ public:
+  Emitter(const Kernel& k, const EmitOptions& o);
+  std::string run();
+
+ private:
+  std::string missing_imports();
+  std::string indented(const std::string& lines) const;
+  uint32_t undecorated_def_line() const;
+  std::string line(uint32_t l) const { return l >= 1 && l <= lines_.size() ? lines_[l - 1] : ""; }
+  // A destination a move rewrote, spelled as the lift read it where it can (Op::dst_written).
+  std::string dst_text(const Op& op) { return access(*op.dst, true, op.dst_written, op.dst_written_access.get()); }
+  // The source of an unchanged expression (null when regenerating everything).
+  const Expr* kept(const Expr* e) const { return o_.regenerate ? nullptr : e; }
+
+  // emit_block.cpp
+  void index_leading(const Block& b, uint32_t prev);
+  std::optional<uint32_t> else_line(const IfStmt& i) const;
+  std::string indent(int depth) const;
+  std::string renamed(const std::string& text) const;
+  void copy(uint32_t from, uint32_t to, uint32_t anchor, int depth, std::string& out) const;
+  void leading(const Node& n, int depth, std::string& out) const;
+  void block(const std::vector<Node>& nodes, int depth, std::string& out);
+  void node(const Node& n, int depth, std::string& out);
+  void emit_node(const Node& n, int depth, std::string& out);
+  bool elif_of(const IfStmt& i) const;
+  void if_header(const Node& n, int depth, std::string& out);
+  void guard_continue(const Node& n, int depth, std::string& out);
+  bool walrus(const Stmt& s) const;
+  void copy_block(const Block& b, int depth, std::string& out) const;
+
+  // emit_call.cpp
+  std::string str(const IExpr& e) const;
+  std::string statement(const Node& n);
+  std::string call(const Op& op, const Node& n);
+  std::string operand(const Operand& o, const Node& n);
+  std::string shape_text(const Tensor& t, const Op& op);
+  std::string mask_text(const Op& op);
+  std::string loop_header(const Loop& l);
+  std::string alias(const std::string& module);
+  std::string api_text(const std::string& api);
+  std::string symbol_text(const std::string& s);
+  std::string index_text(const Operand& o);
+  std::string bool_text(const IExpr& e);
+  std::string number_text(const Operand& o);
+  std::string view_binding(const Access& a, const std::string& name);
+  std::string reshape_text(const Tensor& t);
+  std::string tensor_text(const Tensor& t);
+
+  // emit_access.cpp
+  std::string access(const Access& a, bool write = false, const Expr* written = nullptr, const Access* old = nullptr);
+  std::string list_element(const Tensor& t, const Access& rest, bool write);
+  bool whole(const Access& a) const;
+  static bool backward_stop(const DimIndex& d, const AxisTerm& term);
+  static bool affine(const Access& a);
+  std::string grid_text(const DimIndex& g, size_t rank);
+  std::string grid_term(const AxisTerm& t, size_t rank);
+  std::vector<const Expr*> written_elements(const Access& a, const std::string& name, const Expr* written,
+                                            const Access* old) const;
+  std::vector<const Expr*> written_dims(const Operand& o, size_t rank) const;
+  bool same_dim(const DimIndex& now, const DimIndex& was) const;
+  std::string ds_callee(const Expr* e) const;
+  std::string span_text(const Span& s) const;
+  static bool same_code(const std::string& a, const std::string& b);
+  std::string source(const Expr& e) const;
+
+  const Kernel& k_;
+  EmitOptions o_;
+  std::vector<std::string> lines_;
+  uint32_t first_ = 1, end_ = 0;
+  uint32_t imports_after_ = 0;  // the file's last top-level import line before the kernel (0: none)
+  std::string base_;
+  std::map<const Stmt*, uint32_t> leading_;
+  std::set<std::string> needed_;
+  bool tail_ = false;  // the node being printed is the last its loop runs (block)
+  bool header_as_written_ = true;  // the loop around the node printed its header as the author wrote it
+  const Node* elif_node_ = nullptr;  // the if node being printed as the `elif` of the one before
+  std::map<int, GridName> grid_bindings_;          // the author's grid names, by binding node
+  std::map<std::string, std::string> grid_names_;  // grid_key -> name, once its binding is printed
+  std::map<int, std::string> program_ids_;  // loop id -> `nl.program_id(d)` (Kernel::grid)
+  std::vector<std::map<std::string, std::string>> renames_;
+};
+
+}  // namespace loopnest::detail

@@ -2,6 +2,7 @@
 // printed, so what is printed is exactly what the form says.
 #include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -62,29 +63,34 @@ std::string emit_checked_once(const Kernel& k, const std::vector<ArgSpec>& args,
   return text;
 }
 
-std::string emit_checked_origins(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
-  if (!options.moved_origins || !has_moved_origin(k.body)) return emit_checked_once(k, args, options);
-  try {
-    return emit_checked_once(k, args, options);
-  } catch (const EmitError&) {
-    // A carried name is not in scope where the operand landed, or means another value there.
-    EmitOptions values = options;
-    values.moved_origins = false;
-    return emit_checked_once(k, args, values);
-  }
+// The printing options emit_checked tries, in order: the author's text first, then without the kinds
+// of it that can name another value where a move put it: a carried operand's name (not in scope
+// there, or rebound), then the author's index text (a name rebound or out of scope where the
+// operand landed), with and then without carried names.
+std::vector<EmitOptions> attempts(const Kernel& k, const EmitOptions& options) {
+  std::vector<EmitOptions> out{options};
+  auto and_without = [&out](bool EmitOptions::*text) {
+    for (size_t i = 0, n = out.size(); i < n; ++i) {
+      EmitOptions plain = out[i];
+      plain.*text = false;
+      out.push_back(plain);
+    }
+  };
+  if (options.moved_origins && has_moved_origin(k.body)) and_without(&EmitOptions::moved_origins);
+  if (options.authored_dims && !options.regenerate) and_without(&EmitOptions::authored_dims);
+  return out;
 }
 
 }  // namespace
 
 std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
-  if (!options.authored_dims || options.regenerate) return emit_checked_origins(k, args, options);
-  try {
-    return emit_checked_origins(k, args, options);
-  } catch (const EmitError&) {
-    // An author's index text copied where it names another value (a name rebound, out of scope).
-    EmitOptions plain = options;
-    plain.authored_dims = false;
-    return emit_checked_origins(k, args, plain);
+  const std::vector<EmitOptions> tries = attempts(k, options);
+  for (size_t i = 0;; ++i) {
+    try {
+      return emit_checked_once(k, args, tries[i]);
+    } catch (const EmitError&) {
+      if (i + 1 == tries.size()) throw;
+    }
   }
 }
 

@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "loopnest/emit.h"
+#include "loopnest/name_uses.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 #include "nki/ast.h"
@@ -18,13 +20,6 @@
 namespace loopnest {
 
 namespace {
-
-// The source lines of node `n`'s statement.
-std::string own_text(const Kernel& k, const Node& n) {
-  std::string out;
-  for (uint32_t l = n.origin->span.line; l <= n.origin->span.end_line; ++l) out += k.module->file->line_text(l) + "\n";
-  return out;
-}
 
 // A call that changes a host value in place (`rows.append(r)`): a binding making it is no dead code.
 bool mutates(const nki::Expr& e) {
@@ -84,6 +79,15 @@ void rename_split_outer(Kernel& k, int parent, const std::string& inner_var, std
   head->patch.clear();
   for (auto& n : body) n.renames[outer.var + blk] = base;
   for (auto& n : head->body) n.renames[base + blk] = base;
+}
+
+// The names the kernel's function in `text` reads (the whole module's when it is not a top-level
+// def there); nullopt when the text does not parse.
+std::optional<NameReads> kernel_reads(const Kernel& k, const std::string& text) {
+  auto module = parse_text(k.module->file->path, text);
+  if (!module) return std::nullopt;
+  nki::FunctionDefStmt* def = top_level_def(*module, k.function->name);
+  return def ? names_read(def->code->body) : names_read(module->body);
 }
 
 }  // namespace
@@ -170,22 +174,23 @@ int drop_dead_bindings(Kernel& k, const std::string& input) {
   for (const auto& t : k.tensors)
     if (!t.name.empty()) bound[t.name] += 2;
   for (const auto& p : k.params) bound[p.name] += 2;
+  // Only what the move left unread goes: a binding the author's kernel reads.
+  const std::optional<NameReads> authored = kernel_reads(k, input);
+  if (!authored) return 0;
   int dropped = 0;
   for (bool again = true; again;) {
     again = false;
-    std::string out;
+    std::optional<NameReads> printed;
     try {
-      out = emit(k);
+      printed = kernel_reads(k, emit(k));
     } catch (const EmitError&) {
-      return dropped;
     }
+    if (!printed) return dropped;
     std::vector<int> dead;
     for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
       const std::string name = plain_binding(n);
       if (name.empty() || bound[name] != 1) return;
-      const int own = count_words(own_text(k, n), name);
-      // Read in the input (only what the move left unread goes), and nowhere in the printed kernel.
-      if (count_words(input, name) > own && count_words(out, name) == own) dead.push_back(n.id);
+      if (authored->count(name) && !printed->count(name)) dead.push_back(n.id);
     });
     for (int id : dead) {
       size_t at = 0;

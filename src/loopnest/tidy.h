@@ -20,10 +20,10 @@ int drop_single_trip_loops(Kernel& k, const std::set<int>& before);
 // Drops the loops a move emptied (every statement of their body moved out: `for t in range(4):
 // pass` after the statement it held was hoisted). Returns how many it dropped.
 int drop_empty_loops(Kernel& k);
-// Drops the plain bindings (`row0 = qb * 64`) the source `input` (the author's text: the kernel
-// may have been lifted from a reprint of it) reads and the printed kernel no longer does (nothing
-// but the binding names them); never one the source already left unread. Returns how many it
-// dropped.
+// Drops the plain bindings (`row0 = qb * 64`) the kernel's function in the source `input` (the
+// author's text: the kernel may have been lifted from a reprint of it) reads and the printed one no
+// longer does (name_uses.h: a read is the name in code, not in a comment, a string or a keyword);
+// never one the source already left unread. Returns how many it dropped.
 int drop_dead_bindings(Kernel& k, const std::string& input);
 
 }  // namespace loopnest

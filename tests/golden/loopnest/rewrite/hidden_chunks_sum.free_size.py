@@ -15,7 +15,6 @@ ROWS = 128
 @nki.jit
 def kernel(xt, w1, w2):
     k_size, m = xt.shape
-    hidden = w1.shape[1]
     n_out = w2.shape[1]
     out = nl.ndarray((m, n_out), dtype=xt.dtype, buffer=nl.shared_hbm)
     xt_tiles = nl.ndarray((k_size // 128, nl.par_dim(128), m), dtype=nl.float32)

@@ -11,10 +11,8 @@ import neuronxcc.nki.language as nl
 def kernel(x, cos, sin):
     d_size, seq = x.shape
     out = nl.ndarray((d_size, seq), dtype=x.dtype, buffer=nl.shared_hbm)
-    W = 768
     i_p, i_f = nl.mgrid[0:64, 0:768]
     for t in range(4):
-        col = t * W + i_f
         x0 = nl.load(x[nl.arange(64)[:, None], 2048*t + nl.arange(2048)[None, :]])
         x1 = nl.load(x[64 + nl.arange(64)[:, None], 2048*t + nl.arange(2048)[None, :]])
         cos_tile = nl.load(cos[nl.arange(64)[:, None], 2048*t + nl.arange(2048)[None, :]])

@@ -1,14 +1,16 @@
 // Printing a form back over the kernel's source (emit.h): the file around the kernel's body, kept
-// line for line, with the imports and the decorator the printed body needs; the body itself is
-// emit_block.cpp's.
+// line for line, with the imports and the decorator the printed body needs and without the helpers
+// the body no longer calls; the body itself is emit_block.cpp's.
 #include "loopnest/emitter.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include <fmt/core.h>
 
 #include "loopnest/api.h"
+#include "loopnest/name_uses.h"
 
 namespace loopnest {
 
@@ -124,8 +126,85 @@ uint32_t Emitter::undecorated_def_line() const {
   return 0;
 }
 
+// How many times the module's top-level statements other than those in `skip` read `name`.
+int reads_outside(const nki::ModuleAst& m, const std::vector<NameReads>& reads, const std::string& name,
+                  const std::set<const Stmt*>& skip) {
+  int n = 0;
+  for (size_t i = 0; i < m.body.size(); ++i)
+    if (!skip.count(m.body[i].get()))
+      if (auto it = reads[i].find(name); it != reads[i].end()) n += it->second;
+  return n;
+}
+
+std::vector<NameReads> reads_by_statement(nki::ModuleAst& m) {
+  std::vector<NameReads> out;
+  for (auto& s : m.body) out.push_back(names_read(*s));
+  return out;
+}
+
+// The first line of a top-level def with its decorators and the comment lines right above it
+// (what they describe goes with them).
+uint32_t first_line_of_def(const FunctionDefStmt& def, const std::vector<std::string>& lines) {
+  uint32_t first = def.span.line;
+  for (const auto& d : def.decorators) first = std::min(first, d->span.line);
+  while (first > 1) {
+    const std::string& above = lines[first - 2];
+    if (above.empty() || above[0] != '#') break;
+    --first;
+  }
+  return first;
+}
+
+// `text` (the printed module) without the helpers a move left uncalled: a top-level def other than
+// the kernel's that the kernel's module reads (calls) and the printed one no longer does (the call
+// opened into the kernel, `_impl(x, out)` or a launched body; also a helper only such a helper
+// called). One the author left uncalled stays. Each goes with its decorators, the comment lines
+// right above it and the blank lines after it.
+std::string without_uncalled_helpers(const Kernel& k, const std::string& text) {
+  int defs = 0;
+  for (const auto& s : k.module->body) defs += s->kind == StmtKind::FunctionDef;
+  if (defs < 2) return text;
+  auto input = parse_text(k.module->file->path, k.module->file->text);
+  auto printed = parse_text(k.module->file->path, text);
+  if (!input || !printed) return text;
+  const std::vector<NameReads> input_reads = reads_by_statement(*input), printed_reads = reads_by_statement(*printed);
+  auto called_in_input = [&](const std::string& name) {
+    const Stmt* own = top_level_def(*input, name);
+    return reads_outside(*input, input_reads, name, {own}) > 0;
+  };
+  std::set<const Stmt*> gone;
+  for (bool again = true; again;) {
+    again = false;
+    for (const auto& s : printed->body) {
+      if (s->kind != StmtKind::FunctionDef || gone.count(s.get())) continue;
+      const std::string& name = static_cast<const FunctionDefStmt&>(*s).code->name;
+      if (name == k.function->name || !called_in_input(name)) continue;
+      std::set<const Stmt*> elsewhere = gone;
+      elsewhere.insert(s.get());
+      if (reads_outside(*printed, printed_reads, name, elsewhere) > 0) continue;
+      gone.insert(s.get());
+      again = true;
+    }
+  }
+  if (gone.empty()) return text;
+  const std::vector<std::string> lines = split_lines(text);
+  std::vector<bool> keep(lines.size() + 1, true);
+  for (const Stmt* s : gone) {
+    uint32_t last = last_line(*s);
+    while (last < lines.size() && lines[last].find_first_not_of(' ') == std::string::npos) ++last;
+    for (uint32_t l = first_line_of_def(static_cast<const FunctionDefStmt&>(*s), lines); l <= last; ++l) keep[l] = false;
+  }
+  std::string out;
+  for (uint32_t l = 1; l <= lines.size(); ++l)
+    if (keep[l]) out += lines[l - 1] + "\n";
+  return out;
+}
+
 }  // namespace detail
 
-std::string emit(const Kernel& k, const EmitOptions& options) { return detail::Emitter(k, options).run(); }
+std::string emit(const Kernel& k, const EmitOptions& options) {
+  const std::string text = detail::Emitter(k, options).run();
+  return options.drop_uncalled_helpers ? detail::without_uncalled_helpers(k, text) : text;
+}
 
 }  // namespace loopnest

@@ -30,6 +30,9 @@ struct EmitOptions {
   // author's spelling of the others (Operand::written); emit_checked turns it off when that text
   // means something else where it lands.
   bool authored_dims = true;
+  // Leave out the module's helper functions the printed kernel no longer calls (their calls opened
+  // into it by a move); never one the author left uncalled.
+  bool drop_uncalled_helpers = true;
 };
 
 // The kernel's source with the form's changes. Throws EmitError for a form it cannot print.

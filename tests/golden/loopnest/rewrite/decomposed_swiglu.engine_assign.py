@@ -13,48 +13,6 @@ TILE_P = 128
 TILE_N = 512
 
 
-def load_weight(w, n_tiles, n_size):
-    """Every K tile of w, (n_tiles, TILE_P, n_size), in SBUF."""
-    tiles = nl.ndarray((n_tiles, nl.par_dim(TILE_P), n_size), dtype=w.dtype, buffer=nl.sbuf)
-    for k in nl.affine_range(n_tiles):
-        tiles[k] = nl.load(w[k])
-    return tiles
-
-
-def load_rows(x, i, j, k_tiles):
-    """Row tile (i, j) of x as one (TILE_P, K) tile, its K tiles loaded one by one."""
-    rows = nl.ndarray((nl.par_dim(TILE_P), k_tiles * TILE_P), dtype=x.dtype, buffer=nl.sbuf)
-    for k in nl.affine_range(k_tiles):
-        rows[:, nl.ds(k * TILE_P, TILE_P)] = nl.load(x[i, j, :, k, :])
-    return rows
-
-
-def transpose_rows(rows, ident, n_tiles, dtype):
-    """The TILE_P-column blocks of a row tile, each transposed on the Tensor Engine."""
-    rows_t = nl.ndarray((n_tiles, nl.par_dim(TILE_P), TILE_P), dtype=dtype, buffer=nl.sbuf)
-    for k in nl.affine_range(n_tiles):
-        t_psum = nisa.nc_matmul(rows[:, nl.ds(k * TILE_P, TILE_P)], ident, is_moving_onezero=True, is_transpose=True)
-        rows_t[k] = nisa.tensor_copy(t_psum, dtype=dtype)
-    return rows_t
-
-
-def project(rows_t, w_tiles, n, n_tiles):
-    """One TILE_N-column block of rows @ w, accumulated over the K tiles in PSUM, fp32 in SBUF."""
-    acc = nl.zeros((TILE_P, TILE_N), dtype=nl.float32, buffer=nl.psum)
-    for k in nl.affine_range(n_tiles):
-        acc += nisa.nc_matmul(rows_t[k], w_tiles[k, :, nl.ds(n * TILE_N, TILE_N)])
-    return nisa.tensor_copy(acc, dtype=nl.float32)
-
-
-def gated(g, up, zero_bias):
-    """silu(g) * up, silu as g / (1 + exp(-g))."""
-    e = nisa.activation(op=nl.exp, data=g, bias=zero_bias, scale=-1.0)
-    denom = nisa.tensor_scalar(data=e, op0=nl.add, operand0=1.0)
-    inv = nisa.reciprocal(data=denom)
-    silu = nisa.tensor_tensor(g, inv, op=nl.multiply)
-    return nisa.tensor_tensor(silu, up, op=nl.multiply)
-
-
 @nki.jit
 def swiglu_kernel(x, w_up, w_down, w_gate):
     # x: (M/512, 4, 128, K/128, 128), w_up/w_gate: (K/128, 128, N), w_down: (N/128, 128, K).

@@ -8,23 +8,6 @@ import nki.language as nl
 import nki.isa as nisa
 
 
-def _cdiv(a, b):
-    return (a + b - 1) // b
-
-
-def _inverse_shift_impl(x, out, rows_per_tile, shift):
-    M, N = x.shape
-    i_p = nl.arange(rows_per_tile)[:, None]
-    i_f = nl.arange(N)[None, :]
-    for r in nl.affine_range(_cdiv(M, rows_per_tile)):
-        rows = r * rows_per_tile + i_p
-        ok = rows < M
-        t = nl.load(x[rows, i_f], mask=ok)
-        u = nl.add(t, shift, mask=ok)
-        v = nl.reciprocal(u, mask=ok)
-        nl.store(out[rows, i_f], value=v, mask=ok)
-
-
 @nki.jit
 def kernel(x):
     assert len(x.shape) == 2

@@ -8,10 +8,6 @@ import neuronxcc.nki.language as nl
 import neuronxcc.nki.isa as nisa
 
 
-def _gate(t):
-    return nl.multiply(t, nl.sigmoid(t))
-
-
 @nki.jit
 def kernel(x, w):
     M, K = x.shape

@@ -14,20 +14,6 @@ H = 64
 F = 512
 
 
-def fill(stage, x, w, c0):
-    xt, wt = stage
-    nisa.dma_copy(dst=xt, src=x[:, c0:c0 + F])
-    nisa.dma_copy(dst=wt[0:H, :], src=w[:, c0:c0 + F])
-    nisa.dma_copy(dst=wt[H:P, :], src=w[:, c0:c0 + F])
-
-
-def drain(stage, out, c0):
-    xt, wt = stage
-    y = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.sbuf)
-    nisa.tensor_tensor(dst=y, data1=xt, data2=wt, op=nl.multiply)
-    nisa.dma_copy(dst=out[:, c0:c0 + F], src=y)
-
-
 @nki.jit
 def kernel(x, w):
     D, S = x.shape

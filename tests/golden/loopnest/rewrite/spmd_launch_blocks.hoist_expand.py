@@ -11,27 +11,6 @@ BLOCK_K = 128
 
 
 @nki.jit
-def _block_kernel(x, w):
-    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
-    x2 = x.reshape((M, K))
-    pid_m = nl.program_id(0)
-    pid_n = nl.program_id(1)
-    offs_m = pid_m * BLOCK_M + nl.arange(BLOCK_M)[:, None]
-    offs_n = pid_n * BLOCK_N + nl.arange(BLOCK_N)[None, :]
-    acc = nl.zeros((BLOCK_M, BLOCK_N), nl.float32, buffer=nl.psum)
-    for k in nl.affine_range(K // BLOCK_K):
-        offs_kf = k * BLOCK_K + nl.arange(BLOCK_K)[None, :]
-        offs_kp = k * BLOCK_K + nl.arange(BLOCK_K)[:, None]
-        x_tile = nl.load(x2[offs_m, offs_kf], mask=(offs_m < M) & (offs_kf < K))
-        xT = nl.copy(nl.transpose(x_tile))
-        w_tile = nl.load(w[offs_kp, offs_n], mask=(offs_kp < K) & (offs_n < N))
-        acc += nl.matmul(xT, w_tile, transpose_x=True)
-    res = nl.copy(acc)
-    nl.store(out[offs_m, offs_n], value=res, mask=(offs_m < M) & (offs_n < N))
-    return out
-
-
-@nki.jit
 def kernel(x, w):
     out = nl.ndarray(shape=(M, N), dtype=nl.float32, buffer=nl.shared_hbm)
     x2 = x.reshape((256, 256))

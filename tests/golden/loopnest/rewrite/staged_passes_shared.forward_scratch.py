@@ -5,22 +5,6 @@ from neuronxcc import nki
 import neuronxcc.nki.language as nl
 
 
-def _pass_sigmoid(x, sig, rows, cols):
-    for i in nl.affine_range(rows // 128):
-        for j in nl.affine_range(cols // 512):
-            t = nl.load(x[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512])
-            s = nl.sigmoid(t)
-            nl.store(sig[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512], value=s)
-
-
-def _pass_product(x, sig, out, rows, cols):
-    for i in nl.affine_range(rows // 128):
-        for j in nl.affine_range(cols // 512):
-            t = nl.load(x[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512])
-            s = nl.load(sig[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512])
-            nl.store(out[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512], value=nl.multiply(t, s))
-
-
 @nki.jit
 def kernel(x):
     rows, cols = x.shape

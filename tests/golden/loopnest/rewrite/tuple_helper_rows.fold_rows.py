@@ -8,10 +8,6 @@ import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
 
 
-def rotate(a, b, c, s):
-    return nl.subtract(nl.multiply(a, c), nl.multiply(b, s)), nl.add(nl.multiply(a, s), nl.multiply(b, c))
-
-
 @nki.jit
 def kernel(x, c, s):
     D, S = x.shape

@@ -5,13 +5,6 @@ import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
 
 
-def silu_tile(x_tile):
-    """x * sigmoid(x), written as x / (1 + exp(-x))."""
-    exp_neg = nl.exp(nl.negative(x_tile))
-    denom = nl.add(exp_neg, 1.0)
-    return nl.divide(x_tile, denom)
-
-
 @nki.jit
 def silu_kernel(x):
     # x: (128, M/128, N), partition dim first.

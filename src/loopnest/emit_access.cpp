@@ -35,7 +35,7 @@ std::string Emitter::access(const Access& a, bool write, const Expr* written, co
     return lists[in_scope].first + index + sub;
   }
   std::string name = tensor_text(t);
-  if (whole(a)) {
+  if (whole_dims(a.dims, t.shape)) {
     if (!write) return name;
     if (t.shape.empty() || t.partition_dim <= 0) return name + "[...]";
   }
@@ -95,9 +95,7 @@ std::string Emitter::access(const Access& a, bool write, const Expr* written, co
       }
       if (term.stride != 1) s += fmt::format(":{}", term.stride);
     } else {
-      bool zero = di.start.is_constant() && di.start.constant() == 0;
-      if (!zero || di.terms.empty()) s = str(di.start);
-      for (const auto& term : di.terms) s += (s.empty() ? "" : " + ") + grid_term(term, rank);
+      s = grid_text(di, rank);
     }
     out += (d ? ", " : "") + s;
   }
@@ -112,14 +110,8 @@ std::string Emitter::list_element(const Tensor& t, const Access& rest, bool writ
   element.list_loop = -1;
   element.outer_lists.clear();
   if (element.on_chip()) element.partition_dim -= static_cast<int>(levels);
-  bool whole_rest = rest.dims.size() == element.shape.size();
-  for (size_t d = 0; whole_rest && d < rest.dims.size(); ++d) {
-    const DimIndex& di = rest.dims[d];
-    whole_rest = di.start == IExpr(0) && di.terms.size() == 1 && di.terms[0].axis == static_cast<int>(d) &&
-                 di.terms[0].stride == 1 && di.terms[0].affine() && di.terms[0].size == element.shape[d];
-  }
   // An item the kernel binds (Tensor::bound_items) is rebound, never written into.
-  if (whole_rest) return write && !t.bound_items ? t.name + "[...]" : t.name;
+  if (whole_dims(rest.dims, element.shape)) return write && !t.bound_items ? t.name + "[...]" : t.name;
   std::string out = t.name + "[";
   // Slices only when every dim is one axis (a reshaped item, `ps.reshape((P, 4, P))`, has a dim
   // of two axes: an index grid throughout, slices and grids do not mix).
@@ -135,22 +127,20 @@ std::string Emitter::list_element(const Tensor& t, const Access& rest, bool writ
       bool full = di.start == IExpr(0) && term.stride == 1 && hi == element.shape[d];
       s = full ? ":" : fmt::format("{}:{}", str(di.start), str(hi));
     } else {
-      bool zero = di.start.is_constant() && di.start.constant() == 0;
-      if (!zero || di.terms.empty()) s = str(di.start);
-      for (const auto& term : di.terms) s += (s.empty() ? "" : " + ") + grid_term(term, rank);
+      s = grid_text(di, rank);
     }
     out += (d ? ", " : "") + s;
   }
   return out + "]";
 }
 
-bool Emitter::whole(const Access& a) const {
-  const Tensor& t = k_.tensor(a.tensor);
-  if (a.dims.size() != t.shape.size()) return false;
-  for (size_t d = 0; d < a.dims.size(); ++d) {
-    const DimIndex& di = a.dims[d];
+// Every dim of `shape` indexed whole, each by its own axis in order (`t`, `t[...]`, `t[:, :]`).
+bool Emitter::whole_dims(const std::vector<DimIndex>& dims, const std::vector<IExpr>& shape) {
+  if (dims.size() != shape.size()) return false;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const DimIndex& di = dims[d];
     if (!(di.start == IExpr(0)) || di.terms.size() != 1 || di.terms[0].axis != static_cast<int>(d) ||
-        di.terms[0].stride != 1 || !di.terms[0].affine() || di.terms[0].size != t.shape[d])
+        di.terms[0].stride != 1 || !di.terms[0].affine() || di.terms[0].size != shape[d])
       return false;
   }
   return true;

@@ -78,7 +78,7 @@ class Emitter {
   // emit_access.cpp
   std::string access(const Access& a, bool write = false, const Expr* written = nullptr, const Access* old = nullptr);
   std::string list_element(const Tensor& t, const Access& rest, bool write);
-  bool whole(const Access& a) const;
+  static bool whole_dims(const std::vector<DimIndex>& dims, const std::vector<IExpr>& shape);
   static bool backward_stop(const DimIndex& d, const AxisTerm& term);
   static bool affine(const Access& a);
   std::string grid_text(const DimIndex& g, size_t rank);

@@ -152,7 +152,7 @@ std::map<std::string, ApiSpec> build() {
        S::Same, {"x"}});
   // The random-number generator (nki/lib/language_random.cpp: one state per kernel run; draws on the
   // Vector Engine, seeding no instruction): seeding it, drawing from it. Class Other: no move treats a draw as the
-  // elementwise operation it resembles (is_random, lift_stmt.cpp's ordered effect).
+  // elementwise operation it resembles (is_random, lift.cpp's ordered effect).
   add({"nl.random_seed", C::Other, E::None, {"seed", "mask"}, S::None, {}});
   add({"nisa.set_rng_seed", C::Other, E::None, {"seed", "src_seeds", "name"}, S::None, {}});
   add({"nl.rand", C::Other, E::Vector, {"shape", "dtype", "buffer", "name"}, S::ShapeArg, {}, true});

@@ -136,7 +136,7 @@ void Emitter::emit_node(const Node& n, int depth, std::string& out) {
       const bool gather = std::any_of(n.ops.begin(), n.ops.end(), [](const Op& op) { return indirect_dma(op); });
       if (gather && (n.dirty || !n.origin))
         throw EmitError("a changed gather or scatter (an indirect DMA) cannot be printed");
-      // A statement making several named results (a dict display of calls: lift_stmt.cpp
+      // A statement making several named results (a dict display of calls: lift_assign.cpp
       // display_of_results) has no spelling of its own in the form: always copied as written.
       const bool several = std::count_if(n.ops.begin(), n.ops.end(), [&](const Op& op) {
                              return op.result >= 0 && !k_.tensor(op.result).name.empty();

@@ -367,7 +367,7 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
     return AValue::of_kind(K::None);
   }
   // Seeding the random-number generator writes no tile: its effect is the generator's state,
-  // which the statement's place in the order keeps (an ordered effect, lift_stmt.cpp).
+  // which the statement's place in the order keeps (an ordered effect, lift.cpp).
   // nl.device_print writes no tile either: a read of its tile, in its place among the statements.
   if (spec->shape == ShapeRule::None && (is_random(api) || api == "nl.device_print")) {
     current_ops->push_back(std::move(op));

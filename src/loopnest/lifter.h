@@ -86,6 +86,9 @@ struct AValue {
 // Python's truth of a value the lift knows on the host (a bool, a constant int, a float, None, a
 // string, a tuple, list, set or dict); none for a loop-dependent int, a tile or anything else.
 std::optional<bool> host_truth(const AValue& v);
+// Item `index` of a host sequence whose items step alike, for an index the loops give within it
+// (lift_subscript.cpp); nullopt when the items do not step alike.
+std::optional<AValue> progression_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg);
 
 // The placeholder variable of AValue::per_item: no loop has this id.
 constexpr int kHostIndex = 1 << 28;
@@ -184,7 +187,8 @@ class Lifter {
   // The op the statement's root call produced (for retargeting `t[i] = call(...)`).
   std::vector<Op>* current_ops = nullptr;
 
-  // ---- statements (lift_stmt.cpp) ----
+  // ---- statements (lift_stmt.cpp; assignments lift_assign.cpp, calls of the module's functions
+  // lift_inline.cpp, the setup and the driver lift.cpp) ----
   void block(const nki::Block& b, std::vector<Node>& out);
 
   Kernel k;

@@ -1,5 +1,5 @@
 // Buffers made by a comprehension or a generator and bound by unpacking (lift_expr.cpp,
-// lift_stmt.cpp), and reuse_loaded (src/loopnest/reuse_loaded.cpp): a second DMA read of a region
+// lift_assign.cpp), and reuse_loaded (src/loopnest/reuse_loaded.cpp): a second DMA read of a region
 // an earlier load of the block brought on chip becomes an engine copy of those partitions. That
 // every site of the two test kernels keeps the result is
 // LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's; the printed kernel is

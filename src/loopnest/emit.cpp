@@ -126,6 +126,8 @@ uint32_t Emitter::undecorated_def_line() const {
   return 0;
 }
 
+namespace {
+
 // How many times the module's top-level statements other than those in `skip` read `name`.
 int reads_outside(const nki::ModuleAst& m, const std::vector<NameReads>& reads, const std::string& name,
                   const std::set<const Stmt*>& skip) {
@@ -199,6 +201,8 @@ std::string without_uncalled_helpers(const Kernel& k, const std::string& text) {
     if (keep[l]) out += lines[l - 1] + "\n";
   return out;
 }
+
+}  // namespace
 
 }  // namespace detail
 

@@ -1,6 +1,7 @@
 // The printer's internals (private to src/loopnest; emit.h is the interface): the class that
 // prints a kernel's form back over its source, its members split by job across
-//   emit.cpp         the file around the kernel's body (imports, decorator, the lines kept as they are),
+//   emit.cpp         the file around the kernel's body (imports, decorator, the lines kept as they
+//                    are, helpers the body no longer calls left out),
 //   emit_block.cpp   the body's nodes: statements and loop headers copied as written or printed from the form,
 //   emit_call.cpp    a statement printed from the form: its calls, operands and symbols,
 //   emit_access.cpp  an access, in the author's text (dims a move left, `nl.ds`, index grids) where it can.

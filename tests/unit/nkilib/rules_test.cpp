@@ -114,6 +114,10 @@ const RuleCase kCases[] = {
      "    ip = nl.arange(128)[:, None]\n    jf = nl.arange(128)[None, :]\n    keep = nl.greater_equal(ip, jf)",
      ErrorKind::Type, "x of nl.greater_equal is an index expression (nl.arange / nl.mgrid), which only indexes "
      "tensors and builds masks; make its values a tile with nisa.iota(expr, dtype=...) first"},
+    // A shape annotation is checked when the kernel is traced (nki-language.md 11).
+    {"annotation_shape_mismatch",
+     "    import neuronxcc.nki.typing as nt\n    t: nt.tensor[128, 512] = nl.load(a[0:128, :])",
+     ErrorKind::Rule, "err_annotation_shape_mismatch: the value has shape [128, 1024], the annotation says [128, 512]"},
 };
 
 class RuleTest : public ::testing::TestWithParam<RuleCase> {};

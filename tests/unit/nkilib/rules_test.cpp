@@ -118,6 +118,14 @@ const RuleCase kCases[] = {
     {"annotation_shape_mismatch",
      "    import neuronxcc.nki.typing as nt\n    t: nt.tensor[128, 512] = nl.load(a[0:128, :])",
      ErrorKind::Rule, "err_annotation_shape_mismatch: the value has shape [128, 1024], the annotation says [128, 512]"},
+    // A legacy kernel's outputs are made at its top level (nki-language.md 3.1): not per iteration
+    // of a device loop, `range` included (the compiler makes it a sequential_range).
+    {"shared_hbm_in_affine_loop",
+     "    for i in nl.affine_range(2):\n        o = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)",
+     ErrorKind::Rule, "err_shared_hbm_must_in_kernel_level"},
+    {"shared_hbm_in_range_loop",
+     "    for i in range(2):\n        o = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)",
+     ErrorKind::Rule, "err_shared_hbm_must_in_kernel_level"},
 };
 
 class RuleTest : public ::testing::TestWithParam<RuleCase> {};

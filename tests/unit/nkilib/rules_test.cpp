@@ -126,6 +126,10 @@ const RuleCase kCases[] = {
     {"shared_hbm_in_range_loop",
      "    for i in range(2):\n        o = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)",
      ErrorKind::Rule, "err_shared_hbm_must_in_kernel_level"},
+    {"scan_both_inputs_in_psum",
+     "    t = nl.load(a[0:128, 0:512])\n    p = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.psum)\n"
+     "    p[...] = nl.copy(t)\n    u = nisa.tensor_tensor_scan(p, p, initial=0.0, op0=np.multiply, op1=np.add)",
+     ErrorKind::Rule, "at most one input of nisa.tensor_tensor_scan may be in PSUM"},
 };
 
 class RuleTest : public ::testing::TestWithParam<RuleCase> {};

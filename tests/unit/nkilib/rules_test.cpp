@@ -151,6 +151,30 @@ TEST_P(RuleTest, ReportsTheRule) {
 INSTANTIATE_TEST_SUITE_P(Rules, RuleTest, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// The kernel-level rule for shared_hbm is the legacy compiler's: a static_range body is unrolled
+// while tracing (kernel-level code), a newer-API kernel unrolls every loop, and a legacy kernel
+// called from a host loop creates its output at its own top level. Each runs.
+TEST(Rules, SharedHbmOutsideALegacyDeviceLoopRuns) {
+  Harness h;
+  auto legacy = h.load_text("static_outputs.py", kernel_text(
+      "    for i in nl.static_range(2):\n"
+      "        o = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+      "        nl.store(o, value=nl.load(a[0:128, 0:8]))"));
+  EXPECT_NO_THROW(h.run_module(*legacy, {test_input({256, 1024}, 0)}));
+  Harness h2;  // an interpreter of its own: the API is what the interpreter imported
+  auto newer = h2.load_text("newer_outputs.py",
+                           "import nki\nimport nki.language as nl\n\n\n"
+                           "@nki.jit\n"
+                           "def kernel(a):\n"
+                           "    outs = []\n"
+                           "    for i in range(2):\n"
+                           "        o = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+                           "        nl.store(o, value=nl.load(a[i * 128:(i + 1) * 128, 0:8]))\n"
+                           "        outs.append(o)\n"
+                           "    return tuple(outs)\n");
+  EXPECT_NO_THROW(h2.run_module(*newer, {test_input({256, 1024}, 0)}));
+}
+
 // nisa.memset runs on "the Vector or GpSimd engine" (nki-language.md 8.3), the compiler's choice
 // when the kernel names none: zeroing a PSUM accumulator before `+=` of matmuls (an outside
 // author's kernel) is a Vector Engine memset, not a GpSimd one that cannot reach PSUM.

@@ -617,17 +617,21 @@ AValue Lifter::eval_node(const Expr& e) {
       auto& c = static_cast<const CompareExpr&>(e);
       if (c.ops.size() == 1) return compare(eval(*c.left), c.ops[0], eval(*c.comparators[0]), *c.left, *c.comparators[0], e);
       // A chain `a == b == c` (shape and dtype checks): every link must be known when lifting.
+      // A link comparing loop variables (`1 <= s < T + 1`) joins the others as `and` does.
       AValue l = eval(*c.left);
       const Expr* le = c.left.get();
       bool all = true;
+      std::optional<AValue> cond;
       for (size_t i = 0; i < c.ops.size(); ++i) {
         AValue r = eval(*c.comparators[i]);
         AValue link = compare(l, c.ops[i], r, *le, *c.comparators[i], e);
-        if (link.k != K::Bool) fail(e.span, "a chained comparison whose links are not known when lifting");
-        all = all && link.b;
+        if (link.k == K::Cond) cond = cond ? cond_join(*cond, link, true) : link;
+        else if (link.k != K::Bool) fail(e.span, "a chained comparison whose links are not known when lifting");
+        else all = all && link.b;
         l = std::move(r);
         le = c.comparators[i].get();
       }
+      if (cond && all) return *cond;
       return AValue::of_bool(all);
     }
     case ExprKind::BoolOp: {
@@ -647,6 +651,10 @@ AValue Lifter::eval_node(const Expr& e) {
         auto t = host_truth(x);
         if (!t && x.k == K::Cond && !cond) {
           cond = x;
+          continue;
+        }
+        if (!t && x.k == K::Cond && cond) {  // `s >= 1 and s - 1 < T`: both comparisons, one condition
+          cond = cond_join(*cond, x, b.is_and);
           continue;
         }
         if (!t || (cond && x.k != K::Bool))
@@ -711,6 +719,20 @@ AValue Lifter::eval_node(const Expr& e) {
     default: break;
   }
   fail(e.span, fmt::format("the expression '{}'", print_expr(e)));
+}
+
+// `a and b` (`a or b`) of two comparisons of loop variables as one condition: the selection
+// `(a ? (b ? 1 : 0) : 0) == 1` (`(a ? 1 : (b ? 1 : 0)) == 1`), true exactly where Python's is.
+AValue Lifter::cond_join(const AValue& a, const AValue& b, bool is_and) {
+  Ranges rg = ranges();
+  IExpr bi = IExpr::select(b.cl, b.cmp, b.cr, IExpr(1), IExpr(0), &rg);
+  IExpr j = is_and ? IExpr::select(a.cl, a.cmp, a.cr, bi, IExpr(0), &rg)
+                   : IExpr::select(a.cl, a.cmp, a.cr, IExpr(1), bi, &rg);
+  if (j.is_constant()) return AValue::of_bool(j.constant() == 1);
+  AValue c;
+  c.k = K::Cond;
+  c.cl = j, c.cr = IExpr(1), c.cmp = Cmp::Eq;
+  return c;
 }
 
 // One comparison `l op r` of evaluated operands (le, re: their expressions; e: the whole one).

@@ -137,6 +137,7 @@ class Lifter {
   std::string binary_result_dtype(const std::string& api, const Op& op) const;
   bool merge_fresh_tiles(std::vector<AValue>& items, std::vector<Node>& item_nodes);
   AValue comprehension(const nki::ComprehensionExpr& c);
+  AValue cond_join(const AValue& a, const AValue& b, bool is_and);
   AValue compare(const AValue& l, nki::CmpKind op, const AValue& r, const nki::Expr& le, const nki::Expr& re,
                  const nki::Expr& e);
   IExpr int_of(const nki::Expr& e);  // an integer-valued expression

@@ -285,12 +285,49 @@ void exec_import(InterpState& st, const ImportStmt& s, Frame& f) {
   }
 }
 
+namespace {
+
+// `t: nt.tensor[128, F] = value`: NKI checks the value's shape against the annotation when it
+// traces the kernel (err_annotation_shape_mismatch, nki-language.md 11). Python itself never
+// evaluates a local's annotation, so one that does not evaluate (a name defined nowhere) or is no
+// tensor shape (`n: int = 3`, `typing.List[int]`) is left alone, as Python leaves it.
+void check_shape_annotation(InterpState& st, const Expr& ann, const Value& v, Frame& f) {
+  Value a;
+  try {
+    a = eval(st, ann, f);
+  } catch (NkiError&) {
+    return;
+  }
+  if (!a.is_object() || a.object()->type_name() != "nki tensor annotation") return;
+  if (!v.is_object() || !v.object()->has_attr("shape")) return;
+  Value want = a.object()->get_attr(st.in, "shape");
+  Value got = v.object()->get_attr(st.in, "shape");
+  std::vector<Value> w = want.is(ObjType::Tuple) ? static_cast<const TupleObj&>(*want.object()).items
+                                                           : std::vector<Value>{want};
+  if (!got.is(ObjType::Tuple)) return;
+  const auto& g = static_cast<const TupleObj&>(*got.object()).items;
+  auto text = [](const std::vector<Value>& d) {
+    std::string s;
+    for (const auto& x : d) s += (s.empty() ? "" : ", ") + (x.is_int() ? std::to_string(x.as_int()) : std::string("?"));
+    return "[" + s + "]";
+  };
+  bool same = w.size() == g.size();
+  for (size_t i = 0; same && i < w.size(); ++i)
+    if (w[i].is_int() && g[i].is_int() && w[i].as_int() != g[i].as_int()) same = false;
+  if (!same)
+    st.fail(ErrorKind::Rule, ann.span,
+            fmt::format("err_annotation_shape_mismatch: the value has shape {}, the annotation says {}", text(g), text(w)));
+}
+
+}  // namespace
+
 Flow exec_stmt(InterpState& st, const Stmt& s, Frame& f) {
   switch (s.kind) {
     case StmtKind::Expr: eval(st, *static_cast<const ExprStmt&>(s).value, f); return Flow::Normal;
     case StmtKind::Assign: {
       auto& a = static_cast<const AssignStmt&>(s);
       Value v = eval(st, *a.value, f);
+      if (a.annotation && a.annotation->kind == ExprKind::Subscript) check_shape_annotation(st, *a.annotation, v, f);
       for (const auto& t : a.targets) assign(st, *t, v, f);
       return Flow::Normal;
     }

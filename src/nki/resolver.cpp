@@ -306,6 +306,8 @@ class Resolver {
         auto& a = static_cast<AssignStmt&>(stmt);
         resolve_expr(a.value.get(), s);
         resolve_exprs(a.targets, s);
+        // `t: nt.tensor[128, F] = ...`: the interpreter checks the value's shape against it.
+        if (a.annotation) resolve_expr(a.annotation.get(), s);
         break;
       }
       case StmtKind::AugAssign: {

@@ -414,6 +414,9 @@ Value scan_core(const NkiTensorObj& d0, const NkiTensorObj& d1, const Value& ini
                 const AluOp& op1, bool reverse0, bool reverse1, std::optional<tensor::DType> dtype, MaskPtr mask) {
   constexpr std::string_view api = "nisa.tensor_tensor_scan";
   check_same_partitions(d0, d1, api, "data0", "data1");
+  // "data0, data1: ... not both in PSUM" (nki-language.md 8.3, 10.1), as for tensor_tensor.
+  if (d0.storage->buffer == trn::BufferKind::Psum && d1.storage->buffer == trn::BufferKind::Psum)
+    throw NkiError(ErrorKind::Rule, fmt::format("at most one input of {} may be in PSUM", api));
   if (d0.shape() != d1.shape())
     throw NkiError(ErrorKind::Value, fmt::format("data0{} and data1{} of {} must have the same shape",
                                                  tensor::shape_str(d0.shape()), tensor::shape_str(d1.shape()), api));

@@ -51,6 +51,10 @@ class KernelContext {
   std::vector<double> act_registers;  // Scalar Engine accumulation registers (one per partition)
   std::vector<double> vector_accumulators;  // Vector Engine ones (nisa.tensor_scalar_cumulative)
   int nc_version = 2;  // nisa.get_nc_version() (KernelRunOptions::nc_version)
+  // Device loops open now (nl.affine_range / sequential_range, and `range` in a legacy kernel,
+  // which the compiler makes a sequential_range): a legacy kernel creates shared_hbm tensors only
+  // outside them (err_shared_hbm_must_in_kernel_level, language_creation.cpp).
+  int device_loop_depth = 0;
   uint64_t rng_state = 0x853C49E6748FEA9BULL;  // nl.rand / dropout generator (nl.random_seed sets it)
   std::vector<NarrowFormatUse> narrow_formats;  // one entry per narrow format used, in order of first use
 

@@ -12,6 +12,7 @@
 #include "nki/lib/instruction.h"
 #include "nki/lib/module_util.h"
 #include "trn/tile_limits.h"
+#include "nki/range_loops.h"
 
 namespace nki::lib {
 
@@ -146,6 +147,13 @@ Value create_tensor(const Value& shape_v, const Value& dtype_v, const Value& buf
   // shared by all programs, nki-language.md 3.10), matched by creation order.
   KernelContext& ctx = KernelContext::current();
   bool shared = kind == trn::BufferKind::Hbm && is_shared_hbm(buffer_v);
+  // The legacy compiler takes shared_hbm tensors (one for every program of a launch) only at the
+  // kernel's top level (nki-language.md 3.1, 3.10); the newer API unrolls its loops and has no
+  // such rule.
+  if (shared && ctx.device_loop_depth > 0 && ctx.interpreter && imported(*ctx.interpreter, "neuronxcc"))
+    throw NkiError(ErrorKind::Rule, fmt::format("err_shared_hbm_must_in_kernel_level: {} creates a shared_hbm tensor "
+                                                "inside a loop; create it at the kernel's top level, before the loops",
+                                                api));
   if (shared && !ctx.grid.empty() && !ctx.launch_first_program) {
     if (ctx.launch_shared_next >= ctx.launch_shared.size())
       throw NkiError(ErrorKind::Rule, fmt::format("{}: this program creates more shared_hbm tensors than the first "

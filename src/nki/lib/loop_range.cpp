@@ -16,7 +16,9 @@ class LoopIterator : public Iterator {
     info_.kind = r.kind;
     info_.trip_count = *r.length();
   }
-  ~LoopIterator() override = default;
+  ~LoopIterator() override {
+    if (open_ && KernelContext::active()) --KernelContext::current().device_loop_depth;  // left by break or an error
+  }
 
   bool next(Value& out) override {
     KernelContext& ctx = KernelContext::current();
@@ -24,11 +26,16 @@ class LoopIterator : public Iterator {
       started_ = true;
       info_.loop_id = ctx.new_loop_id();
       ctx.emit_loop(trn::RecordKind::LoopBegin, info_);
+      // A static_range is unrolled while tracing: its body is kernel-level code.
+      open_ = range_.kind != trn::LoopKind::Static;
+      if (open_) ++ctx.device_loop_depth;
     }
     bool more = range_.step > 0 ? value_ < range_.stop : value_ > range_.stop;
     if (!more) {
       if (!ended_) ctx.emit_loop(trn::RecordKind::LoopEnd, info_);
       ended_ = true;
+      if (open_) --ctx.device_loop_depth;
+      open_ = false;
       return false;
     }
     ctx.emit_loop(trn::RecordKind::LoopIteration, info_);
@@ -42,7 +49,7 @@ class LoopIterator : public Iterator {
   LoopRangeObj range_;
   int64_t value_;
   trn::LoopInfo info_;
-  bool started_ = false, ended_ = false;
+  bool started_ = false, ended_ = false, open_ = false;
 };
 
 }  // namespace
@@ -96,6 +103,7 @@ class RangeLoopRecorder : public RangeLoopObserver {
     info_.trip_count = trips;
     info_.loop_id = ctx.new_loop_id();
     ctx_.emit_loop(trn::RecordKind::LoopBegin, info_);
+    if (kind == trn::LoopKind::Sequential) ++ctx_.device_loop_depth;  // a legacy kernel's range loop
   }
   void iteration() override {
     ctx_.emit_loop(trn::RecordKind::LoopIteration, info_);
@@ -104,6 +112,7 @@ class RangeLoopRecorder : public RangeLoopObserver {
   void end() override {
     if (ended_) return;
     ended_ = true;
+    if (info_.kind == trn::LoopKind::Sequential) --ctx_.device_loop_depth;
     try {
       ctx_.emit_loop(trn::RecordKind::LoopEnd, info_);
     } catch (...) {  // called while unwinding: the error in flight is the one to report
@@ -119,8 +128,10 @@ class RangeLoopRecorder : public RangeLoopObserver {
 std::unique_ptr<RangeLoopObserver> observe_range_loop(Interpreter& in, int64_t trips) {
   if (!KernelContext::active()) return nullptr;
   KernelContext& ctx = KernelContext::current();
-  if (!ctx.tracing()) return nullptr;
+  // A legacy kernel's range loop is observed also when not tracing: it is a device loop for
+  // the kernel-level rules (KernelContext::device_loop_depth); emit_loop records nothing then.
   if (imported(in, "neuronxcc")) return std::make_unique<RangeLoopRecorder>(ctx, trn::LoopKind::Sequential, trips);
+  if (!ctx.tracing()) return nullptr;
   if (imported(in, "nki")) return std::make_unique<RangeLoopRecorder>(ctx, trn::LoopKind::Affine, trips);
   return nullptr;
 }

@@ -37,6 +37,31 @@ ObjectPtr make_compiler_module(Interpreter& in) {
   return m;
 }
 
+namespace {
+
+// `nt.tensor[128, F]`: a shape the compiler checks an annotated assignment's value against at trace
+// time (nki-language.md 11, err_annotation_shape_mismatch). `.shape` gives the dims as written;
+// the check itself is the interpreter's (interp_stmt.cpp, check_shape_annotation).
+struct ShapeAnnotationObj : AnnotationObj {
+  Value dims;
+  ShapeAnnotationObj(std::string label, Value d) : AnnotationObj(std::move(label)), dims(std::move(d)) {}
+  std::string type_name() const override { return "nki tensor annotation"; }
+  Value get_attr(Interpreter& in, std::string_view name) override {
+    if (name == "shape") return dims;
+    return AnnotationObj::get_attr(in, name);
+  }
+};
+
+// nt.tensor / nki.tensor: subscripted, a shape annotation; bare, a plain annotation.
+struct TensorAnnotationObj : AnnotationObj {
+  using AnnotationObj::AnnotationObj;
+  Value get_item(Interpreter& in, const Value& index) override {
+    return Value(std::make_shared<ShapeAnnotationObj>(label + "[...]", index));
+  }
+};
+
+}  // namespace
+
 ObjectPtr make_neuronxcc_module(Interpreter& in) {
   auto m = std::make_shared<ModuleObj>("neuronxcc");
   m->attrs["nki"] = submodule(in, "neuronxcc.nki", make_nki_module);
@@ -52,7 +77,7 @@ ObjectPtr make_nki_module(Interpreter& in) {
   for (const char* name : {"baremetal", "benchmark", "profile"})
     m->attrs[name] = Value(std::make_shared<JitDecoratorObj>(std::string("nki.") + name, true));
   m->attrs["trace"] = Value(std::make_shared<PassthroughObj>("nki.trace"));
-  m->attrs["tensor"] = Value(std::make_shared<AnnotationObj>("nki.tensor"));
+  m->attrs["tensor"] = Value(std::make_shared<TensorAnnotationObj>("nki.tensor"));
   m->attrs["compiler"] = submodule(in, "nki.compiler", make_compiler_module);
   // nki.simulate_kernel(kernel, *args, **kwargs): one run of the kernel on the interpreter.
   m->attrs["simulate_kernel"] = Value(make_builtin(
@@ -75,8 +100,9 @@ ObjectPtr make_nki_module(Interpreter& in) {
 
 ObjectPtr make_typing_module(Interpreter& in) {
   auto m = std::make_shared<ModuleObj>("nki.typing");
-  for (const char* name : {"tensor", "mutable_tensor", "scalar"})
+  for (const char* name : {"mutable_tensor", "scalar"})
     m->attrs[name] = Value(std::make_shared<AnnotationObj>(std::string("nt.") + name));
+  m->attrs["tensor"] = Value(std::make_shared<TensorAnnotationObj>("nt.tensor"));
   return m;
 }
 

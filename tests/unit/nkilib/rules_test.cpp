@@ -114,6 +114,22 @@ const RuleCase kCases[] = {
      "    ip = nl.arange(128)[:, None]\n    jf = nl.arange(128)[None, :]\n    keep = nl.greater_equal(ip, jf)",
      ErrorKind::Type, "x of nl.greater_equal is an index expression (nl.arange / nl.mgrid), which only indexes "
      "tensors and builds masks; make its values a tile with nisa.iota(expr, dtype=...) first"},
+    // A shape annotation is checked when the kernel is traced (nki-language.md 11).
+    {"annotation_shape_mismatch",
+     "    import neuronxcc.nki.typing as nt\n    t: nt.tensor[128, 512] = nl.load(a[0:128, :])",
+     ErrorKind::Rule, "err_annotation_shape_mismatch: the value has shape [128, 1024], the annotation says [128, 512]"},
+    // A legacy kernel's outputs are made at its top level (nki-language.md 3.1): not per iteration
+    // of a device loop, `range` included (the compiler makes it a sequential_range).
+    {"shared_hbm_in_affine_loop",
+     "    for i in nl.affine_range(2):\n        o = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)",
+     ErrorKind::Rule, "err_shared_hbm_must_in_kernel_level"},
+    {"shared_hbm_in_range_loop",
+     "    for i in range(2):\n        o = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)",
+     ErrorKind::Rule, "err_shared_hbm_must_in_kernel_level"},
+    {"scan_both_inputs_in_psum",
+     "    t = nl.load(a[0:128, 0:512])\n    p = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.psum)\n"
+     "    p[...] = nl.copy(t)\n    u = nisa.tensor_tensor_scan(p, p, initial=0.0, op0=np.multiply, op1=np.add)",
+     ErrorKind::Rule, "at most one input of nisa.tensor_tensor_scan may be in PSUM"},
 };
 
 class RuleTest : public ::testing::TestWithParam<RuleCase> {};
@@ -134,6 +150,30 @@ TEST_P(RuleTest, ReportsTheRule) {
 
 INSTANTIATE_TEST_SUITE_P(Rules, RuleTest, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// The kernel-level rule for shared_hbm is the legacy compiler's: a static_range body is unrolled
+// while tracing (kernel-level code), a newer-API kernel unrolls every loop, and a legacy kernel
+// called from a host loop creates its output at its own top level. Each runs.
+TEST(Rules, SharedHbmOutsideALegacyDeviceLoopRuns) {
+  Harness h;
+  auto legacy = h.load_text("static_outputs.py", kernel_text(
+      "    for i in nl.static_range(2):\n"
+      "        o = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+      "        nl.store(o, value=nl.load(a[0:128, 0:8]))"));
+  EXPECT_NO_THROW(h.run_module(*legacy, {test_input({256, 1024}, 0)}));
+  Harness h2;  // an interpreter of its own: the API is what the interpreter imported
+  auto newer = h2.load_text("newer_outputs.py",
+                           "import nki\nimport nki.language as nl\n\n\n"
+                           "@nki.jit\n"
+                           "def kernel(a):\n"
+                           "    outs = []\n"
+                           "    for i in range(2):\n"
+                           "        o = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+                           "        nl.store(o, value=nl.load(a[i * 128:(i + 1) * 128, 0:8]))\n"
+                           "        outs.append(o)\n"
+                           "    return tuple(outs)\n");
+  EXPECT_NO_THROW(h2.run_module(*newer, {test_input({256, 1024}, 0)}));
+}
 
 // nisa.memset runs on "the Vector or GpSimd engine" (nki-language.md 8.3), the compiler's choice
 // when the kernel names none: zeroing a PSUM accumulator before `+=` of matmuls (an outside

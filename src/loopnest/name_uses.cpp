@@ -30,12 +30,14 @@ void read_stmt(Stmt& s, NameReads& out) {
       auto& a = static_cast<AssignStmt&>(s);
       for (auto& t : a.targets)
         if (t && t->kind != ExprKind::Name) read_expr(t, out);  // `t[i] = v` reads `t`
-      read_expr(a.value, out);
+      // `t: nt.tensor[P, F] = v`: the interpreter checks v's shape against the annotation, so P reads.
+      read_expr(a.annotation, out), read_expr(a.value, out);
       return;
     }
     case StmtKind::AnnAssign: {
       auto& a = static_cast<AnnAssignStmt&>(s);
       if (a.target && a.target->kind != ExprKind::Name) read_expr(a.target, out);
+      read_expr(a.annotation, out);
       return;
     }
     case StmtKind::AugAssign: {

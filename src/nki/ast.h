@@ -226,7 +226,7 @@ struct ExprStmt : Stmt {
 struct AssignStmt : Stmt {
   std::vector<ExprPtr> targets;  // a = b = value
   ExprPtr value;
-  ExprPtr annotation;  // `target: annotation = value` (one target); never evaluated, kept for printing
+  ExprPtr annotation;  // `target: annotation = value` (one target); evaluated only to check a tensor shape (interp_stmt.cpp), kept for printing
   explicit AssignStmt(Span s) : Stmt(StmtKind::Assign, s) {}
 };
 

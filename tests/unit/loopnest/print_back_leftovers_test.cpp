@@ -33,6 +33,22 @@ TEST(PrintBackLeftovers, AReadIsTheNameInCodeNotInACommentAStringOrAKeyword) {
   EXPECT_EQ(reads.at("cols"), 1);
 }
 
+// `t: nt.tensor[P, F] = v`: the interpreter checks v's shape against the annotation, so the names
+// it holds are read (a binding of P the move left only there stays).
+TEST(PrintBackLeftovers, TheNamesOfAnAnnotationAreRead) {
+  auto module = loopnest::parse_text("t.py",
+                                     "def f(x):\n"
+                                     "    P = 128\n"
+                                     "    t: nt.tensor[P, 64] = nl.load(x)\n"
+                                     "    u: nt.tensor[Q, 32]\n");
+  ASSERT_TRUE(module);
+  const loopnest::NameReads reads = loopnest::names_read(module->body);
+  EXPECT_EQ(reads.at("P"), 1);
+  EXPECT_EQ(reads.at("Q"), 1);
+  EXPECT_EQ(reads.at("nt"), 2);
+  EXPECT_FALSE(reads.count("t"));  // bound, never read
+}
+
 // nested_helper_rows.py with one more helper that nothing calls: jam_rows with the helpers opened
 // leaves `_gate` uncalled (its def goes) and `_spare` as the author left it.
 TEST(PrintBackLeftovers, AHelperTheMoveLeftUncalledGoesOneTheAuthorLeftUncalledStays) {

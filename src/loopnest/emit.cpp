@@ -29,29 +29,6 @@ size_t indent_of(const std::string& line) {
   return n;
 }
 
-// The last source line of a statement, its nested blocks included.
-uint32_t last_line(const Stmt& s) {
-  uint32_t last = s.span.end_line;
-  auto deepest = [&](const Block& b) {
-    if (!b.empty()) last = std::max(last, last_line(*b.back()));
-  };
-  if (s.kind == StmtKind::For) deepest(static_cast<const ForStmt&>(s).body);
-  if (s.kind == StmtKind::If) {
-    deepest(static_cast<const IfStmt&>(s).body);
-    deepest(static_cast<const IfStmt&>(s).orelse);
-  }
-  if (s.kind == StmtKind::While) deepest(static_cast<const WhileStmt&>(s).body);
-  if (s.kind == StmtKind::With) deepest(static_cast<const WithStmt&>(s).body);
-  if (s.kind == StmtKind::FunctionDef) deepest(static_cast<const FunctionDefStmt&>(s).code->body);
-  if (s.kind == StmtKind::Try) {
-    auto& t = static_cast<const TryStmt&>(s);
-    deepest(t.body);
-    for (const auto& h : t.handlers) deepest(h.body);
-    deepest(t.orelse);
-    deepest(t.finalbody);
-  }
-  return last;
-}
 
 Emitter::Emitter(const Kernel& k, const EmitOptions& o) : k_(k), o_(o), lines_(split_lines(k.module->file->text)) {
   const Block& body = k.function->body;

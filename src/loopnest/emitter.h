@@ -17,6 +17,7 @@
 #include "loopnest/emit.h"
 #include "loopnest/form.h"
 #include "loopnest/grid_names.h"
+#include "nki/ast_walk.h"  // last_line
 
 namespace loopnest::detail {
 
@@ -24,8 +25,6 @@ using namespace nki;
 
 std::vector<std::string> split_lines(const std::string& text);
 size_t indent_of(const std::string& line);
-// The last source line of a statement, its nested blocks included.
-uint32_t last_line(const Stmt& s);
 
 class Emitter {
  public:

@@ -456,38 +456,6 @@ bool walk_try_block(const Block& b, TryNames& n) {
   return true;
 }
 
-uint32_t block_last_line(const Block& b);
-
-uint32_t stmt_last_line(const Stmt& s) {
-  uint32_t last = s.span.end_line;
-  auto deepest = [&](const Block& b) { last = std::max(last, block_last_line(b)); };
-  switch (s.kind) {
-    case StmtKind::If: deepest(static_cast<const IfStmt&>(s).body); deepest(static_cast<const IfStmt&>(s).orelse); break;
-    case StmtKind::For: deepest(static_cast<const ForStmt&>(s).body); deepest(static_cast<const ForStmt&>(s).orelse); break;
-    case StmtKind::While:
-      deepest(static_cast<const WhileStmt&>(s).body);
-      deepest(static_cast<const WhileStmt&>(s).orelse);
-      break;
-    case StmtKind::With: deepest(static_cast<const WithStmt&>(s).body); break;
-    case StmtKind::FunctionDef: deepest(static_cast<const FunctionDefStmt&>(s).code->body); break;
-    case StmtKind::Try: {
-      auto& t = static_cast<const TryStmt&>(s);
-      deepest(t.body);
-      for (const auto& h : t.handlers) deepest(h.body);
-      deepest(t.orelse);
-      deepest(t.finalbody);
-      break;
-    }
-    default: break;
-  }
-  return last;
-}
-
-uint32_t block_last_line(const Block& b) {
-  uint32_t last = 0;
-  for (const auto& s : b) last = std::max(last, stmt_last_line(*s));
-  return last;
-}
 
 // The file's lines [from, to] as written (a module-level statement: no indentation to change).
 std::string source_lines(const std::string& text, uint32_t from, uint32_t to) {
@@ -597,7 +565,7 @@ std::optional<AValue> Lifter::host_statement(const Stmt& s, std::vector<Node>& o
     std::string root = (st->kind == StmtKind::ImportFrom ? im.module : im.names.front().name);
     root = root.substr(0, root.find('.'));
     if (root == "typing" || root == "math" || root == "numpy" || root == "functools" || root == "dataclasses")
-      src += source_lines(module->file->text, st->span.line, stmt_last_line(*st));
+      src += source_lines(module->file->text, st->span.line, last_line(*st));
   }
   std::map<std::string, const AValue*> done;  // name -> the value the fold gives it (null: none)
   std::string device_read;  // a tile the try reads bare (a stand-in): what a raise then means
@@ -675,7 +643,7 @@ std::optional<AValue> Lifter::host_statement(const Stmt& s, std::vector<Node>& o
       if (!params.count(n)) resolve(n, false, true);
     for (const auto& n : inner.reads.attr_only)
       if (!params.count(n)) resolve(n, false, false);
-    defs += source_lines(module->file->text, def->span.line, stmt_last_line(*def));
+    defs += source_lines(module->file->text, def->span.line, last_line(*def));
   }
   src += defs + "__fell = False\n";
   src += "def __try():\n    global __fell";

@@ -718,18 +718,14 @@ std::string symbol_of(const Op& op, const char* name) {
   return o && o->kind == Operand::Kind::Symbol ? o->symbol : "";
 }
 
-int count_words(const std::string& text, const std::string& name) {
-  if (name.empty()) return 0;
+bool names_word(const std::string& text, const std::string& name) {
+  if (name.empty()) return false;
   auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-  int n = 0;
-  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-    bool left = at == 0 || !word(text[at - 1]), right = at + name.size() >= text.size() || !word(text[at + name.size()]);
-    n += left && right;
-  }
-  return n;
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1))
+    if ((at == 0 || !word(text[at - 1])) && (at + name.size() >= text.size() || !word(text[at + name.size()])))
+      return true;
+  return false;
 }
-
-bool names_word(const std::string& text, const std::string& name) { return count_words(text, name) > 0; }
 
 bool mentions(const Kernel& k, const Node& n, const std::string& name) {
   // A node a transformation wrote (a binding `t = t_blk * 14 + t_in`) is printed from its patch.

@@ -182,9 +182,7 @@ void ops_of(Node& n, std::vector<Op*>& out);
 // Moves the first `count` ops of the statement block[position] (its leading inner calls) into a
 // statement of their own inserted before it; the last of them is that statement's operation.
 void split_leading_ops(Kernel& k, std::vector<Node>& block, size_t position, size_t count);
-// How many times `text` names `name` as a whole word (not inside a longer identifier).
-int count_words(const std::string& text, const std::string& name);
-// Whether `text` names `name` as a whole word.
+// Whether `text` names `name` as a whole word (not inside a longer identifier).
 bool names_word(const std::string& text, const std::string& name);
 // Whether the source of node `n` names `name` as a whole word (a binding a transformation wrote:
 // its text).

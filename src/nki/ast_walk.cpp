@@ -1,5 +1,7 @@
 #include "nki/ast_walk.h"
 
+#include <algorithm>
+
 namespace nki {
 
 void for_each_child(Expr& e, const std::function<void(ExprPtr&)>& fn) {
@@ -141,6 +143,37 @@ void for_each_expr(Stmt& s, const std::function<void(ExprPtr&)>& fn) {
 
 void for_each_expr(Block& b, const std::function<void(ExprPtr&)>& fn) {
   for (auto& s : b) for_each_expr(*s, fn);
+}
+
+uint32_t last_line(const Stmt& s) {
+  uint32_t last = s.span.end_line;
+  auto deepest = [&](const Block& b) { last = std::max(last, last_line(b)); };
+  switch (s.kind) {
+    case StmtKind::If: deepest(static_cast<const IfStmt&>(s).body); deepest(static_cast<const IfStmt&>(s).orelse); break;
+    case StmtKind::For: deepest(static_cast<const ForStmt&>(s).body); deepest(static_cast<const ForStmt&>(s).orelse); break;
+    case StmtKind::While:
+      deepest(static_cast<const WhileStmt&>(s).body);
+      deepest(static_cast<const WhileStmt&>(s).orelse);
+      break;
+    case StmtKind::With: deepest(static_cast<const WithStmt&>(s).body); break;
+    case StmtKind::FunctionDef: deepest(static_cast<const FunctionDefStmt&>(s).code->body); break;
+    case StmtKind::Try: {
+      auto& t = static_cast<const TryStmt&>(s);
+      deepest(t.body);
+      for (const auto& h : t.handlers) deepest(h.body);
+      deepest(t.orelse);
+      deepest(t.finalbody);
+      break;
+    }
+    default: break;
+  }
+  return last;
+}
+
+uint32_t last_line(const Block& b) {
+  uint32_t last = 0;
+  for (const auto& s : b) last = std::max(last, last_line(*s));
+  return last;
 }
 
 }  // namespace nki

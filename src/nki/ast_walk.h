@@ -2,6 +2,7 @@
 // rewrites kernels (src/agents).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 #include "nki/ast.h"
@@ -15,5 +16,9 @@ void walk(Expr& e, const std::function<void(Expr&)>& fn);
 // Calls `fn` on every expression slot of a statement tree (recursively, pre-order; targets too).
 void for_each_expr(Stmt& s, const std::function<void(ExprPtr&)>& fn);
 void for_each_expr(Block& b, const std::function<void(ExprPtr&)>& fn);
+// The last source line of a statement, its nested blocks (else, handlers, finally) included; of a
+// block, its statements' last (0 for an empty block).
+uint32_t last_line(const Stmt& s);
+uint32_t last_line(const Block& b);
 
 }  // namespace nki

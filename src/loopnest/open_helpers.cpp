@@ -398,7 +398,7 @@ void pull_out_of_programs(Kernel& k, std::vector<Node>& nodes, int scope) {
 
 }  // namespace
 
-// The lifter names the Inline node of an unrolled host loop by its keyword (lift_stmt.cpp,
+// The lifter names the Inline node of an unrolled host loop by its keyword (lift_loop.cpp,
 // lift_host.cpp); a helper call's by the function's name, which no keyword can be.
 std::optional<InlineKind> openable_kind(const Node& n) {
   if (n.kind != NodeKind::Inline || n.helper.find(kComprehensionHelper) != std::string::npos) return std::nullopt;

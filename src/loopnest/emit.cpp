@@ -115,7 +115,7 @@ int reads_outside(const nki::ModuleAst& m, const std::vector<NameReads>& reads, 
   return n;
 }
 
-std::vector<NameReads> reads_by_statement(nki::ModuleAst& m) {
+std::vector<NameReads> reads_by_statement(const nki::ModuleAst& m) {
   std::vector<NameReads> out;
   for (auto& s : m.body) out.push_back(names_read(*s));
   return out;
@@ -143,13 +143,13 @@ std::string without_uncalled_helpers(const Kernel& k, const std::string& text) {
   int defs = 0;
   for (const auto& s : k.module->body) defs += s->kind == StmtKind::FunctionDef;
   if (defs < 2) return text;
-  auto input = parse_text(k.module->file->path, k.module->file->text);
+  const nki::ModuleAst& input = *k.module;  // the author's module, parsed once by the lifter
   auto printed = parse_text(k.module->file->path, text);
-  if (!input || !printed) return text;
-  const std::vector<NameReads> input_reads = reads_by_statement(*input), printed_reads = reads_by_statement(*printed);
+  if (!printed) return text;
+  const std::vector<NameReads> input_reads = reads_by_statement(input), printed_reads = reads_by_statement(*printed);
   auto called_in_input = [&](const std::string& name) {
-    const Stmt* own = top_level_def(*input, name);
-    return reads_outside(*input, input_reads, name, {own}) > 0;
+    const Stmt* own = top_level_def(input, name);
+    return reads_outside(input, input_reads, name, {own}) > 0;
   };
   std::set<const Stmt*> gone;
   for (bool again = true; again;) {

@@ -15,13 +15,13 @@ using NameReads = std::map<std::string, int>;  // name -> how many times the cod
 
 // The names `s` (`b`) reads, nested functions, lambdas and comprehensions included; the plain names
 // an assignment binds are not read (`row0 = qb * 64` reads `qb`, not `row0`).
-NameReads names_read(nki::Stmt& s);
-NameReads names_read(nki::Block& b);
+NameReads names_read(const nki::Stmt& s);
+NameReads names_read(const nki::Block& b);
 
 // The module parsed from `text`; nullptr when it does not parse.
 std::shared_ptr<nki::ModuleAst> parse_text(const std::string& path, const std::string& text);
 
 // The module's top-level def named `name`; nullptr when it has none.
-nki::FunctionDefStmt* top_level_def(nki::ModuleAst& module, const std::string& name);
+const nki::FunctionDefStmt* top_level_def(const nki::ModuleAst& module, const std::string& name);
 
 }  // namespace loopnest

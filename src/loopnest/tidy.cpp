@@ -86,7 +86,7 @@ void rename_split_outer(Kernel& k, int parent, const std::string& inner_var, std
 std::optional<NameReads> kernel_reads(const Kernel& k, const std::string& text) {
   auto module = parse_text(k.module->file->path, text);
   if (!module) return std::nullopt;
-  nki::FunctionDefStmt* def = top_level_def(*module, k.function->name);
+  const nki::FunctionDefStmt* def = top_level_def(*module, k.function->name);
   return def ? names_read(def->code->body) : names_read(module->body);
 }
 

@@ -95,6 +95,10 @@ void walk(Expr& e, const std::function<void(Expr&)>& fn) {
   });
 }
 
+void walk(const Expr& e, const std::function<void(const Expr&)>& fn) {
+  walk(const_cast<Expr&>(e), [&](Expr& x) { fn(x); });  // the walk itself changes nothing
+}
+
 void for_each_expr(Stmt& s, const std::function<void(ExprPtr&)>& fn) {
   auto visit = [&](ExprPtr& p) {
     if (p) walk_expr(p, fn);

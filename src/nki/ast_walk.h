@@ -13,6 +13,7 @@ namespace nki {
 void for_each_child(Expr& e, const std::function<void(ExprPtr&)>& fn);
 // Calls `fn` on `e` and every expression nested in it (pre-order).
 void walk(Expr& e, const std::function<void(Expr&)>& fn);
+void walk(const Expr& e, const std::function<void(const Expr&)>& fn);  // read-only, the same order
 // Calls `fn` on every expression slot of a statement tree (recursively, pre-order; targets too).
 void for_each_expr(Stmt& s, const std::function<void(ExprPtr&)>& fn);
 void for_each_expr(Block& b, const std::function<void(ExprPtr&)>& fn);

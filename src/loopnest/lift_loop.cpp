@@ -13,6 +13,7 @@
 #include "loopnest/analysis.h"
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
+#include "nki/ast_walk.h"
 #include "nki/parser.h"
 
 namespace loopnest::detail {
@@ -32,46 +33,12 @@ std::set<std::string> carried_names(const Block& body, const std::set<std::strin
                                     bool branches_apart = false) {
   std::set<std::string> bound, carried;
   std::function<void(const Block&)> walk_block;
+  // The names an expression reads; a lambda's or a comprehension's body binds its own.
   auto names_read = [](const Expr& e, std::set<std::string>& out) {
-    std::function<void(const Expr&)> rec = [&](const Expr& x) {
-      switch (x.kind) {
-        case ExprKind::Name: out.insert(static_cast<const NameExpr&>(x).id); break;
-        case ExprKind::BinOp: rec(*static_cast<const BinOpExpr&>(x).left); rec(*static_cast<const BinOpExpr&>(x).right); break;
-        case ExprKind::UnaryOp: rec(*static_cast<const UnaryOpExpr&>(x).operand); break;
-        case ExprKind::Call: {
-          auto& c = static_cast<const CallExpr&>(x);
-          rec(*c.func);
-          for (auto& a : c.args) rec(*a);
-          for (auto& kw : c.keywords) rec(*kw.value);
-          break;
-        }
-        case ExprKind::Attribute: rec(*static_cast<const AttributeExpr&>(x).value); break;
-        case ExprKind::Subscript: rec(*static_cast<const SubscriptExpr&>(x).value); rec(*static_cast<const SubscriptExpr&>(x).index); break;
-        case ExprKind::Tuple: case ExprKind::List:
-          for (auto& y : static_cast<const SequenceExpr&>(x).elts) rec(*y);
-          break;
-        case ExprKind::Slice: {
-          auto& s = static_cast<const SliceExpr&>(x);
-          if (s.lower) rec(*s.lower);
-          if (s.upper) rec(*s.upper);
-          if (s.step) rec(*s.step);
-          break;
-        }
-        case ExprKind::IfExp: {
-          auto& i = static_cast<const IfExpExpr&>(x);
-          rec(*i.test), rec(*i.body), rec(*i.orelse);
-          break;
-        }
-        case ExprKind::Compare: {
-          auto& c = static_cast<const CompareExpr&>(x);
-          rec(*c.left);
-          for (auto& y : c.comparators) rec(*y);
-          break;
-        }
-        default: break;
-      }
-    };
-    rec(e);
+    walk_pruned(e, [&](const Expr& x) {
+      if (x.kind == ExprKind::Name) out.insert(static_cast<const NameExpr&>(x).id);
+      return !opens_scope(x);
+    });
   };
   std::set<std::string> read_first;
   walk_block = [&](const Block& b) {

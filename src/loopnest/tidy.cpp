@@ -16,6 +16,7 @@
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 #include "nki/ast.h"
+#include "nki/ast_walk.h"
 
 namespace loopnest {
 
@@ -25,22 +26,14 @@ namespace {
 bool mutates(const nki::Expr& e) {
   static const char* kMutating[] = {"append", "pop", "extend", "insert", "remove", "clear", "update", "setdefault", "add"};
   bool found = false;
-  std::function<void(const nki::Expr&)> walk = [&](const nki::Expr& x) {
-    if (found) return;
-    if (x.kind == nki::ExprKind::Call) {
-      const auto& c = static_cast<const nki::CallExpr&>(x);
-      if (c.func->kind == nki::ExprKind::Attribute) {
-        const std::string& attr = static_cast<const nki::AttributeExpr&>(*c.func).attr;
-        for (const char* m : kMutating) found = found || attr == m;
-      }
-      walk(*c.func);
-      for (const auto& a : c.args) walk(*a);
-      for (const auto& kw : c.keywords) walk(*kw.value);
-      return;
-    }
+  nki::walk_pruned(e, [&](const nki::Expr& x) {
     if (x.kind == nki::ExprKind::Lambda || x.kind == nki::ExprKind::NamedExpr) found = true;
-  };
-  walk(e);
+    if (x.kind == nki::ExprKind::Call && static_cast<const nki::CallExpr&>(x).func->kind == nki::ExprKind::Attribute) {
+      const std::string& attr = static_cast<const nki::AttributeExpr&>(*static_cast<const nki::CallExpr&>(x).func).attr;
+      for (const char* m : kMutating) found = found || attr == m;
+    }
+    return !found;
+  });
   return found;
 }
 

@@ -99,6 +99,18 @@ void walk(const Expr& e, const std::function<void(const Expr&)>& fn) {
   walk(const_cast<Expr&>(e), [&](Expr& x) { fn(x); });  // the walk itself changes nothing
 }
 
+bool opens_scope(const Expr& e) {
+  return e.kind == ExprKind::Lambda || e.kind == ExprKind::ListComp || e.kind == ExprKind::SetComp ||
+         e.kind == ExprKind::DictComp || e.kind == ExprKind::GeneratorExp;
+}
+
+void walk_pruned(const Expr& e, const std::function<bool(const Expr&)>& fn) {
+  if (!fn(e)) return;
+  for_each_child(const_cast<Expr&>(e), [&](ExprPtr& c) {  // the walk itself changes nothing
+    if (c) walk_pruned(*c, fn);
+  });
+}
+
 void for_each_expr(Stmt& s, const std::function<void(ExprPtr&)>& fn) {
   auto visit = [&](ExprPtr& p) {
     if (p) walk_expr(p, fn);

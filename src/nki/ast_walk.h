@@ -14,6 +14,11 @@ void for_each_child(Expr& e, const std::function<void(ExprPtr&)>& fn);
 // Calls `fn` on `e` and every expression nested in it (pre-order).
 void walk(Expr& e, const std::function<void(Expr&)>& fn);
 void walk(const Expr& e, const std::function<void(const Expr&)>& fn);  // read-only, the same order
+// A lambda or a comprehension: an expression whose inside binds names of its own.
+bool opens_scope(const Expr& e);
+// Calls `fn` on `e` and, where it returns true, on the expressions nested in it (pre-order): a
+// caller stops at a node whose inside is another scope (a lambda's parameters, a comprehension's).
+void walk_pruned(const Expr& e, const std::function<bool(const Expr&)>& fn);
 // Calls `fn` on every expression slot of a statement tree (recursively, pre-order; targets too).
 void for_each_expr(Stmt& s, const std::function<void(ExprPtr&)>& fn);
 void for_each_expr(Block& b, const std::function<void(ExprPtr&)>& fn);

@@ -228,9 +228,7 @@ void check_annotation_names(InterpState& st, Expr& e, Frame& f) {
     }
     return;
   }
-  if (e.kind == ExprKind::Lambda || e.kind == ExprKind::ListComp || e.kind == ExprKind::SetComp ||
-      e.kind == ExprKind::DictComp || e.kind == ExprKind::GeneratorExp)
-    return;  // their own scopes; never seen in annotations
+  if (opens_scope(e)) return;  // never seen in annotations
   for_each_child(e, [&](ExprPtr& child) { check_annotation_names(st, *child, f); });
 }
 

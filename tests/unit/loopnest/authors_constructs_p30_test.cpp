@@ -56,4 +56,39 @@ TEST(LoopNestAuthors30, AugmentedOperatorsOtherThanPlusUpdateATileInPlace) {
   expect_sites_keep_results(text, args, k);
 }
 
+TEST(LoopNestAuthors30, AWrapperDispatchingOnTheShapeLiftsAsTheKernelItCalls) {
+  // `if x.shape[0] <= 128: return _small(x)` then `return _tiled(x)`: the host `if` is known when
+  // lifting, so the form is the called kernel's body as for a wrapper making one call. Before: the
+  // wrapper's form (an empty `if 1 == 0:` and one closed helper node), with no site.
+  std::string text = std::string(kImports) +
+                     "@nki.jit\n"
+                     "def _small(x):\n"
+                     "    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    nl.store(out, value=nl.exp(nl.load(x)))\n"
+                     "    return out\n"
+                     "\n\n"
+                     "@nki.jit\n"
+                     "def _tiled(x):\n"
+                     "    out = nl.ndarray((384, 128), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    for i in nl.affine_range(3):\n"
+                     "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+                     "        y = nl.exp(t)\n"
+                     "        nl.store(out[i * 128:(i + 1) * 128, :], value=y)\n"
+                     "    return out\n"
+                     "\n\n"
+                     "def kernel(x):\n"
+                     "    if x.shape[0] <= 128:\n"
+                     "        return _small(x)\n"
+                     "    return _tiled(x)\n";
+  auto args = arrays({{384, 128}});
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  EXPECT_EQ(k.name, "_tiled");
+  std::string d = loopnest::dump(k);
+  EXPECT_EQ(d.find("inline"), std::string::npos) << d;
+  EXPECT_NE(d.find("for i in affine_range(3):"), std::string::npos) << d;
+  EXPECT_EQ(loopnest::emit(k), text);
+  EXPECT_FALSE(loopnest::find_sites(k).empty());
+  expect_sites_keep_results(text, args, k);
+}
+
 }  // namespace

@@ -421,8 +421,14 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
   } else if (s.target->kind == ExprKind::Subscript) {
     auto& sub = static_cast<const SubscriptExpr&>(*s.target);
     AValue base = eval(*sub.value);
-    if (base.k != K::Tile) fail(s.target->span, fmt::format("the accumulation into '{}'", print_expr(*s.target)));
-    t = AValue::of_tile(subscript(base.access, *sub.index, *s.target));
+    if (base.k == K::Tile) {
+      t = AValue::of_tile(subscript(base.access, *sub.index, *s.target));
+    } else {
+      // An item of a host list of tiles (`accs[n] += nl.matmul(...)`, one PSUM accumulator per
+      // column block): the item is the tile accumulated into.
+      t = eval(*s.target);
+      if (t.k != K::Tile) fail(s.target->span, fmt::format("the accumulation into '{}'", print_expr(*s.target)));
+    }
   } else if (s.target->kind == ExprKind::Attribute &&
              eval(*static_cast<const AttributeExpr&>(*s.target).value).k == K::Instance) {
     // `self.k += 1` of a helper object: its attribute updated as Python does. In a loop of the form

@@ -91,4 +91,31 @@ TEST(LoopNestAuthors30, AWrapperDispatchingOnTheShapeLiftsAsTheKernelItCalls) {
   expect_sites_keep_results(text, args, k);
 }
 
+TEST(LoopNestAuthors30, AccumulatingIntoAnItemOfAListOfPsumTilesLifts) {
+  // One PSUM accumulator per 512-column block, kept in a list: `accs[n] += nl.matmul(...)`. Before:
+  // "cannot lift the accumulation into 'accs[n]'" (only a tile's subscript was an accumulation
+  // target), and the kernel was left to the source-level rewrites.
+  std::string text = std::string(kImports) +
+                     "@nki.jit\n"
+                     "def kernel(a_t, b):\n"
+                     "    out = nl.ndarray((256, 1024), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+                     "    for m in nl.affine_range(2):\n"
+                     "        accs = [nl.zeros((128, 512), nl.float32, buffer=nl.psum) for _ in range(2)]\n"
+                     "        for k in nl.affine_range(2):\n"
+                     "            lhs = nl.load(a_t[k * 128:(k + 1) * 128, m * 128:(m + 1) * 128])\n"
+                     "            for n in range(2):\n"
+                     "                rhs = nl.load(b[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])\n"
+                     "                accs[n] += nl.matmul(lhs, rhs, transpose_x=True)\n"
+                     "        for n in range(2):\n"
+                     "            nl.store(out[m * 128:(m + 1) * 128, n * 512:(n + 1) * 512], value=nl.copy(accs[n]))\n"
+                     "    return out\n";
+  auto args = arrays({{256, 256}, {256, 1024}});
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  std::string d = loopnest::dump(k);
+  EXPECT_NE(d.find("accs[n, a0[128], a1[512]] += nl.matmul(x=lhs, y=rhs, transpose_x=True) @pe"), std::string::npos) << d;
+  EXPECT_EQ(loopnest::emit(k), text);
+  EXPECT_FALSE(loopnest::find_sites(k).empty());
+  expect_sites_keep_results(text, args, k);
+}
+
 }  // namespace

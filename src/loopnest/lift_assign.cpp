@@ -477,7 +477,8 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
     k.tensor(op->result).name = "";
     op->result = -1;
     op->dst = t.access;
-    op->dst_origin = s.target.get();
+    // No dst_origin: printed from the form the write reads `accs[1][...] = nl.subtract(...)`; the
+    // author's target text with `=` (`accs[1] = ...`) would rebind the name or the list's item.
     out.push_back(ops_node(s, std::move(ops)));
     return;
   }

@@ -118,4 +118,35 @@ TEST(LoopNestAuthors30, AccumulatingIntoAnItemOfAListOfPsumTilesLifts) {
   expect_sites_keep_results(text, args, k);
 }
 
+TEST(LoopNestAuthors30, AnUpdatedListItemPrintsAsAWriteIntoTheItem) {
+  // `accs[1] -= nl.multiply(a, b)` whose operand a move renames is printed from the form: as
+  // `accs[1][...] = nl.subtract(...)`, not `accs[1] = ...`, which rebinds the list's item (the
+  // printed kernel lifted to another form, and in_place / engine_assign were refused).
+  std::string text = std::string(kImports) +
+                     "@nki.jit\n"
+                     "def kernel(x, y):\n"
+                     "    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+                     "    accs = [nl.zeros((128, 64), dtype=nl.float32) for _ in range(2)]\n"
+                     "    for i in nl.sequential_range(4):\n"
+                     "        a = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+                     "        b = nl.load(y[i * 128:(i + 1) * 128, :])\n"
+                     "        accs[0] -= a\n"
+                     "        accs[1] -= nl.multiply(a, b)\n"
+                     "    nl.store(out[:, 0:64], value=accs[0])\n"
+                     "    nl.store(out[:, 64:128], value=accs[1])\n"
+                     "    return out\n";
+  auto args = arrays({{512, 64}, {512, 64}});
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  EXPECT_NE(loopnest::dump(k).find("buffer carried by i"), std::string::npos);
+  auto sites = loopnest::find_sites(k);
+  EXPECT_FALSE(sites.empty());
+  bool printed = false;
+  for (const auto& s : sites) {
+    std::string changed = loopnest::apply_site("k.py", text, args, s);
+    printed = printed || changed.find("accs[1][...] = nl.subtract(") != std::string::npos;
+  }
+  EXPECT_TRUE(printed);
+  expect_sites_keep_results(text, args, k);
+}
+
 }  // namespace

@@ -149,4 +149,27 @@ TEST(LoopNestAuthors30, AnUpdatedListItemPrintsAsAWriteIntoTheItem) {
   expect_sites_keep_results(text, args, k);
 }
 
+TEST(LoopNestAuthors30, DebugPrintsNamingTheLoopVariableLift) {
+  // `print(f"tile {i}")` and `nl.device_print(f"tile {i} max", m)` in a loop: debug output whose
+  // text names the loop variable. Before: "cannot lift the f-string field 'i' (not a host value)".
+  std::string text = std::string(kImports) +
+                     "@nki.jit\n"
+                     "def kernel(x):\n"
+                     "    out = nl.ndarray((256, 128), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    for i in nl.affine_range(2):\n"
+                     "        print(f\"processing tile {i}\")\n"
+                     "        t = nl.load(x[i * 128:(i + 1) * 128, :])\n"
+                     "        nl.device_print(f\"tile {i} max\", nl.max(t, axis=1, keepdims=True))\n"
+                     "        y = nl.exp(t)\n"
+                     "        nl.store(out[i * 128:(i + 1) * 128, :], value=y)\n"
+                     "    return out\n";
+  auto args = arrays({{256, 128}});
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  std::string d = loopnest::dump(k);
+  EXPECT_NE(d.find("nl.device_print(prefix=f'tile {i} max'"), std::string::npos) << d;
+  EXPECT_EQ(loopnest::emit(k), text);
+  EXPECT_FALSE(loopnest::find_sites(k).empty());
+  expect_sites_keep_results(text, args, k);
+}
+
 }  // namespace

@@ -172,4 +172,25 @@ TEST(LoopNestAuthors30, DebugPrintsNamingTheLoopVariableLift) {
   expect_sites_keep_results(text, args, k);
 }
 
+TEST(LoopNestAuthors30, NoScalarTensorTensorFoldReadsTwoPsumTiles) {
+  // `nl.add(main, nl.multiply(low, alpha))` with main a PSUM accumulator and low a matmul result in
+  // PSUM: folded into one scalar_tensor_tensor it reads both from PSUM, which the instruction
+  // refuses ("at most one input ... may be in PSUM"). The fold was offered and its kernel failed.
+  std::string text = std::string(kImports) +
+                     "@nki.jit\n"
+                     "def kernel(x_t, w, a, b):\n"
+                     "    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+                     "    b_sb = nl.load(b)\n"
+                     "    xt = nl.load(x_t)\n"
+                     "    main = nl.matmul(xt, nl.load(w), transpose_x=True)\n"
+                     "    lowT = nl.matmul(nl.load(a), xt, transpose_x=True)\n"
+                     "    low = nl.matmul(nl.copy(lowT), b_sb, transpose_x=True)\n"
+                     "    nl.store(out, value=nl.add(main, nl.multiply(low, 0.5)))\n"
+                     "    return out\n";
+  auto args = arrays({{128, 128}, {128, 512}, {128, 16}, {16, 512}});
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  for (const auto& s : loopnest::find_sites(k)) EXPECT_NE(s.transform, "fold_scalar_tensor_tensor") << s.key();
+  expect_sites_keep_results(text, args, k);
+}
+
 }  // namespace

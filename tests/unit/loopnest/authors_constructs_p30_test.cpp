@@ -193,4 +193,27 @@ TEST(LoopNestAuthors30, NoScalarTensorTensorFoldReadsTwoPsumTiles) {
   expect_sites_keep_results(text, args, k);
 }
 
+TEST(LoopNestAuthors30, ALoopCarryingARecurrenceIsNotCoarsened) {
+  // `h = a[:, t] * h + b[:, t]` over the columns: h is written by every iteration and read by the
+  // next. tile_size read it as a loop-invariant [128, 1] operand broadcast along the growing axis
+  // and offered coarsening t by 2 and 16 (the printed kernel then failed to lift).
+  std::string text = std::string(kImports) +
+                     "@nki.jit\n"
+                     "def kernel(a, b):\n"
+                     "    out = nl.ndarray((128, 16), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+                     "    at = nl.load(a)\n"
+                     "    bt = nl.load(b)\n"
+                     "    hs = nl.ndarray((128, 16), dtype=nl.float32, buffer=nl.sbuf)\n"
+                     "    h = nl.zeros((128, 1), dtype=nl.float32)\n"
+                     "    for t in range(16):\n"
+                     "        h = nl.add(nl.multiply(at[:, t:t + 1], h), bt[:, t:t + 1])\n"
+                     "        hs[:, t:t + 1] = h\n"
+                     "    nl.store(out, value=hs)\n"
+                     "    return out\n";
+  auto args = arrays({{128, 16}, {128, 16}});
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  for (const auto& s : loopnest::find_sites(k)) EXPECT_NE(s.transform, "tile_size") << s.key();
+  expect_sites_keep_results(text, args, k);
+}
+
 }  // namespace

@@ -144,11 +144,12 @@ bool names_one_tile(const Kernel& k, const Access& a) {
 // A step of the chain after the transpose: a pure op of the Vector / Scalar Engine keeping the
 // tile's shape (the PSUM copy, gamma's tensor_scalar or nl.multiply, an activation), alone in its
 // statement.
-bool chain_step(const Node& s, const Op& op) {
+bool chain_step_op(const Op& op) {
   if (op.accumulate || op.has_mask || has_index_operand(op) || op.arg("reduce_res")) return false;
-  if (op.cls != OpClass::Copy && op.cls != OpClass::Elementwise && op.cls != OpClass::Activation) return false;
-  return sole_op(s) == &op;
+  return op.cls == OpClass::Copy || op.cls == OpClass::Elementwise || op.cls == OpClass::Activation;
 }
+
+bool chain_step(const Node& s, const Op& op) { return chain_step_op(op) && sole_op(s) == &op; }
 
 // The tile an op writes: its result, or its whole destination (destination-first, a declared tile).
 int written_tile(const Kernel& k, const Op& op) {
@@ -266,6 +267,40 @@ const Access& source_of(Kernel& k, const Chain& c) {
   return op.arg(transposed_param(op))->value.access;
 }
 
+// `x_t = nl.copy(nl.transpose(x_tile))`: a transpose written as the first inner call of the
+// statement of its PSUM copy (or of another chain step). Split into its own statement, its tile
+// named, it is the chain written in two statements; the sites are found on the kernel so split, and
+// a site's move splits them first (the same splits, in the same order: the same node ids).
+// Returns whether any statement was split.
+bool split_inner_transposes(Kernel& k) {
+  std::vector<int> ids;
+  each_stmt(k, [&](Node& n, const std::vector<const Node*>&) {
+    if (n.ops.size() != 2) return;
+    const Op& t = n.ops[0];
+    const char* param = transposed_param(t);
+    if (!param || implicitly_transposed(t) || t.result < 0 || !k.tensor(t.result).name.empty()) return;
+    bool reads_it = false;
+    for (const Access* a : reads(n.ops[1])) reads_it = reads_it || a->tensor == t.result;
+    if (reads_it && chain_step_op(n.ops[1])) ids.push_back(n.id);
+  });
+  for (int id : ids) {
+    size_t at = 0;
+    std::vector<Node>* block = parent_block(k.body, id, at);
+    if (!block) continue;
+    Node& n = (*block)[at];
+    Op& first = n.ops.front();
+    const int t = first.result;
+    const Arg* src = first.arg(transposed_param(first));
+    std::string base = src && src->value.kind == Operand::Kind::Tile ? k.tensor(src->value.access.tensor).name : "";
+    k.tensor(t).name = fresh_loop_var(k, (base.empty() ? std::string("tile") : base) + "_tp");
+    split_leading_ops(k, *block, at, 1);
+    for (auto& op : (*block)[at + 1].ops)
+      for (auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) a.value.origin = nullptr;
+  }
+  return !ids.empty();
+}
+
 class HoistTranspose : public Transform {
  public:
   std::string name() const override { return "hoist_transpose"; }
@@ -276,7 +311,10 @@ class HoistTranspose : public Transform {
   }
 
  protected:
-  bool visit(Kernel& k, const SiteSink& sink) const override {
+  bool visit(Kernel& original, const SiteSink& sink) const override {
+    Kernel split = original;
+    const bool splits = split_inner_transposes(split);
+    Kernel& k = splits ? split : original;
     std::vector<Plan> plans;
     {
       Analysis an(k);
@@ -334,7 +372,11 @@ class HoistTranspose : public Transform {
         note_relief(k, an, fewer, site);
       }
       Plan plan = p;
-      if (sink(site, [&k, plan] { plan.load >= 0 ? apply_with_load(k, plan) : apply(k, plan); })) return true;
+      if (sink(site, [&original, plan, splits] {
+            if (splits) split_inner_transposes(original);
+            plan.load >= 0 ? apply_with_load(original, plan) : apply(original, plan);
+          }))
+        return true;
     }
     return false;
   }

@@ -216,4 +216,48 @@ TEST(LoopNestAuthors30, ALoopCarryingARecurrenceIsNotCoarsened) {
   expect_sites_keep_results(text, args, k);
 }
 
+TEST(LoopNestAuthors30, ATransposeNestedInItsCopyIsHoistedAsTheTwoStatementChain) {
+  // `x_t = nl.copy(nl.transpose(x_tile), dtype=nl.float32)` inside the column loop: the same chain as
+  // `tp = nl.transpose(x_tile); x_t = nl.copy(tp)`, which hoist_transpose moves out of `for n`
+  // with its load. Written as one statement it was offered only the load's hoist, leaving the
+  // transpose and its PSUM copy redone per column block.
+  auto kernel = [](const std::string& transpose) {
+    return std::string(kImports) +
+           "@nki.jit\n"
+           "def kernel(x, w):\n"
+           "    out = nl.ndarray((256, 1024), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+           "    for m in nl.affine_range(2):\n"
+           "        for n in nl.affine_range(2):\n"
+           "            acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)\n"
+           "            for k in nl.affine_range(2):\n"
+           "                x_tile = nl.load(x[m * 128:(m + 1) * 128, k * 128:(k + 1) * 128])\n" +
+           transpose +
+           "                w_tile = nl.load(w[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])\n"
+           "                acc += nl.matmul(x_t, w_tile, transpose_x=True)\n"
+           "            nl.store(out[m * 128:(m + 1) * 128, n * 512:(n + 1) * 512], value=nl.copy(acc))\n"
+           "    return out\n";
+  };
+  auto args = arrays({{256, 256}, {256, 1024}});
+  auto hoists = [&](const std::string& text) {
+    loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+    std::vector<std::string> keys;
+    for (const auto& s : loopnest::find_sites(k))
+      if (s.transform == "hoist_transpose") keys.push_back(s.key());
+    return keys;
+  };
+  std::string nested = kernel("                x_t = nl.copy(nl.transpose(x_tile), dtype=nl.float32)\n");
+  std::vector<std::string> keys = hoists(nested);
+  ASSERT_EQ(keys.size(), 1u);
+  loopnest::Kernel k = loopnest::lift_source("k.py", nested, args);
+  EXPECT_EQ(loopnest::emit(k), nested);
+  for (const auto& s : loopnest::find_sites(k)) {
+    if (s.transform != "hoist_transpose") continue;
+    std::string changed = loopnest::apply_site("k.py", nested, args, s);
+    EXPECT_EQ(changed.find("nl.copy(nl.transpose"), std::string::npos) << changed;
+  }
+  expect_sites_keep_results(nested, args, k);
+  // The two-statement spelling keeps its site.
+  EXPECT_EQ(hoists(kernel("                tp = nl.transpose(x_tile)\n                x_t = nl.copy(tp)\n")).size(), 1u);
+}
+
 }  // namespace

@@ -460,6 +460,15 @@ class Coarsen : public Transform {
           p.grown[a.tensor] = dim;
           continue;
         }
+        if (broadcast) {
+          // Broadcast along the growing axis, it must be the same in the iterations merged: a
+          // tile the loop writes (`h = a[:, t] * h + b[:, t]`, a recurrence carried from one
+          // iteration to the next) is not, and written by this op it would grow.
+          const bool written = it.which < 0 || op.args[static_cast<size_t>(it.which)].output;
+          if (written) return std::nullopt;
+          for (const OpRef* w : an.writers(k, storage_of(k, a.tensor)))
+            if (inside(w->loops, l)) return std::nullopt;
+        }
         if (!broadcast) {
           const int dim = whole_dim(k, a, oa_from);
           if (dim >= 0 && !seed.count(a.tensor) && fresh_before_loop(k, an, a.tensor, l)) wanted = std::make_pair(a.tensor, dim);

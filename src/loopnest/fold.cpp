@@ -656,6 +656,12 @@ class FoldScalarTensorTensor : public Transform {
             !(step->data->access.tile_shape() == other->access.tile_shape()))
           continue;
         if (!same_alu_class(step->op, b->op)) continue;
+        // One instruction reads both tiles now: at most one of them may be in PSUM (the step's
+        // data a matmul result, the other operand a PSUM accumulator: `nl.add(acc, low * alpha)`).
+        auto in_psum = [&k](const Operand* o) {
+          return o->kind == Operand::Kind::Tile && k.tensor(storage_of(k, o->access.tensor)).memory == Memory::Psum;
+        };
+        if (in_psum(step->data) && in_psum(other)) continue;
         bool reverse1 = side == 1 && !commutative(b->op);
         Operand x = *step->data, c = step->operand, y = *other;
         std::string op0 = step->op, op1 = b->op;

@@ -144,11 +144,12 @@ bool names_one_tile(const Kernel& k, const Access& a) {
 // A step of the chain after the transpose: a pure op of the Vector / Scalar Engine keeping the
 // tile's shape (the PSUM copy, gamma's tensor_scalar or nl.multiply, an activation), alone in its
 // statement.
-bool chain_step(const Node& s, const Op& op) {
+bool chain_step_op(const Op& op) {
   if (op.accumulate || op.has_mask || has_index_operand(op) || op.arg("reduce_res")) return false;
-  if (op.cls != OpClass::Copy && op.cls != OpClass::Elementwise && op.cls != OpClass::Activation) return false;
-  return sole_op(s) == &op;
+  return op.cls == OpClass::Copy || op.cls == OpClass::Elementwise || op.cls == OpClass::Activation;
 }
+
+bool chain_step(const Node& s, const Op& op) { return chain_step_op(op) && sole_op(s) == &op; }
 
 // The tile an op writes: its result, or its whole destination (destination-first, a declared tile).
 int written_tile(const Kernel& k, const Op& op) {
@@ -266,6 +267,41 @@ const Access& source_of(Kernel& k, const Chain& c) {
   return op.arg(transposed_param(op))->value.access;
 }
 
+// `x_t = nl.copy(nl.transpose(x_tile))`: a transpose written as the first inner call of the
+// statement of its PSUM copy (or of another chain step). Split into its own statement, its tile
+// named, it is the chain written in two statements. The statements of `k` written so:
+std::vector<int> inner_transposes(Kernel& k) {
+  std::vector<int> ids;
+  each_stmt(k, [&](Node& n, const std::vector<const Node*>&) {
+    if (n.ops.size() != 2) return;
+    const Op& t = n.ops[0];
+    const char* param = transposed_param(t);
+    if (!param || implicitly_transposed(t) || t.result < 0 || !k.tensor(t.result).name.empty()) return;
+    bool reads_it = false;
+    for (const Access* a : reads(n.ops[1])) reads_it = reads_it || a->tensor == t.result;
+    if (reads_it && chain_step_op(n.ops[1])) ids.push_back(n.id);
+  });
+  return ids;
+}
+
+// Statement `id`'s transpose split off before it; the new statement's id (-1 when not found). The
+// same split of the same kernel gives the same ids: a site found on a split copy applies so.
+int split_inner_transpose(Kernel& k, int id) {
+  size_t at = 0;
+  std::vector<Node>* block = parent_block(k.body, id, at);
+  if (!block) return -1;
+  Op& first = (*block)[at].ops.front();
+  const int t = first.result;
+  const Arg* src = first.arg(transposed_param(first));
+  std::string base = src && src->value.kind == Operand::Kind::Tile ? k.tensor(src->value.access.tensor).name : "";
+  k.tensor(t).name = fresh_loop_var(k, (base.empty() ? std::string("tile") : base) + "_tp");
+  split_leading_ops(k, *block, at, 1);
+  for (auto& op : (*block)[at + 1].ops)
+    for (auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) a.value.origin = nullptr;
+  return (*block)[at].id;
+}
+
 class HoistTranspose : public Transform {
  public:
   std::string name() const override { return "hoist_transpose"; }
@@ -277,10 +313,26 @@ class HoistTranspose : public Transform {
 
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
+    if (offer(k, k, -1, -1, sink)) return true;
+    // A transpose nested in its copy's statement: the sites of its chain, found with that statement
+    // split (on a copy), the move splitting it first (only it: the other statements print as written).
+    for (int id : inner_transposes(k)) {
+      Kernel split = k;
+      int made = split_inner_transpose(split, id);
+      if (made >= 0 && offer(split, k, id, made, sink)) return true;
+    }
+    return false;
+  }
+
+ private:
+  // The sites of the chains of `k` (`original`, or a copy of it with statement `split` split, the
+  // transpose now statement `made`: then only the chains starting there).
+  static bool offer(Kernel& k, Kernel& original, int split, int made, const SiteSink& sink) {
     std::vector<Plan> plans;
     {
       Analysis an(k);
       each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
+        if (made >= 0 && n.id != made) return;
         for (size_t i = 0; i < n.ops.size(); ++i)
           if (auto c = chain_at(k, an, n, i)) {
             if (auto p = plan_for(k, an, *c, path)) plans.push_back(*p);
@@ -334,12 +386,15 @@ class HoistTranspose : public Transform {
         note_relief(k, an, fewer, site);
       }
       Plan plan = p;
-      if (sink(site, [&k, plan] { plan.load >= 0 ? apply_with_load(k, plan) : apply(k, plan); })) return true;
+      if (sink(site, [&original, plan, split] {
+            if (split >= 0) split_inner_transpose(original, split);
+            plan.load >= 0 ? apply_with_load(original, plan) : apply(original, plan);
+          }))
+        return true;
     }
     return false;
   }
 
- private:
   // The outermost loop the chain's transpose can leave, if any.
   // What the moving chain reads from outside itself: the transposed tile and, when the chain's
   // statements move, the other operands of its ops (the identity, gamma). Empty when one cannot

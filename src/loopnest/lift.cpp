@@ -246,13 +246,23 @@ Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
 void Lifter::adopt_launch() {
   if (launches.size() != 1) return;
   Launch& l = launches.front();
+  // A host `if` on the shapes (`if x.shape[0] <= 128: return _small(x)`, a dispatch between two
+  // kernels) is known when lifting: only its taken branch runs, so the launch may sit in it or
+  // after it.
   int calls = 0;
-  for (const Node& n : k.body) {
-    if (n.kind == NodeKind::Meta) continue;
-    if (n.kind != NodeKind::Inline || n.helper != l.code->name || !n.ops.empty()) return;
-    ++calls;
-  }
-  if (calls != 1) return;
+  std::function<bool(const std::vector<Node>&)> only_the_launch = [&](const std::vector<Node>& block) {
+    for (const Node& n : block) {
+      if (n.kind == NodeKind::Meta) continue;
+      if (n.kind == NodeKind::If && n.cond_l.is_constant() && n.cond_r.is_constant()) {
+        if (!only_the_launch(holds(n.cond_l.constant(), n.cond, n.cond_r.constant()) ? n.body : n.orelse)) return false;
+        continue;
+      }
+      if (n.kind != NodeKind::Inline || n.helper != l.code->name || !n.ops.empty()) return false;
+      ++calls;
+    }
+    return true;
+  };
+  if (!only_the_launch(k.body) || calls != 1) return;
   k.body = std::move(l.body);
   k.grid = l.grid;
   k.function = fn = l.code;

@@ -3,6 +3,7 @@
 // several results, and augmented assignments (`acc += nl.matmul(...)`: an accumulation).
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include <fmt/core.h>
@@ -420,8 +421,14 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
   } else if (s.target->kind == ExprKind::Subscript) {
     auto& sub = static_cast<const SubscriptExpr&>(*s.target);
     AValue base = eval(*sub.value);
-    if (base.k != K::Tile) fail(s.target->span, fmt::format("the accumulation into '{}'", print_expr(*s.target)));
-    t = AValue::of_tile(subscript(base.access, *sub.index, *s.target));
+    if (base.k == K::Tile) {
+      t = AValue::of_tile(subscript(base.access, *sub.index, *s.target));
+    } else {
+      // An item of a host list of tiles (`accs[n] += nl.matmul(...)`, one PSUM accumulator per
+      // column block): the item is the tile accumulated into.
+      t = eval(*s.target);
+      if (t.k != K::Tile) fail(s.target->span, fmt::format("the accumulation into '{}'", print_expr(*s.target)));
+    }
   } else if (s.target->kind == ExprKind::Attribute &&
              eval(*static_cast<const AttributeExpr&>(*s.target).value).k == K::Instance) {
     // `self.k += 1` of a helper object: its attribute updated as Python does. In a loop of the form
@@ -454,7 +461,27 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
   } else {
     fail(s.target->span, "this accumulation target");
   }
-  if (s.op != BinOp::Add) fail(s.span, fmt::format("a '{}=' accumulation into a tile (only += is lifted)", symbol(s.op)));
+  if (s.op != BinOp::Add) {
+    // `t -= mu`, `t *= 2.0`, `t /= d`: the interpreter updates the tile in place (NkiTensorObj::
+    // inplace_op), i.e. `t[...] = t - mu`: the element-wise operation written into t's access.
+    static const std::map<BinOp, const char*> apis = {{BinOp::Sub, "nl.subtract"}, {BinOp::Mul, "nl.multiply"},
+                                                      {BinOp::Div, "nl.divide"}, {BinOp::Pow, "nl.power"},
+                                                      {BinOp::BitAnd, "nl.bitwise_and"}, {BinOp::BitOr, "nl.bitwise_or"},
+                                                      {BinOp::BitXor, "nl.bitwise_xor"}, {BinOp::LShift, "nl.left_shift"},
+                                                      {BinOp::RShift, "nl.right_shift"}};
+    auto api = apis.find(s.op);
+    if (api == apis.end()) fail(s.span, fmt::format("a '{}=' update of a tile", symbol(s.op)));
+    AValue r = apply(api->second, {{"x", t}, {"y", v}}, {{"x", s.target.get()}, {"y", s.value.get()}}, *s.target, nullptr);
+    Op* op = producer(ops, r, k);
+    if (!op || op->result < 0) fail(s.span, fmt::format("a '{}=' update of a tile", symbol(s.op)));
+    k.tensor(op->result).name = "";
+    op->result = -1;
+    op->dst = t.access;
+    // No dst_origin: printed from the form the write reads `accs[1][...] = nl.subtract(...)`; the
+    // author's target text with `=` (`accs[1] = ...`) would rebind the name or the list's item.
+    out.push_back(ops_node(s, std::move(ops)));
+    return;
+  }
   Op* root = producer(ops, v, k);
   if (root && root->result >= 0) {
     k.tensor(root->result).name = "";

@@ -539,6 +539,22 @@ bool Lifter::varies_per_iteration(const Expr& fstring) {
   return false;
 }
 
+namespace {
+
+bool device_print_call(const AValue& f) {
+  static const std::string suffix = ".device_print";
+  return f.k == K::Func && f.s.size() > suffix.size() && f.s.compare(f.s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// An f-string's text with its fields as written: `f"tile {i} max"` -> "tile {i} max".
+std::string fstring_template(const FStringExpr& e) {
+  std::string out;
+  for (const auto& part : e.parts) out += part.literal + (part.expr ? "{" + part.expr_text + "}" : "");
+  return out;
+}
+
+}  // namespace
+
 AValue Lifter::call(const CallExpr& c) {
   AValue f = eval(*c.func);
   // A call with a mask: its operands may reach past a dim where the mask leaves them out (a ragged
@@ -565,6 +581,13 @@ AValue Lifter::call(const CallExpr& c) {
       for (auto& x : *items) pos.push_back(x), pos_exprs.push_back(a.get());
       continue;
     }
+    if (pos.empty() && a->kind == ExprKind::FString && device_print_call(f) && varies_per_iteration(*a)) {
+      // nl.device_print(f"tile {i}", t): the prefix labels the output, no value of the form; one
+      // spelled from loop variables is its template (printed from the form as that text).
+      pos.push_back(AValue::of_kind(K::Str, fstring_template(static_cast<const FStringExpr&>(*a))));
+      pos_exprs.push_back(a.get());
+      continue;
+    }
     pos.push_back(eval(*a));
     pos_exprs.push_back(a.get());
   }
@@ -587,6 +610,12 @@ AValue Lifter::call(const CallExpr& c) {
     if (k.name == "name" && k.value->kind == ExprKind::FString && f.k == K::Func && f.s.rfind("user.", 0) != 0 &&
         varies_per_iteration(*k.value))
       continue;
+    if ((k.name == "prefix" || k.name == "print_prefix") && k.value->kind == ExprKind::FString && device_print_call(f) &&
+        varies_per_iteration(*k.value)) {
+      kw.push_back({k.name, AValue::of_kind(K::Str, fstring_template(static_cast<const FStringExpr&>(*k.value)))});
+      kw_exprs.push_back({k.name, k.value.get()});
+      continue;
+    }
     kw.push_back({k.name, eval(*k.value)});
     kw_exprs.push_back({k.name, k.value.get()});
   }

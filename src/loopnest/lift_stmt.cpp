@@ -104,6 +104,17 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
           else out.push_back(ops_node(s, std::move(made)));
           return;
         }
+        // `print(f"tile {i}")`: debug output of the trace, no tile work; its arguments may name a
+        // loop variable (no host value), so they are not evaluated. It prints back verbatim.
+        if (c.func->kind == ExprKind::Name) {
+          std::vector<Op> none;
+          current_ops = &none;
+          AValue f = eval(*c.func);
+          if (f.k == K::Func && f.s == "builtins.print") {
+            push_meta(s, MetaKind::Assert, out);
+            return;
+          }
+        }
       }
       std::vector<Op> ops;
       current_ops = &ops;

@@ -122,8 +122,16 @@ void Instruction::output_to(const NkiTensorObj& dst, const tensor::Array& values
 // ---- argument helpers -----------------------------------------------------------------------------
 NkiTensorObj& tile_arg(const Value& v, std::string_view api, std::string_view what) {
   auto* t = v.as<NkiTensorObj>();
-  if (!t)
-    throw NkiError(ErrorKind::Type, fmt::format("{} of {} must be an on-chip tile, got {}", what, api, v.type_name()));
+  if (!t) {
+    // A comparison of index grids (`i * 128 + ip >= jf`) is a mask predicate, not data: it selects
+    // through mask= or nisa.affine_select, never as a tile operand.
+    std::string hint = v.type_name() == "Predicate"
+                           ? " (a comparison of index grids is a mask predicate: pass it as mask=, or select with "
+                             "nisa.affine_select(pred, on_true_tile, on_false_value))"
+                           : "";
+    throw NkiError(ErrorKind::Type,
+                   fmt::format("{} of {} must be an on-chip tile, got {}{}", what, api, v.type_name(), hint));
+  }
   if (!t->on_chip())
     throw NkiError(ErrorKind::Rule, fmt::format("err_unsupported_memory: expected {} of {} to be in 'sbuf|psum', "
                                                 "got 'hbm'", what, api));

@@ -266,6 +266,27 @@ const Access& source_of(Kernel& k, const Chain& c) {
   return op.arg(transposed_param(op))->value.access;
 }
 
+// Statements whose first op is an explicit transpose nested in the statement's own op (an unnamed
+// tile: `nl.copy(nl.transpose(x))`).
+std::vector<int> nested_transposes(Kernel& k) {
+  std::vector<int> out;
+  each_stmt(k, [&](Node& n, const std::vector<const Node*>&) {
+    if (n.ops.size() < 2 || is_declaration(n.ops[0]) || n.ops[0].result < 0 || !k.tensor(n.ops[0].result).name.empty())
+      return;
+    if (transposed_param(n.ops[0]) && !implicitly_transposed(n.ops[0])) out.push_back(n.id);
+  });
+  return out;
+}
+
+// Statement `id`'s first inner call becomes a statement of its own before it; returns its id.
+int split_off(Kernel& k, int id) {
+  size_t at = 0;
+  std::vector<Node>* block = parent_block(k.body, id, at);
+  if (!block) throw TransformError("hoist_transpose: the statement is gone");
+  split_leading_ops(k, *block, at, 1);
+  return (*block)[at].id;
+}
+
 class HoistTranspose : public Transform {
  public:
   std::string name() const override { return "hoist_transpose"; }
@@ -276,7 +297,8 @@ class HoistTranspose : public Transform {
   }
 
  protected:
-  bool visit(Kernel& k, const SiteSink& sink) const override {
+  bool visit(Kernel& this_kernel, const SiteSink& sink) const override {
+    Kernel& k = this_kernel;
     std::vector<Plan> plans;
     {
       Analysis an(k);
@@ -288,7 +310,33 @@ class HoistTranspose : public Transform {
           }
       });
     }
-    for (const Plan& p : plans) {
+    // A transpose written as the inner call of its copy (`x_t = nl.copy(nl.transpose(x_tile), dtype=..)`)
+    // is the chain's first step once it is a statement of its own: each such statement is split on a
+    // copy of the kernel, and the move splits it again before it applies.
+    std::vector<int> split(plans.size(), -1);
+    for (int id : nested_transposes(k)) {
+      Kernel trial = k;
+      int first = split_off(trial, id);
+      Analysis an(trial);
+      each_stmt(trial, [&](Node& n, const std::vector<const Node*>& path) {
+        if (n.id != first) return;
+        if (auto c = chain_at(trial, an, n, 0)) {
+          for (auto p : {plan_for(trial, an, *c, path), plan_with_load(trial, an, *c, path)})
+            if (p) {
+              plans.push_back(*p);
+              split.push_back(id);
+            }
+        }
+      });
+    }
+    for (size_t i = 0; i < plans.size(); ++i) {
+      const Plan& p = plans[i];
+      Kernel trial;
+      if (split[i] >= 0) {
+        trial = k;
+        split_off(trial, split[i]);
+      }
+      Kernel& k = split[i] >= 0 ? trial : this_kernel;
       Analysis an(k);
       const OpRef* anchor = nullptr;
       for (const auto& r : an.ops)
@@ -334,7 +382,12 @@ class HoistTranspose : public Transform {
         note_relief(k, an, fewer, site);
       }
       Plan plan = p;
-      if (sink(site, [&k, plan] { plan.load >= 0 ? apply_with_load(k, plan) : apply(k, plan); })) return true;
+      int nested = split[i];
+      if (sink(site, [&this_kernel, plan, nested] {
+            if (nested >= 0) split_off(this_kernel, nested);
+            plan.load >= 0 ? apply_with_load(this_kernel, plan) : apply(this_kernel, plan);
+          }))
+        return true;
     }
     return false;
   }

@@ -266,6 +266,10 @@ const Access& source_of(Kernel& k, const Chain& c) {
   return op.arg(transposed_param(op))->value.access;
 }
 
+// How the newer API writes an op into a declared tile: its ISA calls take `dst=`; a language call
+// (`nl.copy`, `nl.transpose`) returns its tile, assigned into the destination's subscript.
+bool destination_first(const Kernel& k, const Op& op) { return k.dialect.new_api && op.api.rfind("nisa.", 0) == 0; }
+
 // Statements whose first op is an explicit transpose nested in the statement's own op (an unnamed
 // tile: `nl.copy(nl.transpose(x))`).
 std::vector<int> nested_transposes(Kernel& k) {
@@ -283,7 +287,17 @@ int split_off(Kernel& k, int id) {
   size_t at = 0;
   std::vector<Node>* block = parent_block(k.body, id, at);
   if (!block) throw TransformError("hoist_transpose: the statement is gone");
+  // The transposed tile is named after its operand, so a chain that moves as written (the newer
+  // API keeps the PSUM copy) prints the split statement as a binding: `blk_ps = nl.transpose(blk)`.
+  Op& first = (*block)[at].ops.front();
+  const Arg* data = first.arg(transposed_param(first));
+  std::string base = data && data->value.kind == Operand::Kind::Tile ? k.tensor(data->value.access.tensor).name : "";
+  k.tensor(first.result).name = fresh_loop_var(k, (base.empty() ? "x" : base) + "_ps");
   split_leading_ops(k, *block, at, 1);
+  for (auto& op : (*block)[at + 1].ops)
+    for (auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == (*block)[at].ops.back().result)
+        a.value.origin = nullptr;
   return (*block)[at].id;
 }
 
@@ -564,7 +578,7 @@ class HoistTranspose : public Transform {
     }
     tr.dst = buffer_tile(k, buf, p.used, rows, cols);
     tr.dst_origin = nullptr;
-    tr.dst_first = k.dialect.new_api;
+    tr.dst_first = destination_first(k, tr);
     Node fill = new_statement(k, {tr});
     forget_local_text(fill.ops, local);
     return {in_loop_copies(k, std::move(fill), p.used, local)};
@@ -593,7 +607,7 @@ class HoistTranspose : public Transform {
     Op& last = body.back().ops.back();
     if (last.result >= 0) {
       last.result = -1;
-      last.dst_first = k.dialect.new_api;
+      last.dst_first = destination_first(k, last);
     }
     last.dst = buffer_tile(k, buf, p.used, rows, cols);
     last.dst_origin = nullptr;

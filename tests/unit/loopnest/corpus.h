@@ -155,6 +155,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"half_row_attention.py", arrays({{2, 128, 64}, {128, 64}, {128, 64}})},
       {"half_row_rmsnorm_api.py", arrays({{256, 512}, {1, 512}})},
       {"key_blocks_per_query.py", arrays({{2, 128, 128}, {2, 4, 128, 128}})},
+      {"key_blocks_psum_copy.py", arrays({{2, 128, 128}, {2, 4, 128, 128}})},
       {"fold_named_scalars.py", arrays({{256, 512}})},
       {"fold_rebound_scalar.py", arrays({{128, 512}})},
       {"hidden_chunks_sum.py", arrays({{256, 128}, {256, 1024}, {1024, 256}})},

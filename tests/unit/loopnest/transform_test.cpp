@@ -969,6 +969,10 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // them out of the query loop, the tile loop filling a block of the buffer along its free dim.
       {"tests/kernels/key_blocks_per_query.py", "key_blocks_per_query.hoist_compute_transpose", "hoist_compute",
        {{"loads", "1"}}},
+      // ... each tile transposed into PSUM and copied out into its columns: the pair folds into the
+      // transpose writing the columns, which moves with its loads.
+      {"tests/kernels/key_blocks_psum_copy.py", "key_blocks_psum_copy.hoist_compute_transpose", "hoist_compute",
+       {{"loads", "1"}}},
       // Operands a fold carries print as the author's names where they mean the same value, else
       // as values.
       {"tests/kernels/fold_named_scalars.py", "fold_named_scalars.fold_scalar_ops", "fold_scalar_ops", {}},

@@ -137,7 +137,7 @@ TEST(HoistCompute, TakesATransposeCopiedOutOfPsumWithItsLoad) {
   EXPECT_EQ(loads_of(text, args, 1), 16);  // 2 query blocks x 2 key blocks x 4 tiles
   std::string after = loopnest::apply_site("k.py", text, args, sites[0]);
   EXPECT_EQ(loads_of(after, args, 1), 8) << after;
-  EXPECT_EQ(after.find("kt_ps ="), std::string::npos) << after;
+  EXPECT_EQ(after.find("kt_ps = nl.transpose(k_t)\n"), std::string::npos) << after;
   // The transposed tile read by a second copy: the pair is not one step.
   const std::string copy = "nl.copy(kt_ps, dtype=nl.float32)\n";
   ASSERT_NE(text.find(copy), std::string::npos);

@@ -111,7 +111,8 @@ std::vector<int> transpose_copies(Kernel& k) {
   Analysis an(k);
   for (const auto& r : an.ops) {
     const Op& c = r.op();
-    if (sole_op(*r.node) != &c || c.cls != OpClass::Copy || !movable_compute(c) || !c.dst || c.dst_first) continue;
+    if (sole_op(*r.node) != &c || c.cls != OpClass::Copy || !movable_compute(c) || c.result >= 0 || !c.dst || c.dst_first)
+      continue;  // (a copy returning its tile is hoist_transpose's chain)
     const Arg* src = c.arg("src");
     if (!src || src->value.kind != Operand::Kind::Tile || !accesses_whole(k, src->value.access)) continue;
     int t = src->value.access.tensor;

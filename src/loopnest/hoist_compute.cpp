@@ -100,6 +100,55 @@ std::optional<ExpandPlan> perform(Kernel& k, const Move& m) {
   return p;
 }
 
+// A transpose into PSUM copied out by one copy into an SBUF tile's region (`k_t_psum =
+// nl.transpose(k_tile); k_t[:, ks * 128:(ks + 1) * 128] = nl.copy(k_t_psum, dtype=..)`): the copy's
+// statement id, when the transpose's tile is written by it alone and read by that copy alone, whole.
+// Legacy API only: there a transpose writes an SBUF destination itself (the PSUM copy is the
+// compiler's, as hoist_transpose prints it); the newer API's Tensor Engine writes PSUM only.
+std::vector<int> transpose_copies(Kernel& k) {
+  std::vector<int> out;
+  if (k.dialect.new_api) return out;
+  Analysis an(k);
+  for (const auto& r : an.ops) {
+    const Op& c = r.op();
+    if (sole_op(*r.node) != &c || c.cls != OpClass::Copy || !movable_compute(c) || c.result >= 0 || !c.dst || c.dst_first)
+      continue;  // (a copy returning its tile is hoist_transpose's chain)
+    const Arg* src = c.arg("src");
+    if (!src || src->value.kind != Operand::Kind::Tile || !accesses_whole(k, src->value.access)) continue;
+    int t = src->value.access.tensor;
+    if (storage_of(k, t) != t || k.tensor(t).memory != Memory::Psum) continue;
+    auto ws = an.writers(k, t);
+    if (ws.size() != 1 || ws[0]->op().cls != OpClass::Transpose || ws[0]->op().result != t ||
+        sole_op(*ws[0]->node) != &ws[0]->op() || !movable_compute(ws[0]->op()) || ws[0]->loops != r.loops)
+      continue;
+    bool alone = true;
+    for (const auto& o : an.ops)
+      for (const Access* a : reads(o.op())) alone = alone && (a->tensor != t || &o == &r);
+    if (alone) out.push_back(r.node->id);
+  }
+  return out;
+}
+
+// The transpose writes the copy's destination itself; its own statement goes.
+void fold_transpose_copy(Kernel& k, int copy) {
+  Node* c = find_node(k, copy);
+  if (!c) throw TransformError("hoist_compute: the copy is gone");
+  const int t = c->ops.back().arg("src")->value.access.tensor;
+  Analysis an(k);
+  auto ws = an.writers(k, t);
+  if (ws.size() != 1) throw TransformError("hoist_compute: the transpose is gone");
+  Op tr = ws[0]->op();
+  const int tr_stmt = ws[0]->node->id;
+  tr.result = -1;
+  tr.origin = nullptr;
+  tr.dst = c->ops.back().dst;
+  tr.dst_origin = nullptr;
+  tr.dst_first = false;
+  c->ops.back() = tr;
+  c->dirty = true;
+  erase_node(k, tr_stmt);
+}
+
 class HoistCompute : public Transform {
  public:
   std::string name() const override { return "hoist_compute"; }
@@ -110,10 +159,45 @@ class HoistCompute : public Transform {
   }
 
  protected:
-  bool visit(Kernel& k, const SiteSink& sink) const override {
+  bool visit(Kernel& this_kernel, const SiteSink& sink) const override {
     std::vector<Move> moves;
+    std::vector<int> folded;  // per move: the transpose copy folded first (-1: none)
+    collect(this_kernel, -1, moves);
+    folded.resize(moves.size(), -1);
+    // A transpose copied out of PSUM into a region of an SBUF tile moves as the transpose writing
+    // that region (tried on a copy with the pair folded; the move folds it again first).
+    for (int id : transpose_copies(this_kernel)) {
+      Kernel trial = this_kernel;
+      fold_transpose_copy(trial, id);
+      collect(trial, id, moves);
+      folded.resize(moves.size(), id);
+    }
+    for (size_t i = 0; i < moves.size(); ++i) {
+      const Move& m = moves[i];
+      Kernel base;
+      if (folded[i] >= 0) {
+        base = this_kernel;
+        fold_transpose_copy(base, folded[i]);
+      }
+      Kernel& k = folded[i] >= 0 ? base : this_kernel;
+      Kernel trial = k;
+      auto plan = perform(trial, m);
+      if (!plan) continue;
+      // Capacity (hoist_expand's rule, on the kernel the move makes): every SBUF tile, the new buffers
+      // counted whole, fits a partition of the smallest architecture.
+      int64_t total = other_sbuf_bytes(trial, Analysis(trial), -1);
+      if (total > sbuf_budget()) continue;
+      if (site_for(k, trial, this_kernel, m, *plan, total, folded[i], sink)) return true;
+    }
+    return false;
+  }
+
+ private:
+  // The moves of statement `only` (every statement: -1) of `k`.
+  static void collect(Kernel& k, int only, std::vector<Move>& moves) {
     Analysis an(k);
     each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
+      if (only >= 0 && n.id != only) return;
       const Op* x = sole_op(n);
       bool split = false;
       if (!x || !movable_compute(*x)) {
@@ -149,14 +233,13 @@ class HoistCompute : public Transform {
         if (ok && !(innermost && m.loads.empty())) moves.push_back(m);
       }
     });
-    for (const Move& m : moves) {
-      Kernel trial = k;
-      auto plan = perform(trial, m);
-      if (!plan) continue;
-      // Capacity (hoist_expand's rule, on the kernel the move makes): every SBUF tile, the new buffers
-      // counted whole, fits a partition of the smallest architecture.
-      int64_t total = other_sbuf_bytes(trial, Analysis(trial), -1);
-      if (total > sbuf_budget()) continue;
+  }
+
+  // The site of move `m` found on `k` (`this_kernel` with the transpose copy `folded` folded, or
+  // itself; `trial`: the kernel the move makes of it); its apply works on `this_kernel`.
+  static bool site_for(Kernel& k, const Kernel& trial, Kernel& this_kernel, const Move& m, const ExpandPlan& plan_found,
+                       int64_t total, int folded, const SiteSink& sink) {
+      const ExpandPlan* plan = &plan_found;
       Analysis now(k);
       const OpRef* anchor = nullptr;
       std::set<const Op*> fewer;
@@ -165,7 +248,7 @@ class HoistCompute : public Transform {
         if (std::find(m.loads.begin(), m.loads.end(), r.node->id) != m.loads.end() && !is_declaration(r.op()))
           fewer.insert(&r.op());
       }
-      if (!anchor) continue;
+      if (!anchor) return false;
       fewer.insert(&anchor->op());
       std::string vars;
       int64_t tiles = 1;
@@ -186,12 +269,10 @@ class HoistCompute : public Transform {
            {"loads", std::to_string(m.loads.size())}});
       note_relief(k, now, fewer, site);
       Move move = m;
-      if (sink(site, [&k, move] {
-            if (!perform(k, move)) throw TransformError("hoist_compute: the move is not legal on this kernel");
-          }))
-        return true;
-    }
-    return false;
+      return sink(site, [&this_kernel, move, folded] {
+        if (folded >= 0) fold_transpose_copy(this_kernel, folded);
+        if (!perform(this_kernel, move)) throw TransformError("hoist_compute: the move is not legal on this kernel");
+      });
   }
 };
 

@@ -144,12 +144,11 @@ bool names_one_tile(const Kernel& k, const Access& a) {
 // A step of the chain after the transpose: a pure op of the Vector / Scalar Engine keeping the
 // tile's shape (the PSUM copy, gamma's tensor_scalar or nl.multiply, an activation), alone in its
 // statement.
-bool chain_step_op(const Op& op) {
+bool chain_step(const Node& s, const Op& op) {
   if (op.accumulate || op.has_mask || has_index_operand(op) || op.arg("reduce_res")) return false;
-  return op.cls == OpClass::Copy || op.cls == OpClass::Elementwise || op.cls == OpClass::Activation;
+  if (op.cls != OpClass::Copy && op.cls != OpClass::Elementwise && op.cls != OpClass::Activation) return false;
+  return sole_op(s) == &op;
 }
-
-bool chain_step(const Node& s, const Op& op) { return chain_step_op(op) && sole_op(s) == &op; }
 
 // The tile an op writes: its result, or its whole destination (destination-first, a declared tile).
 int written_tile(const Kernel& k, const Op& op) {
@@ -267,38 +266,38 @@ const Access& source_of(Kernel& k, const Chain& c) {
   return op.arg(transposed_param(op))->value.access;
 }
 
-// `x_t = nl.copy(nl.transpose(x_tile))`: a transpose written as the first inner call of the
-// statement of its PSUM copy (or of another chain step). Split into its own statement, its tile
-// named, it is the chain written in two statements. The statements of `k` written so:
-std::vector<int> inner_transposes(Kernel& k) {
-  std::vector<int> ids;
+// How the newer API writes an op into a declared tile: its ISA calls take `dst=`; a language call
+// (`nl.copy`, `nl.transpose`) returns its tile, assigned into the destination's subscript.
+bool destination_first(const Kernel& k, const Op& op) { return k.dialect.new_api && op.api.rfind("nisa.", 0) == 0; }
+
+// Statements whose first op is an explicit transpose nested in the statement's own op (an unnamed
+// tile: `nl.copy(nl.transpose(x))`).
+std::vector<int> nested_transposes(Kernel& k) {
+  std::vector<int> out;
   each_stmt(k, [&](Node& n, const std::vector<const Node*>&) {
-    if (n.ops.size() != 2) return;
-    const Op& t = n.ops[0];
-    const char* param = transposed_param(t);
-    if (!param || implicitly_transposed(t) || t.result < 0 || !k.tensor(t.result).name.empty()) return;
-    bool reads_it = false;
-    for (const Access* a : reads(n.ops[1])) reads_it = reads_it || a->tensor == t.result;
-    if (reads_it && chain_step_op(n.ops[1])) ids.push_back(n.id);
+    if (n.ops.size() < 2 || is_declaration(n.ops[0]) || n.ops[0].result < 0 || !k.tensor(n.ops[0].result).name.empty())
+      return;
+    if (transposed_param(n.ops[0]) && !implicitly_transposed(n.ops[0])) out.push_back(n.id);
   });
-  return ids;
+  return out;
 }
 
-// Statement `id`'s transpose split off before it; the new statement's id (-1 when not found). The
-// same split of the same kernel gives the same ids: a site found on a split copy applies so.
-int split_inner_transpose(Kernel& k, int id) {
+// Statement `id`'s first inner call becomes a statement of its own before it; returns its id.
+int split_off(Kernel& k, int id) {
   size_t at = 0;
   std::vector<Node>* block = parent_block(k.body, id, at);
-  if (!block) return -1;
+  if (!block) throw TransformError("hoist_transpose: the statement is gone");
+  // The transposed tile is named after its operand, so a chain that moves as written (the newer
+  // API keeps the PSUM copy) prints the split statement as a binding: `blk_ps = nl.transpose(blk)`.
   Op& first = (*block)[at].ops.front();
-  const int t = first.result;
-  const Arg* src = first.arg(transposed_param(first));
-  std::string base = src && src->value.kind == Operand::Kind::Tile ? k.tensor(src->value.access.tensor).name : "";
-  k.tensor(t).name = fresh_loop_var(k, (base.empty() ? std::string("tile") : base) + "_tp");
+  const Arg* data = first.arg(transposed_param(first));
+  std::string base = data && data->value.kind == Operand::Kind::Tile ? k.tensor(data->value.access.tensor).name : "";
+  k.tensor(first.result).name = fresh_loop_var(k, (base.empty() ? "x" : base) + "_ps");
   split_leading_ops(k, *block, at, 1);
   for (auto& op : (*block)[at + 1].ops)
     for (auto& a : op.args)
-      if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) a.value.origin = nullptr;
+      if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == (*block)[at].ops.back().result)
+        a.value.origin = nullptr;
   return (*block)[at].id;
 }
 
@@ -312,27 +311,12 @@ class HoistTranspose : public Transform {
   }
 
  protected:
-  bool visit(Kernel& k, const SiteSink& sink) const override {
-    if (offer(k, k, -1, -1, sink)) return true;
-    // A transpose nested in its copy's statement: the sites of its chain, found with that statement
-    // split (on a copy), the move splitting it first (only it: the other statements print as written).
-    for (int id : inner_transposes(k)) {
-      Kernel split = k;
-      int made = split_inner_transpose(split, id);
-      if (made >= 0 && offer(split, k, id, made, sink)) return true;
-    }
-    return false;
-  }
-
- private:
-  // The sites of the chains of `k` (`original`, or a copy of it with statement `split` split, the
-  // transpose now statement `made`: then only the chains starting there).
-  static bool offer(Kernel& k, Kernel& original, int split, int made, const SiteSink& sink) {
+  bool visit(Kernel& this_kernel, const SiteSink& sink) const override {
+    Kernel& k = this_kernel;
     std::vector<Plan> plans;
     {
       Analysis an(k);
       each_stmt(k, [&](Node& n, const std::vector<const Node*>& path) {
-        if (made >= 0 && n.id != made) return;
         for (size_t i = 0; i < n.ops.size(); ++i)
           if (auto c = chain_at(k, an, n, i)) {
             if (auto p = plan_for(k, an, *c, path)) plans.push_back(*p);
@@ -340,7 +324,33 @@ class HoistTranspose : public Transform {
           }
       });
     }
-    for (const Plan& p : plans) {
+    // A transpose written as the inner call of its copy (`x_t = nl.copy(nl.transpose(x_tile), dtype=..)`)
+    // is the chain's first step once it is a statement of its own: each such statement is split on a
+    // copy of the kernel, and the move splits it again before it applies.
+    std::vector<int> split(plans.size(), -1);
+    for (int id : nested_transposes(k)) {
+      Kernel trial = k;
+      int first = split_off(trial, id);
+      Analysis an(trial);
+      each_stmt(trial, [&](Node& n, const std::vector<const Node*>& path) {
+        if (n.id != first) return;
+        if (auto c = chain_at(trial, an, n, 0)) {
+          for (auto p : {plan_for(trial, an, *c, path), plan_with_load(trial, an, *c, path)})
+            if (p) {
+              plans.push_back(*p);
+              split.push_back(id);
+            }
+        }
+      });
+    }
+    for (size_t i = 0; i < plans.size(); ++i) {
+      const Plan& p = plans[i];
+      Kernel trial;
+      if (split[i] >= 0) {
+        trial = k;
+        split_off(trial, split[i]);
+      }
+      Kernel& k = split[i] >= 0 ? trial : this_kernel;
       Analysis an(k);
       const OpRef* anchor = nullptr;
       for (const auto& r : an.ops)
@@ -386,15 +396,17 @@ class HoistTranspose : public Transform {
         note_relief(k, an, fewer, site);
       }
       Plan plan = p;
-      if (sink(site, [&original, plan, split] {
-            if (split >= 0) split_inner_transpose(original, split);
-            plan.load >= 0 ? apply_with_load(original, plan) : apply(original, plan);
+      int nested = split[i];
+      if (sink(site, [&this_kernel, plan, nested] {
+            if (nested >= 0) split_off(this_kernel, nested);
+            plan.load >= 0 ? apply_with_load(this_kernel, plan) : apply(this_kernel, plan);
           }))
         return true;
     }
     return false;
   }
 
+ private:
   // The outermost loop the chain's transpose can leave, if any.
   // What the moving chain reads from outside itself: the transposed tile and, when the chain's
   // statements move, the other operands of its ops (the identity, gamma). Empty when one cannot
@@ -566,7 +578,7 @@ class HoistTranspose : public Transform {
     }
     tr.dst = buffer_tile(k, buf, p.used, rows, cols);
     tr.dst_origin = nullptr;
-    tr.dst_first = k.dialect.new_api;
+    tr.dst_first = destination_first(k, tr);
     Node fill = new_statement(k, {tr});
     forget_local_text(fill.ops, local);
     return {in_loop_copies(k, std::move(fill), p.used, local)};
@@ -595,7 +607,7 @@ class HoistTranspose : public Transform {
     Op& last = body.back().ops.back();
     if (last.result >= 0) {
       last.result = -1;
-      last.dst_first = k.dialect.new_api;
+      last.dst_first = destination_first(k, last);
     }
     last.dst = buffer_tile(k, buf, p.used, rows, cols);
     last.dst_origin = nullptr;

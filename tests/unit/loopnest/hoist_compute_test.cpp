@@ -118,3 +118,30 @@ TEST(HoistCompute, RefusesAProductCarriedAcrossChunks) {
 }
 
 }  // namespace
+
+// A key tile transposed into PSUM and copied out into its columns of a K^T block, per query block
+// (tests/kernels/key_blocks_psum_copy.py): the transpose and its copy fold into the transpose
+// writing the columns, which leaves `for i` with the loads feeding it; k is read once instead of
+// once per query block, and the same site as the kernel that transposes into the columns directly.
+// A copy whose transposed tile is read again elsewhere is not folded (no site).
+TEST(HoistCompute, TakesATransposeCopiedOutOfPsumWithItsLoad) {
+  const auto args = arrays({{2, 128, 128}, {2, 4, 128, 128}});
+  std::string direct = read(source_dir() + "/tests/kernels/key_blocks_per_query.py");
+  std::string text = read(source_dir() + "/tests/kernels/key_blocks_psum_copy.py");
+  auto sites = sites_of(text, args);
+  ASSERT_EQ(sites.size(), 1u);
+  auto want = sites_of(direct, args);
+  ASSERT_EQ(want.size(), 1u);
+  EXPECT_EQ(sites[0].anchor, want[0].anchor);
+  EXPECT_EQ(sites[0].params, want[0].params);
+  EXPECT_EQ(loads_of(text, args, 1), 16);  // 2 query blocks x 2 key blocks x 4 tiles
+  std::string after = loopnest::apply_site("k.py", text, args, sites[0]);
+  EXPECT_EQ(loads_of(after, args, 1), 8) << after;
+  EXPECT_EQ(after.find("kt_ps = nl.transpose(k_t)\n"), std::string::npos) << after;
+  // The transposed tile read by a second copy: the pair is not one step.
+  const std::string copy = "nl.copy(kt_ps, dtype=nl.float32)\n";
+  ASSERT_NE(text.find(copy), std::string::npos);
+  std::string twice = text;
+  twice.insert(twice.find(copy) + copy.size(), "                kT[:, t * P:(t + 1) * P] = nl.copy(kt_ps, dtype=nl.float32)\n");
+  EXPECT_TRUE(sites_of(twice, args).empty());
+}

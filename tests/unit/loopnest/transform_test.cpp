@@ -902,6 +902,13 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        {{"loads", "1"}}},
       {"tests/kernels/transpose_per_column_api.py", "transpose_per_column_api.hoist_transpose_loads", "hoist_transpose",
        {{"loads", "1"}}},
+      // The transpose written as the inner call of its copy: split off, then moved with the load.
+      {"tests/kernels/nested_transpose_rows.py", "nested_transpose_rows.hoist_transpose_loads", "hoist_transpose",
+       {{"loads", "1"}}},
+      {"tests/kernels/nested_transpose_rows_isa.py", "nested_transpose_rows_isa.hoist_transpose_loads", "hoist_transpose",
+       {{"loads", "1"}}},
+      {"tests/kernels/nested_transpose_rows_api.py", "nested_transpose_rows_api.hoist_transpose_loads", "hoist_transpose",
+       {{"loads", "1"}}},
       {"tests/golden/rewrite/nl_softmax_bmm.py", "nl_softmax_bmm.open_composite", "open_composite", {}},
       {"tests/kernels/inline_load_rows.py", "inline_load_rows.jam_rows", "jam_rows", {{"factor", "2"}}},
       {"tests/kernels/block_ndarray_rows.py", "block_ndarray_rows.jam_rows", "jam_rows", {{"factor", "2"}}},
@@ -961,6 +968,10 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // A key block transposed from tiles per query block: the transposes and the loads feeding
       // them out of the query loop, the tile loop filling a block of the buffer along its free dim.
       {"tests/kernels/key_blocks_per_query.py", "key_blocks_per_query.hoist_compute_transpose", "hoist_compute",
+       {{"loads", "1"}}},
+      // ... each tile transposed into PSUM and copied out into its columns: the pair folds into the
+      // transpose writing the columns, which moves with its loads.
+      {"tests/kernels/key_blocks_psum_copy.py", "key_blocks_psum_copy.hoist_compute_transpose", "hoist_compute",
        {{"loads", "1"}}},
       // Operands a fold carries print as the author's names where they mean the same value, else
       // as values.

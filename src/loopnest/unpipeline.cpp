@@ -1,0 +1,337 @@
+// Hand-written software pipelines seen through (session 30). An author who schedules loads by hand
+// loads tile `start` before the loop (the prologue) and, in iteration j, the tile of iteration j + 1
+// into the other slot of a rotating buffer (`buf[(j + 1) % 2] = nl.load(...)`, under `if j + 1 < N:`)
+// before computing tile j from `buf[j % 2]`. On the form the buffer then carries a value from one
+// iteration to the next, so no move sees a per-iteration tile (jam, hoist, fusion, free size...).
+//
+// unpipeline_loops puts every such prefetch back into its own iteration: the prologue goes, the
+// prefetch loads tile j (its accesses with j - 1 for j) at the top of the body, outside the guard,
+// and the rotating buffer becomes one tile declared in the loop (its slot dim dropped, as
+// contract.cpp does for block buffers). The same loads and the same compute; the Tile scheduler
+// overlaps an iteration's load with the previous iteration's compute by itself (a loop's tiles are
+// renamed per iteration), so the simulated latency is the same (h02-style probe: 7.332 us both).
+//
+// Legal from the form: the loop has constant bounds and step 1; the guard holds in every iteration
+// but the last; the prefetch is a plain DMA of HBM tensors no operation writes into a whole slot
+// `(j + 1) % D` of an on-chip buffer (one slot dim of constant size D); the prologue, in the loop's
+// block before it, is the same DMA at j = start - 1 into slot `start % D`; the buffer is declared
+// once in that block and every other access of it (views included) is a read inside the loop of
+// slot `j % D`. So slot j % D holds tile j while iteration j reads it, in both programs.
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+// The source text of `e` when it sits on one line; "" otherwise.
+std::string source_of(const Kernel& k, const nki::Expr& e) {
+  const nki::Span& sp = e.span;
+  if (!k.module || sp.line == 0 || sp.line != sp.end_line || sp.col == 0 || sp.end_col <= sp.col) return "";
+  std::string line = k.module->file->line_text(sp.line);
+  if (sp.end_col - 1 > line.size()) return "";
+  return line.substr(sp.col - 1, sp.end_col - sp.col);
+}
+
+bool has(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// Whether If node `n` holds in every iteration of loop `l` but the last (`if j + 1 < N:`, `if j <
+// N - 1:`), judged by evaluating it over the loop's values.
+bool guards_all_but_last(const Node& n, const Loop& l, int64_t start, int64_t stop) {
+  if (n.kind != NodeKind::If || !n.orelse.empty() || n.continues || n.frozen) return false;
+  for (const IExpr* e : {&n.cond_l, &n.cond_r})
+    for (int v : e->vars())
+      if (v != l.id) return false;
+  for (int64_t j = start; j < stop; ++j) {
+    std::map<int, int64_t> at = {{l.id, j}};
+    auto a = n.cond_l.eval(at), b = n.cond_r.eval(at);
+    if (!a || !b || holds(*a, n.cond, *b) != (j + 1 < stop)) return false;
+  }
+  return true;
+}
+
+// Whether `a` covers a whole slot of its buffer: every dim after the slot dim from 0 over its size.
+bool whole_slot(const Kernel& k, const Access& a) {
+  const Tensor& t = k.tensor(a.tensor);
+  if (a.dims.size() != t.shape.size()) return false;
+  for (size_t d = 1; d < a.dims.size(); ++d) {
+    const DimIndex& di = a.dims[d];
+    if (di.start != IExpr(0) || di.terms.size() != 1 || di.terms[0].stride != 1 || !di.terms[0].affine() ||
+        di.terms[0].size != t.shape[d])
+      return false;
+  }
+  return true;
+}
+
+// The rotating buffer a prefetch statement fills (slot `(j + 1) % D`), or -1 when `n` is none.
+int prefetched_buffer(const Kernel& k, const Analysis& an, const Node& n, int loop) {
+  if (n.kind != NodeKind::Stmt || n.frozen || n.ops.size() != 1) return -1;
+  const Op& op = n.ops[0];
+  if ((op.cls != OpClass::Load && op.cls != OpClass::DmaCopy) || !op.dst || op.accumulate || op.has_mask ||
+      op.result >= 0 || indirect_dma(op))
+    return -1;
+  const Tensor& buf = k.tensor(op.dst->tensor);
+  if (buf.role != TensorRole::Buffer || !buf.on_chip() || buf.partition_dim != 1 || buf.list_loop >= 0 ||
+      buf.bound_items || !buf.shape[0].is_constant() || buf.shape[0].constant() < 2)
+    return -1;
+  const int64_t slots = buf.shape[0].constant();
+  if (!op.dst->dims[0].terms.empty() || op.dst->dims[0].start != IExpr::mod(IExpr::var(loop) + 1, slots) ||
+      !whole_slot(k, *op.dst))
+    return -1;
+  // Reads HBM tensors nothing writes: loading tile j + 1 now or in iteration j + 1 reads the same.
+  for (const Access* a : reads(op)) {
+    const Tensor& src = k.tensor(a->tensor);
+    if (src.on_chip() || !an.writers(k, storage_of(k, a->tensor)).empty()) return -1;
+  }
+  return buf.id;
+}
+
+struct Pipeline {
+  int loop_node = -1, loop = -1;
+  int guard = -1;                 // the If node holding the prefetches
+  std::vector<int> prefetches;    // statement node ids, in order
+  std::vector<int> prologues;     // one per prefetch
+  std::vector<int> declarations;  // one per buffer
+  std::vector<int> buffers;
+  std::vector<int> views;         // Meta nodes naming one slot (`d_t = dbuf[j % 2]`): dropped
+};
+
+// The accesses of tensor `t` (not a view of it) op makes.
+std::vector<const Access*> accesses_of(const Op& op, int t) {
+  std::vector<const Access*> out;
+  if (op.dst && op.dst->tensor == t) out.push_back(&*op.dst);
+  for (const auto& a : op.args)
+    if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) out.push_back(&a.value.access);
+  return out;
+}
+
+// The pipeline of buffer `buf` whose prefetch is `pre` in loop node `loop_node` of block `block`.
+bool buffer_ok(Kernel& k, const Analysis& an, const std::vector<Node>& block, const Node& loop_node, const Node& pre,
+               int buf, Pipeline& p) {
+  const Loop& l = k.loops.at(loop_node.loop);
+  const int64_t start = l.start.constant();
+  const Tensor& t = k.tensor(buf);
+  const int64_t slots = t.shape[0].constant();
+  for (const auto& other : k.tensors)
+    if (other.id != buf && storage_of(k, other.id) == buf) return false;  // a reshape of it
+  // The prologue: the prefetch at j = start - 1 into slot start % D.
+  Op want = pre.ops[0];
+  substitute_access(*want.dst, l.id, IExpr(start - 1));
+  for (auto& a : want.args)
+    if (a.value.kind == Operand::Kind::Tile) substitute_access(a.value.access, l.id, IExpr(start - 1));
+  int prologue = -1, declaration = -1, declared_in = -1;
+  size_t loop_at = block.size();
+  for (size_t i = 0; i < block.size(); ++i)
+    if (block[i].id == loop_node.id) loop_at = i;
+  for (size_t i = 0; i < loop_at; ++i) {
+    const Node& n = block[i];
+    // The newer API's list of buffers (`x_sb = [nl.ndarray(...) for _ in range(2)]`): declared by
+    // the comprehension's node.
+    if (n.kind == NodeKind::Inline && n.helper == kComprehensionHelper && t.host_list && n.body.size() == 1 &&
+        n.body[0].ops.size() == 1 && is_declaration(n.body[0].ops[0]) && n.body[0].ops[0].dst &&
+        n.body[0].ops[0].dst->tensor == buf)
+      declaration = n.id, declared_in = n.body[0].id;
+    if (n.kind != NodeKind::Stmt || n.ops.size() != 1 || n.frozen) continue;
+    const Op& op = n.ops[0];
+    if (is_declaration(op) && op.cls == OpClass::Alloc && op.dst && op.dst->tensor == buf) declaration = n.id;
+    if (op.dst && op.dst->tensor == buf && !is_declaration(op)) {
+      if (prologue >= 0 || op.api != want.api || op.has_mask || op.accumulate || op.result >= 0) return false;
+      if (!(*op.dst == *want.dst) || op.args.size() != want.args.size()) return false;
+      for (size_t a = 0; a < op.args.size(); ++a) {
+        const Operand &x = op.args[a].value, &y = want.args[a].value;
+        if (op.args[a].name != want.args[a].name || x.kind != y.kind) return false;
+        if (x.kind == Operand::Kind::Tile && !(x.access == y.access)) return false;
+        if (x.kind != Operand::Kind::Tile && x.kind != Operand::Kind::None && x.kind != Operand::Kind::Symbol)
+          return false;
+        if (x.kind == Operand::Kind::Symbol && x.symbol != y.symbol) return false;
+      }
+      prologue = n.id;
+    }
+  }
+  if (prologue < 0 || declaration < 0) return false;
+  // Every other access: a read of slot j % D inside the loop.
+  const IExpr slot = IExpr::mod(IExpr::var(l.id), slots);
+  for (const auto& r : an.ops) {
+    const Op& op = r.op();
+    auto acc = accesses_of(op, buf);
+    bool via_view = false;
+    for (const Access* a : reads(op))
+      if (a->tensor != buf && storage_of(k, a->tensor) == buf) via_view = true;
+    if (via_view) return false;
+    if (acc.empty() || r.node->id == prologue || r.node->id == declaration || r.node->id == declared_in ||
+        r.node->id == pre.id)
+      continue;
+    if (!has(r.loops, l.id) || r.node->frozen || r.node->kind != NodeKind::Stmt) return false;
+    if (op.dst && op.dst->tensor == buf) return false;
+    for (const Access* a : acc)
+      if (a->dims.size() != t.shape.size() || !a->dims[0].terms.empty() || a->dims[0].start != slot) return false;
+  }
+  bool bad_view = false;
+  std::vector<int> views;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
+    if (n.kind != NodeKind::Meta || !n.view || storage_of(k, n.view->tensor) != buf) return;
+    if (n.view->tensor != buf || !has(loops, l.id) || n.view->dims.empty() || !n.view->dims[0].terms.empty() ||
+        n.view->dims[0].start != slot)
+      bad_view = true;
+    views.push_back(n.id);
+  });
+  if (bad_view) return false;
+  p.prologues.push_back(prologue);
+  p.declarations.push_back(declaration);
+  p.buffers.push_back(buf);
+  p.views.insert(p.views.end(), views.begin(), views.end());
+  return true;
+}
+
+// The item a comprehension declaring a list of buffers makes, as written (`nl.ndarray((P, cols),
+// dtype=x.dtype, buffer=nl.sbuf)` of `[... for _ in range(2)]`); "" when not one line.
+std::string comprehension_item(const Kernel& k, const Node& n) {
+  if (!n.origin || n.origin->kind != nki::StmtKind::Assign) return "";
+  const auto& a = static_cast<const nki::AssignStmt&>(*n.origin);
+  if (!a.value || a.value->kind != nki::ExprKind::ListComp) return "";
+  const auto& c = static_cast<const nki::ComprehensionExpr&>(*a.value);
+  return c.elt ? source_of(k, *c.elt) : "";
+}
+
+std::optional<Pipeline> pipeline_of(Kernel& k, const std::vector<Node>& block, const Node& n) {
+  if (n.kind != NodeKind::Loop || n.frozen) return std::nullopt;
+  const Loop& l = k.loops.at(n.loop);
+  if (l.host_items || l.program || l.step != 1 || !l.start.is_constant() || !l.stop.is_constant()) return std::nullopt;
+  const int64_t start = l.start.constant(), stop = l.stop.constant();
+  if (stop - start < 2) return std::nullopt;
+  Analysis an(k);
+  Pipeline p;
+  p.loop_node = n.id;
+  p.loop = n.loop;
+  for (const Node& g : n.body) {
+    if (!guards_all_but_last(g, l, start, stop)) continue;
+    if (p.guard >= 0 || g.body.empty()) return std::nullopt;
+    for (const Node& pre : g.body) {
+      int buf = prefetched_buffer(k, an, pre, l.id);
+      if (buf < 0 || has(p.buffers, buf) || !buffer_ok(k, an, block, n, pre, buf, p)) return std::nullopt;
+      p.prefetches.push_back(pre.id);
+    }
+    p.guard = g.id;
+  }
+  if (p.guard < 0) return std::nullopt;
+  return p;
+}
+
+void drop_slot(Access& a) { a.dims.erase(a.dims.begin()); }
+
+
+void undo(Kernel& k, const Pipeline& p) {
+  const int v = k.loops.at(p.loop).id;
+  std::vector<Node> loads;
+  for (int id : p.prefetches) {
+    Node pre = *find_node(k, id);
+    Op& op = pre.ops[0];
+    substitute_access(*op.dst, v, IExpr::var(v) - 1);
+    op.dst_origin = nullptr;
+    for (auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile) substitute_access(a.value.access, v, IExpr::var(v) - 1), a.value.origin = nullptr;
+    pre.dirty = true;
+    pre.patch.clear();
+    loads.push_back(std::move(pre));
+  }
+  erase_node(k, p.guard);
+  for (int id : p.prologues) erase_node(k, id);
+  for (int id : p.views) erase_node(k, id);
+  std::vector<Node> decls;
+  std::vector<int> listed;  // buffers declared by a comprehension: declared afresh below
+  std::vector<std::string> listed_text;
+  for (int id : p.declarations) {
+    Node d = *find_node(k, id);
+    erase_node(k, id);
+    if (d.kind == NodeKind::Inline) {
+      listed.push_back(d.body[0].ops[0].dst->tensor);
+      listed_text.push_back(comprehension_item(k, d));
+      continue;
+    }
+    Op& op = d.ops[0];
+    drop_slot(*op.dst);
+    for (auto& dim : op.dst->dims)
+      for (auto& term : dim.terms) term.axis -= 1;
+    if (Arg* shape = op.arg("shape"); shape && shape->value.kind == Operand::Kind::Shape && !shape->value.shape.empty()) {
+      shape->value.shape.erase(shape->value.shape.begin());
+      // The author's text of the dims kept (`nl.par_dim(P), F`), printed while they keep their value.
+      Tensor& t = k.tensor(op.dst->tensor);
+      const nki::Expr* w = shape->value.written ? shape->value.written : shape->value.origin;
+      if (w && (w->kind == nki::ExprKind::Tuple || w->kind == nki::ExprKind::List)) {
+        const auto& elts = static_cast<const nki::SequenceExpr&>(*w).elts;
+        if (elts.size() == t.shape.size()) {
+          t.dim_text.assign(t.shape.size() - 1, {IExpr(), ""});
+          for (size_t d = 1; d < elts.size(); ++d) t.dim_text[d - 1] = {t.shape[d], source_of(k, *elts[d])};
+        }
+      }
+      shape->value.origin = nullptr;
+    }
+    d.dirty = true;
+    d.patch.clear();
+    decls.push_back(std::move(d));
+  }
+  const std::set<int> bufs(p.buffers.begin(), p.buffers.end());
+  for (int b : p.buffers) {
+    Tensor& t = k.tensor(b);
+    t.shape.erase(t.shape.begin());
+    t.partition_dim = 0;
+    t.scope_loop = p.loop;
+    t.host_list = false;
+  }
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for (auto& op : n.ops) {
+      bool touched = false;
+      if (op.dst && bufs.count(op.dst->tensor)) drop_slot(*op.dst), op.dst_origin = nullptr, touched = true;
+      for (auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile && bufs.count(a.value.access.tensor))
+          drop_slot(a.value.access), a.value.origin = nullptr, touched = true;
+      if (touched) n.dirty = true;
+    }
+  });
+  for (auto& load : loads) {
+    Op& op = load.ops[0];
+    if (op.dst->dims.size() == k.tensor(op.dst->tensor).shape.size() + 1) drop_slot(*op.dst);
+  }
+  for (size_t i = 0; i < listed.size(); ++i) {
+    decls.push_back(declaration_node(k, listed[i]));
+    if (!listed_text[i].empty()) decls.back().patch = k.tensor(listed[i]).name + " = " + listed_text[i];
+  }
+  Node* loop = find_node(k, p.loop_node);
+  std::vector<Node> head = std::move(decls);
+  for (auto& n : loads) head.push_back(std::move(n));
+  loop->body.insert(loop->body.begin(), std::make_move_iterator(head.begin()), std::make_move_iterator(head.end()));
+  // Sequential for the carried buffer alone: the plain loop it schedules is affine.
+  write_affine(k, p.loop_node);
+}
+
+// Every pipeline of the kernel, outermost loops first (ids: undoing one moves nodes).
+bool undo_one(Kernel& k) {
+  std::optional<Pipeline> found;
+  std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
+    for (auto& n : block) {
+      if (found) return;
+      if (n.kind == NodeKind::Loop) {
+        found = pipeline_of(k, block, n);
+        if (found) return;
+      }
+      if (!n.frozen) walk(n.body), walk(n.orelse);
+    }
+  };
+  walk(k.body);
+  if (!found) return false;
+  undo(k, *found);
+  return true;
+}
+
+}  // namespace
+
+int unpipeline_loops(Kernel& k) {
+  int count = 0;
+  while (count < 16 && undo_one(k)) ++count;
+  return count;
+}
+
+}  // namespace loopnest

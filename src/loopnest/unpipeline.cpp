@@ -97,7 +97,99 @@ struct Pipeline {
   std::vector<int> declarations;  // one per buffer
   std::vector<int> buffers;
   std::vector<int> views;         // Meta nodes naming one slot (`d_t = dbuf[j % 2]`): dropped
+  // Unguarded prefetches (the loop stops one iteration early): the nodes after the loop computing
+  // its last tile again (Meta nodes among them included); the loop then runs once more instead.
+  std::vector<int> epilogue;
 };
+
+// Matching an epilogue against the loop's body at j = stop: the tiles each side makes per
+// iteration are paired as they are met (`y` of the body, `y` again after the loop).
+struct Matcher {
+  const Kernel& k;
+  int loop;
+  int64_t at;
+  std::map<int, int> pairs;
+
+  bool tensor(int b, int e) {
+    if (b == e) return k.tensor(b).scope_loop != loop;
+    const Tensor &tb = k.tensor(b), &te = k.tensor(e);
+    if (tb.scope_loop != loop || tb.memory != te.memory || tb.dtype != te.dtype || tb.role != te.role ||
+        tb.shape != te.shape || tb.partition_dim != te.partition_dim)
+      return false;
+    auto [it, added] = pairs.emplace(b, e);
+    return added ? true : it->second == e;
+  }
+  bool access(const Access& b, const Access& e) {
+    Access sb = b;
+    substitute_access(sb, loop, IExpr(at));
+    if (!tensor(sb.tensor, e.tensor)) return false;
+    sb.tensor = e.tensor;
+    return sb == e;
+  }
+  bool operand(const Operand& b, const Operand& e) {
+    if (b.kind != e.kind || b.number_when || e.number_when) return false;
+    switch (b.kind) {
+      case Operand::Kind::Tile: return access(b.access, e.access);
+      case Operand::Kind::Number: return b.number == e.number && b.integer == e.integer && b.number_type == e.number_type;
+      case Operand::Kind::Symbol: return b.symbol == e.symbol;
+      case Operand::Kind::Shape: return b.shape == e.shape;
+      case Operand::Kind::None: return true;
+      case Operand::Kind::Index: return b.index.substitute(loop, IExpr(at)) == e.index;
+      default: return false;
+    }
+  }
+  bool op(const Op& b, const Op& e) {
+    if (b.api != e.api || b.cls != e.cls || b.engine != e.engine || b.accumulate != e.accumulate || b.has_mask ||
+        e.has_mask || b.dtype != e.dtype || b.args.size() != e.args.size() || b.dst.has_value() != e.dst.has_value() ||
+        (b.result >= 0) != (e.result >= 0))
+      return false;
+    if (b.result >= 0 && !tensor(b.result, e.result)) return false;
+    if (b.dst && !access(*b.dst, *e.dst)) return false;
+    for (size_t i = 0; i < b.args.size(); ++i)
+      if (b.args[i].name != e.args[i].name || b.args[i].output != e.args[i].output ||
+          !operand(b.args[i].value, e.args[i].value))
+        return false;
+    return true;
+  }
+  bool node(const Node& b, const Node& e) {
+    if (b.kind != NodeKind::Stmt || e.kind != NodeKind::Stmt || b.frozen || e.frozen || b.ops.size() != e.ops.size())
+      return false;
+    for (size_t i = 0; i < b.ops.size(); ++i)
+      if (!op(b.ops[i], e.ops[i])) return false;
+    return true;
+  }
+};
+
+// The epilogue of loop node `n` (in `block`) whose body, without the prefetches `skip`, is
+// straight-line statements: the nodes after the loop doing that body's work at j = stop, the Meta
+// nodes among them (`tl = T - 1`, `cur = xbuf[tl % 2]`) included. Empty when there is none.
+std::vector<int> epilogue_of(const Kernel& k, const std::vector<Node>& block, const Node& n, const std::vector<int>& skip) {
+  const Loop& l = k.loops.at(n.loop);
+  std::vector<const Node*> work;
+  for (const Node& b : n.body) {
+    if (has(skip, b.id) || b.kind == NodeKind::Meta) continue;
+    if (b.kind != NodeKind::Stmt) return {};
+    work.push_back(&b);
+  }
+  if (work.empty()) return {};
+  Matcher m{k, l.id, l.stop.constant(), {}};
+  std::vector<int> out;
+  size_t at = 0;
+  while (at < block.size() && block[at].id != n.id) ++at;
+  size_t next = 0;
+  for (size_t i = at + 1; i < block.size() && next < work.size(); ++i) {
+    const Node& e = block[i];
+    if (e.kind == NodeKind::Meta && e.meta != MetaKind::Return && e.meta != MetaKind::Append &&
+        e.meta != MetaKind::Assert) {
+      out.push_back(e.id);
+      continue;
+    }
+    if (!m.node(*work[next], e)) return {};
+    out.push_back(e.id);
+    ++next;
+  }
+  return next == work.size() ? out : std::vector<int>{};
+}
 
 // The accesses of tensor `t` (not a view of it) op makes.
 std::vector<const Access*> accesses_of(const Op& op, int t) {
@@ -111,6 +203,8 @@ std::vector<const Access*> accesses_of(const Op& op, int t) {
 // The pipeline of buffer `buf` whose prefetch is `pre` in loop node `loop_node` of block `block`.
 bool buffer_ok(Kernel& k, const Analysis& an, const std::vector<Node>& block, const Node& loop_node, const Node& pre,
                int buf, Pipeline& p) {
+  // The epilogue's reads (slot stop % D, after the loop) go with it.
+  std::set<int> gone(p.epilogue.begin(), p.epilogue.end());
   const Loop& l = k.loops.at(loop_node.loop);
   const int64_t start = l.start.constant();
   const Tensor& t = k.tensor(buf);
@@ -162,7 +256,7 @@ bool buffer_ok(Kernel& k, const Analysis& an, const std::vector<Node>& block, co
       if (a->tensor != buf && storage_of(k, a->tensor) == buf) via_view = true;
     if (via_view) return false;
     if (acc.empty() || r.node->id == prologue || r.node->id == declaration || r.node->id == declared_in ||
-        r.node->id == pre.id)
+        r.node->id == pre.id || gone.count(r.node->id))
       continue;
     if (!has(r.loops, l.id) || r.node->frozen || r.node->kind != NodeKind::Stmt) return false;
     if (op.dst && op.dst->tensor == buf) return false;
@@ -172,7 +266,7 @@ bool buffer_ok(Kernel& k, const Analysis& an, const std::vector<Node>& block, co
   bool bad_view = false;
   std::vector<int> views;
   for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
-    if (n.kind != NodeKind::Meta || !n.view || storage_of(k, n.view->tensor) != buf) return;
+    if (n.kind != NodeKind::Meta || !n.view || storage_of(k, n.view->tensor) != buf || gone.count(n.id)) return;
     if (n.view->tensor != buf || !has(loops, l.id) || n.view->dims.empty() || !n.view->dims[0].terms.empty() ||
         n.view->dims[0].start != slot)
       bad_view = true;
@@ -201,7 +295,7 @@ std::optional<Pipeline> pipeline_of(Kernel& k, const std::vector<Node>& block, c
   const Loop& l = k.loops.at(n.loop);
   if (l.host_items || l.program || l.step != 1 || !l.start.is_constant() || !l.stop.is_constant()) return std::nullopt;
   const int64_t start = l.start.constant(), stop = l.stop.constant();
-  if (stop - start < 2) return std::nullopt;
+  if (stop - start < 1) return std::nullopt;
   Analysis an(k);
   Pipeline p;
   p.loop_node = n.id;
@@ -216,11 +310,50 @@ std::optional<Pipeline> pipeline_of(Kernel& k, const std::vector<Node>& block, c
     }
     p.guard = g.id;
   }
-  if (p.guard < 0) return std::nullopt;
+  if (p.guard < 0) {
+    // Unguarded prefetches: the loop stops before the last tile, an epilogue computes it.
+    std::vector<std::pair<const Node*, int>> pres;
+    for (const Node& pre : n.body)
+      if (int buf = prefetched_buffer(k, an, pre, l.id); buf >= 0) pres.push_back({&pre, buf});
+    if (pres.empty()) return std::nullopt;
+    for (const auto& [pre, buf] : pres) p.prefetches.push_back(pre->id);
+    p.epilogue = epilogue_of(k, block, n, p.prefetches);
+    if (p.epilogue.empty()) return std::nullopt;
+    for (const auto& [pre, buf] : pres)
+      if (has(p.buffers, buf) || !buffer_ok(k, an, block, n, *pre, buf, p)) return std::nullopt;
+  }
   return p;
 }
 
 void drop_slot(Access& a) { a.dims.erase(a.dims.begin()); }
+
+// Loop node `n` runs once more (its epilogue folded back in): its stop one higher, the header
+// written with the author's bound (`T - 1` -> `T`, else `B + 1`) where the header is authored.
+void extend(Kernel& k, Node& n) {
+  Loop& l = k.loops.at(n.loop);
+  l.stop = l.stop + 1;
+  std::string bound = authored_bound(n);
+  n.dirty = true;
+  if (bound.empty()) {
+    n.patch.clear();
+    return;
+  }
+  std::string header = n.patch;
+  if (header.empty()) {
+    header = k.module->file->line_text(n.origin->span.line);
+    header = header.substr(header.find_first_not_of(' '));
+  }
+  std::string wider = bound.size() > 4 && bound.compare(bound.size() - 4, 4, " - 1") == 0
+                          ? bound.substr(0, bound.size() - 4)
+                          : bound + " + 1";
+  const std::string from = "(" + bound + ")";
+  size_t at = header.find(from);
+  if (at == std::string::npos) {
+    n.patch.clear();
+    return;
+  }
+  n.patch = header.replace(at, from.size(), "(" + wider + ")");
+}
 
 
 void undo(Kernel& k, const Pipeline& p) {
@@ -237,7 +370,9 @@ void undo(Kernel& k, const Pipeline& p) {
     pre.patch.clear();
     loads.push_back(std::move(pre));
   }
-  erase_node(k, p.guard);
+  if (p.guard >= 0) erase_node(k, p.guard);
+  for (int id : p.prefetches) erase_node(k, id);
+  for (int id : p.epilogue) erase_node(k, id);
   for (int id : p.prologues) erase_node(k, id);
   for (int id : p.views) erase_node(k, id);
   std::vector<Node> decls;
@@ -305,6 +440,7 @@ void undo(Kernel& k, const Pipeline& p) {
   loop->body.insert(loop->body.begin(), std::make_move_iterator(head.begin()), std::make_move_iterator(head.end()));
   // Sequential for the carried buffer alone: the plain loop it schedules is affine.
   write_affine(k, p.loop_node);
+  if (!p.epilogue.empty()) extend(k, *loop);
 }
 
 // Every pipeline of the kernel, outermost loops first (ids: undoing one moves nodes).

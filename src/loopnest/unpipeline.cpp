@@ -89,6 +89,30 @@ int prefetched_buffer(const Kernel& k, const Analysis& an, const Node& n, int lo
   return buf.id;
 }
 
+// Whether DMA `op` moves what `want` (the prefetch at j = start - 1) does: same call, sources and
+// options (the destinations are the caller's).
+bool same_dma(const Op& op, const Op& want) {
+  if (op.api != want.api || op.has_mask || op.accumulate || op.args.size() != want.args.size()) return false;
+  for (size_t a = 0; a < op.args.size(); ++a) {
+    const Operand &x = op.args[a].value, &y = want.args[a].value;
+    if (op.args[a].name != want.args[a].name || x.kind != y.kind) return false;
+    if (x.kind == Operand::Kind::Tile && !(x.access == y.access)) return false;
+    if (x.kind != Operand::Kind::Tile && x.kind != Operand::Kind::None && x.kind != Operand::Kind::Symbol) return false;
+    if (x.kind == Operand::Kind::Symbol && x.symbol != y.symbol) return false;
+  }
+  return true;
+}
+
+// The prefetch `pre` (statement of loop `l`) as it loads the first tile, at j = start - 1.
+Op first_load(const Node& pre, const Loop& l) {
+  Op want = pre.ops[0];
+  const IExpr at(l.start.constant() - 1);
+  if (want.dst) substitute_access(*want.dst, l.id, at);
+  for (auto& a : want.args)
+    if (a.value.kind == Operand::Kind::Tile) substitute_access(a.value.access, l.id, at);
+  return want;
+}
+
 struct Pipeline {
   int loop_node = -1, loop = -1;
   int guard = -1;                 // the If node holding the prefetches
@@ -206,16 +230,12 @@ bool buffer_ok(Kernel& k, const Analysis& an, const std::vector<Node>& block, co
   // The epilogue's reads (slot stop % D, after the loop) go with it.
   std::set<int> gone(p.epilogue.begin(), p.epilogue.end());
   const Loop& l = k.loops.at(loop_node.loop);
-  const int64_t start = l.start.constant();
   const Tensor& t = k.tensor(buf);
   const int64_t slots = t.shape[0].constant();
   for (const auto& other : k.tensors)
     if (other.id != buf && storage_of(k, other.id) == buf) return false;  // a reshape of it
   // The prologue: the prefetch at j = start - 1 into slot start % D.
-  Op want = pre.ops[0];
-  substitute_access(*want.dst, l.id, IExpr(start - 1));
-  for (auto& a : want.args)
-    if (a.value.kind == Operand::Kind::Tile) substitute_access(a.value.access, l.id, IExpr(start - 1));
+  const Op want = first_load(pre, l);
   int prologue = -1, declaration = -1, declared_in = -1;
   size_t loop_at = block.size();
   for (size_t i = 0; i < block.size(); ++i)
@@ -232,16 +252,7 @@ bool buffer_ok(Kernel& k, const Analysis& an, const std::vector<Node>& block, co
     const Op& op = n.ops[0];
     if (is_declaration(op) && op.cls == OpClass::Alloc && op.dst && op.dst->tensor == buf) declaration = n.id;
     if (op.dst && op.dst->tensor == buf && !is_declaration(op)) {
-      if (prologue >= 0 || op.api != want.api || op.has_mask || op.accumulate || op.result >= 0) return false;
-      if (!(*op.dst == *want.dst) || op.args.size() != want.args.size()) return false;
-      for (size_t a = 0; a < op.args.size(); ++a) {
-        const Operand &x = op.args[a].value, &y = want.args[a].value;
-        if (op.args[a].name != want.args[a].name || x.kind != y.kind) return false;
-        if (x.kind == Operand::Kind::Tile && !(x.access == y.access)) return false;
-        if (x.kind != Operand::Kind::Tile && x.kind != Operand::Kind::None && x.kind != Operand::Kind::Symbol)
-          return false;
-        if (x.kind == Operand::Kind::Symbol && x.symbol != y.symbol) return false;
-      }
+      if (prologue >= 0 || op.result >= 0 || !(*op.dst == *want.dst) || !same_dma(op, want)) return false;
       prologue = n.id;
     }
   }
@@ -443,23 +454,185 @@ void undo(Kernel& k, const Pipeline& p) {
   if (!p.epilogue.empty()) extend(k, *loop);
 }
 
+// Two named tiles swapped by rebinding (`a_nxt = nl.load(tile j + 1)`, computing from `a_cur`, then
+// `a_cur = a_nxt`; `a_cur` loaded before the loop): the prefetch, the rebinding and the prologue.
+struct Rebound {
+  int prefetch = -1, rebind = -1, prologue = -1;
+  int cur = -1, next = -1;
+};
+struct RebindPipeline {
+  int loop_node = -1, loop = -1;
+  std::vector<Rebound> pairs;
+  std::vector<int> guards;    // If nodes (`if j + 1 < N:`) holding only prefetches or only rebindings
+  std::vector<int> epilogue;  // as Pipeline::epilogue, for a loop stopping one tile early
+};
+
+// The tile `n` loads for the next iteration (`a_nxt = nl.load(x[j + 1])`: a value made in loop
+// `l` by a plain DMA of HBM tensors nothing writes); -1 when `n` is none.
+int prefetched_value(const Kernel& k, const Analysis& an, const Node& n, const Loop& l) {
+  if (n.kind != NodeKind::Stmt || n.frozen || n.ops.size() != 1) return -1;
+  const Op& op = n.ops[0];
+  if ((op.cls != OpClass::Load && op.cls != OpClass::DmaCopy) || op.accumulate || op.has_mask || op.result < 0 ||
+      (op.dst && op.dst->tensor != op.result) || indirect_dma(op))
+    return -1;
+  bool uses = false;
+  for (const Access* a : reads(op)) {
+    const Tensor& src = k.tensor(a->tensor);
+    if (src.on_chip() || !an.writers(k, storage_of(k, a->tensor)).empty()) return -1;
+    uses = uses || uses_loop(*a, l.id);
+  }
+  return uses ? op.result : -1;
+}
+
+// The tile `op` binds whole (its result, or the whole tile it writes: the lift's `assign` of a
+// name); -1 otherwise.
+int made(const Kernel& k, const Op& op) {
+  if (op.result >= 0) return !op.dst || op.dst->tensor == op.result ? op.result : -1;
+  return op.dst && !op.accumulate && accesses_whole(k, *op.dst) ? op.dst->tensor : -1;
+}
+
+// The rebinding `cur = next` (the lift's `assign` of the whole tile): cur's id, or -1.
+int rebinds(const Kernel& k, const Node& n, int next) {
+  if (n.kind != NodeKind::Stmt || n.frozen || n.ops.size() != 1) return -1;
+  const Op& op = n.ops[0];
+  const int cur = made(k, op);
+  if (op.api != "assign" || cur < 0 || cur == next || op.args.size() != 1 ||
+      op.args[0].value.kind != Operand::Kind::Tile || op.args[0].value.access.tensor != next ||
+      !accesses_whole(k, op.args[0].value.access))
+    return -1;
+  return cur;
+}
+
+std::optional<RebindPipeline> rebind_pipeline_of(Kernel& k, const std::vector<Node>& block, const Node& n) {
+  if (n.kind != NodeKind::Loop || n.frozen) return std::nullopt;
+  const Loop& l = k.loops.at(n.loop);
+  if (l.host_items || l.program || l.step != 1 || !l.start.is_constant() || !l.stop.is_constant()) return std::nullopt;
+  const int64_t start = l.start.constant(), stop = l.stop.constant();
+  if (stop - start < 1) return std::nullopt;
+  Analysis an(k);
+  RebindPipeline p;
+  p.loop_node = n.id;
+  p.loop = n.loop;
+  // The body's top-level statements, a guard's looked into: (node, guard id or -1).
+  std::vector<std::pair<const Node*, int>> stmts;
+  for (const Node& b : n.body) {
+    if (guards_all_but_last(b, l, start, stop)) {
+      for (const Node& g : b.body) stmts.push_back({&g, b.id});
+      p.guards.push_back(b.id);
+    } else {
+      stmts.push_back({&b, -1});
+    }
+  }
+  bool guarded = false, unguarded = false;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    int next = prefetched_value(k, an, *stmts[i].first, l);
+    if (next < 0) continue;
+    Rebound r;
+    r.prefetch = stmts[i].first->id;
+    r.next = next;
+    for (size_t j = i + 1; j < stmts.size() && r.cur < 0; ++j)
+      if (int cur = rebinds(k, *stmts[j].first, next); cur >= 0) {
+        r.cur = cur, r.rebind = stmts[j].first->id;
+        // Prefetch and rebinding both guarded or both not; the rebinding the last reader of cur.
+        if ((stmts[i].second >= 0) != (stmts[j].second >= 0)) return std::nullopt;
+        (stmts[i].second >= 0 ? guarded : unguarded) = true;
+      }
+    if (r.cur < 0) continue;  // a load of the next tile kept apart: no pipeline of names
+    p.pairs.push_back(r);
+  }
+  if (p.pairs.empty() || (guarded && unguarded)) return std::nullopt;
+  // Every guard holds only prefetches and rebindings.
+  std::set<int> mine;
+  for (const auto& r : p.pairs) mine.insert(r.prefetch), mine.insert(r.rebind);
+  for (const auto& [node, guard] : stmts)
+    if (guard >= 0 && !mine.count(node->id)) return std::nullopt;
+  if (unguarded) {
+    std::vector<int> skip(mine.begin(), mine.end());
+    p.epilogue = epilogue_of(k, block, n, skip);
+    if (p.epilogue.empty()) return std::nullopt;
+  }
+  std::set<int> gone(p.epilogue.begin(), p.epilogue.end());
+  size_t loop_at = 0;
+  while (loop_at < block.size() && block[loop_at].id != n.id) ++loop_at;
+  for (auto& r : p.pairs) {
+    const Op want = first_load(*find_node(k, r.prefetch), l);
+    // The prologue: cur loaded with the first tile before the loop, in its block.
+    for (size_t i = 0; i < loop_at; ++i) {
+      const Node& b = block[i];
+      if (b.kind == NodeKind::Stmt && b.ops.size() == 1 && made(k, b.ops[0]) == r.cur && !b.frozen &&
+          same_dma(b.ops[0], want))
+        r.prologue = b.id;
+    }
+    if (r.prologue < 0) return std::nullopt;
+    // next is touched by its prefetch and rebinding alone; cur, besides them and the prologue,
+    // only read in the body before the rebinding (or in the epilogue).
+    int rebind_order = -1;
+    for (const auto& o : an.ops)
+      if (o.node->id == r.rebind) rebind_order = o.order;
+    for (const auto& o : an.ops) {
+      const int id = o.node->id;
+      if (id == r.prefetch || id == r.rebind || id == r.prologue || gone.count(id)) continue;
+      const Op& op = o.op();
+      bool reads_next = false, reads_cur = false;
+      for (const Access* a : reads(op)) {
+        reads_next = reads_next || storage_of(k, a->tensor) == r.next;
+        reads_cur = reads_cur || storage_of(k, a->tensor) == r.cur;
+      }
+      if (reads_next || op.result == r.next || op.result == r.cur) return std::nullopt;
+      for (const Access* a : writes(op))
+        if (storage_of(k, a->tensor) == r.cur || storage_of(k, a->tensor) == r.next) return std::nullopt;
+      if (reads_cur && (!has(o.loops, l.id) || o.order > rebind_order)) return std::nullopt;
+    }
+  }
+  return p;
+}
+
+void undo_rebound(Kernel& k, const RebindPipeline& p) {
+  const Loop& l = k.loops.at(p.loop);
+  std::vector<Node> loads;
+  for (const auto& r : p.pairs) {
+    Node pre = *find_node(k, r.prefetch);
+    Op& op = pre.ops[0];
+    for (auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile)
+        substitute_access(a.value.access, l.id, IExpr::var(l.id) - 1), a.value.origin = nullptr;
+    op.result = r.cur;  // tile j loaded into cur itself
+    if (op.dst) op.dst->tensor = r.cur, op.dst_origin = nullptr;
+    pre.dirty = true;
+    pre.patch.clear();
+    loads.push_back(std::move(pre));
+    k.tensor(r.cur).scope_loop = p.loop;
+  }
+  for (const auto& r : p.pairs) erase_node(k, r.prefetch), erase_node(k, r.rebind), erase_node(k, r.prologue);
+  for (int g : p.guards)
+    if (Node* n = find_node(k, g); n && n->body.empty()) erase_node(k, g);
+  for (int id : p.epilogue) erase_node(k, id);
+  Node* loop = find_node(k, p.loop_node);
+  loop->body.insert(loop->body.begin(), std::make_move_iterator(loads.begin()), std::make_move_iterator(loads.end()));
+  write_affine(k, p.loop_node);
+  if (!p.epilogue.empty()) extend(k, *loop);
+}
+
 // Every pipeline of the kernel, outermost loops first (ids: undoing one moves nodes).
 bool undo_one(Kernel& k) {
+  std::optional<RebindPipeline> rebound;
   std::optional<Pipeline> found;
   std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
     for (auto& n : block) {
-      if (found) return;
+      if (found || rebound) return;
       if (n.kind == NodeKind::Loop) {
         found = pipeline_of(k, block, n);
         if (found) return;
+        rebound = rebind_pipeline_of(k, block, n);
+        if (rebound) return;
       }
       if (!n.frozen) walk(n.body), walk(n.orelse);
     }
   };
   walk(k.body);
-  if (!found) return false;
-  undo(k, *found);
-  return true;
+  if (rebound) undo_rebound(k, *rebound);
+  else if (found) undo(k, *found);
+  return found || rebound;
 }
 
 }  // namespace

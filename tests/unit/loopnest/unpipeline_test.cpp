@@ -27,7 +27,11 @@ std::string kernel_text(const std::string& name) { return read(source_dir() + "/
 int undone(const std::string& text, std::string* printed = nullptr) {
   loopnest::Kernel k = loopnest::lift_source("k.py", text, kArgs);
   int count = loopnest::unpipeline_loops(k);
-  if (printed && count) *printed = loopnest::emit_checked(k, kArgs);
+  // The kernel's code, without the header comment that describes the pipeline.
+  if (printed && count) {
+    *printed = loopnest::emit_checked(k, kArgs);
+    *printed = printed->substr(printed->find("def kernel"));
+  }
   return count;
 }
 

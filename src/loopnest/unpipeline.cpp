@@ -9,7 +9,10 @@
 // and the rotating buffer becomes one tile declared in the loop (its slot dim dropped, as
 // contract.cpp does for block buffers). The same loads and the same compute; the Tile scheduler
 // overlaps an iteration's load with the previous iteration's compute by itself (a loop's tiles are
-// renamed per iteration), so the simulated latency is the same (h02-style probe: 7.332 us both).
+// renamed per iteration), so the simulated latency is the same (a ping-pong of row tiles: 7.332 us
+// both ways). Also undone: a loop stopping one tile early whose epilogue computes the last tile
+// (it runs once more instead), and two named tiles swapped by rebinding (`x_next = nl.load(...)`,
+// ..., `x_cur = x_next`: the next tile loaded into `x_cur` itself).
 //
 // Legal from the form: the loop has constant bounds and step 1; the guard holds in every iteration
 // but the last; the prefetch is a plain DMA of HBM tensors no operation writes into a whole slot

@@ -38,6 +38,22 @@ const nki::CallExpr* header_call(const Node& n) {
 
 // The compiler runs the loop's iterations in order: `sequential_range`, and Python `range` in a
 // legacy kernel.
+// The header as written, the callee's name replaced (columns count characters, 1-based). An
+// opened helper's header names the helper's scope: printed from the form instead ("").
+std::optional<std::string> affine_header(const Kernel& k, const Node& n, const std::string& nl) {
+  const nki::CallExpr* call = header_call(n);
+  if (!call) return std::nullopt;
+  std::string header;
+  if (!text_outside_kernel(k, n)) {
+    std::string line = k.module->file->line_text(n.origin->span.line);
+    const nki::Span& fn = call->func->span;
+    if (fn.end_col - 1 > line.size()) return std::nullopt;
+    header = line.substr(0, fn.col - 1) + nl + ".affine_range" + line.substr(fn.end_col - 1);
+    header = header.substr(header.find_first_not_of(' '));
+  }
+  return header;
+}
+
 bool runs_in_order(const Kernel& k, const Loop& l) {
   return l.kind == LoopKind::Sequential || (l.kind == LoopKind::Range && !k.dialect.new_api);
 }
@@ -61,18 +77,9 @@ class AffineLoop : public Transform {
       // Also a loop of one iteration (at these arguments): inside it each engine still keeps
       // program order.
       if (!runs_in_order(k, l) || l.ordered) continue;
-      const nki::CallExpr* call = header_call(*n);
-      if (!call || !iterations_commute(k, n->loop)) continue;
-      // The header as written, the callee's name replaced (columns count characters, 1-based).
-      // An opened helper's header names the helper's scope: printed from the form instead.
-      std::string header;
-      if (!text_outside_kernel(k, *n)) {
-        std::string line = k.module->file->line_text(n->origin->span.line);
-        const nki::Span& fn = call->func->span;
-        if (fn.end_col - 1 > line.size()) continue;
-        header = line.substr(0, fn.col - 1) + nl->second + ".affine_range" + line.substr(fn.end_col - 1);
-        header = header.substr(header.find_first_not_of(' '));
-      }
+      if (!iterations_commute(k, n->loop)) continue;
+      auto header = affine_header(k, *n, nl->second);
+      if (!header) continue;
       Analysis an(k);
       std::optional<Site> s = make_loop_site(
           k, an, *n,
@@ -84,7 +91,7 @@ class AffineLoop : public Transform {
       if (sink(*s, [&k, id, loop, header] {
             Node* node = find_node(k, id);
             k.loops.at(loop).kind = LoopKind::Affine;
-            node->patch = header;
+            node->patch = *header;
             node->dirty = true;
           }))
         return true;
@@ -94,6 +101,20 @@ class AffineLoop : public Transform {
 };
 
 }  // namespace
+
+bool write_affine(Kernel& k, int id) {
+  auto nl = k.dialect.alias.find("nki.language");
+  Node* n = find_node(k, id);
+  if (nl == k.dialect.alias.end() || !n || n->kind != NodeKind::Loop) return false;
+  Loop& l = k.loops.at(n->loop);
+  if (!runs_in_order(k, l) || l.ordered || !iterations_commute(k, n->loop)) return false;
+  auto header = affine_header(k, *n, nl->second);
+  if (!header) return false;
+  l.kind = LoopKind::Affine;
+  n->patch = *header;
+  n->dirty = true;
+  return true;
+}
 
 std::unique_ptr<Transform> make_affine_loop() { return std::make_unique<AffineLoop>(); }
 

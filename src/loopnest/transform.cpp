@@ -191,6 +191,24 @@ int unflatten_checked(Kernel& k) {
   return 0;
 }
 
+// `k` with its hand-written software pipelines undone (unpipeline_loops), printed and lifted again,
+// as unflatten_checked: the moves then see each iteration's own tile. The number undone (0, `k`
+// unchanged, when none is or the result does not print back).
+int unpipeline_checked(Kernel& k) {
+  auto args = own_args(k);
+  if (!args) return 0;
+  Kernel plain = k;
+  try {
+    const int count = unpipeline_loops(plain);
+    if (count) k = lift_source(k.module->file->path, emit_checked(plain, *args), *args, k.entry, k.nc_version);
+    return count;
+  } catch (const TransformError&) {
+  } catch (const EmitError&) {
+  } catch (const LiftError&) {
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::optional<std::vector<ArgSpec>> own_arguments(const Kernel& k) { return own_args(k); }
@@ -301,9 +319,14 @@ std::vector<Site> find_sites(const Kernel& k) {
   int count = 0, composites = 0;
   if (open_checked(opened, count, &composites)) opened = k, count = composites = 0;
   const int split = unflatten_checked(opened);
+  // And with its hand-written pipelines undone (unpipeline.cpp): a prefetched rotating buffer is a
+  // value carried across iterations, which hides every per-iteration tile from the moves.
+  const int unpiped = unpipeline_checked(opened);
   launch_sites(k, out);
-  if (count + composites + split == 0) return out;
-  auto repeat_key = [&](const Site& s) { return split ? key_by_operation(s) : s.transform + " " + s.anchor; };
+  if (count + composites + split + unpiped == 0) return out;
+  auto repeat_key = [&](const Site& s) {
+    return split || unpiped ? key_by_operation(s) : s.transform + " " + s.anchor;
+  };
   std::set<std::string> seen;
   for (const auto& s : out) seen.insert(repeat_key(s));
   for (auto& s : sites_of(opened)) {
@@ -311,6 +334,7 @@ std::vector<Site> find_sites(const Kernel& k) {
     if (count) s.params["helpers"] = "open";
     if (composites) s.params["composites"] = "open";
     if (split) s.params["flat_loops"] = "split";
+    if (unpiped) s.params["pipeline"] = "undone";
     out.push_back(std::move(s));
   }
   return out;
@@ -437,6 +461,16 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
       source = emit_checked(k, args);
     } catch (const EmitError& e) {
       throw TransformError(fmt::format("{}: the kernel with its flattened loops split cannot be printed back: {}",
+                                       site.key(), e.what()));
+    }
+    k = lift_source(path, source, args, entry, nc_version);
+  }
+  // The pipelines undone, printed and lifted again, as find_sites offered its sites (unpipeline_checked).
+  if (inner.params.erase("pipeline") && unpipeline_loops(k) > 0) {
+    try {
+      source = emit_checked(k, args);
+    } catch (const EmitError& e) {
+      throw TransformError(fmt::format("{}: the kernel with its pipelines undone cannot be printed back: {}",
                                        site.key(), e.what()));
     }
     k = lift_source(path, source, args, entry, nc_version);

@@ -95,6 +95,13 @@ std::optional<std::string> result_refusal(const ResultBaseline& before, Kernel& 
 // from it, are printed over the new loops and those bindings dropped (unflatten.cpp). Returns how
 // many loops it split.
 int unflatten_loops(Kernel& k);
+// Puts every hand-written software pipeline's prefetch (`buf[(j + 1) % 2] = nl.load(...)` under
+// `if j + 1 < N:`, a prologue loading tile 0) back into its own iteration, the rotating buffer one
+// tile per iteration (unpipeline.cpp). Returns how many loops it undid.
+int unpipeline_loops(Kernel& k);
+// Loop node `id`, run in order, written as affine_range where its iterations commute (affine_loop.cpp);
+// false when it stays.
+bool write_affine(Kernel& k, int id);
 // Drops the bindings in `body` computed from loop variable `var` (transitively) and marks every node
 // naming them to print from the form; false (k then partly changed: try it on a copy) when a node
 // cannot be printed from the form (unflatten.cpp).

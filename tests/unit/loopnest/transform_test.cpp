@@ -663,6 +663,10 @@ TEST(LoopNestTransforms, NoMoveAddsAFloorDivOrModIndex) {
         loopnest::unflatten_loops(after);
         after = loopnest::reprinted(after);
       }
+      if (inner.params.erase("pipeline")) {  // its pipelines undone first (unpipeline.cpp)
+        loopnest::unpipeline_loops(after);
+        after = loopnest::reprinted(after);
+      }
       loopnest::find_transform(s.transform)->apply(after, inner);
       const auto kinds = loopnest::quasi_affine_kinds(*form);
       for (const std::string& kind : loopnest::quasi_affine_kinds(after))
@@ -742,6 +746,16 @@ TEST(LoopNestTransforms, GoldenRewrites) {
   };
   const Case cases[] = {
       {"nkibench/styles/legacy_grid/silu_M4096_N7168_0.py", "published_silu.fold_silu", "fold_silu", {{"func", "silu"}}},
+      // Hand-written software pipelines in four spellings (unpipeline.cpp): the jam of the loop each
+      // schedules, its prefetch back in its iteration; the same site in every spelling.
+      {"tests/kernels/prefetch_rows_guarded.py", "prefetch_rows_guarded.jam_rows", "jam_rows",
+       {{"pipeline", "undone"}, {"factor", "2"}}},
+      {"tests/kernels/prefetch_rows_epilogue.py", "prefetch_rows_epilogue.jam_rows", "jam_rows",
+       {{"pipeline", "undone"}, {"factor", "2"}}},
+      {"tests/kernels/prefetch_rows_named.py", "prefetch_rows_named.jam_rows", "jam_rows",
+       {{"pipeline", "undone"}, {"factor", "2"}}},
+      {"tests/kernels/prefetch_rows_api.py", "prefetch_rows_api.jam_rows", "jam_rows",
+       {{"pipeline", "undone"}, {"factor", "2"}}},
       {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.fold_silu", "fold_silu", {{"func", "silu"}}},
       {"nkibench/styles/legacy_grid/silu_M4096_N7168_0.py", "published_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},
       {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},

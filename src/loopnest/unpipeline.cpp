@@ -1,0 +1,649 @@
+// Hand-written software pipelines seen through (session 30). An author who schedules loads by hand
+// loads tile `start` before the loop (the prologue) and, in iteration j, the tile of iteration j + 1
+// into the other slot of a rotating buffer (`buf[(j + 1) % 2] = nl.load(...)`, under `if j + 1 < N:`)
+// before computing tile j from `buf[j % 2]`. On the form the buffer then carries a value from one
+// iteration to the next, so no move sees a per-iteration tile (jam, hoist, fusion, free size...).
+//
+// unpipeline_loops puts every such prefetch back into its own iteration: the prologue goes, the
+// prefetch loads tile j (its accesses with j - 1 for j) at the top of the body, outside the guard,
+// and the rotating buffer becomes one tile declared in the loop (its slot dim dropped, as
+// contract.cpp does for block buffers). The same loads and the same compute; the Tile scheduler
+// overlaps an iteration's load with the previous iteration's compute by itself (a loop's tiles are
+// renamed per iteration), so the simulated latency is the same (a ping-pong of row tiles: 7.332 us
+// both ways). Also undone: a loop stopping one tile early whose epilogue computes the last tile
+// (it runs once more instead), and two named tiles swapped by rebinding (`x_next = nl.load(...)`,
+// ..., `x_cur = x_next`: the next tile loaded into `x_cur` itself).
+//
+// Legal from the form: the loop has constant bounds and step 1; the guard holds in every iteration
+// but the last; the prefetch is a plain DMA of HBM tensors no operation writes into a whole slot
+// `(j + 1) % D` of an on-chip buffer (one slot dim of constant size D); the prologue, in the loop's
+// block before it, is the same DMA at j = start - 1 into slot `start % D`; the buffer is declared
+// once in that block and every other access of it (views included) is a read inside the loop of
+// slot `j % D`. So slot j % D holds tile j while iteration j reads it, in both programs.
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+// The source text of `e` when it sits on one line; "" otherwise.
+std::string source_of(const Kernel& k, const nki::Expr& e) {
+  const nki::Span& sp = e.span;
+  if (!k.module || sp.line == 0 || sp.line != sp.end_line || sp.col == 0 || sp.end_col <= sp.col) return "";
+  std::string line = k.module->file->line_text(sp.line);
+  if (sp.end_col - 1 > line.size()) return "";
+  return line.substr(sp.col - 1, sp.end_col - sp.col);
+}
+
+bool has(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// Whether If node `n` holds in every iteration of loop `l` but the last (`if j + 1 < N:`, `if j <
+// N - 1:`), judged by evaluating it over the loop's values.
+bool guards_all_but_last(const Node& n, const Loop& l, int64_t start, int64_t stop) {
+  if (n.kind != NodeKind::If || !n.orelse.empty() || n.continues || n.frozen) return false;
+  for (const IExpr* e : {&n.cond_l, &n.cond_r})
+    for (int v : e->vars())
+      if (v != l.id) return false;
+  for (int64_t j = start; j < stop; ++j) {
+    std::map<int, int64_t> at = {{l.id, j}};
+    auto a = n.cond_l.eval(at), b = n.cond_r.eval(at);
+    if (!a || !b || holds(*a, n.cond, *b) != (j + 1 < stop)) return false;
+  }
+  return true;
+}
+
+// Whether `a` covers a whole slot of its buffer: every dim after the slot dim from 0 over its size.
+bool whole_slot(const Kernel& k, const Access& a) {
+  const Tensor& t = k.tensor(a.tensor);
+  if (a.dims.size() != t.shape.size()) return false;
+  for (size_t d = 1; d < a.dims.size(); ++d) {
+    const DimIndex& di = a.dims[d];
+    if (di.start != IExpr(0) || di.terms.size() != 1 || di.terms[0].stride != 1 || !di.terms[0].affine() ||
+        di.terms[0].size != t.shape[d])
+      return false;
+  }
+  return true;
+}
+
+// The rotating buffer a prefetch statement fills (slot `(j + 1) % D`), or -1 when `n` is none.
+int prefetched_buffer(const Kernel& k, const Analysis& an, const Node& n, int loop) {
+  if (n.kind != NodeKind::Stmt || n.frozen || n.ops.size() != 1) return -1;
+  const Op& op = n.ops[0];
+  if ((op.cls != OpClass::Load && op.cls != OpClass::DmaCopy) || !op.dst || op.accumulate || op.has_mask ||
+      op.result >= 0 || indirect_dma(op))
+    return -1;
+  const Tensor& buf = k.tensor(op.dst->tensor);
+  if (buf.role != TensorRole::Buffer || !buf.on_chip() || buf.partition_dim != 1 || buf.list_loop >= 0 ||
+      buf.bound_items || !buf.shape[0].is_constant() || buf.shape[0].constant() < 2)
+    return -1;
+  const int64_t slots = buf.shape[0].constant();
+  if (!op.dst->dims[0].terms.empty() || op.dst->dims[0].start != IExpr::mod(IExpr::var(loop) + 1, slots) ||
+      !whole_slot(k, *op.dst))
+    return -1;
+  // Reads HBM tensors nothing writes: loading tile j + 1 now or in iteration j + 1 reads the same.
+  for (const Access* a : reads(op)) {
+    const Tensor& src = k.tensor(a->tensor);
+    if (src.on_chip() || !an.writers(k, storage_of(k, a->tensor)).empty()) return -1;
+  }
+  return buf.id;
+}
+
+// Whether DMA `op` moves what `want` (the prefetch at j = start - 1) does: same call, sources and
+// options (the destinations are the caller's).
+bool same_dma(const Op& op, const Op& want) {
+  if (op.api != want.api || op.has_mask || op.accumulate || op.args.size() != want.args.size()) return false;
+  for (size_t a = 0; a < op.args.size(); ++a) {
+    const Operand &x = op.args[a].value, &y = want.args[a].value;
+    if (op.args[a].name != want.args[a].name || x.kind != y.kind) return false;
+    if (x.kind == Operand::Kind::Tile && !(x.access == y.access)) return false;
+    if (x.kind != Operand::Kind::Tile && x.kind != Operand::Kind::None && x.kind != Operand::Kind::Symbol) return false;
+    if (x.kind == Operand::Kind::Symbol && x.symbol != y.symbol) return false;
+  }
+  return true;
+}
+
+// The prefetch `pre` (statement of loop `l`) as it loads the first tile, at j = start - 1.
+Op first_load(const Node& pre, const Loop& l) {
+  Op want = pre.ops[0];
+  const IExpr at(l.start.constant() - 1);
+  if (want.dst) substitute_access(*want.dst, l.id, at);
+  for (auto& a : want.args)
+    if (a.value.kind == Operand::Kind::Tile) substitute_access(a.value.access, l.id, at);
+  return want;
+}
+
+struct Pipeline {
+  int loop_node = -1, loop = -1;
+  int guard = -1;                 // the If node holding the prefetches
+  std::vector<int> prefetches;    // statement node ids, in order
+  std::vector<int> prologues;     // one per prefetch
+  std::vector<int> declarations;  // one per buffer
+  std::vector<int> buffers;
+  std::vector<int> views;         // Meta nodes naming one slot (`d_t = dbuf[j % 2]`): dropped
+  // Unguarded prefetches (the loop stops one iteration early): the nodes after the loop computing
+  // its last tile again (Meta nodes among them included); the loop then runs once more instead.
+  std::vector<int> epilogue;
+};
+
+// Matching an epilogue against the loop's body at j = stop: the tiles each side makes per
+// iteration are paired as they are met (`y` of the body, `y` again after the loop).
+struct Matcher {
+  const Kernel& k;
+  int loop;
+  int64_t at;
+  std::map<int, int> pairs;
+
+  bool tensor(int b, int e) {
+    if (b == e) return k.tensor(b).scope_loop != loop;
+    const Tensor &tb = k.tensor(b), &te = k.tensor(e);
+    if (tb.scope_loop != loop || tb.memory != te.memory || tb.dtype != te.dtype || tb.role != te.role ||
+        tb.shape != te.shape || tb.partition_dim != te.partition_dim)
+      return false;
+    auto [it, added] = pairs.emplace(b, e);
+    return added ? true : it->second == e;
+  }
+  bool access(const Access& b, const Access& e) {
+    Access sb = b;
+    substitute_access(sb, loop, IExpr(at));
+    if (!tensor(sb.tensor, e.tensor)) return false;
+    sb.tensor = e.tensor;
+    return sb == e;
+  }
+  bool operand(const Operand& b, const Operand& e) {
+    if (b.kind != e.kind || b.number_when || e.number_when) return false;
+    switch (b.kind) {
+      case Operand::Kind::Tile: return access(b.access, e.access);
+      case Operand::Kind::Number: return b.number == e.number && b.integer == e.integer && b.number_type == e.number_type;
+      case Operand::Kind::Symbol: return b.symbol == e.symbol;
+      case Operand::Kind::Shape: return b.shape == e.shape;
+      case Operand::Kind::None: return true;
+      case Operand::Kind::Index: return b.index.substitute(loop, IExpr(at)) == e.index;
+      default: return false;
+    }
+  }
+  bool op(const Op& b, const Op& e) {
+    if (b.api != e.api || b.cls != e.cls || b.engine != e.engine || b.accumulate != e.accumulate || b.has_mask ||
+        e.has_mask || b.dtype != e.dtype || b.args.size() != e.args.size() || b.dst.has_value() != e.dst.has_value() ||
+        (b.result >= 0) != (e.result >= 0))
+      return false;
+    if (b.result >= 0 && !tensor(b.result, e.result)) return false;
+    if (b.dst && !access(*b.dst, *e.dst)) return false;
+    for (size_t i = 0; i < b.args.size(); ++i)
+      if (b.args[i].name != e.args[i].name || b.args[i].output != e.args[i].output ||
+          !operand(b.args[i].value, e.args[i].value))
+        return false;
+    return true;
+  }
+  bool node(const Node& b, const Node& e) {
+    if (b.kind != NodeKind::Stmt || e.kind != NodeKind::Stmt || b.frozen || e.frozen || b.ops.size() != e.ops.size())
+      return false;
+    for (size_t i = 0; i < b.ops.size(); ++i)
+      if (!op(b.ops[i], e.ops[i])) return false;
+    return true;
+  }
+};
+
+// The epilogue of loop node `n` (in `block`) whose body, without the prefetches `skip`, is
+// straight-line statements: the nodes after the loop doing that body's work at j = stop, the Meta
+// nodes among them (`tl = T - 1`, `cur = xbuf[tl % 2]`) included. Empty when there is none.
+std::vector<int> epilogue_of(const Kernel& k, const std::vector<Node>& block, const Node& n, const std::vector<int>& skip) {
+  const Loop& l = k.loops.at(n.loop);
+  std::vector<const Node*> work;
+  for (const Node& b : n.body) {
+    if (has(skip, b.id) || b.kind == NodeKind::Meta) continue;
+    if (b.kind != NodeKind::Stmt) return {};
+    work.push_back(&b);
+  }
+  if (work.empty()) return {};
+  Matcher m{k, l.id, l.stop.constant(), {}};
+  std::vector<int> out;
+  size_t at = 0;
+  while (at < block.size() && block[at].id != n.id) ++at;
+  size_t next = 0;
+  for (size_t i = at + 1; i < block.size() && next < work.size(); ++i) {
+    const Node& e = block[i];
+    if (e.kind == NodeKind::Meta && e.meta != MetaKind::Return && e.meta != MetaKind::Append &&
+        e.meta != MetaKind::Assert) {
+      out.push_back(e.id);
+      continue;
+    }
+    if (!m.node(*work[next], e)) return {};
+    out.push_back(e.id);
+    ++next;
+  }
+  return next == work.size() ? out : std::vector<int>{};
+}
+
+// The accesses of tensor `t` (not a view of it) op makes.
+std::vector<const Access*> accesses_of(const Op& op, int t) {
+  std::vector<const Access*> out;
+  if (op.dst && op.dst->tensor == t) out.push_back(&*op.dst);
+  for (const auto& a : op.args)
+    if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) out.push_back(&a.value.access);
+  return out;
+}
+
+// The pipeline of buffer `buf` whose prefetch is `pre` in loop node `loop_node` of block `block`.
+bool buffer_ok(Kernel& k, const Analysis& an, const std::vector<Node>& block, const Node& loop_node, const Node& pre,
+               int buf, Pipeline& p) {
+  // The epilogue's reads (slot stop % D, after the loop) go with it.
+  std::set<int> gone(p.epilogue.begin(), p.epilogue.end());
+  const Loop& l = k.loops.at(loop_node.loop);
+  const Tensor& t = k.tensor(buf);
+  const int64_t slots = t.shape[0].constant();
+  for (const auto& other : k.tensors)
+    if (other.id != buf && storage_of(k, other.id) == buf) return false;  // a reshape of it
+  // The prologue: the prefetch at j = start - 1 into slot start % D.
+  const Op want = first_load(pre, l);
+  int prologue = -1, declaration = -1, declared_in = -1;
+  size_t loop_at = block.size();
+  for (size_t i = 0; i < block.size(); ++i)
+    if (block[i].id == loop_node.id) loop_at = i;
+  for (size_t i = 0; i < loop_at; ++i) {
+    const Node& n = block[i];
+    // The newer API's list of buffers (`x_sb = [nl.ndarray(...) for _ in range(2)]`): declared by
+    // the comprehension's node.
+    if (n.kind == NodeKind::Inline && n.helper == kComprehensionHelper && t.host_list && n.body.size() == 1 &&
+        n.body[0].ops.size() == 1 && is_declaration(n.body[0].ops[0]) && n.body[0].ops[0].dst &&
+        n.body[0].ops[0].dst->tensor == buf)
+      declaration = n.id, declared_in = n.body[0].id;
+    if (n.kind != NodeKind::Stmt || n.ops.size() != 1 || n.frozen) continue;
+    const Op& op = n.ops[0];
+    if (is_declaration(op) && op.cls == OpClass::Alloc && op.dst && op.dst->tensor == buf) declaration = n.id;
+    if (op.dst && op.dst->tensor == buf && !is_declaration(op)) {
+      if (prologue >= 0 || op.result >= 0 || !(*op.dst == *want.dst) || !same_dma(op, want)) return false;
+      prologue = n.id;
+    }
+  }
+  if (prologue < 0 || declaration < 0) return false;
+  // Every other access: a read of slot j % D inside the loop.
+  const IExpr slot = IExpr::mod(IExpr::var(l.id), slots);
+  for (const auto& r : an.ops) {
+    const Op& op = r.op();
+    auto acc = accesses_of(op, buf);
+    bool via_view = false;
+    for (const Access* a : reads(op))
+      if (a->tensor != buf && storage_of(k, a->tensor) == buf) via_view = true;
+    if (via_view) return false;
+    if (acc.empty() || r.node->id == prologue || r.node->id == declaration || r.node->id == declared_in ||
+        r.node->id == pre.id || gone.count(r.node->id))
+      continue;
+    if (!has(r.loops, l.id) || r.node->frozen || r.node->kind != NodeKind::Stmt) return false;
+    if (op.dst && op.dst->tensor == buf) return false;
+    for (const Access* a : acc)
+      if (a->dims.size() != t.shape.size() || !a->dims[0].terms.empty() || a->dims[0].start != slot) return false;
+  }
+  bool bad_view = false;
+  std::vector<int> views;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
+    if (n.kind != NodeKind::Meta || !n.view || storage_of(k, n.view->tensor) != buf || gone.count(n.id)) return;
+    if (n.view->tensor != buf || !has(loops, l.id) || n.view->dims.empty() || !n.view->dims[0].terms.empty() ||
+        n.view->dims[0].start != slot)
+      bad_view = true;
+    views.push_back(n.id);
+  });
+  if (bad_view) return false;
+  p.prologues.push_back(prologue);
+  p.declarations.push_back(declaration);
+  p.buffers.push_back(buf);
+  p.views.insert(p.views.end(), views.begin(), views.end());
+  return true;
+}
+
+// The item a comprehension declaring a list of buffers makes, as written (`nl.ndarray((P, cols),
+// dtype=x.dtype, buffer=nl.sbuf)` of `[... for _ in range(2)]`); "" when not one line.
+std::string comprehension_item(const Kernel& k, const Node& n) {
+  if (!n.origin || n.origin->kind != nki::StmtKind::Assign) return "";
+  const auto& a = static_cast<const nki::AssignStmt&>(*n.origin);
+  if (!a.value || a.value->kind != nki::ExprKind::ListComp) return "";
+  const auto& c = static_cast<const nki::ComprehensionExpr&>(*a.value);
+  return c.elt ? source_of(k, *c.elt) : "";
+}
+
+std::optional<Pipeline> pipeline_of(Kernel& k, const std::vector<Node>& block, const Node& n) {
+  if (n.kind != NodeKind::Loop || n.frozen) return std::nullopt;
+  const Loop& l = k.loops.at(n.loop);
+  if (l.host_items || l.program || l.step != 1 || !l.start.is_constant() || !l.stop.is_constant()) return std::nullopt;
+  const int64_t start = l.start.constant(), stop = l.stop.constant();
+  if (stop - start < 1) return std::nullopt;
+  Analysis an(k);
+  Pipeline p;
+  p.loop_node = n.id;
+  p.loop = n.loop;
+  for (const Node& g : n.body) {
+    if (!guards_all_but_last(g, l, start, stop)) continue;
+    if (p.guard >= 0 || g.body.empty()) return std::nullopt;
+    for (const Node& pre : g.body) {
+      int buf = prefetched_buffer(k, an, pre, l.id);
+      if (buf < 0 || has(p.buffers, buf) || !buffer_ok(k, an, block, n, pre, buf, p)) return std::nullopt;
+      p.prefetches.push_back(pre.id);
+    }
+    p.guard = g.id;
+  }
+  if (p.guard < 0) {
+    // Unguarded prefetches: the loop stops before the last tile, an epilogue computes it.
+    std::vector<std::pair<const Node*, int>> pres;
+    for (const Node& pre : n.body)
+      if (int buf = prefetched_buffer(k, an, pre, l.id); buf >= 0) pres.push_back({&pre, buf});
+    if (pres.empty()) return std::nullopt;
+    for (const auto& [pre, buf] : pres) p.prefetches.push_back(pre->id);
+    p.epilogue = epilogue_of(k, block, n, p.prefetches);
+    if (p.epilogue.empty()) return std::nullopt;
+    for (const auto& [pre, buf] : pres)
+      if (has(p.buffers, buf) || !buffer_ok(k, an, block, n, *pre, buf, p)) return std::nullopt;
+  }
+  return p;
+}
+
+void drop_slot(Access& a) { a.dims.erase(a.dims.begin()); }
+
+// Loop node `n` runs once more (its epilogue folded back in): its stop one higher, the header
+// written with the author's bound (`T - 1` -> `T`, else `B + 1`) where the header is authored.
+void extend(Kernel& k, Node& n) {
+  Loop& l = k.loops.at(n.loop);
+  l.stop = l.stop + 1;
+  std::string bound = authored_bound(n);
+  n.dirty = true;
+  if (bound.empty()) {
+    n.patch.clear();
+    return;
+  }
+  std::string header = n.patch;
+  if (header.empty()) {
+    header = k.module->file->line_text(n.origin->span.line);
+    header = header.substr(header.find_first_not_of(' '));
+  }
+  std::string wider = bound.size() > 4 && bound.compare(bound.size() - 4, 4, " - 1") == 0
+                          ? bound.substr(0, bound.size() - 4)
+                          : bound + " + 1";
+  const std::string from = "(" + bound + ")";
+  size_t at = header.find(from);
+  if (at == std::string::npos) {
+    n.patch.clear();
+    return;
+  }
+  n.patch = header.replace(at, from.size(), "(" + wider + ")");
+}
+
+
+void undo(Kernel& k, const Pipeline& p) {
+  const int v = k.loops.at(p.loop).id;
+  std::vector<Node> loads;
+  for (int id : p.prefetches) {
+    Node pre = *find_node(k, id);
+    Op& op = pre.ops[0];
+    substitute_access(*op.dst, v, IExpr::var(v) - 1);
+    op.dst_origin = nullptr;
+    for (auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile) substitute_access(a.value.access, v, IExpr::var(v) - 1), a.value.origin = nullptr;
+    pre.dirty = true;
+    pre.patch.clear();
+    loads.push_back(std::move(pre));
+  }
+  if (p.guard >= 0) erase_node(k, p.guard);
+  for (int id : p.prefetches) erase_node(k, id);
+  for (int id : p.epilogue) erase_node(k, id);
+  for (int id : p.prologues) erase_node(k, id);
+  for (int id : p.views) erase_node(k, id);
+  std::vector<Node> decls;
+  std::vector<int> listed;  // buffers declared by a comprehension: declared afresh below
+  std::vector<std::string> listed_text;
+  for (int id : p.declarations) {
+    Node d = *find_node(k, id);
+    erase_node(k, id);
+    if (d.kind == NodeKind::Inline) {
+      listed.push_back(d.body[0].ops[0].dst->tensor);
+      listed_text.push_back(comprehension_item(k, d));
+      continue;
+    }
+    Op& op = d.ops[0];
+    drop_slot(*op.dst);
+    for (auto& dim : op.dst->dims)
+      for (auto& term : dim.terms) term.axis -= 1;
+    if (Arg* shape = op.arg("shape"); shape && shape->value.kind == Operand::Kind::Shape && !shape->value.shape.empty()) {
+      shape->value.shape.erase(shape->value.shape.begin());
+      // The author's text of the dims kept (`nl.par_dim(P), F`), printed while they keep their value.
+      Tensor& t = k.tensor(op.dst->tensor);
+      const nki::Expr* w = shape->value.written ? shape->value.written : shape->value.origin;
+      if (w && (w->kind == nki::ExprKind::Tuple || w->kind == nki::ExprKind::List)) {
+        const auto& elts = static_cast<const nki::SequenceExpr&>(*w).elts;
+        if (elts.size() == t.shape.size()) {
+          t.dim_text.assign(t.shape.size() - 1, {IExpr(), ""});
+          for (size_t d = 1; d < elts.size(); ++d) t.dim_text[d - 1] = {t.shape[d], source_of(k, *elts[d])};
+        }
+      }
+      shape->value.origin = nullptr;
+    }
+    d.dirty = true;
+    d.patch.clear();
+    decls.push_back(std::move(d));
+  }
+  const std::set<int> bufs(p.buffers.begin(), p.buffers.end());
+  for (int b : p.buffers) {
+    Tensor& t = k.tensor(b);
+    t.shape.erase(t.shape.begin());
+    t.partition_dim = 0;
+    t.scope_loop = p.loop;
+    t.host_list = false;
+  }
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for (auto& op : n.ops) {
+      bool touched = false;
+      if (op.dst && bufs.count(op.dst->tensor)) drop_slot(*op.dst), op.dst_origin = nullptr, touched = true;
+      for (auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile && bufs.count(a.value.access.tensor))
+          drop_slot(a.value.access), a.value.origin = nullptr, touched = true;
+      if (touched) n.dirty = true;
+    }
+  });
+  for (auto& load : loads) {
+    Op& op = load.ops[0];
+    if (op.dst->dims.size() == k.tensor(op.dst->tensor).shape.size() + 1) drop_slot(*op.dst);
+  }
+  for (size_t i = 0; i < listed.size(); ++i) {
+    decls.push_back(declaration_node(k, listed[i]));
+    if (!listed_text[i].empty()) decls.back().patch = k.tensor(listed[i]).name + " = " + listed_text[i];
+  }
+  Node* loop = find_node(k, p.loop_node);
+  std::vector<Node> head = std::move(decls);
+  for (auto& n : loads) head.push_back(std::move(n));
+  loop->body.insert(loop->body.begin(), std::make_move_iterator(head.begin()), std::make_move_iterator(head.end()));
+  // Sequential for the carried buffer alone: the plain loop it schedules is affine.
+  write_affine(k, p.loop_node);
+  if (!p.epilogue.empty()) extend(k, *loop);
+}
+
+// Two named tiles swapped by rebinding (`a_nxt = nl.load(tile j + 1)`, computing from `a_cur`, then
+// `a_cur = a_nxt`; `a_cur` loaded before the loop): the prefetch, the rebinding and the prologue.
+struct Rebound {
+  int prefetch = -1, rebind = -1, prologue = -1;
+  int cur = -1, next = -1;
+};
+struct RebindPipeline {
+  int loop_node = -1, loop = -1;
+  std::vector<Rebound> pairs;
+  std::vector<int> guards;    // If nodes (`if j + 1 < N:`) holding only prefetches or only rebindings
+  std::vector<int> epilogue;  // as Pipeline::epilogue, for a loop stopping one tile early
+};
+
+// The tile `n` loads for the next iteration (`a_nxt = nl.load(x[j + 1])`: a value made in loop
+// `l` by a plain DMA of HBM tensors nothing writes); -1 when `n` is none.
+int prefetched_value(const Kernel& k, const Analysis& an, const Node& n, const Loop& l) {
+  if (n.kind != NodeKind::Stmt || n.frozen || n.ops.size() != 1) return -1;
+  const Op& op = n.ops[0];
+  if ((op.cls != OpClass::Load && op.cls != OpClass::DmaCopy) || op.accumulate || op.has_mask || op.result < 0 ||
+      (op.dst && op.dst->tensor != op.result) || indirect_dma(op))
+    return -1;
+  bool uses = false;
+  for (const Access* a : reads(op)) {
+    const Tensor& src = k.tensor(a->tensor);
+    if (src.on_chip() || !an.writers(k, storage_of(k, a->tensor)).empty()) return -1;
+    uses = uses || uses_loop(*a, l.id);
+  }
+  return uses ? op.result : -1;
+}
+
+// The tile `op` binds whole (its result, or the whole tile it writes: the lift's `assign` of a
+// name); -1 otherwise.
+int made(const Kernel& k, const Op& op) {
+  if (op.result >= 0) return !op.dst || op.dst->tensor == op.result ? op.result : -1;
+  return op.dst && !op.accumulate && accesses_whole(k, *op.dst) ? op.dst->tensor : -1;
+}
+
+// The rebinding `cur = next` (the lift's `assign` of the whole tile): cur's id, or -1.
+int rebinds(const Kernel& k, const Node& n, int next) {
+  if (n.kind != NodeKind::Stmt || n.frozen || n.ops.size() != 1) return -1;
+  const Op& op = n.ops[0];
+  const int cur = made(k, op);
+  if (op.api != "assign" || cur < 0 || cur == next || op.args.size() != 1 ||
+      op.args[0].value.kind != Operand::Kind::Tile || op.args[0].value.access.tensor != next ||
+      !accesses_whole(k, op.args[0].value.access))
+    return -1;
+  return cur;
+}
+
+std::optional<RebindPipeline> rebind_pipeline_of(Kernel& k, const std::vector<Node>& block, const Node& n) {
+  if (n.kind != NodeKind::Loop || n.frozen) return std::nullopt;
+  const Loop& l = k.loops.at(n.loop);
+  if (l.host_items || l.program || l.step != 1 || !l.start.is_constant() || !l.stop.is_constant()) return std::nullopt;
+  const int64_t start = l.start.constant(), stop = l.stop.constant();
+  if (stop - start < 1) return std::nullopt;
+  Analysis an(k);
+  RebindPipeline p;
+  p.loop_node = n.id;
+  p.loop = n.loop;
+  // The body's top-level statements, a guard's looked into: (node, guard id or -1).
+  std::vector<std::pair<const Node*, int>> stmts;
+  for (const Node& b : n.body) {
+    if (guards_all_but_last(b, l, start, stop)) {
+      for (const Node& g : b.body) stmts.push_back({&g, b.id});
+      p.guards.push_back(b.id);
+    } else {
+      stmts.push_back({&b, -1});
+    }
+  }
+  bool guarded = false, unguarded = false;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    int next = prefetched_value(k, an, *stmts[i].first, l);
+    if (next < 0) continue;
+    Rebound r;
+    r.prefetch = stmts[i].first->id;
+    r.next = next;
+    for (size_t j = i + 1; j < stmts.size() && r.cur < 0; ++j)
+      if (int cur = rebinds(k, *stmts[j].first, next); cur >= 0) {
+        r.cur = cur, r.rebind = stmts[j].first->id;
+        // Prefetch and rebinding both guarded or both not; the rebinding the last reader of cur.
+        if ((stmts[i].second >= 0) != (stmts[j].second >= 0)) return std::nullopt;
+        (stmts[i].second >= 0 ? guarded : unguarded) = true;
+      }
+    if (r.cur < 0) continue;  // a load of the next tile kept apart: no pipeline of names
+    p.pairs.push_back(r);
+  }
+  if (p.pairs.empty() || (guarded && unguarded)) return std::nullopt;
+  // Every guard holds only prefetches and rebindings.
+  std::set<int> mine;
+  for (const auto& r : p.pairs) mine.insert(r.prefetch), mine.insert(r.rebind);
+  for (const auto& [node, guard] : stmts)
+    if (guard >= 0 && !mine.count(node->id)) return std::nullopt;
+  if (unguarded) {
+    std::vector<int> skip(mine.begin(), mine.end());
+    p.epilogue = epilogue_of(k, block, n, skip);
+    if (p.epilogue.empty()) return std::nullopt;
+  }
+  std::set<int> gone(p.epilogue.begin(), p.epilogue.end());
+  size_t loop_at = 0;
+  while (loop_at < block.size() && block[loop_at].id != n.id) ++loop_at;
+  for (auto& r : p.pairs) {
+    const Op want = first_load(*find_node(k, r.prefetch), l);
+    // The prologue: cur loaded with the first tile before the loop, in its block.
+    for (size_t i = 0; i < loop_at; ++i) {
+      const Node& b = block[i];
+      if (b.kind == NodeKind::Stmt && b.ops.size() == 1 && made(k, b.ops[0]) == r.cur && !b.frozen &&
+          same_dma(b.ops[0], want))
+        r.prologue = b.id;
+    }
+    if (r.prologue < 0) return std::nullopt;
+    // next is touched by its prefetch and rebinding alone; cur, besides them and the prologue,
+    // only read in the body before the rebinding (or in the epilogue).
+    int rebind_order = -1;
+    for (const auto& o : an.ops)
+      if (o.node->id == r.rebind) rebind_order = o.order;
+    for (const auto& o : an.ops) {
+      const int id = o.node->id;
+      if (id == r.prefetch || id == r.rebind || id == r.prologue || gone.count(id)) continue;
+      const Op& op = o.op();
+      bool reads_next = false, reads_cur = false;
+      for (const Access* a : reads(op)) {
+        reads_next = reads_next || storage_of(k, a->tensor) == r.next;
+        reads_cur = reads_cur || storage_of(k, a->tensor) == r.cur;
+      }
+      if (reads_next || op.result == r.next || op.result == r.cur) return std::nullopt;
+      for (const Access* a : writes(op))
+        if (storage_of(k, a->tensor) == r.cur || storage_of(k, a->tensor) == r.next) return std::nullopt;
+      if (reads_cur && (!has(o.loops, l.id) || o.order > rebind_order)) return std::nullopt;
+    }
+  }
+  return p;
+}
+
+void undo_rebound(Kernel& k, const RebindPipeline& p) {
+  const Loop& l = k.loops.at(p.loop);
+  std::vector<Node> loads;
+  for (const auto& r : p.pairs) {
+    Node pre = *find_node(k, r.prefetch);
+    Op& op = pre.ops[0];
+    for (auto& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile)
+        substitute_access(a.value.access, l.id, IExpr::var(l.id) - 1), a.value.origin = nullptr;
+    op.result = r.cur;  // tile j loaded into cur itself
+    if (op.dst) op.dst->tensor = r.cur, op.dst_origin = nullptr;
+    pre.dirty = true;
+    pre.patch.clear();
+    loads.push_back(std::move(pre));
+    k.tensor(r.cur).scope_loop = p.loop;
+  }
+  for (const auto& r : p.pairs) erase_node(k, r.prefetch), erase_node(k, r.rebind), erase_node(k, r.prologue);
+  for (int g : p.guards)
+    if (Node* n = find_node(k, g); n && n->body.empty()) erase_node(k, g);
+  for (int id : p.epilogue) erase_node(k, id);
+  Node* loop = find_node(k, p.loop_node);
+  loop->body.insert(loop->body.begin(), std::make_move_iterator(loads.begin()), std::make_move_iterator(loads.end()));
+  write_affine(k, p.loop_node);
+  if (!p.epilogue.empty()) extend(k, *loop);
+}
+
+// Every pipeline of the kernel, outermost loops first (ids: undoing one moves nodes).
+bool undo_one(Kernel& k) {
+  std::optional<RebindPipeline> rebound;
+  std::optional<Pipeline> found;
+  std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
+    for (auto& n : block) {
+      if (found || rebound) return;
+      if (n.kind == NodeKind::Loop) {
+        found = pipeline_of(k, block, n);
+        if (found) return;
+        rebound = rebind_pipeline_of(k, block, n);
+        if (rebound) return;
+      }
+      if (!n.frozen) walk(n.body), walk(n.orelse);
+    }
+  };
+  walk(k.body);
+  if (rebound) undo_rebound(k, *rebound);
+  else if (found) undo(k, *found);
+  return found || rebound;
+}
+
+}  // namespace
+
+int unpipeline_loops(Kernel& k) {
+  int count = 0;
+  while (count < 16 && undo_one(k)) ++count;
+  return count;
+}
+
+}  // namespace loopnest

@@ -104,6 +104,50 @@ bool distinct_per_row(const Access& w, int l, int64_t trip, int64_t factor) {
   return true;
 }
 
+// Whether `a` reads a different element for some two rows of one jammed block: its index with the
+// row written as `factor * b + j` (b the block) differs between the j. A read through the row's
+// quotient by the block (`k[h // 2]` at factor 2: the query heads of one KV group read one K/V
+// head) does not, and the rows share it like a read not naming the row at all.
+bool varies_in_block(const Kernel& k, const Access& a, int l, int64_t trip, int64_t factor) {
+  if (!uses_loop(a, l)) return false;
+  const int b = (k.loops.empty() ? 0 : k.loops.rbegin()->first) + 1;  // the block's variable, unused by the kernel
+  Ranges ranges = k.ranges();
+  ranges[b] = {0, trip / factor - 1};
+  auto at = [&](const IExpr& e, int64_t j) { return e.substitute(l, IExpr::var(b) * factor + IExpr(j), &ranges); };
+  for (const DimIndex& d : a.dims)
+    for (int64_t j = 1; j < factor; ++j) {
+      if (!(at(d.start, j) == at(d.start, 0))) return true;
+      for (const auto& t : d.terms)
+        if (!(at(t.size, j) == at(t.size, 0))) return true;
+    }
+  return false;
+}
+
+// The divisors of the quotients of the loop's variable in the accesses under it (`h // 2`): a
+// jam by such a divisor shares what the rows of one quotient read alike.
+std::set<int64_t> quotient_divisors(const Node& loop_node) {
+  std::set<int64_t> out;
+  const int l = loop_node.loop;
+  std::function<void(const IExpr&)> scan = [&](const IExpr& e) {
+    for (const auto& [key, tc] : e.terms()) {
+      const Term& t = tc.first;
+      if (t.kind == TermKind::FloorDiv && !t.args.empty() && t.args[0].uses(l)) out.insert(t.divisor);
+      for (const IExpr& x : t.args) scan(x);
+    }
+  };
+  for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
+    for (const Op& op : n.ops) {
+      auto each = [&](const Access& a) {
+        for (const DimIndex& d : a.dims) scan(d.start);
+      };
+      if (op.dst) each(*op.dst);
+      for (const auto& arg : op.args)
+        if (arg.value.kind == Operand::Kind::Tile) each(arg.value.access);
+    }
+  });
+  return out;
+}
+
 // The id of the statement of `block` (searched through loops and conditionals) declaring tensor
 // t: its declaration, or the comprehension (an inline node) making a list of fresh tiles. -1: none.
 int declaring_node(const std::vector<Node>& block, int t) {
@@ -185,7 +229,7 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   auto defined_inside = [&](int t) { return inner.count(k.tensor(t).scope_loop) > 0; };
   auto reads_use_row = [&](const Op& op) {
     for (const Access* r : reads(op))
-      if (uses_loop(*r, l)) return true;
+      if (varies_in_block(k, *r, l, *trip, factor)) return true;
     return false;
   };
   for (Op* op : ops) {
@@ -355,8 +399,9 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
 // An operation depends on the row when it reads the row's part of the kernel's inputs (or an index
 // operand of the row), or reads what a dependent operation of the loop writes, or writes where one
 // does (an accumulator zeroed per row).
-std::set<const Op*> row_independent(Kernel& k, Node& loop_node) {
+std::set<const Op*> row_independent(Kernel& k, Node& loop_node, int64_t factor) {
   int l = loop_node.loop;
+  const int64_t trip = k.loops.at(l).trip().value_or(factor);
   std::vector<Op*> ops;
   ops_of(loop_node, ops);
   Ranges ranges = k.ranges();
@@ -378,7 +423,7 @@ std::set<const Op*> row_independent(Kernel& k, Node& loop_node) {
           written_here = true;
           dep = dep || dependent.count(other);
         }
-        if (!written_here) dep = dep || uses_loop(*r, l);
+        if (!written_here) dep = dep || varies_in_block(k, *r, l, trip, factor);
       }
       for (const Access* w : writes(*op))
         for (const Op* other : dependent) dep = dep || overlap(*w, *other);
@@ -405,7 +450,11 @@ class UnrollJam : public Transform {
   bool visit(Kernel& k, const SiteSink& sink) const override {
     std::vector<int> loops = open_loop_ids(k);
     for (int id : loops) {
-      for (int64_t f : {int64_t(2), int64_t(4)}) {
+      std::set<int64_t> factors = {2, 4};
+      if (const Node* n = find_node(k, id); n && n->kind == NodeKind::Loop)
+        for (int64_t d : quotient_divisors(*n))
+          if (d > 1 && d <= 8) factors.insert(d);
+      for (int64_t f : factors) {
         Node* n = find_node(k, id);
         if (!n) continue;
         auto plan = make_plan(k, *n, f);
@@ -421,7 +470,7 @@ class UnrollJam : public Transform {
         if (!s) continue;
         // What the rows can share runs once per block: its engines are what the move relieves; with
         // nothing shared, the rows' in-order chains overlap (the waiting between their steps).
-        note_relief(k, an, row_independent(k, *n), *s);
+        note_relief(k, an, row_independent(k, *n, f), *s);
         if (s->relieves.empty()) s->relieves.insert("serial");
         Plan p = *plan;
         if (sink(*s, [&k, id, p] { apply(k, id, p); })) return true;
@@ -464,7 +513,7 @@ class UnrollJam : public Transform {
     }
   }
 
-  static Node copy_node(Ctx& c, const Node& src, int64_t j) {
+  static Node copy_node(Ctx& c, const Node& src, int64_t j, bool shared_stmt = false) {
     Node n = src;
     n.id = c.k->next_node++;
     n.dirty = true;
@@ -496,8 +545,11 @@ class UnrollJam : public Transform {
       }
       auto shared = [&](const Access& a) { return c.p->shared_blocks.count(storage_of(*c.k, a.tensor)) > 0; };
       if (op.dst) {
+        // A statement the rows share keeps its destination as written when the move leaves it
+        // alone (`dst=k_t` of a K head's load shared by a group's query heads).
+        const bool kept = shared_stmt && !uses_loop(*op.dst, c.l) && !c.copies[0].count(op.dst->tensor);
         remap(c, *op.dst, j, false);
-        op.dst_origin = nullptr;
+        if (!kept) op.dst_origin = nullptr;
       }
       if (op.result >= 0) {
         auto it = c.copies[static_cast<size_t>(j)].find(op.result);
@@ -602,14 +654,18 @@ class UnrollJam : public Transform {
         case NodeKind::Stmt:
           if (!node_per_row(c, n)) {
             // Once for the F rows: a write of a row's block goes to the first row's block.
+            // So is one reading what the rows of a block read alike through the row's quotient
+            // (`k[h // 2]` -> `k[h_blk]`): printed from the form with the first row's index.
             bool touches_block = false;
-            for (auto& op : n.ops)
+            for (auto& op : n.ops) {
               for (const Access* w : writes(op)) touches_block = touches_block || uses_loop(*w, c.l);
+              for (const Access* r : reads(op)) touches_block = touches_block || uses_loop(*r, c.l);
+            }
             // Printed from the form, too, when its text names a binding of the row that is no
             // longer printed (`rb = t // ncb` after `t = t_blk * 8 + t_in`: the row block's scale
             // load depends on t_blk alone, yet its text reads rb).
             for (const auto& name : c.var_names) touches_block = touches_block || mentions(*c.k, n, name);
-            if (touches_block) out.push_back(copy_node(c, n, 0));
+            if (touches_block) out.push_back(copy_node(c, n, 0, true));
             else out.push_back(std::move(n));
             break;
           }

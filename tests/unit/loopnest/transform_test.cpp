@@ -969,6 +969,10 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // A chunk loop carrying a running sum (`y[...] = nl.add(y[...], part)`): merged chunks, the
       // inner loop over each chunk's rows twice as long.
       {"tests/kernels/hidden_chunks_sum.py", "hidden_chunks_sum.free_size", "free_size", {{"value", "512"}}},
+      // The query heads of one KV group (`k[h // group]`, `k[h * KH // QH]`) jammed by the group
+      // size: the K / V heads' loads and the transpose once per group.
+      {"tests/kernels/grouped_heads_kv.py", "grouped_heads_kv.jam_rows", "jam_rows", {{"factor", "2"}}},
+      {"tests/kernels/grouped_heads_kv_api.py", "grouped_heads_kv_api.jam_rows", "jam_rows", {{"factor", "2"}}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -18,10 +18,47 @@
 #include "loopnest/api.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
+#include "nki/ast.h"
 
 namespace loopnest {
 
 namespace {
+
+// `name = []`: the statement making an empty list under `name` alone.
+bool makes_empty_list(const nki::Stmt& s, const std::string& name) {
+  if (s.kind != nki::StmtKind::Assign) return false;
+  const auto& a = static_cast<const nki::AssignStmt&>(s);
+  if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name || !a.value ||
+      static_cast<const nki::NameExpr&>(*a.targets[0]).id != name || a.value->kind != nki::ExprKind::List)
+    return false;
+  return static_cast<const nki::SequenceExpr&>(*a.value).elts.empty();
+}
+
+// `name.append(item)` with `item` a name: the statement appending a named tile to the list.
+bool appends_name(const nki::Stmt& s, const std::string& name, const std::string& item) {
+  if (s.kind != nki::StmtKind::Expr) return false;
+  const auto& e = static_cast<const nki::ExprStmt&>(s);
+  if (!e.value || e.value->kind != nki::ExprKind::Call) return false;
+  const auto& c = static_cast<const nki::CallExpr&>(*e.value);
+  if (c.func->kind != nki::ExprKind::Attribute || c.args.size() != 1 || !c.keywords.empty()) return false;
+  const auto& f = static_cast<const nki::AttributeExpr&>(*c.func);
+  return f.attr == "append" && f.value->kind == nki::ExprKind::Name &&
+         static_cast<const nki::NameExpr&>(*f.value).id == name && c.args[0]->kind == nki::ExprKind::Name &&
+         static_cast<const nki::NameExpr&>(*c.args[0]).id == item;
+}
+
+// Whether the list of tensor t is made (`name = []`) and appended to (`name.append(tile)`) by
+// exactly one statement each under the loop, both as written: each row's copy prints them again
+// under its own names.
+bool list_statements_copyable(const Node& loop_node, const Tensor& t) {
+  int made = 0, appended = 0;
+  for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind != NodeKind::Meta || n.meta != MetaKind::Binding || !n.origin || !n.patch.empty() || n.dirty) return;
+    made += makes_empty_list(*n.origin, t.list_name) ? 1 : 0;
+    appended += appends_name(*n.origin, t.list_name, t.name) ? 1 : 0;
+  });
+  return made == 1 && appended == 1;
+}
 
 bool inside(const std::vector<int>& loops, int loop) { return std::find(loops.begin(), loops.end(), loop) != loops.end(); }
 
@@ -223,9 +260,18 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   ops_of(loop_node, ops);
   // A list of tiles built in the body (`tiles.append(t)`) is one Python list per iteration: the
   // rows' copies would need a list each, which printing back does not make.
+  // A one-level list made in the body and appended in a loop of it (`scores = []` ... `scores.append(row)`)
+  // is copied per row when its tiles are the row's (`scores_0`, `scores_1`: list_copies below).
+  std::set<int> body_lists;
   for (Op* op : ops)
-    for (const Access* w : writes(*op))
-      if (k.tensor(w->tensor).list_loop >= 0 && inner.count(k.tensor(w->tensor).scope_loop)) return std::nullopt;
+    for (const Access* w : writes(*op)) {
+      const Tensor& t = k.tensor(w->tensor);
+      if (t.list_loop < 0 || !inner.count(t.scope_loop)) continue;
+      if (!t.outer_lists.empty() || t.host_list || t.list_name.empty() || !inner.count(t.list_loop) ||
+          !list_statements_copyable(loop_node, t))
+        return std::nullopt;
+      body_lists.insert(w->tensor);
+    }
   auto defined_inside = [&](int t) { return inner.count(k.tensor(t).scope_loop) > 0; };
   auto reads_use_row = [&](const Op& op) {
     for (const Access* r : reads(op))
@@ -339,6 +385,8 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
       // turn) gives rows i and i + 2 of one jammed block the same buffer.
       if (uses_loop(*w, l) && !op->accumulate && !distinct_per_row(*w, l, *trip, factor)) return std::nullopt;
     }
+  for (int t : body_lists)
+    if (!p.row_tensors.count(t)) return std::nullopt;
   // Row-independent ops writing a row's block: once, into the first row's block.
   int shared_work = 0;
   for (Op* op : ops) {
@@ -590,6 +638,19 @@ class UnrollJam : public Transform {
     return false;
   }
 
+  // The row tensor whose list the node makes (`scores = []`, a binding of the list's name alone)
+  // or appends to (`scores.append(row)`); -1: none.
+  static int row_list_of(const Ctx& c, const Node& n) {
+    for (int t : c.p->row_tensors) {
+      const Tensor& tensor = c.k->tensor(t);
+      if (tensor.list_name.empty() || tensor.list_loop < 0) continue;
+      if (n.meta == MetaKind::Binding && n.origin && n.patch.empty() &&
+          (makes_empty_list(*n.origin, tensor.list_name) || appends_name(*n.origin, tensor.list_name, tensor.name)))
+        return t;
+    }
+    return -1;
+  }
+
   // Whether every statement under the loop is the row's work (and no condition or helper call).
   static bool only_row_work(const Ctx& c, const Node& loop) {
     bool only = true;
@@ -640,6 +701,22 @@ class UnrollJam : public Transform {
           break;
         }
         case NodeKind::Meta: {
+          // A list of the row's tiles: its making (`scores = []`) and its appends, once per row
+          // under the row's list name (`scores_0 = []`, `scores_0.append(row_0)`).
+          if (int t = row_list_of(c, n); t >= 0) {
+            for (int64_t j = 0; j < c.p->factor; ++j) {
+              const Tensor& copy = c.k->tensor(c.copies[static_cast<size_t>(j)].at(t));
+              Node m = n;
+              m.id = c.k->next_node++;
+              m.repeat_copy = n.repeat_copy || j > 0;
+              m.dirty = true;
+              m.patch = makes_empty_list(*n.origin, c.k->tensor(t).list_name)
+                            ? fmt::format("{} = []", copy.list_name)
+                            : fmt::format("{}.append({})", copy.list_name, copy.name);
+              out.push_back(std::move(m));
+            }
+            break;
+          }
           // Views and bindings of the row are written out in the copies' accesses instead (the
           // copies are printed from the form), and so are the bindings that name them in turn
           // (`n_end = n_start + BLOCK_N` after `n_start = n * BLOCK_N`: kept, it named a binding
@@ -784,6 +861,7 @@ class UnrollJam : public Transform {
       for (int64_t j = 0; j < p.factor; ++j) {
         Tensor copy = k.tensor(t);
         if (!copy.name.empty()) copy.name = fmt::format("{}_{}", copy.name, j);
+        if (!copy.list_name.empty()) copy.list_name = fmt::format("{}_{}", copy.list_name, j);
         if (copy.scope_loop == p.loop) copy.scope_loop = nl.id;
         c.copies[static_cast<size_t>(j)][t] = add_tensor(k, std::move(copy));
       }

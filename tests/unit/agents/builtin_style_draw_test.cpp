@@ -14,7 +14,6 @@
 #include "agents/builtin/planner.h"
 #include "builtin_test_support.h"
 #include "eval/profile_run.h"
-#include "loopnest/lift.h"
 #include "loopnest/transform.h"
 #include "support/test_paths.h"
 
@@ -115,26 +114,6 @@ std::string task_of(const std::string& kernel_file) {
   return stem.substr(0, stem.rfind('_'));
 }
 
-// Known gap (session 29): jam_rows refuses a loop whose body builds a Python list of tiles
-// (`scores.append(row)`: the rows' copies would need a list each, which printing back does not
-// make). Where one style of a task builds such a list in a loop and another does not (the newer-API
-// gqa_full's list of score rows in the head loop), the other styles' jam_rows sites sharing work
-// (a KV head's loads between its group's query heads) have no counterpart there: jam_rows is left
-// out of that task's comparison.
-bool builds_a_list_in_a_loop(const std::string& path, const std::string& source,
-                             const std::vector<loopnest::ArgSpec>& args) {
-  loopnest::Kernel form;
-  try {
-    form = loopnest::lift_source(path, source, args);
-  } catch (const loopnest::LiftError&) {
-    return false;
-  }
-  return std::any_of(form.tensors.begin(), form.tensors.end(),
-                     [](const loopnest::Tensor& t) { return t.list_loop >= 0 && t.scope_loop >= 0; });
-}
-
-bool is_jam(const std::string& portable_key) { return portable_key.rfind("jam_rows ", 0) == 0; }
-
 TEST(BuiltinStyleDraw, EveryTaskOffersTheSameSitesAndDrawsTheSamePlansInEveryStyle) {
   const std::string root = ACCELOPT_SOURCE_DIR;
   int tasks = 0;
@@ -143,9 +122,6 @@ TEST(BuiltinStyleDraw, EveryTaskOffersTheSameSitesAndDrawsTheSamePlansInEverySty
     std::string file = e.path().filename().string(), task = task_of(file);
     std::string ref = root + "/nkibench/reference/" + task + ".py";
     auto args = eval::reference_arg_specs(ref, builtin_test::read(ref));
-    bool skip_jam = false;
-    for (const char* dir : kStyleDirs)
-      skip_jam = skip_jam || builds_a_list_in_a_loop(root + dir + file, builtin_test::read(root + dir + file), args);
     std::vector<std::string> sites, plans;
     for (const char* dir : kStyleDirs) {
       std::string source = builtin_test::read(root + dir + file);
@@ -156,10 +132,6 @@ TEST(BuiltinStyleDraw, EveryTaskOffersTheSameSitesAndDrawsTheSamePlansInEverySty
       if (dir != kStyleDirs[0]) source = loopnest::apply_every_site("affine_loop", root + dir + file, source, args);
       auto s = portable_sites(source, args);
       auto p = drawn(task, source, args, 4);
-      if (skip_jam) {
-        std::erase_if(s, is_jam);
-        std::erase_if(p, [](const std::string& plan) { return plan.find("jam_rows ") != std::string::npos; });
-      }
       EXPECT_FALSE(s.empty());
       if (dir == kStyleDirs[0]) {
         sites = s, plans = p;

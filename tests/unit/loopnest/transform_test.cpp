@@ -973,6 +973,9 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // size: the K / V heads' loads and the transpose once per group.
       {"tests/kernels/grouped_heads_kv.py", "grouped_heads_kv.jam_rows", "jam_rows", {{"factor", "2"}}},
       {"tests/kernels/grouped_heads_kv_api.py", "grouped_heads_kv_api.jam_rows", "jam_rows", {{"factor", "2"}}},
+      // ... and the newer-API gqa_full, whose head loop builds a list of score rows: one list per row.
+      {"nkibench/styles/nki_api/gqa_full_B1_N4096_QH16_KH8_D128_0.py", "nki_api_gqa_full.jam_rows", "jam_rows",
+       {{"factor", "2"}}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

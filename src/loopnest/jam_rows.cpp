@@ -651,6 +651,18 @@ class UnrollJam : public Transform {
     return -1;
   }
 
+  // Row j's copy of a statement making or appending to the list of row tensor t.
+  static Node list_statement(Ctx& c, const Node& n, int t, int64_t j) {
+    const Tensor& copy = c.k->tensor(c.copies[static_cast<size_t>(j)].at(t));
+    Node m = n;
+    m.id = c.k->next_node++;
+    m.repeat_copy = n.repeat_copy || j > 0;
+    m.dirty = true;
+    m.patch = makes_empty_list(*n.origin, c.k->tensor(t).list_name) ? fmt::format("{} = []", copy.list_name)
+                                                                     : fmt::format("{}.append({})", copy.list_name, copy.name);
+    return m;
+  }
+
   // Whether every statement under the loop is the row's work (and no condition or helper call).
   static bool only_row_work(const Ctx& c, const Node& loop) {
     bool only = true;
@@ -670,12 +682,16 @@ class UnrollJam : public Transform {
     m.repeat_copy = src.repeat_copy || j > 0;
     m.loop = add_loop(*c.k, c.k->loops.at(src.loop));
     rename_nodes(*c.k, m.body, src.loop, m.loop);
-    for (const auto& [t, copy] : c.copies[static_cast<size_t>(j)])
+    for (const auto& [t, copy] : c.copies[static_cast<size_t>(j)]) {
       if (c.k->tensor(copy).scope_loop == src.loop) c.k->tensors[static_cast<size_t>(copy)].scope_loop = m.loop;
+      // The row's list is appended to by the row's copy of the loop.
+      if (c.k->tensor(copy).list_loop == src.loop) c.k->tensors[static_cast<size_t>(copy)].list_loop = m.loop;
+    }
     std::vector<Node> body;
     for (const Node& n : m.body) {
       if (n.kind == NodeKind::Loop) body.push_back(copy_loop(c, n, j));
       else if (n.kind == NodeKind::Stmt) body.push_back(copy_node(c, n, j));
+      else if (int t = n.kind == NodeKind::Meta ? row_list_of(c, n) : -1; t >= 0) body.push_back(list_statement(c, n, t, j));
       else if (n.kind != NodeKind::Meta || !of_row(c, n)) body.push_back(n);
       else c.var_names.insert(n.binds.begin(), n.binds.end());
     }
@@ -704,17 +720,7 @@ class UnrollJam : public Transform {
           // A list of the row's tiles: its making (`scores = []`) and its appends, once per row
           // under the row's list name (`scores_0 = []`, `scores_0.append(row_0)`).
           if (int t = row_list_of(c, n); t >= 0) {
-            for (int64_t j = 0; j < c.p->factor; ++j) {
-              const Tensor& copy = c.k->tensor(c.copies[static_cast<size_t>(j)].at(t));
-              Node m = n;
-              m.id = c.k->next_node++;
-              m.repeat_copy = n.repeat_copy || j > 0;
-              m.dirty = true;
-              m.patch = makes_empty_list(*n.origin, c.k->tensor(t).list_name)
-                            ? fmt::format("{} = []", copy.list_name)
-                            : fmt::format("{}.append({})", copy.list_name, copy.name);
-              out.push_back(std::move(m));
-            }
+            for (int64_t j = 0; j < c.p->factor; ++j) out.push_back(list_statement(c, n, t, j));
             break;
           }
           // Views and bindings of the row are written out in the copies' accesses instead (the

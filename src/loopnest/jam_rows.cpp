@@ -259,9 +259,9 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   std::vector<Op*> ops;
   ops_of(loop_node, ops);
   // A list of tiles built in the body (`tiles.append(t)`) is one Python list per iteration: the
-  // rows' copies would need a list each, which printing back does not make.
-  // A one-level list made in the body and appended in a loop of it (`scores = []` ... `scores.append(row)`)
-  // is copied per row when its tiles are the row's (`scores_0`, `scores_1`: list_copies below).
+  // rows' copies need a list each. A one-level list made in the body and appended to in a loop of
+  // it, both as written (`scores = []` ... `scores.append(row)`), is copied per row when its tiles
+  // are the row's (`scores_0 = []`, `scores_0.append(row_0)`: list_statement); any other refuses.
   std::set<int> body_lists;
   for (Op* op : ops)
     for (const Access* w : writes(*op)) {

@@ -158,6 +158,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"hidden_chunks_exp.py", arrays({{256, 128}, {256, 1024}, {1024, 256}})},
       {"max_tree_rows.py", arrays({{256, 1024}})},
       {"grouped_heads_kv.py", arrays({{4, 128, 64}, {2, 128, 64}, {2, 128, 64}})},
+      {"kv_group_rows_jammed.py", arrays({{2, 128, 2, 128}, {256, 128}, {256, 128}})},
       {"grouped_heads_kv_api.py", arrays({{4, 128, 64}, {2, 128, 64}, {2, 128, 64}})},
   };
   return args;

@@ -976,6 +976,13 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // ... and the newer-API gqa_full, whose head loop builds a list of score rows: one list per row.
       {"nkibench/styles/nki_api/gqa_full_B1_N4096_QH16_KH8_D128_0.py", "nki_api_gqa_full.jam_rows", "jam_rows",
        {{"factor", "2"}}},
+      // Two query heads jammed (the result of the jam above on a legacy kernel): both heads'
+      // preparations pipelined together, both heads' normalizations deferred by one move.
+      {"tests/kernels/kv_group_rows_jammed.py", "kv_group_rows_jammed.pipeline_prep", "pipeline_prep", {}},
+      {"tests/kernels/kv_group_rows_jammed.py", "kv_group_rows_jammed.pipeline_prep_on_chip", "pipeline_prep",
+       {{"source", "on_chip"}}},
+      {"tests/kernels/kv_group_rows_jammed.py", "kv_group_rows_jammed.defer_normalization", "defer_normalization",
+       {{"places", "2"}}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -9,8 +9,6 @@ import neuronxcc.nki.language as nl
 @nki.jit
 def kernel(q, k, v):
     QH, P, D = q.shape
-    KH = k.shape[0]
-    group = QH // KH
     out = nl.ndarray((QH, P, D), dtype=nl.float32, buffer=nl.shared_hbm)
     for h_blk in nl.affine_range(QH // 2):
         q_t_0 = nl.load(q[2*h_blk, :, :])

@@ -9,7 +9,6 @@ import nki.isa as nisa
 @nki.jit
 def kernel(q, k, v):
     QH, P, D = q.shape
-    KH = k.shape[0]
     out = nl.ndarray((QH, P, D), dtype=q.dtype, buffer=nl.shared_hbm)
     for h_blk in nl.affine_range(QH // 2):
         q_t_0 = nl.ndarray((P, D), dtype=q.dtype, buffer=nl.sbuf)

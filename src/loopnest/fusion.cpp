@@ -514,6 +514,73 @@ class PipelinePrep : public Transform {
     return any;
   }
 
+  // HEAD goes on over the preparation of further rows' operands: rows jammed into the loop
+  // (jam_rows: `p_psum_0 = transpose(P_0[t]); p_psum_1 = transpose(P_1[t]); p_t_0 = copy(p_psum_0);
+  // p_t_1 = copy(p_psum_1)`, then the matmuls) prepare one operand each, and HEAD ending at the
+  // first row's transpose handed its PSUM tile over (refused): a loop that a jam by 2 rows had left
+  // offered no site (a bundled gqa_full with its KV head's loads shared by its two query heads kept
+  // both P @ V loops waiting on each block's copy). Taken while the statements are loads (and the
+  // declarations and views between them), transposes of tiles HEAD loads or the loop's body does
+  // not write, and copies of what those transposes wrote; HEAD ends at the last transpose or copy.
+  static void extend_head_over_jammed_rows(Kernel& k, Node& n, Plan& p) {
+    std::set<int> loaded, transposed;
+    auto note = [&](const Op& op) {
+      for (const Access* w : writes(op)) {
+        if (op.cls == OpClass::Load || op.cls == OpClass::DmaCopy) loaded.insert(storage_of(k, w->tensor));
+        if (is_transpose(op)) transposed.insert(storage_of(k, w->tensor));
+      }
+    };
+    for (size_t h = 0; h < p.head; ++h) {
+      for (const auto& op : n.body[h].ops) note(op);
+      for_each_node(n.body[h].body, [&](const Node& x, const std::vector<int>&) {
+        for (const auto& op : x.ops) note(op);
+      });
+    }
+    auto prepares = [&](const Op& op) {
+      if (!is_transpose(op)) return false;
+      const Operand* data = transposed_operand(op);
+      if (data && data->kind == Operand::Kind::Tile && loaded.count(storage_of(k, data->access.tensor))) return true;
+      return before_loop(k, n, op);
+    };
+    size_t end = p.head;
+    for (size_t j = p.head; j < n.body.size(); ++j) {
+      const Node& x = n.body[j];
+      if (x.frozen) break;
+      if (x.kind == NodeKind::Meta && (x.meta == MetaKind::View || x.meta == MetaKind::Binding)) continue;
+      if (x.kind == NodeKind::Loop) {
+        if (!transpose_loop(x)) break;
+        std::vector<const Op*> step;
+        for_each_node(x.body, [&](const Node& y, const std::vector<int>&) {
+          for (const auto& op : y.ops) step.push_back(&op);
+        });
+        bool all = true;
+        for (const Op* op : step) all = all && prepares(*op);
+        if (!all) break;
+        for (const Op* op : step) note(*op);
+        end = j + 1;
+        continue;
+      }
+      if (x.kind != NodeKind::Stmt || x.ops.size() != 1) break;
+      const Op& op = x.ops[0];
+      if (op.cls == OpClass::Alloc) continue;
+      if (op.cls == OpClass::Load) {
+        note(op);
+        continue;
+      }
+      if (prepares(op)) {
+        note(op);
+        end = j + 1;
+        continue;
+      }
+      bool copies_transposed = false;
+      if (op.cls == OpClass::Copy)
+        for (const Access* r : reads(op)) copies_transposed = copies_transposed || transposed.count(storage_of(k, r->tensor));
+      if (!copies_transposed) break;
+      end = j + 1;
+    }
+    p.head = end;
+  }
+
   static std::optional<Plan> make_plan(Kernel& k, Node& n) {
     const Loop& loop = k.loops.at(n.loop);
     auto trip = loop.trip();
@@ -559,6 +626,7 @@ class PipelinePrep : public Transform {
     auto view = [&](size_t at) { return n.body[at].kind == NodeKind::Meta && n.body[at].meta == MetaKind::View; };
     while (next < n.body.size() && (view(next) || (single(next) && n.body[next].ops[0].cls == OpClass::Alloc))) ++next;
     if (next < n.body.size() && single(next) && n.body[next].ops[0].cls == OpClass::Copy) p.head = next + 1;
+    extend_head_over_jammed_rows(k, n, p);
     if (p.head >= n.body.size()) return std::nullopt;
     // Who touches what, per half.
     Analysis an(k);

@@ -18,10 +18,47 @@
 #include "loopnest/api.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
+#include "nki/ast.h"
 
 namespace loopnest {
 
 namespace {
+
+// `name = []`: the statement making an empty list under `name` alone.
+bool makes_empty_list(const nki::Stmt& s, const std::string& name) {
+  if (s.kind != nki::StmtKind::Assign) return false;
+  const auto& a = static_cast<const nki::AssignStmt&>(s);
+  if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name || !a.value ||
+      static_cast<const nki::NameExpr&>(*a.targets[0]).id != name || a.value->kind != nki::ExprKind::List)
+    return false;
+  return static_cast<const nki::SequenceExpr&>(*a.value).elts.empty();
+}
+
+// `name.append(item)` with `item` a name: the statement appending a named tile to the list.
+bool appends_name(const nki::Stmt& s, const std::string& name, const std::string& item) {
+  if (s.kind != nki::StmtKind::Expr) return false;
+  const auto& e = static_cast<const nki::ExprStmt&>(s);
+  if (!e.value || e.value->kind != nki::ExprKind::Call) return false;
+  const auto& c = static_cast<const nki::CallExpr&>(*e.value);
+  if (c.func->kind != nki::ExprKind::Attribute || c.args.size() != 1 || !c.keywords.empty()) return false;
+  const auto& f = static_cast<const nki::AttributeExpr&>(*c.func);
+  return f.attr == "append" && f.value->kind == nki::ExprKind::Name &&
+         static_cast<const nki::NameExpr&>(*f.value).id == name && c.args[0]->kind == nki::ExprKind::Name &&
+         static_cast<const nki::NameExpr&>(*c.args[0]).id == item;
+}
+
+// Whether the list of tensor t is made (`name = []`) and appended to (`name.append(tile)`) by
+// exactly one statement each under the loop, both as written: each row's copy prints them again
+// under its own names.
+bool list_statements_copyable(const Node& loop_node, const Tensor& t) {
+  int made = 0, appended = 0;
+  for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind != NodeKind::Meta || n.meta != MetaKind::Binding || !n.origin || !n.patch.empty() || n.dirty) return;
+    made += makes_empty_list(*n.origin, t.list_name) ? 1 : 0;
+    appended += appends_name(*n.origin, t.list_name, t.name) ? 1 : 0;
+  });
+  return made == 1 && appended == 1;
+}
 
 bool inside(const std::vector<int>& loops, int loop) { return std::find(loops.begin(), loops.end(), loop) != loops.end(); }
 
@@ -104,6 +141,50 @@ bool distinct_per_row(const Access& w, int l, int64_t trip, int64_t factor) {
   return true;
 }
 
+// Whether `a` reads a different element for some two rows of one jammed block: its index with the
+// row written as `factor * b + j` (b the block) differs between the j. A read through the row's
+// quotient by the block (`k[h // 2]` at factor 2: the query heads of one KV group read one K/V
+// head) does not, and the rows share it like a read not naming the row at all.
+bool varies_in_block(const Kernel& k, const Access& a, int l, int64_t trip, int64_t factor) {
+  if (!uses_loop(a, l)) return false;
+  const int b = (k.loops.empty() ? 0 : k.loops.rbegin()->first) + 1;  // the block's variable, unused by the kernel
+  Ranges ranges = k.ranges();
+  ranges[b] = {0, trip / factor - 1};
+  auto at = [&](const IExpr& e, int64_t j) { return e.substitute(l, IExpr::var(b) * factor + IExpr(j), &ranges); };
+  for (const DimIndex& d : a.dims)
+    for (int64_t j = 1; j < factor; ++j) {
+      if (!(at(d.start, j) == at(d.start, 0))) return true;
+      for (const auto& t : d.terms)
+        if (!(at(t.size, j) == at(t.size, 0))) return true;
+    }
+  return false;
+}
+
+// The divisors of the quotients of the loop's variable in the accesses under it (`h // 2`): a
+// jam by such a divisor shares what the rows of one quotient read alike.
+std::set<int64_t> quotient_divisors(const Node& loop_node) {
+  std::set<int64_t> out;
+  const int l = loop_node.loop;
+  std::function<void(const IExpr&)> scan = [&](const IExpr& e) {
+    for (const auto& [key, tc] : e.terms()) {
+      const Term& t = tc.first;
+      if (t.kind == TermKind::FloorDiv && !t.args.empty() && t.args[0].uses(l)) out.insert(t.divisor);
+      for (const IExpr& x : t.args) scan(x);
+    }
+  };
+  for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
+    for (const Op& op : n.ops) {
+      auto each = [&](const Access& a) {
+        for (const DimIndex& d : a.dims) scan(d.start);
+      };
+      if (op.dst) each(*op.dst);
+      for (const auto& arg : op.args)
+        if (arg.value.kind == Operand::Kind::Tile) each(arg.value.access);
+    }
+  });
+  return out;
+}
+
 // The id of the statement of `block` (searched through loops and conditionals) declaring tensor
 // t: its declaration, or the comprehension (an inline node) making a list of fresh tiles. -1: none.
 int declaring_node(const std::vector<Node>& block, int t) {
@@ -178,14 +259,23 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   std::vector<Op*> ops;
   ops_of(loop_node, ops);
   // A list of tiles built in the body (`tiles.append(t)`) is one Python list per iteration: the
-  // rows' copies would need a list each, which printing back does not make.
+  // rows' copies need a list each. A one-level list made in the body and appended to in a loop of
+  // it, both as written (`scores = []` ... `scores.append(row)`), is copied per row when its tiles
+  // are the row's (`scores_0 = []`, `scores_0.append(row_0)`: list_statement); any other refuses.
+  std::set<int> body_lists;
   for (Op* op : ops)
-    for (const Access* w : writes(*op))
-      if (k.tensor(w->tensor).list_loop >= 0 && inner.count(k.tensor(w->tensor).scope_loop)) return std::nullopt;
+    for (const Access* w : writes(*op)) {
+      const Tensor& t = k.tensor(w->tensor);
+      if (t.list_loop < 0 || !inner.count(t.scope_loop)) continue;
+      if (!t.outer_lists.empty() || t.host_list || t.list_name.empty() || !inner.count(t.list_loop) ||
+          !list_statements_copyable(loop_node, t))
+        return std::nullopt;
+      body_lists.insert(w->tensor);
+    }
   auto defined_inside = [&](int t) { return inner.count(k.tensor(t).scope_loop) > 0; };
   auto reads_use_row = [&](const Op& op) {
     for (const Access* r : reads(op))
-      if (uses_loop(*r, l)) return true;
+      if (varies_in_block(k, *r, l, *trip, factor)) return true;
     return false;
   };
   for (Op* op : ops) {
@@ -295,6 +385,8 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
       // turn) gives rows i and i + 2 of one jammed block the same buffer.
       if (uses_loop(*w, l) && !op->accumulate && !distinct_per_row(*w, l, *trip, factor)) return std::nullopt;
     }
+  for (int t : body_lists)
+    if (!p.row_tensors.count(t)) return std::nullopt;
   // Row-independent ops writing a row's block: once, into the first row's block.
   int shared_work = 0;
   for (Op* op : ops) {
@@ -355,8 +447,9 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
 // An operation depends on the row when it reads the row's part of the kernel's inputs (or an index
 // operand of the row), or reads what a dependent operation of the loop writes, or writes where one
 // does (an accumulator zeroed per row).
-std::set<const Op*> row_independent(Kernel& k, Node& loop_node) {
+std::set<const Op*> row_independent(Kernel& k, Node& loop_node, int64_t factor) {
   int l = loop_node.loop;
+  const int64_t trip = k.loops.at(l).trip().value_or(factor);
   std::vector<Op*> ops;
   ops_of(loop_node, ops);
   Ranges ranges = k.ranges();
@@ -378,7 +471,7 @@ std::set<const Op*> row_independent(Kernel& k, Node& loop_node) {
           written_here = true;
           dep = dep || dependent.count(other);
         }
-        if (!written_here) dep = dep || uses_loop(*r, l);
+        if (!written_here) dep = dep || varies_in_block(k, *r, l, trip, factor);
       }
       for (const Access* w : writes(*op))
         for (const Op* other : dependent) dep = dep || overlap(*w, *other);
@@ -405,7 +498,11 @@ class UnrollJam : public Transform {
   bool visit(Kernel& k, const SiteSink& sink) const override {
     std::vector<int> loops = open_loop_ids(k);
     for (int id : loops) {
-      for (int64_t f : {int64_t(2), int64_t(4)}) {
+      std::set<int64_t> factors = {2, 4};
+      if (const Node* n = find_node(k, id); n && n->kind == NodeKind::Loop)
+        for (int64_t d : quotient_divisors(*n))
+          if (d > 1 && d <= 8) factors.insert(d);
+      for (int64_t f : factors) {
         Node* n = find_node(k, id);
         if (!n) continue;
         auto plan = make_plan(k, *n, f);
@@ -421,7 +518,7 @@ class UnrollJam : public Transform {
         if (!s) continue;
         // What the rows can share runs once per block: its engines are what the move relieves; with
         // nothing shared, the rows' in-order chains overlap (the waiting between their steps).
-        note_relief(k, an, row_independent(k, *n), *s);
+        note_relief(k, an, row_independent(k, *n, f), *s);
         if (s->relieves.empty()) s->relieves.insert("serial");
         Plan p = *plan;
         if (sink(*s, [&k, id, p] { apply(k, id, p); })) return true;
@@ -464,7 +561,7 @@ class UnrollJam : public Transform {
     }
   }
 
-  static Node copy_node(Ctx& c, const Node& src, int64_t j) {
+  static Node copy_node(Ctx& c, const Node& src, int64_t j, bool shared_stmt = false) {
     Node n = src;
     n.id = c.k->next_node++;
     n.dirty = true;
@@ -496,8 +593,11 @@ class UnrollJam : public Transform {
       }
       auto shared = [&](const Access& a) { return c.p->shared_blocks.count(storage_of(*c.k, a.tensor)) > 0; };
       if (op.dst) {
+        // A statement the rows share keeps its destination as written when the move leaves it
+        // alone (`dst=k_t` of a K head's load shared by a group's query heads).
+        const bool kept = shared_stmt && !uses_loop(*op.dst, c.l) && !c.copies[0].count(op.dst->tensor);
         remap(c, *op.dst, j, false);
-        op.dst_origin = nullptr;
+        if (!kept) op.dst_origin = nullptr;
       }
       if (op.result >= 0) {
         auto it = c.copies[static_cast<size_t>(j)].find(op.result);
@@ -538,6 +638,31 @@ class UnrollJam : public Transform {
     return false;
   }
 
+  // The row tensor whose list the node makes (`scores = []`, a binding of the list's name alone)
+  // or appends to (`scores.append(row)`); -1: none.
+  static int row_list_of(const Ctx& c, const Node& n) {
+    for (int t : c.p->row_tensors) {
+      const Tensor& tensor = c.k->tensor(t);
+      if (tensor.list_name.empty() || tensor.list_loop < 0) continue;
+      if (n.meta == MetaKind::Binding && n.origin && n.patch.empty() &&
+          (makes_empty_list(*n.origin, tensor.list_name) || appends_name(*n.origin, tensor.list_name, tensor.name)))
+        return t;
+    }
+    return -1;
+  }
+
+  // Row j's copy of a statement making or appending to the list of row tensor t.
+  static Node list_statement(Ctx& c, const Node& n, int t, int64_t j) {
+    const Tensor& copy = c.k->tensor(c.copies[static_cast<size_t>(j)].at(t));
+    Node m = n;
+    m.id = c.k->next_node++;
+    m.repeat_copy = n.repeat_copy || j > 0;
+    m.dirty = true;
+    m.patch = makes_empty_list(*n.origin, c.k->tensor(t).list_name) ? fmt::format("{} = []", copy.list_name)
+                                                                     : fmt::format("{}.append({})", copy.list_name, copy.name);
+    return m;
+  }
+
   // Whether every statement under the loop is the row's work (and no condition or helper call).
   static bool only_row_work(const Ctx& c, const Node& loop) {
     bool only = true;
@@ -557,12 +682,16 @@ class UnrollJam : public Transform {
     m.repeat_copy = src.repeat_copy || j > 0;
     m.loop = add_loop(*c.k, c.k->loops.at(src.loop));
     rename_nodes(*c.k, m.body, src.loop, m.loop);
-    for (const auto& [t, copy] : c.copies[static_cast<size_t>(j)])
+    for (const auto& [t, copy] : c.copies[static_cast<size_t>(j)]) {
       if (c.k->tensor(copy).scope_loop == src.loop) c.k->tensors[static_cast<size_t>(copy)].scope_loop = m.loop;
+      // The row's list is appended to by the row's copy of the loop.
+      if (c.k->tensor(copy).list_loop == src.loop) c.k->tensors[static_cast<size_t>(copy)].list_loop = m.loop;
+    }
     std::vector<Node> body;
     for (const Node& n : m.body) {
       if (n.kind == NodeKind::Loop) body.push_back(copy_loop(c, n, j));
       else if (n.kind == NodeKind::Stmt) body.push_back(copy_node(c, n, j));
+      else if (int t = n.kind == NodeKind::Meta ? row_list_of(c, n) : -1; t >= 0) body.push_back(list_statement(c, n, t, j));
       else if (n.kind != NodeKind::Meta || !of_row(c, n)) body.push_back(n);
       else c.var_names.insert(n.binds.begin(), n.binds.end());
     }
@@ -588,6 +717,12 @@ class UnrollJam : public Transform {
           break;
         }
         case NodeKind::Meta: {
+          // A list of the row's tiles: its making (`scores = []`) and its appends, once per row
+          // under the row's list name (`scores_0 = []`, `scores_0.append(row_0)`).
+          if (int t = row_list_of(c, n); t >= 0) {
+            for (int64_t j = 0; j < c.p->factor; ++j) out.push_back(list_statement(c, n, t, j));
+            break;
+          }
           // Views and bindings of the row are written out in the copies' accesses instead (the
           // copies are printed from the form), and so are the bindings that name them in turn
           // (`n_end = n_start + BLOCK_N` after `n_start = n * BLOCK_N`: kept, it named a binding
@@ -602,14 +737,18 @@ class UnrollJam : public Transform {
         case NodeKind::Stmt:
           if (!node_per_row(c, n)) {
             // Once for the F rows: a write of a row's block goes to the first row's block.
+            // So is one reading what the rows of a block read alike through the row's quotient
+            // (`k[h // 2]` -> `k[h_blk]`): printed from the form with the first row's index.
             bool touches_block = false;
-            for (auto& op : n.ops)
+            for (auto& op : n.ops) {
               for (const Access* w : writes(op)) touches_block = touches_block || uses_loop(*w, c.l);
+              for (const Access* r : reads(op)) touches_block = touches_block || uses_loop(*r, c.l);
+            }
             // Printed from the form, too, when its text names a binding of the row that is no
             // longer printed (`rb = t // ncb` after `t = t_blk * 8 + t_in`: the row block's scale
             // load depends on t_blk alone, yet its text reads rb).
             for (const auto& name : c.var_names) touches_block = touches_block || mentions(*c.k, n, name);
-            if (touches_block) out.push_back(copy_node(c, n, 0));
+            if (touches_block) out.push_back(copy_node(c, n, 0, true));
             else out.push_back(std::move(n));
             break;
           }
@@ -728,6 +867,7 @@ class UnrollJam : public Transform {
       for (int64_t j = 0; j < p.factor; ++j) {
         Tensor copy = k.tensor(t);
         if (!copy.name.empty()) copy.name = fmt::format("{}_{}", copy.name, j);
+        if (!copy.list_name.empty()) copy.list_name = fmt::format("{}_{}", copy.list_name, j);
         if (copy.scope_loop == p.loop) copy.scope_loop = nl.id;
         c.copies[static_cast<size_t>(j)][t] = add_tensor(k, std::move(copy));
       }

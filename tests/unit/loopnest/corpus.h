@@ -165,6 +165,9 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"prefetch_rows_epilogue.py", arrays({{512, 256}, {128, 256}})},
       {"prefetch_rows_named.py", arrays({{512, 256}, {128, 256}})},
       {"prefetch_rows_api.py", arrays({{512, 256}, {128, 256}})},
+      {"grouped_heads_kv.py", arrays({{4, 128, 64}, {2, 128, 64}, {2, 128, 64}})},
+      {"kv_group_rows_jammed.py", arrays({{2, 128, 2, 128}, {256, 128}, {256, 128}})},
+      {"grouped_heads_kv_api.py", arrays({{4, 128, 64}, {2, 128, 64}, {2, 128, 64}})},
   };
   return args;
 }

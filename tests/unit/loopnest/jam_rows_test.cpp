@@ -278,3 +278,27 @@ TEST(JamRows, EachRowStoresAReshapeOfItsOwnTile) {
 }
 
 }  // namespace
+
+// Grouped-query attention: query head h reads K / V head h // group (legacy, through a binding
+// `kv = h // group`) or h * KH // QH (newer API, inline). Jammed by the group size, the rows of a
+// block are one group and read one K / V head: the loads (and K's transpose) are shared, whatever
+// the spelling of the quotient.
+TEST(JamRows, TheQueryHeadsOfAGroupShareTheirKvLoads) {
+  const auto args = arrays({{4, 128, 64}, {2, 128, 64}, {2, 128, 64}});
+  for (const char* name : {"grouped_heads_kv.py", "grouped_heads_kv_api.py"}) {
+    std::string path = source_dir() + "/tests/kernels/" + name;
+    std::string text = read(path);
+    EXPECT_EQ(loads_of(text, args, 1), 4) << name;
+    EXPECT_EQ(loads_of(text, args, 2), 4) << name;
+    auto sites = loopnest::find_sites(loopnest::lift_source(path, text, args));
+    const loopnest::Site* jam = nullptr;
+    for (const auto& s : sites)
+      if (s.transform == "jam_rows" && s.params.at("factor") == "2" && !s.params.count("flat_loops")) jam = &s;
+    ASSERT_TRUE(jam) << name << ": no jam_rows site by the group size";
+    EXPECT_FALSE(jam->params.count("overlap")) << name << ": the site shares work, not only the engines' waiting";
+    std::string after = loopnest::apply_site(path, text, args, *jam);
+    EXPECT_EQ(loads_of(after, args, 1), 2) << after;
+    EXPECT_EQ(loads_of(after, args, 2), 2) << after;
+    EXPECT_EQ(loads_of(after, args, 0), 4) << after;  // each query head still loads its own q
+  }
+}

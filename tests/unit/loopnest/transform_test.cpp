@@ -994,6 +994,20 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // A chunk loop carrying a running sum (`y[...] = nl.add(y[...], part)`): merged chunks, the
       // inner loop over each chunk's rows twice as long.
       {"tests/kernels/hidden_chunks_sum.py", "hidden_chunks_sum.free_size", "free_size", {{"value", "512"}}},
+      // The query heads of one KV group (`k[h // group]`, `k[h * KH // QH]`) jammed by the group
+      // size: the K / V heads' loads and the transpose once per group.
+      {"tests/kernels/grouped_heads_kv.py", "grouped_heads_kv.jam_rows", "jam_rows", {{"factor", "2"}}},
+      {"tests/kernels/grouped_heads_kv_api.py", "grouped_heads_kv_api.jam_rows", "jam_rows", {{"factor", "2"}}},
+      // ... and the newer-API gqa_full, whose head loop builds a list of score rows: one list per row.
+      {"nkibench/styles/nki_api/gqa_full_B1_N4096_QH16_KH8_D128_0.py", "nki_api_gqa_full.jam_rows", "jam_rows",
+       {{"factor", "2"}}},
+      // Two query heads jammed (the result of the jam above on a legacy kernel): both heads'
+      // preparations pipelined together, both heads' normalizations deferred by one move.
+      {"tests/kernels/kv_group_rows_jammed.py", "kv_group_rows_jammed.pipeline_prep", "pipeline_prep", {}},
+      {"tests/kernels/kv_group_rows_jammed.py", "kv_group_rows_jammed.pipeline_prep_on_chip", "pipeline_prep",
+       {{"source", "on_chip"}}},
+      {"tests/kernels/kv_group_rows_jammed.py", "kv_group_rows_jammed.defer_normalization", "defer_normalization",
+       {{"places", "2"}}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

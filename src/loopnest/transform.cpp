@@ -172,17 +172,17 @@ std::optional<std::string> open_checked(Kernel& opened, int& count, int* composi
   return std::nullopt;
 }
 
-// `k` with its flattened loops split (unflatten_loops), printed and lifted again: the moves then
-// see the split nest as an author who wrote it would give it (a move that copies a statement as
-// written copies the printed one). The number split (0, `k` unchanged, when none is or the result
-// does not print back).
-int unflatten_checked(Kernel& k) {
+// `k` rewritten by `undo` (a normalisation: flattened loops split, hand-written pipelines undone),
+// printed and lifted again: the moves then see the nest as an author who wrote it so would give it
+// (a move that copies a statement as written copies the printed one). The number of places `undo`
+// changed (0, `k` unchanged, when none is or the result does not print back).
+int relifted_after(Kernel& k, int (*undo)(Kernel&)) {
   auto args = own_args(k);
   if (!args) return 0;
-  Kernel split = k;
+  Kernel changed = k;
   try {
-    const int count = unflatten_loops(split);
-    if (count) k = lift_source(k.module->file->path, emit_checked(split, *args), *args, k.entry, k.nc_version);
+    const int count = undo(changed);
+    if (count) k = lift_source(k.module->file->path, emit_checked(changed, *args), *args, k.entry, k.nc_version);
     return count;
   } catch (const TransformError&) {
   } catch (const EmitError&) {
@@ -191,23 +191,10 @@ int unflatten_checked(Kernel& k) {
   return 0;
 }
 
-// `k` with its hand-written software pipelines undone (unpipeline_loops), printed and lifted again,
-// as unflatten_checked: the moves then see each iteration's own tile. The number undone (0, `k`
-// unchanged, when none is or the result does not print back).
-int unpipeline_checked(Kernel& k) {
-  auto args = own_args(k);
-  if (!args) return 0;
-  Kernel plain = k;
-  try {
-    const int count = unpipeline_loops(plain);
-    if (count) k = lift_source(k.module->file->path, emit_checked(plain, *args), *args, k.entry, k.nc_version);
-    return count;
-  } catch (const TransformError&) {
-  } catch (const EmitError&) {
-  } catch (const LiftError&) {
-  }
-  return 0;
-}
+// The flattened loops split (unflatten_loops); the hand-written software pipelines undone
+// (unpipeline_loops), so the moves see each iteration's own tile.
+int unflatten_checked(Kernel& k) { return relifted_after(k, unflatten_loops); }
+int unpipeline_checked(Kernel& k) { return relifted_after(k, unpipeline_loops); }
 
 }  // namespace
 

@@ -41,6 +41,15 @@ std::string source_of(const Kernel& k, const nki::Expr& e) {
 
 bool has(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
+// The loop of node `n` when a hand-written pipeline in it can be undone: a device loop of constant
+// bounds, step 1, at least one iteration; nullptr otherwise.
+const Loop* pipelinable_loop(const Kernel& k, const Node& n) {
+  if (n.kind != NodeKind::Loop || n.frozen) return nullptr;
+  const Loop& l = k.loops.at(n.loop);
+  if (l.host_items || l.program || l.step != 1 || !l.start.is_constant() || !l.stop.is_constant()) return nullptr;
+  return l.stop.constant() - l.start.constant() >= 1 ? &l : nullptr;
+}
+
 // Whether If node `n` holds in every iteration of loop `l` but the last (`if j + 1 < N:`, `if j <
 // N - 1:`), judged by evaluating it over the loop's values.
 bool guards_all_but_last(const Node& n, const Loop& l, int64_t start, int64_t stop) {
@@ -305,11 +314,10 @@ std::string comprehension_item(const Kernel& k, const Node& n) {
 }
 
 std::optional<Pipeline> pipeline_of(Kernel& k, const std::vector<Node>& block, const Node& n) {
-  if (n.kind != NodeKind::Loop || n.frozen) return std::nullopt;
-  const Loop& l = k.loops.at(n.loop);
-  if (l.host_items || l.program || l.step != 1 || !l.start.is_constant() || !l.stop.is_constant()) return std::nullopt;
+  const Loop* lp = pipelinable_loop(k, n);
+  if (!lp) return std::nullopt;
+  const Loop& l = *lp;
   const int64_t start = l.start.constant(), stop = l.stop.constant();
-  if (stop - start < 1) return std::nullopt;
   Analysis an(k);
   Pipeline p;
   p.loop_node = n.id;
@@ -507,11 +515,10 @@ int rebinds(const Kernel& k, const Node& n, int next) {
 }
 
 std::optional<RebindPipeline> rebind_pipeline_of(Kernel& k, const std::vector<Node>& block, const Node& n) {
-  if (n.kind != NodeKind::Loop || n.frozen) return std::nullopt;
-  const Loop& l = k.loops.at(n.loop);
-  if (l.host_items || l.program || l.step != 1 || !l.start.is_constant() || !l.stop.is_constant()) return std::nullopt;
+  const Loop* lp = pipelinable_loop(k, n);
+  if (!lp) return std::nullopt;
+  const Loop& l = *lp;
   const int64_t start = l.start.constant(), stop = l.stop.constant();
-  if (stop - start < 1) return std::nullopt;
   Analysis an(k);
   RebindPipeline p;
   p.loop_node = n.id;

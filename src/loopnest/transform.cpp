@@ -441,27 +441,20 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   if (launch) open_helpers(k);
   if (inner.params.erase("helpers")) open_helpers(k);
   if (inner.params.erase("composites")) open_composites(k);
-  // The split nest printed and lifted again, as find_sites offered its sites (unflatten_checked).
+  // The normalised nest (flattened loops split, pipelines undone) printed and lifted again, as
+  // find_sites offered its sites (relifted_after).
   std::string source = text;
-  if (inner.params.erase("flat_loops") && unflatten_loops(k) > 0) {
+  auto relift = [&](const char* param, int (*undo)(Kernel&), const char* what) {
+    if (!inner.params.erase(param) || undo(k) == 0) return;
     try {
       source = emit_checked(k, args);
     } catch (const EmitError& e) {
-      throw TransformError(fmt::format("{}: the kernel with its flattened loops split cannot be printed back: {}",
-                                       site.key(), e.what()));
+      throw TransformError(fmt::format("{}: the kernel with its {} cannot be printed back: {}", site.key(), what, e.what()));
     }
     k = lift_source(path, source, args, entry, nc_version);
-  }
-  // The pipelines undone, printed and lifted again, as find_sites offered its sites (unpipeline_checked).
-  if (inner.params.erase("pipeline") && unpipeline_loops(k) > 0) {
-    try {
-      source = emit_checked(k, args);
-    } catch (const EmitError& e) {
-      throw TransformError(fmt::format("{}: the kernel with its pipelines undone cannot be printed back: {}",
-                                       site.key(), e.what()));
-    }
-    k = lift_source(path, source, args, entry, nc_version);
-  }
+  };
+  relift("flat_loops", unflatten_loops, "flattened loops split");
+  relift("pipeline", unpipeline_loops, "pipelines undone");
   const ResultBaseline base = baseline_of(k);
   const std::set<int> single_before = single_trip_loops(k);
   t.apply(k, inner);

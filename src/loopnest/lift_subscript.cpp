@@ -337,4 +337,136 @@ AValue Lifter::sequence_slice(const AValue& base, const SliceExpr& sl, const Exp
   return out;
 }
 
+// `x[...]` of any value: an index grid (`nl.mgrid[...]`, `nl.arange(n)[:, None]`), an SPMD launch
+// (`kernel_[2, 2]`), a tile's access, a block of a list's tensor, a dict item, a host sequence's item
+// or slice.
+AValue Lifter::subscript_value(const Expr& e) {
+  auto& s = static_cast<const SubscriptExpr&>(e);
+  // `nl.mgrid[...]`, or `mgrid[...]` with the name imported from nki.language.
+  bool attr_mgrid = s.value->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*s.value).attr == "mgrid";
+  bool name_mgrid = s.value->kind == ExprKind::Name;
+  if (attr_mgrid || name_mgrid) {
+    AValue m = attr_mgrid ? eval(*static_cast<const AttributeExpr&>(*s.value).value) : eval(*s.value);
+    if ((attr_mgrid && m.k == K::Module && m.s == "nki.language") ||
+        (name_mgrid && m.k == K::Func && m.s == "nki.language.mgrid")) {
+      std::vector<const Expr*> items;
+      if (s.index->kind == ExprKind::Tuple)
+        for (auto& x : static_cast<const SequenceExpr&>(*s.index).elts) items.push_back(x.get());
+      else
+        items.push_back(s.index.get());
+      std::vector<AValue> grids;
+      std::vector<IExpr> dense;
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (items[i]->kind != ExprKind::Slice) fail(items[i]->span, "an nl.mgrid item that is not a slice");
+        auto& sl = static_cast<const SliceExpr&>(*items[i]);
+        IExpr lo = sl.lower ? int_of(*sl.lower) : IExpr(0), hi = int_of(*sl.upper);
+        AValue g;
+        g.k = K::Grid;
+        g.grid.ndim = static_cast<int>(items.size());
+        g.grid.base = lo;
+        g.grid.axes.emplace(static_cast<int>(i), Grid::Axis{1, hi - lo});
+        dense.push_back(hi - lo);
+        grids.push_back(std::move(g));
+      }
+      for (AValue& g : grids) g.grid.dense = dense;
+      return AValue::of_tuple(std::move(grids));
+    }
+  }
+  AValue base = eval(*s.value);
+  if (base.k == K::Func && base.s.rfind("user.", 0) == 0 && base.items.empty()) {
+    // `kernel_[2, 2]`: an SPMD launch of a kernel of the module over a grid of programs.
+    AValue launch = base;
+    std::vector<const Expr*> dims;
+    if (s.index->kind == ExprKind::Tuple)
+      for (auto& x : static_cast<const SequenceExpr&>(*s.index).elts) dims.push_back(x.get());
+    else
+      dims.push_back(s.index.get());
+    for (const Expr* d : dims) {
+      AValue v = eval(*d);
+      if (dims.size() == 1 && (v.k == K::Tuple || v.k == K::List)) {  // `kernel_[grid]`, grid a tuple
+        for (const AValue& x : v.items) launch.items.push_back(AValue::of_int(int_of(x, *d)));
+        continue;
+      }
+      launch.items.push_back(AValue::of_int(int_of(v, *d)));
+    }
+    return launch;
+  }
+  if (base.k == K::Tile) {
+    if (base.gather) fail(e.span, fmt::format("'{}': a subscript of an indirect (index-tile) access", print_expr(e)));
+    std::shared_ptr<AValue> gather;
+    AValue r = AValue::of_tile(subscript(base.access, *s.index, e, &gather));
+    r.gather = std::move(gather);
+    return r;
+  }
+  if (base.k == K::Grid && base.grid.ndim == 0) {
+    // nl.arange(n)[:, None]: the position of ':' is the axis, the item count the ndim.
+    std::vector<const Expr*> items;
+    if (s.index->kind == ExprKind::Tuple)
+      for (auto& x : static_cast<const SequenceExpr&>(*s.index).elts) items.push_back(x.get());
+    else
+      items.push_back(s.index.get());
+    AValue g = base;
+    g.grid.ndim = static_cast<int>(items.size());
+    if (base.grid.axes.empty()) fail(s.index->span, "an index grid without an axis placed by a subscript");
+    g.grid.axes.clear();
+    int placed = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items[i]->kind == ExprKind::Slice) {
+        for (const auto& [pos, ax] : base.grid.axes) g.grid.axes.emplace(static_cast<int>(i), ax);
+        ++placed;
+      } else if (!(items[i]->kind == ExprKind::Constant && static_cast<const ConstantExpr&>(*items[i]).value.is_none())) {
+        fail(items[i]->span, "an nl.arange subscript other than ':' and None");
+      }
+    }
+    if (placed != 1) fail(s.index->span, "an nl.arange subscript without exactly one ':'");
+    return g;
+  }
+  if (const Tensor* lt = list_tensor(base)) {
+    // scores[m]: block m of the list's tensor. A list of lists is one level of it: the levels
+    // outside it are the iterations of their loops the subscript is in (`block_tiles[bm]`
+    // inside the m loop is result_tiles[m][bm]).
+    const Tensor& t = *lt;
+    std::vector<std::pair<std::string, int>> lists = t.outer_lists;
+    lists.push_back({t.list_name, t.list_loop});
+    size_t level = 0;
+    if (s.value->kind == ExprKind::Name)
+      for (size_t i = 0; i < lists.size(); ++i)
+        if (lists[i].first == static_cast<const NameExpr&>(*s.value).id) level = i;
+    Access list;
+    list.tensor = t.id;
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+      if (d < level) list.dims.push_back({IExpr::var(lists[d].second), {}});
+      else list.dims.push_back({IExpr(0), {{static_cast<int>(d - level), t.shape[d], 1}}});
+    }
+    return AValue::of_tile(subscript(list, *s.index, e));
+  }
+  if (base.k == K::Dict) {
+    AValue key = eval(*s.index);
+    if (const AValue* v = dict_get(base, key)) return *v;
+    fail(s.index->span, fmt::format("'{}': the key is not in the dict", print_expr(e)));
+  }
+  if ((base.k == K::Tuple || base.k == K::List) && s.index->kind == ExprKind::Slice)
+    return sequence_slice(base, static_cast<const SliceExpr&>(*s.index), e);
+  if (base.k == K::Tuple || base.k == K::List) {
+    AValue i = eval(*s.index);
+    // An item of a list of numbers a loop fills with tiles (lift_filled_list.cpp).
+    if (base.k == K::List && s.value->kind == ExprKind::Name)
+      if (auto v = read_filled(static_cast<const NameExpr&>(*s.value).id, base, i, e)) return *v;
+    if (i.k == K::Int && i.i.is_constant()) {
+      int64_t n = static_cast<int64_t>(base.items.size()), x = i.i.constant();
+      if (x < 0) x += n;
+      if (x < 0 || x >= n) fail(e.span, fmt::format("'{}': index out of range", print_expr(e)));
+      return base.items[static_cast<size_t>(x)];
+    }
+    if (i.k == K::Int)
+      if (auto item = progression_item(base.items, i.i, ranges())) return *item;
+    // `outs[k]` in `for k in range(3)`: the loop may still lift as its copies, each with its
+    // item (for_loop), as the trace runs it.
+    if (i.k == K::Int) per_iteration_host_refused = true;
+    fail(e.span, fmt::format("'{}': a {} indexed by a loop-dependent value", print_expr(e),
+                             base.k == K::List ? "Python list" : "tuple"));
+  }
+  fail(e.span, fmt::format("the subscript '{}'", print_expr(e)));
+}
+
 }  // namespace loopnest::detail

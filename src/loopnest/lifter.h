@@ -125,6 +125,13 @@ class Lifter {
   // ---- expressions (lift_expr.cpp) ----
   AValue eval(const nki::Expr& e);
   AValue eval_node(const nki::Expr& e);  // eval without the trace-time fold
+  // eval_node's cases of one expression kind each: a subscript (lift_subscript.cpp), the operators
+  // (lift_operators.cpp).
+  AValue subscript_value(const nki::Expr& e);
+  AValue unary_value(const nki::Expr& e);
+  AValue binop_value(const nki::Expr& e);
+  AValue compare_chain(const nki::Expr& e);
+  AValue boolop_value(const nki::Expr& e);
   // The value of a host expression computed by the language core (lift_fold.cpp); nullopt when the
   // expression reads anything but host values or its value is not one.
   std::optional<AValue> host_fold(const nki::Expr& e);
@@ -137,7 +144,7 @@ class Lifter {
   std::string binary_result_dtype(const std::string& api, const Op& op) const;
   bool merge_fresh_tiles(std::vector<AValue>& items, std::vector<Node>& item_nodes);
   AValue comprehension(const nki::ComprehensionExpr& c);
-  AValue cond_join(const AValue& a, const AValue& b, bool is_and);
+  AValue cond_join(const AValue& a, const AValue& b, bool is_and);  // lift_operators.cpp
   AValue compare(const AValue& l, nki::CmpKind op, const AValue& r, const nki::Expr& le, const nki::Expr& re,
                  const nki::Expr& e);
   IExpr int_of(const nki::Expr& e);  // an integer-valued expression

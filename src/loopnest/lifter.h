@@ -86,6 +86,8 @@ struct AValue {
 // Python's truth of a value the lift knows on the host (a bool, a constant int, a float, None, a
 // string, a tuple, list, set or dict); none for a loop-dependent int, a tile or anything else.
 std::optional<bool> host_truth(const AValue& v);
+// A host number as a double (an int, a bool, a float); NaN for anything else (lift_builtins.cpp).
+double number_of(const AValue& v);
 // Item `index` of a host sequence whose items step alike, for an index the loops give within it
 // (lift_subscript.cpp); nullopt when the items do not step alike.
 std::optional<AValue> progression_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg);
@@ -183,6 +185,11 @@ class Lifter {
 
   // ---- calls (lift_call.cpp) ----
   AValue call(const nki::CallExpr& c);
+  // A call evaluated while tracing (lift_builtins.cpp): Python builtins, math / numpy on host
+  // values, ranges and index grids; nullopt for another function.
+  std::optional<AValue> host_call(const std::string& fn, const std::vector<AValue>& pos,
+                                  const std::vector<const nki::Expr*>& pos_exprs,
+                                  const std::vector<std::pair<std::string, AValue>>& kw, const nki::CallExpr& c);
   // An NKI API applied to bound arguments (calls and Python operators on tiles).
   AValue apply(const std::string& api, std::vector<std::pair<std::string, AValue>> args,
                std::vector<std::pair<std::string, const nki::Expr*>> origins, const nki::Expr& at,

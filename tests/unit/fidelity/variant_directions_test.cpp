@@ -180,6 +180,19 @@ const Variant kVariants[] = {
     // independent small instructions is off: small_instruction_elements, session 21): direction only.
     {"narrow_vs_wide_instructions", "affine.ref.py", "chunks_narrow.py", "chunks_wide.py", "trn1", Metric::Vector, 1.5,
      6.0},
+    // The engine of `nl.multiply(tile, constant)` (a tensor_scalar of unknown engine) is the
+    // compiler's: the published adamw kernel (k:adamw, its constant products such tensor_scalars,
+    // one activation per tile) ran on Trn1 with ScalarE 61.6% active of 2.0 ms, ~10x the one
+    // activation's N (trainium-measurements 3.5, ../shared/data/trn1-baseline-profiles.json), so the
+    // compiler runs constant products on ScalarE as identity activations with a scale (ISA
+    // activation: scale is free); nki-language 9.1's "Scalar (v3+)" names the ALU, not this route.
+    // 16 rounds on 4 [128, 2048] fp32 tiles pinned on VectorE against the same left to the
+    // compiler: VectorE does about half (ScalarE at 1.4 GHz takes more than half): 1.6-2.8x.
+    // Session 31 (an outside author's lead); written before simulating.
+    {"constant_multiplies_vector_vs_compiler_engine", "constmul.ref.py", "constmul_vector.py", "constmul_nl.py", "trn1",
+     Metric::Vector, 1.6, 2.8},
+    {"constant_multiplies_vector_vs_compiler_engine", "constmul.ref.py", "constmul_vector.py", "constmul_nl.py", "trn2",
+     Metric::Vector, 1.6, 2.8},
 };
 
 class VariantDirection : public ::testing::TestWithParam<Variant> {};

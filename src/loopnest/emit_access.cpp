@@ -40,8 +40,10 @@ std::string Emitter::access(const Access& a, bool write, const Expr* written, co
     if (t.shape.empty() || t.partition_dim <= 0) return name + "[...]";
   }
   size_t rank = a.tile_shape().size();
-  // Slices when every dim has at most one term, on axes in increasing order.
-  bool slices = !k_.dialect.grid_indexing && a.rank < 0 && affine(a);
+  // Slices when every dim has at most one term, on axes in increasing order; also in a kernel that
+  // indexes with grids, for a 1-D tile of an on-chip tensor, which no grid can index
+  // (err_1d_arange_not_supported: `nl.arange(n)` needs `[:, None]` there).
+  bool slices = (!k_.dialect.grid_indexing || (rank == 1 && t.on_chip())) && a.rank < 0 && affine(a);
   int next = 0;
   for (const auto& d : a.dims) {
     if (d.terms.size() > 1) slices = false;

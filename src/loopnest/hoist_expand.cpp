@@ -11,7 +11,8 @@
 //
 // Legal from dependences on the form: the load is the only writer of its tile (no view aliases it),
 // every reader of the tile lies inside every loop the load uses and after it (so the block index
-// is in scope and holds this iteration's tile), nothing in the kernel writes the HBM tensor it reads,
+// is in scope and holds this iteration's tile), nothing writes the HBM tensor it reads inside a loop
+// it leaves (a scratch an earlier nest filled may be read),
 // no index operand, no condition between the loop and the load, a mask only of the loops it uses
 // (the fill loads what the load loaded), constant trip counts starting at 0 of the loops it uses. A
 // block dim the tile already has over a loop it leaves (the legacy style's buffers indexed by every
@@ -157,9 +158,7 @@ class HoistExpand : public Transform {
     if (compute ? !movable_compute(*load) : load->cls != OpClass::Load) return out;
     auto rd = reads(*load);
     if (rd.empty() || (!compute && rd.size() != 1)) return out;
-    const Access& src = *rd[0];
-    int source = storage_of(k, src.tensor);
-    std::set<int> sources;  // compute: the on-chip tensors its operands read
+    std::set<int> sources;  // what it reads: the HBM tensor of a load, the on-chip tensors of compute
     for (const Access* r : rd) {
       if (k.tensor(storage_of(k, r->tensor)).on_chip() != compute) return out;
       sources.insert(storage_of(k, r->tensor));
@@ -184,15 +183,16 @@ class HoistExpand : public Transform {
     if (touched_by_comprehension(k, k.body, t)) return out;
     for (const auto& other : k.tensors)
       if (other.id != t && storage_of(k, other.id) == t) return out;
-    // Nothing writes the HBM tensor it reads; nothing but it (and a declaration) writes its tile.
+    // Nothing writes what it reads inside a loop it leaves (an HBM scratch the kernel filled in an
+    // earlier nest is read-only in this one: the fill stays before the hoisted load); nothing but it
+    // (and a declaration) writes its tile.
     Analysis an(k);
     const OpRef* me = nullptr;
-    std::set<int> written_in;  // compute: loops around a writer of an operand (it may change there)
+    std::set<int> written_in;  // loops around a writer of what it reads (it may change there)
     for (const auto& r : an.ops) {
       if (r.node == &s && &r.op() == load) me = &r;
       for (const Access* w : writes(r.op())) {
-        if (!compute && storage_of(k, w->tensor) == source) return out;
-        if (compute && sources.count(storage_of(k, w->tensor))) written_in.insert(r.loops.begin(), r.loops.end());
+        if (sources.count(storage_of(k, w->tensor))) written_in.insert(r.loops.begin(), r.loops.end());
         if (storage_of(k, w->tensor) == t && &r.op() != load && !is_declaration(r.op())) return out;
       }
     }

@@ -51,6 +51,32 @@ bool plain_activation(const Op& a) {
   return a.cls == OpClass::Activation && is_unary_language_op(a.api) && !a.accumulate;
 }
 
+// A sum the lift holds as a partition vector (`s = nl.sum(e, axis=1)` without keepdims: [P]): the
+// buffer activation_reduce accumulates into is an SBUF tile, which needs a free dim, and NKI reads
+// a [P] partition vector as [P, 1] (nki-language.md 3.7). The tensor gains a unit free dim, which
+// every access of it indexes with 0: a reader (`nl.reciprocal(s[0:128, 0])`) still reads the [P]
+// vector it read, so nothing computed from it changes shape.
+void widen_partition_vector(Kernel& k, int tensor) {
+  Tensor& t = k.tensor(tensor);
+  t.shape.push_back(IExpr(1));
+  if (!t.dim_text.empty()) t.dim_text.push_back({IExpr(1), ""});
+  auto widen = [tensor](Access& a) {
+    if (a.tensor != tensor) return false;
+    a.dims.push_back(DimIndex{IExpr(0), {}});
+    return true;
+  };
+  for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
+    for (Op& op : n.ops) {
+      if (op.dst && widen(*op.dst)) n.dirty = true;
+      for (Arg& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile && widen(a.value.access)) {
+          a.value.origin = nullptr;  // printed from the form: the text read the [P] vector whole
+          n.dirty = true;
+        }
+    }
+  });
+}
+
 class FoldActivationReduce : public Transform {
  public:
   std::string name() const override { return "fold_activation_reduce"; }
@@ -95,7 +121,7 @@ class FoldActivationReduce : public Transform {
       if ((!inner && !earlier) || act->node->frozen) continue;
       // The sum is [P, 1]; nothing between the two statements reads it.
       std::vector<IExpr> s_shape = red_dst.tile_shape();
-      if (s_shape.size() != 2 || !(s_shape[1] == IExpr(1))) continue;
+      if (!(s_shape.size() == 2 && s_shape[1] == IExpr(1)) && !(s_shape.size() == 1 && red.result >= 0)) continue;
       bool touched = false;
       int sum_storage = storage_of(k, red_dst.tensor);
       for (const auto& other : an.ops)
@@ -122,6 +148,7 @@ class FoldActivationReduce : public Transform {
     // before the activation; a buffer declared between the two moves up.
     std::optional<Node> decl;
     if (red.result >= 0) {
+      if (t.shape.size() == 1) widen_partition_vector(k, sum.tensor), sum = whole_of(k, sum.tensor);
       t.role = TensorRole::Buffer;
       decl = declaration_node(k, sum.tensor);
     } else {

@@ -3,7 +3,8 @@
 // inner loops it uses. The same nest in three styles (tests/kernels/reload_matmul_{tiles,grid,api}.py)
 // offers the same site and, once applied, loads the weight once instead of once per row tile; a
 // buffer that would not fit an SBUF partition is filled per chunk of the column loop (cut around
-// the row loop); a tensor the kernel writes is refused. That every
+// the row loop); a tensor the kernel writes inside the loop is refused, a scratch an earlier nest
+// filled is not. That every
 // site keeps the kernel's outputs is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's.
 #include <gtest/gtest.h>
 
@@ -112,6 +113,32 @@ TEST(HoistExpand, RefusesALoadOfATensorTheKernelWrites) {
   ASSERT_NE(text.find(store), std::string::npos);
   text.replace(text.find(store), store.size(), store + "            nl.store(w[0, :, 0:512], value=res)\n");
   EXPECT_TRUE(hoist_sites(text, kArgs).empty());
+}
+
+// The weight staged through an HBM scratch an earlier nest fills (a student's "store, then load back
+// in the next phase"): the fill stays before the hoisted load, so the load is still invariant in
+// the row loop; a write to the scratch inside that loop (above) is what is refused.
+TEST(HoistExpand, HoistsALoadOfAScratchAnEarlierNestFilled) {
+  std::string text = kernel_text("tiles");
+  const std::string head = "    out = nl.ndarray((M, N), dtype=x.dtype, buffer=nl.shared_hbm)\n";
+  ASSERT_NE(text.find(head), std::string::npos);
+  text.replace(text.find(head), head.size(),
+               head +
+                   "    ws = nl.ndarray((KT, 128, N), dtype=w.dtype, buffer=nl.shared_hbm)\n"
+                   "    for kk in nl.affine_range(KT):\n"
+                   "        nl.store(ws[kk], value=nl.load(w[kk]))\n");
+  const std::string load = "wt = nl.load(w[k, :, nl.ds(n * NB, NB)])";
+  ASSERT_NE(text.find(load), std::string::npos);
+  text.replace(text.find(load), load.size(), "wt = nl.load(ws[k, :, nl.ds(n * NB, NB)])");
+  auto sites = hoist_sites(text, kArgs);
+  ASSERT_EQ(sites.size(), 1u) << text;
+  EXPECT_EQ(sites[0].params.at("out_of"), "1");
+  // The scratch is read before the row loop, after the nest that fills it.
+  std::string after = loopnest::apply_site("k.py", text, kArgs, sites[0]);
+  size_t fill = after.find("nl.store(ws"), read_back = after.find("nl.load(ws"), rows = after.find("for m in");
+  ASSERT_NE(read_back, std::string::npos) << after;
+  EXPECT_LT(fill, read_back) << after;
+  EXPECT_LT(read_back, rows) << after;
 }
 
 TEST(HoistExpand, RefusesALoadUnderACondition) {

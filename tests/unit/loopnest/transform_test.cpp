@@ -801,6 +801,9 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        {{"stages", "all"}}},
       {"nkibench/kernels/add_rmsnorm_matmul_M4096_N2048_K1024_0.py", "bundled_add_rmsnorm_matmul.fold_activation_reduce",
        "fold_activation_reduce", {}},
+      // A partition-vector row sum (no keepdims) becomes a (128, 1) buffer read as `s[:, 0]`.
+      {"tests/kernels/softmax_rows_vector_sum.py", "softmax_rows_vector_sum.fold_activation_reduce",
+       "fold_activation_reduce", {}},
       {"nkibench/styles/nki_api/rmsnorm_matmul_M4096_N2048_K1024_0.py", "nki_api_rmsnorm_matmul.fold_activation_reduce",
        "fold_activation_reduce", {}},
       {"nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py", "published_bmm_softmax.reduce_row_once",

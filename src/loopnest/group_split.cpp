@@ -255,11 +255,16 @@ int ops_in_loops(const Kernel& k, const std::vector<std::string>& vars) {
 
 std::vector<Site> group_hoist_sites(const Kernel& grouped, const std::vector<std::string>& inner_vars,
                                     std::vector<Site> (*sites)(const Kernel&)) {
-  static const std::set<std::string> hoists = {"hoist", "hoist_expand", "hoist_compute", "hoist_transpose"};
+  static const std::set<std::string> hoists = {"hoist_expand", "hoist_compute", "hoist_transpose"};
   std::vector<Site> out;
   const int before = ops_in_loops(grouped, inner_vars);
   for (auto& s : sites(grouped)) {
-    if (!hoists.count(s.transform)) continue;
+    // Out of the group loop and a loop inside it (`out_of` >= 2): work repeated per query tile as
+    // well as per head. Work done once per head (K^T built in the head loop itself) is what
+    // jam_rows shares between the heads of a group already (its sites and the planner's draws on
+    // such kernels stay as they were); the split adds the case no move reached.
+    auto out_of = s.params.find("out_of");
+    if (!hoists.count(s.transform) || out_of == s.params.end() || std::stoi(out_of->second) < 2) continue;
     Kernel after = grouped;
     try {
       find_transform(s.transform)->apply(after, s);

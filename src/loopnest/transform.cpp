@@ -176,7 +176,7 @@ std::optional<std::string> open_checked(Kernel& opened, int& count, int* composi
 // printed and lifted again: the moves then see the nest as an author who wrote it so would give it
 // (a move that copies a statement as written copies the printed one). The number of places `undo`
 // changed (0, `k` unchanged, when none is or the result does not print back).
-int relifted_after(Kernel& k, int (*undo)(Kernel&)) {
+int relifted_after(Kernel& k, const std::function<int(Kernel&)>& undo) {
   auto args = own_args(k);
   if (!args) return 0;
   Kernel changed = k;
@@ -309,20 +309,41 @@ std::vector<Site> find_sites(const Kernel& k) {
   // And with its hand-written pipelines undone (unpipeline.cpp): a prefetched rotating buffer is a
   // value carried across iterations, which hides every per-iteration tile from the moves.
   const int unpiped = unpipeline_checked(opened);
+  // And with its loops over the query heads of KV groups split by group (group_split.cpp): only the
+  // hoists that then take the group's shared work out of the group loop, as one step.
+  Kernel grouped = opened;
+  std::vector<std::string> inner_vars;
+  const int groups = relifted_after(grouped, [&](Kernel& g) { return split_groups(g, &inner_vars); });
   launch_sites(k, out);
-  if (count + composites + split + unpiped == 0) return out;
+  if (count + composites + split + unpiped + groups == 0) return out;
   auto repeat_key = [&](const Site& s) {
     return split || unpiped ? key_by_operation(s) : s.transform + " " + s.anchor;
   };
-  std::set<std::string> seen;
-  for (const auto& s : out) seen.insert(repeat_key(s));
-  for (auto& s : sites_of(opened)) {
-    if (seen.count(repeat_key(s))) continue;
+  auto mark = [&](Site& s) {
     if (count) s.params["helpers"] = "open";
     if (composites) s.params["composites"] = "open";
     if (split) s.params["flat_loops"] = "split";
     if (unpiped) s.params["pipeline"] = "undone";
-    out.push_back(std::move(s));
+  };
+  if (count + composites + split + unpiped > 0) {
+    std::set<std::string> seen;
+    for (const auto& s : out) seen.insert(repeat_key(s));
+    for (auto& s : sites_of(opened)) {
+      if (seen.count(repeat_key(s))) continue;
+      mark(s);
+      out.push_back(std::move(s));
+    }
+  }
+  if (groups) {
+    // A hoist the kernel offers already (out of loops the statement does not use at all) is its own.
+    std::set<std::string> seen;
+    for (const auto& s : out) seen.insert(key_by_operation(s));
+    for (auto& s : group_hoist_sites(grouped, inner_vars, sites_of)) {
+      mark(s);
+      if (seen.count(key_by_operation(s))) continue;
+      s.params["groups"] = "split";
+      out.push_back(std::move(s));
+    }
   }
   return out;
 }
@@ -455,6 +476,7 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   };
   relift("flat_loops", unflatten_loops, "flattened loops split");
   relift("pipeline", unpipeline_loops, "pipelines undone");
+  relift("groups", split_group_loops, "loops split by group");
   const ResultBaseline base = baseline_of(k);
   const std::set<int> single_before = single_trip_loops(k);
   t.apply(k, inner);

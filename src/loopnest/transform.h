@@ -95,6 +95,16 @@ std::optional<std::string> result_refusal(const ResultBaseline& before, Kernel& 
 // from it, are printed over the new loops and those bindings dropped (unflatten.cpp). Returns how
 // many loops it split.
 int unflatten_loops(Kernel& k);
+// Splits every loop whose variable is read whole and as `i // G` (G dividing its trip: the query
+// heads of a KV group) into `for i // G: for i % G:`, `i` bound again from them, when work then
+// reads only the outer variable (group_split.cpp). Returns how many loops it split; `inner_vars`
+// gets the inner loops' variables.
+int split_groups(Kernel& k, std::vector<std::string>* inner_vars);
+int split_group_loops(Kernel& k);
+// The hoists (hoist, hoist_expand, hoist_compute, hoist_transpose) of `grouped` (split_groups'
+// result; `inner_vars` its group loops) that move work out of a group loop, found by `sites`.
+std::vector<Site> group_hoist_sites(const Kernel& grouped, const std::vector<std::string>& inner_vars,
+                                    std::vector<Site> (*sites)(const Kernel&));
 // Puts every hand-written software pipeline's prefetch (`buf[(j + 1) % 2] = nl.load(...)` under
 // `if j + 1 < N:`, a prologue loading tile 0) back into its own iteration, the rotating buffer one
 // tile per iteration (unpipeline.cpp). Returns how many loops it undid.

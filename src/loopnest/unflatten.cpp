@@ -24,10 +24,9 @@
 
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
+#include "loopnest/unflatten.h"
 
 namespace loopnest {
-
-namespace {
 
 // Calls fn(term) for every `//` and `%` term of `e`, nested ones too.
 void for_each_quasi_term(const IExpr& e, const std::function<void(const Term&)>& fn) {
@@ -48,6 +47,8 @@ int quasi_terms_using(const Kernel& k, const std::vector<Node>& body, const std:
   });
   return n;
 }
+
+namespace {
 
 // Whether `e` reads variable `v` other than through a `//` or `%` term (`t * 128`, `min(t, 3)`).
 bool reads_directly(const IExpr& e, int v) {
@@ -70,6 +71,8 @@ bool only_packed_coordinates(const Kernel& k, const Node& n) {
   return packed;
 }
 
+}  // namespace
+
 // The loop's trip divisor that a `// d` or `% d` term packs: d for `t // d`; for a row offset
 // `(c * t) // d` (a GPU port's `row0 = t * 64` into 128-row HBM tiles, `row0 // 128`,
 // `row0 % 128`) d / gcd(c, d) iterations share a quotient. 0 when the term packs none.
@@ -79,6 +82,8 @@ int64_t packed_divisor(const Term& t, int v) {
   if (c <= 0 || (t.args[0] - IExpr::var(v) * c).uses(v)) return 0;
   return t.divisor / std::gcd(c, t.divisor);
 }
+
+namespace {
 
 // The divisors d of the loop's `// d` and `% d` terms that split its trip (1 < d < trip, d | trip),
 // largest first: the outermost coordinate comes off first.
@@ -104,6 +109,8 @@ bool packs_scaled(const Kernel& k, const Node& n) {
   return scaled;
 }
 
+}  // namespace
+
 // Whether the loop may be split at all: a known trip from 0 by 1, not a host sequence, no tile
 // carried through its iterations and no Python list built by them (the form's carries and lists
 // name the loop; a split would have to re-derive them), not frozen.
@@ -119,6 +126,8 @@ std::optional<int64_t> splittable_trip(const Kernel& k, const Node& n) {
   }
   return trip;
 }
+
+namespace {
 
 // Splits loop node `id` (variable t, trip T) into t_blk over T / d around t_in over d, every index
 // rewritten over the new loops' ranges; false (`k` then partly changed: split_one tries it on a

@@ -169,6 +169,10 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"grouped_heads_kv.py", arrays({{4, 128, 64}, {2, 128, 64}, {2, 128, 64}})},
       {"kv_group_rows_jammed.py", arrays({{2, 128, 2, 128}, {256, 128}, {256, 128}})},
       {"grouped_heads_kv_api.py", arrays({{4, 128, 64}, {2, 128, 64}, {2, 128, 64}})},
+      {"group_query_tiles.py", arrays({{4, 256, 64}, {2, 128, 64}, {2, 128, 64}})},
+      {"group_query_tiles_api.py", arrays({{4, 256, 64}, {2, 128, 64}, {2, 128, 64}})},
+      {"group_query_tiles_rescaled.py", arrays({{4, 256, 64}, {2, 128, 64}, {2, 128, 64}, {4, 128, 1}})},
+      {"group_query_tiles_shifted.py", arrays({{4, 256, 64}, {3, 128, 64}, {3, 128, 64}})},
   };
   return args;
 }

@@ -667,6 +667,10 @@ TEST(LoopNestTransforms, NoMoveAddsAFloorDivOrModIndex) {
         loopnest::unpipeline_loops(after);
         after = loopnest::reprinted(after);
       }
+      if (inner.params.erase("groups")) {  // its loops split by group first (group_split.cpp)
+        loopnest::split_group_loops(after);
+        after = loopnest::reprinted(after);
+      }
       loopnest::find_transform(s.transform)->apply(after, inner);
       const auto kinds = loopnest::quasi_affine_kinds(*form);
       for (const std::string& kind : loopnest::quasi_affine_kinds(after))
@@ -1001,6 +1005,12 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // size: the K / V heads' loads and the transpose once per group.
       {"tests/kernels/grouped_heads_kv.py", "grouped_heads_kv.jam_rows", "jam_rows", {{"factor", "2"}}},
       {"tests/kernels/grouped_heads_kv_api.py", "grouped_heads_kv_api.jam_rows", "jam_rows", {{"factor", "2"}}},
+      // The head loop split by group (kv_h = h // GROUP outside, the group's heads inside) and the
+      // KV head's loads (and transpose) out of the group loop, in both APIs.
+      {"tests/kernels/group_query_tiles.py", "group_query_tiles.hoist_expand_groups", "hoist_expand",
+       {{"groups", "split"}}},
+      {"tests/kernels/group_query_tiles_api.py", "group_query_tiles_api.hoist_transpose_groups", "hoist_transpose",
+       {{"groups", "split"}}},
       // ... and the newer-API gqa_full, whose head loop builds a list of score rows: one list per row.
       {"nkibench/styles/nki_api/gqa_full_B1_N4096_QH16_KH8_D128_0.py", "nki_api_gqa_full.jam_rows", "jam_rows",
        {{"factor", "2"}}},

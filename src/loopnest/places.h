@@ -23,7 +23,8 @@ bool copies_of_one_statement(const Kernel& k, int a, int b);
 
 // `sites` (found by `t` on `k`) with every group of two or more sites that are the same move at
 // copies of one statement replaced by one site (the first's anchor, `places=N`), when applying them
-// one after the other on a copy of `k` succeeds; the others are left as found.
+// one after the other on a copy of `k` succeeds; the others are left as found. A move between
+// engines (Transform::balances_engines) keeps the first copy's own site beside it.
 void gather_places(const Kernel& k, const Transform& t, std::vector<Site>& sites);
 
 // Applies a site gather_places made (`places=N` and the move's parameters) to `k`: the group is

@@ -1,10 +1,13 @@
 #include "loopnest/places.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
 #include <fmt/core.h>
+
+#include "loopnest/dump.h"
 
 namespace loopnest {
 
@@ -72,11 +75,12 @@ class CopyMatch {
   }
   bool same(const IExpr& a, const IExpr& b) const { return a == in_first(b); }
   // Equal, or both moving with the loops and equal up to a constant: the copies' rows (`2*b` and
-  // `2*b + 1`). Two constants that differ are two places of the author's (a buffer's slots 0 and 1,
-  // the halves of a row), not the rows of a loop.
-  bool offset(const IExpr& a, const IExpr& b) const {
+  // `2*b + 1`). Two constants that differ are two places of the author's (a buffer's slots 0 and 1),
+  // not the rows of a loop, except in the kernel's HBM tensors (`any_constant`): a loop of F rows
+  // jammed by F reads rows 0 and 1 of its input, each into its own tile.
+  bool offset(const IExpr& a, const IExpr& b, bool any_constant = false) const {
     IExpr c = in_first(b);
-    return a == c || (!a.is_constant() && !c.is_constant() && (a - c).is_constant());
+    return a == c || ((any_constant || (!a.is_constant() && !c.is_constant())) && (a - c).is_constant());
   }
 
   bool tensor(int a, int b) {
@@ -105,9 +109,10 @@ class CopyMatch {
 
   bool access(const Access& a, const Access& b) {
     if (!tensor(a.tensor, b.tensor) || a.rank != b.rank || a.dims.size() != b.dims.size()) return false;
+    const bool hbm = !k_.tensor(a.tensor).on_chip();
     for (size_t i = 0; i < a.dims.size(); ++i) {
       const DimIndex &x = a.dims[i], &y = b.dims[i];
-      if (!offset(x.start, y.start) || x.terms.size() != y.terms.size()) return false;
+      if (!offset(x.start, y.start, hbm) || x.terms.size() != y.terms.size()) return false;
       for (size_t j = 0; j < x.terms.size(); ++j) {
         const AxisTerm &s = x.terms[j], &t = y.terms[j];
         if (s.axis != t.axis || s.stride != t.stride || s.div != t.div || s.mod != t.mod || !same(s.size, t.size))
@@ -243,7 +248,26 @@ bool copies_of_one_statement(const Kernel& k, int a, int b) { return copies(k, n
 void gather_places(const Kernel& k, const Transform& t, std::vector<Site>& sites) {
   auto groups = copy_groups(k, sites);
   if (groups.empty()) return;
-  std::set<size_t> gone;
+  std::set<size_t> gone, grouped;
+  for (const auto& g : groups) grouped.insert(g.begin(), g.end());
+  // The results of the move's other sites, asked for when a group's is known: a move that offers a
+  // site of its own at every copy (coalesce_stores' `stores=S`) needs no second one.
+  std::optional<std::set<std::string>> others;
+  auto offered = [&](const std::string& result) {
+    if (!others) {
+      others.emplace();
+      for (size_t i = 0; i < sites.size(); ++i) {
+        if (grouped.count(i)) continue;
+        Kernel after = k;
+        try {
+          t.apply(after, sites[i]);
+          others->insert(dump(after));
+        } catch (const TransformError&) {
+        }
+      }
+    }
+    return others->count(result) > 0;
+  };
   std::map<size_t, Site> bundled;  // at its first site's place
   for (const auto& g : groups) {
     Kernel trial = k;
@@ -252,6 +276,7 @@ void gather_places(const Kernel& k, const Transform& t, std::vector<Site>& sites
     } catch (const TransformError&) {
       continue;  // a copy stops being a site once another is rewritten: offered one by one
     }
+    if (offered(dump(trial))) continue;
     Site s = sites[g.front()];
     s.params["places"] = std::to_string(g.size());
     s.summary += fmt::format(" (at {} places)", g.size());

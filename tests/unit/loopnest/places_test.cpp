@@ -84,7 +84,7 @@ TEST(Places, AMoveBetweenEnginesKeepsOneRowsOwnSite) {
   EXPECT_FALSE(by_move.count("2/ts(multiply)#3 scalar"));
   for (const auto& s : sites_of(k, "engine_assign")) {
     std::string after = loopnest::apply_site(k.path, k.text, k.args, s);
-    EXPECT_EQ(count(after, "engine=nki.isa."), s.params.count("places") ? 2u : 1u) << s.key() << "\n" << after;
+    EXPECT_EQ(count(after, "engine=nisa."), s.params.count("places") ? 2u : 1u) << s.key() << "\n" << after;
   }
 }
 
@@ -94,7 +94,11 @@ TEST(Places, RowsWhoseNestsWereCopiedWhole) {
   TestKernel k = jammed_nests();
   auto form = k.form();
   std::vector<int> key_loops;
-  for (const auto& n : form.body.back().body)  // the query-tile loop
+  const loopnest::Node* query_loop = nullptr;  // the kernel's last loop
+  for (const auto& n : form.body)
+    if (n.kind == loopnest::NodeKind::Loop) query_loop = &n;
+  ASSERT_TRUE(query_loop);
+  for (const auto& n : query_loop->body)
     if (n.kind == loopnest::NodeKind::Loop) key_loops.push_back(n.id);
   ASSERT_EQ(key_loops.size(), 2u);
   EXPECT_TRUE(loopnest::copies_of_one_statement(form, key_loops[0], key_loops[1]));
@@ -122,7 +126,8 @@ TEST(Places, CopiesAreTheSameOperationsOnTheRowsOwnTiles) {
       if (loopnest::op_signature(form, an, r) == anchor) return r.node->id;
     return -1;
   };
-  const int q0 = node_of("2/load#1"), q1 = node_of("2/load#2"), k_tile = node_of("2/load#0");
+  // The K / V loop runs 2 tiles too: its loads are load#0 and #1, the heads' q loads #2 and #3.
+  const int q0 = node_of("2/load#2"), q1 = node_of("2/load#3"), k_tile = node_of("2/load#0");
   ASSERT_GE(q0, 0);
   EXPECT_TRUE(loopnest::copies_of_one_statement(form, q0, q1));
   EXPECT_FALSE(loopnest::copies_of_one_statement(form, q0, k_tile));

@@ -54,14 +54,14 @@ def kernel(q, k, v):
             p_psum_0 = nisa.nc_matmul(probs_n_0[:, t * 128:(t + 1) * 128], ident, is_moving_onezero=True,
                                       is_transpose=True)
             p_t_0[t, :, :] = nl.copy(p_psum_0, dtype=nl.float32)
-        for t in nl.affine_range(4):
+        for t in nl.affine_range(kv_tiles):
             acc_0 += nisa.nc_matmul(p_t_0[t, :, :], v_tiles[t])
         p_t_1 = nl.ndarray(shape=(4, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
         for t in nl.affine_range(kv_tiles):
             p_psum_1 = nisa.nc_matmul(probs_n_1[:, t * 128:(t + 1) * 128], ident, is_moving_onezero=True,
                                       is_transpose=True)
             p_t_1[t, :, :] = nl.copy(p_psum_1, dtype=nl.float32)
-        for t in nl.affine_range(4):
+        for t in nl.affine_range(kv_tiles):
             acc_1 += nisa.nc_matmul(p_t_1[t, :, :], v_tiles[t])
         res_0 = nl.copy(acc_0, dtype=q.dtype)
         res_1 = nl.copy(acc_1, dtype=q.dtype)

@@ -34,6 +34,7 @@ const char* engine_word(Engine e) {
 class EngineAssign : public Transform {
  public:
   std::string name() const override { return "engine_assign"; }
+  bool balances_engines() const override { return true; }
   std::string description() const override {
     return "run an elementwise instruction on another engine (Vector, GpSimd or Scalar) to balance their load";
   }

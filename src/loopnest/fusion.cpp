@@ -15,6 +15,8 @@
 
 #include "loopnest/api.h"
 #include "loopnest/forward_scratch.h"
+#include "loopnest/nest_walk.h"
+#include "loopnest/scope_text.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -750,6 +752,12 @@ class PipelinePrep : public Transform {
   static void apply(Kernel& k, int id, const Plan& p) {
     Node* n = find_node(k, id);
     int l = n->loop;
+    // The second loop's header as the author wrote the first's bound (`nl.affine_range(kv_tiles)`,
+    // not its value), where that header prints as written and its names keep their value after it.
+    const std::string header2 =
+        n->dirty || text_outside_kernel(k, *n) || reads_any(bound_names(*n), names_local_to(k, *n, {}))
+            ? ""
+            : authored_header(*n, k.loops.at(l).var, 1);
     Loop second = k.loops.at(l);
     second.id = static_cast<int>(k.loops.size());
     while (k.loops.count(second.id)) ++second.id;
@@ -926,6 +934,7 @@ class PipelinePrep : public Transform {
     loop2.id = k.next_node++;
     loop2.loop = second.id;
     loop2.dirty = true;
+    loop2.patch = header2;
     loop2.body = std::move(tail);
     n->body = std::move(head);
     // The declarations go before the first loop, the second loop after it.

@@ -12,6 +12,7 @@
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
 #include "loopnest/lift.h"
+#include "loopnest/places.h"
 #include "loopnest/tidy.h"
 #include "nki/ast_printer.h"
 
@@ -47,6 +48,8 @@ void Transform::apply(Kernel& k, const Site& site) const {
     });
     if (done) return;
   }
+  // One move at every copy of a statement (places.cpp), when the move itself offers no such site.
+  if (apply_at_places(k, *this, site)) return;
   throw TransformError(fmt::format("the site '{}' is not in this kernel", site.key()));
 }
 
@@ -355,7 +358,9 @@ std::vector<Site> sites_of(const Kernel& k) {
   const ResultBaseline base = baseline_of(k);
   for (const auto& t : transforms()) {
     try {
-      for (auto& s : t->find(k)) {
+      std::vector<Site> found = t->find(k);
+      gather_places(k, *t, found);
+      for (auto& s : found) {
         // Applied to a copy where the result may be refused: a move that resizes tiles (limits), and
         // any move on a kernel with `//` / `%` indices (a row substituted into `i // 4` by jam_rows
         // stays a `//` in every copy). Without such indices no substitution of an affine loop

@@ -53,6 +53,10 @@ class Transform {
   // Whether its sites change tile sizes: find_sites then drops a site whose result would exceed a
   // hardware tile limit (limit_violation), so no evaluation is spent on it.
   virtual bool resizes_tiles() const { return false; }
+  // Whether it moves work between engines rather than removing some: at the copies of a statement
+  // (jam_rows' rows) the balance may lie between one copy moved and all, so one copy's site stays
+  // beside the site moving every copy (places.cpp); a move removing work is offered at all of them.
+  virtual bool balances_engines() const { return false; }
   // Applies the site (found on a lift of the same source): changes `k`. Throws TransformError.
   void apply(Kernel& k, const Site& site) const;
 

@@ -1021,6 +1021,12 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        {{"source", "on_chip"}}},
       {"tests/kernels/kv_group_rows_jammed.py", "kv_group_rows_jammed.defer_normalization", "defer_normalization",
        {{"places", "2"}}},
+      // One site for the move at every jammed row (places.cpp): both heads' exps sum their rows, both
+      // rows' key loops (copied whole) pipelined.
+      {"tests/kernels/kv_group_rows_jammed.py", "kv_group_rows_jammed.fold_activation_reduce", "fold_activation_reduce",
+       {{"places", "2"}}},
+      {"tests/kernels/rows_jammed_nests.py", "rows_jammed_nests.pipeline_prep_on_chip", "pipeline_prep",
+       {{"places", "2"}, {"source", "on_chip"}}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -37,7 +37,7 @@ def kernel(q, k, v):
         q_psum_1 = nisa.nc_matmul(q_tile_1, ident, is_moving_onezero=True, is_transpose=True)
         q_t_0[qt, :, :] = nl.copy(q_psum_0, dtype=nl.float32)
         q_t_1[qt, :, :] = nl.copy(q_psum_1, dtype=nl.float32)
-    for qt in nl.affine_range(2):
+    for qt in nl.affine_range(q_tiles):
         s_0 = nisa.nc_matmul(q_t_0[qt, :, :], k_t)
         s_1 = nisa.nc_matmul(q_t_1[qt, :, :], k_t)
         scores_0 = nisa.tensor_scalar(data=s_0, op0=nl.multiply, operand0=scale)

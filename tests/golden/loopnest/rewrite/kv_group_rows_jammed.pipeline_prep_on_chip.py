@@ -60,7 +60,7 @@ def kernel(q, k, v):
                                       is_transpose=True)
             p_t_0[t, :, :] = nl.copy(p_psum_0, dtype=nl.float32)
             p_t_1[t, :, :] = nl.copy(p_psum_1, dtype=nl.float32)
-        for t in nl.affine_range(2):
+        for t in nl.affine_range(kv_tiles):
             acc_0 += nisa.nc_matmul(p_t_0[t, :, :], v_tiles[t])
             acc_1 += nisa.nc_matmul(p_t_1[t, :, :], v_tiles[t])
         res_0 = nl.copy(acc_0, dtype=q.dtype)

@@ -26,7 +26,7 @@ def kernel(lhs, rhs):
             lhs_t_psum = nl.ndarray((k_size, 128), dtype=nl.float32, buffer=nl.psum)
             nisa.nc_transpose(dst=lhs_t_psum, data=lhs_tile)
             nisa.tensor_copy(dst=lhs_t[:, m, :], src=lhs_t_psum)
-        for m in nl.affine_range(32):
+        for m in nl.affine_range(m_tiles):
             row = nl.ndarray((128, n_size), dtype=nl.float32, buffer=nl.sbuf)
             chunk_max = nl.ndarray((128, n_chunks), dtype=nl.float32, buffer=nl.sbuf)
             for n in nl.affine_range(n_chunks):

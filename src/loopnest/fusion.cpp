@@ -317,13 +317,7 @@ class FuseNests : public Transform {
       substitute_nodes(k, body, old.id, index);
       for (auto& t : k.tensors)
         if (t.scope_loop == old.id) t.scope_loop = in;
-      Node bind;
-      bind.kind = NodeKind::Meta;
-      bind.meta = MetaKind::Binding;
-      bind.id = k.next_node++;
-      bind.binds = {old.var};
-      bind.dirty = true;
-      bind.patch = fmt::format("{} = {} * {} + {}", old.var, k.loops.at(outer_id).var, block, k.loops.at(in).var);
+      Node bind = split_index_binding(k, old.var, k.loops.at(outer_id).var, fmt::format("{}", block), k.loops.at(in).var);
       Node loop;
       loop.kind = NodeKind::Loop;
       loop.id = k.next_node++;

@@ -156,13 +156,7 @@ int split_group(Kernel& k, int id, int64_t d, bool named) {
   free_invariant_operands(body, names, inner_id);
   for (auto& t : k.tensors)
     if (t.scope_loop == old.id) t.scope_loop = inner_id;
-  Node bind;
-  bind.kind = NodeKind::Meta;
-  bind.meta = MetaKind::Binding;
-  bind.id = k.next_node++;
-  bind.binds = {old.var};
-  bind.dirty = true;
-  bind.patch = fmt::format("{} = {} * {} + {}", old.var, outer_var, group, inner_var);
+  Node bind = split_index_binding(k, old.var, outer_var, fmt::format("{}", group), inner_var);
   Node loop;
   loop.kind = NodeKind::Loop;
   loop.id = k.next_node++;

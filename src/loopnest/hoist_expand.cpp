@@ -441,13 +441,8 @@ class HoistExpand : public Transform {
       substitute_nodes(k, at->body, n_loop, IExpr::var(nc) * p.chunk + IExpr::var(ni));
       for (auto& t : k.tensors)
         if (t.scope_loop == n_loop) t.scope_loop = ni;
-      Node bind;
-      bind.kind = NodeKind::Meta;
-      bind.meta = MetaKind::Binding;
-      bind.id = binding = k.next_node++;
-      bind.binds = {ln.var};
-      bind.dirty = true;
-      bind.patch = fmt::format("{} = {} * {} + {}", ln.var, outer.var, p.chunk, inner.var);
+      Node bind = split_index_binding(k, ln.var, outer.var, fmt::format("{}", p.chunk), inner.var);
+      binding = bind.id;
       at->body.insert(at->body.begin(), std::move(bind));
       around.id = k.next_node++;
       around.loop = nc;

@@ -554,6 +554,18 @@ Node new_statement(Kernel& k, std::vector<Op> ops) {
   return n;
 }
 
+Node split_index_binding(Kernel& k, const std::string& var, const std::string& outer, const std::string& block,
+                         const std::string& inner) {
+  Node bind;
+  bind.kind = NodeKind::Meta;
+  bind.meta = MetaKind::Binding;
+  bind.id = k.next_node++;
+  bind.binds = {var};
+  bind.dirty = true;
+  bind.patch = fmt::format("{} = {} * {} + {}", var, outer, block, inner);
+  return bind;
+}
+
 std::string fresh_loop_var(const Kernel& k, const std::string& base) {
   std::set<std::string> used;
   for (const auto& [id, l] : k.loops) used.insert(l.var);

@@ -223,6 +223,10 @@ Op rebuild(const Op& like, const std::string& api, std::vector<Arg> args);
 void say_result_dtype(const Kernel& k, Op& op);
 // A new statement of `ops` (inner calls first, its own operation last), printed from the form.
 Node new_statement(Kernel& k, std::vector<Op> ops);
+// The binding `var = outer * block + inner` that a loop split in two (a strip-mine: chunks, blocks,
+// groups) puts first in the inner loop's body, so the body as written still reads its old index.
+Node split_index_binding(Kernel& k, const std::string& var, const std::string& outer, const std::string& block,
+                         const std::string& inner);
 // `nl.zeros(shape, dtype=nl.float32, buffer=<memory>)` writing the whole of tensor `t` (its shape):
 // an fp32 accumulator or carry a move declares zeroed.
 Op zeros_declaration(const Kernel& k, int t, Memory memory);

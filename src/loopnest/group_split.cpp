@@ -103,13 +103,6 @@ void free_invariant_operands(std::vector<Node>& body, const std::set<std::string
   });
 }
 
-// `for <var> in <range>(<bound>):` with the loop node's authored range call; "" when not authored.
-std::string header(const Node& loop, const std::string& var, const std::string& bound) {
-  if (authored_bound(loop).empty()) return "";
-  const auto& call = static_cast<const nki::CallExpr&>(*static_cast<const nki::ForStmt&>(*loop.origin).iter);
-  return fmt::format("for {} in {}({}):", var, nki::print_expr(*call.func), bound);
-}
-
 // Splits loop node `id` (variable v, trip T) by G = `d` into an outer loop over T / d around an
 // inner one over d, `v = outer * G + inner` bound first in the inner body. `named`: the new loops
 // take the names of the author's bindings of `v // G` and `v % G` (which go) and G its text; false
@@ -162,16 +155,10 @@ int split_group(Kernel& k, int id, int64_t d, bool named) {
   loop.id = k.next_node++;
   loop.loop = inner_id;
   loop.dirty = true;
-  if (named) loop.patch = header(*n, inner_var, group);
+  if (named) loop.patch = range_header(*n, inner_var, group);
   loop.body.push_back(std::move(bind));
   for (auto& b : body) loop.body.push_back(std::move(b));
-  if (const std::string bound = authored_bound(*n); !bound.empty() && named) {
-    const bool simple = static_cast<const nki::CallExpr&>(*static_cast<const nki::ForStmt&>(*n->origin).iter)
-                            .args[0]->kind == nki::ExprKind::Name;
-    n->patch = header(*n, outer_var, fmt::format("{} // {}", simple ? bound : "(" + bound + ")", group));
-  } else {
-    n->patch.clear();
-  }
+  n->patch = named ? authored_header(*n, outer_var, group) : "";
   n->loop = outer_id;
   n->dirty = true;
   n->origin = nullptr;

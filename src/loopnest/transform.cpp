@@ -601,15 +601,25 @@ std::string authored_bound(const Node& n) {
   return nki::print_expr(*call.args[0]);
 }
 
-std::string authored_header(const Node& n, const std::string& var, int64_t divisor) {
+std::string range_header(const Node& n, const std::string& var, const std::string& bound) {
+  if (authored_bound(n).empty()) return "";
+  const auto& call = static_cast<const nki::CallExpr&>(*static_cast<const nki::ForStmt&>(*n.origin).iter);
+  return fmt::format("for {} in {}({}):", var, nki::print_expr(*call.func), bound);
+}
+
+std::string authored_header(const Node& n, const std::string& var, const std::string& divisor) {
   std::string bound = authored_bound(n);
   if (bound.empty()) return "";
-  const auto& call = static_cast<const nki::CallExpr&>(*static_cast<const nki::ForStmt&>(*n.origin).iter);
-  if (divisor != 1) {
+  if (divisor != "1") {
+    const auto& call = static_cast<const nki::CallExpr&>(*static_cast<const nki::ForStmt&>(*n.origin).iter);
     if (call.args[0]->kind != nki::ExprKind::Name) bound = "(" + bound + ")";
     bound = fmt::format("{} // {}", bound, divisor);
   }
-  return fmt::format("for {} in {}({}):", var, nki::print_expr(*call.func), bound);
+  return range_header(n, var, bound);
+}
+
+std::string authored_header(const Node& n, const std::string& var, int64_t divisor) {
+  return authored_header(n, var, std::to_string(divisor));
 }
 
 void ops_of(Node& n, std::vector<Op*>& out) {

@@ -323,6 +323,11 @@ std::string authored_bound(const Node& loop);
 // (`for m_blk in nl.affine_range(m_tiles // 2):`; the bound alone for divisor 1); "" when the
 // bound is not authored.
 std::string authored_header(const Node& loop, const std::string& var, int64_t divisor);
+// The same with the divisor as text (a group size the author named: `n_heads // GROUP`).
+std::string authored_header(const Node& loop, const std::string& var, const std::string& divisor);
+// The loop node's authored range call with variable `var` over `bound` (`for g in
+// nl.affine_range(GROUP):`); "" when its bound is not authored.
+std::string range_header(const Node& loop, const std::string& var, const std::string& bound);
 
 // Factories.
 std::unique_ptr<Transform> make_fold_silu();

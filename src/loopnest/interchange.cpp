@@ -127,6 +127,59 @@ void lift_bindings_out(const Kernel& k, Node& outer, int inner_id) {
   outer.body.insert(at, std::make_move_iterator(up.begin()), std::make_move_iterator(up.end()));
 }
 
+// What the swap does to the loads of the inner loop's own body (the innermost loop around them, the
+// one the compiler takes an unchanged load out of: src/lower/hoist_loads.cpp). A load naming the
+// inner variable and not the outer one is read once per (outer, inner) pair now and becomes
+// invariant in the new innermost loop; one naming only the outer variable goes the other way.
+// The Mamba tutorial's v1 (`for state: for channel_tile: load(delta[tile])`) reads delta and u once
+// per state; swapped it is the tutorial's v2, which reads them once (trainium-measurements 1.7:
+// 2.34 -> 1.61 ms on Trn1). `saved` and `lost` are the HBM bytes the whole nest reads fewer / more;
+// `fewer` the loads and the tensor_tensor work on them only (the compiler's rule hoists those too).
+struct InvariantLoads {
+  double saved = 0, lost = 0;
+  std::set<const Op*> fewer;
+};
+
+double load_bytes(const Kernel& k, const Access& a) {
+  double bytes = static_cast<double>(itemsize_of(k.tensor(a.tensor).dtype));
+  for (const auto& d : a.tile_shape()) bytes *= d.is_constant() ? static_cast<double>(d.constant()) : 1.0;
+  return bytes;
+}
+
+InvariantLoads loads_made_invariant(const Kernel& k, const Analysis& an, const Loop& lo, const Loop& li) {
+  InvariantLoads r;
+  auto to = lo.trip(), ti = li.trip();
+  if (!to || !ti) return r;
+  std::set<int> hoisted;  // tensors the invariant operations write whole
+  for (const OpRef& ref : an.ops) {
+    if (ref.loops.empty() || ref.loops.back() != li.id) continue;
+    const Op& op = ref.op();
+    bool by_outer = uses_loop(op, lo.id) || mask_uses(op, lo.id) || index_operand_uses(op, lo.id);
+    bool by_inner = uses_loop(op, li.id) || mask_uses(op, li.id) || index_operand_uses(op, li.id);
+    if (op.cls == OpClass::Load) {
+      std::vector<const Access*> src = reads(op);
+      if (src.empty() || k.tensor(storage_of(k, src[0]->tensor)).memory != Memory::Hbm) continue;
+      double bytes = load_bytes(k, *src[0]);
+      if (by_inner && !by_outer) {
+        r.saved += bytes * static_cast<double>(*ti) * static_cast<double>(*to - 1);
+        r.fewer.insert(&op);
+        if (int t = written_whole(k, op); t >= 0) hoisted.insert(t);
+      } else if (by_outer && !by_inner) {
+        r.lost += bytes * static_cast<double>(*to) * static_cast<double>(*ti - 1);
+      }
+    } else if (op.cls == OpClass::Elementwise && !by_outer) {
+      std::vector<const Access*> in = reads(op);
+      bool on_hoisted = !in.empty() && std::all_of(in.begin(), in.end(), [&](const Access* a) {
+        return hoisted.count(storage_of(k, a->tensor)) > 0;
+      });
+      if (!on_hoisted) continue;
+      r.fewer.insert(&op);
+      if (int t = written_whole(k, op); t >= 0) hoisted.insert(t);
+    }
+  }
+  return r;
+}
+
 class Interchange : public Transform {
  public:
   std::string name() const override { return "interchange_loops"; }
@@ -160,8 +213,19 @@ class Interchange : public Transform {
       // `depth`: the loops around the outer one. Two nested pairs of one nest have the same anchor (the
       // first op of the inner loop: `for s: for blk: for ct: load` swaps s/blk or blk/ct).
       int depth = static_cast<int>(loops_around(k, id).size());
-      Site s = make_site(k, an, *anchor, fmt::format("interchange `for {}` and `for {}`", lo.var, li.var),
-                         {{"depth", std::to_string(depth)}});
+      std::map<std::string, std::string> params = {{"depth", std::to_string(depth)}};
+      InvariantLoads inv = loads_made_invariant(k, an, lo, li);
+      std::string why;
+      if (inv.saved > inv.lost) {
+        // Evidence for the planner: the swap reads this many fewer KiB from HBM once the compiler (or
+        // a hoist) takes the now-invariant loads out of the innermost loop.
+        int64_t kib = static_cast<int64_t>((inv.saved - inv.lost) / 1024);
+        params["reads_saved_kib"] = std::to_string(kib);
+        why = fmt::format(" ({} KiB fewer HBM reads: loads invariant in the new inner loop)", kib);
+      }
+      Site s = make_site(k, an, *anchor, fmt::format("interchange `for {}` and `for {}`{}", lo.var, li.var, why),
+                         std::move(params));
+      if (inv.saved > inv.lost) note_relief(k, an, inv.fewer, s);
       s.node = outer->id;
       s.line = outer->origin ? static_cast<int>(outer->origin->span.line) : 0;
       int inner_id = inner->id;

@@ -208,9 +208,19 @@ std::set<std::string> menu_of(const std::vector<Site>& sites) {
 // where the kernel waits), by its key, or after every other (what cannot shorten the limiter).
 enum class DrawPlace : uint8_t { First, ByKey, Last };
 
-DrawPlace draw_place(const Site& s, const std::optional<Roofline>& bounds) {
+// Whether the sites include the one that writes every in-order loop affine (`affine_loop all=N`).
+bool every_loop_site(const std::vector<Site>& sites) {
+  return std::any_of(sites.begin(), sites.end(),
+                     [](const Site& s) { return s.transform == "affine_loop" && s.params.count("all"); });
+}
+
+// `every_loop`: the kernel offers the site for all its in-order loops at once; that one goes first
+// where the kernel waits, the single loops' sites are drawn by key (several of them would otherwise
+// take a whole round's plans, each header alone rarely gaining).
+DrawPlace draw_place(const Site& s, const std::optional<Roofline>& bounds, bool every_loop) {
   if (!bounds) return DrawPlace::ByKey;
-  if (waits_and_only_order_is_lifted(s.transform, *bounds)) return DrawPlace::First;
+  if (waits_and_only_order_is_lifted(s.transform, *bounds))
+    return every_loop && !s.params.count("all") ? DrawPlace::ByKey : DrawPlace::First;
   if (gains_by_clock_on_one_timeline(s.transform, s.params, *bounds)) return DrawPlace::Last;
   if (shortens_only_unbinding_dma(*bounds, {s.relieves, s.feeds})) return DrawPlace::Last;
   if (overlaps_rows_without_waiting(s.transform, s.params, *bounds)) return DrawPlace::Last;
@@ -256,7 +266,12 @@ std::string empty_draw_reason(const EmptyDraw& d) {
 }  // namespace
 
 double prior_weight(const Site& site, const Symptoms& symptoms, const trn::Profile* profile) {
-  auto it = affinities().find(site.transform);
+  // An interchange that leaves loads invariant in the new innermost loop (the form counts the HBM
+  // reads it saves) is the hoist it makes possible, so it is drawn like one: the Mamba tutorial's
+  // v1 -> v2 (state loop inside the channel loop) is this move alone. Other interchanges only
+  // reorder the same work.
+  bool saves_reads = site.transform == "interchange_loops" && site.params.count("reads_saved_kib");
+  auto it = affinities().find(saves_reads ? "hoist_expand" : site.transform);
   double w = it == affinities().end() ? 0.5 : it->second.base;
   // The form's evidence that the kernel waits on on-chip space (a site freeing SBUF that one
   // iteration's tiles overflow, Site::relieves "sbuf") counts as the latency_bound symptom for it:
@@ -380,6 +395,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     if (failures_) w *= failures_->penalty(ctx.task.name, s);
     return w;
   };
+  const bool every_loop = every_loop_site(sites);
   std::vector<Site> open;
   std::vector<double> weights;
   std::vector<DrawPlace> place;  // drawn before / after every other site
@@ -405,7 +421,7 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
       continue;
     }
     weights.push_back(weight(s, per_transform[family(s)]));
-    place.push_back(draw_place(s, bounds));
+    place.push_back(draw_place(s, bounds, every_loop));
     open.push_back(std::move(s));
   }
   // The draw depends only on the seed, the call site and the kernel's nest: deterministic. Sites
@@ -442,10 +458,11 @@ std::vector<Plan> BuiltinPlanner::propose(const AgentContext& ctx, const Candida
     for (const auto& s : f.next) sharing[s.transform]++;
     std::string next_identity = draw_identity(f.next, f.result);
     std::vector<DrawPlace> next_place;
+    const bool next_every_loop = every_loop_site(f.next);
     for (size_t j = 0; j < f.next.size(); ++j) {
       const Site& s = f.next[j];
       f.order.push_back({draw_key(seed_, ctx.tag + "/then", next_identity, s, weight(s, sharing[s.transform])), j});
-      next_place.push_back(draw_place(s, bounds));
+      next_place.push_back(draw_place(s, bounds, next_every_loop));
     }
     sort_draw(f.order, next_place);
     f.drawn = true;

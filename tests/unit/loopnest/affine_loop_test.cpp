@@ -6,6 +6,7 @@
 // continued across iterations and the random numbers' generator state are refused. That every
 // site keeps the kernel's outputs is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's;
 // the printed kernels are GoldenRewrites'.
+#include <algorithm>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -80,6 +81,32 @@ TEST(AffineLoop, ARangeOrSequentialLoopOfIndependentRowsBecomesAffineAndSimulate
     }
   }
   EXPECT_TRUE(affine_sites(affine, kExpmulArgs).empty());
+}
+
+// Two loops in order, each a site, and one site for both (`all=2`): the headers written
+// affine_range together, as the single sites one after the other leave them; it simulates at least
+// as fast as either single site.
+TEST(AffineLoop, EveryLoopRunInOrderIsOneSiteBesideTheSingleLoops) {
+  std::string text = spelling("expmul_range_chunks.py");
+  auto sites = affine_sites(text, kExpmulArgs);
+  ASSERT_EQ(sites.size(), 3u);
+  auto every = std::find_if(sites.begin(), sites.end(), [](const loopnest::Site& s) { return s.params.count("all"); });
+  ASSERT_NE(every, sites.end());
+  EXPECT_EQ(every->params.at("all"), "2");
+  std::string all = loopnest::apply_site("k.py", text, kExpmulArgs, *every);
+  auto changed = changed_lines(text, all);
+  ASSERT_EQ(changed.size(), 2u) << all;
+  EXPECT_EQ(changed[0].second, "  for r in nl.affine_range(R // 128):");
+  EXPECT_EQ(changed[1].second, "    for c in nl.affine_range(C // W):");
+  EXPECT_EQ(all, loopnest::apply_every_site("affine_loop", "k.py", text, kExpmulArgs));
+  EXPECT_TRUE(affine_sites(all, kExpmulArgs).empty()) << all;
+  double all_us = simulated_us(all, "trn1");
+  for (const auto& s : sites) {
+    if (s.params.count("all")) continue;
+    EXPECT_LE(all_us, simulated_us(loopnest::apply_site("k.py", text, kExpmulArgs, s), "trn1")) << s.key();
+  }
+  // One loop in order: no `all` site.
+  EXPECT_EQ(affine_sites(spelling("expmul_range.py"), kExpmulArgs).size(), 1u);
 }
 
 // In the newer `nki` API a `range` loop is affine already (an alias): no site.

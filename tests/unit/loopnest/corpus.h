@@ -185,6 +185,12 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"guarded_cols_tail_api.py", arrays({{128, 256}, {128, 1280}})},
       {"guarded_transpose_rows.py", arrays({{256, 256}, {256, 1024}})},
       {"guarded_transpose_rows_api.py", arrays({{256, 256}, {256, 1024}})},
+      {"guarded_nests_plain.py", arrays({{256, 512}, {256, 512}})},
+      {"guarded_nests_whole.py", arrays({{256, 512}, {256, 512}})},
+      {"guarded_nests_inner.py", arrays({{256, 512}, {256, 512}})},
+      {"guarded_nests_plain_api.py", arrays({{256, 512}, {256, 512}})},
+      {"guarded_nests_whole_api.py", arrays({{256, 512}, {256, 512}})},
+      {"guarded_nests_inner_api.py", arrays({{256, 512}, {256, 512}})},
   };
   return args;
 }

@@ -1,9 +1,9 @@
 // Moves through `if`s the kernel's Python decides while tracing (nest_walk.h transparent_block): a
 // nest under a guard that compares shapes and holds (`if K <= 128:`, `if M % 128 == 0:`, a tail's
 // `if rem > 0:`) offers the sites of the same nest written without it, in the legacy and the newer
-// API (tests/kernels/guarded_cols_*.py, guarded_transpose_rows{,_api}.py); applied, the guard
-// prints where it was written, the moved statement before the loop it leaves. A guard that may fail
-// (it names a loop variable) or has an else branch stays a wall. That every site of these kernels
+// API (tests/kernels/guarded_cols_*.py, guarded_transpose_rows{,_api}.py, guarded_nests_*.py);
+// applied, the guard prints where it was written, the moved statement before the loop it leaves.
+// A guard that may fail (it names a loop variable) or has an else branch stays a wall. That every site of these kernels
 // keeps their result is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's.
 #include <gtest/gtest.h>
 
@@ -78,6 +78,29 @@ TEST(DecidedGuard, TheTransposeNestUnderAGuardOffersTheUnguardedSites) {
     std::set<std::string> guarded = moves(kernel(std::string("guarded_transpose_rows") + style), args);
     // interchange_loops, hoist_expand of b's blocks out of `for row`, reuse_operand: lost before.
     EXPECT_EQ(guarded, plain);
+  }
+}
+
+TEST(DecidedGuard, TwoNestsUnderAGuardFuseAsWrittenPlainly) {
+  const auto args = arrays({{256, 512}, {256, 512}});
+  for (const char* style : {"", "_api"}) {
+    SCOPED_TRACE(style);
+    std::set<std::string> plain = moves(kernel(std::string("guarded_nests_plain") + style), args);
+    ASSERT_TRUE(plain.count("fuse_nests 2/load#0"));
+    // Both nests under `if M % 128 == 0:` (side by side in the guard's body), and the second body
+    // under `if K <= 512:`: fusion found neither before.
+    for (const char* v : {"whole", "inner"}) {
+      SCOPED_TRACE(v);
+      std::string text = kernel(std::string("guarded_nests_") + v + style);
+      EXPECT_EQ(moves(text, args), plain);
+      auto sites = loopnest::find_sites(loopnest::lift_source("k.py", text, args));
+      std::string after = loopnest::apply_site("k.py", text, args, site_of(sites, "fuse_nests"));
+      size_t def = after.find("def kernel");
+      size_t first = after.find("for m in", def);
+      EXPECT_EQ(after.find("for m in", first + 1), std::string::npos) << after;  // one loop
+      EXPECT_NE(after.find(std::string(v) == "whole" ? "if M % 128 == 0:" : "if K <= 512:", def), std::string::npos);
+      EXPECT_LT(loopnest_test::rel_error(run(after, args), run(text, args)), 1e-6);
+    }
   }
 }
 

@@ -203,7 +203,8 @@ void Emitter::emit_node(const Node& n, int depth, std::string& out) {
       bool taken = static_cond && n.cond_l == n.cond_r;  // lifted as `0 == 0` when true
       if (static_cond && !taken) copy_block(i.body, depth + 1, out);
       else block(n.body, depth + 1, out);
-      if (i.body.empty() && n.body.empty()) out += indent(depth + 1) + "pass\n";
+      // (The form's body emptied by a move, a hoist out of a transparent block, leaves `pass`.)
+      if ((static_cond && !taken) ? i.body.empty() : n.body.empty()) out += indent(depth + 1) + "pass\n";
       // `elif c:` (the else branch one if whose header the author wrote as elif): the chain as written.
       if (!i.orelse.empty() && elif_of(i)) {
         if (static_cond && taken) {

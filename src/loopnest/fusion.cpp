@@ -80,8 +80,9 @@ class FuseNests : public Transform {
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
     std::vector<std::vector<Node>*> blocks = {&k.body};
+    // (Two loops side by side under a transparent block, nest_walk.h, are side by side.)
     for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
-      if (!n.frozen && n.kind == NodeKind::Loop) blocks.push_back(&n.body);
+      if (!n.frozen && (n.kind == NodeKind::Loop || transparent_block(n))) blocks.push_back(&n.body);
     });
     for (auto* block : blocks) {
       for (size_t i = 0; i + 1 < block->size(); ++i) {
@@ -179,9 +180,11 @@ class FuseNests : public Transform {
     for_each_node(a.body, [&](const Node& n, const std::vector<int>&) {
       if (n.kind == NodeKind::Loop) a_loops.insert(n.loop);
     });
+    // A condition in either body (but a transparent block, which always runs) is refused.
     bool a_has_if = false;
-    for_each_node(a.body, [&](const Node& n, const std::vector<int>&) { a_has_if = a_has_if || n.kind == NodeKind::If; });
-    for_each_node(b.body, [&](const Node& n, const std::vector<int>&) { a_has_if = a_has_if || n.kind == NodeKind::If; });
+    auto opaque_if = [](const Node& n) { return n.kind == NodeKind::If && !transparent_block(n); };
+    for_each_node(a.body, [&](const Node& n, const std::vector<int>&) { a_has_if = a_has_if || opaque_if(n); });
+    for_each_node(b.body, [&](const Node& n, const std::vector<int>&) { a_has_if = a_has_if || opaque_if(n); });
     if (a_has_if) return false;
     for (const OpRef* rb : in_b) {
       // A tile the first loop binds per iteration, read after it: its last iteration's value.

@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 
 #include "loopnest/dump.h"
+#include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -104,8 +105,10 @@ std::vector<Candidate> candidates(Kernel& k, int id) {
   // Everything the loop writes (storage), with where in its body.
   std::vector<Op*> all;
   ops_of(*loop, all);
-  for (size_t i = 0; i < loop->body.size(); ++i) {
-    Node& s = loop->body[i];
+  // A statement under a transparent block (nest_walk.h) is one of the body's: the block always runs.
+  std::vector<Node*> body = body_through_blocks(*loop);
+  for (size_t i = 0; i < body.size(); ++i) {
+    Node& s = *body[i];
     if (s.frozen || (s.kind != NodeKind::Stmt && s.kind != NodeKind::Loop)) continue;
     std::vector<Op*> mine;
     ops_of(s, mine);
@@ -133,8 +136,8 @@ std::vector<Candidate> candidates(Kernel& k, int id) {
     // Its text naming a binding of the loop's body (`cols = nl.ds(blk * W, W)` before it), which
     // is not bound before the loop, even where the binding does not use the loop's variable.
     for (size_t j = 0; j < i && ok; ++j)
-      if (loop->body[j].kind == NodeKind::Meta)
-        for (const std::string& name : loop->body[j].binds) ok = ok && !mentions(k, s, name);
+      if (body[j]->kind == NodeKind::Meta)
+        for (const std::string& name : body[j]->binds) ok = ok && !mentions(k, s, name);
     if (!ok) continue;
     for (const auto& [t, dim] : shared_blocks) ok = ok && only_block_accesses(k, *loop, t, dim, l);
     // A buffer it fills that is declared in the loop moves with it.
@@ -158,7 +161,7 @@ std::vector<Candidate> candidates(Kernel& k, int id) {
             for (const Access* w2 : writes(*other)) ok = ok && !may_overlap_across(k, *w, *w2, ranges);
         for (size_t j = 0; j < i && ok; ++j) {
           std::vector<Op*> before;
-          ops_of(loop->body[j], before);
+          ops_of(*body[j], before);
           for (Op* b : before)
             for (const Access* r : reads(*b)) ok = ok && !may_overlap_across(k, *w, *r, ranges);
         }
@@ -168,7 +171,7 @@ std::vector<Candidate> candidates(Kernel& k, int id) {
         if (t.scope_loop != l || t.role != TensorRole::Buffer) continue;
         bool found = false;
         for (size_t j = 0; j < i; ++j) {
-          Node& d = loop->body[j];
+          Node& d = *body[j];
           if (d.kind == NodeKind::Stmt && d.ops.size() == 1 && is_declaration(d.ops[0]) && d.ops[0].dst &&
               d.ops[0].dst->tensor == t.id && reads(d.ops[0]).empty()) {
             found = true;
@@ -264,9 +267,11 @@ class Hoist : public Transform {
   static void apply(Kernel& k, int loop_id, int stmt_id) {
     Node* loop = find_node(k, loop_id);
     int l = loop->loop;
-    auto it = std::find_if(loop->body.begin(), loop->body.end(), [&](const Node& n) { return n.id == stmt_id; });
+    // In the loop's body or a transparent block's there (the block stays, `pass` if emptied).
+    std::vector<Node>* from = parent_of(loop->body, stmt_id);
+    auto it = std::find_if(from->begin(), from->end(), [&](const Node& n) { return n.id == stmt_id; });
     Node moved = std::move(*it);
-    loop->body.erase(it);
+    from->erase(it);
     if (loop->body.empty()) {
       Node pass;
       pass.kind = NodeKind::Meta;

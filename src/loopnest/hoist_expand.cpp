@@ -260,6 +260,8 @@ class HoistExpand : public Transform {
     const Node& m = *path[p];
     const Node& n = *path[p + 1];
     if (n.kind != NodeKind::Loop || n.loop != plan.used[0]) return std::nullopt;
+    // Directly in `m` (not under a transparent block between them): the cut moves `n`'s body in `m`.
+    if (std::none_of(m.body.begin(), m.body.end(), [&](const Node& x) { return x.id == n.id; })) return std::nullopt;
     if (std::find(plan.added.begin(), plan.added.end(), n.loop) == plan.added.end()) return std::nullopt;
     const Loop& ln = k.loops.at(n.loop);
     if (!independent_iterations(k, m.loop) || !independent_iterations(k, n.loop)) return std::nullopt;

@@ -16,13 +16,36 @@ namespace loopnest {
 
 namespace {
 
+// The one loop of a transparent block's body (nothing else in it but a docstring), or null.
+Node* sole_inner_loop_of_block(Node& block) {
+  Node* inner = nullptr;
+  for (auto& b : block.body) {
+    if (b.kind == NodeKind::Meta && b.meta == MetaKind::Docstring) continue;
+    if (transparent_block(b) && !inner) {
+      inner = sole_inner_loop_of_block(b);
+      if (!inner) return nullptr;
+      continue;
+    }
+    if (b.kind != NodeKind::Loop || inner) return nullptr;
+    inner = &b;
+  }
+  return inner;
+}
+
 // The only loop in `n`'s body besides end-of-loop markers and Python bindings before it (which
-// move into the inner loop), or null.
+// move into the inner loop), or null. A transparent block (nest_walk.h) that is all of the body
+// but such bindings is looked into: `for a: if K <= 128: for b:` swaps as `for a: for b:` does, the
+// block staying between the two loops (its condition names neither).
 Node* sole_inner_loop(Node& n) {
   Node* inner = nullptr;
   for (auto& b : n.body) {
     if (b.kind == NodeKind::Meta && b.meta == MetaKind::Docstring) continue;
     if (!inner && b.kind == NodeKind::Meta && (b.meta == MetaKind::Binding || b.meta == MetaKind::View)) continue;
+    if (!inner && transparent_block(b)) {
+      inner = sole_inner_loop_of_block(b);
+      if (!inner) return nullptr;
+      continue;
+    }
     if (b.kind != NodeKind::Loop || inner) return nullptr;
     inner = &b;
   }

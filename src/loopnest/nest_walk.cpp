@@ -151,6 +151,25 @@ std::set<std::string> names_local_to(const Kernel& k, const Node& outer, const s
   return local;
 }
 
+bool transparent_block(const Node& n) {
+  if (n.kind != NodeKind::If || n.frozen || n.continues || !n.orelse.empty() || !n.origin) return false;
+  if (directive_block(n)) return true;
+  if (n.origin->kind != nki::StmtKind::If || !static_cast<const nki::IfStmt&>(*n.origin).orelse.empty()) return false;
+  return n.cond_l.is_constant() && n.cond_r.is_constant() && holds(n.cond_l.constant(), n.cond, n.cond_r.constant());
+}
+
+std::vector<Node*> body_through_blocks(Node& loop) {
+  std::vector<Node*> out;
+  std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
+    for (auto& n : block) {
+      if (transparent_block(n)) walk(n.body);
+      else out.push_back(&n);
+    }
+  };
+  walk(loop.body);
+  return out;
+}
+
 void each_stmt(Kernel& k, const std::function<void(Node&, const std::vector<const Node*>&)>& fn) {
   std::vector<const Node*> path;
   std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
@@ -161,6 +180,10 @@ void each_stmt(Kernel& k, const std::function<void(Node&, const std::vector<cons
         continue;
       }
       if (n.kind != NodeKind::Loop && n.kind != NodeKind::If) continue;
+      if (transparent_block(n)) {
+        walk(n.body);
+        continue;
+      }
       path.push_back(&n);
       walk(n.body);
       walk(n.orelse);

@@ -46,7 +46,18 @@ std::vector<int> loops_around(const Kernel& k, int id);
 // declared there), but those of the loops `keep` (copied with a hoisted statement): text naming
 // one of them cannot be printed before `outer`.
 std::set<std::string> names_local_to(const Kernel& k, const Node& outer, const std::vector<int>& keep);
-// Calls `fn` with every statement outside helper functions and the loops and conditions around it.
+// A block whose body runs exactly when the statements around it run: an `if` the kernel's Python
+// decided while tracing (its condition compares constants, shapes: `if K <= 128:`, `if n % 512 ==
+// 0:`) that holds, with no else branch written, or a `with nki.compiler.<directive>():` block. A
+// statement under it inside loop L is, for a move, a statement of L's body: the path walks pass it
+// (each_stmt leaves it out of the path; interchange's perfect nest looks into it), the printer keeps
+// the block where it was written. Not frozen, not a guard clause (`continues`).
+bool transparent_block(const Node& n);
+// The nodes of `loop`'s body in order, a transparent block's in its place (recursively): what a move
+// reading the body statement by statement takes as the body.
+std::vector<Node*> body_through_blocks(Node& loop);
+// Calls `fn` with every statement outside helper functions and the loops and conditions around it
+// (a transparent block is not one of them: its statements are its parent's).
 void each_stmt(Kernel& k, const std::function<void(Node&, const std::vector<const Node*>&)>& fn);
 // How many loops a statement leaves when it moves before the loop node `outer`: `outer` and the
 // loops between it and the statement node `stmt` but those in `used` (style-independent).

@@ -174,6 +174,23 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"group_query_tiles_api.py", arrays({{4, 256, 64}, {2, 128, 64}, {2, 128, 64}})},
       {"group_query_tiles_rescaled.py", arrays({{4, 256, 64}, {2, 128, 64}, {2, 128, 64}, {4, 128, 1}})},
       {"group_query_tiles_shifted.py", arrays({{4, 256, 64}, {3, 128, 64}, {3, 128, 64}})},
+      // A nest under compile-time guards (decided_guard_test.cpp); the tails at N = 1280 (the guard holds).
+      {"guarded_cols_plain.py", arrays({{128, 256}, {128, 1024}})},
+      {"guarded_cols_whole.py", arrays({{128, 256}, {128, 1024}})},
+      {"guarded_cols_inner.py", arrays({{128, 256}, {128, 1024}})},
+      {"guarded_cols_tail.py", arrays({{128, 256}, {128, 1280}})},
+      {"guarded_cols_plain_api.py", arrays({{128, 256}, {128, 1024}})},
+      {"guarded_cols_whole_api.py", arrays({{128, 256}, {128, 1024}})},
+      {"guarded_cols_inner_api.py", arrays({{128, 256}, {128, 1024}})},
+      {"guarded_cols_tail_api.py", arrays({{128, 256}, {128, 1280}})},
+      {"guarded_transpose_rows.py", arrays({{256, 256}, {256, 1024}})},
+      {"guarded_transpose_rows_api.py", arrays({{256, 256}, {256, 1024}})},
+      {"guarded_nests_plain.py", arrays({{256, 512}, {256, 512}})},
+      {"guarded_nests_whole.py", arrays({{256, 512}, {256, 512}})},
+      {"guarded_nests_inner.py", arrays({{256, 512}, {256, 512}})},
+      {"guarded_nests_plain_api.py", arrays({{256, 512}, {256, 512}})},
+      {"guarded_nests_whole_api.py", arrays({{256, 512}, {256, 512}})},
+      {"guarded_nests_inner_api.py", arrays({{256, 512}, {256, 512}})},
   };
   return args;
 }

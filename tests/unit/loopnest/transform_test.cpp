@@ -15,6 +15,7 @@
 #include "corpus.h"
 #include "run_kernel.h"
 #include "loopnest/lift.h"
+#include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 #include "tensor/dtype.h"
 #include "tensor/ops.h"
@@ -145,12 +146,26 @@ TEST(LoopNestTransforms, FoldRowsViewsOnlyTheFoldedLoopsAccesses) {
 // tiles refuses it, another's inner loop offers one more); the same-sites tests leave it out.
 bool style_gap(const loopnest::Site& s) { return loopnest::overlaps_rows_only(s.transform, s.params); }
 
+// Known gap (session 32): a statement under an `if` decided while tracing (nest_walk.h
+// transparent_block) moves like one of its loop's body, so the bundled transpose_matmul's
+// 192-column tail under `if tail > 0:` hoists its rhs blocks out of `for m`; the other styles load
+// that block in their one ragged loop (`width = min(512, n_size - n0)`), a tile whose size depends on
+// the loop, which no hoist takes. The same-sites tests leave out sites anchored under such a guard.
+bool under_decided_guard(const std::vector<loopnest::Node>& body, int node, bool guarded = false) {
+  for (const auto& n : body) {
+    bool g = guarded || (n.kind == loopnest::NodeKind::If && loopnest::transparent_block(n));
+    if (n.id == node) return guarded;
+    if (under_decided_guard(n.body, node, g) || under_decided_guard(n.orelse, node, g)) return true;
+  }
+  return false;
+}
+
 std::set<std::string> site_keys(const CorpusKernel& k) {
   std::set<std::string> keys;
   auto form = lifted(k);
   if (!form) return keys;
   for (const auto& s : loopnest::find_sites(*form))
-    if (!style_gap(s)) keys.insert(s.key());
+    if (!style_gap(s) && !under_decided_guard(form->body, s.node)) keys.insert(s.key());
   return keys;
 }
 
@@ -1027,6 +1042,11 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        {{"places", "2"}}},
       {"tests/kernels/rows_jammed_nests.py", "rows_jammed_nests.pipeline_prep_on_chip", "pipeline_prep",
        {{"places", "2"}, {"source", "on_chip"}}},
+      // Through a guard decided while tracing (nest_walk.h transparent_block): the weight's blocks out
+      // of the row loop, the `if K <= 128:` left inside it; a tail's load (`if rem > 0:` holding at
+      // 1280 columns) before the row loop, its guard staying.
+      {"tests/kernels/guarded_cols_inner.py", "guarded_cols_inner.hoist_expand", "hoist_expand", {}},
+      {"tests/kernels/guarded_cols_tail_api.py", "guarded_cols_tail_api.hoist", "hoist", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -1,0 +1,170 @@
+// Moves through `if`s the kernel's Python decides while tracing (nest_walk.h transparent_block): a
+// nest under a guard that compares shapes and holds (`if K <= 128:`, `if M % 128 == 0:`, a tail's
+// `if rem > 0:`) offers the sites of the same nest written without it, in the legacy and the newer
+// API (tests/kernels/guarded_cols_*.py, guarded_transpose_rows{,_api}.py, guarded_nests_*.py);
+// applied, the guard prints where it was written, the moved statement before the loop it leaves.
+// A guard that may fail (it names a loop variable) or has an else branch stays a wall. That every site of these kernels
+// keeps their result is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "corpus.h"
+#include "count_loads.h"
+#include "loopnest/lift.h"
+#include "loopnest/transform.h"
+#include "run_kernel.h"
+
+namespace {
+
+using loopnest_test::arrays;
+using loopnest_test::loads_of;
+using loopnest_test::read;
+using loopnest_test::source_dir;
+
+const std::vector<loopnest::ArgSpec> kEven = arrays({{128, 256}, {128, 1024}});    // N % 512 == 0
+const std::vector<loopnest::ArgSpec> kRagged = arrays({{128, 256}, {128, 1280}});  // a 256-column tail
+
+std::string kernel(const std::string& name) { return read(source_dir() + "/tests/kernels/" + name + ".py"); }
+
+// Each site as transform, anchor and parameters, without its line (the guard shifts the lines).
+std::set<std::string> moves(const std::string& text, const std::vector<loopnest::ArgSpec>& args) {
+  std::set<std::string> out;
+  for (const auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, args))) {
+    std::string key = s.transform + " " + s.anchor;
+    for (const auto& [name, value] : s.params)
+      if (name != "line") key += " " + name + "=" + value;
+    out.insert(key);
+  }
+  return out;
+}
+
+const loopnest::Site& site_of(const std::vector<loopnest::Site>& sites, const std::string& transform) {
+  for (const auto& s : sites)
+    if (s.transform == transform) return s;
+  throw std::runtime_error("no " + transform + " site");
+}
+
+void expect_contains(const std::set<std::string>& have, const std::set<std::string>& want) {
+  for (const auto& m : want) EXPECT_TRUE(have.count(m)) << "missing: " << m;
+}
+
+// The output of the kernel text, run on the test inputs.
+std::vector<std::vector<double>> run(const std::string& text, const std::vector<loopnest::ArgSpec>& args) {
+  return loopnest_test::run("k.py", text, args);
+}
+
+TEST(DecidedGuard, TheGuardedNestsOfferThePlainNestsSitesInBothApis) {
+  for (const char* style : {"", "_api"}) {
+    SCOPED_TRACE(style);
+    for (const auto* args : {&kEven, &kRagged}) {
+      std::set<std::string> plain = moves(kernel(std::string("guarded_cols_plain") + style), *args);
+      ASSERT_TRUE(plain.count("hoist_expand 2x2/load#0 out_of=1")) << *plain.begin();
+      // (b) the whole nest under `if M % 128 == 0:`, (b') the column loop under `if K <= 128:` in the
+      // row loop, (c) / (d) the tail under `if rem > 0:` decided false at 1024 columns, true at 1280.
+      for (const char* v : {"whole", "inner", "tail"}) {
+        SCOPED_TRACE(v);
+        expect_contains(moves(kernel(std::string("guarded_cols_") + v + style), *args), plain);
+      }
+    }
+  }
+}
+
+TEST(DecidedGuard, TheTransposeNestUnderAGuardOffersTheUnguardedSites) {
+  const auto args = arrays({{256, 256}, {256, 1024}});
+  for (const char* style : {"", "_api"}) {
+    SCOPED_TRACE(style);
+    std::set<std::string> plain = moves(kernel(std::string("nested_transpose_rows") + style), args);
+    std::set<std::string> guarded = moves(kernel(std::string("guarded_transpose_rows") + style), args);
+    // interchange_loops, hoist_expand of b's blocks out of `for row`, reuse_operand: lost before.
+    EXPECT_EQ(guarded, plain);
+  }
+}
+
+TEST(DecidedGuard, TwoNestsUnderAGuardFuseAsWrittenPlainly) {
+  const auto args = arrays({{256, 512}, {256, 512}});
+  for (const char* style : {"", "_api"}) {
+    SCOPED_TRACE(style);
+    std::set<std::string> plain = moves(kernel(std::string("guarded_nests_plain") + style), args);
+    ASSERT_TRUE(plain.count("fuse_nests 2/load#0"));
+    // Both nests under `if M % 128 == 0:` (side by side in the guard's body), and the second body
+    // under `if K <= 512:`: fusion found neither before.
+    for (const char* v : {"whole", "inner"}) {
+      SCOPED_TRACE(v);
+      std::string text = kernel(std::string("guarded_nests_") + v + style);
+      EXPECT_EQ(moves(text, args), plain);
+      auto sites = loopnest::find_sites(loopnest::lift_source("k.py", text, args));
+      std::string after = loopnest::apply_site("k.py", text, args, site_of(sites, "fuse_nests"));
+      size_t def = after.find("def kernel");
+      size_t first = after.find("for m in", def);
+      EXPECT_EQ(after.find("for m in", first + 1), std::string::npos) << after;  // one loop
+      EXPECT_NE(after.find(std::string(v) == "whole" ? "if M % 128 == 0:" : "if K <= 512:", def), std::string::npos);
+      EXPECT_LT(loopnest_test::rel_error(run(after, args), run(text, args)), 1e-6);
+    }
+  }
+}
+
+TEST(DecidedGuard, AHoistOutOfTheRowLoopLeavesTheGuardWhereItWasWritten) {
+  for (const char* style : {"", "_api"}) {
+    SCOPED_TRACE(style);
+    std::string text = kernel(std::string("guarded_cols_inner") + style);
+    auto sites = loopnest::find_sites(loopnest::lift_source("k.py", text, kEven));
+    std::string after = loopnest::apply_site("k.py", text, kEven, site_of(sites, "hoist_expand"));
+    // 2 row tiles x 2 column blocks, then the 2 blocks once.
+    EXPECT_EQ(loads_of(text, kEven, 1), 4);
+    EXPECT_EQ(loads_of(after, kEven, 1), 2) << after;
+    size_t def = after.find("def kernel");  // (the comments above name the guard too)
+    size_t fill = after.find("wt[", def);
+    size_t rows = after.find("for m in", def), guard = after.find("if K <= 128:", def);
+    ASSERT_NE(guard, std::string::npos) << after;
+    EXPECT_LT(fill, rows) << after;
+    EXPECT_LT(rows, guard) << after;
+    EXPECT_LT(loopnest_test::rel_error(run(after, kEven), run(text, kEven)), 1e-6);
+  }
+}
+
+TEST(DecidedGuard, ATailsWeightLoadLeavesTheRowLoopWhenItsGuardHolds) {
+  for (const char* style : {"", "_api"}) {
+    SCOPED_TRACE(style);
+    std::string text = kernel(std::string("guarded_cols_tail") + style);
+    // rem == 0: nothing of the tail is lifted; no site names it.
+    EXPECT_EQ(moves(text, kEven), moves(kernel(std::string("guarded_cols_plain") + style), kEven));
+    auto sites = loopnest::find_sites(loopnest::lift_source("k.py", text, kRagged));
+    const loopnest::Site& hoist = site_of(sites, "hoist");
+    EXPECT_EQ(hoist.params.at("what"), "statement");
+    std::string after = loopnest::apply_site("k.py", text, kRagged, hoist);
+    // 2 row tiles x (2 blocks + the tail), then the tail once.
+    EXPECT_EQ(loads_of(text, kRagged, 1), 6);
+    EXPECT_EQ(loads_of(after, kRagged, 1), 5) << after;
+    size_t def = after.find("def kernel");  // (the comments above name the guard too)
+    size_t rows = after.find("for m in", def), guard = after.find("if rem > 0:", def);
+    ASSERT_NE(guard, std::string::npos) << after;
+    EXPECT_LT(after.find("w_tail", def), rows) << after;
+    EXPECT_LT(rows, guard) << after;
+    EXPECT_LT(loopnest_test::rel_error(run(after, kRagged), run(text, kRagged)), 1e-6);
+  }
+}
+
+TEST(DecidedGuard, AGuardWithAnElseOrOnTheLoopVariableStaysAWall) {
+  std::string text = kernel("guarded_cols_inner");
+  auto replace = [&](std::string s, const std::string& from, const std::string& to) {
+    size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  auto hoists = [](const std::string& t) {
+    int n = 0;
+    for (const auto& s : loopnest::find_sites(loopnest::lift_source("k.py", t, kEven))) n += s.transform == "hoist_expand";
+    return n;
+  };
+  ASSERT_EQ(hoists(text), 1);
+  // An else branch written (not taken at these shapes): the load before `for m` would also run
+  // where the author chose the other branch.
+  std::string with_else = replace(text, "    return out", "        else:\n            nl.store(out[nl.ds(m * 128, 128), 0:1], value=lhsT[0:128, 0:1])\n    return out");
+  EXPECT_EQ(hoists(with_else), 0) << with_else;
+  // A condition on the row: not decided while tracing, it holds in some iterations only.
+  std::string on_row = replace(text, "        if K <= 128:", "        if m < 1:");
+  EXPECT_EQ(hoists(on_row), 0) << on_row;
+}
+
+}  // namespace

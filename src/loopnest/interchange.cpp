@@ -16,13 +16,18 @@ namespace loopnest {
 
 namespace {
 
-// The one loop of a transparent block's body (nothing else in it but a docstring), or null.
-Node* sole_inner_loop_of_block(Node& block) {
+// The only loop in `body` besides docstrings and, where `bindings`, Python bindings before it (which
+// move into the inner loop), or null. A transparent block (nest_walk.h) that is all of the body but
+// such bindings is looked into: `for a: if K <= 128: for b:` swaps as `for a: for b:` does, the
+// block staying between the two loops (its condition names neither).
+Node* sole_loop_in(std::vector<Node>& body, bool bindings) {
   Node* inner = nullptr;
-  for (auto& b : block.body) {
+  for (auto& b : body) {
     if (b.kind == NodeKind::Meta && b.meta == MetaKind::Docstring) continue;
-    if (transparent_block(b) && !inner) {
-      inner = sole_inner_loop_of_block(b);
+    if (bindings && !inner && b.kind == NodeKind::Meta && (b.meta == MetaKind::Binding || b.meta == MetaKind::View))
+      continue;
+    if (!inner && transparent_block(b)) {
+      inner = sole_loop_in(b.body, false);
       if (!inner) return nullptr;
       continue;
     }
@@ -32,25 +37,8 @@ Node* sole_inner_loop_of_block(Node& block) {
   return inner;
 }
 
-// The only loop in `n`'s body besides end-of-loop markers and Python bindings before it (which
-// move into the inner loop), or null. A transparent block (nest_walk.h) that is all of the body
-// but such bindings is looked into: `for a: if K <= 128: for b:` swaps as `for a: for b:` does, the
-// block staying between the two loops (its condition names neither).
-Node* sole_inner_loop(Node& n) {
-  Node* inner = nullptr;
-  for (auto& b : n.body) {
-    if (b.kind == NodeKind::Meta && b.meta == MetaKind::Docstring) continue;
-    if (!inner && b.kind == NodeKind::Meta && (b.meta == MetaKind::Binding || b.meta == MetaKind::View)) continue;
-    if (!inner && transparent_block(b)) {
-      inner = sole_inner_loop_of_block(b);
-      if (!inner) return nullptr;
-      continue;
-    }
-    if (b.kind != NodeKind::Loop || inner) return nullptr;
-    inner = &b;
-  }
-  return inner;
-}
+// The only loop in `n`'s body besides end-of-loop markers and Python bindings before it.
+Node* sole_inner_loop(Node& n) { return sole_loop_in(n.body, true); }
 
 // The source of a loop's `for ...:` line, "" when it spans lines or has no source.
 std::string header_text(const Kernel& k, const Node& n) {

@@ -59,6 +59,100 @@ struct SizeLiteral {
   int64_t above = 0;  // offered only when the literal is larger (a free-axis size)
 };
 
+// Per output of the kernel, per dim: the lowest and highest element any write of it reaches over
+// every iteration; nullopt where the bounds cannot tell (an unbounded variable, a negative stride).
+using Extent = std::optional<std::pair<int64_t, int64_t>>;
+
+// The elements one dim of an access reaches over every iteration: each assignment of the loop
+// variables its start and window sizes use is evaluated (a ragged last window, `min(CHUNK, cols -
+// c0)`, ends where the row does; interval bounds of start and size taken apart would not), up to
+// 2^16 assignments; nullopt beyond, or where a variable is unbounded or a stride negative.
+Extent dim_extent(const DimIndex& di, const Ranges& ranges) {
+  std::set<int> used;
+  for (int v : di.start.vars()) used.insert(v);
+  for (const AxisTerm& a : di.terms) {
+    if (a.stride < 0) return std::nullopt;
+    for (int v : a.size.vars()) used.insert(v);
+  }
+  std::vector<std::pair<int, std::pair<int64_t, int64_t>>> vars;
+  int64_t assignments = 1;
+  for (int v : used) {
+    auto r = ranges.find(v);
+    if (r == ranges.end() || r->second.second < r->second.first) return std::nullopt;
+    assignments *= r->second.second - r->second.first + 1;
+    if (assignments > (1 << 16)) return std::nullopt;
+    vars.push_back({v, r->second});
+  }
+  Extent reach;
+  std::map<int, int64_t> at;
+  for (const auto& [v, r] : vars) at[v] = r.first;
+  for (int64_t n = 0; n < assignments; ++n) {
+    std::optional<int64_t> lo = di.start.eval(at), hi = lo;
+    for (const AxisTerm& a : di.terms) {
+      if (!hi) break;
+      std::optional<int64_t> top;
+      if (!a.affine()) top = a.max_index();
+      else if (auto size = a.size.eval(at)) top = *size - 1;
+      if (!top) return std::nullopt;
+      if (*top < 0) hi.reset();  // an empty window writes nothing
+      else *hi += a.stride * *top;
+    }
+    if (!lo) return std::nullopt;
+    if (hi) reach = reach ? Extent(std::make_pair(std::min(reach->first, *lo), std::max(reach->second, *hi)))
+                          : Extent(std::make_pair(*lo, *hi));
+    for (size_t i = vars.size(); i-- > 0;) {  // the next assignment, the last variable fastest
+      int v = vars[i].first;
+      if (++at[v] <= vars[i].second.second) break;
+      at[v] = vars[i].second.first;
+    }
+  }
+  return reach;
+}
+
+std::map<int, std::vector<Extent>> output_extents(const Kernel& k) {
+  const Ranges ranges = k.ranges();
+  std::set<int> outputs;
+  for (int t : k.outputs) outputs.insert(storage_of(k, t));
+  std::map<int, std::vector<Extent>> out;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    for (const Op& op : n.ops)
+      for (const Access* w : writes(op)) {
+        const int t = storage_of(k, w->tensor);
+        if (!outputs.count(t)) continue;
+        std::vector<Extent> reach;
+        for (const DimIndex& di : w->dims) reach.push_back(dim_extent(di, ranges));
+        auto [it, fresh] = out.try_emplace(t, reach);
+        if (fresh) continue;
+        std::vector<Extent>& seen = it->second;
+        if (seen.size() != reach.size()) {
+          seen.assign(std::max(seen.size(), reach.size()), std::nullopt);
+          continue;
+        }
+        for (size_t d = 0; d < seen.size(); ++d)
+          seen[d] = seen[d] && reach[d] ? Extent(std::make_pair(std::min(seen[d]->first, reach[d]->first),
+                                                                std::max(seen[d]->second, reach[d]->second)))
+                                        : std::nullopt;
+      }
+  });
+  return out;
+}
+
+// Whether an output dim both forms bound is reached differently: the edited size is not one every
+// use follows. A kernel whose column loop a move coarsened (`for b in nl.affine_range(n_blk // 2)`
+// over literal 1024-wide tiles) still computes its trip from the constant: doubling it halves the
+// trip and leaves half of every row unwritten (an outside author's adamw: the output's columns
+// 0..2047 -> 0..1023, evaluated as inf).
+bool changes_what_is_written(const Kernel& before, const Kernel& after) {
+  auto a = output_extents(before), b = output_extents(after);
+  for (const auto& [t, dims] : a) {
+    auto it = b.find(t);
+    if (it == b.end()) return true;
+    for (size_t d = 0; d < dims.size() && d < it->second.size(); ++d)
+      if (dims[d] && it->second[d] && *dims[d] != *it->second[d]) return true;
+  }
+  return false;
+}
+
 bool visit_size_literal(Kernel& k, const std::vector<ArgSpec>& args, const std::string& before,
                         const SizeLiteral& lit, const SiteSink& sink) {
   const std::string& text = k.module->file->text;
@@ -81,6 +175,7 @@ bool visit_size_literal(Kernel& k, const std::vector<ArgSpec>& args, const std::
       continue;
     }
     if (dump(after) == before) continue;  // the literal sizes nothing the form holds
+    if (changes_what_is_written(k, after)) continue;
     // Anchored at the kernel's first loop (the literal has no statement of the form).
     std::vector<int> loops = open_loop_ids(k);
     Node* first = loops.empty() ? nullptr : find_node(k, loops.front());

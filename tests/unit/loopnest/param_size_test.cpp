@@ -107,4 +107,13 @@ TEST(ParamSize, ChangesAModuleConstantWhoseRaggedTailTheKernelWrites) {
             (std::set<std::string>{"256", "512", "2048"}));
 }
 
+// The same kernel after its chunk loop was coarsened by 2 (literal 2048-wide windows, the trip still
+// `n_chunks // 2`): at 4096 columns every value of CHUNK would change which columns are written
+// (2048: columns 0..2047 only; 512: past the row's end), so none is a site.
+TEST(ParamSize, NoModuleConstantSiteThatChangesWhatTheKernelWrites) {
+  EXPECT_EQ(module_chunk_values("ragged_chunk_rows.py", arrays({{128, 4096}}), "1024"),
+            (std::set<std::string>{"256", "512", "2048"}));
+  EXPECT_TRUE(module_chunk_values("ragged_chunk_rows_coarsened.py", arrays({{128, 4096}}), "1024").empty());
+}
+
 }  // namespace

@@ -153,6 +153,50 @@ bool changes_what_is_written(const Kernel& before, const Kernel& after) {
   return false;
 }
 
+// Whether a DMA of the kernel moves a tile into a region of another size, or a matmul's result is
+// wider or taller than its destination, where the shapes are constant: a literal a move printed (a
+// coarsened tile's width) that no longer matches the shapes still following an edited size (an
+// outside author's mamba after a coarsening, its chunk constant doubled: dst (128, 1024), src (128,
+// 512); its matmul's PSUM tile halved under a 512-wide result).
+bool shapes_disagree(const Kernel& k) {
+  auto shape = [](const Access& a) -> std::optional<std::vector<int64_t>> {
+    std::vector<int64_t> out;
+    for (const IExpr& d : a.tile_shape()) {
+      if (!d.is_constant()) return std::nullopt;
+      out.push_back(d.constant());
+    }
+    return out;
+  };
+  auto elements = [](const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  };
+  bool disagree = false;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    for (const Op& op : n.ops) {
+      if (disagree || !op.dst) continue;
+      auto dst = shape(*op.dst);
+      if (!dst || dst->empty()) continue;
+      if (op.cls == OpClass::Load || op.cls == OpClass::Store || op.cls == OpClass::DmaCopy) {
+        std::vector<const Access*> src = reads(op);
+        if (src.size() != 1) continue;
+        auto from = shape(*src[0]);
+        disagree = from && elements(*from) != elements(*dst);
+      } else if (op.cls == OpClass::Matmul) {
+        const Operand* moving = operand(op, "moving");
+        const Operand* stationary = operand(op, "stationary");
+        if (!moving || !stationary || moving->kind != Operand::Kind::Tile || stationary->kind != Operand::Kind::Tile)
+          continue;
+        auto m = shape(moving->access), st = shape(stationary->access);
+        disagree = m && st && dst->size() == 2 && !m->empty() && !st->empty() &&
+                   ((*dst)[1] != m->back() || (*dst)[0] != st->back());
+      }
+    }
+  });
+  return disagree;
+}
+
 bool visit_size_literal(Kernel& k, const std::vector<ArgSpec>& args, const std::string& before,
                         const SizeLiteral& lit, const SiteSink& sink) {
   const std::string& text = k.module->file->text;
@@ -175,7 +219,7 @@ bool visit_size_literal(Kernel& k, const std::vector<ArgSpec>& args, const std::
       continue;
     }
     if (dump(after) == before) continue;  // the literal sizes nothing the form holds
-    if (changes_what_is_written(k, after)) continue;
+    if (changes_what_is_written(k, after) || (!shapes_disagree(k) && shapes_disagree(after))) continue;
     // Anchored at the kernel's first loop (the literal has no statement of the form).
     std::vector<int> loops = open_loop_ids(k);
     Node* first = loops.empty() ? nullptr : find_node(k, loops.front());

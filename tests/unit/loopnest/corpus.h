@@ -128,6 +128,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"reloaded_operand_rows.py", arrays({{200, 512}})},
       {"state_inner_product_rows.py", arrays({{256, 512}, {256, 512}, {256, 4}})},
       {"ragged_chunk_rows.py", arrays({{128, 2560}})},
+      {"ragged_chunk_rows_coarsened.py", arrays({{128, 4096}})},
+      {"ragged_chunk_rows_literal_window.py", arrays({{128, 4096}})},
       {"scaled_softmax_rows.py", arrays({{256, 512}})},
       {"scaled_softmax_dst_first_rows.py", arrays({{256, 512}})},
       {"shared_row_operand.py", arrays({{256, 256}, {2, 128, 1024}, {2, 128, 1024}})},

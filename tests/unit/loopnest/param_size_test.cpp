@@ -114,6 +114,9 @@ TEST(ParamSize, NoModuleConstantSiteThatChangesWhatTheKernelWrites) {
   EXPECT_EQ(module_chunk_values("ragged_chunk_rows.py", arrays({{128, 4096}}), "1024"),
             (std::set<std::string>{"256", "512", "2048"}));
   EXPECT_TRUE(module_chunk_values("ragged_chunk_rows_coarsened.py", arrays({{128, 4096}}), "1024").empty());
+  // A window printed literally beside tiles that follow the constant: any new value would copy a
+  // 1024-wide window into a tile of another width.
+  EXPECT_TRUE(module_chunk_values("ragged_chunk_rows_literal_window.py", arrays({{128, 4096}}), "1024").empty());
 }
 
 }  // namespace

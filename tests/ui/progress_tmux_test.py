@@ -7,8 +7,8 @@ a round runs, the panel shows the task's place, the round, a bar of the round's 
 running and failed counts, elapsed time and an estimate, best so far, spend and where the report
 is; it is redrawn in place (never two panels on screen, no line longer than the pane); when the
 run ends, one log line per round is left, the panel is gone, and the report's path is printed.
-With chromium installed, the report is also opened after round 1 (a
-running run that reloads itself) and at the end (the finished run). The screens seen are saved to
+With chromium installed, the report is also kept as it was in round 1 (a
+running run that reloads itself; opened after the run, as the run may end before a browser loads it) and at the end (the finished run). The screens seen are saved to
 --artifacts/progress-screens.txt. Exit 77 (skipped) without tmux,
 except under CI=true, where that fails.
 """
@@ -55,7 +55,8 @@ def main():
             print("FAIL:", what)
 
     chromium = chromium_binary()
-    live_page = None  # the report as a person who opened it during the run sees it
+    page = os.path.join(run_dir, "report.html")
+    live_copy = None  # the report as a person who opened it during the run saw it
     try:
         deadline = time.time() + 600
         while time.time() < deadline:
@@ -64,8 +65,11 @@ def main():
                 screens.append(screen)
             if "EXIT=" in screen:
                 break
-            if chromium and live_page is None and "round 1/3: planned" in screen:
-                live_page = Dom(browse(chromium, os.path.join(run_dir, "report.html"), os.path.join(tmp, "profile"))[0])
+            if chromium and live_copy is None and "round 1/3: planned" in screen and os.path.exists(page):
+                # Keep the page as it is now: the run may finish (a task stops at its DMA floor)
+                # before chromium has loaded it. The page is replaced atomically, so a copy is whole.
+                live_copy = os.path.join(tmp, "live-report.html")
+                shutil.copyfile(page, live_copy)
             time.sleep(0.1)
     finally:
         subprocess.run(base + ["kill-server"], capture_output=True, timeout=60)
@@ -102,6 +106,7 @@ def main():
     expect(f"report: {run_dir}/report.html" in joined, "the final line names the report")
     expect(os.path.exists(os.path.join(run_dir, "report.html")), "the report exists")
     if chromium:
+        live_page = Dom(browse(chromium, live_copy, os.path.join(tmp, "profile"))[0]) if live_copy else None
         # optimize --report: during the run the page says it is running and reloads itself; at the
         # end it is the finished run's page, which no longer reloads.
         expect(live_page is not None and "running" in live_page.attr_values("data-status"),

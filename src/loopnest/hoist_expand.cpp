@@ -288,8 +288,7 @@ class HoistExpand : public Transform {
       if (r.op().cls != OpClass::Load || std::find(r.loops.begin(), r.loops.end(), m.loop) == r.loops.end()) continue;
       auto rd = reads(r.op());
       if (rd.empty()) continue;
-      double bytes = static_cast<double>(itemsize_of(k.tensor(rd[0]->tensor).dtype));
-      for (const auto& d : rd[0]->tile_shape()) bytes *= d.is_constant() ? static_cast<double>(d.constant()) : 1.0;
+      double bytes = access_bytes(k, *rd[0]);
       bool under_n = false;
       for (int l : r.loops) {
         if (inner.count(l)) bytes *= static_cast<double>(k.loops.at(l).trip().value_or(1));

@@ -151,12 +151,6 @@ struct InvariantLoads {
   std::set<const Op*> fewer;
 };
 
-double load_bytes(const Kernel& k, const Access& a) {
-  double bytes = static_cast<double>(itemsize_of(k.tensor(a.tensor).dtype));
-  for (const auto& d : a.tile_shape()) bytes *= d.is_constant() ? static_cast<double>(d.constant()) : 1.0;
-  return bytes;
-}
-
 InvariantLoads loads_made_invariant(const Kernel& k, const Analysis& an, const Loop& lo, const Loop& li) {
   InvariantLoads r;
   auto to = lo.trip(), ti = li.trip();
@@ -170,7 +164,7 @@ InvariantLoads loads_made_invariant(const Kernel& k, const Analysis& an, const L
     if (op.cls == OpClass::Load) {
       std::vector<const Access*> src = reads(op);
       if (src.empty() || k.tensor(storage_of(k, src[0]->tensor)).memory != Memory::Hbm) continue;
-      double bytes = load_bytes(k, *src[0]);
+      double bytes = access_bytes(k, *src[0]);
       if (by_inner && !by_outer) {
         r.saved += bytes * static_cast<double>(*ti) * static_cast<double>(*to - 1);
         r.fewer.insert(&op);

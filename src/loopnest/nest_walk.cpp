@@ -35,6 +35,12 @@ std::optional<int64_t> tile_bytes(const Tensor& t, size_t from) {
   return n;
 }
 
+double access_bytes(const Kernel& k, const Access& a) {
+  double bytes = static_cast<double>(itemsize_of(k.tensor(a.tensor).dtype));
+  for (const auto& d : a.tile_shape()) bytes *= d.is_constant() ? static_cast<double>(d.constant()) : 1.0;
+  return bytes;
+}
+
 namespace {
 
 // The dims of `t` each of whose accesses is one block of an iteration (other_sbuf_bytes): every

@@ -20,6 +20,9 @@ int64_t itemsize_of(const std::string& dtype);
 // Bytes per partition of one tile of `t` (its dims from `from` on, but the partition dim); nullopt
 // when a size is not constant.
 std::optional<int64_t> tile_bytes(const Tensor& t, size_t from);
+// Bytes one access moves: the element size times its tile's dims, a dim whose size varies counted
+// as 1 (the moves that weigh HBM reads compare accesses of one nest, where such a dim is rare).
+double access_bytes(const Kernel& k, const Access& a);
 // Bytes per partition of every SBUF buffer and value but `except`: what is live beside a new buffer
 // in the worst case. A tensor counts every dim but its partition dim, so that a group of tiles held
 // as block dims (`(40, par_dim(128), 512)`) and the same group held as a free dim (`(128, 40, 512)`)

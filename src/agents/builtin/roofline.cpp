@@ -143,6 +143,10 @@ bool shortens_only_unbinding_dma(const Roofline& r, const SiteRelief& relief) {
   return relief.relieves == std::set<std::string>{"dma"} && relief.feeds.empty();
 }
 
+bool only_reorders_iterations(const std::string& transform, const std::map<std::string, std::string>& params) {
+  return transform == "interchange_loops" && !params.count("reads_saved_kib");
+}
+
 bool waits_and_only_order_is_lifted(const std::string& transform, const Roofline& r) {
   static const std::set<std::string> lifts_order_only = {"affine_loop"};
   return lifts_order_only.count(transform) > 0 && r.latency > 0 && r.serialization > 0.15;

@@ -402,5 +402,30 @@ TEST(BuiltinRoofline, WhereTheKernelWaitsTheSiteForEveryLoopInOrderIsDrawnFirst)
   }
 }
 
+// An interchange of two loops that makes no load invariant (no `reads_saved_kib` on its site) runs
+// the same instructions in another order: drawn after every other site but the other kinds drawn
+// last (moves onto the faster clock of one timeline, jam_rows of engine round trips alone). One
+// that saves reads is drawn like a hoist (BuiltinHoist.InterchangeLeavingLoadsInvariant...).
+TEST(BuiltinRoofline, AnInterchangeThatMakesNoLoadInvariantIsDrawnAfterEveryOtherSite) {
+  const std::string kernel = "nkibench/kernels/silu_M4096_N7168_0.py", reference = "nkibench/reference/silu_M4096_N7168.py";
+  trn::Profile p = simulated(kernel, reference);
+  auto drawn_last_anyway = [](const Site& s) {
+    return onto_gpsimd(s) || loopnest::overlaps_rows_only(s.transform, s.params) ||
+           only_reorders_iterations(s.transform, s.params);
+  };
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE(seed);
+    std::vector<Site> order = drawn_sites(kernel, reference, p, seed);
+    auto swap = std::find_if(order.begin(), order.end(), [](const Site& s) { return s.transform == "interchange_loops"; });
+    ASSERT_NE(swap, order.end()) << "the silu's row/column swap is still drawn";
+    EXPECT_FALSE(swap->params.count("reads_saved_kib"));
+    EXPECT_GT(swap - order.begin(), 3);
+    for (auto it = swap; it != order.end(); ++it) EXPECT_TRUE(drawn_last_anyway(*it)) << "drawn after it: " << it->key();
+  }
+  EXPECT_TRUE(only_reorders_iterations("interchange_loops", {{"depth", "0"}}));
+  EXPECT_FALSE(only_reorders_iterations("interchange_loops", {{"depth", "0"}, {"reads_saved_kib", "214144"}}));
+  EXPECT_FALSE(only_reorders_iterations("reuse_operand", {{"depth", "0"}}));
+}
+
 }  // namespace
 }  // namespace agents::builtin

@@ -167,7 +167,15 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       std::vector<Op> ops;
       current_ops = &ops;
       AValue v = eval(*a.test);
-      if (v.k == K::Bool && !v.b) fail(a.test->span, "a kernel whose assertion fails for these arguments");
+      if (v.k == K::Bool && !v.b) {
+        // An Assertion, not Unsupported: the kernel itself says it does not run at these shapes (a
+        // rewrite whose blocking factor does not divide a trip count is refused on it: apply_site).
+        Diagnostic d;
+        d.kind = ErrorKind::Assertion;
+        d.loc = loc_of(module->file, a.test->span);
+        d.message = "cannot lift a kernel whose assertion fails for these arguments";
+        throw LiftError(std::move(d));
+      }
       out.push_back(std::move(n));
       return;
     }

@@ -134,8 +134,13 @@ void simple_statements(Block& b, int depth, std::vector<std::pair<Stmt*, int>>& 
   }
 }
 
+// Emitted once for the copies of a block: a binding of a shared name, or a write into a buffer the
+// body makes (`x[...] = v`, a destination-first call `nisa.nc_matmul(dst=x, ...)`) that no copy's
+// data reaches. The body makes such a buffer once per block, so a write per copy would apply again
+// to the same buffer: a matmul accumulating into it would count twice (a held-out newer-API swiglu:
+// reorder_reuse blocked by 2 doubled its gate and up products, rel. error 3.0). Other effects (a
+// store to HBM, a write into a buffer made before the loop) run once per copy, as once per row.
 bool shared_stmt(Stmt& s, const JamPlan& plan) {
-  if (s.kind == StmtKind::Expr) return false;  // stores and other effects run once per copy
   std::string x = assigned_name(s);
   if (!x.empty()) return !plan.per_copy.count(x);
   std::string base = mutated_base(s);

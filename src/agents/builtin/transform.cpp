@@ -172,7 +172,22 @@ std::string apply_site(const std::string& source, const Site& site, const std::v
   auto module = parse_source(source);
   t->apply(find_kernel(*module, entry).body, site);
   import_used_aliases(*module);
-  return nki::print_module(*module);
+  std::string out = nki::print_module(*module);
+  // A source-level rewrite does not see the task's shapes. Where the result's own assertion fails
+  // at them (unroll_jam / reorder_reuse blocked by 4 over a loop of 2 or 6 trips asserts the factor
+  // divides it), the site does not apply: the evaluation would only fail at trace time (a held-out
+  // swiglu spent 3 of 24 evaluations so). Any other lift failure says nothing about the rewrite.
+  if (!args.empty()) {
+    try {
+      loopnest::lift_source("<rewritten>", out, args, entry, nc_version);
+    } catch (const loopnest::LiftError& e) {
+      if (e.diag.kind == nki::ErrorKind::Assertion)
+        throw RewriteError(fmt::format("{}: the rewritten kernel's assertion fails at the task's shapes", site.transform));
+    } catch (const std::exception&) {
+      // not liftable for another reason: the evaluation decides
+    }
+  }
+  return out;
 }
 
 }  // namespace agents::builtin

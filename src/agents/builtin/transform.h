@@ -55,7 +55,8 @@ const Transform* find_transform(const std::string& name);  // null when unknown
 std::vector<Site> find_sites(const std::string& source, const std::vector<loopnest::ArgSpec>& args = {},
                              const std::string& entry = "", int nc_version = 2);
 // Parses `source`, applies `site` to the function `entry` names and prints the kernel back.
-// Throws RewriteError.
+// Throws RewriteError (also, with `args`, when a source-level rewrite's result asserts something
+// that fails at those shapes: a blocking factor that does not divide a trip count).
 std::string apply_site(const std::string& source, const Site& site, const std::vector<loopnest::ArgSpec>& args = {},
                        const std::string& entry = "", int nc_version = 2);
 // The NeuronCore generation of a target ("trn1" 2, "trn2" 3: trn::ArchConfig::nc_version); 2 for a

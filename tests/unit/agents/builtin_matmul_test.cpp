@@ -113,6 +113,74 @@ TEST(BuiltinMatmul, AFactorThatDoesNotDivideTheRowsFailsInsteadOfSkippingRows) {
   EXPECT_ANY_THROW(builtin_test::run_source(after, shapes));
 }
 
+// The newer API writes through destination-first calls. After reorder_reuse makes the column loop
+// outermost, blocking it jams the whole row body into each block: a matmul the block's copies share
+// (it reads nothing of the column) accumulates into a PSUM tile the body makes once per block, so
+// it must run once, not once per copy (an outside author's swiglu came out with its gate and up
+// products doubled). Every site keeps the outputs.
+TEST(BuiltinMatmul, AJammedCopySharesTheDestinationFirstWritesThatDoNotDependOnIt) {
+  std::string before =
+      "# inputs: 128x256 128x128 128x1024\n"
+      "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n\n@nki.jit\n"
+      "def kernel(x_t, w, v):\n"
+      "    k_size, m_size = x_t.shape\n"
+      "    _, n_size = w.shape\n"
+      "    _, d_size = v.shape\n"
+      "    out = nl.ndarray((m_size, d_size), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+      "    w_sb = nl.ndarray((k_size, n_size), dtype=nl.float32, buffer=nl.sbuf)\n"
+      "    nisa.dma_copy(dst=w_sb, src=w)\n"
+      "    for mb in nl.affine_range(m_size // 128):\n"
+      "        x_sb = nl.ndarray((k_size, 128), dtype=nl.float32, buffer=nl.sbuf)\n"
+      "        nisa.dma_copy(dst=x_sb, src=x_t[:, mb * 128:(mb + 1) * 128])\n"
+      "        h_ps = nl.ndarray((n_size, 128), dtype=nl.float32, buffer=nl.psum)\n"
+      "        nisa.nc_matmul(dst=h_ps, stationary=w_sb, moving=x_sb)\n"
+      "        h_t = nl.ndarray((n_size, 128), dtype=nl.float32, buffer=nl.sbuf)\n"
+      "        nisa.tensor_copy(dst=h_t, src=h_ps)\n"
+      "        for d in nl.affine_range(d_size // 512):\n"
+      "            v_sb = nl.ndarray((n_size, 512), dtype=nl.float32, buffer=nl.sbuf)\n"
+      "            for t in nl.affine_range(n_size // 32):\n"
+      "                nisa.dma_copy(dst=v_sb[t * 32:(t + 1) * 32, :], src=v[t * 32:(t + 1) * 32, d * 512:(d + 1) * 512])\n"
+      "            o_ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)\n"
+      "            nisa.nc_matmul(dst=o_ps, stationary=h_t, moving=v_sb)\n"
+      "            o_sb = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)\n"
+      "            nisa.tensor_copy(dst=o_sb, src=o_ps)\n"
+      "            nisa.dma_copy(dst=out[mb * 128:(mb + 1) * 128, d * 512:(d + 1) * 512], src=o_sb)\n"
+      "    return out\n";
+  auto shapes = builtin_test::input_shapes(before);
+  auto want = builtin_test::run_source(before, shapes);
+  Site blocked = site_with_factor(before, "reorder_reuse", 2);
+  std::string after = apply_site(before, blocked);
+  EXPECT_EQ(count(after, "nisa.nc_matmul(dst=h_ps"), 1u) << after;  // shared by the two columns of a block
+  EXPECT_EQ(count(after, "nisa.nc_matmul(dst=o_ps"), 2u) << after;  // one per column
+  EXPECT_LT(builtin_test::rel_error(builtin_test::run_source(after, shapes), want), 2e-5) << after;
+  // Every site at these shapes: the factor 4 over the two column blocks does not apply.
+  auto args = builtin_test::arrays({{128, 256}, {128, 128}, {128, 1024}});
+  int kept = 0;
+  for (const auto& site : sites_of(before, "reorder_reuse")) {
+    SCOPED_TRACE(site.key());
+    if (site.params.at("factor") == "4") {
+      EXPECT_THROW(apply_site(before, site, args), RewriteError);
+      continue;
+    }
+    EXPECT_LT(builtin_test::rel_error(builtin_test::run_source(apply_site(before, site, args), shapes), want), 2e-5);
+    ++kept;
+  }
+  EXPECT_EQ(kept, 2);  // factors 1 and 2
+}
+
+// With the task's arguments, a source-level rewrite whose own assertion fails at them is no site:
+// the factor 4 over 3 row tiles (its evaluation would only fail at trace time).
+TEST(BuiltinMatmul, WithTheTasksShapesAFactorThatDoesNotDivideTheRowsDoesNotApply) {
+  std::string before = read(golden_dir() + "/mm_stream.py");
+  Site four = site_with_factor(before, "unroll_jam", 4), two = site_with_factor(before, "unroll_jam", 2);
+  auto three = builtin_test::arrays({{128, 2, 384}, {128, 2, 640}});
+  auto four_rows = builtin_test::arrays({{128, 2, 512}, {128, 2, 640}});
+  EXPECT_THROW(apply_site(before, four, three), RewriteError);
+  EXPECT_THROW(apply_site(before, two, three), RewriteError);
+  EXPECT_NO_THROW(apply_site(before, four, four_rows));
+  EXPECT_NO_THROW(apply_site(before, four));  // no shapes: the assertion stays the kernel's
+}
+
 TEST(BuiltinMatmul, ReorderPreparesEachRowOnceAndKeepsAccumulatorsPerColumnBlock) {
   std::string before = read(golden_dir() + "/mm_prep.py");
   std::string after = apply_site(before, site_with_factor(before, "reorder_reuse", 2));

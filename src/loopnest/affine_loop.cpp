@@ -14,6 +14,7 @@
 // nki.language.
 #include <fmt/core.h>
 
+#include "loopnest/nest_walk.h"
 #include "loopnest/scope_text.h"
 #include "loopnest/transform.h"
 
@@ -38,8 +39,6 @@ const nki::CallExpr* header_call(const Node& n) {
   return &call;
 }
 
-// The compiler runs the loop's iterations in order: `sequential_range`, and Python `range` in a
-// legacy kernel.
 // The header as written, the callee's name replaced (columns count characters, 1-based). An
 // opened helper's header names the helper's scope: printed from the form instead ("").
 std::optional<std::string> affine_header(const Kernel& k, const Node& n, const std::string& nl) {
@@ -54,10 +53,6 @@ std::optional<std::string> affine_header(const Kernel& k, const Node& n, const s
     header = header.substr(header.find_first_not_of(' '));
   }
   return header;
-}
-
-bool runs_in_order(const Kernel& k, const Loop& l) {
-  return l.kind == LoopKind::Sequential || (l.kind == LoopKind::Range && !k.dialect.new_api);
 }
 
 class AffineLoop : public Transform {

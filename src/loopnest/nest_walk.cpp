@@ -35,6 +35,10 @@ std::optional<int64_t> tile_bytes(const Tensor& t, size_t from) {
   return n;
 }
 
+bool runs_in_order(const Kernel& k, const Loop& l) {
+  return l.kind == LoopKind::Sequential || (l.kind == LoopKind::Range && !k.dialect.new_api);
+}
+
 double access_bytes(const Kernel& k, const Access& a) {
   double bytes = static_cast<double>(itemsize_of(k.tensor(a.tensor).dtype));
   for (const auto& d : a.tile_shape()) bytes *= d.is_constant() ? static_cast<double>(d.constant()) : 1.0;

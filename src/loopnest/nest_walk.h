@@ -20,6 +20,9 @@ int64_t itemsize_of(const std::string& dtype);
 // Bytes per partition of one tile of `t` (its dims from `from` on, but the partition dim); nullopt
 // when a size is not constant.
 std::optional<int64_t> tile_bytes(const Tensor& t, size_t from);
+// The compiler runs the loop's iterations in order: `sequential_range`, and Python `range` in a
+// legacy kernel (in the newer API `range` is affine_range's alias).
+bool runs_in_order(const Kernel& k, const Loop& l);
 // Bytes one access moves: the element size times its tile's dims, a dim whose size varies counted
 // as 1 (the moves that weigh HBM reads compare accesses of one nest, where such a dim is rare).
 double access_bytes(const Kernel& k, const Access& a);

@@ -143,8 +143,9 @@ bool shortens_only_unbinding_dma(const Roofline& r, const SiteRelief& relief) {
   return relief.relieves == std::set<std::string>{"dma"} && relief.feeds.empty();
 }
 
-bool only_reorders_iterations(const std::string& transform, const std::map<std::string, std::string>& params) {
-  return transform == "interchange_loops" && !params.count("reads_saved_kib");
+bool only_reorders_iterations(const std::string& transform, const std::map<std::string, std::string>& params,
+                              const SiteRelief& relief) {
+  return transform == "interchange_loops" && !params.count("reads_saved_kib") && !relief.relieves.count("serial");
 }
 
 bool waits_and_only_order_is_lifted(const std::string& transform, const Roofline& r) {

@@ -85,6 +85,46 @@ void share_block(Kernel& k, int t, int dim, int l) {
   });
 }
 
+// The moved operations `moved` bind a name the loop binds again: printed before the loop, the name
+// would stop meaning their tensor somewhere the form reads it. The form holds each binding of a
+// Python name as its own tensor (`wt` and `wt#2`), the printer prints both as `wt`: a loop whose
+// body loads `wt` for the full blocks and again for the tail (or reads a `wt` bound before the loop)
+// reads the hoisted `wt` in the tail, or the tail's in the next iteration's full blocks, once it is
+// printed before the loop. So the names of the tensors they define (a result `wt = nl.load(...)`, a
+// declaration `wt = nl.ndarray(...)` moving with it, a buffer written into) must name nothing else
+// the loop's operations access, and no binding nor loop variable in it. (The print-back check
+// refused such a site after the agent drew it.)
+bool rebinds_in_loop(const Kernel& k, Node& loop, const std::set<const Op*>& moved) {
+  std::set<int> defined;
+  for (const Op* op : moved) {
+    for (const Access* w : writes(*op)) defined.insert(storage_of(k, w->tensor));
+    if (is_declaration(*op) && op->dst) defined.insert(storage_of(k, op->dst->tensor));
+    if (op->result >= 0) defined.insert(storage_of(k, op->result));
+  }
+  std::set<std::string> names;
+  for (int t : defined)
+    if (!k.tensor(t).name.empty()) names.insert(k.tensor(t).name);
+  if (names.empty()) return false;
+  auto other = [&](int t) {
+    if (defined.count(t) || defined.count(storage_of(k, t))) return false;
+    return names.count(k.tensor(t).name) > 0 || names.count(k.tensor(storage_of(k, t)).name) > 0;
+  };
+  bool clash = false;
+  for_each_node(loop.body, [&](Node& n, const std::vector<int>&) {
+    bool own = std::any_of(n.ops.begin(), n.ops.end(), [&](const Op& op) { return moved.count(&op) > 0; });
+    for (const auto& b : n.binds) clash = clash || (!own && names.count(b));
+    if (n.kind == NodeKind::Loop) clash = clash || names.count(k.loops.at(n.loop).var);
+    for (const Op& op : n.ops) {
+      if (moved.count(&op)) continue;
+      for (const Access* a : reads(op)) clash = clash || other(a->tensor);
+      for (const Access* a : writes(op)) clash = clash || other(a->tensor);
+      if (op.dst) clash = clash || other(op.dst->tensor);
+      if (op.result >= 0) clash = clash || other(op.result);
+    }
+  });
+  return clash;
+}
+
 // The statements of loop node `id`'s body that compute the same thing in every iteration and may
 // move before it (the rule above), in body order: each with the declarations that move with it and
 // the per-iteration blocks it writes that become one shared block.
@@ -182,6 +222,10 @@ std::vector<Candidate> candidates(Kernel& k, int id) {
       }
     }
     if (!ok) continue;
+    std::set<const Op*> moved = own;
+    for (int d : decls)
+      for (const Op& op : find_node(k, d)->ops) moved.insert(&op);
+    if (rebinds_in_loop(k, *loop, moved)) continue;
     out.push_back({s.id, decls, shared_blocks, own, s.kind == NodeKind::Loop ? "loop" : "statement",
                    s.kind == NodeKind::Loop ? "the loop " + k.loops.at(s.loop).var : op_kind(*mine.back())});
   }

@@ -314,6 +314,8 @@ class Hoist : public Transform {
     // In the loop's body or a transparent block's there (the block stays, `pass` if emptied).
     std::vector<Node>* from = parent_of(loop->body, stmt_id);
     auto it = std::find_if(from->begin(), from->end(), [&](const Node& n) { return n.id == stmt_id; });
+    // Out of a decided guard: printed before the loop under the guard's condition (nest_walk.h).
+    std::vector<Node> guards = guard_copies(k, blocks_between(*loop, stmt_id), names_local_to(k, *loop, {}));
     Node moved = std::move(*it);
     from->erase(it);
     if (loop->body.empty()) {
@@ -338,9 +340,12 @@ class Hoist : public Transform {
       if (is_declaration(*op) && op->dst && k.tensor(op->dst->tensor).scope_loop == l)
         k.tensor(op->dst->tensor).scope_loop = outer;
     }
+    std::vector<Node> placed;
+    placed.push_back(std::move(moved));
+    placed = under_copies(std::move(placed), std::move(guards));
     std::vector<Node>* parent = parent_of(k.body, loop_id);
     auto pos = std::find_if(parent->begin(), parent->end(), [&](const Node& n) { return n.id == loop_id; });
-    parent->insert(pos, std::move(moved));
+    insert_merged(*parent, static_cast<size_t>(pos - parent->begin()), std::move(placed.front()));
   }
 };
 

@@ -3,7 +3,11 @@
 // `if rem > 0:`) offers the sites of the same nest written without it, in the legacy and the newer
 // API (tests/kernels/guarded_cols_*.py, guarded_transpose_rows{,_api}.py, guarded_nests_*.py);
 // applied, the guard prints where it was written, the moved statement before the loop it leaves.
-// A guard that may fail (it names a loop variable) or has an else branch stays a wall. That every site of these kernels
+// A failing if's else branch written runs always: it is seen through alike (guarded_cols_else*.py,
+// guarded_cols_tail_else*.py). A statement hoisted out of such guards prints before the loop under
+// a copy of their conditions (`if rem > 0:`, `if not (rem == 0):` for an else branch), so the printed
+// kernel keeps its result at shapes where the guard fails too. A guard that may fail (it names a loop
+// variable) or a holding one with an else branch stays a wall. That every site of these kernels
 // keeps their result is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's.
 #include <gtest/gtest.h>
 
@@ -137,12 +141,69 @@ TEST(DecidedGuard, ATailsWeightLoadLeavesTheRowLoopWhenItsGuardHolds) {
     EXPECT_EQ(loads_of(text, kRagged, 1), 6);
     EXPECT_EQ(loads_of(after, kRagged, 1), 5) << after;
     size_t def = after.find("def kernel");  // (the comments above name the guard too)
-    size_t rows = after.find("for m in", def), guard = after.find("if rem > 0:", def);
+    // (The load before the loop is under a copy of the guard: AStatementHoistedOutOfAGuardPrintsUnderItsCondition.)
+    size_t rows = after.find("for m in", def), guard = after.find("if rem > 0:", rows);
     ASSERT_NE(guard, std::string::npos) << after;
     EXPECT_LT(after.find("w_tail", def), rows) << after;
-    EXPECT_LT(rows, guard) << after;
     EXPECT_LT(loopnest_test::rel_error(run(after, kRagged), run(text, kRagged)), 1e-6);
   }
+}
+
+TEST(DecidedGuard, AFailingIfsElseBranchOffersThePlainNestsSitesInBothApis) {
+  for (const char* style : {"", "_api"}) {
+    SCOPED_TRACE(style);
+    // The column loop in the else branch of `if N % NB != 0:` (false at 1024 columns).
+    std::string text = kernel(std::string("guarded_cols_else") + style);
+    EXPECT_EQ(moves(text, kEven), moves(kernel(std::string("guarded_cols_plain") + style), kEven));
+    auto sites = loopnest::find_sites(loopnest::lift_source("k.py", text, kEven));
+    std::string after = loopnest::apply_site("k.py", text, kEven, site_of(sites, "hoist_expand"));
+    EXPECT_EQ(loads_of(after, kEven, 1), 2) << after;  // the 2 blocks once, not per row tile
+    size_t def = after.find("def kernel");
+    size_t rows = after.find("for m in", def), guard = after.find("if N % NB != 0:", def);
+    size_t other = after.find("else:", guard);
+    EXPECT_LT(rows, guard) << after;
+    EXPECT_NE(other, std::string::npos) << after;
+    EXPECT_LT(loopnest_test::rel_error(run(after, kEven), run(text, kEven)), 1e-6);
+    // The ragged tail in the else branch of `if rem == 0:` (false at 1280 columns): the sites of the
+    // tail under `if rem > 0:`.
+    EXPECT_EQ(moves(kernel(std::string("guarded_cols_tail_else") + style), kRagged),
+              moves(kernel(std::string("guarded_cols_tail") + style), kRagged));
+  }
+}
+
+// The hoisted statement prints before `for m` under its guard's condition: where the tail is empty
+// (1024 columns) it does not run, and the printed kernel, lifted at 1280 columns, keeps its result
+// at 1024 too (unguarded it loaded an empty block there).
+TEST(DecidedGuard, AStatementHoistedOutOfAGuardPrintsUnderItsCondition) {
+  for (const char* style : {"", "_api"}) {
+    for (const auto& [name, header] : {std::pair{"guarded_cols_tail", "if rem > 0:"},
+                                       std::pair{"guarded_cols_tail_else", "if not (rem == 0):"}}) {
+      SCOPED_TRACE(name + std::string(style));
+      std::string text = kernel(name + std::string(style));
+      auto sites = loopnest::find_sites(loopnest::lift_source("k.py", text, kRagged));
+      std::string after = loopnest::apply_site("k.py", text, kRagged, site_of(sites, "hoist"));
+      size_t def = after.find("def kernel");
+      size_t copy = after.find(header, def), load = after.find("w_tail", def), rows = after.find("for m in", def);
+      ASSERT_NE(copy, std::string::npos) << after;
+      EXPECT_LT(copy, load) << after;
+      EXPECT_LT(load, rows) << after;
+      EXPECT_EQ(after.find(header, copy + 1) < rows, false) << after;  // one copy, the declaration with the copy in it
+      EXPECT_LT(loopnest_test::rel_error(run(after, kRagged), run(text, kRagged)), 1e-6);
+      EXPECT_LT(loopnest_test::rel_error(run(after, kEven), run(text, kEven)), 1e-6);
+      EXPECT_EQ(loads_of(after, kEven, 1), loads_of(text, kEven, 1)) << after;
+    }
+  }
+  // A guard naming a binding of the loop's body (`tail = rem > 0` in `for m`) is not printed before
+  // it: the statement moves unguarded, as before.
+  std::string text = kernel("guarded_cols_tail");
+  std::string local = text;
+  local.replace(local.find("        if rem > 0:"), 19, "        tail = rem > 0\n        if tail:");
+  auto sites = loopnest::find_sites(loopnest::lift_source("k.py", local, kRagged));
+  std::string after = loopnest::apply_site("k.py", local, kRagged, site_of(sites, "hoist"));
+  size_t def = after.find("def kernel");
+  EXPECT_LT(after.find("w_tail", def), after.find("for m in", def)) << after;
+  EXPECT_EQ(after.find("if tail:", def), after.rfind("if tail:")) << after;
+  EXPECT_LT(loopnest_test::rel_error(run(after, kRagged), run(local, kRagged)), 1e-6);
 }
 
 TEST(DecidedGuard, AGuardWithAnElseOrOnTheLoopVariableStaysAWall) {
@@ -158,8 +219,8 @@ TEST(DecidedGuard, AGuardWithAnElseOrOnTheLoopVariableStaysAWall) {
     return n;
   };
   ASSERT_EQ(hoists(text), 1);
-  // An else branch written (not taken at these shapes): the load before `for m` would also run
-  // where the author chose the other branch.
+  // A holding if with an else branch written (not taken at these shapes): the load before `for m`
+  // would also run where the author chose the other branch.
   std::string with_else = replace(text, "    return out", "        else:\n            nl.store(out[nl.ds(m * 128, 128), 0:1], value=lhsT[0:128, 0:1])\n    return out");
   EXPECT_EQ(hoists(with_else), 0) << with_else;
   // A condition on the row: not decided while tracing, it holds in some iterations only.

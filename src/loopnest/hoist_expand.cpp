@@ -90,6 +90,42 @@ bool movable_compute(const Op& op) {
 
 namespace {
 
+// Copies of the plain bindings (`c0 = NT * NB`) in the transparent blocks `blocks` (nest_walk.h
+// blocks_between), each before the part of its block holding the node `id`, that read nothing in
+// `local` and bind names bound nowhere else in the kernel: printed before the loop they give the
+// names the values they have at `id`.
+std::vector<Node> guard_bindings(Kernel& k, const std::vector<const Node*>& blocks, int id,
+                                 const std::set<std::string>& local) {
+  std::map<std::string, int> bound;  // how often the kernel binds each name
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    for (const auto& b : n.binds) ++bound[b];
+  });
+  auto holds_id = [id](const Node& n) {
+    bool found = n.id == id;
+    for_each_node(n.body, [&](const Node& x, const std::vector<int>&) { found = found || x.id == id; });
+    for_each_node(n.orelse, [&](const Node& x, const std::vector<int>&) { found = found || x.id == id; });
+    return found;
+  };
+  std::vector<Node> out;
+  for (const Node* b : blocks) {
+    for (const Node& n : transparent_body(*b)) {
+      if (holds_id(n)) break;
+      if (n.kind != NodeKind::Meta || n.meta != MetaKind::Binding || !n.origin || n.dirty ||
+          n.origin->kind != nki::StmtKind::Assign)
+        continue;
+      std::set<std::string> reads;
+      names_of(*static_cast<const nki::AssignStmt&>(*n.origin).value, reads);
+      bool once = std::all_of(n.binds.begin(), n.binds.end(), [&](const std::string& x) { return bound[x] == 1; });
+      if (!once || reads_any(reads, local)) continue;
+      Node copy = n;
+      copy.id = k.next_node++;
+      copy.repeat_copy = true;
+      out.push_back(std::move(copy));
+    }
+  }
+  return out;
+}
+
 class HoistExpand : public Transform {
  public:
   std::string name() const override { return "hoist_expand"; }
@@ -540,6 +576,23 @@ class HoistExpand : public Transform {
     // the copies' headers (`for k in nl.affine_range(KT)`). A binding heading the first loop's body
     // (`n = n_blk * C + n_in` of a chunked loop) is copied with it.
     std::set<std::string> local = names_local_to(k, *find_node(k, p.outer), p.used);
+    // Out of decided guards (nest_walk.h): the fill, with a declaration moving with it, printed under
+    // copies of their conditions, and the guards' bindings its text names copied before it where
+    // they read nothing bound in the loop (`start = full_chunks * 512` under `if tail > 0:`), so the
+    // text keeps naming them rather than their traced values.
+    std::vector<Node> guards, bound;
+    {
+      const Node& outer = *find_node(k, p.outer);
+      std::vector<const Node*> blocks = blocks_between(outer, p.stmt);
+      const std::set<std::string> in_loop = names_local_to(k, outer, {});
+      guards = guard_copies(k, blocks, in_loop);
+      for (Node& b : guard_bindings(k, blocks, p.stmt, in_loop)) {
+        bool named = std::any_of(b.binds.begin(), b.binds.end(), [&](const std::string& n) { return mentions(k, *s, n); });
+        if (!named) continue;
+        for (const auto& n : b.binds) local.erase(n);
+        bound.push_back(std::move(b));
+      }
+    }
     std::optional<Node> binding;
     if (p.binding >= 0) {
       binding = *find_node(k, p.binding);
@@ -578,10 +631,17 @@ class HoistExpand : public Transform {
         t.scope_loop = declared_scope;  // a buffer declared outside the loop it leaves (the legacy style's, at the top)
       }
     }
+    std::vector<Node> placed = std::move(bound);
+    if (decl) placed.push_back(std::move(*decl));
+    placed.push_back(std::move(fill));
+    placed = under_copies(std::move(placed), std::move(guards));
     size_t at = 0;
     std::vector<Node>* block = parent_block(k.body, p.outer, at);
-    block->insert(block->begin() + static_cast<long>(at), std::move(fill));
-    if (decl) block->insert(block->begin() + static_cast<long>(at), std::move(*decl));
+    for (auto& n : placed) {
+      const size_t before = block->size();
+      insert_merged(*block, at, std::move(n));
+      at += block->size() - before;
+    }
     redeclare(k, {p.tensor});
   }
 };

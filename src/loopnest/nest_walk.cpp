@@ -202,6 +202,24 @@ std::vector<const Node*> blocks_between(const Node& loop, int id) {
   return out;
 }
 
+namespace {
+
+// The condition under which an if's else branch runs, as Python reads it: one comparison of numbers
+// with its operator turned (`rem != 0` for `if rem == 0:`), else `not (test)`.
+std::string negated(const nki::Expr& test) {
+  using C = nki::CmpKind;
+  static const std::map<C, C> turned = {{C::Eq, C::Ne}, {C::Ne, C::Eq}, {C::Lt, C::Ge},
+                                        {C::Le, C::Gt}, {C::Gt, C::Le}, {C::Ge, C::Lt}};
+  if (test.kind == nki::ExprKind::Compare) {
+    const auto& c = static_cast<const nki::CompareExpr&>(test);
+    if (c.ops.size() == 1 && turned.count(c.ops[0]))
+      return nki::print_expr(*c.left) + " " + nki::symbol(turned.at(c.ops[0])) + " " + nki::print_expr(*c.comparators[0]);
+  }
+  return "not (" + nki::print_expr(test) + ")";
+}
+
+}  // namespace
+
 std::vector<Node> guard_copies(Kernel& k, const std::vector<const Node*>& blocks, const std::set<std::string>& local) {
   std::vector<Node> out;
   for (const Node* b : blocks) {
@@ -213,8 +231,7 @@ std::vector<Node> guard_copies(Kernel& k, const std::vector<const Node*>& blocks
     if (reads_any(names, local)) continue;
     std::string header = g.patch;
     if (!guard_copy(g)) {
-      const std::string cond = nki::print_expr(test);
-      header = &transparent_body(g) == &g.body ? "if " + cond + ":" : "if not (" + cond + "):";
+      header = "if " + (&transparent_body(g) == &g.body ? nki::print_expr(test) : negated(test)) + ":";
     }
     Node w;
     w.kind = NodeKind::If;

@@ -1,7 +1,7 @@
-# Newer nki API (destination-first, dma_copy): guarded_cols_plain_api.py's nest with the column loop in the else
-# branch of `if N % NB != 0:` inside the row loop (decided false while tracing at N = 1024: the else
-# branch always runs, the then branch, 128-column blocks, is not lifted). The weight's blocks hoist
-# before `for m` as in the plain nest, the if/else staying as written.
+# Newer nki API (destination-first, dma_copy): guarded_cols_plain_api.py's nest with the column loop
+# in the else branch of `if N % NB != 0:` inside the row loop (decided false while tracing at N =
+# 1024: the else branch always runs, the then branch, 128-column blocks, is not lifted). The
+# weight's blocks hoist before `for m` as in the plain nest, the if/else staying as written.
 import nki
 import nki.language as nl
 import nki.isa as nisa

@@ -1,7 +1,7 @@
-# Legacy API (nl.load / nl.store): guarded_cols_tail.py with the ragged last block in the else branch
-# of `if rem == 0:` inside the row loop (decided false while tracing at N = 1280: the else branch
-# always runs). Its weight load is invariant in `for m` and hoists before it, printed under `if not
-# (rem == 0):` (the branch's condition); the if/else stays as written.
+# Legacy API (nl.load / nl.store): guarded_cols_tail.py with the ragged last block in the else
+# branch of `if rem == 0:` inside the row loop (decided false while tracing at N = 1280: the else
+# branch always runs). Its weight load is invariant in `for m` and hoists before it, printed under
+# `if rem != 0:` (the branch's condition); the if/else stays as written.
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
 import neuronxcc.nki.isa as nisa

@@ -1,7 +1,7 @@
-# Newer nki API (destination-first, dma_copy): guarded_cols_tail_api.py with the ragged last block in the else branch
-# of `if rem == 0:` inside the row loop (decided false while tracing at N = 1280: the else branch
-# always runs). Its weight load is invariant in `for m` and hoists before it, printed under `if not
-# (rem == 0):` (the branch's condition); the if/else stays as written.
+# Newer nki API (destination-first, dma_copy): guarded_cols_tail_api.py with the ragged last block
+# in the else branch of `if rem == 0:` inside the row loop (decided false while tracing at N = 1280:
+# the else branch always runs). Its weight load is invariant in `for m` and hoists before it,
+# printed under `if rem != 0:` (the branch's condition); the if/else stays as written.
 import nki
 import nki.language as nl
 import nki.isa as nisa

@@ -1,8 +1,9 @@
-# Legacy API (nl.load / nl.store): guarded_cols_tail.py with the ragged tail's tiles named as the full
-# blocks' (`wt`, `ps`, `res` bound again under `if rem > 0:`). The tail's weight load is the same in
-# every row tile, but printed before `for m` its `wt` would be the one the column loop binds again
-# before the tail reads it: hoist does not offer it (tests/unit/loopnest/hoist_rebound_test.cpp);
-# guarded_cols_tail.py, naming it `w_tail`, is offered the hoist.
+# Legacy API (nl.load / nl.store): guarded_cols_tail.py with the ragged tail's tiles named as the
+# full blocks' (`wt`, `ps`, `res` bound again under `if rem > 0:`). The tail's weight load is the
+# same in every row tile, but printed before `for m` its `wt` would be the one the column loop binds
+# again before the tail reads it: hoist does not offer it
+# (tests/unit/loopnest/hoist_rebound_test.cpp); guarded_cols_tail.py, naming it `w_tail`, is offered
+# the hoist.
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
 import neuronxcc.nki.isa as nisa

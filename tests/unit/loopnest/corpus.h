@@ -198,6 +198,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"guarded_cols_else_api.py", arrays({{128, 256}, {128, 1024}})},
       {"guarded_cols_tail_else.py", arrays({{128, 256}, {128, 1280}})},
       {"guarded_cols_tail_else_api.py", arrays({{128, 256}, {128, 1280}})},
+      {"guarded_tail_ktiles.py", arrays({{128, 2, 256}, {128, 2, 1280}})},
+      {"guarded_tail_ktiles_api.py", arrays({{128, 2, 256}, {128, 2, 1280}})},
       // A name the loop's body binds again (hoist_rebound_test.cpp): no hoist site that does not print back.
       {"rebound_tail.py", arrays({{128, 256}, {128, 1280}})},
       {"rebound_tail_api.py", arrays({{128, 256}, {128, 1280}})},

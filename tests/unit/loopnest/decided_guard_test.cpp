@@ -5,7 +5,7 @@
 // applied, the guard prints where it was written, the moved statement before the loop it leaves.
 // A failing if's else branch written runs always: it is seen through alike (guarded_cols_else*.py,
 // guarded_cols_tail_else*.py). A statement hoisted out of such guards prints before the loop under
-// a copy of their conditions (`if rem > 0:`, `if not (rem == 0):` for an else branch), so the printed
+// a copy of their conditions (`if rem > 0:`, `if rem != 0:` for the else branch of `if rem == 0:`), so the printed
 // kernel keeps its result at shapes where the guard fails too. A guard that may fail (it names a loop
 // variable) or a holding one with an else branch stays a wall. That every site of these kernels
 // keeps their result is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's.
@@ -119,7 +119,8 @@ TEST(DecidedGuard, AHoistOutOfTheRowLoopLeavesTheGuardWhereItWasWritten) {
     EXPECT_EQ(loads_of(after, kEven, 1), 2) << after;
     size_t def = after.find("def kernel");  // (the comments above name the guard too)
     size_t fill = after.find("wt[", def);
-    size_t rows = after.find("for m in", def), guard = after.find("if K <= 128:", def);
+    // (The fill is under a copy of the guard, before `for m`.)
+    size_t rows = after.find("for m in", def), guard = after.find("if K <= 128:", rows);
     ASSERT_NE(guard, std::string::npos) << after;
     EXPECT_LT(fill, rows) << after;
     EXPECT_LT(rows, guard) << after;
@@ -177,7 +178,7 @@ TEST(DecidedGuard, AFailingIfsElseBranchOffersThePlainNestsSitesInBothApis) {
 TEST(DecidedGuard, AStatementHoistedOutOfAGuardPrintsUnderItsCondition) {
   for (const char* style : {"", "_api"}) {
     for (const auto& [name, header] : {std::pair{"guarded_cols_tail", "if rem > 0:"},
-                                       std::pair{"guarded_cols_tail_else", "if not (rem == 0):"}}) {
+                                       std::pair{"guarded_cols_tail_else", "if rem != 0:"}}) {
       SCOPED_TRACE(name + std::string(style));
       std::string text = kernel(name + std::string(style));
       auto sites = loopnest::find_sites(loopnest::lift_source("k.py", text, kRagged));
@@ -204,6 +205,34 @@ TEST(DecidedGuard, AStatementHoistedOutOfAGuardPrintsUnderItsCondition) {
   EXPECT_LT(after.find("w_tail", def), after.find("for m in", def)) << after;
   EXPECT_EQ(after.find("if tail:", def), after.rfind("if tail:")) << after;
   EXPECT_LT(loopnest_test::rel_error(run(after, kRagged), run(local, kRagged)), 1e-6);
+}
+
+// hoist_expand of a ragged tail's rhs tiles out of the row loop (guarded_tail_ktiles{,_api}.py): the
+// buffer and its fill print under `if rem > 0:` before `for m`, with the guard's binding `c0 = NT *
+// NB` the fill reads copied there (printed as the traced `1024:1280` before), and the printed kernel
+// keeps its result at 1280 columns and, the guard failing, at 1024.
+TEST(DecidedGuard, AnExpandedTailLoadPrintsUnderItsGuardWithTheGuardsBinding) {
+  const auto ragged = arrays({{128, 2, 256}, {128, 2, 1280}}), even = arrays({{128, 2, 256}, {128, 2, 1024}});
+  for (const char* style : {"", "_api"}) {
+    SCOPED_TRACE(style);
+    std::string text = kernel(std::string("guarded_tail_ktiles") + style);
+    const loopnest::Site* tail = nullptr;
+    auto sites = loopnest::find_sites(loopnest::lift_source("k.py", text, ragged));
+    for (const auto& s : sites)
+      if (s.transform == "hoist_expand" && s.anchor == "2x2/load#0") tail = &s;
+    ASSERT_TRUE(tail);
+    std::string after = loopnest::apply_site("k.py", text, ragged, *tail);
+    size_t def = after.find("def kernel");
+    size_t copy = after.find("if rem > 0:", def), bind = after.find("c0 = NT * NB", def);
+    size_t fill = after.find("rhs[:, t, c0:N]", def), rows = after.find("for m in", def);
+    ASSERT_NE(fill, std::string::npos) << after;
+    EXPECT_LT(copy, bind) << after;
+    EXPECT_LT(bind, fill) << after;
+    EXPECT_LT(fill, rows) << after;
+    EXPECT_EQ(loads_of(after, ragged, 1), 2 * 2 * 2 + 2) << after;  // the full blocks per row tile, the tail once
+    EXPECT_LT(loopnest_test::rel_error(run(after, ragged), run(text, ragged)), 1e-5);
+    EXPECT_LT(loopnest_test::rel_error(run(after, even), run(text, even)), 1e-5);
+  }
 }
 
 TEST(DecidedGuard, AGuardWithAnElseOrOnTheLoopVariableStaysAWall) {

@@ -1,7 +1,7 @@
-# Newer nki API (destination-first, dma_copy): guarded_cols_plain_api.py's nest with the column loop in the else
-# branch of `if N % NB != 0:` inside the row loop (decided false while tracing at N = 1024: the else
-# branch always runs, the then branch, 128-column blocks, is not lifted). The weight's blocks hoist
-# before `for m` as in the plain nest, the if/else staying as written.
+# Newer nki API (destination-first, dma_copy): guarded_cols_plain_api.py's nest with the column loop
+# in the else branch of `if N % NB != 0:` inside the row loop (decided false while tracing at N =
+# 1024: the else branch always runs, the then branch, 128-column blocks, is not lifted). The
+# weight's blocks hoist before `for m` as in the plain nest, the if/else staying as written.
 import nki
 import nki.language as nl
 import nki.isa as nisa
@@ -15,9 +15,10 @@ def kernel(xT, w):
     NT = N // NB
     rem = N % NB
     out = nl.ndarray((M, N), dtype=xT.dtype, buffer=nl.shared_hbm)
-    wt = nl.ndarray((128, NT, 512), dtype=w.dtype, buffer=nl.sbuf)
-    for n in nl.affine_range(NT):
-        nisa.dma_copy(dst=wt[:, n, :], src=w[:, n * NB:(n + 1) * NB])
+    if N % NB == 0:
+        wt = nl.ndarray((128, NT, 512), dtype=w.dtype, buffer=nl.sbuf)
+        for n in nl.affine_range(NT):
+            nisa.dma_copy(dst=wt[:, n, :], src=w[:, n * NB:(n + 1) * NB])
     for m in nl.affine_range(M // 128):
         lhsT = nl.ndarray((K, 128), dtype=xT.dtype, buffer=nl.sbuf)
         nisa.dma_copy(dst=lhsT, src=xT[:, m * 128:(m + 1) * 128])

@@ -1,7 +1,7 @@
-# Legacy API (nl.load / nl.store): guarded_cols_tail.py with the ragged last block in the else branch
-# of `if rem == 0:` inside the row loop (decided false while tracing at N = 1280: the else branch
-# always runs). Its weight load is invariant in `for m` and hoists before it, printed under `if not
-# (rem == 0):` (the branch's condition); the if/else stays as written.
+# Legacy API (nl.load / nl.store): guarded_cols_tail.py with the ragged last block in the else
+# branch of `if rem == 0:` inside the row loop (decided false while tracing at N = 1280: the else
+# branch always runs). Its weight load is invariant in `for m` and hoists before it, printed under
+# `if rem != 0:` (the branch's condition); the if/else stays as written.
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
 import neuronxcc.nki.isa as nisa
@@ -15,7 +15,7 @@ def kernel(xT, w):
     NT = N // NB
     rem = N % NB
     out = nl.ndarray((M, N), dtype=xT.dtype, buffer=nl.shared_hbm)
-    if not (rem == 0):
+    if rem != 0:
         w_tail = nl.load(w[:, nl.ds(NT * NB, rem)])
     for m in nl.affine_range(M // 128):
         lhsT = nl.load(xT[:, nl.ds(m * 128, 128)])

@@ -207,6 +207,23 @@ TEST(DecidedGuard, AStatementHoistedOutOfAGuardPrintsUnderItsCondition) {
   EXPECT_LT(loopnest_test::rel_error(run(after, kRagged), run(local, kRagged)), 1e-6);
 }
 
+// A failing if's else branch a hoist empties (it held only the tail's weight load, the uses under an
+// `if rem > 0:` after it) is left out of the printed if, which lifts again as the form reads it.
+TEST(DecidedGuard, AnElseBranchAHoistEmptiesIsLeftOut) {
+  for (const char* style : {"", "_api"}) {
+    SCOPED_TRACE(style);
+    std::string text = kernel(std::string("guarded_cols_tail_else") + style);
+    text.insert(text.find("            ps_tail = "), "        if rem > 0:\n");
+    auto sites = loopnest::find_sites(loopnest::lift_source("k.py", text, kRagged));
+    std::string after = loopnest::apply_site("k.py", text, kRagged, site_of(sites, "hoist"));
+    size_t def = after.find("def kernel");
+    EXPECT_EQ(after.find("else:", def), std::string::npos) << after;
+    EXPECT_LT(after.find("w_tail", def), after.find("for m in", def)) << after;
+    EXPECT_LT(loopnest_test::rel_error(run(after, kRagged), run(text, kRagged)), 1e-6);
+    EXPECT_LT(loopnest_test::rel_error(run(after, kEven), run(text, kEven)), 1e-6);
+  }
+}
+
 // hoist_expand of a ragged tail's rhs tiles out of the row loop (guarded_tail_ktiles{,_api}.py): the
 // buffer and its fill print under `if rem > 0:` before `for m`, with the guard's binding `c0 = NT *
 // NB` the fill reads copied there (printed as the traced `1024:1280` before), and the printed kernel

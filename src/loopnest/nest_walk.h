@@ -61,7 +61,7 @@ bool transparent_block(const Node& n);
 std::vector<Node>& transparent_body(Node& n);
 const std::vector<Node>& transparent_body(const Node& n);
 // A copy of a decided `if` a move made around statements it took out of the if (guard_copies): its
-// header (`if rem > 0:`, `if not (rem == 0):` for an else branch) is its patch; it holds.
+// header (`if rem > 0:`; `if rem != 0:` for the else branch of `if rem == 0:`) is its patch; it holds.
 bool guard_copy(const Node& n);
 // The transparent blocks between loop node `loop` and the node `id` under it (at any depth, through
 // loops), outermost first.

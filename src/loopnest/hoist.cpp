@@ -175,9 +175,17 @@ std::vector<Candidate> candidates(Kernel& k, int id) {
     if (!work || !ok) continue;
     // Its text naming a binding of the loop's body (`cols = nl.ds(blk * W, W)` before it), which
     // is not bound before the loop, even where the binding does not use the loop's variable.
-    for (size_t j = 0; j < i && ok; ++j)
+    // But a binding of a decided guard it leaves that is copied before the loop with it
+    // (nest_walk.h guard_bindings: `c0 = NT * NB` under `if rem > 0:`).
+    std::set<std::string> named;
+    for (size_t j = 0; j < i; ++j)
       if (body[j]->kind == NodeKind::Meta)
-        for (const std::string& name : body[j]->binds) ok = ok && !mentions(k, s, name);
+        for (const std::string& name : body[j]->binds)
+          if (mentions(k, s, name)) named.insert(name);
+    if (!named.empty())
+      for (const Node& b : guard_bindings(k, blocks_between(*loop, s.id), s.id, names_local_to(k, *loop, {})))
+        for (const auto& name : b.binds) named.erase(name);
+    ok = named.empty();
     if (!ok) continue;
     for (const auto& [t, dim] : shared_blocks) ok = ok && only_block_accesses(k, *loop, t, dim, l);
     // A buffer it fills that is declared in the loop moves with it.
@@ -315,7 +323,16 @@ class Hoist : public Transform {
     std::vector<Node>* from = parent_of(loop->body, stmt_id);
     auto it = std::find_if(from->begin(), from->end(), [&](const Node& n) { return n.id == stmt_id; });
     // Out of a decided guard: printed before the loop under the guard's condition (nest_walk.h).
-    std::vector<Node> guards = guard_copies(k, blocks_between(*loop, stmt_id), names_local_to(k, *loop, {}));
+    const std::vector<const Node*> blocks = blocks_between(*loop, stmt_id);
+    const std::set<std::string> local = names_local_to(k, *loop, {});
+    std::vector<Node> guards = guard_copies(k, blocks, local);
+    // With the guards' bindings it names (candidates() let it name them).
+    std::vector<Node> placed;
+    for (Node& b : guard_bindings(k, blocks, stmt_id, local)) {
+      if (std::none_of(b.binds.begin(), b.binds.end(), [&](const std::string& n) { return mentions(k, *it, n); })) continue;
+      b.id = k.next_node++;
+      placed.push_back(std::move(b));
+    }
     Node moved = std::move(*it);
     from->erase(it);
     if (loop->body.empty()) {
@@ -340,12 +357,16 @@ class Hoist : public Transform {
       if (is_declaration(*op) && op->dst && k.tensor(op->dst->tensor).scope_loop == l)
         k.tensor(op->dst->tensor).scope_loop = outer;
     }
-    std::vector<Node> placed;
     placed.push_back(std::move(moved));
     placed = under_copies(std::move(placed), std::move(guards));
     std::vector<Node>* parent = parent_of(k.body, loop_id);
     auto pos = std::find_if(parent->begin(), parent->end(), [&](const Node& n) { return n.id == loop_id; });
-    insert_merged(*parent, static_cast<size_t>(pos - parent->begin()), std::move(placed.front()));
+    size_t at = static_cast<size_t>(pos - parent->begin());
+    for (auto& n : placed) {
+      const size_t before = parent->size();
+      insert_merged(*parent, at, std::move(n));
+      at += parent->size() - before;
+    }
   }
 };
 

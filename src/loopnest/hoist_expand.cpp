@@ -90,42 +90,6 @@ bool movable_compute(const Op& op) {
 
 namespace {
 
-// Copies of the plain bindings (`c0 = NT * NB`) in the transparent blocks `blocks` (nest_walk.h
-// blocks_between), each before the part of its block holding the node `id`, that read nothing in
-// `local` and bind names bound nowhere else in the kernel: printed before the loop they give the
-// names the values they have at `id`.
-std::vector<Node> guard_bindings(Kernel& k, const std::vector<const Node*>& blocks, int id,
-                                 const std::set<std::string>& local) {
-  std::map<std::string, int> bound;  // how often the kernel binds each name
-  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
-    for (const auto& b : n.binds) ++bound[b];
-  });
-  auto holds_id = [id](const Node& n) {
-    bool found = n.id == id;
-    for_each_node(n.body, [&](const Node& x, const std::vector<int>&) { found = found || x.id == id; });
-    for_each_node(n.orelse, [&](const Node& x, const std::vector<int>&) { found = found || x.id == id; });
-    return found;
-  };
-  std::vector<Node> out;
-  for (const Node* b : blocks) {
-    for (const Node& n : transparent_body(*b)) {
-      if (holds_id(n)) break;
-      if (n.kind != NodeKind::Meta || n.meta != MetaKind::Binding || !n.origin || n.dirty ||
-          n.origin->kind != nki::StmtKind::Assign)
-        continue;
-      std::set<std::string> reads;
-      names_of(*static_cast<const nki::AssignStmt&>(*n.origin).value, reads);
-      bool once = std::all_of(n.binds.begin(), n.binds.end(), [&](const std::string& x) { return bound[x] == 1; });
-      if (!once || reads_any(reads, local)) continue;
-      Node copy = n;
-      copy.id = k.next_node++;
-      copy.repeat_copy = true;
-      out.push_back(std::move(copy));
-    }
-  }
-  return out;
-}
-
 class HoistExpand : public Transform {
  public:
   std::string name() const override { return "hoist_expand"; }
@@ -587,6 +551,7 @@ class HoistExpand : public Transform {
       const std::set<std::string> in_loop = names_local_to(k, outer, {});
       guards = guard_copies(k, blocks, in_loop);
       for (Node& b : guard_bindings(k, blocks, p.stmt, in_loop)) {
+        b.id = k.next_node++;
         bool named = std::any_of(b.binds.begin(), b.binds.end(), [&](const std::string& n) { return mentions(k, *s, n); });
         if (!named) continue;
         for (const auto& n : b.binds) local.erase(n);

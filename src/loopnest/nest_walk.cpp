@@ -246,6 +246,38 @@ std::vector<Node> guard_copies(Kernel& k, const std::vector<const Node*>& blocks
   return out;
 }
 
+std::vector<Node> guard_bindings(const Kernel& k, const std::vector<const Node*>& blocks, int id,
+                                 const std::set<std::string>& local) {
+  std::map<std::string, int> bound;  // how often the kernel binds each name
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    for (const auto& b : n.binds) ++bound[b];
+  });
+  auto holds_id = [id](const Node& n) {
+    bool found = n.id == id;
+    for_each_node(n.body, [&](const Node& x, const std::vector<int>&) { found = found || x.id == id; });
+    for_each_node(n.orelse, [&](const Node& x, const std::vector<int>&) { found = found || x.id == id; });
+    return found;
+  };
+  std::vector<Node> out;
+  for (const Node* b : blocks) {
+    for (const Node& n : transparent_body(*b)) {
+      if (holds_id(n)) break;
+      if (n.kind != NodeKind::Meta || n.meta != MetaKind::Binding || !n.origin || n.dirty ||
+          n.origin->kind != nki::StmtKind::Assign)
+        continue;
+      std::set<std::string> reads;
+      names_of(*static_cast<const nki::AssignStmt&>(*n.origin).value, reads);
+      bool once = std::all_of(n.binds.begin(), n.binds.end(), [&](const std::string& x) { return bound[x] == 1; });
+      if (!once || reads_any(reads, local)) continue;
+      Node copy = n;
+      copy.id = -1;
+      copy.repeat_copy = true;
+      out.push_back(std::move(copy));
+    }
+  }
+  return out;
+}
+
 std::vector<Node> under_copies(std::vector<Node> nodes, std::vector<Node> copies) {
   for (auto it = copies.rbegin(); it != copies.rend(); ++it) {
     it->body = std::move(nodes);

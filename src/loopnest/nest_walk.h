@@ -73,6 +73,12 @@ std::vector<const Node*> blocks_between(const Node& loop, int id);
 // tail's hoisted load: no empty load where the tail is empty). A guard naming something bound in
 // the loop has no copy (the statement moves unguarded there); a directive's `with` block neither.
 std::vector<Node> guard_copies(Kernel& k, const std::vector<const Node*>& blocks, const std::set<std::string>& local);
+// Copies (id -1) of the plain bindings (`c0 = NT * NB`) in the transparent blocks `blocks`
+// (blocks_between), each before the part of its block holding the node `id`, that read nothing in
+// `local` and bind names bound nowhere else in the kernel: printed before the loop with a statement
+// moved out of those blocks, they give the names it reads the values they have there.
+std::vector<Node> guard_bindings(const Kernel& k, const std::vector<const Node*>& blocks, int id,
+                                 const std::set<std::string>& local);
 // `nodes` inside the copies, nested (the nodes themselves when there is none).
 std::vector<Node> under_copies(std::vector<Node> nodes, std::vector<Node> copies);
 // Inserts `n` at `at` in `block`, its guard copies merged into the guard copy just before `at` that

@@ -224,6 +224,37 @@ TEST(DecidedGuard, AnElseBranchAHoistEmptiesIsLeftOut) {
   }
 }
 
+// A tail's weight load reading a binding of its guard (`c0 = NT * NB` under `if rem > 0:`) hoists with
+// a copy of the binding under the guard's copy (it was refused: a statement naming a binding of the
+// loop's body); a binding reading the row (`c0 = NT * NB + m * 0`) is not copied, the load stays.
+TEST(DecidedGuard, AStatementNamingItsGuardsBindingHoistsWithACopyOfIt) {
+  for (const char* style : {"", "_api"}) {
+    SCOPED_TRACE(style);
+    std::string text = kernel(std::string("guarded_cols_tail") + style);
+    auto swap = [](std::string t, const std::string& from, const std::string& to) {
+      size_t at = t.find(from);
+      EXPECT_NE(at, std::string::npos) << from;
+      return at == std::string::npos ? t : t.replace(at, from.size(), to);
+    };
+    text = swap(text, "        if rem > 0:\n", "        if rem > 0:\n            c0 = NT * NB\n");
+    text = std::string(style).empty() ? swap(text, "nl.ds(NT * NB, rem)])", "nl.ds(c0, rem)])")
+                                      : swap(text, "src=w[:, NT * NB:N])", "src=w[:, c0:N])");
+    auto sites = loopnest::find_sites(loopnest::lift_source("k.py", text, kRagged));
+    std::string after = loopnest::apply_site("k.py", text, kRagged, site_of(sites, "hoist"));
+    size_t def = after.find("def kernel");
+    size_t copy = after.find("if rem > 0:", def), bind = after.find("c0 = NT * NB", def);
+    size_t load = after.find("c0", bind + 2), rows = after.find("for m in", def);
+    EXPECT_LT(copy, bind) << after;
+    EXPECT_LT(bind, load) << after;
+    EXPECT_LT(load, rows) << after;
+    EXPECT_LT(loopnest_test::rel_error(run(after, kRagged), run(text, kRagged)), 1e-6);
+    EXPECT_LT(loopnest_test::rel_error(run(after, kEven), run(text, kEven)), 1e-6);
+    std::string per_row = swap(text, "c0 = NT * NB\n", "c0 = NT * NB + m * 0\n");
+    for (const auto& s : loopnest::find_sites(loopnest::lift_source("k.py", per_row, kRagged)))
+      EXPECT_NE(s.transform, "hoist") << s.key();
+  }
+}
+
 // hoist_expand of a ragged tail's rhs tiles out of the row loop (guarded_tail_ktiles{,_api}.py): the
 // buffer and its fill print under `if rem > 0:` before `for m`, with the guard's binding `c0 = NT *
 // NB` the fill reads copied there (printed as the traced `1024:1280` before), and the printed kernel

@@ -4,9 +4,10 @@
 // API (tests/kernels/guarded_cols_*.py, guarded_transpose_rows{,_api}.py, guarded_nests_*.py);
 // applied, the guard prints where it was written, the moved statement before the loop it leaves.
 // A failing if's else branch written runs always: it is seen through alike (guarded_cols_else*.py,
-// guarded_cols_tail_else*.py). A statement hoisted out of such guards prints before the loop under
-// a copy of their conditions (`if rem > 0:`, `if rem != 0:` for the else branch of `if rem == 0:`), so the printed
-// kernel keeps its result at shapes where the guard fails too. A guard that may fail (it names a loop
+// guarded_cols_tail_else*.py). A statement hoist or hoist_expand takes out of such guards prints
+// before the loop under a copy of their conditions (`if rem > 0:`, `if rem != 0:` for the else
+// branch of `if rem == 0:`), with the guards' bindings it names, so the printed kernel keeps its
+// result at shapes where the guard fails too. A guard that may fail (it names a loop
 // variable) or a holding one with an else branch stays a wall. That every site of these kernels
 // keeps their result is LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's.
 #include <gtest/gtest.h>

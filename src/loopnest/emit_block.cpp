@@ -191,6 +191,13 @@ void Emitter::emit_node(const Node& n, int depth, std::string& out) {
     case NodeKind::If: {
       if (n.continues) return guard_continue(n, depth, out);
       if (!n.origin) throw EmitError("a new conditional cannot be printed");
+      // A decided guard's copy around statements a move took out of it (nest_walk.h guard_copies).
+      if (n.dirty && !n.patch.empty() && n.origin->kind == StmtKind::If) {
+        out += indent(depth) + n.patch + "\n";
+        if (n.body.empty()) out += indent(depth + 1) + "pass\n";
+        block(n.body, depth + 1, out);
+        return;
+      }
       if (n.origin->kind == StmtKind::With) {  // a `with` block: lifted as a block always taken
         copy(n.origin->span.line, n.origin->span.end_line, n.origin->span.line, depth, out);
         if (n.body.empty()) out += indent(depth + 1) + "pass\n";
@@ -218,7 +225,9 @@ void Emitter::emit_node(const Node& n, int depth, std::string& out) {
           return;
         }
       }
-      if (!i.orelse.empty()) {
+      // A failing if's else branch emptied by a move (its statements before the loop they left,
+      // nest_walk.h transparent_block) is left out: the if lifts again as the form reads it.
+      if (!i.orelse.empty() && !(static_cond && !taken && n.orelse.empty())) {
         auto el = else_line(i);
         if (el) copy(*el, *el, n.origin->span.line, depth, out);
         else out += indent(depth) + "else:\n";

@@ -82,7 +82,8 @@ class FuseNests : public Transform {
     std::vector<std::vector<Node>*> blocks = {&k.body};
     // (Two loops side by side under a transparent block, nest_walk.h, are side by side.)
     for_each_node(k.body, [&](Node& n, const std::vector<int>&) {
-      if (!n.frozen && (n.kind == NodeKind::Loop || transparent_block(n))) blocks.push_back(&n.body);
+      if (!n.frozen && n.kind == NodeKind::Loop) blocks.push_back(&n.body);
+      else if (transparent_block(n)) blocks.push_back(&transparent_body(n));
     });
     for (auto* block : blocks) {
       for (size_t i = 0; i + 1 < block->size(); ++i) {

@@ -85,6 +85,46 @@ void share_block(Kernel& k, int t, int dim, int l) {
   });
 }
 
+// The moved operations `moved` bind a name the loop binds again: printed before the loop, the name
+// would stop meaning their tensor somewhere the form reads it. The form holds each binding of a
+// Python name as its own tensor (`wt` and `wt#2`), the printer prints both as `wt`: a loop whose
+// body loads `wt` for the full blocks and again for the tail (or reads a `wt` bound before the loop)
+// reads the hoisted `wt` in the tail, or the tail's in the next iteration's full blocks, once it is
+// printed before the loop. So the names of the tensors they define (a result `wt = nl.load(...)`, a
+// declaration `wt = nl.ndarray(...)` moving with it, a buffer written into) must name nothing else
+// the loop's operations access, and no binding nor loop variable in it. (The print-back check
+// refused such a site after the agent drew it.)
+bool rebinds_in_loop(const Kernel& k, Node& loop, const std::set<const Op*>& moved) {
+  std::set<int> defined;
+  for (const Op* op : moved) {
+    for (const Access* w : writes(*op)) defined.insert(storage_of(k, w->tensor));
+    if (is_declaration(*op) && op->dst) defined.insert(storage_of(k, op->dst->tensor));
+    if (op->result >= 0) defined.insert(storage_of(k, op->result));
+  }
+  std::set<std::string> names;
+  for (int t : defined)
+    if (!k.tensor(t).name.empty()) names.insert(k.tensor(t).name);
+  if (names.empty()) return false;
+  auto other = [&](int t) {
+    if (defined.count(t) || defined.count(storage_of(k, t))) return false;
+    return names.count(k.tensor(t).name) > 0 || names.count(k.tensor(storage_of(k, t)).name) > 0;
+  };
+  bool clash = false;
+  for_each_node(loop.body, [&](Node& n, const std::vector<int>&) {
+    bool own = std::any_of(n.ops.begin(), n.ops.end(), [&](const Op& op) { return moved.count(&op) > 0; });
+    for (const auto& b : n.binds) clash = clash || (!own && names.count(b));
+    if (n.kind == NodeKind::Loop) clash = clash || names.count(k.loops.at(n.loop).var);
+    for (const Op& op : n.ops) {
+      if (moved.count(&op)) continue;
+      for (const Access* a : reads(op)) clash = clash || other(a->tensor);
+      for (const Access* a : writes(op)) clash = clash || other(a->tensor);
+      if (op.dst) clash = clash || other(op.dst->tensor);
+      if (op.result >= 0) clash = clash || other(op.result);
+    }
+  });
+  return clash;
+}
+
 // The statements of loop node `id`'s body that compute the same thing in every iteration and may
 // move before it (the rule above), in body order: each with the declarations that move with it and
 // the per-iteration blocks it writes that become one shared block.
@@ -135,9 +175,17 @@ std::vector<Candidate> candidates(Kernel& k, int id) {
     if (!work || !ok) continue;
     // Its text naming a binding of the loop's body (`cols = nl.ds(blk * W, W)` before it), which
     // is not bound before the loop, even where the binding does not use the loop's variable.
-    for (size_t j = 0; j < i && ok; ++j)
+    // But a binding of a decided guard it leaves that is copied before the loop with it
+    // (nest_walk.h guard_bindings: `c0 = NT * NB` under `if rem > 0:`).
+    std::set<std::string> named;
+    for (size_t j = 0; j < i; ++j)
       if (body[j]->kind == NodeKind::Meta)
-        for (const std::string& name : body[j]->binds) ok = ok && !mentions(k, s, name);
+        for (const std::string& name : body[j]->binds)
+          if (mentions(k, s, name)) named.insert(name);
+    if (!named.empty())
+      for (const Node& b : guard_bindings(k, blocks_between(*loop, s.id), s.id, names_local_to(k, *loop, {})))
+        for (const auto& name : b.binds) named.erase(name);
+    ok = named.empty();
     if (!ok) continue;
     for (const auto& [t, dim] : shared_blocks) ok = ok && only_block_accesses(k, *loop, t, dim, l);
     // A buffer it fills that is declared in the loop moves with it.
@@ -182,6 +230,10 @@ std::vector<Candidate> candidates(Kernel& k, int id) {
       }
     }
     if (!ok) continue;
+    std::set<const Op*> moved = own;
+    for (int d : decls)
+      for (const Op& op : find_node(k, d)->ops) moved.insert(&op);
+    if (rebinds_in_loop(k, *loop, moved)) continue;
     out.push_back({s.id, decls, shared_blocks, own, s.kind == NodeKind::Loop ? "loop" : "statement",
                    s.kind == NodeKind::Loop ? "the loop " + k.loops.at(s.loop).var : op_kind(*mine.back())});
   }
@@ -270,6 +322,17 @@ class Hoist : public Transform {
     // In the loop's body or a transparent block's there (the block stays, `pass` if emptied).
     std::vector<Node>* from = parent_of(loop->body, stmt_id);
     auto it = std::find_if(from->begin(), from->end(), [&](const Node& n) { return n.id == stmt_id; });
+    // Out of a decided guard: printed before the loop under the guard's condition (nest_walk.h).
+    const std::vector<const Node*> blocks = blocks_between(*loop, stmt_id);
+    const std::set<std::string> local = names_local_to(k, *loop, {});
+    std::vector<Node> guards = guard_copies(k, blocks, local);
+    // With the guards' bindings it names (candidates() let it name them).
+    std::vector<Node> placed;
+    for (Node& b : guard_bindings(k, blocks, stmt_id, local)) {
+      if (std::none_of(b.binds.begin(), b.binds.end(), [&](const std::string& n) { return mentions(k, *it, n); })) continue;
+      b.id = k.next_node++;
+      placed.push_back(std::move(b));
+    }
     Node moved = std::move(*it);
     from->erase(it);
     if (loop->body.empty()) {
@@ -294,9 +357,16 @@ class Hoist : public Transform {
       if (is_declaration(*op) && op->dst && k.tensor(op->dst->tensor).scope_loop == l)
         k.tensor(op->dst->tensor).scope_loop = outer;
     }
+    placed.push_back(std::move(moved));
+    placed = under_copies(std::move(placed), std::move(guards));
     std::vector<Node>* parent = parent_of(k.body, loop_id);
     auto pos = std::find_if(parent->begin(), parent->end(), [&](const Node& n) { return n.id == loop_id; });
-    parent->insert(pos, std::move(moved));
+    size_t at = static_cast<size_t>(pos - parent->begin());
+    for (auto& n : placed) {
+      const size_t before = parent->size();
+      insert_merged(*parent, at, std::move(n));
+      at += parent->size() - before;
+    }
   }
 };
 

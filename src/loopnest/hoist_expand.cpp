@@ -540,6 +540,24 @@ class HoistExpand : public Transform {
     // the copies' headers (`for k in nl.affine_range(KT)`). A binding heading the first loop's body
     // (`n = n_blk * C + n_in` of a chunked loop) is copied with it.
     std::set<std::string> local = names_local_to(k, *find_node(k, p.outer), p.used);
+    // Out of decided guards (nest_walk.h): the fill, with a declaration moving with it, printed under
+    // copies of their conditions, and the guards' bindings its text names copied before it where
+    // they read nothing bound in the loop (`start = full_chunks * 512` under `if tail > 0:`), so the
+    // text keeps naming them rather than their traced values.
+    std::vector<Node> guards, bound;
+    {
+      const Node& outer = *find_node(k, p.outer);
+      std::vector<const Node*> blocks = blocks_between(outer, p.stmt);
+      const std::set<std::string> in_loop = names_local_to(k, outer, {});
+      guards = guard_copies(k, blocks, in_loop);
+      for (Node& b : guard_bindings(k, blocks, p.stmt, in_loop)) {
+        b.id = k.next_node++;
+        bool named = std::any_of(b.binds.begin(), b.binds.end(), [&](const std::string& n) { return mentions(k, *s, n); });
+        if (!named) continue;
+        for (const auto& n : b.binds) local.erase(n);
+        bound.push_back(std::move(b));
+      }
+    }
     std::optional<Node> binding;
     if (p.binding >= 0) {
       binding = *find_node(k, p.binding);
@@ -578,10 +596,17 @@ class HoistExpand : public Transform {
         t.scope_loop = declared_scope;  // a buffer declared outside the loop it leaves (the legacy style's, at the top)
       }
     }
+    std::vector<Node> placed = std::move(bound);
+    if (decl) placed.push_back(std::move(*decl));
+    placed.push_back(std::move(fill));
+    placed = under_copies(std::move(placed), std::move(guards));
     size_t at = 0;
     std::vector<Node>* block = parent_block(k.body, p.outer, at);
-    block->insert(block->begin() + static_cast<long>(at), std::move(fill));
-    if (decl) block->insert(block->begin() + static_cast<long>(at), std::move(*decl));
+    for (auto& n : placed) {
+      const size_t before = block->size();
+      insert_merged(*block, at, std::move(n));
+      at += block->size() - before;
+    }
     redeclare(k, {p.tensor});
   }
 };

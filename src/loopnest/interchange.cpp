@@ -27,7 +27,7 @@ Node* sole_loop_in(std::vector<Node>& body, bool bindings) {
     if (bindings && !inner && b.kind == NodeKind::Meta && (b.meta == MetaKind::Binding || b.meta == MetaKind::View))
       continue;
     if (!inner && transparent_block(b)) {
-      inner = sole_loop_in(b.body, false);
+      inner = sole_loop_in(transparent_body(b), false);
       if (!inner) return nullptr;
       continue;
     }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "loopnest/transform.h"
+#include "nki/ast_printer.h"
 #include "nki/ast_walk.h"
 #include "tensor/dtype.h"
 #include "trn/arch_config.h"
@@ -162,17 +163,149 @@ std::set<std::string> names_local_to(const Kernel& k, const Node& outer, const s
 }
 
 bool transparent_block(const Node& n) {
-  if (n.kind != NodeKind::If || n.frozen || n.continues || !n.orelse.empty() || !n.origin) return false;
-  if (directive_block(n)) return true;
-  if (n.origin->kind != nki::StmtKind::If || !static_cast<const nki::IfStmt&>(*n.origin).orelse.empty()) return false;
-  return n.cond_l.is_constant() && n.cond_r.is_constant() && holds(n.cond_l.constant(), n.cond, n.cond_r.constant());
+  if (n.kind != NodeKind::If || n.frozen || n.continues || !n.origin) return false;
+  if (guard_copy(n)) return n.orelse.empty();
+  if (directive_block(n)) return n.orelse.empty();
+  if (n.origin->kind != nki::StmtKind::If || !n.cond_l.is_constant() || !n.cond_r.is_constant()) return false;
+  const auto& i = static_cast<const nki::IfStmt&>(*n.origin);
+  // Holding: its body runs, where no else branch is written (else the moved statement would also
+  // run where the author chose the other branch). Failing: its else branch written runs (the
+  // body is not lifted).
+  if (holds(n.cond_l.constant(), n.cond, n.cond_r.constant())) return n.orelse.empty() && i.orelse.empty();
+  return n.body.empty() && !i.orelse.empty();
+}
+
+std::vector<Node>& transparent_body(Node& n) {
+  bool taken = n.cond_l.is_constant() && n.cond_r.is_constant() && holds(n.cond_l.constant(), n.cond, n.cond_r.constant());
+  return taken ? n.body : n.orelse;
+}
+
+const std::vector<Node>& transparent_body(const Node& n) { return transparent_body(const_cast<Node&>(n)); }
+
+bool guard_copy(const Node& n) {
+  return n.kind == NodeKind::If && n.dirty && !n.patch.empty() && n.origin && n.origin->kind == nki::StmtKind::If;
+}
+
+std::vector<const Node*> blocks_between(const Node& loop, int id) {
+  std::vector<const Node*> path, out;
+  std::function<bool(const std::vector<Node>&)> walk = [&](const std::vector<Node>& block) {
+    for (const auto& n : block) {
+      if (n.id == id) {
+        out = path;
+        return true;
+      }
+      if (n.kind == NodeKind::Loop && walk(n.body)) return true;
+      if (!transparent_block(n)) continue;
+      path.push_back(&n);
+      if (walk(transparent_body(n))) return true;
+      path.pop_back();
+    }
+    return false;
+  };
+  walk(loop.body);
+  return out;
+}
+
+namespace {
+
+// The condition under which an if's else branch runs, as Python reads it: one comparison of numbers
+// with its operator turned (`rem != 0` for `if rem == 0:`), else `not (test)`.
+std::string negated(const nki::Expr& test) {
+  using C = nki::CmpKind;
+  static const std::map<C, C> turned = {{C::Eq, C::Ne}, {C::Ne, C::Eq}, {C::Lt, C::Ge},
+                                        {C::Le, C::Gt}, {C::Gt, C::Le}, {C::Ge, C::Lt}};
+  if (test.kind == nki::ExprKind::Compare) {
+    const auto& c = static_cast<const nki::CompareExpr&>(test);
+    if (c.ops.size() == 1 && turned.count(c.ops[0]))
+      return nki::print_expr(*c.left) + " " + nki::symbol(turned.at(c.ops[0])) + " " + nki::print_expr(*c.comparators[0]);
+  }
+  return "not (" + nki::print_expr(test) + ")";
+}
+
+}  // namespace
+
+std::vector<Node> guard_copies(Kernel& k, const std::vector<const Node*>& blocks, const std::set<std::string>& local) {
+  std::vector<Node> out;
+  for (const Node* b : blocks) {
+    const Node& g = *b;
+    if (g.origin->kind != nki::StmtKind::If) continue;  // a compiler directive's block: scheduling only
+    const auto& test = *static_cast<const nki::IfStmt&>(*g.origin).test;
+    std::set<std::string> names;
+    names_of(test, names);
+    if (reads_any(names, local)) continue;
+    std::string header = g.patch;
+    if (!guard_copy(g)) {
+      header = "if " + (&transparent_body(g) == &g.body ? nki::print_expr(test) : negated(test)) + ":";
+    }
+    Node w;
+    w.kind = NodeKind::If;
+    w.id = k.next_node++;
+    w.cond_l = IExpr(0), w.cond_r = IExpr(0), w.cond = Cmp::Eq;  // holds, as the lift decides it
+    w.origin = g.origin;
+    w.dirty = true;
+    w.repeat_copy = true;  // the guard's comments stay above the guard
+    w.patch = header;
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+std::vector<Node> guard_bindings(const Kernel& k, const std::vector<const Node*>& blocks, int id,
+                                 const std::set<std::string>& local) {
+  std::map<std::string, int> bound;  // how often the kernel binds each name
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    for (const auto& b : n.binds) ++bound[b];
+  });
+  auto holds_id = [id](const Node& n) {
+    bool found = n.id == id;
+    for_each_node(n.body, [&](const Node& x, const std::vector<int>&) { found = found || x.id == id; });
+    for_each_node(n.orelse, [&](const Node& x, const std::vector<int>&) { found = found || x.id == id; });
+    return found;
+  };
+  std::vector<Node> out;
+  for (const Node* b : blocks) {
+    for (const Node& n : transparent_body(*b)) {
+      if (holds_id(n)) break;
+      if (n.kind != NodeKind::Meta || n.meta != MetaKind::Binding || !n.origin || n.dirty ||
+          n.origin->kind != nki::StmtKind::Assign)
+        continue;
+      std::set<std::string> reads;
+      names_of(*static_cast<const nki::AssignStmt&>(*n.origin).value, reads);
+      bool once = std::all_of(n.binds.begin(), n.binds.end(), [&](const std::string& x) { return bound[x] == 1; });
+      if (!once || reads_any(reads, local)) continue;
+      Node copy = n;
+      copy.id = -1;
+      copy.repeat_copy = true;
+      out.push_back(std::move(copy));
+    }
+  }
+  return out;
+}
+
+std::vector<Node> under_copies(std::vector<Node> nodes, std::vector<Node> copies) {
+  for (auto it = copies.rbegin(); it != copies.rend(); ++it) {
+    it->body = std::move(nodes);
+    nodes.clear();
+    nodes.push_back(std::move(*it));
+  }
+  return nodes;
+}
+
+void insert_merged(std::vector<Node>& block, size_t at, Node n) {
+  if (at > 0 && guard_copy(n) && guard_copy(block[at - 1]) && block[at - 1].patch == n.patch &&
+      block[at - 1].origin == n.origin) {
+    Node& into = block[at - 1];
+    for (auto& c : n.body) insert_merged(into.body, into.body.size(), std::move(c));
+    return;
+  }
+  block.insert(block.begin() + static_cast<long>(at), std::move(n));
 }
 
 std::vector<Node*> body_through_blocks(Node& loop) {
   std::vector<Node*> out;
   std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& block) {
     for (auto& n : block) {
-      if (transparent_block(n)) walk(n.body);
+      if (transparent_block(n)) walk(transparent_body(n));
       else out.push_back(&n);
     }
   };
@@ -191,7 +324,7 @@ void each_stmt(Kernel& k, const std::function<void(Node&, const std::vector<cons
       }
       if (n.kind != NodeKind::Loop && n.kind != NodeKind::If) continue;
       if (transparent_block(n)) {
-        walk(n.body);
+        walk(transparent_body(n));
         continue;
       }
       path.push_back(&n);

@@ -54,11 +54,39 @@ std::vector<int> loops_around(const Kernel& k, int id);
 std::set<std::string> names_local_to(const Kernel& k, const Node& outer, const std::vector<int>& keep);
 // A block whose body runs exactly when the statements around it run: an `if` the kernel's Python
 // decided while tracing (its condition compares constants, shapes: `if K <= 128:`, `if n % 512 ==
-// 0:`) that holds, with no else branch written, or a `with nki.compiler.<directive>():` block. A
+// 0:`) that holds, with no else branch written, or that fails, its else branch written (which
+// runs; transparent_body), or a `with nki.compiler.<directive>():` block. A
 // statement under it inside loop L is, for a move, a statement of L's body: the path walks pass it
 // (each_stmt leaves it out of the path; interchange's perfect nest looks into it), the printer keeps
 // the block where it was written. Not frozen, not a guard clause (`continues`).
 bool transparent_block(const Node& n);
+// The branch of a transparent block that runs: its body, or a failing if's else branch.
+std::vector<Node>& transparent_body(Node& n);
+const std::vector<Node>& transparent_body(const Node& n);
+// A copy of a decided `if` a move made around statements it took out of the if (guard_copies): its
+// header (`if rem > 0:`; `if rem != 0:` for the else branch of `if rem == 0:`) is its patch; it holds.
+bool guard_copy(const Node& n);
+// The transparent blocks between loop node `loop` and the node `id` under it (at any depth, through
+// loops), outermost first.
+std::vector<const Node*> blocks_between(const Node& loop, int id);
+// Empty guard copies (outermost first) of the decided `if`s among `blocks` (blocks_between) whose
+// condition names nothing in `local` (bound inside the loop a move leaves): statements a move takes
+// out of those blocks, printed before the loop inside them (under_copies), run where the author's
+// branch runs at any shapes, not only those the kernel was lifted at (`if rem > 0:` around a ragged
+// tail's hoisted load: no empty load where the tail is empty). A guard naming something bound in
+// the loop has no copy (the statement moves unguarded there); a directive's `with` block neither.
+std::vector<Node> guard_copies(Kernel& k, const std::vector<const Node*>& blocks, const std::set<std::string>& local);
+// Copies (id -1) of the plain bindings (`c0 = NT * NB`) in the transparent blocks `blocks`
+// (blocks_between), each before the part of its block holding the node `id`, that read nothing in
+// `local` and bind names bound nowhere else in the kernel: printed before the loop with a statement
+// moved out of those blocks, they give the names it reads the values they have there.
+std::vector<Node> guard_bindings(const Kernel& k, const std::vector<const Node*>& blocks, int id,
+                                 const std::set<std::string>& local);
+// `nodes` inside the copies, nested (the nodes themselves when there is none).
+std::vector<Node> under_copies(std::vector<Node> nodes, std::vector<Node> copies);
+// Inserts `n` at `at` in `block`, its guard copies merged into the guard copy just before `at` that
+// has the same header (statements hoisted one after another out of one guard print under one if).
+void insert_merged(std::vector<Node>& block, size_t at, Node n);
 // The nodes of `loop`'s body in order, a transparent block's in its place (recursively): what a move
 // reading the body statement by statement takes as the body.
 std::vector<Node*> body_through_blocks(Node& loop);

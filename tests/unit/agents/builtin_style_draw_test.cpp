@@ -61,7 +61,7 @@ std::set<int> decided_guard_lines(const std::string& source, const std::vector<l
   loopnest::Kernel k = loopnest::lift_source("k.py", source, args);
   loopnest::for_each_node(k.body, [&](const loopnest::Node& n, const std::vector<int>&) {
     if (n.kind != loopnest::NodeKind::If || !loopnest::transparent_block(n) || n.origin->kind != nki::StmtKind::If) return;
-    loopnest::for_each_node(n.body, [&](const loopnest::Node& x, const std::vector<int>&) {
+    loopnest::for_each_node(loopnest::transparent_body(n), [&](const loopnest::Node& x, const std::vector<int>&) {
       if (x.origin) lines.insert(static_cast<int>(x.origin->span.line));
     });
   });

@@ -193,6 +193,20 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"guarded_nests_plain_api.py", arrays({{256, 512}, {256, 512}})},
       {"guarded_nests_whole_api.py", arrays({{256, 512}, {256, 512}})},
       {"guarded_nests_inner_api.py", arrays({{256, 512}, {256, 512}})},
+      // Through a failing if's else branch (decided_guard_test.cpp).
+      {"guarded_cols_else.py", arrays({{128, 256}, {128, 1024}})},
+      {"guarded_cols_else_api.py", arrays({{128, 256}, {128, 1024}})},
+      {"guarded_cols_tail_else.py", arrays({{128, 256}, {128, 1280}})},
+      {"guarded_cols_tail_else_api.py", arrays({{128, 256}, {128, 1280}})},
+      {"guarded_tail_ktiles.py", arrays({{128, 2, 256}, {128, 2, 1280}})},
+      {"guarded_tail_ktiles_api.py", arrays({{128, 2, 256}, {128, 2, 1280}})},
+      // A name the loop's body binds again (hoist_rebound_test.cpp): no hoist site that does not print back.
+      {"rebound_tail.py", arrays({{128, 256}, {128, 1280}})},
+      {"rebound_tail_api.py", arrays({{128, 256}, {128, 1280}})},
+      {"rebound_halves.py", arrays({{128, 256}, {128, 1024}})},
+      {"rebound_halves_api.py", arrays({{128, 256}, {128, 1024}})},
+      {"renamed_halves.py", arrays({{128, 256}, {128, 1024}})},
+      {"renamed_halves_api.py", arrays({{128, 256}, {128, 1024}})},
   };
   return args;
 }

@@ -1044,9 +1044,16 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        {{"places", "2"}, {"source", "on_chip"}}},
       // Through a guard decided while tracing (nest_walk.h transparent_block): the weight's blocks out
       // of the row loop, the `if K <= 128:` left inside it; a tail's load (`if rem > 0:` holding at
-      // 1280 columns) before the row loop, its guard staying.
+      // 1280 columns) before the row loop under a copy of its guard, the guard staying; through a
+      // failing if's else branch (`if N % NB != 0: ... else:`, `if rem == 0: pass else:`), the
+      // if/else left as written, the tail's load before the loop under `if rem != 0:`.
       {"tests/kernels/guarded_cols_inner.py", "guarded_cols_inner.hoist_expand", "hoist_expand", {}},
       {"tests/kernels/guarded_cols_tail_api.py", "guarded_cols_tail_api.hoist", "hoist", {}},
+      {"tests/kernels/guarded_cols_tail.py", "guarded_cols_tail.hoist", "hoist", {}},
+      {"tests/kernels/guarded_cols_else_api.py", "guarded_cols_else_api.hoist_expand", "hoist_expand", {}},
+      {"tests/kernels/guarded_cols_tail_else.py", "guarded_cols_tail_else.hoist", "hoist", {}},
+      // A tail's rhs tiles expanded out of the row loop under `if rem > 0:`, its binding `c0` with them.
+      {"tests/kernels/guarded_tail_ktiles.py", "guarded_tail_ktiles.hoist_expand", "hoist_expand", {{"anchor", "2x2/load#0"}}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;
@@ -1058,7 +1065,9 @@ TEST(LoopNestTransforms, GoldenRewrites) {
     auto sites = loopnest::find_sites(*form);
     for (const auto& s : sites) {
       bool match = s.transform == c.transform;
-      for (const auto& [key, value] : c.params) match = match && s.params.count(key) && s.params.at(key) == value;
+      // (`anchor` picks among sites of one move with the same parameters.)
+      for (const auto& [key, value] : c.params)
+        match = match && (key == "anchor" ? s.anchor == value : s.params.count(key) && s.params.at(key) == value);
       if (match) {
         pick = &s;
         break;

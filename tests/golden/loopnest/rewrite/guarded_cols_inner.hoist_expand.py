@@ -15,9 +15,10 @@ def kernel(xT, w):
     NT = N // NB
     rem = N % NB
     out = nl.ndarray((M, N), dtype=xT.dtype, buffer=nl.shared_hbm)
-    wt = nl.ndarray(shape=(NT, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
-    for n in nl.affine_range(NT):
-        wt[n, :, :] = nl.load(w[:, nl.ds(n * NB, NB)])
+    if K <= 128:
+        wt = nl.ndarray(shape=(NT, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+        for n in nl.affine_range(NT):
+            wt[n, :, :] = nl.load(w[:, nl.ds(n * NB, NB)])
     for m in nl.affine_range(M // 128):
         lhsT = nl.load(xT[:, nl.ds(m * 128, 128)])
         if K <= 128:

@@ -15,8 +15,9 @@ def kernel(xT, w):
     NT = N // NB
     rem = N % NB
     out = nl.ndarray((M, N), dtype=xT.dtype, buffer=nl.shared_hbm)
-    w_tail = nl.ndarray((K, rem), dtype=w.dtype, buffer=nl.sbuf)
-    nisa.dma_copy(dst=w_tail, src=w[:, NT * NB:N])
+    if rem > 0:
+        w_tail = nl.ndarray((K, rem), dtype=w.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=w_tail, src=w[:, NT * NB:N])
     for m in nl.affine_range(M // 128):
         lhsT = nl.ndarray((K, 128), dtype=xT.dtype, buffer=nl.sbuf)
         nisa.dma_copy(dst=lhsT, src=xT[:, m * 128:(m + 1) * 128])

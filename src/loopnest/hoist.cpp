@@ -327,12 +327,7 @@ class Hoist : public Transform {
     const std::set<std::string> local = names_local_to(k, *loop, {});
     std::vector<Node> guards = guard_copies(k, blocks, local);
     // With the guards' bindings it names (candidates() let it name them).
-    std::vector<Node> placed;
-    for (Node& b : guard_bindings(k, blocks, stmt_id, local)) {
-      if (std::none_of(b.binds.begin(), b.binds.end(), [&](const std::string& n) { return mentions(k, *it, n); })) continue;
-      b.id = k.next_node++;
-      placed.push_back(std::move(b));
-    }
+    std::vector<Node> placed = named_guard_bindings(k, blocks, *it, local);
     Node moved = std::move(*it);
     from->erase(it);
     if (loop->body.empty()) {
@@ -361,12 +356,7 @@ class Hoist : public Transform {
     placed = under_copies(std::move(placed), std::move(guards));
     std::vector<Node>* parent = parent_of(k.body, loop_id);
     auto pos = std::find_if(parent->begin(), parent->end(), [&](const Node& n) { return n.id == loop_id; });
-    size_t at = static_cast<size_t>(pos - parent->begin());
-    for (auto& n : placed) {
-      const size_t before = parent->size();
-      insert_merged(*parent, at, std::move(n));
-      at += parent->size() - before;
-    }
+    insert_merged(*parent, static_cast<size_t>(pos - parent->begin()), std::move(placed));
   }
 };
 

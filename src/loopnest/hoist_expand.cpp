@@ -550,13 +550,9 @@ class HoistExpand : public Transform {
       std::vector<const Node*> blocks = blocks_between(outer, p.stmt);
       const std::set<std::string> in_loop = names_local_to(k, outer, {});
       guards = guard_copies(k, blocks, in_loop);
-      for (Node& b : guard_bindings(k, blocks, p.stmt, in_loop)) {
-        b.id = k.next_node++;
-        bool named = std::any_of(b.binds.begin(), b.binds.end(), [&](const std::string& n) { return mentions(k, *s, n); });
-        if (!named) continue;
+      bound = named_guard_bindings(k, blocks, *s, in_loop);
+      for (const Node& b : bound)
         for (const auto& n : b.binds) local.erase(n);
-        bound.push_back(std::move(b));
-      }
     }
     std::optional<Node> binding;
     if (p.binding >= 0) {
@@ -602,11 +598,7 @@ class HoistExpand : public Transform {
     placed = under_copies(std::move(placed), std::move(guards));
     size_t at = 0;
     std::vector<Node>* block = parent_block(k.body, p.outer, at);
-    for (auto& n : placed) {
-      const size_t before = block->size();
-      insert_merged(*block, at, std::move(n));
-      at += block->size() - before;
-    }
+    insert_merged(*block, at, std::move(placed));
     redeclare(k, {p.tensor});
   }
 };

@@ -282,6 +282,17 @@ std::vector<Node> guard_bindings(const Kernel& k, const std::vector<const Node*>
   return out;
 }
 
+std::vector<Node> named_guard_bindings(Kernel& k, const std::vector<const Node*>& blocks, const Node& stmt,
+                                       const std::set<std::string>& local) {
+  std::vector<Node> out;
+  for (Node& b : guard_bindings(k, blocks, stmt.id, local)) {
+    if (std::none_of(b.binds.begin(), b.binds.end(), [&](const std::string& n) { return mentions(k, stmt, n); })) continue;
+    b.id = k.next_node++;
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 std::vector<Node> under_copies(std::vector<Node> nodes, std::vector<Node> copies) {
   for (auto it = copies.rbegin(); it != copies.rend(); ++it) {
     it->body = std::move(nodes);
@@ -299,6 +310,14 @@ void insert_merged(std::vector<Node>& block, size_t at, Node n) {
     return;
   }
   block.insert(block.begin() + static_cast<long>(at), std::move(n));
+}
+
+void insert_merged(std::vector<Node>& block, size_t at, std::vector<Node> nodes) {
+  for (auto& n : nodes) {
+    const size_t before = block.size();
+    insert_merged(block, at, std::move(n));
+    at += block.size() - before;
+  }
 }
 
 std::vector<Node*> body_through_blocks(Node& loop) {

@@ -82,11 +82,16 @@ std::vector<Node> guard_copies(Kernel& k, const std::vector<const Node*>& blocks
 // moved out of those blocks, they give the names it reads the values they have there.
 std::vector<Node> guard_bindings(const Kernel& k, const std::vector<const Node*>& blocks, int id,
                                  const std::set<std::string>& local);
+// The guard_bindings that `stmt`'s text names, with fresh ids: copied before the loop with it.
+std::vector<Node> named_guard_bindings(Kernel& k, const std::vector<const Node*>& blocks, const Node& stmt,
+                                       const std::set<std::string>& local);
 // `nodes` inside the copies, nested (the nodes themselves when there is none).
 std::vector<Node> under_copies(std::vector<Node> nodes, std::vector<Node> copies);
 // Inserts `n` at `at` in `block`, its guard copies merged into the guard copy just before `at` that
 // has the same header (statements hoisted one after another out of one guard print under one if).
 void insert_merged(std::vector<Node>& block, size_t at, Node n);
+// Inserts `nodes` in order at `at`, each by insert_merged.
+void insert_merged(std::vector<Node>& block, size_t at, std::vector<Node> nodes);
 // The nodes of `loop`'s body in order, a transparent block's in its place (recursively): what a move
 // reading the body statement by statement takes as the body.
 std::vector<Node*> body_through_blocks(Node& loop);

@@ -112,6 +112,33 @@ int64_t other_sbuf_bytes(const Kernel& k, const Analysis& an, int except) {
 
 int64_t sbuf_budget() { return trn::arch_config("trn1").sbuf_bytes_per_partition; }
 
+std::map<std::string, double> engine_instructions(Kernel& k) {
+  std::map<std::string, double> out;
+  Analysis an(k);
+  for (const auto& r : an.ops) {
+    const Op& op = r.op();
+    if (op.engine == Engine::None || op.engine == Engine::Dma || is_declaration(op)) continue;
+    double times = 1;
+    for (int l : r.loops) {
+      auto trip = k.loops.at(l).trip();
+      if (!trip) return {};
+      times *= static_cast<double>(*trip);
+    }
+    out[to_string(op.engine)] += times;
+  }
+  return out;
+}
+
+std::map<std::string, double> added_work(Kernel& before, Kernel& after) {
+  std::map<std::string, double> out;
+  auto was = engine_instructions(before), now = engine_instructions(after);
+  for (const auto& [family, n] : now) {
+    auto it = was.find(family);
+    if (it != was.end() && it->second > 0 && n > 1.01 * it->second) out[family] = n / it->second;
+  }
+  return out;
+}
+
 void names_of(const nki::Expr& e, std::set<std::string>& out) {
   if (e.kind == nki::ExprKind::Name) out.insert(static_cast<const nki::NameExpr&>(e).id);
   nki::for_each_child(const_cast<nki::Expr&>(e), [&](nki::ExprPtr& c) {

@@ -20,6 +20,7 @@
 #include <fmt/core.h>
 
 #include "loopnest/api.h"
+#include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -321,6 +322,12 @@ class ReorderReuse : public Transform {
                                             f > 1 ? fmt::format(" (blocked by {})", f) : "", nv),
                                 {{"factor", std::to_string(f)}});
         if (!s) continue;
+        // The work it adds: A, run per row now, may hold the other loop's preparation (a reorder
+        // back after one made the rows outer, whose transposes then run per column block again);
+        // the planner weighs that against the family's busy time.
+        Kernel result = reordered;
+        if (f > 1) jam_rows(result, plan->inner, f);
+        s->adds = added_work(k, result);
         Plan p = *plan;
         if (sink(*s, [&k, p, f] {
               reorder(k, p);

@@ -69,6 +69,7 @@ std::optional<std::vector<Site>> loopnest_sites(const std::string& source, const
     site.summary = s.summary;
     site.relieves = s.relieves;
     site.feeds = s.feeds;
+    site.adds = s.adds;
     out.push_back(std::move(site));
   }
   return out;

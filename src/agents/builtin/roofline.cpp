@@ -148,6 +148,15 @@ bool only_reorders_iterations(const std::string& transform, const std::map<std::
   return transform == "interchange_loops" && !params.count("reads_saved_kib") && !relief.relieves.count("serial");
 }
 
+bool adds_work_past_latency(const std::map<std::string, double>& adds, const Roofline& r) {
+  if (r.latency <= 0) return false;
+  for (const auto& [family, ratio] : adds) {
+    auto busy = r.busy.find(family);
+    if (busy != r.busy.end() && busy->second * ratio >= r.latency) return true;
+  }
+  return false;
+}
+
 bool waits_and_only_order_is_lifted(const std::string& transform, const Roofline& r) {
   static const std::set<std::string> lifts_order_only = {"affine_loop"};
   return lifts_order_only.count(transform) > 0 && r.latency > 0 && r.serialization > 0.15;

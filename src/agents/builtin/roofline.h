@@ -81,6 +81,16 @@ bool overlaps_rows_without_waiting(const std::string& transform, const std::map<
 bool only_reorders_iterations(const std::string& transform, const std::map<std::string, std::string>& params,
                               const SiteRelief& relief);
 
+// A site whose move makes an engine family run more instructions (the form's Site::adds: family ->
+// ratio, reorder_reuse) where that family's busy time times the ratio reaches the kernel's
+// latency: the family alone would then take as long as the whole kernel does now, so the move
+// cannot gain. Over the stored agent runs of sessions 32-33 every reorder_reuse that reordered back
+// (the rows' transposes run per column block again: 1.2-1.9x the Tensor Engine's instructions, 94-100%
+// busy) lost: 20 draws on the bundled matmul and lora, 0.34-0.94x; validated on two held-out sets
+// not used to choose it (author39 6 draws, author37 2, all losses; their gains, 1.751x and 1.150x,
+// add no Tensor Engine work). The planner draws such sites after every other.
+bool adds_work_past_latency(const std::map<std::string, double>& adds, const Roofline& r);
+
 // A move that adds no instruction and changes no cost, only lifts ordering constraints of the
 // schedule (affine_loop: a loop run in order written affine_range), on a kernel that waits part
 // of the time (serialization above 0.15, where roofline_weight starts to favour moves against

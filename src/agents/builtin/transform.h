@@ -24,6 +24,8 @@ struct Site {
   // A loop-nest site's engine families that the move relieves and those that wait on them
   // (loopnest::Site::relieves / feeds); empty for the AST rewrites. Not part of the key.
   std::set<std::string> relieves, feeds;
+  // The engine families it makes run more instructions, with the ratio (loopnest::Site::adds).
+  std::map<std::string, double> adds;
 
   std::string key() const;                   // "transform line=17 value=1024": identifies the site
   int line() const;

@@ -440,5 +440,49 @@ TEST(BuiltinRoofline, AnInterchangeThatMakesNoLoadInvariantIsDrawnAfterEveryOthe
   EXPECT_TRUE(found) << "no interchange of the range chunks";
 }
 
+// A reorder_reuse back (tests/kernels/matmul_rows_outer.py: the bundled matmul with its rows made
+// outer; each site makes the column blocks outer again and transposes each row once per block,
+// Site::adds pe 1.08-1.44) on a kernel whose Tensor Engine is busy 97% of the time: the engine alone would
+// then take longer than the whole kernel does now, so the move cannot gain (the stored runs' 28 such
+// draws all lost). Drawn after every other site. With the kernel's own profile (DMA-bound, the
+// Tensor Engine busy 69%: 1.44 x 0.69 < 1) the same sites are drawn by key.
+TEST(BuiltinRoofline, AMoveThatAddsWorkPastTheLatencyToAnEngineIsDrawnAfterEveryOtherSite) {
+  const std::string kernel = "tests/kernels/matmul_rows_outer.py",
+                    reference = "nkibench/reference/matmul_M4096_N12288_K5120.py";
+  const auto& arch = trn::arch_config("trn1");
+  trn::Profile pe_bound = profile(26.02, {{"pe", 25.25}, {"act", 3.10}, {"dma", 9.10}});
+  // `accelopt profile --reference <reference> --kernel <kernel> --json` (trn1, session 34).
+  trn::Profile own = profile(32.759, {{"dma", 32.657}, {"pe", 22.587}, {"act", 0.602}});
+  EXPECT_TRUE(adds_work_past_latency({{"pe", 1.08}}, roofline(pe_bound, arch)));
+  EXPECT_FALSE(adds_work_past_latency({{"pe", 1.44}}, roofline(own, arch)));
+  EXPECT_FALSE(adds_work_past_latency({{"dve", 4.12}}, roofline(pe_bound, arch)));  // the copies' engine idle
+  // Every reorder_reuse site of this kernel reorders back (the plans drawn carry the key, not the
+  // evidence: the test checks it on the sites the planner saw).
+  const std::string root = ACCELOPT_SOURCE_DIR;
+  auto args = eval::reference_arg_specs(root + "/" + reference, builtin_test::read(root + "/" + reference));
+  for (const Site& s : find_sites(builtin_test::read(root + "/" + kernel), args))
+    if (s.transform == "reorder_reuse") EXPECT_GE(s.adds.count("pe"), 1u) << s.key();
+  auto adds = [](const Site& s) { return s.transform == "reorder_reuse"; };
+  bool by_key_in_own = false;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE(seed);
+    std::vector<Site> order = drawn_sites(kernel, reference, pe_bound, seed);
+    auto first = std::find_if(order.begin(), order.end(), adds);
+    ASSERT_NE(first, order.end()) << "no reorder back drawn";
+    EXPECT_GT(first - order.begin(), 3);
+    for (auto it = first; it != order.end(); ++it)
+      EXPECT_TRUE(adds(*it) || onto_gpsimd(*it) || loopnest::overlaps_rows_only(it->transform, it->params) ||
+                  only_reorders_iterations(it->transform, it->params, {it->relieves, it->feeds}))
+          << "drawn after it: " << it->key();
+    std::vector<Site> mine = drawn_sites(kernel, reference, own, seed);
+    auto last_adds = std::find_if(mine.rbegin(), mine.rend(), adds);
+    ASSERT_NE(last_adds, mine.rend());
+    by_key_in_own = by_key_in_own || std::any_of(mine.rbegin(), last_adds, [](const Site& s) {
+                      return !onto_gpsimd(s) && !loopnest::overlaps_rows_only(s.transform, s.params);
+                    });
+  }
+  EXPECT_TRUE(by_key_in_own) << "with the Tensor Engine 69% busy a reorder back is drawn among the others";
+}
+
 }  // namespace
 }  // namespace agents::builtin

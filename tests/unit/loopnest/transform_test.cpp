@@ -558,16 +558,31 @@ TEST(LoopNestTransforms, FreeSizeFindsTheSameSitesInEveryStyleAndKeepsTheResult)
 }
 
 // Tensor Engine instructions the kernel runs (each matmul or transpose times its loops' trips).
-int64_t pe_instructions(loopnest::Kernel k) {
-  loopnest::Analysis an(k);
-  int64_t n = 0;
-  for (const auto& r : an.ops) {
-    if (r.op().cls != loopnest::OpClass::Matmul && r.op().cls != loopnest::OpClass::Transpose) continue;
-    int64_t times = 1;
-    for (int l : r.loops) times *= k.loops.at(l).trip().value_or(0);
-    n += times;
+double pe_instructions(loopnest::Kernel k) { return loopnest::engine_instructions(k)["pe"]; }
+
+// A reorder_reuse back (after one made the rows outer) prepares the rows per column block again:
+// its site says how many more Tensor Engine instructions the kernel then runs (Site::adds, what the
+// planner weighs against the engine's busy time); the first one, which runs fewer, says nothing.
+TEST(LoopNestTransforms, AReorderReuseBackSaysHowMuchTensorEngineWorkItAdds) {
+  for (const char* style : {"tiles", "grid", "api"}) {
+    const CorpusKernel& k = kernel(std::string("tests/kernels/colblock_matmul_") + style + ".py");
+    for (const auto& s : loopnest::find_sites(*lifted(k))) {
+      if (s.transform != "reorder_reuse") continue;
+      EXPECT_TRUE(s.adds.empty()) << s.key();
+      if (s.params.at("factor") != "1") continue;
+      std::string rows_outer = loopnest::apply_site(k.path, k.text, k.args, s);
+      std::set<std::string> back;
+      for (const auto& t : loopnest::find_sites(loopnest::lift_source(k.path, rows_outer, k.args))) {
+        if (t.transform != "reorder_reuse") continue;
+        back.insert(t.params.at("factor"));
+        // By 1: 2 rows x 2 K tiles transposed + 16 matmuls -> 2 blocks x 2 rows x 2 K tiles + 16, 24 / 20.
+        // By 2 the one block of both columns prepares each row once, as now: nothing added.
+        if (t.params.at("factor") == "1") EXPECT_DOUBLE_EQ(t.adds.at("pe"), 1.2) << t.key();
+        if (t.params.at("factor") == "2") EXPECT_FALSE(t.adds.count("pe")) << t.key();
+      }
+      EXPECT_TRUE(back.count("1")) << k.path;
+    }
   }
-  return n;
 }
 
 // reorder_reuse finds the same sites in the three forms of one nest: the small column-blocked

@@ -233,8 +233,12 @@ class Interchange : public Transform {
       if (inv.saved > inv.lost) note_relief(k, an, inv.fewer, s);
       // One loop runs in order and the other not: the swap changes which iterations the compiler
       // may overlap, not only their program order (a held-out silu, `for row (affine): for col
-      // (range)`, 1.21x swapped). The planner's table families plus the waiting it can win.
-      if (runs_in_order(k, lo) != runs_in_order(k, li)) s.relieves.insert({"dma", "pe", "serial"});
+      // (range)`, 1.21x swapped): the waiting it can win, besides the families the form found (the
+      // loads it makes invariant) or, when it found none, the planner's table families.
+      if (runs_in_order(k, lo) != runs_in_order(k, li)) {
+        if (s.relieves.empty()) s.relieves.insert({"dma", "pe"});
+        s.relieves.insert("serial");
+      }
       s.node = outer->id;
       s.line = outer->origin ? static_cast<int>(outer->origin->span.line) : 0;
       int inner_id = inner->id;

@@ -85,7 +85,8 @@ double Scheduler::Ready::on(int track, double semaphore_ns) const {
 
 double Scheduler::Ready::on_without_sbuf_space(int track, double semaphore_ns) const {
   double at = other_but_sbuf_space;
-  for (const Input& in : inputs) at = std::max(at, arrival({in.unheld_at, in.writer, in.unheld_at}, track, semaphore_ns));
+  for (const Input& in : inputs)
+    at = std::max(at, arrival({in.unheld_at, in.writer, in.unheld_at}, track, semaphore_ns));
   return at;
 }
 

@@ -23,7 +23,8 @@ trn::Profile profile_of(const std::string& kernel) {
 
 // A whole row per iteration: three of its 48 KiB tiles live at once fill trn1's 176 KiB partition,
 // so the next row's loads wait for this row's tiles to be released, and the Scalar Engine waits for
-// those loads most of the run. In 512-column chunks (8 KiB a chunk) nothing waits for space; the field is 0, not absent.
+// those loads most of the run. In 512-column chunks (8 KiB a chunk) nothing waits for space; the
+// field is 0, not absent.
 TEST(TrnSpaceWait, WholeRowsFillingSbufWaitOnSpaceAndChunkedRowsDoNot) {
   for (const char* kernel : {"whole_rows.py", "whole_rows_api.py"}) {
     SCOPED_TRACE(kernel);

@@ -294,18 +294,6 @@ double Scheduler::order_floor(const PendingOp& op, int track) const {
 // is a latency the engine spends on the waiting instruction (active time, ARCH2's static and
 // access overheads), but it occupies nothing: independent instructions of other iterations may
 // stream meanwhile (the compiler interleaves them, "partly hidden by ILP"), and then it is hidden.
-double Scheduler::fit(int track, bool psum_port, double ready, double fixed_ns, double busy_ns, PeCells pe_cells) {
-  EngineTimeline& engine = engine_timeline(track);
-  double start = engine.first_fit(pe_cells, ready + fixed_ns, busy_ns);
-  if (psum_port) {
-    // Find a slot free on both the engine and the PSUM port.
-    for (double port = psum_port_.first_fit(start, busy_ns); port != start;
-         port = psum_port_.first_fit(start, busy_ns))
-      start = engine.first_fit(pe_cells, port, busy_ns);
-  }
-  return start;
-}
-
 double Scheduler::place(int track, bool psum_port, double ready, double fixed_ns, double busy_ns,
                         const char* name, PeCells pe_cells) {
   EngineTimeline& engine = engine_timeline(track);
@@ -317,6 +305,19 @@ double Scheduler::place(int track, bool psum_port, double ready, double fixed_ns
   engine.occupy(pe_cells, start, busy_ns);
   active_[size_t(track)].add(std::min(exposed_from, start), start + busy_ns);
   if (timeline_) timeline_->event(track, name, start, busy_ns, current_line_);
+  return start;
+}
+
+// Where `place` would put it, without placing (the PSUM port too, when it needs it).
+double Scheduler::fit(int track, bool psum_port, double ready, double fixed_ns, double busy_ns, PeCells pe_cells) {
+  EngineTimeline& engine = engine_timeline(track);
+  double start = engine.first_fit(pe_cells, ready + fixed_ns, busy_ns);
+  if (psum_port) {
+    // Find a slot free on both the engine and the PSUM port.
+    for (double port = psum_port_.first_fit(start, busy_ns); port != start;
+         port = psum_port_.first_fit(start, busy_ns))
+      start = engine.first_fit(pe_cells, port, busy_ns);
+  }
   return start;
 }
 
@@ -348,7 +349,8 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
   // The fixed cost overlaps the table load, as it overlaps an earlier instruction's streaming.
   double at = std::max({ready.on(track, arch_.semaphore_ns), order, table_end - fixed});
   // Held back by SBUF space: the start it would have had with its space free (sbuf_space_wait_).
-  const double unheld_at = std::max({ready.on_without_sbuf_space(track, arch_.semaphore_ns), order, table_end - fixed});
+  const double unheld_at =
+      std::max({ready.on_without_sbuf_space(track, arch_.semaphore_ns), order, table_end - fixed});
   const double unheld_start = unheld_at < at ? fit(track, psum_port, unheld_at, fixed, busy, op.pe_cells) : -1;
   double start = place(track, psum_port, at, fixed, busy, to_string(op.opcode), op.pe_cells);
   if (unheld_start >= 0) sbuf_space_wait_.add(unheld_start, start);

@@ -30,6 +30,8 @@ void print_profile(const trn::Profile& p) {
   fmt::print("  engine active      scalar {:.1f}%, vector {:.1f}%, gpsimd {:.1f}%\n",
              p.scalar_engine_active_time_percent * 100, p.vector_engine_active_time_percent * 100,
              p.gpsimd_engine_active_time_percent * 100);
+  if (p.sbuf_space_wait_ms)  // the simulator's own field (docs/simulator.md, On-chip memory)
+    fmt::print("  sbuf space wait    {:.4f} ms (compute held back by SBUF space)\n", *p.sbuf_space_wait_ms);
   fmt::print("  instructions       {}\n", p.instructions);
 }
 

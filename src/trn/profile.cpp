@@ -48,6 +48,8 @@ nlohmann::json to_json(const Profile& profile) {
   nlohmann::json j = nlohmann::json::object();
   for_each_ratio(p, [&](const char* name, double& v) { j[name] = v; });
   for_each_count(p, [&](const char* name, uint64_t& v) { j[name] = v; });
+  // The simulator's own field: absent when unknown (a real profiler's profile).
+  if (p.sbuf_space_wait_ms) j["sbuf_space_wait_ms"] = *p.sbuf_space_wait_ms;
   j["engine_busy_ms"] = p.engine_busy_ms;
   j["instructions"] = p.instructions;
   j["arch"] = p.arch;
@@ -78,6 +80,10 @@ Profile profile_from_json(const nlohmann::json& j) {
       if (!value.is_number()) wrong_type("engine_busy_ms", "an object of numbers");
       p.engine_busy_ms[name] = value.get<double>();
     }
+  }
+  if (auto it = j.find("sbuf_space_wait_ms"); it != j.end() && !it->is_null()) {
+    if (!it->is_number() || it->get<double>() < 0) wrong_type("sbuf_space_wait_ms", "a non-negative number");
+    p.sbuf_space_wait_ms = it->get<double>();
   }
   if (auto it = j.find("instructions"); it != j.end() && !it->is_null()) {
     if (!it->is_number_integer() || it->get<int64_t>() < 0)

@@ -83,6 +83,13 @@ double Scheduler::Ready::on(int track, double semaphore_ns) const {
   return at;
 }
 
+double Scheduler::Ready::on_without_sbuf_space(int track, double semaphore_ns) const {
+  double at = other_but_sbuf_space;
+  for (const Input& in : inputs)
+    at = std::max(at, arrival({in.unheld_at, in.writer, in.unheld_at}, track, semaphore_ns));
+  return at;
+}
+
 double Scheduler::memory_transfer(const MemoryTransfer& t) {
   DmaShape shape;
   shape.direction = t.kind == MemoryTransfer::Kind::SpillSave ? DmaDirection::ToHbm : DmaDirection::FromHbm;
@@ -120,6 +127,7 @@ double Scheduler::memory_transfer(const MemoryTransfer& t) {
 // brought back. Reloads and spill saves are scheduled here, before the instruction.
 void Scheduler::dependencies(const PendingOp& op, Ready& ready) {
   ready.other = 0;
+  ready.sbuf_space = 0;
   ready.inputs.clear();
   std::vector<TileKey> pinned;
   for (const Access& a : op.accesses)
@@ -143,8 +151,12 @@ void Scheduler::dependencies(const PendingOp& op, Ready& ready) {
     // Rewritten while still being read: a fresh buffer, no wait for the readers (WAR) or the
     // last writer (WAW), only for space.
     if (!add_hazards(op, a, *memory_.find(a.key), ready)) space = std::max(space, memory_.rename(a.key));
-    if (a.write) ready.other = std::max(ready.other, space);
+    if (!a.write) continue;
+    if (a.operand.buffer == BufferKind::Sbuf) ready.sbuf_space = std::max(ready.sbuf_space, space);
+    else ready.other = std::max(ready.other, space);
   }
+  ready.other_but_sbuf_space = ready.other;
+  ready.other = std::max(ready.other, ready.sbuf_space);
 }
 
 bool Scheduler::add_hazards(const PendingOp& op, const Access& a, const TileState& t, Ready& ready) const {
@@ -152,11 +164,13 @@ bool Scheduler::add_hazards(const PendingOp& op, const Access& a, const TileStat
   const bool pe_accumulate = op.engine == Engine::Tensor && op.accumulate;
   if (a.read) {
     Hazards::Write w = t.last_write(region);
+    // The tile's latest writer, held back by SBUF space, made this input that much later.
+    const double held = w.at >= t.ready ? t.space_delay : 0;
     // A matmul accumulating into the region the previous matmul wrote waits the accumulation
     // turnaround after that one's streaming, not its result latency (ArchConfig): every TensorE
     // write is recorded at its streaming end plus pe_latency.
     if (pe_accumulate_access(op, a) && w.writer == kPe) w.at = accumulated_at(w.at);
-    ready.inputs.push_back({w.at, w.writer});
+    ready.inputs.push_back({w.at, w.writer, w.at - held});
   }
   if (!a.write) return true;
   const bool reads_it = std::any_of(op.accesses.begin(), op.accesses.end(),
@@ -216,14 +230,22 @@ double Scheduler::reserve_data(const DmaTiming& timing, double earliest) {
 }
 
 double Scheduler::schedule_dma(int queue, const DmaTiming& timing, double ready, const char* name,
-                               uint32_t line, bool in_order) {
+                               uint32_t line, bool in_order, double unheld_ready) {
   // A queue sets up one transfer at a time (the fixed cost), overlapped with the data of the
   // transfers before it; the data moves in free fabric time. Like a compute engine, a queue takes
   // transfers in program order inside sequential loops and lets the compiler move independent
   // transfers of affine_range iterations into earlier free setup slots.
   Queue& q = queues_[size_t(queue)];
-  double earliest = std::max(ready, in_order ? q.last_setup : q.floor);
+  const double floor = in_order ? q.last_setup : q.floor;
+  double earliest = std::max(ready, floor);
+  // Held back by SBUF space: the setup it would have started with its space free (sbuf_space_wait_).
+  const double unheld_setup = unheld_ready >= 0 && unheld_ready < ready
+                                  ? q.setups.first_fit(std::max(unheld_ready, floor), timing.setup_ns)
+                                  : -1;
   double setup_start = q.setups.reserve(earliest, timing.setup_ns);
+  // A transfer's own wait is not counted: loads wait for space wherever they run ahead of the
+  // engines that read them. Its readers count it where it makes them start later.
+  space_delay_ = unheld_setup >= 0 ? setup_start - unheld_setup : 0;
   q.last_setup = std::max(q.last_setup, setup_start);
   // The data moves in free fabric time, first-fit (a transfer that is ready early may use a gap
   // before one placed earlier).
@@ -275,20 +297,27 @@ double Scheduler::order_floor(const PendingOp& op, int track) const {
 double Scheduler::place(int track, bool psum_port, double ready, double fixed_ns, double busy_ns,
                         const char* name, PeCells pe_cells) {
   EngineTimeline& engine = engine_timeline(track);
-  double start = engine.first_fit(pe_cells, ready + fixed_ns, busy_ns);
-  if (psum_port) {
-    // Find a slot free on both the engine and the PSUM port.
-    for (double port = psum_port_.first_fit(start, busy_ns); port != start;
-         port = psum_port_.first_fit(start, busy_ns))
-      start = engine.first_fit(pe_cells, port, busy_ns);
-    psum_port_.occupy(start, busy_ns);
-  }
+  const double start = fit(track, psum_port, ready, fixed_ns, busy_ns, pe_cells);
+  if (psum_port) psum_port_.occupy(start, busy_ns);
   // The part of the fixed cost not hidden behind earlier streaming on this engine (on the PE
   // cells it uses).
   double exposed_from = std::max({ready, start - fixed_ns, engine.busy_end_before(pe_cells, start)});
   engine.occupy(pe_cells, start, busy_ns);
   active_[size_t(track)].add(std::min(exposed_from, start), start + busy_ns);
   if (timeline_) timeline_->event(track, name, start, busy_ns, current_line_);
+  return start;
+}
+
+// Where `place` would put it, without placing (the PSUM port too, when it needs it).
+double Scheduler::fit(int track, bool psum_port, double ready, double fixed_ns, double busy_ns, PeCells pe_cells) {
+  EngineTimeline& engine = engine_timeline(track);
+  double start = engine.first_fit(pe_cells, ready + fixed_ns, busy_ns);
+  if (psum_port) {
+    // Find a slot free on both the engine and the PSUM port.
+    for (double port = psum_port_.first_fit(start, busy_ns); port != start;
+         port = psum_port_.first_fit(start, busy_ns))
+      start = engine.first_fit(pe_cells, port, busy_ns);
+  }
   return start;
 }
 
@@ -319,7 +348,13 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
   const bool psum_port = arch_.shared_engine_ports && (track == kAct || track == kDve) && touches_psum(op);
   // The fixed cost overlaps the table load, as it overlaps an earlier instruction's streaming.
   double at = std::max({ready.on(track, arch_.semaphore_ns), order, table_end - fixed});
+  // Held back by SBUF space: the start it would have had with its space free (sbuf_space_wait_).
+  const double unheld_at =
+      std::max({ready.on_without_sbuf_space(track, arch_.semaphore_ns), order, table_end - fixed});
+  const double unheld_start = unheld_at < at ? fit(track, psum_port, unheld_at, fixed, busy, op.pe_cells) : -1;
   double start = place(track, psum_port, at, fixed, busy, to_string(op.opcode), op.pe_cells);
+  if (unheld_start >= 0) sbuf_space_wait_.add(unheld_start, start);
+  space_delay_ = 0;  // counted here; its readers' waits on it are not counted again
   last_start_[size_t(track)] = std::max(last_start_[size_t(track)], start);
   // A TensorE instruction that waits for a result of another compute engine (a transpose's
   // PSUM copy, a VectorE-scaled operand) holds the Tensor Engine's queue: the PE instructions
@@ -372,7 +407,7 @@ void Scheduler::retire(const PendingOp& op, double end, int track) {
       t.content_bytes = 0;
       t.clean = true;
     }
-    if (end >= t.ready) t.writer = writer;
+    if (end >= t.ready) t.writer = writer, t.space_delay = space_delay_;
     t.ready = std::max(t.ready, end);
     t.clean = t.clean && pure_load && !op.accumulate;
     uint64_t tile_bytes = t.bytes_per_partition * t.partitions;
@@ -458,7 +493,8 @@ void Scheduler::issue(const PendingOp& op) {
   if (op.engine == Engine::Dma) {
     double ready = scratch_ready_.on(-1, 0);
     const int queue = arch_.dma_queue_per_statement ? statement_queue(op.dma_stream) : next_queue(QueueClass::Io);
-    end = schedule_dma(queue, op.dma, ready, to_string(op.opcode), op.line, op.in_order);
+    end = schedule_dma(queue, op.dma, ready, to_string(op.opcode), op.line, op.in_order,
+                       scratch_ready_.on_without_sbuf_space(-1, 0));
   } else {
     end = schedule_compute(op, scratch_ready_, track);
   }
@@ -492,6 +528,7 @@ Profile Scheduler::summarize() const {
     p.gpsimd_engine_active_time_percent = active_[kPool].total() / end_ns_;
     p.dma_active_time_percent = dma_active_.total() / end_ns_;
   }
+  p.sbuf_space_wait_ms = sbuf_space_wait_.total() * 1e-6;
   for (int track = 0; track < kEngineCount; ++track)
     if (active_[size_t(track)].total() > 0)
       p.engine_busy_ms[engine_track_name(track)] = active_[size_t(track)].total() * 1e-6;

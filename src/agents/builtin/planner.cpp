@@ -142,8 +142,9 @@ const std::map<std::string, Affinity>& affinities() {
       {"affine_loop", {3.0, {{"latency_bound", 2}}}},
       {"chunk_rows", {0.4, {{"latency_bound", 10}, {"spill", 2}}}},
       {"fold_rows", {0.3, {{"narrow_dma", 20}, {"dma_bound", 1.5}}}},
-      // Frees a row's dead tiles at once: the next row's loads stop waiting for SBUF space.
-      {"in_place", {1.5, {{"latency_bound", 1.5}, {"pe_busy", 1.3}, {"spill", 1.5}}}},
+      // Frees a row's dead tiles at once: the next row's loads stop waiting for SBUF space. Where
+      // the profile measures no such wait it is drawn last (frees_space_nobody_waits_for).
+      {"in_place", {1.5, {{"latency_bound", 1.5}, {"pe_busy", 1.3}, {"spill", 1.5}, {"space_bound", 1.5}}}},
       // The norm-matmul nest (chain.cpp, feed_first.cpp): the Tensor Engine waits for each row's
       // ScalarE/VectorE normalization, or for PSUM copies queued behind independent work.
       {"forward_defer", {3.0, {{"pe_idle", 1.5}, {"spill", 2}, {"dma_bound", 1.3}}}},
@@ -226,6 +227,7 @@ DrawPlace draw_place(const Site& s, const std::optional<Roofline>& bounds, bool 
   if (overlaps_rows_without_waiting(s.transform, s.params, *bounds)) return DrawPlace::Last;
   if (only_reorders_iterations(s.transform, s.params, {s.relieves, s.feeds})) return DrawPlace::Last;
   if (adds_work_past_latency(s.adds, *bounds)) return DrawPlace::Last;
+  if (frees_space_nobody_waits_for(s.transform, *bounds)) return DrawPlace::Last;
   return DrawPlace::ByKey;
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "agents/builtin/symptoms.h"
 #include "loopnest/transform.h"
 #include "tensor/dtype.h"
 
@@ -21,6 +22,7 @@ Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch) {
     r.dma_ideal = arch.hbm_traffic_floor_ns(double(p.hbm_read_bytes), double(p.hbm_write_bytes)) * 1e-6;
   double flops_per_ms = arch.tensor_peak_flops() / 1e3;
   if (flops_per_ms > 0) r.pe_ideal = static_cast<double>(p.hardware_flops) / flops_per_ms;
+  r.space_wait = space_wait_share(p);
   r.dve_pool_shared = arch.shared_engine_ports;
   r.dve_ghz = arch.vector_ghz;
   r.pool_ghz = arch.gpsimd_ghz;
@@ -155,6 +157,10 @@ bool adds_work_past_latency(const std::map<std::string, double>& adds, const Roo
     if (busy != r.busy.end() && busy->second * ratio >= r.latency) return true;
   }
   return false;
+}
+
+bool frees_space_nobody_waits_for(const std::string& transform, const Roofline& r) {
+  return transform == "in_place" && r.space_wait && *r.space_wait < kSpaceBoundShare;
 }
 
 bool waits_and_only_order_is_lifted(const std::string& transform, const Roofline& r) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -31,6 +32,9 @@ struct Roofline {
   // ISA's cost table; GpSimd reads 32 bits per partition per cycle, trainium-performance.md 1.4),
   // so on one timeline work moved to the faster clock still shortens it.
   double dve_ghz = 0, pool_ghz = 0;
+  // Share of the latency a compute instruction waited on SBUF space (symptoms.h space_wait_share);
+  // empty when the profile does not say.
+  std::optional<double> space_wait;
 };
 
 Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch);
@@ -98,6 +102,14 @@ bool adds_work_past_latency(const std::map<std::string, double>& adds, const Roo
 // anomalies, and the waiting is what it can win: the planner draws such sites before every other
 // (the legacy rope, its `range` loop run in order: 4.108 -> 2.890 ms on trn1 in one move).
 bool waits_and_only_order_is_lifted(const std::string& transform, const Roofline& r);
+
+// in_place's only effect is a smaller footprint: a result written over its dying input frees that
+// tile's space sooner. Where the profile measured (almost) no wait on SBUF space (share below
+// kSpaceBoundShare) nothing starts earlier for it, and the planner draws it after every other site.
+// Over the stored agent runs (sessions 32-33, docs/builtin_agent.md "in_place") such draws gained
+// 0 of 16 times on the runs the threshold was chosen on, and 3 of 28 times (<= 0.84%) on three
+// others. (chunk_rows also frees space, but gains without any wait: rope 1.13-1.24x. Not such a site.)
+bool frees_space_nobody_waits_for(const std::string& transform, const Roofline& r);
 
 double roofline_weight(const std::string& transform, const std::map<std::string, std::string>& params,
                        const Roofline& r, const SiteRelief& relief = {});

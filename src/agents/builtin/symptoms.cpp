@@ -11,6 +11,11 @@ double busy_fraction(const trn::Profile& profile, const std::string& engine) {
   return std::min(1.0, it->second / profile.latency);
 }
 
+std::optional<double> space_wait_share(const trn::Profile& p) {
+  if (!p.sbuf_space_wait_ms || p.latency <= 0) return std::nullopt;
+  return std::min(1.0, *p.sbuf_space_wait_ms / p.latency);
+}
+
 Symptoms diagnose(const trn::Profile& p) {
   Symptoms s;
   if (p.spill_save_bytes + p.spill_reload_bytes > 0) s.insert("spill");
@@ -33,6 +38,9 @@ Symptoms diagnose(const trn::Profile& p) {
   if (dma > 0.2 && ms("dma_load") + ms("dma_store") > 1.25 * ms("dma")) s.insert("narrow_dma");
   // Nothing near saturation: the kernel waits on dependences or on-chip space, not on an engine.
   if (p.latency > 0 && std::max({pe, act, dve, pool, dma}) < 0.7) s.insert("latency_bound");
+  // An engine free but its next instruction waiting for SBUF space (its own result's, or its
+  // input's load's): a smaller footprint lets it start.
+  if (auto share = space_wait_share(p); share && *share >= kSpaceBoundShare) s.insert("space_bound");
   // Instructions so short that their fixed cost (static overhead, DMA setup) matters: more than
   // one instruction per microsecond of kernel time.
   if (p.latency > 0 && static_cast<double>(p.instructions) / (p.latency * 1e3) > 1.0) s.insert("many_instructions");

@@ -16,6 +16,7 @@
  "psum_read_bytes": 0,
  "psum_write_bytes": 2048,
  "sbuf_read_bytes": 1280,
+ "sbuf_space_wait_ms": 0.0,
  "sbuf_write_bytes": 0,
  "scalar_engine_active_time_percent": 0.0,
  "spill_reload_bytes": 0,

@@ -19,6 +19,7 @@
  "psum_read_bytes": 0,
  "psum_write_bytes": 0,
  "sbuf_read_bytes": 1056768,
+ "sbuf_space_wait_ms": 0.0,
  "sbuf_write_bytes": 1056768,
  "scalar_engine_active_time_percent": 0.18639749750072562,
  "spill_reload_bytes": 0,

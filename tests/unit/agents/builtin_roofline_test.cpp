@@ -10,6 +10,7 @@
 #include "agents/builtin/plan_text.h"
 #include "agents/builtin/planner.h"
 #include "agents/builtin/roofline.h"
+#include "agents/builtin/symptoms.h"
 #include "builtin_test_support.h"
 #include "eval/profile_run.h"
 #include "loopnest/transform.h"
@@ -482,6 +483,60 @@ TEST(BuiltinRoofline, AMoveThatAddsWorkPastTheLatencyToAnEngineIsDrawnAfterEvery
                     });
   }
   EXPECT_TRUE(by_key_in_own) << "with the Tensor Engine 69% busy a reorder back is drawn among the others";
+}
+
+// The simulator's SBUF space wait (trn::Profile::sbuf_space_wait_ms) as a symptom and in the roofline:
+// `space_bound` from 5% of the latency on; below it in_place (whose only effect is a smaller
+// footprint) cannot start anything earlier and is drawn last; a real profiler's profile, which does
+// not measure the wait, says nothing either way.
+TEST(BuiltinRoofline, SpaceWaitShareMakesTheSpaceBoundSymptomAndDrawsInPlaceLastBelowIt) {
+  const auto& arch = trn::arch_config("trn1");
+  trn::Profile p = profile(1.0, {{"dve", 0.5}, {"dma", 0.4}});
+  EXPECT_FALSE(space_wait_share(p));
+  EXPECT_FALSE(diagnose(p).count("space_bound"));
+  EXPECT_FALSE(frees_space_nobody_waits_for("in_place", roofline(p, arch)));  // unknown: drawn by key
+  p.sbuf_space_wait_ms = 0.0;
+  EXPECT_TRUE(frees_space_nobody_waits_for("in_place", roofline(p, arch)));
+  EXPECT_FALSE(frees_space_nobody_waits_for("chunk_rows", roofline(p, arch)));  // gains without any wait
+  p.sbuf_space_wait_ms = 0.04;
+  EXPECT_FALSE(diagnose(p).count("space_bound"));
+  EXPECT_TRUE(frees_space_nobody_waits_for("in_place", roofline(p, arch)));
+  p.sbuf_space_wait_ms = 0.3;
+  EXPECT_TRUE(diagnose(p).count("space_bound"));
+  EXPECT_FALSE(frees_space_nobody_waits_for("in_place", roofline(p, arch)));
+  EXPECT_EQ(space_wait_share(p).value_or(-1), 0.3);
+}
+
+// whole_rows.py (tests/kernels/space_wait): three live 48 KiB tiles of a row fill the SBUF partition
+// and the Scalar Engine waits ~85% of the time for the next row's loads, which wait for space. On its
+// simulated profile in_place is drawn by its weight, somewhere before the sites drawn last; on the
+// same profile with no space wait it comes after every site drawn by key.
+TEST(BuiltinRoofline, InPlaceIsDrawnByWeightWhereTheKernelWaitsOnSpaceAndLastWhereItDoesNot) {
+  const std::string kernel = "tests/kernels/space_wait/whole_rows.py", reference = "tests/kernels/space_wait/rows.ref.py";
+  trn::Profile waiting = simulated(kernel, reference);
+  ASSERT_TRUE(waiting.sbuf_space_wait_ms);
+  ASSERT_GT(*waiting.sbuf_space_wait_ms, 0.5 * waiting.latency);
+  trn::Profile none = waiting;
+  none.sbuf_space_wait_ms = 0.0;
+  const Roofline r = roofline(none, trn::arch_config("trn1"));
+  auto drawn_last_anyway = [&](const Site& s) {
+    return s.transform == "in_place" || onto_gpsimd(s) || loopnest::overlaps_rows_only(s.transform, s.params) ||
+           only_reorders_iterations(s.transform, s.params, {s.relieves, s.feeds}) ||
+           shortens_only_unbinding_dma(r, {s.relieves, s.feeds});
+  };
+  bool before_others = false;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE(seed);
+    std::vector<Site> last = drawn_sites(kernel, reference, none, seed);
+    auto first = std::find_if(last.begin(), last.end(), [](const Site& s) { return s.transform == "in_place"; });
+    ASSERT_NE(first, last.end()) << "whole_rows offers in_place";
+    for (auto it = first; it != last.end(); ++it) EXPECT_TRUE(drawn_last_anyway(*it)) << "drawn after it: " << it->key();
+    std::vector<Site> order = drawn_sites(kernel, reference, waiting, seed);
+    auto mine = std::find_if(order.begin(), order.end(), [](const Site& s) { return s.transform == "in_place"; });
+    ASSERT_NE(mine, order.end());
+    before_others = before_others || std::any_of(mine, order.end(), [&](const Site& s) { return !drawn_last_anyway(s); });
+  }
+  EXPECT_TRUE(before_others) << "in_place never drawn before another site on a kernel waiting on space";
 }
 
 }  // namespace

@@ -18,8 +18,9 @@
 //     a block enclosing L, every other access inside L, none in a helper's frozen body, no other
 //     statement naming it;
 //   - L's variable indexes it only through one block dim d (before the partition dim), at one point,
-//     by one same expression in every access (`qt % 2`, `qt`): each iteration touches one slot, the
-//     slot dim goes; or not at all (the buffer only moves into L);
+//     by one same expression in every access, of L and the loops around it only (`qt % 2`, `qt`):
+//     each iteration touches one slot, the slot dim goes; or not at all (the buffer only moves
+//     into L);
 //   - privatizable (privatize.h, shared with expand_buffer): every read in an iteration reads what
 //     the same iteration wrote before it; the value is dead after L (no access outside it);
 //   - the site exists when L runs in order (a sequential_range, a legacy `range`) and its iterations
@@ -143,6 +144,11 @@ std::optional<Candidate> candidate(const Kernel& k, const Node& ln, int t) {
       slot = x.access->dims[d].start;
     }
   }
+  // The slot is fixed for an iteration of L: its expression names L and the loops around L only
+  // (`(qt + j) % 2` would be several slots of one iteration, which one tile cannot hold).
+  if (slot)
+    for (int v : slot->vars())
+      if (v != L && std::find(l_loops.begin(), l_loops.end(), v) == l_loops.end()) return std::nullopt;
   if (c.dim >= 0)
     for (const Touch& x : within) {
       const DimIndex& di = x.access->dims[static_cast<size_t>(c.dim)];

@@ -15,16 +15,9 @@
 //   - the buffer is declared on chip in SBUF (a declaration, one tile or a list of tiles), outside
 //     L, and every other access of it lies inside L, none of them using L's variable, none in a
 //     helper's frozen body, no view aliasing it; L starts at 0 and steps by 1, its trip known;
-//   - no value is live into an iteration of L (privatizable): every read of the buffer in L's body
-//     reads what the same iteration wrote before it. A read is covered
-//       (a) by an earlier unconditional write of the same region (or of the whole buffer) in loops
-//           that enclose the read, or
-//       (b) inside a loop M in L, by a first iteration of M that does not read the buffer (a
-//           number-or-tile operand taking the number exactly when M is at its start,
-//           `0.0 if blk == 0 else carry`, Operand::number_when; or an earlier write of the region
-//           under a condition true exactly at M's start, `if blk == 0: memset(carry)`), and a write
-//           of the same region in every iteration of M (in the same loops as the read, not moving
-//           with M) for the iterations after it;
+//   - no value is live into an iteration of L (privatizable, privatize.h): every read of the buffer
+//     in L's body reads what the same iteration wrote before it (the coverage rules: privatize.cpp,
+//     shared with private_ring);
 //   - the expanded buffer with every other SBUF tile fits a partition of the smallest architecture
 //     (hoist_expand's rule: other_sbuf_bytes, sbuf_budget).
 // The value is dead after L for free: no access lies outside it.
@@ -39,141 +32,12 @@
 
 #include "loopnest/api.h"
 #include "loopnest/nest_walk.h"
+#include "loopnest/privatize.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
 
 namespace {
-
-// One access of the buffer inside L, in program order.
-struct Touch {
-  const Op* op = nullptr;
-  const Access* access = nullptr;
-  const Operand* operand = nullptr;  // the read's operand (null for writes and destination reads)
-  bool write = false;
-  std::vector<int> loops;            // loops between L and the access, outermost first
-  std::vector<const Node*> conds;    // If nodes between L and the access
-};
-
-// Whether the bool expression `e` of loop `m`'s variable is 1 exactly at m's first iteration.
-bool first_iteration_only(const Kernel& k, const IExpr& e, int m) {
-  const Loop& l = k.loops.at(m);
-  auto trip = l.trip();
-  if (!trip || !l.start.is_constant()) return false;
-  for (int v : e.vars())
-    if (v != m) return false;
-  for (int64_t i = 0; i < *trip; ++i) {
-    auto value = e.eval({{m, l.start.constant() + i * l.step}});
-    if (!value || (*value != 0) != (i == 0)) return false;
-  }
-  return true;
-}
-
-// The same for an If node's condition.
-bool first_iteration_only(const Kernel& k, const Node& cond, int m) {
-  if (!cond.orelse.empty()) return false;
-  return first_iteration_only(k, IExpr::select(cond.cond_l, cond.cond, cond.cond_r, IExpr(1), IExpr(0)), m);
-}
-
-// Whether write `w` covers every element read `r` reads, for the same values of the loop variables:
-// per dim, w's interval holds r's (the differences of their bounds constant); a dim indexed by an
-// integer alone (a block of a list or ndarray) the same integer.
-bool covers(const Kernel& k, const Access& w, const Access& r) {
-  if (w == r || accesses_whole(k, w)) return true;
-  if (w.tensor != r.tensor || w.dims.size() != r.dims.size()) return false;
-  auto nonnegative = [](const IExpr& e) { return e.is_constant() && e.constant() >= 0; };
-  for (size_t d = 0; d < w.dims.size(); ++d) {
-    const DimIndex &wd = w.dims[d], &rd = r.dims[d];
-    if (wd.terms.empty()) {
-      if (!rd.terms.empty() || wd.start != rd.start) return false;
-      continue;
-    }
-    if (wd.terms.size() != 1 || !wd.terms[0].affine() || wd.terms[0].stride != 1 || rd.terms.size() > 1) return false;
-    IExpr r_size = rd.terms.empty() ? IExpr(1) : rd.terms[0].size;
-    if (!rd.terms.empty() && (!rd.terms[0].affine() || rd.terms[0].stride != 1)) return false;
-    if (!nonnegative(rd.start - wd.start) || !nonnegative(wd.start + wd.terms[0].size - (rd.start + r_size))) return false;
-  }
-  return true;
-}
-
-bool is_prefix(const std::vector<int>& a, const std::vector<int>& b) {
-  return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
-}
-
-// Every access of storage `t` in `body` (program order), with the loops and conditions around it
-// below L; false when one lies in a frozen node or a helper's call.
-bool collect(const Kernel& k, const std::vector<Node>& body, int t, std::vector<int>& loops,
-             std::vector<const Node*>& conds, std::vector<Touch>& out) {
-  for (const Node& n : body) {
-    if (n.kind == NodeKind::Loop) {
-      loops.push_back(n.loop);
-      bool ok = collect(k, n.body, t, loops, conds, out);
-      loops.pop_back();
-      if (!ok) return false;
-      continue;
-    }
-    if (n.kind == NodeKind::Inline) {  // a helper's body touching it: its accesses are not the form's to rewrite
-      std::vector<Touch> helper;
-      if (!collect(k, n.body, t, loops, conds, helper) || !helper.empty()) return false;
-    }
-    if (n.kind == NodeKind::If) {
-      conds.push_back(&n);
-      bool ok = collect(k, n.body, t, loops, conds, out) && collect(k, n.orelse, t, loops, conds, out);
-      conds.pop_back();
-      if (!ok) return false;
-      continue;
-    }
-    for (const Op& op : n.ops) {
-      bool touches = false;
-      for (const Arg& a : op.args)
-        if (a.value.kind == Operand::Kind::Tile && storage_of(k, a.value.access.tensor) == t) {
-          out.push_back({&op, &a.value.access, &a.value, false, loops, conds});
-          touches = true;
-        }
-      if (op.dst && storage_of(k, op.dst->tensor) == t) {
-        if (op.accumulate || reads_destination(op)) out.push_back({&op, &*op.dst, nullptr, false, loops, conds});
-        out.push_back({&op, &*op.dst, nullptr, true, loops, conds});
-        touches = true;
-      }
-      if (touches && (n.frozen || n.kind == NodeKind::Inline)) return false;
-    }
-  }
-  return true;
-}
-
-// Whether every read in `touches` (one iteration of L) reads what that iteration wrote before it.
-bool privatizable(const Kernel& k, const std::vector<Touch>& touches) {
-  for (size_t i = 0; i < touches.size(); ++i) {
-    const Touch& r = touches[i];
-    if (r.write) continue;
-    // (a) an earlier unconditional write of the region, in loops around the read.
-    bool covered = false;
-    for (size_t j = 0; j < i && !covered; ++j) {
-      const Touch& w = touches[j];
-      covered = w.write && w.conds.empty() && w.op != r.op && is_prefix(w.loops, r.loops) &&
-                covers(k, *w.access, *r.access);
-    }
-    // (b) a loop M whose first iteration does not read it and whose every iteration writes it.
-    for (size_t d = 0; d < r.loops.size() && !covered; ++d) {
-      int m = r.loops[d];
-      if (uses_loop(*r.access, m)) continue;
-      bool first = r.operand && r.operand->number_when && first_iteration_only(k, *r.operand->number_when, m);
-      for (size_t j = 0; j < i && !first; ++j) {
-        const Touch& w = touches[j];
-        first = w.write && w.conds.size() == 1 && first_iteration_only(k, *w.conds[0], m) &&
-                is_prefix(w.loops, r.loops) && std::count(w.loops.begin(), w.loops.end(), m) &&
-                covers(k, *w.access, *r.access);
-      }
-      if (!first) continue;
-      covered = std::any_of(touches.begin(), touches.end(), [&](const Touch& w) {
-        return w.write && w.conds.empty() && w.loops == r.loops && !uses_loop(*w.access, m) &&
-               covers(k, *w.access, *r.access);
-      });
-    }
-    if (!covered) return false;
-  }
-  return true;
-}
 
 // How the author names the buffer: its list, else its own name.
 std::string display_name(const Tensor& t) { return t.list_name.empty() ? t.name : t.list_name; }
@@ -203,7 +67,7 @@ std::optional<Expansion> plan(Kernel& k, const Node& ln, int t) {
   std::vector<int> loops;
   std::vector<const Node*> conds;
   std::vector<Touch> all, within;
-  if (!collect(k, k.body, t, loops, conds, all) || !collect(k, ln.body, t, loops, conds, within)) return std::nullopt;
+  if (!collect_touches(k, k.body, t, loops, conds, all) || !collect_touches(k, ln.body, t, loops, conds, within)) return std::nullopt;
   size_t accesses = 0;  // every access but declarations
   for (const Touch& x : all) accesses += x.op->cls != OpClass::Alloc;
   if (within.empty() || accesses != within.size()) return std::nullopt;
@@ -217,59 +81,12 @@ std::optional<Expansion> plan(Kernel& k, const Node& ln, int t) {
 }
 
 // The author's text of the declared dims (`(n_ct, nl.par_dim(128), 1)`) kept for the dims that do
-// not change, so the redeclaration still reads `n_ct`.
+// not change (all but the last), so the redeclaration still reads `n_ct`.
 void keep_authored_dims(const Kernel& k, const Operand& shape, Tensor& t) {
-  if (!shape.origin || shape.origin->kind != nki::ExprKind::Tuple || !k.module) return;
-  const auto& elts = static_cast<const nki::SequenceExpr&>(*shape.origin).elts;
-  size_t first = t.list_levels();
-  if (elts.size() + first != t.shape.size()) return;
-  for (size_t d = 0; d + 1 < elts.size(); ++d) {
-    const nki::Span& sp = elts[d]->span;
-    if (sp.line == 0 || sp.line != sp.end_line) continue;
-    std::string text = k.module->file->line_text(sp.line).substr(sp.col - 1, sp.end_col - sp.col);
-    if (static_cast<int>(first + d) == t.partition_dim) continue;  // printed as par_dim(...) from the form
-    t.dim_text[first + d] = {t.shape[first + d], text};
-  }
-}
-
-// Gives each iteration of L its own columns of the buffer.
-// Whether node `n` still prints `name` once the buffer's reads are reprinted: a node printed as
-// written where its text says it, one printed from the form (dirty) through an operand it prints as
-// the author's text; a loop or branch through its header (its body's nodes are asked on their own).
-bool prints_name(const Kernel& k, const Node& n, const std::string& name) {
-  std::set<std::string> read;
-  if (n.kind == NodeKind::Loop || n.kind == NodeKind::If) {
-    if (n.origin && n.origin->kind == nki::StmtKind::For) names_of(*static_cast<const nki::ForStmt&>(*n.origin).iter, read);
-    if (n.origin && n.origin->kind == nki::StmtKind::If) names_of(*static_cast<const nki::IfStmt&>(*n.origin).test, read);
-    return read.count(name) > 0;
-  }
-  if (!n.dirty || !n.patch.empty()) return mentions(k, n, name);
-  for (const Op& op : n.ops) {
-    for (const Arg& a : op.args)
-      if (a.value.origin) names_of(*a.value.origin, read);
-    if (op.dst_origin) names_of(*op.dst_origin, read);
-  }
-  return read.count(name) > 0;
-}
-
-// A binding in L that an operand of the buffer was read through (`start = 0.0 if blk == 0 else
-// carry`, `initial=start`; a view of the buffer, which expand does not widen): the reads now print
-// the iteration's columns from the form, so when nothing else prints the name the binding is dead
-// (and names the whole wider buffer): it goes.
-void drop_unread_bindings(Kernel& k, Node& loop, const std::set<std::string>& names) {
-  for (const std::string& name : names) {
-    int binding = -1;
-    bool read = false;
-    for_each_node(loop.body, [&](const Node& n, const std::vector<int>&) {
-      bool binds = n.kind == NodeKind::Meta && (n.meta == MetaKind::Binding || n.meta == MetaKind::View) &&
-                   n.binds == std::vector<std::string>{name};
-      if (binds) binding = binding < 0 ? n.id : -2;  // bound twice: left alone
-      else read = read || prints_name(k, n, name);
-    });
-    size_t at = 0;
-    if (binding < 0 || read) continue;
-    if (std::vector<Node>* block = parent_block(loop.body, binding, at)) block->erase(block->begin() + long(at));
-  }
+  std::vector<std::string> text = authored_dims(k, shape, t);
+  for (size_t d = 0; d + 1 < text.size(); ++d)
+    if (!text[d].empty() && static_cast<int>(d) != t.partition_dim)  // printed as par_dim(...) from the form
+      t.dim_text[d] = {t.shape[d], text[d]};
 }
 
 void expand(Kernel& k, const Expansion& e) {

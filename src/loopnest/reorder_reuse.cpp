@@ -21,6 +21,7 @@
 
 #include "loopnest/api.h"
 #include "loopnest/nest_walk.h"
+#include "loopnest/privatize.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -233,26 +234,6 @@ Node* find_below(Node& root, int id) {
   for (auto& b : root.body)
     if (Node* x = find_below(b, id)) return x;
   return nullptr;
-}
-
-void drop_block_dim(Kernel& k, int t, int dim) {
-  Tensor& tensor = k.tensor(t);
-  tensor.shape.erase(tensor.shape.begin() + dim);
-  --tensor.partition_dim;
-  for_each_node(k.body, [&](Node& x, const std::vector<int>&) {
-    for (auto& op : x.ops) {
-      auto fix = [&](Access& a, const nki::Expr** origin) {
-        if (a.tensor != t || a.dims.size() <= static_cast<size_t>(dim)) return;
-        a.dims.erase(a.dims.begin() + dim);
-        if (origin) *origin = nullptr;
-        x.dirty = true;
-      };
-      if (op.dst) fix(*op.dst, &op.dst_origin);
-      for (auto& arg : op.args)
-        if (arg.value.kind == Operand::Kind::Tile) fix(arg.value.access, &arg.value.origin);
-    }
-  });
-  redeclare(k, {t});
 }
 
 void reorder(Kernel& k, const Plan& p) {

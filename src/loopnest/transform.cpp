@@ -13,6 +13,7 @@
 #include "loopnest/emit.h"
 #include "loopnest/lift.h"
 #include "loopnest/places.h"
+#include "loopnest/privatize.h"
 #include "loopnest/tidy.h"
 #include "nki/ast_printer.h"
 
@@ -95,6 +96,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_hoist_compute());
     v.push_back(make_expand_buffer());
     v.push_back(make_expand_interchange());
+    v.push_back(make_privatize_buffer());
     v.push_back(make_coalesce_stores());
     v.push_back(make_fill_partitions());
     v.push_back(make_hoist_transpose());

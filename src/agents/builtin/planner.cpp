@@ -140,6 +140,11 @@ const std::map<std::string, Affinity>& affinities() {
       // may then overlap them. One header changes and no work is added; where the kernel waits it
       // is drawn before every other site (waits_and_only_order_is_lifted, roofline.h).
       {"affine_loop", {3.0, {{"latency_bound", 2}}}},
+      // A hand-written ring (`buf[i % NBUF]`) declared per iteration: the loop's iterations then
+      // commute, so affine_loop (then=affine_range, the same site) and jam_rows apply; alone it
+      // changes no schedule and is drawn as the enabler of a two-step plan (gqa by author41: 12.42 ->
+      // 9.24 ms with jam_rows by 4 on the privatized query-tile loop, the Tensor Engine idle between tiles).
+      {"privatize_buffer", {2.0, {{"latency_bound", 2}, {"pe_idle", 1.5}}}},
       {"chunk_rows", {0.4, {{"latency_bound", 10}, {"spill", 2}}}},
       {"fold_rows", {0.3, {{"narrow_dma", 20}, {"dma_bound", 1.5}}}},
       // Frees a row's dead tiles at once: the next row's loads stop waiting for SBUF space. Where

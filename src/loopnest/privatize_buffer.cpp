@@ -1,0 +1,303 @@
+// Array privatization of hand multi-buffered storage on the form. An ISA-minded author rings a
+// buffer by hand: declared once outside the loop with a slot dim in front of the partition dim,
+// `sc_ring = nl.ndarray((NBUF, nl.par_dim(P), N), ...)`, each iteration of `for qt in
+// nl.sequential_range(n)` filling and reading its slot `sc_ring[qt % NBUF]` (or a scratch ring
+// indexed by an inner loop, `ps_ring[j % 2]`). Nothing flows between iterations, only the storage is
+// reused; yet iteration qt and qt + NBUF touch the same slot, so the loop's iterations do not commute
+// (iterations_commute) and neither affine_loop nor jam_rows applies: the loop runs in order.
+// A kernel engineer declares the buffer per iteration instead and lets the compiler's allocator
+// multi-buffer it:
+//   sc_ring = nl.ndarray((NBUF, par_dim(P), N))          for qt in ...:
+//   for qt in ...:                                =>      sc_ring = nl.ndarray((par_dim(P), N))
+//     sc_ring[qt % NBUF, :, j*F:(j+1)*F] = ...              sc_ring[:, 512*j:512*j + 512] = ...
+//     ... sc_ring[qt % NBUF] ...                             ... sc_ring ...
+// Every such buffer of the loop is privatized at once (one ring left shared still orders it).
+//
+// Legal from the form when, for loop L and each buffer:
+//   - an on-chip buffer (SBUF or PSUM, not a list of tiles), declared by one statement outside L in
+//     a block enclosing L, every other access inside L, none in a helper's frozen body, no other
+//     statement naming it;
+//   - L's variable indexes it only through one block dim d (before the partition dim), at one point,
+//     by one same expression in every access, of L and the loops around it only (`qt % 2`, `qt`):
+//     each iteration touches one slot, the slot dim goes; or not at all (the buffer only moves
+//     into L);
+//   - privatizable (privatize.h, shared with expand_buffer): every read in an iteration reads what
+//     the same iteration wrote before it; the value is dead after L (no access outside it);
+//   - the site exists when L runs in order (a sequential_range, a legacy `range`) and its iterations
+//     do not commute as written but do once every such buffer is private (the move's point: an
+//     affine_range the compiler may already overlap gains nothing); a view binding of a buffer (`pT = pT_ring[s]`) goes with it
+//     when nothing else prints it, else no site.
+// Offered alone and, when affine_loop can rewrite L's header, with L then written affine_range
+// (then=affine_range): privatizing alone changes no schedule, the loop still runs in order.
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "loopnest/analysis.h"
+#include "loopnest/nest_walk.h"
+#include "loopnest/privatize.h"
+#include "loopnest/transform.h"
+
+namespace loopnest {
+
+namespace {
+
+struct Candidate {
+  int tensor = -1;
+  int decl_node = -1;
+  int dim = -1;  // the slot dim dropped; -1: none
+};
+
+// The declaration of a buffer: how many statements declare it, the last one, and the helper call
+// (a list comprehension) around it with how many operations that call holds.
+struct Decl {
+  int count = 0;
+  const Node* node = nullptr;
+  const Node* inline_node = nullptr;
+  int inline_ops = 0;
+};
+
+void find_declaration(const std::vector<Node>& body, int t, const Node* in_inline, Decl& out) {
+  for (const Node& n : body) {
+    for (const Op& op : n.ops)
+      if (op.dst && op.dst->tensor == t && is_declaration(op)) {
+        ++out.count;
+        out.node = &n;
+        out.inline_node = in_inline;
+        out.inline_ops = 0;
+        if (in_inline)
+          for_each_node(in_inline->body, [&](const Node& x, const std::vector<int>&) { out.inline_ops += int(x.ops.size()); });
+      }
+    find_declaration(n.body, t, n.kind == NodeKind::Inline ? &n : in_inline, out);
+    find_declaration(n.orelse, t, n.kind == NodeKind::Inline ? &n : in_inline, out);
+  }
+}
+
+std::optional<Candidate> candidate(const Kernel& k, const Node& ln, int t) {
+  const Tensor& tensor = k.tensor(t);
+  if (tensor.role != TensorRole::Buffer || !tensor.on_chip() || tensor.base >= 0 || tensor.list_loop >= 0 ||
+      tensor.bound_items)
+    return std::nullopt;
+  if (std::count(k.outputs.begin(), k.outputs.end(), t)) return std::nullopt;
+  for (const Tensor& o : k.tensors)
+    if (o.id != t && storage_of(k, o.id) == t) return std::nullopt;  // a view tensor aliases it
+  const int L = ln.loop;
+  std::set<int> inside = loops_within(ln);
+  if (inside.count(tensor.scope_loop)) return std::nullopt;
+  // The one declaration: a statement of its own (a list's: the comprehension making it, holding
+  // nothing else), in a block enclosing L, not in a helper's body.
+  Decl decl;
+  find_declaration(k.body, t, nullptr, decl);
+  // (A comprehension's body is frozen as a helper's is: the move replaces or moves it whole.)
+  if (decl.count != 1 || !decl.node || (!tensor.host_list && decl.node->frozen)) return std::nullopt;
+  if (tensor.host_list ? !decl.inline_node || decl.inline_ops != 1 : decl.inline_node != nullptr) return std::nullopt;
+  const Node* owner = tensor.host_list ? decl.inline_node : decl.node;
+  if (owner->kind != NodeKind::Inline && (owner->kind != NodeKind::Stmt || owner->ops.size() != 1)) return std::nullopt;
+  std::vector<int> decl_loops = loops_around(k, owner->id), l_loops = loops_around(k, ln.id);
+  if (decl_loops.size() > l_loops.size() || !std::equal(decl_loops.begin(), decl_loops.end(), l_loops.begin()))
+    return std::nullopt;
+  std::set<std::string> view_names;
+  bool stray = false;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Meta && n.view && storage_of(k, n.view->tensor) == t) {
+      if (n.binds.size() != 1) stray = true;
+      else view_names.insert(n.binds[0]);
+    }
+  });
+  if (stray) return std::nullopt;
+  // Every access but the declaration lies in L; view bindings of it too.
+  std::vector<int> loops;
+  std::vector<const Node*> conds;
+  std::vector<Touch> within;
+  if (!collect_touches(k, ln.body, t, loops, conds, within)) return std::nullopt;
+  std::set<const Op*> touching;
+  for (const Touch& x : within) touching.insert(x.op);
+  bool outside = false;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    for (const Op& op : n.ops) {
+      if (touching.count(&op) || (op.dst && op.dst->tensor == t && is_declaration(op))) continue;
+      bool touches = op.dst && storage_of(k, op.dst->tensor) == t;
+      for (const Arg& a : op.args) touches = touches || (a.value.kind == Operand::Kind::Tile && storage_of(k, a.value.access.tensor) == t);
+      outside = outside || touches;
+    }
+  });
+  if (within.empty() || outside) return std::nullopt;
+  int views_inside = 0;
+  for_each_node(ln.body, [&](const Node& n, const std::vector<int>&) {
+    views_inside += n.kind == NodeKind::Meta && n.view && storage_of(k, n.view->tensor) == t;
+  });
+  if (views_inside != static_cast<int>(view_names.size())) return std::nullopt;
+  // The slot dim: L's variable in one block dim, one expression everywhere, nowhere else.
+  Candidate c{t, owner->id, -1};
+  std::optional<IExpr> slot;
+  for (const Touch& x : within) {
+    if (x.op->cls == OpClass::Alloc || x.access->tensor != t) return std::nullopt;
+    if (x.operand && x.operand->number_when && x.operand->number_when->uses(L)) return std::nullopt;
+    for (size_t d = 0; d < x.access->dims.size(); ++d) {
+      if (!uses_loop(x.access->dims[d], L)) continue;
+      if (static_cast<int>(d) >= tensor.partition_dim || !x.access->dims[d].terms.empty() ||
+          (c.dim >= 0 && c.dim != static_cast<int>(d)))
+        return std::nullopt;
+      c.dim = static_cast<int>(d);
+      slot = x.access->dims[d].start;
+    }
+  }
+  // The slot is fixed for an iteration of L: its expression names L and the loops around L only
+  // (`(qt + j) % 2` would be several slots of one iteration, which one tile cannot hold).
+  if (slot)
+    for (int v : slot->vars())
+      if (v != L && std::find(l_loops.begin(), l_loops.end(), v) == l_loops.end()) return std::nullopt;
+  if (c.dim >= 0)
+    for (const Touch& x : within) {
+      const DimIndex& di = x.access->dims[static_cast<size_t>(c.dim)];
+      if (!di.terms.empty() || di.start != *slot) return std::nullopt;  // another slot: a value may flow
+    }
+  if (!std::any_of(within.begin(), within.end(), [](const Touch& x) { return !x.write; })) return std::nullopt;
+  if (!privatizable(k, within)) return std::nullopt;
+  // No statement outside the touching ones names it (`ring.shape`), nor the names of its views.
+  bool named = false;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Loop || n.kind == NodeKind::If || n.id == owner->id || n.id == decl.node->id) return;
+    if (n.kind == NodeKind::Meta && n.view && storage_of(k, n.view->tensor) == t) return;
+    bool touches = std::any_of(n.ops.begin(), n.ops.end(), [&](const Op& op) { return touching.count(&op) > 0; });
+    if (!touches && mentions(k, n, tensor.name)) named = true;
+  });
+  if (named) return std::nullopt;
+  return c;
+}
+
+// Every buffer of loop node `id` to privatize (declaration order).
+std::vector<Candidate> candidates(Kernel& k, int id) {
+  std::vector<Candidate> out;
+  const Node* ln = find_node(k, id);
+  if (!ln || ln->kind != NodeKind::Loop || ln->frozen) return out;
+  for (const Tensor& t : k.tensors)
+    if (auto c = candidate(k, *ln, t.id)) out.push_back(*c);
+  return out;
+}
+
+// Declares buffer `c` at the top of loop node `id` (after the declarations already there), its slot
+// dim dropped; its accesses print from the form, view bindings nothing prints any more go.
+void privatize(Kernel& k, int id, const Candidate& c) {
+  Node* ln = find_node(k, id);
+  const int L = ln->loop;
+  std::set<std::string> views;
+  for_each_node(ln->body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Meta && n.view && storage_of(k, n.view->tensor) == c.tensor) views.insert(n.binds[0]);
+  });
+  if (c.dim >= 0) {
+    // The kept dims print as the author wrote them (`nl.par_dim(P)`, `N`).
+    std::vector<std::string> text;
+    std::vector<Op*> decl_ops;
+    ops_of(*find_node(k, c.decl_node), decl_ops);
+    for (const Op* op : decl_ops)
+      if (const Arg* shape = op->arg("shape"); shape && shape->value.kind == Operand::Kind::Shape && op->dst &&
+                                                op->dst->tensor == c.tensor)
+        text = authored_dims(k, shape->value, k.tensor(c.tensor));
+    drop_block_dim(k, c.tensor, c.dim);
+    Tensor& t = k.tensor(c.tensor);
+    if (text.size() == t.shape.size() + 1) {
+      text.erase(text.begin() + c.dim);
+      t.dim_text.assign(t.shape.size(), {IExpr(), ""});
+      for (size_t d = 0; d < text.size(); ++d)
+        if (!text[d].empty()) t.dim_text[d] = {t.shape[d], text[d]};
+    }
+  } else if (!views.empty())  // the reads through a view print from the form, so the binding may go
+    for_each_node(ln->body, [&](Node& n, const std::vector<int>&) {
+      for (Op& op : n.ops) {
+        if (op.dst && op.dst->tensor == c.tensor) op.dst_origin = nullptr, n.dirty = true;
+        for (Arg& a : op.args)
+          if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == c.tensor) a.value.origin = nullptr, n.dirty = true;
+      }
+    });
+  ln = find_node(k, id);
+  drop_unread_bindings(k, *ln, views);
+  bool left = false;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    left = left || (n.kind == NodeKind::Meta && n.view && storage_of(k, n.view->tensor) == c.tensor);
+  });
+  if (left) throw TransformError("privatize_buffer: a view of the buffer is still printed");
+  Tensor& t = k.tensor(c.tensor);
+  t.scope_loop = L;
+  Node decl = *find_node(k, c.decl_node);
+  erase_node(k, c.decl_node);
+  decl.patch.clear();
+  if (c.dim >= 0) decl.dirty = true;
+  if (t.host_list && c.dim == 0) {  // the list of slots becomes the one tile it held
+    t.host_list = false;
+    t.list_name.clear();
+    decl = declaration_node(k, c.tensor);
+  }
+  Node* owner = find_node(k, id);
+  auto at = owner->body.begin();
+  while (at != owner->body.end() && at->kind == NodeKind::Stmt && at->ops.size() == 1 && is_declaration(at->ops[0])) ++at;
+  owner->body.insert(at, std::move(decl));
+}
+
+void privatize_all(Kernel& k, int id) {
+  for (auto cs = candidates(k, id); !cs.empty(); cs = candidates(k, id)) privatize(k, id, cs.front());
+}
+
+std::string names(const Kernel& k, const std::vector<Candidate>& cs) {
+  std::string out;
+  for (const Candidate& c : cs) out += (out.empty() ? "`" : ", `") + k.tensor(c.tensor).name + "`";
+  return out;
+}
+
+class PrivatizeBuffer : public Transform {
+ public:
+  std::string name() const override { return "privatize_buffer"; }
+  std::string description() const override {
+    return "declare the on-chip buffers a loop's iterations reuse but never pass values through (a hand-written "
+           "ring `buf[i % NBUF]`) inside the loop, one tile per iteration, so its iterations commute and the "
+           "compiler may overlap them (allocating the copies itself)";
+  }
+
+ protected:
+  bool visit(Kernel& k, const SiteSink& sink) const override {
+    for (int id : open_loop_ids(k)) {
+      const Node* ln = find_node(k, id);
+      if (!ln) continue;
+      const int L = ln->loop;
+      const Loop& l = k.loops.at(L);
+      if (!runs_in_order(k, l) || l.ordered || iterations_commute(k, L)) continue;
+      std::vector<Candidate> cs = candidates(k, id);
+      if (cs.empty()) continue;
+      Kernel trial = k;
+      try {
+        privatize_all(trial, id);
+      } catch (const TransformError&) {
+        continue;
+      }
+      if (!iterations_commute(trial, L)) continue;
+      bool affine = write_affine(trial, id);
+      Analysis an(k);
+      std::string what = fmt::format("declare {} inside `for {}`, one per iteration{}", names(k, cs), l.var,
+                                     std::any_of(cs.begin(), cs.end(), [](const Candidate& c) { return c.dim >= 0; })
+                                         ? " (the ring's slot dim dropped)"
+                                         : "");
+      std::optional<Site> s = make_loop_site(k, an, *ln, what + ": its iterations then touch nothing another writes",
+                                             {{"buffers", std::to_string(cs.size())}});
+      if (!s) continue;
+      if (sink(*s, [&k, id] { privatize_all(k, id); })) return true;
+      if (!affine) continue;
+      Site both = *s;
+      both.params["then"] = "affine_range";
+      both.summary = what + ", and write it affine_range: its iterations may then overlap";
+      if (sink(both, [&k, id] {
+            privatize_all(k, id);
+            if (!write_affine(k, id)) throw TransformError("privatize_buffer: the loop cannot be written affine_range");
+          }))
+        return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_privatize_buffer() { return std::make_unique<PrivatizeBuffer>(); }
+
+}  // namespace loopnest

@@ -127,7 +127,7 @@ double Scheduler::memory_transfer(const MemoryTransfer& t) {
 // brought back. Reloads and spill saves are scheduled here, before the instruction.
 void Scheduler::dependencies(const PendingOp& op, Ready& ready) {
   ready.other = 0;
-  ready.sbuf_space = 0;
+  double sbuf_space = 0;  // when the SBUF space it writes is free
   ready.inputs.clear();
   std::vector<TileKey> pinned;
   for (const Access& a : op.accesses)
@@ -152,11 +152,11 @@ void Scheduler::dependencies(const PendingOp& op, Ready& ready) {
     // last writer (WAW), only for space.
     if (!add_hazards(op, a, *memory_.find(a.key), ready)) space = std::max(space, memory_.rename(a.key));
     if (!a.write) continue;
-    if (a.operand.buffer == BufferKind::Sbuf) ready.sbuf_space = std::max(ready.sbuf_space, space);
+    if (a.operand.buffer == BufferKind::Sbuf) sbuf_space = std::max(sbuf_space, space);
     else ready.other = std::max(ready.other, space);
   }
   ready.other_but_sbuf_space = ready.other;
-  ready.other = std::max(ready.other, ready.sbuf_space);
+  ready.other = std::max(ready.other, sbuf_space);
 }
 
 bool Scheduler::add_hazards(const PendingOp& op, const Access& a, const TileState& t, Ready& ready) const {
@@ -407,7 +407,10 @@ void Scheduler::retire(const PendingOp& op, double end, int track) {
       t.content_bytes = 0;
       t.clean = true;
     }
-    if (end >= t.ready) t.writer = writer, t.space_delay = space_delay_;
+    if (end >= t.ready) {
+      t.writer = writer;
+      t.space_delay = space_delay_;
+    }
     t.ready = std::max(t.ready, end);
     t.clean = t.clean && pure_load && !op.accumulate;
     uint64_t tile_bytes = t.bytes_per_partition * t.partitions;

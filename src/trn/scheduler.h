@@ -85,10 +85,9 @@ class Scheduler {
   // other constraints (space, WAR, WAW).
   struct Ready {
     double other = 0;
-    // When the SBUF space the instruction writes is free (already in `other`), and `other`
-    // without it: with the inputs' unheld times, when it would be ready if SBUF space held back
-    // neither it nor the DMAs that load its inputs (sbuf_space_wait_).
-    double sbuf_space = 0;
+    // `other` without the wait for the SBUF space the instruction writes: with the inputs' unheld
+    // times, when it would be ready if SBUF space held back neither it nor the DMAs that load its
+    // inputs (sbuf_space_wait_).
     double other_but_sbuf_space = 0;
     struct Input {
       double at;

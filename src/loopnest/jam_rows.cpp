@@ -14,11 +14,13 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/jam_inline.h"
 #include "loopnest/scope_text.h"
 #include "loopnest/api.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 #include "nki/ast.h"
+#include "trn/tile_limits.h"
 
 namespace loopnest {
 
@@ -246,15 +248,24 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   }
   std::set<int> inner = {l};
   bool bad = false;
-  for_each_node(loop_node.body, [&](const Node& n, const std::vector<int>&) {
-    if (n.frozen || n.kind == NodeKind::Inline) bad = true;
-    if (n.kind == NodeKind::If && (n.cond_l.uses(l) || n.cond_r.uses(l))) bad = true;
-    if (n.kind == NodeKind::Loop) {
-      inner.insert(n.loop);
-      const Loop& m = k.loops.at(n.loop);
-      if (m.start.uses(l) || m.stop.uses(l)) bad = true;
+  // An Inline node (a comprehension of tiles, a helper call, an unrolled host loop) is copied per
+  // row whole, as its text with the row's names (jam_inline.cpp); what it holds is the helper's.
+  const std::set<std::string> bound_in_loop = names_bound_in(loop_node.body);
+  std::function<void(const std::vector<Node>&, bool)> scan = [&](const std::vector<Node>& nodes, bool in_inline) {
+    for (const Node& n : nodes) {
+      if (n.kind == NodeKind::Inline && !in_inline && !inline_copyable_whole(k, n, loop.var, bound_in_loop)) bad = true;
+      if (n.frozen && !in_inline && n.kind != NodeKind::Inline) bad = true;
+      if (n.kind == NodeKind::If && (n.cond_l.uses(l) || n.cond_r.uses(l))) bad = true;
+      if (n.kind == NodeKind::Loop) {
+        inner.insert(n.loop);
+        const Loop& m = k.loops.at(n.loop);
+        if (m.start.uses(l) || m.stop.uses(l)) bad = true;
+      }
+      scan(n.body, in_inline || n.kind == NodeKind::Inline);
+      scan(n.orelse, in_inline || n.kind == NodeKind::Inline);
     }
-  });
+  };
+  scan(loop_node.body, false);
   if (bad) return std::nullopt;
   std::vector<Op*> ops;
   ops_of(loop_node, ops);
@@ -385,6 +396,15 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
       // turn) gives rows i and i + 2 of one jammed block the same buffer.
       if (uses_loop(*w, l) && !op->accumulate && !distinct_per_row(*w, l, *trip, factor)) return std::nullopt;
     }
+  // A list of PSUM tiles an Inline node makes per row (the row's chunks of scores, one bank each)
+  // is held whole until read: F rows hold F of them, and past the PSUM's banks the tiles spill (a
+  // row of 8 banks jammed by 2 ran 2.2x slower, 1.1 GB of spill).
+  {
+    std::map<int, const Node*> made_in;
+    tensors_made_in_inlines(loop_node.body, made_in);
+    if (largest_psum_list_bytes(k, p.row_tensors, made_in) * factor > trn::limits::psum_bank_bytes * trn::limits::psum_num_banks)
+      return std::nullopt;
+  }
   for (int t : body_lists)
     if (!p.row_tensors.count(t)) return std::nullopt;
   // Row-independent ops writing a row's block: once, into the first row's block.
@@ -625,6 +645,34 @@ class UnrollJam : public Transform {
   }
   static bool node_per_row(const Ctx& c, const Node& n) { return node_per_row(*c.p, n); }
 
+  // Whether an operation of the node or of a node inside it is the row's.
+  static bool holds_row_work(const Ctx& c, const Node& n) {
+    if (node_per_row(c, n)) return true;
+    for (const auto* b : {&n.body, &n.orelse})
+      for (const Node& x : *b)
+        if (holds_row_work(c, x)) return true;
+    return false;
+  }
+
+  // Row j's copy of an Inline node: its operations (and those of the nodes inside) the row's, its
+  // text the author's with the row's tile names (jam_inline.cpp).
+  static Node copy_whole(Ctx& c, const Node& src, int64_t j) {
+    Node m = copy_node(c, src, j);
+    m.dirty = src.dirty;
+    for (auto* b : {&m.body, &m.orelse})
+      for (auto& x : *b) x = copy_whole(c, x, j);
+    return m;
+  }
+
+  static Node copy_inline(Ctx& c, const Node& src, int64_t j) {
+    Node m = copy_whole(c, src, j);
+    for (const auto& [t, copy] : c.copies[static_cast<size_t>(j)]) {
+      const std::string from = text_name(c.k->tensor(t).name), to = text_name(c.k->tensor(copy).name);
+      if (!from.empty() && !to.empty() && from != to) m.renames[from] = to;
+    }
+    return m;
+  }
+
   // Whether a view or binding names the row: its loop variable, a name computed from it, or a tile
   // of the row (`g_h = grad_tile[:, f0:f0 + 512]`: the row's tile is a copy per row now). The
   // copies' accesses write it out instead.
@@ -754,6 +802,13 @@ class UnrollJam : public Transform {
           }
           for (int64_t j = 0; j < c.p->factor; ++j) out.push_back(copy_node(c, n, j));
           break;
+        case NodeKind::Inline:
+          if (!holds_row_work(c, n)) {
+            out.push_back(std::move(n));
+            break;
+          }
+          for (int64_t j = 0; j < c.p->factor; ++j) out.push_back(copy_inline(c, n, j));
+          break;
         default: out.push_back(std::move(n)); break;
       }
     }
@@ -765,6 +820,7 @@ class UnrollJam : public Transform {
   static void shared_inner_calls(const Kernel& k, const std::vector<Node>& block, const Plan& p,
                                  std::map<int, size_t>& out) {
     for (const Node& n : block) {
+      if (n.kind == NodeKind::Inline) continue;  // copied whole, as written
       shared_inner_calls(k, n.body, p, out);
       shared_inner_calls(k, n.orelse, p, out);
       if (n.kind != NodeKind::Stmt || n.ops.size() < 2 || !node_per_row(p, n)) continue;
@@ -863,10 +919,13 @@ class UnrollJam : public Transform {
     c.nl = nl.id;
     // Per-row tiles: one copy per row, named name_j.
     c.copies.resize(static_cast<size_t>(p.factor));
+    std::map<int, const Node*> in_inline;  // a row tile an Inline node makes: named as its text binds it
+    tensors_made_in_inlines(loop_node->body, in_inline);
     for (int t : p.row_tensors) {
       for (int64_t j = 0; j < p.factor; ++j) {
         Tensor copy = k.tensor(t);
-        if (!copy.name.empty()) copy.name = fmt::format("{}_{}", copy.name, j);
+        if (auto it = in_inline.find(t); it != in_inline.end()) copy.name = inline_copy_name(k, *it->second, copy.name, j);
+        else if (!copy.name.empty()) copy.name = fmt::format("{}_{}", copy.name, j);
         if (!copy.list_name.empty()) copy.list_name = fmt::format("{}_{}", copy.list_name, j);
         if (copy.scope_loop == p.loop) copy.scope_loop = nl.id;
         c.copies[static_cast<size_t>(j)][t] = add_tensor(k, std::move(copy));

@@ -39,10 +39,17 @@ std::vector<Site> Transform::find(const Kernel& k) const {
 void Transform::apply(Kernel& k, const Site& site) const {
   bool done = false;
   auto matches = [&](const Site& s) { return s.params == site.params && (s.node == site.node || s.anchor == site.anchor); };
-  // Prefer the node id (same lift), else the anchor (the same op in a re-lifted text).
-  for (bool by_node : {true, false}) {
+  // Prefer the node id (same lift), else the anchor (the same op in a re-lifted text) on the site's
+  // line, else the anchor alone (a re-lifted text whose lines moved). Two loops of one nest share
+  // their anchor (the nest's first operation): jam_rows by 2 of `for g` and of `for qi` differ only
+  // by their line, and without it applying the second applied the first (author42 gqa_full).
+  enum class By { Node, AnchorLine, Anchor };
+  for (By by : {By::Node, By::AnchorLine, By::Anchor}) {
+    if (by == By::AnchorLine && site.line <= 0) continue;
     visit(k, [&](const Site& s, const Action& act) {
-      if (!matches(s) || (by_node && s.node != site.node) || (!by_node && s.anchor != site.anchor)) return false;
+      if (!matches(s)) return false;
+      if (by == By::Node ? s.node != site.node : s.anchor != site.anchor) return false;
+      if (by == By::AnchorLine && s.line != site.line) return false;
       act();
       done = true;
       return true;

@@ -84,6 +84,13 @@ std::string apply_loopnest_site(const std::string& source, const Site& site, con
   auto anchor = site.params.find("anchor");
   if (anchor == site.params.end()) throw RewriteError("a loop-nest site without its anchor");
   s.anchor = anchor->second;
+  // The line tells apart sites of one anchor (two loops of one nest): Transform::apply.
+  if (auto line = site.params.find("line"); line != site.params.end()) {
+    try {
+      s.line = std::stoi(line->second);
+    } catch (const std::exception&) {
+    }
+  }
   try {
     return loopnest::apply_site("kernel.py", source, args, s, entry, nc_version);
   } catch (const loopnest::LiftError& e) {

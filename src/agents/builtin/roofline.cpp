@@ -161,6 +161,21 @@ bool adds_work_past_latency(const std::map<std::string, double>& adds, const Roo
   return false;
 }
 
+bool leaves_a_saturated_limiter(const std::string& transform, const Roofline& r, const SiteRelief& relief) {
+  if (r.latency <= 0 || r.limiter.empty() || transform == "engine_move" || transform == "engine_assign") return false;
+  if (timeline_busy(r, r.limiter) < kSaturatedShare * r.latency) return false;
+  std::set<std::string> families = relief.relieves;
+  if (families.empty()) {
+    auto it = relieves().find(transform);
+    if (it == relieves().end()) return false;  // the move does not say: drawn by key
+    families = it->second;
+  }
+  bool shared = r.dve_pool_shared && (r.limiter == "dve" || r.limiter == "pool");
+  for (const auto& f : families)
+    if (f == r.limiter || (shared && (f == "dve" || f == "pool"))) return false;
+  return true;
+}
+
 bool frees_space_nobody_waits_for(const std::string& transform, const Roofline& r) {
   return transform == "in_place" && r.space_wait && *r.space_wait < kSpaceBoundShare;
 }

@@ -410,9 +410,11 @@ TEST(BuiltinRoofline, WhereTheKernelWaitsTheSiteForEveryLoopInOrderIsDrawnFirst)
 TEST(BuiltinRoofline, AnInterchangeThatMakesNoLoadInvariantIsDrawnAfterEveryOtherSite) {
   const std::string kernel = "nkibench/kernels/silu_M4096_N7168_0.py", reference = "nkibench/reference/silu_M4096_N7168.py";
   trn::Profile p = simulated(kernel, reference);
-  auto drawn_last_anyway = [](const Site& s) {
+  Roofline bounds = roofline(p, trn::arch_config("trn1"));
+  auto drawn_last_anyway = [&](const Site& s) {
     return onto_gpsimd(s) || loopnest::overlaps_rows_only(s.transform, s.params) ||
-           only_reorders_iterations(s.transform, s.params, {s.relieves, s.feeds});
+           only_reorders_iterations(s.transform, s.params, {s.relieves, s.feeds}) ||
+           leaves_a_saturated_limiter(s.transform, bounds, {s.relieves, s.feeds});
   };
   for (uint64_t seed = 1; seed <= 8; ++seed) {
     SCOPED_TRACE(seed);
@@ -483,6 +485,42 @@ TEST(BuiltinRoofline, AMoveThatAddsWorkPastTheLatencyToAnEngineIsDrawnAfterEvery
                     });
   }
   EXPECT_TRUE(by_key_in_own) << "with the Tensor Engine 69% busy a reorder back is drawn among the others";
+}
+
+// A family busy for 99% of the latency bounds it: a site that takes none of its work can win at most
+// 1%. The Tensor Engine of the bundled matmul's best (trn1, session 34's run: 22.59 of 22.62 ms) is
+// saturated: jam_rows of the row loop, which shares the column block's load (the form says: dma),
+// and the overlap-only jams take none of its work and are drawn last; at 97% busy (3% to win) they
+// are drawn as before.
+TEST(BuiltinRoofline, ASiteThatTakesNoWorkOffASaturatedLimiterIsDrawnAfterEveryOtherSite) {
+  const auto& arch = trn::arch_config("trn1");
+  trn::Profile saturated = profile(22.62, {{"pe", 22.59}, {"dma", 8.52}, {"act", 0.60}});
+  trn::Profile near = profile(23.29, {{"pe", 22.59}, {"dma", 8.52}, {"act", 0.60}});
+  Roofline r = roofline(saturated, arch);
+  EXPECT_TRUE(leaves_a_saturated_limiter("jam_rows", r, {{"dma"}, {"pe"}}));
+  EXPECT_TRUE(leaves_a_saturated_limiter("in_place", r, {}));      // the table: serial
+  EXPECT_FALSE(leaves_a_saturated_limiter("jam_rows", r, {{"dma", "pe"}, {}}));  // shares a transpose
+  EXPECT_FALSE(leaves_a_saturated_limiter("reorder_reuse", r, {}));  // the table: pe, dma
+  EXPECT_FALSE(leaves_a_saturated_limiter("engine_assign", r, {}));  // weighted by the busy gap
+  EXPECT_FALSE(leaves_a_saturated_limiter("no_such_move", r, {}));   // says nothing: by key
+  EXPECT_FALSE(leaves_a_saturated_limiter("jam_rows", roofline(near, arch), {{"dma"}, {}}));
+  // On NC-v2 the Vector Engine and GpSimd share one timeline: work off either relieves it.
+  Roofline vector = roofline(profile(1.0, {{"dve", 0.80}, {"pool", 0.195}}), arch);
+  EXPECT_FALSE(leaves_a_saturated_limiter("fill_partitions", vector, {{"pool"}, {}}));
+  EXPECT_TRUE(leaves_a_saturated_limiter("hoist_expand", vector, {{"dma"}, {}}));
+
+  // The sites of a matmul whose rows are the outer loop: each jam's form says what it shares (the
+  // column block's load: dma) or that it only overlaps rows (serial), never Tensor Engine work.
+  const std::string root = ACCELOPT_SOURCE_DIR, reference = "nkibench/reference/matmul_M4096_N12288_K5120.py";
+  auto args = eval::reference_arg_specs(root + "/" + reference, builtin_test::read(root + "/" + reference));
+  int jams = 0;
+  for (const Site& s : find_sites(builtin_test::read(root + "/tests/kernels/matmul_rows_outer.py"), args)) {
+    if (s.transform != "jam_rows") continue;
+    ++jams;
+    EXPECT_TRUE(leaves_a_saturated_limiter(s.transform, r, {s.relieves, s.feeds})) << s.key();
+    EXPECT_FALSE(leaves_a_saturated_limiter(s.transform, roofline(near, arch), {s.relieves, s.feeds})) << s.key();
+  }
+  EXPECT_GE(jams, 2);
 }
 
 // The simulator's SBUF space wait (trn::Profile::sbuf_space_wait_ms) as a symptom and in the roofline:

@@ -112,12 +112,12 @@ int64_t other_sbuf_bytes(const Kernel& k, const Analysis& an, int except) {
 
 int64_t sbuf_budget() { return trn::arch_config("trn1").sbuf_bytes_per_partition; }
 
-std::map<std::string, double> engine_instructions(Kernel& k) {
+std::map<std::string, double> engine_instructions(Kernel& k, bool dma) {
   std::map<std::string, double> out;
   Analysis an(k);
   for (const auto& r : an.ops) {
     const Op& op = r.op();
-    if (op.engine == Engine::None || op.engine == Engine::Dma || is_declaration(op)) continue;
+    if (op.engine == Engine::None || (op.engine == Engine::Dma && !dma) || is_declaration(op)) continue;
     double times = 1;
     for (int l : r.loops) {
       auto trip = k.loops.at(l).trip();
@@ -135,6 +135,16 @@ std::map<std::string, double> added_work(Kernel& before, Kernel& after) {
   for (const auto& [family, n] : now) {
     auto it = was.find(family);
     if (it != was.end() && it->second > 0 && n > 1.01 * it->second) out[family] = n / it->second;
+  }
+  return out;
+}
+
+std::set<std::string> relieved_work(Kernel& before, Kernel& after) {
+  std::set<std::string> out;
+  auto was = engine_instructions(before, true), now = engine_instructions(after, true);
+  for (const auto& [family, n] : was) {
+    auto it = now.find(family);
+    if (n > 0 && (it == now.end() ? 0.0 : it->second) < 0.99 * n) out.insert(family);
   }
   return out;
 }

@@ -36,13 +36,16 @@ double access_bytes(const Kernel& k, const Access& a);
 int64_t other_sbuf_bytes(const Kernel& k, const Analysis& an, int except);
 // The SBUF bytes of one partition of the smallest architecture (trn1).
 int64_t sbuf_budget();
-// Instructions each compute engine family ("pe", "dve", "act", "pool") runs over the whole kernel:
-// every operation once per iteration of each loop around it. Empty when a trip count is not
-// constant (a kernel lifted without the task's shapes).
-std::map<std::string, double> engine_instructions(Kernel& k);
+// Instructions each compute engine family ("pe", "dve", "act", "pool"; with `dma`, also the DMA
+// transfers as "dma") runs over the whole kernel: every operation once per iteration of each loop
+// around it. Empty when a trip count is not constant (a kernel lifted without the task's shapes).
+std::map<std::string, double> engine_instructions(Kernel& k, bool dma = false);
 // The engine families whose instruction count grows by over 1% from `before` to `after`, with the
 // ratio (Site::adds: the planner compares the family's busy time times the ratio with the latency).
 std::map<std::string, double> added_work(Kernel& before, Kernel& after);
+// The families ("dma" included) whose instruction count falls by over 1% from `before` to `after`:
+// what the move takes work off (Site::relieves, measured on the result rather than listed).
+std::set<std::string> relieved_work(Kernel& before, Kernel& after);
 
 // The statement's one operation that is not a declaration, or null (none, or several).
 const Op* sole_op(const Node& n);

@@ -309,6 +309,10 @@ class ReorderReuse : public Transform {
         Kernel result = reordered;
         if (f > 1) jam_rows(result, plan->inner, f);
         s->adds = added_work(k, result);
+        // What it takes work off, measured on the result: the rows' preparation run once per row
+        // (its load, its transposes), the other operand's loads shared by the jammed rows.
+        s->relieves = relieved_work(k, result);
+        if (s->relieves.empty()) s->relieves.insert("serial");
         Plan p = *plan;
         if (sink(*s, [&k, p, f] {
               reorder(k, p);

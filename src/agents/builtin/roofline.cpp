@@ -23,6 +23,7 @@ Roofline roofline(const trn::Profile& p, const trn::ArchConfig& arch) {
   double flops_per_ms = arch.tensor_peak_flops() / 1e3;
   if (flops_per_ms > 0) r.pe_ideal = static_cast<double>(p.hardware_flops) / flops_per_ms;
   r.space_wait = space_wait_share(p);
+  r.spills = p.spill_save_bytes + p.spill_reload_bytes > 0;
   r.dve_pool_shared = arch.shared_engine_ports;
   r.dve_ghz = arch.vector_ghz;
   r.pool_ghz = arch.gpsimd_ghz;
@@ -174,6 +175,10 @@ bool leaves_a_saturated_limiter(const std::string& transform, const Roofline& r,
   for (const auto& f : families)
     if (f == r.limiter || (shared && (f == "dve" || f == "pool"))) return false;
   return true;
+}
+
+bool fuses_where_nothing_spills(const std::string& transform, const Roofline& r) {
+  return transform == "fuse_nests" && r.latency > 0 && !r.spills;
 }
 
 bool frees_space_nobody_waits_for(const std::string& transform, const Roofline& r) {

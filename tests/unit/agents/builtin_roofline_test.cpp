@@ -523,6 +523,42 @@ TEST(BuiltinRoofline, ASiteThatTakesNoWorkOffASaturatedLimiterIsDrawnAfterEveryO
   EXPECT_GE(jams, 2);
 }
 
+// fuse_nests gains by the spill it removes: on the bundled bmm_softmax as written (its score rows
+// spill, 772 MB: session 34's run, 2.05x from the fusion) it is drawn by key among the first plans;
+// on the same profile without spill it is drawn after every other site.
+TEST(BuiltinRoofline, FusingNestsIsDrawnAfterEveryOtherSiteWhereNothingSpills) {
+  const auto& arch = trn::arch_config("trn1");
+  const std::string kernel = "nkibench/kernels/bmm_softmax_B16_K64_M4096_N4096_0.py",
+                    reference = "nkibench/reference/bmm_softmax_B16_K64_M4096_N4096.py";
+  trn::Profile spilling = profile(11.561, {{"dma", 9.88}, {"dve", 5.00}, {"act", 4.10}, {"pe", 3.04}});
+  spilling.spill_save_bytes = spilling.spill_reload_bytes = 385900000;
+  trn::Profile fits = spilling;
+  fits.spill_save_bytes = fits.spill_reload_bytes = 0;
+  EXPECT_FALSE(fuses_where_nothing_spills("fuse_nests", roofline(spilling, arch)));
+  EXPECT_TRUE(fuses_where_nothing_spills("fuse_nests", roofline(fits, arch)));
+  EXPECT_FALSE(fuses_where_nothing_spills("fuse_stages", roofline(fits, arch)));
+  auto fuse = [](const Site& s) { return s.transform == "fuse_nests"; };
+  Roofline bounds = roofline(fits, arch);
+  auto drawn_last_anyway = [&](const Site& s) {
+    return fuse(s) || onto_gpsimd(s) || loopnest::overlaps_rows_only(s.transform, s.params) ||
+           only_reorders_iterations(s.transform, s.params, {s.relieves, s.feeds}) ||
+           leaves_a_saturated_limiter(s.transform, bounds, {s.relieves, s.feeds}) ||
+           frees_space_nobody_waits_for(s.transform, bounds) || adds_work_past_latency(s.adds, bounds);
+  };
+  bool early_when_spilling = false;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE(seed);
+    std::vector<Site> order = drawn_sites(kernel, reference, fits, seed);
+    auto first = std::find_if(order.begin(), order.end(), fuse);
+    ASSERT_NE(first, order.end()) << "the bundled bmm_softmax offers fuse_nests";
+    for (auto it = first; it != order.end(); ++it) EXPECT_TRUE(drawn_last_anyway(*it)) << "drawn after it: " << it->key();
+    std::vector<Site> mine = drawn_sites(kernel, reference, spilling, seed);
+    auto at = std::find_if(mine.begin(), mine.end(), fuse);
+    early_when_spilling = early_when_spilling || (at != mine.end() && at - mine.begin() < 4);
+  }
+  EXPECT_TRUE(early_when_spilling) << "where the rows spill, fusion is among a round's first plans";
+}
+
 // The simulator's SBUF space wait (trn::Profile::sbuf_space_wait_ms) as a symptom and in the roofline:
 // `space_bound` from 5% of the latency on; below it in_place (whose only effect is a smaller
 // footprint) cannot start anything earlier and is drawn last; a real profiler's profile, which does

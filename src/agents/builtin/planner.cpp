@@ -234,6 +234,7 @@ DrawPlace draw_place(const Site& s, const std::optional<Roofline>& bounds, bool 
   if (adds_work_past_latency(s.adds, *bounds)) return DrawPlace::Last;
   if (leaves_a_saturated_limiter(s.transform, *bounds, {s.relieves, s.feeds})) return DrawPlace::Last;
   if (fuses_where_nothing_spills(s.transform, *bounds)) return DrawPlace::Last;
+  if (moves_work_off_an_idle_engine(s.transform, s.params, *bounds)) return DrawPlace::Last;
   if (frees_space_nobody_waits_for(s.transform, *bounds)) return DrawPlace::Last;
   return DrawPlace::ByKey;
 }

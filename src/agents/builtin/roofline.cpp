@@ -177,6 +177,17 @@ bool leaves_a_saturated_limiter(const std::string& transform, const Roofline& r,
   return true;
 }
 
+bool moves_work_off_an_idle_engine(const std::string& transform, const std::map<std::string, std::string>& params,
+                                   const Roofline& r) {
+  if (r.latency <= 0 || r.limiter.empty() || (transform != "engine_move" && transform != "engine_assign")) return false;
+  auto from = params.find("from");
+  if (from == params.end()) return false;
+  std::string src = family_of_engine(from->second);
+  bool shared = r.dve_pool_shared && (src == "dve" || src == "pool") && (r.limiter == "dve" || r.limiter == "pool");
+  if (src == r.limiter || shared) return false;
+  return timeline_busy(r, src) < kIdleSourceShare * r.latency;
+}
+
 bool fuses_where_nothing_spills(const std::string& transform, const Roofline& r) {
   return transform == "fuse_nests" && r.latency > 0 && !r.spills;
 }

@@ -8,6 +8,7 @@
 #include "loopnest/analysis.h"
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
+#include "nki/ast_walk.h"
 
 namespace loopnest::detail {
 
@@ -97,8 +98,14 @@ bool Lifter::merge_fresh_tiles(std::vector<AValue>& items, std::vector<Node>& it
 AValue Lifter::comprehension(const ComprehensionExpr& c) {
   // `name = [<tile of j> for j in range(n)]`: tried as the loop it means once the copies show it is
   // one (lift_rolled.cpp).
+  // (An element without a call or an operator computes no tile: no checkpoint, a copy of the whole
+  // form, for it.)
+  bool calls = false;
+  walk(*c.elt, [&](const Expr& x) {
+    calls = calls || x.kind == ExprKind::Call || x.kind == ExprKind::BinOp || x.kind == ExprKind::UnaryOp;
+  });
   const bool may_roll = &c == assigned_comprehension && c.kind == ExprKind::ListComp && c.generators.size() == 1 &&
-                        c.generators[0].ifs.empty() && c.generators[0].target->kind == ExprKind::Name;
+                        c.generators[0].ifs.empty() && c.generators[0].target->kind == ExprKind::Name && calls;
   assigned_comprehension = nullptr;  // not the element's own comprehensions, nor a second try
   // (A helper called in the iterable, `for blk in _tiles(t)`, sets its own for its return.)
   const nki::Stmt* const roll_statement = assigned_statement;

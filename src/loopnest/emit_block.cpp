@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "loopnest/api.h"
+#include "loopnest/jam_inline.h"
 
 namespace loopnest::detail {
 
@@ -143,7 +144,7 @@ void Emitter::emit_node(const Node& n, int depth, std::string& out) {
                            }) > 1;
       if (several && (n.dirty || !n.origin))
         throw EmitError("a changed statement making several named results cannot be printed");
-      if (!n.dirty && n.origin &&
+      if (!n.dirty && n.origin && !rolled_item(n) &&
           (gather || several || !(o_.regenerate && n.kind == NodeKind::Stmt && !walrus(*n.origin)))) {
         copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
       } else if (!n.patch.empty()) {
@@ -166,6 +167,7 @@ void Emitter::emit_node(const Node& n, int depth, std::string& out) {
       return;
     }
     case NodeKind::Loop: {
+      if (rolled_comprehension(k_, n)) return rolled_loop(n, depth, out);
       bool as_written = false;
       // A launch's program loop has no header in the text (its origin is the launched body's
       // first statement, for its line): always printed from the form.

@@ -56,6 +56,9 @@ class Emitter {
   void guard_continue(const Node& n, int depth, std::string& out);
   bool walrus(const Stmt& s) const;
   void copy_block(const Block& b, int depth, std::string& out) const;
+  // emit_rolled.cpp: a comprehension lifted as its loop (lift_rolled.cpp).
+  void rolled_loop(const Node& n, int depth, std::string& out);
+  bool rolled_item(const Node& n) const;
 
   // emit_call.cpp
   std::string str(const IExpr& e) const;

@@ -122,6 +122,31 @@ int64_t largest_psum_list_bytes(const Kernel& k, const std::set<int>& tensors, c
 
 std::string text_name(const std::string& name) { return name.substr(0, name.find('[')); }
 
+bool rolled_comprehension(const Kernel& k, const Node& n) {
+  if (n.kind != NodeKind::Loop || !n.origin || k.loops.at(n.loop).program) return false;
+  const nki::Expr* v = nullptr;
+  if (n.origin->kind == nki::StmtKind::Assign) v = static_cast<const nki::AssignStmt&>(*n.origin).value.get();
+  if (n.origin->kind == nki::StmtKind::Return) v = static_cast<const nki::ReturnStmt&>(*n.origin).value.get();
+  return v && v->kind == nki::ExprKind::ListComp;
+}
+
+int64_t largest_rolled_psum_list_bytes(const Kernel& k, const std::set<int>& tensors, const std::vector<Node>& body) {
+  std::set<int> rolled;
+  for_each_node(body, [&](const Node& n, const std::vector<int>&) {
+    if (rolled_comprehension(k, n)) rolled.insert(n.loop);
+  });
+  int64_t largest = 0;
+  for (int id : tensors) {
+    const Tensor& t = k.tensor(id);
+    if (t.memory != Memory::Psum || !rolled.count(t.list_loop)) continue;
+    int64_t bytes = itemsize_of(t.dtype);
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      if (static_cast<int>(d) != t.partition_dim) bytes *= t.shape[d].is_constant() ? t.shape[d].constant() : 0;
+    largest = std::max(largest, bytes);
+  }
+  return largest;
+}
+
 std::string inline_copy_name(const Kernel& k, const Node& n, const std::string& name, int64_t j) {
   const std::string base = text_name(name);
   if (base.empty() || !text_names(k, n, base)) return name;

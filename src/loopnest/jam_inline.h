@@ -37,4 +37,14 @@ int64_t largest_psum_list_bytes(const Kernel& k, const std::set<int>& tensors, c
 // The part of a tensor name the text spells (`scores` of `scores[0]`).
 std::string text_name(const std::string& name);
 
+// A comprehension lifted as the loop it means (lift_rolled.cpp: `scores = [... for j in range(n)]`,
+// a loop whose origin is the statement binding or returning the list), printed back only as a
+// comprehension: jam_rows copies it per row whole (its rows' lists side by side), never runs rows
+// inside it.
+bool rolled_comprehension(const Kernel& k, const Node& n);
+
+// The PSUM bytes per partition of the largest list of row tiles (`tensors`) a rolled comprehension
+// under `body` makes (the list's items together).
+int64_t largest_rolled_psum_list_bytes(const Kernel& k, const std::set<int>& tensors, const std::vector<Node>& body);
+
 }  // namespace loopnest

@@ -79,6 +79,8 @@ struct Plan {
   // loop completes (and its consumer on the next engine can start) while the next row's runs.
   // Jammed, both rows' results would be ready only at the end of the joint loop.
   bool whole_inner_loops = false;
+  // Lists a comprehension lifted as its loop makes (lift_rolled.cpp): copied per row whole.
+  std::set<int> rolled_lists;
 };
 
 // Whether the loop's body runs a loop in order (a sequential_range, a Python range in legacy code)
@@ -247,6 +249,7 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     reuses_scratch = true;
   }
   std::set<int> inner = {l};
+  std::set<int> rolled;  // comprehensions lifted as loops: copied per row whole (copy_loop)
   bool bad = false;
   // An Inline node (a comprehension of tiles, a helper call, an unrolled host loop) is copied per
   // row whole, as its text with the row's names (jam_inline.cpp); what it holds is the helper's.
@@ -258,6 +261,7 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
       if (n.kind == NodeKind::If && (n.cond_l.uses(l) || n.cond_r.uses(l))) bad = true;
       if (n.kind == NodeKind::Loop) {
         inner.insert(n.loop);
+        if (rolled_comprehension(k, n)) rolled.insert(n.loop);
         const Loop& m = k.loops.at(n.loop);
         if (m.start.uses(l) || m.stop.uses(l)) bad = true;
       }
@@ -278,6 +282,11 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     for (const Access* w : writes(*op)) {
       const Tensor& t = k.tensor(w->tensor);
       if (t.list_loop < 0 || !inner.count(t.scope_loop)) continue;
+      if (rolled.count(t.list_loop) && t.outer_lists.empty() && !t.list_name.empty()) {
+        body_lists.insert(w->tensor);
+        p.rolled_lists.insert(w->tensor);
+        continue;
+      }
       if (!t.outer_lists.empty() || t.host_list || t.list_name.empty() || !inner.count(t.list_loop) ||
           !list_statements_copyable(loop_node, t))
         return std::nullopt;
@@ -402,8 +411,9 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
   {
     std::map<int, const Node*> made_in;
     tensors_made_in_inlines(loop_node.body, made_in);
-    if (largest_psum_list_bytes(k, p.row_tensors, made_in) * factor > trn::limits::psum_bank_bytes * trn::limits::psum_num_banks)
-      return std::nullopt;
+    const int64_t list_bytes = std::max(largest_psum_list_bytes(k, p.row_tensors, made_in),
+                                        largest_rolled_psum_list_bytes(k, p.row_tensors, loop_node.body));
+    if (list_bytes * factor > trn::limits::psum_bank_bytes * trn::limits::psum_num_banks) return std::nullopt;
   }
   for (int t : body_lists)
     if (!p.row_tensors.count(t)) return std::nullopt;
@@ -669,6 +679,10 @@ class UnrollJam : public Transform {
     for (const auto& [t, copy] : c.copies[static_cast<size_t>(j)]) {
       const std::string from = text_name(c.k->tensor(t).name), to = text_name(c.k->tensor(copy).name);
       if (!from.empty() && !to.empty() && from != to) m.renames[from] = to;
+      // A list a rolled comprehension makes is read in the text by its list's name (`weights[c]`).
+      const std::string& lf = c.k->tensor(t).list_name;
+      const std::string& lt = c.k->tensor(copy).list_name;
+      if (!lf.empty() && !lt.empty() && lf != lt) m.renames[lf] = lt;
     }
     return m;
   }
@@ -751,7 +765,7 @@ class UnrollJam : public Transform {
     for (auto& n : src) {
       switch (n.kind) {
         case NodeKind::Loop: case NodeKind::If: {
-          if (c.p->whole_inner_loops && n.kind == NodeKind::Loop && only_row_work(c, n)) {
+          if ((c.p->whole_inner_loops || rolled_comprehension(*c.k, n)) && n.kind == NodeKind::Loop && only_row_work(c, n)) {
             for (int64_t j = 0; j < c.p->factor; ++j) out.push_back(copy_loop(c, n, j));
             break;
           }
@@ -926,7 +940,13 @@ class UnrollJam : public Transform {
         Tensor copy = k.tensor(t);
         if (auto it = in_inline.find(t); it != in_inline.end()) copy.name = inline_copy_name(k, *it->second, copy.name, j);
         else if (!copy.name.empty()) copy.name = fmt::format("{}_{}", copy.name, j);
-        if (!copy.list_name.empty()) copy.list_name = fmt::format("{}_{}", copy.list_name, j);
+        if (!copy.list_name.empty()) {
+          // A rolled comprehension's item is named after its list (`parts_item`, lift_rolled.cpp):
+          // the row's follows the row's list (`parts_0_item`), as the printed copy lifts again.
+          const bool item_of_list = p.rolled_lists.count(t) && k.tensor(t).name == copy.list_name + "_item";
+          copy.list_name = fmt::format("{}_{}", copy.list_name, j);
+          if (item_of_list) copy.name = copy.list_name + "_item";
+        }
         if (copy.scope_loop == p.loop) copy.scope_loop = nl.id;
         c.copies[static_cast<size_t>(j)][t] = add_tensor(k, std::move(copy));
       }

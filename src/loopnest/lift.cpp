@@ -224,6 +224,13 @@ Node Lifter::ops_node(const Stmt& s, std::vector<Op> ops) {
   // carry the state from one iteration to the next (sequential_random_loops). A gather's rows are
   // data (loopnest::gathers): frozen the same way, no move has a rule for them.
   for (const auto& op : n.ops) n.frozen = n.frozen || is_random(op.api) || indirect_dma(op);
+  // `scores = [... for j in range(n)]` lifted as its loop (lift_rolled.cpp): the statement is that loop.
+  if (pending_inline.size() == 1 && pending_inline.front().name == kComprehensionLoop && n.ops.empty() &&
+      pending_inline.front().nodes.size() == 1) {
+    Node loop = std::move(pending_inline.front().nodes.front());
+    pending_inline.clear();
+    return loop;
+  }
   if (!pending_inline.empty()) {
     n.kind = NodeKind::Inline;
     n.inline_split = pending_inline.front().ops_before;

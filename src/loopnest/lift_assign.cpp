@@ -184,6 +184,12 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     }
     if (made && (made->kind == ExprKind::ListComp || made->kind == ExprKind::GeneratorExp)) unpacked_comprehension = made;
   }
+  assigned_comprehension = nullptr;
+  if (target.kind == ExprKind::Name && s.value->kind == ExprKind::ListComp) {
+    assigned_comprehension = s.value.get();
+    assigned_statement = &s;
+    assigned_name = static_cast<const NameExpr&>(target).id;
+  }
   AValue v;
   try {
     v = eval(*s.value);
@@ -192,6 +198,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
     throw;
   }
   unpacked_comprehension = outer_unpacked;
+  assigned_comprehension = nullptr;
   if (target.kind == ExprKind::Subscript) {
     auto& sub = static_cast<const SubscriptExpr&>(target);
     if (bind_filled(s, sub, v, ops, out)) return;
@@ -250,6 +257,10 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
         Tensor& t = k.tensor(v.items[0].access.tensor);
         if (t.host_list && t.list_name.empty()) {
           t.list_name = t.name = id;
+        } else if (t.list_loop >= 0 && t.list_name.empty()) {
+          // The list a helper returned by a comprehension lifted as its loop (lift_rolled.cpp).
+          t.list_name = id;
+          t.name = id + "_item";
         } else if (!t.host_list) {
           // A list of the results of a comprehension's calls (`tiles = [nl.load(x[s]) for s in
           // range(3)]`): each item is known by its subscript, so an operation reading one prints

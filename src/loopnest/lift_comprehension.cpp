@@ -8,6 +8,7 @@
 #include "loopnest/analysis.h"
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
+#include "nki/ast_walk.h"
 
 namespace loopnest::detail {
 
@@ -95,6 +96,24 @@ bool Lifter::merge_fresh_tiles(std::vector<AValue>& items, std::vector<Node>& it
 // them (kComprehensionHelper), printed as written, as a helper call doing tile work is. Its
 // iterables and conditions are host values; one computing a tile is refused.
 AValue Lifter::comprehension(const ComprehensionExpr& c) {
+  // `name = [<tile of j> for j in range(n)]`: tried as the loop it means once the copies show it is
+  // one (lift_rolled.cpp).
+  // (An element without a call or an operator computes no tile: no checkpoint, a copy of the whole
+  // form, for it.)
+  bool calls = false;
+  walk(*c.elt, [&](const Expr& x) {
+    calls = calls || x.kind == ExprKind::Call || x.kind == ExprKind::BinOp || x.kind == ExprKind::UnaryOp;
+  });
+  const bool may_roll = &c == assigned_comprehension && c.kind == ExprKind::ListComp && c.generators.size() == 1 &&
+                        c.generators[0].ifs.empty() && c.generators[0].target->kind == ExprKind::Name && calls;
+  assigned_comprehension = nullptr;  // not the element's own comprehensions, nor a second try
+  // (A helper called in the iterable, `for blk in _tiles(t)`, sets its own for its return.)
+  const nki::Stmt* const roll_statement = assigned_statement;
+  const std::string roll_name = assigned_name;
+  std::optional<Checkpoint> before;
+  if (may_roll) before = checkpoint();
+  LoopKind range_kind = LoopKind::Range;
+  std::optional<std::vector<AValue>> first_list;  // the items of a first generator over a list
   std::vector<AValue> items, keys;
   std::vector<Node> item_nodes;  // the operations of each item computing tiles
   std::optional<std::pair<int64_t, int64_t>> range_of_first;  // start, step of a constant range
@@ -148,9 +167,10 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
     std::vector<AValue> seq;
     if (it.k == K::Tuple || it.k == K::List || it.k == K::Dict) {
       seq = *host_items(it);
+      if (g == 0 && it.k != K::Dict) first_list = seq;
     } else if (it.k == K::Range && it.items[0].i.is_constant() && it.items[1].i.is_constant() &&
                it.items[2].i.is_constant() && it.items[2].i.constant() > 0) {
-      if (g == 0) range_of_first = {it.items[0].i.constant(), it.items[2].i.constant()};
+      if (g == 0) range_of_first = {it.items[0].i.constant(), it.items[2].i.constant()}, range_kind = it.range_kind;
       for (int64_t i = it.items[0].i.constant(); i < it.items[1].i.constant() && seq.size() <= 100000;
            i += it.items[2].i.constant())
         seq.push_back(AValue::of_int(i));
@@ -186,6 +206,20 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
   // (`X, XS, C2, S2 = bufs`), is the list of buffers `bufs` whose items print as `bufs[1]`.
   if (computes_tiles && (c.kind == ExprKind::ListComp || c.kind == ExprKind::GeneratorExp) && &c != unpacked_comprehension)
     merge_fresh_tiles(items, item_nodes);
+  const bool from_zero = range_of_first && range_of_first->first == 0 && range_of_first->second == 1;
+  if (may_roll && computes_tiles && (from_zero || first_list)) {
+    if (auto shape = roll_shape(items, item_nodes)) {
+      rollback(*before);
+      assigned_statement = roll_statement;
+      assigned_name = roll_name;
+      try {
+        return roll_comprehension(c, *shape, range_kind, from_zero ? nullptr : &*first_list);
+      } catch (const LiftError&) {
+      }
+      rollback(*before);
+      return comprehension(c);  // the copies, as Python runs them (assigned_comprehension is reset)
+    }
+  }
   if (computes_tiles) {
     if (!current_ops) fail(c.span, "a comprehension computing tiles outside a statement of the kernel");
     pending_inline.push_back({kComprehensionHelper, std::move(item_nodes), current_ops->size()});

@@ -226,7 +226,21 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
       if (r.value) {
         std::vector<Op> ops;
         current_ops = &ops;
+        // `return [e * inv for e in exps]`: a comprehension of one tile per item lifts as its loop
+        // (lift_rolled.cpp), a node of the helper's in its place, the list named by the caller.
+        const size_t pending_before = pending_inline.size();
+        if (r.value->kind == ExprKind::ListComp) {
+          assigned_comprehension = r.value.get();
+          assigned_statement = s.get();
+          assigned_name.clear();
+        }
         result = eval(*r.value);
+        assigned_comprehension = nullptr;
+        if (ops.empty() && pending_inline.size() == pending_before + 1 && pending_inline.back().name == kComprehensionLoop) {
+          nodes.push_back(std::move(pending_inline.back().nodes.front()));
+          pending_inline.pop_back();
+          top_launch = false;
+        }
         if (!ops.empty()) {
           nodes.push_back(ops_node(*s, std::move(ops)));
           top_launch = false;  // a computed value returned: not a kernel of its own

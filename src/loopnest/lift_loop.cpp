@@ -354,6 +354,9 @@ bool Lifter::host_for_as_loop(const ForStmt& s, const AValue& seq, std::vector<N
 // result the list's element (named `blocks_item`, as no name of the author's holds it).
 const Tensor* Lifter::list_tensor(const AValue& v) const {
   if (v.k != K::List || v.items.size() != 1 || v.items[0].k != K::Tile) return nullptr;
+  // A list of one block of such a tensor (`exps[1:]` of a comprehension's list of two, lift_rolled.cpp)
+  // is that one tile.
+  if (!whole_access(v.items[0].access)) return nullptr;
   const Tensor& t = k.tensor(v.items[0].access.tensor);
   return t.list_loop >= 0 ? &t : nullptr;
 }

@@ -15,6 +15,9 @@
 
 namespace loopnest::detail {
 
+// The pending entry of a comprehension lifted as a loop (lift_rolled.cpp): its one node is the loop,
+// which the statement binding the list becomes (ops_node).
+inline constexpr const char* kComprehensionLoop = "<comprehension loop>";
 
 // An index grid: base + sum of coef * a over its axes, in a grid of `ndim` dims (numpy aligns
 // grids of fewer dims to the right). ndim 0: a 1-D nl.arange not yet placed by [:, None].
@@ -367,6 +370,27 @@ class Lifter {
   };
   Checkpoint checkpoint() const;
   void rollback(const Checkpoint& c);
+  // A comprehension of one tile per index bound to a name, lifted as the loop it means
+  // (lift_rolled.cpp): the statement `name = [...]` (assign), the comprehension and the name.
+  const nki::Stmt* assigned_statement = nullptr;
+  const nki::Expr* assigned_comprehension = nullptr;
+  std::string assigned_name;
+  // What the copies lifted one by one have in common (nullopt: they differ, no roll).
+  struct RollShape {
+    int64_t count = 0;
+    std::vector<std::string> apis;
+    std::vector<IExpr> shape;
+    std::string dtype;
+    Memory memory = Memory::Sbuf;
+    int partition_dim = 0;
+  };
+  std::optional<RollShape> roll_shape(const std::vector<AValue>& items, std::vector<Node>& item_nodes);
+  // The loop node (pending_inline, kComprehensionLoop) and the list of its blocks; fails (LiftError)
+  // where the element lifted once does not give the copies' statement.
+  // `over`: the items of the list the comprehension walks (null: a range from 0 by 1), which must
+  // step alike (progression_item), the target then bound to the loop's item.
+  AValue roll_comprehension(const nki::ComprehensionExpr& c, const RollShape& shape, LoopKind kind,
+                            const std::vector<AValue>* over);
   // A loop of the form whose body changed an attribute it reads before setting: refused by name.
   void check_carried_attrs(const nki::ForStmt& s, const AttrsSnapshot& before);
   bool carried_attr_refused = false;  // check_carried_attrs refused the loop being lifted

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "loopnest/api.h"
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
+#include "loopnest/jam_inline.h"
 #include "loopnest/lift.h"
 #include "loopnest/places.h"
 #include "loopnest/privatize.h"
@@ -362,14 +364,51 @@ std::vector<Site> find_sites(const Kernel& k) {
 
 namespace {
 
+// A comprehension lifted as its loop (lift_rolled.cpp) prints back only as a comprehension: one
+// statement making its item. A move that changes it otherwise (fuses two of them, jams rows into
+// one, renames a list it copies) gives a form with no spelling in the text, so on a kernel holding
+// such a loop each site is applied to a copy and printed, and offered only when that prints.
+bool has_rolled_loop(const Kernel& k, const std::vector<Node>& nodes) {
+  for (const Node& n : nodes) {
+    if (rolled_comprehension(k, n)) return true;
+    if (has_rolled_loop(k, n.body) || has_rolled_loop(k, n.orelse)) return true;
+  }
+  return false;
+}
+
+bool prints_back(const Kernel& k, const Transform& t, const Site& s, const std::vector<ArgSpec>& args) {
+  Kernel after = k;
+  const std::set<int> single_before = single_trip_loops(after);
+  try {
+    t.apply(after, s);
+  } catch (const TransformError&) {
+    return false;
+  }
+  Kernel tidy = after;
+  for (Kernel* x : {&after, &tidy}) {
+    if (x == &tidy && drop_single_trip_loops(tidy, single_before) + drop_empty_loops(tidy) == 0) break;
+    try {
+      emit_checked(*x, args);
+      return true;
+    } catch (const EmitError& e) {
+      if (std::getenv("ACCELOPT_DEBUG_ROLLED")) fmt::print(stderr, "{}: {}\n", s.key(), e.what());
+    } catch (const LiftError& e) {
+      if (std::getenv("ACCELOPT_DEBUG_ROLLED")) fmt::print(stderr, "{}: {}\n", s.key(), e.what());
+    }
+  }
+  return false;
+}
+
 std::vector<Site> sites_of(const Kernel& k) {
   std::vector<Site> out;
   const ResultBaseline base = baseline_of(k);
+  const std::optional<std::vector<ArgSpec>> print_args = has_rolled_loop(k, k.body) ? own_args(k) : std::nullopt;
   for (const auto& t : transforms()) {
     try {
       std::vector<Site> found = t->find(k);
       gather_places(k, *t, found);
       for (auto& s : found) {
+        if (print_args && !prints_back(k, *t, s, *print_args)) continue;
         // Applied to a copy where the result may be refused: a move that resizes tiles (limits), and
         // any move on a kernel with `//` / `%` indices (a row substituted into `i // 4` by jam_rows
         // stays a `//` in every copy). Without such indices no substitution of an affine loop

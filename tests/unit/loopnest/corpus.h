@@ -116,6 +116,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"transpose_multiply_rows.py", arrays({{256, 256}, {2, 128, 1024}, {256, 1}})},
       {"inline_load_rows.py", arrays({{256, 256}, {2, 128, 1024}})},
       {"chunked_rows_comprehension.py", arrays({{256, 64}, {64, 512}, {512, 64}})},
+      {"chunk_logits_softmax_api.py", arrays({{256, 64}, {64, 2048}})},
+      {"chunk_logits_softmax.py", arrays({{256, 64}, {64, 2048}})},
       {"multibuffer_rows.py", arrays({{512, 256}, {128, 1}})},
       {"carried_scratch_rows.py", arrays({{512, 256}})},
       {"block_ndarray_rows.py", arrays({{2, 128, 2, 128}, {2, 128, 1024}})},

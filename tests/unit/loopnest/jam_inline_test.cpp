@@ -42,9 +42,13 @@ TEST(JamInline, RowsOfComprehensionsAndListHelpersAreJammed) {
   const loopnest::Site* jam = jam_by_two(sites);
   ASSERT_TRUE(jam) << "no jam_rows site on `for r`";
   std::string after = loopnest::apply_site(path, text, kArgs, *jam);
-  // Each row's comprehension, helper call and range loop, as written with the row's names.
-  for (const char* want : {"parts_0 = [nl.matmul(x_t_0, w_sb[", "parts_1 = [nl.matmul(x_t_1, w_sb[",
-                           "weights_0 = _exp_normalize(parts_0)", "weights_1 = _exp_normalize(parts_1)",
+  // Each row's comprehensions, as written with the row's names (`parts`: a comprehension lifted as
+  // its loop, copied per row; `weights_t`: two generators, an Inline node copied whole), the list
+  // helper opened (its comprehensions lifted as loops too, printed from the form) and the range
+  // loop unrolled.
+  for (const char* want : {"parts_0 = [nl.matmul(x_t_0, w_sb[:, c * CHUNK:(c + 1) * CHUNK], transpose_x=True) for c in range(n_chunks)]",
+                           "parts_1 = [nl.matmul(x_t_1, w_sb[", "ex_1 = [nl.exp(x=parts_1[p]) for p in range(2)]",
+                           "weights_1 = [nl.multiply(x=ex_1[e], y=inv_1) for e in range(2)]",
                            "weights_t_1 = [nl.transpose(weights_1[c][",
                            "acc_1[...] += nl.matmul(x=weights_t_1[3], y=v_parts[3], transpose_x=True)"})
     EXPECT_NE(after.find(want), std::string::npos) << want << "\n" << after;

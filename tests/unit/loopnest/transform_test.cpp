@@ -828,6 +828,11 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // the x row block every program of a grid row loads, hoisted out of the column programs; the
       // wrapper holds the program loops and gets the launched kernel's decorator.
       {"tests/kernels/spmd_launch_blocks.py", "spmd_launch_blocks.hoist_expand", "hoist_expand", {{"launch", "open"}}},
+      // A comprehension of tiles lifted as its loop (lift_rolled.cpp): the matmul's implicit
+      // transpose done once before it, the comprehension printed with the changed call; the list
+      // helper opened, its exponential's subtract folded into the bias (legacy API).
+      {"tests/kernels/chunk_logits_softmax_api.py", "chunk_logits_softmax_api.hoist_transpose", "hoist_transpose", {}},
+      {"tests/kernels/chunk_logits_softmax.py", "chunk_logits_softmax.fold_bias", "fold_bias", {{"helpers", "open"}}},
       // Passes staging through a shared HBM tensor the kernel does not return: scratch, forwarded.
       {"tests/kernels/staged_passes_shared.py", "staged_passes_shared.forward_scratch", "forward_scratch",
        {{"helpers", "open"}}},

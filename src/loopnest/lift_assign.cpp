@@ -18,6 +18,28 @@ namespace loopnest::detail {
 using namespace nki;
 using K = AValue::K;
 
+namespace {
+
+// A list of lists of results (`x_t = [[nl.transpose(nl.load(x[r, :, k])) for k in range(K)] for r
+// in range(R)]`, a nested comprehension run copy by copy): each tile is known by its subscripts
+// (`x_t[1][3]`), so a statement printed from the form that reads one (an opened helper's
+// `x_rows[k]`, an opened loop over the rows) names it, as one level's items are (`tiles[0]`).
+void name_nested_items(Kernel& k, const AValue& v, const std::string& path) {
+  for (size_t i = 0; i < v.items.size(); ++i) {
+    const AValue& item = v.items[i];
+    const std::string sub = fmt::format("{}[{}]", path, i);
+    if (item.k == K::List || item.k == K::Tuple) {
+      name_nested_items(k, item, sub);
+      continue;
+    }
+    if (item.k != K::Tile || !accesses_whole(k, item.access)) continue;
+    Tensor& t = k.tensor(item.access.tensor);
+    if (t.name.empty() && !t.host_list && t.list_loop < 0) t.name = sub;
+  }
+}
+
+}  // namespace
+
 void Lifter::note_binding_depth(const std::string& id, const AValue& v) {
   if (v.k == K::List && v.items.empty()) list_depth[id] = loop_stack.size();
   else list_depth.erase(id);
@@ -272,6 +294,8 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
             if (it.name.empty() && !it.host_list && it.list_loop < 0) it.name = fmt::format("{}[{}]", id, i);
           }
         }
+      } else if ((v.k == K::List || v.k == K::Tuple) && !v.items.empty()) {
+        name_nested_items(k, v, id);
       }
       out.push_back(ops_node(s, std::move(ops)));
       return;

@@ -127,6 +127,7 @@ void Emitter::emit_node(const Node& n, int depth, std::string& out) {
         out += indent(depth) + n.patch + "\n";
         return;
       }
+      if ((n.dirty || !n.origin) && fresh_tiles_list(n, depth, out)) return;
       if (n.dirty || !n.origin) throw EmitError("a changed call of a helper function cannot be printed");
       copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
       return;

@@ -6,6 +6,7 @@
 // loop is). Otherwise refused: find_sites offers no such site (transform.cpp, prints_back).
 #include <algorithm>
 
+#include "loopnest/analysis.h"
 #include "loopnest/emitter.h"
 
 namespace loopnest::detail {
@@ -79,6 +80,24 @@ void Emitter::rolled_loop(const Node& n, int depth, std::string& out) {
   // Several statements (two loops fused, rows jammed): no comprehension says that, and a loop
   // appending to a list lifts as another form (a list of one tensor, not of its blocks).
   throw EmitError("a comprehension changed into more than one statement cannot be printed");
+}
+
+// `carry = [nl.zeros((nch, 1), ...) for _ in range(S)]`: a list of fresh tiles of one shape, one
+// tensor of the form (lift_comprehension.cpp merge_fresh_tiles, Tensor::host_list). Moved out of
+// the text that bound its names (an opened loop over a host sequence: its copies drop the host
+// bindings `nch = min(P, C - ch0)` the author's text reads), it prints from the form: the list's
+// name, the declaration without the list's dim, one per item.
+bool Emitter::fresh_tiles_list(const Node& n, int depth, std::string& out) {
+  if (n.helper != kComprehensionHelper || n.body.size() != 1 || n.body[0].kind != NodeKind::Stmt ||
+      n.body[0].ops.size() != 1 || !n.body[0].patch.empty())
+    return false;
+  const Op& decl = n.body[0].ops[0];
+  if (!is_declaration(decl) || !decl.dst || decl.result >= 0) return false;
+  const Tensor& t = k_.tensor(decl.dst->tensor);
+  if (!t.host_list || t.list_loop >= 0 || t.list_name.empty() || t.shape.empty() || !t.shape[0].is_constant())
+    return false;
+  out += indent(depth) + t.list_name + " = [" + call(decl, n.body[0]) + " for _ in range(" + str(t.shape[0]) + ")]\n";
+  return true;
 }
 
 }  // namespace loopnest::detail

@@ -59,6 +59,7 @@ class Emitter {
   // emit_rolled.cpp: a comprehension lifted as its loop (lift_rolled.cpp).
   void rolled_loop(const Node& n, int depth, std::string& out);
   bool rolled_item(const Node& n) const;
+  bool fresh_tiles_list(const Node& n, int depth, std::string& out);
 
   // emit_call.cpp
   std::string str(const IExpr& e) const;

@@ -320,16 +320,36 @@ void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<st
   std::set<std::string> taken = kernel_names;
   for (const auto& [id, l] : k.loops) taken.insert(l.var);
   for (const auto& [name, id] : last) taken.insert(name);
+  std::map<int, std::string> list_was;  // a list of fresh tiles of the copies -> its name before
   for (int id : mine) {
     Tensor& t = k.tensor(id);
     if (t.name.empty() || bound.count(t.name)) continue;
+    if (t.host_list && t.list_loop < 0) list_was[id] = t.list_name;
+    if (t.name.find('[') != std::string::npos) continue;  // a list's item: renamed with the list, below
     if (auto l = last.find(t.name); l != last.end() && l->second == id) continue;
     if (!taken.count(t.name)) {
       taken.insert(t.name);  // a second tile of the helper's under this name is another one
       continue;
     }
+    const std::string was = t.name;
     t.name = fresh_copy_name(k, t.name, taken);
     taken.insert(t.name);
+    // A list of fresh tiles (`carry = [nl.zeros(...) for _ in range(S)]`) prints its items and
+    // its declaration by the list's name: renamed with it.
+    if (t.host_list && t.list_loop < 0 && t.list_name == was) t.list_name = t.name;
+  }
+  // An item bound by item assignment (`totals[g] = nl.add(totals[g], ...)`, named `totals[0]`):
+  // the item of the copy's own list, the last one of that name made before it.
+  for (int id : mine) {
+    Tensor& t = k.tensor(id);
+    const size_t open = t.name.find('[');
+    if (t.name.empty() || open == std::string::npos || open == 0) continue;
+    const std::string base = t.name.substr(0, open);
+    for (auto it = list_was.rbegin(); it != list_was.rend(); ++it) {
+      if (it->first >= id || it->second != base) continue;
+      t.name = k.tensor(it->first).list_name + t.name.substr(open);
+      break;
+    }
   }
   // So does a loop variable of the helper that names a kernel parameter or tile (`for k in
   // range(4)` in a helper of `kernel(q, k, v)`): opened in the kernel's loop, it would rebind the

@@ -43,7 +43,10 @@ void Emitter::rolled_loop(const Node& n, int depth, std::string& out) {
   if (n.origin->kind == StmtKind::Return && !n.dirty) throw EmitError("a helper's returned comprehension outside it");
   const Loop& l = k_.loops.at(n.loop);
   // Unchanged (the loop's own renames, a row's tile names of jam_rows, apply to its text).
-  const bool clean = !n.dirty && n.patch.empty() && std::all_of(n.body.begin(), n.body.end(), untouched);
+  // A statement moved in without marking the loop (fuse_nests of two comprehensions' loops) is no
+  // longer the comprehension as written: copying it would drop the moved one.
+  const bool clean = !n.dirty && n.patch.empty() && n.body.size() == 1 &&
+                     std::all_of(n.body.begin(), n.body.end(), untouched);
   if (!o_.regenerate && clean) {
     copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
     return;

@@ -129,22 +129,16 @@ std::map<std::string, double> engine_instructions(Kernel& k, bool dma) {
   return out;
 }
 
-std::map<std::string, double> added_work(Kernel& before, Kernel& after) {
-  std::map<std::string, double> out;
-  auto was = engine_instructions(before), now = engine_instructions(after);
+WorkChange work_change(const std::map<std::string, double>& before, Kernel& after) {
+  WorkChange out;
+  auto now = engine_instructions(after, true);
   for (const auto& [family, n] : now) {
-    auto it = was.find(family);
-    if (it != was.end() && it->second > 0 && n > 1.01 * it->second) out[family] = n / it->second;
+    auto it = before.find(family);
+    if (family != "dma" && it != before.end() && it->second > 0 && n > 1.01 * it->second) out.adds[family] = n / it->second;
   }
-  return out;
-}
-
-std::set<std::string> relieved_work(Kernel& before, Kernel& after) {
-  std::set<std::string> out;
-  auto was = engine_instructions(before, true), now = engine_instructions(after, true);
-  for (const auto& [family, n] : was) {
+  for (const auto& [family, n] : before) {
     auto it = now.find(family);
-    if (n > 0 && (it == now.end() ? 0.0 : it->second) < 0.99 * n) out.insert(family);
+    if (n > 0 && (it == now.end() ? 0.0 : it->second) < 0.99 * n) out.relieves.insert(family);
   }
   return out;
 }

@@ -40,12 +40,16 @@ int64_t sbuf_budget();
 // transfers as "dma") runs over the whole kernel: every operation once per iteration of each loop
 // around it. Empty when a trip count is not constant (a kernel lifted without the task's shapes).
 std::map<std::string, double> engine_instructions(Kernel& k, bool dma = false);
-// The engine families whose instruction count grows by over 1% from `before` to `after`, with the
-// ratio (Site::adds: the planner compares the family's busy time times the ratio with the latency).
-std::map<std::string, double> added_work(Kernel& before, Kernel& after);
-// The families ("dma" included) whose instruction count falls by over 1% from `before` to `after`:
-// what the move takes work off (Site::relieves, measured on the result rather than listed).
-std::set<std::string> relieved_work(Kernel& before, Kernel& after);
+// How a move changes the work of each engine family, from `before`'s instruction counts (taken
+// with `dma`) to `after`'s. `adds`: the compute families whose count grows by over 1%, with the ratio
+// (Site::adds: the planner compares the family's busy time times the ratio with the latency).
+// `relieves`: the families, DMA included, whose count falls by over 1% (Site::relieves, measured on
+// the result rather than listed).
+struct WorkChange {
+  std::map<std::string, double> adds;
+  std::set<std::string> relieves;
+};
+WorkChange work_change(const std::map<std::string, double>& before, Kernel& after);
 
 // The statement's one operation that is not a declaration, or null (none, or several).
 const Op* sole_op(const Node& n);

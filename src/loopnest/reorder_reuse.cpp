@@ -295,6 +295,7 @@ class ReorderReuse : public Transform {
       const std::string mv = k.loops.at(find_node(k, plan->inner)->loop).var;
       Kernel reordered = k;
       reorder(reordered, *plan);
+      const auto before = engine_instructions(k, true);
       for (int64_t f : {int64_t(1), int64_t(2), int64_t(4)}) {
         if (f > 1 && !can_jam_rows(reordered, plan->inner, f)) continue;
         Analysis an(k);
@@ -308,10 +309,11 @@ class ReorderReuse : public Transform {
         // the planner weighs that against the family's busy time.
         Kernel result = reordered;
         if (f > 1) jam_rows(result, plan->inner, f);
-        s->adds = added_work(k, result);
         // What it takes work off, measured on the result: the rows' preparation run once per row
         // (its load, its transposes), the other operand's loads shared by the jammed rows.
-        s->relieves = relieved_work(k, result);
+        WorkChange change = work_change(before, result);
+        s->adds = std::move(change.adds);
+        s->relieves = std::move(change.relieves);
         if (s->relieves.empty()) s->relieves.insert("serial");
         Plan p = *plan;
         if (sink(*s, [&k, p, f] {

@@ -384,6 +384,10 @@ bool prints_back(const Kernel& k, const Transform& t, const Site& s, const std::
   } catch (const TransformError&) {
     return false;
   }
+  // Why a site is dropped, for whoever asks (ACCELOPT_DEBUG_ROLLED).
+  auto dropped = [&](const std::exception& e) {
+    if (std::getenv("ACCELOPT_DEBUG_ROLLED")) fmt::print(stderr, "{}: {}\n", s.key(), e.what());
+  };
   Kernel tidy = after;
   for (Kernel* x : {&after, &tidy}) {
     if (x == &tidy && drop_single_trip_loops(tidy, single_before) + drop_empty_loops(tidy) == 0) break;
@@ -391,9 +395,9 @@ bool prints_back(const Kernel& k, const Transform& t, const Site& s, const std::
       emit_checked(*x, args);
       return true;
     } catch (const EmitError& e) {
-      if (std::getenv("ACCELOPT_DEBUG_ROLLED")) fmt::print(stderr, "{}: {}\n", s.key(), e.what());
+      dropped(e);
     } catch (const LiftError& e) {
-      if (std::getenv("ACCELOPT_DEBUG_ROLLED")) fmt::print(stderr, "{}: {}\n", s.key(), e.what());
+      dropped(e);
     }
   }
   return false;

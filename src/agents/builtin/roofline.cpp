@@ -1,6 +1,7 @@
 #include "agents/builtin/roofline.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <fmt/core.h>
@@ -113,6 +114,24 @@ double timeline_busy(const Roofline& r, const std::string& f) {
   return busy(f);
 }
 
+// Whether families `a` and `b` run on one timeline: the same family, or the Vector Engine and
+// GpSimd where the architecture shares their port.
+bool one_timeline(const Roofline& r, const std::string& a, const std::string& b) {
+  auto vector_side = [](const std::string& f) { return f == "dve" || f == "pool"; };
+  return a == b || (r.dve_pool_shared && vector_side(a) && vector_side(b));
+}
+
+// The families a site relieves: the form's (with the table's "serial": waiting is not an engine's
+// work), else the table's; none when neither says.
+std::optional<std::set<std::string>> relieved_families(const std::string& transform, const SiteRelief& relief) {
+  auto it = relieves().find(transform);
+  if (it == relieves().end() && relief.relieves.empty()) return std::nullopt;
+  std::set<std::string> families = relief.relieves;
+  if (families.empty()) families = it->second;
+  else if (it != relieves().end() && it->second.count("serial")) families.insert("serial");
+  return families;
+}
+
 }  // namespace
 
 bool move_within_one_timeline(const std::string& transform, const std::map<std::string, std::string>& params,
@@ -165,16 +184,9 @@ bool adds_work_past_latency(const std::map<std::string, double>& adds, const Roo
 bool leaves_a_saturated_limiter(const std::string& transform, const Roofline& r, const SiteRelief& relief) {
   if (r.latency <= 0 || r.limiter.empty() || transform == "engine_move" || transform == "engine_assign") return false;
   if (timeline_busy(r, r.limiter) < kSaturatedShare * r.latency) return false;
-  std::set<std::string> families = relief.relieves;
-  if (families.empty()) {
-    auto it = relieves().find(transform);
-    if (it == relieves().end()) return false;  // the move does not say: drawn by key
-    families = it->second;
-  }
-  bool shared = r.dve_pool_shared && (r.limiter == "dve" || r.limiter == "pool");
-  for (const auto& f : families)
-    if (f == r.limiter || (shared && (f == "dve" || f == "pool"))) return false;
-  return true;
+  auto families = relieved_families(transform, relief);
+  if (!families) return false;  // the move does not say: drawn by key
+  return std::none_of(families->begin(), families->end(), [&](const std::string& f) { return one_timeline(r, f, r.limiter); });
 }
 
 bool moves_work_off_an_idle_engine(const std::string& transform, const std::map<std::string, std::string>& params,
@@ -183,9 +195,7 @@ bool moves_work_off_an_idle_engine(const std::string& transform, const std::map<
   auto from = params.find("from");
   if (from == params.end()) return false;
   std::string src = family_of_engine(from->second);
-  bool shared = r.dve_pool_shared && (src == "dve" || src == "pool") && (r.limiter == "dve" || r.limiter == "pool");
-  if (src == r.limiter || shared) return false;
-  return timeline_busy(r, src) < kIdleSourceShare * r.latency;
+  return !one_timeline(r, src, r.limiter) && timeline_busy(r, src) < kIdleSourceShare * r.latency;
 }
 
 bool fuses_where_nothing_spills(const std::string& transform, const Roofline& r) {
@@ -222,13 +232,10 @@ double roofline_weight(const std::string& transform, const std::map<std::string,
   // (pipeline_prep, folds), which it would otherwise crowd out of a round's few plans (the bundled
   // bmm_softmax 2.723x -> 2.495x at weight 2).
   if (loopnest::overlaps_rows_only(transform, params)) return !serial && r.serialization <= 0.15 ? 0.2 : 0.7;
-  auto it = relieves().find(transform);
-  if (it == relieves().end() && relief.relieves.empty()) return 1;
-  // The families measured on the form's site win over the table (which keeps "serial": waiting is
-  // not an engine's work).
-  std::set<std::string> families = relief.relieves;
-  if (families.empty()) families = it->second;
-  else if (it != relieves().end() && it->second.count("serial")) families.insert("serial");
+  // The families measured on the form's site win over the table.
+  auto relieved = relieved_families(transform, relief);
+  if (!relieved) return 1;
+  const std::set<std::string>& families = *relieved;
   if (families.count(r.limiter) && !serial) return 2.0;
   if (serial && families.count("serial")) return 2.0;
   // The form says one iteration's tiles do not fit beside the next one's ("sbuf"): the waiting is

@@ -38,7 +38,7 @@ struct Site {
   // Empty when the transformation does not say: the planner then uses its own table.
   std::set<std::string> relieves, feeds;
   // The engine families whose instructions the move makes the kernel run more of, with the ratio
-  // after / before (nest_walk.h added_work; not part of the key either: a style's extra copy
+  // after / before (nest_walk.h work_change; not part of the key either: a style's extra copy
   // instruction changes the ratio, not the move).
   std::map<std::string, double> adds;
   std::string key() const;                    // "transform anchor k=v ...": the same in every style

@@ -19,6 +19,7 @@
 // tile limits are checked on the result (find_sites, resizes_tiles); the five-seed check is final.
 #include "loopnest/param_size.h"
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -52,7 +53,7 @@ std::optional<std::string> replaced(const std::string& text, uint32_t line, uint
 // per new value whose form differs; true when the sink stopped.
 struct SizeLiteral {
   std::string var;    // the parameter's or the constant's name
-  std::string where;  // site parameter `default`: "param" or "module"
+  std::string where;  // site parameter `default`: "param", "module" or "local"
   std::string what;   // how the description names it
   std::string note;   // said after the values
   const nki::Expr* value = nullptr;
@@ -259,6 +260,100 @@ std::vector<std::pair<std::string, const nki::Expr*>> module_size_constants(cons
   return out;
 }
 
+// How many times each name is bound anywhere in a function body: assignment, augmented and
+// annotated targets (inside tuples too), loop, `with` and `except` targets, nested definitions,
+// walrus targets; a `global` / `nonlocal` name counts as bound twice (another scope writes it).
+std::map<std::string, int> binding_counts(const nki::Block& body) {
+  std::map<std::string, int> count;
+  std::function<void(const nki::Expr*)> target = [&](const nki::Expr* e) {
+    if (!e) return;
+    if (e->kind == nki::ExprKind::Name) ++count[static_cast<const nki::NameExpr&>(*e).id];
+    else if (e->kind == nki::ExprKind::Tuple || e->kind == nki::ExprKind::List)
+      for (const auto& x : static_cast<const nki::SequenceExpr&>(*e).elts) target(x.get());
+    else if (e->kind == nki::ExprKind::Starred) target(static_cast<const nki::StarredExpr&>(*e).value.get());
+  };
+  std::function<void(const nki::Block&)> block = [&](const nki::Block& b) {
+    for (const auto& st : b) {
+      switch (st->kind) {
+        case nki::StmtKind::Assign:
+          for (const auto& t : static_cast<const nki::AssignStmt&>(*st).targets) target(t.get());
+          break;
+        case nki::StmtKind::AugAssign: target(static_cast<const nki::AugAssignStmt&>(*st).target.get()); break;
+        case nki::StmtKind::AnnAssign: target(static_cast<const nki::AnnAssignStmt&>(*st).target.get()); break;
+        case nki::StmtKind::For: {
+          const auto& f = static_cast<const nki::ForStmt&>(*st);
+          target(f.target.get());
+          block(f.body);
+          block(f.orelse);
+          break;
+        }
+        case nki::StmtKind::While: {
+          const auto& w = static_cast<const nki::WhileStmt&>(*st);
+          block(w.body);
+          block(w.orelse);
+          break;
+        }
+        case nki::StmtKind::If: {
+          const auto& i = static_cast<const nki::IfStmt&>(*st);
+          block(i.body);
+          block(i.orelse);
+          break;
+        }
+        case nki::StmtKind::With: {
+          const auto& w = static_cast<const nki::WithStmt&>(*st);
+          for (const auto& item : w.items) target(item.target.get());
+          block(w.body);
+          break;
+        }
+        case nki::StmtKind::Try: {
+          const auto& t = static_cast<const nki::TryStmt&>(*st);
+          block(t.body);
+          for (const auto& h : t.handlers) {
+            target(h.target.get());
+            block(h.body);
+          }
+          block(t.orelse);
+          block(t.finalbody);
+          break;
+        }
+        case nki::StmtKind::FunctionDef:
+          ++count[static_cast<const nki::FunctionDefStmt&>(*st).code->name];
+          break;
+        case nki::StmtKind::ClassDef: ++count[static_cast<const nki::ClassDefStmt&>(*st).code->name]; break;
+        case nki::StmtKind::Global:
+          for (const auto& n : static_cast<const nki::GlobalStmt&>(*st).names) count[n] += 2;
+          break;
+        default: break;
+      }
+    }
+  };
+  block(body);
+  auto& mutable_body = const_cast<nki::Block&>(body);  // the walk only reads
+  nki::for_each_expr(mutable_body, [&](nki::ExprPtr& p) {
+    if (p && p->kind == nki::ExprKind::NamedExpr) target(static_cast<const nki::NamedExpr&>(*p).target.get());
+  });
+  return count;
+}
+
+// `NAME = 1024` among the kernel's own top-level statements, bound by no other statement of it and
+// not a parameter: a tile size an author keeps as a local (`TP = 128; TF = 1024` at the top of an
+// HPC-style kernel), the same choice as a module constant, and a site under the same rule.
+std::vector<std::pair<std::string, const nki::Expr*>> local_size_constants(const nki::FunctionCode& fn) {
+  std::map<std::string, int> bound = binding_counts(fn.body);
+  for (const nki::Parameter& p : fn.params) bound[p.name] += 2;
+  std::vector<std::pair<std::string, const nki::Expr*>> out;
+  for (const auto& s : fn.body) {
+    if (s->kind != nki::StmtKind::Assign) continue;
+    const auto& a = static_cast<const nki::AssignStmt&>(*s);
+    if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name || !a.value ||
+        a.value->kind != nki::ExprKind::Constant)
+      continue;
+    const std::string& id = static_cast<const nki::NameExpr&>(*a.targets[0]).id;
+    if (bound[id] == 1) out.emplace_back(id, a.value.get());
+  }
+  return out;
+}
+
 // Whether the kernel's own statements pass the module constant `name` to a function of the module
 // (`_impl(x, out, ROWS, COLS)`): an implementation taking the size as a parameter is written for
 // other values of it. A constant the kernel only reads (a corpus kernel's `CHUNK` in its slices,
@@ -345,6 +440,11 @@ bool visit_parameter_sizes(Kernel& k, const SiteSink& sink) {
       if (!written_for_any_value(*k.function, id)) continue;
       lit.above = 128;
     }
+    if (visit_size_literal(k, *args, before, lit, sink)) return true;
+  }
+  for (const auto& [id, e] : local_size_constants(*k.function)) {
+    if (!passed_to_helper(*k.function, *k.module, id) && !written_for_any_value(*k.function, id)) continue;
+    SizeLiteral lit{id, "local", "the kernel's constant", " (a tile size its masks and trip counts follow)", e, 128};
     if (visit_size_literal(k, *args, before, lit, sink)) return true;
   }
   return false;

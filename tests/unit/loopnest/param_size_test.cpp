@@ -4,6 +4,8 @@
 // is literal shapes and trips, and other literals derived from it (`h[:, chunk - 1:chunk]`) that no
 // move on the form rescales. That the sites keep the result is
 // LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/param_chunk_rows.py).
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "corpus.h"
@@ -117,6 +119,65 @@ TEST(ParamSize, NoModuleConstantSiteThatChangesWhatTheKernelWrites) {
   // A window printed literally beside tiles that follow the constant: any new value would copy a
   // 1024-wide window into a tile of another width.
   EXPECT_TRUE(module_chunk_values("ragged_chunk_rows_literal_window.py", arrays({{128, 4096}}), "1024").empty());
+}
+
+}  // namespace
+
+namespace {
+
+bool offers(const std::vector<loopnest::Site>& sites, const std::string& transform) {
+  return std::any_of(sites.begin(), sites.end(), [&](const loopnest::Site& s) { return s.transform == transform; });
+}
+
+// A tile size kept as the kernel's own constant (`TF = 1024` at the top of its body, an HPC author's
+// index-space style), its trip ceil-divided and its tiles masked: a site like a module constant's
+// (before session 36 none: an outside author's selective scan kept its 1024-wide fp32 accumulator,
+// two PSUM banks, in SBUF). Quartered and halved; doubled, 2048-wide tiles would reach past the
+// 3072-column rows, so no site; the partition count TP, also ceil-divided, is no site. At TF = 512
+// the accumulator fits a bank and psum_accumulate is offered, as it is not at 1024.
+TEST(ParamSize, ChangesAKernelConstantWhoseRaggedTailTheKernelWrites) {
+  const std::string path = source_dir() + "/tests/kernels/local_chunk_scan_grid.py";
+  const std::string text = read(path);
+  const auto args = arrays({{256, 3072}, {4, 3072}});
+  std::set<std::string> values;
+  for (const auto& s : free_size_sites(path, text, args)) {
+    EXPECT_EQ(s.params.at("var"), "TF");
+    EXPECT_EQ(s.params.at("default"), "local");
+    EXPECT_EQ(s.params.at("from"), "1024");
+    values.insert(s.params.at("value"));
+    std::string after = loopnest::apply_site(path, text, args, s);
+    std::string want = text;
+    want.replace(want.find("    TF = 1024\n") + 4, 9, "TF = " + s.params.at("value"));
+    EXPECT_EQ(after, want);
+    EXPECT_EQ(offers(loopnest::find_sites(loopnest::lift_source(path, after, args)), "psum_accumulate"),
+              s.params.at("value") == "512" || s.params.at("value") == "256");
+  }
+  EXPECT_EQ(values, (std::set<std::string>{"256", "512"}));
+  EXPECT_FALSE(offers(loopnest::find_sites(loopnest::lift_source(path, text, args)), "psum_accumulate"));
+}
+
+// A kernel constant bound again (in a loop, or by a second assignment) or only read (a slice width
+// no trip is ceil-divided by) is no site: its value may be tied to the rest of the text.
+TEST(ParamSize, LeavesKernelConstantsReboundOrOnlyRead) {
+  const std::string text = R"(import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(x):
+    rows, cols = x.shape
+    W = 512
+    V = 1024
+    n = (cols + V - 1) // V
+    out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
+    for j in nl.affine_range(cols // W):
+        tile = nl.load(x[:, j * W:(j + 1) * W])
+        nl.store(out[:, j * W:(j + 1) * W], value=nl.exp(tile))
+    for i in range(n):
+        V = 1024
+    return out
+)";
+  EXPECT_TRUE(free_size_sites("kernel.py", text, arrays({{128, 2048}})).empty());
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Classes of the kernel's module, as application code uses them around the tile work: a config
-// object (a @dataclass with defaults and `field(default=...)`), enum members (IntEnum class
+// object (a @dataclass with defaults and `field(default=...)`, a `typing.NamedTuple` class and its
+// `_replace`), enum members (IntEnum class
 // attributes), a helper class whose __init__, methods and properties (with setters that validate)
 // run when the kernel calls them. An instance is a set of attributes shared by every reference to
 // it; methods are helpers inlined with `self` bound, like module-level helper functions.
@@ -14,6 +15,16 @@ using namespace nki;
 using K = AValue::K;
 
 namespace {
+
+// Whether the class derives from `typing.NamedTuple` (`class Tiles(NamedTuple):`): fields and
+// construction as a dataclass's, plus `_replace`.
+bool is_named_tuple(const ClassDefStmt& def) {
+  for (const auto& b : def.bases) {
+    if (b->kind == ExprKind::Name && static_cast<const NameExpr&>(*b).id == "NamedTuple") return true;
+    if (b->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*b).attr == "NamedTuple") return true;
+  }
+  return false;
+}
 
 // The last name of a decorator (`dataclass`, `dataclasses.dataclass(frozen=True)` -> "dataclass").
 std::string decorator_name(const Expr& d) {
@@ -30,6 +41,7 @@ void Lifter::declare_class(const ClassDefStmt& def) {
   const std::string& name = def.code->name;
   ClassInfo info;
   info.def = &def;
+  info.dataclass = is_named_tuple(def);
   for (const auto& d : def.decorators) info.dataclass = info.dataclass || decorator_name(*d) == "dataclass";
   for (const auto& s : def.code->body) {
     if (s->kind == StmtKind::FunctionDef) {
@@ -83,7 +95,7 @@ AValue Lifter::instance_attr(const AValue& obj, const std::string& name, const E
     CallExpr synthetic(at.span);  // its span locates inline_call's messages
     return inline_call(*helpers.at(obj.s + "." + name), {obj}, {}, synthetic);
   }
-  if (helpers.count(obj.s + "." + name)) {
+  if (helpers.count(obj.s + "." + name) || (name == "_replace" && is_named_tuple(*info.def))) {
     AValue m = AValue::of_kind(K::Method, name);
     m.self = std::make_shared<AValue>(obj);
     return m;
@@ -103,6 +115,20 @@ void Lifter::set_instance_attr(const AValue& obj, const std::string& name, const
 
 AValue Lifter::call_method(const AValue& obj, const std::string& name, std::vector<AValue> pos,
                            std::vector<std::pair<std::string, AValue>> kw, const CallExpr& c) {
+  if (name == "_replace" && !helpers.count(obj.s + "." + name)) {
+    // A named tuple's copy with the fields given by keyword replaced.
+    const ClassInfo& info = classes.at(obj.s);
+    if (!pos.empty()) fail(c.span, fmt::format("'{}': _replace takes keyword arguments only", print_expr(c)));
+    AValue copy = obj;
+    copy.attrs = std::make_shared<std::map<std::string, AValue>>(*obj.attrs);
+    for (auto& [n, v] : kw) {
+      bool field = false;
+      for (const auto& f : info.fields) field = field || f.first == n;
+      if (!field) fail(c.span, fmt::format("'{}': '{}' is no field of '{}'", print_expr(c), n, obj.s));
+      (*copy.attrs)[n] = std::move(v);
+    }
+    return copy;
+  }
   pos.insert(pos.begin(), obj);
   return inline_call(*helpers.at(obj.s + "." + name), std::move(pos), std::move(kw), c);
 }

@@ -17,6 +17,7 @@ void install_builtin_modules(Interpreter& in) {
   in.register_module("__future__", make_future_module);
   in.register_module("dataclasses", make_dataclasses_module);
   in.register_module("enum", make_enum_module);
+  in.register_module("collections", make_collections_module);
   in.register_module("neuronxcc", make_neuronxcc_module);
   // Both spellings of the NKI API: the legacy neuronxcc.nki and the current nki.
   for (const char* root : {"neuronxcc.nki", "nki"}) {

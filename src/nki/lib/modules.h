@@ -34,6 +34,8 @@ ObjectPtr make_ml_dtypes_module(Interpreter& in);
 ObjectPtr make_future_module(Interpreter& in);  // __future__ (annotations: postponed by the resolver)
 ObjectPtr make_dataclasses_module(Interpreter& in);  // python_classes.cpp
 ObjectPtr make_enum_module(Interpreter& in);         // python_classes.cpp
+ObjectPtr make_collections_module(Interpreter& in);  // namedtuple (python_namedtuple.cpp)
+Value make_typing_named_tuple();                     // typing.NamedTuple (python_namedtuple.cpp)
 
 // Registers all of the above with the interpreter's module registry under every accepted name.
 void install_builtin_modules(Interpreter& in);

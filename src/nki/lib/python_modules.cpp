@@ -50,8 +50,9 @@ void add(ModuleObj& m, const std::string& prefix, const char* name, NativeFn fn)
 ObjectPtr make_typing_stdlib_module(Interpreter& in) {
   auto m = std::make_shared<ModuleObj>("typing");
   for (const char* name : {"Any", "Optional", "Union", "Tuple", "List", "Dict", "Set", "Sequence", "Iterable",
-                           "Iterator", "Callable", "Type", "Mapping", "Literal", "Final", "ClassVar", "NamedTuple"})
+                           "Iterator", "Callable", "Type", "Mapping", "Literal", "Final", "ClassVar"})
     m->attrs[name] = Value(std::make_shared<AnnotationObj>(std::string("typing.") + name));
+  m->attrs["NamedTuple"] = make_typing_named_tuple();
   m->attrs["TYPE_CHECKING"] = Value::from_bool(false);
   add(*m, "typing", "TypeVar", [](Interpreter&, CallArgs& a) {
     return Value(std::make_shared<AnnotationObj>(a.args.empty() ? "typing.TypeVar" : a.args[0].str()));

@@ -115,7 +115,8 @@ void Emitter::node(const Node& n, int depth, std::string& out) {
   emit_node(n, depth, out);
   renames_.pop_back();
   // The author's grid name holds its grid in every statement printed after its binding.
-  if (auto g = grid_bindings_.find(n.id); depth == 0 && g != grid_bindings_.end()) grid_names_[g->second.key] = g->second.name;
+  if (auto g = grid_bindings_.find(n.id); depth == 0 && g != grid_bindings_.end())
+    for (const GridName& name : g->second) grid_names_[name.key] = name.name;
 }
 
 void Emitter::emit_node(const Node& n, int depth, std::string& out) {

@@ -92,6 +92,9 @@ std::string Emitter::call(const Op& op, const Node& n) {
       add("shape", shape_text(*created, op), a.positional);
       continue;
     }
+    // A mask that holds everywhere is no constraint of the form (live_mask.h): a changed statement
+    // prints without it (its author's text may name what is no longer in scope).
+    if (a.name == "mask" && op.mask.empty() && !a.positional && a.value.kind != Operand::Kind::None) continue;
     if (a.name == "mask" && !kept(a.value.origin) && !op.mask.empty()) {
       add("mask", mask_text(op), a.positional);
       continue;
@@ -128,7 +131,7 @@ std::string Emitter::operand(const Operand& o, const Node& n) {
     case Operand::Kind::None: return "None";
     case Operand::Kind::Other: return o.text;
     case Operand::Kind::Index: return index_text(o);
-    case Operand::Kind::Grid: return grid_text(o.grid, static_cast<size_t>(o.grid_rank));
+    case Operand::Kind::Grid: dense_shape_.clear(); return grid_text(o.grid, static_cast<size_t>(o.grid_rank));
   }
   return "None";
 }
@@ -171,6 +174,7 @@ std::string Emitter::mask_text(const Op& op) {
   for (size_t i = 0; shape.empty() && i < op.args.size(); ++i)
     if (op.args[i].value.kind == Operand::Kind::Tile) shape = op.args[i].value.access.tile_shape();
   std::string out;
+  set_dense_shape(shape);
   for (const Constraint& c : op.mask) {
     DimIndex lhs{c.expr, {}};
     for (const auto& [axis, coeff] : c.axes) {

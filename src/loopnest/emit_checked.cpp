@@ -10,6 +10,7 @@
 #include "loopnest/emit.h"
 #include "loopnest/emitter.h"
 #include "loopnest/lift.h"
+#include "loopnest/live_mask.h"
 
 namespace loopnest {
 
@@ -47,8 +48,12 @@ void check_no_hidden_loop_vars(const Kernel& k) {
   });
 }
 
-std::string emit_checked_once(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
-  check_no_hidden_loop_vars(k);
+std::string emit_checked_once(const Kernel& moved, const std::vector<ArgSpec>& args, const EmitOptions& options) {
+  check_no_hidden_loop_vars(moved);
+  // A move can leave a constraint that holds everywhere (a jammed copy's row guard on a row that is
+  // whole); the lift drops such constraints, so the form printed drops them too.
+  Kernel k = moved;
+  drop_dead_mask_constraints(k);
   std::string text = emit(k, options);
   Kernel again;
   try {

@@ -107,8 +107,12 @@ class Emitter {
   bool tail_ = false;  // the node being printed is the last its loop runs (block)
   bool header_as_written_ = true;  // the loop around the node printed its header as the author wrote it
   const Node* elif_node_ = nullptr;  // the if node being printed as the `elif` of the one before
-  std::map<int, GridName> grid_bindings_;          // the author's grid names, by binding node
+  std::map<int, std::vector<GridName>> grid_bindings_;  // the author's grid names, by binding node
   std::map<std::string, std::string> grid_names_;  // grid_key -> name, once its binding is printed
+  // The constant tile shape of the index being printed (empty: none known), where an author's
+  // `nl.mgrid` name stands for an axis's grid (dense_grid_key).
+  std::vector<int64_t> dense_shape_;
+  void set_dense_shape(const std::vector<IExpr>& shape);
   std::map<int, std::string> program_ids_;  // loop id -> `nl.program_id(d)` (Kernel::grid)
   std::vector<std::map<std::string, std::string>> renames_;
 };

@@ -8,6 +8,7 @@
 #include "loopnest/alu_engine.h"
 #include "loopnest/api.h"
 #include "loopnest/lifter.h"
+#include "loopnest/live_mask.h"
 #include "tensor/dtype.h"
 #include "nki/ast_printer.h"
 #include "nki/lib/isa_positional.h"
@@ -287,6 +288,14 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
     if (!v) fail(at.span, fmt::format("'{}' without a shape", print_expr(at)));
     return shape_of(*v, *origin_of(v == value_of("shape") ? "shape" : "constant"), partition_dim);
   };
+  if (op.has_mask) {
+    std::vector<std::vector<IExpr>> tiles;
+    if (dst && dst->k == K::Tile) tiles.push_back(dst->access.tile_shape());
+    for (const auto& [name, v] : args)
+      if (v.k == K::Tile && !v.gather) tiles.push_back(v.access.tile_shape());
+    op.mask = live_constraints(op.mask, tiles, ranges());
+    op.has_mask = !op.mask.empty();
+  }
   if (!op.has_mask) {
     for (const auto& [name, v] : args) {
       if (v.k != K::Tile || v.gather) continue;  // a gather's rows are data: no bound to check here

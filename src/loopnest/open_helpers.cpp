@@ -92,9 +92,9 @@ void forget_source(std::vector<Op>& ops) {
   for (auto& op : ops) {
     // Text kept as the helper wrote it (a tuple) names the helper's parameters. A mask prints from
     // its constraints once its text is forgotten (`mask=valid`, a name of the helper's, becomes the
-    // comparisons it stands for).
+    // comparisons it stands for), or not at all when none is left (each held everywhere).
     for (const auto& a : op.args)
-      if (a.value.kind == Operand::Kind::Other && !(a.name == "mask" && !op.mask.empty()))
+      if (a.value.kind == Operand::Kind::Other && a.name != "mask")
         throw TransformError("a helper operand kept as its text");
     op.origin = nullptr;
     op.origin_api.clear();

@@ -89,6 +89,7 @@ struct Chain {
   int l1_node = -1, l2_node = -1;
   int list = -1, carried = -1;
   int64_t count = 0;
+  bool zeros = false;  // the seed is `c = nl.zeros(...)`, the chain adds every item
 };
 
 // The chain loop after the seed: body `p = sum(E[l2])`, `C = C + p` (one statement or two).
@@ -123,20 +124,46 @@ bool chain_loop(const Kernel& k, const Analysis& an, Node& loop, int list, int c
   return k.tensor(part.result).dtype == k.tensor(carried).dtype || k.tensor(part.result).dtype.empty();
 }
 
+// `c = nl.zeros(shape, ...)` declaring the whole [P, 1] tile c: a chain's seed from a constant.
+bool zero_seed(const Kernel& k, const Op& op) {
+  return op.api == "nl.zeros" && op.cls == OpClass::Memset && op.dst && accesses_whole(k, *op.dst) && !op.has_mask;
+}
+
+// The list a chain after `r` sums (`for e in exps` after a zeros seed): the block-0 operand of the
+// first row sum of the next node touching the seeded tile; -1 when there is none.
+int list_summed_after(const Kernel& k, const OpRef& r, int c) {
+  std::vector<Node>& block = *r.block;
+  for (size_t i = r.position + 1; i < block.size(); ++i) {
+    if (!node_touches(k, block[i], c)) continue;
+    std::vector<Op*> ops;
+    ops_of(block[i], ops);
+    for (const Op* op : ops) {
+      if (!row_sum(*op)) continue;
+      const Operand* d = operand(*op, data_param(*op));
+      return d && d->kind == Operand::Kind::Tile ? d->access.tensor : -1;
+    }
+    return -1;
+  }
+  return -1;
+}
+
 std::optional<Chain> find_chain(Kernel& k, const Analysis& an, const OpRef& r) {
   const Op& seed = r.op();
-  if (r.node->frozen || r.node->kind != NodeKind::Stmt || r.node->ops.size() != 1 || !row_sum(seed) ||
-      reduced_axis(seed) < 0 || seed.accumulate || seed.has_mask || has_index_operand(seed))
+  if (r.node->frozen || r.node->kind != NodeKind::Stmt || r.node->ops.size() != 1) return std::nullopt;
+  // The seed: the sum of item 0 (the chain then adds items 1..n-1), or zeros (it adds them all).
+  const bool zeros = zero_seed(k, seed);
+  if (!zeros && (!row_sum(seed) || reduced_axis(seed) < 0 || seed.accumulate || seed.has_mask || has_index_operand(seed)))
     return std::nullopt;
-  const int c = whole_target(k, seed);
+  const int c = zeros ? seed.dst->tensor : whole_target(k, seed);
   if (c < 0 || !k.tensor(c).on_chip() || k.tensor(c).list_loop >= 0) return std::nullopt;
   const std::vector<IExpr> c_shape = whole_of(k, c).tile_shape();
   if (c_shape.size() != 2 || !(c_shape[1] == IExpr(1)) || !c_shape[0].is_constant()) return std::nullopt;
-  const Operand* data = operand(seed, data_param(seed));
-  if (!data || data->kind != Operand::Kind::Tile) return std::nullopt;
-  const int e = data->access.tensor;
+  const Operand* data = zeros ? nullptr : operand(seed, data_param(seed));
+  if (!zeros && (!data || data->kind != Operand::Kind::Tile)) return std::nullopt;
+  const int e = zeros ? list_summed_after(k, r, c) : data->access.tensor;
+  if (e < 0) return std::nullopt;
   const Tensor& et = k.tensor(e);
-  if (et.list_loop < 0 || !et.outer_lists.empty() || et.host_list || !whole_block(k, data->access, e, IExpr(0)))
+  if (et.list_loop < 0 || !et.outer_lists.empty() || et.host_list || (!zeros && !whole_block(k, data->access, e, IExpr(0))))
     return std::nullopt;
   const Loop& l1 = k.loops.at(et.list_loop);
   auto n = l1.trip();
@@ -163,13 +190,14 @@ std::optional<Chain> find_chain(Kernel& k, const Analysis& an, const OpRef& r) {
   // The next node touching C is the chain loop.
   for (size_t i = r.position + 1; i < block.size(); ++i) {
     if (!node_touches(k, block[i], c)) continue;
-    if (!chain_loop(k, an, block[i], e, c, 1, *n)) return std::nullopt;
+    if (!chain_loop(k, an, block[i], e, c, zeros ? 0 : 1, *n)) return std::nullopt;
     out.l2_node = block[i].id;
     break;
   }
   if (out.l2_node < 0) return std::nullopt;
   // The seed's sum and the chain's agree on the carried tile's type.
   if (seed.result >= 0 && k.tensor(seed.result).dtype != k.tensor(c).dtype) return std::nullopt;
+  out.zeros = zeros;
   return out;
 }
 
@@ -205,11 +233,33 @@ void apply_chain(Kernel& k, const Chain& ch) {
     for (Arg& a : op.args) a.value.origin = nullptr;
   if (Node* loop = find_node(k, ch.l1_node)) loop->dirty = true;
   Node* sn = find_node(k, seed_node);
-  Op& seed = sn->ops.back();
-  Arg* data = seed.arg(data_param(seed));
-  data->value = tile_operand(whole_of(k, p));
-  sn->dirty = true;
-  erase_node(k, ch.l2_node);
+  if (ch.zeros) {
+    // `c = nl.zeros(...)` stays c's declaration; the sum of the partials (the chain's own row sum,
+    // over them) writes it after the comprehension, where the chain loop was.
+    Node* l2 = find_node(k, ch.l2_node);
+    std::vector<Op*> chain_ops;
+    ops_of(*l2, chain_ops);
+    Op sum = *chain_ops.front();
+    sum.arg(data_param(sum))->value = tile_operand(whole_of(k, p));
+    k.tensor(sum.result).name = "";
+    sum.result = -1;
+    sum.dst = whole_of(k, ch.carried);
+    sum.dst_origin = nullptr;
+    sum.origin = nullptr;
+    for (Arg& a : sum.args) a.value.origin = nullptr;
+    Node total = new_statement(k, {sum});
+    for (size_t i = 0; i < block->size(); ++i)
+      if ((*block)[i].id == ch.l2_node) {
+        (*block)[i] = std::move(total);
+        break;
+      }
+  } else {
+    Op& seed = sn->ops.back();
+    Arg* data = seed.arg(data_param(seed));
+    data->value = tile_operand(whole_of(k, p));
+    sn->dirty = true;
+    erase_node(k, ch.l2_node);
+  }
   Node decl = declaration_node(k, p);
   for (size_t i = 0; i < block->size(); ++i)
     if ((*block)[i].id == ch.l1_node) {

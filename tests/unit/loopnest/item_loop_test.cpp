@@ -116,6 +116,30 @@ TEST(ItemLoop, EverySiteOfTheKernelsPrintsAndKeepsItsResult) {
   }
 }
 
+// A total seeded with zeros and adding every item (`for w in weights:`) folds the same way: the
+// zeros stay its declaration, the sum of the partials writes it where the chain was.
+TEST(ItemLoop, AChainFromZerosFoldsToo) {
+  std::string path = source_dir() + kKernels[1];
+  std::string text = read(path);
+  const std::string seed = "total = nl.sum(weights[0], axis=1, keepdims=True)";
+  const std::string chain = "for w in weights[1:]:";
+  ASSERT_NE(text.find(seed), std::string::npos);
+  text.replace(text.find(seed), seed.size(), "total = nl.zeros((ROWS, 1), dtype=nl.float32)");
+  text.replace(text.find(chain), chain.size(), "for w in weights:");
+  loopnest::Kernel k = loopnest::lift_source(path, text, kArgs);
+  EXPECT_NE(loopnest::dump(k).find("for w in range(4):\n"), std::string::npos) << loopnest::dump(k);
+  const auto sites = loopnest::find_sites(k);
+  const loopnest::Site* fold = site_of(sites, "fold_activation_reduce", "over", "list");
+  ASSERT_TRUE(fold);
+  std::string after = loopnest::apply_site(path, text, kArgs, *fold);
+  EXPECT_NE(after.find("        total = nl.zeros((ROWS, 1), dtype=nl.float32)\n"
+                       "        total[...] = nl.sum(x=total_parts, axis=1, keepdims=True)\n"),
+            std::string::npos)
+      << after;
+  EXPECT_EQ(after.find("for w in weights"), std::string::npos) << after;
+  EXPECT_LT(rel_error(run(path, after, kArgs), run(path, text, kArgs)), 1e-5) << after;
+}
+
 // Items not in the list's order (reversed) are not one loop over its blocks: the copies stay, and
 // the fold over the list is not offered; a chain that is not a plain sum of the items (a decaying
 // total) is a loop but offers no fold either.

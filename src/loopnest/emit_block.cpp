@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "loopnest/api.h"
+#include "loopnest/item_loop.h"
 #include "loopnest/jam_inline.h"
 
 namespace loopnest::detail {
@@ -170,6 +171,7 @@ void Emitter::emit_node(const Node& n, int depth, std::string& out) {
     }
     case NodeKind::Loop: {
       if (rolled_comprehension(k_, n)) return rolled_loop(n, depth, out);
+      if (item_loop(k_, n) && !o_.regenerate && !untouched_loop(n)) return regenerated_loop(n, depth, out);
       bool as_written = false;
       // A launch's program loop has no header in the text (its origin is the launched body's
       // first statement, for its line): always printed from the form.

@@ -5,6 +5,7 @@
 // transpose_x=True) for j in range(n_blocks)]`, the author's spelling of the range kept while the
 // loop is). Otherwise refused: find_sites offers no such site (transform.cpp, prints_back).
 #include <algorithm>
+#include <utility>
 
 #include "loopnest/analysis.h"
 #include "loopnest/emitter.h"
@@ -101,6 +102,32 @@ bool Emitter::fresh_tiles_list(const Node& n, int depth, std::string& out) {
     return false;
   out += indent(depth) + t.list_name + " = [" + call(decl, n.body[0]) + " for _ in range(" + str(t.shape[0]) + ")]\n";
   return true;
+}
+
+// `for t in chunks[1:]:` lifted over the block index (lift_item_loop.cpp). Copied as written while
+// nothing in it changed; else its header is the form's (`for t in range(1, 8):`, `t` an index) and
+// no statement under it may be the author's text (which reads `t` as a tile): all printed from the
+// form, as a regenerating print would.
+bool Emitter::untouched_loop(const Node& n) const { return untouched(n); }
+
+void Emitter::regenerated_loop(const Node& n, int depth, std::string& out) {
+  const bool saved = std::exchange(o_.regenerate, true);
+  const bool saved_tail = std::exchange(tail_, true);
+  const bool saved_header = std::exchange(header_as_written_, false);
+  auto restore = [&] {
+    o_.regenerate = saved;
+    tail_ = saved_tail;
+    header_as_written_ = saved_header;
+  };
+  try {
+    out += indent(depth) + loop_header(k_.loops.at(n.loop)) + "\n";
+    if (n.body.empty()) out += indent(depth + 1) + "pass\n";
+    block(n.body, depth + 1, out);
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
 }
 
 }  // namespace loopnest::detail

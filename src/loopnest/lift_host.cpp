@@ -358,6 +358,7 @@ void Lifter::host_for(const ForStmt& s, const AValue& seq, std::vector<Node>& ou
   if (items->size() > 1024) fail(s.iter->span, "a host loop over more than 1024 items");
   if (!s.orelse.empty()) fail(s.span, "a for ... else over a host sequence");
   if (host_for_as_loop(s, seq, out)) return;
+  if (host_for_as_item_loop(s, seq, out)) return;
   Node n = new_node(NodeKind::Inline, s);
   n.helper = "for";
   for (const AValue& item : *items) {

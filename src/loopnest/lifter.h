@@ -314,6 +314,10 @@ class Lifter {
   // (AValue::per_item) and the target names the index (`for c, (k0, kn) in enumerate(chunks)`);
   // false (nothing changed) when it does not lift that way.
   bool host_for_as_loop(const nki::ForStmt& s, const AValue& items, std::vector<Node>& out);
+  // The host loop over blocks of one list tensor in order (`for t in chunks[1:]`) whose body carries
+  // a tile (`m = nl.maximum(m, nl.max(t, ...))`) as one loop of the form over the block index
+  // (lift_item_loop.cpp); false (nothing changed) when it does not lift that way.
+  bool host_for_as_item_loop(const nki::ForStmt& s, const AValue& items, std::vector<Node>& out);
   void statement(const nki::Stmt& s, std::vector<Node>& out);
   void name_program_loop(const std::string& id, const AValue& v);
   void name_program_loops();

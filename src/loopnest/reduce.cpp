@@ -12,14 +12,12 @@
 
 #include "loopnest/api.h"
 #include "loopnest/dump.h"
+#include "loopnest/reduce_ops.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
 
-namespace {
-
-
-
+namespace reduce_ops {
 
 // The data parameter of a reduction: nisa.tensor_reduce(data=...), nl.sum(x, ...).
 const char* data_param(const Op& r) { return r.api == "nisa.tensor_reduce" ? "data" : "x"; }
@@ -50,6 +48,33 @@ bool plain_activation(const Op& a) {
   if (a.api == "nisa.activation") return !operand(a, "reduce_res") && !a.accumulate;
   return a.cls == OpClass::Activation && is_unary_language_op(a.api) && !a.accumulate;
 }
+
+// `act` (an activation: nisa.activation or an nl.* unary function) as nisa.activation_reduce
+// summing its rows into `res`.
+void to_activation_reduce(Op& act, Operand res) {
+  if (act.api != "nisa.activation") {
+    // nl.square(y) -> nisa.activation_reduce(op=nl.square, data=y, ...)
+    Operand fn = symbol(act.api.substr(3));
+    Arg data = *act.arg("x");
+    data.name = "data";
+    data.positional = false;
+    std::vector<Arg> args = {arg("op", fn), data};
+    for (const auto& keep : act.args)
+      if (keep.name == "dtype" || keep.name == "mask") args.push_back(keep);
+    act.args = std::move(args);
+    act.origin_api = act.origin ? act.origin_api : "";
+  }
+  act.api = "nisa.activation_reduce";
+  for (auto& x : act.args) x.positional = false;
+  act.args.push_back(arg("reduce_op", symbol("add")));
+  act.args.push_back(arg("reduce_res", std::move(res), true));
+}
+
+}  // namespace reduce_ops
+
+namespace {
+
+using namespace reduce_ops;
 
 // A sum the lift holds as a partition vector (`s = nl.sum(e, axis=1)` without keepdims: [P]): the
 // buffer activation_reduce accumulates into is an SBUF tile, which needs a free dim, and NKI reads
@@ -132,7 +157,7 @@ class FoldActivationReduce : public Transform {
       const OpRef *a_ref = act, *r_ref = &r;
       if (sink(s, [&k, &an, a_ref, r_ref] { apply(k, an, *a_ref, *r_ref); })) return true;
     }
-    return false;
+    return visit_list_sums(k, sink);
   }
 
  private:
@@ -165,22 +190,7 @@ class FoldActivationReduce : public Transform {
     Op& act = anode->ops[a.index];
     Operand res = tile_operand(sum);
     res.origin = red.result >= 0 ? nullptr : red.dst_origin;
-    if (act.api != "nisa.activation") {
-      // nl.square(y) -> nisa.activation_reduce(op=nl.square, data=y, ...)
-      Operand fn = symbol(act.api.substr(3));
-      Arg data = *act.arg("x");
-      data.name = "data";
-      data.positional = false;
-      std::vector<Arg> args = {arg("op", fn), data};
-      for (const auto& keep : act.args)
-        if (keep.name == "dtype" || keep.name == "mask") args.push_back(keep);
-      act.args = std::move(args);
-      act.origin_api = act.origin ? act.origin_api : "";
-    }
-    act.api = "nisa.activation_reduce";
-    for (auto& x : act.args) x.positional = false;
-    act.args.push_back(arg("reduce_op", symbol("add")));
-    act.args.push_back(arg("reduce_res", res, true));
+    to_activation_reduce(act, res);
     anode->dirty = true;
     if (inner) {
       // The statement keeps the activation as its own operation; the sum's op goes.

@@ -12,6 +12,7 @@
 #include "loopnest/api.h"
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
+#include "loopnest/item_loop.h"
 #include "loopnest/jam_inline.h"
 #include "loopnest/lift.h"
 #include "loopnest/places.h"
@@ -370,7 +371,7 @@ namespace {
 // such a loop each site is applied to a copy and printed, and offered only when that prints.
 bool has_rolled_loop(const Kernel& k, const std::vector<Node>& nodes) {
   for (const Node& n : nodes) {
-    if (rolled_comprehension(k, n)) return true;
+    if (rolled_comprehension(k, n) || item_loop(k, n)) return true;
     if (has_rolled_loop(k, n.body) || has_rolled_loop(k, n.orelse)) return true;
   }
   return false;

@@ -170,6 +170,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"hidden_chunks_exp.py", arrays({{256, 128}, {256, 1024}, {1024, 256}})},
       {"max_tree_rows.py", arrays({{256, 1024}})},
       {"softmax_rows_vector_sum.py", arrays({{256, 512}})},
+      {"list_row_softmax_api.py", arrays({{256, 1024}})},
+      {"list_row_softmax.py", arrays({{256, 1024}})},
       {"prefetch_rows_guarded.py", arrays({{512, 256}, {128, 256}})},
       {"prefetch_rows_epilogue.py", arrays({{512, 256}, {128, 256}})},
       {"prefetch_rows_named.py", arrays({{512, 256}, {128, 256}})},

@@ -846,6 +846,12 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // A partition-vector row sum (no keepdims) becomes a (128, 1) buffer read as `s[:, 0]`.
       {"tests/kernels/softmax_rows_vector_sum.py", "softmax_rows_vector_sum.fold_activation_reduce",
        "fold_activation_reduce", {}},
+      // The exponentials of a list's items (a comprehension's loop) summed by a chain carried over the
+      // list (lift_item_loop.cpp): each item's row sum inside its activation, one sum of the partials.
+      {"tests/kernels/list_row_softmax_api.py", "list_row_softmax_api.fold_activation_reduce", "fold_activation_reduce",
+       {{"over", "list"}, {"helpers", "open"}}},
+      {"tests/kernels/list_row_softmax.py", "list_row_softmax.fold_activation_reduce", "fold_activation_reduce",
+       {{"over", "list"}}},
       {"nkibench/styles/nki_api/rmsnorm_matmul_M4096_N2048_K1024_0.py", "nki_api_rmsnorm_matmul.fold_activation_reduce",
        "fold_activation_reduce", {}},
       {"nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py", "published_bmm_softmax.reduce_row_once",

@@ -396,6 +396,10 @@ class Lifter {
   // A nested comprehension (lift_nested_rolled.cpp): every row the same RollShape, and the loop nest
   // over a list tensor with two block dims.
   std::optional<RollShape> nested_roll_shape(const std::vector<AValue>& items, std::vector<Node>& item_nodes);
+  // `carry[s] = h[:, w - 1:w]` in a loop, carry a list of fresh tiles: a write of its block
+  // (lift_bound_fresh.cpp); false where the old rule applies.
+  bool bind_fresh_item(const nki::AssignStmt& s, const nki::SubscriptExpr& target, const AValue& v,
+                       std::vector<Op>& ops, std::vector<Node>& out);
   AValue roll_nested_comprehension(const nki::ComprehensionExpr& c, int64_t rows, const RollShape& row_shape,
                                    LoopKind kind);
   // A loop of the form whose body changed an attribute it reads before setting: refused by name.

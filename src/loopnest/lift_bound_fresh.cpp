@@ -8,7 +8,8 @@
 // Before, the binding was Python's item assignment in a loop (list_item_assign), which made every
 // enclosing loop lift as its unrolled copies (author42 mamba: 777 sites, one per copy).
 // Refused (the old rule then applies): outside a loop, an item of another shape, dtype or memory
-// than the list's, an index not within the list, a list whose items are not one buffer's blocks.
+// than the list's, an index not within the list, a list whose items are not one buffer's blocks,
+// a view of a tile made outside the innermost loop (Python's alias would see its later writes).
 // Printed as written while unchanged; from the form as `carry[s] = <value>` (Tensor::bound_items:
 // an item is rebound, never written into).
 #include "loopnest/analysis.h"
@@ -45,6 +46,12 @@ bool Lifter::bind_fresh_item(const AssignStmt& s, const SubscriptExpr& target, c
   const Tensor& src = k.tensor(v.access.tensor);
   std::vector<IExpr> item(t.shape.begin() + 1, t.shape.end());
   if (v.access.tile_shape() != item || src.dtype != t.dtype || src.memory != t.memory) return false;
+  // A view bound as it is (`h[:, w - 1:w]`, no operation of the statement makes it) is Python's
+  // alias of that tile: a copy holds the same values only while no later iteration writes the
+  // tile again, so the tile must be made in the innermost loop's iteration (one per iteration).
+  // (Not checked: a write to it later in the same iteration.)
+  Op* root = producer(ops, v, k);
+  if (!(root && root->result >= 0) && src.scope_loop != loop_stack.back()) return false;
   Access dst;
   dst.tensor = id;
   dst.dims.push_back({index.i, {}});

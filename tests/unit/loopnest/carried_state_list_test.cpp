@@ -97,4 +97,31 @@ TEST(CarriedStateList, AnItemReboundToATileOfAnotherShapeKeepsTheCopies) {
   EXPECT_EQ(loopnest::emit(k), text);
 }
 
+// A view of a tile declared outside the loops and written again by every iteration: Python's item
+// aliases it (each later scan changes what `carry[s]` holds), which a copy into the list's block
+// does not, so the binding is no write of the block; the loops lift as the trace's copies.
+TEST(CarriedStateList, AViewOfATileWrittenByEveryIterationKeepsTheCopies) {
+  const std::string text =
+      "import nki\n"
+      "import nki.isa as nisa\n"
+      "import nki.language as nl\n"
+      "\n"
+      "\n"
+      "@nki.jit\n"
+      "def kernel(x):\n"
+      "    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+      "    carry = [nl.zeros((128, 1), dtype=nl.float32, buffer=nl.sbuf) for _ in range(2)]\n"
+      "    h = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)\n"
+      "    t = nl.load(x)\n"
+      "    for s in range(2):\n"
+      "        nisa.tensor_tensor_scan(dst=h, data0=t, data1=t, initial=carry[s], op0=nl.multiply, op1=nl.add)\n"
+      "        carry[s] = h[:, 63:64]\n"
+      "    nl.store(out, value=h)\n"
+      "    return out\n";
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, arrays({{128, 64}}));
+  std::string form = loopnest::dump(k);
+  EXPECT_EQ(form.find("for s in range(2):"), std::string::npos) << form;
+  EXPECT_EQ(loopnest::emit(k), text);
+}
+
 }  // namespace

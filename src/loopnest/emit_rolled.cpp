@@ -35,10 +35,13 @@ const ComprehensionExpr* comprehension_of(const Stmt* s) {
 bool Emitter::rolled_item(const Node& n) const {
   if (n.kind != NodeKind::Stmt || n.ops.empty() || !comprehension_of(n.origin)) return false;
   const int r = n.ops.back().result;
-  return r >= 0 && k_.tensor(r).list_loop >= 0 && k_.tensor(r).outer_lists.empty();
+  // (A nested comprehension's item: a list of lists, emit_nested_rolled.cpp.)
+  return r >= 0 && k_.tensor(r).list_loop >= 0 &&
+         (k_.tensor(r).outer_lists.empty() || (nested_comprehension_of(n.origin) && k_.tensor(r).outer_lists.size() == 1));
 }
 
 void Emitter::rolled_loop(const Node& n, int depth, std::string& out) {
+  if (nested_rolled_loop(n, depth, out)) return;
   const ComprehensionExpr* comp = comprehension_of(n.origin);
   if (!comp || comp->generators.size() != 1) throw EmitError("a loop whose header is not a for statement");
   if (n.origin->kind == StmtKind::Return && !n.dirty) throw EmitError("a helper's returned comprehension outside it");

@@ -63,6 +63,10 @@ class Emitter {
   // A loop over a list's items (item_loop.h) changed anywhere: header and body from the form.
   bool untouched_loop(const Node& n) const;
   void regenerated_loop(const Node& n, int depth, std::string& out);
+  // emit_nested_rolled.cpp: a nested comprehension lifted as its loop nest (lift_nested_rolled.cpp).
+  static const ComprehensionExpr* nested_comprehension_of(const Stmt* s);
+  std::string rolled_generator(const Comprehension& g, const Node& loop_node);
+  bool nested_rolled_loop(const Node& n, int depth, std::string& out);
 
   // emit_call.cpp
   std::string str(const IExpr& e) const;

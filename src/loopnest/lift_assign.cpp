@@ -252,6 +252,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
       return;
     }
     if (base.k == K::List && sub.value->kind == ExprKind::Name && env.count(static_cast<const NameExpr&>(*sub.value).id)) {
+      if (bind_fresh_item(s, sub, v, ops, out)) return;  // lift_bound_fresh.cpp
       list_item_assign(s, sub, v, ops, out);
       return;
     }

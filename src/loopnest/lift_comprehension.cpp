@@ -219,6 +219,20 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
       rollback(*before);
       return comprehension(c);  // the copies, as Python runs them (assigned_comprehension is reset)
     }
+    // `[[<tile of r, k> for k in range(KT)] for r in range(R)]`: a loop nest (lift_nested_rolled.cpp).
+    if (from_zero && c.elt->kind == ExprKind::ListComp)
+      if (auto row = nested_roll_shape(items, item_nodes)) {
+        const auto rows = static_cast<int64_t>(items.size());
+        rollback(*before);
+        assigned_statement = roll_statement;
+        assigned_name = roll_name;
+        try {
+          return roll_nested_comprehension(c, rows, *row, range_kind);
+        } catch (const LiftError&) {
+        }
+        rollback(*before);
+        return comprehension(c);
+      }
   }
   if (computes_tiles) {
     if (!current_ops) fail(c.span, "a comprehension computing tiles outside a statement of the kernel");

@@ -87,6 +87,7 @@ std::optional<AValue> progression_item(const std::vector<AValue>& items, const I
     for (size_t d = 0; d < step.size(); ++d) a.dims[d].start = a.dims[d].start + index * step[d];
     return AValue::of_tile(std::move(a));
   }
+  if (first.k == K::List) return progression_list_item(items, index, rg);  // lift_nested_rolled.cpp
   return std::nullopt;
 }
 

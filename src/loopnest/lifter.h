@@ -94,6 +94,8 @@ double number_of(const AValue& v);
 // Item `index` of a host sequence whose items step alike, for an index the loops give within it
 // (lift_subscript.cpp); nullopt when the items do not step alike.
 std::optional<AValue> progression_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg);
+// The same over a list of lists of tiles, position by position (a row of a nested comprehension).
+std::optional<AValue> progression_list_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg);
 
 // The placeholder variable of AValue::per_item: no loop has this id.
 constexpr int kHostIndex = 1 << 28;
@@ -395,6 +397,15 @@ class Lifter {
   // step alike (progression_item), the target then bound to the loop's item.
   AValue roll_comprehension(const nki::ComprehensionExpr& c, const RollShape& shape, LoopKind kind,
                             const std::vector<AValue>* over);
+  // A nested comprehension (lift_nested_rolled.cpp): every row the same RollShape, and the loop nest
+  // over a list tensor with two block dims.
+  std::optional<RollShape> nested_roll_shape(const std::vector<AValue>& items, std::vector<Node>& item_nodes);
+  // `carry[s] = h[:, w - 1:w]` in a loop, carry a list of fresh tiles: a write of its block
+  // (lift_bound_fresh.cpp); false where the old rule applies.
+  bool bind_fresh_item(const nki::AssignStmt& s, const nki::SubscriptExpr& target, const AValue& v,
+                       std::vector<Op>& ops, std::vector<Node>& out);
+  AValue roll_nested_comprehension(const nki::ComprehensionExpr& c, int64_t rows, const RollShape& row_shape,
+                                   LoopKind kind);
   // A loop of the form whose body changed an attribute it reads before setting: refused by name.
   void check_carried_attrs(const nki::ForStmt& s, const AttrsSnapshot& before);
   bool carried_attr_refused = false;  // check_carried_attrs refused the loop being lifted

@@ -33,21 +33,24 @@ TEST(HostLoopFreshLists, TheCopiesOpenWithTheirListsOfFreshTiles) {
   EXPECT_FALSE(loopnest::helpers_stay_closed(k)) << *loopnest::helpers_stay_closed(k);
 }
 
-// The square of each chunk is written into its own tile (in_place), inside the opened copies; the
-// printed kernel declares each copy's list from the form and keeps the result.
-TEST(HostLoopFreshLists, InPlaceIsOfferedInsideTheOpenedCopiesAndKeepsTheResult) {
+// Since session 36 the items' rebinding is a write of the list's block (lift_bound_fresh.cpp), so
+// the row block loop is one loop of the form, not copies: one in_place site for every row block
+// (the sum of the two totals written into the first), printed as a rebinding of the item, the
+// list's comprehension as written. (Before, the site was offered per opened copy, helpers=open,
+// each copy's list printed from the form: `totals_2 = [nl.zeros(shape=(128, 1), ...) ...]`.)
+TEST(HostLoopFreshLists, InPlaceIsOfferedOnceForEveryRowBlockAndKeepsTheResult) {
   std::string path = source_dir() + kKernel;
   std::string text = read(path);
   auto sites = loopnest::find_sites(loopnest::lift_source(path, text, kArgs));
-  const loopnest::Site* site = nullptr;
+  std::vector<const loopnest::Site*> in_place;
   for (const auto& s : sites)
-    if (s.transform == "in_place" && !site) site = &s;
-  ASSERT_TRUE(site);
-  EXPECT_EQ(site->params.at("helpers"), "open");
-  std::string after = loopnest::apply_site(path, text, kArgs, *site);
-  EXPECT_NE(after.find("totals_2 = [nl.zeros(shape=(128, 1), dtype=nl.float32, buffer=nl.sbuf) for _ in range(2)]"),
+    if (s.transform == "in_place") in_place.push_back(&s);
+  ASSERT_EQ(in_place.size(), 1u);
+  EXPECT_EQ(in_place[0]->params.count("helpers"), 0u);
+  std::string after = loopnest::apply_site(path, text, kArgs, *in_place[0]);
+  EXPECT_NE(after.find("        totals = [nl.zeros((nr, 1), dtype=nl.float32, buffer=nl.sbuf) for _ in range(WEIGHTS)]\n"),
             std::string::npos) << after;
-  EXPECT_NE(after.find("nl.add(x=totals_2[0], y="), std::string::npos) << after;
+  EXPECT_NE(after.find("        totals[0] = nl.add(totals[0], totals[1])\n"), std::string::npos) << after;
   EXPECT_LT(rel_error(run(path, after, kArgs), run(path, text, kArgs)), 1e-5) << after;
 }
 

@@ -238,6 +238,28 @@ Value b_filter(Interpreter& in, CallArgs& a) {
   return make_iterator("filter", std::make_unique<FilterIterator>(in, a.args[0], in.iterate(a.args[1])));
 }
 
+// iter(x): an iterator of x (an iterator is its own); next(it[, default]): its next item, else the
+// default or StopIteration. Used by trace-time Python that walks a list by hand (`it = iter(tiles)`,
+// pairing `zip(it, it)`, `next(t for t in tiles if ...)`).
+Value b_iter(Interpreter& in, CallArgs& a) {
+  no_kwargs(a, "iter");
+  expect_count(a, 1, 1, "iter");
+  if (a.args[0].is(ObjType::Iterator)) return a.args[0];
+  return make_iterator("iterator", in.iterate(a.args[0]));
+}
+
+Value b_next(Interpreter& in, CallArgs& a) {
+  no_kwargs(a, "next");
+  expect_count(a, 1, 2, "next");
+  auto* it = a.args[0].is(ObjType::Iterator) ? static_cast<IteratorObj*>(a.args[0].object().get()) : nullptr;
+  if (!it) throw NkiError(ErrorKind::Type, fmt::format("'{}' object is not an iterator", a.args[0].type_name()));
+  Value v;
+  in.charge_steps(1);
+  if (it->it && it->it->next(v)) return v;
+  if (a.args.size() == 2) return a.args[1];
+  throw NkiError(ErrorKind::Value, "StopIteration", "");
+}
+
 Value b_reversed(Interpreter& in, CallArgs& a) {
   no_kwargs(a, "reversed");
   expect_count(a, 1, 1, "reversed");
@@ -637,6 +659,8 @@ void install_builtins(InterpState& st) {
   add_builtin(st, "map", b_map);
   add_builtin(st, "filter", b_filter);
   add_builtin(st, "reversed", b_reversed);
+  add_builtin(st, "iter", b_iter);
+  add_builtin(st, "next", b_next);
   add_builtin(st, "sorted", b_sorted);
   add_builtin(st, "min", b_min);
   add_builtin(st, "max", b_max);

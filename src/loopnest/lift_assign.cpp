@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/core.h>
 
@@ -331,6 +332,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   }
   // Operations of the statement itself are allowed only around a helper's work (`a, b =
   // rotate(x, nl.load(c))`: the loads are the helper's arguments, opened with it).
+  if (!ops.empty() && pending_inline.empty() && unpacked_results(s, target, v, ops, out)) return;
   if (!ops.empty() && pending_inline.empty()) fail(s.span, "an unpacking of an operation's results");
   // `m_i, l_i = online_update(m_i, l_i, blk)`: tiles carried through the loop, rebound by unpacking
   // (a helper's tuple), which the form's buffers cannot hold (one operation writes a carried
@@ -364,6 +366,40 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   };
   names(target);
   out.push_back(std::move(n));
+}
+
+// `a, b = nl.multiply(t, 1.5), nl.multiply(t, 0.5)`: each name takes the tile its item's operation
+// makes, as two assignments would, since Python evaluates the display before binding. The statement
+// is one node, frozen (printed as written: no move changes one of its operations), its results named
+// by their targets. Only fresh names: a name the loop carries keeps the refusal.
+bool Lifter::unpacked_results(const AssignStmt& s, const Expr& target, const AValue& v, std::vector<Op>& ops,
+                              std::vector<Node>& out) {
+  if (target.kind != ExprKind::Tuple && target.kind != ExprKind::List) return false;
+  if (s.value->kind != ExprKind::Tuple && s.value->kind != ExprKind::List) return false;
+  const auto& names = static_cast<const SequenceExpr&>(target).elts;
+  if ((v.k != K::Tuple && v.k != K::List) || v.items.size() != names.size()) return false;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i]->kind != ExprKind::Name) return false;
+    const std::string& id = static_cast<const NameExpr&>(*names[i]).id;
+    if (!seen.insert(id).second || carried.count(id)) return false;
+    const AValue& item = v.items[i];
+    if (item.k == K::Tile) {
+      const int t = item.access.tensor;
+      bool made = std::any_of(ops.begin(), ops.end(), [&](const Op& op) { return op.result == t; });
+      if (!made || !accesses_whole(k, item.access)) return false;
+    } else if (item.k == K::Instance || item.k == K::List || item.k == K::Tuple || item.k == K::Dict) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < names.size(); ++i)
+    if (v.items[i].k == K::Tile && k.tensor(v.items[i].access.tensor).name.empty())
+      k.tensor(v.items[i].access.tensor).name = static_cast<const NameExpr&>(*names[i]).id;
+  bind_target(target, v);
+  Node n = ops_node(s, std::move(ops));
+  freeze(n);
+  out.push_back(std::move(n));
+  return true;
 }
 
 bool Lifter::display_of_results(const AssignStmt& s, const std::string& id, const AValue& v, std::vector<Op>& ops,

@@ -334,6 +334,9 @@ class Lifter {
   // false (nothing changed) for any other value.
   bool display_of_results(const nki::AssignStmt& s, const std::string& id, const AValue& v, std::vector<Op>& ops,
                           std::vector<Node>& out);
+  // `a, b = op(x), op(y)`: a tuple display of new tiles unpacked into fresh names (lift_assign.cpp).
+  bool unpacked_results(const nki::AssignStmt& s, const nki::Expr& target, const AValue& v, std::vector<Op>& ops,
+                        std::vector<Node>& out);
   void aug_assign(const nki::AugAssignStmt& s, std::vector<Node>& out);
   void for_loop(const nki::ForStmt& s, std::vector<Node>& out);
   // for_loop is lifting a static_range as one loop, its copies being the fallback (set for that

@@ -178,6 +178,10 @@ const std::map<std::string, Affinity>& affinities() {
       // A region read from HBM twice in one block (a table duplicated onto both partition halves),
       // copied on chip the second time: DMA bytes for one engine pass (reuse_loaded.cpp).
       {"reuse_loaded", {2.0, {{"dma_bound", 2}, {"rereads_inputs", 2}, {"narrow_dma", 1.5}}}},
+      // A Tensor Engine result read by the Tensor Engine from PSUM, copied to SBUF where it is made:
+      // the compiler's copy before every reading matmul goes, and PSUM is freed (a list of
+      // transposes spilled; jam_rows' PSUM guard): alone often no faster, it opens jam_rows.
+      {"evacuate_psum", {1.5, {{"spill", 2}, {"act_busy", 1.5}, {"dve_busy", 1.3}, {"dma_bound", 1.3}}}},
   };
   return table;
 }

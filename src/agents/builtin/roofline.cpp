@@ -95,6 +95,8 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"feed_pe_first", {"serial", "pe"}},
       // Opens the Vector / Scalar Engine passes of a composite to the moves that relieve them.
       {"open_composite", {"dve", "act", "serial"}},
+      // The per-matmul PSUM copies (ScalarE / VectorE) and a spilled list's DMA go.
+      {"evacuate_psum", {"act", "dve", "dma"}},
   };
   return table;
 }

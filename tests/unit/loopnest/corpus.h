@@ -136,6 +136,7 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"ragged_chunk_rows_coarsened.py", arrays({{128, 4096}})},
       {"ragged_chunk_rows_literal_window.py", arrays({{128, 4096}})},
       {"local_chunk_scan_grid.py", arrays({{256, 3072}, {4, 3072}})},
+      {"psum_operand_rows_api.py", arrays({{2, 128, 2, 128}, {2, 128, 1024}})},
       {"scaled_softmax_rows.py", arrays({{256, 512}})},
       {"scaled_softmax_dst_first_rows.py", arrays({{256, 512}})},
       {"shared_row_operand.py", arrays({{256, 256}, {2, 128, 1024}, {2, 128, 1024}})},

@@ -1087,6 +1087,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/guarded_cols_tail_else.py", "guarded_cols_tail_else.hoist", "hoist", {}},
       // A tail's rhs tiles expanded out of the row loop under `if rem > 0:`, its binding `c0` with them.
       {"tests/kernels/guarded_tail_ktiles.py", "guarded_tail_ktiles.hoist_expand", "hoist_expand", {{"anchor", "2x2/load#0"}}},
+      // A comprehension of PSUM transposes read by the matmuls of every column block, copied to SBUF.
+      {"tests/kernels/psum_operand_rows_api.py", "psum_operand_rows_api.evacuate_psum", "evacuate_psum", {}},
   };
   bool update = std::getenv("ACCELOPT_UPDATE_GOLDEN") != nullptr;
   std::set<std::string> covered;

@@ -12,6 +12,7 @@
 
 #include "run_kernel.h"
 #include "corpus.h"
+#include "every_site.h"
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
 #include "loopnest/lift.h"
@@ -103,16 +104,7 @@ TEST(ItemLoop, TheListsRowSumsFoldIntoItsActivations) {
 TEST(ItemLoop, EverySiteOfTheKernelsPrintsAndKeepsItsResult) {
   for (const auto& file : kKernels) {
     std::string path = source_dir() + file;
-    std::string text = read(path);
-    auto want = run(path, text, kArgs);
-    for (const auto& site : loopnest::find_sites(loopnest::lift_source(path, text, kArgs))) {
-      try {
-        std::string after = loopnest::apply_site(path, text, kArgs, site);
-        EXPECT_LT(rel_error(run(path, after, kArgs), want), 1e-5) << site.key() << "\n" << after;
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << file << " " << site.key() << ": " << e.what();
-      }
-    }
+    loopnest_test::expect_every_site_keeps_result(path, read(path), kArgs);
   }
 }
 

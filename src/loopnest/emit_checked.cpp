@@ -48,12 +48,8 @@ void check_no_hidden_loop_vars(const Kernel& k) {
   });
 }
 
-std::string emit_checked_once(const Kernel& moved, const std::vector<ArgSpec>& args, const EmitOptions& options) {
-  check_no_hidden_loop_vars(moved);
-  // A move can leave a constraint that holds everywhere (a jammed copy's row guard on a row that is
-  // whole); the lift drops such constraints, so the form printed drops them too.
-  Kernel k = moved;
-  drop_dead_mask_constraints(k);
+std::string emit_checked_once(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
+  check_no_hidden_loop_vars(k);
   std::string text = emit(k, options);
   Kernel again;
   try {
@@ -88,7 +84,11 @@ std::vector<EmitOptions> attempts(const Kernel& k, const EmitOptions& options) {
 
 }  // namespace
 
-std::string emit_checked(const Kernel& k, const std::vector<ArgSpec>& args, const EmitOptions& options) {
+std::string emit_checked(const Kernel& moved, const std::vector<ArgSpec>& args, const EmitOptions& options) {
+  // A move can leave a constraint that holds everywhere (a jammed copy's row guard on a row that is
+  // whole); the lift drops such constraints, so the form printed drops them too (once, for every try).
+  Kernel k = moved;
+  drop_dead_mask_constraints(k);
   const std::vector<EmitOptions> tries = attempts(k, options);
   for (size_t i = 0;; ++i) {
     try {

@@ -21,22 +21,12 @@
 
 #include "loopnest/dump.h"
 #include "loopnest/lift.h"
+#include "loopnest/source_edit.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
 
 namespace {
-
-// The byte offset of 1-based (line, col) in `text`; npos when the line is not there.
-size_t offset_of(const std::string& text, uint32_t line, uint32_t col) {
-  size_t at = 0;
-  for (uint32_t l = 1; l < line; ++l) {
-    at = text.find('\n', at);
-    if (at == std::string::npos) return std::string::npos;
-    ++at;
-  }
-  return at + col - 1;
-}
 
 bool reads_on_tensor_engine(const Op& op, int tensor) {
   if (op.engine != Engine::Tensor) return false;
@@ -73,7 +63,7 @@ class EvacuatePsum : public Transform {
       for (const OpRef* x : an.readers(k, op.result)) pe_reader = pe_reader || reads_on_tensor_engine(x->op(), op.result);
       if (!pe_reader) continue;
       const nki::Span& sp = op.origin->span;
-      size_t from = offset_of(text, sp.line, sp.col), to = offset_of(text, sp.end_line, sp.end_col);
+      size_t from = source_offset(text, sp.line, sp.col), to = source_offset(text, sp.end_line, sp.end_col);
       if (from == std::string::npos || to == std::string::npos || to <= from || to > text.size() || text[to - 1] != ')')
         continue;
       std::string edited = text.substr(0, from) + nl->second + ".copy(" + text.substr(from, to - from) + ")" + text.substr(to);

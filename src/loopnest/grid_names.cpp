@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "loopnest/literal_constants.h"
 #include "nki/ast.h"
 
 namespace loopnest {
@@ -47,37 +48,20 @@ std::string grid_of(const nki::Expr& e, const std::string& nl_alias) {
   return axis < 0 ? "" : grid_key(n.as_int(), axis, places.size());
 }
 
-// Integer literals bound once by name: at the module's top level, then the kernel's (which shadow
-// them); a name bound twice in either is left out.
-std::map<std::string, int64_t> integer_constants(const Kernel& k, const std::map<std::string, int>& bound) {
-  using namespace nki;
+// Integer literals bound once by name (literal_constants.h): the module's, unless the kernel binds
+// the name itself, then the kernel's own.
+std::map<std::string, int64_t> integer_constants(const Kernel& k) {
   std::map<std::string, int64_t> out;
-  std::map<std::string, int> module_bound;
-  auto literal = [](const AssignStmt& a) -> std::optional<std::pair<std::string, int64_t>> {
-    if (a.targets.size() != 1 || a.targets[0]->kind != ExprKind::Name || !a.value || a.value->kind != ExprKind::Constant)
-      return std::nullopt;
-    const Value& v = static_cast<const ConstantExpr&>(*a.value).value;
-    if (!v.is_int()) return std::nullopt;
-    return std::make_pair(static_cast<const NameExpr&>(*a.targets[0]).id, v.as_int());
+  if (!k.function) return out;
+  auto add = [&](const std::vector<LiteralBinding>& bindings) {
+    for (const auto& [id, e] : bindings)
+      if (const nki::Value& v = static_cast<const nki::ConstantExpr&>(*e).value; v.is_int()) out[id] = v.as_int();
   };
-  if (k.module) {
-    for (const auto& st : k.module->body) {
-      if (st->kind != StmtKind::Assign) continue;
-      const auto& a = static_cast<const AssignStmt&>(*st);
-      for (const auto& t : a.targets)
-        if (t->kind == ExprKind::Name) ++module_bound[static_cast<const NameExpr&>(*t).id];
-      if (auto c = literal(a)) out[c->first] = c->second;
-    }
-    for (auto it = out.begin(); it != out.end();) it = module_bound[it->first] == 1 ? std::next(it) : out.erase(it);
-  }
-  for (const Node& n : k.body) {
-    if (n.kind != NodeKind::Meta || n.meta != MetaKind::Binding || !n.origin || n.origin->kind != StmtKind::Assign) continue;
-    auto c = literal(static_cast<const AssignStmt&>(*n.origin));
-    if (!c) continue;
-    auto b = bound.find(c->first);
-    if (b != bound.end() && b->second == 1) out[c->first] = c->second;
-    else out.erase(c->first);
-  }
+  if (k.module) add(module_size_constants(*k.module));
+  std::map<std::string, int> kernel_bound = binding_counts(k.function->body);
+  for (const nki::Parameter& p : k.function->params) ++kernel_bound[p.name];
+  for (auto it = out.begin(); it != out.end();) it = kernel_bound.count(it->first) ? out.erase(it) : std::next(it);
+  add(local_size_constants(*k.function));
   return out;
 }
 
@@ -124,7 +108,7 @@ std::map<int, std::vector<GridName>> authored_grid_names(const Kernel& k, const 
     for (const auto& b : n.binds) ++bound[b];
   });
   for (const auto& [id, loop] : k.loops) ++bound[loop.var];
-  const std::map<std::string, int64_t> constants = integer_constants(k, bound);
+  const std::map<std::string, int64_t> constants = integer_constants(k);
   std::map<int, std::vector<GridName>> out;
   for (const Node& n : k.body) {
     if (n.kind != NodeKind::Meta || n.meta != MetaKind::Binding || n.binds.empty() || !n.origin ||

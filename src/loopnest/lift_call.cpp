@@ -288,14 +288,7 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
     if (!v) fail(at.span, fmt::format("'{}' without a shape", print_expr(at)));
     return shape_of(*v, *origin_of(v == value_of("shape") ? "shape" : "constant"), partition_dim);
   };
-  if (op.has_mask) {
-    std::vector<std::vector<IExpr>> tiles;
-    if (dst && dst->k == K::Tile) tiles.push_back(dst->access.tile_shape());
-    for (const auto& [name, v] : args)
-      if (v.k == K::Tile && !v.gather) tiles.push_back(v.access.tile_shape());
-    op.mask = live_constraints(op.mask, tiles, ranges());
-    op.has_mask = !op.mask.empty();
-  }
+  if (op.has_mask) drop_dead_constraints(op, dst && dst->k == K::Tile ? &dst->access : nullptr, ranges());
   if (!op.has_mask) {
     for (const auto& [name, v] : args) {
       if (v.k != K::Tile || v.gather) continue;  // a gather's rows are data: no bound to check here

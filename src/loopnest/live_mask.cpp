@@ -38,19 +38,21 @@ std::vector<Constraint> live_constraints(const std::vector<Constraint>& mask, co
   return out;
 }
 
+void drop_dead_constraints(Op& op, const Access* dst, const Ranges& ranges) {
+  if (op.mask.empty()) return;
+  std::vector<std::vector<IExpr>> tiles;
+  if (dst) tiles.push_back(dst->tile_shape());
+  for (const Arg& a : op.args)
+    if (a.value.kind == Operand::Kind::Tile) tiles.push_back(a.value.access.tile_shape());
+  op.mask = live_constraints(op.mask, tiles, ranges);
+  op.has_mask = !op.mask.empty();
+}
+
 void drop_dead_mask_constraints(Kernel& k) {
   const Ranges ranges = k.ranges();
   std::function<void(std::vector<Node>&)> walk = [&](std::vector<Node>& nodes) {
     for (Node& n : nodes) {
-      for (Op& op : n.ops) {
-        if (op.mask.empty()) continue;
-        std::vector<std::vector<IExpr>> tiles;
-        if (op.dst) tiles.push_back(op.dst->tile_shape());
-        for (const Arg& a : op.args)
-          if (a.value.kind == Operand::Kind::Tile) tiles.push_back(a.value.access.tile_shape());
-        op.mask = live_constraints(op.mask, tiles, ranges);
-        op.has_mask = !op.mask.empty();
-      }
+      for (Op& op : n.ops) drop_dead_constraints(op, op.dst ? &*op.dst : nullptr, ranges);
       walk(n.body);
       walk(n.orelse);
     }

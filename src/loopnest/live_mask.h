@@ -20,8 +20,12 @@ namespace loopnest {
 std::vector<Constraint> live_constraints(const std::vector<Constraint>& mask, const std::vector<std::vector<IExpr>>& tiles,
                                          const Ranges& ranges);
 
-// Every op's mask of `k` without its constraints that hold everywhere (an op left with none is
-// unmasked).
+// `op`'s mask without its constraints that hold everywhere over `dst` (its destination's region,
+// null when none) and its tile operands (an op left with none is unmasked). The lift calls it
+// before `op.dst` is set, so the destination comes apart.
+void drop_dead_constraints(Op& op, const Access* dst, const Ranges& ranges);
+
+// The same for every op of `k` (a form a move made).
 void drop_dead_mask_constraints(Kernel& k);
 
 }  // namespace loopnest

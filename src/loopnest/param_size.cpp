@@ -19,7 +19,6 @@
 // tile limits are checked on the result (find_sites, resizes_tiles); the five-seed check is final.
 #include "loopnest/param_size.h"
 
-#include <functional>
 #include <map>
 #include <set>
 
@@ -27,6 +26,8 @@
 
 #include "loopnest/dump.h"
 #include "loopnest/lift.h"
+#include "loopnest/literal_constants.h"
+#include "loopnest/source_edit.h"
 #include "nki/ast_walk.h"
 
 namespace loopnest {
@@ -37,14 +38,8 @@ namespace {
 // is not there.
 std::optional<std::string> replaced(const std::string& text, uint32_t line, uint32_t col, size_t count,
                                     const std::string& with) {
-  size_t at = 0;
-  for (uint32_t l = 1; l < line; ++l) {
-    at = text.find('\n', at);
-    if (at == std::string::npos) return std::nullopt;
-    ++at;
-  }
-  at += col - 1;
-  if (at + count > text.size()) return std::nullopt;
+  const size_t at = source_offset(text, line, col);
+  if (at == std::string::npos || at + count > text.size()) return std::nullopt;
   return text.substr(0, at) + with + text.substr(at + count);
 }
 
@@ -233,125 +228,6 @@ bool visit_size_literal(Kernel& k, const std::vector<ArgSpec>& args, const std::
     if (sink(*s, [&k, shared] { k = *shared; })) return true;
   }
   return false;
-}
-
-// `NAME = 2048` at module level, bound by no other module statement: a library kernel's tile
-// size, passed by its entry point to the implementation (`_impl(x, out, ROWS, COLS)`), whose
-// ceil-div trips and tail masks are written for any value of it.
-std::vector<std::pair<std::string, const nki::Expr*>> module_size_constants(const nki::ModuleAst& module) {
-  std::map<std::string, int> bound;
-  std::vector<std::pair<std::string, const nki::Expr*>> single;
-  for (const auto& s : module.body) {
-    if (s->kind != nki::StmtKind::Assign) continue;
-    const auto& a = static_cast<const nki::AssignStmt&>(*s);
-    for (const auto& t : a.targets) {
-      if (t->kind != nki::ExprKind::Name) {
-        bound[""]++;
-        continue;
-      }
-      const std::string& id = static_cast<const nki::NameExpr&>(*t).id;
-      if (bound[id]++ == 0 && a.targets.size() == 1 && a.value && a.value->kind == nki::ExprKind::Constant)
-        single.emplace_back(id, a.value.get());
-    }
-  }
-  std::vector<std::pair<std::string, const nki::Expr*>> out;
-  for (auto& [id, e] : single)
-    if (bound[id] == 1) out.emplace_back(id, e);
-  return out;
-}
-
-// How many times each name is bound anywhere in a function body: assignment, augmented and
-// annotated targets (inside tuples too), loop, `with` and `except` targets, nested definitions,
-// walrus targets; a `global` / `nonlocal` name counts as bound twice (another scope writes it).
-std::map<std::string, int> binding_counts(const nki::Block& body) {
-  std::map<std::string, int> count;
-  std::function<void(const nki::Expr*)> target = [&](const nki::Expr* e) {
-    if (!e) return;
-    if (e->kind == nki::ExprKind::Name) ++count[static_cast<const nki::NameExpr&>(*e).id];
-    else if (e->kind == nki::ExprKind::Tuple || e->kind == nki::ExprKind::List)
-      for (const auto& x : static_cast<const nki::SequenceExpr&>(*e).elts) target(x.get());
-    else if (e->kind == nki::ExprKind::Starred) target(static_cast<const nki::StarredExpr&>(*e).value.get());
-  };
-  std::function<void(const nki::Block&)> block = [&](const nki::Block& b) {
-    for (const auto& st : b) {
-      switch (st->kind) {
-        case nki::StmtKind::Assign:
-          for (const auto& t : static_cast<const nki::AssignStmt&>(*st).targets) target(t.get());
-          break;
-        case nki::StmtKind::AugAssign: target(static_cast<const nki::AugAssignStmt&>(*st).target.get()); break;
-        case nki::StmtKind::AnnAssign: target(static_cast<const nki::AnnAssignStmt&>(*st).target.get()); break;
-        case nki::StmtKind::For: {
-          const auto& f = static_cast<const nki::ForStmt&>(*st);
-          target(f.target.get());
-          block(f.body);
-          block(f.orelse);
-          break;
-        }
-        case nki::StmtKind::While: {
-          const auto& w = static_cast<const nki::WhileStmt&>(*st);
-          block(w.body);
-          block(w.orelse);
-          break;
-        }
-        case nki::StmtKind::If: {
-          const auto& i = static_cast<const nki::IfStmt&>(*st);
-          block(i.body);
-          block(i.orelse);
-          break;
-        }
-        case nki::StmtKind::With: {
-          const auto& w = static_cast<const nki::WithStmt&>(*st);
-          for (const auto& item : w.items) target(item.target.get());
-          block(w.body);
-          break;
-        }
-        case nki::StmtKind::Try: {
-          const auto& t = static_cast<const nki::TryStmt&>(*st);
-          block(t.body);
-          for (const auto& h : t.handlers) {
-            target(h.target.get());
-            block(h.body);
-          }
-          block(t.orelse);
-          block(t.finalbody);
-          break;
-        }
-        case nki::StmtKind::FunctionDef:
-          ++count[static_cast<const nki::FunctionDefStmt&>(*st).code->name];
-          break;
-        case nki::StmtKind::ClassDef: ++count[static_cast<const nki::ClassDefStmt&>(*st).code->name]; break;
-        case nki::StmtKind::Global:
-          for (const auto& n : static_cast<const nki::GlobalStmt&>(*st).names) count[n] += 2;
-          break;
-        default: break;
-      }
-    }
-  };
-  block(body);
-  auto& mutable_body = const_cast<nki::Block&>(body);  // the walk only reads
-  nki::for_each_expr(mutable_body, [&](nki::ExprPtr& p) {
-    if (p && p->kind == nki::ExprKind::NamedExpr) target(static_cast<const nki::NamedExpr&>(*p).target.get());
-  });
-  return count;
-}
-
-// `NAME = 1024` among the kernel's own top-level statements, bound by no other statement of it and
-// not a parameter: a tile size an author keeps as a local (`TP = 128; TF = 1024` at the top of an
-// HPC-style kernel), the same choice as a module constant, and a site under the same rule.
-std::vector<std::pair<std::string, const nki::Expr*>> local_size_constants(const nki::FunctionCode& fn) {
-  std::map<std::string, int> bound = binding_counts(fn.body);
-  for (const nki::Parameter& p : fn.params) bound[p.name] += 2;
-  std::vector<std::pair<std::string, const nki::Expr*>> out;
-  for (const auto& s : fn.body) {
-    if (s->kind != nki::StmtKind::Assign) continue;
-    const auto& a = static_cast<const nki::AssignStmt&>(*s);
-    if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name || !a.value ||
-        a.value->kind != nki::ExprKind::Constant)
-      continue;
-    const std::string& id = static_cast<const nki::NameExpr&>(*a.targets[0]).id;
-    if (bound[id] == 1) out.emplace_back(id, a.value.get());
-  }
-  return out;
 }
 
 // Whether the kernel's own statements pass the module constant `name` to a function of the module

@@ -1,0 +1,125 @@
+#include "loopnest/literal_constants.h"
+
+#include <functional>
+
+#include "nki/ast_walk.h"
+
+namespace loopnest {
+
+// `NAME = 2048` at module level, bound by no other module statement: a library kernel's tile
+// size, passed by its entry point to the implementation (`_impl(x, out, ROWS, COLS)`), whose
+// ceil-div trips and tail masks are written for any value of it.
+std::vector<LiteralBinding> module_size_constants(const nki::ModuleAst& module) {
+  std::map<std::string, int> bound;
+  std::vector<LiteralBinding> single;
+  for (const auto& s : module.body) {
+    if (s->kind != nki::StmtKind::Assign) continue;
+    const auto& a = static_cast<const nki::AssignStmt&>(*s);
+    for (const auto& t : a.targets) {
+      if (t->kind != nki::ExprKind::Name) {
+        bound[""]++;
+        continue;
+      }
+      const std::string& id = static_cast<const nki::NameExpr&>(*t).id;
+      if (bound[id]++ == 0 && a.targets.size() == 1 && a.value && a.value->kind == nki::ExprKind::Constant)
+        single.emplace_back(id, a.value.get());
+    }
+  }
+  std::vector<LiteralBinding> out;
+  for (auto& [id, e] : single)
+    if (bound[id] == 1) out.emplace_back(id, e);
+  return out;
+}
+
+std::map<std::string, int> binding_counts(const nki::Block& body) {
+  std::map<std::string, int> count;
+  std::function<void(const nki::Expr*)> target = [&](const nki::Expr* e) {
+    if (!e) return;
+    if (e->kind == nki::ExprKind::Name) ++count[static_cast<const nki::NameExpr&>(*e).id];
+    else if (e->kind == nki::ExprKind::Tuple || e->kind == nki::ExprKind::List)
+      for (const auto& x : static_cast<const nki::SequenceExpr&>(*e).elts) target(x.get());
+    else if (e->kind == nki::ExprKind::Starred) target(static_cast<const nki::StarredExpr&>(*e).value.get());
+  };
+  std::function<void(const nki::Block&)> block = [&](const nki::Block& b) {
+    for (const auto& st : b) {
+      switch (st->kind) {
+        case nki::StmtKind::Assign:
+          for (const auto& t : static_cast<const nki::AssignStmt&>(*st).targets) target(t.get());
+          break;
+        case nki::StmtKind::AugAssign: target(static_cast<const nki::AugAssignStmt&>(*st).target.get()); break;
+        case nki::StmtKind::AnnAssign: target(static_cast<const nki::AnnAssignStmt&>(*st).target.get()); break;
+        case nki::StmtKind::For: {
+          const auto& f = static_cast<const nki::ForStmt&>(*st);
+          target(f.target.get());
+          block(f.body);
+          block(f.orelse);
+          break;
+        }
+        case nki::StmtKind::While: {
+          const auto& w = static_cast<const nki::WhileStmt&>(*st);
+          block(w.body);
+          block(w.orelse);
+          break;
+        }
+        case nki::StmtKind::If: {
+          const auto& i = static_cast<const nki::IfStmt&>(*st);
+          block(i.body);
+          block(i.orelse);
+          break;
+        }
+        case nki::StmtKind::With: {
+          const auto& w = static_cast<const nki::WithStmt&>(*st);
+          for (const auto& item : w.items) target(item.target.get());
+          block(w.body);
+          break;
+        }
+        case nki::StmtKind::Try: {
+          const auto& t = static_cast<const nki::TryStmt&>(*st);
+          block(t.body);
+          for (const auto& h : t.handlers) {
+            target(h.target.get());
+            block(h.body);
+          }
+          block(t.orelse);
+          block(t.finalbody);
+          break;
+        }
+        case nki::StmtKind::FunctionDef:
+          ++count[static_cast<const nki::FunctionDefStmt&>(*st).code->name];
+          break;
+        case nki::StmtKind::ClassDef: ++count[static_cast<const nki::ClassDefStmt&>(*st).code->name]; break;
+        case nki::StmtKind::Global:
+          for (const auto& n : static_cast<const nki::GlobalStmt&>(*st).names) count[n] += 2;
+          break;
+        default: break;
+      }
+    }
+  };
+  block(body);
+  auto& mutable_body = const_cast<nki::Block&>(body);  // the walk only reads
+  nki::for_each_expr(mutable_body, [&](nki::ExprPtr& p) {
+    if (p && p->kind == nki::ExprKind::NamedExpr) target(static_cast<const nki::NamedExpr&>(*p).target.get());
+  });
+  return count;
+}
+
+// `NAME = 1024` among the kernel's own top-level statements, bound by no other statement of it and
+// not a parameter: a tile size an author keeps as a local (`TP = 128; TF = 1024` at the top of an
+// HPC-style kernel), the same choice as a module constant, and a site under the same rule.
+std::vector<LiteralBinding> local_size_constants(const nki::FunctionCode& fn) {
+  std::map<std::string, int> bound = binding_counts(fn.body);
+  for (const nki::Parameter& p : fn.params) bound[p.name] += 2;
+  std::vector<LiteralBinding> out;
+  for (const auto& s : fn.body) {
+    if (s->kind != nki::StmtKind::Assign) continue;
+    const auto& a = static_cast<const nki::AssignStmt&>(*s);
+    if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name || !a.value ||
+        a.value->kind != nki::ExprKind::Constant)
+      continue;
+    const std::string& id = static_cast<const nki::NameExpr&>(*a.targets[0]).id;
+    if (bound[id] == 1) out.emplace_back(id, a.value.get());
+  }
+  return out;
+}
+
+}  // namespace loopnest

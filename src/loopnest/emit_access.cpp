@@ -40,7 +40,7 @@ std::string Emitter::access(const Access& a, bool write, const Expr* written, co
     if (t.shape.empty() || t.partition_dim <= 0) return name + "[...]";
   }
   size_t rank = a.tile_shape().size();
-  set_dense_shape(a.tile_shape());
+  const std::vector<int64_t> dense = dense_shape(a.tile_shape());
   // Slices when every dim has at most one term, on axes in increasing order; also in a kernel that
   // indexes with grids, for a 1-D tile of an on-chip tensor, which no grid can index
   // (err_1d_arange_not_supported: `nl.arange(n)` needs `[:, None]` there).
@@ -98,7 +98,7 @@ std::string Emitter::access(const Access& a, bool write, const Expr* written, co
       }
       if (term.stride != 1) s += fmt::format(":{}", term.stride);
     } else {
-      s = grid_text(di, rank);
+      s = grid_text(di, rank, dense);
     }
     out += (d ? ", " : "") + s;
   }
@@ -121,7 +121,7 @@ std::string Emitter::list_element(const Tensor& t, const Access& rest, bool writ
   bool slices = !k_.dialect.grid_indexing && rest.rank < 0 && affine(rest) &&
                 std::all_of(rest.dims.begin(), rest.dims.end(), [](const DimIndex& d) { return d.terms.size() <= 1; });
   size_t rank = rest.tile_shape().size();
-  set_dense_shape(rest.tile_shape());
+  const std::vector<int64_t> dense = dense_shape(rest.tile_shape());
   for (size_t d = 0; d < rest.dims.size(); ++d) {
     const DimIndex& di = rest.dims[d];
     std::string s;
@@ -131,7 +131,7 @@ std::string Emitter::list_element(const Tensor& t, const Access& rest, bool writ
       bool full = di.start == IExpr(0) && term.stride == 1 && hi == element.shape[d];
       s = full ? ":" : fmt::format("{}:{}", str(di.start), str(hi));
     } else {
-      s = grid_text(di, rank);
+      s = grid_text(di, rank, dense);
     }
     out += (d ? ", " : "") + s;
   }
@@ -166,36 +166,33 @@ bool Emitter::affine(const Access& a) {
   return true;
 }
 
-void Emitter::set_dense_shape(const std::vector<IExpr>& shape) {
-  dense_shape_.clear();
+std::vector<int64_t> Emitter::dense_shape(const std::vector<IExpr>& shape) {
+  std::vector<int64_t> dense;
   for (const IExpr& d : shape) {
-    if (!d.is_constant()) {
-      dense_shape_.clear();
-      return;
-    }
-    dense_shape_.push_back(d.constant());
+    if (!d.is_constant()) return {};
+    dense.push_back(d.constant());
   }
+  return dense;
 }
 
 // An index grid operand: its start plus its terms (`128*r + 1 + nl.arange(128)[:, None]`).
-std::string Emitter::grid_text(const DimIndex& g, size_t rank) {
+std::string Emitter::grid_text(const DimIndex& g, size_t rank, const std::vector<int64_t>& dense) {
   bool zero = g.start.is_constant() && g.start.constant() == 0;
   std::string s = zero && !g.terms.empty() ? "" : str(g.start);
-  for (const auto& term : g.terms) s += (s.empty() ? "" : " + ") + grid_term(term, rank);
+  for (const auto& term : g.terms) s += (s.empty() ? "" : " + ") + grid_term(term, rank, dense);
   return s;
 }
 
-std::string Emitter::grid_term(const AxisTerm& t, size_t rank) {
+std::string Emitter::grid_term(const AxisTerm& t, size_t rank, const std::vector<int64_t>& dense) {
   std::string place;
   for (size_t a = 0; a < rank; ++a) place += (a ? ", " : "") + std::string(static_cast<int>(a) == t.axis ? ":" : "None");
   auto named = t.size.is_constant() && t.affine() && t.stride == 1
                    ? grid_names_.find(grid_key(t.size.constant(), t.axis, rank))
                    : grid_names_.end();
   if (named != grid_names_.end()) return named->second;
-  if (t.size.is_constant() && t.affine() && t.stride == 1 && dense_shape_.size() == rank && t.axis >= 0 &&
-      static_cast<size_t>(t.axis) < rank && dense_shape_[static_cast<size_t>(t.axis)] == t.size.constant())
-    if (auto dense = grid_names_.find(dense_grid_key(dense_shape_, t.axis)); dense != grid_names_.end())
-      return dense->second;
+  if (t.size.is_constant() && t.affine() && t.stride == 1 && dense.size() == rank && t.axis >= 0 &&
+      static_cast<size_t>(t.axis) < rank && dense[static_cast<size_t>(t.axis)] == t.size.constant())
+    if (auto name = grid_names_.find(dense_grid_key(dense, t.axis)); name != grid_names_.end()) return name->second;
   std::string g = fmt::format("{}.arange({})[{}]", alias("nki.language"), str(t.size), place);
   if (t.div != 1) g = fmt::format("{} // {}", g, t.div);
   if (t.mod != 0) g = t.div != 1 ? fmt::format("({}) % {}", g, t.mod) : fmt::format("{} % {}", g, t.mod);

@@ -131,7 +131,8 @@ std::string Emitter::operand(const Operand& o, const Node& n) {
     case Operand::Kind::None: return "None";
     case Operand::Kind::Other: return o.text;
     case Operand::Kind::Index: return index_text(o);
-    case Operand::Kind::Grid: dense_shape_.clear(); return grid_text(o.grid, static_cast<size_t>(o.grid_rank));
+    case Operand::Kind::Grid:
+      return grid_text(o.grid, static_cast<size_t>(o.grid_rank));
   }
   return "None";
 }
@@ -174,14 +175,14 @@ std::string Emitter::mask_text(const Op& op) {
   for (size_t i = 0; shape.empty() && i < op.args.size(); ++i)
     if (op.args[i].value.kind == Operand::Kind::Tile) shape = op.args[i].value.access.tile_shape();
   std::string out;
-  set_dense_shape(shape);
+  const std::vector<int64_t> dense = dense_shape(shape);
   for (const Constraint& c : op.mask) {
     DimIndex lhs{c.expr, {}};
     for (const auto& [axis, coeff] : c.axes) {
       if (axis < 0 || static_cast<size_t>(axis) >= shape.size()) throw EmitError("a mask on an axis the tile does not have");
       lhs.terms.push_back({axis, shape[static_cast<size_t>(axis)], coeff});
     }
-    out += (out.empty() ? "" : " & ") + fmt::format("({} {} 0)", grid_text(lhs, shape.size()), symbol(c.cmp));
+    out += (out.empty() ? "" : " & ") + fmt::format("({} {} 0)", grid_text(lhs, shape.size(), dense), symbol(c.cmp));
   }
   return op.mask.size() == 1 ? out : "(" + out + ")";
 }

@@ -92,8 +92,11 @@ class Emitter {
   static bool whole_dims(const std::vector<DimIndex>& dims, const std::vector<IExpr>& shape);
   static bool backward_stop(const DimIndex& d, const AxisTerm& term);
   static bool affine(const Access& a);
-  std::string grid_text(const DimIndex& g, size_t rank);
-  std::string grid_term(const AxisTerm& t, size_t rank);
+  // `dense`: the constant tile shape of the index being printed (empty: none known), where an
+  // author's `nl.mgrid` name stands for an axis's grid (dense_grid_key).
+  std::string grid_text(const DimIndex& g, size_t rank, const std::vector<int64_t>& dense = {});
+  std::string grid_term(const AxisTerm& t, size_t rank, const std::vector<int64_t>& dense);
+  static std::vector<int64_t> dense_shape(const std::vector<IExpr>& shape);
   std::vector<const Expr*> written_elements(const Access& a, const std::string& name, const Expr* written,
                                             const Access* old) const;
   std::vector<const Expr*> written_dims(const Operand& o, size_t rank) const;
@@ -116,10 +119,6 @@ class Emitter {
   const Node* elif_node_ = nullptr;  // the if node being printed as the `elif` of the one before
   std::map<int, std::vector<GridName>> grid_bindings_;  // the author's grid names, by binding node
   std::map<std::string, std::string> grid_names_;  // grid_key -> name, once its binding is printed
-  // The constant tile shape of the index being printed (empty: none known), where an author's
-  // `nl.mgrid` name stands for an axis's grid (dense_grid_key).
-  std::vector<int64_t> dense_shape_;
-  void set_dense_shape(const std::vector<IExpr>& shape);
   std::map<int, std::string> program_ids_;  // loop id -> `nl.program_id(d)` (Kernel::grid)
   std::vector<std::map<std::string, std::string>> renames_;
 };

@@ -208,6 +208,12 @@ Node Lifter::new_node(NodeKind kind, const Stmt& origin) {
   return n;
 }
 
+Loop Lifter::new_loop(Loop loop) {
+  loop.id = static_cast<int>(k.loops.size());
+  while (k.loops.count(loop.id)) ++loop.id;
+  return k.loops[loop.id] = std::move(loop);
+}
+
 void Lifter::push_meta(const Stmt& s, MetaKind meta, std::vector<Node>& out) {
   Node n = new_node(NodeKind::Meta, s);
   n.meta = meta;

@@ -707,15 +707,12 @@ AValue Lifter::call(const CallExpr& c) {
     if (code.params.empty() || code.body.empty()) fail(c.span, "an nl.fori_loop body without a loop variable");
     IExpr step = pos.size() >= 4 ? ints(3) : kwarg("step") ? int_of(*kwarg("step"), c) : IExpr(1);
     if (!step.is_constant() || step.constant() <= 0) fail(c.span, "an nl.fori_loop whose step is not a positive constant");
-    Loop loop;
-    loop.id = static_cast<int>(k.loops.size());
-    loop.var = code.params[0].name;
-    loop.kind = LoopKind::Sequential;
-    loop.ordered = true;
-    loop.start = ints(0);
-    loop.stop = ints(1);
-    loop.step = step.constant();
-    k.loops[loop.id] = loop;
+    const Loop loop = new_loop({.var = code.params[0].name,
+                                .kind = LoopKind::Sequential,
+                                .start = ints(0),
+                                .stop = ints(1),
+                                .step = step.constant(),
+                                .ordered = true});
     loop_stack.push_back(loop.id);
     size_t before = pending_inline.size();
     inline_call(code, {AValue::of_int(IExpr::var(loop.id))}, {}, c);

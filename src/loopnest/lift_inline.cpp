@@ -163,14 +163,11 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
     program_loops.clear();
     program_sizes.clear();
     for (size_t d = 0; d < grid.size(); ++d) {
-      Loop loop;
-      loop.id = static_cast<int>(k.loops.size());
-      loop.var = fmt::format("program_id_{}", d);
-      loop.kind = LoopKind::Affine;
-      loop.program = true;
-      loop.start = IExpr(0);
-      loop.stop = int_of(grid[d], c);
-      k.loops[loop.id] = loop;
+      const Loop loop = new_loop({.var = fmt::format("program_id_{}", d),
+                                  .kind = LoopKind::Affine,
+                                  .start = IExpr(0),
+                                  .stop = int_of(grid[d], c),
+                                  .program = true});
       program_loops.push_back(loop.id);
       program_sizes.push_back(loop.stop);
       loop_stack.push_back(loop.id);

@@ -55,15 +55,10 @@ bool Lifter::host_for_as_item_loop(const ForStmt& s, const AValue& seq, std::vec
   if (!carried_value(s.body, var) || sets_attributes(s.body)) return false;
   const Checkpoint saved = checkpoint();
   try {
-    Loop loop;
-    loop.id = static_cast<int>(k.loops.size());
-    while (k.loops.count(loop.id)) ++loop.id;
-    loop.var = var;
-    loop.kind = LoopKind::Range;
-    loop.start = IExpr(from);
-    loop.stop = IExpr(from + static_cast<int64_t>(items->size()));
-    loop.step = 1;
-    k.loops[loop.id] = loop;
+    const Loop loop = new_loop({.var = var,
+                                .kind = LoopKind::Range,
+                                .start = IExpr(from),
+                                .stop = IExpr(from + static_cast<int64_t>(items->size()))});
     loop_stack.push_back(loop.id);
     auto item = progression_item(*items, IExpr::var(loop.id) - IExpr(from), ranges());
     loop_stack.pop_back();

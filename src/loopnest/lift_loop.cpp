@@ -208,20 +208,17 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
     // Through an affine or sequential loop the carried tile is a buffer of the form (lift_carry.cpp).
     carried_here = carry_buffers(s, carried_values(s.body, var));
   }
-  Loop loop;
-  loop.id = static_cast<int>(k.loops.size());
-  loop.var = var;
-  loop.kind = r.range_kind;
-  loop.dynamic = r.range_dynamic;
-  loop.start = int_of(r.items[0], *s.iter);
-  loop.stop = int_of(r.items[1], *s.iter);
   IExpr step = int_of(r.items[2], *s.iter);
   // A constant step either way: a negative one walks backwards (`nl.static_range(n - 1, -1, -1)`);
   // moves that need start 0 and step 1 check for it themselves.
   if (!step.is_constant()) fail(s.iter->span, "a loop with a step that is not a constant");
   if (step.constant() == 0) fail(s.iter->span, "a loop with a step of zero");
-  loop.step = step.constant();
-  k.loops[loop.id] = loop;
+  const Loop loop = new_loop({.var = var,
+                              .kind = r.range_kind,
+                              .start = int_of(r.items[0], *s.iter),
+                              .stop = int_of(r.items[1], *s.iter),
+                              .step = step.constant(),
+                              .dynamic = r.range_dynamic});
   Node n = new_node(NodeKind::Loop, s);
   n.loop = loop.id;
   auto saved = env.find(var) == env.end() ? std::optional<AValue>() : std::optional<AValue>(env[var]);
@@ -322,15 +319,11 @@ bool Lifter::host_for_as_loop(const ForStmt& s, const AValue& seq, std::vector<N
   if (carried_value(s.body, var)) return false;
   const Checkpoint saved = checkpoint();
   try {
-    Loop loop;
-    loop.id = static_cast<int>(k.loops.size());
-    loop.var = var;
-    loop.kind = LoopKind::Static;
-    loop.start = IExpr(0);
-    loop.stop = IExpr(static_cast<int64_t>(seq.items.size()));
-    loop.step = 1;
-    loop.host_items = true;
-    k.loops[loop.id] = loop;
+    const Loop loop = new_loop({.var = var,
+                                .kind = LoopKind::Static,
+                                .start = IExpr(0),
+                                .stop = IExpr(static_cast<int64_t>(seq.items.size())),
+                                .host_items = true});
     Node n = new_node(NodeKind::Loop, s);
     n.loop = loop.id;
     auto before = env;  // before the target's names are bound: after the loop they are unusable

@@ -80,15 +80,7 @@ AValue Lifter::roll_nested_comprehension(const ComprehensionExpr& c, int64_t row
   if (static_cast<const NameExpr&>(*inner.generators[0].target).id == var)
     fail(inner.span, "a nested comprehension reusing its outer variable");
   const std::optional<AValue> outer = env.count(var) ? std::optional<AValue>(env.at(var)) : std::nullopt;
-  Loop loop;
-  loop.id = static_cast<int>(k.loops.size());
-  while (k.loops.count(loop.id)) ++loop.id;
-  loop.var = var;
-  loop.kind = kind;
-  loop.start = IExpr(0);
-  loop.stop = IExpr(rows);
-  loop.step = 1;
-  k.loops[loop.id] = loop;
+  const Loop loop = new_loop({.var = var, .kind = kind, .start = IExpr(0), .stop = IExpr(rows)});
   Node n = new_node(NodeKind::Loop, *assigned_statement);
   n.loop = loop.id;
   loop_stack.push_back(loop.id);

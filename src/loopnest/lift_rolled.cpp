@@ -68,15 +68,7 @@ AValue Lifter::roll_comprehension(const ComprehensionExpr& c, const RollShape& s
   for (int l : loop_stack)
     if (k.loops.at(l).var == var) fail(g.target->span, "a comprehension variable naming an enclosing loop's");
   const std::optional<AValue> outer = env.count(var) ? std::optional<AValue>(env.at(var)) : std::nullopt;
-  Loop loop;
-  loop.id = static_cast<int>(k.loops.size());
-  while (k.loops.count(loop.id)) ++loop.id;
-  loop.var = var;
-  loop.kind = kind;
-  loop.start = IExpr(0);
-  loop.stop = IExpr(shape.count);
-  loop.step = 1;
-  k.loops[loop.id] = loop;
+  const Loop loop = new_loop({.var = var, .kind = kind, .start = IExpr(0), .stop = IExpr(shape.count)});
   Node n = new_node(NodeKind::Loop, *assigned_statement);
   n.loop = loop.id;
   loop_stack.push_back(loop.id);

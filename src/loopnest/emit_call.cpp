@@ -65,7 +65,10 @@ std::string Emitter::call(const Op& op, const Node& n) {
   bool same_call = kept(op.origin) && op.api == op.origin_api;
   std::string callee = same_call ? source(*op.origin->func) : api_text(op.api);
   std::string args;
-  bool keywords_only = !same_call;
+  // Arguments the author passed by position stay positional while the call is still the author's
+  // function (an opened helper's `nl.max(t, axis=1)`, an operand a move rewrote), up to the first
+  // one given by name: a new or replaced call is written with keywords throughout.
+  bool keywords_only = op.origin_api.empty() || op.api != op.origin_api;
   auto add = [&](const std::string& name, const std::string& text, bool positional) {
     bool pos = positional && !keywords_only;
     if (!pos) keywords_only = true;

@@ -51,9 +51,10 @@
 // again (hoist_fill.cpp, as hoist_compute leaves its loads). Each step's legality is its own,
 // judged on the kernel the step before made; offered where the chain then leaves that loop.
 //
-// Printed in the kernel's dialect: `nisa.nc_transpose(data=...)` when the kernel imports nki.isa,
-// else `nl.transpose(...)` (legacy, the buffer's block dims before the partition dim); the newer API
-// writes destination-first into a partition-first buffer. The buffer's block dims and the fill
+// Printed in the kernel's dialect: `nisa.nc_transpose(data=...)` when the kernel imports nki.isa
+// (the newer API's destination-first), else `nl.transpose(...)` (an nl-only kernel gets no new
+// import); the legacy buffer has its block dims before the partition dim, the newer API's is
+// partition-first. The buffer's block dims and the fill
 // loops' headers keep the author's bounds (`nl.affine_range(k_tiles)`).
 #include <algorithm>
 #include <iterator>
@@ -566,7 +567,7 @@ class HoistTranspose : public Transform {
     const Operand& data = transpose.arg(transposed_param(transpose))->value;
     Op tr;
     if (c.implicit) {
-      bool isa = k.dialect.new_api || k.dialect.alias.count("nki.isa");
+      bool isa = k.dialect.alias.count("nki.isa");
       tr.api = isa ? "nisa.nc_transpose" : "nl.transpose";
       tr.cls = OpClass::Transpose;
       tr.engine = Engine::Tensor;

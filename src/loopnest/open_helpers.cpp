@@ -96,8 +96,7 @@ void forget_source(std::vector<Op>& ops) {
     for (const auto& a : op.args)
       if (a.value.kind == Operand::Kind::Other && a.name != "mask")
         throw TransformError("a helper operand kept as its text");
-    op.origin = nullptr;
-    op.origin_api.clear();
+    op.origin = nullptr;  // origin_api stays: the author's call, so its positional operands print so
     op.dst_origin = nullptr;
     for (auto& a : op.args) a.value.origin = nullptr;
   }

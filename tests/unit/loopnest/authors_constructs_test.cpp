@@ -146,7 +146,7 @@ TEST(LoopNestLift, AnAppendOfAnOperationsResult) {
   EXPECT_EQ(loopnest::emit(form), text);
   // Printed from the form, the result still goes into the list (not `blocks_item = ...`).
   std::string printed = loopnest::emit_checked(form, args, {.regenerate = true});
-  EXPECT_NE(printed.find("blocks.append(nl.load(src=x[:, 128*k:128*k + 128]))"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("blocks.append(nl.load(x[:, 128*k:128*k + 128]))"), std::string::npos) << printed;
   // Anything but an operation's whole result still has no tile of its own to hold.
   std::string view = text;
   view.replace(view.find("blocks.append(nl.load(x[:, k * 128:(k + 1) * 128]))"), 52,
@@ -178,7 +178,7 @@ TEST(LoopNestLift, AListFilledSeveralTimesInOneIterationHoldsItsValues) {
   EXPECT_NE(dump.find("nl.mod(x=t, y=0.75)"), std::string::npos) << dump;
   EXPECT_NE(dump.find("res[a0[128], 1 + a1[1]] = assign(src=%"), std::string::npos) << dump;
   std::string printed = loopnest::emit_checked(form, args, {.regenerate = true});
-  EXPECT_NE(printed.find("cols.append(nl.max(x=t, axis=1, keepdims=True))"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("cols.append(nl.max(t, axis=1, keepdims=True))"), std::string::npos) << printed;
   // A shape that is not the asserted one stops the kernel, as the check does at trace time.
   EXPECT_THROW(loopnest::lift_source("k.py", text, arrays({{128, 512}})), loopnest::LiftError);
   // Appended under a condition on the loop variable, the list's items differ by iteration: refused.

@@ -231,7 +231,7 @@ TEST(HoistTranspose, TakesTheLoadOfTheTransposedBlockAlongInEveryStyle) {
     EXPECT_EQ(loads(after), 12) << after;
     // The fill writes the buffer: the transpose itself (legacy: the compiler's PSUM copy), or the
     // author's copy out of PSUM (the newer API, whose Tensor Engine writes a PSUM dst).
-    bool legacy = after.find("a_blk_t[kk, :, :] = nisa.nc_transpose(data=a_blk)") != std::string::npos;
+    bool legacy = after.find("a_blk_t[kk, :, :] = nisa.nc_transpose(a_blk)") != std::string::npos;
     bool api = after.find("nisa.tensor_copy(dst=a_blk_t[:, kk, :], src=a_ps)") != std::string::npos;
     EXPECT_TRUE(legacy != api) << after;
     EXPECT_TRUE(sites_of(after, args).empty()) << after;

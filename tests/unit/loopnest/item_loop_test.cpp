@@ -68,11 +68,11 @@ TEST(ItemLoop, AChangedChainLoopPrintsFromTheForm) {
   ASSERT_TRUE(fold);
   std::string after = loopnest::apply_site(path, text, kArgs, *fold);
   EXPECT_NE(after.find("        for b in range(1, 4):\n"
-                       "            peak[...] = nl.maximum(x=peak, y=nl.max(x=row[b], axis=1, keepdims=True))\n"),
+                       "            peak[...] = nl.maximum(peak, nl.max(row[b], axis=1, keepdims=True))\n"),
             std::string::npos)
       << after;
   EXPECT_NE(after.find("        for w in range(1, 4):\n"
-                       "            total[...] = nl.add(x=total, y=nl.sum(x=weights[w], axis=1, keepdims=True))\n"),
+                       "            total[...] = nl.add(x=total, y=nl.sum(weights[w], axis=1, keepdims=True))\n"),
             std::string::npos)
       << after;
   EXPECT_LT(rel_error(run(path, after, kArgs), run(path, text, kArgs)), 1e-5) << after;
@@ -125,7 +125,7 @@ TEST(ItemLoop, AChainFromZerosFoldsToo) {
   ASSERT_TRUE(fold);
   std::string after = loopnest::apply_site(path, text, kArgs, *fold);
   EXPECT_NE(after.find("        total = nl.zeros((ROWS, 1), dtype=nl.float32)\n"
-                       "        total[...] = nl.sum(x=total_parts, axis=1, keepdims=True)\n"),
+                       "        total[...] = nl.sum(total_parts, axis=1, keepdims=True)\n"),
             std::string::npos)
       << after;
   EXPECT_EQ(after.find("for w in weights"), std::string::npos) << after;

@@ -88,7 +88,7 @@ TEST(NestedComprehension, PrintedFromTheFormItIsANestedComprehensionAgain) {
   std::string path = source_dir() + kKernels[0];
   std::string text = read(path);
   std::string printed = loopnest::emit_checked(loopnest::lift_source(path, text, kArgs), kArgs, {.regenerate = true});
-  EXPECT_NE(printed.find("x_t = [[nl.transpose(x=nl.load(src=x[r, :, k, :])) for k in range(2)] for r in range(2)]"),
+  EXPECT_NE(printed.find("x_t = [[nl.transpose(nl.load(x[r, :, k, :])) for k in range(2)] for r in range(2)]"),
             std::string::npos) << printed;
   EXPECT_LT(rel_error(run(path, printed, kArgs), run(path, text, kArgs)), 1e-5) << printed;
 }

@@ -113,7 +113,7 @@ TEST(LoopNestSpmd, ATensorTheLaunchPassesHasTheLaunchedFunctionsName) {
   auto k = loopnest::lift_source("renamed.py", renamed, args);
   EXPECT_NE(loopnest::dump(k).find("kernel tiles(a: hbm float32[256, 512])\n"), std::string::npos);
   std::string again = loopnest::emit_checked(k, args, {.regenerate = true});
-  EXPECT_NE(again.find("t = nl.load(src=x[128*nl.program_id(0)"), std::string::npos) << again;
+  EXPECT_NE(again.find("t = nl.load(x[128*nl.program_id(0)"), std::string::npos) << again;
   nki::lib::testing::Harness h;
   auto x = nki::lib::testing::test_input(tensor::Shape{256, 512}, 1);
   EXPECT_EQ(values(h.run_module(*h.load_text("renamed.py", again), {x}).outputs.at(0)),

@@ -19,11 +19,11 @@ def kernel(x, w):
     for rb in nl.affine_range(R // ROWS):
         xr = nl.load(x[rb * ROWS:(rb + 1) * ROWS, :])
         logits = [nl.matmul(xr, w_sb[:, p * COLS:(p + 1) * COLS]) for p in range(n_parts)]
-        top = nl.max(x=logits[0], axis=1, keepdims=True)
+        top = nl.max(logits[0], axis=1, keepdims=True)
         for i in range(1, 4):
-            top[...] = nl.maximum(x=top, y=nl.max(x=logits[i], axis=1, keepdims=True))
+            top[...] = nl.maximum(top, nl.max(logits[i], axis=1, keepdims=True))
         num = [nisa.activation(op=nl.exp, data=logits[p], bias=nl.multiply(x=top, y=-1.0)) for p in range(4)]
-        sums = [nl.sum(x=num[n], axis=1, keepdims=True) for n in range(4)]
+        sums = [nl.sum(num[n], axis=1, keepdims=True) for n in range(4)]
         den = sums[0]
         den = nl.add(x=sums[0], y=sums[1])
         den_2 = nl.add(x=den, y=sums[2])

@@ -1,6 +1,5 @@
 import nki
 import nki.language as nl
-import nki.isa as nisa
 
 # Row softmax of x @ w in a researcher's high-level style: a row block's logits are a list of column
 # chunks made by a comprehension (`nl.matmul` without transpose_x: every call transposes the row block
@@ -32,7 +31,7 @@ def kernel(x, w):
     for rb in nl.affine_range(R // ROWS):
         xr = nl.load(x[rb * ROWS:(rb + 1) * ROWS, :])
         xr_t = nl.ndarray(shape=(64, 128), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.nc_transpose(dst=xr_t[...], data=xr)
+        xr_t[...] = nl.transpose(x=xr)
         logits = [nl.matmul(xr_t, w_sb[:, p * COLS:(p + 1) * COLS], transpose_x=True) for p in range(n_parts)]
         probs = _chunked_softmax(logits)
         for p in range(n_parts):

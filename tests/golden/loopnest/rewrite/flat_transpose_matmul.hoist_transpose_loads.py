@@ -19,7 +19,7 @@ def kernel(a, b):
         a_blk_t = nl.ndarray(shape=(K // 128, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
         for kk in nl.affine_range(K // 128):
             a_blk = nl.load(a[nl.ds(128*flat_blk, 128), nl.ds(kk * 128, 128)])
-            a_blk_t[kk, :, :] = nisa.nc_transpose(data=a_blk)
+            a_blk_t[kk, :, :] = nisa.nc_transpose(a_blk)
         for flat_in in nl.affine_range(2):
             acc = nl.zeros((128, CB), dtype=nl.float32, buffer=nl.psum)
             for kk in nl.affine_range(K // 128):

@@ -11,10 +11,10 @@ def kernel(x, s):
     out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
     s_col = s.reshape((200, 1))
     for r in nl.affine_range(2):
-        t = nl.load(src=x[128*r + nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
-        c = nl.load(src=s_col[128*r + nl.arange(128)[:, None], nl.arange(1)[None, :]], mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
-        t[...] = nl.add(x=t, y=c, mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
-        t[...] = nl.multiply(x=t, y=0.5, mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
-        t[...] = nl.exp(x=t, mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
-        nl.store(dst=out[128*r + nl.arange(128)[:, None], nl.arange(512)[None, :]], value=t, mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
+        t = nl.load(x[128*r + nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
+        c = nl.load(s_col[128*r + nl.arange(128)[:, None], nl.arange(1)[None, :]], mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
+        t[...] = nl.add(t, c, mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
+        t[...] = nl.multiply(t, 0.5, mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
+        t[...] = nl.exp(t, mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
+        nl.store(out[128*r + nl.arange(128)[:, None], nl.arange(512)[None, :]], value=t, mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
     return out

@@ -19,7 +19,7 @@ def kernel(q, k):
         for t in nl.affine_range(NT):
             k_t[b, t, :, :] = nl.load(k[b, t])
         for t in nl.affine_range(NT):
-            kT[b, :, 128*t:128*t + 128] = nl.transpose(x=k_t[b, t, :, :])
+            kT[b, :, 128*t:128*t + 128] = nl.transpose(k_t[b, t, :, :])
     for i in nl.affine_range(NQ):
         q_t = nl.load(q[i])
         for b in nl.affine_range(NB):

@@ -16,13 +16,13 @@ def kernel(x):
     out = nl.ndarray((R, C), dtype=x.dtype, buffer=nl.shared_hbm)
     for r in nl.affine_range(R // ROWS):
         row = [nl.load(x[r * ROWS:(r + 1) * ROWS, c * WIDTH:(c + 1) * WIDTH]) for c in range(n_blocks)]
-        peak = nl.max(x=row[0], axis=1, keepdims=True)
+        peak = nl.max(row[0], axis=1, keepdims=True)
         for b in range(1, 4):
-            peak[...] = nl.maximum(x=peak, y=nl.max(x=row[b], axis=1, keepdims=True))
+            peak[...] = nl.maximum(peak, nl.max(row[b], axis=1, keepdims=True))
         total_parts = nl.ndarray(shape=(128, 4), dtype=nl.float32, buffer=nl.sbuf)
         weights = [nisa.activation_reduce(op=nl.exp, data=nl.subtract(x=row[b], y=peak), reduce_op=nl.add, reduce_res=total_parts[:, b:b + 1]) for b in range(4)]
-        total = nl.sum(x=total_parts, axis=1, keepdims=True)
-        scale = nl.reciprocal(x=total)
+        total = nl.sum(total_parts, axis=1, keepdims=True)
+        scale = nl.reciprocal(total)
         soft = [nl.multiply(x=weights[w], y=scale) for w in range(4)]
         for c in range(n_blocks):
             nl.store(out[r * ROWS:(r + 1) * ROWS, c * WIDTH:(c + 1) * WIDTH], value=soft[c])

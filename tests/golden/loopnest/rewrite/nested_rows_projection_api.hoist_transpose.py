@@ -1,6 +1,5 @@
 import nki
 import nki.language as nl
-import nki.isa as nisa
 
 # A row block's transposed input tiles come from a nested comprehension (a list of lists: one list
 # of k tiles per row tile); a loop over the row tiles hands one row's list to a helper that takes
@@ -32,7 +31,7 @@ def kernel(x, w, v):
         hidden = nl.maximum(_contract(x_t[r], w_sb), 0.0)
         hidden_t = nl.ndarray(shape=(128, h_sub, 128), dtype=nl.float32, buffer=nl.sbuf)
         for c in range(h_sub):
-            nisa.nc_transpose(dst=hidden_t[:, c, :], data=hidden[:, c * P:(c + 1) * P])
+            hidden_t[:, c, :] = nl.transpose(x=hidden[:, c * P:(c + 1) * P])
         for ob in range(n_out):
             y = nl.zeros((P, OUT_BLOCK), dtype=nl.float32, buffer=nl.psum)
             for c in range(h_sub):

@@ -17,7 +17,7 @@ def kernel(a, b):
         blk_t2 = nl.ndarray(shape=(K // 128, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
         for kb in nl.affine_range(K // 128):
             blk = nl.load(a[row * 128:(row + 1) * 128, kb * 128:(kb + 1) * 128])
-            blk_t2[kb, :, :] = nisa.nc_transpose(data=blk)
+            blk_t2[kb, :, :] = nisa.nc_transpose(blk)
         for col in nl.affine_range(N // WIDTH):
             acc = nl.zeros((128, WIDTH), dtype=nl.float32, buffer=nl.psum)
             for kb in nl.affine_range(K // 128):

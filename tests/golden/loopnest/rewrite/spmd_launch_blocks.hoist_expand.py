@@ -12,18 +12,18 @@ BLOCK_K = 128
 
 @nki.jit
 def kernel(x, w):
-    out = nl.ndarray(shape=(M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
     x2 = x.reshape((256, 256))
     for pid_m in nl.affine_range(2):
         x_tile = nl.ndarray(shape=(2, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
         for k in nl.affine_range(2):
-            x_tile[k, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.load(src=x2[128*pid_m + nl.arange(128)[:, None], 128*k + nl.arange(128)[None, :]])
+            x_tile[k, nl.arange(128)[:, None], nl.arange(128)[None, :]] = nl.load(x2[128*pid_m + nl.arange(128)[:, None], 128*k + nl.arange(128)[None, :]])
         for pid_n in nl.affine_range(2):
-            acc = nl.zeros(shape=(BLOCK_M, BLOCK_N), dtype=nl.float32, buffer=nl.psum)
+            acc = nl.zeros((BLOCK_M, BLOCK_N), nl.float32, buffer=nl.psum)
             for k in nl.affine_range(2):
-                xT = nl.copy(src=nl.transpose(x=x_tile[k, nl.arange(128)[:, None], nl.arange(128)[None, :]]))
-                w_tile = nl.load(src=w[128*k + nl.arange(128)[:, None], 512*pid_n + nl.arange(512)[None, :]])
-                acc[...] += nl.matmul(x=xT, y=w_tile, transpose_x=True)
-            res = nl.copy(src=acc)
-            nl.store(dst=out[128*pid_m + nl.arange(128)[:, None], 512*pid_n + nl.arange(512)[None, :]], value=res)
+                xT = nl.copy(nl.transpose(x_tile[k, nl.arange(128)[:, None], nl.arange(128)[None, :]]))
+                w_tile = nl.load(w[128*k + nl.arange(128)[:, None], 512*pid_n + nl.arange(512)[None, :]])
+                acc[...] += nl.matmul(xT, w_tile, transpose_x=True)
+            res = nl.copy(acc)
+            nl.store(out[128*pid_m + nl.arange(128)[:, None], 512*pid_n + nl.arange(512)[None, :]], value=res)
     return out

@@ -11,8 +11,8 @@ def kernel(x):
     out = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.shared_hbm)
     for i in nl.affine_range(2):
         for j in nl.affine_range(2):
-            t_2 = nl.load(src=x[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512])
-            s_2 = nl.sigmoid(x=t_2)
-            t = nl.load(src=x[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512])
-            nl.store(dst=out[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512], value=nl.multiply(x=t, y=s_2))
+            t_2 = nl.load(x[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512])
+            s_2 = nl.sigmoid(t_2)
+            t = nl.load(x[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512])
+            nl.store(out[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512], value=nl.multiply(t, s_2))
     return out

@@ -18,7 +18,7 @@ def kernel(x, w):
         xn = nl.multiply(xt, 0.5)
         xn_t = nl.ndarray(shape=(KT, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
         for k in nl.affine_range(KT):
-            xn_t[k, :, :] = nisa.nc_transpose(data=xn[:, nl.ds(k * 128, 128)])
+            xn_t[k, :, :] = nisa.nc_transpose(xn[:, nl.ds(k * 128, 128)])
         for n in nl.affine_range(N // NB):
             acc = nl.zeros((128, NB), dtype=nl.float32, buffer=nl.psum)
             for k in nl.affine_range(KT):

@@ -21,8 +21,8 @@ def kernel(x, c, s):
         hi = nl.load(x_fold[128:256, 512*j:512*j + 512])
         c_tile = nl.load(c_fold[:, 512*j:512*j + 512])
         s_tile = nl.load(s_fold[:, 512*j:512*j + 512])
-        lo2 = nl.subtract(x=nl.multiply(x=lo, y=c_tile), y=nl.multiply(x=hi, y=s_tile))
-        hi2 = nl.add(x=nl.multiply(x=lo, y=s_tile), y=nl.multiply(x=hi, y=c_tile))
+        lo2 = nl.subtract(nl.multiply(lo, c_tile), nl.multiply(hi, s_tile))
+        hi2 = nl.add(nl.multiply(lo, s_tile), nl.multiply(hi, c_tile))
         nl.store(out_fold[0:128, 512*j:512*j + 512], value=lo2)
         nl.store(out_fold[128:256, 512*j:512*j + 512], value=hi2)
     return out

@@ -15,8 +15,8 @@ def silu_kernel(x):
     for r in nl.affine_range(n_row_tiles):
         for c in nl.affine_range(n_cols // TILE_F):
             x_tile = nl.load(x[:, r, nl.ds(c * TILE_F, TILE_F)])
-            exp_neg = nl.exp(x=nl.negative(x=x_tile))
+            exp_neg = nl.exp(nl.negative(x_tile))
             denom = nisa.tensor_scalar(data=exp_neg, op0=nl.add, operand0=1.0, engine=nisa.gpsimd_engine)
-            y_tile = nl.divide(x=x_tile, y=denom)
+            y_tile = nl.divide(x_tile, denom)
             nl.store(out[:, r, nl.ds(c * TILE_F, TILE_F)], value=y_tile)
     return out

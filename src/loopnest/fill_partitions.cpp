@@ -36,6 +36,7 @@
 
 #include "loopnest/dma_payload.h"
 #include "loopnest/nest_walk.h"
+#include "loopnest/param_size.h"
 #include "loopnest/transform.h"
 #include "trn/tile_limits.h"
 
@@ -296,6 +297,34 @@ std::optional<std::pair<int64_t, Plan>> windowed_plan(Kernel& w, int loop_node_i
   return std::nullopt;
 }
 
+// The loop of `k` (node `loop_node_id`) in `after`, the same kernel lifted again from text whose
+// lines are the same (an edited literal): the loop node of the same statement.
+Node* same_loop(const Kernel& k, int loop_node_id, Kernel& after) {
+  const Node* n = find_node(const_cast<Kernel&>(k), loop_node_id);
+  if (!n || !n->origin) return nullptr;
+  Node* found = nullptr;
+  for_each_node(after.body, [&](const Node& x, const std::vector<int>&) {
+    if (!found && x.kind == NodeKind::Loop && x.origin && x.origin->span.line == n->origin->span.line &&
+        x.origin->span.col == n->origin->span.col)
+      found = find_node(after, x.id);
+  });
+  return found;
+}
+
+// The loop widened through the kernel's size constant (free_size's edit: `F = 512` set to 2x, 4x or
+// 8x, the kernel lifted again) until its split pieces saturate a DMA, when tile_size has no site
+// on it: a loop over a reshaped HBM view (`x_v = x.reshape((D, T // F, F))`, `x_v[0:H, nt, :]`)
+// is widened only by its constant (session 37: an outside author's rope, 2.987 -> 1.490 ms with
+// F = 2048 and filled; F = 1024 or 2048 alone 2.97 ms). The smallest factor that fills.
+std::optional<std::pair<SizeEdit, Plan>> constant_widened_plan(const Kernel& k, int loop_node_id) {
+  for (SizeEdit& e : widened_sizes(k, {2, 4, 8})) {
+    Node* n = same_loop(k, loop_node_id, e.after);
+    auto plan = n ? plan_for(e.after, *n) : std::nullopt;
+    if (plan) return std::make_pair(std::move(e), *plan);
+  }
+  return std::nullopt;
+}
+
 // The plan on `k` once its loop is re-shaped as a site says (re-windowed, else widened); nothing
 // when it no longer fills.
 std::optional<Plan> reshaped_plan(Kernel& k, int loop_node_id, bool rewindow) {
@@ -461,6 +490,31 @@ class FillPartitions : public Transform {
       } else if (!plan) {
         Kernel w = k;
         if (auto wp = windowed_plan(w, id)) window = wp->first, fold = wp->second.fold;
+      }
+      if (!plan && widen == 1 && window == 0 && short_pieces) {
+        if (auto cw = constant_widened_plan(k, id)) {
+          Analysis an(k);
+          SizeEdit& e = cw->first;
+          auto s = make_loop_site(
+              k, an, *n,
+              fmt::format("set the kernel's `{}` from {} to {} (tiles of {}x the columns) and fill the partitions of "
+                          "`for {}`: half-height tiles re-laid on 128 partitions",
+                          e.var, e.from, e.to, e.to / e.from, k.loops.at(n->loop).var),
+              {{"fold", std::to_string(cw->second.fold)}, {"widen", std::to_string(e.to / e.from)}, {"var", e.var}});
+          if (!s) continue;
+          note_relief(k, an, engine_ops_in(k, an, n->loop), *s);
+          auto widened = std::make_shared<Kernel>(std::move(e.after));
+          const int node = cw->second.loop_node;
+          if (sink(*s, [&k, widened, node] {
+                k = *widened;
+                Node* loop = find_node(k, node);
+                auto plan = loop ? plan_for(k, *loop) : std::nullopt;
+                if (!plan) throw TransformError("the widened loop no longer fills its partitions");
+                apply_plan(k, *plan);
+              }))
+            return true;
+        }
+        continue;
       }
       if (!plan && widen == 1 && window == 0) continue;
       Analysis an(k);

@@ -103,6 +103,7 @@ class FreeSize : public Transform {
 
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
+    bool form_site = false;
     for (int id : open_loop_ids(k)) {
       Node* n = find_node(k, id);
       if (!n) continue;
@@ -125,10 +126,12 @@ class FreeSize : public Transform {
                                 {{"from", std::to_string(plan->block)}, {"value", std::to_string(to)}});
         if (!s) continue;
         Plan p = std::move(*plan);
+        form_site = true;
         if (sink(*s, [&k, p]() mutable { apply_plan(k, p); })) return true;
       }
     }
-    return visit_parameter_sizes(k, sink);
+    // A kernel constant that only divides a size is the width the sites above already change.
+    return visit_parameter_sizes(k, sink, /*dividing_constants=*/!form_site);
   }
 
  private:

@@ -19,6 +19,7 @@
 // tile limits are checked on the result (find_sites, resizes_tiles); the five-seed check is final.
 #include "loopnest/param_size.h"
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -105,6 +106,42 @@ Extent dim_extent(const DimIndex& di, const Ranges& ranges) {
   return reach;
 }
 
+// `reach` (per dim of the reshaped view `view`) in the dims of its storage `base`, where each base
+// dim is split into consecutive view dims (`out.reshape((D, T // F, F))`: dims 1 and 2 are base
+// dim 1, element `F * n + f`): the lowest and highest element of a base dim are the view dims'
+// lowest and highest combined, the combination growing in each. Elsewhere (a view of fewer
+// elements, merged dims, shapes not constant) `reach` as it is. Compared in the view's own dims,
+// an edited tile width changes the view's shape and every write looked different (session 37).
+std::vector<Extent> in_base_dims(const Kernel& k, int view, int base, std::vector<Extent> reach) {
+  auto constants = [](const std::vector<IExpr>& shape) -> std::optional<std::vector<int64_t>> {
+    std::vector<int64_t> out;
+    for (const IExpr& d : shape) {
+      if (!d.is_constant() || d.constant() <= 0) return std::nullopt;
+      out.push_back(d.constant());
+    }
+    return out;
+  };
+  auto vs = constants(k.tensor(view).shape), bs = constants(k.tensor(base).shape);
+  if (view == base || !vs || !bs || vs->size() != reach.size()) return reach;
+  std::vector<Extent> out;
+  size_t d = 0;
+  for (int64_t size : *bs) {
+    const size_t first = d;
+    int64_t product = 1;
+    while (d < vs->size() && product < size) product *= (*vs)[d++];
+    if (product != size || d == first) return reach;
+    Extent e = std::make_pair(int64_t{0}, int64_t{0});
+    int64_t stride = 1;
+    for (size_t i = d; i-- > first;) {
+      if (!reach[i] || !e) e.reset();
+      else e = std::make_pair(e->first + reach[i]->first * stride, e->second + reach[i]->second * stride);
+      stride *= (*vs)[i];
+    }
+    out.push_back(e);
+  }
+  return d == vs->size() ? out : reach;
+}
+
 std::map<int, std::vector<Extent>> output_extents(const Kernel& k) {
   const Ranges ranges = k.ranges();
   std::set<int> outputs;
@@ -117,6 +154,7 @@ std::map<int, std::vector<Extent>> output_extents(const Kernel& k) {
         if (!outputs.count(t)) continue;
         std::vector<Extent> reach;
         for (const DimIndex& di : w->dims) reach.push_back(dim_extent(di, ranges));
+        reach = in_base_dims(k, w->tensor, t, std::move(reach));
         auto [it, fresh] = out.try_emplace(t, reach);
         if (fresh) continue;
         std::vector<Extent>& seen = it->second;
@@ -193,8 +231,13 @@ bool shapes_disagree(const Kernel& k) {
   return disagree;
 }
 
-bool visit_size_literal(Kernel& k, const std::vector<ArgSpec>& args, const std::string& before,
-                        const SizeLiteral& lit, const SiteSink& sink) {
+// Each edit of `lit` to a value of `values(from)` (powers of two in [128, 8192]) whose relifted
+// form differs and writes the same output elements with agreeing shapes, given to `f` with the
+// edited kernel; true when `f` stopped.
+using SizeEditFn = std::function<bool(const SizeLiteral&, int64_t from, int64_t to, Kernel&& after)>;
+bool edits_of_literal(const Kernel& k, const std::vector<ArgSpec>& args, const std::string& before,
+                      const SizeLiteral& lit, const std::function<std::vector<int64_t>(int64_t)>& values,
+                      const SizeEditFn& f) {
   const std::string& text = k.module->file->text;
   if (!lit.value || lit.value->kind != nki::ExprKind::Constant) return false;
   const nki::Value& v = static_cast<const nki::ConstantExpr&>(*lit.value).value;
@@ -204,7 +247,7 @@ bool visit_size_literal(Kernel& k, const std::vector<ArgSpec>& args, const std::
   if (from < 128 || from > 8192 || (from & (from - 1)) != 0 || from <= lit.above) return false;
   const std::string from_text = std::to_string(from);
   if (k.module->file->line_text(sp.line).compare(sp.col - 1, from_text.size(), from_text) != 0) return false;
-  for (int64_t to : {from / 4, from / 2, from * 2}) {
+  for (int64_t to : values(from)) {
     if (to < 128 || to > 8192) continue;
     auto edited = replaced(text, sp.line, sp.col, from_text.size(), std::to_string(to));
     if (!edited) continue;
@@ -216,16 +259,7 @@ bool visit_size_literal(Kernel& k, const std::vector<ArgSpec>& args, const std::
     }
     if (dump(after) == before) continue;  // the literal sizes nothing the form holds
     if (changes_what_is_written(k, after) || (!shapes_disagree(k) && shapes_disagree(after))) continue;
-    // Anchored at the kernel's first loop (the literal has no statement of the form).
-    std::vector<int> loops = open_loop_ids(k);
-    Node* first = loops.empty() ? nullptr : find_node(k, loops.front());
-    if (!first) return false;
-    Analysis an(k);
-    auto s = make_loop_site(k, an, *first, fmt::format("set {} `{}` from {} to {}{}", lit.what, lit.var, from, to, lit.note),
-                            {{"var", lit.var}, {"from", from_text}, {"value", std::to_string(to)}, {"default", lit.where}});
-    if (!s) continue;
-    auto shared = std::make_shared<Kernel>(std::move(after));
-    if (sink(*s, [&k, shared] { k = *shared; })) return true;
+    if (f(lit, from, to, std::move(after))) return true;
   }
   return false;
 }
@@ -289,9 +323,48 @@ bool written_for_any_value(const nki::FunctionCode& fn, const std::string& name)
   return handled;
 }
 
+// Whether the kernel floor-divides a size by its own constant `name` bound to `binding` (`T // F`, a loop's trip or a
+// reshaped view's tile count, `x.reshape((D, T // F, F))`): the constant is the tile width its trip
+// counts follow, as a literal `n // V` of a loop is for free_size. A value that does not divide the
+// data drops the tail, which the written-elements check refuses (session 37: an outside author's
+// rope kept `F = 512` in a kernel-local constant and its 64-partition halves never widened to the
+// width fill_partitions needs).
+// Unless the kernel also spells the constant's value as a literal (`res[:, 1024 * h:1024 * h + 1024]`
+// beside `block = 1024`, a move's printed window): that text would not follow the edit, and a tile
+// read whole after being written in part reaches no output-extent or shape check.
+bool divides_a_size(const nki::FunctionCode& fn, const std::string& name, const nki::Expr* binding) {
+  const int64_t value = static_cast<const nki::ConstantExpr&>(*binding).value.as_int();
+  bool spelled = false;
+  auto& tree = const_cast<nki::Block&>(fn.body);  // read only; the walk takes mutable trees
+  nki::for_each_expr(tree, [&](nki::ExprPtr& p) {
+    nki::walk(*p, [&](nki::Expr& x) {
+      if (&x != binding && x.kind == nki::ExprKind::Constant) {
+        const nki::Value& v = static_cast<const nki::ConstantExpr&>(x).value;
+        spelled = spelled || (v.is_int() && v.as_int() == value);
+      }
+    });
+  });
+  if (spelled) return false;
+  bool found = false;
+  auto& body = const_cast<nki::Block&>(fn.body);  // read only; the walk takes mutable trees
+  nki::for_each_expr(body, [&](nki::ExprPtr& p) {
+    if (found || !p || p->kind != nki::ExprKind::BinOp) return;
+    auto& b = static_cast<nki::BinOpExpr&>(*p);
+    found = b.op == nki::BinOp::FloorDiv && b.right && b.right->kind == nki::ExprKind::Name &&
+            static_cast<const nki::NameExpr&>(*b.right).id == name;
+  });
+  return found;
+}
+
 }  // namespace
 
-bool visit_parameter_sizes(Kernel& k, const SiteSink& sink) {
+namespace {
+
+// Every size constant free_size may change (a parameter default the task leaves; a module constant
+// passed to an implementation or whose ragged tail the kernel writes; a kernel constant the same,
+// or dividing a size), each edit to `values(from)` given to `f`; true when `f` stopped.
+bool for_each_size_edit(const Kernel& k, bool dividing_constants,
+                        const std::function<std::vector<int64_t>(int64_t)>& values, const SizeEditFn& f) {
   if (!k.function || !k.module || !k.module->file) return false;
   auto args = own_arguments(k);
   if (!args) return false;
@@ -301,10 +374,10 @@ bool visit_parameter_sizes(Kernel& k, const SiteSink& sink) {
     const Param& p = k.params[i];
     const nki::Parameter& decl = params[i];
     if (p.tensor >= 0 || p.passed || p.name != decl.name || !decl.default_value) continue;
-    if (visit_size_literal(k, *args, before,
-                           {p.name, "param", "the kernel parameter", " (its default; the task does not pass it)",
-                            decl.default_value.get()},
-                           sink))
+    if (edits_of_literal(k, *args, before,
+                         {p.name, "param", "the kernel parameter", " (its default; the task does not pass it)",
+                          decl.default_value.get()},
+                         values, f))
       return true;
   }
   for (const auto& [id, e] : module_size_constants(*k.module)) {
@@ -316,14 +389,53 @@ bool visit_parameter_sizes(Kernel& k, const SiteSink& sink) {
       if (!written_for_any_value(*k.function, id)) continue;
       lit.above = 128;
     }
-    if (visit_size_literal(k, *args, before, lit, sink)) return true;
+    if (edits_of_literal(k, *args, before, lit, values, f)) return true;
   }
   for (const auto& [id, e] : local_size_constants(*k.function)) {
-    if (!passed_to_helper(*k.function, *k.module, id) && !written_for_any_value(*k.function, id)) continue;
+    if (!passed_to_helper(*k.function, *k.module, id) && !written_for_any_value(*k.function, id) &&
+        !(dividing_constants && divides_a_size(*k.function, id, e)))
+      continue;
     SizeLiteral lit{id, "local", "the kernel's constant", " (a tile size its masks and trip counts follow)", e, 128};
-    if (visit_size_literal(k, *args, before, lit, sink)) return true;
+    if (edits_of_literal(k, *args, before, lit, values, f)) return true;
   }
   return false;
+}
+
+}  // namespace
+
+bool visit_parameter_sizes(Kernel& k, const SiteSink& sink, bool dividing_constants) {
+  // A quarter, half or twice the value: halving alone can be slower where a quarter gains.
+  return for_each_size_edit(
+      k, dividing_constants, [](int64_t from) { return std::vector<int64_t>{from / 4, from / 2, from * 2}; },
+      [&](const SizeLiteral& lit, int64_t from, int64_t to, Kernel&& after) {
+        // Anchored at the kernel's first loop (the literal has no statement of the form).
+        std::vector<int> loops = open_loop_ids(k);
+        Node* first = loops.empty() ? nullptr : find_node(k, loops.front());
+        if (!first) return false;
+        Analysis an(k);
+        auto s = make_loop_site(
+            k, an, *first, fmt::format("set {} `{}` from {} to {}{}", lit.what, lit.var, from, to, lit.note),
+            {{"var", lit.var}, {"from", std::to_string(from)}, {"value", std::to_string(to)}, {"default", lit.where}});
+        if (!s) return false;
+        auto shared = std::make_shared<Kernel>(std::move(after));
+        return sink(*s, [&k, shared] { k = *shared; });
+      });
+}
+
+std::vector<SizeEdit> widened_sizes(const Kernel& k, const std::vector<int64_t>& factors) {
+  std::vector<SizeEdit> out;
+  for_each_size_edit(
+      k, /*dividing_constants=*/true,
+      [&](int64_t from) {
+        std::vector<int64_t> to;
+        for (int64_t f : factors) to.push_back(from * f);
+        return to;
+      },
+      [&](const SizeLiteral& lit, int64_t from, int64_t to, Kernel&& after) {
+        out.push_back({lit.var, lit.where, from, to, std::move(after)});
+        return false;
+      });
+  return out;
 }
 
 }  // namespace loopnest

@@ -7,6 +7,19 @@ namespace loopnest {
 
 // Reports a site for each integer default of the kernel that the task leaves and that sizes the
 // form: the default doubled or halved, the kernel lifted again with it. True when the sink stopped.
-bool visit_parameter_sizes(Kernel& k, const SiteSink& sink);
+// `dividing_constants`: also a kernel constant the kernel only divides a size by (`T // F`, a tile
+// width its trips and reshaped views follow), when free_size's loop sites do not change it already.
+bool visit_parameter_sizes(Kernel& k, const SiteSink& sink, bool dividing_constants);
+
+// A size constant free_size may change (`var`, site parameter `default` = where), set from `from`
+// to `to`, and the kernel lifted again from the edited text (`after`).
+struct SizeEdit {
+  std::string var, where;
+  int64_t from = 0, to = 0;
+  Kernel after;
+};
+// The edits of the kernel's size constants to `from * factor` for each factor that pass free_size's
+// checks (the form changes; the same output elements written; shapes still agree).
+std::vector<SizeEdit> widened_sizes(const Kernel& k, const std::vector<int64_t>& factors);
 
 }  // namespace loopnest

@@ -164,4 +164,22 @@ TEST(FillPartitions, WidensPiecesBelowTheSaturatingPayloadInTheSameMove) {
   EXPECT_TRUE(sites_of(text, arrays({{128, 1024}, {64, 1024}, {64, 1024}})).empty());
 }
 
+// A loop over HBM tensors reshaped into column-tile views whose width is the kernel's own constant
+// (`width = 512`, `x.reshape((d_size, seq // width, width))`, tests/kernels/rope_halves_view.py) has
+// no tile_size site: the fill widens through the constant (free_size's edit to 2048, the kernel
+// lifted again) and fills, one move. The result is the nest rope_halves_tiles.py fills.
+TEST(FillPartitions, WidensThroughTheKernelsWidthConstantOnReshapedViews) {
+  std::string text = read(source_dir() + "/tests/kernels/rope_halves_view.py");
+  auto sites = sites_of(text, kArgs);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].params.at("widen"), "4");
+  EXPECT_EQ(sites[0].params.at("var"), "width");
+  EXPECT_EQ(sites[0].params.at("fold"), "2");
+  EXPECT_EQ(shape_of(text, kArgs), (Shape{6, {64}}));
+  std::string after = loopnest::apply_site("k.py", text, kArgs, sites[0]);
+  EXPECT_NE(after.find("    width = 2048\n"), std::string::npos) << after;
+  EXPECT_EQ(shape_of(after, kArgs), (Shape{12, {128}})) << after;
+  EXPECT_TRUE(sites_of(after, kArgs).empty()) << after;
+}
+
 }  // namespace

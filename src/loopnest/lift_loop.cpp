@@ -249,8 +249,12 @@ std::vector<std::string> Lifter::carried_values(const Block& body, const std::st
   std::vector<std::string> out;
   for (const auto& name : carried_names(body, {var})) {
     auto it = env.find(name);
-    if (it != env.end() && (it->second.k == K::Tile || it->second.k == K::Int || it->second.k == K::Float))
-      out.push_back(name);
+    if (it == env.end()) continue;
+    const AValue& v = it->second;
+    // A tuple of tiles under one name (`state = (m, s)` rebound as a whole) is carried item by item.
+    bool tiles = v.k == K::Tuple && !v.items.empty() &&
+                 std::all_of(v.items.begin(), v.items.end(), [](const AValue& x) { return x.k == K::Tile; });
+    if (v.k == K::Tile || v.k == K::Int || v.k == K::Float || tiles) out.push_back(name);
   }
   return out;
 }

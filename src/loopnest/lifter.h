@@ -42,6 +42,7 @@ struct AValue {
   enum class K : uint8_t {
     Unknown, None, Bool, Int, Float, Str, Ellipsis, Module, Func, Method, Symbol, DType, Tile, Grid, Tuple, List,
     Slice, ParDim, Range, Pred, Cond, HostArray, Dict, Partial, Class, Instance, Set,
+    Iterator,  // iter(seq): items are what it has left (a value: next() rebinds the name holding it)
   };
   K k = K::Unknown;
   IExpr i;            // Int, ParDim
@@ -181,6 +182,13 @@ class Lifter {
   AValue set_method(const AValue& set, const std::string& name, const std::vector<AValue>& pos, const nki::CallExpr& c);
   AValue lambda(const nki::LambdaExpr& l);
   // functools.partial / reduce; nullopt for another function.
+  // map / filter / iter / next of host sequences (lift_iterables.cpp); nullopt for another function.
+  std::optional<AValue> iterable_call(const std::string& fn, const std::vector<AValue>& pos,
+                                      const std::vector<const nki::Expr*>& pos_exprs, const nki::CallExpr& c);
+  // A function value called with positional arguments as `f(*pos)` would be: the kernel's own
+  // functions and lambdas inlined, a class constructed, builtins / math / numpy folded, an NKI API
+  // applied (lift_iterables.cpp). `at` is where the arguments came from (for messages).
+  AValue call_value(AValue f, std::vector<AValue> pos, const nki::Expr& at, const nki::CallExpr& c);
   std::optional<AValue> functools_call(const std::string& fn, const std::vector<AValue>& pos,
                                        const std::vector<std::pair<std::string, AValue>>& kw, const nki::CallExpr& c);
   AValue dict_method(const AValue& dict, const std::string& name, const std::vector<AValue>& pos, const nki::CallExpr& c);
@@ -337,6 +345,9 @@ class Lifter {
   // `a, b = op(x), op(y)`: a tuple display of new tiles unpacked into fresh names (lift_assign.cpp).
   bool unpacked_results(const nki::AssignStmt& s, const nki::Expr& target, const AValue& v, std::vector<Op>& ops,
                         std::vector<Node>& out);
+  // `a, b = nl.add(a, t), nl.add(b, t)` rebinding names the loop carries (lift_assign.cpp).
+  bool unpacked_carried(const nki::AssignStmt& s, const nki::Expr& target, const AValue& v, std::vector<Op>& ops,
+                        std::vector<Node>& out);
   void aug_assign(const nki::AugAssignStmt& s, std::vector<Node>& out);
   void for_loop(const nki::ForStmt& s, std::vector<Node>& out);
   // for_loop is lifting a static_range as one loop, its copies being the fallback (set for that
@@ -472,6 +483,17 @@ class Lifter {
   // under it where Python's name would keep the old tile.
   void check_not_alias_of_carried(const nki::Expr& target, const AValue& v) const;
   std::map<std::string, int> carried;  // carried names of the loops being lifted -> their buffer
+  // A tuple of tiles carried through one name (`state = (nl.add(state[0], t), ...)`) is carried
+  // item by item, each item a buffer entered in `carried` under the key `name[i]` (no Python name
+  // has brackets). The keys of `name`'s items, empty when it carries no tuple.
+  std::vector<std::string> carried_items(const std::string& name) const;
+  // One statement rebinding carried tiles by a display of tiles (`a, b = nl.add(a, t), nl.add(b, t)`
+  // or `state = (op0, op1)`): keys[i] the carried key item i rebinds ("" for a fresh name).
+  // Python evaluates every item before binding any, so each item's operation writes its buffer
+  // only where no later operation of the statement reads that buffer; otherwise refused. The
+  // statement is one node, frozen (printed as written), its writes the loop's carried dependence.
+  void rebind_carried_items(const nki::AssignStmt& s, const std::vector<std::string>& keys, const AValue& v,
+                            std::vector<Op>& ops, std::vector<Node>& out);
   // ---- lists of numbers a loop fills with tiles by item assignment (lift_filled_list.cpp) ----
   // `carry = [0.0] * S` before a loop whose body reads `carry[s]` and binds `carry[s] = tile`: a
   // value carried from one iteration to the next through a list item. The list is one on-chip

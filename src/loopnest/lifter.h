@@ -319,6 +319,10 @@ class Lifter {
 
  private:
   void host_while(const nki::WhileStmt& s, std::vector<Node>& out);
+  // One copy of a while body whose break / continue sit under ifs decided at trace time
+  // (`while True: if r >= M: break`): the statements Python runs lifted into `out`; 1 when a
+  // break ends the loop, 2 when a continue ends the copy, 0 otherwise (lift_loop.cpp).
+  int host_jump_block(const nki::Block& b, std::vector<Node>& out);
   void host_for(const nki::ForStmt& s, const AValue& items, std::vector<Node>& out);
   // The host loop as a loop of the form when its items are one expression of their index
   // (AValue::per_item) and the target names the index (`for c, (k0, kn) in enumerate(chunks)`);

@@ -225,9 +225,13 @@ void Lifter::check_not_alias_of_carried(const Expr& target, const AValue& v) con
                                   "unpacking (the form writes a carried tile by one operation)", print_expr(target)));
   if (v.k != K::Tile) return;
   for (const auto& [name, buffer] : carried)
-    if (v.access.tensor == buffer)
+    if (v.access.tensor == buffer) {
+      // An item of a carried tuple unpacked (`a, b = state`): a loop of constant trip count may
+      // still lift as the copies Python's trace runs (for_loop), where each name keeps its tile.
+      if (name.find('[') != std::string::npos) per_iteration_host_refused = true;
       fail(target.span, fmt::format("'{}' bound to the tile carried through '{}' (the carried tile changes under "
                                     "it where Python's name keeps the old tile)", print_expr(target), name));
+    }
 }
 
 }  // namespace loopnest::detail

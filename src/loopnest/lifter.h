@@ -430,7 +430,7 @@ class Lifter {
   // The body of the loop being lifted read a host value that differs per iteration (a Python int
   // updated by `+=`, a function or dtype chosen by a condition on the loop variable): one loop of
   // the form cannot hold it, the copies the trace runs can (for_loop).
-  bool per_iteration_host_refused = false;
+  mutable bool per_iteration_host_refused = false;  // set by const checks too (check_not_alias_of_carried)
   // Whether the block assigns an attribute (`obj.x = ...`, `obj.x += ...`) or calls a method of an
   // instance of the kernel's names (which may set one through self).
   bool sets_attributes(const nki::Block& b) const;

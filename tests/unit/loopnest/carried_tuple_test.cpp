@@ -128,4 +128,22 @@ TEST(CarriedTuple, ASwapTheBuffersCannotHoldLiftsAsTheTracesCopies) {
   EXPECT_NE(d.find("  a#3 = nl.add(x=b#2, y=t#2) @dve\n  b#3 = nl.add(x=a#2, y=t#2) @dve\n"), std::string::npos) << d;
 }
 
+// `a, b = state` inside the loop binds names to the carried items, which the buffers would change
+// under them: a loop of constant trip count lifts as the trace's copies instead.
+TEST(CarriedTuple, ACarriedTupleUnpackedInsideTheLoopLiftsAsTheTracesCopies) {
+  std::string text = std::string(kHead) +
+                     "def kernel(x):\n"
+                     "    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    state = (nl.zeros((128, 64), dtype=nl.float32), nl.zeros((128, 64), dtype=nl.float32))\n"
+                     "    for j in nl.sequential_range(2):\n"
+                     "        t = nl.load(x[j])\n"
+                     "        a, b = state\n"
+                     "        state = (nl.add(a, t), nl.subtract(b, a))\n"
+                     "    nl.store(out, value=nl.add(state[0], state[1]))\n"
+                     "    return out\n";
+  std::string d = loopnest::dump(loopnest::lift_source("k.py", text, arrays({{2, 128, 64}})));
+  EXPECT_EQ(d.find("carried by"), std::string::npos) << d;
+  EXPECT_NE(d.find("state[1]#3 = nl.subtract(x=state[1]#2, y=state[0]#2) @dve\n"), std::string::npos) << d;
+}
+
 }  // namespace

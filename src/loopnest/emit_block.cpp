@@ -12,6 +12,21 @@
 
 namespace loopnest::detail {
 
+namespace {
+
+// `acc = (nl.zeros(...),)`, `st = {"max": nl.max(t, axis=1)}`: a statement binding a name to a
+// display whose one tile is known by the item's text (`acc[0]`, lift_assign.cpp
+// display_of_results). Printed from the form it would assign the item of a name never bound.
+bool display_item(const Node& n) {
+  if (n.kind != NodeKind::Stmt || !n.origin || n.origin->kind != nki::StmtKind::Assign || n.ops.empty()) return false;
+  const auto& a = static_cast<const nki::AssignStmt&>(*n.origin);
+  if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name) return false;
+  const nki::ExprKind v = a.value->kind;
+  return v == nki::ExprKind::Tuple || v == nki::ExprKind::List || v == nki::ExprKind::Dict;
+}
+
+}  // namespace
+
 // The first line of each statement's leading region: the comments and blank lines between it
 // and its predecessor (or its block's header) travel with it.
 void Emitter::index_leading(const Block& b, uint32_t prev) {
@@ -142,13 +157,20 @@ void Emitter::emit_node(const Node& n, int depth, std::string& out) {
         throw EmitError("a changed gather or scatter (an indirect DMA) cannot be printed");
       // A statement making several named results (a dict display of calls: lift_assign.cpp
       // display_of_results) has no spelling of its own in the form: always copied as written.
+      // So has one whose inner operation writes a destination of its own (the items of a tuple
+      // carried through a loop, `a, b = nl.add(a, t), nl.add(b, t)`: lift_carry.cpp).
       const bool several = std::count_if(n.ops.begin(), n.ops.end(), [&](const Op& op) {
                              return op.result >= 0 && !k_.tensor(op.result).name.empty();
-                           }) > 1;
+                           }) > 1 ||
+                           std::any_of(n.ops.begin(), n.ops.empty() ? n.ops.end() : n.ops.end() - 1,
+                                       [&](const Op& op) {
+                                         int t = made_tile(op);
+                                         return op.result < 0 && op.dst && (t < 0 || !k_.tensor(t).name.empty());
+                                       });
       if (several && (n.dirty || !n.origin))
         throw EmitError("a changed statement making several named results cannot be printed");
       if (!n.dirty && n.origin && !rolled_item(n) &&
-          (gather || several || !(o_.regenerate && n.kind == NodeKind::Stmt && !walrus(*n.origin)))) {
+          (gather || several || display_item(n) || !(o_.regenerate && n.kind == NodeKind::Stmt && !walrus(*n.origin)))) {
         copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
       } else if (!n.patch.empty()) {
         out += indent(depth) + n.patch + "\n";

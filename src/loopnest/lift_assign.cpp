@@ -67,7 +67,8 @@ void Lifter::bind_target(const Expr& target, const AValue& v) {
         star = i;
       }
     size_t fixed = t.elts.size() - (star < t.elts.size() ? 1 : 0);
-    if ((v.k != K::Tuple && v.k != K::List) || (star == t.elts.size() ? v.items.size() != fixed : v.items.size() < fixed))
+    if ((v.k != K::Tuple && v.k != K::List && v.k != K::Iterator) ||
+        (star == t.elts.size() ? v.items.size() != fixed : v.items.size() < fixed))
       fail(target.span, fmt::format("the unpacking '{}'", print_expr(target)));
     size_t rest = v.items.size() - fixed;
     for (size_t i = 0, j = 0; i < t.elts.size(); ++i) {
@@ -266,6 +267,15 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   if (target.kind == ExprKind::Name) {
     const std::string& id = static_cast<const NameExpr&>(target).id;
     filled.erase(id);  // a new list under the name
+    if (auto keys = carried_items(id); !keys.empty()) {
+      if (!pending_inline.empty()) {
+        per_iteration_host_refused = true;
+        fail(s.span, fmt::format("the rebinding of '{}', a tuple of tiles carried from one iteration to the next, to a "
+                                 "helper's result (the form writes a carried tile by one operation of the statement)", id));
+      }
+      rebind_carried_items(s, keys, v, ops, out);  // lift_carry.cpp
+      return;
+    }
     if (carried.count(id)) {
       rebind_carried(s, id, v, producer(ops, v, k), ops);
       out.push_back(ops_node(s, std::move(ops)));
@@ -332,6 +342,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   }
   // Operations of the statement itself are allowed only around a helper's work (`a, b =
   // rotate(x, nl.load(c))`: the loads are the helper's arguments, opened with it).
+  if (pending_inline.empty() && unpacked_carried(s, target, v, ops, out)) return;
   if (!ops.empty() && pending_inline.empty() && unpacked_results(s, target, v, ops, out)) return;
   if (!ops.empty() && pending_inline.empty()) fail(s.span, "an unpacking of an operation's results");
   // `m_i, l_i = online_update(m_i, l_i, blk)`: tiles carried through the loop, rebound by unpacking
@@ -402,6 +413,43 @@ bool Lifter::unpacked_results(const AssignStmt& s, const Expr& target, const AVa
   return true;
 }
 
+// `a, b = nl.add(a, t), nl.add(b, t)` rebinding names the loop carries (and fresh names beside
+// them): each carried name's item is written into its buffer (rebind_carried_items), each fresh
+// name takes its item as a plain unpacking would. False (nothing changed) when no name is carried.
+bool Lifter::unpacked_carried(const AssignStmt& s, const Expr& target, const AValue& v, std::vector<Op>& ops,
+                              std::vector<Node>& out) {
+  if (carried.empty() || (target.kind != ExprKind::Tuple && target.kind != ExprKind::List)) return false;
+  const auto& names = static_cast<const SequenceExpr&>(target).elts;
+  std::vector<std::string> keys;
+  bool any = false;
+  for (const auto& e : names) {
+    bool carried_name = e->kind == ExprKind::Name && carried.count(static_cast<const NameExpr&>(*e).id);
+    keys.push_back(carried_name ? static_cast<const NameExpr&>(*e).id : "");
+    any = any || carried_name;
+  }
+  if (!any) return false;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i]->kind != ExprKind::Name || !seen.insert(static_cast<const NameExpr&>(*names[i]).id).second) {
+      per_iteration_host_refused = true;
+      fail(names[i]->span, fmt::format("the unpacking into '{}' beside names carried from one iteration to the next "
+                                       "(only distinct plain names are rebound by one statement)", print_expr(*names[i])));
+    }
+    if (keys[i].empty() && i < v.items.size()) check_not_alias_of_carried(*names[i], v.items[i]);
+  }
+  rebind_carried_items(s, keys, v, ops, out);  // lift_carry.cpp
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!keys[i].empty()) continue;
+    const std::string& id = static_cast<const NameExpr&>(*names[i]).id;
+    const AValue& item = v.items[i];
+    if (item.k == K::Tile && whole_access(item.access) && k.tensor(item.access.tensor).name.empty())
+      k.tensor(item.access.tensor).name = id;
+    filled.erase(id);
+    env[id] = item;
+  }
+  return true;
+}
+
 bool Lifter::display_of_results(const AssignStmt& s, const std::string& id, const AValue& v, std::vector<Op>& ops,
                                 std::vector<Node>& out) {
   if ((v.k != K::Dict && v.k != K::Tuple && v.k != K::List) || v.items.empty()) return false;
@@ -411,7 +459,10 @@ bool Lifter::display_of_results(const AssignStmt& s, const std::string& id, cons
   for (size_t i = 0; i < v.items.size(); ++i) {
     if (v.items[i].k != K::Tile) continue;
     const int t = v.items[i].access.tensor;
-    bool made = std::any_of(ops.begin(), ops.end(), [&](const Op& op) { return op.result == t; });
+    // A fresh result, or a buffer the statement declares and fills (`(nl.zeros(..), nl.full(..))`).
+    bool made = std::any_of(ops.begin(), ops.end(), [&](const Op& op) {
+      return op.result == t || (op.result < 0 && op.dst && op.dst->tensor == t && k.tensor(t).role == TensorRole::Buffer);
+    });
     if (!made || !accesses_whole(k, v.items[i].access)) return false;
     std::optional<std::string> key =
         v.k == K::Dict ? py_literal(v.keys[i]) : std::optional<std::string>(std::to_string(i));

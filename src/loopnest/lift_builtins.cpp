@@ -155,6 +155,8 @@ std::optional<AValue> Lifter::host_call(const std::string& p, const std::vector<
     Ranges rg = ranges();
     return AValue::of_tuple({AValue::of_int(IExpr::floordiv(a, b.constant(), &rg)), AValue::of_int(IExpr::mod(a, b.constant(), &rg))});
   }
+  if (kw.empty())
+    if (auto it = iterable_call(p, pos, pos_exprs, c)) return *it;
   if (auto seq = host_sequence_call(p, pos, kw, c)) return *seq;
   if (auto fv = functools_call(p, pos, kw, c)) return *fv;
   // repr() / str() of an instance of the module's classes: its __repr__ / __str__, inlined as any
@@ -168,6 +170,12 @@ std::optional<AValue> Lifter::host_call(const std::string& p, const std::vector<
     };
     if (p == "builtins.str" && has("__str__")) return call_method(pos[0], "__str__", {}, {}, c);
     if (has("__repr__")) return call_method(pos[0], "__repr__", {}, {}, c);
+  }
+  // len() of an instance of the module's classes: its __len__, inlined as any method.
+  if (p == "builtins.len" && pos.size() == 1 && pos[0].k == K::Instance && helpers.count(pos[0].s + ".__len__")) {
+    AValue n = call_method(pos[0], "__len__", {}, {}, c);
+    if (n.k != K::Int && n.k != K::Bool) fail(c.span, fmt::format("'{}': a __len__ that returns no integer", print_expr(c)));
+    return n.k == K::Bool ? AValue::of_int(n.b ? 1 : 0) : n;
   }
   if (p == "builtins.len" && pos.size() == 1 && pos[0].k == K::Dict) return AValue::of_int(static_cast<int64_t>(pos[0].keys.size()));
   if (p == "builtins.len" && pos.size() == 1) {
@@ -185,6 +193,7 @@ std::optional<AValue> Lifter::host_call(const std::string& p, const std::vector<
   }
   if ((p == "builtins.tuple" || p == "builtins.list") && pos.size() <= 1) {
     AValue t = pos.empty() ? AValue::of_tuple({}) : pos[0];
+    if (t.k == K::Iterator) t.k = K::List;  // what the iterator has left
     if (t.k == K::Tuple || t.k == K::List) {
       t.k = p == "builtins.tuple" ? K::Tuple : K::List;
       return t;

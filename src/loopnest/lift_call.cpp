@@ -634,6 +634,8 @@ AValue Lifter::call(const CallExpr& c) {
   auto ints = [&](size_t i) { return int_of(pos[i], *pos_exprs[i]); };
 
   if (f.k == K::Class) return construct(f, std::move(pos), std::move(kw), c);
+  // An instance of the module's classes called: its __call__, inlined as any method.
+  if (f.k == K::Instance && helpers.count(f.s + ".__call__")) return call_method(f, "__call__", std::move(pos), std::move(kw), c);
   if (f.k == K::Method && f.self->k == K::Instance) return call_method(*f.self, f.s, std::move(pos), std::move(kw), c);
   if (f.k == K::Method) {
     AValue self = *f.self;

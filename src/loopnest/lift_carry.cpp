@@ -7,6 +7,7 @@
 // analysis then sees the carried value as what it is: a tensor written in every iteration and read
 // in the next, so a move that reorders or separates the iterations sees it (analysis.h).
 #include <algorithm>
+#include <set>
 
 #include <fmt/core.h>
 
@@ -21,7 +22,34 @@ using K = AValue::K;
 std::map<std::string, int> Lifter::carry_buffers(const ForStmt& s, const std::vector<std::string>& names) {
   std::map<std::string, int> out;
   for (const auto& name : names) {
-    const AValue& v = env.at(name);
+    const AValue& whole_value = env.at(name);
+    if (whole_value.k == K::Tuple) {
+      // Each item of a carried tuple of tiles is carried as a tile is, under the key `name[i]`.
+      const std::map<std::string, int> carried_before = carried;
+      for (size_t i = 0; i < whole_value.items.size(); ++i) {
+        const std::string key = fmt::format("{}[{}]", name, i);
+        env[key] = whole_value.items[i];  // checked like a name (no other name holds the tile)
+        std::map<std::string, int> one;
+        try {
+          one = carry_buffers(s, {key});
+        } catch (const LiftError&) {
+          env.erase(key);
+          carried = carried_before;
+          // A loop with a constant trip count may still lift as its copies (for_loop).
+          per_iteration_host_refused = true;
+          throw;
+        }
+        env.erase(key);
+        for (const auto& [k2, b] : out)
+          if (b == one.at(key)) fail(s.span, fmt::format("the name '{}', a tuple carried from one iteration to the next "
+                                                         "whose items {} and {} are the same tile", name, k2, key));
+        out[key] = one.at(key);
+        carried[key] = one.at(key);  // seen by the next item's checks
+      }
+      carried = carried_before;
+      continue;
+    }
+    const AValue& v = whole_value;
     auto refuse = [&](const std::string& why) {
       fail(s.span, fmt::format("the name '{}', read by this loop's body before the body rebinds it (a value carried "
                                "from one iteration to the next through a Python name{})",
@@ -99,6 +127,92 @@ void Lifter::rebind_carried(const AssignStmt& s, const std::string& name, const 
   ops.push_back(std::move(copy));
 }
 
+std::vector<std::string> Lifter::carried_items(const std::string& name) const {
+  std::vector<std::string> keys;
+  for (size_t i = 0;; ++i) {
+    std::string key = fmt::format("{}[{}]", name, i);
+    if (!carried.count(key)) return keys;
+    keys.push_back(std::move(key));
+  }
+}
+
+namespace {
+
+// The tensor a tile operand reads, through views to their base.
+int base_tensor(const Kernel& k, int t) {
+  while (t >= 0 && k.tensor(t).role == TensorRole::View && k.tensor(t).base >= 0 && k.tensor(t).base != t) t = k.tensor(t).base;
+  return t;
+}
+
+}  // namespace
+
+void Lifter::rebind_carried_items(const AssignStmt& s, const std::vector<std::string>& keys, const AValue& v,
+                                  std::vector<Op>& ops, std::vector<Node>& out) {
+  std::string what;
+  for (const auto& key : keys)
+    if (!key.empty()) what += (what.empty() ? "'" : ", '") + key + "'";
+  what += "'";
+  auto refuse = [&](const std::string& why) {
+    per_iteration_host_refused = true;  // a loop with a constant trip count may still lift as its copies
+    fail(s.span, fmt::format("the rebinding of {}, carried from one iteration to the next, by one statement ({})", what, why));
+  };
+  if ((v.k != K::Tuple && v.k != K::List) || v.items.size() != keys.size())
+    refuse(fmt::format("to a value that is not a tuple of {} items", keys.size()));
+  std::vector<int> written_by(ops.size(), -1);  // op -> the buffer it now writes
+  std::vector<Op> copies;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].empty()) continue;
+    const int buffer = carried.at(keys[i]);
+    const Tensor& b = k.tensor(buffer);
+    const AValue& item = v.items[i];
+    if (item.k != K::Tile) refuse(fmt::format("item {} is no tile", i));
+    if (item.access.tensor == buffer && whole_access(item.access)) continue;  // rebound to itself: unchanged
+    if (item.access.tile_shape() != b.shape) refuse(fmt::format("item {} has another shape than the carried tile", i));
+    const std::string& dtype = k.tensor(item.access.tensor).dtype;
+    if (!dtype.empty() && !b.dtype.empty() && dtype != b.dtype)
+      refuse(fmt::format("item {} is a {} tile, not the carried tile's {}", i, dtype, b.dtype));
+    size_t p = ops.size();
+    if (whole_access(item.access))
+      for (size_t j = 0; j < ops.size(); ++j)
+        if (ops[j].result == item.access.tensor && written_by[j] < 0) p = j;
+    if (p < ops.size()) {
+      // The item's operation writes the buffer: its own result tensor is no longer made.
+      k.tensor(ops[p].result).name = "";
+      ops[p].result = -1;
+      ops[p].dst = whole(buffer);
+      ops[p].dst_origin = s.targets[0].get();
+      written_by[p] = buffer;
+      continue;
+    }
+    // A tile made elsewhere (`a, b = b_new, t`): a copy into the buffer after the statement's operations.
+    Op copy;
+    copy.api = "assign";
+    copy.cls = OpClass::Copy;
+    copy.engine = Engine::Vector;
+    copy.dst = whole(buffer);
+    copy.dst_origin = s.targets[0].get();
+    copy.args.push_back({"src", to_operand(*this, item, nullptr)});
+    copies.push_back(std::move(copy));
+  }
+  for (auto& c : copies) {
+    written_by.push_back(c.dst->tensor);
+    ops.push_back(std::move(c));
+  }
+  // Python reads every item's old value before binding: no operation may read a buffer an earlier
+  // operation of the statement wrote.
+  std::set<int> written;
+  for (size_t j = 0; j < ops.size(); ++j) {
+    for (const Arg& a : ops[j].args)
+      if (a.value.kind == Operand::Kind::Tile && written.count(base_tensor(k, a.value.access.tensor)))
+        refuse(fmt::format("an item reads '{}' after an earlier item's operation wrote it, where Python reads the old tile",
+                           k.tensor(base_tensor(k, a.value.access.tensor)).name));
+    if (written_by[j] >= 0) written.insert(written_by[j]);
+  }
+  Node n = ops_node(s, std::move(ops));
+  freeze(n);
+  out.push_back(std::move(n));
+}
+
 void Lifter::check_not_alias_of_carried(const Expr& target, const AValue& v) const {
   if (carried.empty()) return;
   if ((target.kind == ExprKind::Tuple || target.kind == ExprKind::List) && (v.k == K::Tuple || v.k == K::List)) {
@@ -111,9 +225,13 @@ void Lifter::check_not_alias_of_carried(const Expr& target, const AValue& v) con
                                   "unpacking (the form writes a carried tile by one operation)", print_expr(target)));
   if (v.k != K::Tile) return;
   for (const auto& [name, buffer] : carried)
-    if (v.access.tensor == buffer)
+    if (v.access.tensor == buffer) {
+      // An item of a carried tuple unpacked (`a, b = state`): a loop of constant trip count may
+      // still lift as the copies Python's trace runs (for_loop), where each name keeps its tile.
+      if (name.find('[') != std::string::npos) per_iteration_host_refused = true;
       fail(target.span, fmt::format("'{}' bound to the tile carried through '{}' (the carried tile changes under "
                                     "it where Python's name keeps the old tile)", print_expr(target), name));
+    }
 }
 
 }  // namespace loopnest::detail

@@ -74,7 +74,8 @@ std::optional<AValue> number_or_tile(const AValue& cond, const AValue& then, con
 AValue builtin(const std::string& id) {
   static const std::set<std::string> funcs = {"range", "min", "max", "len", "int", "float", "tuple", "list", "abs",
                                               "isinstance", "print", "bool", "round", "divmod", "zip",
-                                              "enumerate", "sorted", "reversed", "slice", "set", "frozenset", "sum", "dict", "repr", "str"};
+                                              "enumerate", "sorted", "reversed", "slice", "set", "frozenset", "sum", "dict", "repr", "str",
+                                              "map", "filter", "iter", "next"};
   if (funcs.count(id)) return AValue::of_kind(K::Func, "builtins." + id);
   return AValue::of_kind(K::Unknown);
 }
@@ -158,6 +159,14 @@ AValue Lifter::eval_node(const Expr& e) {
       if (auto it = globals.find(id); it != globals.end()) return it->second;
       AValue b = builtin(id);
       if (b.k != K::Unknown) return b;
+      if (id == "Ellipsis") return AValue::of_kind(K::Ellipsis);  // the builtin name of `...`
+      // A module-level name whose value did not lift there: defined, so say why it is unusable.
+      if (auto r = module_refusals.find(id); r != module_refusals.end()) {
+        std::string why = r->second.message;
+        if (why.rfind("cannot lift ", 0) == 0) why = why.substr(12);
+        fail(e.span, fmt::format("the name '{}' (its module-level value did not lift: {}, at line {})", id, why,
+                                 r->second.loc.line));
+      }
       fail(e.span, fmt::format("the name '{}' (not defined in the kernel or its module)", id));
     }
     case ExprKind::FString: {

@@ -2,6 +2,8 @@
 // dispatch table of nl functions, `**options` forwarded to calls), the items of a host sequence
 // (a constant range, a tuple or list, zip / enumerate of them, a dict's keys), and loops over
 // such sequences, which the kernel's Python unrolls while tracing.
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "loopnest/api.h"
@@ -15,8 +17,15 @@ using K = AValue::K;
 
 namespace {
 
-// Dict keys compare as Python compares strings, integers and bools (True == 1).
+// Dict keys compare as Python compares strings, integers and bools (True == 1), and tuples of
+// them item by item (`{(128, 512): 2.0}`, a shape-keyed table).
 bool same_key(const AValue& a, const AValue& b) {
+  if (a.k == K::Tuple || b.k == K::Tuple) {
+    if (a.k != b.k || a.items.size() != b.items.size()) return false;
+    for (size_t i = 0; i < a.items.size(); ++i)
+      if (!same_key(a.items[i], b.items[i])) return false;
+    return true;
+  }
   auto as_int = [](const AValue& v) -> std::optional<int64_t> {
     if (v.k == K::Bool) return v.b ? 1 : 0;
     if (v.k == K::Int && v.i.is_constant()) return v.i.constant();
@@ -29,7 +38,10 @@ bool same_key(const AValue& a, const AValue& b) {
 
 }  // namespace
 
-bool hashable_key(const AValue& v) { return v.k == K::Str || v.k == K::Bool || (v.k == K::Int && v.i.is_constant()); }
+bool hashable_key(const AValue& v) {
+  if (v.k == K::Tuple) return std::all_of(v.items.begin(), v.items.end(), [](const AValue& x) { return hashable_key(x); });
+  return v.k == K::Str || v.k == K::Bool || (v.k == K::Int && v.i.is_constant());
+}
 
 // d[key] = value: a key already there keeps its place and takes the value (Python's dict order).
 void dict_put(AValue& d, const AValue& key, const AValue& value) {
@@ -132,7 +144,7 @@ std::optional<std::vector<AValue>> Lifter::host_items(const AValue& v) const {
       return out;
     }
   }
-  if (v.k == K::Tuple || v.k == K::List || v.k == K::Set) return v.items;
+  if (v.k == K::Tuple || v.k == K::List || v.k == K::Set || v.k == K::Iterator) return v.items;
   if (v.k == K::Dict) return v.keys;
   if (v.k == K::Range) {
     const IExpr &start = v.items[0].i, &stop = v.items[1].i, &step = v.items[2].i;
@@ -357,6 +369,12 @@ void Lifter::host_for(const ForStmt& s, const AValue& seq, std::vector<Node>& ou
   if (!items) fail(s.iter->span, fmt::format("the loop over '{}' (not a range or a host sequence)", print_expr(*s.iter)));
   if (items->size() > 1024) fail(s.iter->span, "a host loop over more than 1024 items");
   if (!s.orelse.empty()) fail(s.span, "a for ... else over a host sequence");
+  // A loop over a name bound to an iterator exhausts it (a later next() of it has nothing left).
+  if (seq.k == K::Iterator && s.iter->kind == ExprKind::Name) {
+    AValue spent = seq;
+    spent.items.clear();
+    env[static_cast<const NameExpr&>(*s.iter).id] = spent;
+  }
   if (host_for_as_loop(s, seq, out)) return;
   if (host_for_as_item_loop(s, seq, out)) return;
   Node n = new_node(NodeKind::Inline, s);

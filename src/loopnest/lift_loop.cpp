@@ -246,8 +246,12 @@ std::vector<std::string> Lifter::carried_values(const Block& body, const std::st
   std::vector<std::string> out;
   for (const auto& name : carried_names(body, {var})) {
     auto it = env.find(name);
-    if (it != env.end() && (it->second.k == K::Tile || it->second.k == K::Int || it->second.k == K::Float))
-      out.push_back(name);
+    if (it == env.end()) continue;
+    const AValue& v = it->second;
+    // A tuple of tiles under one name (`state = (m, s)` rebound as a whole) is carried item by item.
+    bool tiles = v.k == K::Tuple && !v.items.empty() &&
+                 std::all_of(v.items.begin(), v.items.end(), [](const AValue& x) { return x.k == K::Tile; });
+    if (v.k == K::Tile || v.k == K::Int || v.k == K::Float || tiles) out.push_back(name);
   }
   return out;
 }
@@ -482,6 +486,32 @@ bool Lifter::same_binding(const AValue& a, const AValue& b) const {
 // tracing as Python runs it. Host work only: nothing of it stays in the form but the statement.
 // Tile work: its copies of the body are one Inline node, printed as the loop written, as a loop
 // over a host sequence is (host_for).
+int Lifter::host_jump_block(const Block& b, std::vector<Node>& out) {
+  for (const auto& st : b) {
+    if (st->kind == StmtKind::Break) return 1;
+    if (st->kind == StmtKind::Continue) return 2;
+    if (st->kind == StmtKind::If) {
+      auto& i = static_cast<const IfStmt&>(*st);
+      if (has_jump(i.body) || has_jump(i.orelse)) {
+        // Python takes one branch, decided by a host value here (the copy's cursor against a bound).
+        std::vector<Op> ops;
+        current_ops = &ops;
+        std::optional<bool> taken = host_truth(eval(*i.test));
+        if (!ops.empty() || !taken)
+          fail(i.test->span, fmt::format("the condition '{}' of a break / continue in a while loop doing tile work "
+                                         "(not known at trace time)", print_expr(*i.test)));
+        if (int r = host_jump_block(*taken ? i.body : i.orelse, out)) return r;
+        continue;
+      }
+    }
+    // A break / continue of this loop inside another statement (a with block) is not followed here.
+    bool own_jump = (st->kind == StmtKind::With && has_jump(static_cast<const WithStmt&>(*st).body));
+    if (own_jump) fail(st->span, "a break / continue inside a with block of a while loop doing tile work");
+    statement(*st, out);  // the copies are frozen as one node (host_while)
+  }
+  return 0;
+}
+
 void Lifter::host_while(const WhileStmt& s, std::vector<Node>& out) {
   std::vector<Node> copies;
   for (int step = 0;; ++step) {
@@ -496,7 +526,11 @@ void Lifter::host_while(const WhileStmt& s, std::vector<Node>& out) {
     }
     if (step >= 1024 && std::any_of(copies.begin(), copies.end(), [](const Node& n) { return n.kind != NodeKind::Meta; }))
       fail(s.span, "a while loop doing tile work more than 1024 times while lifting");
-    block(s.body, copies);
+    if (!has_jump(s.body)) {
+      block(s.body, copies);
+      continue;
+    }
+    if (host_jump_block(s.body, copies) == 1) break;  // a break skips the else block too
   }
   bool tile_work = std::any_of(copies.begin(), copies.end(), [](const Node& n) { return n.kind != NodeKind::Meta; });
   if (!tile_work) {

@@ -367,6 +367,18 @@ AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const 
     p.pred = {con};
     return p;
   }
+  if (it != cmps.end() && (l.k == K::Float || r.k == K::Float) && !std::isnan(number_of(l)) && !std::isnan(number_of(r))) {
+    // Host numbers, one a float (`lambda g: g > 0.0` choosing constants): compared as Python does.
+    double a = number_of(l), b = number_of(r);
+    switch (it->second) {
+      case Cmp::Lt: return AValue::of_bool(a < b);
+      case Cmp::Le: return AValue::of_bool(a <= b);
+      case Cmp::Gt: return AValue::of_bool(a > b);
+      case Cmp::Ge: return AValue::of_bool(a >= b);
+      case Cmp::Eq: return AValue::of_bool(a == b);
+      case Cmp::Ne: return AValue::of_bool(a != b);
+    }
+  }
   if (it != cmps.end() && (op == CmpKind::Eq || op == CmpKind::Ne)) {
     // Tuples (shape checks), strings, dtypes: equal when every item is.
     std::function<std::optional<bool>(const AValue&, const AValue&)> same = [&](const AValue& x, const AValue& y)

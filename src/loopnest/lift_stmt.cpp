@@ -224,8 +224,25 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
     case StmtKind::While:
       // `while True: ... if n * 128 >= M: break` of host code: run as Python runs it.
       if (has_jump(static_cast<const WhileStmt&>(s).body)) {
-        if (host_statement(s, out)) fail(s.span, "a return inside a loop of the kernel");
-        return;
+        const Checkpoint saved = checkpoint();
+        const size_t before = out.size();
+        try {
+          if (host_statement(s, out)) fail(s.span, "a return inside a loop of the kernel");
+          return;
+        } catch (const LiftError& as_host) {
+          // Tile work in it: Python runs the copies up to the break its host condition decides,
+          // as a while loop without jumps is lifted (host_while); else the host refusal stands.
+          rollback(saved);
+          out.resize(before);
+          try {
+            host_while(static_cast<const WhileStmt&>(s), out);
+            return;
+          } catch (const LiftError&) {
+            rollback(saved);
+            out.resize(before);
+            throw as_host;
+          }
+        }
       }
       host_while(static_cast<const WhileStmt&>(s), out);
       return;

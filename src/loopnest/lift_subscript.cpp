@@ -162,22 +162,23 @@ Access Lifter::subscript(const Access& base, const Expr& index, const Expr& at, 
     // `x[idx]` with `idx = (slice(r0, r1), slice(c0, c1))` bound before (an index map returning the
     // block's tuple): Python indexes with the tuple's items, as if written in the brackets.
     if (index.kind != ExprKind::Tuple && v.k == K::Tuple) {
-      bool ellipsis = std::any_of(v.items.begin(), v.items.end(), [](const AValue& x) { return x.k == K::Ellipsis; });
-      if (ellipsis) fail(at.span, fmt::format("'{}': a tuple index holding '...'", print_expr(at)));
-      for (auto& x : v.items) vals.push_back(x);
-      continue;
-    }
-    if (v.k == K::Ellipsis) {
-      size_t fill = rank + 1 > items.size() ? rank + 1 - items.size() : 0;
-      for (size_t f = 0; f < fill; ++f) {
-        AValue sv;
-        sv.k = K::Slice;
-        sv.items = {AValue::of_kind(K::None), AValue::of_kind(K::None), AValue::of_kind(K::None)};
-        vals.push_back(std::move(sv));
-      }
+      for (auto& x : v.items) vals.push_back(x);  // `...` among them is expanded below
       continue;
     }
     vals.push_back(std::move(v));
+  }
+  // `...` (or the name Ellipsis, also inside a tuple bound to a name: `key = (Ellipsis, slice(0,
+  // n))`) stands for full slices of the dims the other indices leave.
+  if (auto e = std::find_if(vals.begin(), vals.end(), [](const AValue& x) { return x.k == K::Ellipsis; }); e != vals.end()) {
+    if (std::count_if(vals.begin(), vals.end(), [](const AValue& x) { return x.k == K::Ellipsis; }) > 1)
+      fail(at.span, fmt::format("'{}': an index with more than one '...'", print_expr(at)));
+    size_t fill = rank + 1 > vals.size() ? rank + 1 - vals.size() : 0;
+    AValue sv;
+    sv.k = K::Slice;
+    sv.items = {AValue::of_kind(K::None), AValue::of_kind(K::None), AValue::of_kind(K::None)};
+    size_t at_pos = static_cast<size_t>(e - vals.begin());
+    vals.erase(e);
+    vals.insert(vals.begin() + static_cast<long>(at_pos), fill, sv);
   }
   if (vals.size() > rank) fail(at.span, fmt::format("'{}': more indices than the tile has dims ({})", print_expr(at), rank));
   bool advanced = std::any_of(vals.begin(), vals.end(), [](const AValue& v) { return v.k == K::Grid; });

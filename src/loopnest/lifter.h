@@ -42,6 +42,7 @@ struct AValue {
   enum class K : uint8_t {
     Unknown, None, Bool, Int, Float, Str, Ellipsis, Module, Func, Method, Symbol, DType, Tile, Grid, Tuple, List,
     Slice, ParDim, Range, Pred, Cond, HostArray, Dict, Partial, Class, Instance, Set,
+    Iterator,  // iter(seq): items are what it has left (a value: next() rebinds the name holding it)
   };
   K k = K::Unknown;
   IExpr i;            // Int, ParDim
@@ -181,6 +182,13 @@ class Lifter {
   AValue set_method(const AValue& set, const std::string& name, const std::vector<AValue>& pos, const nki::CallExpr& c);
   AValue lambda(const nki::LambdaExpr& l);
   // functools.partial / reduce; nullopt for another function.
+  // map / filter / iter / next of host sequences (lift_iterables.cpp); nullopt for another function.
+  std::optional<AValue> iterable_call(const std::string& fn, const std::vector<AValue>& pos,
+                                      const std::vector<const nki::Expr*>& pos_exprs, const nki::CallExpr& c);
+  // A function value called with positional arguments as `f(*pos)` would be: the kernel's own
+  // functions and lambdas inlined, a class constructed, builtins / math / numpy folded, an NKI API
+  // applied (lift_iterables.cpp). `at` is where the arguments came from (for messages).
+  AValue call_value(AValue f, std::vector<AValue> pos, const nki::Expr& at, const nki::CallExpr& c);
   std::optional<AValue> functools_call(const std::string& fn, const std::vector<AValue>& pos,
                                        const std::vector<std::pair<std::string, AValue>>& kw, const nki::CallExpr& c);
   AValue dict_method(const AValue& dict, const std::string& name, const std::vector<AValue>& pos, const nki::CallExpr& c);
@@ -314,6 +322,10 @@ class Lifter {
 
  private:
   void host_while(const nki::WhileStmt& s, std::vector<Node>& out);
+  // One copy of a while body whose break / continue sit under ifs decided at trace time
+  // (`while True: if r >= M: break`): the statements Python runs lifted into `out`; 1 when a
+  // break ends the loop, 2 when a continue ends the copy, 0 otherwise (lift_loop.cpp).
+  int host_jump_block(const nki::Block& b, std::vector<Node>& out);
   void host_for(const nki::ForStmt& s, const AValue& items, std::vector<Node>& out);
   // The host loop as a loop of the form when its items are one expression of their index
   // (AValue::per_item) and the target names the index (`for c, (k0, kn) in enumerate(chunks)`);
@@ -339,6 +351,9 @@ class Lifter {
                           std::vector<Node>& out);
   // `a, b = op(x), op(y)`: a tuple display of new tiles unpacked into fresh names (lift_assign.cpp).
   bool unpacked_results(const nki::AssignStmt& s, const nki::Expr& target, const AValue& v, std::vector<Op>& ops,
+                        std::vector<Node>& out);
+  // `a, b = nl.add(a, t), nl.add(b, t)` rebinding names the loop carries (lift_assign.cpp).
+  bool unpacked_carried(const nki::AssignStmt& s, const nki::Expr& target, const AValue& v, std::vector<Op>& ops,
                         std::vector<Node>& out);
   void aug_assign(const nki::AugAssignStmt& s, std::vector<Node>& out);
   void for_loop(const nki::ForStmt& s, std::vector<Node>& out);
@@ -418,7 +433,7 @@ class Lifter {
   // The body of the loop being lifted read a host value that differs per iteration (a Python int
   // updated by `+=`, a function or dtype chosen by a condition on the loop variable): one loop of
   // the form cannot hold it, the copies the trace runs can (for_loop).
-  bool per_iteration_host_refused = false;
+  mutable bool per_iteration_host_refused = false;  // set by const checks too (check_not_alias_of_carried)
   // Whether the block assigns an attribute (`obj.x = ...`, `obj.x += ...`) or calls a method of an
   // instance of the kernel's names (which may set one through self).
   bool sets_attributes(const nki::Block& b) const;
@@ -475,6 +490,17 @@ class Lifter {
   // under it where Python's name would keep the old tile.
   void check_not_alias_of_carried(const nki::Expr& target, const AValue& v) const;
   std::map<std::string, int> carried;  // carried names of the loops being lifted -> their buffer
+  // A tuple of tiles carried through one name (`state = (nl.add(state[0], t), ...)`) is carried
+  // item by item, each item a buffer entered in `carried` under the key `name[i]` (no Python name
+  // has brackets). The keys of `name`'s items, empty when it carries no tuple.
+  std::vector<std::string> carried_items(const std::string& name) const;
+  // One statement rebinding carried tiles by a display of tiles (`a, b = nl.add(a, t), nl.add(b, t)`
+  // or `state = (op0, op1)`): keys[i] the carried key item i rebinds ("" for a fresh name).
+  // Python evaluates every item before binding any, so each item's operation writes its buffer
+  // only where no later operation of the statement reads that buffer; otherwise refused. The
+  // statement is one node, frozen (printed as written), its writes the loop's carried dependence.
+  void rebind_carried_items(const nki::AssignStmt& s, const std::vector<std::string>& keys, const AValue& v,
+                            std::vector<Op>& ops, std::vector<Node>& out);
   // ---- lists of numbers a loop fills with tiles by item assignment (lift_filled_list.cpp) ----
   // `carry = [0.0] * S` before a loop whose body reads `carry[s]` and binds `carry[s] = tile`: a
   // value carried from one iteration to the next through a list item. The list is one on-chip

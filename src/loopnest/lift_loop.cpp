@@ -485,7 +485,11 @@ bool Lifter::same_binding(const AValue& a, const AValue& b) const {
 // A while loop whose condition is a host value (a trace-time bound: `while r * 128 < M`) runs while
 // tracing as Python runs it. Host work only: nothing of it stays in the form but the statement.
 // Tile work: its copies of the body are one Inline node, printed as the loop written, as a loop
-// over a host sequence is (host_for).
+// over a host sequence is (host_for). A break / continue in it is followed as Python takes it
+// (host_jump_block), each deciding condition a host value: `while True: if r >= M: break; ...`.
+//
+// One copy of a while body holding a break / continue: its statements up to the jump the branches
+// taken reach; 1 after a break, 2 after a continue, 0 when the body ran to its end.
 int Lifter::host_jump_block(const Block& b, std::vector<Node>& out) {
   for (const auto& st : b) {
     if (st->kind == StmtKind::Break) return 1;

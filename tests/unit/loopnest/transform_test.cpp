@@ -793,6 +793,11 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        {{"pipeline", "undone"}, {"factor", "2"}}},
       {"tests/kernels/prefetch_rows_api.py", "prefetch_rows_api.jam_rows", "jam_rows",
        {{"pipeline", "undone"}, {"factor", "2"}}},
+      // A load broadcast over the partitions into a ring (session 37); a ragged ring prefetch in a
+      // flattened loop, split once undone.
+      {"tests/kernels/prefetch_bcast.py", "prefetch_bcast.jam_rows", "jam_rows", {{"pipeline", "undone"}, {"factor", "2"}}},
+      {"tests/kernels/prefetch_flat_tiles.py", "prefetch_flat_tiles.tile_size", "tile_size",
+       {{"pipeline", "undone"}, {"flat_loops", "split"}, {"direction", "coarsen"}}},
       {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.fold_silu", "fold_silu", {{"func", "silu"}}},
       {"nkibench/styles/legacy_grid/silu_M4096_N7168_0.py", "published_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},
       {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},

@@ -15,11 +15,17 @@
 // ..., `x_cur = x_next`: the next tile loaded into `x_cur` itself).
 //
 // Legal from the form: the loop has constant bounds and step 1; the guard holds in every iteration
-// but the last; the prefetch is a plain DMA of HBM tensors no operation writes into a whole slot
-// `(j + 1) % D` of an on-chip buffer (one slot dim of constant size D); the prologue, in the loop's
-// block before it, is the same DMA at j = start - 1 into slot `start % D`; the buffer is declared
-// once in that block and every other access of it (views included) is a read inside the loop of
-// slot `j % D`. So slot j % D holds tile j while iteration j reads it, in both programs.
+// but the last (host-integer bindings beside the prefetches go with it); the prefetch is a plain
+// DMA of HBM tensors no operation writes into slot `(j + 1) % D` of an on-chip buffer (one slot dim
+// of constant size D), or such a DMA into a fresh tile that only a partition broadcast into the
+// slot reads (session 37); it writes the whole slot, or a region of it whose extent is a function
+// of j alone (a ragged last tile) when every read of slot j % D in iteration j stays inside the
+// region written for j, evaluated over the loop's values; the prologue, in the loop's block before
+// it, is the same operations at j = start - 1 into slot `start % D`; the buffer is declared once
+// (in that block, or further out) and every other access of it (views of a whole slot included) is
+// a read inside the loop of slot `j % D`. So slot j % D holds tile j while iteration j reads it,
+// in both programs. A scratch ring of the same loop (written, then read, in each iteration at slot
+// j % D) becomes one tile per iteration with it.
 #include <algorithm>
 #include <functional>
 #include <set>

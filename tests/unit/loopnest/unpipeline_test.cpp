@@ -142,6 +142,9 @@ TEST(Unpipeline, UndoesAPrefetchIntoARegionOfASlot) {
   std::string printed;
   undone_with(kernel_text("prefetch_ragged.py"), kRagged, &printed);
   EXPECT_NE(printed.find("        res = nl.ndarray((nl.par_dim(P), cols)"), std::string::npos) << printed;
+  // The reads as the author wrote them, without the slot.
+  EXPECT_NE(printed.find("e = nl.exp(ring[0:nr, :])"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("nl.store(out[r0:r0 + nr, :], value=res[0:nr, :])"), std::string::npos) << printed;
 }
 
 TEST(Unpipeline, UndoesALoadBroadcastOverThePartitions) {

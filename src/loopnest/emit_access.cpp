@@ -57,7 +57,10 @@ std::string Emitter::access(const Access& a, bool write, const Expr* written, co
   // buffer) have none; the others keep their order around them.
   std::vector<const Expr*> elems(a.dims.size(), nullptr);
   std::vector<const DimIndex*> was(a.dims.size(), nullptr);
-  if (!written_elems.empty()) {
+  if (!written_elems.empty() && old->dims.size() == a.dims.size() + 1) {
+    // The slot dim dropped (`ring[s, 0:rows, :]` -> `ring[0:rows, :]`): the others as written.
+    for (size_t d = 0; d < a.dims.size(); ++d) elems[d] = written_elems[d + 1], was[d] = &old->dims[d + 1];
+  } else if (!written_elems.empty()) {
     const size_t added = a.dims.size() - old->dims.size();
     size_t best = 0, best_equal = 0;
     for (size_t pos = 0; pos <= old->dims.size() && added > 0; ++pos) {
@@ -204,8 +207,11 @@ std::string Emitter::grid_term(const AxisTerm& t, size_t rank, const std::vector
 // tensor as `old` (what the lift read there) by name, one plain element per dim; else empty.
 std::vector<const Expr*> Emitter::written_elements(const Access& a, const std::string& name, const Expr* written,
                                                  const Access* old) const {
+  // (A leading integer dim a move dropped, a rotating buffer's slot: unpipeline.cpp, is no more
+  // than one.)
+  const bool dropped = old && old->dims.size() == a.dims.size() + 1 && old->dims[0].terms.empty();
   if (!o_.authored_dims || o_.regenerate || !written || !old || old->tensor != a.tensor ||
-      old->dims.size() > a.dims.size() || written->kind != ExprKind::Subscript)
+      (old->dims.size() > a.dims.size() && !dropped) || written->kind != ExprKind::Subscript)
     return {};
   const auto& sub = static_cast<const SubscriptExpr&>(*written);
   if (!sub.value || sub.value->kind != ExprKind::Name || static_cast<const NameExpr&>(*sub.value).id != name) return {};

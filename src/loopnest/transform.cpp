@@ -213,6 +213,30 @@ int relifted_after(Kernel& k, const std::function<int(Kernel&)>& undo) {
 int unflatten_checked(Kernel& k) { return relifted_after(k, unflatten_loops); }
 int unpipeline_checked(Kernel& k) { return relifted_after(k, unpipeline_loops); }
 
+// The flattened loops split once their pipelines are undone (held-out adamw: `for t` over (row
+// tile, column tile) prefetching through rings, which carried them until then). Such a loop was
+// run in order for its rings alone: unpipeline_loops writes it affine where the dependence test can
+// tell (write_affine), which a flattened index (`t // 2`, `t % 2`) defeats; the loops of the split
+// are written affine where their iterations commute.
+int unflatten_undone(Kernel& k) {
+  std::set<int> before;
+  for (const auto& [id, l] : k.loops) before.insert(id);
+  const int count = unflatten_loops(k);
+  if (count == 0) return 0;
+  // The dependence test reads the split nest as lifted (its ranges, its tiles per iteration): the
+  // new loops, by their fresh names, judged on the kernel printed and lifted again.
+  std::set<std::string> split;
+  for (const auto& [id, l] : k.loops)
+    if (!before.count(id)) split.insert(l.var);
+  k = reprinted(k);
+  std::vector<int> nodes;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Loop && split.count(k.loops.at(n.loop).var)) nodes.push_back(n.id);
+  });
+  for (int id : nodes) write_affine(k, id);
+  return count;
+}
+
 }  // namespace
 
 std::optional<std::vector<ArgSpec>> own_arguments(const Kernel& k) { return own_args(k); }
@@ -322,10 +346,13 @@ std::vector<Site> find_sites(const Kernel& k) {
   Kernel opened = k;
   int count = 0, composites = 0;
   if (open_checked(opened, count, &composites)) opened = k, count = composites = 0;
-  const int split = unflatten_checked(opened);
+  int split = unflatten_checked(opened);
   // And with its hand-written pipelines undone (unpipeline.cpp): a prefetched rotating buffer is a
   // value carried across iterations, which hides every per-iteration tile from the moves.
   const int unpiped = unpipeline_checked(opened);
+  // A flattened loop that carried a rotating buffer splits once the pipeline is undone (held-out
+  // adamw: `for t` over (row tile, column tile) prefetching through rings).
+  if (unpiped) split += relifted_after(opened, unflatten_undone);
   // And with its loops over the query heads of KV groups split by group (group_split.cpp): only the
   // hoists that then take the group's shared work out of the group loop, as one step.
   Kernel grouped = opened;
@@ -534,8 +561,14 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
     }
     k = lift_source(path, source, args, entry, nc_version);
   };
+  const bool flat = inner.params.count("flat_loops") > 0, piped = inner.params.count("pipeline") > 0;
   relift("flat_loops", unflatten_loops, "flattened loops split");
   relift("pipeline", unpipeline_loops, "pipelines undone");
+  // As find_sites: the loops the undone pipelines leave flattened split after them.
+  if (flat && piped) {
+    inner.params["flat_loops"] = "split";
+    relift("flat_loops", unflatten_undone, "flattened loops split");
+  }
   relift("groups", split_group_loops, "loops split by group");
   const ResultBaseline base = baseline_of(k);
   const std::set<int> single_before = single_trip_loops(k);

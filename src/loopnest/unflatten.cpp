@@ -147,8 +147,11 @@ bool split(Kernel& k, int id, int64_t d) {
   Ranges ranges = k.ranges();
   substitute_nodes(k, body, old.id, index, &ranges);
   if (!print_over_new_loops(k, body, old.var)) return false;
-  for (auto& t : k.tensors)
+  for (auto& t : k.tensors) {
     if (t.scope_loop == old.id) t.scope_loop = inner_id;
+    // A tile whose size names the variable (a ragged last row tile: `min(P, M - (t // C) * P)` rows).
+    for (auto& d : t.shape) d = d.substitute(old.id, index, &ranges);
+  }
   Node loop;
   loop.kind = NodeKind::Loop;
   loop.id = k.next_node++;

@@ -15,11 +15,17 @@
 // ..., `x_cur = x_next`: the next tile loaded into `x_cur` itself).
 //
 // Legal from the form: the loop has constant bounds and step 1; the guard holds in every iteration
-// but the last; the prefetch is a plain DMA of HBM tensors no operation writes into a whole slot
-// `(j + 1) % D` of an on-chip buffer (one slot dim of constant size D); the prologue, in the loop's
-// block before it, is the same DMA at j = start - 1 into slot `start % D`; the buffer is declared
-// once in that block and every other access of it (views included) is a read inside the loop of
-// slot `j % D`. So slot j % D holds tile j while iteration j reads it, in both programs.
+// but the last (host-integer bindings beside the prefetches go with it); the prefetch is a plain
+// DMA of HBM tensors no operation writes into slot `(j + 1) % D` of an on-chip buffer (one slot dim
+// of constant size D), or such a DMA into a fresh tile that only a partition broadcast into the
+// slot reads (session 37); it writes the whole slot, or a region of it whose extent is a function
+// of j alone (a ragged last tile) when every read of slot j % D in iteration j stays inside the
+// region written for j, evaluated over the loop's values; the prologue, in the loop's block before
+// it, is the same operations at j = start - 1 into slot `start % D`; the buffer is declared once
+// (in that block, or further out) and every other access of it (views of a whole slot included) is
+// a read inside the loop of slot `j % D`. So slot j % D holds tile j while iteration j reads it,
+// in both programs. A scratch ring of the same loop (written, then read, in each iteration at slot
+// j % D) becomes one tile per iteration with it.
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -78,26 +84,81 @@ bool whole_slot(const Kernel& k, const Access& a) {
   return true;
 }
 
-// The rotating buffer a prefetch statement fills (slot `(j + 1) % D`), or -1 when `n` is none.
-int prefetched_buffer(const Kernel& k, const Analysis& an, const Node& n, int loop) {
-  if (n.kind != NodeKind::Stmt || n.frozen || n.ops.size() != 1) return -1;
-  const Op& op = n.ops[0];
-  if ((op.cls != OpClass::Load && op.cls != OpClass::DmaCopy) || !op.dst || op.accumulate || op.has_mask ||
-      op.result >= 0 || indirect_dma(op))
-    return -1;
-  const Tensor& buf = k.tensor(op.dst->tensor);
+// Whether `a` writes a region of one slot whose extent is a function of loop `loop` alone (a
+// ragged last tile: `ring[slot, 0:nrows, :]` with `nrows = min(P, M - r0)`): every dim after the
+// slot dim one axis, stride 1, its start and size naming no other variable. The reads it must
+// cover are checked over the loop's values (buffer_ok).
+bool slot_region(const Kernel& k, const Access& a, int loop) {
+  if (whole_slot(k, a)) return true;
+  if (a.dims.size() != k.tensor(a.tensor).shape.size()) return false;
+  for (size_t d = 1; d < a.dims.size(); ++d) {
+    const DimIndex& di = a.dims[d];
+    if (di.terms.size() != 1 || di.terms[0].stride != 1 || !di.terms[0].affine()) return false;
+    for (const IExpr* e : {&di.start, &di.terms[0].size})
+      for (int v : e->vars())
+        if (v != loop) return false;
+  }
+  return true;
+}
+
+// A plain DMA reading HBM tensors nothing writes: loading tile j + 1 now or in iteration j + 1
+// reads the same.
+bool plain_hbm_dma(const Kernel& k, const Analysis& an, const Op& op) {
+  if ((op.cls != OpClass::Load && op.cls != OpClass::DmaCopy) || op.accumulate || op.has_mask || indirect_dma(op))
+    return false;
+  for (const Access* a : reads(op)) {
+    const Tensor& src = k.tensor(a->tensor);
+    if (src.on_chip() || !an.writers(k, storage_of(k, a->tensor)).empty()) return false;
+  }
+  return true;
+}
+
+// The operations of statement nodes, in order.
+std::vector<const Op*> ops_of(const std::vector<const Node*>& nodes) {
+  std::vector<const Op*> out;
+  for (const Node* n : nodes)
+    for (const Op& op : n->ops) out.push_back(&op);
+  return out;
+}
+
+// The rotating buffer statements `nodes` fill, slot `(j + 1) % D` of it (or -1): a plain DMA into
+// (a region of) the slot, or a DMA into a fresh tile read only by a partition broadcast into the
+// slot (`ring[(s + 1) % 2] = nl.load(b[s + 1:s + 2, :]).broadcast_to((P, F))`).
+int prefetched_buffer(const Kernel& k, const Analysis& an, const std::vector<const Node*>& nodes, int loop) {
+  for (const Node* n : nodes)
+    if (n->kind != NodeKind::Stmt || n->frozen) return -1;
+  const auto ops = ops_of(nodes);
+  if (ops.empty() || ops.size() > 2) return -1;
+  const Op& last = *ops.back();
+  if (!last.dst || last.accumulate || last.has_mask || last.result >= 0) return -1;
+  if (ops.size() == 1) {
+    if (!plain_hbm_dma(k, an, last)) return -1;
+  } else {
+    const Op& load = *ops[0];
+    if (!plain_hbm_dma(k, an, load) || load.result < 0 || (load.dst && load.dst->tensor != load.result) ||
+        last.cls != OpClass::Broadcast)
+      return -1;
+    // The broadcast reads the loaded tile whole, and nothing else reads it.
+    int tiles = 0;
+    for (const auto& a : last.args)
+      if (a.value.kind == Operand::Kind::Tile) {
+        ++tiles;
+        if (a.value.access.tensor != load.result || !accesses_whole(k, a.value.access)) return -1;
+      }
+    if (tiles != 1) return -1;
+    for (const auto& r : an.ops)
+      if (&r.op() != &last)
+        for (const Access* a : reads(r.op()))
+          if (storage_of(k, a->tensor) == load.result) return -1;
+  }
+  const Tensor& buf = k.tensor(last.dst->tensor);
   if (buf.role != TensorRole::Buffer || !buf.on_chip() || buf.partition_dim != 1 || buf.list_loop >= 0 ||
       buf.bound_items || !buf.shape[0].is_constant() || buf.shape[0].constant() < 2)
     return -1;
   const int64_t slots = buf.shape[0].constant();
-  if (!op.dst->dims[0].terms.empty() || op.dst->dims[0].start != IExpr::mod(IExpr::var(loop) + 1, slots) ||
-      !whole_slot(k, *op.dst))
+  if (!last.dst->dims[0].terms.empty() || last.dst->dims[0].start != IExpr::mod(IExpr::var(loop) + 1, slots) ||
+      !slot_region(k, *last.dst, loop))
     return -1;
-  // Reads HBM tensors nothing writes: loading tile j + 1 now or in iteration j + 1 reads the same.
-  for (const Access* a : reads(op)) {
-    const Tensor& src = k.tensor(a->tensor);
-    if (src.on_chip() || !an.writers(k, storage_of(k, a->tensor)).empty()) return -1;
-  }
   return buf.id;
 }
 
@@ -125,11 +186,139 @@ Op first_load(const Node& pre, const Loop& l) {
   return want;
 }
 
+// Whether two integer expressions have the same value (a prologue's `0` and a prefetch's `(j + 1) %
+// 2` at j = -1; `128` and `min(10944 - 128 * 0, 128)`).
+bool same_value(const IExpr& a, const IExpr& b) {
+  if (a == b) return true;
+  auto x = a.eval({}), y = b.eval({});
+  return x && y && *x == *y;
+}
+
+// Whether accesses `a` and `b` denote the same elements the same way (value by value).
+bool same_access(const Access& a, const Access& b) {
+  if (a == b) return true;
+  if (a.tensor != b.tensor || a.rank != b.rank || a.dims.size() != b.dims.size()) return false;
+  for (size_t d = 0; d < a.dims.size(); ++d) {
+    const DimIndex &x = a.dims[d], &y = b.dims[d];
+    if (!same_value(x.start, y.start) || x.terms.size() != y.terms.size()) return false;
+    for (size_t t = 0; t < x.terms.size(); ++t) {
+      const AxisTerm &u = x.terms[t], &v = y.terms[t];
+      if (u.axis != v.axis || u.stride != v.stride || u.div != v.div || u.mod != v.mod || !same_value(u.size, v.size))
+        return false;
+    }
+  }
+  return true;
+}
+
+// The operations of prefetch `nodes` (statements of loop `l`) as they load the first tile, at j =
+// start - 1.
+std::vector<Op> first_loads(const std::vector<const Node*>& nodes, const Loop& l) {
+  std::vector<Op> out;
+  const IExpr at(l.start.constant() - 1);
+  for (const Op* op : ops_of(nodes)) {
+    Op want = *op;
+    if (want.dst) substitute_access(*want.dst, l.id, at);
+    for (auto& a : want.args)
+      if (a.value.kind == Operand::Kind::Tile) substitute_access(a.value.access, l.id, at);
+    out.push_back(std::move(want));
+  }
+  return out;
+}
+
+// Whether operations `ops` (a prologue) do what `want` (a prefetch at j = start - 1) does: the same
+// calls, sources, options and slot; the fresh tile a load makes for a broadcast paired with the
+// prologue's own.
+bool same_ops(const std::vector<const Op*>& ops, const std::vector<Op>& want) {
+  if (ops.size() != want.size()) return false;
+  std::map<int, int> pairs;
+  auto same_tile = [&](const Access& x, const Access& y) {
+    Access mapped = y;
+    if (auto it = pairs.find(y.tensor); it != pairs.end()) mapped.tensor = it->second;
+    return same_access(x, mapped);
+  };
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op &op = *ops[i], &w = want[i];
+    if (op.api != w.api || op.cls != w.cls || op.has_mask || op.accumulate || op.args.size() != w.args.size() ||
+        (op.result >= 0) != (w.result >= 0) || op.dst.has_value() != w.dst.has_value())
+      return false;
+    if (w.result >= 0) {
+      pairs[w.result] = op.result;
+      if (w.dst && (w.dst->tensor != w.result || op.dst->tensor != op.result)) return false;
+    } else if (!w.dst || !same_tile(*op.dst, *w.dst)) {
+      return false;
+    }
+    for (size_t a = 0; a < op.args.size(); ++a) {
+      const Operand &x = op.args[a].value, &y = w.args[a].value;
+      if (op.args[a].name != w.args[a].name || x.kind != y.kind) return false;
+      switch (x.kind) {
+        case Operand::Kind::Tile: if (!same_tile(x.access, y.access)) return false; break;
+        case Operand::Kind::Symbol: if (x.symbol != y.symbol) return false; break;
+        case Operand::Kind::Shape:
+          if (x.shape.size() != y.shape.size()) return false;
+          for (size_t d = 0; d < x.shape.size(); ++d)
+            if (!same_value(x.shape[d], y.shape[d])) return false;
+          break;
+        case Operand::Kind::None: break;
+        default: return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The elements [lo, hi] dim `di` covers with the loop variables at `at`; nullopt when that does
+// not evaluate.
+std::optional<std::pair<int64_t, int64_t>> extent(const DimIndex& di, const std::map<int, int64_t>& at) {
+  auto lo = di.start.eval(at);
+  if (!lo) return std::nullopt;
+  int64_t hi = *lo;
+  for (const AxisTerm& t : di.terms) {
+    if (t.stride < 0) return std::nullopt;
+    std::optional<int64_t> top;
+    if (t.affine()) {
+      if (auto size = t.size.eval(at); size && *size >= 1) top = *size - 1;
+    } else {
+      top = t.max_index();
+    }
+    if (!top) return std::nullopt;
+    hi += *top * t.stride;
+  }
+  return std::make_pair(*lo, hi);
+}
+
+// Whether every read in `reads` (of slot j % D, in iteration j) stays inside the region the slot
+// holds then: the prologue's `first` at j = start, the prefetch's `region` of iteration j - 1 after.
+// `lag` 1; a slot written in its own iteration (a scratch ring), `lag` 0.
+bool reads_inside(const std::vector<Access>& reads, const Access& first, const Access& region, const Loop& l,
+                  int64_t lag = 1) {
+  const int64_t start = l.start.constant(), stop = l.stop.constant();
+  for (const Access& r : reads) {
+    for (size_t d = 1; d < r.dims.size(); ++d)
+      for (const IExpr* e : [&] {
+             std::vector<const IExpr*> es = {&r.dims[d].start};
+             for (const AxisTerm& t : r.dims[d].terms) es.push_back(&t.size);
+             return es;
+           }())
+        for (int v : e->vars())
+          if (v != l.id) return false;
+    for (int64_t j = start; j < stop; ++j) {
+      const Access& w = j == start ? first : region;
+      const std::map<int, int64_t> at_w = {{l.id, j - lag}}, at_r = {{l.id, j}};
+      for (size_t d = 1; d < r.dims.size(); ++d) {
+        auto got = extent(w.dims[d], at_w), want = extent(r.dims[d], at_r);
+        if (!got || !want || want->first < got->first || want->second > got->second) return false;
+      }
+    }
+  }
+  return true;
+}
+
 struct Pipeline {
   int loop_node = -1, loop = -1;
   int guard = -1;                 // the If node holding the prefetches
-  std::vector<int> prefetches;    // statement node ids, in order
-  std::vector<int> prologues;     // one per prefetch
+  // Each prefetch's statement nodes (a load, or a load and the broadcast of what it loaded), in order.
+  std::vector<std::vector<int>> prefetches;
+  std::vector<std::vector<int>> prologues;  // one per prefetch
   std::vector<int> declarations;  // one per buffer
   std::vector<int> buffers;
   std::vector<int> views;         // Meta nodes naming one slot (`d_t = dbuf[j % 2]`): dropped
@@ -236,19 +425,25 @@ std::vector<const Access*> accesses_of(const Op& op, int t) {
   return out;
 }
 
-// The pipeline of buffer `buf` whose prefetch is `pre` in loop node `loop_node` of block `block`.
-bool buffer_ok(Kernel& k, const Analysis& an, const std::vector<Node>& block, const Node& loop_node, const Node& pre,
-               int buf, Pipeline& p) {
+// The pipeline of buffer `buf` whose prefetch is `pre` (its statement nodes) in loop node
+// `loop_node` of block `block`.
+bool buffer_ok(Kernel& k, const Analysis& an, const std::vector<Node>& block, const Node& loop_node,
+               const std::vector<const Node*>& pre, int buf, Pipeline& p) {
   // The epilogue's reads (slot stop % D, after the loop) go with it.
   std::set<int> gone(p.epilogue.begin(), p.epilogue.end());
+  std::set<int> pre_ids;
+  for (const Node* n : pre) pre_ids.insert(n->id);
   const Loop& l = k.loops.at(loop_node.loop);
   const Tensor& t = k.tensor(buf);
   const int64_t slots = t.shape[0].constant();
   for (const auto& other : k.tensors)
     if (other.id != buf && storage_of(k, other.id) == buf) return false;  // a reshape of it
-  // The prologue: the prefetch at j = start - 1 into slot start % D.
-  const Op want = first_load(pre, l);
-  int prologue = -1, declaration = -1, declared_in = -1;
+  // The prologue: the prefetch at j = start - 1 into slot start % D, its statements the ones
+  // ending with the write of the buffer (a load and its broadcast may be one statement or two).
+  const std::vector<Op> want = first_loads(pre, l);
+  std::vector<int> prologue;
+  const Access* first = nullptr;
+  int declaration = -1, declared_in = -1;
   size_t loop_at = block.size();
   for (size_t i = 0; i < block.size(); ++i)
     if (block[i].id == loop_node.id) loop_at = i;
@@ -260,38 +455,66 @@ bool buffer_ok(Kernel& k, const Analysis& an, const std::vector<Node>& block, co
         n.body[0].ops.size() == 1 && is_declaration(n.body[0].ops[0]) && n.body[0].ops[0].dst &&
         n.body[0].ops[0].dst->tensor == buf)
       declaration = n.id, declared_in = n.body[0].id;
-    if (n.kind != NodeKind::Stmt || n.ops.size() != 1 || n.frozen) continue;
-    const Op& op = n.ops[0];
-    if (is_declaration(op) && op.cls == OpClass::Alloc && op.dst && op.dst->tensor == buf) declaration = n.id;
-    if (op.dst && op.dst->tensor == buf && !is_declaration(op)) {
-      if (prologue >= 0 || op.result >= 0 || !(*op.dst == *want.dst) || !same_dma(op, want)) return false;
-      prologue = n.id;
+    if (n.kind != NodeKind::Stmt || n.frozen) continue;
+    if (n.ops.size() == 1 && is_declaration(n.ops[0]) && n.ops[0].cls == OpClass::Alloc && n.ops[0].dst &&
+        n.ops[0].dst->tensor == buf) {
+      declaration = n.id;
+      continue;
     }
+    const Op& op = n.ops.back();
+    if (!op.dst || op.dst->tensor != buf || is_declaration(op)) continue;
+    if (!prologue.empty()) return false;
+    std::vector<const Node*> nodes = {&n};
+    size_t count = n.ops.size();
+    for (size_t j = i; count < want.size() && j-- > 0;) {
+      if (block[j].kind != NodeKind::Stmt || block[j].frozen) return false;
+      nodes.insert(nodes.begin(), &block[j]);
+      count += block[j].ops.size();
+    }
+    if (!same_ops(ops_of(nodes), want)) return false;
+    for (const Node* m : nodes) prologue.push_back(m->id);
+    first = &*op.dst;
   }
-  if (prologue < 0 || declaration < 0) return false;
-  // Every other access: a read of slot j % D inside the loop.
+  // A buffer declared further out (at the kernel's top, the prologue in an enclosing loop's body):
+  // its declaration, outside the loop.
+  if (declaration < 0)
+    for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
+      if (n.kind == NodeKind::Stmt && !n.frozen && n.ops.size() == 1 && is_declaration(n.ops[0]) &&
+          n.ops[0].cls == OpClass::Alloc && n.ops[0].dst && n.ops[0].dst->tensor == buf && !has(loops, l.id))
+        declaration = n.id;
+    });
+  if (prologue.empty() || declaration < 0) return false;
+  // Every other access: a read of slot j % D inside the loop, inside the region the slot holds in
+  // that iteration when the prefetch writes part of it.
+  const Access& region = *ops_of(pre).back()->dst;
+  const bool partial = !whole_slot(k, region) || !whole_slot(k, *first);
+  std::vector<Access> slot_reads;
   const IExpr slot = IExpr::mod(IExpr::var(l.id), slots);
+  auto is_mine = [&](int id) {
+    return has(prologue, id) || id == declaration || id == declared_in || pre_ids.count(id) || gone.count(id);
+  };
   for (const auto& r : an.ops) {
     const Op& op = r.op();
     auto acc = accesses_of(op, buf);
     bool via_view = false;
     for (const Access* a : reads(op))
       if (a->tensor != buf && storage_of(k, a->tensor) == buf) via_view = true;
-    if (via_view) return false;
-    if (acc.empty() || r.node->id == prologue || r.node->id == declaration || r.node->id == declared_in ||
-        r.node->id == pre.id || gone.count(r.node->id))
-      continue;
+    if (via_view && (partial || !is_mine(r.node->id))) return false;
+    if (acc.empty() || is_mine(r.node->id)) continue;
     if (!has(r.loops, l.id) || r.node->frozen || r.node->kind != NodeKind::Stmt) return false;
     if (op.dst && op.dst->tensor == buf) return false;
-    for (const Access* a : acc)
+    for (const Access* a : acc) {
       if (a->dims.size() != t.shape.size() || !a->dims[0].terms.empty() || a->dims[0].start != slot) return false;
+      slot_reads.push_back(*a);
+    }
   }
+  if (partial && !reads_inside(slot_reads, *first, region, l)) return false;
   bool bad_view = false;
   std::vector<int> views;
   for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
     if (n.kind != NodeKind::Meta || !n.view || storage_of(k, n.view->tensor) != buf || gone.count(n.id)) return;
-    if (n.view->tensor != buf || !has(loops, l.id) || n.view->dims.empty() || !n.view->dims[0].terms.empty() ||
-        n.view->dims[0].start != slot)
+    if (partial || n.view->tensor != buf || !has(loops, l.id) || n.view->dims.empty() ||
+        !n.view->dims[0].terms.empty() || n.view->dims[0].start != slot)
       bad_view = true;
     views.push_back(n.id);
   });
@@ -313,6 +536,85 @@ std::string comprehension_item(const Kernel& k, const Node& n) {
   return c.elt ? source_of(k, *c.elt) : "";
 }
 
+// The prefetches among `body` (statements of loop `loop`): one statement, or a load and the
+// broadcast of what it loaded in the next; `all` false when some statement is none (but the
+// bindings of host integers).
+std::vector<std::pair<std::vector<const Node*>, int>> prefetches_in(const Kernel& k, const Analysis& an,
+                                                                   const std::vector<Node>& body, int loop, bool& all) {
+  std::vector<std::pair<std::vector<const Node*>, int>> out;
+  all = true;
+  for (size_t i = 0; i < body.size(); ++i) {
+    // The next tile's coordinates bound beside the prefetch (`rn0 = ((t + 1) // n_col) * P`): host
+    // integers, gone with the guard (a statement after it naming one does not print back).
+    const MetaKind m = body[i].meta;
+    if (body[i].kind == NodeKind::Meta && !body[i].view &&
+        (m == MetaKind::Binding || m == MetaKind::None || m == MetaKind::Pass || m == MetaKind::Docstring))
+      continue;
+    if (int buf = prefetched_buffer(k, an, {&body[i]}, loop); buf >= 0) {
+      out.push_back({{&body[i]}, buf});
+    } else if (i + 1 < body.size() && (buf = prefetched_buffer(k, an, {&body[i], &body[i + 1]}, loop)) >= 0) {
+      out.push_back({{&body[i], &body[i + 1]}, buf});
+      ++i;
+    } else {
+      all = false;
+    }
+  }
+  return out;
+}
+
+std::vector<int> ids_of(const std::vector<const Node*>& nodes) {
+  std::vector<int> out;
+  for (const Node* n : nodes) out.push_back(n->id);
+  return out;
+}
+
+// A rotating buffer loop node `ln` writes and reads only within one iteration (`res[j % 2, 0:rows,
+// :] = ...`, then stored from there): its slot dim only keeps iterations apart, which the form
+// reads as a value carried across them. Undone with the loop's pipeline, it is one tile per
+// iteration too. Legal: declared outside the loop; every access a statement of the loop's body (not
+// nested), of slot j % D; one write, first, the reads after it inside the region it writes.
+bool scratch_ring(const Kernel& k, const Analysis& an, const Node& ln, const Loop& l, int buf, int& declaration) {
+  const Tensor& t = k.tensor(buf);
+  if (t.role != TensorRole::Buffer || !t.on_chip() || t.partition_dim != 1 || t.list_loop >= 0 || t.bound_items ||
+      t.host_list || t.shape.empty() || !t.shape[0].is_constant() || t.shape[0].constant() < 2)
+    return false;
+  for (const auto& other : k.tensors)
+    if (other.id != buf && storage_of(k, other.id) == buf) return false;
+  declaration = -1;
+  bool viewed = false;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
+    if (n.kind == NodeKind::Meta && n.view && storage_of(k, n.view->tensor) == buf) viewed = true;
+    if (n.kind == NodeKind::Stmt && !n.frozen && n.ops.size() == 1 && is_declaration(n.ops[0]) &&
+        n.ops[0].cls == OpClass::Alloc && n.ops[0].dst && n.ops[0].dst->tensor == buf && !has(loops, l.id))
+      declaration = n.id;
+  });
+  if (viewed || declaration < 0) return false;
+  std::set<int> body;
+  for (const Node& b : ln.body) body.insert(b.id);
+  const IExpr slot = IExpr::mod(IExpr::var(l.id), t.shape[0].constant());
+  const Access* write = nullptr;
+  int write_order = -1;
+  std::vector<Access> slot_reads;
+  for (const auto& r : an.ops) {
+    const Op& op = r.op();
+    auto acc = accesses_of(op, buf);
+    if (acc.empty() || r.node->id == declaration) continue;
+    if (!body.count(r.node->id) || r.node->frozen || r.node->kind != NodeKind::Stmt) return false;
+    for (const Access* a : acc)
+      if (a->dims.size() != t.shape.size() || !a->dims[0].terms.empty() || a->dims[0].start != slot) return false;
+    if (op.dst && op.dst->tensor == buf) {
+      if (write || op.accumulate || op.has_mask || acc.size() != 1) return false;
+      write = &*op.dst;
+      write_order = r.order;
+      continue;
+    }
+    if (!write || r.order < write_order) return false;
+    for (const Access* a : acc) slot_reads.push_back(*a);
+  }
+  if (!write || !slot_region(k, *write, l.id)) return false;
+  return whole_slot(k, *write) || reads_inside(slot_reads, *write, *write, l, 0);
+}
+
 std::optional<Pipeline> pipeline_of(Kernel& k, const std::vector<Node>& block, const Node& n) {
   const Loop* lp = pipelinable_loop(k, n);
   if (!lp) return std::nullopt;
@@ -325,24 +627,38 @@ std::optional<Pipeline> pipeline_of(Kernel& k, const std::vector<Node>& block, c
   for (const Node& g : n.body) {
     if (!guards_all_but_last(g, l, start, stop)) continue;
     if (p.guard >= 0 || g.body.empty()) return std::nullopt;
-    for (const Node& pre : g.body) {
-      int buf = prefetched_buffer(k, an, pre, l.id);
-      if (buf < 0 || has(p.buffers, buf) || !buffer_ok(k, an, block, n, pre, buf, p)) return std::nullopt;
-      p.prefetches.push_back(pre.id);
+    bool all = false;
+    for (const auto& [pre, buf] : prefetches_in(k, an, g.body, l.id, all)) {
+      if (!all || has(p.buffers, buf) || !buffer_ok(k, an, block, n, pre, buf, p)) return std::nullopt;
+      p.prefetches.push_back(ids_of(pre));
     }
+    if (!all) return std::nullopt;
     p.guard = g.id;
   }
   if (p.guard < 0) {
     // Unguarded prefetches: the loop stops before the last tile, an epilogue computes it.
-    std::vector<std::pair<const Node*, int>> pres;
-    for (const Node& pre : n.body)
-      if (int buf = prefetched_buffer(k, an, pre, l.id); buf >= 0) pres.push_back({&pre, buf});
+    bool all = false;
+    auto pres = prefetches_in(k, an, n.body, l.id, all);
     if (pres.empty()) return std::nullopt;
-    for (const auto& [pre, buf] : pres) p.prefetches.push_back(pre->id);
-    p.epilogue = epilogue_of(k, block, n, p.prefetches);
+    std::vector<int> skip;
+    for (const auto& [pre, buf] : pres) {
+      p.prefetches.push_back(ids_of(pre));
+      for (int id : p.prefetches.back()) skip.push_back(id);
+    }
+    p.epilogue = epilogue_of(k, block, n, skip);
     if (p.epilogue.empty()) return std::nullopt;
     for (const auto& [pre, buf] : pres)
-      if (has(p.buffers, buf) || !buffer_ok(k, an, block, n, *pre, buf, p)) return std::nullopt;
+      if (has(p.buffers, buf) || !buffer_ok(k, an, block, n, pre, buf, p)) return std::nullopt;
+  }
+  // The loop's scratch rings go with its pipeline.
+  std::set<int> seen(p.buffers.begin(), p.buffers.end());
+  for (const auto& r : an.ops) {
+    const Op& op = r.op();
+    if (!op.dst || !has(r.loops, l.id) || !seen.insert(op.dst->tensor).second) continue;
+    if (int declaration = -1; scratch_ring(k, an, n, l, op.dst->tensor, declaration)) {
+      p.buffers.push_back(op.dst->tensor);
+      p.declarations.push_back(declaration);
+    }
   }
   return p;
 }
@@ -380,22 +696,29 @@ void extend(Kernel& k, Node& n) {
 
 void undo(Kernel& k, const Pipeline& p) {
   const int v = k.loops.at(p.loop).id;
+  // Each prefetch's statements loading tile j (their accesses at j - 1).
   std::vector<Node> loads;
-  for (int id : p.prefetches) {
-    Node pre = *find_node(k, id);
-    Op& op = pre.ops[0];
-    substitute_access(*op.dst, v, IExpr::var(v) - 1);
-    op.dst_origin = nullptr;
-    for (auto& a : op.args)
-      if (a.value.kind == Operand::Kind::Tile) substitute_access(a.value.access, v, IExpr::var(v) - 1), a.value.origin = nullptr;
-    pre.dirty = true;
-    pre.patch.clear();
-    loads.push_back(std::move(pre));
-  }
+  for (const auto& ids : p.prefetches)
+    for (int id : ids) {
+      Node pre = *find_node(k, id);
+      for (Op& op : pre.ops) {
+        if (op.dst) substitute_access(*op.dst, v, IExpr::var(v) - 1), op.dst_origin = nullptr;
+        for (auto& a : op.args) {
+          if (a.value.kind == Operand::Kind::Tile)
+            substitute_access(a.value.access, v, IExpr::var(v) - 1), a.value.origin = nullptr;
+          if (a.value.kind == Operand::Kind::Index) a.value.index = a.value.index.substitute(v, IExpr::var(v) - 1);
+        }
+      }
+      pre.dirty = true;
+      pre.patch.clear();
+      loads.push_back(std::move(pre));
+    }
   if (p.guard >= 0) erase_node(k, p.guard);
-  for (int id : p.prefetches) erase_node(k, id);
+  for (const auto& ids : p.prefetches)
+    for (int id : ids) erase_node(k, id);
   for (int id : p.epilogue) erase_node(k, id);
-  for (int id : p.prologues) erase_node(k, id);
+  for (const auto& ids : p.prologues)
+    for (int id : ids) erase_node(k, id);
   for (int id : p.views) erase_node(k, id);
   std::vector<Node> decls;
   std::vector<int> listed;  // buffers declared by a comprehension: declared afresh below
@@ -448,10 +771,10 @@ void undo(Kernel& k, const Pipeline& p) {
       if (touched) n.dirty = true;
     }
   });
-  for (auto& load : loads) {
-    Op& op = load.ops[0];
-    if (op.dst->dims.size() == k.tensor(op.dst->tensor).shape.size() + 1) drop_slot(*op.dst);
-  }
+  for (auto& load : loads)
+    for (Op& op : load.ops)
+      if (op.dst && bufs.count(op.dst->tensor) && op.dst->dims.size() == k.tensor(op.dst->tensor).shape.size() + 1)
+        drop_slot(*op.dst);
   for (size_t i = 0; i < listed.size(); ++i) {
     decls.push_back(declaration_node(k, listed[i]));
     if (!listed_text[i].empty()) decls.back().patch = k.tensor(listed[i]).name + " = " + listed_text[i];

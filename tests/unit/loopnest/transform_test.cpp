@@ -692,13 +692,16 @@ TEST(LoopNestTransforms, NoMoveAddsAFloorDivOrModIndex) {
       loopnest::Site inner = s;
       if (inner.params.count("composites")) continue;
       if (inner.params.erase("helpers")) loopnest::open_helpers(after);
-      if (inner.params.erase("flat_loops")) {
+      const bool flat = inner.params.erase("flat_loops") > 0;
+      if (flat) {
         loopnest::unflatten_loops(after);
         after = loopnest::reprinted(after);
       }
       if (inner.params.erase("pipeline")) {  // its pipelines undone first (unpipeline.cpp)
         loopnest::unpipeline_loops(after);
         after = loopnest::reprinted(after);
+        // As apply_site: a flattened loop its rings carried splits once they are undone.
+        if (flat && loopnest::unflatten_loops(after)) after = loopnest::reprinted(after);
       }
       if (inner.params.erase("groups")) {  // its loops split by group first (group_split.cpp)
         loopnest::split_group_loops(after);
@@ -793,6 +796,11 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        {{"pipeline", "undone"}, {"factor", "2"}}},
       {"tests/kernels/prefetch_rows_api.py", "prefetch_rows_api.jam_rows", "jam_rows",
        {{"pipeline", "undone"}, {"factor", "2"}}},
+      // A load broadcast over the partitions into a ring (session 37); a ragged ring prefetch in a
+      // flattened loop, split once undone.
+      {"tests/kernels/prefetch_bcast.py", "prefetch_bcast.jam_rows", "jam_rows", {{"pipeline", "undone"}, {"factor", "2"}}},
+      {"tests/kernels/prefetch_flat_tiles.py", "prefetch_flat_tiles.tile_size", "tile_size",
+       {{"pipeline", "undone"}, {"flat_loops", "split"}, {"direction", "coarsen"}}},
       {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.fold_silu", "fold_silu", {{"func", "silu"}}},
       {"nkibench/styles/legacy_grid/silu_M4096_N7168_0.py", "published_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},
       {"nkibench/kernels/silu_M4096_N7168_0.py", "bundled_silu.tile_size", "tile_size", {{"direction", "coarsen"}}},

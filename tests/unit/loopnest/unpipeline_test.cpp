@@ -96,4 +96,91 @@ TEST(Unpipeline, LeavesWhatIsNoPipeline) {
   EXPECT_EQ(undone(text), 0);
 }
 
+// A ragged last tile (rows = 3 * 128 + 64): the prefetch writes the rows of tile j + 1 into part
+// of the other slot, the body reads those rows of its own slot (session 37, held-out adamw).
+const std::vector<loopnest::ArgSpec> kRagged = arrays({{448, 256}, {128, 256}});
+const std::vector<loopnest::ArgSpec> kTable = arrays({{128, 256}, {4, 256}});
+
+// As `undone`, on `args`, with the helpers opened first (find_sites undoes pipelines on the kernel
+// whose helpers it opened: a prefetch through a helper call).
+int undone_with(const std::string& text, const std::vector<loopnest::ArgSpec>& args, std::string* printed = nullptr) {
+  loopnest::Kernel k = loopnest::lift_source("k.py", text, args);
+  loopnest::open_helpers(k);
+  int count = loopnest::unpipeline_loops(k);
+  if (printed && count) {
+    *printed = loopnest::emit_checked(k, args);
+    *printed = printed->substr(printed->find("def kernel"));
+  }
+  return count;
+}
+
+// The sites of `name` (on `args`) offered through an undone pipeline, as undone_sites.
+std::set<std::string> undone_sites_with(const std::string& name, const std::vector<loopnest::ArgSpec>& args) {
+  std::set<std::string> out;
+  for (const auto& s : loopnest::find_sites(loopnest::lift_source(name, kernel_text(name), args))) {
+    if (!s.params.count("pipeline")) continue;
+    std::string key = s.transform + " " + s.anchor;
+    for (const auto& [k, v] : s.params)
+      if (k != "line") key += " " + k + "=" + v;
+    out.insert(key);
+  }
+  return out;
+}
+
+TEST(Unpipeline, UndoesAPrefetchIntoARegionOfASlot) {
+  // Legacy API through a helper, with a scratch ring (`res[i % 2]`, written and stored in one
+  // iteration) that goes too; the newer API's list of buffers.
+  for (const char* name : {"prefetch_ragged.py", "prefetch_ragged_api.py"}) {
+    std::string printed;
+    ASSERT_EQ(undone_with(kernel_text(name), kRagged, &printed), 1) << name;
+    EXPECT_EQ(printed.find("% 2"), std::string::npos) << printed;
+    EXPECT_EQ(printed.find("if i + 1 < n"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("for i in nl.affine_range(n):"), std::string::npos) << printed;
+    // The tile of iteration i loaded into the rows the body reads, of a tile declared in the loop.
+    EXPECT_NE(printed.find("[0:min(-128*i + 448, 128), :]"), std::string::npos) << printed;
+  }
+  std::string printed;
+  undone_with(kernel_text("prefetch_ragged.py"), kRagged, &printed);
+  EXPECT_NE(printed.find("        res = nl.ndarray((nl.par_dim(P), cols)"), std::string::npos) << printed;
+  // The reads as the author wrote them, without the slot.
+  EXPECT_NE(printed.find("e = nl.exp(ring[0:nr, :])"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("nl.store(out[r0:r0 + nr, :], value=res[0:nr, :])"), std::string::npos) << printed;
+}
+
+TEST(Unpipeline, UndoesALoadBroadcastOverThePartitions) {
+  std::string printed;
+  ASSERT_EQ(undone_with(kernel_text("prefetch_bcast.py"), kTable, &printed), 1);
+  EXPECT_EQ(printed.find("% 2"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("for s in nl.affine_range(S):"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("broadcast_to"), std::string::npos) << printed;
+  const auto sites = undone_sites_with("prefetch_bcast.py", kTable);
+  EXPECT_TRUE(sites.count("jam_rows 4/load#0 factor=2 pipeline=undone")) << ::testing::PrintToString(sites);
+}
+
+TEST(Unpipeline, SplitsTheFlattenedLoopItUndoes) {
+  // The ring carried the flattened loop: split (4 row tiles x 2 column tiles) and written affine
+  // once undone, its nest's moves offered.
+  const auto sites = undone_sites_with("prefetch_flat_tiles.py", kRagged);
+  EXPECT_TRUE(sites.count("tile_size 4x2/load#0 direction=coarsen factor=2 flat_loops=split loop=4x2>1 pipeline=undone"))
+      << ::testing::PrintToString(sites);
+}
+
+TEST(Unpipeline, LeavesARegionPrefetchThatIsNoPipeline) {
+  // The body reads whole slots where the last tile fills half of one.
+  std::string text = kernel_text("prefetch_ragged.py");
+  replace(text, "e = nl.exp(ring[i % 2, 0:nr, :])", "e = nl.exp(ring[i % 2, 0:P, :])");
+  EXPECT_EQ(undone_with(text, kRagged), 0);
+  // The broadcast row's table is written in the loop: loaded one iteration early, it would be old.
+  text = kernel_text("prefetch_bcast.py");
+  replace(text, "        nl.store(out[s * P:(s + 1) * P, :], value=y)",
+          "        nl.store(out[s * P:(s + 1) * P, :], value=y)\n        nl.store(w[s:s + 1, :], value=y[0:1, :])");
+  EXPECT_EQ(undone_with(text, kTable), 0);
+  // The broadcast tile also read by the body: the load is no prefetch of the ring alone.
+  text = kernel_text("prefetch_bcast.py");
+  replace(text, "            w_ring[(s + 1) % 2] = nl.load(w[s + 1:s + 2, :]).broadcast_to((P, cols))",
+          "            w_row = nl.load(w[s + 1:s + 2, :])\n            w_ring[(s + 1) % 2] = w_row.broadcast_to((P, cols))\n"
+          "            nl.store(out[0:1, :], value=w_row)");
+  EXPECT_EQ(undone_with(text, kTable), 0);
+}
+
 }  // namespace

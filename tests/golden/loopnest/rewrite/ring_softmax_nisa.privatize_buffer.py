@@ -24,7 +24,7 @@ def kernel(x):
         ring = nl.ndarray((nl.par_dim(P), cols), dtype=nl.float32, buffer=nl.sbuf)
         for j in nl.affine_range(n_chunk):
             xt = nl.load(x[r * P:(r + 1) * P, j * F:(j + 1) * F])
-            ring[:, 512*j:512*j + 512] = nisa.activation(op=nl.exp, data=xt)
+            ring[:, j * F:(j + 1) * F] = nisa.activation(op=nl.exp, data=xt)
         total = nisa.tensor_reduce(nl.add, data=ring, axis=[1], keepdims=True)
         inv = nisa.reciprocal(total)
         y = nisa.tensor_scalar(ring, op0=nl.multiply, operand0=inv)

@@ -19,6 +19,31 @@ namespace loopnest::detail {
 using namespace nki;
 using K = AValue::K;
 
+namespace {
+
+// `op` writes the carried buffer itself (`acc = nl.add(acc, t)`): its own result tensor is no
+// longer made.
+void write_into_buffer(Kernel& k, Op& op, Access buffer, const Expr* target) {
+  k.tensor(op.result).name = "";
+  op.result = -1;
+  op.dst = std::move(buffer);
+  op.dst_origin = target;
+}
+
+// `m = m_new`: a copy into the buffer (Python makes the name denote m_new's tile; the values agree).
+Op copy_into_buffer(Access buffer, const Expr* target, Operand src) {
+  Op copy;
+  copy.api = "assign";
+  copy.cls = OpClass::Copy;
+  copy.engine = Engine::Vector;
+  copy.dst = std::move(buffer);
+  copy.dst_origin = target;
+  copy.args.push_back({"src", std::move(src)});
+  return copy;
+}
+
+}  // namespace
+
 std::map<std::string, int> Lifter::carry_buffers(const ForStmt& s, const std::vector<std::string>& names) {
   std::map<std::string, int> out;
   for (const auto& name : names) {
@@ -109,22 +134,10 @@ void Lifter::rebind_carried(const AssignStmt& s, const std::string& name, const 
     refuse("to a helper's result: the form writes a carried tile by one operation of the statement");
   if (!ops.empty()) {
     if (!own_result) refuse("to a value no single operation of the statement returns");
-    // The operation writes the buffer: its own result tensor is no longer made.
-    k.tensor(root->result).name = "";
-    root->result = -1;
-    root->dst = whole(buffer);
-    root->dst_origin = s.targets[0].get();
+    write_into_buffer(k, *root, whole(buffer), s.targets[0].get());
     return;
   }
-  // `m = m_new`: a copy into the buffer (Python makes the name denote m_new's tile; the values agree).
-  Op copy;
-  copy.api = "assign";
-  copy.cls = OpClass::Copy;
-  copy.engine = Engine::Vector;
-  copy.dst = whole(buffer);
-  copy.dst_origin = s.targets[0].get();
-  copy.args.push_back({"src", to_operand(*this, v, s.value.get())});
-  ops.push_back(std::move(copy));
+  ops.push_back(copy_into_buffer(whole(buffer), s.targets[0].get(), to_operand(*this, v, s.value.get())));
 }
 
 std::vector<std::string> Lifter::carried_items(const std::string& name) const {
@@ -176,23 +189,12 @@ void Lifter::rebind_carried_items(const AssignStmt& s, const std::vector<std::st
       for (size_t j = 0; j < ops.size(); ++j)
         if (ops[j].result == item.access.tensor && written_by[j] < 0) p = j;
     if (p < ops.size()) {
-      // The item's operation writes the buffer: its own result tensor is no longer made.
-      k.tensor(ops[p].result).name = "";
-      ops[p].result = -1;
-      ops[p].dst = whole(buffer);
-      ops[p].dst_origin = s.targets[0].get();
+      write_into_buffer(k, ops[p], whole(buffer), s.targets[0].get());
       written_by[p] = buffer;
       continue;
     }
     // A tile made elsewhere (`a, b = b_new, t`): a copy into the buffer after the statement's operations.
-    Op copy;
-    copy.api = "assign";
-    copy.cls = OpClass::Copy;
-    copy.engine = Engine::Vector;
-    copy.dst = whole(buffer);
-    copy.dst_origin = s.targets[0].get();
-    copy.args.push_back({"src", to_operand(*this, item, nullptr)});
-    copies.push_back(std::move(copy));
+    copies.push_back(copy_into_buffer(whole(buffer), s.targets[0].get(), to_operand(*this, item, nullptr)));
   }
   for (auto& c : copies) {
     written_by.push_back(c.dst->tensor);

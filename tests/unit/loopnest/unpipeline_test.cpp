@@ -35,10 +35,11 @@ int undone(const std::string& text, std::string* printed = nullptr) {
   return count;
 }
 
-// The sites offered through an undone pipeline, by move, anchor and parameters (not line).
-std::set<std::string> undone_sites(const std::string& name) {
+// The sites of `name` (on `args`) offered through an undone pipeline, by move, anchor and
+// parameters (not line).
+std::set<std::string> undone_sites_with(const std::string& name, const std::vector<loopnest::ArgSpec>& args) {
   std::set<std::string> out;
-  for (const auto& s : loopnest::find_sites(loopnest::lift_source(name, kernel_text(name), kArgs))) {
+  for (const auto& s : loopnest::find_sites(loopnest::lift_source(name, kernel_text(name), args))) {
     if (!s.params.count("pipeline")) continue;
     std::string key = s.transform + " " + s.anchor;
     for (const auto& [k, v] : s.params)
@@ -47,6 +48,8 @@ std::set<std::string> undone_sites(const std::string& name) {
   }
   return out;
 }
+
+std::set<std::string> undone_sites(const std::string& name) { return undone_sites_with(name, kArgs); }
 
 TEST(Unpipeline, EverySpellingOfTheLoopOffersTheSameSites) {
   const auto guarded = undone_sites("prefetch_rows_guarded.py");
@@ -112,19 +115,6 @@ int undone_with(const std::string& text, const std::vector<loopnest::ArgSpec>& a
     *printed = printed->substr(printed->find("def kernel"));
   }
   return count;
-}
-
-// The sites of `name` (on `args`) offered through an undone pipeline, as undone_sites.
-std::set<std::string> undone_sites_with(const std::string& name, const std::vector<loopnest::ArgSpec>& args) {
-  std::set<std::string> out;
-  for (const auto& s : loopnest::find_sites(loopnest::lift_source(name, kernel_text(name), args))) {
-    if (!s.params.count("pipeline")) continue;
-    std::string key = s.transform + " " + s.anchor;
-    for (const auto& [k, v] : s.params)
-      if (k != "line") key += " " + k + "=" + v;
-    out.insert(key);
-  }
-  return out;
 }
 
 TEST(Unpipeline, UndoesAPrefetchIntoARegionOfASlot) {

@@ -169,17 +169,23 @@ TEST(FillPartitions, WidensPiecesBelowTheSaturatingPayloadInTheSameMove) {
 // no tile_size site: the fill widens through the constant (free_size's edit to 2048, the kernel
 // lifted again) and fills, one move. The result is the nest rope_halves_tiles.py fills.
 TEST(FillPartitions, WidensThroughTheKernelsWidthConstantOnReshapedViews) {
-  std::string text = read(source_dir() + "/tests/kernels/rope_halves_view.py");
-  auto sites = sites_of(text, kArgs);
-  ASSERT_EQ(sites.size(), 1u);
-  EXPECT_EQ(sites[0].params.at("widen"), "4");
-  EXPECT_EQ(sites[0].params.at("var"), "width");
-  EXPECT_EQ(sites[0].params.at("fold"), "2");
-  EXPECT_EQ(shape_of(text, kArgs), (Shape{6, {64}}));
-  std::string after = loopnest::apply_site("k.py", text, kArgs, sites[0]);
-  EXPECT_NE(after.find("    width = 2048\n"), std::string::npos) << after;
-  EXPECT_EQ(shape_of(after, kArgs), (Shape{12, {128}})) << after;
-  EXPECT_TRUE(sites_of(after, kArgs).empty()) << after;
+  std::set<std::string> anchors;
+  for (const char* file : {"rope_halves_view.py", "rope_halves_view_api.py"}) {  // legacy, newer API
+    SCOPED_TRACE(file);
+    std::string text = read(source_dir() + "/tests/kernels/" + file);
+    auto sites = sites_of(text, kArgs);
+    ASSERT_EQ(sites.size(), 1u);
+    EXPECT_EQ(sites[0].params.at("widen"), "4");
+    EXPECT_EQ(sites[0].params.at("var"), "width");
+    EXPECT_EQ(sites[0].params.at("fold"), "2");
+    anchors.insert(sites[0].anchor);
+    EXPECT_EQ(shape_of(text, kArgs), (Shape{6, {64}}));
+    std::string after = loopnest::apply_site("k.py", text, kArgs, sites[0]);
+    EXPECT_NE(after.find("    width = 2048\n"), std::string::npos) << after;
+    EXPECT_EQ(shape_of(after, kArgs), (Shape{12, {128}})) << after;
+    EXPECT_TRUE(sites_of(after, kArgs).empty()) << after;
+  }
+  EXPECT_EQ(anchors.size(), 1u);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // positional or keyword arguments as the author passed them), operands, shapes, masks, symbols and
 // numbers; the operands a move left alone copied as written.
 #include "loopnest/emitter.h"
+#include "loopnest/operators.h"
 
 #include <algorithm>
 #include <cmath>
@@ -61,7 +62,34 @@ std::string Emitter::statement(const Node& n) {
   return dst + (root.accumulate ? " += " : " = ") + call(root, n);
 }
 
+// `a * b` where the author wrote the operator and the op is still its function of two operands,
+// nothing else passed (a move adding a mask or a dtype prints the call); nullopt otherwise.
+std::optional<std::string> Emitter::operator_text(const Op& op, const Node& n) {
+  std::string_view symbol = operator_symbol(op.origin_api, op.api);
+  const Arg* x = op.arg("x");
+  const Arg* y = op.arg("y");
+  if (symbol.empty() || op.dst_first || op.args.size() != 2 || !x || !y) return std::nullopt;
+  return fmt::format("{} {} {}", operator_operand(x->value, n, symbol), symbol, operator_operand(y->value, n, symbol));
+}
+
+// An operand of an operator, in parentheses when it is an expression of operators itself (an inner
+// operator `(a - m) * s`, the author's `(1.0 / 1024)` whose span leaves the parentheses out, a
+// negative number under `**`).
+std::string Emitter::operator_operand(const Operand& o, const Node& n, std::string_view symbol) {
+  std::string text = operand(o, n);
+  int depth = 0;
+  bool top_level_space = false;
+  for (char c : text) {
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    top_level_space = top_level_space || (c == ' ' && depth == 0);
+  }
+  bool negative_base = symbol == "**" && !text.empty() && text[0] == '-';
+  return top_level_space || negative_base ? "(" + text + ")" : text;
+}
+
 std::string Emitter::call(const Op& op, const Node& n) {
+  if (auto text = operator_text(op, n)) return *text;
   bool same_call = kept(op.origin) && op.api == op.origin_api;
   std::string callee = same_call ? source(*op.origin->func) : api_text(op.api);
   std::string args;

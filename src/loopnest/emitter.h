@@ -72,6 +72,8 @@ class Emitter {
   std::string str(const IExpr& e) const;
   std::string statement(const Node& n);
   std::string call(const Op& op, const Node& n);
+  std::optional<std::string> operator_text(const Op& op, const Node& n);
+  std::string operator_operand(const Operand& o, const Node& n, std::string_view symbol);
   std::string operand(const Operand& o, const Node& n);
   std::string shape_text(const Tensor& t, const Op& op);
   std::string mask_text(const Op& op);

@@ -11,6 +11,7 @@
 
 #include "loopnest/analysis.h"
 #include "loopnest/lifter.h"
+#include "loopnest/operators.h"
 #include "nki/ast_printer.h"
 
 namespace loopnest::detail {
@@ -260,8 +261,13 @@ AValue Lifter::binop_value(const Expr& e) {
                                                      {BinOp::Pow, "nl.power"}, {BinOp::BitAnd, "nl.bitwise_and"},
                                                      {BinOp::BitOr, "nl.bitwise_or"}, {BinOp::BitXor, "nl.bitwise_xor"},
                                                      {BinOp::LShift, "nl.left_shift"}, {BinOp::RShift, "nl.right_shift"}};
+    static const std::map<BinOp, const char*> symbols = {
+        {BinOp::Add, "+"}, {BinOp::Sub, "-"}, {BinOp::Mul, "*"}, {BinOp::Div, "/"}, {BinOp::Pow, "**"},
+        {BinOp::BitAnd, "&"}, {BinOp::BitOr, "|"}, {BinOp::BitXor, "^"}, {BinOp::LShift, "<<"}, {BinOp::RShift, ">>"}};
     if (auto it = ops.find(b.op); it != ops.end()) {
-      return apply(it->second, {{"x", l}, {"y", r}}, {{"x", b.left.get()}, {"y", b.right.get()}}, e, nullptr);
+      AValue v = apply(it->second, {{"x", l}, {"y", r}}, {{"x", b.left.get()}, {"y", b.right.get()}}, e, nullptr);
+      if (current_ops && !current_ops->empty()) current_ops->back().origin_api = operator_origin(symbols.at(b.op));
+      return v;
     }
   }
   fail(e.span, fmt::format("the operation '{}'", print_expr(e)));
@@ -434,7 +440,11 @@ AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const 
     static const std::map<Cmp, const char*> fns = {{Cmp::Lt, "nl.less"},    {Cmp::Le, "nl.less_equal"},
                                                    {Cmp::Gt, "nl.greater"}, {Cmp::Ge, "nl.greater_equal"},
                                                    {Cmp::Eq, "nl.equal"},   {Cmp::Ne, "nl.not_equal"}};
-    return apply(fns.at(it->second), {{"x", l}, {"y", r}}, {{"x", &le}, {"y", &re}}, e, nullptr);
+    static const std::map<Cmp, const char*> symbols = {{Cmp::Lt, "<"},  {Cmp::Le, "<="}, {Cmp::Gt, ">"},
+                                                       {Cmp::Ge, ">="}, {Cmp::Eq, "=="}, {Cmp::Ne, "!="}};
+    AValue v = apply(fns.at(it->second), {{"x", l}, {"y", r}}, {{"x", &le}, {"y", &re}}, e, nullptr);
+    if (current_ops && !current_ops->empty()) current_ops->back().origin_api = operator_origin(symbols.at(it->second));
+    return v;
   }
   if (op == CmpKind::In || op == CmpKind::NotIn) {  // `"rows" in cfg`, `c in (0, 3)`, `x.dtype in (np.float32, "float32")`
     auto items = host_items(r);

@@ -72,7 +72,7 @@ TEST(ItemLoop, AChangedChainLoopPrintsFromTheForm) {
             std::string::npos)
       << after;
   EXPECT_NE(after.find("        for w in range(1, 4):\n"
-                       "            total[...] = nl.add(x=total, y=nl.sum(weights[w], axis=1, keepdims=True))\n"),
+                       "            total[...] = total + nl.sum(weights[w], axis=1, keepdims=True)\n"),
             std::string::npos)
       << after;
   EXPECT_LT(rel_error(run(path, after, kArgs), run(path, text, kArgs)), 1e-5) << after;

@@ -48,7 +48,7 @@ TEST(JamInline, RowsOfComprehensionsAndListHelpersAreJammed) {
   // loop unrolled.
   for (const char* want : {"parts_0 = [nl.matmul(x_t_0, w_sb[:, c * CHUNK:(c + 1) * CHUNK], transpose_x=True) for c in range(n_chunks)]",
                            "parts_1 = [nl.matmul(x_t_1, w_sb[", "ex_1 = [nl.exp(parts_1[p]) for p in range(2)]",
-                           "weights_1 = [nl.multiply(x=ex_1[e], y=inv_1) for e in range(2)]",
+                           "weights_1 = [ex_1[e] * inv_1 for e in range(2)]",
                            "weights_t_1 = [nl.transpose(weights_1[c][",
                            "acc_1[...] += nl.matmul(weights_t_1[3], v_parts[3], transpose_x=True)"})
     EXPECT_NE(after.find(want), std::string::npos) << want << "\n" << after;

@@ -25,10 +25,10 @@ def kernel(x, w):
         num = [nisa.activation(op=nl.exp, data=logits[p], bias=nl.multiply(x=top, y=-1.0)) for p in range(4)]
         sums = [nl.sum(num[n], axis=1, keepdims=True) for n in range(4)]
         den = sums[0]
-        den = nl.add(x=sums[0], y=sums[1])
-        den_2 = nl.add(x=den, y=sums[2])
-        den_3 = nl.add(x=den_2, y=sums[3])
-        probs = [nl.divide(x=num[n], y=den_3) for n in range(4)]
+        den = sums[0] + sums[1]
+        den_2 = den + sums[2]
+        den_3 = den_2 + sums[3]
+        probs = [num[n] / den_3 for n in range(4)]
         for p in range(n_parts):
             nl.store(out[rb * ROWS:(rb + 1) * ROWS, p * COLS:(p + 1) * COLS], value=probs[p])
     return out

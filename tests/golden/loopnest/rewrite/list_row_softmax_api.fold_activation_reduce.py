@@ -20,10 +20,10 @@ def kernel(x):
         for b in range(1, 4):
             peak[...] = nl.maximum(peak, nl.max(row[b], axis=1, keepdims=True))
         total_parts = nl.ndarray(shape=(128, 4), dtype=nl.float32, buffer=nl.sbuf)
-        weights = [nisa.activation_reduce(op=nl.exp, data=nl.subtract(x=row[b], y=peak), reduce_op=nl.add, reduce_res=total_parts[:, b:b + 1]) for b in range(4)]
+        weights = [nisa.activation_reduce(op=nl.exp, data=row[b] - peak, reduce_op=nl.add, reduce_res=total_parts[:, b:b + 1]) for b in range(4)]
         total = nl.sum(total_parts, axis=1, keepdims=True)
         scale = nl.reciprocal(total)
-        soft = [nl.multiply(x=weights[w], y=scale) for w in range(4)]
+        soft = [weights[w] * scale for w in range(4)]
         for c in range(n_blocks):
             nl.store(out[r * ROWS:(r + 1) * ROWS, c * WIDTH:(c + 1) * WIDTH], value=soft[c])
     return out

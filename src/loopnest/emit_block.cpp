@@ -118,6 +118,10 @@ void Emitter::block(const std::vector<Node>& nodes, int depth, std::string& out)
   // nothing the form runs).
   bool parent = tail_;
   for (size_t j = 0; j < nodes.size(); ++j) {
+    if (size_t run = list_display(nodes, j, depth, false, out)) {
+      j += run - 1;
+      continue;
+    }
     tail_ = parent && j + 1 == nodes.size();
     node(nodes[j], depth, out);
   }
@@ -145,6 +149,7 @@ void Emitter::emit_node(const Node& n, int depth, std::string& out) {
         return;
       }
       if ((n.dirty || !n.origin) && fresh_tiles_list(n, depth, out)) return;
+      if ((n.dirty || !n.origin) && !n.body.empty() && list_display(n.body, 0, depth, true, out) == n.body.size()) return;
       if (n.dirty || !n.origin) throw EmitError("a changed call of a helper function cannot be printed");
       copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
       return;

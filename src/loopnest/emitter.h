@@ -60,6 +60,8 @@ class Emitter {
   void rolled_loop(const Node& n, int depth, std::string& out);
   bool rolled_item(const Node& n) const;
   bool fresh_tiles_list(const Node& n, int depth, std::string& out);
+  // emit_list_display.cpp: the items of a list made in one statement printed as its display.
+  size_t list_display(const std::vector<Node>& nodes, size_t j, int depth, bool force, std::string& out);
   // A loop over a list's items (item_loop.h) changed anywhere: header and body from the form.
   bool untouched_loop(const Node& n) const;
   void regenerated_loop(const Node& n, int depth, std::string& out);

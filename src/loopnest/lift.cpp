@@ -10,6 +10,7 @@
 
 #include "loopnest/api.h"
 #include "loopnest/analysis.h"
+#include "loopnest/forwarding_decorator.h"
 #include "loopnest/lifter.h"
 #include "nki/lib/kernel_choice.h"
 #include "nki/parser.h"
@@ -348,7 +349,11 @@ const nki::FunctionCode& kernel_definition(const nki::ModuleAst& module, const s
   if (choice.load_error) throw LiftError(*choice.load_error);
   if (const nki::FunctionCode* def = nki::lib::chosen_definition(module, choice)) return *def;
   // A kernel a factory made and the module bound (`kernel = make_kernel(tile=512)`).
-  if (const nki::FunctionCode* def = nki::lib::nested_definition(module, choice)) return *def;
+  if (const nki::FunctionCode* def = nki::lib::nested_definition(module, choice)) {
+    // The wrapper of a user decorator forwarding to the module's def: that def is the kernel.
+    if (const nki::FunctionCode* own = forwarded_definition(module, *def, choice.attribute)) return *own;
+    return *def;
+  }
   nki::Diagnostic d;
   d.kind = choice.ok() ? nki::ErrorKind::Unsupported : nki::ErrorKind::Name;
   d.loc.file = module.file;  // the file, no line: the choice is the file's

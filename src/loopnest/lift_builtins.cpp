@@ -35,6 +35,11 @@ std::optional<AValue> Lifter::host_call(const std::string& p, const std::vector<
     double x = number_of(pos[0]);
     if (!std::isnan(x)) return AValue::of_int(static_cast<int64_t>(p.find("ceil") != std::string::npos ? std::ceil(x) : std::floor(x)));
   }
+  // `getattr(nl, name)` with a name known while tracing (a constant, a comprehension's item over
+  // a tuple of names: `{name: getattr(nl, name) for name in ("tanh", "exp")}`): the module's
+  // attribute, as `nl.tanh` reads it (probe p18; since session 6 "cannot lift the name 'getattr'").
+  if (p == "builtins.getattr" && pos.size() == 2 && kw.empty() && pos[0].k == K::Module && pos[1].k == K::Str)
+    return module_attr(pos[0].s, pos[1].s);
   if (p == "builtins.range" || p == "nki.language.affine_range" || p == "nki.language.sequential_range" ||
       p == "nki.language.static_range" || p == "nki.language.dynamic_range") {
     AValue r;

@@ -75,7 +75,7 @@ AValue builtin(const std::string& id) {
   static const std::set<std::string> funcs = {"range", "min", "max", "len", "int", "float", "tuple", "list", "abs",
                                               "isinstance", "print", "bool", "round", "divmod", "zip",
                                               "enumerate", "sorted", "reversed", "slice", "set", "frozenset", "sum", "dict", "repr", "str",
-                                              "map", "filter", "iter", "next"};
+                                              "map", "filter", "iter", "next", "getattr"};
   if (funcs.count(id)) return AValue::of_kind(K::Func, "builtins." + id);
   return AValue::of_kind(K::Unknown);
 }

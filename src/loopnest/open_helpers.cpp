@@ -114,6 +114,27 @@ void name_host_list_item(Kernel& k, Node& n) {
   n.origin = nullptr;
 }
 
+// `ins = [nl.load(s[...]) for s in srcs]` over a host list (a comprehension run copy by copy, an
+// Inline node): its statements make the items `ins[0]`, `ins[1]`, ... of one list. Opened, the
+// comprehension's text (reading the helper's `srcs`) cannot be copied: its items become statements
+// of the kernel, printed together as the list's display (emit_list_display.cpp), which lifts back
+// to those statements.
+bool items_of_one_list(const Kernel& k, const Node& n) {
+  if (n.kind != NodeKind::Inline || n.helper != kComprehensionHelper || n.body.empty()) return false;
+  std::string list;
+  for (size_t i = 0; i < n.body.size(); ++i) {
+    const Node& s = n.body[i];
+    if (s.kind != NodeKind::Stmt || s.ops.empty() || s.ops.back().result < 0) return false;
+    const std::string& name = k.tensor(s.ops.back().result).name;
+    std::string index = "[" + std::to_string(i) + "]";
+    if (name.size() <= index.size() || name.compare(name.size() - index.size(), index.size(), index) != 0) return false;
+    std::string base = name.substr(0, name.size() - index.size());
+    if (base.find_first_of("[]") != std::string::npos || (i > 0 && base != list)) return false;
+    list = base;
+  }
+  return true;
+}
+
 void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
   for (auto& n : nodes) {
     if (n.kind == NodeKind::Meta && n.meta != MetaKind::View) continue;
@@ -158,6 +179,10 @@ void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
     std::vector<Node> body = std::move(n.body);
     n.body.clear();
     adopt(k, body, n.body);
+    if (items_of_one_list(k, n)) {
+      for (auto& item : n.body) out.push_back(std::move(item));
+      continue;
+    }
     split_results(k, std::move(n), out);
   }
 }

@@ -433,10 +433,26 @@ bool prints_back(const Kernel& k, const Transform& t, const Site& s, const std::
   return false;
 }
 
+// So does a list's item printed from the form (`ins[0]` of an opened helper's comprehension over a
+// host list, a `map` of lambdas opened): printed with the other items of its list as one display
+// (emit_list_display.cpp), which a move splitting or renaming the items does not keep.
+bool has_list_display(const Kernel& k, const std::vector<Node>& nodes) {
+  for (const Node& n : nodes) {
+    if (n.kind == NodeKind::Stmt && (n.dirty || !n.origin) && !n.ops.empty() && n.ops.back().result >= 0) {
+      const std::string& name = k.tensor(n.ops.back().result).name;
+      size_t open = name.find('[');
+      if (open != std::string::npos && open > 0 && name.back() == ']') return true;
+    }
+    if (has_list_display(k, n.body) || has_list_display(k, n.orelse)) return true;
+  }
+  return false;
+}
+
 std::vector<Site> sites_of(const Kernel& k) {
   std::vector<Site> out;
   const ResultBaseline base = baseline_of(k);
-  const std::optional<std::vector<ArgSpec>> print_args = has_rolled_loop(k, k.body) ? own_args(k) : std::nullopt;
+  const std::optional<std::vector<ArgSpec>> print_args =
+      has_rolled_loop(k, k.body) || has_list_display(k, k.body) ? own_args(k) : std::nullopt;
   for (const auto& t : transforms()) {
     try {
       std::vector<Site> found = t->find(k);
@@ -668,8 +684,12 @@ std::string fresh_loop_var(const Kernel& k, const std::string& base) {
 std::string fresh_copy_name(const Kernel& k, const std::string& name, const std::set<std::string>& taken) {
   const std::string& text = k.module->file->text;
   std::string fresh;
+  // An item of a list (`ins[1]`, lift_assign.cpp): the list renamed (`ins_2[1]`), still Python.
+  const size_t at = name.find('[');
+  const std::string stem = at == std::string::npos ? name : name.substr(0, at);
+  const std::string rest = at == std::string::npos ? std::string() : name.substr(at);
   for (int i = 2; fresh.empty() || taken.count(fresh) || text.find(fresh) != std::string::npos; ++i)
-    fresh = fmt::format("{}_{}", name, i);
+    fresh = fmt::format("{}_{}{}", stem, i, rest);
   return fresh;
 }
 

@@ -684,6 +684,17 @@ AValue Lifter::call(const CallExpr& c) {
         for (size_t i = 0; i < pos.size(); ++i) s.push_back(ints(i));
         return s;
       }();
+      // One dim given as -1 (`x.reshape((-1, D))`): numpy infers it from the element count.
+      if (std::count(t.shape.begin(), t.shape.end(), IExpr(-1)) == 1) {
+        int64_t total = 1, known = 1;
+        bool constant = true;
+        for (const IExpr& d : base.shape) constant = constant && d.is_constant(), total *= constant ? d.constant() : 1;
+        for (const IExpr& d : t.shape)
+          if (!(d == IExpr(-1))) constant = constant && d.is_constant(), known *= constant ? d.constant() : 1;
+        if (!constant || known <= 0 || total % known != 0)
+          fail(c.span, fmt::format("'{}': a -1 dimension the element count does not determine", print_expr(c)));
+        *std::find(t.shape.begin(), t.shape.end(), IExpr(-1)) = IExpr(total / known);
+      }
       t.scope_loop = loop_stack.empty() ? -1 : loop_stack.back();
       return AValue::of_tile(whole(new_tensor(std::move(t))));
     }

@@ -68,6 +68,8 @@ std::optional<std::string> Emitter::operator_text(const Op& op, const Node& n) {
   std::string_view symbol = operator_symbol(op.origin_api, op.api);
   const Arg* x = op.arg("x");
   const Arg* y = op.arg("y");
+  if (op.api == "nl.negative" && !symbol.empty() && !op.dst_first && op.args.size() == 1 && x)
+    return "-" + operator_operand(x->value, n, "**");  // `-(a - b)`, `-(-1.0)`: parenthesized as under **
   if (symbol.empty() || op.dst_first || op.args.size() != 2 || !x || !y) return std::nullopt;
   return fmt::format("{} {} {}", operator_operand(x->value, n, symbol), symbol, operator_operand(y->value, n, symbol));
 }

@@ -112,7 +112,11 @@ AValue Lifter::unary_value(const Expr& e) {
     if (v.k == K::Float) return AValue::of_float(-v.f, v.type);
     if (v.k == K::Grid) { AValue g = v; g.grid = grid_scale(v.grid, -1); return g; }
     // `-a` of a tile is nl.negative, as `a * b` is nl.multiply.
-    if (v.k == K::Tile) return apply("nl.negative", {{"x", v}}, {{"x", u.operand.get()}}, e, nullptr);
+    if (v.k == K::Tile) {
+      AValue r = apply("nl.negative", {{"x", v}}, {{"x", u.operand.get()}}, e, nullptr);
+      if (current_ops && !current_ops->empty()) current_ops->back().origin_api = operator_origin("-");
+      return r;
+    }
   }
   if (u.op == UnOp::Pos) return v;
   if (u.op == UnOp::Invert) {

@@ -25,11 +25,12 @@ inline constexpr std::string_view kOperatorOrigin = "operator ";
 // The origin_api the lift records for an operator's op.
 inline std::string operator_origin(std::string_view symbol) { return std::string(kOperatorOrigin) + std::string(symbol); }
 
-// The symbol of an operator origin_api whose function is still `api` ("" otherwise).
+// The symbol of an operator origin_api whose function is still `api` ("" otherwise); `-` of one
+// operand is nl.negative.
 inline std::string_view operator_symbol(const std::string& origin_api, const std::string& api) {
   if (origin_api.rfind(kOperatorOrigin, 0) != 0) return "";
   std::string_view symbol = std::string_view(origin_api).substr(kOperatorOrigin.size());
-  return operator_api(symbol) == api ? symbol : "";
+  return operator_api(symbol) == api || (symbol == "-" && api == "nl.negative") ? symbol : "";
 }
 
 }  // namespace loopnest

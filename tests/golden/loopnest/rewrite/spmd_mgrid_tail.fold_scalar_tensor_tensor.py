@@ -19,7 +19,7 @@ def gated_relu(x, y):
     inb = (r0 + ix.p < M) & (c0 + ix.x < N)
     a = nl.load(x[r0 + ix.p, c0 + ix.x], mask=inb)
     b = nl.load(y[r0 + ix.p, c0 + ix.x], mask=inb)
-    r = nisa.scalar_tensor_tensor(data=a, op0=nl.maximum, operand0=0.0, op1=nl.multiply, operand1=b) + (nl.negative(x=a) * 0.125)
+    r = nisa.scalar_tensor_tensor(data=a, op0=nl.maximum, operand0=0.0, op1=nl.multiply, operand1=b) + (-a * 0.125)
     nl.store(out[r0 + ix.p, c0 + ix.x], value=r, mask=inb)
     return out
 

@@ -193,6 +193,12 @@ std::string operator_symbol(const std::string& name) {
   return dot == std::string::npos ? name : name.substr(dot + 1);
 }
 
+std::optional<std::pair<std::string, std::string>> list_item_name(const std::string& name) {
+  const size_t open = name.find('[');
+  if (open == std::string::npos || open == 0 || name.back() != ']') return std::nullopt;
+  return std::make_pair(name.substr(0, open), name.substr(open));
+}
+
 int made_tile(const Op& op) {
   if (op.result >= 0) return op.result;
   const ApiSpec* spec = find_api(op.api);

@@ -3,7 +3,9 @@
 // prepends `dst`) and how its result's shape follows from its operands.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loopnest/form.h"
@@ -58,5 +60,8 @@ bool is_binary_language_op(const std::string& name);
 bool is_unary_language_op(const std::string& name);
 // The canonical symbol of a function used as an operator argument: "nl.add" / "np.add" -> "add".
 std::string operator_symbol(const std::string& short_api_name);
+// `ins[1]`, the name the lift gives an item of a list (lift_assign.cpp): the list's name and the
+// subscript (`ins`, `[1]`); nullopt for a name of another form.
+std::optional<std::pair<std::string, std::string>> list_item_name(const std::string& name);
 
 }  // namespace loopnest

@@ -65,12 +65,13 @@ std::string Emitter::statement(const Node& n) {
 // `a * b` where the author wrote the operator and the op is still its function of two operands,
 // nothing else passed (a move adding a mask or a dtype prints the call); nullopt otherwise.
 std::optional<std::string> Emitter::operator_text(const Op& op, const Node& n) {
-  std::string_view symbol = operator_symbol(op.origin_api, op.api);
   const Arg* x = op.arg("x");
   const Arg* y = op.arg("y");
-  if (op.api == "nl.negative" && !symbol.empty() && !op.dst_first && op.args.size() == 1 && x)
-    return "-" + operator_operand(x->value, n, "**");  // `-(a - b)`, `-(-1.0)`: parenthesized as under **
-  if (symbol.empty() || op.dst_first || op.args.size() != 2 || !x || !y) return std::nullopt;
+  if (op.dst_first || !x || op.args.size() != (y ? 2u : 1u)) return std::nullopt;
+  std::string_view symbol = written_operator(op.origin_api, op.api, static_cast<int>(op.args.size()));
+  if (symbol.empty()) return std::nullopt;
+  // `-(a - b)`, `-(-1.0)`: the operand of a unary minus parenthesized as a base under `**`.
+  if (!y) return std::string(symbol) + operator_operand(x->value, n, "**");
   return fmt::format("{} {} {}", operator_operand(x->value, n, symbol), symbol, operator_operand(y->value, n, symbol));
 }
 

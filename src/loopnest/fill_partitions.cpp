@@ -300,27 +300,31 @@ std::optional<std::pair<int64_t, Plan>> windowed_plan(Kernel& w, int loop_node_i
 // The loop of `k` (node `loop_node_id`) in `after`, the same kernel lifted again from text whose
 // lines are the same (an edited literal): the loop node of the same statement.
 Node* same_loop(const Kernel& k, int loop_node_id, Kernel& after) {
-  const Node* n = find_node(const_cast<Kernel&>(k), loop_node_id);
-  if (!n || !n->origin) return nullptr;
-  Node* found = nullptr;
-  for_each_node(after.body, [&](const Node& x, const std::vector<int>&) {
-    if (!found && x.kind == NodeKind::Loop && x.origin && x.origin->span.line == n->origin->span.line &&
-        x.origin->span.col == n->origin->span.col)
-      found = find_node(after, x.id);
+  const nki::Stmt* origin = nullptr;
+  for_each_node(k.body, [&](const Node& x, const std::vector<int>&) {
+    if (x.id == loop_node_id) origin = x.origin;
   });
-  return found;
+  if (!origin) return nullptr;
+  int id = -1;
+  for_each_node(after.body, [&](const Node& x, const std::vector<int>&) {
+    if (id < 0 && x.kind == NodeKind::Loop && x.origin && x.origin->span.line == origin->span.line &&
+        x.origin->span.col == origin->span.col)
+      id = x.id;
+  });
+  return id < 0 ? nullptr : find_node(after, id);
 }
 
-// The loop widened through the kernel's size constant (free_size's edit: `F = 512` set to 2x, 4x or
-// 8x, the kernel lifted again) until its split pieces saturate a DMA, when tile_size has no site
-// on it: a loop over a reshaped HBM view (`x_v = x.reshape((D, T // F, F))`, `x_v[0:H, nt, :]`)
-// is widened only by its constant (session 37: an outside author's rope, 2.987 -> 1.490 ms with
-// F = 2048 and filled; F = 1024 or 2048 alone 2.97 ms). The smallest factor that fills.
-std::optional<std::pair<SizeEdit, Plan>> constant_widened_plan(const Kernel& k, int loop_node_id) {
-  for (SizeEdit& e : widened_sizes(k, {2, 4, 8})) {
+// The loop widened through the kernel's size constant (`edits`: free_size's edits of `F = 512` to
+// 2x, 4x or 8x, the kernel lifted again) until its split pieces saturate a DMA, when tile_size has
+// no site on it: a loop over a reshaped HBM view (`x_v = x.reshape((D, T // F, F))`, `x_v[0:H, nt,
+// :]`) is widened only by its constant (session 37: an outside author's rope, 2.987 -> 1.490 ms
+// with F = 2048 and filled; F = 1024 or 2048 alone 2.97 ms). The smallest factor that fills, and
+// its plan on that edit's kernel.
+std::optional<std::pair<const SizeEdit*, Plan>> constant_widened_plan(const Kernel& k, int loop_node_id,
+                                                                        std::vector<SizeEdit>& edits) {
+  for (SizeEdit& e : edits) {
     Node* n = same_loop(k, loop_node_id, e.after);
-    auto plan = n ? plan_for(e.after, *n) : std::nullopt;
-    if (plan) return std::make_pair(std::move(e), *plan);
+    if (auto plan = n ? plan_for(e.after, *n) : std::nullopt) return std::make_pair(&e, *plan);
   }
   return std::nullopt;
 }
@@ -477,6 +481,7 @@ class FillPartitions : public Transform {
 
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
+    std::optional<std::vector<SizeEdit>> size_edits;
     for (int id : open_loop_ids(k)) {
       Node* n = find_node(k, id);
       if (!n) continue;
@@ -492,9 +497,11 @@ class FillPartitions : public Transform {
         if (auto wp = windowed_plan(w, id)) window = wp->first, fold = wp->second.fold;
       }
       if (!plan && widen == 1 && window == 0 && short_pieces) {
-        if (auto cw = constant_widened_plan(k, id)) {
+        // The constant's edits lift the kernel again: made once per visit, for the loops that need them.
+        if (!size_edits) size_edits = widened_sizes(k, {2, 4, 8});
+        if (auto cw = constant_widened_plan(k, id, *size_edits)) {
           Analysis an(k);
-          SizeEdit& e = cw->first;
+          const SizeEdit& e = *cw->first;
           auto s = make_loop_site(
               k, an, *n,
               fmt::format("set the kernel's `{}` from {} to {} (tiles of {}x the columns) and fill the partitions of "
@@ -503,14 +510,12 @@ class FillPartitions : public Transform {
               {{"fold", std::to_string(cw->second.fold)}, {"widen", std::to_string(e.to / e.from)}, {"var", e.var}});
           if (!s) continue;
           note_relief(k, an, engine_ops_in(k, an, n->loop), *s);
-          auto widened = std::make_shared<Kernel>(std::move(e.after));
-          const int node = cw->second.loop_node;
-          if (sink(*s, [&k, widened, node] {
+          // The plan was made on the edited kernel, which the action installs unchanged.
+          auto widened = std::make_shared<Kernel>(e.after);
+          Plan p = cw->second;
+          if (sink(*s, [&k, widened, p] {
                 k = *widened;
-                Node* loop = find_node(k, node);
-                auto plan = loop ? plan_for(k, *loop) : std::nullopt;
-                if (!plan) throw TransformError("the widened loop no longer fills its partitions");
-                apply_plan(k, *plan);
+                apply_plan(k, p);
               }))
             return true;
         }

@@ -12,6 +12,7 @@
 #include "loopnest/analysis.h"
 #include "loopnest/forwarding_decorator.h"
 #include "loopnest/lifter.h"
+#include "loopnest/transform.h"
 #include "nki/lib/kernel_choice.h"
 #include "nki/parser.h"
 
@@ -209,11 +210,7 @@ Node Lifter::new_node(NodeKind kind, const Stmt& origin) {
   return n;
 }
 
-Loop Lifter::new_loop(Loop loop) {
-  loop.id = static_cast<int>(k.loops.size());
-  while (k.loops.count(loop.id)) ++loop.id;
-  return k.loops[loop.id] = std::move(loop);
-}
+Loop Lifter::new_loop(Loop loop) { return k.loops.at(add_loop(k, std::move(loop))); }
 
 void Lifter::push_meta(const Stmt& s, MetaKind meta, std::vector<Node>& out) {
   Node n = new_node(NodeKind::Meta, s);

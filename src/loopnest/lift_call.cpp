@@ -685,15 +685,22 @@ AValue Lifter::call(const CallExpr& c) {
         return s;
       }();
       // One dim given as -1 (`x.reshape((-1, D))`): numpy infers it from the element count.
-      if (std::count(t.shape.begin(), t.shape.end(), IExpr(-1)) == 1) {
-        int64_t total = 1, known = 1;
-        bool constant = true;
-        for (const IExpr& d : base.shape) constant = constant && d.is_constant(), total *= constant ? d.constant() : 1;
-        for (const IExpr& d : t.shape)
-          if (!(d == IExpr(-1))) constant = constant && d.is_constant(), known *= constant ? d.constant() : 1;
-        if (!constant || known <= 0 || total % known != 0)
+      if (auto unknown = std::find(t.shape.begin(), t.shape.end(), IExpr(-1));
+          unknown != t.shape.end() && std::count(t.shape.begin(), t.shape.end(), IExpr(-1)) == 1) {
+        // The product of the constant dims other than `skip` (nullopt when one is not constant).
+        auto product = [](const std::vector<IExpr>& dims, const IExpr* skip) -> std::optional<int64_t> {
+          int64_t p = 1;
+          for (const IExpr& d : dims) {
+            if (&d == skip) continue;
+            if (!d.is_constant()) return std::nullopt;
+            p *= d.constant();
+          }
+          return p;
+        };
+        auto total = product(base.shape, nullptr), known = product(t.shape, &*unknown);
+        if (!total || !known || *known <= 0 || *total % *known != 0)
           fail(c.span, fmt::format("'{}': a -1 dimension the element count does not determine", print_expr(c)));
-        *std::find(t.shape.begin(), t.shape.end(), IExpr(-1)) = IExpr(total / known);
+        *unknown = IExpr(*total / *known);
       }
       t.scope_loop = loop_stack.empty() ? -1 : loop_stack.back();
       return AValue::of_tile(whole(new_tensor(std::move(t))));

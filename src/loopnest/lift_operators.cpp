@@ -102,6 +102,16 @@ Grid grid_scale(const Grid& a, int64_t k) {
   return r;
 }
 
+// The op of an operator on tiles (`a * b`, `d <= 8.0`, `-a`): the nl function it is, marked with the
+// operator (operators.h), so a changed statement prints the author's operator again.
+AValue apply_operator(Lifter& lifter, std::string_view symbol, std::vector<std::pair<std::string, AValue>> args,
+                      std::vector<std::pair<std::string, const Expr*>> origins, const Expr& at) {
+  const std::string api(operator_api(symbol, static_cast<int>(args.size())));
+  AValue v = lifter.apply(api, std::move(args), std::move(origins), at, nullptr);
+  if (lifter.current_ops && !lifter.current_ops->empty()) lifter.current_ops->back().origin_api = operator_origin(symbol);
+  return v;
+}
+
 }  // namespace
 
 AValue Lifter::unary_value(const Expr& e) {
@@ -112,11 +122,7 @@ AValue Lifter::unary_value(const Expr& e) {
     if (v.k == K::Float) return AValue::of_float(-v.f, v.type);
     if (v.k == K::Grid) { AValue g = v; g.grid = grid_scale(v.grid, -1); return g; }
     // `-a` of a tile is nl.negative, as `a * b` is nl.multiply.
-    if (v.k == K::Tile) {
-      AValue r = apply("nl.negative", {{"x", v}}, {{"x", u.operand.get()}}, e, nullptr);
-      if (current_ops && !current_ops->empty()) current_ops->back().origin_api = operator_origin("-");
-      return r;
-    }
+    if (v.k == K::Tile) return apply_operator(*this, "-", {{"x", v}}, {{"x", u.operand.get()}}, e);
   }
   if (u.op == UnOp::Pos) return v;
   if (u.op == UnOp::Invert) {
@@ -260,19 +266,11 @@ AValue Lifter::binop_value(const Expr& e) {
   }
   if (auto s = set_binary(l, b.op, r, e)) return *s;
   if (l.k == K::Tile || r.k == K::Tile) {
-    static const std::map<BinOp, const char*> ops = {{BinOp::Add, "nl.add"}, {BinOp::Sub, "nl.subtract"},
-                                                     {BinOp::Mul, "nl.multiply"}, {BinOp::Div, "nl.divide"},
-                                                     {BinOp::Pow, "nl.power"}, {BinOp::BitAnd, "nl.bitwise_and"},
-                                                     {BinOp::BitOr, "nl.bitwise_or"}, {BinOp::BitXor, "nl.bitwise_xor"},
-                                                     {BinOp::LShift, "nl.left_shift"}, {BinOp::RShift, "nl.right_shift"}};
     static const std::map<BinOp, const char*> symbols = {
         {BinOp::Add, "+"}, {BinOp::Sub, "-"}, {BinOp::Mul, "*"}, {BinOp::Div, "/"}, {BinOp::Pow, "**"},
         {BinOp::BitAnd, "&"}, {BinOp::BitOr, "|"}, {BinOp::BitXor, "^"}, {BinOp::LShift, "<<"}, {BinOp::RShift, ">>"}};
-    if (auto it = ops.find(b.op); it != ops.end()) {
-      AValue v = apply(it->second, {{"x", l}, {"y", r}}, {{"x", b.left.get()}, {"y", b.right.get()}}, e, nullptr);
-      if (current_ops && !current_ops->empty()) current_ops->back().origin_api = operator_origin(symbols.at(b.op));
-      return v;
-    }
+    if (auto it = symbols.find(b.op); it != symbols.end())
+      return apply_operator(*this, it->second, {{"x", l}, {"y", r}}, {{"x", b.left.get()}, {"y", b.right.get()}}, e);
   }
   fail(e.span, fmt::format("the operation '{}'", print_expr(e)));
 }
@@ -441,14 +439,9 @@ AValue Lifter::compare(const AValue& l, nki::CmpKind op, const AValue& r, const 
   // A comparison with a tile is the element-wise nl function (`d <= 8.0` is nl.less_equal(d, 8.0)).
   bool lt = l.k == K::Tile || l.k == K::Int || l.k == K::Float, rt = r.k == K::Tile || r.k == K::Int || r.k == K::Float;
   if (it != cmps.end() && (l.k == K::Tile || r.k == K::Tile) && lt && rt) {
-    static const std::map<Cmp, const char*> fns = {{Cmp::Lt, "nl.less"},    {Cmp::Le, "nl.less_equal"},
-                                                   {Cmp::Gt, "nl.greater"}, {Cmp::Ge, "nl.greater_equal"},
-                                                   {Cmp::Eq, "nl.equal"},   {Cmp::Ne, "nl.not_equal"}};
     static const std::map<Cmp, const char*> symbols = {{Cmp::Lt, "<"},  {Cmp::Le, "<="}, {Cmp::Gt, ">"},
                                                        {Cmp::Ge, ">="}, {Cmp::Eq, "=="}, {Cmp::Ne, "!="}};
-    AValue v = apply(fns.at(it->second), {{"x", l}, {"y", r}}, {{"x", &le}, {"y", &re}}, e, nullptr);
-    if (current_ops && !current_ops->empty()) current_ops->back().origin_api = operator_origin(symbols.at(it->second));
-    return v;
+    return apply_operator(*this, symbols.at(it->second), {{"x", l}, {"y", r}}, {{"x", &le}, {"y", &re}}, e);
   }
   if (op == CmpKind::In || op == CmpKind::NotIn) {  // `"rows" in cfg`, `c in (0, 3)`, `x.dtype in (np.float32, "float32")`
     auto items = host_items(r);

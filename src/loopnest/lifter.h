@@ -313,8 +313,9 @@ class Lifter {
   // A kernel argument bound to a parameter (or to an item of a *args tuple) named `name`.
   AValue bind_argument(const ArgSpec& a, const std::string& name);
   Node new_node(NodeKind kind, const nki::Stmt& origin);
-  // `loop` registered in k.loops under a free id (ids a restored checkpoint freed may still be
-  // held), returned as registered. A copy, not a reference: a rollback reassigns k.loops.
+  // `loop` registered in k.loops under a free id (transform.h's add_loop: ids a restored
+  // checkpoint freed may still be held), returned as registered. A copy, not a reference: a
+  // rollback reassigns k.loops.
   Loop new_loop(Loop loop);
   Ranges ranges() const { return k.ranges(); }
 

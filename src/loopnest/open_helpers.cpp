@@ -125,12 +125,9 @@ bool items_of_one_list(const Kernel& k, const Node& n) {
   for (size_t i = 0; i < n.body.size(); ++i) {
     const Node& s = n.body[i];
     if (s.kind != NodeKind::Stmt || s.ops.empty() || s.ops.back().result < 0) return false;
-    const std::string& name = k.tensor(s.ops.back().result).name;
-    std::string index = "[" + std::to_string(i) + "]";
-    if (name.size() <= index.size() || name.compare(name.size() - index.size(), index.size(), index) != 0) return false;
-    std::string base = name.substr(0, name.size() - index.size());
-    if (base.find_first_of("[]") != std::string::npos || (i > 0 && base != list)) return false;
-    list = base;
+    auto item = list_item_name(k.tensor(s.ops.back().result).name);
+    if (!item || item->second != "[" + std::to_string(i) + "]" || (i > 0 && item->first != list)) return false;
+    list = item->first;
   }
   return true;
 }
@@ -366,12 +363,11 @@ void rename_clashes(Kernel& k, const std::vector<Node>& nodes, const std::set<st
   // the item of the copy's own list, the last one of that name made before it.
   for (int id : mine) {
     Tensor& t = k.tensor(id);
-    const size_t open = t.name.find('[');
-    if (t.name.empty() || open == std::string::npos || open == 0) continue;
-    const std::string base = t.name.substr(0, open);
+    const auto item = list_item_name(t.name);
+    if (!item) continue;
     for (auto it = list_was.rbegin(); it != list_was.rend(); ++it) {
-      if (it->first >= id || it->second != base) continue;
-      t.name = k.tensor(it->first).list_name + t.name.substr(open);
+      if (it->first >= id || it->second != item->first) continue;
+      t.name = k.tensor(it->first).list_name + item->second;
       break;
     }
   }

@@ -323,42 +323,32 @@ bool written_for_any_value(const nki::FunctionCode& fn, const std::string& name)
   return handled;
 }
 
-// Whether the kernel floor-divides a size by its own constant `name` bound to `binding` (`T // F`, a loop's trip or a
+// Whether the kernel floor-divides a size by its own constant `name` (`T // F`, a loop's trip or a
 // reshaped view's tile count, `x.reshape((D, T // F, F))`): the constant is the tile width its trip
 // counts follow, as a literal `n // V` of a loop is for free_size. A value that does not divide the
 // data drops the tail, which the written-elements check refuses (session 37: an outside author's
 // rope kept `F = 512` in a kernel-local constant and its 64-partition halves never widened to the
-// width fill_partitions needs).
-// Unless the kernel also spells the constant's value as a literal (`res[:, 1024 * h:1024 * h + 1024]`
-// beside `block = 1024`, a move's printed window): that text would not follow the edit, and a tile
-// read whole after being written in part reaches no output-extent or shape check.
+// width fill_partitions needs). Not when the kernel also spells the value of `binding` as a literal
+// (`res[:, 1024 * h:1024 * h + 1024]` beside `block = 1024`, a move's printed window): that text
+// would not follow the edit, and a tile read whole after being written in part reaches no
+// output-extent or shape check.
 bool divides_a_size(const nki::FunctionCode& fn, const std::string& name, const nki::Expr* binding) {
   const int64_t value = static_cast<const nki::ConstantExpr&>(*binding).value.as_int();
-  bool spelled = false;
-  auto& tree = const_cast<nki::Block&>(fn.body);  // read only; the walk takes mutable trees
-  nki::for_each_expr(tree, [&](nki::ExprPtr& p) {
-    nki::walk(*p, [&](nki::Expr& x) {
-      if (&x != binding && x.kind == nki::ExprKind::Constant) {
-        const nki::Value& v = static_cast<const nki::ConstantExpr&>(x).value;
-        spelled = spelled || (v.is_int() && v.as_int() == value);
-      }
-    });
-  });
-  if (spelled) return false;
-  bool found = false;
+  bool spelled = false, divides = false;
   auto& body = const_cast<nki::Block&>(fn.body);  // read only; the walk takes mutable trees
-  nki::for_each_expr(body, [&](nki::ExprPtr& p) {
-    if (found || !p || p->kind != nki::ExprKind::BinOp) return;
-    auto& b = static_cast<nki::BinOpExpr&>(*p);
-    found = b.op == nki::BinOp::FloorDiv && b.right && b.right->kind == nki::ExprKind::Name &&
-            static_cast<const nki::NameExpr&>(*b.right).id == name;
+  nki::for_each_expr(body, [&](nki::ExprPtr& p) {  // every expression, nested ones included
+    if (!p || p.get() == binding) return;
+    if (p->kind == nki::ExprKind::Constant) {
+      const nki::Value& v = static_cast<const nki::ConstantExpr&>(*p).value;
+      spelled = spelled || (v.is_int() && v.as_int() == value);
+    } else if (p->kind == nki::ExprKind::BinOp) {
+      const auto& b = static_cast<const nki::BinOpExpr&>(*p);
+      divides = divides || (b.op == nki::BinOp::FloorDiv && b.right && b.right->kind == nki::ExprKind::Name &&
+                            static_cast<const nki::NameExpr&>(*b.right).id == name);
+    }
   });
-  return found;
+  return divides && !spelled;
 }
-
-}  // namespace
-
-namespace {
 
 // Every size constant free_size may change (a parameter default the task leaves; a module constant
 // passed to an implementation or whose ragged tail the kernel writes; a kernel constant the same,

@@ -439,9 +439,7 @@ bool prints_back(const Kernel& k, const Transform& t, const Site& s, const std::
 bool has_list_display(const Kernel& k, const std::vector<Node>& nodes) {
   for (const Node& n : nodes) {
     if (n.kind == NodeKind::Stmt && (n.dirty || !n.origin) && !n.ops.empty() && n.ops.back().result >= 0) {
-      const std::string& name = k.tensor(n.ops.back().result).name;
-      size_t open = name.find('[');
-      if (open != std::string::npos && open > 0 && name.back() == ']') return true;
+      if (list_item_name(k.tensor(n.ops.back().result).name)) return true;
     }
     if (has_list_display(k, n.body) || has_list_display(k, n.orelse)) return true;
   }
@@ -685,11 +683,9 @@ std::string fresh_copy_name(const Kernel& k, const std::string& name, const std:
   const std::string& text = k.module->file->text;
   std::string fresh;
   // An item of a list (`ins[1]`, lift_assign.cpp): the list renamed (`ins_2[1]`), still Python.
-  const size_t at = name.find('[');
-  const std::string stem = at == std::string::npos ? name : name.substr(0, at);
-  const std::string rest = at == std::string::npos ? std::string() : name.substr(at);
+  const auto item = list_item_name(name);
   for (int i = 2; fresh.empty() || taken.count(fresh) || text.find(fresh) != std::string::npos; ++i)
-    fresh = fmt::format("{}_{}{}", stem, i, rest);
+    fresh = item ? fmt::format("{}_{}{}", item->first, i, item->second) : fmt::format("{}_{}", name, i);
   return fresh;
 }
 

@@ -412,20 +412,22 @@ bool visit_parameter_sizes(Kernel& k, const SiteSink& sink, bool dividing_consta
       });
 }
 
-std::vector<SizeEdit> widened_sizes(const Kernel& k, const std::vector<int64_t>& factors) {
+std::vector<SizeEdit> resized_sizes(const Kernel& k, const std::function<std::vector<int64_t>(int64_t)>& values) {
   std::vector<SizeEdit> out;
-  for_each_size_edit(
-      k, /*dividing_constants=*/true,
-      [&](int64_t from) {
-        std::vector<int64_t> to;
-        for (int64_t f : factors) to.push_back(from * f);
-        return to;
-      },
-      [&](const SizeLiteral& lit, int64_t from, int64_t to, Kernel&& after) {
-        out.push_back({lit.var, lit.where, from, to, std::move(after)});
-        return false;
-      });
+  for_each_size_edit(k, /*dividing_constants=*/true, values,
+                     [&](const SizeLiteral& lit, int64_t from, int64_t to, Kernel&& after) {
+                       out.push_back({lit.var, lit.where, from, to, std::move(after)});
+                       return false;
+                     });
   return out;
+}
+
+std::vector<SizeEdit> widened_sizes(const Kernel& k, const std::vector<int64_t>& factors) {
+  return resized_sizes(k, [&](int64_t from) {
+    std::vector<int64_t> to;
+    for (int64_t f : factors) to.push_back(from * f);
+    return to;
+  });
 }
 
 }  // namespace loopnest

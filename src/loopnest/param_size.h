@@ -21,5 +21,7 @@ struct SizeEdit {
 // The edits of the kernel's size constants to `from * factor` for each factor that pass free_size's
 // checks (the form changes; the same output elements written; shapes still agree).
 std::vector<SizeEdit> widened_sizes(const Kernel& k, const std::vector<int64_t>& factors);
+// The same for each value `values(from)` gives (broadcast_on_chip narrows a width to a PSUM bank).
+std::vector<SizeEdit> resized_sizes(const Kernel& k, const std::function<std::vector<int64_t>(int64_t)>& values);
 
 }  // namespace loopnest

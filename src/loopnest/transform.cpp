@@ -72,6 +72,7 @@ std::unique_ptr<Transform> make_matmul_accumulate();
 std::unique_ptr<Transform> make_transpose_on_pe();
 std::unique_ptr<Transform> make_reuse_loaded();
 std::unique_ptr<Transform> make_evacuate_psum();
+std::unique_ptr<Transform> make_broadcast_on_chip();
 std::unique_ptr<Transform> make_fill_partitions();
 std::unique_ptr<Transform> make_rmw_to_psum();
 int open_composites(Kernel& k);
@@ -121,6 +122,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_rmw_to_psum());
     v.push_back(make_reuse_loaded());
     v.push_back(make_evacuate_psum());
+    v.push_back(make_broadcast_on_chip());
     return v;
   }();
   return all;

@@ -182,6 +182,10 @@ const std::map<std::string, Affinity>& affinities() {
       // the compiler's copy before every reading matmul goes, and PSUM is freed (a list of
       // transposes spilled; jam_rows' PSUM guard): alone often no faster, it opens jam_rows.
       {"evacuate_psum", {1.5, {{"spill", 2}, {"act_busy", 1.5}, {"dve_busy", 1.3}, {"dma_bound", 1.3}}}},
+      // A row the DMA copies onto every partition (a zero-stride partition index) loaded once and
+      // broadcast on chip: P-fold fewer DMA bytes, and a broadcast that fits a PSUM bank is read there
+      // by the Vector Engine at N, not 2N (broadcast_on_chip.cpp; held-out mamba kernels).
+      {"broadcast_on_chip", {2.0, {{"dma_bound", 2}, {"dve_busy", 1.5}, {"rereads_inputs", 1.5}}}},
   };
   return table;
 }

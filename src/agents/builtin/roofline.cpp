@@ -97,6 +97,8 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"open_composite", {"dve", "act", "serial"}},
       // The per-matmul PSUM copies (ScalarE / VectorE) and a spilled list's DMA go.
       {"evacuate_psum", {"act", "dve", "dma"}},
+      // DMA bytes (P-fold) and, where the broadcast stays in PSUM, the readers' Vector Engine time.
+      {"broadcast_on_chip", {"dma", "dve"}},
   };
   return table;
 }

@@ -1028,6 +1028,11 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // The same masked region loaded again for each use into tiles of one shape: the readers read
       // the first tile, no copy.
       {"tests/kernels/reloaded_operand_rows.py", "reloaded_operand_rows.reuse_loaded", "reuse_loaded", {}},
+      // A row the DMA broadcast onto every partition, loaded once and broadcast on chip: an index
+      // grid's zero-coefficient partition index, and a newer-API `.broadcast(0, 128)` view copied
+      // destination-first into a declared buffer (assigned into it after the move).
+      {"tests/kernels/row_broadcast_grid.py", "row_broadcast_grid.broadcast_on_chip", "broadcast_on_chip", {}},
+      {"tests/kernels/row_broadcast_api.py", "row_broadcast_api.broadcast_on_chip", "broadcast_on_chip", {}},
       // An instruction and the loads feeding it out of the innermost loop: the values stay values.
       {"tests/kernels/state_inner_product_rows.py", "state_inner_product_rows.hoist_compute", "hoist_compute", {}},
       // Every invariant statement of the state loop in one move, each making the next invariant.

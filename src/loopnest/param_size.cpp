@@ -293,11 +293,35 @@ bool passed_to_helper(const nki::FunctionCode& fn, const nki::ModuleAst& module,
   return false;
 }
 
+// The module's ceil-division helpers (`def cdiv(a, b): return (a + b - 1) // b`, a Triton port's
+// block count): per function, the positions of the parameters its returned expression
+// floor-divides by.
+std::map<std::string, std::set<size_t>> ceil_division_helpers(const nki::ModuleAst& module) {
+  std::map<std::string, std::set<size_t>> out;
+  for (const auto& s : module.body) {
+    if (s->kind != nki::StmtKind::FunctionDef) continue;
+    const nki::FunctionCode& code = *static_cast<const nki::FunctionDefStmt&>(*s).code;
+    if (code.body.size() != 1 || code.body[0]->kind != nki::StmtKind::Return) continue;
+    auto& ret = const_cast<nki::ExprPtr&>(static_cast<const nki::ReturnStmt&>(*code.body[0]).value);
+    if (!ret) continue;
+    nki::walk(*ret, [&](nki::Expr& x) {
+      if (x.kind != nki::ExprKind::BinOp) return;
+      const auto& b = static_cast<const nki::BinOpExpr&>(x);
+      if (b.op != nki::BinOp::FloorDiv || !b.right || b.right->kind != nki::ExprKind::Name) return;
+      const std::string& by = static_cast<const nki::NameExpr&>(*b.right).id;
+      for (size_t i = 0; i < code.params.size(); ++i)
+        if (code.params[i].name == by) out[code.name].insert(i);
+    });
+  }
+  return out;
+}
+
 // Whether the kernel's own text handles any value of the module constant `name`: it ceil-divides
-// by it (`(seq + CHUNK - 1) // CHUNK`) or clamps a tile to it (`min(CHUNK, seq - t0)`), the two
-// spellings of a ragged last tile. An author who writes the tail is writing for sizes that do not
-// divide the data, so the constant is a tile size to choose, like one passed to an implementation.
-bool written_for_any_value(const nki::FunctionCode& fn, const std::string& name) {
+// by it (`(seq + CHUNK - 1) // CHUNK`, or through a helper of the module doing that, `cdiv(M,
+// BLOCK_M)`) or clamps a tile to it (`min(CHUNK, seq - t0)`), the spellings of a ragged last tile.
+// An author who writes the tail is writing for sizes that do not divide the data, so the constant
+// is a tile size to choose, like one passed to an implementation.
+bool written_for_any_value(const nki::FunctionCode& fn, const nki::ModuleAst& module, const std::string& name) {
   auto names_it = [&](const nki::Expr* e) {
     return e && e->kind == nki::ExprKind::Name && static_cast<const nki::NameExpr&>(*e).id == name;
   };
@@ -306,6 +330,7 @@ bool written_for_any_value(const nki::FunctionCode& fn, const std::string& name)
     nki::walk(e, [&](nki::Expr& x) { found = found || names_it(&x); });
     return found;
   };
+  const auto ceil_dividers = ceil_division_helpers(module);
   bool handled = false;
   // The walk only reads; it takes mutable trees because the rewrites share it.
   auto& body = const_cast<nki::Block&>(fn.body);
@@ -316,8 +341,12 @@ bool written_for_any_value(const nki::FunctionCode& fn, const std::string& name)
       handled = b.op == nki::BinOp::FloorDiv && names_it(b.right.get()) && b.left && mentions_it(*b.left);
     } else if (p->kind == nki::ExprKind::Call) {
       auto& c = static_cast<nki::CallExpr&>(*p);
-      if (c.func && c.func->kind == nki::ExprKind::Name && static_cast<const nki::NameExpr&>(*c.func).id == "min")
+      if (!c.func || c.func->kind != nki::ExprKind::Name) return;
+      const std::string& callee = static_cast<const nki::NameExpr&>(*c.func).id;
+      if (callee == "min")
         for (const auto& a : c.args) handled = handled || names_it(a.get());
+      if (auto it = ceil_dividers.find(callee); it != ceil_dividers.end())
+        for (size_t i : it->second) handled = handled || (i < c.args.size() && names_it(c.args[i].get()));
     }
   });
   return handled;
@@ -376,13 +405,13 @@ bool for_each_size_edit(const Kernel& k, bool dividing_constants,
     // 128: a partition count (`TILE_ROWS = 128` clamped by `min`) cannot grow, and where it is
     // clamped the lifted form cannot see its size to refuse it.
     if (!passed_to_helper(*k.function, *k.module, id)) {
-      if (!written_for_any_value(*k.function, id)) continue;
+      if (!written_for_any_value(*k.function, *k.module, id)) continue;
       lit.above = 128;
     }
     if (edits_of_literal(k, *args, before, lit, values, f)) return true;
   }
   for (const auto& [id, e] : local_size_constants(*k.function)) {
-    if (!passed_to_helper(*k.function, *k.module, id) && !written_for_any_value(*k.function, id) &&
+    if (!passed_to_helper(*k.function, *k.module, id) && !written_for_any_value(*k.function, *k.module, id) &&
         !(dividing_constants && divides_a_size(*k.function, id, e)))
       continue;
     SizeLiteral lit{id, "local", "the kernel's constant", " (a tile size its masks and trip counts follow)", e, 128};

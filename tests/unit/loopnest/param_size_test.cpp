@@ -90,6 +90,14 @@ std::set<std::string> module_chunk_values(const std::string& name, const std::ve
   return values;
 }
 
+// A Triton port's block count through a module helper (`cdiv(cols, CHUNK)`, `(a + b - 1) // b`),
+// its tail masked: written for any width, as an inline ceil-division is (held-out author48's mamba
+// kept its 1024-column blocks, two PSUM banks wide, before session 38).
+TEST(ParamSize, ChangesAModuleConstantCeilDividedThroughAHelper) {
+  EXPECT_EQ(module_chunk_values("cdiv_chunk_rows.py", arrays({{128, 2048}}), "512"),
+            (std::set<std::string>{"128", "256", "1024"}));
+}
+
 TEST(ParamSize, ChangesAModuleConstantSize) {
   EXPECT_EQ(module_chunk_values("module_chunk_rows.py", arrays({{128, 2048}}), "512"),
             (std::set<std::string>{"128", "256", "1024"}));

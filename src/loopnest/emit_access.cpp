@@ -2,6 +2,7 @@
 // elements by the name in scope, and the author's text wherever a move left it standing: the dims
 // it did not change, `nl.ds(start, size)` where the author wrote one, grids the author named.
 #include "loopnest/emitter.h"
+#include "loopnest/flat_list.h"
 
 #include <algorithm>
 
@@ -30,6 +31,9 @@ std::string Emitter::access(const Access& a, bool write, const Expr* written, co
     while (in_scope < levels && a.dims[in_scope].start == IExpr::var(lists[in_scope].second)) ++in_scope;
     if (in_scope == levels) return inner;
     std::string sub = inner.size() > t.name.size() ? inner.substr(t.name.size()) : "";
+    // One Python list over both levels (flat_list.h): `probs_t[t]`, `probs_t[4*j + 1]`.
+    if (flat_list(t))
+      return t.list_name + "[" + str(flat_index(a.dims[0].start, a.dims[1].start, t.shape[1].constant())) + "]" + sub;
     std::string index;
     for (size_t d = in_scope; d < levels; ++d) index += "[" + str(a.dims[d].start) + "]";
     return lists[in_scope].first + index + sub;

@@ -4,9 +4,12 @@
 // unchanged; as a nested comprehension of the changed statement while the nest still holds that one
 // statement (the author's ranges kept where the loops are, else the form's). Otherwise refused, as a
 // one-level comprehension is (emit_rolled.cpp): find_sites then drops the site (prints_back).
+// A flattened comprehension's nest (lift_flat_rolled.cpp: `[... for j in range(J) for c in
+// range(C)]`, one list, flat_list.h) prints the same ways, changed as a two-clause comprehension.
 #include <algorithm>
 
 #include "loopnest/emitter.h"
+#include "loopnest/flat_list.h"
 #include "loopnest/jam_inline.h"
 
 namespace loopnest::detail {
@@ -25,6 +28,8 @@ const ComprehensionExpr* Emitter::nested_comprehension_of(const Stmt* s) {
   const Expr* v = static_cast<const AssignStmt&>(*s).value.get();
   if (v->kind != ExprKind::ListComp) return nullptr;
   const auto* c = static_cast<const ComprehensionExpr*>(v);
+  // (Or flattened, `[... for j in range(J) for c in range(C)]`: lift_flat_rolled.cpp.)
+  if (c->generators.size() == 2) return c;
   return c->generators.size() == 1 && c->elt->kind == ExprKind::ListComp ? c : nullptr;
 }
 
@@ -50,7 +55,7 @@ bool Emitter::nested_rolled_loop(const Node& n, int depth, std::string& out) {
     copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
     return true;
   }
-  const auto& inner = static_cast<const ComprehensionExpr&>(*comp->elt);
+  const bool flat = comp->generators.size() == 2;
   if (!nest || n.body[0].body.size() != 1 ||
       !rolled_item(n.body[0].body[0]))
     throw EmitError("a nested comprehension changed into more than one statement cannot be printed");
@@ -58,13 +63,19 @@ bool Emitter::nested_rolled_loop(const Node& n, int depth, std::string& out) {
   const Node& item = in.body[0];
   const Tensor& t = k_.tensor(item.ops.back().result);
   if (t.list_loop != in.loop || t.outer_lists.size() != 1 || t.outer_lists[0].second != n.loop ||
-      t.outer_lists[0].first.empty())
+      t.outer_lists[0].first.empty() || flat != flat_list(t))
     throw EmitError("a nested comprehension's loops filling no named list of lists");
   auto scope = renames_.empty() ? std::map<std::string, std::string>{} : renames_.back();
   for (const auto& [from, to] : item.renames) scope[from] = to;
   renames_.push_back(std::move(scope));
   std::string element = call(item.ops.back(), item);
   renames_.pop_back();
+  if (flat) {
+    out += indent(depth) + t.list_name + " = [" + element + " for " + rolled_generator(comp->generators[0], n) + " for " +
+           rolled_generator(comp->generators[1], in) + "]\n";
+    return true;
+  }
+  const auto& inner = static_cast<const ComprehensionExpr&>(*comp->elt);
   out += indent(depth) + t.outer_lists[0].first + " = [[" + element + " for " + rolled_generator(inner.generators[0], in) +
          "] for " + rolled_generator(comp->generators[0], n) + "]\n";
   return true;

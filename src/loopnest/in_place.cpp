@@ -39,7 +39,18 @@ bool viewed(const Kernel& k, int t) {
   for (const auto& u : k.tensors)
     if (u.base == t) return true;
   bool named = false;
-  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) { named = named || (n.view && n.view->tensor == t); });
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
+    named = named || (n.view && n.view->tensor == t);
+    // `carry = h[:, w - 1:w]` of a carried tile (lift_carry.cpp), `carry[s] = h[:, w - 1:w]` of a
+    // list's bound item (lift_bound_fresh.cpp): a copy in the form, but the text binds the name (the
+    // item) to a view of h, which a later write over h would change under it.
+    for (const Op& op : n.ops) {
+      const Arg* src = op.api == "assign" ? op.arg("src") : nullptr;
+      const bool binding = op.dst_origin && (op.dst_origin->kind == nki::ExprKind::Name ||
+                                             (op.dst && k.tensor(op.dst->tensor).bound_items));
+      named = named || (src && src->value.kind == Operand::Kind::Tile && src->value.access.tensor == t && binding);
+    }
+  });
   return named;
 }
 

@@ -14,6 +14,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/flat_list.h"
 #include "loopnest/jam_inline.h"
 #include "loopnest/scope_text.h"
 #include "loopnest/api.h"
@@ -282,7 +283,9 @@ std::optional<Plan> make_plan(Kernel& k, Node& loop_node, int64_t factor) {
     for (const Access* w : writes(*op)) {
       const Tensor& t = k.tensor(w->tensor);
       if (t.list_loop < 0 || !inner.count(t.scope_loop)) continue;
-      if (rolled.count(t.list_loop) && t.outer_lists.empty() && !t.list_name.empty()) {
+      // (A flattened comprehension's nest, flat_list.h, is one list too: both its loops rolled.)
+      const bool flat = flat_list(t) && rolled.count(t.outer_lists[0].second);
+      if (rolled.count(t.list_loop) && (t.outer_lists.empty() || flat) && !t.list_name.empty()) {
         body_lists.insert(w->tensor);
         p.rolled_lists.insert(w->tensor);
         continue;
@@ -748,6 +751,9 @@ class UnrollJam : public Transform {
       if (c.k->tensor(copy).scope_loop == src.loop) c.k->tensors[static_cast<size_t>(copy)].scope_loop = m.loop;
       // The row's list is appended to by the row's copy of the loop.
       if (c.k->tensor(copy).list_loop == src.loop) c.k->tensors[static_cast<size_t>(copy)].list_loop = m.loop;
+      // (An outer level filled by this loop too: a list of lists, a flattened comprehension's nest.)
+      for (auto& outer : c.k->tensors[static_cast<size_t>(copy)].outer_lists)
+        if (outer.second == src.loop) outer.second = m.loop;
     }
     std::vector<Node> body;
     for (const Node& n : m.body) {
@@ -944,7 +950,9 @@ class UnrollJam : public Transform {
           // A rolled comprehension's item is named after its list (`parts_item`, lift_rolled.cpp):
           // the row's follows the row's list (`parts_0_item`), as the printed copy lifts again.
           const bool item_of_list = p.rolled_lists.count(t) && k.tensor(t).name == copy.list_name + "_item";
+          const bool flat = flat_list(copy);
           copy.list_name = fmt::format("{}_{}", copy.list_name, j);
+          if (flat) copy.outer_lists[0].first = copy.list_name;  // still one list (flat_list.h)
           if (item_of_list) copy.name = copy.list_name + "_item";
         }
         if (copy.scope_loop == p.loop) copy.scope_loop = nl.id;

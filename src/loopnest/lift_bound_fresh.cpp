@@ -49,7 +49,8 @@ bool Lifter::bind_fresh_item(const AssignStmt& s, const SubscriptExpr& target, c
   // A view bound as it is (`h[:, w - 1:w]`, no operation of the statement makes it) is Python's
   // alias of that tile: a copy holds the same values only while no later iteration writes the
   // tile again, so the tile must be made in the innermost loop's iteration (one per iteration).
-  // (Not checked: a write to it later in the same iteration.)
+  // (Not checked here: a write to it later in the same iteration; in_place, which would make one,
+  // refuses it: in_place.cpp viewed().)
   Op* root = producer(ops, v, k);
   if (!(root && root->result >= 0) && src.scope_loop != loop_stack.back()) return false;
   Access dst;

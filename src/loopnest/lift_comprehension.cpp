@@ -104,8 +104,10 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
   walk(*c.elt, [&](const Expr& x) {
     calls = calls || x.kind == ExprKind::Call || x.kind == ExprKind::BinOp || x.kind == ExprKind::UnaryOp;
   });
-  const bool may_roll = &c == assigned_comprehension && c.kind == ExprKind::ListComp && c.generators.size() == 1 &&
-                        c.generators[0].ifs.empty() && c.generators[0].target->kind == ExprKind::Name && calls;
+  auto plain = [](const Comprehension& g) { return g.ifs.empty() && g.target->kind == ExprKind::Name; };
+  const bool may_roll = &c == assigned_comprehension && c.kind == ExprKind::ListComp &&
+                        (c.generators.size() == 1 || c.generators.size() == 2) &&
+                        std::all_of(c.generators.begin(), c.generators.end(), plain) && calls;
   assigned_comprehension = nullptr;  // not the element's own comprehensions, nor a second try
   // (A helper called in the iterable, `for blk in _tiles(t)`, sets its own for its return.)
   const nki::Stmt* const roll_statement = assigned_statement;
@@ -207,7 +209,21 @@ AValue Lifter::comprehension(const ComprehensionExpr& c) {
   if (computes_tiles && (c.kind == ExprKind::ListComp || c.kind == ExprKind::GeneratorExp) && &c != unpacked_comprehension)
     merge_fresh_tiles(items, item_nodes);
   const bool from_zero = range_of_first && range_of_first->first == 0 && range_of_first->second == 1;
-  if (may_roll && computes_tiles && (from_zero || first_list)) {
+  // `[<tile of j, c> for j in range(J) for c in range(C)]`: the loop nest, one flat list (lift_flat_rolled.cpp).
+  if (may_roll && computes_tiles && from_zero && c.generators.size() == 2) {
+    if (auto shape = roll_shape(items, item_nodes)) {
+      rollback(*before);
+      assigned_statement = roll_statement;
+      assigned_name = roll_name;
+      try {
+        return roll_flat_comprehension(c, *shape, range_kind);
+      } catch (const LiftError&) {
+      }
+      rollback(*before);
+      return comprehension(c);
+    }
+  }
+  if (may_roll && computes_tiles && (from_zero || first_list) && c.generators.size() == 1) {
     if (auto shape = roll_shape(items, item_nodes)) {
       rollback(*before);
       assigned_statement = roll_statement;

@@ -60,7 +60,7 @@ bool Lifter::host_for_as_item_loop(const ForStmt& s, const AValue& seq, std::vec
                                 .start = IExpr(from),
                                 .stop = IExpr(from + static_cast<int64_t>(items->size()))});
     loop_stack.push_back(loop.id);
-    auto item = progression_item(*items, IExpr::var(loop.id) - IExpr(from), ranges());
+    auto item = progression_item(*items, IExpr::var(loop.id) - IExpr(from), ranges(), &k);
     loop_stack.pop_back();
     // Item j is block j (step 1 along the list's dim): anything else is not the list walked in order.
     if (!item || item->k != K::Tile || !(item->access.dims[0].start == IExpr::var(loop.id)))

@@ -191,6 +191,10 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
       bool host_doing = std::exchange(carried_attr_refused, false);
       host_doing = std::exchange(per_iteration_host_refused, false) || host_doing;
       if (!copies && !host_doing) throw;  // not an attribute's or a per-iteration host value's doing
+      // A number carried into a tile (`carry = 0.0`, then `carry = h[:, w - 1:w]`): one loop where
+      // the trace's values allow (lift_host_carry.cpp).
+      const AValue& values_of = copies ? *copies : *attr_copies;
+      if (host_doing && !values_of.items.empty() && carry_from_host_number(s, values_of.items[0], out)) return;
       try {
         return host_for(s, copies ? *copies : *attr_copies, out);
       } catch (const LiftError&) {

@@ -60,8 +60,8 @@ std::optional<Lifter::RollShape> Lifter::roll_shape(const std::vector<AValue>& i
 }
 
 AValue Lifter::roll_comprehension(const ComprehensionExpr& c, const RollShape& shape, LoopKind kind,
-                                  const std::vector<AValue>* over) {
-  const Comprehension& g = c.generators[0];
+                                  const std::vector<AValue>* over, size_t generator) {
+  const Comprehension& g = c.generators.at(generator);
   const std::string& var = static_cast<const NameExpr&>(*g.target).id;
   // The comprehension's variable is its own (Python 3), printed only inside it; the form still
   // refuses a loop hiding an enclosing loop's variable of that name (emit_checked).
@@ -78,7 +78,7 @@ AValue Lifter::roll_comprehension(const ComprehensionExpr& c, const RollShape& s
     // `[nl.exp(t - m) for t in chunks]`, chunks the blocks of one list (another comprehension's):
     // `t` is the loop's block.
     if (static_cast<int64_t>(over->size()) != shape.count) fail(g.iter->span, "a comprehension with a condition");
-    auto item = progression_item(*over, IExpr::var(loop.id), ranges());
+    auto item = progression_item(*over, IExpr::var(loop.id), ranges(), &k);
     if (!item || item->k != K::Tile) fail(g.iter->span, "a comprehension over a list whose tiles do not step alike");
     env[var] = *item;
   }

@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "loopnest/analysis.h"
+#include "loopnest/flat_list.h"
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
 
@@ -47,7 +48,49 @@ static std::optional<std::pair<int64_t, int64_t>> value_range(const IExpr& e, co
 // range(n)]`: integers a + b * k; `v_blk[k]` of `[v_all[:, j * subs + s, :] for s in range(subs)]`:
 // views of one tensor whose starts step by the same amounts), for an index the loops give within
 // the sequence: the first item stepped `index` times. nullopt when the items do not step alike.
-std::optional<AValue> progression_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg) {
+namespace {
+
+// Items of a flattened list (flat_list.h), in order from some block on, each `step` blocks after the
+// one before: the item at `index` is block (f // C, f % C) of the flat index f.
+std::optional<AValue> flat_progression_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg,
+                                            const Kernel& k) {
+  const AValue& first = items[0];
+  if (first.k != AValue::K::Tile || first.access.dims.size() < 2) return std::nullopt;
+  const Tensor& t = k.tensor(first.access.tensor);
+  if (!flat_list(t)) return std::nullopt;
+  const int64_t inner = t.shape[1].constant();
+  auto flat_of = [&](const Access& a) -> std::optional<int64_t> {
+    const DimIndex &o = a.dims[0], &i = a.dims[1];
+    if (!o.terms.empty() || !i.terms.empty() || !o.start.is_constant() || !i.start.is_constant()) return std::nullopt;
+    if (i.start.constant() < 0 || i.start.constant() >= inner) return std::nullopt;
+    return o.start.constant() * inner + i.start.constant();
+  };
+  auto f0 = flat_of(first.access);
+  if (!f0) return std::nullopt;
+  int64_t step = 0;
+  for (size_t j = 0; j < items.size(); ++j) {
+    const AValue& v = items[j];
+    if (v.k != AValue::K::Tile || v.access.tensor != first.access.tensor || v.access.rank != first.access.rank ||
+        v.access.dims.size() != first.access.dims.size())
+      return std::nullopt;
+    for (size_t d = 2; d < v.access.dims.size(); ++d)
+      if (!(v.access.dims[d] == first.access.dims[d])) return std::nullopt;
+    auto f = flat_of(v.access);
+    if (!f) return std::nullopt;
+    if (j == 1) step = *f - *f0;
+    if (*f != *f0 + step * static_cast<int64_t>(j)) return std::nullopt;
+  }
+  const IExpr flat = IExpr(*f0) + index * step;
+  Access a = first.access;
+  a.dims[0].start = IExpr::floordiv(flat, inner, &rg);
+  a.dims[1].start = IExpr::mod(flat, inner, &rg);
+  return AValue::of_tile(std::move(a));
+}
+
+}  // namespace
+
+std::optional<AValue> progression_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg,
+                                       const Kernel* kernel) {
   using K = AValue::K;
   if (items.empty()) return std::nullopt;
   const int64_t n = static_cast<int64_t>(items.size());
@@ -80,7 +123,7 @@ std::optional<AValue> progression_item(const std::vector<AValue>& items, const I
         IExpr diff = x.start - f.start;
         if (!diff.is_constant()) return std::nullopt;
         if (k == 1) step[d] = diff.constant();
-        if (diff.constant() != step[d] * k) return std::nullopt;
+        if (diff.constant() != step[d] * k) return kernel ? flat_progression_item(items, index, rg, *kernel) : std::nullopt;
       }
     }
     Access a = first.access;
@@ -461,7 +504,7 @@ AValue Lifter::subscript_value(const Expr& e) {
       return base.items[static_cast<size_t>(x)];
     }
     if (i.k == K::Int)
-      if (auto item = progression_item(base.items, i.i, ranges())) return *item;
+      if (auto item = progression_item(base.items, i.i, ranges(), &k)) return *item;
     // `outs[k]` in `for k in range(3)`: the loop may still lift as its copies, each with its
     // item (for_loop), as the trace runs it.
     if (i.k == K::Int) per_iteration_host_refused = true;

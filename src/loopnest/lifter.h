@@ -94,7 +94,10 @@ std::optional<bool> host_truth(const AValue& v);
 double number_of(const AValue& v);
 // Item `index` of a host sequence whose items step alike, for an index the loops give within it
 // (lift_subscript.cpp); nullopt when the items do not step alike.
-std::optional<AValue> progression_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg);
+// Given the kernel, also the blocks of a flattened list in order (`probs_t[t]` of `[... for j in
+// range(J) for c in range(C)]`, lift_flat_rolled.cpp): block (f // C, f % C) for the flat index f.
+std::optional<AValue> progression_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg,
+                                       const Kernel* k = nullptr);
 // The same over a list of lists of tiles, position by position (a row of a nested comprehension).
 std::optional<AValue> progression_list_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg);
 
@@ -417,8 +420,12 @@ class Lifter {
   // where the element lifted once does not give the copies' statement.
   // `over`: the items of the list the comprehension walks (null: a range from 0 by 1), which must
   // step alike (progression_item), the target then bound to the loop's item.
+  // `generator`: the one the loop is over (1: the inner of a flattened two-clause comprehension).
   AValue roll_comprehension(const nki::ComprehensionExpr& c, const RollShape& shape, LoopKind kind,
-                            const std::vector<AValue>* over);
+                            const std::vector<AValue>* over, size_t generator = 0);
+  // `[<tile of j, c> for j in range(J) for c in range(C)]` (lift_flat_rolled.cpp): the loop nest over
+  // one list tensor of two block dims whose Python list is its blocks in row-major order.
+  AValue roll_flat_comprehension(const nki::ComprehensionExpr& c, const RollShape& shape, LoopKind kind);
   // A nested comprehension (lift_nested_rolled.cpp): every row the same RollShape, and the loop nest
   // over a list tensor with two block dims.
   std::optional<RollShape> nested_roll_shape(const std::vector<AValue>& items, std::vector<Node>& item_nodes);
@@ -477,6 +484,10 @@ class Lifter {
                         std::vector<Node>& out);
   std::optional<std::string> first_iteration_binding(const nki::Block& body, const std::string& var) const;
   std::vector<std::string> carried_values(const nki::Block& body, const std::string& var) const;
+  // A carried name bound to a host number before the loop that the first iteration rebinds to a
+  // tile (`carry = 0.0`, then `carry = h[:, w - 1:w]`): the binding made a tile filled with the
+  // number and the loop lifted as one loop carrying it (lift_host_carry.cpp); false: nothing changed.
+  bool carry_from_host_number(const nki::ForStmt& s, const AValue& first_item, std::vector<Node>& out);
   // ---- names carried through an affine / sequential loop (lift_carry.cpp) ----
   // The loop `s` carries `names` from one iteration to the next (`acc = nl.add(acc, t)`): each must
   // hold a whole tile declared on chip before the loop (nl.zeros / nl.full / nl.ndarray), which the

@@ -23,6 +23,7 @@
 #include "loopnest/analysis.h"
 #include "loopnest/api.h"
 #include "loopnest/nest_walk.h"
+#include "loopnest/opened_calls.h"
 #include "loopnest/transform.h"
 #include "nki/ast_printer.h"
 
@@ -448,6 +449,11 @@ std::optional<InlineKind> openable_kind(const Node& n) {
 }
 
 int open_helpers(Kernel& k) {
+  std::vector<OpenedCall> calls;
+  return open_helpers_recording(k, calls);
+}
+
+int open_helpers_recording(Kernel& k, std::vector<OpenedCall>& calls) {
   int opened = 0;
   std::vector<int> around;  // the loops around the block being walked, outermost first
   std::function<void(std::vector<Node>&, int)> walk = [&](std::vector<Node>& block, int scope) {
@@ -464,11 +470,16 @@ int open_helpers(Kernel& k) {
         continue;
       }
       std::vector<Node> nodes;
+      OpenedCall record{n, {}};
       open_call(k, n, nodes);
       const bool copies = openable_kind(n) != InlineKind::HelperCall;
       rename_clashes(k, nodes, call_binds(n), copies, around);
       pull_out_of_programs(k, nodes, scope);
-      for (auto& x : nodes) out.push_back(std::move(x));
+      for (auto& x : nodes) {
+        record.ids.push_back(x.id);
+        out.push_back(std::move(x));
+      }
+      calls.push_back(std::move(record));
       ++opened;
     }
     block = std::move(out);

@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include "loopnest/api.h"
+#include "loopnest/opened_calls.h"
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
 #include "loopnest/item_loop.h"
@@ -563,7 +564,14 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   const bool launch = inner.params.erase("launch") > 0;
   Kernel k = lift_source(path, text, args, entry, nc_version, launch ? Launch::Kept : Launch::Adopted);
   if (launch) open_helpers(k);
-  if (inner.params.erase("helpers")) open_helpers(k);
+  // The calls opened for the move, to put back where it leaves them unchanged (reclose_calls.cpp).
+  std::vector<OpenedCall> opened_calls;
+  Kernel before_open, after_open;
+  if (inner.params.erase("helpers")) {
+    before_open = k;
+    open_helpers_recording(k, opened_calls);
+    after_open = k;
+  }
   if (inner.params.erase("composites")) open_composites(k);
   // The normalised nest (flattened loops split, pipelines undone) printed and lifted again, as
   // find_sites offered its sites (relifted_after).
@@ -590,6 +598,18 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   const std::set<int> single_before = single_trip_loops(k);
   t.apply(k, inner);
   if (auto why = result_refusal(base, k)) throw TransformError(site.key() + *why);
+  if (!opened_calls.empty()) {
+    Kernel closed = k;
+    if (reclose_unchanged_calls(closed, before_open, after_open, opened_calls) > 0) {
+      try {
+        emit_checked(closed, args);
+        k = std::move(closed);
+      } catch (const EmitError&) {
+      } catch (const LiftError&) {
+      } catch (const TransformError&) {
+      }
+    }
+  }
   if (auto edited = rebound_size(k, path, source, args, site)) return *edited;
   // Without the loops of one iteration and the bindings the move left behind, where that prints.
   {

@@ -223,7 +223,8 @@ TEST(LoopNestAuthors27, CarriedTilesReboundByUnpackingAHelpersTupleLiftAsTheCopi
 
 TEST(LoopNestAuthors27, APythonNumberReboundPerIterationLiftsAsTheCopies) {
   // `total = 0` becoming a tile, a decaying weight `w = w * 0.5`. Before: "cannot lift the name
-  // 'total', ... a Python number, whose value differs per iteration".
+  // 'total', ... a Python number, whose value differs per iteration". (The first is one loop since
+  // session 38: its number is a tile's fill, lift_host_carry.cpp; the decaying weight stays copies.)
   for (std::string body : {std::string("        total = 0\n"
                                        "        for k in range(3):\n"
                                        "            total = total + nl.load(x[i * 128:(i + 1) * 128, k * 64:(k + 1) * 64])\n"),
@@ -242,7 +243,15 @@ TEST(LoopNestAuthors27, APythonNumberReboundPerIterationLiftsAsTheCopies) {
     loopnest::Kernel k = loopnest::lift_source("k.py", text, arrays({{256, 192}}));
     std::string d = loopnest::dump(k);
     EXPECT_NE(d.find("for i in affine_range(2):"), std::string::npos) << d;
-    EXPECT_NE(d.find("inline for:"), std::string::npos) << d;
+    if (body.find("w = w * 0.5") != std::string::npos) {
+      EXPECT_NE(d.find("inline for:"), std::string::npos) << d;
+    } else {
+      // `total = 0` that the first iteration makes a tile: one loop carrying a tile the binding fills
+      // with 0 (lift_host_carry.cpp, session 38), the binding printed as written.
+      EXPECT_NE(d.find("  total = nl.full(shape=(128, 64), fill_value=0.0, dtype=float32, buffer=sbuf) @dve\n  for k in range(3):"),
+                std::string::npos) << d;
+      EXPECT_EQ(d.find("inline for:"), std::string::npos) << d;
+    }
     EXPECT_EQ(loopnest::emit(k), text);
   }
 }

@@ -43,14 +43,15 @@ TEST(JamInline, RowsOfComprehensionsAndListHelpersAreJammed) {
   ASSERT_TRUE(jam) << "no jam_rows site on `for r`";
   std::string after = loopnest::apply_site(path, text, kArgs, *jam);
   // Each row's comprehensions, as written with the row's names (`parts`: a comprehension lifted as
-  // its loop, copied per row; `weights_t`: two generators, an Inline node copied whole), the list
-  // helper opened (its comprehensions lifted as loops too, printed from the form) and the range
-  // loop unrolled.
+  // its loop, copied per row; `weights_t`: two generators, lifted as its loop nest too,
+  // lift_flat_rolled.cpp), the list helper opened (its comprehensions lifted as loops too, printed
+  // from the form) and the range loop reading `weights_t[t]` one loop per row (before the flattened
+  // comprehension rolled, it was 4 unrolled copies per row).
   for (const char* want : {"parts_0 = [nl.matmul(x_t_0, w_sb[:, c * CHUNK:(c + 1) * CHUNK], transpose_x=True) for c in range(n_chunks)]",
                            "parts_1 = [nl.matmul(x_t_1, w_sb[", "ex_1 = [nl.exp(parts_1[p]) for p in range(2)]",
                            "weights_1 = [ex_1[e] * inv_1 for e in range(2)]",
                            "weights_t_1 = [nl.transpose(weights_1[c][",
-                           "acc_1[...] += nl.matmul(weights_t_1[3], v_parts[3], transpose_x=True)"})
+                           "    for t in range(4):\n        acc_1[...] += nl.matmul(weights_t_1[t], v_parts[t], transpose_x=True)\n"})
     EXPECT_NE(after.find(want), std::string::npos) << want << "\n" << after;
   EXPECT_LT(rel_error(run(path, after, kArgs), run(path, text, kArgs)), 1e-5) << after;
 }

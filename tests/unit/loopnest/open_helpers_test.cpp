@@ -6,6 +6,8 @@
 // (tests/kernels/nested_helper_rows.py); the printed kernel is GoldenRewrites'.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "corpus.h"
 #include "count_loads.h"
 #include "loopnest/dump.h"
@@ -99,7 +101,12 @@ TEST(OpenHelpers, AHelpersOwnResultNameIsReadInPlaceOfTheCall) {
     ++opened;
     std::string after = loopnest::apply_site(path, text, args, s);
     std::string body = after.substr(after.find("def lora"));
-    EXPECT_EQ(body.find("load_block("), std::string::npos) << s.key() << "\n" << after;
+    // A call the move left alone is the author's call again (reclose_calls.cpp, session 38): every
+    // line still calling the helper is a line as written; an opened one reads the name instead.
+    std::istringstream lines(body);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("load_block(") != std::string::npos)
+        EXPECT_NE(text.find(line + "\n"), std::string::npos) << s.key() << ": " << line << "\n" << after;
     EXPECT_EQ(loads_of(after, args, 0), 4) << s.key() << "\n" << after;
   }
   EXPECT_GE(opened, 3);

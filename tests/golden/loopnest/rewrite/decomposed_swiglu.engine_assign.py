@@ -13,6 +13,39 @@ TILE_P = 128
 TILE_N = 512
 
 
+def load_weight(w, n_tiles, n_size):
+    """Every K tile of w, (n_tiles, TILE_P, n_size), in SBUF."""
+    tiles = nl.ndarray((n_tiles, nl.par_dim(TILE_P), n_size), dtype=w.dtype, buffer=nl.sbuf)
+    for k in nl.affine_range(n_tiles):
+        tiles[k] = nl.load(w[k])
+    return tiles
+
+
+def load_rows(x, i, j, k_tiles):
+    """Row tile (i, j) of x as one (TILE_P, K) tile, its K tiles loaded one by one."""
+    rows = nl.ndarray((nl.par_dim(TILE_P), k_tiles * TILE_P), dtype=x.dtype, buffer=nl.sbuf)
+    for k in nl.affine_range(k_tiles):
+        rows[:, nl.ds(k * TILE_P, TILE_P)] = nl.load(x[i, j, :, k, :])
+    return rows
+
+
+def transpose_rows(rows, ident, n_tiles, dtype):
+    """The TILE_P-column blocks of a row tile, each transposed on the Tensor Engine."""
+    rows_t = nl.ndarray((n_tiles, nl.par_dim(TILE_P), TILE_P), dtype=dtype, buffer=nl.sbuf)
+    for k in nl.affine_range(n_tiles):
+        t_psum = nisa.nc_matmul(rows[:, nl.ds(k * TILE_P, TILE_P)], ident, is_moving_onezero=True, is_transpose=True)
+        rows_t[k] = nisa.tensor_copy(t_psum, dtype=dtype)
+    return rows_t
+
+
+def project(rows_t, w_tiles, n, n_tiles):
+    """One TILE_N-column block of rows @ w, accumulated over the K tiles in PSUM, fp32 in SBUF."""
+    acc = nl.zeros((TILE_P, TILE_N), dtype=nl.float32, buffer=nl.psum)
+    for k in nl.affine_range(n_tiles):
+        acc += nisa.nc_matmul(rows_t[k], w_tiles[k, :, nl.ds(n * TILE_N, TILE_N)])
+    return nisa.tensor_copy(acc, dtype=nl.float32)
+
+
 @nki.jit
 def swiglu_kernel(x, w_up, w_down, w_gate):
     # x: (M/512, 4, 128, K/128, 128), w_up/w_gate: (K/128, 128, N), w_down: (N/128, 128, K).
@@ -29,41 +62,21 @@ def swiglu_kernel(x, w_up, w_down, w_gate):
     zero_bias = nisa.memset(shape=(TILE_P, 1), value=0.0, dtype=nl.float32)
 
     for i in nl.affine_range(m_outer):
-        wg_tiles = nl.ndarray((8, nl.par_dim(128), 3072), dtype=nl.float32, buffer=nl.sbuf)
-        for k in nl.affine_range(8):
-            wg_tiles[k, :, :] = nl.load(w_gate[k, :, :])
+        wg_tiles = load_weight(w_gate, k_tiles, n_size)
         for j in nl.affine_range(m_inner):
-            rows = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.sbuf)
-            for k in nl.affine_range(8):
-                rows[:, 128*k:128*k + 128] = nl.load(x[i, j, :, k, :])
-            rows_t = nl.ndarray((8, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
-            for k in nl.affine_range(8):
-                t_psum_2 = nisa.nc_matmul(rows[:, 128*k:128*k + 128], ident, is_moving_onezero=True, is_transpose=True)
-                rows_t[k, :, :] = nisa.tensor_copy(t_psum_2, dtype=nl.float32)
+            rows = load_rows(x, i, j, k_tiles)
+            rows_t = transpose_rows(rows, ident, k_tiles, x.dtype)
             for n in nl.affine_range(n_size // TILE_N):
-                acc_2 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
-                for k in nl.affine_range(8):
-                    acc_2[...] += nisa.nc_matmul(rows_t[k, :, :], wg_tiles[k, :, 512*n:512*n + 512])
-                g = nisa.tensor_copy(acc_2, dtype=nl.float32)
+                g = project(rows_t, wg_tiles, n, k_tiles)
                 nl.store(gate[i * m_inner + j, :, nl.ds(n * TILE_N, TILE_N)], value=g)
 
     for i in nl.affine_range(m_outer):
-        wu_tiles = nl.ndarray((8, nl.par_dim(128), 3072), dtype=nl.float32, buffer=nl.sbuf)
-        for k in nl.affine_range(8):
-            wu_tiles[k, :, :] = nl.load(w_up[k, :, :])
+        wu_tiles = load_weight(w_up, k_tiles, n_size)
         for j in nl.affine_range(m_inner):
-            rows = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.sbuf)
-            for k in nl.affine_range(8):
-                rows[:, 128*k:128*k + 128] = nl.load(x[i, j, :, k, :])
-            rows_t = nl.ndarray((8, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
-            for k in nl.affine_range(8):
-                t_psum_3 = nisa.nc_matmul(rows[:, 128*k:128*k + 128], ident, is_moving_onezero=True, is_transpose=True)
-                rows_t[k, :, :] = nisa.tensor_copy(t_psum_3, dtype=nl.float32)
+            rows = load_rows(x, i, j, k_tiles)
+            rows_t = transpose_rows(rows, ident, k_tiles, x.dtype)
             for n in nl.affine_range(n_size // TILE_N):
-                acc_3 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
-                for k in nl.affine_range(8):
-                    acc_3[...] += nisa.nc_matmul(rows_t[k, :, :], wu_tiles[k, :, 512*n:512*n + 512])
-                up = nisa.tensor_copy(acc_3, dtype=nl.float32)
+                up = project(rows_t, wu_tiles, n, k_tiles)
                 g = nl.ndarray((nl.par_dim(TILE_P), TILE_N), dtype=x.dtype, buffer=nl.sbuf)
                 g[...] = nl.load(gate[i * m_inner + j, :, nl.ds(n * TILE_N, TILE_N)])
                 e = nisa.activation(op=nl.exp, data=g, bias=zero_bias, scale=-1.0)
@@ -74,20 +87,12 @@ def swiglu_kernel(x, w_up, w_down, w_gate):
                 nl.store(hidden[i * m_inner + j, :, nl.ds(n * TILE_N, TILE_N)], value=h)
 
     for i in nl.affine_range(m_outer):
-        wd_tiles = nl.ndarray((24, nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
-        for k in nl.affine_range(24):
-            wd_tiles[k, :, :] = nl.load(w_down[k, :, :])
+        wd_tiles = load_weight(w_down, n_tiles, d_size)
         for j in nl.affine_range(m_inner):
             h_row = nl.ndarray((nl.par_dim(TILE_P), n_size), dtype=x.dtype, buffer=nl.sbuf)
             h_row[...] = nl.load(hidden[i * m_inner + j])
-            h_t = nl.ndarray((24, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
-            for k in nl.affine_range(24):
-                t_psum = nisa.nc_matmul(h_row[:, 128*k:128*k + 128], ident, is_moving_onezero=True, is_transpose=True)
-                h_t[k, :, :] = nisa.tensor_copy(t_psum, dtype=nl.float32)
+            h_t = transpose_rows(h_row, ident, n_tiles, x.dtype)
             for d in nl.affine_range(d_size // TILE_N):
-                acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
-                for k in nl.affine_range(24):
-                    acc[...] += nisa.nc_matmul(h_t[k, :, :], wd_tiles[k, :, 512*d:512*d + 512])
-                res = nisa.tensor_copy(acc, dtype=nl.float32)
+                res = project(h_t, wd_tiles, d, n_tiles)
                 nl.store(out[i * m_inner + j, :, nl.ds(d * TILE_N, TILE_N)], value=res)
     return out

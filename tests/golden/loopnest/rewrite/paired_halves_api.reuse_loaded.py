@@ -14,6 +14,13 @@ H = 64
 F = 512
 
 
+def drain(stage, out, c0):
+    xt, wt = stage
+    y = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=y, data1=xt, data2=wt, op=nl.multiply)
+    nisa.dma_copy(dst=out[:, c0:c0 + F], src=y)
+
+
 @nki.jit
 def kernel(x, w):
     D, S = x.shape
@@ -23,7 +30,5 @@ def kernel(x, w):
         nisa.dma_copy(dst=stage[0][...], src=x[:, 512*j:512*j + 512])
         nisa.dma_copy(dst=stage[1][0:64, :], src=w[:, 512*j:512*j + 512])
         nisa.tensor_copy(dst=stage[1][64:128, :], src=stage[1][0:64, :])
-        y = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.tensor_tensor(dst=y[...], data1=stage[0], data2=stage[1], op=nl.multiply)
-        nisa.dma_copy(dst=out[:, 512*j:512*j + 512], src=y)
+        drain(stage, out, j * F)
     return out

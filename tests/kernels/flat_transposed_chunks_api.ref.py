@@ -1,0 +1,33 @@
+import numpy as np
+
+R = 2
+P = 128
+K = 512
+N = 256
+
+
+def get_inputs():
+    x = np.random.normal(loc=0, scale=1.0, size=(R, P, K)).astype(np.float32)
+    w = np.random.normal(loc=0, scale=1.0, size=(K, N)).astype(np.float32)
+    return [x, w]
+
+
+def forward(x, w):
+    return np.matmul(x, w)
+
+
+def transform_to_nki_inputs(inputs):
+    return inputs
+
+
+def transform_nki_outputs(k_res, ref):
+    if not isinstance(k_res, tuple):
+        k_res = (k_res,)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    outputs = []
+    for v, r in zip(k_res, refs):
+        if hasattr(r, "shape"):
+            outputs.append(np.reshape(v, r.shape))
+        else:
+            outputs.append(v)
+    return outputs

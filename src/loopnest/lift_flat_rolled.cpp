@@ -52,18 +52,7 @@ AValue Lifter::roll_flat_comprehension(const ComprehensionExpr& c, const RollSha
     fail(c.generators[1].iter->span, "a flattened comprehension whose inner range is not from 0 by 1 in every row");
   RollShape row_shape = shape;
   row_shape.count = inner_count;
-  const size_t pending_before = pending_inline.size();
-  AValue row = roll_comprehension(c, row_shape, it.range_kind, nullptr, 1);
-  if (pending_inline.size() != pending_before + 1 || pending_inline.back().name != kComprehensionLoop ||
-      pending_inline.back().nodes.size() != 1)
-    fail(c.span, "a flattened comprehension whose inner loop is not one node");
-  n.body.push_back(std::move(pending_inline.back().nodes.front()));
-  pending_inline.pop_back();
-  loop_stack.pop_back();
-  env.erase(var);
-  if (outer) env[var] = *outer;
-  if (row.items.empty() || row.items[0].k != K::Tile) fail(c.span, "a flattened comprehension of no tile");
-  Tensor& t = k.tensor(row.items[0].access.tensor);
+  Tensor& t = roll_row(c, row_shape, it.range_kind, 1, n, var, outer, "a flattened comprehension");
   const std::string list = assigned_name;
   if (t.list_loop < 0 || t.scope_loop != loop.id || !t.outer_lists.empty() || list.empty())
     fail(c.span, "a flattened comprehension whose rows are not one named list");

@@ -92,19 +92,8 @@ AValue Lifter::roll_nested_comprehension(const ComprehensionExpr& c, int64_t row
   if (it.k != K::Range || !(it.items[0].i == IExpr(0)) || !(it.items[1].i == IExpr(row_shape.count)) ||
       !(it.items[2].i == IExpr(1)))
     fail(inner.generators[0].iter->span, "a nested comprehension whose inner range is not from 0 by 1 in every row");
-  const size_t pending_before = pending_inline.size();
-  AValue row = roll_comprehension(inner, row_shape, it.range_kind, nullptr);
-  if (pending_inline.size() != pending_before + 1 || pending_inline.back().name != kComprehensionLoop ||
-      pending_inline.back().nodes.size() != 1)
-    fail(inner.span, "a nested comprehension whose inner loop is not one node");
-  n.body.push_back(std::move(pending_inline.back().nodes.front()));
-  pending_inline.pop_back();
-  loop_stack.pop_back();
-  env.erase(var);
-  if (outer) env[var] = *outer;
   // The row's list tensor (one block dim over the inner loop) gets the outer block dim: `x_t[r][k]`.
-  if (row.items.empty() || row.items[0].k != K::Tile) fail(inner.span, "a nested comprehension of no tile");
-  Tensor& t = k.tensor(row.items[0].access.tensor);
+  Tensor& t = roll_row(inner, row_shape, it.range_kind, 0, n, var, outer, "a nested comprehension");
   if (t.list_loop < 0 || t.scope_loop != loop.id || !t.outer_lists.empty())
     fail(inner.span, "a nested comprehension whose rows are not one list per row");
   const std::string list = assigned_name;
@@ -136,6 +125,22 @@ AValue Lifter::roll_nested_comprehension(const ComprehensionExpr& c, int64_t row
   AValue out = AValue::of_tuple(std::move(out_rows));
   out.k = K::List;
   return out;
+}
+
+Tensor& Lifter::roll_row(const ComprehensionExpr& inner, const RollShape& row_shape, LoopKind kind, size_t generator,
+                         Node& n, const std::string& var, const std::optional<AValue>& outer, const char* what) {
+  const size_t pending_before = pending_inline.size();
+  AValue row = roll_comprehension(inner, row_shape, kind, nullptr, generator);
+  if (pending_inline.size() != pending_before + 1 || pending_inline.back().name != kComprehensionLoop ||
+      pending_inline.back().nodes.size() != 1)
+    fail(inner.span, fmt::format("{} whose inner loop is not one node", what));
+  n.body.push_back(std::move(pending_inline.back().nodes.front()));
+  pending_inline.pop_back();
+  loop_stack.pop_back();
+  env.erase(var);
+  if (outer) env[var] = *outer;
+  if (row.items.empty() || row.items[0].k != K::Tile) fail(inner.span, fmt::format("{} of no tile", what));
+  return k.tensor(row.items[0].access.tensor);
 }
 
 }  // namespace loopnest::detail

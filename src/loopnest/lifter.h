@@ -435,6 +435,12 @@ class Lifter {
                        std::vector<Op>& ops, std::vector<Node>& out);
   AValue roll_nested_comprehension(const nki::ComprehensionExpr& c, int64_t rows, const RollShape& row_shape,
                                    LoopKind kind);
+  // The row level of a comprehension rolled over two levels (nested or flattened): generator
+  // `generator` of `inner` rolled as a loop into the outer loop node `n`, which it then closes (the
+  // loop stack popped, the outer variable `var` bound again to `outer`); the row's list tensor.
+  // `what` names the comprehension in errors.
+  Tensor& roll_row(const nki::ComprehensionExpr& inner, const RollShape& row_shape, LoopKind kind, size_t generator,
+                   Node& n, const std::string& var, const std::optional<AValue>& outer, const char* what);
   // A loop of the form whose body changed an attribute it reads before setting: refused by name.
   void check_carried_attrs(const nki::ForStmt& s, const AttrsSnapshot& before);
   bool carried_attr_refused = false;  // check_carried_attrs refused the loop being lifted

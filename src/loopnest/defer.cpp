@@ -292,6 +292,9 @@ std::optional<Plan> plan(Kernel& k, const Analysis& an, const OpRef& n) {
     return std::nullopt;
   if (written_between(k, an, storage_of(k, data->access.tensor), n.order, last + 1)) return std::nullopt;
   p.result = r;
+  // A division prints as nl.divide, which returns its tile: a destination-first copy has no such
+  // spelling (divide is no tensor_scalar operator, nki-language.md 9.1).
+  if (how == "divide" && r->op().dst_first) return std::nullopt;
   return p;
 }
 
@@ -359,8 +362,12 @@ class DeferNormalization : public Transform {
       for (const OpRef* t : p.transposes) read_p(t->op().arg(transposed_param(t->op())), t->node);
     }
     const Op& copy = p.result->op();
-    std::vector<Arg> args = {arg("data", *operand(copy, "src")), arg("op0", symbol(p.how)), arg("operand0", s)};
-    Op scaled = rebuild(copy, "nisa.tensor_scalar", std::move(args));
+    // A division prints as the language nl.divide (the column broadcast along the rows): divide
+    // is no operator of nisa.tensor_scalar (nki-language.md 9.1).
+    Op scaled = p.how == "divide"
+                    ? rebuild(copy, "nl.divide", {arg("x", *operand(copy, "src")), arg("y", s)})
+                    : rebuild(copy, "nisa.tensor_scalar",
+                              {arg("data", *operand(copy, "src")), arg("op0", symbol(p.how)), arg("operand0", s)});
     scaled.origin = nullptr;
     p.result->node->ops[p.result->index] = std::move(scaled);
     p.result->node->dirty = true;

@@ -9,6 +9,7 @@
 
 #include "loopnest/alu_engine.h"
 #include "loopnest/api.h"
+#include "loopnest/scalar_step.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -48,9 +49,10 @@ class EngineAssign : public Transform {
       std::vector<Engine> targets;
       bool tensor_scalar = op.api == "nisa.tensor_scalar";
       bool tensor_tensor = op.api == "nisa.tensor_tensor";
-      // nl.divide (and the `/` operator) included: nisa.tensor_scalar(op0=nl.divide) is offered, so
-      // the language spelling of the same instruction must be (issue 13 item 3).
-      bool language = is_binary_language_op(op.api);
+      // nl.divide (and the `/` operator) excluded: its ISA spelling (tensor_scalar / tensor_tensor
+      // with op=nl.divide) does not compile, divide "is not in the ISA operator table"
+      // (nki-language.md 9.1); the kernel's own nisa.* divide is refused by the interpreter.
+      bool language = is_binary_language_op(op.api) && isa_operator(operator_symbol(op.api));
       const Operand *x = nullptr, *y = nullptr;
       if (language) {
         const Arg *ax = op.arg("x"), *ay = op.arg("y");

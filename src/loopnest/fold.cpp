@@ -263,7 +263,7 @@ class FoldSilu : public Transform {
       }
       // reciprocal(1 + exp(-x)), then optionally times x.
       auto recip = scalar_step(r.op());
-      if (!recip || recip->op != "divide" || !recip->reverse || !is_number(&recip->operand, 1.0)) continue;
+      if (!recip || recip->op != "reciprocal") continue;
       if (r.op().api != "nisa.reciprocal" && r.op().api != "nl.reciprocal") continue;
       auto ne = one_plus_neg_exp(k, an, producer(k, an, r, recip->data));
       if (!ne) continue;
@@ -339,6 +339,9 @@ class FoldScalarOps : public Transform {
       if (!first || first->operand.kind != Operand::Kind::Number) continue;
       if (second->operand.kind != Operand::Kind::Number) continue;
       if (!same_alu_class(first->op, second->op)) continue;
+      // A divide step (nl.divide(x, c)) has no tensor_scalar spelling (9.1); a reciprocal does
+      // (op=nl.reciprocal with a dummy operand), priced as the unary step on its engine.
+      if (!isa_operator(first->op) || !isa_operator(second->op)) continue;
       Operand data = *first->data;
       ScalarStep a = *first, b = *second;
       Site s = make_site(k, an, *p, fmt::format("fold `{}{}` and `{}` into one tensor_scalar", first->op,
@@ -348,6 +351,7 @@ class FoldScalarOps : public Transform {
       Gone gone = gone_of(*p);
       if (sink(s, [&k, target, data, a, b, gone] {
             std::vector<Arg> args = {arg("data", data), arg("op0", symbol(a.op)), arg("operand0", a.operand)};
+            // (A unary step's dummy operand prints as the 1.0 it is, with no reverse flag.)
             if (a.reverse) args.push_back(arg("reverse0", symbol("True")));
             args.push_back(arg("op1", symbol(b.op)));
             args.push_back(arg("operand1", b.operand));
@@ -656,6 +660,8 @@ class FoldScalarTensorTensor : public Transform {
             !(step->data->access.tile_shape() == other->access.tile_shape()))
           continue;
         if (!same_alu_class(step->op, b->op)) continue;
+        // scalar_tensor_tensor takes binary ISA operators only: no divide (9.1), no unary step.
+        if (!isa_operator(step->op) || !isa_operator(b->op) || step->op == "reciprocal") continue;
         // One instruction reads both tiles now: at most one of them may be in PSUM (the step's
         // data a matmul result, the other operand a PSUM accumulator: `nl.add(acc, low * alpha)`).
         auto in_psum = [&k](const Operand* o) {
@@ -714,11 +720,13 @@ class FoldReciprocal : public Transform {
                                                   name_of(k, n), name_of(k, d)));
         const OpRef* target = &r;
         Gone gone = gone_of(*p);
+        // The language nl.divide, whatever the multiply's spelling: a nisa.tensor_tensor(op=divide)
+        // does not compile (divide is no ISA operator, nki-language.md 9.1). A multiply pinned to
+        // an engine (engine=), or written destination-first, is no site: nl.divide takes no engine
+        // and returns its tile.
+        if (r.op().api == "nisa.tensor_tensor" && (r.op().engine_explicit || r.op().dst_first)) continue;
         if (sink(s, [&k, target, n, d, gone] {
-              Op op = target->op().api == "nisa.tensor_tensor"
-                          ? rebuild(target->op(), "nisa.tensor_tensor",
-                                    {arg("data1", n), arg("data2", d), arg("op", symbol("divide"))})
-                          : rebuild(target->op(), "nl.divide", {arg("x", n), arg("y", d)});
+              Op op = rebuild(target->op(), "nl.divide", {arg("x", n), arg("y", d)});
               replace(k, *target, std::move(op), {gone});
             }))
           return true;

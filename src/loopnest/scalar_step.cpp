@@ -8,6 +8,8 @@ namespace loopnest {
 
 bool commutative(const std::string& op) { return op == "add" || op == "multiply" || op == "maximum" || op == "minimum"; }
 
+bool isa_operator(const std::string& op) { return op != "divide" && op != "true_divide"; }
+
 std::optional<ScalarStep> scalar_step(const Op& op) {
   if (op.api == "nisa.tensor_scalar") {
     const Operand* data = operand(op, "data");
@@ -25,7 +27,9 @@ std::optional<ScalarStep> scalar_step(const Op& op) {
     const char* p = op.api == "nisa.reciprocal" ? "data" : "x";
     const Operand* data = operand(op, p);
     if (!data || data->kind != Operand::Kind::Tile) return std::nullopt;
-    return ScalarStep{data, "divide", number_operand(1.0), true, p};
+    // The unary ALU operator reciprocal with a dummy operand (nki-language.md 9.1), as a fold
+    // prints it: not "1.0 divide data", since divide is no ISA operator (9.1).
+    return ScalarStep{data, "reciprocal", number_operand(1.0), false, p};
   }
   if (is_binary_language_op(op.api)) {
     const Operand *x = operand(op, "x"), *y = operand(op, "y");

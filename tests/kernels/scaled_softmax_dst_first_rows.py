@@ -24,7 +24,6 @@ def kernel(x):
         nisa.activation(dst=e, op=nl.exp, data=s, bias=neg_m, scale=1.0)
         total = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
         nisa.tensor_reduce(dst=total, op=nl.add, data=e, axis=1, keepdims=True)
-        p = nl.ndarray((128, C), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.tensor_scalar(dst=p, data=e, op0=nl.divide, operand0=total)
+        p = nl.divide(e, total)
         nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, :], src=p)
     return out

@@ -122,13 +122,14 @@ bool simple_tensor_scalar(Expr* v, std::string& data, std::string& op, std::stri
 }
 
 // A second step applied to `a`: a simple tensor_scalar on it, nl.add/multiply/subtract(a, const),
-// or a reciprocal (1 / a, as divide with reverse).
+// or a reciprocal: the unary ALU operator nl.reciprocal with a dummy operand (nki-language.md 9.1),
+// not `1.0 divide a`, since divide is no ISA operator (9.1; the interpreter refuses it).
 bool second_step(Expr* v, const std::string& a, std::string& op, std::string& operand, bool& reverse) {
   std::string data;
   reverse = false;
   if (simple_tensor_scalar(v, data, op, operand)) return data == a;
   if (is_reciprocal_of(v, a)) {
-    op = "nl.divide", operand = "1.0", reverse = true;
+    op = "nl.reciprocal", operand = "1.0", reverse = false;
     return true;
   }
   for (const char* f : {"nl.add", "nl.multiply", "nl.subtract"}) {

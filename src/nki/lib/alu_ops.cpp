@@ -118,6 +118,14 @@ const AluOp& alu_op(const Value& v, std::string_view api, std::string_view what)
   }
   if (!op) throw NkiError(ErrorKind::Type, fmt::format("{} of {} must be an ALU operator such as nl.add or np.add, "
                                                        "got {}", what, api, v.repr()));
+  // "nl.divide exists as a language API but is not in the ISA operator table" (nki-language.md
+  // 9.1): an instruction's operator slot does not take it, whatever the engine. The language
+  // call nl.divide(x, y) (and `/`) stays valid; it does not come through here.
+  if (op->name == "divide" && api.starts_with("nisa."))
+    throw NkiError(ErrorKind::Rule, fmt::format("{} of {} cannot be a divide: nl.divide is a language API, not an "
+                                                "operator of the ISA table (nki-language.md 9.1); divide with "
+                                                "nl.divide(x, y), or multiply by nl.reciprocal (a unary "
+                                                "tensor_scalar step with a dummy operand)", what, api));
   return *op;
 }
 

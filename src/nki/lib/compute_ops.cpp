@@ -352,6 +352,14 @@ Value activation_core(const NkiTensorObj& data, const ActivationArgs& a, std::st
     if (bt && bt->dtype() != DType::Float32 && bt->dtype() != DType::Float16 && bt->dtype() != DType::BFloat16)
       throw NkiError(ErrorKind::Rule, fmt::format("err_activation_bias_invalid_type: bias of {} must be "
                                                   "float32/float16/bfloat16, got {}", api, tensor::name(bt->dtype())));
+    // "bias: a per-partition vector (P, 1)" (nki-language.md 8.2, 10.1 err_activation_bias_invalid_type);
+    // a scalar bias exists only "from NeuronCore-v3" (12.2, the newer API). On NeuronCore-v2 a number
+    // is refused; from v3 it is taken as the broadcast constant.
+    if (!bt && KernelContext::current().nc_version < 3)
+      throw NkiError(ErrorKind::Rule, fmt::format("err_activation_bias_invalid_type: bias of {} must be a (P, 1) "
+                                                  "float32/float16/bfloat16 vector tile on NeuronCore-v2, got {} (a "
+                                                  "scalar bias only from NeuronCore-v3, nki-language.md 8.2, 12.2)",
+                                                  api, a.bias.repr()));
     bias = step_operand(ins, data, a.bias, api, "bias");
   }
   DType out = dtype.value_or(data.dtype());

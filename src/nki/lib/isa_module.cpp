@@ -186,7 +186,13 @@ Value isa_tensor_reduce(Interpreter& in, BoundArgs& a) {
 Value isa_tensor_scalar_reduce(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.tensor_scalar_reduce";
   NkiTensorObj& data = tile_arg(a["data"], api, "data");
-  ScalarStep s0{&binary_alu_op(a["op0"], api, "op0"), a["operand0"], a["reverse0"].truthy()};
+  // "reverse0 not yet supported" (nki-language.md 8.3): the compiler does not take the flag; it
+  // was applied silently (operand0 <op0> data) before session 38.
+  if (a["reverse0"].truthy())
+    throw NkiError(ErrorKind::Rule, fmt::format("reverse0=True of {} is not supported (nki-language.md 8.3: "
+                                                "\"reverse0 not yet supported\"); compute operand0 <op0> data with "
+                                                "nisa.tensor_scalar, then reduce", api));
+  ScalarStep s0{&binary_alu_op(a["op0"], api, "op0"), a["operand0"], false};
   // One Vector Engine instruction with the reduction fused (ISA: Vector only, so not movable).
   ScalarReduce red;
   if (!a["reduce_op"].is_none()) red.op = &alu_op(a["reduce_op"], api, "reduce_op");

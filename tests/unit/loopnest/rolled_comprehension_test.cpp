@@ -89,7 +89,9 @@ TEST(RolledComprehension, AListHelperOpensAndItsSubtractFoldsIntoTheBias) {
 TEST(RolledComprehension, EverySiteOfTheKernelPrintsAndKeepsItsResult) {
   for (const auto& file : kKernels) {
     std::string path = source_dir() + file;
-    EXPECT_GE(loopnest_test::expect_every_site_keeps_result(path, read(path), kArgs), 8u) << file;
+    // 7 since session 38: `n / den` has no engine_assign site (its ISA spelling
+    // tensor_scalar(op0=nl.divide) does not compile, nki-language.md 9.1).
+    EXPECT_GE(loopnest_test::expect_every_site_keeps_result(path, read(path), kArgs), 7u) << file;
   }
 }
 

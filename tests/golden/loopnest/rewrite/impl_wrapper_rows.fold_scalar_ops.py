@@ -14,6 +14,6 @@ def kernel(x):
     out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
     for r in nl.affine_range(2):
         t = nl.load(x[128*r + nl.arange(128)[:, None], nl.arange(512)[None, :]], mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
-        v = nisa.tensor_scalar(data=t, op0=nl.add, operand0=3.0, op1=nl.divide, operand1=1.0, reverse1=True, mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
+        v = nisa.tensor_scalar(data=t, op0=nl.add, operand0=3.0, op1=nl.reciprocal, operand1=1.0, mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
         nl.store(out[128*r + nl.arange(128)[:, None], nl.arange(512)[None, :]], value=v, mask=(128*r - 200 + nl.arange(128)[:, None] < 0))
     return out

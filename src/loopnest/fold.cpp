@@ -535,6 +535,10 @@ class FoldBias : public Transform {
       if (!mask_implies(r.op(), p->op())) continue;
       auto step = column_step(p->op(), true);
       if (!step || step->op == "multiply" || !negation_fits(k, p->op(), *step)) continue;
+      // f(s * (x + c)) needs s * c as the bias, which no operation of the form computes; for
+      // x - c the negation multiplies by -s (an outside author's online softmax scaled its exp:
+      // the bias -c had made exp(s * x - c)).
+      if (!step->subtract() && act->scale && act->scale->number != 1.0) continue;
       // A subtraction into a slice of a row buffer (a pass chunked along the row) negates the
       // column into a fresh one; once per chunk would cost more than the pass it saves, so the
       // negation moves out of the loops the column does not change in.
@@ -593,10 +597,12 @@ class FoldBias : public Transform {
         neg.dtype = col.dtype;
         if (!neg.name.empty()) neg.name = fresh_loop_var(k, neg_name);
       }
+      // f(s * (x - c)) = f(s * x + bias) with bias = -s * c.
+      const double by = -(act.scale ? act.scale->number : 1.0);
       Op negate = into_buffer ? rebuild(prod.op(), "nisa.tensor_scalar",
                                         {arg("data", step.c), arg("op0", symbol("multiply")),
-                                         arg("operand0", number_operand(-1.0))})
-                              : rebuild(prod.op(), "nl.multiply", {arg("x", step.c), arg("y", number_operand(-1.0))});
+                                         arg("operand0", number_operand(by))})
+                              : rebuild(prod.op(), "nl.multiply", {arg("x", step.c), arg("y", number_operand(by))});
       negate.args[0].value.origin = nullptr;
       if (into_buffer) {
         negate.dst = whole_of(k, t);

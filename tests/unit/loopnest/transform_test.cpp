@@ -1058,6 +1058,8 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // destination-first into a declared buffer (assigned into it after the move).
       {"tests/kernels/row_broadcast_grid.py", "row_broadcast_grid.broadcast_on_chip", "broadcast_on_chip", {}},
       {"tests/kernels/row_broadcast_api.py", "row_broadcast_api.broadcast_on_chip", "broadcast_on_chip", {}},
+      // A scaled exp of x - m: the bias the fold makes is -scale * m.
+      {"tests/kernels/scaled_exp_bias_rows.py", "scaled_exp_bias_rows.fold_bias", "fold_bias", {}},
       // An instruction and the loads feeding it out of the innermost loop: the values stay values.
       {"tests/kernels/state_inner_product_rows.py", "state_inner_product_rows.hoist_compute", "hoist_compute", {}},
       // Every invariant statement of the state loop in one move, each making the next invariant.

@@ -30,18 +30,11 @@
 #include "loopnest/nest_walk.h"
 #include "loopnest/param_size.h"
 #include "loopnest/transform.h"
+#include "trn/tile_limits.h"
 
 namespace loopnest {
 
 namespace {
-
-constexpr int64_t kPsumBankBytes = 2048;  // per partition (ARCH2)
-
-int64_t dtype_bytes(const std::string& dtype) {
-  if (dtype == "float32" || dtype == "int32" || dtype == "uint32") return 4;
-  if (dtype == "bfloat16" || dtype == "float16" || dtype == "int16" || dtype == "uint16") return 2;
-  return dtype.empty() ? 0 : 1;
-}
 
 // The source reading partition 0's row once: the partition axis's zero-stride terms go, and one
 // one-element term of it indexes the first dim no other axis indexes (`b[s + 0 * i_p, j]` ->
@@ -120,10 +113,10 @@ Found broadcast_loads(const Kernel& k, const Analysis& an) {
     auto b = broadcast_load(k, r);
     if (!b) continue;
     const std::vector<IExpr> tile = r.op().dst->tile_shape();
-    int64_t row_bytes = dtype_bytes(k.tensor(r.op().dst->tensor).dtype);
+    int64_t row_bytes = itemsize_of(k.tensor(r.op().dst->tensor).dtype);
     for (size_t i = 1; i < tile.size(); ++i)
-      row_bytes = tile[i].is_constant() ? row_bytes * tile[i].constant() : kPsumBankBytes + 1;
-    f.fits_bank = f.fits_bank && row_bytes <= kPsumBankBytes;
+      row_bytes = tile[i].is_constant() ? row_bytes * tile[i].constant() : trn::limits::psum_bank_bytes + 1;
+    f.fits_bank = f.fits_bank && row_bytes <= trn::limits::psum_bank_bytes;
     f.loads.push_back(std::move(*b));
     if (!f.anchor) f.anchor = &r;
   }

@@ -48,14 +48,13 @@ std::string grid_of(const nki::Expr& e, const std::string& nl_alias) {
   return axis < 0 ? "" : grid_key(n.as_int(), axis, places.size());
 }
 
-// Integer literals bound once by name (literal_constants.h): the module's, unless the kernel binds
+// Integer sizes bound once by name (literal_constants.h): the module's, unless the kernel binds
 // the name itself, then the kernel's own.
 std::map<std::string, int64_t> integer_constants(const Kernel& k) {
   std::map<std::string, int64_t> out;
   if (!k.function) return out;
   auto add = [&](const std::vector<LiteralBinding>& bindings) {
-    for (const auto& [id, e] : bindings)
-      if (const nki::Value& v = static_cast<const nki::ConstantExpr&>(*e).value; v.is_int()) out[id] = v.as_int();
+    for (const auto& b : bindings) out[b.name] = b.value;
   };
   if (k.module) add(module_size_constants(*k.module));
   std::map<std::string, int> kernel_bound = binding_counts(k.function->body);

@@ -1,16 +1,74 @@
 #include "loopnest/literal_constants.h"
 
+#include <cstdlib>
 #include <functional>
 
 #include "nki/ast_walk.h"
+#include "trn/tile_limits.h"
 
 namespace loopnest {
 
-// `NAME = 2048` at module level, bound by no other module statement: a library kernel's tile
-// size, passed by its entry point to the implementation (`_impl(x, out, ROWS, COLS)`), whose
-// ceil-div trips and tail masks are written for any value of it.
+std::optional<int64_t> size_expression_value(const nki::Expr& e, const std::map<std::string, int64_t>& known) {
+  using nki::ExprKind;
+  switch (e.kind) {
+    case ExprKind::Constant: {
+      const nki::Value& v = static_cast<const nki::ConstantExpr&>(e).value;
+      if (v.is_int()) return v.as_int();
+      return std::nullopt;
+    }
+    case ExprKind::Name: {
+      auto it = known.find(static_cast<const nki::NameExpr&>(e).id);
+      if (it == known.end()) return std::nullopt;
+      return it->second;
+    }
+    case ExprKind::Attribute: {
+      // `nl.tile_size.gemm_moving_fmax`: the limit, whatever the language module is called.
+      const auto& a = static_cast<const nki::AttributeExpr&>(e);
+      if (!a.value || a.value->kind != ExprKind::Attribute ||
+          static_cast<const nki::AttributeExpr&>(*a.value).attr != "tile_size")
+        return std::nullopt;
+      for (const auto& limit : trn::limits::tile_size)
+        if (limit.name == a.attr) return limit.value;
+      return std::nullopt;
+    }
+    case ExprKind::UnaryOp: {
+      const auto& u = static_cast<const nki::UnaryOpExpr&>(e);
+      auto v = u.operand ? size_expression_value(*u.operand, known) : std::nullopt;
+      if (!v || (u.op != nki::UnOp::Neg && u.op != nki::UnOp::Pos)) return std::nullopt;
+      return u.op == nki::UnOp::Neg ? -*v : *v;
+    }
+    case ExprKind::BinOp: {
+      const auto& b = static_cast<const nki::BinOpExpr&>(e);
+      auto l = b.left ? size_expression_value(*b.left, known) : std::nullopt;
+      auto r = b.right ? size_expression_value(*b.right, known) : std::nullopt;
+      if (!l || !r) return std::nullopt;
+      const int64_t limit = int64_t{1} << 40;  // sizes; nothing near overflow
+      if (std::abs(*l) > limit || std::abs(*r) > limit) return std::nullopt;
+      switch (b.op) {
+        case nki::BinOp::Add: return *l + *r;
+        case nki::BinOp::Sub: return *l - *r;
+        case nki::BinOp::Mul: return *l * *r;
+        case nki::BinOp::FloorDiv:
+        case nki::BinOp::Mod: {
+          if (*r == 0) return std::nullopt;
+          int64_t q = *l / *r;
+          if ((*l % *r != 0) && ((*l < 0) != (*r < 0))) --q;  // Python floors
+          return b.op == nki::BinOp::FloorDiv ? q : *l - q * *r;
+        }
+        default: return std::nullopt;
+      }
+    }
+    default: return std::nullopt;
+  }
+}
+
+// `NAME = 2048` (or an expression of such names and limits, `NAME = 4 * nl.tile_size.pmax`) at
+// module level, bound by no other module statement: a library kernel's tile size, passed by its
+// entry point to the implementation (`_impl(x, out, ROWS, COLS)`), whose ceil-div trips and tail
+// masks are written for any value of it.
 std::vector<LiteralBinding> module_size_constants(const nki::ModuleAst& module) {
   std::map<std::string, int> bound;
+  std::map<std::string, int64_t> known;  // in statement order: a name reads the ones above it
   std::vector<LiteralBinding> single;
   for (const auto& s : module.body) {
     if (s->kind != nki::StmtKind::Assign) continue;
@@ -21,13 +79,19 @@ std::vector<LiteralBinding> module_size_constants(const nki::ModuleAst& module) 
         continue;
       }
       const std::string& id = static_cast<const nki::NameExpr&>(*t).id;
-      if (bound[id]++ == 0 && a.targets.size() == 1 && a.value && a.value->kind == nki::ExprKind::Constant)
-        single.emplace_back(id, a.value.get());
+      if (bound[id]++ != 0 || a.targets.size() != 1 || !a.value) {
+        known.erase(id);
+        continue;
+      }
+      if (auto v = size_expression_value(*a.value, known)) {
+        known[id] = *v;
+        single.push_back({id, a.value.get(), *v});
+      }
     }
   }
   std::vector<LiteralBinding> out;
-  for (auto& [id, e] : single)
-    if (bound[id] == 1) out.emplace_back(id, e);
+  for (auto& b : single)
+    if (bound[b.name] == 1) out.push_back(b);
   return out;
 }
 
@@ -110,14 +174,17 @@ std::vector<LiteralBinding> local_size_constants(const nki::FunctionCode& fn) {
   std::map<std::string, int> bound = binding_counts(fn.body);
   for (const nki::Parameter& p : fn.params) bound[p.name] += 2;
   std::vector<LiteralBinding> out;
+  std::map<std::string, int64_t> known;  // the kernel's own constants above a statement
   for (const auto& s : fn.body) {
     if (s->kind != nki::StmtKind::Assign) continue;
     const auto& a = static_cast<const nki::AssignStmt&>(*s);
-    if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name || !a.value ||
-        a.value->kind != nki::ExprKind::Constant)
-      continue;
+    if (a.targets.size() != 1 || a.targets[0]->kind != nki::ExprKind::Name || !a.value) continue;
     const std::string& id = static_cast<const nki::NameExpr&>(*a.targets[0]).id;
-    if (bound[id] == 1) out.emplace_back(id, a.value.get());
+    if (bound[id] != 1) continue;
+    if (auto v = size_expression_value(*a.value, known)) {
+      known[id] = *v;
+      out.push_back({id, a.value.get(), *v});
+    }
   }
   return out;
 }

@@ -10,7 +10,9 @@
 // on the form may rescale, so the move edits the default in the source and lifts the kernel again:
 // every use follows.
 //
-// Offered when the literal is an integer power of two in [128, 8192], a parameter is not passed
+// Offered when the size (a literal, or an expression of literals, earlier constants and
+// `nl.tile_size` limits, replaced by the new literal) is a power of two or a multiple of 128 in
+// [128, 8192] and the new one a whole multiple or fraction of it, a parameter is not passed
 // by the task (the lift used the default), a module constant is bound by that one statement of the
 // module and passed by the kernel to a function of the module (its implementation) or used by the
 // kernel in a ceil-division or a `min` clamp (its ragged last tile written for any value), the new value
@@ -44,16 +46,18 @@ std::optional<std::string> replaced(const std::string& text, uint32_t line, uint
   return text.substr(0, at) + with + text.substr(at + count);
 }
 
-// A size written as one integer literal in the source (a parameter's default, a module
-// constant): the literal halved and doubled, the kernel lifted again from the edited text. A site
-// per new value whose form differs; true when the sink stopped.
+// A size written once in the source (a parameter's default, a module constant), as a literal or
+// an expression of literals and hardware limits (`2 * nl.tile_size.gemm_moving_fmax`): the
+// written value replaced by a literal of another value, the kernel lifted again from the edited
+// text. A site per new value whose form differs; true when the sink stopped.
 struct SizeLiteral {
   std::string var;    // the parameter's or the constant's name
   std::string where;  // site parameter `default`: "param", "module" or "local"
   std::string what;   // how the description names it
   std::string note;   // said after the values
   const nki::Expr* value = nullptr;
-  int64_t above = 0;  // offered only when the literal is larger (a free-axis size)
+  int64_t size = 0;   // what `value` evaluates to
+  int64_t above = 0;  // offered only when the size is larger (a free-axis size)
 };
 
 // Per output of the kernel, per dim: the lowest and highest element any write of it reaches over
@@ -231,7 +235,7 @@ bool shapes_disagree(const Kernel& k) {
   return disagree;
 }
 
-// Each edit of `lit` to a value of `values(from)` (powers of two in [128, 8192]) whose relifted
+// Each edit of `lit` to a value of `values(from)` (in [128, 8192]) whose relifted
 // form differs and writes the same output elements with agreeing shapes, given to `f` with the
 // edited kernel; true when `f` stopped.
 using SizeEditFn = std::function<bool(const SizeLiteral&, int64_t from, int64_t to, Kernel&& after)>;
@@ -239,17 +243,19 @@ bool edits_of_literal(const Kernel& k, const std::vector<ArgSpec>& args, const s
                       const SizeLiteral& lit, const std::function<std::vector<int64_t>(int64_t)>& values,
                       const SizeEditFn& f) {
   const std::string& text = k.module->file->text;
-  if (!lit.value || lit.value->kind != nki::ExprKind::Constant) return false;
-  const nki::Value& v = static_cast<const nki::ConstantExpr&>(*lit.value).value;
+  if (!lit.value) return false;
   const nki::Span& sp = lit.value->span;
-  if (!v.is_int() || sp.line == 0 || sp.line != sp.end_line || sp.col == 0) return false;
-  const int64_t from = v.as_int();
-  if (from < 128 || from > 8192 || (from & (from - 1)) != 0 || from <= lit.above) return false;
-  const std::string from_text = std::to_string(from);
-  if (k.module->file->line_text(sp.line).compare(sp.col - 1, from_text.size(), from_text) != 0) return false;
+  if (sp.line == 0 || sp.line != sp.end_line || sp.col == 0 || sp.end_col <= sp.col) return false;
+  const int64_t from = lit.size;
+  // A tile size: a power of two, or a multiple of 128 (a width chosen to divide the data, 1792 of
+  // 7168), from 128 to 8192.
+  if (from < 128 || from > 8192 || ((from & (from - 1)) != 0 && from % 128 != 0) || from <= lit.above) return false;
+  const std::string written = k.module->file->line_text(sp.line).substr(sp.col - 1, sp.end_col - sp.col);
+  if (lit.value->kind == nki::ExprKind::Constant && written != std::to_string(from)) return false;
   for (int64_t to : values(from)) {
-    if (to < 128 || to > 8192) continue;
-    auto edited = replaced(text, sp.line, sp.col, from_text.size(), std::to_string(to));
+    // A whole multiple or fraction of the written size: every trip it counts scales with it.
+    if (to < 128 || to > 8192 || (to > from ? to % from : from % to) != 0) continue;
+    auto edited = replaced(text, sp.line, sp.col, written.size(), std::to_string(to));
     if (!edited) continue;
     Kernel after;
     try {
@@ -361,8 +367,7 @@ bool written_for_any_value(const nki::FunctionCode& fn, const nki::ModuleAst& mo
 // (`res[:, 1024 * h:1024 * h + 1024]` beside `block = 1024`, a move's printed window): that text
 // would not follow the edit, and a tile read whole after being written in part reaches no
 // output-extent or shape check.
-bool divides_a_size(const nki::FunctionCode& fn, const std::string& name, const nki::Expr* binding) {
-  const int64_t value = static_cast<const nki::ConstantExpr&>(*binding).value.as_int();
+bool divides_a_size(const nki::FunctionCode& fn, const std::string& name, const nki::Expr* binding, int64_t value) {
   bool spelled = false, divides = false;
   auto& body = const_cast<nki::Block&>(fn.body);  // read only; the walk takes mutable trees
   nki::for_each_expr(body, [&](nki::ExprPtr& p) {  // every expression, nested ones included
@@ -393,14 +398,16 @@ bool for_each_size_edit(const Kernel& k, bool dividing_constants,
     const Param& p = k.params[i];
     const nki::Parameter& decl = params[i];
     if (p.tensor >= 0 || p.passed || p.name != decl.name || !decl.default_value) continue;
+    auto size = size_expression_value(*decl.default_value, {});
+    if (!size) continue;
     if (edits_of_literal(k, *args, before,
                          {p.name, "param", "the kernel parameter", " (its default; the task does not pass it)",
-                          decl.default_value.get()},
+                          decl.default_value.get(), *size},
                          values, f))
       return true;
   }
-  for (const auto& [id, e] : module_size_constants(*k.module)) {
-    SizeLiteral lit{id, "module", "the module constant", " (a tile size its masks and trip counts follow)", e};
+  for (const auto& [id, e, size] : module_size_constants(*k.module)) {
+    SizeLiteral lit{id, "module", "the module constant", " (a tile size its masks and trip counts follow)", e, size};
     // A constant the kernel reads itself is a site when its ragged tail is written, and only above
     // 128: a partition count (`TILE_ROWS = 128` clamped by `min`) cannot grow, and where it is
     // clamped the lifted form cannot see its size to refuse it.
@@ -410,11 +417,11 @@ bool for_each_size_edit(const Kernel& k, bool dividing_constants,
     }
     if (edits_of_literal(k, *args, before, lit, values, f)) return true;
   }
-  for (const auto& [id, e] : local_size_constants(*k.function)) {
+  for (const auto& [id, e, size] : local_size_constants(*k.function)) {
     if (!passed_to_helper(*k.function, *k.module, id) && !written_for_any_value(*k.function, *k.module, id) &&
-        !(dividing_constants && divides_a_size(*k.function, id, e)))
+        !(dividing_constants && divides_a_size(*k.function, id, e, size)))
       continue;
-    SizeLiteral lit{id, "local", "the kernel's constant", " (a tile size its masks and trip counts follow)", e, 128};
+    SizeLiteral lit{id, "local", "the kernel's constant", " (a tile size its masks and trip counts follow)", e, size, 128};
     if (edits_of_literal(k, *args, before, lit, values, f)) return true;
   }
   return false;

@@ -136,6 +136,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"row_broadcast_free_dim.py", arrays({{256, 512}, {4, 512}})},
       {"row_broadcast_wide.py", arrays({{256, 2048}, {4, 2048}})},
       {"cdiv_chunk_rows.py", arrays({{128, 2048}})},
+      {"expr_chunk_rows.py", arrays({{128, 2560}})},
+      {"nonpow2_chunk_rows.py", arrays({{128, 7168}})},
       {"scaled_exp_bias_rows.py", arrays({{256, 512}})},
       {"state_inner_product_rows.py", arrays({{256, 512}, {256, 512}, {256, 4}})},
       {"ragged_chunk_rows.py", arrays({{128, 2560}})},

@@ -5,12 +5,15 @@
 // move on the form rescales. That the sites keep the result is
 // LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/param_chunk_rows.py).
 #include <algorithm>
+#include <map>
 
 #include <gtest/gtest.h>
 
 #include "corpus.h"
 #include "loopnest/lift.h"
+#include "loopnest/literal_constants.h"
 #include "loopnest/transform.h"
+#include "nki/parser.h"
 
 namespace {
 
@@ -70,21 +73,24 @@ def kernel(x, bufs=3, spare=512, block=64):
 // constant halved and doubled, the kernel lifted again. Before session 23 only a parameter's
 // default was a site, and such a kernel kept its first chunk width (tests/kernels/module_chunk_rows.py;
 // a constant sizing nothing, or no power of two, is no site).
-// The free_size sites of kernel file `name` (tests/kernels/) on the module constant `CHUNK = from`:
-// each applied changes the constant alone (the kernel as written); the values offered.
+// The free_size sites of kernel file `name` (tests/kernels/) on the module constant `var`, valued
+// `from` and written `var = written` (the value itself unless given): each applied changes that
+// line alone, to the new value as a literal (the kernel as written); the values offered.
 std::set<std::string> module_chunk_values(const std::string& name, const std::vector<loopnest::ArgSpec>& args,
-                                          const std::string& from) {
+                                          const std::string& from, const std::string& var = "CHUNK",
+                                          std::string written = "") {
+  if (written.empty()) written = from;
   std::string path = source_dir() + "/tests/kernels/" + name;
   std::string text = read(path);
   std::set<std::string> values;
   for (const auto& s : free_size_sites(path, text, args)) {
-    EXPECT_EQ(s.params.at("var"), "CHUNK");
+    EXPECT_EQ(s.params.at("var"), var);
     EXPECT_EQ(s.params.at("default"), "module");
     EXPECT_EQ(s.params.at("from"), from);
     values.insert(s.params.at("value"));
     std::string want = text;
-    const std::string line = "CHUNK = " + from;
-    want.replace(want.find("\n" + line + "\n") + 1, line.size(), "CHUNK = " + s.params.at("value"));
+    const std::string line = var + " = " + written;
+    want.replace(want.find("\n" + line + "\n") + 1, line.size(), var + " = " + s.params.at("value"));
     EXPECT_EQ(loopnest::apply_site(path, text, args, s), want);
   }
   return values;
@@ -96,6 +102,24 @@ std::set<std::string> module_chunk_values(const std::string& name, const std::ve
 TEST(ParamSize, ChangesAModuleConstantCeilDividedThroughAHelper) {
   EXPECT_EQ(module_chunk_values("cdiv_chunk_rows.py", arrays({{128, 2048}}), "512"),
             (std::set<std::string>{"128", "256", "1024"}));
+}
+
+// A width written as an expression of the hardware's limits (`CHUNK = 2 * nl.tile_size.
+// gemm_moving_fmax`, held-out author41's mamba `SEQ_TILE`): its value is the size, and the site
+// writes the new one as a literal in place of the expression. Before session 39 only a literal was
+// a site, and that mamba kept two-bank chunks (1.851 ms; at 512 by hand 1.560 ms).
+TEST(ParamSize, ChangesAModuleConstantWrittenAsAnExpressionOfTileLimits) {
+  EXPECT_EQ(module_chunk_values("expr_chunk_rows.py", arrays({{128, 2560}}), "1024", "CHUNK",
+                                "2 * nl.tile_size.gemm_moving_fmax"),
+            (std::set<std::string>{"256", "512", "2048"}));
+}
+
+// A width chosen to divide the data without being a power of two (`COLS = 7168 // 4`, 1792
+// columns, held-out author40's mamba chunks): a multiple of 128 is a tile size too, and its whole
+// fractions and multiples are offered.
+TEST(ParamSize, ChangesAModuleConstantThatIsAMultipleOf128NotAPowerOfTwo) {
+  EXPECT_EQ(module_chunk_values("nonpow2_chunk_rows.py", arrays({{128, 7168}}), "1792", "COLS", "7168 // 4"),
+            (std::set<std::string>{"448", "896", "3584"}));
 }
 
 TEST(ParamSize, ChangesAModuleConstantSize) {
@@ -186,6 +210,35 @@ def kernel(x):
     return out
 )";
   EXPECT_TRUE(free_size_sites("kernel.py", text, arrays({{128, 2048}})).empty());
+}
+
+}  // namespace
+
+namespace {
+
+// The sizes an author binds once at module level, literal or computed from literals, earlier sizes
+// and `nl.tile_size` limits (loopnest/literal_constants.h); a name bound twice, or to anything not
+// evaluable before the kernel runs, is none.
+TEST(SizeConstants, EvaluatesExpressionsOfLiteralsEarlierSizesAndTileLimits) {
+  const std::string text = R"(import nki.language as nl
+P = nl.tile_size.pmax
+FREE = 4 * nl.tile_size.gemm_moving_fmax // 2
+COLS = 7168 // 4
+HALF = -(-COLS // 2)
+N_TILE = 2 * P + FREE % 384
+SCALE = 0.5
+RAGGED = FREE // 0
+SHAPE = x.shape[1]
+TWICE = 256
+TWICE = 512
+AFTER = LATER * 2
+LATER = 8
+)";
+  auto module = nki::parse_module(std::make_shared<nki::SourceFile>(nki::SourceFile{"sizes.py", text}));
+  std::map<std::string, int64_t> got;
+  for (const auto& b : loopnest::module_size_constants(*module)) got[b.name] = b.value;
+  EXPECT_EQ(got, (std::map<std::string, int64_t>{
+                     {"P", 128}, {"FREE", 1024}, {"COLS", 1792}, {"HALF", 896}, {"N_TILE", 512}, {"LATER", 8}}));
 }
 
 }  // namespace

@@ -107,20 +107,57 @@ struct Found {
   bool fits_bank = true;
 };
 
+// Whether a partition's row of the tile `a` fits one PSUM bank (a size not known counts as not).
+bool row_fits_bank(const Kernel& k, const Access& a) {
+  const std::vector<IExpr> tile = a.tile_shape();
+  int64_t row_bytes = itemsize_of(k.tensor(a.tensor).dtype);
+  for (size_t i = 1; i < tile.size(); ++i)
+    row_bytes = tile[i].is_constant() ? row_bytes * tile[i].constant() : trn::limits::psum_bank_bytes + 1;
+  return row_bytes <= trn::limits::psum_bank_bytes;
+}
+
 Found broadcast_loads(const Kernel& k, const Analysis& an) {
   Found f;
   for (const OpRef& r : an.ops) {
     auto b = broadcast_load(k, r);
     if (!b) continue;
-    const std::vector<IExpr> tile = r.op().dst->tile_shape();
-    int64_t row_bytes = itemsize_of(k.tensor(r.op().dst->tensor).dtype);
-    for (size_t i = 1; i < tile.size(); ++i)
-      row_bytes = tile[i].is_constant() ? row_bytes * tile[i].constant() : trn::limits::psum_bank_bytes + 1;
-    f.fits_bank = f.fits_bank && row_bytes <= trn::limits::psum_bank_bytes;
+    f.fits_bank = f.fits_bank && row_fits_bank(k, *r.op().dst);
     f.loads.push_back(std::move(*b));
     if (!f.anchor) f.anchor = &r;
   }
   return f;
+}
+
+// The partition broadcasts a kernel already does on chip (`nl.broadcast_to`), the first as the
+// anchor, and how many of them have rows wider than a PSUM bank.
+struct OnChip {
+  const OpRef* anchor = nullptr;
+  size_t count = 0, wide = 0;
+};
+
+OnChip on_chip_broadcasts(const Kernel& k, const Analysis& an) {
+  OnChip c;
+  for (const OpRef& r : an.ops) {
+    const Op& op = r.op();
+    if (op.cls != OpClass::Broadcast) continue;
+    const Access result = op.dst ? *op.dst : op.result >= 0 ? whole_of(k, op.result) : Access{};
+    if (result.tensor < 0) continue;
+    ++c.count;
+    if (!row_fits_bank(k, result)) c.wide += 1;
+    if (!c.anchor) c.anchor = &r;
+  }
+  return c;
+}
+
+// Each halving of a kernel's width constant (free_size's edit, the kernel lifted again) that passes
+// free_size's checks.
+std::vector<SizeEdit> halved_widths(const Kernel& k) {
+  return resized_sizes(k, [](int64_t from) {
+    std::vector<int64_t> to;
+    for (int64_t d : {2, 4, 8})
+      if (from % d == 0) to.push_back(from / d);
+    return to;
+  });
 }
 
 class BroadcastOnChip : public Transform {
@@ -134,7 +171,7 @@ class BroadcastOnChip : public Transform {
   bool visit(Kernel& k, const SiteSink& sink) const override {
     Analysis an(k);
     Found f = broadcast_loads(k, an);
-    if (f.loads.empty()) return false;
+    if (f.loads.empty()) return narrow_to_a_bank(k, an, sink);
     const std::string what = fmt::format(
         "load {} row(s) the DMA copies onto every partition once and broadcast them on chip (a Tensor Engine "
         "matmul with ones) instead",
@@ -150,13 +187,7 @@ class BroadcastOnChip : public Transform {
     // narrowed until every row fits one bank (free_size's edit, the kernel lifted again), the
     // broadcasts stay in PSUM. One move, as fill_partitions widens before it fills: alone the
     // narrower tiles only cost instructions, so a search would drop the first step.
-    auto halvings = [](int64_t from) {
-      std::vector<int64_t> to;
-      for (int64_t d : {2, 4, 8})
-        if (from % d == 0) to.push_back(from / d);
-      return to;
-    };
-    for (SizeEdit& e : resized_sizes(k, halvings)) {
+    for (SizeEdit& e : halved_widths(k)) {
       Analysis narrowed(e.after);
       Found g = broadcast_loads(e.after, narrowed);
       if (g.loads.size() < f.loads.size() || !g.fits_bank) continue;  // (more where a loop is unrolled)
@@ -177,6 +208,29 @@ class BroadcastOnChip : public Transform {
   }
 
  private:
+  // A kernel that broadcasts rows on chip already (`nl.broadcast_to(row, shape=(128, SEQ_CHUNK))`, a
+  // researcher's mamba with 1792-column chunks: 7 KiB rows) but wider than a PSUM bank: its width
+  // constant narrowed until every broadcast row fits one bank, where it stays for its readers (the
+  // step the move above takes after the DMA broadcasts are gone).
+  static bool narrow_to_a_bank(Kernel& k, const Analysis& an, const SiteSink& sink) {
+    const OnChip c = on_chip_broadcasts(k, an);
+    if (!c.anchor || c.wide == 0) return false;
+    for (SizeEdit& e : halved_widths(k)) {
+      Analysis narrowed(e.after);
+      const OnChip d = on_chip_broadcasts(e.after, narrowed);
+      if (d.count < c.count || d.wide > 0) continue;
+      Site n = make_site(k, an, *c.anchor,
+                         fmt::format("set the kernel's `{}` from {} to {} so that each of its {} partition broadcast(s) "
+                                     "on chip fits one PSUM bank",
+                                     e.var, e.from, e.to, c.count),
+                         {{"broadcasts", std::to_string(c.count)}, {"var", e.var}, {"value", std::to_string(e.to)}});
+      n.relieves = {"dve"};
+      auto after = std::make_shared<Kernel>(std::move(e.after));
+      return sink(n, [&k, after] { k = *after; });
+    }
+    return false;
+  }
+
   static void apply(Kernel& k, const std::vector<Broadcast>& found) {
     for (const Broadcast& b : found) {
       Node* n = find_node(k, b.node);

@@ -358,35 +358,47 @@ bool written_for_any_value(const nki::FunctionCode& fn, const nki::ModuleAst& mo
   return handled;
 }
 
-// Whether the kernel floor-divides a size by its own constant `name` (`T // F`, a loop's trip or a
-// reshaped view's tile count, `x.reshape((D, T // F, F))`): the constant is the tile width its trip
-// counts follow, as a literal `n // V` of a loop is for free_size. A value that does not divide the
-// data drops the tail, which the written-elements check refuses (session 37: an outside author's
-// rope kept `F = 512` in a kernel-local constant and its 64-partition halves never widened to the
-// width fill_partitions needs). Not when the kernel also spells the value of `binding` as a literal
-// (`res[:, 1024 * h:1024 * h + 1024]` beside `block = 1024`, a move's printed window): that text
-// would not follow the edit, and a tile read whole after being written in part reaches no
-// output-extent or shape check.
-bool divides_a_size(const nki::FunctionCode& fn, const std::string& name, const nki::Expr* binding, int64_t value) {
-  bool spelled = false, divides = false;
+// Whether the kernel floor-divides a size by the constant `name`, its own or its module's (`T // F`,
+// a loop's trip or a reshaped view's tile count, `x.reshape((D, T // F, F))`): the constant is the
+// tile width its trip counts follow, as a literal `n // V` of a loop is for free_size. A value that
+// does not divide the data drops the tail, which the written-elements check refuses (session 37: an
+// outside author's rope kept `F = 512` in a kernel-local constant and its 64-partition halves never
+// widened to the width fill_partitions needs).
+bool divides_a_size(const nki::FunctionCode& fn, const std::string& name) {
+  bool divides = false;
   auto& body = const_cast<nki::Block&>(fn.body);  // read only; the walk takes mutable trees
   nki::for_each_expr(body, [&](nki::ExprPtr& p) {  // every expression, nested ones included
-    if (!p || p.get() == binding) return;
-    if (p->kind == nki::ExprKind::Constant) {
-      const nki::Value& v = static_cast<const nki::ConstantExpr&>(*p).value;
-      spelled = spelled || (v.is_int() && v.as_int() == value);
-    } else if (p->kind == nki::ExprKind::BinOp) {
-      const auto& b = static_cast<const nki::BinOpExpr&>(*p);
-      divides = divides || (b.op == nki::BinOp::FloorDiv && b.right && b.right->kind == nki::ExprKind::Name &&
-                            static_cast<const nki::NameExpr&>(*b.right).id == name);
-    }
+    if (!p || p->kind != nki::ExprKind::BinOp) return;
+    const auto& b = static_cast<const nki::BinOpExpr&>(*p);
+    divides = divides || (b.op == nki::BinOp::FloorDiv && b.right && b.right->kind == nki::ExprKind::Name &&
+                          static_cast<const nki::NameExpr&>(*b.right).id == name);
   });
-  return divides && !spelled;
+  return divides;
 }
 
-// Every size constant free_size may change (a parameter default the task leaves; a module constant
-// passed to an implementation or whose ragged tail the kernel writes; a kernel constant the same,
-// or dividing a size), each edit to `values(from)` given to `f`; true when `f` stopped.
+// Whether the kernel spells the constant's value `value` as an integer literal outside its binding
+// (`nl.mgrid[0:64, 0:768]` beside `W = 768`; `res[:, 1024 * h:1024 * h + 1024]` beside `block = 1024`,
+// a move's printed window): that text would not follow an edit, and a window narrower than the step
+// its loop now takes leaves columns between windows unwritten, which the written-elements check (the
+// lowest and highest element per dim) does not see (a ragged rope's W 768 -> 1536, evaluated as inf).
+bool spells_value(const nki::FunctionCode& fn, const nki::Expr* binding, int64_t value) {
+  auto inside_binding = [&](const nki::Span& sp) {
+    const nki::Span& b = binding->span;
+    return sp.line == b.line && sp.end_line == b.end_line && sp.col >= b.col && sp.end_col <= b.end_col;
+  };
+  bool spelled = false;
+  auto& body = const_cast<nki::Block&>(fn.body);  // read only; the walk takes mutable trees
+  nki::for_each_expr(body, [&](nki::ExprPtr& p) {
+    if (!p || p->kind != nki::ExprKind::Constant || inside_binding(p->span)) return;
+    const nki::Value& v = static_cast<const nki::ConstantExpr&>(*p).value;
+    spelled = spelled || (v.is_int() && v.as_int() == value);
+  });
+  return spelled;
+}
+
+// Every size constant free_size may change (a parameter default the task leaves; a module or kernel
+// constant passed to an implementation or whose ragged tail the kernel writes, or, for the moves
+// that widen or narrow through it, dividing a size), each edit to `values(from)` given to `f`; true when `f` stopped.
 bool for_each_size_edit(const Kernel& k, bool dividing_constants,
                         const std::function<std::vector<int64_t>(int64_t)>& values, const SizeEditFn& f) {
   if (!k.function || !k.module || !k.module->file) return false;
@@ -412,15 +424,19 @@ bool for_each_size_edit(const Kernel& k, bool dividing_constants,
     // 128: a partition count (`TILE_ROWS = 128` clamped by `min`) cannot grow, and where it is
     // clamped the lifted form cannot see its size to refuse it.
     if (!passed_to_helper(*k.function, *k.module, id)) {
-      if (!written_for_any_value(*k.function, *k.module, id)) continue;
+      if (!written_for_any_value(*k.function, *k.module, id) &&
+          !(dividing_constants && divides_a_size(*k.function, id)))
+        continue;
       lit.above = 128;
     }
+    if (spells_value(*k.function, e, size)) continue;
     if (edits_of_literal(k, *args, before, lit, values, f)) return true;
   }
   for (const auto& [id, e, size] : local_size_constants(*k.function)) {
     if (!passed_to_helper(*k.function, *k.module, id) && !written_for_any_value(*k.function, *k.module, id) &&
-        !(dividing_constants && divides_a_size(*k.function, id, e, size)))
+        !(dividing_constants && divides_a_size(*k.function, id)))
       continue;
+    if (spells_value(*k.function, e, size)) continue;
     SizeLiteral lit{id, "local", "the kernel's constant", " (a tile size its masks and trip counts follow)", e, size, 128};
     if (edits_of_literal(k, *args, before, lit, values, f)) return true;
   }

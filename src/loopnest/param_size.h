@@ -7,8 +7,8 @@ namespace loopnest {
 
 // Reports a site for each integer default of the kernel that the task leaves and that sizes the
 // form: the default doubled or halved, the kernel lifted again with it. True when the sink stopped.
-// `dividing_constants`: also a kernel constant the kernel only divides a size by (`T // F`, a tile
-// width its trips and reshaped views follow).
+// `dividing_constants`: also a kernel or module constant the kernel only divides a size by
+// (`T // F`, a tile width its trips and reshaped views follow).
 bool visit_parameter_sizes(Kernel& k, const SiteSink& sink, bool dividing_constants);
 
 // A size constant free_size may change (`var`, site parameter `default` = where), set from `from`

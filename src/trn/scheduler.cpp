@@ -303,8 +303,14 @@ double Scheduler::place(int track, bool psum_port, double ready, double fixed_ns
   // cells it uses).
   double exposed_from = std::max({ready, start - fixed_ns, engine.busy_end_before(pe_cells, start)});
   engine.occupy(pe_cells, start, busy_ns);
-  active_[size_t(track)].add(std::min(exposed_from, start), start + busy_ns);
-  if (timeline_) timeline_->event(track, name, start, busy_ns, current_line_);
+  const double active_from = std::min(exposed_from, start);
+  active_[size_t(track)].add(active_from, start + busy_ns);
+  if (timeline_) {
+    // The exposed fixed cost is active time too (the profile's engine_busy_ms): drawn as its own
+    // event so that a track's events add up to its engine's busy time.
+    if (active_from < start) timeline_->event(track, "fixed cost", active_from, start - active_from, current_line_);
+    timeline_->event(track, name, start, busy_ns, current_line_);
+  }
   return start;
 }
 

@@ -258,8 +258,13 @@ class EngineMove : public MatchingTransform {
   }
 };
 
-// Names bound to PSUM tiles in the kernel: matmul results and nl.zeros/ndarray(buffer=nl.psum).
+// Names bound to PSUM tiles in the kernel: matmul results and nl.zeros/ndarray(buffer=nl.psum); and,
+// as they may be, results of the module's own functions (`up = project(x_t, w)` returning a PSUM
+// accumulator: a researcher's swiglu, where a gpsimd engine_move failed twice), which this walk of
+// the kernel's body cannot look into.
 std::set<std::string> psum_names(Block& kernel) {
+  static const std::set<std::string> kHostBuiltins = {"min", "max", "len", "range", "int", "float", "abs", "list",
+                                                      "tuple", "sum", "round", "divmod", "slice", "zip", "enumerate"};
   std::set<std::string> out;
   for_each_block(kernel, [&](Block& b) {
     for (auto& s : b) {
@@ -268,6 +273,10 @@ std::set<std::string> psum_names(Block& kernel) {
       Expr* v = assigned_value(*s);
       std::string callee = call_name(*v);
       if (callee == "nisa.nc_matmul" || callee == "nl.matmul") out.insert(t);
+      if (v->kind == ExprKind::Call) {
+        const Expr& f = *static_cast<CallExpr*>(v)->func;
+        if (f.kind == ExprKind::Name && !kHostBuiltins.count(static_cast<const NameExpr&>(f).id)) out.insert(t);
+      }
       if (callee == "nl.zeros" || callee == "nl.ndarray") {
         auto* buf = argument(*static_cast<CallExpr*>(v), "buffer");
         if (buf && text(**buf) == "nl.psum") out.insert(t);

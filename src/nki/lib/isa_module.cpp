@@ -5,6 +5,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -13,9 +14,11 @@
 #include "nki/lib/instruction.h"
 #include "nki/lib/isa_functions.h"
 #include "nki/lib/isa_positional.h"
+#include "nki/lib/kernel_context.h"
 #include "nki/lib/language_ops.h"
 #include "nki/lib/modules.h"
 #include "nki/lib/module_util.h"
+#include "nki/range_loops.h"
 
 namespace nki::lib {
 
@@ -261,8 +264,19 @@ ObjectPtr make_isa_module(Interpreter& in) {
   });
   def_isa(mod, "tensor_copy", {req("src"), kwonly("mask"), kwonly("dtype"), kwonly("engine")}, 1,
           [](Interpreter& in, BoundArgs& a) {
-            return copy_tile(in, a["src"], a["dtype"], "nisa.tensor_copy", mask_of(a, "nisa.tensor_copy"),
-                             engine_of(a["engine"]));
+            std::optional<trn::Engine> engine = engine_of(a["engine"]);
+            // The newer `nki` API (NKI 0.6) has no tensor_copy on the Scalar Engine of NeuronCore-v2
+            // ("use activation(op=nl.copy)", nki-language.md 12.2): one it is asked for is refused,
+            // one left to the compiler runs on VectorE (GpSimd reads no PSUM). The legacy API's copy
+            // may run there (8.3: "the Scalar Engine (v2) always goes through fp32").
+            if (KernelContext::current().nc_version < 3 && imported(in, "nki") && !imported(in, "neuronxcc")) {
+              if (engine == trn::Engine::Scalar)
+                throw NkiError(ErrorKind::Rule, "nisa.tensor_copy does not run on the Scalar Engine of NeuronCore-v2 "
+                                                "in the newer nki API; use nisa.activation(op=nl.copy) "
+                                                "(nki-language.md 12.2)");
+              if (!engine) engine = trn::Engine::Vector;
+            }
+            return copy_tile(in, a["src"], a["dtype"], "nisa.tensor_copy", mask_of(a, "nisa.tensor_copy"), engine);
           });
   add_isa_engine_functions(mod, def_isa);
   add_isa_constants(mod);

@@ -197,6 +197,32 @@ TEST(BuiltinRewrite, EngineMoveNeverPutsAPsumAccessOnGpSimd) {
   EXPECT_TRUE(sbuf_engines.count("gpsimd"));
 }
 
+// A tile a module function returns may be its PSUM accumulator (`up = project(x_t, w)`, held-out
+// author50's swiglu: both gpsimd sites failed, "the GpSimd engine cannot access PSUM"): engine_move
+// does not put an op reading it on GpSimd; a tile loaded in the kernel still may go there.
+TEST(BuiltinRewrite, EngineMoveKeepsResultsOfTheModulesFunctionsOffGpSimd) {
+  std::string kernel =
+      "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n"
+      "def project(x, w):\n"
+      "    acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)\n"
+      "    acc += nl.matmul(x, w, transpose_x=True)\n"
+      "    return acc\n\n\n"
+      "@nki.jit\ndef kernel(a, b, c):\n"
+      "    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+      "    up = project(nl.load(a), nl.load(b))\n"
+      "    h = nl.multiply(up, up)\n"
+      "    g = nl.multiply(nl.load(c), nl.load(c))\n"
+      "    nl.store(out, value=nl.add(h, g))\n    return out\n";
+  std::set<std::string> helper_engines, loaded_engines;
+  for (const auto& site : sites_of(kernel, "engine_move")) {
+    if (site.line() == 15) helper_engines.insert(site.params.at("engine"));  // h = up * up
+    if (site.line() == 16) loaded_engines.insert(site.params.at("engine"));  // g = c * c
+  }
+  EXPECT_FALSE(helper_engines.empty());
+  EXPECT_FALSE(helper_engines.count("gpsimd"));
+  EXPECT_TRUE(loaded_engines.count("gpsimd"));
+}
+
 // A kernel written with nl.* only (no nisa import): engine_move's site spells the instruction
 // it inserts `nisa.tensor_tensor(...)`, so the rewritten module imports nki.isa as nisa, in the
 // kernel's own dialect; listed sites all apply to kernels that run (p10_where_clamp_scalars

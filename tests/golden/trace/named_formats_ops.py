@@ -1,7 +1,7 @@
 # What the kernel says, in the trace: a uint8 tile is u8 (not the one-byte float8), an fp16 tile
 # fp16 (not bf16), and a comparison, a division, a remainder and a logical op are named as such
 # (nki-language.md 6, 9.1), where they all printed `other` before. The remainder is the language's
-# nl.mod: the ISA operator table has none (9.1), so no instruction takes op0=nl.mod.
+# nl.mod: the ISA operator table has none (9.1), so no instruction takes it as its operator.
 import numpy as np
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl

@@ -23,6 +23,7 @@
 #include "loopnest/nest_walk.h"
 #include "loopnest/scalar_step.h"
 #include "loopnest/transform.h"
+#include "nki/ast_walk.h"
 #include "nki/lib/alu_ops.h"
 
 namespace loopnest {
@@ -50,10 +51,54 @@ std::optional<Binary> binary(const Op& op) {
   return std::nullopt;
 }
 
-// The writer of tile operand `o` of `r` when it flows only there; null otherwise.
+// Whether a statement between `p` and `r` (of one block) changes what `p` reads by the time `r`
+// runs, where the folded instruction reads it: it writes one of those tiles (the newer API's
+// in-place `nisa.tensor_scalar(dst=t, data=t, ...)`), or binds again the name of one (`s = t;
+// step = s * 3; s = nl.exp(t); moved = step + 1`: the form holds two tensors, the printer names both
+// `s`; the print-back check refused such a site after it was listed).
+bool changed_before(const Kernel& k, const OpRef& p, const OpRef& r) {
+  if (p.block != r.block || p.node == r.node) return false;
+  std::set<int> read;
+  std::set<std::string> names;
+  for (const Access* a : reads(p.op()))
+    for (int t : {a->tensor, storage_of(k, a->tensor)})
+      if (read.insert(t).second && !k.tensor(t).name.empty()) names.insert(k.tensor(t).name);
+  // The names its text reads too (`s = t` makes `s` a name of t's tensor; the operand prints as `s`).
+  for (const auto& a : p.op().args)
+    if (a.value.kind == Operand::Kind::Tile && a.value.origin)
+      nki::walk(*a.value.origin, [&](const nki::Expr& e) {
+        if (e.kind == nki::ExprKind::Name) names.insert(static_cast<const nki::NameExpr&>(e).id);
+      });
+  if (read.empty()) return false;
+  const auto regions = reads(p.op());
+  const Ranges ranges = k.ranges();
+  bool clash = false;
+  auto check = [&](const Node& n) {
+    for (const auto& b : n.binds) clash = clash || names.count(b) > 0;
+    if (n.kind == NodeKind::Loop) clash = clash || names.count(k.loops.at(n.loop).var) > 0;
+    for (const Op& op : n.ops) {
+      for (const Access* w : writes(op))
+        for (const Access* a : regions)
+          clash = clash || (storage_of(k, w->tensor) == storage_of(k, a->tensor) && may_overlap_across(k, *w, *a, ranges));
+      for (int t : {op.result, op.dst ? op.dst->tensor : -1})
+        if (t >= 0 && !read.count(t) && !read.count(storage_of(k, t))) clash = clash || names.count(k.tensor(t).name) > 0;
+    }
+  };
+  for (size_t i = p.position + 1; i < r.position && i < p.block->size(); ++i) {
+    const Node& n = (*p.block)[i];
+    check(n);
+    for_each_node(n.body, [&](const Node& x, const std::vector<int>&) { check(x); });
+    for_each_node(n.orelse, [&](const Node& x, const std::vector<int>&) { check(x); });
+  }
+  return clash;
+}
+
+// The writer of tile operand `o` of `r` when it flows only there and what it reads still has its
+// names at `r`; null otherwise.
 const OpRef* producer(const Kernel& k, const Analysis& an, const OpRef& r, const Operand* o) {
   if (!o || o->kind != Operand::Kind::Tile) return nullptr;
-  return sole_producer(k, an, r, o->access);
+  const OpRef* p = sole_producer(k, an, r, o->access);
+  return p && !changed_before(k, *p, r) ? p : nullptr;
 }
 
 // A producer to remove: (node id, op index), index -1 for the whole statement.
@@ -140,7 +185,7 @@ const OpRef* whole_statement_producer(const Kernel& k, const Analysis& an, const
     if (w->node->ops[i].result < 0 || !k.tensor(w->node->ops[i].result).name.empty()) return nullptr;
   for (const OpRef* x : an.readers(k, o->access.tensor))
     if (x->node != r.node || x->index != r.index) return nullptr;
-  return w;
+  return changed_before(k, *w, r) ? nullptr : w;
 }
 
 // exp(-x) and what computing it took: an exp activation with scale -1, or the exp (nl.exp, an
@@ -149,6 +194,11 @@ struct NegExp {
   const Operand* x = nullptr;
   std::vector<Gone> gone;
   const OpRef* exp = nullptr;  // the exp (the sites' anchor)
+  std::vector<const Op*> ops;  // the instructions the fold removes
+  // Whether each holds what it computed (no int32 tile in the chain: keeps_its_value).
+  bool values_kept(const Kernel& k) const {
+    return std::all_of(ops.begin(), ops.end(), [&](const Op* p) { return keeps_its_value(k, *p); });
+  }
 };
 std::optional<NegExp> neg_exp(const Kernel& k, const Analysis& an, const OpRef& ex) {
   const Op& e = ex.op();
@@ -157,7 +207,7 @@ std::optional<NegExp> neg_exp(const Kernel& k, const Analysis& an, const OpRef& 
   const Operand* in = operand(e, act ? "data" : "x");
   if (!in || in->kind != Operand::Kind::Tile || !zero_bias(k, an, e)) return std::nullopt;
   const Operand* scale = act ? operand(e, "scale") : nullptr;
-  if (is_number(scale, -1.0)) return NegExp{in, {gone_of(ex)}, &ex};
+  if (is_number(scale, -1.0)) return NegExp{in, {gone_of(ex)}, &ex, {&e}};
   if (scale && scale->kind != Operand::Kind::None && !is_number(scale, 1.0)) return std::nullopt;
   const OpRef* neg = producer(k, an, ex, in);
   if (!neg) return std::nullopt;
@@ -169,7 +219,7 @@ std::optional<NegExp> neg_exp(const Kernel& k, const Analysis& an, const OpRef& 
     x = st->data;
   }
   if (!x || x->kind != Operand::Kind::Tile) return std::nullopt;
-  return NegExp{x, {gone_of(ex), gone_of(*neg)}, &ex};
+  return NegExp{x, {gone_of(ex), gone_of(*neg)}, &ex, {&e, &n}};
 }
 
 // 1 + exp(-x) computed by `plus` (an add of 1 to an exp(-x) that flows only there).
@@ -182,7 +232,7 @@ std::optional<NegExp> one_plus_neg_exp(const Kernel& k, const Analysis& an, cons
   if (!ex) return std::nullopt;
   auto ne = neg_exp(k, an, *ex);
   if (ne && ex->node->ops.size() > 1) ne->gone.push_back({ex->node->id, -1});  // the statement with its inner calls
-  if (ne) ne->gone.push_back(gone_of(*plus));
+  if (ne) ne->gone.push_back(gone_of(*plus)), ne->ops.push_back(&plus->op());
   return ne;
 }
 
@@ -236,7 +286,7 @@ class FoldSilu : public Transform {
       // x / (1 + exp(-x)): silu, as the formula is written with nl.* math.
       if (auto b = binary(r.op()); b && b->op == "divide") {
         auto ne = one_plus_neg_exp(k, an, producer(k, an, r, b->y));
-        if (!ne || b->x->access != ne->x->access) continue;
+        if (!ne || b->x->access != ne->x->access || !ne->values_kept(k)) continue;
         Site s = make_site(k, an, *ne->exp, fmt::format("compute silu({}) with one activation instead of four instructions",
                                                         name_of(k, *b->x)),
                            {{"func", "silu"}});
@@ -249,7 +299,7 @@ class FoldSilu : public Transform {
       // sigmoid(x) * x (the sigmoid written as one activation): silu.
       if (const Operand* x = sigmoid_input(k, an, r.op())) {
         const OpRef* times = only_times(k, an, r, *x);
-        if (!times) continue;
+        if (!times || !keeps_its_value(k, r.op())) continue;
         Site s = make_site(k, an, r, fmt::format("compute silu({}) with one activation instead of two instructions",
                                                  name_of(k, *x)),
                            {{"func", "silu"}});
@@ -272,7 +322,7 @@ class FoldSilu : public Transform {
       const OpRef* times = only_times(k, an, r, *x);
       std::vector<Gone> gone = ne->gone;
       const OpRef* ex = ne->exp;
-      if (times) {
+      if (times && ne->values_kept(k) && keeps_its_value(k, r.op())) {
         std::vector<Gone> gone_silu = gone;
         gone_silu.push_back(gone_of(r));
         Site s = make_site(k, an, *ex, fmt::format("compute silu({}) with one activation instead of four instructions",
@@ -283,6 +333,7 @@ class FoldSilu : public Transform {
         if (sink(s, [&k, target, data, gone = gone_silu] { replace(k, *target, silu_op(target->op(), data), gone); }))
           return true;
       }
+      if (!ne->values_kept(k)) continue;
       Site s = make_site(k, an, *ex, fmt::format("compute sigmoid({}) with one activation instead of three instructions",
                                                  name_of(k, *x)),
                          {{"func", "sigmoid"}});
@@ -336,7 +387,7 @@ class FoldScalarOps : public Transform {
       const OpRef* p = producer(k, an, r, second->data);
       if (!p) continue;
       auto first = scalar_step(p->op());
-      if (!first || first->operand.kind != Operand::Kind::Number) continue;
+      if (!first || first->operand.kind != Operand::Kind::Number || !keeps_its_value(k, p->op())) continue;
       if (second->operand.kind != Operand::Kind::Number) continue;
       if (!same_alu_class(first->op, second->op)) continue;
       // A divide step (nl.divide(x, c)) has no tensor_scalar spelling (9.1); a reciprocal does
@@ -421,7 +472,7 @@ class FoldScale : public Transform {
       const Operand* scale = func.empty() ? operand(r.op(), "scale") : nullptr;
       if (scale && scale->kind != Operand::Kind::Number) continue;
       const OpRef* p = producer(k, an, r, data);
-      if (!p) continue;
+      if (!p || !keeps_its_value(k, p->op())) continue;
       auto factor = scale_factor(k, p->op(), scale ? scale->number : 1.0);
       if (!factor) continue;
       Site site = make_site(k, an, *p, fmt::format("fold `* {}` into the activation's scale", factor->what));
@@ -531,8 +582,9 @@ class FoldBias : public Transform {
       const OpRef* p = producer(k, an, r, data);
       if (!p || p->node->frozen) continue;
       // Masks (a library kernel's guard of a ragged tile on every instruction): the activation
-      // keeps its own, so every element it computes must be one the producer computed.
-      if (!mask_implies(r.op(), p->op())) continue;
+      // keeps its own, so every element it computes must be one the producer computed; and the
+      // producer's tile holds what it computed (keeps_its_value).
+      if (!mask_implies(r.op(), p->op()) || !keeps_its_value(k, p->op())) continue;
       auto step = column_step(p->op(), true);
       if (!step || step->op == "multiply" || !negation_fits(k, p->op(), *step)) continue;
       // f(s * (x + c)) needs s * c as the bias, which no operation of the form computes; for
@@ -657,7 +709,7 @@ class FoldScalarTensorTensor : public Transform {
         const Operand* mine = side == 0 ? b->x : b->y;
         const Operand* other = side == 0 ? b->y : b->x;
         const OpRef* p = producer(k, an, r, mine);
-        if (!p) continue;
+        if (!p || !keeps_its_value(k, p->op())) continue;
         auto step = scalar_step(p->op());
         if (!step || step->operand.kind != Operand::Kind::Number) continue;
         // scalar_tensor_tensor's result has its data's shape: a [P, 1] step (a softmax's
@@ -719,6 +771,7 @@ class FoldReciprocal : public Transform {
         const Operand* num = side == 0 ? b->y : b->x;
         const OpRef* p = producer(k, an, r, inv);
         if (!p || (p->op().api != "nisa.reciprocal" && p->op().api != "nl.reciprocal")) continue;
+        if (!keeps_its_value(k, p->op())) continue;
         auto step = scalar_step(p->op());
         if (!step) continue;
         Operand n = *num, d = *step->data;

@@ -83,8 +83,12 @@ class FoldRows : public Transform {
     bool explicit_rows = false;
     for (Op* op : ops) {
       if (!elementwise(*op) || op->has_mask || has_index_operand(*op)) return std::nullopt;
+      // Every access, the outputs an instruction writes besides its destination included: an
+      // activation's reduce_res is a [P, 1] sum along the free axis, which no fold keeps.
       std::vector<const Access*> all = reads(*op);
       if (op->dst) all.push_back(&*op->dst);
+      for (const Access* w : writes(*op))
+        if (!op->dst || w != &*op->dst) all.push_back(w);
       for (const Access* a : all) {
         const Tensor& t = k.tensor(storage_of(k, a->tensor));
         auto shape = a->tile_shape();

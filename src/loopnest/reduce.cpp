@@ -13,6 +13,7 @@
 #include "loopnest/api.h"
 #include "loopnest/dump.h"
 #include "loopnest/reduce_ops.h"
+#include "loopnest/scalar_step.h"
 #include "loopnest/transform.h"
 
 namespace loopnest {
@@ -131,7 +132,9 @@ class FoldActivationReduce : public Transform {
       for (const OpRef* w : an.writers(k, e.tensor))
         for (const Access* wa : writes(w->op()))
           if (may_overlap_across(k, *wa, e, ranges)) ++writers, act = w;
-      if (writers != 1 || !plain_activation(act->op())) continue;
+      // The engine sums the activation's fp32 results before the output's rounding: an integer
+      // output (truncated) is no tile of those values.
+      if (writers != 1 || !plain_activation(act->op()) || !keeps_its_value(k, act->op())) continue;
       // A masked sum (a ragged tile's guard): the activation that reduces keeps its own mask, so the
       // two must guard the same elements, and only whole rows (a mask on the partition axis alone:
       // the rows left out are neither computed nor summed, in both forms).

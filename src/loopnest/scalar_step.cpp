@@ -1,14 +1,71 @@
 #include "loopnest/scalar_step.h"
 
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "loopnest/analysis.h"
 #include "loopnest/api.h"
 #include "loopnest/transform.h"
 #include "nki/lib/alu_ops.h"
+#include "tensor/dtype.h"
 
 namespace loopnest {
 
 bool commutative(const std::string& op) { return op == "add" || op == "multiply" || op == "maximum" || op == "minimum"; }
 
-bool isa_operator(const std::string& op) { return op != "divide" && op != "true_divide"; }
+bool isa_operator(const std::string& op) {
+  const auto* alu = nki::lib::find_alu_op(operator_symbol(op));
+  return !alu || !alu->language_only;
+}
+
+namespace {
+
+// The ALU operators an elementwise instruction applies (tensor_scalar's op0 and op1, a tensor_tensor's
+// op, a language call's own); empty for any other operation.
+std::vector<std::string> alu_operators(const Op& op) {
+  if (op.api == "nisa.tensor_scalar") {
+    std::vector<std::string> out;
+    for (const char* p : {"op0", "op1"})
+      if (std::string s = symbol_of(op, p); !s.empty()) out.push_back(operator_symbol(s));
+    return out;
+  }
+  if (op.api == "nisa.tensor_tensor") return {operator_symbol(symbol_of(op, "op"))};
+  if (is_binary_language_op(op.api) || op.api == "nl.abs" || op.api == "nl.negative" || op.api == "nl.copy" ||
+      op.api == "nisa.tensor_copy")
+    return {operator_symbol(op.api)};
+  return {};
+}
+
+bool integer_dtype(const std::string& dtype) {
+  auto d = tensor::parse_dtype(dtype);
+  return d && !tensor::is_float(*d);
+}
+
+}  // namespace
+
+bool keeps_its_value(const Kernel& k, const Op& op) {
+  if (!op.dst) return true;
+  if (!integer_dtype(k.tensor(storage_of(k, op.dst->tensor)).dtype)) return true;
+  static const std::set<std::string> zero_one = {"equal", "not_equal", "greater", "greater_equal", "less",
+                                                 "less_equal", "logical_and", "logical_or", "logical_xor"};
+  static const std::set<std::string> integral = {"add", "subtract", "multiply", "maximum", "minimum", "abs",
+                                                 "negative", "copy", "tensor_copy", "bitwise_and", "bitwise_or",
+                                                 "bitwise_xor", "left_shift", "right_shift"};
+  const auto ops = alu_operators(op);
+  if (ops.empty()) return false;
+  if (std::all_of(ops.begin(), ops.end(), [](const std::string& o) { return zero_one.count(o) > 0; })) return true;
+  if (!std::all_of(ops.begin(), ops.end(), [](const std::string& o) { return integral.count(o) > 0; })) return false;
+  for (const auto& a : op.args) {
+    if (a.output) continue;
+    if (a.value.kind == Operand::Kind::Tile &&
+        !integer_dtype(k.tensor(storage_of(k, a.value.access.tensor)).dtype))
+      return false;
+    if (a.value.kind == Operand::Kind::Number && std::floor(a.value.number) != a.value.number) return false;
+  }
+  return true;
+}
 
 std::optional<ScalarStep> scalar_step(const Op& op) {
   if (op.api == "nisa.tensor_scalar") {

@@ -25,9 +25,17 @@ std::optional<ScalarStep> scalar_step(const Op& op);
 // Whether an ALU operator's operands may swap (add, multiply, maximum, minimum).
 bool commutative(const std::string& op);
 // Whether a move may print `op` as the operator of an ISA instruction (op=, op0=, op1= of
-// nisa.tensor_scalar, tensor_tensor, scalar_tensor_tensor): not divide, which "exists as a
-// language API but is not in the ISA operator table" (nki-language.md 9.1); the interpreter
-// refuses it there (alu_ops.cpp).
+// nisa.tensor_scalar, tensor_tensor, scalar_tensor_tensor): not a language-only operator of
+// nki::lib's ALU table (divide, which "exists as a language API but is not in the ISA operator
+// table", nki-language.md 9.1; mod, fmod, absent from it), which the interpreter refuses there.
 bool isa_operator(const std::string& op);
+// Whether the tile `op` writes holds the value its instruction computed, so that a fold may compute
+// that value inside the next instruction instead (whose fp32 math never stores it). A float tile
+// does: a narrow one (bf16) rounds it, which the fold skips, the folded result the more precise
+// one. An integer tile does when its value is integral anyway: a comparison's 0 / 1, or integers
+// combined by add, subtract, multiply, max, min, abs or a bitvec operator with integral numbers.
+// Otherwise the write truncates (`nl.multiply(t, 8.0, dtype=nl.int32)`, a quantization): folding
+// it away changes the result.
+bool keeps_its_value(const Kernel& k, const Op& op);
 
 }  // namespace loopnest

@@ -105,7 +105,7 @@ class FoldScaleThroughReduce : public Transform {
     if (p.node->frozen || p.node->ops.size() != 1) return std::nullopt;
     auto sc = scaling(p.op());
     const int t = written_whole(k, p.op());
-    if (!sc || t < 0 || sc->factor == 0 || storage_of(k, t) != t) return std::nullopt;
+    if (!sc || t < 0 || sc->factor == 0 || storage_of(k, t) != t || !keeps_its_value(k, p.op())) return std::nullopt;
     if (an.writers(k, t).size() != 1) return std::nullopt;
     // x keeps its value from the scaling to every reader: written only before it, in its block
     // or in loops nested there (a score row filled chunk by chunk), never again in the iteration.

@@ -2,6 +2,7 @@
 // tensor_scalar ops as one, a constant multiply into an activation's scale, a reciprocal and its
 // consumer into a division, and a division by a constant as a multiplication.
 #include <cmath>
+#include <set>
 
 #include "agents/builtin/transform_util.h"
 #include "nki/ast_printer.h"
@@ -32,23 +33,49 @@ bool keywords_within(const CallExpr& call, std::initializer_list<const char*> al
 bool is_add_one(Expr* v, const std::string& e) {
   if (auto* c = as_call(v, "nisa.tensor_scalar")) {
     auto *data = argument(*c, "data", 0), *op = argument(*c, "op0", 1), *operand = argument(*c, "operand0", 2);
-    return data && op && operand && !argument(*c, "op1") && is_name(**data, e) && text(**op) == "nl.add" &&
+    // Only the step: a reverse flag, a dtype or a mask would not survive the rewrite.
+    for (const auto& k : c->keywords)
+      if (k.name != "data" && k.name != "op0" && k.name != "operand0") return false;
+    return data && op && operand && c->args.size() <= 3 && is_name(**data, e) && text(**op) == "nl.add" &&
            const_equals(operand->get(), 1.0);
   }
   if (auto* c = as_call(v, "nl.add")) {
-    if (c->args.size() != 2) return false;
+    if (c->args.size() != 2 || !c->keywords.empty()) return false;
     return (is_name(*c->args[0], e) && const_equals(c->args[1].get(), 1.0)) ||
            (is_name(*c->args[1], e) && const_equals(c->args[0].get(), 1.0));
   }
   return false;
 }
 
+// `reciprocal(d)` with nothing else: a dtype= (an int32 result truncates) or a mask= would be
+// dropped by the folds that print the reciprocal inside another call.
 bool is_reciprocal_of(Expr* v, const std::string& d) {
   CallExpr* c = as_call(v, "nisa.reciprocal");
-  if (!c) c = as_call(v, "nl.reciprocal");
-  if (!c) return false;
-  auto* data = argument(*c, "data", 0);
+  const char* param = "data";
+  if (!c) c = as_call(v, "nl.reciprocal"), param = "x";
+  if (!c || c->args.size() + c->keywords.size() != 1) return false;
+  auto* data = argument(*c, param, 0);
   return data && is_name(**data, d);
+}
+
+// Whether a statement strictly between `from` and `to` of `b` may change what one of `names` holds
+// there: it binds one (`t = ...`, `t += ...`), stores into one (`t[...] = ...`), or, any other
+// statement, mentions one (a destination-first call, a loop). A fold that moves an expression
+// reading those names from `from` to `to` would read other values.
+bool changed_between(Block& b, size_t from, size_t to, const std::set<std::string>& names) {
+  for (size_t k = from + 1; k < to && k < b.size(); ++k) {
+    Stmt& s = *b[k];
+    std::set<std::string> touched;
+    if (s.kind == StmtKind::Assign) {
+      for (auto& t : static_cast<AssignStmt&>(s).targets) touched.merge(names_in(*t));
+    } else if (s.kind == StmtKind::AugAssign) {
+      touched = names_in(*static_cast<AugAssignStmt&>(s).target);
+    } else {
+      touched = names_in(s);
+    }
+    if (intersects(touched, names)) return true;
+  }
+  return false;
 }
 
 // The other operand of nl.multiply(a, b) when one of them is the name `id`; null otherwise.
@@ -58,6 +85,34 @@ Expr* multiply_partner(Expr* v, const std::string& id) {
   if (is_name(*c->args[1], id)) return c->args[0].get();
   if (is_name(*c->args[0], id)) return c->args[1].get();
   return nullptr;
+}
+
+// A bias that adds nothing: the constant 0, or a name bound once, to a zero memset
+// (`nisa.memset(shape=..., value=0.0)`, `nl.zeros(...)`).
+bool zero_column(Block& kernel, const Expr& bias) {
+  if (const_equals(&bias, 0.0)) return true;
+  if (bias.kind != ExprKind::Name) return false;
+  const std::string name = text(bias);
+  int bindings = 0;
+  bool zero = false;
+  for_each_block(kernel, [&](Block& b) {
+    for (auto& s : b) {
+      if (s->kind == StmtKind::AugAssign && names_in(*static_cast<AugAssignStmt&>(*s).target).count(name)) ++bindings;
+      if (s->kind != StmtKind::Assign) continue;
+      bool binds = false;
+      for (auto& t : static_cast<AssignStmt&>(*s).targets) binds = binds || names_in(*t).count(name) > 0;
+      if (!binds) continue;
+      ++bindings;
+      Expr* v = assigned_value(*s);
+      if (!v) continue;
+      if (as_call(v, "nl.zeros")) zero = true;
+      if (auto* m = as_call(v, "nisa.memset")) {
+        ExprPtr* value = argument(*m, "value", 1);
+        zero = value && const_equals(value->get(), 0.0);
+      }
+    }
+  });
+  return bindings == 1 && zero;
 }
 
 class FuseSilu : public MatchingTransform {
@@ -82,9 +137,14 @@ class FuseSilu : public MatchingTransform {
     std::string e = assigned_name(*b[i]);
     auto* act = as_call(assigned_value(*b[i]), "nisa.activation");
     if (e.empty() || !act || count_uses(kernel, e) != 2) return false;
+    // exp(-x) alone: a bias (exp(b - x)), a mask or a dtype would not survive the rewrite; a zero
+    // bias (the bundled kernels' memset column) is none.
+    if (!keywords_within(*act, {"op", "data", "scale", "bias"})) return false;
+    if (auto* bias = argument(*act, "bias"); bias && !zero_column(kernel, **bias)) return false;
     auto *op = argument(*act, "op"), *data = argument(*act, "data"), *scale = argument(*act, "scale");
     if (!op || !data || !scale || text(**op) != "nl.exp" || !const_equals(scale->get(), -1.0)) return false;
     std::string x = text(**data);
+    const std::set<std::string> x_names = names_in(**data);
     size_t j = next_use(b, i, e);
     if (j == b.size() || !is_add_one(assigned_value(*b[j]), e)) return false;
     std::string d = assigned_name(*b[j]);
@@ -97,6 +157,7 @@ class FuseSilu : public MatchingTransform {
     bool silu = count_uses(kernel, inv) == 2 && l < b.size() && b[l]->kind == StmtKind::Assign &&
                 multiply_partner(static_cast<AssignStmt&>(*b[l]).value.get(), inv) &&
                 text(*multiply_partner(static_cast<AssignStmt&>(*b[l]).value.get(), inv)) == x;
+    if (changed_between(b, i, silu ? l : k, x_names)) return false;
     std::string func = silu ? "silu" : "sigmoid";
     Site site = make_site(*b[i], fmt::format("compute {}({}) with one activation instead of {} instructions", func, x,
                                              silu ? 4 : 3),
@@ -119,6 +180,15 @@ bool simple_tensor_scalar(Expr* v, std::string& data, std::string& op, std::stri
   if (!d || !o || !x) return false;
   data = text(**d), op = text(**o), operand = text(**x);
   return true;
+}
+
+// The names a simple tensor_scalar reads (its data and operand0): what a fold moves with it.
+std::set<std::string> step_reads(Expr* v) {
+  std::set<std::string> out;
+  auto* c = as_call(v, "nisa.tensor_scalar");
+  for (const char* p : {"data", "operand0"})
+    if (ExprPtr* e = c ? argument(*c, p) : nullptr) out.merge(names_in(**e));
+  return out;
 }
 
 // A second step applied to `a`: a simple tensor_scalar on it, nl.add/multiply/subtract(a, const),
@@ -163,6 +233,8 @@ class FoldTensorScalar : public MatchingTransform {
         if (j == b.size() || b[j]->kind != StmtKind::Assign) continue;
         Expr* second = static_cast<AssignStmt&>(*b[j]).value.get();
         if (!second_step(second, a, op1, operand1, reverse)) continue;
+        // The first step's data and operand are read at the second step's place now.
+        if (changed_between(b, i, j, step_reads(assigned_value(*b[i])))) continue;
         std::string fused = fmt::format("nisa.tensor_scalar(data={}, op0={}, operand0={}, op1={}, operand1={}{})", data,
                                         op0, operand0, op1, operand1, reverse ? ", reverse1=True" : "");
         Site site = make_site(*b[i], fmt::format("fold `{}` and the next op on it into one instruction: {}", brief(*b[i]),
@@ -198,7 +270,10 @@ class FoldIntoActivation : public MatchingTransform {
         if (!act || !act->args.empty()) continue;
         auto *d = argument(*act, "data"), *scale = argument(*act, "scale");
         if (!d || !is_name(**d, a)) continue;
-        std::string new_scale = scale ? fmt::format("{} * ({})", operand, text(**scale)) : operand;
+        if (changed_between(b, i, j, step_reads(assigned_value(*b[i])))) continue;
+        // Both factors parenthesized (the printer keeps only the parentheses the precedence
+        // needs): an operand `lo + hi` times the scale s is (lo + hi) * s, not lo + hi * s.
+        std::string new_scale = scale ? fmt::format("({}) * ({})", operand, text(**scale)) : operand;
         Site site = make_site(*b[i], fmt::format("fold `{}` into the activation's scale ({})", brief(*b[i]), new_scale));
         if (sink(std::move(site), [&b, i, j, data, new_scale] {
               auto* call = static_cast<CallExpr*>(assigned_value(*b[j]));

@@ -181,6 +181,11 @@ class FoldPartitions : public MatchingTransform {
         continue;
       }
       if (!elementwise_call(name) || !scalar_operands_constant(*call)) return false;
+      // A mask numbers the tile's partitions and columns as they were (an index grid made outside
+      // the loop), and an activation's reduce_res sums along the free axis, which the fold splits
+      // over two partitions: neither is elementwise in the folded layout.
+      for (const char* k : {"mask", "reduce_op", "reduce_res", "reduce_cmd"})
+        if (argument(*call, k)) return false;
     }
     if (tensors.empty() || !explicit_rows) return false;
     // One column tile for every access: a shifted window would straddle the fold at S / 2.

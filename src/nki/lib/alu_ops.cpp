@@ -28,8 +28,8 @@ const Entry kOps[] = {
     {"subtract", {"subtract", B::Sub, std::nullopt, std::nullopt, 0, false}},
     {"multiply", {"multiply", B::Mul, R::Prod, std::nullopt, 0, false}},
     {"prod", {"multiply", B::Mul, R::Prod, std::nullopt, 0, false}},
-    {"divide", {"divide", B::Div, std::nullopt, std::nullopt, 0, false}},
-    {"true_divide", {"divide", B::Div, std::nullopt, std::nullopt, 0, false}},
+    {"divide", {"divide", B::Div, std::nullopt, std::nullopt, 0, false, true}},
+    {"true_divide", {"divide", B::Div, std::nullopt, std::nullopt, 0, false, true}},
     {"maximum", {"maximum", B::Maximum, R::Max, std::nullopt, 0, false}},
     {"max", {"maximum", B::Maximum, R::Max, std::nullopt, 0, false}},
     {"amax", {"maximum", B::Maximum, R::Max, std::nullopt, 0, false}},
@@ -37,9 +37,9 @@ const Entry kOps[] = {
     {"min", {"minimum", B::Minimum, R::Min, std::nullopt, 0, false}},
     {"amin", {"minimum", B::Minimum, R::Min, std::nullopt, 0, false}},
     {"power", {"power", B::Pow, std::nullopt, std::nullopt, 0, false}},
-    {"mod", {"mod", B::Mod, std::nullopt, std::nullopt, 0, false}},
-    {"remainder", {"mod", B::Mod, std::nullopt, std::nullopt, 0, false}},
-    {"fmod", {"fmod", B::Fmod, std::nullopt, std::nullopt, 0, false}},
+    {"mod", {"mod", B::Mod, std::nullopt, std::nullopt, 0, false, true}},
+    {"remainder", {"mod", B::Mod, std::nullopt, std::nullopt, 0, false, true}},
+    {"fmod", {"fmod", B::Fmod, std::nullopt, std::nullopt, 0, false, true}},
     {"equal", {"equal", B::Eq, std::nullopt, std::nullopt, 0, false}},
     {"not_equal", {"not_equal", B::Ne, std::nullopt, std::nullopt, 0, false}},
     {"greater", {"greater", B::Gt, std::nullopt, std::nullopt, 0, false}},
@@ -119,13 +119,19 @@ const AluOp& alu_op(const Value& v, std::string_view api, std::string_view what)
   if (!op) throw NkiError(ErrorKind::Type, fmt::format("{} of {} must be an ALU operator such as nl.add or np.add, "
                                                        "got {}", what, api, v.repr()));
   // "nl.divide exists as a language API but is not in the ISA operator table" (nki-language.md
-  // 9.1): an instruction's operator slot does not take it, whatever the engine. The language
-  // call nl.divide(x, y) (and `/`) stays valid; it does not come through here.
-  if (op->name == "divide" && api.starts_with("nisa."))
-    throw NkiError(ErrorKind::Rule, fmt::format("{} of {} cannot be a divide: nl.divide is a language API, not an "
-                                                "operator of the ISA table (nki-language.md 9.1); divide with "
-                                                "nl.divide(x, y), or multiply by nl.reciprocal (a unary "
-                                                "tensor_scalar step with a dummy operand)", what, api));
+  // 9.1), and the table has no remainder either (nl.mod, nl.fmod are language APIs only, 7.3): an
+  // instruction's operator slot does not take them, whatever the engine. The language calls
+  // (nl.divide(x, y), `/`, nl.mod, `%`) stay valid; they do not come through here.
+  if (op->language_only && api.starts_with("nisa.")) {
+    if (op->name == "divide")
+      throw NkiError(ErrorKind::Rule, fmt::format("{} of {} cannot be a divide: nl.divide is a language API, not an "
+                                                  "operator of the ISA table (nki-language.md 9.1); divide with "
+                                                  "nl.divide(x, y), or multiply by nl.reciprocal (a unary "
+                                                  "tensor_scalar step with a dummy operand)", what, api));
+    throw NkiError(ErrorKind::Rule, fmt::format("{} of {} cannot be nl.{}: a language API, not an operator of the ISA "
+                                                "table (nki-language.md 9.1); call nl.{}(x, y) instead", what, api,
+                                                op->name, op->name));
+  }
   return *op;
 }
 

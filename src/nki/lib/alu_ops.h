@@ -22,6 +22,10 @@ struct AluOp {
   std::optional<tensor::UnaryOp> unary;       // as an activation function
   uint16_t activation_id = 0;                 // trace id of the activation function (0 = identity)
   bool bitvec = false;                        // integer bit-pattern op
+  // A language API (nl.divide(x, y), nl.mod, nl.fmod) with no row in the ISA operator table
+  // (nki-language.md 9.1): no op=, op0= or op1= of a nisa.* instruction takes it. The interpreter
+  // refuses it there (alu_op) and the loop-nest moves never print it there (isa_operator).
+  bool language_only = false;
 };
 
 // The operator an argument names; Type error naming `api`/`what` when it names none.

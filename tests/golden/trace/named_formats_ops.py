@@ -1,6 +1,7 @@
 # What the kernel says, in the trace: a uint8 tile is u8 (not the one-byte float8), an fp16 tile
 # fp16 (not bf16), and a comparison, a division, a remainder and a logical op are named as such
-# (nki-language.md 6, 9.1), where they all printed `other` before.
+# (nki-language.md 6, 9.1), where they all printed `other` before. The remainder is the language's
+# nl.mod: the ISA operator table has none (9.1), so no instruction takes it as its operator.
 import numpy as np
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
@@ -17,7 +18,7 @@ def kernel(x):
     h = nl.copy(t, dtype=nl.float16)
     g = nisa.tensor_scalar(t, op0=nl.greater, operand0=0.5, dtype=nl.float32)
     d = nl.divide(t, g)
-    m = nisa.tensor_scalar(d, op0=nl.mod, operand0=2.0, op1=nl.less_equal, operand1=1.0)
+    m = nl.less_equal(nl.mod(d, 2.0), 1.0)
     l = nisa.tensor_tensor(m, g, op=nl.logical_and, dtype=nl.float32)
     s = nl.add(nl.copy(u, dtype=nl.float32), nl.copy(h, dtype=nl.float32))
     nl.store(out, value=nl.add(s, l))

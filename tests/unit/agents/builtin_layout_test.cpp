@@ -78,6 +78,21 @@ TEST(BuiltinLayout, FoldPartitionsRefusesWhatWouldChangeTheResult) {
                                "        low = nisa.tensor_tensor("),
                        "fold_partitions")
                   .empty());
+  // A mask numbers the tile's partitions as they were (an index grid made before the loop): on the
+  // folded tile it would guard other rows.
+  EXPECT_TRUE(sites_of(replace(replace(source, "    block = 512\n", "    block = 512\n    i_p = nl.arange(half)[:, None]\n"),
+                               "nl.multiply(x1, cos_tile))", "nl.multiply(x1, cos_tile), mask=(i_p < half - 2))"),
+                       "fold_partitions")
+                  .empty());
+  // An activation's row sum (reduce_res) runs along the free axis, which the fold splits over two
+  // partitions: each would hold the sum of half a row.
+  EXPECT_TRUE(sites_of(replace(replace(source, "    block = 512\n",
+                                       "    block = 512\n    acc = nl.ndarray((half, 1), dtype=nl.float32, buffer=nl.sbuf)\n"),
+                               "low = nisa.tensor_tensor(",
+                               "e = nisa.activation(op=nl.exp, data=x0, reduce_op=nl.add, reduce_res=acc)\n"
+                               "        low = nisa.tensor_tensor("),
+                       "fold_partitions")
+                  .empty());
   // The loop variable used for anything but placing column tiles.
   EXPECT_TRUE(sites_of(replace(source, "low = nisa.tensor_tensor(", "k = c + 1\n        low = nisa.tensor_tensor("),
                        "fold_partitions")

@@ -70,7 +70,7 @@ TEST(BuiltinRewrite, GoldenBeforeAfterAndNumericallyEquivalent) {
 }
 
 TEST(BuiltinRewrite, EveryFoundSiteOfTheGoldenKernelsApplies) {
-  for (const char* name : {"silu", "scalar_chain", "loops", "matmul", "illegal"}) {
+  for (const char* name : {"silu", "scalar_chain", "loops", "matmul", "illegal", "fold_attrs"}) {
     std::string source = read(golden_dir() + "/" + name + ".py");
     for (const auto& site : find_sites(source)) {
       SCOPED_TRACE(site.key());
@@ -80,6 +80,29 @@ TEST(BuiltinRewrite, EveryFoundSiteOfTheGoldenKernelsApplies) {
       EXPECT_NO_THROW(parse_source(after));
     }
   }
+}
+
+// The text folds where the merged calls carry more than the fold prints (tests/golden/rewrite/
+// fold_attrs.py). fold_into_activation multiplied a compound constant into the scale as text (`lo +
+// hi * (2.0)`: 0.75 for 1.0); fuse_silu took exp(b - x) for exp(-x), dropping the bias;
+// fold_tensor_scalar dropped a reciprocal's dtype=nl.int32; both moved a step's data past a
+// statement binding its name again. Every site left keeps the outputs.
+TEST(BuiltinRewrite, TextFoldsKeepWhatTheMergedCallsCarry) {
+  std::string source = read(golden_dir() + "/fold_attrs.py");
+  EXPECT_TRUE(sites_of(source, "fuse_silu").empty());
+  EXPECT_TRUE(sites_of(source, "fold_tensor_scalar").empty());
+  auto into = sites_of(source, "fold_into_activation");
+  ASSERT_EQ(into.size(), 1u);  // `half`; not `scaled`, read after `u` is bound again
+  EXPECT_NE(apply_site(source, into[0]).find("scale=(lo + hi) * 2.0"), std::string::npos);
+  auto shapes = builtin_test::input_shapes(source);
+  auto want = builtin_test::run_source(source, shapes);
+  int checked = 0;
+  for (const auto& site : find_sites(source)) {
+    SCOPED_TRACE(site.key());
+    EXPECT_LT(builtin_test::rel_error(builtin_test::run_source(apply_site(source, site), shapes), want), 2e-5);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
 }
 
 TEST(BuiltinRewrite, KeepsCommentsOfSurvivingStatements) {

@@ -230,6 +230,12 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"rebound_halves_api.py", arrays({{128, 256}, {128, 1024}})},
       {"renamed_halves.py", arrays({{128, 256}, {128, 1024}})},
       {"renamed_halves_api.py", arrays({{128, 256}, {128, 1024}})},
+      // What the folds' merged instructions carry (fold_attrs_test.cpp).
+      {"fold_integer_steps.py", arrays({{128, 512}})},
+      {"fold_masked_steps.py", arrays({{192, 512}})},
+      {"fold_operand_order.py", arrays({{256, 512}, {256, 512}})},
+      {"fold_attrs_api.py", arrays({{256, 512}, {256, 1}})},
+      {"fold_rows_reduce_res.py", arrays({{128, 2048}})},
   };
   return args;
 }

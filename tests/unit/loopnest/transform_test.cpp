@@ -54,10 +54,12 @@ const std::set<std::pair<std::string, std::string>> kKnownPrintBackGaps = {
 
 // An ISA call the compiler rejects (nki-language.md): nl.divide / np.divide as an instruction's
 // operator (9.1: "not in the ISA operator table"), which the folds printed for a reciprocal until
-// session 38. The interpreter refuses it (tests/golden/nki/diag/isa_divide_operator); no move may
-// print it. "" when the text has none.
+// session 38, and the remainders the table has no row for (nl.mod, np.fmod, np.remainder). The
+// interpreter refuses them (tests/golden/nki/diag/isa_divide_operator, isa_mod_operator); no move
+// may print one. "" when the text has none.
 std::string refused_isa_call(const std::string& text) {
-  static const std::regex divide_operator(R"(\bop[01]?\s*=\s*(nl|np|numpy)\.(true_)?divide\b)");
+  static const std::regex divide_operator(
+      R"(\bop[01]?\s*=\s*(nl|np|numpy)\.((true_)?divide|mod|fmod|remainder)\b)");
   std::smatch m;
   return std::regex_search(text, m, divide_operator) ? m.str() : "";
 }

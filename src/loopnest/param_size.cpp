@@ -64,17 +64,41 @@ struct SizeLiteral {
 // every iteration; nullopt where the bounds cannot tell (an unbounded variable, a negative stride).
 using Extent = std::optional<std::pair<int64_t, int64_t>>;
 
+// The highest index of tile axis `axis` a mask constraint lets through at `at`: one constraint on that
+// axis alone (`col < M`, `expr - a1 >= 0`), else nullopt.
+std::optional<int64_t> mask_top(const Constraint& c, int axis, const std::map<int, int64_t>& at) {
+  int64_t coeff = 0;
+  for (const auto& [ax, k] : c.axes) {
+    if (k == 0) continue;
+    if (ax != axis || coeff != 0) return std::nullopt;
+    coeff = k;
+  }
+  auto e = c.expr.eval(at);
+  if (!e || coeff == 0) return std::nullopt;
+  auto floor_div = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); };
+  // e + coeff * a (cmp) 0, as `a <= bound`.
+  if (coeff < 0 && c.cmp == Cmp::Ge) return floor_div(*e, -coeff);
+  if (coeff < 0 && c.cmp == Cmp::Gt) return floor_div(*e - 1, -coeff);
+  if (coeff > 0 && c.cmp == Cmp::Le) return floor_div(-*e, coeff);
+  if (coeff > 0 && c.cmp == Cmp::Lt) return floor_div(-*e - 1, coeff);
+  return std::nullopt;
+}
+
 // The elements one dim of an access reaches over every iteration: each assignment of the loop
 // variables its start and window sizes use is evaluated (a ragged last window, `min(CHUNK, cols -
-// c0)`, ends where the row does; interval bounds of start and size taken apart would not), up to
-// 2^16 assignments; nullopt beyond, or where a variable is unbounded or a stride negative.
-Extent dim_extent(const DimIndex& di, const Ranges& ranges) {
+// c0)`, ends where the row does; interval bounds of start and size taken apart would not), a window
+// cut where the op's mask stops it (`mask=(col < M)` on the last of 2048-wide windows: the row's
+// end, whatever the window width), up to 2^16 assignments; nullopt beyond, or where a variable is
+// unbounded or a stride negative.
+Extent dim_extent(const DimIndex& di, const Ranges& ranges, const std::vector<Constraint>& mask) {
   std::set<int> used;
   for (int v : di.start.vars()) used.insert(v);
   for (const AxisTerm& a : di.terms) {
     if (a.stride < 0) return std::nullopt;
     for (int v : a.size.vars()) used.insert(v);
   }
+  for (const Constraint& c : mask)
+    for (int v : c.expr.vars()) used.insert(v);
   std::vector<std::pair<int, std::pair<int64_t, int64_t>>> vars;
   int64_t assignments = 1;
   for (int v : used) {
@@ -95,6 +119,9 @@ Extent dim_extent(const DimIndex& di, const Ranges& ranges) {
       if (!a.affine()) top = a.max_index();
       else if (auto size = a.size.eval(at)) top = *size - 1;
       if (!top) return std::nullopt;
+      if (a.affine())
+        for (const Constraint& c : mask)
+          if (auto cut = mask_top(c, a.axis, at)) top = std::min(*top, *cut);
       if (*top < 0) hi.reset();  // an empty window writes nothing
       else *hi += a.stride * *top;
     }
@@ -157,7 +184,7 @@ std::map<int, std::vector<Extent>> output_extents(const Kernel& k) {
         const int t = storage_of(k, w->tensor);
         if (!outputs.count(t)) continue;
         std::vector<Extent> reach;
-        for (const DimIndex& di : w->dims) reach.push_back(dim_extent(di, ranges));
+        for (const DimIndex& di : w->dims) reach.push_back(dim_extent(di, ranges, op.mask));
         reach = in_base_dims(k, w->tensor, t, std::move(reach));
         auto [it, fresh] = out.try_emplace(t, reach);
         if (fresh) continue;

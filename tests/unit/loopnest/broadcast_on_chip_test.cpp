@@ -114,7 +114,7 @@ TEST(BroadcastOnChip, NarrowsTheWidthOfBroadcastsOnChipWiderThanABank) {
   EXPECT_EQ(sites[0].relieves, std::set<std::string>{"dve"});
   std::string after = loopnest::apply_site(path, text, args, sites[0]);
   std::string want = text;
-  want.replace(want.find("CHUNK = WIDTH // 2"), 18, "CHUNK = 512");
+  want.replace(want.find("\nCHUNK = WIDTH // 2\n") + 1, 18, "CHUNK = 512");
   EXPECT_EQ(after, want);
   for (auto& s : loopnest::find_sites(loopnest::lift_source(path, after, args)))
     EXPECT_NE(s.transform, "broadcast_on_chip") << s.key();

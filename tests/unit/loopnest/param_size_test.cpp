@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "corpus.h"
+#include "run_kernel.h"
 #include "loopnest/lift.h"
 #include "loopnest/literal_constants.h"
 #include "loopnest/transform.h"
@@ -104,6 +105,28 @@ TEST(ParamSize, ChangesAModuleConstantCeilDividedThroughAHelper) {
             (std::set<std::string>{"128", "256", "1024"}));
 }
 
+// A width whose ragged last window a mask cuts (`ok = col < M` on loads, instructions and stores;
+// held-out author51's mamba, TILE_F = 2048 over 7168 columns): every value writes up to the row's
+// end, where the mask stops it. Before session 39 the written-elements check read the unmasked
+// windows (columns 0..3071 at 1024, 0..2559 at 512) and refused every value but 4096.
+TEST(ParamSize, ChangesAKernelConstantWhoseRaggedWindowAMaskCuts) {
+  const std::string path = source_dir() + "/tests/kernels/masked_chunk_rows.py";
+  const std::string text = read(path);
+  const auto args = arrays({{128, 2560}});
+  std::set<std::string> values;
+  for (const auto& s : free_size_sites(path, text, args)) {
+    EXPECT_EQ(s.params.at("var"), "TILE_F");
+    EXPECT_EQ(s.params.at("default"), "local");
+    values.insert(s.params.at("value"));
+    std::string after = loopnest::apply_site(path, text, args, s);
+    std::string want = text;
+    want.replace(want.find("TILE_F = 1024"), 13, "TILE_F = " + s.params.at("value"));
+    EXPECT_EQ(after, want);
+    EXPECT_LT(loopnest_test::rel_error(loopnest_test::run(path, after, args), loopnest_test::run(path, text, args)), 1e-6);
+  }
+  EXPECT_EQ(values, (std::set<std::string>{"256", "512", "2048"}));
+}
+
 // A width written as an expression of the hardware's limits (`CHUNK = 2 * nl.tile_size.
 // gemm_moving_fmax`, held-out author41's mamba `SEQ_TILE`): its value is the size, and the site
 // writes the new one as a literal in place of the expression. Before session 39 only a literal was
@@ -164,9 +187,10 @@ bool offers(const std::vector<loopnest::Site>& sites, const std::string& transfo
 // A tile size kept as the kernel's own constant (`TF = 1024` at the top of its body, an HPC author's
 // index-space style), its trip ceil-divided and its tiles masked: a site like a module constant's
 // (before session 36 none: an outside author's selective scan kept its 1024-wide fp32 accumulator,
-// two PSUM banks, in SBUF). Quartered and halved; doubled, 2048-wide tiles would reach past the
-// 3072-column rows, so no site; the partition count TP, also ceil-divided, is no site. At TF = 512
-// the accumulator fits a bank and psum_accumulate is offered, as it is not at 1024.
+// two PSUM banks, in SBUF). Quartered, halved and doubled: 2048-wide tiles reach past the
+// 3072-column rows, where the kernel's masks stop them (before session 39 the written-elements check
+// read the windows unmasked and refused 2048); the partition count TP, also ceil-divided, is no
+// site. At TF = 512 the accumulator fits a bank and psum_accumulate is offered, as it is not at 1024.
 TEST(ParamSize, ChangesAKernelConstantWhoseRaggedTailTheKernelWrites) {
   const std::string path = source_dir() + "/tests/kernels/local_chunk_scan_grid.py";
   const std::string text = read(path);
@@ -183,8 +207,10 @@ TEST(ParamSize, ChangesAKernelConstantWhoseRaggedTailTheKernelWrites) {
     EXPECT_EQ(after, want);
     EXPECT_EQ(offers(loopnest::find_sites(loopnest::lift_source(path, after, args)), "psum_accumulate"),
               s.params.at("value") == "512" || s.params.at("value") == "256");
+    EXPECT_LT(loopnest_test::rel_error(loopnest_test::run(path, after, args), loopnest_test::run(path, text, args)), 1e-6)
+        << s.params.at("value");
   }
-  EXPECT_EQ(values, (std::set<std::string>{"256", "512"}));
+  EXPECT_EQ(values, (std::set<std::string>{"256", "512", "2048"}));
   EXPECT_FALSE(offers(loopnest::find_sites(loopnest::lift_source(path, text, args)), "psum_accumulate"));
 }
 

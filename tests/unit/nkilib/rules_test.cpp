@@ -273,39 +273,6 @@ TEST(Rules, TensorCopyRunsOnTheEngineTheKernelNames) {
   }
 }
 
-// The newer nki API has no tensor_copy on NeuronCore-v2's Scalar Engine (nki-language.md 12.2: "not
-// on Scalar Engine for v2 (use activation(op=nl.copy))"): one left to the compiler is traced on VectorE,
-// which the cost model may not move (an outside author's newer-API gqa_full had all 17152 PSUM copies
-// balanced onto ScalarE on trn1); on NeuronCore-v3 the compiler's default stands. The legacy API's
-// copy keeps the default on both (above).
-TEST(Rules, NewerApiTensorCopyStaysOffTheScalarEngineOfNeuronCoreV2) {
-  const std::string text =
-      "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n\n@nki.jit\ndef kernel(a):\n"
-      "    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)\n"
-      "    t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)\n"
-      "    nisa.dma_copy(dst=t, src=a[0:128, 0:512])\n"
-      "    u = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)\n"
-      "    nisa.tensor_copy(dst=u, src=t)\n"
-      "    nisa.dma_copy(dst=out, src=u)\n"
-      "    return out\n";
-  for (int nc_version : {2, 3}) {
-    Harness h;
-    trn::TraceBuffer trace;
-    auto mod = h.load_text("api_copy.py", text);
-    KernelRunOptions opt;
-    opt.numerics = true;
-    opt.sink = &trace;
-    opt.nc_version = nc_version;
-    ASSERT_NO_THROW(run_kernel(h.in, *mod, {make_array(test_input({256, 1024}, 0))}, opt));
-    std::vector<std::pair<trn::Engine, bool>> copies;
-    for (const auto& r : trace.records)
-      if (r.kind == trn::RecordKind::Instruction && r.inst.opcode == trn::Opcode::TensorCopy)
-        copies.push_back({r.inst.engine, r.inst.engine_chosen_by_user});
-    EXPECT_EQ(copies, (std::vector<std::pair<trn::Engine, bool>>{{trn::Engine::Vector, nc_version == 2}}))
-        << "NeuronCore-v" << nc_version;
-  }
-}
-
 // Block dims are logical: a huge declaration is fine in trace-only mode but a numerics run hits
 // the memory limit with a Limit diagnostic instead of exhausting the machine.
 TEST(Rules, GiantNdarrayHitsTheMemoryLimitCleanly) {

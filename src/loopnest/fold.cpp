@@ -93,12 +93,19 @@ bool changed_before(const Kernel& k, const OpRef& p, const OpRef& r) {
   return clash;
 }
 
-// The writer of tile operand `o` of `r` when it flows only there and what it reads still has its
-// names at `r`; null otherwise.
+// Whether a fold may compute `p`'s value inside `r` instead: what `p` reads still has its names at
+// `r`, and `p`'s tile holds what it computed (keeps_its_value: no truncating int32 write, which the
+// fold would skip).
+bool foldable_into(const Kernel& k, const OpRef& p, const OpRef& r) {
+  return keeps_its_value(k, p.op()) && !changed_before(k, p, r);
+}
+
+// The writer of tile operand `o` of `r` when it flows only there and may be folded into it
+// (foldable_into); null otherwise.
 const OpRef* producer(const Kernel& k, const Analysis& an, const OpRef& r, const Operand* o) {
   if (!o || o->kind != Operand::Kind::Tile) return nullptr;
   const OpRef* p = sole_producer(k, an, r, o->access);
-  return p && !changed_before(k, *p, r) ? p : nullptr;
+  return p && foldable_into(k, *p, r) ? p : nullptr;
 }
 
 // A producer to remove: (node id, op index), index -1 for the whole statement.
@@ -185,7 +192,7 @@ const OpRef* whole_statement_producer(const Kernel& k, const Analysis& an, const
     if (w->node->ops[i].result < 0 || !k.tensor(w->node->ops[i].result).name.empty()) return nullptr;
   for (const OpRef* x : an.readers(k, o->access.tensor))
     if (x->node != r.node || x->index != r.index) return nullptr;
-  return changed_before(k, *w, r) ? nullptr : w;
+  return foldable_into(k, *w, r) ? w : nullptr;
 }
 
 // exp(-x) and what computing it took: an exp activation with scale -1, or the exp (nl.exp, an
@@ -194,11 +201,6 @@ struct NegExp {
   const Operand* x = nullptr;
   std::vector<Gone> gone;
   const OpRef* exp = nullptr;  // the exp (the sites' anchor)
-  std::vector<const Op*> ops;  // the instructions the fold removes
-  // Whether each holds what it computed (no int32 tile in the chain: keeps_its_value).
-  bool values_kept(const Kernel& k) const {
-    return std::all_of(ops.begin(), ops.end(), [&](const Op* p) { return keeps_its_value(k, *p); });
-  }
 };
 std::optional<NegExp> neg_exp(const Kernel& k, const Analysis& an, const OpRef& ex) {
   const Op& e = ex.op();
@@ -207,7 +209,7 @@ std::optional<NegExp> neg_exp(const Kernel& k, const Analysis& an, const OpRef& 
   const Operand* in = operand(e, act ? "data" : "x");
   if (!in || in->kind != Operand::Kind::Tile || !zero_bias(k, an, e)) return std::nullopt;
   const Operand* scale = act ? operand(e, "scale") : nullptr;
-  if (is_number(scale, -1.0)) return NegExp{in, {gone_of(ex)}, &ex, {&e}};
+  if (is_number(scale, -1.0)) return NegExp{in, {gone_of(ex)}, &ex};
   if (scale && scale->kind != Operand::Kind::None && !is_number(scale, 1.0)) return std::nullopt;
   const OpRef* neg = producer(k, an, ex, in);
   if (!neg) return std::nullopt;
@@ -219,7 +221,7 @@ std::optional<NegExp> neg_exp(const Kernel& k, const Analysis& an, const OpRef& 
     x = st->data;
   }
   if (!x || x->kind != Operand::Kind::Tile) return std::nullopt;
-  return NegExp{x, {gone_of(ex), gone_of(*neg)}, &ex, {&e, &n}};
+  return NegExp{x, {gone_of(ex), gone_of(*neg)}, &ex};
 }
 
 // 1 + exp(-x) computed by `plus` (an add of 1 to an exp(-x) that flows only there).
@@ -232,7 +234,7 @@ std::optional<NegExp> one_plus_neg_exp(const Kernel& k, const Analysis& an, cons
   if (!ex) return std::nullopt;
   auto ne = neg_exp(k, an, *ex);
   if (ne && ex->node->ops.size() > 1) ne->gone.push_back({ex->node->id, -1});  // the statement with its inner calls
-  if (ne) ne->gone.push_back(gone_of(*plus)), ne->ops.push_back(&plus->op());
+  if (ne) ne->gone.push_back(gone_of(*plus));
   return ne;
 }
 
@@ -286,7 +288,7 @@ class FoldSilu : public Transform {
       // x / (1 + exp(-x)): silu, as the formula is written with nl.* math.
       if (auto b = binary(r.op()); b && b->op == "divide") {
         auto ne = one_plus_neg_exp(k, an, producer(k, an, r, b->y));
-        if (!ne || b->x->access != ne->x->access || !ne->values_kept(k)) continue;
+        if (!ne || b->x->access != ne->x->access) continue;
         Site s = make_site(k, an, *ne->exp, fmt::format("compute silu({}) with one activation instead of four instructions",
                                                         name_of(k, *b->x)),
                            {{"func", "silu"}});
@@ -322,7 +324,7 @@ class FoldSilu : public Transform {
       const OpRef* times = only_times(k, an, r, *x);
       std::vector<Gone> gone = ne->gone;
       const OpRef* ex = ne->exp;
-      if (times && ne->values_kept(k) && keeps_its_value(k, r.op())) {
+      if (times && keeps_its_value(k, r.op())) {
         std::vector<Gone> gone_silu = gone;
         gone_silu.push_back(gone_of(r));
         Site s = make_site(k, an, *ex, fmt::format("compute silu({}) with one activation instead of four instructions",
@@ -333,7 +335,6 @@ class FoldSilu : public Transform {
         if (sink(s, [&k, target, data, gone = gone_silu] { replace(k, *target, silu_op(target->op(), data), gone); }))
           return true;
       }
-      if (!ne->values_kept(k)) continue;
       Site s = make_site(k, an, *ex, fmt::format("compute sigmoid({}) with one activation instead of three instructions",
                                                  name_of(k, *x)),
                          {{"func", "sigmoid"}});
@@ -387,7 +388,7 @@ class FoldScalarOps : public Transform {
       const OpRef* p = producer(k, an, r, second->data);
       if (!p) continue;
       auto first = scalar_step(p->op());
-      if (!first || first->operand.kind != Operand::Kind::Number || !keeps_its_value(k, p->op())) continue;
+      if (!first || first->operand.kind != Operand::Kind::Number) continue;
       if (second->operand.kind != Operand::Kind::Number) continue;
       if (!same_alu_class(first->op, second->op)) continue;
       // A divide step (nl.divide(x, c)) has no tensor_scalar spelling (9.1); a reciprocal does
@@ -472,7 +473,7 @@ class FoldScale : public Transform {
       const Operand* scale = func.empty() ? operand(r.op(), "scale") : nullptr;
       if (scale && scale->kind != Operand::Kind::Number) continue;
       const OpRef* p = producer(k, an, r, data);
-      if (!p || !keeps_its_value(k, p->op())) continue;
+      if (!p) continue;
       auto factor = scale_factor(k, p->op(), scale ? scale->number : 1.0);
       if (!factor) continue;
       Site site = make_site(k, an, *p, fmt::format("fold `* {}` into the activation's scale", factor->what));
@@ -582,9 +583,8 @@ class FoldBias : public Transform {
       const OpRef* p = producer(k, an, r, data);
       if (!p || p->node->frozen) continue;
       // Masks (a library kernel's guard of a ragged tile on every instruction): the activation
-      // keeps its own, so every element it computes must be one the producer computed; and the
-      // producer's tile holds what it computed (keeps_its_value).
-      if (!mask_implies(r.op(), p->op()) || !keeps_its_value(k, p->op())) continue;
+      // keeps its own, so every element it computes must be one the producer computed.
+      if (!mask_implies(r.op(), p->op())) continue;
       auto step = column_step(p->op(), true);
       if (!step || step->op == "multiply" || !negation_fits(k, p->op(), *step)) continue;
       // f(s * (x + c)) needs s * c as the bias, which no operation of the form computes; for
@@ -709,7 +709,7 @@ class FoldScalarTensorTensor : public Transform {
         const Operand* mine = side == 0 ? b->x : b->y;
         const Operand* other = side == 0 ? b->y : b->x;
         const OpRef* p = producer(k, an, r, mine);
-        if (!p || !keeps_its_value(k, p->op())) continue;
+        if (!p) continue;
         auto step = scalar_step(p->op());
         if (!step || step->operand.kind != Operand::Kind::Number) continue;
         // scalar_tensor_tensor's result has its data's shape: a [P, 1] step (a softmax's
@@ -771,7 +771,6 @@ class FoldReciprocal : public Transform {
         const Operand* num = side == 0 ? b->y : b->x;
         const OpRef* p = producer(k, an, r, inv);
         if (!p || (p->op().api != "nisa.reciprocal" && p->op().api != "nl.reciprocal")) continue;
-        if (!keeps_its_value(k, p->op())) continue;
         auto step = scalar_step(p->op());
         if (!step) continue;
         Operand n = *num, d = *step->data;

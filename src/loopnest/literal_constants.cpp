@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "loopnest/iexpr.h"
 #include "nki/ast_walk.h"
 #include "trn/tile_limits.h"
 
@@ -48,13 +49,8 @@ std::optional<int64_t> size_expression_value(const nki::Expr& e, const std::map<
         case nki::BinOp::Add: return *l + *r;
         case nki::BinOp::Sub: return *l - *r;
         case nki::BinOp::Mul: return *l * *r;
-        case nki::BinOp::FloorDiv:
-        case nki::BinOp::Mod: {
-          if (*r == 0) return std::nullopt;
-          int64_t q = *l / *r;
-          if ((*l % *r != 0) && ((*l < 0) != (*r < 0))) --q;  // Python floors
-          return b.op == nki::BinOp::FloorDiv ? q : *l - q * *r;
-        }
+        case nki::BinOp::FloorDiv: return *r == 0 ? std::nullopt : std::optional<int64_t>(floor_div(*l, *r));
+        case nki::BinOp::Mod: return *r == 0 ? std::nullopt : std::optional<int64_t>(floor_mod(*l, *r));
         default: return std::nullopt;
       }
     }

@@ -75,7 +75,6 @@ std::optional<int64_t> mask_top(const Constraint& c, int axis, const std::map<in
   }
   auto e = c.expr.eval(at);
   if (!e || coeff == 0) return std::nullopt;
-  auto floor_div = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); };
   // e + coeff * a (cmp) 0, as `a <= bound`.
   if (coeff < 0 && c.cmp == Cmp::Ge) return floor_div(*e, -coeff);
   if (coeff < 0 && c.cmp == Cmp::Gt) return floor_div(*e - 1, -coeff);
@@ -329,7 +328,8 @@ bool passed_to_helper(const nki::FunctionCode& fn, const nki::ModuleAst& module,
 // The module's ceil-division helpers (`def cdiv(a, b): return (a + b - 1) // b`, a Triton port's
 // block count): per function, the positions of the parameters its returned expression
 // floor-divides by.
-std::map<std::string, std::set<size_t>> ceil_division_helpers(const nki::ModuleAst& module) {
+using CeilDividers = std::map<std::string, std::set<size_t>>;
+CeilDividers ceil_division_helpers(const nki::ModuleAst& module) {
   std::map<std::string, std::set<size_t>> out;
   for (const auto& s : module.body) {
     if (s->kind != nki::StmtKind::FunctionDef) continue;
@@ -353,8 +353,9 @@ std::map<std::string, std::set<size_t>> ceil_division_helpers(const nki::ModuleA
 // by it (`(seq + CHUNK - 1) // CHUNK`, or through a helper of the module doing that, `cdiv(M,
 // BLOCK_M)`) or clamps a tile to it (`min(CHUNK, seq - t0)`), the spellings of a ragged last tile.
 // An author who writes the tail is writing for sizes that do not divide the data, so the constant
-// is a tile size to choose, like one passed to an implementation.
-bool written_for_any_value(const nki::FunctionCode& fn, const nki::ModuleAst& module, const std::string& name) {
+// is a tile size to choose, like one passed to an implementation. `ceil_dividers`: the module's
+// ceil_division_helpers.
+bool written_for_any_value(const nki::FunctionCode& fn, const CeilDividers& ceil_dividers, const std::string& name) {
   auto names_it = [&](const nki::Expr* e) {
     return e && e->kind == nki::ExprKind::Name && static_cast<const nki::NameExpr&>(*e).id == name;
   };
@@ -363,7 +364,6 @@ bool written_for_any_value(const nki::FunctionCode& fn, const nki::ModuleAst& mo
     nki::walk(e, [&](nki::Expr& x) { found = found || names_it(&x); });
     return found;
   };
-  const auto ceil_dividers = ceil_division_helpers(module);
   bool handled = false;
   // The walk only reads; it takes mutable trees because the rewrites share it.
   auto& body = const_cast<nki::Block&>(fn.body);
@@ -445,13 +445,14 @@ bool for_each_size_edit(const Kernel& k, bool dividing_constants,
                          values, f))
       return true;
   }
+  const CeilDividers ceil_dividers = ceil_division_helpers(*k.module);
   for (const auto& [id, e, size] : module_size_constants(*k.module)) {
     SizeLiteral lit{id, "module", "the module constant", " (a tile size its masks and trip counts follow)", e, size};
     // A constant the kernel reads itself is a site when its ragged tail is written, and only above
     // 128: a partition count (`TILE_ROWS = 128` clamped by `min`) cannot grow, and where it is
     // clamped the lifted form cannot see its size to refuse it.
     if (!passed_to_helper(*k.function, *k.module, id)) {
-      if (!written_for_any_value(*k.function, *k.module, id) &&
+      if (!written_for_any_value(*k.function, ceil_dividers, id) &&
           !(dividing_constants && divides_a_size(*k.function, id)))
         continue;
       lit.above = 128;
@@ -460,7 +461,7 @@ bool for_each_size_edit(const Kernel& k, bool dividing_constants,
     if (edits_of_literal(k, *args, before, lit, values, f)) return true;
   }
   for (const auto& [id, e, size] : local_size_constants(*k.function)) {
-    if (!passed_to_helper(*k.function, *k.module, id) && !written_for_any_value(*k.function, *k.module, id) &&
+    if (!passed_to_helper(*k.function, *k.module, id) && !written_for_any_value(*k.function, ceil_dividers, id) &&
         !(dividing_constants && divides_a_size(*k.function, id)))
       continue;
     if (spells_value(*k.function, e, size)) continue;

@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "loopnest/analysis.h"
+#include "loopnest/host_builtins.h"
 #include "loopnest/lifter.h"
 #include "nki/ast_printer.h"
 #include "tensor/dtype.h"
@@ -72,11 +73,7 @@ std::optional<AValue> number_or_tile(const AValue& cond, const AValue& then, con
 }
 
 AValue builtin(const std::string& id) {
-  static const std::set<std::string> funcs = {"range", "min", "max", "len", "int", "float", "tuple", "list", "abs",
-                                              "isinstance", "print", "bool", "round", "divmod", "zip",
-                                              "enumerate", "sorted", "reversed", "slice", "set", "frozenset", "sum", "dict", "repr", "str",
-                                              "map", "filter", "iter", "next", "getattr"};
-  if (funcs.count(id)) return AValue::of_kind(K::Func, "builtins." + id);
+  if (is_host_builtin(id)) return AValue::of_kind(K::Func, "builtins." + id);
   return AValue::of_kind(K::Unknown);
 }
 

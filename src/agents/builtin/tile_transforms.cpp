@@ -3,6 +3,7 @@
 #include <span>
 
 #include "agents/builtin/transform_util.h"
+#include "loopnest/host_builtins.h"
 #include "nki/ast_printer.h"
 
 namespace agents::builtin {
@@ -263,8 +264,6 @@ class EngineMove : public MatchingTransform {
 // accumulator: a researcher's swiglu, where a gpsimd engine_move failed twice), which this walk of
 // the kernel's body cannot look into.
 std::set<std::string> psum_names(Block& kernel) {
-  static const std::set<std::string> kHostBuiltins = {"min", "max", "len", "range", "int", "float", "abs", "list",
-                                                      "tuple", "sum", "round", "divmod", "slice", "zip", "enumerate"};
   std::set<std::string> out;
   for_each_block(kernel, [&](Block& b) {
     for (auto& s : b) {
@@ -275,7 +274,7 @@ std::set<std::string> psum_names(Block& kernel) {
       if (callee == "nisa.nc_matmul" || callee == "nl.matmul") out.insert(t);
       if (v->kind == ExprKind::Call) {
         const Expr& f = *static_cast<CallExpr*>(v)->func;
-        if (f.kind == ExprKind::Name && !kHostBuiltins.count(static_cast<const NameExpr&>(f).id)) out.insert(t);
+        if (f.kind == ExprKind::Name && !loopnest::is_host_builtin(static_cast<const NameExpr&>(f).id)) out.insert(t);
       }
       if (callee == "nl.zeros" || callee == "nl.ndarray") {
         auto* buf = argument(*static_cast<CallExpr*>(v), "buffer");

@@ -98,6 +98,7 @@ struct Plan {
   std::vector<int> used;  // loop ids its operand uses between `outer` and the transpose, outermost first
   int64_t bytes = 0, live = 0, budget = 0;
   int load = -1;  // the statement loading the transposed tile inside `outer`, hoisted with the chain (-1: none)
+  bool ahead = false;  // `outer` is the loop around the matmul itself, its transposes put ahead of it (ahead_plan)
 };
 
 // The operand a matmul transposes on the Tensor Engine before multiplying: x of `nl.matmul(x, y)`
@@ -374,9 +375,11 @@ class HoistTranspose : public Transform {
         params["out_of"] = std::to_string(loops_left(k, p.chain.stmt, p.outer, p.used));
       }
       Site site = make_site(k, an, *anchor,
-                            fmt::format("{} `{}` once before `for {}` into a buffer of {} tile(s) indexed by [{}] "
+                            fmt::format("{} `{}` {} `for {}` into a buffer of {} tile(s) indexed by [{}] "
                                         "({} KiB per partition, {} KiB with the other tiles, of {} KiB){}",
-                                        p.load >= 0 ? "load and transpose" : "transpose", x.name.empty() ? "?" : x.name, k.var_name(outer->loop), tiles, vars,
+                                        p.load >= 0 ? "load and transpose" : "transpose", x.name.empty() ? "?" : x.name,
+                                        p.ahead ? "ahead of its matmuls, in a loop before" : "once before",
+                                        k.var_name(outer->loop), tiles, vars,
                                         p.bytes / 1024, (p.bytes + p.live) / 1024, p.budget / 1024,
                                         p.chain.implicit ? "; the matmul reads it with transpose_x=True"
                                         : p.chain.moves  ? fmt::format("; with the {} step(s) after it up to the matmul",
@@ -385,7 +388,11 @@ class HoistTranspose : public Transform {
                             params);
       // What runs fewer times: nl.matmul's own transpose (the Tensor Engine), or the explicit transpose
       // and its PSUM copy; the matmul reading the transposed tiles waits on them.
-      if (p.chain.implicit) {
+      if (p.ahead) {
+        // The same transposes, no longer waited for one iteration at a time.
+        site.relieves = {"serial"};
+        site.feeds = {"pe"};
+      } else if (p.chain.implicit) {
         site.relieves = {"pe"};
         site.feeds = {"pe"};
       } else {
@@ -487,7 +494,50 @@ class HoistTranspose : public Transform {
       if (plan.bytes + plan.live > plan.budget) continue;
       return plan;  // the outermost loop it can leave
     }
-    return std::nullopt;
+    return ahead_plan(k, an, c, path, inputs, shape[0].constant());
+  }
+
+  // No loop to leave (the operand is made per iteration of every loop around, `e` of a P @ V loop
+  // `for j: acc += nl.matmul(e[:, j-block], v[j])`): nl.matmul's own transposes, one per iteration of
+  // the loop around the matmul, go ahead of it into a buffer of that loop's tiles (loop fission):
+  //   eT = ndarray((J, par_dim(128), 128)); for j: eT[j] = nl.transpose(e[:, j-block])
+  //   for j: acc += nl.matmul(eT[j], v[j], transpose_x=True)
+  // The transposes are the same; what goes is the wait in every iteration: the Tensor Engine's
+  // queue holds behind a matmul waiting on its operand's PSUM copy on another engine (simulator.md,
+  // "The Tensor Engine's queue is held"), so the next iteration's transpose cannot start before it
+  // and the loop runs transpose -> copy -> matmul one iteration after another; with the transposes
+  // ahead, the copies stream behind them and each matmul finds its operand ready. An explicit chain
+  // is pipeline_prep's (it splits such a loop after the transpose and its copy). Legal when nothing in
+  // the loop writes (or declares) what the transposes read, the loop runs from 0 by 1 with a constant
+  // trip, and the buffer fits as above.
+  static std::optional<Plan> ahead_plan(Kernel& k, const Analysis& an, const Chain& c, const std::vector<const Node*>& path,
+                                        const std::vector<const Access*>& inputs, int64_t rows) {
+    if (!c.implicit || path.empty() || path.back()->kind != NodeKind::Loop) return std::nullopt;
+    const Node& around = *path.back();
+    const int l = around.loop;
+    const Loop& lp = k.loops.at(l);
+    if (!(lp.start == IExpr(0)) || lp.step != 1 || !lp.trip() ||
+        std::none_of(inputs.begin(), inputs.end(), [&](const Access* a) { return uses_loop(*a, l); }))
+      return std::nullopt;
+    std::set<int> inside = loops_within(around), read;
+    for (const Access* a : inputs) read.insert(storage_of(k, a->tensor));
+    for (int t : read)
+      if (inside.count(k.tensor(t).scope_loop)) return std::nullopt;
+    for (const auto& r : an.ops) {
+      if (std::find(r.loops.begin(), r.loops.end(), l) == r.loops.end()) continue;
+      for (const Access* w : writes(r.op()))
+        if (read.count(storage_of(k, w->tensor))) return std::nullopt;
+    }
+    Plan plan;
+    plan.chain = c;
+    plan.outer = around.id;
+    plan.used = {l};
+    plan.ahead = true;
+    plan.bytes = itemsize_of(c.dtype) * rows * *lp.trip();
+    plan.live = other_sbuf_bytes(k, an, -1);
+    plan.budget = sbuf_budget();
+    if (plan.bytes + plan.live > plan.budget) return std::nullopt;
+    return plan;
   }
 
   // The statement loading the tile the chain transposes inside one of the loops around it: the one
@@ -520,7 +570,7 @@ class HoistTranspose : public Transform {
     auto again = chain_at(k, an, *s, c.op);
     if (!again) return std::nullopt;
     auto p = plan_for(k, an, *again, path);
-    if (!p || p->outer != outer) return std::nullopt;
+    if (!p || p->ahead || p->outer != outer) return std::nullopt;
     p->load = load;
     return p;
   }

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "corpus.h"
+#include "every_site.h"
 #include "loopnest/analysis.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
@@ -132,7 +133,52 @@ TEST(HoistTranspose, RefusesAnOperandWrittenInsideTheLoop) {
   const std::string acc = "            res_psum = nl.zeros((TILE_M, TILE_N), nl.float32, buffer=nl.psum)\n";
   ASSERT_NE(text.find(acc), std::string::npos);
   text.replace(text.find(acc), acc.size(), acc + "            x_norm[...] = nl.multiply(x_norm, 2.0)\n");
+  // Not out of the column loop that changes x_norm: the one site left puts the k loop's transposes
+  // ahead of its matmuls (leaving no loop), as many as before.
+  auto sites = sites_of(text, kTutorialArgs);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].params.at("out_of"), "0");
+  EXPECT_NE(sites[0].summary.find("ahead of its matmuls, in a loop before `for k`"), std::string::npos) << sites[0].summary;
+  std::string after = loopnest::apply_site("k.py", text, kTutorialArgs, sites[0]);
+  EXPECT_EQ(transposes_of(after, kTutorialArgs), transposes_of(text, kTutorialArgs)) << after;
+  // Changed inside the k loop itself: nothing may go ahead of it either.
+  const std::string load = "                w_tile = nl.load(w[k, :, nl.ds(n * TILE_N, TILE_N)])\n";
+  ASSERT_NE(text.find(load), std::string::npos) << text;
+  text.replace(text.find(load), load.size(), load + "                x_norm[...] = nl.multiply(x_norm, 2.0)\n");
   EXPECT_TRUE(sites_of(text, kTutorialArgs).empty());
+}
+
+// A P @ V loop of nl.matmul(e[:, j-block], v_j), e made before the loop in the row tile's
+// iteration: no loop to leave, so the loop's transposes go ahead of it into a buffer of its tiles
+// (the Tensor Engine no longer waits on each block's PSUM copy before the next block's transpose).
+// Two styles of one program: slices and reshape-free loads, index grids with generated names.
+TEST(HoistTranspose, PutsTheTransposesOfAPAndVLoopAheadOfItsMatmuls) {
+  const auto args = arrays({{2, 128, 512}, {4, 128, 64}});
+  struct Case {
+    std::string path, fill, matmul;
+  };
+  for (const Case& c : {Case{"/tests/kernels/pv_loop_implicit.py", "e_t[j, :, :] = nl.transpose(x=e[:, j * 128:(j + 1) * 128])",
+                             "acc += nl.matmul(e_t[j, :, :], vj, transpose_x=True)"},
+                        Case{"/tests/kernels/pv_loop_implicit_grid.py", "v4_t[i1, i_p, i_b] = nl.transpose(x=v4[i_p, i1 * 128 + i_b])",
+                             "v5 += nl.matmul(v4_t[i1, i_p, i_b], v6, transpose_x=True)"}}) {
+    SCOPED_TRACE(c.path);
+    std::string text = read(source_dir() + c.path);
+    auto sites = sites_of(text, args);
+    ASSERT_EQ(sites.size(), 1u);
+    EXPECT_EQ(sites[0].params.at("out_of"), "0");
+    EXPECT_EQ(sites[0].relieves, std::set<std::string>{"serial"});
+    std::string after = loopnest::apply_site("k.py", text, args, sites[0]);
+    // The same 2 x 4 transposes, now explicit and in a loop of their own before the matmuls'.
+    EXPECT_EQ(transposes_of(text, args), 8);
+    EXPECT_EQ(transposes_of(after, args), 8) << after;
+    EXPECT_NE(after.find(c.fill), std::string::npos) << after;
+    EXPECT_NE(after.find(c.matmul), std::string::npos) << after;
+    EXPECT_LT(after.find(c.fill), after.find(c.matmul)) << after;
+    // This site and every other the kernels offer keep their result.
+    EXPECT_GE(loopnest_test::expect_every_site_keeps_result(c.path, text, args), 1u);
+    // Applied, nothing is left to put ahead.
+    EXPECT_TRUE(sites_of(after, args).empty()) << after;
+  }
 }
 
 TEST(HoistTranspose, RefusesABufferThatDoesNotFit) {

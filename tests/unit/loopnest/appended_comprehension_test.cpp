@@ -11,6 +11,7 @@
 // `rows_t[r][k]` read by the kernel itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "corpus.h"
@@ -86,6 +87,24 @@ TEST(AppendedComprehension, PrintsBackAsWrittenAndFromTheFormComputingTheSame) {
         loopnest::emit_checked(loopnest::lift_source(path, text, c->args), c->args, {.regenerate = true});
     EXPECT_NE(printed.find(regenerated), std::string::npos) << printed;
     EXPECT_LT(rel_error(run(path, printed, c->args), run(path, text, c->args)), 1e-5) << printed;
+  }
+}
+
+// The list's block dim is the appending loop's iteration: a loop not counting from 0 has no block
+// for `x_t[0]` (its first append is item 0, made at r == 1). The old refusal stays.
+TEST(AppendedComprehension, AnAppendingLoopNotFromZeroIsStillRefused) {
+  std::string path = source_dir() + kTranspose.file;
+  std::string text = read(path);
+  const std::string from = "    for r in nl.affine_range(rows):\n        rows_t.append(";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "    for r in nl.affine_range(1, rows):\n        rows_t.append(");
+  const auto at = static_cast<long>(text.find("        rows_t.append("));
+  const auto append_line = static_cast<uint32_t>(std::count(text.begin(), text.begin() + at, '\n') + 1);
+  try {
+    loopnest::lift_source(path, text, kTranspose.args);
+    FAIL() << "an append from r == 1 lifted";
+  } catch (const loopnest::LiftError& e) {
+    EXPECT_EQ(e.diag.loc.line, append_line) << e.render();  // refused at the append itself
   }
 }
 

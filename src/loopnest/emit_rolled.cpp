@@ -9,6 +9,7 @@
 
 #include "loopnest/analysis.h"
 #include "loopnest/emitter.h"
+#include "loopnest/jam_inline.h"
 
 namespace loopnest::detail {
 
@@ -25,7 +26,8 @@ const ComprehensionExpr* comprehension_of(const Stmt* s) {
   const Expr* v = nullptr;
   if (s && s->kind == StmtKind::Assign) v = static_cast<const AssignStmt&>(*s).value.get();
   if (s && s->kind == StmtKind::Return) v = static_cast<const ReturnStmt&>(*s).value.get();
-  return v && v->kind == ExprKind::ListComp ? static_cast<const ComprehensionExpr*>(v) : nullptr;
+  if (v && v->kind == ExprKind::ListComp) return static_cast<const ComprehensionExpr*>(v);
+  return appended_comprehension(s);  // `x_t.append([...])` (lift_appended_rows.cpp)
 }
 
 }  // namespace
@@ -35,9 +37,11 @@ const ComprehensionExpr* comprehension_of(const Stmt* s) {
 bool Emitter::rolled_item(const Node& n) const {
   if (n.kind != NodeKind::Stmt || n.ops.empty() || !comprehension_of(n.origin)) return false;
   const int r = n.ops.back().result;
-  // (A nested comprehension's item: a list of lists, emit_nested_rolled.cpp.)
+  // (A nested comprehension's item, or an appended comprehension's: a list of lists,
+  // emit_nested_rolled.cpp, lift_appended_rows.cpp.)
   return r >= 0 && k_.tensor(r).list_loop >= 0 &&
-         (k_.tensor(r).outer_lists.empty() || (nested_comprehension_of(n.origin) && k_.tensor(r).outer_lists.size() == 1));
+         (k_.tensor(r).outer_lists.empty() ||
+          ((nested_comprehension_of(n.origin) || appended_comprehension(n.origin)) && k_.tensor(r).outer_lists.size() == 1));
 }
 
 void Emitter::rolled_loop(const Node& n, int depth, std::string& out) {
@@ -55,9 +59,12 @@ void Emitter::rolled_loop(const Node& n, int depth, std::string& out) {
     copy(n.origin->span.line, last_line(*n.origin), n.origin->span.line, depth, out);
     return;
   }
+  // `x_t.append([...])`: the list of lists' row level (lift_appended_rows.cpp), appended to the
+  // name the author's text appends to.
+  const bool appended = appended_comprehension(n.origin) != nullptr;
   std::vector<const Tensor*> lists;
   for (const auto& t : k_.tensors)
-    if (t.list_loop == n.loop && t.outer_lists.empty()) lists.push_back(&t);
+    if (t.list_loop == n.loop && (appended ? t.outer_lists.size() == 1 : t.outer_lists.empty())) lists.push_back(&t);
   if (lists.empty() || lists[0]->list_name.empty()) throw EmitError("a comprehension's loop filling no named list");
   const auto& g = comp->generators[0];
   // The loop's bounds as the author wrote them while the loop is unchanged, or a copy of it
@@ -81,7 +88,10 @@ void Emitter::rolled_loop(const Node& n, int depth, std::string& out) {
     renames_.push_back(std::move(scope));
     std::string element = call(item.ops.back(), item);
     renames_.pop_back();
-    out += indent(depth) + lists[0]->list_name + " = [" + element + " for " + gen + "]\n";
+    if (appended)
+      out += indent(depth) + lists[0]->outer_lists[0].first + ".append([" + element + " for " + gen + "])\n";
+    else
+      out += indent(depth) + lists[0]->list_name + " = [" + element + " for " + gen + "]\n";
     return;
   }
   // Several statements (two loops fused, rows jammed): no comprehension says that, and a loop

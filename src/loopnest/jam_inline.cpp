@@ -127,7 +127,20 @@ bool rolled_comprehension(const Kernel& k, const Node& n) {
   const nki::Expr* v = nullptr;
   if (n.origin->kind == nki::StmtKind::Assign) v = static_cast<const nki::AssignStmt&>(*n.origin).value.get();
   if (n.origin->kind == nki::StmtKind::Return) v = static_cast<const nki::ReturnStmt&>(*n.origin).value.get();
-  return v && v->kind == nki::ExprKind::ListComp;
+  return (v && v->kind == nki::ExprKind::ListComp) || appended_comprehension(n.origin);
+}
+
+const nki::ComprehensionExpr* appended_comprehension(const nki::Stmt* s) {
+  if (!s || s->kind != nki::StmtKind::Expr) return nullptr;
+  const nki::Expr& e = *static_cast<const nki::ExprStmt&>(*s).value;
+  if (e.kind != nki::ExprKind::Call) return nullptr;
+  const auto& c = static_cast<const nki::CallExpr&>(e);
+  if (c.func->kind != nki::ExprKind::Attribute || c.args.size() != 1 || !c.keywords.empty() ||
+      c.args[0]->kind != nki::ExprKind::ListComp)
+    return nullptr;
+  const auto& attr = static_cast<const nki::AttributeExpr&>(*c.func);
+  if (attr.attr != "append" || attr.value->kind != nki::ExprKind::Name) return nullptr;
+  return static_cast<const nki::ComprehensionExpr*>(c.args[0].get());
 }
 
 int64_t largest_rolled_psum_list_bytes(const Kernel& k, const std::set<int>& tensors, const std::vector<Node>& body) {

@@ -43,6 +43,10 @@ std::string text_name(const std::string& name);
 // inside it.
 bool rolled_comprehension(const Kernel& k, const Node& n);
 
+// The comprehension of `x_t.append([... for k in range(K)])` (a name's append of one list
+// comprehension: lift_appended_rows.cpp), else null.
+const nki::ComprehensionExpr* appended_comprehension(const nki::Stmt* s);
+
 // The PSUM bytes per partition of the largest list of row tiles (`tensors`) a rolled comprehension
 // under `body` makes (the list's items together).
 int64_t largest_rolled_psum_list_bytes(const Kernel& k, const std::set<int>& tensors, const std::vector<Node>& body);

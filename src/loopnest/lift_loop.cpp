@@ -373,9 +373,25 @@ std::vector<Op> Lifter::append(const CallExpr& c) {
     return at;
   };
   find_list();
+  // `x_t.append([nl.load(x[r, :, k, :]) for k in range(K)])` once per iteration of a loop from 0 by 1:
+  // lifted as `row = [...]; x_t.append(row)` would be, the comprehension rolled as its loop
+  // (lift_rolled.cpp) inside the appending one; appended_rows then gives its list tensor the outer
+  // block dim, a list of lists as a nested comprehension makes (lift_nested_rolled.cpp).
+  const bool per_iteration = !loop_stack.empty() && !(list_depth.count(list) && list_depth.at(list) == loop_stack.size());
+  const Loop* appending = per_iteration ? &k.loops.at(loop_stack.back()) : nullptr;
+  const bool rolls = appending && c.args[0]->kind == ExprKind::ListComp && appending->trip() &&
+                     appending->start == IExpr(0) && appending->step == 1;
+  const size_t pending_before = pending_inline.size();
+  if (rolls) {
+    assigned_comprehension = c.args[0].get();
+    assigned_name = list;
+  }
   std::vector<Op> made;
   current_ops = &made;
   AValue v = eval(*c.args[0]);
+  assigned_comprehension = nullptr;
+  const bool rolled = rolls && made.empty() && pending_inline.size() == pending_before + 1 &&
+                      pending_inline.back().name == kComprehensionLoop;
   // Found after the argument: a helper called in it restores the names it saw (inline_call
   // assigns `env`), which leaves an iterator taken before the call dangling.
   auto it = find_list();
@@ -394,6 +410,7 @@ std::vector<Op> Lifter::append(const CallExpr& c) {
   // tiles, not a tile per iteration of the appending loop.
   if (auto d = list_depth.find(list); d != list_depth.end() && d->second + 1 < loop_stack.size())
     fail(c.span, "a list bound empty outside a loop around the loop appending to it (it grows across that loop)");
+  if (rolled) return appended_rows(c, list, v);
   int l = loop_stack.back();
   const Loop& loop = k.loops.at(l);
   auto trip = loop.trip();

@@ -97,6 +97,7 @@ void Lifter::statement(const Stmt& s, std::vector<Node>& out) {
       if (e.value->kind == ExprKind::Call) {
         auto& c = static_cast<const CallExpr&>(*e.value);
         if (c.func->kind == ExprKind::Attribute && static_cast<const AttributeExpr&>(*c.func).attr == "append") {
+          assigned_statement = &s;  // an appended comprehension may roll as its loop (Lifter::append)
           std::vector<Op> made = append(c);
           // `tiles.append(helper(...))`: the helper's work is this statement's (an inline node
           // here), not the next statement's, which may be in another loop.

@@ -463,6 +463,10 @@ class Lifter {
   void import(const nki::ImportStmt& s);
   bool depends_on(const AValue& v, int loop) const;
   std::vector<Op> append(const nki::CallExpr& c);
+  // `x_t.append([...])` whose comprehension rolled as its loop in the appending loop (the pending
+  // kComprehensionLoop, `row` its list of blocks): the outer block dim over the appending loop
+  // (lift_appended_rows.cpp).
+  std::vector<Op> appended_rows(const nki::CallExpr& c, const std::string& list, const AValue& row);
   DimIndex backward_slice(const AValue& v, const IExpr& dim, int64_t step, const nki::Expr& at, int axis);
   AValue sequence_slice(const AValue& base, const nki::SliceExpr& sl, const nki::Expr& e);
   void finish_lists(std::vector<Node>& body);

@@ -73,8 +73,92 @@ TEST(RetileFlat, FindsTheSameSiteInEveryStyleAndKeepsTheResult) {
     EXPECT_EQ(tile_partitions(after), (std::set<int64_t>{128})) << after;
     EXPECT_LT(rel_error(run(kernel_path(style), after, kArgs), run(kernel_path(style), text, kArgs)), 1e-6) << after;
     EXPECT_TRUE(sites_of(after).empty()) << after;
-    std::cout << after;
   }
+}
+
+
+// Every site of the three kernels (retile_flat's and the other moves') keeps the result.
+TEST(RetileFlat, EverySiteOfTheStylesKeepsTheResult) {
+  for (const char* style : {"tiles", "grid", "api"}) {
+    SCOPED_TRACE(style);
+    EXPECT_GE(loopnest_test::expect_every_site_keeps_result(kernel_path(style), kernel_text(style), kArgs), 1u);
+  }
+}
+
+std::string applied(const std::string& style) {
+  std::string text = kernel_text(style);
+  auto sites = sites_of(text);
+  if (sites.size() != 1) return "";
+  return loopnest::apply_site(kernel_path(style), text, kArgs, sites[0]);
+}
+
+// The diff is the views, the loop header and the subscripts, in the kernel's own dialect.
+TEST(RetileFlat, PrintsTheKernelInItsOwnDialect) {
+  // Reshaped views of the author's: re-declared under their names, subscripts of whole tiles.
+  std::string tiles = applied("tiles");
+  EXPECT_NE(tiles.find("    thv = theta.reshape((3, 128, 256))\n"
+                       "    gv = grad.reshape((3, 128, 256))\n"
+                       "    mv = mom.reshape((3, 128, 256))\n"
+                       "    ov = out.reshape((3, 128, 256))\n"
+                       "    for t in nl.affine_range(3):\n"
+                       "        th = nl.load(thv[t, :, :])\n"),
+            std::string::npos)
+      << tiles;
+  EXPECT_NE(tiles.find("        m1 = 0.9 * m0 + 0.1 * g\n"), std::string::npos) << tiles;  // as written
+  EXPECT_NE(tiles.find("        nl.store(ov[t, :, :], upd)\n"), std::string::npos) << tiles;
+  EXPECT_EQ(tiles.find("for c in"), std::string::npos) << tiles;
+  // Index grids: new views of the arguments, the partitions an nl.arange grid.
+  std::string grid = applied("grid");
+  EXPECT_NE(grid.find("    theta_flat = theta.reshape((3, 128, 256))\n"), std::string::npos) << grid;
+  EXPECT_NE(grid.find("        th = nl.load(theta_flat[t, nl.arange(128)[:, None], i_f])\n"), std::string::npos) << grid;
+  EXPECT_NE(grid.find("        nl.store(out_flat[t, nl.arange(128)[:, None], i_f], value=upd)\n"), std::string::npos)
+      << grid;
+  // The newer API: declared tiles of 128 partitions, destination-first DMAs.
+  std::string api = applied("api");
+  EXPECT_NE(api.find("        th = nl.ndarray((128, W), dtype=theta.dtype, buffer=nl.sbuf)\n"
+                     "        nisa.dma_copy(dst=th, src=theta_flat[t, :, :])\n"),
+            std::string::npos)
+      << api;
+  EXPECT_NE(api.find("        nisa.dma_copy(dst=out_flat[t, :, :], src=upd)\n"), std::string::npos) << api;
+}
+
+TEST(RetileFlat, RefusesAPerPartitionOperand) {
+  // A [96, 1] scale is one value per row of the 96-row tile: the flat tiles' rows are other rows.
+  std::string text = kernel_text("tiles");
+  replace(text, "            m0 = nl.load(mv[t, :, c * W:(c + 1) * W])\n",
+          "            m0 = nl.load(mv[t, :, c * W:(c + 1) * W])\n"
+          "            row_scale = nl.load(mv[t, :, 0:1])\n");
+  replace(text, "0.01 * m1 * decay", "0.01 * m1 * decay * row_scale");
+  EXPECT_TRUE(sites_of(text).empty());
+}
+
+TEST(RetileFlat, RefusesAReduction) {
+  // A sum along the free axis adds a row's 256 columns: another set of elements once re-tiled.
+  std::string text = kernel_text("grid");
+  replace(text, "            nl.store(out[t * 96 + i_p, c * 256 + i_f], value=upd)\n",
+          "            nl.store(out[t * 96 + i_p, c * 256 + i_f], value=nl.multiply(upd, nl.sum(g, axis=1)))\n");
+  EXPECT_TRUE(sites_of(text).empty());
+}
+
+TEST(RetileFlat, RefusesTensorsOfDifferentShapes) {
+  // mom (192, 768): the nest reads its first 512 columns, so element e of mom is not element e of theta.
+  EXPECT_EQ(sites_of(kernel_text("grid")).size(), 1u);
+  EXPECT_TRUE(sites_of(kernel_text("grid"), arrays({{192, 512}, {192, 512}, {192, 768}})).empty());
+}
+
+TEST(RetileFlat, RefusesANestThatDoesNotCoverItsTensors) {
+  // Half the rows: the flat views would reach the other half.
+  std::string text = kernel_text("grid");
+  replace(text, "for t in nl.affine_range(rows // 96):", "for t in nl.affine_range(rows // 192):");
+  EXPECT_TRUE(sites_of(text).empty());
+  // Every tile twice (the column loop's variable unused): no longer a numbering of the elements.
+  text = replace_all(kernel_text("grid"), "c * 256 + i_f", "i_f");
+  EXPECT_TRUE(sites_of(text).empty());
+}
+
+TEST(RetileFlat, RefusesTilesAlreadyOn128Partitions) {
+  std::string text = replace_all(kernel_text("grid"), "96", "128");
+  EXPECT_TRUE(sites_of(text, arrays({{256, 512}, {256, 512}, {256, 512}})).empty());
 }
 
 }  // namespace

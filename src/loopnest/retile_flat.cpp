@@ -358,7 +358,8 @@ void apply_plan(Kernel& k, const Plan& p) {
     v.dtype = base.dtype;
     v.shape = {IExpr(p.tiles), IExpr(kPartitions), IExpr(p.new_width)};
     v.scope_loop = enclosing;
-    std::string text = fmt::format("{} = {}.reshape(({}, {}, {}))", v.name, base.name, p.tiles, kPartitions, p.new_width);
+    std::string text =
+        fmt::format("{} = {}.reshape(({}, {}, {}))", v.name, base.name, p.tiles, kPartitions, p.new_width);
     int id = add_tensor(k, v);
     view_of[s] = id;
     Node decl;

@@ -110,7 +110,8 @@ TEST(RetileFlat, PrintsTheKernelInItsOwnDialect) {
   // Index grids: new views of the arguments, the partitions an nl.arange grid.
   std::string grid = applied("grid");
   EXPECT_NE(grid.find("    theta_flat = theta.reshape((3, 128, 256))\n"), std::string::npos) << grid;
-  EXPECT_NE(grid.find("        th = nl.load(theta_flat[t, nl.arange(128)[:, None], i_f])\n"), std::string::npos) << grid;
+  EXPECT_NE(grid.find("        th = nl.load(theta_flat[t, nl.arange(128)[:, None], i_f])\n"), std::string::npos)
+      << grid;
   EXPECT_NE(grid.find("        nl.store(out_flat[t, nl.arange(128)[:, None], i_f], value=upd)\n"), std::string::npos)
       << grid;
   // The newer API: declared tiles of 128 partitions, destination-first DMAs.

@@ -3,8 +3,8 @@
 // update streamed in (96, 256) tiles in three styles (tests/kernels/momentum_rows96_{tiles,grid,
 // api}.py) offers the same site; applied, the kernel computes the same result with every tile on
 // 128 partitions, printed in the kernel's own dialect. A per-partition operand, a reduction,
-// tensors of different shapes, a nest covering part of its tensors and tiles already on 128
-// partitions are refused.
+// tensors of different shapes, a nest covering part of its tensors (or every element twice), tiles
+// already on 128 partitions and an element count with no tiling of long enough runs are refused.
 #include <gtest/gtest.h>
 
 #include "corpus.h"
@@ -160,6 +160,21 @@ TEST(RetileFlat, RefusesANestThatDoesNotCoverItsTensors) {
 TEST(RetileFlat, RefusesTilesAlreadyOn128Partitions) {
   std::string text = replace_all(kernel_text("grid"), "96", "128");
   EXPECT_TRUE(sites_of(text, arrays({{256, 512}, {256, 512}, {256, 512}})).empty());
+}
+
+TEST(RetileFlat, RefusesAnElementCountWithoutATilingOfLongEnoughRuns) {
+  // One column chunk per row tile (W = cols). At (384, 512): 1536 columns per partition in all,
+  // the author's work 384 per tile; the author's runs are 2 KiB, so only 512 qualifies (it divides 1536).
+  std::string text = kernel_text("tiles");
+  replace(text, "    W = 256\n", "    W = cols\n");
+  auto sites = sites_of(text, arrays({{384, 512}, {384, 512}, {384, 512}}));
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].params.at("width"), "512");
+  // At (192, 512): 768 columns per partition, which 512 does not divide, and narrower runs than 2 KiB.
+  EXPECT_TRUE(sites_of(text).empty());
+  // At (96, 200): 150 columns per partition, so 150 would be the only width, and its 600-byte runs
+  // are shorter than the author's 800.
+  EXPECT_TRUE(sites_of(text, arrays({{96, 200}, {96, 200}, {96, 200}})).empty());
 }
 
 }  // namespace

@@ -76,6 +76,8 @@ std::unique_ptr<Transform> make_evacuate_psum();
 std::unique_ptr<Transform> make_broadcast_on_chip();
 std::unique_ptr<Transform> make_fill_partitions();
 std::unique_ptr<Transform> make_rmw_to_psum();
+// retile_flat.cpp: an elementwise nest on P < 128 partitions walked in 128-partition tiles of flat views.
+std::unique_ptr<Transform> make_retile_flat();
 int open_composites(Kernel& k);
 
 const std::vector<std::unique_ptr<Transform>>& transforms() {
@@ -112,6 +114,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_privatize_buffer());
     v.push_back(make_coalesce_stores());
     v.push_back(make_fill_partitions());
+    v.push_back(make_retile_flat());
     v.push_back(make_hoist_transpose());
     v.push_back(make_forward_defer());
     v.push_back(make_reuse_operand());

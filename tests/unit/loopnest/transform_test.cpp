@@ -965,6 +965,11 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/rope_halves_tiles.py", "rope_halves_tiles.fill_partitions", "fill_partitions", {}},
       {"tests/kernels/rope_halves_grid.py", "rope_halves_grid.fill_partitions", "fill_partitions", {}},
       {"tests/kernels/rope_halves_api.py", "rope_halves_api.fill_partitions", "fill_partitions", {}},
+      // 96-row tiles of an elementwise nest walked as 128-row tiles of flat views: the author's
+      // views re-declared, new ones of the arguments, in three styles.
+      {"tests/kernels/momentum_rows96_tiles.py", "momentum_rows96_tiles.retile_flat", "retile_flat", {}},
+      {"tests/kernels/momentum_rows96_grid.py", "momentum_rows96_grid.retile_flat", "retile_flat", {}},
+      {"tests/kernels/momentum_rows96_api.py", "momentum_rows96_api.retile_flat", "retile_flat", {}},
       // Ragged 768-column windows (a mask, a min()) on an axis of 8192: 2048-column windows, the
       // guard gone.
       {"tests/kernels/rope_ragged_tiles.py", "rope_ragged_tiles.tile_size_window", "tile_size", {{"window", "2048"}}},

@@ -167,34 +167,13 @@ class FoldRows : public Transform {
     std::map<int, int> view_of;
     std::vector<Node> decls;
     for (int t : p.hbm) {
-      Tensor v;
-      const Tensor& base = k.tensor(t);
-      v.name = fresh_loop_var(k, base.name + "_fold");
-      v.role = TensorRole::View;
-      v.base = t;
-      v.memory = Memory::Hbm;
-      v.partition_dim = -1;
-      v.dtype = base.dtype;
-      v.shape = {base.shape[0] * 2, IExpr(p.cols / 2)};
       int outer = -1;
       for_each_node(k.body, [&](const Node& n, const std::vector<int>& loops) {
         if (n.id == id) outer = loops.empty() ? -1 : loops.back();
       });
-      v.scope_loop = outer;
-      std::string text = fmt::format("{} = {}.reshape(({}, {}))", v.name, base.name, k.str(v.shape[0]), p.cols / 2);
-      v.id = add_tensor(k, v);
-      view_of[t] = v.id;
-      Node decl;
-      decl.kind = NodeKind::Meta;
-      decl.meta = MetaKind::View;
-      decl.id = k.next_node++;
-      decl.dirty = true;
-      decl.patch = text;
-      decl.binds = {k.tensors.back().name};
-      Access whole;
-      whole.tensor = v.id;
-      whole.dims = {{IExpr(0), {{0, v.shape[0], 1}}}, {IExpr(0), {{1, v.shape[1], 1}}}};
-      decl.view = whole;
+      int view = -1;
+      Node decl = hbm_reshape_view(k, t, "_fold", {k.tensor(t).shape[0] * 2, IExpr(p.cols / 2)}, outer, view);
+      view_of[t] = view;
       decls.push_back(std::move(decl));
     }
     for (int t : p.tiles) {

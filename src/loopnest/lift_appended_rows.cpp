@@ -36,22 +36,8 @@ std::vector<Op> Lifter::appended_rows(const CallExpr& c, const std::string& list
   t.scope_loop = loop_stack.size() >= 2 ? loop_stack[loop_stack.size() - 2] : -1;
   // The list holds every row once the loop has run: row i's blocks (i, j), read by a loop variable
   // as a progression of rows (`x_t[r]`, progression_list_item) like a nested comprehension's.
-  const size_t rank = t.shape.size();
   auto& rows = env.at(list).items;
-  for (int64_t i = 0; i < *trip; ++i) {
-    std::vector<AValue> items;
-    for (int64_t j = 0; j < t.shape[1].constant(); ++j) {
-      Access a;
-      a.tensor = t.id;
-      a.dims.push_back({IExpr(i), {}});
-      a.dims.push_back({IExpr(j), {}});
-      for (size_t d = 2; d < rank; ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d - 2), t.shape[d], 1}}});
-      items.push_back(AValue::of_tile(std::move(a)));
-    }
-    AValue r = AValue::of_tuple(std::move(items));
-    r.k = K::List;
-    rows.push_back(std::move(r));
-  }
+  for (auto& r : block_rows(t, *trip, t.shape[1].constant())) rows.push_back(std::move(r));
   return {};
 }
 

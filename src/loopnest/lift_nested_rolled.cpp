@@ -19,6 +19,26 @@ namespace loopnest::detail {
 using namespace nki;
 using K = AValue::K;
 
+std::vector<AValue> block_rows(const Tensor& t, int64_t rows, int64_t cols) {
+  const size_t rank = t.shape.size();
+  std::vector<AValue> out;
+  for (int64_t i = 0; i < rows; ++i) {
+    std::vector<AValue> items;
+    for (int64_t j = 0; j < cols; ++j) {
+      Access a;
+      a.tensor = t.id;
+      a.dims.push_back({IExpr(i), {}});
+      a.dims.push_back({IExpr(j), {}});
+      for (size_t d = 2; d < rank; ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d - 2), t.shape[d], 1}}});
+      items.push_back(AValue::of_tile(std::move(a)));
+    }
+    AValue r = AValue::of_tuple(std::move(items));
+    r.k = K::List;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 // Item `index` of a list of lists of tiles whose items step alike position by position (`x_t[r]` of
 // a rolled nested comprehension: row r's tiles): each position's progression. Lists of tiles only
 // (a list of host numbers indexed by a loop variable keeps its own rules: progression_item's).
@@ -106,23 +126,7 @@ AValue Lifter::roll_nested_comprehension(const ComprehensionExpr& c, int64_t row
   t.scope_loop = loop_stack.empty() ? -1 : loop_stack.back();
   pending_inline.push_back({kComprehensionLoop, {}, current_ops ? current_ops->size() : 0});
   pending_inline.back().nodes.push_back(std::move(n));
-  const size_t rank = t.shape.size();
-  std::vector<AValue> out_rows;
-  for (int64_t i = 0; i < rows; ++i) {
-    std::vector<AValue> items;
-    for (int64_t j = 0; j < row_shape.count; ++j) {
-      Access a;
-      a.tensor = t.id;
-      a.dims.push_back({IExpr(i), {}});
-      a.dims.push_back({IExpr(j), {}});
-      for (size_t d = 2; d < rank; ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d - 2), t.shape[d], 1}}});
-      items.push_back(AValue::of_tile(std::move(a)));
-    }
-    AValue r = AValue::of_tuple(std::move(items));
-    r.k = K::List;
-    out_rows.push_back(std::move(r));
-  }
-  AValue out = AValue::of_tuple(std::move(out_rows));
+  AValue out = AValue::of_tuple(block_rows(t, rows, row_shape.count));
   out.k = K::List;
   return out;
 }

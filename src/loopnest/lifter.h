@@ -100,6 +100,9 @@ std::optional<AValue> progression_item(const std::vector<AValue>& items, const I
                                        const Kernel* k = nullptr);
 // The same over a list of lists of tiles, position by position (a row of a nested comprehension).
 std::optional<AValue> progression_list_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg);
+// The rows of a list of lists of tiles held as one tensor `t` with two block dims (a nested
+// comprehension's, an appended comprehension's): row i the list of blocks (i, j), each whole.
+std::vector<AValue> block_rows(const Tensor& t, int64_t rows, int64_t cols);
 
 // The placeholder variable of AValue::per_item: no loop has this id.
 constexpr int kHostIndex = 1 << 28;

@@ -348,28 +348,9 @@ void apply_plan(Kernel& k, const Plan& p) {
   }
   for (int s : p.hbm) {
     if (view_of.count(s)) continue;
-    const Tensor& base = k.tensor(s);
-    Tensor v;
-    v.name = fresh_loop_var(k, base.name + "_flat");
-    v.role = TensorRole::View;
-    v.base = s;
-    v.memory = Memory::Hbm;
-    v.partition_dim = -1;
-    v.dtype = base.dtype;
-    v.shape = {IExpr(p.tiles), IExpr(kPartitions), IExpr(p.new_width)};
-    v.scope_loop = enclosing;
-    std::string text =
-        fmt::format("{} = {}.reshape(({}, {}, {}))", v.name, base.name, p.tiles, kPartitions, p.new_width);
-    int id = add_tensor(k, v);
+    int id = -1;
+    Node decl = hbm_reshape_view(k, s, "_flat", {IExpr(p.tiles), IExpr(kPartitions), IExpr(p.new_width)}, enclosing, id);
     view_of[s] = id;
-    Node decl;
-    decl.kind = NodeKind::Meta;
-    decl.meta = MetaKind::View;
-    decl.id = k.next_node++;
-    decl.dirty = true;
-    decl.patch = text;
-    decl.binds = {k.tensor(id).name};
-    decl.view = whole_of(k, id);
     decls.push_back(std::move(decl));
   }
   // One loop over the tiles: the outer loop's node, the innermost body.

@@ -704,6 +704,33 @@ std::string fresh_loop_var(const Kernel& k, const std::string& base) {
   return v;
 }
 
+Node hbm_reshape_view(Kernel& k, int base, const std::string& suffix, const std::vector<IExpr>& shape, int scope_loop,
+                      int& view) {
+  Tensor v;
+  const Tensor& b = k.tensor(base);
+  v.name = fresh_loop_var(k, b.name + suffix);
+  v.role = TensorRole::View;
+  v.base = base;
+  v.memory = Memory::Hbm;
+  v.partition_dim = -1;
+  v.dtype = b.dtype;
+  v.shape = shape;
+  v.scope_loop = scope_loop;
+  std::string dims;
+  for (const auto& d : shape) dims += (dims.empty() ? "" : ", ") + k.str(d);
+  std::string text = fmt::format("{} = {}.reshape(({}))", v.name, b.name, dims);
+  view = add_tensor(k, v);
+  Node decl;
+  decl.kind = NodeKind::Meta;
+  decl.meta = MetaKind::View;
+  decl.id = k.next_node++;
+  decl.dirty = true;
+  decl.patch = text;
+  decl.binds = {k.tensor(view).name};
+  decl.view = whole_of(k, view);
+  return decl;
+}
+
 std::string fresh_copy_name(const Kernel& k, const std::string& name, const std::set<std::string>& taken) {
   const std::string& text = k.module->file->text;
   std::string fresh;

@@ -313,6 +313,12 @@ void rename_nodes(Kernel& k, std::vector<Node>& nodes, int from, int to);
 // printed kernel must not shadow them. The one picker of fresh_loop_var-style names (chunk_rows'
 // `chunk`, jam_rows' `s_blk`, fold_rows' `x_fold`, fusion's `i_blk` / `i_in`, ...).
 std::string fresh_loop_var(const Kernel& k, const std::string& base);
+// A reshaped view of HBM tensor `base` (`x_fold = x.reshape((2 * rows, cols // 2))`), named
+// `<base><suffix>` (fresh), in the scope of loop `scope_loop` (-1: the kernel's body): adds the
+// view tensor (its id in `view`) and returns its declaration, to be placed before its uses. The
+// moves that walk HBM tensors through other views (fold_rows, retile_flat).
+Node hbm_reshape_view(Kernel& k, int base, const std::string& suffix, const std::vector<IExpr>& shape, int scope_loop,
+                      int& view);
 // A new name for a second tile called `name` (`name_2`, `name_3`, ...): in neither `taken` nor the
 // source text. The renames of clashing tiles (forward_scratch's fused nests, open_helpers' helper
 // locals, hoist_expand's buffer).

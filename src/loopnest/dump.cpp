@@ -40,7 +40,10 @@ class Dumper {
       if (!t.label.empty()) out += fmt::format(" '{}'", t.label);
       if (t.role == TensorRole::View) out += " of " + names_.at(t.base);
       if (t.scope_loop >= 0 && t.on_chip()) out += " per " + k_.var_name(t.scope_loop);
-      for (const auto& [name, loop] : t.outer_lists) out += fmt::format(" list '{}' over {} of", name, k_.var_name(loop));
+      // A list of lists of None filled by item assignment (lift_none_list.cpp) has levels over no loop.
+      for (const auto& [name, loop] : t.outer_lists)
+        out += loop >= 0 ? fmt::format(" list '{}' over {} of", name, k_.var_name(loop)) : fmt::format(" list '{}' of", name);
+      if (t.host_list && t.list_loop < 0 && !t.outer_lists.empty()) out += fmt::format(" list '{}'", t.list_name);
       if (t.list_loop >= 0) out += fmt::format(" list '{}' over {}", t.list_name, k_.var_name(t.list_loop));
       // Read and rewritten by every iteration of these loops (analysis.h): the dependence the moves respect.
       for (const auto& [loop, carried] : carried_)

@@ -28,7 +28,8 @@ std::string Emitter::access(const Access& a, bool write, const Expr* written, co
     std::vector<std::pair<std::string, int>> lists = t.outer_lists;
     lists.push_back({t.list_name, t.list_loop});
     size_t in_scope = 0;
-    while (in_scope < levels && a.dims[in_scope].start == IExpr::var(lists[in_scope].second)) ++in_scope;
+    while (in_scope < levels && lists[in_scope].second >= 0 && a.dims[in_scope].start == IExpr::var(lists[in_scope].second))
+      ++in_scope;
     if (in_scope == levels) return inner;
     std::string sub = inner.size() > t.name.size() ? inner.substr(t.name.size()) : "";
     // One Python list over both levels (flat_list.h): `probs_t[t]`, `probs_t[4*j + 1]`.

@@ -53,6 +53,8 @@ struct Tensor {
   // A list of such lists (`block_tiles.append(row)` once per iteration of an enclosing loop, to any
   // depth): the outer levels' (list name, loop), outermost first, each one more block dim before
   // the inner list's; `result_tiles[m][bm][bn]` indexes them in order.
+  // (A host list of lists, `h_t = [[None] * B for _ in range(T)]` filled by item assignment, has
+  // one outer level over no loop, -1: lift_none_list.cpp.)
   std::vector<std::pair<std::string, int>> outer_lists;
   // The author's expression for a dim a transformation made (`N // NB` for a block dim over the
   // loop `for n in nl.affine_range(N // NB)`), printed in the declaration while the dim still has
@@ -66,7 +68,7 @@ struct Tensor {
   // after `carry = [0.0] * S`, lift_filled_list.cpp): a whole item is written by binding it, printed
   // `carry[s] = ...`, never written into (`carry[s][...]`: its first value is a number).
   bool bound_items = false;
-  size_t list_levels() const { return list_loop < 0 ? (host_list ? 1 : 0) : outer_lists.size() + 1; }
+  size_t list_levels() const { return list_loop < 0 ? (host_list ? outer_lists.size() + 1 : 0) : outer_lists.size() + 1; }
   bool on_chip() const { return memory != Memory::Hbm; }
 };
 

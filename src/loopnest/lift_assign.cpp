@@ -226,6 +226,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   if (target.kind == ExprKind::Subscript) {
     auto& sub = static_cast<const SubscriptExpr&>(target);
     if (bind_filled(s, sub, v, ops, out)) return;
+    if (bind_none_item(s, sub, v, ops, out)) return;  // lift_none_list.cpp
     AValue base = eval(*sub.value);
     if (base.k == K::Dict && sub.value->kind == ExprKind::Name && env.count(static_cast<const NameExpr&>(*sub.value).id)) {
       // `tiles["a"] = nl.load(a)`: Python's item assignment into a dict of the kernel, a host
@@ -267,6 +268,7 @@ void Lifter::assign(const AssignStmt& s, std::vector<Node>& out) {
   if (target.kind == ExprKind::Name) {
     const std::string& id = static_cast<const NameExpr&>(target).id;
     filled.erase(id);  // a new list under the name
+    note_none_list(id, v);
     if (auto keys = carried_items(id); !keys.empty()) {
       if (!pending_inline.empty()) {
         per_iteration_host_refused = true;

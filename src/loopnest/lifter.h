@@ -436,6 +436,17 @@ class Lifter {
   // (lift_bound_fresh.cpp); false where the old rule applies.
   bool bind_fresh_item(const nki::AssignStmt& s, const nki::SubscriptExpr& target, const AValue& v,
                        std::vector<Op>& ops, std::vector<Node>& out);
+  // `buf[i] = tile` / `h_t[r][b] = tile` in loops, the list bound `[None] * N` / `[[None] * B for _
+  // in range(T)]`: a write of its block of one buffer (lift_none_list.cpp); false where the old rule applies.
+  bool bind_none_item(const nki::AssignStmt& s, const nki::SubscriptExpr& target, const AValue& v,
+                      std::vector<Op>& ops, std::vector<Node>& out);
+  // Names bound to a list (of lists) of None -> the innermost loop around that binding and its inline depth.
+  struct NoneList {
+    int scope_loop = -1;
+    int depth = 0;
+  };
+  std::map<std::string, NoneList> none_lists;
+  void note_none_list(const std::string& id, const AValue& v);
   AValue roll_nested_comprehension(const nki::ComprehensionExpr& c, int64_t rows, const RollShape& row_shape,
                                    LoopKind kind);
   // The row level of a comprehension rolled over two levels (nested or flattened): generator

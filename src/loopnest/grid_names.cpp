@@ -60,7 +60,7 @@ std::map<std::string, int64_t> integer_constants(const Kernel& k) {
   std::map<std::string, int> kernel_bound = binding_counts(k.function->body);
   for (const nki::Parameter& p : k.function->params) ++kernel_bound[p.name];
   for (auto it = out.begin(); it != out.end();) it = kernel_bound.count(it->first) ? out.erase(it) : std::next(it);
-  add(local_size_constants(*k.function));
+  add(local_size_constants(*k.function, k.module.get()));
   return out;
 }
 

@@ -33,7 +33,8 @@ std::vector<LiteralBinding> module_size_constants(const nki::ModuleAst& module);
 // walrus targets; a `global` / `nonlocal` name counts as bound twice (another scope writes it).
 std::map<std::string, int> binding_counts(const nki::Block& body);
 
-// The function's parameters count as bindings too.
-std::vector<LiteralBinding> local_size_constants(const nki::FunctionCode& fn);
+// The function's parameters count as bindings too. Given the module, a local bound to an entry of a
+// module dict of sizes (`TILE = {"F": 1024}`; `F = TILE["F"]`) binds that entry's value.
+std::vector<LiteralBinding> local_size_constants(const nki::FunctionCode& fn, const nki::ModuleAst* module = nullptr);
 
 }  // namespace loopnest

@@ -460,7 +460,7 @@ bool for_each_size_edit(const Kernel& k, bool dividing_constants,
     if (spells_value(*k.function, e, size)) continue;
     if (edits_of_literal(k, *args, before, lit, values, f)) return true;
   }
-  for (const auto& [id, e, size] : local_size_constants(*k.function)) {
+  for (const auto& [id, e, size] : local_size_constants(*k.function, k.module.get())) {
     if (!passed_to_helper(*k.function, *k.module, id) && !written_for_any_value(*k.function, ceil_dividers, id) &&
         !(dividing_constants && divides_a_size(*k.function, id)))
       continue;

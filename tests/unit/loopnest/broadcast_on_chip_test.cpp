@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "corpus.h"
+#include "every_site.h"
 #include "loopnest/analysis.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
@@ -111,6 +112,24 @@ TEST(BroadcastOnChip, NarrowsTheWidthOfBroadcastsOnChipWiderThanABank) {
   want.replace(want.find("\nCHUNK = WIDTH // 2\n") + 1, 18, "CHUNK = 512");
   EXPECT_EQ(after, want);
   EXPECT_TRUE(broadcasts(path, after, args).empty()) << after;
+}
+
+// The same with the width an entry of a module dict of sizes, read by the kernel (`P, F = TILE["P"],
+// TILE["F"]`) and by a helper's default (`cols=TILE["F"]`): the dict's entry is narrowed, the one
+// edit every reader follows (held-out author55's mamba had no site), and the result is kept.
+TEST(BroadcastOnChip, NarrowsAWidthKeptInAModuleDictOfSizes) {
+  const std::string path = source_dir() + "/tests/kernels/row_broadcast_dict_sizes.py";
+  const std::string text = read(path);
+  const auto args = arrays({{256, 2048}, {4, 2048}});
+  std::vector<loopnest::Site> sites = broadcasts(path, text, args);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].params.at("var"), "F");
+  EXPECT_EQ(sites[0].params.at("value"), "512");
+  std::string after = loopnest::apply_site(path, text, args, sites[0]);
+  std::string want = text;
+  want.replace(want.find("TILE = {\"P\": 128, \"F\": 1024}"), 28, "TILE = {\"P\": 128, \"F\": 512}");
+  EXPECT_EQ(after, want);
+  EXPECT_GE(loopnest_test::expect_every_site_keeps_result(path, text, args), 1u);
 }
 
 // A row loaded once and broadcast on chip already, a load whose partitions step (a plain tile), and

@@ -6,6 +6,7 @@
 // LoopNestTransforms.EverySiteOfTheTestKernelsKeepsTheirResult's (tests/kernels/param_chunk_rows.py).
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,7 @@
 #include "loopnest/lift.h"
 #include "loopnest/literal_constants.h"
 #include "loopnest/transform.h"
+#include "nki/ast_printer.h"
 #include "nki/parser.h"
 
 namespace {
@@ -265,6 +267,47 @@ LATER = 8
   for (const auto& b : loopnest::module_size_constants(*module)) got[b.name] = b.value;
   EXPECT_EQ(got, (std::map<std::string, int64_t>{
                      {"P", 128}, {"FREE", 1024}, {"COLS", 1792}, {"HALF", 896}, {"N_TILE", 512}, {"LATER", 8}}));
+}
+
+// Sizes unpacked from a display (`P, F = 128, 512`) are each a size; a tuple bound from anything else
+// (`A, B = sizes()`) binds its names again. A kernel's local bound to an entry of a module dict of
+// sizes (`F = TILE["F"]`) is that entry: its binding's expression is the dict's value, where an edit
+// changes every reader of the entry (the helpers' defaults `cols=TILE["F"]` too).
+TEST(SizeConstants, ReadsTupleUnpackingAndEntriesOfAModuleDictOfSizes) {
+  const std::string text = R"(import neuronxcc.nki.language as nl
+from neuronxcc import nki
+ROWS, COLS = 128, 2048
+A, B = 256, 512
+A, B = sizes()
+TILE = {"P": 128, "F": 4 * 256, 7: 3}
+AGAIN = {"F": 512}
+AGAIN = {"F": 1024}
+
+
+@nki.jit
+def kernel(x):
+    P, F = TILE["P"], TILE["F"]
+    G = AGAIN["F"]
+    H, K = 64, 2 * 64
+    return x
+)";
+  auto module = nki::parse_module(std::make_shared<nki::SourceFile>(nki::SourceFile{"sizes.py", text}));
+  std::map<std::string, int64_t> got;
+  for (const auto& b : loopnest::module_size_constants(*module)) got[b.name] = b.value;
+  EXPECT_EQ(got, (std::map<std::string, int64_t>{{"ROWS", 128}, {"COLS", 2048}}));
+  const nki::FunctionCode* fn = nullptr;
+  for (const auto& st : module->body)
+    if (st->kind == nki::StmtKind::FunctionDef) fn = static_cast<const nki::FunctionDefStmt&>(*st).code.get();
+  ASSERT_NE(fn, nullptr);
+  std::map<std::string, std::pair<int64_t, std::string>> local;
+  for (const auto& b : loopnest::local_size_constants(*fn, module.get()))
+    local[b.name] = {b.value, nki::print_expr(*b.expr)};
+  EXPECT_EQ(local, (std::map<std::string, std::pair<int64_t, std::string>>{
+                       {"P", {128, "128"}}, {"F", {1024, "4 * 256"}}, {"H", {64, "64"}}, {"K", {128, "2 * 64"}}}));
+  // Without the module, the dict's entries are unknown.
+  std::set<std::string> names;
+  for (const auto& b : loopnest::local_size_constants(*fn)) names.insert(b.name);
+  EXPECT_EQ(names, (std::set<std::string>{"H", "K"}));
 }
 
 }  // namespace

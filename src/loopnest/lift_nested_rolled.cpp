@@ -19,19 +19,20 @@ namespace loopnest::detail {
 using namespace nki;
 using K = AValue::K;
 
+Access list_block(const Tensor& t, const std::vector<IExpr>& index) {
+  Access a;
+  a.tensor = t.id;
+  for (const auto& i : index) a.dims.push_back({i, {}});
+  for (size_t d = index.size(); d < t.shape.size(); ++d)
+    a.dims.push_back({IExpr(0), {{static_cast<int>(d - index.size()), t.shape[d], 1}}});
+  return a;
+}
+
 std::vector<AValue> block_rows(const Tensor& t, int64_t rows, int64_t cols) {
-  const size_t rank = t.shape.size();
   std::vector<AValue> out;
   for (int64_t i = 0; i < rows; ++i) {
     std::vector<AValue> items;
-    for (int64_t j = 0; j < cols; ++j) {
-      Access a;
-      a.tensor = t.id;
-      a.dims.push_back({IExpr(i), {}});
-      a.dims.push_back({IExpr(j), {}});
-      for (size_t d = 2; d < rank; ++d) a.dims.push_back({IExpr(0), {{static_cast<int>(d - 2), t.shape[d], 1}}});
-      items.push_back(AValue::of_tile(std::move(a)));
-    }
+    for (int64_t j = 0; j < cols; ++j) items.push_back(AValue::of_tile(list_block(t, {IExpr(i), IExpr(j)})));
     AValue r = AValue::of_tuple(std::move(items));
     r.k = K::List;
     out.push_back(std::move(r));

@@ -17,6 +17,7 @@
 
 #include "loopnest/analysis.h"
 #include "loopnest/lifter.h"
+#include "loopnest/mixed_radix.h"
 
 namespace loopnest::detail {
 
@@ -37,16 +38,6 @@ size_t none_rows_width(const AValue& v) {
   for (const auto& row : v.items)
     if (!all_none(row) || row.items.size() != width) return 0;
   return width;
-}
-
-// Block `index` (one start per list level) of the list tensor `t` (id `id`), whole.
-Access list_block(const Tensor& t, int id, const std::vector<IExpr>& index) {
-  Access a;
-  a.tensor = id;
-  for (const auto& i : index) a.dims.push_back({i, {}});
-  for (size_t d = index.size(); d < t.shape.size(); ++d)
-    a.dims.push_back({IExpr(0), {{static_cast<int>(d - index.size()), t.shape[d], 1}}});
-  return a;
 }
 
 }  // namespace
@@ -101,13 +92,7 @@ bool Lifter::bind_none_item(const AssignStmt& s, const SubscriptExpr& target, co
     if (!trip || !(loop.start == IExpr(0)) || loop.step != 1) return false;
     radix.push_back({flat.coeff(var), *trip});
   }
-  std::sort(radix.begin(), radix.end());
-  int64_t next = 1;
-  for (const auto& [coeff, trip] : radix) {
-    if (coeff != next) return false;
-    next *= trip;
-  }
-  if (radix.empty() || next != items) return false;
+  if (radix.empty() || !numbers_each_once(std::move(radix), items)) return false;
   const Tensor& src = k.tensor(v.access.tensor);
   const std::vector<IExpr> shape = v.access.tile_shape();
   // A view bound as it is is Python's alias of that tile (lift_bound_fresh.cpp): the tile must be
@@ -134,12 +119,12 @@ bool Lifter::bind_none_item(const AssignStmt& s, const SubscriptExpr& target, co
     const Tensor& made = k.tensor(id);
     if (levels == 1) {
       for (size_t i = 0; i < list.items.size(); ++i)
-        list.items[i] = AValue::of_tile(list_block(made, id, {IExpr(static_cast<int64_t>(i))}));
+        list.items[i] = AValue::of_tile(list_block(made, {IExpr(static_cast<int64_t>(i))}));
     } else {
       for (size_t r = 0; r < list.items.size(); ++r)
         for (size_t b = 0; b < list.items[r].items.size(); ++b)
           list.items[r].items[b] = AValue::of_tile(
-              list_block(made, id, {IExpr(static_cast<int64_t>(r)), IExpr(static_cast<int64_t>(b))}));
+              list_block(made, {IExpr(static_cast<int64_t>(r)), IExpr(static_cast<int64_t>(b))}));
     }
   } else {
     // A later binding: every item still its own block of the list's buffer.
@@ -153,14 +138,14 @@ bool Lifter::bind_none_item(const AssignStmt& s, const SubscriptExpr& target, co
     for (size_t r = 0; r < list.items.size(); ++r) {
       if (levels == 1) {
         const AValue& x = list.items[r];
-        if (x.k != K::Tile || !(x.access == list_block(t, id, {IExpr(static_cast<int64_t>(r))}))) return false;
+        if (x.k != K::Tile || !(x.access == list_block(t, {IExpr(static_cast<int64_t>(r))}))) return false;
         continue;
       }
       if (list.items[r].k != K::List) return false;
       for (size_t b = 0; b < list.items[r].items.size(); ++b) {
         const AValue& x = list.items[r].items[b];
         if (x.k != K::Tile ||
-            !(x.access == list_block(t, id, {IExpr(static_cast<int64_t>(r)), IExpr(static_cast<int64_t>(b))})))
+            !(x.access == list_block(t, {IExpr(static_cast<int64_t>(r)), IExpr(static_cast<int64_t>(b))})))
           return false;
       }
     }
@@ -168,7 +153,7 @@ bool Lifter::bind_none_item(const AssignStmt& s, const SubscriptExpr& target, co
         src.dtype != t.dtype || src.memory != t.memory)
       return false;
   }
-  write_value(ops, v, list_block(k.tensor(id), id, index), *s.targets[0], s.value.get());
+  write_value(ops, v, list_block(k.tensor(id), index), *s.targets[0], s.value.get());
   out.push_back(ops_node(s, std::move(ops)));
   return true;
 }

@@ -100,6 +100,8 @@ std::optional<AValue> progression_item(const std::vector<AValue>& items, const I
                                        const Kernel* k = nullptr);
 // The same over a list of lists of tiles, position by position (a row of a nested comprehension).
 std::optional<AValue> progression_list_item(const std::vector<AValue>& items, const IExpr& index, const Ranges& rg);
+// Block `index` (one start per leading block dim) of the list tensor `t`, whole.
+Access list_block(const Tensor& t, const std::vector<IExpr>& index);
 // The rows of a list of lists of tiles held as one tensor `t` with two block dims (a nested
 // comprehension's, an appended comprehension's): row i the list of blocks (i, j), each whole.
 std::vector<AValue> block_rows(const Tensor& t, int64_t rows, int64_t cols);

@@ -80,11 +80,12 @@ std::vector<std::pair<std::string, const nki::Expr*>> bound_pairs(const nki::Ass
   return out;
 }
 
-// Counts each name target `t` binds (inside tuple and list targets too) in `bound`.
+// Counts each name target `t` binds (inside tuple, list and starred targets too) in `bound`.
 void count_names(const nki::Expr& t, std::map<std::string, int>& bound) {
   if (t.kind == nki::ExprKind::Name) ++bound[static_cast<const nki::NameExpr&>(t).id];
   if (t.kind == nki::ExprKind::Tuple || t.kind == nki::ExprKind::List)
     for (const auto& x : static_cast<const nki::SequenceExpr&>(t).elts) count_names(*x, bound);
+  if (t.kind == nki::ExprKind::Starred) count_names(*static_cast<const nki::StarredExpr&>(t).value, bound);
 }
 
 // The text of a string literal.
@@ -137,9 +138,12 @@ std::vector<LiteralBinding> module_size_constants(const nki::ModuleAst& module) 
     auto pairs = bound_pairs(a);
     if (pairs.empty()) {
       // Every name the statement binds, inside tuple targets too (`P, F = sizes()`), is bound again.
-      for (const auto& t : a.targets) count_names(*t, bound);
-      for (const auto& [id, n] : bound)
-        if (n > 1) known.erase(id);
+      std::map<std::string, int> here;
+      for (const auto& t : a.targets) count_names(*t, here);
+      for (const auto& [id, n] : here) {
+        bound[id] += n;
+        known.erase(id);
+      }
       continue;
     }
     for (const auto& [id, value] : pairs) {
@@ -161,12 +165,8 @@ std::vector<LiteralBinding> module_size_constants(const nki::ModuleAst& module) 
 
 std::map<std::string, int> binding_counts(const nki::Block& body) {
   std::map<std::string, int> count;
-  std::function<void(const nki::Expr*)> target = [&](const nki::Expr* e) {
-    if (!e) return;
-    if (e->kind == nki::ExprKind::Name) ++count[static_cast<const nki::NameExpr&>(*e).id];
-    else if (e->kind == nki::ExprKind::Tuple || e->kind == nki::ExprKind::List)
-      for (const auto& x : static_cast<const nki::SequenceExpr&>(*e).elts) target(x.get());
-    else if (e->kind == nki::ExprKind::Starred) target(static_cast<const nki::StarredExpr&>(*e).value.get());
+  auto target = [&](const nki::Expr* e) {
+    if (e) count_names(*e, count);
   };
   std::function<void(const nki::Block&)> block = [&](const nki::Block& b) {
     for (const auto& st : b) {

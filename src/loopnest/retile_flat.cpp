@@ -29,6 +29,7 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/mixed_radix.h"
 #include "loopnest/nest_walk.h"
 #include "loopnest/transform.h"
 #include "trn/tile_limits.h"
@@ -106,13 +107,7 @@ bool covers_once(const Kernel& k, const FlatMap& m, const std::vector<int>& loop
     if (m.size[a] > 1) radix.push_back({m.coeff[a], m.size[a]});
   auto base = m.offset.eval(at_start);
   if (!base || *base != 0) return false;
-  std::sort(radix.begin(), radix.end());
-  int64_t next = 1;
-  for (const auto& [coeff, n] : radix) {
-    if (coeff != next) return false;
-    next *= n;
-  }
-  return next == count;
+  return numbers_each_once(std::move(radix), count);
 }
 
 enum class Dma : uint8_t { None, Load, Store };

@@ -437,6 +437,21 @@ class HoistTranspose : public Transform {
     return out;
   }
 
+  // Nothing inside loop node `loop` writes (or declares) a tensor `inputs` read.
+  static bool unchanged_inside(const Kernel& k, const Analysis& an, const Node& loop,
+                               const std::vector<const Access*>& inputs) {
+    std::set<int> inside = loops_within(loop), read;
+    for (const Access* a : inputs) read.insert(storage_of(k, a->tensor));
+    for (int t : read)
+      if (inside.count(k.tensor(t).scope_loop)) return false;
+    for (const auto& r : an.ops) {
+      if (std::find(r.loops.begin(), r.loops.end(), loop.loop) == r.loops.end()) continue;
+      for (const Access* w : writes(r.op()))
+        if (read.count(storage_of(k, w->tensor))) return false;
+    }
+    return true;
+  }
+
   static std::optional<Plan> plan_for(Kernel& k, const Analysis& an, const Chain& c,
                                       const std::vector<const Node*>& path) {
     const Op& op = find_node(k, c.stmt)->ops[c.op];
@@ -475,17 +490,8 @@ class HoistTranspose : public Transform {
         plan.used.push_back(l);
       }
       if (!ok) continue;
-      // The chain's inputs are the same in every iteration of the loop: nothing inside it writes
-      // (or declares) a tensor they read.
-      std::set<int> inside = loops_within(*path[p]);
-      std::set<int> read;
-      for (const Access* a : inputs) read.insert(storage_of(k, a->tensor));
-      for (int t : read) ok = ok && !inside.count(k.tensor(t).scope_loop);
-      for (const auto& r : an.ops) {
-        if (std::find(r.loops.begin(), r.loops.end(), m) == r.loops.end()) continue;
-        for (const Access* w : writes(r.op())) ok = ok && !read.count(storage_of(k, w->tensor));
-      }
-      if (!ok) continue;
+      // The chain's inputs are the same in every iteration of the loop.
+      if (!unchanged_inside(k, an, *path[p], inputs)) continue;
       int64_t bytes = itemsize_of(c.dtype) * shape[0].constant();
       for (int l : plan.used) bytes *= *k.loops.at(l).trip();
       plan.bytes = bytes;
@@ -519,15 +525,7 @@ class HoistTranspose : public Transform {
     if (!(lp.start == IExpr(0)) || lp.step != 1 || !lp.trip() ||
         std::none_of(inputs.begin(), inputs.end(), [&](const Access* a) { return uses_loop(*a, l); }))
       return std::nullopt;
-    std::set<int> inside = loops_within(around), read;
-    for (const Access* a : inputs) read.insert(storage_of(k, a->tensor));
-    for (int t : read)
-      if (inside.count(k.tensor(t).scope_loop)) return std::nullopt;
-    for (const auto& r : an.ops) {
-      if (std::find(r.loops.begin(), r.loops.end(), l) == r.loops.end()) continue;
-      for (const Access* w : writes(r.op()))
-        if (read.count(storage_of(k, w->tensor))) return std::nullopt;
-    }
+    if (!unchanged_inside(k, an, around, inputs)) return std::nullopt;
     Plan plan;
     plan.chain = c;
     plan.outer = around.id;

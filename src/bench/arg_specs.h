@@ -2,9 +2,11 @@
 // arrays, values of the scalars), from the reference's shape-only inputs (eval::reference_arg_specs).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench/task_case.h"
 #include "loopnest/arg_spec.h"
 #include "nki/value.h"
 
@@ -19,5 +21,10 @@ std::vector<loopnest::ArgSpec> arg_specs(const std::vector<nki::Value>& args);
 // the file is named after the task (`silu.py`). "" when none does. `bench_root` (a user's
 // --bench-root) is looked in before the default root, by file name like it.
 std::string reference_for_kernel(const std::string& kernel_path, const std::string& bench_root = "");
+
+// The benchmark case whose reference is the file `reference_path` (the same file, however the path
+// is spelled), searched in the same directories as reference_for_kernel; nullopt when no case has it.
+// `accelopt eval` takes the task's tolerance from it (mamba's is 3e-5, nkibench.md).
+std::optional<TaskCase> case_for_reference(const std::string& reference_path, const std::string& bench_root = "");
 
 }  // namespace bench

@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/arg_specs.h"
 #include "bench/task_case.h"
 #include "cli/command.h"
 #include "eval/evaluate.h"
@@ -11,8 +12,8 @@
 namespace {
 
 struct EvalOptions {
-  std::string reference, kernel, entry, arch = "trn1", seeds = "0,21,42,63,84", cache_dir;
-  double tolerance = 2e-5;
+  std::string reference, kernel, entry, arch = "trn1", seeds = "0,21,42,63,84", cache_dir, bench_root;
+  double tolerance = 0;  // 0: not given; then the task's, when the reference is a benchmark case's
   double timeout = 600;
   bool json = false, no_profile = false, no_cache = false;
 };
@@ -50,7 +51,12 @@ int run_eval(const EvalOptions& opt) {
   req.reference_path = opt.reference;
   req.arch = opt.arch;
   req.seeds = bench::parse_seeds(opt.seeds);
-  req.tolerance = opt.tolerance;
+  if (opt.tolerance > 0) {
+    req.tolerance = opt.tolerance;
+  } else {
+    auto task = bench::case_for_reference(opt.reference, opt.bench_root);
+    req.tolerance = task ? task->effective_tolerance() : bench::default_tolerance("");
+  }
   req.profile = !opt.no_profile;
   req.cache_dir = opt.no_cache ? "" : (opt.cache_dir.empty() ? eval::default_ref_cache_dir() : opt.cache_dir);
   req.limits = eval::limits_for_cpu_seconds(opt.timeout);
@@ -67,7 +73,8 @@ cli::RunFn setup_eval(CLI::App& sub) {
   cli::add_entry_option(sub, opt->entry);
   sub.add_option("--arch", opt->arch, "simulated NeuronCore")->check(CLI::IsMember({"trn1", "trn2"}));
   sub.add_option("--seeds", opt->seeds, "comma-separated numpy seeds");
-  sub.add_option("--tol", opt->tolerance, "relative L2 tolerance")->check(cli::finite_positive());
+  sub.add_option("--tol", opt->tolerance, "relative L2 tolerance (default: the task's when the reference is a benchmark case's, else 2e-5)")->check(cli::finite_positive());
+  sub.add_option("--bench-root", opt->bench_root, "benchmark directory whose case for the reference gives the tolerance (default: the bundled nkibench)");
   sub.add_option("--timeout", opt->timeout, "CPU-time limit of the evaluation, seconds (wall-clock backstop: 4x; docs/evaluation.md)")->check(cli::finite_positive());
   sub.add_option("--cache-dir", opt->cache_dir, "reference-output cache directory");
   sub.add_flag("--no-cache", opt->no_cache, "do not read or write cached reference outputs");

@@ -3,11 +3,14 @@
 // parses back to the same records. `--stage lowered` prints what the simulator sees:
 // the records after the compiler stage (src/lower) in the trace_text form, each rewritten
 // record followed by "# rule" naming the rules that changed it, and per rule what it did.
+// An instruction whose engine the kernel left to the compiler says where the simulator runs it
+// (an outside author read `dve` on a PSUM evacuation the timeline showed on `act`).
 #include <fmt/core.h>
 
 #include "eval/profile_run.h"
 #include "cli/command.h"
 #include "lower/lowering.h"
+#include "trn/cost_model.h"
 #include "trn/trace.h"
 #include "trn/trace_text.h"
 
@@ -16,6 +19,17 @@ namespace {
 struct TraceOptions {
   std::string reference, kernel, entry, stage = "source", lower = "all";
 };
+
+// "  # ..." after an instruction left to the compiler (docs/simulator.md, Engine choice): the record
+// names the engine its call defaults to; a PSUM evacuation runs on ScalarE, and the other
+// tensor_scalar / tensor_copy go to VectorE or ScalarE by the work each has when scheduled.
+std::string engine_note(const trn::Record& r) {
+  if (r.kind != trn::RecordKind::Instruction) return "";
+  if (trn::Engine placed = trn::placed_engine(r.inst); placed != r.inst.engine)
+    return fmt::format("  # runs on {}: a PSUM evacuation left to the compiler", trn::to_string(placed));
+  if (trn::engine_is_flexible(r.inst)) return "  # engine left to the compiler: dve or act, balanced when scheduled";
+  return "";
+}
 
 int run_trace(const TraceOptions& opt) {
   const lower::Options rules = lower::parse_rules(opt.lower);
@@ -27,11 +41,9 @@ int run_trace(const TraceOptions& opt) {
   eval::TraceRun run = lowered ? eval::trace_kernel(req, lowering) : eval::trace_kernel(req, buffer);
   for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
   if (run.status != eval::Status::Ok) return 1;
-  if (!lowered) {
-    fmt::print("{}", trn::format_trace(buffer.records));
-    return 0;
-  }
-  for (const auto& r : buffer.records) fmt::print("{}\n", lower::format_lowered(r));
+  for (const auto& r : buffer.records)
+    fmt::print("{}{}\n", lowered ? lower::format_lowered(r) : trn::format_record(r), engine_note(r));
+  if (!lowered) return 0;
   fmt::print("# lowering: {}\n", lower::rules_spec(rules));
   for (const auto& [rule, s] : lowering.stats())
     if (rules.on(rule)) fmt::print("# {}: {} records created or rewritten, {} removed\n", lower::to_string(rule), s.changed, s.removed);

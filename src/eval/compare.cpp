@@ -1,5 +1,6 @@
 #include "eval/compare.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/core.h>
@@ -59,6 +60,54 @@ DiffSums diff_with_ref(const O* out, const tensor::Array& ref, size_t n) {
   return {};
 }
 
+// Where an output holds NaN: the count and the bounding box of their indices.
+struct NanRegion {
+  int64_t count = 0;
+  std::vector<int64_t> lo, hi;
+};
+
+template <class T>
+NanRegion nan_region(const T* v, const tensor::Shape& shape) {
+  NanRegion r;
+  size_t rank = shape.size();
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t flat = 0; flat < n; ++flat) {
+    if (std::isnan(double(v[flat]))) {
+      if (r.count++ == 0) r.lo = r.hi = index;
+      for (size_t k = 0; k < rank; ++k) {
+        r.lo[k] = std::min(r.lo[k], index[k]);
+        r.hi[k] = std::max(r.hi[k], index[k]);
+      }
+    }
+    for (size_t k = rank; k-- > 0;) {  // the next index in C order
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+  return r;
+}
+
+// "output 0: 1024 of 4096 elements are NaN, all within [0:128, 3072:4096] ...": an HBM output
+// starts as NaN (language_creation.cpp: device memory is not zeroed), so a box of NaN is usually
+// a region the kernel never stored; "" when the output has no NaN.
+std::string describe_nans(size_t which, const tensor::Array& out_in) {
+  tensor::Array out = out_in.contiguous();
+  NanRegion r;
+  switch (tensor::storage_of(out.dtype())) {
+    case tensor::Storage::F32: r = nan_region(out.f32(), out.shape()); break;
+    case tensor::Storage::F64: r = nan_region(out.f64(), out.shape()); break;
+    case tensor::Storage::I64: return "";
+  }
+  if (r.count == 0) return "";
+  std::string box;
+  for (size_t k = 0; k < r.lo.size(); ++k) box += fmt::format("{}{}:{}", k ? ", " : "", r.lo[k], r.hi[k] + 1);
+  return fmt::format("output {}: {} of {} elements are NaN, all within [{}] (an output starts as NaN, as device "
+                     "memory is not zeroed: did the kernel store every element?)",
+                     which, r.count, out.size(), box);
+}
+
 }  // namespace
 
 OutputDiff diff_outputs(const tensor::Array& out_in, const tensor::Array& ref_in) {
@@ -107,6 +156,7 @@ Comparison compare_outputs(const std::vector<tensor::Array>& outs, const std::ve
     OutputDiff d = diff_outputs(outs[i], refs[i]);
     if (i == 0 || d.rel_l2 > c.worst.rel_l2) c.worst = d;
     if (!(d.rel_l2 < tolerance)) c.correct = false;
+    if (std::isinf(d.rel_l2) && c.nan_note.empty()) c.nan_note = describe_nans(i, outs[i]);
   }
   return c;
 }

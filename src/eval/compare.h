@@ -17,6 +17,7 @@ struct Comparison {
   bool correct = false;
   std::string problem;  // why not correct, for count/shape mismatches ("" otherwise)
   OutputDiff worst;     // the output with the largest rel_l2 (over all outputs)
+  std::string nan_note;  // where the first output holding NaN has them ("" when none does)
 };
 
 // Differences of one output pair of equal shapes (float64). rel_l2 is |d|/|ref|, or |d| when

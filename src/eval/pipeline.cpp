@@ -248,9 +248,10 @@ class Pipeline {
                                            cmp.worst.mean_abs_diff, cmp.worst.max_rel_diff});
     if (!cmp.correct)
       mismatch(seed, fmt::format("output mismatch at seed {}: rel_l2 {:.3e} >= tolerance {:.1e} (max abs diff {:.3e}, "
-                                 "mean abs diff {:.3e}, max rel diff {:.3e})",
+                                 "mean abs diff {:.3e}, max rel diff {:.3e}){}",
                                  seed, cmp.worst.rel_l2, req_.tolerance, cmp.worst.max_abs_diff,
-                                 cmp.worst.mean_abs_diff, cmp.worst.max_rel_diff),
+                                 cmp.worst.mean_abs_diff, cmp.worst.max_rel_diff,
+                                 cmp.nan_note.empty() ? "" : "; " + cmp.nan_note),
                /*with_seed=*/false);
     SeedSums sums{seed, {}, {}};
     for (const auto& a : actual) sums.actual.push_back(tensor::checksum(a));

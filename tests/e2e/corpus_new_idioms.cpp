@@ -98,7 +98,7 @@ const std::vector<Case> kCases = {
     {"p10_mgrid_3d_group_mean", "", false},        // one load, one mean, one store per block
     {"p10_nested_shape_unpack_ds", "", true},      // lifts (a host int's truth); the span loop unrolls: opened at the top level (session 22)
     {"p10_where_clamp_scalars", "", true},         // nl.where(tile condition, scalar, scalar)
-    {"p10_newapi_spmd_bias_dst", "", true},        // the launch opens into a loop over the program ids: hoist the bias row (session 22)
+    {"p10_newapi_spmd_bias_dst", "", true},        // the launch opens into a loop over the program ids: hoist the bias row (session 22); host-launched since session 41
     // the scan's carry lifts as a buffer the loop carries; load, scan, store and the carry copy
     // offer no move (the text-level free_size of the unlifted kernel is gone with the lift)
     {"p10_cummax_scan_carry", "", true},  // jam_rows: two row blocks' scan chains interleaved (session 17)

@@ -46,6 +46,31 @@ TEST(LowerCli, LoweredTraceNamesTheRulesThatFired) {
   EXPECT_EQ(run.out.find("loop begin", first + 1), std::string::npos) << "only the block loop left:\n" << run.out;
 }
 
+// An instruction left to the compiler says where it runs: an outside author read `dve` on PSUM
+// evacuations that the timeline put on `act` (docs/simulator.md, Engine choice).
+TEST(LowerCli, TraceSaysWhereAnInstructionLeftToTheCompilerRuns) {
+  TempDir tmp;
+  const std::string variants = source("tests/kernels/variants/");
+  for (const char* stage : {"source", "lowered"}) {
+    CliRun evac = accelopt(tmp.path(), std::string("trace --stage ") + stage + " --reference " + variants +
+                                           "mmscale.ref.py --kernel " + variants + "mmscale_via_sbuf.py");
+    ASSERT_EQ(evac.exit_code, 0) << evac.err;
+    // The evacuation in this kernel names its engine (`user`): no note.
+    EXPECT_EQ(evac.out.find("left to the compiler"), std::string::npos) << evac.out;
+    CliRun scale = accelopt(tmp.path(), std::string("trace --stage ") + stage + " --reference " + variants +
+                                            "constmul.ref.py --kernel " + variants + "constmul_nl.py");
+    ASSERT_EQ(scale.exit_code, 0) << scale.err;
+    const size_t at = scale.out.find("inst tensor_scalar dve");
+    ASSERT_NE(at, std::string::npos) << scale.out;
+    const std::string line = scale.out.substr(at, scale.out.find('\n', at) - at);
+    EXPECT_NE(line.find("# engine left to the compiler: dve or act"), std::string::npos) << line;
+  }
+  CliRun psum = accelopt(tmp.path(), "trace --stage lowered --reference " + source(kDir + "reference.py") +
+                                         " --kernel " + source("tests/kernels/psum_evacuation_default_engine.py"));
+  ASSERT_EQ(psum.exit_code, 0) << psum.err;
+  EXPECT_NE(psum.out.find("# runs on act: a PSUM evacuation left to the compiler"), std::string::npos) << psum.out;
+}
+
 TEST(LowerCli, FoldingSpeedsUpTheColumnLoopUnlessTheKernelSkipsTheMiddleEnd) {
   TempDir tmp;
   double unfolded = latency(tmp.path(), "plain", "none");

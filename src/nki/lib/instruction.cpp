@@ -148,6 +148,22 @@ NkiTensorObj& tile_arg(const Value& v, std::string_view api, std::string_view wh
   bool partition_first = true;
   for (int k = lead; k < axes; ++k)
     if (view.c(st.partition_axis, k) != 0 && extent(k) > 1) partition_first = false;
+  // The tile's first dim must be the partition dim: a view whose first dim walks a free dim while
+  // an integer fixed the partition (`w[k]` on a (KT, 128, N) load, whose partitions are the KT
+  // rows) has its data in one partition, not spread over the first dim's (two outside authors'
+  // first drafts ran here as 128-partition matmul operands).
+  bool lead_walks_partition = false;
+  int64_t lead_extent = 1;
+  for (int k = 0; k < std::min(lead, axes); ++k) {
+    lead_extent *= extent(k);
+    if (view.c(st.partition_axis, k) != 0 && extent(k) > 1) lead_walks_partition = true;
+  }
+  if (view.ndim() >= 2 && lead_extent > 1 && !lead_walks_partition)
+    throw NkiError(ErrorKind::Rule, fmt::format("err_failed_to_infer_tile_from_local_tensor: {} of {} (shape {}) is "
+                                                "not a tile: an integer index fixed the partition dimension of its "
+                                                "tensor (shape {}), so its first dimension is a free one; lay the data "
+                                                "out with the partition dimension first",
+                                                what, api, tensor::shape_str(view.shape), tensor::shape_str(st.shape)));
   if (!block_free || !partition_first || view.ndim() == 0)
     throw NkiError(ErrorKind::Rule, fmt::format("err_failed_to_infer_tile_from_local_tensor: {} of {} (shape {}) is "
                                                 "not a tile; index the block dimensions away so that the partition "

@@ -90,6 +90,9 @@ class KernelContext {
   // SPMD launch state (kernel[grid](...)): the grid and the running program's coordinates;
   // empty outside a launch (one program, id 0).
   std::vector<int64_t> grid, program;
+  // Bodies of jitted kernels running now (called without a grid): a grid launch inside one is
+  // err_nested_kernel_with_spmd_grid, as inside a launched program.
+  int jit_depth = 0;
   // shared_hbm tensors the launch's first program created, in creation order: the other
   // programs get the same tensors (one output shared by all programs).
   std::vector<std::shared_ptr<TensorStorage>> launch_shared;

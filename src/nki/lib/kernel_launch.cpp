@@ -34,9 +34,11 @@ struct LaunchObj : Object {
   Value call(Interpreter& in, CallArgs& args) override {
     if (is_host_call(args)) return call_from_host(in, args, [&](CallArgs& a) { return call(in, a); }, kernel->fn);
     KernelContext& ctx = KernelContext::current();
-    if (!ctx.grid.empty())
-      throw NkiError(ErrorKind::Rule, "err_nested_kernel_with_spmd_grid: a kernel launched with a grid cannot launch "
-                                      "another kernel with a grid");
+    // nki-language.md 3.10: calling a kernel with a grid from inside another kernel is not supported.
+    if (!ctx.grid.empty() || ctx.jit_depth > 0)
+      throw NkiError(ErrorKind::Rule, "err_nested_kernel_with_spmd_grid: a kernel cannot launch another kernel with "
+                                      "a grid; launch it from host code (a plain Python function, as the SPMD "
+                                      "tutorials' wrappers do), which then returns the launched kernel's outputs");
     if (kernel->has_directives) ctx.add_directives(kernel->directives);
     int64_t programs = 1;
     for (auto g : grid) programs *= g;
@@ -79,7 +81,13 @@ int64_t grid_dim(const Value& v) {
 
 Value JitKernelObj::call(Interpreter& in, CallArgs& args) {
   if (is_host_call(args)) return call_from_host(in, args, [&](CallArgs& a) { return call(in, a); }, fn);
-  if (has_directives) KernelContext::current().add_directives(directives);
+  KernelContext& ctx = KernelContext::current();
+  if (has_directives) ctx.add_directives(directives);
+  struct Depth {
+    KernelContext& ctx;
+    explicit Depth(KernelContext& c) : ctx(c) { ++ctx.jit_depth; }
+    ~Depth() { --ctx.jit_depth; }
+  } depth{ctx};
   return in.call(fn, args);
 }
 

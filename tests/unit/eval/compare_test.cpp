@@ -45,6 +45,18 @@ TEST(Compare, NanFails) {
   EXPECT_FALSE(c.correct);
 }
 
+// An outside author's mamba left its last 1024 columns unstored and saw only "rel_l2 inf".
+TEST(Compare, NanElementsAreLocatedByTheirBoundingBox) {
+  std::vector<double> ref_values(4 * 6, 1.0), out_values(4 * 6, 1.0);
+  for (int r = 1; r < 3; ++r)
+    for (int col = 4; col < 6; ++col) out_values[size_t(r * 6 + col)] = NAN;
+  auto c = eval::compare_outputs({f32({4, 6}, ref_values), f32({4, 6}, out_values)},
+                                 {f32({4, 6}, ref_values), f32({4, 6}, ref_values)}, 1e-3);
+  EXPECT_FALSE(c.correct);
+  EXPECT_EQ(c.nan_note.rfind("output 1: 4 of 24 elements are NaN, all within [1:3, 4:6]", 0), 0u) << c.nan_note;
+  EXPECT_TRUE(eval::compare_outputs({f32({2}, {1, 2})}, {f32({2}, {1, 3})}, 1e-3).nan_note.empty());
+}
+
 TEST(Compare, CountAndShapeMismatch) {
   auto a = f32({2, 2}, {1, 2, 3, 4});
   auto b = f32({4}, {1, 2, 3, 4});

@@ -130,6 +130,11 @@ const RuleCase kCases[] = {
      "    t = nl.load(a[0:128, 0:512])\n    p = nl.ndarray((128, 512), dtype=np.float32, buffer=nl.psum)\n"
      "    p[...] = nl.copy(t)\n    u = nisa.tensor_tensor_scan(p, p, initial=0.0, op0=np.multiply, op1=np.add)",
      ErrorKind::Rule, "at most one input of nisa.tensor_tensor_scan may be in PSUM"},
+    // An integer on the partition dim of an (8, 32, 1024) load leaves a view whose first dim is a
+    // free one (two outside authors' first drafts used such a view as a matmul operand).
+    {"integer_on_partition_dim",
+     "    w = nl.load(a.reshape((8, 32, 1024)))\n    y = nl.exp(w[1])",
+     ErrorKind::Rule, "not a tile: an integer index fixed the partition dimension of its tensor (shape (8, 32, 1024))"},
 };
 
 class RuleTest : public ::testing::TestWithParam<RuleCase> {};
@@ -173,6 +178,33 @@ TEST(Rules, SharedHbmOutsideALegacyDeviceLoopRuns) {
                            "        outs.append(o)\n"
                            "    return tuple(outs)\n");
   EXPECT_NO_THROW(h2.run_module(*newer, {test_input({256, 1024}, 0)}));
+}
+
+// nki-language.md 3.10: calling a kernel with a grid from inside another kernel is not supported
+// (err_nested_kernel_with_spmd_grid); host code launches the grid, as the SPMD tutorials do.
+TEST(Rules, OnlyHostCodeLaunchesAKernelOnAGrid) {
+  auto text = [](const std::string& entry) {
+    return "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n"
+           "@nki.jit\n"
+           "def block(a):\n"
+           "    out = nl.ndarray((128, 1024), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+           "    i = nl.program_id(0)\n"
+           "    nl.store(out[:, i * 512:(i + 1) * 512], value=nl.load(a[0:128, i * 512:(i + 1) * 512]))\n"
+           "    return out\n\n\n" + entry;
+  };
+  Harness host;
+  auto from_host = host.load_text("host_launch.py", text("def kernel(a):\n    return block[2](a)\n"));
+  EXPECT_NO_THROW(host.run_module(*from_host, {test_input({256, 1024}, 0)}));
+  Harness jitted;
+  auto from_kernel = jitted.load_text("kernel_launch.py", text("@nki.jit\ndef kernel(a):\n    return block[2](a)\n"));
+  try {
+    jitted.run_module(*from_kernel, {test_input({256, 1024}, 0)});
+    FAIL() << "expected err_nested_kernel_with_spmd_grid";
+  } catch (const NkiError& e) {
+    EXPECT_EQ(e.diag.kind, ErrorKind::Rule);
+    EXPECT_EQ(e.diag.message.rfind("err_nested_kernel_with_spmd_grid: a kernel cannot launch", 0), 0u) << e.diag.message;
+    EXPECT_EQ(e.diag.loc.line, 15u);
+  }
 }
 
 // nisa.memset runs on "the Vector or GpSimd engine" (nki-language.md 8.3), the compiler's choice

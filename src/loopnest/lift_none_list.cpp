@@ -85,12 +85,14 @@ bool Lifter::bind_none_item(const AssignStmt& s, const SubscriptExpr& target, co
   const int64_t items = levels == 2 ? counts[0] * counts[1] : counts[0];
   if (flat.constant() != 0) return false;
   std::vector<std::pair<int64_t, int64_t>> radix;  // (coefficient, trip)
+  NoneBinding binding{loop_stack, {}};               // which iteration binds which item (lift_none_reads.cpp)
   for (int var : flat.vars()) {
     if (std::find(loop_stack.begin(), loop_stack.end(), var) == loop_stack.end()) return false;
     const Loop& loop = k.loops.at(var);
     const auto trip = loop.trip();
     if (!trip || !(loop.start == IExpr(0)) || loop.step != 1) return false;
     radix.push_back({flat.coeff(var), *trip});
+    binding.digits.emplace_back(var, flat.coeff(var), *trip);
   }
   if (radix.empty() || !numbers_each_once(std::move(radix), items)) return false;
   const Tensor& src = k.tensor(v.access.tensor);
@@ -154,6 +156,7 @@ bool Lifter::bind_none_item(const AssignStmt& s, const SubscriptExpr& target, co
       return false;
   }
   write_value(ops, v, list_block(k.tensor(id), index), *s.targets[0], s.value.get());
+  none_bindings[id].push_back(std::move(binding));
   out.push_back(ops_node(s, std::move(ops)));
   return true;
 }

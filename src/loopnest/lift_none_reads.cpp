@@ -118,7 +118,13 @@ void Lifter::check_none_item_read(const AValue& item, const Expr& at) const {
         if (bound_before(bindings[i], shared[i], g)) return;
       std::vector<std::string> where;
       for (int l : order) where.push_back(fmt::format("{} = {}", k.loops.at(l).var, at_iteration.at(l)));
-      refuse(fmt::format("where it is still None (item {} at {}: a later iteration binds it first)", g,
+      std::string index;  // as Python indexes the list: `[0][3]`
+      for (size_t d = levels, rest = static_cast<size_t>(g); d-- > 0;) {
+        const auto n = static_cast<size_t>(t.shape[d].constant());
+        index = fmt::format("[{}]", rest % n) + index;
+        rest /= n;
+      }
+      refuse(fmt::format("where it is still None (item {} at {}: a later iteration binds it first)", index,
                          fmt::join(where, ", ")));
     }
     const Loop& loop = k.loops.at(order[depth]);

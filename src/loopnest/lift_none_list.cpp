@@ -10,9 +10,10 @@
 // enclosing loop lift as its unrolled copies (list_item_assign).
 // Python fails on an item read while still None: before the first binding the list's items are
 // None here too and such a read stays an error; after it, inside the binding loops, a read of an
-// item a later iteration binds first is refused by lift_none_reads.cpp (none_bindings). The bindings' indices must cover every item exactly
-// once over their loops (from 0 by 1), so that every item is bound once those loops have run;
-// otherwise (and under a condition on a loop variable) the old rule applies.
+// item a later iteration binds first is refused by lift_none_reads.cpp (none_bindings). The
+// bindings' indices must cover every item exactly once over their loops (from 0 by 1), so that
+// every item is bound once those loops have run; otherwise (and under a condition on a loop
+// variable) the old rule applies.
 // Printed as written while unchanged; from the form as `h_t[r][b] = <value>` (bound_items).
 #include <algorithm>
 

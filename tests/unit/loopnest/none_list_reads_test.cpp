@@ -50,7 +50,8 @@ std::string changed(const Case& c, const std::string& from, const std::string& t
 }
 
 // Where `construct` first occurs in the text after `after`: 1-based line and column.
-std::pair<uint32_t, uint32_t> position(const std::string& text, const std::string& after, const std::string& construct) {
+std::pair<uint32_t, uint32_t> position(const std::string& text, const std::string& after,
+                                       const std::string& construct) {
   const auto at = text.find(construct, text.find(after));
   const auto line_start = text.rfind('\n', at) + 1;
   return {static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n') + 1),
@@ -83,16 +84,17 @@ void expect_refused_where_python_fails(const Case& c, const std::string& text, c
 TEST(NoneListReads, AnItemALaterIterationBindsFirstIsRefusedAtTheReadInsideTheFillingLoops) {
   using nki::ErrorKind;
   // The last row's last block, read in every row iteration: None before the last.
-  expect_refused_where_python_fails(kRunning, changed(kRunning, "nl.add(total, buf[0])", "nl.add(total, buf[rows * per_row - 1])"),
-                                    "nl.add(total,", "buf[rows * per_row - 1]", ErrorKind::Unsupported);
+  expect_refused_where_python_fails(
+      kRunning, changed(kRunning, "nl.add(total, buf[0])", "nl.add(total, buf[rows * per_row - 1])"), "nl.add(total,",
+      "buf[rows * per_row - 1]", ErrorKind::Unsupported);
   // The same item under a condition that holds in the first row only (as written: in the last).
   expect_refused_where_python_fails(kRunning, changed(kRunning, "if r == rows - 1:", "if r == 0:"), "if r == 0:",
                                     "buf[rows * per_row - 1]", ErrorKind::Unsupported);
   // Inside the block loop, right after its binding: the row's last block, bound by its last iteration.
   const std::string bind = "            buf[r * per_row + b] = nl.exp(x_tile[:, b * P:(b + 1) * P])\n";
-  expect_refused_where_python_fails(
-      kRunning, changed(kRunning, bind, bind + "            nl.store(out[r], value=nl.copy(buf[r * per_row + per_row - 1]))\n"),
-      bind, "buf[r * per_row + per_row - 1]", ErrorKind::Unsupported);
+  const std::string last_of_row = "            nl.store(out[r], value=nl.copy(buf[r * per_row + per_row - 1]))\n";
+  expect_refused_where_python_fails(kRunning, changed(kRunning, bind, bind + last_of_row), bind,
+                                    "buf[r * per_row + per_row - 1]", ErrorKind::Unsupported);
   // A list of lists: the row's last block read in the chunk loop that binds it (by the last chunk).
   const std::string row_bind = "                h_t[r][b] = nl.copy(nl.transpose(h[:, s * P:(s + 1) * P]))\n";
   expect_refused_where_python_fails(
@@ -109,7 +111,8 @@ TEST(NoneListReads, ItemsBoundInEarlierIterationsOrTheSameOneKeepLiftingAndTheir
   std::string form = loopnest::dump(loopnest::lift_source(path, text, kRunning.args));
   EXPECT_NE(form.find("tensor buf: sbuf float32[12 | 128, 128] buffer\n"), std::string::npos) << form;
   EXPECT_NE(form.find("  %1 = nl.add(x=total, y=buf[0, a0[128], a1[128]]) @dve\n"), std::string::npos) << form;
-  EXPECT_NE(form.find("  if r == 2:\n    %2 = nl.copy(src=buf[11, a0[128], a1[128]]) @dve\n"), std::string::npos) << form;
+  EXPECT_NE(form.find("  if r == 2:\n    %2 = nl.copy(src=buf[11, a0[128], a1[128]]) @dve\n"), std::string::npos)
+      << form;
   EXPECT_EQ(loopnest::emit_checked(loopnest::lift_source(path, text, kRunning.args), kRunning.args), text);
   EXPECT_GT(loopnest_test::expect_every_site_keeps_result(path, text, kRunning.args), 0u);
 
@@ -119,12 +122,12 @@ TEST(NoneListReads, ItemsBoundInEarlierIterationsOrTheSameOneKeepLiftingAndTheir
   form = loopnest::dump(loopnest::lift_source(path, first_of_row, kRunning.args));
   EXPECT_NE(form.find("  for b in affine_range(4):\n"), std::string::npos) << form;
   EXPECT_NE(form.find("nl.copy(src=buf[4*r, a0[128], a1[128]])"), std::string::npos) << form;
-  EXPECT_LT(loopnest_test::rel_error(
-                loopnest_test::run(path, loopnest::emit_checked(loopnest::lift_source(path, first_of_row, kRunning.args),
-                                                                kRunning.args, {.regenerate = true}),
-                                   kRunning.args),
-                loopnest_test::run(path, first_of_row, kRunning.args)),
-            1e-5);
+  const std::string printed = loopnest::emit_checked(loopnest::lift_source(path, first_of_row, kRunning.args),
+                                                     kRunning.args, {.regenerate = true});
+  EXPECT_LT(loopnest_test::rel_error(loopnest_test::run(path, printed, kRunning.args),
+                                     loopnest_test::run(path, first_of_row, kRunning.args)),
+            1e-5)
+      << printed;
 }
 
 TEST(NoneListReads, ANeverBoundItemReadAsATileAfterAPartialFillIsTheKernelsTypeError) {

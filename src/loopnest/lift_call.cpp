@@ -219,6 +219,23 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
       if (n == name) return &v;
     return nullptr;
   };
+  // None where the call reads a tile (an item of a list of None no binding reached, after a fill
+  // that unrolled: `nl.add(t, buf[3])`) is Python's TypeError at this call, which the interpreter
+  // raises ("y of nl.add must be a tile or a scalar, got NoneType"): typed so, as the kernel's own
+  // error, never printed as `y=None`. The operands the result's shape comes from, and the data a
+  // store or a DMA copy moves.
+  for (const auto& [name, v] : args) {
+    bool data = std::find(spec->shape_from.begin(), spec->shape_from.end(), name) != spec->shape_from.end() ||
+                (spec->cls == OpClass::Store && name == "value") || (spec->cls == OpClass::DmaCopy && name == "src");
+    if (!data || v.k != K::None) continue;
+    const Expr* o = origin_of(name);
+    Diagnostic d;
+    d.kind = ErrorKind::Type;
+    d.loc = loc_of(module->file, o ? o->span : at.span);
+    d.message = fmt::format("cannot lift '{}': None as {} of {} (Python fails here: a tile is read there)",
+                            o ? print_expr(*o) : print_expr(at), name, api);
+    throw LiftError(std::move(d));
+  }
   Op op;
   op.api = api;
   op.cls = spec->cls;

@@ -197,9 +197,12 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
       if (host_doing && !values_of.items.empty() && carry_from_host_number(s, values_of.items[0], out)) return;
       try {
         return host_for(s, copies ? *copies : *attr_copies, out);
-      } catch (const LiftError&) {
+      } catch (const LiftError& as_copies) {
         restore();
         out.resize(before);
+        // The copies are what Python's trace runs: where they fail as the kernel itself does (None
+        // read as a tile, a TypeError: lift_call.cpp), that is the error.
+        if (as_copies.diag.kind == ErrorKind::Type) throw;
         throw as_loop;  // the copies fail too: the loop's own error says more
       }
     }

@@ -9,9 +9,11 @@
 // binding stopped the lift (`h_t[r]`: a list indexed by a loop-dependent value) or made every
 // enclosing loop lift as its unrolled copies (list_item_assign).
 // Python fails on an item read while still None: before the first binding the list's items are
-// None here too and such a read stays an error. The bindings' indices must cover every item exactly
-// once over their loops (from 0 by 1), so that every item is bound once those loops have run;
-// otherwise (and under a condition on a loop variable) the old rule applies.
+// None here too and such a read stays an error; after it, inside the binding loops, a read of an
+// item a later iteration binds first is refused by lift_none_reads.cpp (none_bindings). The
+// bindings' indices must cover every item exactly once over their loops (from 0 by 1), so that
+// every item is bound once those loops have run; otherwise (and under a condition on a loop
+// variable) the old rule applies.
 // Printed as written while unchanged; from the form as `h_t[r][b] = <value>` (bound_items).
 #include <algorithm>
 
@@ -85,12 +87,14 @@ bool Lifter::bind_none_item(const AssignStmt& s, const SubscriptExpr& target, co
   const int64_t items = levels == 2 ? counts[0] * counts[1] : counts[0];
   if (flat.constant() != 0) return false;
   std::vector<std::pair<int64_t, int64_t>> radix;  // (coefficient, trip)
+  NoneBinding binding{loop_stack, {}};               // which iteration binds which item (lift_none_reads.cpp)
   for (int var : flat.vars()) {
     if (std::find(loop_stack.begin(), loop_stack.end(), var) == loop_stack.end()) return false;
     const Loop& loop = k.loops.at(var);
     const auto trip = loop.trip();
     if (!trip || !(loop.start == IExpr(0)) || loop.step != 1) return false;
     radix.push_back({flat.coeff(var), *trip});
+    binding.digits.emplace_back(var, flat.coeff(var), *trip);
   }
   if (radix.empty() || !numbers_each_once(std::move(radix), items)) return false;
   const Tensor& src = k.tensor(v.access.tensor);
@@ -154,6 +158,7 @@ bool Lifter::bind_none_item(const AssignStmt& s, const SubscriptExpr& target, co
       return false;
   }
   write_value(ops, v, list_block(k.tensor(id), index), *s.targets[0], s.value.get());
+  none_bindings[id].push_back(std::move(binding));
   out.push_back(ops_node(s, std::move(ops)));
   return true;
 }

@@ -310,10 +310,16 @@ Node Lifter::if_node(const IfStmt& s, AValue t, const std::function<void(std::ve
   }
   auto before = env;
   if (t.k == K::Cond) ++guarded;
-  if (t.k != K::Bool || t.b) then_part(n.body);
+  // Which iterations reach each branch, for the reads of a list of None there (lift_none_reads.cpp).
+  auto branch = [&](bool holds, const std::function<void(std::vector<Node>&)>& part, std::vector<Node>& o) {
+    if (t.k == K::Cond) guards.push_back({t.cl, t.cr, t.cmp, holds});
+    part(o);
+    if (t.k == K::Cond) guards.pop_back();
+  };
+  if (t.k != K::Bool || t.b) branch(true, then_part, n.body);
   auto after_then = env;
   env = before;
-  if (t.k != K::Bool || !t.b) else_part(n.orelse);
+  if (t.k != K::Bool || !t.b) branch(false, else_part, n.orelse);
   if (t.k == K::Cond) --guarded;
   if (t.k == K::Bool) {
     if (t.b) env = after_then;
@@ -345,7 +351,7 @@ Node Lifter::if_node(const IfStmt& s, AValue t, const std::function<void(std::ve
 
 Lifter::Checkpoint Lifter::checkpoint() const {
   return {k, env, loop_stack, pending_inline, list_ranks, list_depth, number_loop, branch_bound, carried, save_attrs(),
-          grid_statements, slice_statements, block_writes, name_writes, guarded, inline_depth};
+          none_bindings, guards, grid_statements, slice_statements, block_writes, name_writes, guarded, inline_depth};
 }
 
 void Lifter::rollback(const Checkpoint& c) {
@@ -359,6 +365,8 @@ void Lifter::rollback(const Checkpoint& c) {
   branch_bound = c.branch_bound;
   carried = c.carried;
   restore_attrs(c.attrs);
+  none_bindings = c.none_bindings;
+  guards = c.guards;
   grid_statements = c.grid_statements, slice_statements = c.slice_statements;
   block_writes = c.block_writes, name_writes = c.name_writes, guarded = c.guarded;
   inline_depth = c.inline_depth;

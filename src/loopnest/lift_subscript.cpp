@@ -501,10 +501,14 @@ AValue Lifter::subscript_value(const Expr& e) {
       int64_t n = static_cast<int64_t>(base.items.size()), x = i.i.constant();
       if (x < 0) x += n;
       if (x < 0 || x >= n) fail(e.span, fmt::format("'{}': index out of range", print_expr(e)));
+      check_none_item_read(base.items[static_cast<size_t>(x)], e);  // lift_none_reads.cpp
       return base.items[static_cast<size_t>(x)];
     }
     if (i.k == K::Int)
-      if (auto item = progression_item(base.items, i.i, ranges(), &k)) return *item;
+      if (auto item = progression_item(base.items, i.i, ranges(), &k)) {
+        check_none_item_read(*item, e);
+        return *item;
+      }
     // `outs[k]` in `for k in range(3)`: the loop may still lift as its copies, each with its
     // item (for_loop), as the trace runs it.
     if (i.k == K::Int) per_iteration_host_refused = true;

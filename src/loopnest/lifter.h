@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "loopnest/form.h"
@@ -389,6 +390,20 @@ class Lifter {
   };
   AttrsSnapshot save_attrs() const;
   void restore_attrs(const AttrsSnapshot& s);
+  // Each binding of a list of None's buffer (by tensor id): the loops around it and the digits
+  // (loop, coefficient, trip) numbering the item it binds, which say in which iteration each item
+  // is first bound (lift_none_reads.cpp).
+  struct NoneBinding {
+    std::vector<int> loops;
+    std::vector<std::tuple<int, int64_t, int64_t>> digits;
+  };
+  // The conditions on loop variables around the statement being lifted (if_node), each with the
+  // truth its branch has: which iterations reach a read.
+  struct Guard {
+    IExpr l, r;
+    Cmp cmp = Cmp::Eq;
+    bool holds = true;
+  };
   // What a lift of some statements changes in the lifter, to put back when that lift is thrown away
   // (a static_range tried as one loop, a host loop tried as a loop of the form, a loop with break /
   // continue tried as host code): the form, the names, the attribute maps and the style counts.
@@ -402,6 +417,8 @@ class Lifter {
     std::map<std::string, int> number_loop;
     std::map<std::string, int> branch_bound, carried;
     AttrsSnapshot attrs;
+    std::map<int, std::vector<NoneBinding>> none_bindings;
+    std::vector<Guard> guards;
     int grid_statements, slice_statements, block_writes, name_writes, guarded, inline_depth;
   };
   Checkpoint checkpoint() const;
@@ -449,6 +466,11 @@ class Lifter {
   };
   std::map<std::string, NoneList> none_lists;
   void note_none_list(const std::string& id, const AValue& v);
+  std::map<int, std::vector<NoneBinding>> none_bindings;  // NoneBinding above
+  // A read of `item` (written `at`) of such a buffer inside the loops binding it: refused where an
+  // iteration reads an item a later iteration binds first, which Python reads as None.
+  void check_none_item_read(const AValue& item, const nki::Expr& at) const;
+  std::vector<Guard> guards;  // Guard above: innermost last
   AValue roll_nested_comprehension(const nki::ComprehensionExpr& c, int64_t rows, const RollShape& row_shape,
                                    LoopKind kind);
   // The row level of a comprehension rolled over two levels (nested or flattened): generator

@@ -94,7 +94,11 @@ std::string Emitter::operator_operand(const Operand& o, const Node& n, std::stri
 std::string Emitter::call(const Op& op, const Node& n) {
   if (auto text = operator_text(op, n)) return *text;
   bool same_call = kept(op.origin) && op.api == op.origin_api;
-  std::string callee = same_call ? source(*op.origin->func) : api_text(op.api);
+  // The author's identity activation, held as a copy (lift_call.cpp identity_copy_activation),
+  // prints as that activation: on NeuronCore-v2 the newer API's tensor_copy may not run on the
+  // Scalar Engine (nki-language.md 12.2), and the activation does.
+  const bool copy_activation = op.api == "nisa.tensor_copy" && op.origin_api == "nisa.activation";
+  std::string callee = same_call ? source(*op.origin->func) : api_text(copy_activation ? op.origin_api : op.api);
   std::string args;
   // Arguments the author passed by position stay positional while the call is still the author's
   // function (an opened helper's `nl.max(t, axis=1)`, an operand a move rewrote), up to the first
@@ -118,6 +122,7 @@ std::string Emitter::call(const Op& op, const Node& n) {
     add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : dst_text(op), dst_positional());
   if (op.api == "nl.store" && op.dst)
     add("dst", kept(op.dst_origin) ? source(*op.dst_origin) : dst_text(op), dst_positional() || !same_call);
+  if (copy_activation) add("op", symbol_text("copy"), false);
   const Tensor* created = nullptr;
   const ApiSpec* spec = find_api(op.api);
   if (spec && spec->creates && op.dst) created = &k_.tensor(op.dst->tensor);
@@ -133,7 +138,8 @@ std::string Emitter::call(const Op& op, const Node& n) {
       add("mask", mask_text(op), a.positional);
       continue;
     }
-    add(a.name, operand(a.value, n), a.positional);
+    if (copy_activation && a.name == "engine") continue;  // no engine= in the activation: it runs on ScalarE
+    add(copy_activation && a.name == "src" ? "data" : a.name, operand(a.value, n), a.positional);
   }
   return callee + "(" + args + ")";
 }

@@ -4,7 +4,9 @@
 // has no path to PSUM: an instruction touching a PSUM tile never moves there, and an instruction
 // is offered only the engines the ISA table lets run its ALU operations on its data (bitvec: the
 // Vector Engine only; power and 32-bit integer add: GpSimd only), the table the check and the
-// trace read (trn/alu_engines.h).
+// trace read (trn/alu_engines.h). A newer-API nisa.tensor_copy on NeuronCore-v2, which has no
+// Scalar Engine form there (nki-language.md 12.2), moves to the Scalar Engine written as
+// nisa.activation(op=nl.copy) (copy_as_activation).
 #include <fmt/core.h>
 
 #include "loopnest/alu_engine.h"
@@ -32,6 +34,30 @@ const char* engine_word(Engine e) {
   }
 }
 
+// A newer-API kernel's `nisa.tensor_copy` traced for NeuronCore-v2 stays on VectorE (its API has
+// no Scalar Engine tensor_copy there: "use activation(op=nl.copy)", nki-language.md 12.2), so the
+// PSUM evacuations the legacy compiler balances onto ScalarE add to VectorE's work. The site
+// writes it as the copy activation, which runs on ScalarE: on the form the same copy, its origin
+// the activation (as the lift holds an author's `nisa.activation(op=nl.copy)`, and as the emitter
+// prints it), its dst, mask and dtype kept. A copy on an engine the kernel names is left alone.
+bool copy_as_activation(const Kernel& k, const Analysis& an, const OpRef& r, const SiteSink& sink) {
+  const Op& op = r.op();
+  if (op.api != "nisa.tensor_copy" || op.origin_api == "nisa.activation" || !k.dialect.new_api ||
+      k.nc_version >= 3 || op.accumulate || op.engine_explicit)
+    return false;
+  const Arg* src = op.arg("src");
+  if (!src || src->value.kind != Operand::Kind::Tile) return false;
+  Site s = make_site(k, an, r, "run `copy` on the scalar engine as nisa.activation(op=nl.copy)",
+                     {{"engine", engine_word(Engine::Scalar)}, {"from", engine_word(op.engine)}});
+  const OpRef* target = &r;
+  return sink(s, [target] {
+    Op& o = target->op();
+    for (auto& a : o.args) a.positional = false;
+    o.origin_api = "nisa.activation";
+    target->node->dirty = true;
+  });
+}
+
 class EngineAssign : public Transform {
  public:
   std::string name() const override { return "engine_assign"; }
@@ -46,6 +72,7 @@ class EngineAssign : public Transform {
     for (const OpRef& r : an.ops) {
       if (r.node->frozen) continue;
       const Op& op = r.op();
+      if (copy_as_activation(k, an, r, sink)) return true;
       std::vector<Engine> targets;
       bool tensor_scalar = op.api == "nisa.tensor_scalar";
       bool tensor_tensor = op.api == "nisa.tensor_tensor";

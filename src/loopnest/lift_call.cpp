@@ -205,8 +205,35 @@ std::string Lifter::binary_result_dtype(const std::string& api, const Op& op) co
   return std::string(tensor::name(tensor::nki_promote(*a, *b)));
 }
 
-AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, AValue>> args,
+namespace {
+
+// `nisa.activation(op=nl.copy, data=x)` with nothing else but its dst, mask or dtype: the identity
+// activation is a copy, on the Scalar Engine (the newer API's only ScalarE copy on NeuronCore-v2,
+// nki-language.md 12.2). The form holds it as the copy it is (every move that knows copies sees it)
+// and prints it back as the author's activation (Emitter::call, origin_api "nisa.activation").
+bool identity_copy_activation(const std::string& api, const std::vector<std::pair<std::string, AValue>>& args) {
+  if (api != "nisa.activation") return false;
+  bool copy = false, data = false;
+  for (const auto& [name, v] : args) {
+    if (name == "op") copy = v.k == K::Func && operator_symbol(short_api(v.s)) == "copy";
+    else if (name == "data") data = v.k == K::Tile && !v.gather;
+    else if (name != "dst" && name != "mask" && name != "dtype") return false;
+  }
+  return copy && data;
+}
+
+}  // namespace
+
+AValue Lifter::apply(const std::string& api_called, std::vector<std::pair<std::string, AValue>> args,
                      std::vector<std::pair<std::string, const Expr*>> origins, const Expr& at, const CallExpr* origin) {
+  const bool copy_activation = identity_copy_activation(api_called, args);
+  const std::string api = copy_activation ? "nisa.tensor_copy" : api_called;
+  if (copy_activation) {
+    std::erase_if(args, [](const auto& a) { return a.first == "op"; });
+    std::erase_if(origins, [](const auto& a) { return a.first == "op"; });
+    for (auto& a : args) a.first = a.first == "data" ? "src" : a.first;
+    for (auto& o : origins) o.first = o.first == "data" ? "src" : o.first;
+  }
   const ApiSpec* spec = find_api(api);
   if (!spec) fail(at.span, fmt::format("the call of '{}' (an API the loop-nest form does not know)", api));
   auto origin_of = [&](const std::string& name) -> const Expr* {
@@ -242,6 +269,9 @@ AValue Lifter::apply(const std::string& api, std::vector<std::pair<std::string, 
   op.engine = spec->engine;
   op.origin = origin;
   op.origin_api = origin ? api : "";
+  // Its engine stays the copy's (the API table's, as for nl.copy, whose PSUM evacuations the
+  // simulator places on ScalarE too): the same nest in another style offers the same sites.
+  if (copy_activation) op.origin_api = api_called;
   const AValue* dst = nullptr;
   AValue scatter_dst;  // a scatter's dst: the whole tensor (dst points here)
   for (auto& [name, v] : args) {

@@ -102,7 +102,8 @@ bool same_alloc(const trn::AllocInfo& a, const trn::AllocInfo& b) {
 
 bool same_instruction(const trn::InstructionInfo& a, const trn::InstructionInfo& b) {
   return a.opcode == b.opcode && a.engine == b.engine && a.accumulate == b.accumulate &&
-         a.engine_chosen_by_user == b.engine_chosen_by_user && a.has_reduce == b.has_reduce &&
+         a.engine_chosen_by_user == b.engine_chosen_by_user &&
+         a.no_scalar_engine == b.no_scalar_engine && a.has_reduce == b.has_reduce &&
          a.alu == b.alu && a.activation_func == b.activation_func && a.flops == b.flops &&
          a.inputs.size() == b.inputs.size() && a.outputs.size() == b.outputs.size();
 }

@@ -291,6 +291,9 @@ namespace {
 // tensor_scalar / single-input tensor_copy that the user left to the compiler.
 bool movable(const InstructionInfo& inst) {
   if (inst.engine_chosen_by_user) return false;
+  // The newer API's tensor_copy on NC-v2 has no ScalarE form (nki-language.md 12.2): it stays
+  // where it was traced (VectorE), a PSUM evacuation too.
+  if (inst.no_scalar_engine) return false;
   if (inst.engine != Engine::Vector && inst.engine != Engine::Scalar) return false;
   if (inst.opcode != Opcode::TensorScalar && inst.opcode != Opcode::TensorCopy) return false;
   // tensor_scalar_reduce (a tensor_scalar with its reduction fused) is VectorE's alone (ISA).

@@ -31,7 +31,8 @@ double fixed_overhead_ns(const InstructionInfo& inst, const ArchConfig& arch);
 double result_latency_ns(Engine engine, const ArchConfig& arch);
 
 // Whether the compiler may place this instruction on another engine (nki.isa.unknown_engine):
-// tensor_scalar and tensor_copy run on VectorE or ScalarE (SBUF inputs only: see placed_engine).
+// tensor_scalar and tensor_copy run on VectorE or ScalarE (SBUF inputs only: see placed_engine),
+// except one without a ScalarE form on its NeuronCore (InstructionInfo::no_scalar_engine).
 bool engine_is_flexible(const InstructionInfo& inst);
 
 // The engine the compiler gives an instruction: the recorded one, except that a flexible

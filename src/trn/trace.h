@@ -166,6 +166,9 @@ struct InstructionInfo {
   std::vector<Operand> outputs;
   bool accumulate = false;       // output is read-modify-written (PSUM +=, SBUF +=, loop_reduce)
   bool engine_chosen_by_user = false;
+  // The kernel's API has no Scalar Engine form of the instruction on this NeuronCore (the newer
+  // API's tensor_copy on NC-v2, nki-language.md 12.2): the compiler never balances it onto ScalarE.
+  bool no_scalar_engine = false;
   uint64_t flops = 0;            // arithmetic work as neuron-profile counts it (matmul: 2*M*N*K)
   uint32_t matmul_rows = 0;      // Tensor Engine: K (contraction = partitions of operands)
   uint32_t matmul_stationary_cols = 0;  // M, free size of the stationary operand

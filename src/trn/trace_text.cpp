@@ -178,6 +178,7 @@ Record parse_inst(std::istringstream& words, const LineParser& p) {
     else if (word == "acc") r.inst.accumulate = true;
     else if (word == "reduce") r.inst.has_reduce = true;
     else if (word == "user") r.inst.engine_chosen_by_user = true;
+    else if (word == "noact") r.inst.no_scalar_engine = true;
     else if (word == "nonzero") r.inst.nonzero_fill = true;
     else if (key == "alu") r.inst.alu = p.alu(value);
     else if (key == "salu") r.inst.scalar_alu = p.alu(value);
@@ -329,6 +330,7 @@ std::string format_record(const Record& r) {
   if (inst.has_reduce) s += " reduce";
   if (inst.nonzero_fill) s += " nonzero";
   if (inst.engine_chosen_by_user) s += " user";
+  if (inst.no_scalar_engine) s += " noact";
   if (inst.alu != AluOp::Unknown) s += fmt::format(" alu={}", to_string(inst.alu));
   if (inst.scalar_alu != AluOp::Unknown) s += fmt::format(" salu={}", to_string(inst.scalar_alu));
   if (inst.alu1 != AluOp::Unknown) s += fmt::format(" alu1={}", to_string(inst.alu1));

@@ -21,13 +21,13 @@ def kernel(lhs, rhs):
             nisa.dma_copy(dst=lhs_tile, src=lhs[b, mt * 128:(mt + 1) * 128, :])
             t_psum = nl.ndarray((k_size, 128), dtype=nl.float32, buffer=nl.psum)
             nisa.nc_transpose(dst=t_psum, data=lhs_tile)
-            nisa.tensor_copy(dst=lhs_t[:, mt * 128:(mt + 1) * 128], src=t_psum)
+            nisa.activation(dst=lhs_t[:, mt * 128:(mt + 1) * 128], op=nl.copy, data=t_psum)
         for ni in nl.affine_range(n_size // 512):
             for mi in nl.affine_range(m_size // 128):
                 ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
                 nisa.nc_matmul(dst=ps, stationary=lhs_t[:, mi * 128:(mi + 1) * 128],
                                moving=rhs_tile[:, ni * 512:(ni + 1) * 512])
                 res = nl.ndarray((128, 512), dtype=lhs.dtype, buffer=nl.sbuf)
-                nisa.tensor_copy(dst=res, src=ps)
+                nisa.activation(dst=res, op=nl.copy, data=ps)
                 nisa.dma_copy(dst=out[b, mi * 128:(mi + 1) * 128, ni * 512:(ni + 1) * 512], src=res)
     return out

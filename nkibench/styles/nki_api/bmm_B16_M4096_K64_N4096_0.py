@@ -21,11 +21,11 @@ def kernel(lhs, rhs):
             lhs_t_psum = nl.ndarray((k_size, 128), dtype=nl.float32, buffer=nl.psum)
             nisa.nc_transpose(dst=lhs_t_psum, data=lhs_tile)
             lhs_t = nl.ndarray((k_size, 128), dtype=lhs.dtype, buffer=nl.sbuf)
-            nisa.tensor_copy(dst=lhs_t, src=lhs_t_psum)
+            nisa.activation(dst=lhs_t, op=nl.copy, data=lhs_t_psum)
             res = nl.ndarray((128, n_size), dtype=lhs.dtype, buffer=nl.sbuf)
             for n in nl.affine_range(n_size // 512):
                 acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
                 nisa.nc_matmul(dst=acc, stationary=lhs_t, moving=rhs_tile[:, n * 512:(n + 1) * 512])
-                nisa.tensor_copy(dst=res[:, n * 512:(n + 1) * 512], src=acc)
+                nisa.activation(dst=res[:, n * 512:(n + 1) * 512], op=nl.copy, data=acc)
             nisa.dma_copy(dst=out[b, m], src=res)
     return out

@@ -26,7 +26,7 @@ def kernel(q, k, v):
             nisa.dma_copy(dst=k_tile, src=k[0, t // k_inner, t % k_inner, :, kv, :])
             k_psum = nl.ndarray((d_head, 128), dtype=nl.float32, buffer=nl.psum)
             nisa.nc_transpose(dst=k_psum, data=k_tile)
-            nisa.tensor_copy(dst=k_t[:, t * 128:(t + 1) * 128], src=k_psum)
+            nisa.activation(dst=k_t[:, t * 128:(t + 1) * 128], op=nl.copy, data=k_psum)
             nisa.dma_copy(dst=v_tiles[:, t, :], src=v[0, t, :, kv * d_head:(kv + 1) * d_head])
         scores = []
         neg_max = nl.ndarray((128, q_tiles), dtype=nl.float32, buffer=nl.sbuf)
@@ -36,7 +36,7 @@ def kernel(q, k, v):
             q_psum = nl.ndarray((d_head, 128), dtype=nl.float32, buffer=nl.psum)
             nisa.nc_transpose(dst=q_psum, data=q_tile)
             q_t = nl.ndarray((d_head, 128), dtype=nl.float32, buffer=nl.sbuf)
-            nisa.tensor_copy(dst=q_t, src=q_psum)
+            nisa.activation(dst=q_t, op=nl.copy, data=q_psum)
             row = nl.ndarray((128, seq), dtype=nl.float32, buffer=nl.sbuf)
             chunk_max = nl.ndarray((128, n_chunks), dtype=nl.float32, buffer=nl.sbuf)
             for n in nl.affine_range(n_chunks):
@@ -62,9 +62,9 @@ def kernel(q, k, v):
                 p_psum = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
                 nisa.nc_transpose(dst=p_psum, data=probs_n[:, t * 128:(t + 1) * 128])
                 p_t = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
-                nisa.tensor_copy(dst=p_t, src=p_psum)
+                nisa.activation(dst=p_t, op=nl.copy, data=p_psum)
                 nisa.nc_matmul(dst=acc, stationary=p_t, moving=v_tiles[:, t, :])
             res = nl.ndarray((128, d_head), dtype=q.dtype, buffer=nl.sbuf)
-            nisa.tensor_copy(dst=res, src=acc)
+            nisa.activation(dst=res, op=nl.copy, data=acc)
             nisa.dma_copy(dst=out[0, kv, h % group, qt], src=res)
     return out

@@ -30,11 +30,11 @@ def kernel(x, w, a, b):
                 for q in nl.affine_range(chunk):
                     t_psum = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
                     nisa.nc_transpose(dst=t_psum, data=rows[:, q, :])
-                    nisa.tensor_copy(dst=x_t[:, c * chunk + q, :], src=t_psum)
+                    nisa.activation(dst=x_t[:, c * chunk + q, :], op=nl.copy, data=t_psum)
             acc = nl.ndarray((rank, 128), dtype=nl.float32, buffer=nl.psum)
             for k in nl.affine_range(k_tiles):
                 nisa.nc_matmul(dst=acc, stationary=a_tiles[:, k, :], moving=x_t[:, k, :])
-            nisa.tensor_copy(dst=xa_t[:, i * m_inner + j, :], src=acc)
+            nisa.activation(dst=xa_t[:, i * m_inner + j, :], op=nl.copy, data=acc)
 
     for n in nl.affine_range(n_size // block):
         w_tiles = nl.ndarray((128, k_tiles, block), dtype=w.dtype, buffer=nl.sbuf)
@@ -51,7 +51,7 @@ def kernel(x, w, a, b):
                     for q in nl.affine_range(chunk):
                         t_psum = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
                         nisa.nc_transpose(dst=t_psum, data=rows[:, q, :])
-                        nisa.tensor_copy(dst=x_t[:, c * chunk + q, :], src=t_psum)
+                        nisa.activation(dst=x_t[:, c * chunk + q, :], op=nl.copy, data=t_psum)
                 res = nl.ndarray((128, block), dtype=x.dtype, buffer=nl.sbuf)
                 for h in nl.affine_range(block // 512):
                     acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
@@ -59,7 +59,7 @@ def kernel(x, w, a, b):
                         nisa.nc_matmul(dst=acc, stationary=x_t[:, k, :], moving=w_tiles[:, k, h * 512:(h + 1) * 512])
                     nisa.nc_matmul(dst=acc, stationary=xa_t[:, i * m_inner + j, :],
                                    moving=b_tile[:, h * 512:(h + 1) * 512])
-                    nisa.tensor_copy(dst=res[:, h * 512:(h + 1) * 512], src=acc)
+                    nisa.activation(dst=res[:, h * 512:(h + 1) * 512], op=nl.copy, data=acc)
                 for q in nl.affine_range(block // 128):
                     nisa.dma_copy(dst=out[i, j, :, n * (block // 128) + q, :], src=res[:, q * 128:(q + 1) * 128])
     return out

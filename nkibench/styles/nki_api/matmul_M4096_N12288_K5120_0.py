@@ -26,13 +26,13 @@ def kernel(lhs, rhs):
                 for j in nl.affine_range(chunk):
                     t_psum = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
                     nisa.nc_transpose(dst=t_psum, data=rows[:, j, :])
-                    nisa.tensor_copy(dst=lhs_t[:, c * chunk + j, :], src=t_psum)
+                    nisa.activation(dst=lhs_t[:, c * chunk + j, :], op=nl.copy, data=t_psum)
             for h in nl.affine_range(block // 512):
                 acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
                 for k in nl.affine_range(k_tiles):
                     nisa.nc_matmul(dst=acc, stationary=lhs_t[:, k, :], moving=rhs_tiles[:, k, h * 512:(h + 1) * 512])
                 res = nl.ndarray((128, 512), dtype=lhs.dtype, buffer=nl.sbuf)
-                nisa.tensor_copy(dst=res, src=acc)
+                nisa.activation(dst=res, op=nl.copy, data=acc)
                 col = n * block + h * 512
                 nisa.dma_copy(dst=out[m, :, col:col + 512], src=res)
     return out

@@ -26,13 +26,13 @@ def kernel(x, w, eps, z, g):
         for k in nl.affine_range(k_tiles):
             t_psum = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
             nisa.nc_transpose(dst=t_psum, data=x_tile[:, k * 128:(k + 1) * 128])
-            nisa.tensor_copy(dst=x_t[:, k, :], src=t_psum)
+            nisa.activation(dst=x_t[:, k, :], op=nl.copy, data=t_psum)
         y = nl.ndarray((128, n_size), dtype=nl.float32, buffer=nl.sbuf)
         for n in nl.affine_range(n_size // 512):
             acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
             for k in nl.affine_range(k_tiles):
                 nisa.nc_matmul(dst=acc, stationary=x_t[:, k, :], moving=w_tiles[:, k, n * 512:(n + 1) * 512])
-            nisa.tensor_copy(dst=y[:, n * 512:(n + 1) * 512], src=acc)
+            nisa.activation(dst=y[:, n * 512:(n + 1) * 512], op=nl.copy, data=acc)
         z_tile = nl.ndarray((128, n_size), dtype=z.dtype, buffer=nl.sbuf)
         nisa.dma_copy(dst=z_tile, src=z[m * 128:(m + 1) * 128, :])
         y_sum = nl.ndarray((128, n_size), dtype=nl.float32, buffer=nl.sbuf)

@@ -37,12 +37,12 @@ def kernel(x, w):
         for k in nl.affine_range(k_tiles):
             t_psum = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
             nisa.nc_transpose(dst=t_psum, data=x_row[:, k * 128:(k + 1) * 128])
-            nisa.tensor_copy(dst=x_t[:, k, :], src=t_psum)
+            nisa.activation(dst=x_t[:, k, :], op=nl.copy, data=t_psum)
         for n in nl.affine_range(n_size // 512):
             acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
             for k in nl.affine_range(k_tiles):
                 nisa.nc_matmul(dst=acc, stationary=x_t[:, k, :], moving=w_tiles[:, k, n * 512:(n + 1) * 512])
             res = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
-            nisa.tensor_copy(dst=res, src=acc)
+            nisa.activation(dst=res, op=nl.copy, data=acc)
             nisa.dma_copy(dst=out[m, :, n * 512:(n + 1) * 512], src=res)
     return out

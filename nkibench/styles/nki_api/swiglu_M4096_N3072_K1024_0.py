@@ -31,13 +31,13 @@ def kernel(x, w_up, w_down, w_gate):
             for k in nl.affine_range(k_tiles):
                 t_psum = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
                 nisa.nc_transpose(dst=t_psum, data=rows[:, k, :])
-                nisa.tensor_copy(dst=x_t[:, k, :], src=t_psum)
+                nisa.activation(dst=x_t[:, k, :], op=nl.copy, data=t_psum)
             for n in nl.affine_range(n_size // 512):
                 acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
                 for k in nl.affine_range(k_tiles):
                     nisa.nc_matmul(dst=acc, stationary=x_t[:, k, :], moving=wg_tiles[:, k, n * 512:(n + 1) * 512])
                 g = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-                nisa.tensor_copy(dst=g, src=acc)
+                nisa.activation(dst=g, op=nl.copy, data=acc)
                 nisa.dma_copy(dst=gate[i * m_inner + j, :, n * 512:(n + 1) * 512], src=g)
 
     for i in nl.affine_range(m_outer):
@@ -52,13 +52,13 @@ def kernel(x, w_up, w_down, w_gate):
             for k in nl.affine_range(k_tiles):
                 t_psum = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
                 nisa.nc_transpose(dst=t_psum, data=rows[:, k, :])
-                nisa.tensor_copy(dst=x_t[:, k, :], src=t_psum)
+                nisa.activation(dst=x_t[:, k, :], op=nl.copy, data=t_psum)
             for n in nl.affine_range(n_size // 512):
                 acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
                 for k in nl.affine_range(k_tiles):
                     nisa.nc_matmul(dst=acc, stationary=x_t[:, k, :], moving=wu_tiles[:, k, n * 512:(n + 1) * 512])
                 up = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-                nisa.tensor_copy(dst=up, src=acc)
+                nisa.activation(dst=up, op=nl.copy, data=acc)
                 g = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
                 nisa.dma_copy(dst=g, src=gate[m, :, n * 512:(n + 1) * 512])
                 e = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
@@ -85,12 +85,12 @@ def kernel(x, w_up, w_down, w_gate):
             for t in nl.affine_range(n_tiles):
                 t_psum = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
                 nisa.nc_transpose(dst=t_psum, data=h_row[:, t * 128:(t + 1) * 128])
-                nisa.tensor_copy(dst=h_t[:, t, :], src=t_psum)
+                nisa.activation(dst=h_t[:, t, :], op=nl.copy, data=t_psum)
             for d in nl.affine_range(d_size // 512):
                 acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
                 for t in nl.affine_range(n_tiles):
                     nisa.nc_matmul(dst=acc, stationary=h_t[:, t, :], moving=wd_tiles[:, t, d * 512:(d + 1) * 512])
                 res = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.sbuf)
-                nisa.tensor_copy(dst=res, src=acc)
+                nisa.activation(dst=res, op=nl.copy, data=acc)
                 nisa.dma_copy(dst=out[m, :, d * 512:(d + 1) * 512], src=res)
     return out

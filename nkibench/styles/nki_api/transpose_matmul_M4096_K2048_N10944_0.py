@@ -25,6 +25,6 @@ def kernel(lhs, rhs):
                 nisa.dma_copy(dst=rhs_tile, src=rhs[:, t, n0:n0 + width])
                 nisa.nc_matmul(dst=acc, stationary=lhs_tile[:, t, :], moving=rhs_tile)
             res = nl.ndarray((128, width), dtype=lhs.dtype, buffer=nl.sbuf)
-            nisa.tensor_copy(dst=res, src=acc)
+            nisa.activation(dst=res, op=nl.copy, data=acc)
             nisa.dma_copy(dst=out[m, :, n0:n0 + width], src=res)
     return out

@@ -266,17 +266,18 @@ ObjectPtr make_isa_module(Interpreter& in) {
           [](Interpreter& in, BoundArgs& a) {
             std::optional<trn::Engine> engine = engine_of(a["engine"]);
             // The newer `nki` API (NKI 0.6) has no tensor_copy on the Scalar Engine of NeuronCore-v2
-            // ("use activation(op=nl.copy)", nki-language.md 12.2): one asked for there is refused. The
-            // legacy API's copy may run there (8.3: "the Scalar Engine (v2) always goes through fp32").
-            // A copy left to the compiler is still balanced as the legacy compiler's (see
-            // docs/language.md, session 39: the newer-API style kernels are one program with the
-            // bundled ones, which that balancing keeps).
-            if (KernelContext::current().nc_version < 3 && imported(in, "nki") && !imported(in, "neuronxcc") &&
-                engine == trn::Engine::Scalar)
+            // ("use activation(op=nl.copy)", nki-language.md 12.2): one asked for there is refused, and
+            // one left to the compiler is never balanced there (a PSUM evacuation neither: it stays on
+            // VectorE). The legacy API's copy may run there (8.3: "the Scalar Engine (v2) always goes
+            // through fp32"; the recorded Trn1 profiles show legacy PSUM evacuations on ScalarE).
+            const bool newer_api_v2 =
+                KernelContext::current().nc_version < 3 && imported(in, "nki") && !imported(in, "neuronxcc");
+            if (newer_api_v2 && engine == trn::Engine::Scalar)
               throw NkiError(ErrorKind::Rule, "nisa.tensor_copy does not run on the Scalar Engine of NeuronCore-v2 "
                                               "in the newer nki API; use nisa.activation(op=nl.copy) "
                                               "(nki-language.md 12.2)");
-            return copy_tile(in, a["src"], a["dtype"], "nisa.tensor_copy", mask_of(a, "nisa.tensor_copy"), engine);
+            return copy_tile(in, a["src"], a["dtype"], "nisa.tensor_copy", mask_of(a, "nisa.tensor_copy"), engine,
+                             !newer_api_v2);
           });
   add_isa_engine_functions(mod, def_isa);
   add_isa_constants(mod);

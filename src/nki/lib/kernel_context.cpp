@@ -92,6 +92,7 @@ trn::Record* KernelContext::begin_instruction(trn::Opcode op, trn::Engine engine
   i.engine = engine;
   i.accumulate = false;
   i.engine_chosen_by_user = false;
+  i.no_scalar_engine = false;
   i.flops = 0;
   i.matmul_rows = i.matmul_stationary_cols = i.matmul_moving_cols = 0;
   i.activation_func = 0;

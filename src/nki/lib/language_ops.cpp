@@ -184,7 +184,7 @@ Value elementwise_unary(Interpreter& in, tensor::UnaryOp op, const Value& x, std
 }
 
 Value copy_tile(Interpreter& in, const Value& tile, const Value& dtype, std::string_view api,
-                std::shared_ptr<const Predicate> mask, std::optional<trn::Engine> engine) {
+                std::shared_ptr<const Predicate> mask, std::optional<trn::Engine> engine, bool scalar_engine_form) {
   NkiTensorObj& t = tile_arg(tile, api, "x");
   DType out = dtype_arg(dtype, t.dtype(), api);
   // nisa.tensor_copy runs on the Vector, Scalar or GpSimd engine (nki-language.md, nisa.tensor_copy:
@@ -194,7 +194,10 @@ Value copy_tile(Interpreter& in, const Value& tile, const Value& dtype, std::str
     throw NkiError(ErrorKind::Rule, fmt::format("{} runs on the Vector, Scalar or GpSimd engine, not the {} engine",
                                                 api, trn::to_string(*engine)));
   Instruction ins(api, trn::Opcode::TensorCopy, engine.value_or(trn::Engine::Vector), t.shape(), std::move(mask));
-  if (auto* info = ins.info()) info->engine_chosen_by_user = engine.has_value();
+  if (auto* info = ins.info()) {
+    info->engine_chosen_by_user = engine.has_value();
+    info->no_scalar_engine = !scalar_engine_form;
+  }
   tensor::Array a = ins.input(t);
   return ins.result(out, trn::BufferKind::Sbuf, a);
 }

@@ -31,9 +31,11 @@ Value broadcast_tile(Interpreter& in, const Value& tile, const Value& shape);
 // calls it, so an operation costs the same whether the author wrote broadcast_to or not.
 void spread_over_partitions(Interpreter& in, std::initializer_list<Value*> operands);
 // nl.copy(x, dtype=): a Vector copy into a fresh SBUF tile; nisa.tensor_copy(engine=) on the
-// engine the kernel names (Vector, Scalar or GpSimd; the compiler's choice when none is given).
+// engine the kernel names (Vector, Scalar or GpSimd; the compiler's choice when none is given,
+// never ScalarE when `scalar_engine_form` is false: the API has no such instruction there).
 Value copy_tile(Interpreter& in, const Value& tile, const Value& dtype, std::string_view api,
-                std::shared_ptr<const Predicate> mask = nullptr, std::optional<trn::Engine> engine = std::nullopt);
+                std::shared_ptr<const Predicate> mask = nullptr, std::optional<trn::Engine> engine = std::nullopt,
+                bool scalar_engine_form = true);
 
 // `dst = value` for an index view `dst` (t[idx] = value): retargets the pending instruction that
 // produced `value`, else copies (tile) or fills (scalar).

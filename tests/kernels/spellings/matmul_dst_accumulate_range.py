@@ -23,6 +23,8 @@ def kernel(xT, w):
         for kb in range(KT):
             nisa.nc_matmul(dst=acc, stationary=xs[:, kb, mb * 128:(mb + 1) * 128], moving=ws[:, kb, :])
         res = nl.ndarray((128, N), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.tensor_copy(dst=res, src=acc)
+        # The PSUM evacuation on ScalarE, as the legacy twin's compiler-placed copy (NKI 0.6 has no
+        # tensor_copy on NeuronCore-v2's Scalar Engine: nki-language.md 12.2).
+        nisa.activation(dst=res, op=nl.copy, data=acc)
         nisa.dma_copy(dst=out[mb * 128:(mb + 1) * 128, :], src=res)
     return out

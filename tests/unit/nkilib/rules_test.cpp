@@ -1,5 +1,7 @@
 // Hardware rules and user mistakes: each produces its diagnostic (kind + message), never a crash.
 #include "kernel_harness.h"
+#include "trn/arch_config.h"
+#include "trn/simulator.h"
 
 namespace nki::lib {
 namespace {
@@ -302,6 +304,61 @@ TEST(Rules, TensorCopyRunsOnTheEngineTheKernelNames) {
     ADD_FAILURE() << "a tensor_copy on the Tensor Engine ran";
   } catch (const NkiError& e) {
     EXPECT_EQ(e.diag.kind, ErrorKind::Rule) << e.what();
+  }
+}
+
+// The newer nki API has no tensor_copy on NeuronCore-v2's Scalar Engine (nki-language.md 12.2: "not
+// on Scalar Engine for v2 (use activation(op=nl.copy))"): one left to the compiler is traced on
+// VectorE marked no_scalar_engine, and the simulator keeps it there, a PSUM evacuation too (an
+// outside author's newer-API gqa_full had all 17152 PSUM copies balanced onto ScalarE on trn1). The
+// legacy API's evacuation still goes to ScalarE (8.3; the recorded Trn1 profiles), and on
+// NeuronCore-v3 (trn2) the newer API's goes there as before. The engine is the compiler's in every
+// case (not the user's).
+TEST(Rules, NewerApiTensorCopyStaysOffTheScalarEngineOfNeuronCoreV2) {
+  const std::string newer =
+      "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n\n@nki.jit\ndef kernel(a):\n"
+      "    out = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+      "    t = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.sbuf)\n"
+      "    nisa.dma_copy(dst=t, src=a[0:128, 0:128])\n"
+      "    acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)\n"
+      "    nisa.nc_matmul(dst=acc, stationary=t, moving=t)\n"
+      "    u = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.sbuf)\n"
+      "    nisa.tensor_copy(dst=u, src=acc)\n"
+      "    nisa.dma_copy(dst=out, src=u)\n"
+      "    return out\n";
+  const std::string legacy = kernel_text(
+      "    t = nl.load(a[0:128, 0:128])\n"
+      "    acc = nisa.nc_matmul(t, t)\n"
+      "    u = nisa.tensor_copy(acc)\n"
+      "    nl.store(a[0:128, 0:128], value=u)");
+  struct Case {
+    const std::string* text;
+    int nc_version;
+    bool off_scalar;  // traced no_scalar_engine, simulated on VectorE
+  };
+  for (const Case& c : {Case{&newer, 2, true}, Case{&newer, 3, false}, Case{&legacy, 2, false}, Case{&legacy, 3, false}}) {
+    SCOPED_TRACE((c.text == &newer ? "newer API, NeuronCore-v" : "legacy API, NeuronCore-v") + std::to_string(c.nc_version));
+    Harness h;
+    trn::TraceBuffer trace;
+    auto mod = h.load_text("api_copy.py", *c.text);
+    KernelRunOptions opt;
+    opt.numerics = false;
+    opt.sink = &trace;
+    opt.nc_version = c.nc_version;
+    ASSERT_NO_THROW(run_kernel(h.in, *mod, {make_array(tensor::Array::shape_only({256, 1024}, tensor::DType::Float32))}, opt));
+    int copies = 0;
+    for (const auto& r : trace.records) {
+      if (r.kind != trn::RecordKind::Instruction || r.inst.opcode != trn::Opcode::TensorCopy) continue;
+      ++copies;
+      EXPECT_EQ(r.inst.engine, trn::Engine::Vector);
+      EXPECT_FALSE(r.inst.engine_chosen_by_user);
+      EXPECT_EQ(r.inst.no_scalar_engine, c.off_scalar);
+    }
+    EXPECT_EQ(copies, 1);
+    trn::Profile p = trn::simulate(trace.records, trn::arch_config(c.nc_version == 2 ? "trn1" : "trn2"));
+    auto busy = [&](const char* engine) { return p.engine_busy_ms.count(engine) ? p.engine_busy_ms.at(engine) : 0.0; };
+    EXPECT_EQ(busy("dve") > 0, c.off_scalar) << busy("dve");
+    EXPECT_EQ(busy("act") > 0, !c.off_scalar) << busy("act");
   }
 }
 

@@ -481,6 +481,18 @@ TEST(TrnCost, PsumEvacuationsThatTheCompilerPlacesGoToScalar) {
   EXPECT_EQ(trn::placed_engine(add), trn::Engine::Vector);
 }
 
+// The newer API's tensor_copy on NeuronCore-v2 has no ScalarE form (nki-language.md 12.2): traced
+// with no_scalar_engine, neither a PSUM evacuation nor an SBUF copy leaves VectorE.
+TEST(TrnCost, ACopyWithoutAScalarEngineFormStaysOnVector) {
+  auto evac = inst(trn::Opcode::TensorCopy, trn::Engine::Vector, {tile(512, 4, trn::BufferKind::Psum)}, {tile(512)});
+  auto sbuf_copy = inst(trn::Opcode::TensorCopy, trn::Engine::Vector, {tile(512)}, {tile(512)});
+  evac.no_scalar_engine = sbuf_copy.no_scalar_engine = true;
+  EXPECT_EQ(trn::placed_engine(evac), trn::Engine::Vector);
+  EXPECT_FALSE(trn::engine_is_flexible(evac));
+  EXPECT_EQ(trn::placed_engine(sbuf_copy), trn::Engine::Vector);
+  EXPECT_FALSE(trn::engine_is_flexible(sbuf_copy));
+}
+
 TEST(TrnHazards, AnIndirectAccessMayTouchAnyRowOfItsTensor) {
   // A scatter's rows are data: a later read of any part of the tensor waits for it, where the
   // same access made direct (offset 0, one 128-row run) misses a read at offset 1 << 20.

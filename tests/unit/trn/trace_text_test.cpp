@@ -123,3 +123,16 @@ TEST(TrnTraceText, LoopsKernelAttributesAndLayoutRoundTrip) {
   EXPECT_EQ(again.records[3].inst.inputs, t.records[3].inst.inputs);
   EXPECT_EQ(again.records[5].inst.scalar_alu, trn::AluOp::Subtract);
 }
+
+// A copy with no Scalar Engine form on its NeuronCore (the newer API's tensor_copy on NC-v2) keeps
+// the mark through the text form, which the cost model reads (placed_engine).
+TEST(TrnTraceText, KeepsACopyWithoutAScalarEngineForm) {
+  auto t = parse("inst tensor_copy dve noact line=4 in psum:5:128x512:f32 out sbuf:6:128x512:f32\n"
+                 "inst tensor_copy dve line=5 in psum:5:128x512:f32 out sbuf:7:128x512:f32\n");
+  ASSERT_EQ(t.records.size(), 2u);
+  EXPECT_TRUE(t.records[0].inst.no_scalar_engine);
+  EXPECT_FALSE(t.records[1].inst.no_scalar_engine);
+  auto again = parse(trn::format_record(t.records[0]) + "\n");
+  ASSERT_EQ(again.records.size(), 1u);
+  EXPECT_TRUE(again.records[0].inst.no_scalar_engine);
+}

@@ -25,13 +25,13 @@ def kernel(lhs, rhs):
             lhs_t_psum = nl.ndarray((k_size, 128), dtype=nl.float32, buffer=nl.psum)
             nisa.nc_transpose(dst=lhs_t_psum, data=lhs_tile)
             lhs_t = nl.ndarray((k_size, 128), dtype=lhs.dtype, buffer=nl.sbuf)
-            nisa.tensor_copy(dst=lhs_t, src=lhs_t_psum)
+            nisa.activation(dst=lhs_t, op=nl.copy, data=lhs_t_psum)
             row = nl.ndarray((128, n_size), dtype=nl.float32, buffer=nl.sbuf)
             chunk_max = nl.ndarray((128, n_chunks), dtype=nl.float32, buffer=nl.sbuf)
             for n in nl.affine_range(n_chunks):
                 acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
                 nisa.nc_matmul(dst=acc, stationary=lhs_t, moving=rhs_tile[:, n * 512:(n + 1) * 512])
-                nisa.tensor_copy(dst=row[:, n * 512:(n + 1) * 512], src=acc)
+                nisa.activation(dst=row[:, n * 512:(n + 1) * 512], op=nl.copy, data=acc)
                 nisa.tensor_reduce(dst=chunk_max[:, n:n + 1], op=nl.max, data=row[:, n * 512:(n + 1) * 512],
                                    axis=1, keepdims=True)
             nisa.tensor_reduce(dst=neg_max[:, m:m + 1], op=nl.max, data=chunk_max, axis=1, negate=True,

@@ -25,14 +25,14 @@ def kernel(lhs, rhs):
             nisa.dma_copy(dst=lhs_tile, src=lhs[b, m * 128:(m + 1) * 128, :])
             lhs_t_psum = nl.ndarray((k_size, 128), dtype=nl.float32, buffer=nl.psum)
             nisa.nc_transpose(dst=lhs_t_psum, data=lhs_tile)
-            nisa.tensor_copy(dst=lhs_t[:, m, :], src=lhs_t_psum)
+            nisa.activation(dst=lhs_t[:, m, :], op=nl.copy, data=lhs_t_psum)
         for m in nl.affine_range(m_tiles):
             row = nl.ndarray((128, n_size), dtype=nl.float32, buffer=nl.sbuf)
             chunk_max = nl.ndarray((128, n_chunks), dtype=nl.float32, buffer=nl.sbuf)
             for n in nl.affine_range(n_chunks):
                 acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
                 nisa.nc_matmul(dst=acc, stationary=lhs_t[:, m, :], moving=rhs_tile[:, n * 512:(n + 1) * 512])
-                nisa.tensor_copy(dst=row[:, n * 512:(n + 1) * 512], src=acc)
+                nisa.activation(dst=row[:, n * 512:(n + 1) * 512], op=nl.copy, data=acc)
                 nisa.tensor_reduce(dst=chunk_max[:, n:n + 1], op=nl.max, data=row[:, n * 512:(n + 1) * 512],
                                    axis=1, keepdims=True)
             nisa.tensor_reduce(dst=neg_max[:, m:m + 1], op=nl.max, data=chunk_max, axis=1, negate=True,

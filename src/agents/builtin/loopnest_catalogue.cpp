@@ -19,13 +19,17 @@ const std::set<std::string>& retired_by_form() {
   // or tile_size (a loop over one tile axis) where the source names the size, and finds nothing
   // where it is a literal (the published style); the AST sites left were halved matmul tiles (none
   // of ~35 gained) and the form's tile_size again. drop_psum_copy matched only the bundled style's
-  // `up = nl.copy(acc)` (swiglu: 4.279 -> 4.250 ms, 0.7%).
+  // `up = nl.copy(acc)` (swiglu: 4.279 -> 4.250 ms, 0.7%). reorder_reuse on the source tells what a
+  // statement writes by the names it binds, so a destination-first write (`nisa.dma_copy(dst=w, ...)`
+  // into a buffer declared up front) was no dependence: a row loop moved out of the column-block loop
+  // read another block's weights, and blocking it wrote two rows into one buffer (a held-out newer-API
+  // swiglu and bmm_softmax: 10 of their 12 AST sites wrong). The form's reorder_reuse reads the dependences.
   static const std::set<std::string> retired = {
       "fuse_silu",        "fold_tensor_scalar", "fold_into_activation", "engine_move",    "fuse_loops",
       "fuse_activation_reduce", "whole_row_reduce", "unroll_jam",         "interchange",    "hoist_load_loop",
       "fold_partitions",  "chunk_free_axis",    "defer_normalization",  "pipeline_prep",  "forward_scratch",
       "fuse_stages",      "split_loop",         "sink_recompute",       "read_copy_source", "transpose_choice",
-      "free_size",        "drop_psum_copy"};
+      "free_size",        "drop_psum_copy",     "reorder_reuse"};
   return retired;
 }
 

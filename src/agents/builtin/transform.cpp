@@ -136,8 +136,8 @@ std::vector<Site> find_sites(const std::string& source, const std::vector<loopne
     return sites;
   }
   // An AST rewrite the form covers is not offered twice (retired_by_form, covered_by_form): each
-  // style gets the form's sites alike. reorder_reuse exists under one name in both: the form's
-  // replaces the AST one on the kernels where it finds sites.
+  // style gets the form's sites alike. reorder_reuse exists under one name in both: on a kernel that
+  // lifts, only the form's is offered (retired_by_form), found or not.
   std::set<std::string> on_form;
   if (form_sites)
     for (const auto& s : *form_sites) on_form.insert(s.transform);

@@ -67,11 +67,9 @@ struct NanRegion {
 };
 
 template <class T>
-NanRegion nan_region(const T* v, const tensor::Shape& shape) {
+NanRegion nan_region(const T* v, int64_t n, const tensor::Shape& shape) {
   NanRegion r;
   size_t rank = shape.size();
-  int64_t n = 1;
-  for (auto d : shape) n *= d;
   std::vector<int64_t> index(rank, 0);
   for (int64_t flat = 0; flat < n; ++flat) {
     if (std::isnan(double(v[flat]))) {
@@ -96,8 +94,8 @@ std::string describe_nans(size_t which, const tensor::Array& out_in) {
   tensor::Array out = out_in.contiguous();
   NanRegion r;
   switch (tensor::storage_of(out.dtype())) {
-    case tensor::Storage::F32: r = nan_region(out.f32(), out.shape()); break;
-    case tensor::Storage::F64: r = nan_region(out.f64(), out.shape()); break;
+    case tensor::Storage::F32: r = nan_region(out.f32(), out.size(), out.shape()); break;
+    case tensor::Storage::F64: r = nan_region(out.f64(), out.size(), out.shape()); break;
     case tensor::Storage::I64: return "";
   }
   if (r.count == 0) return "";

@@ -145,18 +145,21 @@ NkiTensorObj& tile_arg(const Value& v, std::string_view api, std::string_view wh
   for (int d = 0; d < st.partition_axis; ++d)
     for (int k = 0; k < axes; ++k)
       if (view.c(d, k) != 0 && extent(k) > 1) block_free = false;
-  bool partition_first = true;
-  for (int k = lead; k < axes; ++k)
-    if (view.c(st.partition_axis, k) != 0 && extent(k) > 1) partition_first = false;
-  // The tile's first dim must be the partition dim: a view whose first dim walks a free dim while
-  // an integer fixed the partition (`w[k]` on a (KT, 128, N) load, whose partitions are the KT
-  // rows) has its data in one partition, not spread over the first dim's (two outside authors'
-  // first drafts ran here as 128-partition matmul operands).
-  bool lead_walks_partition = false;
+  // The partition dim must be walked by the first view axis alone. And the tile's first dim must be
+  // the partition dim: a view whose first dim walks a free dim while an integer fixed the partition
+  // (`w[k]` on a (KT, 128, N) load, whose partitions are the KT rows) has its data in one partition,
+  // not spread over the first dim's (two outside authors' first drafts ran here as 128-partition
+  // matmul operands).
+  bool partition_first = true, lead_walks_partition = false;
   int64_t lead_extent = 1;
-  for (int k = 0; k < std::min(lead, axes); ++k) {
+  for (int k = 0; k < axes; ++k) {
+    const bool walks_partition = view.c(st.partition_axis, k) != 0 && extent(k) > 1;
+    if (k >= lead) {
+      if (walks_partition) partition_first = false;
+      continue;
+    }
     lead_extent *= extent(k);
-    if (view.c(st.partition_axis, k) != 0 && extent(k) > 1) lead_walks_partition = true;
+    lead_walks_partition |= walks_partition;
   }
   if (view.ndim() >= 2 && lead_extent > 1 && !lead_walks_partition)
     throw NkiError(ErrorKind::Rule, fmt::format("err_failed_to_infer_tile_from_local_tensor: {} of {} (shape {}) is "

@@ -5,7 +5,7 @@
 
 namespace bench {
 
-double default_tolerance(const std::string& task) { return task == "mamba" ? 3e-5 : 2e-5; }
+double default_tolerance(const std::string& task) { return task == "mamba" ? 3e-5 : kDefaultTolerance; }
 
 double TaskCase::effective_tolerance() const { return tolerance ? *tolerance : default_tolerance(task); }
 

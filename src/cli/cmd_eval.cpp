@@ -36,8 +36,23 @@ void print_profile(const trn::Profile& p) {
   fmt::print("  instructions       {}\n", p.instructions);
 }
 
-void print_text(const eval::Evaluation& e) {
+// The tolerance a kernel was judged by and where it came from, so a reader of a pass or a mismatch
+// knows which bar it was (mamba's is 3e-5, an unbenchmarked reference's 2e-5).
+struct Tolerance {
+  double rel_l2 = bench::kDefaultTolerance;
+  std::string source;  // "--tol", "task <name>", or "default (not a benchmark case)"
+};
+
+Tolerance tolerance_for(const EvalOptions& opt) {
+  if (opt.tolerance > 0) return {opt.tolerance, "--tol"};
+  if (auto task = bench::case_for_reference(opt.reference, opt.bench_root))
+    return {task->effective_tolerance(), "task " + task->task};
+  return {bench::kDefaultTolerance, "default (not a benchmark case)"};
+}
+
+void print_text(const eval::Evaluation& e, const Tolerance& tol) {
   fmt::print("status: {}\ncorrect: {}\n", eval::to_string(e.status), e.correct ? "yes" : "no");
+  fmt::print("tolerance: rel_l2 < {:.1e} ({})\n", tol.rel_l2, tol.source);
   for (const auto& s : e.seeds)
     fmt::print("  seed {:>3}: rel_l2 {:.3e}{}\n", s.seed, s.rel_l2, s.correct ? "" : "  MISMATCH");
   for (const auto& d : e.diagnostics) fmt::print("{}\n", d);
@@ -51,18 +66,19 @@ int run_eval(const EvalOptions& opt) {
   req.reference_path = opt.reference;
   req.arch = opt.arch;
   req.seeds = bench::parse_seeds(opt.seeds);
-  if (opt.tolerance > 0) {
-    req.tolerance = opt.tolerance;
-  } else {
-    auto task = bench::case_for_reference(opt.reference, opt.bench_root);
-    req.tolerance = task ? task->effective_tolerance() : bench::default_tolerance("");
-  }
+  const Tolerance tol = tolerance_for(opt);
+  req.tolerance = tol.rel_l2;
   req.profile = !opt.no_profile;
   req.cache_dir = opt.no_cache ? "" : (opt.cache_dir.empty() ? eval::default_ref_cache_dir() : opt.cache_dir);
   req.limits = eval::limits_for_cpu_seconds(opt.timeout);
   eval::Evaluation e = eval::evaluate(req);
-  if (opt.json) fmt::print("{}\n", eval::to_json_text(e, 2));
-  else print_text(e);
+  if (opt.json) {
+    nlohmann::json j = eval::to_json(e);
+    j["tolerance"] = {{"rel_l2", tol.rel_l2}, {"source", tol.source}};
+    fmt::print("{}\n", eval::json_text(j, 2));
+  } else {
+    print_text(e, tol);
+  }
   return e.correct ? 0 : 1;
 }
 

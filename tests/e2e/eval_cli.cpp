@@ -21,6 +21,22 @@ TEST(EvalCli, ExampleAddIsCorrectAndProfiled) {
   ASSERT_TRUE(j["profile"].is_object()) << r.out;
   EXPECT_GT(j["profile"]["latency"].get<double>(), 0);
   EXPECT_EQ(j["profile"]["hbm_read_bytes"].get<uint64_t>(), 2u * 256 * 512 * 4);
+  // examples/add is no benchmark case: the harness's default bar, said as such.
+  EXPECT_EQ(j["tolerance"]["rel_l2"].get<double>(), 2e-5) << r.out;
+  EXPECT_EQ(j["tolerance"]["source"], "default (not a benchmark case)") << r.out;
+}
+
+// A reader of a pass or a mismatch sees the bar it was judged by: the task's for a benchmark
+// reference (mamba's 3e-5 is not the usual 2e-5), --tol when given.
+TEST(EvalCli, SaysWhichToleranceItJudgedBy) {
+  TempDir tmp;
+  const std::string mamba = source("nkibench/reference/mamba_M7168_C256_S16.py");
+  CliRun task = accelopt(tmp.path(), "eval --reference " + mamba + " --kernel " + source("nkibench/kernels/mamba_M7168_C256_S16_0.py") +
+                                         " --seeds 0 --no-profile");
+  EXPECT_NE(task.out.find("tolerance: rel_l2 < 3.0e-05 (task mamba)"), std::string::npos) << task.out << task.err;
+  CliRun given = accelopt(tmp.path(), "eval --reference " + kRef + " --kernel " + kKernel + " --seeds 0 --no-profile --tol 1e-3");
+  ASSERT_EQ(given.exit_code, 0) << given.err << given.out;
+  EXPECT_NE(given.out.find("tolerance: rel_l2 < 1.0e-03 (--tol)"), std::string::npos) << given.out;
 }
 
 TEST(EvalCli, TextOutputAndSeedsOption) {

@@ -252,6 +252,12 @@ std::set<std::string> subscript_stored(Block& b) {
   return out;
 }
 
+std::set<std::string> written_names(Block& b) {
+  std::set<std::string> out = bound_names(b);
+  out.merge(subscript_stored(b));
+  return out;
+}
+
 void rename(Stmt& s, const std::string& from, const std::string& to) {
   for_each_expr(s, [&](ExprPtr& p) {
     if (p && is_name(*p, from)) static_cast<NameExpr&>(*p).id = to;

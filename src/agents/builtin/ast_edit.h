@@ -75,6 +75,9 @@ int count_uses(nki::Stmt& s, const std::string& id);
 std::set<std::string> bound_names(nki::Block& b);
 // Names stored through a subscript (`t[i] = ...`) anywhere in `b`.
 std::set<std::string> subscript_stored(nki::Block& b);
+// Every name whose value `b` changes: bound_names and subscript_stored (which counts destination-
+// first writes, `nisa.dma_copy(dst=buf, ...)`): what a move must not carry a read of across `b`.
+std::set<std::string> written_names(nki::Block& b);
 void rename(nki::Stmt& s, const std::string& from, const std::string& to);
 // Replaces every NameExpr `id` in `s` with a clone of `with`.
 void substitute(nki::Stmt& s, const std::string& id, const nki::Expr& with);

@@ -50,11 +50,15 @@ class HoistInvariant : public MatchingTransform {
       for (size_t i = 0; i < b.size(); ++i) {
         if (b[i]->kind != StmtKind::For) continue;
         auto& loop = static_cast<ForStmt&>(*b[i]);
-        std::set<std::string> bound = loop_bound(loop), stored = subscript_stored(loop.body);
+        // An input the loop writes in any way (rebinds, stores through a subscript, or names as a
+        // destination-first `dst=`) is no invariant: `buf[...] = nl.load(x[i])` then `y = nl.multiply(buf,
+        // 2.0)` reads a new tile each iteration.
+        std::set<std::string> written = loop_bound(loop), stored = subscript_stored(loop.body);
+        written.insert(stored.begin(), stored.end());
         for (size_t s = 0; s < loop.body.size(); ++s) {
           std::string t = assigned_name(*loop.body[s]);
           Expr* v = assigned_value(*loop.body[s]);
-          if (t.empty() || !movable_call(v) || intersects(names_in(*v), bound)) continue;
+          if (t.empty() || !movable_call(v) || intersects(names_in(*v), written)) continue;
           if (count_bindings(loop.body, t) != 1 || stored.count(t)) continue;
           Site site = make_site(*loop.body[s], fmt::format("hoist `{}` out of `{}` (it is the same every iteration)",
                                                            brief(*loop.body[s]), brief(loop)));
@@ -90,11 +94,13 @@ class SinkRecompute : public MatchingTransform {
         size_t j = next_use(b, i, t);
         if (j == b.size() || b[j]->kind != StmtKind::For || next_use(b, j, t) != b.size()) continue;
         auto& loop = static_cast<ForStmt&>(*b[j]);
-        if (intersects(names_in(*v), loop_bound(loop)) || subscript_stored(loop.body).count(t)) continue;
+        std::set<std::string> in_loop = loop_bound(loop);
+        in_loop.merge(subscript_stored(loop.body));
+        if (intersects(names_in(*v), in_loop) || subscript_stored(loop.body).count(t)) continue;
         if (count_uses(*b[i], t) != 1 || count_bindings(loop.body, t) != 0) continue;
-        bool inputs_stable = true;  // nothing between the definition and the loop rebinds an input
+        bool inputs_stable = true;  // nothing between the definition and the loop writes an input
         for (size_t k = i + 1; k < j; ++k)
-          if (intersects(names_in(*v), bound_names_of(*b[k]))) inputs_stable = false;
+          if (intersects(names_in(*v), written_names_of(*b[k]))) inputs_stable = false;
         if (!inputs_stable) continue;
         Site site = make_site(*b[i], fmt::format("recompute `{}` inside `{}` instead of keeping it live",
                                                  brief(*b[i]), brief(loop)));
@@ -110,10 +116,10 @@ class SinkRecompute : public MatchingTransform {
   }
 
  private:
-  static std::set<std::string> bound_names_of(Stmt& s) {
+  static std::set<std::string> written_names_of(Stmt& s) {
     Block one;
     one.push_back(StmtPtr(&s));
-    std::set<std::string> out = bound_names(one);
+    std::set<std::string> out = written_names(one);
     one[0].release();
     return out;
   }
@@ -151,6 +157,18 @@ class Interchange : public MatchingTransform {
   }
 };
 
+// Whether `writer` changes a name `reader` reads that `reader` does not bind itself (a tile stored
+// through a subscript or a destination-first `dst=` always counts); loop targets aside.
+bool hands_on(Block& writer, Block& reader, const std::string& writer_target, const std::string& reader_target) {
+  std::set<std::string> carried = bound_names(writer);
+  for (const auto& n : bound_names(reader)) carried.erase(n);
+  carried.merge(subscript_stored(writer));
+  carried.erase(writer_target);
+  std::set<std::string> read = names_in(reader);
+  read.erase(reader_target);
+  return intersects(carried, read);
+}
+
 class FuseLoops : public MatchingTransform {
  public:
   std::string name() const override { return "fuse_loops"; }
@@ -167,14 +185,13 @@ class FuseLoops : public MatchingTransform {
         auto& second = static_cast<ForStmt&>(*b[i + 1]);
         if (first.target->kind != ExprKind::Name || second.target->kind != ExprKind::Name) continue;
         if (text(*first.iter) != text(*second.iter)) continue;
-        // The second loop must not read what the first stores through subscripts: iteration i of
-        // the second could need iteration j > i of the first.
-        std::set<std::string> second_names;
-        for (auto& st : second.body)
-          for (auto& n : names_in(*st)) second_names.insert(n);
-        if (intersects(subscript_stored(first.body), second_names)) continue;
+        // Neither loop may read what the other writes: iteration i of the second could need
+        // iteration j > i of the first (a tile stored through a subscript or `dst=`, or a name's value
+        // after the first loop ends), and iteration i + 1 of the first would read what iteration i
+        // of the second overwrote. A name both loops bind is each iteration's own temporary.
         std::string from = text(*second.target), to = text(*first.target);
-        if (from != to && second_names.count(to)) continue;
+        if (hands_on(first.body, second.body, to, from) || hands_on(second.body, first.body, from, to)) continue;
+        if (from != to && names_in(second.body).count(to)) continue;
         Site site = make_site(first, fmt::format("fuse `{}` with the following loop over the same range", brief(first)));
         if (sink(std::move(site), [&b, &first, &second, i, from, to] {
               for (auto& st : second.body) {

@@ -326,3 +326,95 @@ def kernel(x):
   for (const auto& s : builtin_test::sites_of(source, "split_loop"))
     EXPECT_NE(s.params.at("at"), "1") << "split between the carry's write and its read";
 }
+
+// The text moves run where a kernel does not lift; they must see every way a loop changes a tile.
+// hoist_invariant: an input the loop stores through a subscript or a `dst=` is new each iteration
+// (`buf[...] = nl.load(x[i])` then `y = nl.multiply(buf, 2.0)` was hoisted and read the last rows only).
+TEST(BuiltinRewrite, NoHoistOfAValueWhoseInputTheLoopWritesInPlace) {
+  const std::string subscript = R"(import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(x):
+    out = nl.ndarray((512, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    buf = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    for i in nl.affine_range(4):
+        buf[...] = nl.load(x[i * 128:(i + 1) * 128, :])
+        y = nl.multiply(buf, 2.0)
+        nl.store(out[i * 128:(i + 1) * 128, :], value=y)
+    return out
+)";
+  EXPECT_TRUE(builtin_test::sites_of(subscript, "hoist_invariant").empty());
+  std::string dst_first = subscript;
+  const std::string store = "buf[...] = nl.load(x[i * 128:(i + 1) * 128, :])";
+  dst_first.replace(dst_first.find(store), store.size(), "nisa.dma_copy(dst=buf, src=x[i * 128:(i + 1) * 128, :])");
+  dst_first.insert(dst_first.find("\n\n\n"), "\nimport neuronxcc.nki.isa as nisa");
+  EXPECT_TRUE(builtin_test::sites_of(dst_first, "hoist_invariant").empty());
+  // The same multiply of a tile loaded before the loop is invariant.
+  std::string invariant = subscript;
+  invariant.replace(invariant.find("        " + store + "\n"), store.size() + 9, "");
+  invariant.insert(invariant.find("    for i"), "    " + std::string("buf[...] = nl.load(x[0:128, :])\n"));
+  EXPECT_EQ(builtin_test::sites_of(invariant, "hoist_invariant").size(), 1u) << invariant;
+}
+
+// sink_recompute: a value whose input a later statement or the consumer loop writes through `dst=`
+// would be recomputed from the changed tile.
+TEST(BuiltinRewrite, NoSinkOfAValueWhoseInputIsWrittenBeforeItsUse) {
+  const std::string source = R"(import nki
+import nki.language as nl
+import nki.isa as nisa
+
+
+@nki.jit
+def kernel(x):
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    y = nl.multiply(t, 2.0)
+    nisa.memset(dst=t, value=0.0)
+    for c in nl.affine_range(4):
+        nl.store(out[:, c * 128:(c + 1) * 128], value=nl.add(y[:, c * 128:(c + 1) * 128], t[:, c * 128:(c + 1) * 128]))
+    return out
+)";
+  EXPECT_TRUE(builtin_test::sites_of(source, "sink_recompute").empty());
+  std::string in_loop = source;
+  const std::string between = "    nisa.memset(dst=t, value=0.0)\n";
+  in_loop.replace(in_loop.find(between), between.size(), "");
+  EXPECT_EQ(builtin_test::sites_of(in_loop, "sink_recompute").size(), 1u) << in_loop;
+  in_loop.insert(in_loop.find("        nl.store"), "        nisa.memset(dst=t[:, c * 128:(c + 1) * 128], value=0.0)\n");
+  EXPECT_TRUE(builtin_test::sites_of(in_loop, "sink_recompute").empty()) << in_loop;
+}
+
+// fuse_loops: the second loop reading a tile the first writes through `dst=`, or a name the first
+// binds (its value after the loop), or the first reading what the second overwrites, is no fusion;
+// two loops with their own temporaries of one name are.
+TEST(BuiltinRewrite, NoFusionOfLoopsThatHandATileOn) {
+  const std::string source = R"(import nki
+import nki.language as nl
+import nki.isa as nisa
+
+
+@nki.jit
+def kernel(x):
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.memset(dst=acc, value=0.0)
+    for c in nl.affine_range(4):
+        t = nl.load(x[:, c * 128:(c + 1) * 128])
+        nisa.tensor_tensor(dst=acc, data1=acc, data2=t, op=nl.add)
+    for c in nl.affine_range(4):
+        t = nl.load(x[:, c * 128:(c + 1) * 128])
+        nl.store(out[:, c * 128:(c + 1) * 128], value=nl.add(t, acc))
+    return out
+)";
+  EXPECT_TRUE(builtin_test::sites_of(source, "fuse_loops").empty());
+  std::string last_value = source;
+  const std::string add = "        nisa.tensor_tensor(dst=acc, data1=acc, data2=t, op=nl.add)\n";
+  last_value.replace(last_value.find(add), add.size(), "        u = nl.exp(t)\n");
+  last_value.replace(last_value.find("nl.add(t, acc)"), 14, "nl.add(t, u)");
+  EXPECT_TRUE(builtin_test::sites_of(last_value, "fuse_loops").empty()) << last_value;
+  std::string own_temporaries = last_value;
+  own_temporaries.replace(own_temporaries.find("nl.add(t, u)"), 12, "nl.add(t, acc)");
+  EXPECT_EQ(builtin_test::sites_of(own_temporaries, "fuse_loops").size(), 1u) << own_temporaries;
+}

@@ -222,6 +222,10 @@ AValue Lifter::eval_node(const Expr& e) {
         size_t i = a.attr == "p" ? 0 : a.attr == "x" ? 1 : a.attr == "y" ? 2 : 3;
         if (i < base.items.size()) return base.items[i];
       }
+      // A slice's or range's data attributes (`cols.stop - cols.start` in a helper given the slice),
+      // held as [start, stop, step] as Python holds them (a slice's missing parts are None).
+      if ((base.k == K::Slice || base.k == K::Range) && (a.attr == "start" || a.attr == "stop" || a.attr == "step"))
+        return base.items[a.attr == "start" ? 0 : a.attr == "stop" ? 1 : 2];
       // A dtype's data attributes (numpy's): `2048 // dt.itemsize`, `dt.name`.
       if (base.k == K::DType && (a.attr == "itemsize" || a.attr == "name")) {
         auto d = tensor::parse_dtype(base.s);

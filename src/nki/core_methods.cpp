@@ -338,9 +338,25 @@ const MethodEntry kMethods[] = {
     {ObjType::Str, "isupper", str_isupper},     {ObjType::Str, "islower", str_islower},
 };
 
+// The read-only data attributes of slice and range objects (`cols.stop - cols.start` sizing a tile
+// from the slice a helper was given).
+std::optional<Value> data_attribute(const Object& self, std::string_view name) {
+  if (name != "start" && name != "stop" && name != "step") return std::nullopt;
+  if (self.type() == ObjType::Slice) {
+    const auto& s = static_cast<const SliceObj&>(self);
+    return name == "start" ? s.start : name == "stop" ? s.stop : s.step;
+  }
+  if (self.type() == ObjType::Range) {
+    const auto& r = static_cast<const RangeObj&>(self);
+    return Value::from_int(name == "start" ? r.start : name == "stop" ? r.stop : r.step);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Value> get_method(Interpreter& in, const ObjectPtr& self, std::string_view name) {
+  if (auto v = data_attribute(*self, name)) return v;
   for (const MethodEntry& m : kMethods) {
     if (m.type != self->type() || name != m.name) continue;
     std::string qualified = fmt::format("{}.{}", self->type_name(), m.name);
@@ -352,6 +368,7 @@ std::optional<Value> get_method(Interpreter& in, const ObjectPtr& self, std::str
 }
 
 bool has_method(const Object& self, std::string_view name) {
+  if (data_attribute(self, name)) return true;
   for (const MethodEntry& m : kMethods)
     if (m.type == self.type() && name == m.name) return true;
   return false;

@@ -24,7 +24,8 @@ void set_item(Interpreter& in, Object& self, const Value& index, const Value& va
 void del_item(Interpreter& in, Object& self, const Value& index);
 std::unique_ptr<Iterator> iter(Interpreter& in, Object& self);
 bool contains(Interpreter& in, Object& self, const Value& v);
-// A bound method of a core container ("append" of a list), or nullopt.
+// A bound method of a core container ("append" of a list), a data attribute of a slice or range
+// (start, stop, step), or nullopt.
 std::optional<Value> get_method(Interpreter& in, const ObjectPtr& self, std::string_view name);
 size_t hash_value(const Value& v);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "corpus.h"
+#include "every_site.h"
 #include "loopnest/dump.h"
 #include "loopnest/emit.h"
 #include "loopnest/lift.h"
@@ -142,6 +143,35 @@ TEST(LoopNestLift, TheTargetsGenerationIsATraceTimeConstant) {
 // search over host values) runs as Python runs it; one doing tile work lifts when its continues
 // guard the rest of its body (`if i == 1: continue`: an if / else of the form), and is refused,
 // named, with a break nested deeper than the top of its body.
+// A slice's and a range's start / stop / step are host values (an outside author's helper sized its
+// tile `cols.stop - cols.start` from the slice it was given; the lift and the language core both
+// refused the attribute until session 42). The kernel lifts, keeps its trips, and its sites hold.
+TEST(LoopNestLift, ASlicesAndARangesBoundsAreHostValues) {
+  std::string text = std::string(kHead) +
+                     "def scaled(x, rows, cols):\n"
+                     "    width = cols.stop - cols.start\n"
+                     "    t = nl.load(x[rows, cols])\n"
+                     "    return nl.multiply(t, float(width // 128))\n"
+                     "\n\n"
+                     "@nki.jit\n"
+                     "def kernel(x):\n"
+                     "    R, C = x.shape\n"
+                     "    tiles = range(0, R, 128)\n"
+                     "    out = nl.ndarray((R, C), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                     "    for i in nl.affine_range(tiles.stop // tiles.step):\n"
+                     "        for j in nl.affine_range(C // 256):\n"
+                     "            cols = slice(j * 256, (j + 1) * 256)\n"
+                     "            y = scaled(x, slice(i * 128, (i + 1) * 128), cols)\n"
+                     "            nl.store(out[i * 128:(i + 1) * 128, cols], value=y)\n"
+                     "    return out\n";
+  text.erase(text.find("@nki.jit\n"), 9);  // kHead's decorator belongs to the kernel, not the helper
+  std::string dump = loopnest::dump(loopnest::lift_source("k.py", text, arrays({{256, 512}})));
+  EXPECT_NE(dump.find("for i in affine_range(2):"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("for j in affine_range(2):"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("2.0"), std::string::npos) << dump;  // width // 128 of a 256-column slice
+  loopnest_test::expect_every_site_keeps_result("k.py", text, arrays({{256, 512}}));
+}
+
 TEST(LoopNestLift, AHostLoopWithBreakRunsAtTraceTime) {
   std::string text = kernel_with(
       "    n = 0\n"

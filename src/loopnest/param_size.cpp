@@ -52,7 +52,7 @@ std::optional<std::string> replaced(const std::string& text, uint32_t line, uint
 // text. A site per new value whose form differs; true when the sink stopped.
 struct SizeLiteral {
   std::string var;    // the parameter's or the constant's name
-  std::string where;  // site parameter `default`: "param", "module" or "local"
+  std::string where;  // site parameter `default`: "param", "callee", "module" or "local"
   std::string what;   // how the description names it
   std::string note;   // said after the values
   const nki::Expr* value = nullptr;
@@ -423,6 +423,54 @@ bool spells_value(const nki::FunctionCode& fn, const nki::Expr* binding, int64_t
   return spelled;
 }
 
+// The function of the module whose parameters are the file's arguments (`kernel.params`): the
+// entry, whose defaults the loop above reads against what the task passes; for a kernel launched
+// on a grid, the wrapper launching it (its own parameters are the task's too). nullptr if none.
+const nki::FunctionCode* argument_function(const Kernel& k, const nki::FunctionCode& fn) {
+  if (fn.params.size() < k.params.size()) return nullptr;
+  for (size_t i = 0; i < k.params.size(); ++i)
+    if (fn.params[i].name != k.params[i].name) return nullptr;
+  return &fn;
+}
+
+// A size given as the default of a parameter of a function the kernel calls, not of the entry: a
+// kernel launched on a grid by a wrapper that passes the arrays only (`_scan[C // 128](delta, u,
+// a, b, c)` of `def _scan(delta, u, a, b, c, seq_tile=1024)`), a helper taking its tile width as
+// `cols=1024`. The kernel's form follows the default exactly when no call passes that parameter:
+// what decides it is the lifted form, which changes with the edited default or does not (a default
+// every call overrides sizes nothing, dump equal, no site). The parameters of the function whose
+// names are the file's arguments are the task's (the loop over `k.params` above). Like a module
+// constant, no site where the function also spells the value as a literal, which would not follow.
+bool for_each_callee_default(const Kernel& k, const std::vector<ArgSpec>& args,
+                             const std::function<std::vector<int64_t>(int64_t)>& values, const SizeEditFn& f) {
+  // Compared with the source as written lifted again, not with `k`: a form with the helpers opened
+  // (helpers=open sites) differs from any plain lift, and a default every call overrides would look
+  // like one that sizes something.
+  std::optional<std::string> before;
+  for (const auto& st : k.module->body) {
+    if (st->kind != nki::StmtKind::FunctionDef) continue;
+    const nki::FunctionCode& fn = *static_cast<const nki::FunctionDefStmt&>(*st).code;
+    const size_t first = argument_function(k, fn) ? k.params.size() : 0;
+    for (size_t i = first; i < fn.params.size(); ++i) {
+      const nki::Parameter& decl = fn.params[i];
+      if (!decl.default_value) continue;
+      auto size = size_expression_value(*decl.default_value, {});
+      if (!size || spells_value(fn, decl.default_value.get(), *size)) continue;
+      SizeLiteral lit{decl.name, "callee", fmt::format("`{}`'s parameter", fn.name),
+                      " (its default; no call passes it)", decl.default_value.get(), *size};
+      if (!before) {
+        try {
+          before = dump(lift_source(k.module->file->path, k.module->file->text, args, k.entry, k.nc_version));
+        } catch (const LiftError&) {
+          return false;
+        }
+      }
+      if (edits_of_literal(k, args, *before, lit, values, f)) return true;
+    }
+  }
+  return false;
+}
+
 // Every size constant free_size may change (a parameter default the task leaves; a module or kernel
 // constant passed to an implementation or whose ragged tail the kernel writes, or, for the moves
 // that widen or narrow through it, dividing a size), each edit to `values(from)` given to `f`; true when `f` stopped.
@@ -445,6 +493,7 @@ bool for_each_size_edit(const Kernel& k, bool dividing_constants,
                          values, f))
       return true;
   }
+  if (for_each_callee_default(k, *args, values, f)) return true;
   const CeilDividers ceil_dividers = ceil_division_helpers(*k.module);
   for (const auto& [id, e, size] : module_size_constants(*k.module)) {
     SizeLiteral lit{id, "module", "the module constant", " (a tile size its masks and trip counts follow)", e, size};

@@ -132,6 +132,34 @@ TEST(BroadcastOnChip, NarrowsAWidthKeptInAModuleDictOfSizes) {
   EXPECT_GE(loopnest_test::expect_every_site_keeps_result(path, text, args), 1u);
 }
 
+// The width a default of a parameter of the function that does the work, which no call passes: a
+// kernel launched on a grid by a wrapper passing the arrays only (`_rows[C // 128](x, w)` of
+// `def _rows(x, w, chunk=1024)`, held-out author57's mamba: `seq_tile=1024`, no site before), a
+// newer-API helper's `cols=1024`. The default is narrowed to a bank, the one edit; the result is
+// kept, and no broadcast site is left.
+TEST(BroadcastOnChip, NarrowsAWidthGivenAsTheDefaultOfALaunchedKernelOrAHelper) {
+  const auto args = arrays({{256, 2048}, {4, 2048}});
+  for (auto [name, def] : {std::pair{"row_broadcast_launch_default.py", "def _rows(x, w, chunk=1024)"},
+                           std::pair{"row_broadcast_helper_default_api.py", "def _block(x, w, out, r0, cols=1024)"}}) {
+    const std::string path = source_dir() + "/tests/kernels/" + name;
+    const std::string text = read(path);
+    std::vector<loopnest::Site> sites = broadcasts(path, text, args);
+    ASSERT_EQ(sites.size(), 1u) << name;
+    const std::string var = sites[0].params.at("var");
+    EXPECT_EQ(var, name == std::string("row_broadcast_launch_default.py") ? "chunk" : "cols") << name;
+    EXPECT_EQ(sites[0].params.at("value"), "512") << name;
+    EXPECT_EQ(sites[0].relieves, std::set<std::string>{"dve"}) << name;
+    std::string after = loopnest::apply_site(path, text, args, sites[0]);
+    std::string want = text;
+    std::string edited = def;
+    edited.replace(edited.find("=1024"), 5, "=512");
+    want.replace(want.find(def), std::string(def).size(), edited);
+    EXPECT_EQ(after, want) << name;
+    EXPECT_TRUE(broadcasts(path, after, args).empty()) << after;
+    EXPECT_GE(loopnest_test::expect_every_site_keeps_result(path, text, args), 2u) << name;
+  }
+}
+
 // A row loaded once and broadcast on chip already, a load whose partitions step (a plain tile), and
 // a load that casts: no site.
 TEST(BroadcastOnChip, OnlyALoadCopyingOneRowOntoEveryPartitionIsASite) {

@@ -137,6 +137,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"row_broadcast_wide.py", arrays({{256, 2048}, {4, 2048}})},
       {"row_broadcast_module_width.py", arrays({{256, 2048}, {4, 2048}})},
       {"row_broadcast_on_chip_wide.py", arrays({{256, 2048}, {4, 2048}})},
+      {"row_broadcast_launch_default.py", arrays({{256, 2048}, {4, 2048}})},
+      {"row_broadcast_helper_default_api.py", arrays({{256, 2048}, {4, 2048}})},
       {"cdiv_chunk_rows.py", arrays({{128, 2048}})},
       {"expr_chunk_rows.py", arrays({{128, 2560}})},
       {"nonpow2_chunk_rows.py", arrays({{128, 7168}})},

@@ -71,6 +71,44 @@ def kernel(x, bufs=3, spare=512, block=64):
   EXPECT_TRUE(free_size_sites("kernel.py", text, arrays({{128, 2048}})).empty());
 }
 
+// A size given as the default of a parameter of the launched kernel (`_rows[C // 128](x, w)` of
+// `def _rows(x, w, chunk=1024)`) or of a helper the kernel calls (`_block(x, w, out, r0)` of
+// `cols=1024`), which no call passes: the default edited, `default=callee` (held-out author57's
+// mamba kept its 1024-column chunks: the entry's parameters were the only defaults read).
+TEST(ParamSize, ChangesTheDefaultOfALaunchedKernelOrAHelperThatNoCallPasses) {
+  const auto args = arrays({{256, 2048}, {4, 2048}});
+  for (const char* name : {"row_broadcast_launch_default.py", "row_broadcast_helper_default_api.py"}) {
+    const std::string path = source_dir() + "/tests/kernels/" + name;
+    std::set<std::string> values;
+    for (const auto& s : free_size_sites(path, read(path), args)) {
+      EXPECT_EQ(s.params.at("default"), "callee") << name;
+      EXPECT_EQ(s.params.at("from"), "1024") << name;
+      values.insert(s.params.at("value"));
+    }
+    EXPECT_EQ(values, (std::set<std::string>{"256", "512", "2048"})) << name;
+  }
+}
+
+// The same helper default, but every call passes the parameter (`cols=1024`) or the helper also
+// spells its value as a literal: the edit would size nothing, or not every use would follow it.
+TEST(ParamSize, LeavesAHelperDefaultEveryCallPassesOrTheHelperSpells) {
+  auto kernel = [](const std::string& call, const std::string& window) {
+    return "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n\n\n"
+           "def _exp_rows(x, out, cols=1024):\n"
+           "    for j in nl.affine_range(x.shape[1] // cols):\n"
+           "        tile = nl.load(x[:, j * cols:j * cols + " + window + "])\n"
+           "        nl.store(out[:, j * cols:j * cols + " + window + "], value=nl.exp(tile))\n\n\n"
+           "@nki.jit\ndef kernel(x):\n"
+           "    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)\n"
+           "    " + call + "\n"
+           "    return out\n";
+  };
+  const auto args = arrays({{128, 2048}});
+  EXPECT_EQ(free_size_sites("k.py", kernel("_exp_rows(x, out)", "cols"), args).size(), 3u);
+  EXPECT_TRUE(free_size_sites("k.py", kernel("_exp_rows(x, out, cols=1024)", "cols"), args).empty());
+  EXPECT_TRUE(free_size_sites("k.py", kernel("_exp_rows(x, out)", "1024"), args).empty());
+}
+
 // A library kernel's tile size is a module constant its entry point passes on (`COLS = 2048`,
 // `_impl(x, out, ROWS, COLS)`), its trips ceil-divided and its tails masked for any value: the
 // constant halved and doubled, the kernel lifted again. Before session 23 only a parameter's

@@ -410,22 +410,49 @@ bool masks_rows_only(const Op& op) {
   return true;
 }
 
+namespace {
+
+// Whether `op` reads exactly the region `a` (an in-place update: `nisa.tensor_scalar(dst=den,
+// data=den, ...)`).
+bool reads_exactly(const Op& op, const Access& a) {
+  for (const Access* x : reads(op))
+    if (*x == a) return true;
+  return false;
+}
+
+}  // namespace
+
 const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& consumer, const Access& a) {
   const Tensor& t = k.tensor(a.tensor);
   if (t.role != TensorRole::Value && t.role != TensorRole::Buffer) return nullptr;
   if (storage_of(k, a.tensor) != a.tensor) return nullptr;
   // The region's writers: one op, writing exactly it (a buffer holding several temporaries, like
-  // v8[i0, i1, i2, 3, ...] and v8[i0, i1, i2, 4, ...], has one writer per region).
+  // v8[i0, i1, i2, 3, ...] and v8[i0, i1, i2, 4, ...], has one writer per region). Or two, the
+  // later updating in place what the earlier wrote fresh in the same iteration (`den = sqrt(v)`
+  // then `nisa.tensor_scalar(dst=den, data=den, op0=nl.add, ...)`, the destination-first style's
+  // chain in one buffer): the later one is the producer, and folding it away leaves the buffer
+  // holding the earlier value, which the fold reads as the producer's operand.
   Ranges ranges = k.ranges();
-  const OpRef* w = nullptr;
+  std::vector<const OpRef*> ws;
   for (const OpRef* x : an.writers(k, a.tensor)) {
     bool overlaps = false;
     for (const Access* wa : writes(x->op())) overlaps = overlaps || may_overlap_across(k, *wa, a, ranges);
-    if (!overlaps) continue;
-    if (w) return nullptr;
-    w = x;
+    if (overlaps) ws.push_back(x);
   }
-  if (!w) return nullptr;
+  if (ws.empty() || ws.size() > 2) return nullptr;
+  const OpRef* w = ws.back();
+  const OpRef* fresh = nullptr;
+  if (ws.size() == 2) {
+    fresh = ws.front();
+    if (fresh->block != w->block || fresh->position > w->position) std::swap(fresh, w);
+    // The earlier write covers the region anew each iteration (else the in-place update carries a
+    // value across iterations, which removing it would lose), alone in its statement, before the
+    // update in the same block; the update reads exactly that region.
+    const Op& f = fresh->op();
+    if (fresh->block != w->block || fresh->position >= w->position || fresh->node->ops.size() != 1 || f.accumulate ||
+        !f.dst || !(*f.dst == a) || !reads_exactly(w->op(), a))
+      return nullptr;
+  }
   const Op& wop = w->op();
   if (wop.accumulate || !wop.dst || !(*wop.dst == a)) return nullptr;
   // An earlier statement of the same block, alone in its statement; or an inner call of the
@@ -433,12 +460,15 @@ const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& con
   bool same_statement = w->node == consumer.node && w->index < consumer.index;
   bool earlier = w->block == consumer.block && w->position < consumer.position && w->node->ops.size() == 1;
   if (!same_statement && !earlier) return nullptr;
+  if (fresh && !earlier) return nullptr;
   if (w->node->kind != NodeKind::Stmt || w->node->frozen) return nullptr;
+  // Readers: the consumer, and the in-place update itself; nothing else sees the value.
   for (const OpRef* r : an.readers(k, a.tensor)) {
     bool same = r->node == consumer.node && r->index == consumer.index;
+    bool update = fresh && r->node == w->node && r->index == w->index;
     for (const Access* x : reads(r->op())) {
       if (storage_of(k, x->tensor) != storage_of(k, a.tensor) || !may_overlap_across(k, *x, a, ranges)) continue;
-      if (!same || !(*x == a)) return nullptr;
+      if (!(same || update) || !(*x == a)) return nullptr;
     }
   }
   return w;

@@ -120,9 +120,9 @@ bool index_operand_uses(const Operand& o, int loop);
 bool index_operand_uses(const Op& op, int loop);
 bool has_index_operand(const Op& op);  // any Index / Grid operand
 
-// The op that produced the region `a` reads, if it is a single earlier op of the same block
-// (`within`) whose dst is exactly `a`, and no other op reads or writes that tensor except the one
-// at `consumer`: the value flows from producer to consumer and nowhere else.
+// The op that produced the region `a` reads: an earlier op of the block whose dst is exactly `a`
+// (or its in-place update of what one earlier op wrote fresh, analysis.cpp), no other op reading or
+// writing the tensor but `consumer`: the value flows from producer to consumer and nowhere else.
 const OpRef* sole_producer(const Kernel& k, const Analysis& an, const OpRef& consumer, const Access& a);
 
 // A number, or a per-partition scalar tile ([P, 1] or [P]): what tensor_scalar takes as operand.

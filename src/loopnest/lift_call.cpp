@@ -2,10 +2,13 @@
 // and every NKI API as a tile operation (api.h) with its result's shape.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include <fmt/core.h>
 
 #include "loopnest/alu_engine.h"
+#include "loopnest/analysis.h"
 #include "loopnest/api.h"
 #include "loopnest/lifter.h"
 #include "loopnest/live_mask.h"
@@ -222,6 +225,57 @@ bool identity_copy_activation(const std::string& api, const std::vector<std::pai
   return copy && data;
 }
 
+// Whether a matmul's `accumulate=` flag is false in exactly the first iteration of the loops around
+// it and true after (`t > 0`, `t != 0`, `0 < t`, `t >= 1`; `2 * t_blk + t_in > 0` once a move blocked
+// the loop), its destination declared outside those loops and the same region in all of them: the
+// first write overwrites and the later ones add, which is what `accumulate=None` does there
+// (nki-language.md 12.3, "a PSUM location's initial matmul write replaces its contents and
+// subsequent ones add"). The form then holds it as accumulating, as it holds the unflagged matmul,
+// and its loop's iterations commute as PSUM accumulation (held-out author61's P @ V loop was no
+// pipeline_prep site: its matmul was taken for one overwriting the tile every iteration). Every loop
+// around the matmul inside the destination's scope that the destination does not index must be one
+// the condition counts (else its iterations at the first one would overwrite each other).
+bool first_iteration_overwrites(const Kernel& k, const std::vector<int>& loop_stack, const AValue& acc,
+                                const Access& dst) {
+  if (acc.k != K::Cond) return false;
+  const int declared_in = k.tensor(dst.tensor).scope_loop;
+  auto scope = loop_stack.begin();
+  if (declared_in >= 0) {
+    scope = std::find(loop_stack.begin(), loop_stack.end(), declared_in);
+    if (scope == loop_stack.end()) return false;
+    ++scope;
+  }
+  std::map<int, int64_t> at_start;
+  std::set<int> repeated;  // loops whose every iteration writes the same region
+  for (auto it = scope; it != loop_stack.end(); ++it) {
+    const Loop& l = k.loops.at(*it);
+    if (uses_loop(dst, *it)) continue;
+    if (l.step <= 0 || !l.start.is_constant()) return false;
+    at_start[*it] = l.start.constant();
+    repeated.insert(*it);
+  }
+  if (repeated.empty()) return false;
+  // `d > 0` with d affine, increasing in each of those loops and 0 when all are at their start.
+  auto after_first = [&](const IExpr& d) {
+    if (!d.is_affine()) return false;
+    for (int v : d.vars())
+      if (!repeated.count(v)) return false;
+    for (int id : repeated)
+      if (d.coeff(id) <= 0) return false;
+    auto first = d.eval(at_start);
+    return first && *first == 0;
+  };
+  switch (acc.cmp) {
+    case Cmp::Gt: return after_first(acc.cl - acc.cr);
+    case Cmp::Ge: return after_first(acc.cl - acc.cr + 1);
+    case Cmp::Lt: return after_first(acc.cr - acc.cl);
+    case Cmp::Le: return after_first(acc.cr - acc.cl + 1);
+    case Cmp::Ne: return after_first(acc.cl - acc.cr) || after_first(acc.cr - acc.cl);
+    case Cmp::Eq: return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 AValue Lifter::apply(const std::string& api_called, std::vector<std::pair<std::string, AValue>> args,
@@ -398,6 +452,9 @@ AValue Lifter::apply(const std::string& api_called, std::vector<std::pair<std::s
     op.dst_first = true;
     if (op.cls == OpClass::Matmul && origin && !value_of("accumulate")) op.accumulate = true;
     if (const AValue* acc = value_of("accumulate"); acc && acc->k == K::Bool) op.accumulate = acc->b;
+    if (const AValue* acc = value_of("accumulate"); op.cls == OpClass::Matmul && acc &&
+                                                    first_iteration_overwrites(k, loop_stack, *acc, dst->access))
+      op.accumulate = true;
     if (op.cls == OpClass::DmaCopy) {
       const AValue* src = value_of("src");
       bool src_chip = src && src->k == K::Tile && k.tensor(src->access.tensor).on_chip();

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "corpus.h"
+#include "every_site.h"
 #include "loopnest/lift.h"
 #include "loopnest/scalar_step.h"
 #include "loopnest/transform.h"
@@ -125,3 +126,20 @@ TEST(ScalarStep, IsaOperatorsAreTheTablesOwn) {
 }
 
 }  // namespace
+
+// A step updating in place what an activation wrote fresh in the same iteration folds into its
+// reader (an outside author's adamw, `den` then `dst=den, data=den` then a reciprocal: 2.108 ->
+// 1.664 ms once folded); a buffer whose in-place update carries across iterations, or whose updated
+// value another op reads, does not. Every site keeps the kernel's result.
+TEST(FoldAttrs, AnInPlaceUpdateOfAFreshTileFoldsIntoItsReader) {
+  std::string path = source_dir() + "/tests/kernels/fold_in_place_chain_api.py";
+  std::string text = read(path);
+  auto args = loopnest::arg_specs_from_header(text);
+  std::set<std::pair<std::string, std::string>> got;
+  for (const auto& s : loopnest::find_sites(loopnest::lift_source(path, text, args)))
+    got.insert({s.transform, std::to_string(s.line)});
+  EXPECT_TRUE(got.count({"fold_scalar_ops", line_of(text, "nisa.tensor_scalar(dst=den, data=den, op0=nl.add, operand0=1e-3)")}));
+  EXPECT_FALSE(got.count({"fold_scalar_ops", line_of(text, "nisa.tensor_scalar(dst=decay,")}));
+  EXPECT_FALSE(got.count({"fold_scalar_ops", line_of(text, "nisa.tensor_scalar(dst=seen,")}));
+  EXPECT_GT(loopnest_test::expect_every_site_keeps_result(path, text, args), 0u);
+}

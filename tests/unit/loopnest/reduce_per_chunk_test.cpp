@@ -102,4 +102,30 @@ TEST(ReducePerChunk, RefusedWhenTheChunksDoNotTileTheReducedRegion) {
   EXPECT_TRUE(sites_of(path, text, c.args).empty());
 }
 
+// The row's writer inside a configuration's branch (author56's `if cfg["score_evict_on_scalar"]:`,
+// decided at trace time: an `if` on constants on the form) runs in every iteration: offered, and the
+// partial reduction goes into the branch with it. A branch on the loop variable writes some chunks
+// only: refused.
+TEST(ReducePerChunk, ReachesAWriterInABranchDecidedAtTraceTime) {
+  const Case c = cases()[0];
+  std::string path = source_dir() + c.file;
+  std::string decided = read(path);
+  replace(decided, "            row[:, j * CHUNK:(j + 1) * CHUNK] = nisa.activation(",
+          "            if CHUNK > 0:\n                row[:, j * CHUNK:(j + 1) * CHUNK] = nisa.activation(");
+  auto sites = sites_of(path, decided, c.args);
+  ASSERT_EQ(sites.size(), 1u) << decided;
+  std::string after = loopnest::apply_site(path, decided, c.args, sites[0]);
+  EXPECT_NE(after.find("            if CHUNK > 0:\n                row[:, j * CHUNK:(j + 1) * CHUNK] = "
+                       "nisa.activation(op=nl.copy, data=ps, scale=0.125)\n                row_max[:, j:j + 1] = "
+                       "nisa.tensor_reduce("),
+            std::string::npos)
+      << after;
+  EXPECT_LT(rel_error(run(path, after, c.args), run(path, decided, c.args)), 1e-5) << after;
+
+  std::string per_iteration = read(path);
+  replace(per_iteration, "            row[:, j * CHUNK:(j + 1) * CHUNK] = nisa.activation(",
+          "            if j < 2:\n                row[:, j * CHUNK:(j + 1) * CHUNK] = nisa.activation(");
+  EXPECT_TRUE(sites_of(path, per_iteration, c.args).empty());
+}
+
 }  // namespace

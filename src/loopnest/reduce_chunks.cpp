@@ -10,8 +10,9 @@
 // exponentials, while the Tensor Engine waits for them) loses that wait. The combination is exact
 // for max / min; for add it regroups the sum (what an accumulation allows).
 // Legality from the dependences: one writer of the reduced region, a plain (not accumulating,
-// unmasked) write directly in the loop's body, whose chunks tile the region exactly; the loop is
-// the last statement writing anything before the reduction reads the row.
+// unmasked) write in the loop's body (directly, or under branches decided at trace time), whose
+// chunks of two elements or more tile the region exactly; between the loop and the reduction no
+// statement writes the row and no loop or branch stands.
 #include <fmt/core.h>
 
 #include "loopnest/analysis.h"

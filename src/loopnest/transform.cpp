@@ -68,6 +68,8 @@ void Transform::apply(Kernel& k, const Site& site) const {
 // open_composite.cpp: nl.softmax spelled out as the instructions it runs; open_composites opens
 // every such call of the kernel and returns how many.
 std::unique_ptr<Transform> make_open_composite();
+// reduce_chunks.cpp: a whole-row reduction taken chunk by chunk in the loop writing the row.
+std::unique_ptr<Transform> make_reduce_per_chunk();
 std::unique_ptr<Transform> make_psum_accumulate();
 std::unique_ptr<Transform> make_matmul_accumulate();
 std::unique_ptr<Transform> make_transpose_on_pe();
@@ -95,6 +97,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_fuse_nests());
     v.push_back(make_fold_activation_reduce());
     v.push_back(make_whole_row_reduce());
+    v.push_back(make_reduce_per_chunk());
     v.push_back(make_hoist());
     v.push_back(make_jam_rows());
     v.push_back(make_interchange());

@@ -50,6 +50,8 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"fold_activation_reduce", {"dve"}},
       {"whole_row_reduce", {"dve"}},
       {"reduce_row_once", {"dve"}},
+      // The reduction overlaps the loop writing the row: waiting goes, not any engine's work.
+      {"reduce_per_chunk", {"serial"}},
       {"hoist", {"dma"}},
       {"hoist_expand", {"dma"}},
       {"hoist_compute", {"dma", "dve", "act"}},

@@ -891,6 +891,10 @@ TEST(LoopNestTransforms, GoldenRewrites) {
        "fold_activation_reduce", {}},
       {"nkibench/styles/legacy_grid/bmm_softmax_B16_K64_M4096_N4096_0.py", "published_bmm_softmax.reduce_row_once",
        "reduce_row_once", {}},
+      // Its inverse: a row's max (sum) taken chunk by chunk in the loop writing the row, in three styles.
+      {"tests/kernels/row_max_chunks.py", "row_max_chunks.reduce_per_chunk", "reduce_per_chunk", {}},
+      {"tests/kernels/row_max_chunks_api.py", "row_max_chunks_api.reduce_per_chunk", "reduce_per_chunk", {}},
+      {"tests/kernels/row_sum_chunks_grid.py", "row_sum_chunks_grid.reduce_per_chunk", "reduce_per_chunk", {}},
       {"nkibench/styles/nki_api/bmm_softmax_B16_K64_M4096_N4096_0.py", "nki_api_bmm_softmax.fuse_nests", "fuse_nests", {}},
       {"nkibench/styles/nki_api/bmm_softmax_B16_K64_M4096_N4096_0.py", "nki_api_bmm_softmax.fuse_nests_block2", "fuse_nests",
        {{"block", "2"}}},

@@ -276,6 +276,61 @@ bool first_iteration_overwrites(const Kernel& k, const std::vector<int>& loop_st
   return false;
 }
 
+// A newer-API DMA between accesses of different shapes and equal element counts (nki-language.md
+// 12.2: "element counts must match") pairs the elements in row-major order, as the interpreter runs
+// it (isa_engines.cpp, row_major_pair). The form's DMA moves one tile shape on both sides, so the
+// side the interpreter regroups (src, or the HBM dst of a store from chip) is flattened run by run
+// into the other's dims, each run of its dims into the one dim their sizes multiply to: the form
+// then holds a DMA of matched shapes (a run whose strides do not chain becomes a quasi-affine axis).
+// Any other pairing is refused by name, never lifted with the dims taken one for one.
+void pair_dma_sides(Lifter& L, std::vector<std::pair<std::string, AValue>>& args, const nki::CallExpr& c) {
+  AValue *dst = nullptr, *src = nullptr;
+  for (auto& [name, v] : args) {
+    if (name == "dst" && v.k == K::Tile && !v.gather) dst = &v;
+    if (name == "src" && v.k == K::Tile && !v.gather) src = &v;
+  }
+  if (!dst || !src) return;
+  std::vector<IExpr> ds = dst->access.tile_shape(), ss = src->access.tile_shape();
+  if (ds == ss) return;
+  auto sizes = [&](const std::vector<IExpr>& shape) {
+    std::vector<int64_t> out;
+    for (const IExpr& e : shape) {
+      if (!e.is_constant()) L.fail(c.span, fmt::format("'{}': a DMA between tiles of different, loop-dependent shapes", print_expr(c)));
+      out.push_back(e.constant());
+    }
+    return out;
+  };
+  std::vector<int64_t> dn = sizes(ds), sn = sizes(ss);
+  bool into_src_shape = !L.k.tensor(dst->access.tensor).on_chip() && L.k.tensor(src->access.tensor).on_chip();
+  AValue& side = into_src_shape ? *dst : *src;
+  const std::vector<int64_t>& from = into_src_shape ? dn : sn;
+  const std::vector<int64_t>& to = into_src_shape ? sn : dn;
+  // Runs of `from` dims, one per `to` dim: [first, last] each (size-1 dims join a run).
+  std::vector<std::pair<int, int>> runs;
+  size_t i = 0;
+  bool ok = true;
+  for (size_t j = 0; ok && j < to.size(); ++j) {
+    int first = int(i);
+    int64_t product = 1;
+    if (to[j] == 1) ok = i < from.size() && from[i++] == 1;
+    while (i < from.size() && product < to[j]) product *= from[i++];
+    ok = ok && product == to[j];
+    runs.push_back({first, int(i) - 1});
+  }
+  while (ok && !runs.empty() && i < from.size() && from[i] == 1) runs.back().second = int(i++);
+  if (!ok || i != from.size())
+    L.fail(c.span, fmt::format("'{}': a DMA whose {} dims {} do not flatten, run by run, into the {} dims {} (the "
+                               "elements pair in row-major order across dims)", print_expr(c),
+                               into_src_shape ? "dst" : "src", tensor::shape_str(from), into_src_shape ? "src" : "dst",
+                               tensor::shape_str(to)));
+  for (size_t j = runs.size(); j-- > 0;)
+    if (runs[j].second > runs[j].first)
+      side = L.view_method(side, "flatten_dims", {AValue::of_int(runs[j].first), AValue::of_int(runs[j].second)}, {}, c);
+  // The terms in axis order, as the printed subscript lifts back (the form round-trips).
+  for (auto& d : side.access.dims)
+    std::stable_sort(d.terms.begin(), d.terms.end(), [](const AxisTerm& a, const AxisTerm& b) { return a.axis < b.axis; });
+}
+
 }  // namespace
 
 AValue Lifter::apply(const std::string& api_called, std::vector<std::pair<std::string, AValue>> args,
@@ -317,6 +372,7 @@ AValue Lifter::apply(const std::string& api_called, std::vector<std::pair<std::s
                             o ? print_expr(*o) : print_expr(at), name, api);
     throw LiftError(std::move(d));
   }
+  if (spec->cls == OpClass::DmaCopy && origin && k.dialect.new_api) pair_dma_sides(*this, args, *origin);
   Op op;
   op.api = api;
   op.cls = spec->cls;

@@ -57,6 +57,7 @@ AffineView AffineView::internal() const {
   v.shape.assign(digits.begin(), digits.end());
   v.base = base;
   v.coef = coef;
+  v.flat_from = flat_from;
   return v;
 }
 
@@ -133,22 +134,40 @@ void AffineView::check_bounds(const tensor::Shape& storage_shape, const Box& box
                               std::string_view api) const {
   if (box.empty()) return;
   if (split()) return internal().check_bounds(storage_shape, covering_box(box), api);
-  int m = ndim();
-  for (int d = 0; d < storage_ndim(); ++d) {
-    int64_t lo = base[d], hi = base[d];
+  int m = ndim(), r = storage_ndim(), flat = flat_from < 0 ? r : flat_from;
+  // Dims [flat, r) as one: their coordinates weighted by C-order strides of that suffix.
+  tensor::Strides weight(size_t(r), 1);
+  int64_t flat_size = 1;
+  for (int d = r - 1; d >= flat; --d) {
+    weight[size_t(d)] = flat_size;
+    flat_size *= storage_shape[d];
+  }
+  auto range = [&](int d0, int d1, int64_t& lo, int64_t& hi) {
+    lo = hi = 0;
+    for (int d = d0; d < d1; ++d) lo += base[d] * weight[size_t(d)];
+    hi = lo;
     for (int k = 0; k < m; ++k) {
-      int64_t a = c(d, k);
+      int64_t a = 0;
+      for (int d = d0; d < d1; ++d) a += c(d, k) * weight[size_t(d)];
       if (a == 0) continue;
       int64_t first = a * box.lo[k], last = a * (box.hi[k] - 1);
       lo += a > 0 ? first : last;
       hi += a > 0 ? last : first;
     }
-    if (lo < 0 || hi >= storage_shape[d]) {
-      throw NkiError(ErrorKind::Index,
-                     fmt::format("tensor access out of bound: dimension {} has size {} but indices "
-                                 "[{}, {}] are accessed ({})",
-                                 d, storage_shape[d], lo, hi, api));
-    }
+  };
+  auto fail = [&](std::string_view what, int64_t size, int64_t lo, int64_t hi) {
+    throw NkiError(ErrorKind::Index, fmt::format("tensor access out of bound: {} has size {} but indices "
+                                                 "[{}, {}] are accessed ({})", what, size, lo, hi, api));
+  };
+  for (int d = 0; d < flat; ++d) {
+    int64_t lo, hi;
+    range(d, d + 1, lo, hi);
+    if (lo < 0 || hi >= storage_shape[d]) fail(fmt::format("dimension {}", d), storage_shape[d], lo, hi);
+  }
+  if (flat < r) {
+    int64_t lo, hi;
+    range(flat, r, lo, hi);
+    if (lo < 0 || hi >= flat_size) fail(fmt::format("the flat range of dimensions {}..{}", flat, r - 1), flat_size, lo, hi);
   }
 }
 
@@ -170,6 +189,7 @@ AffineView AffineView::with_unit_axis(int axis) const {
   v.shape = shape;
   v.shape.insert(v.shape.begin() + axis, 1);
   v.base = base;
+  v.flat_from = flat_from;
   int at = first_internal(axis);  // the internal position of the new axis
   int m = axes(), m2 = m + 1;
   v.coef.assign(size_t(storage_ndim()) * m2, 0);

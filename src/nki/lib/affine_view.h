@@ -42,6 +42,12 @@ struct AffineView {
   // common case, where internal axes are the view axes.
   SmallVec<int64_t, 4> digits;
   SmallVec<int8_t, 4> parts;
+  // Storage dims from `flat_from` on are one flat range of the storage (-1: none). The newer API's
+  // view methods merge index ranges whose strides chain over the storage's flat layout, e.g. the
+  // two dims of `x.flatten_dims(1, 2)` of a contiguous tensor: the merged range walks dim 2 past
+  // its size into the next row of dim 1. Base and coefficients over those dims count through their
+  // flat sum only, and bounds are checked on that flat range.
+  int8_t flat_from = -1;
 
   static AffineView whole(const tensor::Shape& storage_shape);
   int ndim() const { return int(shape.size()); }
@@ -58,7 +64,8 @@ struct AffineView {
   bool internal_box(const Box& box, Box& out) const;
   Box covering_box(const Box& box) const;
 
-  // Throws an Index error naming `api` if the region `box` reaches outside `storage_shape`.
+  // Throws an Index error naming `api` if the region `box` reaches outside `storage_shape` (per
+  // storage dim, and over the flat range of dims `flat_from`.. as a whole).
   void check_bounds(const tensor::Shape& storage_shape, const Box& box, std::string_view api) const;
   // Flat element offset and per-axis strides, given the storage's C-order strides.
   int64_t flat_offset(const tensor::Strides& storage_strides, const Box& box) const;

@@ -9,6 +9,8 @@
 #include "nki/lib/instruction.h"
 #include "nki/lib/isa_functions.h"
 #include "nki/lib/language_ops.h"
+#include "nki/lib/tensor_views.h"
+#include "nki/range_loops.h"
 
 namespace nki::lib {
 
@@ -214,6 +216,42 @@ Value affine_select_fn(Interpreter& in, BoundArgs& a) {
   return ins.result(dtype_arg(a["dtype"], t.dtype(), api), trn::BufferKind::Sbuf, r);
 }
 
+// A newer-API dma_copy between equal element counts of different shapes: element i of dst (in
+// row-major order of its access) takes element i of src (in row-major order of its access). That is
+// the order the DMA walks each side's access pattern in (trainium-performance.md 1.6: a transfer is
+// a list of contiguous buffers on each side), and the reading of 12.2's "element counts must match"
+// that gives every copy of a shape-matched pair the same meaning. One side is viewed in the other's
+// shape (a regrouping of its index ranges, no copy): the HBM side where one side is on chip, so the
+// on-chip side keeps its partitions (the instruction's space), else src in dst's shape. Two orders
+// that neither view can express (a size straddling two ranges on both sides) are refused by name.
+void row_major_pair(const NkiTensorObj& dst, const NkiTensorObj& src, NkiTensorObj& d, NkiTensorObj& s,
+                    std::string_view api) {
+  auto regroup = [](const NkiTensorObj& t, const tensor::Shape& shape, NkiTensorObj& out) {
+    try {
+      out = NkiTensorObj(t.storage, reshape_view(t.view, std::vector<int64_t>(shape.begin(), shape.end()),
+                                                 view_layout(*t.storage)));
+      out.indirect = t.indirect;
+      return true;
+    } catch (const NkiError& e) {
+      if (e.diag.kind != ErrorKind::Value) throw;
+      return false;
+    }
+  };
+  if (src.indirect || dst.indirect)
+    throw NkiError(ErrorKind::Unsupported, fmt::format("{}: an indirect access of a shape other than the other side's "
+                                                       "(dst{}, src{})", api, tensor::shape_str(dst.shape()),
+                                                       tensor::shape_str(src.shape())));
+  // src viewed in dst's shape (d stays), or dst in src's (s stays), in the order above.
+  auto src_as_dst = [&] { return regroup(src, dst.shape(), s) && (d = dst, true); };
+  auto dst_as_src = [&] { return regroup(dst, src.shape(), d) && (s = src, true); };
+  if (dst.on_chip() || !src.on_chip() ? src_as_dst() || dst_as_src() : dst_as_src() || src_as_dst()) return;
+  throw NkiError(ErrorKind::Unsupported,
+                 fmt::format("{}: dst{} and src{} hold the same element count, but neither access can be viewed in "
+                             "the other's shape without a copy (a size straddles two strided index ranges on both "
+                             "sides): split the copy",
+                             api, tensor::shape_str(dst.shape()), tensor::shape_str(src.shape())));
+}
+
 Value dma_copy_fn(Interpreter& in, BoundArgs& a) {
   constexpr std::string_view api = "nisa.dma_copy";
   auto* dst = a["dst"].as<NkiTensorObj>();
@@ -223,9 +261,17 @@ Value dma_copy_fn(Interpreter& in, BoundArgs& a) {
     throw NkiError(ErrorKind::Rule, "err_unsupported_memory: DMA cannot access PSUM (nisa.dma_copy)");
   int rank = std::max(dst->view.ndim(), src->view.ndim());
   NkiTensorObj d = padded(*dst, rank), s = padded(*src, rank);
-  if (tensor::num_elements(d.shape()) != tensor::num_elements(s.shape()) || d.shape() != s.shape())
-    throw NkiError(ErrorKind::Value, fmt::format("shapes of dst{} and src{} of nisa.dma_copy differ",
-                                                 tensor::shape_str(dst->shape()), tensor::shape_str(src->shape())));
+  int64_t nd = tensor::num_elements(d.shape()), ns = tensor::num_elements(s.shape());
+  // The legacy API (8.4) copies a tile to a tile of its shape; the newer one's rule is "element
+  // counts must match" (12.2), so there the two sides pair up element by element (row_major_pair).
+  const bool newer_api = imported(in, "nki") && !imported(in, "neuronxcc");
+  if (nd != ns || (d.shape() != s.shape() && !newer_api))
+    throw NkiError(ErrorKind::Value, newer_api ? fmt::format("dst{} and src{} of nisa.dma_copy hold different element "
+                                                             "counts ({} and {})", tensor::shape_str(dst->shape()),
+                                                             tensor::shape_str(src->shape()), nd, ns)
+                                               : fmt::format("shapes of dst{} and src{} of nisa.dma_copy differ",
+                                                             tensor::shape_str(dst->shape()), tensor::shape_str(src->shape())));
+  if (d.shape() != s.shape()) row_major_pair(*dst, *src, d, s, api);
   bool from_hbm = !src->on_chip(), to_hbm = !dst->on_chip();
   trn::Opcode op = from_hbm && !to_hbm ? trn::Opcode::DmaLoad : (!from_hbm && to_hbm ? trn::Opcode::DmaStore
                                                                                        : trn::Opcode::DmaCopy);

@@ -73,6 +73,10 @@ std::optional<int64_t> NkiTensorObj::length() const {
   return shape()[0];
 }
 
+ViewLayout view_layout(const TensorStorage& st) {
+  return ViewLayout{st.strides, st.on_chip() ? st.partition_axis + 1 : 0};
+}
+
 namespace {
 
 Value shape_tuple(const tensor::Shape& shape) {
@@ -97,7 +101,7 @@ Value reshape_tensor(NkiTensorObj& self, const Value& arg) {
     throw NkiError(ErrorKind::Value, fmt::format("cannot reshape a tensor of shape {} into shape {}",
                                                  tensor::shape_str(self.shape()), tensor::shape_str(shape)));
   // A view (newer API): the same storage through a regrouped map (numpy's no-copy reshape rule).
-  if (!self.is_whole()) return make_view(self, reshape_view(self.view, shape));
+  if (!self.is_whole()) return make_view(self, reshape_view(self.view, shape, view_layout(*self.storage)));
   // On chip (newer API views): the partition dim stays; the free dims of each partition are
   // regrouped, which keeps every element in its partition.
   if (self.on_chip() && (self.storage->partition_axis != 0 || shape.size() < 2 || shape[0] != self.shape()[0]))
@@ -149,6 +153,10 @@ AffineView access_pattern_view(const NkiTensorObj& t, const Value& pattern, int6
                                                  "free size {}", pairs[0].first, st.free_elements()));
   AffineView v;
   int m = int(pairs.size());
+  // The pattern walks the flat layout (of each partition's free dims on chip): bounds are the
+  // flat range's, a step may carry from one dim into the next.
+  int first_free = st.on_chip() ? 1 : 0;
+  if (first_free < r - 1) v.flat_from = int8_t(first_free);
   v.base.assign(size_t(r), 0);
   v.coef.assign(size_t(r) * size_t(m), 0);
   split(offset, [&](int d, int64_t q) { v.base[size_t(d)] = q; });
@@ -160,6 +168,7 @@ AffineView access_pattern_view(const NkiTensorObj& t, const Value& pattern, int6
 // Newer-API view methods (tensor_views.h): each returns a view sharing the storage.
 Value view_method(Interpreter&, const std::shared_ptr<NkiTensorObj>& self, std::string_view name, BoundArgs& a) {
   const AffineView& v = self->view;
+  const ViewLayout layout = view_layout(*self->storage);
   auto dims_of = [&](const char* what) {
     if (a.rest.empty()) return to_int_list(a[what], what);
     std::vector<int64_t> dims{to_int(a[what], what)};
@@ -167,19 +176,19 @@ Value view_method(Interpreter&, const std::shared_ptr<NkiTensorObj>& self, std::
     return dims;
   };
   AffineView out;
-  if (name == "permute") out = permute_view(v, dims_of("dims"));
-  else if (name == "expand_dim") out = expand_dim_view(v, to_int(a["dim"], "dim"));
-  else if (name == "expand_dims") out = expand_dim_view(v, to_int(a["axis"], "axis"));
-  else if (name == "squeeze_dim") out = squeeze_dim_view(v, to_int(a["dim"], "dim"));
-  else if (name == "broadcast") out = broadcast_dim_view(v, to_int(a["dim"], "dim"), to_int(a["size"], "size"));
-  else if (name == "reshape_dim") out = reshape_dim_view(v, to_int(a["dim"], "dim"), dims_of("shape"));
-  else if (name == "flatten_dims") out = flatten_dims_view(v, to_int(a["start"], "start"), to_int(a["end"], "end"));
+  if (name == "permute") out = permute_view(v, dims_of("dims"), layout);
+  else if (name == "expand_dim") out = expand_dim_view(v, to_int(a["dim"], "dim"), layout);
+  else if (name == "expand_dims") out = expand_dim_view(v, to_int(a["axis"], "axis"), layout);
+  else if (name == "squeeze_dim") out = squeeze_dim_view(v, to_int(a["dim"], "dim"), layout);
+  else if (name == "broadcast") out = broadcast_dim_view(v, to_int(a["dim"], "dim"), to_int(a["size"], "size"), layout);
+  else if (name == "reshape_dim") out = reshape_dim_view(v, to_int(a["dim"], "dim"), dims_of("shape"), layout);
+  else if (name == "flatten_dims") out = flatten_dims_view(v, to_int(a["start"], "start"), to_int(a["end"], "end"), layout);
   else if (name == "select") {
     int64_t dim = to_int(a["dim"], "dim"), d = dim < 0 ? dim + v.ndim() : dim;
-    out = select_view(v, dim, to_int(a["index"], "index"));
+    out = select_view(v, dim, to_int(a["index"], "index"), layout);
     // As an integer index: on chip the partition dim leaves a size-1 dim behind, and a view keeps
     // at least two dims (nki-language.md 12.1, indexing).
-    if (self->on_chip() && (d == 0 || out.ndim() < 2)) out = expand_dim_view(out, std::min<int64_t>(d, out.ndim()));
+    if (self->on_chip() && (d == 0 || out.ndim() < 2)) out = expand_dim_view(out, std::min<int64_t>(d, out.ndim()), layout);
   }
   return make_view(*self, std::move(out));
 }

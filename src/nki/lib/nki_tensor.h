@@ -96,6 +96,9 @@ struct NkiTensorObj : Object {
 };
 
 Value make_tensor(std::shared_ptr<TensorStorage> storage);
+// Where the newer API's view methods may merge index ranges of views of `st` (tensor_views.h).
+struct ViewLayout;
+ViewLayout view_layout(const TensorStorage& st);
 Value make_view(const NkiTensorObj& base, AffineView view);
 
 // ---- indexing and access (tensor_access.cpp) ----------------------------------------------------

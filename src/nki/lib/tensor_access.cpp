@@ -309,6 +309,7 @@ AffineView index_view(const AffineView& view, const Value& index, bool on_chip) 
   size_t n_basic = basic.size() / rec;
   int m2 = int(n_basic) + n_digits;  // internal axes
   AffineView out;
+  out.flat_from = view.flat_from;
   out.base = std::move(base);
   out.shape.reserve(size_t(n_basic) + size_t(na));
   out.coef.assign(size_t(r) * size_t(m2), 0);

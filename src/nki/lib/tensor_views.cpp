@@ -19,13 +19,17 @@ struct Groups {
   SmallVec<int64_t, 4> base;
   std::vector<Group> axes;
   int storage_ndim = 0;
+  const ViewLayout* layout = nullptr;
+  int flat_from = -1;  // AffineView::flat_from
   Digit unit() const { return Digit{1, std::vector<int64_t>(size_t(storage_ndim), 0)}; }
 };
 
-Groups groups_of(const AffineView& v) {
+Groups groups_of(const AffineView& v, const ViewLayout& layout) {
   Groups g;
   g.base = v.base;
   g.storage_ndim = v.storage_ndim();
+  g.layout = &layout;
+  g.flat_from = v.flat_from;
   for (int k = 0; k < v.ndim(); ++k) {
     int first = v.first_internal(k), n = v.split() ? v.parts[size_t(k)] : 1;
     Group group;
@@ -45,9 +49,31 @@ int64_t extent_of(const Group& group) {
   return n;
 }
 
-// Digits of extent 1 leave a multi-digit group; neighbours whose strides chain (the outer one's
-// coefficient is the inner one's times its extent, in every storage dim) merge into one.
-void simplify(Group& group) {
+// Whether `outer` followed by `inner` is one range: the outer coefficient is the inner one's times
+// its extent, dim by dim before the layout's flat part and as a flat sum within it. Lowers
+// `flat_from` to the first dim where only the flat sums chain.
+bool chains(const Digit& outer, const Digit& inner, const ViewLayout& layout, int& flat_from) {
+  int r = int(inner.coef.size()), ff = std::min(layout.first_free, r);
+  int first_unchained = -1;
+  int64_t flat_outer = 0, flat_inner = 0;
+  for (int s = 0; s < r; ++s) {
+    bool same = outer.coef[size_t(s)] == inner.coef[size_t(s)] * inner.extent;
+    if (s < ff && !same) return false;
+    if (!same && first_unchained < 0) first_unchained = s;
+    if (s >= ff) {
+      flat_outer += outer.coef[size_t(s)] * layout.strides[size_t(s)];
+      flat_inner += inner.coef[size_t(s)] * layout.strides[size_t(s)];
+    }
+  }
+  if (first_unchained < 0) return true;
+  if (flat_outer != flat_inner * inner.extent) return false;
+  flat_from = flat_from < 0 ? first_unchained : std::min(flat_from, first_unchained);
+  return true;
+}
+
+// Digits of extent 1 leave a multi-digit group; neighbours whose strides chain (chains()) merge
+// into one.
+void simplify(Group& group, const ViewLayout& layout, int& flat_from) {
   if (group.size() < 2) return;
   Group out;
   for (Digit& d : group)
@@ -57,9 +83,7 @@ void simplify(Group& group) {
   for (Digit& d : out) {
     if (!merged.empty()) {
       Digit& prev = merged.back();
-      bool chain = true;
-      for (size_t s = 0; s < d.coef.size(); ++s) chain = chain && prev.coef[s] == d.coef[s] * d.extent;
-      if (chain) {
+      if (chains(prev, d, layout, flat_from)) {
         prev.extent *= d.extent;
         prev.coef = d.coef;
         continue;
@@ -75,10 +99,11 @@ AffineView view_of(Groups g) {
   v.base = g.base;
   bool split = false;
   for (Group& group : g.axes) {
-    simplify(group);
+    simplify(group, *g.layout, g.flat_from);
     split = split || group.size() != 1;
     v.shape.push_back(extent_of(group));
   }
+  v.flat_from = int8_t(g.flat_from);
   std::vector<const Digit*> digits;
   for (const Group& group : g.axes)
     for (const Digit& d : group) digits.push_back(&d);
@@ -147,7 +172,10 @@ std::vector<int64_t> infer_sizes(std::vector<int64_t> sizes, int64_t total, cons
     else if (sizes[k] < 0) throw NkiError(ErrorKind::Value, fmt::format("{}: negative size {}", api, sizes[k]));
     else known *= sizes[k];
   }
-  if (infer >= 0 && known > 0 && total % known == 0) sizes[size_t(infer)] = total / known;
+  if (infer >= 0 && (known <= 0 || total % known != 0))
+    throw NkiError(ErrorKind::Value, fmt::format("{}: sizes {} do not divide the {} elements of the view", api,
+                                                 tensor::shape_str(sizes), total));
+  if (infer >= 0) sizes[size_t(infer)] = total / known;
   int64_t n = 1;
   for (auto s : sizes) n *= s;
   if (n != total)
@@ -158,8 +186,8 @@ std::vector<int64_t> infer_sizes(std::vector<int64_t> sizes, int64_t total, cons
 
 }  // namespace
 
-AffineView permute_view(const AffineView& v, const std::vector<int64_t>& dims) {
-  Groups g = groups_of(v);
+AffineView permute_view(const AffineView& v, const std::vector<int64_t>& dims, const ViewLayout& layout) {
+  Groups g = groups_of(v, layout);
   if (int64_t(dims.size()) != v.ndim())
     throw NkiError(ErrorKind::Value, fmt::format("tensor.permute: {} dimensions given for a view of {}", dims.size(), v.ndim()));
   std::vector<Group> axes;
@@ -174,15 +202,15 @@ AffineView permute_view(const AffineView& v, const std::vector<int64_t>& dims) {
   return view_of(std::move(g));
 }
 
-AffineView expand_dim_view(const AffineView& v, int64_t dim) {
-  Groups g = groups_of(v);
+AffineView expand_dim_view(const AffineView& v, int64_t dim, const ViewLayout& layout) {
+  Groups g = groups_of(v, layout);
   int64_t d = axis_arg(dim, v.ndim() + 1, "tensor.expand_dim");
   g.axes.insert(g.axes.begin() + d, Group{g.unit()});
   return view_of(std::move(g));
 }
 
-AffineView squeeze_dim_view(const AffineView& v, int64_t dim) {
-  Groups g = groups_of(v);
+AffineView squeeze_dim_view(const AffineView& v, int64_t dim, const ViewLayout& layout) {
+  Groups g = groups_of(v, layout);
   int64_t d = axis_arg(dim, v.ndim(), "tensor.squeeze_dim");
   if (extent_of(g.axes[size_t(d)]) != 1)
     throw NkiError(ErrorKind::Value, fmt::format("tensor.squeeze_dim: dimension {} has size {}, not 1", d, v.shape[size_t(d)]));
@@ -190,8 +218,8 @@ AffineView squeeze_dim_view(const AffineView& v, int64_t dim) {
   return view_of(std::move(g));
 }
 
-AffineView broadcast_dim_view(const AffineView& v, int64_t dim, int64_t size) {
-  Groups g = groups_of(v);
+AffineView broadcast_dim_view(const AffineView& v, int64_t dim, int64_t size, const ViewLayout& layout) {
+  Groups g = groups_of(v, layout);
   int64_t d = axis_arg(dim, v.ndim(), "tensor.broadcast");
   if (extent_of(g.axes[size_t(d)]) != 1)
     throw NkiError(ErrorKind::Value, fmt::format("tensor.broadcast: dimension {} has size {}; only a size-1 dimension "
@@ -203,8 +231,8 @@ AffineView broadcast_dim_view(const AffineView& v, int64_t dim, int64_t size) {
   return view_of(std::move(g));
 }
 
-AffineView select_view(const AffineView& v, int64_t dim, int64_t index) {
-  Groups g = groups_of(v);
+AffineView select_view(const AffineView& v, int64_t dim, int64_t index, const ViewLayout& layout) {
+  Groups g = groups_of(v, layout);
   int64_t d = axis_arg(dim, v.ndim(), "tensor.select");
   Group& group = g.axes[size_t(d)];
   int64_t n = extent_of(group), i = index < 0 ? index + n : index;
@@ -219,8 +247,8 @@ AffineView select_view(const AffineView& v, int64_t dim, int64_t index) {
   return view_of(std::move(g));
 }
 
-AffineView reshape_dim_view(const AffineView& v, int64_t dim, const std::vector<int64_t>& sizes) {
-  Groups g = groups_of(v);
+AffineView reshape_dim_view(const AffineView& v, int64_t dim, const std::vector<int64_t>& sizes, const ViewLayout& layout) {
+  Groups g = groups_of(v, layout);
   int64_t d = axis_arg(dim, v.ndim(), "tensor.reshape_dim");
   if (sizes.empty()) throw NkiError(ErrorKind::Value, "tensor.reshape_dim: no sizes given");
   std::vector<int64_t> s = infer_sizes(sizes, v.shape[size_t(d)], "tensor.reshape_dim");
@@ -230,8 +258,8 @@ AffineView reshape_dim_view(const AffineView& v, int64_t dim, const std::vector<
   return view_of(std::move(g));
 }
 
-AffineView flatten_dims_view(const AffineView& v, int64_t start, int64_t end) {
-  Groups g = groups_of(v);
+AffineView flatten_dims_view(const AffineView& v, int64_t start, int64_t end, const ViewLayout& layout) {
+  Groups g = groups_of(v, layout);
   int64_t a = axis_arg(start, v.ndim(), "tensor.flatten_dims"), b = axis_arg(end, v.ndim(), "tensor.flatten_dims");
   if (a > b) throw NkiError(ErrorKind::Value, fmt::format("tensor.flatten_dims: start {} is after end {}", a, b));
   Group joined;
@@ -241,10 +269,11 @@ AffineView flatten_dims_view(const AffineView& v, int64_t start, int64_t end) {
   return view_of(std::move(g));
 }
 
-AffineView reshape_view(const AffineView& v, const std::vector<int64_t>& shape) {
-  Groups g = groups_of(v);
+AffineView reshape_view(const AffineView& v, const std::vector<int64_t>& shape, const ViewLayout& layout) {
+  Groups g = groups_of(v, layout);
   Group all;
   for (const Group& group : g.axes) all.insert(all.end(), group.begin(), group.end());
+  simplify(all, layout, g.flat_from);  // the axes' ranges that are one range split as one
   std::vector<int64_t> s = infer_sizes(shape, tensor::num_elements(v.shape), "tensor.reshape");
   g.axes = split_digits(std::move(all), s, g.unit(), "tensor.reshape");
   return view_of(std::move(g));

@@ -17,16 +17,27 @@
 
 namespace nki::lib {
 
-AffineView permute_view(const AffineView& v, const std::vector<int64_t>& dims);
-AffineView expand_dim_view(const AffineView& v, int64_t dim);
-AffineView squeeze_dim_view(const AffineView& v, int64_t dim);
-AffineView broadcast_dim_view(const AffineView& v, int64_t dim, int64_t size);
-AffineView select_view(const AffineView& v, int64_t dim, int64_t index);
-AffineView reshape_dim_view(const AffineView& v, int64_t dim, const std::vector<int64_t>& sizes);
-AffineView flatten_dims_view(const AffineView& v, int64_t start, int64_t end);
+// The storage a view maps into, as far as merging goes: its C-order strides, and the first dim of
+// its flat layout. Digits from that dim on merge when their flat strides chain (the outer one's is
+// the inner one's times its extent), even across storage dims; the dims before it (on chip: the
+// block and partition dims, which are not one flat range with the free dims) merge only when their
+// coefficients chain dim by dim. So every view method sees one range where the storage has one,
+// whatever chain of methods built the view.
+struct ViewLayout {
+  tensor::Strides strides;
+  int first_free = 0;  // HBM: 0; on chip: the dim after the partition dim
+};
+
+AffineView permute_view(const AffineView& v, const std::vector<int64_t>& dims, const ViewLayout& layout);
+AffineView expand_dim_view(const AffineView& v, int64_t dim, const ViewLayout& layout);
+AffineView squeeze_dim_view(const AffineView& v, int64_t dim, const ViewLayout& layout);
+AffineView broadcast_dim_view(const AffineView& v, int64_t dim, int64_t size, const ViewLayout& layout);
+AffineView select_view(const AffineView& v, int64_t dim, int64_t index, const ViewLayout& layout);
+AffineView reshape_dim_view(const AffineView& v, int64_t dim, const std::vector<int64_t>& sizes, const ViewLayout& layout);
+AffineView flatten_dims_view(const AffineView& v, int64_t start, int64_t end, const ViewLayout& layout);
 // Any view to `shape` (same element count): flatten everything, then split (numpy's rule for
 // reshaping a strided view without a copy; a Value error when the digits do not divide).
-AffineView reshape_view(const AffineView& v, const std::vector<int64_t>& shape);
+AffineView reshape_view(const AffineView& v, const std::vector<int64_t>& shape, const ViewLayout& layout);
 
 // The view's raw access pattern over the storage's flat (row-major) layout: [step, count] per
 // internal axis, and the offset of element 0 (what `.ap(pattern, offset)` takes back).

@@ -127,6 +127,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"nested_helper_rows.py", arrays({{256, 256}, {2, 128, 1024}})},
       {"tuple_helper_rows.py", arrays({{128, 2048}, {64, 2048}, {64, 2048}})},
       {"paired_halves_api.py", arrays({{128, 2048}, {64, 2048}})},
+      {"halves_gathered_ap_api.py", arrays({{128, 2048}, {64, 2048}})},
+      {"flat_row_chunks_api.py", arrays({{128, 4, 384}})},
       {"paired_halves_unpacked_api.py", arrays({{128, 2048}, {64, 2048}})},
       {"slotted_pv_blocks.py", arrays({{128, 2048}, {2048, 64}})},
       {"probs_rows_nl_transpose.py", arrays({{256, 512}, {512, 64}})},

@@ -7,13 +7,16 @@
 #include <fmt/format.h>
 
 #include "kernel_harness.h"
+#include "numpy_reads.h"
 #include "nki/diagnostics.h"
 #include "tensor/ops.h"
 
 namespace nki::lib {
 namespace {
 
+using testing::expect_kernel_reads_as_numpy;
 using testing::Harness;
+using testing::iota_468;
 
 struct PairCase {
   const char* body;   // kernel lines on the HBM input `x` (4, 6, 8); they return `out`
@@ -64,29 +67,10 @@ def kernel(x):
 )", imports, numpy, body);
 }
 
-tensor::Array input() {
-  std::vector<double> v(192);
-  for (size_t i = 0; i < v.size(); ++i) v[i] = double(i);
-  return tensor::Array::from_values({4, 6, 8}, tensor::DType::Float32, v);
-}
-
 TEST(DmaPairing, ElementsPairInRowMajorOrderOfEachSide) {
   for (const auto& c : kCases) {
     SCOPED_TRACE(c.body);
-    Harness h;
-    auto mod = h.load_text("pairs.py", module_text(c.body, c.numpy));
-    tensor::Array want = to_array(h.in, h.in.call(h.in.get_attr(Value(mod), "ref"), CallArgs{{make_array(input())}, {}}));
-    KernelRunResult r;
-    try {
-      r = h.run_module(*mod, {input()});
-    } catch (const NkiError& e) {
-      FAIL() << render(e.diag);
-    }
-    ASSERT_EQ(r.outputs.size(), 1u);
-    int64_t n = tensor::num_elements(want.shape());
-    ASSERT_EQ(tensor::num_elements(r.outputs[0].shape()), n);
-    tensor::Array got = tensor::reshape(r.outputs[0].contiguous(), {n}), exp = tensor::reshape(want.contiguous(), {n});
-    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(got.get({i}), exp.get({i})) << "element " << i;
+    expect_kernel_reads_as_numpy(module_text(c.body, c.numpy), false);
   }
 }
 
@@ -116,7 +100,7 @@ TEST(DmaPairing, WhatDoesNotPairIsRefused) {
     Harness h;
     auto mod = h.load_text("pairs.py", module_text(b.body, "a", b.legacy));
     try {
-      h.run_module(*mod, {input()});
+      h.run_module(*mod, {iota_468()});
       ADD_FAILURE() << "ran";
     } catch (const NkiError& e) {
       EXPECT_EQ(e.diag.kind, b.kind) << render(e.diag);

@@ -5,13 +5,16 @@
 #include <fmt/format.h>
 
 #include "kernel_harness.h"
+#include "numpy_reads.h"
 #include "nki/diagnostics.h"
 #include "tensor/ops.h"
 
 namespace nki::lib {
 namespace {
 
+using testing::expect_kernel_reads_as_numpy;
 using testing::Harness;
+using testing::iota_468;
 
 struct ViewCase {
   const char* view;   // method calls on the kernel's HBM input `x` of shape (4, 6, 8)
@@ -69,29 +72,10 @@ def kernel(x):
 )", numpy, view, extra);
 }
 
-tensor::Array input() {
-  std::vector<double> v(192);
-  for (size_t i = 0; i < v.size(); ++i) v[i] = double(i);
-  return tensor::Array::from_values({4, 6, 8}, tensor::DType::Float32, v);
-}
-
 TEST(TensorViews, EachViewReadsWhatNumpyReads) {
   for (const auto& c : kCases) {
     SCOPED_TRACE(c.view);
-    Harness h;
-    auto mod = h.load_text("views.py", module_text(c.view, c.numpy));
-    tensor::Array want = to_array(h.in, h.in.call(h.in.get_attr(Value(mod), "ref"), CallArgs{{make_array(input())}, {}}));
-    KernelRunResult r;
-    try {
-      r = h.run_module(*mod, {input()});
-    } catch (const NkiError& e) {
-      FAIL() << render(e.diag);
-    }
-    ASSERT_EQ(r.outputs.size(), 1u);
-    ASSERT_EQ(r.outputs[0].shape(), want.shape());
-    int64_t n = tensor::num_elements(want.shape());
-    tensor::Array got = tensor::reshape(r.outputs[0].contiguous(), {n}), exp = tensor::reshape(want.contiguous(), {n});
-    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(got.get({i}), exp.get({i})) << "element " << i;
+    expect_kernel_reads_as_numpy(module_text(c.view, c.numpy), true);
   }
 }
 
@@ -111,7 +95,7 @@ TEST(TensorViews, PatternStridesAndContiguity) {
     assert x.flatten_dims().get_pattern() == [[1, 192]] and x.flatten_dims(0, 1).select(0, 7).offset == 56
 )"));
   try {
-    h.run_module(*mod, {input()});
+    h.run_module(*mod, {iota_468()});
   } catch (const NkiError& e) {
     FAIL() << render(e.diag);
   }
@@ -136,7 +120,7 @@ TEST(TensorViews, ImpossibleViewsAreRefusedAtTheCall) {
     Harness h;
     auto mod = h.load_text("views.py", module_text(view, "a"));
     try {
-      h.run_module(*mod, {input()});
+      h.run_module(*mod, {iota_468()});
       ADD_FAILURE() << "ran";
     } catch (const NkiError& e) {
       std::string text = render(e.diag);
@@ -162,7 +146,7 @@ TEST(TensorViews, MergedViewsKeepTheirBounds) {
     Harness h;
     auto mod = h.load_text("views.py", module_text(view, "a"));
     try {
-      h.run_module(*mod, {input()});
+      h.run_module(*mod, {iota_468()});
       ADD_FAILURE() << "ran";
     } catch (const NkiError& e) {
       EXPECT_EQ(e.diag.kind, ErrorKind::Index) << render(e.diag);

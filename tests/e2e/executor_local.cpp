@@ -65,6 +65,9 @@ TEST(ExecutorLocal, SmokeRealKernelMatchesAccelOptEval) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto results = result_lines(r.out);
   ASSERT_EQ(results.size(), 1u);
+  // `eval` also says which bar it judged by (the job list carries the job's own tolerance).
+  EXPECT_EQ(direct["tolerance"]["rel_l2"], 2e-5) << direct.dump(1);
+  direct.erase("tolerance");
   EXPECT_EQ(results[0]["evaluation"], direct);
   EXPECT_EQ(results[0]["evaluation"]["status"], "ok") << results[0].dump(1);
 }

@@ -252,12 +252,66 @@ bool collect_names(const Expr& e, Names& n) {
   return ok;
 }
 
+// A tile in a folded host expression: what its stand-in (`__Tile`) says of its shape, dtype, ndim and
+// itemsize. Its truth, comparison, text, arithmetic, items and hash are no trace-time values (device
+// work, or an error of the kernel), so any of them fails the fold and the lift's own refusal stands:
+// `all(t.shape == (M, N) for t in (grad, m, v))` folds, `x == y` or `if x:` on tiles never does.
+struct FoldedTile : Object {
+  Value held;  // the __Tile instance
+  explicit FoldedTile(Value h) : held(std::move(h)) {}
+  std::string type_name() const override { return "tensor"; }
+  [[noreturn]] static void refuse(const char* what) {
+    throw NkiError(ErrorKind::Type, fmt::format("a tile's {} is no trace-time value", what));
+  }
+  std::string repr() const override { refuse("text"); }
+  bool truthy() const override { refuse("truth"); }
+  Value get_attr(Interpreter& in, std::string_view name) override { return held.object()->get_attr(in, name); }
+  bool has_attr(std::string_view name) const override { return held.object()->has_attr(name); }
+  std::optional<Value> compare(Interpreter&, CmpOp, const Value&, bool) override { refuse("comparison"); }
+  std::optional<Value> binary_op(Interpreter&, BinOp, const Value&, bool) override { refuse("arithmetic"); }
+  std::optional<Value> unary_op(Interpreter&, UnOp) override { refuse("arithmetic"); }
+  Value get_item(Interpreter&, const Value&) override { refuse("items"); }
+  std::unique_ptr<Iterator> iter(Interpreter&) override { refuse("iteration"); }
+  std::optional<int64_t> length() const override { refuse("length"); }
+  size_t hash() const override { refuse("hash"); }
+};
+
+// The module the fold's source takes `guard` from: guard(__Tile(...)) is the tile a host expression reads.
+ObjectPtr fold_tiles_module(Interpreter&) {
+  auto m = std::make_shared<ModuleObj>("accelopt_fold_tiles");
+  m->attrs["guard"] = Value(std::make_shared<BuiltinObj>("guard", [](Interpreter&, CallArgs& a) {
+    return Value(std::make_shared<FoldedTile>(a.args.at(0)));
+  }));
+  return m;
+}
+
+}  // namespace
+
+// The preamble of every fold's source: the modules it may name and the tile stand-in
+// (tile_stand_in: `__guard(__Tile(shape, dtype, itemsize))`).
+const char* const kFoldPreamble =
+    "import numpy as __np\nimport math as __math\nimport neuronxcc.nki.language as __nl\n"
+    "import neuronxcc.nki.isa as __nisa\n"
+    "from accelopt_fold_tiles import guard as __guard\n"
+    "class __Tile:\n"
+    "    def __init__(self, shape, dtype, itemsize):\n"
+    "        self.shape = shape\n        self.dtype = dtype\n        self.ndim = len(shape)\n"
+    "        self.itemsize = itemsize\n";
+
+// The modules a fold's interpreter offers: the builtin ones and the tile guard.
+void install_fold_modules(Interpreter& in) {
+  lib::install_builtin_modules(in);
+  in.register_module("accelopt_fold_tiles", fold_tiles_module);
+}
+
+namespace {
+
 // Runs `src` (a module binding `__fold_result`) in a fresh interpreter under `limits`: the value it
 // binds, as the lift's value; nullopt when it fails or binds none.
 std::optional<AValue> run_fold(const std::string& src, const char* file_name, const char* module, const Limits& limits) {
   try {
     Interpreter in(limits);
-    lib::install_builtin_modules(in);
+    install_fold_modules(in);
     auto file = std::make_shared<SourceFile>(SourceFile{file_name, src});
     auto mod = in.load_module(file, module);
     auto it = mod->attrs.find("__fold_result");
@@ -271,7 +325,8 @@ std::optional<AValue> run_fold(const std::string& src, const char* file_name, co
 }  // namespace
 
 // A tile read by a host expression stands in as its shape, dtype, ndim and itemsize (what
-// `all(d % 128 == 0 for d in x.shape)` asks of it); any other use of it fails the fold.
+// `all(d % 128 == 0 for d in x.shape)` asks of it), guarded (FoldedTile): any other use of it fails
+// the fold.
 std::optional<std::string> Lifter::tile_stand_in(const AValue& tile) const {
   std::string shape = "(";
   for (const IExpr& d : tile.access.tile_shape()) {
@@ -282,7 +337,7 @@ std::optional<std::string> Lifter::tile_stand_in(const AValue& tile) const {
   if (!dtype) return std::nullopt;
   auto dt = py_literal(AValue::of_kind(K::DType, k.tensor(tile.access.tensor).dtype));
   if (!dt) return std::nullopt;
-  return fmt::format("__Tile({}), {}, {})", shape, *dt, tensor::itemsize(*dtype));
+  return fmt::format("__guard(__Tile({}), {}, {}))", shape, *dt, tensor::itemsize(*dtype));
 }
 
 std::optional<AValue> Lifter::host_fold(const Expr& e) {
@@ -290,12 +345,7 @@ std::optional<AValue> Lifter::host_fold(const Expr& e) {
   if (!collect_names(e, names)) return std::nullopt;
   std::set<std::string> read = names.bare;
   read.insert(names.attr_only.begin(), names.attr_only.end());
-  std::string src =
-      "import numpy as __np\nimport math as __math\nimport neuronxcc.nki.language as __nl\n"
-      "class __Tile:\n"
-      "    def __init__(self, shape, dtype, itemsize):\n"
-      "        self.shape = shape\n        self.dtype = dtype\n        self.ndim = len(shape)\n"
-      "        self.itemsize = itemsize\n";
+  std::string src = kFoldPreamble;
   for (const std::string& name : read) {
     if (name.rfind("__", 0) == 0) return std::nullopt;
     const AValue* v = nullptr;
@@ -305,10 +355,10 @@ std::optional<AValue> Lifter::host_fold(const Expr& e) {
     // A list a loop fills with tiles holds numbers only until its items are bound
     // (lift_filled_list.cpp): never folded as the numbers.
     if (auto f = filled.find(name); f != filled.end() && f->second.depth == inline_depth) return std::nullopt;
-    // A tile only through its shape and dtype: its values are not known at trace time (a tile's
-    // truth, comparison or arithmetic is device work, never folded).
-    std::optional<std::string> lit =
-        v->k != K::Tile ? py_literal(*v) : names.bare.count(name) ? std::nullopt : tile_stand_in(*v);
+    // A tile only through its shape and dtype, also when named bare (an item of the tuple a
+    // comprehension walks): its values are not known at trace time, and its guard fails the fold on
+    // any use but those attributes (a tile's truth, comparison or arithmetic is device work).
+    std::optional<std::string> lit = v->k != K::Tile ? py_literal(*v) : tile_stand_in(*v);
     if (!lit) {
       if (names.bound.count(name)) continue;  // a comprehension's own variable shadowing a kernel name
       return std::nullopt;
@@ -551,13 +601,7 @@ std::optional<AValue> Lifter::host_statement(const Stmt& s, std::vector<Node>& o
     fail(s.span, fmt::format("{} holding {} (only host statements run at trace time)", what,
                              names.refused.empty() ? "a lambda, a := or np.random" : names.refused));
   const bool broad = s.kind == StmtKind::Try && catches_broadly(static_cast<const TryStmt&>(s));
-  std::string src =
-      "import numpy as __np\nimport math as __math\nimport neuronxcc.nki.language as __nl\n"
-      "import neuronxcc.nki.isa as __nisa\n"
-      "class __Tile:\n"
-      "    def __init__(self, shape, dtype, itemsize):\n"
-      "        self.shape = shape\n        self.dtype = dtype\n        self.ndim = len(shape)\n"
-      "        self.itemsize = itemsize\n";
+  std::string src = kFoldPreamble;
   // The module's imports of the standard library (typing annotations of a helper it calls).
   for (const auto& st : module->body) {
     if (st->kind != StmtKind::Import && st->kind != StmtKind::ImportFrom) continue;
@@ -655,7 +699,7 @@ std::optional<AValue> Lifter::host_statement(const Stmt& s, std::vector<Node>& o
   limits.max_bytes = 64ull << 20;
   limits.max_seconds = 5;
   Interpreter in(limits);
-  lib::install_builtin_modules(in);
+  install_fold_modules(in);
   std::shared_ptr<ModuleObj> mod;
   try {
     auto file = std::make_shared<SourceFile>(SourceFile{"<trace-time try>", src});

@@ -58,6 +58,14 @@ TEST(LoopNestLift, AFoldNeverReadsATilesValuesALoopIndexOrARandomDraw) {
   EXPECT_NE(tile_truth.find("k.py:"), std::string::npos) << tile_truth;
   // Its shape is: a tile stands in for the fold as its shape and dtype.
   EXPECT_EQ(refusal("    big = 1.0 if all(s > 0 for s in x.shape) and x.dtype == np.float32 else 2.0\n", "2"), "lifted");
+  // Also named bare, as an item of the tuple a comprehension walks (an outside author's adamw:
+  // `assert all(t.shape == (M, N) for t in (grad, m, v))` stopped its lift at `all`); the guard
+  // fails the fold on a bare tile's comparison, truth or text.
+  EXPECT_EQ(refusal("    assert all(t.shape == (R, C) for t in (x, x)), 'one shape'\n    big = 1.0\n", "2"), "lifted");
+  for (const std::string use : {"x == x", "bool(x)", "str(x) == 'x'", "x + 1 > 0"}) {
+    std::string r = refusal("    big = 1.0 if " + use + " else 2.0\n", "2");
+    EXPECT_NE(r.find("cannot lift"), std::string::npos) << use << ": " << r;
+  }
 }
 
 }  // namespace

@@ -506,10 +506,11 @@ AValue Lifter::apply(const std::string& api_called, std::vector<std::pair<std::s
     op.dst = dst->access;
     op.dst_origin = origin_of("dst");
     op.dst_first = true;
-    if (op.cls == OpClass::Matmul && origin && !value_of("accumulate")) op.accumulate = true;
-    if (const AValue* acc = value_of("accumulate"); acc && acc->k == K::Bool) op.accumulate = acc->b;
-    if (const AValue* acc = value_of("accumulate"); op.cls == OpClass::Matmul && acc &&
-                                                    first_iteration_overwrites(k, loop_stack, *acc, dst->access))
+    // A matmul written without the flag accumulates, as does one whose flag is false in the first
+    // iteration only (first_iteration_overwrites); a literal flag says it.
+    if (const AValue* acc = value_of("accumulate"); acc && acc->k == K::Bool)
+      op.accumulate = acc->b;
+    else if (op.cls == OpClass::Matmul && (acc ? first_iteration_overwrites(k, loop_stack, *acc, dst->access) : origin != nullptr))
       op.accumulate = true;
     if (op.cls == OpClass::DmaCopy) {
       const AValue* src = value_of("src");

@@ -423,14 +423,14 @@ bool spells_value(const nki::FunctionCode& fn, const nki::Expr* binding, int64_t
   return spelled;
 }
 
-// The function of the module whose parameters are the file's arguments (`kernel.params`): the
-// entry, whose defaults the loop above reads against what the task passes; for a kernel launched
-// on a grid, the wrapper launching it (its own parameters are the task's too). nullptr if none.
-const nki::FunctionCode* argument_function(const Kernel& k, const nki::FunctionCode& fn) {
-  if (fn.params.size() < k.params.size()) return nullptr;
+// Whether `fn`'s parameters begin with the file's arguments (`kernel.params`): the entry, whose
+// defaults the loop above reads against what the task passes; for a kernel launched on a grid, the
+// wrapper launching it (its own parameters are the task's too).
+bool takes_the_files_arguments(const Kernel& k, const nki::FunctionCode& fn) {
+  if (fn.params.size() < k.params.size()) return false;
   for (size_t i = 0; i < k.params.size(); ++i)
-    if (fn.params[i].name != k.params[i].name) return nullptr;
-  return &fn;
+    if (fn.params[i].name != k.params[i].name) return false;
+  return true;
 }
 
 // A size given as the default of a parameter of a function the kernel calls, not of the entry: a
@@ -450,7 +450,7 @@ bool for_each_callee_default(const Kernel& k, const std::vector<ArgSpec>& args,
   for (const auto& st : k.module->body) {
     if (st->kind != nki::StmtKind::FunctionDef) continue;
     const nki::FunctionCode& fn = *static_cast<const nki::FunctionDefStmt&>(*st).code;
-    const size_t first = argument_function(k, fn) ? k.params.size() : 0;
+    const size_t first = takes_the_files_arguments(k, fn) ? k.params.size() : 0;
     for (size_t i = first; i < fn.params.size(); ++i) {
       const nki::Parameter& decl = fn.params[i];
       if (!decl.default_value) continue;

@@ -368,6 +368,7 @@ void set_range_loop_observer(Interpreter& in, RangeLoopObserverFactory factory) 
   in.state().range_loop_observer = std::move(factory);
 }
 bool imported(Interpreter& in, std::string_view name) { return in.state().modules.count(std::string(name)) != 0; }
+bool imports_newer_api_only(Interpreter& in) { return imported(in, "nki") && !imported(in, "neuronxcc"); }
 void Interpreter::set_builtin(std::string name, Value value) {
   auto it = state_->builtin_index.find(name);
   if (it != state_->builtin_index.end()) {

@@ -27,5 +27,8 @@ using RangeLoopObserverFactory = std::function<std::unique_ptr<RangeLoopObserver
 void set_range_loop_observer(Interpreter& in, RangeLoopObserverFactory factory);
 // Whether `import name` (a root such as "neuronxcc" or "nki") has run in this interpreter.
 bool imported(Interpreter& in, std::string_view name);
+// Whether the kernel is written in the newer `nki` API alone (imports `nki`, not `neuronxcc`): the
+// rules of nki-language.md section 12 apply where they differ from the legacy API's.
+bool imports_newer_api_only(Interpreter& in);
 
 }  // namespace nki

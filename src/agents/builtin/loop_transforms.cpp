@@ -94,9 +94,9 @@ class SinkRecompute : public MatchingTransform {
         size_t j = next_use(b, i, t);
         if (j == b.size() || b[j]->kind != StmtKind::For || next_use(b, j, t) != b.size()) continue;
         auto& loop = static_cast<ForStmt&>(*b[j]);
-        std::set<std::string> in_loop = loop_bound(loop);
-        in_loop.merge(subscript_stored(loop.body));
-        if (intersects(names_in(*v), in_loop) || subscript_stored(loop.body).count(t)) continue;
+        std::set<std::string> stored = subscript_stored(loop.body), in_loop = loop_bound(loop);
+        in_loop.insert(stored.begin(), stored.end());
+        if (intersects(names_in(*v), in_loop) || stored.count(t)) continue;
         if (count_uses(*b[i], t) != 1 || count_bindings(loop.body, t) != 0) continue;
         bool inputs_stable = true;  // nothing between the definition and the loop writes an input
         for (size_t k = i + 1; k < j; ++k)

@@ -264,7 +264,7 @@ Value dma_copy_fn(Interpreter& in, BoundArgs& a) {
   int64_t nd = tensor::num_elements(d.shape()), ns = tensor::num_elements(s.shape());
   // The legacy API (8.4) copies a tile to a tile of its shape; the newer one's rule is "element
   // counts must match" (12.2), so there the two sides pair up element by element (row_major_pair).
-  const bool newer_api = imported(in, "nki") && !imported(in, "neuronxcc");
+  const bool newer_api = imports_newer_api_only(in);
   if (nd != ns || (d.shape() != s.shape() && !newer_api))
     throw NkiError(ErrorKind::Value, newer_api ? fmt::format("dst{} and src{} of nisa.dma_copy hold different element "
                                                              "counts ({} and {})", tensor::shape_str(dst->shape()),

@@ -270,8 +270,7 @@ ObjectPtr make_isa_module(Interpreter& in) {
             // one left to the compiler is never balanced there (a PSUM evacuation neither: it stays on
             // VectorE). The legacy API's copy may run there (8.3: "the Scalar Engine (v2) always goes
             // through fp32"; the recorded Trn1 profiles show legacy PSUM evacuations on ScalarE).
-            const bool newer_api_v2 =
-                KernelContext::current().nc_version < 3 && imported(in, "nki") && !imported(in, "neuronxcc");
+            const bool newer_api_v2 = KernelContext::current().nc_version < 3 && imports_newer_api_only(in);
             if (newer_api_v2 && engine == trn::Engine::Scalar)
               throw NkiError(ErrorKind::Rule, "nisa.tensor_copy does not run on the Scalar Engine of NeuronCore-v2 "
                                               "in the newer nki API; use nisa.activation(op=nl.copy) "

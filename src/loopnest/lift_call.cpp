@@ -834,20 +834,14 @@ AValue Lifter::call(const CallExpr& c) {
     }
     if (self.k == K::Tile && f.s == "reshape" && pos.size() >= 1) {
       const Tensor& base = k.tensor(self.access.tensor);
-      Tensor t;
-      t.role = TensorRole::View;
-      t.base = self.access.tensor;
-      t.memory = base.memory;
-      t.dtype = base.dtype;
-      t.partition_dim = base.on_chip() ? 0 : -1;
-      t.shape = pos.size() == 1 ? shape_of(pos[0], *pos_exprs[0]) : [&] {
+      std::vector<IExpr> shape = pos.size() == 1 ? shape_of(pos[0], *pos_exprs[0]) : [&] {
         std::vector<IExpr> s;
         for (size_t i = 0; i < pos.size(); ++i) s.push_back(ints(i));
         return s;
       }();
       // One dim given as -1 (`x.reshape((-1, D))`): numpy infers it from the element count.
-      if (auto unknown = std::find(t.shape.begin(), t.shape.end(), IExpr(-1));
-          unknown != t.shape.end() && std::count(t.shape.begin(), t.shape.end(), IExpr(-1)) == 1) {
+      if (auto unknown = std::find(shape.begin(), shape.end(), IExpr(-1));
+          unknown != shape.end() && std::count(shape.begin(), shape.end(), IExpr(-1)) == 1) {
         // The product of the constant dims other than `skip` (nullopt when one is not constant).
         auto product = [](const std::vector<IExpr>& dims, const IExpr* skip) -> std::optional<int64_t> {
           int64_t p = 1;
@@ -858,13 +852,12 @@ AValue Lifter::call(const CallExpr& c) {
           }
           return p;
         };
-        auto total = product(base.shape, nullptr), known = product(t.shape, &*unknown);
+        auto total = product(base.shape, nullptr), known = product(shape, &*unknown);
         if (!total || !known || *known <= 0 || *total % *known != 0)
           fail(c.span, fmt::format("'{}': a -1 dimension the element count does not determine", print_expr(c)));
         *unknown = IExpr(*total / *known);
       }
-      t.scope_loop = loop_stack.empty() ? -1 : loop_stack.back();
-      return AValue::of_tile(whole(new_tensor(std::move(t))));
+      return reshaped_view(self.access.tensor, std::move(shape));
     }
     if (self.k == K::DType && f.s == "type" && pos.size() == 1) {
       AValue v = pos[0];

@@ -40,6 +40,19 @@ void set_rank(Access& a, int rank) {
 
 }  // namespace
 
+AValue Lifter::reshaped_view(int base, std::vector<IExpr> shape) {
+  const Tensor& b = k.tensor(base);
+  Tensor t;
+  t.role = TensorRole::View;
+  t.base = base;
+  t.memory = b.memory;
+  t.dtype = b.dtype;
+  t.partition_dim = b.on_chip() ? 0 : -1;
+  t.shape = std::move(shape);
+  t.scope_loop = loop_stack.empty() ? -1 : loop_stack.back();
+  return AValue::of_tile(whole(new_tensor(std::move(t))));
+}
+
 AValue Lifter::view_method(const AValue& self, const std::string& name, const std::vector<AValue>& pos,
                            const std::vector<std::pair<std::string, AValue>>& kw, const CallExpr& c) {
   Access a = self.access;
@@ -170,6 +183,19 @@ AValue Lifter::view_method(const AValue& self, const std::string& name, const st
     AValue zero = AValue::of_int(0), last = AValue::of_int(-1);
     int s = axis(sv ? sv : &zero, n, "start"), e = axis(ev ? ev : &last, n, "end");
     if (s > e) fail(c.span, fmt::format("'{}': start after end", print_expr(c)));
+    // A whole HBM tensor's dims are contiguous in row-major order, so merging s..e is the reshape
+    // that merges them: one affine axis, which a later reshape_dim may cut anywhere. Per storage
+    // dim (below) the merged index is quasi-affine ((i // N), i % N), and chunks straddling rows of
+    // N could not be expressed (`x.flatten_dims(1, 2).reshape_dim(1, (n, F))` of a (P, T, N) input).
+    // On chip the partition dim is not contiguous with the rest; tiles keep the per-dim terms.
+    if (e > s && !on_chip && whole_access(a)) {
+      std::vector<IExpr> shape(sizes.begin(), sizes.begin() + s);
+      int64_t merged = 1;
+      for (int d = s; d <= e; ++d) merged *= constant_size(d);
+      shape.push_back(IExpr(merged));
+      shape.insert(shape.end(), sizes.begin() + e + 1, sizes.end());
+      return reshaped_view(a.tensor, std::move(shape));
+    }
     std::vector<int64_t> inner(static_cast<size_t>(n), 1);  // product of the merged sizes after each axis
     int64_t total = 1;
     for (int d = e; d >= s; --d) {

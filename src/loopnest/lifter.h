@@ -221,6 +221,8 @@ class Lifter {
   // A newer-API view method (permute, select, reshape_dim, ...) of a tile (lift_views.cpp).
   AValue view_method(const AValue& self, const std::string& name, const std::vector<AValue>& pos,
                      const std::vector<std::pair<std::string, AValue>>& kw, const nki::CallExpr& c);
+  // The whole of a view of `base`'s elements in `shape` (a reshape: same memory, dtype, order).
+  AValue reshaped_view(int base, std::vector<IExpr> shape);
   // The op the statement's root call produced (for retargeting `t[i] = call(...)`).
   std::vector<Op>* current_ops = nullptr;
 

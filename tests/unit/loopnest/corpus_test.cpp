@@ -29,11 +29,6 @@ const std::map<std::string, std::string> kKnownGaps = {
     // Python language features around the tile work: a for-else over a host list of instances
     // (its try/except of host code lifts since session 20)
     {"tests/kernels/corpus/con_python_features.py", "cannot lift a for ... else over a host sequence"},
-    // A view method splitting a range that crosses storage dims (flatten_dims(1, 2) of a
-    // contiguous tensor, then chunks straddling its rows): the interpreter merges such ranges over
-    // the flat layout (session 42); the form's accesses are per storage dim, so the split of the
-    // quasi-affine merged axis is refused at the call
-    {"tests/kernels/flat_row_chunks_api.py", "reshape_dim of a quasi-affine axis"},
     // (session 6's usr_bf16_gelu_mlp lifts since session 37: getattr of a module, a reshape with a
     // -1 dim. Comprehensions, of host values or computing tiles, lift since session 19:
     // usr_builtin_sum_tiles, p9_matmul_trace_lists.)

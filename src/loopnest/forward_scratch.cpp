@@ -260,7 +260,7 @@ bool nests_align(Kernel& k, const Analysis& an, const Group& g) {
 
 // With S's store and load in one iteration of the fused nest: the loaded tile becomes the stored
 // one, and the store, the load and S go. False (with `k` in any state) when that is not legal.
-bool forward_tile(Kernel& k, int s, int store_node, int load_node) {
+bool forward_tile(Kernel& k, int s, int store_node, int load_node, bool keep_store) {
   Analysis an(k);
   std::optional<Ends> e;
   if (store_node < 0) {
@@ -343,6 +343,7 @@ bool forward_tile(Kernel& k, int s, int store_node, int load_node) {
       }
   });
   erase_node(k, load_node_id);
+  if (keep_store) return true;
   erase_node(k, store_node_id);
   // S's declaration goes with its last use.
   {

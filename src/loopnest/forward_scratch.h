@@ -20,8 +20,8 @@ void split_computed_stores(Kernel& k, int s);
 // Scratch `s` has one store and one load, in one iteration of the same loops: the loaded tile
 // becomes the stored one; the store, the load and `s` go. False (k in any state) when not legal.
 // With node ids: that store and that load of several (the caller paired them; `s` goes with its
-// last access).
-bool forward_tile(Kernel& k, int s, int store_node = -1, int load_node = -1);
+// last access). `keep_store`: another load of the same store is forwarded after this one.
+bool forward_tile(Kernel& k, int s, int store_node = -1, int load_node = -1, bool keep_store = false);
 
 // forward_stages.cpp: the passes around scratch `s` (one store, one or more later loads, each in a
 // nest whose outer loops walk the scratch as the store's do) fused down to the loops they share;

@@ -7,8 +7,9 @@
 // needs a whole-row statistic the previous pass makes first). The passes are fused down to the
 // loops they share (the row tile's), and the store's inner loop keeps its tiles on chip, one block
 // per inner iteration (`s_tile[n] = nl.copy(ps)`), which the later passes read at their own
-// inner iteration (`nl.max(s_tile[n], ...)`). When the store and its one load share every loop the
-// tile is forwarded as forward_scratch does.
+// inner iteration (`nl.max(s_tile[n], ...)`). When the store and its loads share every loop the
+// tile is forwarded to each load as forward_scratch does (a softmax's scores read by its exp-and-sum
+// pass and again by its normalising pass, all per row tile).
 //
 // Legality from dependences on the form, whatever the style:
 //   - S is private (role scratch, not returned, no view), has one writer, an unmasked store of a
@@ -315,15 +316,15 @@ bool keep_block(Kernel& k, int s, const Ends& e) {
 
 namespace {
 
-// forward_stage with the tile forwarded (`whole`: the store and its one load fused down to every
-// loop) or kept in a block over the store's inner loop.
+// forward_stage with the tile forwarded (`whole`: the store and its loads fused down to every loop,
+// each load then reading the stored tile) or kept in a block over the store's inner loop.
 bool forward_stage_as(Kernel& k, int s, bool whole, size_t pick) {
   Ends e;
   size_t depth = 0;
   {
     Analysis an(k);
     auto found = ends_of(k, an, s);
-    if (pick >= found.size() || (whole && found[pick].loads.size() != 1)) return false;
+    if (pick >= found.size()) return false;
     e = found[pick];
     const OpRef* st = by_node(an, e.store);
     const size_t n = st->loops.size();
@@ -339,7 +340,9 @@ bool forward_stage_as(Kernel& k, int s, bool whole, size_t pick) {
   }
   if (!fuse_down(k, e, depth)) return false;
   if (!whole) return keep_block(k, s, e);
-  if (!forward_tile(k, s, e.store, e.loads.front())) return false;
+  // Every load, now in the store's iteration, reads the stored tile; the store goes with the last.
+  for (size_t j = 0; j < e.loads.size(); ++j)
+    if (!forward_tile(k, s, e.store, e.loads[j], j + 1 < e.loads.size())) return false;
   remove_dead_buffers(k);
   return true;
 }

@@ -529,6 +529,20 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
       push_meta(s, MetaKind::Binding, out);
       return;
     }
+    if ((t.k == K::List || t.k == K::Tuple) && (v.k == K::List || v.k == K::Tuple) && s.op == BinOp::Add && ops.empty() &&
+        pending_inline.empty()) {
+      // `tiles += [(r, c) for c in cols]` of a host list: Python extends it (a tuple is rebound to
+      // the concatenation). In a loop of the form, or under a condition on a loop variable, which
+      // items it holds would differ per iteration: refused (the loop may still lift as its copies).
+      if (!loop_stack.empty() || guarded > 0) {
+        per_iteration_host_refused = true;
+        fail(s.span, "a Python list extended in a loop (its items differ per iteration)");
+      }
+      env[static_cast<const NameExpr&>(*s.target).id].items.insert(
+          env[static_cast<const NameExpr&>(*s.target).id].items.end(), v.items.begin(), v.items.end());
+      push_meta(s, MetaKind::Binding, out);
+      return;
+    }
     if (t.k == K::Int || t.k == K::Float) {
       auto bound = number_loop.find(static_cast<const NameExpr&>(*s.target).id);
       if (!loop_stack.empty() && (bound == number_loop.end() || bound->second != loop_stack.back())) {

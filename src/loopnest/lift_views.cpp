@@ -53,6 +53,50 @@ AValue Lifter::reshaped_view(int base, std::vector<IExpr> shape) {
   return AValue::of_tile(whole(new_tensor(std::move(t))));
 }
 
+std::optional<AValue> Lifter::contiguous_merge(const Access& a, int s, int e) {
+  const Tensor& base = k.tensor(a.tensor);
+  std::vector<int> dim_of;  // the tensor dim axis s + j walks
+  for (int ax = s; ax <= e; ++ax) {
+    int found = -1;
+    for (size_t d = 0; d < a.dims.size(); ++d)
+      for (const auto& t : a.dims[d].terms)
+        if (t.axis == ax) {
+          if (found >= 0 || a.dims[d].terms.size() != 1 || !t.affine() || t.stride != 1) return std::nullopt;
+          found = static_cast<int>(d);
+        }
+    if (found < 0 || (!dim_of.empty() && found != dim_of.back() + 1)) return std::nullopt;
+    dim_of.push_back(found);
+  }
+  int64_t merged = 1, inner = 1, size = 1;
+  for (size_t j = 0; j < dim_of.size(); ++j) {
+    const size_t d = static_cast<size_t>(dim_of[j]);
+    const AxisTerm& t = a.dims[d].terms[0];
+    if (!base.shape[d].is_constant() || !t.size.is_constant()) return std::nullopt;
+    if (j > 0 && (!(t.size == base.shape[d]) || !(a.dims[d].start == IExpr(0)))) return std::nullopt;
+    merged *= base.shape[d].constant();
+    if (j > 0) inner *= base.shape[d].constant();
+    size *= t.size.constant();
+  }
+  const size_t first = static_cast<size_t>(dim_of.front()), last = static_cast<size_t>(dim_of.back());
+  std::vector<IExpr> shape(base.shape.begin(), base.shape.begin() + static_cast<long>(first));
+  shape.push_back(IExpr(merged));
+  shape.insert(shape.end(), base.shape.begin() + static_cast<long>(last) + 1, base.shape.end());
+  AValue view = reshaped_view(a.tensor, std::move(shape));
+  Access out = view.access;
+  out.dims.clear();
+  out.rank = -1;
+  for (size_t d = 0; d < a.dims.size(); ++d) {
+    if (d > first && d <= last) continue;
+    DimIndex dim = a.dims[d];
+    if (d == first) dim = DimIndex{a.dims[d].start * inner, {AxisTerm{s, IExpr(size), 1}}};
+    for (auto& t : dim.terms)
+      if (t.axis > e) t.axis -= e - s;
+    out.dims.push_back(std::move(dim));
+  }
+  set_rank(out, static_cast<int>(a.tile_shape().size()) - (e - s));
+  return AValue::of_tile(std::move(out));
+}
+
 AValue Lifter::view_method(const AValue& self, const std::string& name, const std::vector<AValue>& pos,
                            const std::vector<std::pair<std::string, AValue>>& kw, const CallExpr& c) {
   Access a = self.access;
@@ -183,19 +227,15 @@ AValue Lifter::view_method(const AValue& self, const std::string& name, const st
     AValue zero = AValue::of_int(0), last = AValue::of_int(-1);
     int s = axis(sv ? sv : &zero, n, "start"), e = axis(ev ? ev : &last, n, "end");
     if (s > e) fail(c.span, fmt::format("'{}': start after end", print_expr(c)));
-    // A whole HBM tensor's dims are contiguous in row-major order, so merging s..e is the reshape
-    // that merges them: one affine axis, which a later reshape_dim may cut anywhere. Per storage
-    // dim (below) the merged index is quasi-affine ((i // N), i % N), and chunks straddling rows of
-    // N could not be expressed (`x.flatten_dims(1, 2).reshape_dim(1, (n, F))` of a (P, T, N) input).
-    // On chip the partition dim is not contiguous with the rest; tiles keep the per-dim terms.
-    if (e > s && !on_chip && whole_access(a)) {
-      std::vector<IExpr> shape(sizes.begin(), sizes.begin() + s);
-      int64_t merged = 1;
-      for (int d = s; d <= e; ++d) merged *= constant_size(d);
-      shape.push_back(IExpr(merged));
-      shape.insert(shape.end(), sizes.begin() + e + 1, sizes.end());
-      return reshaped_view(a.tensor, std::move(shape));
-    }
+    // HBM storage is row-major, so where axes s..e walk consecutive dims of the tensor, each with
+    // stride 1 and all but the first over its whole extent (`x[b].reshape(..)`, a whole tensor's
+    // `flatten_dims(1, 2)`), they walk one contiguous range: a view of the tensor with those dims
+    // merged, on which the merged axis is one affine term a later reshape_dim may cut anywhere. Per
+    // storage dim (below) the merged index is quasi-affine ((i // N), i % N) and chunks straddling
+    // rows of N could not be expressed (`x.flatten_dims(1, 2).reshape_dim(1, (n, F))` of a (P, T, N)
+    // input). On chip the partition dim is not contiguous with the rest; tiles keep per-dim terms.
+    if (e > s && !on_chip)
+      if (auto merged = contiguous_merge(a, s, e)) return *merged;
     std::vector<int64_t> inner(static_cast<size_t>(n), 1);  // product of the merged sizes after each axis
     int64_t total = 1;
     for (int d = e; d >= s; --d) {

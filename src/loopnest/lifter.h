@@ -223,6 +223,9 @@ class Lifter {
                      const std::vector<std::pair<std::string, AValue>>& kw, const nki::CallExpr& c);
   // The whole of a view of `base`'s elements in `shape` (a reshape: same memory, dtype, order).
   AValue reshaped_view(int base, std::vector<IExpr> shape);
+  // Axes s..e of HBM access `a` merged into one affine axis over a view with the tensor dims they
+  // walk merged, when those dims are contiguous (lift_views.cpp); nullopt otherwise.
+  std::optional<AValue> contiguous_merge(const Access& a, int s, int e);
   // The op the statement's root call produced (for retargeting `t[i] = call(...)`).
   std::vector<Op>* current_ops = nullptr;
 

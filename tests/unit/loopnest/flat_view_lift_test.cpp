@@ -1,7 +1,9 @@
-// A newer-API `flatten_dims` of a whole HBM tensor is the reshape merging those dims (row-major
-// storage is contiguous), so the merged range is one affine axis that `reshape_dim` may cut into
-// chunks straddling the rows of the last dim (lift_views.cpp). Per storage dim the merged index
-// was quasi-affine and such chunks were refused ("reshape_dim of a quasi-affine axis"). A tile's
+// Axes walking consecutive dims of an HBM tensor, each with stride 1 and all but the first over its
+// whole extent, walk one contiguous range (row-major storage): a newer-API `flatten_dims` of them,
+// or a legacy `reshape` of such a part (`x[b].reshape((128, 256))`), is one affine axis of a view
+// of the tensor with those dims merged, which `reshape_dim` may cut anywhere (lift_views.cpp
+// contiguous_merge). Per storage dim the merged index was quasi-affine and such splits were refused
+// ("reshape_dim of a quasi-affine axis"). A tile's
 // flatten keeps its per-dim terms (the partition dim is not contiguous with the free dims):
 // LoopNestCorpus.ViewMethodsLiftAsTheSubscriptsTheyAre.
 #include <gtest/gtest.h>
@@ -39,6 +41,21 @@ TEST(FlatViewLift, EverySiteOfTheChunkedViewKeepsTheResult) {
     const std::string path = source_dir() + "/tests/kernels/" + name;
     EXPECT_GE(loopnest_test::expect_every_site_keeps_result(path, read(path), kArgs), 1u) << name;
   }
+}
+
+TEST(FlatViewLift, AContiguousPartOfATensorReshapedIsOneAffineAxis) {
+  const std::string path = source_dir() + "/tests/kernels/part_reshape_rows.py";
+  const std::string text = read(path);
+  const auto args = arrays({{2, 4, 32, 256}});
+  const std::string d = loopnest::dump(loopnest::lift_source(path, text, args));
+  EXPECT_NE(d.find("tensor %1: hbm float32[2, 32768] view of x"), std::string::npos) << d;
+  EXPECT_NE(d.find("nl.load(src=%1[b, 256*a0[128] + a1[256]])"), std::string::npos) << d;
+  EXPECT_GE(loopnest_test::expect_every_site_keeps_result(path, text, args), 2u);
+  // The first merged dim may be a part of its extent (rows 2h..2h+1 of 4): the range starts inside it.
+  const std::string halves = source_dir() + "/tests/kernels/part_reshape_halves.py";
+  const std::string h = loopnest::dump(loopnest::lift_source(halves, read(halves), args));
+  EXPECT_NE(h.find("nl.load(src=%1[b, 16384*h + 256*a0[64] + a1[256]])"), std::string::npos) << h;
+  EXPECT_GE(loopnest_test::expect_every_site_keeps_result(halves, read(halves), args), 2u);
 }
 
 }  // namespace

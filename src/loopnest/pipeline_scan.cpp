@@ -37,6 +37,7 @@
 //      destination, so storing each window as it completes writes what the one store wrote.
 //   4. psum_accumulate on the window, when it offers a site in T (the site says psum=yes|no).
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <set>
 
@@ -317,14 +318,38 @@ std::optional<Window> plan_window(Kernel& k, const Node& tn, int a) {
   return win;
 }
 
+bool plain_name(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// The window's width in the author's names: the row's declared width over the chunk loop's
+// authored bound (`M // n_mt`), or the chunk's own name where the bound is the row over a name
+// (`M // W` -> `W`); "" when either is not authored (the number is printed).
+std::string width_text(Kernel& k, const Window& win, int t) {
+  std::string bound = printable_bound(k, t, {}), full;
+  for (int id : win.nodes)
+    for (Op& op : find_node(k, id)->ops)
+      if (Arg* shape = op.arg("shape"); shape && shape->value.kind == Operand::Kind::Shape && op.dst &&
+                                        op.dst->tensor == win.tensor) {
+        std::vector<std::string> text = authored_dims(k, shape->value, k.tensor(win.tensor));
+        if (text.size() == k.tensor(win.tensor).shape.size()) full = text.back();
+      }
+  if (full.empty() || bound.empty() || !plain_name(full)) return "";
+  const std::string prefix = full + " // ";
+  if (bound.rfind(prefix, 0) == 0 && plain_name(bound.substr(prefix.size()))) return bound.substr(prefix.size());
+  return plain_name(bound) ? fmt::format("{} // {}", full, bound) : fmt::format("{} // ({})", full, bound);
+}
+
 void cut_to_window(Kernel& k, const Window& win) {
   Node* tn = find_node(k, win.loop_node);
   const int t = tn->loop;
+  const std::string text = width_text(k, win, t);
   Tensor& x = k.tensor(win.tensor);
   const IExpr full = x.shape.back();
   x.shape.back() = IExpr(win.width);
   x.scope_loop = t;
-  if (x.dim_text.size() == x.shape.size()) x.dim_text.back() = {IExpr(), ""};
+  if (x.dim_text.size() != x.shape.size()) x.dim_text.assign(x.shape.size(), {IExpr(), ""});
+  x.dim_text.back() = {x.shape.back(), text};
   for_each_node(tn->body, [&](Node& n, const std::vector<int>&) {
     for (Op& op : n.ops) {
       for (Arg& a : op.args)

@@ -22,7 +22,7 @@ def kernel(delta, u, a, b, c):
         du = nisa.tensor_tensor(d_all, u_all, op=nl.multiply)
         state = nl.zeros((128, S), dtype=nl.float32, buffer=nl.sbuf)
         for j in nl.sequential_range(M // W):
-            row_sum = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+            row_sum = nl.zeros((128, W), dtype=nl.float32, buffer=nl.psum)
             cols = nl.ds(j * W, W)
             for s in nl.affine_range(S):
                 decay = nisa.activation(op=nl.exp, data=d_all[:, cols], scale=a_t[:, s])

@@ -27,7 +27,7 @@ def kernel(delta, u, a, b, c):
         last = nl.ndarray((128, states), dtype=nl.float32, buffer=nl.sbuf)
         nisa.memset(dst=last[...], value=0.0)
         for j in nl.sequential_range(seq // W):
-            total = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+            total = nl.ndarray((128, W), dtype=nl.float32, buffer=nl.psum)
             nisa.memset(dst=total[...], value=0.0)
             for s in nl.affine_range(states):
                 decay = nl.ndarray((128, W), dtype=nl.float32, buffer=nl.sbuf)

@@ -76,6 +76,7 @@ std::unique_ptr<Transform> make_transpose_on_pe();
 std::unique_ptr<Transform> make_reuse_loaded();
 std::unique_ptr<Transform> make_evacuate_psum();
 std::unique_ptr<Transform> make_broadcast_on_chip();
+std::unique_ptr<Transform> make_pipeline_scan();  // pipeline_scan.cpp
 std::unique_ptr<Transform> make_fill_partitions();
 std::unique_ptr<Transform> make_rmw_to_psum();
 // retile_flat.cpp: an elementwise nest on P < 128 partitions walked in 128-partition tiles of flat views.
@@ -130,6 +131,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_reuse_loaded());
     v.push_back(make_evacuate_psum());
     v.push_back(make_broadcast_on_chip());
+    v.push_back(make_pipeline_scan());
     return v;
   }();
   return all;

@@ -196,6 +196,10 @@ const std::map<std::string, Affinity>& affinities() {
       // broadcast on chip: P-fold fewer DMA bytes, and a broadcast that fits a PSUM bank is read there
       // by the Vector Engine at N, not 2N (broadcast_on_chip.cpp; held-out mamba kernels).
       {"broadcast_on_chip", {2.0, {{"dma_bound", 2}, {"dve_busy", 1.5}, {"rereads_inputs", 1.5}}}},
+      // A state loop outermost around its chunk loop with a full-row accumulator, made a pipelined
+      // scan whose accumulator window sits in PSUM (pipeline_scan.cpp): the same instructions, each
+      // accumulation at N instead of 2N on a busy Vector Engine (held-out author56's mamba).
+      {"pipeline_scan", {2.0, {{"dve_busy", 2}}}},
   };
   return table;
 }

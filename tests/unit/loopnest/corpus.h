@@ -92,6 +92,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"state_outer_scan_api.py", arrays({{256, 2048}, {256, 2048}, {256, 4}, {4, 2048}, {4, 2048}})},
       {"state_outer_scan_grid.py", arrays({{256, 2048}, {256, 2048}, {256, 4}, {4, 2048}, {4, 2048}})},
       {"state_outer_scan_tiles.py", arrays({{256, 2048}, {256, 2048}, {256, 4}, {4, 2048}, {4, 2048}})},
+      {"state_outer_rowacc.py", arrays({{256, 2048}, {256, 2048}, {256, 4}, {4, 2048}, {4, 2048}})},
+      {"state_outer_rowacc_api.py", arrays({{256, 2048}, {256, 2048}, {256, 4}, {4, 2048}, {4, 2048}})},
       {"ring_softmax_nisa.py", arrays({{512, 1024}})},
       {"ring_softmax_api.py", arrays({{512, 1024}})},
       {"store_rows_tiles.py", arrays({{2, 256, 64}, {2, 64, 2048}})},

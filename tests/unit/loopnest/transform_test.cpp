@@ -1069,6 +1069,11 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       // destination-first into a declared buffer (assigned into it after the move).
       {"tests/kernels/row_broadcast_grid.py", "row_broadcast_grid.broadcast_on_chip", "broadcast_on_chip", {}},
       {"tests/kernels/row_broadcast_api.py", "row_broadcast_api.broadcast_on_chip", "broadcast_on_chip", {}},
+      // A state loop outermost with its carry declared in it and a full-row accumulator: the carry
+      // one column per state, the state loop inside the chunk loop, the accumulator a PSUM window
+      // stored per chunk.
+      {"tests/kernels/state_outer_rowacc.py", "state_outer_rowacc.pipeline_scan", "pipeline_scan", {}},
+      {"tests/kernels/state_outer_rowacc_api.py", "state_outer_rowacc_api.pipeline_scan", "pipeline_scan", {}},
       // A scaled exp of x - m: the bias the fold makes is -scale * m.
       {"tests/kernels/scaled_exp_bias_rows.py", "scaled_exp_bias_rows.fold_bias", "fold_bias", {}},
       // An instruction and the loads feeding it out of the innermost loop: the values stay values.

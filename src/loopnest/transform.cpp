@@ -16,6 +16,7 @@
 #include "loopnest/item_loop.h"
 #include "loopnest/jam_inline.h"
 #include "loopnest/lift.h"
+#include "loopnest/helper_bodies.h"
 #include "loopnest/places.h"
 #include "loopnest/privatize.h"
 #include "loopnest/tidy.h"
@@ -340,7 +341,70 @@ void launch_sites(const Kernel& k, std::vector<Site>& out) {
 
 }  // namespace
 
+namespace {
+
+std::vector<Site> form_sites(const Kernel& k);
+
+// A site's move at its operation, whatever form of the kernel offered it (the parameters saying
+// which form, and the line, aside).
+std::string key_in_any_form(const Site& s) {
+  std::string key = s.transform + " " + s.anchor;
+  for (const auto& [name, value] : s.params)
+    if (name != "line" && name != "helpers" && name != "composites" && name != "flat_loops" && name != "pipeline")
+      key += " " + name + "=" + value;
+  return key;
+}
+
+// The sites inside the bodies of the helpers the kernel calls (and of its loops over host
+// sequences), printed in those bodies (helper_bodies.h), with the parameter helpers=body: each
+// applied to a copy at every call and offered only when that prints back. The same move at another
+// call of the helper is the same site (it is made at every call): the first call's is offered, and
+// the helpers=open sites of that move at any of the calls go (the move printed in the author's
+// helper rather than the helper inlined at one call).
+void helper_body_sites(const Kernel& k, std::vector<Site>& out) {
+  Kernel bodies = k;
+  if (unfreeze_helper_bodies(bodies) == 0) return;
+  auto args = own_args(k);
+  if (!args) return;
+  const std::vector<int> inside = helper_body_nodes(bodies);
+  const std::set<int> in_body(inside.begin(), inside.end());
+  std::set<std::string> printed, covered;
+  std::vector<Site> found;
+  for (auto& s : sites_of(bodies)) {
+    if (!in_body.count(s.node)) continue;
+    const Transform* t = find_transform(s.transform);
+    if (!t) continue;
+    Kernel after = bodies;
+    try {
+      apply_at_every_call(after, *t, s);
+      const bool fresh = printed.insert(emit_checked(after, *args)).second;
+      covered.insert(key_in_any_form(s));
+      if (!fresh) continue;
+    } catch (const TransformError&) {
+      continue;
+    } catch (const EmitError&) {
+      continue;
+    } catch (const LiftError&) {
+      continue;
+    }
+    s.params["helpers"] = "body";
+    found.push_back(std::move(s));
+  }
+  std::erase_if(out, [&](const Site& s) { return s.params.count("helpers") && covered.count(key_in_any_form(s)); });
+  for (auto& s : found) out.push_back(std::move(s));
+}
+
+}  // namespace
+
 std::vector<Site> find_sites(const Kernel& k) {
+  std::vector<Site> out = form_sites(k);
+  helper_body_sites(k, out);
+  return out;
+}
+
+namespace {
+
+std::vector<Site> form_sites(const Kernel& k) {
   std::vector<Site> out = sites_of(k);
   // The opened kernel must print back to itself (its helpers' code in place of the calls): checked
   // once here on the kernel's own arguments (array parameters only), so no site is offered whose
@@ -400,6 +464,8 @@ std::vector<Site> find_sites(const Kernel& k) {
   }
   return out;
 }
+
+}  // namespace
 
 namespace {
 
@@ -573,6 +639,13 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   // The calls opened for the move, to put back where it leaves them unchanged (reclose_calls.cpp).
   std::vector<OpenedCall> opened_calls;
   Kernel before_open, after_open;
+  // helpers=body: the helpers' nodes unfrozen where they are called, the move made at every call
+  // and printed in the helper's body (helper_bodies.h).
+  const bool in_bodies = inner.params.count("helpers") && inner.params.at("helpers") == "body";
+  if (in_bodies) {
+    inner.params.erase("helpers");
+    unfreeze_helper_bodies(k);
+  }
   if (inner.params.erase("helpers")) {
     before_open = k;
     open_helpers_recording(k, opened_calls);
@@ -602,7 +675,8 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   relift("groups", split_group_loops, "loops split by group");
   const ResultBaseline base = baseline_of(k);
   const std::set<int> single_before = single_trip_loops(k);
-  t.apply(k, inner);
+  if (in_bodies) apply_at_every_call(k, t, inner);
+  else t.apply(k, inner);
   if (auto why = result_refusal(base, k)) throw TransformError(site.key() + *why);
   if (!opened_calls.empty()) {
     Kernel closed = k;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -358,9 +359,9 @@ std::string key_in_any_form(const Site& s) {
 // The sites inside the bodies of the helpers the kernel calls (and of its loops over host
 // sequences), printed in those bodies (helper_bodies.h), with the parameter helpers=body: each
 // applied to a copy at every call and offered only when that prints back. The same move at another
-// call of the helper is the same site (it is made at every call): the first call's is offered, and
-// the helpers=open sites of that move at any of the calls go (the move printed in the author's
-// helper rather than the helper inlined at one call).
+// call of the helper is the same site (it is made at every call): the first call's is offered, in
+// the place of the helpers=open sites of that move at any of the calls (the move printed in the
+// author's helper rather than the helper inlined at one call).
 void helper_body_sites(const Kernel& k, std::vector<Site>& out) {
   Kernel bodies = k;
   if (unfreeze_helper_bodies(bodies) == 0) return;
@@ -368,18 +369,18 @@ void helper_body_sites(const Kernel& k, std::vector<Site>& out) {
   if (!args) return;
   const std::vector<int> inside = helper_body_nodes(bodies);
   const std::set<int> in_body(inside.begin(), inside.end());
-  std::set<std::string> printed, covered;
+  std::map<std::string, size_t> by_result;  // the move and the kernel it prints -> its site in `found`
+  std::map<std::string, size_t> body_of;    // a move at any call (key_in_any_form) -> its site in `found`
   std::vector<Site> found;
   for (auto& s : sites_of(bodies)) {
     if (!in_body.count(s.node)) continue;
     const Transform* t = find_transform(s.transform);
     if (!t) continue;
     Kernel after = bodies;
+    std::string result;
     try {
       apply_at_every_call(after, *t, s);
-      const bool fresh = printed.insert(emit_checked(after, *args)).second;
-      covered.insert(key_in_any_form(s));
-      if (!fresh) continue;
+      result = s.transform + "\n" + emit_checked(after, *args);
     } catch (const TransformError&) {
       continue;
     } catch (const EmitError&) {
@@ -387,11 +388,27 @@ void helper_body_sites(const Kernel& k, std::vector<Site>& out) {
     } catch (const LiftError&) {
       continue;
     }
+    auto [it, fresh] = by_result.try_emplace(result, found.size());
+    body_of[key_in_any_form(s)] = it->second;
+    if (!fresh) continue;
     s.params["helpers"] = "body";
     found.push_back(std::move(s));
   }
-  std::erase_if(out, [&](const Site& s) { return s.params.count("helpers") && covered.count(key_in_any_form(s)); });
-  for (auto& s : found) out.push_back(std::move(s));
+  // Each body site in the place of the first opened site of its move; the others after the list.
+  std::vector<bool> placed(found.size(), false);
+  std::vector<Site> merged;
+  for (auto& s : out) {
+    auto b = s.params.count("helpers") ? body_of.find(key_in_any_form(s)) : body_of.end();
+    if (b == body_of.end()) {
+      merged.push_back(std::move(s));
+      continue;
+    }
+    if (!placed[b->second]) merged.push_back(found[b->second]);
+    placed[b->second] = true;
+  }
+  for (size_t i = 0; i < found.size(); ++i)
+    if (!placed[i]) merged.push_back(std::move(found[i]));
+  out = std::move(merged);
 }
 
 }  // namespace

@@ -372,15 +372,16 @@ void helper_body_sites(const Kernel& k, std::vector<Site>& out) {
   std::map<std::string, size_t> by_result;  // the move and the kernel it prints -> its site in `found`
   std::map<std::string, size_t> body_of;    // a move at any call (key_in_any_form) -> its site in `found`
   std::vector<Site> found;
+  std::vector<int> calls;  // how many calls' sites each body site stands for
   for (auto& s : sites_of(bodies)) {
     if (!in_body.count(s.node)) continue;
     const Transform* t = find_transform(s.transform);
     if (!t) continue;
-    Kernel after = bodies;
+    s.params["helpers"] = "body";
     std::string result;
     try {
-      apply_at_every_call(after, *t, s);
-      result = s.transform + "\n" + emit_checked(after, *args);
+      // As apply_site will (the move at every call, the kernel tidied, refused results refused).
+      result = s.transform + "\n" + apply_site(*t, k.module->file->path, k.module->file->text, *args, s, k.entry, k.nc_version);
     } catch (const TransformError&) {
       continue;
     } catch (const EmitError&) {
@@ -390,11 +391,10 @@ void helper_body_sites(const Kernel& k, std::vector<Site>& out) {
     }
     auto [it, fresh] = by_result.try_emplace(result, found.size());
     body_of[key_in_any_form(s)] = it->second;
-    if (!fresh) continue;
-    s.params["helpers"] = "body";
-    found.push_back(std::move(s));
+    if (fresh) found.push_back(std::move(s)), calls.push_back(0);
+    ++calls[it->second];
   }
-  // Each body site in the place of the first opened site of its move; the others after the list.
+    // Each body site in the place of the first opened site of its move; the others after the list.
   std::vector<bool> placed(found.size(), false);
   std::vector<Site> merged;
   for (auto& s : out) {
@@ -405,6 +405,10 @@ void helper_body_sites(const Kernel& k, std::vector<Site>& out) {
     }
     if (!placed[b->second]) merged.push_back(found[b->second]);
     placed[b->second] = true;
+    // A move between engines at one call of several keeps its own site beside the move at every
+    // call (as places.cpp keeps one copy's): the balance may lie between them.
+    const Transform* t = find_transform(s.transform);
+    if (t && t->balances_engines() && calls[b->second] > 1) merged.push_back(std::move(s));
   }
   for (size_t i = 0; i < found.size(); ++i)
     if (!placed[i]) merged.push_back(std::move(found[i]));

@@ -373,8 +373,13 @@ void helper_body_sites(const Kernel& k, std::vector<Site>& out) {
   std::map<std::string, size_t> body_of;    // a move at any call (key_in_any_form) -> its site in `found`
   std::vector<Site> found;
   std::vector<int> calls;  // how many calls' sites each body site stands for
+  // A move the kernel as lifted offers already (one that edits a module constant, whatever node
+  // anchors it) is its own.
+  std::set<std::string> plain;
+  for (const auto& s : out)
+    if (!s.params.count("helpers")) plain.insert(key_in_any_form(s));
   for (auto& s : sites_of(bodies)) {
-    if (!in_body.count(s.node)) continue;
+    if (!in_body.count(s.node) || plain.count(key_in_any_form(s))) continue;
     const Transform* t = find_transform(s.transform);
     if (!t) continue;
     s.params["helpers"] = "body";

@@ -30,17 +30,12 @@ std::string anchor_operation(const std::string& anchor) {
   return op.substr(0, op.rfind('#'));
 }
 
-std::map<std::string, std::string> placeless(std::map<std::string, std::string> params) {
-  params.erase("line");
-  return params;
-}
-
 // Which of the sites of one move, parameters and operation at one node `s` is: a statement may
 // hold two multiplies by a scalar, each its own site.
 int rank_at_node(const std::vector<Site>& sites, const Site& s) {
   int rank = 0;
   for (const auto& x : sites) {
-    if (x.node != s.node || placeless(x.params) != placeless(s.params) || anchor_operation(x.anchor) != anchor_operation(s.anchor))
+    if (x.node != s.node || x.params != s.params || anchor_operation(x.anchor) != anchor_operation(s.anchor))
       continue;
     if (x.anchor == s.anchor && x.params == s.params) return rank;
     ++rank;
@@ -98,17 +93,14 @@ std::vector<int> helper_body_nodes(const Kernel& k) {
 
 namespace {
 
-// `site` as found on `k`: by its node id (the same lift), else by its anchor and parameters (a key
-// read back from its text has no node id), on its line first.
+// `site` as found on `k`: by its node id (the same lift), else by its anchor (a key read back from
+// its text has no node id), the parameters equal.
 std::optional<Site> found_again(const Kernel& k, const Transform& t, const Site& site) {
   const std::vector<Site> found = t.find(k);
-  for (int pass = 0; pass < 3; ++pass)
-    for (const auto& s : found) {
-      if (s.params != site.params && pass < 2) continue;
-      if (s.anchor != site.anchor) continue;
-      if (pass == 0 ? s.node == site.node && site.node >= 0 : pass == 1 || placeless(s.params) == placeless(site.params))
+  for (bool by_node : {true, false})
+    for (const auto& s : found)
+      if (s.params == site.params && s.anchor == site.anchor && (!by_node || (site.node >= 0 && s.node == site.node)))
         return s;
-    }
   return std::nullopt;
 }
 
@@ -140,7 +132,7 @@ void apply_at_every_call(Kernel& k, const Transform& t, const Site& key) {
     const std::vector<Site> found = t.find(k);
     const Site* match = nullptr;
     for (const auto& s : found)
-      if (s.node == id && rank_at_node(found, s) == rank && placeless(s.params) == placeless(site.params) &&
+      if (s.node == id && rank_at_node(found, s) == rank && s.params == site.params &&
           anchor_operation(s.anchor) == anchor_operation(site.anchor))
         match = &s;
     if (!match)

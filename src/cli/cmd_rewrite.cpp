@@ -43,7 +43,9 @@ struct RewriteOptions {
 
 int list_sites(const std::string& text, const RewriteOptions& o) {
   nlohmann::json out = nlohmann::json::array();
+  bool in_bodies = false;  // a site inside a helper's body, printed there (helpers=body)
   for (const auto& site : agents::builtin::find_sites(text, o.args, o.entry, agents::builtin::nc_version_of(o.arch))) {
+    if (auto h = site.params.find("helpers"); h != site.params.end() && h->second == "body") in_bodies = true;
     if (!o.transform.empty() && site.transform != o.transform) continue;
     if (o.json) {
       nlohmann::json j = {{"key", site.key()}, {"transform", site.transform}, {"params", site.params},
@@ -56,7 +58,8 @@ int list_sites(const std::string& text, const RewriteOptions& o) {
   }
   if (o.json) fmt::print("{}\n", out.dump(2));
   // Sites inside helper functions need the helpers opened: say what stopped that.
-  if (!o.args.empty()) {
+  // (None when the sites inside their bodies are offered, printed there.)
+  if (!o.args.empty() && !in_bodies) {
     try {
       // The note names what stays closed: a helper's call, or a loop the kernel's Python unrolls
       // while tracing (a `while` rebinding a tile name had the helpers' note before session 27).

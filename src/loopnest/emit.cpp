@@ -61,13 +61,14 @@ std::string Emitter::run() {
   const uint32_t decorate_at = undecorated_def_line();
   for (uint32_t l = 1; l < first_; ++l) {
     if (l == decorate_at) out += line(l).substr(0, line(l).find("def")) + "@" + k_.dialect.decorate + "\n";
-    out += line(l) + "\n";
-    if (l == imports_after_) out += imports;
+    const uint32_t at = l;
+    out += edited_line(l) + "\n";
+    if (at <= imports_after_ && imports_after_ <= l) out += imports;
   }
   // A file without top-level imports imports inside the kernel: the new one goes there too.
   if (imports_after_ == 0) out += indented(imports);
   block(k_.body, 0, out);
-  for (uint32_t l = end_ + 1; l <= lines_.size(); ++l) out += line(l) + "\n";
+  for (uint32_t l = end_ + 1; l <= lines_.size(); ++l) out += edited_line(l) + "\n";
   return out;
 }
 
@@ -75,6 +76,7 @@ std::string Emitter::missing_imports() {
   // A first pass finds the modules regenerated text needs that the kernel does not import.
   std::string scratch;
   std::set<std::string> before = needed_;
+  collect_helper_edits();
   block(k_.body, 0, scratch);
   std::string out;
   for (const auto& m : needed_) {

@@ -88,7 +88,7 @@ void Emitter::copy(uint32_t from, uint32_t to, uint32_t anchor, int depth, std::
   size_t orig = indent_of(line(anchor));
   std::string pad = indent(depth);
   for (uint32_t l = from; l <= to; ++l) {
-    const std::string& text = line(l);
+    const std::string text = edited_line(l);
     size_t own = indent_of(text), strip = std::min(orig, own);
     if (text.size() == strip) {
       out += "\n";

@@ -70,6 +70,14 @@ class Emitter {
   std::string rolled_generator(const Comprehension& g, const Node& loop_node);
   bool nested_rolled_loop(const Node& n, int depth, std::string& out);
 
+  // emit_helper_edits.cpp: the statements a move changed inside the body of a helper whose calls
+  // print as written (helper_bodies.h), each printed once in that body.
+  void collect_helper_edits();
+  std::string helper_statement(const Node& n);
+  // The text of source line `l` as printed: the line itself, or the first line of an edited
+  // statement (its indentation kept) with `l` moved to the statement's last line.
+  std::string edited_line(uint32_t& l) const;
+
   // emit_call.cpp
   std::string str(const IExpr& e) const;
   std::string statement(const Node& n);
@@ -125,6 +133,7 @@ class Emitter {
   std::map<std::string, std::string> grid_names_;  // grid_key -> name, once its binding is printed
   std::map<int, std::string> program_ids_;  // loop id -> `nl.program_id(d)` (Kernel::grid)
   std::vector<std::map<std::string, std::string>> renames_;
+  std::map<uint32_t, std::pair<uint32_t, std::string>> edits_;  // a helper statement's first line -> (last line, new text)
 };
 
 }  // namespace loopnest::detail

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "loopnest/item_loop.h"
 #include "loopnest/jam_inline.h"
 #include "loopnest/lift.h"
+#include "loopnest/helper_bodies.h"
 #include "loopnest/places.h"
 #include "loopnest/privatize.h"
 #include "loopnest/tidy.h"
@@ -342,7 +344,95 @@ void launch_sites(const Kernel& k, std::vector<Site>& out) {
 
 }  // namespace
 
+namespace {
+
+std::vector<Site> form_sites(const Kernel& k);
+
+// A site's move at its operation, whatever form of the kernel offered it (the parameters saying
+// which form, and the line, aside).
+std::string key_in_any_form(const Site& s) {
+  std::string key = s.transform + " " + s.anchor;
+  for (const auto& [name, value] : s.params)
+    if (name != "line" && name != "helpers" && name != "composites" && name != "flat_loops" && name != "pipeline")
+      key += " " + name + "=" + value;
+  return key;
+}
+
+// The sites inside the bodies of the helpers the kernel calls (and of its loops over host
+// sequences), printed in those bodies (helper_bodies.h), with the parameter helpers=body: each
+// applied to a copy at every call and offered only when that prints back. The same move at another
+// call of the helper is the same site (it is made at every call): the first call's is offered, in
+// the place of the helpers=open sites of that move at any of the calls (the move printed in the
+// author's helper rather than the helper inlined at one call).
+void helper_body_sites(const Kernel& k, std::vector<Site>& out) {
+  Kernel bodies = k;
+  if (unfreeze_helper_bodies(bodies) == 0) return;
+  auto args = own_args(k);
+  if (!args) return;
+  const std::vector<int> inside = helper_body_nodes(bodies);
+  const std::set<int> in_body(inside.begin(), inside.end());
+  std::map<std::string, size_t> by_result;  // the move and the kernel it prints -> its site in `found`
+  std::map<std::string, size_t> body_of;    // a move at any call (key_in_any_form) -> its site in `found`
+  std::vector<Site> found;
+  std::vector<int> calls;  // how many calls' sites each body site stands for
+  // A move the kernel as lifted offers already (one that edits a module constant, whatever node
+  // anchors it) is its own.
+  std::set<std::string> plain;
+  for (const auto& s : out)
+    if (!s.params.count("helpers")) plain.insert(key_in_any_form(s));
+  for (auto& s : sites_of(bodies)) {
+    if (!in_body.count(s.node) || plain.count(key_in_any_form(s))) continue;
+    const Transform* t = find_transform(s.transform);
+    if (!t) continue;
+    s.params["helpers"] = "body";
+    std::string result;
+    try {
+      // As apply_site will (the move at every call, the kernel tidied, refused results refused).
+      result = s.transform + "\n" + apply_site(*t, k.module->file->path, k.module->file->text, *args, s, k.entry, k.nc_version);
+    } catch (const TransformError&) {
+      continue;
+    } catch (const EmitError&) {
+      continue;
+    } catch (const LiftError&) {
+      continue;
+    }
+    auto [it, fresh] = by_result.try_emplace(result, found.size());
+    body_of[key_in_any_form(s)] = it->second;
+    if (fresh) found.push_back(std::move(s)), calls.push_back(0);
+    ++calls[it->second];
+  }
+    // Each body site in the place of the first opened site of its move; the others after the list.
+  std::vector<bool> placed(found.size(), false);
+  std::vector<Site> merged;
+  for (auto& s : out) {
+    auto b = s.params.count("helpers") ? body_of.find(key_in_any_form(s)) : body_of.end();
+    if (b == body_of.end()) {
+      merged.push_back(std::move(s));
+      continue;
+    }
+    if (!placed[b->second]) merged.push_back(found[b->second]);
+    placed[b->second] = true;
+    // A move between engines at one call of several keeps its own site beside the move at every
+    // call (as places.cpp keeps one copy's): the balance may lie between them.
+    const Transform* t = find_transform(s.transform);
+    if (t && t->balances_engines() && calls[b->second] > 1) merged.push_back(std::move(s));
+  }
+  for (size_t i = 0; i < found.size(); ++i)
+    if (!placed[i]) merged.push_back(std::move(found[i]));
+  out = std::move(merged);
+}
+
+}  // namespace
+
 std::vector<Site> find_sites(const Kernel& k) {
+  std::vector<Site> out = form_sites(k);
+  helper_body_sites(k, out);
+  return out;
+}
+
+namespace {
+
+std::vector<Site> form_sites(const Kernel& k) {
   std::vector<Site> out = sites_of(k);
   // The opened kernel must print back to itself (its helpers' code in place of the calls): checked
   // once here on the kernel's own arguments (array parameters only), so no site is offered whose
@@ -402,6 +492,8 @@ std::vector<Site> find_sites(const Kernel& k) {
   }
   return out;
 }
+
+}  // namespace
 
 namespace {
 
@@ -575,6 +667,13 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   // The calls opened for the move, to put back where it leaves them unchanged (reclose_calls.cpp).
   std::vector<OpenedCall> opened_calls;
   Kernel before_open, after_open;
+  // helpers=body: the helpers' nodes unfrozen where they are called, the move made at every call
+  // and printed in the helper's body (helper_bodies.h).
+  const bool in_bodies = inner.params.count("helpers") && inner.params.at("helpers") == "body";
+  if (in_bodies) {
+    inner.params.erase("helpers");
+    unfreeze_helper_bodies(k);
+  }
   if (inner.params.erase("helpers")) {
     before_open = k;
     open_helpers_recording(k, opened_calls);
@@ -604,7 +703,8 @@ std::string apply_site(const Transform& t, const std::string& path, const std::s
   relift("groups", split_group_loops, "loops split by group");
   const ResultBaseline base = baseline_of(k);
   const std::set<int> single_before = single_trip_loops(k);
-  t.apply(k, inner);
+  if (in_bodies) apply_at_every_call(k, t, inner);
+  else t.apply(k, inner);
   if (auto why = result_refusal(base, k)) throw TransformError(site.key() + *why);
   if (!opened_calls.empty()) {
     Kernel closed = k;

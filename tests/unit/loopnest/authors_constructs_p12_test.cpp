@@ -11,6 +11,7 @@
 
 #include "corpus.h"
 #include "loopnest/dump.h"
+#include "loopnest/emit.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
 
@@ -91,9 +92,9 @@ TEST(LoopNestLift, AListBoundOutsideALoopAroundItsAppendsIsRefused) {
   }
 }
 
-// A site offered with the kernel's helpers opened, applied: the printed kernel in `after`, its
-// `def kernel` onwards returned (the helpers stay defined above it); "" when no such site is
-// offered (the helpers stay closed, the reason in `after`).
+// The kernel with its helpers opened, printed: the printed kernel in `after`, its `def kernel`
+// onwards returned (the helpers stay defined above it); "" when they stay closed (the reason in
+// `after`).
 std::string kernel_with_helpers_opened(const std::string& text, const std::vector<loopnest::ArgSpec>& args,
                                        std::string& after) {
   auto form = loopnest::lift_source("k.py", text, args);
@@ -101,13 +102,14 @@ std::string kernel_with_helpers_opened(const std::string& text, const std::vecto
     after = *closed;
     return "";
   }
-  for (const auto& s : loopnest::find_sites(form)) {
-    if (!s.params.count("helpers")) continue;
-    after = loopnest::apply_site("k.py", text, args, s);
-    return after.substr(after.find("def kernel"));
+  // The kernel with every helper opened, printed (a helpers=open site's move would open them, but
+  // a move inside a helper now prints in its body: helpers=body).
+  if (loopnest::open_helpers(form) == 0) {
+    after = "no helper to open";
+    return "";
   }
-  after = "no site with the helpers opened";
-  return "";
+  after = loopnest::emit_checked(form, args);
+  return after.substr(after.find("def kernel"));
 }
 
 // `def kernel(x): return leaky(x, slope=0.2)`, a wrapper passing the jit kernel extra arguments

@@ -61,7 +61,9 @@ TEST(LoopNestAuthors27, AValueBoundOnlyByTheFirstIterationLiftsAsTheTracesCopies
     ++opened;
     std::string printed;
     ASSERT_NO_THROW(printed = loopnest::apply_site("k.py", text, arrays({{128, 256}}), s)) << s.key();
-    EXPECT_EQ(printed.find("if j == 0"), std::string::npos) << printed;  // the copies, printed from the form
+    // The copies printed from the form; or, a move made in every copy that took the else branch
+    // (helpers=body, helper_bodies.h), printed once in the loop as written.
+    EXPECT_EQ(printed.find("if j == 0") != std::string::npos, s.params.at("helpers") == "body") << printed;
   }
   EXPECT_GT(opened, 0);
 }

@@ -53,6 +53,10 @@ inline std::vector<loopnest::ArgSpec> arrays(std::vector<std::vector<int64_t>> s
 // Shapes of tests/kernels/*.py as tests/unit/nkilib/kernel_numerics_test.cpp runs them.
 inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_args() {
   static const std::map<std::string, std::vector<loopnest::ArgSpec>> args = {
+      // Moves printed in a helper's body (helper_bodies_test.cpp): a ragged last block (200 rows).
+      {"helper_body_rows.py", arrays({{200, 512}, {200, 512}})},
+      {"helper_body_rows_api.py", arrays({{256, 1024}, {256, 1024}})},
+      {"helper_body_mixed_args.py", arrays({{256, 512}, {256, 512}})},
       {"add_slices.py", arrays({{256, 512}, {256, 512}})}, {"masked_blocks.py", arrays({{200, 64}})},
       {"silu.py", arrays({{128, 256}})},                   {"softmax_rows.py", arrays({{128, 1024}})},
       {"matmul.py", arrays({{128, 256}, {256, 512}})},     {"scan.py", arrays({{128, 64}, {128, 64}})},

@@ -46,6 +46,15 @@ def project(rows_t, w_tiles, n, n_tiles):
     return nisa.tensor_copy(acc, dtype=nl.float32)
 
 
+def gated(g, up, zero_bias):
+    """silu(g) * up, silu as g / (1 + exp(-g))."""
+    e = nisa.activation(op=nl.exp, data=g, bias=zero_bias, scale=-1.0)
+    denom = nisa.tensor_scalar(data=e, op0=nl.add, operand0=1.0, engine=nisa.gpsimd_engine)
+    inv = nisa.reciprocal(data=denom)
+    silu = nisa.tensor_tensor(g, inv, op=nl.multiply)
+    return nisa.tensor_tensor(silu, up, op=nl.multiply)
+
+
 @nki.jit
 def swiglu_kernel(x, w_up, w_down, w_gate):
     # x: (M/512, 4, 128, K/128, 128), w_up/w_gate: (K/128, 128, N), w_down: (N/128, 128, K).
@@ -79,11 +88,7 @@ def swiglu_kernel(x, w_up, w_down, w_gate):
                 up = project(rows_t, wu_tiles, n, k_tiles)
                 g = nl.ndarray((nl.par_dim(TILE_P), TILE_N), dtype=x.dtype, buffer=nl.sbuf)
                 g[...] = nl.load(gate[i * m_inner + j, :, nl.ds(n * TILE_N, TILE_N)])
-                e = nisa.activation(op=nl.exp, data=g, bias=zero_bias, scale=-1.0)
-                denom = nisa.tensor_scalar(data=e, op0=nl.add, operand0=1.0, engine=nisa.gpsimd_engine)
-                inv = nisa.reciprocal(data=denom)
-                silu = nisa.tensor_tensor(g, inv, op=nl.multiply)
-                h = nisa.tensor_tensor(silu, up, op=nl.multiply)
+                h = gated(g, up, zero_bias)
                 nl.store(hidden[i * m_inner + j, :, nl.ds(n * TILE_N, TILE_N)], value=h)
 
     for i in nl.affine_range(m_outer):

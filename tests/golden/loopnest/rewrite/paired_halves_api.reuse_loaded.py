@@ -14,6 +14,13 @@ H = 64
 F = 512
 
 
+def fill(stage, x, w, c0):
+    xt, wt = stage
+    nisa.dma_copy(dst=xt, src=x[:, c0:c0 + F])
+    nisa.dma_copy(dst=wt[0:H, :], src=w[:, c0:c0 + F])
+    nisa.tensor_copy(dst=stage[1][64:128, :], src=stage[1][0:64, :])
+
+
 def drain(stage, out, c0):
     xt, wt = stage
     y = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.sbuf)
@@ -27,8 +34,6 @@ def kernel(x, w):
     out = nl.ndarray((D, S), dtype=x.dtype, buffer=nl.shared_hbm)
     for j in nl.affine_range(S // F):
         stage = tuple(nl.ndarray((P, F), dtype=x.dtype, buffer=nl.sbuf) for _ in range(2))
-        nisa.dma_copy(dst=stage[0][...], src=x[:, 512*j:512*j + 512])
-        nisa.dma_copy(dst=stage[1][0:64, :], src=w[:, 512*j:512*j + 512])
-        nisa.tensor_copy(dst=stage[1][64:128, :], src=stage[1][0:64, :])
+        fill(stage, x, w, j * F)
         drain(stage, out, j * F)
     return out

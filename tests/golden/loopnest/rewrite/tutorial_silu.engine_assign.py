@@ -6,6 +6,13 @@ import neuronxcc.nki.language as nl
 import neuronxcc.nki.isa as nisa
 
 
+def silu_tile(x_tile):
+    """x * sigmoid(x), written as x / (1 + exp(-x))."""
+    exp_neg = nl.exp(nl.negative(x_tile))
+    denom = nisa.tensor_scalar(data=exp_neg, op0=nl.add, operand0=1.0, engine=nisa.gpsimd_engine)
+    return nl.divide(x_tile, denom)
+
+
 @nki.jit
 def silu_kernel(x):
     # x: (128, M/128, N), partition dim first.
@@ -15,8 +22,6 @@ def silu_kernel(x):
     for r in nl.affine_range(n_row_tiles):
         for c in nl.affine_range(n_cols // TILE_F):
             x_tile = nl.load(x[:, r, nl.ds(c * TILE_F, TILE_F)])
-            exp_neg = nl.exp(nl.negative(x_tile))
-            denom = nisa.tensor_scalar(data=exp_neg, op0=nl.add, operand0=1.0, engine=nisa.gpsimd_engine)
-            y_tile = nl.divide(x_tile, denom)
+            y_tile = silu_tile(x_tile)
             nl.store(out[:, r, nl.ds(c * TILE_F, TILE_F)], value=y_tile)
     return out

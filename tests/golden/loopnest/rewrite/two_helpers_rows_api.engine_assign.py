@@ -15,15 +15,20 @@ def _load_rows(src, r):
     return t
 
 
+def _scaled_exp(t):
+    e = nl.ndarray(t.shape, dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=e, op=nl.exp, data=t)
+    s = nl.ndarray(t.shape, dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=s, data=e, op0=nl.multiply, operand0=0.5, engine=nisa.gpsimd_engine)
+    return s
+
+
 @nki.jit
 def kernel(x):
     R, F = x.shape
     out = nl.ndarray((R, F), dtype=x.dtype, buffer=nl.shared_hbm)
     for r in nl.affine_range(R // ROWS):
         t = _load_rows(x, r)
-        e = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.activation(dst=e[...], op=nl.exp, data=t)
-        y = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.tensor_scalar(dst=y[...], data=e, op0=nl.multiply, operand0=0.5, engine=nisa.gpsimd_engine)
+        y = _scaled_exp(t)
         nisa.dma_copy(dst=out[r * ROWS:(r + 1) * ROWS, :], src=y)
     return out

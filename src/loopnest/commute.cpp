@@ -60,6 +60,15 @@ bool depend(const Kernel& k, const Node& x, const Node& y, const std::set<int>& 
   return clash(a.writes, b.reads) || clash(a.writes, b.writes) || clash(b.writes, a.reads);
 }
 
+bool flows(const Kernel& k, const Node& from, const Node& to) {
+  Touches a = touched(from), b = touched(to);
+  Ranges ranges = k.ranges();
+  for (const Access* w : a.writes)
+    for (const Access* r : b.reads)
+      if (may_overlap_across(k, *w, *r, ranges)) return true;
+  return false;
+}
+
 bool commute(const Kernel& k, const Node& x, const Node& y) {
   auto is_view = [](const Node& n) { return n.kind == NodeKind::Meta && n.meta == MetaKind::View && n.view; };
   for (const Node* n : {&x, &y})

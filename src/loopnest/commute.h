@@ -17,6 +17,9 @@ namespace loopnest {
 bool depend(const Kernel& k, const Node& x, const Node& y, int ignore = -1);
 bool depend(const Kernel& k, const Node& x, const Node& y, const std::set<int>& ignore);
 
+// Whether `to` reads elements `from` writes (a flow dependence, `from` first in program order).
+bool flows(const Kernel& k, const Node& from, const Node& to);
+
 // Two nodes may swap when neither depends on the other. Statements, loops, name bindings of index
 // arithmetic (`m = i * 4 + j`: the form holds their values, and the printed kernel is lifted again
 // to check every name still denotes what it did) and end-of-loop strings move; a return, an assert

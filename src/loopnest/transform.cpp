@@ -81,6 +81,8 @@ std::unique_ptr<Transform> make_broadcast_on_chip();
 std::unique_ptr<Transform> make_pipeline_scan();  // pipeline_scan.cpp
 std::unique_ptr<Transform> make_fill_partitions();
 std::unique_ptr<Transform> make_rmw_to_psum();
+// order_stages.cpp: a loop nest moved up right after the sibling nest producing what it reads.
+std::unique_ptr<Transform> make_order_stages();
 // retile_flat.cpp: an elementwise nest on P < 128 partitions walked in 128-partition tiles of flat views.
 std::unique_ptr<Transform> make_retile_flat();
 int open_composites(Kernel& k);
@@ -125,6 +127,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_forward_defer());
     v.push_back(make_reuse_operand());
     v.push_back(make_feed_pe_first());
+    v.push_back(make_order_stages());
     v.push_back(make_open_composite());
     v.push_back(make_psum_accumulate());
     v.push_back(make_matmul_accumulate());

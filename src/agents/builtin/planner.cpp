@@ -168,6 +168,9 @@ const std::map<std::string, Affinity>& affinities() {
       // hoist_transpose's Tensor Engine time.
       {"reuse_operand", {2.0, {{"rereads_inputs", 4}, {"dma_bound", 2}, {"pe_busy", 1.5}}}},
       {"feed_pe_first", {2.0, {{"pe_idle", 1.5}, {"pe_busy", 1.3}, {"latency_bound", 1.3}}}},
+      // A consumer nest queued behind another row's stage on the engine it shares with its producer
+      // (jammed rows' transposes, then their matmuls): no work removed, a wait; drawn like feed_pe_first.
+      {"order_stages", {2.0, {{"pe_idle", 1.5}, {"pe_busy", 1.3}, {"latency_bound", 1.3}}}},
       // A composite call (nl.softmax) spelled out: the same instructions, so by itself no gain, but
       // its Vector / Scalar Engine passes become movable (fold_activation_reduce, engine_assign).
       // Worth a draw where those engines are busy or the engines do not overlap.

@@ -98,6 +98,8 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       // Work is unchanged, but the Tensor Engine stops waiting behind other engines' queues: what
       // a kernel bound by the Tensor Engine with idle gaps needs.
       {"feed_pe_first", {"serial", "pe"}},
+      // The same work; a consumer nest stops queueing behind another row's stage on their engine.
+      {"order_stages", {"serial", "pe"}},
       // Opens the Vector / Scalar Engine passes of a composite to the moves that relieve them.
       {"open_composite", {"dve", "act", "serial"}},
       // The per-matmul PSUM copies (ScalarE / VectorE) and a spilled list's DMA go.

@@ -210,6 +210,8 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"grouped_heads_kv.py", arrays({{4, 128, 64}, {2, 128, 64}, {2, 128, 64}})},
       {"kv_group_rows_jammed.py", arrays({{2, 128, 2, 128}, {256, 128}, {256, 128}})},
       {"rows_jammed_nests.py", arrays({{2, 128, 2, 128}, {512, 128}, {512, 128}})},
+      {"staged_rows_pv.py", arrays({{2, 2, 128, 512}, {512, 128}})},
+      {"staged_rows_pv_api.py", arrays({{1, 4, 128, 512}, {512, 128}})},
       {"grouped_heads_kv_api.py", arrays({{4, 128, 64}, {2, 128, 64}, {2, 128, 64}})},
       {"group_query_tiles.py", arrays({{4, 256, 64}, {2, 128, 64}, {2, 128, 64}})},
       {"group_query_tiles_api.py", arrays({{4, 256, 64}, {2, 128, 64}, {2, 128, 64}})},

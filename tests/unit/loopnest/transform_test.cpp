@@ -997,6 +997,9 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/norm_rows_deferred.py", "norm_rows_deferred.feed_pe_first", "feed_pe_first", {}},
       // The row's statistics pass a name bound to a buffer slot (`x_t = x_t_bufs[m % 2]`).
       {"tests/kernels/norm_rows_view.py", "norm_rows_view.feed_pe_first", "feed_pe_first", {}},
+      // Two rows' matmul nests written after both rows' transpose nests: row 0's moves after its own.
+      {"tests/kernels/staged_rows_pv.py", "staged_rows_pv.order_stages", "order_stages", {}},
+      {"tests/kernels/staged_rows_pv_api.py", "staged_rows_pv_api.order_stages", "order_stages", {}},
       // A list of accumulator tiles made by a comprehension: its buffer keyword changes.
       {"tests/kernels/listed_accumulators.py", "listed_accumulators.psum_accumulate", "psum_accumulate", {}},
       // A size given as a parameter's default: the default changes.

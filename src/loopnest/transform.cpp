@@ -404,7 +404,7 @@ void helper_body_sites(const Kernel& k, std::vector<Site>& out) {
     if (fresh) found.push_back(std::move(s)), calls.push_back(0);
     ++calls[it->second];
   }
-    // Each body site in the place of the first opened site of its move; the others after the list.
+  // Each body site in the place of the first opened site of its move; the others after the list.
   std::vector<bool> placed(found.size(), false);
   std::vector<Site> merged;
   for (auto& s : out) {

@@ -18,15 +18,6 @@ namespace loopnest {
 
 namespace {
 
-// The one loop named `var` (a form lifted again numbers its loops anew), or -1 when the name is
-// not one loop's.
-int loop_named(const Kernel& k, const std::string& var) {
-  int found = -1, count = 0;
-  for (const auto& [id, l] : k.loops)
-    if (l.var == var) found = id, ++count;
-  return count == 1 ? found : -1;
-}
-
 // Swaps loop L with the loop inside it while interchange_loops offers that; returns how often.
 // Each step on the form of the last one printed and lifted again (reprinted).
 int move_inward(Kernel& k, const std::string& var) {

@@ -11,6 +11,13 @@
 
 namespace loopnest {
 
+int loop_named(const Kernel& k, const std::string& var) {
+  int found = -1, count = 0;
+  for (const auto& [id, l] : k.loops)
+    if (l.var == var) found = id, ++count;
+  return count == 1 ? found : -1;
+}
+
 int64_t itemsize_of(const std::string& dtype) {
   auto t = tensor::parse_dtype(dtype);
   return t ? tensor::itemsize(*t) : 4;

@@ -16,6 +16,9 @@
 
 namespace loopnest {
 
+// The one loop named `var` (a form lifted again numbers its loops anew), or -1 when the name is not
+// one loop's.
+int loop_named(const Kernel& k, const std::string& var);
 // Bytes of one element of `dtype` (4 when unknown).
 int64_t itemsize_of(const std::string& dtype);
 // Bytes per partition of one tile of `t` (its dims from `from` on, but the partition dim); nullopt

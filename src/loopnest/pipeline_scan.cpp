@@ -51,14 +51,6 @@ namespace loopnest {
 
 namespace {
 
-// The one loop named `var` (a form lifted again numbers its loops anew), or -1.
-int loop_named(const Kernel& k, const std::string& var) {
-  int found = -1, count = 0;
-  for (const auto& [id, l] : k.loops)
-    if (l.var == var) found = id, ++count;
-  return count == 1 ? found : -1;
-}
-
 bool docstring(const Node& n) { return n.kind == NodeKind::Meta && n.meta == MetaKind::Docstring; }
 
 // A fill of buffer `t` with a number: a declaration that zeroes (`nl.zeros`) or a memset of the

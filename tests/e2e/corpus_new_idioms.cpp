@@ -58,7 +58,9 @@ const std::vector<Case> kCases = {
     // the launched kernel; one launching two keeps its form (each launch a closed helper node)
     {"tut_tensor_add_spmd", "", true},
     {"sample_program_id_grid_tuple", "", true},
-    {"con_spmd_grid", "", false},  // two launches in one wrapper: the launched bodies stay closed
+    // two launches in one wrapper: the wrapper keeps its form; moves inside the launched bodies
+    // print there (helpers=body, session 43)
+    {"con_spmd_grid", "", true},
     // session 9, kernels written as other authors would (docs/language.md, "Kernels by idiom")
     {"p9_silu_alias_slices", "", true},  // tile_size, fuse_nests, chunk_rows
     {"p9_adamw_mgrid_tail", "", true},   // the lambda's and the helper's work opened (helpers=open)

@@ -42,6 +42,16 @@ bool view_swaps(const Kernel& k, const Node& view, const Node& other) {
   return true;
 }
 
+// Whether a write of `writes` may touch an element an access of `other` touches (tensors whose
+// storage `ignore` holds aside).
+bool overlap(const Kernel& k, const Ranges& ranges, const std::vector<const Access*>& writes,
+             const std::vector<const Access*>& other, const std::set<int>& ignore) {
+  for (const Access* p : writes)
+    for (const Access* q : other)
+      if (!ignore.count(storage_of(k, p->tensor)) && may_overlap_across(k, *p, *q, ranges)) return true;
+  return false;
+}
+
 }  // namespace
 
 bool depend(const Kernel& k, const Node& x, const Node& y, int ignore) {
@@ -51,22 +61,12 @@ bool depend(const Kernel& k, const Node& x, const Node& y, int ignore) {
 bool depend(const Kernel& k, const Node& x, const Node& y, const std::set<int>& ignore) {
   Touches a = touched(x), b = touched(y);
   Ranges ranges = k.ranges();
-  auto clash = [&](const std::vector<const Access*>& w, const std::vector<const Access*>& other) {
-    for (const Access* p : w)
-      for (const Access* q : other)
-        if (!ignore.count(storage_of(k, p->tensor)) && may_overlap_across(k, *p, *q, ranges)) return true;
-    return false;
-  };
-  return clash(a.writes, b.reads) || clash(a.writes, b.writes) || clash(b.writes, a.reads);
+  return overlap(k, ranges, a.writes, b.reads, ignore) || overlap(k, ranges, a.writes, b.writes, ignore) ||
+         overlap(k, ranges, b.writes, a.reads, ignore);
 }
 
 bool flows(const Kernel& k, const Node& from, const Node& to) {
-  Touches a = touched(from), b = touched(to);
-  Ranges ranges = k.ranges();
-  for (const Access* w : a.writes)
-    for (const Access* r : b.reads)
-      if (may_overlap_across(k, *w, *r, ranges)) return true;
-  return false;
+  return overlap(k, k.ranges(), touched(from).writes, touched(to).reads, {});
 }
 
 bool commute(const Kernel& k, const Node& x, const Node& y) {

@@ -538,8 +538,8 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
         per_iteration_host_refused = true;
         fail(s.span, "a Python list extended in a loop (its items differ per iteration)");
       }
-      env[static_cast<const NameExpr&>(*s.target).id].items.insert(
-          env[static_cast<const NameExpr&>(*s.target).id].items.end(), v.items.begin(), v.items.end());
+      auto& items = env[static_cast<const NameExpr&>(*s.target).id].items;
+      items.insert(items.end(), v.items.begin(), v.items.end());
       push_meta(s, MetaKind::Binding, out);
       return;
     }

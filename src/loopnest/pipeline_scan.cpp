@@ -400,7 +400,6 @@ void cut_to_window(Kernel& k, const Window& win) {
   tn = find_node(k, win.loop_node);
   tn->body.insert(tn->body.begin(), std::make_move_iterator(head.begin()), std::make_move_iterator(head.end()));
   tn->body.push_back(std::move(store));
-
 }
 
 // ---- the move ----
@@ -485,7 +484,8 @@ class PipelineScan : public Transform {
   bool visit(Kernel& k, const SiteSink& sink) const override {
     for (int id : open_loop_ids(k)) {
       const Node* ln = find_node(k, id);
-      if (!ln || !plan_expansion(k, *ln)) continue;
+      const std::optional<Expansion> e = ln ? plan_expansion(k, *ln) : std::nullopt;
+      if (!e) continue;
       Kernel trial = k;
       Outcome out;
       try {
@@ -496,7 +496,7 @@ class PipelineScan : public Transform {
       // Anchored at the chunk loop's first operation: the prologue differs by style (a zeroing
       // declaration, a declaration and a memset), the chunk loop's body does not.
       Analysis an(k);
-      const Node* inner = find_node(k, plan_expansion(k, *ln)->inner_node);
+      const Node* inner = find_node(k, e->inner_node);
       const OpRef* anchor = first_op_in(an, inner->loop);
       if (!anchor) continue;
       const std::string state = k.loops.at(ln->loop).var;

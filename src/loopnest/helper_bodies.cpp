@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 
+#include "loopnest/node_lookup.h"
+
 namespace loopnest {
 
 namespace {
@@ -41,15 +43,6 @@ int rank_at_node(const std::vector<Site>& sites, const Site& s) {
     ++rank;
   }
   return -1;
-}
-
-const Node* node_in(const std::vector<Node>& block, int id) {
-  for (const auto& n : block) {
-    if (n.id == id) return &n;
-    if (const Node* x = node_in(n.body, id)) return x;
-    if (const Node* x = node_in(n.orelse, id)) return x;
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -110,13 +103,13 @@ void apply_at_every_call(Kernel& k, const Transform& t, const Site& key) {
   const std::optional<Site> again = found_again(k, t, key);
   if (!again) throw TransformError(fmt::format("the site '{}' is not in this kernel", key.key()));
   const Site& site = *again;
-  const Node* anchor = node_in(k.body, site.node);
+  const Node* anchor = find_node(k.body, site.node);
   if (!anchor) throw TransformError(fmt::format("the site '{}' is not in this kernel", site.key()));
   const nki::Stmt* origin = anchor->origin;
   // The same statement at the helper's other calls (and at the other copies of a host loop).
   std::vector<int> others;
   for (int id : helper_body_nodes(k)) {
-    const Node* n = node_in(k.body, id);
+    const Node* n = find_node(k.body, id);
     if (id != site.node && origin && n && n->origin == origin && n->kind == anchor->kind) others.push_back(id);
   }
   const int rank = rank_at_node(t.find(k), site);

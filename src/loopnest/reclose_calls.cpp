@@ -15,6 +15,7 @@
 #include <set>
 
 #include "loopnest/dump.h"
+#include "loopnest/node_lookup.h"
 
 namespace loopnest {
 
@@ -33,15 +34,6 @@ std::vector<Node>* find_run(std::vector<Node>& block, const std::vector<int>& id
   for (auto& n : block) {
     if (auto* b = find_run(n.body, ids, at)) return b;
     if (auto* b = find_run(n.orelse, ids, at)) return b;
-  }
-  return nullptr;
-}
-
-const Node* find_node(const std::vector<Node>& block, int id) {
-  for (const auto& n : block) {
-    if (n.id == id) return &n;
-    if (const Node* x = find_node(n.body, id)) return x;
-    if (const Node* x = find_node(n.orelse, id)) return x;
   }
   return nullptr;
 }

@@ -21,6 +21,7 @@
 
 #include "loopnest/api.h"
 #include "loopnest/nest_walk.h"
+#include "loopnest/node_lookup.h"
 #include "loopnest/privatize.h"
 #include "loopnest/transform.h"
 
@@ -229,12 +230,7 @@ std::optional<Plan> make_plan(Kernel& k, int outer_id) {
   return p;
 }
 
-Node* find_below(Node& root, int id) {
-  if (root.id == id) return &root;
-  for (auto& b : root.body)
-    if (Node* x = find_below(b, id)) return x;
-  return nullptr;
-}
+Node* find_below(Node& root, int id) { return root.id == id ? &root : find_node(root.body, id); }
 
 void reorder(Kernel& k, const Plan& p) {
   for (auto [t, dim] : p.dropped) drop_block_dim(k, t, dim);

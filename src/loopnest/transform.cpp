@@ -17,6 +17,7 @@
 #include "loopnest/item_loop.h"
 #include "loopnest/jam_inline.h"
 #include "loopnest/lift.h"
+#include "loopnest/node_lookup.h"
 #include "loopnest/helper_bodies.h"
 #include "loopnest/places.h"
 #include "loopnest/privatize.h"
@@ -1011,19 +1012,10 @@ bool erase_in(std::vector<Node>& block, int id) {
   return false;
 }
 
-Node* find_in(std::vector<Node>& block, int id) {
-  for (auto& n : block) {
-    if (n.id == id) return &n;
-    if (Node* x = find_in(n.body, id)) return x;
-    if (Node* x = find_in(n.orelse, id)) return x;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 bool erase_node(Kernel& k, int id) { return erase_in(k.body, id); }
-Node* find_node(Kernel& k, int id) { return find_in(k.body, id); }
+Node* find_node(Kernel& k, int id) { return find_node(k.body, id); }
 
 std::vector<int> open_loop_ids(Kernel& k) {
   std::vector<int> ids;

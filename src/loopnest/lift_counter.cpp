@@ -42,11 +42,11 @@ std::pair<std::string, int64_t> parse_cell(const std::string& cell) {
   return {cell.substr(0, open), std::stoll(cell.substr(open + 1))};
 }
 
-AValue* cell_in(std::map<std::string, AValue>& env, const std::string& cell) {
+const AValue* find_cell(const std::map<std::string, AValue>& env, const std::string& cell) {
   auto [name, index] = parse_cell(cell);
   auto it = env.find(name);
   if (it == env.end()) return nullptr;
-  AValue* v = &it->second;
+  const AValue* v = &it->second;
   if (index >= 0) {
     if (v->k != K::List || index >= static_cast<int64_t>(v->items.size())) return nullptr;
     v = &v->items[static_cast<size_t>(index)];
@@ -54,8 +54,12 @@ AValue* cell_in(std::map<std::string, AValue>& env, const std::string& cell) {
   return v->k == K::Int ? v : nullptr;
 }
 
+AValue* cell_in(std::map<std::string, AValue>& env, const std::string& cell) {
+  return const_cast<AValue*>(find_cell(env, cell));  // the same lookup in a map the caller may change
+}
+
 std::optional<IExpr> cell_value(const std::map<std::string, AValue>& env, const std::string& cell) {
-  AValue* v = cell_in(const_cast<std::map<std::string, AValue>&>(env), cell);
+  const AValue* v = find_cell(env, cell);
   return v ? std::optional<IExpr>(v->i) : std::nullopt;
 }
 

@@ -224,11 +224,17 @@ void Emitter::emit_node(const Node& n, int depth, std::string& out) {
     case NodeKind::If: {
       if (n.continues) return guard_continue(n, depth, out);
       if (!n.origin) throw EmitError("a new conditional cannot be printed");
-      // A decided guard's copy around statements a move took out of it (nest_walk.h guard_copies).
+      // A decided guard's copy around statements a move took out of it (nest_walk.h guard_copies),
+      // or an opened helper's condition printed from the form (open_helpers.cpp): its else branch
+      // as the form holds it.
       if (n.dirty && !n.patch.empty() && n.origin->kind == StmtKind::If) {
         out += indent(depth) + n.patch + "\n";
         if (n.body.empty()) out += indent(depth + 1) + "pass\n";
         block(n.body, depth + 1, out);
+        if (!n.orelse.empty()) {
+          out += indent(depth) + "else:\n";
+          block(n.orelse, depth + 1, out);
+        }
         return;
       }
       if (n.origin->kind == StmtKind::With) {  // a `with` block: lifted as a block always taken

@@ -202,6 +202,9 @@ class Interchange : public Transform {
       if (!inner || inner->frozen) continue;
       const Loop &lo = k.loops.at(outer->loop), &li = k.loops.at(inner->loop);
       if (li.start.uses(lo.id) || li.stop.uses(lo.id)) continue;
+      // Iterations the program needs in order (a host counter's bumps printed as written, affine
+      // loops too: lift_counter.cpp).
+      if (lo.ordered || li.ordered) continue;
       if (lo.kind == LoopKind::Affine && li.kind == LoopKind::Affine) {
         // A tile both loops carry (written where neither variable moves it, read before the write: a
         // name rebound each iteration, lift_carry.cpp): the swap reorders its updates.

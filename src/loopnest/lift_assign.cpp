@@ -544,10 +544,17 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
       return;
     }
     if (t.k == K::Int || t.k == K::Float) {
-      auto bound = number_loop.find(static_cast<const NameExpr&>(*s.target).id);
+      const std::string& id = static_cast<const NameExpr&>(*s.target).id;
+      auto bound = number_loop.find(id);
       if (!loop_stack.empty() && (bound == number_loop.end() || bound->second != loop_stack.back())) {
-        per_iteration_host_refused = true;  // the loop may still lift as its copies (for_loop)
-        fail(s.span, "a Python value updated in a loop (its value differs per iteration)");
+        // `count += 1` of an int bound outside the loop: a counter its loops count
+        // (lift_counter.cpp); any other update differs per iteration in a way the form cannot hold.
+        if (t.k == K::Int && v.k == K::Int && ops.empty() && (s.op == BinOp::Add || s.op == BinOp::Sub)) {
+          bump_cell(id, s);
+        } else {
+          per_iteration_host_refused = true;  // the loop may still lift as its copies (for_loop)
+          fail(s.span, "a Python value updated in a loop (its value differs per iteration)");
+        }
       }
       // `rows *= s` over a shape's dims, `scale /= 2.0`: what Python computes.
       auto r = host_number_update(t, s.op, v);
@@ -566,6 +573,7 @@ void Lifter::aug_assign(const AugAssignStmt& s, std::vector<Node>& out) {
       // An item of a host list of tiles (`accs[n] += nl.matmul(...)`, one PSUM accumulator per
       // column block): the item is the tile accumulated into.
       t = eval(*s.target);
+      if (t.k == K::Int && counter_item(s, sub, base, v, ops.empty(), out)) return;
       if (t.k != K::Tile) fail(s.target->span, fmt::format("the accumulation into '{}'", print_expr(*s.target)));
     }
   } else if (s.target->kind == ExprKind::Attribute &&

@@ -91,6 +91,8 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
                            const std::vector<AValue>& grid, const std::map<std::string, AValue>* captured) {
   if (inline_depth > 8) fail(c.span, "helper calls nested this deep (recursion?)");
   auto saved_env = env;
+  // The counters this call bumps, by the helper's names (keep_counter_bumps).
+  BumpScope bumps(*this);
   auto* saved_ops = current_ops;
   // The helper's names are its own: a carried name of the caller is not one of them.
   auto saved_carried = std::exchange(carried, {});
@@ -298,7 +300,10 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
       }
       if (before && py_literal(*before) && py_literal(now->second) && *py_literal(*before) == *py_literal(now->second))
         continue;  // unchanged
-      if (!loop_stack.empty())
+      // An int the helper bumps (`nonlocal count; count += 1`): a counter the loops count
+      // (lift_counter.cpp, the bump recorded where the helper made it).
+      const bool counter = before && before->k == K::Int && now->second.k == K::Int && bumped_cells.count(name);
+      if (!loop_stack.empty() && !counter)
         fail(c.span, fmt::format("the call of '{}' rebinding the {} name '{}' inside a loop (a host value carried "
                                  "across the loop's iterations)", code.name, global ? "global" : "nonlocal", name));
       if (global) globals[name] = now->second;
@@ -306,6 +311,9 @@ AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
     }
   }
 
+  std::set<std::string> declared_outer = outer_globals;
+  declared_outer.insert(outer_nonlocals.begin(), outer_nonlocals.end());
+  keep_counter_bumps(code, declared_outer, closure && !captured, defining_env, c);
   env = saved_env;
   carried = std::move(saved_carried);
   current_ops = saved_ops;

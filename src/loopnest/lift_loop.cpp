@@ -237,7 +237,21 @@ void Lifter::for_loop(const ForStmt& s, std::vector<Node>& out) {
   const std::vector<std::string> fills = fill_lists(s);
   break_loop = loop.id;
   const AttrsSnapshot attrs_before = save_attrs();
-  loop_body(s.body, n.body);
+  // Counters the body bumps (lift_counter.cpp): the body lifted again with each at its value per
+  // iteration. The bumps since this body began are this loop's, then its enclosing loop's too.
+  {
+    BumpScope bumps(*this);
+    const Checkpoint at_body = checkpoint();
+    try {
+      loop_body(s.body, n.body);
+      if (!bumped_cells.empty()) count_bumps(s, loop, n, at_body, std::map<std::string, const Stmt*>(bumped_cells));
+    } catch (const LiftError&) {
+      // A body that bumped a counter and then failed: the copies the trace runs may still lift, as
+      // they did when the bump itself was refused.
+      if (!bumped_cells.empty()) per_iteration_host_refused = true;
+      throw;
+    }
+  }
   break_loop = -1;
   check_carried_attrs(s, attrs_before);
   for (const auto& name : fills) filled.at(name).done = true;

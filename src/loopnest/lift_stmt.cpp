@@ -339,6 +339,13 @@ Node Lifter::if_node(const IfStmt& s, AValue t, const std::function<void(std::ve
         env[name] = v;
       } else if (v.k == K::Int && it->second.k == K::Int && !(v.i == it->second.i)) {
         it->second = AValue::of_int(IExpr::select(n.cond_l, n.cond, n.cond_r, v.i, it->second.i, &rg));
+      } else if (v.k == K::List && it->second.k == K::List && v.items.size() == it->second.items.size()) {
+        // A counter kept in a list (`tcount[0] += 1` under the condition): its item is the choice too.
+        for (size_t j = 0; j < v.items.size(); ++j) {
+          AValue& x = it->second.items[j];
+          if (v.items[j].k == K::Int && x.k == K::Int && !(v.items[j].i == x.i))
+            x = AValue::of_int(IExpr::select(n.cond_l, n.cond, n.cond_r, v.items[j].i, x.i, &rg));
+        }
       } else if (it->second.k == K::Tile && (v.k != K::Tile || v.access.tensor != it->second.access.tensor)) {
         branch_bound[name] = it->second.access.tensor;
         chosen_tile = true;

@@ -526,6 +526,35 @@ class Lifter {
   // column offset walked by a host while loop inside a tile loop), the same in every iteration;
   // updated in another loop, it differs per iteration.
   std::map<std::string, int> number_loop;
+  // Host counters (`count += 1`, `tcount[0] += 1` of a list, a helper's `nonlocal`) bumped since the
+  // innermost loop of the form began its body: the name, or `name[i]` of a list's item -> the first
+  // bump's statement. A loop whose body bumps one lifts it as an induction variable (lift_counter.cpp).
+  std::map<std::string, const nki::Stmt*> bumped_cells;
+  void bump_cell(const std::string& cell, const nki::Stmt& at) { bumped_cells.emplace(cell, &at); }
+  // Takes the bumps so far aside (a loop's body or a call starts afresh) and puts them back with
+  // those made since however the scope ends (a refusal caught by a retry keeps them).
+  struct BumpScope {
+    Lifter& l;
+    std::map<std::string, const nki::Stmt*> outer;
+    explicit BumpScope(Lifter& l) : l(l), outer(std::exchange(l.bumped_cells, {})) {}
+    ~BumpScope() { l.bumped_cells.insert(outer.begin(), outer.end()); }
+  };
+  // Loop node `n` (loop `loop`, its body lifted once from `at_body`): the counters its body bumps
+  // bound to their value at each iteration's start and the body lifted again, each left after the
+  // loop at its value then; refused by name where the bumps cannot be counted.
+  // `tcount[0] += 1` of an int item of a list the kernel (or the closure's kernel) binds by name, at
+  // a constant index: the item updated and the bump recorded; false for anything else.
+  bool counter_item(const nki::AugAssignStmt& s, const nki::SubscriptExpr& target, const AValue& list,
+                    const AValue& by, bool no_ops, std::vector<Node>& out);
+  // At the end of a call of `code`: the items of lists it bumped written back where the list is the
+  // kernel's (a closure's free name: Python's list is one object), refused through a parameter (the
+  // caller's list, which the lift does not alias); the bumps of names it declares nonlocal / global
+  // kept for the enclosing loops; those of its own locals dropped.
+  void keep_counter_bumps(const nki::FunctionCode& code, const std::set<std::string>& declared_outer,
+                          bool free_names_are_kernels,
+                          std::map<std::string, AValue>* defining_env, const nki::CallExpr& c);
+  void count_bumps(const nki::ForStmt& s, const Loop& loop, Node& n, const Checkpoint& at_body,
+                   const std::map<std::string, const nki::Stmt*>& cells);
   void note_binding_depth(const std::string& id, const AValue& v);
   bool same_binding(const AValue& a, const AValue& b) const;
   const nki::Block* decided_branch_returning(const nki::IfStmt& s);

@@ -26,6 +26,7 @@
 #include "loopnest/opened_calls.h"
 #include "loopnest/transform.h"
 #include "nki/ast_printer.h"
+#include "nki/ast_walk.h"
 
 namespace loopnest {
 
@@ -133,6 +134,21 @@ bool items_of_one_list(const Kernel& k, const Node& n) {
   return true;
 }
 
+// Every name the header `test` reads is a variable of a loop the condition `n` is on: the header as
+// written names the loops opening keeps (a helper's `if jb % 2 == 0:`), not a host value the helper
+// bound (`kt = g * 4 + u; if kt == 0:`, whose name may also be some other loop's variable).
+bool reads_only_its_loop_variables(const Kernel& k, const Node& n, const nki::Expr& test) {
+  std::set<std::string> vars;
+  for (const IExpr* e : {&n.cond_l, &n.cond_r})
+    for (int id : e->vars()) vars.insert(k.var_name(id));
+  bool only = true;
+  nki::walk_pruned(test, [&](const nki::Expr& e) {
+    if (e.kind == nki::ExprKind::Name && !vars.count(static_cast<const nki::NameExpr&>(e).id)) only = false;
+    return true;
+  });
+  return only;
+}
+
 void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
   for (auto& n : nodes) {
     if (n.kind == NodeKind::Meta && n.meta != MetaKind::View) continue;
@@ -160,6 +176,14 @@ void adopt(Kernel& k, std::vector<Node>& nodes, std::vector<Node>& out) {
       n.frozen = false;
       n.patch.clear();
       n.renames.clear();
+      // A header reading a host value the helper bound (`t = i % n_rt; if t == 0:`) names what the
+      // kernel does not bind: the helper's bindings of host values go (their values are in the
+      // operands, and here in the condition), so the header prints from the form's condition on the
+      // loop variables (`if (i + 1) % 4 == 0:`), which lifts again to the same condition.
+      if (!reads_only_its_loop_variables(k, n, *static_cast<const nki::IfStmt&>(*n.origin).test)) {
+        n.patch = fmt::format("if {} {} {}:", k.str(n.cond_l), symbol(n.cond), k.str(n.cond_r));
+        n.dirty = true;
+      }
       std::vector<Node> body = std::move(n.body), orelse = std::move(n.orelse);
       n.body.clear();
       n.orelse.clear();

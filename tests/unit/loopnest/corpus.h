@@ -98,6 +98,13 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"state_outer_scan_tiles.py", arrays({{256, 2048}, {256, 2048}, {256, 4}, {4, 2048}, {4, 2048}})},
       {"state_outer_rowacc.py", arrays({{256, 2048}, {256, 2048}, {256, 4}, {4, 2048}, {4, 2048}})},
       {"state_outer_rowacc_api.py", arrays({{256, 2048}, {256, 2048}, {256, 4}, {4, 2048}, {4, 2048}})},
+      // A helper's guard on a host value it bound from its argument (opened_guard_binding_test.cpp).
+      {"batch_head_guard_rows.py", arrays({{3, 512, 256}, {3, 128, 256}})},
+      {"batch_head_guard_api.py", arrays({{3, 512, 256}, {3, 128, 256}})},
+      // Host counters (host_counter_test.cpp).
+      {"counter_list_closure_rows.py", arrays({{768, 256}, {384, 256}})},
+      {"counter_nonlocal_api.py", arrays({{384, 768}})},
+      {"counter_plain_rows.py", arrays({{512, 256}})},
       {"ring_softmax_nisa.py", arrays({{512, 1024}})},
       {"ring_softmax_api.py", arrays({{512, 1024}})},
       {"store_rows_tiles.py", arrays({{2, 256, 64}, {2, 64, 2048}})},

@@ -126,7 +126,6 @@ double MemoryModel::make_resident(TileKey key, bool reads, bool writes, uint64_t
     uint64_t bytes = std::min(read_bytes, t.content_bytes);
     t.ready = emit({MemoryTransfer::Kind::Reload, key, t.buffer, bytes, t.partitions, t.saved_at});
     t.writer = kDmaWriter;
-    t.space_delay = 0;
     t.hazards.reset();
     return 0;
   }
@@ -141,7 +140,6 @@ double MemoryModel::make_resident(TileKey key, bool reads, bool writes, uint64_t
     auto kind = t.spilled ? MemoryTransfer::Kind::SpillReload : MemoryTransfer::Kind::Reload;
     t.ready = emit({kind, key, t.buffer, t.content_bytes, t.partitions, earliest});
     t.writer = kDmaWriter;
-    t.space_delay = 0;
     t.hazards.reset();
     t.last_read_end = 0;
   } else if (t.evicted) {

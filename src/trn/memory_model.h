@@ -54,9 +54,6 @@ struct TileState {
   int writer = kNoWriter;      // scheduler track of the last writer (kDmaWriter: a DMA)
   double last_read_end = 0;    // latest end among reads since the last write
   double saved_at = 0;         // time the spill save completes
-  // How much later its last writer started than it would have with SBUF space free: a DMA load
-  // held back by space delays its readers by as much (Profile::sbuf_space_wait_ms).
-  double space_delay = 0;
   // Reads and writes by region, kept only once the tile is accessed in part; until then the
   // whole-tile times above say it all (most tiles, and it keeps the state small).
   std::unique_ptr<Hazards> hazards;

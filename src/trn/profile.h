@@ -34,10 +34,10 @@ struct Profile {
   // (e.g. a real profiler's profile).
   double latency_low = 0, latency_high = 0;  // ms
   std::string bound_class;                   // "pe", "act", "dve", "pool", "dma" or "latency"
-  // accelopt's own field (neuron-profile has none): time in ms during which at least one compute
-  // instruction was held back by SBUF space, its engine free but the space it writes, or the
-  // space of a DMA loading one of its inputs, not yet released (docs/simulator.md, On-chip
-  // memory). Set by the simulator; unknown (empty) for a real profiler's profile.
+  // accelopt's own field (neuron-profile has none): what SBUF space costs the kernel, in ms: its
+  // latency less the latency of the same trace on a core whose SBUF never runs out
+  // (docs/simulator.md, On-chip memory). Set by the simulator; unknown (empty) for a real
+  // profiler's profile.
   std::optional<double> sbuf_space_wait_ms;
   // Extras beyond the summary: busy time per engine/queue in ms ("pe", "act", "dve", "pool", "dma").
   std::map<std::string, double> engine_busy_ms;

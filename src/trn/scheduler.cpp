@@ -83,13 +83,6 @@ double Scheduler::Ready::on(int track, double semaphore_ns) const {
   return at;
 }
 
-double Scheduler::Ready::on_without_sbuf_space(int track, double semaphore_ns) const {
-  double at = other_but_sbuf_space;
-  for (const Input& in : inputs)
-    at = std::max(at, arrival({in.unheld_at, in.writer, in.unheld_at}, track, semaphore_ns));
-  return at;
-}
-
 double Scheduler::memory_transfer(const MemoryTransfer& t) {
   DmaShape shape;
   shape.direction = t.kind == MemoryTransfer::Kind::SpillSave ? DmaDirection::ToHbm : DmaDirection::FromHbm;
@@ -127,7 +120,6 @@ double Scheduler::memory_transfer(const MemoryTransfer& t) {
 // brought back. Reloads and spill saves are scheduled here, before the instruction.
 void Scheduler::dependencies(const PendingOp& op, Ready& ready) {
   ready.other = 0;
-  double sbuf_space = 0;  // when the SBUF space it writes is free
   ready.inputs.clear();
   std::vector<TileKey> pinned;
   for (const Access& a : op.accesses)
@@ -151,12 +143,8 @@ void Scheduler::dependencies(const PendingOp& op, Ready& ready) {
     // Rewritten while still being read: a fresh buffer, no wait for the readers (WAR) or the
     // last writer (WAW), only for space.
     if (!add_hazards(op, a, *memory_.find(a.key), ready)) space = std::max(space, memory_.rename(a.key));
-    if (!a.write) continue;
-    if (a.operand.buffer == BufferKind::Sbuf) sbuf_space = std::max(sbuf_space, space);
-    else ready.other = std::max(ready.other, space);
+    if (a.write) ready.other = std::max(ready.other, space);
   }
-  ready.other_but_sbuf_space = ready.other;
-  ready.other = std::max(ready.other, sbuf_space);
 }
 
 bool Scheduler::add_hazards(const PendingOp& op, const Access& a, const TileState& t, Ready& ready) const {
@@ -164,13 +152,11 @@ bool Scheduler::add_hazards(const PendingOp& op, const Access& a, const TileStat
   const bool pe_accumulate = op.engine == Engine::Tensor && op.accumulate;
   if (a.read) {
     Hazards::Write w = t.last_write(region);
-    // The tile's latest writer, held back by SBUF space, made this input that much later.
-    const double held = w.at >= t.ready ? t.space_delay : 0;
     // A matmul accumulating into the region the previous matmul wrote waits the accumulation
     // turnaround after that one's streaming, not its result latency (ArchConfig): every TensorE
     // write is recorded at its streaming end plus pe_latency.
     if (pe_accumulate_access(op, a) && w.writer == kPe) w.at = accumulated_at(w.at);
-    ready.inputs.push_back({w.at, w.writer, w.at - held});
+    ready.inputs.push_back({w.at, w.writer});
   }
   if (!a.write) return true;
   const bool reads_it = std::any_of(op.accesses.begin(), op.accesses.end(),
@@ -230,7 +216,7 @@ double Scheduler::reserve_data(const DmaTiming& timing, double earliest) {
 }
 
 double Scheduler::schedule_dma(int queue, const DmaTiming& timing, double ready, const char* name,
-                               uint32_t line, bool in_order, double unheld_ready) {
+                               uint32_t line, bool in_order) {
   // A queue sets up one transfer at a time (the fixed cost), overlapped with the data of the
   // transfers before it; the data moves in free fabric time. Like a compute engine, a queue takes
   // transfers in program order inside sequential loops and lets the compiler move independent
@@ -238,14 +224,7 @@ double Scheduler::schedule_dma(int queue, const DmaTiming& timing, double ready,
   Queue& q = queues_[size_t(queue)];
   const double floor = in_order ? q.last_setup : q.floor;
   double earliest = std::max(ready, floor);
-  // Held back by SBUF space: the setup it would have started with its space free (sbuf_space_wait_).
-  const double unheld_setup = unheld_ready >= 0 && unheld_ready < ready
-                                  ? q.setups.first_fit(std::max(unheld_ready, floor), timing.setup_ns)
-                                  : -1;
   double setup_start = q.setups.reserve(earliest, timing.setup_ns);
-  // A transfer's own wait is not counted: loads wait for space wherever they run ahead of the
-  // engines that read them. Its readers count it where it makes them start later.
-  space_delay_ = unheld_setup >= 0 ? setup_start - unheld_setup : 0;
   q.last_setup = std::max(q.last_setup, setup_start);
   // The data moves in free fabric time, first-fit (a transfer that is ready early may use a gap
   // before one placed earlier).
@@ -354,13 +333,7 @@ double Scheduler::schedule_compute(const PendingOp& op, const Ready& ready, int&
   const bool psum_port = arch_.shared_engine_ports && (track == kAct || track == kDve) && touches_psum(op);
   // The fixed cost overlaps the table load, as it overlaps an earlier instruction's streaming.
   double at = std::max({ready.on(track, arch_.semaphore_ns), order, table_end - fixed});
-  // Held back by SBUF space: the start it would have had with its space free (sbuf_space_wait_).
-  const double unheld_at =
-      std::max({ready.on_without_sbuf_space(track, arch_.semaphore_ns), order, table_end - fixed});
-  const double unheld_start = unheld_at < at ? fit(track, psum_port, unheld_at, fixed, busy, op.pe_cells) : -1;
   double start = place(track, psum_port, at, fixed, busy, to_string(op.opcode), op.pe_cells);
-  if (unheld_start >= 0) sbuf_space_wait_.add(unheld_start, start);
-  space_delay_ = 0;  // counted here; its readers' waits on it are not counted again
   last_start_[size_t(track)] = std::max(last_start_[size_t(track)], start);
   // A TensorE instruction that waits for a result of another compute engine (a transpose's
   // PSUM copy, a VectorE-scaled operand) holds the Tensor Engine's queue: the PE instructions
@@ -415,7 +388,6 @@ void Scheduler::retire(const PendingOp& op, double end, int track) {
     }
     if (end >= t.ready) {
       t.writer = writer;
-      t.space_delay = space_delay_;
     }
     t.ready = std::max(t.ready, end);
     t.clean = t.clean && pure_load && !op.accumulate;
@@ -502,8 +474,7 @@ void Scheduler::issue(const PendingOp& op) {
   if (op.engine == Engine::Dma) {
     double ready = scratch_ready_.on(-1, 0);
     const int queue = arch_.dma_queue_per_statement ? statement_queue(op.dma_stream) : next_queue(QueueClass::Io);
-    end = schedule_dma(queue, op.dma, ready, to_string(op.opcode), op.line, op.in_order,
-                       scratch_ready_.on_without_sbuf_space(-1, 0));
+    end = schedule_dma(queue, op.dma, ready, to_string(op.opcode), op.line, op.in_order);
   } else {
     end = schedule_compute(op, scratch_ready_, track);
   }
@@ -537,7 +508,6 @@ Profile Scheduler::summarize() const {
     p.gpsimd_engine_active_time_percent = active_[kPool].total() / end_ns_;
     p.dma_active_time_percent = dma_active_.total() / end_ns_;
   }
-  p.sbuf_space_wait_ms = sbuf_space_wait_.total() * 1e-6;
   for (int track = 0; track < kEngineCount; ++track)
     if (active_[size_t(track)].total() > 0)
       p.engine_busy_ms[engine_track_name(track)] = active_[size_t(track)].total() * 1e-6;

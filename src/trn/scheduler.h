@@ -85,21 +85,15 @@ class Scheduler {
   // other constraints (space, WAR, WAW).
   struct Ready {
     double other = 0;
-    // `other` without the wait for the SBUF space the instruction writes: with the inputs' unheld
-    // times, when it would be ready if SBUF space held back neither it nor the DMAs that load its
-    // inputs (sbuf_space_wait_).
-    double other_but_sbuf_space = 0;
     struct Input {
       double at;
       int writer;
-      double unheld_at;  // `at` had its writer not been held back by SBUF space
     };
     std::vector<Input> inputs;
     // When an input reaches an instruction on `track`: a result of another engine or of a DMA
     // queue arrives through a semaphore, one of the same engine in queue order (no semaphore).
     static double arrival(const Input& in, int track, double semaphore_ns);
     double on(int track, double semaphore_ns) const;  // for an instruction on `track`
-    double on_without_sbuf_space(int track, double semaphore_ns) const;
     // Whether an instruction on `track` waits last on a compute engine matching `from` (called
     // with each input's writer track): an input of such an engine arrives no earlier than
     // everything else it waits for (inputs, space, WAR, WAW). Same-engine inputs arrive without
@@ -168,10 +162,8 @@ class Scheduler {
                PeCells pe_cells);
   // The start `place` would give, without placing.
   double fit(int track, bool psum_port, double ready, double fixed_ns, double busy_ns, PeCells pe_cells);
-  // `unheld_ready`: when the transfer would be ready if SBUF space never held it back (negative:
-  // not an instruction of the kernel, not counted in sbuf_space_wait_).
   double schedule_dma(int queue, const DmaTiming& timing, double ready, const char* name, uint32_t line,
-                      bool in_order, double unheld_ready = -1);
+                      bool in_order);
   double memory_transfer(const MemoryTransfer& transfer);
   void retire(const PendingOp& op, double end, int track);
   void count_bytes(const PendingOp& op);
@@ -202,11 +194,6 @@ class Scheduler {
   // Reserves a transfer's data time on the capacities it uses, at the first time all are free.
   double reserve_data(const DmaTiming& timing, double earliest);
   IntervalUnion dma_active_;
-  // Time at least one compute instruction was held back by SBUF space (Profile::sbuf_space_wait_ms):
-  // the union over compute instructions of [the start it would have had with SBUF space free for
-  // it and for the DMAs loading its inputs, its start).
-  IntervalUnion sbuf_space_wait_;
-  double space_delay_ = 0;  // of the instruction being issued (TileState::space_delay)
   std::array<EngineTimeline, kEngineCount> engines_;
   ResourceTimeline psum_port_;  // NC-v2: VectorE and ScalarE take turns on PSUM
   std::array<IntervalUnion, kEngineCount> active_;  // active time per engine (SCHEMA)

@@ -13,6 +13,13 @@
 
 namespace trn {
 
+namespace {
+
+// SBUF bytes per partition of the core that prices SBUF space: more than any trace's tiles.
+constexpr uint32_t kUnboundedSbufBytes = 1u << 30;
+
+}  // namespace
+
 struct Simulator::Impl {
   Impl(const ArchConfig& a, SimOptions o)
       : arch(a), options(std::move(o)),
@@ -20,6 +27,13 @@ struct Simulator::Impl {
                                                : std::make_unique<TimelineWriter>(options.timeline_path)),
         scheduler(a, timeline.get()) {
     if (options.lookahead == 0) options.lookahead = 1;
+    if (options.price_sbuf_space) {
+      unbounded_arch.sbuf_bytes_per_partition = kUnboundedSbufBytes;
+      SimOptions twin = options;
+      twin.timeline_path.clear();
+      twin.price_sbuf_space = false;
+      unbounded_sbuf = std::make_unique<Simulator>(unbounded_arch, std::move(twin));
+    }
   }
 
   void add_instruction(const Record& r);
@@ -49,6 +63,9 @@ struct Simulator::Impl {
   std::vector<LoopKind> loops;
   uint32_t epoch = 0;
   bool program_order = false;  // @skip_middle_end_transformations: no reordering at all
+  // The same trace on a core whose SBUF never runs out (SimOptions::price_sbuf_space).
+  ArchConfig unbounded_arch = arch;
+  std::unique_ptr<Simulator> unbounded_sbuf;
 };
 
 namespace {
@@ -226,6 +243,11 @@ Simulator::~Simulator() = default;
 
 void Simulator::consume(const Record& record) {
   if (impl_->finished) throw std::logic_error("Simulator::consume after finish");
+  consume_here(record);
+  if (impl_->unbounded_sbuf) impl_->unbounded_sbuf->consume(record);
+}
+
+void Simulator::consume_here(const Record& record) {
   switch (record.kind) {
     case RecordKind::Alloc:
       try {
@@ -279,6 +301,13 @@ void Simulator::finish() {
   impl_->scheduler.flush();
   impl_->finished = true;
   impl_->result = impl_->scheduler.summarize();
+  if (impl_->unbounded_sbuf) {
+    // What SBUF space costs: the latency more space would save (a greedy list schedule is not
+    // monotonic, so a run with more space may be slightly slower; that costs nothing).
+    impl_->unbounded_sbuf->finish();
+    impl_->result.sbuf_space_wait_ms =
+        std::max(0.0, impl_->result.latency - impl_->unbounded_sbuf->profile().latency);
+  }
   apply_error_band(impl_->result);  // the suite's residuals for this kind of kernel (error_band.h)
   if (impl_->timeline) impl_->timeline->close();
 }

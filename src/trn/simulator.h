@@ -36,6 +36,9 @@ struct SimOptions {
   // slower (tests/unit/fidelity/monotonic_cost_test.cpp).
   uint64_t probe_instruction = UINT64_MAX;
   double probe_factor = 1.0;
+  // Also run the trace on a core with unbounded SBUF; the latency that saves is what SBUF space
+  // costs this kernel (Profile::sbuf_space_wait_ms). Off: the field stays unknown.
+  bool price_sbuf_space = true;
 };
 
 class Simulator : public TraceSink {
@@ -51,6 +54,7 @@ class Simulator : public TraceSink {
   const Profile& profile() const;
 
  private:
+  void consume_here(const Record& record);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -19,7 +19,7 @@
  "psum_read_bytes": 0,
  "psum_write_bytes": 0,
  "sbuf_read_bytes": 31457280,
- "sbuf_space_wait_ms": 0.021572873949579838,
+ "sbuf_space_wait_ms": 0.05828715966386558,
  "sbuf_write_bytes": 21135360,
  "scalar_engine_active_time_percent": 0.0,
  "spill_reload_bytes": 0,

@@ -19,7 +19,7 @@
  "psum_read_bytes": 0,
  "psum_write_bytes": 0,
  "sbuf_read_bytes": 41943040,
- "sbuf_space_wait_ms": 0.02171573109243698,
+ "sbuf_space_wait_ms": 0.061574319327731136,
  "sbuf_write_bytes": 10731520,
  "scalar_engine_active_time_percent": 0.0,
  "spill_reload_bytes": 10485760,

@@ -623,14 +623,14 @@ TEST(BuiltinRoofline, SpaceWaitShareMakesTheSpaceBoundSymptomAndDrawsInPlaceLast
 }
 
 // whole_rows.py (tests/kernels/space_wait): three live 48 KiB tiles of a row fill the SBUF partition
-// and the Scalar Engine waits ~85% of the time for the next row's loads, which wait for space. On its
+// and the next row's loads wait for space: with SBUF to spare the run is 31% shorter. On its
 // simulated profile in_place is drawn by its weight, somewhere before the sites drawn last; on the
 // same profile with no space wait it comes after every site drawn by key.
 TEST(BuiltinRoofline, InPlaceIsDrawnByWeightWhereTheKernelWaitsOnSpaceAndLastWhereItDoesNot) {
   const std::string kernel = "tests/kernels/space_wait/whole_rows.py", reference = "tests/kernels/space_wait/rows.ref.py";
   trn::Profile waiting = simulated(kernel, reference);
   ASSERT_TRUE(waiting.sbuf_space_wait_ms);
-  ASSERT_GT(*waiting.sbuf_space_wait_ms, 0.5 * waiting.latency);
+  ASSERT_GT(*waiting.sbuf_space_wait_ms, 0.25 * waiting.latency);
   trn::Profile none = waiting;
   none.sbuf_space_wait_ms = 0.0;
   const Roofline r = roofline(none, trn::arch_config("trn1"));

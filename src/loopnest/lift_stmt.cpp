@@ -333,19 +333,20 @@ Node Lifter::if_node(const IfStmt& s, AValue t, const std::function<void(std::ve
     // over a tile the other branch's result was stored in place of: a wrong kernel).
     Ranges rg = ranges();
     bool chosen_tile = false;
+    // An integer the branches leave different: the choice between them.
+    auto choose_int = [&](const AValue& then_v, AValue& else_v) {
+      if (then_v.k == K::Int && else_v.k == K::Int && !(then_v.i == else_v.i))
+        else_v = AValue::of_int(IExpr::select(n.cond_l, n.cond, n.cond_r, then_v.i, else_v.i, &rg));
+    };
     for (auto& [name, v] : after_then) {
       auto it = env.find(name);
       if (it == env.end()) {
         env[name] = v;
-      } else if (v.k == K::Int && it->second.k == K::Int && !(v.i == it->second.i)) {
-        it->second = AValue::of_int(IExpr::select(n.cond_l, n.cond, n.cond_r, v.i, it->second.i, &rg));
+      } else if (v.k == K::Int && it->second.k == K::Int) {
+        choose_int(v, it->second);
       } else if (v.k == K::List && it->second.k == K::List && v.items.size() == it->second.items.size()) {
         // A counter kept in a list (`tcount[0] += 1` under the condition): its item is the choice too.
-        for (size_t j = 0; j < v.items.size(); ++j) {
-          AValue& x = it->second.items[j];
-          if (v.items[j].k == K::Int && x.k == K::Int && !(v.items[j].i == x.i))
-            x = AValue::of_int(IExpr::select(n.cond_l, n.cond, n.cond_r, v.items[j].i, x.i, &rg));
-        }
+        for (size_t j = 0; j < v.items.size(); ++j) choose_int(v.items[j], it->second.items[j]);
       } else if (it->second.k == K::Tile && (v.k != K::Tile || v.access.tensor != it->second.access.tensor)) {
         branch_bound[name] = it->second.access.tensor;
         chosen_tile = true;

@@ -94,7 +94,7 @@ std::optional<trn::Profile> run_nki(const std::string& name, const std::string& 
   request.kernel_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   for (const auto& shape : argument_shapes(name))
     request.args.push_back(nki::lib::make_array(tensor::Array::shape_only(shape, tensor::DType::Float32)));
-  eval::ProfileRun run = eval::profile_kernel(request, arch, timeline, lowering);
+  eval::ProfileRun run = eval::profile_kernel(request, arch, {.timeline_path = timeline, .lowering = lowering, .price_sbuf_space = false});
   for (const auto& [rule, s] : run.lowering)
     if (s.changed || s.removed)
       fmt::print("{:<15} lowering: {} changed {} records, removed {}\n", name, lower::to_string(rule), s.changed, s.removed);

@@ -114,9 +114,9 @@ int main(int argc, char** argv) {
         stage.finish();
       }
       double c3 = cpu_seconds();
-      eval::profile_kernel(request, "trn1", "", none);
+      eval::profile_kernel(request, "trn1", {.lowering = none});
       double c4 = cpu_seconds();
-      eval::profile_kernel(request, "trn1", "", all);
+      eval::profile_kernel(request, "trn1", {.lowering = all});
       double c5 = cpu_seconds();
       sim_s.push_back(c1 - c0);
       lowered_s.push_back(c2 - c1);

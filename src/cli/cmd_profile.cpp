@@ -18,7 +18,7 @@ struct ProfileOptions {
 int run_profile(const ProfileOptions& opt) {
   eval::TraceRequest req = eval::trace_request_from_files(opt.reference, opt.kernel);
   req.entry = {opt.entry, cli::kEntryOption};
-  eval::ProfileRun run = eval::profile_kernel(req, opt.arch, opt.timeline, lower::parse_rules(opt.lower));
+  eval::ProfileRun run = eval::profile_kernel(req, opt.arch, {.timeline_path = opt.timeline, .lowering = lower::parse_rules(opt.lower)});
   for (const auto& d : run.diagnostics) fmt::print(stderr, "{}\n", d);
   if (!run.profile) {
     fmt::print(stderr, "status: {}\n", eval::to_string(run.status));

@@ -41,14 +41,14 @@ class ProfileChain::StageGuard final : public trn::TraceSink {
   const std::string& kernel_path_;
 };
 
-ProfileChain::ProfileChain(const trn::ArchConfig& arch, const std::string& kernel_path,
-                           const std::string& timeline_path, const lower::Options& lowering)
+ProfileChain::ProfileChain(const trn::ArchConfig& arch, const std::string& kernel_path, const BackEndOptions& options)
     : arch_(arch.name), kernel_path_(kernel_path) {
-  trn::SimOptions options;
-  options.timeline_path = timeline_path;
-  simulator_ = std::make_unique<trn::Simulator>(arch, options);
+  trn::SimOptions sim;
+  sim.timeline_path = options.timeline_path;
+  sim.price_sbuf_space = options.price_sbuf_space;
+  simulator_ = std::make_unique<trn::Simulator>(arch, sim);
   simulate_guard_ = std::make_unique<StageGuard>(Stage::Simulate, *simulator_, failure_, kernel_path_);
-  lowering_ = std::make_unique<lower::Lowering>(*simulate_guard_, lowering);
+  lowering_ = std::make_unique<lower::Lowering>(*simulate_guard_, options.lowering);
   lower_guard_ = std::make_unique<StageGuard>(Stage::Lower, *lowering_, failure_, kernel_path_);
 }
 

@@ -19,12 +19,21 @@
 
 namespace eval {
 
+// How the back end runs a trace.
+struct BackEndOptions {
+  std::string timeline_path;  // Chrome trace JSON written here when non-empty
+  lower::Options lowering;    // the compiler-stage rules (all by default)
+  // Also price SBUF space (trn::SimOptions::price_sbuf_space: a second schedule, about twice the
+  // simulation time). Only readers of Profile::sbuf_space_wait_ms need it: the agent's symptoms,
+  // `accelopt eval` / `profile`; the fidelity suite and benchmarks turn it off.
+  bool price_sbuf_space = true;
+};
+
 class ProfileChain {
  public:
   // `kernel_path` names the file in diagnostics. Throws std::runtime_error when the timeline file
   // cannot be created.
-  ProfileChain(const trn::ArchConfig& arch, const std::string& kernel_path, const std::string& timeline_path = "",
-               const lower::Options& lowering = {});
+  ProfileChain(const trn::ArchConfig& arch, const std::string& kernel_path, const BackEndOptions& options = {});
   ~ProfileChain();
   ProfileChain(const ProfileChain&) = delete;
   ProfileChain& operator=(const ProfileChain&) = delete;

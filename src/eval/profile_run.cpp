@@ -39,14 +39,12 @@ TraceRun trace_kernel(const TraceRequest& request, trn::TraceSink& sink) {
   }
 }
 
-ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const std::string& timeline_path,
-                          const lower::Options& lowering) {
-  return profile_kernel(request, trn::arch_config(arch), timeline_path, lowering);
+ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const BackEndOptions& options) {
+  return profile_kernel(request, trn::arch_config(arch), options);
 }
 
-ProfileRun profile_kernel(const TraceRequest& request, const trn::ArchConfig& arch, const std::string& timeline_path,
-                          const lower::Options& lowering) {
-  ProfileChain chain(arch, request.kernel_path, timeline_path, lowering);
+ProfileRun profile_kernel(const TraceRequest& request, const trn::ArchConfig& arch, const BackEndOptions& options) {
+  ProfileChain chain(arch, request.kernel_path, options);
   ProfileRun run;
   TraceRequest on_arch = request;
   on_arch.arch = arch.name;

@@ -12,6 +12,7 @@
 #include "eval/evaluate.h"
 #include "eval/failure.h"
 #include "eval/kernel_exec.h"
+#include "eval/profile_chain.h"
 #include "lower/options.h"
 #include "nki/value.h"
 #include "trn/arch_config.h"
@@ -43,13 +44,11 @@ struct ProfileRun : TraceRun {
   std::vector<std::pair<lower::Rule, lower::RuleStats>> lowering;
 };
 
-// trace_kernel through the compiler stage (src/lower, with `lowering`: all rules by default)
-// into the simulator for `arch`; `timeline_path` writes a Chrome trace.
-ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const std::string& timeline_path = "",
-                          const lower::Options& lowering = {});
+// trace_kernel through the compiler stage (src/lower) into the simulator for `arch`, run as
+// `options` say (eval/profile_chain.h).
+ProfileRun profile_kernel(const TraceRequest& request, const std::string& arch, const BackEndOptions& options = {});
 // The same with an explicit (e.g. parameter-scanned, trn::set_parameter) configuration.
-ProfileRun profile_kernel(const TraceRequest& request, const trn::ArchConfig& arch,
-                          const std::string& timeline_path = "", const lower::Options& lowering = {});
+ProfileRun profile_kernel(const TraceRequest& request, const trn::ArchConfig& arch, const BackEndOptions& options = {});
 
 // The kernel arguments a reference produces (get_inputs + transform_to_nki_inputs under seed 0),
 // as shape-only values (numpy in shape-only mode), without computing forward. Throws

@@ -148,7 +148,8 @@ EntryResult run_entry(const Entry& e, const RunOptions& options) {
   auto start = std::chrono::steady_clock::now();
   trn::ArchConfig arch = trn::arch_config(e.gen);
   for (const auto& [name, value] : options.parameters) trn::set_parameter(arch, name, value);
-  eval::ProfileRun run = eval::profile_kernel(req, arch, timeline, options.lowering);
+  eval::ProfileRun run = eval::profile_kernel(
+      req, arch, {.timeline_path = timeline, .lowering = options.lowering, .price_sbuf_space = false});
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.profile_outcome = run.status;
   for (auto& d : run.diagnostics) r.diagnostics.push_back("profile: " + d);

@@ -75,7 +75,7 @@ nlohmann::json best_timeline(const nlohmann::json& config, const std::string& ta
     std::string path = trace_path;
     bool temporary = path.empty();
     if (temporary) path = (fs::temp_directory_path() / fmt::format("accelopt-timeline-{}.json", ::getpid())).string();
-    eval::ProfileRun run = eval::profile_kernel(request, arch, path);
+    eval::ProfileRun run = eval::profile_kernel(request, arch, {.timeline_path = path, .price_sbuf_space = false});
     nlohmann::json trace;
     {
       std::ifstream in(path);

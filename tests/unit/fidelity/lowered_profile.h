@@ -34,7 +34,7 @@ struct Measured {
 inline Measured profile(const fs::path& reference, const fs::path& kernel, lower::Rule counted,
                         const std::string& rules = "all") {
   eval::TraceRequest req = eval::trace_request_from_files((kDir / reference).string(), (kDir / kernel).string());
-  eval::ProfileRun run = eval::profile_kernel(req, "trn1", "", lower::parse_rules(rules));
+  eval::ProfileRun run = eval::profile_kernel(req, "trn1", {.lowering = lower::parse_rules(rules)});
   EXPECT_EQ(run.status, eval::Status::Ok) << (run.diagnostics.empty() ? "" : run.diagnostics.front());
   Measured out;
   if (run.profile) out.latency_us = run.profile->latency * 1e3;

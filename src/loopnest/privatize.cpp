@@ -157,7 +157,9 @@ bool collect_touches(const Kernel& k, const std::vector<Node>& body, int t, std:
       bool touches = false;
       for (const Arg& a : op.args)
         if (a.value.kind == Operand::Kind::Tile && storage_of(k, a.value.access.tensor) == t) {
-          out.push_back({&op, &a.value.access, &a.value, false, loops, conds});
+          // An output operand (activation's reduce_res) is written, not read (analysis.h writes()).
+          if (a.output) out.push_back({&op, &a.value.access, nullptr, true, loops, conds});
+          else out.push_back({&op, &a.value.access, &a.value, false, loops, conds});
           touches = true;
         }
       if (op.dst && storage_of(k, op.dst->tensor) == t) {

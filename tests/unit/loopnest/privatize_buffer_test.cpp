@@ -6,6 +6,8 @@
 // ring_softmax_api.py) offers the same site; the result computes the same. Refused: an iteration
 // reading its slot before writing it (a carry through the ring, or a slot only partly written), the
 // ring read after the loop, a ring indexed by two slot expressions (a prefetch into the next slot).
+// Tiles declared once and reused in place, one written through an output operand (activation's
+// reduce_res), privatize like any other (tests/kernels/reused_softmax_{nisa,api}.py).
 #include <gtest/gtest.h>
 
 #include "corpus.h"
@@ -129,6 +131,33 @@ TEST(PrivatizeBuffer, RefusesAPrefetchIntoTheNextSlot) {
   std::string api = kernel_text("api");
   replace(api, "dst=ring[r % NBUF][:, j * F:(j + 1) * F]", "dst=ring[(r + 1) % NBUF][:, j * F:(j + 1) * F]");
   EXPECT_TRUE(sites_of(api, "privatize_buffer").empty());
+}
+
+// The reused tiles of a row softmax, the row sum written by the exponential's reduce_res (an output
+// operand: a write, not a read of what the previous iteration left).
+TEST(PrivatizeBuffer, TilesWrittenThroughAnOutputOperandArePrivate) {
+  for (const char* style : {"nisa", "api"}) {
+    SCOPED_TRACE(style);
+    std::string text = read(source_dir() + "/tests/kernels/reused_softmax_" + style + ".py");
+    EXPECT_TRUE(sites_of(text, "affine_loop").empty());
+    auto sites = sites_of(text, "privatize_buffer");
+    ASSERT_EQ(sites.size(), 2u);
+    EXPECT_EQ(sites[0].params.at("buffers"), "3");  // sc, stat, ssum
+    auto want = run("k.py", text, kArgs);
+    for (const auto& site : sites) {
+      std::string after = loopnest::apply_site("k.py", text, kArgs, site);
+      EXPECT_NE(after.find("_range(rows // P):\n        sc = nl.ndarray("), std::string::npos) << after;
+      EXPECT_LT(rel_error(run("k.py", after, kArgs), want), 1e-5) << after;
+      if (!site.params.count("then")) EXPECT_FALSE(sites_of(after, "affine_loop").empty()) << after;
+    }
+    // The sum read before the iteration writes it: what the previous row left flows in.
+    std::string carry = text;
+    if (std::string(style) == "nisa")
+      replace(carry, "        stat[...] = nisa.tensor_reduce(", "        sc[...] = nisa.tensor_scalar(sc, op0=nl.add, operand0=ssum)\n        stat[...] = nisa.tensor_reduce(");
+    else
+      replace(carry, "        nisa.tensor_reduce(dst=stat,", "        nisa.tensor_scalar(dst=sc, data=sc, op0=nl.add, operand0=ssum)\n        nisa.tensor_reduce(dst=stat,");
+    EXPECT_TRUE(sites_of(carry, "privatize_buffer").empty()) << carry;
+  }
 }
 
 }  // namespace

@@ -11,7 +11,10 @@
 //   (c) the writes of an earlier loop M, unconditional, whose iterations together write one
 //       interval holding the read's region (`for j: ring[s, :, 512*j + a1[512]] = ...` with j over
 //       0..7, then `ring[s, :, a1[4096]]` read whole): M encloses the write directly, the loops
-//       around M enclose the read, the read is not in M.
+//       around M enclose the read, the read is not in M;
+//   (d) earlier unconditional writes in loops around the read whose intervals along one dim chain
+//       over the read's, each holding it in every other dim (two 64-partition halves written, then
+//       the 128-partition tile read).
 // "Holds" is decided per dim: a dim indexed by an integer alone (a ring's slot, a block) the same
 // integer expression; an interval's bounds differ by amounts the loop ranges keep non-negative.
 // Masked writes cover nothing.
@@ -130,6 +133,36 @@ bool prints_name(const Kernel& k, const Node& n, const std::string& name) {
 // A write that sets every element of its region whenever it runs.
 bool full_write(const Touch& w) { return w.write && w.conds.empty() && w.op->mask.empty(); }
 
+// Rule (d): whether `writes` (earlier full writes around the read) together cover read `r`: along
+// one dim d, those of them that hold r in every other dim chain their intervals from r's start to
+// its end (`lo[0:64, :] = ...; lo[64:128, :] = ...` then `lo` read whole).
+bool union_covers(const Kernel& k, const std::vector<const Access*>& writes, const Access& r) {
+  Ranges ranges = k.ranges();
+  for (size_t d = 0; d < r.dims.size(); ++d) {
+    const DimIndex& rd = r.dims[d];
+    if (rd.terms.size() != 1 || !rd.terms[0].affine() || rd.terms[0].stride != 1) continue;
+    std::vector<std::pair<IExpr, IExpr>> spans;  // [start, end) of the writes holding r elsewhere
+    for (const Access* w : writes) {
+      if (w->tensor != r.tensor || w->dims.size() != r.dims.size()) continue;
+      const DimIndex& wd = w->dims[d];
+      if (wd.terms.size() != 1 || !wd.terms[0].affine() || wd.terms[0].stride != 1) continue;
+      Access rest = r;
+      rest.dims[d] = wd;  // r in every other dim, w's own interval in d
+      if (covers(k, *w, rest)) spans.emplace_back(wd.start, wd.start + wd.terms[0].size);
+    }
+    if (spans.size() < 2) continue;
+    IExpr at = rd.start, end = rd.start + rd.terms[0].size;
+    for (size_t step = 0; step < spans.size() && !nonnegative(at - end, ranges); ++step)
+      for (const auto& [lo, hi] : spans)
+        if (nonnegative(at - lo, ranges) && nonnegative(hi - at - IExpr(1), ranges)) {
+          at = hi;
+          break;
+        }
+    if (nonnegative(at - end, ranges)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool collect_touches(const Kernel& k, const std::vector<Node>& body, int t, std::vector<int>& loops,
@@ -182,6 +215,14 @@ bool privatizable(const Kernel& k, const std::vector<Touch>& touches) {
     for (size_t j = 0; j < i && !covered; ++j) {
       const Touch& w = touches[j];
       covered = full_write(w) && w.op != r.op && is_prefix(w.loops, r.loops) && covers(k, *w.access, *r.access);
+    }
+    // (d) earlier writes around the read whose regions together hold it.
+    if (!covered) {
+      std::vector<const Access*> around;
+      for (size_t j = 0; j < i; ++j)
+        if (full_write(touches[j]) && touches[j].op != r.op && is_prefix(touches[j].loops, r.loops))
+          around.push_back(touches[j].access);
+      covered = union_covers(k, around, *r.access);
     }
     // (c) every iteration of an earlier loop M writing a piece of the region.
     for (size_t j = 0; j < i && !covered; ++j) {

@@ -7,7 +7,8 @@
 // reading its slot before writing it (a carry through the ring, or a slot only partly written), the
 // ring read after the loop, a ring indexed by two slot expressions (a prefetch into the next slot).
 // Tiles declared once and reused in place, one written through an output operand (activation's
-// reduce_res), privatize like any other (tests/kernels/reused_softmax_{nisa,api}.py).
+// reduce_res), privatize like any other (tests/kernels/reused_softmax_{nisa,api}.py); so do tiles
+// written as two 64-partition halves and read whole (stacked_halves_{nisa,api}.py).
 #include <gtest/gtest.h>
 
 #include "corpus.h"
@@ -157,6 +158,35 @@ TEST(PrivatizeBuffer, TilesWrittenThroughAnOutputOperandArePrivate) {
     else
       replace(carry, "        nisa.tensor_reduce(dst=stat,", "        nisa.tensor_scalar(dst=sc, data=sc, op0=nl.add, operand0=ssum)\n        nisa.tensor_reduce(dst=stat,");
     EXPECT_TRUE(sites_of(carry, "privatize_buffer").empty()) << carry;
+  }
+}
+
+// Two 64-partition halves written, the 128-partition tile read whole: the halves together cover it.
+TEST(PrivatizeBuffer, HalvesThatTogetherCoverTheTileArePrivate) {
+  const std::vector<loopnest::ArgSpec> args = arrays({{64, 2048}, {64, 2048}});
+  auto sites_in = [&](const std::string& text, const std::string& transform) {
+    std::vector<loopnest::Site> out;
+    for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, args)))
+      if (s.transform == transform) out.push_back(s);
+    return out;
+  };
+  for (const char* style : {"nisa", "api"}) {
+    SCOPED_TRACE(style);
+    std::string text = read(source_dir() + "/tests/kernels/stacked_halves_" + style + ".py");
+    auto sites = sites_in(text, "privatize_buffer");
+    ASSERT_EQ(sites.size(), 2u);
+    EXPECT_EQ(sites[0].params.at("buffers"), "2");
+    auto want = run("k.py", text, args);
+    for (const auto& site : sites) {
+      std::string after = loopnest::apply_site("k.py", text, args, site);
+      EXPECT_LT(rel_error(run("k.py", after, args), want), 1e-6) << after;
+    }
+    // One half of tb left unwritten: the whole read sees what the previous iteration left there.
+    std::string half = text;
+    if (std::string(style) == "nisa") replace(half, "        tb[bot, :] = nl.load(b[:, cb])\n", "");
+    else replace(half, "        nisa.dma_copy(dst=tb[H:2 * H, :], src=b[:, c0 + F:c0 + 2 * F])\n", "");
+    // (ta alone would privatize, but tb still orders the loop: no site.)
+    EXPECT_TRUE(sites_in(half, "privatize_buffer").empty()) << half;
   }
 }
 

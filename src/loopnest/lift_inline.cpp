@@ -20,6 +20,8 @@ using K = AValue::K;
 
 namespace {
 
+constexpr int kMaxHelperNesting = 64;
+
 // A return anywhere in `body` Python runs (not inside a nested def or a loop).
 bool returns(const Block& body) {
   for (const auto& s : body) {
@@ -89,7 +91,11 @@ void declared_outer_names(const Block& body, std::set<std::string>& globals, std
 AValue Lifter::inline_call(const FunctionCode& code, std::vector<AValue> pos,
                            std::vector<std::pair<std::string, AValue>> kw, const CallExpr& c,
                            const std::vector<AValue>& grid, const std::map<std::string, AValue>* captured) {
-  if (inline_depth > 8) fail(c.span, "helper calls nested this deep (recursion?)");
+  // Helpers run at trace time, so their nesting is finite when the kernel traces; a grid driver
+  // that recurses once per grid axis (`_for_grid(grid, body, _idx + (g,))`, Pallas style) nests
+  // axes + 1 calls per level of bodies it drives (three levels of two axes: 9). The bound only stops
+  // a lift that recurses without end.
+  if (inline_depth > kMaxHelperNesting) fail(c.span, "helper calls nested this deep (recursion?)");
   auto saved_env = env;
   // The counters this call bumps, by the helper's names (keep_counter_bumps).
   BumpScope bumps(*this);

@@ -86,6 +86,8 @@ std::unique_ptr<Transform> make_rmw_to_psum();
 std::unique_ptr<Transform> make_order_stages();
 // retile_flat.cpp: an elementwise nest on P < 128 partitions walked in 128-partition tiles of flat views.
 std::unique_ptr<Transform> make_retile_flat();
+// middle_end.cpp: @nki.compiler.skip_middle_end_transformations removed.
+std::unique_ptr<Transform> make_middle_end();
 int open_composites(Kernel& k);
 
 const std::vector<std::unique_ptr<Transform>>& transforms() {
@@ -108,6 +110,7 @@ const std::vector<std::unique_ptr<Transform>>& transforms() {
     v.push_back(make_jam_rows());
     v.push_back(make_interchange());
     v.push_back(make_affine_loop());
+    v.push_back(make_middle_end());
     v.push_back(make_chunk_rows());
     v.push_back(make_fold_rows());
     v.push_back(make_defer_normalization());

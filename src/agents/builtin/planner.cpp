@@ -150,6 +150,8 @@ const std::map<std::string, Affinity>& affinities() {
       // may then overlap them. One header changes and no work is added; where the kernel waits it
       // is drawn before every other site (waits_and_only_order_is_lifted, roofline.h).
       {"affine_loop", {3.0, {{"latency_bound", 2}}}},
+      // The same for a kernel compiled without the middle end (program order on every engine).
+      {"middle_end", {3.0, {{"latency_bound", 2}}}},
       // A hand-written ring (`buf[i % NBUF]`) declared per iteration: the loop's iterations then
       // commute, so affine_loop (then=affine_range, the same site) and jam_rows apply; alone it
       // changes no schedule and is drawn as the enabler of a two-step plan (gqa by author41: 12.42 ->

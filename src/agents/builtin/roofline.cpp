@@ -68,6 +68,7 @@ const std::map<std::string, std::set<std::string>>& relieves() {
       {"chunk_rows", {"serial"}},
       // Iterations run in order overlap: the waiting between them goes, not any engine's work.
       {"affine_loop", {"serial"}},
+      {"middle_end", {"serial"}},
       // The same for a loop a hand-written ring kept in order (privatize_buffer declares it per iteration).
       {"privatize_buffer", {"serial"}},
       {"fold_rows", {"dma", "dve", "act"}},
@@ -220,7 +221,7 @@ bool frees_space_nobody_waits_for(const std::string& transform, const Roofline& 
 }
 
 bool waits_and_only_order_is_lifted(const std::string& transform, const Roofline& r) {
-  static const std::set<std::string> lifts_order_only = {"affine_loop"};
+  static const std::set<std::string> lifts_order_only = {"affine_loop", "middle_end"};
   return lifts_order_only.count(transform) > 0 && r.latency > 0 && r.serialization > 0.15;
 }
 

@@ -9,7 +9,9 @@
 //   `parts[0] = nl.load(...)` of a list never bound;
 // - a user decorator forwarding to the kernel's def (checked_decorator_rows.py,
 //   forwarding_decorator.cpp): the def is lifted, the wrapper printed as written;
-// - `getattr(nl, name)` with a name known while tracing (named_ops_api.py).
+// - `getattr(nl, name)` with a name known while tracing (named_ops_api.py);
+// - a grid driver recursing once per grid axis whose bodies drive grids of their own, 11 helper
+//   calls deep (recursive_grid_rows.py; refused as "nested this deep" beyond 8 before session 45).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -53,6 +55,15 @@ TEST(CallableDriver, TheDriverOpensWithEachCallableAndItsListOfLoads) {
   EXPECT_EQ(after.find("ins[0] = "), std::string::npos) << after;
   EXPECT_LT(rel_error(run(path, after, args), run(path, text, args)), 1e-5) << after;
   EXPECT_GE(expect_every_site_keeps_result(path, text, args), 10u);
+}
+
+TEST(CallableDriver, ARecursiveGridDriverNestedThreeBodiesDeepLiftsAndOpens) {
+  std::string path = source_dir() + "/tests/kernels/recursive_grid_rows.py";
+  std::string text = read(path);
+  auto args = arrays({{256, 1024}});
+  loopnest::Kernel k = loopnest::lift_source(path, text, args);
+  EXPECT_FALSE(loopnest::helpers_stay_closed(k)) << *loopnest::helpers_stay_closed(k);
+  EXPECT_GE(expect_every_site_keeps_result(path, text, args), 5u);
 }
 
 TEST(CallableDriver, AListMadeByMapOfLambdasPrintsAsItsDisplay) {

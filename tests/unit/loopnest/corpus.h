@@ -107,6 +107,14 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"counter_plain_rows.py", arrays({{512, 256}})},
       {"ring_softmax_nisa.py", arrays({{512, 1024}})},
       {"ring_softmax_api.py", arrays({{512, 1024}})},
+      // Reused tiles privatized (privatize_buffer_test.cpp): a reduce_res output, halves covering a tile.
+      {"reused_softmax_nisa.py", arrays({{512, 1024}})},
+      {"reused_softmax_api.py", arrays({{512, 1024}})},
+      {"stacked_halves_nisa.py", arrays({{64, 2048}, {64, 2048}})},
+      {"stacked_halves_api.py", arrays({{64, 2048}, {64, 2048}})},
+      // A kernel compiled without the middle end (middle_end_test.cpp).
+      {"program_order_rows.py", arrays({{1024, 512}, {1024, 512}})},
+      {"program_order_grid.py", arrays({{1024, 512}, {1024, 512}})},
       {"store_rows_tiles.py", arrays({{2, 256, 64}, {2, 64, 2048}})},
       {"store_rows_grid.py", arrays({{2, 256, 64}, {2, 64, 2048}})},
       {"store_rows_api.py", arrays({{2, 256, 64}, {2, 64, 2048}})},

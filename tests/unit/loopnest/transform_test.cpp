@@ -957,6 +957,10 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/ring_softmax_nisa.py", "ring_softmax_nisa.privatize_buffer", "privatize_buffer", {}},
       {"tests/kernels/ring_softmax_api.py", "ring_softmax_api.privatize_buffer", "privatize_buffer",
        {{"then", "affine_range"}}},
+      // Two 64-partition halves then the whole tile read (privatize's rule d).
+      {"tests/kernels/stacked_halves_nisa.py", "stacked_halves_nisa.privatize_buffer", "privatize_buffer", {}},
+      // The decorator compiling the kernel without the middle end removed.
+      {"tests/kernels/program_order_grid.py", "program_order_grid.middle_end", "middle_end", {}},
       {"tests/kernels/state_outer_scan_grid.py", "state_outer_scan_grid.expand_interchange", "expand_interchange", {}},
       {"tests/kernels/state_outer_scan_tiles.py", "state_outer_scan_tiles.expand_interchange", "expand_interchange",
        {}},

@@ -107,6 +107,9 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       {"counter_plain_rows.py", arrays({{512, 256}})},
       {"ring_softmax_nisa.py", arrays({{512, 1024}})},
       {"ring_softmax_api.py", arrays({{512, 1024}})},
+      // Scratch tiles shared by a main loop and its tail, or by two phases (privatize_buffer_test.cpp).
+      {"scratch_tail_nisa.py", arrays({{320, 512}, {320, 512}})},
+      {"scratch_phases_api.py", arrays({{512, 256}})},
       {"store_rows_tiles.py", arrays({{2, 256, 64}, {2, 64, 2048}})},
       {"store_rows_grid.py", arrays({{2, 256, 64}, {2, 64, 2048}})},
       {"store_rows_api.py", arrays({{2, 256, 64}, {2, 64, 2048}})},

@@ -15,8 +15,14 @@
 //
 // Legal from the form when, for loop L and each buffer:
 //   - an on-chip buffer (SBUF or PSUM, not a list of tiles), declared by one statement outside L in
-//     a block enclosing L, every other access inside L, none in a helper's frozen body, no other
-//     statement naming it;
+//     a block enclosing L, no other statement naming it; its accesses inside L, or in other loops
+//     M (a ragged tail's, a second phase's) that do not enclose L and whose iterations each write
+//     before they read it (so no value flows into or out of L through it): each such M declares
+//     its own copy, the author's statement again, in its innermost loop still private (the main
+//     column loop when L is the tail's: `for t: for c:` then runs affine throughout);
+//   - accesses in a helper's frozen body (a module-level helper given the tile, a closure naming
+//     it) only when no slot dim drops: nothing is rewritten, the call passes the name (the closure
+//     looks it up when called) and the new declaration binds it first;
 //   - L's variable indexes it only through one block dim d (before the partition dim), at one point,
 //     by one same expression in every access, of L and the loops around it only (`qt % 2`, `qt`):
 //     each iteration touches one slot, the slot dim goes; or not at all (the buffer only moves
@@ -27,8 +33,11 @@
 //     do not commute as written but do once every such buffer is private (the move's point: an
 //     affine_range the compiler may already overlap gains nothing); a view binding of a buffer (`pT = pT_ring[s]`) goes with it
 //     when nothing else prints it, else no site.
-// Offered alone and, when affine_loop can rewrite L's header, with L then written affine_range
-// (then=affine_range): privatizing alone changes no schedule, the loop still runs in order.
+// Offered alone and, when affine_loop can rewrite L's header, with every loop the privatization
+// frees then written affine_range (then=affine_range: L, the other loops, the loops around them
+// that commute only now): privatizing alone changes no schedule, the loops still run in order.
+// One site per privatization: the tail's loop and the main column loop declaring the same copies
+// print the same kernel, offered once.
 #include <algorithm>
 #include <optional>
 #include <set>

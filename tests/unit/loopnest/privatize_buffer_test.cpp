@@ -263,6 +263,17 @@ TEST(PrivatizeBuffer, RefusesARingWhoseSlotDimAHelperWouldLose) {
   }
 }
 
+TEST(PrivatizeBuffer, RefusesATileAClosureBindsWhenDefined) {
+  // A default argument is evaluated when the def runs: `buf=buf` keeps the tile declared at the top,
+  // which a declaration moved into the loops would no longer bind. (The def statement names the
+  // buffer outside any loop: the rule that no other statement names it refuses.)
+  std::string text = scratch_text("scratch_phases_api");
+  replace(text, "def scale_rows(r0):", "def scale_rows(r0, buf=buf):");
+  ASSERT_LT(rel_error(run("k.py", text, kPhaseArgs), run("k.py", scratch_text("scratch_phases_api"), kPhaseArgs)), 1e-6);
+  for (const auto& s : sites_with(text, kPhaseArgs, "privatize_buffer"))
+    EXPECT_EQ(s.summary.find("`buf`"), std::string::npos) << s.summary;
+}
+
 TEST(PrivatizeBuffer, RefusesAPhaseReadingATileBeforeWritingIt) {
   // The second phase adds what `res` holds (the first phase's last tile, then its own previous one).
   std::string text = scratch_text("scratch_phases_api");

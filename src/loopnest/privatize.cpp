@@ -165,23 +165,27 @@ bool union_covers(const Kernel& k, const std::vector<const Access*>& writes, con
 
 }  // namespace
 
-bool collect_touches(const Kernel& k, const std::vector<Node>& body, int t, std::vector<int>& loops,
-                     std::vector<const Node*>& conds, std::vector<Touch>& out) {
+namespace {
+
+bool collect(const Kernel& k, const std::vector<Node>& body, int t, std::vector<int>& loops,
+             std::vector<const Node*>& conds, std::vector<Touch>& out, bool helpers, bool in_helper) {
   for (const Node& n : body) {
     if (n.kind == NodeKind::Loop) {
       loops.push_back(n.loop);
-      bool ok = collect_touches(k, n.body, t, loops, conds, out);
+      bool ok = collect(k, n.body, t, loops, conds, out, helpers, in_helper);
       loops.pop_back();
       if (!ok) return false;
       continue;
     }
     if (n.kind == NodeKind::Inline) {  // a helper's body touching it: its accesses are not the form's to rewrite
       std::vector<Touch> helper;
-      if (!collect_touches(k, n.body, t, loops, conds, helper) || !helper.empty()) return false;
+      if (!collect(k, n.body, t, loops, conds, helper, helpers, true) || (!helpers && !helper.empty())) return false;
+      out.insert(out.end(), helper.begin(), helper.end());
     }
     if (n.kind == NodeKind::If) {
       conds.push_back(&n);
-      bool ok = collect_touches(k, n.body, t, loops, conds, out) && collect_touches(k, n.orelse, t, loops, conds, out);
+      bool ok = collect(k, n.body, t, loops, conds, out, helpers, in_helper) &&
+                collect(k, n.orelse, t, loops, conds, out, helpers, in_helper);
       conds.pop_back();
       if (!ok) return false;
       continue;
@@ -191,19 +195,28 @@ bool collect_touches(const Kernel& k, const std::vector<Node>& body, int t, std:
       for (const Arg& a : op.args)
         if (a.value.kind == Operand::Kind::Tile && storage_of(k, a.value.access.tensor) == t) {
           // An output operand (activation's reduce_res) is written, not read (analysis.h writes()).
-          if (a.output) out.push_back({&op, &a.value.access, nullptr, true, loops, conds});
-          else out.push_back({&op, &a.value.access, &a.value, false, loops, conds});
+          if (a.output) out.push_back({&op, &a.value.access, nullptr, true, loops, conds, in_helper});
+          else out.push_back({&op, &a.value.access, &a.value, false, loops, conds, in_helper});
           touches = true;
         }
       if (op.dst && storage_of(k, op.dst->tensor) == t) {
-        if (op.accumulate || reads_destination(op)) out.push_back({&op, &*op.dst, nullptr, false, loops, conds});
-        out.push_back({&op, &*op.dst, nullptr, true, loops, conds});
+        if (op.accumulate || reads_destination(op)) out.push_back({&op, &*op.dst, nullptr, false, loops, conds, in_helper});
+        out.push_back({&op, &*op.dst, nullptr, true, loops, conds, in_helper});
         touches = true;
       }
-      if (touches && (n.frozen || n.kind == NodeKind::Inline)) return false;
+      // The call's own operations, or a frozen statement of the kernel's own code: refused; a
+      // statement of the helper's body only when the caller allows helpers.
+      if (touches && (n.kind == NodeKind::Inline || (n.frozen && !(helpers && in_helper)))) return false;
     }
   }
   return true;
+}
+
+}  // namespace
+
+bool collect_touches(const Kernel& k, const std::vector<Node>& body, int t, std::vector<int>& loops,
+                     std::vector<const Node*>& conds, std::vector<Touch>& out, bool helpers) {
+  return collect(k, body, t, loops, conds, out, helpers, false);
 }
 
 bool privatizable(const Kernel& k, const std::vector<Touch>& touches) {

@@ -27,12 +27,16 @@ struct Touch {
   bool write = false;
   std::vector<int> loops;            // loops between L and the access, outermost first
   std::vector<const Node*> conds;    // If nodes between L and the access
+  bool in_helper = false;            // in a helper's frozen body: printed as written, never rewritten
 };
 
 // Every access of storage `t` in `body` (program order), with the loops and conditions around it
 // below L (`loops` and `conds` start empty); false when one lies in a frozen node or a helper's call.
+// With `helpers`, the accesses of a helper's frozen body are collected too (marked in_helper): a
+// move that only moves the buffer's declaration rewrites none of them (the call passes the name,
+// or the closure looks it up when called), so it may allow them.
 bool collect_touches(const Kernel& k, const std::vector<Node>& body, int t, std::vector<int>& loops,
-                     std::vector<const Node*>& conds, std::vector<Touch>& out);
+                     std::vector<const Node*>& conds, std::vector<Touch>& out, bool helpers = false);
 
 // Whether every read in `touches` (one iteration of L) reads what that iteration wrote before it
 // (the coverage rules: privatize.cpp).

@@ -15,8 +15,14 @@
 //
 // Legal from the form when, for loop L and each buffer:
 //   - an on-chip buffer (SBUF or PSUM, not a list of tiles), declared by one statement outside L in
-//     a block enclosing L, every other access inside L, none in a helper's frozen body, no other
-//     statement naming it;
+//     a block enclosing L, no other statement naming it; its accesses inside L, or in other loops
+//     M (a ragged tail's, a second phase's) that do not enclose L and whose iterations each write
+//     before they read it (so no value flows into or out of L through it): each such M declares
+//     its own copy, the author's statement again, in its innermost loop still private (the main
+//     column loop when L is the tail's: `for t: for c:` then runs affine throughout);
+//   - accesses in a helper's frozen body (a module-level helper given the tile, a closure naming
+//     it) only when no slot dim drops: nothing is rewritten, the call passes the name (the closure
+//     looks it up when called) and the new declaration binds it first;
 //   - L's variable indexes it only through one block dim d (before the partition dim), at one point,
 //     by one same expression in every access, of L and the loops around it only (`qt % 2`, `qt`):
 //     each iteration touches one slot, the slot dim goes; or not at all (the buffer only moves
@@ -27,8 +33,11 @@
 //     do not commute as written but do once every such buffer is private (the move's point: an
 //     affine_range the compiler may already overlap gains nothing); a view binding of a buffer (`pT = pT_ring[s]`) goes with it
 //     when nothing else prints it, else no site.
-// Offered alone and, when affine_loop can rewrite L's header, with L then written affine_range
-// (then=affine_range): privatizing alone changes no schedule, the loop still runs in order.
+// Offered alone and, when affine_loop can rewrite L's header, with every loop the privatization
+// frees then written affine_range (then=affine_range: L, the other loops, the loops around them
+// that commute only now): privatizing alone changes no schedule, the loops still run in order.
+// One site per privatization: the tail's loop and the main column loop declaring the same copies
+// print the same kernel, offered once.
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -37,6 +46,7 @@
 
 #include "loopnest/analysis.h"
 #include "loopnest/nest_walk.h"
+#include "loopnest/node_lookup.h"
 #include "loopnest/privatize.h"
 #include "loopnest/transform.h"
 
@@ -48,7 +58,77 @@ struct Candidate {
   int tensor = -1;
   int decl_node = -1;
   int dim = -1;  // the slot dim dropped; -1: none
+  // The other loops using the buffer (a ragged tail's, a second phase's: outside L, each the
+  // outermost loop around its accesses that does not enclose L), each to get its own declaration.
+  std::vector<int> others;
 };
+
+// The loop node of loop `loop` in `body`.
+const Node* loop_node(const std::vector<Node>& body, int loop) {
+  const Node* out = nullptr;
+  for_each_node(body, [&](const Node& n, const std::vector<int>&) {
+    if (n.kind == NodeKind::Loop && n.loop == loop) out = &n;
+  });
+  return out;
+}
+
+// The other loops of candidate `c` (see Candidate::others): every access of the buffer outside L
+// lies in a loop M that does not enclose L, below the declaration's loops, and M's iterations each
+// write what they read of it before reading it (privatizable), so no value flows between L and M,
+// or between M's iterations, through the buffer. `touching` gains M's operations. False when an
+// access is not in such a loop (a straight-line read after L, a loop carrying a value).
+bool other_loops(const Kernel& k, int t, const std::vector<int>& decl_loops, const std::vector<int>& l_loops,
+                 std::set<const Op*>& touching, std::vector<int>& others) {
+  bool ok = true;
+  std::set<int> ms;
+  for_each_node(k.body, [&](const Node& n, const std::vector<int>& chain) {
+    for (const Op& op : n.ops) {
+      if (touching.count(&op) || (op.dst && op.dst->tensor == t && is_declaration(op))) continue;
+      bool touches = op.dst && storage_of(k, op.dst->tensor) == t;
+      for (const Arg& a : op.args) touches = touches || (a.value.kind == Operand::Kind::Tile && storage_of(k, a.value.access.tensor) == t);
+      if (!touches) continue;
+      auto m = std::find_if(chain.begin(), chain.end(), [&](int x) { return !std::count(l_loops.begin(), l_loops.end(), x); });
+      if (m == chain.end() || decl_loops.size() > chain.size() || !std::equal(decl_loops.begin(), decl_loops.end(), chain.begin()))
+        ok = false;
+      else
+        ms.insert(*m);
+    }
+  });
+  if (!ok) return false;
+  // The buffer's accesses in loop node `mn` when they are private to its iterations.
+  auto private_in = [&](const Node& mn, std::vector<Touch>& in_m) {
+    std::vector<int> loops;
+    std::vector<const Node*> conds;
+    if (mn.frozen || !collect_touches(k, mn.body, t, loops, conds, in_m, true)) return false;
+    for (const Touch& x : in_m)
+      if (x.op->cls == OpClass::Alloc || x.access->tensor != t) return false;
+    return privatizable(k, in_m);
+  };
+  for (int m : ms) {
+    const Node* mn = loop_node(k.body, m);
+    std::vector<Touch> in_m;
+    if (!mn || !private_in(*mn, in_m)) return false;
+    for (const Touch& x : in_m) touching.insert(x.op);
+    // Declared where its tile lives: the innermost loop around every access of M still private
+    // (`for t: for c: _tile(..., th, ...)` declares it per c, which frees t and c alike).
+    std::vector<int> common = in_m.front().loops;
+    for (const Touch& x : in_m) {
+      size_t n = 0;
+      while (n < common.size() && n < x.loops.size() && common[n] == x.loops[n]) ++n;
+      common.resize(n);
+    }
+    for (auto it = common.rbegin(); it != common.rend(); ++it) {
+      const Node* inner = loop_node(mn->body, *it);
+      std::vector<Touch> in_inner;
+      if (inner && private_in(*inner, in_inner) && in_inner.size() == in_m.size()) {
+        mn = inner;
+        break;
+      }
+    }
+    others.push_back(mn->id);
+  }
+  return true;
+}
 
 // The declaration of a buffer: how many statements declare it, the last one, and the helper call
 // (a list comprehension) around it with how many operations that call holds.
@@ -111,26 +191,20 @@ std::optional<Candidate> candidate(const Kernel& k, const Node& ln, int t) {
   std::vector<int> loops;
   std::vector<const Node*> conds;
   std::vector<Touch> within;
-  if (!collect_touches(k, ln.body, t, loops, conds, within)) return std::nullopt;
+  if (!collect_touches(k, ln.body, t, loops, conds, within, true)) return std::nullopt;
   std::set<const Op*> touching;
   for (const Touch& x : within) touching.insert(x.op);
-  bool outside = false;
-  for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
-    for (const Op& op : n.ops) {
-      if (touching.count(&op) || (op.dst && op.dst->tensor == t && is_declaration(op))) continue;
-      bool touches = op.dst && storage_of(k, op.dst->tensor) == t;
-      for (const Arg& a : op.args) touches = touches || (a.value.kind == Operand::Kind::Tile && storage_of(k, a.value.access.tensor) == t);
-      outside = outside || touches;
-    }
-  });
-  if (within.empty() || outside) return std::nullopt;
+  if (within.empty()) return std::nullopt;
+  Candidate c{t, owner->id, -1, {}};
+  std::vector<int> l_inner = l_loops;
+  l_inner.push_back(L);
+  if (!other_loops(k, t, decl_loops, l_inner, touching, c.others)) return std::nullopt;
   int views_inside = 0;
   for_each_node(ln.body, [&](const Node& n, const std::vector<int>&) {
     views_inside += n.kind == NodeKind::Meta && n.view && storage_of(k, n.view->tensor) == t;
   });
   if (views_inside != static_cast<int>(view_names.size())) return std::nullopt;
   // The slot dim: L's variable in one block dim, one expression everywhere, nowhere else.
-  Candidate c{t, owner->id, -1};
   std::optional<IExpr> slot;
   for (const Touch& x : within) {
     if (x.op->cls == OpClass::Alloc || x.access->tensor != t) return std::nullopt;
@@ -154,12 +228,30 @@ std::optional<Candidate> candidate(const Kernel& k, const Node& ln, int t) {
       const DimIndex& di = x.access->dims[static_cast<size_t>(c.dim)];
       if (!di.terms.empty() || di.start != *slot) return std::nullopt;  // another slot: a value may flow
     }
+  // A helper's body prints as written, so only a move rewriting no access may reach into one; a
+  // buffer other loops use keeps its shape (one declaration per loop, the accesses unchanged).
+  bool in_helper = std::any_of(within.begin(), within.end(), [](const Touch& x) { return x.in_helper; });
+  if (c.dim >= 0 && (in_helper || !c.others.empty())) return std::nullopt;
+  if (!c.others.empty() && owner->kind != NodeKind::Stmt) return std::nullopt;
   if (!std::any_of(within.begin(), within.end(), [](const Touch& x) { return !x.write; })) return std::nullopt;
   if (!privatizable(k, within)) return std::nullopt;
-  // No statement outside the touching ones names it (`ring.shape`), nor the names of its views.
+  // No statement outside the touching ones names it (`ring.shape`), nor the names of its views. A
+  // helper's call in L or another loop passes the name (`_tile(x, th, r0)`), and the helper's body
+  // names its own parameter (or, a closure, the buffer it looks up when called, which the new
+  // declaration at the top of the loop binds first): both print unchanged when no dim drops.
+  std::set<int> calls;
+  if (c.dim < 0) {
+    std::vector<int> loop_ids{ln.id};
+    loop_ids.insert(loop_ids.end(), c.others.begin(), c.others.end());
+    for (int id : loop_ids)
+      for_each_node(find_node(k.body, id)->body, [&](const Node& n, const std::vector<int>&) {
+        if (n.kind == NodeKind::Inline || n.frozen) calls.insert(n.id);
+      });
+  }
   bool named = false;
   for_each_node(k.body, [&](const Node& n, const std::vector<int>&) {
     if (n.kind == NodeKind::Loop || n.kind == NodeKind::If || n.id == owner->id || n.id == decl.node->id) return;
+    if (calls.count(n.id)) return;
     if (n.kind == NodeKind::Meta && n.view && storage_of(k, n.view->tensor) == t) return;
     bool touches = std::any_of(n.ops.begin(), n.ops.end(), [&](const Op& op) { return touching.count(&op) > 0; });
     if (!touches && mentions(k, n, tensor.name)) named = true;
@@ -176,6 +268,13 @@ std::vector<Candidate> candidates(Kernel& k, int id) {
   for (const Tensor& t : k.tensors)
     if (auto c = candidate(k, *ln, t.id)) out.push_back(*c);
   return out;
+}
+
+// Puts declaration `decl` at the top of loop node `owner`'s body, after the declarations there.
+void declare_first(Node& owner, Node decl) {
+  auto at = owner.body.begin();
+  while (at != owner.body.end() && at->kind == NodeKind::Stmt && at->ops.size() == 1 && is_declaration(at->ops[0])) ++at;
+  owner.body.insert(at, std::move(decl));
 }
 
 // Declares buffer `c` at the top of loop node `id` (after the declarations already there), its slot
@@ -230,14 +329,67 @@ void privatize(Kernel& k, int id, const Candidate& c) {
     t.list_name.clear();
     decl = declaration_node(k, c.tensor);
   }
-  Node* owner = find_node(k, id);
-  auto at = owner->body.begin();
-  while (at != owner->body.end() && at->kind == NodeKind::Stmt && at->ops.size() == 1 && is_declaration(at->ops[0])) ++at;
-  owner->body.insert(at, std::move(decl));
+  Node authored = decl;
+  declare_first(*find_node(k, id), std::move(decl));
+  // Each other loop declares its own copy, the author's statement again (a tensor of its own: its
+  // tiles live in that loop's iterations); its accesses print unchanged.
+  for (int m_id : c.others) {
+    Tensor copy = k.tensor(c.tensor);
+    copy.scope_loop = find_node(k, m_id)->loop;
+    const int t2 = add_tensor(k, copy);
+    auto retarget = [&](Op& op) {
+      if (op.dst && op.dst->tensor == c.tensor) op.dst->tensor = t2;
+      for (Arg& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == c.tensor) a.value.access.tensor = t2;
+    };
+    Node* mn = find_node(k, m_id);
+    for_each_node(mn->body, [&](Node& x, const std::vector<int>&) {
+      for (Op& op : x.ops) retarget(op);
+    });
+    Node again = authored;
+    again.id = k.next_node++;
+    again.repeat_copy = true;
+    for (Op& op : again.ops) retarget(op);
+    declare_first(*mn, std::move(again));
+  }
 }
 
-void privatize_all(Kernel& k, int id) {
-  for (auto cs = candidates(k, id); !cs.empty(); cs = candidates(k, id)) privatize(k, id, cs.front());
+// Privatizes every buffer of loop node `id`; the node ids of the other loops given a declaration.
+std::set<int> privatize_all(Kernel& k, int id) {
+  std::set<int> others;
+  for (auto cs = candidates(k, id); !cs.empty(); cs = candidates(k, id)) {
+    others.insert(cs.front().others.begin(), cs.front().others.end());
+    privatize(k, id, cs.front());
+  }
+  return others;
+}
+
+// The loops the privatization frees (`after` is `before` privatized at loop node `id`, `others` the
+// other loops declaring a copy): L, those others, and the loops around them, run in order, whose
+// iterations did not commute before and do after; L first. Loop node ids.
+std::vector<int> freed_loops(const Kernel& before, const Kernel& after, int id, const std::set<int>& others) {
+  std::vector<int> out{id};
+  std::vector<int> seeds{id};
+  seeds.insert(seeds.end(), others.begin(), others.end());
+  for (int seed : seeds) {
+    std::vector<int> loops = loops_around(before, seed);
+    if (seed != id) loops.push_back(find_node(before.body, seed)->loop);
+    for (int loop : loops) {
+      const Node* n = loop_node(before.body, loop);
+      const Loop& l = before.loops.at(loop);
+      if (!n || std::count(out.begin(), out.end(), n->id) || !runs_in_order(before, l) || l.ordered ||
+          iterations_commute(before, loop) || !iterations_commute(after, loop))
+        continue;
+      out.push_back(n->id);
+    }
+  }
+  return out;
+}
+
+// Writes loop nodes `ids` affine_range (each one, else TransformError).
+void write_all_affine(Kernel& k, const std::vector<int>& ids) {
+  for (int id : ids)
+    if (!write_affine(k, id)) throw TransformError("privatize_buffer: a freed loop cannot be written affine_range");
 }
 
 std::string names(const Kernel& k, const std::vector<Candidate>& cs) {
@@ -257,6 +409,9 @@ class PrivatizeBuffer : public Transform {
 
  protected:
   bool visit(Kernel& k, const SiteSink& sink) const override {
+    // A buffer a main loop and its tail share is declared in both whichever of them the site is
+    // on: one site per such privatization (each buffer with the loops it is declared in), the first.
+    std::set<std::set<std::pair<int, int>>> offered;
     for (int id : open_loop_ids(k)) {
       const Node* ln = find_node(k, id);
       if (!ln) continue;
@@ -265,16 +420,37 @@ class PrivatizeBuffer : public Transform {
       if (!runs_in_order(k, l) || l.ordered || iterations_commute(k, L)) continue;
       std::vector<Candidate> cs = candidates(k, id);
       if (cs.empty()) continue;
-      Kernel trial = k;
-      try {
-        privatize_all(trial, id);
-      } catch (const TransformError&) {
-        continue;
+      std::set<std::pair<int, int>> declared;
+      for (const Candidate& c : cs) {
+        declared.insert({c.tensor, id});
+        for (int m : c.others) declared.insert({c.tensor, m});
       }
-      if (!iterations_commute(trial, L)) continue;
-      bool affine = write_affine(trial, id);
+      if (!offered.insert(declared).second) continue;
+      Kernel trial = k;
+      std::vector<int> freed;
+      try {
+        std::set<int> others = privatize_all(trial, id);
+        if (!iterations_commute(trial, L)) continue;
+        freed = freed_loops(k, trial, id, others);
+        write_all_affine(trial, freed);
+      } catch (const TransformError&) {
+        if (freed.empty()) continue;
+        freed.clear();  // privatized, but not every freed loop can be written affine_range
+      }
+      std::string loops;
+      for (size_t i = 0; i < freed.size(); ++i)
+        loops += fmt::format("{}`for {}`", i == 0 ? "" : i + 1 == freed.size() ? " and " : ", ",
+                             k.loops.at(find_node(k, freed[i])->loop).var);
       Analysis an(k);
-      std::string what = fmt::format("declare {} inside `for {}`, one per iteration{}", names(k, cs), l.var,
+      std::set<int> others;
+      for (const Candidate& c : cs) others.insert(c.others.begin(), c.others.end());
+      std::string also;
+      for (int m : others) {
+        const Node* mn = find_node(k, m);
+        also += fmt::format(" and `for {}`{}", k.loops.at(mn->loop).var,
+                            mn->origin ? fmt::format(" (line {})", mn->origin->span.line) : "");
+      }
+      std::string what = fmt::format("declare {} inside `for {}`{}, one per iteration{}", names(k, cs), l.var, also,
                                      std::any_of(cs.begin(), cs.end(), [](const Candidate& c) { return c.dim >= 0; })
                                          ? " (the ring's slot dim dropped)"
                                          : "");
@@ -282,13 +458,13 @@ class PrivatizeBuffer : public Transform {
                                              {{"buffers", std::to_string(cs.size())}});
       if (!s) continue;
       if (sink(*s, [&k, id] { privatize_all(k, id); })) return true;
-      if (!affine) continue;
+      if (freed.empty()) continue;
       Site both = *s;
       both.params["then"] = "affine_range";
-      both.summary = what + ", and write it affine_range: its iterations may then overlap";
-      if (sink(both, [&k, id] {
+      both.summary = what + ", and write " + loops + " affine_range: their iterations may then overlap";
+      if (sink(both, [&k, id, freed] {
             privatize_all(k, id);
-            if (!write_affine(k, id)) throw TransformError("privatize_buffer: the loop cannot be written affine_range");
+            write_all_affine(k, freed);
           }))
         return true;
     }

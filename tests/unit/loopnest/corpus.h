@@ -115,6 +115,9 @@ inline const std::map<std::string, std::vector<loopnest::ArgSpec>>& test_kernel_
       // A kernel compiled without the middle end (middle_end_test.cpp).
       {"program_order_rows.py", arrays({{1024, 512}, {1024, 512}})},
       {"program_order_grid.py", arrays({{1024, 512}, {1024, 512}})},
+      // Scratch tiles shared by a main loop and its tail, or by two phases (privatize_buffer_test.cpp).
+      {"scratch_tail_nisa.py", arrays({{320, 512}, {320, 512}})},
+      {"scratch_phases_api.py", arrays({{512, 256}})},
       {"store_rows_tiles.py", arrays({{2, 256, 64}, {2, 64, 2048}})},
       {"store_rows_grid.py", arrays({{2, 256, 64}, {2, 64, 2048}})},
       {"store_rows_api.py", arrays({{2, 256, 64}, {2, 64, 2048}})},

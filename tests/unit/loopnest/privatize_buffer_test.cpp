@@ -9,9 +9,17 @@
 // Tiles declared once and reused in place, one written through an output operand (activation's
 // reduce_res), privatize like any other (tests/kernels/reused_softmax_{nisa,api}.py); so do tiles
 // written as two 64-partition halves and read whole (stacked_halves_{nisa,api}.py).
+//
+// Scratch tiles declared once and shared by several loops (session 45): a legacy kernel passing two
+// tiles to a module-level helper called for the full row tiles and for the ragged tail
+// (tests/kernels/scratch_tail_nisa.py), a newer-API kernel whose closure names the tiles and whose
+// second phase reuses them (scratch_phases_api.py). Each loop using them gets its own declaration,
+// the helper and its calls as written. Refused: a value the main loop leaves for the tail, a ring
+// whose slot dim a helper's body would have to lose, a phase reading a tile before writing it.
 #include <gtest/gtest.h>
 
 #include "corpus.h"
+#include "every_site.h"
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
 #include "run_kernel.h"
@@ -188,6 +196,149 @@ TEST(PrivatizeBuffer, HalvesThatTogetherCoverTheTileArePrivate) {
     // (ta alone would privatize, but tb still orders the loop: no site.)
     EXPECT_TRUE(sites_in(half, "privatize_buffer").empty()) << half;
   }
+}
+
+// ---- Scratch tiles shared by a main loop and its tail, or by two phases ----
+
+// a, b (320, 512): two full row tiles, a 64-row tail, two column chunks each.
+const std::vector<loopnest::ArgSpec> kTailArgs = arrays({{320, 512}, {320, 512}});
+// x (512, 256): two row tiles per phase.
+const std::vector<loopnest::ArgSpec> kPhaseArgs = arrays({{512, 256}});
+
+std::string scratch_text(const std::string& name) { return read(source_dir() + "/tests/kernels/" + name + ".py"); }
+
+std::vector<loopnest::Site> sites_with(const std::string& text, const std::vector<loopnest::ArgSpec>& args,
+                                       const std::string& transform) {
+  std::vector<loopnest::Site> out;
+  for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, args)))
+    if (s.transform == transform) out.push_back(s);
+  return out;
+}
+
+// The privatize_buffer site on the loop at `line` (then=affine_range or not).
+loopnest::Site site_at(const std::string& text, const std::vector<loopnest::ArgSpec>& args, int line, bool affine) {
+  for (auto& s : sites_with(text, args, "privatize_buffer"))
+    if (s.line == line && s.params.count("then") == (affine ? 1u : 0u)) return s;
+  ADD_FAILURE() << "no privatize_buffer site at line " << line;
+  return {};
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The text from `from` to the next blank line (a helper's def, unchanged by the move).
+std::string block_of(const std::string& text, const std::string& from) {
+  size_t at = text.find(from);
+  return at == std::string::npos ? "" : text.substr(at, text.find("\n\n", at) - at);
+}
+
+TEST(PrivatizeBuffer, DeclaresTheTilesAHelperTouchesInTheMainLoopAndTheTail) {
+  std::string text = scratch_text("scratch_tail_nisa");
+  auto sites = sites_with(text, kTailArgs, "privatize_buffer");
+  // On the row loop and on its column loop (each alone and then affine); the tail's own column
+  // loop would print the same kernel as the main column loop's: not offered twice.
+  ASSERT_EQ(sites.size(), 4u);
+  for (const auto& s : sites) EXPECT_EQ(s.params.at("buffers"), "2");
+  auto want = run("k.py", text, kTailArgs);
+  // The main column loop (line 36): declared per column chunk there and in the tail's column loop.
+  for (bool affine : {false, true}) {
+    SCOPED_TRACE(affine);
+    std::string after = loopnest::apply_site("k.py", text, kTailArgs, site_at(text, kTailArgs, 36, affine));
+    EXPECT_EQ(code_of(after).find("\n    ta = "), std::string::npos) << after;  // not at the top any more
+    EXPECT_EQ(count(after, "            ta = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.sbuf)\n"), 2u) << after;
+    EXPECT_EQ(count(after, "            tb = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.sbuf)\n"), 2u) << after;
+    // The helper and its calls print as written.
+    EXPECT_EQ(block_of(after, "def _half_sq_diff"), block_of(text, "def _half_sq_diff"));
+    EXPECT_EQ(count(after, "_half_sq_diff(a, b, out, ta, tb, t * P, P, c * F)"), 1u);
+    EXPECT_EQ(count(after, "_half_sq_diff(a, b, out, ta, tb, n_full * P, tail, c * F)"), 1u);
+    // All three loops written affine_range by the second site: the row loop is freed as well.
+    EXPECT_EQ(count(after, "nl.affine_range("), affine ? 3u : 0u) << after;
+    EXPECT_LT(rel_error(run("k.py", after, kTailArgs), want), 1e-5) << after;
+    // It lifts again: nothing is left to privatize, and the loops now commute.
+    EXPECT_TRUE(sites_with(after, kTailArgs, "privatize_buffer").empty()) << after;
+    if (!affine) EXPECT_EQ(sites_with(after, kTailArgs, "affine_loop").size(), 4u) << after;  // 3 loops, and all=3
+  }
+  EXPECT_TRUE(sites_with(text, kTailArgs, "affine_loop").empty());
+}
+
+TEST(PrivatizeBuffer, DeclaresTheTilesAClosureNamesInEachPhase) {
+  std::string text = scratch_text("scratch_phases_api");
+  auto sites = sites_with(text, kPhaseArgs, "privatize_buffer");
+  ASSERT_EQ(sites.size(), 2u);  // one privatization for both phases, alone and then affine
+  EXPECT_EQ(sites[1].params.at("then"), "affine_range");
+  auto want = run("k.py", text, kPhaseArgs);
+  for (const auto& s : sites) {
+    std::string after = loopnest::apply_site("k.py", text, kPhaseArgs, s);
+    EXPECT_EQ(block_of(after, "    def scale_rows"), block_of(text, "    def scale_rows"));
+    EXPECT_NE(after.find("(half // P):\n        buf = nl.ndarray((P, N), dtype=nl.float32, buffer=nl.sbuf)\n"
+                         "        res = nl.ndarray((P, N), dtype=nl.float32, buffer=nl.sbuf)\n        scale_rows(i * P)"),
+              std::string::npos)
+        << after;
+    EXPECT_EQ(count(after, "        buf = nl.ndarray("), 2u) << after;
+    EXPECT_EQ(count(after, "nl.affine_range("), s.params.count("then") ? 2u : 0u) << after;
+    EXPECT_LT(rel_error(run("k.py", after, kPhaseArgs), want), 1e-5) << after;
+    if (!s.params.count("then")) EXPECT_FALSE(sites_with(after, kPhaseArgs, "affine_loop").empty()) << after;
+  }
+}
+
+TEST(PrivatizeBuffer, EverySiteOfTheSharedScratchKernelsKeepsTheResult) {
+  EXPECT_GT(loopnest_test::expect_every_site_keeps_result("k.py", scratch_text("scratch_tail_nisa"), kTailArgs), 0u);
+  EXPECT_GT(loopnest_test::expect_every_site_keeps_result("k.py", scratch_text("scratch_phases_api"), kPhaseArgs), 0u);
+}
+
+TEST(PrivatizeBuffer, RefusesAValueTheMainLoopLeavesForTheTail) {
+  // The tail stores what the last full tile left in `tb` before its own call overwrites it.
+  std::string text = scratch_text("scratch_tail_nisa");
+  replace(text, "        for c in nl.sequential_range(N // F):\n            _half_sq_diff(a, b, out, ta, tb, n_full * P,",
+          "        for c in nl.sequential_range(N // F):\n"
+          "            nl.store(out[nl.ds(n_full * P, tail), nl.ds(c * F, F)], value=tb[nl.ds(0, tail), :])\n"
+          "            _half_sq_diff(a, b, out, ta, tb, n_full * P,");
+  EXPECT_TRUE(sites_with(text, kTailArgs, "privatize_buffer").empty());
+}
+
+TEST(PrivatizeBuffer, RefusesARingWhoseSlotDimAHelperWouldLose) {
+  // `ta` a ring of 2 slots, row tile t's slot `ta[t % 2]` passed to the helper (4 row tiles, no
+  // tail): privatizing it in the row loop would drop the slot dim, rewriting the helper's accesses,
+  // which print as written: no site on the row loop. In the column loop the ring only moves (each
+  // column chunk uses the slot of its row tile): that site stays, the helper and its call unchanged.
+  std::string text = scratch_text("scratch_tail_nisa");
+  replace(text, "ta = nl.ndarray((P, F),", "ta = nl.ndarray((2, nl.par_dim(P), F),");
+  replace(text, "_half_sq_diff(a, b, out, ta, tb, t * P,", "_half_sq_diff(a, b, out, ta[t % 2], tb, t * P,");
+  replace(text, "    if tail > 0:\n        for c in nl.sequential_range(N // F):\n"
+                "            _half_sq_diff(a, b, out, ta, tb, n_full * P, tail, c * F)\n", "");
+  const auto args = arrays({{512, 512}, {512, 512}});
+  auto sites = sites_with(text, args, "privatize_buffer");
+  ASSERT_FALSE(sites.empty());
+  auto want = run("k.py", text, args);
+  for (const auto& s : sites) {
+    EXPECT_EQ(s.summary.find("inside `for t`"), std::string::npos) << s.summary;
+    std::string after = loopnest::apply_site("k.py", text, args, s);
+    EXPECT_NE(after.find("\n            ta = nl.ndarray((2, nl.par_dim(P), F),"), std::string::npos) << after;
+    EXPECT_NE(after.find("_half_sq_diff(a, b, out, ta[t % 2], tb, t * P, P, c * F)"), std::string::npos) << after;
+    EXPECT_LT(rel_error(run("k.py", after, args), want), 1e-5) << after;
+  }
+}
+
+TEST(PrivatizeBuffer, RefusesATileAClosureBindsWhenDefined) {
+  // A default argument is evaluated when the def runs: `buf=buf` keeps the tile declared at the top,
+  // which a declaration moved into the loops would no longer bind. (The def statement names the
+  // buffer outside any loop: the rule that no other statement names it refuses.)
+  std::string text = scratch_text("scratch_phases_api");
+  replace(text, "def scale_rows(r0):", "def scale_rows(r0, buf=buf):");
+  ASSERT_LT(rel_error(run("k.py", text, kPhaseArgs), run("k.py", scratch_text("scratch_phases_api"), kPhaseArgs)), 1e-6);
+  for (const auto& s : sites_with(text, kPhaseArgs, "privatize_buffer"))
+    EXPECT_EQ(s.summary.find("`buf`"), std::string::npos) << s.summary;
+}
+
+TEST(PrivatizeBuffer, RefusesAPhaseReadingATileBeforeWritingIt) {
+  // The second phase adds what `res` holds (the first phase's last tile, then its own previous one).
+  std::string text = scratch_text("scratch_phases_api");
+  replace(text, "nisa.tensor_tensor(dst=res, data1=buf, data2=buf, op=nl.multiply)",
+          "nisa.tensor_tensor(dst=res, data1=buf, data2=res, op=nl.add)");
+  EXPECT_TRUE(sites_with(text, kPhaseArgs, "privatize_buffer").empty());
 }
 
 }  // namespace

@@ -961,6 +961,12 @@ TEST(LoopNestTransforms, GoldenRewrites) {
       {"tests/kernels/stacked_halves_nisa.py", "stacked_halves_nisa.privatize_buffer", "privatize_buffer", {}},
       // The decorator compiling the kernel without the middle end removed.
       {"tests/kernels/program_order_grid.py", "program_order_grid.middle_end", "middle_end", {}},
+      // Scratch tiles a helper touches, shared with the tail's loop (or a second phase): declared in
+      // every loop using them, the helper (a closure) and its calls as written.
+      {"tests/kernels/scratch_tail_nisa.py", "scratch_tail_nisa.privatize_buffer", "privatize_buffer",
+       {{"then", "affine_range"}}},
+      {"tests/kernels/scratch_phases_api.py", "scratch_phases_api.privatize_buffer", "privatize_buffer",
+       {{"then", "affine_range"}}},
       {"tests/kernels/state_outer_scan_grid.py", "state_outer_scan_grid.expand_interchange", "expand_interchange", {}},
       {"tests/kernels/state_outer_scan_tiles.py", "state_outer_scan_tiles.expand_interchange", "expand_interchange",
        {}},

@@ -12,7 +12,9 @@
 // does not lift, nor in one that places its own buffers (`buffer=ncc.sbuf.mod_alloc(...)`,
 // `.alloc(func)`): the directive is documented for such manual-allocation kernels
 // (nki-language.md 1.7), which may need it. Like affine_loop it adds no work and only lifts
-// ordering constraints.
+// ordering constraints. A second site (`then=affine_range`) also writes the loops the compiler runs
+// in order (a legacy `range`, a sequential_range) whose iterations commute as affine_range, as
+// affine_loop would: a course-style kernel has both, and each alone leaves program order in place.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -26,6 +28,9 @@
 #include "loopnest/transform.h"
 
 namespace loopnest {
+
+// affine_loop.cpp: every loop run in order whose iterations commute written affine_range; how many.
+int write_every_loop_affine(Kernel& k);
 
 namespace {
 
@@ -129,7 +134,19 @@ class MiddleEnd : public Transform {
                                         kDirective, lines.size() > 1 ? "s" : ""),
                             {{"decorators", std::to_string(lines.size())}});
     if (!s) return false;
-    return sink(*s, [&k, after] { k = *after; });
+    if (sink(*s, [&k, after] { k = *after; })) return true;
+    // With the loops the compiler also runs in order (a legacy `range`) written affine_range where
+    // their iterations commute: either alone keeps program order (the decorator orders every
+    // engine, a sequential loop its iterations), so each alone gains nothing and a beam drops it.
+    auto both = std::make_shared<Kernel>(*after);
+    const int loops_written = write_every_loop_affine(*both);
+    if (loops_written == 0) return false;
+    Site with_loops = *s;
+    with_loops.params["then"] = "affine_range";
+    with_loops.summary = fmt::format("remove the `{}` decorator and write the {} loop{} run in order as affine_range: "
+                                     "the compiler may then reorder and overlap the iterations",
+                                     kDirective, loops_written, loops_written > 1 ? "s" : "");
+    return sink(with_loops, [&k, both] { k = *both; });
   }
 };
 

@@ -1,7 +1,8 @@
 // middle_end (src/loopnest/middle_end.cpp): a kernel compiled without the compiler's middle end
 // (`@nki.compiler.skip_middle_end_transformations`, however imported, above or below `@nki.jit`)
 // runs in program order on every engine; the move deletes the decorator's line and nothing else,
-// and the result simulates like the same program written without it. No site in a kernel that
+// and the result simulates like the same program written without it; a second site also writes the
+// loops run in order (a legacy `range`) affine_range. No site in a kernel that
 // places its own buffers (the directive's documented use) or one without the decorator.
 #include <sstream>
 
@@ -58,6 +59,23 @@ TEST(MiddleEnd, RemovesTheDecoratorAndTheKernelSimulatesLikeItsTwinWithout) {
     EXPECT_GT(before_us, 1.2 * after_us);
     EXPECT_NEAR(after_us, simulated_us(read(source_dir() + "/tests/kernels/spellings/expmul_nisa.py")), 0.05 * after_us);
   }
+}
+
+// A course snippet's legacy `range` loop as well: the compiler runs it in order too, so removing the
+// decorator alone leaves the rows serial; the second site writes the loop affine_range with it.
+TEST(MiddleEnd, WithALoopRunInOrderTheSecondSiteWritesItAffineToo) {
+  std::string text = read(source_dir() + "/tests/kernels/program_order_rows.py");
+  replace(text, "for r in nl.affine_range(R // 128):", "for r in range(R // 128):");
+  auto sites = middle_end_sites(text);
+  ASSERT_EQ(sites.size(), 2u);
+  EXPECT_FALSE(sites[0].params.count("then"));
+  EXPECT_EQ(sites[1].params.at("then"), "affine_range");
+  const std::string alone = loopnest::apply_site("k.py", text, kArgs, sites[0]);
+  const std::string both = loopnest::apply_site("k.py", text, kArgs, sites[1]);
+  EXPECT_NE(both.find("  for r in nl.affine_range(R // 128):\n"), std::string::npos) << both;
+  const double affine_us = simulated_us(read(source_dir() + "/tests/kernels/spellings/expmul_nisa.py"));
+  EXPECT_NEAR(simulated_us(both), affine_us, 0.05 * affine_us);
+  EXPECT_GT(simulated_us(alone), 1.2 * affine_us);
 }
 
 TEST(MiddleEnd, NoSiteWithoutTheDecoratorOrWhereTheKernelPlacesItsBuffers) {

@@ -20,6 +20,8 @@
 //     before they read it (so no value flows into or out of L through it): each such M declares
 //     its own copy, the author's statement again, in its innermost loop still private (the main
 //     column loop when L is the tail's: `for t: for c:` then runs affine throughout);
+//   - accesses before L in no loop (a tile used as a landing row first) when they too write before
+//     they read: the author's declaration stays for them and L declares a copy (nothing after L);
 //   - accesses in a helper's frozen body (a module-level helper given the tile, a closure naming
 //     it) only when no slot dim drops: nothing is rewritten, the call passes the name (the closure
 //     looks it up when called) and the new declaration binds it first;
@@ -61,6 +63,9 @@ struct Candidate {
   // The other loops using the buffer (a ragged tail's, a second phase's: outside L, each the
   // outermost loop around its accesses that does not enclose L), each to get its own declaration.
   std::vector<int> others;
+  // Straight-line accesses before L (a tile used as a landing row before the loop) keep the author's
+  // declaration where it is; L declares a copy of its own.
+  bool kept = false;
 };
 
 // The loop node of loop `loop` in `body`.
@@ -78,16 +83,22 @@ const Node* loop_node(const std::vector<Node>& body, int loop) {
 // or between M's iterations, through the buffer. `touching` gains M's operations. False when an
 // access is not in such a loop (a straight-line read after L, a loop carrying a value).
 bool other_loops(const Kernel& k, int t, const std::vector<int>& decl_loops, const std::vector<int>& l_loops,
-                 std::set<const Op*>& touching, std::vector<int>& others) {
-  bool ok = true;
+                 int l_node, std::set<const Op*>& touching, std::vector<int>& others, bool& kept) {
+  bool ok = true, passed = false;
   std::set<int> ms;
+  std::set<const Op*> straight;  // accesses in no loop, before L
   for_each_node(k.body, [&](const Node& n, const std::vector<int>& chain) {
+    if (n.id == l_node) passed = true;
     for (const Op& op : n.ops) {
       if (touching.count(&op) || (op.dst && op.dst->tensor == t && is_declaration(op))) continue;
       bool touches = op.dst && storage_of(k, op.dst->tensor) == t;
       for (const Arg& a : op.args) touches = touches || (a.value.kind == Operand::Kind::Tile && storage_of(k, a.value.access.tensor) == t);
       if (!touches) continue;
       auto m = std::find_if(chain.begin(), chain.end(), [&](int x) { return !std::count(l_loops.begin(), l_loops.end(), x); });
+      if (chain.empty() && decl_loops.empty() && !passed) {
+        straight.insert(&op);
+        continue;
+      }
       if (m == chain.end() || decl_loops.size() > chain.size() || !std::equal(decl_loops.begin(), decl_loops.end(), chain.begin()))
         ok = false;
       else
@@ -95,6 +106,20 @@ bool other_loops(const Kernel& k, int t, const std::vector<int>& decl_loops, con
     }
   });
   if (!ok) return false;
+  if (!straight.empty()) {
+    // Before L, in no loop: written before read there too (a landing row for a broadcast), so no
+    // value flows from them into L; after L nothing may touch it (the loop's copy would be the
+    // name's binding there).
+    std::vector<int> loops;
+    std::vector<const Node*> conds;
+    std::vector<Touch> all, before;
+    if (!collect_touches(k, k.body, t, loops, conds, all, false)) return false;
+    for (const Touch& x : all)
+      if (straight.count(x.op)) before.push_back(x);
+    if (!privatizable(k, before)) return false;
+    touching.insert(straight.begin(), straight.end());
+    kept = true;
+  }
   // The buffer's accesses in loop node `mn` when they are private to its iterations.
   auto private_in = [&](const Node& mn, std::vector<Touch>& in_m) {
     std::vector<int> loops;
@@ -198,7 +223,8 @@ std::optional<Candidate> candidate(const Kernel& k, const Node& ln, int t) {
   Candidate c{t, owner->id, -1, {}};
   std::vector<int> l_inner = l_loops;
   l_inner.push_back(L);
-  if (!other_loops(k, t, decl_loops, l_inner, touching, c.others)) return std::nullopt;
+  if (!other_loops(k, t, decl_loops, l_inner, ln.id, touching, c.others, c.kept)) return std::nullopt;
+  if (c.kept && !view_names.empty()) return std::nullopt;
   int views_inside = 0;
   for_each_node(ln.body, [&](const Node& n, const std::vector<int>&) {
     views_inside += n.kind == NodeKind::Meta && n.view && storage_of(k, n.view->tensor) == t;
@@ -231,8 +257,8 @@ std::optional<Candidate> candidate(const Kernel& k, const Node& ln, int t) {
   // A helper's body prints as written, so only a move rewriting no access may reach into one; a
   // buffer other loops use keeps its shape (one declaration per loop, the accesses unchanged).
   bool in_helper = std::any_of(within.begin(), within.end(), [](const Touch& x) { return x.in_helper; });
-  if (c.dim >= 0 && (in_helper || !c.others.empty())) return std::nullopt;
-  if (!c.others.empty() && owner->kind != NodeKind::Stmt) return std::nullopt;
+  if (c.dim >= 0 && (in_helper || !c.others.empty() || c.kept)) return std::nullopt;
+  if ((!c.others.empty() || c.kept) && owner->kind != NodeKind::Stmt) return std::nullopt;
   if (!std::any_of(within.begin(), within.end(), [](const Touch& x) { return !x.write; })) return std::nullopt;
   if (!privatizable(k, within)) return std::nullopt;
   // No statement outside the touching ones names it (`ring.shape`), nor the names of its views. A
@@ -279,7 +305,36 @@ void declare_first(Node& owner, Node decl) {
 
 // Declares buffer `c` at the top of loop node `id` (after the declarations already there), its slot
 // dim dropped; its accesses print from the form, view bindings nothing prints any more go.
+// Loop node `m_id` declares its own copy of buffer `t`, the author's statement `authored` again (a
+// tensor of its own: its tiles live in that loop's iterations); its accesses print unchanged.
+void declare_copy(Kernel& k, int t, const Node& authored, int m_id) {
+  Tensor copy = k.tensor(t);
+  copy.scope_loop = find_node(k, m_id)->loop;
+  const int t2 = add_tensor(k, copy);
+  auto retarget = [&](Op& op) {
+    if (op.dst && op.dst->tensor == t) op.dst->tensor = t2;
+    for (Arg& a : op.args)
+      if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == t) a.value.access.tensor = t2;
+  };
+  Node* mn = find_node(k, m_id);
+  for_each_node(mn->body, [&](Node& x, const std::vector<int>&) {
+    for (Op& op : x.ops) retarget(op);
+  });
+  Node again = authored;
+  again.id = k.next_node++;
+  again.repeat_copy = true;
+  again.patch.clear();
+  for (Op& op : again.ops) retarget(op);
+  declare_first(*mn, std::move(again));
+}
+
 void privatize(Kernel& k, int id, const Candidate& c) {
+  if (c.kept) {  // the author's declaration stays for the accesses before L; L and the others copy it
+    const Node authored = *find_node(k, c.decl_node);
+    declare_copy(k, c.tensor, authored, id);
+    for (int m_id : c.others) declare_copy(k, c.tensor, authored, m_id);
+    return;
+  }
   Node* ln = find_node(k, id);
   const int L = ln->loop;
   std::set<std::string> views;
@@ -331,27 +386,7 @@ void privatize(Kernel& k, int id, const Candidate& c) {
   }
   Node authored = decl;
   declare_first(*find_node(k, id), std::move(decl));
-  // Each other loop declares its own copy, the author's statement again (a tensor of its own: its
-  // tiles live in that loop's iterations); its accesses print unchanged.
-  for (int m_id : c.others) {
-    Tensor copy = k.tensor(c.tensor);
-    copy.scope_loop = find_node(k, m_id)->loop;
-    const int t2 = add_tensor(k, copy);
-    auto retarget = [&](Op& op) {
-      if (op.dst && op.dst->tensor == c.tensor) op.dst->tensor = t2;
-      for (Arg& a : op.args)
-        if (a.value.kind == Operand::Kind::Tile && a.value.access.tensor == c.tensor) a.value.access.tensor = t2;
-    };
-    Node* mn = find_node(k, m_id);
-    for_each_node(mn->body, [&](Node& x, const std::vector<int>&) {
-      for (Op& op : x.ops) retarget(op);
-    });
-    Node again = authored;
-    again.id = k.next_node++;
-    again.repeat_copy = true;
-    for (Op& op : again.ops) retarget(op);
-    declare_first(*mn, std::move(again));
-  }
+  for (int m_id : c.others) declare_copy(k, c.tensor, authored, m_id);
 }
 
 // Privatizes every buffer of loop node `id`; the node ids of the other loops given a declaration.

@@ -169,6 +169,34 @@ TEST(PrivatizeBuffer, TilesWrittenThroughAnOutputOperandArePrivate) {
   }
 }
 
+// A reused tile also serving before the loop (a landing row written and read there): the author's
+// declaration stays for those accesses and the loop declares its own copy. Refused when the loop's
+// value is read after it, or the row before the loop is read before it is written.
+TEST(PrivatizeBuffer, ATileUsedBeforeTheLoopKeepsItsDeclarationAndTheLoopGetsACopy) {
+  const std::string text = read(source_dir() + "/tests/kernels/reused_softmax_nisa.py");
+  std::string before = text;
+  replace(before, "    for r in nl.sequential_range(rows // P):\n",
+          "    sc[0:1, :] = nl.load(x[0:1, :])\n    nl.store(out[0:1, :], value=nl.exp(sc[0:1, :]))\n"
+          "    for r in nl.sequential_range(rows // P):\n");
+  auto sites = sites_of(before, "privatize_buffer");
+  ASSERT_EQ(sites.size(), 2u) << before;
+  EXPECT_EQ(sites[0].params.at("buffers"), "3");
+  auto want = run("k.py", before, kArgs);
+  for (const auto& site : sites) {
+    std::string after = loopnest::apply_site("k.py", before, kArgs, site);
+    EXPECT_NE(after.find("\n    sc = nl.ndarray("), std::string::npos) << after;  // kept for the landing row
+    EXPECT_NE(after.find("_range(rows // P):\n        sc = nl.ndarray("), std::string::npos) << after;
+    EXPECT_LT(rel_error(run("k.py", after, kArgs), want), 1e-5) << after;
+  }
+  std::string read_after = text;
+  replace(read_after, "    return out\n", "    nl.store(out[0:P, :], value=sc)\n    return out\n");
+  EXPECT_TRUE(sites_of(read_after, "privatize_buffer").empty()) << read_after;
+  std::string unwritten = text;
+  replace(unwritten, "    for r in nl.sequential_range(rows // P):\n",
+          "    nl.store(out[0:1, :], value=nl.exp(sc[0:1, :]))\n    for r in nl.sequential_range(rows // P):\n");
+  EXPECT_TRUE(sites_of(unwritten, "privatize_buffer").empty()) << unwritten;
+}
+
 // Two 64-partition halves written, the 128-partition tile read whole: the halves together cover it.
 TEST(PrivatizeBuffer, HalvesThatTogetherCoverTheTileArePrivate) {
   const std::vector<loopnest::ArgSpec> args = arrays({{64, 2048}, {64, 2048}});

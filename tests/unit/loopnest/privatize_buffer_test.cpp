@@ -39,11 +39,16 @@ std::string kernel_text(const std::string& style) {
   return read(source_dir() + "/tests/kernels/ring_softmax_" + style + ".py");
 }
 
-std::vector<loopnest::Site> sites_of(const std::string& text, const std::string& transform) {
+std::vector<loopnest::Site> sites_with(const std::string& text, const std::vector<loopnest::ArgSpec>& args,
+                                       const std::string& transform) {
   std::vector<loopnest::Site> out;
-  for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, kArgs)))
+  for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, args)))
     if (s.transform == transform) out.push_back(s);
   return out;
+}
+
+std::vector<loopnest::Site> sites_of(const std::string& text, const std::string& transform) {
+  return sites_with(text, kArgs, transform);
 }
 
 // The site privatizing alone (no then=affine_range).
@@ -200,16 +205,10 @@ TEST(PrivatizeBuffer, ATileUsedBeforeTheLoopKeepsItsDeclarationAndTheLoopGetsACo
 // Two 64-partition halves written, the 128-partition tile read whole: the halves together cover it.
 TEST(PrivatizeBuffer, HalvesThatTogetherCoverTheTileArePrivate) {
   const std::vector<loopnest::ArgSpec> args = arrays({{64, 2048}, {64, 2048}});
-  auto sites_in = [&](const std::string& text, const std::string& transform) {
-    std::vector<loopnest::Site> out;
-    for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, args)))
-      if (s.transform == transform) out.push_back(s);
-    return out;
-  };
   for (const char* style : {"nisa", "api"}) {
     SCOPED_TRACE(style);
     std::string text = read(source_dir() + "/tests/kernels/stacked_halves_" + style + ".py");
-    auto sites = sites_in(text, "privatize_buffer");
+    auto sites = sites_with(text, args, "privatize_buffer");
     ASSERT_EQ(sites.size(), 2u);
     EXPECT_EQ(sites[0].params.at("buffers"), "2");
     auto want = run("k.py", text, args);
@@ -222,7 +221,7 @@ TEST(PrivatizeBuffer, HalvesThatTogetherCoverTheTileArePrivate) {
     if (std::string(style) == "nisa") replace(half, "        tb[bot, :] = nl.load(b[:, cb])\n", "");
     else replace(half, "        nisa.dma_copy(dst=tb[H:2 * H, :], src=b[:, c0 + F:c0 + 2 * F])\n", "");
     // (ta alone would privatize, but tb still orders the loop: no site.)
-    EXPECT_TRUE(sites_in(half, "privatize_buffer").empty()) << half;
+    EXPECT_TRUE(sites_with(half, args, "privatize_buffer").empty()) << half;
   }
 }
 
@@ -234,14 +233,6 @@ const std::vector<loopnest::ArgSpec> kTailArgs = arrays({{320, 512}, {320, 512}}
 const std::vector<loopnest::ArgSpec> kPhaseArgs = arrays({{512, 256}});
 
 std::string scratch_text(const std::string& name) { return read(source_dir() + "/tests/kernels/" + name + ".py"); }
-
-std::vector<loopnest::Site> sites_with(const std::string& text, const std::vector<loopnest::ArgSpec>& args,
-                                       const std::string& transform) {
-  std::vector<loopnest::Site> out;
-  for (auto& s : loopnest::find_sites(loopnest::lift_source("k.py", text, args)))
-    if (s.transform == transform) out.push_back(s);
-  return out;
-}
 
 // The privatize_buffer site on the loop at `line` (then=affine_range or not).
 loopnest::Site site_at(const std::string& text, const std::vector<loopnest::ArgSpec>& args, int line, bool affine) {

@@ -183,7 +183,8 @@ class ChunkRows : public Transform {
           if (a.value.kind != Operand::Kind::Tile) continue;
           auto shape = a.value.access.tile_shape();
           bool row = row_dim(a.value.access, n).has_value();
-          bool column = shape.size() == 2 && shape[1] == IExpr(1);
+          // (A column indexed by an integer, `a_t[:, s]`, is a [P] vector: one value per partition too.)
+          bool column = (shape.size() == 2 && shape[1] == IExpr(1)) || shape.size() == 1;
           if (!row && !column) return std::nullopt;
         }
       }

@@ -223,20 +223,14 @@ bool privatizable(const Kernel& k, const std::vector<Touch>& touches) {
   for (size_t i = 0; i < touches.size(); ++i) {
     const Touch& r = touches[i];
     if (r.write) continue;
-    // (a) an earlier unconditional write of the region, in loops around the read.
-    bool covered = false;
-    for (size_t j = 0; j < i && !covered; ++j) {
-      const Touch& w = touches[j];
-      covered = full_write(w) && w.op != r.op && is_prefix(w.loops, r.loops) && covers(k, *w.access, *r.access);
-    }
-    // (d) earlier writes around the read whose regions together hold it.
-    if (!covered) {
-      std::vector<const Access*> around;
-      for (size_t j = 0; j < i; ++j)
-        if (full_write(touches[j]) && touches[j].op != r.op && is_prefix(touches[j].loops, r.loops))
-          around.push_back(touches[j].access);
-      covered = union_covers(k, around, *r.access);
-    }
+    // The earlier unconditional writes in loops around the read: (a) one of them holds its region,
+    // or (d) together they do.
+    std::vector<const Access*> earlier;
+    for (size_t j = 0; j < i; ++j)
+      if (full_write(touches[j]) && touches[j].op != r.op && is_prefix(touches[j].loops, r.loops))
+        earlier.push_back(touches[j].access);
+    bool covered = std::any_of(earlier.begin(), earlier.end(), [&](const Access* w) { return covers(k, *w, *r.access); }) ||
+                   union_covers(k, earlier, *r.access);
     // (c) every iteration of an earlier loop M writing a piece of the region.
     for (size_t j = 0; j < i && !covered; ++j) {
       const Touch& w = touches[j];

@@ -68,15 +68,6 @@ struct Candidate {
   bool kept = false;
 };
 
-// The loop node of loop `loop` in `body`.
-const Node* loop_node(const std::vector<Node>& body, int loop) {
-  const Node* out = nullptr;
-  for_each_node(body, [&](const Node& n, const std::vector<int>&) {
-    if (n.kind == NodeKind::Loop && n.loop == loop) out = &n;
-  });
-  return out;
-}
-
 // The other loops of candidate `c` (see Candidate::others): every access of the buffer outside L
 // lies in a loop M that does not enclose L, below the declaration's loops, and M's iterations each
 // write what they read of it before reading it (privatizable), so no value flows between L and M,
@@ -130,7 +121,7 @@ bool other_loops(const Kernel& k, int t, const std::vector<int>& decl_loops, con
     return privatizable(k, in_m);
   };
   for (int m : ms) {
-    const Node* mn = loop_node(k.body, m);
+    const Node* mn = loop_node(k, m);
     std::vector<Touch> in_m;
     if (!mn || !private_in(*mn, in_m)) return false;
     for (const Touch& x : in_m) touching.insert(x.op);
@@ -143,7 +134,7 @@ bool other_loops(const Kernel& k, int t, const std::vector<int>& decl_loops, con
       common.resize(n);
     }
     for (auto it = common.rbegin(); it != common.rend(); ++it) {
-      const Node* inner = loop_node(mn->body, *it);
+      const Node* inner = loop_node(k, *it);
       std::vector<Touch> in_inner;
       if (inner && private_in(*inner, in_inner) && in_inner.size() == in_m.size()) {
         mn = inner;
@@ -303,8 +294,6 @@ void declare_first(Node& owner, Node decl) {
   owner.body.insert(at, std::move(decl));
 }
 
-// Declares buffer `c` at the top of loop node `id` (after the declarations already there), its slot
-// dim dropped; its accesses print from the form, view bindings nothing prints any more go.
 // Loop node `m_id` declares its own copy of buffer `t`, the author's statement `authored` again (a
 // tensor of its own: its tiles live in that loop's iterations); its accesses print unchanged.
 void declare_copy(Kernel& k, int t, const Node& authored, int m_id) {
@@ -328,6 +317,9 @@ void declare_copy(Kernel& k, int t, const Node& authored, int m_id) {
   declare_first(*mn, std::move(again));
 }
 
+// Declares buffer `c` at the top of loop node `id` (after the declarations already there), its slot
+// dim dropped; its accesses print from the form, view bindings nothing prints any more go; each
+// other loop of `c` declares a copy.
 void privatize(Kernel& k, int id, const Candidate& c) {
   if (c.kept) {  // the author's declaration stays for the accesses before L; L and the others copy it
     const Node authored = *find_node(k, c.decl_node);
@@ -410,7 +402,7 @@ std::vector<int> freed_loops(const Kernel& before, const Kernel& after, int id, 
     std::vector<int> loops = loops_around(before, seed);
     if (seed != id) loops.push_back(find_node(before.body, seed)->loop);
     for (int loop : loops) {
-      const Node* n = loop_node(before.body, loop);
+      const Node* n = loop_node(before, loop);
       const Loop& l = before.loops.at(loop);
       if (!n || std::count(out.begin(), out.end(), n->id) || !runs_in_order(before, l) || l.ordered ||
           iterations_commute(before, loop) || !iterations_commute(after, loop))

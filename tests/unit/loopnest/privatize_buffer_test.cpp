@@ -23,11 +23,13 @@
 #include "loopnest/lift.h"
 #include "loopnest/transform.h"
 #include "run_kernel.h"
+#include "text_edit.h"
 
 namespace {
 
 using loopnest_test::arrays;
 using loopnest_test::read;
+using loopnest_test::replace;
 using loopnest_test::rel_error;
 using loopnest_test::run;
 using loopnest_test::source_dir;
@@ -71,11 +73,6 @@ std::string code_of(const std::string& text) {
     at = end + 1;
   }
   return out;
-}
-
-void replace(std::string& text, const std::string& from, const std::string& to) {
-  ASSERT_NE(text.find(from), std::string::npos) << from;
-  text.replace(text.find(from), from.size(), to);
 }
 
 TEST(PrivatizeBuffer, FindsTheRingOfTheRowLoopInEveryStyle) {

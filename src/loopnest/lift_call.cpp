@@ -400,6 +400,9 @@ AValue Lifter::apply(const std::string& api_called, std::vector<std::pair<std::s
       continue;
     }
     if (name == "mask" && v.k == K::Pred) op.mask = v.pred, op.has_mask = true;
+    if (name == "mask" && (v.k == K::Bool || v.k == K::Cond)) {  // `mask=(k_0 * U + k_1 < S)`
+      if (auto con = loop_mask_term(v)) op.mask = {*con}, op.has_mask = true;
+    }
     if (name == "dtype" && v.k == K::DType) op.dtype = v.s;
     if (name == "engine" && v.k == K::Symbol) {
       Engine e = engine_named(v.s);

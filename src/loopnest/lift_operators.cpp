@@ -251,6 +251,15 @@ AValue Lifter::binop_value(const Expr& e) {
     p.pred.insert(p.pred.end(), r.pred.begin(), r.pred.end());
     return p;
   }
+  // A mask term comparing loop variables alone (`(k_0 * U + k_1 < S) & (i_f < M)`, a generated
+  // kernel's guard of a ragged outer tile): a constraint on no axis, holding for all of the
+  // iteration's elements or for none (the interpreter's bool & predicate, index_expr.cpp).
+  if (b.op == BinOp::BitAnd && ((l.k == K::Pred && (r.k == K::Bool || r.k == K::Cond)) ||
+                                (r.k == K::Pred && (l.k == K::Bool || l.k == K::Cond)))) {
+    AValue p = l.k == K::Pred ? l : r;
+    if (auto con = loop_mask_term(l.k == K::Pred ? r : l)) p.pred.push_back(*con);
+    return p;
+  }
   if ((l.k == K::Tuple || l.k == K::List) && ri && b.op == BinOp::Mul) {  // `["rest"] * (n - 1)`
     IExpr n = int_of(r, *b.right);
     if (!n.is_constant()) fail(e.span, fmt::format("'{}': a sequence repeated a loop-dependent number of times", print_expr(e)));
@@ -342,6 +351,14 @@ AValue Lifter::cond_join(const AValue& a, const AValue& b, bool is_and) {
   c.k = K::Cond;
   c.cl = j, c.cr = IExpr(1), c.cmp = Cmp::Eq;
   return c;
+}
+
+std::optional<Constraint> loop_mask_term(const AValue& term) {
+  if (term.k == K::Bool && term.b) return std::nullopt;
+  Constraint con;
+  con.cmp = term.k == K::Bool ? Cmp::Eq : term.cmp;
+  con.expr = term.k == K::Bool ? IExpr(1) : term.cl - term.cr;  // False: 1 == 0 holds nowhere
+  return con;
 }
 
 // One comparison `l op r` of evaluated operands (le, re: their expressions; e: the whole one).

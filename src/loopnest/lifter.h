@@ -93,6 +93,11 @@ struct AValue {
 std::optional<bool> host_truth(const AValue& v);
 // A host number as a double (an int, a bool, a float); NaN for anything else (lift_builtins.cpp).
 double number_of(const AValue& v);
+// A mask term that is no index grid's comparison: a bool, or a comparison of loop variables
+// (K::Cond; `k_0 * U + k_1 < S`, a generated kernel's guard of a ragged outer tile), as a
+// constraint on no axis that holds for all of an iteration's elements or for none; nullopt for
+// True (no constraint) (lift_operators.cpp).
+std::optional<Constraint> loop_mask_term(const AValue& term);
 // Item `index` of a host sequence whose items step alike, for an index the loops give within it
 // (lift_subscript.cpp); nullopt when the items do not step alike.
 // Given the kernel, also the blocks of a flattened list in order (`probs_t[t]` of `[... for j in

@@ -419,6 +419,15 @@ bool PredicateObj::truthy() const {
 }
 
 std::optional<Value> PredicateObj::binary_op(Interpreter& in, BinOp op, const Value& other, bool reflected) {
+  // A comparison of loop indices alone (`(k * U + u < S) & (i_f < M)`) is a Python bool here, since
+  // the loops run on concrete integers; the legacy tracer had a predicate of the loop variables.
+  // As a mask term it holds for every element or for none: True & p is p, False & p masks all out.
+  if (other.is_bool() && (op == BinOp::BitAnd || op == BinOp::BitOr)) {
+    bool all = other.as_bool();
+    if ((op == BinOp::BitAnd) == all) return Value(std::make_shared<PredicateObj>(pred));
+    if (op == BinOp::BitOr) return Value::from_bool(true);  // every element: no mask
+    return Value(std::make_shared<PredicateObj>(to_predicate(other, "mask")));
+  }
   auto* o = other.is_object() ? dynamic_cast<PredicateObj*>(other.object().get()) : nullptr;
   if (op != BinOp::BitAnd || !o) return std::nullopt;
   auto p = std::make_shared<Predicate>(*pred);

@@ -261,6 +261,30 @@ TEST(Rules, AnInstructionMaskedEverywhereIsSkipped) {
   EXPECT_EQ(ops, (std::vector<trn::Opcode>{trn::Opcode::DmaLoad, trn::Opcode::DmaStore}));
 }
 
+// A comparison of loop indices alone is a Python bool when the loops run on concrete integers (the
+// legacy tracer had a predicate of the loop variables): in a mask it holds for every element or for
+// none, `&` and `|` on either side of a predicate (a generated kernel's guard of a ragged outer tile,
+// `(k_0 * U + k_1 < S) & (i_f < N)`). Each store below runs in the first iteration only.
+TEST(Rules, ALoopIndexComparisonCombinesWithAMaskAsABool) {
+  Harness h;
+  trn::TraceBuffer trace;
+  auto mod = h.load_text("loop_guard.py", kernel_text(
+      "    i_p = nl.arange(128)[:, None]\n"
+      "    i_f = nl.arange(512)[None, :]\n"
+      "    o = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+      "    for k in nl.affine_range(2):\n"
+      "        t = nl.load(a[i_p, i_f])\n"
+      "        nl.store(o[i_p, i_f], value=t, mask=(k < 1) & (i_f < 512))\n"
+      "        nl.store(o[i_p, i_f], value=t, mask=(i_f < 512) & (k < 1))\n"
+      "        nl.store(o[i_p, i_f], value=t, mask=(k < 1) | (i_f < 0))\n"
+      "        nl.store(o[i_p, i_f], value=t, mask=(i_f < 0) | (k < 1))"));
+  ASSERT_NO_THROW(h.run_module(*mod, {test_input({256, 1024}, 0)}, true, &trace));
+  int stores = 0;
+  for (const auto& r : trace.records)
+    if (r.kind == trn::RecordKind::Instruction && r.inst.opcode == trn::Opcode::DmaStore) ++stores;
+  EXPECT_EQ(stores, 4);
+}
+
 // The same ragged last row block written as a slice (`nl.ds`): the mask gates the bounds check of
 // the elements it leaves out (nki-language.md 3.9), and the masked-in rows are read.
 TEST(Rules, AMaskedSliceReachingPastTheEndIsNotAnError) {

@@ -286,10 +286,32 @@ void return_result(Kernel& k, const Node& call, std::vector<Node>& out) {
 // operations of its own) is split as the header says. Names for the values the statement's
 // remaining operations read from the parts before them, and those reads print the names instead
 // of the call's text.
+// The values a helper returns without naming them (`return (x0 * c - x1 * s, x0 * s + x1 * c)`
+// read by the caller as `for rows, tile in zip(halves, rotate(...))`): opened, each is a statement
+// of its own (split_results) read by statements outside it, so each gets a name
+// (`rotate_result`, `rotate_result_2`). A statement's value no other opened statement reads is
+// such a value (or dead: then the name costs nothing); one read within the opened nodes is printed
+// inside its reader's tree.
+void name_returned_values(Kernel& k, const Node& call, std::vector<Node>& opened) {
+  std::set<int> read;
+  for_each_node(opened, [&](const Node& n, const std::vector<int>&) {
+    for (const auto& op : n.ops)
+      for (const auto& a : op.args)
+        if (a.value.kind == Operand::Kind::Tile) read.insert(a.value.access.tensor);
+  });
+  for (const Node& n : opened) {
+    if (n.kind != NodeKind::Stmt || n.ops.empty()) continue;
+    int t = n.ops.back().result;
+    if (t < 0 || !k.tensor(t).name.empty() || read.count(t)) continue;
+    k.tensors[static_cast<size_t>(t)].name = fresh_loop_var(k, result_base(call.helper) + "_result");
+  }
+}
+
 void open_call(Kernel& k, Node& call, std::vector<Node>& out) {
   if (call.ops.empty()) {
     std::vector<Node> opened;
     adopt(k, call.body, opened);
+    if (openable_kind(call) == InlineKind::HelperCall) name_returned_values(k, call, opened);
     append_result(k, call, opened);
     for (auto& x : opened) out.push_back(std::move(x));
     return_result(k, call, out);
@@ -326,6 +348,9 @@ void open_call(Kernel& k, Node& call, std::vector<Node>& out) {
     for (auto& a : op.args)
       if (a.value.kind == Operand::Kind::Tile && (named.count(a.value.access.tensor) || made.count(a.value.access.tensor)))
         a.value.origin = nullptr;
+  // The values the statement's own operations do not read may still be read by the statements
+  // after it (`for rows, tile in zip(halves, rotate(...))`: each copy of the loop's body reads one).
+  name_returned_values(k, call, helper);
   for (auto& x : helper) out.push_back(std::move(x));
   // `a, b = rotate(x, nl.load(c))`: every operation of the statement is an argument evaluated
   // before the helper, so nothing reads the helper's results in the statement itself.
@@ -463,9 +488,31 @@ void pull_out_of_programs(Kernel& k, std::vector<Node>& nodes, int scope) {
 
 }  // namespace
 
+// A comprehension over a host sequence unpacked into names, one per item (`x0, x1 = [nl.load(x[r,
+// cols]) for r in (lo, hi)]`): the statement is the statements `x0 = nl.load(...)`, `x1 = ...`,
+// which print from the form and lift back to the same items. Opened, the moves see straight-line
+// statements (a partition fill of the halves) where they saw one construct.
+bool unpacked_comprehension(const Node& n) {
+  if (n.kind != NodeKind::Inline || n.helper != kComprehensionHelper || !n.ops.empty() || !n.origin ||
+      n.origin->kind != nki::StmtKind::Assign)
+    return false;
+  const auto& assign = static_cast<const nki::AssignStmt&>(*n.origin);
+  if (assign.targets.size() != 1 || !assign.value || assign.value->kind != nki::ExprKind::ListComp) return false;
+  const nki::Expr& target = *assign.targets[0];
+  if (target.kind != nki::ExprKind::Tuple && target.kind != nki::ExprKind::List) return false;
+  const auto& names = static_cast<const nki::SequenceExpr&>(target).elts;
+  if (names.size() != n.body.size()) return false;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i]->kind != nki::ExprKind::Name || n.body[i].kind != NodeKind::Stmt || n.body[i].ops.empty() ||
+        n.body[i].ops.back().result < 0)
+      return false;
+  return true;
+}
+
 // The lifter names the Inline node of an unrolled host loop by its keyword (lift_loop.cpp,
 // lift_host.cpp); a helper call's by the function's name, which no keyword can be.
 std::optional<InlineKind> openable_kind(const Node& n) {
+  if (unpacked_comprehension(n)) return InlineKind::HostSequenceFor;
   if (n.kind != NodeKind::Inline || n.helper.find(kComprehensionHelper) != std::string::npos) return std::nullopt;
   if (n.helper == "while") return InlineKind::TraceTimeWhile;
   if (n.helper == "for") return InlineKind::HostSequenceFor;

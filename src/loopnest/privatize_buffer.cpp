@@ -227,7 +227,9 @@ std::optional<Candidate> candidate(const Kernel& k, const Node& ln, int t) {
     if (x.op->cls == OpClass::Alloc || x.access->tensor != t) return std::nullopt;
     if (x.operand && x.operand->number_when && x.operand->number_when->uses(L)) return std::nullopt;
     for (size_t d = 0; d < x.access->dims.size(); ++d) {
-      if (!uses_loop(x.access->dims[d], L)) continue;
+      // Only an index names a slot: a ragged extent (`tw[0:nr, :]`, nr = min(P, M - r0), the last
+      // row block cut) is the same storage in every iteration, printed unchanged.
+      if (!x.access->dims[d].start.uses(L)) continue;
       if (static_cast<int>(d) >= tensor.partition_dim || !x.access->dims[d].terms.empty() ||
           (c.dim >= 0 && c.dim != static_cast<int>(d)))
         return std::nullopt;

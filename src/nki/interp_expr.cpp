@@ -352,7 +352,113 @@ void run_comprehension(InterpState& st, const ComprehensionExpr& c, size_t level
   }
 }
 
+// A generator expression, run one item at a time as Python runs it: each next() resumes the
+// for/if clauses where the previous one stopped and evaluates one element. The order matters to
+// the trace: `sum(nl.matmul(...) for ...)` issues matmul, add, matmul, add..., each partial
+// product dead after its add, not every matmul before the first add (all of them live at once).
+class GeneratorIterator : public Iterator {
+ public:
+  GeneratorIterator(InterpState& st, const ComprehensionExpr& c, std::shared_ptr<FrameLife> life,
+                    std::unique_ptr<Iterator> first)
+      : st_(st), c_(c), life_(std::move(life)) {
+    its_.push_back(std::move(first));
+    items_.push_back(unbound());
+  }
+
+  bool next(Value& out) override {
+    if (!life_) return false;
+    Frame& f = life_->frame();
+    // The clauses are user code of the generator's module, whoever consumes it (a builtin such as
+    // sum(), or a function of another module): as call_function does for a call.
+    struct Restore {
+      InterpState& st;
+      const std::shared_ptr<const SourceFile>* file;
+      uint64_t native_call;
+      ~Restore() {
+        st.current_file = file;
+        st.native_call = native_call;
+      }
+    } restore{st_, st_.current_file, st_.native_call};
+    if (f.env) st_.current_file = &f.env->ast->file;
+    st_.native_call = 0;
+    // The clauses' variables live in the creating frame's slots, which another generator of the
+    // same expression may have moved on since: put back this one's.
+    for (size_t l = 0; l < items_.size(); ++l)
+      if (!is_unbound(items_[l])) assign(st_, *c_.generators[l].target, items_[l], f);
+    while (!its_.empty()) {
+      const size_t l = its_.size() - 1;
+      const Comprehension& gen = c_.generators[l];
+      Value item;
+      if (!its_[l]->next(item)) {
+        its_.pop_back();
+        items_.pop_back();
+        continue;
+      }
+      st_.charge(1);
+      assign(st_, *gen.target, item, f);
+      items_[l] = std::move(item);
+      bool keep = true;
+      for (const auto& cond : gen.ifs)
+        if (!truth(st_, eval(st_, *cond, f), cond->span)) {
+          keep = false;
+          break;
+        }
+      if (!keep) continue;
+      if (l + 1 == c_.generators.size()) {
+        out = eval(st_, *c_.elt, f);
+        return true;
+      }
+      const Comprehension& inner = c_.generators[l + 1];
+      Value iterable = eval(st_, *inner.iter, f);
+      st_.current_span = &inner.iter->span;
+      try {
+        its_.push_back(iterate(st_, iterable));
+      } catch (...) {
+        rethrow_located(st_, inner.iter->span, "iteration");
+      }
+      items_.push_back(unbound());
+    }
+    life_.reset();  // exhausted: let the frame go
+    return false;
+  }
+
+  bool runs_in(const FrameLife* life) const { return life_.get() == life; }
+
+ private:
+  InterpState& st_;
+  const ComprehensionExpr& c_;  // the module's AST outlives the generator (ModuleEnv::ast)
+  std::shared_ptr<FrameLife> life_;
+  std::vector<std::unique_ptr<Iterator>> its_;  // one per clause entered, outermost first
+  std::vector<Value> items_;                    // each entered clause's current item
+};
+
+Value lazy_generator(InterpState& st, const ComprehensionExpr& c, Frame& f) {
+  // As in Python, the outermost iterable is evaluated (and iterated) when the generator is made.
+  const Comprehension& gen = c.generators[0];
+  Value iterable = eval(st, *gen.iter, f);
+  st.current_span = &gen.iter->span;
+  std::unique_ptr<Iterator> it;
+  try {
+    it = iterate(st, iterable);
+  } catch (...) {
+    rethrow_located(st, gen.iter->span, "iteration");
+  }
+  std::shared_ptr<FrameLife> life;
+  if (f.closed_in) {
+    life = f.closed_in->shared_from_this();  // made by a generator of an ended frame: the same copy
+  } else {
+    if (!f.life) {
+      f.life = std::make_shared<FrameLife>();
+      f.life->live = &f;
+    }
+    life = f.life;
+  }
+  return Value(std::make_shared<IteratorObj>("generator",
+                                             std::make_unique<GeneratorIterator>(st, c, std::move(life), std::move(it))));
+}
+
 Value eval_comprehension(InterpState& st, const ComprehensionExpr& c, Frame& f) {
+  if (c.kind == ExprKind::GeneratorExp) return lazy_generator(st, c, f);
   if (c.kind == ExprKind::DictComp) {
     auto dict = std::make_shared<DictObj>();
     auto emit = [&] {
@@ -375,9 +481,7 @@ Value eval_comprehension(InterpState& st, const ComprehensionExpr& c, Frame& f) 
     items.push_back(eval(st, *c.elt, f));
   };
   run_comprehension(st, c, 0, f, emit);
-  if (c.kind == ExprKind::ListComp) return make_list(std::move(items));
-  // Generator expressions are evaluated eagerly: kernels only feed them to sum/any/tuple/...
-  return Value(std::make_shared<IteratorObj>("generator", std::make_unique<VectorIterator>(std::move(items))));
+  return make_list(std::move(items));
 }
 
 Value eval_fstring(InterpState& st, const FStringExpr& fs, Frame& f) {
@@ -436,6 +540,28 @@ inline bool fast_binary(BinOp op, const Value& l, const Value& r, Value& out) {
 }
 
 }  // namespace
+
+// A generator that an ended frame's slots would hold would keep its copy of them alive forever
+// (the copy holds the generator, which holds the copy): such slots hold None instead.
+void close_frame(Frame& f, const std::vector<Value>& slots) {
+  std::shared_ptr<FrameLife> life = std::move(f.life);
+  if (life.use_count() == 1) return;  // no generator of the frame is left
+  life->slots = slots;
+  auto own = [&](const Value& v) {
+    auto* g = v.as<IteratorObj>();
+    auto* it = g ? dynamic_cast<const GeneratorIterator*>(g->it.get()) : nullptr;
+    return it && it->runs_in(life.get());
+  };
+  for (Value& v : life->slots)
+    if (own(v)) v = Value();
+  life->closed = f;
+  life->closed.slots = life->slots.data();
+  life->closed.life.reset();
+  life->closed.closed_in = life.get();
+  life->closed.ret = Value();
+  if (f.fn) life->keep_fn = f.fn->shared_from_this();
+  life->live = nullptr;
+}
 
 std::unique_ptr<Iterator> iterate(InterpState& st, const Value& v) {
   if (!v.is_object()) throw NkiError(ErrorKind::Type, fmt::format("'{}' object is not iterable", v.type_name()));

@@ -37,12 +37,43 @@ struct FunctionObj : Object {
 const Value& unbound();
 inline bool is_unbound(const Value& v) { return v.is_object() && v.object() == unbound().object(); }
 
+struct FrameLife;
+
 struct Frame {
   Value* slots = nullptr;
   FunctionObj* fn = nullptr;  // null for the module body
   ModuleEnv* env = nullptr;
   Value ret;
+  // Set by the first generator expression the frame creates (lazy_generator in interp_expr.cpp):
+  // what the generator evaluates its clauses in, which outlives the frame if the generator does.
+  std::shared_ptr<FrameLife> life;
+  FrameLife* closed_in = nullptr;  // set on the copy of an ended frame that its generators run in
 };
+
+// The frame a generator expression runs in. While the frame that created the generator runs, its
+// slots (`live`); once it has ended, a copy of them (`closed`), so that a generator returned or
+// stored and consumed later sees what Python's would: the enclosing names' last values.
+struct FrameLife : std::enable_shared_from_this<FrameLife> {
+  Frame* live = nullptr;
+  Frame closed;
+  std::vector<Value> slots;             // the storage of `closed`
+  std::shared_ptr<Object> keep_fn;      // keeps `closed.fn` (and its module env) alive
+  Frame& frame() { return live ? *live : closed; }
+};
+
+namespace detail {
+// Called when a frame ends (its slots are about to go): generators still alive move to a copy of
+// the slots. Nothing to do when the frame created no generator or they are all gone.
+void close_frame(Frame& f, const std::vector<Value>& slots);
+// Ends the frame on scope exit, exceptions included (declare it after the frame and its slots).
+struct FrameCloser {
+  Frame& f;
+  const std::vector<Value>& slots;
+  ~FrameCloser() {
+    if (f.life) close_frame(f, slots);
+  }
+};
+}  // namespace detail
 
 enum class Flow : uint8_t { Normal, Break, Continue, Return };
 

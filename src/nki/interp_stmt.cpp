@@ -508,6 +508,7 @@ Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args, std::vecto
   frame.slots = slots.data();
   frame.fn = &fn;
   frame.env = fn.env.get();
+  FrameCloser closer{frame, slots};
   auto saved_file = st.current_file;
   st.current_file = &fn.env->ast->file;
   ++st.depth;
@@ -524,7 +525,10 @@ Value call_function(InterpState& st, FunctionObj& fn, CallArgs& args, std::vecto
   st.native_call = 0;  // user code, even when a library calls it back
   if (code.lambda_body) return eval(st, *code.lambda_body, frame);
   Value ret = exec_block(st, code.body, frame) == Flow::Return ? std::move(frame.ret) : Value();
-  if (keep_slots) *keep_slots = std::move(slots);
+  if (keep_slots) {
+    if (frame.life) close_frame(frame, slots);  // before the slots move away
+    *keep_slots = std::move(slots);
+  }
   return ret;
 }
 

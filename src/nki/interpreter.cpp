@@ -297,6 +297,7 @@ std::shared_ptr<ModuleObj> Interpreter::load_module(const std::shared_ptr<const 
   Frame frame;
   frame.slots = slots.data();
   frame.env = env.get();
+  detail::FrameCloser closer{frame, slots};
   st.current_file = &env->ast->file;
   st.current_span = nullptr;
   struct Loading {

@@ -193,6 +193,10 @@ const Pair kPairs[] = {
     // [128, N] PSUM tile per row tile (session 23): no zero fill of either runs (PSUM zeros start an
     // accumulation group, ARCH2/MM), block by block (PsumAccumulatorBlocksAreNotZeroFilled).
     {"psum_block_zeros_vs_tile_zeros", "matmul.ref.py", "matmul_psum_blocks.py", "matmul_nc_matmul.py", 0.001},
+    // Python's sum() over a generator expression of matmul products against the same sum written
+    // as a loop (session 46; SumOverAGeneratorMakesEachProductWhenItIsAdded): 98.6 against 49.0 us
+    // on trn1 until the interpreter ran generator expressions lazily.
+    {"sum_over_generator_vs_loop", "matsum.ref.py", "matsum_generator.py", "matsum_loop.py", 0.001},
 };
 
 using simulated_pair::Simulated;
@@ -328,6 +332,27 @@ TEST(SpellingPairs, PsumAccumulatorBlocksAreNotZeroFilled) {
     EXPECT_EQ(tiles.vector_us, 0) << arch;
     EXPECT_EQ(blocks.vector_us, 0) << arch << ": " << blocks.vector_us << " us of VectorE (zero fills)";
     EXPECT_NEAR(blocks.latency_us, tiles.latency_us, 1e-3 * tiles.latency_us) << arch;
+  }
+}
+
+// sum() over a generator expression of [128, 512] fp32 matmul products, sixteen per row tile (32
+// KiB per partition together, twice a PSUM partition): Python makes each product when sum() asks
+// for the next item, so the trace is product, add, product, add, each product dead after its add,
+// and nothing is spilled. Until session 46 the interpreter evaluated a generator expression whole
+// before its consumer ran: every product of a row tile was live at once and the memory model
+// spilled eight of the sixteen to HBM and back (4 MiB each way here, 2x the loop's latency); an
+// outside author's matmul + rmsnorm and swiglu kernels showed 256 MiB of such spill, and HBM
+// writes 9x their output.
+TEST(SpellingPairs, SumOverAGeneratorMakesEachProductWhenItIsAdded) {
+  for (const std::string arch : {"trn1", "trn2"}) {
+    eval::ProfileRun run = eval::profile_kernel(
+        eval::trace_request_from_files((kDir / "matsum.ref.py").string(), (kDir / "matsum_generator.py").string()),
+        arch);
+    ASSERT_TRUE(run.profile.has_value()) << arch;
+    const trn::Profile& p = *run.profile;
+    EXPECT_EQ(p.spill_save_bytes, 0u) << arch;
+    EXPECT_EQ(p.spill_reload_bytes, 0u) << arch;
+    EXPECT_EQ(p.hbm_write_bytes, 256u * 512 * 4) << arch;  // the output, once
   }
 }
 

@@ -174,6 +174,22 @@ TEST(Robustness, ModulesThatDefineFunctionsDoNotLeak) {
   EXPECT_TRUE(module.expired());
 }
 
+// A generator expression runs in the frame that made it, lazily; once that frame has ended, the
+// copy of its names the generator keeps must not keep the generator (and so the module) alive.
+TEST(Robustness, GeneratorsThatOutliveTheirFrameDoNotLeak) {
+  std::weak_ptr<ModuleObj> module;
+  {
+    Interpreter in;
+    module = in.load_module(src("def unfinished(xs):\n    g = (x for x in xs)\n    return next(g)\n"
+                                "def returned(xs):\n    g = (x * 2 for x in xs)\n    next(g)\n    return g\n"
+                                "first = unfinished([4, 5])\nrest = list(returned([1, 2, 3]))\n"
+                                "kept = returned([1, 2])\nat_module = (y for y in range(3))\n"
+                                "assert first == 4 and rest == [4, 6]\n"));
+    EXPECT_FALSE(module.expired());
+  }
+  EXPECT_TRUE(module.expired());
+}
+
 TEST(Robustness, CompiledModuleRunsInFreshInterpreters) {
   std::shared_ptr<const CompiledModule> compiled;
   {

@@ -1,0 +1,18 @@
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def kernel(xT, w):
+  # xT.T @ w with the K sum spelt as Python's sum() over a generator expression of matmul
+  # products. Python runs the generator one item at a time, so the trace is product, add,
+  # product, add: each product is dead after its add. Same program as matsum_loop.py.
+  K, M = xT.shape
+  _, N = w.shape
+  out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+  w_blocks = [nl.load(w[kb * 128:(kb + 1) * 128, :]) for kb in range(K // 128)]
+  for mb in nl.affine_range(M // 128):
+    x_blocks = [nl.load(xT[kb * 128:(kb + 1) * 128, mb * 128:(mb + 1) * 128]) for kb in range(K // 128)]
+    y = sum(nl.matmul(xb, wb, transpose_x=True) for xb, wb in zip(x_blocks, w_blocks))
+    nl.store(out[mb * 128:(mb + 1) * 128, :], value=y)
+  return out

@@ -282,14 +282,10 @@ void return_result(Kernel& k, const Node& call, std::vector<Node>& out) {
   }
 }
 
-// The helper's nodes in place of the call; a call inside an expression of the statement (it has
-// operations of its own) is split as the header says. Names for the values the statement's
-// remaining operations read from the parts before them, and those reads print the names instead
-// of the call's text.
 // The values a helper returns without naming them (`return (x0 * c - x1 * s, x0 * s + x1 * c)`
 // read by the caller as `for rows, tile in zip(halves, rotate(...))`): opened, each is a statement
 // of its own (split_results) read by statements outside it, so each gets a name
-// (`rotate_result`, `rotate_result_2`). A statement's value no other opened statement reads is
+// (`rotate_result`, `rotate_result2`). A statement's value no other opened statement reads is
 // such a value (or dead: then the name costs nothing); one read within the opened nodes is printed
 // inside its reader's tree.
 void name_returned_values(Kernel& k, const Node& call, std::vector<Node>& opened) {
@@ -307,6 +303,10 @@ void name_returned_values(Kernel& k, const Node& call, std::vector<Node>& opened
   }
 }
 
+// The helper's nodes in place of the call; a call inside an expression of the statement (it has
+// operations of its own) is split as the header says. Names for the values the statement's
+// remaining operations read from the parts before them, and those reads print the names instead
+// of the call's text.
 void open_call(Kernel& k, Node& call, std::vector<Node>& out) {
   if (call.ops.empty()) {
     std::vector<Node> opened;

@@ -323,6 +323,24 @@ Value eval_dict(InterpState& st, const DictExpr& d, Frame& f) {
   return Value(std::move(dict));
 }
 
+// A for clause's iterable, evaluated and opened (an error located at the iterable).
+std::unique_ptr<Iterator> open_clause(InterpState& st, const Comprehension& gen, Frame& f) {
+  Value iterable = eval(st, *gen.iter, f);
+  st.current_span = &gen.iter->span;
+  try {
+    return iterate(st, iterable);
+  } catch (...) {
+    rethrow_located(st, gen.iter->span, "iteration");
+  }
+}
+
+// Whether the clause's `if` conditions all hold for its current item.
+bool clause_keeps(InterpState& st, const Comprehension& gen, Frame& f) {
+  for (const auto& cond : gen.ifs)
+    if (!truth(st, eval(st, *cond, f), cond->span)) return false;
+  return true;
+}
+
 // Runs the nested for/if clauses of a comprehension, calling `emit` for every produced item.
 template <class Emit>
 void run_comprehension(InterpState& st, const ComprehensionExpr& c, size_t level, Frame& f, Emit& emit) {
@@ -331,24 +349,11 @@ void run_comprehension(InterpState& st, const ComprehensionExpr& c, size_t level
     return;
   }
   const Comprehension& gen = c.generators[level];
-  Value iterable = eval(st, *gen.iter, f);
-  st.current_span = &gen.iter->span;
-  std::unique_ptr<Iterator> it;
-  try {
-    it = iterate(st, iterable);
-  } catch (...) {
-    rethrow_located(st, gen.iter->span, "iteration");
-  }
+  std::unique_ptr<Iterator> it = open_clause(st, gen, f);
   for (Value item; it->next(item);) {
     st.charge(1);
     assign(st, *gen.target, item, f);
-    bool keep = true;
-    for (const auto& cond : gen.ifs)
-      if (!truth(st, eval(st, *cond, f), cond->span)) {
-        keep = false;
-        break;
-      }
-    if (keep) run_comprehension(st, c, level + 1, f, emit);
+    if (clause_keeps(st, gen, f)) run_comprehension(st, c, level + 1, f, emit);
   }
 }
 
@@ -397,25 +402,12 @@ class GeneratorIterator : public Iterator {
       st_.charge(1);
       assign(st_, *gen.target, item, f);
       items_[l] = std::move(item);
-      bool keep = true;
-      for (const auto& cond : gen.ifs)
-        if (!truth(st_, eval(st_, *cond, f), cond->span)) {
-          keep = false;
-          break;
-        }
-      if (!keep) continue;
+      if (!clause_keeps(st_, gen, f)) continue;
       if (l + 1 == c_.generators.size()) {
         out = eval(st_, *c_.elt, f);
         return true;
       }
-      const Comprehension& inner = c_.generators[l + 1];
-      Value iterable = eval(st_, *inner.iter, f);
-      st_.current_span = &inner.iter->span;
-      try {
-        its_.push_back(iterate(st_, iterable));
-      } catch (...) {
-        rethrow_located(st_, inner.iter->span, "iteration");
-      }
+      its_.push_back(open_clause(st_, c_.generators[l + 1], f));
       items_.push_back(unbound());
     }
     life_.reset();  // exhausted: let the frame go
@@ -434,15 +426,7 @@ class GeneratorIterator : public Iterator {
 
 Value lazy_generator(InterpState& st, const ComprehensionExpr& c, Frame& f) {
   // As in Python, the outermost iterable is evaluated (and iterated) when the generator is made.
-  const Comprehension& gen = c.generators[0];
-  Value iterable = eval(st, *gen.iter, f);
-  st.current_span = &gen.iter->span;
-  std::unique_ptr<Iterator> it;
-  try {
-    it = iterate(st, iterable);
-  } catch (...) {
-    rethrow_located(st, gen.iter->span, "iteration");
-  }
+  std::unique_ptr<Iterator> it = open_clause(st, c.generators[0], f);
   std::shared_ptr<FrameLife> life;
   if (f.closed_in) {
     life = f.closed_in->shared_from_this();  // made by a generator of an ended frame: the same copy
